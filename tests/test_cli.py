@@ -1,0 +1,110 @@
+"""The command as a user runs it: golden output, bad input, batches, the flaw's warning."""
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tinyadder.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_cli(*argv, stdin=""):
+    out, err = io.StringIO(), io.StringIO()
+    status = main(list(argv), out=out, err=err, stdin=io.StringIO(stdin))
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_readme_example_as_a_subprocess():
+    done = subprocess.run([sys.executable, "-m", "tinyadder", "7650676663+0149460439"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, "7650676663+0149460439=07800137102\n", "")
+
+
+def test_padding_and_spaces():
+    assert run_cli("12 + 34") == (0, "0000000012+0000000034=00000000046\n", "")
+
+
+def test_several_expressions_one_line_each():
+    status, out, _ = run_cli("1+2", "  99+1 ", "--number", "float")
+    assert status == 0
+    assert out == "0000000001+0000000002=00000000003\n0000000099+0000000001=00000000100\n"
+
+
+@pytest.mark.parametrize("number", ["fraction", "decimal", "decimal:30", "float"])
+@pytest.mark.parametrize("model", ["published", "repaired"])
+def test_number_and_model_options(number, model):
+    assert run_cli("7650676663+0149460439", "--number", number, "--model", model) == (
+        0, "7650676663+0149460439=07800137102\n", "")
+
+
+BAD = {
+    "12345678901+1": "more than 10 digits",
+    "-5+3": "signs are not accepted",
+    "1+2+3": "more than two operands",
+    "12a+3": "not an addition",
+    "abc": "not an addition",
+    "": "empty expression",
+    "   ": "empty expression",
+    "+5": "missing operand",
+    "5+": "missing operand",
+    "１２+３": "non-ASCII digits",
+    "١٢+٣": "non-ASCII digits",
+}
+
+
+@pytest.mark.parametrize("expr", sorted(BAD))
+def test_bad_expression_is_one_line_exit_2(expr):
+    status, out, err = run_cli(expr)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and BAD[expr] in err
+    assert err.startswith("tinyadder: error: ") and "expected" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--number", "decimal:0", "1+1"], "decimal precision must be at least 1 digit"),
+    (["--number", "double", "1+1"], "unknown number system 'double'"),
+    (["--model", "fixed", "1+1"], "unknown model 'fixed'; use published or repaired"),
+    ([], "no expression given"),
+])
+def test_bad_options_are_one_line_exit_2(argv, message):
+    done = subprocess.run([sys.executable, "-m", "tinyadder", *argv], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_stdin_batch_keeps_going_after_a_bad_line():
+    status, out, err = run_cli("-", "--number", "float", stdin="1+2\n\n1+2+3\n3+4\n")
+    assert status == 2
+    assert out == "0000000001+0000000002=00000000003\n0000000003+0000000004=00000000007\n"
+    assert err == ("tinyadder: error: line 3: more than two operands in '1+2+3'; expected two "
+                   "non-negative integers of at most 10 ASCII digits joined by '+', e.g. 12+34\n")
+
+
+def test_bad_argument_among_good_ones():
+    status, out, err = run_cli("1+2", "x", "3+4", "--number", "float")
+    assert status == 2 and out.count("\n") == 2 and err.count("\n") == 1
+
+
+def test_published_flaw_warns_and_exits_1():
+    status, out, err = run_cli("5193798811+1806201129")
+    assert status == 1
+    assert out == "5193798811+1806201129=07000000000\n"
+    assert err == ("tinyadder: warning: the published model's sum 7000000000 is wrong: "
+                   "5193798811 + 1806201129 = 6999999940 (try --model repaired)\n")
+
+
+def test_repaired_has_no_warning():
+    assert run_cli("5193798811+1806201129", "--model", "repaired") == (
+        0, "5193798811+1806201129=06999999940\n", "")
+
+
+def test_help_names_the_decimal_default(capsys):
+    assert main(["--help"]) == 0
+    assert "P = 40" in " ".join(capsys.readouterr().out.split())

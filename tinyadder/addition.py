@@ -1,0 +1,59 @@
+"""The addition task: expressions, prompts and answers. The model itself knows none of this."""
+
+import re
+
+from .construction import DIGITS
+from .generate import generate
+
+EXPRESSION_HELP = "two non-negative integers of at most {n} ASCII digits joined by '+', e.g. 12+34"
+_EXPRESSION = re.compile(r"\s*([0-9]*)\s*\+\s*([0-9]*)\s*")
+
+
+class InputError(ValueError):
+    """An expression the adder does not accept; the message says what is wrong and what is."""
+
+
+def parse_expression(text, digits=DIGITS):
+    """``'12 + 34'`` -> ``(12, 34)``; raise InputError naming the problem otherwise."""
+    accepted = EXPRESSION_HELP.format(n=digits)
+    stripped = text.strip()
+    if not stripped:
+        raise InputError(f"empty expression; expected {accepted}")
+    if any(ch.isdigit() and not ("0" <= ch <= "9") for ch in stripped):
+        raise InputError(f"non-ASCII digits in {stripped!r}; expected {accepted}")
+    if stripped.count("+") > 1:
+        raise InputError(f"more than two operands in {stripped!r}; expected {accepted}")
+    if "-" in stripped:
+        raise InputError(f"signs are not accepted in {stripped!r}; expected {accepted}")
+    match = _EXPRESSION.fullmatch(stripped)
+    if not match:
+        raise InputError(f"not an addition: {stripped!r}; expected {accepted}")
+    a, b = match.groups()
+    if not a or not b:
+        raise InputError(f"missing operand in {stripped!r}; expected {accepted}")
+    for operand in (a, b):
+        if len(operand.lstrip("0")) > digits:
+            raise InputError(f"operand {operand} has more than {digits} digits; "
+                             f"expected {accepted}")
+    return int(a), int(b)
+
+
+def prompt(a, b, digits=DIGITS):
+    """The prompt text: '<bos>' is implied; operands zero-padded, then '='."""
+    return f"{a:0{digits}d}+{b:0{digits}d}="
+
+
+def encode(model, a, b, digits=DIGITS):
+    """Token ids of ``<bos> a + b =``."""
+    return [model.vocab.index("<bos>")] + [model.vocab.index(ch) for ch in prompt(a, b, digits)]
+
+
+def run(model, ns, a, b, digits=DIGITS, cache=True):
+    """The model's sequence for a + b, as text without <bos>: '0000000012+0000000034=000...46'."""
+    tokens = generate(model, ns, encode(model, a, b, digits), digits + 1, cache=cache)
+    return "".join(model.vocab[t] for t in tokens[1:])
+
+
+def add(model, ns, a, b, digits=DIGITS):
+    """The model's sum of a and b as an int (its digits, not Python's a + b)."""
+    return int(run(model, ns, a, b, digits).split("=")[1])

@@ -1,0 +1,137 @@
+"""The command line: ``python -m tinyadder 7650676663+0149460439`` and its subcommands.
+
+Exit status: 0 all answers right; 1 the model gave a wrong sum (a warning names it);
+2 bad input or usage (one line on stderr, the other expressions are still answered).
+"""
+
+import argparse
+import importlib
+import re
+import sys
+
+from . import addition
+from .construction import DIGITS, VARIANTS, build
+from .numbers import DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, NUMBER_CHOICES, number_system
+
+PROG = "tinyadder"
+
+# name -> module with main(argv); each subcommand owns its own parser.
+SUBCOMMANDS = {}
+
+
+class Parser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one line, without the usage block."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def number_arg(text):
+    try:
+        return number_system(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def model_arg(text):
+    if text not in VARIANTS:
+        raise argparse.ArgumentTypeError(
+            f"unknown model {text!r}; use {' or '.join(VARIANTS)}")
+    return text
+
+
+def add_model_options(parser):
+    """--number and --model, shared by every command that runs the model."""
+    parser.add_argument(
+        "--number", type=number_arg, default="fraction", metavar="SYSTEM",
+        help=f"number system: {NUMBER_CHOICES}. fraction (default) is exact except that "
+             f"exp(-40), exp(-1000) and exp(40) are rounded once to {DEFAULT_EXP_DIGITS} "
+             f"digits. decimal defaults to P = {DEFAULT_DECIMAL_DIGITS} digits: the layer-1 "
+             f"running sum is about 10^14 and the last digit is decided by a margin of about "
+             f"1, so P must exceed about 17 digits; 40 leaves more than 20 to spare. float is "
+             f"IEEE double, like the published PyTorch model")
+    parser.add_argument(
+        "--model", type=model_arg, default="published", choices=None,
+        help="published (default): the construction as published, including its readout "
+             "flaw near carry boundaries; repaired: the same 36 parameters with the readout "
+             "reading only the layer-1 FFN's own slots")
+
+
+def build_parser():
+    parser = Parser(
+        prog=PROG,
+        description="Add two numbers with TinyAdder-36, the 36-parameter hand-wired "
+                    "transformer, run by an exact pure-Python interpreter.",
+        epilog="subcommands: " + (", ".join(sorted(SUBCOMMANDS)) or "none") +
+               f" (run '{PROG} SUBCOMMAND --help')" if SUBCOMMANDS else None)
+    parser.add_argument(
+        "expressions", nargs="*", metavar="EXPR",
+        help=f"an addition such as 7650676663+0149460439 or '12 + 34' (operands of at most "
+             f"{DIGITS} digits); '-' reads one expression per line from standard input")
+    add_model_options(parser)
+    return parser
+
+
+def _lines(expressions, stdin):
+    """(label, text) for each expression; '-' expands to standard input's non-blank lines."""
+    for expr in expressions:
+        if expr == "-":
+            for number, line in enumerate(stdin, 1):
+                if line.strip():
+                    yield f"line {number}", line
+        else:
+            yield None, expr
+
+
+def run_expressions(args, out, err, stdin):
+    """Answer each expression; return the exit status."""
+    model = build(args.model)
+    status = 0
+    for label, text in _lines(args.expressions, stdin):
+        try:
+            a, b = addition.parse_expression(text)
+        except addition.InputError as error:
+            where = f"{label}: " if label else ""
+            print(f"{PROG}: error: {where}{error}", file=err)
+            status = 2
+            continue
+        sequence = addition.run(model, args.number, a, b)
+        print(sequence, file=out, flush=True)
+        answer = int(sequence.split("=")[1])
+        if answer != a + b:
+            fix = " (try --model repaired)" if args.model == "published" else ""
+            print(f"{PROG}: warning: the {args.model} model's sum {answer} is wrong: "
+                  f"{a} + {b} = {a + b}{fix}", file=err)
+            status = max(status, 1)
+    return status
+
+
+def main(argv=None, out=None, err=None, stdin=None):
+    out = out or sys.stdout
+    err = err or sys.stderr
+    stdin = stdin or sys.stdin
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] in SUBCOMMANDS:
+            return importlib.import_module(SUBCOMMANDS[argv[0]]).main(argv[1:])
+        # '-5+3' is an expression with a sign, not an option: a leading space makes argparse
+        # take it as a positional, and parse_expression then reports the sign.
+        argv = [" " + a if re.match(r"-[^-A-Za-z]", a) else a for a in argv]
+        args = build_parser().parse_args(argv)
+        if not args.expressions:
+            print(f"{PROG}: error: no expression given; pass one such as 12+34, "
+                  f"or '-' to read them from standard input", file=err)
+            return 2
+        return run_expressions(args, out, err, stdin)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=err)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except SystemExit as exit_:
+        return exit_.code
+
+
+def entry():
+    """Console-script entry point."""
+    sys.exit(main())

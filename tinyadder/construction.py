@@ -1,0 +1,109 @@
+"""TinyAdder-36: the published hand-wired adder, as data (see ../shared/spec/tinyadder36.md).
+
+Slots keep the original numbering, so traces compare with the PyTorch original dimension by
+dimension. Layer 0 works on the first 5 slots; its FFN widens the stream to 16. The published
+readout reads slots 0..9 after layer 1; the ``repaired`` variant lets layer 1's FFN write into
+ten fresh slots ``err0``..``err9`` that only the readout reads (same 36 parameters).
+"""
+
+from fractions import Fraction
+
+from .numbers import Ln, exp_of
+from .weights import Attention, Block, MLP, Model
+
+DIGITS = 10
+
+VOCAB = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "=", "<bos>", "<eos>", "+")
+
+SLOTS = (
+    "eq",         # 1 on '='
+    "special",    # 1 on '=', <bos>, <eos>, '+'
+    "digit",      # 10*d on digit d
+    "count",      # place value of this position (layer 0, head 3)
+    "scale",      # 1/(i+2) from '=' on, else 0 (layer 0, head 4)
+    *(f"cand{u}" for u in range(10)),  # candidate errors for output digit u (layer 0 FFN)
+    "digit_pos",  # a digit times its place value (layer 0 FFN)
+)
+ERR_SLOTS = tuple(f"err{u}" for u in range(10))  # the repaired readout's own slots
+
+VARIANTS = ("published", "repaired")
+
+L0_HEADS = ("h0", "h1", "h2", "h3", "h4")
+CANDS = tuple(f"cand{u}" for u in range(10))
+
+
+def constants(digits=DIGITS):
+    """The constants that depend on the operand length N (spec: 'Constants that depend on N')."""
+    if digits != DIGITS:
+        raise ValueError(f"only N = {DIGITS} digits is constructed so far")
+    return {
+        "place": 10 ** digits,        # place value of the leading operand digit, 10^N
+        "special_key": -40,           # key score on special tokens: 960 - 1000
+        "digit_key": -1000,           # key score on digits
+        "round_bias": 15,             # 15 * (3N + 3) ~ 500: half a unit at the last position
+    }
+
+
+def build(variant="published", digits=DIGITS):
+    """The TinyAdder-36 model for N-digit operands, ``published`` or ``repaired``."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown model {variant!r}: use {' or '.join(VARIANTS)}")
+    c = constants(digits)
+    special_key, digit_key = c["special_key"], c["digit_key"]
+    S = exp_of(special_key) / 10  # exp(-40 - ln 10): the softmax1 weight of a special key
+
+    embed = {str(d): {"digit": 10 * d} for d in range(1, 10)}
+    embed["="] = {"eq": 1, "special": 1}
+    for token in ("<bos>", "<eos>", "+"):
+        embed[token] = {"special": 1}
+
+    layer0 = Block(
+        attn=Attention(
+            heads=L0_HEADS,
+            b_Q={h: 1 for h in L0_HEADS},
+            W_K={"special": {"h3": special_key - digit_key}},
+            b_K={"h3": digit_key},
+            W_V={"special": {"h3": Fraction(1, 10) / S}, "eq": {"h3": -Fraction(11, 10) / S,
+                                                                "h4": 1}},
+            W_O={h: {s: 1} for h, s in zip(L0_HEADS, SLOTS)},
+            slopes={"h3": Ln(Fraction(10))},
+        ),
+        mlp=MLP(
+            units=CANDS + ("digit_pos",),
+            W_gate={"scale": {u: 1 for u in CANDS}, "digit": {"digit_pos": 1}},
+            W_in={"count": {**{u: (k + Fraction(1, 2)) * c["place"] * 100
+                               for k, u in enumerate(CANDS)},
+                            "digit_pos": c["place"]}},
+            W_out={u: {u: 1} for u in CANDS + ("digit_pos",)},
+        ),
+        width_in=5, width_out=16,
+    )
+
+    published = variant == "published"
+    slots = SLOTS if published else SLOTS + ERR_SLOTS
+    targets = SLOTS[:10] if published else ERR_SLOTS  # where err_u lands: the published flaw
+    units = tuple(f"{u}{sign}" for u in CANDS for sign in "+-")
+    layer1 = Block(
+        attn=Attention(
+            heads=("h0",),
+            W_V={"digit_pos": {"h0": 100}},
+            b_V={"h0": c["round_bias"]},
+            W_O={"h0": {s: 1 for s in SLOTS}},  # one head broadcast into every slot
+        ),
+        mlp=MLP(
+            units=units,
+            W_gate={u: {f"{u}+": 10 ** 4, f"{u}-": -10 ** 4} for u in CANDS},
+            b_in={u: 100 for u in units},
+            W_out={f"{u}{sign}": {t: 1} for u, t in zip(CANDS, targets) for sign in "+-"},
+        ),
+        width_in=16, width_out=len(slots),
+    )
+    return Model(
+        name=f"tinyadder36-{variant}",
+        vocab=VOCAB,
+        slots=slots,
+        W_E=embed,
+        width_embed=5,
+        blocks=(layer0, layer1),
+        readout={str(u): t for u, t in enumerate(targets)},
+    )

@@ -1,0 +1,286 @@
+"""Number systems: the arithmetic a forward pass runs in.
+
+A forward pass uses plain Python operators (+, -, *, /, comparisons) on the values a number
+system hands it, so the same code runs exactly (``Fraction``), in ``decimal`` at a chosen
+precision, or in IEEE double (``float``). What differs between systems is collected here:
+
+- ``const(c)``: turn a construction constant into a value. Constants are ``int``,
+  ``Fraction``, :class:`ExpTerm` (``coef * e**power``, for weights such as 1/S) and
+  :class:`Ln` (``ln(base)``, for ALiBi slopes).
+- ``score(qk, slope, dist)``: the attention score ``qk - slope * dist``.
+- ``exp(score)``: its exponential.
+- ``arithmetic()``: the context a forward pass runs in (decimal's precision).
+
+In the fraction system everything is exact except ``exp`` of an irrational argument, which is
+rounded once, to ``exp_digits`` significant digits, and recorded in ``roundings``. Two cases are
+exact by construction: ``exp(0) == 1``, and an ALiBi slope of ``ln b`` with integer distance d,
+whose factor ``exp(-d ln b) == b**-d`` is rational.
+"""
+
+from contextlib import nullcontext
+from dataclasses import dataclass
+from fractions import Fraction
+import decimal
+import math
+import re
+
+DEFAULT_EXP_DIGITS = 50
+DEFAULT_DECIMAL_DIGITS = 40
+
+
+@dataclass(frozen=True)
+class Ln:
+    """ln(base) for a positive rational base: a slope whose decay per position is exact."""
+
+    base: Fraction
+
+    def __str__(self):
+        return f"ln {self.base}"
+
+
+@dataclass(frozen=True)
+class ExpTerm:
+    """coef * e**power with rational coef and power; closed under * and / by rationals."""
+
+    coef: Fraction
+    power: Fraction
+
+    def __mul__(self, other):
+        if isinstance(other, ExpTerm):
+            return ExpTerm(self.coef * other.coef, self.power + other.power)
+        return ExpTerm(self.coef * Fraction(other), self.power)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        if isinstance(other, ExpTerm):
+            return ExpTerm(self.coef / other.coef, self.power - other.power)
+        return ExpTerm(self.coef / Fraction(other), self.power)
+
+    def __rtruediv__(self, other):
+        return ExpTerm(Fraction(other) / self.coef, -self.power)
+
+    def __neg__(self):
+        return ExpTerm(-self.coef, self.power)
+
+    def __str__(self):
+        coef = "" if self.coef == 1 else f"{self.coef}*"
+        return f"{coef}e^{self.power}"
+
+
+def exp_of(power):
+    """e**power as a symbolic constant."""
+    return ExpTerm(Fraction(1), Fraction(power))
+
+
+@dataclass(frozen=True)
+class LogScore:
+    """An exact attention score ``rational + ln_coef * ln(base)`` (fraction system only)."""
+
+    rational: Fraction
+    ln_coef: int
+    base: Fraction
+
+    def __str__(self):
+        sign = "-" if self.ln_coef < 0 else "+"
+        return f"{self.rational} {sign} {abs(self.ln_coef)}*ln {self.base}"
+
+
+@dataclass(frozen=True)
+class Rounding:
+    """One irrational value rounded once: ``what`` to ``digits`` significant digits."""
+
+    what: str
+    digits: int
+    value: object
+
+    def __str__(self):
+        return f"{self.what} rounded to {self.digits} significant digits"
+
+
+def _decimal_context(digits):
+    return decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_EVEN,
+                           Emin=-decimal.MAX_EMAX, Emax=decimal.MAX_EMAX, traps=[
+                               decimal.InvalidOperation, decimal.DivisionByZero,
+                               decimal.Overflow])
+
+
+def _decimal_of(x, ctx):
+    """A rational as a Decimal rounded in ctx (exact when the rational is a short decimal)."""
+    x = Fraction(x)
+    return ctx.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
+
+
+class FractionSystem:
+    """Exact rationals. exp(x) for rational x != 0 is rounded once to ``exp_digits`` digits."""
+
+    name = "fraction"
+
+    def __init__(self, exp_digits=DEFAULT_EXP_DIGITS):
+        self.exp_digits = exp_digits
+        self._exp = {}
+        self.zero = Fraction(0)
+        self.one = Fraction(1)
+
+    def __repr__(self):
+        return f"FractionSystem(exp_digits={self.exp_digits})"
+
+    @property
+    def spec(self):
+        return self.name
+
+    def describe(self):
+        return f"fraction (exact; exp of irrational arguments rounded to {self.exp_digits} digits)"
+
+    @property
+    def roundings(self):
+        """Every irrational value this system has rounded, in the order it first did so."""
+        return [r for r in self._exp.values() if r is not None]
+
+    def arithmetic(self):
+        return nullcontext()
+
+    def const(self, c):
+        if isinstance(c, ExpTerm):
+            return c.coef * self.exp(c.power)
+        if isinstance(c, Ln):
+            raise TypeError(f"{c} is irrational; it can only be an ALiBi slope")
+        return Fraction(c)
+
+    def exp(self, x):
+        """e**x: exactly 1 for x == 0, else correctly rounded to exp_digits digits (memoised)."""
+        x = Fraction(x)
+        if x == 0:
+            return self.one
+        hit = self._exp.get(x)
+        if hit is None:
+            ctx = _decimal_context(self.exp_digits)
+            if x.denominator == 1:
+                value = ctx.exp(decimal.Decimal(x.numerator))
+            else:  # x itself is not a finite decimal: evaluate it with guard digits first
+                guard = _decimal_context(self.exp_digits + 20)
+                value = ctx.plus(guard.exp(_decimal_of(x, guard)))
+            hit = Rounding(f"exp({x})", self.exp_digits, Fraction(value))
+            self._exp[x] = hit
+        return hit.value
+
+    def score(self, qk, slope, dist):
+        """qk - slope*dist, kept symbolic when the slope is ln(base)."""
+        if isinstance(slope, Ln):
+            if dist == 0 or slope.base == 1:
+                return Fraction(qk)
+            return LogScore(Fraction(qk), -dist, slope.base)
+        return Fraction(qk) - Fraction(slope) * dist
+
+    def exp_score(self, score):
+        """exp(score); exp(r + c ln b) = exp(r) * b**c, exact in the ln part."""
+        if isinstance(score, LogScore):
+            return self.exp(score.rational) * score.base ** score.ln_coef
+        return self.exp(score)
+
+
+class DecimalSystem:
+    """Python decimal at ``digits`` significant digits; every operation rounds to that."""
+
+    name = "decimal"
+
+    def __init__(self, digits=DEFAULT_DECIMAL_DIGITS):
+        if digits < 1:
+            raise ValueError("decimal precision must be at least 1 digit")
+        self.digits = digits
+        self.context = _decimal_context(digits)
+        self.zero = decimal.Decimal(0)
+        self.one = decimal.Decimal(1)
+        self._exp = {}
+
+    def __repr__(self):
+        return f"DecimalSystem(digits={self.digits})"
+
+    @property
+    def spec(self):
+        return f"decimal:{self.digits}"
+
+    def describe(self):
+        return f"decimal ({self.digits} significant digits, round-half-even)"
+
+    roundings = ()
+
+    def arithmetic(self):
+        return decimal.localcontext(self.context)
+
+    def const(self, c):
+        ctx = self.context
+        if isinstance(c, ExpTerm):
+            return ctx.multiply(_decimal_of(c.coef, ctx), ctx.exp(_decimal_of(c.power, ctx)))
+        if isinstance(c, Ln):
+            return ctx.ln(_decimal_of(c.base, ctx))
+        return _decimal_of(c, ctx)
+
+    def score(self, qk, slope, dist):
+        ctx = self.context
+        return ctx.subtract(qk, ctx.multiply(self.const(slope), dist)) if slope else qk
+
+    def exp_score(self, score):
+        hit = self._exp.get(score)
+        if hit is None:
+            hit = self.context.exp(score)
+            if len(self._exp) < 4096:  # scores repeat across positions; bound the memo
+                self._exp[score] = hit
+        return hit
+
+    exp = exp_score
+
+
+class FloatSystem:
+    """IEEE 754 double precision, as the published PyTorch float64 model runs."""
+
+    name = "float"
+    zero = 0.0
+    one = 1.0
+    roundings = ()
+
+    def __repr__(self):
+        return "FloatSystem()"
+
+    spec = "float"
+
+    def describe(self):
+        return "float (IEEE 754 double)"
+
+    def arithmetic(self):
+        return nullcontext()
+
+    def const(self, c):
+        if isinstance(c, ExpTerm):
+            return float(c.coef) * math.exp(float(c.power))
+        if isinstance(c, Ln):
+            return math.log(float(c.base))
+        return float(c)
+
+    def score(self, qk, slope, dist):
+        return qk - self.const(slope) * dist if slope else qk
+
+    def exp_score(self, score):
+        return math.exp(score)
+
+    exp = exp_score
+
+
+NUMBER_CHOICES = "fraction, decimal, decimal:P (P >= 1 significant digits) or float"
+
+
+def number_system(spec):
+    """Parse ``fraction``, ``decimal``, ``decimal:P`` or ``float`` into a number system."""
+    spec = spec.strip()
+    if spec == "fraction":
+        return FractionSystem()
+    if spec == "float":
+        return FloatSystem()
+    match = re.fullmatch(r"decimal(?::([0-9]+))?", spec)
+    if not match:
+        raise ValueError(f"unknown number system {spec!r}; use {NUMBER_CHOICES}")
+    digits = int(match.group(1)) if match.group(1) else DEFAULT_DECIMAL_DIGITS
+    if digits < 1:
+        raise ValueError(f"decimal precision must be at least 1 digit, got {spec!r}; "
+                         f"use {NUMBER_CHOICES}")
+    return DecimalSystem(digits)

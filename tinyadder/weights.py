@@ -1,0 +1,134 @@
+"""The data a model is: named slots, named units and sparse weight tables between them.
+
+Tables use TransformerLens weight names and read "from -> to": ``W_Q[slot][head]`` is the
+weight from residual slot ``slot`` into head ``head``'s query, ``W_O[head][slot]`` from a head's
+output into a slot, ``W_out[unit][slot]`` from an FFN hidden unit into a slot. A bias table maps
+an output name to its bias. An absent entry is a zero. Heads have dimension 1.
+
+Values are construction constants (``int``, ``Fraction``, ``numbers.ExpTerm``; ALiBi slopes may
+be ``numbers.Ln``); a number system turns them into numbers when a model is run.
+"""
+
+from dataclasses import dataclass, field
+from typing import Dict, Tuple
+
+Table = Dict[str, Dict[str, object]]
+Bias = Dict[str, object]
+
+
+@dataclass(frozen=True, eq=False)
+class Attention:
+    """Causal softmax1 attention with per-head ALiBi slopes, head dimension 1.
+
+    q_h = sum_s W_Q[s][h] x_s + b_Q[h] (likewise k, v); score_ij = q_i k_j - slope_h (i - j);
+    pattern_ij = exp(score_ij) / (1 + sum_{l <= i} exp(score_il));
+    out_s = sum_h W_O[h][s] sum_j pattern_ij v_j + b_O[s].
+    """
+
+    heads: Tuple[str, ...]
+    W_Q: Table = field(default_factory=dict)
+    b_Q: Bias = field(default_factory=dict)
+    W_K: Table = field(default_factory=dict)
+    b_K: Bias = field(default_factory=dict)
+    W_V: Table = field(default_factory=dict)
+    b_V: Bias = field(default_factory=dict)
+    W_O: Table = field(default_factory=dict)
+    b_O: Bias = field(default_factory=dict)
+    slopes: Bias = field(default_factory=dict)
+
+    tables = ("W_Q", "b_Q", "W_K", "b_K", "W_V", "b_V", "W_O", "b_O")
+
+
+@dataclass(frozen=True, eq=False)
+class MLP:
+    """ReGLU feed-forward: hidden_u = relu(gate_u) * up_u; out_s = sum_u W_out[u][s] hidden_u + b_out[s].
+
+    gate_u = sum_s W_gate[s][u] x_s + b_gate[u]; up_u = sum_s W_in[s][u] x_s + b_in[u].
+    """
+
+    units: Tuple[str, ...]
+    W_gate: Table = field(default_factory=dict)
+    b_gate: Bias = field(default_factory=dict)
+    W_in: Table = field(default_factory=dict)
+    b_in: Bias = field(default_factory=dict)
+    W_out: Table = field(default_factory=dict)
+    b_out: Bias = field(default_factory=dict)
+
+    tables = ("W_gate", "b_gate", "W_in", "b_in", "W_out", "b_out")
+
+
+@dataclass(frozen=True, eq=False)
+class Block:
+    """One layer: an attention half then an FFN half, each added into the residual stream.
+
+    The stream enters ``width_in`` slots wide; the FFN may write slots up to ``width_out``
+    (the stream widens, new slots start at zero).
+    """
+
+    attn: Attention
+    mlp: MLP
+    width_in: int
+    width_out: int
+
+
+@dataclass(frozen=True, eq=False)
+class Model:
+    """A decoder: embedding, blocks, and a negative-absolute-error readout.
+
+    The readout maps each output token to one slot: logit_t = -resid_post[readout[t]] of the
+    last block (the slot holds an error; the smallest error wins).
+    """
+
+    name: str
+    vocab: Tuple[str, ...]
+    slots: Tuple[str, ...]
+    W_E: Table
+    width_embed: int
+    blocks: Tuple[Block, ...]
+    readout: Dict[str, str]
+    roles: Dict[str, str] = field(default_factory=dict)
+    notes: str = ""
+
+    def __post_init__(self):
+        check_model(self)
+
+    def slot_index(self, name):
+        return self.slots.index(name)
+
+
+def _check_table(where, table, sources, targets):
+    for src, row in table.items():
+        if src not in sources:
+            raise ValueError(f"{where}: unknown source {src!r}")
+        for dst in row:
+            if dst not in targets:
+                raise ValueError(f"{where}: unknown target {dst!r} (from {src!r})")
+
+
+def check_model(model):
+    """Every table entry names a declared slot, unit, head or token within the layer's width."""
+    if len(set(model.slots)) != len(model.slots):
+        raise ValueError("slot names must be unique")
+    _check_table("W_E", model.W_E, model.vocab, model.slots[:model.width_embed])
+    width = model.width_embed
+    for i, block in enumerate(model.blocks):
+        if block.width_in != width:
+            raise ValueError(f"block {i} expects width {block.width_in}, stream has {width}")
+        slots, heads = model.slots[:width], block.attn.heads
+        a, m = block.attn, block.mlp
+        for name in ("W_Q", "W_K", "W_V"):
+            _check_table(f"blocks.{i}.attn.{name}", getattr(a, name), slots, heads)
+        _check_table(f"blocks.{i}.attn.W_O", a.W_O, heads, slots)
+        for name in ("b_Q", "b_K", "b_V", "slopes"):
+            _check_table(f"blocks.{i}.attn.{name}", {"bias": getattr(a, name)}, {"bias"}, heads)
+        _check_table(f"blocks.{i}.attn.b_O", {"bias": a.b_O}, {"bias"}, slots)
+        wide = model.slots[:block.width_out]
+        for name in ("W_gate", "W_in"):
+            _check_table(f"blocks.{i}.mlp.{name}", getattr(m, name), slots, m.units)
+        for name in ("b_gate", "b_in"):
+            _check_table(f"blocks.{i}.mlp.{name}", {"bias": getattr(m, name)}, {"bias"}, m.units)
+        _check_table(f"blocks.{i}.mlp.W_out", m.W_out, m.units, wide)
+        _check_table(f"blocks.{i}.mlp.b_out", {"bias": m.b_out}, {"bias"}, wide)
+        width = block.width_out
+    _check_table("readout", {t: {s: 1} for t, s in model.readout.items()},
+                 model.vocab, model.slots[:width])
