@@ -12,19 +12,22 @@ def argmax(logits):
     return best
 
 
-def generate(model, ns, prompt, n_new, cache=True):
+def generate(model, ns, prompt, n_new, cache=True, patch=None):
     """Append ``n_new`` greedily chosen tokens to ``prompt`` (token ids); return all tokens.
 
     With ``cache=False`` every step reruns the whole prefix (the AdderBoard reference loop).
+    A ``patch`` (see ``forward``) implies ``cache=False``, so that each patch function sees
+    the whole prefix, position 0 first, at every step.
     """
     compiled = compile_model(model, ns)
+    cache = cache and not patch
     tokens = list(prompt)
     past = KVCache()
     pending = tokens
     for _ in range(n_new):
         if not cache:
             past, pending = KVCache(), tokens
-        logits, past = forward(compiled, pending, past)
+        logits, past = forward(compiled, pending, past, patch=patch)
         nxt = compiled.readout_tokens[argmax(logits[-1])]
         tokens.append(nxt)
         pending = [nxt]

@@ -1,0 +1,131 @@
+"""Run a model on a whole addition and keep every trace point: ``run_with_cache``.
+
+>>> from tinyadder import build
+>>> logits, cache = run_with_cache(build("published"), "7650676663+0149460439")
+>>> cache.text
+'<bos>7650676663+0149460439=07800137102'
+>>> cache["resid_mid", 0][23][4]          # scale at position 23, exactly 1/(23+2)
+Fraction(1, 25)
+>>> cache.view("blocks.0.hook_resid_mid", 22)["scale"]
+Fraction(1, 24)
+"""
+
+from .addition import encode, parse_expression
+from .construction import DIGITS
+from .forward import compile_model, forward
+from .generate import generate
+from .numbers import FractionSystem
+
+# TransformerLens short names: cache["resid_mid", 0] is cache["blocks.0.hook_resid_mid"].
+_SHORT = {
+    "embed": "hook_embed",
+    "logits": "unembed.hook_out",
+    **{k: "blocks.{}.hook_" + k
+       for k in ("resid_pre", "resid_mid", "resid_post", "attn_out", "mlp_out")},
+    **{k: "blocks.{}.attn.hook_" + k for k in ("q", "k", "v", "z", "attn_scores", "pattern")},
+    **{k: "blocks.{}.mlp.hook_" + k for k in ("pre", "pre_linear", "post")},
+}
+
+
+def act_name(name, layer=None):
+    """'resid_mid', 0 -> 'blocks.0.hook_resid_mid'; full names pass through."""
+    full = _SHORT.get(name, name)
+    if "{}" in full:
+        if layer is None:
+            raise KeyError(f"{name!r} needs a layer: cache[{name!r}, 0]")
+        return full.format(layer)
+    return full
+
+
+class ActivationCache:
+    """Trace-point values of one forward pass over a whole sequence, by TransformerLens name."""
+
+    def __init__(self, model, ns, tokens, values):
+        self.model = model
+        self.ns = ns
+        self.tokens = list(tokens)
+        self.values = dict(values)
+
+    @property
+    def text(self):
+        return "".join(self.model.vocab[t] for t in self.tokens)
+
+    @property
+    def roundings(self):
+        return list(self.ns.roundings)
+
+    def __getitem__(self, key):
+        name, layer = key if isinstance(key, tuple) else (key, None)
+        return self.values[act_name(name, layer)]
+
+    def __contains__(self, key):
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self):
+        return iter(self.values)
+
+    def keys(self):
+        return self.values.keys()
+
+    def items(self):
+        return self.values.items()
+
+    def labels(self, name):
+        """Names along the last axis of a trace point: slots, heads, units or tokens."""
+        name = act_name(name) if "." not in name and name in _SHORT else name
+        if name == "unembed.hook_out":
+            return tuple(self.model.readout)
+        if name == "hook_embed":
+            return self.model.slots[:self.model.width_embed]
+        layer = int(name.split(".")[1])
+        block = self.model.blocks[layer]
+        if ".attn." in name:
+            return block.attn.heads
+        if ".mlp." in name:
+            return block.mlp.units
+        width = block.width_out if name.endswith(("resid_post", "mlp_out")) else block.width_in
+        return self.model.slots[:width]
+
+    def view(self, name, pos):
+        """{slot, head, unit or token name: value} of a [pos][...] trace point at ``pos``."""
+        name = act_name(*name) if isinstance(name, tuple) else act_name(name)
+        return dict(zip(self.labels(name), self.values[name][pos]))
+
+
+def _selected(names):
+    if names is None:
+        return lambda name: True
+    if callable(names):
+        return names
+    if isinstance(names, str):
+        return lambda name: name == names
+    wanted = set(names)
+    return lambda name: name in wanted
+
+
+def run_with_cache(model, expression, ns=None, names=None, patch=None, digits=DIGITS):
+    """Generate the answer to ``expression`` ('a+b' text or prompt token ids), then run the whole
+    sequence once more recording every trace point: (logits [pos][token], ActivationCache).
+
+    ``names`` keeps only some trace points (a name, a list of names or a predicate); ``patch``
+    applies to generation and to the recorded pass (see ``forward``).
+    """
+    ns = ns or FractionSystem()
+    if isinstance(expression, str):
+        prompt = encode(model, *parse_expression(expression, digits), digits)
+    else:
+        prompt = list(expression)
+    tokens = generate(model, ns, prompt, digits + 1, patch=patch)
+    keep = _selected(names)
+    values = {}
+
+    def record(name, value):
+        if keep(name):
+            values[name] = value
+
+    logits, _ = forward(compile_model(model, ns), tokens, record=record, patch=patch)
+    return logits, ActivationCache(model, ns, tokens, values)
