@@ -1,5 +1,10 @@
-"""Greedy decoding, outside the forward pass: each new position is run once (KV cache)."""
+"""Greedy decoding, outside the forward pass: each new position is run once (KV cache).
 
+Without a patch, generation runs on ``engine`` (the fast untraced pass, same values); with a
+patch it runs the reference ``forward.forward``, which calls the patch functions.
+"""
+
+from . import engine
 from .forward import KVCache, compile_model, forward
 
 
@@ -16,19 +21,23 @@ def generate(model, ns, prompt, n_new, cache=True, patch=None):
     """Append ``n_new`` greedily chosen tokens to ``prompt`` (token ids); return all tokens.
 
     With ``cache=False`` every step reruns the whole prefix (the AdderBoard reference loop).
-    A ``patch`` (see ``forward``) implies ``cache=False``, so that each patch function sees
-    the whole prefix, position 0 first, at every step.
+    A ``patch`` (see ``forward``) implies ``cache=False`` and the reference forward pass, so
+    that each patch function sees the whole prefix, position 0 first, at every step.
     """
     compiled = compile_model(model, ns)
-    cache = cache and not patch
     tokens = list(prompt)
-    past = KVCache()
-    pending = tokens
+    if patch:
+        for _ in range(n_new):
+            logits, _ = forward(compiled, tokens, KVCache(), patch=patch)
+            tokens.append(compiled.readout_tokens[argmax(logits[-1])])
+        return tokens
+    plan = engine.plan_model(model, ns)
+    sequence, pending = engine.Sequence(plan), tokens
     for _ in range(n_new):
         if not cache:
-            past, pending = KVCache(), tokens
-        logits, past = forward(compiled, pending, past, patch=patch)
-        nxt = compiled.readout_tokens[argmax(logits[-1])]
+            sequence, pending = engine.Sequence(plan), tokens
+        logits = sequence.feed(pending)
+        nxt = compiled.readout_tokens[argmax(logits)]
         tokens.append(nxt)
         pending = [nxt]
     return tokens

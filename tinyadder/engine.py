@@ -1,0 +1,302 @@
+"""The fast untraced forward pass: the same model, the same numbers, less work.
+
+``forward.forward`` is the reference: it computes every trace point at every position, and the
+tracer uses it. ``generate`` uses this engine when nothing is recorded or patched. The engine
+computes exactly the same values wherever it computes a value (in the fraction system: the same
+rationals, tested slot by slot against the reference); it only avoids work, by general rules
+read off the compiled weights, never off what the model is for:
+
+1. Carried softmax1 sums. A head whose query has no weights (q = b_Q, the same at every
+   position) and whose ALiBi slope m is 0 or ln b has
+       exp(score_ij) = exp(q k_j - m (i - j)) = exp(q k_j) r^(i-j),  r = exp(-m) (= 1/b, exact),
+   so its softmax1 numerator and denominator obey
+       N_i = r N_{i-1} + exp(q k_i) v_i,   D_i = r D_{i-1} + exp(q k_i),   z_i = N_i / (1 + D_i),
+   O(1) per position instead of O(i). Other heads keep their keys and values and attend fully.
+2. Dead heads and units. A head whose value (row and bias) or output column is all zero adds
+   nothing, nor does an FFN unit with an empty output row: they are dropped at planning time.
+3. Liveness. At a position whose logits are not wanted (every position of a call but the
+   last), only what later positions read is computed: the keys and values of every block, and
+   whatever slots feed them. A backward pass over the blocks finds, per block, the heads whose
+   output and the FFN units whose output is read later; the rest (in the last block: the
+   whole FFN and the readout) is skipped there.
+4. The first block's keys and values (and exp(q k) of carried heads) depend only on the token,
+   because its input is the embedding: they are computed once per token id.
+
+The values are whatever the number system's operators give; in ``float`` and ``decimal`` the
+carried sums round in a different order than the reference, so results may differ in the last
+place there (the answers are tested against Python's a + b in every system).
+"""
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Optional, Tuple
+
+from .forward import compile_model
+from .numbers import Ln
+
+
+def _dot(row, bias, x):
+    """bias + sum_{(i, w) in row} w x_i."""
+    acc = bias
+    for i, w in row:
+        acc = acc + w * x[i]
+    return acc
+
+
+@dataclass(frozen=True)
+class HeadPlan:
+    """One live head: its q/k/v rows (source slot, weight) and biases, out = [(slot, weight)].
+
+    ``decay`` is r = exp(-slope) for a carried head (rule 1), None for a head that attends
+    over its kept keys and values.
+    """
+
+    index: int
+    q_row: tuple
+    q_bias: object
+    k_row: tuple
+    k_bias: object
+    v_row: tuple
+    v_bias: object
+    slope: object
+    out: Tuple[Tuple[int, object], ...]
+    carried: bool
+    decay: object
+
+
+@dataclass(frozen=True)
+class UnitPlan:
+    """One live ReGLU unit: hidden = relu(gate . x + gate_bias) * (up . x + up_bias)."""
+
+    gate_row: tuple
+    gate_bias: object
+    up_row: tuple
+    up_bias: object
+    out: Tuple[Tuple[int, object], ...]
+
+
+@dataclass(frozen=True)
+class BlockPlan:
+    """A block's live heads and units; ``*_hist``: the subset needed at positions whose
+    logits are not wanted (rule 3). ``token_kv``: per token id, (k, v, exp(q k)) per head
+    when the block reads the embedding (rule 4), else None."""
+
+    heads: Tuple[HeadPlan, ...]
+    heads_hist: Tuple[HeadPlan, ...]
+    attn_bias: Tuple[Tuple[int, object], ...]
+    units: Tuple[UnitPlan, ...]
+    units_hist: Tuple[UnitPlan, ...]
+    mlp_bias: Tuple[Tuple[int, object], ...]
+    width_in: int
+    width_out: int
+    token_kv: Optional[tuple]
+
+
+@dataclass(frozen=True)
+class Plan:
+    compiled: object
+    embed: tuple
+    blocks: Tuple[BlockPlan, ...]
+    readout: Tuple[int, ...]
+
+
+def _nonzero(row):
+    return tuple((i, w) for i, w in row if w != 0)
+
+
+def _columns(linear, n_sources):
+    """A Linear's rows transposed: per source, [(target, weight)] with nonzero weights."""
+    cols = [[] for _ in range(n_sources)]
+    for t, row in enumerate(linear.rows):
+        for s, w in row:
+            if w != 0:
+                cols[s].append((t, w))
+    return [tuple(c) for c in cols]
+
+
+def _bias(linear):
+    return tuple((t, b) for t, b in enumerate(linear.bias) if b != 0)
+
+
+def _decay(ns, slope):
+    """r = exp(-slope) if exp(q k - slope d) == exp(q k) r^d exactly for integer d, else None.
+
+    True for slope 0 (r = 1) and slope ln b (r = 1/b: numbers.py keeps b**-d exact).
+    """
+    if slope == 0:
+        return ns.one
+    if isinstance(slope, Ln):
+        return ns.exp_score(ns.score(ns.zero, slope, 1))
+    return None
+
+
+def _reads(row):
+    return {i for i, _ in row}
+
+
+@lru_cache(maxsize=64)
+def plan_model(model, ns):
+    """The engine's plan for a model in ``ns``: live heads and units, carried heads, liveness
+    (memoised per model and number system, like ``compile_model``)."""
+    compiled = compile_model(model, ns)
+    raw = []
+    for cb in compiled.blocks:
+        n_heads = len(cb.slopes)
+        o_cols = _columns(cb.o, n_heads)
+        heads = []
+        for h in range(n_heads):
+            v_row = _nonzero(cb.v.rows[h])
+            if not (v_row or cb.v.bias[h] != 0) or not o_cols[h]:
+                continue  # rule 2: adds nothing
+            q_row = _nonzero(cb.q.rows[h])
+            decay = None if q_row else _decay(ns, cb.slopes[h])
+            heads.append(HeadPlan(h, q_row, cb.q.bias[h], _nonzero(cb.k.rows[h]), cb.k.bias[h],
+                                  v_row, cb.v.bias[h], cb.slopes[h], o_cols[h],
+                                  decay is not None, decay))
+        units = []
+        for u, out in enumerate(_columns(cb.down, len(cb.gate.rows))):
+            if out:  # rule 2: a unit with no output row adds nothing
+                units.append(UnitPlan(_nonzero(cb.gate.rows[u]), cb.gate.bias[u],
+                                      _nonzero(cb.up.rows[u]), cb.up.bias[u], out))
+        raw.append((cb, heads, units))
+
+    # Rule 3, backward: slots of a block's output that later positions read.
+    blocks = []
+    needed_after = set()  # resid_post slots needed at non-logit positions
+    for cb, heads, units in reversed(raw):
+        units_hist = [u for u in units if any(t in needed_after for t, _ in u.out)]
+        needed_mid = {s for s in needed_after if s < cb.width_in}
+        for u in units_hist:
+            needed_mid |= _reads(u.gate_row) | _reads(u.up_row)
+        heads_hist = [h for h in heads if any(t in needed_mid for t, _ in h.out)]
+        needed_pre = set(needed_mid)
+        for h in heads:  # every head's keys and values are kept at every position
+            needed_pre |= _reads(h.k_row) | _reads(h.v_row)
+        for h in heads_hist:
+            needed_pre |= _reads(h.q_row)
+        needed_after = needed_pre
+        blocks.append([cb, heads, heads_hist, units, units_hist])
+    blocks.reverse()
+
+    plans = []
+    for layer, (cb, heads, heads_hist, units, units_hist) in enumerate(blocks):
+        token_kv = None
+        if layer == 0:  # rule 4: the input is the embedding row of the token
+            token_kv = tuple(tuple(_token_kv(ns, h, row) for h in heads)
+                             for row in compiled.embed)
+        plans.append(BlockPlan(tuple(heads), tuple(heads_hist), _bias(cb.o), tuple(units),
+                               tuple(units_hist), _bias(cb.down), cb.width_in, cb.width_out,
+                               token_kv))
+    return Plan(compiled, compiled.embed, tuple(plans), compiled.readout)
+
+
+def _token_kv(ns, head, x):
+    with ns.arithmetic():
+        k = _dot(head.k_row, head.k_bias, x)
+        v = _dot(head.v_row, head.v_bias, x)
+        e = ns.exp_score(ns.score(head.q_bias * k, head.slope, 0)) if head.carried else None
+        return k, v, e
+
+
+class Sequence:
+    """One sequence being run by the engine: feed it tokens, get the last position's logits.
+
+    Per block and head it keeps (N, D) for a carried head or the lists of keys and values for
+    any other head (the engine's KV cache).
+    """
+
+    def __init__(self, plan):
+        self.plan = plan
+        self.ns = ns = plan.compiled.ns
+        self.length = 0
+        self.state = [[[ns.zero, ns.zero] if h.carried else [[], []] for h in b.heads]
+                      for b in plan.blocks]
+
+    def feed(self, tokens, every=False):
+        """Run ``tokens`` at the next positions; return the logits of the last one.
+
+        With ``every=True`` nothing is skipped (rule 3 off) and the result is, per position,
+        the list of resid_mid and resid_post rows of every block followed by the logits: for
+        comparing with the reference, value by value.
+        """
+        out = []
+        with self.ns.arithmetic():
+            last = len(tokens) - 1
+            for n, token in enumerate(tokens):
+                full = every or n == last
+                rows = self._position(token, full, every)
+                if every:
+                    out.append(rows)
+        return out if every else rows
+
+    def _position(self, token, full, every):
+        ns = self.ns
+        i = self.length
+        self.length += 1
+        x = list(self.plan.embed[token])
+        kept = [] if every else None
+        for bp, state in zip(self.plan.blocks, self.state):
+            # attention: every live head updates its state; live outputs are added after
+            # all heads have read the same resid_pre
+            wanted = bp.heads if full else bp.heads_hist
+            z = {}
+            for n, h in enumerate(bp.heads):
+                if bp.token_kv is not None:
+                    k, v, e = bp.token_kv[token][n]
+                else:
+                    k = _dot(h.k_row, h.k_bias, x)
+                    v = _dot(h.v_row, h.v_bias, x)
+                    e = (ns.exp_score(ns.score(h.q_bias * k, h.slope, 0))
+                         if h.carried else None)
+                s = state[n]
+                if h.carried:
+                    r = h.decay
+                    if i and r != 1:
+                        s[0] = r * s[0] + e * v
+                        s[1] = r * s[1] + e
+                    else:
+                        s[0] = s[0] + e * v
+                        s[1] = s[1] + e
+                    z[n] = (s[0], s[1])
+                else:
+                    s[0].append(k)
+                    s[1].append(v)
+            mid = list(x)
+            for n, h in enumerate(bp.heads):
+                if h not in wanted:
+                    continue
+                if h.carried:
+                    num, den = z[n]
+                    zh = num / (ns.one + den)
+                else:
+                    zh = self._attend(h, x, state[n], i)
+                for t, w in h.out:
+                    mid[t] = mid[t] + w * zh
+            for t, b in bp.attn_bias:
+                mid[t] = mid[t] + b
+            x = mid + [ns.zero] * (bp.width_out - bp.width_in)
+            post = list(x)
+            for u in (bp.units if full else bp.units_hist):
+                g = _dot(u.gate_row, u.gate_bias, mid)
+                if g > 0:
+                    hidden = g * _dot(u.up_row, u.up_bias, mid)
+                    for t, w in u.out:
+                        post[t] = post[t] + w * hidden
+            for t, b in bp.mlp_bias:
+                post[t] = post[t] + b
+            x = post
+            if every:
+                kept += [mid, post]
+        if not full:
+            return None
+        logits = [-x[s] for s in self.plan.readout]
+        return kept + [logits] if every else logits
+
+    def _attend(self, h, x, state, i):
+        """Full causal softmax1 attention for a head whose query depends on the position."""
+        ns = self.ns
+        q = _dot(h.q_row, h.q_bias, x)
+        keys, values = state
+        e = [ns.exp_score(ns.score(q * keys[j], h.slope, i - j)) for j in range(i + 1)]
+        denom = sum(e, ns.one)
+        return sum((w / denom * v for w, v in zip(e, values)), ns.zero)
