@@ -27,12 +27,13 @@ carried sums round in a different order than the reference, so results may diffe
 place there (the answers are tested against Python's a + b in every system).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Optional, Tuple
 
-from .forward import compile_model
-from .numbers import Ln
+from .exact import lift
+from .forward import Linear, compile_model
+from .numbers import FractionSystem, Ln
 
 
 def _dot(row, bias, x):
@@ -98,6 +99,8 @@ class Plan:
     embed: tuple
     blocks: Tuple[BlockPlan, ...]
     readout: Tuple[int, ...]
+    zero: object
+    one: object
 
 
 def _nonzero(row):
@@ -124,9 +127,10 @@ def _decay(ns, slope):
     True for slope 0 (r = 1) and slope ln b (r = 1/b: numbers.py keeps b**-d exact).
     """
     if slope == 0:
-        return ns.one
+        return 1
     if isinstance(slope, Ln):
-        return ns.exp_score(ns.score(ns.zero, slope, 1))
+        r = ns.exp_score(ns.score(ns.zero, slope, 1))
+        return lift(r) if isinstance(ns, FractionSystem) else r
     return None
 
 
@@ -137,8 +141,10 @@ def _reads(row):
 @lru_cache(maxsize=64)
 def plan_model(model, ns):
     """The engine's plan for a model in ``ns``: live heads and units, carried heads, liveness
-    (memoised per model and number system, like ``compile_model``)."""
-    compiled = compile_model(model, ns)
+    (memoised per model and number system, like ``compile_model``).
+
+    In the fraction system every weight is lifted to an ``exact.Rational`` (see there)."""
+    compiled = _lifted(compile_model(model, ns))
     raw = []
     for cb in compiled.blocks:
         n_heads = len(cb.slopes)
@@ -187,95 +193,116 @@ def plan_model(model, ns):
         plans.append(BlockPlan(tuple(heads), tuple(heads_hist), _bias(cb.o), tuple(units),
                                tuple(units_hist), _bias(cb.down), cb.width_in, cb.width_out,
                                token_kv))
-    return Plan(compiled, compiled.embed, tuple(plans), compiled.readout)
+    zero, one = (lift(0), lift(1)) if isinstance(ns, FractionSystem) else (ns.zero, ns.one)
+    return Plan(compiled, compiled.embed, tuple(plans), compiled.readout, zero, one)
 
 
 def _token_kv(ns, head, x):
     with ns.arithmetic():
         k = _dot(head.k_row, head.k_bias, x)
         v = _dot(head.v_row, head.v_bias, x)
-        e = ns.exp_score(ns.score(head.q_bias * k, head.slope, 0)) if head.carried else None
-        return k, v, e
+        return k, v, _exp_qk(ns, head, k) if head.carried else None
+
+
+def _exp_qk(ns, head, k):
+    """exp(q k) of a carried head (distance 0: no slope term)."""
+    return _exp_score(ns, head.q_bias * k, head.slope, 0)
+
+
+def _exp_score(ns, qk, slope, dist):
+    """exp(qk - slope dist), by the number system's own rules (its memo takes Fractions)."""
+    if isinstance(ns, FractionSystem):
+        return lift(ns.exp_score(ns.score(qk.fraction(), slope, dist)))
+    return ns.exp_score(ns.score(qk, slope, dist))
+
+
+def _lifted(compiled):
+    """In the fraction system, the compiled weights as ``exact.Rational``s; else unchanged."""
+    if not isinstance(compiled.ns, FractionSystem):
+        return compiled
+
+    def linear(lin):
+        return Linear(tuple(tuple((i, lift(w)) for i, w in row) for row in lin.rows),
+                      tuple(lift(b) for b in lin.bias))
+
+    blocks = tuple(replace(b, **{name: linear(getattr(b, name)) for name in
+                                 ("q", "k", "v", "o", "gate", "up", "down")})
+                   for b in compiled.blocks)
+    embed = tuple(tuple(lift(w) for w in row) for row in compiled.embed)
+    return replace(compiled, embed=embed, blocks=blocks)
 
 
 class Sequence:
     """One sequence being run by the engine: feed it tokens, get the last position's logits.
 
-    Per block and head it keeps (N, D) for a carried head or the lists of keys and values for
-    any other head (the engine's KV cache).
+    Per block and live head it keeps [N, D] for a carried head, or [keys, values] for any
+    other head (the engine's KV cache).
     """
 
     def __init__(self, plan):
         self.plan = plan
-        self.ns = ns = plan.compiled.ns
+        self.ns = plan.compiled.ns
         self.length = 0
-        self.state = [[[ns.zero, ns.zero] if h.carried else [[], []] for h in b.heads]
+        self.state = [[[plan.zero, plan.zero] if h.carried else [[], []] for h in b.heads]
                       for b in plan.blocks]
 
     def feed(self, tokens, every=False):
         """Run ``tokens`` at the next positions; return the logits of the last one.
 
         With ``every=True`` nothing is skipped (rule 3 off) and the result is, per position,
-        the list of resid_mid and resid_post rows of every block followed by the logits: for
-        comparing with the reference, value by value.
+        [resid_mid, resid_post] of every block, then the logits: for comparing with the
+        reference value by value.
         """
-        out = []
+        rows = []
         with self.ns.arithmetic():
             last = len(tokens) - 1
             for n, token in enumerate(tokens):
-                full = every or n == last
-                rows = self._position(token, full, every)
+                out = self._position(token, every or n == last, every)
                 if every:
-                    out.append(rows)
-        return out if every else rows
+                    rows.append(out)
+        return rows if every else out
 
     def _position(self, token, full, every):
-        ns = self.ns
-        i = self.length
+        """One position through every block: full (logits wanted) or only what later
+        positions read."""
+        plan, i = self.plan, self.length
         self.length += 1
-        x = list(self.plan.embed[token])
-        kept = [] if every else None
-        for bp, state in zip(self.plan.blocks, self.state):
-            # attention: every live head updates its state; live outputs are added after
-            # all heads have read the same resid_pre
-            wanted = bp.heads if full else bp.heads_hist
-            z = {}
+        x = list(plan.embed[token])
+        kept = []
+        for bp, state in zip(plan.blocks, self.state):
+            # attention: every live head takes in this position's key and value; the outputs
+            # needed here are added after all heads have read the same resid_pre
+            z = []
             for n, h in enumerate(bp.heads):
                 if bp.token_kv is not None:
                     k, v, e = bp.token_kv[token][n]
                 else:
-                    k = _dot(h.k_row, h.k_bias, x)
-                    v = _dot(h.v_row, h.v_bias, x)
-                    e = (ns.exp_score(ns.score(h.q_bias * k, h.slope, 0))
-                         if h.carried else None)
+                    k, v = _dot(h.k_row, h.k_bias, x), _dot(h.v_row, h.v_bias, x)
+                    e = _exp_qk(self.ns, h, k) if h.carried else None
                 s = state[n]
-                if h.carried:
+                if h.carried:  # N_i = r N_{i-1} + e v_i, D_i = r D_{i-1} + e
                     r = h.decay
-                    if i and r != 1:
-                        s[0] = r * s[0] + e * v
-                        s[1] = r * s[1] + e
+                    if r != 1:
+                        s[0], s[1] = r * s[0] + e * v, r * s[1] + e
                     else:
-                        s[0] = s[0] + e * v
-                        s[1] = s[1] + e
-                    z[n] = (s[0], s[1])
+                        s[0], s[1] = s[0] + e * v, s[1] + e
                 else:
                     s[0].append(k)
                     s[1].append(v)
             mid = list(x)
             for n, h in enumerate(bp.heads):
-                if h not in wanted:
+                if not full and h not in bp.heads_hist:
                     continue
                 if h.carried:
-                    num, den = z[n]
-                    zh = num / (ns.one + den)
+                    zh = state[n][0] / (plan.one + state[n][1])  # z_i = N_i / (1 + D_i)
                 else:
                     zh = self._attend(h, x, state[n], i)
                 for t, w in h.out:
                     mid[t] = mid[t] + w * zh
             for t, b in bp.attn_bias:
                 mid[t] = mid[t] + b
-            x = mid + [ns.zero] * (bp.width_out - bp.width_in)
-            post = list(x)
+            # FFN (ReGLU): hidden = relu(gate) up, written into the widened stream
+            post = mid + [plan.zero] * (bp.width_out - bp.width_in)
             for u in (bp.units if full else bp.units_hist):
                 g = _dot(u.gate_row, u.gate_bias, mid)
                 if g > 0:
@@ -289,14 +316,14 @@ class Sequence:
                 kept += [mid, post]
         if not full:
             return None
-        logits = [-x[s] for s in self.plan.readout]
+        logits = [-x[s] for s in plan.readout]
         return kept + [logits] if every else logits
 
     def _attend(self, h, x, state, i):
-        """Full causal softmax1 attention for a head whose query depends on the position."""
-        ns = self.ns
+        """z_i of a head whose query depends on the position: full causal softmax1 over the
+        kept keys and values, as in the reference."""
         q = _dot(h.q_row, h.q_bias, x)
         keys, values = state
-        e = [ns.exp_score(ns.score(q * keys[j], h.slope, i - j)) for j in range(i + 1)]
-        denom = sum(e, ns.one)
-        return sum((w / denom * v for w, v in zip(e, values)), ns.zero)
+        e = [_exp_score(self.ns, q * keys[j], h.slope, i - j) for j in range(i + 1)]
+        denom = sum(e, self.plan.one)
+        return sum((w / denom * v for w, v in zip(e, values)), self.plan.zero)
