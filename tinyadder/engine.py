@@ -36,65 +36,74 @@ from .forward import Linear, compile_model
 from .numbers import FractionSystem, Ln
 
 
-def _dot(row, bias, x):
-    """bias + sum_{(i, w) in row} w x_i."""
-    acc = bias
-    for i, w in row:
-        acc = acc + w * x[i]
-    return acc
+def _affine(row, bias):
+    """x -> bias + sum_{(i, w) in row} w x_i, as the cheapest function for its sparsity."""
+    if not row:
+        return lambda x: bias
+    if len(row) == 1 and bias == 0:
+        (i, w), = row
+        return lambda x: w * x[i]
+
+    def dot(x):
+        acc = bias
+        for i, w in row:
+            acc = acc + w * x[i]
+        return acc
+    return dot
 
 
 @dataclass(frozen=True)
 class HeadPlan:
-    """One live head: its q/k/v rows (source slot, weight) and biases, out = [(slot, weight)].
+    """One live head: q/k/v maps with the rows they read, out = ((slot, weight), ...).
 
-    ``decay`` is r = exp(-slope) for a carried head (rule 1), None for a head that attends
-    over its kept keys and values.
+    A carried head (rule 1) has ``decay`` r = exp(-slope) (None when r = 1) and, if its key
+    has no weights either, the constant ``exp_qk``; other heads attend over kept keys.
     """
 
-    index: int
-    q_row: tuple
+    q: object
+    k: object
+    v: object
+    reads_q: frozenset
+    reads_kv: frozenset
     q_bias: object
-    k_row: tuple
-    k_bias: object
-    v_row: tuple
-    v_bias: object
     slope: object
     out: Tuple[Tuple[int, object], ...]
     carried: bool
     decay: object
+    exp_qk: object
 
 
 @dataclass(frozen=True)
 class UnitPlan:
-    """One live ReGLU unit: hidden = relu(gate . x + gate_bias) * (up . x + up_bias)."""
+    """One live ReGLU unit: hidden = relu(gate(x)) * up(x), out = ((slot, weight), ...)."""
 
-    gate_row: tuple
-    gate_bias: object
-    up_row: tuple
-    up_bias: object
+    gate: object
+    up: object
+    reads: frozenset
     out: Tuple[Tuple[int, object], ...]
 
 
 @dataclass(frozen=True)
 class BlockPlan:
-    """A block's live heads and units; ``*_hist``: the subset needed at positions whose
-    logits are not wanted (rule 3). ``token_kv``: per token id, (k, v, exp(q k)) per head
-    when the block reads the embedding (rule 4), else None."""
+    """A block's live heads and units. ``hist``: per head, whether its output is needed at
+    positions whose logits are not wanted; ``units_hist``: the units needed there (rule 3).
+    ``token_kv``: per token id, (k, v, exp(q k)) per head when the block reads the embedding
+    (rule 4), else None."""
 
     heads: Tuple[HeadPlan, ...]
-    heads_hist: Tuple[HeadPlan, ...]
+    hist: Tuple[bool, ...]
     attn_bias: Tuple[Tuple[int, object], ...]
     units: Tuple[UnitPlan, ...]
     units_hist: Tuple[UnitPlan, ...]
     mlp_bias: Tuple[Tuple[int, object], ...]
-    width_in: int
-    width_out: int
+    pad: int
     token_kv: Optional[tuple]
 
 
 @dataclass(frozen=True)
 class Plan:
+    """What the engine runs: the (lifted) compiled model and a BlockPlan per block."""
+
     compiled: object
     embed: tuple
     blocks: Tuple[BlockPlan, ...]
@@ -108,7 +117,7 @@ def _nonzero(row):
 
 
 def _columns(linear, n_sources):
-    """A Linear's rows transposed: per source, [(target, weight)] with nonzero weights."""
+    """A Linear's rows transposed: per source, ((target, weight), ...) with nonzero weights."""
     cols = [[] for _ in range(n_sources)]
     for t, row in enumerate(linear.rows):
         for s, w in row:
@@ -121,6 +130,10 @@ def _bias(linear):
     return tuple((t, b) for t, b in enumerate(linear.bias) if b != 0)
 
 
+def _reads(*rows):
+    return frozenset(i for row in rows for i, _ in row)
+
+
 def _decay(ns, slope):
     """r = exp(-slope) if exp(q k - slope d) == exp(q k) r^d exactly for integer d, else None.
 
@@ -129,13 +142,19 @@ def _decay(ns, slope):
     if slope == 0:
         return 1
     if isinstance(slope, Ln):
-        r = ns.exp_score(ns.score(ns.zero, slope, 1))
-        return lift(r) if isinstance(ns, FractionSystem) else r
+        return _lift(ns, ns.exp_score(ns.score(ns.zero, slope, 1)))
     return None
 
 
-def _reads(row):
-    return {i for i, _ in row}
+def _head(ns, cb, h, out):
+    q_row, k_row, v_row = (_nonzero(m.rows[h]) for m in (cb.q, cb.k, cb.v))
+    q_bias, slope = cb.q.bias[h], cb.slopes[h]
+    decay = None if q_row else _decay(ns, slope)
+    carried = decay is not None
+    exp_qk = _exp_score(ns, q_bias * cb.k.bias[h], slope, 0) if carried and not k_row else None
+    return HeadPlan(_affine(q_row, q_bias), _affine(k_row, cb.k.bias[h]),
+                    _affine(v_row, cb.v.bias[h]), _reads(q_row), _reads(k_row, v_row), q_bias,
+                    slope, out, carried, None if decay == 1 else decay, exp_qk)
 
 
 @lru_cache(maxsize=64)
@@ -147,73 +166,59 @@ def plan_model(model, ns):
     compiled = _lifted(compile_model(model, ns))
     raw = []
     for cb in compiled.blocks:
-        n_heads = len(cb.slopes)
-        o_cols = _columns(cb.o, n_heads)
-        heads = []
-        for h in range(n_heads):
-            v_row = _nonzero(cb.v.rows[h])
-            if not (v_row or cb.v.bias[h] != 0) or not o_cols[h]:
-                continue  # rule 2: adds nothing
-            q_row = _nonzero(cb.q.rows[h])
-            decay = None if q_row else _decay(ns, cb.slopes[h])
-            heads.append(HeadPlan(h, q_row, cb.q.bias[h], _nonzero(cb.k.rows[h]), cb.k.bias[h],
-                                  v_row, cb.v.bias[h], cb.slopes[h], o_cols[h],
-                                  decay is not None, decay))
-        units = []
-        for u, out in enumerate(_columns(cb.down, len(cb.gate.rows))):
-            if out:  # rule 2: a unit with no output row adds nothing
-                units.append(UnitPlan(_nonzero(cb.gate.rows[u]), cb.gate.bias[u],
-                                      _nonzero(cb.up.rows[u]), cb.up.bias[u], out))
+        o_cols = _columns(cb.o, len(cb.slopes))
+        heads = [_head(ns, cb, h, o_cols[h]) for h in range(len(cb.slopes))
+                 if (_nonzero(cb.v.rows[h]) or cb.v.bias[h] != 0) and o_cols[h]]  # rule 2
+        units = [UnitPlan(_affine(_nonzero(cb.gate.rows[u]), cb.gate.bias[u]),
+                          _affine(_nonzero(cb.up.rows[u]), cb.up.bias[u]),
+                          _reads(_nonzero(cb.gate.rows[u]), _nonzero(cb.up.rows[u])), out)
+                 for u, out in enumerate(_columns(cb.down, len(cb.gate.rows)))
+                 if out]  # rule 2: a unit with no output row adds nothing
         raw.append((cb, heads, units))
 
-    # Rule 3, backward: slots of a block's output that later positions read.
+    # Rule 3, backward over the blocks: which slots do positions without logits need?
     blocks = []
-    needed_after = set()  # resid_post slots needed at non-logit positions
+    needed = set()  # slots of the block's output that later positions read
     for cb, heads, units in reversed(raw):
-        units_hist = [u for u in units if any(t in needed_after for t, _ in u.out)]
-        needed_mid = {s for s in needed_after if s < cb.width_in}
-        for u in units_hist:
-            needed_mid |= _reads(u.gate_row) | _reads(u.up_row)
-        heads_hist = [h for h in heads if any(t in needed_mid for t, _ in h.out)]
-        needed_pre = set(needed_mid)
-        for h in heads:  # every head's keys and values are kept at every position
-            needed_pre |= _reads(h.k_row) | _reads(h.v_row)
-        for h in heads_hist:
-            needed_pre |= _reads(h.q_row)
-        needed_after = needed_pre
-        blocks.append([cb, heads, heads_hist, units, units_hist])
+        units_hist = tuple(u for u in units if any(t in needed for t, _ in u.out))
+        needed_mid = {s for s in needed if s < cb.width_in}.union(*(u.reads for u in units_hist))
+        hist = tuple(any(t in needed_mid for t, _ in h.out) for h in heads)
+        needed = needed_mid.union(*(h.reads_kv for h in heads),  # keys, values: every position
+                                  *(h.reads_q for h, w in zip(heads, hist) if w))
+        blocks.append((cb, heads, hist, units, units_hist))
     blocks.reverse()
 
     plans = []
-    for layer, (cb, heads, heads_hist, units, units_hist) in enumerate(blocks):
+    for layer, (cb, heads, hist, units, units_hist) in enumerate(blocks):
         token_kv = None
         if layer == 0:  # rule 4: the input is the embedding row of the token
-            token_kv = tuple(tuple(_token_kv(ns, h, row) for h in heads)
-                             for row in compiled.embed)
-        plans.append(BlockPlan(tuple(heads), tuple(heads_hist), _bias(cb.o), tuple(units),
-                               tuple(units_hist), _bias(cb.down), cb.width_in, cb.width_out,
-                               token_kv))
-    zero, one = (lift(0), lift(1)) if isinstance(ns, FractionSystem) else (ns.zero, ns.one)
-    return Plan(compiled, compiled.embed, tuple(plans), compiled.readout, zero, one)
+            with ns.arithmetic():
+                token_kv = tuple(tuple(_token_kv(ns, h, row) for h in heads)
+                                 for row in compiled.embed)
+        plans.append(BlockPlan(tuple(heads), hist, _bias(cb.o), tuple(units), units_hist,
+                               _bias(cb.down), cb.width_out - cb.width_in, token_kv))
+    return Plan(compiled, compiled.embed, tuple(plans), compiled.readout,
+                _lift(ns, ns.zero), _lift(ns, ns.one))
 
 
 def _token_kv(ns, head, x):
-    with ns.arithmetic():
-        k = _dot(head.k_row, head.k_bias, x)
-        v = _dot(head.v_row, head.v_bias, x)
-        return k, v, _exp_qk(ns, head, k) if head.carried else None
-
-
-def _exp_qk(ns, head, k):
-    """exp(q k) of a carried head (distance 0: no slope term)."""
-    return _exp_score(ns, head.q_bias * k, head.slope, 0)
+    k = head.k(x)
+    e = None
+    if head.carried:
+        e = head.exp_qk if head.exp_qk is not None else _exp_score(ns, head.q_bias * k,
+                                                                    head.slope, 0)
+    return k, head.v(x), e
 
 
 def _exp_score(ns, qk, slope, dist):
     """exp(qk - slope dist), by the number system's own rules (its memo takes Fractions)."""
     if isinstance(ns, FractionSystem):
-        return lift(ns.exp_score(ns.score(qk.fraction(), slope, dist)))
+        return lift(ns.exp_score(ns.score(lift(qk).fraction(), slope, dist)))
     return ns.exp_score(ns.score(qk, slope, dist))
+
+
+def _lift(ns, value):
+    return lift(value) if isinstance(ns, FractionSystem) else value
 
 
 def _lifted(compiled):
@@ -263,50 +268,42 @@ class Sequence:
         return rows if every else out
 
     def _position(self, token, full, every):
-        """One position through every block: full (logits wanted) or only what later
-        positions read."""
+        """One position through every block: all of it (``full``: its logits are wanted) or
+        only what later positions read."""
         plan, i = self.plan, self.length
         self.length += 1
-        x = list(plan.embed[token])
+        x = plan.embed[token]
         kept = []
         for bp, state in zip(plan.blocks, self.state):
             # attention: every live head takes in this position's key and value; the outputs
-            # needed here are added after all heads have read the same resid_pre
-            z = []
-            for n, h in enumerate(bp.heads):
-                if bp.token_kv is not None:
-                    k, v, e = bp.token_kv[token][n]
-                else:
-                    k, v = _dot(h.k_row, h.k_bias, x), _dot(h.v_row, h.v_bias, x)
-                    e = _exp_qk(self.ns, h, k) if h.carried else None
-                s = state[n]
-                if h.carried:  # N_i = r N_{i-1} + e v_i, D_i = r D_{i-1} + e
+            # needed here are added once all heads have read the same resid_pre
+            kv = bp.token_kv[token] if bp.token_kv is not None else None
+            mid = list(x)
+            for h, s, (k, v, e), wanted in zip(bp.heads, state, kv or self._kv(bp, x), bp.hist):
+                if h.carried:  # N_i = r N_{i-1} + e v_i,  D_i = r D_{i-1} + e
                     r = h.decay
-                    if r != 1:
-                        s[0], s[1] = r * s[0] + e * v, r * s[1] + e
-                    else:
+                    if r is None:
                         s[0], s[1] = s[0] + e * v, s[1] + e
+                    else:
+                        s[0], s[1] = r * s[0] + e * v, r * s[1] + e
                 else:
                     s[0].append(k)
                     s[1].append(v)
-            mid = list(x)
-            for n, h in enumerate(bp.heads):
-                if not full and h not in bp.heads_hist:
-                    continue
-                if h.carried:
-                    zh = state[n][0] / (plan.one + state[n][1])  # z_i = N_i / (1 + D_i)
-                else:
-                    zh = self._attend(h, x, state[n], i)
-                for t, w in h.out:
-                    mid[t] = mid[t] + w * zh
+                if full or wanted:
+                    if h.carried:
+                        z = s[0] / (plan.one + s[1])  # z_i = N_i / (1 + D_i)
+                    else:
+                        z = self._attend(h, x, s, i)
+                    for t, w in h.out:
+                        mid[t] = mid[t] + w * z
             for t, b in bp.attn_bias:
                 mid[t] = mid[t] + b
-            # FFN (ReGLU): hidden = relu(gate) up, written into the widened stream
-            post = mid + [plan.zero] * (bp.width_out - bp.width_in)
+            # FFN (ReGLU): hidden = relu(gate) up, added into the (widened) stream
+            post = mid + [plan.zero] * bp.pad if bp.pad else list(mid)
             for u in (bp.units if full else bp.units_hist):
-                g = _dot(u.gate_row, u.gate_bias, mid)
+                g = u.gate(mid)
                 if g > 0:
-                    hidden = g * _dot(u.up_row, u.up_bias, mid)
+                    hidden = g * u.up(mid)
                     for t, w in u.out:
                         post[t] = post[t] + w * hidden
             for t, b in bp.mlp_bias:
@@ -319,10 +316,16 @@ class Sequence:
         logits = [-x[s] for s in plan.readout]
         return kept + [logits] if every else logits
 
+    def _kv(self, bp, x):
+        """(k, v, exp(q k) or None) per head, from this position's resid_pre."""
+        return [(h.k(x), h.v(x), None if not h.carried else
+                 h.exp_qk if h.exp_qk is not None else
+                 _exp_score(self.ns, h.q_bias * h.k(x), h.slope, 0)) for h in bp.heads]
+
     def _attend(self, h, x, state, i):
         """z_i of a head whose query depends on the position: full causal softmax1 over the
         kept keys and values, as in the reference."""
-        q = _dot(h.q_row, h.q_bias, x)
+        q = h.q(x)
         keys, values = state
         e = [_exp_score(self.ns, q * keys[j], h.slope, i - j) for j in range(i + 1)]
         denom = sum(e, self.plan.one)

@@ -1,0 +1,125 @@
+"""``python -m tinyadder bench``: additions per second on AdderBoard's verify cases.
+
+For each number system it runs the first K cases of ``cases.verify_cases()`` through
+``addition.add`` (the engine, one position per step, KV cache) and again with the cache off
+(every step reruns the whole prefix, as AdderBoard's reference loop does), on the first K/5
+cases. Each figure is the median of several repeats, in wall-clock and in CPU time (they
+differ when the machine is shared). Peak memory is measured in a separate, untimed pass
+(``tracemalloc``), so that the timed runs pay nothing for it.
+"""
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+import tracemalloc
+
+from . import cli
+from .addition import run
+from .cases import verify_cases
+from .construction import DIGITS, build
+from .numbers import number_system
+
+# Cases per system: about 1 s per repeat here (2-core machine, CPython 3.11).
+CASES = {"fraction": 100, "decimal": 2000, "float": 4000}
+SYSTEMS = ("fraction", "decimal", "float")
+UNCACHED_SHARE = 5  # the cache-off run takes the first K / 5 cases
+
+
+def build_parser():
+    parser = cli.Parser(prog=f"{cli.PROG} bench", description=__doc__.split("\n\n")[0])
+    cli.add_model_options(parser)
+    parser.set_defaults(number=None)
+    parser.add_argument("--repeats", type=_positive, default=3, metavar="R",
+                        help="repeats per figure; the median is shown (default 3)")
+    parser.add_argument("--scale", type=_fraction_arg, default=1.0, metavar="F",
+                        help="run F times the default number of cases, e.g. 0.1 for a quick "
+                             "look (default 1; cases per system: " +
+                             ", ".join(f"{s} {k}" for s, k in CASES.items()) + ")")
+    return parser
+
+
+def _positive(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _fraction_arg(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value <= 100:
+        raise argparse.ArgumentTypeError(
+            f"expected a number in (0, 100], got {text!r}")
+    return value
+
+
+def timed(model, ns, cases, cache):
+    """(wall seconds, CPU seconds, wrong answers) for one pass over ``cases``."""
+    wrong = 0
+    wall, cpu = time.perf_counter(), time.process_time()
+    for a, b in cases:
+        if int(run(model, ns, a, b, DIGITS, cache=cache).split("=")[1]) != a + b:
+            wrong += 1
+    return time.perf_counter() - wall, time.process_time() - cpu, wrong
+
+
+def peak_memory(model, ns, cases):
+    """Peak traced Python memory (bytes) while running ``cases``."""
+    tracemalloc.start()
+    try:
+        for a, b in cases:
+            run(model, ns, a, b, DIGITS)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def measure(model, spec, k, repeats, out):
+    """Print one row per cache setting for number system ``spec`` on the first k cases."""
+    ns = number_system(spec)
+    run(model, ns, 0, 0)  # compile and plan outside the timing
+    rows = []
+    for cache, n in ((True, k), (False, max(1, k // UNCACHED_SHARE))):
+        cases = verify_cases()[:n]
+        runs = [timed(model, ns, cases, cache) for _ in range(repeats)]
+        wall = statistics.median(n / w for w, _, _ in runs)
+        cpu = statistics.median(n / c for _, c, _ in runs if c > 0) if any(
+            c > 0 for _, c, _ in runs) else float("inf")
+        rows.append((cache, n, wall, cpu, runs[0][2]))
+    memory = peak_memory(model, ns, verify_cases()[:min(k, 20)])
+    for cache, n, wall, cpu, wrong in rows:
+        note = f"  {wrong} WRONG" if wrong else ""
+        print(f"{spec:<9} {'on' if cache else 'off':<6} {n:>6} {wall:>12,.0f} {cpu:>12,.0f}"
+              f"{'':>4}{memory / 2 ** 20:>8.1f} MiB{note}", file=out, flush=True)
+    return rows
+
+
+def main(argv, out=None):
+    out = out or sys.stdout
+    args = build_parser().parse_args(argv)
+    systems = [args.number.spec] if args.number else list(SYSTEMS)
+    model = build(args.model)
+    print(f"tinyadder bench: {args.model} model, AdderBoard verify cases; Python "
+          f"{platform.python_version()} ({platform.python_implementation()}), "
+          f"{os.cpu_count()} CPUs, {platform.machine()}; median of {args.repeats}", file=out)
+    print("additions/s: wall clock and CPU time; cache off = whole prefix rerun every step; "
+          "memory: tracemalloc peak over 20 cases", file=out)
+    print(f"{'system':<9} {'cache':<6} {'cases':>6} {'wall add/s':>12} {'CPU add/s':>12}"
+          f"{'':>4}{'memory':>12}", file=out, flush=True)
+    status = 0
+    for spec in systems:
+        name = spec.split(":")[0]
+        k = max(1, round(CASES.get(name, CASES["decimal"]) * args.scale))
+        rows = measure(model, spec, k, args.repeats, out)
+        if any(wrong for *_, wrong in rows):
+            status = 1
+    return status
