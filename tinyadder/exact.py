@@ -16,9 +16,10 @@ Comparisons are exact decisions made cheaply: both sides are approximated at a s
 integers with a certified error bound (for a plain p/q: floor(p 2^E / q), error < 1; for a
 sum: sum of floor(c_k A_k), error sum |c_k| e_k + 1), and the sign is read off when the
 difference exceeds the bounds; otherwise E grows, and if that is still not enough (a tie, or a
-difference below 2^-4096) both sides are evaluated exactly. ``fraction()`` evaluates exactly
-(memoised), so a Rational equals the Fraction the reference forward pass computes, and ``==``
-compares exactly.
+difference below 2^-4096) the two are compared exactly, as cross-multiplied integers.
+``pair()`` evaluates a sum exactly as an unreduced integer pair (products only, memoised),
+``fraction()`` reduces that once; ``==`` compares exactly. So a Rational is the very rational
+the reference forward pass computes, in another representation.
 """
 
 from fractions import Fraction
@@ -45,12 +46,13 @@ def _small(f):
 class Rational:
     """One exact rational: ``plain`` (a Fraction) or ``terms`` ((weight, Rational), ...)."""
 
-    __slots__ = ("plain", "terms", "_approx")
+    __slots__ = ("plain", "terms", "_approx", "_pair")
 
     def __init__(self, plain=None, terms=None):
         self.plain = plain if plain is None or type(plain) is Fraction else Fraction(plain)
         self.terms = terms
         self._approx = None
+        self._pair = None
 
     def __repr__(self):
         if self.plain is not None:
@@ -58,23 +60,37 @@ class Rational:
         return f"Rational(<sum of {len(self.terms)} terms>)"
 
     # --- exact value -------------------------------------------------------------------
-    def fraction(self):
-        """The exact value as a Fraction (evaluated once, bottom-up, without recursion)."""
+    def pair(self):
+        """(n, d), d > 0, with value n / d, not reduced: a sum is evaluated bottom-up
+        (memoised, without recursion) by integer products only, no gcd."""
         if self.plain is not None:
-            return self.plain
+            return self.plain.numerator, self.plain.denominator
         stack = [self]
         while stack:
             node = stack[-1]
-            if node.plain is not None:  # a shared term, already evaluated
+            if node._pair is not None:  # a shared term, already evaluated
                 stack.pop()
                 continue
-            todo = [t for _, t in node.terms if t.plain is None]
+            todo = [t for _, t in node.terms if t.plain is None and t._pair is None]
             if todo:
                 stack.extend(todo)
                 continue
             stack.pop()
-            node.plain = sum((c * t.plain for c, t in node.terms), Fraction(0))
-            node.terms = None  # the exact value replaces the sum
+            num, den = 0, 1
+            for c, t in node.terms:
+                n, d = t.pair()
+                n, d = n * c.numerator, d * c.denominator
+                if d == den:
+                    num += n
+                else:
+                    num, den = num * d + n * den, den * d
+            node._pair = num, den
+        return self._pair
+
+    def fraction(self):
+        """The exact value as a (reduced) Fraction."""
+        if self.plain is None:
+            self.plain = Fraction(*self.pair())
         return self.plain
 
     # --- certified approximation -------------------------------------------------------
@@ -124,7 +140,9 @@ class Rational:
                 return 1
             if b - a > ea + eb:
                 return -1
-        return _sign(self.fraction(), other.fraction())
+        (a, b), (c, d) = self.pair(), other.pair()
+        x, y = a * d, c * b  # b, d > 0
+        return (x > y) - (x < y)
 
     # --- arithmetic --------------------------------------------------------------------
     def __add__(self, other):
@@ -156,7 +174,8 @@ class Rational:
             return Rational(terms=((b, self),)) if b else _ZERO
         if a is not None and _small(a):
             return Rational(terms=((a, other),)) if a else _ZERO
-        return Rational(self.fraction() * other.fraction())
+        (a, b), (c, d) = self.pair(), other.pair()
+        return Rational(Fraction(a * c, b * d))
 
     __rmul__ = __mul__
 
@@ -165,14 +184,16 @@ class Rational:
         b = other.plain
         if b is not None and (self.plain is not None or _small(b)):
             return self * Rational(1 / b)
-        return Rational(self.fraction() / other.fraction())
+        (a, b), (c, d) = self.pair(), other.pair()
+        return Rational(Fraction(a * d, b * c))
 
     def __rtruediv__(self, other):
         return lift(other) / self
 
     def __eq__(self, other):
         if isinstance(other, (Rational, Fraction, int)):
-            return self.fraction() == lift(other).fraction()
+            (a, b), (c, d) = self.pair(), lift(other).pair()
+            return a * d == c * b
         return NotImplemented
 
     __hash__ = None  # mutable representation; compare with ==
