@@ -108,3 +108,25 @@ def test_repaired_has_no_warning():
 def test_help_names_the_decimal_default(capsys):
     assert main(["--help"]) == 0
     assert "P = 40" in " ".join(capsys.readouterr().out.split())
+
+
+def test_bench_prints_a_row_per_system_and_cache_setting(capsys):
+    status = main(["bench", "--scale", "0.001", "--repeats", "1"])
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert status == 0 and err == ""
+    assert lines[0].startswith("tinyadder bench: published model") and "Python 3." in lines[0]
+    rows = [line.split() for line in lines[3:]]
+    assert [(r[0], r[1]) for r in rows] == [(s, c) for s in ("fraction", "decimal", "float")
+                                            for c in ("on", "off")]
+    assert all(r[-1] == "KiB" for r in rows)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--repeats", "0"], "expected a positive integer, got '0'"),
+    (["--scale", "x"], "expected a number in (0, 100], got 'x'"),
+])
+def test_bench_bad_options(argv, message, capsys):
+    assert main(["bench", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err

@@ -19,7 +19,7 @@ import tracemalloc
 from . import cli
 from .addition import run
 from .cases import verify_cases
-from .construction import DIGITS, build
+from .construction import build
 from .numbers import number_system
 
 # Cases per system: about 1 s per repeat here (2-core machine, CPython 3.11).
@@ -67,7 +67,7 @@ def timed(model, ns, cases, cache):
     wrong = 0
     wall, cpu = time.perf_counter(), time.process_time()
     for a, b in cases:
-        if int(run(model, ns, a, b, DIGITS, cache=cache).split("=")[1]) != a + b:
+        if int(run(model, ns, a, b, cache=cache).split("=")[1]) != a + b:
             wrong += 1
     return time.perf_counter() - wall, time.process_time() - cpu, wrong
 
@@ -77,7 +77,7 @@ def peak_memory(model, ns, cases):
     tracemalloc.start()
     try:
         for a, b in cases:
-            run(model, ns, a, b, DIGITS)
+            run(model, ns, a, b)
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -99,7 +99,7 @@ def measure(model, spec, k, repeats, out):
     for cache, n, wall, cpu, wrong in rows:
         note = f"  {wrong} WRONG" if wrong else ""
         print(f"{spec:<9} {'on' if cache else 'off':<6} {n:>6} {wall:>12,.0f} {cpu:>12,.0f}"
-              f"{'':>4}{memory / 2 ** 20:>8.1f} MiB{note}", file=out, flush=True)
+              f"{memory / 2 ** 10:>12,.0f} KiB{note}", file=out, flush=True)
     return rows
 
 
@@ -114,7 +114,7 @@ def main(argv, out=None):
     print("additions/s: wall clock and CPU time; cache off = whole prefix rerun every step; "
           "memory: tracemalloc peak over 20 cases", file=out)
     print(f"{'system':<9} {'cache':<6} {'cases':>6} {'wall add/s':>12} {'CPU add/s':>12}"
-          f"{'':>4}{'memory':>12}", file=out, flush=True)
+          f"{'peak memory':>16}", file=out, flush=True)
     status = 0
     for spec in systems:
         name = spec.split(":")[0]
