@@ -106,7 +106,7 @@ def build(variant="published", digits=DIGITS):
         width_embed=5,
         blocks=(layer0, layer1),
         readout={str(u): t for u, t in enumerate(targets)},
-        roles=ROLES,
+        roles=dict(ROLES),
     )
 
 
