@@ -110,8 +110,7 @@ def describe_suite(suite, n, seed):
         return (f"AdderBoard's {len(cases.EDGE_CASES)} edge cases + {n} pairs from "
                 f"random.Random({seed})")
     if suite == "carries":
-        return (f"low m digit columns summing to 10^m - g, {n} pairs per (m, g), "
-                f"seed {seed}")
+        return (f"low m digit columns summing to 10^m - g, {n} per (m, g), seed {seed}")
     return (f"all nines, all zeros, alternating carries, one carry chain of every length at "
             f"every start ({n} per chain), seed {seed}")
 
@@ -137,7 +136,7 @@ def report(outcome, suite, n, seed, model_name, ns):
     lines = [f"suite {suite}: {describe_suite(suite, n, seed)}",
              f"model {model_name}, number {ns.describe()}"]
     if suite == "carries":
-        lines.append(f"failures per (m, g), of {n} pairs each:")
+        lines.append(f"failures per (m, g), out of {n} each ('.': none):")
         lines += carries_grid(outcome.groups)
     else:
         width = max(len(str(label)) for label in outcome.groups)
