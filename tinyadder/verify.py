@@ -56,17 +56,15 @@ class Outcome:
         return sum(passed for passed, _ in self.groups.values())
 
 
-def check(model, ns, groups, digits=DIGITS, progress=None):
-    """Run every pair through the model (``addition.add``) and compare with Python's a + b.
-
-    ``progress(done, passed)`` is called after each pair.
-    """
+def check(model, ns, groups, progress=None):
+    """Run every pair through the model (``addition.add``, operands padded to the model's
+    length) and compare with Python's a + b. ``progress(done, passed)`` follows each pair."""
     tally, failures, done = {}, [], 0
     start = time.perf_counter()
     for label, pairs in groups.items():
         passed = 0
         for a, b in pairs:
-            got = addition.add(model, ns, a, b, digits)
+            got = addition.add(model, ns, a, b)
             if got == a + b:
                 passed += 1
             else:
@@ -208,7 +206,7 @@ def main(argv=None, out=None, err=None):
     model = build(args.model, digits)
     groups = suite_groups(args.suite, n, args.seed, digits)
     progress = Progress(err, sum(len(pairs) for pairs in groups.values()))
-    outcome = check(model, args.number, groups, digits, progress)
+    outcome = check(model, args.number, groups, progress)
     for line in report(outcome, args.suite, n, args.seed, args.model, args.number):
         print(line, file=out)
     out.flush()
