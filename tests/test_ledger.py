@@ -1,6 +1,5 @@
 """The parameter ledger: 36 under the spec's rules, computed from weights and declared roles."""
 
-import io
 import json
 from fractions import Fraction
 

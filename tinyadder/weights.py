@@ -86,7 +86,7 @@ class Model:
     width_embed: int
     blocks: Tuple[Block, ...]
     readout: Dict[str, str]
-    roles: Dict[str, str] = field(default_factory=dict)
+    roles: Dict[str, str] = field(default_factory=dict)  # tensor name -> role (see ledger)
     notes: str = ""
 
     def __post_init__(self):
