@@ -15,9 +15,8 @@ the construction declares for it (``Model.roles``, tensor name -> role) and by i
   (<eos> counts although it never occurs); the digit rows count 1 each (10 d), digit 0's
   row is zero. That is the spec's 13: 9 digit values and 4 flag rows.
 
-A tensor declared ``copy`` whose entries are not all 1 is counted as ``weight``, and a tensor
-with no declared role counts as ``weight``: a declaration can only make a tensor free where
-its values agree. Under these rules both models have 36 parameters; the ledger also gives the
+A tensor declared ``copy`` whose entries are not all 1 is counted as ``weight``, and so is a
+tensor with no declared role: a map is free only where its values agree with the declaration. Under these rules both models have 36 parameters; the ledger also gives the
 dense non-zero count and the number of distinct non-zero constants model-wide, so other
 conventions can be compared.
 """
