@@ -9,14 +9,14 @@ import importlib
 import re
 import sys
 
-from . import addition
+from . import addition, tracing
 from .construction import DIGITS, VARIANTS, build
 from .numbers import DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, NUMBER_CHOICES, number_system
 
 PROG = "tinyadder"
 
 # name -> module with main(argv); each subcommand owns its own parser.
-SUBCOMMANDS = {}
+SUBCOMMANDS = {"program": "tinyadder.program"}
 
 
 class Parser(argparse.ArgumentParser):
@@ -69,6 +69,7 @@ def build_parser():
         help=f"an addition such as 7650676663+0149460439 or '12 + 34' (operands of at most "
              f"{DIGITS} digits); '-' reads one expression per line from standard input")
     add_model_options(parser)
+    tracing.add_options(parser)
     return parser
 
 
@@ -86,6 +87,10 @@ def _lines(expressions, stdin):
 def run_expressions(args, out, err, stdin):
     """Answer each expression; return the exit status."""
     model = build(args.model)
+    problem = tracing.problem(args, model)
+    if problem:
+        print(f"{PROG}: error: {problem}", file=err)
+        return 2
     status = 0
     for label, text in _lines(args.expressions, stdin):
         try:
@@ -95,8 +100,11 @@ def run_expressions(args, out, err, stdin):
             print(f"{PROG}: error: {where}{error}", file=err)
             status = 2
             continue
-        sequence = addition.run(model, args.number, a, b)
-        print(sequence, file=out, flush=True)
+        if tracing.requested(args):
+            sequence = tracing.run(args, model, a, b, out, stdin)
+        else:
+            sequence = addition.run(model, args.number, a, b)
+            print(sequence, file=out, flush=True)
         answer = int(sequence.split("=")[1])
         if answer != a + b:
             fix = " (try --model repaired)" if args.model == "published" else ""
