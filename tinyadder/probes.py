@@ -1,12 +1,12 @@
 """Semantic probes: what each slot of TinyAdder-36 is meant to hold, computed from a and b.
 
-The intended values follow the spec (../shared/spec/tinyadder36.md), with place values
-p_i for the digit at position i (10^(N-i) for a's digits, 10^(2N+1-i) for b's, -10^(3N+3-i)
-for the sum's, which the running sum subtracts; 1 on '<bos>' and '+', -10 on '='):
+The intended values follow the spec (../shared/spec/tinyadder36.md):
 
 - embedding: eq, special, digit = 10 d, from the intended tokens (a, b and a + b's digits);
-- layer 0 attention: count_i = p_i / 10^N scaled as the spec states (10^-i, 10^(11-i),
-  -10^(23-i) for N = 10), scale_i = 1/(i+2) from '=' on, else 0;
+- layer 0 attention: count_i = the place value of position i's digit, scaled: 10^-i on a's
+  digits, 10^(11-i) on b's, -10^(23-i) on the sum's (which the running sum subtracts), plus
+  the spec's smaller terms from the other special tokens; scale_i = 1/(i+2) from '=' on,
+  else 0;
 - layer 0 FFN: digit_pos_i = digit_i * 10^N * count_i (a digit times its place value, times
   10), cand_u = (u + 1/2) * 100 * 10^N * count_i * scale_i;
 - layer 1 attention: every slot gains avg_i = (100 * sum_{j<=i} digit_pos_j + r (i+1)) / (i+2),
@@ -15,8 +15,8 @@ for the sum's, which the running sum subtracts; 1 on '<bos>' and '+', -10 on '='
 - layer 1 FFN: err_u = 10^6 |cand_u| lands in the slot the readout reads for digit u;
 - readout: the winning digit is a + b's digit for the next position.
 
-Each intended value carries the construction's own error bound (``slack``: relative 10^-10
-for values built on count, whose cross terms are 10^-11 relative); the number system adds
+Each intended value carries the construction's own error bound (``slack``: relative 10^-15
+for values built on count, whose error is about e^-40 relative); the number system adds
 its own (``eps`` times the magnitude of the operands). ``check`` reports the first departure
 in generation order: by position, then by stage, then by slot.
 
@@ -37,7 +37,8 @@ from .numbers import DecimalSystem, FloatSystem, FractionSystem
 from .show import fmt
 from .trace import stages
 
-CONSTRUCTION_SLACK = Fraction(1, 10 ** 10)
+# count's relative error is about e^-40 (the softmax1 '1' dominates its denominator)
+CONSTRUCTION_SLACK = Fraction(1, 10 ** 15)
 READOUT = "unembed.hook_out"
 
 
@@ -80,23 +81,20 @@ def intended_tokens(vocab, a, b, digits=DIGITS):
     return ["<bos>", *text]
 
 
-def place_values(digits=DIGITS):
-    """p_i / 10^N per position: the count slot's intended value."""
-    n = digits
-    out = [Fraction(1)]                                            # <bos>
-    out += [Fraction(1, 10 ** i) for i in range(1, n + 1)]         # a's digits
-    out += [Fraction(1)]                                           # '+'
-    out += [Fraction(10) ** (n + 1 - i) for i in range(n + 2, 2 * n + 2)]  # b's digits
-    out += [Fraction(-10)]                                         # '='
-    out += [-Fraction(10) ** (2 * n + 3 - i) for i in range(2 * n + 3, 3 * n + 4)]  # sum
-    return out
+def counts(digits=DIGITS):
+    """The count slot per position: the place value of the position's digit, scaled, plus
+    the smaller terms of the other special tokens (spec, for N = 10):
+    count_i = 10^-i + [i >= N+1] 10^(N+1-i) - [i >= 2N+2] 10^(2N+3-i)."""
+    n, ten = digits, Fraction(10)
+    return [ten ** -i + (i >= n + 1) * ten ** (n + 1 - i) - (i >= 2 * n + 2) * ten ** (2 * n + 3 - i)
+            for i in range(3 * n + 4)]
 
 
 def intended(model, a, b, digits=DIGITS):
     """{stage name: [{slot: Intent} per position]} and the intended tokens."""
     c = constants(digits)
     tokens = intended_tokens(model.vocab, a, b, digits)
-    places = place_values(digits)
+    count = counts(digits)
     eq_pos = tokens.index("=")
     names = [s.name for s in stages(model)]
     rows = {name: [] for name in names}
@@ -106,13 +104,13 @@ def intended(model, a, b, digits=DIGITS):
         embed["special"] = exact(token in ("=", "<bos>", "<eos>", "+"))
         embed["digit"] = exact(10 * int(token) if token.isdigit() else 0)
         mid0 = dict(embed)
-        mid0["count"] = approx(places[i])
+        mid0["count"] = approx(count[i])
         mid0["scale"] = exact(Fraction(1, i + 2) if i >= eq_pos else 0)
         post0 = dict(mid0)
         for u in range(10):
-            post0[f"cand{u}"] = approx((u + Fraction(1, 2)) * 100 * c["place"] * places[i]
+            post0[f"cand{u}"] = approx((u + Fraction(1, 2)) * 100 * c["place"] * count[i]
                                        * mid0["scale"].value)
-        post0["digit_pos"] = approx(embed["digit"].value * c["place"] * places[i])
+        post0["digit_pos"] = approx(embed["digit"].value * c["place"] * count[i])
         rows[names[0]].append(embed)
         rows[names[1]].append(mid0)
         rows[names[2]].append(post0)

@@ -27,8 +27,15 @@ WIDTH = 80
 
 
 def int_text(n):
-    """Decimal digits of any int (str() refuses ints above 4300 digits on Python >= 3.11)."""
-    return str(Decimal(n))
+    """Decimal digits of any int. str() refuses more than 4300 digits on Python >= 3.11, so
+    long ints are split in halves by a power of ten (divide and conquer, also faster)."""
+    if n < 0:
+        return "-" + int_text(-n)
+    if n.bit_length() < 8000:
+        return str(n)
+    k = n.bit_length() * 3 // 20  # about half the number of decimal digits
+    hi, lo = divmod(n, 10 ** k)
+    return int_text(hi) + int_text(lo).rjust(k, "0")
 
 
 def rational_text(x):
@@ -141,8 +148,9 @@ def attention_row(cache, layer, head, pos, sig=SIG, exact=False):
     return [f"    L{layer}.{head} attends from {pos} to 0..{pos}:"] + pack(cells, "      ")
 
 
-def logit_lines(cache, pos, sig=SIG, exact=False):
-    """The logits, the winning token and its margin over the runner-up."""
+def logit_lines(cache, pos, sig=SIG, exact=False, intended=None):
+    """The logits, the winning token and its margin over the runner-up; ``intended`` (from
+    --check) is the token the model should have picked, when it picked another."""
     logits = cache["logits"][pos]
     tokens = cache.labels("unembed.hook_out")
     best = argmax(logits)
@@ -152,7 +160,8 @@ def logit_lines(cache, pos, sig=SIG, exact=False):
     margin = logits[best] - logits[runner]
     return (["  readout: logits (> marks the winner)"] + pack(cells, "   ") +
             [f"    winner {tokens[best]!r}, margin {fmt(margin, sig, exact)} over runner-up "
-             f"{tokens[runner]!r}"])
+             f"{tokens[runner]!r}"] +
+            ([f"    {DEPARTS} intended {intended!r}"] if intended is not None else []))
 
 
 def position_header(cache, pos):
@@ -174,7 +183,7 @@ def stage_lines(cache, stage_index, pos, slots=None, sig=SIG, exact=False, depar
 
 def legend(cache, sig=SIG, exact=False):
     """What was run, in which number system, and how to read the values."""
-    lines = [cache.text, f"number system: {cache.ns.describe()}"]
+    lines = [cache.text, f"numbers: {cache.ns.describe()}"]
     if cache.roundings:
         what = ", ".join(r.what for r in cache.roundings)
         lines.append(f"rounded once: {what}")
@@ -203,7 +212,8 @@ def render(cache, positions=None, slots=None, layer=None, sig=SIG, exact=False, 
             departs = check.departures_at(pos, stage.name) if check is not None else ()
             lines += stage_lines(cache, k, pos, slots, sig, exact, departs)
         if layer is None or layer == len(cache.model.blocks) - 1:
-            lines += logit_lines(cache, pos, sig, exact)
+            intended = check.intended_winner(pos) if check is not None else None
+            lines += logit_lines(cache, pos, sig, exact, intended)
     if check is not None:
         lines += ["", check.verdict()]
     return "\n".join(lines) + "\n"

@@ -13,8 +13,7 @@ End of input and Ctrl-C end the session quietly, as ``q`` does.
 from . import show
 from .trace import stages
 
-HELP = ("keys: n next, p previous, j POS jump to position, s SLOT exact value, "
-        "a HEAD attention row (h3 or 0.h3), c continue, q quit, h help")
+HELP = "n next, p prev, j POS, s SLOT, a HEAD (h3 or 0.h3), c continue, q quit, h help"
 PROMPT = "(step) "
 
 
@@ -83,7 +82,8 @@ class Session:
         view = self.cache.view(stages(self.cache.model)[k].name, pos)
         if name not in view:
             return [f"no slot {name!r} at this state; slots: {', '.join(view)}"]
-        return [f"{name} = {show.fmt(view[name], exact=True)}"]
+        value = view[name]
+        return [f"{name} ~ {show.rounded(value)}, exactly:", show.fmt(value, exact=True)]
 
     def attention(self, arg):
         layer_text, _, head = arg.rpartition(".")
@@ -115,6 +115,8 @@ def session(cache, keys, out, positions=None, slots=None, sig=show.SIG):
             if not line:  # end of input
                 out.write("\n")
                 return
+            if not keys.isatty():  # echo piped keys, so the transcript reads as typed
+                out.write(line if line.endswith("\n") else line + "\n")
             lines, going = state.command(line)
     except KeyboardInterrupt:
         out.write("\n")

@@ -91,7 +91,14 @@ def dump(cache, fp):
 # --- loading ------------------------------------------------------------------------------
 
 def _int(text):
-    return int(Decimal(text))  # int(str) refuses more than 4300 digits on Python >= 3.11
+    """int(text) for any length: int() refuses more than 4300 digits on Python >= 3.11, so
+    long texts are split in halves (the inverse of show.int_text)."""
+    if len(text) <= 2000:
+        return int(text)
+    if text.startswith("-"):
+        return -_int(text[1:])
+    k = len(text) // 2
+    return _int(text[:-k]) * 10 ** k + _int(text[-k:])
 
 
 def _rational(text):
@@ -102,7 +109,7 @@ def _rational(text):
 def _decoder(system):
     """The function turning one JSON string back into a value of this number system."""
     def fraction(text):
-        match = _SCORE.fullmatch(text)
+        match = _SCORE.fullmatch(text) if "ln" in text else None
         if match:
             r, sign, c, base = match.groups()
             return LogScore(_rational(r), (-1 if sign == "-" else 1) * int(c), _rational(base))
