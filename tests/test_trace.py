@@ -364,4 +364,4 @@ def test_cli_check_marks_the_readout():
     assert "! = departs from its intended value" in out
     assert "    ! intended '6'" in out
     assert out.endswith("check: first departure at position 23, readout: the model picks "
-                        "'7', intended '6' (a + b = 6999999940)\n")
+                        "'7', intended\n  '6' (a + b = 6999999940)\n")

@@ -13,6 +13,7 @@ prints every value in full. Lines fit 80 columns unless ``exact`` is set.
 
 from decimal import Decimal, localcontext
 from fractions import Fraction
+import textwrap
 
 from .generate import argmax
 from .numbers import LogScore
@@ -127,7 +128,7 @@ def slot_lines(cache, stage_index, pos, slots=None, sig=SIG, exact=False, depart
         mark = DEPARTS if name in departs else (
             CHANGED if stage_index and value != before.get(name, 0) else " ")
         text = fmt(value, sig, exact)
-        cells.append(f"{mark}{name:<9} {text:>14}" if not exact else f"{mark}{name} = {text}")
+        cells.append(f"{mark}{name} = {text}" if exact else f"{mark}{name:<9} {text:>{sig + 8}}")
     if exact:
         return ["    " + c for c in cells]
     return pack(cells, indent="   ")
@@ -215,5 +216,5 @@ def render(cache, positions=None, slots=None, layer=None, sig=SIG, exact=False, 
             intended = check.intended_winner(pos) if check is not None else None
             lines += logit_lines(cache, pos, sig, exact, intended)
     if check is not None:
-        lines += ["", check.verdict()]
+        lines += [""] + textwrap.wrap(check.verdict(), WIDTH, subsequent_indent="  ")
     return "\n".join(lines) + "\n"
