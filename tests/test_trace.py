@@ -218,7 +218,10 @@ def test_exact_prints_full_rationals(exact):
     (["--pos", "3"], "--pos needs --trace or --step"),
     (["--json", "--trace"], "choose one of --trace, --json and --step"),
     (["-", "--step"], "--step takes exactly one expression (not '-')"),
-    (["--json", "--check"], "--check needs --trace"),
+    (["--json", "--check"], "--check needs --trace, not --json"),
+    (["--step", "--layer", "0"], "--layer needs --trace, not --step"),
+    (["--layer", "0"], "--layer needs --trace"),
+    (["--slots", "count"], "--slots needs --trace or --step"),
 ])
 def test_bad_trace_options_are_one_line_exit_2(argv, message):
     status, out, err = run_cli("1+2", *argv)

@@ -17,7 +17,8 @@ from fractions import Fraction
 
 from .construction import build
 from .numbers import ExpTerm
-from .show import live_heads, pack, rational_text
+from .show import pack, rational_text
+from .weights import live_heads
 
 
 def _sign_and_text(w):

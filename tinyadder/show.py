@@ -18,6 +18,7 @@ import textwrap
 from .generate import argmax
 from .numbers import LogScore
 from .trace import stages
+from .weights import live_heads
 
 SIG = 6          # significant digits of a value rounded for display
 SHORT = 12       # exact text up to this many characters prints as is
@@ -101,13 +102,6 @@ def pack(cells, indent="    ", width=WIDTH):
     if line.strip():
         lines.append(line.rstrip())
     return lines
-
-
-def live_heads(attn):
-    """Heads whose output reaches the stream: a nonzero value map and an output map."""
-    has_v = {h for row in attn.W_V.values() for h, w in row.items() if w}
-    has_v |= {h for h, w in attn.b_V.items() if w}
-    return tuple(h for h in attn.heads if h in has_v and attn.W_O.get(h))
 
 
 def before_stage(cache, stage_index, pos):

@@ -14,7 +14,8 @@ from .addition import encode
 from .construction import DIGITS
 from .trace import run_with_cache
 
-FILTERS = ("pos", "slots", "layer", "exact", "sig", "check")
+FILTERS = ("pos", "slots", "layer", "exact", "sig", "check")  # with --trace
+STEP_FILTERS = ("pos", "slots", "sig")
 
 
 def positions_arg(text):
@@ -77,15 +78,18 @@ def requested(args):
 def problem(args, model):
     """A one-line description of what is wrong with the trace options, or None."""
     modes = [m for m in ("trace", "json", "step") if getattr(args, m)]
-    used = [f for f in FILTERS if getattr(args, f) not in (None, False, show.SIG)]
-    if not modes:
-        return f"--{used[0]} needs --trace or --step" if used else None
+    defaults = {"sig": show.SIG, "exact": False, "check": False}
+    used = [f for f in FILTERS if getattr(args, f) != defaults.get(f)]
     if len(modes) > 1:
         return f"choose one of --trace, --json and --step, not {' and '.join(modes)}"
-    if (args.json or args.step) and (len(args.expressions) != 1 or "-" in args.expressions):
-        return f"--{modes[0]} takes exactly one expression (not '-')"
-    if args.check and not args.trace:
-        return "--check needs --trace"
+    mode = modes[0] if modes else None
+    allowed = {"trace": FILTERS, "step": STEP_FILTERS, "json": (), None: ()}[mode]
+    unused = [f for f in used if f not in allowed]
+    if unused:
+        needs = "--trace" if unused[0] not in STEP_FILTERS else "--trace or --step"
+        return f"--{unused[0]} needs {needs}" + (f", not --{mode}" if mode else "")
+    if mode in ("json", "step") and (len(args.expressions) != 1 or "-" in args.expressions):
+        return f"--{mode} takes exactly one expression (not '-')"
     length = 3 * getattr(args, "digits", DIGITS) + 4
     bad = [p for p in args.pos or () if p >= length]
     if bad:
