@@ -253,6 +253,17 @@ def test_piped_step_session(published):
     assert text.endswith("(step) q\n")
 
 
+def test_step_ctrl_c_ends_quietly(published):
+    class Interrupted(io.StringIO):
+        def readline(self, *args):
+            raise KeyboardInterrupt
+
+    _, cache = run_with_cache(published, "1+2", ns=FloatSystem())
+    out = io.StringIO()
+    session(cache, Interrupted(), out, positions=[22])
+    assert out.getvalue().endswith("(step) \n")
+
+
 def test_step_continue_and_end_of_input():
     done = subprocess.run([sys.executable, "-m", "tinyadder", "12+34", "--step", "--number",
                            "float", "--pos", "31,32"], input="c\n", cwd=ROOT,

@@ -94,7 +94,8 @@ def _embedding(model):
             continue
         digits = [(t, w) for t, w in on if t.isdigit()]
         scale = {Fraction(w) / int(t) for t, w in digits if int(t)}
-        if digits and len(digits) == len(on) and len(scale) == 1:
+        linear = digits and len(digits) == len(on) and all(int(t) for t, _ in digits)
+        if linear and len(scale) == 1:  # '0' has no entry: its value 0 fits k*d too
             (k,) = scale
             lines.append(f"  {slot} = {rational_text(k)}*d on digit d")
         elif len({w for _, w in on}) == 1:

@@ -112,7 +112,8 @@ def before_stage(cache, stage_index, pos):
 
 
 def slot_lines(cache, stage_index, pos, slots=None, sig=SIG, exact=False, departs=()):
-    """The residual stream after a stage, three slots a line, changes and departures marked."""
+    """The residual stream after a stage, packed into 80 columns (one slot a line when
+    ``exact``); a slot this stage changed is marked *, one departing from intent ! instead."""
     after = cache.view(stages(cache.model)[stage_index].name, pos)
     before = before_stage(cache, stage_index, pos)
     cells = []
