@@ -206,7 +206,8 @@ def test_default_trace_covers_sum_positions_within_80_columns(exact):
 
 def test_exact_prints_full_rationals(exact):
     lines = show.slot_lines(exact, 1, 23, slots=["count"], exact=True)
-    assert lines == [f"    *count = {show.rational_text(exact.view(('resid_mid', 0), 23)['count'])}"]
+    count = exact.view(("resid_mid", 0), 23)["count"]
+    assert lines == [f"    *count = {show.rational_text(count)}"]
     n, d = lines[0].split(" = ")[1].split("/")
     assert Fraction(trace_json._int(n), trace_json._int(d)) == exact["resid_mid", 0][23][3]
 

@@ -86,7 +86,8 @@ def counts(digits=DIGITS):
     the smaller terms of the other special tokens (spec, for N = 10):
     count_i = 10^-i + [i >= N+1] 10^(N+1-i) - [i >= 2N+2] 10^(2N+3-i)."""
     n, ten = digits, Fraction(10)
-    return [ten ** -i + (i >= n + 1) * ten ** (n + 1 - i) - (i >= 2 * n + 2) * ten ** (2 * n + 3 - i)
+    plus, eq = n + 1, 2 * n + 2  # positions of '+' and '='
+    return [ten ** -i + (i >= plus) * ten ** (plus - i) - (i >= eq) * ten ** (eq + 1 - i)
             for i in range(3 * n + 4)]
 
 

@@ -18,7 +18,7 @@ True
 >>> load(io.StringIO("{"))
 Traceback (most recent call last):
 ...
-tinyadder.trace_json.TraceFormatError: not a tinyadder trace: invalid JSON: Expecting property name enclosed in double quotes at line 1 column 2
+tinyadder.trace_json.TraceFormatError: not a tinyadder trace: invalid JSON: Expecting ... column 2
 """
 
 from decimal import Decimal, InvalidOperation
