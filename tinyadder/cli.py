@@ -125,7 +125,7 @@ def main(argv=None, out=None, err=None, stdin=None):
         # '-5+3' is an expression with a sign, not an option: a leading space makes argparse
         # take it as a positional, and parse_expression then reports the sign.
         argv = [" " + a if re.match(r"-[^-A-Za-z]", a) else a for a in argv]
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_intermixed_args(argv)
         if not args.expressions:
             print(f"{PROG}: error: no expression given; pass one such as 12+34, "
                   f"or '-' to read them from standard input", file=err)
