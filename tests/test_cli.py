@@ -110,6 +110,14 @@ def test_help_names_the_decimal_default(capsys):
     assert "P = 40" in " ".join(capsys.readouterr().out.split())
 
 
+def test_options_may_come_between_expressions():
+    status, out, _ = run_cli("1+2", "--number", "float", "5+5", "--model", "repaired", "7+0")
+    assert status == 0
+    assert out.splitlines() == ["0000000001+0000000002=00000000003",
+                                "0000000005+0000000005=00000000010",
+                                "0000000007+0000000000=00000000007"]
+
+
 def test_bench_prints_a_row_per_system_and_cache_setting(capsys):
     status = main(["bench", "--scale", "0.001", "--repeats", "1"])
     out, err = capsys.readouterr()

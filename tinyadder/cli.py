@@ -9,14 +9,15 @@ import importlib
 import re
 import sys
 
-from . import addition
+from . import addition, tracing
 from .construction import DIGITS, VARIANTS, build
 from .numbers import DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, NUMBER_CHOICES, number_system
 
 PROG = "tinyadder"
 
 # name -> module with main(argv); each subcommand owns its own parser.
-SUBCOMMANDS = {"bench": "tinyadder.bench"}
+SUBCOMMANDS = {"bench": "tinyadder.bench", "params": "tinyadder.ledger",
+               "program": "tinyadder.program", "verify": "tinyadder.verify"}
 
 
 class Parser(argparse.ArgumentParser):
@@ -69,6 +70,7 @@ def build_parser():
         help=f"an addition such as 7650676663+0149460439 or '12 + 34' (operands of at most "
              f"{DIGITS} digits); '-' reads one expression per line from standard input")
     add_model_options(parser)
+    tracing.add_options(parser)
     return parser
 
 
@@ -86,6 +88,10 @@ def _lines(expressions, stdin):
 def run_expressions(args, out, err, stdin):
     """Answer each expression; return the exit status."""
     model = build(args.model)
+    problem = tracing.problem(args, model)
+    if problem:
+        print(f"{PROG}: error: {problem}", file=err)
+        return 2
     status = 0
     for label, text in _lines(args.expressions, stdin):
         try:
@@ -95,8 +101,11 @@ def run_expressions(args, out, err, stdin):
             print(f"{PROG}: error: {where}{error}", file=err)
             status = 2
             continue
-        sequence = addition.run(model, args.number, a, b)
-        print(sequence, file=out, flush=True)
+        if tracing.requested(args):
+            sequence = tracing.run(args, model, a, b, out, stdin)
+        else:
+            sequence = addition.run(model, args.number, a, b)
+            print(sequence, file=out, flush=True)
         answer = int(sequence.split("=")[1])
         if answer != a + b:
             fix = " (try --model repaired)" if args.model == "published" else ""
@@ -117,7 +126,7 @@ def main(argv=None, out=None, err=None, stdin=None):
         # '-5+3' is an expression with a sign, not an option: a leading space makes argparse
         # take it as a positional, and parse_expression then reports the sign.
         argv = [" " + a if re.match(r"-[^-A-Za-z]", a) else a for a in argv]
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_intermixed_args(argv)
         if not args.expressions:
             print(f"{PROG}: error: no expression given; pass one such as 12+34, "
                   f"or '-' to read them from standard input", file=err)
