@@ -87,8 +87,8 @@ class UnitPlan:
 class BlockPlan:
     """A block's live heads and units. ``hist``: per head, whether its output is needed at
     positions whose logits are not wanted; ``units_hist``: the units needed there (rule 3).
-    ``token_kv``: per token id, (k, v, exp(q k)) per head when the block reads the embedding
-    (rule 4), else None."""
+    ``token_kv``: {token id: ((k, v, exp(q k)) per head)} when the block reads the embedding
+    (rule 4; at most one entry per vocabulary token), else None."""
 
     heads: Tuple[HeadPlan, ...]
     hist: Tuple[bool, ...]
@@ -97,7 +97,7 @@ class BlockPlan:
     units_hist: Tuple[UnitPlan, ...]
     mlp_bias: Tuple[Tuple[int, object], ...]
     pad: int
-    token_kv: Optional[tuple]
+    token_kv: Optional[dict]
 
 
 @dataclass(frozen=True)
@@ -190,24 +190,13 @@ def plan_model(model, ns):
 
     plans = []
     for layer, (cb, heads, hist, units, units_hist) in enumerate(blocks):
-        token_kv = None
-        if layer == 0:  # rule 4: the input is the embedding row of the token
-            with ns.arithmetic():
-                token_kv = tuple(tuple(_token_kv(ns, h, row) for h in heads)
-                                 for row in compiled.embed)
+        # rule 4: the first block's input is the token's embedding row; filled on first use
+        # (so the number system rounds its exponentials in the reference's order)
+        token_kv = {} if layer == 0 else None
         plans.append(BlockPlan(tuple(heads), hist, _bias(cb.o), tuple(units), units_hist,
                                _bias(cb.down), cb.width_out - cb.width_in, token_kv))
     return Plan(compiled, compiled.embed, tuple(plans), compiled.readout,
                 _lift(ns, ns.zero), _lift(ns, ns.one))
-
-
-def _token_kv(ns, head, x):
-    k = head.k(x)
-    e = None
-    if head.carried:
-        e = head.exp_qk if head.exp_qk is not None else _exp_score(ns, head.q_bias * k,
-                                                                    head.slope, 0)
-    return k, head.v(x), e
 
 
 def _exp_score(ns, qk, slope, dist):
@@ -277,9 +266,14 @@ class Sequence:
         for bp, state in zip(plan.blocks, self.state):
             # attention: every live head takes in this position's key and value; the outputs
             # needed here are added once all heads have read the same resid_pre
-            kv = bp.token_kv[token] if bp.token_kv is not None else None
+            if bp.token_kv is None:
+                kv = self._kv(bp, x)
+            else:
+                kv = bp.token_kv.get(token)
+                if kv is None:
+                    kv = bp.token_kv[token] = self._kv(bp, x)
             mid = list(x)
-            for h, s, (k, v, e), wanted in zip(bp.heads, state, kv or self._kv(bp, x), bp.hist):
+            for h, s, (k, v, e), wanted in zip(bp.heads, state, kv, bp.hist):
                 if h.carried:  # N_i = r N_{i-1} + e v_i,  D_i = r D_{i-1} + e
                     r = h.decay
                     if r is None:
@@ -318,9 +312,14 @@ class Sequence:
 
     def _kv(self, bp, x):
         """(k, v, exp(q k) or None) per head, from this position's resid_pre."""
-        return [(h.k(x), h.v(x), None if not h.carried else
-                 h.exp_qk if h.exp_qk is not None else
-                 _exp_score(self.ns, h.q_bias * h.k(x), h.slope, 0)) for h in bp.heads]
+        out = []
+        for h in bp.heads:
+            k, e = h.k(x), None
+            if h.carried:
+                e = h.exp_qk if h.exp_qk is not None else _exp_score(self.ns, h.q_bias * k,
+                                                                      h.slope, 0)
+            out.append((k, h.v(x), e))
+        return out
 
     def _attend(self, h, x, state, i):
         """z_i of a head whose query depends on the position: full causal softmax1 over the
