@@ -53,7 +53,7 @@ def test_ties_and_differences_beyond_every_scale(limit):
     tiny = x + lift(Fraction(1, 2 ** 5000))  # below the last approximation scale 2^-4096
     assert x == same and not x < same and not x > same and x <= same and x >= same
     assert tiny > x and x < tiny and tiny != x
-    assert (x - same) == 0 and not (x - same) > 0
+    assert (x - same) == 0 and not (x - same) > 0 and not (x - same) and bool(tiny - x)
 
 
 def test_comparison_with_plain_numbers():

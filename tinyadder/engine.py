@@ -22,9 +22,14 @@ read off the compiled weights, never off what the model is for:
 4. The first block's keys and values (and exp(q k) of carried heads) depend only on the token,
    because its input is the embedding: they are computed once per token id.
 
-The values are whatever the number system's operators give; in ``float`` and ``decimal`` the
-carried sums round in a different order than the reference, so results may differ in the last
-place there (the answers are tested against Python's a + b in every system).
+In the fraction system the engine's numbers are ``exact.Rational``s: exact rationals that put
+off big-integer work (a running sum with a thousands-of-digits denominator is kept as a sum of
+its terms; comparisons are decided from certified approximations). Elsewhere the values are
+whatever the number system's operators give; in ``float`` and ``decimal`` the carried sums round
+in a different order than the reference, so results may differ in the last places there (tests:
+never less accurate than the reference against the exact values).
+
+``generate`` drives it: ``Sequence(plan_model(model, ns))``, then ``feed(tokens)`` per step.
 """
 
 from dataclasses import dataclass, replace

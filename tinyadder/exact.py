@@ -174,8 +174,7 @@ class Rational:
             return Rational(terms=((b, self),)) if b else _ZERO
         if a is not None and _small(a):
             return Rational(terms=((a, other),)) if a else _ZERO
-        (a, b), (c, d) = self.pair(), other.pair()
-        return Rational(Fraction(a * c, b * d))
+        return Rational(self.fraction() * other.fraction())  # reduced: no growth along chains
 
     __rmul__ = __mul__
 
@@ -184,8 +183,7 @@ class Rational:
         b = other.plain
         if b is not None and (self.plain is not None or _small(b)):
             return self * Rational(1 / b)
-        (a, b), (c, d) = self.pair(), other.pair()
-        return Rational(Fraction(a * d, b * c))
+        return Rational(self.fraction() / other.fraction())
 
     def __rtruediv__(self, other):
         return lift(other) / self
@@ -197,6 +195,9 @@ class Rational:
         return NotImplemented
 
     __hash__ = None  # mutable representation; compare with ==
+
+    def __bool__(self):
+        return self._cmp(_ZERO) != 0
 
     def __lt__(self, other):
         return self._cmp(other) < 0
