@@ -17,12 +17,13 @@ integers with a certified error bound (for a plain p/q: floor(p 2^E / q), error 
 sum: sum of floor(c_k A_k), error sum |c_k| e_k + 1), and the sign is read off when the
 difference exceeds the bounds; otherwise E grows, and if that is still not enough (a tie, or a
 difference below 2^-4096) the two are compared exactly, as cross-multiplied integers.
-``pair()`` evaluates a sum exactly as an unreduced integer pair (products only, memoised),
+``pair()`` evaluates a sum exactly as an unreduced integer pair (memoised),
 ``fraction()`` reduces that once; ``==`` compares exactly. So a Rational is the very rational
 the reference forward pass computes, in another representation.
 """
 
 from fractions import Fraction
+from math import gcd
 
 LIMIT = 8192          # bits: a plain result whose denominators add up to more becomes a sum
 COEF_BITS = 256       # bits: a plain value this small may weight a sum
@@ -62,7 +63,7 @@ class Rational:
     # --- exact value -------------------------------------------------------------------
     def pair(self):
         """(n, d), d > 0, with value n / d, not reduced: a sum is evaluated bottom-up
-        (memoised, without recursion) by integer products only, no gcd."""
+        (memoised, without recursion) over the lcm of its terms' denominators."""
         if self.plain is not None:
             return self.plain.numerator, self.plain.denominator
         stack = [self]
@@ -82,8 +83,9 @@ class Rational:
                 n, d = n * c.numerator, d * c.denominator
                 if d == den:
                     num += n
-                else:
-                    num, den = num * d + n * den, den * d
+                else:  # over lcm(den, d), so common factors (powers of ten) do not pile up
+                    g = gcd(den, d)
+                    num, den = num * (d // g) + n * (den // g), den * (d // g)
             node._pair = num, den
         return self._pair
 
