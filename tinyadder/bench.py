@@ -84,17 +84,17 @@ def peak_memory(model, ns, cases):
 
 
 def measure(model, spec, k, repeats, out):
-    """Print one row per cache setting for number system ``spec`` on the first k cases."""
+    """Print one row per cache setting for number system ``spec`` on the first k cases (the
+    cache-off row on the first k / UNCACHED_SHARE); return the rows."""
     ns = number_system(spec)
     run(model, ns, 0, 0)  # compile and plan outside the timing
     rows = []
     for cache, n in ((True, k), (False, max(1, k // UNCACHED_SHARE))):
         cases = verify_cases()[:n]
         runs = [timed(model, ns, cases, cache) for _ in range(repeats)]
-        wall = statistics.median(n / w for w, _, _ in runs)
-        cpu = statistics.median(n / c for _, c, _ in runs if c > 0) if any(
-            c > 0 for _, c, _ in runs) else float("inf")
-        rows.append((cache, n, wall, cpu, runs[0][2]))
+        wall = statistics.median(n / max(w, 1e-9) for w, _, _ in runs)
+        cpu = statistics.median(n / max(c, 1e-9) for _, c, _ in runs)  # a clock tick may be 0
+        rows.append((cache, n, wall, cpu, max(wrong for _, _, wrong in runs)))
     memory = peak_memory(model, ns, verify_cases()[:min(k, 20)])
     for cache, n, wall, cpu, wrong in rows:
         note = f"  {wrong} WRONG" if wrong else ""
