@@ -29,7 +29,8 @@ UNCACHED_SHARE = 5  # the cache-off run takes the first K / 5 cases
 
 
 def build_parser():
-    parser = cli.Parser(prog=f"{cli.PROG} bench", description=__doc__.split("\n\n")[0])
+    parser = cli.Parser(prog=f"{cli.PROG} bench", description=__doc__.split("\n\n")[0] +
+                        " Without --number: fraction, decimal and float.")
     cli.add_model_options(parser)
     parser.set_defaults(number=None)
     parser.add_argument("--repeats", type=_positive, default=3, metavar="R",
