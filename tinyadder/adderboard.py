@@ -13,8 +13,8 @@ except ImportError:  # loaded by path from a clone that was not installed
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tinyadder.addition import add as model_add
-from tinyadder.construction import build
-from tinyadder.numbers import number_system
+from tinyadder.construction import DIGITS, build
+from tinyadder.numbers import for_model, number_system
 
 METADATA = {
     "name": "TinyAdder-36 (tinyadder reference interpreter)",
@@ -28,9 +28,11 @@ METADATA = {
 }
 
 
-def build_model(variant="published", number="fraction"):
-    """(model, metadata); the model is the construction together with its number system."""
-    return (build(variant), number_system(number)), dict(METADATA)
+def build_model(variant="published", number="fraction", digits=DIGITS):
+    """(model, metadata); the model is the construction for N-digit operands together with its
+    number system (at the precision the construction needs, unless ``number`` gives one)."""
+    weights = build(variant, digits)
+    return (weights, for_model(number_system(number), weights)), dict(METADATA)
 
 
 def add(model, a, b):
