@@ -17,7 +17,7 @@ from .numbers import (DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, NUMBER_CHOICES
 PROG = "tinyadder"
 
 # name -> module with main(argv); each subcommand owns its own parser.
-SUBCOMMANDS = {}
+SUBCOMMANDS = {"precision": "tinyadder.precision"}
 
 
 class Parser(argparse.ArgumentParser):
