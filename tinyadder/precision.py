@@ -14,6 +14,7 @@ digit; then each slot of that half-layer is patched alone to name the slot(s).
 """
 
 from fractions import Fraction
+import argparse
 import math
 import sys
 
@@ -211,7 +212,10 @@ def digits_list(text):
 def systems_list(text):
     specs = [part.strip() for part in text.split(",") if part.strip()]
     for spec in specs:
-        number_system(spec)  # raises ValueError naming what is accepted
+        try:
+            number_system(spec)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
     return specs
 
 
