@@ -223,8 +223,9 @@ def build_parser():
     parser = Parser(
         prog=PROG,
         description="Accuracy of TinyAdder-36 per number system and operand length N; or, "
-                    "for one addition, where the rounding error first exceeds the margin "
-                    "that decides a digit.")
+                    "for one addition EXPR, where the rounding error of --number (here "
+                    "float32 by default) first exceeds the margin that decides a digit. The "
+                    "model defaults to repaired, so that every wrong sum is a rounding error.")
     parser.add_argument("expression", nargs="?", metavar="EXPR",
                         help="one addition to compare with the exact run (default: the "
                              "accuracy table)")
