@@ -68,9 +68,10 @@ def add_model_options(parser):
              f"exp of the head-3 scores (exp(-40), exp(-1000) and exp(40) at N = 10) is "
              f"rounded once, to N + 40 digits ({DEFAULT_EXP_DIGITS} at N = 10). decimal "
              f"without P picks P = N + 30 significant digits (P = {DEFAULT_DECIMAL_DIGITS} "
-             f"at N = 10): the layer-1 running sum is about 10^(N+4) and each digit is "
-             f"decided by a margin of a fraction of a unit, so P must exceed about N + 7 "
-             f"digits; N + 30 leaves more than 20 to spare. float is IEEE double, like the "
+             f"at N = 10): place values carry the rounding of scores of size about 10N into "
+             f"sums of size 10^(N+4), and each digit is decided by a fifth of a unit, so P "
+             f"must exceed about N + 4 digits; N + 30 leaves more than 20 to spare (see "
+             f"'{PROG} precision'). float is IEEE double, like the "
              f"published PyTorch model; float32 is IEEE single (emulated), which fails at "
              f"N = 10")
     parser.add_argument(

@@ -161,7 +161,8 @@ class FractionSystem(_Fits):
         return self.name
 
     def describe(self):
-        why = f" ({self.picked} + {EXP_GUARD_DIGITS})" if self.picked else ""
+        why = (f"; picked: {EXP_GUARD_DIGITS} more than the model's precision, {self.picked}"
+               if self.picked else "")
         return (f"fraction (exact; exp of irrational arguments rounded to {self.exp_digits} "
                 f"digits{why})")
 
