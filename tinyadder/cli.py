@@ -108,11 +108,12 @@ def _lines(expressions, stdin):
             yield None, expr
 
 
-def _hint(args, model, a, b):
-    """Why a sum may be wrong: rounding if the exact run is right, else the published flaw."""
-    if args.number.name != "fraction" and addition.add(model, number_system("fraction"),
-                                                       a, b) == a + b:
-        return (f" (a rounding error of {args.number.spec}: exact arithmetic is right; "
+def _hint(args, model, ns, a, b):
+    """Why a sum may be wrong: rounding if the model's own precision gets it right (decimal
+    at the digits the model needs: fast, and as good as exact here), else the published flaw."""
+    reference = for_model(number_system("decimal"), model)
+    if ns.name != "fraction" and addition.add(model, reference, a, b) == a + b:
+        return (f" (a rounding error of {ns.spec}: {reference.spec} is right; "
                 f"see '{PROG} precision')")
     return " (try --model repaired)" if args.model == "published" else ""
 
@@ -134,7 +135,7 @@ def run_expressions(args, out, err, stdin):
         print(sequence, file=out, flush=True)
         answer = int(sequence.split("=")[1])
         if answer != a + b:
-            fix = _hint(args, model, a, b)
+            fix = _hint(args, model, ns, a, b)
             print(f"{PROG}: warning: the {args.model} model's sum {answer} is wrong: "
                   f"{a} + {b} = {a + b}{fix}", file=err)
             status = max(status, 1)
