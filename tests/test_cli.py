@@ -148,3 +148,11 @@ def test_help_names_the_precision_picked_from_n(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "decimal without P picks P = N + 30 significant digits" in text
     assert "--digits N" in text and "1 <= N <= 2000" in text
+
+
+def test_options_may_come_between_expressions():
+    status, out, _ = run_cli("1+2", "--number", "float", "5+5", "--model", "repaired", "7+0")
+    assert status == 0
+    assert out.splitlines() == ["0000000001+0000000002=00000000003",
+                                "0000000005+0000000005=00000000010",
+                                "0000000007+0000000000=00000000007"]

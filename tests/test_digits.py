@@ -2,14 +2,14 @@
 
 from fractions import Fraction
 import math
-import random
 
 import pytest
 
 from tinyadder.adderboard import add as board_add, build_model
 from tinyadder.addition import add, parse_expression, InputError
-from tinyadder.cases import edge_cases, random_pairs
+from tinyadder.cases import carry_pairs, edge_cases, random_pairs
 from tinyadder.construction import MAX_DIGITS, SLOTS, build, constants
+from tinyadder.ledger import ledger, totals
 from tinyadder.numbers import DecimalSystem, ExpTerm, FractionSystem
 from tinyadder.trace import run_with_cache
 
@@ -62,6 +62,12 @@ def test_every_n_has_the_same_weight_entries_so_the_same_36_parameters(variant):
         assert set(entries(model)) == set(entries(reference)), n
         assert 0 not in entries(model).values(), n
         assert partition(model) == shape, n
+
+
+@pytest.mark.parametrize("variant", ["published", "repaired"])
+def test_the_ledger_counts_36_for_every_n(variant):
+    for n in (1, 2, 3, 10, 50, 151, 1000, MAX_DIGITS):  # 151: the value bias is exactly 1
+        assert totals(ledger(build(variant, n))).params == 36, n
 
 
 def test_refuses_n_outside_the_range():
@@ -162,34 +168,30 @@ def test_decimal_sweep(n):
     assert sums_right(model, DecimalSystem(), list(edge_cases(n)) + random_pairs(20, digits=n)) == []
 
 
-def near_carry_pairs(n, count, seed=7):
-    """Pairs whose sum's low k digits sit within 500 of a carry boundary (k = 2..N): just below
-    10^k (the published readout's bad case) or just above it. (A stand-in for the carries
-    suite of cases.py, which is not on this branch.)"""
-    rng = random.Random(seed)
-    pairs = []
-    for _ in range(count):
-        k = rng.randint(2, n)
-        low = 10 ** k - rng.randint(1, 500) if rng.random() < 0.7 else rng.randint(0, 500)
-        a = rng.randint(0, 10 ** n - 1)
-        b_low = (low - a) % 10 ** k
-        b = b_low + rng.randint(0, (10 ** n - 1 - b_low) // 10 ** k) * 10 ** k
-        pairs.append((a, b))
-    return pairs
+def carries(n, every):
+    """Every ``every``-th pair of the carries suite at N digits (cases.carry_pairs: sums whose
+    low m columns are 10^m - g, g = 1..1000, for every m), in a fixed order."""
+    suite = carry_pairs(1, digits=n)
+    return [pair for cell in sorted(suite) for pair in suite[cell]][::every]
 
 
-@pytest.mark.parametrize("n, count", [(20, 12), (50, 3)])
-def test_carries_near_boundaries(n, count):
-    pairs = near_carry_pairs(n, count)
-    assert all(a < 10 ** n and b < 10 ** n for a, b in pairs)
+@pytest.mark.parametrize("n, every", [(20, 4), (50, 40)])
+def test_carries_suite(n, every):
+    pairs = carries(n, every)
+    assert len(pairs) >= 10
     assert sums_right(build("repaired", n), DecimalSystem(), pairs) == []
 
 
-def test_near_carry_pairs_reach_the_published_flaw():
-    # The generator really lands where the published readout fails (else the test above
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [20, 50])
+def test_carries_suite_in_full(n):
+    assert sums_right(build("repaired", n), DecimalSystem(), carries(n, 1)) == []
+
+
+def test_carries_suite_reaches_the_published_flaw():
+    # The suite really lands where the published readout fails at N = 20 (else the tests above
     # would prove little).
-    wrong = sums_right(build("published", 20), DecimalSystem(), near_carry_pairs(20, 12))
-    assert wrong
+    assert sums_right(build("published", 20), DecimalSystem(), carries(20, 4))
 
 
 def test_operand_limit_follows_n():

@@ -1,7 +1,11 @@
 """AdderBoard submission interface: ``python verify.py tinyadder/adderboard.py``.
 
-AdderBoard's verify.py loads this file by path, calls ``build_model()`` once and then
-``add(model, a, b)`` for every pair. The sum comes from the model's generated digits.
+AdderBoard's verify.py imports this file by path (``importlib.util.spec_from_file_location``,
+as a module named ``submission``), requires ``build_model`` and ``add``, calls
+``build_model()`` once, prints the metadata's name, author, params, architecture and tricks
+(a list of strings), then calls ``add(model, a, b)`` on its 10 edge cases and 10,000 pairs from
+``random.Random(2025)`` and qualifies a model at 99%. The sum comes from the model's generated
+digits: on the published model's counterexample it is the model's wrong sum, not a + b.
 """
 
 from pathlib import Path
@@ -14,12 +18,12 @@ except ImportError:  # loaded by path from a clone that was not installed
 
 from tinyadder.addition import add as model_add
 from tinyadder.construction import DIGITS, build
+from tinyadder.ledger import ledger, totals
 from tinyadder.numbers import for_model, number_system
 
 METADATA = {
     "name": "TinyAdder-36 (tinyadder reference interpreter)",
     "author": "tinyadder (construction: the published 36-parameter hand-wired adder)",
-    "params": 36,
     "architecture": "2-layer decoder, d_model 5 -> 16, layer 0: 5 heads, layer 1: 1 head, "
                     "head dim 1, ReGLU FFNs, softmax1, no lm_head",
     "tricks": ["ALiBi slope ln 10 gives place values", "softmax1 (+1 in the denominator)",
@@ -30,9 +34,13 @@ METADATA = {
 
 def build_model(variant="published", number="fraction", digits=DIGITS):
     """(model, metadata); the model is the construction for N-digit operands together with its
-    number system (at the precision the construction needs, unless ``number`` gives one)."""
+    number system (at the precision the construction needs, unless ``number`` gives one).
+
+    metadata["params"] is counted by the parameter ledger (``python -m tinyadder params``).
+    """
     weights = build(variant, digits)
-    return (weights, for_model(number_system(number), weights)), dict(METADATA)
+    metadata = dict(METADATA, params=totals(ledger(weights)).params)
+    return (weights, for_model(number_system(number), weights)), metadata
 
 
 def add(model, a, b):

@@ -9,7 +9,7 @@ import importlib
 import re
 import sys
 
-from . import addition
+from . import addition, tracing
 from .construction import DIGITS, MAX_DIGITS, VARIANTS, build, check_digits
 from .numbers import (DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, NUMBER_CHOICES, for_model,
                       number_system)
@@ -17,7 +17,8 @@ from .numbers import (DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, NUMBER_CHOICES
 PROG = "tinyadder"
 
 # name -> module with main(argv); each subcommand owns its own parser.
-SUBCOMMANDS = {"precision": "tinyadder.precision"}
+SUBCOMMANDS = {"params": "tinyadder.ledger", "precision": "tinyadder.precision",
+               "program": "tinyadder.program", "verify": "tinyadder.verify"}
 
 
 class Parser(argparse.ArgumentParser):
@@ -94,6 +95,7 @@ def build_parser():
              "N digits, see --digits); '-' reads one expression per line from standard input")
     add_model_options(parser)
     add_digits_option(parser)
+    tracing.add_options(parser)
     return parser
 
 
@@ -122,6 +124,10 @@ def run_expressions(args, out, err, stdin):
     """Answer each expression; return the exit status."""
     model = build(args.model, args.digits)
     ns = for_model(args.number, model)
+    problem = tracing.problem(args, model)
+    if problem:
+        print(f"{PROG}: error: {problem}", file=err)
+        return 2
     status = 0
     for label, text in _lines(args.expressions, stdin):
         try:
@@ -131,8 +137,11 @@ def run_expressions(args, out, err, stdin):
             print(f"{PROG}: error: {where}{error}", file=err)
             status = 2
             continue
-        sequence = addition.run(model, ns, a, b)
-        print(sequence, file=out, flush=True)
+        if tracing.requested(args):
+            sequence = tracing.run(args, model, a, b, out, stdin)
+        else:
+            sequence = addition.run(model, ns, a, b)
+            print(sequence, file=out, flush=True)
         answer = int(sequence.split("=")[1])
         if answer != a + b:
             fix = _hint(args, model, ns, a, b)
@@ -153,7 +162,7 @@ def main(argv=None, out=None, err=None, stdin=None):
         # '-5+3' is an expression with a sign, not an option: a leading space makes argparse
         # take it as a positional, and parse_expression then reports the sign.
         argv = [" " + a if re.match(r"-[^-A-Za-z]", a) else a for a in argv]
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_intermixed_args(argv)
         if not args.expressions:
             print(f"{PROG}: error: no expression given; pass one such as 12+34, "
                   f"or '-' to read them from standard input", file=err)

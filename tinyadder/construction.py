@@ -160,6 +160,29 @@ def build(variant="published", digits=DIGITS):
         width_embed=5,
         blocks=(layer0, layer1),
         readout={str(u): t for u, t in enumerate(targets)},
+        roles=dict(ROLES),
         meta={"digits": digits,
               "precision": Precision(c["precision"], f"N + 30 for N = {digits} digits")},
     )
+
+
+# What each weight tensor is, for the parameter ledger (tinyadder.ledger counts by it).
+ROLES = {
+    "W_E": "embedding",
+    "blocks.0.attn.b_Q": "weight",       # q = 1 on every head
+    "blocks.0.attn.W_K": "weight",       # 960 on special
+    "blocks.0.attn.b_K": "weight",       # -1000
+    "blocks.0.attn.W_V": "weight",       # 0.1/S, -1.1/S, 1
+    "blocks.0.attn.W_O": "copy",         # head h into slot h
+    "blocks.0.attn.slopes": "position",  # ALiBi ln 10 on head 3
+    "blocks.0.mlp.W_gate": "weight",     # gate weight 1, on all 11 gates
+    "blocks.0.mlp.W_in": "weight",       # P_0 .. P_10
+    "blocks.0.mlp.W_out": "copy",        # hidden u into its own new slot
+    "blocks.1.attn.W_V": "weight",       # 100 on digit_pos
+    "blocks.1.attn.b_V": "weight",       # +15
+    "blocks.1.attn.W_O": "copy",         # the one head into every slot
+    "blocks.1.mlp.W_gate": "weight",     # +10^4 and -10^4
+    "blocks.1.mlp.b_in": "weight",       # the constant up projection 100
+    "blocks.1.mlp.W_out": "copy",        # both units of u into output u
+    "readout": "copy",                   # logit u = -(slot read for u)
+}

@@ -42,7 +42,10 @@ class Precision:
 
 
 class _Fits:
-    """``fit(need)`` for systems with a precision: memoised, so a model compiles once per need."""
+    """``fit(need)`` for systems with a precision: memoised, so a model compiles once per need.
+
+    ``describe()`` names the reason for a pick that differs from the default precision.
+    """
 
     def fit(self, need):
         """This system at ``need.digits`` digits, unless its precision was given explicitly."""
@@ -167,7 +170,8 @@ class FractionSystem(_Fits):
                 f"digits{why})")
 
     def _at(self, need):
-        return FractionSystem(need.digits + EXP_GUARD_DIGITS, picked=need.why)
+        digits = need.digits + EXP_GUARD_DIGITS
+        return FractionSystem(digits, picked=need.why if digits != DEFAULT_EXP_DIGITS else "")
 
     @property
     def roundings(self):
@@ -248,7 +252,8 @@ class DecimalSystem(_Fits):
         return f"decimal ({self.digits} significant digits, round-half-even{why})"
 
     def _at(self, need):
-        return DecimalSystem(need.digits, picked=need.why)
+        return DecimalSystem(need.digits,
+                             picked=need.why if need.digits != DEFAULT_DECIMAL_DIGITS else "")
 
     roundings = ()
 

@@ -10,6 +10,9 @@ Fraction(1, 25)
 Fraction(1, 24)
 """
 
+from dataclasses import dataclass
+from typing import Optional
+
 from .addition import digits_of, encode, parse_expression
 from .forward import compile_model, forward
 from .generate import generate
@@ -36,22 +39,48 @@ def act_name(name, layer=None):
     return full
 
 
+@dataclass(frozen=True)
+class Stage:
+    """A point where the machine state is whole: after the embedding or after a half-layer."""
+
+    label: str              # 'layer 0 attention'
+    short: str              # 'L0.attn'
+    name: str               # the trace point holding the residual stream after it
+    layer: Optional[int]    # None for the embedding
+    kind: str               # 'embed', 'attn' or 'mlp'
+
+
+def stages(model):
+    """The embedding, then each block's attention and FFN half, in execution order."""
+    out = [Stage("embedding", "embed", "hook_embed", None, "embed")]
+    for i in range(len(model.blocks)):
+        out.append(Stage(f"layer {i} attention", f"L{i}.attn", act_name("resid_mid", i), i,
+                         "attn"))
+        out.append(Stage(f"layer {i} FFN", f"L{i}.mlp", act_name("resid_post", i), i, "mlp"))
+    return out
+
+
 class ActivationCache:
     """Trace-point values of one forward pass over a whole sequence, by TransformerLens name."""
 
-    def __init__(self, model, ns, tokens, values):
+    def __init__(self, model, ns, tokens, values, roundings=None, prompt_len=None):
         self.model = model
         self.ns = ns
         self.tokens = list(tokens)
         self.values = dict(values)
+        # Every irrational value rounded to make this run (the fraction system's exp calls).
+        self.roundings = list(ns.roundings if roundings is None else roundings)
+        # Positions before this were given; the rest were generated.
+        self.prompt_len = len(self.tokens) if prompt_len is None else prompt_len
 
     @property
     def text(self):
         return "".join(self.model.vocab[t] for t in self.tokens)
 
     @property
-    def roundings(self):
-        return list(self.ns.roundings)
+    def predicting(self):
+        """Positions whose prediction was appended: prompt_len - 1 .. len(tokens) - 2."""
+        return range(self.prompt_len - 1, len(self.tokens) - 1)
 
     def __getitem__(self, key):
         name, layer = key if isinstance(key, tuple) else (key, None)
@@ -130,4 +159,4 @@ def run_with_cache(model, expression, ns=None, names=None, patch=None):
             values[name] = value
 
     logits, _ = forward(compile_model(model, ns), tokens, record=record, patch=patch)
-    return logits, ActivationCache(model, ns, tokens, values)
+    return logits, ActivationCache(model, ns, tokens, values, prompt_len=len(prompt))

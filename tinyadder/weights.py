@@ -90,7 +90,7 @@ class Model:
     width_embed: int
     blocks: Tuple[Block, ...]
     readout: Dict[str, str]
-    roles: Dict[str, str] = field(default_factory=dict)
+    roles: Dict[str, str] = field(default_factory=dict)  # tensor name -> role (see ledger)
     notes: str = ""
     meta: Dict[str, object] = field(default_factory=dict)
 
@@ -137,3 +137,10 @@ def check_model(model):
         width = block.width_out
     _check_table("readout", {t: {s: 1} for t, s in model.readout.items()},
                  model.vocab, model.slots[:width])
+
+
+def live_heads(attn):
+    """Heads whose output reaches the stream: a nonzero value map and an output map."""
+    has_v = {h for row in attn.W_V.values() for h, w in row.items() if w}
+    has_v |= {h for h, w in attn.b_V.items() if w}
+    return tuple(h for h in attn.heads if h in has_v and attn.W_O.get(h))

@@ -1,0 +1,284 @@
+"""``tinyadder params``: the parameter ledger, counted from the model's weights and roles.
+
+Every weight tensor of the model (``tensors``) is counted under one rule, chosen by the role
+the construction declares for it (``Model.roles``, tensor name -> role) and by its values:
+
+- a zero is not a parameter: a tensor with no non-zero entry counts 0;
+- ``copy``, an identity or copy map (every non-zero entry is 1; one source may feed several
+  targets, as layer 1's head output broadcast to all 16 slots): free;
+- ``position``, the fixed ALiBi slopes: a positional scheme, not a parameter: free;
+- ``weight``: each distinct non-zero value counts 1, so one value broadcast to many places
+  counts 1 (layer 0's query bias 1 on 5 heads; its gate weight 1 on 11 gates);
+- ``embedding``: a lookup table whose rows are the tokens' vectors, so the same rule applies
+  row by row: each token's row counts its distinct non-zero values. The '=' row (1 on eq and
+  on special) counts 1; <bos>, <eos> and '+' count 1 each although they share the value 1
+  (<eos> counts although it never occurs); the digit rows count 1 each (10 d), digit 0's
+  row is zero. That is the spec's 13: 9 digit values and 4 flag rows.
+
+A tensor declared ``copy`` whose entries are not all 1 is counted as ``weight``, and so is a
+tensor with no declared role: a map is free only where its values agree with the declaration. Under these rules both models have 36 parameters; the ledger also gives the
+dense non-zero count and the number of distinct non-zero constants model-wide, so other
+conventions can be compared.
+"""
+
+from dataclasses import dataclass
+import json
+import sys
+import textwrap
+from typing import Dict, Optional, Tuple
+
+from . import cli
+from .construction import build
+from .numbers import ExpTerm
+
+ROLES = {
+    "embedding": "token lookup: each token row counts its distinct non-zero values",
+    "weight": "each distinct non-zero value counts 1, however many places it fills",
+    "copy": "identity or copy map (non-zero entries all 1): free",
+    "position": "fixed positional scheme (ALiBi slope), not a parameter: free",
+}
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """One weight tensor as a sparse matrix: ``entries[(row, col)]`` for its non-zeros.
+
+    A bias or a slope vector has one row, named None.
+    """
+
+    name: str
+    part: str
+    rows: Tuple[Optional[str], ...]
+    cols: Tuple[str, ...]
+    entries: Dict[Tuple[Optional[str], str], object]
+
+    @property
+    def shape(self):
+        return (len(self.cols),) if self.rows == (None,) else (len(self.rows), len(self.cols))
+
+
+def _is_zero(value):
+    return value.coef == 0 if isinstance(value, ExpTerm) else value == 0
+
+
+def _tensor(name, part, table, rows, cols):
+    entries = {(r, c): v for r, row in table.items() for c, v in row.items() if not _is_zero(v)}
+    return Tensor(name, part, tuple(rows), tuple(cols), entries)
+
+
+def _vector(name, part, bias, cols):
+    return _tensor(name, part, {None: bias}, (None,), cols)
+
+
+def tensors(model):
+    """Every weight tensor, in model order: embedding, each block's attention and FFN, readout.
+
+    Names follow TransformerLens (``blocks.0.attn.W_Q``); shapes are the dense ones.
+    """
+    slots = model.slots
+    out = [_tensor("W_E", "embedding", model.W_E, model.vocab, slots[:model.width_embed])]
+    width = model.width_embed
+    for i, block in enumerate(model.blocks):
+        a, m = block.attn, block.mlp
+        inp, wide = slots[:block.width_in], slots[:block.width_out]
+        where, part = f"blocks.{i}.attn", f"layer {i} attention"
+        for w, b in (("W_Q", "b_Q"), ("W_K", "b_K"), ("W_V", "b_V")):
+            out.append(_tensor(f"{where}.{w}", part, getattr(a, w), inp, a.heads))
+            out.append(_vector(f"{where}.{b}", part, getattr(a, b), a.heads))
+        out.append(_tensor(f"{where}.W_O", part, a.W_O, a.heads, inp))
+        out.append(_vector(f"{where}.b_O", part, a.b_O, inp))
+        out.append(_vector(f"{where}.slopes", part, a.slopes, a.heads))
+        where, part = f"blocks.{i}.mlp", f"layer {i} FFN"
+        for w, b in (("W_gate", "b_gate"), ("W_in", "b_in")):
+            out.append(_tensor(f"{where}.{w}", part, getattr(m, w), inp, m.units))
+            out.append(_vector(f"{where}.{b}", part, getattr(m, b), m.units))
+        out.append(_tensor(f"{where}.W_out", part, m.W_out, m.units, wide))
+        out.append(_vector(f"{where}.b_out", part, m.b_out, wide))
+        width = block.width_out
+    # logit_t = -resid[readout[t]]: the readout is a 0/1 map from slots to output tokens.
+    out.append(_tensor("readout", "readout", {s: {t: 1} for t, s in model.readout.items()},
+                       slots[:width], tuple(model.readout)))
+    return out
+
+
+@dataclass(frozen=True)
+class Line:
+    """One tensor's entry in the ledger."""
+
+    tensor: Tensor
+    role: str
+    params: int
+    rule: str
+
+
+def _distinct(values):
+    """The distinct values, in order of first appearance (1 == Fraction(1) are one value)."""
+    seen = []
+    for v in values:
+        if v not in seen:
+            seen.append(v)
+    return seen
+
+
+def count(tensor, role):
+    """(parameters, rule) for one tensor with its declared role."""
+    values = list(tensor.entries.values())
+    if not values:
+        return 0, "zero: free"
+    if role == "position":
+        return 0, "ALiBi slope, a fixed positional scheme: free"
+    distinct = _distinct(values)
+    if role == "copy":
+        if distinct == [1]:
+            fan_out = max(sum(1 for r, _ in tensor.entries if r == row) for row in tensor.rows)
+            fan_in = max(sum(1 for _, c in tensor.entries if c == col) for col in tensor.cols)
+            kind = ("identity map" if fan_out == fan_in == 1 else
+                    f"copy map, one source to {fan_out} places" if fan_in == 1 else
+                    f"copy map, {fan_in} sources added into one place")
+            return 0, f"{kind}: free"
+        role, note = "weight", "declared copy but not all 1, so: "
+    else:
+        note = ""
+    if role == "embedding":
+        rows = [_distinct(v for (r, _), v in tensor.entries.items() if r == row)
+                for row in tensor.rows]
+        n = sum(len(r) for r in rows)
+        return n, f"per token row, each distinct value: 1 ({sum(1 for r in rows if r)} rows)"
+    if len(distinct) == 1:
+        if len(values) == 1:
+            return 1, note + "one value: 1"
+        return 1, note + f"one value broadcast to {len(values)} places: 1"
+    broadcast = " (broadcast)" if len(values) > len(distinct) else ""
+    return len(distinct), note + f"{len(distinct)} distinct values{broadcast}: {len(distinct)}"
+
+
+def ledger(model):
+    """The ledger lines, one per tensor, from the weights and the declared roles."""
+    names = [t.name for t in tensors(model)]
+    for name, role in model.roles.items():
+        if name not in names:
+            raise ValueError(f"role declared for unknown tensor {name!r}")
+        if role not in ROLES:
+            raise ValueError(f"unknown role {role!r} for {name}; use {', '.join(ROLES)}")
+    lines = []
+    for tensor in tensors(model):
+        role = model.roles.get(tensor.name, "weight")
+        params, rule = count(tensor, role)
+        lines.append(Line(tensor, role, params, rule))
+    return lines
+
+
+@dataclass(frozen=True)
+class Totals:
+    params: int
+    parts: Dict[str, int]
+    dense_nonzero: int       # non-zero entries of every tensor, copy maps included
+    distinct_constants: int  # distinct non-zero values model-wide, ALiBi slopes excluded
+
+
+def totals(lines):
+    parts = {}
+    for line in lines:
+        parts[line.tensor.part] = parts.get(line.tensor.part, 0) + line.params
+    weights = [line for line in lines if line.role != "position"]
+    return Totals(
+        params=sum(line.params for line in lines),
+        parts=parts,
+        dense_nonzero=sum(len(line.tensor.entries) for line in weights),
+        distinct_constants=len(_distinct(v for line in weights
+                                         for v in line.tensor.entries.values())))
+
+
+def _place(key):
+    row, col = key
+    return col if row is None else f"{row}->{col}"
+
+
+def entries_text(tensor, limit=3):
+    """The non-zero entries grouped by value: 'value at place, place, ... (n places)'."""
+    groups = {}
+    for key, value in tensor.entries.items():
+        for v in groups:
+            if v == value:
+                groups[v].append(key)
+                break
+        else:
+            groups[value] = [key]
+    out = []
+    for value, keys in groups.items():
+        places = ", ".join(_place(k) for k in keys[:limit])
+        more = f", ... ({len(keys)} places)" if len(keys) > limit else ""
+        out.append(f"{value} at {places}{more}")
+    return out
+
+
+def render(model, lines):
+    """The ledger as text: one line per tensor with non-zeros, its entries, then totals."""
+    t = totals(lines)
+    shown = [line for line in lines if line.tensor.entries]
+    width = max(len(line.tensor.name) for line in shown)
+    out = [f"parameter ledger of {model.name}",
+           f"{'tensor':<{width}}  {'role':<9}  {'shape':>7}  {'non-zero':>8}  {'params':>6}  rule"]
+    for line in shown:
+        shape = "x".join(str(n) for n in line.tensor.shape)
+        out.append(f"{line.tensor.name:<{width}}  {line.role:<9}  {shape:>7}  "
+                   f"{len(line.tensor.entries):>8}  {line.params:>6}  {line.rule}")
+        out += [f"    {text}" for text in entries_text(line.tensor)]
+    empty = [line.tensor.name for line in lines if not line.tensor.entries]
+    out += textwrap.wrap(f"all zero (free): {', '.join(empty)}", 96, subsequent_indent="    ")
+    out.append("")
+    out += [f"{part:<18} {n:>3}" for part, n in t.parts.items()]
+    out.append(f"{'total':<18} {t.params:>3}")
+    out.append(f"dense non-zero entries: {t.dense_nonzero} (copy maps included, ALiBi slope not)")
+    out.append(f"distinct non-zero constants: {t.distinct_constants} (model-wide)")
+    out.append("")
+    out += textwrap.wrap(
+        "rules: a zero is free; an identity or copy map is free; one value broadcast to many "
+        "places counts 1; each other distinct value counts 1, per tensor, and per token row in "
+        "the embedding (its rows are the tokens' vectors)", 96, subsequent_indent="    ")
+    return out
+
+
+def as_json(model, lines):
+    t = totals(lines)
+    return {
+        "model": model.name,
+        "rules": ROLES,
+        "tensors": [{
+            "name": line.tensor.name, "part": line.tensor.part, "role": line.role,
+            "shape": list(line.tensor.shape), "nonzero": len(line.tensor.entries),
+            "entries": [[r, c, str(v)] for (r, c), v in line.tensor.entries.items()],
+            "params": line.params, "rule": line.rule} for line in lines],
+        "parts": t.parts,
+        "total": t.params,
+        "dense_nonzero": t.dense_nonzero,
+        "distinct_constants": t.distinct_constants,
+    }
+
+
+def build_parser():
+    parser = cli.Parser(
+        prog=f"{cli.PROG} params",
+        description="The parameter ledger: every weight tensor's role, shape, non-zero "
+                    "entries and parameter count, computed from the model's weights and the "
+                    "roles its construction declares.")
+    parser.add_argument("--model", type=cli.model_arg, default="published",
+                        help="published (default) or repaired")
+    parser.add_argument("--json", action="store_true", help="print the ledger as JSON")
+    cli.add_digits_option(parser)
+    return parser
+
+
+def main(argv=None, out=None):
+    out = out or sys.stdout
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exit_:
+        return exit_.code
+    model = build(args.model, args.digits)
+    lines = ledger(model)
+    if args.json:
+        print(json.dumps(as_json(model, lines), indent=1), file=out)
+    else:
+        print("\n".join(render(model, lines)), file=out)
+    return 0

@@ -1,0 +1,201 @@
+"""``python -m tinyadder program``: the model as the register machine it is (seed article 003).
+
+Everything printed is derived from the weight tables: which half-layer writes and reads each
+slot, and each half-layer as instructions over named slots. Change a weight and the listing
+changes. A head counts as live when it has a value map and an output map.
+
+>>> from tinyadder import build
+>>> for line in instructions(build("published")):
+...     if "attend" in line:
+...         print(line)
+  count += attend(q = 1, k = 960*special - 1000, slope = ln 10, v = e^40*special - 11*e^40*eq)
+  scale += attend(q = 1, k = 0, v = eq)
+  every slot (16) += attend(q = 0, k = 0, v = 100*digit_pos + 15)
+"""
+
+from fractions import Fraction
+
+from .construction import build
+from .numbers import ExpTerm
+from .show import pack, rational_text
+from .weights import live_heads
+
+
+def _sign_and_text(w):
+    """(negative?, text of |w|) for a construction constant."""
+    if isinstance(w, ExpTerm):
+        return w.coef < 0, str(ExpTerm(abs(w.coef), w.power))
+    if isinstance(w, (int, Fraction)):
+        return w < 0, rational_text(abs(Fraction(w)))
+    return False, str(w)
+
+
+def linear_text(table, bias, target):
+    """sum_s table[s][target] * s + bias[target] as text: '960*special - 1000'."""
+    terms = [(w, s) for s, row in table.items() for t, w in row.items() if t == target and w]
+    b = bias.get(target, 0)
+    if b:
+        terms.append((b, None))
+    if not terms:
+        return "0"
+    out = ""
+    for k, (w, s) in enumerate(terms):
+        negative, text = _sign_and_text(w)
+        part = s if (s and text == "1") else (f"{text}*{s}" if s else text)
+        out += ("-" if negative else "") + part if k == 0 else (
+            f" - {part}" if negative else f" + {part}")
+    return out
+
+
+def half_layers(model):
+    """[(short name, reads, writes)] for the embedding, each half-layer and the readout."""
+    out = [("embed", set(), {s for row in model.W_E.values() for s, w in row.items() if w})]
+    for i, block in enumerate(model.blocks):
+        a, m = block.attn, block.mlp
+        live = live_heads(a)
+        reads = {s for t in (a.W_Q, a.W_K, a.W_V) for s, row in t.items()
+                 if any(w and h in live for h, w in row.items())}
+        writes = {s for h in live for s, w in a.W_O.get(h, {}).items() if w}
+        writes |= {s for s, w in a.b_O.items() if w}
+        out.append((f"L{i}.attn", reads, writes))
+        reads = {s for t in (m.W_gate, m.W_in) for s, row in t.items() if any(row.values())}
+        writes = {s for row in m.W_out.values() for s, w in row.items() if w}
+        writes |= {s for s, w in m.b_out.items() if w}
+        out.append((f"L{i}.mlp", reads, writes))
+    out.append(("readout", set(model.readout.values()), set()))
+    return out
+
+
+def slot_table(model):
+    """One row per slot: written by, read by, last read."""
+    stages = half_layers(model)
+    rows = [("slot", "written by", "read by", "last read")]
+    for slot in model.slots:
+        writers = [name for name, _, writes in stages if slot in writes]
+        readers = [name for name, reads, _ in stages if slot in reads]
+        rows.append((slot, ", ".join(writers) or "-", ", ".join(readers) or "-",
+                     readers[-1] if readers else "never"))
+    widths = [max(len(r[k]) for r in rows) for k in range(3)]
+    return [f"  {r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}".rstrip()
+            for r in rows]
+
+
+def _targets_text(model, targets, width):
+    if list(targets) == list(model.slots[:width]) and len(targets) > 3:
+        return f"every slot ({len(targets)})"
+    return ", ".join(targets)
+
+
+def _embedding(model):
+    lines = ["embed  (one row per token; no positional embedding)"]
+    for slot in model.slots[:model.width_embed]:
+        on = [(t, row[slot]) for t, row in model.W_E.items() if row.get(slot)]
+        if not on:
+            continue
+        digits = [(t, w) for t, w in on if t.isdigit()]
+        scale = {Fraction(w) / int(t) for t, w in digits if int(t)}
+        linear = digits and len(digits) == len(on) and all(int(t) for t, _ in digits)
+        if linear and len(scale) == 1:  # '0' has no entry: its value 0 fits k*d too
+            (k,) = scale
+            lines.append(f"  {slot} = {rational_text(k)}*d on digit d")
+        elif len({w for _, w in on}) == 1:
+            lines.append(f"  {slot} = {rational_text(on[0][1])} on "
+                         f"{', '.join(repr(t) for t, _ in on)}")
+        else:
+            lines.append(f"  {slot} = " + ", ".join(f"{rational_text(w)} on {t!r}" for t, w in on))
+    return lines
+
+
+def _attention(model, i, block):
+    a = block.attn
+    lines = [f"L{i}.attn  (softmax1 over j <= i of q_i*k_j - slope*(i - j); x += W_O z)"]
+    live = live_heads(a)
+    for h in live:
+        targets = [s for s, w in a.W_O[h].items() if w]
+        slope = a.slopes.get(h)
+        parts = [f"q = {linear_text(a.W_Q, a.b_Q, h)}", f"k = {linear_text(a.W_K, a.b_K, h)}"]
+        if slope:
+            parts.append(f"slope = {slope}")
+        parts.append(f"v = {linear_text(a.W_V, a.b_V, h)}")
+        lines.append(f"  {_targets_text(model, targets, block.width_in)} += "
+                     f"attend({', '.join(parts)})")
+    dead = [h for h in a.heads if h not in live]
+    if dead:
+        lines.append(f"  {', '.join(dead)}: no effect (no value or no output)")
+    return lines
+
+
+def _mlp(model, i, block):
+    m = block.mlp
+    lines = [f"L{i}.mlp  (ReGLU: unit = relu(gate)*(up))"]
+    if block.width_out > block.width_in:
+        lines[0] += f"; the stream widens from {block.width_in} to {block.width_out} slots"
+    for slot in model.slots[:block.width_out]:
+        terms = []
+        for u in m.units:
+            w = m.W_out.get(u, {}).get(slot)
+            if not w:
+                continue
+            negative, text = _sign_and_text(w)
+            factor = "" if text == "1" else f"{text}*"
+            terms.append(("- " if negative else "+ ") + f"{factor}relu("
+                         f"{linear_text(m.W_gate, m.b_gate, u)})*("
+                         f"{linear_text(m.W_in, m.b_in, u)})")
+        if m.b_out.get(slot):
+            terms.append(f"+ {rational_text(m.b_out[slot])}")
+        if terms:
+            body = " ".join(terms)
+            body = body[2:] if body.startswith("+ ") else "-" + body[2:]
+            lines.append(f"  {slot} += {body}")
+    return lines
+
+
+def instructions(model):
+    """Each half-layer as instructions over named slots."""
+    lines = _embedding(model)
+    for i, block in enumerate(model.blocks):
+        lines += _attention(model, i, block) + _mlp(model, i, block)
+    lines.append("readout  (logit_t = -slot; the largest logit wins)")
+    lines += pack([f"{t!r} = -{s}" for t, s in model.readout.items()], "  ")
+    return lines
+
+
+def wrap(line, width=80):
+    """A long instruction broken after its commas, continuation lines indented past '('."""
+    if len(line) <= width or "(" not in line:
+        return [line]
+    indent = " " * (line.index("(") + 1)
+    lines = [""]
+    for part in line.split(", "):
+        piece = part if not lines[-1] else f"{lines[-1]}, {part}"
+        if lines[-1].strip() and len(piece) + 1 > width:
+            lines[-1] += ","
+            lines.append(indent + part)
+        else:
+            lines[-1] = piece
+    return lines
+
+
+def listing(model):
+    """The whole register-machine view: slot table, then the program."""
+    stages = half_layers(model)
+    program = []
+    for line in instructions(model):
+        program += wrap("    " + line[2:] if line.startswith("  ") else "  " + line)
+    return "\n".join(
+        [f"{model.name}: {len(model.slots)} slots, {len(stages) - 2} half-layers "
+         f"(derived from the weights)", "", "slots"] + slot_table(model) +
+        ["", "program"] + program) + "\n"
+
+
+def main(argv):
+    from .cli import Parser, model_arg  # cli dispatches here; import it lazily
+    parser = Parser(prog="tinyadder program",
+                    description="Print the model as a register machine: which half-layer "
+                                "writes and reads each slot, and each half-layer as "
+                                "instructions over named slots, derived from the weights.")
+    parser.add_argument("--model", type=model_arg, default="published",
+                        help="published (default) or repaired")
+    args = parser.parse_args(argv)
+    print(listing(build(args.model)), end="")
+    return 0

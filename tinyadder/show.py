@@ -1,0 +1,215 @@
+"""Text rendering of an ActivationCache: the machine state per position and half-layer.
+
+A value prints exactly when its exact text is short (``1/34``, ``-10``); otherwise it prints
+rounded to ``sig`` significant digits behind the marker ``~`` (``~-0.999999``). ``exact=True``
+prints every value in full. Lines fit 80 columns unless ``exact`` is set.
+
+>>> from fractions import Fraction
+>>> fmt(Fraction(1, 34)), fmt(Fraction(-2, 3000000007)), fmt(Fraction(2, 3000000007), exact=True)
+('1/34', '~-6.66667e-10', '2/3000000007')
+>>> fmt(Fraction(312005484094)), fmt(Fraction(3120054840941))
+('312005484094', '~3.12005e+12')
+"""
+
+from decimal import Decimal, localcontext
+from fractions import Fraction
+import textwrap
+
+from .generate import argmax
+from .numbers import LogScore
+from .trace import stages
+from .weights import live_heads
+
+SIG = 6          # significant digits of a value rounded for display
+SHORT = 12       # exact text up to this many characters prints as is
+MARK = "~"       # the value is rounded for display
+CHANGED = "*"    # this half-layer changed the slot
+DEPARTS = "!"    # the value departs from its intended value (--check)
+WIDTH = 80
+
+
+def int_text(n):
+    """Decimal digits of any int. str() refuses more than 4300 digits on Python >= 3.11, so
+    long ints are split in halves by a power of ten (divide and conquer, also faster)."""
+    if n < 0:
+        return "-" + int_text(-n)
+    if n.bit_length() < 8000:
+        return str(n)
+    k = n.bit_length() * 3 // 20  # about half the number of decimal digits
+    hi, lo = divmod(n, 10 ** k)
+    return int_text(hi) + int_text(lo).rjust(k, "0")
+
+
+def rational_text(x):
+    """'n' or 'n/d' for a Fraction, however long."""
+    x = Fraction(x)
+    if x.denominator == 1:
+        return int_text(x.numerator)
+    return f"{int_text(x.numerator)}/{int_text(x.denominator)}"
+
+
+def _short_text(x):
+    """The exact text of x if it is at most SHORT characters, else None (computed cheaply)."""
+    if isinstance(x, Fraction):
+        if x.numerator.bit_length() + x.denominator.bit_length() > 4 * SHORT:
+            return None
+        text = rational_text(x)
+    elif isinstance(x, float):
+        text = repr(x)
+    else:
+        text = str(x)
+    return text if len(text) <= SHORT else None
+
+
+def rounded(x, sig=SIG):
+    """x to ``sig`` significant digits, in decimal or scientific notation."""
+    with localcontext() as ctx:
+        ctx.prec = sig
+        if isinstance(x, Fraction):
+            d = Decimal(x.numerator) / Decimal(x.denominator)
+        else:
+            d = +Decimal(x)
+        return format(d, f".{sig}g")
+
+
+def fmt(x, sig=SIG, exact=False):
+    """A value as text: exact when short (or ``exact``), else ``~`` and ``sig`` digits."""
+    if x is None:
+        return "-"
+    if isinstance(x, LogScore):
+        return score_text(x)
+    if exact:
+        return rational_text(x) if isinstance(x, Fraction) else (
+            repr(x) if isinstance(x, float) else str(x))
+    text = _short_text(x)
+    return text if text is not None else MARK + rounded(x, sig)
+
+
+def score_text(s):
+    """An exact fraction-mode score ``r + c*ln b`` as text: '-40 - 23*ln 10'."""
+    sign = "-" if s.ln_coef < 0 else "+"
+    return f"{rational_text(s.rational)} {sign} {abs(s.ln_coef)}*ln {rational_text(s.base)}"
+
+
+def pack(cells, indent="    ", width=WIDTH):
+    """Cells joined into lines no wider than ``width`` (a cell longer than that stands alone)."""
+    lines, line = [], indent
+    for cell in cells:
+        if line.strip() and len(line) + 2 + len(cell) > width:
+            lines.append(line.rstrip())
+            line = indent
+        line += ("  " if line.strip() else "") + cell
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
+def before_stage(cache, stage_index, pos):
+    """{slot: value} entering a stage (empty for the embedding)."""
+    if stage_index == 0:
+        return {}
+    return cache.view(stages(cache.model)[stage_index - 1].name, pos)
+
+
+def slot_lines(cache, stage_index, pos, slots=None, sig=SIG, exact=False, departs=()):
+    """The residual stream after a stage, packed into 80 columns (one slot a line when
+    ``exact``); a slot this stage changed is marked *, one departing from intent ! instead."""
+    after = cache.view(stages(cache.model)[stage_index].name, pos)
+    before = before_stage(cache, stage_index, pos)
+    cells = []
+    for name, value in after.items():
+        if slots and name not in slots:
+            continue
+        mark = DEPARTS if name in departs else (
+            CHANGED if stage_index and value != before.get(name, 0) else " ")
+        text = fmt(value, sig, exact)
+        cells.append(f"{mark}{name} = {text}" if exact else f"{mark}{name:<9} {text:>{sig + 8}}")
+    if exact:
+        return ["    " + c for c in cells]
+    return pack(cells, indent="   ")
+
+
+def attention_row(cache, layer, head, pos, sig=SIG, exact=False):
+    """A head's weights over the visible positions 0..pos, equal neighbours grouped, and the
+    softmax1 sink 1 - sum(weights) (the weight given to nothing)."""
+    heads = cache.model.blocks[layer].attn.heads
+    row = cache["pattern", layer][heads.index(head)][pos][:pos + 1]
+    cells, start = [], 0
+    for j in range(1, pos + 2):
+        if j == pos + 1 or row[j] != row[start]:
+            where = f"{start}" if j - 1 == start else f"{start}-{j - 1}"
+            cells.append(f"{where}:{fmt(row[start], sig, exact)}")
+            start = j
+    cells.append(f"sink:{fmt(cache.ns.one - sum(row, cache.ns.zero), sig, exact)}")
+    return [f"    L{layer}.{head} attends from {pos} to 0..{pos}:"] + pack(cells, "      ")
+
+
+def logit_lines(cache, pos, sig=SIG, exact=False, intended=None):
+    """The logits, the winning token and its margin over the runner-up; ``intended`` (from
+    --check) is the token the model should have picked, when it picked another."""
+    logits = cache["logits"][pos]
+    tokens = cache.labels("unembed.hook_out")
+    best = argmax(logits)
+    runner = max((i for i in range(len(logits)) if i != best), key=lambda i: logits[i])
+    cells = [f"{'>' if i == best else ' '}{t}: {fmt(x, sig, exact)}"
+             for i, (t, x) in enumerate(zip(tokens, logits))]
+    margin = logits[best] - logits[runner]
+    return (["  readout: logits (> marks the winner)"] + pack(cells, "   ") +
+            [f"    winner {tokens[best]!r}, margin {fmt(margin, sig, exact)} over runner-up "
+             f"{tokens[runner]!r}"] +
+            ([f"    {DEPARTS} intended {intended!r}"] if intended is not None else []))
+
+
+def position_header(cache, pos):
+    vocab = cache.model.vocab
+    nxt = (f", predicts {vocab[cache.tokens[pos + 1]]!r} at {pos + 1}"
+           if pos + 1 < len(cache.tokens) else "")
+    return f"position {pos}: {vocab[cache.tokens[pos]]!r}{nxt}"
+
+
+def stage_lines(cache, stage_index, pos, slots=None, sig=SIG, exact=False, departs=()):
+    """One stage at one position: its label, the live heads' weights, the slots."""
+    stage = stages(cache.model)[stage_index]
+    lines = [f"  {stage.label} ({stage.name})"]
+    if stage.kind == "attn":
+        for head in live_heads(cache.model.blocks[stage.layer].attn):
+            lines += attention_row(cache, stage.layer, head, pos, sig, exact)
+    return lines + slot_lines(cache, stage_index, pos, slots, sig, exact, departs)
+
+
+def legend(cache, sig=SIG, exact=False):
+    """What was run, in which number system, and how to read the values."""
+    lines = [cache.text, f"numbers: {cache.ns.describe()}"]
+    if cache.roundings:
+        what = ", ".join(r.what for r in cache.roundings)
+        lines.append(f"rounded once: {what}")
+    lines.append("values exact and in full" if exact else
+                 f"values exact when short; {MARK} = rounded to {sig} significant digits "
+                 f"for display")
+    lines.append(f"{CHANGED} = changed by this half-layer")
+    return lines
+
+
+def render(cache, positions=None, slots=None, layer=None, sig=SIG, exact=False, check=None):
+    """The text trace: for each position, each stage's state, then the logits.
+
+    ``layer`` keeps only that layer's two half-layers; ``check`` (probes.check result) marks
+    departures from the intended values with ``!`` and adds its verdict.
+    """
+    positions = cache.predicting if positions is None else positions
+    lines = legend(cache, sig, exact)
+    if check is not None:
+        lines[-1] += f"; {DEPARTS} = departs from its intended value"
+    for pos in positions:
+        lines += ["", position_header(cache, pos)]
+        for k, stage in enumerate(stages(cache.model)):
+            if layer is not None and stage.layer != layer:
+                continue
+            departs = check.departures_at(pos, stage.name) if check is not None else ()
+            lines += stage_lines(cache, k, pos, slots, sig, exact, departs)
+        if layer is None or layer == len(cache.model.blocks) - 1:
+            intended = check.intended_winner(pos) if check is not None else None
+            lines += logit_lines(cache, pos, sig, exact, intended)
+    if check is not None:
+        lines += [""] + textwrap.wrap(check.verdict(), WIDTH, subsequent_indent="  ")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,117 @@
+"""The command line's trace options: --trace, --json, --step, --check and their filters.
+
+``add_options(parser)`` declares them; ``problem(args, model)`` names a bad combination;
+``run(args, model, a, b, out, stdin)`` captures one addition with ``trace.run_with_cache`` and
+hands it to ``show`` (text), ``trace_json`` (JSON) or ``step`` (step-through), with ``probes``
+for --check. It returns the model's sequence so the caller can check the sum as usual.
+"""
+
+import argparse
+import re
+
+from . import probes, show, step, trace_json
+from .addition import digits_of, encode
+from .trace import run_with_cache
+
+FILTERS = ("pos", "slots", "layer", "exact", "sig", "check")  # with --trace
+STEP_FILTERS = ("pos", "slots", "sig")
+
+
+def positions_arg(text):
+    """'22', '22,25' or '23-25' -> a sorted list of positions."""
+    out = set()
+    for part in text.split(","):
+        match = re.fullmatch(r"\s*([0-9]+)\s*(?:-\s*([0-9]+)\s*)?", part)
+        if not match:
+            raise argparse.ArgumentTypeError(
+                f"bad position {part.strip()!r}; use numbers and ranges such as 22,25-27")
+        lo = int(match.group(1))
+        hi = int(match.group(2) or lo)
+        out.update(range(lo, hi + 1))
+    return sorted(out)
+
+
+def slots_arg(text):
+    return [s.strip() for s in text.split(",") if s.strip()]
+
+
+def sig_arg(text):
+    if not text.isdigit() or not 1 <= int(text) <= 40:
+        raise argparse.ArgumentTypeError(f"--sig takes 1 to 40 significant digits, got {text!r}")
+    return int(text)
+
+
+def add_options(parser):
+    """The trace options of the main command."""
+    group = parser.add_argument_group(
+        "tracing", "show the machine state at every half-layer (see docs/trace-points.md)")
+    group.add_argument("--trace", action="store_true",
+                       help="print the residual stream by slot name after the embedding and "
+                            "each half-layer, live heads' attention, and the logits, for each "
+                            "position that predicts a sum digit")
+    group.add_argument("--json", action="store_true",
+                       help="write every trace point of the run as JSON (exact values)")
+    group.add_argument("--step", action="store_true",
+                       help="step through the half-layers like a debugger (keys from standard "
+                            "input; 'h' lists them)")
+    group.add_argument("--check", action="store_true",
+                       help="with --trace: compare each slot with its intended value computed "
+                            "from a and b and mark the first departure")
+    group.add_argument("--pos", type=positions_arg, metavar="POS",
+                       help="positions to show, e.g. 22 or 22,30-32 (default: those that "
+                            "predict a sum digit)")
+    group.add_argument("--slots", type=slots_arg, metavar="NAMES",
+                       help="slots to show, comma-separated, e.g. scale,count,cand0")
+    group.add_argument("--layer", type=int, metavar="L", help="show only layer L's half-layers")
+    group.add_argument("--exact", action="store_true",
+                       help="print every value as its full exact text (rationals n/d)")
+    group.add_argument("--sig", type=sig_arg, default=show.SIG, metavar="N",
+                       help=f"significant digits of values rounded for display "
+                            f"(default {show.SIG})")
+
+
+def requested(args):
+    return args.trace or args.json or args.step
+
+
+def problem(args, model):
+    """A one-line description of what is wrong with the trace options, or None."""
+    modes = [m for m in ("trace", "json", "step") if getattr(args, m)]
+    defaults = {"sig": show.SIG, "exact": False, "check": False}
+    used = [f for f in FILTERS if getattr(args, f) != defaults.get(f)]
+    if len(modes) > 1:
+        return f"choose one of --trace, --json and --step, not {' and '.join(modes)}"
+    mode = modes[0] if modes else None
+    allowed = {"trace": FILTERS, "step": STEP_FILTERS, "json": (), None: ()}[mode]
+    unused = [f for f in used if f not in allowed]
+    if unused:
+        needs = "--trace" if unused[0] not in STEP_FILTERS else "--trace or --step"
+        return f"--{unused[0]} needs {needs}" + (f", not --{mode}" if mode else "")
+    if mode in ("json", "step") and (len(args.expressions) != 1 or "-" in args.expressions):
+        return f"--{mode} takes exactly one expression (not '-')"
+    length = 3 * digits_of(model) + 4
+    bad = [p for p in args.pos or () if p >= length]
+    if bad:
+        return f"position {bad[0]} is outside the sequence; use 0 to {length - 1}"
+    unknown = [s for s in args.slots or () if s not in model.slots]
+    if unknown:
+        return f"unknown slot {unknown[0]!r}; use {', '.join(model.slots)}"
+    if args.layer is not None and not 0 <= args.layer < len(model.blocks):
+        return f"no layer {args.layer}; use 0 to {len(model.blocks) - 1}"
+    return None
+
+
+def run(args, model, a, b, out, stdin):
+    """Trace a + b as the options ask; return the model's sequence (without <bos>)."""
+    digits = digits_of(model)
+    _, cache = run_with_cache(model, encode(model, a, b), ns=args.number)
+    if args.json:
+        trace_json.dump(cache, out)
+    elif args.step:
+        step.session(cache, stdin, out, positions=args.pos, slots=args.slots, sig=args.sig)
+    else:
+        check = probes.check(cache, a, b, digits) if args.check else None
+        out.write(show.render(cache, args.pos, args.slots, args.layer, args.sig, args.exact,
+                              check))
+    out.flush()
+    return cache.text[len(model.vocab[cache.tokens[0]]):]

@@ -1,0 +1,219 @@
+"""``tinyadder verify``: run a suite of additions through the model and compare with a + b.
+
+Suites (generated in ``cases``, all seeded, so a run is reproducible):
+
+- ``adderboard`` (default): AdderBoard's verify.py protocol, its 10 edge cases then
+  ``--cases`` pairs (default 10,000) from ``random.Random(--seed)`` (default 2025).
+- ``carries``: ``--cases`` pairs (default 10) for every (m, g) whose low m digit columns sum
+  to 10^m - g: the region where the published readout fails.
+- ``edges``: all nines, all zeros, alternating carries, and a single carry chain of every
+  length at every start column (``--cases`` draws each, default 1).
+
+Standard output is the report and depends only on the options (golden-testable, diffable);
+progress and timing go to standard error. Exit status 0 when every sum is right, 1 otherwise,
+2 for bad options.
+"""
+
+import argparse
+from dataclasses import dataclass
+import sys
+import time
+from typing import Dict, List, Tuple
+
+from . import addition, cases, cli
+from .construction import DIGITS, build
+from .numbers import for_model
+
+SUITES = ("adderboard", "carries", "edges")
+DEFAULT_CASES = {"adderboard": 10_000, "carries": 10, "edges": 1}
+SHOW_FAILURES = 20  # as AdderBoard's verify.py: all failures, or the first 20 and a count
+
+
+def suite_groups(suite, n, seed=cases.SEED, digits=DIGITS):
+    """The suite's cases as {group label: [(a, b), ...]}, in the order they are run."""
+    if suite == "adderboard":
+        return cases.adderboard_suite(n, seed, digits)
+    if suite == "carries":
+        return cases.carry_pairs(n, seed, digits)
+    if suite == "edges":
+        return cases.edge_suite(n, seed, digits)
+    raise ValueError(f"unknown suite {suite!r}; use {', '.join(SUITES)}")
+
+
+@dataclass
+class Outcome:
+    """Per-group (passed, total), the failures as (a, b, model's sum), and the wall time."""
+
+    groups: Dict[object, Tuple[int, int]]
+    failures: List[Tuple[int, int, int]]
+    seconds: float
+
+    @property
+    def total(self):
+        return sum(total for _, total in self.groups.values())
+
+    @property
+    def passed(self):
+        return sum(passed for passed, _ in self.groups.values())
+
+
+def check(model, ns, groups, progress=None):
+    """Run every pair through the model (``addition.add``, operands padded to the model's
+    length) and compare with Python's a + b. ``progress(done, passed)`` follows each pair."""
+    tally, failures, done = {}, [], 0
+    start = time.perf_counter()
+    for label, pairs in groups.items():
+        passed = 0
+        for a, b in pairs:
+            got = addition.add(model, ns, a, b)
+            if got == a + b:
+                passed += 1
+            else:
+                failures.append((a, b, got))
+            done += 1
+            if progress:
+                progress(done, done - len(failures))
+        tally[label] = (passed, len(pairs))
+    return Outcome(tally, failures, time.perf_counter() - start)
+
+
+class Progress:
+    """Progress on ``stream``: a bar redrawn in place on a terminal, otherwise a plain line
+    every ``every`` cases or ``seconds`` seconds, whichever comes first."""
+
+    def __init__(self, stream, total, every=1000, seconds=10.0, width=30):
+        self.stream, self.total, self.every, self.seconds, self.width = (
+            stream, total, every, seconds, width)
+        self.tty = hasattr(stream, "isatty") and stream.isatty()
+        self.start = self.last = time.perf_counter()
+
+    def __call__(self, done, passed):
+        now = time.perf_counter()
+        rate = done / max(now - self.start, 1e-9)
+        if self.tty:
+            filled = self.width * done // max(self.total, 1)
+            bar = "#" * filled + "." * (self.width - filled)
+            self.stream.write(f"\r[{bar}] {done}/{self.total}, {done - passed} failed, "
+                              f"{rate:.1f}/s ")
+            if done == self.total:
+                self.stream.write("\n")
+            self.stream.flush()
+        elif done % self.every == 0 or now - self.last >= self.seconds:
+            self.last = now
+            print(f"progress: {done}/{self.total} ({passed} passed) "
+                  f"[{now - self.start:.1f} s, {rate:.1f}/s]", file=self.stream, flush=True)
+
+
+def describe_suite(suite, n, seed):
+    if suite == "adderboard":
+        return (f"AdderBoard's {len(cases.EDGE_CASES)} edge cases + {n} pairs from "
+                f"random.Random({seed})")
+    if suite == "carries":
+        return (f"low m digit columns summing to 10^m - g, {n} per (m, g), seed {seed}")
+    return (f"all nines, all zeros, alternating carries, one carry chain of every length at "
+            f"every start ({n} per chain), seed {seed}")
+
+
+def carries_grid(groups, gaps=cases.CARRY_GAPS):
+    """Failures per (m, g) as a table: '.' none failed, blank: no such cell (g >= 10^m)."""
+    ms = sorted({m for m, _ in groups})
+    lines = ["   m\\g" + "".join(f"{g:>6}" for g in gaps)]
+    for m in ms:
+        row = ""
+        for g in gaps:
+            if (m, g) in groups:
+                passed, total = groups[m, g]
+                row += f"{total - passed or '.':>6}"
+            else:
+                row += " " * 6
+        lines.append(f"{m:>6}" + row.rstrip())
+    return lines
+
+
+def report(outcome, suite, n, seed, model_name, ns):
+    """The report's lines (standard output): no timings, so a rerun prints the same text."""
+    lines = [f"suite {suite}: {describe_suite(suite, n, seed)}",
+             f"model {model_name}, number {ns.describe()}"]
+    if suite == "carries":
+        lines.append(f"failures per (m, g), out of {n} each ('.': none):")
+        lines += carries_grid(outcome.groups)
+    else:
+        width = max(len(str(label)) for label in outcome.groups)
+        lines += [f"  {label:<{width}}  {passed}/{total}"
+                  for label, (passed, total) in outcome.groups.items()]
+    total, passed = outcome.total, outcome.passed
+    accuracy = f" ({100 * passed / total:.2f}%)" if total else ""
+    lines.append(f"passed {passed}/{total}{accuracy}")
+    failures = outcome.failures
+    if not failures:
+        lines.append("failures: none")
+    else:
+        shown = failures[:SHOW_FAILURES]
+        more = f", first {len(shown)} shown" if len(shown) < len(failures) else ""
+        lines.append(f"failures: {len(failures)}{more}")
+        lines += [f"  {a} + {b} = {a + b}, model {got}" for a, b, got in shown]
+    return lines
+
+
+def count_arg(text):
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return n
+
+
+def seed_arg(text):
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
+def build_parser():
+    parser = cli.Parser(
+        prog=f"{cli.PROG} verify",
+        description="Check the model's sums against Python's a + b on a seeded suite of "
+                    "cases. The report goes to standard output, progress and timing to "
+                    "standard error. Exit status 0 when every sum is right, 1 otherwise.")
+    parser.add_argument(
+        "--suite", choices=SUITES, default="adderboard",
+        help="adderboard (default): AdderBoard's verify.py protocol; carries: pairs whose "
+             "low m digit columns sum to just below 10^m, where the published readout "
+             "fails; edges: all nines, all zeros, alternating carries, every carry chain")
+    parser.add_argument(
+        "--cases", type=count_arg, default=None, metavar="N",
+        help="adderboard: random pairs after the 10 edge cases (default 10000); carries: "
+             "pairs per (m, g) (default 10); edges: draws per carry chain and start "
+             "(default 1)")
+    parser.add_argument(
+        "--seed", type=seed_arg, default=cases.SEED, metavar="S",
+        help=f"random seed of the suite (default {cases.SEED}, AdderBoard's)")
+    cli.add_model_options(parser)
+    cli.add_digits_option(parser)
+    return parser
+
+
+def main(argv=None, out=None, err=None):
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exit_:
+        return exit_.code
+    n = DEFAULT_CASES[args.suite] if args.cases is None else args.cases
+    digits = args.digits
+    model = build(args.model, digits)
+    ns = for_model(args.number, model)
+    groups = suite_groups(args.suite, n, args.seed, digits)
+    progress = Progress(err, sum(len(pairs) for pairs in groups.values()))
+    outcome = check(model, ns, groups, progress)
+    name = args.model if digits == DIGITS else f"{args.model} for N = {digits} digits"
+    for line in report(outcome, args.suite, n, args.seed, name, ns):
+        print(line, file=out)
+    out.flush()
+    rate = outcome.total / outcome.seconds if outcome.seconds else 0.0
+    print(f"time {outcome.seconds:.1f} s, {rate:.1f} additions/s", file=err, flush=True)
+    return 0 if outcome.passed == outcome.total else 1
