@@ -213,3 +213,15 @@ def test_model_meta_names_n_and_precision():
     assert model.meta["precision"].digits == 80
     assert "N + 30 for N = 50" in model.meta["precision"].why
     assert len(SLOTS) == 16
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_tracer_probes_hold_at_small_n(n):
+    # The probes' slack for count follows the special key: e^-(3N+10) is 5.6e-9 at N = 3.
+    import io
+    from tinyadder.cli import main
+    out = io.StringIO()
+    nines = "9" * n
+    assert main(["--digits", str(n), "--trace", "--check", "--model", "repaired",
+                 f"{nines}+{nines}"], out=out, err=io.StringIO()) == 0
+    assert "probed values within tolerance" in out.getvalue()
