@@ -148,7 +148,7 @@ def compare(args, out):
     print(f"exact ({exact_ns.name}): {exact.text[len('<bos>'):]}", file=out)
     print(f"{name}: {approx.text[len('<bos>'):]}", file=out)
     tokens = exact.tokens
-    start = 2 * digits + 2  # the position of '=', which predicts the first sum digit
+    start = tokens.index(model.vocab.index("="))  # '=' predicts the first sum digit
     wrong = [p for p in range(start, len(tokens) - 1) if approx.tokens[p + 1] != tokens[p + 1]]
     if not wrong:
         print(f"{name} gives every digit of the exact run", file=out)
