@@ -110,6 +110,46 @@ def test_help_names_the_decimal_default(capsys):
     assert "P = 40" in " ".join(capsys.readouterr().out.split())
 
 
+def test_digits_option_builds_the_n_digit_model():
+    assert run_cli("--digits", "20", "--model", "repaired", "--number", "decimal",
+                   "99999999999999999999+1") == (
+        0, "99999999999999999999+00000000000000000001=100000000000000000000\n", "")
+    assert run_cli("--digits", "1", "9+9") == (0, "9+9=18\n", "")
+
+
+def test_operand_limit_follows_digits():
+    status, out, err = run_cli("--digits", "3", "1234+1", "12+3")
+    assert (status, out) == (2, "012+003=0015\n")
+    assert err == ("tinyadder: error: operand 1234 has more than 3 digits; expected two "
+                   "non-negative integers of at most 3 ASCII digits joined by '+', e.g. 12+34\n")
+
+
+@pytest.mark.parametrize("value, message", [
+    ("5000", "N = 5000 digits is outside 1..2000: the constants are derived and verified "
+             "for N <= 2000"),
+    ("0", "N = 0 digits is outside 1..2000"),
+    ("ten", "N must be a whole number of digits, 1 to 2000; got 'ten'"),
+])
+def test_digits_out_of_range_is_refused(value, message):
+    done = subprocess.run([sys.executable, "-m", "tinyadder", "--digits", value, "1+1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and message in done.stderr
+
+
+def test_float32_is_accepted_and_its_error_is_called_rounding():
+    status, out, err = run_cli("7650676663+0149460439", "--number", "float32")
+    assert (status, out) == (1, "7650676663+0149460439=07800141009\n")
+    assert "a rounding error of float32: decimal:40 is right; see 'tinyadder precision'" in err
+
+
+def test_help_names_the_precision_picked_from_n(capsys):
+    assert main(["--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "decimal without P picks P = N + 30 significant digits" in text
+    assert "--digits N" in text and "1 <= N <= 2000" in text
+
+
 def test_options_may_come_between_expressions():
     status, out, _ = run_cli("1+2", "--number", "float", "5+5", "--model", "repaired", "7+0")
     assert status == 0

@@ -17,9 +17,9 @@ except ImportError:  # loaded by path from a clone that was not installed
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tinyadder.addition import add as model_add
-from tinyadder.construction import build
+from tinyadder.construction import DIGITS, build
 from tinyadder.ledger import ledger, totals
-from tinyadder.numbers import number_system
+from tinyadder.numbers import for_model, number_system
 
 METADATA = {
     "name": "TinyAdder-36 (tinyadder reference interpreter)",
@@ -32,14 +32,15 @@ METADATA = {
 }
 
 
-def build_model(variant="published", number="fraction"):
-    """(model, metadata); the model is the construction together with its number system.
+def build_model(variant="published", number="fraction", digits=DIGITS):
+    """(model, metadata); the model is the construction for N-digit operands together with its
+    number system (at the precision the construction needs, unless ``number`` gives one).
 
     metadata["params"] is counted by the parameter ledger (``python -m tinyadder params``).
     """
-    weights = build(variant)
+    weights = build(variant, digits)
     metadata = dict(METADATA, params=totals(ledger(weights)).params)
-    return (weights, number_system(number)), metadata
+    return (weights, for_model(number_system(number), weights)), metadata
 
 
 def add(model, a, b):

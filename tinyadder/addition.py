@@ -1,9 +1,14 @@
-"""The addition task: expressions, prompts and answers. The model itself knows none of this."""
+"""The addition task: expressions, prompts and answers. The model itself knows none of this.
+
+The operand length N is the model's (``model.meta["digits"]``): a model built for N digits
+reads ``<bos>``, a and b zero-padded to N digits, ``=`` and writes the N + 1 digits of the sum.
+"""
 
 import re
 
 from .construction import DIGITS
 from .generate import generate
+from .numbers import for_model
 
 EXPRESSION_HELP = "two non-negative integers of at most {n} ASCII digits joined by '+', e.g. 12+34"
 _EXPRESSION = re.compile(r"\s*([0-9]*)\s*\+\s*([0-9]*)\s*")
@@ -38,22 +43,32 @@ def parse_expression(text, digits=DIGITS):
     return int(a), int(b)
 
 
+def digits_of(model):
+    """The operand length N the model was built for (10 if it does not say)."""
+    return model.meta.get("digits", DIGITS)
+
+
 def prompt(a, b, digits=DIGITS):
     """The prompt text: '<bos>' is implied; operands zero-padded, then '='."""
     return f"{a:0{digits}d}+{b:0{digits}d}="
 
 
-def encode(model, a, b, digits=DIGITS):
-    """Token ids of ``<bos> a + b =``."""
-    return [model.vocab.index("<bos>")] + [model.vocab.index(ch) for ch in prompt(a, b, digits)]
+def encode(model, a, b):
+    """Token ids of ``<bos> a + b =`` with operands padded to the model's N digits."""
+    text = prompt(a, b, digits_of(model))
+    return [model.vocab.index("<bos>")] + [model.vocab.index(ch) for ch in text]
 
 
-def run(model, ns, a, b, digits=DIGITS, cache=True):
-    """The model's sequence for a + b, as text without <bos>: '0000000012+0000000034=000...46'."""
-    tokens = generate(model, ns, encode(model, a, b, digits), digits + 1, cache=cache)
+def run(model, ns, a, b, cache=True):
+    """The model's sequence for a + b, as text without <bos>: '0000000012+0000000034=000...46'.
+
+    ``ns`` runs at the model's precision unless its precision was given (``numbers.fit``).
+    """
+    tokens = generate(model, for_model(ns, model), encode(model, a, b), digits_of(model) + 1,
+                      cache=cache)
     return "".join(model.vocab[t] for t in tokens[1:])
 
 
-def add(model, ns, a, b, digits=DIGITS):
+def add(model, ns, a, b):
     """The model's sum of a and b as an int (its digits, not Python's a + b)."""
-    return int(run(model, ns, a, b, digits).split("=")[1])
+    return int(run(model, ns, a, b).split("=")[1])

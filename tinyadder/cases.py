@@ -15,6 +15,24 @@ EDGE_CASES = (
 
 SEED = 2025
 
+
+def edge_cases(digits=10):
+    """AdderBoard's edge cases for N-digit operands: 0, 1, all nines, halves, carry chains.
+
+    >>> edge_cases(10) == EDGE_CASES
+    True
+    >>> edge_cases(3)
+    ((0, 0), (0, 1), (999, 0), (999, 1), (999, 999), (500, 500), (111, 889), (123, 987), (999, 999), (1, 999))
+    """
+    nines = 10 ** digits - 1
+    ones = nines // 9
+    half = 5 * 10 ** (digits - 1)
+    rising = int(("1234567890" * (digits // 10 + 1))[:digits])
+    falling = int(("9876543210" * (digits // 10 + 1))[:digits])
+    return ((0, 0), (0, 1), (nines, 0), (nines, 1), (nines, nines), (half, half),
+            (ones, nines - ones + 1), (rising, falling), (nines, nines), (1, nines))
+
+
 # The published model's documented counterexample (spec: the readout flaw).
 COUNTEREXAMPLE = (5193798811, 1806201129)
 
@@ -37,7 +55,8 @@ def verify_cases(n_random=10_000, seed=SEED):
 
 def adderboard_suite(n_random=10_000, seed=SEED, digits=10):
     """AdderBoard's verify.py cases as named groups: {'edge cases': ..., 'random pairs': ...}."""
-    return {"edge cases": list(EDGE_CASES), "random pairs": random_pairs(n_random, seed, digits)}
+    return {"edge cases": list(edge_cases(digits)),
+            "random pairs": random_pairs(n_random, seed, digits)}
 
 
 def carry_pairs(per_cell, seed=SEED, digits=10, gaps=CARRY_GAPS):

@@ -10,13 +10,15 @@ import re
 import sys
 
 from . import addition, tracing
-from .construction import DIGITS, VARIANTS, build
-from .numbers import DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, NUMBER_CHOICES, number_system
+from .construction import DIGITS, MAX_DIGITS, VARIANTS, build, check_digits
+from .numbers import (DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, NUMBER_CHOICES, for_model,
+                      number_system)
 
 PROG = "tinyadder"
 
 # name -> module with main(argv); each subcommand owns its own parser.
 SUBCOMMANDS = {"bench": "tinyadder.bench", "params": "tinyadder.ledger",
+               "precision": "tinyadder.precision",
                "program": "tinyadder.program", "verify": "tinyadder.verify"}
 
 
@@ -41,16 +43,39 @@ def model_arg(text):
     return text
 
 
+def digits_arg(text):
+    try:
+        return check_digits(int(text))
+    except ValueError as err:
+        if not text.strip().isdigit():
+            err = f"N must be a whole number of digits, 1 to {MAX_DIGITS}; got {text!r}"
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def add_digits_option(parser):
+    """--digits N: the operand length the construction is built for."""
+    parser.add_argument(
+        "--digits", type=digits_arg, default=DIGITS, metavar="N",
+        help=f"operand length: build the construction for N-digit operands, 1 <= N <= "
+             f"{MAX_DIGITS} (default {DIGITS}, the published model). The sequence is 3N + 4 "
+             f"tokens; the constants that depend on N are derived in docs/digits.md; the "
+             f"parameter count stays 36")
+
+
 def add_model_options(parser):
     """--number and --model, shared by every command that runs the model."""
     parser.add_argument(
         "--number", type=number_arg, default="fraction", metavar="SYSTEM",
         help=f"number system: {NUMBER_CHOICES}. fraction (default) is exact except that "
-             f"exp(-40), exp(-1000) and exp(40) are rounded once to {DEFAULT_EXP_DIGITS} "
-             f"digits. decimal defaults to P = {DEFAULT_DECIMAL_DIGITS} digits: the layer-1 "
-             f"running sum is about 10^14 and the last digit is decided by a margin of about "
-             f"1, so P must exceed about 17 digits; 40 leaves more than 20 to spare. float is "
-             f"IEEE double, like the published PyTorch model")
+             f"exp of the head-3 scores (exp(-40), exp(-1000) and exp(40) at N = 10) is "
+             f"rounded once, to N + 40 digits ({DEFAULT_EXP_DIGITS} at N = 10). decimal "
+             f"without P picks P = N + 30 significant digits (P = {DEFAULT_DECIMAL_DIGITS} "
+             f"at N = 10): place values carry the rounding of scores of size about 10N into "
+             f"sums of size 10^(N+4), and each digit is decided by a fifth of a unit, so P "
+             f"must exceed about N + 4 digits; N + 30 leaves more than 20 to spare (see "
+             f"'{PROG} precision'). float is IEEE double, like the "
+             f"published PyTorch model; float32 is IEEE single (emulated), which fails at "
+             f"N = 10")
     parser.add_argument(
         "--model", type=model_arg, default="published", choices=None,
         help="published (default): the construction as published, including its readout "
@@ -67,9 +92,10 @@ def build_parser():
                f" (run '{PROG} SUBCOMMAND --help')" if SUBCOMMANDS else None)
     parser.add_argument(
         "expressions", nargs="*", metavar="EXPR",
-        help=f"an addition such as 7650676663+0149460439 or '12 + 34' (operands of at most "
-             f"{DIGITS} digits); '-' reads one expression per line from standard input")
+        help="an addition such as 7650676663+0149460439 or '12 + 34' (operands of at most "
+             "N digits, see --digits); '-' reads one expression per line from standard input")
     add_model_options(parser)
+    add_digits_option(parser)
     tracing.add_options(parser)
     return parser
 
@@ -85,9 +111,20 @@ def _lines(expressions, stdin):
             yield None, expr
 
 
+def _hint(args, model, ns, a, b):
+    """Why a sum may be wrong: rounding if the model's own precision gets it right (decimal
+    at the digits the model needs: fast, and as good as exact here), else the published flaw."""
+    reference = for_model(number_system("decimal"), model)
+    if ns.name != "fraction" and addition.add(model, reference, a, b) == a + b:
+        return (f" (a rounding error of {ns.spec}: {reference.spec} is right; "
+                f"see '{PROG} precision')")
+    return " (try --model repaired)" if args.model == "published" else ""
+
+
 def run_expressions(args, out, err, stdin):
     """Answer each expression; return the exit status."""
-    model = build(args.model)
+    model = build(args.model, args.digits)
+    ns = for_model(args.number, model)
     problem = tracing.problem(args, model)
     if problem:
         print(f"{PROG}: error: {problem}", file=err)
@@ -95,7 +132,7 @@ def run_expressions(args, out, err, stdin):
     status = 0
     for label, text in _lines(args.expressions, stdin):
         try:
-            a, b = addition.parse_expression(text)
+            a, b = addition.parse_expression(text, args.digits)
         except addition.InputError as error:
             where = f"{label}: " if label else ""
             print(f"{PROG}: error: {where}{error}", file=err)
@@ -104,11 +141,11 @@ def run_expressions(args, out, err, stdin):
         if tracing.requested(args):
             sequence = tracing.run(args, model, a, b, out, stdin)
         else:
-            sequence = addition.run(model, args.number, a, b)
+            sequence = addition.run(model, ns, a, b)
             print(sequence, file=out, flush=True)
         answer = int(sequence.split("=")[1])
         if answer != a + b:
-            fix = " (try --model repaired)" if args.model == "published" else ""
+            fix = _hint(args, model, ns, a, b)
             print(f"{PROG}: warning: the {args.model} model's sum {answer} is wrong: "
                   f"{a} + {b} = {a + b}{fix}", file=err)
             status = max(status, 1)

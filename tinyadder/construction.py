@@ -8,7 +8,7 @@ ten fresh slots ``err0``..``err9`` that only the readout reads (same 36 paramete
 
 from fractions import Fraction
 
-from .numbers import Ln, exp_of
+from .numbers import Ln, Precision, exp_of
 from .weights import Attention, Block, MLP, Model
 
 DIGITS = 10
@@ -32,20 +32,74 @@ L0_HEADS = ("h0", "h1", "h2", "h3", "h4")
 CANDS = tuple(f"cand{u}" for u in range(10))
 
 
+MAX_DIGITS = 2000
+DIGITS_REFUSAL = ("the constants are derived and verified for N <= {max} (docs/digits.md), "
+                  "and longer sequences (3N + 4 positions) are impractically slow in pure Python")
+
+
+def check_digits(digits):
+    """Raise ValueError naming the accepted range unless 1 <= digits <= MAX_DIGITS."""
+    if isinstance(digits, bool) or not isinstance(digits, int):
+        raise ValueError(f"the number of digits must be an integer, got {digits!r}")
+    if not 1 <= digits <= MAX_DIGITS:
+        raise ValueError(f"N = {digits} digits is outside 1..{MAX_DIGITS}: "
+                         + DIGITS_REFUSAL.format(max=MAX_DIGITS))
+    return digits
+
+
+def two_significant_digits(x):
+    """A positive rational truncated to two significant decimal digits (15.15... -> 15)."""
+    x, scale = Fraction(x), Fraction(1)
+    while x * scale >= 100:
+        scale /= 10
+    while x * scale < 10:
+        scale *= 10
+    return Fraction(int(x * scale)) / scale
+
+
 def constants(digits=DIGITS):
-    """The constants that depend on the operand length N (spec: 'Constants that depend on N')."""
-    if digits != DIGITS:
-        raise ValueError(f"only N = {DIGITS} digits is constructed so far")
+    """The constants that depend on the operand length N (derivation: docs/digits.md).
+
+    - place = 10^N, the place value of an operand's leading digit times 10 (P_u uses it).
+    - special_key = -(3N + 10): the head-3 score on special tokens. Its softmax1 weight
+      e^special_key enters every place value as a relative error, which reaches the decision
+      multiplied by at most 16 * 10^N; since e^3 > 20, 16 * 10^N * e^-(3N+10) < 16 e^-10 2^-N.
+    - digit_key = special_key - 960: digits must be invisible to head 3 (v is 0 there, they only
+      add e^digit_key to the denominator); 960 below the special key keeps W_K = 960 for every N
+      and e^digit_key exactly 0 in float64.
+    - round_bias = 500 / (3N + 3) truncated to two significant digits: layer 1 adds
+      round_bias * (i + 1) / 1000 of a unit at position i, just under half a unit at the last
+      decision (i = 3N + 2), more than 0.3 of a unit at the first (i = 2N + 2).
+    - precision: significant digits the arithmetic needs, N + 30 (decimal's default P; the
+      fraction system rounds exp to N + 40 digits). Values reach 10^(N+4) and are decided to a
+      fraction of a unit; 30 guard digits leave more than 20 to spare.
+
+    At N = 10 these are the published 10^10, -40, -1000 and 15.
+
+    >>> c = constants(10)
+    >>> c["place"] == 10 ** 10, c["special_key"], c["digit_key"], c["round_bias"]
+    (True, -40, -1000, Fraction(15, 1))
+    >>> constants(2000)["round_bias"]
+    Fraction(83, 1000)
+    """
+    check_digits(digits)
+    special_key = -(3 * digits + 10)
     return {
-        "place": 10 ** digits,        # place value of the leading operand digit, 10^N
-        "special_key": -40,           # key score on special tokens: 960 - 1000
-        "digit_key": -1000,           # key score on digits
-        "round_bias": 15,             # 15 * (3N + 3) ~ 500: half a unit at the last position
+        "place": 10 ** digits,
+        "special_key": special_key,
+        "digit_key": special_key - 960,
+        "round_bias": two_significant_digits(Fraction(500, 3 * digits + 3)),
+        "precision": digits + 30,
     }
 
 
 def build(variant="published", digits=DIGITS):
-    """The TinyAdder-36 model for N-digit operands, ``published`` or ``repaired``."""
+    """The TinyAdder-36 model for N-digit operands, ``published`` or ``repaired``.
+
+    ``model.meta`` records ``digits`` (N) and ``precision`` (what the arithmetic needs, used by
+    a number system whose precision was not given). Only the values of ``constants(N)`` depend
+    on N: every N has the same weight entries, hence the same 36 parameters.
+    """
     if variant not in VARIANTS:
         raise ValueError(f"unknown model {variant!r}: use {' or '.join(VARIANTS)}")
     c = constants(digits)
@@ -107,6 +161,8 @@ def build(variant="published", digits=DIGITS):
         blocks=(layer0, layer1),
         readout={str(u): t for u, t in enumerate(targets)},
         roles=dict(ROLES),
+        meta={"digits": digits,
+              "precision": Precision(c["precision"], f"N + 30 for N = {digits} digits")},
     )
 
 

@@ -265,6 +265,7 @@ def build_parser():
     parser.add_argument("--model", type=cli.model_arg, default="published",
                         help="published (default) or repaired")
     parser.add_argument("--json", action="store_true", help="print the ledger as JSON")
+    cli.add_digits_option(parser)
     return parser
 
 
@@ -274,7 +275,7 @@ def main(argv=None, out=None):
         args = build_parser().parse_args(argv)
     except SystemExit as exit_:
         return exit_.code
-    model = build(args.model)
+    model = build(args.model, args.digits)
     lines = ledger(model)
     if args.json:
         print(json.dumps(as_json(model, lines), indent=1), file=out)

@@ -10,6 +10,9 @@ precision, or in IEEE double (``float``). What differs between systems is collec
 - ``score(qk, slope, dist)``: the attention score ``qk - slope * dist``.
 - ``exp(score)``: its exponential.
 - ``arithmetic()``: the context a forward pass runs in (decimal's precision).
+- ``fit(need)``: the same system at the precision a model needs (a :class:`Precision`, kept
+  in ``model.meta``), unless a precision was given explicitly (``decimal:P``). ``decimal``
+  alone therefore means "as many digits as the model needs", and ``describe()`` says so.
 
 In the fraction system everything is exact except ``exp`` of an irrational argument, which is
 rounded once, to ``exp_digits`` significant digits, and recorded in ``roundings``. Two cases are
@@ -23,9 +26,35 @@ from fractions import Fraction
 import decimal
 import math
 import re
+import struct
 
 DEFAULT_EXP_DIGITS = 50
 DEFAULT_DECIMAL_DIGITS = 40
+EXP_GUARD_DIGITS = 10  # fraction rounds exp to this many digits beyond a model's precision
+
+
+@dataclass(frozen=True)
+class Precision:
+    """Significant digits a model's arithmetic needs, and why (shown by ``describe()``)."""
+
+    digits: int
+    why: str = ""
+
+
+class _Fits:
+    """``fit(need)`` for systems with a precision: memoised, so a model compiles once per need.
+
+    ``describe()`` names the reason for a pick that differs from the default precision.
+    """
+
+    def fit(self, need):
+        """This system at ``need.digits`` digits, unless its precision was given explicitly."""
+        if need is None or self.explicit:
+            return self
+        fits = self.__dict__.setdefault("_fits", {})
+        if need not in fits:
+            fits[need] = self._at(need)
+        return fits[need]
 
 
 @dataclass(frozen=True)
@@ -111,13 +140,18 @@ def _decimal_of(x, ctx):
     return ctx.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
 
 
-class FractionSystem:
-    """Exact rationals. exp(x) for rational x != 0 is rounded once to ``exp_digits`` digits."""
+class FractionSystem(_Fits):
+    """Exact rationals. exp(x) for rational x != 0 is rounded once to ``exp_digits`` digits.
+
+    Without ``exp_digits`` it is 50, or a model's precision + 10 after ``fit``.
+    """
 
     name = "fraction"
 
-    def __init__(self, exp_digits=DEFAULT_EXP_DIGITS):
-        self.exp_digits = exp_digits
+    def __init__(self, exp_digits=None, picked=""):
+        self.explicit = exp_digits is not None
+        self.exp_digits = DEFAULT_EXP_DIGITS if exp_digits is None else exp_digits
+        self.picked = picked
         self._exp = {}
         self.zero = Fraction(0)
         self.one = Fraction(1)
@@ -130,7 +164,14 @@ class FractionSystem:
         return self.name
 
     def describe(self):
-        return f"fraction (exact; exp of irrational arguments rounded to {self.exp_digits} digits)"
+        why = (f"; picked: {EXP_GUARD_DIGITS} more than the model's precision, {self.picked}"
+               if self.picked else "")
+        return (f"fraction (exact; exp of irrational arguments rounded to {self.exp_digits} "
+                f"digits{why})")
+
+    def _at(self, need):
+        digits = need.digits + EXP_GUARD_DIGITS
+        return FractionSystem(digits, picked=need.why if digits != DEFAULT_EXP_DIGITS else "")
 
     @property
     def roundings(self):
@@ -179,15 +220,21 @@ class FractionSystem:
         return self.exp(score)
 
 
-class DecimalSystem:
-    """Python decimal at ``digits`` significant digits; every operation rounds to that."""
+class DecimalSystem(_Fits):
+    """Python decimal at ``digits`` significant digits; every operation rounds to that.
+
+    Without ``digits`` it is 40, or a model's precision after ``fit``.
+    """
 
     name = "decimal"
 
-    def __init__(self, digits=DEFAULT_DECIMAL_DIGITS):
+    def __init__(self, digits=None, picked=""):
+        self.explicit = digits is not None
+        digits = DEFAULT_DECIMAL_DIGITS if digits is None else digits
         if digits < 1:
             raise ValueError("decimal precision must be at least 1 digit")
         self.digits = digits
+        self.picked = picked
         self.context = _decimal_context(digits)
         self.zero = decimal.Decimal(0)
         self.one = decimal.Decimal(1)
@@ -201,7 +248,12 @@ class DecimalSystem:
         return f"decimal:{self.digits}"
 
     def describe(self):
-        return f"decimal ({self.digits} significant digits, round-half-even)"
+        why = f"; picked: {self.picked}" if self.picked else ""
+        return f"decimal ({self.digits} significant digits, round-half-even{why})"
+
+    def _at(self, need):
+        return DecimalSystem(need.digits,
+                             picked=need.why if need.digits != DEFAULT_DECIMAL_DIGITS else "")
 
     roundings = ()
 
@@ -231,6 +283,21 @@ class DecimalSystem:
     exp = exp_score
 
 
+def _to_float(x):
+    """float(x), overflowing to +-inf as IEEE arithmetic does (not OverflowError)."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
+def _exp(x):
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
 class FloatSystem:
     """IEEE 754 double precision, as the published PyTorch float64 model runs."""
 
@@ -247,40 +314,140 @@ class FloatSystem:
     def describe(self):
         return "float (IEEE 754 double)"
 
+    def fit(self, need):
+        return self
+
     def arithmetic(self):
         return nullcontext()
 
     def const(self, c):
         if isinstance(c, ExpTerm):
-            return float(c.coef) * math.exp(float(c.power))
+            return _to_float(c.coef) * _exp(_to_float(c.power))
         if isinstance(c, Ln):
             return math.log(float(c.base))
-        return float(c)
+        return _to_float(c)
 
     def score(self, qk, slope, dist):
         return qk - self.const(slope) * dist if slope else qk
 
     def exp_score(self, score):
-        return math.exp(score)
+        return _exp(score)
 
     exp = exp_score
 
 
-NUMBER_CHOICES = "fraction, decimal, decimal:P (P >= 1 significant digits) or float"
+_SINGLE = struct.Struct("<f")
+
+
+def to_float32(x):
+    """The IEEE single nearest to the double x (round-half-even; +-inf beyond the range)."""
+    try:
+        return _SINGLE.unpack(_SINGLE.pack(x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+class Float32(float):
+    """An IEEE single: every +, -, *, / and exp result is rounded to single precision.
+
+    The operation is done in double, then rounded: for +, -, *, / of singles that double
+    rounding gives the correctly rounded single (53 >= 2 * 24 + 2 bits), so this is IEEE
+    float32 arithmetic exactly; exp is rounded from the double result.
+
+    >>> x = Float32(0.1)
+    >>> x == 0.1, x == 0.100000001490116119384765625
+    (False, True)
+    >>> Float32(2 ** 24) + 1 == 2 ** 24
+    True
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, x=0.0):
+        return float.__new__(cls, to_float32(float(x)))
+
+    def __add__(self, other):
+        return Float32(float(self) + float(other))
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return Float32(float(self) - float(other))
+
+    def __rsub__(self, other):
+        return Float32(float(other) - float(self))
+
+    def __mul__(self, other):
+        return Float32(float(self) * float(other))
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return Float32(float(self) / float(other))
+
+    def __rtruediv__(self, other):
+        return Float32(float(other) / float(self))
+
+    def __neg__(self):
+        return Float32(-float(self))
+
+    def __abs__(self):
+        return Float32(abs(float(self)))
+
+
+class Float32System(FloatSystem):
+    """IEEE 754 single precision, emulated: weights are stored as singles (computed in double,
+    then rounded, as a float32 PyTorch model would hold them) and every result is rounded."""
+
+    name = "float32"
+    spec = "float32"
+    zero = Float32(0)
+    one = Float32(1)
+
+    def __repr__(self):
+        return "Float32System()"
+
+    def describe(self):
+        return "float32 (IEEE 754 single, emulated: every result rounded to 24 bits)"
+
+    def const(self, c):
+        return Float32(super().const(c))
+
+    def score(self, qk, slope, dist):
+        return qk - self.const(slope) * dist if slope else qk
+
+    def exp_score(self, score):
+        return Float32(_exp(score))
+
+    exp = exp_score
+
+
+def for_model(ns, model):
+    """``ns`` at the precision ``model.meta["precision"]`` asks for (see ``fit``)."""
+    return ns.fit(model.meta.get("precision"))
+
+
+NUMBER_CHOICES = ("fraction, decimal, decimal:P (P >= 1 significant digits), float (IEEE "
+                  "double; also float64) or float32 (IEEE single, emulated)")
 
 
 def number_system(spec):
-    """Parse ``fraction``, ``decimal``, ``decimal:P`` or ``float`` into a number system."""
+    """Parse ``fraction``, ``decimal``, ``decimal:P``, ``float``/``float64`` or ``float32``.
+
+    ``fraction`` and ``decimal`` without P take a model's precision when ``fit`` to it.
+    """
     spec = spec.strip()
     if spec == "fraction":
         return FractionSystem()
-    if spec == "float":
+    if spec in ("float", "float64"):
         return FloatSystem()
+    if spec == "float32":
+        return Float32System()
     match = re.fullmatch(r"decimal(?::([0-9]+))?", spec)
     if not match:
         raise ValueError(f"unknown number system {spec!r}; use {NUMBER_CHOICES}")
-    digits = int(match.group(1)) if match.group(1) else DEFAULT_DECIMAL_DIGITS
-    if digits < 1:
+    digits = int(match.group(1)) if match.group(1) else None
+    if digits is not None and digits < 1:
         raise ValueError(f"decimal precision must be at least 1 digit, got {spec!r}; "
                          f"use {NUMBER_CHOICES}")
     return DecimalSystem(digits)

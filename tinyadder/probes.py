@@ -30,15 +30,24 @@ check: first departure at position 23, readout: the model picks '7', intended '6
 
 from dataclasses import dataclass
 from fractions import Fraction
+import math
 
 from .construction import DIGITS, constants
 from .generate import argmax
-from .numbers import DecimalSystem, FloatSystem, FractionSystem
+from .numbers import DecimalSystem, Float32System, FloatSystem, FractionSystem
 from .show import fmt
 from .trace import stages
 
 # count's relative error is about e^-40 (the softmax1 '1' dominates its denominator)
 CONSTRUCTION_SLACK = Fraction(1, 10 ** 15)
+
+
+def construction_slack(digits=DIGITS):
+    """count's relative error bound at N digits: (10/9)(e^special_key + e^digit_key) <=
+    2 * 10^-k with 10^k <= e^-special_key (docs/digits.md, bound 2); CONSTRUCTION_SLACK
+    when that is larger (N >= 9)."""
+    k = int(-constants(digits)["special_key"] / math.log(10))
+    return max(CONSTRUCTION_SLACK, 2 * Fraction(1, 10 ** k))
 READOUT = "unembed.hook_out"
 
 
@@ -48,6 +57,8 @@ def eps(ns):
         return Fraction(1, 10 ** (ns.exp_digits - 5))
     if isinstance(ns, DecimalSystem):
         return 40 * Fraction(1, 10 ** (ns.digits - 1))
+    if isinstance(ns, Float32System):
+        return 40 * Fraction(1, 2 ** 23)
     if isinstance(ns, FloatSystem):
         return 40 * Fraction(1, 2 ** 52)
     raise TypeError(f"unknown number system {ns!r}")
@@ -70,9 +81,9 @@ def exact(value):
     return Intent(Fraction(value), Fraction(0), abs(Fraction(value)))
 
 
-def approx(value):
+def approx(value, slack=CONSTRUCTION_SLACK):
     value = Fraction(value)
-    return Intent(value, abs(value) * CONSTRUCTION_SLACK, abs(value))
+    return Intent(value, abs(value) * slack, abs(value))
 
 
 def intended_tokens(vocab, a, b, digits=DIGITS):
@@ -94,6 +105,7 @@ def counts(digits=DIGITS):
 def intended(model, a, b, digits=DIGITS):
     """{stage name: [{slot: Intent} per position]} and the intended tokens."""
     c = constants(digits)
+    slack = construction_slack(digits)
     tokens = intended_tokens(model.vocab, a, b, digits)
     count = counts(digits)
     eq_pos = tokens.index("=")
@@ -105,13 +117,13 @@ def intended(model, a, b, digits=DIGITS):
         embed["special"] = exact(token in ("=", "<bos>", "<eos>", "+"))
         embed["digit"] = exact(10 * int(token) if token.isdigit() else 0)
         mid0 = dict(embed)
-        mid0["count"] = approx(count[i])
+        mid0["count"] = approx(count[i], slack)
         mid0["scale"] = exact(Fraction(1, i + 2) if i >= eq_pos else 0)
         post0 = dict(mid0)
         for u in range(10):
             post0[f"cand{u}"] = approx((u + Fraction(1, 2)) * 100 * c["place"] * count[i]
-                                       * mid0["scale"].value)
-        post0["digit_pos"] = approx(embed["digit"].value * c["place"] * count[i])
+                                       * mid0["scale"].value, slack)
+        post0["digit_pos"] = approx(embed["digit"].value * c["place"] * count[i], slack)
         rows[names[0]].append(embed)
         rows[names[1]].append(mid0)
         rows[names[2]].append(post0)

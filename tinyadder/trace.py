@@ -13,11 +13,10 @@ Fraction(1, 24)
 from dataclasses import dataclass
 from typing import Optional
 
-from .addition import encode, parse_expression
-from .construction import DIGITS
+from .addition import digits_of, encode, parse_expression
 from .forward import compile_model, forward
 from .generate import generate
-from .numbers import FractionSystem
+from .numbers import FractionSystem, for_model
 
 # TransformerLens short names: cache["resid_mid", 0] is cache["blocks.0.hook_resid_mid"].
 _SHORT = {
@@ -136,16 +135,19 @@ def _selected(names):
     return lambda name: name in wanted
 
 
-def run_with_cache(model, expression, ns=None, names=None, patch=None, digits=DIGITS):
+def run_with_cache(model, expression, ns=None, names=None, patch=None):
     """Generate the answer to ``expression`` ('a+b' text or prompt token ids), then run the whole
     sequence once more recording every trace point: (logits [pos][token], ActivationCache).
 
     ``names`` keeps only some trace points (a name, a list of names or a predicate); ``patch``
-    applies to generation and to the recorded pass (see ``forward``).
+    applies to generation and to the recorded pass (see ``forward``). Operands have the
+    model's N digits; ``ns`` (fraction by default) runs at the model's precision unless its
+    precision was given.
     """
-    ns = ns or FractionSystem()
+    ns = for_model(ns or FractionSystem(), model)
+    digits = digits_of(model)
     if isinstance(expression, str):
-        prompt = encode(model, *parse_expression(expression, digits), digits)
+        prompt = encode(model, *parse_expression(expression, digits))
     else:
         prompt = list(expression)
     tokens = generate(model, ns, prompt, digits + 1, patch=patch)

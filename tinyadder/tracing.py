@@ -10,8 +10,7 @@ import argparse
 import re
 
 from . import probes, show, step, trace_json
-from .addition import encode
-from .construction import DIGITS
+from .addition import digits_of, encode
 from .trace import run_with_cache
 
 FILTERS = ("pos", "slots", "layer", "exact", "sig", "check")  # with --trace
@@ -90,7 +89,7 @@ def problem(args, model):
         return f"--{unused[0]} needs {needs}" + (f", not --{mode}" if mode else "")
     if mode in ("json", "step") and (len(args.expressions) != 1 or "-" in args.expressions):
         return f"--{mode} takes exactly one expression (not '-')"
-    length = 3 * getattr(args, "digits", DIGITS) + 4
+    length = 3 * digits_of(model) + 4
     bad = [p for p in args.pos or () if p >= length]
     if bad:
         return f"position {bad[0]} is outside the sequence; use 0 to {length - 1}"
@@ -104,8 +103,8 @@ def problem(args, model):
 
 def run(args, model, a, b, out, stdin):
     """Trace a + b as the options ask; return the model's sequence (without <bos>)."""
-    digits = getattr(args, "digits", DIGITS)
-    _, cache = run_with_cache(model, encode(model, a, b, digits), ns=args.number, digits=digits)
+    digits = digits_of(model)
+    _, cache = run_with_cache(model, encode(model, a, b), ns=args.number)
     if args.json:
         trace_json.dump(cache, out)
     elif args.step:

@@ -22,6 +22,7 @@ from typing import Dict, List, Tuple
 
 from . import addition, cases, cli
 from .construction import DIGITS, build
+from .numbers import for_model
 
 SUITES = ("adderboard", "carries", "edges")
 DEFAULT_CASES = {"adderboard": 10_000, "carries": 10, "edges": 1}
@@ -191,6 +192,7 @@ def build_parser():
         "--seed", type=seed_arg, default=cases.SEED, metavar="S",
         help=f"random seed of the suite (default {cases.SEED}, AdderBoard's)")
     cli.add_model_options(parser)
+    cli.add_digits_option(parser)
     return parser
 
 
@@ -202,12 +204,14 @@ def main(argv=None, out=None, err=None):
     except SystemExit as exit_:
         return exit_.code
     n = DEFAULT_CASES[args.suite] if args.cases is None else args.cases
-    digits = DIGITS
+    digits = args.digits
     model = build(args.model, digits)
+    ns = for_model(args.number, model)
     groups = suite_groups(args.suite, n, args.seed, digits)
     progress = Progress(err, sum(len(pairs) for pairs in groups.values()))
-    outcome = check(model, args.number, groups, progress)
-    for line in report(outcome, args.suite, n, args.seed, args.model, args.number):
+    outcome = check(model, ns, groups, progress)
+    name = args.model if digits == DIGITS else f"{args.model} for N = {digits} digits"
+    for line in report(outcome, args.suite, n, args.seed, name, ns):
         print(line, file=out)
     out.flush()
     rate = outcome.total / outcome.seconds if outcome.seconds else 0.0

@@ -77,6 +77,10 @@ class Model:
 
     The readout maps each output token to one slot: logit_t = -resid_post[readout[t]] of the
     last block (the slot holds an error; the smallest error wins).
+
+    ``meta`` holds facts about the model for the code that uses it (the forward pass ignores
+    it): e.g. ``digits`` for a task's sequence layout, ``precision`` (a ``numbers.Precision``)
+    for a number system whose precision was not given.
     """
 
     name: str
@@ -88,6 +92,7 @@ class Model:
     readout: Dict[str, str]
     roles: Dict[str, str] = field(default_factory=dict)  # tensor name -> role (see ledger)
     notes: str = ""
+    meta: Dict[str, object] = field(default_factory=dict)
 
     def __post_init__(self):
         check_model(self)

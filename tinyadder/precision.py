@@ -1,0 +1,270 @@
+"""The precision lab: how many digits of arithmetic the construction needs, shown, not claimed.
+
+``python -m tinyadder precision`` runs the same seeded pairs in several number systems for a
+range of operand lengths N and prints the accuracy of each (system, N), then scans N upward to
+find the largest N at which float64 (and float32) is still right on the whole sample.
+
+``python -m tinyadder precision 7650676663+0149460439 --number float32`` compares one addition
+with the exact run. Up to the first wrong digit both runs see the same tokens, so their trace
+points can be compared position by position. To find where rounding first matters, the
+approximate values of one half-layer's output (positions up to the deciding one) are patched
+into the exact run: the first half-layer whose rounding errors, with everything after it
+computed exactly, change a decision is where the error exceeds the margin that decides the
+digit; then each slot of that half-layer is patched alone to name the slot(s).
+"""
+
+from fractions import Fraction
+import argparse
+import math
+import sys
+
+from . import addition, cases
+from .cli import Parser, add_model_options, digits_arg
+from .construction import DIGITS, build
+from .forward import compile_model, forward
+from .generate import argmax
+from .numbers import FractionSystem, for_model, number_system
+from .trace import run_with_cache
+
+PROG = "tinyadder precision"
+SYSTEMS = ("float32", "float64", "decimal:16", "decimal:24", "decimal", "fraction")
+DIGITS_RANGE = (1, 2, 4, 6, 8, 10, 12, 14, 16)
+PAIRS = 5
+SCAN = ("float32", "float64")
+SCAN_LIMIT = 60
+
+# The half-layers in the order they run, by the trace point holding the stream after each.
+HALF_LAYERS = (
+    ("layer 0 attention", "blocks.0.hook_resid_mid"),
+    ("layer 0 FFN", "blocks.0.hook_resid_post"),
+    ("layer 1 attention", "blocks.1.hook_resid_mid"),
+    ("layer 1 FFN", "blocks.1.hook_resid_post"),
+)
+
+
+def sample(digits, pairs, seed=cases.SEED):
+    """The pairs every system runs at N digits: the edge cases, then seeded random pairs."""
+    return list(cases.edge_cases(digits)) + cases.random_pairs(pairs, seed, digits)
+
+
+def label(spec):
+    """A row name: the spec, with what an unspecified precision becomes."""
+    return {"decimal": "decimal:N+30", "float": "float64"}.get(spec, spec)
+
+
+def accuracy(variant, spec, digits, pairs, seed=cases.SEED):
+    """(right, total) of the model for N = digits in number system ``spec`` on the sample."""
+    model = build(variant, digits)
+    ns = for_model(number_system(spec), model)
+    pairs = sample(digits, pairs, seed)
+    return sum(addition.add(model, ns, a, b) == a + b for a, b in pairs), len(pairs)
+
+
+def largest_safe(variant, spec, pairs, seed=cases.SEED, limit=SCAN_LIMIT):
+    """(largest N right on the whole sample with every smaller N too, (N, right, total) of the
+    first failure or None if none up to ``limit``)."""
+    for digits in range(1, limit + 1):
+        right, total = accuracy(variant, spec, digits, pairs, seed)
+        if right < total:
+            return digits - 1, (digits, right, total)
+    return limit, None
+
+
+def table(args, out):
+    """The accuracy table and the float scans."""
+    sampled = f"{len(cases.edge_cases(1))} edge cases + {args.pairs} seeded random pairs"
+    print(f"accuracy of the {args.model} model per N on {sampled} (seed {args.seed})",
+          file=out)
+    width = max(len(label(s)) for s in args.systems) + 2
+    print("system".ljust(width) + "".join(f"N={n}".rjust(8) for n in args.digits), file=out)
+    for spec in args.systems:
+        cells = []
+        for n in args.digits:
+            right, total = accuracy(args.model, spec, n, args.pairs, args.seed)
+            cells.append(f"{right}/{total}".rjust(8))
+        print(label(spec).ljust(width) + "".join(cells), file=out, flush=True)
+    for spec in args.scan:
+        safe, failure = largest_safe(args.model, spec, args.pairs, args.seed)
+        if failure is None:
+            print(f"{label(spec)}: right on every sampled pair for N = 1..{safe}", file=out)
+        else:
+            n, right, total = failure
+            print(f"{label(spec)}: right on every sampled pair up to N = {safe}; "
+                  f"first failure at N = {n} ({right}/{total})", file=out)
+    return 0
+
+
+def _exact(value):
+    """A recorded value as an exact rational (None if it is inf or nan)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return Fraction(value)
+
+
+def _patch(rows_approx, last, slots=None):
+    """A patch putting the approximate values (exactly converted) of positions <= last, in
+    ``slots`` (all if None), into the exact run's rows."""
+    def patch(rows):
+        patched = []
+        for pos, row in enumerate(rows):
+            if pos > last:
+                patched.append(row)
+                continue
+            patched.append([_exact(rows_approx[pos][j]) if slots is None or j in slots else x
+                            for j, x in enumerate(row)])
+        return patched
+    return patch
+
+
+def flips(compiled, tokens, first_decision, last, name, rows_approx, slots=None):
+    """First position in first_decision..last whose decision changes when ``name``'s values are
+    the approximate ones (None if every decision stays exact's); inf or nan counts as a change."""
+    if any(_exact(rows_approx[p][j]) is None for p in range(last + 1)
+           for j in (slots if slots is not None else range(len(rows_approx[p])))):
+        return first_decision
+    logits, _ = forward(compiled, tokens[:last + 1],
+                        patch={name: _patch(rows_approx, last, slots)})
+    for pos in range(first_decision, last + 1):
+        if compiled.readout_tokens[argmax(logits[pos])] != tokens[pos + 1]:
+            return pos
+    return None
+
+
+def _sci(x):
+    return f"{float(x):.3e}"
+
+
+def compare(args, out):
+    """One addition: approximate vs exact, and where the rounding error first decides."""
+    model = build(args.model, args.digits[0])
+    digits = addition.digits_of(model)
+    a, b = addition.parse_expression(args.expression, digits)
+    exact_ns = for_model(FractionSystem(), model)
+    approx_ns = for_model(args.number, model)
+    expr = f"{a}+{b}"
+    exact_logits, exact = run_with_cache(model, expr, ns=exact_ns)
+    _, approx = run_with_cache(model, expr, ns=approx_ns)
+    name = label(approx_ns.spec)
+    print(f"exact ({exact_ns.name}): {exact.text[len('<bos>'):]}", file=out)
+    print(f"{name}: {approx.text[len('<bos>'):]}", file=out)
+    tokens = exact.tokens
+    start = tokens.index(model.vocab.index("="))  # '=' predicts the first sum digit
+    wrong = [p for p in range(start, len(tokens) - 1) if approx.tokens[p + 1] != tokens[p + 1]]
+    if not wrong:
+        print(f"{name} gives every digit of the exact run", file=out)
+        return 0
+    last = wrong[0]
+    k = last - start + 1
+    scores = sorted(-x for x in exact_logits[last])
+    print(f"first wrong digit: sum digit {k} of {digits + 1} (place 10^{digits + 1 - k}), "
+          f"decided at position {last}: {name} {model.vocab[approx.tokens[last + 1]]}, exact "
+          f"{model.vocab[tokens[last + 1]]}; exact margin there: the runner-up's error "
+          f"exceeds the winner's by {_sci(scores[1] - scores[0])}", file=out)
+    order = list(model.readout)
+    said, right = (order.index(model.vocab[t]) for t in (approx.tokens[last + 1],
+                                                         tokens[last + 1]))
+    mine = approx["logits"][last]
+    print(f"in {name} the error of {order[said]} is below that of {order[right]} there by "
+          f"{_sci(mine[said] - mine[right])}", file=out)
+    compiled = compile_model(model, exact_ns)
+    for title, point in HALF_LAYERS:
+        rows = approx[point]
+        at = flips(compiled, tokens, start, last, point, rows)
+        if at is None:
+            print(f"{title} ({point}): its rounding alone changes no decision", file=out)
+            continue
+        print(f"{title} ({point}): its rounding, carried on exactly, changes the digit "
+              f"decided at position {at}", file=out)
+        culprits = []
+        for j, slot in enumerate(approx.labels(point)):
+            if all(_exact(rows[p][j]) == exact[point][p][j] for p in range(last + 1)):
+                continue  # rounding left this slot exact: it cannot change anything
+            if flips(compiled, tokens, start, last, point, rows, {j}) is not None:
+                culprits.append((slot, j))
+        for slot, j in culprits:
+            worst = max(range(last + 1),
+                        key=lambda p: _relative(rows[p][j], exact[point][p][j]))
+            print(f"  slot {slot} alone changes it; its largest relative error, "
+                  f"{_sci(_relative(rows[worst][j], exact[point][worst][j]))}, is at position "
+                  f"{worst} (exact {_sci(exact[point][worst][j])})", file=out)
+        named = ", ".join(slot for slot, _ in culprits) or "none alone (only together)"
+        print(f"first half-layer whose rounding error exceeds the margin: {title}; "
+              f"slot: {named}", file=out)
+        return 0
+    print("no half-layer's rounding alone changes a decision (the errors add up across "
+          "half-layers)", file=out)
+    return 0
+
+
+def _relative(approx, exact):
+    value = _exact(approx)
+    if value is None:
+        return math.inf
+    if exact == 0:
+        return math.inf if value != 0 else 0
+    return abs(value - exact) / abs(exact)
+
+
+def digits_list(text):
+    return [digits_arg(part) for part in text.split(",")]
+
+
+def systems_list(text):
+    specs = [part.strip() for part in text.split(",") if part.strip()]
+    for spec in specs:
+        try:
+            number_system(spec)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+    return specs
+
+
+def build_parser():
+    parser = Parser(
+        prog=PROG,
+        description="Accuracy of TinyAdder-36 per number system and operand length N; or, "
+                    "for one addition EXPR, where the rounding error of --number (here "
+                    "float32 by default) first exceeds the margin that decides a digit. The "
+                    "model defaults to repaired, so that every wrong sum is a rounding error.")
+    parser.add_argument("expression", nargs="?", metavar="EXPR",
+                        help="one addition to compare with the exact run (default: the "
+                             "accuracy table)")
+    add_model_options(parser)
+    parser.set_defaults(model="repaired", number="float32")
+    parser.add_argument("--digits", type=digits_list, default=None,
+                        metavar="N[,N...]",
+                        help=f"operand lengths of the table (default "
+                             f"{','.join(map(str, DIGITS_RANGE))}); with EXPR one N "
+                             f"(default {DIGITS})")
+    parser.add_argument("--systems", type=systems_list, default=list(SYSTEMS),
+                        metavar="S[,S...]",
+                        help=f"table rows (default {','.join(SYSTEMS)}); decimal without P "
+                             f"uses N + 30 digits")
+    parser.add_argument("--scan", type=systems_list, default=list(SCAN), metavar="S[,S...]",
+                        help="systems whose largest safe N is searched, N = 1, 2, ... until "
+                             f"the first failure (at most {SCAN_LIMIT}; default "
+                             f"{','.join(SCAN)}; '' for none)")
+    parser.add_argument("--pairs", type=int, default=PAIRS, metavar="K",
+                        help=f"seeded random pairs per N, after the edge cases (default {PAIRS})")
+    parser.add_argument("--seed", type=int, default=cases.SEED, help="random seed (default "
+                        f"{cases.SEED}, AdderBoard's)")
+    return parser
+
+
+def main(argv=None, out=None):
+    """``tinyadder precision [EXPR] [options]``: the table, or one addition compared."""
+    out = out or sys.stdout
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.pairs < 0:
+        parser.error(f"--pairs must be 0 or more, got {args.pairs}")
+    if args.expression is None:
+        args.digits = args.digits or list(DIGITS_RANGE)
+        return table(args, out)
+    args.digits = args.digits or [DIGITS]
+    if len(args.digits) != 1:
+        parser.error(f"with EXPR give one N in --digits, got {len(args.digits)}")
+    try:
+        return compare(args, out)
+    except addition.InputError as error:
+        parser.error(str(error))
