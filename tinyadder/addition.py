@@ -59,16 +59,17 @@ def encode(model, a, b):
     return [model.vocab.index("<bos>")] + [model.vocab.index(ch) for ch in text]
 
 
-def run(model, ns, a, b, cache=True):
+def run(model, ns, a, b, cache=True, reference=False):
     """The model's sequence for a + b, as text without <bos>: '0000000012+0000000034=000...46'.
 
-    ``ns`` runs at the model's precision unless its precision was given (``numbers.fit``).
+    ``ns`` runs at the model's precision unless its precision was given (``numbers.fit``);
+    ``reference``: generate with the reference forward pass (see ``generate``).
     """
     tokens = generate(model, for_model(ns, model), encode(model, a, b), digits_of(model) + 1,
-                      cache=cache)
+                      cache=cache, reference=reference)
     return "".join(model.vocab[t] for t in tokens[1:])
 
 
-def add(model, ns, a, b):
+def add(model, ns, a, b, reference=False):
     """The model's sum of a and b as an int (its digits, not Python's a + b)."""
-    return int(run(model, ns, a, b).split("=")[1])
+    return int(run(model, ns, a, b, reference=reference).split("=")[1])

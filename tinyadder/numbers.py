@@ -147,6 +147,7 @@ class FractionSystem(_Fits):
     """
 
     name = "fraction"
+    reference_order = False  # exact: the engine's order gives the same rationals
 
     def __init__(self, exp_digits=None, picked=""):
         self.explicit = exp_digits is not None
@@ -227,6 +228,7 @@ class DecimalSystem(_Fits):
     """
 
     name = "decimal"
+    reference_order = False  # generate may run the engine (see generate)
 
     def __init__(self, digits=None, picked=""):
         self.explicit = digits is not None
@@ -305,6 +307,7 @@ class FloatSystem:
     zero = 0.0
     one = 1.0
     roundings = ()
+    reference_order = False  # generate may run the engine (see generate)
 
     def __repr__(self):
         return "FloatSystem()"
@@ -403,6 +406,7 @@ class Float32System(FloatSystem):
     spec = "float32"
     zero = Float32(0)
     one = Float32(1)
+    reference_order = True  # its rounding is what it is for: run in the reference's order
 
     def __repr__(self):
         return "Float32System()"

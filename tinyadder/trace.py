@@ -150,7 +150,7 @@ def run_with_cache(model, expression, ns=None, names=None, patch=None):
         prompt = encode(model, *parse_expression(expression, digits))
     else:
         prompt = list(expression)
-    tokens = generate(model, ns, prompt, digits + 1, patch=patch)
+    tokens = generate(model, ns, prompt, digits + 1, patch=patch, reference=True)
     keep = _selected(names)
     values = {}
 
