@@ -178,3 +178,11 @@ def test_bench_bad_options(argv, message, capsys):
     assert main(["bench", *argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
+
+
+def test_bench_long_times_one_addition_per_length(capsys):
+    assert main(["bench", "--long", "5,20", "--number", "fraction", "--model", "repaired"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("tinyadder bench --long: repaired model") and "fraction" in lines[0]
+    assert [line.split()[:2] + line.split()[-1:] for line in lines[2:]] == [
+        ["5", "19", "right"], ["20", "64", "right"]]

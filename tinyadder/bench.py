@@ -6,6 +6,10 @@ For each number system it runs the first K cases of ``cases.verify_cases()`` thr
 cases. Each figure is the median of several repeats, in wall-clock and in CPU time (they
 differ when the machine is shared). Peak memory is measured in a separate, untimed pass
 (``tracemalloc``), so that the timed runs pay nothing for it.
+
+``--long N,N,...`` times instead one seeded random N-digit addition per N (the construction
+built for N digits, ``--model``, in ``decimal`` unless ``--number`` says otherwise; decimal picks
+N + 30 digits): the cost of long sequences.
 """
 
 import argparse
@@ -18,7 +22,7 @@ import tracemalloc
 
 from . import cli
 from .addition import run
-from .cases import verify_cases
+from .cases import random_pairs, verify_cases
 from .construction import build
 from .numbers import number_system
 
@@ -39,7 +43,14 @@ def build_parser():
                         help="run F times the default number of cases, e.g. 0.1 for a quick "
                              "look (default 1; cases per system: " +
                              ", ".join(f"{s} {k}" for s, k in CASES.items()) + ")")
+    parser.add_argument("--long", type=_digits_list, default=None, metavar="N,N,...",
+                        help="time one random N-digit addition per N instead (e.g. "
+                             "100,1000,2000), in decimal unless --number is given")
     return parser
+
+
+def _digits_list(text):
+    return [cli.digits_arg(part) for part in text.split(",")]
 
 
 def _positive(text):
@@ -104,9 +115,31 @@ def measure(model, spec, k, repeats, out):
     return rows
 
 
+def long_numbers(args, out):
+    """One seeded random N-digit addition per N: wall and CPU seconds."""
+    spec = args.number.spec if args.number else "decimal"
+    print(f"tinyadder bench --long: {args.model} model, one random N-digit addition per N, "
+          f"{spec}; Python {platform.python_version()}", file=out)
+    print(f"{'N':>6} {'tokens':>7} {'wall s':>9} {'CPU s':>9}  sum", file=out, flush=True)
+    status = 0
+    for digits in args.long:
+        model = build(args.model, digits)
+        (a, b), = random_pairs(1, digits=digits)
+        ns = number_system(spec)
+        wall, cpu = time.perf_counter(), time.process_time()
+        right = int(run(model, ns, a, b).split("=")[1]) == a + b
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        status = max(status, 0 if right else 1)
+        print(f"{digits:>6} {3 * digits + 4:>7} {wall:>9.2f} {cpu:>9.2f}  "
+              f"{'right' if right else 'WRONG'}", file=out, flush=True)
+    return status
+
+
 def main(argv, out=None):
     out = out or sys.stdout
     args = build_parser().parse_args(argv)
+    if args.long:
+        return long_numbers(args, out)
     systems = [args.number.spec] if args.number else list(SYSTEMS)
     model = build(args.model)
     print(f"tinyadder bench: {args.model} model, AdderBoard verify cases; Python "
