@@ -93,6 +93,7 @@ class Rational:
         """The exact value as a (reduced) Fraction."""
         if self.plain is None:
             self.plain = Fraction(*self.pair())
+            self.terms = self._approx = self._pair = None  # the value replaces the sum
         return self.plain
 
     # --- certified approximation -------------------------------------------------------
