@@ -417,9 +417,6 @@ class Float32System(FloatSystem):
     def const(self, c):
         return Float32(super().const(c))
 
-    def score(self, qk, slope, dist):
-        return qk - self.const(slope) * dist if slope else qk
-
     def exp_score(self, score):
         return Float32(_exp(score))
 
