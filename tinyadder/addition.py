@@ -59,6 +59,11 @@ def encode(model, a, b):
     return [model.vocab.index("<bos>")] + [model.vocab.index(ch) for ch in text]
 
 
+def sequence_text(model, tokens):
+    """The printed sequence: the tokens after <bos>, e.g. '0000000012+0000000034=000...46'."""
+    return "".join(model.vocab[t] for t in tokens[1:])
+
+
 def run(model, ns, a, b, cache=True, reference=False):
     """The model's sequence for a + b, as text without <bos>: '0000000012+0000000034=000...46'.
 
@@ -67,7 +72,7 @@ def run(model, ns, a, b, cache=True, reference=False):
     """
     tokens = generate(model, for_model(ns, model), encode(model, a, b), digits_of(model) + 1,
                       cache=cache, reference=reference)
-    return "".join(model.vocab[t] for t in tokens[1:])
+    return sequence_text(model, tokens)
 
 
 def add(model, ns, a, b, reference=False):

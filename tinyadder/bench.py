@@ -43,14 +43,10 @@ def build_parser():
                         help="run F times the default number of cases, e.g. 0.1 for a quick "
                              "look (default 1; cases per system: " +
                              ", ".join(f"{s} {k}" for s, k in CASES.items()) + ")")
-    parser.add_argument("--long", type=_digits_list, default=None, metavar="N,N,...",
+    parser.add_argument("--long", type=cli.digits_list_arg, default=None, metavar="N,N,...",
                         help="time one random N-digit addition per N instead (e.g. "
                              "100,1000,2000), in decimal unless --number is given")
     return parser
-
-
-def _digits_list(text):
-    return [cli.digits_arg(part) for part in text.split(",")]
 
 
 def _positive(text):
@@ -100,14 +96,14 @@ def measure(model, spec, k, repeats, out):
     cache-off row on the first k / UNCACHED_SHARE); return the rows."""
     ns = number_system(spec)
     run(model, ns, 0, 0)  # compile and plan outside the timing
-    rows = []
+    rows, listed = [], verify_cases()[:k]
     for cache, n in ((True, k), (False, max(1, k // UNCACHED_SHARE))):
-        cases = verify_cases()[:n]
+        cases = listed[:n]
         runs = [timed(model, ns, cases, cache) for _ in range(repeats)]
         wall = statistics.median(n / max(w, 1e-9) for w, _, _ in runs)
         cpu = statistics.median(n / max(c, 1e-9) for _, c, _ in runs)  # a clock tick may be 0
         rows.append((cache, n, wall, cpu, max(wrong for _, _, wrong in runs)))
-    memory = peak_memory(model, ns, verify_cases()[:min(k, 20)])
+    memory = peak_memory(model, ns, listed[:20])
     for cache, n, wall, cpu, wrong in rows:
         note = f"  {wrong} WRONG" if wrong else ""
         print(f"{spec:<9} {'on' if cache else 'off':<6} {n:>6} {wall:>12,.0f} {cpu:>12,.0f}"

@@ -48,15 +48,15 @@ def random_pairs(n, seed=SEED, digits=10):
     return [(rng.randint(0, top), rng.randint(0, top)) for _ in range(n)]
 
 
-def verify_cases(n_random=10_000, seed=SEED):
-    """AdderBoard's list: the edge cases followed by n_random seeded pairs."""
-    return list(EDGE_CASES) + random_pairs(n_random, seed)
-
-
 def adderboard_suite(n_random=10_000, seed=SEED, digits=10):
     """AdderBoard's verify.py cases as named groups: {'edge cases': ..., 'random pairs': ...}."""
     return {"edge cases": list(edge_cases(digits)),
             "random pairs": random_pairs(n_random, seed, digits)}
+
+
+def verify_cases(n_random=10_000, seed=SEED):
+    """AdderBoard's list in order: the edge cases followed by n_random seeded pairs."""
+    return [pair for group in adderboard_suite(n_random, seed).values() for pair in group]
 
 
 def carry_pairs(per_cell, seed=SEED, digits=10, gaps=CARRY_GAPS):

@@ -52,6 +52,11 @@ def digits_arg(text):
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
+def digits_list_arg(text):
+    """'10,20,50' -> [10, 20, 50], each checked as --digits is."""
+    return [digits_arg(part) for part in text.split(",")]
+
+
 def add_digits_option(parser):
     """--digits N: the operand length the construction is built for."""
     parser.add_argument(

@@ -104,7 +104,9 @@ def exp_of(power):
 
 @dataclass(frozen=True)
 class LogScore:
-    """An exact attention score ``rational + ln_coef * ln(base)`` (fraction system only)."""
+    """An exact attention score ``rational + ln_coef * ln(base)`` (fraction system only).
+
+    Its text, '-40 - 23*ln 10', is what the tracer shows and the JSON trace stores."""
 
     rational: Fraction
     ln_coef: int

@@ -19,7 +19,7 @@ import math
 import sys
 
 from . import addition, cases
-from .cli import Parser, add_model_options, digits_arg
+from .cli import Parser, add_model_options, digits_list_arg
 from .construction import DIGITS, build
 from .forward import compile_model, forward
 from .generate import argmax
@@ -207,10 +207,6 @@ def _relative(approx, exact):
     return abs(value - exact) / abs(exact)
 
 
-def digits_list(text):
-    return [digits_arg(part) for part in text.split(",")]
-
-
 def systems_list(text):
     specs = [part.strip() for part in text.split(",") if part.strip()]
     for spec in specs:
@@ -233,7 +229,7 @@ def build_parser():
                              "accuracy table)")
     add_model_options(parser)
     parser.set_defaults(model="repaired", number="float32")
-    parser.add_argument("--digits", type=digits_list, default=None,
+    parser.add_argument("--digits", type=digits_list_arg, default=None,
                         metavar="N[,N...]",
                         help=f"operand lengths of the table (default "
                              f"{','.join(map(str, DIGITS_RANGE))}); with EXPR one N "

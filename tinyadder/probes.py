@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 import math
 
+from .addition import prompt
 from .construction import DIGITS, constants
 from .generate import argmax
 from .numbers import DecimalSystem, Float32System, FloatSystem, FractionSystem
@@ -88,7 +89,7 @@ def approx(value, slack=CONSTRUCTION_SLACK):
 
 def intended_tokens(vocab, a, b, digits=DIGITS):
     """The sequence the model should produce: <bos> a + b = (a + b), zero-padded."""
-    text = f"{a:0{digits}d}+{b:0{digits}d}={a + b:0{digits + 1}d}"
+    text = prompt(a, b, digits) + f"{a + b:0{digits + 1}d}"
     return ["<bos>", *text]
 
 

@@ -77,18 +77,12 @@ def fmt(x, sig=SIG, exact=False):
     if x is None:
         return "-"
     if isinstance(x, LogScore):
-        return score_text(x)
+        return str(x)
     if exact:
         return rational_text(x) if isinstance(x, Fraction) else (
             repr(x) if isinstance(x, float) else str(x))
     text = _short_text(x)
     return text if text is not None else MARK + rounded(x, sig)
-
-
-def score_text(s):
-    """An exact fraction-mode score ``r + c*ln b`` as text: '-40 - 23*ln 10'."""
-    sign = "-" if s.ln_coef < 0 else "+"
-    return f"{rational_text(s.rational)} {sign} {abs(s.ln_coef)}*ln {rational_text(s.base)}"
 
 
 def pack(cells, indent="    ", width=WIDTH):

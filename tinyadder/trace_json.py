@@ -28,7 +28,7 @@ import re
 
 from .construction import VARIANTS, build
 from .numbers import DecimalSystem, FloatSystem, FractionSystem, LogScore, Rounding
-from .show import rational_text, score_text
+from .show import rational_text
 from .trace import ActivationCache
 
 FORMAT = "tinyadder-trace/1"
@@ -56,7 +56,7 @@ def _encode(value):
     if value is None:
         return None
     if isinstance(value, LogScore):
-        return score_text(value)
+        return str(value)
     if isinstance(value, Fraction):
         return rational_text(value)
     if isinstance(value, float):

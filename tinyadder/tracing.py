@@ -10,7 +10,7 @@ import argparse
 import re
 
 from . import probes, show, step, trace_json
-from .addition import digits_of, encode
+from .addition import digits_of, encode, sequence_text
 from .trace import run_with_cache
 
 FILTERS = ("pos", "slots", "layer", "exact", "sig", "check")  # with --trace
@@ -114,4 +114,4 @@ def run(args, model, a, b, out, stdin):
         out.write(show.render(cache, args.pos, args.slots, args.layer, args.sig, args.exact,
                               check))
     out.flush()
-    return cache.text[len(model.vocab[cache.tokens[0]]):]
+    return sequence_text(model, cache.tokens)
