@@ -82,7 +82,7 @@ def add_model_options(parser):
              f"published PyTorch model; float32 is IEEE single (emulated), which fails at "
              f"N = 10")
     parser.add_argument(
-        "--model", type=model_arg, default="published", choices=None,
+        "--model", type=model_arg, default="published",
         help="published (default): the construction as published, including its readout "
              "flaw near carry boundaries; repaired: the same 36 parameters with the readout "
              "reading only the layer-1 FFN's own slots")
@@ -93,8 +93,7 @@ def build_parser():
         prog=PROG,
         description="Add two numbers with TinyAdder-36, the 36-parameter hand-wired "
                     "transformer, run by an exact pure-Python interpreter.",
-        epilog="subcommands: " + (", ".join(sorted(SUBCOMMANDS)) or "none") +
-               f" (run '{PROG} SUBCOMMAND --help')" if SUBCOMMANDS else None)
+        epilog=f"subcommands: {', '.join(sorted(SUBCOMMANDS))} (run '{PROG} SUBCOMMAND --help')")
     parser.add_argument(
         "expressions", nargs="*", metavar="EXPR",
         help="an addition such as 7650676663+0149460439 or '12 + 34' (operands of at most "
