@@ -105,11 +105,12 @@ def test_one_addition_that_float64_gets_right():
 def test_patching_the_exact_values_changes_nothing():
     # The probe itself is sound: exact values patched into the exact run change no decision.
     from tinyadder.forward import compile_model
-    from tinyadder.trace import run_with_cache
+    from tinyadder.trace import run_with_cache, stages
     model = build("repaired")
     _, cache = run_with_cache(model, "7650676663+0149460439")
     compiled = compile_model(model, cache.ns)
-    for _, point in precision.HALF_LAYERS:
+    for stage in stages(model)[1:]:
+        point = stage.name
         assert precision.flips(compiled, cache.tokens, 22, 32, point, cache[point]) is None
     shifted = [[x * (1 + (j == 3 and pos <= 10) * Fraction(1, 10 ** 6))
                 for j, x in enumerate(row)]     # a's place values off by 1e-6: a moves by

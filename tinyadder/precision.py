@@ -24,7 +24,7 @@ from .construction import DIGITS, build
 from .forward import compile_model, forward
 from .generate import argmax
 from .numbers import FractionSystem, for_model, number_system
-from .trace import run_with_cache
+from .trace import run_with_cache, stages
 
 PROG = "tinyadder precision"
 SYSTEMS = ("float32", "float64", "decimal:16", "decimal:24", "decimal", "fraction")
@@ -34,14 +34,6 @@ SCAN = ("float32", "float64")
 SCAN_LIMIT = 60
 
 # The half-layers in the order they run, by the trace point holding the stream after each.
-HALF_LAYERS = (
-    ("layer 0 attention", "blocks.0.hook_resid_mid"),
-    ("layer 0 FFN", "blocks.0.hook_resid_post"),
-    ("layer 1 attention", "blocks.1.hook_resid_mid"),
-    ("layer 1 FFN", "blocks.1.hook_resid_post"),
-)
-
-
 def sample(digits, pairs, seed=cases.SEED):
     """The pairs every system runs at N digits: the edge cases, then seeded random pairs."""
     return list(cases.edge_cases(digits)) + cases.random_pairs(pairs, seed, digits)
@@ -147,8 +139,8 @@ def compare(args, out):
     exact_logits, exact = run_with_cache(model, expr, ns=exact_ns)
     _, approx = run_with_cache(model, expr, ns=approx_ns)
     name = label(approx_ns.spec)
-    print(f"exact ({exact_ns.name}): {exact.text[len('<bos>'):]}", file=out)
-    print(f"{name}: {approx.text[len('<bos>'):]}", file=out)
+    print(f"exact ({exact_ns.name}): {addition.sequence_text(model, exact.tokens)}", file=out)
+    print(f"{name}: {addition.sequence_text(model, approx.tokens)}", file=out)
     tokens = exact.tokens
     start = tokens.index(model.vocab.index("="))  # '=' predicts the first sum digit
     wrong = [p for p in range(start, len(tokens) - 1) if approx.tokens[p + 1] != tokens[p + 1]]
@@ -169,7 +161,8 @@ def compare(args, out):
     print(f"in {name} the error of {order[said]} is below that of {order[right]} there by "
           f"{_sci(mine[said] - mine[right])}", file=out)
     compiled = compile_model(model, exact_ns)
-    for title, point in HALF_LAYERS:
+    for stage in stages(model)[1:]:  # every half-layer, in execution order
+        title, point = stage.label, stage.name
         rows = approx[point]
         at = flips(compiled, tokens, start, last, point, rows)
         if at is None:
