@@ -60,23 +60,29 @@ class Rational:
             return f"Rational({self.plain!r})"
         return f"Rational(<sum of {len(self.terms)} terms>)"
 
+    def _bottom_up(self, done):
+        """The sum nodes under (and including) self that are not ``done``, each after all of
+        its terms: the order to evaluate them in, without recursion (sums nest deeply)."""
+        stack = [self]
+        while stack:
+            node = stack[-1]
+            if done(node):  # a shared term, evaluated meanwhile
+                stack.pop()
+                continue
+            todo = [t for _, t in node.terms if t.plain is None and not done(t)]
+            if todo:
+                stack.extend(todo)
+                continue
+            stack.pop()
+            yield node  # the caller evaluates it, so it is done when the walk resumes
+
     # --- exact value -------------------------------------------------------------------
     def pair(self):
         """(n, d), d > 0, with value n / d, not reduced: a sum is evaluated bottom-up
         (memoised, without recursion) over the lcm of its terms' denominators."""
         if self.plain is not None:
             return self.plain.numerator, self.plain.denominator
-        stack = [self]
-        while stack:
-            node = stack[-1]
-            if node._pair is not None:  # a shared term, already evaluated
-                stack.pop()
-                continue
-            todo = [t for _, t in node.terms if t.plain is None and t._pair is None]
-            if todo:
-                stack.extend(todo)
-                continue
-            stack.pop()
+        for node in self._bottom_up(lambda n: n._pair is not None):
             num, den = 0, 1
             for c, t in node.terms:
                 n, d = t.pair()
@@ -105,18 +111,7 @@ class Rational:
         memo = self._approx
         if memo is not None and scale in memo:
             return memo[scale]
-        stack = [self]
-        while stack:  # post-order over terms not yet approximated at this scale
-            node = stack[-1]
-            if node._approx is not None and scale in node._approx:  # shared, done
-                stack.pop()
-                continue
-            todo = [t for _, t in node.terms
-                    if t.plain is None and (t._approx is None or scale not in t._approx)]
-            if todo:
-                stack.extend(todo)
-                continue
-            stack.pop()
+        for node in self._bottom_up(lambda n: n._approx is not None and scale in n._approx):
             total, error = 0, 0
             for c, t in node.terms:
                 a, e = t.approx(scale)
