@@ -1,5 +1,6 @@
 """N-digit operands: the constants derived from N, their bounds, and sums for N = 1 .. 100."""
 
+from collections.abc import Mapping
 from fractions import Fraction
 import math
 
@@ -9,9 +10,9 @@ from tinyadder.adderboard import add as board_add, build_model
 from tinyadder.addition import add, parse_expression, InputError
 from tinyadder.cases import carry_pairs, edge_cases, random_pairs
 from tinyadder.construction import MAX_DIGITS, SLOTS, build, constants
-from tinyadder.ledger import ledger, totals
+from tinyadder.analysis.ledger import ledger, totals
 from tinyadder.numbers import DecimalSystem, ExpTerm, FractionSystem
-from tinyadder.trace import run_with_cache
+from tinyadder.analysis.trace import run_with_cache
 
 
 def test_constants_at_ten_are_the_published_ones():
@@ -37,7 +38,7 @@ def entries(model):
             for name in part.tables + (("slopes",) if part is block.attn else ()):
                 table = getattr(part, name)
                 for src, row in table.items():
-                    if isinstance(row, dict):
+                    if isinstance(row, Mapping):
                         found.update({(f"{i}.{name}", src, dst): w for dst, w in row.items()})
                     else:
                         found[(f"{i}.{name}", "bias", src)] = row

@@ -7,7 +7,9 @@ import pytest
 
 from tinyadder.cli import main as cli_main
 from tinyadder.construction import build
-from tinyadder.ledger import count, ledger, main, tensors, totals
+from tinyadder.analysis.ledger import count, ledger, tensors, totals
+from tinyadder.cli.params import main
+from tinyadder.weights import with_entry
 
 SPEC_TABLE = {"embedding": 13, "layer 0 attention": 6, "layer 0 FFN": 12,
               "layer 1 attention": 2, "layer 1 FFN": 3, "readout": 0}
@@ -54,44 +56,43 @@ def test_embedding_counts_per_token_row(published):
 
 
 def test_changing_a_weight_changes_the_ledger():
-    model = build("published")  # a fresh model: the session fixtures stay untouched
+    model = build("published")
     up = model.blocks[0].mlp.W_in["count"]
-    up["cand3"] = up["cand2"]  # P_3 := P_2: one distinct value fewer
+    # P_3 := P_2: one distinct value fewer
+    model = with_entry(model, "blocks.0.mlp.W_in", ("count", "cand3"), up["cand2"])
     assert totals(ledger(model)).parts["layer 0 FFN"] == 11
-    model.blocks[0].attn.b_Q["h0"] = 2  # the broadcast query bias is no longer one value
+    # the broadcast query bias is no longer one value
+    model = with_entry(model, "blocks.0.attn.b_Q", ("h0",), 2)
     assert totals(ledger(model)).parts["layer 0 attention"] == 7
-    model.blocks[0].attn.W_K["special"]["h3"] = Fraction(0)  # a zero is free
+    model = with_entry(model, "blocks.0.attn.W_K", ("special", "h3"), Fraction(0))  # zero: free
     assert totals(ledger(model)).parts["layer 0 attention"] == 6
-    model.W_E["5"]["digit"] = 10  # rows are counted separately: still one value in row "5"
+    # rows are counted separately: still one value in row "5"
+    model = with_entry(model, "W_E", ("5", "digit"), 10)
     assert totals(ledger(model)).parts["embedding"] == 13
-    model.W_E["5"]["eq"] = 1  # a second value in row "5"
+    model = with_entry(model, "W_E", ("5", "eq"), 1)  # a second value in row "5"
     assert totals(ledger(model)).parts["embedding"] == 14
     assert totals(ledger(model)).parts == dict(SPEC_TABLE, **{"layer 0 FFN": 11,
                                                                "embedding": 14})
 
 
 def test_a_copy_map_is_free_only_while_its_values_are_1():
-    model = build("published")
-    model.blocks[1].attn.W_O["h0"]["eq"] = 2
+    model = with_entry(build("published"), "blocks.1.attn.W_O", ("h0", "eq"), 2)
     line = by_name(model)["blocks.1.attn.W_O"]
     assert (line.params, line.rule) == (2, "declared copy but not all 1, so: "
                                            "2 distinct values (broadcast): 2")
 
 
 def test_an_undeclared_tensor_counts_as_weights():
-    model = build("published")
-    model.blocks[1].attn.W_Q["digit"] = {"h0": 1}
+    model = with_entry(build("published"), "blocks.1.attn.W_Q", ("digit", "h0"), 1)
     assert by_name(model)["blocks.1.attn.W_Q"].role == "weight"
     assert totals(ledger(model)).params == 37
 
 
 def test_roles_must_name_real_tensors_and_known_rules():
-    model = build("published")
-    model.roles["blocks.0.attn.W_Z"] = "copy"
+    model = with_entry(build("published"), "roles", ("blocks.0.attn.W_Z",), "copy")
     with pytest.raises(ValueError, match="unknown tensor 'blocks.0.attn.W_Z'"):
         ledger(model)
-    model = build("published")
-    model.roles["W_E"] = "free"
+    model = with_entry(build("published"), "roles", ("W_E",), "free")
     with pytest.raises(ValueError, match="unknown role 'free'"):
         ledger(model)
 

@@ -7,7 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from tinyadder import precision
+from tinyadder.analysis import precision
+from tinyadder.cli import precision as precision_cli
 from tinyadder.addition import add
 from tinyadder.cli import main
 from tinyadder.construction import build
@@ -84,7 +85,7 @@ def test_float64_largest_safe_n_on_the_sample():
 
 def run(*argv):
     out = io.StringIO()
-    return precision.main(list(argv), out=out), out.getvalue()
+    return precision_cli.main(list(argv), out=out), out.getvalue()
 
 
 def test_one_addition_names_half_layer_and_slot():
@@ -105,7 +106,7 @@ def test_one_addition_that_float64_gets_right():
 def test_patching_the_exact_values_changes_nothing():
     # The probe itself is sound: exact values patched into the exact run change no decision.
     from tinyadder.forward import compile_model
-    from tinyadder.trace import run_with_cache, stages
+    from tinyadder.analysis.trace import run_with_cache, stages
     model = build("repaired")
     _, cache = run_with_cache(model, "7650676663+0149460439")
     compiled = compile_model(model, cache.ns)

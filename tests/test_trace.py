@@ -13,13 +13,13 @@ import sys
 
 import pytest
 
-from tinyadder import probes, program, show, trace_json
+from tinyadder.analysis import probes, program, show, trace_json
 from tinyadder.cases import COUNTEREXAMPLE
 from tinyadder.cli import main
 from tinyadder.construction import SLOTS
 from tinyadder.numbers import DecimalSystem, FloatSystem, LogScore
-from tinyadder.step import session
-from tinyadder.trace import run_with_cache, stages
+from tinyadder.analysis.step import session
+from tinyadder.analysis.trace import run_with_cache, stages
 from tinyadder.weights import Model
 
 ROOT = Path(__file__).resolve().parent.parent

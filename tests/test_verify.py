@@ -12,7 +12,8 @@ from tinyadder import addition, cases
 from tinyadder.cli import main as cli_main
 from tinyadder.construction import build
 from tinyadder.numbers import number_system
-from tinyadder.verify import Progress, main
+from tinyadder.analysis.verify import Progress
+from tinyadder.cli.verify import main
 
 ROOT = Path(__file__).resolve().parent.parent
 

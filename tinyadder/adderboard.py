@@ -18,7 +18,7 @@ except ImportError:  # loaded by path from a clone that was not installed
 
 from tinyadder.addition import add as model_add
 from tinyadder.construction import DIGITS, build
-from tinyadder.ledger import ledger, totals
+from tinyadder.analysis.ledger import ledger, totals
 from tinyadder.numbers import for_model, number_system
 
 METADATA = {

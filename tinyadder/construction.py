@@ -1,4 +1,4 @@
-"""TinyAdder-36: the published hand-wired adder, as data (see ../shared/spec/tinyadder36.md).
+"""TinyAdder-36: the published hand-wired adder, as data (see docs/spec.md).
 
 Slots keep the original numbering, so traces compare with the PyTorch original dimension by
 dimension. Layer 0 works on the first 5 slots; its FFN widens the stream to 16. The published
@@ -166,7 +166,7 @@ def build(variant="published", digits=DIGITS):
     )
 
 
-# What each weight tensor is, for the parameter ledger (tinyadder.ledger counts by it).
+# What each weight tensor is, for the parameter ledger (tinyadder.analysis.ledger counts by it).
 ROLES = {
     "W_E": "embedding",
     "blocks.0.attn.b_Q": "weight",       # q = 1 on every head

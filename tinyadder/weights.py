@@ -7,13 +7,31 @@ an output name to its bias. An absent entry is a zero. Heads have dimension 1.
 
 Values are construction constants (``int``, ``Fraction``, ``numbers.ExpTerm``; ALiBi slopes may
 be ``numbers.Ln``); a number system turns them into numbers when a model is run.
+
+A model is immutable once built: its tables are read-only mappings, because a run's compiled
+weights are cached per model. A changed model is a new model: ``with_entry`` (or
+``dataclasses.replace``) derives one.
 """
 
-from dataclasses import dataclass, field
-from typing import Dict, Tuple
+from dataclasses import dataclass, field, fields, replace
+from types import MappingProxyType
+from typing import Mapping, Tuple
 
-Table = Dict[str, Dict[str, object]]
-Bias = Dict[str, object]
+Table = Mapping[str, Mapping[str, object]]
+Bias = Mapping[str, object]
+
+
+def _frozen(table):
+    """A read-only copy of a table (one or two levels of mappings)."""
+    return MappingProxyType({k: _frozen(v) if isinstance(v, Mapping) else v
+                             for k, v in table.items()})
+
+
+def _freeze_fields(obj):
+    for f in fields(obj):
+        value = getattr(obj, f.name)
+        if isinstance(value, Mapping):
+            object.__setattr__(obj, f.name, _frozen(value))
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +56,9 @@ class Attention:
 
     tables = ("W_Q", "b_Q", "W_K", "b_K", "W_V", "b_V", "W_O", "b_O")
 
+    def __post_init__(self):
+        _freeze_fields(self)
+
 
 @dataclass(frozen=True, eq=False)
 class MLP:
@@ -55,6 +76,9 @@ class MLP:
     b_out: Bias = field(default_factory=dict)
 
     tables = ("W_gate", "b_gate", "W_in", "b_in", "W_out", "b_out")
+
+    def __post_init__(self):
+        _freeze_fields(self)
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,16 +113,55 @@ class Model:
     W_E: Table
     width_embed: int
     blocks: Tuple[Block, ...]
-    readout: Dict[str, str]
-    roles: Dict[str, str] = field(default_factory=dict)  # tensor name -> role (see ledger)
+    readout: Mapping[str, str]
+    roles: Mapping[str, str] = field(default_factory=dict)  # tensor name -> role (see ledger)
     notes: str = ""
-    meta: Dict[str, object] = field(default_factory=dict)
+    meta: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self):
+        _freeze_fields(self)
         check_model(self)
 
     def slot_index(self, name):
         return self.slots.index(name)
+
+
+def _set(table, keys, value):
+    """A plain-dict copy of ``table`` with ``table[k0][k1]... = value``."""
+    out = {k: dict(v) if isinstance(v, Mapping) else v for k, v in table.items()}
+    if len(keys) == 1:
+        out[keys[0]] = value
+    else:
+        out[keys[0]] = _set(table.get(keys[0], {}), keys[1:], value)
+    return out
+
+
+def with_entry(model, name, keys, value):
+    """A new model equal to ``model`` but for one entry: ``name[keys[0]][keys[1]] = value``.
+
+    ``name`` is a table's TransformerLens name (``W_E``, ``blocks.0.attn.W_K``,
+    ``blocks.1.mlp.b_in``, ...) or ``roles``, ``meta``, ``readout``; ``keys`` is the row and
+    column of a weight table, or the one key of a bias or of a model mapping. The model is
+    checked again, so an entry naming an unknown slot is refused.
+
+    >>> from tinyadder import build
+    >>> m = with_entry(build(), "blocks.1.attn.W_V", ("digit_pos", "h0"), 50)
+    >>> m.blocks[1].attn.W_V["digit_pos"]["h0"], build().blocks[1].attn.W_V["digit_pos"]["h0"]
+    (50, 100)
+    """
+    keys = tuple(keys)
+    parts = name.split(".")
+    if len(parts) == 1:
+        return replace(model, **{name: _set(getattr(model, name), keys, value)})
+    if len(parts) != 4 or parts[0] != "blocks" or parts[2] not in ("attn", "mlp"):
+        raise ValueError(f"no table named {name!r}: use W_E, roles, meta, readout or "
+                         f"blocks.<i>.attn.<table> / blocks.<i>.mlp.<table>")
+    i, half, table = int(parts[1]), parts[2], parts[3]
+    block = model.blocks[i]
+    sub = getattr(block, half)
+    sub = replace(sub, **{table: _set(getattr(sub, table), keys, value)})
+    blocks = model.blocks[:i] + (replace(block, **{half: sub}),) + model.blocks[i + 1:]
+    return replace(model, blocks=blocks)
 
 
 def _check_table(where, table, sources, targets):

@@ -22,14 +22,10 @@ conventions can be compared.
 """
 
 from dataclasses import dataclass
-import json
-import sys
 import textwrap
 from typing import Dict, Optional, Tuple
 
-from . import cli
-from .construction import build
-from .numbers import ExpTerm
+from ..numbers import ExpTerm
 
 ROLES = {
     "embedding": "token lookup: each token row counts its distinct non-zero values",
@@ -254,31 +250,3 @@ def as_json(model, lines):
         "dense_nonzero": t.dense_nonzero,
         "distinct_constants": t.distinct_constants,
     }
-
-
-def build_parser():
-    parser = cli.Parser(
-        prog=f"{cli.PROG} params",
-        description="The parameter ledger: every weight tensor's role, shape, non-zero "
-                    "entries and parameter count, computed from the model's weights and the "
-                    "roles its construction declares.")
-    parser.add_argument("--model", type=cli.model_arg, default="published",
-                        help="published (default) or repaired")
-    parser.add_argument("--json", action="store_true", help="print the ledger as JSON")
-    cli.add_digits_option(parser)
-    return parser
-
-
-def main(argv=None, out=None):
-    out = out or sys.stdout
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exit_:
-        return exit_.code
-    model = build(args.model, args.digits)
-    lines = ledger(model)
-    if args.json:
-        print(json.dumps(as_json(model, lines), indent=1), file=out)
-    else:
-        print("\n".join(render(model, lines)), file=out)
-    return 0

@@ -15,10 +15,10 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 import textwrap
 
-from .generate import argmax
-from .numbers import LogScore
+from ..generate import argmax
+from ..numbers import LogScore
 from .trace import stages
-from .weights import live_heads
+from ..weights import live_heads
 
 SIG = 6          # significant digits of a value rounded for display
 SHORT = 12       # exact text up to this many characters prints as is

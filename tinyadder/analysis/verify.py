@@ -14,15 +14,12 @@ progress and timing go to standard error. Exit status 0 when every sum is right,
 2 for bad options.
 """
 
-import argparse
 from dataclasses import dataclass
-import sys
 import time
 from typing import Dict, List, Tuple
 
-from . import addition, cases, cli
-from .construction import DIGITS, build
-from .numbers import for_model
+from .. import addition, cases
+from ..construction import DIGITS
 
 SUITES = ("adderboard", "carries", "edges")
 DEFAULT_CASES = {"adderboard": 10_000, "carries": 10, "edges": 1}
@@ -153,67 +150,3 @@ def report(outcome, suite, n, seed, model_name, ns):
         lines.append(f"failures: {len(failures)}{more}")
         lines += [f"  {a} + {b} = {a + b}, model {got}" for a, b, got in shown]
     return lines
-
-
-def count_arg(text):
-    try:
-        n = int(text)
-    except ValueError:
-        n = -1
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return n
-
-
-def seed_arg(text):
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-
-
-def build_parser():
-    parser = cli.Parser(
-        prog=f"{cli.PROG} verify",
-        description="Check the model's sums against Python's a + b on a seeded suite of "
-                    "cases. The report goes to standard output, progress and timing to "
-                    "standard error. Exit status 0 when every sum is right, 1 otherwise.")
-    parser.add_argument(
-        "--suite", choices=SUITES, default="adderboard",
-        help="adderboard (default): AdderBoard's verify.py protocol; carries: pairs whose "
-             "low m digit columns sum to just below 10^m, where the published readout "
-             "fails; edges: all nines, all zeros, alternating carries, every carry chain")
-    parser.add_argument(
-        "--cases", type=count_arg, default=None, metavar="N",
-        help="adderboard: random pairs after the 10 edge cases (default 10000); carries: "
-             "pairs per (m, g) (default 10); edges: draws per carry chain and start "
-             "(default 1)")
-    parser.add_argument(
-        "--seed", type=seed_arg, default=cases.SEED, metavar="S",
-        help=f"random seed of the suite (default {cases.SEED}, AdderBoard's)")
-    cli.add_model_options(parser)
-    cli.add_digits_option(parser)
-    return parser
-
-
-def main(argv=None, out=None, err=None):
-    out = out or sys.stdout
-    err = err or sys.stderr
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exit_:
-        return exit_.code
-    n = DEFAULT_CASES[args.suite] if args.cases is None else args.cases
-    digits = args.digits
-    model = build(args.model, digits)
-    ns = for_model(args.number, model)
-    groups = suite_groups(args.suite, n, args.seed, digits)
-    progress = Progress(err, sum(len(pairs) for pairs in groups.values()))
-    outcome = check(model, ns, groups, progress)
-    name = args.model if digits == DIGITS else f"{args.model} for N = {digits} digits"
-    for line in report(outcome, args.suite, n, args.seed, name, ns):
-        print(line, file=out)
-    out.flush()
-    rate = outcome.total / outcome.seconds if outcome.seconds else 0.0
-    print(f"time {outcome.seconds:.1f} s, {rate:.1f} additions/s", file=err, flush=True)
-    return 0 if outcome.passed == outcome.total else 1

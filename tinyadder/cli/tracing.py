@@ -9,9 +9,9 @@ for --check. It returns the model's sequence so the caller can check the sum as 
 import argparse
 import re
 
-from . import probes, show, step, trace_json
-from .addition import digits_of, encode, sequence_text
-from .trace import run_with_cache
+from ..addition import digits_of, encode, sequence_text
+from ..analysis import probes, show, step, trace_json
+from ..analysis.trace import run_with_cache
 
 FILTERS = ("pos", "slots", "layer", "exact", "sig", "check")  # with --trace
 STEP_FILTERS = ("pos", "slots", "sig")

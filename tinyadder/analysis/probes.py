@@ -1,6 +1,6 @@
 """Semantic probes: what each slot of TinyAdder-36 is meant to hold, computed from a and b.
 
-The intended values follow the spec (../shared/spec/tinyadder36.md):
+The intended values follow the spec (docs/spec.md):
 
 - embedding: eq, special, digit = 10 d, from the intended tokens (a, b and a + b's digits);
 - layer 0 attention: count_i = the place value of position i's digit, scaled: 10^-i on a's
@@ -21,7 +21,7 @@ its own (``eps`` times the magnitude of the operands). ``check`` reports the fir
 in generation order: by position, then by stage, then by slot.
 
 >>> from tinyadder import build
->>> from tinyadder.trace import run_with_cache
+>>> from tinyadder import run_with_cache
 >>> _, cache = run_with_cache(build("published"), "5193798811+1806201129")
 >>> print(check(cache, 5193798811, 1806201129).verdict())  # doctest: +NORMALIZE_WHITESPACE
 check: first departure at position 23, readout: the model picks '7', intended '6'
@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 import math
 
-from .addition import prompt
-from .construction import DIGITS, constants
-from .generate import argmax
-from .numbers import DecimalSystem, Float32System, FloatSystem, FractionSystem
+from ..addition import prompt
+from ..construction import DIGITS, constants
+from ..generate import argmax
+from ..numbers import DecimalSystem, Float32System, FloatSystem, FractionSystem
 from .show import fmt
 from .trace import stages
 

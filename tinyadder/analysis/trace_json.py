@@ -9,7 +9,7 @@ labels, and every value the number system rounded.
 
 >>> import io
 >>> from tinyadder import build
->>> from tinyadder.trace import run_with_cache
+>>> from tinyadder import run_with_cache
 >>> _, cache = run_with_cache(build("published"), "12+34")
 >>> text = io.StringIO(); dump(cache, text)
 >>> again = load(io.StringIO(text.getvalue()))
@@ -18,7 +18,7 @@ True
 >>> load(io.StringIO("{"))
 Traceback (most recent call last):
 ...
-tinyadder.trace_json.TraceFormatError: not a tinyadder trace: invalid JSON: Expecting ... column 2
+tinyadder.analysis.trace_json.TraceFormatError: not a tinyadder trace: invalid JSON: Expecting ... column 2
 """
 
 from decimal import Decimal, InvalidOperation
@@ -26,8 +26,8 @@ from fractions import Fraction
 import json
 import re
 
-from .construction import VARIANTS, build
-from .numbers import DecimalSystem, FloatSystem, FractionSystem, LogScore, Rounding
+from ..construction import VARIANTS, build
+from ..numbers import DecimalSystem, FloatSystem, FractionSystem, LogScore, Rounding
 from .show import rational_text
 from .trace import ActivationCache
 

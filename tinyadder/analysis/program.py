@@ -15,10 +15,9 @@ changes. A head counts as live when it has a value map and an output map.
 
 from fractions import Fraction
 
-from .construction import build
-from .numbers import ExpTerm
+from ..numbers import ExpTerm
 from .show import pack, rational_text
-from .weights import live_heads
+from ..weights import live_heads
 
 
 def _sign_and_text(w):
@@ -186,16 +185,3 @@ def listing(model):
         [f"{model.name}: {len(model.slots)} slots, {len(stages) - 2} half-layers "
          f"(derived from the weights)", "", "slots"] + slot_table(model) +
         ["", "program"] + program) + "\n"
-
-
-def main(argv):
-    from .cli import Parser, model_arg  # cli dispatches here; import it lazily
-    parser = Parser(prog="tinyadder program",
-                    description="Print the model as a register machine: which half-layer "
-                                "writes and reads each slot, and each half-layer as "
-                                "instructions over named slots, derived from the weights.")
-    parser.add_argument("--model", type=model_arg, default="published",
-                        help="published (default) or repaired")
-    args = parser.parse_args(argv)
-    print(listing(build(args.model)), end="")
-    return 0

@@ -12,62 +12,20 @@ built for N digits, ``--model``, in ``decimal`` unless ``--number`` says otherwi
 N + 30 digits): the cost of long sequences.
 """
 
-import argparse
-import os
 import platform
 import statistics
-import sys
 import time
 import tracemalloc
 
-from . import cli
-from .addition import run
-from .cases import random_pairs, verify_cases
-from .construction import build
-from .numbers import number_system
+from ..addition import run
+from ..cases import random_pairs, verify_cases
+from ..construction import build
+from ..numbers import number_system
 
 # Cases per system: about 1 s per repeat here (2-core machine, CPython 3.11).
 CASES = {"fraction": 100, "decimal": 2000, "float": 4000}
 SYSTEMS = ("fraction", "decimal", "float")
 UNCACHED_SHARE = 5  # the cache-off run takes the first K / 5 cases
-
-
-def build_parser():
-    parser = cli.Parser(prog=f"{cli.PROG} bench", description=__doc__.split("\n\n")[0] +
-                        " Without --number: fraction, decimal and float.")
-    cli.add_model_options(parser)
-    parser.set_defaults(number=None)
-    parser.add_argument("--repeats", type=_positive, default=3, metavar="R",
-                        help="repeats per figure; the median is shown (default 3)")
-    parser.add_argument("--scale", type=_fraction_arg, default=1.0, metavar="F",
-                        help="run F times the default number of cases, e.g. 0.1 for a quick "
-                             "look (default 1; cases per system: " +
-                             ", ".join(f"{s} {k}" for s, k in CASES.items()) + ")")
-    parser.add_argument("--long", type=cli.digits_list_arg, default=None, metavar="N,N,...",
-                        help="time one random N-digit addition per N instead (e.g. "
-                             "100,1000,2000), in decimal unless --number is given")
-    return parser
-
-
-def _positive(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _fraction_arg(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not 0 < value <= 100:
-        raise argparse.ArgumentTypeError(
-            f"expected a number in (0, 100], got {text!r}")
-    return value
 
 
 def timed(model, ns, cases, cache):
@@ -128,28 +86,4 @@ def long_numbers(args, out):
         status = max(status, 0 if right else 1)
         print(f"{digits:>6} {3 * digits + 4:>7} {wall:>9.2f} {cpu:>9.2f}  "
               f"{'right' if right else 'WRONG'}", file=out, flush=True)
-    return status
-
-
-def main(argv, out=None):
-    out = out or sys.stdout
-    args = build_parser().parse_args(argv)
-    if args.long:
-        return long_numbers(args, out)
-    systems = [args.number.spec] if args.number else list(SYSTEMS)
-    model = build(args.model)
-    print(f"tinyadder bench: {args.model} model, AdderBoard verify cases; Python "
-          f"{platform.python_version()} ({platform.python_implementation()}), "
-          f"{os.cpu_count()} CPUs, {platform.machine()}; median of {args.repeats}", file=out)
-    print("additions/s: wall clock and CPU time; cache off = whole prefix rerun every step; "
-          "memory: tracemalloc peak over 20 cases", file=out)
-    print(f"{'system':<9} {'cache':<6} {'cases':>6} {'wall add/s':>12} {'CPU add/s':>12}"
-          f"{'peak memory':>16}", file=out, flush=True)
-    status = 0
-    for spec in systems:
-        name = spec.split(":")[0]
-        k = max(1, round(CASES.get(name, CASES["decimal"]) * args.scale))
-        rows = measure(model, spec, k, args.repeats, out)
-        if any(wrong for *_, wrong in rows):
-            status = 1
     return status

@@ -1,0 +1,36 @@
+"""``tinyadder params``: the command line of ``analysis.ledger``."""
+
+import json
+import sys
+
+from ..analysis.ledger import as_json, ledger, render
+from ..construction import build
+from .options import PROG, Parser, add_digits_option, model_arg
+
+
+def build_parser():
+    parser = Parser(
+        prog=f"{PROG} params",
+        description="The parameter ledger: every weight tensor's role, shape, non-zero "
+                    "entries and parameter count, computed from the model's weights and the "
+                    "roles its construction declares.")
+    parser.add_argument("--model", type=model_arg, default="published",
+                        help="published (default) or repaired")
+    parser.add_argument("--json", action="store_true", help="print the ledger as JSON")
+    add_digits_option(parser)
+    return parser
+
+
+def main(argv=None, out=None):
+    out = out or sys.stdout
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exit_:
+        return exit_.code
+    model = build(args.model, args.digits)
+    lines = ledger(model)
+    if args.json:
+        print(json.dumps(as_json(model, lines), indent=1), file=out)
+    else:
+        print("\n".join(render(model, lines)), file=out)
+    return 0
