@@ -17,6 +17,8 @@ from .options import PROG, Parser, add_digits_option, add_model_options
 # name -> module with main(argv); each subcommand owns its own parser.
 SUBCOMMANDS = {
     "bench": "tinyadder.cli.bench",
+    "explore": "tinyadder.cli.explore",
+    "figure": "tinyadder.cli.figure",
     "params": "tinyadder.cli.params",
     "precision": "tinyadder.cli.precision",
     "program": "tinyadder.cli.program",

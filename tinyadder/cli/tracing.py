@@ -7,13 +7,14 @@ for --check. It returns the model's sequence so the caller can check the sum as 
 """
 
 import argparse
+import os
 import re
 
 from ..addition import digits_of, encode, sequence_text
 from ..analysis import probes, show, step, trace_json
 from ..analysis.trace import run_with_cache
 
-FILTERS = ("pos", "slots", "layer", "exact", "sig", "check")  # with --trace
+FILTERS = ("pos", "slots", "layer", "exact", "sig", "check", "heat")  # with --trace
 STEP_FILTERS = ("pos", "slots", "sig")
 
 
@@ -57,6 +58,10 @@ def add_options(parser):
     group.add_argument("--check", action="store_true",
                        help="with --trace: compare each slot with its intended value computed "
                             "from a and b and mark the first departure")
+    group.add_argument("--heat", action="store_true",
+                       help="with --trace: draw attention as a character ramp of log10 weight "
+                            "(' ' smallest .. '@' 1), in colour on a terminal unless NO_COLOR "
+                            "is set")
     group.add_argument("--pos", type=positions_arg, metavar="POS",
                        help="positions to show, e.g. 22 or 22,30-32 (default: those that "
                             "predict a sum digit)")
@@ -70,6 +75,12 @@ def add_options(parser):
                             f"(default {show.SIG})")
 
 
+def colour_wanted(out, environ=os.environ):
+    """ANSI colour only on a terminal, and never when NO_COLOR is set (https://no-color.org:
+    present and not empty)."""
+    return bool(getattr(out, "isatty", lambda: False)()) and not environ.get("NO_COLOR")
+
+
 def requested(args):
     return args.trace or args.json or args.step
 
@@ -77,7 +88,7 @@ def requested(args):
 def problem(args, model):
     """A one-line description of what is wrong with the trace options, or None."""
     modes = [m for m in ("trace", "json", "step") if getattr(args, m)]
-    defaults = {"sig": show.SIG, "exact": False, "check": False}
+    defaults = {"sig": show.SIG, "exact": False, "check": False, "heat": False}
     used = [f for f in FILTERS if getattr(args, f) != defaults.get(f)]
     if len(modes) > 1:
         return f"choose one of --trace, --json and --step, not {' and '.join(modes)}"
@@ -112,6 +123,6 @@ def run(args, model, a, b, out, stdin):
     else:
         check = probes.check(cache, a, b, digits) if args.check else None
         out.write(show.render(cache, args.pos, args.slots, args.layer, args.sig, args.exact,
-                              check))
+                              check, args.heat, args.heat and colour_wanted(out)))
     out.flush()
     return sequence_text(model, cache.tokens)

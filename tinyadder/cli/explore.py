@@ -1,0 +1,55 @@
+"""``tinyadder explore``: the command line of ``analysis.explore`` (one HTML page)."""
+
+import sys
+
+from .. import addition
+from ..analysis.explore import DEFAULT_NAME, page
+from ..analysis.views import views_of
+from ..construction import build
+from .options import PROG, Parser, add_digits_option, add_model_options
+
+
+def build_parser():
+    parser = Parser(
+        prog=f"{PROG} explore",
+        description="Write one self-contained HTML page that shows the model adding EXPR: "
+                    "tokens, attention, place values, the residual stream stage by stage, "
+                    "the running sum, the ruler, why the published model fails, and the 36 "
+                    "parameters. Open it in any browser; it needs no network.")
+    parser.add_argument("expression", metavar="EXPR",
+                        help="an addition such as 7650676663+0149460439")
+    parser.add_argument("-o", "--output", default=DEFAULT_NAME, metavar="PAGE.html",
+                        help=f"where to write the page (default {DEFAULT_NAME} in the "
+                             f"current directory)")
+    add_model_options(parser)
+    add_digits_option(parser)
+    return parser
+
+
+def write(path, text, parser):
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as error:
+        parser.error(f"cannot write {path}: {error.strerror}; give a writable path with -o")
+
+
+def main(argv=None, out=None, err=None):
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        a, b = addition.parse_expression(args.expression, args.digits)
+    except addition.InputError as error:
+        parser.error(str(error))
+    views = views_of(build(args.model, args.digits), a, b, args.number)
+    text = page(views)
+    write(args.output, text, parser)
+    print(f"wrote {args.output} ({len(text.encode('utf-8')) // 1024} kB): open it in a browser",
+          file=out)
+    if not views["correct"]:
+        print(f"{PROG}: warning: the {args.model} model's sum {int(views['answer'])} is wrong: "
+              f"{a} + {b} = {a + b}", file=err)
+        return 1
+    return 0
