@@ -152,7 +152,8 @@ def svg(width, height, body, ident="", standalone=False, extra=""):
     head = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {num(width)} '
             f'{num(height)}" width="{num(width)}" height="{num(height)}"'
             f'{f" id={chr(34)}{ident}{chr(34)}" if ident else ""}{extra}>')
-    style = f"<style>{CSS}</style>" if standalone else ""
+    style = (f'<style>{CSS}</style><rect width="100%" height="100%" fill="#fff"/>'
+             if standalone else "")
     return head + style + "".join(body) + "</svg>\n"
 
 

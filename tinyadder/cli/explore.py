@@ -26,10 +26,10 @@ def build_parser():
     return parser
 
 
-def write(path, text, parser):
+def open_output(path, parser):
+    """The output file, opened before the (long) trace so that a bad path fails at once."""
     try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+        return open(path, "w", encoding="utf-8")
     except OSError as error:
         parser.error(f"cannot write {path}: {error.strerror}; give a writable path with -o")
 
@@ -43,9 +43,10 @@ def main(argv=None, out=None, err=None):
         a, b = addition.parse_expression(args.expression, args.digits)
     except addition.InputError as error:
         parser.error(str(error))
-    views = views_of(build(args.model, args.digits), a, b, args.number)
-    text = page(views)
-    write(args.output, text, parser)
+    with open_output(args.output, parser) as f:
+        views = views_of(build(args.model, args.digits), a, b, args.number)
+        text = page(views)
+        f.write(text)
     print(f"wrote {args.output} ({len(text.encode('utf-8')) // 1024} kB): open it in a browser",
           file=out)
     if not views["correct"]:

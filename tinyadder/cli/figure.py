@@ -3,12 +3,13 @@
 import sys
 
 from .. import addition
+from ..analysis.explore import defaults
 from ..analysis.figures import FIGURES
 from ..analysis.trace import stages
 from ..analysis.views import views_of
 from ..construction import build
 from ..weights import live_heads
-from .explore import write
+from .explore import open_output
 from .options import PROG, Parser, add_digits_option, add_model_options
 
 
@@ -55,12 +56,15 @@ def main(argv=None, out=None, err=None):
     if args.head is not None and args.head not in heads:
         parser.error(f"head {args.head!r} is not drawn; use {', '.join(heads)} (the others "
                      f"have no value or output map)")
-    views = views_of(model, a, b, args.number)
-    state = {"pos": args.pos if args.pos is not None else (
-                 views["flaw_pos"] if views["flaw_pos"] is not None else views["predicting"][0]),
-             "stage": args.stage or "L0.mlp", "head": args.head or heads[0],
-             "mode": "softmax" if args.softmax else "softmax1"}
     path = args.output or f"{args.name}.svg"
-    write(path, FIGURES[args.name](views, state), parser)
+    f = open_output(path, parser)
+    views = views_of(model, a, b, args.number)
+    state = dict(defaults(views), stage=args.stage or "L0.mlp")  # the page's, but a stage
+    for key, value in (("pos", args.pos), ("head", args.head),
+                       ("mode", "softmax" if args.softmax else None)):
+        if value is not None:
+            state[key] = value
+    with f:
+        f.write(FIGURES[args.name](views, state))
     print(f"wrote {path}", file=out)
     return 0
