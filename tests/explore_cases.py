@@ -3,6 +3,7 @@ each expression is traced once per test session."""
 
 import functools
 
+from tinyadder.analysis.explore import page
 from tinyadder.analysis.trace import run_with_cache
 from tinyadder.analysis.views import build_views
 from tinyadder.construction import build
@@ -17,3 +18,9 @@ def traced(expr, model="published", digits=10):
     a, b = map(int, expr.split("+"))
     _, cache = run_with_cache(build(model, digits), expr)
     return cache, build_views(cache, a, b)
+
+
+@functools.lru_cache(maxsize=None)
+def page_text(expr):
+    """The explorer page of one addition (published model, exact)."""
+    return page(traced(expr)[1])

@@ -3,6 +3,9 @@ with a URL fragment, runs its script and dumps the DOM; the status line must say
 and the page must log no script error. Skipped when chromium is not installed (.ci/run
 installs it, so CI always runs these)."""
 
+import html
+import json
+import math
 import os
 import re
 import shutil
@@ -11,8 +14,8 @@ import tempfile
 
 import pytest
 
-from explore_cases import EXAMPLE, FLAW, traced
-from tinyadder.analysis import explore, show
+from explore_cases import EXAMPLE, FLAW, page_text, traced
+from tinyadder.analysis import show
 
 CHROMIUM = shutil.which("chromium")
 pytestmark = pytest.mark.skipif(
@@ -31,7 +34,7 @@ def pages(tmp_path_factory):
     out = {}
     for name, expr in (("example", EXAMPLE), ("flaw", FLAW)):
         path = where / f"{name}.html"
-        path.write_text(explore.page(traced(expr)[1]), encoding="utf-8")
+        path.write_text(page_text(expr), encoding="utf-8")
         out[name] = path
     return out
 
@@ -116,14 +119,34 @@ def test_views_follow_the_state(pages):
     assert dom.count('class="chg"') == 11
 
 
-def test_arrow_keys_step_through_positions(pages, tmp_path):
-    """Key presses, dispatched by a test script added to a copy of the page."""
+PROBE = """<script>(function () {
+  var seen = [], tips = [];
+  function key(k) {
+    document.dispatchEvent(new KeyboardEvent("keydown", {key: k, bubbles: true}));
+    seen.push(document.getElementById("status").textContent.split(" \\u00b7 ")[0] + " " +
+              location.hash);
+  }
+  function hover(el, type) {  // the middle of an element, as a mouse would
+    var r = el.getBoundingClientRect();
+    el.dispatchEvent(new MouseEvent(type, {bubbles: true, clientX: r.left + r.width / 2,
+                                           clientY: r.top + r.height / 2}));
+    tips.push(document.getElementById("tip").textContent);
+  }
+  key("ArrowRight"); key("ArrowRight"); key("ArrowLeft");
+  hover(document.querySelector("[data-param]"), "mouseover");
+  var cells = document.getElementById("attn-cells").children;
+  hover(cells[25 * 28 / 2 + 1], "mousemove");   // query 25, key 1 (rows: keys 0..q, sink)
+  var resid = document.getElementById("resid-cells").children;
+  hover(resid[3 * 34 + 24], "mousemove");                   // count at position 24
+  document.body.setAttribute("data-keys", seen.join("|"));
+  document.body.setAttribute("data-tips", JSON.stringify(tips));
+}());</script>"""
+
+
+def test_arrow_keys_and_hover(pages, tmp_path):
+    """Key presses and hovers, dispatched by a test script added to a copy of the page."""
     text = pages["example"].read_text(encoding="utf-8")
-    probe = ("<script>(function(){var seen=[];function key(k){document.dispatchEvent("
-             "new KeyboardEvent('keydown',{key:k,bubbles:true}));seen.push(document."
-             "getElementById('status').textContent.split(' \\u00b7 ')[0]+' '+location.hash);}"
-             "key('ArrowRight');key('ArrowRight');key('ArrowLeft');"
-             "document.body.setAttribute('data-keys',seen.join('|'));}());</script>")
+    probe = PROBE
     path = tmp_path / "keys.html"
     path.write_text(text.replace("</body>", probe + "</body>"), encoding="utf-8")
     url = path.as_uri() + "#pos=24&stage=L0.attn"
@@ -134,6 +157,21 @@ def test_arrow_keys_step_through_positions(pages, tmp_path):
         "position 25 #pos=25&stage=L0.attn&head=L0.h3",
         "position 26 #pos=26&stage=L0.attn&head=L0.h3",
         "position 25 #pos=25&stage=L0.attn&head=L0.h3"]
+    tips = json.loads(html.unescape(re.search(r"data-tips='([^']*)'|data-tips=\"([^\"]*)\"",
+                                              dom).group(2) or "[]"))
+    cache = traced(EXAMPLE)[0]
+    assert tips[0].splitlines()[:4] == [
+        "W_E = 10   (embedding)", "entries: 1 -> digit",
+        "reads: no slot (a bias or a token row)", "writes: digit"]
+    w = cache["pattern", 0][3][25][1]
+    log = math.log10(w.numerator) - math.log10(w.denominator)
+    assert tips[1].splitlines() == [
+        "L0.h3 query 25 ('8'), key 1 ('7'), softmax1",
+        f"weight {show.fmt(w)}   (log10 |x| = {log:.4f})",
+        "score -1000 - 24*ln 10"]
+    count = cache.view("blocks.0.hook_resid_mid", 24)["count"]
+    assert tips[2].splitlines()[:2] == [
+        "count at position 24 ('7') after L0.attn", f"{show.fmt(count)}   (log10 |x| = -1.0000)"]
 
 
 def test_ci_installs_chromium():

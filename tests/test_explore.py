@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from explore_cases import EXAMPLE, FLAW, traced
+from explore_cases import EXAMPLE, FLAW, page_text, traced
 from tinyadder.analysis import explore, show
 from tinyadder.analysis.ledger import ledger
 from tinyadder.analysis.trace import stages
@@ -52,7 +52,7 @@ class Page(HTMLParser):
 @pytest.fixture(scope="module")
 def example():
     cache, views = traced(EXAMPLE)
-    text = explore.page(views)
+    text = page_text(EXAMPLE)
     return cache, views, text, Page(text)
 
 
@@ -168,7 +168,7 @@ def test_the_flaw_preset():
     # the differences the view plots: err7 - err6 against the tilt cand1 - cand2
     assert d["err_gap"][2] == "~4.76920e+9" and d["tilt_gap"][2] == "~4.00000e+10"
     assert d["tilt_gap"][0] > d["err_gap"][0]
-    page = Page(explore.page(views))
+    page = Page(page_text(FLAW))
     rows = json.loads(page.data)["residual"]["readout"]["rows"]
     assert rows["logit 7"]["departs"][23] == "1" and rows["logit 7"]["changed"][23] == "1"
 
@@ -202,6 +202,15 @@ def test_other_lengths(tmp_path, digits, expr, number):
     assert len(data["tokens"]) == 3 * digits + 4 and set(VIEW_IDS) <= page.ids()
     assert "".join(t["text"] for t in data["tokens"][-digits - 1:]) == \
         str(int(expr.split("+")[0]) + 1)
+
+
+def test_a_wrong_sum_still_writes_its_page(tmp_path, monkeypatch):
+    monkeypatch.setattr(explore_cli, "views_of", lambda *args: traced(FLAW)[1])
+    out, err, path = io.StringIO(), io.StringIO(), tmp_path / "flaw.html"
+    assert explore_cli.main([FLAW, "-o", str(path)], out, err) == 1
+    assert err.getvalue() == ("tinyadder: warning: the published model's sum 7000000000 is "
+                              "wrong: 5193798811 + 1806201129 = 6999999940\n")
+    assert path.read_text(encoding="utf-8") == page_text(FLAW)
 
 
 def test_command_line(tmp_path, capsys):

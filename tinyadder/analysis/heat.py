@@ -10,14 +10,12 @@ on a terminal unless NO_COLOR is set.
 >>> from tinyadder.analysis.trace import run_with_cache
 >>> _, cache = run_with_cache(build("published"), "12+34")
 >>> print("\\n".join(heat_lines(cache, 0, "h3", 24)))   # special keys stand out: 0, 11, 22
-    L0.h3 attends from 24 (log10 weight: ' ' -467 .. '@' 0):
+    L0.h3 attends from 24 (log10 weight: ' ' -466.3 .. '@' 0):
       0-24 %          %      ....@.. sink @
 >>> line = heat_lines(cache, 0, "h4", 3, colour=True)[1]   # uniform 1/5, in ANSI colour
 >>> line.count("\\x1b[38;5;"), line.endswith(RESET)        # 4 keys and the sink
 (5, True)
 """
-
-import math
 
 from .magnitude import log10_abs
 
@@ -54,7 +52,7 @@ def heat_lines(cache, layer, head, pos, colour=False, width=80, lo_hi=None):
     sink = cache.ns.one - sum(row, cache.ns.zero)
     chars = [ramp(log10_abs(w), lo, hi, colour) for w in row]
     lines = [f"    L{layer}.{head} attends from {pos} (log10 weight: '{RAMP[0]}' "
-             f"{math.floor(lo)} .. '{RAMP[-1]}' {math.ceil(hi)}):"]
+             f"{lo:.1f} .. '{RAMP[-1]}' {hi:.0f}):"]
     room = width - 24
     for start in range(0, len(chars), room):
         part = chars[start:start + room]
