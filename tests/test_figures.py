@@ -3,7 +3,8 @@ regenerated and compared, as the doctests keep the text honest. To redraw them a
 
     python -m tinyadder figure attention 7650676663+0149460439 --pos 24 -o docs/img/attention.svg
     python -m tinyadder figure count 7650676663+0149460439 --pos 24 -o docs/img/count.svg
-    python -m tinyadder figure slots 7650676663+0149460439 --stage L0.mlp --pos 24 -o docs/img/slots.svg
+    python -m tinyadder figure slots 7650676663+0149460439 --stage L0.mlp --pos 24 \\
+        -o docs/img/slots.svg
     python -m tinyadder figure ruler 7650676663+0149460439 --pos 24 -o docs/img/ruler.svg
     python -m tinyadder figure flaw 5193798811+1806201129 -o docs/img/flaw.svg
 """

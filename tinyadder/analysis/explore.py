@@ -119,6 +119,13 @@ def page(views):
     verdict = ("right" if views["correct"] else
                f'wrong: a + b = {views["sum"]}')
     hidden = escape(views["hidden_why"])
+    # the constants as this model has them (they depend on N): from the trace and the ledger
+    scores = views["heads"]["L0.h3"]["score"] if "L0.h3" in views["heads"] else None
+    keys = (f"keys on special tokens score {escape(scores[0][0])}, on digits "
+            f"{escape(scores[1][1])}") if scores and len(scores) > 1 else "keys differ"
+    value = {p["tensor"]: p["value"] for p in views["params"]}
+    v1 = (f'{escape(value.get("blocks.1.attn.W_V", "?"))}\u00b7digit_pos + '
+          f'{escape(value.get("blocks.1.attn.b_V", "?"))}')
     flaw_note = ""
     if views["flaw_pos"] is not None:
         flaw_note = (f'<p class="alert">The model writes {escape(views["answer"])}, but '
@@ -144,9 +151,9 @@ def page(views):
                  figures.attention(views, state["head"], state["mode"], pos)),
         _section("place", "Place values",
                  "Layer 0 head 3 has ALiBi slope ln 10, so each step back costs a factor of "
-                 "ten; keys on special tokens are -40, on digits -1000. Top: the weights of "
-                 "the selected query (the bands are far apart: e<sup>-40</sup> and "
-                 "e<sup>-1000</sup>). Bottom: the slot <code>count</code> that head writes, "
+                 f"ten; {keys} (q\u00b7k at distance 0). Top: the weights of "
+                 "the selected query (one band per cluster of magnitudes, far apart). "
+                 "Bottom: the slot <code>count</code> that head writes, "
                  "the place value of each digit: 10<sup>-1</sup> \u2026 10<sup>-N</sup> for "
                  "a, again for b after +, negative from = on (the sum's digits are "
                  "subtracted).",
@@ -160,7 +167,7 @@ def page(views):
                  "of <code>--check</code>). Hover for values.",
                  figures.residual(views, stage, pos)),
         _section("sum", "Running sum",
-                 "Layer 1 averages 100\u00b7digit_pos + 15 over the positions: the sum of "
+                 f"Layer 1 averages {v1} over the positions: the sum of "
                  "digit_pos is 10\u00b7(a + b) on the prompt, and each emitted digit "
                  "subtracts itself. R is what is left to write.",
                  figures.running_sum(views, pos)),
@@ -175,8 +182,8 @@ def page(views):
                  "The published readout adds each digit's error into one of the first ten "
                  "slots, which still hold eq, special, digit, count, scale and cand0..cand4: "
                  "these values tilt the comparison. Both are shown as differences against "
-                 "the digit with the smallest error (a tilt of 4\u00b710<sup>10</sup> is "
-                 "invisible next to logits of 10<sup>16</sup>). Where the tilt bar is longer "
+                 "the digit with the smallest error (a tilt of 10<sup>10</sup> is invisible "
+                 "next to logits of 10<sup>16</sup>). Where the tilt bar is longer "
                  "than the margin, the wrong digit wins.",
                  '<p class="needs-decision" hidden>This position predicts no digit of the '
                  'sum.</p>' + figures.flaw(views, pos)),

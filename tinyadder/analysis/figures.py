@@ -31,7 +31,8 @@ CSS = "\n".join(
     [".sz{fill:#ffffff}", ".blank{fill:none}", ".dz{fill:#f7f7f7}", ".na{fill:#e4e4e4}",
      "text{font-family:sans-serif;fill:#222}", ".t{font-size:11px}", ".small{font-size:9px}",
      ".h{font-size:13px;font-weight:bold}", ".mono{font-family:monospace}",
-     ".chg{fill:none;stroke:#000;stroke-width:1.5}", ".chg2{fill:none;stroke:#fff;stroke-width:1}", ".dep{stroke:#000;stroke-width:1.5}",
+     ".chg{fill:none;stroke:#000;stroke-width:1.5}", ".chg2{fill:none;stroke:#fff;stroke-width:1}",
+     ".dep{stroke:#000;stroke-width:1.5}",
      ".sel{fill:none;stroke:#000;stroke-width:2}", ".ax{stroke:#888;stroke-width:1}",
      ".lane{stroke:#ccc;stroke-width:6}", ".lane.on{stroke:#fdb863}",
      ".lane.rd{stroke:#b2abd2}", ".chip{stroke:#222;stroke-width:1}",
@@ -68,7 +69,8 @@ def css_class(prefix, letter):
     return prefix + ("z" if letter == ZERO else str(ord(letter) - 97))
 
 
-SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074"
+                                           "\u2075\u2076\u2077\u2078\u2079")
 
 
 def power(e):
@@ -166,6 +168,11 @@ def colour_bar(x, y, lo, hi, label, ident, width=180):
     out.append(text(x, y + 21, f"{lo:.0f}", "small", extra=f' id="{ident}-lo"'))
     out.append(text(x + width, y + 21, f"{hi:.0f}", "small", "end", f' id="{ident}-hi"'))
     return out
+
+
+def hidden_unless(shown):
+    """The attribute that hides a per-position part the page shows when its position is."""
+    return "" if shown else ' display="none"'
 
 
 def cell_size(t, room=900, most=18, least=7):
@@ -324,7 +331,7 @@ def count_curve(views, x0, y0, width, height, pos=None):
                             "middle"))
     for i in range(t):
         c = cells[i]
-        out.append(f'<g data-show-pos="{i}"{"" if i == pos else " display=" + chr(34) + "none" + chr(34)}>'
+        out.append(f'<g data-show-pos="{i}"{hidden_unless(i == pos)}>'
                    + line(x0 + (i + 0.5) * dx, y0, x0 + (i + 0.5) * dx, y0 + height, "sel")
                    + text(x0 + (i + 0.5) * dx + 4, y0 + 10, f"count = {c[2]}", "small")
                    + "</g>")
@@ -339,8 +346,7 @@ def place_values(views, pos=None, standalone=False):
     body = [text(0, 16, "Place values: layer 0 head 3 turns distance into powers of ten", "h")]
     shown = pos if pos is not None else views["predicting"][0]
     for q in ([shown] if standalone else range(t)):
-        hidden = "" if q == shown else ' display="none"'
-        body.append(f'<g data-show-pos="{q}"{hidden}>' + "".join(
+        body.append(f'<g data-show-pos="{q}"{hidden_unless(q == shown)}>' + "".join(
             decay(views, q, 60, 50, width, 190)) + "</g>")
     body += count_curve(views, 60, 310, width, 150, shown)
     return svg(width + 120, 510, body, "place-svg", standalone)
@@ -364,7 +370,8 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
     rows = slot_rows + logit_rows
     ys = [y0 + i * h + (gap if i >= len(slot_rows) else 0) for i in range(len(rows))]
     label = next(s["label"] for s in views["stages"] if s["short"] == stage)
-    body = [text(0, 16, f"Residual stream after {label} ({stage})", "h", extra=' id="resid-title"')]
+    body = [text(0, 16, f"Residual stream after {label} ({stage})", "h",
+                 extra=' id="resid-title"')]
     cells = []
     for r, name in enumerate(rows):
         row = letters[stage].get(name)
@@ -416,7 +423,8 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
                                                     "(probes)", "small"))
     geometry = (f' data-x0="{num(x0)}" data-y0="{num(y0)}" data-c="{c:.4f}" data-h="{h}"'
                 f' data-ys="{",".join(num(y) for y in ys)}"')
-    return svg(x0 + t * c + 110, bottom + 50, body, "resid-svg", standalone, geometry)
+    return svg(max(760, x0 + t * c + 110), bottom + 50, body, "resid-svg", standalone,
+               geometry)
 
 
 # ----------------------------------------------------------------------------- running sum
@@ -489,7 +497,8 @@ def ruler_one(views, d, x0, y0, width):
     for u in range(10):
         if abs(d["signed"][u]) <= 0.6:
             x = x0 + (u + 0.5 - lo) * scale
-            out.append(line(x, zy - 12, x, zy + 12, "", f' stroke="{MARGIN if str(u) == d["winner"] else INK}" stroke-width="2"'))
+            colour = MARGIN if str(u) == d["winner"] else INK
+            out.append(line(x, zy - 12, x, zy + 12, "", f' stroke="{colour}" stroke-width="2"'))
             out.append(text(x, zy + 26, f"mark {u} + \u00bd: {d['signed'][u]:+.10g}",
                             "small", "middle"))
     out.append(f'<circle cx="{num(x0 + 0.6 * scale)}" cy="{num(zy)}" r="6" fill="{TILT}"/>')
@@ -503,8 +512,7 @@ def ruler(views, pos=None, standalone=False):
     for d in views["decisions"]:
         if standalone and d["pos"] != shown:
             continue
-        hidden = "" if d["pos"] == shown else ' display="none"'
-        body.append(f'<g data-show-pos="{d["pos"]}"{hidden}>'
+        body.append(f'<g data-show-pos="{d["pos"]}"{hidden_unless(d["pos"] == shown)}>'
                     + "".join(ruler_one(views, d, 20, 70, 760)) + "</g>")
     if shown not in views["predicting"]:
         body.append(text(20, 70, "this position predicts no digit of the sum", "t"))
@@ -560,7 +568,6 @@ def flaw(views, pos=None, standalone=False):
     for d in rows:
         if standalone and d["pos"] != shown:
             continue
-        hidden = "" if d["pos"] == shown else ' display="none"'
         part = [text(0, top, f"position {d['pos']}: every digit against {d['choice']} "
                              f"(the smallest error)", "t")]
         for u in range(10):
@@ -578,7 +585,8 @@ def flaw(views, pos=None, standalone=False):
                              f"\u0394err {de[2]}, \u0394tilt {dt[2]}" + (
                                  " \u2190 beats it" if wins else ""), "small",
                              extra=' font-weight="bold"' if wins else ""))
-        body.append(f'<g data-show-pos="{d["pos"]}"{hidden}>' + "".join(part) + "</g>")
+        body.append(f'<g data-show-pos="{d["pos"]}"{hidden_unless(d["pos"] == shown)}>'
+                    + "".join(part) + "</g>")
     return svg(x0 + width + 330, top + 10 + 10 * 18 + 10, body, "flaw-svg", standalone)
 
 
@@ -590,10 +598,13 @@ def parameters(views, standalone=False):
     entry, and the lanes it reads (purple) and writes (orange)."""
     slots = views["slots"]
     columns = [p["stage"] for p in views["program"]]
-    x0, y0, col_w, lane_h = 90, 60, 150, 22
+    x0, y0, col_w, lane_h = 90, 84, 150, 22
+    per_stage = {}
+    for p in views["params"]:
+        per_stage[p["stage"]] = per_stage.get(p["stage"], 0) + 1
     body = [text(0, 16, f"The {len(views['params'])} parameters on the model's slots", "h"),
             text(0, 34, "lanes are residual slots; dots: \u25cf written, \u25cb read by "
-                        "that stage; chips are parameters (hover one)", "small")]
+                        "that stage; chips are parameters, (n) per stage (hover one)", "small")]
     for i, s in enumerate(slots):
         y = y0 + i * lane_h
         body.append(line(x0, y, x0 + len(columns) * col_w, y, "lane",
@@ -601,7 +612,8 @@ def parameters(views, standalone=False):
         body.append(text(x0 - 6, y + 4, s, "small mono", "end"))
     for j, prog in enumerate(views["program"]):
         x = x0 + j * col_w + 14
-        body.append(text(x0 + j * col_w + col_w / 2, y0 - 22, prog["stage"], "t", "middle"))
+        body.append(text(x0 + j * col_w + col_w / 2, y0 - 22,
+                         f'{prog["stage"]} ({per_stage.get(prog["stage"], 0)})', "t", "middle"))
         for s in prog["writes"]:
             body.append(f'<circle cx="{num(x)}" cy="{num(y0 + slots.index(s) * lane_h)}" '
                         f'r="4" fill="{INK}"/>')

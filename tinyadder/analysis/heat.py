@@ -57,6 +57,7 @@ def heat_lines(cache, layer, head, pos, colour=False, width=80, lo_hi=None):
     for start in range(0, len(chars), room):
         part = chars[start:start + room]
         label = f"{start}-{start + len(part) - 1}"
-        tail = f" sink {ramp(log10_abs(sink), lo, hi, colour)}" if start + room >= len(chars) else ""
+        last = start + room >= len(chars)
+        tail = f" sink {ramp(log10_abs(sink), lo, hi, colour)}" if last else ""
         lines.append(f"      {label} {''.join(part)}{tail}")
     return lines
