@@ -188,7 +188,7 @@ def test_parameters_come_from_the_ledger(example):
 
 
 @pytest.mark.parametrize("digits, expr, number", [
-    (3, "999+1", "fraction"), (30, "9" * 30 + "+1", "decimal"),
+    (3, "999+1", "fraction"), (30, "9" * 30 + "+1", "decimal"), (10, EXAMPLE, "float"),
     pytest.param(30, "9" * 30 + "+1", "fraction", marks=pytest.mark.slow)])
 def test_other_lengths(tmp_path, digits, expr, number):
     out, err = io.StringIO(), io.StringIO()
@@ -200,8 +200,8 @@ def test_other_lengths(tmp_path, digits, expr, number):
     page = Page(path.read_text(encoding="utf-8"))
     data = json.loads(page.data)
     assert len(data["tokens"]) == 3 * digits + 4 and set(VIEW_IDS) <= page.ids()
-    assert "".join(t["text"] for t in data["tokens"][-digits - 1:]) == \
-        str(int(expr.split("+")[0]) + 1)
+    a, b = map(int, expr.split("+"))
+    assert "".join(t["text"] for t in data["tokens"][-digits - 1:]) == f"{a + b:0{digits + 1}d}"
 
 
 def test_a_wrong_sum_still_writes_its_page(tmp_path, monkeypatch):

@@ -78,8 +78,13 @@ def _json_for_script(data):
 def _tokens_html(views):
     buttons = []
     for tok in views["tokens"]:
+        title = f"position {tok['pos']}"
+        if tok["place"] is not None:
+            title += f", holds a digit of place 10^{tok['place']}"
+        if tok["predicts"] is not None:
+            title += f", predicts the digit of place 10^{tok['next_place']}"
         buttons.append(f'<button type="button" class="tok {tok["role"]}" data-pos="{tok["pos"]}"'
-                       f' aria-pressed="false" title="position {tok["pos"]}">'
+                       f' aria-pressed="false" title="{escape(title)}">'
                        f'<span>{escape(tok["text"])}</span><small>{tok["pos"]}</small></button>')
     return f'<div id="tokens">{"".join(buttons)}</div>'
 
@@ -130,8 +135,10 @@ def page(views):
     if views["flaw_pos"] is not None:
         flaw_note = (f'<p class="alert">The model writes {escape(views["answer"])}, but '
                      f'{expr} = {views["sum"]}. The page opens at position '
-                     f'{views["flaw_pos"]}, where the readout picks the wrong digit: see '
-                     f'<b>Why it fails</b> below.</p>')
+                     f'{views["flaw_pos"]}, where the readout first picks a wrong digit. '
+                     f'{escape(views["verdict"])}. <b>Why it fails</b> below shows the '
+                     f'published readout\'s tilt; a rounding error shows as crosses in the '
+                     f'residual stream.</p>')
     sections = [
         _section("tokens", "Tokens",
                  "The prompt is &lt;bos&gt;, the digits of a, +, the digits of b, =; the model "
@@ -201,8 +208,8 @@ def page(views):
         f"<style>{figures.CSS}\n{asset('explore.css')}</style></head>\n<body>",
         f"<header><h1>TinyAdder-36 adds {escape(expr)}</h1>",
         f"<p>{escape(views['model'])}, numbers: {escape(views['number'])}. "
-        f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}. "
-        f"{escape(views['verdict'])}.</p>{flaw_note}</header>",
+        f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}."
+        f"{'' if flaw_note else ' ' + escape(views['verdict']) + '.'}</p>{flaw_note}</header>",
         _controls(views, state),
         "<main>", *sections, "</main>",
         '<pre id="errors" hidden></pre><div id="tip" hidden></div>',

@@ -343,7 +343,7 @@ def build_views(cache, a, b):
         "verdict": probe.verdict(),
         "first_departure": None if first is None else {
             "pos": first.pos, "stage": first.stage, "slot": first.slot},
-        "flaw_pos": first.pos if first is not None and first.stage == READOUT else None,
+        "flaw_pos": next((d.pos for d in probe.departures if d.stage == READOUT), None),
         "program": [{"stage": name, "reads": sorted(r, key=model.slots.index),
                      "writes": sorted(w, key=model.slots.index)}
                     for name, r, w in half_layers(model)],
