@@ -209,7 +209,16 @@ def page(views):
         f"<header><h1>TinyAdder-36 adds {escape(expr)}</h1>",
         f"<p>{escape(views['model'])}, numbers: {escape(views['number'])}. "
         f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}."
-        f"{'' if flaw_note else ' ' + escape(views['verdict']) + '.'}</p>{flaw_note}</header>",
+        f"{'' if flaw_note else ' ' + escape(views['verdict']) + '.'}</p>{flaw_note}",
+        "<p>How it adds: layer 0's attention gives every position its place value "
+        "(<code>count</code>) and 1/(i+2) (<code>scale</code>); layer 0's FFN multiplies each "
+        "digit by its place value (<code>digit_pos</code>) and lays out ten candidate marks "
+        "(<code>cand0</code>..<code>cand9</code>); layer 1's attention averages "
+        "<code>digit_pos</code> into a running sum of what is left to write; layer 1's FFN "
+        "measures each candidate's distance from it, and the readout picks the nearest. Move "
+        "through the stages with the slider and through the positions with \u2190 / \u2192; "
+        "every number is the exact run's, as <code>tinyadder --trace</code> prints it.</p>"
+        "</header>",
         _controls(views, state),
         "<main>", *sections, "</main>",
         '<pre id="errors" hidden></pre><div id="tip" hidden></div>',
