@@ -341,19 +341,8 @@
       if (ev.key === "ArrowLeft") { set({pos: state.pos - 1}); ev.preventDefault(); }
       if (ev.key === "ArrowRight") { set({pos: state.pos + 1}); ev.preventDefault(); }
     });
-    window.addEventListener("hashchange", function () {
-      var before = window.location.hash;
-      readHash();
-      var kept = notes;
-      render();
-      notes = kept;
-      if (notes.length) { document.getElementById("status").textContent = statusText(); }
-      return before;
-    });
-    var kept = notes;
-    render();
-    notes = kept;
-    if (notes.length) { document.getElementById("status").textContent = statusText(); }
+    window.addEventListener("hashchange", function () { readHash(); render(); });
+    render();  // notes from readHash() stay in the status line until the next change
     document.body.dataset.ready = "yes";
   }
   try { init(); }

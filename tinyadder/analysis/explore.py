@@ -175,7 +175,8 @@ def page(views):
                  figures.residual(views, stage, pos)),
         _section("sum", "Running sum",
                  f"Layer 1 averages {v1} over the positions: the sum of "
-                 "digit_pos is 10\u00b7(a + b) on the prompt, and each emitted digit "
+                 f"digit_pos is {views['digit_scale']}\u00b7(a + b) on the prompt, and each "
+                 "emitted digit "
                  "subtracts itself. R is what is left to write.",
                  figures.running_sum(views, pos)),
         _section("ruler", "Ruler",

@@ -440,7 +440,8 @@ def running_sum(views, pos=None, standalone=False):
                         "already emitted (log scale)", "h")]
     body.append(text(0, 34, "position, token", "small"))
     body.append(text(110, 34, f"log10 R from 0 to {hi:.0f}", "small"))
-    body.append(text(120 + bar_w, 34, "R (sum of digit_pos / 10)", "small"))
+    body.append(text(120 + bar_w, 34, f"R = (sum of digit_pos) / {views['digit_scale']}, "
+                                      f"and the digit written next", "small"))
     for i, d in enumerate(rows):
         y = y0 + i * h
         tok = views["tokens"][d["pos"]]
@@ -452,10 +453,9 @@ def running_sum(views, pos=None, standalone=False):
         body.append(text(120 + bar_w, y + 14, f"{d['remaining_text']}  \u2192 writes "
                                               f"{d['winner']}", "t mono"))
         body.append("</g>")
-    sel = -10 if pos is None else next((i for i, d in enumerate(rows) if d["pos"] == pos), -10)
-    body.append(rect(0, y0 + sel * h, 120 + bar_w + 16 * max(
-        len(d["remaining_text"]) for d in rows) // 2 + 160, h, "sel", ' id="sum-sel"'))
     width = 120 + bar_w + 8 * max(len(d["remaining_text"]) for d in rows) + 120
+    sel = next((i for i, d in enumerate(rows) if d["pos"] == pos), -10)  # -10: off the chart
+    body.append(rect(0, y0 + sel * h, width, h, "sel", ' id="sum-sel"'))
     return svg(width, y0 + len(rows) * h + 10, body, "sum-svg", standalone,
                f' data-y0="{y0}" data-h="{h}"')
 

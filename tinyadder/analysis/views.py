@@ -190,6 +190,11 @@ def residual_view(cache, probe):
     return out
 
 
+def digit_scale(model):
+    """The embedding's factor: digit d is embedded as digit_scale * d in the slot digit."""
+    return model.W_E["1"]["digit"]
+
+
 def decisions_view(cache, probe):
     """Per position that predicts a digit: the readout's winner and margin (as the tracer
     prints them), the intended digit, the running sum, the ruler and the published tilt.
@@ -206,7 +211,7 @@ def decisions_view(cache, probe):
     """
     model = cache.model
     slots = model.slots
-    scale = model.W_E["1"]["digit"]  # digit d is embedded as scale * d
+    scale = digit_scale(model)
     digit_pos = _slot_row(cache, "blocks.0.hook_resid_post", "digit_pos")
     last = len(model.blocks) - 1
     mid = f"blocks.{last}.hook_resid_mid"
@@ -349,6 +354,7 @@ def build_views(cache, a, b):
                     for name, r, w in half_layers(model)],
         "params": parameters(model),
         "slots": list(model.slots),
+        "digit_scale": digit_scale(model),
     }
 
 
