@@ -217,6 +217,8 @@ def test_command_line(tmp_path, capsys):
     assert main(["explore", "--help"]) == 0
     text = re.sub(r"-\s+", "-", " ".join(capsys.readouterr().out.split()))  # argparse wraps
     assert "(default tinyadder-explore.html in the current directory)" in text
+    assert main(["explore", "1+1", "--digits", "101"]) == 2
+    assert "explore takes --digits up to 100" in capsys.readouterr().err
     assert main(["explore", "12+x"]) == 2
     assert capsys.readouterr().err.startswith("tinyadder explore: error: not an addition")
     assert main(["explore", "12+34", "-o", str(tmp_path / "no" / "dir.html")]) == 2

@@ -15,6 +15,9 @@ import json
 from . import figures
 
 DEFAULT_NAME = "tinyadder-explore.html"
+# The page holds every attention weight, so it grows with the square of the sequence:
+# about 0.75 MB at N = 10, 3 MB at N = 30, 10 MB at N = 60.
+MAX_DIGITS = 100
 
 VIEWS = ("tokens", "attention", "place", "residual", "sum", "ruler", "flaw", "params")
 

@@ -41,6 +41,11 @@ CSS = "\n".join(
 
 # ----------------------------------------------------------------------------- scales
 
+def negative(cell):
+    """Whether a cell's value is below zero, from its text (its float may be 0.0 or None)."""
+    return cell[2].lstrip("~").startswith("-")
+
+
 def level(log, lo, hi, steps):
     """0..steps-1: where log10 |x| falls between lo and hi (clipped)."""
     t = 1.0 if hi <= lo else (log - lo) / (hi - lo)
@@ -53,12 +58,12 @@ def classes(cells_or_logs, lo, hi, signed=False):
     ever more negative, 6..10 ever more positive, each on a log scale of |x|."""
     out = []
     for c in cells_or_logs:
-        log, value = (c[1], c[0]) if isinstance(c, list) else (c, 1.0)
+        log, positive = (c[1], negative(c) is False) if isinstance(c, list) else (c, True)
         if log is None:
             out.append(ZERO)
         elif signed:
             step = 1 + level(log, lo, hi, LEVELS)
-            out.append(chr(97 + 5 + (step if math.copysign(1, value) > 0 else -step)))
+            out.append(chr(97 + 5 + (step if positive else -step)))
         else:
             out.append(chr(97 + level(log, lo, hi, len(SEQ))))
     return "".join(out)
@@ -317,7 +322,7 @@ def count_curve(views, x0, y0, width, height, pos=None):
         x = x0 + (i + 0.5) * dx
         y = y0 + (hi - c[1]) / max(1, hi - lo) * height
         pts.append(f"{'M' if not pts else 'L'}{num(x)} {num(y)}")
-        dots["neg" if c[0] < 0 else "pos"].append(f"M{num(x)} {num(y)}h0")
+        dots["neg" if negative(c) else "pos"].append(f"M{num(x)} {num(y)}h0")
     out.append(f'<path d="{"".join(pts)}" fill="none" stroke="{FAINT}"/>')
     for key, colour in (("pos", DIV[8]), ("neg", DIV[1])):
         out.append(f'<path d="{"".join(dots[key])}" stroke="{colour}" stroke-width="7" '
@@ -550,7 +555,7 @@ def flaw(views, pos=None, standalone=False):
         body.append(text(0, y + 13, f"{d['pos']}: {d['choice']} vs {d['threat']}", "t mono"))
         body.append(_log_bar(x0, y + 2, d["err_gap"][1], lo, hi, width, MARGIN))
         tilt = d["tilt_gap"]
-        favours = tilt[0] > 0
+        favours = d["favours"][int(d["threat"])]
         body.append(_log_bar(x0, y + 11, tilt[1], lo, hi, width, TILT if favours else FAINT))
         note = (f"tilt {tilt[2]} > margin {d['err_gap'][2]}: {d['winner']} wins" if flips
                 else f"margin {d['err_gap'][2]}")
@@ -579,8 +584,8 @@ def flaw(views, pos=None, standalone=False):
             de, dt = d["d_err"][u], d["d_tilt"][u]
             part.append(_log_bar(x0, yy + 2, de[1], lo, hi, width, MARGIN, 6))
             part.append(_log_bar(x0, yy + 9, dt[1], lo, hi, width,
-                                 TILT if dt[0] > 0 else FAINT, 6))
-            wins = dt[0] > de[0]
+                                 TILT if d["favours"][u] else FAINT, 6))
+            wins = d["beats"][u]
             part.append(text(x0 + width + 8, yy + 12,
                              f"\u0394err {de[2]}, \u0394tilt {dt[2]}" + (
                                  " \u2190 beats it" if wins else ""), "small",

@@ -2,8 +2,8 @@
 traced run (``trace.run_with_cache``), its intended values (``probes``) and the parameter
 ledger (``ledger``). Nothing here re-derives what the model computes.
 
-Each number is a *cell* ``[float, log10 |x|, text]``: the float for plotting when it fits a
-double, log10 of the magnitude computed from the exact value (a Fraction's digits, never
+Each number is a *cell* ``[float, log10 |x|, text]``: the float when it fits a double
+(None above its range; 0.0 below it, where the log still holds the magnitude), log10 of the magnitude computed from the exact value (a Fraction's digits, never
 ``float(x)``, which underflows at e^-1000 * 10^-23), and the text the tracer prints
 (``show.fmt``: exact when short, else ``~`` and 6 significant digits).
 
@@ -63,8 +63,9 @@ def text(x):
 
 
 def cell(x):
-    """[float, log10 |x| (None for 0), the tracer's text] of one value."""
-    return [to_float(x), log10_abs(x), text(x)]
+    """[float (None beyond a double's range), log10 |x| (None for 0), the tracer's text]."""
+    f = to_float(x)
+    return [f if math.isfinite(f) else None, log10_abs(x), text(x)]
 
 
 def token_roles(cache):
@@ -249,6 +250,10 @@ def decisions_view(cache, probe):
             "tilt_gap": cell(tilts[choice] - tilts[threat]),
             "d_err": [cell(v - errs[choice]) for v in errs],
             "d_tilt": [cell(tilts[choice] - v) for v in tilts],
+            # exact comparisons, for drawing: does the tilt favour digit u, and beat its margin
+            "favours": [tilts[choice] > v for v in tilts],
+            "beats": [tilts[choice] - tilts[u] > errs[u] - errs[choice]
+                      for u in range(len(errs))],
             "tilted": any(t != tilts[0] for t in tilts),
         })
     return out
@@ -308,19 +313,12 @@ def parameters(model):
                 dests = [c] if c in slots else targets.get((layer, kind, c), [])
                 writes += [s for s in dests if s not in writes]
             out.append({"tensor": t.name, "part": t.part, "value": str(value),
-                        "float": to_float(_value_of(value)), "rule": line.rule,
+                        "rule": line.rule,
                         "entries": [c if r is None else f"{r} -> {c}" for r, c in keys],
                         "reads": reads, "writes": writes,
                         "stage": "embed" if layer is None else f"L{layer}.{kind[:4]}"
                         if kind == "attn" else f"L{layer}.mlp"})
     return out
-
-
-def _value_of(value):
-    """A construction constant as a number (ExpTerm coef * e^power as a float)."""
-    if hasattr(value, "power"):
-        return float(value.coef) * math.exp(float(value.power))
-    return value
 
 
 def build_views(cache, a, b):

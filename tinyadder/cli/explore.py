@@ -1,9 +1,11 @@
 """``tinyadder explore``: the command line of ``analysis.explore`` (one HTML page)."""
 
+from contextlib import contextmanager
+import os
 import sys
 
 from .. import addition
-from ..analysis.explore import DEFAULT_NAME, page
+from ..analysis.explore import DEFAULT_NAME, MAX_DIGITS, page
 from ..analysis.views import views_of
 from ..construction import build
 from .options import PROG, Parser, add_digits_option, add_model_options
@@ -26,12 +28,20 @@ def build_parser():
     return parser
 
 
+@contextmanager
 def open_output(path, parser):
-    """The output file, opened before the (long) trace so that a bad path fails at once."""
+    """The output file, opened before the (long) trace so that a bad path fails at once, and
+    removed again if the page could not be written whole (an error, Ctrl-C)."""
     try:
-        return open(path, "w", encoding="utf-8")
+        f = open(path, "w", encoding="utf-8")
     except OSError as error:
         parser.error(f"cannot write {path}: {error.strerror}; give a writable path with -o")
+    try:
+        with f:
+            yield f
+    except BaseException:
+        os.remove(path)
+        raise
 
 
 def main(argv=None, out=None, err=None):
@@ -39,6 +49,10 @@ def main(argv=None, out=None, err=None):
     err = err or sys.stderr
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.digits > MAX_DIGITS:
+        parser.error(f"the page holds every attention weight and grows with the square of the "
+                     f"sequence; explore takes --digits up to {MAX_DIGITS} (use 'tinyadder "
+                     f"figure' or --trace for longer operands)")
     try:
         a, b = addition.parse_expression(args.expression, args.digits)
     except addition.InputError as error:

@@ -57,14 +57,13 @@ def main(argv=None, out=None, err=None):
         parser.error(f"head {args.head!r} is not drawn; use {', '.join(heads)} (the others "
                      f"have no value or output map)")
     path = args.output or f"{args.name}.svg"
-    f = open_output(path, parser)
-    views = views_of(model, a, b, args.number)
-    state = dict(defaults(views), stage=args.stage or "L0.mlp")  # the page's, but a stage
-    for key, value in (("pos", args.pos), ("head", args.head),
-                       ("mode", "softmax" if args.softmax else None)):
-        if value is not None:
-            state[key] = value
-    with f:
+    with open_output(path, parser) as f:
+        views = views_of(model, a, b, args.number)
+        state = dict(defaults(views), stage=args.stage or "L0.mlp")  # the page's, a stage
+        for key, value in (("pos", args.pos), ("head", args.head),
+                           ("mode", "softmax" if args.softmax else None)):
+            if value is not None:
+                state[key] = value
         f.write(FIGURES[args.name](views, state))
     print(f"wrote {path}", file=out)
     return 0
