@@ -12,7 +12,7 @@ import re
 import pytest
 
 from explore_cases import EXAMPLE, FLAW, page_text, traced
-from tinyadder.analysis import explore, show
+from tinyadder.analysis import explore, figures, show
 from tinyadder.analysis.ledger import ledger
 from tinyadder.analysis.trace import stages
 from tinyadder.cli import main
@@ -239,3 +239,12 @@ def test_colour_only_on_a_terminal_without_no_color():
     assert main(["12+34", "--trace", "--heat", "--pos", "24", "--layer", "0"], out) == 0
     assert "\x1b[" not in out.getvalue()
     assert "      0-24 %          %      ....@.. sink @\n" in out.getvalue()
+
+
+def test_the_repaired_readout_has_no_tilt():
+    _, views = traced("999+1", "repaired", 3)
+    assert views["correct"] and not any(d["tilted"] for d in views["decisions"])
+    assert "reads only the FFN&#x27;s own error slots" in figures.flaw(views)
+    assert [s["short"] for s in views["stages"]][-1] == "readout"
+    rows = [r["slot"] for r in views["residual"][-2]["slots"]]
+    assert rows[-10:] == [f"err{u}" for u in range(10)]
