@@ -234,6 +234,7 @@ class Terminal(io.StringIO):
 def test_colour_only_on_a_terminal_without_no_color():
     assert colour_wanted(Terminal(), {})
     assert not colour_wanted(Terminal(), {"NO_COLOR": "1"})
+    assert not colour_wanted(Terminal(), {"NO_COLOR": ""})
     assert not colour_wanted(io.StringIO(), {})
     out = io.StringIO()
     assert main(["12+34", "--trace", "--heat", "--pos", "24", "--layer", "0"], out) == 0

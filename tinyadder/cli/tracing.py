@@ -76,9 +76,9 @@ def add_options(parser):
 
 
 def colour_wanted(out, environ=os.environ):
-    """ANSI colour only on a terminal, and never when NO_COLOR is set (https://no-color.org:
-    present and not empty)."""
-    return bool(getattr(out, "isatty", lambda: False)()) and not environ.get("NO_COLOR")
+    """ANSI colour only on a terminal, and never when NO_COLOR is set (https://no-color.org;
+    set to anything, even empty)."""
+    return bool(getattr(out, "isatty", lambda: False)()) and "NO_COLOR" not in environ
 
 
 def requested(args):
