@@ -231,15 +231,20 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_colour_only_on_a_terminal_without_no_color():
+def test_colour_only_on_a_terminal_without_no_color(monkeypatch):
     assert colour_wanted(Terminal(), {})
     assert not colour_wanted(Terminal(), {"NO_COLOR": "1"})
     assert not colour_wanted(Terminal(), {"NO_COLOR": ""})
     assert not colour_wanted(io.StringIO(), {})
-    out = io.StringIO()
-    assert main(["12+34", "--trace", "--heat", "--pos", "24", "--layer", "0"], out) == 0
-    assert "\x1b[" not in out.getvalue()
-    assert "      0-24 %          %      ....@.. sink @\n" in out.getvalue()
+    argv = ["12+34", "--trace", "--heat", "--pos", "24", "--layer", "0"]
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    pipe, tty = io.StringIO(), Terminal()
+    assert main(argv, pipe) == main(argv, tty) == 0
+    assert "      0-24 %          %      ....@.. sink @\n" in pipe.getvalue()
+    assert "\x1b[" not in pipe.getvalue() and "\x1b[38;5;226m@\x1b[0m" in tty.getvalue()
+    monkeypatch.setenv("NO_COLOR", "1")
+    tty = Terminal()
+    assert main(argv, tty) == 0 and "\x1b[" not in tty.getvalue()
 
 
 def test_the_repaired_readout_has_no_tilt():
