@@ -322,7 +322,14 @@ def parameters(model):
 
 
 def build_views(cache, a, b):
-    """Everything the explorer shows for one traced run of a + b, as JSON-ready data."""
+    """Everything the explorer shows for one traced run of a + b, as JSON-ready data. Sums,
+    differences and ratios of the run's values are taken in its number system's arithmetic
+    (decimal's precision, not Python's default 28 digits)."""
+    with cache.ns.arithmetic():
+        return _build_views(cache, a, b)
+
+
+def _build_views(cache, a, b):
     model = cache.model
     probe = check(cache, a, b, digits_of(model))
     heads, hidden, why = attention_view(cache)
