@@ -293,12 +293,11 @@ def decay(views, q, x0, y0, width, height):
                        f'stroke-linecap="round"/>')
     out.append(line(x0, y0 + height, x0 + width, y0 + height))
     out.append(text(x0 + width / 2, y0 + height + 26, "key position", "small", "middle"))
-    lx = x0 + width - 300
     for i, (role, name) in enumerate((("a", "digit of a"), ("b", "digit of b"),
                                       ("sum", "generated"), ("special", "special"))):
-        out.append(f'<circle cx="{num(lx + i * 78)}" cy="{num(y0 + height + 22)}" r="4" '
+        out.append(f'<circle cx="{num(x0 + 4 + i * 78)}" cy="{num(y0 + height + 38)}" r="4" '
                    f'fill="{ROLE[role]}"/>')
-        out.append(text(lx + i * 78 + 7, y0 + height + 26, name, "small"))
+        out.append(text(x0 + 11 + i * 78, y0 + height + 42, name, "small"))
     step = 1 if dx >= 14 else 5
     for k in range(0, t, step):
         out.append(text(x0 + (k + 0.5) * dx, y0 + height + 12, k, "small", "middle"))
