@@ -9,7 +9,7 @@ can change it; ``CSS`` defines them for the standalone files and the page alike.
 
 >>> classes([None, 0.0, -1.5], -3, 0)          # log10 values on the viridis scale
 'zie'
->>> classes([[-2.0, 0.3], [5.0, 9.0], [0.0, None]], 0, 9, signed=True)
+>>> classes([[-2.0, 0.3, "-2"], [5e9, 9.7, "5e9"], [0.0, None, "0"]], 0, 9, signed=True)
 'ekz'
 """
 
