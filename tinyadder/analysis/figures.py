@@ -15,6 +15,7 @@ can change it; ``CSS`` defines them for the standalone files and the page alike.
 
 from html import escape
 import math
+import re
 
 SEQ = ("#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962",
        "#addc30", "#fde725")                       # viridis, dark = small
@@ -155,12 +156,16 @@ def line(x1, y1, x2, y2, cls="ax", extra=""):
 
 
 def svg(width, height, body, ident="", standalone=False, extra=""):
-    """An <svg> element; ``standalone`` adds the XML namespace and the colour classes."""
+    """An <svg> element. ``standalone`` (a figure file) adds the colour classes, a white
+    background and a <title> from its first line, the heading, for screen readers (the page
+    has its own headings, and a title would cover its hover read-outs)."""
+    title = re.sub(r"<[^>]+>", "", body[0])  # the heading's text, already escaped
     head = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {num(width)} '
             f'{num(height)}" width="{num(width)}" height="{num(height)}"'
+            f'{" role=" + chr(34) + "img" + chr(34) if standalone else ""}'
             f'{f" id={chr(34)}{ident}{chr(34)}" if ident else ""}{extra}>')
-    style = (f'<style>{CSS}</style><rect width="100%" height="100%" fill="#fff"/>'
-             if standalone else "")
+    style = (f'<title>{title}</title><style>{CSS}</style>'
+             f'<rect width="100%" height="100%" fill="#fff"/>' if standalone else "")
     return head + style + "".join(body) + "</svg>\n"
 
 
