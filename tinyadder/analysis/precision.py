@@ -61,20 +61,23 @@ def largest_safe(variant, spec, pairs, seed=cases.SEED, limit=SCAN_LIMIT):
     return limit, None
 
 
-def table(args, out):
-    """The accuracy table and the float scans."""
+def table(args, out, progress=None):
+    """The accuracy table and the float scans; ``progress(text)`` is told what runs next."""
+    progress = progress or (lambda text: None)
     sampled = f"{len(cases.edge_cases(1))} edge cases + {args.pairs} seeded random pairs"
     print(f"accuracy of the {args.model} model per N on {sampled} (seed {args.seed})",
           file=out)
     width = max(len(label(s)) for s in args.systems) + 2
     print("system".ljust(width) + "".join(f"N={n}".rjust(8) for n in args.digits), file=out)
-    for spec in args.systems:
+    for row, spec in enumerate(args.systems, 1):
         cells = []
         for n in args.digits:
+            progress(f"{label(spec)} at N = {n} (row {row} of {len(args.systems)})")
             right, total = accuracy(args.model, spec, n, args.pairs, args.seed)
             cells.append(f"{right}/{total}".rjust(8))
         print(label(spec).ljust(width) + "".join(cells), file=out, flush=True)
     for spec in args.scan:
+        progress(f"{label(spec)}: searching N = 1, 2, ... for the first failure")
         safe, failure = largest_safe(args.model, spec, args.pairs, args.seed)
         if failure is None:
             print(f"{label(spec)}: right on every sampled pair for N = 1..{safe}", file=out)

@@ -44,6 +44,7 @@ class Outcome:
     groups: Dict[object, Tuple[int, int]]
     failures: List[Tuple[int, int, int]]
     seconds: float
+    interrupted: bool = False  # Ctrl-C: the groups hold the pairs checked until then
 
     @property
     def total(self):
@@ -56,22 +57,31 @@ class Outcome:
 
 def check(model, ns, groups, progress=None):
     """Run every pair through the model (``addition.add``, operands padded to the model's
-    length) and compare with Python's a + b. ``progress(done, passed)`` follows each pair."""
+    length) and compare with Python's a + b. ``progress(done, passed)`` follows each pair.
+    Ctrl-C stops the run: the outcome then holds what was checked so far (``interrupted``)."""
     tally, failures, done = {}, [], 0
     start = time.perf_counter()
+    interrupted = False
     for label, pairs in groups.items():
-        passed = 0
-        for a, b in pairs:
-            got = addition.add(model, ns, a, b)
-            if got == a + b:
-                passed += 1
-            else:
-                failures.append((a, b, got))
-            done += 1
-            if progress:
-                progress(done, done - len(failures))
-        tally[label] = (passed, len(pairs))
-    return Outcome(tally, failures, time.perf_counter() - start)
+        passed = checked = 0
+        try:
+            for a, b in pairs:
+                got = addition.add(model, ns, a, b)
+                if got == a + b:
+                    passed += 1
+                else:
+                    failures.append((a, b, got))
+                checked += 1
+                done += 1
+                if progress:
+                    progress(done, done - len(failures))
+        except KeyboardInterrupt:
+            interrupted = True
+        if checked or not interrupted:
+            tally[label] = (passed, checked)
+        if interrupted:
+            break
+    return Outcome(tally, failures, time.perf_counter() - start, interrupted)
 
 
 class Progress:
@@ -140,6 +150,8 @@ def report(outcome, suite, n, seed, model_name, ns):
                   for label, (passed, total) in outcome.groups.items()]
     total, passed = outcome.total, outcome.passed
     accuracy = f" ({100 * passed / total:.2f}%)" if total else ""
+    if outcome.interrupted:
+        lines.append(f"interrupted (Ctrl-C) after {total} cases: the counts are of those")
     lines.append(f"passed {passed}/{total}{accuracy}")
     failures = outcome.failures
     if not failures:

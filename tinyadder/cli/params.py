@@ -21,12 +21,9 @@ def build_parser():
     return parser
 
 
-def main(argv=None, out=None):
+def main(argv=None, out=None, err=None):
     out = out or sys.stdout
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exit_:
-        return exit_.code
+    args = build_parser().parse_args(argv)
     model = build(args.model, args.digits)
     lines = ledger(model)
     if args.json:

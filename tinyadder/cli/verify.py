@@ -1,6 +1,5 @@
 """``tinyadder verify``: the command line of ``analysis.verify``."""
 
-import argparse
 import sys
 
 from ..analysis.verify import (DEFAULT_CASES, SUITES, Progress, check, report,
@@ -8,24 +7,7 @@ from ..analysis.verify import (DEFAULT_CASES, SUITES, Progress, check, report,
 from ..cases import SEED
 from ..construction import DIGITS, build
 from ..numbers import for_model
-from .options import PROG, Parser, add_digits_option, add_model_options
-
-
-def count_arg(text):
-    try:
-        n = int(text)
-    except ValueError:
-        n = -1
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return n
-
-
-def seed_arg(text):
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+from .options import PROG, Parser, add_digits_option, add_model_options, int_arg
 
 
 def build_parser():
@@ -40,12 +22,12 @@ def build_parser():
              "low m digit columns sum to just below 10^m, where the published readout "
              "fails; edges: all nines, all zeros, alternating carries, every carry chain")
     parser.add_argument(
-        "--cases", type=count_arg, default=None, metavar="N",
+        "--cases", type=int_arg(1, what="a number of cases"), default=None, metavar="N",
         help="adderboard: random pairs after the 10 edge cases (default 10000); carries: "
              "pairs per (m, g) (default 10); edges: draws per carry chain and start "
              "(default 1)")
     parser.add_argument(
-        "--seed", type=seed_arg, default=SEED, metavar="S",
+        "--seed", type=int_arg(0, what="a seed"), default=SEED, metavar="S",
         help=f"random seed of the suite (default {SEED}, AdderBoard's)")
     add_model_options(parser)
     add_digits_option(parser)
@@ -55,10 +37,7 @@ def build_parser():
 def main(argv=None, out=None, err=None):
     out = out or sys.stdout
     err = err or sys.stderr
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exit_:
-        return exit_.code
+    args = build_parser().parse_args(argv)
     n = DEFAULT_CASES[args.suite] if args.cases is None else args.cases
     digits = args.digits
     model = build(args.model, digits)
@@ -72,4 +51,6 @@ def main(argv=None, out=None, err=None):
     out.flush()
     rate = outcome.total / outcome.seconds if outcome.seconds else 0.0
     print(f"time {outcome.seconds:.1f} s, {rate:.1f} additions/s", file=err, flush=True)
+    if outcome.interrupted:
+        return 130
     return 0 if outcome.passed == outcome.total else 1
