@@ -39,9 +39,8 @@ def parse_expression(text, digits=DIGITS):
     if not stripped:
         raise InputError(f"empty expression; {EXAMPLE}")
     quoted = excerpt(stripped)
-    odd = next((ch for ch in stripped if ch.isdigit() and not "0" <= ch <= "9"), None)
-    if odd is not None:
-        raise InputError(f"non-ASCII digit {odd!r} in {quoted}; use the digits 0-9")
+    if any(ch.isdigit() and not "0" <= ch <= "9" for ch in stripped):
+        raise InputError(f"non-ASCII digits in {quoted}; use the digits 0-9")
     if stripped.count("+") > 1:
         raise InputError(f"more than two operands in {quoted}; {EXAMPLE}")
     if "-" in stripped:
@@ -56,7 +55,7 @@ def parse_expression(text, digits=DIGITS):
         significant = operand.lstrip("0")
         if len(significant) > digits:
             shown = operand if len(operand) <= EXCERPT else f"{operand[:EXCERPT]}..."
-            raise InputError(f"operand {shown} has more than {digits} digits; use at most "
+            raise InputError(f"operand {shown} has more than {digits} digits; at most "
                              f"{digits} ASCII digits")
     # int() refuses texts over 4300 digits: the zeros in front are not part of the value
     return int(a.lstrip("0") or "0"), int(b.lstrip("0") or "0")

@@ -155,10 +155,13 @@ def _command(argv, out, err, stdin):
 
 def main(argv=None, out=None, err=None, stdin=None):
     """Run one command line; return its exit status (see the module docstring)."""
-    out = Output(out or sys.stdout)
+    stdout = sys.stdout
+    out = Output(out or stdout)
     err = err or sys.stderr
     stdin = stdin or sys.stdin
     argv = list(sys.argv[1:] if argv is None else argv)
+    if out.stream is stdout:
+        sys.stdout = out  # argparse's --help and --version write there, ignoring OSError
     try:
         try:
             status = _command(argv, out, err, stdin)
@@ -176,6 +179,8 @@ def main(argv=None, out=None, err=None, stdin=None):
         print(f"{PROG}: error: out of memory; try a smaller --digits or fewer expressions",
               file=err)
         return 2
+    finally:
+        sys.stdout = stdout
 
 
 def entry():

@@ -30,19 +30,25 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def int_arg(lo, hi=None, what="a whole number"):
-    """An argparse type: ASCII digits (a '-' if ``lo`` < 0) giving an int in lo..hi.
-
-    ``int()`` alone would take '٣' and '1_000', and fail past 4300 digits."""
-    bounds = f"{lo} to {hi}" if hi is not None else f"{lo} or more"
+def int_arg(lo=None, hi=None):
+    """An argparse type: ASCII digits (and a '-' when ``lo`` allows it) giving an int in
+    lo..hi. ``int()`` alone would take '٣' and '1_000', and fail past 4300 digits."""
+    if lo is None:
+        wanted = "an integer"
+    elif hi is not None:
+        wanted = f"an integer from {lo} to {hi}"
+    else:
+        wanted = {0: "a non-negative integer", 1: "a positive integer"}.get(
+            lo, f"an integer of at least {lo}")
 
     def parse(text):
         body = text.strip()
-        digits = body[1:] if body.startswith("-") and lo < 0 else body
+        digits = body[1:] if body.startswith("-") and (lo is None or lo < 0) else body
         ok = digits.isascii() and digits.isdigit() and len(digits) <= 30
         value = int(body) if ok else None
-        if value is None or value < lo or (hi is not None and value > hi):
-            raise argparse.ArgumentTypeError(f"expected {what}, {bounds}; got {excerpt(text)}")
+        if (value is None or (lo is not None and value < lo)
+                or (hi is not None and value > hi)):
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {excerpt(text)}")
         return value
     return parse
 

@@ -91,7 +91,8 @@ def add_options(parser):
                             "predict a sum digit)")
     group.add_argument("--slots", type=slots_arg, metavar="NAMES",
                        help="slots to show, comma-separated, e.g. scale,count,cand0")
-    group.add_argument("--layer", type=int_arg(0, what="a layer number"), metavar="L", help="show only layer L's half-layers")
+    group.add_argument("--layer", type=int_arg(0), metavar="L",
+                       help="show only layer L's half-layers")
     group.add_argument("--exact", action="store_true",
                        help="print every value as its full exact text (rationals n/d)")
     group.add_argument("--sig", type=sig_arg, default=show.SIG, metavar="N",

@@ -22,12 +22,12 @@ def build_parser():
              "low m digit columns sum to just below 10^m, where the published readout "
              "fails; edges: all nines, all zeros, alternating carries, every carry chain")
     parser.add_argument(
-        "--cases", type=int_arg(1, what="a number of cases"), default=None, metavar="N",
+        "--cases", type=int_arg(1), default=None, metavar="N",
         help="adderboard: random pairs after the 10 edge cases (default 10000); carries: "
              "pairs per (m, g) (default 10); edges: draws per carry chain and start "
              "(default 1)")
     parser.add_argument(
-        "--seed", type=int_arg(0, what="a seed"), default=SEED, metavar="S",
+        "--seed", type=int_arg(), default=SEED, metavar="S",
         help=f"random seed of the suite (default {SEED}, AdderBoard's)")
     add_model_options(parser)
     add_digits_option(parser)
