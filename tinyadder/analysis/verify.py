@@ -15,6 +15,7 @@ progress and timing go to standard error. Exit status 0 when every sum is right,
 """
 
 from dataclasses import dataclass
+import textwrap
 import time
 from typing import Dict, List, Tuple
 
@@ -139,8 +140,10 @@ def carries_grid(groups, gaps=cases.CARRY_GAPS):
 
 def report(outcome, suite, n, seed, model_name, ns):
     """The report's lines (standard output): no timings, so a rerun prints the same text."""
-    lines = [f"suite {suite}: {describe_suite(suite, n, seed)}",
-             f"model {model_name}, number {ns.describe()}"]
+    lines = (textwrap.wrap(f"suite {suite}: {describe_suite(suite, n, seed)}", 80,
+                           subsequent_indent="  ")
+             + textwrap.wrap(f"model {model_name}, number {ns.describe()}", 80,
+                             subsequent_indent="  "))
     if suite == "carries":
         lines.append(f"failures per (m, g), out of {n} each ('.': none):")
         lines += carries_grid(outcome.groups)

@@ -63,7 +63,7 @@ def slots_arg(text):
 
 
 def sig_arg(text):
-    if not text.isdigit() or not 1 <= int(text) <= 40:
+    if not (text.isascii() and text.isdigit() and len(text) <= 2 and 1 <= int(text) <= 40):
         raise argparse.ArgumentTypeError(f"--sig takes 1 to 40 significant digits, got {text!r}")
     return int(text)
 
