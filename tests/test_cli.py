@@ -85,7 +85,7 @@ def test_stdin_batch_keeps_going_after_a_bad_line():
     status, out, err = run_cli("-", "--number", "float", stdin="1+2\n\n1+2+3\n3+4\n")
     assert status == 2
     assert out == "0000000001+0000000002=00000000003\n0000000003+0000000004=00000000007\n"
-    assert err == ("tinyadder: error: line 3: more than two operands in '1+2+3'; expected A+B, "
+    assert err == ("tinyadder: error: line 3: more than two operands in '1+2+3'; use A+B, "
                    "e.g. 12+34\n")
 
 

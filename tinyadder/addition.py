@@ -11,7 +11,7 @@ from .construction import DIGITS
 from .generate import generate
 from .numbers import NUMBER_NAMES, for_model, number_system
 
-EXAMPLE = "expected A+B, e.g. 12+34"
+EXAMPLE = "use A+B, e.g. 12+34"
 _EXPRESSION = re.compile(r"\s*([0-9]*)\s*\+\s*([0-9]*)\s*")
 EXCERPT = 24  # characters of a bad input quoted in a message
 

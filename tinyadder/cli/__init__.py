@@ -155,13 +155,14 @@ def _command(argv, out, err, stdin):
 
 def main(argv=None, out=None, err=None, stdin=None):
     """Run one command line; return its exit status (see the module docstring)."""
-    stdout = sys.stdout
+    stdout, stderr = sys.stdout, sys.stderr
     out = Output(out or stdout)
-    err = err or sys.stderr
+    err = err or stderr
     stdin = stdin or sys.stdin
     argv = list(sys.argv[1:] if argv is None else argv)
-    if out.stream is stdout:
-        sys.stdout = out  # argparse's --help and --version write there, ignoring OSError
+    # argparse writes --help and --version to sys.stdout (ignoring OSError) and its errors to
+    # sys.stderr: point them at this command's streams
+    sys.stdout, sys.stderr = out, err
     try:
         try:
             status = _command(argv, out, err, stdin)
@@ -180,7 +181,7 @@ def main(argv=None, out=None, err=None, stdin=None):
               file=err)
         return 2
     finally:
-        sys.stdout = stdout
+        sys.stdout, sys.stderr = stdout, stderr
 
 
 def entry():
