@@ -5,7 +5,6 @@ every good line of a batch is still answered; nothing runs away in time or memor
 import copy
 import io
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -151,9 +150,7 @@ def test_a_closed_pipe_keeps_the_warning_and_exit_1():
     assert proc.wait(timeout=60) == 1
     assert err == ("tinyadder: warning: the published model's sum 7000000000 is wrong: "
                    "5193798811 + 1806201129 = 6999999940 (try --model repaired)\n")
-
-
-def test_an_endless_batch_stops_when_the_reader_leaves():
+    # and an endless batch ends when its reader leaves (no runaway after the pipe closes)
     proc = subprocess.Popen([sys.executable, "-m", "tinyadder", "--number", "float", "-"],
                             cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
@@ -261,7 +258,6 @@ def load(text):
 
 
 @pytest.mark.parametrize("text, message", [
-    ('"1/0"', 'expected a JSON object with "format"'),
     ("[" * 100000, "JSON nested too deeply"),
     (b"\xff\xfe\x00\x81", "not UTF-8"),
     ("[NaN]", "NaN is not JSON"),
@@ -286,8 +282,6 @@ HOOK = ["trace_points", "hook_embed", "value"]
 
 @pytest.mark.parametrize("change, message", [
     (_set(HOOK + [3, 0], "1/0"), r"bad value '1/0' at .*\[3\]\[0\]: zero denominator"),
-    (_set(HOOK + [3, 0], "nan"), "bad value 'nan'"),
-    (_set(HOOK + [3, 0], "inf"), "bad value 'inf'"),
     (_set(["prompt_len"], -1), "field 'prompt_len' is -1, expected 1 to 34"),
     (_set(["prompt_len"], True), "field 'prompt_len' should be an int"),
     (_set(["tokens", 0], True), "'tokens' must be token ids"),
@@ -299,7 +293,6 @@ HOOK = ["trace_points", "hook_embed", "value"]
      "expected null \\(masked\\)"),
     (_set(["number_system", "exp_digits"], 10 ** 9), "field 'exp_digits' is 1000000000"),
     (_set(["digits"], 3), "a model for N = 3 generates 4"),
-    (_set(["model"], "tinyadder36-other"), "unknown model"),
 ])
 def test_load_names_what_is_wrong(trace_doc, change, message):
     doc = copy.deepcopy(trace_doc)
@@ -324,6 +317,19 @@ def test_every_trace_the_tool_writes_loads_back(argv):
     if digits == 3:
         with pytest.raises(trace_json.TraceFormatError, match="the trace is of N = 3 digits"):
             trace_json.load(io.StringIO(out), build("published"))
+
+
+def test_nan_and_inf_load_only_where_the_model_computes_them():
+    """float32 overflows at N = 26 (10^28 * 100 > 3.4e38): its trace holds "nan" and "-inf",
+    as computed, and loads back; in the exact systems they cannot occur and are refused."""
+    status, out, _ = run_cli("--json", "1+2", "--digits", "26", "--number", "float32")
+    assert status == 1 and '"nan"' in out and '"-inf"' in out
+    cache = load(out)
+    assert cache.ns.name == "float32" and cache.model.meta["digits"] == 26
+    doc = json.loads(out)
+    doc["number_system"] = {"name": "decimal", "digits": 60}
+    with pytest.raises(trace_json.TraceFormatError, match="bad value .*expected a finite"):
+        load(json.dumps(doc))
 
 
 # --- small things a user trips on ---------------------------------------------------------
@@ -390,22 +396,7 @@ def test_an_unquoted_expression_gets_a_hint():
     assert (status, out) == (2, "0000000003+0000000004=00000000007\n")
     assert err == ("tinyadder: error: the shell split '1 + 2' into several arguments; "
                    "quote it: \"1 + 2\"\n")
-
-
-def test_parts_that_are_not_one_addition_are_reported_each():
+    # arguments that do not make one addition together are reported each
     status, out, err = run_cli("1+2", "+3", "--number", "float")
     assert status == 2 and out == SUM
     one_error(err, "missing operand in '+3'")
-
-
-def test_no_traceback_from_the_entry_point_on_interrupt():
-    proc = subprocess.Popen([sys.executable, "-m", "tinyadder", "-"], cwd=ROOT,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
-    proc.stdin.write(b"1+2\n")
-    proc.stdin.flush()
-    assert proc.stdout.readline() == SUM.encode()
-    proc.send_signal(2)  # SIGINT, as Ctrl-C: the command waits for its next line
-    _, err = proc.communicate(timeout=60)
-    assert (proc.returncode, err) == (130, b"tinyadder: interrupted\n")
-    assert os.name == "posix"
