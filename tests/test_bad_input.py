@@ -400,3 +400,21 @@ def test_an_unquoted_expression_gets_a_hint():
     status, out, err = run_cli("1+2", "+3", "--number", "float")
     assert status == 2 and out == SUM
     one_error(err, "missing operand in '+3'")
+
+
+def test_api_names_a_missing_model():
+    with pytest.raises(TypeError, match="expected a model, such as build\\('published'\\), "
+                                        "got str"):
+        run("published", "fraction", 1, 2)
+    with pytest.raises(TypeError, match="expected a model"):
+        run_with_cache(None, "1+2")
+
+
+def test_standard_input_that_cannot_be_read():
+    done = subprocess.run([sys.executable, "-c", "import os, runpy; os.close(0); "
+                           "runpy.run_module('tinyadder', run_name='__main__')", "-"],
+                          cwd=ROOT, capture_output=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr == (b"tinyadder: error: line 1: cannot read standard input: "
+                           b"Bad file descriptor\n")
+    assert run_cli("-", stdin=b"") == (0, "", "")

@@ -99,7 +99,11 @@ def system_of(ns):
 
 def digits_of(model):
     """The operand length N the model was built for (10 if it does not say)."""
-    return model.meta.get("digits", DIGITS)
+    meta = getattr(model, "meta", None)
+    if meta is None:
+        raise TypeError(f"expected a model, such as build('published'), got "
+                        f"{type(model).__name__}")
+    return meta.get("digits", DIGITS)
 
 
 def prompt(a, b, digits=DIGITS):
@@ -126,7 +130,8 @@ def run(model, ns, a, b, cache=True, reference=False):
     ``ns`` (a number system or its name) runs at the model's precision unless its precision
     was given (``numbers.fit``); a and b are checked (``check_operands``); ``reference``: generate with the reference forward pass (see ``generate``).
     """
-    tokens = generate(model, for_model(system_of(ns), model), encode(model, a, b), digits_of(model) + 1,
+    prompt = encode(model, a, b)  # checks the model and the operands first
+    tokens = generate(model, for_model(system_of(ns), model), prompt, digits_of(model) + 1,
                       cache=cache, reference=reference)
     return sequence_text(model, tokens)
 

@@ -189,8 +189,8 @@ def run_with_cache(model, expression, ns=None, names=None, patch=None):
     model's N digits; ``ns`` (fraction by default) runs at the model's precision unless its
     precision was given.
     """
-    ns = for_model(FractionSystem() if ns is None else system_of(ns), model)
     digits = digits_of(model)
+    ns = for_model(FractionSystem() if ns is None else system_of(ns), model)
     prompt = _prompt(model, expression, digits)
     tokens = generate(model, ns, prompt, digits + 1, patch=patch, reference=True)
     keep = _selected(names)

@@ -8,6 +8,7 @@ warning and status still count.
 """
 
 import importlib
+import io
 import os
 import re
 import sys
@@ -158,7 +159,7 @@ def main(argv=None, out=None, err=None, stdin=None):
     stdout, stderr = sys.stdout, sys.stderr
     out = Output(out or stdout)
     err = err or stderr
-    stdin = stdin or sys.stdin
+    stdin = stdin or sys.stdin or io.StringIO()  # None when the shell closed it (<&-)
     argv = list(sys.argv[1:] if argv is None else argv)
     # argparse writes --help and --version to sys.stdout (ignoring OSError) and its errors to
     # sys.stderr: point them at this command's streams

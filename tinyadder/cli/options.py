@@ -124,9 +124,19 @@ def add_model_options(parser, number="fraction", model="published"):
 def input_lines(stdin):
     """(line number, text or None, problem) for each line of ``stdin``: bytes are decoded as
     UTF-8 here, so that a bad line is reported as "invalid UTF-8" and the others still read;
-    a byte order mark opening the first line is dropped."""
-    source = getattr(stdin, "buffer", None) or stdin
-    for number, line in enumerate(source, 1):
+    a byte order mark opening the first line is dropped; a failed read ends the lines with
+    its problem."""
+    source = iter(getattr(stdin, "buffer", None) or stdin)
+    number = 0
+    while True:
+        number += 1
+        try:
+            line = next(source)
+        except StopIteration:
+            return
+        except OSError as err:  # a closed descriptor, a device error
+            yield number, None, f"cannot read standard input: {err.strerror or err}"
+            return
         try:
             if isinstance(line, bytes):
                 line = line.decode("utf-8")
