@@ -59,7 +59,10 @@ def _lines(expressions, stdin):
         elif len(group) == 1:
             yield None, group[0], None
         else:
-            yield None, " ".join(group), "split"
+            text = " ".join(group)
+            quote = f': "{text}"' if len(text) <= addition.EXCERPT else ""
+            yield None, text, (f"the shell split {addition.excerpt(text)} into several "
+                               f"arguments; quote it{quote}")
 
 
 def _shell_groups(expressions):
@@ -105,13 +108,6 @@ def run_expressions(args, out, err, stdin):
     status = 0
     for label, text, problem in _lines(args.expressions, stdin):
         where = f"{label}: " if label else ""
-        if problem == "split":
-            print(f"{PROG}: error: the shell split {addition.excerpt(text)} into several "
-                  f"arguments; quote it: \"{text}\"" if len(text) <= 24 else
-                  f"{PROG}: error: the shell split {addition.excerpt(text)} into several "
-                  f"arguments; quote it", file=err)
-            status = 2
-            continue
         if problem:
             print(f"{PROG}: error: {where}{problem}", file=err)
             status = 2
@@ -148,8 +144,8 @@ def _command(argv, out, err, stdin):
     argv = [" " + a if re.match(r"-[^-A-Za-z]", a) else a for a in argv]
     args = build_parser().parse_intermixed_args(argv)
     if not args.expressions:
-        print(f"{PROG}: error: no expression given; pass one such as 12+34, "
-              f"or '-' to read them from standard input", file=err)
+        print(f"{PROG}: error: no expression given; pass one such as 12+34, or '-' for stdin",
+              file=err)
         return 2
     return run_expressions(args, out, err, stdin)
 
