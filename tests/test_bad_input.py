@@ -130,6 +130,7 @@ def test_a_long_bad_line_is_quoted_as_a_short_excerpt():
     ["12+34"], ["--json", "12+34"], ["--trace", "--pos", "22", "12+34"], ["program"],
     ["verify", "--suite", "edges", "--number", "float"], ["params"], ["--help"],
     ["precision", "--digits", "2", "--pairs", "0", "--scan", "", "--systems", "float"],
+    ["bench", "--long", "1", "--number", "float"], ["verify", "--help"],
 ])
 def test_a_full_device_is_one_line_and_exit_2(argv):
     with open("/dev/full", "w") as full:

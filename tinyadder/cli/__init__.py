@@ -8,6 +8,7 @@ warning and status still count.
 """
 
 import importlib
+import inspect
 import io
 import os
 import re
@@ -137,8 +138,12 @@ def run_expressions(args, out, err, stdin):
 def _command(argv, out, err, stdin):
     """The exit status of one command line (a subcommand or the main command)."""
     if argv and argv[0] in SUBCOMMANDS:
-        module = importlib.import_module(SUBCOMMANDS[argv[0]])
-        return module.main(argv[1:], out=out, err=err)
+        command = importlib.import_module(SUBCOMMANDS[argv[0]]).main
+        # each subcommand's main(argv, out=None, err=None) gets the streams it takes (and
+        # stdin if it asks), so that the checks on them here cover it too
+        wanted = inspect.signature(command).parameters
+        streams = {"out": out, "err": err, "stdin": stdin}
+        return command(argv[1:], **{k: v for k, v in streams.items() if k in wanted})
     # '-5+3' is an expression with a sign, not an option: a leading space makes argparse
     # take it as a positional, and parse_expression then reports the sign.
     argv = [" " + a if re.match(r"-[^-A-Za-z]", a) else a for a in argv]

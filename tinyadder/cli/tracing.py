@@ -128,7 +128,7 @@ def problem(args, model):
         return f"position {bad[0]} is outside the sequence; use 0 to {length - 1}"
     unknown = [s for s in args.slots or () if s not in model.slots]
     if unknown:
-        return f"unknown slot {unknown[0]!r}; use {', '.join(model.slots)}"
+        return f"unknown slot {excerpt(unknown[0])}; use {', '.join(model.slots)}"
     if args.layer is not None and not 0 <= args.layer < len(model.blocks):
         return f"no layer {args.layer}; use 0 to {len(model.blocks) - 1}"
     return None
