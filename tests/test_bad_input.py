@@ -185,6 +185,18 @@ def test_precision_shows_progress_on_stderr():
     assert err.startswith("progress: float64 at N = 2 (row 1 of 1)\n")
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["verify", "--cases", "1000000000000"], "1,000,000,000,010 cases; at most 1,000,000"),
+    (["verify", "--suite", "edges", "--digits", "2000"], "2,001,012 cases; at most"),
+    (["precision", "--pairs", "1" * 30], "--pairs: expected an integer from 0 to 1000"),
+    (["bench", "--repeats", "1" * 30], "--repeats: expected an integer from 1 to 100"),
+])
+def test_counts_that_would_run_for_days_are_refused(argv, message):
+    status, out, err = run_cli(*argv)
+    assert (status, out) == (2, "")
+    one_error(err, message)
+
+
 def test_verify_refuses_zero_cases():
     status, _, err = run_cli("verify", "--cases", "0")
     assert status == 2
@@ -210,7 +222,7 @@ def test_verify_prints_what_it_checked_when_interrupted(monkeypatch):
     (["verify", "--seed", "٣"], "--seed: expected an integer, got '٣'"),
     (["verify", "--cases", "1" * 5000], "expected a positive integer, got '1111"),
     (["precision", "--pairs", "٣"], "--pairs: expected a non-negative integer"),
-    (["bench", "--repeats", "٣"], "--repeats: expected a positive integer"),
+    (["bench", "--repeats", "٣"], "--repeats: expected an integer from 1 to 100"),
     (["bench", "--scale", "١"], "--scale: expected a number in (0, 100]"),
     (["bench", "--scale", "nan"], "--scale: expected a number in (0, 100]"),
     (["--digits", "٣", "1+2"], "N must be a whole number of digits, 1 to 2000; got '٣'"),

@@ -174,7 +174,7 @@ def test_bench_prints_a_row_per_system_and_cache_setting(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--repeats", "0"], "expected a positive integer, got '0'"),
+    (["--repeats", "0"], "expected an integer from 1 to 100, got '0'"),
     (["--scale", "x"], "expected a number in (0, 100], got 'x'"),
 ])
 def test_bench_bad_options(argv, message, capsys):

@@ -38,6 +38,17 @@ def suite_groups(suite, n, seed=cases.SEED, digits=DIGITS):
     raise ValueError(f"unknown suite {suite!r}; use {', '.join(SUITES)}")
 
 
+def suite_size(suite, n, digits=DIGITS):
+    """How many pairs ``suite_groups(suite, n, seed, digits)`` holds, without building them."""
+    if suite == "adderboard":
+        return len(cases.edge_cases(digits)) + n
+    if suite == "carries":
+        return n * sum(g < 10 ** m for m in range(1, digits + 1) for g in cases.CARRY_GAPS)
+    if suite == "edges":
+        return 5 + 3 + 4 + n * digits * (digits + 1) // 2
+    raise ValueError(f"unknown suite {suite!r}; use {', '.join(SUITES)}")
+
+
 @dataclass
 class Outcome:
     """Per-group (passed, total), the failures as (a, b, model's sum), and the wall time."""

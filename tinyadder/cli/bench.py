@@ -18,7 +18,7 @@ def build_parser():
                                 "and CPU time, and the peak memory. Without --number: "
                                 "fraction, decimal and float.")
     add_model_options(parser, number=None)
-    parser.add_argument("--repeats", type=int_arg(1), default=3,
+    parser.add_argument("--repeats", type=int_arg(1, 100), default=3,
                         metavar="R",
                         help="repeats per figure; the median is shown (default 3)")
     parser.add_argument("--scale", type=_fraction_arg, default=1.0, metavar="F",

@@ -57,7 +57,7 @@ def build_parser():
                         help="systems whose largest safe N is searched, N = 1, 2, ... until "
                              f"the first failure (at most {SCAN_LIMIT}; default "
                              f"{','.join(SCAN)}; '' for none)")
-    parser.add_argument("--pairs", type=int_arg(0), default=PAIRS,
+    parser.add_argument("--pairs", type=int_arg(0, 1000), default=PAIRS,
                         metavar="K",
                         help=f"seeded random pairs per N, after the edge cases (default {PAIRS})")
     parser.add_argument("--seed", type=int_arg(), default=cases.SEED,

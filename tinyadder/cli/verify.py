@@ -2,12 +2,15 @@
 
 import sys
 
-from ..analysis.verify import (DEFAULT_CASES, SUITES, Progress, check, report,
-                               suite_groups)
+from ..analysis.verify import (DEFAULT_CASES, SUITES, Progress, check, report, suite_groups,
+                               suite_size)
 from ..cases import SEED
 from ..construction import DIGITS, build
 from ..numbers import for_model
 from .options import PROG, Parser, add_digits_option, add_model_options, int_arg
+
+
+MAX_CASES = 1_000_000  # about 3 hours exact, 5 minutes in float, on this project's machine
 
 
 def build_parser():
@@ -25,7 +28,7 @@ def build_parser():
         "--cases", type=int_arg(1), default=None, metavar="N",
         help="adderboard: random pairs after the 10 edge cases (default 10000); carries: "
              "pairs per (m, g) (default 10); edges: draws per carry chain and start "
-             "(default 1)")
+             "(default 1). A run checks at most 1,000,000 additions (about 3 hours exact)")
     parser.add_argument(
         "--seed", type=int_arg(), default=SEED, metavar="S",
         help=f"random seed of the suite (default {SEED}, AdderBoard's)")
@@ -40,6 +43,11 @@ def main(argv=None, out=None, err=None):
     args = build_parser().parse_args(argv)
     n = DEFAULT_CASES[args.suite] if args.cases is None else args.cases
     digits = args.digits
+    size = suite_size(args.suite, n, digits)
+    if size > MAX_CASES:
+        print(f"{PROG} verify: error: {size:,} cases; at most {MAX_CASES:,}: lower --cases "
+              f"or --digits", file=err)
+        return 2
     model = build(args.model, digits)
     ns = for_model(args.number, model)
     groups = suite_groups(args.suite, n, args.seed, digits)
