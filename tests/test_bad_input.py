@@ -221,7 +221,7 @@ def test_verify_prints_what_it_checked_when_interrupted(monkeypatch):
 @pytest.mark.parametrize("argv, message", [
     (["verify", "--seed", "٣"], "--seed: expected an integer, got '٣'"),
     (["verify", "--cases", "1" * 5000], "expected a positive integer, got '1111"),
-    (["precision", "--pairs", "٣"], "--pairs: expected a non-negative integer"),
+    (["precision", "--pairs", "٣"], "--pairs: expected an integer from 0 to 1000"),
     (["bench", "--repeats", "٣"], "--repeats: expected an integer from 1 to 100"),
     (["bench", "--scale", "١"], "--scale: expected a number in (0, 100]"),
     (["bench", "--scale", "nan"], "--scale: expected a number in (0, 100]"),
