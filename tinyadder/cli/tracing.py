@@ -26,7 +26,8 @@ def too_costly(what, digits):
     if digits <= TRACE_MAX_DIGITS:
         return None
     gb = 6 * (3 * digits + 4) ** 2 * 200 / 1e9  # about 200 bytes a value
-    return f"{what} at N = {digits} needs about {gb:.1f} GB; use --digits {TRACE_MAX_DIGITS} or less"
+    return (f"{what} at N = {digits} needs about {gb:.1f} GB; use --digits "
+            f"{TRACE_MAX_DIGITS} or less")
 
 FILTERS = ("pos", "slots", "layer", "exact", "sig", "check")  # with --trace
 STEP_FILTERS = ("pos", "slots", "sig")
