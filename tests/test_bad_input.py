@@ -409,6 +409,9 @@ def test_an_unquoted_expression_gets_a_hint():
     assert (status, out) == (2, "0000000003+0000000004=00000000007\n")
     assert err == ("tinyadder: error: the shell split '1 + 2' into several arguments; "
                    "quote it: \"1 + 2\"\n")
+    status, out, err = run_cli("--json", "1", "+", "2")
+    assert (status, out) == (2, "")
+    one_error(err, "the shell split '1 + 2' into several arguments; quote it")
     # arguments that do not make one addition together are reported each
     status, out, err = run_cli("1+2", "+3", "--number", "float")
     assert status == 2 and out == SUM

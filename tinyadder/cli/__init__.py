@@ -102,7 +102,10 @@ def run_expressions(args, out, err, stdin):
     """Answer each expression; return the exit status."""
     model = build(args.model, args.digits)
     ns = for_model(args.number, model)
-    problem = tracing.problem(args, model)
+    split = [problem for _, _, problem in _lines([e for e in args.expressions if e != "-"], None)
+             if problem]
+    # '--json 1 + 2': the hint to quote says more than "takes exactly one expression"
+    problem = split[0] if split and tracing.requested(args) else tracing.problem(args, model)
     if problem:
         print(f"{PROG}: error: {problem}", file=err)
         return 2
