@@ -13,6 +13,10 @@ from .tracing import too_costly
 PROG = "tinyadder precision"
 
 
+class _ReaderLeft(Exception):
+    pass
+
+
 def systems_list(text):
     specs = [part.strip() for part in text.split(",") if part.strip()]
     for spec in specs:
@@ -73,11 +77,18 @@ def main(argv=None, out=None, err=None):
     args = parser.parse_args(argv)
     if args.expression is None:
         args.digits = args.digits or list(DIGITS_RANGE)
-        progress = ProgressLine(err)
+        line = ProgressLine(err)
+
+        def progress(text):
+            if getattr(out, "left", False):
+                raise _ReaderLeft  # the pipe was closed: the rest of the table is unread
+            line(text)
         try:
             return table(args, out, progress)
+        except _ReaderLeft:
+            return 0
         finally:
-            progress.done()
+            line.done()
     args.digits = args.digits or [DIGITS]
     if len(args.digits) != 1:
         parser.error(f"with EXPR give one N in --digits, got {len(args.digits)}")
