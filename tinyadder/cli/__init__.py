@@ -17,6 +17,7 @@ from .options import PROG, Parser, add_digits_option, add_model_options
 # name -> module with main(argv); each subcommand owns its own parser.
 SUBCOMMANDS = {
     "bench": "tinyadder.cli.bench",
+    "explain": "tinyadder.cli.explain",
     "params": "tinyadder.cli.params",
     "precision": "tinyadder.cli.precision",
     "program": "tinyadder.cli.program",
