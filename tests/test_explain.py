@@ -104,11 +104,11 @@ def test_cli_narrates_and_exits_like_the_main_command():
     assert "position 10 ('1'): R = 12, P = 10^1, b = 0.451, leakage 0.11\n" in out
     assert out.endswith("sum 1112: right\n")
     assert max(len(line) for line in out.splitlines()) <= 80
-    status, out, err = run_cli("5193798811+1806201129")
+    status, out, err = run_cli("--number", "decimal", "5193798811+1806201129")
     assert status == 1
     assert err.startswith("tinyadder: warning: the published model's sum 7000000000 is wrong")
     assert max(len(line) for line in (out + err).splitlines()) <= 80
-    assert run_cli("--model", "repaired", "5193798811+1806201129")[0] == 0
+    assert run_cli("--model", "repaired", "--number", "float", "5193798811+1806201129")[0] == 0
 
 
 def test_cli_flags_a_rounding_error():
