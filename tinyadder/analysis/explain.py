@@ -26,6 +26,7 @@ runner-up's; the bias b is (i + 1) * (layer 1's value bias) / unit.
 """
 
 from dataclasses import dataclass
+from decimal import Decimal, localcontext
 from fractions import Fraction
 import textwrap
 
@@ -150,6 +151,18 @@ def short(q, most=6, sig=2):
     return rounded(q, sig)
 
 
+def two_digits(q):
+    """q to two significant digits, trailing zeros kept ('1.0', '0.0027', '1.2e-7')."""
+    q = Fraction(q)
+    if not q:
+        return "0"
+    with localcontext() as ctx:
+        ctx.prec = 2
+        d = Decimal(q.numerator) / Decimal(q.denominator)
+        places = 1 - d.adjusted()
+        return format(d, f".{places}f") if -4 <= d.adjusted() <= 1 else format(d, ".1e")
+
+
 def ratio_text(d):
     """(R + b)/P with enough decimals to show how far it is from the boundary it is near."""
     places = max(4, 1 - exponent(d.margin / d.place)) if d.margin else 4
@@ -173,7 +186,7 @@ def block(d, expected=None):
     lines = [f"position {d.pos} ({d.token!r}): R = {d.remaining}, P = 10^{d.power}, "
              f"b = {short(d.bias)}, leakage {short(d.leakage)}",
              f"  (R + b)/P = {ratio_text(d)} -> nearest mark {d.nearest}.5 -> digit "
-             f"{d.nearest}; margin {rounded(d.margin / d.place, 2)}*P over {d.rival}"]
+             f"{d.nearest}; margin {two_digits(d.margin / d.place)}*P over {d.rival}"]
     if expected is not None and d.remaining != expected:
         lines.append(f"  ! R is off by {d.remaining - expected} units: a + b minus the digits "
                      f"written is {expected} (rounding)")
