@@ -4,7 +4,8 @@ At position i, which decides the sum digit of place P, TinyAdder-36 does long ad
 the top: R is what remains to be written (a + b minus the digits already written, times their
 places) and b a small rounding bias; the model compares (R + b)/P with ten ruler marks u + 1/2
 and writes the digit u of the nearest mark. Every figure here is read from the trace of
-``trace.run_with_cache``, in units of the sum (none is recomputed from a and b):
+``trace.run_with_cache``, in units of the sum (a and b serve only to flag a trace whose R is
+off, as rounding makes it in float32):
 
 - the running average of layer 1 holds ``z_i = unit * scale_i * (R + b + leakage)``;
 - candidate u holds ``cand_u = -unit * scale_i * (u + 1/2) P``: the marks, P their spacing;
@@ -17,12 +18,14 @@ and writes the digit u of the nearest mark. Every figure here is read from the t
 = 1/(i+2) from layer 0's head 4. The margin is how much nearer the winning mark is than the
 runner-up's; the bias b is (i + 1) * (layer 1's value bias) / unit.
 
->>> from tinyadder import build
->>> from tinyadder import run_with_cache
->>> _, cache = run_with_cache(build("published"), "5193798811+1806201129")
+>>> from tinyadder import build, number_system, run_with_cache
+>>> _, cache = run_with_cache(build("published"), "5193798811+1806201129",
+...                           ns=number_system("decimal"))
 >>> d = decisions(cache)[1]
->>> d.pos, d.remaining, d.nearest, d.chosen, float(d.margin), float(d.tilt)
-(23, 6999999940, 6, 7, 119.2298..., 1000.0)
+>>> d.pos, d.remaining, d.power, d.nearest, d.chosen, d.flipped
+(23, 6999999940, 9, 6, 7, True)
+>>> round(float(d.margin), 2), round(float(d.tilt), 2)      # units of the sum
+(119.23, 1000.0)
 """
 
 from dataclasses import dataclass
