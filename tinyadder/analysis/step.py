@@ -4,7 +4,7 @@ The states are, for each chosen position, the embedding, each half-layer and the
 Commands (one per line; an empty line is ``n``)::
 
     n next   p previous   j POS jump to a position   s SLOT print a slot exactly
-    (with its leading terms when it is long: -10 + 10^-11 + 4.2484*10^-17 + r, |r| < 10^-21)
+    (a long one also readably: -10 + 10^-11 + 4.2484*10^-17 + r, |r| < 10^-21)
     a HEAD   attention row of a head (h3, or 0.h3 for another layer)
     c continue to the end   q quit   h help
 
