@@ -26,7 +26,7 @@ def build_parser():
     return parser
 
 
-def main(argv, out=None, err=None):
+def main(argv=None, out=None, err=None):
     out = out or sys.stdout
     err = err or sys.stderr
     args = build_parser().parse_args(argv)
