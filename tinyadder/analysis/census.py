@@ -35,7 +35,6 @@ as well as for the fraction model that ``tinyadder.run`` computes.
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
 from math import floor
 from typing import FrozenSet, Optional, Tuple
 
@@ -60,15 +59,19 @@ class Window:
     cond: Optional[Tuple[str, Fraction]]
     side: str
 
-    def describe(self):
+    def describe(self, bias=0):
+        """One line; a boundary condition is on the offset bias + o(x) (as ``prove`` shows
+        it), bias being the decision's."""
         p = self.place
         ds = _digit_set(self.digits)
         r = (f"s mod 10^{p} = {self.r_lo}" if self.r_lo == self.r_hi else
              f"s mod 10^{p} in [{self.r_lo}, {self.r_hi}]")
         above = "" if self.above is None or len(self.above) == 10 else \
             f", digit above {_digit_set(self.above)}"
-        cond = "" if self.cond is None else f", offset {self.cond[0]} {float(self.cond[1]):.6g}"
-        return f"place 10^{p}: digit {ds}{above}, {r}{cond}"
+        cond = ("" if self.cond is None else
+                f", offset {self.cond[0]} {float(self.cond[1] + bias):.6g}")
+        side = "" if self.side == "high" else " (too low)"
+        return f"place 10^{p}{side}: digit {ds}{above}, {r}{cond}"
 
 
 def _digit_set(ds):
@@ -85,24 +88,6 @@ class Offset:
     const: Fraction
     columns: Tuple[Tuple[Fraction, Fraction, Fraction], ...]   # index c = 0..N
     guard: Fraction
-
-    def rest(self, c):
-        """(min, max) of the columns below c, each digit free in 0..9."""
-        return _rest(self, c)
-
-
-@lru_cache(maxsize=None)
-def _rest_table(offset):
-    lo, hi = [Fraction(0)], [Fraction(0)]
-    for al, be, ga in offset.columns:
-        lo.append(lo[-1] + sum(min(0, 9 * k) for k in (al, be, ga)))
-        hi.append(hi[-1] + sum(max(0, 9 * k) for k in (al, be, ga)))
-    return lo, hi
-
-
-def _rest(offset, c):
-    lo, hi = _rest_table(offset)
-    return lo[c], hi[c]
 
 
 def offset_columns(decision, lay):
@@ -183,15 +168,13 @@ def free_pairs(columns, carry):
     return M * (M - 1) // 2 if carry else M * (M + 1) // 2
 
 
-# (a_c, b_c) pairs by cin: {(s_c, cout): count} and the pairs themselves
+# digit pairs (a_c, b_c) by carry in: {(s_c, carry out): how many}
 _SPLIT = {cin: {} for cin in (0, 1)}
-_PAIRS = {cin: {} for cin in (0, 1)}
 for _cin in (0, 1):
     for _a in range(10):
         for _b in range(10):
             _key = ((_a + _b + _cin) % 10, (_a + _b + _cin) // 10)
             _SPLIT[_cin][_key] = _SPLIT[_cin].get(_key, 0) + 1
-            _PAIRS[_cin].setdefault(_key, []).append((_a, _b))
 
 DEAD, SURE = -1, 4   # window states; 0..3: alive, bit 1 = r still equal to r_lo's digits so
 # far, bit 2 = equal to r_hi's
@@ -267,197 +250,134 @@ class Census:
     def _pairs_of_sum(self, s, ws):
         """(count, uncertain) of a (b = s - a; a, b < 10^N) in ws[0] and in none of ws[1:].
 
-        With s fixed, o = kappa_a a + kappa_b b + (s's digits' part) + e, where kappa_a and
-        kappa_b are a's and b's units coefficients and |e| <= E (``_linear``: every other
-        coefficient is kappa times its place value, up to the exponentials' tiny leaks). So
-        a window's condition holds for a on one side of a threshold, except for the a within
-        E / |kappa_a - kappa_b| of it, which are evaluated exactly, one by one."""
+        A count over a's digits from the top (b's digits follow, with borrows), summing each
+        window's o(x) in floats: a subtree is settled when its smallest and largest
+        completions (column by column bounds for this s) lie on one side of every threshold
+        by more than FLOAT_SLACK; the pairs left at the bottom (o within FLOAT_SLACK of a
+        threshold) are evaluated exactly."""
         n = self.n
-        top = 10 ** n
-        a_lo, a_hi = max(0, s - top + 1), min(s, top - 1)
-        uniform = self._uniform(s, ws, a_lo, a_hi)
-        if uniform is not None:
-            return (a_hi - a_lo + 1 if uniform else 0), 0
-        sides = []     # per window: (delta, X): the condition is delta * a > X (or <=)
-        close = set()  # the a to evaluate exactly
+        sd = [(s // 10 ** c) % 10 for c in range(n)] + [s // 10 ** n]
+        offs = [self.offsets[w.t] for w in ws]
+        fl = [self._floats(w.t) for w in ws]
+        thr = [float(w.cond[1]) for w in ws]
+        gt = [w.cond[0] == ">" for w in ws]
+        start = [fl[k][-1] + sum(g * sd[c] for c, g in enumerate(fl[k][-2]))
+                 for k in range(len(ws))]
+        # With b = s - a: sum_c beta_c b_c = sum_c beta_c (s_c - a_c) + sum_c k_c (10 beta_c -
+        # beta_{c+1}), k_c the borrow out of column c (the borrows telescope), so column c adds
+        # (alpha_c - beta_c) a_c + beta_c s_c + k_c (10 beta_c - beta_{c+1}): tight bounds.
+        cols, rest = [], []
+        for f in fl:
+            col, lo, hi, table = [], 0.0, 0.0, [(0.0, 0.0)]
+            for c in range(n):
+                al, be = f[c]
+                nxt = f[c + 1][1] if c + 1 < n else 0.0
+                A, S, K = al - be, be * sd[c], 10 * be - nxt
+                col.append((A, S, K))
+                vals = [A * a + K * k for a in (0, 9) for k in (0, 1)]
+                lo, hi = lo + S + min(vals), hi + S + max(vals)
+                table.append((lo, hi))
+            cols.append(col)
+            rest.append(table)
+        slack = [FLOAT_SLACK * (1 + abs(x)) for x in thr]
+
+        def state(partial, c):
+            out = []
+            for k, x in enumerate(partial):
+                if x is True or x is False:
+                    out.append(x)
+                    continue
+                lo, hi = rest[k][c]
+                if x + lo > thr[k] + slack[k]:
+                    out.append(gt[k])
+                elif x + hi < thr[k] - slack[k]:
+                    out.append(not gt[k])
+                else:
+                    out.append(x)
+            return out
+
+        def go(c, need, partial, digits):
+            partial = state(partial, c + 1)
+            if partial[0] is False or any(x is True for x in partial[1:]):
+                return 0, 0
+            if partial[0] is True and all(x is False for x in partial[1:]):
+                low = s % 10 ** (c + 1)
+                return ((10 ** (c + 1) - 1 - low) if need else (low + 1)), 0
+            if c < 0:
+                return (0, 0) if need else self._exact(s, ws, digits)
+            got = unsure = 0
+            for a in range(10):
+                for bin_ in ((0,) if c == 0 else (0, 1)):
+                    x = sd[c] - a - bin_
+                    if (x < 0) != bool(need):
+                        continue
+                    part = [p + cols[k][c][0] * a + cols[k][c][1] + cols[k][c][2] * need
+                            if not (p is True or p is False) else p
+                            for k, p in enumerate(partial)]
+                    g, u = go(c - 1, bin_, part, digits + a * 10 ** c)
+                    got += g
+                    unsure += u
+            return got, unsure
+
+        return go(n - 1, sd[n], start, 0)
+
+    def _floats(self, t):
+        """Decision t's offset as floats: per column (alpha, beta), then the gammas, then
+        the constant (memoised per decision: hashing exact offsets is slow)."""
+        memo = self.__dict__.setdefault("_float_memo", {})
+        if t not in memo:
+            off = self.offsets[t]
+            memo[t] = (tuple((float(al), float(be)) for al, be, _ in off.columns[:-1])
+                       + (tuple(float(ga) for _, _, ga in off.columns), float(off.const)))
+        return memo[t]
+
+    def _exact(self, s, ws, a):
+        """(in ws[0] and none of ws[1:], within the guard of a threshold) for one pair."""
+        inside, unsure = [], 0
         for w in ws:
             off = self.offsets[w.t]
-            ka, kb, E = _linear(off)
-            rhs = w.cond[1] - kb * s - _s_part(off, n, s)
-            delta = ka - kb
-            sides.append((delta, rhs))
-            if delta == 0:
-                raise CensusRefusal("the offset does not depend on how a sum is split")
-            x, y = sorted(((rhs - E - off.guard) / delta, (rhs + E + off.guard) / delta))
-            lo, hi = max(a_lo, _ceil(x)), min(a_hi, floor(y))
-            if hi - lo > 10 ** 5:
-                raise CensusRefusal("the offset is too far from linear in a and b")
-            close.update(range(lo, hi + 1))
-        breaks = sorted({a_lo, a_hi + 1} | {min(max(_ceil(r / d) if d else a_lo, a_lo),
-                                                  a_hi + 1)
-                                            for d, r in sides} |
-                        {min(max(floor(r / d) + 1, a_lo), a_hi + 1) for d, r in sides if d})
-        got = unsure = 0
-        for start, stop in zip(breaks, breaks[1:]):
-            if start >= stop:
-                continue
-            inside = []
-            for w, (d, r) in zip(ws, sides):
-                mid = Fraction(start + stop - 1, 2)  # no threshold strictly inside a segment
-                v = d * mid
-                inside.append(v > r if w.cond[0] == ">" else v <= r)
-            if inside[0] and not any(inside[1:]):
-                got += stop - start - sum(1 for a in close if start <= a < stop)
-        quick = [(_floats(self.offsets[w.t]), float(w.cond[1]),
-                  float(_s_part(self.offsets[w.t], n, s))) for w in ws]
-        for a in close:
-            b = s - a
-            inside = []
-            for w, (fl, thr_f, s_f) in zip(ws, quick):
-                op, thr = w.cond
-                # a float evaluation (error < 1e-14 here) settles all but near ties
-                x = sum(al * ((a // 10 ** c) % 10) + be * ((b // 10 ** c) % 10)
-                        for c, (al, be) in enumerate(fl)) + s_f
-                if abs(x - thr_f) > FLOAT_SLACK * (1 + abs(thr_f)):
-                    inside.append(x > thr_f if op == ">" else x <= thr_f)
-                    continue
-                off = self.offsets[w.t]
-                x = offset_at(off, n, a, b, s)
-                if abs(x - thr) <= off.guard:
-                    unsure += 1
-                inside.append(x > thr if op == ">" else x <= thr)
-            got += inside[0] and not any(inside[1:])
-        return got, unsure
-
-    def _uniform(self, s, ws, a_lo, a_hi):
-        """In floats: when every window's threshold band lies clear of a_lo..a_hi, whether
-        all of those a are in ws[0] and none of ws[1:] (else None: count exactly)."""
-        inside = []
-        for w in ws:
-            d, kb, band0, const, gammas, thr = _quick(self.offsets[w.t], w.cond[1])
-            sp = const + sum(g * ((s // 10 ** c) % 10) for c, g in gammas)
-            star = (thr - kb * s - sp) / d
-            band = band0 + 2 + 1e-6 * abs(star)
-            if star + band >= a_lo and star - band <= a_hi:
-                return None
-            v = d * (a_lo + a_hi) / 2 - d * star  # delta a - rhs, far from 0 on the range
-            inside.append(v > 0 if w.cond[0] == ">" else v <= 0)
-        return inside[0] and not any(inside[1:])
+            x = offset_at(off, self.n, a, s - a, s)
+            op, thr = w.cond
+            if abs(x - thr) <= off.guard:
+                unsure = 1
+            inside.append(x > thr if op == ">" else x <= thr)
+        return (1 if inside[0] and not any(inside[1:]) else 0), unsure
 
     def count(self, ws):
-        """(count, uncertain) of pairs in ws[0] and in none of ws[1:]."""
+        """(count, 0): pairs in whole window ws[0] and in none of the whole windows ws[1:]."""
         n = self.n
         memo = {}
-        offs = [self.offsets[w.t] if w.cond else None for w in ws]
 
-        def resolve(states, partial, c):
-            """Open offset conditions (Fractions: partial sums) that every completion below
-            column c settles become True/False (with the guard: certain for the real model)."""
-            out = []
-            for k, (w, st, x) in enumerate(zip(ws, states, partial)):
-                if x is None or x is True or x is False or st == DEAD:
-                    out.append(x if st != DEAD or x is None else False)
-                    continue
-                lo, hi = offs[k].rest(c)
-                op, thr = w.cond
-                g = offs[k].guard
-                if op == ">":
-                    x = True if x + lo > thr + g else False if x + hi <= thr - g else x
-                else:
-                    x = True if x + hi <= thr - g else False if x + lo > thr + g else x
-                out.append(x)
-            return tuple(out)
-
-        def settled(states, partial):
-            """True/False when every completion is in ws[0] and in none of the rest / is
-            not; None when it depends on the columns below."""
-            results = []
-            for st, x in zip(states, partial):
-                if st == DEAD or x is False:
-                    results.append(False)
-                elif st == SURE and (x is None or x is True):
-                    results.append(True)
-                else:
-                    results.append(None)
-            first, rest = results[0], results[1:]
-            if first is False or any(r is True for r in rest):
+        def verdict(states):
+            first, rest = states[0], states[1:]
+            if first == DEAD or SURE in rest:
                 return False
-            if first is True and all(r is False for r in rest):
+            if first == SURE and all(st == DEAD for st in rest):
                 return True
             return None
 
-        def go(c, need, states, partial):
+        def go(c, need, states):
             # c: the column to choose next (its carry out must be ``need``)
-            partial = resolve(states, partial, c + 1)
-            verdict = settled(states, partial)
-            if verdict is not None:
-                return (free_pairs(c + 1, need), 0) if verdict else (0, 0)
+            settled = verdict(states)
+            if settled is not None:
+                return free_pairs(c + 1, need) if settled else 0
             if c < 0:
-                return self._leaf(ws, states, partial, need)
-            exact = any(type(x) is Fraction for x in partial)
-            key = None
-            if not exact:
-                key = (c, need, states, partial)
-                if key in memo:
-                    return memo[key]
-            got = unsure = 0
-            for cin in (0, 1):
-                if c == 0 and cin:
-                    continue
-                for (s, cout), mult in _SPLIT[cin].items():
-                    if cout != need:
-                        continue
-                    new = tuple(_step(w, st, c, s) for w, st in zip(ws, states))
-                    if exact:
-                        for a, b in _PAIRS[cin][s, cout]:
-                            part = tuple(p + _col(off, c, a, b, s) if type(p) is Fraction
-                                         else p for off, p in zip(offs, partial))
-                            x, y = go(c - 1, cin, new, part)
-                            got += x
-                            unsure += y
-                    else:
-                        x, y = go(c - 1, cin, new, partial)
-                        got += mult * x
-                        unsure += mult * y
-            if key is not None:
-                memo[key] = (got, unsure)
-            return got, unsure
+                return 0
+            key = (c, need, states)
+            if key not in memo:
+                got = 0
+                for cin in ((0,) if c == 0 else (0, 1)):
+                    for (s, cout), mult in _SPLIT[cin].items():
+                        if cout == need:
+                            new = tuple(_step(w, st, c, s) for w, st in zip(ws, states))
+                            got += mult * go(c - 1, cin, new)
+                memo[key] = got
+            return memo[key]
 
-        total = unsure = 0
+        total = 0
         for top in (0, 1):  # s's digit at column n: the carry out of the operands
-            states = tuple(_step(w, 3, n, top) for w in ws)
-            partial = tuple(None if off is None else off.const + off.columns[n][2] * top
-                            for off in offs)
-            x, y = go(n - 1, top, states, partial)
-            total += x
-            unsure += y
-        return total, unsure
-
-    def _leaf(self, ws, states, partial, need):
-        """All digits chosen, some offset condition within its guard: decide it exactly (the
-        fraction model) and count the pair as uncertain for the real-number model."""
-        if need:
-            return 0, 0
-        inside = []
-        for w, st, x in zip(ws, states, partial):
-            if st == DEAD or x is False:
-                inside.append(False)
-            elif x is None or x is True:
-                inside.append(True)
-            else:
-                op, thr = w.cond
-                inside.append(x > thr if op == ">" else x <= thr)
-        return (1 if inside[0] and not any(inside[1:]) else 0), 1
-
-
-@lru_cache(maxsize=None)
-def _ab_rest(off, c):
-    """(min, max) of the a and b digits' part of o below column c (digits free)."""
-    lo = hi = Fraction(0)
-    for al, be, _ in off.columns[:c]:
-        lo += min(0, 9 * al) + min(0, 9 * be)
-        hi += max(0, 9 * al) + max(0, 9 * be)
-    return lo, hi
+            total += go(n - 1, top, tuple(_step(w, 3, n, top) for w in ws))
+        return total, 0
 
 
 def _window_sums(w, n):
@@ -481,37 +401,7 @@ class CensusRefusal(ValueError):
     """The census's counting does not reach this model (the message says why)."""
 
 
-def _ceil(x):
-    return -floor(-x)
-
-
-@lru_cache(maxsize=None)
-def _linear(off):
-    """(kappa_a, kappa_b, E): o's a and b parts are kappa_a a + kappa_b b within E."""
-    ka, kb = off.columns[0][0], off.columns[0][1]
-    E = Fraction(0)
-    for c, (al, be, _) in enumerate(off.columns[:-1]):  # the top column has no operand digit
-        E += 9 * abs(al - ka * 10 ** c) + 9 * abs(be - kb * 10 ** c)
-    return ka, kb, E
-
-
-FLOAT_SLACK = 1e-9  # far above a float sum's error over these few terms, far below o's steps
-
-
-@lru_cache(maxsize=None)
-def _floats(off):
-    """o's a and b coefficients per column as floats (the s part is added apart)."""
-    return tuple((float(al), float(be)) for al, be, _ in off.columns[:-1])
-
-
-@lru_cache(maxsize=None)
-def _quick(off, thr):
-    """Floats for ``_uniform``: kappa_a - kappa_b, kappa_b, the band's half-width in a, o's
-    constant, the s digits' coefficients ((column, gamma), ...) and the threshold."""
-    ka, kb, E = _linear(off)
-    gammas = tuple((c, float(ga)) for c, (_, _, ga) in enumerate(off.columns) if ga)
-    return (float(ka - kb), float(kb), float((E + off.guard) / abs(ka - kb)), float(off.const),
-            gammas, float(thr))
+FLOAT_SLACK = 1e-13  # a float sum of these few terms (o < 1) errs by < 1e-15; far below o's steps
 
 
 def _s_part(off, n, s):
@@ -520,11 +410,6 @@ def _s_part(off, n, s):
         if ga:
             x += ga * ((s // 10 ** c) % 10 if c < n else s // 10 ** n)
     return x
-
-
-def _col(off, c, a, b, s):
-    al, be, ga = off.columns[c]
-    return al * a + be * b + ga * s
 
 
 def _compatible(v, w):
@@ -619,6 +504,10 @@ class Result:
     offsets: dict
     count: int
     uncertain: int
+    decisions: list = ()
+
+    def describe(self, window):
+        return window.describe(self.decisions[window.t].bias if self.decisions else 0)
 
     @property
     def total(self):
@@ -633,11 +522,49 @@ class Result:
         return 1 - (1 - self.fraction) ** draws
 
 
-def census(model, progress=None, decs=None):
-    """The exact census of ``model`` (see the module docstring)."""
+def census(model, progress=None, decs=None, before_count=None):
+    """The exact census of ``model`` (see the module docstring). ``before_count(windows)``
+    is called once the windows are known (for a time estimate)."""
     lay = layout(model)
     decs = decs if decs is not None else decisions(model, progress=progress)
     wins, offsets = windows(decs, lay)
+    if before_count:
+        before_count(wins)
     c = Census(lay.digits, wins, offsets)
     count, uncertain = c.count_union()
-    return Result(lay.digits, wins, offsets, count, uncertain)
+    return Result(lay.digits, wins, offsets, count, uncertain, decs)
+
+
+def examples(result, window, count=2, seed=2025):
+    """Up to ``count`` pairs in ``window`` that the census says fail (seeded search)."""
+    import random
+    rng = random.Random(seed)
+    n, top = result.digits, 10 ** result.digits
+    p = window.place
+    found = []
+    for _ in range(400):
+        if len(found) == count:
+            break
+        high = rng.randrange(0, max(1, (2 * top - 1) // 10 ** (p + 2) + 1))
+        above = rng.choice(sorted(window.above)) if window.above is not None else None
+        sigma = rng.choice(sorted(window.digits))
+        r = rng.randint(window.r_lo, window.r_hi)
+        s = sigma * 10 ** p + r
+        if above is not None:
+            s += (high * 10 + above) * 10 ** (p + 1)
+        if s > 2 * top - 2:
+            continue
+        a = rng.randint(max(0, s - top + 1), min(s, top - 1))
+        if (a, s - a) not in found and in_failing_set([window], result.offsets, n, a, s - a):
+            found.append((a, s - a))
+    return found
+
+
+def estimate_seconds(result_windows, n):
+    """A rough time for ``count_union``: about 1 ms per boundary sum on this machine."""
+    sums = 0
+    for w in result_windows:
+        if w.cond is not None:
+            highs = max(1, (2 * 10 ** n) // 10 ** (w.place + 2))
+            sums += highs * len(w.digits) * (len(w.above) if w.above else 1)
+    return sums / 1000 + 0.5 * len(result_windows)

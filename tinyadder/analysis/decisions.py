@@ -63,6 +63,9 @@ class Decision:
     guard: Fraction
     gain: Fraction
     tilt_ratio: Fraction      # max |T_{u+1} - T_u| / (G (m_{u+1} - m_u)): must be < 1
+    L: Dict[int, Fraction]    # the scalar L(x), coefficient 1 on ``ref``
+    marks: Tuple[Fraction, ...]
+    tilts: Dict[Optional[int], Tuple[Fraction, ...]]   # T_u(y) - T_0(y)
 
 
 @dataclass(frozen=True)
@@ -259,10 +262,11 @@ def _decision(model, lay, t, i, L, ref, expected, runs):
                for u in range(len(marks) - 1)) / (len(marks) - 1)
     guard = round_up(rho / (gain * kappa))
     values = [None] if previous is None else list(range(10))
-    lo, hi, ratio = {}, {}, Fraction(0)
+    lo, hi, ratio, tilt_table = {}, {}, Fraction(0), {}
     for y in values:
         fixed = {} if y is None else {previous: y}
         T = [tl.bounds(fixed)[0] for tl in tilts]
+        tilt_table[y] = tuple(T)
         theta = []
         for u in range(len(marks) - 1):
             delta, room = T[u + 1] - T[u], gain * (marks[u + 1] - marks[u])
@@ -271,7 +275,7 @@ def _decision(model, lay, t, i, L, ref, expected, runs):
         lo[y] = tuple(None if s == 0 else theta[s - 1] / kappa - s * P for s in range(10))
         hi[y] = tuple(None if s == 9 else theta[s] / kappa - s * P for s in range(10))
     return Decision(t, i, place, previous, Fraction(0), offset, lo, hi, bias, guard, gain,
-                    ratio)
+                    ratio, dict(L), tuple(marks), tilt_table)
 
 
 def _digit_vars(lay, t):

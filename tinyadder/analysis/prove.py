@@ -53,6 +53,7 @@ class Proof:
     rows: List[Row]
     decisions: list
     refusal: Optional[str] = None
+    exp_digits: int = 0
 
     @property
     def proved(self):
@@ -113,4 +114,27 @@ def prove(model, progress=None, decs=None):
         return Proof(model.name, lay.digits, [], decs, refusal=(
             f"at position {d.position} neighbouring tilts differ by {float(d.tilt_ratio):.3g}"
             f" times the gain: the digit is not the number of thresholds passed"))
-    return Proof(model.name, lay.digits, [check(d) for d in decs], decs)
+    from ..numbers import for_model, number_system
+    exp_digits = for_model(number_system("fraction"), model).exp_digits
+    return Proof(model.name, lay.digits, [check(d) for d in decs], decs, exp_digits=exp_digits)
+
+
+def certificate(proof, variant):
+    """The proof's data for ``tinyadder check-certificate``: exact rationals as strings."""
+    from .certificate import FORMAT  # the format's name only: the checker shares no logic
+    q = str
+    return {
+        "format": FORMAT,
+        "variant": variant,
+        "digits": proof.digits,
+        "exp_digits": proof.exp_digits,
+        "claim": "every pair of N-digit numbers is added right",
+        "decisions": [{
+            "t": d.t, "position": d.position, "place": d.place,
+            "L": {str(v): q(c) for v, c in sorted(d.L.items())},
+            "marks": [q(m) for m in d.marks],
+            "gain": q(d.gain), "guard": q(d.guard),
+            "tilts": {("-" if y is None else str(y)): [q(x) for x in row]
+                      for y, row in d.tilts.items()},
+        } for d in proof.decisions],
+    }

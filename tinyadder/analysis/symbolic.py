@@ -201,7 +201,7 @@ class SymbolicSystem:
         return f"SymbolicSystem({self.fraction!r})"
 
     def describe(self):
-        return "symbolic (affine forms in the digits; centres in " + self.fraction.describe() + ")"
+        return f"symbolic (affine forms in the digits; centres in {self.fraction.describe()})"
 
     def fit(self, need):
         return self

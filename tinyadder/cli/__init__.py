@@ -17,9 +17,12 @@ from .options import PROG, Parser, add_digits_option, add_model_options
 # name -> module with main(argv); each subcommand owns its own parser.
 SUBCOMMANDS = {
     "bench": "tinyadder.cli.bench",
+    "census": "tinyadder.cli.census",
+    "check-certificate": "tinyadder.cli.check_certificate",
     "params": "tinyadder.cli.params",
     "precision": "tinyadder.cli.precision",
     "program": "tinyadder.cli.program",
+    "prove": "tinyadder.cli.prove",
     "verify": "tinyadder.cli.verify",
 }
 
