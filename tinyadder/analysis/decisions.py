@@ -5,9 +5,11 @@ a, b and of the answer emitted so far are variables (the embedding must be affin
 digit: E(d) = E(0) + d (E(1) - E(0)), checked), so every value is an exact affine form in
 them. At a deciding position the last layer's ReLUs are the only ones whose sign the digits
 decide. Their gates must all be multiples of one affine form L (checked exactly):
-g_k = lambda_k (L - mu_k). The marks mu_k cut the line into classes; the position is rerun
-once per class with those ReLUs resolved, which gives every logit as an affine form. From
-them, for each output digit u (checked exactly, else ``NotAffine`` says what failed):
+g_k = lambda_k (L - mu_k), mu_k its mark. Each digit's logit must hang on the ReLUs of one
+mark (read from the weight tables); the position is rerun twice with those ReLUs resolved as
+for L below and above every mark, which gives every logit on both sides of its kink as an
+affine form. From them, for each output digit u (checked exactly, else ``NotAffine`` says
+what failed):
 
     cost_u = -logit_u = T_u + G |L - m_u| + (a part shared by every u),
 
