@@ -522,16 +522,17 @@ class Result:
         return 1 - (1 - self.fraction) ** draws
 
 
-def census(model, progress=None, decs=None, before_count=None):
+def census(model, progress=None, decs=None, before_count=None, counting=None):
     """The exact census of ``model`` (see the module docstring). ``before_count(windows)``
-    is called once the windows are known (for a time estimate)."""
+    is called once the windows are known (for a time estimate), ``counting(k, total)``
+    before each window is counted."""
     lay = layout(model)
     decs = decs if decs is not None else decisions(model, progress=progress)
     wins, offsets = windows(decs, lay)
     if before_count:
         before_count(wins)
     c = Census(lay.digits, wins, offsets)
-    count, uncertain = c.count_union()
+    count, uncertain = c.count_union(progress=counting)
     return Result(lay.digits, wins, offsets, count, uncertain, decs)
 
 

@@ -190,7 +190,7 @@ def decisions(model, progress=None):
             for k, (g, on) in enumerate(tail):
                 if not on and g.bounds()[1] + g.rad > 0:
                     out = sum(abs(w) for w in last.W_out.get(units[k], {}).values())
-                    extra += g.rad * up[k].magnitude() * out + up[k].rad * out
+                    extra += g.rad * (up[k].magnitude() + up[k].rad) * out
             runs.append(([-x for x in logits[0]], extra))
         ns.oracle = None
         result.append(_decision(model, lay, t, i, L, ref, expected, runs))

@@ -74,8 +74,10 @@ def main(argv=None, out=None, err=None):
     def estimate(wins):
         print(f"{len(wins)} windows; counting should take about "
               f"{estimate_seconds(wins, args.digits):.0f} s", file=err, flush=True)
+    def counting(k, total):
+        print(f"counting: window {k + 1}/{total}", file=err, flush=True)
     try:
-        result = census(model, progress=progress, before_count=estimate)
+        result = census(model, progress=progress, before_count=estimate, counting=counting)
     except (NotAffine, CensusRefusal) as why:
         print(f"{PROG}: census: the method does not reach this model: {why}", file=err)
         return 1
