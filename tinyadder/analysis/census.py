@@ -17,16 +17,18 @@ over places, of *windows*:
   on the digits of a and b themselves.
 
 Counting. ``count_union`` adds, window by window, the pairs in the window and in none of the
-windows before it (whole windows first): each term is one exact count over the digit columns
+windows before it (whole windows first). A whole window is one count over the digit columns
 of a and b, from the most significant down, with the carry the lower columns must deliver as
-the state. A window's condition on s is followed column by column (digit sets, then r's
-digits against r_lo and r_hi); a boundary window's o(x) is summed column by column, and a
-subtree is settled as soon as the largest and smallest completions agree (the offset's
-coefficients shrink tenfold per column, so few subtrees stay open); a settled subtree counts
-its completions in closed form: the pairs of c-column numbers with a given carry out.
-``count_by_sum`` is the second, independent method: it walks every sum s that lies in a
-window (only feasible for small N), adds the pairs of a whole window by their number, s + 1
-or 2 10^N - 1 - s, and tries every pair of a boundary sum one by one.
+the state and each window's progress (digit sets, then r's digits against r_lo and r_hi) as
+the rest; it is memoised, and a settled subtree counts its completions in closed form (the
+pairs of c-column numbers with a given carry out). A boundary window fixes the low digits of
+s, so it has few sums: for each sum not in a whole window, a count over the digits of a
+(b = s - a, with borrows) sums o(x) from the top and settles a subtree as soon as its smallest
+and largest completions lie on one side of the threshold (in floats, with a slack far above
+their error; the pairs left at the bottom are evaluated exactly). ``count_by_sum`` is the
+second, independent method: it walks every sum s that lies in a window (only feasible for
+small N), adds the pairs of a whole window by their number, s + 1 or 2 10^N - 1 - s, and
+tries every pair of a boundary sum one by one.
 
 The real-number model: a pair counts as *uncertain* when o(x) is within the decision's guard
 (its rounding bound) of a threshold; when none is, the count holds for the real-number model
@@ -395,10 +397,6 @@ def _window_sums(w, n):
                         s = (h * 10 + y) * 10 ** (p + 1) + sigma * 10 ** p + r
                     if s < 2 * 10 ** n - 1 and _sum_in(w, s, n):
                         yield s
-
-
-class CensusRefusal(ValueError):
-    """The census's counting does not reach this model (the message says why)."""
 
 
 FLOAT_SLACK = 1e-13  # a float sum of these few terms (o < 1) errs by < 1e-15; far below o's steps

@@ -4,9 +4,10 @@ import sys
 import time
 
 from .. import addition
-from ..analysis.census import (ADDERBOARD_RANDOM, CensusRefusal, census, estimate_seconds,
-                               examples)
+from ..analysis.census import ADDERBOARD_RANDOM, census, examples
+from ..analysis.census import estimate_seconds as counting_seconds
 from ..analysis.symbolic import NotAffine
+from ..analysis.decisions import estimate_seconds as symbolic_seconds
 from ..construction import build
 from ..numbers import number_system
 from .options import PROG, Parser, add_digits_option, model_arg
@@ -67,18 +68,19 @@ def main(argv=None, out=None, err=None):
         return exit_.code
     model = build(args.model, args.digits)
     start = time.perf_counter()
+    print(f"symbolic pass: about {symbolic_seconds(args.digits):.0f} s", file=err, flush=True)
 
     def progress(t, total):
         print(f"symbolic pass: deciding position {t + 1}/{total}", file=err, flush=True)
 
     def estimate(wins):
         print(f"{len(wins)} windows; counting should take about "
-              f"{estimate_seconds(wins, args.digits):.0f} s", file=err, flush=True)
+              f"{counting_seconds(wins, args.digits):.0f} s", file=err, flush=True)
     def counting(k, total):
         print(f"counting: window {k + 1}/{total}", file=err, flush=True)
     try:
         result = census(model, progress=progress, before_count=estimate, counting=counting)
-    except (NotAffine, CensusRefusal) as why:
+    except NotAffine as why:
         print(f"{PROG}: census: the method does not reach this model: {why}", file=err)
         return 1
     ns = number_system("fraction")

@@ -5,6 +5,7 @@ import sys
 import time
 
 from ..analysis.prove import certificate, prove
+from ..analysis.decisions import estimate_seconds
 from ..construction import build
 from .options import PROG, Parser, add_digits_option, model_arg
 
@@ -66,6 +67,7 @@ def main(argv=None, out=None, err=None):
         return exit_.code
     model = build(args.model, args.digits)
     start = time.perf_counter()
+    print(f"symbolic pass: about {estimate_seconds(args.digits):.0f} s", file=err, flush=True)
 
     def progress(t, total):
         print(f"symbolic pass: deciding position {t + 1}/{total}", file=err, flush=True)
