@@ -24,12 +24,15 @@ from .options import (PROG, Output, OutputError, Parser, add_digits_option, add_
 # name -> module with main(argv); each subcommand owns its own parser.
 SUBCOMMANDS = {
     "bench": "tinyadder.cli.bench",
+    "census": "tinyadder.cli.census",
+    "check-certificate": "tinyadder.cli.check_certificate",
     "explain": "tinyadder.cli.explain",
     "explore": "tinyadder.cli.explore",
     "figure": "tinyadder.cli.figure",
     "params": "tinyadder.cli.params",
     "precision": "tinyadder.cli.precision",
     "program": "tinyadder.cli.program",
+    "prove": "tinyadder.cli.prove",
     "verify": "tinyadder.cli.verify",
 }
 

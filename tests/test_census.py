@@ -1,0 +1,163 @@
+"""The census against brute force: exact failing sets at N = 2 and 3, two counting methods,
+and everything the repository already knows about the published model's failures."""
+
+import random
+from fractions import Fraction
+
+import pytest
+
+from census_fixtures import _name, brute_force, load
+from tinyadder import build, cases, number_system, run
+from tinyadder.analysis.census import (Census, census, count_by_sum, examples,
+                                       in_failing_set, windows)
+from tinyadder.analysis.decisions import decisions, layout
+from tinyadder.analysis.stress import GAINS, stress_model
+from tinyadder.cli import main
+
+
+def failing_set(result):
+    n = result.digits
+    return {(a, b) for a in range(10 ** n) for b in range(10 ** n)
+            if in_failing_set(result.windows, result.offsets, n, a, b)}
+
+
+@pytest.mark.parametrize("variant", ["published", "repaired"])
+def test_real_models_have_no_failures_at_n2_like_the_brute_force(variant):
+    result = census(build(variant, 2))
+    expected, record = load(f"{variant}-n2")
+    assert record["number"] == "fraction"
+    assert result.count == len(expected) == 0 and result.windows == []
+
+
+@pytest.mark.parametrize("gain", GAINS)
+def test_census_equals_the_exact_brute_force_at_n2(gain):
+    result = census(stress_model(gain, 2))
+    expected, record = load(f"gain-{_name(gain)}-n2")
+    assert record["number"] == "fraction" and record["count"] == len(expected)
+    assert result.count == len(expected)
+    assert failing_set(result) == expected
+    assert result.uncertain == 0
+
+
+# at N = 3: the counts agree, and every brute-force failure is in the census's set; equal
+# sizes and inclusion make the sets equal
+N3 = dict(zip(GAINS, (917, 9919, 46224, 91000, 203322)))
+
+
+def check_n3(gain):
+    result = census(stress_model(gain, 3))
+    expected, _ = load(f"gain-{_name(gain)}-n3")
+    assert result.count == len(expected) == N3[gain]
+    assert all(in_failing_set(result.windows, result.offsets, 3, a, b) for a, b in expected)
+
+
+def test_census_equals_the_brute_force_at_n3():
+    check_n3(Fraction(1))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("gain", GAINS)
+def test_census_equals_the_brute_force_at_n3_every_gain(gain):
+    check_n3(gain)
+
+
+def test_gain_one_fiftieth_has_overlapping_windows():
+    result = census(stress_model(Fraction(1, 50), 3))
+    c = Census(3, result.windows, result.offsets)
+    alone = sum(c.count([w])[0] if w.cond is None else c.count_boundary(w, [], [])[0]
+                for w in result.windows)
+    assert alone > result.count == 203322  # some pairs lie in two windows
+
+
+def two_methods(gain, n):
+    model = stress_model(gain, n)
+    decs = decisions(model)
+    lay = layout(model)
+    wins, offsets = windows(decs, lay)
+    assert Census(n, wins, offsets).count_union() == count_by_sum(n, wins, offsets, lay, decs)
+
+
+@pytest.mark.parametrize("gain", GAINS)
+def test_two_counting_methods_agree(gain):
+    two_methods(gain, 2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("gain", GAINS)
+def test_two_counting_methods_agree_at_n3(gain):
+    two_methods(gain, 3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["published-n2", "gain-1_10-n2", "gain-1_50-n2"])
+def test_fixture_regenerates(name):
+    from census_fixtures import models
+    model, system = next((m, s) for n, m, s in models() if n == name)
+    assert set(brute_force(model, system)) == load(name)[0]
+
+
+# --- what the repository already knows, at N = 10 -------------------------------------------
+
+@pytest.fixture(scope="module")
+def published10():
+    model = build("published")
+    wins, offsets = windows(decisions(model), layout(model))
+    return model, wins, offsets
+
+
+def test_the_documented_counterexample_is_in_a_window(published10):
+    _, wins, offsets = published10
+    assert in_failing_set(wins, offsets, 10, *cases.COUNTEREXAMPLE)
+    assert not in_failing_set(wins, offsets, 10, 7650676663, 149460439)
+
+
+def test_the_carries_suite_failures_are_exactly_the_census_windows(published10):
+    model, wins, offsets = published10
+    ns = number_system("float")  # the carries report is identical in float, decimal, fraction
+    for pairs in cases.carry_pairs(2).values():
+        for a, b in pairs:
+            wrong = int(run(model, ns, a, b).split("=")[1]) != a + b
+            assert wrong == in_failing_set(wins, offsets, 10, a, b), (a, b)
+
+
+@pytest.mark.slow
+def test_the_repaired_model_has_no_window_and_a_clean_carries_suite():
+    model = build("repaired")
+    wins, _ = windows(decisions(model), layout(model))
+    assert wins == []
+    ns = number_system("float")
+    for pairs in cases.carry_pairs(1).values():
+        assert all(int(run(model, ns, a, b).split("=")[1]) == a + b for a, b in pairs)
+
+
+def test_random_failure_rate_matches_the_census_fraction():
+    model = stress_model(Fraction(1, 10), 5)
+    result = census(model)
+    rng = random.Random(7)
+    n, draws = 5, 4000
+    ns = number_system("float")
+    hits = 0
+    for _ in range(draws):
+        a, b = rng.randrange(10 ** n), rng.randrange(10 ** n)
+        hits += int(run(model, ns, a, b).split("=")[1]) != a + b
+    f = float(result.fraction)
+    sigma = (f * (1 - f) / draws) ** 0.5
+    assert abs(hits / draws - f) < 5 * sigma
+
+
+def test_census_examples_fail_in_the_interpreter():
+    model = stress_model(Fraction(1, 20), 3)
+    result = census(model)
+    ns = number_system("fraction")
+    for w in result.windows:
+        for a, b in examples(result, w):
+            assert int(run(model, ns, a, b).split("=")[1]) != a + b
+
+
+def test_census_command(capsys):
+    assert main(["census", "--digits", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "failing pairs: 0" in out
+    assert main(["census", "--digits", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error" in err

@@ -1,0 +1,295 @@
+"""Every digit decision of a model as a formula in the digits, read off its own forward pass.
+
+The model is run once over the affine number system of ``analysis.symbolic``: the digits of
+a, b and of the answer emitted so far are variables (the embedding must be affine in the
+digit: E(d) = E(0) + d (E(1) - E(0)), checked), so every value is an exact affine form in
+them. At a deciding position the last layer's ReLUs are the only ones whose sign the digits
+decide. Their gates must all be multiples of one affine form L (checked exactly):
+g_k = lambda_k (L - mu_k), mu_k its mark. Each digit's logit must hang on the ReLUs of one
+mark (read from the weight tables); the position is rerun twice with those ReLUs resolved as
+for L below and above every mark, which gives every logit on both sides of its kink as an
+affine form. From them, for each output digit u (checked exactly, else ``NotAffine`` says
+what failed):
+
+    cost_u = -logit_u = T_u + G |L - m_u| + (a part shared by every u),
+
+one gain G, marks m_0 < ... < m_9, and tilts T_u that depend on no digit but the token at
+the deciding position (the previous digit, y). If neighbouring tilts differ by less than
+the gain times the marks' spacing, |T_{u+1}(y) - T_u(y)| < G (m_{u+1} - m_u), the cost
+difference f_{u+1} - f_u falls through zero once, at
+
+    theta_u(y) = (m_u + m_{u+1}) / 2 + (T_{u+1}(y) - T_u(y)) / (2 G),
+
+so the digit emitted is the number of thresholds theta_u that L exceeds (a tie goes to the
+lower digit, as argmax takes the first). In units of the sum, with kappa = (m_9 - m_0) /
+(9 P) (P = 10^p, the place decided), L = kappa (R + o(x)) where R is the value left to
+emit (a + b minus the emitted digits times their places) and o an exact affine form in the
+digits: the offset. With the higher digits right, R = sigma P + r (sigma the true digit,
+r = s mod P), so the digit is right exactly when
+
+    lo(sigma, y) < r + o(x) <= hi(sigma, y),   lo = theta_{sigma-1} / kappa - sigma P,
+                                               hi = theta_sigma / kappa - sigma P.
+
+``guard`` widens both ends for the real-number model: costs are known to within rho there,
+so L may move by rho / G.
+"""
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Dict, Optional, Tuple
+
+from ..addition import digits_of, encode
+from ..forward import KVCache, compile_model, forward
+from .symbolic import Ball, NotAffine, SymbolicSystem, round_up, variable
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One deciding position, in units of the sum (see the module docstring).
+
+    ``offset``: o(x) as {variable: coefficient} and ``offset0`` its constant; variables are
+    sequence positions. ``lo[y][sigma]``, ``hi[y][sigma]``: the bounds on r + o(x) for the true
+    digit sigma after previous token y (None: no bound); y is None at the first position.
+    ``bias``: the mean shift of the thresholds below their places, reported with the offset.
+    """
+
+    t: int
+    position: int
+    place: int               # p: the digit decided has place value 10^p
+    previous: Optional[int]  # the variable (position) of the previous digit, if any
+    offset0: Fraction
+    offset: Dict[int, Fraction]
+    lo: Dict[Optional[int], Tuple[Optional[Fraction], ...]]
+    hi: Dict[Optional[int], Tuple[Optional[Fraction], ...]]
+    bias: Fraction
+    guard: Fraction
+    gain: Fraction
+    tilt_ratio: Fraction      # max |T_{u+1} - T_u| / (G (m_{u+1} - m_u)): must be < 1
+    L: Dict[int, Fraction]    # the scalar L(x), coefficient 1 on ``ref``
+    marks: Tuple[Fraction, ...]
+    tilts: Dict[Optional[int], Tuple[Fraction, ...]]   # T_u(y) - T_0(y)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the digits sit: {position: place value (negative for emitted digits)}."""
+
+    digits: int
+    a: Tuple[int, ...]
+    b: Tuple[int, ...]
+    answer: Tuple[int, ...]   # positions of the emitted digits 1..N (token at 2N+3+m)
+
+    def place(self, pos):
+        n = self.digits
+        if pos in self.a:
+            return 10 ** (n - self.a.index(pos) - 1)
+        if pos in self.b:
+            return 10 ** (n - self.b.index(pos) - 1)
+        return -10 ** (n - self.answer.index(pos))
+
+
+def layout(model):
+    n = digits_of(model)
+    return Layout(n, tuple(range(1, n + 1)), tuple(range(n + 2, 2 * n + 2)),
+                  tuple(range(2 * n + 3, 3 * n + 3)))
+
+
+def _embedding(model, ns, compiled):
+    """E(0) and E(1) - E(0), after checking E(d) = E(0) + d (E(1) - E(0)) for d = 0..9."""
+    rows = [compiled.embed[model.vocab.index(str(d))] for d in range(10)]
+    step = [b - a for a, b in zip(rows[0], rows[1])]
+    for d, row in enumerate(rows):
+        for s, (x, e0, st) in enumerate(zip(row, rows[0], step)):
+            if x.rad or x.coefs or x.const != e0.const + d * st.const:
+                raise NotAffine(f"the embedding of digit {d} is not affine in the digit "
+                                f"(slot {model.slots[s]})")
+    return rows[0], step
+
+
+def _proportional(gates, ref):
+    """L (coefficient 1 at ``ref``) and (lambda, mu) per gate with g = lambda (L - mu)."""
+    g0 = gates[0]
+    L = {v: c / g0.coefs[ref] for v, c in g0.coefs.items()}
+    out = []
+    for g in gates:
+        lam = g.coefs.get(ref, 0)
+        if not lam or any(g.coefs.get(v, 0) != lam * c for v, c in L.items()) \
+                or len(g.coefs) != len(L):
+            raise NotAffine("the last layer's ReLUs are not all decided by one affine "
+                            "function of the digits")
+        out.append((lam, -g.const / lam))
+    return L, out
+
+
+def decisions(model, progress=None):
+    """The Decision of every deciding position, t = 0..N (see the module docstring)."""
+    ns = SymbolicSystem(model)
+    compiled = compile_model(model, ns)
+    lay = layout(model)
+    n = lay.digits
+    e0, step = _embedding(model, ns, compiled)
+    digit_positions = set(lay.a) | set(lay.b) | set(lay.answer)
+
+    def patch_at(start):
+        def embed(rows):
+            return [[x + variable(start + k, s.const) for x, s in zip(e0, step)]
+                    if start + k in digit_positions else row for k, row in enumerate(rows)]
+        return {"hook_embed": embed}
+
+    tokens = encode(model, 0, 0)
+    zero = model.vocab.index("0")
+    _, past = forward(compiled, tokens[:-1], KVCache(), patch=patch_at(0))
+    last = model.blocks[-1].mlp
+    result = []
+    for t in range(n + 1):
+        i = 2 * n + 2 + t
+        token = tokens[-1] if t == 0 else zero
+        if progress:
+            progress(t, n + 1)
+        # a first run lists the gates (their branches do not matter: only logits follow)
+        ns.oracle, ns.comparisons = (lambda g: True if g.coefs else None), []
+        _, nxt = forward(compiled, [token], past, patch=patch_at(i))
+        gates = [g for g, _ in ns.comparisons[-len(last.units):] if g.coefs]
+        if not gates:
+            raise NotAffine(f"no ReLU at position {i} depends on the digits")
+        # L is scaled to coefficient 1 on the operand digit it weighs most, so that it grows
+        # with the sum (the deciding position's own token may tilt: it is not the reference)
+        operands = [v for v in sorted(gates[0].coefs) if v in lay.a or v in lay.b]
+        if not operands:
+            raise NotAffine(f"the ReLUs at position {i} do not read the operands")
+        ref = max(operands, key=lambda v: abs(gates[0].coefs[v]))
+        L, marks = _proportional(gates, ref)
+        mark_of = {}
+        tail = [g for g, _ in ns.comparisons[-len(last.units):]]
+        for k, g in enumerate(tail):
+            if g.coefs:
+                mark_of[k] = -g.const / g.coefs[ref]
+        expected = _readout_marks(model, last, mark_of, i)
+        cut = sorted(set(mark_of.values()))
+        # each digit's logit hangs on the ReLUs of one mark only (checked from the tables
+        # above), so two runs give both sides of every kink: L below all marks, above all
+        reps = (cut[0] - 1, cut[-1] + 1)
+        runs = []
+        for rep in reps:
+
+            def resolve(g, rep=rep):
+                lam = g.coefs.get(ref)
+                if lam is None or len(g.coefs) != len(L) or \
+                        any(g.coefs.get(v) != lam * c for v, c in L.items()):
+                    return None  # not one of the last layer's L-gates: the box decides
+                return lam * (rep + g.const / lam) > 0
+            ups = {}
+            ns.oracle, ns.comparisons = resolve, []
+            logits, _ = forward(compiled, [token], past, patch=patch_at(i),
+                                record=lambda name, value: ups.setdefault(name, value))
+            up = ups[f"blocks.{len(model.blocks) - 1}.mlp.hook_pre_linear"][0]
+            # a ReLU taken as off may be on by its gate's radius in the real model
+            extra = Fraction(0)
+            units = last.units
+            tail = ns.comparisons[-len(units):]
+            for k, (g, on) in enumerate(tail):
+                if not on and g.bounds()[1] + g.rad > 0:
+                    out = sum(abs(w) for w in last.W_out.get(units[k], {}).values())
+                    extra += g.rad * (up[k].magnitude() + up[k].rad) * out
+            runs.append(([-x for x in logits[0]], extra))
+        ns.oracle = None
+        result.append(_decision(model, lay, t, i, L, ref, expected, runs))
+        past = nxt
+    return result
+
+
+def estimate_seconds(digits):
+    """A rough time for ``decisions`` on this machine: 7 s at N = 10, 41 s at N = 20
+    (measured), growing as N^2.6 (positions times the sums' lengths times the rationals')."""
+    return 0.0176 * digits ** 2.6
+
+
+def _readout_marks(model, mlp, mark_of, i):
+    """Per output digit, the one mark of the ReLUs that write its readout slot."""
+    tokens = list(model.readout)
+    if tokens != [str(u) for u in range(10)]:
+        raise NotAffine("the readout is not the ten digits in order")
+    out = []
+    for u, token in enumerate(tokens):
+        slot = model.readout[token]
+        feeding = [k for k, unit in enumerate(mlp.units) if mlp.W_out.get(unit, {}).get(slot)]
+        found = {mark_of.get(k) for k in feeding}
+        if not feeding or None in found or len(found) != 1:
+            raise NotAffine(f"the logit of digit {u} at position {i} does not hang on the "
+                            f"ReLUs of one mark")
+        out.append(found.pop())
+    return out
+
+
+def _decision(model, lay, t, i, L, ref, expected, runs):
+    """Fit cost_u = T_u + G |L - m_u| + shared, per u, from the costs below and above all
+    marks."""
+    n = lay.digits
+    place = n - t
+    previous = i if t > 0 else None
+    L_ball = Ball(Fraction(0), dict(L))
+    rho = max(max(c.rad for c in costs) + extra for costs, extra in runs)
+    fits = []
+    for u in range(len(runs[0][0])):
+        (below, _), (above, _) = runs
+        k_lo = below[u].coefs.get(ref, Fraction(0))
+        k_hi = above[u].coefs.get(ref, Fraction(0))
+        r_lo, r_hi = below[u] - L_ball.scale(k_lo), above[u] - L_ball.scale(k_hi)
+        gain = (k_hi - k_lo) / 2
+        diff = r_lo - r_hi
+        if gain <= 0 or diff.coefs:
+            raise NotAffine(f"the logit of digit {u} at position {i} is not a tilt plus a "
+                            f"gain times |L - mark|")
+        mark = diff.const / (2 * gain)
+        if mark != expected[u]:
+            raise NotAffine(f"the kink of digit {u}'s logit is not at its ReLUs' mark")
+        tilt = (r_lo + r_hi).scale(Fraction(1, 2))
+        fits.append((gain, (k_hi + k_lo) / 2, mark, tilt))
+    gain = fits[0][0]
+    if any(f[0] != gain or f[1] != fits[0][1] for f in fits):
+        raise NotAffine(f"the digits' logits at position {i} do not share one gain")
+    marks = [f[2] for f in fits]
+    if any(b <= a for a, b in zip(marks, marks[1:])):
+        if all(b < a for a, b in zip(marks, marks[1:])):
+            raise NotAffine(f"the marks at position {i} decrease with the digit")
+        raise NotAffine(f"the marks at position {i} are not ordered by digit")
+    base = fits[0][3]
+    tilts = []
+    for f in fits:
+        d = f[3] - base
+        if any(v != previous for v in d.coefs):
+            raise NotAffine(f"a tilt at position {i} depends on a digit other than the "
+                            f"previous one")
+        tilts.append(d)
+    P = 10 ** place
+    kappa = (marks[-1] - marks[0]) / ((len(marks) - 1) * P)
+    offset = {v: c / kappa - lay.place(v) for v, c in L.items()}
+    offset.update({v: -lay.place(v) for v in _digit_vars(lay, t) if v not in L})
+    offset = {v: c for v, c in offset.items() if c}
+    bias = sum((u + 1) * P - (marks[u] + marks[u + 1]) / (2 * kappa)
+               for u in range(len(marks) - 1)) / (len(marks) - 1)
+    guard = round_up(rho / (gain * kappa))
+    values = [None] if previous is None else list(range(10))
+    lo, hi, ratio, tilt_table = {}, {}, Fraction(0), {}
+    for y in values:
+        fixed = {} if y is None else {previous: y}
+        T = [tl.bounds(fixed)[0] for tl in tilts]
+        tilt_table[y] = tuple(T)
+        theta = []
+        for u in range(len(marks) - 1):
+            delta, room = T[u + 1] - T[u], gain * (marks[u + 1] - marks[u])
+            ratio = max(ratio, abs(delta) / room)
+            theta.append((marks[u] + marks[u + 1]) / 2 + delta / (2 * gain))
+        lo[y] = tuple(None if s == 0 else theta[s - 1] / kappa - s * P for s in range(10))
+        hi[y] = tuple(None if s == 9 else theta[s] / kappa - s * P for s in range(10))
+    return Decision(t, i, place, previous, Fraction(0), offset, lo, hi, bias, guard, gain,
+                    ratio, dict(L), tuple(marks), tilt_table)
+
+
+def _digit_vars(lay, t):
+    """The digit variables visible at decision t: a, b and the t emitted digits."""
+    return list(lay.a) + list(lay.b) + list(lay.answer[:t])
+
+
+def _same(x, y):
+    return x.const == y.const and x.coefs == y.coefs

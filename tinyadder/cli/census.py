@@ -1,0 +1,101 @@
+"""``tinyadder census``: the command line of ``analysis.census``."""
+
+import sys
+import time
+
+from .. import addition
+from ..analysis.census import ADDERBOARD_RANDOM, census, examples
+from ..analysis.census import estimate_seconds as counting_seconds
+from ..analysis.symbolic import NotAffine
+from ..analysis.decisions import estimate_seconds as symbolic_seconds
+from ..construction import build
+from ..numbers import number_system
+from .options import PROG, Parser, add_digits_option, model_arg
+
+
+def build_parser():
+    parser = Parser(
+        prog=f"{PROG} census",
+        description="Count exactly the pairs of N-digit numbers, of all 10^(2N), that the "
+                    "model adds wrongly; describe them as windows of the sum s = a + b; run "
+                    "examples of each window through the interpreter; give the chance that "
+                    "AdderBoard's 10,010 cases meet one (docs/proof.md). Progress and a time "
+                    "estimate go to standard error. Exit status 0 when no pair fails, 1 when "
+                    "some do (or the method does not reach the model), 2 for bad options.")
+    parser.add_argument("--model", type=model_arg, default="published",
+                        help="published (default) or repaired")
+    add_digits_option(parser)
+    return parser
+
+
+def _pairs(x):
+    return f"{x:,}"
+
+
+def report(result, variant, shown):
+    n = result.digits
+    lines = [f"census: {variant} model, N = {n} digits, all 10^{2 * n} pairs"]
+    if not result.windows:
+        lines.append("failing pairs: 0 (no window: every digit decision is safe)")
+        return lines
+    lines.append("the failing set, as windows of the sum s = a + b (place 10^p: where the")
+    lines.append("first wrong digit is written, one too high unless marked):")
+    for k, w in enumerate(result.windows, 1):
+        lines.append(f"  {k}. {result.describe(w)}")
+        for a, b, got in shown.get(w, []):
+            lines.append(f"     {a} + {b} = {a + b}, model {got}")
+    f = result.fraction
+    lines.append(f"failing pairs: {_pairs(result.count)} of 10^{2 * n} "
+                 f"(fraction {float(f):.6g})")
+    if result.uncertain:
+        lines.append(f"  {result.uncertain} of them within rounding of a threshold: "
+                     f"the real-number model may differ there")
+    else:
+        lines.append("  the same for the real-number model (no pair within rounding of a "
+                     "threshold)")
+    p = result.hit_probability()
+    lines.append(f"chance that {ADDERBOARD_RANDOM:,} uniform random pairs (AdderBoard) "
+                 f"meet one: {float(p):.6g}")
+    return lines
+
+
+def main(argv=None, out=None, err=None):
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exit_:
+        return exit_.code
+    model = build(args.model, args.digits)
+    start = time.perf_counter()
+    print(f"symbolic pass: about {symbolic_seconds(args.digits):.0f} s", file=err, flush=True)
+
+    def progress(t, total):
+        print(f"symbolic pass: deciding position {t + 1}/{total}", file=err, flush=True)
+
+    def estimate(wins):
+        print(f"{len(wins)} windows; counting should take about "
+              f"{counting_seconds(wins, args.digits):.0f} s", file=err, flush=True)
+    def counting(k, total):
+        print(f"counting: window {k + 1}/{total}", file=err, flush=True)
+    try:
+        result = census(model, progress=progress, before_count=estimate, counting=counting)
+    except NotAffine as why:
+        print(f"{PROG}: census: the method does not reach this model: {why}", file=err)
+        return 1
+    ns = number_system("fraction")
+    shown, wrong = {}, True
+    for w in result.windows:
+        rows = []
+        for a, b in examples(result, w):
+            got = addition.add(model, ns, a, b)
+            wrong = wrong and got != a + b
+            rows.append((a, b, got))
+        shown[w] = rows
+    for line in report(result, args.model, shown):
+        print(line, file=out)
+    if not wrong:
+        print(f"{PROG}: census: an example the census counts as failing is added right: "
+              f"the census is wrong here", file=err)
+    print(f"time {time.perf_counter() - start:.1f} s", file=err, flush=True)
+    return 1 if result.count or not wrong else 0

@@ -1,0 +1,36 @@
+"""``tinyadder check-certificate FILE``: re-check a proof with the independent checker."""
+
+import sys
+
+from ..analysis.certificate import Invalid, Malformed, check, load
+from .options import PROG, Parser
+
+
+def build_parser():
+    parser = Parser(
+        prog=f"{PROG} check-certificate",
+        description="Re-check a certificate written by 'tinyadder prove --certificate' with "
+                    "a small checker that shares no code with the derivation beyond the "
+                    "model's weights. Exit status 0 when it is valid, 1 when it does not "
+                    "check, 2 when the file cannot be read or is not a certificate.")
+    parser.add_argument("file", metavar="FILE", help="the certificate (JSON)")
+    return parser
+
+
+def main(argv=None, out=None, err=None):
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exit_:
+        return exit_.code
+    try:
+        print(check(load(args.file)), file=out)
+    except Malformed as why:
+        print(f"{PROG}: error: {why}; give a file written by '{PROG} prove --certificate'",
+              file=err)
+        return 2
+    except Invalid as why:
+        print(f"certificate invalid: {why}", file=out)
+        return 1
+    return 0
