@@ -49,7 +49,7 @@ def test_cache_knows_prompt_and_stages(exact, published):
     assert [s.short for s in stages(published)] == [
         "embed", "L0.attn", "L0.mlp", "L1.attn", "L1.mlp"]
     assert exact["resid_mid", 0] is exact["blocks.0.hook_resid_mid"]
-    assert [r.what for r in exact.roundings] == ["exp(40)", "exp(-40)", "exp(-1000)"]
+    assert [r.what for r in exact.roundings] == ["exp(-40)", "exp(-1000)"]
 
 
 def test_names_filter_takes_a_list(published):
@@ -188,8 +188,8 @@ def test_golden_excerpt():
                              "--slots", "cand1,cand2,cand3")
     assert status == 0
     assert out == ("<bos>7650676663+0149460439=07800137102\n"
-                   "numbers: fraction (exact; exp of irrational arguments rounded to 50 digits)\n"
-                   "rounded once: exp(40), exp(-40), exp(-1000)\n"
+                   "numbers: fraction (exact; e^x rounded to 50 digits once per argument x)\n"
+                   "rounded: exp(-40), exp(-1000)\n"
                    "values exact when short; ~ = rounded to 6 significant digits for display\n"
                    "* = changed by this half-layer\n\n" + GOLDEN)
 
