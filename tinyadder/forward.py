@@ -9,7 +9,7 @@ Every value is computed by one formula, in one order of operations, whatever is 
 patched or skipped; in a rounding system that order is the definition of the model's values:
 
     affine map   y_t = b_t + w_1 x_{s_1} + w_2 x_{s_2} + ...  over the non-zero weights in
-                 source order (a zero bias is left out);
+                 source order (a zero bias is left out, and so is a weight of exactly 1);
     attention    score_ij = q_i k_j - slope (i - j), e_ij = exp(score_ij),
                  pattern_ij = e_ij / (1 + e_i0 + e_i1 + ... + e_ii),
                  z_i = 0 + pattern_i0 v_0 + pattern_i1 v_1 + ...;
@@ -18,8 +18,8 @@ patched or skipped; in a rounding system that order is the definition of the mod
     attn_out     b_O + W_O z over the live heads (rule 2); resid_mid = resid_pre + attn_out
                  in the slots attention writes (the others are resid_pre's);
     FFN          post_u = relu(gate_u) up_u, i.e. gate_u * up_u if gate_u > 0, else 0;
-                 resid_post = resid_mid + mlp_out in the slots the FFN writes (new slots
-                 start at 0);
+                 resid_post = resid_mid + mlp_out in the slots the FFN writes, and a new
+                 slot (the stream widens) is mlp_out's value, or 0 if nothing writes it;
     logits       logit_t = -resid_post[readout slot of t].
 
 Rules read off the weights (never off what the model is for) decide what is skipped:
@@ -63,15 +63,29 @@ from .numbers import Ln
 from .weights import live_heads, tensors
 
 
-def _affine(ns, row, bias):
-    """x -> bias + w_1 x[i_1] + w_2 x[i_2] + ... as one compiled expression (bias None: left
-    out; no terms and no bias: ns.zero)."""
-    env = {"b": bias if bias is not None else ns.zero}
-    terms = ["b"] if bias is not None or not row else []
-    for k, (i, w) in enumerate(row):
-        env[f"w{k}"] = w
-        terms.append(f"w{k} * x[{i}]")
-    return eval(f"lambda x: {' + '.join(terms)}", env)  # noqa: S307 (source built above)
+def _affine_source(row, bias, var, const, unit=frozenset()):
+    """The text of bias + w_1 x_1 + w_2 x_2 + ... (bias None: left out; nothing at all:
+    'zero'), with ``var(i)`` naming source i and ``const(w)`` naming a constant. A weight that
+    is exactly 1 (source in ``unit``) is left out: 1 x is x in every number system."""
+    terms = [const(bias)] if bias is not None else []
+    terms += [var(i) if i in unit else f"{const(w)} * {var(i)}" for i, w in row]
+    return " + ".join(terms) or "zero"
+
+
+class _Constants(dict):
+    """An environment for generated code: ``name(value)`` binds a constant to a fresh name."""
+
+    def name(self, value):
+        key = f"c{len(self)}"
+        self[key] = value
+        return key
+
+
+def _affine(ns, row, bias, unit):
+    """x -> bias + w_1 x[i_1] + w_2 x[i_2] + ... as one compiled expression."""
+    env = _Constants(zero=ns.zero)
+    source = _affine_source(row, bias, lambda i: f"x[{i}]", env.name, unit)
+    return eval(f"lambda x: {source}", env)  # noqa: S307 (source built from the weights)
 
 
 @dataclass(frozen=True)
@@ -80,6 +94,7 @@ class Linear:
 
     rows: Tuple[Tuple[Tuple[int, object], ...], ...]
     bias: Tuple[object, ...]        # None where the bias is zero
+    unit: Tuple[frozenset, ...]     # per target, the sources whose weight is exactly 1
     fns: Tuple[object, ...]         # out_t as a compiled function of x
 
     def __call__(self, x):
@@ -93,11 +108,14 @@ class Linear:
 
 def _linear(ns, weight, bias, keep=None):
     """A Linear from a weight tensor and its bias vector (``keep``: only these sources)."""
-    rows = tuple(tuple((i, ns.const(w)) for i, w in weight.column(col)
-                       if keep is None or i in keep) for col in weight.cols)
+    columns = [[(i, w) for i, w in weight.column(col) if keep is None or i in keep]
+               for col in weight.cols]
+    rows = tuple(tuple((i, ns.const(w)) for i, w in column) for column in columns)
+    unit = tuple(frozenset(i for i, w in column if w == 1) for column in columns)
     biases = tuple(ns.const(bias.entries[None, col]) if (None, col) in bias.entries else None
                    for col in weight.cols)
-    return Linear(rows, biases, tuple(_affine(ns, r, b) for r, b in zip(rows, biases)))
+    return Linear(rows, biases, unit,
+                  tuple(_affine(ns, r, b, u) for r, b, u in zip(rows, biases, unit)))
 
 
 @dataclass(frozen=True)
@@ -260,15 +278,16 @@ class KVCache:
                 for layer in self.layers]
 
 
-def _kve(ns, block, row):
-    """(k, v, e) of every head at one position: e = exp(q k) for carried heads, else None."""
-    k, v = block.k(row), block.v(row)
-    e = [None] * len(k)
+def _kve(ns, block, row, k=None):
+    """(k, v, e) of every head at one position: e = exp(q k) for carried heads, else None.
+    Given ``k`` (keys computed already), only e."""
+    keys = block.k(row) if k is None else k
+    e = [None] * len(keys)
     for j, h in enumerate(block.heads):
         if h.carried:
             e[j] = h.exp_qk if h.exp_qk is not None else ns.exp_score(
-                ns.score(h.q_const * k[j], h.slope, 0))
-    return k, v, e
+                ns.score(h.q_const * keys[j], h.slope, 0))
+    return e if k is not None else (keys, block.v(row), e)
 
 
 def _carry(ns, head, sums, e, v):
@@ -295,56 +314,93 @@ def _attend(ns, weights, values, h):
     return sum((w / denom * values[j][h] for j, w in enumerate(weights)), ns.zero)
 
 
-def _fast_attention(ns, block, x, tokens, start, full, layer):
-    """Attention for an untraced call: resid_mid rows (only what is needed, rule 3)."""
-    memo = block.token_kv
-    out = []
-    for a, row in enumerate(x):
-        pos = start + a
-        if memo is not None:
-            kve = memo.get(tokens[a])
-            if kve is None:
-                kve = memo[tokens[a]] = _kve(ns, block, row)
+def _step_source(compiled, full):
+    """Straight-line Python for one position of an untraced call, written from the plan.
+
+    ``full``: everything up to the logits (returned); else only what later positions read
+    (rule 3; returns None). Each line is the same operation, on the same operands, as the
+    traced pass performs (tests/test_one_answer.py checks them bit for bit); slots are local
+    variables, constants are bound by name.
+    """
+    env = _Constants(zero=compiled.ns.zero, one=compiled.ns.one, ns=compiled.ns,
+                     embed=compiled.embed, kve=_kve, attend=_attend, weights=_weights)
+    c = env.name
+    lines = ["def step(token, pos, layers):", "    x = embed[token]"]
+    row = [f"x[{j}]" for j in range(len(compiled.embed[0]))]
+    for i, block in enumerate(compiled.blocks):
+        n_heads = len(block.heads)
+        lines.append(f"    # block {i}: attention")
+        lines.append(f"    L = layers[{i}]")
+        if block.token_kv is not None:  # rule 4
+            memo = c(block.token_kv)
+            lines += [f"    k, v, e = {memo}.get(token) or "
+                      f"{memo}.setdefault(token, kve(ns, {c(block)}, x))"]
         else:
-            kve = _kve(ns, block, row)
-        k, v, e = kve
-        layer.keys.append(k)
-        layer.values.append(v)
-        heads = block.live if full[a] else block.hist_heads
-        z = [None] * len(k)
+            src = lambda lin, h: _affine_source(lin.rows[h], lin.bias[h],  # noqa: E731
+                                                row.__getitem__, c, lin.unit[h])
+            lines.append(f"    k = [{', '.join(src(block.k, h) for h in range(n_heads))}]")
+            lines.append(f"    v = [{', '.join(src(block.v, h) for h in range(n_heads))}]")
+            lines.append(f"    e = kve(ns, {c(block)}, None, k)")
+        lines += ["    L.keys.append(k)", "    L.values.append(v)"]
+        heads = block.live if full else block.hist_heads
         for h in block.live:
             head = block.heads[h]
-            if head.carried:
-                zh = _carry(ns, head, layer.sums.setdefault(h, []), e[h], v[h])
+            if head.carried:  # rule 1, as _carry
+                lines.append(f"    s = L.sums.setdefault({h}, [])")
+                lines.append("    n, d = s[-1] if s else (zero, zero)")
+                if head.decay is None:
+                    lines.append(f"    n, d = n + e[{h}] * v[{h}], d + e[{h}]")
+                else:
+                    r = c(head.decay)
+                    lines.append(f"    n, d = {r} * n + e[{h}] * v[{h}], {r} * d + e[{h}]")
+                lines.append("    s.append((n, d))")
                 if h in heads:
-                    z[h] = zh
+                    lines.append(f"    z{h} = n / (one + d)")
             elif h in heads:
-                q = block.q.fns[h](row)
-                z[h] = _attend(ns, _weights(ns, head, q, layer.keys, h, pos), layer.values, h)
+                q = _affine_source(block.q.rows[h], block.q.bias[h], row.__getitem__, c,
+                                   block.q.unit[h])
+                lines.append(f"    z{h} = attend(ns, weights(ns, {c(head)}, {q}, L.keys, {h}, "
+                             f"pos), L.values, {h})")
         mid = list(row)
-        fns = block.o_live.fns
-        for s in (block.attn_writes if full[a] else block.hist_mid):
-            mid[s] = row[s] + fns[s](z)
-        out.append(mid)
-    return out
+        for s in (block.attn_writes if full else block.hist_mid):
+            out = _affine_source(block.o_live.rows[s], block.o_live.bias[s], "z{}".format, c,
+                                 block.o_live.unit[s])
+            lines.append(f"    m{i}_{s} = {row[s]} + ({out})")
+            mid[s] = f"m{i}_{s}"
+        lines.append(f"    # block {i}: FFN")
+        for u in (block.units if full else block.hist_units):
+            gate = _affine_source(block.gate.rows[u], block.gate.bias[u], mid.__getitem__, c,
+                                  block.gate.unit[u])
+            up = _affine_source(block.up.rows[u], block.up.bias[u], mid.__getitem__, c,
+                                block.up.unit[u])
+            lines.append(f"    g = {gate}")
+            lines.append(f"    p{u} = g * ({up}) if g > 0 else zero")
+        post = mid + ["zero"] * (block.width_out - block.width_in)
+        for s in (block.mlp_writes if full else block.hist_post):
+            out = _affine_source(block.down.rows[s], block.down.bias[s], "p{}".format, c,
+                                 block.down.unit[s])
+            new = s >= block.width_in  # a new slot is the FFN's output alone
+            lines.append(f"    y{i}_{s} = {out}" if new else f"    y{i}_{s} = {post[s]} + ({out})")
+            post[s] = f"y{i}_{s}"
+        row = post
+    lines.append(f"    return [{', '.join('-' + row[s] for s in compiled.readout)}]"
+                 if full else "    return None")
+    # constants become default arguments: local names are the fastest in CPython
+    lines[0] = "def step(token, pos, layers, " + ", ".join(f"{k}={k}" for k in env) + "):"
+    return "\n".join(lines) + "\n", env
 
 
-def _fast_mlp(ns, block, x, full):
-    """The FFN for an untraced call: resid_post rows (only what is needed, rule 3)."""
-    zero, out = ns.zero, []
-    pad = [zero] * (block.width_out - block.width_in)
-    for a, row in enumerate(x):
-        post = [zero] * len(block.gate.fns)
-        for u in (block.units if full[a] else block.hist_units):
-            g = block.gate.fns[u](row)
-            if g > 0:
-                post[u] = g * block.up.fns[u](row)
-        new = row + pad
-        fns = block.down.fns
-        for s in (block.mlp_writes if full[a] else block.hist_post):
-            new[s] = new[s] + fns[s](post)
-        out.append(new)
-    return out
+def _step(compiled, full):
+    """The compiled step function (memoised on the compiled model)."""
+    key = "_step_full" if full else "_step_hist"
+    fn = compiled.__dict__.get(key)
+    if fn is None:
+        source, env = _step_source(compiled, full)
+        exec(compile(source, f"<tinyadder step, {key[6:]}>", "exec"), env)  # noqa: S102
+        fn = env["step"]
+        object.__setattr__(compiled, key, fn)
+        object.__setattr__(compiled, key + "_source", source)
+    return fn
 
 
 def _traced_attention(ns, block, x, start, layer, hook, wanted, name, patched):
@@ -411,8 +467,8 @@ def _traced_mlp(ns, block, x, hook, name, patched):
     mlp_out = hook(f"{name}.hook_mlp_out", [block.down(row) for row in post])
     pad = [ns.zero] * (block.width_out - block.width_in)
     writes = set(range(block.width_out)) if patched else set(block.down.writes())
-    return [[r + d if s in writes else r for s, (r, d) in enumerate(zip(row + pad, out))]
-            for row, out in zip(x, mlp_out)]
+    return [[d if s >= block.width_in else r + d if s in writes else r
+             for s, (r, d) in enumerate(zip(row + pad, out))] for row, out in zip(x, mlp_out)]
 
 
 def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", names=None):
@@ -444,21 +500,18 @@ def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", 
     full = [tracing or logits == "all" or a == n - 1 for a in range(n)]
     layers = past._extend(len(compiled.blocks))
     with ns.arithmetic():
-        x = [list(compiled.embed[t]) for t in tokens]
         if tracing:
-            x = hook("hook_embed", x)
-        for i, (block, layer) in enumerate(zip(compiled.blocks, layers)):
+            x = hook("hook_embed", [list(compiled.embed[t]) for t in tokens])
+        for i, (block, layer) in enumerate(zip(compiled.blocks, layers if tracing else ())):
             name = f"blocks.{i}"
-            if tracing:
-                x = hook(f"{name}.hook_resid_pre", x)
-                x = hook(f"{name}.hook_resid_mid", _traced_attention(
-                    ns, block, x, start, layer, hook, wanted, f"{name}.attn", patch))
-                x = hook(f"{name}.hook_resid_post", _traced_mlp(ns, block, x, hook, name,
-                                                                 patch))
-            else:
-                x = _fast_mlp(ns, block, _fast_attention(ns, block, x, tokens, start, full,
-                                                         layer), full)
-        out = [[-row[s] for s in compiled.readout] for row, f in zip(x, full) if f]
+            x = hook(f"{name}.hook_resid_pre", x)
+            x = hook(f"{name}.hook_resid_mid", _traced_attention(
+                ns, block, x, start, layer, hook, wanted, f"{name}.attn", patch))
+            x = hook(f"{name}.hook_resid_post", _traced_mlp(ns, block, x, hook, name, patch))
         if tracing:
-            out = hook("unembed.hook_out", out)
+            out = hook("unembed.hook_out", [[-row[s] for s in compiled.readout] for row in x])
+        else:
+            steps = (_step(compiled, False), _step(compiled, True))
+            out = [logit for logit in (steps[f](t, start + a, layers) for a, (t, f) in
+                                       enumerate(zip(tokens, full))) if logit is not None]
     return out, KVCache(start + n, tuple(layers))

@@ -340,31 +340,50 @@ class Interval:
     def _lift(self, x):
         return x if isinstance(x, Interval) else self.point(x)
 
+    # The operators are written for speed: they run once per operation of a forward pass.
     def __add__(self, other):
-        other = self._lift(other)
-        return type(self)(self.DOWN.add(self.lo, other.lo), self.UP.add(self.hi, other.hi))
+        try:
+            return self.__class__(self.DOWN.add(self.lo, other.lo), self.UP.add(self.hi, other.hi))
+        except AttributeError:
+            return self + self.point(other)
 
     __radd__ = __add__
 
     def __neg__(self):
-        return type(self)(self.hi.copy_negate(), self.lo.copy_negate())  # exact
+        return self.__class__(self.hi.copy_negate(), self.lo.copy_negate())  # exact
 
     def __sub__(self, other):
         other = self._lift(other)
-        return type(self)(self.DOWN.subtract(self.lo, other.hi),
-                          self.UP.subtract(self.hi, other.lo))
+        return self.__class__(self.DOWN.subtract(self.lo, other.hi),
+                              self.UP.subtract(self.hi, other.lo))
 
     def __rsub__(self, other):
         return self._lift(other) - self
 
     def __mul__(self, other):
-        other = self._lift(other)
-        a, b, c, d = self.lo, self.hi, other.lo, other.hi
+        try:
+            c, d = other.lo, other.hi
+        except AttributeError:
+            return self * self.point(other)
+        a, b = self.lo, self.hi
         down, up = self.DOWN.multiply, self.UP.multiply
-        if a >= 0 and c >= 0:  # the common case first: both non-negative
-            return type(self)(down(a, c), up(b, d))
-        return type(self)(min(down(a, c), down(a, d), down(b, c), down(b, d)),
-                          max(up(a, c), up(a, d), up(b, c), up(b, d)))
+        if a >= 0:
+            if c >= 0:
+                return self.__class__(down(a, c), up(b, d))
+            if d <= 0:
+                return self.__class__(down(b, c), up(a, d))
+            return self.__class__(down(b, c), up(b, d))
+        if b <= 0:
+            if c >= 0:
+                return self.__class__(down(a, d), up(b, c))
+            if d <= 0:
+                return self.__class__(down(b, d), up(a, c))
+            return self.__class__(down(a, d), up(a, c))
+        if c >= 0:
+            return self.__class__(down(a, d), up(b, d))
+        if d <= 0:
+            return self.__class__(down(b, c), up(a, c))
+        return self.__class__(min(down(a, d), down(b, c)), max(up(a, c), up(b, d)))
 
     __rmul__ = __mul__
 
@@ -375,20 +394,23 @@ class Interval:
             raise Undecided("division by an interval that contains 0")
         a, b = self.lo, self.hi
         down, up = self.DOWN.divide, self.UP.divide
-        return type(self)(min(down(a, c), down(a, d), down(b, c), down(b, d)),
-                          max(up(a, c), up(a, d), up(b, c), up(b, d)))
+        return self.__class__(min(down(a, c), down(a, d), down(b, c), down(b, d)),
+                              max(up(a, c), up(a, d), up(b, c), up(b, d)))
 
     def __rtruediv__(self, other):
         return self._lift(other) / self
 
     def _order(self, other):
         """-1, 0 or 1: self below, equal to (both the same point) or above other."""
-        other = self._lift(other)
-        if self.lo > other.hi:
+        try:
+            c, d = other.lo, other.hi
+        except AttributeError:  # an int or Fraction: Decimals compare with them exactly
+            c = d = other
+        if self.lo > d:
             return 1
-        if self.hi < other.lo:
+        if self.hi < c:
             return -1
-        if self.lo == self.hi == other.lo == other.hi:
+        if self.lo == self.hi == c == d:
             return 0
         raise Undecided(f"cannot order {self!r} and {other!r}")
 

@@ -238,8 +238,8 @@ class Tensor:
 
 
 def _tensor(name, part, table, rows, cols):
-    entries = {(r, c): table[r][c] for r in rows if r in table for c in cols
-               if c in table[r] and not is_zero(table[r][c])}
+    entries = {(r, c): v for r, row in table.items() for c, v in row.items()
+               if not is_zero(v)}  # in the table's order, as the ledger lists them
     return Tensor(name, part, tuple(rows), tuple(cols), MappingProxyType(entries))
 
 

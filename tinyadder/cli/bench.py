@@ -6,7 +6,8 @@ import platform
 import sys
 
 from ..analysis import bench
-from ..analysis.bench import CASES, SYSTEMS, long_numbers, measure
+from ..analysis.bench import (CASES, SYSTEMS, TORCH_CASES, long_numbers, measure,
+                              torch_model, torch_rate)
 from ..construction import build
 from .options import PROG, Parser, add_model_options, digits_list_arg
 
@@ -60,15 +61,27 @@ def main(argv, out=None):
     print(f"tinyadder bench: {args.model} model, AdderBoard verify cases; Python "
           f"{platform.python_version()} ({platform.python_implementation()}), "
           f"{os.cpu_count()} CPUs, {platform.machine()}; median of {args.repeats}", file=out)
-    print("additions/s: wall clock and CPU time; cache off = whole prefix rerun every step; "
+    print("additions/s: wall clock and CPU time; cache off = whole prefix rerun every step;\n"
           "memory: tracemalloc peak over 20 cases", file=out)
-    print(f"{'system':<9} {'cache':<6} {'cases':>6} {'wall add/s':>12} {'CPU add/s':>12}"
-          f"{'peak memory':>16}", file=out, flush=True)
+    generate = torch_model(model)
+    torch_cpu = None
+    if generate is None:
+        print("PyTorch comparison skipped: torch is not importable (it is never a "
+              "dependency)", file=out)
+    else:
+        k = max(1, round(TORCH_CASES * args.scale))
+        wall, torch_cpu, wrong = torch_rate(model, generate, k, args.repeats)
+        print("x torch: CPU additions/s over those of a PyTorch float64 model of the same\n"
+              f"weights (textbook pass, whole prefix every step, 1 thread): {wall:,.0f} wall, "
+              f"{torch_cpu:,.0f} CPU add/s on {k} cases" + (f", {wrong} WRONG" if wrong else ""),
+              file=out)
+    print(f"{'system':<10} {'cache':<5} {'cases':>6} {'wall add/s':>11} {'CPU add/s':>11}"
+          f"{'peak memory':>13}{'  x torch' if torch_cpu else ''}", file=out, flush=True)
     status = 0
     for spec in systems:
         name = spec.split(":")[0]
         k = max(1, round(CASES.get(name, CASES["decimal"]) * args.scale))
-        rows = measure(model, spec, k, args.repeats, out)
+        rows = measure(model, spec, k, args.repeats, out, torch_cpu)
         if any(wrong for *_, wrong in rows):
             status = 1
     return status
