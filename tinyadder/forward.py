@@ -279,15 +279,18 @@ class KVCache:
 
 
 def _kve(ns, block, row, k=None):
-    """(k, v, e) of every head at one position: e = exp(q k) for carried heads, else None.
-    Given ``k`` (keys computed already), only e."""
+    """(k, v, e, e v) of every head at one position: e = exp(q k) for carried heads, else
+    None. Given ``k`` (keys computed already), only e."""
     keys = block.k(row) if k is None else k
     e = [None] * len(keys)
     for j, h in enumerate(block.heads):
         if h.carried:
             e[j] = h.exp_qk if h.exp_qk is not None else ns.exp_score(
                 ns.score(h.q_const * keys[j], h.slope, 0))
-    return e if k is not None else (keys, block.v(row), e)
+    if k is not None:
+        return e
+    values = block.v(row)  # and e v, the carried sums' term, once per token too
+    return keys, values, e, [x * y if x is not None else None for x, y in zip(e, values)]
 
 
 def _carry(ns, head, sums, e, v):
@@ -333,7 +336,7 @@ def _step_source(compiled, full):
         lines.append(f"    L = layers[{i}]")
         if block.token_kv is not None:  # rule 4
             memo = c(block.token_kv)
-            lines += [f"    k, v, e = {memo}.get(token) or "
+            lines += [f"    k, v, e, ev = {memo}.get(token) or "
                       f"{memo}.setdefault(token, kve(ns, {c(block)}, x))"]
         else:
             src = lambda lin, h: _affine_source(lin.rows[h], lin.bias[h],  # noqa: E731
@@ -341,6 +344,9 @@ def _step_source(compiled, full):
             lines.append(f"    k = [{', '.join(src(block.k, h) for h in range(n_heads))}]")
             lines.append(f"    v = [{', '.join(src(block.v, h) for h in range(n_heads))}]")
             lines.append(f"    e = kve(ns, {c(block)}, None, k)")
+            ev = [f"e[{h}] * v[{h}]" if block.heads[h].carried else "None"
+                  for h in range(n_heads)]
+            lines.append(f"    ev = [{', '.join(ev)}]")
         lines += ["    L.keys.append(k)", "    L.values.append(v)"]
         heads = block.live if full else block.hist_heads
         for h in block.live:
@@ -349,10 +355,10 @@ def _step_source(compiled, full):
                 lines.append(f"    s = L.sums.setdefault({h}, [])")
                 lines.append("    n, d = s[-1] if s else (zero, zero)")
                 if head.decay is None:
-                    lines.append(f"    n, d = n + e[{h}] * v[{h}], d + e[{h}]")
+                    lines.append(f"    n, d = n + ev[{h}], d + e[{h}]")
                 else:
                     r = c(head.decay)
-                    lines.append(f"    n, d = {r} * n + e[{h}] * v[{h}], {r} * d + e[{h}]")
+                    lines.append(f"    n, d = {r} * n + ev[{h}], {r} * d + e[{h}]")
                 lines.append("    s.append((n, d))")
                 if h in heads:
                     lines.append(f"    z{h} = n / (one + d)")

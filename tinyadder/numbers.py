@@ -394,8 +394,11 @@ class Interval:
             raise Undecided("division by an interval that contains 0")
         a, b = self.lo, self.hi
         down, up = self.DOWN.divide, self.UP.divide
-        return self.__class__(min(down(a, c), down(a, d), down(b, c), down(b, d)),
-                              max(up(a, c), up(a, d), up(b, c), up(b, d)))
+        if c > 0:  # a positive divisor: the smallest quotient divides by d if a >= 0, else c
+            return self.__class__(down(a, d) if a >= 0 else down(a, c),
+                                  up(b, c) if b >= 0 else up(b, d))
+        return self.__class__(down(b, d) if b >= 0 else down(b, c),  # a negative divisor
+                              up(a, c) if a >= 0 else up(a, d))
 
     def __rtruediv__(self, other):
         return self._lift(other) / self
