@@ -144,6 +144,10 @@ def _table(rng, sources, targets, density):
     return table
 
 
+def _bias(rng, targets, density):
+    return _table(rng, [0], targets, density).get(0, {})
+
+
 def _value(rng):
     if rng.random() < 0.05:
         return exp_of(Fraction(rng.randint(-6, 6), rng.randint(1, 3))) * rng.randint(1, 3)
@@ -175,15 +179,15 @@ def random_model(rng):
                 slopes[h] = Fraction(rng.randint(1, 3), 2)
         attn = Attention(
             heads=heads,
-            W_Q=_table(rng, qk, heads, 0.15), b_Q=_table(rng, [0], heads, 0.7).get(0, {}),
-            W_K=_table(rng, qk, heads, 0.4), b_K=_table(rng, [0], heads, 0.5).get(0, {}),
-            W_V=_table(rng, inp, heads, 0.4), b_V=_table(rng, [0], heads, 0.3).get(0, {}),
-            W_O=_table(rng, heads, inp, 0.5), b_O=_table(rng, [0], inp, 0.2).get(0, {}),
+            W_Q=_table(rng, qk, heads, 0.15), b_Q=_bias(rng, heads, 0.7),
+            W_K=_table(rng, qk, heads, 0.4), b_K=_bias(rng, heads, 0.5),
+            W_V=_table(rng, inp, heads, 0.4), b_V=_bias(rng, heads, 0.3),
+            W_O=_table(rng, heads, inp, 0.5), b_O=_bias(rng, inp, 0.2),
             slopes=slopes)
         mlp = MLP(units=units,
-                  W_gate=_table(rng, inp, units, 0.5), b_gate=_table(rng, [0], units, 0.4).get(0, {}),
-                  W_in=_table(rng, inp, units, 0.5), b_in=_table(rng, [0], units, 0.4).get(0, {}),
-                  W_out=_table(rng, units, wide, 0.4), b_out=_table(rng, [0], wide, 0.2).get(0, {}))
+                  W_gate=_table(rng, inp, units, 0.5), b_gate=_bias(rng, units, 0.4),
+                  W_in=_table(rng, inp, units, 0.5), b_in=_bias(rng, units, 0.4),
+                  W_out=_table(rng, units, wide, 0.4), b_out=_bias(rng, wide, 0.2))
         blocks.append(Block(attn, mlp, w_in, w_out))
     readout = {t: rng.choice(slots) for t in vocab if rng.random() < 0.8} or {vocab[0]: slots[0]}
     return Model(name="random", vocab=vocab, slots=slots, width_embed=widths[0],
