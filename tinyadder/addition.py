@@ -68,7 +68,7 @@ def run(model, ns, a, b, cache=True, reference=False):
     """The model's sequence for a + b, as text without <bos>: '0000000012+0000000034=000...46'.
 
     ``ns`` runs at the model's precision unless its precision was given (``numbers.fit``);
-    ``reference``: generate with the reference forward pass (see ``generate``).
+    ``reference`` changes nothing (kept for compatibility: there is one forward pass).
     """
     tokens = generate(model, for_model(ns, model), encode(model, a, b), digits_of(model) + 1,
                       cache=cache, reference=reference)

@@ -170,9 +170,16 @@ class Compiled:
     readout_tokens: Tuple[int, ...]
 
 
+def _slope(ns, raw):
+    """A slope as ``ns.score`` takes it, converted once: ``ns.slope(raw)``, or the raw
+    constant for a number system written before the interface had ``slope``."""
+    convert = getattr(ns, "slope", None)
+    return convert(raw) if convert else raw
+
+
 def _head(ns, raw_slope, q_row, q_bias, k_row, k_bias, live):
     """Rule 1: carried when live, the query has no weights and the slope is 0 or ln b."""
-    slope = ns.slope(raw_slope) if raw_slope is not None else None
+    slope = _slope(ns, raw_slope if raw_slope is not None else 0)
     q_const = (q_bias if q_bias is not None else ns.zero) if not q_row else None
     carried = live and q_const is not None and (raw_slope is None or isinstance(raw_slope, Ln))
     decay = exp_qk = None

@@ -40,7 +40,7 @@ def decode(model, ns, prompt, n_new, cache=True, patch=None):
     whole prefix rerun at every step so that each patch function sees position 0 first.
     """
     while True:
-        runner = ns if patch else ns.decider()
+        runner = ns if patch or not hasattr(ns, "decider") else ns.decider()
         try:
             return _greedy(compile_model(model, runner), prompt, n_new, cache, patch), ns
         except Undecided:
