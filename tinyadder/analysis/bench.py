@@ -7,9 +7,10 @@ cases. Each figure is the median of several repeats, in wall-clock and in CPU ti
 differ when the machine is shared). Peak memory is measured in a separate, untimed pass
 (``tracemalloc``), so that the timed runs pay nothing for it.
 
-When ``torch`` happens to be importable, the same cases also run through a dense PyTorch
-float64 model of the same weights (``torch_model``: the textbook pass, the whole prefix rerun
-at every step as the published model does, one thread), and each row gets its ratio to it.
+When ``torch`` happens to be importable, a dense PyTorch float64 model of the same weights
+(``torch_model``: the textbook pass, the whole prefix rerun at every step as the published
+model does, one thread) runs the first cases right before every timed repeat, and each row
+gets the median ratio of its CPU rate to the PyTorch model's.
 PyTorch is never a dependency: without it that comparison is skipped, and the output says so.
 
 ``--long N,N,...`` times instead one seeded random N-digit addition per N (the construction
@@ -32,7 +33,7 @@ from ..weights import tensors
 CASES = {"fraction": 100, "decimal": 2000, "float": 4000}
 SYSTEMS = ("fraction", "decimal", "float")
 UNCACHED_SHARE = 5  # the cache-off run takes the first K / 5 cases
-TORCH_CASES = 200   # the PyTorch model's cases (times --scale)
+TORCH_CASES = 50    # the PyTorch model's cases per measurement (times --scale)
 
 
 def timed(model, ns, cases, cache):
@@ -56,25 +57,35 @@ def peak_memory(model, ns, cases):
         tracemalloc.stop()
 
 
-def measure(model, spec, k, repeats, out, torch_cpu=None):
+def measure(model, spec, k, repeats, out, torch=None):
     """Print one row per cache setting for number system ``spec`` on the first k cases (the
-    cache-off row on the first k / UNCACHED_SHARE), with the ratio of its CPU additions per
-    second to ``torch_cpu`` (the PyTorch model's) when given; return the rows."""
+    cache-off row on the first k / UNCACHED_SHARE); return the rows.
+
+    ``torch`` (a function returning the PyTorch model's CPU additions per second) is measured
+    right before every timed repeat, and the row shows the median of the ratios: the load of a
+    shared machine changes within minutes, so only measurements taken side by side compare.
+    """
     ns = number_system(spec)
     run(model, ns, 0, 0)  # compile and plan outside the timing
     rows, listed = [], verify_cases()[:k]
     for cache, n in ((True, k), (False, max(1, k // UNCACHED_SHARE))):
         cases = listed[:n]
-        runs = [timed(model, ns, cases, cache) for _ in range(repeats)]
+        runs, ratios = [], []
+        for _ in range(repeats):
+            reference = torch() if torch else None
+            runs.append(timed(model, ns, cases, cache))
+            if reference:
+                ratios.append(n / max(runs[-1][1], 1e-9) / reference)
         wall = statistics.median(n / max(w, 1e-9) for w, _, _ in runs)
         cpu = statistics.median(n / max(c, 1e-9) for _, c, _ in runs)  # a clock tick may be 0
-        rows.append((cache, n, wall, cpu, max(wrong for _, _, wrong in runs)))
+        ratio = statistics.median(ratios) if ratios else None
+        rows.append((cache, n, wall, cpu, max(wrong for _, _, wrong in runs), ratio))
     memory = peak_memory(model, ns, listed[:20])
-    for cache, n, wall, cpu, wrong in rows:
+    for cache, n, wall, cpu, wrong, ratio in rows:
         note = f"  {wrong} WRONG" if wrong else ""
-        ratio = f"{cpu / torch_cpu:>8.1f}x" if torch_cpu else ""
+        times = f"{ratio:>8.1f}x" if ratio else ""
         print(f"{spec:<10} {'on' if cache else 'off':<5} {n:>6} {wall:>11,.0f} {cpu:>11,.0f}"
-              f"{memory / 2 ** 10:>9,.0f} KiB{ratio}{note}", file=out, flush=True)
+              f"{memory / 2 ** 10:>9,.0f} KiB{times}{note}", file=out, flush=True)
     return rows
 
 

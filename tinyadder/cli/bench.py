@@ -64,24 +64,26 @@ def main(argv, out=None):
     print("additions/s: wall clock and CPU time; cache off = whole prefix rerun every step;\n"
           "memory: tracemalloc peak over 20 cases", file=out)
     generate = torch_model(model)
-    torch_cpu = None
+    torch = None
     if generate is None:
         print("PyTorch comparison skipped: torch is not importable (it is never a "
               "dependency)", file=out)
     else:
         k = max(1, round(TORCH_CASES * args.scale))
-        wall, torch_cpu, wrong = torch_rate(model, generate, k, args.repeats)
+
+        def torch():
+            return torch_rate(model, generate, k, 1)[1]
         print("x torch: CPU additions/s over those of a PyTorch float64 model of the same\n"
-              f"weights (textbook pass, whole prefix every step, 1 thread): {wall:,.0f} wall, "
-              f"{torch_cpu:,.0f} CPU add/s on {k} cases" + (f", {wrong} WRONG" if wrong else ""),
+              f"weights (textbook pass, whole prefix every step, 1 thread; {torch():,.0f} CPU "
+              f"add/s now),\nmeasured on {k} cases before each repeat; median of the ratios",
               file=out)
     print(f"{'system':<10} {'cache':<5} {'cases':>6} {'wall add/s':>11} {'CPU add/s':>11}"
-          f"{'peak memory':>13}{'  x torch' if torch_cpu else ''}", file=out, flush=True)
+          f"{'peak memory':>13}{'  x torch' if torch else ''}", file=out, flush=True)
     status = 0
     for spec in systems:
         name = spec.split(":")[0]
         k = max(1, round(CASES.get(name, CASES["decimal"]) * args.scale))
-        rows = measure(model, spec, k, args.repeats, out, torch_cpu)
-        if any(wrong for *_, wrong in rows):
+        rows = measure(model, spec, k, args.repeats, out, torch)
+        if any(row[4] for row in rows):
             status = 1
     return status
