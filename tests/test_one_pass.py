@@ -41,6 +41,22 @@ def assert_same(want, got):
         assert got[name] == want[name], name
 
 
+def mixed(model, ns, tokens, chunks, want):
+    """Calls alternate between untraced (liveness on) and traced, sharing one KV cache: each
+    traced call records the oracle's values at its positions."""
+    compiled, past = compile_model(model, ns), KVCache()
+    bounds = [0, *chunks, len(tokens)]
+    for k, (start, stop) in enumerate(zip(bounds, bounds[1:])):
+        if k % 2:
+            got = {}
+            _, past = forward(compiled, tokens[start:stop], past, record=got.__setitem__)
+            for name in ("blocks.0.hook_resid_post", "blocks.0.attn.hook_z", "unembed.hook_out"):
+                assert got[name] == want[name][start:stop], name
+        else:
+            logits, past = forward(compiled, tokens[start:stop], past, logits="last")
+            assert logits == [want["unembed.hook_out"][stop - 1]]
+
+
 def untraced_logits(model, ns, tokens, chunks):
     """The last logits of each call, with liveness on (only what later positions read)."""
     compiled, past, out = compile_model(model, ns), KVCache(), []
@@ -133,6 +149,7 @@ def test_toy_model_whole_and_in_chunks():
     chunks = [5, 6]
     assert untraced_logits(model, ns, tokens, chunks) == [want["unembed.hook_out"][p - 1]
                                                           for p in chunks + [len(tokens)]]
+    mixed(model, ns, tokens, [1, 5, 6, 9], want)
 
 
 def _table(rng, sources, targets, density):
@@ -206,3 +223,4 @@ def test_random_models_equal_the_oracle():
         assert_same(want, traced(model, ns, tokens, chunks))
         assert untraced_logits(model, ns, tokens, chunks) == [
             want["unembed.hook_out"][p - 1] for p in chunks + [len(tokens)]]
+        mixed(model, ns, tokens, chunks, want)

@@ -278,9 +278,10 @@ class KVCache:
     def __len__(self):
         return self.length
 
-    def _extend(self, n_blocks):
+    def _extend(self, compiled):
         if not self.layers:
-            return [_Layer() for _ in range(n_blocks)]
+            return [_Layer(sums={h: [] for h, head in enumerate(b.heads) if head.carried})
+                    for b in compiled.blocks]
         return [layer if len(layer.keys) == self.length else layer.prefix(self.length)
                 for layer in self.layers]
 
@@ -350,7 +351,10 @@ def _step_source(compiled, full):
                                                 row.__getitem__, c, lin.unit[h])
             lines.append(f"    k = [{', '.join(src(block.k, h) for h in range(n_heads))}]")
             lines.append(f"    v = [{', '.join(src(block.v, h) for h in range(n_heads))}]")
-            lines.append(f"    e = kve(ns, {c(block)}, None, k)")
+            if all(h.exp_qk is not None for h in block.heads if h.carried):
+                lines.append(f"    e = {c([h.exp_qk for h in block.heads])}")  # constants
+            else:
+                lines.append(f"    e = kve(ns, {c(block)}, None, k)")
             ev = [f"e[{h}] * v[{h}]" if block.heads[h].carried else "None"
                   for h in range(n_heads)]
             lines.append(f"    ev = [{', '.join(ev)}]")
@@ -359,7 +363,7 @@ def _step_source(compiled, full):
         for h in block.live:
             head = block.heads[h]
             if head.carried:  # rule 1, as _carry
-                lines.append(f"    s = L.sums.setdefault({h}, [])")
+                lines.append(f"    s = L.sums[{h}]")
                 lines.append("    n, d = s[-1] if s else (zero, zero)")
                 if head.decay is None:
                     lines.append(f"    n, d = n + ev[{h}], d + e[{h}]")
@@ -510,8 +514,7 @@ def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", 
         return value
 
     n, start = len(tokens), len(past)
-    full = [tracing or logits == "all" or a == n - 1 for a in range(n)]
-    layers = past._extend(len(compiled.blocks))
+    layers = past._extend(compiled)
     with ns.arithmetic():
         if tracing:
             x = hook("hook_embed", [list(compiled.embed[t]) for t in tokens])
@@ -524,7 +527,11 @@ def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", 
         if tracing:
             out = hook("unembed.hook_out", [[-row[s] for s in compiled.readout] for row in x])
         else:
-            steps = (_step(compiled, False), _step(compiled, True))
-            out = [logit for logit in (steps[f](t, start + a, layers) for a, (t, f) in
-                                       enumerate(zip(tokens, full))) if logit is not None]
+            hist, every = _step(compiled, False), _step(compiled, True)
+            if logits == "all":
+                out = [every(t, start + a, layers) for a, t in enumerate(tokens)]
+            else:
+                for a in range(n - 1):
+                    hist(tokens[a], start + a, layers)
+                out = [every(tokens[-1], start + n - 1, layers)]
     return out, KVCache(start + n, tuple(layers))

@@ -335,7 +335,8 @@ class Interval:
         """The smallest interval of this precision around the rational x."""
         x = Fraction(x)
         n, d = decimal.Decimal(x.numerator), decimal.Decimal(x.denominator)
-        return cls(cls.DOWN.divide(n, d), cls.UP.divide(n, d))
+        lo, hi = cls.DOWN.divide(n, d), cls.UP.divide(n, d)
+        return cls(lo, lo if lo == hi else hi)  # an exact point: one object (see __mul__)
 
     def _lift(self, x):
         return x if isinstance(x, Interval) else self.point(x)
@@ -367,6 +368,10 @@ class Interval:
             return self * self.point(other)
         a, b = self.lo, self.hi
         down, up = self.DOWN.multiply, self.UP.multiply
+        if a is b:  # an exact point, as most weights are: one sign test
+            if a >= 0:
+                return self.__class__(down(a, c), up(a, d))
+            return self.__class__(down(a, d), up(a, c))
         if a >= 0:
             if c >= 0:
                 return self.__class__(down(a, c), up(b, d))
