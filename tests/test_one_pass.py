@@ -224,3 +224,28 @@ def test_random_models_equal_the_oracle():
         assert untraced_logits(model, ns, tokens, chunks) == [
             want["unembed.hook_out"][p - 1] for p in chunks + [len(tokens)]]
         mixed(model, ns, tokens, chunks, want)
+
+
+@pytest.mark.parametrize("name, keys, value", [
+    ("blocks.0.attn.slopes", ("h3",), Fraction(23, 10)),       # slope not ln b: not carried
+    ("blocks.0.attn.W_Q", ("digit", "h3"), Fraction(1, 1000)),  # query moves: not carried
+    ("blocks.1.attn.W_O", ("h0", "count"), 0),                  # a broadcast target dropped
+    ("blocks.0.attn.W_V", ("eq", "h1"), 1),                     # a dead head comes alive
+])
+def test_a_changed_weight_changes_the_plan_and_still_equals_the_oracle(name, keys, value):
+    from tinyadder.weights import with_entry
+    ns = FractionSystem()
+    base = build("published", 1)
+    model = with_entry(base, name, keys, value)
+    def plan(m):  # per block: which heads are carried and live, which slots attention writes
+        return [([(h.carried, j in b.live) for j, h in enumerate(b.heads)], b.attn_writes)
+                for b in compile_model(m, ns).blocks]
+    assert plan(model) != plan(base)
+    prompt = encode(model, 4, 7)
+    tokens = generate(model, ns, prompt, 2)
+    want = oracle.run(model, ns, tokens)
+    assert_same(want, traced(model, ns, tokens, [len(prompt) - 1]))
+    steps = list(range(len(prompt), len(tokens)))
+    assert untraced_logits(model, ns, tokens, steps) == [
+        want["unembed.hook_out"][p - 1] for p in steps + [len(tokens)]]
+    assert want["unembed.hook_out"] != oracle.run(base, ns, tokens)["unembed.hook_out"]
