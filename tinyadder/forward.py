@@ -63,13 +63,14 @@ from .numbers import Ln
 from .weights import live_heads, tensors
 
 
-def _affine_source(row, bias, var, const, unit=frozenset()):
-    """The text of bias + w_1 x_1 + w_2 x_2 + ... (bias None: left out; nothing at all:
-    'zero'), with ``var(i)`` naming source i and ``const(w)`` naming a constant. A weight that
-    is exactly 1 (source in ``unit``) is left out: 1 x is x in every number system."""
-    terms = [const(bias)] if bias is not None else []
-    terms += [var(i) if i in unit else f"{const(w)} * {var(i)}" for i, w in row]
-    return " + ".join(terms) or "zero"
+def _affine_source(linear, t, var, const):
+    """The text of target t of a Linear, b_t + w_1 x_1 + w_2 x_2 + ..., with ``var(i)``
+    naming source i and ``const(w)`` naming a constant. A zero bias is left out, and so is a
+    weight of exactly 1 (1 x is x in every number system); no terms at all: the zero bias."""
+    terms = [const(linear.bias[t])] if linear.given[t] else []
+    terms += [var(i) if i in linear.unit[t] else f"{const(w)} * {var(i)}"
+              for i, w in linear.rows[t]]
+    return " + ".join(terms) or const(linear.bias[t])  # the bias, zero
 
 
 class _Constants(dict):
@@ -81,41 +82,43 @@ class _Constants(dict):
         return key
 
 
-def _affine(ns, row, bias, unit):
-    """x -> bias + w_1 x[i_1] + w_2 x[i_2] + ... as one compiled expression."""
-    env = _Constants(zero=ns.zero)
-    source = _affine_source(row, bias, lambda i: f"x[{i}]", env.name, unit)
-    return eval(f"lambda x: {source}", env)  # noqa: S307 (source built from the weights)
-
-
 @dataclass(frozen=True)
 class Linear:
     """A sparse affine map: out_t = bias_t + sum over (i, w) in rows[t] of w x_i."""
 
-    rows: Tuple[Tuple[Tuple[int, object], ...], ...]
-    bias: Tuple[object, ...]        # None where the bias is zero
-    unit: Tuple[frozenset, ...]     # per target, the sources whose weight is exactly 1
-    fns: Tuple[object, ...]         # out_t as a compiled function of x
+    rows: Tuple[Tuple[Tuple[int, object], ...], ...]  # non-zero weights, in source order
+    bias: Tuple[object, ...]
+    given: Tuple[bool, ...] = ()    # per target: the bias is not zero
+    unit: Tuple[frozenset, ...] = ()  # per target: the sources whose weight is exactly 1
+    fns: Tuple[object, ...] = field(init=False, default=())  # out_t as compiled functions
+
+    def __post_init__(self):
+        n = len(self.rows)
+        object.__setattr__(self, "given", self.given or (True,) * n)
+        object.__setattr__(self, "unit", self.unit or (frozenset(),) * n)
+        fns = []
+        for t in range(n):
+            env = _Constants()
+            source = _affine_source(self, t, "x[{}]".format, env.name)
+            fns.append(eval(f"lambda x: {source}", env))  # noqa: S307 (built from weights)
+        object.__setattr__(self, "fns", tuple(fns))
 
     def __call__(self, x):
         return [f(x) for f in self.fns]
 
     def writes(self):
         """Targets with a term or a bias."""
-        return tuple(t for t, (row, b) in enumerate(zip(self.rows, self.bias))
-                     if row or b is not None)
+        return tuple(t for t, (row, b) in enumerate(zip(self.rows, self.given)) if row or b)
 
 
 def _linear(ns, weight, bias, keep=None):
     """A Linear from a weight tensor and its bias vector (``keep``: only these sources)."""
     columns = [[(i, w) for i, w in weight.column(col) if keep is None or i in keep]
                for col in weight.cols]
-    rows = tuple(tuple((i, ns.const(w)) for i, w in column) for column in columns)
-    unit = tuple(frozenset(i for i, w in column if w == 1) for column in columns)
-    biases = tuple(ns.const(bias.entries[None, col]) if (None, col) in bias.entries else None
-                   for col in weight.cols)
-    return Linear(rows, biases, unit,
-                  tuple(_affine(ns, r, b, u) for r, b, u in zip(rows, biases, unit)))
+    return Linear(rows=tuple(tuple((i, ns.const(w)) for i, w in column) for column in columns),
+                  bias=tuple(ns.const(bias.entries.get((None, col), 0)) for col in weight.cols),
+                  given=tuple((None, col) in bias.entries for col in weight.cols),
+                  unit=tuple(frozenset(i for i, w in column if w == 1) for column in columns))
 
 
 @dataclass(frozen=True)
@@ -180,15 +183,14 @@ def _slope(ns, raw):
 def _head(ns, raw_slope, q_row, q_bias, k_row, k_bias, live):
     """Rule 1: carried when live, the query has no weights and the slope is 0 or ln b."""
     slope = _slope(ns, raw_slope if raw_slope is not None else 0)
-    q_const = (q_bias if q_bias is not None else ns.zero) if not q_row else None
+    q_const = q_bias if not q_row else None
     carried = live and q_const is not None and (raw_slope is None or isinstance(raw_slope, Ln))
     decay = exp_qk = None
     if carried:
         if raw_slope is not None and raw_slope.base != 1:
             decay = ns.const(1 / Fraction(raw_slope.base))
         if not k_row:
-            k = k_bias if k_bias is not None else ns.zero
-            exp_qk = ns.exp_score(ns.score(q_const * k, slope, 0))
+            exp_qk = ns.exp_score(ns.score(q_const * k_bias, slope, 0))
     return Head(q_const, slope, carried, decay, exp_qk)
 
 
@@ -347,8 +349,7 @@ def _step_source(compiled, full):
             lines += [f"    k, v, e, ev = {memo}.get(token) or "
                       f"{memo}.setdefault(token, kve(ns, {c(block)}, x))"]
         else:
-            src = lambda lin, h: _affine_source(lin.rows[h], lin.bias[h],  # noqa: E731
-                                                row.__getitem__, c, lin.unit[h])
+            src = lambda lin, h: _affine_source(lin, h, row.__getitem__, c)  # noqa: E731
             lines.append(f"    k = [{', '.join(src(block.k, h) for h in range(n_heads))}]")
             lines.append(f"    v = [{', '.join(src(block.v, h) for h in range(n_heads))}]")
             if all(h.exp_qk is not None for h in block.heads if h.carried):
@@ -374,28 +375,23 @@ def _step_source(compiled, full):
                 if h in heads:
                     lines.append(f"    z{h} = n / (one + d)")
             elif h in heads:
-                q = _affine_source(block.q.rows[h], block.q.bias[h], row.__getitem__, c,
-                                   block.q.unit[h])
+                q = _affine_source(block.q, h, row.__getitem__, c)
                 lines.append(f"    z{h} = attend(ns, weights(ns, {c(head)}, {q}, L.keys, {h}, "
                              f"pos), L.values, {h})")
         mid = list(row)
         for s in (block.attn_writes if full else block.hist_mid):
-            out = _affine_source(block.o_live.rows[s], block.o_live.bias[s], "z{}".format, c,
-                                 block.o_live.unit[s])
+            out = _affine_source(block.o_live, s, "z{}".format, c)
             lines.append(f"    m{i}_{s} = {row[s]} + ({out})")
             mid[s] = f"m{i}_{s}"
         lines.append(f"    # block {i}: FFN")
         for u in (block.units if full else block.hist_units):
-            gate = _affine_source(block.gate.rows[u], block.gate.bias[u], mid.__getitem__, c,
-                                  block.gate.unit[u])
-            up = _affine_source(block.up.rows[u], block.up.bias[u], mid.__getitem__, c,
-                                block.up.unit[u])
+            gate = _affine_source(block.gate, u, mid.__getitem__, c)
+            up = _affine_source(block.up, u, mid.__getitem__, c)
             lines.append(f"    g = {gate}")
             lines.append(f"    p{u} = g * ({up}) if g > 0 else zero")
         post = mid + ["zero"] * (block.width_out - block.width_in)
         for s in (block.mlp_writes if full else block.hist_post):
-            out = _affine_source(block.down.rows[s], block.down.bias[s], "p{}".format, c,
-                                 block.down.unit[s])
+            out = _affine_source(block.down, s, "p{}".format, c)
             new = s >= block.width_in  # a new slot is the FFN's output alone
             lines.append(f"    y{i}_{s} = {out}" if new else f"    y{i}_{s} = {post[s]} + ({out})")
             post[s] = f"y{i}_{s}"
