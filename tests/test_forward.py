@@ -160,3 +160,13 @@ def test_fraction_roundings_are_recorded():
     assert abs(rounding.value / Fraction(math.exp(-40)) - 1) < Fraction(1, 10 ** 15)
     assert ns.exp(-40) is rounding.value  # rounded once, then reused
     assert ns.exp_score(LogScore(Fraction(0), -3, Fraction(10))) == Fraction(1, 1000)
+
+
+def test_every_number_system_has_the_interface():
+    from tinyadder.numbers import (DecimalSystem, Float32System, FloatSystem, IntervalSystem,
+                                   NumberSystem)
+    systems = [FractionSystem(), DecimalSystem(), FloatSystem(), Float32System(),
+               IntervalSystem(20)]
+    assert all(isinstance(ns, NumberSystem) for ns in systems)
+    assert [ns.decider() is ns for ns in systems] == [False, True, True, True, True]
+    assert FractionSystem(30).refined().exp_digits == 60

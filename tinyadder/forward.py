@@ -59,7 +59,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Dict, List, Optional, Tuple
 
-from .numbers import Ln
+from .numbers import Ln, NumberSystem
 from .weights import live_heads, tensors
 
 
@@ -200,7 +200,7 @@ def _reads(linear, targets):
 
 
 @lru_cache(maxsize=64)
-def compile_model(model, ns):
+def compile_model(model, ns: NumberSystem):
     """The model's weights converted to ``ns`` and the plan of rules 1-4 (memoised per model
     and number system)."""
     t = {tensor.name: tensor for tensor in tensors(model)}

@@ -26,7 +26,7 @@ import decimal
 import math
 import re
 import struct
-from typing import ContextManager, Protocol, Sequence
+from typing import ContextManager, Protocol, Sequence, runtime_checkable
 
 DEFAULT_EXP_DIGITS = 50
 DEFAULT_DECIMAL_DIGITS = 40
@@ -34,11 +34,13 @@ EXP_GUARD_DIGITS = 10  # fraction rounds exp to this many digits beyond a model'
 MAX_CERTIFIED_DIGITS = 100_000  # refined() gives up beyond this (never reached by the adder)
 
 
+@runtime_checkable
 class NumberSystem(Protocol):
-    """What a forward pass and ``generate`` use of a number system."""
+    """What a forward pass and ``generate`` use of a number system (``isinstance`` checks
+    that the members are there)."""
 
     name: str        # 'fraction', 'decimal', 'float', 'float32', 'interval'
-    spec: str        # the text ``number_system`` parses back to this system
+    spec: str        # the text ``number_system`` parses back to this system (not interval)
     zero: object
     one: object
     roundings: Sequence["Rounding"]  # irrational values rounded so far (fraction only)
@@ -236,14 +238,14 @@ class FractionSystem(_Fits):
         return self.name
 
     def describe(self):
-        why = (f"; picked: {EXP_GUARD_DIGITS} more than the model's precision, {self.picked}"
-               if self.picked else "")
+        why = f"; picked: {self.picked}" if self.picked else ""
         return (f"fraction (exact; e^x rounded to {self.exp_digits} digits once per "
                 f"argument x{why})")
 
     def _at(self, need):
         digits = need.digits + EXP_GUARD_DIGITS
-        return FractionSystem(digits, picked=need.why if digits != DEFAULT_EXP_DIGITS else "")
+        why = f"{EXP_GUARD_DIGITS} more than the model's precision, {need.why}"
+        return FractionSystem(digits, picked=why if digits != DEFAULT_EXP_DIGITS else "")
 
     @property
     def roundings(self):
@@ -308,7 +310,7 @@ class FractionSystem(_Fits):
             raise Undecided(f"no decision certified with e^x rounded to up to "
                             f"{self.exp_digits} digits (a tie in the real-number model?)")
         return FractionSystem(digits, picked=f"raised from {self.exp_digits} digits to "
-                                             f"certify a decision")
+                                             f"certify every decision")
 
 
 class Interval:
