@@ -12,7 +12,7 @@ from tinyadder.analysis.trace import run_with_cache
 from tinyadder.cases import COUNTEREXAMPLE, random_pairs
 from tinyadder.forward import compile_model, forward
 from tinyadder.generate import argmax, decode
-from tinyadder.numbers import FractionSystem, IntervalSystem, Undecided, exp_of
+from tinyadder.numbers import BallSystem, FractionSystem, IntervalSystem, Undecided, exp_of
 
 
 def test_e_to_the_x_cancels_exactly():
@@ -26,17 +26,25 @@ def test_e_to_the_x_cancels_exactly():
     assert [r.what for r in cache.roundings] == ["exp(-40)", "exp(-1000)"]  # once per argument
 
 
-def test_intervals_contain_the_fraction_values_and_finer_ones():
-    """Every logit of the interval pass at 50 digits contains the fraction system's at 50
-    digits and at 120 (within 10^-119 of the real-number model's)."""
+@pytest.mark.parametrize("enclose", [IntervalSystem, BallSystem])
+def test_enclosures_contain_the_fraction_values_and_finer_ones(enclose):
+    """Every logit of the interval (or ball) pass at 50 digits contains the fraction system's
+    at 50 digits and at 120 (within 10^-119 of the real-number model's)."""
     model = build("published")
     tokens = decode(model, FractionSystem(), encode(model, *COUNTEREXAMPLE), 11)[0]
-    box, _ = forward(compile_model(model, IntervalSystem(50)), tokens)
+    box, _ = forward(compile_model(model, enclose(50)), tokens)
     for digits in (50, 120):
         exact, _ = forward(compile_model(model, FractionSystem(digits)), tokens)
         assert all(b.contains(x) for brow, xrow in zip(box, exact) for b, x in zip(brow, xrow))
-    widths = [Fraction(b.hi) - Fraction(b.lo) for b in box[-1]]
-    assert 0 < max(widths) < Fraction(1, 10 ** 20)  # tight: all 11 decisions settle at once
+    ends = [(Fraction(lo), Fraction(hi)) for lo, hi in
+            ((b.lo, b.hi) if enclose is IntervalSystem else b.ends() for b in box[-1])]
+    assert 0 < max(hi - lo for lo, hi in ends) < Fraction(1, 10 ** 20)  # all decisions settle
+    assert decode(model, enclose(50), tokens[:23], 11)[0] == tokens
+
+
+def test_long_numbers_are_decided_over_balls():
+    assert type(FractionSystem(150).decider()) is IntervalSystem
+    assert type(FractionSystem(240).decider()) is BallSystem  # one long product, not two
 
 
 def test_a_too_low_precision_is_raised_and_the_answer_stays_right():
@@ -56,15 +64,18 @@ def test_a_too_low_precision_is_raised_and_the_answer_stays_right():
     assert [readout[argmax(row)] for row in logits[22:33]] == tokens[23:]
 
 
-def test_interval_arithmetic_contains_every_exact_result():
+@pytest.mark.parametrize("enclose", [IntervalSystem, BallSystem])
+def test_enclosure_arithmetic_contains_every_exact_result(enclose):
     """Every sign case of +, -, *, /: the result contains the operation on any points of the
     operands (the ends and the middle of each)."""
     rng = random.Random(7)
-    ns = IntervalSystem(12)
+    ns = enclose(12)
 
     def box():
         lo, hi = sorted(Fraction(rng.randint(-50, 50), rng.randint(1, 9)) for _ in range(2))
-        return ns.value(ns.point(lo).lo, ns.point(hi).hi), (lo, (lo + hi) / 2, hi)
+        lo, hi = ns.value.point(lo).lo, ns.value.point(hi).hi
+        ends = (Fraction(lo), (Fraction(lo) + Fraction(hi)) / 2, Fraction(hi))
+        return (ns.value(lo, hi) if enclose is IntervalSystem else ns.ball.around(lo, hi)), ends
 
     for _ in range(3000):
         (x, xs), (y, ys) = box(), box()
@@ -73,7 +84,7 @@ def test_interval_arithmetic_contains_every_exact_result():
             assert all(result.contains(op(p, q)) for p in xs for q in ys)
         if not ys[0] <= 0 <= ys[2]:
             assert all((x / y).contains(p / q) for p in xs for q in ys)
-    e = ns.exp_score(ns.point(Fraction(-7, 3)))
+    e = ns.exp_score(ns.const(Fraction(-7, 3)))
     assert e.contains(FractionSystem(12).exp(Fraction(-7, 3)))
     assert ns.const(exp_of(12)).contains(FractionSystem(12).exp(12))
 

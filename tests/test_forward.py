@@ -163,10 +163,10 @@ def test_fraction_roundings_are_recorded():
 
 
 def test_every_number_system_has_the_interface():
-    from tinyadder.numbers import (DecimalSystem, Float32System, FloatSystem, IntervalSystem,
-                                   NumberSystem)
+    from tinyadder.numbers import (BallSystem, DecimalSystem, Float32System, FloatSystem,
+                                   IntervalSystem, NumberSystem)
     systems = [FractionSystem(), DecimalSystem(), FloatSystem(), Float32System(),
-               IntervalSystem(20)]
+               IntervalSystem(20), BallSystem(20)]
     assert all(isinstance(ns, NumberSystem) for ns in systems)
-    assert [ns.decider() is ns for ns in systems] == [False, True, True, True, True]
+    assert [ns.decider() is ns for ns in systems] == [False, True, True, True, True, True]
     assert FractionSystem(30).refined().exp_digits == 60

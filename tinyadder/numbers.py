@@ -300,7 +300,8 @@ class FractionSystem(_Fits):
         """Intervals at ``exp_digits`` digits that contain this system's values and the real
         model's (memoised: the interval model compiles once)."""
         if self._decider is None:
-            self._decider = IntervalSystem(self.exp_digits)
+            enclose = IntervalSystem if self.exp_digits < BALL_DIGITS else BallSystem
+            self._decider = enclose(self.exp_digits)
         return self._decider
 
     def refined(self):
@@ -492,7 +493,7 @@ class IntervalSystem(_Decides):
         hit = self._exp.get(x)
         if hit is None:
             if x > 0:  # as the fraction system does: 1 / e^-x
-                hit = self.one / self._exp_below(-x)
+                hit = self.point(1) / self._exp_below(-x)
             else:
                 hit = self._around(self._nearest.exp(x))
             if len(self._exp) < 4096:
@@ -508,7 +509,7 @@ class IntervalSystem(_Decides):
                 power = decimal.Decimal(exact.numerator)
             else:  # not a short decimal: enclose the power first
                 power = self.point(exact)
-                return self.point(c.coef) * self.exp_score(power)
+                return self.point(c.coef) * IntervalSystem.exp_score(self, power)
             return self.point(c.coef) * self._exp_below(power)
         if isinstance(c, Ln):
             raise TypeError(f"{c} is irrational; it can only be an ALiBi slope")
@@ -528,6 +529,178 @@ class IntervalSystem(_Decides):
             return self.one
         lo, hi = self._exp_below(score.lo), self._exp_below(score.hi)
         return self.value(lo.lo, hi.hi)
+
+
+class Ball:
+    """A ball mid ± rad: the value lies in [mid - rad, mid + rad].
+
+    ``mid`` is a decimal rounded to nearest at the system's precision, ``rad`` a short decimal
+    rounded up that bounds every error so far: the operands' radii carried through the
+    operation, plus the rounding of mid (at most 10^(e + 1 - P) for a mid of exponent e at P
+    digits). One long operation per operation instead of an interval's two, so it is the
+    cheaper enclosure for long numbers (:class:`BallSystem`).
+    """
+
+    __slots__ = ("mid", "rad")
+    NEAR = RAD = LOW = DOWN = UP = None  # contexts, set by BallSystem
+    DIGITS = 0
+
+    def __init__(self, mid, rad):
+        self.mid = mid
+        self.rad = rad
+
+    def __repr__(self):
+        return f"Ball({self.mid} +- {self.rad})"
+
+    @classmethod
+    def _ulp(cls, m):
+        """A bound on the rounding error of a mid m rounded to nearest."""
+        return _ONE.scaleb(m.adjusted() + 1 - cls.DIGITS, cls.RAD) if m else m
+
+    @classmethod
+    def point(cls, x):
+        x = Fraction(x)
+        mid = cls.NEAR.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
+        exact = Fraction(mid) == x
+        return cls(mid, _ZERO if exact else cls._ulp(mid))
+
+    @classmethod
+    def around(cls, lo, hi):
+        """The ball around [lo, hi]."""
+        mid = cls.NEAR.divide(cls.NEAR.add(lo, hi), 2)
+        return cls(mid, max(cls.RAD.subtract(hi, mid), cls.RAD.subtract(mid, lo)))
+
+    def ends(self):
+        """(lo, hi) of the ball, rounded outward."""
+        return self.DOWN.subtract(self.mid, self.rad), self.UP.add(self.mid, self.rad)
+
+    def _lift(self, x):
+        return x if isinstance(x, Ball) else self.point(x)
+
+    def __add__(self, other):
+        other = self._lift(other)
+        m = self.NEAR.add(self.mid, other.mid)
+        rad = self.RAD
+        return self.__class__(m, rad.add(rad.add(self.rad, other.rad), self._ulp(m)))
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return self.__class__(self.mid.copy_negate(), self.rad)
+
+    def __sub__(self, other):
+        return self + (-self._lift(other))
+
+    def __rsub__(self, other):
+        return self._lift(other) + (-self)
+
+    def __mul__(self, other):
+        other = self._lift(other)
+        m = self.NEAR.multiply(self.mid, other.mid)
+        rad, r = self.RAD, self._ulp(m)
+        if self.rad:
+            r = rad.add(r, rad.multiply(other.mid.copy_abs(), self.rad))
+            if other.rad:
+                r = rad.add(r, rad.multiply(self.rad, other.rad))
+        if other.rad:
+            r = rad.add(r, rad.multiply(self.mid.copy_abs(), other.rad))
+        return self.__class__(m, r)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        """|a'/b' - a/b| <= (ra |b| + |a| rb) / (|b| (|b| - rb)) for a' in a ± ra, b' in b ± rb."""
+        other = self._lift(other)
+        b = other.mid.copy_abs()
+        gap = self.LOW.subtract(b, other.rad)
+        if gap <= 0:
+            raise Undecided("division by a ball that contains 0")
+        m = self.NEAR.divide(self.mid, other.mid)
+        rad = self.RAD
+        error = rad.add(rad.multiply(self.rad, b), rad.multiply(self.mid.copy_abs(), other.rad))
+        return self.__class__(m, rad.add(rad.divide(error, self.LOW.multiply(b, gap)),
+                                         self._ulp(m)))
+
+    def __rtruediv__(self, other):
+        return self._lift(other) / self
+
+    def _order(self, other):
+        lo, hi = self.ends()
+        if isinstance(other, Ball):
+            c, d = other.ends()
+        else:  # an int or Fraction: Decimals compare with them exactly
+            c = d = other
+        if lo > d:
+            return 1
+        if hi < c:
+            return -1
+        if lo == hi == c == d:
+            return 0
+        raise Undecided(f"cannot order {self!r} and {other!r}")
+
+    def __gt__(self, other):
+        return self._order(other) > 0
+
+    def __ge__(self, other):
+        return self._order(other) >= 0
+
+    def __lt__(self, other):
+        return self._order(other) < 0
+
+    def __le__(self, other):
+        return self._order(other) <= 0
+
+    def contains(self, x):
+        """Whether the rational x lies in the ball (for tests)."""
+        lo, hi = self.ends()
+        return Fraction(lo) <= Fraction(x) <= Fraction(hi)
+
+
+_ONE, _ZERO = decimal.Decimal(1), decimal.Decimal(0)
+BALL_DIGITS = 200  # from this many digits on, the fraction system decides over balls
+
+
+class BallSystem(IntervalSystem):
+    """:class:`IntervalSystem`'s enclosures as balls: constants and exponentials are enclosed
+    as intervals, then turned into balls; the forward pass runs on balls."""
+
+    name = "ball"
+
+    def __init__(self, digits):
+        super().__init__(digits)
+        self.spec = f"ball:{digits}"
+        near = _decimal_context(digits)
+        self.ball = type(f"Ball{digits}", (Ball,), {
+            "__slots__": (), "NEAR": near, "DIGITS": digits,
+            "RAD": _decimal_context(6, decimal.ROUND_CEILING),
+            "LOW": _decimal_context(6, decimal.ROUND_FLOOR),
+            "DOWN": self.value.DOWN, "UP": self.value.UP})
+        self.zero = self.ball.point(0)
+        self.one = self.ball.point(1)
+
+    def __repr__(self):
+        return f"BallSystem(digits={self.digits})"
+
+    def describe(self):
+        return f"ball ({self.digits} digits, radius rounded up)"
+
+    def _ball(self, box):
+        return self.ball.around(box.lo, box.hi)
+
+    def const(self, c):
+        return self._ball(super().const(c))
+
+    def slope(self, c):
+        return self._ball(super().slope(c))
+
+    def exp_score(self, score):
+        lo, hi = score.ends()
+        if lo == hi == 0:
+            return self.one
+        return self._ball(self.value(self._exp_below(lo).lo, self._exp_below(hi).hi))
+
+    def score(self, qk, slope, dist):
+        return qk - slope * dist if dist and slope is not None else qk
 
 
 class DecimalSystem(_Fits, _Decides):
