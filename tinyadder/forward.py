@@ -36,6 +36,12 @@ Rules read off the weights (never off what the model is for) decide what is skip
 4. The first block reads the embedding, so its keys, values and exp(q k) depend only on the
    token: they are computed once per token id.
 
+A traced call runs block by block over all its positions, so that every trace point holds the
+whole call; an untraced call runs position by position through two straight-line functions
+written from the plan (``_step_source``: one for a position whose logits are wanted, one for
+the others). Both perform the same operations on the same operands; tests/test_one_answer.py
+checks them bit for bit, tests/test_one_pass.py against the textbook oracle.
+
 Trace points use TransformerLens names and are materialised only when ``record`` wants them or
 ``patch`` changes them. ``record(name, value)`` is called at each one with the value for the
 positions of this call; ``patch={name: fn}`` replaces a value by ``fn(value)`` before it is
