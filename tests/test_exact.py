@@ -12,7 +12,8 @@ from tinyadder.analysis.trace import run_with_cache
 from tinyadder.cases import COUNTEREXAMPLE, random_pairs
 from tinyadder.forward import compile_model, forward
 from tinyadder.generate import argmax, decode
-from tinyadder.numbers import BallSystem, FractionSystem, IntervalSystem, Undecided, exp_of
+from tinyadder.enclosures import BallSystem, IntervalSystem
+from tinyadder.numbers import FractionSystem, Undecided, exp_of
 
 
 def test_e_to_the_x_cancels_exactly():

@@ -163,8 +163,8 @@ def test_fraction_roundings_are_recorded():
 
 
 def test_every_number_system_has_the_interface():
-    from tinyadder.numbers import (BallSystem, DecimalSystem, Float32System, FloatSystem,
-                                   IntervalSystem, NumberSystem)
+    from tinyadder.enclosures import BallSystem, IntervalSystem
+    from tinyadder.numbers import DecimalSystem, Float32System, FloatSystem, NumberSystem
     systems = [FractionSystem(), DecimalSystem(), FloatSystem(), Float32System(),
                IntervalSystem(20), BallSystem(20)]
     assert all(isinstance(ns, NumberSystem) for ns in systems)
