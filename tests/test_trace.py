@@ -122,9 +122,11 @@ def test_json_round_trip_decimal_and_float(published, ns):
     _, cache = run_with_cache(published, EXPR, ns=ns)
     text, again = round_trip(cache)
     assert again.values == cache.values
-    value = cache["resid_post", 1][32][5]
-    assert json.loads(text)["trace_points"]["blocks.1.hook_resid_post"]["value"][32][5] == (
+    value = cache["z", 1][32][0]
+    doc = json.loads(text)
+    assert doc["trace_points"]["blocks.1.attn.hook_z"]["value"][32][0] == (
         repr(value) if isinstance(value, float) else str(value))
+    assert "blocks.1.hook_resid_post" in doc["derived"]  # recomputed exactly on loading
     if isinstance(value, Decimal):
         assert type(again["resid_post", 1][32][5]) is Decimal and again.ns.digits == 30
 
@@ -160,7 +162,7 @@ def test_cli_json_is_the_whole_trace():
     assert status == 0 and err == ""
     doc = json.loads(out)
     assert doc["text"] == "<bos>0000000001+0000000002=00000000003"
-    assert len(doc["trace_points"]) == 30
+    assert len(doc["trace_points"]) + len(doc["derived"]) == 30
 
 
 # --- the text trace ----------------------------------------------------------------------

@@ -470,24 +470,78 @@ def _traced_attention(ns, block, x, start, layer, hook, wanted, name, patched):
                 z[a][h] = _attend(ns, _weights(ns, head, q[a][h], layer.keys, h, start + a),
                                   layer.values, h)
     z = hook(f"{name}.hook_z", z)
+    attn_out = hook(name.replace(".attn", ".hook_attn_out"), _attn_out(block, z, patched))
+    return _resid_mid(block, x, attn_out, patched)
+
+
+# The half-layers' formulas after z, shared by the traced pass and ``derive``.
+def _attn_out(block, z, patched=False):
     o = block.o if patched else block.o_live
-    attn_out = hook(name.replace(".attn", ".hook_attn_out"), [o(row) for row in z])
-    writes = set(range(block.width_in)) if patched else set(o.writes())
+    return [o(row) for row in z]
+
+
+def _resid_mid(block, x, attn_out, patched=False):
+    writes = set(range(block.width_in)) if patched else set(block.attn_writes)
     return [[r + d if s in writes else r for s, (r, d) in enumerate(zip(row, out))]
             for row, out in zip(x, attn_out)]
+
+
+def _post(ns, gate, up):
+    return [[g * u if g > 0 else ns.zero for g, u in zip(gr, ur)] for gr, ur in zip(gate, up)]
+
+
+def _resid_post(ns, block, x, mlp_out, patched=False):
+    pad = [ns.zero] * (block.width_out - block.width_in)
+    writes = set(range(block.width_out)) if patched else set(block.mlp_writes)
+    return [[d if s >= block.width_in else r + d if s in writes else r
+             for s, (r, d) in enumerate(zip(row + pad, out))] for row, out in zip(x, mlp_out)]
 
 
 def _traced_mlp(ns, block, x, hook, name, patched):
     """The FFN for a traced or patched call, every unit and trace point."""
     gate = hook(f"{name}.mlp.hook_pre", [block.gate(row) for row in x])
     up = hook(f"{name}.mlp.hook_pre_linear", [block.up(row) for row in x])
-    post = hook(f"{name}.mlp.hook_post", [[g * u if g > 0 else ns.zero for g, u in zip(gr, ur)]
-                                          for gr, ur in zip(gate, up)])
+    post = hook(f"{name}.mlp.hook_post", _post(ns, gate, up))
     mlp_out = hook(f"{name}.hook_mlp_out", [block.down(row) for row in post])
-    pad = [ns.zero] * (block.width_out - block.width_in)
-    writes = set(range(block.width_out)) if patched else set(block.down.writes())
-    return [[d if s >= block.width_in else r + d if s in writes else r
-             for s, (r, d) in enumerate(zip(row + pad, out))] for row, out in zip(x, mlp_out)]
+    return _resid_post(ns, block, x, mlp_out, patched)
+
+
+def derive(compiled, values):
+    """Add to ``values`` (trace points over whole positions, by name) the points that follow
+    from others by the pass's own formulas, where those are present and the point is not:
+    resid_pre from the embedding or the previous resid_post; attn_out from z; resid_mid;
+    the FFN's pre, pre_linear, post and mlp_out; resid_post; the logits. The same functions
+    as the traced pass, so the values are identical to an unpatched trace's (a compact JSON
+    trace stores the rest: ``analysis.trace_json``)."""
+    ns = compiled.ns
+
+    def put(name, make, *needs):
+        if name not in values and all(n in values for n in needs):
+            values[name] = make(*(values[n] for n in needs))
+
+    with ns.arithmetic():
+        before = "hook_embed"
+        for i, block in enumerate(compiled.blocks):
+            n = f"blocks.{i}"
+            put(f"{n}.hook_resid_pre", lambda x: x, before)
+            put(f"{n}.hook_attn_out", lambda z: _attn_out(block, z), f"{n}.attn.hook_z")
+            put(f"{n}.hook_resid_mid", lambda x, a: _resid_mid(block, x, a),
+                f"{n}.hook_resid_pre", f"{n}.hook_attn_out")
+            put(f"{n}.mlp.hook_pre", lambda x: [block.gate(r) for r in x], f"{n}.hook_resid_mid")
+            put(f"{n}.mlp.hook_pre_linear", lambda x: [block.up(r) for r in x],
+                f"{n}.hook_resid_mid")
+            put(f"{n}.mlp.hook_post", lambda g, u: _post(ns, g, u), f"{n}.mlp.hook_pre",
+                f"{n}.mlp.hook_pre_linear")
+            put(f"{n}.hook_mlp_out", lambda p: [block.down(r) for r in p], f"{n}.mlp.hook_post")
+            put(f"{n}.hook_resid_post", lambda x, m: _resid_post(ns, block, x, m),
+                f"{n}.hook_resid_mid", f"{n}.hook_mlp_out")
+            before = f"{n}.hook_resid_post"
+        put("unembed.hook_out", lambda x: [[-r[s] for s in compiled.readout] for r in x], before)
+    return values
+
+
+DERIVED = ("hook_resid_pre", "hook_attn_out", "hook_resid_mid", "mlp.hook_pre",
+           "mlp.hook_pre_linear", "mlp.hook_post", "hook_mlp_out", "hook_resid_post")
 
 
 def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", names=None):

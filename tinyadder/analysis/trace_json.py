@@ -5,7 +5,9 @@ rationals ``"n/d"`` (``"n"`` when whole), decimals as ``str(Decimal)``, floats a
 (which reads back to the same double), fraction-mode attention scores ``"r - c*ln b"``
 (``numbers.LogScore``); masked attention entries are ``null``. The document also names the
 model, the number system and its precision, the vocabulary, tokens, slots, each trace point's
-labels, and every value the number system rounded.
+labels, and every value the number system rounded. The points that ``forward.derive``
+recomputes exactly from the others (resid, FFN and logit points) are listed under "derived"
+instead of written, and recomputed on loading.
 
 >>> import io
 >>> from tinyadder import build
@@ -27,6 +29,7 @@ import json
 import re
 
 from ..construction import VARIANTS, build
+from ..forward import DERIVED, compile_model, derive
 from ..numbers import DecimalSystem, FloatSystem, FractionSystem, LogScore, Rounding
 from .show import rational_text
 from .trace import ActivationCache
@@ -64,8 +67,31 @@ def _encode(value):
     return str(value)
 
 
+def _same(a, b):
+    """Exactly the same value (floats by repr: -0.0 and nan too)."""
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return repr(a) == repr(b)
+    return type(a) is type(b) and a == b
+
+
+def _derived(cache):
+    """The trace points that ``forward.derive`` recomputes, exactly, from the others: a
+    trace stores only the rest (resid, FFN and logit points are most of an exact trace)."""
+    stored = {k: v for k, v in cache.items() if not _derivable(k)}
+    again = derive(compile_model(cache.model, cache.ns), dict(stored))
+    return [k for k, v in cache.items() if _derivable(k) and k in again and _same(again[k], v)]
+
+
+def _derivable(name):
+    return name == "unembed.hook_out" or name.split(".", 2)[-1] in DERIVED
+
+
 def to_json(cache):
-    """The trace as a JSON-ready dict."""
+    """The trace as a JSON-ready dict. Points listed under "derived" are not written: the
+    loader recomputes them (``forward.derive``), and they were written only if identical."""
+    derived = _derived(cache)
     return {
         "format": FORMAT,
         "model": cache.model.name,
@@ -78,7 +104,8 @@ def to_json(cache):
         "roundings": [{"what": r.what, "digits": r.digits, "value": rational_text(r.value)}
                       for r in cache.roundings],
         "trace_points": {name: {"labels": list(cache.labels(name)), "value": _encode(value)}
-                         for name, value in cache.items()},
+                         for name, value in cache.items() if name not in derived},
+        "derived": derived,
     }
 
 
@@ -197,6 +224,17 @@ def from_json(doc, model=None):
             raise TraceFormatError(f"not a tinyadder trace: trace point {point!r} should be "
                                    f"an object with 'labels' and 'value'")
         values[point] = _decode(raw, decode, f"trace_points[{point!r}]")
+    derived = doc.get("derived", [])
+    if derived:
+        if not (isinstance(derived, list) and all(isinstance(d, str) and _derivable(d)
+                                                  for d in derived)):
+            raise TraceFormatError("not a tinyadder trace: 'derived' must list derivable "
+                                   "trace points")
+        again = derive(compile_model(model, ns), dict(values))
+        missing = [d for d in derived if d not in again]
+        if missing:
+            raise TraceFormatError(f"not a tinyadder trace: cannot derive {missing[0]!r}")
+        values.update((d, again[d]) for d in derived)
     return ActivationCache(model, ns, tokens, values, roundings=roundings,
                            prompt_len=_field(doc, "prompt_len", int))
 
