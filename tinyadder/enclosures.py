@@ -13,6 +13,8 @@ from fractions import Fraction
 
 from .numbers import ExpTerm, Ln, Undecided, _decimal_context, _decimal_of, _Decides
 
+_D0 = decimal.Decimal(0)  # sign tests against a Decimal are faster than against the int 0
+
 
 def enclosure(digits):
     """The enclosing system for a fraction system rounding e^x to ``digits`` digits: balls
@@ -78,24 +80,24 @@ class Interval:
         a, b = self.lo, self.hi
         down, up = self.DOWN.multiply, self.UP.multiply
         if a is b:  # an exact point, as most weights are: one sign test
-            if a >= 0:
+            if a >= _D0:
                 return self.__class__(down(a, c), up(a, d))
             return self.__class__(down(a, d), up(a, c))
-        if a >= 0:
-            if c >= 0:
+        if a >= _D0:
+            if c >= _D0:
                 return self.__class__(down(a, c), up(b, d))
-            if d <= 0:
+            if d <= _D0:
                 return self.__class__(down(b, c), up(a, d))
             return self.__class__(down(b, c), up(b, d))
-        if b <= 0:
-            if c >= 0:
+        if b <= _D0:
+            if c >= _D0:
                 return self.__class__(down(a, d), up(b, c))
-            if d <= 0:
+            if d <= _D0:
                 return self.__class__(down(b, d), up(a, c))
             return self.__class__(down(a, d), up(a, c))
-        if c >= 0:
+        if c >= _D0:
             return self.__class__(down(a, d), up(b, d))
-        if d <= 0:
+        if d <= _D0:
             return self.__class__(down(b, c), up(a, c))
         return self.__class__(min(down(a, d), down(b, c)), max(up(a, c), up(b, d)))
 
@@ -104,24 +106,24 @@ class Interval:
     def __truediv__(self, other):
         other = self._lift(other)
         c, d = other.lo, other.hi
-        if c <= 0 <= d:
+        if c <= _D0 <= d:
             raise Undecided("division by an interval that contains 0")
         a, b = self.lo, self.hi
         down, up = self.DOWN.divide, self.UP.divide
-        if c > 0:  # a positive divisor: the smallest quotient divides by d if a >= 0, else c
-            return self.__class__(down(a, d) if a >= 0 else down(a, c),
-                                  up(b, c) if b >= 0 else up(b, d))
-        return self.__class__(down(b, d) if b >= 0 else down(b, c),  # a negative divisor
-                              up(a, c) if a >= 0 else up(a, d))
+        if c > _D0:  # a positive divisor: the smallest quotient divides by d if a >= 0, else c
+            return self.__class__(down(a, d) if a >= _D0 else down(a, c),
+                                  up(b, c) if b >= _D0 else up(b, d))
+        return self.__class__(down(b, d) if b >= _D0 else down(b, c),  # a negative divisor
+                              up(a, c) if a >= _D0 else up(a, d))
 
     def __rtruediv__(self, other):
         return self._lift(other) / self
 
     def _order(self, other):
         """-1, 0 or 1: self below, equal to (both the same point) or above other."""
-        try:
+        if isinstance(other, Interval):
             c, d = other.lo, other.hi
-        except AttributeError:  # an int or Fraction: Decimals compare with them exactly
+        else:  # an int or Fraction: Decimals compare with them exactly
             c = d = other
         if self.lo > d:
             return 1

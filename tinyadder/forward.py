@@ -394,7 +394,7 @@ def _step_source(compiled, full):
             gate = _affine_source(block.gate, u, mid.__getitem__, c)
             up = _affine_source(block.up, u, mid.__getitem__, c)
             lines.append(f"    g = {gate}")
-            lines.append(f"    p{u} = g * ({up}) if g > 0 else zero")
+            lines.append(f"    p{u} = g * ({up}) if g > zero else zero")  # 0, in ns
         post = mid + ["zero"] * (block.width_out - block.width_in)
         for s in (block.mlp_writes if full else block.hist_post):
             out = _affine_source(block.down, s, "p{}".format, c)
