@@ -317,7 +317,8 @@ class Ball:
     __rmul__ = __mul__
 
     def __truediv__(self, other):
-        """|a'/b' - a/b| <= (ra |b| + |a| rb) / (|b| (|b| - rb)) for a' in a ± ra, b' in b ± rb."""
+        """|a'/b' - a/b| <= (ra |b| + |a| rb) / (|b| (|b| - rb)) for a' in a ± ra and b' in
+        b ± rb."""
         other = self._lift(other)
         b = other.mid.copy_abs()
         gap = self.LOW.subtract(b, other.rad)

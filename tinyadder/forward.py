@@ -33,8 +33,8 @@ Rules read off the weights (never off what the model is for) decide what is skip
 3. Liveness. With ``logits="last"`` only the last position of a call needs logits; a backward
    pass over the blocks finds what the other positions must still compute (keys, values and
    whatever slots later positions read).
-4. The first block reads the embedding, so its keys, values and exp(q k) depend only on the
-   token: they are computed once per token id.
+4. The first block reads the embedding, so its keys, values, exp(q k) and e v depend only on
+   the token: they are computed once per token id.
 
 A traced call runs block by block over all its positions, so that every trace point holds the
 whole call; an untraced call runs position by position through two straight-line functions
@@ -42,10 +42,11 @@ written from the plan (``_step_source``: one for a position whose logits are wan
 the others). Both perform the same operations on the same operands; tests/test_one_answer.py
 checks them bit for bit, tests/test_one_pass.py against the textbook oracle.
 
-Trace points use TransformerLens names and are materialised only when ``record`` wants them or
-``patch`` changes them. ``record(name, value)`` is called at each one with the value for the
-positions of this call; ``patch={name: fn}`` replaces a value by ``fn(value)`` before it is
-used, in this call only. Shapes (n = positions in this call, t = all positions):
+Trace points use TransformerLens names. An untraced call (no ``record``, no ``patch``)
+materialises none; a traced one computes every head and unit, and the O(t^2) scores and
+patterns only when ``record`` wants them (``names``) or ``patch`` changes them.
+``record(name, value)`` is called at each one with the value for the positions of this call;
+``patch={name: fn}`` replaces a value by ``fn(value)`` before it is used, in this call only. Shapes (n = positions in this call, t = all positions):
 
     hook_embed, blocks.{i}.hook_resid_pre / hook_resid_mid / hook_resid_post,
     blocks.{i}.hook_attn_out, blocks.{i}.hook_mlp_out          [n][slot]

@@ -1,10 +1,10 @@
 """``python -m tinyadder bench``: additions per second on AdderBoard's verify cases.
 
 For each number system it runs the first K cases of ``cases.verify_cases()`` through
-``addition.add`` (the one forward pass, one position per step, KV cache) and again with the cache off
-(every step reruns the whole prefix, as AdderBoard's reference loop does), on the first K/5
-cases. Each figure is the median of several repeats, in wall-clock and in CPU time (they
-differ when the machine is shared). Peak memory is measured in a separate, untimed pass
+``addition.add`` (the one forward pass, one position per step, KV cache) and again with the
+cache off (every step reruns the whole prefix, as AdderBoard's reference loop does), on the
+first K/5 cases. Each figure is the median of several repeats, in wall-clock and in CPU time
+(they differ when the machine is shared). Peak memory is measured in a separate, untimed pass
 (``tracemalloc``), so that the timed runs pay nothing for it.
 
 When ``torch`` happens to be importable, a dense PyTorch float64 model of the same weights
