@@ -554,11 +554,12 @@ def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", 
     ``names`` (a predicate on trace-point names) limits what ``record`` receives and so what
     is materialised; by default every trace point.
     """
+    past = _EMPTY if past is None else past
+    if record is None and not patch:
+        return _untraced(compiled, tokens, past, logits)
     ns = compiled.ns
-    past = KVCache() if past is None else past
-    patch = patch or {}
     keep = names or (lambda name: True)
-    tracing = record is not None or bool(patch)
+    patch = patch or {}
 
     def wanted(name):
         return name in patch or (record is not None and keep(name))
@@ -570,25 +571,31 @@ def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", 
             record(name, value)
         return value
 
-    n, start = len(tokens), len(past)
-    layers = past._extend(compiled)
+    start, layers = len(past), past._extend(compiled)
     with ns.arithmetic():
-        if tracing:
-            x = hook("hook_embed", [list(compiled.embed[t]) for t in tokens])
-        for i, (block, layer) in enumerate(zip(compiled.blocks, layers if tracing else ())):
+        x = hook("hook_embed", [list(compiled.embed[t]) for t in tokens])
+        for i, (block, layer) in enumerate(zip(compiled.blocks, layers)):
             name = f"blocks.{i}"
             x = hook(f"{name}.hook_resid_pre", x)
             x = hook(f"{name}.hook_resid_mid", _traced_attention(
                 ns, block, x, start, layer, hook, wanted, f"{name}.attn", patch))
             x = hook(f"{name}.hook_resid_post", _traced_mlp(ns, block, x, hook, name, patch))
-        if tracing:
-            out = hook("unembed.hook_out", [[-row[s] for s in compiled.readout] for row in x])
+        out = hook("unembed.hook_out", [[-row[s] for s in compiled.readout] for row in x])
+    return out, KVCache(start + len(tokens), tuple(layers))
+
+
+def _untraced(compiled, tokens, past, logits):
+    """An untraced call: position by position through the step functions (``_step``)."""
+    start, layers = len(past), past._extend(compiled)
+    hist, every = _step(compiled, False), _step(compiled, True)
+    with compiled.ns.arithmetic():
+        if logits == "all":
+            out = [every(t, start + a, layers) for a, t in enumerate(tokens)]
         else:
-            hist, every = _step(compiled, False), _step(compiled, True)
-            if logits == "all":
-                out = [every(t, start + a, layers) for a, t in enumerate(tokens)]
-            else:
-                for a in range(n - 1):
-                    hist(tokens[a], start + a, layers)
-                out = [every(tokens[-1], start + n - 1, layers)]
-    return out, KVCache(start + n, tuple(layers))
+            for a in range(len(tokens) - 1):
+                hist(tokens[a], start + a, layers)
+            out = [every(tokens[-1], start + len(tokens) - 1, layers)]
+    return out, KVCache(start + len(tokens), tuple(layers))
+
+
+_EMPTY = KVCache()
