@@ -85,6 +85,12 @@ def test_enclosure_arithmetic_contains_every_exact_result(enclose):
             assert all(result.contains(op(p, q)) for p in xs for q in ys)
         if not ys[0] <= 0 <= ys[2]:
             assert all((x / y).contains(p / q) for p in xs for q in ys)
+    for lo, hi in ((Fraction(-7, 3), Fraction(-7, 3) + Fraction(1, 10 ** 6)), (-3, 2)):
+        box = ns.value(ns.value.point(lo).lo, ns.value.point(hi).hi)
+        if enclose is BallSystem:
+            box = ns.ball.around(box.lo, box.hi)
+        e = ns.exp_score(box)  # one exponential when narrow, two when wide
+        assert all(e.contains(FractionSystem(60).exp(x)) for x in (lo, (lo + hi) / 2, hi))
     e = ns.exp_score(ns.const(Fraction(-7, 3)))
     assert e.contains(FractionSystem(12).exp(Fraction(-7, 3)))
     assert ns.const(exp_of(12)).contains(FractionSystem(12).exp(12))

@@ -12,7 +12,7 @@ from tinyadder.cases import random_pairs
 from tinyadder.construction import SLOTS, build
 from tinyadder.forward import KVCache, compile_model, forward
 from tinyadder.generate import argmax, generate
-from tinyadder.numbers import FractionSystem, Ln, exp_of
+from tinyadder.numbers import FloatSystem, FractionSystem, Ln, exp_of
 from tinyadder.weights import Attention, Block, MLP, Model
 
 import oracle
@@ -134,6 +134,14 @@ def test_rules_detected_from_the_weights(published):
     assert layer0.hist_units == (10,)
     # rule 4: layer 0's keys and values per token id (filled as tokens are seen)
     assert isinstance(layer0.token_kv, dict) and layer1.token_kv is None
+    # rule 5: in an exact system the ten candidates (gate: scale; up: P_u count) share the
+    # product scale * count; a rounding system keeps g * (P_u count)
+    from tinyadder.forward import _step_source
+    exact_source = _step_source(compiled, True)[0]
+    rounded_source = _step_source(compile_model(published, FloatSystem()), True)[0]
+    assert exact_source.count("t = g * m0_3") == 2  # the candidates' and digit_pos's
+    assert exact_source.count("* t\n") == 11
+    assert "t = g" not in rounded_source and rounded_source.count("if g > zero") == 31
     toy = compile_model(toy_model(), FractionSystem())
     assert [[h.carried for h in b.heads] for b in toy.blocks] == [
         [False, False, True, False, False], [True], [False, False, True, False, False]]

@@ -14,6 +14,7 @@ from fractions import Fraction
 from .numbers import ExpTerm, Ln, Undecided, _decimal_context, _decimal_of, _Decides
 
 _D0 = decimal.Decimal(0)  # sign tests against a Decimal are faster than against the int 0
+_D1 = decimal.Decimal(1)
 
 
 def enclosure(digits):
@@ -161,6 +162,7 @@ class IntervalSystem(_Decides):
     """
 
     name = "interval"
+    exact = True  # an enclosure of the exact values: any grouping is as sound
 
     def __init__(self, digits):
         self.digits = digits
@@ -232,11 +234,19 @@ class IntervalSystem(_Decides):
         return qk - slope * dist if dist and slope is not None else qk
 
     def exp_score(self, score):
-        """[e^lo, e^hi], each end widened (e^x is increasing)."""
-        if score.lo == score.hi == 0:
-            return self.one
-        lo, hi = self._exp_below(score.lo), self._exp_below(score.hi)
-        return self.value(lo.lo, hi.hi)
+        return self.value(*self._exp_ends(score.lo, score.hi))
+
+    def _exp_ends(self, lo, hi):
+        """Ends of an enclosure of e^[lo, hi] (e^x is increasing). A narrow argument takes one
+        exponential: e^hi = e^lo e^w <= e^lo (1 + 2 w) for 0 <= w = hi - lo <= 1."""
+        if lo == hi == 0:
+            return _D1, _D1
+        below = self._exp_below(lo)
+        up = self.value.UP
+        width = up.subtract(hi, lo)
+        if width <= 1:
+            return below.lo, up.multiply(below.hi, up.add(1, up.multiply(2, width)))
+        return below.lo, self._exp_below(hi).hi
 
 
 class Ball:
@@ -403,10 +413,7 @@ class BallSystem(IntervalSystem):
         return self._ball(super().slope(c))
 
     def exp_score(self, score):
-        lo, hi = score.ends()
-        if lo == hi == 0:
-            return self.one
-        return self._ball(self.value(self._exp_below(lo).lo, self._exp_below(hi).hi))
+        return self._ball(self.value(*self._exp_ends(*score.ends())))
 
     def score(self, qk, slope, dist):
         return qk - slope * dist if dist and slope is not None else qk

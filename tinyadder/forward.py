@@ -35,6 +35,11 @@ Rules read off the weights (never off what the model is for) decide what is skip
    whatever slots later positions read).
 4. The first block reads the embedding, so its keys, values, exp(q k) and e v depend only on
    the token: they are computed once per token id.
+5. Shared products, in an exact system only (``ns.exact``: the fraction system and the
+   enclosures that decide it, where a product's grouping does not change its value). FFN units
+   with the same gate whose up map is one weight on the same slot x share one product:
+   post_u = w_u (g x) instead of g (w_u x) (layer 0's ten candidates: one long product
+   instead of ten). A rounding system keeps the order above.
 
 A traced call runs block by block over all its positions, so that every trace point holds the
 whole call; an untraced call runs position by position through two straight-line functions
@@ -342,6 +347,7 @@ def _step_source(compiled, full):
     traced pass performs (tests/test_one_answer.py checks them bit for bit); slots are local
     variables, constants are bound by name.
     """
+    exact = getattr(compiled.ns, "exact", False)  # rule 5 regroups products: exact systems only
     env = _Constants(zero=compiled.ns.zero, one=compiled.ns.one, ns=compiled.ns,
                      embed=compiled.embed, kve=_kve, attend=_attend, weights=_weights)
     c = env.name
@@ -391,11 +397,23 @@ def _step_source(compiled, full):
             lines.append(f"    m{i}_{s} = {row[s]} + ({out})")
             mid[s] = f"m{i}_{s}"
         lines.append(f"    # block {i}: FFN")
+        shared = {}  # rule 5: (gate text, up's source) -> units whose up is one weight on it
         for u in (block.units if full else block.hist_units):
             gate = _affine_source(block.gate, u, mid.__getitem__, c)
+            up_row = block.up.rows[u]
+            if exact and len(up_row) == 1 and not block.up.given[u]:
+                shared.setdefault((gate, up_row[0][0]), []).append(u)
+                continue
             up = _affine_source(block.up, u, mid.__getitem__, c)
             lines.append(f"    g = {gate}")
             lines.append(f"    p{u} = g * ({up}) if g > zero else zero")  # 0, in ns
+        for (gate, source), units in shared.items():
+            lines.append(f"    g = {gate}")
+            lines.append(f"    t = g * {mid[source]} if g > zero else zero")
+            for u in units:
+                weight = block.up.rows[u][0][1]
+                lines.append(f"    p{u} = t" if source in block.up.unit[u] else
+                             f"    p{u} = {c(weight)} * t")
         post = mid + ["zero"] * (block.width_out - block.width_in)
         for s in (block.mlp_writes if full else block.hist_post):
             out = _affine_source(block.down, s, "p{}".format, c)

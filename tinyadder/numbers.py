@@ -44,6 +44,7 @@ class NumberSystem(Protocol):
     zero: object
     one: object
     roundings: Sequence["Rounding"]  # irrational values rounded so far (fraction only)
+    exact: bool      # no rounding to respect (fraction, enclosures): products may be regrouped
 
     def describe(self) -> str:
         """One line for people: the system and its precision."""
@@ -104,6 +105,8 @@ class _Fits:
 
 class _Decides:
     """A rounding system decides its own tokens: its rounded values are its answer."""
+
+    exact = False  # its order of operations defines its values
 
     def decider(self):
         return self
@@ -220,6 +223,7 @@ class FractionSystem(_Fits):
     """
 
     name = "fraction"
+    exact = True  # products may be regrouped (forward, rule 5): the values do not change
 
     def __init__(self, exp_digits=None, picked=""):
         self.explicit = exp_digits is not None
