@@ -607,7 +607,7 @@ def _untraced(compiled, tokens, past, logits):
     start, layers = len(past), past._extend(compiled)
     hist, every = _step(compiled, False), _step(compiled, True)
     with compiled.ns.arithmetic():
-        if logits == "all":
+        if logits == "all" or not tokens:
             out = [every(t, start + a, layers) for a, t in enumerate(tokens)]
         else:
             for a in range(len(tokens) - 1):
