@@ -62,11 +62,13 @@ def test_bad_expression_is_one_line_exit_2(expr):
     status, out, err = run_cli(expr)
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and BAD[expr] in err
-    assert err.startswith("tinyadder: error: ") and "expected" in err
+    # what was wrong; what is accepted
+    assert err.startswith("tinyadder: error: ") and "; " in err and len(err) <= 90
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--number", "decimal:0", "1+1"], "decimal precision must be at least 1 digit"),
+    (["--number", "decimal:0", "1+1"], "decimal precision P must be a whole number from 1 "
+                                       "to 2100, got '0'"),
     (["--number", "double", "1+1"], "unknown number system 'double'"),
     (["--model", "fixed", "1+1"], "unknown model 'fixed'; use published or repaired"),
     ([], "no expression given"),
@@ -83,8 +85,8 @@ def test_stdin_batch_keeps_going_after_a_bad_line():
     status, out, err = run_cli("-", "--number", "float", stdin="1+2\n\n1+2+3\n3+4\n")
     assert status == 2
     assert out == "0000000001+0000000002=00000000003\n0000000003+0000000004=00000000007\n"
-    assert err == ("tinyadder: error: line 3: more than two operands in '1+2+3'; expected two "
-                   "non-negative integers of at most 10 ASCII digits joined by '+', e.g. 12+34\n")
+    assert err == ("tinyadder: error: line 3: more than two operands in '1+2+3'; use A+B, "
+                   "e.g. 12+34\n")
 
 
 def test_bad_argument_among_good_ones():
@@ -120,8 +122,8 @@ def test_digits_option_builds_the_n_digit_model():
 def test_operand_limit_follows_digits():
     status, out, err = run_cli("--digits", "3", "1234+1", "12+3")
     assert (status, out) == (2, "012+003=0015\n")
-    assert err == ("tinyadder: error: operand 1234 has more than 3 digits; expected two "
-                   "non-negative integers of at most 3 ASCII digits joined by '+', e.g. 12+34\n")
+    assert err == ("tinyadder: error: operand 1234 has more than 3 digits; at most 3 ASCII "
+                   "digits\n")
 
 
 @pytest.mark.parametrize("value, message", [
@@ -163,7 +165,8 @@ def test_bench_prints_a_row_per_system_and_cache_setting(capsys):
     out, err = capsys.readouterr()
     lines = out.splitlines()
     assert status == 0 and err == ""
-    assert lines[0].startswith("tinyadder bench: published model") and "Python 3." in lines[0]
+    assert lines[0].startswith("tinyadder bench: published model") and "Python 3." in lines[1]
+    assert all(len(line) <= 80 for line in lines)
     header = next(i for i, line in enumerate(lines) if line.startswith("system"))
     rows = [line.split() for line in lines[header + 1:]]
     assert [(r[0], r[1]) for r in rows] == [(s, c) for s in ("fraction", "decimal", "float")
@@ -173,7 +176,7 @@ def test_bench_prints_a_row_per_system_and_cache_setting(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--repeats", "0"], "expected a positive integer, got '0'"),
+    (["--repeats", "0"], "expected an integer from 1 to 100, got '0'"),
     (["--scale", "x"], "expected a number in (0, 100], got 'x'"),
 ])
 def test_bench_bad_options(argv, message, capsys):
@@ -186,5 +189,5 @@ def test_bench_long_times_one_addition_per_length(capsys):
     assert main(["bench", "--long", "5,20", "--number", "fraction", "--model", "repaired"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("tinyadder bench --long: repaired model") and "fraction" in lines[0]
-    assert [line.split()[:2] + line.split()[-1:] for line in lines[2:]] == [
+    assert [line.split()[:2] + line.split()[-1:] for line in lines[3:]] == [
         ["5", "19", "right"], ["20", "64", "right"]]

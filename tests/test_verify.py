@@ -181,8 +181,8 @@ def test_progress_bar_on_a_terminal_plain_lines_otherwise():
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--cases", "-1"], "argument --cases: expected a non-negative integer, got '-1'"),
-    (["--cases", "ten"], "argument --cases: expected a non-negative integer, got 'ten'"),
+    (["--cases", "-1"], "argument --cases: expected a positive integer, got '-1'"),
+    (["--cases", "ten"], "argument --cases: expected a positive integer, got 'ten'"),
     (["--seed", "x"], "argument --seed: expected an integer, got 'x'"),
     (["--suite", "all"], "argument --suite: invalid choice: 'all'"),
     (["--number", "double"], "argument --number: "),

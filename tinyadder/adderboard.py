@@ -44,6 +44,10 @@ def build_model(variant="published", number="fraction", digits=DIGITS):
 
 
 def add(model, a, b):
-    """a + b as computed by the model's greedy decoding."""
+    """a + b as computed by the model's greedy decoding; a and b are checked as everywhere
+    (non-negative ints of at most N digits: ``addition.check_operands``)."""
+    if not (isinstance(model, tuple) and len(model) == 2):
+        raise TypeError(f"expected the model that build_model() returns, a (weights, number "
+                        f"system) pair, got {type(model).__name__}")
     weights, ns = model
     return model_add(weights, ns, a, b)

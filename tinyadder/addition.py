@@ -4,48 +4,106 @@ The operand length N is the model's (``model.meta["digits"]``): a model built fo
 reads ``<bos>``, a and b zero-padded to N digits, ``=`` and writes the N + 1 digits of the sum.
 """
 
+import operator
 import re
 
 from .construction import DIGITS
 from .generate import generate
-from .numbers import for_model
+from .numbers import NUMBER_NAMES, for_model, number_system
 
-EXPRESSION_HELP = "two non-negative integers of at most {n} ASCII digits joined by '+', e.g. 12+34"
+EXAMPLE = "use A+B, e.g. 12+34"
 _EXPRESSION = re.compile(r"\s*([0-9]*)\s*\+\s*([0-9]*)\s*")
+EXCERPT = 24  # characters of a bad input quoted in a message
 
 
 class InputError(ValueError):
     """An expression the adder does not accept; the message says what is wrong and what is."""
 
 
+def excerpt(text, width=EXCERPT):
+    """``repr(text)``, cut to ``width`` characters when longer (a bad input may be 1 MB)."""
+    if len(text) <= width:
+        return repr(text)
+    return f"{text[:width]!r}... ({len(text)} characters)"
+
+
 def parse_expression(text, digits=DIGITS):
-    """``'12 + 34'`` -> ``(12, 34)``; raise InputError naming the problem otherwise."""
-    accepted = EXPRESSION_HELP.format(n=digits)
+    """``'12 + 34'`` -> ``(12, 34)``; raise InputError naming the problem otherwise.
+
+    Operands have at most ``digits`` digits 0-9 after their leading zeros (so a 5000-character
+    ``000...01`` is 1); messages quote at most a short excerpt of the text.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"an expression is text such as '12+34', got {type(text).__name__}")
     stripped = text.strip()
     if not stripped:
-        raise InputError(f"empty expression; expected {accepted}")
-    if any(ch.isdigit() and not ("0" <= ch <= "9") for ch in stripped):
-        raise InputError(f"non-ASCII digits in {stripped!r}; expected {accepted}")
+        raise InputError(f"empty expression; {EXAMPLE}")
+    quoted = excerpt(stripped)
+    if any(ch.isdigit() and not "0" <= ch <= "9" for ch in stripped):
+        raise InputError(f"non-ASCII digits in {quoted}; use the digits 0-9")
     if stripped.count("+") > 1:
-        raise InputError(f"more than two operands in {stripped!r}; expected {accepted}")
+        raise InputError(f"more than two operands in {quoted}; {EXAMPLE}")
     if "-" in stripped:
-        raise InputError(f"signs are not accepted in {stripped!r}; expected {accepted}")
+        raise InputError(f"signs are not accepted in {quoted}; {EXAMPLE}")
     match = _EXPRESSION.fullmatch(stripped)
     if not match:
-        raise InputError(f"not an addition: {stripped!r}; expected {accepted}")
+        raise InputError(f"not an addition: {quoted}; {EXAMPLE}")
     a, b = match.groups()
     if not a or not b:
-        raise InputError(f"missing operand in {stripped!r}; expected {accepted}")
+        raise InputError(f"missing operand in {quoted}; {EXAMPLE}")
     for operand in (a, b):
-        if len(operand.lstrip("0")) > digits:
-            raise InputError(f"operand {operand} has more than {digits} digits; "
-                             f"expected {accepted}")
-    return int(a), int(b)
+        significant = operand.lstrip("0")
+        if len(significant) > digits:
+            shown = operand if len(operand) <= EXCERPT else f"{operand[:EXCERPT]}..."
+            raise InputError(f"operand {shown} has more than {digits} digits; at most "
+                             f"{digits} ASCII digits")
+    # int() refuses texts over 4300 digits: the zeros in front are not part of the value
+    return int(a.lstrip("0") or "0"), int(b.lstrip("0") or "0")
+
+
+def check_operands(a, b, digits=DIGITS):
+    """``(a, b)`` as ints if both are non-negative integers of at most ``digits`` digits;
+    otherwise TypeError (not an integer: a bool, a float, a str) or ValueError, naming the
+    operand. The command line and the Python API both go through here."""
+    checked = []
+    for name, x in (("a", a), ("b", b)):
+        if isinstance(x, bool):
+            raise TypeError(f"operand {name} must be an int, got the bool {x}")
+        try:
+            x = operator.index(x)
+        except TypeError:
+            raise TypeError(f"operand {name} must be an int, got {type(x).__name__} "
+                            f"{excerpt(repr(x))}") from None
+        if x < 0:
+            shown = x if x > -10 ** EXCERPT else "a negative number"
+            raise ValueError(f"operand {name} = {shown} is negative; the adder takes "
+                             f"non-negative integers of at most {digits} digits")
+        if x >= 10 ** digits:
+            shown = f" = {x}" if x < 10 ** EXCERPT else ""
+            raise ValueError(f"operand {name}{shown} has more than {digits} digits, the "
+                             f"model's N; build the model for more digits "
+                             f"(build(variant, digits))")
+        checked.append(x)
+    return tuple(checked)
+
+
+def system_of(ns):
+    """A number system, given one or its name (``'fraction'``, ``'decimal:30'``, ...)."""
+    if isinstance(ns, str):
+        return number_system(ns)
+    if not hasattr(ns, "fit"):
+        raise TypeError(f"expected a number system or its name ({NUMBER_NAMES}), got "
+                        f"{type(ns).__name__}")
+    return ns
 
 
 def digits_of(model):
     """The operand length N the model was built for (10 if it does not say)."""
-    return model.meta.get("digits", DIGITS)
+    meta = getattr(model, "meta", None)
+    if meta is None:
+        raise TypeError(f"expected a model, such as build('published'), got "
+                        f"{type(model).__name__}")
+    return meta.get("digits", DIGITS)
 
 
 def prompt(a, b, digits=DIGITS):
@@ -54,8 +112,10 @@ def prompt(a, b, digits=DIGITS):
 
 
 def encode(model, a, b):
-    """Token ids of ``<bos> a + b =`` with operands padded to the model's N digits."""
-    text = prompt(a, b, digits_of(model))
+    """Token ids of ``<bos> a + b =`` with operands padded to the model's N digits (checked:
+    ``check_operands``)."""
+    digits = digits_of(model)
+    text = prompt(*check_operands(a, b, digits), digits)
     return [model.vocab.index("<bos>")] + [model.vocab.index(ch) for ch in text]
 
 
@@ -67,10 +127,12 @@ def sequence_text(model, tokens):
 def run(model, ns, a, b, cache=True, reference=False):
     """The model's sequence for a + b, as text without <bos>: '0000000012+0000000034=000...46'.
 
-    ``ns`` runs at the model's precision unless its precision was given (``numbers.fit``);
-    ``reference`` changes nothing (kept for compatibility: there is one forward pass).
+    ``ns`` (a number system or its name) runs at the model's precision unless its precision
+    was given (``numbers.fit``); a and b are checked (``check_operands``); ``reference``
+    changes nothing (kept for compatibility: there is one forward pass).
     """
-    tokens = generate(model, for_model(ns, model), encode(model, a, b), digits_of(model) + 1,
+    prompt = encode(model, a, b)  # checks the model and the operands first
+    tokens = generate(model, for_model(system_of(ns), model), prompt, digits_of(model) + 1,
                       cache=cache, reference=reference)
     return sequence_text(model, tokens)
 

@@ -92,8 +92,9 @@ def measure(model, spec, k, repeats, out, torch=None):
 def long_numbers(args, out):
     """One seeded random N-digit addition per N: wall and CPU seconds."""
     spec = args.number.spec if args.number else "decimal"
-    print(f"tinyadder bench --long: {args.model} model, one random N-digit addition per N, "
-          f"{spec}; Python {platform.python_version()}", file=out)
+    print(f"tinyadder bench --long: {args.model} model, {spec}, Python "
+          f"{platform.python_version()}", file=out)
+    print("one random N-digit addition per N", file=out)
     print(f"{'N':>6} {'tokens':>7} {'wall s':>9} {'CPU s':>9}  sum", file=out, flush=True)
     status = 0
     for digits in args.long:

@@ -152,14 +152,15 @@ def render(model, lines):
     shown = [line for line in lines if line.tensor.entries]
     width = max(len(line.tensor.name) for line in shown)
     out = [f"parameter ledger of {model.name}",
-           f"{'tensor':<{width}}  {'role':<9}  {'shape':>7}  {'non-zero':>8}  {'params':>6}  rule"]
+           f"{'tensor':<{width}}  {'role':<9}  {'shape':>7}  {'non-zero':>8}  {'params':>6}"]
     for line in shown:
         shape = "x".join(str(n) for n in line.tensor.shape)
         out.append(f"{line.tensor.name:<{width}}  {line.role:<9}  {shape:>7}  "
-                   f"{len(line.tensor.entries):>8}  {line.params:>6}  {line.rule}")
+                   f"{len(line.tensor.entries):>8}  {line.params:>6}")
+        out.append(f"    rule: {line.rule}")  # its own line: rows stay within 80 columns
         out += [f"    {text}" for text in entries_text(line.tensor)]
     empty = [line.tensor.name for line in lines if not line.tensor.entries]
-    out += textwrap.wrap(f"all zero (free): {', '.join(empty)}", 96, subsequent_indent="    ")
+    out += textwrap.wrap(f"all zero (free): {', '.join(empty)}", 80, subsequent_indent="    ")
     out.append("")
     out += [f"{part:<18} {n:>3}" for part, n in t.parts.items()]
     out.append(f"{'total':<18} {t.params:>3}")
@@ -169,7 +170,7 @@ def render(model, lines):
     out += textwrap.wrap(
         "rules: a zero is free; an identity or copy map is free; one value broadcast to many "
         "places counts 1; each other distinct value counts 1, per tensor, and per token row in "
-        "the embedding (its rows are the tokens' vectors)", 96, subsequent_indent="    ")
+        "the embedding (its rows are the tokens' vectors)", 80, subsequent_indent="    ")
     return out
 
 

@@ -15,6 +15,7 @@ digit; then each slot of that half-layer is patched alone to name the slot(s).
 
 from fractions import Fraction
 import math
+import textwrap
 
 from .. import addition, cases
 from ..construction import build
@@ -60,27 +61,35 @@ def largest_safe(variant, spec, pairs, seed=cases.SEED, limit=SCAN_LIMIT):
     return limit, None
 
 
-def table(args, out):
-    """The accuracy table and the float scans."""
+def _say(out, text):
+    """Print ``text`` within 80 columns, continuation lines indented 2 more than the first."""
+    indent = " " * (len(text) - len(text.lstrip()) + 2)
+    print("\n".join(textwrap.wrap(text, 80, subsequent_indent=indent)), file=out)
+
+
+def table(args, out, progress=None):
+    """The accuracy table and the float scans; ``progress(text)`` is told what runs next."""
+    progress = progress or (lambda text: None)
     sampled = f"{len(cases.edge_cases(1))} edge cases + {args.pairs} seeded random pairs"
-    print(f"accuracy of the {args.model} model per N on {sampled} (seed {args.seed})",
-          file=out)
+    _say(out, f"accuracy of the {args.model} model per N on {sampled} (seed {args.seed})")
     width = max(len(label(s)) for s in args.systems) + 2
     print("system".ljust(width) + "".join(f"N={n}".rjust(8) for n in args.digits), file=out)
-    for spec in args.systems:
+    for row, spec in enumerate(args.systems, 1):
         cells = []
         for n in args.digits:
+            progress(f"{label(spec)} at N = {n} (row {row} of {len(args.systems)})")
             right, total = accuracy(args.model, spec, n, args.pairs, args.seed)
             cells.append(f"{right}/{total}".rjust(8))
         print(label(spec).ljust(width) + "".join(cells), file=out, flush=True)
     for spec in args.scan:
+        progress(f"{label(spec)}: searching N = 1, 2, ... for the first failure")
         safe, failure = largest_safe(args.model, spec, args.pairs, args.seed)
         if failure is None:
             print(f"{label(spec)}: right on every sampled pair for N = 1..{safe}", file=out)
         else:
             n, right, total = failure
-            print(f"{label(spec)}: right on every sampled pair up to N = {safe}; "
-                  f"first failure at N = {n} ({right}/{total})", file=out)
+            _say(out, f"{label(spec)}: right on every sampled pair up to N = {safe}; "
+                  f"first failure at N = {n} ({right}/{total})")
     return 0
 
 
@@ -141,31 +150,31 @@ def compare(args, out):
     start = tokens.index(model.vocab.index("="))  # '=' predicts the first sum digit
     wrong = [p for p in range(start, len(tokens) - 1) if approx.tokens[p + 1] != tokens[p + 1]]
     if not wrong:
-        print(f"{name} gives every digit of the exact run", file=out)
+        _say(out, f"{name} gives every digit of the exact run")
         return 0
     last = wrong[0]
     k = last - start + 1
     scores = sorted(-x for x in exact_logits[last])
-    print(f"first wrong digit: sum digit {k} of {digits + 1} (place 10^{digits + 1 - k}), "
+    _say(out, f"first wrong digit: sum digit {k} of {digits + 1} (place 10^{digits + 1 - k}), "
           f"decided at position {last}: {name} {model.vocab[approx.tokens[last + 1]]}, exact "
           f"{model.vocab[tokens[last + 1]]}; exact margin there: the runner-up's error "
-          f"exceeds the winner's by {_sci(scores[1] - scores[0])}", file=out)
+          f"exceeds the winner's by {_sci(scores[1] - scores[0])}")
     order = list(model.readout)
     said, right = (order.index(model.vocab[t]) for t in (approx.tokens[last + 1],
                                                          tokens[last + 1]))
     mine = approx["logits"][last]
-    print(f"in {name} the error of {order[said]} is below that of {order[right]} there by "
-          f"{_sci(mine[said] - mine[right])}", file=out)
+    _say(out, f"in {name} the error of {order[said]} is below that of {order[right]} there by "
+          f"{_sci(mine[said] - mine[right])}")
     compiled = compile_model(model, exact_ns)
     for stage in stages(model)[1:]:  # every half-layer, in execution order
         title, point = stage.label, stage.name
         rows = approx[point]
         at = flips(compiled, tokens, start, last, point, rows)
         if at is None:
-            print(f"{title} ({point}): its rounding alone changes no decision", file=out)
+            _say(out, f"{title} ({point}): its rounding alone changes no decision")
             continue
-        print(f"{title} ({point}): its rounding, carried on exactly, changes the digit "
-              f"decided at position {at}", file=out)
+        _say(out, f"{title} ({point}): its rounding, carried on exactly, changes the digit "
+              f"decided at position {at}")
         culprits = []
         for j, slot in enumerate(approx.labels(point)):
             if all(_exact(rows[p][j]) == exact[point][p][j] for p in range(last + 1)):
@@ -175,15 +184,15 @@ def compare(args, out):
         for slot, j in culprits:
             worst = max(range(last + 1),
                         key=lambda p: _relative(rows[p][j], exact[point][p][j]))
-            print(f"  slot {slot} alone changes it; its largest relative error, "
+            _say(out, f"  slot {slot} alone changes it; its largest relative error, "
                   f"{_sci(_relative(rows[worst][j], exact[point][worst][j]))}, is at position "
-                  f"{worst} (exact {_sci(exact[point][worst][j])})", file=out)
+                  f"{worst} (exact {_sci(exact[point][worst][j])})")
         named = ", ".join(slot for slot, _ in culprits) or "none alone (only together)"
-        print(f"first half-layer whose rounding error exceeds the margin: {title}; "
-              f"slot: {named}", file=out)
+        _say(out, f"first half-layer whose rounding error exceeds the margin: {title}; "
+              f"slot: {named}")
         return 0
-    print("no half-layer's rounding alone changes a decision (the errors add up across "
-          "half-layers)", file=out)
+    _say(out, "no half-layer's rounding alone changes a decision (the errors add up across "
+          "half-layers)")
     return 0
 
 

@@ -17,6 +17,7 @@ import textwrap
 
 from ..generate import argmax
 from ..numbers import LogScore
+from .heat import heat_lines
 from .trace import stages
 from ..weights import live_heads
 
@@ -161,13 +162,16 @@ def position_header(cache, pos):
     return f"position {pos}: {vocab[cache.tokens[pos]]!r}{nxt}"
 
 
-def stage_lines(cache, stage_index, pos, slots=None, sig=SIG, exact=False, departs=()):
-    """One stage at one position: its label, the live heads' weights, the slots."""
+def stage_lines(cache, stage_index, pos, slots=None, sig=SIG, exact=False, departs=(),
+                heat=False, colour=False):
+    """One stage at one position: its label, the live heads' weights (as a character ramp
+    with ``heat``, see ``heat.heat_lines``), the slots."""
     stage = stages(cache.model)[stage_index]
     lines = [f"  {stage.label} ({stage.name})"]
     if stage.kind == "attn":
         for head in live_heads(cache.model.blocks[stage.layer].attn):
-            lines += attention_row(cache, stage.layer, head, pos, sig, exact)
+            lines += (heat_lines(cache, stage.layer, head, pos, colour) if heat else
+                      attention_row(cache, stage.layer, head, pos, sig, exact))
     return lines + slot_lines(cache, stage_index, pos, slots, sig, exact, departs)
 
 
@@ -184,11 +188,13 @@ def legend(cache, sig=SIG, exact=False):
     return lines
 
 
-def render(cache, positions=None, slots=None, layer=None, sig=SIG, exact=False, check=None):
+def render(cache, positions=None, slots=None, layer=None, sig=SIG, exact=False, check=None,
+           heat=False, colour=False):
     """The text trace: for each position, each stage's state, then the logits.
 
     ``layer`` keeps only that layer's two half-layers; ``check`` (probes.check result) marks
-    departures from the intended values with ``!`` and adds its verdict.
+    departures from the intended values with ``!`` and adds its verdict; ``heat`` draws the
+    attention rows as character ramps (``colour``: in ANSI colour).
     """
     positions = cache.predicting if positions is None else positions
     lines = legend(cache, sig, exact)
@@ -200,7 +206,7 @@ def render(cache, positions=None, slots=None, layer=None, sig=SIG, exact=False, 
             if layer is not None and stage.layer != layer:
                 continue
             departs = check.departures_at(pos, stage.name) if check is not None else ()
-            lines += stage_lines(cache, k, pos, slots, sig, exact, departs)
+            lines += stage_lines(cache, k, pos, slots, sig, exact, departs, heat, colour)
         if layer is None or layer == len(cache.model.blocks) - 1:
             intended = check.intended_winner(pos) if check is not None else None
             lines += logit_lines(cache, pos, sig, exact, intended)

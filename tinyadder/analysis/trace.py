@@ -13,7 +13,7 @@ Fraction(1, 24)
 from dataclasses import dataclass
 from typing import Optional
 
-from ..addition import digits_of, encode, parse_expression
+from ..addition import digits_of, encode, parse_expression, system_of
 from ..forward import compile_model, forward
 from ..generate import decode
 from ..numbers import FractionSystem, for_model
@@ -84,7 +84,14 @@ class ActivationCache:
 
     def __getitem__(self, key):
         name, layer = key if isinstance(key, tuple) else (key, None)
-        return self.values[act_name(name, layer)]
+        return self.values[self._recorded(act_name(name, layer))]
+
+    def _recorded(self, name):
+        """``name`` if this cache holds it, else a KeyError naming it and what it holds."""
+        if name not in self.values:
+            raise KeyError(f"no trace point {name!r} in this cache; it holds "
+                           f"{', '.join(self.values) or 'none (names= kept none)'}")
+        return name
 
     def __contains__(self, key):
         try:
@@ -105,6 +112,8 @@ class ActivationCache:
     def labels(self, name):
         """Names along the last axis of a trace point: slots, heads, units or tokens."""
         name = act_name(name) if "." not in name and name in _SHORT else name
+        if name not in trace_points(self.model):
+            raise KeyError(f"no trace point {name!r} in a run of {self.model.name}")
         if name == "unembed.hook_out":
             return tuple(self.model.readout)
         if name == "hook_embed":
@@ -120,8 +129,23 @@ class ActivationCache:
 
     def view(self, name, pos):
         """{slot, head, unit or token name: value} of a [pos][...] trace point at ``pos``."""
-        name = act_name(*name) if isinstance(name, tuple) else act_name(name)
-        return dict(zip(self.labels(name), self.values[name][pos]))
+        name = self._recorded(act_name(*name) if isinstance(name, tuple) else act_name(name))
+        rows = self.values[name]
+        if isinstance(pos, bool) or not isinstance(pos, int) or not 0 <= pos < len(rows):
+            raise IndexError(f"position {pos!r} is outside the sequence; use 0 to "
+                             f"{len(rows) - 1}")
+        if name.endswith(("hook_attn_scores", "hook_pattern")):
+            raise KeyError(f"{name!r} is indexed [head][pos][pos], not [pos]: use "
+                           f"cache[{name!r}][head][pos]")
+        return dict(zip(self.labels(name), rows[pos]))
+
+
+def trace_points(model):
+    """Every trace-point name a forward pass of ``model`` records."""
+    names = {"hook_embed", "unembed.hook_out"}
+    for i in range(len(model.blocks)):
+        names.update(full.format(i) for full in _SHORT.values() if "{}" in full)
+    return names
 
 
 def _selected(names):
@@ -135,6 +159,27 @@ def _selected(names):
     return lambda name: name in wanted
 
 
+def _prompt(model, expression, digits):
+    """The prompt's token ids: 'a+b' parsed and encoded, or token ids checked."""
+    if isinstance(expression, str):
+        return encode(model, *parse_expression(expression, digits))
+    if isinstance(expression, tuple) and len(expression) == 2:
+        raise TypeError(f"expected 'a+b' text or a list of prompt token ids, got the pair "
+                        f"{expression!r}: for operands a, b pass f'{{a}}+{{b}}'")
+    try:
+        prompt = list(expression)
+    except TypeError:
+        raise TypeError(f"expected 'a+b' text or a list of prompt token ids, got "
+                        f"{type(expression).__name__}") from None
+    if not prompt:
+        raise ValueError("empty prompt: expected 'a+b' text or at least one token id")
+    for t in prompt:
+        if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < len(model.vocab):
+            raise ValueError(f"{t!r} is not a token id of this model; use 0 to "
+                             f"{len(model.vocab) - 1} ({', '.join(model.vocab)})")
+    return prompt
+
+
 def run_with_cache(model, expression, ns=None, names=None, patch=None):
     """Generate the answer to ``expression`` ('a+b' text or prompt token ids), then run the whole
     sequence once more recording every trace point: (logits [pos][token], ActivationCache).
@@ -144,12 +189,9 @@ def run_with_cache(model, expression, ns=None, names=None, patch=None):
     model's N digits; ``ns`` (fraction by default) runs at the model's precision unless its
     precision was given.
     """
-    ns = for_model(ns or FractionSystem(), model)
     digits = digits_of(model)
-    if isinstance(expression, str):
-        prompt = encode(model, *parse_expression(expression, digits))
-    else:
-        prompt = list(expression)
+    ns = for_model(FractionSystem() if ns is None else system_of(ns), model)
+    prompt = _prompt(model, expression, digits)
     # ns may come back refined: the precision at which every token was certified
     tokens, ns = decode(model, ns, prompt, digits + 1, patch=patch)
     values = {}

@@ -4,10 +4,17 @@ Every number is a string holding its exact text, so nothing is lost to JSON's do
 rationals ``"n/d"`` (``"n"`` when whole), decimals as ``str(Decimal)``, floats as ``repr``
 (which reads back to the same double), fraction-mode attention scores ``"r - c*ln b"``
 (``numbers.LogScore``); masked attention entries are ``null``. The document also names the
-model, the number system and its precision, the vocabulary, tokens, slots, each trace point's
-labels, and every value the number system rounded. The points that ``forward.derive``
-recomputes exactly from the others (resid, FFN and logit points) are listed under "derived"
-instead of written, and recomputed on loading.
+model and its operand length N (``digits``), the number system and its precision, the
+vocabulary, tokens, slots, each trace point's labels, and every value the number system
+rounded. In the float systems a value may be ``"nan"`` or ``"inf"`` (the model overflows at
+large N), as computed; in fraction and decimal it never is. The points that
+``forward.derive`` recomputes exactly from the others (resid, FFN and logit points) are listed
+under "derived" instead of written, and recomputed on loading.
+
+``load`` accepts exactly what ``dump`` writes, against the model it names (built for its N) or
+the one given, and raises TraceFormatError, with what is wrong and where, on anything else:
+text that is not UTF-8 JSON, nesting, a missing or mistyped field, a trace point that model
+does not have, a point of the wrong shape, a value that is not a number of the trace's system.
 
 >>> import io
 >>> from tinyadder import build
@@ -23,19 +30,24 @@ Traceback (most recent call last):
 tinyadder.analysis.trace_json.TraceFormatError: not a tinyadder trace: invalid JSON: Expecting ... column 2
 """
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from fractions import Fraction
 import json
+import math
 import re
 
-from ..construction import VARIANTS, build
+from ..addition import digits_of, excerpt
+from ..construction import DIGITS, MAX_DIGITS, VARIANTS, build
+from ..numbers import (MAX_DECIMAL_DIGITS, DecimalSystem, Float32, FloatSystem, FractionSystem,
+                       LogScore, Rounding, number_system, to_float32)
 from ..forward import DERIVED, compile_model, derive
-from ..numbers import DecimalSystem, FloatSystem, FractionSystem, LogScore, Rounding
 from .show import rational_text
-from .trace import ActivationCache
+from .trace import ActivationCache, trace_points
 
 FORMAT = "tinyadder-trace/1"
 _RATIONAL = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
+_DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:E[+-][0-9]+)?")
+_FLOAT = re.compile(r"-?(?:[0-9]+\.[0-9]+(?:e[+-][0-9]+)?|[0-9]+e[+-][0-9]+|inf|nan)")
 _SCORE = re.compile(r"(-?[0-9]+(?:/[0-9]+)?) ([+-]) ([0-9]+)\*ln ([0-9]+(?:/[0-9]+)?)")
 
 
@@ -90,11 +102,12 @@ def _derivable(name):
 
 def to_json(cache):
     """The trace as a JSON-ready dict. Points listed under "derived" are not written: the
-    loader recomputes them (``forward.derive``), and they were written only if identical."""
+    loader recomputes them (``forward.derive``); a point is left out only if it derives identically."""
     derived = _derived(cache)
     return {
         "format": FORMAT,
         "model": cache.model.name,
+        "digits": digits_of(cache.model),
         "number_system": _number_system_json(cache.ns),
         "vocab": list(cache.model.vocab),
         "tokens": cache.tokens,
@@ -117,6 +130,10 @@ def dump(cache, fp):
 
 # --- loading ------------------------------------------------------------------------------
 
+def _bad(message):
+    return TraceFormatError(f"not a tinyadder trace: {message}")
+
+
 def _int(text):
     """int(text) for any length: int() refuses more than 4300 digits on Python >= 3.11, so
     long texts are split in halves (the inverse of show.int_text)."""
@@ -130,7 +147,10 @@ def _int(text):
 
 def _rational(text):
     n, _, d = text.partition("/")
-    return Fraction(_int(n), _int(d) if d else 1)
+    d = _int(d) if d else 1
+    if d == 0:
+        raise ValueError("zero denominator")
+    return Fraction(_int(n), d)
 
 
 def _decoder(system):
@@ -139,111 +159,172 @@ def _decoder(system):
         match = _SCORE.fullmatch(text) if "ln" in text else None
         if match:
             r, sign, c, base = match.groups()
-            return LogScore(_rational(r), (-1 if sign == "-" else 1) * int(c), _rational(base))
+            return LogScore(_rational(r), (-1 if sign == "-" else 1) * _int(c), _rational(base))
         if not _RATIONAL.fullmatch(text):
             raise ValueError("expected a rational 'n/d' or a score 'r - c*ln b'")
         return _rational(text)
 
     def decimal(text):
-        try:
-            value = Decimal(text)
-        except InvalidOperation:
-            value = None
-        if value is None or not value.is_finite():
+        if not _DECIMAL.fullmatch(text):  # Decimal() alone takes 'NaN', '1_0', '٣'
             raise ValueError("expected a finite decimal")
-        return value
+        return Decimal(text)
 
     def float_(text):
-        value = float(text)  # ValueError names the text
-        return value
+        if not _FLOAT.fullmatch(text):  # float() alone takes '1_0', ' 1', '٣'
+            raise ValueError(f"could not convert string to float: {excerpt(text)}")
+        return float(text)
 
-    return {"fraction": fraction, "decimal": decimal, "float": float_}[system]
+    def float32(text):
+        value = float_(text)
+        if not math.isnan(value) and to_float32(value) != value:
+            raise ValueError("not a float32 value")
+        return Float32(value)
 
-
-def _decode(value, decode, where):
-    if isinstance(value, list):
-        return [_decode(v, decode, f"{where}[{i}]") for i, v in enumerate(value)]
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise TraceFormatError(f"not a tinyadder trace: {where} is {value!r}, "
-                               f"expected a string holding a number")
-    try:
-        return decode(value)
-    except ValueError as err:
-        raise TraceFormatError(f"not a tinyadder trace: bad value {value[:40]!r} at {where}: "
-                               f"{err}") from None
+    return {"fraction": fraction, "decimal": decimal, "float": float_,
+            "float32": float32}[system]
 
 
-def _field(doc, key, kind):
-    if key not in doc:
-        raise TraceFormatError(f"not a tinyadder trace: missing field {key!r}")
-    if not isinstance(doc[key], kind):
-        raise TraceFormatError(f"not a tinyadder trace: field {key!r} should be a "
-                               f"{kind.__name__}")
-    return doc[key]
+def _decode_row(row, decode, where, width, masked_after=None):
+    """One row of a trace point: ``width`` strings; with ``masked_after`` = n, entries past n
+    are null (the causal mask) and only those."""
+    if not isinstance(row, list) or len(row) != width:
+        raise _bad(f"{where} should be a list of {width} values")
+    out = []
+    for i, value in enumerate(row):
+        masked = masked_after is not None and i > masked_after
+        if value is None and masked:
+            out.append(None)
+            continue
+        if masked or not isinstance(value, str):
+            expected = "null (masked)" if masked else "a string holding a number"
+            shown = repr(value) if len(repr(value)) <= 24 else f"{repr(value)[:24]}..."
+            raise _bad(f"{where}[{i}] is {shown}, expected {expected}")
+        try:
+            out.append(decode(value))
+        except ValueError as err:
+            raise _bad(f"bad value {excerpt(value)} at {where}[{i}]: {err}") from None
+    return out
+
+
+def _decode_point(name, entry, decode, cache):
+    """A trace point's value, its shape checked: [pos][label], or [head][pos][pos] for the
+    attention scores and pattern."""
+    where = f"trace_points[{name!r}]"
+    if not isinstance(entry, dict) or not isinstance(entry.get("value"), list):
+        raise _bad(f"{where} should be an object with 'labels' and 'value'")
+    labels = list(cache.labels(name))
+    if entry.get("labels", labels) != labels:
+        raise _bad(f"{where} has labels {excerpt(repr(entry.get('labels')))}, expected "
+                   f"{excerpt(repr(labels))}")
+    value, n = entry["value"], len(cache.tokens)
+    if name.endswith(("hook_attn_scores", "hook_pattern")):
+        if len(value) != len(labels) or not all(isinstance(h, list) and len(h) == n
+                                                for h in value):
+            raise _bad(f"{where} should be [head][pos][pos]: {len(labels)} heads of {n} rows")
+        return [[_decode_row(row, decode, f"{where}[{h}][{i}]", n, masked_after=i)
+                 for i, row in enumerate(rows)] for h, rows in enumerate(value)]
+    if len(value) != n:
+        raise _bad(f"{where} should have a row for each of the {n} positions")
+    return [_decode_row(row, decode, f"{where}[{i}]", len(labels))
+            for i, row in enumerate(value)]
+
+
+def _field(doc, key, kind, lo=None, hi=None):
+    """doc[key], checked: of ``kind`` (an int is not a bool) and, for ints, within lo..hi."""
+    if not isinstance(doc, dict) or key not in doc:
+        raise _bad(f"missing field {key!r}")
+    value = doc[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        article = "an" if kind.__name__[0] in "aeiou" else "a"
+        raise _bad(f"field {key!r} should be {article} {kind.__name__}")
+    if kind is int and ((lo is not None and value < lo) or (hi is not None and value > hi)):
+        raise _bad(f"field {key!r} is {value}, expected {lo} to {hi}")
+    return value
 
 
 def _number_system(spec):
     name = _field(spec, "name", str)
     if name == "fraction":
-        return FractionSystem(_field(spec, "exp_digits", int))
+        return FractionSystem(_field(spec, "exp_digits", int, 1, MAX_DECIMAL_DIGITS))
     if name == "decimal":
-        return DecimalSystem(_field(spec, "digits", int))
-    if name == "float":
-        return FloatSystem()
-    raise TraceFormatError(f"not a tinyadder trace: unknown number system {name!r}")
+        return DecimalSystem(_field(spec, "digits", int, 1, MAX_DECIMAL_DIGITS))
+    if name in ("float", "float32"):
+        return number_system(name)
+    raise _bad(f"unknown number system {excerpt(name)}")
 
 
 def from_json(doc, model=None):
     """An ActivationCache from a dict written by ``to_json``; ``model`` defaults to the
-    published or repaired model named in it."""
+    published or repaired model named in it, built for its N (``digits``; 10 in traces
+    written before N was recorded)."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise TraceFormatError(f"not a tinyadder trace: expected a JSON object with "
-                               f"\"format\": \"{FORMAT}\"")
+        raise _bad(f"expected a JSON object with \"format\": \"{FORMAT}\"")
     name = _field(doc, "model", str)
+    digits = _field(doc, "digits", int, 1, MAX_DIGITS) if "digits" in doc else DIGITS
     if model is None:
         variant = name.rpartition("-")[2]
-        if variant not in VARIANTS:
-            raise TraceFormatError(f"not a tinyadder trace: unknown model {name!r}; pass the "
-                                   f"model to load()")
-        model = build(variant)
+        if variant not in VARIANTS or name != build(variant, 1).name:
+            raise _bad(f"unknown model {excerpt(name)}; pass the model to load()")
+        model = build(variant, digits)
+    elif digits_of(model) != digits:
+        raise _bad(f"the trace is of N = {digits} digits, the model given is built for "
+                   f"N = {digits_of(model)}")
+    if doc.get("vocab", list(model.vocab)) != list(model.vocab):
+        raise _bad("its vocabulary is not the model's")
     ns = _number_system(_field(doc, "number_system", dict))
     decode = _decoder(ns.name)
     tokens = _field(doc, "tokens", list)
-    if not all(isinstance(t, int) and 0 <= t < len(model.vocab) for t in tokens):
-        raise TraceFormatError("not a tinyadder trace: 'tokens' must be token ids")
+    if not all(isinstance(t, int) and not isinstance(t, bool) and 0 <= t < len(model.vocab)
+               for t in tokens):
+        raise _bad(f"'tokens' must be token ids, 0 to {len(model.vocab) - 1}")
+    prompt_len = _field(doc, "prompt_len", int, 1, len(tokens))
+    if len(tokens) - prompt_len != digits + 1:
+        raise _bad(f"{len(tokens) - prompt_len} generated tokens after a prompt of "
+                   f"{prompt_len}; a model for N = {digits} generates {digits + 1}")
     roundings = []
     for i, r in enumerate(_field(doc, "roundings", list)):
-        value = _decode(_field(r, "value", str), _decoder("fraction"), f"roundings[{i}]")
-        roundings.append(Rounding(_field(r, "what", str), _field(r, "digits", int), value))
-    values = {}
+        value = _decode_row([_field(r, "value", str)], _decoder("fraction"),
+                            f"roundings[{i}]", 1)[0]
+        roundings.append(Rounding(_field(r, "what", str),
+                                  _field(r, "digits", int, 1, MAX_DECIMAL_DIGITS), value))
+    cache = ActivationCache(model, ns, tokens, {}, roundings=roundings, prompt_len=prompt_len)
+    known = trace_points(model)
     for point, entry in _field(doc, "trace_points", dict).items():
-        raw = _field(entry, "value", list) if isinstance(entry, dict) else None
-        if raw is None:
-            raise TraceFormatError(f"not a tinyadder trace: trace point {point!r} should be "
-                                   f"an object with 'labels' and 'value'")
-        values[point] = _decode(raw, decode, f"trace_points[{point!r}]")
+        if point not in known:
+            raise _bad(f"unknown trace point {excerpt(point)}; {model.name} has "
+                       f"{', '.join(sorted(known))}")
+        cache.values[point] = _decode_point(point, entry, decode, cache)
     derived = doc.get("derived", [])
     if derived:
         if not (isinstance(derived, list) and all(isinstance(d, str) and _derivable(d)
                                                   for d in derived)):
-            raise TraceFormatError("not a tinyadder trace: 'derived' must list derivable "
-                                   "trace points")
-        again = derive(compile_model(model, ns), dict(values))
+            raise _bad("'derived' must list trace points that forward.derive recomputes")
+        again = derive(compile_model(model, ns), dict(cache.values))
         missing = [d for d in derived if d not in again]
         if missing:
-            raise TraceFormatError(f"not a tinyadder trace: cannot derive {missing[0]!r}")
-        values.update((d, again[d]) for d in derived)
-    return ActivationCache(model, ns, tokens, values, roundings=roundings,
-                           prompt_len=_field(doc, "prompt_len", int))
+            raise _bad(f"cannot derive {excerpt(missing[0])} from the points given")
+        cache.values.update((d, again[d]) for d in derived)
+    return cache
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
 
 
 def load(fp, model=None):
-    """Read a trace written by ``dump``; raise TraceFormatError on anything else."""
+    """Read a trace written by ``dump`` from a text or binary file; raise TraceFormatError on
+    anything else."""
     try:
-        doc = json.load(fp)
+        text = fp.read()
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        doc = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as err:
-        raise TraceFormatError(f"not a tinyadder trace: invalid JSON: {err.msg} at line "
-                               f"{err.lineno} column {err.colno}") from None
+        raise _bad(f"invalid JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+    except UnicodeError:
+        raise _bad("the text is not UTF-8 (a binary file?)") from None
+    except RecursionError:
+        raise _bad("JSON nested too deeply") from None
+    except ValueError as err:  # NaN/Infinity, or an integer beyond int()'s 4300 digits
+        raise _bad(f"invalid JSON: {str(err)[:60]}") from None
     return from_json(doc, model)

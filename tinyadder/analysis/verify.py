@@ -15,6 +15,7 @@ progress and timing go to standard error. Exit status 0 when every sum is right,
 """
 
 from dataclasses import dataclass
+import textwrap
 import time
 from typing import Dict, List, Tuple
 
@@ -37,6 +38,17 @@ def suite_groups(suite, n, seed=cases.SEED, digits=DIGITS):
     raise ValueError(f"unknown suite {suite!r}; use {', '.join(SUITES)}")
 
 
+def suite_size(suite, n, digits=DIGITS):
+    """How many pairs ``suite_groups(suite, n, seed, digits)`` holds, without building them."""
+    if suite == "adderboard":
+        return len(cases.edge_cases(digits)) + n
+    if suite == "carries":
+        return n * sum(g < 10 ** m for m in range(1, digits + 1) for g in cases.CARRY_GAPS)
+    if suite == "edges":
+        return 5 + 3 + 4 + n * digits * (digits + 1) // 2
+    raise ValueError(f"unknown suite {suite!r}; use {', '.join(SUITES)}")
+
+
 @dataclass
 class Outcome:
     """Per-group (passed, total), the failures as (a, b, model's sum), and the wall time."""
@@ -44,6 +56,7 @@ class Outcome:
     groups: Dict[object, Tuple[int, int]]
     failures: List[Tuple[int, int, int]]
     seconds: float
+    interrupted: bool = False  # Ctrl-C: the groups hold the pairs checked until then
 
     @property
     def total(self):
@@ -56,22 +69,31 @@ class Outcome:
 
 def check(model, ns, groups, progress=None):
     """Run every pair through the model (``addition.add``, operands padded to the model's
-    length) and compare with Python's a + b. ``progress(done, passed)`` follows each pair."""
+    length) and compare with Python's a + b. ``progress(done, passed)`` follows each pair.
+    Ctrl-C stops the run: the outcome then holds what was checked so far (``interrupted``)."""
     tally, failures, done = {}, [], 0
     start = time.perf_counter()
+    interrupted = False
     for label, pairs in groups.items():
-        passed = 0
-        for a, b in pairs:
-            got = addition.add(model, ns, a, b)
-            if got == a + b:
-                passed += 1
-            else:
-                failures.append((a, b, got))
-            done += 1
-            if progress:
-                progress(done, done - len(failures))
-        tally[label] = (passed, len(pairs))
-    return Outcome(tally, failures, time.perf_counter() - start)
+        passed = checked = 0
+        try:
+            for a, b in pairs:
+                got = addition.add(model, ns, a, b)
+                if got == a + b:
+                    passed += 1
+                else:
+                    failures.append((a, b, got))
+                checked += 1
+                done += 1
+                if progress:
+                    progress(done, done - len(failures))
+        except KeyboardInterrupt:
+            interrupted = True
+        if checked or not interrupted:
+            tally[label] = (passed, checked)
+        if interrupted:
+            break
+    return Outcome(tally, failures, time.perf_counter() - start, interrupted)
 
 
 class Progress:
@@ -129,8 +151,10 @@ def carries_grid(groups, gaps=cases.CARRY_GAPS):
 
 def report(outcome, suite, n, seed, model_name, ns):
     """The report's lines (standard output): no timings, so a rerun prints the same text."""
-    lines = [f"suite {suite}: {describe_suite(suite, n, seed)}",
-             f"model {model_name}, number {ns.describe()}"]
+    lines = (textwrap.wrap(f"suite {suite}: {describe_suite(suite, n, seed)}", 80,
+                           subsequent_indent="  ")
+             + textwrap.wrap(f"model {model_name}, number {ns.describe()}", 80,
+                             subsequent_indent="  "))
     if suite == "carries":
         lines.append(f"failures per (m, g), out of {n} each ('.': none):")
         lines += carries_grid(outcome.groups)
@@ -140,6 +164,8 @@ def report(outcome, suite, n, seed, model_name, ns):
                   for label, (passed, total) in outcome.groups.items()]
     total, passed = outcome.total, outcome.passed
     accuracy = f" ({100 * passed / total:.2f}%)" if total else ""
+    if outcome.interrupted:
+        lines.append(f"interrupted (Ctrl-C) after {total} cases: the counts are of those")
     lines.append(f"passed {passed}/{total}{accuracy}")
     failures = outcome.failures
     if not failures:

@@ -5,19 +5,22 @@ import os
 import platform
 import sys
 
-from ..analysis import bench
 from ..analysis.bench import (CASES, SYSTEMS, TORCH_CASES, long_numbers, measure,
                               torch_model, torch_rate)
 from ..construction import build
-from .options import PROG, Parser, add_model_options, digits_list_arg
+from .options import PROG, Parser, add_model_options, digits_list_arg, excerpt, int_arg
 
 
 def build_parser():
-    parser = Parser(prog=f"{PROG} bench", description=bench.__doc__.split("\n\n")[0] +
-                        " Without --number: fraction, decimal and float.")
-    add_model_options(parser)
-    parser.set_defaults(number=None)
-    parser.add_argument("--repeats", type=_positive, default=3, metavar="R",
+    parser = Parser(prog=f"{PROG} bench",
+                    description="Additions per second on AdderBoard's verify cases, per "
+                                "number system, with the KV cache and with the whole prefix "
+                                "rerun at every step; median of several repeats, wall clock "
+                                "and CPU time, and the peak memory. Without --number: "
+                                "fraction, decimal and float.")
+    add_model_options(parser, number=None)
+    parser.add_argument("--repeats", type=int_arg(1, 100), default=3,
+                        metavar="R",
                         help="repeats per figure; the median is shown (default 3)")
     parser.add_argument("--scale", type=_fraction_arg, default=1.0, metavar="F",
                         help="run F times the default number of cases, e.g. 0.1 for a quick "
@@ -29,43 +32,35 @@ def build_parser():
     return parser
 
 
-def _positive(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
 def _fraction_arg(text):
-    try:
-        value = float(text)
+    body = text.strip()
+    try:  # float() alone would take '١.٥', 'nan' and '1_0'
+        value = float(body) if body.isascii() and "_" not in body else 0.0
     except ValueError:
         value = 0.0
     if not 0 < value <= 100:
         raise argparse.ArgumentTypeError(
-            f"expected a number in (0, 100], got {text!r}")
+            f"expected a number in (0, 100], got {excerpt(text)}")
     return value
 
 
-
-def main(argv, out=None):
+def main(argv=None, out=None, err=None):
     out = out or sys.stdout
     args = build_parser().parse_args(argv)
     if args.long:
         return long_numbers(args, out)
     systems = [args.number.spec] if args.number else list(SYSTEMS)
     model = build(args.model)
-    print(f"tinyadder bench: {args.model} model, AdderBoard verify cases; Python "
-          f"{platform.python_version()} ({platform.python_implementation()}), "
-          f"{os.cpu_count()} CPUs, {platform.machine()}; median of {args.repeats}", file=out)
-    print("additions/s: wall clock and CPU time; cache off = whole prefix rerun every step;\n"
-          "memory: tracemalloc peak over 20 cases", file=out)
+    print(f"tinyadder bench: {args.model} model, AdderBoard verify cases, median of "
+          f"{args.repeats}", file=out)
+    print(f"Python {platform.python_version()} ({platform.python_implementation()}), "
+          f"{os.cpu_count()} CPUs, {platform.machine()}", file=out)
+    print("additions/s: wall clock and CPU time; cache off: whole prefix rerun every step;",
+          file=out)
+    print("memory: tracemalloc peak over 20 cases", file=out)
     generate = torch_model(model)
-    torch = None
     if generate is None:
+        torch = None
         print("PyTorch comparison skipped: torch is not importable (it is never a "
               "dependency)", file=out)
     else:

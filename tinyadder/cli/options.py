@@ -1,20 +1,56 @@
-"""What the command line's parsers share: a one-line-error parser, validators, and the
---number, --model and --digits options.
+"""What the command line's parsers share: a one-line-error parser, validators, the --number,
+--model and --digits options, standard input read line by line, and standard output that
+survives a reader who leaves (a closed pipe) and reports a failed write in one line.
+
+Every subcommand gets these by using them: ``Parser`` for its options, ``int_arg`` for a whole
+number, ``input_lines`` for standard input; ``Output`` and ``OutputError`` are applied by
+``cli.main`` around every command.
 """
 
 import argparse
+import time
 
+from ..addition import excerpt
 from ..construction import DIGITS, MAX_DIGITS, VARIANTS, check_digits
-from ..numbers import DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, NUMBER_CHOICES, number_system
+from ..numbers import (DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, MAX_DECIMAL_DIGITS,
+                       NUMBER_CHOICES, number_system)
 
 PROG = "tinyadder"
+MESSAGE = 200  # characters of an argparse message (which may quote a whole argument)
 
 
 class Parser(argparse.ArgumentParser):
-    """An argparse parser whose errors are one line, without the usage block."""
+    """An argparse parser whose errors are one line, without the usage block, quoting at most
+    an excerpt of a long argument."""
 
     def error(self, message):
+        message = " ".join(message.split())
+        if len(message) > MESSAGE:
+            message = message[:MESSAGE - 20] + f"... ({len(message)} characters)"
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def int_arg(lo=None, hi=None):
+    """An argparse type: ASCII digits (and a '-' when ``lo`` allows it) giving an int in
+    lo..hi. ``int()`` alone would take '٣' and '1_000', and fail past 4300 digits."""
+    if lo is None:
+        wanted = "an integer"
+    elif hi is not None:
+        wanted = f"an integer from {lo} to {hi}"
+    else:
+        wanted = {0: "a non-negative integer", 1: "a positive integer"}.get(
+            lo, f"an integer of at least {lo}")
+
+    def parse(text):
+        body = text.strip()
+        digits = body[1:] if body.startswith("-") and (lo is None or lo < 0) else body
+        ok = digits.isascii() and digits.isdigit() and len(digits) <= 30
+        value = int(body) if ok else None
+        if (value is None or (lo is not None and value < lo)
+                or (hi is not None and value > hi)):
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {excerpt(text)}")
+        return value
+    return parse
 
 
 def number_arg(text):
@@ -27,16 +63,18 @@ def number_arg(text):
 def model_arg(text):
     if text not in VARIANTS:
         raise argparse.ArgumentTypeError(
-            f"unknown model {text!r}; use {' or '.join(VARIANTS)}")
+            f"unknown model {excerpt(text)}; use {' or '.join(VARIANTS)}")
     return text
 
 
 def digits_arg(text):
+    body = text.strip()
+    if not (body.isascii() and body.isdigit() and len(body) <= 30):
+        raise argparse.ArgumentTypeError(
+            f"N must be a whole number of digits, 1 to {MAX_DIGITS}; got {excerpt(text)}")
     try:
-        return check_digits(int(text))
+        return check_digits(int(body))
     except ValueError as err:
-        if not text.strip().isdigit():
-            err = f"N must be a whole number of digits, 1 to {MAX_DIGITS}; got {text!r}"
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
@@ -55,11 +93,13 @@ def add_digits_option(parser):
              f"parameter count stays 36")
 
 
-def add_model_options(parser):
-    """--number and --model, shared by every command that runs the model."""
+def add_model_options(parser, number="fraction", model="published"):
+    """--number and --model, shared by every command that runs the model; ``number`` and
+    ``model`` are this command's defaults (``number=None``: the command's own choice)."""
+    default = {"fraction": "fraction (default)"}.get(number, "fraction")
     parser.add_argument(
-        "--number", type=number_arg, default="fraction", metavar="SYSTEM",
-        help=f"number system: {NUMBER_CHOICES}. fraction (default) is exact except that "
+        "--number", type=number_arg, default=number, metavar="SYSTEM",
+        help=f"number system: {NUMBER_CHOICES}. {default} is exact except that "
              f"e^x of the head-3 scores (e^-40 and e^-1000 at N = 10; e^40 is 1/e^-40) is "
              f"rounded to N + 40 digits ({DEFAULT_EXP_DIGITS} at N = 10) once per argument, "
              f"and every digit is certified for the real-number model. decimal "
@@ -67,11 +107,109 @@ def add_model_options(parser):
              f"at N = 10): place values carry the rounding of scores of size about 10N into "
              f"sums of size 10^(N+4), and each digit is decided by a fifth of a unit, so P "
              f"must exceed about N + 4 digits; N + 30 leaves more than 20 to spare (see "
-             f"'{PROG} precision'). float is IEEE double, like the "
+             f"'{PROG} precision'). P is at most {MAX_DECIMAL_DIGITS}: that covers N + 30 "
+             f"for every N up to {MAX_DIGITS}, and more digits only cost time (P = 10000 "
+             f"takes 40 s per addition). float is IEEE double, like the "
              f"published PyTorch model; float32 is IEEE single (emulated), which fails at "
-             f"N = 10")
+             f"N = 10" + (f". Default: {number}" if number not in (None, "fraction") else ""))
     parser.add_argument(
-        "--model", type=model_arg, default="published",
-        help="published (default): the construction as published, including its readout "
-             "flaw near carry boundaries; repaired: the same 36 parameters with the readout "
-             "reading only the layer-1 FFN's own slots")
+        "--model", type=model_arg, default=model,
+        help=f"published{' (default)' if model == 'published' else ''}: the construction as "
+             f"published, including its readout flaw near carry boundaries; "
+             f"repaired{' (default)' if model == 'repaired' else ''}: the same 36 parameters "
+             f"with the readout reading only the layer-1 FFN's own slots")
+
+
+# --- standard input and output ------------------------------------------------------------
+
+def input_lines(stdin):
+    """(line number, text or None, problem) for each line of ``stdin``: bytes are decoded as
+    UTF-8 here, so that a bad line is reported as "invalid UTF-8" and the others still read;
+    a byte order mark opening the first line is dropped; a failed read ends the lines with
+    its problem."""
+    source = iter(getattr(stdin, "buffer", None) or stdin)
+    number = 0
+    while True:
+        number += 1
+        try:
+            line = next(source)
+        except StopIteration:
+            return
+        except OSError as err:  # a closed descriptor, a device error
+            yield number, None, f"cannot read standard input: {err.strerror or err}"
+            return
+        try:
+            if isinstance(line, bytes):
+                line = line.decode("utf-8")
+            else:
+                line.encode("utf-8")  # lone surrogates: bytes a text layer could not decode
+        except UnicodeError:
+            yield number, None, "invalid UTF-8"
+            continue
+        if number == 1 and line.startswith("\ufeff"):
+            line = line[1:]
+        yield number, line, None
+
+
+class OutputError(Exception):
+    """Standard output could not be written (a full disk, /dev/full, a lost device)."""
+
+
+class Output:
+    """A command's standard output. A reader who leaves (BrokenPipeError: ``... | head``) is
+    not an error: later writes are dropped and ``left`` is set, so the command can stop after
+    the item at hand, its warning and exit status intact. Any other failed write raises
+    OutputError, which ``cli.main`` turns into one line and exit status 2."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.left = False
+
+    def _do(self, call, *args):
+        if self.left:
+            return None
+        try:
+            return call(*args)
+        except BrokenPipeError:
+            self.left = True
+        except OSError as err:
+            raise OutputError(err.strerror or str(err)) from None
+        return None
+
+    def write(self, text):
+        self._do(self.stream.write, text)
+        return len(text)
+
+    def flush(self):
+        self._do(self.stream.flush)
+
+    def isatty(self):
+        return hasattr(self.stream, "isatty") and self.stream.isatty()
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+class ProgressLine:
+    """What a long command is doing, on ``stream`` (standard error): one line redrawn in place
+    on a terminal; elsewhere a line now and then (the first at once, then every ``seconds``)."""
+
+    def __init__(self, stream, seconds=10.0, width=79):
+        self.stream, self.seconds, self.width = stream, seconds, width
+        self.tty = hasattr(stream, "isatty") and stream.isatty()
+        self.last = None
+
+    def __call__(self, text):
+        text = f"progress: {text}"[:self.width]
+        now = time.monotonic()
+        if self.tty:
+            self.stream.write("\r" + text.ljust(self.width))
+            self.stream.flush()
+        elif self.last is None or now - self.last >= self.seconds:
+            self.last = now
+            print(text, file=self.stream, flush=True)
+
+    def done(self):
+        if self.tty:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()

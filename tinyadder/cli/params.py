@@ -21,16 +21,15 @@ def build_parser():
     return parser
 
 
-def main(argv=None, out=None):
+def main(argv=None, out=None, err=None):
     out = out or sys.stdout
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exit_:
-        return exit_.code
+    args = build_parser().parse_args(argv)
     model = build(args.model, args.digits)
     lines = ledger(model)
     if args.json:
-        print(json.dumps(as_json(model, lines), indent=1), file=out)
+        print(json.dumps(dict(as_json(model, lines), digits=args.digits), indent=1), file=out)
     else:
-        print("\n".join(render(model, lines)), file=out)
+        text = render(model, lines)
+        text.insert(1, f"built for N = {args.digits} digits (the count is the same for every N)")
+        print("\n".join(text), file=out)
     return 0

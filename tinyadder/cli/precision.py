@@ -7,9 +7,14 @@ from .. import addition, cases
 from ..analysis.precision import DIGITS_RANGE, PAIRS, SCAN, SCAN_LIMIT, SYSTEMS, compare, table
 from ..construction import DIGITS
 from ..numbers import number_system
-from .options import Parser, add_model_options, digits_list_arg
+from .options import Parser, ProgressLine, add_model_options, digits_list_arg, excerpt, int_arg
+from .tracing import too_costly
 
 PROG = "tinyadder precision"
+
+
+class _ReaderLeft(Exception):
+    pass
 
 
 def systems_list(text):
@@ -22,24 +27,33 @@ def systems_list(text):
     return specs
 
 
+def systems_arg(text):
+    """--systems: at least one number system (a table needs a row)."""
+    specs = systems_list(text)
+    if not specs:
+        raise argparse.ArgumentTypeError(f"no number system in {excerpt(text)}; give one or "
+                                         f"more such as float32,decimal")
+    return specs
+
+
 def build_parser():
     parser = Parser(
         prog=PROG,
         description="Accuracy of TinyAdder-36 per number system and operand length N; or, "
                     "for one addition EXPR, where the rounding error of --number (here "
                     "float32 by default) first exceeds the margin that decides a digit. The "
-                    "model defaults to repaired, so that every wrong sum is a rounding error.")
+                    "model defaults to repaired, so that every wrong sum is a rounding error. "
+                    "Progress goes to standard error.")
     parser.add_argument("expression", nargs="?", metavar="EXPR",
                         help="one addition to compare with the exact run (default: the "
                              "accuracy table)")
-    add_model_options(parser)
-    parser.set_defaults(model="repaired", number="float32")
+    add_model_options(parser, number="float32", model="repaired")
     parser.add_argument("--digits", type=digits_list_arg, default=None,
                         metavar="N[,N...]",
                         help=f"operand lengths of the table (default "
                              f"{','.join(map(str, DIGITS_RANGE))}); with EXPR one N "
                              f"(default {DIGITS})")
-    parser.add_argument("--systems", type=systems_list, default=list(SYSTEMS),
+    parser.add_argument("--systems", type=systems_arg, default=list(SYSTEMS),
                         metavar="S[,S...]",
                         help=f"table rows (default {','.join(SYSTEMS)}); decimal without P "
                              f"uses N + 30 digits")
@@ -47,26 +61,40 @@ def build_parser():
                         help="systems whose largest safe N is searched, N = 1, 2, ... until "
                              f"the first failure (at most {SCAN_LIMIT}; default "
                              f"{','.join(SCAN)}; '' for none)")
-    parser.add_argument("--pairs", type=int, default=PAIRS, metavar="K",
+    parser.add_argument("--pairs", type=int_arg(0, 1000), default=PAIRS,
+                        metavar="K",
                         help=f"seeded random pairs per N, after the edge cases (default {PAIRS})")
-    parser.add_argument("--seed", type=int, default=cases.SEED, help="random seed (default "
-                        f"{cases.SEED}, AdderBoard's)")
+    parser.add_argument("--seed", type=int_arg(), default=cases.SEED,
+                        help=f"random seed (default {cases.SEED}, AdderBoard's)")
     return parser
 
 
-def main(argv=None, out=None):
+def main(argv=None, out=None, err=None):
     """``tinyadder precision [EXPR] [options]``: the table, or one addition compared."""
     out = out or sys.stdout
+    err = err or sys.stderr
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.pairs < 0:
-        parser.error(f"--pairs must be 0 or more, got {args.pairs}")
     if args.expression is None:
         args.digits = args.digits or list(DIGITS_RANGE)
-        return table(args, out)
+        line = ProgressLine(err)
+
+        def progress(text):
+            if getattr(out, "left", False):
+                raise _ReaderLeft  # the pipe was closed: the rest of the table is unread
+            line(text)
+        try:
+            return table(args, out, progress)
+        except _ReaderLeft:
+            return 0
+        finally:
+            line.done()
     args.digits = args.digits or [DIGITS]
     if len(args.digits) != 1:
         parser.error(f"with EXPR give one N in --digits, got {len(args.digits)}")
+    refusal = too_costly(f"{PROG} EXPR", args.digits[0])
+    if refusal:
+        parser.error(refusal.replace(f"{PROG} EXPR", "comparing traces"))
     try:
         return compare(args, out)
     except addition.InputError as error:

@@ -1,17 +1,25 @@
 """``tinyadder program``: the command line of ``analysis.program``."""
 
+import sys
+
 from ..analysis.program import listing
 from ..construction import build
-from .options import Parser, model_arg
+from .options import PROG, Parser, add_digits_option, model_arg
 
 
-def main(argv):
-    parser = Parser(prog="tinyadder program",
+def build_parser():
+    parser = Parser(prog=f"{PROG} program",
                     description="Print the model as a register machine: which half-layer "
                                 "writes and reads each slot, and each half-layer as "
                                 "instructions over named slots, derived from the weights.")
     parser.add_argument("--model", type=model_arg, default="published",
                         help="published (default) or repaired")
-    args = parser.parse_args(argv)
-    print(listing(build(args.model)), end="")
+    add_digits_option(parser)
+    return parser
+
+
+def main(argv=None, out=None, err=None):
+    out = out or sys.stdout
+    args = build_parser().parse_args(argv)
+    out.write(listing(build(args.model, args.digits)))
     return 0

@@ -7,36 +7,65 @@ for --check. It returns the model's sequence so the caller can check the sum as 
 """
 
 import argparse
+import os
 import re
 
 from ..addition import digits_of, encode, sequence_text
 from ..analysis import probes, show, step, trace_json
 from ..analysis.trace import run_with_cache
+from ..construction import MAX_DIGITS
+from .options import excerpt, int_arg
 
-FILTERS = ("pos", "slots", "layer", "exact", "sig", "check")  # with --trace
+MAX_POSITION = 3 * MAX_DIGITS + 3
+# A trace holds every trace point at every position, attention weights included: about
+# 6 (3N + 4)^2 values, 0.1 GB at N = 100 and 1 GB at N = 300 (a MemoryError at N = 2000).
+TRACE_MAX_DIGITS = 100
+
+
+def too_costly(what, digits):
+    """A one-line refusal if tracing N-digit additions would not fit, else None."""
+    if digits <= TRACE_MAX_DIGITS:
+        return None
+    gb = 6 * (3 * digits + 4) ** 2 * 200 / 1e9  # about 200 bytes a value
+    return (f"{what} at N = {digits} needs about {gb:.1f} GB; use --digits "
+            f"{TRACE_MAX_DIGITS} or less")
+
+FILTERS = ("pos", "slots", "layer", "exact", "sig", "check", "heat")  # with --trace
 STEP_FILTERS = ("pos", "slots", "sig")
 
 
 def positions_arg(text):
-    """'22', '22,25' or '23-25' -> a sorted list of positions."""
+    """'22', '22,25' or '23-25' -> a sorted list of positions, each checked against the
+    longest sequence (N = MAX_DIGITS) before a range is built; the model's own length is
+    checked by ``problem``."""
     out = set()
     for part in text.split(","):
-        match = re.fullmatch(r"\s*([0-9]+)\s*(?:-\s*([0-9]+)\s*)?", part)
+        match = re.fullmatch(r"\s*([0-9]{1,30})\s*(?:-\s*([0-9]{1,30})\s*)?", part)
         if not match:
             raise argparse.ArgumentTypeError(
-                f"bad position {part.strip()!r}; use numbers and ranges such as 22,25-27")
+                f"bad position {excerpt(part.strip())}; use numbers and ranges such as "
+                f"22,25-27")
         lo = int(match.group(1))
         hi = int(match.group(2) or lo)
+        if hi > MAX_POSITION:
+            raise argparse.ArgumentTypeError(
+                f"position {hi} is past every sequence; use 0 to {MAX_POSITION} at most")
+        if hi < lo:
+            raise argparse.ArgumentTypeError(
+                f"reversed range {lo}-{hi}; write the smaller position first: {hi}-{lo}")
         out.update(range(lo, hi + 1))
     return sorted(out)
 
 
 def slots_arg(text):
-    return [s.strip() for s in text.split(",") if s.strip()]
+    slots = [s.strip() for s in text.split(",") if s.strip()]
+    if not slots:
+        raise argparse.ArgumentTypeError("no slot named; give names such as scale,count")
+    return slots
 
 
 def sig_arg(text):
-    if not text.isdigit() or not 1 <= int(text) <= 40:
+    if not (text.isascii() and text.isdigit() and len(text) <= 2 and 1 <= int(text) <= 40):
         raise argparse.ArgumentTypeError(f"--sig takes 1 to 40 significant digits, got {text!r}")
     return int(text)
 
@@ -44,7 +73,9 @@ def sig_arg(text):
 def add_options(parser):
     """The trace options of the main command."""
     group = parser.add_argument_group(
-        "tracing", "show the machine state at every half-layer (see docs/trace-points.md)")
+        "tracing", f"show the machine state at every half-layer (see docs/trace-points.md); "
+                   f"for N <= {TRACE_MAX_DIGITS} digits, as a trace keeps every attention "
+                   f"weight of the sequence, 6(3N + 4)^2 values")
     group.add_argument("--trace", action="store_true",
                        help="print the residual stream by slot name after the embedding and "
                             "each half-layer, live heads' attention, and the logits, for each "
@@ -57,17 +88,28 @@ def add_options(parser):
     group.add_argument("--check", action="store_true",
                        help="with --trace: compare each slot with its intended value computed "
                             "from a and b and mark the first departure")
+    group.add_argument("--heat", action="store_true",
+                       help="with --trace: draw attention as a character ramp of log10 weight "
+                            "(' ' smallest .. '@' 1), in colour on a terminal unless NO_COLOR "
+                            "is set")
     group.add_argument("--pos", type=positions_arg, metavar="POS",
                        help="positions to show, e.g. 22 or 22,30-32 (default: those that "
                             "predict a sum digit)")
     group.add_argument("--slots", type=slots_arg, metavar="NAMES",
                        help="slots to show, comma-separated, e.g. scale,count,cand0")
-    group.add_argument("--layer", type=int, metavar="L", help="show only layer L's half-layers")
+    group.add_argument("--layer", type=int_arg(0), metavar="L",
+                       help="show only layer L's half-layers")
     group.add_argument("--exact", action="store_true",
                        help="print every value as its full exact text (rationals n/d)")
     group.add_argument("--sig", type=sig_arg, default=show.SIG, metavar="N",
                        help=f"significant digits of values rounded for display "
                             f"(default {show.SIG})")
+
+
+def colour_wanted(out, environ=os.environ):
+    """ANSI colour only on a terminal, and never when NO_COLOR is set (https://no-color.org;
+    set to anything, even empty)."""
+    return bool(getattr(out, "isatty", lambda: False)()) and "NO_COLOR" not in environ
 
 
 def requested(args):
@@ -77,7 +119,7 @@ def requested(args):
 def problem(args, model):
     """A one-line description of what is wrong with the trace options, or None."""
     modes = [m for m in ("trace", "json", "step") if getattr(args, m)]
-    defaults = {"sig": show.SIG, "exact": False, "check": False}
+    defaults = {"sig": show.SIG, "exact": False, "check": False, "heat": False}
     used = [f for f in FILTERS if getattr(args, f) != defaults.get(f)]
     if len(modes) > 1:
         return f"choose one of --trace, --json and --step, not {' and '.join(modes)}"
@@ -89,13 +131,16 @@ def problem(args, model):
         return f"--{unused[0]} needs {needs}" + (f", not --{mode}" if mode else "")
     if mode in ("json", "step") and (len(args.expressions) != 1 or "-" in args.expressions):
         return f"--{mode} takes exactly one expression (not '-')"
-    length = 3 * digits_of(model) + 4
+    digits = digits_of(model)
+    if mode and too_costly(f"--{mode}", digits):
+        return too_costly(f"--{mode}", digits)
+    length = 3 * digits + 4
     bad = [p for p in args.pos or () if p >= length]
     if bad:
         return f"position {bad[0]} is outside the sequence; use 0 to {length - 1}"
     unknown = [s for s in args.slots or () if s not in model.slots]
     if unknown:
-        return f"unknown slot {unknown[0]!r}; use {', '.join(model.slots)}"
+        return f"unknown slot {excerpt(unknown[0])}; use {', '.join(model.slots)}"
     if args.layer is not None and not 0 <= args.layer < len(model.blocks):
         return f"no layer {args.layer}; use 0 to {len(model.blocks) - 1}"
     return None
@@ -112,6 +157,6 @@ def run(args, model, a, b, out, stdin):
     else:
         check = probes.check(cache, a, b, digits) if args.check else None
         out.write(show.render(cache, args.pos, args.slots, args.layer, args.sig, args.exact,
-                              check))
+                              check, args.heat, args.heat and colour_wanted(out)))
     out.flush()
     return sequence_text(model, cache.tokens)

@@ -1,0 +1,70 @@
+"""The doc figures under docs/img/ are what ``tinyadder figure`` draws today: each is
+regenerated and compared, as the doctests keep the text honest. To redraw them all:
+
+    python -m tinyadder figure attention 7650676663+0149460439 --pos 24 -o docs/img/attention.svg
+    python -m tinyadder figure count 7650676663+0149460439 --pos 24 -o docs/img/count.svg
+    python -m tinyadder figure slots 7650676663+0149460439 --stage L0.mlp --pos 24 \\
+        -o docs/img/slots.svg
+    python -m tinyadder figure ruler 7650676663+0149460439 --pos 24 -o docs/img/ruler.svg
+    python -m tinyadder figure flaw 5193798811+1806201129 -o docs/img/flaw.svg
+"""
+
+import io
+from pathlib import Path
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from explore_cases import EXAMPLE, FLAW, traced
+from tinyadder.analysis.explore import defaults
+from tinyadder.analysis.figures import FIGURES
+from tinyadder.cli import figure
+
+IMG = Path(__file__).resolve().parent.parent / "docs" / "img"
+# name -> (expression, state beyond the page's defaults), as in the commands above
+DRAWN = {
+    "attention": (EXAMPLE, {"pos": 24}),
+    "count": (EXAMPLE, {"pos": 24}),
+    "slots": (EXAMPLE, {"pos": 24, "stage": "L0.mlp"}),
+    "ruler": (EXAMPLE, {"pos": 24}),
+    "flaw": (FLAW, {}),
+}
+
+
+def test_every_figure_is_checked_in():
+    assert sorted(DRAWN) == sorted(FIGURES) == sorted(p.stem for p in IMG.glob("*.svg"))
+
+
+@pytest.mark.parametrize("name", sorted(DRAWN))
+def test_figure_is_current(name):
+    expr, state = DRAWN[name]
+    views = traced(expr)[1]
+    drawn = FIGURES[name](views, {**defaults(views), "stage": "L0.mlp", **state})
+    assert drawn == (IMG / f"{name}.svg").read_text(encoding="utf-8"), \
+        f"docs/img/{name}.svg is stale: redraw it (see tests/test_figures.py)"
+    root = ET.fromstring(drawn)  # well-formed, standalone SVG
+    assert root.tag == "{http://www.w3.org/2000/svg}svg" and "href" not in drawn
+
+
+def test_command_line(tmp_path):
+    out = io.StringIO()
+    path = tmp_path / "r.svg"
+    assert figure.main(["ruler", "999+1", "--digits", "3", "--pos", "9", "-o", str(path)],
+                       out) == 0
+    assert out.getvalue() == f"wrote {path}\n"
+    text = path.read_text(encoding="utf-8")
+    assert "position 9: the remaining value" in text and "winner 0" in text
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["slots", "12+34", "--stage", "L2.attn"], "unknown stage 'L2.attn'; use embed, L0.attn"),
+    (["attention", "12+34", "--head", "L0.h1"], "head 'L0.h1' is not drawn; use L0.h3"),
+    (["ruler", "12+34", "--pos", "34"], "position 34 is outside the sequence; use 0 to 33"),
+    (["heat", "12+34"], "argument NAME: invalid choice: 'heat'"),
+])
+def test_bad_options(capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_:
+        figure.main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tinyadder figure: error: {message}") and err.count("\n") == 1

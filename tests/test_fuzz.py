@@ -1,0 +1,243 @@
+"""A small fuzzer (standard library, fixed seeds, a few seconds) over the command line, the
+trace loader and the Python API. It asserts what issue 10 promises whatever the input: no
+traceback, an exit status in {0, 1, 2}, one error line per bad input, every good line of a
+batch answered, in order, with Python's sum (or the model's warned-about wrong one)."""
+
+import copy
+import io
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tinyadder import add, build, number_system, run_with_cache
+from tinyadder.analysis import trace_json
+from tinyadder.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+# Characters that make any expression bad wherever they go (no whitespace, digit 0-9 or '+').
+POISON = list("xX=*/-.,;:_'\"()[]{}<>|&!?#$%^~`@\\") + ["\x00", "٣", "１", "é", "\u200b"]
+
+
+def good_line(rng, digits=10):
+    a, b = rng.randrange(10 ** rng.randint(1, digits)), rng.randrange(10 ** digits)
+    pad = "0" * rng.choice([0, 0, 1, 5000])  # past int()'s 4300 digits, still valid
+    space = lambda: rng.choice(["", " ", "  ", "\t"])  # noqa: E731
+    return (a, b), f"{space()}{pad}{a}{space()}+{space()}{b}{space()}"
+
+
+def bad_line(rng):
+    """Bytes that are not an addition: a good line with poison, invalid UTF-8 or junk."""
+    _, text = good_line(rng)
+    kind = rng.randrange(4)
+    if kind == 0:
+        at = rng.randrange(len(text) + 1)
+        return (text[:at] + rng.choice(POISON) + text[at:]).encode("utf-8")
+    if kind == 1:
+        return text.encode() + b"+" + text.encode()
+    if kind == 2:
+        return bytes(rng.randrange(128, 256) for _ in range(rng.randint(1, 8))) + text.encode()
+    return b"x" * rng.choice([1, 100, 100_000])
+
+
+def run_cli(argv, stdin=b""):
+    out, err = io.StringIO(), io.StringIO()
+    status = main(list(argv), out=out, err=err,
+                  stdin=io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8",
+                                         errors="surrogateescape"))
+    return status, out.getvalue(), err.getvalue()
+
+
+def check_batch(status, out, err, pairs, n_bad, digits=10):
+    assert status in (0, 1, 2) and "Traceback" not in err
+    lines = out.splitlines()
+    assert len(lines) == len(pairs)
+    for line, (a, b) in zip(lines, pairs):
+        prompt, _, answer = line.partition("=")
+        assert prompt == f"{a:0{digits}d}+{b:0{digits}d}"
+        assert int(answer) == a + b or f"is wrong: {a} + {b} = {a + b}" in err
+    errors = [e for e in err.splitlines() if ": error: " in e]
+    assert len(errors) == n_bad and all(len(e) < 160 for e in errors)
+    assert status == (2 if n_bad else max([0] + [1 for e in err.splitlines() if "warning" in e]))
+
+
+def batch(rng, n):
+    """(stdin bytes, good pairs in order, number of bad lines)."""
+    lines, pairs, bad = [], [], 0
+    for _ in range(n):
+        if rng.random() < 0.5:
+            pair, text = good_line(rng)
+            pairs.append(pair)
+            lines.append(text.encode())
+        else:
+            lines.append(bad_line(rng))
+            bad += 1
+    stdin = b"\n".join(lines) + b"\n"
+    if rng.random() < 0.3:
+        stdin = b"\xef\xbb\xbf" + stdin  # a byte order mark opening the first line
+    return stdin, pairs, bad
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_batches_from_stdin(seed):
+    rng = random.Random(seed)
+    stdin, pairs, bad = batch(rng, 12)
+    check_batch(*run_cli(["--number", "float", "-"], stdin), pairs, bad)
+
+
+# option -> (good values, bad values); a bad value is drawn one time in six
+OPTIONS = {
+    "--number": (["float", "decimal:20", "float32", "decimal", "float64"],
+                 ["decimal:0", "decimal:-5", "decimal:٣", "double", "decimal:99999999", ""]),
+    "--model": (["published", "repaired"], ["fixed", ""]),
+    "--digits": (["1", "2", "3"], ["0", "٣", "-1", "5000", "x", "0" * 5000 + "2"]),
+    "--pos": (["0", "3-5", "2,4-6", "8"], ["5-3", "0-999999999", "x", "", "9" * 40, "99"]),
+    "--slots": (["scale", "count,digit", "cand0"], ["count,nosuch", ",", ""]),
+    "--layer": (["0", "1"], ["7", "-1", "٣"]),
+    "--sig": (["1", "12", "40"], ["41", "0", "٣"]),
+}
+MODES = ["--trace", "--json", "--step"]
+FILTERS = ["--check", "--exact", "--pos", "--slots", "--layer", "--sig"]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_random_option_combinations(seed):
+    rng = random.Random(1000 + seed)
+    argv = []
+    mode = rng.choice(MODES + [None, None])
+    options = ["--number", "--model", "--digits"] + (FILTERS if mode else [])
+    for option in rng.sample(options, rng.randint(0, min(4, len(options)))):
+        if option.startswith("--") and option not in OPTIONS:
+            argv.append(option)
+            continue
+        good, bad = OPTIONS[option]
+        argv += [option, rng.choice(bad if rng.random() < 1 / 6 else good)]
+    if mode:
+        argv.append(mode)
+    if rng.random() < 0.05:
+        argv.append("--version")
+    if "--digits" not in argv:
+        argv += ["--digits", "2"]  # keep traces small and fast
+    if "--number" not in argv:
+        argv += ["--number", "float"]
+    digits = int(argv[argv.index("--digits") + 1]) if argv[argv.index("--digits") + 1] in (
+        "1", "2", "3") else 2
+    exprs = [good_line(rng, digits)[1].replace("0" * 5000, "")
+             for _ in range(1 if mode in ("--json", "--step") else rng.randint(1, 3))]
+    if rng.random() < 0.2:
+        exprs.append(bad_line(rng).decode("utf-8", "replace")[:200])
+    rng.shuffle(exprs)
+    status, out, err = run_cli(argv + exprs, stdin=b"n\nn\nq\n")
+    assert status in (0, 1, 2), (argv, exprs)
+    assert "Traceback" not in err
+    assert all(line.startswith("tinyadder") for line in err.splitlines()), err
+    if "--version" in argv and status == 0:
+        assert out == "tinyadder 0.1.0\n"
+        return
+    if status in (0, 1):
+        assert out
+    if mode == "--json" and status in (0, 1):
+        assert trace_json.load(io.StringIO(out)).text.startswith("<bos>")
+
+
+SUBCOMMANDS = {
+    "verify": [["--suite", "edges"], ["--suite", "carries"], ["--cases", "1"], ["--cases", "0"],
+               ["--seed", "7"], ["--seed", "x"], ["--digits", "2"], ["--digits", "٣"],
+               ["--number", "float"], ["--model", "repaired"], ["--bogus"]],
+    "params": [["--json"], ["--digits", "3"], ["--model", "repaired"], ["--digits", ""]],
+    "program": [["--digits", "2"], ["--model", "repaired"], ["--model", "x" * 5000]],
+    "precision": [["--digits", "1,2"], ["--digits", "1,x"], ["--systems", "float"],
+                  ["--systems", ""], ["--systems", "float,nosuch"], ["--pairs", "0"],
+                  ["--pairs", "-1"], ["--scan", ""], ["--number", "float"], ["3+4"],
+                  ["1+2+3"]],
+}
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_random_subcommand_options(seed):
+    rng = random.Random(2000 + seed)
+    name = sorted(SUBCOMMANDS)[seed % len(SUBCOMMANDS)]
+    argv = [name]
+    for option in rng.sample(SUBCOMMANDS[name], rng.randint(0, 3)):
+        argv += option
+    # bounded work: few cases, small N, no long scans
+    argv += {"verify": ["--suite", "edges", "--digits", "2", "--number", "float"],
+             "precision": ["--digits", "2", "--scan", "", "--pairs", "0", "--systems",
+                           "float"]}.get(name, [])
+    status, out, err = run_cli(argv)
+    assert status in (0, 1, 2), argv
+    assert "Traceback" not in err
+    errors = [e for e in err.splitlines() if ": error: " in e]
+    assert (status == 2) == bool(errors) and len(errors) <= 1, (argv, err)
+
+
+@pytest.fixture(scope="module")
+def small_trace():
+    return trace_json.to_json(run_with_cache(build("repaired", 1), "3+4", ns="float")[1])
+
+
+def mutate(rng, doc):
+    """One random change somewhere in the document."""
+    node, path = doc, []
+    while isinstance(node, (dict, list)) and node and rng.random() < 0.8:
+        key = rng.choice(sorted(node) if isinstance(node, dict) else range(len(node)))
+        path.append(key)
+        node = node[key]
+    replacement = rng.choice([None, True, -1, 0, 10 ** 30, 1.5, "", "x", "1/0", "nan", "inf",
+                              "-0", [], {}, ["1"], "1" * 5000])
+    if not path:
+        return replacement
+    parent = doc
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = replacement
+    return doc
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_loader_takes_mutated_traces(small_trace, seed):
+    rng = random.Random(3000 + seed)
+    doc = mutate(rng, copy.deepcopy(small_trace))
+    text = json.dumps(doc)
+    if rng.random() < 0.2:
+        text = text[:rng.randrange(len(text))]  # cut short
+    try:
+        trace_json.load(io.StringIO(text))
+    except trace_json.TraceFormatError as err:
+        assert str(err).startswith("not a tinyadder trace: ") and len(str(err)) < 400
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_loader_takes_random_bytes(seed):
+    rng = random.Random(4000 + seed)
+    data = bytes(rng.randrange(256) for _ in range(rng.randint(0, 300)))
+    with pytest.raises(trace_json.TraceFormatError):
+        trace_json.load(io.BytesIO(data))
+
+
+def test_api_operands():
+    rng = random.Random(5)
+    model, ns = build("published", 3), number_system("float")
+    values = [0, 7, 999, 1000, -1, 10 ** 5000, 2.0, True, "12", None, [1]]
+    for _ in range(40):
+        a, b = rng.choice(values), rng.choice(values)
+        try:
+            got = add(model, ns, a, b)
+        except (TypeError, ValueError):
+            ok = all(type(x) is int and 0 <= x < 1000 for x in (a, b))
+            assert not ok, (a, b)
+        else:
+            assert got == a + b
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_real_process_stdin_stdout_and_status(seed):
+    """A few runs as a user makes them: real standard streams and exit status."""
+    rng = random.Random(6000 + seed)
+    stdin, pairs, bad = batch(rng, 8)
+    done = subprocess.run([sys.executable, "-m", "tinyadder", "--number", "float", "-"],
+                          cwd=ROOT, input=stdin, capture_output=True, timeout=120)
+    check_batch(done.returncode, done.stdout.decode(), done.stderr.decode(), pairs, bad)

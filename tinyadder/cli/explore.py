@@ -1,0 +1,70 @@
+"""``tinyadder explore``: the command line of ``analysis.explore`` (one HTML page)."""
+
+from contextlib import contextmanager
+import os
+import sys
+
+from .. import addition
+from ..analysis.explore import DEFAULT_NAME, MAX_DIGITS, page
+from ..analysis.views import views_of
+from ..construction import build
+from .options import PROG, Parser, add_digits_option, add_model_options
+
+
+def build_parser():
+    parser = Parser(
+        prog=f"{PROG} explore",
+        description="Write one self-contained HTML page that shows the model adding EXPR: "
+                    "tokens, attention, place values, the residual stream stage by stage, "
+                    "the running sum, the ruler, why the published model fails, and the 36 "
+                    "parameters. Open it in any browser; it needs no network.")
+    parser.add_argument("expression", metavar="EXPR",
+                        help="an addition such as 7650676663+0149460439")
+    parser.add_argument("-o", "--output", default=DEFAULT_NAME, metavar="PAGE.html",
+                        help=f"where to write the page (default {DEFAULT_NAME} in the "
+                             f"current directory)")
+    add_model_options(parser)
+    add_digits_option(parser)
+    return parser
+
+
+@contextmanager
+def open_output(path, parser):
+    """The output file, opened before the (long) trace so that a bad path fails at once, and
+    removed again if the page could not be written whole (an error, Ctrl-C)."""
+    try:
+        f = open(path, "w", encoding="utf-8")
+    except OSError as error:
+        parser.error(f"cannot write {path}: {error.strerror}; give a writable path with -o")
+    try:
+        with f:
+            yield f
+    except BaseException:
+        os.remove(path)
+        raise
+
+
+def main(argv=None, out=None, err=None):
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.digits > MAX_DIGITS:
+        parser.error(f"the page holds every attention weight and grows with the square of the "
+                     f"sequence; explore takes --digits up to {MAX_DIGITS} (use 'tinyadder "
+                     f"figure' or --trace for longer operands)")
+    try:
+        a, b = addition.parse_expression(args.expression, args.digits)
+    except addition.InputError as error:
+        parser.error(str(error))
+    with open_output(args.output, parser) as f:
+        views = views_of(build(args.model, args.digits), a, b, args.number)
+        text = page(views)
+        f.write(text)
+    print(f"wrote {args.output} ({len(text.encode('utf-8')) // 1024} kB): open it in a browser",
+          file=out)
+    if not views["correct"]:
+        print(f"{PROG}: warning: the {args.model} model's sum {int(views['answer'])} is wrong: "
+              f"{a} + {b} = {a + b}", file=err)
+        return 1
+    return 0
