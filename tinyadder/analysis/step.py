@@ -4,6 +4,7 @@ The states are, for each chosen position, the embedding, each half-layer and the
 Commands (one per line; an empty line is ``n``)::
 
     n next   p previous   j POS jump to a position   s SLOT print a slot exactly
+    (a long one also readably: -10 + 10^-11 + 4.2484*10^-17 + r, |r| < 10^-21)
     a HEAD   attention row of a head (h3, or 0.h3 for another layer)
     c continue to the end   q quit   h help
 
@@ -11,6 +12,7 @@ End of input and Ctrl-C end the session quietly, as ``q`` does.
 """
 
 from . import show
+from .readable import readable
 from .trace import stages
 
 HELP = "n next, p prev, j POS, s SLOT, a HEAD (h3 or 0.h3), c continue, q quit, h help"
@@ -83,7 +85,11 @@ class Session:
         if name not in view:
             return [f"no slot {name!r} at this state; slots: {', '.join(view)}"]
         value = view[name]
-        return [f"{name} ~ {show.rounded(value)}, exactly:", show.fmt(value, exact=True)]
+        lines = [f"{name} ~ {show.rounded(value)}, exactly:"]
+        form = readable(value)  # a ratio of 1000-digit integers needs its leading terms
+        if form:
+            lines.append(f"readably: {form}")
+        return lines + [show.fmt(value, exact=True)]
 
     def attention(self, arg):
         layer_text, _, head = arg.rpartition(".")

@@ -24,6 +24,7 @@ from .options import (PROG, Output, OutputError, Parser, add_digits_option, add_
 # name -> module with main(argv); each subcommand owns its own parser.
 SUBCOMMANDS = {
     "bench": "tinyadder.cli.bench",
+    "explain": "tinyadder.cli.explain",
     "explore": "tinyadder.cli.explore",
     "figure": "tinyadder.cli.figure",
     "params": "tinyadder.cli.params",

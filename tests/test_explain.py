@@ -1,0 +1,127 @@
+"""``tinyadder explain``: the narration agrees with the model's own choices."""
+
+from fractions import Fraction
+import io
+
+import pytest
+
+from tinyadder import build, cases, run_with_cache
+from tinyadder.analysis.explain import decisions, narrate, remaining_values, scales
+from tinyadder.cli import main
+from tinyadder.numbers import number_system
+
+
+def check_agrees(cache, a, b):
+    """Every figure of every decision against the model's own run: the written digit, the
+    readout's choice, the nearest mark, R, the place and the margin in the logits."""
+    found = decisions(cache)
+    written = "".join(d.written for d in found)
+    assert written == cache.text.split("=")[1]
+    unit, err_scale, _ = scales(cache.model)
+    for d, expected in zip(found, remaining_values(a, b, written)):
+        assert str(d.chosen) == d.written                        # the readout's own choice
+        assert d.remaining == expected                           # R is a + b minus the written
+        # docs/digits.md: 0 <= leakage < 0.32, less the place values' relative error
+        # (about e^-40 at N = 10, e^-19 at N = 3) times R
+        assert -Fraction(1, 10 ** 5) < d.leakage < Fraction(32, 100)
+        assert d.power == len(written) - 1 - (d.pos - found[0].pos)
+        n = len(written) - 1     # the place is 10^k shrunk by count's leakage, < 10^-(N+1)
+        assert 0 <= 1 - d.place / 10 ** d.power < Fraction(1, 10 ** (n + 1))
+        x = d.ratio                                              # the nearest mark, by hand
+        assert d.nearest == min(range(10), key=lambda u: abs(x - u - Fraction(1, 2)))
+        assert d.margin > 0
+        if not d.flipped:
+            assert d.nearest == d.chosen
+    return found
+
+
+# every edge case on both models, and the counterexample on the repaired one (the published
+# model's flaw there is test_the_flaw's)
+EDGE_10 = [(variant, a, b) for variant in ("published", "repaired")
+           for a, b in cases.edge_cases(10)] + [("repaired", *cases.COUNTEREXAMPLE)]
+
+
+@pytest.mark.parametrize("variant, a, b", EDGE_10)
+def test_agrees_with_the_model_on_edge_cases_decimal(variant, a, b):
+    model = build(variant)
+    _, cache = run_with_cache(model, f"{a}+{b}", ns=number_system("decimal"))
+    check_agrees(cache, a, b)
+
+
+@pytest.mark.parametrize("variant", ["published", "repaired"])
+def test_agrees_exactly_on_edge_cases_at_three_digits(variant):
+    model = build(variant, digits=3)
+    for a, b in cases.edge_cases(3):
+        logits, cache = run_with_cache(model, f"{a}+{b}")
+        for d in check_agrees(cache, a, b):
+            # in the fraction system the margin is the logits' gap, exactly, once scaled
+            unit, err_scale, _ = scales(model)
+            size = err_scale * unit * Fraction(1, d.pos + 2)
+            row = logits[d.pos]
+            if variant == "repaired":
+                assert (row[d.nearest] - row[d.runner]) == d.margin * size
+
+
+def test_the_flaw():
+    a, b = cases.COUNTEREXAMPLE
+    _, cache = run_with_cache(build("published"), f"{a}+{b}")
+    found = decisions(cache)
+    flipped = [d for d in found if d.flipped]
+    assert [d.pos for d in flipped] == [23]
+    d = flipped[0]
+    assert (d.remaining, d.power, d.nearest, d.chosen) == (6999999940, 9, 6, 7)
+    # the tilt is cand1 - cand2 = 1000 P / (i + 2) in the slots, P / 10^6 = 1000 units
+    assert abs(d.tilt - 1000) < Fraction(1, 10 ** 6)
+    # the margin: marks 6.5 P and 7.5 P around R + b = 6.99999994 P, so 14 P - 2 (R + b),
+    # about 2 (60 - b) = 119 units
+    assert d.margin == 14 * d.place - 2 * d.total
+    assert 119 < d.margin < Fraction(1193, 10)
+    assert d.tilt > d.margin
+    text = narrate(cache, a, b)
+    assert ("position 23 ('0'): R = 6999999940, P = 10^9, b = 0.36, leakage 0.018\n"
+            "  (R + b)/P = 6.99999994 -> nearest mark 6.5 -> digit 6; margin 1.2e-7*P over 7\n"
+            "  ! the readout's tilt favours 7 by 1000 units, more than the margin of 119.2\n"
+            "    units: it writes 7, not 6\n") in text
+    assert text.endswith("the first wrong digit was written\n"
+                         "  at position 23: the readout's tilt beat the margin\n")
+    # the repaired model, same figures up to the readout, writes 6
+    _, fixed = run_with_cache(build("repaired"), f"{a}+{b}")
+    check_agrees(fixed, a, b)
+    assert decisions(fixed)[1].margin == d.margin
+
+
+def run_cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    from tinyadder.cli import explain
+    status = explain.main(list(argv), out=out, err=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_cli_narrates_and_exits_like_the_main_command():
+    status, out, err = run_cli("--digits", "3", "123+989")
+    assert status == 0 and err == ""
+    assert out.startswith("123+989=1112\n")
+    assert "position 10 ('1'): R = 12, P = 10^1, b = 0.451, leakage 0.11\n" in out
+    assert out.endswith("sum 1112: right\n")
+    assert max(len(line) for line in out.splitlines()) <= 80
+    status, out, err = run_cli("--number", "decimal", "5193798811+1806201129")
+    assert status == 1
+    assert err.startswith("tinyadder: warning: the published model's sum 7000000000 is wrong")
+    assert max(len(line) for line in (out + err).splitlines()) <= 80
+    assert run_cli("--model", "repaired", "--number", "float", "5193798811+1806201129")[0] == 0
+
+
+def test_cli_flags_a_rounding_error():
+    status, out, err = run_cli("--number", "float32", "7650676663+0149460439")
+    assert status == 1 and "rounding error of float32" in err
+    assert "! R is off by" in out
+    summary = " ".join(out.split()[-30:])
+    assert "first wrong digit was written at position" in summary
+    assert "the number system's rounding moved (R + b)/P past a boundary" in summary
+
+
+def test_cli_bad_input_is_one_line_exit_2(capsys):
+    assert main(["explain", "1+"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("tinyadder: error: missing operand")
+    assert main(["explain", "1+2", "--digits", "0"]) == 2

@@ -1,0 +1,58 @@
+"""The readable exact form (analysis.readable) and where --step shows it."""
+
+from fractions import Fraction
+import io
+
+import pytest
+
+from tinyadder import build, run_with_cache
+from tinyadder.analysis.readable import exponent, readable, terms
+from tinyadder.analysis.step import session
+
+TEN = Fraction(10)
+
+
+@pytest.mark.parametrize("q, k", [(Fraction(1), 0), (Fraction(999, 100), 0), (TEN, 1),
+                                  (Fraction(1, 10), -1), (Fraction(99, 1000), -2),
+                                  (TEN ** -500 * 7, -500), (TEN ** 300 - 1, 299)])
+def test_exponent_is_floor_log10(q, k):
+    assert exponent(q) == k
+
+
+@pytest.mark.parametrize("x", [
+    Fraction(-10) + TEN ** -11 + Fraction(3, 7) * TEN ** -17,
+    Fraction(7, 3), Fraction(-1, 3) * TEN ** 40, TEN ** 10 * 7 - Fraction(1, 3) * TEN ** -8,
+    Fraction(123456789, 1000), Fraction(-1), Fraction(99999, 100000)])
+def test_terms_and_rest_add_up_exactly(x):
+    found, rest = terms(x)
+    assert sum(m * TEN ** e for m, e in found) + rest == x
+
+
+def test_count_at_equals_reads_as_its_terms():
+    # count at '=' is (-10 + 10^-11 + 10^-22) / (1 + e^-40 (1 + 10^-11 + 10^-22) + ...):
+    # the next term after -10 + 10^-11 is 10 e^-40 = 4.2484e-17, not the 10^-22
+    _, cache = run_with_cache(build("published"), "7650676663+0149460439")
+    count = cache.view("blocks.0.hook_resid_mid", 22)["count"]
+    assert len(str(count.numerator)) > 500
+    assert readable(count) == "-10 + 10^-11 + 4.2484*10^-17 + r, |r| < 10^-21"
+    assert abs(count - (-10 + TEN ** -11 + Fraction(42484, 10 ** 21))) < TEN ** -21
+    assert readable(cache.view("blocks.0.hook_resid_mid", 15)["count"]) == \
+        "10^-4 + 10^-15 - 4.2484*10^-26 + r, |r| < 10^-30"
+
+
+def test_readable_is_none_when_it_would_say_no_more():
+    assert readable(Fraction(1, 24)) is None          # one term: the rounded value says it
+    assert readable(Fraction(70)) is None              # the value itself
+    assert readable(Fraction(0)) is None
+    assert readable(Fraction(1, 10) + TEN ** -12) == "0.1 + 10^-12"
+
+
+def test_step_prints_a_long_slot_readably():
+    _, cache = run_with_cache(build("published"), "7650676663+0149460439")
+    out = io.StringIO()
+    session(cache, io.StringIO("n\ns count\nq\n"), out, positions=[22], slots=["count"])
+    text = out.getvalue()
+    head = "(step) s count\ncount ~ -10.0000, exactly:\n"
+    assert head + "readably: -10 + 10^-11 + 4.2484*10^-17 + r, |r| < 10^-21\n-" in text
+    exact = text.split(head)[1].splitlines()[1]
+    assert Fraction(exact) == cache.view("blocks.0.hook_resid_mid", 22)["count"]

@@ -1,0 +1,111 @@
+"""A readable exact form of a long rational: its leading terms and a bound on the rest.
+
+In the fraction system a slot such as ``count`` is a ratio of integers hundreds of digits long
+(exp(-1000) and exp(-40), rounded to 50 digits, enter every place value; later slots grow to
+thousands of digits). Its decimal expansion is readable only in
+pieces: -9.99999999998999999999999957516... is -10 + 10^-11 + 4.2485*10^-17 + ..., and the
+pieces are what the construction is made of. ``readable(x)`` peels them off exactly:
+
+- a *clean* term is x rounded to one significant digit, m * 10^e, when the rest is below
+  10^-GAP of it (``-10``, ``10^-11``, ``7*10^10``); it is taken and the rest peeled again;
+- the first term that is not clean is x rounded to ``sig`` significant digits, and the rest
+  r is bounded by the smallest power of ten above it: ``+ r, |r| < 10^-21``.
+
+Every statement it prints is exact: x equals the sum of the terms plus r.
+
+>>> from fractions import Fraction
+>>> readable(Fraction(-10) + Fraction(1, 10**11) + Fraction(3, 7 * 10**17))
+'-10 + 10^-11 + 4.2857*10^-18 + r, |r| < 10^-22'
+>>> readable(Fraction(1, 10) + Fraction(1, 10**12))
+'0.1 + 10^-12'
+>>> readable(Fraction(7800137102346, 1000)) is None    # no clean term: nothing to gain
+True
+>>> readable(0.1 + 10 ** -12)                          # a float, exactly
+'0.1 + 10^-12 + 1.1185*10^-17 + r, |r| < 10^-22'
+"""
+
+from fractions import Fraction
+
+GAP = 4      # a term is clean when the rest is more than 10^GAP times smaller
+SIG = 5      # significant digits of the last, not clean, term
+PLAIN = 3    # powers of ten from 10^-PLAIN to 10^PLAIN print as plain decimals
+
+
+def exponent(q):
+    """floor(log10 q) for a positive rational q, in integer arithmetic."""
+    q = Fraction(q)
+    k = (q.numerator.bit_length() - q.denominator.bit_length()) * 30103 // 100000
+    while Fraction(10) ** k > q:
+        k -= 1
+    while Fraction(10) ** (k + 1) <= q:
+        k += 1
+    return k
+
+
+def round_sig(x, sig):
+    """(m, e) with m an integer of at most ``sig`` digits and m * 10^e nearest x (x != 0)."""
+    e = exponent(abs(x)) - sig + 1
+    m = round(x / Fraction(10) ** e)
+    if abs(m) >= 10 ** sig:       # 9.99995 rounded up to 10.000: one digit fewer
+        m, e = round(Fraction(m, 10)), e + 1
+    while m and m % 10 == 0:      # 7000 * 10^7 -> 7 * 10^10
+        m, e = m // 10, e + 1
+    return m, e
+
+
+def power_text(e):
+    """10^e as text: plain for small e ('0.01', '100'), else '10^-11'."""
+    if -PLAIN <= e <= PLAIN:
+        return str(10 ** e) if e >= 0 else "0." + "0" * (-e - 1) + "1"
+    return f"10^{e}"
+
+
+def term_text(m, e):
+    """|m| * 10^e as text, m a non-zero integer."""
+    m = abs(m)
+    if m == 1:
+        return power_text(e)
+    digits = str(m)
+    point = len(digits) - 1      # m * 10^e = d.ddd * 10^(e + point)
+    top = e + point
+    if -PLAIN <= top <= PLAIN + 2:
+        whole = Fraction(m) * Fraction(10) ** e
+        places = max(0, -e)
+        text = f"{whole.numerator * 10 ** places // whole.denominator:0{places + 1}d}"
+        return text if not places else f"{text[:-places]}.{text[-places:]}"
+    mantissa = digits if len(digits) == 1 else f"{digits[0]}.{digits[1:]}"
+    return f"{mantissa}*{power_text(top)}"
+
+
+def terms(x, sig=SIG, gap=GAP, most=4):
+    """([(m, e), ...], rest): x = sum m * 10^e + rest, leading clean terms first."""
+    x = Fraction(x)
+    out, rest = [], x
+    while rest and len(out) < most:
+        m, e = round_sig(rest, 1)
+        t = m * Fraction(10) ** e
+        if abs(rest - t) * 10 ** gap < abs(t):
+            out.append((m, e))
+            rest -= t
+            continue
+        m, e = round_sig(rest, sig)
+        out.append((m, e))
+        rest -= m * Fraction(10) ** e
+        break
+    return out, rest
+
+
+def readable(x, sig=SIG):
+    """Leading terms of x and a bound on the rest, or None when there is only one term (x
+    rounded to ``sig`` digits, or x itself, say as much)."""
+    found, rest = terms(x, sig)
+    if len(found) < 2:
+        return None
+    text = ""
+    for k, (m, e) in enumerate(found):
+        sign = "-" if m < 0 else ("" if k == 0 else "+")
+        body = term_text(m, e)
+        text += (f"-{body}" if sign == "-" else body) if k == 0 else f" {sign} {body}"
+    if rest:
+        text += f" + r, |r| < {power_text(exponent(abs(rest)) + 1)}"
+    return text

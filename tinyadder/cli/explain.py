@@ -1,0 +1,47 @@
+"""``tinyadder explain EXPR``: the command line of ``analysis.explain``."""
+
+import sys
+import textwrap
+
+from .. import addition
+from ..analysis.explain import WIDTH, narrate
+from ..analysis.trace import run_with_cache
+from ..construction import build
+from . import _hint
+from .options import PROG, Parser, add_digits_option, add_model_options
+
+
+def build_parser():
+    parser = Parser(
+        prog=f"{PROG} explain",
+        description="Narrate how the model writes each digit of a sum: at each position, what "
+                    "remains to be written, the place being decided, the nearest ruler mark "
+                    "and the margin, all read from the trace. Exit status 1 (and a warning) "
+                    "when the model's sum is wrong.")
+    parser.add_argument("expression", metavar="EXPR",
+                        help="one addition such as 7650676663+0149460439 (operands of at most "
+                             "N digits, see --digits)")
+    add_model_options(parser)
+    add_digits_option(parser)
+    return parser
+
+
+def main(argv=None, out=None, err=None):
+    out = out or sys.stdout
+    err = err or sys.stderr
+    args = build_parser().parse_args(argv)
+    try:
+        a, b = addition.parse_expression(args.expression, args.digits)
+    except addition.InputError as error:
+        print(f"{PROG}: error: {error}", file=err)
+        return 2
+    model = build(args.model, args.digits)
+    _, cache = run_with_cache(model, addition.encode(model, a, b), ns=args.number)
+    out.write(narrate(cache, a, b))
+    answer = int(addition.sequence_text(model, cache.tokens).split("=")[1])
+    if answer != a + b:
+        warning = (f"{PROG}: warning: the {args.model} model's sum {answer} is wrong: "
+                   f"{a} + {b} = {a + b}{_hint(args, model, args.number, a, b)}")
+        print("\n".join(textwrap.wrap(warning, WIDTH, subsequent_indent="  ")), file=err)
+        return 1
+    return 0
