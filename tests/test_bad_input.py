@@ -5,6 +5,8 @@ every good line of a batch is still answered; nothing runs away in time or memor
 import copy
 import io
 import json
+import os
+import stat
 import subprocess
 import sys
 import threading
@@ -433,3 +435,11 @@ def test_standard_input_that_cannot_be_read():
     assert done.stderr == (b"tinyadder: error: line 1: cannot read standard input: "
                            b"Bad file descriptor\n")
     assert run_cli("-", stdin=b"") == (0, "", "")
+
+
+def test_explore_to_a_full_device_is_one_line_and_keeps_the_device():
+    status, out, err = run_cli("explore", "1+2", "--digits", "1", "--number", "float",
+                               "-o", "/dev/full")
+    assert (status, out) == (2, "")
+    one_error(err, "cannot write /dev/full: No space left on device")
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)  # not removed as a half-written page

@@ -40,7 +40,8 @@ def open_output(path, parser):
         with f:
             yield f
     except BaseException:
-        os.remove(path)
+        if os.path.isfile(path):  # never a device: '-o /dev/full' once deleted /dev/full
+            os.remove(path)
         raise
 
 
@@ -57,10 +58,13 @@ def main(argv=None, out=None, err=None):
         a, b = addition.parse_expression(args.expression, args.digits)
     except addition.InputError as error:
         parser.error(str(error))
-    with open_output(args.output, parser) as f:
-        views = views_of(build(args.model, args.digits), a, b, args.number)
-        text = page(views)
-        f.write(text)
+    try:
+        with open_output(args.output, parser) as f:
+            views = views_of(build(args.model, args.digits), a, b, args.number)
+            text = page(views)
+            f.write(text)
+    except OSError as error:  # a full disk or device: one line, as everywhere
+        parser.error(f"cannot write {args.output}: {error.strerror or error}")
     print(f"wrote {args.output} ({len(text.encode('utf-8')) // 1024} kB): open it in a browser",
           file=out)
     if not views["correct"]:
