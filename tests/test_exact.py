@@ -1,62 +1,108 @@
-"""exact.Rational: deferred sums are the same rationals; comparisons are exact decisions."""
+"""Certified exact decisions: the fraction system's tokens are decided over intervals that
+contain both its exact values and the real-number model's (docs/exactness.md)."""
 
 from fractions import Fraction
 import random
 
 import pytest
 
-from tinyadder import exact
-from tinyadder.exact import Rational, lift
+from tinyadder import build
+from tinyadder.addition import encode
+from tinyadder.analysis.trace import run_with_cache
+from tinyadder.cases import COUNTEREXAMPLE, random_pairs
+from tinyadder.forward import compile_model, forward
+from tinyadder.generate import argmax, decode
+from tinyadder.enclosures import BallSystem, IntervalSystem
+from tinyadder.numbers import FractionSystem, Undecided, exp_of
 
 
-@pytest.fixture(params=[8192, 8], ids=["default", "always-lazy"])
-def limit(request, monkeypatch):
-    monkeypatch.setattr(exact, "LIMIT", request.param)
-    return request.param
+def test_e_to_the_x_cancels_exactly():
+    ns = FractionSystem()
+    assert ns.exp(40) * ns.exp(-40) == 1 and ns.exp(Fraction(7, 3)) * ns.exp(Fraction(-7, 3)) == 1
+    # head 3's value weight 1/S = 10 e^40 against the key's e^-40: exactly 1 per special token
+    model = build("published")
+    _, cache = run_with_cache(model, "12+34", names="blocks.0.attn.hook_v")
+    v_bos = cache["v", 0][0][3]
+    assert ns.exp(-40) * v_bos == 1
+    assert [r.what for r in cache.roundings] == ["exp(-40)", "exp(-1000)"]  # once per argument
 
 
-def random_fraction(rng):
-    return Fraction(rng.randint(-10 ** 30, 10 ** 30), rng.randint(1, 10 ** rng.randint(1, 600)))
+@pytest.mark.parametrize("enclose", [IntervalSystem, BallSystem])
+def test_enclosures_contain_the_fraction_values_and_finer_ones(enclose):
+    """Every logit of the interval (or ball) pass at 50 digits contains the fraction system's
+    at 50 digits and at 120 (within 10^-119 of the real-number model's)."""
+    model = build("published")
+    tokens = decode(model, FractionSystem(), encode(model, *COUNTEREXAMPLE), 11)[0]
+    box, _ = forward(compile_model(model, enclose(50)), tokens)
+    for digits in (50, 120):
+        exact, _ = forward(compile_model(model, FractionSystem(digits)), tokens)
+        assert all(b.contains(x) for brow, xrow in zip(box, exact) for b, x in zip(brow, xrow))
+    ends = [(Fraction(lo), Fraction(hi)) for lo, hi in
+            ((b.lo, b.hi) if enclose is IntervalSystem else b.ends() for b in box[-1])]
+    assert 0 < max(hi - lo for lo, hi in ends) < Fraction(1, 10 ** 20)  # all decisions settle
+    assert decode(model, enclose(50), tokens[:23], 11)[0] == tokens
 
 
-def test_arithmetic_is_exact(limit):
-    rng = random.Random(5)
-    for _ in range(200):
-        xs = [random_fraction(rng) for _ in range(4)]
-        a, b, c, d = (lift(x) for x in xs)
-        small = Fraction(rng.randint(-99, 99), rng.randint(1, 99)) or Fraction(1)
-        got = [a + b, a - c, (a + b) * small, (a + d) / small, -(b + c), 3 - a, a * b,
-               (a + b) * (c + d), (a + b) / (c + 1)]
-        want = [xs[0] + xs[1], xs[0] - xs[2], (xs[0] + xs[1]) * small,
-                (xs[0] + xs[3]) / small, -(xs[1] + xs[2]), 3 - xs[0], xs[0] * xs[1],
-                (xs[0] + xs[1]) * (xs[2] + xs[3]), (xs[0] + xs[1]) / (xs[2] + 1)]
-        assert [g.fraction() for g in got] == want
-        others = [(a, xs[0]), (b + c, xs[1] + xs[2])]
-        for g, w in zip(got, want):
-            for o, other in others:
-                assert (g < o, g > o, g <= o, g >= o) == (w < other, w > other, w <= other,
-                                                          w >= other)
+def test_long_numbers_are_decided_over_balls():
+    assert type(FractionSystem(150).decider()) is IntervalSystem
+    assert type(FractionSystem(240).decider()) is BallSystem  # one long product, not two
 
 
-def test_laziness_shows_only_in_the_representation(limit):
-    total, want = lift(0), Fraction(0)
-    for n in range(1, 40):  # terms with a different, big denominator each: a growing sum
-        term = Fraction(n, 7 ** 300 + n)
-        total, want = total + term, want + term
-    assert total.plain is None  # 39 coprime 843-bit denominators exceed either limit
-    assert total == want and total.fraction() == want and type(total.fraction()) is Fraction
+def test_a_too_low_precision_is_raised_and_the_answer_stays_right():
+    model = build("published")
+    (a, b), = random_pairs(1)
+    prompt = encode(model, a, b)
+    # e^x rounded to 6 digits: the intervals cannot settle the digits, so the precision rises
+    tokens, used = decode(model, FractionSystem(6), prompt, 11)
+    assert used.exp_digits > 6 and "raised from" in used.describe()
+    assert int("".join(model.vocab[t] for t in tokens[23:])) == a + b
+    with pytest.raises(Undecided):  # the intervals at 6 digits alone leave a decision open
+        decode(model, IntervalSystem(6), prompt, 11)
+    # the trace runs where the decisions were certified, and its argmaxes are the tokens
+    logits, cache = run_with_cache(model, prompt, ns=FractionSystem(6))
+    assert cache.ns.exp_digits == used.exp_digits and cache.tokens == tokens
+    readout = compile_model(model, cache.ns).readout_tokens
+    assert [readout[argmax(row)] for row in logits[22:33]] == tokens[23:]
 
 
-def test_ties_and_differences_beyond_every_scale(limit):
-    x = lift(Fraction(1, 3)) + lift(Fraction(1, 7 ** 400))
-    same = lift(Fraction(1, 7 ** 400)) + lift(Fraction(1, 3))
-    tiny = x + lift(Fraction(1, 2 ** 5000))  # below the last approximation scale 2^-4096
-    assert x == same and not x < same and not x > same and x <= same and x >= same
-    assert tiny > x and x < tiny and tiny != x
-    assert (x - same) == 0 and not (x - same) > 0 and not (x - same) and bool(tiny - x)
+@pytest.mark.parametrize("enclose", [IntervalSystem, BallSystem])
+def test_enclosure_arithmetic_contains_every_exact_result(enclose):
+    """Every sign case of +, -, *, /: the result contains the operation on any points of the
+    operands (the ends and the middle of each)."""
+    rng = random.Random(7)
+    ns = enclose(12)
+
+    def box():
+        lo, hi = sorted(Fraction(rng.randint(-50, 50), rng.randint(1, 9)) for _ in range(2))
+        lo, hi = ns.value.point(lo).lo, ns.value.point(hi).hi
+        ends = (Fraction(lo), (Fraction(lo) + Fraction(hi)) / 2, Fraction(hi))
+        return (ns.value(lo, hi) if enclose is IntervalSystem else ns.ball.around(lo, hi)), ends
+
+    for _ in range(1000):
+        (x, xs), (y, ys) = box(), box()
+        for op in (lambda p, q: p + q, lambda p, q: p - q, lambda p, q: p * q):
+            result = op(x, y)
+            assert all(result.contains(op(p, q)) for p in xs for q in ys)
+        if not ys[0] <= 0 <= ys[2]:
+            assert all((x / y).contains(p / q) for p in xs for q in ys)
+    for lo, hi in ((Fraction(-7, 3), Fraction(-7, 3) + Fraction(1, 10 ** 6)), (-3, 2)):
+        box = ns.value(ns.value.point(lo).lo, ns.value.point(hi).hi)
+        if enclose is BallSystem:
+            box = ns.ball.around(box.lo, box.hi)
+        e = ns.exp_score(box)  # one exponential when narrow, two when wide
+        assert all(e.contains(FractionSystem(60).exp(x)) for x in (lo, (lo + hi) / 2, hi))
+    e = ns.exp_score(ns.const(Fraction(-7, 3)))
+    assert e.contains(FractionSystem(12).exp(Fraction(-7, 3)))
+    assert ns.const(exp_of(12)).contains(FractionSystem(12).exp(12))
 
 
-def test_comparison_with_plain_numbers():
-    x = lift(Fraction(10 ** 20, 3)) + lift(Fraction(1, 11 ** 500))
-    assert x > 0 and 0 < x and x > Fraction(10 ** 20, 3) and x == x
-    assert -x < 0 and lift(2) == 2 and lift(Fraction(1, 2)) == Fraction(1, 2)
+def test_comparisons_settle_or_refuse():
+    ns = IntervalSystem(20)
+    third = ns.point(Fraction(1, 3))
+    assert third > 0 and not third < 0 and third < ns.point(Fraction(1, 2))
+    assert not ns.point(2) > ns.point(2) and ns.point(2) >= 2  # equal points: a certain tie
+    with pytest.raises(Undecided):
+        third > ns.point(Fraction(1, 3))  # two enclosures of 1/3: equal or not, unknown
+    with pytest.raises(Undecided):
+        ns.one / (third - third)
+    assert (third * 3).lo < 1 < (third * 3).hi

@@ -160,3 +160,35 @@ def test_fraction_roundings_are_recorded():
     assert abs(rounding.value / Fraction(math.exp(-40)) - 1) < Fraction(1, 10 ** 15)
     assert ns.exp(-40) is rounding.value  # rounded once, then reused
     assert ns.exp_score(LogScore(Fraction(0), -3, Fraction(10))) == Fraction(1, 1000)
+
+
+def test_every_number_system_has_the_interface():
+    from tinyadder.enclosures import BallSystem, IntervalSystem
+    from tinyadder.numbers import DecimalSystem, Float32System, FloatSystem, NumberSystem
+    systems = [FractionSystem(), DecimalSystem(), FloatSystem(), Float32System(),
+               IntervalSystem(20), BallSystem(20)]
+    assert all(isinstance(ns, NumberSystem) for ns in systems)
+    assert [ns.decider() is ns for ns in systems] == [False, True, True, True, True, True]
+    assert FractionSystem(30).refined().exp_digits == 60
+
+
+def test_an_exact_json_trace_stays_small_exact_and_loads(published):
+    """forward.derive recomputes the resid, FFN and logit points with the pass's own
+    functions; the JSON trace stores the rest, and only omits what derives identically."""
+    import io
+    from tinyadder.analysis.trace import run_with_cache
+    from tinyadder.analysis.trace_json import dump, load
+    _, cache = run_with_cache(published, "7650676663+0149460439")
+    text = io.StringIO()
+    dump(cache, text)
+    assert len(text.getvalue()) < 5 * 10 ** 6  # 44 MB with every point written out
+    assert load(io.StringIO(text.getvalue())).values == cache.values
+    # a patched trace: the points the patch changed do not derive, so they are written
+    shifted = {"blocks.1.hook_resid_mid": lambda rows: [[x + 1 for x in r] for r in rows]}
+    _, patched = run_with_cache(published, "12+34", patch=shifted)
+    text = io.StringIO()
+    dump(patched, text)
+    doc = __import__("json").loads(text.getvalue())
+    assert "blocks.1.hook_resid_mid" in doc["trace_points"]
+    assert "blocks.1.hook_resid_mid" not in doc["derived"]
+    assert load(io.StringIO(text.getvalue())).values == patched.values

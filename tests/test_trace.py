@@ -49,7 +49,7 @@ def test_cache_knows_prompt_and_stages(exact, published):
     assert [s.short for s in stages(published)] == [
         "embed", "L0.attn", "L0.mlp", "L1.attn", "L1.mlp"]
     assert exact["resid_mid", 0] is exact["blocks.0.hook_resid_mid"]
-    assert [r.what for r in exact.roundings] == ["exp(40)", "exp(-40)", "exp(-1000)"]
+    assert [r.what for r in exact.roundings] == ["exp(-40)", "exp(-1000)"]
 
 
 def test_names_filter_takes_a_list(published):
@@ -122,9 +122,11 @@ def test_json_round_trip_decimal_and_float(published, ns):
     _, cache = run_with_cache(published, EXPR, ns=ns)
     text, again = round_trip(cache)
     assert again.values == cache.values
-    value = cache["resid_post", 1][32][5]
-    assert json.loads(text)["trace_points"]["blocks.1.hook_resid_post"]["value"][32][5] == (
+    value = cache["z", 1][32][0]
+    doc = json.loads(text)
+    assert doc["trace_points"]["blocks.1.attn.hook_z"]["value"][32][0] == (
         repr(value) if isinstance(value, float) else str(value))
+    assert "blocks.1.hook_resid_post" in doc["derived"]  # recomputed exactly on loading
     if isinstance(value, Decimal):
         assert type(again["resid_post", 1][32][5]) is Decimal and again.ns.digits == 30
 
@@ -160,7 +162,7 @@ def test_cli_json_is_the_whole_trace():
     assert status == 0 and err == ""
     doc = json.loads(out)
     assert doc["text"] == "<bos>0000000001+0000000002=00000000003"
-    assert len(doc["trace_points"]) == 30
+    assert len(doc["trace_points"]) + len(doc["derived"]) == 30
 
 
 # --- the text trace ----------------------------------------------------------------------
@@ -188,8 +190,8 @@ def test_golden_excerpt():
                              "--slots", "cand1,cand2,cand3")
     assert status == 0
     assert out == ("<bos>7650676663+0149460439=07800137102\n"
-                   "numbers: fraction (exact; exp of irrational arguments rounded to 50 digits)\n"
-                   "rounded once: exp(40), exp(-40), exp(-1000)\n"
+                   "numbers: fraction (exact; e^x rounded to 50 digits once per argument x)\n"
+                   "rounded: exp(-40), exp(-1000)\n"
                    "values exact when short; ~ = rounded to 6 significant digits for display\n"
                    "* = changed by this half-layer\n\n" + GOLDEN)
 

@@ -128,8 +128,8 @@ def run(model, ns, a, b, cache=True, reference=False):
     """The model's sequence for a + b, as text without <bos>: '0000000012+0000000034=000...46'.
 
     ``ns`` (a number system or its name) runs at the model's precision unless its precision
-    was given (``numbers.fit``); a and b are checked (``check_operands``); ``reference``:
-    generate with the reference forward pass (see ``generate``).
+    was given (``numbers.fit``); a and b are checked (``check_operands``); ``reference``
+    changes nothing (kept for compatibility: there is one forward pass).
     """
     prompt = encode(model, a, b)  # checks the model and the operands first
     tokens = generate(model, for_model(system_of(ns), model), prompt, digits_of(model) + 1,

@@ -1,11 +1,14 @@
 """Greedy decoding, outside the forward pass: each new position is run once (KV cache).
 
-Generation runs on ``engine`` (the fast untraced pass, same values); with a patch, or when
-asked for the reference's rounding order, it runs the reference ``forward.forward``.
+The tokens are picked by comparing logits in the number system's ``decider()``: in a rounding
+system (float, decimal) its own rounded values, whose order of operations ``forward`` defines;
+in the fraction system, intervals that contain both its exact values and the real-number
+model's. A comparison the intervals cannot settle raises ``numbers.Undecided``, and the whole
+decoding is repeated at a higher precision (``refined()``): a token is never guessed.
 """
 
-from . import engine
 from .forward import KVCache, compile_model, forward
+from .numbers import Undecided
 
 
 def argmax(logits):
@@ -17,36 +20,37 @@ def argmax(logits):
     return best
 
 
+def _greedy(compiled, prompt, n_new, cache, patch):
+    tokens = list(prompt)
+    past, pending = KVCache(), tokens
+    for _ in range(n_new):
+        if patch or not cache:
+            past, pending = KVCache(), tokens
+        logits, past = forward(compiled, pending, past, patch=patch, logits="last")
+        tokens.append(compiled.readout_tokens[argmax(logits[-1])])
+        pending = tokens[-1:]
+    return tokens
+
+
+def decode(model, ns, prompt, n_new, cache=True, patch=None):
+    """(all tokens, the number system whose values they were decided for).
+
+    That system is ``ns``, or ``ns.refined()`` (repeatedly) when ``ns``'s decider left a
+    comparison open. A ``patch`` (see ``forward``) runs in ``ns`` itself, uncertified, with the
+    whole prefix rerun at every step so that each patch function sees position 0 first.
+    """
+    while True:
+        runner = ns if patch or not hasattr(ns, "decider") else ns.decider()
+        try:
+            return _greedy(compile_model(model, runner), prompt, n_new, cache, patch), ns
+        except Undecided:
+            ns = ns.refined()
+
+
 def generate(model, ns, prompt, n_new, cache=True, patch=None, reference=False):
     """Append ``n_new`` greedily chosen tokens to ``prompt`` (token ids); return all tokens.
 
     With ``cache=False`` every step reruns the whole prefix (the AdderBoard reference loop).
-    A ``patch`` (see ``forward``) implies ``cache=False`` and the reference forward pass, so
-    that each patch function sees the whole prefix, position 0 first, at every step.
-
-    ``reference=True``, or a number system whose ``reference_order`` is set (float32), also runs
-    the reference pass: the engine's carried sums round in another order, and an analysis of
-    rounding (the tracer, the precision lab) must see the reference's. In exact arithmetic
-    both give the same values.
+    ``reference`` is accepted for compatibility and changes nothing: there is one forward pass.
     """
-    compiled = compile_model(model, ns)
-    tokens = list(prompt)
-    if patch or reference or ns.reference_order:
-        past, pending = KVCache(), tokens
-        for _ in range(n_new):
-            if patch or not cache:
-                past, pending = KVCache(), tokens
-            logits, past = forward(compiled, pending, past, patch=patch)
-            tokens.append(compiled.readout_tokens[argmax(logits[-1])])
-            pending = tokens[-1:]
-        return tokens
-    plan = engine.plan_model(model, ns)
-    sequence, pending = engine.Sequence(plan), tokens
-    for _ in range(n_new):
-        if not cache:
-            sequence, pending = engine.Sequence(plan), tokens
-        logits = sequence.feed(pending)
-        nxt = compiled.readout_tokens[argmax(logits)]
-        tokens.append(nxt)
-        pending = [nxt]
-    return tokens
+    return decode(model, ns, prompt, n_new, cache=cache, patch=patch)[0]

@@ -2,22 +2,21 @@
 
 A forward pass uses plain Python operators (+, -, *, /, comparisons) on the values a number
 system hands it, so the same code runs exactly (``Fraction``), in ``decimal`` at a chosen
-precision, or in IEEE double (``float``). What differs between systems is collected here:
+precision, in IEEE double (``float``) or single (``float32``), or over certified intervals.
+What differs between systems is the :class:`NumberSystem` interface below: how construction
+constants become values (``const``, ``slope``), how attention scores and their exponentials
+are formed (``score``, ``exp_score``), the context a pass runs in (``arithmetic``), the
+precision a model asks for (``fit``), and which system decides the generated tokens
+(``decider``, ``refined``). Constants are ``int``, ``Fraction``, :class:`ExpTerm`
+(``coef * e**power``, for weights such as 1/S) and :class:`Ln` (``ln(base)``, for ALiBi slopes).
 
-- ``const(c)``: turn a construction constant into a value. Constants are ``int``,
-  ``Fraction``, :class:`ExpTerm` (``coef * e**power``, for weights such as 1/S) and
-  :class:`Ln` (``ln(base)``, for ALiBi slopes).
-- ``score(qk, slope, dist)``: the attention score ``qk - slope * dist``.
-- ``exp(score)``: its exponential.
-- ``arithmetic()``: the context a forward pass runs in (decimal's precision).
-- ``fit(need)``: the same system at the precision a model needs (a :class:`Precision`, kept
-  in ``model.meta``), unless a precision was given explicitly (``decimal:P``). ``decimal``
-  alone therefore means "as many digits as the model needs", and ``describe()`` says so.
-
-In the fraction system everything is exact except ``exp`` of an irrational argument, which is
-rounded once, to ``exp_digits`` significant digits, and recorded in ``roundings``. Two cases are
-exact by construction: ``exp(0) == 1``, and an ALiBi slope of ``ln b`` with integer distance d,
-whose factor ``exp(-d ln b) == b**-d`` is rational.
+In the fraction system everything is exact except e^x for a rational x != 0, which is rounded
+to ``exp_digits`` significant digits once per argument x and recorded in ``roundings``; e^x for
+x > 0 is 1/e^-x, so that e^x * e^-x == 1 exactly, as the construction's cancellation of 1/S
+against e^-40 needs. Two cases are exact by construction: ``exp(0) == 1``, and an ALiBi slope
+of ``ln b`` at integer distance d, whose factor ``exp(-d ln b) == b**-d`` is rational. Its
+tokens are decided over :class:`IntervalSystem` intervals that contain both its own values and
+those of the real-number model (``enclosures``, docs/exactness.md).
 """
 
 from contextlib import nullcontext
@@ -27,10 +26,57 @@ import decimal
 import math
 import re
 import struct
+from typing import ContextManager, Protocol, Sequence, runtime_checkable
 
 DEFAULT_EXP_DIGITS = 50
 DEFAULT_DECIMAL_DIGITS = 40
 EXP_GUARD_DIGITS = 10  # fraction rounds exp to this many digits beyond a model's precision
+MAX_CERTIFIED_DIGITS = 100_000  # refined() gives up beyond this (never reached by the adder)
+
+
+@runtime_checkable
+class NumberSystem(Protocol):
+    """What a forward pass and ``generate`` use of a number system (``isinstance`` checks
+    that the members are there)."""
+
+    name: str        # 'fraction', 'decimal', 'float', 'float32', 'interval'
+    spec: str        # the text ``number_system`` parses back to this system (not interval)
+    zero: object
+    one: object
+    roundings: Sequence["Rounding"]  # irrational values rounded so far (fraction only)
+    exact: bool      # no rounding to respect (fraction, enclosures): products may be regrouped
+
+    def describe(self) -> str:
+        """One line for people: the system and its precision."""
+
+    def fit(self, need: "Precision") -> "NumberSystem":
+        """This system at the precision a model needs, unless its precision was given."""
+
+    def arithmetic(self) -> ContextManager:
+        """The context a forward pass runs in (decimal's precision and rounding)."""
+
+    def const(self, c) -> object:
+        """A construction constant (int, Fraction, ExpTerm) as a value."""
+
+    def slope(self, c) -> object:
+        """An ALiBi slope (0, a rational or Ln) as ``score`` takes it (converted once)."""
+
+    def score(self, qk, slope, dist: int) -> object:
+        """The attention score qk - slope * dist (``slope`` from ``slope``)."""
+
+    def exp_score(self, score) -> object:
+        """e**score."""
+
+    def decider(self) -> "NumberSystem":
+        """The system whose comparisons pick this system's tokens (itself, or intervals
+        around its values); its comparisons may raise :class:`Undecided`."""
+
+    def refined(self) -> "NumberSystem":
+        """This system at a higher precision, for a decision ``decider`` left open."""
+
+
+class Undecided(ArithmeticError):
+    """A comparison of intervals that overlap: the precision does not settle it."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +101,18 @@ class _Fits:
         if need not in fits:
             fits[need] = self._at(need)
         return fits[need]
+
+
+class _Decides:
+    """A rounding system decides its own tokens: its rounded values are its answer."""
+
+    exact = False  # its order of operations defines its values
+
+    def decider(self):
+        return self
+
+    def refined(self):
+        raise Undecided(f"{self.name} compares its own values; nothing to refine")
 
 
 @dataclass(frozen=True)
@@ -102,6 +160,11 @@ def exp_of(power):
     return ExpTerm(Fraction(1), Fraction(power))
 
 
+def is_zero(c):
+    """Whether a construction constant is zero (an ExpTerm is zero when its coef is)."""
+    return c.coef == 0 if isinstance(c, ExpTerm) else c == 0
+
+
 @dataclass(frozen=True)
 class LogScore:
     """An exact attention score ``rational + ln_coef * ln(base)`` (fraction system only).
@@ -119,7 +182,7 @@ class LogScore:
 
 @dataclass(frozen=True)
 class Rounding:
-    """One irrational value rounded once: ``what`` to ``digits`` significant digits."""
+    """One value the fraction system rounded: ``what`` to ``digits`` significant digits."""
 
     what: str
     digits: int
@@ -129,8 +192,8 @@ class Rounding:
         return f"{self.what} rounded to {self.digits} significant digits"
 
 
-def _decimal_context(digits):
-    return decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_EVEN,
+def _decimal_context(digits, rounding=decimal.ROUND_HALF_EVEN):
+    return decimal.Context(prec=digits, rounding=rounding,
                            Emin=-decimal.MAX_EMAX, Emax=decimal.MAX_EMAX, traps=[
                                decimal.InvalidOperation, decimal.DivisionByZero,
                                decimal.Overflow])
@@ -142,20 +205,32 @@ def _decimal_of(x, ctx):
     return ctx.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
 
 
-class FractionSystem(_Fits):
-    """Exact rationals. exp(x) for rational x != 0 is rounded once to ``exp_digits`` digits.
+def _exp_rounded(x, digits):
+    """e**x for a rational x < 0, correctly rounded to ``digits`` significant digits (x not a
+    short decimal: evaluated with 20 guard digits first, then rounded)."""
+    ctx = _decimal_context(digits)
+    if x.denominator == 1:
+        return ctx.exp(decimal.Decimal(x.numerator))
+    guard = _decimal_context(digits + 20)
+    return ctx.plus(guard.exp(_decimal_of(x, guard)))
 
-    Without ``exp_digits`` it is 50, or a model's precision + 10 after ``fit``.
+
+class FractionSystem(_Fits):
+    """Exact rationals; e**x for rational x != 0 rounded to ``exp_digits`` digits once per x.
+
+    Without ``exp_digits`` it is 50, or a model's precision + 10 after ``fit``. Its tokens are
+    decided over intervals (``decider``) and certified for the real-number model.
     """
 
     name = "fraction"
-    reference_order = False  # exact: the engine's order gives the same rationals
+    exact = True  # products may be regrouped (forward, rule 5): the values do not change
 
     def __init__(self, exp_digits=None, picked=""):
         self.explicit = exp_digits is not None
         self.exp_digits = DEFAULT_EXP_DIGITS if exp_digits is None else exp_digits
         self.picked = picked
         self._exp = {}
+        self._decider = None
         self.zero = Fraction(0)
         self.one = Fraction(1)
 
@@ -167,19 +242,19 @@ class FractionSystem(_Fits):
         return self.name
 
     def describe(self):
-        why = (f"; picked: {EXP_GUARD_DIGITS} more than the model's precision, {self.picked}"
-               if self.picked else "")
-        return (f"fraction (exact; exp of irrational arguments rounded to {self.exp_digits} "
-                f"digits{why})")
+        why = f"; picked: {self.picked}" if self.picked else ""
+        return (f"fraction (exact; e^x rounded to {self.exp_digits} digits once per "
+                f"argument x{why})")
 
     def _at(self, need):
         digits = need.digits + EXP_GUARD_DIGITS
-        return FractionSystem(digits, picked=need.why if digits != DEFAULT_EXP_DIGITS else "")
+        why = f"{EXP_GUARD_DIGITS} more than the model's precision, {need.why}"
+        return FractionSystem(digits, picked=why if digits != DEFAULT_EXP_DIGITS else "")
 
     @property
     def roundings(self):
-        """Every irrational value this system has rounded, in the order it first did so."""
-        return [r for r in self._exp.values() if r is not None]
+        """Every value this system has rounded, in the order it first did so."""
+        return list(self._exp.values())
 
     def arithmetic(self):
         return nullcontext()
@@ -191,30 +266,33 @@ class FractionSystem(_Fits):
             raise TypeError(f"{c} is irrational; it can only be an ALiBi slope")
         return Fraction(c)
 
+    def slope(self, c):
+        """Kept symbolic: a score with slope ln b is a :class:`LogScore`."""
+        return c if isinstance(c, Ln) else Fraction(c)
+
     def exp(self, x):
-        """e**x: exactly 1 for x == 0, else correctly rounded to exp_digits digits (memoised)."""
+        """e**x: exactly 1 for x == 0; for x < 0 correctly rounded to exp_digits digits (once
+        per x, memoised, recorded); for x > 0 exactly 1 / e**-x."""
         x = Fraction(x)
         if x == 0:
             return self.one
+        if x > 0:
+            return 1 / self.exp(-x)
         hit = self._exp.get(x)
         if hit is None:
-            ctx = _decimal_context(self.exp_digits)
-            if x.denominator == 1:
-                value = ctx.exp(decimal.Decimal(x.numerator))
-            else:  # x itself is not a finite decimal: evaluate it with guard digits first
-                guard = _decimal_context(self.exp_digits + 20)
-                value = ctx.plus(guard.exp(_decimal_of(x, guard)))
-            hit = Rounding(f"exp({x})", self.exp_digits, Fraction(value))
-            self._exp[x] = hit
+            value = Fraction(_exp_rounded(x, self.exp_digits))
+            hit = self._exp[x] = Rounding(f"exp({x})", self.exp_digits, value)
         return hit.value
 
     def score(self, qk, slope, dist):
-        """qk - slope*dist, kept symbolic when the slope is ln(base)."""
+        """qk - slope*dist (slope None: 0), kept symbolic when the slope is ln(base)."""
+        if slope is None:
+            return Fraction(qk)
         if isinstance(slope, Ln):
             if dist == 0 or slope.base == 1:
                 return Fraction(qk)
             return LogScore(Fraction(qk), -dist, slope.base)
-        return Fraction(qk) - Fraction(slope) * dist
+        return Fraction(qk) - slope * dist
 
     def exp_score(self, score):
         """exp(score); exp(r + c ln b) = exp(r) * b**c, exact in the ln part."""
@@ -222,15 +300,31 @@ class FractionSystem(_Fits):
             return self.exp(score.rational) * score.base ** score.ln_coef
         return self.exp(score)
 
+    def decider(self):
+        """Intervals at ``exp_digits`` digits that contain this system's values and the real
+        model's (memoised: the interval model compiles once)."""
+        if self._decider is None:
+            from .enclosures import enclosure  # enclosures builds on this module
+            self._decider = enclosure(self.exp_digits)
+        return self._decider
 
-class DecimalSystem(_Fits):
+    def refined(self):
+        """The same system with twice the exp digits (``explicit``, so ``fit`` keeps them)."""
+        digits = 2 * self.exp_digits
+        if digits > MAX_CERTIFIED_DIGITS:
+            raise Undecided(f"no decision certified with e^x rounded to up to "
+                            f"{self.exp_digits} digits (a tie in the real-number model?)")
+        return FractionSystem(digits, picked=f"raised from {self.exp_digits} digits to "
+                                             f"certify every decision")
+
+
+class DecimalSystem(_Fits, _Decides):
     """Python decimal at ``digits`` significant digits; every operation rounds to that.
 
     Without ``digits`` it is 40, or a model's precision after ``fit``.
     """
 
     name = "decimal"
-    reference_order = False  # generate may run the engine (see generate)
 
     def __init__(self, digits=None, picked=""):
         self.explicit = digits is not None
@@ -272,9 +366,11 @@ class DecimalSystem(_Fits):
             return ctx.ln(_decimal_of(c.base, ctx))
         return _decimal_of(c, ctx)
 
+    slope = const
+
     def score(self, qk, slope, dist):
         ctx = self.context
-        return ctx.subtract(qk, ctx.multiply(self.const(slope), dist)) if slope else qk
+        return ctx.subtract(qk, ctx.multiply(slope, dist)) if slope else qk
 
     def exp_score(self, score):
         hit = self._exp.get(score)
@@ -302,14 +398,13 @@ def _exp(x):
         return math.inf
 
 
-class FloatSystem:
+class FloatSystem(_Decides):
     """IEEE 754 double precision, as the published PyTorch float64 model runs."""
 
     name = "float"
     zero = 0.0
     one = 1.0
     roundings = ()
-    reference_order = False  # generate may run the engine (see generate)
 
     def __repr__(self):
         return "FloatSystem()"
@@ -332,8 +427,10 @@ class FloatSystem:
             return math.log(float(c.base))
         return _to_float(c)
 
+    slope = const
+
     def score(self, qk, slope, dist):
-        return qk - self.const(slope) * dist if slope else qk
+        return qk - slope * dist if slope else qk
 
     def exp_score(self, score):
         return _exp(score)
@@ -408,7 +505,6 @@ class Float32System(FloatSystem):
     spec = "float32"
     zero = Float32(0)
     one = Float32(1)
-    reference_order = True  # its rounding is what it is for: run in the reference's order
 
     def __repr__(self):
         return "Float32System()"
@@ -418,6 +514,8 @@ class Float32System(FloatSystem):
 
     def const(self, c):
         return Float32(super().const(c))
+
+    slope = const
 
     def exp_score(self, score):
         return Float32(_exp(score))

@@ -15,7 +15,9 @@ weights are cached per model. A changed model is a new model: ``with_entry`` (or
 
 from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
-from typing import Mapping, Tuple
+from typing import Mapping, Optional, Tuple
+
+from .numbers import is_zero
 
 Table = Mapping[str, Mapping[str, object]]
 Bias = Mapping[str, object]
@@ -203,7 +205,76 @@ def check_model(model):
 
 
 def live_heads(attn):
-    """Heads whose output reaches the stream: a nonzero value map and an output map."""
-    has_v = {h for row in attn.W_V.values() for h, w in row.items() if w}
-    has_v |= {h for h, w in attn.b_V.items() if w}
-    return tuple(h for h in attn.heads if h in has_v and attn.W_O.get(h))
+    """Heads whose output reaches the stream: a non-zero value map (weights or bias) and a
+    non-zero output map. The others add nothing, whatever the input (the dead-head rule)."""
+    valued = {h for row in attn.W_V.values() for h, w in row.items() if not is_zero(w)}
+    valued |= {h for h, w in attn.b_V.items() if not is_zero(w)}
+    return tuple(h for h in attn.heads if h in valued
+                 and any(not is_zero(w) for w in attn.W_O.get(h, {}).values()))
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """One weight tensor as a sparse matrix: ``entries[(row, col)]`` for its non-zeros.
+
+    ``rows`` are the sources and ``cols`` the targets, in the model's order; a bias or a slope
+    vector has one row, named None.
+    """
+
+    name: str
+    part: str
+    rows: Tuple[Optional[str], ...]
+    cols: Tuple[str, ...]
+    entries: Mapping[Tuple[Optional[str], str], object]
+
+    @property
+    def shape(self):
+        return (len(self.cols),) if self.rows == (None,) else (len(self.rows), len(self.cols))
+
+    def column(self, col):
+        """((row index, value), ...) of one target's non-zero entries, in row order."""
+        return tuple((i, self.entries[r, col]) for i, r in enumerate(self.rows)
+                     if (r, col) in self.entries)
+
+
+def _tensor(name, part, table, rows, cols):
+    entries = {(r, c): v for r, row in table.items() for c, v in row.items()
+               if not is_zero(v)}  # in the table's order, as the ledger lists them
+    return Tensor(name, part, tuple(rows), tuple(cols), MappingProxyType(entries))
+
+
+def _vector(name, part, bias, cols):
+    return _tensor(name, part, {None: bias}, (None,), cols)
+
+
+def tensors(model):
+    """Every weight tensor, in model order: embedding, each block's attention and FFN, readout.
+
+    Names follow TransformerLens (``blocks.0.attn.W_Q``); shapes are the dense ones. This is
+    the one walk over the weight tables: the forward pass, the ledger and the program listing
+    read the model through it.
+    """
+    slots = model.slots
+    out = [_tensor("W_E", "embedding", model.W_E, model.vocab, slots[:model.width_embed])]
+    width = model.width_embed
+    for i, block in enumerate(model.blocks):
+        a, m = block.attn, block.mlp
+        inp, wide = slots[:block.width_in], slots[:block.width_out]
+        where, part = f"blocks.{i}.attn", f"layer {i} attention"
+        for w, b in (("W_Q", "b_Q"), ("W_K", "b_K"), ("W_V", "b_V")):
+            out.append(_tensor(f"{where}.{w}", part, getattr(a, w), inp, a.heads))
+            out.append(_vector(f"{where}.{b}", part, getattr(a, b), a.heads))
+        out.append(_tensor(f"{where}.W_O", part, a.W_O, a.heads, inp))
+        out.append(_vector(f"{where}.b_O", part, a.b_O, inp))
+        out.append(_vector(f"{where}.slopes", part, a.slopes, a.heads))
+        where, part = f"blocks.{i}.mlp", f"layer {i} FFN"
+        for w, b in (("W_gate", "b_gate"), ("W_in", "b_in")):
+            out.append(_tensor(f"{where}.{w}", part, getattr(m, w), inp, m.units))
+            out.append(_vector(f"{where}.{b}", part, getattr(m, b), m.units))
+        out.append(_tensor(f"{where}.W_out", part, m.W_out, m.units, wide))
+        out.append(_vector(f"{where}.b_out", part, m.b_out, wide))
+        width = block.width_out
+    # logit_t = -resid[readout[t]]: the readout is a 0/1 map from slots to output tokens.
+    out.append(_tensor("readout", "readout", {s: {t: 1} for t, s in model.readout.items()},
+                       slots[:width], tuple(model.readout)))
+    return out

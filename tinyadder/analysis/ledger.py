@@ -23,9 +23,9 @@ conventions can be compared.
 
 from dataclasses import dataclass
 import textwrap
-from typing import Dict, Optional, Tuple
+from typing import Dict
 
-from ..numbers import ExpTerm
+from ..weights import Tensor, tensors  # noqa: F401 (Tensor: part of this module's API)
 
 ROLES = {
     "embedding": "token lookup: each token row counts its distinct non-zero values",
@@ -33,68 +33,6 @@ ROLES = {
     "copy": "identity or copy map (non-zero entries all 1): free",
     "position": "fixed positional scheme (ALiBi slope), not a parameter: free",
 }
-
-
-@dataclass(frozen=True)
-class Tensor:
-    """One weight tensor as a sparse matrix: ``entries[(row, col)]`` for its non-zeros.
-
-    A bias or a slope vector has one row, named None.
-    """
-
-    name: str
-    part: str
-    rows: Tuple[Optional[str], ...]
-    cols: Tuple[str, ...]
-    entries: Dict[Tuple[Optional[str], str], object]
-
-    @property
-    def shape(self):
-        return (len(self.cols),) if self.rows == (None,) else (len(self.rows), len(self.cols))
-
-
-def _is_zero(value):
-    return value.coef == 0 if isinstance(value, ExpTerm) else value == 0
-
-
-def _tensor(name, part, table, rows, cols):
-    entries = {(r, c): v for r, row in table.items() for c, v in row.items() if not _is_zero(v)}
-    return Tensor(name, part, tuple(rows), tuple(cols), entries)
-
-
-def _vector(name, part, bias, cols):
-    return _tensor(name, part, {None: bias}, (None,), cols)
-
-
-def tensors(model):
-    """Every weight tensor, in model order: embedding, each block's attention and FFN, readout.
-
-    Names follow TransformerLens (``blocks.0.attn.W_Q``); shapes are the dense ones.
-    """
-    slots = model.slots
-    out = [_tensor("W_E", "embedding", model.W_E, model.vocab, slots[:model.width_embed])]
-    width = model.width_embed
-    for i, block in enumerate(model.blocks):
-        a, m = block.attn, block.mlp
-        inp, wide = slots[:block.width_in], slots[:block.width_out]
-        where, part = f"blocks.{i}.attn", f"layer {i} attention"
-        for w, b in (("W_Q", "b_Q"), ("W_K", "b_K"), ("W_V", "b_V")):
-            out.append(_tensor(f"{where}.{w}", part, getattr(a, w), inp, a.heads))
-            out.append(_vector(f"{where}.{b}", part, getattr(a, b), a.heads))
-        out.append(_tensor(f"{where}.W_O", part, a.W_O, a.heads, inp))
-        out.append(_vector(f"{where}.b_O", part, a.b_O, inp))
-        out.append(_vector(f"{where}.slopes", part, a.slopes, a.heads))
-        where, part = f"blocks.{i}.mlp", f"layer {i} FFN"
-        for w, b in (("W_gate", "b_gate"), ("W_in", "b_in")):
-            out.append(_tensor(f"{where}.{w}", part, getattr(m, w), inp, m.units))
-            out.append(_vector(f"{where}.{b}", part, getattr(m, b), m.units))
-        out.append(_tensor(f"{where}.W_out", part, m.W_out, m.units, wide))
-        out.append(_vector(f"{where}.b_out", part, m.b_out, wide))
-        width = block.width_out
-    # logit_t = -resid[readout[t]]: the readout is a 0/1 map from slots to output tokens.
-    out.append(_tensor("readout", "readout", {s: {t: 1} for t, s in model.readout.items()},
-                       slots[:width], tuple(model.readout)))
-    return out
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from ..numbers import ExpTerm
 from .show import pack, rational_text
-from ..weights import live_heads
+from ..weights import live_heads, tensors
 
 
 def _sign_and_text(w):
@@ -48,20 +48,23 @@ def linear_text(table, bias, target):
 
 def half_layers(model):
     """[(short name, reads, writes)] for the embedding, each half-layer and the readout."""
-    out = [("embed", set(), {s for row in model.W_E.values() for s, w in row.items() if w})]
+    t = {tensor.name: tensor for tensor in tensors(model)}
+
+    def sources(name, cols=None):
+        return {r for r, c in t[name].entries if cols is None or c in cols}
+
+    def targets(name, rows=None):
+        return {c for r, c in t[name].entries if rows is None or r in rows}
+
+    out = [("embed", set(), targets("W_E"))]
     for i, block in enumerate(model.blocks):
-        a, m = block.attn, block.mlp
-        live = live_heads(a)
-        reads = {s for t in (a.W_Q, a.W_K, a.W_V) for s, row in t.items()
-                 if any(w and h in live for h, w in row.items())}
-        writes = {s for h in live for s, w in a.W_O.get(h, {}).items() if w}
-        writes |= {s for s, w in a.b_O.items() if w}
-        out.append((f"L{i}.attn", reads, writes))
-        reads = {s for t in (m.W_gate, m.W_in) for s, row in t.items() if any(row.values())}
-        writes = {s for row in m.W_out.values() for s, w in row.items() if w}
-        writes |= {s for s, w in m.b_out.items() if w}
-        out.append((f"L{i}.mlp", reads, writes))
-    out.append(("readout", set(model.readout.values()), set()))
+        a, m = f"blocks.{i}.attn", f"blocks.{i}.mlp"
+        live = live_heads(block.attn)
+        reads = set().union(*(sources(f"{a}.{w}", live) for w in ("W_Q", "W_K", "W_V")))
+        out.append((f"L{i}.attn", reads, targets(f"{a}.W_O", live) | targets(f"{a}.b_O")))
+        reads = sources(f"{m}.W_gate") | sources(f"{m}.W_in")
+        out.append((f"L{i}.mlp", reads, targets(f"{m}.W_out") | targets(f"{m}.b_out")))
+    out.append(("readout", sources("readout"), set()))
     return out
 
 

@@ -180,7 +180,7 @@ def legend(cache, sig=SIG, exact=False):
     lines = [cache.text, f"numbers: {cache.ns.describe()}"]
     if cache.roundings:
         what = ", ".join(r.what for r in cache.roundings)
-        lines.append(f"rounded once: {what}")
+        lines.append(f"rounded: {what}")
     lines.append("values exact and in full" if exact else
                  f"values exact when short; {MARK} = rounded to {sig} significant digits "
                  f"for display")

@@ -15,7 +15,7 @@ from typing import Optional
 
 from ..addition import digits_of, encode, parse_expression, system_of
 from ..forward import compile_model, forward
-from ..generate import generate
+from ..generate import decode
 from ..numbers import FractionSystem, for_model
 
 # TransformerLens short names: cache["resid_mid", 0] is cache["blocks.0.hook_resid_mid"].
@@ -192,13 +192,9 @@ def run_with_cache(model, expression, ns=None, names=None, patch=None):
     digits = digits_of(model)
     ns = for_model(FractionSystem() if ns is None else system_of(ns), model)
     prompt = _prompt(model, expression, digits)
-    tokens = generate(model, ns, prompt, digits + 1, patch=patch, reference=True)
-    keep = _selected(names)
+    # ns may come back refined: the precision at which every token was certified
+    tokens, ns = decode(model, ns, prompt, digits + 1, patch=patch)
     values = {}
-
-    def record(name, value):
-        if keep(name):
-            values[name] = value
-
-    logits, _ = forward(compile_model(model, ns), tokens, record=record, patch=patch)
+    logits, _ = forward(compile_model(model, ns), tokens, record=values.__setitem__,
+                        patch=patch, names=_selected(names))
     return logits, ActivationCache(model, ns, tokens, values, prompt_len=len(prompt))

@@ -7,7 +7,9 @@ rationals ``"n/d"`` (``"n"`` when whole), decimals as ``str(Decimal)``, floats a
 model and its operand length N (``digits``), the number system and its precision, the
 vocabulary, tokens, slots, each trace point's labels, and every value the number system
 rounded. In the float systems a value may be ``"nan"`` or ``"inf"`` (the model overflows at
-large N), as computed; in fraction and decimal it never is.
+large N), as computed; in fraction and decimal it never is. The points that
+``forward.derive`` recomputes exactly from the others (resid, FFN and logit points) are listed
+under "derived" instead of written, and recomputed on loading.
 
 ``load`` accepts exactly what ``dump`` writes, against the model it names (built for its N) or
 the one given, and raises TraceFormatError, with what is wrong and where, on anything else:
@@ -38,6 +40,7 @@ from ..addition import digits_of, excerpt
 from ..construction import DIGITS, MAX_DIGITS, VARIANTS, build
 from ..numbers import (MAX_DECIMAL_DIGITS, DecimalSystem, Float32, FloatSystem, FractionSystem,
                        LogScore, Rounding, number_system, to_float32)
+from ..forward import DERIVED, compile_model, derive
 from .show import rational_text
 from .trace import ActivationCache, trace_points
 
@@ -76,8 +79,31 @@ def _encode(value):
     return str(value)
 
 
+def _same(a, b):
+    """Exactly the same value (floats by repr: -0.0 and nan too)."""
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return repr(a) == repr(b)
+    return type(a) is type(b) and a == b
+
+
+def _derived(cache):
+    """The trace points that ``forward.derive`` recomputes, exactly, from the others: a
+    trace stores only the rest (resid, FFN and logit points are most of an exact trace)."""
+    stored = {k: v for k, v in cache.items() if not _derivable(k)}
+    again = derive(compile_model(cache.model, cache.ns), dict(stored))
+    return [k for k, v in cache.items() if _derivable(k) and k in again and _same(again[k], v)]
+
+
+def _derivable(name):
+    return name == "unembed.hook_out" or name.split(".", 2)[-1] in DERIVED
+
+
 def to_json(cache):
-    """The trace as a JSON-ready dict."""
+    """The trace as a JSON-ready dict. Points listed under "derived" are not written: the
+    loader recomputes them (``forward.derive``); a point is left out only if it derives identically."""
+    derived = _derived(cache)
     return {
         "format": FORMAT,
         "model": cache.model.name,
@@ -91,7 +117,8 @@ def to_json(cache):
         "roundings": [{"what": r.what, "digits": r.digits, "value": rational_text(r.value)}
                       for r in cache.roundings],
         "trace_points": {name: {"labels": list(cache.labels(name)), "value": _encode(value)}
-                         for name, value in cache.items()},
+                         for name, value in cache.items() if name not in derived},
+        "derived": derived,
     }
 
 
@@ -267,6 +294,16 @@ def from_json(doc, model=None):
             raise _bad(f"unknown trace point {excerpt(point)}; {model.name} has "
                        f"{', '.join(sorted(known))}")
         cache.values[point] = _decode_point(point, entry, decode, cache)
+    derived = doc.get("derived", [])
+    if derived:
+        if not (isinstance(derived, list) and all(isinstance(d, str) and _derivable(d)
+                                                  for d in derived)):
+            raise _bad("'derived' must list trace points that forward.derive recomputes")
+        again = derive(compile_model(model, ns), dict(cache.values))
+        missing = [d for d in derived if d not in again]
+        if missing:
+            raise _bad(f"cannot derive {excerpt(missing[0])} from the points given")
+        cache.values.update((d, again[d]) for d in derived)
     return cache
 
 

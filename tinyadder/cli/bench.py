@@ -5,7 +5,8 @@ import os
 import platform
 import sys
 
-from ..analysis.bench import CASES, SYSTEMS, long_numbers, measure
+from ..analysis.bench import (CASES, SYSTEMS, TORCH_CASES, long_numbers, measure,
+                              torch_model, torch_rate)
 from ..construction import build
 from .options import PROG, Parser, add_model_options, digits_list_arg, excerpt, int_arg
 
@@ -57,13 +58,27 @@ def main(argv=None, out=None, err=None):
     print("additions/s: wall clock and CPU time; cache off: whole prefix rerun every step;",
           file=out)
     print("memory: tracemalloc peak over 20 cases", file=out)
-    print(f"{'system':<9} {'cache':<6} {'cases':>6} {'wall add/s':>12} {'CPU add/s':>12}"
-          f"{'peak memory':>16}", file=out, flush=True)
+    generate = torch_model(model)
+    if generate is None:
+        torch = None
+        print("PyTorch comparison skipped: torch is not importable (it is never a "
+              "dependency)", file=out)
+    else:
+        k = max(1, round(TORCH_CASES * args.scale))
+
+        def torch():
+            return torch_rate(model, generate, k, 1)[1]
+        print("x torch: CPU additions/s over those of a PyTorch float64 model of the same\n"
+              f"weights (textbook pass, whole prefix every step, 1 thread; {torch():,.0f} CPU "
+              f"add/s now),\nmeasured on {k} cases before each repeat; median of the ratios",
+              file=out)
+    print(f"{'system':<10} {'cache':<5} {'cases':>6} {'wall add/s':>11} {'CPU add/s':>11}"
+          f"{'peak memory':>13}{'  x torch' if torch else ''}", file=out, flush=True)
     status = 0
     for spec in systems:
         name = spec.split(":")[0]
         k = max(1, round(CASES.get(name, CASES["decimal"]) * args.scale))
-        rows = measure(model, spec, k, args.repeats, out)
-        if any(wrong for *_, wrong in rows):
+        rows = measure(model, spec, k, args.repeats, out, torch)
+        if any(row[4] for row in rows):
             status = 1
     return status

@@ -100,8 +100,9 @@ def add_model_options(parser, number="fraction", model="published"):
     parser.add_argument(
         "--number", type=number_arg, default=number, metavar="SYSTEM",
         help=f"number system: {NUMBER_CHOICES}. {default} is exact except that "
-             f"exp of the head-3 scores (exp(-40), exp(-1000) and exp(40) at N = 10) is "
-             f"rounded once, to N + 40 digits ({DEFAULT_EXP_DIGITS} at N = 10). decimal "
+             f"e^x of the head-3 scores (e^-40 and e^-1000 at N = 10; e^40 is 1/e^-40) is "
+             f"rounded to N + 40 digits ({DEFAULT_EXP_DIGITS} at N = 10) once per argument, "
+             f"and every digit is certified for the real-number model. decimal "
              f"without P picks P = N + 30 significant digits (P = {DEFAULT_DECIMAL_DIGITS} "
              f"at N = 10): place values carry the rounding of scores of size about 10N into "
              f"sums of size 10^(N+4), and each digit is decided by a fifth of a unit, so P "

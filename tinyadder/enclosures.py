@@ -1,0 +1,421 @@
+"""Certified enclosures: the number systems that decide the fraction system's tokens.
+
+An :class:`IntervalSystem` runs the forward pass on intervals of decimals whose ends are
+rounded outward; a :class:`BallSystem` on balls, a decimal mid with a short radius rounded up.
+Either way every value contains the fraction system's value (e^x rounded to as many digits)
+and the real-number model's (exact e^x), so a comparison that the enclosures settle is
+settled for both; one they cannot settle raises ``numbers.Undecided`` (docs/exactness.md).
+"""
+
+from contextlib import nullcontext
+import decimal
+from fractions import Fraction
+
+from .numbers import ExpTerm, Ln, Undecided, _decimal_context, _decimal_of, _Decides
+
+_D0 = decimal.Decimal(0)  # sign tests against a Decimal are faster than against the int 0
+_D1 = decimal.Decimal(1)
+
+
+def enclosure(digits):
+    """The enclosing system for a fraction system rounding e^x to ``digits`` digits: balls
+    from BALL_DIGITS on (one long product per product), intervals below (fewer operations)."""
+    return IntervalSystem(digits) if digits < BALL_DIGITS else BallSystem(digits)
+
+
+class Interval:
+    """A closed interval [lo, hi] of Decimals: the value lies in it.
+
+    Every operation rounds its lower end down and its upper end up (``DOWN``, ``UP``: decimal
+    contexts of one precision, set by :class:`IntervalSystem`), so the result contains every
+    value the operation can take on points of its operands. A comparison is answered when the
+    intervals settle it for every such point, and raises :class:`Undecided` otherwise.
+    """
+
+    __slots__ = ("lo", "hi")
+    DOWN = UP = None
+
+    def __init__(self, lo, hi):
+        self.lo = lo
+        self.hi = hi
+
+    def __repr__(self):
+        return f"Interval({self.lo}, {self.hi})"
+
+    @classmethod
+    def point(cls, x):
+        """The smallest interval of this precision around the rational x."""
+        x = Fraction(x)
+        n, d = decimal.Decimal(x.numerator), decimal.Decimal(x.denominator)
+        lo, hi = cls.DOWN.divide(n, d), cls.UP.divide(n, d)
+        return cls(lo, lo if lo == hi else hi)  # an exact point: one object (see __mul__)
+
+    def _lift(self, x):
+        return x if isinstance(x, Interval) else self.point(x)
+
+    # The operators are written for speed: they run once per operation of a forward pass.
+    def __add__(self, other):
+        try:
+            return self.__class__(self.DOWN.add(self.lo, other.lo), self.UP.add(self.hi, other.hi))
+        except AttributeError:
+            return self + self.point(other)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return self.__class__(self.hi.copy_negate(), self.lo.copy_negate())  # exact
+
+    def __sub__(self, other):
+        other = self._lift(other)
+        return self.__class__(self.DOWN.subtract(self.lo, other.hi),
+                              self.UP.subtract(self.hi, other.lo))
+
+    def __rsub__(self, other):
+        return self._lift(other) - self
+
+    def __mul__(self, other):
+        try:
+            c, d = other.lo, other.hi
+        except AttributeError:
+            return self * self.point(other)
+        a, b = self.lo, self.hi
+        down, up = self.DOWN.multiply, self.UP.multiply
+        if a is b:  # an exact point, as most weights are: one sign test
+            if a >= _D0:
+                return self.__class__(down(a, c), up(a, d))
+            return self.__class__(down(a, d), up(a, c))
+        if a >= _D0:
+            if c >= _D0:
+                return self.__class__(down(a, c), up(b, d))
+            if d <= _D0:
+                return self.__class__(down(b, c), up(a, d))
+            return self.__class__(down(b, c), up(b, d))
+        if b <= _D0:
+            if c >= _D0:
+                return self.__class__(down(a, d), up(b, c))
+            if d <= _D0:
+                return self.__class__(down(b, d), up(a, c))
+            return self.__class__(down(a, d), up(a, c))
+        if c >= _D0:
+            return self.__class__(down(a, d), up(b, d))
+        if d <= _D0:
+            return self.__class__(down(b, c), up(a, c))
+        return self.__class__(min(down(a, d), down(b, c)), max(up(a, c), up(b, d)))
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        other = self._lift(other)
+        c, d = other.lo, other.hi
+        if c <= _D0 <= d:
+            raise Undecided("division by an interval that contains 0")
+        a, b = self.lo, self.hi
+        down, up = self.DOWN.divide, self.UP.divide
+        if c > _D0:  # a positive divisor: the smallest quotient divides by d if a >= 0, else c
+            return self.__class__(down(a, d) if a >= _D0 else down(a, c),
+                                  up(b, c) if b >= _D0 else up(b, d))
+        return self.__class__(down(b, d) if b >= _D0 else down(b, c),  # a negative divisor
+                              up(a, c) if a >= _D0 else up(a, d))
+
+    def __rtruediv__(self, other):
+        return self._lift(other) / self
+
+    def _order(self, other):
+        """-1, 0 or 1: self below, equal to (both the same point) or above other."""
+        if isinstance(other, Interval):
+            c, d = other.lo, other.hi
+        else:  # an int or Fraction: Decimals compare with them exactly
+            c = d = other
+        if self.lo > d:
+            return 1
+        if self.hi < c:
+            return -1
+        if self.lo == self.hi == c == d:
+            return 0
+        raise Undecided(f"cannot order {self!r} and {other!r}")
+
+    def __gt__(self, other):
+        return self._order(other) > 0
+
+    def __ge__(self, other):
+        return self._order(other) >= 0
+
+    def __lt__(self, other):
+        return self._order(other) < 0
+
+    def __le__(self, other):
+        return self._order(other) <= 0
+
+    def contains(self, x):
+        """Whether the rational x lies in the interval (for tests)."""
+        return Fraction(self.lo) <= Fraction(x) <= Fraction(self.hi)
+
+
+class IntervalSystem(_Decides):
+    """Certified enclosures at ``digits`` significant digits: decides the fraction system.
+
+    Every value is an :class:`Interval` that contains the value the fraction system with
+    ``exp_digits = digits`` computes and the value of the real-number model (exact e^x), so a
+    comparison it settles is settled for both. Constants are enclosed directly; e^x is
+    enclosed by the correctly rounded e^x widened by 10^(2 - digits) of itself, which covers
+    the true value and the fraction system's rounding (each within 10^(1 - digits) of it).
+    """
+
+    name = "interval"
+    exact = True  # an enclosure of the exact values: any grouping is as sound
+
+    def __init__(self, digits):
+        self.digits = digits
+        self.spec = f"interval:{digits}"
+        down = _decimal_context(digits, decimal.ROUND_FLOOR)
+        up = _decimal_context(digits, decimal.ROUND_CEILING)
+        self.value = type(f"Interval{digits}", (Interval,), {"__slots__": (), "DOWN": down,
+                                                              "UP": up})
+        self._nearest = _decimal_context(digits + 5)
+        widen = decimal.Decimal(1).scaleb(2 - digits)  # exact
+        self._below, self._above = down.subtract(1, widen), up.add(1, widen)  # exact
+        self.point = self.value.point
+        self.zero = self.point(0)
+        self.one = self.point(1)
+        self.roundings = ()
+        self._exp = {}
+
+    def __repr__(self):
+        return f"IntervalSystem(digits={self.digits})"
+
+    def describe(self):
+        return f"interval ({self.digits} digits, outward rounding)"
+
+    def fit(self, need):
+        return self
+
+    def arithmetic(self):
+        return nullcontext()
+
+    def _around(self, nearest):
+        """[x (1 - w), x (1 + w)] for a positive x, rounded outward."""
+        down, up = self.value.DOWN, self.value.UP
+        return self.value(down.multiply(nearest, self._below),
+                          up.multiply(nearest, self._above))
+
+    def _exp_below(self, x):
+        """An enclosure of e^x (and of the fraction system's rounding of it), x a Decimal."""
+        hit = self._exp.get(x)
+        if hit is None:
+            if x > 0:  # as the fraction system does: 1 / e^-x
+                hit = self.point(1) / self._exp_below(-x)
+            else:
+                hit = self._around(self._nearest.exp(x))
+            if len(self._exp) < 4096:
+                self._exp[x] = hit
+        return hit
+
+    def const(self, c):
+        if isinstance(c, ExpTerm):
+            if c.power == 0:
+                return self.point(c.coef)
+            exact = Fraction(c.power)
+            if exact.denominator == 1:
+                power = decimal.Decimal(exact.numerator)
+            else:  # not a short decimal: enclose the power first
+                power = self.point(exact)
+                return self.point(c.coef) * IntervalSystem.exp_score(self, power)
+            return self.point(c.coef) * self._exp_below(power)
+        if isinstance(c, Ln):
+            raise TypeError(f"{c} is irrational; it can only be an ALiBi slope")
+        return self.point(c)
+
+    def slope(self, c):
+        if isinstance(c, Ln):
+            return self._around(self._nearest.ln(_decimal_of(c.base, self._nearest)))
+        return self.point(c)
+
+    def score(self, qk, slope, dist):
+        return qk - slope * dist if dist and slope is not None else qk
+
+    def exp_score(self, score):
+        return self.value(*self._exp_ends(score.lo, score.hi))
+
+    def _exp_ends(self, lo, hi):
+        """Ends of an enclosure of e^[lo, hi] (e^x is increasing). A narrow argument takes one
+        exponential: e^hi = e^lo e^w <= e^lo (1 + 2 w) for 0 <= w = hi - lo <= 1."""
+        if lo == hi == 0:
+            return _D1, _D1
+        below = self._exp_below(lo)
+        up = self.value.UP
+        width = up.subtract(hi, lo)
+        if width <= 1:
+            return below.lo, up.multiply(below.hi, up.add(1, up.multiply(2, width)))
+        return below.lo, self._exp_below(hi).hi
+
+
+class Ball:
+    """A ball mid ± rad: the value lies in [mid - rad, mid + rad].
+
+    ``mid`` is a decimal rounded to nearest at the system's precision, ``rad`` a short decimal
+    rounded up that bounds every error so far: the operands' radii carried through the
+    operation, plus the rounding of mid (at most 10^(e + 1 - P) for a mid of exponent e at P
+    digits). One long operation per operation instead of an interval's two, so it is the
+    cheaper enclosure for long numbers (:class:`BallSystem`).
+    """
+
+    __slots__ = ("mid", "rad")
+    NEAR = RAD = LOW = DOWN = UP = None  # contexts, set by BallSystem
+    DIGITS = 0
+
+    def __init__(self, mid, rad):
+        self.mid = mid
+        self.rad = rad
+
+    def __repr__(self):
+        return f"Ball({self.mid} +- {self.rad})"
+
+    @classmethod
+    def _ulp(cls, m):
+        """A bound on the rounding error of a mid m rounded to nearest."""
+        return _ONE.scaleb(m.adjusted() + 1 - cls.DIGITS, cls.RAD) if m else m
+
+    @classmethod
+    def point(cls, x):
+        x = Fraction(x)
+        mid = cls.NEAR.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
+        exact = Fraction(mid) == x
+        return cls(mid, _ZERO if exact else cls._ulp(mid))
+
+    @classmethod
+    def around(cls, lo, hi):
+        """The ball around [lo, hi]."""
+        mid = cls.NEAR.divide(cls.NEAR.add(lo, hi), 2)
+        return cls(mid, max(cls.RAD.subtract(hi, mid), cls.RAD.subtract(mid, lo)))
+
+    def ends(self):
+        """(lo, hi) of the ball, rounded outward."""
+        return self.DOWN.subtract(self.mid, self.rad), self.UP.add(self.mid, self.rad)
+
+    def _lift(self, x):
+        return x if isinstance(x, Ball) else self.point(x)
+
+    def __add__(self, other):
+        other = self._lift(other)
+        m = self.NEAR.add(self.mid, other.mid)
+        rad = self.RAD
+        return self.__class__(m, rad.add(rad.add(self.rad, other.rad), self._ulp(m)))
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return self.__class__(self.mid.copy_negate(), self.rad)
+
+    def __sub__(self, other):
+        return self + (-self._lift(other))
+
+    def __rsub__(self, other):
+        return self._lift(other) + (-self)
+
+    def __mul__(self, other):
+        other = self._lift(other)
+        m = self.NEAR.multiply(self.mid, other.mid)
+        rad, r = self.RAD, self._ulp(m)
+        if self.rad:
+            r = rad.add(r, rad.multiply(other.mid.copy_abs(), self.rad))
+            if other.rad:
+                r = rad.add(r, rad.multiply(self.rad, other.rad))
+        if other.rad:
+            r = rad.add(r, rad.multiply(self.mid.copy_abs(), other.rad))
+        return self.__class__(m, r)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        """|a'/b' - a/b| <= (ra |b| + |a| rb) / (|b| (|b| - rb)) for a' in a ± ra and b' in
+        b ± rb."""
+        other = self._lift(other)
+        b = other.mid.copy_abs()
+        gap = self.LOW.subtract(b, other.rad)
+        if gap <= 0:
+            raise Undecided("division by a ball that contains 0")
+        m = self.NEAR.divide(self.mid, other.mid)
+        rad = self.RAD
+        error = rad.add(rad.multiply(self.rad, b), rad.multiply(self.mid.copy_abs(), other.rad))
+        return self.__class__(m, rad.add(rad.divide(error, self.LOW.multiply(b, gap)),
+                                         self._ulp(m)))
+
+    def __rtruediv__(self, other):
+        return self._lift(other) / self
+
+    def _order(self, other):
+        lo, hi = self.ends()
+        if isinstance(other, Ball):
+            c, d = other.ends()
+        else:  # an int or Fraction: Decimals compare with them exactly
+            c = d = other
+        if lo > d:
+            return 1
+        if hi < c:
+            return -1
+        if lo == hi == c == d:
+            return 0
+        raise Undecided(f"cannot order {self!r} and {other!r}")
+
+    def __gt__(self, other):
+        return self._order(other) > 0
+
+    def __ge__(self, other):
+        return self._order(other) >= 0
+
+    def __lt__(self, other):
+        return self._order(other) < 0
+
+    def __le__(self, other):
+        return self._order(other) <= 0
+
+    def contains(self, x):
+        """Whether the rational x lies in the ball (for tests)."""
+        lo, hi = self.ends()
+        return Fraction(lo) <= Fraction(x) <= Fraction(hi)
+
+
+_ONE, _ZERO = decimal.Decimal(1), decimal.Decimal(0)
+BALL_DIGITS = 200  # from this many digits on, the fraction system decides over balls
+
+
+class BallSystem(IntervalSystem):
+    """:class:`IntervalSystem`'s enclosures as balls: constants and exponentials are enclosed
+    as intervals, then turned into balls; the forward pass runs on balls."""
+
+    name = "ball"
+
+    def __init__(self, digits):
+        super().__init__(digits)
+        self.spec = f"ball:{digits}"
+        near = _decimal_context(digits)
+        self.ball = type(f"Ball{digits}", (Ball,), {
+            "__slots__": (), "NEAR": near, "DIGITS": digits,
+            "RAD": _decimal_context(6, decimal.ROUND_CEILING),
+            "LOW": _decimal_context(6, decimal.ROUND_FLOOR),
+            "DOWN": self.value.DOWN, "UP": self.value.UP})
+        self.zero = self.ball.point(0)
+        self.one = self.ball.point(1)
+
+    def __repr__(self):
+        return f"BallSystem(digits={self.digits})"
+
+    def describe(self):
+        return f"ball ({self.digits} digits, radius rounded up)"
+
+    def _ball(self, box):
+        return self.ball.around(box.lo, box.hi)
+
+    def const(self, c):
+        return self._ball(super().const(c))
+
+    def slope(self, c):
+        return self._ball(super().slope(c))
+
+    def exp_score(self, score):
+        return self._ball(self.value(*self._exp_ends(*score.ends())))
+
+    def score(self, qk, slope, dist):
+        return qk - slope * dist if dist and slope is not None else qk
+
+
