@@ -156,17 +156,40 @@ SUBCOMMANDS = {
 }
 
 
-@pytest.mark.parametrize("seed", range(24))
-def test_random_subcommand_options(seed):
+OUTPUT = "@OUT@"  # replaced by a file in the test's temporary folder
+GARBAGE = "@GARBAGE@"  # a file of random bytes there
+SUBCOMMANDS.update({
+    "explain": [["1+2"], ["1 + 2"], ["12+345"], ["--model", "repaired"], ["--digits", "٣"],
+                ["--number", "float32"], ["x" * 5000]],
+    "explore": [["1+2"], ["99+1"], ["--model", "repaired"], ["--number", "decimal:12"],
+                ["--digits", "0"], ["-o", "/nonexistent/dir/page.html"]],
+    "figure": [["attention"], ["ruler"], ["flaw"], ["nosuch"], ["1+2"], ["--pos", "5"],
+               ["--pos", "x"], ["--softmax"], ["--stage", "L9.mlp"]],
+    "prove": [["--model", "repaired"], ["--digits", "x"], ["--certificate", OUTPUT],
+              ["--bogus"]],
+    "census": [["--model", "repaired"], ["--digits", "٣"], ["--bogus"]],
+    "check-certificate": [[OUTPUT], [GARBAGE], ["/nonexistent/cert.json"], ["--bogus"]],
+})
+# bounded work: few cases, small N, no long scans; files go to the temporary folder
+BOUNDED = {"verify": ["--suite", "edges", "--digits", "2", "--number", "float"],
+           "precision": ["--digits", "2", "--scan", "", "--pairs", "0", "--systems", "float"],
+           "explain": ["--digits", "2", "--number", "float"],
+           "explore": ["--digits", "2", "--number", "float", "-o", OUTPUT],
+           "figure": ["--digits", "2", "-o", OUTPUT],
+           "prove": ["--digits", "2"], "census": ["--digits", "2"]}
+
+
+@pytest.mark.parametrize("seed", range(36))
+def test_random_subcommand_options(seed, tmp_path):
     rng = random.Random(2000 + seed)
     name = sorted(SUBCOMMANDS)[seed % len(SUBCOMMANDS)]
     argv = [name]
     for option in rng.sample(SUBCOMMANDS[name], rng.randint(0, 3)):
         argv += option
-    # bounded work: few cases, small N, no long scans
-    argv += {"verify": ["--suite", "edges", "--digits", "2", "--number", "float"],
-             "precision": ["--digits", "2", "--scan", "", "--pairs", "0", "--systems",
-                           "float"]}.get(name, [])
+    argv += BOUNDED.get(name, [])
+    (tmp_path / "garbage").write_bytes(bytes(rng.randrange(256) for _ in range(200)))
+    files = {OUTPUT: str(tmp_path / "out"), GARBAGE: str(tmp_path / "garbage")}
+    argv = [files.get(a, a) for a in argv]
     status, out, err = run_cli(argv)
     assert status in (0, 1, 2), argv
     assert "Traceback" not in err
