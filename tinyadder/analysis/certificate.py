@@ -144,7 +144,8 @@ def _check_decision(n, t, d):
 # --- an independent exact forward pass, for the spot checks --------------------------------
 
 class _Exp:
-    """exp of a rational, rounded to ``digits`` significant digits (round-half-even), once."""
+    """exp of a rational, as the fraction system takes it: e^0 = 1; for x < 0 rounded to
+    ``digits`` significant digits (round-half-even), once per x; for x > 0 exactly 1 / e^-x."""
 
     def __init__(self, digits):
         self.ctx = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_EVEN,
@@ -155,6 +156,8 @@ class _Exp:
         x = Fraction(x)
         if x == 0:
             return Fraction(1)
+        if x > 0:
+            return 1 / self(-x)
         if x not in self.memo:
             if x.denominator != 1:
                 raise Invalid("the checker evaluates exp at integers only")
