@@ -7,10 +7,10 @@ from .. import addition
 from ..analysis.census import ADDERBOARD_RANDOM, census, examples
 from ..analysis.census import estimate_seconds as counting_seconds
 from ..analysis.symbolic import NotAffine
-from ..analysis.decisions import estimate_seconds as symbolic_seconds
 from ..construction import build
 from ..numbers import number_system
 from .options import PROG, Parser, add_digits_option, model_arg
+from .prove import symbolic_progress
 
 
 def build_parser():
@@ -68,10 +68,7 @@ def main(argv=None, out=None, err=None):
         return exit_.code
     model = build(args.model, args.digits)
     start = time.perf_counter()
-    print(f"symbolic pass: about {symbolic_seconds(args.digits):.0f} s", file=err, flush=True)
-
-    def progress(t, total):
-        print(f"symbolic pass: deciding position {t + 1}/{total}", file=err, flush=True)
+    progress = symbolic_progress(args.digits, err)
 
     def estimate(wins):
         print(f"{len(wins)} windows; counting should take about "

@@ -58,6 +58,15 @@ def _margin(row):
     return "FAILS" if not row.proved else f"{m:.3f}"
 
 
+def symbolic_progress(digits, err):
+    """Say how long the symbolic pass should take; return its per-position progress call."""
+    print(f"symbolic pass: about {estimate_seconds(digits):.0f} s", file=err, flush=True)
+
+    def progress(t, total):
+        print(f"symbolic pass: deciding position {t + 1}/{total}", file=err, flush=True)
+    return progress
+
+
 def main(argv=None, out=None, err=None):
     out = out or sys.stdout
     err = err or sys.stderr
@@ -67,11 +76,7 @@ def main(argv=None, out=None, err=None):
         return exit_.code
     model = build(args.model, args.digits)
     start = time.perf_counter()
-    print(f"symbolic pass: about {estimate_seconds(args.digits):.0f} s", file=err, flush=True)
-
-    def progress(t, total):
-        print(f"symbolic pass: deciding position {t + 1}/{total}", file=err, flush=True)
-    proof = prove(model, progress=progress)
+    proof = prove(model, progress=symbolic_progress(args.digits, err))
     if proof.refusal:
         print(f"{PROG}: prove: the method does not reach this model: {proof.refusal}",
               file=err)
