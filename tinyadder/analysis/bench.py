@@ -18,6 +18,7 @@ built for N digits, ``--model``, in ``decimal`` unless ``--number`` says otherwi
 N + 30 digits): the cost of long sequences.
 """
 
+import importlib
 import platform
 import statistics
 import time
@@ -119,8 +120,8 @@ def torch_model(model):
     x += z W_O + b_O; x = [x, 0] + relu(x W_gate + b_gate) (x W_in + b_in) W_out + b_out;
     logits = -x[readout slots]. Built from ``weights.tensors``, like every other reader.
     """
-    try:
-        import torch
+    try:  # by name: an optional comparison, never a dependency of the package
+        torch = importlib.import_module("torch")
     except ImportError:
         return None
     torch.set_num_threads(1)
