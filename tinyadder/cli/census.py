@@ -62,10 +62,7 @@ def report(result, variant, shown):
 def main(argv=None, out=None, err=None):
     out = out or sys.stdout
     err = err or sys.stderr
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exit_:
-        return exit_.code
+    args = build_parser().parse_args(argv)  # a usage error exits 2 (cli.main)
     model = build(args.model, args.digits)
     start = time.perf_counter()
     progress = symbolic_progress(args.digits, err)

@@ -20,10 +20,7 @@ def build_parser():
 def main(argv=None, out=None, err=None):
     out = out or sys.stdout
     err = err or sys.stderr
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exit_:
-        return exit_.code
+    args = build_parser().parse_args(argv)  # a usage error exits 2 (cli.main)
     try:
         print(check(load(args.file)), file=out)
     except Malformed as why:
