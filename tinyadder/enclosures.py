@@ -23,7 +23,46 @@ def enclosure(digits):
     return IntervalSystem(digits) if digits < BALL_DIGITS else BallSystem(digits)
 
 
-class Interval:
+class _Ordered:
+    """Comparisons of an enclosure (``ends()`` gives its (lo, hi)) with another or a number:
+    answered when the ends settle them for every point inside, else :class:`Undecided`."""
+
+    __slots__ = ()
+
+    def _order(self, other):
+        """-1, 0 or 1: self below, equal to (both the same point) or above other."""
+        lo, hi = self.ends()
+        if isinstance(other, _Ordered):
+            c, d = other.ends()
+        else:  # an int or Fraction: Decimals compare with them exactly
+            c = d = other
+        if lo > d:
+            return 1
+        if hi < c:
+            return -1
+        if lo == hi == c == d:
+            return 0
+        raise Undecided(f"cannot order {self!r} and {other!r}")
+
+    def __gt__(self, other):
+        return self._order(other) > 0
+
+    def __ge__(self, other):
+        return self._order(other) >= 0
+
+    def __lt__(self, other):
+        return self._order(other) < 0
+
+    def __le__(self, other):
+        return self._order(other) <= 0
+
+    def contains(self, x):
+        """Whether the rational x lies in the enclosure (for tests)."""
+        lo, hi = self.ends()
+        return Fraction(lo) <= Fraction(x) <= Fraction(hi)
+
+
+class Interval(_Ordered):
     """A closed interval [lo, hi] of Decimals: the value lies in it.
 
     Every operation rounds its lower end down and its upper end up (``DOWN``, ``UP``: decimal
@@ -120,35 +159,8 @@ class Interval:
     def __rtruediv__(self, other):
         return self._lift(other) / self
 
-    def _order(self, other):
-        """-1, 0 or 1: self below, equal to (both the same point) or above other."""
-        if isinstance(other, Interval):
-            c, d = other.lo, other.hi
-        else:  # an int or Fraction: Decimals compare with them exactly
-            c = d = other
-        if self.lo > d:
-            return 1
-        if self.hi < c:
-            return -1
-        if self.lo == self.hi == c == d:
-            return 0
-        raise Undecided(f"cannot order {self!r} and {other!r}")
-
-    def __gt__(self, other):
-        return self._order(other) > 0
-
-    def __ge__(self, other):
-        return self._order(other) >= 0
-
-    def __lt__(self, other):
-        return self._order(other) < 0
-
-    def __le__(self, other):
-        return self._order(other) <= 0
-
-    def contains(self, x):
-        """Whether the rational x lies in the interval (for tests)."""
-        return Fraction(self.lo) <= Fraction(x) <= Fraction(self.hi)
+    def ends(self):
+        return self.lo, self.hi
 
 
 class IntervalSystem(_Decides):
@@ -249,7 +261,7 @@ class IntervalSystem(_Decides):
         return below.lo, self._exp_below(hi).hi
 
 
-class Ball:
+class Ball(_Ordered):
     """A ball mid ± rad: the value lies in [mid - rad, mid + rad].
 
     ``mid`` is a decimal rounded to nearest at the system's precision, ``rad`` a short decimal
@@ -342,37 +354,6 @@ class Ball:
 
     def __rtruediv__(self, other):
         return self._lift(other) / self
-
-    def _order(self, other):
-        lo, hi = self.ends()
-        if isinstance(other, Ball):
-            c, d = other.ends()
-        else:  # an int or Fraction: Decimals compare with them exactly
-            c = d = other
-        if lo > d:
-            return 1
-        if hi < c:
-            return -1
-        if lo == hi == c == d:
-            return 0
-        raise Undecided(f"cannot order {self!r} and {other!r}")
-
-    def __gt__(self, other):
-        return self._order(other) > 0
-
-    def __ge__(self, other):
-        return self._order(other) >= 0
-
-    def __lt__(self, other):
-        return self._order(other) < 0
-
-    def __le__(self, other):
-        return self._order(other) <= 0
-
-    def contains(self, x):
-        """Whether the rational x lies in the ball (for tests)."""
-        lo, hi = self.ends()
-        return Fraction(lo) <= Fraction(x) <= Fraction(hi)
 
 
 _ONE, _ZERO = decimal.Decimal(1), decimal.Decimal(0)
