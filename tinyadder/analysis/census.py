@@ -402,14 +402,6 @@ def _window_sums(w, n):
 FLOAT_SLACK = 1e-13  # a float sum of these few terms (o < 1) errs by < 1e-15; far below o's steps
 
 
-def _s_part(off, n, s):
-    x = off.const
-    for c, (_, _, ga) in enumerate(off.columns):
-        if ga:
-            x += ga * ((s // 10 ** c) % 10 if c < n else s // 10 ** n)
-    return x
-
-
 def _compatible(v, w):
     """Whether windows v and w can share a sum (their fixed digits do not conflict)."""
     for c in range(min(v.place, w.place) + 2):
