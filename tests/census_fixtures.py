@@ -17,8 +17,8 @@ from fractions import Fraction
 from pathlib import Path
 
 from tinyadder import build, number_system, run
-from tinyadder.analysis.decisions import decisions, layout
-from tinyadder.analysis.stress import GAINS, stress_model
+from tinyadder.analysis.proof.decisions import decisions, layout
+from tinyadder.analysis.proof.stress import GAINS, stress_model
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "census"
 NEAR = 1e-6

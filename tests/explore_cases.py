@@ -3,9 +3,9 @@ each expression is traced once per test session."""
 
 import functools
 
-from tinyadder.analysis.explore import page
-from tinyadder.analysis.trace import run_with_cache
-from tinyadder.analysis.views import build_views
+from tinyadder.analysis.pictures.explore import page
+from tinyadder.cache import run_with_cache
+from tinyadder.analysis.pictures.views import build_views
 from tinyadder.construction import build
 
 EXAMPLE = "7650676663+0149460439"   # the walkthrough's sum

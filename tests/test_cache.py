@@ -6,7 +6,7 @@ import pytest
 
 from tinyadder.construction import SLOTS
 from tinyadder.numbers import FloatSystem
-from tinyadder.analysis.trace import act_name, run_with_cache
+from tinyadder.cache import act_name, run_with_cache
 
 EXPR = "7650676663+0149460439"
 

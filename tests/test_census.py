@@ -8,10 +8,10 @@ import pytest
 
 from census_fixtures import _name, brute_force, load
 from tinyadder import build, cases, number_system, run
-from tinyadder.analysis.census import (Census, census, count_by_sum, examples,
+from tinyadder.analysis.proof.census import (Census, census, count_by_sum, examples,
                                        in_failing_set, windows)
-from tinyadder.analysis.decisions import decisions, layout
-from tinyadder.analysis.stress import GAINS, stress_model
+from tinyadder.analysis.proof.decisions import decisions, layout
+from tinyadder.analysis.proof.stress import GAINS, stress_model
 from tinyadder.cli import main
 
 

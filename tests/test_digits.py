@@ -12,7 +12,7 @@ from tinyadder.cases import carry_pairs, edge_cases, random_pairs
 from tinyadder.construction import MAX_DIGITS, SLOTS, build, constants
 from tinyadder.analysis.ledger import ledger, totals
 from tinyadder.numbers import DecimalSystem, ExpTerm, FractionSystem
-from tinyadder.analysis.trace import run_with_cache
+from tinyadder.cache import run_with_cache
 
 
 def test_constants_at_ten_are_the_published_ones():

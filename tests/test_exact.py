@@ -8,11 +8,11 @@ import pytest
 
 from tinyadder import build
 from tinyadder.addition import encode
-from tinyadder.analysis.trace import run_with_cache
+from tinyadder.cache import run_with_cache
 from tinyadder.cases import COUNTEREXAMPLE, random_pairs
 from tinyadder.forward import compile_model, forward
 from tinyadder.generate import argmax, decode
-from tinyadder.enclosures import BallSystem, IntervalSystem
+from tinyadder.numbers.enclosures import BallSystem, IntervalSystem
 from tinyadder.numbers import FractionSystem, Undecided, exp_of
 
 

@@ -93,7 +93,7 @@ def test_the_flaw():
 def run_cli(*argv):
     out, err = io.StringIO(), io.StringIO()
     from tinyadder.cli import explain
-    status = explain.main(list(argv), out=out, err=err)
+    status = explain.main(list(argv), out, err, None)
     return status, out.getvalue(), err.getvalue()
 
 

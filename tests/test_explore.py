@@ -12,9 +12,10 @@ import re
 import pytest
 
 from explore_cases import EXAMPLE, FLAW, page_text, traced
-from tinyadder.analysis import explore, figures, show
+from tinyadder.analysis import show
+from tinyadder.analysis.pictures import explore, figures
 from tinyadder.analysis.ledger import ledger
-from tinyadder.analysis.trace import stages
+from tinyadder.cache import stages
 from tinyadder.cli import main
 from tinyadder.cli import explore as explore_cli
 from tinyadder.cli.tracing import colour_wanted
@@ -195,7 +196,7 @@ def test_other_lengths(tmp_path, digits, expr, number):
     out, err = io.StringIO(), io.StringIO()
     path = tmp_path / "page.html"
     argv = [expr, "--digits", str(digits), "--number", number, "-o", str(path)]
-    assert explore_cli.main(argv, out, err) == 0
+    assert explore_cli.main(argv, out, err, None) == 0
     assert out.getvalue() == f"wrote {path} ({path.stat().st_size // 1024} kB): open it in " \
                              f"a browser\n"
     page = Page(path.read_text(encoding="utf-8"))
@@ -210,7 +211,7 @@ def test_other_lengths(tmp_path, digits, expr, number):
 def test_a_wrong_sum_still_writes_its_page(tmp_path, monkeypatch):
     monkeypatch.setattr(explore_cli, "views_of", lambda *args: traced(FLAW)[1])
     out, err, path = io.StringIO(), io.StringIO(), tmp_path / "flaw.html"
-    assert explore_cli.main([FLAW, "-o", str(path)], out, err) == 1
+    assert explore_cli.main([FLAW, "-o", str(path)], out, err, None) == 1
     assert err.getvalue() == ("tinyadder: warning: the published model's sum 7000000000 is "
                               "wrong: 5193798811 + 1806201129 = 6999999940\n")
     assert path.read_text(encoding="utf-8") == page_text(FLAW)

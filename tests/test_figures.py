@@ -10,14 +10,15 @@ regenerated and compared, as the doctests keep the text honest. To redraw them a
 """
 
 import io
+import sys
 from pathlib import Path
 import xml.etree.ElementTree as ET
 
 import pytest
 
 from explore_cases import EXAMPLE, FLAW, traced
-from tinyadder.analysis.explore import defaults
-from tinyadder.analysis.figures import FIGURES
+from tinyadder.analysis.pictures.explore import defaults
+from tinyadder.analysis.pictures.figures import FIGURES
 from tinyadder.cli import figure
 
 IMG = Path(__file__).resolve().parent.parent / "docs" / "img"
@@ -50,7 +51,7 @@ def test_command_line(tmp_path):
     out = io.StringIO()
     path = tmp_path / "r.svg"
     assert figure.main(["ruler", "999+1", "--digits", "3", "--pos", "9", "-o", str(path)],
-                       out) == 0
+                       out, io.StringIO(), None) == 0
     assert out.getvalue() == f"wrote {path}\n"
     text = path.read_text(encoding="utf-8")
     assert "position 9: the remaining value" in text and "winner 0" in text
@@ -64,7 +65,7 @@ def test_command_line(tmp_path):
 ])
 def test_bad_options(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
-        figure.main(argv)
+        figure.main(argv, io.StringIO(), sys.stderr, None)
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith(f"tinyadder figure: error: {message}") and err.count("\n") == 1

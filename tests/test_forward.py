@@ -163,7 +163,7 @@ def test_fraction_roundings_are_recorded():
 
 
 def test_every_number_system_has_the_interface():
-    from tinyadder.enclosures import BallSystem, IntervalSystem
+    from tinyadder.numbers.enclosures import BallSystem, IntervalSystem
     from tinyadder.numbers import DecimalSystem, Float32System, FloatSystem, NumberSystem
     systems = [FractionSystem(), DecimalSystem(), FloatSystem(), Float32System(),
                IntervalSystem(20), BallSystem(20)]
@@ -176,7 +176,7 @@ def test_an_exact_json_trace_stays_small_exact_and_loads(published):
     """forward.derive recomputes the resid, FFN and logit points with the pass's own
     functions; the JSON trace stores the rest, and only omits what derives identically."""
     import io
-    from tinyadder.analysis.trace import run_with_cache
+    from tinyadder.cache import run_with_cache
     from tinyadder.analysis.trace_json import dump, load
     _, cache = run_with_cache(published, "7650676663+0149460439")
     text = io.StringIO()

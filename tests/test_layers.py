@@ -1,10 +1,11 @@
-"""The package's layers, read from its imports: core <- analysis <- cli, nothing upward.
+"""The package's layers, read from its imports: core <- analysis <- proof, pictures <- cli.
 
-The core is every module at the top of the package; ``tinyadder.analysis`` may import the core;
-``tinyadder.cli`` may import both. Two entry points sit outside the layers: ``__main__`` (runs
-the command line) and ``adderboard`` (AdderBoard's interface, which counts parameters with the
-ledger). ``tinyadder/__init__`` loads ``run_with_cache`` lazily, so importing the core never
-loads an analysis.
+The core is every module outside ``tinyadder.analysis`` and ``tinyadder.cli`` (the number
+systems included); the flat modules of ``tinyadder.analysis`` may import the core; its two
+sub-packages ``proof`` and ``pictures`` may import both, but not each other; ``tinyadder.cli``
+may import everything. Two entry points sit outside the layers: ``__main__`` (runs the command
+line) and ``adderboard`` (AdderBoard's interface, which counts parameters with the ledger).
+No module imports one that imports it back, lazily or not.
 """
 
 import ast
@@ -13,14 +14,30 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tinyadder"
-RANK = {"core": 0, "analysis": 1, "cli": 2}
+RANK = {"core": 0, "analysis": 1, "proof": 2, "pictures": 2, "cli": 3}
 ENTRY_POINTS = {"__main__", "adderboard"}
 
 
 def layer(module):
-    """'tinyadder.analysis.show' -> 'analysis'; 'tinyadder.forward' -> 'core'."""
+    """'tinyadder.analysis.show' -> 'analysis'; 'tinyadder.analysis.proof.census' -> 'proof';
+    'tinyadder.numbers.fraction' -> 'core'."""
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 and parts[1] in ("analysis", "cli") else "core"
+    if len(parts) > 1 and parts[1] == "cli":
+        return "cli"
+    if len(parts) > 1 and parts[1] == "analysis":
+        return parts[2] if len(parts) > 2 and parts[2] in ("proof", "pictures") else "analysis"
+    return "core"
+
+
+def _modules(root):
+    """{module name: path} of every module file under root (a package by its __init__)."""
+    out = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(("tinyadder",) + parts)] = path
+    return out
 
 
 def imports(path, root=PACKAGE):
@@ -41,36 +58,96 @@ def imports(path, root=PACKAGE):
                 found |= {f"{module}.{a.name}" for a in node.names}
         elif isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.startswith("tinyadder")}
-    return here, found
+    return here.replace(".__init__", ""), found
 
 
 def upward_imports(root=PACKAGE):
-    """Every import, anywhere in a file (lazy ones too), of a higher layer than the file's."""
+    """Every import, anywhere in a file (lazy ones too), of a higher layer than the file's, or
+    of the other sub-package of the same rank (proof and pictures)."""
     upward = []
     for path in sorted(root.rglob("*.py")):
         here, found = imports(path, root)
-        if here.split(".")[-1] in ENTRY_POINTS or here == "tinyadder.__init__":
+        if here.split(".")[-1] in ENTRY_POINTS:
             continue
         for module in found:
-            if RANK[layer(module)] > RANK[layer(here)]:
+            mine, theirs = layer(here), layer(module)
+            if RANK[theirs] > RANK[mine] or (RANK[theirs] == RANK[mine] and theirs != mine):
                 upward.append(f"{here} imports {module}")
     return sorted(upward)
+
+
+def import_graph(root=PACKAGE):
+    """{module: the modules it imports} over the module files under root. Importing names
+    from a package counts as importing the package, unless every name is a module of it."""
+    modules = _modules(root)
+    graph = {}
+    for name, path in modules.items():
+        here, found = imports(path, root)
+        targets = {m for m in found if m in modules and m != here}
+        # 'from .. import addition' runs the package's __init__ anyway; it is not a use of it
+        for package in [m for m in targets if (modules[m].name == "__init__.py")]:
+            named = {m for m in found if m.startswith(package + ".") and m.count(".") ==
+                     package.count(".") + 1}
+            if named and named <= set(modules):
+                targets.discard(package)
+        graph[name] = targets
+    return graph
+
+
+def circles(graph):
+    """Every module that can reach itself through imports, with one such path."""
+    found = []
+    for start in sorted(graph):
+        stack, seen = [(start, [start])], set()
+        while stack:
+            node, path = stack.pop()
+            for nxt in sorted(graph.get(node, ())):
+                if nxt == start:
+                    found.append(" -> ".join(path + [start]))
+                    stack = []
+                    break
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, path + [nxt]))
+    return found
 
 
 def test_nothing_imports_upward():
     assert upward_imports() == []
 
 
+def test_no_import_circle():
+    assert circles(import_graph()) == []
+
+
 def test_an_upward_import_is_seen(tmp_path):
-    (tmp_path / "analysis").mkdir()
+    (tmp_path / "analysis" / "proof").mkdir(parents=True)
+    (tmp_path / "analysis" / "pictures").mkdir()
     (tmp_path / "forward.py").write_text("def f():\n    from .analysis import show\n")
     (tmp_path / "analysis" / "show.py").write_text("from ..cli.options import Parser\n")
     (tmp_path / "analysis" / "ok.py").write_text("from .. import forward\nfrom . import show\n")
+    (tmp_path / "analysis" / "proof" / "prove.py").write_text("from ..pictures import views\n")
     assert upward_imports(tmp_path) == [
+        "tinyadder.analysis.proof.prove imports tinyadder.analysis.pictures",
+        "tinyadder.analysis.proof.prove imports tinyadder.analysis.pictures.views",
         "tinyadder.analysis.show imports tinyadder.cli.options",
         "tinyadder.analysis.show imports tinyadder.cli.options.Parser",
         "tinyadder.forward imports tinyadder.analysis",
         "tinyadder.forward imports tinyadder.analysis.show"]
+
+
+def test_a_circle_is_seen(tmp_path):
+    (tmp_path / "numbers").mkdir()
+    (tmp_path / "numbers" / "__init__.py").write_text("from .fraction import F\n")
+    (tmp_path / "numbers" / "fraction.py").write_text(
+        "def d():\n    from .enclosures import e\n")
+    (tmp_path / "numbers" / "enclosures.py").write_text("from .fraction import F\n")
+    (tmp_path / "forward.py").write_text("from . import numbers\n")
+    assert circles(import_graph(tmp_path)) == [
+        "tinyadder.numbers.enclosures -> tinyadder.numbers.fraction -> "
+        "tinyadder.numbers.enclosures",
+        "tinyadder.numbers.fraction -> tinyadder.numbers.enclosures -> "
+        "tinyadder.numbers.fraction"]
 
 
 def test_importing_the_core_loads_no_analysis_and_no_cli():
@@ -80,6 +157,10 @@ def test_importing_the_core_loads_no_analysis_and_no_cli():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=PACKAGE.parent, check=True).stdout
     assert "'cli'" not in out
+    code = "import sys, tinyadder\nprint(any(m.startswith('tinyadder.analysis') for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=PACKAGE.parent, check=True).stdout
+    assert out.strip() == "False"
     # adderboard counts its parameters with the ledger, and needs nothing else of analysis
     code = ("import sys, tinyadder.adderboard\n"
             "print(sorted(m for m in sys.modules if m.startswith('tinyadder.analysis.')))")

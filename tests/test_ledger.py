@@ -8,7 +8,6 @@ import pytest
 from tinyadder.cli import main as cli_main
 from tinyadder.construction import build
 from tinyadder.analysis.ledger import count, ledger, tensors, totals
-from tinyadder.cli.params import main
 from tinyadder.weights import with_entry
 
 SPEC_TABLE = {"embedding": 13, "layer 0 attention": 6, "layer 0 FFN": 12,
@@ -104,7 +103,7 @@ def test_every_table_of_the_model_is_a_tensor(published):
 
 
 def test_json(capsys):
-    assert main(["--json", "--model", "repaired"]) == 0
+    assert cli_main(["params", "--json", "--model", "repaired"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["model"] == "tinyadder36-repaired"
     assert (data["total"], data["parts"]) == (36, SPEC_TABLE)

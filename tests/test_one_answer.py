@@ -9,7 +9,7 @@ import pytest
 
 from tinyadder import build, number_system, run
 from tinyadder.addition import add, encode
-from tinyadder.analysis.trace import run_with_cache
+from tinyadder.cache import run_with_cache
 from tinyadder.analysis.verify import check
 from tinyadder.cli import main
 from tinyadder.forward import compile_model, forward

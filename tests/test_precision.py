@@ -89,7 +89,7 @@ def test_float64_largest_safe_n_on_the_sample():
 
 def run(*argv):
     out = io.StringIO()
-    return precision_cli.main(list(argv), out=out), out.getvalue()
+    return precision_cli.main(list(argv), out, io.StringIO(), None), out.getvalue()
 
 
 def test_one_addition_names_half_layer_and_slot():
@@ -110,7 +110,7 @@ def test_one_addition_that_float64_gets_right():
 def test_patching_the_exact_values_changes_nothing():
     # The probe itself is sound: exact values patched into the exact run change no decision.
     from tinyadder.forward import compile_model
-    from tinyadder.analysis.trace import run_with_cache, stages
+    from tinyadder.cache import run_with_cache, stages
     model = build("repaired")
     _, cache = run_with_cache(model, "7650676663+0149460439")
     compiled = compile_model(model, cache.ns)

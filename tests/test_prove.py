@@ -7,10 +7,10 @@ from fractions import Fraction
 import pytest
 
 from tinyadder import build
-from tinyadder.analysis import certificate as checker
-from tinyadder.analysis.decisions import decisions
-from tinyadder.analysis.prove import prove
-from tinyadder.analysis.stress import stress_model
+from tinyadder.analysis.proof import certificate as checker
+from tinyadder.analysis.proof.decisions import decisions
+from tinyadder.analysis.proof.prove import prove
+from tinyadder.analysis.proof.stress import stress_model
 from tinyadder.cli import main
 from tinyadder.construction import constants
 

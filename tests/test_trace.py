@@ -19,7 +19,7 @@ from tinyadder.cli import main
 from tinyadder.construction import SLOTS
 from tinyadder.numbers import DecimalSystem, FloatSystem, LogScore
 from tinyadder.analysis.step import session
-from tinyadder.analysis.trace import run_with_cache, stages
+from tinyadder.cache import run_with_cache, stages
 from tinyadder.weights import Model
 
 ROOT = Path(__file__).resolve().parent.parent

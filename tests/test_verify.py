@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def verify(*argv):
     out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), out=out, err=err)
+    status = main(list(argv), out, err, None)
     return status, out.getvalue(), err.getvalue()
 
 

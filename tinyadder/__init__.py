@@ -1,26 +1,21 @@
-"""tinyadder: the exact, inspectable reference interpreter of TinyAdder-36.
+"""tinyadder: the exact, inspectable reference interpreter of hand-wired transformers.
 
 >>> from tinyadder import build, number_system, run
 >>> run(build("published"), number_system("fraction"), 7650676663, 149460439)
 '7650676663+0149460439=07800137102'
 
-The package is layered: the core (model as data, construction, number systems, the forward
-pass, generation, the task) sits here; ``tinyadder.analysis`` reads runs of it (trace cache,
-display, ledger, verify, ...); ``tinyadder.cli`` is the command line. Nothing imports upward.
-``run_with_cache`` (from ``tinyadder.analysis.trace``) is also offered here, loaded on first
-use, so that importing the core does not load the analyses.
+The package is layered. The core sits here: the model as data (``weights``, ``constants``),
+its construction, the number systems (``numbers``), the forward pass, generation, the task
+(``addition``) and the activation cache (``cache.run_with_cache``). ``tinyadder.analysis``
+reads runs of it; ``tinyadder.cli`` is the command line. Nothing imports upward.
 """
 
 from .addition import add, run
+from .cache import ActivationCache, run_with_cache
 from .construction import build
 from .numbers import number_system
+from .weights import with_entry
 
-__all__ = ["add", "build", "number_system", "run", "run_with_cache"]
+__all__ = ["ActivationCache", "add", "build", "number_system", "run", "run_with_cache",
+           "with_entry"]
 __version__ = "0.1.0"
-
-
-def __getattr__(name):
-    if name == "run_with_cache":
-        from .analysis.trace import run_with_cache
-        return run_with_cache
-    raise AttributeError(f"module 'tinyadder' has no attribute {name!r}")

@@ -34,9 +34,9 @@ from fractions import Fraction
 import textwrap
 
 from ..generate import argmax
-from .readable import exponent
+from .text import exponent
 from .show import rounded
-from .trace import act_name
+from ..cache import act_name
 
 WIDTH = 80
 SMALL = 2          # a margin under 2 units: R mod P is 0 or P - 1, the bias b decides

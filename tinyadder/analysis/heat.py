@@ -7,7 +7,7 @@ numbers hides. ANSI colour (viridis) is added only when asked, which the command
 on a terminal unless NO_COLOR is set.
 
 >>> from tinyadder import build
->>> from tinyadder.analysis.trace import run_with_cache
+>>> from tinyadder.cache import run_with_cache
 >>> _, cache = run_with_cache(build("published"), "12+34")
 >>> print("\\n".join(heat_lines(cache, 0, "h3", 24)))   # special keys stand out: 0, 11, 22
     L0.h3 attends from 24 (log10 weight: ' ' -466.3 .. '@' 0):
@@ -17,7 +17,7 @@ on a terminal unless NO_COLOR is set.
 (5, True)
 """
 
-from .magnitude import log10_abs
+from .text import log10_abs
 
 RAMP = " .:-=+*#%@"
 # viridis in the xterm 256-colour palette, dark (small) to yellow (near 1)

@@ -22,7 +22,7 @@ from ..construction import build
 from ..forward import compile_model, forward
 from ..generate import argmax
 from ..numbers import FractionSystem, for_model, number_system
-from .trace import run_with_cache, stages
+from ..cache import run_with_cache, stages
 
 PROG = "tinyadder precision"
 SYSTEMS = ("float32", "float64", "decimal:16", "decimal:24", "decimal", "fraction")

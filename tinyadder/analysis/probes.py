@@ -37,7 +37,7 @@ from ..construction import DIGITS, constants
 from ..generate import argmax
 from ..numbers import DecimalSystem, Float32System, FloatSystem, FractionSystem
 from .show import fmt
-from .trace import stages
+from ..cache import stages
 
 # count's relative error is about e^-40 (the softmax1 '1' dominates its denominator)
 CONSTRUCTION_SLACK = Fraction(1, 10 ** 15)

@@ -18,7 +18,7 @@ import textwrap
 from ..generate import argmax
 from ..numbers import LogScore
 from .heat import heat_lines
-from .trace import stages
+from ..cache import stages
 from ..weights import live_heads
 
 SIG = 6          # significant digits of a value rounded for display

@@ -12,8 +12,8 @@ End of input and Ctrl-C end the session quietly, as ``q`` does.
 """
 
 from . import show
-from .readable import readable
-from .trace import stages
+from .text import readable
+from ..cache import stages
 
 HELP = "n next, p prev, j POS, s SLOT, a HEAD (h3 or 0.h3), c continue, q quit, h help"
 PROMPT = "(step) "

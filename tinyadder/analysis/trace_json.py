@@ -42,7 +42,7 @@ from ..numbers import (MAX_DECIMAL_DIGITS, DecimalSystem, Float32, FloatSystem, 
                        LogScore, Rounding, number_system, to_float32)
 from ..forward import DERIVED, compile_model, derive
 from .show import rational_text
-from .trace import ActivationCache, trace_points
+from ..cache import ActivationCache, trace_points
 
 FORMAT = "tinyadder-trace/1"
 _RATIONAL = re.compile(r"-?[0-9]+(?:/[0-9]+)?")

@@ -3,7 +3,6 @@
 import argparse
 import os
 import platform
-import sys
 
 from ..analysis.bench import (CASES, SYSTEMS, TORCH_CASES, long_numbers, measure,
                               torch_model, torch_rate)
@@ -44,8 +43,8 @@ def _fraction_arg(text):
     return value
 
 
-def main(argv=None, out=None, err=None):
-    out = out or sys.stdout
+def main(argv, out, err, stdin):
+    """This subcommand's exit status for its arguments ``argv``."""
     args = build_parser().parse_args(argv)
     if args.long:
         return long_numbers(args, out)

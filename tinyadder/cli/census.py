@@ -1,12 +1,11 @@
-"""``tinyadder census``: the command line of ``analysis.census``."""
+"""``tinyadder census``: the command line of ``analysis.proof.census``."""
 
-import sys
 import time
 
 from .. import addition
-from ..analysis.census import ADDERBOARD_RANDOM, census, examples
-from ..analysis.census import estimate_seconds as counting_seconds
-from ..analysis.symbolic import NotAffine
+from ..analysis.proof.census import ADDERBOARD_RANDOM, census, examples
+from ..analysis.proof.census import estimate_seconds as counting_seconds
+from ..analysis.proof.symbolic import NotAffine
 from ..construction import build
 from ..numbers import number_system
 from .options import PROG, Parser, add_digits_option, model_arg
@@ -59,9 +58,8 @@ def report(result, variant, shown):
     return lines
 
 
-def main(argv=None, out=None, err=None):
-    out = out or sys.stdout
-    err = err or sys.stderr
+def main(argv, out, err, stdin):
+    """This subcommand's exit status for its arguments ``argv``."""
     args = build_parser().parse_args(argv)  # a usage error exits 2 (cli.main)
     model = build(args.model, args.digits)
     start = time.perf_counter()

@@ -1,8 +1,6 @@
 """``tinyadder check-certificate FILE``: re-check a proof with the independent checker."""
 
-import sys
-
-from ..analysis.certificate import Invalid, Malformed, check, load
+from ..analysis.proof.certificate import Invalid, Malformed, check, load
 from .options import PROG, Parser
 
 
@@ -17,9 +15,8 @@ def build_parser():
     return parser
 
 
-def main(argv=None, out=None, err=None):
-    out = out or sys.stdout
-    err = err or sys.stderr
+def main(argv, out, err, stdin):
+    """This subcommand's exit status for its arguments ``argv``."""
     args = build_parser().parse_args(argv)  # a usage error exits 2 (cli.main)
     try:
         print(check(load(args.file)), file=out)

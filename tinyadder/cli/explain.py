@@ -1,13 +1,12 @@
 """``tinyadder explain EXPR``: the command line of ``analysis.explain``."""
 
-import sys
 import textwrap
 
 from .. import addition
 from ..analysis.explain import WIDTH, narrate
-from ..analysis.trace import run_with_cache
+from ..cache import run_with_cache
 from ..construction import build
-from . import _hint
+from .main_command import _hint
 from .options import PROG, Parser, add_digits_option, add_model_options
 
 
@@ -26,9 +25,8 @@ def build_parser():
     return parser
 
 
-def main(argv=None, out=None, err=None):
-    out = out or sys.stdout
-    err = err or sys.stderr
+def main(argv, out, err, stdin):
+    """This subcommand's exit status for its arguments ``argv``."""
     args = build_parser().parse_args(argv)
     try:
         a, b = addition.parse_expression(args.expression, args.digits)

@@ -1,12 +1,11 @@
-"""``tinyadder explore``: the command line of ``analysis.explore`` (one HTML page)."""
+"""``tinyadder explore``: the command line of ``analysis.pictures.explore`` (one HTML page)."""
 
 from contextlib import contextmanager
 import os
-import sys
 
 from .. import addition
-from ..analysis.explore import DEFAULT_NAME, MAX_DIGITS, page
-from ..analysis.views import views_of
+from ..analysis.pictures.explore import DEFAULT_NAME, MAX_DIGITS, page
+from ..analysis.pictures.views import views_of
 from ..construction import build
 from .options import PROG, Parser, add_digits_option, add_model_options
 
@@ -45,9 +44,8 @@ def open_output(path, parser):
         raise
 
 
-def main(argv=None, out=None, err=None):
-    out = out or sys.stdout
-    err = err or sys.stderr
+def main(argv, out, err, stdin):
+    """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.digits > MAX_DIGITS:

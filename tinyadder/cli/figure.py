@@ -1,12 +1,10 @@
-"""``tinyadder figure``: one view of the explorer as a static SVG file (``analysis.figures``)."""
-
-import sys
+"""``tinyadder figure``: one view of the explorer as a static SVG file (``analysis.pictures.figures``)."""
 
 from .. import addition
-from ..analysis.explore import defaults
-from ..analysis.figures import FIGURES
-from ..analysis.trace import stages
-from ..analysis.views import views_of
+from ..analysis.pictures.explore import defaults
+from ..analysis.pictures.figures import FIGURES
+from ..cache import stages
+from ..analysis.pictures.views import views_of
 from ..construction import build
 from ..weights import live_heads
 from .explore import open_output
@@ -37,8 +35,8 @@ def build_parser():
     return parser
 
 
-def main(argv=None, out=None, err=None):
-    out = out or sys.stdout
+def main(argv, out, err, stdin):
+    """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)
     model = build(args.model, args.digits)

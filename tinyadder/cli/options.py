@@ -16,6 +16,21 @@ from ..numbers import (DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, MAX_DECIMAL_D
                        NUMBER_CHOICES, number_system)
 
 PROG = "tinyadder"
+
+# subcommand -> its module in tinyadder.cli; each owns its parser and main(argv, out, err, stdin)
+SUBCOMMANDS = {
+    "bench": "bench",
+    "census": "census",
+    "check-certificate": "check_certificate",
+    "explain": "explain",
+    "explore": "explore",
+    "figure": "figure",
+    "params": "params",
+    "precision": "precision",
+    "program": "program",
+    "prove": "prove",
+    "verify": "verify",
+}
 MESSAGE = 200  # characters of an argparse message (which may quote a whole argument)
 
 

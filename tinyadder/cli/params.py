@@ -1,7 +1,6 @@
 """``tinyadder params``: the command line of ``analysis.ledger``."""
 
 import json
-import sys
 
 from ..analysis.ledger import as_json, ledger, render
 from ..construction import build
@@ -21,8 +20,8 @@ def build_parser():
     return parser
 
 
-def main(argv=None, out=None, err=None):
-    out = out or sys.stdout
+def main(argv, out, err, stdin):
+    """This subcommand's exit status for its arguments ``argv``."""
     args = build_parser().parse_args(argv)
     model = build(args.model, args.digits)
     lines = ledger(model)

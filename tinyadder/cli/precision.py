@@ -1,7 +1,6 @@
 """``tinyadder precision``: the command line of ``analysis.precision``."""
 
 import argparse
-import sys
 
 from .. import addition, cases
 from ..analysis.precision import DIGITS_RANGE, PAIRS, SCAN, SCAN_LIMIT, SYSTEMS, compare, table
@@ -69,10 +68,9 @@ def build_parser():
     return parser
 
 
-def main(argv=None, out=None, err=None):
+def main(argv, out, err, stdin):
+    """This subcommand's exit status for its arguments ``argv``."""
     """``tinyadder precision [EXPR] [options]``: the table, or one addition compared."""
-    out = out or sys.stdout
-    err = err or sys.stderr
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.expression is None:

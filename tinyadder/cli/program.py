@@ -1,7 +1,5 @@
 """``tinyadder program``: the command line of ``analysis.program``."""
 
-import sys
-
 from ..analysis.program import listing
 from ..construction import build
 from .options import PROG, Parser, add_digits_option, model_arg
@@ -18,8 +16,8 @@ def build_parser():
     return parser
 
 
-def main(argv=None, out=None, err=None):
-    out = out or sys.stdout
+def main(argv, out, err, stdin):
+    """This subcommand's exit status for its arguments ``argv``."""
     args = build_parser().parse_args(argv)
     out.write(listing(build(args.model, args.digits)))
     return 0

@@ -1,11 +1,10 @@
-"""``tinyadder prove``: the command line of ``analysis.prove`` (and ``--certificate``)."""
+"""``tinyadder prove``: the command line of ``analysis.proof.prove`` (and ``--certificate``)."""
 
 import json
-import sys
 import time
 
-from ..analysis.prove import certificate, prove
-from ..analysis.decisions import estimate_seconds
+from ..analysis.proof.prove import certificate, prove
+from ..analysis.proof.decisions import estimate_seconds
 from ..construction import build
 from .options import PROG, Parser, add_digits_option, model_arg
 
@@ -67,9 +66,8 @@ def symbolic_progress(digits, err):
     return progress
 
 
-def main(argv=None, out=None, err=None):
-    out = out or sys.stdout
-    err = err or sys.stderr
+def main(argv, out, err, stdin):
+    """This subcommand's exit status for its arguments ``argv``."""
     args = build_parser().parse_args(argv)  # a usage error exits 2 (cli.main)
     model = build(args.model, args.digits)
     start = time.perf_counter()

@@ -12,7 +12,7 @@ import re
 
 from ..addition import digits_of, encode, sequence_text
 from ..analysis import probes, show, step, trace_json
-from ..analysis.trace import run_with_cache
+from ..cache import run_with_cache
 from ..construction import MAX_DIGITS
 from .options import excerpt, int_arg
 

@@ -1,7 +1,5 @@
 """``tinyadder verify``: the command line of ``analysis.verify``."""
 
-import sys
-
 from ..analysis.verify import (DEFAULT_CASES, SUITES, Progress, check, report, suite_groups,
                                suite_size)
 from ..cases import SEED
@@ -37,9 +35,8 @@ def build_parser():
     return parser
 
 
-def main(argv=None, out=None, err=None):
-    out = out or sys.stdout
-    err = err or sys.stderr
+def main(argv, out, err, stdin):
+    """This subcommand's exit status for its arguments ``argv``."""
     args = build_parser().parse_args(argv)
     n = DEFAULT_CASES[args.suite] if args.cases is None else args.cases
     digits = args.digits

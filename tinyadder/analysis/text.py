@@ -1,6 +1,6 @@
-"""A readable exact form of a long rational: its leading terms and a bound on the rest.
+"""Text primitives for exact values: a readable form of a long rational, and its magnitude.
 
-In the fraction system a slot such as ``count`` is a ratio of integers hundreds of digits long
+**Readable forms.** In the fraction system a slot such as ``count`` is a ratio of integers hundreds of digits long
 (exp(-1000) and exp(-40), rounded to 50 digits, enter every place value; later slots grow to
 thousands of digits). Its decimal expansion is readable only in
 pieces: -9.99999999998999999999999957516... is -10 + 10^-11 + 4.2485*10^-17 + ..., and the
@@ -22,9 +22,19 @@ Every statement it prints is exact: x equals the sum of the terms plus r.
 True
 >>> readable(0.1 + 10 ** -12)                          # a float, exactly
 '0.1 + 10^-12 + 1.1185*10^-17 + r, |r| < 10^-22'
+
+**Magnitudes.** log10 |x| from a value's own digits, and a float that may underflow to 0
+without losing the magnitude. A softmax1 weight such as e^-1000 * 10^-23 is a Fraction with thousand-digit numerator and
+denominator; ``float()`` of it is 0.0, but its log10 is an ordinary number:
+
+>>> x = Fraction(3, 10 ** 460)
+>>> to_float(x), round(log10_abs(x), 9)
+(0.0, -459.522878745)
 """
 
+from decimal import Decimal
 from fractions import Fraction
+import math
 
 GAP = 4      # a term is clean when the rest is more than 10^GAP times smaller
 SIG = 5      # significant digits of the last, not clean, term
@@ -109,3 +119,38 @@ def readable(x, sig=SIG):
     if rest:
         text += f" + r, |r| < {power_text(exponent(abs(rest)) + 1)}"
     return text
+
+
+LOG10_2 = math.log10(2)
+
+
+def _log10_int(n):
+    """log10 of a positive int of any size: its top 60 bits as a float, plus the shift."""
+    shift = max(0, n.bit_length() - 60)
+    return math.log10(n >> shift) + shift * LOG10_2
+
+
+def log10_abs(x):
+    """log10 |x| of a non-zero value from its exact digits (None for zero).
+
+    A Fraction n/d gives log10 n - log10 d from the integers themselves; a Decimal its digits
+    and exponent; a float math.log10. Absolute error about 10^-13 for any size of x.
+    """
+    if x == 0:
+        return None
+    if isinstance(x, Fraction):
+        return _log10_int(abs(x.numerator)) - _log10_int(x.denominator)
+    if isinstance(x, Decimal):
+        _, digits, exponent = x.as_tuple()
+        return _log10_int(int("".join(map(str, digits)))) + exponent
+    if isinstance(x, int):
+        return _log10_int(abs(x))
+    return math.log10(abs(x))
+
+
+def to_float(x):
+    """x as a double: 0.0 below the range (the log10 still holds it), +-inf above."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf

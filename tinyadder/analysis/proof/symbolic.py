@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from fractions import Fraction
 import decimal
 
-from ..numbers import for_model, number_system
+from ...numbers import for_model, number_system
 
 DIGIT_MAX = 9
 

@@ -1,6 +1,6 @@
 """Every digit decision of a model as a formula in the digits, read off its own forward pass.
 
-The model is run once over the affine number system of ``analysis.symbolic``: the digits of
+The model is run once over the affine number system of ``analysis.proof.symbolic``: the digits of
 a, b and of the answer emitted so far are variables (the embedding must be affine in the
 digit: E(d) = E(0) + d (E(1) - E(0)), checked), so every value is an exact affine form in
 them. At a deciding position the last layer's ReLUs are the only ones whose sign the digits
@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Dict, Optional, Tuple
 
-from ..addition import digits_of, encode
-from ..forward import KVCache, compile_model, forward
+from ...addition import digits_of, encode
+from ...forward import KVCache, compile_model, forward
 from .symbolic import Ball, NotAffine, SymbolicSystem, round_up, variable
 
 

@@ -114,7 +114,7 @@ def prove(model, progress=None, decs=None):
         return Proof(model.name, lay.digits, [], decs, refusal=(
             f"at position {d.position} neighbouring tilts differ by {float(d.tilt_ratio):.3g}"
             f" times the gain: the digit is not the number of thresholds passed"))
-    from ..numbers import for_model, number_system
+    from ...numbers import for_model, number_system
     exp_digits = for_model(number_system("fraction"), model).exp_digits
     return Proof(model.name, lay.digits, [check(d) for d in decs], decs, exp_digits=exp_digits)
 

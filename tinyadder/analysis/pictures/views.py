@@ -21,15 +21,15 @@ from decimal import Decimal
 from fractions import Fraction
 import math
 
-from ..addition import digits_of, encode
-from ..generate import argmax
-from ..weights import live_heads
-from .ledger import ledger, tensors
-from .magnitude import log10_abs, to_float
-from .probes import READOUT, check, intended
-from .program import half_layers
-from .show import MARK, SHORT, SIG, fmt, rounded
-from .trace import run_with_cache, stages
+from ...addition import digits_of, encode
+from ...generate import argmax
+from ...weights import live_heads
+from ..ledger import ledger, tensors
+from ..text import log10_abs, to_float
+from ..probes import READOUT, check, intended
+from ..program import half_layers
+from ..show import MARK, SHORT, SIG, fmt, rounded
+from ...cache import run_with_cache, stages
 
 def _rounded_decimal(x, sig):
     """|x| of a Fraction correctly rounded (half even) to ``sig`` digits, as a Decimal, or

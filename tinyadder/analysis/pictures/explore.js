@@ -1,6 +1,6 @@
 // The explorer's script: page state in the URL fragment, recolouring of the drawings that
-// tinyadder.analysis.figures wrote, the status line, hover read-outs. Vanilla JavaScript, no
-// network. The data (id="data") was computed by tinyadder.analysis.views from an exact trace.
+// tinyadder.analysis.pictures.figures wrote, the status line, hover read-outs. Vanilla JavaScript, no
+// network. The data (id="data") was computed by tinyadder.analysis.pictures.views from an exact trace.
 (function () {
   "use strict";
   var errors = document.getElementById("errors");

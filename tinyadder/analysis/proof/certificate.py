@@ -26,7 +26,7 @@ import decimal
 import json
 import random
 
-from ..construction import build
+from ...construction import build
 
 FORMAT = "tinyadder-proof-1"
 SPOT_PAIRS = 6

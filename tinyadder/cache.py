@@ -13,10 +13,10 @@ Fraction(1, 24)
 from dataclasses import dataclass
 from typing import Optional
 
-from ..addition import digits_of, encode, parse_expression, system_of
-from ..forward import compile_model, forward
-from ..generate import decode
-from ..numbers import FractionSystem, for_model
+from .addition import digits_of, encode, parse_expression, system_of
+from .forward import compile_model, forward
+from .generate import decode
+from .numbers import FractionSystem, for_model
 
 # TransformerLens short names: cache["resid_mid", 0] is cache["blocks.0.hook_resid_mid"].
 _SHORT = {

@@ -11,7 +11,8 @@ from contextlib import nullcontext
 import decimal
 from fractions import Fraction
 
-from .numbers import ExpTerm, Ln, Undecided, _decimal_context, _decimal_of, _Decides
+from ..constants import ExpTerm, Ln
+from .protocol import Undecided, _decimal_context, _decimal_of, _Decides
 
 _D0 = decimal.Decimal(0)  # sign tests against a Decimal are faster than against the int 0
 _D1 = decimal.Decimal(1)

@@ -1,4 +1,4 @@
-"""The readable exact form (analysis.readable) and where --step shows it."""
+"""The readable exact form (analysis.text) and where --step shows it."""
 
 from fractions import Fraction
 import io
@@ -6,7 +6,7 @@ import io
 import pytest
 
 from tinyadder import build, run_with_cache
-from tinyadder.analysis.readable import exponent, readable, terms
+from tinyadder.analysis.text import exponent, readable, terms
 from tinyadder.analysis.step import session
 
 TEN = Fraction(10)

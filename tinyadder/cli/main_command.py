@@ -1,0 +1,134 @@
+"""The main command, ``python -m tinyadder 7650676663+0149460439``: one answer per expression.
+
+Its policy: arguments the shell split apart are regrouped (``1 + 2`` unquoted is one addition,
+with a hint to quote it), and a wrong sum gets a warning that says why it may be wrong.
+"""
+
+import re
+
+from .. import __version__, addition
+from ..construction import build
+from ..numbers import for_model, number_system
+from . import tracing
+from .options import (PROG, SUBCOMMANDS, Parser, add_digits_option, add_model_options,
+                      input_lines)
+
+
+def build_parser():
+    parser = Parser(
+        prog=PROG,
+        description="Add two numbers with TinyAdder-36, the 36-parameter hand-wired "
+                    "transformer, run by an exact pure-Python interpreter.",
+        epilog=f"subcommands: {', '.join(sorted(SUBCOMMANDS))} (run '{PROG} SUBCOMMAND --help')")
+    parser.add_argument(
+        "expressions", nargs="*", metavar="EXPR",
+        help="an addition such as 7650676663+0149460439 or '12 + 34' (operands of at most "
+             "N digits, see --digits); '-' reads one expression per line from standard input")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    add_model_options(parser)
+    add_digits_option(parser)
+    tracing.add_options(parser)
+    return parser
+
+
+def _lines(expressions, stdin):
+    """(label, text, problem) for each expression; '-' expands to standard input's non-blank
+    lines (label 'line N'). Arguments the shell split apart ('1 + 2' unquoted) come back as
+    one item with a problem that says to quote them."""
+    for group in _shell_groups(expressions):
+        if group == ["-"]:
+            for number, line, problem in input_lines(stdin):
+                if problem or line.strip():
+                    yield f"line {number}", line, problem
+        elif len(group) == 1:
+            yield None, group[0], None
+        else:
+            text = " ".join(group)
+            quote = f': "{text}"' if len(text) <= addition.EXCERPT else ""
+            yield None, text, (f"the shell split {addition.excerpt(text)} into several "
+                               f"arguments; quote it{quote}")
+
+
+def _shell_groups(expressions):
+    """Consecutive arguments joined where one ends or the next starts with '+' and together
+    they make one addition: ['1', '+', '2'] -> [['1', '+', '2']]."""
+    groups = []
+    for expr in expressions:
+        last = groups[-1] if groups else None
+        if (last and expr != "-" and last != ["-"]
+                and (last[-1].rstrip().endswith("+") or expr.lstrip().startswith("+"))):
+            last.append(expr)
+        else:
+            groups.append([expr])
+    out = []
+    for group in groups:
+        try:
+            addition.parse_expression(" ".join(group), 10 ** 6)
+        except addition.InputError:
+            out += [[expr] for expr in group]  # not one addition either: report each part
+            continue
+        out.append(group)
+    return out
+
+
+def _hint(args, model, ns, a, b):
+    """Why a sum may be wrong: rounding if the model's own precision gets it right (decimal
+    at the digits the model needs: fast, and as good as exact here), else the published flaw."""
+    reference = for_model(number_system("decimal"), model)
+    if ns.name != "fraction" and addition.add(model, reference, a, b) == a + b:
+        return (f" (a rounding error of {ns.spec}: {reference.spec} is right; "
+                f"see '{PROG} precision')")
+    return " (try --model repaired)" if args.model == "published" else ""
+
+
+def run_expressions(args, out, err, stdin):
+    """Answer each expression; return the exit status."""
+    model = build(args.model, args.digits)
+    ns = for_model(args.number, model)
+    split = [problem for _, _, problem in _lines([e for e in args.expressions if e != "-"], None)
+             if problem]
+    # '--json 1 + 2': the hint to quote says more than "takes exactly one expression"
+    problem = split[0] if split and tracing.requested(args) else tracing.problem(args, model)
+    if problem:
+        print(f"{PROG}: error: {problem}", file=err)
+        return 2
+    status = 0
+    for label, text, problem in _lines(args.expressions, stdin):
+        where = f"{label}: " if label else ""
+        if problem:
+            print(f"{PROG}: error: {where}{problem}", file=err)
+            status = 2
+            continue
+        try:
+            a, b = addition.parse_expression(text, args.digits)
+        except addition.InputError as error:
+            print(f"{PROG}: error: {where}{error}", file=err)
+            status = 2
+            continue
+        if tracing.requested(args):
+            sequence = tracing.run(args, model, a, b, out, stdin)
+        else:
+            sequence = addition.run(model, ns, a, b)
+            print(sequence, file=out, flush=True)
+        answer = int(sequence.split("=")[1])
+        if answer != a + b:
+            fix = _hint(args, model, ns, a, b)
+            print(f"{PROG}: warning: the {args.model} model's sum {answer} is wrong: "
+                  f"{a} + {b} = {a + b}{fix}", file=err)
+            status = max(status, 1)
+        if getattr(out, "left", False):
+            break  # the reader closed the pipe: nobody reads the next answers
+    return status
+
+
+def main(argv, out, err, stdin):
+    """The main command's exit status for its arguments ``argv``."""
+    # '-5+3' is an expression with a sign, not an option: a leading space makes argparse
+    # take it as a positional, and parse_expression then reports the sign.
+    argv = [" " + a if re.match(r"-[^-A-Za-z]", a) else a for a in argv]
+    args = build_parser().parse_intermixed_args(argv)
+    if not args.expressions:
+        print(f"{PROG}: error: no expression given; pass one such as 12+34, or '-' for stdin",
+              file=err)
+        return 2
+    return run_expressions(args, out, err, stdin)

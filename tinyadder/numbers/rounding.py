@@ -1,0 +1,217 @@
+"""The rounding systems: decimal at P digits, IEEE double (float) and single (float32, emulated).
+Each decides its own tokens: its rounded values are its answer."""
+
+from contextlib import nullcontext
+import decimal
+import math
+import struct
+
+from ..constants import ExpTerm, Ln
+from .protocol import DEFAULT_DECIMAL_DIGITS, _decimal_context, _decimal_of, _Decides, _Fits
+
+
+class DecimalSystem(_Fits, _Decides):
+    """Python decimal at ``digits`` significant digits; every operation rounds to that.
+
+    Without ``digits`` it is 40, or a model's precision after ``fit``.
+    """
+
+    name = "decimal"
+
+    def __init__(self, digits=None, picked=""):
+        self.explicit = digits is not None
+        digits = DEFAULT_DECIMAL_DIGITS if digits is None else digits
+        if digits < 1:
+            raise ValueError("decimal precision must be at least 1 digit")
+        self.digits = digits
+        self.picked = picked
+        self.context = _decimal_context(digits)
+        self.zero = decimal.Decimal(0)
+        self.one = decimal.Decimal(1)
+        self._exp = {}
+
+    def __repr__(self):
+        return f"DecimalSystem(digits={self.digits})"
+
+    @property
+    def spec(self):
+        return f"decimal:{self.digits}"
+
+    def describe(self):
+        why = f"; picked: {self.picked}" if self.picked else ""
+        return f"decimal ({self.digits} significant digits, round-half-even{why})"
+
+    def _at(self, need):
+        return DecimalSystem(need.digits,
+                             picked=need.why if need.digits != DEFAULT_DECIMAL_DIGITS else "")
+
+    roundings = ()
+
+    def arithmetic(self):
+        return decimal.localcontext(self.context)
+
+    def const(self, c):
+        ctx = self.context
+        if isinstance(c, ExpTerm):
+            return ctx.multiply(_decimal_of(c.coef, ctx), ctx.exp(_decimal_of(c.power, ctx)))
+        if isinstance(c, Ln):
+            return ctx.ln(_decimal_of(c.base, ctx))
+        return _decimal_of(c, ctx)
+
+    slope = const
+
+    def score(self, qk, slope, dist):
+        ctx = self.context
+        return ctx.subtract(qk, ctx.multiply(slope, dist)) if slope else qk
+
+    def exp_score(self, score):
+        hit = self._exp.get(score)
+        if hit is None:
+            hit = self.context.exp(score)
+            if len(self._exp) < 4096:  # scores repeat across positions; bound the memo
+                self._exp[score] = hit
+        return hit
+
+    exp = exp_score
+
+
+def _to_float(x):
+    """float(x), overflowing to +-inf as IEEE arithmetic does (not OverflowError)."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
+def _exp(x):
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+class FloatSystem(_Decides):
+    """IEEE 754 double precision, as the published PyTorch float64 model runs."""
+
+    name = "float"
+    zero = 0.0
+    one = 1.0
+    roundings = ()
+
+    def __repr__(self):
+        return "FloatSystem()"
+
+    spec = "float"
+
+    def describe(self):
+        return "float (IEEE 754 double)"
+
+    def fit(self, need):
+        return self
+
+    def arithmetic(self):
+        return nullcontext()
+
+    def const(self, c):
+        if isinstance(c, ExpTerm):
+            return _to_float(c.coef) * _exp(_to_float(c.power))
+        if isinstance(c, Ln):
+            return math.log(float(c.base))
+        return _to_float(c)
+
+    slope = const
+
+    def score(self, qk, slope, dist):
+        return qk - slope * dist if slope else qk
+
+    def exp_score(self, score):
+        return _exp(score)
+
+    exp = exp_score
+
+
+_SINGLE = struct.Struct("<f")
+
+
+def to_float32(x):
+    """The IEEE single nearest to the double x (round-half-even; +-inf beyond the range)."""
+    try:
+        return _SINGLE.unpack(_SINGLE.pack(x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+class Float32(float):
+    """An IEEE single: every +, -, *, / and exp result is rounded to single precision.
+
+    The operation is done in double, then rounded: for +, -, *, / of singles that double
+    rounding gives the correctly rounded single (53 >= 2 * 24 + 2 bits), so this is IEEE
+    float32 arithmetic exactly; exp is rounded from the double result.
+
+    >>> x = Float32(0.1)
+    >>> x == 0.1, x == 0.100000001490116119384765625
+    (False, True)
+    >>> Float32(2 ** 24) + 1 == 2 ** 24
+    True
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, x=0.0):
+        return float.__new__(cls, to_float32(float(x)))
+
+    def __add__(self, other):
+        return Float32(float(self) + float(other))
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return Float32(float(self) - float(other))
+
+    def __rsub__(self, other):
+        return Float32(float(other) - float(self))
+
+    def __mul__(self, other):
+        return Float32(float(self) * float(other))
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return Float32(float(self) / float(other))
+
+    def __rtruediv__(self, other):
+        return Float32(float(other) / float(self))
+
+    def __neg__(self):
+        return Float32(-float(self))
+
+    def __abs__(self):
+        return Float32(abs(float(self)))
+
+
+class Float32System(FloatSystem):
+    """IEEE 754 single precision, emulated: weights are stored as singles (computed in double,
+    then rounded, as a float32 PyTorch model would hold them) and every result is rounded."""
+
+    name = "float32"
+    spec = "float32"
+    zero = Float32(0)
+    one = Float32(1)
+
+    def __repr__(self):
+        return "Float32System()"
+
+    def describe(self):
+        return "float32 (IEEE 754 single, emulated: every result rounded to 24 bits)"
+
+    def const(self, c):
+        return Float32(super().const(c))
+
+    slope = const
+
+    def exp_score(self, score):
+        return Float32(_exp(score))
+
+    exp = exp_score
+
+
