@@ -183,7 +183,7 @@ def test_precision_shows_progress_on_stderr():
     status, out, err = run_cli("precision", "--digits", "2", "--pairs", "0", "--scan", "",
                                "--systems", "float")
     assert status == 0 and out.endswith("float64     10/10\n")
-    assert err.startswith("progress: float64 at N = 2 (row 1 of 1)\n")
+    assert err.startswith("progress: 0/1: float64 at N = 2 [")
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -12,7 +12,7 @@ from tinyadder import addition, cases
 from tinyadder.cli import main as cli_main
 from tinyadder.construction import build
 from tinyadder.numbers import number_system
-from tinyadder.analysis.verify import Progress
+from tinyadder.cli.options import Progress
 from tinyadder.cli.verify import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -167,15 +167,17 @@ class Terminal(io.StringIO):
 
 def test_progress_bar_on_a_terminal_plain_lines_otherwise():
     tty = Terminal()
-    bar = Progress(tty, 4, width=8)
+    bar = Progress(tty, bar=8)
     for done in range(1, 5):
-        bar(done, done)
-    assert tty.getvalue().count("\r[") == 4 and tty.getvalue().endswith("\n")
-    assert "\r[########] 4/4, 0 failed" in tty.getvalue()
+        bar(done, 4, f" ({done} passed)")
+    assert tty.getvalue().count("\r[") == 4
+    assert "\r[########] 4/4 (4 passed) [" in tty.getvalue()
+    bar.done()
+    assert tty.getvalue().endswith("\r")
     plain = io.StringIO()
-    lines = Progress(plain, 5, every=2, seconds=1e9)
+    lines = Progress(plain, every=2, seconds=1e9, at_once=False)
     for done in range(1, 6):
-        lines(done, done - 1)
+        lines(done, 5, f" ({done - 1} passed)")
     assert [line.split(" [")[0] for line in plain.getvalue().splitlines()] == [
         "progress: 2/5 (1 passed)", "progress: 4/5 (3 passed)"]
 

@@ -68,8 +68,10 @@ def _say(out, text):
 
 
 def table(args, out, progress=None):
-    """The accuracy table and the float scans; ``progress(text)`` is told what runs next."""
-    progress = progress or (lambda text: None)
+    """The accuracy table and the float scans; ``progress(done, total, note)`` is told what
+    runs next."""
+    progress = progress or (lambda done, total, note: None)
+    steps, done = len(args.systems) * len(args.digits) + len(args.scan), 0
     sampled = f"{len(cases.edge_cases(1))} edge cases + {args.pairs} seeded random pairs"
     _say(out, f"accuracy of the {args.model} model per N on {sampled} (seed {args.seed})")
     width = max(len(label(s)) for s in args.systems) + 2
@@ -77,12 +79,14 @@ def table(args, out, progress=None):
     for row, spec in enumerate(args.systems, 1):
         cells = []
         for n in args.digits:
-            progress(f"{label(spec)} at N = {n} (row {row} of {len(args.systems)})")
+            progress(done, steps, f": {label(spec)} at N = {n}")
+            done += 1
             right, total = accuracy(args.model, spec, n, args.pairs, args.seed)
             cells.append(f"{right}/{total}".rjust(8))
         print(label(spec).ljust(width) + "".join(cells), file=out, flush=True)
     for spec in args.scan:
-        progress(f"{label(spec)}: searching N = 1, 2, ... for the first failure")
+        progress(done, steps, f": {label(spec)}, searching N = 1, 2, ... for the first failure")
+        done += 1
         safe, failure = largest_safe(args.model, spec, args.pairs, args.seed)
         if failure is None:
             print(f"{label(spec)}: right on every sampled pair for N = 1..{safe}", file=out)

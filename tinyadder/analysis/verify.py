@@ -69,9 +69,10 @@ class Outcome:
 
 def check(model, ns, groups, progress=None):
     """Run every pair through the model (``addition.add``, operands padded to the model's
-    length) and compare with Python's a + b. ``progress(done, passed)`` follows each pair.
+    length) and compare with Python's a + b. ``progress(done, total, note)`` follows each pair.
     Ctrl-C stops the run: the outcome then holds what was checked so far (``interrupted``)."""
     tally, failures, done = {}, [], 0
+    total = sum(len(pairs) for pairs in groups.values())
     start = time.perf_counter()
     interrupted = False
     for label, pairs in groups.items():
@@ -86,7 +87,7 @@ def check(model, ns, groups, progress=None):
                 checked += 1
                 done += 1
                 if progress:
-                    progress(done, done - len(failures))
+                    progress(done, total, f" ({done - len(failures)} passed)")
         except KeyboardInterrupt:
             interrupted = True
         if checked or not interrupted:
@@ -94,33 +95,6 @@ def check(model, ns, groups, progress=None):
         if interrupted:
             break
     return Outcome(tally, failures, time.perf_counter() - start, interrupted)
-
-
-class Progress:
-    """Progress on ``stream``: a bar redrawn in place on a terminal, otherwise a plain line
-    every ``every`` cases or ``seconds`` seconds, whichever comes first."""
-
-    def __init__(self, stream, total, every=1000, seconds=10.0, width=30):
-        self.stream, self.total, self.every, self.seconds, self.width = (
-            stream, total, every, seconds, width)
-        self.tty = hasattr(stream, "isatty") and stream.isatty()
-        self.start = self.last = time.perf_counter()
-
-    def __call__(self, done, passed):
-        now = time.perf_counter()
-        rate = done / max(now - self.start, 1e-9)
-        if self.tty:
-            filled = self.width * done // max(self.total, 1)
-            bar = "#" * filled + "." * (self.width - filled)
-            self.stream.write(f"\r[{bar}] {done}/{self.total}, {done - passed} failed, "
-                              f"{rate:.1f}/s ")
-            if done == self.total:
-                self.stream.write("\n")
-            self.stream.flush()
-        elif done % self.every == 0 or now - self.last >= self.seconds:
-            self.last = now
-            print(f"progress: {done}/{self.total} ({passed} passed) "
-                  f"[{now - self.start:.1f} s, {rate:.1f}/s]", file=self.stream, flush=True)
 
 
 def describe_suite(suite, n, seed):

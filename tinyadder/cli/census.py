@@ -8,7 +8,7 @@ from ..analysis.proof.census import estimate_seconds as counting_seconds
 from ..analysis.proof.symbolic import NotAffine
 from ..construction import build
 from ..numbers import number_system
-from .options import PROG, Parser, add_digits_option, model_arg
+from .options import PROG, Parser, Progress, add_digits_option, model_arg
 from .prove import symbolic_progress
 
 
@@ -68,8 +68,7 @@ def main(argv, out, err, stdin):
     def estimate(wins):
         print(f"{len(wins)} windows; counting should take about "
               f"{counting_seconds(wins, args.digits):.0f} s", file=err, flush=True)
-    def counting(k, total):
-        print(f"counting: window {k + 1}/{total}", file=err, flush=True)
+    counting = Progress(err, "counting", seconds=0)
     try:
         result = census(model, progress=progress, before_count=estimate, counting=counting)
     except NotAffine as why:

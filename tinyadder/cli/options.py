@@ -205,26 +205,46 @@ class Output:
         return getattr(self.stream, name)
 
 
-class ProgressLine:
-    """What a long command is doing, on ``stream`` (standard error): one line redrawn in place
-    on a terminal; elsewhere a line now and then (the first at once, then every ``seconds``)."""
+class Progress:
+    """What a long command is doing, on ``stream`` (standard error): the one progress reporter.
 
-    def __init__(self, stream, seconds=10.0, width=79):
-        self.stream, self.seconds, self.width = stream, seconds, width
+    Analyses report each step as ``progress(done, total, note)`` (``total`` None when unknown).
+    On a terminal one line is redrawn in place, with a bar when the total is known; elsewhere a
+    plain line is printed at the first step (unless ``at_once`` is false), then every ``every``
+    steps or ``seconds`` seconds, whichever comes first. Each line ends with the elapsed time and the rate.
+    """
+
+    def __init__(self, stream, what="", every=None, seconds=10.0, width=79, bar=20,
+                 at_once=True):
+        self.stream, self.what, self.every, self.seconds = stream, what, every, seconds
+        self.width, self.bar = width, bar
         self.tty = hasattr(stream, "isatty") and stream.isatty()
-        self.last = None
+        self.start = time.perf_counter()
+        self.last = None if at_once else self.start
 
-    def __call__(self, text):
-        text = f"progress: {text}"[:self.width]
-        now = time.monotonic()
+    def __call__(self, done, total=None, note=""):
+        now = time.perf_counter()
+        elapsed = now - self.start
+        count = f"{done}/{total}" if total is not None else f"{done}"
+        head = f"{self.what}: " if self.what else ""
+        tail = f" [{elapsed:.1f} s, {done / max(elapsed, 1e-9):.1f}/s]"
         if self.tty:
+            bar = ""
+            if total:
+                filled = self.bar * min(done, total) // total
+                bar = "[" + "#" * filled + "." * (self.bar - filled) + "] "
+            text = f"{bar}{head}{count}{note}{tail}"[:self.width]
             self.stream.write("\r" + text.ljust(self.width))
             self.stream.flush()
-        elif self.last is None or now - self.last >= self.seconds:
+            return
+        due = self.last is None or now - self.last >= self.seconds or (
+            self.every is not None and done % self.every == 0)
+        if due:
             self.last = now
-            print(text, file=self.stream, flush=True)
+            print(f"progress: {head}{count}{note}{tail}", file=self.stream, flush=True)
 
     def done(self):
+        """Clear the redrawn line (a terminal); nothing elsewhere."""
         if self.tty:
             self.stream.write("\r" + " " * self.width + "\r")
             self.stream.flush()

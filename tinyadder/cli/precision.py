@@ -6,7 +6,7 @@ from .. import addition, cases
 from ..analysis.precision import DIGITS_RANGE, PAIRS, SCAN, SCAN_LIMIT, SYSTEMS, compare, table
 from ..construction import DIGITS
 from ..numbers import number_system
-from .options import Parser, ProgressLine, add_model_options, digits_list_arg, excerpt, int_arg
+from .options import Parser, Progress, add_model_options, digits_list_arg, excerpt, int_arg
 from .tracing import too_costly
 
 PROG = "tinyadder precision"
@@ -75,12 +75,12 @@ def main(argv, out, err, stdin):
     args = parser.parse_args(argv)
     if args.expression is None:
         args.digits = args.digits or list(DIGITS_RANGE)
-        line = ProgressLine(err)
+        line = Progress(err, seconds=0)
 
-        def progress(text):
+        def progress(done, total, note):
             if getattr(out, "left", False):
                 raise _ReaderLeft  # the pipe was closed: the rest of the table is unread
-            line(text)
+            line(done, total, note)
         try:
             return table(args, out, progress)
         except _ReaderLeft:

@@ -6,7 +6,7 @@ import time
 from ..analysis.proof.prove import certificate, prove
 from ..analysis.proof.decisions import estimate_seconds
 from ..construction import build
-from .options import PROG, Parser, add_digits_option, model_arg
+from .options import PROG, Parser, Progress, add_digits_option, model_arg
 
 
 def build_parser():
@@ -58,12 +58,8 @@ def _margin(row):
 
 
 def symbolic_progress(digits, err):
-    """Say how long the symbolic pass should take; return its per-position progress call."""
-    print(f"symbolic pass: about {estimate_seconds(digits):.0f} s", file=err, flush=True)
-
-    def progress(t, total):
-        print(f"symbolic pass: deciding position {t + 1}/{total}", file=err, flush=True)
-    return progress
+    """The progress reporter of the symbolic pass, which says how long it should take."""
+    return Progress(err, f"symbolic pass (about {estimate_seconds(digits):.0f} s)", seconds=0)
 
 
 def main(argv, out, err, stdin):

@@ -1,11 +1,11 @@
 """``tinyadder verify``: the command line of ``analysis.verify``."""
 
-from ..analysis.verify import (DEFAULT_CASES, SUITES, Progress, check, report, suite_groups,
+from ..analysis.verify import (DEFAULT_CASES, SUITES, check, report, suite_groups,
                                suite_size)
 from ..cases import SEED
 from ..construction import DIGITS, build
 from ..numbers import for_model
-from .options import PROG, Parser, add_digits_option, add_model_options, int_arg
+from .options import PROG, Parser, Progress, add_digits_option, add_model_options, int_arg
 
 
 MAX_CASES = 1_000_000  # about 3 hours exact, 5 minutes in float, on this project's machine
@@ -48,8 +48,9 @@ def main(argv, out, err, stdin):
     model = build(args.model, digits)
     ns = for_model(args.number, model)
     groups = suite_groups(args.suite, n, args.seed, digits)
-    progress = Progress(err, sum(len(pairs) for pairs in groups.values()))
+    progress = Progress(err, every=1000, at_once=False)
     outcome = check(model, ns, groups, progress)
+    progress.done()
     name = args.model if digits == DIGITS else f"{args.model} for N = {digits} digits"
     for line in report(outcome, args.suite, n, args.seed, name, ns):
         print(line, file=out)

@@ -226,7 +226,7 @@ class Census:
         whole = [w for w in self.windows if w.cond is None]
         for k, w in enumerate(self.windows):
             if progress:
-                progress(k, len(self.windows))
+                progress(k, len(self.windows), f", window {k + 1}")
             negs = [v for v in self.windows[:k] if _compatible(v, w)]
             if w.cond is None:
                 got, unsure = self.count([w] + negs)

@@ -145,7 +145,7 @@ def decisions(model, progress=None):
         i = 2 * n + 2 + t
         token = tokens[-1] if t == 0 else zero
         if progress:
-            progress(t, n + 1)
+            progress(t, n + 1, f", deciding position {t + 1}")
         # a first run lists the gates (their branches do not matter: only logits follow)
         ns.oracle, ns.comparisons = (lambda g: True if g.coefs else None), []
         _, nxt = forward(compiled, [token], past, patch=patch_at(i))
