@@ -32,14 +32,14 @@ def run(model, ns, tokens):
         q = [_dense(ns, a.W_Q, a.b_Q, inp, a.heads, row) for row in x]
         k = [_dense(ns, a.W_K, a.b_K, inp, a.heads, row) for row in x]
         v = [_dense(ns, a.W_V, a.b_V, inp, a.heads, row) for row in x]
-        slopes = [ns.slope(a.slopes[h]) if a.slopes.get(h, 0) != 0 else None for h in a.heads]
-        scores = [[[ns.score(q[p][h] * k[j][h], slopes[h], p - j) if j <= p else None
+        slopes = [ns.slope(a.slopes.get(h, 0)) for h in a.heads]
+        scores = [[[q[p][h] * k[j][h] - slopes[h] * (p - j) if j <= p else None
                     for j in range(n)] for p in range(n)] for h in range(len(a.heads))]
         pattern = []
         for head in scores:
             rows = []
             for row in head:
-                e = [ns.exp_score(s) if s is not None else None for s in row]
+                e = [ns.exp(s) if s is not None else None for s in row]
                 denom = ns.one + sum(w for w in e if w is not None)
                 rows.append([w / denom if w is not None else None for w in e])
             pattern.append(rows)

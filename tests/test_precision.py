@@ -39,13 +39,13 @@ def test_float32_system_stores_weights_as_singles():
     model = build("published")
     w = model.blocks[0].attn.W_V["special"]["h3"]       # 0.1 / S = e^40
     assert ns.const(w) == single(math.exp(40)) and type(ns.const(w)) is Float32
-    assert ns.exp_score(Float32(-40)) == single(math.exp(single(-40)))
+    assert ns.exp(Float32(-40)) == single(math.exp(single(-40)))
     assert number_system("float32").describe().startswith("float32 (IEEE 754 single")
 
 
 def test_float64_overflows_to_infinity_not_an_exception():
     ns = FloatSystem()
-    assert ns.const(10 ** 400) == math.inf and ns.exp_score(1000.0) == math.inf
+    assert ns.const(10 ** 400) == math.inf and ns.exp(1000.0) == math.inf
 
 
 def test_systems_take_the_precision_n_needs_unless_given():
@@ -109,7 +109,7 @@ def test_one_addition_that_float64_gets_right():
 
 def test_patching_the_exact_values_changes_nothing():
     # The probe itself is sound: exact values patched into the exact run change no decision.
-    from tinyadder.forward import compile_model
+    from tinyadder.plan import compile_model
     from tinyadder.cache import run_with_cache, stages
     model = build("repaired")
     _, cache = run_with_cache(model, "7650676663+0149460439")

@@ -4,10 +4,9 @@ A forward pass uses plain Python operators (+, -, *, /, comparisons) on the valu
 system hands it, so the same code runs exactly (``Fraction``), in ``decimal`` at a chosen
 precision, in IEEE double (``float``) or single (``float32``), or over certified intervals.
 What differs between systems is the :class:`NumberSystem` interface below: how construction
-constants become values (``const``, ``slope``), how attention scores and their exponentials
-are formed (``score``, ``exp_score``), the context a pass runs in (``arithmetic``), the
-precision a model asks for (``fit``), and which system decides the generated tokens
-(``decider``, ``refined``). Constants are ``int``, ``Fraction``, :class:`ExpTerm`
+constants become values (``const``, ``slope``), how e^x is taken (``exp``), the context a
+pass runs in (``arithmetic``), the precision a model asks for (``fit``), and which system
+decides the generated tokens (``decider``, ``refined``). Constants are ``int``, ``Fraction``, :class:`ExpTerm`
 (``coef * e**power``, for weights such as 1/S) and :class:`Ln` (``ln(base)``, for ALiBi slopes).
 
 In the fraction system everything is exact except e^x for a rational x != 0, which is rounded
@@ -21,8 +20,8 @@ those of the real-number model (``enclosures``, docs/exactness.md).
 
 from ..constants import ExpTerm, Ln, exp_of, is_zero
 from .fraction import FractionSystem, LogScore
-from .protocol import (DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, NumberSystem, Precision, Rounding,
-                       Undecided)
+from .protocol import (DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, NumberSystem, Precision,
+                       Rounding, Undecided)
 from .rounding import (DecimalSystem, Float32, Float32System, FloatSystem, to_float32)
 
 __all__ = ["DEFAULT_DECIMAL_DIGITS", "DEFAULT_EXP_DIGITS", "DecimalSystem", "ExpTerm", "Float32", "Float32System", "FloatSystem",

@@ -232,7 +232,7 @@ class IntervalSystem(_Decides):
                 power = decimal.Decimal(exact.numerator)
             else:  # not a short decimal: enclose the power first
                 power = self.point(exact)
-                return self.point(c.coef) * IntervalSystem.exp_score(self, power)
+                return self.point(c.coef) * IntervalSystem.exp(self, power)
             return self.point(c.coef) * self._exp_below(power)
         if isinstance(c, Ln):
             raise TypeError(f"{c} is irrational; it can only be an ALiBi slope")
@@ -243,11 +243,8 @@ class IntervalSystem(_Decides):
             return self._around(self._nearest.ln(_decimal_of(c.base, self._nearest)))
         return self.point(c)
 
-    def score(self, qk, slope, dist):
-        return qk - slope * dist if dist and slope is not None else qk
-
-    def exp_score(self, score):
-        return self.value(*self._exp_ends(score.lo, score.hi))
+    def exp(self, x):
+        return self.value(*self._exp_ends(x.lo, x.hi))
 
     def _exp_ends(self, lo, hi):
         """Ends of an enclosure of e^[lo, hi] (e^x is increasing). A narrow argument takes one
@@ -394,10 +391,7 @@ class BallSystem(IntervalSystem):
     def slope(self, c):
         return self._ball(super().slope(c))
 
-    def exp_score(self, score):
-        return self._ball(self.value(*self._exp_ends(*score.ends())))
-
-    def score(self, qk, slope, dist):
-        return qk - slope * dist if dist and slope is not None else qk
+    def exp(self, x):
+        return self._ball(self.value(*self._exp_ends(*x.ends())))
 
 

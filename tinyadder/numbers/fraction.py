@@ -12,9 +12,19 @@ from .protocol import (DEFAULT_EXP_DIGITS, EXP_GUARD_DIGITS, MAX_CERTIFIED_DIGIT
 
 @dataclass(frozen=True)
 class LogScore:
-    """An exact attention score ``rational + ln_coef * ln(base)`` (fraction system only).
+    """``rational + ln_coef * ln(base)`` exactly, with an integer ln_coef: an ALiBi slope ln b
+    and the attention scores it makes (fraction system only). It adds and subtracts
+    rationals and its like, and multiplies by integers (distances); a result with no ln part
+    is a plain Fraction, so e^(q k - d ln b) = e^(q k) b^-d stays exact in its ln part.
 
-    Its text, '-40 - 23*ln 10', is what the tracer shows and the JSON trace stores."""
+    Its text, '-40 - 23*ln 10', is what the tracer shows and the JSON trace stores.
+
+    >>> slope = LogScore(Fraction(0), 1, Fraction(10))
+    >>> Fraction(-40) - slope * 23
+    LogScore(rational=Fraction(-40, 1), ln_coef=-23, base=Fraction(10, 1))
+    >>> Fraction(7) - slope * 0
+    Fraction(7, 1)
+    """
 
     rational: Fraction
     ln_coef: int
@@ -23,6 +33,44 @@ class LogScore:
     def __str__(self):
         sign = "-" if self.ln_coef < 0 else "+"
         return f"{self.rational} {sign} {abs(self.ln_coef)}*ln {self.base}"
+
+    @staticmethod
+    def of(rational, ln_coef, base):
+        """The value ``rational + ln_coef * ln(base)``: a Fraction when the ln part is 0."""
+        if ln_coef == 0 or base == 1:
+            return Fraction(rational)
+        return LogScore(Fraction(rational), ln_coef, base)
+
+    def _rational(self, other):
+        if isinstance(other, (int, Fraction)) and not isinstance(other, bool):
+            return Fraction(other)
+        return None
+
+    def __add__(self, other):
+        if isinstance(other, LogScore) and other.base == self.base:
+            return LogScore.of(self.rational + other.rational, self.ln_coef + other.ln_coef,
+                               self.base)
+        r = self._rational(other)
+        return NotImplemented if r is None else LogScore.of(self.rational + r, self.ln_coef,
+                                                            self.base)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return LogScore.of(-self.rational, -self.ln_coef, self.base)
+
+    def __sub__(self, other):
+        return self + (-other)
+
+    def __rsub__(self, other):
+        return (-self) + other
+
+    def __mul__(self, other):
+        if isinstance(other, bool) or not isinstance(other, int):
+            return NotImplemented  # only integer multiples keep e^(c ln b) = b^c rational
+        return LogScore.of(self.rational * other, self.ln_coef * other, self.base)
+
+    __rmul__ = __mul__
 
 
 
@@ -78,12 +126,14 @@ class FractionSystem(_Fits):
         return Fraction(c)
 
     def slope(self, c):
-        """Kept symbolic: a score with slope ln b is a :class:`LogScore`."""
-        return c if isinstance(c, Ln) else Fraction(c)
+        """Kept symbolic: ln b is the :class:`LogScore` 0 + 1 ln b."""
+        return LogScore.of(0, 1, c.base) if isinstance(c, Ln) else Fraction(c)
 
     def exp(self, x):
         """e**x: exactly 1 for x == 0; for x < 0 correctly rounded to exp_digits digits (once
-        per x, memoised, recorded); for x > 0 exactly 1 / e**-x."""
+        per x, memoised, recorded); for x > 0 exactly 1 / e**-x; e^(r + c ln b) = e^r b^c."""
+        if isinstance(x, LogScore):
+            return self.exp(x.rational) * x.base ** x.ln_coef
         x = Fraction(x)
         if x == 0:
             return self.one
@@ -94,22 +144,6 @@ class FractionSystem(_Fits):
             value = Fraction(_exp_rounded(x, self.exp_digits))
             hit = self._exp[x] = Rounding(f"exp({x})", self.exp_digits, value)
         return hit.value
-
-    def score(self, qk, slope, dist):
-        """qk - slope*dist (slope None: 0), kept symbolic when the slope is ln(base)."""
-        if slope is None:
-            return Fraction(qk)
-        if isinstance(slope, Ln):
-            if dist == 0 or slope.base == 1:
-                return Fraction(qk)
-            return LogScore(Fraction(qk), -dist, slope.base)
-        return Fraction(qk) - slope * dist
-
-    def exp_score(self, score):
-        """exp(score); exp(r + c ln b) = exp(r) * b**c, exact in the ln part."""
-        if isinstance(score, LogScore):
-            return self.exp(score.rational) * score.base ** score.ln_coef
-        return self.exp(score)
 
     def decider(self):
         """Intervals at ``exp_digits`` digits that contain this system's values and the real

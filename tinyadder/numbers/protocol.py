@@ -38,13 +38,11 @@ class NumberSystem(Protocol):
         """A construction constant (int, Fraction, ExpTerm) as a value."""
 
     def slope(self, c) -> object:
-        """An ALiBi slope (0, a rational or Ln) as ``score`` takes it (converted once)."""
+        """An ALiBi slope (0, a rational or Ln) as a value that ``slope * distance`` and
+        ``score - slope * distance`` take (the fraction system keeps ln b symbolic)."""
 
-    def score(self, qk, slope, dist: int) -> object:
-        """The attention score qk - slope * dist (``slope`` from ``slope``)."""
-
-    def exp_score(self, score) -> object:
-        """e**score."""
+    def exp(self, x) -> object:
+        """e**x of a value of this system (an attention score, say)."""
 
     def decider(self) -> "NumberSystem":
         """The system whose comparisons pick this system's tokens (itself, or intervals

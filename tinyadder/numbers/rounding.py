@@ -60,19 +60,13 @@ class DecimalSystem(_Fits, _Decides):
 
     slope = const
 
-    def score(self, qk, slope, dist):
-        ctx = self.context
-        return ctx.subtract(qk, ctx.multiply(slope, dist)) if slope else qk
-
-    def exp_score(self, score):
-        hit = self._exp.get(score)
+    def exp(self, x):
+        hit = self._exp.get(x)
         if hit is None:
-            hit = self.context.exp(score)
+            hit = self.context.exp(x)
             if len(self._exp) < 4096:  # scores repeat across positions; bound the memo
-                self._exp[score] = hit
+                self._exp[x] = hit
         return hit
-
-    exp = exp_score
 
 
 def _to_float(x):
@@ -121,13 +115,8 @@ class FloatSystem(_Decides):
 
     slope = const
 
-    def score(self, qk, slope, dist):
-        return qk - slope * dist if slope else qk
-
-    def exp_score(self, score):
-        return _exp(score)
-
-    exp = exp_score
+    def exp(self, x):
+        return _exp(x)
 
 
 _SINGLE = struct.Struct("<f")
@@ -209,9 +198,7 @@ class Float32System(FloatSystem):
 
     slope = const
 
-    def exp_score(self, score):
-        return Float32(_exp(score))
-
-    exp = exp_score
+    def exp(self, x):
+        return Float32(_exp(x))
 
 

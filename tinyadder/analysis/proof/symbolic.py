@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from fractions import Fraction
 import decimal
 
-from ...numbers import for_model, number_system
+from ...numbers import LogScore, for_model, number_system
 
 DIGIT_MAX = 9
 
@@ -92,6 +92,10 @@ class Ball:
 
     # --- arithmetic ------------------------------------------------------------------------
     def __add__(self, other):
+        if isinstance(other, LogScore):  # an ALiBi score: q k (digit-free) + c ln b
+            if not self.is_constant or self.rad:
+                raise NotAffine("an attention score that depends on the digits")
+            return self.const + other
         other = lift(other)
         coefs = dict(self.coefs)
         for v, c in other.coefs.items():
@@ -108,7 +112,7 @@ class Ball:
         return Ball(-self.const, {v: -c for v, c in self.coefs.items()}, self.rad)
 
     def __sub__(self, other):
-        return self + (-lift(other))
+        return self + (-other if isinstance(other, LogScore) else -lift(other))
 
     def __rsub__(self, other):
         return lift(other) + (-self)
@@ -170,15 +174,6 @@ def variable(v, coef=1):
     return Ball(Fraction(0), {v: Fraction(coef)})
 
 
-class Score:
-    """An exact attention score: ``ns.score(qk, slope, dist)`` of the fraction system."""
-
-    __slots__ = ("qk", "slope", "dist")
-
-    def __init__(self, qk, slope, dist):
-        self.qk, self.slope, self.dist = qk, slope, dist
-
-
 class SymbolicSystem:
     """The number system of affine forms (see the module docstring), for one model.
 
@@ -188,6 +183,7 @@ class SymbolicSystem:
     """
 
     name = "symbolic"
+    exact = False  # its radii depend on how products are grouped: keep the textbook grouping
 
     def __init__(self, model):
         self.fraction = for_model(number_system("fraction"), model)
@@ -237,23 +233,26 @@ class SymbolicSystem:
         centre = self.fraction.const(c)  # an ExpTerm: coef * e^power, rounded as the fraction system
         return Ball(centre, rad=self._exp_radius(centre, c.power, c.coef))
 
-    def score(self, qk, slope, dist):
-        qk = lift(qk)
-        if not qk.is_constant or qk.rad:
-            raise NotAffine("an attention score that depends on the digits")
-        return Score(qk.const, slope, dist)
+    def slope(self, c):
+        """As the fraction system keeps it: ln b symbolic, so that its scores stay exact."""
+        return self.fraction.slope(c)
 
-    def exp_score(self, score):
-        key = (score.qk, score.slope, score.dist)
-        hit = self._exp.get(key)
+    def exp(self, x):
+        """e^x of a digit-free score (a Fraction, or q k - d ln b as a LogScore)."""
+        if isinstance(x, Ball):
+            if not x.is_constant or x.rad:
+                raise NotAffine("an attention score that depends on the digits")
+            x = x.const
+        hit = self._exp.get(x)
         if hit is None:
             f = self.fraction
-            centre = f.exp_score(f.score(score.qk, score.slope, score.dist))
-            # exp(qk - slope d) = exp(qk) * exp(-slope d): only exp(qk) is rounded (the fraction
-            # system keeps b**-d exact for a slope ln b, and exp(0) = 1)
-            factor = centre / f.exp(score.qk) if score.qk else Fraction(1)
-            rad = self._exp_radius(centre, score.qk, factor) if score.qk else Fraction(0)
-            hit = self._exp[key] = Ball(centre, rad=rad)
+            centre = f.exp(x)
+            # exp(r - d ln b) = exp(r) * b**-d: only exp(r) is rounded (the fraction system
+            # keeps b**-d exact for a slope ln b, and exp(0) = 1)
+            r = x.rational if isinstance(x, LogScore) else Fraction(x)
+            factor = centre / f.exp(r) if r else Fraction(1)
+            rad = self._exp_radius(centre, r, factor) if r else Fraction(0)
+            hit = self._exp[x] = Ball(centre, rad=rad)
         return hit
 
     def _exp_radius(self, centre, power, factor):
