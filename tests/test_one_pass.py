@@ -10,7 +10,8 @@ import pytest
 from tinyadder.addition import encode
 from tinyadder.cases import random_pairs
 from tinyadder.construction import SLOTS, build
-from tinyadder.forward import KVCache, compile_model, forward
+from tinyadder.forward import KVCache, forward
+from tinyadder.plan import compile_model
 from tinyadder.generate import argmax, generate
 from tinyadder.numbers import FloatSystem, FractionSystem, Ln, exp_of
 from tinyadder.weights import Attention, Block, MLP, Model
@@ -129,17 +130,17 @@ def test_rules_detected_from_the_weights(published):
     assert layer1.heads[0].carried and layer1.heads[0].exp_qk == 1  # q = k = 0
     # rule 3: before the last position, layer 1 only takes in keys and values, and layer 0
     # needs only the count head and the unit that writes digit_pos (layer 1 reads it)
-    assert layer1.hist_units == () and layer1.hist_heads == ()
-    assert layer0.hist_heads == (3,) and layer0.hist_post == (SLOTS.index("digit_pos"),)
-    assert layer0.hist_units == (10,)
+    assert layer1.prefix_units == () and layer1.prefix_heads == ()
+    assert layer0.prefix_heads == (3,) and layer0.prefix_post == (SLOTS.index("digit_pos"),)
+    assert layer0.prefix_units == (10,)
     # rule 4: layer 0's keys and values per token id (filled as tokens are seen)
     assert isinstance(layer0.token_kv, dict) and layer1.token_kv is None
     # rule 5: in an exact system the ten candidates (gate: scale; up: P_u count) share the
     # product scale * count; a rounding system keeps g * (P_u count)
-    from tinyadder.forward import _step_source
-    exact_source = _step_source(compiled, True)[0]
-    rounded_source = _step_source(compile_model(published, FloatSystem()), True)[0]
-    assert exact_source.count("t = g * m0_3") == 2  # the candidates' and digit_pos's
+    from tinyadder.codegen import source
+    exact_source = source(compiled)[0]
+    rounded_source = source(compile_model(published, FloatSystem()))[0]
+    assert exact_source.count("t = g * L0_attn_count") == 2  # the candidates' and digit_pos's
     assert exact_source.count("* t\n") == 11
     assert "t = g" not in rounded_source and rounded_source.count("if g > zero") == 31
     toy = compile_model(toy_model(), FractionSystem())
@@ -257,3 +258,30 @@ def test_a_changed_weight_changes_the_plan_and_still_equals_the_oracle(name, key
     assert untraced_logits(model, ns, tokens, steps) == [
         want["unembed.hook_out"][p - 1] for p in steps + [len(tokens)]]
     assert want["unembed.hook_out"] != oracle.run(base, ns, tokens)["unembed.hook_out"]
+
+
+def _bits(rows):
+    """Values as their exact text: repr tells -0.0 from 0.0 and shows a Decimal's digits."""
+    return [[repr(x) for x in row] for row in rows]
+
+
+@pytest.mark.parametrize("spec", ["float", "float32", "decimal:16"])
+def test_random_models_traced_equal_generated_code_in_rounding_systems(spec):
+    """In a rounding system the pass's order of operations is the model's definition: the
+    generated code (codegen) must give the traced pass's logits bit for bit, whole, in chunks
+    and position by position."""
+    from tinyadder.numbers import number_system
+    rng = random.Random(29)
+    ns = number_system(spec)
+    for _ in range(100):
+        model = random_model(rng)
+        tokens = [rng.randrange(len(model.vocab)) for _ in range(rng.randint(1, 8))]
+        compiled, got = compile_model(model, ns), {}
+        forward(compiled, tokens, record=got.__setitem__)
+        want = _bits(got["unembed.hook_out"])
+        assert _bits(forward(compiled, tokens)[0]) == want
+        chunks = sorted(rng.sample(range(1, len(tokens)), rng.randint(0, len(tokens) - 1)))
+        assert _bits(untraced_logits(model, ns, tokens, chunks)) == [
+            want[p - 1] for p in chunks + [len(tokens)]]
+        one_by_one = list(range(1, len(tokens)))
+        assert _bits(untraced_logits(model, ns, tokens, one_by_one)) == want

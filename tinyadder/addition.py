@@ -124,19 +124,19 @@ def sequence_text(model, tokens):
     return "".join(model.vocab[t] for t in tokens[1:])
 
 
-def run(model, ns, a, b, cache=True, reference=False):
+def run(model, ns, a, b, *, cache=True):
     """The model's sequence for a + b, as text without <bos>: '0000000012+0000000034=000...46'.
 
     ``ns`` (a number system or its name) runs at the model's precision unless its precision
-    was given (``numbers.fit``); a and b are checked (``check_operands``); ``reference``
-    changes nothing (kept for compatibility: there is one forward pass).
+    was given (``numbers.fit``); a and b are checked (``check_operands``); ``cache=False``
+    reruns the whole prefix at every step (AdderBoard's reference loop).
     """
     prompt = encode(model, a, b)  # checks the model and the operands first
     tokens = generate(model, for_model(system_of(ns), model), prompt, digits_of(model) + 1,
-                      cache=cache, reference=reference)
+                      cache=cache)
     return sequence_text(model, tokens)
 
 
-def add(model, ns, a, b, reference=False):
+def add(model, ns, a, b):
     """The model's sum of a and b as an int (its digits, not Python's a + b)."""
-    return int(run(model, ns, a, b, reference=reference).split("=")[1])
+    return int(run(model, ns, a, b).split("=")[1])

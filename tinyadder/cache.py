@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .addition import digits_of, encode, parse_expression, system_of
-from .forward import compile_model, forward
+from .forward import forward
 from .generate import decode
 from .numbers import FractionSystem, for_model
+from .plan import compile_model
 
 # TransformerLens short names: cache["resid_mid", 0] is cache["blocks.0.hook_resid_mid"].
 _SHORT = {
@@ -62,6 +63,11 @@ def stages(model):
 
 class ActivationCache:
     """Trace-point values of one forward pass over a whole sequence, by TransformerLens name."""
+
+    def __repr__(self):
+        return (f"<ActivationCache of {self.model.name} on {self.text!r}: "
+                f"{len(self.tokens)} positions, {len(self.values)} trace points, "
+                f"{self.ns.describe()}>")
 
     def __init__(self, model, ns, tokens, values, roundings=None, prompt_len=None):
         self.model = model
@@ -111,21 +117,7 @@ class ActivationCache:
 
     def labels(self, name):
         """Names along the last axis of a trace point: slots, heads, units or tokens."""
-        name = act_name(name) if "." not in name and name in _SHORT else name
-        if name not in trace_points(self.model):
-            raise KeyError(f"no trace point {name!r} in a run of {self.model.name}")
-        if name == "unembed.hook_out":
-            return tuple(self.model.readout)
-        if name == "hook_embed":
-            return self.model.slots[:self.model.width_embed]
-        layer = int(name.split(".")[1])
-        block = self.model.blocks[layer]
-        if ".attn." in name:
-            return block.attn.heads
-        if ".mlp." in name:
-            return block.mlp.units
-        width = block.width_out if name.endswith(("resid_post", "mlp_out")) else block.width_in
-        return self.model.slots[:width]
+        return labels(self.model, name)
 
     def view(self, name, pos):
         """{slot, head, unit or token name: value} of a [pos][...] trace point at ``pos``."""
@@ -138,6 +130,53 @@ class ActivationCache:
             raise KeyError(f"{name!r} is indexed [head][pos][pos], not [pos]: use "
                            f"cache[{name!r}][head][pos]")
         return dict(zip(self.labels(name), rows[pos]))
+
+
+def labels(model, name):
+    """Names along the last axis of a trace point of ``model``: slots, heads, units or tokens."""
+    name = act_name(name) if "." not in name and name in _SHORT else name
+    if name not in trace_points(model):
+        raise KeyError(f"no trace point {name!r} in a run of {model.name}")
+    if name == "unembed.hook_out":
+        return tuple(model.readout)
+    if name == "hook_embed":
+        return model.slots[:model.width_embed]
+    block = model.blocks[int(name.split(".")[1])]
+    if ".attn." in name:
+        return block.attn.heads
+    if ".mlp." in name:
+        return block.mlp.units
+    width = block.width_out if name.endswith(("resid_post", "mlp_out")) else block.width_in
+    return model.slots[:width]
+
+
+def patch_slot(model, name, label, value, positions=None):
+    """A ``patch`` that sets one slot, head, unit or token (``label``) of trace point ``name``
+    to ``value`` (a number, or a function of the old value) at ``positions`` (all by default).
+
+    ``name`` is a full name or a short one with its layer, as the cache takes it. A patched run
+    reruns the whole prefix at every step, so row p of the value is position p.
+
+    >>> from tinyadder import build
+    >>> model = build("published")
+    >>> forget = patch_slot(model, ("resid_mid", 0), "count", 0, positions=[21])
+    >>> run_with_cache(model, "12+34", patch=forget)[1].text
+    '<bos>0000000012+0000000034=00000000042'
+    """
+    full = act_name(*name) if isinstance(name, tuple) else act_name(name)
+    along = labels(model, full)
+    if label not in along:
+        raise KeyError(f"{full} has no {label!r}; it holds {', '.join(along)}")
+    if full.endswith(("hook_attn_scores", "hook_pattern")):
+        raise KeyError(f"{full} is indexed [head][pos][pos]: patch it with a function")
+    j = along.index(label)
+    change = value if callable(value) else (lambda old: value)
+    wanted = None if positions is None else set(positions)
+
+    def patch(rows):
+        return [[change(x) if k == j and (wanted is None or p in wanted) else x
+                 for k, x in enumerate(row)] for p, row in enumerate(rows)]
+    return {full: patch}
 
 
 def trace_points(model):
@@ -180,15 +219,19 @@ def _prompt(model, expression, digits):
     return prompt
 
 
-def run_with_cache(model, expression, ns=None, names=None, patch=None):
+def run_with_cache(model, expression, *, ns=None, names=None, names_filter=None, patch=None):
     """Generate the answer to ``expression`` ('a+b' text or prompt token ids), then run the whole
     sequence once more recording every trace point: (logits [pos][token], ActivationCache).
 
-    ``names`` keeps only some trace points (a name, a list of names or a predicate); ``patch``
-    applies to generation and to the recorded pass (see ``forward``). Operands have the
+    ``names`` (or TransformerLens's ``names_filter``) keeps only some trace points: a name, a
+    list of names or a predicate. ``patch`` ({trace point: function}, see ``forward`` and
+    :func:`patch_slot`) applies to generation and to the recorded pass. Operands have the
     model's N digits; ``ns`` (fraction by default) runs at the model's precision unless its
     precision was given.
     """
+    if names is not None and names_filter is not None:
+        raise TypeError("give names or names_filter, not both (they are the same option)")
+    names = names if names_filter is None else names_filter
     digits = digits_of(model)
     ns = for_model(FractionSystem() if ns is None else system_of(ns), model)
     prompt = _prompt(model, expression, digits)

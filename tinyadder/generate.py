@@ -7,8 +7,9 @@ model's. A comparison the intervals cannot settle raises ``numbers.Undecided``, 
 decoding is repeated at a higher precision (``refined()``): a token is never guessed.
 """
 
-from .forward import KVCache, compile_model, forward
+from .forward import KVCache, forward
 from .numbers import Undecided
+from .plan import compile_model
 
 
 def argmax(logits):
@@ -40,17 +41,16 @@ def decode(model, ns, prompt, n_new, cache=True, patch=None):
     whole prefix rerun at every step so that each patch function sees position 0 first.
     """
     while True:
-        runner = ns if patch or not hasattr(ns, "decider") else ns.decider()
+        runner = ns if patch else ns.decider()
         try:
             return _greedy(compile_model(model, runner), prompt, n_new, cache, patch), ns
         except Undecided:
             ns = ns.refined()
 
 
-def generate(model, ns, prompt, n_new, cache=True, patch=None, reference=False):
+def generate(model, ns, prompt, n_new, cache=True, patch=None):
     """Append ``n_new`` greedily chosen tokens to ``prompt`` (token ids); return all tokens.
 
     With ``cache=False`` every step reruns the whole prefix (the AdderBoard reference loop).
-    ``reference`` is accepted for compatibility and changes nothing: there is one forward pass.
     """
     return decode(model, ns, prompt, n_new, cache=cache, patch=patch)[0]

@@ -18,11 +18,12 @@ import math
 import textwrap
 
 from .. import addition, cases
+from ..cache import run_with_cache, stages
 from ..construction import build
-from ..forward import compile_model, forward
+from ..forward import forward
 from ..generate import argmax
 from ..numbers import FractionSystem, for_model, number_system
-from ..cache import run_with_cache, stages
+from ..plan import compile_model
 
 PROG = "tinyadder precision"
 SYSTEMS = ("float32", "float64", "decimal:16", "decimal:24", "decimal", "fraction")

@@ -33,11 +33,11 @@ from fractions import Fraction
 import math
 
 from ..addition import prompt
+from ..cache import stages
 from ..construction import DIGITS, constants
 from ..generate import argmax
 from ..numbers import DecimalSystem, Float32System, FloatSystem, FractionSystem
 from .show import fmt
-from ..cache import stages
 
 # count's relative error is about e^-40 (the softmax1 '1' dominates its denominator)
 CONSTRUCTION_SLACK = Fraction(1, 10 ** 15)

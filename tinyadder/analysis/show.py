@@ -15,11 +15,11 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 import textwrap
 
+from ..cache import stages
 from ..generate import argmax
 from ..numbers import LogScore
-from .heat import heat_lines
-from ..cache import stages
 from ..weights import live_heads
+from .heat import heat_lines
 
 SIG = 6          # significant digits of a value rounded for display
 SHORT = 12       # exact text up to this many characters prints as is

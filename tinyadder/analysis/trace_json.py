@@ -37,12 +37,13 @@ import math
 import re
 
 from ..addition import digits_of, excerpt
+from ..cache import ActivationCache, trace_points
 from ..construction import DIGITS, MAX_DIGITS, VARIANTS, build
+from ..forward import DERIVED, derive
 from ..numbers import (MAX_DECIMAL_DIGITS, DecimalSystem, Float32, FloatSystem, FractionSystem,
                        LogScore, Rounding, number_system, to_float32)
-from ..forward import DERIVED, compile_model, derive
+from ..plan import compile_model
 from .show import rational_text
-from ..cache import ActivationCache, trace_points
 
 FORMAT = "tinyadder-trace/1"
 _RATIONAL = re.compile(r"-?[0-9]+(?:/[0-9]+)?")

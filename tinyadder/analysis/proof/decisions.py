@@ -39,7 +39,8 @@ from fractions import Fraction
 from typing import Dict, Optional, Tuple
 
 from ...addition import digits_of, encode
-from ...forward import KVCache, compile_model, forward
+from ...forward import KVCache, forward
+from ...plan import compile_model
 from .symbolic import Ball, NotAffine, SymbolicSystem, round_up, variable
 
 

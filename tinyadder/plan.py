@@ -1,0 +1,214 @@
+"""A model's weights as numbers of one number system, and the plan of what a pass may skip.
+
+``compile_model(model, ns)`` reads the model's weight tensors (``weights.tensors``) once per
+number system (memoised) and returns a :class:`Compiled`. ``forward`` reads its weights and
+what they leave out; ``codegen`` also reads the plan: the fields below marked *plan*, each
+derived from the weights by one of five rules, never from what the model is for.
+
+What the weights leave out is part of the model: an absent weight is no term, a slot that no
+term of a half-layer reaches is not written (it keeps its value, with no + 0), and a head
+with no value map or no output map (``weights.live_heads``) adds no term to the stream.
+
+1. Carried softmax1 sums (``Head.carried``). A live head whose query has no weights (q = b_Q
+   at every position) and whose ALiBi slope m is 0 or ln b has e_ij = exp(q k_j) r^(i-j), with
+   r = exp(-m) = 1/b, so z_i = N_i / (1 + D_i) with running sums N_i = r N_(i-1) + e_i v_i and
+   D_i = r D_(i-1) + e_i: O(1) per position instead of O(i). In exact arithmetic this is the
+   textbook value; in a rounding system its order of operations defines the head.
+2. Dead heads and units (``live``, ``units``). A head that adds no term and an FFN unit with
+   no output row need not be computed at all.
+3. Liveness (``prefix_*``). A position whose logits are not wanted computes only what later
+   positions read: keys, values, carried sums and the slots they depend on.
+4. Per-token first-block keys (``token_kv``). The first block reads the embedding, so its keys,
+   values, exp(q k) and e v depend only on the token: computed once per token id.
+5. Shared products, in an exact system only (``ns.exact``). FFN units with the same gate whose
+   up map is one weight on the same slot x share one product: post_u = w_u (g x), not
+   g (w_u x). A rounding system keeps the textbook grouping.
+
+Field glossary of :class:`Block` (indices are positions in the model's slot, head and unit
+orders):
+
+    q, k, v        Affine: resid_pre slots -> heads (head dimension 1)
+    o              Affine: heads -> resid_pre slots (W_O, b_O), every head (used with a patch)
+    o_live         the same over the live heads only: the heads that add terms
+    gate, up       Affine: resid_mid slots -> units (W_gate, b_gate; W_in, b_in)
+    down           Affine: units -> resid_post slots (W_out, b_out)
+    heads          per head: its slope and, for rule 1, its carried constants
+    live           heads whose output reaches the stream
+    attn_writes    slots the live heads (or b_O) write
+    mlp_writes     slots the FFN writes
+    units          plan, rule 2: units with an output row
+    prefix_heads   plan, rule 3: live heads whose z a position without logits needs
+    prefix_units   plan, rule 3: units such a position computes
+    prefix_mid     plan, rule 3: attention-written slots such a position needs
+    prefix_post    plan, rule 3: FFN-written slots such a position needs
+    token_kv       plan, rule 4: {token id: (k, v, e, e v)}, first block only, filled on use
+"""
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Dict, Optional, Tuple
+
+from .constants import Ln
+from .weights import live_heads, tensors
+
+
+@dataclass(frozen=True)
+class Affine:
+    """A sparse affine map as numbers: out_t = bias_t + sum of w x_s over columns[t].
+
+    ``columns[t]`` lists target t's non-zero weights as (source index, weight) in source order;
+    ``bias[t]`` is None when the bias is absent (zero), so that out_t is exactly the sum of its
+    terms; ``unit[t]`` holds the sources whose weight is exactly 1.
+    """
+
+    columns: Tuple[Tuple[Tuple[int, object], ...], ...]
+    bias: Tuple[Optional[object], ...]
+    unit: Tuple[frozenset, ...]
+
+    def writes(self):
+        """Targets with a term or a bias."""
+        return tuple(t for t, (column, b) in enumerate(zip(self.columns, self.bias))
+                     if column or b is not None)
+
+    def reads(self, targets):
+        """The sources that ``targets`` read."""
+        return {s for t in targets for s, _ in self.columns[t]}
+
+
+def _affine(ns, weight, bias, keep=None):
+    """The Affine of a weight tensor and its bias vector (``keep``: only these sources)."""
+    columns = [tuple((i, w) for i, w in weight.column(col) if keep is None or i in keep)
+               for col in weight.cols]
+    return Affine(
+        columns=tuple(tuple((i, ns.const(w)) for i, w in column) for column in columns),
+        bias=tuple(ns.const(bias.entries[None, col]) if (None, col) in bias.entries else None
+                   for col in weight.cols),
+        unit=tuple(frozenset(i for i, w in column if w == 1) for column in columns))
+
+
+@dataclass(frozen=True)
+class Head:
+    """One head: its ALiBi ``slope`` (``ns.slope`` of it; 0 without one) and, when it is
+    carried (rule 1), ``decay`` r (None when r = 1), ``q_const`` (its constant query) and,
+    if its key has no weights either, the constant ``exp_qk`` = exp(q k)."""
+
+    slope: object
+    carried: bool
+    decay: object
+    q_const: object
+    exp_qk: object
+
+
+@dataclass(frozen=True)
+class Block:
+    """One block's weights as numbers, and its plan (the module docstring's glossary)."""
+
+    q: Affine
+    k: Affine
+    v: Affine
+    o: Affine
+    o_live: Affine
+    gate: Affine
+    up: Affine
+    down: Affine
+    heads: Tuple[Head, ...]
+    width_in: int
+    width_out: int
+    live: Tuple[int, ...]
+    units: Tuple[int, ...]
+    attn_writes: Tuple[int, ...]
+    mlp_writes: Tuple[int, ...]
+    prefix_heads: Tuple[int, ...]
+    prefix_units: Tuple[int, ...]
+    prefix_mid: Tuple[int, ...]
+    prefix_post: Tuple[int, ...]
+    token_kv: Optional[Dict[int, tuple]]
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A model's weights as numbers of one number system, indexed for the forward pass."""
+
+    model: object
+    ns: object
+    embed: Tuple[Tuple[object, ...], ...]   # per token id, its resid row
+    blocks: Tuple[Block, ...]
+    readout: Tuple[int, ...]                # per readout token, the slot its logit negates
+    readout_tokens: Tuple[int, ...]         # the token ids of the logits, in readout order
+
+    def __repr__(self):
+        return f"<{self.model.name} compiled for {self.ns.describe()}>"
+
+
+def _head(ns, raw_slope, q, k, h, live):
+    """Head h of a block, carried (rule 1) when live, its query has no weights and its slope is
+    0 or ln b."""
+    slope = ns.slope(raw_slope if raw_slope is not None else 0)
+    carried = live and not q.columns[h] and (raw_slope is None or isinstance(raw_slope, Ln))
+    decay = q_const = exp_qk = None
+    if carried:
+        q_const = q.bias[h] if q.bias[h] is not None else ns.zero
+        if raw_slope is not None and raw_slope.base != 1:
+            decay = ns.const(1 / Fraction(raw_slope.base))
+        if not k.columns[h]:
+            k_const = k.bias[h] if k.bias[h] is not None else ns.zero
+            exp_qk = ns.exp(q_const * k_const - slope * 0)
+    return Head(slope, carried, decay, q_const, exp_qk)
+
+
+@lru_cache(maxsize=64)
+def compile_model(model, ns):
+    """The model's weights converted to ``ns``, and the plan of rules 1-5 (memoised per model
+    and number system)."""
+    with ns.arithmetic():  # decimal rounds every product at its own precision, here too
+        return _compile(model, ns)
+
+
+def _compile(model, ns):
+    t = {tensor.name: tensor for tensor in tensors(model)}
+    embed = []
+    for token in model.vocab:
+        row = [ns.zero] * model.width_embed
+        for j, slot in enumerate(t["W_E"].cols):
+            if (token, slot) in t["W_E"].entries:
+                row[j] = ns.const(t["W_E"].entries[token, slot])
+        embed.append(tuple(row))
+
+    raw = []
+    for i, block in enumerate(model.blocks):
+        a, m = f"blocks.{i}.attn", f"blocks.{i}.mlp"
+        names = block.attn.heads
+        live = tuple(names.index(h) for h in live_heads(block.attn))
+        q, k, v = (_affine(ns, t[f"{a}.W_{x}"], t[f"{a}.b_{x}"]) for x in "QKV")
+        slopes = t[f"{a}.slopes"].entries
+        heads = tuple(_head(ns, slopes.get((None, h)), q, k, j, j in live)
+                      for j, h in enumerate(names))
+        down = _affine(ns, t[f"{m}.W_out"], t[f"{m}.b_out"])
+        raw.append(dict(
+            q=q, k=k, v=v, heads=heads, live=live, down=down,
+            units=tuple(sorted(down.reads(range(len(down.columns))))),
+            o=_affine(ns, t[f"{a}.W_O"], t[f"{a}.b_O"]),
+            o_live=_affine(ns, t[f"{a}.W_O"], t[f"{a}.b_O"], keep=set(live)),
+            gate=_affine(ns, t[f"{m}.W_gate"], t[f"{m}.b_gate"]),
+            up=_affine(ns, t[f"{m}.W_in"], t[f"{m}.b_in"]),
+            width_in=block.width_in, width_out=block.width_out))
+
+    # Rule 3, backward over the blocks: what do positions without logits need?
+    needed = set()  # slots of a block's output that later positions read
+    for b in reversed(raw):
+        b["attn_writes"], b["mlp_writes"] = b["o_live"].writes(), b["down"].writes()
+        b["prefix_post"] = tuple(s for s in b["mlp_writes"] if s in needed)
+        b["prefix_units"] = tuple(u for u in b["units"] if u in b["down"].reads(needed))
+        mid = {s for s in needed if s < b["width_in"]}
+        mid |= b["gate"].reads(b["prefix_units"]) | b["up"].reads(b["prefix_units"])
+        b["prefix_mid"] = tuple(s for s in b["attn_writes"] if s in mid)
+        b["prefix_heads"] = tuple(h for h in b["live"] if h in b["o_live"].reads(mid))
+        queried = [h for h in b["prefix_heads"] if not b["heads"][h].carried]
+        needed = (mid | b["k"].reads(b["live"]) | b["v"].reads(b["live"])
+                  | b["q"].reads(queried))
+    blocks = tuple(Block(token_kv={} if i == 0 else None, **b) for i, b in enumerate(raw))
+    tokens = tuple(model.readout)
+    return Compiled(model, ns, tuple(embed), blocks,
+                    tuple(model.slots.index(model.readout[tok]) for tok in tokens),
+                    tuple(model.vocab.index(tok) for tok in tokens))
