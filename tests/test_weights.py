@@ -1,6 +1,7 @@
 """A model is immutable once built: a run can never reuse stale compiled weights."""
 
 from dataclasses import replace
+from fractions import Fraction
 
 import pytest
 
@@ -44,3 +45,53 @@ def test_with_entry_is_checked_like_a_built_model():
         with_entry(build(), "blocks.0.attn.W_K", ("special", "nosuch"), 1)
     with pytest.raises(ValueError, match="no table named"):
         with_entry(build(), "blocks.0.W_K", ("special", "h3"), 1)
+
+
+@pytest.mark.parametrize("value, kind", [
+    (15.0000001, "a float"), (15.0, "a float"), ("15", "a str"), (True, "a bool"),
+    (float("nan"), "a float"), (float("inf"), "a float"), (None, "a NoneType"),
+    (1 + 2j, "a complex")])
+def test_an_inexact_weight_is_refused_at_the_door(value, kind):
+    """Exact means exact: nothing but an exact value becomes a weight, in any table."""
+    from tinyadder.weights import WeightError
+    with pytest.raises(WeightError) as refused:
+        with_entry(build(), "blocks.1.attn.b_V", ("h0",), value)
+    message = str(refused.value)
+    assert message.startswith("blocks.1.attn.b_V['h0'] = ") and f"is {kind}, not exact" in message
+    assert "\n" not in message
+
+
+def test_refusals_name_the_entry_and_what_is_accepted():
+    from tinyadder.weights import WeightError
+    with pytest.raises(WeightError, match=r"^blocks\.0\.attn\.W_K\['special'\]\['h3'\] = 960\.0 "
+                                          r"is a float, not exact: a weight is int, Fraction or "
+                                          r"ExpTerm; for the decimal you mean write "
+                                          r"Fraction\('960\.0'\)$"):
+        with_entry(build(), "blocks.0.attn.W_K", ("special", "h3"), 960.0)
+    with pytest.raises(WeightError, match=r"slopes\['h3'\] = 0\.5 is a float, not exact: a "
+                                          r"weight is a rational or Ln\(b\)"):
+        with_entry(build(), "blocks.0.attn.slopes", ("h3",), 0.5)
+    from tinyadder.constants import ExpTerm, Ln
+    with pytest.raises(WeightError, match="is a Ln"):  # ln b only as a slope
+        with_entry(build(), "blocks.1.attn.b_V", ("h0",), Ln(Fraction(10)))
+    with pytest.raises(WeightError, match="is an ExpTerm.*its coef and power must be int or Fraction"):  # an inexact coefficient inside
+        with_entry(build(), "blocks.1.attn.b_V", ("h0",), ExpTerm(0.5, Fraction(1)))
+    with pytest.raises(WeightError, match=r"W_E\['5'\]\['digit'\] = '50'"):
+        with_entry(build(), "W_E", ("5", "digit"), "50")
+
+
+def test_exact_values_are_accepted_and_run():
+    from tinyadder.constants import exp_of
+    ns = number_system("fraction")
+    for value in (15, Fraction(15), Fraction("15.0"), exp_of(0) * 15):
+        assert run(with_entry(build(), "blocks.1.attn.b_V", ("h0",), value), ns, 12, 34) == \
+            "0000000012+0000000034=00000000046"
+
+
+def test_constants_keep_floats_out():
+    from tinyadder.constants import exp_of
+    with pytest.raises(TypeError):
+        exp_of(40) * 0.1
+    with pytest.raises(TypeError):
+        0.1 / exp_of(40)
+    assert exp_of(40) / 10 == exp_of(40) * Fraction(1, 10)

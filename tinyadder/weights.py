@@ -5,8 +5,10 @@ weight from residual slot ``slot`` into head ``head``'s query, ``W_O[head][slot]
 output into a slot, ``W_out[unit][slot]`` from an FFN hidden unit into a slot. A bias table maps
 an output name to its bias. An absent entry is a zero. Heads have dimension 1.
 
-Values are construction constants (``int``, ``Fraction``, ``numbers.ExpTerm``; ALiBi slopes may
-be ``numbers.Ln``); a number system turns them into numbers when a model is run.
+Values are exact construction constants: ``int``, ``Fraction`` or ``constants.ExpTerm``, and an
+ALiBi slope a rational or ``constants.Ln``; a number system turns them into numbers when a model
+is run. Anything else (a float, a string, a bool, NaN) is refused when the model is built or
+changed, with a :class:`WeightError` naming the entry.
 
 A model is immutable once built: its tables are read-only mappings, because a run's compiled
 weights are cached per model. A changed model is a new model: ``with_entry`` (or
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Mapping, Optional, Tuple
 
-from .numbers import is_zero
+from .constants import ExpTerm, Ln, is_rational, is_zero
 
 Table = Mapping[str, Mapping[str, object]]
 Bias = Mapping[str, object]
@@ -117,15 +119,16 @@ class Model:
     blocks: Tuple[Block, ...]
     readout: Mapping[str, str]
     roles: Mapping[str, str] = field(default_factory=dict)  # tensor name -> role (see ledger)
-    notes: str = ""
     meta: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self):
         _freeze_fields(self)
         check_model(self)
 
-    def slot_index(self, name):
-        return self.slots.index(name)
+    def __repr__(self):
+        blocks = len(self.blocks)
+        return (f"<Model {self.name}: {blocks} block{'s' * (blocks != 1)}, "
+                f"{len(self.slots)} slots, {len(self.vocab)} tokens>")
 
 
 def _set(table, keys, value):
@@ -166,39 +169,78 @@ def with_entry(model, name, keys, value):
     return replace(model, blocks=blocks)
 
 
-def _check_table(where, table, sources, targets):
+class WeightError(ValueError):
+    """A weight entry that is not exact, or names no declared slot, head, unit or token."""
+
+
+def _exact(value, slope):
+    """Whether a value is an exact weight (``slope``: an ALiBi slope's kinds)."""
+    if is_rational(value):
+        return True
+    if slope:
+        return isinstance(value, Ln) and is_rational(value.base) and value.base > 0
+    return isinstance(value, ExpTerm) and is_rational(value.coef) and is_rational(value.power)
+
+
+def _check_value(entry, value, slope=False):
+    if _exact(value, slope):
+        return
+    kinds = "a rational or Ln(b)" if slope else "int, Fraction or ExpTerm"
+    what = type(value).__name__
+    hint = ""
+    if isinstance(value, float) and value == value and abs(value) != float("inf"):
+        hint = f"; for the decimal you mean write Fraction({repr(value)!r})"
+    elif isinstance(value, str):
+        hint = f"; for a number write Fraction({value!r})"
+    if isinstance(value, ExpTerm):
+        hint = "; its coef and power must be int or Fraction"
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "..."
+    article = "an" if what[0] in "AEIOU" else "a"
+    raise WeightError(f"{entry} = {shown} is {article} {what}, not exact: a weight is "
+                      f"{kinds}{hint}")
+
+
+def _check_table(where, table, sources, targets, slope=False):
     for src, row in table.items():
         if src not in sources:
-            raise ValueError(f"{where}: unknown source {src!r}")
-        for dst in row:
+            raise WeightError(f"{where}: unknown source {src!r}")
+        for dst, value in row.items():
             if dst not in targets:
-                raise ValueError(f"{where}: unknown target {dst!r} (from {src!r})")
+                raise WeightError(f"{where}: unknown target {dst!r} (from {src!r})")
+            entry = f"{where}[{dst!r}]" if src is None else f"{where}[{src!r}][{dst!r}]"
+            _check_value(entry, value, slope)
+
+
+def _check_vector(where, vector, targets, slope=False):
+    _check_table(where, {None: vector}, {None}, targets, slope)
 
 
 def check_model(model):
-    """Every table entry names a declared slot, unit, head or token within the layer's width."""
+    """Every table entry names a declared slot, unit, head or token within the layer's width,
+    and every value is exact (:class:`WeightError` otherwise)."""
     if len(set(model.slots)) != len(model.slots):
-        raise ValueError("slot names must be unique")
+        raise WeightError("slot names must be unique")
     _check_table("W_E", model.W_E, model.vocab, model.slots[:model.width_embed])
     width = model.width_embed
     for i, block in enumerate(model.blocks):
         if block.width_in != width:
-            raise ValueError(f"block {i} expects width {block.width_in}, stream has {width}")
+            raise WeightError(f"block {i} expects width {block.width_in}, stream has {width}")
         slots, heads = model.slots[:width], block.attn.heads
         a, m = block.attn, block.mlp
         for name in ("W_Q", "W_K", "W_V"):
             _check_table(f"blocks.{i}.attn.{name}", getattr(a, name), slots, heads)
         _check_table(f"blocks.{i}.attn.W_O", a.W_O, heads, slots)
-        for name in ("b_Q", "b_K", "b_V", "slopes"):
-            _check_table(f"blocks.{i}.attn.{name}", {"bias": getattr(a, name)}, {"bias"}, heads)
-        _check_table(f"blocks.{i}.attn.b_O", {"bias": a.b_O}, {"bias"}, slots)
+        for name in ("b_Q", "b_K", "b_V"):
+            _check_vector(f"blocks.{i}.attn.{name}", getattr(a, name), heads)
+        _check_vector(f"blocks.{i}.attn.slopes", a.slopes, heads, slope=True)
+        _check_vector(f"blocks.{i}.attn.b_O", a.b_O, slots)
         wide = model.slots[:block.width_out]
         for name in ("W_gate", "W_in"):
             _check_table(f"blocks.{i}.mlp.{name}", getattr(m, name), slots, m.units)
         for name in ("b_gate", "b_in"):
-            _check_table(f"blocks.{i}.mlp.{name}", {"bias": getattr(m, name)}, {"bias"}, m.units)
+            _check_vector(f"blocks.{i}.mlp.{name}", getattr(m, name), m.units)
         _check_table(f"blocks.{i}.mlp.W_out", m.W_out, m.units, wide)
-        _check_table(f"blocks.{i}.mlp.b_out", {"bias": m.b_out}, {"bias"}, wide)
+        _check_vector(f"blocks.{i}.mlp.b_out", m.b_out, wide)
         width = block.width_out
     _check_table("readout", {t: {s: 1} for t, s in model.readout.items()},
                  model.vocab, model.slots[:width])
