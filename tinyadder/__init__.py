@@ -11,11 +11,11 @@ reads runs of it; ``tinyadder.cli`` is the command line. Nothing imports upward.
 """
 
 from .addition import add, run
-from .cache import ActivationCache, run_with_cache
+from .cache import ActivationCache, patch_slot, run_with_cache
 from .construction import build
 from .numbers import number_system
 from .weights import with_entry
 
-__all__ = ["ActivationCache", "add", "build", "number_system", "run", "run_with_cache",
+__all__ = ["ActivationCache", "add", "build", "number_system", "patch_slot", "run", "run_with_cache",
            "with_entry"]
 __version__ = "0.1.0"

@@ -15,9 +15,11 @@ changes. A head counts as live when it has a value map and an output map.
 
 from fractions import Fraction
 
+from ..codegen import source
 from ..numbers import ExpTerm
-from .show import pack, rational_text
+from ..plan import compile_model
 from ..weights import live_heads, tensors
+from .show import pack, rational_text
 
 
 def _sign_and_text(w):
@@ -188,3 +190,32 @@ def listing(model):
         [f"{model.name}: {len(model.slots)} slots, {len(stages) - 2} half-layers "
          f"(derived from the weights)", "", "slots"] + slot_table(model) +
         ["", "program"] + program) + "\n"
+
+
+def python_source(model, ns):
+    """The straight-line code the fast path runs for ``model`` in ``ns`` (``codegen``): the step
+    of a position whose logits are wanted, then the one of a position whose are not, each
+    after a list of the constants it binds by name."""
+    compiled = compile_model(model, ns)
+    parts = []
+    for logits, what in ((True, "a position whose logits are wanted"),
+                         (False, "a position whose logits are not (only what later positions "
+                                 "read)")):
+        text, env = source(compiled, logits)
+        parts.append(f"# {model.name} in {ns.describe()}: the step of {what}")
+        for name, value in env.items():
+            if name.startswith("L") and name[1:2].isdigit():  # a weight or plan constant
+                parts.append(f"#   {name} = {_short(value)}")
+        parts.append(text)
+    return "\n".join(parts)
+
+
+def _short(value, width=70):
+    """A constant's text for a comment: its repr, cut to ``width`` characters."""
+    if isinstance(value, dict):
+        return "{} (filled per token on use)"
+    if hasattr(value, "heads"):
+        return "(this block's weights, for the per-token keys and values)"
+    text = (str(value) if isinstance(value, Fraction) and value.denominator == 1
+            else rational_text(value) if isinstance(value, Fraction) else repr(value))
+    return text if len(text) <= width else f"{text[:width - 3]}..."

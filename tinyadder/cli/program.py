@@ -1,8 +1,9 @@
 """``tinyadder program``: the command line of ``analysis.program``."""
 
-from ..analysis.program import listing
+from ..analysis.program import listing, python_source
 from ..construction import build
-from .options import PROG, Parser, add_digits_option, model_arg
+from ..numbers import for_model
+from .options import PROG, Parser, add_digits_option, add_model_options
 
 
 def build_parser():
@@ -10,14 +11,19 @@ def build_parser():
                     description="Print the model as a register machine: which half-layer "
                                 "writes and reads each slot, and each half-layer as "
                                 "instructions over named slots, derived from the weights.")
-    parser.add_argument("--model", type=model_arg, default="published",
-                        help="published (default) or repaired")
+    add_model_options(parser)
     add_digits_option(parser)
+    parser.add_argument("--python", action="store_true",
+                        help="print instead the Python code the fast path runs for this model "
+                             "in this number system (the code generator's output, as "
+                             "executed for every untraced position)")
     return parser
 
 
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     args = build_parser().parse_args(argv)
-    out.write(listing(build(args.model, args.digits)))
+    model = build(args.model, args.digits)
+    out.write(python_source(model, for_model(args.number, model)) if args.python
+              else listing(model))
     return 0
