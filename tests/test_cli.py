@@ -18,13 +18,6 @@ def run_cli(*argv, stdin=""):
     return status, out.getvalue(), err.getvalue()
 
 
-def test_readme_example_as_a_subprocess():
-    done = subprocess.run([sys.executable, "-m", "tinyadder", "7650676663+0149460439"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert (done.returncode, done.stdout, done.stderr) == (
-        0, "7650676663+0149460439=07800137102\n", "")
-
-
 def test_padding_and_spaces():
     assert run_cli("12 + 34") == (0, "0000000012+0000000034=00000000046\n", "")
 

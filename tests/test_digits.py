@@ -9,7 +9,7 @@ import pytest
 from tinyadder.adderboard import add as board_add, build_model
 from tinyadder.addition import add, parse_expression, InputError
 from tinyadder.cases import carry_pairs, edge_cases, random_pairs
-from tinyadder.construction import MAX_DIGITS, SLOTS, build, constants
+from tinyadder.construction import MAX_DIGITS, build, constants
 from tinyadder.analysis.ledger import ledger, totals
 from tinyadder.numbers import DecimalSystem, ExpTerm, FractionSystem
 from tinyadder.cache import run_with_cache
@@ -213,7 +213,6 @@ def test_model_meta_names_n_and_precision():
     assert model.meta["digits"] == 50
     assert model.meta["precision"].digits == 80
     assert "N + 30 for N = 50" in model.meta["precision"].why
-    assert len(SLOTS) == 16
 
 
 @pytest.mark.parametrize("n", [1, 3])

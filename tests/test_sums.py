@@ -31,7 +31,6 @@ def test_published_is_right_on_the_verify_pairs(published, ns):
 def test_published_flaw_reproduced_in_every_system(published, ns):
     a, b = COUNTEREXAMPLE
     assert run(published, ns, a, b) == "5193798811+1806201129=07000000000"
-    assert a + b == 6999999940
 
 
 def test_repaired_fixes_the_counterexample(repaired, ns):
