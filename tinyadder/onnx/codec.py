@@ -89,6 +89,11 @@ class Field:
     packed: bool = False
     always: bool = False
 
+    @property
+    def wire(self):
+        """The wire type of one value of the field (a message's is length-delimited)."""
+        return LEN if isinstance(self.kind, Schema) else self.kind.wire
+
 
 @dataclass(frozen=True)
 class Schema:
@@ -443,7 +448,7 @@ def parse(data, kind=Model, limits=LIMITS):
         raise OnnxError(f"{len(data)} bytes, over the limit of {limits.file_bytes} "
                         "(limit file_bytes)")
     try:
-        return _read(bytes(data), 0, len(data), schema, limits, 1, schema.name)
+        return _Reader(bytes(data), limits).read(0, len(data), schema, 1, schema.name)
     except _Located as err:
         raise OnnxError(str(err)) from None
 
@@ -465,20 +470,96 @@ def save(model, path):
         file.write(data)
 
 
-def _read(data, start, end, schema, limits, depth, where):
-    """schema.build of the fields of data[start:end]; where names the message for errors."""
-    try:
-        if depth > limits.depth:
-            raise OnnxError(f"messages nested more than {limits.depth} deep (limit depth)")
-        values = {}
-        for at, number, wire, raw in fields(data, start, end):
-            field = schema.by_number.get(number) or _refuse(schema, number, at)
-            _take(data, at, wire, raw, field, schema, values, limits, depth, where)
-        return schema.build(values, limits)
-    except _Located:
-        raise
-    except OnnxError as err:
-        raise _Located(f"{where}: {err}") from None
+def _name(schema, field):
+    return f"{schema.name}.{field.name} (field {field.number})"
+
+
+def _over(schema, field, at, cap):
+    return OnnxError(f"byte {at}: {_name(schema, field)} has more than {cap} items "
+                     f"(limit {field.limit})")
+
+
+class _Reader:
+    """Reads the messages of one file, counting its fields against ``limits.fields``."""
+
+    def __init__(self, data, limits):
+        self.data, self.limits, self.fields_left = data, limits, limits.fields
+
+    def read(self, start, end, schema, depth, where):
+        """schema.build of the fields of data[start:end]; where names the message."""
+        try:
+            if depth > self.limits.depth:
+                raise OnnxError(f"messages nested more than {self.limits.depth} deep "
+                                "(limit depth)")
+            values = {}
+            for at, number, wire, raw in fields(self.data, start, end):
+                self.count(at)
+                field = schema.by_number.get(number) or _refuse(schema, number, at)
+                self.take(at, wire, raw, schema, field, values, depth, where)
+            return schema.build(values, self.limits)
+        except _Located:
+            raise
+        except OnnxError as err:
+            raise _Located(f"{where}: {err}") from None
+
+    def take(self, at, wire, raw, schema, field, values, depth, where):
+        """Decode one occurrence of field into values[field.name]."""
+        packed = field.limit and wire == LEN and field.wire != LEN
+        if wire != field.wire and not packed:
+            raise OnnxError(f"byte {at}: {_name(schema, field)} has wire type {wire}, not "
+                            f"{field.wire}")
+        if not field.limit:
+            if field.name in values:
+                raise OnnxError(f"byte {at}: {_name(schema, field)} appears twice")
+            values[field.name] = self.value(raw, field, depth, where)
+            return
+        items = values.setdefault(field.name, [])
+        cap = getattr(self.limits, field.limit)
+        if packed:
+            items.extend(self.unpack(raw, schema, field, at, cap - len(items), cap))
+            return
+        if len(items) >= cap:
+            raise _over(schema, field, at, cap)
+        items.append(self.value(raw, field, depth, where, len(items)))
+
+    def value(self, raw, field, depth, where, index=None):
+        """The value of one occurrence of field; a message's is read as where.name[index]."""
+        kind = field.kind
+        if field.wire == VARINT:
+            return kind.decode(raw)
+        if not isinstance(kind, Schema):
+            return kind.decode(self.data[raw[0]:raw[1]])
+        inner = f"{where}.{field.name}" + ("" if index is None else f"[{index}]")
+        return self.read(raw[0], raw[1], kind, depth + 1, inner)
+
+    def unpack(self, span, schema, field, at, room, cap):
+        """The values of a packed repeated scalar field, at most room of them."""
+        start, end = span
+        kind = field.kind
+        if kind.code:
+            size = struct.calcsize(kind.code)
+            if (end - start) % size:
+                raise OnnxError(f"byte {at}: {_name(schema, field)} is packed in "
+                                f"{end - start} bytes, not a multiple of {size}")
+            count = (end - start) // size
+            if count > room:
+                raise _over(schema, field, at, cap)
+            return struct.unpack_from(f"<{count}{kind.code}", self.data, start)
+        out, pos = [], start
+        while pos < end:
+            if len(out) >= room:
+                raise _over(schema, field, at, cap)
+            self.count(at)
+            value, pos = read_varint(self.data, pos, end)
+            out.append(kind.decode(value))
+        return out
+
+    def count(self, at):
+        """Take one field (or one varint of a packed run) from the file's budget."""
+        self.fields_left -= 1
+        if self.fields_left < 0:
+            raise OnnxError(f"byte {at}: more than {self.limits.fields} fields in the file "
+                            "(limit fields)")
 
 
 def _refuse(schema, number, at):
@@ -487,54 +568,3 @@ def _refuse(schema, number, at):
         raise OnnxError(f"byte {at}: {schema.name}.{reason}")
     raise OnnxError(f"byte {at}: {schema.name} has field {number}, which this reader does "
                     "not know")
-
-
-def _take(data, at, wire, raw, field, schema, values, limits, depth, where):
-    """Decode one field occurrence into values[field.name]."""
-    kind, name = field.kind, f"{schema.name}.{field.name} (field {field.number})"
-    expected = LEN if isinstance(kind, Schema) else kind.wire
-    packed = field.limit and wire == LEN and expected != LEN
-    if wire != expected and not packed:
-        raise OnnxError(f"byte {at}: {name} has wire type {wire}, not {expected}")
-    if not field.limit:
-        if field.name in values:
-            raise OnnxError(f"byte {at}: {name} appears twice")
-        values[field.name] = _value(data, raw, kind, limits, depth, f"{where}.{field.name}")
-        return
-    items = values.setdefault(field.name, [])
-    cap = getattr(limits, field.limit)
-    if packed:
-        items.extend(_unpack(data, raw, kind, cap - len(items), name, at, field.limit, cap))
-        return
-    if len(items) >= cap:
-        raise OnnxError(f"byte {at}: {name} has more than {cap} items (limit {field.limit})")
-    items.append(_value(data, raw, kind, limits, depth, f"{where}.{field.name}[{len(items)}]"))
-
-
-def _value(data, raw, kind, limits, depth, where):
-    if isinstance(kind, Schema):
-        return _read(data, raw[0], raw[1], kind, limits, depth + 1, where)
-    if kind.wire == VARINT:
-        return kind.decode(raw)
-    return kind.decode(data[raw[0]:raw[1]])
-
-
-def _unpack(data, span, kind, room, name, at, limit, cap):
-    """The values of a packed repeated scalar field, at most room of them."""
-    start, end = span
-    if kind.code:
-        size = struct.calcsize(kind.code)
-        if (end - start) % size:
-            raise OnnxError(f"byte {at}: {name} is packed in {end - start} bytes, not a "
-                            f"multiple of {size}")
-        count = (end - start) // size
-        if count > room:
-            raise OnnxError(f"byte {at}: {name} has more than {cap} items (limit {limit})")
-        return struct.unpack_from(f"<{count}{kind.code}", data, start)
-    out, pos = [], start
-    while pos < end:
-        if len(out) >= room:
-            raise OnnxError(f"byte {at}: {name} has more than {cap} items (limit {limit})")
-        value, pos = read_varint(data, pos, end)
-        out.append(kind.decode(value))
-    return out

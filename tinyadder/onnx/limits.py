@@ -18,9 +18,11 @@ class Limits:
     ``rank``: dims of one tensor or shape; ``elements``: values of one tensor (the product of
     its dims); ``items``: any other repeated field of one message (graph inputs, outputs and
     value_info, a node's inputs and outputs, the items of a list attribute, metadata entries,
-    opset imports)."""
+    opset imports); ``fields``: field occurrences in the whole file, each varint of a packed
+    run counting as one and a packed run of fixed-width numbers as one in all, which bounds
+    the time reading takes."""
 
-    file_bytes: int = 16 * 2 ** 20
+    file_bytes: int = 32 * 2 ** 20
     depth: int = 8
     nodes: int = 10_000
     initializers: int = 10_000
@@ -28,6 +30,7 @@ class Limits:
     rank: int = 64
     elements: int = 2 ** 22
     items: int = 100_000
+    fields: int = 250_000
 
 
 LIMITS = Limits()

@@ -119,7 +119,12 @@ def _items(value, what, check):
     """value as a tuple, each item passed through check(item, what of it)."""
     if not isinstance(value, (list, tuple)):
         raise OnnxError(f"{what} must be a list or tuple, not {type(value).__name__}")
-    return tuple(check(item, f"{what}[{i}]") for i, item in enumerate(value))
+    try:
+        return tuple(check(item, what) for item in value)
+    except OnnxError:  # name the item: check it again, one by one, under its own name
+        for i, item in enumerate(value):
+            check(item, f"{what}[{i}]")
+        raise
 
 
 def _instances(cls):
@@ -189,20 +194,31 @@ def _values(kind, values, what):
         raise OnnxError(f"{what}: values must be a list or tuple, not {type(values).__name__}")
     values = tuple(values)
     python = _PYTHON_TYPE[kind]
-    for i, v in enumerate(values):
-        if type(v) is not python:
-            raise OnnxError(f"{what}: value {i} is a {type(v).__name__}, not a {python.__name__}"
-                            f" ({kind.name})")
+    if set(map(type, values)) - {python}:
+        i = next(i for i, v in enumerate(values) if type(v) is not python)
+        raise OnnxError(f"{what}: value {i} is a {type(values[i]).__name__}, not a "
+                        f"{python.__name__} ({kind.name})")
     low, high = _RANGE.get(kind, (None, None))
     if low is not None and values and not low <= min(values) <= max(values) <= high:
         i = next(i for i, v in enumerate(values) if not low <= v <= high)
         raise OnnxError(f"{what}: value {i}, {values[i]}, is outside {kind.name}'s range")
-    if kind is DataType.FLOAT:
-        for i, v in enumerate(values):
-            if not _is_float32(v):
-                raise OnnxError(f"{what}: value {i}, {v!r}, is not a float32 value "
-                                "(round it with float32())")
+    if kind is DataType.FLOAT and not _all_float32(values):
+        i = next(i for i, v in enumerate(values) if not _is_float32(v))
+        raise OnnxError(f"{what}: value {i}, {values[i]!r}, is not a float32 value "
+                        "(round it with float32())")
     return values
+
+
+def _all_float32(values):
+    """Whether every float in values is a float32 value: one pack and unpack of them all, and
+    one by one only where that differs (a NaN is never equal to itself)."""
+    code = f"<{len(values)}f"
+    try:
+        if struct.unpack(code, struct.pack(code, *values)) == values:
+            return True
+    except OverflowError:
+        return False
+    return all(map(_is_float32, values))
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,8 @@ def read_varint(data, pos, end):
 
     The value is the unsigned 64-bit one: a varint of more than 10 bytes, or whose tenth byte
     sets bits past the 64th, is refused, and so is one cut short by end."""
+    if pos < end and data[pos] < 0x80:  # the common one-byte varint, fast
+        return data[pos], pos + 1
     value = shift = 0
     for i in range(10):
         if pos >= end:
