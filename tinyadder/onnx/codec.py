@@ -273,8 +273,8 @@ ATTRIBUTE = Schema("AttributeProto", (
     Field(20, "type", INT32, always=True),
 ), _attribute, lambda a: {"name": a.name, "type": a.type, VALUE_FIELD[a.type]: a.value,
                           "doc_string": a.doc_string}, {
-    6: f"g: subgraphs {NOT_SUPPORTED}",
-    11: f"graphs: subgraphs {NOT_SUPPORTED}",
+    6: "g: subgraphs are not supported",
+    11: "graphs: subgraphs are not supported",
     14: f"tp (TYPE_PROTO attributes) {NOT_SUPPORTED}",
     15: f"type_protos (TYPE_PROTOS attributes) {NOT_SUPPORTED}",
     21: f"ref_attr_name (attribute references in functions) {NOT_SUPPORTED}",
@@ -359,7 +359,7 @@ GRAPH = _plain("GraphProto", Graph, (
     Field(12, "output", VALUE_INFO, "items"),
     Field(13, "value_info", VALUE_INFO, "items"),
     _metadata(16),
-), {15: f"sparse_initializer: sparse initializers {NOT_SUPPORTED}",
+), {15: "sparse_initializer: sparse initializers are not supported",
     14: f"quantization_annotation {NOT_SUPPORTED}"})
 OPSET = _plain("OperatorSetIdProto", OperatorSetId, (
     Field(1, "domain", STRING, always=True),

@@ -392,11 +392,11 @@ class Model:
     metadata_props: tuple = ()
 
     def __post_init__(self):
-        _integer(self.ir_version, "Model.ir_version", 3)
         if self.graph is None:
             raise OnnxError("the model has no graph")
         if not isinstance(self.graph, Graph):
             raise OnnxError(f"Model.graph must be a Graph, not {type(self.graph).__name__}")
+        _integer(self.ir_version, "Model.ir_version", 3)
         opsets = _items(self.opset_import, "Model.opset_import", _instances(OperatorSetId))
         for opset in opsets:
             if opset.domain:
