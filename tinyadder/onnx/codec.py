@@ -27,7 +27,7 @@ import os
 import struct
 from dataclasses import dataclass, field as dataclass_field
 
-from .limits import LIMITS
+from .limits import LIMITS, Limits
 from .messages import (INT32_RANGE, Attribute, AttributeType, DataType, Graph, Model, Node,
                        OperatorSetId, Tensor, ValueInfo, attribute_type, data_type)
 from .wire import I32, I64, LEN, VARINT, OnnxError, fields, key, length_delimited, varint
@@ -80,7 +80,8 @@ BYTES = Scalar("bytes", LEN, bytes, bytes, b"")
 class Field:
     """A field of a message: its number, its name in onnx.proto, its type (a Scalar or a
     Schema), for a repeated field the Limits attribute that caps its count, whether the writer
-    packs it, and whether the writer writes it when it is empty or zero."""
+    packs it, and whether the writer writes it when it is empty or zero. ``wire``: the wire
+    type of one value (a message's is length-delimited)."""
 
     number: int
     name: str
@@ -89,57 +90,53 @@ class Field:
     packed: bool = False
     always: bool = False
 
-    @property
-    def wire(self):
-        """The wire type of one value of the field (a message's is length-delimited)."""
-        return LEN if isinstance(self.kind, Schema) else self.kind.wire
+    def __post_init__(self):
+        object.__setattr__(self, "wire", LEN if isinstance(self.kind, Schema) else
+                           self.kind.wire)
+
+    def empty(self):
+        """What the field reads as when absent: no items, no message, the scalar's zero."""
+        if self.limit:
+            return ()
+        return None if isinstance(self.kind, Schema) else self.kind.empty
 
 
 @dataclass(frozen=True)
 class Schema:
-    """A message: its onnx.proto name, its decoded fields, the fields it refuses by number
-    (with why), ``build(values, limits)`` from {field name: value} to the Python value, and
-    ``split(value)`` back to {field name: value} (a missing name or None: absent)."""
+    """A message: its onnx.proto name, its fields, the fields it refuses by number (with
+    why), and how its Python value is made from {field name: value} and split back into it
+    (a missing name or None: absent). Without ``build`` the value is ``cls(**values)``, every
+    field given, absent ones empty; without ``split`` it is read back by attribute names."""
 
     name: str
     fields: tuple
-    build: object
-    split: object
     refused: dict = dataclass_field(default_factory=dict)
+    cls: type = None
+    build: object = None
+    split: object = None
 
     def __post_init__(self):
         object.__setattr__(self, "fields", tuple(sorted(self.fields, key=lambda f: f.number)))
         object.__setattr__(self, "by_number", {f.number: f for f in self.fields})
 
+    def make(self, values, limits):
+        """The Python value of a message whose fields read as values."""
+        if self.build:
+            return self.build(values, limits)
+        return self.cls(**{f.name: values.get(f.name, f.empty()) for f in self.fields})
 
-def _attributes_of(schema):
-    """split for a dataclass whose attribute names are the field names."""
-    return lambda message: {f.name: getattr(message, f.name) for f in schema.fields}
-
-
-def _empty(field):
-    """What an absent field reads as: no items, no message, the scalar's zero."""
-    if field.limit:
-        return ()
-    return None if isinstance(field.kind, Schema) else field.kind.empty
-
-
-def _plain(name, cls, fields, refused):
-    """The Schema of a message read straight into cls(field=value, ...), absent fields empty."""
-    schema = Schema(name, fields, None, None, refused)
-    build = lambda values, limits: cls(**{f.name: values.get(f.name, _empty(f))  # noqa: E731
-                                          for f in schema.fields})
-    object.__setattr__(schema, "build", build)
-    object.__setattr__(schema, "split", _attributes_of(schema))
-    return schema
+    def parts(self, message):
+        """{field name: value} of a Python value, for the writer."""
+        if self.split:
+            return self.split(message)
+        return {f.name: getattr(message, f.name) for f in self.fields}
 
 
-NOT_SUPPORTED = "is not supported"
 ENTRY = Schema(
     "StringStringEntryProto",
     (Field(1, "key", STRING, always=True), Field(2, "value", STRING, always=True)),
-    lambda values, limits: (values.get("key", ""), values.get("value", "")),
-    lambda pair: {"key": pair[0], "value": pair[1]})
+    build=lambda values, limits: (values.get("key", ""), values.get("value", "")),
+    split=lambda pair: {"key": pair[0], "value": pair[1]})
 
 
 def _metadata(number):
@@ -175,7 +172,7 @@ def _tensor(values, limits):
     if location:
         raise OnnxError(f"{what}: data_location {location} "
                         f"({'EXTERNAL: external data' if location == 1 else 'unknown'}) "
-                        f"{NOT_SUPPORTED}")
+                        "is not supported")
     dims = values.get("dims", [])
     if any(d < 0 for d in dims):
         raise OnnxError(f"{what}: dims {dims} has a negative dim")
@@ -226,11 +223,11 @@ TENSOR = Schema("TensorProto", (
     Field(12, "doc_string", STRING),
     Field(14, "data_location", INT32),
     _metadata(16),
-), _tensor, _split_tensor, {
-    3: f"segment {NOT_SUPPORTED}",
-    6: f"string_data (STRING tensors) {NOT_SUPPORTED}",
-    11: f"uint64_data (UINT32, UINT64 tensors) {NOT_SUPPORTED}",
-    13: f"external_data: external data {NOT_SUPPORTED}",
+), build=_tensor, split=_split_tensor, refused={
+    3: "segment is not supported",
+    6: "string_data (STRING tensors) is not supported",
+    11: "uint64_data (UINT32, UINT64 tensors) is not supported",
+    13: "external_data: external data is not supported",
 })
 
 
@@ -271,15 +268,16 @@ ATTRIBUTE = Schema("AttributeProto", (
     Field(10, "tensors", TENSOR, "items"),
     Field(13, "doc_string", STRING),
     Field(20, "type", INT32, always=True),
-), _attribute, lambda a: {"name": a.name, "type": a.type, VALUE_FIELD[a.type]: a.value,
-                          "doc_string": a.doc_string}, {
+), build=_attribute, split=lambda a: {"name": a.name, "type": a.type,
+                                      VALUE_FIELD[a.type]: a.value,
+                                      "doc_string": a.doc_string}, refused={
     6: "g: subgraphs are not supported",
     11: "graphs: subgraphs are not supported",
-    14: f"tp (TYPE_PROTO attributes) {NOT_SUPPORTED}",
-    15: f"type_protos (TYPE_PROTOS attributes) {NOT_SUPPORTED}",
-    21: f"ref_attr_name (attribute references in functions) {NOT_SUPPORTED}",
-    22: f"sparse_tensor (SPARSE_TENSOR attributes) {NOT_SUPPORTED}",
-    23: f"sparse_tensors (SPARSE_TENSORS attributes) {NOT_SUPPORTED}",
+    14: "tp (TYPE_PROTO attributes) is not supported",
+    15: "type_protos (TYPE_PROTOS attributes) is not supported",
+    21: "ref_attr_name (attribute references in functions) is not supported",
+    22: "sparse_tensor (SPARSE_TENSOR attributes) is not supported",
+    23: "sparse_tensors (SPARSE_TENSORS attributes) is not supported",
 })
 
 
@@ -294,16 +292,16 @@ def _dimension(values, limits):
 DIMENSION = Schema("TensorShapeProto.Dimension", (
     Field(1, "dim_value", INT64, always=True),
     Field(2, "dim_param", STRING, always=True),
-), _dimension, lambda dim: {"dim_param" if isinstance(dim, str) else "dim_value": dim},
-    {3: f"denotation {NOT_SUPPORTED}"})
+), refused={3: "denotation is not supported"}, build=_dimension,
+    split=lambda dim: {"dim_param" if isinstance(dim, str) else "dim_value": dim})
 SHAPE = Schema("TensorShapeProto", (Field(1, "dim", DIMENSION, "rank"),),
-               lambda values, limits: tuple(values.get("dim", ())),
-               lambda dims: {"dim": dims})
+               build=lambda values, limits: tuple(values.get("dim", ())),
+               split=lambda dims: {"dim": dims})
 TENSOR_TYPE = Schema("TypeProto.Tensor", (
     Field(1, "elem_type", INT32, always=True),
     Field(2, "shape", SHAPE),
-), lambda values, limits: (values.get("elem_type", 0), values.get("shape")),
-    lambda pair: {"elem_type": pair[0], "shape": pair[1]})
+), build=lambda values, limits: (values.get("elem_type", 0), values.get("shape")),
+    split=lambda pair: {"elem_type": pair[0], "shape": pair[1]})
 
 
 def _type(values, limits):
@@ -312,11 +310,11 @@ def _type(values, limits):
     return values["tensor_type"]
 
 
-TYPE = Schema("TypeProto", (Field(1, "tensor_type", TENSOR_TYPE),), _type,
-              lambda pair: {"tensor_type": pair}, {
-    4: f"sequence_type {NOT_SUPPORTED}", 5: f"map_type {NOT_SUPPORTED}",
-    6: f"denotation {NOT_SUPPORTED}", 7: f"opaque_type {NOT_SUPPORTED}",
-    8: f"sparse_tensor_type {NOT_SUPPORTED}", 9: f"optional_type {NOT_SUPPORTED}"})
+TYPE = Schema("TypeProto", (Field(1, "tensor_type", TENSOR_TYPE),), build=_type,
+              split=lambda pair: {"tensor_type": pair}, refused={
+    4: "sequence_type is not supported", 5: "map_type is not supported",
+    6: "denotation is not supported", 7: "opaque_type is not supported",
+    8: "sparse_tensor_type is not supported", 9: "optional_type is not supported"})
 
 
 def _value_info(values, limits):
@@ -333,13 +331,14 @@ VALUE_INFO = Schema("ValueInfoProto", (
     Field(2, "type", TYPE),
     Field(3, "doc_string", STRING),
     _metadata(4),
-), _value_info, lambda v: {"name": v.name, "type": (v.elem_type, v.shape),
-                           "doc_string": v.doc_string, "metadata_props": v.metadata_props})
+), build=_value_info, split=lambda v: {"name": v.name, "type": (v.elem_type, v.shape),
+                                       "doc_string": v.doc_string,
+                                       "metadata_props": v.metadata_props})
 
 
 # Nodes, graphs, models -------------------------------------------------------------------
 
-NODE = _plain("NodeProto", Node, (
+NODE = Schema("NodeProto", (
     Field(1, "input", STRING, "items"),
     Field(2, "output", STRING, "items"),
     Field(3, "name", STRING),
@@ -348,9 +347,9 @@ NODE = _plain("NodeProto", Node, (
     Field(6, "doc_string", STRING),
     Field(7, "domain", STRING),
     _metadata(9),
-), {8: f"overload (function overloads) {NOT_SUPPORTED}",
-    10: f"device_configurations {NOT_SUPPORTED}"})
-GRAPH = _plain("GraphProto", Graph, (
+), {8: "overload (function overloads) is not supported",
+    10: "device_configurations is not supported"}, Node)
+GRAPH = Schema("GraphProto", (
     Field(1, "node", NODE, "nodes"),
     Field(2, "name", STRING, always=True),
     Field(5, "initializer", TENSOR, "initializers"),
@@ -360,14 +359,12 @@ GRAPH = _plain("GraphProto", Graph, (
     Field(13, "value_info", VALUE_INFO, "items"),
     _metadata(16),
 ), {15: "sparse_initializer: sparse initializers are not supported",
-    14: f"quantization_annotation {NOT_SUPPORTED}"})
-OPSET = _plain("OperatorSetIdProto", OperatorSetId, (
+    14: "quantization_annotation is not supported"}, Graph)
+OPSET = Schema("OperatorSetIdProto", (
     Field(1, "domain", STRING, always=True),
     Field(2, "version", INT64, always=True),
-), {})
-
-
-MODEL = _plain("ModelProto", Model, (
+), cls=OperatorSetId)
+MODEL = Schema("ModelProto", (
     Field(1, "ir_version", INT64, always=True),
     Field(2, "producer_name", STRING),
     Field(3, "producer_version", STRING),
@@ -377,9 +374,9 @@ MODEL = _plain("ModelProto", Model, (
     Field(7, "graph", GRAPH),
     Field(8, "opset_import", OPSET, "items"),
     _metadata(14),
-), {20: f"training_info {NOT_SUPPORTED}",
-    25: f"functions (model-local functions) {NOT_SUPPORTED}",
-    26: f"configuration (device configurations) {NOT_SUPPORTED}"})
+), {20: "training_info is not supported",
+    25: "functions (model-local functions) are not supported",
+    26: "configuration (device configurations) is not supported"}, Model)
 
 SCHEMAS = {Model: MODEL, Graph: GRAPH, Node: NODE, Attribute: ATTRIBUTE, Tensor: TENSOR,
            ValueInfo: VALUE_INFO, OperatorSetId: OPSET}
@@ -397,7 +394,7 @@ def serialize(message):
 
 
 def _write(message, schema):
-    values = schema.split(message)
+    values = schema.parts(message)
     out = bytearray()
     for field in schema.fields:
         value = values.get(field.name)
@@ -439,9 +436,12 @@ class _Located(OnnxError):
 def parse(data, kind=Model, limits=LIMITS):
     """The message of type kind (a Model unless said) that data, bytes, holds; OnnxError if
     data is not one of the supported subset or breaks one of the limits."""
-    schema = SCHEMAS.get(kind)
+    schema = SCHEMAS.get(kind) if isinstance(kind, type) else None
     if schema is None:
-        raise OnnxError(f"cannot parse a {getattr(kind, '__name__', kind)!r}")
+        raise OnnxError(f"cannot parse a {kind!r}; parseable: "
+                        f"{', '.join(cls.__name__ for cls in SCHEMAS)}")
+    if not isinstance(limits, Limits):
+        raise OnnxError(f"limits must be a Limits, not {type(limits).__name__}")
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise OnnxError(f"an ONNX file is bytes, not {type(data).__name__}")
     if len(data) > limits.file_bytes:
@@ -486,7 +486,7 @@ class _Reader:
         self.data, self.limits, self.fields_left = data, limits, limits.fields
 
     def read(self, start, end, schema, depth, where):
-        """schema.build of the fields of data[start:end]; where names the message."""
+        """schema.make of the fields of data[start:end]; where names the message."""
         try:
             if depth > self.limits.depth:
                 raise OnnxError(f"messages nested more than {self.limits.depth} deep "
@@ -496,7 +496,7 @@ class _Reader:
                 self.count(at)
                 field = schema.by_number.get(number) or _refuse(schema, number, at)
                 self.take(at, wire, raw, schema, field, values, depth, where)
-            return schema.build(values, self.limits)
+            return schema.make(values, self.limits)
         except _Located:
             raise
         except OnnxError as err:

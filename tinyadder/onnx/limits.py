@@ -5,7 +5,9 @@ the limit. They bound the reader's time and memory by the file's actual bytes: a
 length the file declares is checked against what is there before anything is allocated for it.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+
+from .wire import OnnxError
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,12 @@ class Limits:
     elements: int = 2 ** 22
     items: int = 100_000
     fields: int = 250_000
+
+    def __post_init__(self):
+        for limit in fields(self):
+            value = getattr(self, limit.name)
+            if type(value) is not int or value < 1:
+                raise OnnxError(f"limit {limit.name} must be a positive int, not {value!r}")
 
 
 LIMITS = Limits()

@@ -63,10 +63,13 @@ UNSUPPORTED_ATTRIBUTES = {0: "UNDEFINED", 5: "GRAPH (subgraphs are not supported
 
 
 def float32(x):
-    """The float32 nearest to the float x (ties to even), as a Python float."""
+    """The float32 nearest to the float x (ties to even), as a Python float. Only a float: a
+    rational rounded to a float first could round twice."""
+    if type(x) is not float:
+        raise OnnxError(f"float32() takes a float, not {type(x).__name__}")
     try:
         return struct.unpack("<f", struct.pack("<f", x))[0]
-    except (OverflowError, struct.error, TypeError):
+    except OverflowError:
         raise OnnxError(f"{x!r} has no float32 value") from None
 
 
@@ -79,8 +82,9 @@ def _member(enum, number):
 
 def data_type(number, what):
     """The DataType numbered ``number``, or an OnnxError naming it and the supported ones."""
-    if _member(DataType, number) is not None:
-        return DataType(number)
+    member = _member(DataType, number)
+    if member is not None:
+        return member
     known = (f" ({ONNX_TYPE_NAMES[number]})" if isinstance(number, int) and
              0 <= number < len(ONNX_TYPE_NAMES) else "")
     raise OnnxError(f"{what}: data type {number!r}{known} is not supported; "
@@ -89,8 +93,9 @@ def data_type(number, what):
 
 def attribute_type(number, what):
     """The AttributeType numbered ``number``, or an OnnxError naming it."""
-    if _member(AttributeType, number) is not None:
-        return AttributeType(number)
+    member = _member(AttributeType, number)
+    if member is not None:
+        return member
     known = UNSUPPORTED_ATTRIBUTES.get(number, "unknown") if isinstance(number, int) else "?"
     raise OnnxError(f"{what}: attribute type {number!r} ({known}) is not supported")
 
