@@ -9,7 +9,8 @@ from ..constants import MARKERS, Expr, ExpTerm, Ln, is_rational, text
 from .elementary import exact_value
 from .enclosures import enclosure, interval_at
 from .protocol import (DEFAULT_EXP_DIGITS, EXP_GUARD_DIGITS, MAX_CERTIFIED_DIGITS, Rounding,
-                       Undecided, _Fits, correctly_rounded)
+                       Undecided, _decimal_context, _decimal_of, _Fits,
+                       correctly_rounded)
 from .rounding import evaluate
 
 
@@ -227,55 +228,78 @@ def exact(c):
     Markers are the identity (the real-number model).
 
     >>> from tinyadder.constants import PI, cos, ln, sqrt
-    >>> exact(-7 * ln(10) + 80), exact(sqrt(Fraction(9, 4))), exact(cos(2 * PI / 19))
-    (LogScore(rational=Fraction(80, 1), ln_coef=-7, base=Fraction(10, 1)), Fraction(3, 2), None)
+    >>> exact(ln(10) / 2 * 6 + 80), exact(sqrt(Fraction(9, 4))), exact(cos(2 * PI / 19))
+    (LogScore(rational=Fraction(80, 1), ln_coef=3, base=Fraction(10, 1)), Fraction(3, 2), None)
     """
+    folded = _fold(c)
+    if folded is None:
+        return None
+    r, k, b = folded
+    if k == 0:
+        return r
+    return LogScore(r, int(k), b) if k.denominator == 1 else None
+
+
+def _fold(c):
+    """c as (r, k, b), the value r + k ln b with rationals r and k (b None when k = 0), where
+    it has that form; else None."""
     if is_rational(c):
-        return Fraction(c)
+        return Fraction(c), Fraction(0), None
     if isinstance(c, Ln):
-        return LogScore.of(0, 1, Fraction(c.base))
+        return _log(Fraction(c.base))
     if isinstance(c, ExpTerm):
-        return Fraction(c.coef) if c.power == 0 or c.coef == 0 else None
+        return (Fraction(c.coef), Fraction(0), None) if c.power == 0 or c.coef == 0 else None
     if not isinstance(c, Expr):
         raise TypeError(f"{c!r} is not an exact constant (int, Fraction, ExpTerm, Ln, Expr)")
     op, args = c.op, c.args
     if op == "pi":
         return None
     if op in MARKERS:
-        return exact(args[0])
-    x = exact(args[0])
+        return _fold(args[0])
+    x = _fold(args[0])
     if x is None:
         return None
+    r, k, b = x
     if op == "neg":
-        return -x
+        return -r, -k, b
     if op == "pow":
-        return x ** args[1] if isinstance(x, Fraction) else None
+        return (r ** args[1], k, None) if k == 0 else None
     if op in ("add", "sub", "mul", "div"):
-        y = exact(args[1])
+        y = _fold(args[1])
         return None if y is None else _combined(op, x, y)
-    if isinstance(x, LogScore):  # e^(k ln b) = b^k; any other function of it is irrational
-        return x.base ** x.ln_coef if op == "exp" and x.rational == 0 else None
+    if k != 0:  # e^(r + k ln b) = e^r b^k is rational for r = 0 and an integer k
+        return (b ** int(k), Fraction(0), None) if (op == "exp" and r == 0
+                                                    and k.denominator == 1) else None
     if op == "ln":
-        return Fraction(0) if exact_value("ln", x) is not None else LogScore.of(0, 1, x)
-    return exact_value(op, x)
+        return (Fraction(0), Fraction(0), None) if exact_value("ln", r) is not None else _log(r)
+    value = exact_value(op, r)
+    return None if value is None else (value, Fraction(0), None)
+
+
+def _log(b):
+    """ln b as (0, 1, b)."""
+    exact_value("ln", b)  # b > 0, or ValueError
+    return (Fraction(0), Fraction(1), b) if b != 1 else (Fraction(0), Fraction(0), None)
 
 
 def _combined(op, x, y):
-    """x op y of exact values, where the result is exact (ln parts of one base, integer
-    multiples of them); else None."""
+    """x op y of folded values, where the result has the form r + k ln b (one base; a
+    product or quotient with a rational); else None."""
+    (r, k, b), (s, m, d) = x, y
     if op in ("add", "sub"):
-        try:
-            return x + y if op == "add" else x - y
-        except TypeError:  # ln parts of two bases
+        if k and m and b != d:
             return None
+        sign = 1 if op == "add" else -1
+        return r + sign * s, k + sign * m, b if k else d
     if op == "div":
-        y = None if isinstance(y, LogScore) else 1 / y
-        op = "mul"
-    if y is None or (isinstance(x, LogScore) and isinstance(y, LogScore)):
-        return None
-    if isinstance(x, LogScore):
-        return x.scaled(y)
-    return y.scaled(x) if isinstance(y, LogScore) else x * y
+        if m:
+            return None
+        s = 1 / s
+    elif m:  # a rational times r + k ln b
+        if k:
+            return None
+        (r, k, b), s = y, r
+    return r * s, k * s, b if k * s else None
 
 
 def _enclosed(ns, x):
@@ -293,7 +317,10 @@ def _shown(x):
     size = x.numerator.bit_length() + x.denominator.bit_length()
     if size <= 200:
         return text(x)
-    return f"{_approximately(x):.12g}..., a rational of about {size * 3 // 10} digits"
+    return f"{_decimal_of(x, _SHORT)}..., a rational of about {size * 3 // 10} digits"
+
+
+_SHORT = _decimal_context(12)
 
 
 def _approximately(v):
