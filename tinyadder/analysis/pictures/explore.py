@@ -75,7 +75,7 @@ def page_data(views):
         heads[key] = {"classes": {m: figures.attention_classes(views, key, m)
                                   for m in figures.MODES},
                       "cells": {m: head[m] for m in figures.MODES}, "score": head["score"]}
-    decisions = [{k: d[k] for k in ("pos", "written", "right", "nearest", "chosen", "rival",
+    decisions = [{k: d[k] for k in ("pos", "R", "written", "right", "nearest", "chosen", "rival",
                                     "flipped", "power", "x_text", "lead", "lead_logits",
                                     "margin", "tilt", "ratio_text")}
                  for d in views["decisions"]]

@@ -656,7 +656,7 @@ def change_panel(views, v, x0, y0, width):
                        right),
            text(x0 + text_width(f"{v['label']}: writes ", 13) + 110, y0,
                 "right" if v["correct"] else f"wrong: a + b = {right}", "t")]
-    what, y = wrapped(x0, y0 + 18, v["what"], 130, "small", 12)
+    what, y = wrapped(x0, y0 + 18, v["what"], 110, "small", 12)
     out += what
     top, height = y + 10, 150
     rows = v["rows"]
@@ -672,18 +672,26 @@ def change_panel(views, v, x0, y0, width):
     for k, (row, base) in enumerate(zip(rows, built["rows"])):
         x = x0 + (k + 0.5) * dx
         out.append(dot(x - 4, at(base["x"]), FAINT, 4))
-        clipped = not -0.5 <= row["x"] <= 10.5
         colour = TILT if row["written"] != right[k] else MARGIN
-        out.append(dot(x + 4, at(row["x"]), colour, 4))
-        if clipped:
-            out.append(text(x + 4, at(row["x"]) + (-8 if row["x"] > 0 else 14), row["x_text"],
-                            "small", "middle"))
+        if -0.5 <= row["x"] <= 10.5:
+            out.append(dot(x + 4, at(row["x"]), colour, 4))
+        else:  # off the ruler: a triangle at its edge, pointing the way x went
+            tip, base = (at(10.5) - 6, at(10.5)) if row["x"] > 0 else (at(-0.5) + 6, at(-0.5))
+            out.append(f'<path d="M{num(x)} {num(base)}L{num(x + 8)} {num(base)}L{num(x + 4)} '
+                       f'{num(tip)}Z" fill="{colour}"/>')
         out.append(text(x, top + height + 14, row["written"], "t mono", "middle"))
         out.append(text(x, top + height + 26, row["pos"], "small", "middle"))
     out.append(text(x0 + width + 6, top + height + 14, "written", "small"))
     out.append(text(x0 + width + 6, top + height + 26, "position", "small"))
     out.append(text(x0 - 30, top - 4, "x", "small"))
-    return out, top + height + 40
+    off = [r for r in rows if not -0.5 <= r["x"] <= 10.5]
+    if off:
+        out.append(text(x0, top + height + 42, f"\u25b2\u25bc x off the ruler at "
+                                               f"{len(off)} positions, from "
+                                               f"{min(off, key=lambda r: r['x'])['x_text']} to "
+                                               f"{max(off, key=lambda r: r['x'])['x_text']}",
+                        "small"))
+    return out, top + height + 56
 
 
 def change(views, variant="built", standalone=False):
@@ -697,16 +705,22 @@ def change(views, variant="built", standalone=False):
     body = [title(heading)]
     y = 44
     lines = [heading] + [v["what"][:130] for v in views["variants"]]
-    for v in views["variants"]:
-        if standalone:
-            part, y = change_panel(views, v, 40, y, 600)
+    width = 0
+    for k, v in enumerate(views["variants"]):
+        if standalone:  # every variant, two to a row
+            part, bottom = change_panel(views, v, 40 + (k % 2) * 660, y, 560)
             body += part
+            width = max(width, 40 + (k % 2) * 660 + 640)
+            y = bottom if k % 2 else y
+            last = bottom
         else:
             part, bottom = change_panel(views, v, 40, 44, 600)
             body.append(group(part, f' data-variant="{v["key"]}"' +
                               ("" if v["key"] == variant else ' display="none"')))
             y = max(y, bottom)
-    return svg(width_for(760, *lines), y, body, "change-svg", standalone)
+    if standalone:
+        y = max(y, last)
+    return svg(width_for(max(760, width), *lines), y, body, "change-svg", standalone)
 
 
 # ----------------------------------------------------------------------------- parameters

@@ -214,15 +214,16 @@ def _flaw(views):
                       f"{views['digits']} proves it stays inside for every pair.",
         }
     if views["flaw_pos"] is None:
-        d = max((d for d in rows if d["ratio"]), key=lambda d: d["ratio"])
+        d = max(rows, key=lambda d: d["ratio"] or 0)
+        most = (f"Here the largest tilt/margin is {d['ratio_text']}, at position {d['pos']}"
+                if d["ratio"] else "Here no tilt favours a rival")
         return {
             "view": "flaw", "state": {"pos": d["pos"]}, "section": "flaw",
             "title": "Why it fails, elsewhere",
             "text": "The published readout tilts every comparison between two digits from 5 to "
                     "9 by P/10^6 units of the sum. The chart divides each position's tilt by "
                     "its margin: above 1, the wrong digit wins.",
-            "question": f"Here the largest tilt/margin is {d['ratio_text']}, at position "
-                        f"{d['pos']}. When does the tilt win?",
+            "question": f"{most}. When does the tilt win?",
             "answer": "When the margin falls below P/10^6 units: R + b + \u2113 within "
                       "P/(2\u00b710^6) below a multiple of P, at a digit from 5 to 9. For "
                       "example 5193798811 + 1806201129 at place 10^9 (tinyadder explore "
