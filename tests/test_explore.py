@@ -273,7 +273,9 @@ def test_a_wrong_sum_still_writes_its_page(tmp_path, monkeypatch):
     assert explore_cli.main([FLAW, "-o", str(path)], out, err, None) == 1
     assert err.getvalue() == ("tinyadder: warning: the published model's sum 7000000000 is "
                               "wrong: 5193798811 + 1806201129 = 6999999940\n")
-    assert path.read_text(encoding="utf-8") == page_text(FLAW)
+    # the page links the walkthrough from where it was written
+    assert path.read_text(encoding="utf-8") == explore.page(traced(FLAW)[1],
+                                                            explore.docs_link(path))
 
 
 def test_command_line(tmp_path, capsys):
