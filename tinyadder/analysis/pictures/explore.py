@@ -224,7 +224,7 @@ def _change_body(views):
     buttons = "".join(f'<button type="button" data-variant="{v["key"]}" aria-pressed="false">'
                       f'{escape(v["label"])}</button>' for v in views["variants"])
     number = views["variants"][0]["number"] if views["variants"] else ""
-    return (f'<p class="variants">{buttons}</p><p class="small">Each is a real run of the '
+    return (f'<p class="variants">{buttons}</p><p class="note">Each is a real run of the '
             f'changed model ({escape(number)}).</p>' + figures.change(views))
 
 

@@ -107,8 +107,8 @@ def attention(views, head="L0.h3", mode="softmax1", pos=None, standalone=False):
     step = 1 if c >= 11 else 5
     for i, tok in enumerate(tokens):
         if i % step == 0 or tok["role"] == "special":
-            body.append(text(x0 + i * c + c / 2, y0 - 6, tok["text"] if c >= 11 else i,
-                             "small", "middle"))
+            label = tok["text"].strip("<>") if c >= 11 else i  # '<bos>' is wider than a cell
+            body.append(text(x0 + i * c + c / 2, y0 - 6, label, "small", "middle"))
             body.append(text(x0 - 4, y0 + i * c + c * 0.75,
                              f"{i} {tok['text']}" if c >= 11 else i, "small", "end"))
     body.append(text(sink_x + c / 2, y0 - 6, "sink" if mode == "softmax1" else "", "small",
@@ -248,8 +248,8 @@ def count_curve(cells, views, x0, y0, width, height, pos):
         x = x0 + (i + 0.5) * dx
         anchor = "end" if i > t / 2 else "start"
         out.append(group([line(x, y0, x, y0 + height, "sel"),
-                          text(x + (-5 if anchor == "end" else 5), y0 + 10, f"count = {c[2]}",
-                               "small", anchor)], shown_at(i, i == pos)))
+                          text(x + (-5 if anchor == "end" else 5), y0 + height - 6,
+                               f"count = {c[2]}", "small", anchor)], shown_at(i, i == pos)))
     return out
 
 
@@ -258,8 +258,9 @@ def count_title(views, mode):
         s = views["softmax"]
         return (f"count with an ordinary softmax in every head ({s['number'].split(' ')[0]} "
                 f"run): about e^40 everywhere, no place values; the model writes {s['answer']}")
-    return ("count after layer 0's attention: the place value of every position, 10^-1 .. "
-            f"10^-{views['digits']} on a's digits, again on b's, negative from =")
+    return (f"count after layer 0's attention: the place value of every position, "
+            f"{power(-1)} \u2026 {power(-views['digits'])} on a's digits, again on b's, "
+            f"negative from =")
 
 
 def count(views, pos=None, mode="softmax1", standalone=False):
@@ -477,8 +478,8 @@ def ruler_one(views, d, x0, y0, width):
                         ' font-weight="bold"' if near else ""))
     dot_x = x0 + max(-0.2, min(10.2, d["x"])) * unit
     out.append(dot(dot_x, y0, TILT, 6))
-    for k, s in enumerate(ruler_verdict(d)):
-        out.append(text(x0, y0 + 62 + 16 * k, s, "t" if k else "small",
+    for k, s in enumerate(ruler_verdict(d)):  # the errors' formula, then the verdict
+        out.append(text(x0, y0 + 62 + 16 * k, s, "small" if k == 0 else "t",
                         extra=' font-weight="bold"' if k and d["flipped"] else ""))
     zy, lo = y0 + 134, d["x"] - 0.6
     scale = width / 1.2
@@ -525,15 +526,15 @@ def _ratio_range(rows):
 
 def ratio_chart(points, labels, x0, y0, width, height, lo, hi, highlight=None):
     """tilt/margin per point on a log axis with the dashed line at 1 where the tilt beats the
-    margin ("fails above"); None (no tilt towards the rival) drawn as an open circle on the
-    floor."""
+    margin ("fails above"); None (no tilt, or one that favours the nearest digit) drawn as an
+    open circle on the floor."""
     dx = width / max(1, len(points))
     out, y = log_axis(x0, y0, height, lo, hi, x0 + width)
     out.append(line(x0, y(0), x0 + width, y(0), "one"))
     out.append(text(x0 + width + 4, y(0) - 4, "fails above 1:", "small"))
     out.append(text(x0 + width + 4, y(0) + 8, "tilt > margin", "small"))
     floor = y0 + height + 14
-    out.append(text(x0 - 4, floor + 3, "no tilt", "small", "end"))
+    out.append(text(x0 - 4, floor + 3, "tilt \u2264 0", "small", "end"))
     for k, (r, label) in enumerate(zip(points, labels)):
         x = x0 + (k + 0.5) * dx
         if r is None:
@@ -547,18 +548,27 @@ def ratio_chart(points, labels, x0, y0, width, height, lo, hi, highlight=None):
     return out
 
 
+def signed(figure, negate=False):
+    """A figure with its sign written out, '+119' or '\u22124\u00b710\u00b9\u2070'; negated when
+    asked."""
+    minus = figure.startswith("-") != negate
+    body = pretty(figure.lstrip("-"))
+    return body if body == "0" else ("\u2212" if minus else "+") + body
+
+
 def attribution(d):
     """The direct logit attribution of logit(nearest) - logit(rival), in words."""
     near, rival = d["nearest"], d["rival"]
-    total = f"+{pretty(d['lead'])}" if not d["flipped"] else f"\u2212{pretty(d['lead'])}"
+    total = signed(d["lead"], negate=d["flipped"])
     verdict = (f"tilt/margin = {d['ratio_text']} > 1: {d['chosen']} is written instead of "
                f"{near}" if d["flipped"] else
                f"tilt/margin = {d['ratio_text']}: below 1, {near} is written")
     return [f"position {d['pos']} (place {power(d['power'])}): logit({near}) \u2212 "
-            f"logit({rival}) = +{pretty(d['margin'])} units from layer 1's FFN (the margin, "
+            f"logit({rival}) = {signed(d['margin'])} units from layer 1's FFN (the margin; "
             f"{pretty(d['margin_logits'])} in logits)",
-            f"    \u2212 ({pretty(d['tilt'])}) units from the rest of the readout's slots (the "
-            f"tilt, {pretty(d['tilt_logits'])}) = {total} units",
+            f"    {signed(d['tilt'], negate=True)} units from the rest of the readout's slots "
+            f"(minus the tilt; {signed(d['tilt_logits'], negate=True)} in logits) = {total} "
+            f"units of the sum",
             verdict]
 
 
@@ -760,15 +770,15 @@ def parameters(views, standalone=False):
         j = columns.index(p["stage"])
         n = used.get(j, 0)
         used[j] = n + 1
-        x = x0 + j * col_w + 34 + (n % 9) * 12
+        x = x0 + j * col_w + 30 + n * 9  # at most 13 per stage (the embedding)
         lanes = sorted(slots.index(s) for s in p["writes"])
         if lanes:
             top, bottom = y0 + lanes[0] * lane_h - 8, y0 + lanes[-1] * lane_h + 8
         else:
             top, bottom = y0 - 38, y0 - 22
-        body.append(rect(x, top, 10, bottom - top, "chip", f' fill="{TILT}" data-param="{k}"'))
+        body.append(rect(x, top, 7, bottom - top, "chip", f' fill="{TILT}" data-param="{k}"'))
         for lane in lanes[1:-1] if len(lanes) > 2 else []:
-            body.append(dot(x + 5, y0 + lane * lane_h, "#fff", 2))
+            body.append(dot(x + 3.5, y0 + lane * lane_h, "#fff", 1.5))
     return svg(x0 + len(columns) * col_w + 20, y0 + len(slots) * lane_h + 10, body,
                "params-svg", standalone)
 

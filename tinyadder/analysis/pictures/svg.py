@@ -127,8 +127,9 @@ def log_range(cells):
 
 
 def decade_ticks(lo, hi):
-    """Tick exponents between lo and hi: every decade over a short range, else every 10."""
-    step = 1 if hi - lo <= 12 else 10
+    """Tick exponents between lo and hi: every decade over a short range, every 5 or 10 over
+    longer ones."""
+    step = 1 if hi - lo <= 12 else 5 if hi - lo <= 30 else 10
     first = math.ceil(lo / step) * step
     return list(range(first, math.floor(hi) + 1, step))
 
