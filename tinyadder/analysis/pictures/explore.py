@@ -332,6 +332,11 @@ def page(views, docs=None):
               "change": "Change one thing", "params": "Parameters"}
     if views["decisions"] and not any(d["tilted"] for d in views["decisions"]):
         titles["flaw"] = "Why it does not fail"
+        intro["flaw"] = ("This readout reads only layer 1's FFN's own error slots: nothing tilts "
+                         "the comparison, and the digit is floor(x). Per position, this run's "
+                         "offset b + \u2113 in the interval (0, 1] it must stay in for every R "
+                         "to give the right digit; <code>tinyadder prove</code> checks it over "
+                         "every pair.")
     sections = [_section(views, v, titles[v], intro[v], bodies[v], docs) for v in VIEWS]
     title = f"tinyadder explorer: {expr}"
     return "".join([

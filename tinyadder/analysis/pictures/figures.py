@@ -490,7 +490,7 @@ def ruler_one(views, d, x0, y0, width):
         offset = u + 0.5 - d["x"]
         if abs(offset) <= 0.6:
             x = x0 + (u + 0.5 - lo) * scale
-            colour = MARGIN if u == d["chosen"] else INK
+            colour = (TILT if d["flipped"] else MARGIN) if u == d["chosen"] else INK
             out.append(line(x, zy - 12, x, zy + 12, "", f' stroke="{colour}" stroke-width="2"'))
             out.append(text(x, zy + 26, f"mark {u} + \u00bd: {'-' if offset < 0 else '+'}"
                                         f"{d['distance'][u]}", "small", "middle"))
@@ -636,7 +636,7 @@ def offsets(views, standalone=False):
     body.append(text(x0 + width, y0 - 10, "1", "small", "middle"))
     for i, d in enumerate(rows):
         y = y0 + i * h + 10
-        body.append(text(0, y + 4, f"{d['pos']} (10^{d['power']})", "t mono"))
+        body.append(text(0, y + 4, f"{d['pos']} ({power(d['power'])})", "t mono"))
         body.append(line(x0, y, x0 + width, y, "", f' stroke="#eee"'))
         body.append(dot(x0 + max(0, min(1, d["offset"])) * width, y, MARGIN, 5))
         margin = min(d["offset"], 1 - d["offset"])

@@ -165,9 +165,10 @@ def _ruler(views, q):
                 f"takes the smallest.",
         "question": f"At position {q}, x = (R + b + \u2113)/P = {d['x_text']}. Which mark is "
                     f"nearest, and so which digit?",
-        "answer": f"{d['nearest']}.5, so {d['nearest']}: the largest digit whose mark x passes "
-                  f"\u2212 \u00bd, floor(x). The margin over {d['rival']}: "
-                  f"{pretty(d['margin'])} units of the sum.{after}",
+        "answer": f"{d['nearest']}.5, so {d['nearest']} = floor(x): every x from "
+                  f"{d['nearest']} to {d['nearest'] + 1} is nearest the mark {d['nearest']}.5, "
+                  f"so the ruler takes the floor, the largest digit that fits. The margin over "
+                  f"{d['rival']}: {pretty(d['margin'])} units of the sum.{after}",
     }
 
 
@@ -204,9 +205,9 @@ def _flaw(views):
         return {
             "view": "flaw", "state": {"pos": rows[0]["pos"]}, "section": "flaw",
             "title": "Why it does not fail",
-            "text": "Nothing tilts this readout: each digit is the nearest mark's. R + b + "
-                    "\u2113 falls between two marks' boundary points as long as the offset "
-                    "b + \u2113 stays in (0, 1].",
+            "text": "Nothing tilts this readout: the digit is the nearest mark's, floor(x). "
+                    "That is the right digit \u03c3 for every R from \u03c3P to \u03c3P + P "
+                    "\u2212 1 as long as the offset b + \u2113 stays in (0, 1].",
             "question": "With no tilt, what could still make a digit wrong?",
             "answer": f"Only an offset outside (0, 1]: here b + \u2113 runs from "
                       f"{lo['offset_text']} to {hi['offset_text']}, a margin of "
