@@ -6,7 +6,7 @@ the top. Its words, each with one meaning, all in *units of the sum* (1 is one u
 - R, what remains to be written: a + b minus the digits already written, at their places;
 - b, the rounding bias, (i + 1) * (layer 1's value bias) / unit; the leakage (ℓ), what the
   construction itself adds to R (the place values of ``<bos>`` and ``+``, still decaying);
-- x = (R + b + ℓ)/P, where the remaining value falls on the ruler whose marks are u + 1/2;
+- x = (R + b + ℓ)/P, where what layer 1 holds falls on the ruler whose marks are u + 1/2;
   the nearest mark's digit u wins unless the readout tilts the comparison;
 - the margin: how much farther the rival's mark is than the nearest, from the errors err_u;
 - the tilt: how much the readout's other slot contents favour the rival (the published
@@ -108,7 +108,7 @@ class Decision:
 
     @property
     def x(self):
-        """(R + b + ℓ)/P: where the remaining value falls on the ruler."""
+        """(R + b + ℓ)/P: where what layer 1 holds falls on the ruler."""
         return self.total / self.place
 
     @property

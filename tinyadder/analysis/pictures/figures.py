@@ -503,8 +503,8 @@ def ruler(views, pos=None, standalone=False):
     if views["missing"]["ruler"]:
         return not_applicable(views, "ruler", "ruler-svg", standalone)
     shown = pos if pos is not None else views["predicting"][0]
-    body = [title("Ruler: the ten candidates as marks u + \u00bd, and where the remaining "
-                  "value falls")]
+    body = [title("Ruler: the ten candidates as marks u + \u00bd, and where x = (R + b + "
+                  "\u2113)/P falls")]
     lines = []
     for d in views["decisions"]:
         if standalone and d["pos"] != shown:

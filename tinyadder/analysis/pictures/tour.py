@@ -242,7 +242,7 @@ def _flaw(views):
                     f"{pretty(d['margin'])} units, and the tilt towards {d['rival']} is "
                     f"{pretty(d['tilt'])} units. Which digit is written?",
         "answer": f"{d['chosen']}: tilt/margin = {d['ratio_text']} > 1, and {d['chosen']} "
-                  f"leads by {pretty(d['lead'])} units. The remaining value goes negative and "
+                  f"leads by {pretty(d['lead'])} units. R goes negative and "
                   f"no digit can take it back: zeros follow, the flaw's signature.",
     }
 
