@@ -67,7 +67,7 @@ def log_axis(x0, y0, height, lo, hi, x1=None):
     for e in decade_ticks(lo, hi):
         out.append(text(x0 - 4, y(e) + 3, power(e), "small", "end"))
         if x1 is not None:
-            out.append(line(x0, y(e), x1, y(e), "", f' stroke="#eee"'))
+            out.append(line(x0, y(e), x1, y(e), "", ' stroke="#eee"'))
     return out, y
 
 
@@ -637,7 +637,7 @@ def offsets(views, standalone=False):
     for i, d in enumerate(rows):
         y = y0 + i * h + 10
         body.append(text(0, y + 4, f"{d['pos']} ({power(d['power'])})", "t mono"))
-        body.append(line(x0, y, x0 + width, y, "", f' stroke="#eee"'))
+        body.append(line(x0, y, x0 + width, y, "", ' stroke="#eee"'))
         body.append(dot(x0 + max(0, min(1, d["offset"])) * width, y, MARGIN, 5))
         margin = min(d["offset"], 1 - d["offset"])
         body.append(text(x0 + width + 10, y + 4, f"b + \u2113 = {d['offset_text']}, "

@@ -173,8 +173,8 @@ def _ruler(views, q):
 
 
 def _readout(views, q):
-    read7 = next(p for p in views["program"] if p["stage"] == "readout")
-    published = "cand2" in read7["reads"] and "err7" not in views["slots"]
+    readout = next(p for p in views["program"] if p["stage"] == "readout")
+    published = "cand2" in readout["reads"] and "err7" not in views["slots"]
     if published:
         question = ("Which slot does the published readout read for digit 7, and what else "
                     "does that slot hold?")

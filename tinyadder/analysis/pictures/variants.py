@@ -111,11 +111,15 @@ def run(model, a, b, patch=None):
     return run_with_cache(model, encode(model, a, b), ns=NUMBERS, patch=patch)[1]
 
 
+def _row_divided(row):
+    total = sum(x for x in row if x is not None)
+    return [None if w is None else w / total for w in row]
+
+
 def renormalised(pattern):
     """An attention pattern with every row divided by its sum: an ordinary softmax of the same
     scores (softmax1's '+1' removed)."""
-    return [[[w / sum(x for x in row if x is not None) if w is not None else None
-              for w in row] for row in head] for head in pattern]
+    return [[_row_divided(row) for row in head] for head in pattern]
 
 
 def softmax_run(model, a, b):

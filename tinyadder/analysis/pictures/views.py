@@ -497,7 +497,7 @@ def _build_views(cache, a, b, changes):
     probe = check(cache, a, b, n) if not lacks["probes"] else None
     intents = intended(model, a, b, n)[0] if probe else None
     heads, hidden, why = attention_view(cache)
-    answer = "".join(model.vocab[t] for t in cache.tokens[cache.prompt_len:])
+    answer = _answer(cache)
     count = _slot_row(cache, "blocks.0.hook_resid_mid", "count") if not gaps["count"] else None
     first = probe.first if probe else None
     views = {
