@@ -4,7 +4,7 @@ from contextlib import contextmanager
 import os
 
 from .. import addition
-from ..analysis.pictures.explore import DEFAULT_NAME, MAX_DIGITS, page
+from ..analysis.pictures.explore import DEFAULT_NAME, MAX_DIGITS, docs_link, page
 from ..analysis.pictures.views import views_of
 from ..construction import build
 from .options import PROG, Parser, add_digits_option, add_model_options
@@ -59,7 +59,7 @@ def main(argv, out, err, stdin):
     try:
         with open_output(args.output, parser) as f:
             views = views_of(build(args.model, args.digits), a, b, args.number)
-            text = page(views)
+            text = page(views, docs_link(args.output))
             f.write(text)
     except OSError as error:  # a full disk or device: one line, as everywhere
         parser.error(f"cannot write {args.output}: {error.strerror or error}")

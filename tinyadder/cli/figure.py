@@ -15,9 +15,10 @@ def build_parser():
     parser = Parser(
         prog=f"{PROG} figure",
         description="Draw one view of the explorer (tinyadder explore) as a static SVG file: "
-                    "attention (a head's weights, log10), count (place values), slots (the "
-                    "residual stream after a stage), ruler (one decision), flaw (margin "
-                    "against the published readout's tilt).")
+                    "attention (a head's weights, log scale), place (head 3's weights from one "
+                    "query), count (place values), slots (the residual stream after a stage), "
+                    "sum (what remains to be written), ruler (one decision), flaw (tilt "
+                    "against margin), change (the model with one thing changed).")
     parser.add_argument("name", choices=sorted(FIGURES), metavar="NAME",
                         help=f"one of {', '.join(FIGURES)}")
     parser.add_argument("expression", metavar="EXPR", help="an addition such as 12+34")
