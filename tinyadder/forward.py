@@ -82,7 +82,10 @@ def add_up(terms, zero):
 
 def linear(x, W, zero):
     """y_t = sum_s W[s, t] x_s + b_t: in source order over the non-zero weights, then the bias
-    (an absent bias is no term, so that y_t is exactly the sum of its terms)."""
+    (an absent bias is no term, so that y_t is exactly the sum of its terms). A factored
+    weight W = A B maps x A first."""
+    if W.first is not None:
+        x = linear(x, W.first, zero)
     return [add_up([w * x[s] for s, w in column] + ([b] if b is not None else []), zero)
             for column, b in zip(W.columns, W.bias)]
 
@@ -435,7 +438,11 @@ def _traced(compiled, tokens, start, layers, hook):
 
 
 def _position(compiled, p, ns):
-    """The positional embedding's row at position p (None where it adds nothing)."""
+    """The positional embedding's row at position p (None where it adds nothing); a factored
+    one is the row A[p] times B, as a program computes F.embedding(p, A) @ B."""
+    if isinstance(compiled.pos, tuple):
+        rows, B = compiled.pos
+        return linear(rows[p], B, ns.zero) if p in rows else [None] * compiled.model.width_embed
     row = [None] * compiled.model.width_embed
     for s, value in compiled.pos.get(p, ()):
         row[s] = value

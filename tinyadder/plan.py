@@ -44,13 +44,13 @@ orders):
     token_kv       plan, rule 4: {token id: (k, v, e, e v)}, first block only, filled on use
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Dict, Optional, Tuple
 
 from .constants import Ln, MinusInfinity
-from .weights import Tensor, live_heads, tensors
+from .weights import Factored, Tensor, live_heads, tensors
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,7 @@ class Affine:
     columns: Tuple[Tuple[Tuple[int, object], ...], ...]
     bias: Tuple[Optional[object], ...]
     unit: Tuple[frozenset, ...]
+    first: Optional["Affine"] = None  # a factored weight: this map applies to first(x)
 
     def writes(self):
         """Targets with a term or a bias."""
@@ -73,7 +74,8 @@ class Affine:
 
     def reads(self, targets):
         """The sources that ``targets`` read."""
-        return {s for t in targets for s, _ in self.columns[t]}
+        inner = {s for t in targets for s, _ in self.columns[t]}
+        return inner if self.first is None else self.first.reads(inner)
 
 
 def _affine(ns, weight, bias, keep=None):
@@ -85,6 +87,18 @@ def _affine(ns, weight, bias, keep=None):
         bias=tuple(ns.const(bias.entries[None, col]) if (None, col) in bias.entries else None
                    for col in weight.cols),
         unit=tuple(frozenset(i for i, w in column if w == 1) for column in columns))
+
+
+def _map(ns, t, name, bias, keep=None):
+    """The Affine of weight ``name`` and its bias, from the tensors ``t``; a factored weight
+    (``name.A``, ``name.B``) as B's map applied to A's."""
+    if name in t:
+        return _affine(ns, t[name], t[bias], keep)
+    first = _affine(ns, t[f"{name}.A"], _NO_BIAS, keep)
+    return replace(_affine(ns, t[f"{name}.B"], t[bias]), first=first)
+
+
+_NO_BIAS = Tensor("", "", (None,), (), {})
 
 
 @dataclass(frozen=True)
@@ -173,7 +187,7 @@ class Compiled:
     blocks: Tuple[Block, ...]
     readout: Optional[Tuple[int, ...]]      # per readout token, the slot its logit negates
     readout_tokens: Tuple[int, ...]         # the token ids of the logits, in readout order
-    pos: Dict[int, Tuple[Tuple[int, object], ...]] = None  # per position, (slot, value)
+    pos: object = None  # per position ((slot, value), ...), or (rows of A, B) if factored
     ln_final: Optional[Norm] = None
     unembed: Optional[Affine] = None
     unembed_scale: Optional[Tuple[Tuple[int, object], ...]] = None
@@ -244,6 +258,9 @@ def _fast(model):
     """Whether every operation of the model is one ``codegen`` writes out."""
     for block in model.blocks:
         a, m = block.attn, block.mlp
+        tables = [getattr(a, n) for n in ("W_Q", "W_K", "W_V", "W_O")]
+        if any(isinstance(table, Factored) for table in tables + [m.W_gate, m.W_in, m.W_out]):
+            return False
         if (a.head_dim != 1 or a.kv_heads or a.rope_freqs or a.q_norm or a.k_norm or a.bias
                 or a.scale != 1 or a.softmax != "softmax1" or block.ln1 or block.ln2
                 or m.act != "relu" or not m.gated):
@@ -262,26 +279,25 @@ def _compile(model, ns):
                 row[j] = ns.const(t["W_E"].entries[token, slot])
         embed.append(tuple(row))
     embedded = model.slots[:model.width_embed]
-    pos = {p: tuple((embedded.index(s), ns.const(v)) for s, v in row.items())
-           for p, row in model.W_pos.items()}
+    pos = _positions(ns, model, t)
 
     raw = []
     for i, block in enumerate(model.blocks):
         a, m = f"blocks.{i}.attn", f"blocks.{i}.mlp"
         attn, inp = block.attn, model.slots[:block.width_in]
         live = tuple(attn.heads.index(h) for h in live_heads(attn))
-        q, k, v = (_affine(ns, t[f"{a}.W_{x}"], t[f"{a}.b_{x}"]) for x in "QKV")
+        q, k, v = (_map(ns, t, f"{a}.W_{x}", f"{a}.b_{x}") for x in "QKV")
         heads = tuple(_head(ns, attn, h, q, k, h in live) for h in range(len(attn.heads)))
         lanes_live = {lane for h in live for lane in heads[h].q_lanes}
-        down = _affine(ns, t[f"{m}.W_out"], t[f"{m}.b_out"])
+        down = _map(ns, t, f"{m}.W_out", f"{m}.b_out")
         components = tuple(str(c) for c in range(attn.head_dim))
         raw.append(dict(
             q=q, k=k, v=v, heads=heads, live=live, down=down,
             units=tuple(sorted(down.reads(range(len(down.columns))))),
-            o=_affine(ns, t[f"{a}.W_O"], t[f"{a}.b_O"]),
-            o_live=_affine(ns, t[f"{a}.W_O"], t[f"{a}.b_O"], keep=lanes_live),
-            gate=_affine(ns, t[f"{m}.W_gate"], t[f"{m}.b_gate"]),
-            up=_affine(ns, t[f"{m}.W_in"], t[f"{m}.b_in"]),
+            o=_map(ns, t, f"{a}.W_O", f"{a}.b_O"),
+            o_live=_map(ns, t, f"{a}.W_O", f"{a}.b_O", keep=lanes_live),
+            gate=_map(ns, t, f"{m}.W_gate", f"{m}.b_gate"),
+            up=_map(ns, t, f"{m}.W_in", f"{m}.b_in"),
             width_in=block.width_in, width_out=block.width_out,
             ln1=_norm(ns, block.ln1, inp), ln2=_norm(ns, block.ln2, inp),
             q_norm=_norm(ns, attn.q_norm, components), k_norm=_norm(ns, attn.k_norm, components),
@@ -308,7 +324,7 @@ def _compile(model, ns):
     if u.kind == "negative_error":
         readout = tuple(model.slots.index(u.slots[tok]) for tok in u.tokens)
     elif u.kind == "linear":
-        unembed = _affine(ns, t["unembed.W_U"], t["unembed.b_U"])
+        unembed = _map(ns, t, "unembed.W_U", "unembed.b_U")
     else:  # tied: the embedding's rows as the readout's columns
         W = _tensor_of(t["W_E"], u.tokens)
         unembed = _affine(ns, W, t["unembed.b_U"])
@@ -317,6 +333,21 @@ def _compile(model, ns):
                     tuple(model.vocab.index(tok) for tok in u.tokens), pos=pos,
                     ln_final=_norm(ns, model.ln_final, final), unembed=unembed,
                     unembed_scale=scale, fast=_fast(model))
+
+
+def _positions(ns, model, t):
+    """The positional embedding: {position: ((slot index, value), ...)}; a factored one
+    (W_pos = A B, learned low-rank positions) as ({position: its row of A}, B's map)."""
+    if not model.W_pos:
+        return {}
+    if "W_pos" in t:
+        table = t["W_pos"]
+        return {p: tuple((j, ns.const(table.entries[p, s])) for j, s in enumerate(table.cols)
+                         if (p, s) in table.entries) for p in table.rows}
+    first = t["W_pos.A"]
+    rows = {p: [ns.const(first.entries[p, r]) if (p, r) in first.entries else ns.zero
+                for r in first.cols] for p in first.rows}
+    return rows, _affine(ns, t["W_pos.B"], _NO_BIAS)
 
 
 def _tensor_of(W_E, tokens):

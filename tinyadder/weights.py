@@ -39,6 +39,20 @@ def _freeze_fields(obj):
 
 
 @dataclass(frozen=True, eq=False)
+class Factored:
+    """A weight the program stores as a product of low-rank factors, W = A B: ``A`` from the
+    sources to the ``inner`` lanes, ``B`` from them to the targets. The model computes
+    (x A) B, in that order, as the program does. It stands wherever a table does."""
+
+    inner: Tuple[str, ...]
+    A: Table
+    B: Table
+
+    def __post_init__(self):
+        _freeze_fields(self)
+
+
+@dataclass(frozen=True, eq=False)
 class Norm:
     """RMSNorm: y_s = w_s x_s / sqrt(mean_s x_s^2 + eps), over the slots (or lanes) it reads.
 
@@ -332,6 +346,12 @@ def _check_value(entry, value, kind="weight"):
 
 
 def _check_table(where, table, sources, targets, kind="weight"):
+    if isinstance(table, Factored):
+        if len(set(table.inner)) != len(table.inner) or not table.inner:
+            raise WeightError(f"{where}.inner: one or more distinct lane names")
+        _check_table(f"{where}.A", table.A, sources, table.inner, kind)
+        _check_table(f"{where}.B", table.B, table.inner, targets, kind)
+        return
     for src, row in table.items():
         if src not in sources:
             raise WeightError(f"{where}: unknown source {src!r}")
@@ -418,10 +438,11 @@ def check_model(model):
         raise WeightError("token names must be unique")
     embedded = model.slots[:model.width_embed]
     _check_table("W_E", model.W_E, model.vocab, embedded)
-    for pos, row in model.W_pos.items():
+    positions = model.W_pos.A if isinstance(model.W_pos, Factored) else model.W_pos
+    for pos in positions:
         if isinstance(pos, bool) or not isinstance(pos, int) or pos < 0:
             raise WeightError(f"W_pos: position {pos!r} is not a non-negative integer")
-        _check_vector(f"W_pos[{pos}]", row, embedded)
+    _check_table("W_pos", model.W_pos, set(positions), embedded)
     _check_choice("pos_role", model.pos_role, ("fixed", "learned"))
     width = model.width_embed
     for i, block in enumerate(model.blocks):
@@ -541,9 +562,19 @@ class Tensor:
 
 
 def _tensor(name, part, table, rows, cols):
+    if isinstance(table, Factored):
+        raise TypeError(f"{name} is factored: walk it with _tensors")
     entries = {(r, c): v for r, row in table.items() for c, v in row.items()
                if not is_zero(v)}  # in the table's order, as the ledger lists them
     return Tensor(name, part, tuple(rows), tuple(cols), MappingProxyType(entries))
+
+
+def _tensors(name, part, table, rows, cols):
+    """A table as its tensor, or a factored one as its two factors ``name.A``, ``name.B``."""
+    if isinstance(table, Factored):
+        return [_tensor(f"{name}.A", part, table.A, rows, table.inner),
+                _tensor(f"{name}.B", part, table.B, table.inner, cols)]
+    return [_tensor(name, part, table, rows, cols)]
 
 
 def _vector(name, part, bias, cols):
@@ -563,8 +594,8 @@ def tensors(model):
     embedded = slots[:model.width_embed]
     out = [_tensor("W_E", "embedding", model.W_E, model.vocab, embedded)]
     if model.W_pos:
-        out.append(_tensor("W_pos", "embedding", model.W_pos, tuple(sorted(model.W_pos)),
-                           embedded))
+        positions = model.W_pos.A if isinstance(model.W_pos, Factored) else model.W_pos
+        out += _tensors("W_pos", "embedding", model.W_pos, tuple(sorted(positions)), embedded)
     for i, block in enumerate(model.blocks):
         a, m = block.attn, block.mlp
         inp, wide = slots[:block.width_in], slots[:block.width_out]
@@ -573,12 +604,12 @@ def tensors(model):
         out += _norm(f"{where}.ln1", part, block.ln1, inp)
         where = f"blocks.{i}.attn"
         for w, b, lanes in (("W_Q", "b_Q", q), ("W_K", "b_K", kv), ("W_V", "b_V", kv)):
-            out.append(_tensor(f"{where}.{w}", part, getattr(a, w), inp, lanes))
+            out += _tensors(f"{where}.{w}", part, getattr(a, w), inp, lanes)
             out.append(_vector(f"{where}.{b}", part, getattr(a, b), lanes))
         components = tuple(str(c) for c in range(a.head_dim))
         out += _norm(f"{where}.q_norm", part, a.q_norm, components)
         out += _norm(f"{where}.k_norm", part, a.k_norm, components)
-        out.append(_tensor(f"{where}.W_O", part, a.W_O, q, inp))
+        out += _tensors(f"{where}.W_O", part, a.W_O, q, inp)
         out.append(_vector(f"{where}.b_O", part, a.b_O, inp))
         out.append(_vector(f"{where}.slopes", part, a.slopes, a.heads))
         if a.rope_freqs:
@@ -594,9 +625,9 @@ def tensors(model):
         out += _norm(f"{where}.ln2", part, block.ln2, inp)
         where = f"blocks.{i}.mlp"
         for w, b in (("W_gate", "b_gate"), ("W_in", "b_in")):
-            out.append(_tensor(f"{where}.{w}", part, getattr(m, w), inp, m.units))
+            out += _tensors(f"{where}.{w}", part, getattr(m, w), inp, m.units)
             out.append(_vector(f"{where}.{b}", part, getattr(m, b), m.units))
-        out.append(_tensor(f"{where}.W_out", part, m.W_out, m.units, wide))
+        out += _tensors(f"{where}.W_out", part, m.W_out, m.units, wide)
         out.append(_vector(f"{where}.b_out", part, m.b_out, wide))
     final = slots[:model.width_out]
     out += _norm("ln_final", "readout", model.ln_final, final)
@@ -607,7 +638,7 @@ def tensors(model):
                            final, u.tokens))
     else:
         if u.kind == "linear":
-            out.append(_tensor("unembed.W_U", "readout", u.W_U, final, u.tokens))
+            out += _tensors("unembed.W_U", "readout", u.W_U, final, u.tokens)
         else:
             out.append(_vector("unembed.scale", "readout", u.scale, embedded))
         out.append(_vector("unembed.b_U", "readout", u.b_U, u.tokens))
