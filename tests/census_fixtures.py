@@ -78,7 +78,7 @@ def near_pairs(model):
 
 def brute_force(model, system):
     """The sorted list of pairs the model adds wrongly."""
-    n = model.meta["digits"]
+    n = model.prompt.digits
     ns = number_system(system)
     bad = {(a, b) for a in range(10 ** n) for b in range(10 ** n)
            if int(run(model, ns, a, b).split("=")[1]) != a + b}
@@ -91,7 +91,7 @@ def brute_force(model, system):
 
 
 def save(name, model, system, pairs):
-    n = model.meta["digits"]
+    n = model.prompt.digits
     codes = [a * 10 ** n + b for a, b in pairs]
     deltas = [c - p for c, p in zip(codes, [0] + codes[:-1])]
     data = {"model": model.name, "digits": n, "number": system, "count": len(pairs),

@@ -322,7 +322,7 @@ def test_every_trace_the_tool_writes_loads_back(argv):
     assert status == 0
     cache = load(out)
     digits = 3 if "3" in argv else 10
-    assert cache.model.meta["digits"] == digits
+    assert cache.model.prompt.digits == digits
     assert json.loads(out)["digits"] == digits
     again, written = trace_json.to_json(cache), json.loads(out)
     for doc in (again, written):  # the reason a precision was picked is not kept
@@ -339,7 +339,7 @@ def test_nan_and_inf_load_only_where_the_model_computes_them():
     status, out, _ = run_cli("--json", "1+2", "--digits", "26", "--number", "float32")
     assert status == 1 and '"nan"' in out and '"-inf"' in out
     cache = load(out)
-    assert cache.ns.name == "float32" and cache.model.meta["digits"] == 26
+    assert cache.ns.name == "float32" and cache.model.prompt.digits == 26
     doc = json.loads(out)
     doc["number_system"] = {"name": "decimal", "digits": 60}
     with pytest.raises(trace_json.TraceFormatError, match="bad value .*expected a finite"):

@@ -27,7 +27,7 @@ def test_constants_at_ten_are_the_published_ones():
     assert l0.mlp.W_in["count"] == {**{f"cand{u}": (u + Fraction(1, 2)) * 10 ** 12
                                        for u in range(10)}, "digit_pos": 10 ** 10}
     assert l1.attn.b_V == {"h0": 15} and l1.attn.W_V == {"digit_pos": {"h0": 100}}
-    assert model.meta["digits"] == 10 and build("published").meta == model.meta
+    assert model.prompt.digits == 10 and build("published").meta == model.meta
 
 
 def entries(model):
@@ -204,13 +204,13 @@ def test_operand_limit_follows_n():
 def test_adderboard_build_model_takes_digits():
     model, meta = build_model("repaired", "decimal", digits=30)
     weights, ns = model
-    assert weights.meta["digits"] == 30 and ns.digits == 60 and meta["params"] == 36
+    assert weights.prompt.digits == 30 and ns.digits == 60 and meta["params"] == 36
     assert board_add(model, 10 ** 30 - 1, 1) == 10 ** 30
 
 
 def test_model_meta_names_n_and_precision():
     model = build("repaired", 50)
-    assert model.meta["digits"] == 50
+    assert model.prompt.digits == 50
     assert model.meta["precision"].digits == 80
     assert "N + 30 for N = 50" in model.meta["precision"].why
 

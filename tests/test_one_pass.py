@@ -14,7 +14,7 @@ from tinyadder.forward import KVCache, forward
 from tinyadder.plan import compile_model
 from tinyadder.generate import argmax, generate
 from tinyadder.numbers import FloatSystem, FractionSystem, Ln, exp_of
-from tinyadder.weights import Attention, Block, MLP, Model
+from tinyadder.weights import MLP, Attention, Block, Model, negative_error
 
 import oracle
 
@@ -116,7 +116,7 @@ def toy_model():
     return Model(name="toy", vocab=vocab, slots=slots, width_embed=4,
                  W_E={"a": {"x": 1, "y": 2}, "b": {"y": -1, "w": 1}, "c": {"z": Fraction(1, 2)}},
                  blocks=(Block(attn, mlp, 4, 4), Block(late, mlp, 4, 4), Block(attn, mlp, 4, 4)),
-                 readout={"a": "x", "b": "y", "c": "z"})
+                 unembed=negative_error({"a": "x", "b": "y", "c": "z"}))
 
 
 def test_rules_detected_from_the_weights(published):
@@ -218,7 +218,7 @@ def random_model(rng):
     readout = {t: rng.choice(slots) for t in vocab if rng.random() < 0.8} or {vocab[0]: slots[0]}
     return Model(name="random", vocab=vocab, slots=slots, width_embed=widths[0],
                  W_E=_table(rng, vocab, slots[:widths[0]], 0.6), blocks=tuple(blocks),
-                 readout=readout)
+                 unembed=negative_error(readout))
 
 
 def test_random_models_equal_the_oracle():

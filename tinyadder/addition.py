@@ -1,7 +1,9 @@
 """The addition task: expressions, prompts and answers. The model itself knows none of this.
 
-The operand length N is the model's (``model.meta["digits"]``): a model built for N digits
-reads ``<bos>``, a and b zero-padded to N digits, ``=`` and writes the N + 1 digits of the sum.
+The layout of a question is the model's (``model.prompt``: the tokens around the operands, the
+order of their digits and of the answer's, N). TinyAdder-36 reads ``<bos>``, a and b
+zero-padded to N digits, most significant first, ``=``, and writes the N + 1 digits of the
+sum; another model may read its digits least significant first, with other separators.
 """
 
 import operator
@@ -98,45 +100,100 @@ def system_of(ns):
 
 
 def digits_of(model):
-    """The operand length N the model was built for (10 if it does not say)."""
-    meta = getattr(model, "meta", None)
-    if meta is None:
+    """The operand length N the model's prompt takes."""
+    if not hasattr(model, "prompt"):
         raise TypeError(f"expected a model, such as build('published'), got "
                         f"{type(model).__name__}")
-    return meta.get("digits", DIGITS)
+    if model.prompt is None:
+        raise ValueError(f"the model {model.name} does not add: it has no addition prompt")
+    return model.prompt.digits
 
 
-def prompt(a, b, digits=DIGITS):
-    """The prompt text: '<bos>' is implied; operands zero-padded, then '='."""
-    return f"{a:0{digits}d}+{b:0{digits}d}="
+def text(a, b, answer, digits=DIGITS):
+    """The addition as printed: operands zero-padded to N digits, the answer to N + 1
+    ('0000000012+0000000034=00000000046'); an answer that is not a number is shown as the
+    tokens the model wrote."""
+    shown = f"{answer:0{digits + 1}d}" if isinstance(answer, int) else answer
+    return f"{a:0{digits}d}+{b:0{digits}d}={shown}"
+
+
+def _digits(value, digits, order):
+    """The N digits of ``value``, zero-padded, most significant first ('msb') or last."""
+    text = f"{value:0{digits}d}"
+    return text if order == "msb" else text[::-1]
 
 
 def encode(model, a, b):
-    """Token ids of ``<bos> a + b =`` with operands padded to the model's N digits (checked:
+    """Token ids of the question ``a + b`` in the model's prompt layout (operands checked:
     ``check_operands``)."""
-    digits = digits_of(model)
-    text = prompt(*check_operands(a, b, digits), digits)
-    return [model.vocab.index("<bos>")] + [model.vocab.index(ch) for ch in text]
+    digits_of(model)  # a model, and one that adds
+    p = model.prompt
+    a, b = check_operands(a, b, p.digits)
+    ids = []
+    for item in p.question:
+        if item in ("a", "b"):
+            ids += [model.vocab.index(d) for d in _digits(a if item == "a" else b, p.digits,
+                                                          p.operands)]
+        else:
+            ids.append(model.vocab.index(item))
+    return ids
+
+
+def new_tokens(model):
+    """How many tokens the model generates: the answer's digits, and its stop token if any."""
+    p = model.prompt
+    return p.answer_digits + (p.stop is not None)
+
+
+def operands(model, tokens):
+    """(a, b) read back from a prompt's token ids."""
+    p, values, at = model.prompt, {}, 0
+    for item in p.question:
+        if item in ("a", "b"):
+            digits = "".join(model.vocab[t] for t in tokens[at:at + p.digits])
+            values[item] = int(digits if p.operands == "msb" else digits[::-1])
+            at += p.digits
+        else:
+            at += 1
+    return values["a"], values["b"]
+
+
+def answer(model, tokens):
+    """The sum the model wrote, as an int, read from the tokens after its prompt in the order
+    its prompt says; or, if it wrote something else where a digit belongs (or another token
+    where its stop token belongs), the text of what it wrote."""
+    p = model.prompt
+    start = len(encode(model, 0, 0))
+    written = [model.vocab[t] for t in tokens[start:start + new_tokens(model)]]
+    digits = written[:p.answer_digits]
+    stop_ok = p.stop is None or written[p.answer_digits:] == [p.stop]
+    if not (all(d.isdigit() and len(d) == 1 for d in digits) and stop_ok):
+        return "".join(written)
+    return int("".join(digits if p.answer == "msb" else digits[::-1]))
 
 
 def sequence_text(model, tokens):
-    """The printed sequence: the tokens after <bos>, e.g. '0000000012+0000000034=000...46'."""
-    return "".join(model.vocab[t] for t in tokens[1:])
+    """The printed addition of a whole sequence (prompt and answer): '0000000012+...=000...46'."""
+    return text(*operands(model, tokens), answer(model, tokens), digits_of(model))
 
 
 def run(model, ns, a, b, *, cache=True):
-    """The model's sequence for a + b, as text without <bos>: '0000000012+0000000034=000...46'.
+    """The model's addition a + b as printed: '0000000012+0000000034=00000000046', the sum
+    being the model's own digits (for TinyAdder-36 this is its token sequence after <bos>).
 
     ``ns`` (a number system or its name) runs at the model's precision unless its precision
     was given (``numbers.fit``); a and b are checked (``check_operands``); ``cache=False``
     reruns the whole prefix at every step (AdderBoard's reference loop).
     """
     prompt = encode(model, a, b)  # checks the model and the operands first
-    tokens = generate(model, for_model(system_of(ns), model), prompt, digits_of(model) + 1,
+    tokens = generate(model, for_model(system_of(ns), model), prompt, new_tokens(model),
                       cache=cache)
     return sequence_text(model, tokens)
 
 
 def add(model, ns, a, b):
-    """The model's sum of a and b as an int (its digits, not Python's a + b)."""
-    return int(run(model, ns, a, b).split("=")[1])
+    """The model's sum of a and b as an int (its digits, not Python's a + b), or the text it
+    wrote when that is not a number."""
+    prompt = encode(model, a, b)
+    tokens = generate(model, for_model(system_of(ns), model), prompt, new_tokens(model))
+    return answer(model, tokens)

@@ -13,7 +13,7 @@ Fraction(1, 24)
 from dataclasses import dataclass
 from typing import Optional
 
-from .addition import digits_of, encode, parse_expression, system_of
+from .addition import digits_of, encode, new_tokens, parse_expression, system_of
 from .forward import forward
 from .generate import decode
 from .numbers import FractionSystem, for_model
@@ -133,17 +133,23 @@ class ActivationCache:
 
 
 def labels(model, name):
-    """Names along the last axis of a trace point of ``model``: slots, heads, units or tokens."""
+    """Names along the last axis of a trace point of ``model``: slots, lanes, units or
+    tokens."""
     name = act_name(name) if "." not in name and name in _SHORT else name
     if name not in trace_points(model):
         raise KeyError(f"no trace point {name!r} in a run of {model.name}")
     if name == "unembed.hook_out":
-        return tuple(model.readout)
-    if name == "hook_embed":
+        return model.unembed.tokens
+    if name in ("hook_embed", "hook_pos_embed"):
         return model.slots[:model.width_embed]
+    if name.startswith("ln_final."):
+        return model.slots[:model.width_out]
     block = model.blocks[int(name.split(".")[1])]
+    attn = block.attn
+    if name.endswith(("hook_k", "hook_v", "hook_rot_k")):
+        return attn.lanes(attn.groups)
     if ".attn." in name:
-        return block.attn.heads
+        return attn.lanes(attn.heads) if not name.endswith(("scores", "pattern")) else attn.heads
     if ".mlp." in name:
         return block.mlp.units
     width = block.width_out if name.endswith(("resid_post", "mlp_out")) else block.width_in
@@ -182,8 +188,20 @@ def patch_slot(model, name, label, value, positions=None):
 def trace_points(model):
     """Every trace-point name a forward pass of ``model`` records."""
     names = {"hook_embed", "unembed.hook_out"}
-    for i in range(len(model.blocks)):
+    if model.W_pos:
+        names.add("hook_pos_embed")
+    if model.ln_final is not None:
+        names.add("ln_final.hook_normalized")
+    for i, block in enumerate(model.blocks):
         names.update(full.format(i) for full in _SHORT.values() if "{}" in full)
+        a = block.attn
+        if a.rope_freqs or a.q_norm is not None or a.k_norm is not None:
+            names.update({f"blocks.{i}.attn.hook_rot_q", f"blocks.{i}.attn.hook_rot_k"})
+        for ln in ("ln1", "ln2"):
+            if getattr(block, ln) is not None:
+                names.add(f"blocks.{i}.{ln}.hook_normalized")
+        if not block.mlp.gated:
+            names.discard(f"blocks.{i}.mlp.hook_pre_linear")
     return names
 
 
@@ -236,7 +254,7 @@ def run_with_cache(model, expression, *, ns=None, names=None, names_filter=None,
     ns = for_model(FractionSystem() if ns is None else system_of(ns), model)
     prompt = _prompt(model, expression, digits)
     # ns may come back refined: the precision at which every token was certified
-    tokens, ns = decode(model, ns, prompt, digits + 1, patch=patch)
+    tokens, ns = decode(model, ns, prompt, new_tokens(model), patch=patch)
     values = {}
     logits, _ = forward(compile_model(model, ns), tokens, record=values.__setitem__,
                         patch=patch, names=_selected(names))

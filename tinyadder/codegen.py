@@ -66,13 +66,13 @@ class _Constants(dict):
 
 
 def _affine(affine, t, var, const):
-    """The text of target t of an Affine, b_t + w_1 x_1 + w_2 x_2 + ..., ``var(i)`` naming
+    """The text of target t of an Affine, w_1 x_1 + w_2 x_2 + ... + b_t, ``var(i)`` naming
     source i and ``const(w, i, t)`` a weight (i None: the bias): an absent bias is no term, a
     weight of 1 is x."""
     b = affine.bias[t]
-    terms = [const(b, None, t)] if b is not None else []
-    terms += [var(i) if i in affine.unit[t] else f"{const(w, i, t)} * {var(i)}"
-              for i, w in affine.columns[t]]
+    terms = [var(i) if i in affine.unit[t] else f"{const(w, i, t)} * {var(i)}"
+             for i, w in affine.columns[t]]
+    terms += [const(b, None, t)] if b is not None else []
     return " + ".join(terms) or "zero"
 
 
@@ -86,13 +86,13 @@ def _token_kv(ops, ns, block, row):
 
 def _exp_qk(ops, ns, block, k):
     """e = exp(q k) of the carried heads of a position whose keys are k, None elsewhere."""
-    return [ns.exp(ops.score(head.q_const, k[h], head.slope, 0, 0)) if head.carried else None
+    return [ns.exp(ops.score([head.q_const], [k[h]], head, 0, 0)) if head.carried else None
             for h, head in enumerate(block.heads)]
 
 
-def _attend_one(ops, ns, q, layer, h, slope, i):
+def _attend_one(ops, ns, q, layer, h, head, i):
     """A textbook head's z at position i, as ``forward.attention`` computes it."""
-    scores = [ops.score(q, layer.keys[j][h], slope, i, j) for j in range(i + 1)]
+    scores = [ops.score([q], [layer.keys[j][h]], head, i, j) for j in range(i + 1)]
     return ops.attend(ops.softmax1(scores, ns), [row[h] for row in layer.values[:i + 1]],
                       ns.zero)
 
@@ -145,8 +145,8 @@ def source(compiled, logits=True):
                     lines.append(f"    {z[h]} = n / (one + d)")
             elif h in wanted:
                 q = _affine(block.q, h, row.__getitem__, env.weights(i, "Q", inp, heads))
-                slope = c(b.slope, f"L{i}_slope_{head[h]}")
-                lines.append(f"    {z[h]} = attend_one(ops, ns, {q}, L, {h}, {slope}, pos)")
+                lines.append(f"    {z[h]} = attend_one(ops, ns, {q}, L, {h}, "
+                             f"{c(b, f'L{i}_head_{head[h]}')}, pos)")
         mid = list(row)
         const = env.weights(i, "O", heads, inp)
         for s in (block.attn_writes if logits else block.prefix_mid):

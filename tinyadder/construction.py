@@ -9,7 +9,7 @@ ten fresh slots ``err0``..``err9`` that only the readout reads (same 36 paramete
 from fractions import Fraction
 
 from .numbers import Ln, Precision, exp_of
-from .weights import Attention, Block, MLP, Model
+from .weights import MLP, Attention, Block, Model, Prompt, negative_error
 
 DIGITS = 10
 
@@ -96,8 +96,8 @@ def constants(digits=DIGITS):
 def build(variant="published", digits=DIGITS):
     """The TinyAdder-36 model for N-digit operands, ``published`` or ``repaired``.
 
-    ``model.meta`` records ``digits`` (N) and ``precision`` (what the arithmetic needs, used by
-    a number system whose precision was not given). Only the values of ``constants(N)`` depend
+    ``model.prompt.digits`` is N; ``model.meta`` records ``precision`` (what the arithmetic
+    needs, used by a number system whose precision was not given). Only the values of ``constants(N)`` depend
     on N: every N has the same weight entries, hence the same 36 parameters.
     """
     if variant not in VARIANTS:
@@ -159,10 +159,10 @@ def build(variant="published", digits=DIGITS):
         W_E=embed,
         width_embed=5,
         blocks=(layer0, layer1),
-        readout={str(u): t for u, t in enumerate(targets)},
+        unembed=negative_error({str(u): t for u, t in enumerate(targets)}),
+        prompt=Prompt(digits, ("<bos>", "a", "+", "b", "=")),
         roles=dict(ROLES),
-        meta={"digits": digits,
-              "precision": Precision(c["precision"], f"N + 30 for N = {digits} digits")},
+        meta={"precision": Precision(c["precision"], f"N + 30 for N = {digits} digits")},
     )
 
 

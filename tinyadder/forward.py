@@ -1,52 +1,64 @@
 """The forward pass, the model's definition: each operation a short function whose body is its
 formula, in any number system.
 
-    x = embed(tokens)                                    hook_embed
+    x = embed(tokens) + positions                        hook_embed, hook_pos_embed
     for each block:
-        x = x + attention(x)                             blocks.i.hook_resid_mid
-        x = widen(x) + mlp(x)                            blocks.i.hook_resid_post
-    logits = readout(x)                                  unembed.hook_out
+        x = x + attention(ln1(x))                        blocks.i.hook_resid_mid
+        x = widen(x) + mlp(ln2(x))                       blocks.i.hook_resid_post
+    logits = readout(ln_final(x))                        unembed.hook_out
 
-    attention   q, k, v = W_Q x + b_Q, W_K x + b_K, W_V x + b_V       (head dimension 1)
-                score_ij = q_i k_j - slope (i - j)                     ALiBi
-                pattern_ij = e^score_ij / (1 + sum_l e^score_il)       softmax1: a sink at 0
+    attention   q, k, v = W_Q x + b_Q, W_K x + b_K, W_V x + b_V (per lane; a head has
+                head_dim lanes, key/value heads may be shared by groups of query heads);
+                q, k = rope(norm(q)), rope(norm(k)) where the model has them
+                score_ij = (q_i . k_j) * scale + bias_h[i][j] - slope (i - j)   ALiBi
+                pattern_ij = e^score_ij / (1 + sum_l e^score_il)   softmax1: a sink at 0
+                  (or softmax: e^(s - max) / sum e^(s - max))
                 z_i = sum_j pattern_ij v_j;  attn_out = W_O z + b_O
-    mlp         post = relu(W_gate x + b_gate) * (W_in x + b_in)       ReGLU
+    mlp         post = act(W_gate x + b_gate) * (W_in x + b_in)    ReGLU with relu, SwiGLU
+                  with silu (or, not gated, post = act(W_in x + b_in));
                 mlp_out = W_out post + b_out;  new slots (the stream widens) start at 0
-    readout     logit_t = -x[slot of t]: the slot holds an error, the smallest error wins
+    norm        RMSNorm: y = w x / sqrt(mean(x^2) + eps)
+    readout     negative error: logit_t = -x[slot of t] (the slot holds an error, the
+                smallest error wins); or linear: W_U x + b_U; or tied: W_E (scale x) + b_U
 
 Every sum is added left to right in the order written, an affine map's over its non-zero
-weights in source order; in a rounding system that order defines the model's values. What
-the weights leave out is left out: an absent weight is no term, a slot that no term of a
-half-layer reaches keeps its value (no + 0), and a head with no value map or no output map
-adds no term (``plan``).
+weights in source order and then its bias; in a rounding system that order defines the
+model's values. What the weights leave out is left out: an absent weight is no term, a slot
+that no term of a half-layer reaches keeps its value (no + 0), and a head with no value map or
+no output map adds no term (``plan``).
 
-A *carried* head (``plan``, rule 1: constant query, slope 0 or ln b) keeps running sums
-instead of attending to every position: O(1) per position, exactly the textbook value in
+A *carried* head (``plan``, rule 1: constant query, slope 0 or ln b, softmax1) keeps running
+sums instead of attending to every position: O(1) per position, exactly the textbook value in
 exact arithmetic; in a rounding system the carried order defines that head. It stands beside
 the textbook head as nanoGPT puts flash attention beside its manual implementation.
 
 Every trace, patch and ``run_with_cache`` runs this pass. An untraced call (no ``record``,
-no ``patch``) runs the straight-line code ``codegen`` writes from ``plan`` instead: the same
-operations in the same order on the same operands, less what the plan shows cannot matter
-(tests check the two bit for bit in every number system).
+no ``patch``) of a model whose operations are all TinyAdder-36's runs the straight-line code
+``codegen`` writes from ``plan`` instead: the same operations in the same order on the same
+operands, less what the plan shows cannot matter (tests check the two bit for bit in every
+number system); any other model runs this pass as written.
 
-Trace points use TransformerLens names (n: positions in this call, t: all positions):
+Trace points use TransformerLens names (n: positions in this call, t: all positions); the
+ones in brackets only where the model has that operation:
 
-    hook_embed, blocks.i.hook_resid_pre / hook_resid_mid / hook_resid_post,
+    hook_embed, [hook_pos_embed], blocks.i.hook_resid_pre / hook_resid_mid / hook_resid_post,
     blocks.i.hook_attn_out, blocks.i.hook_mlp_out          [n][slot]
-    blocks.i.attn.hook_q / hook_k / hook_v / hook_z        [n][head]
+    [blocks.i.ln1.hook_normalized, blocks.i.ln2.hook_normalized, ln_final.hook_normalized]
+                                                           [n][slot]
+    blocks.i.attn.hook_q, [hook_rot_q]                     [n][query lane]
+    blocks.i.attn.hook_k / hook_v, [hook_rot_k]            [n][key/value lane]
+    blocks.i.attn.hook_z                                   [n][query lane]
     blocks.i.attn.hook_attn_scores / hook_pattern          [head][n][t] (None where masked)
-    blocks.i.mlp.hook_pre / hook_pre_linear / hook_post    [n][unit]
+    blocks.i.mlp.hook_pre / [hook_pre_linear] / hook_post  [n][unit]
     unembed.hook_out                                       [n][readout token]
 
 ``record(name, value)`` receives each point for this call's positions; ``patch={name: fn}``
 replaces a value by ``fn(value)`` before it is used, in this call only. A patch is an
 intervention and always takes effect: while a call patches a block's q, scores or pattern,
 every head of that block attends in full (textbook); with any patch, every head's z reaches
-W_O and every slot adds its half-layer's output. Scores and patterns are built only when recorded, patched or needed by a
-textbook head; a carried head's pattern is shown as e^score_ij / (1 + D_i), its own
-denominator.
+W_O and every slot adds its half-layer's output. Scores and patterns are built only when
+recorded, patched or needed by a textbook head; a carried head's pattern is shown as
+e^score_ij / (1 + D_i), its own denominator.
 """
 
 from dataclasses import dataclass, field
@@ -56,6 +68,7 @@ from types import SimpleNamespace
 from typing import Dict, List, Tuple
 
 from . import codegen
+from .constants import MinusInfinity
 
 __all__ = ["KVCache", "derive", "forward"]
 
@@ -68,15 +81,56 @@ def add_up(terms, zero):
 
 
 def linear(x, W, zero):
-    """y_t = b_t + sum_s W[s, t] x_s: in source order over the non-zero weights (an absent
-    bias is no term, so that y_t is exactly the sum of its terms)."""
-    return [add_up(([b] if b is not None else []) + [w * x[s] for s, w in column], zero)
+    """y_t = sum_s W[s, t] x_s + b_t: in source order over the non-zero weights, then the bias
+    (an absent bias is no term, so that y_t is exactly the sum of its terms). A factored
+    weight W = A B maps x A first."""
+    if W.first is not None:
+        x = linear(x, W.first, zero)
+    return [add_up([w * x[s] for s, w in column] + ([b] if b is not None else []), zero)
             for column, b in zip(W.columns, W.bias)]
 
 
-def score(q, k, slope, i, j):
-    """ALiBi: the query at i against the key at j, less the slope times their distance."""
-    return q * k - slope * (i - j)
+def rms_norm(x, norm, ns):
+    """RMSNorm: y_s = w_s x_s / sqrt(mean(x^2) + eps) (the mean as the program forms it)."""
+    squares = add_up([v * v for v in x], ns.zero)
+    mean = squares * norm.inv_n if norm.inv_n is not None else squares / norm.n
+    root = ns.sqrt(mean + norm.eps)
+    if norm.rsqrt:
+        r = ns.one / root
+        y = [v * r for v in x]
+    else:
+        y = [v / root for v in x]
+    return y if norm.w is None else [v * w if w is not None else ns.zero
+                                     for v, w in zip(y, norm.w)]
+
+
+def rope(x, p, freqs, ns):
+    """Rotary positions: each lane pair (x_c, x_(c + d/2)) turned by the angle a = p f_c,
+    to (x_c cos a - x_(c + d/2) sin a, x_c sin a + x_(c + d/2) cos a)."""
+    half, out = len(x) // 2, list(x)
+    for c, f in enumerate(freqs):
+        a = p * f
+        cos, sin = ns.cos(a), ns.sin(a)
+        out[c] = x[c] * cos - x[c + half] * sin
+        out[c + half] = x[c] * sin + x[c + half] * cos
+    return out
+
+
+def score(q, k, head, i, j):
+    """The query at i against the key at j: (q . k) * scale + bias[i][j] - slope (i - j), the
+    scale and the fixed bias only where the head has them (ALiBi's slope is 0 without one)."""
+    s = add_up([a * b for a, b in zip(q, k)], None)  # a head has at least one lane
+    if head.scale is not None:
+        s = s / head.scale if head.divide else s * head.scale
+    if head.bias is not None:
+        s = s + head.bias.get((i, j), head.bias_default)
+    return s - head.slope * (i - j)
+
+
+def masked(head, i, j):
+    """Whether key j is hidden from query i: a later key, or a fixed bias of -inf."""
+    return j > i or (head.bias is not None
+                     and isinstance(head.bias.get((i, j), head.bias_default), MinusInfinity))
 
 
 def softmax1(scores, ns):
@@ -85,6 +139,15 @@ def softmax1(scores, ns):
     e = [ns.exp(s) for s in scores]
     sink = ns.one + add_up(e, ns.zero)
     return [w / sink for w in e]
+
+
+def softmax(scores, ns):
+    """pattern_j = e^(s_j - m) / sum_l e^(s_l - m) with m the largest score (``ns.largest``,
+    which a program subtracts against overflow; the pattern is the same for any m)."""
+    m = ns.largest(scores)
+    e = [ns.exp(s - m) for s in scores]
+    total = add_up(e, ns.zero)
+    return [w / total for w in e]
 
 
 def attend(pattern, values, zero):
@@ -102,9 +165,22 @@ def carry(head, sums, e, v, ns):
     return n / (ns.one + d)
 
 
-def reglu(gate, up, zero):
-    """ReGLU: relu(g) u, i.e. g u where g > 0, else 0."""
-    return [g * u if g > 0 else zero for g, u in zip(gate, up)]
+def activation(name, x, ns):
+    """relu(x) = max(x, 0); silu(x) = x / (1 + e^-x); gelu(x) = x (1 + erf(x / sqrt 2)) / 2."""
+    if name == "relu":
+        return x if x > 0 else ns.zero
+    if name == "silu":
+        return x / (ns.one + ns.exp(-x))
+    if name == "gelu":
+        return x * (ns.one + ns.erf(x / ns.sqrt(ns.const(2)))) / 2
+    return x
+
+
+def gated(name, gate, up, ns):
+    """post_u = act(g_u) u_u; ReGLU is g u where g > 0, else 0 (no product with the zero)."""
+    if name == "relu":
+        return [g * u if g > 0 else ns.zero for g, u in zip(gate, up)]
+    return [activation(name, g, ns) * u for g, u in zip(gate, up)]
 
 
 def readout(x, slots):
@@ -116,8 +192,8 @@ def readout(x, slots):
 
 @dataclass
 class _Layer:
-    """One block's memory: keys[pos][head], values[pos][head], and per carried head h,
-    sums[h][pos] = (N_pos, D_pos)."""
+    """One block's memory: keys[pos][lane], values[pos][lane] (as scored: after any q/k norm
+    and rotary positions), and per carried head h, sums[h][pos] = (N_pos, D_pos)."""
 
     keys: List[list] = field(default_factory=list)
     values: List[list] = field(default_factory=list)
@@ -171,61 +247,113 @@ class _Hooks:
         return name in self.patch or (self.record is not None and self.keep(name))
 
 
+def _heads_of(rows, norm, freqs, heads, lanes, start, ns):
+    """q or k rows as scored: each head's lanes normed (``norm``) and turned (``freqs``)."""
+    out = []
+    for a, row in enumerate(rows):
+        row = list(row)
+        for head in heads:
+            part = [row[c] for c in lanes(head)]
+            if norm is not None:
+                part = rms_norm(part, norm, ns)
+            if freqs:
+                part = rope(part, start + a, freqs, ns)
+            for c, value in zip(lanes(head), part):
+                row[c] = value
+        out.append(row)
+    return out
+
+
 def attention(ns, block, x, start, memory, hook, name):
-    """The attention half over positions start, start + 1, ... (x: their resid_pre rows):
+    """The attention half over positions start, start + 1, ... (x: their rows, after ln1):
     attn_out's rows."""
     q = hook(f"{name}.hook_q", [linear(row, block.q, ns.zero) for row in x])
     k = hook(f"{name}.hook_k", [linear(row, block.k, ns.zero) for row in x])
     v = hook(f"{name}.hook_v", [linear(row, block.v, ns.zero) for row in x])
+    if block.rope or block.q_norm is not None or block.k_norm is not None:
+        heads = block.heads
+        q = hook(f"{name}.hook_rot_q", _heads_of(q, block.q_norm, block.rope, heads,
+                                                 lambda head: head.q_lanes, start, ns))
+        k = hook(f"{name}.hook_rot_k", _heads_of(k, block.k_norm, block.rope, _groups(heads),
+                                                 lambda head: head.kv_lanes, start, ns))
     memory.keys.extend(k)
     memory.values.extend(v)
     keys, values = memory.keys, memory.values
     positions = range(start, start + len(x))
     scores_name, pattern_name = f"{name}.hook_attn_scores", f"{name}.hook_pattern"
     textbook = any(p in hook.patch for p in (f"{name}.hook_q", scores_name, pattern_name))
-    z = [[ns.zero] * len(block.heads) for _ in x]
+    z = [[ns.zero] * len(block.q.columns) for _ in x]
     for h, head in enumerate(block.heads):
         if head.carried:  # the cache carries the sums even while a patch overrides z
             sums = memory.sums[h]
             for a, i in enumerate(positions):
-                e = ns.exp(score(head.q_const, k[a][h], head.slope, i, i))
+                e = ns.exp(score([head.q_const], [k[a][h]], head, i, i))
                 z[a][h] = carry(head, sums, e, v[a][h], ns)
 
     def textbook_head(h):
         return textbook or not block.heads[h].carried
 
+    def lanes(row, of):
+        return [row[c] for c in of]
+
     shown = hook.wants(scores_name) or hook.wants(pattern_name)
     heads = [h for h in range(len(block.heads)) if shown or textbook_head(h)]
-    scores = [[[score(q[a][h], keys[j][h], block.heads[h].slope, i, j) if j <= i else None
+    scores = [[[None if masked(head, i, j) else
+                score(lanes(q[a], head.q_lanes), lanes(keys[j], head.kv_lanes), head, i, j)
                 for j in range(positions.stop)] for a, i in enumerate(positions)]
-              if h in heads else None for h in range(len(block.heads))]
+              if h in heads else None for h, head in enumerate(block.heads)]
     if shown or textbook:
         scores = hook(scores_name, scores)
+    normalise = softmax1 if block.softmax == "softmax1" else softmax
     pattern = [None] * len(block.heads)
     for h in heads:
         if textbook_head(h):
-            pattern[h] = [softmax1(row[:i + 1], ns) + row[i + 1:]
-                          for row, i in zip(scores[h], positions)]
+            pattern[h] = [_spread(normalise([s for s in row if s is not None], ns), row)
+                          for row in scores[h]]
         else:  # shown only: e^score over the carried denominator
-            pattern[h] = [[ns.exp(s) / (ns.one + memory.sums[h][i][1]) for s in row[:i + 1]]
-                          + row[i + 1:] for row, i in zip(scores[h], positions)]
+            pattern[h] = [[ns.exp(s) / (ns.one + memory.sums[h][i][1]) if s is not None
+                           else None for s in row] for row, i in zip(scores[h], positions)]
     if shown or textbook:
         pattern = hook(pattern_name, pattern)
     for h in heads:
         if textbook_head(h):
-            for a, i in enumerate(positions):
-                z[a][h] = attend(pattern[h][a][:i + 1], [row[h] for row in values[:i + 1]],
-                                 ns.zero)
+            head = block.heads[h]
+            for a in range(len(x)):
+                seen = [(p, values[j]) for j, p in enumerate(pattern[h][a]) if p is not None]
+                for c, lane in zip(head.q_lanes, head.kv_lanes):
+                    z[a][c] = attend([p for p, _ in seen], [row[lane] for _, row in seen],
+                                     ns.zero)
     z = hook(f"{name}.hook_z", z)
     o = block.o if hook.patch else block.o_live
     return [linear(row, o, ns.zero) for row in z]
 
 
+def _groups(heads):
+    """One head per key/value head (the first query head that reads it)."""
+    seen, out = set(), []
+    for head in heads:
+        if head.kv_lanes not in seen:
+            seen.add(head.kv_lanes)
+            out.append(head)
+    return out
+
+
+def _spread(weights, row):
+    """``weights`` over the row's unmasked entries, placed back among its Nones."""
+    it = iter(weights)
+    return [next(it) if s is not None else None for s in row]
+
+
 def mlp(ns, block, x, hook, name):
-    """The FFN half (x: resid_mid rows): mlp_out's rows, over the widened stream."""
-    gate = hook(f"{name}.hook_pre", [linear(row, block.gate, ns.zero) for row in x])
-    up = hook(f"{name}.hook_pre_linear", [linear(row, block.up, ns.zero) for row in x])
-    post = hook(f"{name}.hook_post", [reglu(g, u, ns.zero) for g, u in zip(gate, up)])
+    """The FFN half (x: its rows, after ln2): mlp_out's rows, over the widened stream."""
+    if block.gated:
+        gate = hook(f"{name}.hook_pre", [linear(row, block.gate, ns.zero) for row in x])
+        up = hook(f"{name}.hook_pre_linear", [linear(row, block.up, ns.zero) for row in x])
+        post = [gated(block.act, g, u, ns) for g, u in zip(gate, up)]
+    else:
+        pre = hook(f"{name}.hook_pre", [linear(row, block.up, ns.zero) for row in x])
+        post = [[activation(block.act, u, ns) for u in row] for row in pre]
+    post = hook(f"{name}.hook_post", post)
     return [linear(row, block.down, ns.zero) for row in post]
 
 
@@ -235,6 +363,30 @@ def residual(x, out, writes):
     width = len(x[0]) if x else 0
     return [[row[s] + d[s] if writes is None or s in writes else row[s] for s in range(width)]
             + d[width:] for row, d in zip(x, out)]
+
+
+def _normed(rows, norm, hook, name, ns):
+    """rows after a norm (recorded as ``name.hook_normalized``), or rows without one."""
+    if norm is None:
+        return rows
+    return hook(f"{name}.hook_normalized", [rms_norm(row, norm, ns) for row in rows])
+
+
+def logits(compiled, rows, ns):
+    """The readout of the final rows (after ln_final)."""
+    if compiled.readout is not None:
+        return [readout(row, compiled.readout) for row in rows]
+    if compiled.unembed_scale is not None:  # tied: the embedded slots, scaled
+        rows = [_scaled(row, compiled.unembed_scale, ns) for row in rows]
+    return [linear(row, compiled.unembed, ns.zero) for row in rows]
+
+
+def _scaled(row, scale, ns):
+    """A tied readout's input: each embedded slot times its scale (a slot without one: 0)."""
+    out = [ns.zero] * (max(s for s, _ in scale) + 1)
+    for s, w in scale:
+        out[s] = row[s] * w
+    return out
 
 
 # ---- the pass ------------------------------------------------------------------------------
@@ -251,11 +403,13 @@ def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", 
     start, layers = len(past), past._extend(compiled)
     ns = compiled.ns
     with ns.arithmetic():
-        if record is None and not patch:
+        if record is None and not patch and compiled.fast:
             # the fast path: straight-line code for these weights (codegen, plan)
             out = codegen.run(compiled, tokens, start, layers, logits, _OPS)
         else:
             out = _traced(compiled, tokens, start, layers, _Hooks(record, patch, names))
+            if logits == "last":
+                out = out[-1:]
     return out, KVCache(start + len(tokens), tuple(layers))
 
 
@@ -263,17 +417,36 @@ def _traced(compiled, tokens, start, layers, hook):
     """The pass above over this call's positions, block by block, every trace point."""
     ns = compiled.ns
     x = hook("hook_embed", [list(compiled.embed[t]) for t in tokens])
+    if compiled.pos:
+        pos = hook("hook_pos_embed", [_position(compiled, start + a, ns) for a in range(len(x))])
+        x = [[e + p if p is not None else e for e, p in zip(row, prow)]
+             for row, prow in zip(x, pos)]
     for i, (block, memory) in enumerate(zip(compiled.blocks, layers)):
         name = f"blocks.{i}"
         x = hook(f"{name}.hook_resid_pre", x)
-        attn_out = hook(f"{name}.hook_attn_out",
-                        attention(ns, block, x, start, memory, hook, f"{name}.attn"))
+        attn_out = hook(f"{name}.hook_attn_out", attention(
+            ns, block, _normed(x, block.ln1, hook, f"{name}.ln1", ns), start, memory, hook,
+            f"{name}.attn"))
         x = hook(f"{name}.hook_resid_mid",
                  residual(x, attn_out, None if hook.patch else set(block.attn_writes)))
-        mlp_out = hook(f"{name}.hook_mlp_out", mlp(ns, block, x, hook, f"{name}.mlp"))
+        mlp_out = hook(f"{name}.hook_mlp_out", mlp(
+            ns, block, _normed(x, block.ln2, hook, f"{name}.ln2", ns), hook, f"{name}.mlp"))
         x = hook(f"{name}.hook_resid_post",
                  residual(x, mlp_out, None if hook.patch else set(block.mlp_writes)))
-    return hook("unembed.hook_out", [readout(row, compiled.readout) for row in x])
+    x = _normed(x, compiled.ln_final, hook, "ln_final", ns)
+    return hook("unembed.hook_out", logits(compiled, x, ns))
+
+
+def _position(compiled, p, ns):
+    """The positional embedding's row at position p (None where it adds nothing); a factored
+    one is the row A[p] times B, as a program computes F.embedding(p, A) @ B."""
+    if isinstance(compiled.pos, tuple):
+        rows, B = compiled.pos
+        return linear(rows[p], B, ns.zero) if p in rows else [None] * compiled.model.width_embed
+    row = [None] * compiled.model.width_embed
+    for s, value in compiled.pos.get(p, ()):
+        row[s] = value
+    return row
 
 
 _EMPTY = KVCache()
@@ -292,7 +465,10 @@ def derive(compiled, values):
     from others by the pass's own formulas, where those are present and the point is not:
     resid_pre from the embedding or the previous resid_post; attn_out from z; resid_mid; the
     FFN's points; resid_post; the logits. The values are identical to an unpatched trace's (a
-    compact JSON trace stores the rest: ``analysis.trace_json``)."""
+    compact JSON trace stores the rest: ``analysis.trace_json``). Only for the models whose
+    blocks have no norms and whose readout is negative error (``compiled.fast``)."""
+    if not compiled.fast:
+        return values
     ns, zero = compiled.ns, compiled.ns.zero
 
     def put(name, make, *needs):
@@ -312,7 +488,7 @@ def derive(compiled, values):
                 f"{n}.hook_resid_mid")
             put(f"{n}.mlp.hook_pre_linear", lambda x: [linear(r, b.up, zero) for r in x],
                 f"{n}.hook_resid_mid")
-            put(f"{n}.mlp.hook_post", lambda g, u: [reglu(*r, zero) for r in zip(g, u)],
+            put(f"{n}.mlp.hook_post", lambda g, u: [gated(b.act, *r, ns) for r in zip(g, u)],
                 f"{n}.mlp.hook_pre", f"{n}.mlp.hook_pre_linear")
             put(f"{n}.hook_mlp_out", lambda p: [linear(r, b.down, zero) for r in p],
                 f"{n}.mlp.hook_post")

@@ -44,18 +44,18 @@ orders):
     token_kv       plan, rule 4: {token id: (k, v, e, e v)}, first block only, filled on use
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Dict, Optional, Tuple
 
-from .constants import Ln
-from .weights import live_heads, tensors
+from .constants import Ln, MinusInfinity
+from .weights import Factored, Tensor, live_heads, tensors
 
 
 @dataclass(frozen=True)
 class Affine:
-    """A sparse affine map as numbers: out_t = bias_t + sum of w x_s over columns[t].
+    """A sparse affine map as numbers: out_t = (sum of w x_s over columns[t]) + bias_t.
 
     ``columns[t]`` lists target t's non-zero weights as (source index, weight) in source order;
     ``bias[t]`` is None when the bias is absent (zero), so that out_t is exactly the sum of its
@@ -65,6 +65,7 @@ class Affine:
     columns: Tuple[Tuple[Tuple[int, object], ...], ...]
     bias: Tuple[Optional[object], ...]
     unit: Tuple[frozenset, ...]
+    first: Optional["Affine"] = None  # a factored weight: this map applies to first(x)
 
     def writes(self):
         """Targets with a term or a bias."""
@@ -73,7 +74,8 @@ class Affine:
 
     def reads(self, targets):
         """The sources that ``targets`` read."""
-        return {s for t in targets for s, _ in self.columns[t]}
+        inner = {s for t in targets for s, _ in self.columns[t]}
+        return inner if self.first is None else self.first.reads(inner)
 
 
 def _affine(ns, weight, bias, keep=None):
@@ -87,13 +89,47 @@ def _affine(ns, weight, bias, keep=None):
         unit=tuple(frozenset(i for i, w in column if w == 1) for column in columns))
 
 
+def _map(ns, t, name, bias, keep=None):
+    """The Affine of weight ``name`` and its bias, from the tensors ``t``; a factored weight
+    (``name.A``, ``name.B``) as B's map applied to A's."""
+    if name in t:
+        return _affine(ns, t[name], t[bias], keep)
+    first = _affine(ns, t[f"{name}.A"], _NO_BIAS, keep)
+    return replace(_affine(ns, t[f"{name}.B"], t[bias]), first=first)
+
+
+_NO_BIAS = Tensor("", "", (None,), (), {})
+
+
+@dataclass(frozen=True)
+class Norm:
+    """A compiled RMSNorm: ``eps``, the weight per slot or lane (``w``: None without one),
+    how the program forms the mean (``inv_n``: 1/n as a value when it multiplies) and applies
+    it (``rsqrt``: x * (1/sqrt(.)), else x / sqrt(.))."""
+
+    eps: object
+    w: Optional[Tuple[Optional[object], ...]]
+    n: int
+    inv_n: Optional[object]
+    rsqrt: bool
+
+
 @dataclass(frozen=True)
 class Head:
-    """One head: its ALiBi ``slope`` (``ns.slope`` of it; 0 without one) and, when it is
-    carried (rule 1), ``decay`` r (None when r = 1), ``q_const`` (its constant query) and,
-    if its key has no weights either, the constant ``exp_qk`` = exp(q k)."""
+    """One query head: its lanes in q and its key/value head's lanes in k and v; its ALiBi
+    ``slope`` (``ns.slope`` of it; 0 without one), score ``scale`` (None: 1) and whether it
+    divides by it, its fixed attention bias (``bias``: {(i, j): value}, ``bias_default`` for
+    the rest; ``constants.NEG_INF`` masks a key out) and, when it is carried (rule 1),
+    ``decay`` r (None when r = 1), ``q_const`` (its constant query) and, if its key has no
+    weights either, the constant ``exp_qk`` = exp(q k)."""
 
+    q_lanes: Tuple[int, ...]
+    kv_lanes: Tuple[int, ...]
     slope: object
+    scale: object
+    divide: bool
+    bias: Optional[Dict[Tuple[int, int], object]]
+    bias_default: object
     carried: bool
     decay: object
     q_const: object
@@ -124,28 +160,74 @@ class Block:
     prefix_mid: Tuple[int, ...]
     prefix_post: Tuple[int, ...]
     token_kv: Optional[Dict[int, tuple]]
+    ln1: Optional[Norm] = None
+    ln2: Optional[Norm] = None
+    q_norm: Optional[Norm] = None
+    k_norm: Optional[Norm] = None
+    rope: Tuple[object, ...] = ()
+    softmax: str = "softmax1"
+    act: str = "relu"
+    gated: bool = True
 
 
 @dataclass(frozen=True)
 class Compiled:
-    """A model's weights as numbers of one number system, indexed for the forward pass."""
+    """A model's weights as numbers of one number system, indexed for the forward pass.
+
+    The readout is one of: ``readout`` (the slot each logit negates: negative error), or
+    ``unembed`` (an Affine from the final stream to the logits; a tied one reads the embedded
+    slots, first multiplied by ``unembed_scale``). ``fast``: every operation is one the code
+    generator writes out (TinyAdder-36's family); otherwise untraced calls run the pass as
+    written.
+    """
 
     model: object
     ns: object
     embed: Tuple[Tuple[object, ...], ...]   # per token id, its resid row
     blocks: Tuple[Block, ...]
-    readout: Tuple[int, ...]                # per readout token, the slot its logit negates
+    readout: Optional[Tuple[int, ...]]      # per readout token, the slot its logit negates
     readout_tokens: Tuple[int, ...]         # the token ids of the logits, in readout order
+    pos: object = None  # per position ((slot, value), ...), or (rows of A, B) if factored
+    ln_final: Optional[Norm] = None
+    unembed: Optional[Affine] = None
+    unembed_scale: Optional[Tuple[Tuple[int, object], ...]] = None
+    fast: bool = True
 
     def __repr__(self):
         return f"<{self.model.name} compiled for {self.ns.describe()}>"
 
 
-def _head(ns, raw_slope, q, k, h, live):
-    """Head h of a block, carried (rule 1) when live, its query has no weights and its slope is
-    0 or ln b."""
+def _norm(ns, norm, names):
+    """A weights.Norm over ``names`` (slots or lane components) as a compiled Norm."""
+    if norm is None:
+        return None
+    w = tuple(ns.const(norm.w[s]) if s in norm.w else None for s in names) if norm.w else None
+    n = len(names)
+    return Norm(ns.const(norm.eps), w, n,
+                ns.const(Fraction(1, n)) if norm.mean == "multiply" else None,
+                norm.apply == "rsqrt")
+
+
+def _head(ns, attn, h, q, k, live):
+    """Query head h of a block; carried (rule 1) when live, at head dimension 1 with neither
+    rotary positions, a q/k norm, a scale nor a fixed bias, a query with no weights and a
+    slope of 0 or ln b, in softmax1."""
+    raw_slope = attn.slopes.get(attn.heads[h])
     slope = ns.slope(raw_slope if raw_slope is not None else 0)
-    carried = live and not q.columns[h] and (raw_slope is None or isinstance(raw_slope, Ln))
+    d = attn.head_dim
+    q_lanes = tuple(range(h * d, (h + 1) * d))
+    g = attn.kv_of(h)
+    kv_lanes = tuple(range(g * d, (g + 1) * d))
+    table = attn.bias.get(attn.heads[h])
+    bias = None
+    if attn.bias:
+        bias = {(i, j): _masked(ns, value) for i, row in (table or {}).items()
+                for j, value in row.items()}
+    plain = (d == 1 and not attn.kv_heads and not attn.rope_freqs and attn.q_norm is None
+             and attn.k_norm is None and attn.scale == 1 and not attn.bias
+             and attn.softmax == "softmax1")
+    carried = (plain and live and not q.columns[h]
+               and (raw_slope is None or isinstance(raw_slope, Ln)))
     decay = q_const = exp_qk = None
     if carried:
         q_const = q.bias[h] if q.bias[h] is not None else ns.zero
@@ -154,7 +236,14 @@ def _head(ns, raw_slope, q, k, h, live):
         if not k.columns[h]:
             k_const = k.bias[h] if k.bias[h] is not None else ns.zero
             exp_qk = ns.exp(q_const * k_const - slope * 0)
-    return Head(slope, carried, decay, q_const, exp_qk)
+    return Head(q_lanes, kv_lanes, slope, None if attn.scale == 1 else ns.const(attn.scale),
+                attn.scale_op == "divide", bias, _masked(ns, attn.bias_default) if bias is not
+                None else None, carried, decay, q_const, exp_qk)
+
+
+def _masked(ns, value):
+    """A fixed attention bias as a value, or NEG_INF (a masked key) as itself."""
+    return value if isinstance(value, MinusInfinity) else ns.const(value)
 
 
 @lru_cache(maxsize=64)
@@ -163,6 +252,21 @@ def compile_model(model, ns):
     and number system)."""
     with ns.arithmetic():  # decimal rounds every product at its own precision, here too
         return _compile(model, ns)
+
+
+def _fast(model):
+    """Whether every operation of the model is one ``codegen`` writes out."""
+    for block in model.blocks:
+        a, m = block.attn, block.mlp
+        tables = [getattr(a, n) for n in ("W_Q", "W_K", "W_V", "W_O")]
+        if any(isinstance(table, Factored) for table in tables + [m.W_gate, m.W_in, m.W_out]):
+            return False
+        if (a.head_dim != 1 or a.kv_heads or a.rope_freqs or a.q_norm or a.k_norm or a.bias
+                or a.scale != 1 or a.softmax != "softmax1" or block.ln1 or block.ln2
+                or m.act != "relu" or not m.gated):
+            return False
+    return (not model.W_pos and model.ln_final is None
+            and model.unembed.kind == "negative_error")
 
 
 def _compile(model, ns):
@@ -174,25 +278,31 @@ def _compile(model, ns):
             if (token, slot) in t["W_E"].entries:
                 row[j] = ns.const(t["W_E"].entries[token, slot])
         embed.append(tuple(row))
+    embedded = model.slots[:model.width_embed]
+    pos = _positions(ns, model, t)
 
     raw = []
     for i, block in enumerate(model.blocks):
         a, m = f"blocks.{i}.attn", f"blocks.{i}.mlp"
-        names = block.attn.heads
-        live = tuple(names.index(h) for h in live_heads(block.attn))
-        q, k, v = (_affine(ns, t[f"{a}.W_{x}"], t[f"{a}.b_{x}"]) for x in "QKV")
-        slopes = t[f"{a}.slopes"].entries
-        heads = tuple(_head(ns, slopes.get((None, h)), q, k, j, j in live)
-                      for j, h in enumerate(names))
-        down = _affine(ns, t[f"{m}.W_out"], t[f"{m}.b_out"])
+        attn, inp = block.attn, model.slots[:block.width_in]
+        live = tuple(attn.heads.index(h) for h in live_heads(attn))
+        q, k, v = (_map(ns, t, f"{a}.W_{x}", f"{a}.b_{x}") for x in "QKV")
+        heads = tuple(_head(ns, attn, h, q, k, h in live) for h in range(len(attn.heads)))
+        lanes_live = {lane for h in live for lane in heads[h].q_lanes}
+        down = _map(ns, t, f"{m}.W_out", f"{m}.b_out")
+        components = tuple(str(c) for c in range(attn.head_dim))
         raw.append(dict(
             q=q, k=k, v=v, heads=heads, live=live, down=down,
             units=tuple(sorted(down.reads(range(len(down.columns))))),
-            o=_affine(ns, t[f"{a}.W_O"], t[f"{a}.b_O"]),
-            o_live=_affine(ns, t[f"{a}.W_O"], t[f"{a}.b_O"], keep=set(live)),
-            gate=_affine(ns, t[f"{m}.W_gate"], t[f"{m}.b_gate"]),
-            up=_affine(ns, t[f"{m}.W_in"], t[f"{m}.b_in"]),
-            width_in=block.width_in, width_out=block.width_out))
+            o=_map(ns, t, f"{a}.W_O", f"{a}.b_O"),
+            o_live=_map(ns, t, f"{a}.W_O", f"{a}.b_O", keep=lanes_live),
+            gate=_map(ns, t, f"{m}.W_gate", f"{m}.b_gate"),
+            up=_map(ns, t, f"{m}.W_in", f"{m}.b_in"),
+            width_in=block.width_in, width_out=block.width_out,
+            ln1=_norm(ns, block.ln1, inp), ln2=_norm(ns, block.ln2, inp),
+            q_norm=_norm(ns, attn.q_norm, components), k_norm=_norm(ns, attn.k_norm, components),
+            rope=tuple(ns.const(f) for f in attn.rope_freqs), softmax=attn.softmax,
+            act=block.mlp.act, gated=block.mlp.gated))
 
     # Rule 3, backward over the blocks: what do positions without logits need?
     needed = set()  # slots of a block's output that later positions read
@@ -208,7 +318,39 @@ def _compile(model, ns):
         needed = (mid | b["k"].reads(b["live"]) | b["v"].reads(b["live"])
                   | b["q"].reads(queried))
     blocks = tuple(Block(token_kv={} if i == 0 else None, **b) for i, b in enumerate(raw))
-    tokens = tuple(model.readout)
-    return Compiled(model, ns, tuple(embed), blocks,
-                    tuple(model.slots.index(model.readout[tok]) for tok in tokens),
-                    tuple(model.vocab.index(tok) for tok in tokens))
+    u = model.unembed
+    final = model.slots[:model.width_out]
+    readout = unembed = scale = None
+    if u.kind == "negative_error":
+        readout = tuple(model.slots.index(u.slots[tok]) for tok in u.tokens)
+    elif u.kind == "linear":
+        unembed = _map(ns, t, "unembed.W_U", "unembed.b_U")
+    else:  # tied: the embedding's rows as the readout's columns
+        W = _tensor_of(t["W_E"], u.tokens)
+        unembed = _affine(ns, W, t["unembed.b_U"])
+        scale = tuple((embedded.index(s), ns.const(w)) for s, w in u.scale.items()) or None
+    return Compiled(model, ns, tuple(embed), blocks, readout,
+                    tuple(model.vocab.index(tok) for tok in u.tokens), pos=pos,
+                    ln_final=_norm(ns, model.ln_final, final), unembed=unembed,
+                    unembed_scale=scale, fast=_fast(model))
+
+
+def _positions(ns, model, t):
+    """The positional embedding: {position: ((slot index, value), ...)}; a factored one
+    (W_pos = A B, learned low-rank positions) as ({position: its row of A}, B's map)."""
+    if not model.W_pos:
+        return {}
+    if "W_pos" in t:
+        table = t["W_pos"]
+        return {p: tuple((j, ns.const(table.entries[p, s])) for j, s in enumerate(table.cols)
+                         if (p, s) in table.entries) for p in table.rows}
+    first = t["W_pos.A"]
+    rows = {p: [ns.const(first.entries[p, r]) if (p, r) in first.entries else ns.zero
+                for r in first.cols] for p in first.rows}
+    return rows, _affine(ns, t["W_pos.B"], _NO_BIAS)
+
+
+def _tensor_of(W_E, tokens):
+    """The embedding W_E[token][slot] as a readout tensor W[slot][token] over ``tokens``."""
+    return Tensor("unembed.W_E", "readout", W_E.cols, tuple(tokens),
+                  {(s, tok): w for (tok, s), w in W_E.entries.items() if tok in tokens})

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Mapping, Optional, Tuple
 
-from .constants import ExpTerm, Ln, is_rational, is_zero
+from .constants import NEG_INF, Expr, ExpTerm, Ln, MinusInfinity, is_rational, is_zero
 
 Table = Mapping[str, Mapping[str, object]]
 Bias = Mapping[str, object]
@@ -39,12 +39,48 @@ def _freeze_fields(obj):
 
 
 @dataclass(frozen=True, eq=False)
-class Attention:
-    """Causal softmax1 attention with per-head ALiBi slopes, head dimension 1.
+class Factored:
+    """A weight the program stores as a product of low-rank factors, W = A B: ``A`` from the
+    sources to the ``inner`` lanes, ``B`` from them to the targets. The model computes
+    (x A) B, in that order, as the program does. It stands wherever a table does."""
 
-    q_h = sum_s W_Q[s][h] x_s + b_Q[h] (likewise k, v); score_ij = q_i k_j - slope_h (i - j);
-    pattern_ij = exp(score_ij) / (1 + sum_{l <= i} exp(score_il));
-    out_s = sum_h W_O[h][s] sum_j pattern_ij v_j + b_O[s].
+    inner: Tuple[str, ...]
+    A: Table
+    B: Table
+
+    def __post_init__(self):
+        _freeze_fields(self)
+
+
+@dataclass(frozen=True, eq=False)
+class Norm:
+    """RMSNorm: y_s = w_s x_s / sqrt(mean_s x_s^2 + eps), over the slots (or lanes) it reads.
+
+    ``w`` absent: no weight. ``mean`` and ``apply`` say how the program forms the mean
+    ('divide': sum / n; 'multiply': sum * (1/n)) and applies it ('rsqrt': x * (1/sqrt(.));
+    'divide': x / sqrt(.)): the same real number, other roundings.
+    """
+
+    eps: object
+    w: Bias = field(default_factory=dict)
+    mean: str = "divide"
+    apply: str = "rsqrt"
+
+    def __post_init__(self):
+        _freeze_fields(self)
+
+
+@dataclass(frozen=True, eq=False)
+class Attention:
+    """Causal attention over heads of dimension ``head_dim``.
+
+    q = W_Q x + b_Q over the query heads' lanes, k = W_K x + b_K and v = W_V x + b_V over the
+    key/value heads' lanes (``kv_heads``; empty: the query heads); optional ``q_norm``/``k_norm``
+    per head, then rotary positions (``rope_freqs``: angle p * f per lane pair (c, c + d/2));
+    score_ij = (q_i . k_j) * scale + bias_h[i][j] - slope_h (i - j) for j <= i;
+    pattern = softmax1 (e^s / (1 + sum e^s)) or softmax; z_i = sum_j pattern_ij v_j;
+    out_s = sum_lane W_O[lane][s] z_lane + b_O[s]. Query head h reads key/value head
+    floor(h * len(kv_heads) / len(heads)).
     """
 
     heads: Tuple[str, ...]
@@ -57,18 +93,47 @@ class Attention:
     W_O: Table = field(default_factory=dict)
     b_O: Bias = field(default_factory=dict)
     slopes: Bias = field(default_factory=dict)
+    head_dim: int = 1
+    kv_heads: Tuple[str, ...] = ()
+    q_norm: Optional[Norm] = None
+    k_norm: Optional[Norm] = None
+    rope_freqs: Tuple[object, ...] = ()
+    scale: object = 1
+    scale_op: str = "multiply"
+    bias: Mapping[str, Mapping[int, Mapping[int, object]]] = field(default_factory=dict)
+    bias_default: object = 0
+    softmax: str = "softmax1"
+    mask: object = NEG_INF
 
     tables = ("W_Q", "b_Q", "W_K", "b_K", "W_V", "b_V", "W_O", "b_O")
 
     def __post_init__(self):
         _freeze_fields(self)
 
+    @property
+    def groups(self):
+        """The key/value heads (the query heads when none are given)."""
+        return self.kv_heads or self.heads
+
+    def lanes(self, heads):
+        """The lanes of ``heads``: a head's name at dimension 1, else 'h.0' .. 'h.(d-1)'."""
+        if self.head_dim == 1:
+            return tuple(heads)
+        return tuple(f"{h}.{c}" for h in heads for c in range(self.head_dim))
+
+    def kv_of(self, h):
+        """The index of the key/value head query head ``h`` (an index) reads."""
+        return h * len(self.groups) // len(self.heads)
+
+
+ACTIVATIONS = ("relu", "silu", "gelu", "identity")
+
 
 @dataclass(frozen=True, eq=False)
 class MLP:
-    """ReGLU feed-forward: hidden_u = relu(gate_u) * up_u; out_s = sum_u W_out[u][s] hidden_u + b_out[s].
-
-    gate_u = sum_s W_gate[s][u] x_s + b_gate[u]; up_u = sum_s W_in[s][u] x_s + b_in[u].
+    """The feed-forward half: gated, post_u = act(gate_u) * up_u (ReGLU with relu, SwiGLU with
+    silu), gate_u = sum_s W_gate[s][u] x_s + b_gate[u], up_u = sum_s W_in[s][u] x_s + b_in[u];
+    or plain (``gated`` false), post_u = act(up_u). out_s = sum_u W_out[u][s] post_u + b_out[s].
     """
 
     units: Tuple[str, ...]
@@ -78,6 +143,8 @@ class MLP:
     b_in: Bias = field(default_factory=dict)
     W_out: Table = field(default_factory=dict)
     b_out: Bias = field(default_factory=dict)
+    act: str = "relu"
+    gated: bool = True
 
     tables = ("W_gate", "b_gate", "W_in", "b_in", "W_out", "b_out")
 
@@ -87,7 +154,8 @@ class MLP:
 
 @dataclass(frozen=True, eq=False)
 class Block:
-    """One layer: an attention half then an FFN half, each added into the residual stream.
+    """One layer: resid_mid = resid_pre + attn(ln1(resid_pre)), then
+    resid_post = resid_mid + mlp(ln2(resid_mid)) (no norm where ``ln1``/``ln2`` is None).
 
     The stream enters ``width_in`` slots wide; the FFN may write slots up to ``width_out``
     (the stream widens, new slots start at zero).
@@ -97,18 +165,67 @@ class Block:
     mlp: MLP
     width_in: int
     width_out: int
+    ln1: Optional[Norm] = None
+    ln2: Optional[Norm] = None
+
+
+UNEMBED_KINDS = ("negative_error", "linear", "tied")
+
+
+@dataclass(frozen=True, eq=False)
+class Unembed:
+    """The readout, from the last resid_post to the logits of its tokens:
+
+    - ``negative_error``: logit_t = -x[slots[t]] (each slot holds an error; the smallest wins);
+    - ``linear``: logit_t = sum_s W_U[s][t] x_s + b_U[t], over ``tokens``;
+    - ``tied``: logit_t = sum_s (scale_s x_s) W_E[t][s] + b_U[t], over ``tokens``.
+    """
+
+    kind: str
+    tokens: Tuple[str, ...]
+    slots: Mapping[str, str] = field(default_factory=dict)
+    W_U: Table = field(default_factory=dict)
+    b_U: Bias = field(default_factory=dict)
+    scale: Bias = field(default_factory=dict)
+
+    def __post_init__(self):
+        _freeze_fields(self)
+
+
+def negative_error(slots):
+    """The negative-absolute-error readout over ``{token: slot}``."""
+    return Unembed("negative_error", tuple(slots), slots=dict(slots))
+
+
+@dataclass(frozen=True, eq=False)
+class Prompt:
+    """A question's layout: ``question`` lists its tokens, 'a' and 'b' standing for the operands'
+    ``digits`` digits (zero-padded, most significant first when ``operands`` is 'msb', least when
+    'lsb'); the model then writes ``answer_digits`` digits, ordered as ``answer`` says, then the
+    token ``stop`` if one is named."""
+
+    digits: int
+    question: Tuple[str, ...]
+    operands: str = "msb"
+    answer: str = "msb"
+    answer_digits: int = 0
+    stop: Optional[str] = None
+
+    def __post_init__(self):
+        if not self.answer_digits:
+            object.__setattr__(self, "answer_digits", self.digits + 1)
 
 
 @dataclass(frozen=True, eq=False)
 class Model:
-    """A decoder: embedding, blocks, and a negative-absolute-error readout.
-
-    The readout maps each output token to one slot: logit_t = -resid_post[readout[t]] of the
-    last block (the slot holds an error; the smallest error wins).
+    """A decoder: embedding (and fixed or learned positions), blocks, an optional final norm,
+    and a readout (``unembed``).
 
     ``meta`` holds facts about the model for the code that uses it (the forward pass ignores
-    it): e.g. ``digits`` for a task's sequence layout, ``precision`` (a ``numbers.Precision``)
-    for a number system whose precision was not given.
+    it): e.g. ``precision`` (a ``numbers.Precision``) for a number system whose precision was
+    not given. ``about`` (title, author, claimed parameters, the published dtype, the source),
+    ``constants`` (the named constants a file writes entries with), ``fixed`` (those that are
+    structure) and ``ties`` are facts for people and for the parameter ledger.
     """
 
     name: str
@@ -117,9 +234,17 @@ class Model:
     W_E: Table
     width_embed: int
     blocks: Tuple[Block, ...]
-    readout: Mapping[str, str]
+    unembed: Unembed
+    prompt: Optional[Prompt] = None
+    W_pos: Mapping[int, Mapping[str, object]] = field(default_factory=dict)
+    pos_role: str = "fixed"
+    ln_final: Optional[Norm] = None
     roles: Mapping[str, str] = field(default_factory=dict)  # tensor name -> role (see ledger)
     meta: Mapping[str, object] = field(default_factory=dict)
+    about: Mapping[str, object] = field(default_factory=dict)
+    constants: Mapping[str, object] = field(default_factory=dict)
+    fixed: Tuple[str, ...] = ()
+    ties: Tuple[Tuple[str, ...], ...] = ()
 
     def __post_init__(self):
         _freeze_fields(self)
@@ -129,6 +254,16 @@ class Model:
         blocks = len(self.blocks)
         return (f"<Model {self.name}: {blocks} block{'s' * (blocks != 1)}, "
                 f"{len(self.slots)} slots, {len(self.vocab)} tokens>")
+
+    @property
+    def readout(self):
+        """{token: slot} of a negative-error readout (empty for the other kinds)."""
+        return self.unembed.slots if self.unembed.kind == "negative_error" else {}
+
+    @property
+    def width_out(self):
+        """The stream's width after the last block."""
+        return self.blocks[-1].width_out if self.blocks else self.width_embed
 
 
 def _set(table, keys, value):
@@ -145,47 +280,57 @@ def with_entry(model, name, keys, value):
     """A new model equal to ``model`` but for one entry: ``name[keys[0]][keys[1]] = value``.
 
     ``name`` is a table's TransformerLens name (``W_E``, ``blocks.0.attn.W_K``,
-    ``blocks.1.mlp.b_in``, ...) or ``roles``, ``meta``, ``readout``; ``keys`` is the row and
-    column of a weight table, or the one key of a bias or of a model mapping. The model is
-    checked again, so an entry naming an unknown slot is refused.
+    ``blocks.1.mlp.b_in``, ``blocks.0.ln1.w``, ``unembed.W_U``, ...) or ``roles``, ``meta``,
+    ``readout`` (a negative-error readout's slots); ``keys`` is the row and column of a weight
+    table, or the one key of a bias or of a model mapping. The model is checked again, so an
+    entry naming an unknown slot, or a value that is not exact, is refused.
 
     >>> from tinyadder import build
     >>> m = with_entry(build(), "blocks.1.attn.W_V", ("digit_pos", "h0"), 50)
     >>> m.blocks[1].attn.W_V["digit_pos"]["h0"], build().blocks[1].attn.W_V["digit_pos"]["h0"]
     (50, 100)
     """
-    keys = tuple(keys)
-    parts = name.split(".")
-    if len(parts) == 1:
-        return replace(model, **{name: _set(getattr(model, name), keys, value)})
-    if len(parts) != 4 or parts[0] != "blocks" or parts[2] not in ("attn", "mlp"):
-        raise ValueError(f"no table named {name!r}: use W_E, roles, meta, readout or "
-                         f"blocks.<i>.attn.<table> / blocks.<i>.mlp.<table>")
-    i, half, table = int(parts[1]), parts[2], parts[3]
-    block = model.blocks[i]
-    sub = getattr(block, half)
-    sub = replace(sub, **{table: _set(getattr(sub, table), keys, value)})
-    blocks = model.blocks[:i] + (replace(block, **{half: sub}),) + model.blocks[i + 1:]
-    return replace(model, blocks=blocks)
+    parts = ["unembed", "slots"] if name == "readout" else name.split(".")
+    return _with(model, parts, tuple(keys), value, name)
+
+
+def _with(obj, parts, keys, value, name):
+    head, rest = parts[0], parts[1:]
+    if isinstance(obj, tuple):  # the blocks
+        if not head.isdigit() or int(head) >= len(obj):
+            raise WeightError(f"no table named {name!r}: block {head} does not exist")
+        i = int(head)
+        return obj[:i] + (_with(obj[i], rest, keys, value, name),) + obj[i + 1:]
+    fields_ = {f.name for f in fields(obj)}
+    attr = getattr(obj, head, None) if head in fields_ else None
+    if attr is None or (not rest) != isinstance(attr, Mapping):
+        raise WeightError(f"no table named {name!r}: use W_E, W_pos, roles, meta, readout, "
+                          f"unembed.<table> or blocks.<i>.attn.<table>, blocks.<i>.mlp.<table>, "
+                          f"blocks.<i>.ln1.w, ...")
+    if not rest:
+        return replace(obj, **{head: _set(attr, keys, value)})
+    return replace(obj, **{head: _with(attr, rest, keys, value, name)})
 
 
 class WeightError(ValueError):
     """A weight entry that is not exact, or names no declared slot, head, unit or token."""
 
 
-def _exact(value, slope):
-    """Whether a value is an exact weight (``slope``: an ALiBi slope's kinds)."""
-    if is_rational(value):
+def _exact(value, kind):
+    """Whether a value is exact for an entry of ``kind`` ('weight', 'slope', 'bias')."""
+    if is_rational(value) or isinstance(value, (Ln, Expr)):
         return True
-    if slope:
-        return isinstance(value, Ln) and is_rational(value.base) and value.base > 0
-    return isinstance(value, ExpTerm) and is_rational(value.coef) and is_rational(value.power)
+    if isinstance(value, ExpTerm):
+        return is_rational(value.coef) and is_rational(value.power) and kind != "slope"
+    return isinstance(value, MinusInfinity) and kind == "bias"
 
 
-def _check_value(entry, value, slope=False):
-    if _exact(value, slope):
+def _check_value(entry, value, kind="weight"):
+    if _exact(value, kind):
         return
-    kinds = "a rational or Ln(b)" if slope else "int, Fraction or ExpTerm"
+    kinds = {"slope": "a rational, Ln(b) or an exact expression",
+             "bias": "int, Fraction, an exact constant or -inf"}.get(
+        kind, "int, Fraction or an exact constant (ExpTerm, Ln, Expr)")
     what = type(value).__name__
     hint = ""
     if isinstance(value, float) and value == value and abs(value) != float("inf"):
@@ -200,7 +345,13 @@ def _check_value(entry, value, slope=False):
                       f"{kinds}{hint}")
 
 
-def _check_table(where, table, sources, targets, slope=False):
+def _check_table(where, table, sources, targets, kind="weight"):
+    if isinstance(table, Factored):
+        if len(set(table.inner)) != len(table.inner) or not table.inner:
+            raise WeightError(f"{where}.inner: one or more distinct lane names")
+        _check_table(f"{where}.A", table.A, sources, table.inner, kind)
+        _check_table(f"{where}.B", table.B, table.inner, targets, kind)
+        return
     for src, row in table.items():
         if src not in sources:
             raise WeightError(f"{where}: unknown source {src!r}")
@@ -208,51 +359,182 @@ def _check_table(where, table, sources, targets, slope=False):
             if dst not in targets:
                 raise WeightError(f"{where}: unknown target {dst!r} (from {src!r})")
             entry = f"{where}[{dst!r}]" if src is None else f"{where}[{src!r}][{dst!r}]"
-            _check_value(entry, value, slope)
+            _check_value(entry, value, kind)
 
 
-def _check_vector(where, vector, targets, slope=False):
-    _check_table(where, {None: vector}, {None}, targets, slope)
+def _check_vector(where, vector, targets, kind="weight"):
+    _check_table(where, {None: vector}, {None}, targets, kind)
+
+
+def _check_choice(where, value, choices):
+    if value not in choices:
+        raise WeightError(f"{where} = {value!r}: use {', '.join(map(repr, choices))}")
+
+
+def _check_norm(where, norm, targets):
+    if norm is None:
+        return
+    _check_value(f"{where}.eps", norm.eps)
+    _check_vector(f"{where}.w", norm.w, targets)
+    _check_choice(f"{where}.mean", norm.mean, ("divide", "multiply"))
+    _check_choice(f"{where}.apply", norm.apply, ("rsqrt", "divide"))
+
+
+def _check_attention(where, a, slots, last_block):
+    if len(set(a.heads)) != len(a.heads) or not a.heads:
+        raise WeightError(f"{where}.heads: give one or more distinct head names")
+    if isinstance(a.head_dim, bool) or not isinstance(a.head_dim, int) or a.head_dim < 1:
+        raise WeightError(f"{where}.head_dim = {a.head_dim!r}: a positive integer")
+    if len(a.heads) % len(a.groups):
+        raise WeightError(f"{where}.kv_heads: {len(a.groups)} key/value heads do not divide "
+                          f"{len(a.heads)} query heads into equal groups")
+    q, kv = a.lanes(a.heads), a.lanes(a.groups)
+    if len(set(q) | set(kv)) != len(set(q)) + len(set(kv)) - len(set(q) & set(kv)):
+        raise WeightError(f"{where}: lane names must be unique")
+    _check_table(f"{where}.W_Q", a.W_Q, slots, q)
+    _check_table(f"{where}.W_K", a.W_K, slots, kv)
+    _check_table(f"{where}.W_V", a.W_V, slots, kv)
+    _check_table(f"{where}.W_O", a.W_O, q, slots)
+    _check_vector(f"{where}.b_Q", a.b_Q, q)
+    _check_vector(f"{where}.b_K", a.b_K, kv)
+    _check_vector(f"{where}.b_V", a.b_V, kv)
+    _check_vector(f"{where}.b_O", a.b_O, slots)
+    _check_vector(f"{where}.slopes", a.slopes, a.heads, "slope")
+    components = tuple(str(c) for c in range(a.head_dim))
+    _check_norm(f"{where}.q_norm", a.q_norm, components)
+    _check_norm(f"{where}.k_norm", a.k_norm, components)
+    if a.rope_freqs:
+        if a.head_dim % 2 or len(a.rope_freqs) != a.head_dim // 2:
+            raise WeightError(f"{where}.rope: an even head_dim and one frequency per pair "
+                              f"({a.head_dim // 2 or 'none'} here)")
+        for c, f in enumerate(a.rope_freqs):
+            _check_value(f"{where}.rope.freqs[{c}]", f)
+    _check_value(f"{where}.scale", a.scale)
+    _check_choice(f"{where}.scale_op", a.scale_op, ("multiply", "divide"))
+    _check_choice(f"{where}.softmax", a.softmax, ("softmax1", "softmax"))
+    _check_value(f"{where}.bias.default", a.bias_default, "bias")
+    for h, rows in a.bias.items():
+        if h not in a.heads:
+            raise WeightError(f"{where}.bias: unknown head {h!r}")
+        for i, row in rows.items():
+            for j, value in row.items():
+                if not (isinstance(i, int) and isinstance(j, int) and 0 <= j <= i):
+                    raise WeightError(f"{where}.bias[{h!r}][{i!r}][{j!r}]: a query position "
+                                      f"i and a key position 0 <= j <= i")
+                _check_value(f"{where}.bias[{h!r}][{i}][{j}]", value, "bias")
+    _check_value(f"{where}.mask", a.mask, "bias")
+    if not isinstance(a.mask, MinusInfinity) and not last_block:
+        raise WeightError(f"{where}.mask = {a.mask}: a finite mask lets an earlier position "
+                          f"see later ones, which a later block would read; tinyadder attends "
+                          f"causally, so it accepts a finite mask only in the last block")
 
 
 def check_model(model):
-    """Every table entry names a declared slot, unit, head or token within the layer's width,
-    and every value is exact (:class:`WeightError` otherwise)."""
+    """Every table entry names a declared slot, head lane, unit or token within the layer's
+    width, every choice is known, and every value is exact (:class:`WeightError`)."""
     if len(set(model.slots)) != len(model.slots):
         raise WeightError("slot names must be unique")
-    _check_table("W_E", model.W_E, model.vocab, model.slots[:model.width_embed])
+    if len(set(model.vocab)) != len(model.vocab):
+        raise WeightError("token names must be unique")
+    embedded = model.slots[:model.width_embed]
+    _check_table("W_E", model.W_E, model.vocab, embedded)
+    positions = model.W_pos.A if isinstance(model.W_pos, Factored) else model.W_pos
+    for pos in positions:
+        if isinstance(pos, bool) or not isinstance(pos, int) or pos < 0:
+            raise WeightError(f"W_pos: position {pos!r} is not a non-negative integer")
+    _check_table("W_pos", model.W_pos, set(positions), embedded)
+    _check_choice("pos_role", model.pos_role, ("fixed", "learned"))
     width = model.width_embed
     for i, block in enumerate(model.blocks):
+        where = f"blocks.{i}"
         if block.width_in != width:
-            raise WeightError(f"block {i} expects width {block.width_in}, stream has {width}")
-        slots, heads = model.slots[:width], block.attn.heads
-        a, m = block.attn, block.mlp
-        for name in ("W_Q", "W_K", "W_V"):
-            _check_table(f"blocks.{i}.attn.{name}", getattr(a, name), slots, heads)
-        _check_table(f"blocks.{i}.attn.W_O", a.W_O, heads, slots)
-        for name in ("b_Q", "b_K", "b_V"):
-            _check_vector(f"blocks.{i}.attn.{name}", getattr(a, name), heads)
-        _check_vector(f"blocks.{i}.attn.slopes", a.slopes, heads, slope=True)
-        _check_vector(f"blocks.{i}.attn.b_O", a.b_O, slots)
+            raise WeightError(f"{where} expects width {block.width_in}, stream has {width}")
+        if block.width_out < block.width_in or block.width_out > len(model.slots):
+            raise WeightError(f"{where}.width_out = {block.width_out}: at least width_in "
+                              f"({block.width_in}), at most the {len(model.slots)} slots")
+        slots, m = model.slots[:width], block.mlp
+        _check_norm(f"{where}.ln1", block.ln1, slots)
+        _check_attention(f"{where}.attn", block.attn, slots, i == len(model.blocks) - 1)
+        _check_norm(f"{where}.ln2", block.ln2, slots)
+        if len(set(m.units)) != len(m.units):
+            raise WeightError(f"{where}.mlp.units: unit names must be unique")
+        _check_choice(f"{where}.mlp.act", m.act, ACTIVATIONS)
         wide = model.slots[:block.width_out]
         for name in ("W_gate", "W_in"):
-            _check_table(f"blocks.{i}.mlp.{name}", getattr(m, name), slots, m.units)
+            _check_table(f"{where}.mlp.{name}", getattr(m, name), slots, m.units)
         for name in ("b_gate", "b_in"):
-            _check_vector(f"blocks.{i}.mlp.{name}", getattr(m, name), m.units)
-        _check_table(f"blocks.{i}.mlp.W_out", m.W_out, m.units, wide)
-        _check_vector(f"blocks.{i}.mlp.b_out", m.b_out, wide)
+            _check_vector(f"{where}.mlp.{name}", getattr(m, name), m.units)
+        if not m.gated and (m.W_gate or m.b_gate):
+            raise WeightError(f"{where}.mlp: a plain (gated: false) FFN has no W_gate or b_gate")
+        _check_table(f"{where}.mlp.W_out", m.W_out, m.units, wide)
+        _check_vector(f"{where}.mlp.b_out", m.b_out, wide)
         width = block.width_out
-    _check_table("readout", {t: {s: 1} for t, s in model.readout.items()},
-                 model.vocab, model.slots[:width])
+    final = model.slots[:width]
+    _check_norm("ln_final", model.ln_final, final)
+    _check_unembed(model, final)
+    _check_prompt(model)
+
+
+def _check_unembed(model, final):
+    u = model.unembed
+    _check_choice("unembed.kind", u.kind, UNEMBED_KINDS)
+    if not u.tokens or len(set(u.tokens)) != len(u.tokens):
+        raise WeightError("unembed.tokens: one or more distinct tokens")
+    for token in u.tokens:
+        if token not in model.vocab:
+            raise WeightError(f"unembed: unknown token {token!r}")
+    if u.kind == "negative_error":
+        if set(u.slots) != set(u.tokens):
+            raise WeightError("unembed.slots: one slot per readout token")
+        for token, slot in u.slots.items():
+            if slot not in final:
+                raise WeightError(f"readout: unknown target {slot!r} (from {token!r})")
+    _check_table("unembed.W_U", u.W_U, final, u.tokens)
+    _check_vector("unembed.b_U", u.b_U, u.tokens)
+    _check_vector("unembed.scale", u.scale, final)
+    if u.kind != "linear" and u.W_U:
+        raise WeightError(f"unembed.W_U: only a linear readout has one ({u.kind} here)")
+    if u.kind == "tied" and any(s not in model.slots[:model.width_embed] for s in u.scale):
+        raise WeightError("unembed.scale: a tied readout scales the embedded slots only")
+
+
+def _check_prompt(model):
+    p = model.prompt
+    if p is None:
+        return
+    if isinstance(p.digits, bool) or not isinstance(p.digits, int) or p.digits < 1:
+        raise WeightError(f"prompt.digits = {p.digits!r}: a positive integer")
+    _check_choice("prompt.operands", p.operands, ("msb", "lsb"))
+    _check_choice("prompt.answer", p.answer, ("msb", "lsb"))
+    if list(p.question).count("a") != 1 or list(p.question).count("b") != 1:
+        raise WeightError("prompt.question: 'a' and 'b' once each")
+    digits = [str(d) for d in range(10)]
+    for item in p.question:
+        if item not in ("a", "b") and item not in model.vocab:
+            raise WeightError(f"prompt.question: {item!r} is neither 'a', 'b' nor a token")
+    for d in digits:
+        if d not in model.vocab:
+            raise WeightError(f"vocab: the digit {d!r} is missing; the prompt needs 0-9")
+        if d not in model.unembed.tokens:
+            raise WeightError(f"unembed: the digit {d!r} is not a readout token")
+    if p.stop is not None and p.stop not in model.unembed.tokens:
+        raise WeightError(f"prompt.stop: {p.stop!r} is not a readout token")
 
 
 def live_heads(attn):
-    """Heads whose output reaches the stream: a non-zero value map (weights or bias) and a
-    non-zero output map. The others add nothing, whatever the input (the dead-head rule)."""
-    valued = {h for row in attn.W_V.values() for h, w in row.items() if not is_zero(w)}
-    valued |= {h for h, w in attn.b_V.items() if not is_zero(w)}
-    return tuple(h for h in attn.heads if h in valued
-                 and any(not is_zero(w) for w in attn.W_O.get(h, {}).values()))
+    """Heads whose output reaches the stream: a non-zero value map (weights or bias) into the
+    key/value head they read, and a non-zero output map from their lanes. The others add
+    nothing, whatever the input (the dead-head rule)."""
+    valued = {lane for row in attn.W_V.values() for lane, w in row.items() if not is_zero(w)}
+    valued |= {lane for lane, w in attn.b_V.items() if not is_zero(w)}
+    live = []
+    for h, head in enumerate(attn.heads):
+        kv_lanes = attn.lanes([attn.groups[attn.kv_of(h)]])
+        out = any(not is_zero(w) for lane in attn.lanes([head])
+                  for w in attn.W_O.get(lane, {}).values())
+        if out and valued & set(kv_lanes):
+            live.append(head)
+    return tuple(live)
 
 
 @dataclass(frozen=True)
@@ -280,9 +562,19 @@ class Tensor:
 
 
 def _tensor(name, part, table, rows, cols):
+    if isinstance(table, Factored):
+        raise TypeError(f"{name} is factored: walk it with _tensors")
     entries = {(r, c): v for r, row in table.items() for c, v in row.items()
                if not is_zero(v)}  # in the table's order, as the ledger lists them
     return Tensor(name, part, tuple(rows), tuple(cols), MappingProxyType(entries))
+
+
+def _tensors(name, part, table, rows, cols):
+    """A table as its tensor, or a factored one as its two factors ``name.A``, ``name.B``."""
+    if isinstance(table, Factored):
+        return [_tensor(f"{name}.A", part, table.A, rows, table.inner),
+                _tensor(f"{name}.B", part, table.B, table.inner, cols)]
+    return [_tensor(name, part, table, rows, cols)]
 
 
 def _vector(name, part, bias, cols):
@@ -290,33 +582,69 @@ def _vector(name, part, bias, cols):
 
 
 def tensors(model):
-    """Every weight tensor, in model order: embedding, each block's attention and FFN, readout.
+    """Every weight tensor, in model order: embedding, each block's norms, attention and FFN,
+    the final norm, the readout; the optional ones (positions, norms, rotary frequencies, a
+    fixed attention bias) only where the model has them.
 
-    Names follow TransformerLens (``blocks.0.attn.W_Q``); shapes are the dense ones. This is
-    the one walk over the weight tables: the forward pass, the ledger and the program listing
-    read the model through it.
+    Names follow TransformerLens (``blocks.0.attn.W_Q``, ``blocks.0.ln1.w``); shapes are the
+    dense ones. This is the one walk over the weight tables: the forward pass, the ledger and
+    the program listing read the model through it.
     """
     slots = model.slots
-    out = [_tensor("W_E", "embedding", model.W_E, model.vocab, slots[:model.width_embed])]
-    width = model.width_embed
+    embedded = slots[:model.width_embed]
+    out = [_tensor("W_E", "embedding", model.W_E, model.vocab, embedded)]
+    if model.W_pos:
+        positions = model.W_pos.A if isinstance(model.W_pos, Factored) else model.W_pos
+        out += _tensors("W_pos", "embedding", model.W_pos, tuple(sorted(positions)), embedded)
     for i, block in enumerate(model.blocks):
         a, m = block.attn, block.mlp
         inp, wide = slots[:block.width_in], slots[:block.width_out]
-        where, part = f"blocks.{i}.attn", f"layer {i} attention"
-        for w, b in (("W_Q", "b_Q"), ("W_K", "b_K"), ("W_V", "b_V")):
-            out.append(_tensor(f"{where}.{w}", part, getattr(a, w), inp, a.heads))
-            out.append(_vector(f"{where}.{b}", part, getattr(a, b), a.heads))
-        out.append(_tensor(f"{where}.W_O", part, a.W_O, a.heads, inp))
+        q, kv = a.lanes(a.heads), a.lanes(a.groups)
+        where, part = f"blocks.{i}", f"layer {i} attention"
+        out += _norm(f"{where}.ln1", part, block.ln1, inp)
+        where = f"blocks.{i}.attn"
+        for w, b, lanes in (("W_Q", "b_Q", q), ("W_K", "b_K", kv), ("W_V", "b_V", kv)):
+            out += _tensors(f"{where}.{w}", part, getattr(a, w), inp, lanes)
+            out.append(_vector(f"{where}.{b}", part, getattr(a, b), lanes))
+        components = tuple(str(c) for c in range(a.head_dim))
+        out += _norm(f"{where}.q_norm", part, a.q_norm, components)
+        out += _norm(f"{where}.k_norm", part, a.k_norm, components)
+        out += _tensors(f"{where}.W_O", part, a.W_O, q, inp)
         out.append(_vector(f"{where}.b_O", part, a.b_O, inp))
         out.append(_vector(f"{where}.slopes", part, a.slopes, a.heads))
-        where, part = f"blocks.{i}.mlp", f"layer {i} FFN"
+        if a.rope_freqs:
+            pairs = tuple(str(c) for c in range(len(a.rope_freqs)))
+            out.append(_vector(f"{where}.rope_freqs", part, dict(zip(pairs, a.rope_freqs)),
+                               pairs))
+        if a.bias:
+            rows = {f"{h}@{pos}": {str(j): v for j, v in row.items()}
+                    for h, table in a.bias.items() for pos, row in table.items()}
+            keys = sorted({j for row in rows.values() for j in row}, key=int)
+            out.append(_tensor(f"{where}.bias", part, rows, tuple(rows), tuple(keys)))
+        where, part = f"blocks.{i}", f"layer {i} FFN"
+        out += _norm(f"{where}.ln2", part, block.ln2, inp)
+        where = f"blocks.{i}.mlp"
         for w, b in (("W_gate", "b_gate"), ("W_in", "b_in")):
-            out.append(_tensor(f"{where}.{w}", part, getattr(m, w), inp, m.units))
+            out += _tensors(f"{where}.{w}", part, getattr(m, w), inp, m.units)
             out.append(_vector(f"{where}.{b}", part, getattr(m, b), m.units))
-        out.append(_tensor(f"{where}.W_out", part, m.W_out, m.units, wide))
+        out += _tensors(f"{where}.W_out", part, m.W_out, m.units, wide)
         out.append(_vector(f"{where}.b_out", part, m.b_out, wide))
-        width = block.width_out
-    # logit_t = -resid[readout[t]]: the readout is a 0/1 map from slots to output tokens.
-    out.append(_tensor("readout", "readout", {s: {t: 1} for t, s in model.readout.items()},
-                       slots[:width], tuple(model.readout)))
+    final = slots[:model.width_out]
+    out += _norm("ln_final", "readout", model.ln_final, final)
+    u = model.unembed
+    if u.kind == "negative_error":
+        # logit_t = -resid[readout[t]]: the readout is a 0/1 map from slots to output tokens.
+        out.append(_tensor("readout", "readout", {s: {t: 1} for t, s in u.slots.items()},
+                           final, u.tokens))
+    else:
+        if u.kind == "linear":
+            out += _tensors("unembed.W_U", "readout", u.W_U, final, u.tokens)
+        else:
+            out.append(_vector("unembed.scale", "readout", u.scale, embedded))
+        out.append(_vector("unembed.b_U", "readout", u.b_U, u.tokens))
     return out
+
+
+def _norm(name, part, norm, cols):
+    """A norm's weight vector as a tensor (nothing without a norm or a weight)."""
+    return [_vector(f"{name}.w", part, norm.w, cols)] if norm is not None and norm.w else []

@@ -177,7 +177,7 @@ def torch_model(model):
 def torch_rate(model, generate, k, repeats):
     """(wall add/s, CPU add/s, wrong) of the PyTorch model on the first k verify cases."""
     cases = verify_cases()[:k]
-    digits = model.meta.get("digits", 10)
+    digits = model.prompt.digits
     runs = []
     for _ in range(repeats):
         wrong = 0

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 import math
 
-from ..addition import prompt
+from ..addition import text as addition_text
 from ..cache import stages
 from ..construction import DIGITS, constants
 from ..generate import argmax
@@ -89,7 +89,7 @@ def approx(value, slack=CONSTRUCTION_SLACK):
 
 def intended_tokens(vocab, a, b, digits=DIGITS):
     """The sequence the model should produce: <bos> a + b = (a + b), zero-padded."""
-    text = prompt(a, b, digits) + f"{a + b:0{digits + 1}d}"
+    text = addition_text(a, b, a + b, digits)
     return ["<bos>", *text]
 
 

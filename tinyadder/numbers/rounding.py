@@ -3,10 +3,12 @@ Each decides its own tokens: its rounded values are its answer."""
 
 from contextlib import nullcontext
 import decimal
+from fractions import Fraction
 import math
+import operator
 import struct
 
-from ..constants import ExpTerm, Ln
+from ..constants import Expr, ExpTerm, Ln
 from .protocol import DEFAULT_DECIMAL_DIGITS, _decimal_context, _decimal_of, _Decides, _Fits
 
 
@@ -107,6 +109,8 @@ class FloatSystem(_Decides):
         return nullcontext()
 
     def const(self, c):
+        if isinstance(c, Expr):
+            return evaluate(self, c)
         if isinstance(c, ExpTerm):
             return _to_float(c.coef) * _exp(_to_float(c.power))
         if isinstance(c, Ln):
@@ -117,6 +121,32 @@ class FloatSystem(_Decides):
 
     def exp(self, x):
         return _exp(x)
+
+    def ln(self, x):
+        return math.log(x) if x > 0 else -math.inf if x == 0 else math.nan
+
+    def sqrt(self, x):
+        return math.sqrt(x) if x >= 0 else math.nan
+
+    def sin(self, x):
+        return math.sin(x)
+
+    def cos(self, x):
+        return math.cos(x)
+
+    def erf(self, x):
+        return math.erf(x)
+
+    def pi(self):
+        return math.pi
+
+    def largest(self, values):
+        """The first of the largest values, as a program's max returns it."""
+        return max(values)
+
+    def single(self, x):
+        """x rounded to IEEE single (the program's float32 cast), kept as a double."""
+        return to_float32(x)
 
 
 _SINGLE = struct.Struct("<f")
@@ -194,6 +224,8 @@ class Float32System(FloatSystem):
         return "float32 (IEEE 754 single, emulated: every result rounded to 24 bits)"
 
     def const(self, c):
+        if isinstance(c, Expr):
+            return evaluate(self, c)
         return Float32(super().const(c))
 
     slope = const
@@ -201,4 +233,61 @@ class Float32System(FloatSystem):
     def exp(self, x):
         return Float32(_exp(x))
 
+    def ln(self, x):
+        return Float32(super().ln(x))
 
+    def sqrt(self, x):
+        return Float32(super().sqrt(x))
+
+    def sin(self, x):
+        return Float32(math.sin(x))
+
+    def cos(self, x):
+        return Float32(math.cos(x))
+
+    def erf(self, x):
+        return Float32(math.erf(x))
+
+    def pi(self):
+        return Float32(math.pi)
+
+    def single(self, x):
+        return x
+
+
+
+
+def evaluate(ns, c):
+    """An exact constant's value in a rounding system, computed as a program would: operation
+    by operation in the system's own precision; inside ``f64(...)`` in IEEE double (as Python
+    computes it) and then rounded once to the system; ``f32(...)`` rounds to IEEE single."""
+    if not isinstance(c, Expr):
+        return ns.const(c)
+    op, args = c.op, c.args
+    if op == "pi":
+        return ns.pi()
+    if op == "f64":
+        return ns.const(Fraction(evaluate(DOUBLE, args[0])))
+    x = evaluate(ns, args[0])
+    if op == "f32":
+        return ns.single(x)
+    if op == "neg":
+        return -x
+    if op == "pow":
+        return _power(x, args[1], ns)
+    if op in _OPERATORS:
+        return _OPERATORS[op](x, evaluate(ns, args[1]))
+    return getattr(ns, op)(x)  # exp, ln, sqrt, sin, cos
+
+
+_OPERATORS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+              "div": operator.truediv}
+DOUBLE = FloatSystem()
+
+
+def _power(x, k, ns):
+    """x^k for an integer k, by repeated multiplication left to right (1/x^-k for k < 0)."""
+    out = ns.one
+    for _ in range(abs(k)):
+        out = out * x
+    return out if k >= 0 else ns.one / out
