@@ -4,7 +4,7 @@ import json
 import time
 
 from ..analysis.proof.prove import certificate, prove
-from ..analysis.proof.decisions import estimate_seconds
+from ..analysis.proof.formulas import estimate_seconds
 from ..construction import build
 from .options import PROG, Parser, Progress, add_digits_option, model_arg
 

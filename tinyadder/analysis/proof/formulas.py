@@ -1,4 +1,5 @@
-"""Every digit decision of a model as a formula in the digits, read off its own forward pass.
+"""The digit emitted at every deciding position as a formula in the digits, read off the
+model's own forward pass.
 
 The model is run once over the affine number system of ``analysis.proof.symbolic``: the digits of
 a, b and of the answer emitted so far are variables (the embedding must be affine in the
@@ -40,34 +41,38 @@ from typing import Dict, Optional, Tuple
 
 from ...addition import digits_of, encode
 from ...forward import KVCache, compile_model, forward
-from .symbolic import Ball, NotAffine, SymbolicSystem, round_up, variable
+from .symbolic import Affine, NotAffine, SymbolicSystem, box_sign, round_up
 
 
 @dataclass(frozen=True)
-class Decision:
+class DigitFormula:
     """One deciding position, in units of the sum (see the module docstring).
 
-    ``offset``: o(x) as {variable: coefficient} and ``offset0`` its constant; variables are
-    sequence positions. ``lo[y][sigma]``, ``hi[y][sigma]``: the bounds on r + o(x) for the true
-    digit sigma after previous token y (None: no bound); y is None at the first position.
-    ``bias``: the mean shift of the thresholds below their places, reported with the offset.
+    ``offset``: o(x), an :class:`~.symbolic.Affine` whose variables are sequence positions.
+    ``lo[y][sigma]``, ``hi[y][sigma]``: the bounds on r + o(x) for the true digit sigma after
+    previous token y (None: no bound); y is None at the first position. ``bias``: the mean
+    shift of the thresholds below their places, reported with the offset.
     """
 
     t: int
     position: int
     place: int               # p: the digit decided has place value 10^p
     previous: Optional[int]  # the variable (position) of the previous digit, if any
-    offset0: Fraction
-    offset: Dict[int, Fraction]
+    offset: Affine
     lo: Dict[Optional[int], Tuple[Optional[Fraction], ...]]
     hi: Dict[Optional[int], Tuple[Optional[Fraction], ...]]
     bias: Fraction
     guard: Fraction
     gain: Fraction
     tilt_ratio: Fraction      # max |T_{u+1} - T_u| / (G (m_{u+1} - m_u)): must be < 1
-    L: Dict[int, Fraction]    # the scalar L(x), coefficient 1 on ``ref``
+    L: Affine                 # the scalar L(x), coefficient 1 on its reference operand digit
     marks: Tuple[Fraction, ...]
     tilts: Dict[Optional[int], Tuple[Fraction, ...]]   # T_u(y) - T_0(y)
+
+    def offset_range(self, y):
+        """(min, max) of o(x) over the digit box, the previous digit set to y (None: free),
+        as :class:`~.reals.Real` (exact on demand)."""
+        return self.offset.range(None if y is None else {self.previous: y})
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,10 @@ class Layout:
             return 10 ** (n - self.b.index(pos) - 1)
         return -10 ** (n - self.answer.index(pos))
 
+    def visible(self, t):
+        """The digit variables visible at decision t: a, b and the t emitted digits."""
+        return self.a + self.b + self.answer[:t]
+
 
 def layout(model):
     n = digits_of(model)
@@ -94,112 +103,128 @@ def layout(model):
                   tuple(range(2 * n + 3, 3 * n + 3)))
 
 
-def _embedding(model, ns, compiled):
+def _embedding(model, compiled):
     """E(0) and E(1) - E(0), after checking E(d) = E(0) + d (E(1) - E(0)) for d = 0..9."""
     rows = [compiled.embed[model.vocab.index(str(d))] for d in range(10)]
     step = [b - a for a, b in zip(rows[0], rows[1])]
     for d, row in enumerate(rows):
         for s, (x, e0, st) in enumerate(zip(row, rows[0], step)):
-            if x.rad or x.coefs or x.const != e0.const + d * st.const:
+            if x.rad or not x.is_constant or x.const != e0.const + d * st.const:
                 raise NotAffine(f"the embedding of digit {d} is not affine in the digit "
                                 f"(slot {model.slots[s]})")
     return rows[0], step
 
 
-def _proportional(gates, ref):
-    """L (coefficient 1 at ``ref``) and (lambda, mu) per gate with g = lambda (L - mu)."""
+def _marks(gates, ref):
+    """L (coefficient 1 at ``ref``) and the mark mu of each gate, g = lambda (L - mu)."""
     g0 = gates[0]
-    L = {v: c / g0.coefs[ref] for v, c in g0.coefs.items()}
-    out = []
+    L = (g0 - g0.const).times(1 / g0.coef(ref))
+    marks = []
     for g in gates:
-        lam = g.coefs.get(ref, 0)
-        if not lam or any(g.coefs.get(v, 0) != lam * c for v, c in L.items()) \
-                or len(g.coefs) != len(L):
+        lam = g.multiple_of(L)
+        if not lam:
             raise NotAffine("the last layer's ReLUs are not all decided by one affine "
                             "function of the digits")
-        out.append((lam, -g.const / lam))
-    return L, out
+        marks.append(-g.const / lam)
+    return L, marks
 
 
-def decisions(model, progress=None):
-    """The Decision of every deciding position, t = 0..N (see the module docstring)."""
+def digit_formulas(model, progress=None):
+    """The DigitFormula of every deciding position, t = 0..N (see the module docstring)."""
     ns = SymbolicSystem(model)
     compiled = compile_model(model, ns)
     lay = layout(model)
     n = lay.digits
-    e0, step = _embedding(model, ns, compiled)
+    e0, step = _embedding(model, compiled)
     digit_positions = set(lay.a) | set(lay.b) | set(lay.answer)
 
     def patch_at(start):
         def embed(rows):
-            return [[x + variable(start + k, s.const) for x, s in zip(e0, step)]
+            return [[x + ns.variable(start + k, s.const) for x, s in zip(e0, step)]
                     if start + k in digit_positions else row for k, row in enumerate(rows)]
         return {"hook_embed": embed}
+
+    last = len(model.blocks) - 1
+    mid, pre, up = (f"blocks.{last}.{x}" for x in ("hook_resid_mid", "mlp.hook_pre",
+                                                   "mlp.hook_pre_linear"))
+
+    def run(token, past, i, oracle, resid_mid=None):
+        """(costs, cache, {trace point: value}) at position i; ``resid_mid``: the last
+        block's input as an earlier run at i computed it (so that the values share vectors)."""
+        patch = patch_at(i)
+        if resid_mid is not None:
+            patch[mid] = lambda value: resid_mid
+        got = {}
+        with ns.assuming(oracle):
+            logits, cache = forward(compiled, [token], past, patch=patch,
+                                    record=lambda name, value: got.setdefault(name, value),
+                                    names={mid, pre, up}.__contains__)
+        return [-x for x in logits[0]], cache, got
 
     tokens = encode(model, 0, 0)
     zero = model.vocab.index("0")
     _, past = forward(compiled, tokens[:-1], KVCache(), patch=patch_at(0))
-    last = model.blocks[-1].mlp
+    mlp = model.blocks[last].mlp
     result = []
     for t in range(n + 1):
         i = 2 * n + 2 + t
         token = tokens[-1] if t == 0 else zero
         if progress:
             progress(t, n + 1, f", deciding position {t + 1}")
-        # a first run lists the gates (their branches do not matter: only logits follow)
-        ns.oracle, ns.comparisons = (lambda g: True if g.coefs else None), []
-        _, nxt = forward(compiled, [token], past, patch=patch_at(i))
-        gates = [g for g, _ in ns.comparisons[-len(last.units):] if g.coefs]
+        # a first run finds the gates: a sign the box leaves open is taken as positive (only
+        # logits follow from it), and must be a gate of the last layer
+        assumed = []
+        _, nxt, got = run(token, past, i, lambda g: None if box_sign(g) is not None
+                          else assumed.append(g) or True)
+        tail = got[pre][0]
+        if len(assumed) != sum(box_sign(g) is None for g in tail):
+            raise NotAffine(f"a ReLU before the last layer at position {i} depends on the "
+                            f"digits")
+        gates = [g for g in tail if not g.is_constant]
         if not gates:
             raise NotAffine(f"no ReLU at position {i} depends on the digits")
         # L is scaled to coefficient 1 on the operand digit it weighs most, so that it grows
         # with the sum (the deciding position's own token may tilt: it is not the reference)
-        operands = [v for v in sorted(gates[0].coefs) if v in lay.a or v in lay.b]
+        operands = [v for v in sorted(gates[0].variables()) if v in lay.a or v in lay.b]
         if not operands:
             raise NotAffine(f"the ReLUs at position {i} do not read the operands")
-        ref = max(operands, key=lambda v: abs(gates[0].coefs[v]))
-        L, marks = _proportional(gates, ref)
-        mark_of = {}
-        tail = [g for g, _ in ns.comparisons[-len(last.units):]]
-        for k, g in enumerate(tail):
-            if g.coefs:
-                mark_of[k] = -g.const / g.coefs[ref]
-        expected = _readout_marks(model, last, mark_of, i)
+        ref = max(operands, key=lambda v: abs(gates[0].coef(v)))
+        L, marks = _marks(gates, ref)
+        mark_of = {k: -g.const / g.coef(ref) for k, g in enumerate(tail) if not g.is_constant}
+        expected = _readout_marks(model, mlp, mark_of, i)
         cut = sorted(set(mark_of.values()))
         # each digit's logit hangs on the ReLUs of one mark only (checked from the tables
         # above), so two runs give both sides of every kink: L below all marks, above all
-        reps = (cut[0] - 1, cut[-1] + 1)
         runs = []
-        for rep in reps:
+        for rep in (cut[0] - 1, cut[-1] + 1):
 
-            def resolve(g, rep=rep):
-                lam = g.coefs.get(ref)
-                if lam is None or len(g.coefs) != len(L) or \
-                        any(g.coefs.get(v) != lam * c for v, c in L.items()):
-                    return None  # not one of the last layer's L-gates: the box decides
-                return lam * (rep + g.const / lam) > 0
-            ups = {}
-            ns.oracle, ns.comparisons = resolve, []
-            logits, _ = forward(compiled, [token], past, patch=patch_at(i),
-                                record=lambda name, value: ups.setdefault(name, value))
-            up = ups[f"blocks.{len(model.blocks) - 1}.mlp.hook_pre_linear"][0]
-            # a ReLU taken as off may be on by its gate's radius in the real model
-            extra = Fraction(0)
-            units = last.units
-            tail = ns.comparisons[-len(units):]
-            for k, (g, on) in enumerate(tail):
-                if not on and g.bounds()[1] + g.rad > 0:
-                    out = sum(abs(w) for w in last.W_out.get(units[k], {}).values())
-                    extra += g.rad * (up[k].magnitude() + up[k].rad) * out
-            runs.append(([-x for x in logits[0]], extra))
-        ns.oracle = None
-        result.append(_decision(model, lay, t, i, L, ref, expected, runs))
+            def at_rep(g, rep=rep):
+                lam = g.multiple_of(L)
+                return None if lam is None else lam * rep + g.const > 0
+
+            costs, _, here = run(token, past, i, at_rep, resid_mid=got[mid])
+            runs.append((costs, _off_radius(mlp, here[pre][0], here[up][0], at_rep)))
+        result.append(_formula(lay, t, i, L, ref, expected, runs))
         past = nxt
     return result
 
 
+def _off_radius(mlp, gates, ups, oracle):
+    """What the ReLUs taken as off may add in the real model, where a gate is off by at most
+    its radius: sum of rho_gate |up| |W_out row|."""
+    extra = Fraction(0)
+    for unit, g, u in zip(mlp.units, gates, ups):
+        on = oracle(g)
+        if on is None:
+            on = box_sign(g)
+        if not on and g.range()[1] + g.rad > 0:
+            out = sum(abs(w) for w in mlp.W_out.get(unit, {}).values())
+            extra += g.rad * (u.magnitude() + u.rad) * out
+    return extra
+
+
 def estimate_seconds(digits):
-    """A rough time for ``decisions`` on this machine: 7 s at N = 10, 41 s at N = 20
+    """A rough time for ``digit_formulas`` on this machine: 7 s at N = 10, 41 s at N = 20
     (measured), growing as N^2.6 (positions times the sums' lengths times the rationals')."""
     return 0.0176 * digits ** 2.6
 
@@ -221,59 +246,57 @@ def _readout_marks(model, mlp, mark_of, i):
     return out
 
 
-def _decision(model, lay, t, i, L, ref, expected, runs):
-    """Fit cost_u = T_u + G |L - m_u| + shared, per u, from the costs below and above all
-    marks."""
-    n = lay.digits
-    place = n - t
-    previous = i if t > 0 else None
-    L_ball = Ball(Fraction(0), dict(L))
-    rho = max(max(c.rad for c in costs) + extra for costs, extra in runs)
+def _kinks(L, ref, expected, runs, i):
+    """Per digit u, (gain, the slope shared by every u, mark, tilt) of cost_u =
+    tilt + gain |L - mark| + slope L, from the costs below and above all marks."""
+    (below, _), (above, _) = runs
     fits = []
-    for u in range(len(runs[0][0])):
-        (below, _), (above, _) = runs
-        k_lo = below[u].coefs.get(ref, Fraction(0))
-        k_hi = above[u].coefs.get(ref, Fraction(0))
-        r_lo, r_hi = below[u] - L_ball.scale(k_lo), above[u] - L_ball.scale(k_hi)
+    for u, (lo_side, hi_side) in enumerate(zip(below, above)):
+        k_lo, k_hi = lo_side.coef(ref), hi_side.coef(ref)
+        r_lo, r_hi = lo_side - L.times(k_lo), hi_side - L.times(k_hi)
         gain = (k_hi - k_lo) / 2
         diff = r_lo - r_hi
-        if gain <= 0 or diff.coefs:
+        if gain <= 0 or not diff.is_constant:
             raise NotAffine(f"the logit of digit {u} at position {i} is not a tilt plus a "
                             f"gain times |L - mark|")
         mark = diff.const / (2 * gain)
         if mark != expected[u]:
             raise NotAffine(f"the kink of digit {u}'s logit is not at its ReLUs' mark")
-        tilt = (r_lo + r_hi).scale(Fraction(1, 2))
-        fits.append((gain, (k_hi + k_lo) / 2, mark, tilt))
-    gain = fits[0][0]
-    if any(f[0] != gain or f[1] != fits[0][1] for f in fits):
+        fits.append((gain, (k_hi + k_lo) / 2, mark, (r_lo + r_hi).times(Fraction(1, 2))))
+    if any(f[0] != fits[0][0] or f[1] != fits[0][1] for f in fits):
         raise NotAffine(f"the digits' logits at position {i} do not share one gain")
+    return fits
+
+
+def _formula(lay, t, i, L, ref, expected, runs):
+    """The DigitFormula of decision t from the costs below and above all marks."""
+    fits = _kinks(L, ref, expected, runs, i)
+    gain = fits[0][0]
     marks = [f[2] for f in fits]
     if any(b <= a for a, b in zip(marks, marks[1:])):
         if all(b < a for a, b in zip(marks, marks[1:])):
             raise NotAffine(f"the marks at position {i} decrease with the digit")
         raise NotAffine(f"the marks at position {i} are not ordered by digit")
-    base = fits[0][3]
+    previous = i if t > 0 else None
     tilts = []
     for f in fits:
-        d = f[3] - base
-        if any(v != previous for v in d.coefs):
+        d = f[3] - fits[0][3]
+        if any(v != previous for v in d.variables()):
             raise NotAffine(f"a tilt at position {i} depends on a digit other than the "
                             f"previous one")
         tilts.append(d)
+    place = lay.digits - t
     P = 10 ** place
     kappa = (marks[-1] - marks[0]) / ((len(marks) - 1) * P)
-    offset = {v: c / kappa - lay.place(v) for v, c in L.items()}
-    offset.update({v: -lay.place(v) for v in _digit_vars(lay, t) if v not in L})
-    offset = {v: c for v, c in offset.items() if c}
+    R = L.system.affine({v: lay.place(v) for v in lay.visible(t)})  # what is left to emit
+    offset = L.times(1 / kappa) - R
     bias = sum((u + 1) * P - (marks[u] + marks[u + 1]) / (2 * kappa)
                for u in range(len(marks) - 1)) / (len(marks) - 1)
+    rho = max(max(c.rad for c in costs) + extra for costs, extra in runs)
     guard = round_up(rho / (gain * kappa))
-    values = [None] if previous is None else list(range(10))
     lo, hi, ratio, tilt_table = {}, {}, Fraction(0), {}
-    for y in values:
-        fixed = {} if y is None else {previous: y}
-        T = [tl.bounds(fixed)[0] for tl in tilts]
+    for y in ([None] if previous is None else range(10)):
+        T = [tl.bounds(None if y is None else {previous: y})[0] for tl in tilts]
         tilt_table[y] = tuple(T)
         theta = []
         for u in range(len(marks) - 1):
@@ -282,14 +305,5 @@ def _decision(model, lay, t, i, L, ref, expected, runs):
             theta.append((marks[u] + marks[u + 1]) / 2 + delta / (2 * gain))
         lo[y] = tuple(None if s == 0 else theta[s - 1] / kappa - s * P for s in range(10))
         hi[y] = tuple(None if s == 9 else theta[s] / kappa - s * P for s in range(10))
-    return Decision(t, i, place, previous, Fraction(0), offset, lo, hi, bias, guard, gain,
-                    ratio, dict(L), tuple(marks), tilt_table)
-
-
-def _digit_vars(lay, t):
-    """The digit variables visible at decision t: a, b and the t emitted digits."""
-    return list(lay.a) + list(lay.b) + list(lay.answer[:t])
-
-
-def _same(x, y):
-    return x.const == y.const and x.coefs == y.coefs
+    return DigitFormula(t, i, place, previous, offset, lo, hi, bias, guard, gain,
+                        ratio, L, tuple(marks), tilt_table)
