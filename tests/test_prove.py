@@ -8,7 +8,7 @@ import pytest
 
 from tinyadder import build
 from tinyadder.analysis.proof import certificate as checker
-from tinyadder.analysis.proof.decisions import decisions
+from tinyadder.analysis.proof.formulas import digit_formulas
 from tinyadder.analysis.proof.prove import prove
 from tinyadder.analysis.proof.stress import stress_model
 from tinyadder.cli import main
@@ -42,7 +42,7 @@ def test_the_published_flaw_is_not_proved_at_n10():
 def test_the_tilts_are_the_readout_slots():
     """Published: digit 5's logit also holds cand0, so neighbouring tilts (in units of the
     gain times the marks' spacing) are 10^-6 apart from digit 5 on; repaired: none."""
-    pub, rep = (decisions(build(v, 2))[1] for v in ("published", "repaired"))
+    pub, rep = (digit_formulas(build(v, 2))[1] for v in ("published", "repaired"))
     assert rep.tilt_ratio == 0
     assert Fraction(1, 10 ** 6) <= pub.tilt_ratio < Fraction(2, 10 ** 6)
 

@@ -37,10 +37,12 @@ so L may move by rho / G.
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from typing import Dict, Optional, Tuple
 
 from ...addition import digits_of, encode
 from ...forward import KVCache, compile_model, forward
+from .parallel import run_shares, shares
 from .symbolic import Affine, NotAffine, SymbolicSystem, box_sign, round_up
 
 
@@ -129,54 +131,85 @@ def _marks(gates, ref):
     return L, marks
 
 
-def digit_formulas(model, progress=None):
-    """The DigitFormula of every deciding position, t = 0..N (see the module docstring)."""
-    ns = SymbolicSystem(model)
-    compiled = compile_model(model, ns)
-    lay = layout(model)
-    n = lay.digits
-    e0, step = _embedding(model, compiled)
-    digit_positions = set(lay.a) | set(lay.b) | set(lay.answer)
+def digit_formulas(model, progress=None, jobs=1):
+    """The DigitFormula of every deciding position, t = 0..N (see the module docstring);
+    ``jobs`` > 1: the positions split over that many processes (``parallel.shares``), each
+    running the pass up to its last position."""
+    n = digits_of(model)
+    if jobs > 1:
+        parts = run_shares(partial(_formulas, model), shares(list(range(n + 1)), jobs), jobs,
+                           progress)
+        return sorted((f for part in parts for f in part), key=lambda f: f.t)
+    return _formulas(model, range(n + 1), progress)
 
-    def patch_at(start):
+
+def _formulas(model, wanted, progress=None):
+    """The DigitFormulas of the deciding positions t in ``wanted``."""
+    symbolic = _Pass(model)
+    wanted = set(wanted)
+    result, past = [], symbolic.prompt()
+    for t in range(max(wanted) + 1):
+        if progress:
+            progress(t, max(wanted) + 1, f", deciding position {t + 1}")
+        formula, past = symbolic.position(t, past, t in wanted)
+        if formula is not None:
+            result.append(formula)
+    return result
+
+
+class _Pass:
+    """The model's forward pass over affine forms, position by position."""
+
+    def __init__(self, model):
+        self.model, self.lay = model, layout(model)
+        self.ns = SymbolicSystem(model)
+        self.compiled = compile_model(model, self.ns)
+        self.e0, self.step = _embedding(model, self.compiled)
+        self.digit_positions = set(self.lay.a) | set(self.lay.b) | set(self.lay.answer)
+        last = len(model.blocks) - 1
+        self.mlp = model.blocks[last].mlp
+        self.mid, self.pre, self.up = (f"blocks.{last}.{x}" for x in (
+            "hook_resid_mid", "mlp.hook_pre", "mlp.hook_pre_linear"))
+        self.tokens = encode(model, 0, 0)
+
+    def patch_at(self, start):
+        """The embedding of the digits from position ``start`` on as variables."""
         def embed(rows):
-            return [[x + ns.variable(start + k, s.const) for x, s in zip(e0, step)]
-                    if start + k in digit_positions else row for k, row in enumerate(rows)]
+            return [[x + self.ns.variable(start + k, s.const) for x, s in zip(self.e0, self.step)]
+                    if start + k in self.digit_positions else row for k, row in enumerate(rows)]
         return {"hook_embed": embed}
 
-    last = len(model.blocks) - 1
-    mid, pre, up = (f"blocks.{last}.{x}" for x in ("hook_resid_mid", "mlp.hook_pre",
-                                                   "mlp.hook_pre_linear"))
+    def prompt(self):
+        """The cache of the prompt up to the first deciding position."""
+        return forward(self.compiled, self.tokens[:-1], KVCache(), patch=self.patch_at(0))[1]
 
-    def run(token, past, i, oracle, resid_mid=None):
+    def run(self, token, past, i, oracle, resid_mid=None):
         """(costs, cache, {trace point: value}) at position i; ``resid_mid``: the last
         block's input as an earlier run at i computed it (so that the values share vectors)."""
-        patch = patch_at(i)
+        patch = self.patch_at(i)
         if resid_mid is not None:
-            patch[mid] = lambda value: resid_mid
+            patch[self.mid] = lambda value: resid_mid
         got = {}
-        with ns.assuming(oracle):
-            logits, cache = forward(compiled, [token], past, patch=patch,
+        with self.ns.assuming(oracle):
+            logits, cache = forward(self.compiled, [token], past, patch=patch,
                                     record=lambda name, value: got.setdefault(name, value),
-                                    names={mid, pre, up}.__contains__)
+                                    names={self.mid, self.pre, self.up}.__contains__)
         return [-x for x in logits[0]], cache, got
 
-    tokens = encode(model, 0, 0)
-    zero = model.vocab.index("0")
-    _, past = forward(compiled, tokens[:-1], KVCache(), patch=patch_at(0))
-    mlp = model.blocks[last].mlp
-    result = []
-    for t in range(n + 1):
+    def position(self, t, past, wanted=True):
+        """(the DigitFormula of deciding position t, or None unless ``wanted``; the cache
+        extended by it)."""
+        n, lay, mlp = self.lay.digits, self.lay, self.mlp
         i = 2 * n + 2 + t
-        token = tokens[-1] if t == 0 else zero
-        if progress:
-            progress(t, n + 1, f", deciding position {t + 1}")
+        token = self.tokens[-1] if t == 0 else self.model.vocab.index("0")
         # a first run finds the gates: a sign the box leaves open is taken as positive (only
         # logits follow from it), and must be a gate of the last layer
         assumed = []
-        _, nxt, got = run(token, past, i, lambda g: None if box_sign(g) is not None
-                          else assumed.append(g) or True)
-        tail = got[pre][0]
+        _, nxt, got = self.run(token, past, i, lambda g: None if box_sign(g) is not None
+                               else assumed.append(g) or True)
+        if not wanted:
+            return None, nxt
+        tail = got[self.pre][0]
         if len(assumed) != sum(box_sign(g) is None for g in tail):
             raise NotAffine(f"a ReLU before the last layer at position {i} depends on the "
                             f"digits")
@@ -191,7 +224,7 @@ def digit_formulas(model, progress=None):
         ref = max(operands, key=lambda v: abs(gates[0].coef(v)))
         L, marks = _marks(gates, ref)
         mark_of = {k: -g.const / g.coef(ref) for k, g in enumerate(tail) if not g.is_constant}
-        expected = _readout_marks(model, mlp, mark_of, i)
+        expected = _readout_marks(self.model, mlp, mark_of, i)
         cut = sorted(set(mark_of.values()))
         # each digit's logit hangs on the ReLUs of one mark only (checked from the tables
         # above), so two runs give both sides of every kink: L below all marks, above all
@@ -202,11 +235,9 @@ def digit_formulas(model, progress=None):
                 lam = g.multiple_of(L)
                 return None if lam is None else lam * rep + g.const > 0
 
-            costs, _, here = run(token, past, i, at_rep, resid_mid=got[mid])
-            runs.append((costs, _off_radius(mlp, here[pre][0], here[up][0], at_rep)))
-        result.append(_formula(lay, t, i, L, ref, expected, runs))
-        past = nxt
-    return result
+            costs, _, here = self.run(token, past, i, at_rep, resid_mid=got[self.mid])
+            runs.append((costs, _off_radius(mlp, here[self.pre][0], here[self.up][0], at_rep)))
+        return _formula(lay, t, i, L, ref, expected, runs), nxt
 
 
 def _off_radius(mlp, gates, ups, oracle):

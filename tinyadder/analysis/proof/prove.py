@@ -85,12 +85,13 @@ def row(formula):
                max(highs) + float(bias), max(safe_lo) + bias, min(safe_hi) + bias, ok)
 
 
-def prove(model, progress=None, formulas=None):
+def prove(model, progress=None, formulas=None, jobs=1):
     """The Proof for ``model``; ``refusal`` set (and nothing proved) where the method does
-    not reach: the symbolic pass or a condition it checks failed."""
+    not reach: the symbolic pass or a condition it checks failed. ``jobs``: processes for
+    the symbolic pass (``digit_formulas``)."""
     lay = layout(model)
     try:
-        formulas = formulas if formulas is not None else digit_formulas(model, progress)
+        formulas = formulas if formulas is not None else digit_formulas(model, progress, jobs)
     except NotAffine as why:
         return Proof(model.name, lay.digits, [], [], refusal=str(why))
     bad = [f for f in formulas if f.tilt_ratio >= 1]

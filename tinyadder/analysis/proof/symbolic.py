@@ -77,6 +77,9 @@ class Vector:
     def __len__(self):
         return len(self.entries)
 
+    def __reduce__(self):  # pickled for --jobs: the entries alone
+        return Vector, (self.entries,)
+
     def sums(self):
         """(sum of the negative entries, sum of the positive ones), as Reals."""
         if self._sums is None:
