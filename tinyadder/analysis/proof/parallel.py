@@ -30,7 +30,7 @@ def run_shares(work, parts, jobs, progress=None):
         for result in results:
             out.append(result)
             if progress:
-                progress(len(out), len(parts), f", {len(out)} of {len(parts)} shares")
+                progress(len(out), len(parts))
     finally:
         if pool is not None:
             pool.terminate()

@@ -1,10 +1,10 @@
 """The proof: does the model add every one of the 10^(2N) pairs right?
 
 By induction on the digits emitted, most significant first. Suppose the digits above place p
-are right. ``digit_formulas`` gives the digit emitted at place p exactly: it is the true digit sigma
-iff  lo(sigma, y) < r + o(x) <= hi(sigma, y)  with r = s mod 10^p in [0, 10^p - 1] and o(x)
-the offset, an exact affine form in the digits (y the digit above). So the digit is right for
-every pair when, for every previous digit y and every sigma,
+are right. ``digit_formulas`` gives the digit emitted at place p exactly: it is the true digit
+sigma iff  lo(sigma, y) < r + o(x) <= hi(sigma, y)  with r = s mod 10^p in [0, 10^p - 1] and
+o(x) the offset, an exact affine form in the digits (y the digit above). So the digit is right
+for every pair when, for every previous digit y and every sigma,
 
     min o(x) > lo(sigma, y) + guard        (r = 0, the lowest remainder)
     max o(x) + 10^p - 1 <= hi(sigma, y) - guard   (r = 10^p - 1, the highest)

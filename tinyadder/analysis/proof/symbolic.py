@@ -11,7 +11,8 @@ real-number model (every exponential exact) can be from the centre:
     |f_real(x) - f_centre(x)| <= rho   for every x in [0, TOP]^vars.
 
 Rules: (f + g) has radius rho_f + rho_g; k f (k free of variables, k = k_c +- rho_k) has
-radius (|k_c| + rho_k) rho_f + rho_k max|f_c| (max over the box); 1/k has radius
+radius (|k_c| + rho_k) rho_f + rho_k M, M >= max|f_c| over the box (to a float's
+precision: ``magnitude``); 1/k has radius
 rho_k / (|k_c| (|k_c| - rho_k)). An exponential's radius is its distance from a
 20-digits-more evaluation plus that evaluation's own half ulp. Radii are rounded up to
 powers of two, so they stay short.
@@ -26,18 +27,20 @@ leave it to the box; ``met`` lists every gate met and the answer given); a sign 
 decides raises NotAffine.
 
 Representation. The coefficients are stored as c_v = s w_v: a scale s and a :class:`Vector` w,
-immutable and shared, which knows the sums of its positive and of its negative entries (so a
-value's bounds over the box cost O(1)). Scaling a value is O(1) and so is adding two values
-that share a vector; otherwise the longer vector is copied and the shorter folded into it
-(O(shorter) rational operations). A forward pass mostly rescales and re-adds one running sum,
-so a position costs O(1) rational operations on long coefficients plus a copy.
+immutable and shared. Scaling a value is O(1), and so is adding two values that share a
+vector; otherwise the longer vector is copied and the shorter folded into it (O(shorter)
+rational operations), and the result remembers that it is base + k delta, so that
+subtracting the base again costs O(len(delta)). A value's bounds over the box come from its
+vector's sums of positive and of negative entries, kept as :class:`~.reals.Real`: a float
+enclosure at once, the exact sum only when a question needs it. A forward pass mostly
+rescales and re-adds one running sum, so a position costs O(1) rational operations on long
+coefficients plus a copy.
 """
 
 from contextlib import contextmanager, nullcontext
 from fractions import Fraction
-import decimal
-
 from math import isfinite
+import decimal
 
 from ...numbers import Undecided, for_model, number_system
 from .reals import Real
