@@ -9,7 +9,7 @@ from ..analysis.proof.symbolic import NotAffine
 from ..construction import build
 from ..numbers import number_system
 from .options import PROG, Parser, Progress, add_digits_option, model_arg
-from .prove import symbolic_progress
+from .prove import add_jobs_option, symbolic_progress
 
 
 def build_parser():
@@ -24,6 +24,7 @@ def build_parser():
     parser.add_argument("--model", type=model_arg, default="published",
                         help="published (default) or repaired")
     add_digits_option(parser)
+    add_jobs_option(parser)
     return parser
 
 
@@ -70,7 +71,8 @@ def main(argv, out, err, stdin):
               f"{counting_seconds(wins, args.digits):.0f} s", file=err, flush=True)
     counting = Progress(err, "counting", seconds=0)
     try:
-        result = census(model, progress=progress, before_count=estimate, counting=counting)
+        result = census(model, progress=progress, before_count=estimate, counting=counting,
+                        jobs=args.jobs)
     except NotAffine as why:
         print(f"{PROG}: census: the method does not reach this model: {why}", file=err)
         return 1

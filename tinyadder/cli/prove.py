@@ -4,9 +4,11 @@ import json
 import time
 
 from ..analysis.proof.prove import certificate, prove
-from ..analysis.proof.decisions import estimate_seconds
+from ..analysis.proof.formulas import estimate_seconds
 from ..construction import build
-from .options import PROG, Parser, Progress, add_digits_option, model_arg
+from .options import PROG, Parser, Progress, add_digits_option, int_arg, model_arg
+
+MAX_JOBS = 64
 
 
 def build_parser():
@@ -22,10 +24,18 @@ def build_parser():
     parser.add_argument("--model", type=model_arg, default="published",
                         help="published (default) or repaired")
     add_digits_option(parser)
+    add_jobs_option(parser)
     parser.add_argument("--certificate", metavar="FILE",
                         help="write the proof's data (exact rationals, JSON) to FILE, for "
                              f"'{PROG} check-certificate FILE'")
     return parser
+
+
+def add_jobs_option(parser):
+    """--jobs N: processes for the symbolic pass (and the census's counting)."""
+    parser.add_argument("--jobs", type=int_arg(1, MAX_JOBS), default=1, metavar="N",
+                        help=f"split the work over N processes, 1 <= N <= {MAX_JOBS} "
+                             f"(default 1); the result is the same for every N")
 
 
 def report(proof, variant):
@@ -67,7 +77,7 @@ def main(argv, out, err, stdin):
     args = build_parser().parse_args(argv)  # a usage error exits 2 (cli.main)
     model = build(args.model, args.digits)
     start = time.perf_counter()
-    proof = prove(model, progress=symbolic_progress(args.digits, err))
+    proof = prove(model, progress=symbolic_progress(args.digits, err), jobs=args.jobs)
     if proof.refusal:
         print(f"{PROG}: prove: the method does not reach this model: {proof.refusal}",
               file=err)
