@@ -521,18 +521,27 @@ def _check_prompt(model):
         raise WeightError(f"prompt.stop: {p.stop!r} is not a readout token")
 
 
+def reaches(table):
+    """{source: the targets it has a non-zero weight to}; a factored table's through its
+    inner lanes (a product's support, cancellation aside)."""
+    if isinstance(table, Factored):
+        inner = reaches(table.B)
+        return {s: {t for r in rs for t in inner.get(r, ())}
+                for s, rs in reaches(table.A).items()}
+    return {s: {t for t, w in row.items() if not is_zero(w)} for s, row in table.items()}
+
+
 def live_heads(attn):
     """Heads whose output reaches the stream: a non-zero value map (weights or bias) into the
     key/value head they read, and a non-zero output map from their lanes. The others add
     nothing, whatever the input (the dead-head rule)."""
-    valued = {lane for row in attn.W_V.values() for lane, w in row.items() if not is_zero(w)}
+    valued = {lane for targets in reaches(attn.W_V).values() for lane in targets}
     valued |= {lane for lane, w in attn.b_V.items() if not is_zero(w)}
+    out = reaches(attn.W_O)
     live = []
     for h, head in enumerate(attn.heads):
         kv_lanes = attn.lanes([attn.groups[attn.kv_of(h)]])
-        out = any(not is_zero(w) for lane in attn.lanes([head])
-                  for w in attn.W_O.get(lane, {}).values())
-        if out and valued & set(kv_lanes):
+        if any(out.get(lane) for lane in attn.lanes([head])) and valued & set(kv_lanes):
             live.append(head)
     return tuple(live)
 
