@@ -5,8 +5,8 @@ import time
 
 from ..analysis.proof.prove import certificate, prove
 from ..analysis.proof.decisions import estimate_seconds
-from ..construction import build
-from .options import PROG, Parser, Progress, add_digits_option, model_arg
+from ..addition import digits_of
+from .options import PROG, Parser, Progress, add_digits_option, add_model_option, model_of
 
 
 def build_parser():
@@ -19,8 +19,7 @@ def build_parser():
                     "affine forms in the digits (docs/proof.md). Exit status 0 when proved, "
                     "1 when not (then 'tinyadder census' counts the failures), 2 for bad "
                     "options.")
-    parser.add_argument("--model", type=model_arg, default="published",
-                        help="published (default) or repaired")
+    add_model_option(parser)
     add_digits_option(parser)
     parser.add_argument("--certificate", metavar="FILE",
                         help="write the proof's data (exact rationals, JSON) to FILE, for "
@@ -64,10 +63,11 @@ def symbolic_progress(digits, err):
 
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
-    args = build_parser().parse_args(argv)  # a usage error exits 2 (cli.main)
-    model = build(args.model, args.digits)
+    parser = build_parser()
+    args = parser.parse_args(argv)  # a usage error exits 2 (cli.main)
+    model = model_of(parser, args)
     start = time.perf_counter()
-    proof = prove(model, progress=symbolic_progress(args.digits, err))
+    proof = prove(model, progress=symbolic_progress(digits_of(model), err))
     if proof.refusal:
         print(f"{PROG}: prove: the method does not reach this model: {proof.refusal}",
               file=err)
@@ -77,7 +77,7 @@ def main(argv, out, err, stdin):
     if args.certificate:
         try:
             with open(args.certificate, "w", encoding="utf-8") as f:
-                json.dump(certificate(proof, args.model), f, indent=1)
+                json.dump(certificate(proof, str(args.model)), f, indent=1)
         except OSError as why:
             print(f"{PROG}: error: cannot write {args.certificate}: {why.strerror}; "
                   f"give a writable file", file=err)

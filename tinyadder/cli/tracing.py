@@ -10,7 +10,7 @@ import argparse
 import os
 import re
 
-from ..addition import digits_of, encode, sequence_text
+from ..addition import digits_of, encode, sequence_length, sequence_text
 from ..analysis import probes, show, step, trace_json
 from ..cache import run_with_cache
 from ..construction import MAX_DIGITS
@@ -134,7 +134,7 @@ def problem(args, model):
     digits = digits_of(model)
     if mode and too_costly(f"--{mode}", digits):
         return too_costly(f"--{mode}", digits)
-    length = 3 * digits + 4
+    length = sequence_length(model)
     bad = [p for p in args.pos or () if p >= length]
     if bad:
         return f"position {bad[0]} is outside the sequence; use 0 to {length - 1}"
