@@ -404,8 +404,11 @@ class _Parser:
             return self.function(word, value)
         if word == "pi":
             return PI
-        if word.lower() in ("nan", "inf", "infinity"):
-            self.fail(f"{word} is not an exact constant ('-inf' alone marks a masked entry)")
+        if word.lower() == "nan":
+            self.fail(f"{word} is not an exact constant")
+        if word.lower() in ("inf", "infinity"):
+            self.fail(f"{word} at character {at}: '-inf' alone marks a masked entry (a mask or "
+                      f"a fixed attention bias) and takes no arithmetic")
         if self.peek()[1] == "(":
             self.fail(f"{word!r} is not a function; the functions are "
                       f"{', '.join(FUNCTIONS + MARKERS)}")

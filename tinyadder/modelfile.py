@@ -156,17 +156,18 @@ class _Reader:
     def fields(self, where, obj, required, optional=()):
         """``obj`` as a JSON object with these fields (unknown ones refused, by name)."""
         if not isinstance(obj, _Object):
-            raise ModelFileError(f"{where}: {_json(obj)} is not an object; give {{...}} with "
-                                 f"{', '.join(required + optional)}")
+            raise ModelFileError(f"{where or 'the model'}: {_json(obj)} is not an object; "
+                                 f"give {{...}} with {', '.join(required + optional)}")
         if obj.duplicate is not None:
             raise ModelFileError(f"{where}: the key {obj.duplicate!r} appears twice")
         for key in obj:
             if key not in required and key not in optional:
-                raise ModelFileError(f"{_at(where, key)}: unknown field; {where or 'a model'} "
-                                     f"has {', '.join(required + optional)}")
+                raise ModelFileError(f"{where or 'the model'}: unknown field {key!r}; the "
+                                     f"fields are {', '.join(required + optional)}")
         for key in required:
             if key not in obj:
-                raise ModelFileError(f"{_at(where, key)}: missing (a required field)")
+                raise ModelFileError(f"{where or 'the model'}: the field {key!r} is missing; "
+                                     f"{', '.join(required)} are required")
         return obj
 
     def mapping(self, where, obj):
@@ -210,6 +211,9 @@ class _Reader:
     def value(self, where, x, kind="weight"):
         """An exact constant from its text; 'weight' entries are non-zero, only 'bias' ones
         may be -inf."""
+        if x in ("NaN", "Infinity", "-Infinity") and isinstance(x, _Number):
+            raise ModelFileError(f"{where}: {x} is not an exact constant; a value is a string "
+                                 f"of the constant grammar, such as \"11/10\"")
         if isinstance(x, _Number) or (isinstance(x, int) and not isinstance(x, bool)):
             raise ModelFileError(f'{where}: {_json(x)} is a JSON number; a value is a string '
                                  f'of the constant grammar, such as "{_json(x)}"')
@@ -401,11 +405,10 @@ class _Reader:
         return tuple(self.value(f"{where}.freqs[{i}]", x) for i, x in enumerate(r["freqs"]))
 
     def bias(self, where, obj):
-        b = self.fields(where, obj, ("default",), ("heads",))
+        b = self.fields(where, obj, ("default", "heads"))
         default = self.value(f"{where}.default", b["default"], "bias")
         heads = {}
-        for head, rows in self.optional(b, "heads", lambda x: self.mapping(
-                f"{where}.heads", x), {}).items():
+        for head, rows in self.mapping(f"{where}.heads", b["heads"]).items():
             at = f"{where}.heads[{head!r}]"
             heads[head] = {self.position(f"{at}[{i!r}]", i): {
                 self.position(f"{at}[{i!r}][{j!r}]", j): self.value(
@@ -453,10 +456,6 @@ class _Reader:
         return tuple(self.names_list(f"ties[{i}]", tie) for i, tie in enumerate(obj))
 
 
-def _at(where, key):
-    return f"{where}.{key}" if where else key
-
-
 TOP_REQUIRED = ("format", "version", "name", "vocab", "slots", "embed", "blocks", "unembed")
 TOP_OPTIONAL = ("about", "precision", "constants", "fixed", "prompt", "ln_final", "roles",
                 "ties")
@@ -493,11 +492,13 @@ class _Writer:
                     return name
         return c.text(v)
 
-    def table(self, t):
-        return {str(k): self.vector(row) for k, row in t.items()}
+    def table(self, t, zeros=False):
+        """A table's rows, without its zeros (``zeros``: with them, as an attention bias)."""
+        rows = {str(k): self.vector(row, zeros) for k, row in t.items()}
+        return {k: row for k, row in rows.items() if row}
 
-    def vector(self, v):
-        return {str(k): self.value(x) for k, x in v.items()}
+    def vector(self, v, zeros=False):
+        return {str(k): self.value(x) for k, x in v.items() if zeros or not c.is_zero(x)}
 
     def model(self):
         m = self.m
@@ -567,10 +568,7 @@ class _Writer:
             out["head_dim"] = a.head_dim
         if a.kv_heads:
             out["kv_heads"] = list(a.kv_heads)
-        for name in Attention.tables:
-            t = getattr(a, name)
-            if t:
-                out[name] = self.vector(t) if name.startswith("b_") else self.table(t)
+        out.update(self.tables(a, Attention.tables))
         for name in ("q_norm", "k_norm"):
             if getattr(a, name) is not None:
                 out[name] = self.norm(getattr(a, name))
@@ -583,10 +581,10 @@ class _Writer:
             out["scale_op"] = a.scale_op
         if a.slopes:
             out["slopes"] = self.vector(a.slopes)
-        if a.bias or not c.is_zero(a.bias_default):
-            out["bias"] = {"default": self.value(a.bias_default)}
-            if a.bias:
-                out["bias"]["heads"] = {h: self.table(rows) for h, rows in a.bias.items()}
+        if a.bias:  # without a table the default has no effect
+            out["bias"] = {"default": self.value(a.bias_default),
+                           "heads": {h: self.table(rows, zeros=True)
+                                     for h, rows in a.bias.items()}}
         out["softmax"] = a.softmax
         if not isinstance(a.mask, c.MinusInfinity):
             out["mask"] = self.value(a.mask)
@@ -594,11 +592,14 @@ class _Writer:
 
     def mlp(self, m):
         out = {"units": list(m.units), "act": m.act, "gated": m.gated}
-        for name in MLP.tables:
-            t = getattr(m, name)
-            if t:
-                out[name] = self.vector(t) if name.startswith("b_") else self.table(t)
+        out.update(self.tables(m, MLP.tables))
         return out
+
+    def tables(self, part, names):
+        """{name: table} of the part's weight tables and biases that have a non-zero entry."""
+        written = {name: (self.vector if name.startswith("b_") else self.table)(
+            getattr(part, name)) for name in names}
+        return {name: t for name, t in written.items() if t}
 
     def unembed(self, u):
         out = {"kind": u.kind}

@@ -24,7 +24,7 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    text = dump(model_of(parser, args))
+    text = dump(model_of(parser, args, adds=False))
     if args.output is None:
         out.write(text)
         return 0

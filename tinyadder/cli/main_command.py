@@ -131,7 +131,4 @@ def main(argv, out, err, stdin):
         print(f"{PROG}: error: no expression given; pass one such as 12+34, or '-' for stdin",
               file=err)
         return 2
-    model = model_of(parser, args)
-    if model.prompt is None:
-        parser.error(f"the model {args.model} does not add: it has no addition prompt")
-    return run_expressions(args, model, out, err, stdin)
+    return run_expressions(args, model_of(parser, args), out, err, stdin)

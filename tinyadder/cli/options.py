@@ -111,13 +111,16 @@ def model_arg(text):
                                      f"{', '.join(models.names())} or a model file")
 
 
-def model_of(parser, args):
-    """The model ``args.model`` and ``args.digits`` choose; a file for another N than --digits
-    is the parser's one-line error."""
+def model_of(parser, args, adds=True):
+    """The model ``args.model`` and ``args.digits`` choose; a file for another N than --digits,
+    or (``adds``) a model without an addition prompt, is the parser's one-line error."""
     try:
-        return args.model.build(getattr(args, "digits", None))
+        model = args.model.build(getattr(args, "digits", None))
     except ValueError as err:
         parser.error(str(err))
+    if adds and model.prompt is None:
+        parser.error(f"the model {args.model} does not add: it has no prompt")
+    return model
 
 
 def construction_only(parser, args, what):

@@ -23,7 +23,7 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    model = model_of(parser, args)
+    model = model_of(parser, args, adds=False)
     digits = model.prompt.digits if model.prompt is not None else None
     lines = ledger(model)
     if args.json:
@@ -32,6 +32,6 @@ def main(argv, out, err, stdin):
         text = render(model, lines)
         text.insert(1, f"built for N = {digits} digits (the count is the same for every N)"
                     if args.model.file is None else f"read from {args.model}"
-                    + (f", N = {digits} digits" if digits else ""))
+                    + (f", N = {digits} digit{'s' * (digits != 1)}" if digits else ""))
         print("\n".join(text), file=out)
     return 0

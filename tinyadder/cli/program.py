@@ -23,7 +23,7 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    model = model_of(parser, args)
+    model = model_of(parser, args, adds=False)
     out.write(python_source(model, for_model(args.number, model)) if args.python
               else listing(model))
     return 0

@@ -24,6 +24,7 @@ from ..addition import excerpt
 from ..modelfile import load, loads
 
 
+@lru_cache(maxsize=None)
 def names():
     """The shipped models' names, sorted."""
     return sorted(f.name[:-len(".json")] for f in resources.files(__name__).iterdir()
@@ -53,18 +54,19 @@ def build(model="published", digits=None):
                 and model in construction.VARIANTS:
             return construction.build(model, digits)
         return at_digits(found, digits, model)
-    if isinstance(model, (str, os.PathLike)) and os.path.isfile(model):
+    if not isinstance(model, (str, os.PathLike)):
+        raise TypeError(f"a model is a name such as 'published' or the path of a model file, "
+                        f"not {type(model).__name__}")
+    if os.path.isfile(model):
         return at_digits(load(model), digits, os.fspath(model))
-    shown = excerpt(os.fspath(model)) if isinstance(model, (str, os.PathLike)) else \
-        type(model).__name__
-    raise ValueError(f"unknown model {shown}: use {', '.join(names())} or the path of a "
-                     f"model file")
+    raise ValueError(f"unknown model {excerpt(os.fspath(model))}: use {', '.join(names())} or "
+                     f"the path of a model file")
 
 
 def at_digits(model, digits, where):
     """``model``, if it is for ``digits`` operand digits (None: whatever it is for)."""
     n = model.prompt.digits if model.prompt is not None else None
     if digits is not None and digits != n:
-        raise ValueError(f"the model {where} is written for N = {n} digits, not {digits}; "
-                         f"leave the digits out or give {n}")
+        raise ValueError(f"the model {where} is written for N = {n}, not {digits}; leave the "
+                         f"digits out or give {n}")
     return model
