@@ -326,6 +326,19 @@ def test_the_hand_written_adder_is_counted_rule_by_rule(adder1):
     assert f"read from {ADDER1}, N = 1 digit\n" in out
 
 
+@pytest.mark.parametrize("argv, problem", [
+    (["explain", "7+8"], "explain reads TinyAdder-36's slots"),
+    (["explore", "7+8", "-o", "/nonexistent/page.html"], "explore reads TinyAdder-36's slots"),
+    (["figure", "attention", "7+8"], "figure reads TinyAdder-36's slots"),
+    (["7+8", "--trace", "--check"], "--check reads TinyAdder-36's slots"),
+    (["bench", "--number", "float"], "bench times AdderBoard's 10-digit cases; the model "),
+    (["precision"], "the table builds the model for each N; a model file is written for one N"),
+])
+def test_views_of_tinyadder_refuse_another_model_in_one_line(argv, problem):
+    status, out, err = run_cli(argv + ["--model", str(ADDER1)])
+    assert (status, out) == (2, "") and problem in err and err.count("\n") == 1, err
+
+
 def test_a_perturbed_36p_file_is_the_perturbed_model():
     text_ = PUBLISHED.replace('"b_V": {"h0": "15"}', '"b_V": {"h0": "29/2"}')
     assert text_ != PUBLISHED

@@ -6,6 +6,7 @@ import platform
 
 from ..analysis.bench import (CASES, SYSTEMS, TORCH_CASES, long_numbers, measure,
                               torch_model, torch_rate)
+from ..construction import DIGITS
 from .options import (PROG, Parser, add_model_options, construction_only, digits_list_arg,
                       excerpt, int_arg, model_of)
 
@@ -52,6 +53,9 @@ def main(argv, out, err, stdin):
         return long_numbers(args, out)
     systems = [args.number.spec] if args.number else list(SYSTEMS)
     model = model_of(parser, args)
+    if model.prompt.digits != DIGITS:
+        parser.error(f"bench times AdderBoard's {DIGITS}-digit cases; the model {args.model} "
+                     f"adds {model.prompt.digits}-digit numbers")
     print(f"tinyadder bench: {args.model} model, AdderBoard verify cases, median of "
           f"{args.repeats}", file=out)
     print(f"Python {platform.python_version()} ({platform.python_implementation()}), "

@@ -6,7 +6,8 @@ from .. import addition
 from ..analysis.explain import WIDTH, narrate
 from ..cache import run_with_cache
 from .main_command import _hint
-from .options import PROG, Parser, add_digits_option, add_model_options, model_of
+from .options import (PROG, Parser, add_digits_option, add_model_options, model_of,
+                      tinyadder_problem)
 
 
 def build_parser():
@@ -29,6 +30,8 @@ def main(argv, out, err, stdin):
     parser = build_parser()
     args = parser.parse_args(argv)
     model = model_of(parser, args)
+    if tinyadder_problem(model, "explain"):
+        parser.error(tinyadder_problem(model, "explain"))
     try:
         a, b = addition.parse_expression(args.expression, addition.digits_of(model))
     except addition.InputError as error:

@@ -6,7 +6,8 @@ import os
 from .. import addition
 from ..analysis.pictures.explore import DEFAULT_NAME, MAX_DIGITS, page
 from ..analysis.pictures.views import views_of
-from .options import PROG, Parser, add_digits_option, add_model_options, model_of
+from .options import (PROG, Parser, add_digits_option, add_model_options, model_of,
+                      tinyadder_problem)
 
 
 def build_parser():
@@ -52,6 +53,8 @@ def main(argv, out, err, stdin):
                      f"sequence; explore takes --digits up to {MAX_DIGITS} (use 'tinyadder "
                      f"figure' or --trace for longer operands)")
     model = model_of(parser, args)
+    if tinyadder_problem(model, "explore"):
+        parser.error(tinyadder_problem(model, "explore"))
     try:
         a, b = addition.parse_expression(args.expression, addition.digits_of(model))
     except addition.InputError as error:

@@ -7,7 +7,8 @@ from ..cache import stages
 from ..analysis.pictures.views import views_of
 from ..weights import live_heads
 from .explore import open_output
-from .options import PROG, Parser, add_digits_option, add_model_options, model_of
+from .options import (PROG, Parser, add_digits_option, add_model_options, model_of,
+                      tinyadder_problem)
 
 
 def build_parser():
@@ -39,6 +40,8 @@ def main(argv, out, err, stdin):
     parser = build_parser()
     args = parser.parse_args(argv)
     model = model_of(parser, args)
+    if tinyadder_problem(model, "figure"):
+        parser.error(tinyadder_problem(model, "figure"))
     try:
         a, b = addition.parse_expression(args.expression, addition.digits_of(model))
     except addition.InputError as error:

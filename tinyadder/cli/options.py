@@ -15,7 +15,7 @@ from typing import Optional
 
 from .. import models
 from ..addition import excerpt
-from ..construction import DIGITS, MAX_DIGITS, check_digits
+from ..construction import DIGITS, MAX_DIGITS, SLOTS, check_digits
 from ..modelfile import ModelFileError, load
 from ..numbers import (DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, MAX_DECIMAL_DIGITS,
                        NUMBER_CHOICES, number_system)
@@ -121,6 +121,15 @@ def model_of(parser, args, adds=True):
     if adds and model.prompt is None:
         parser.error(f"the model {args.model} does not add: it has no prompt")
     return model
+
+
+def tinyadder_problem(model, what):
+    """Why ``what``, which reads TinyAdder-36's slots and two layers by name, cannot explain
+    ``model``; None if it can."""
+    if set(SLOTS) <= set(model.slots) and len(model.blocks) == 2:
+        return None
+    return (f"{what} reads TinyAdder-36's slots ({', '.join(SLOTS[:5])}, ...) and two layers "
+            f"by name; the model {model.name} has others")
 
 
 def construction_only(parser, args, what):
