@@ -169,7 +169,11 @@ SUBCOMMANDS.update({
               ["--bogus"]],
     "census": [["--model", "repaired"], ["--digits", "٣"], ["--bogus"]],
     "check-certificate": [[OUTPUT], [GARBAGE], ["/nonexistent/cert.json"], ["--bogus"]],
+    "export": [["published"], ["repaired"], [GARBAGE], ["nosuch"], ["--digits", "2"],
+               ["--digits", "0"], ["-o", OUTPUT], ["-o", "/nonexistent/dir/m.json"]],
 })
+for name in ("verify", "params", "program", "prove", "census", "explain"):
+    SUBCOMMANDS[name].append(["--model", GARBAGE])
 # bounded work: few cases, small N, no long scans; files go to the temporary folder
 BOUNDED = {"verify": ["--suite", "edges", "--digits", "2", "--number", "float"],
            "precision": ["--digits", "2", "--scan", "", "--pairs", "0", "--systems", "float"],

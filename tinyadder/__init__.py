@@ -12,7 +12,7 @@ reads runs of it; ``tinyadder.cli`` is the command line. Nothing imports upward.
 
 from .addition import add, run
 from .cache import ActivationCache, patch_slot, run_with_cache
-from .construction import build
+from .models import build
 from .numbers import number_system
 from .weights import with_entry
 

@@ -16,8 +16,9 @@ try:
 except ImportError:  # loaded by path from a clone that was not installed
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tinyadder import build
 from tinyadder.addition import add as model_add
-from tinyadder.construction import DIGITS, build
+from tinyadder.construction import DIGITS
 from tinyadder.analysis.ledger import ledger, totals
 from tinyadder.numbers import for_model, number_system
 

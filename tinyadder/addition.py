@@ -145,6 +145,11 @@ def new_tokens(model):
     return p.answer_digits + (p.stop is not None)
 
 
+def sequence_length(model):
+    """The tokens of a whole addition: the prompt and what the model writes."""
+    return len(encode(model, 0, 0)) + new_tokens(model)
+
+
 def operands(model, tokens):
     """(a, b) read back from a prompt's token ids."""
     p, values, at = model.prompt, {}, 0

@@ -163,7 +163,21 @@ def build(variant="published", digits=DIGITS):
         prompt=Prompt(digits, ("<bos>", "a", "+", "b", "=")),
         roles=dict(ROLES),
         meta={"precision": Precision(c["precision"], f"N + 30 for N = {digits} digits")},
+        about=ABOUT[variant],
     )
+
+
+ABOUT = {
+    "published": {
+        "title": "TinyAdder-36 as published", "params_claimed": 36, "dtype": "float64",
+        "notes": "The hand-wired 36-parameter adder (docs/spec.md), its readout flaw "
+                 "included: the readout still sees five of the layer-0 candidates."},
+    "repaired": {
+        "title": "TinyAdder-36 with a repaired readout", "params_claimed": 36,
+        "dtype": "float64",
+        "notes": "The published construction whose layer-1 FFN writes ten fresh slots "
+                 "err0..err9 that only the readout reads (the same 36 parameters)."},
+}
 
 
 # What each weight tensor is, for the parameter ledger (tinyadder.analysis.ledger counts by it).

@@ -288,7 +288,7 @@ def with_entry(model, name, keys, value):
     >>> from tinyadder import build
     >>> m = with_entry(build(), "blocks.1.attn.W_V", ("digit_pos", "h0"), 50)
     >>> m.blocks[1].attn.W_V["digit_pos"]["h0"], build().blocks[1].attn.W_V["digit_pos"]["h0"]
-    (50, 100)
+    (50, Fraction(100, 1))
     """
     parts = ["unembed", "slots"] if name == "readout" else name.split(".")
     return _with(model, parts, tuple(keys), value, name)
@@ -473,6 +473,7 @@ def check_model(model):
     _check_norm("ln_final", model.ln_final, final)
     _check_unembed(model, final)
     _check_prompt(model)
+    _check_counting(model)
 
 
 def _check_unembed(model, final):
@@ -529,6 +530,52 @@ def reaches(table):
         return {s: {t for r in rs for t in inner.get(r, ())}
                 for s, rs in reaches(table.A).items()}
     return {s: {t for t, w in row.items() if not is_zero(w)} for s, row in table.items()}
+
+
+# What a tensor is for the parameter ledger (``Model.roles``; the rules: analysis.ledger).
+ROLES = ("embedding", "weight", "copy", "position")
+
+
+def _check_counting(model):
+    """Roles name tensors and known roles; ``fixed`` names constants; ties join existing,
+    equal entries (a tie names its entries as ``tied_entry`` reads them)."""
+    if not (model.roles or model.ties or model.fixed or model.constants):
+        return
+    found = {t.name: t for t in tensors(model)}
+    for name, role in model.roles.items():
+        if name not in found:
+            raise WeightError(f"roles: unknown tensor {name!r}")
+        _check_choice(f"roles[{name!r}]", role, ROLES)
+    for name, value in model.constants.items():
+        _check_value(f"constants[{name!r}]", value, "bias")
+    for name in model.fixed:
+        if name not in model.constants:
+            raise WeightError(f"fixed: {name!r} is not a named constant")
+    for i, tie in enumerate(model.ties):
+        if len(tie) < 2:
+            raise WeightError(f"ties[{i}]: a tie joins two or more entries")
+        values = [(entry, found[name].entries[key])
+                  for entry in tie for name, key in [tied_entry(found, entry, f"ties[{i}]")]]
+        for entry, value in values[1:]:
+            if value != values[0][1]:
+                raise WeightError(f"ties[{i}]: {values[0][0]} = {values[0][1]} and {entry} = "
+                                  f"{value} differ; a tie joins entries of one value")
+
+
+def tied_entry(found, entry, where="ties"):
+    """(tensor name, key) of an entry written 'W_E[=][eq]' or 'blocks.0.attn.b_Q[h0]': the
+    tensor's name, then its row and column (a vector: its column) in brackets, as
+    ``tensors`` names them. The entry must be non-zero (a zero is no parameter)."""
+    name, bracket, rest = entry.partition("[")
+    tensor = found.get(name)
+    if tensor is None or not bracket:
+        raise WeightError(f"{where}: {entry!r} names no tensor entry; write it as "
+                          f"W_E[token][slot] or blocks.0.attn.b_Q[head]")
+    keys = [(r, c) for (r, c) in tensor.entries
+            if "[" + (f"{r}][" if r is not None else "") + f"{c}]" == "[" + rest]
+    if not keys:
+        raise WeightError(f"{where}: {entry!r} is not a non-zero entry of {name}")
+    return name, keys[0]
 
 
 def live_heads(attn):

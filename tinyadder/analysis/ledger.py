@@ -1,12 +1,14 @@
 """``tinyadder params``: the parameter ledger, counted from the model's weights and roles.
 
 Every weight tensor of the model (``tensors``) is counted under one rule, chosen by the role
-the construction declares for it (``Model.roles``, tensor name -> role) and by its values:
+the model declares for it (``Model.roles``, tensor name -> role; a model file's ``roles``) and
+by its values:
 
 - a zero is not a parameter: a tensor with no non-zero entry counts 0;
 - ``copy``, an identity or copy map (every non-zero entry is 1; one source may feed several
   targets, as layer 1's head output broadcast to all 16 slots): free;
-- ``position``, the fixed ALiBi slopes: a positional scheme, not a parameter: free;
+- ``position``, a fixed positional scheme (ALiBi slopes, rotary frequencies, a fixed attention
+  bias, a fixed ``W_pos``; the default role of those tensors), not a parameter: free;
 - ``weight``: each distinct non-zero value counts 1, so one value broadcast to many places
   counts 1 (layer 0's query bias 1 on 5 heads; its gate weight 1 on 11 gates);
 - ``embedding``: a lookup table whose rows are the tokens' vectors, so the same rule applies
@@ -16,23 +18,33 @@ the construction declares for it (``Model.roles``, tensor name -> role) and by i
   row is zero. That is the spec's 13: 9 digit values and 4 flag rows.
 
 A tensor declared ``copy`` whose entries are not all 1 is counted as ``weight``, and so is a
-tensor with no declared role: a map is free only where its values agree with the declaration. Under these rules both models have 36 parameters; the ledger also gives the
-dense non-zero count and the number of distinct non-zero constants model-wide, so other
-conventions can be compared.
+tensor with no declared role: a map is free only where its values agree with the declaration.
+Under these rules both models have 36 parameters; the ledger also gives the dense non-zero
+count and the number of distinct non-zero constants model-wide, so other conventions can be
+compared.
+
+A model may also share parameters across tensors (``shared``): an entry equal to a named
+constant (``Model.constants``) is that constant, one parameter wherever it is used, or none
+if it is ``fixed``; the entries of a tie (``Model.ties``) are one parameter.
 """
 
 from dataclasses import dataclass
 import textwrap
 from typing import Dict
 
-from ..weights import Tensor, tensors  # noqa: F401 (Tensor: part of this module's API)
+from ..constants import text
+from ..weights import ROLES as ROLE_NAMES, Tensor, tensors, tied_entry  # noqa: F401
 
 ROLES = {
     "embedding": "token lookup: each token row counts its distinct non-zero values",
     "weight": "each distinct non-zero value counts 1, however many places it fills",
     "copy": "identity or copy map (non-zero entries all 1): free",
-    "position": "fixed positional scheme (ALiBi slope), not a parameter: free",
+    "position": "fixed positional scheme (ALiBi slopes, rotary frequencies, a fixed attention "
+                "bias, fixed positions), not a parameter: free",
 }
+assert tuple(ROLES) == ROLE_NAMES
+POSITIONAL = {".slopes": "ALiBi slope", ".rope_freqs": "rotary frequencies",
+              ".bias": "fixed attention bias", "W_pos": "fixed positional embedding"}
 
 
 @dataclass(frozen=True)
@@ -60,7 +72,9 @@ def count(tensor, role):
     if not values:
         return 0, "zero: free"
     if role == "position":
-        return 0, "ALiBi slope, a fixed positional scheme: free"
+        kind = next((k for end, k in POSITIONAL.items() if tensor.name.endswith(end)),
+                    "declared positional")
+        return 0, f"{kind}, a fixed positional scheme: free"
     distinct = _distinct(values)
     if role == "copy":
         if distinct == [1]:
@@ -86,20 +100,106 @@ def count(tensor, role):
     return len(distinct), note + f"{len(distinct)} distinct values{broadcast}: {len(distinct)}"
 
 
+def default_role(model, tensor):
+    """A tensor's role where the model declares none: ``position`` for ALiBi slopes, rotary
+    frequencies, a fixed attention bias and fixed positions (learned ones: ``embedding``);
+    ``weight`` for the rest."""
+    if tensor.name == "W_pos":
+        return "position" if model.pos_role == "fixed" else "embedding"
+    return "position" if tensor.name.endswith((".slopes", ".rope_freqs", ".bias")) else "weight"
+
+
 def ledger(model):
-    """The ledger lines, one per tensor, from the weights and the declared roles."""
-    names = [t.name for t in tensors(model)]
-    for name, role in model.roles.items():
-        if name not in names:
-            raise ValueError(f"role declared for unknown tensor {name!r}")
-        if role not in ROLES:
-            raise ValueError(f"unknown role {role!r} for {name}; use {', '.join(ROLES)}")
+    """The ledger lines, one per tensor, from the weights and the declared roles (checked when
+    the model was built: ``weights.check_model``), then the parameters shared across tensors."""
     lines = []
     for tensor in tensors(model):
-        role = model.roles.get(tensor.name, "weight")
+        role = model.roles.get(tensor.name) or default_role(model, tensor)
         params, rule = count(tensor, role)
         lines.append(Line(tensor, role, params, rule))
-    return lines
+    return shared(model, lines) if model.constants or model.ties else lines
+
+
+def shared(model, lines):
+    """The lines recounted with the parameters a model shares across tensors.
+
+    Every entry of a counted tensor has a parameter key: its value in its tensor (and its row,
+    in an embedding), or, if it equals a named constant, the constant (no key if the constant
+    is fixed: free); a tie merges its entries' keys into one. A tensor counts the keys first
+    met in it, in model order, and its rule names what it shares."""
+    fixed = [model.constants[name] for name in model.fixed]
+    named = [(name, v) for name, v in model.constants.items() if name not in model.fixed]
+    keys = {}  # tensor name -> {entry: key}
+    for line in lines:
+        if line.params:
+            keys[line.tensor.name] = {
+                entry: key for entry, v in line.tensor.entries.items()
+                for key in [_key(line, entry, v, named)] if not any(v == f for f in fixed)}
+    parent = {}
+
+    def root(key):
+        while parent.get(key, key) != key:
+            key = parent[key]
+        return key
+
+    found = {line.tensor.name: line.tensor for line in lines}
+    tied = []
+    for tie in model.ties:
+        members = [keys.get(name, {}).get(entry)
+                   for name, entry in (tied_entry(found, e) for e in tie)]
+        members = [root(k) for k in members if k is not None]
+        for k in members[1:]:
+            if k != members[0]:
+                parent[k] = members[0]
+        tied.append(members[:1])
+    labels = {}
+    for name, _ in named:
+        labels.setdefault(root(("const", name)), name)
+    for i, first in enumerate(tied):
+        if first:
+            labels.setdefault(root(first[0]), f"ties[{i}]")
+    seen = {}
+    return [_recounted(line, [root(k) for k in keys[line.tensor.name].values()], seen,
+                       labels, fixed_names(model, line.tensor))
+            if line.tensor.name in keys else line for line in lines]
+
+
+def _key(line, entry, value, named):
+    name = next((name for name, v in named if value == v), None)
+    if name is not None:
+        return ("const", name)
+    return (line.tensor.name, entry[0] if line.role == "embedding" else None, value)
+
+
+def fixed_names(model, tensor):
+    """The fixed constants the tensor's entries are equal to."""
+    return [name for name in model.fixed
+            if any(v == model.constants[name] for v in tensor.entries.values())]
+
+
+def _recounted(line, mine, seen, labels, fixed):
+    """One counted tensor's line with shared parameters: its own distinct values, the named
+    constants and ties it meets first, what it shares with tensors counted before it, and the
+    fixed constants it holds. Unchanged when it shares nothing."""
+    own, notes, params = 0, [], 0
+    for key in dict.fromkeys(mine):  # each key once, in entry order
+        label = labels.get(key)
+        if key in seen:
+            notes.append(f"{label or text(key[2])} counted at {seen[key]}")
+            continue
+        seen[key] = line.tensor.name
+        params += 1
+        if label:
+            notes.append(("" if label.startswith("ties[") else "named constant ")
+                         + f"{label}: 1")
+        else:
+            own += 1
+    notes += [f"{name} fixed: free" for name in fixed]
+    if not notes:
+        return line
+    values = "value" + "s" * (own != 1) + (" per token row" if line.role == "embedding" else "")
+    head = [f"{own} distinct {values}: {own}"] if own else []
+    return Line(line.tensor, line.role, params, "; ".join(head + notes))
 
 
 @dataclass(frozen=True)

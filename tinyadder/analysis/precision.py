@@ -19,7 +19,7 @@ import textwrap
 
 from .. import addition, cases
 from ..cache import run_with_cache, stages
-from ..construction import build
+from ..models import build
 from ..forward import forward
 from ..generate import argmax
 from ..numbers import FractionSystem, for_model, number_system

@@ -38,6 +38,7 @@ import re
 
 from ..addition import digits_of, excerpt
 from ..cache import ActivationCache, trace_points
+from ..constants import MinusInfinity
 from ..construction import DIGITS, MAX_DIGITS, VARIANTS, build
 from ..forward import DERIVED, derive
 from ..numbers import (MAX_DECIMAL_DIGITS, DecimalSystem, Float32, FloatSystem, FractionSystem,
@@ -185,14 +186,14 @@ def _decoder(system):
             "float32": float32}[system]
 
 
-def _decode_row(row, decode, where, width, masked_after=None):
-    """One row of a trace point: ``width`` strings; with ``masked_after`` = n, entries past n
-    are null (the causal mask) and only those."""
+def _decode_row(row, decode, where, width, hidden=()):
+    """One row of a trace point: ``width`` strings, null at the indices ``hidden`` (keys the
+    causal mask or a fixed attention bias hides) and only there."""
     if not isinstance(row, list) or len(row) != width:
         raise _bad(f"{where} should be a list of {width} values")
     out = []
     for i, value in enumerate(row):
-        masked = masked_after is not None and i > masked_after
+        masked = i in hidden
         if value is None and masked:
             out.append(None)
             continue
@@ -205,6 +206,14 @@ def _decode_row(row, decode, where, width, masked_after=None):
         except ValueError as err:
             raise _bad(f"bad value {excerpt(value)} at {where}[{i}]: {err}") from None
     return out
+
+
+def _hidden(attn, h, i, n):
+    """The keys of n positions query i of head h does not see: the later ones, and those its
+    fixed bias sets to -inf."""
+    table = attn.bias.get(attn.heads[h], {}).get(i, {})
+    return {j for j in range(n) if j > i or (attn.bias and isinstance(
+        table.get(j, attn.bias_default), MinusInfinity))}
 
 
 def _decode_point(name, entry, decode, cache):
@@ -222,7 +231,8 @@ def _decode_point(name, entry, decode, cache):
         if len(value) != len(labels) or not all(isinstance(h, list) and len(h) == n
                                                 for h in value):
             raise _bad(f"{where} should be [head][pos][pos]: {len(labels)} heads of {n} rows")
-        return [[_decode_row(row, decode, f"{where}[{h}][{i}]", n, masked_after=i)
+        attn = cache.model.blocks[int(name.split(".")[1])].attn
+        return [[_decode_row(row, decode, f"{where}[{h}][{i}]", n, _hidden(attn, h, i, n))
                  for i, row in enumerate(rows)] for h, rows in enumerate(value)]
     if len(value) != n:
         raise _bad(f"{where} should have a row for each of the {n} positions")

@@ -6,8 +6,9 @@ import platform
 
 from ..analysis.bench import (CASES, SYSTEMS, TORCH_CASES, long_numbers, measure,
                               torch_model, torch_rate)
-from ..construction import build
-from .options import PROG, Parser, add_model_options, digits_list_arg, excerpt, int_arg
+from ..construction import DIGITS
+from .options import (PROG, Parser, add_model_options, construction_only, digits_list_arg,
+                      excerpt, int_arg, model_of)
 
 
 def build_parser():
@@ -45,11 +46,16 @@ def _fraction_arg(text):
 
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     if args.long:
+        construction_only(parser, args, "--long")
         return long_numbers(args, out)
     systems = [args.number.spec] if args.number else list(SYSTEMS)
-    model = build(args.model)
+    model = model_of(parser, args)
+    if model.prompt.digits != DIGITS:
+        parser.error(f"bench times AdderBoard's {DIGITS}-digit cases; the model {args.model} "
+                     f"adds {model.prompt.digits}-digit numbers")
     print(f"tinyadder bench: {args.model} model, AdderBoard verify cases, median of "
           f"{args.repeats}", file=out)
     print(f"Python {platform.python_version()} ({platform.python_implementation()}), "

@@ -6,8 +6,8 @@ import os
 from .. import addition
 from ..analysis.pictures.explore import DEFAULT_NAME, MAX_DIGITS, docs_link, page
 from ..analysis.pictures.views import views_of
-from ..construction import build
-from .options import PROG, Parser, add_digits_option, add_model_options
+from .options import (PROG, Parser, add_digits_option, add_model_options, model_of,
+                      tinyadder_problem)
 
 
 def build_parser():
@@ -48,17 +48,20 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.digits > MAX_DIGITS:
+    if args.digits is not None and args.digits > MAX_DIGITS:
         parser.error(f"the page holds every attention weight and grows with the square of the "
                      f"sequence; explore takes --digits up to {MAX_DIGITS} (use 'tinyadder "
                      f"figure' or --trace for longer operands)")
+    model = model_of(parser, args)
+    if tinyadder_problem(model, "explore"):
+        parser.error(tinyadder_problem(model, "explore"))
     try:
-        a, b = addition.parse_expression(args.expression, args.digits)
+        a, b = addition.parse_expression(args.expression, addition.digits_of(model))
     except addition.InputError as error:
         parser.error(str(error))
     try:
         with open_output(args.output, parser) as f:
-            views = views_of(build(args.model, args.digits), a, b, args.number)
+            views = views_of(model, a, b, args.number)
             text = page(views, docs_link(args.output))
             f.write(text)
     except OSError as error:  # a full disk or device: one line, as everywhere

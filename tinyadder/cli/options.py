@@ -8,10 +8,15 @@ number, ``input_lines`` for standard input; ``Output`` and ``OutputError`` are a
 """
 
 import argparse
+from dataclasses import dataclass
+import os
 import time
+from typing import Optional
 
+from .. import models
 from ..addition import excerpt
-from ..construction import DIGITS, MAX_DIGITS, VARIANTS, check_digits
+from ..construction import DIGITS, MAX_DIGITS, SLOTS, check_digits
+from ..modelfile import ModelFileError, load
 from ..numbers import (DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, MAX_DECIMAL_DIGITS,
                        NUMBER_CHOICES, number_system)
 
@@ -23,6 +28,7 @@ SUBCOMMANDS = {
     "census": "census",
     "check-certificate": "check_certificate",
     "explain": "explain",
+    "export": "export",
     "explore": "explore",
     "figure": "figure",
     "params": "params",
@@ -75,11 +81,64 @@ def number_arg(text):
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
+@dataclass(frozen=True)
+class ModelChoice:
+    """--model as given: a shipped model's name, or a model file and the model read from it."""
+
+    text: str
+    file: Optional[object] = None  # the file's Model
+
+    def __str__(self):
+        return self.text
+
+    def build(self, digits):
+        """The model for ``digits`` operand digits (None: the model's own N)."""
+        return models.build(self.text, digits) if self.file is None else \
+            models.at_digits(self.file, digits, self.text)
+
+
 def model_arg(text):
-    if text not in VARIANTS:
-        raise argparse.ArgumentTypeError(
-            f"unknown model {excerpt(text)}; use {' or '.join(VARIANTS)}")
-    return text
+    """A shipped model's name or the path of a model file, read here, so that a bad file is
+    this option's one-line error."""
+    if text in models.names():
+        return ModelChoice(text)
+    if os.path.exists(text) or text.endswith(".json") or os.sep in text:
+        try:
+            return ModelChoice(text, load(text))
+        except ModelFileError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+    raise argparse.ArgumentTypeError(f"unknown model {excerpt(text)}; use "
+                                     f"{', '.join(models.names())} or a model file")
+
+
+def model_of(parser, args, adds=True):
+    """The model ``args.model`` and ``args.digits`` choose; a file for another N than --digits,
+    or (``adds``) a model without an addition prompt, is the parser's one-line error."""
+    try:
+        model = args.model.build(getattr(args, "digits", None))
+    except ValueError as err:
+        parser.error(str(err))
+    if adds and model.prompt is None:
+        parser.error(f"the model {args.model} does not add: it has no prompt")
+    return model
+
+
+def tinyadder_problem(model, what):
+    """Why ``what``, which reads TinyAdder-36's slots and two layers by name, cannot explain
+    ``model``; None if it can."""
+    if set(SLOTS) <= set(model.slots) and len(model.blocks) == 2:
+        return None
+    return (f"{what} reads TinyAdder-36's slots ({', '.join(SLOTS[:5])}, ...) and two layers "
+            f"by name; the model {model.name} has others")
+
+
+def construction_only(parser, args, what):
+    """Refuse a model file for ``what``, which builds the model at several N; hand the
+    shipped model's name on to the analysis."""
+    if args.model.file is not None:
+        parser.error(f"{what} builds the model for each N; a model file is written for one "
+                     f"N: use published or repaired")
+    args.model = str(args.model)
 
 
 def digits_arg(text):
@@ -101,11 +160,11 @@ def digits_list_arg(text):
 def add_digits_option(parser):
     """--digits N: the operand length the construction is built for."""
     parser.add_argument(
-        "--digits", type=digits_arg, default=DIGITS, metavar="N",
+        "--digits", type=digits_arg, default=None, metavar="N",
         help=f"operand length: build the construction for N-digit operands, 1 <= N <= "
-             f"{MAX_DIGITS} (default {DIGITS}, the published model). The sequence is 3N + 4 "
-             f"tokens; the constants that depend on N are derived in docs/digits.md; the "
-             f"parameter count stays 36")
+             f"{MAX_DIGITS} (default {DIGITS}, the published model; a model file: its own "
+             f"N). The sequence is 3N + 4 tokens; the constants that depend on N are derived "
+             f"in docs/digits.md; the parameter count stays 36")
 
 
 def add_model_options(parser, number="fraction", model="published"):
@@ -127,12 +186,18 @@ def add_model_options(parser, number="fraction", model="published"):
              f"takes 40 s per addition). float is IEEE double, like the "
              f"published PyTorch model; float32 is IEEE single (emulated), which fails at "
              f"N = 10" + (f". Default: {number}" if number not in (None, "fraction") else ""))
+    add_model_option(parser, model)
+
+
+def add_model_option(parser, model="published"):
+    """--model NAME|FILE, ``model`` by default."""
     parser.add_argument(
-        "--model", type=model_arg, default=model,
+        "--model", type=model_arg, default=model, metavar="NAME|FILE",
         help=f"published{' (default)' if model == 'published' else ''}: the construction as "
              f"published, including its readout flaw near carry boundaries; "
              f"repaired{' (default)' if model == 'repaired' else ''}: the same 36 parameters "
-             f"with the readout reading only the layer-1 FFN's own slots")
+             f"with the readout reading only the layer-1 FFN's own slots; or a model file "
+             f"(docs/model-format.md)")
 
 
 # --- standard input and output ------------------------------------------------------------

@@ -6,7 +6,8 @@ from .. import addition, cases
 from ..analysis.precision import DIGITS_RANGE, PAIRS, SCAN, SCAN_LIMIT, SYSTEMS, compare, table
 from ..construction import DIGITS
 from ..numbers import number_system
-from .options import Parser, Progress, add_model_options, digits_list_arg, excerpt, int_arg
+from .options import (Parser, Progress, add_model_options, construction_only, digits_list_arg,
+                      excerpt, int_arg, model_of)
 from .tracing import too_costly
 
 PROG = "tinyadder precision"
@@ -74,6 +75,7 @@ def main(argv, out, err, stdin):
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.expression is None:
+        construction_only(parser, args, "the table")
         args.digits = args.digits or list(DIGITS_RANGE)
         line = Progress(err, seconds=0)
 
@@ -87,9 +89,11 @@ def main(argv, out, err, stdin):
             return 0
         finally:
             line.done()
-    args.digits = args.digits or [DIGITS]
-    if len(args.digits) != 1:
+    if args.digits is not None and len(args.digits) != 1:
         parser.error(f"with EXPR give one N in --digits, got {len(args.digits)}")
+    model = model_of(parser, argparse.Namespace(model=args.model,
+                                                digits=args.digits and args.digits[0]))
+    args.model, args.digits = str(args.model), [addition.digits_of(model)]
     refusal = too_costly(f"{PROG} EXPR", args.digits[0])
     if refusal:
         parser.error(refusal.replace(f"{PROG} EXPR", "comparing traces"))

@@ -10,11 +10,11 @@ import argparse
 import os
 import re
 
-from ..addition import digits_of, encode, sequence_text
+from ..addition import digits_of, encode, sequence_length, sequence_text
 from ..analysis import probes, show, step, trace_json
 from ..cache import run_with_cache
 from ..construction import MAX_DIGITS
-from .options import excerpt, int_arg
+from .options import excerpt, int_arg, tinyadder_problem
 
 MAX_POSITION = 3 * MAX_DIGITS + 3
 # A trace holds every trace point at every position, attention weights included: about
@@ -131,10 +131,12 @@ def problem(args, model):
         return f"--{unused[0]} needs {needs}" + (f", not --{mode}" if mode else "")
     if mode in ("json", "step") and (len(args.expressions) != 1 or "-" in args.expressions):
         return f"--{mode} takes exactly one expression (not '-')"
+    if args.check and tinyadder_problem(model, "--check"):
+        return tinyadder_problem(model, "--check")
     digits = digits_of(model)
     if mode and too_costly(f"--{mode}", digits):
         return too_costly(f"--{mode}", digits)
-    length = 3 * digits + 4
+    length = sequence_length(model)
     bad = [p for p in args.pos or () if p >= length]
     if bad:
         return f"position {bad[0]} is outside the sequence; use 0 to {length - 1}"

@@ -1,7 +1,7 @@
 """The certificate checker: re-checks a proof written by ``tinyadder prove --certificate``.
 
 Deliberately small and separate: it imports nothing of the derivation (no number system, no
-forward pass, no ``decisions``), only ``construction.build`` for the model's weights, and the
+forward pass, no ``decisions``), only ``models.build`` for the model's weights, and the
 standard library. A certificate states, per deciding position, the scalar L(x) (coefficients
 by position), the ten marks m_u, the gain G, the tilts T_u(y) - T_0(y) per previous digit y,
 and the guard. The checker
@@ -26,7 +26,7 @@ import decimal
 import json
 import random
 
-from ...construction import build
+from ...models import build
 
 FORMAT = "tinyadder-proof-1"
 SPOT_PAIRS = 6
