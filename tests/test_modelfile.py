@@ -543,3 +543,32 @@ def test_loader_takes_random_bytes(seed):
     data = bytes(rng.randrange(256) for _ in range(rng.randint(0, 400)))
     with pytest.raises(ModelFileError):
         loads(data)
+
+
+def test_a_factored_weight_is_its_product_and_reads_back():
+    """W = A B, stored as its two factors (a low-rank program), computes (x A) B: the value
+    of the product map in exact arithmetic, and the file keeps the factors."""
+    from tinyadder.forward import forward
+    from tinyadder.numbers import number_system
+    from tinyadder.plan import compile_model
+    from tinyadder.weights import Attention, Block, Factored, MLP, Model, Unembed
+
+    def model(W_V, W_pos):
+        attn = Attention(heads=("h",), W_Q={"x": {"h": 1}}, W_K={"x": {"h": 1}}, W_V=W_V,
+                         W_O={"h": {"x": 3}})
+        return Model(name="t", vocab=tuple("0123456789"), slots=("x",),
+                     W_E={"1": {"x": 1}, "2": {"x": 2}}, width_embed=1, W_pos=W_pos,
+                     blocks=(Block(attn, MLP(units=()), 1, 1),),
+                     unembed=Unembed("linear", tuple("0123456789"), W_U={"x": {"1": 1}}))
+    factored = model(Factored(inner=("r", "s"), A={"x": {"r": Fraction(1, 3), "s": 2}},
+                              B={"r": {"h": 6}, "s": {"h": -1}}),
+                     Factored(inner=("p",), A={0: {"p": 1}, 1: {"p": 2}, 2: {"p": 7}},
+                              B={"p": {"x": Fraction(1, 2)}}))
+    product = model({"x": {"h": Fraction(1, 3) * 6 - 2}},
+                    {0: {"x": Fraction(1, 2)}, 1: {"x": 1}, 2: {"x": Fraction(7, 2)}})
+    text = dump(factored)
+    assert '"W_V": {"inner": ["r", "s"]' in text and dump(loads(text)) == text
+    ns = number_system("fraction")
+    tokens = [1, 2, 1]
+    assert forward(compile_model(loads(text), ns), tokens)[0] == \
+        forward(compile_model(product, ns), tokens)[0]

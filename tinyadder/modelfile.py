@@ -35,8 +35,8 @@ import re
 
 from . import constants as c
 from .numbers import Precision
-from .weights import (ACTIVATIONS, UNEMBED_KINDS, MLP, Attention, Block, Model, Norm, Prompt,
-                      Unembed, WeightError)
+from .weights import (ACTIVATIONS, UNEMBED_KINDS, MLP, Attention, Block, Factored, Model, Norm,
+                      Prompt, Unembed, WeightError)
 
 FORMAT = "tinyadder-model"
 VERSION = 1
@@ -232,7 +232,13 @@ class _Reader:
         return v
 
     def table(self, where, obj, keys=None):
-        """{row: {column: value}}; ``keys`` reads the row keys (positions: ints)."""
+        """{row: {column: value}}; ``keys`` reads the row keys (positions: ints). A table
+        written {"inner": [...], "A": {...}, "B": {...}} is a factored one (W = A B)."""
+        if isinstance(obj, dict) and isinstance(obj.get("inner"), list):
+            f = self.fields(where, obj, ("inner", "A", "B"))
+            return Factored(inner=self.names_list(f"{where}.inner", f["inner"]),
+                            A=self.table(f"{where}.A", f["A"], keys),
+                            B=self.table(f"{where}.B", f["B"]))
         rows = {}
         for row, entries in self.mapping(where, obj).items():
             at = f"{where}[{row!r}]"
@@ -422,7 +428,7 @@ class _Reader:
         if not isinstance(m["gated"], bool):
             raise ModelFileError(f"{where}.gated: {_json(m['gated'])}; give true or false")
         return MLP(
-            units=self.names_list(f"{where}.units", m["units"]),
+            units=self.names_list(f"{where}.units", m["units"], allow_empty=True),
             act=self.choice(f"{where}.act", m["act"], ACTIVATIONS),
             gated=m["gated"],
             **{name: (self.vector if name.startswith("b_") else self.table)(
@@ -493,7 +499,10 @@ class _Writer:
         return c.text(v)
 
     def table(self, t, zeros=False):
-        """A table's rows, without its zeros (``zeros``: with them, as an attention bias)."""
+        """A table's rows, without its zeros (``zeros``: with them, as an attention bias); a
+        factored table as its inner lanes and two factors."""
+        if isinstance(t, Factored):
+            return {"inner": list(t.inner), "A": self.table(t.A), "B": self.table(t.B)}
         rows = {str(k): self.vector(row, zeros) for k, row in t.items()}
         return {k: row for k, row in rows.items() if row}
 
