@@ -295,6 +295,33 @@ def parse(text, names=None, budget=None):
     return _Parser(text, names or {}, budget or Budget()).constant()
 
 
+class _Used(dict):
+    """Names as ``parse`` looks them up, recording which it used."""
+
+    def __init__(self, names):
+        super().__init__(names)
+        self.seen = {}
+
+    def __getitem__(self, name):
+        self.seen[name] = None
+        return super().__getitem__(name)
+
+
+def parse_using(text, names, budget=None):
+    """(the constant, the named constants of ``names`` its text uses, in order of use)."""
+    used = _Used(names)
+    return parse(text, used, budget), tuple(used.seen)
+
+
+def names_in(text, names):
+    """The named constants (of ``names``) a constant's text uses, in the order it uses them.
+
+    >>> names_in("s*E3 + o", {"s": 10, "E3": 30, "o": 5})
+    ('s', 'E3', 'o')
+    """
+    return parse_using(text, names)[1]
+
+
 def _shown(text, width=40):
     return repr(text) if len(text) <= width else f"{text[:width]!r}... ({len(text):,} characters)"
 

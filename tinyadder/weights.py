@@ -19,7 +19,8 @@ from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Mapping, Optional, Tuple
 
-from .constants import NEG_INF, Expr, ExpTerm, Ln, MinusInfinity, is_rational, is_zero
+from .constants import (NEG_INF, ConstantError, Expr, ExpTerm, Ln, MinusInfinity, is_rational,
+                        is_zero, names_in, parse, text)
 
 Table = Mapping[str, Mapping[str, object]]
 Bias = Mapping[str, object]
@@ -225,7 +226,9 @@ class Model:
     it): e.g. ``precision`` (a ``numbers.Precision``) for a number system whose precision was
     not given. ``about`` (title, author, claimed parameters, the published dtype, the source),
     ``constants`` (the named constants a file writes entries with), ``fixed`` (those that are
-    structure) and ``ties`` are facts for people and for the parameter ledger.
+    structure), ``ties`` and ``derived`` (entries written as expressions of named constants:
+    {'blocks.0.mlp.W_in[count][cand3]': 's*E3 + o'}, counted as the constants they use) are
+    facts for people and for the parameter ledger.
     """
 
     name: str
@@ -245,6 +248,7 @@ class Model:
     constants: Mapping[str, object] = field(default_factory=dict)
     fixed: Tuple[str, ...] = ()
     ties: Tuple[Tuple[str, ...], ...] = ()
+    derived: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
         _freeze_fields(self)
@@ -539,7 +543,7 @@ ROLES = ("embedding", "weight", "copy", "position")
 def _check_counting(model):
     """Roles name tensors and known roles; ``fixed`` names constants; ties join existing,
     equal entries (a tie names its entries as ``tied_entry`` reads them)."""
-    if not (model.roles or model.ties or model.fixed or model.constants):
+    if not (model.roles or model.ties or model.fixed or model.constants or model.derived):
         return
     found = {t.name: t for t in tensors(model)}
     for name, role in model.roles.items():
@@ -551,6 +555,18 @@ def _check_counting(model):
     for name in model.fixed:
         if name not in model.constants:
             raise WeightError(f"fixed: {name!r} is not a named constant")
+    for entry, written in model.derived.items():
+        name, key = tied_entry(found, entry, "derived")
+        try:
+            used = names_in(written, model.constants)
+            value = parse(written, model.constants)
+        except ConstantError as why:
+            raise WeightError(f"derived[{entry!r}]: {why}") from None
+        if not used:
+            raise WeightError(f"derived[{entry!r}]: {written!r} uses no named constant")
+        if value != found[name].entries[key]:
+            raise WeightError(f"derived[{entry!r}]: {written!r} is {text(value)}, not the "
+                              f"entry's {text(found[name].entries[key])}")
     for i, tie in enumerate(model.ties):
         if len(tie) < 2:
             raise WeightError(f"ties[{i}]: a tie joins two or more entries")
