@@ -150,6 +150,15 @@ def softmax(scores, ns):
     return [w / total for w in e]
 
 
+def softmax_parts(scores, ns):
+    """The parts of a softmax that normalises after the weighted sum (as a fused attention
+    kernel does): e_j = e^(s_j - m), m the largest score, and 1 / sum_l e_l; then
+    z = (sum_j e_j v_j) * (1 / sum e)."""
+    m = ns.largest(scores)
+    e = [ns.exp(s - m) for s in scores]
+    return e, ns.one / add_up(e, ns.zero)
+
+
 def attend(pattern, values, zero):
     """z = sum_j pattern_j v_j."""
     return add_up([p * v for p, v in zip(pattern, values)], zero)
@@ -312,9 +321,15 @@ def attention(ns, block, x, start, memory, hook, name, rows=None):
     if shown or textbook:
         scores = hook(scores_name, scores)
     normalise = softmax1 if block.softmax == "softmax1" else softmax
-    pattern = [None] * len(block.heads)
+    after = block.normalise == "after" and pattern_name not in hook.patch
+    pattern, parts = [None] * len(block.heads), {}
     for h in heads:
-        if textbook_head(h):
+        if textbook_head(h) and after:
+            parts[h] = [softmax_parts([s for s in row if s is not None], ns)
+                        for row in scores[h]]
+            pattern[h] = [_spread([w * inv for w in e], row)
+                          for (e, inv), row in zip(parts[h], scores[h])]
+        elif textbook_head(h):
             pattern[h] = [_spread(normalise([s for s in row if s is not None], ns), row)
                           for row in scores[h]]
         else:  # shown only: e^score over the carried denominator
@@ -327,9 +342,11 @@ def attention(ns, block, x, start, memory, hook, name, rows=None):
             head = block.heads[h]
             for a in range(len(rows)):
                 seen = [(p, values[j]) for j, p in enumerate(pattern[h][a]) if p is not None]
+                weights = parts[h][a][0] if h in parts else [p for p, _ in seen]
                 for c, lane in zip(head.q_lanes, head.kv_lanes):
-                    z[a][c] = attend([p for p, _ in seen], [row[lane] for _, row in seen],
-                                     ns.zero)
+                    z[a][c] = attend(weights, [row[lane] for _, row in seen], ns.zero)
+                    if h in parts:
+                        z[a][c] = z[a][c] * parts[h][a][1]
     z = hook(f"{name}.hook_z", z)
     o = block.o if hook.patch else block.o_live
     return [linear(row, o, ns.zero) for row in z]

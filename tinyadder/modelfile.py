@@ -400,7 +400,9 @@ class _Reader:
             bias=bias, bias_default=default,
             softmax=self.choice(f"{where}.softmax", a["softmax"], ("softmax1", "softmax")),
             mask=self.optional(a, "mask", lambda x: self.value(f"{where}.mask", x, "bias"),
-                               c.NEG_INF))
+                               c.NEG_INF),
+            normalise=self.optional(a, "normalise", lambda x: self.choice(
+                f"{where}.normalise", x, ("before", "after")), "before"))
 
     def rope(self, where, obj, pairs):
         """The rotary frequencies, one per lane pair: ``freq`` for every pair, or ``freqs``."""
@@ -474,7 +476,8 @@ TOP = ("format", "version", "name", "about", "precision", "constants", "fixed", 
 ABOUT = ("title", "author", "params_claimed", "dtype", "source", "notes")
 SOURCE = ("repo", "path", "commit", "url")
 ATTENTION = ("heads", "head_dim", "kv_heads") + Attention.tables + (
-    "q_norm", "k_norm", "rope", "scale", "scale_op", "slopes", "bias", "softmax", "mask")
+    "q_norm", "k_norm", "rope", "scale", "scale_op", "slopes", "bias", "softmax", "mask",
+    "normalise")
 ATTENTION_OPTIONAL = tuple(f for f in ATTENTION if f not in ("heads", "softmax"))
 UNEMBED_REQUIRED = {"negative_error": ("slots",), "linear": ("W_U",), "tied": ()}
 UNEMBED_OPTIONAL = {"negative_error": ("tokens",), "linear": ("tokens", "b_U"),
@@ -605,6 +608,8 @@ class _Writer:
                            "heads": {h: self.table(rows, zeros=True)
                                      for h, rows in a.bias.items()}}
         out["softmax"] = a.softmax
+        if a.normalise != "before":
+            out["normalise"] = a.normalise
         if not isinstance(a.mask, c.MinusInfinity):
             out["mask"] = self.value(a.mask)
         return out

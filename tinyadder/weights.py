@@ -79,7 +79,8 @@ class Attention:
     key/value heads' lanes (``kv_heads``; empty: the query heads); optional ``q_norm``/``k_norm``
     per head, then rotary positions (``rope_freqs``: angle p * f per lane pair (c, c + d/2));
     score_ij = (q_i . k_j) * scale + bias_h[i][j] - slope_h (i - j) for j <= i;
-    pattern = softmax1 (e^s / (1 + sum e^s)) or softmax; z_i = sum_j pattern_ij v_j;
+    pattern = softmax1 (e^s / (1 + sum e^s)) or softmax; z_i = sum_j pattern_ij v_j (or, with
+    ``normalise`` 'after', as a fused kernel orders it: (sum_j e_ij v_j) * (1 / sum_j e_ij));
     out_s = sum_lane W_O[lane][s] z_lane + b_O[s]. Query head h reads key/value head
     floor(h * len(kv_heads) / len(heads)).
     """
@@ -105,6 +106,7 @@ class Attention:
     bias_default: object = 0
     softmax: str = "softmax1"
     mask: object = NEG_INF
+    normalise: str = "before"
 
     tables = ("W_Q", "b_Q", "W_K", "b_K", "W_V", "b_V", "W_O", "b_O")
 
@@ -416,6 +418,10 @@ def _check_attention(where, a, slots, last_block):
     _check_value(f"{where}.scale", a.scale)
     _check_choice(f"{where}.scale_op", a.scale_op, ("multiply", "divide"))
     _check_choice(f"{where}.softmax", a.softmax, ("softmax1", "softmax"))
+    _check_choice(f"{where}.normalise", a.normalise, ("before", "after"))
+    if a.normalise == "after" and a.softmax != "softmax":
+        raise WeightError(f"{where}.normalise: 'after' is an ordinary softmax's order (as a "
+                          f"fused attention kernel computes it); softmax1 normalises before")
     _check_value(f"{where}.bias.default", a.bias_default, "bias")
     for h, rows in a.bias.items():
         if h not in a.heads:
