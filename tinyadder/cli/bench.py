@@ -47,7 +47,11 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     args = build_parser().parse_args(argv)
     if args.long:
-        return long_numbers(args, out)
+        status = long_numbers(args, out)
+        if status:
+            print(f"{PROG}: warning: the {args.model} model's sum is wrong at an N marked "
+                  f"WRONG above", file=err)
+        return status
     systems = [args.number.spec] if args.number else list(SYSTEMS)
     model = build(args.model)
     print(f"tinyadder bench: {args.model} model, AdderBoard verify cases, median of "
@@ -77,7 +81,10 @@ def main(argv, out, err, stdin):
     for spec in systems:
         name = spec.split(":")[0]
         k = max(1, round(CASES.get(name, CASES["decimal"]) * args.scale))
-        rows = measure(model, spec, k, args.repeats, out, torch)
-        if any(row[4] for row in rows):
-            status = 1
+        for cache, cases, *_, wrong, _ in measure(model, spec, k, args.repeats, out, torch):
+            if wrong:
+                print(f"{PROG}: warning: the {args.model} model's sum is wrong on {wrong} of "
+                      f"{cases} cases in {spec}, cache {'on' if cache else 'off'} (marked "
+                      f"WRONG above)", file=err)
+                status = 1
     return status
