@@ -39,7 +39,7 @@ import re
 
 from ..addition import check_tokens, digits_of, excerpt, to_generate
 from ..construction import DIGITS, MAX_DIGITS, VARIANTS, build
-from ..numbers import (MAX_DECIMAL_DIGITS, DecimalSystem, Float32, FloatSystem, FractionSystem,
+from ..numbers import (MAX_DECIMAL_DIGITS, DecimalSystem, Float32, FractionSystem,
                        LogScore, Rounding, number_system, to_float32)
 from ..forward import DERIVED, compile_model, derive
 from ..generate import argmax
