@@ -1,5 +1,6 @@
 """Brute-force failing sets for the census tests: every pair (a, b) of N-digit numbers run
-through the interpreter (``tinyadder.run``), the wrong ones kept.
+through the interpreter (``tinyadder.run``), the wrong ones kept; and the census's count
+by a second method, sum by sum (``count_by_sum``).
 
     python tests/census_fixtures.py            # regenerate tests/fixtures/census/*.json.gz
 
@@ -17,7 +18,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from tinyadder import build, number_system, run
-from tinyadder.analysis.proof.decisions import decisions, layout
+from tinyadder.analysis.proof.formulas import digit_formulas, layout
 from tinyadder.analysis.proof.stress import GAINS, stress_model
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "census"
@@ -44,11 +45,10 @@ def near_pairs(model):
     """Pairs whose r + o(x) is within NEAR units of a threshold at some decision."""
     lay = layout(model)
     n = lay.digits
-    decs = decisions(model)
     near = []
     quick = []
-    for d in decs:
-        coefs = [(v, float(k)) for v, k in d.offset.items()]
+    for d in digit_formulas(model):
+        coefs = [(v, float(k)) for v, k in d.offset.coefs().items()]
         bounds = {y: ([None if x is None else float(x) for x in d.lo[y]],
                       [None if x is None else float(x) for x in d.hi[y]]) for y in d.lo}
         quick.append((d, coefs, bounds))
@@ -88,6 +88,35 @@ def brute_force(model, system):
             wrong = int(run(model, exact, a, b).split("=")[1]) != a + b
             (bad.add if wrong else bad.discard)((a, b))
     return sorted(bad)
+
+
+def count_by_sum(n, wins, offsets):
+    """The census's (count, uncertain), sum by sum (small N only): a sum in a whole window
+    adds its s + 1 or 2 10^N - 1 - s pairs, a sum in boundary windows only tries every pair.
+    A pair is uncertain when it fails with every threshold moved by its guard towards
+    failing, but not with every threshold moved the other way."""
+    total = uncertain = 0
+    top = 10 ** n
+    for s in range(2 * top - 1):
+        hit = [w for w in wins if w.holds_for(s, n)]
+        if not hit:
+            continue
+        if any(w.cond is None for w in hit):
+            total += s + 1 if s < top else 2 * top - 1 - s
+            continue
+        for a in range(max(0, s - top + 1), min(s, top - 1) + 1):
+            fails = [any(_past(offsets[w.t], w.cond, widen, a, s - a, s) for w in hit)
+                     for widen in (-1, 0, 1)]
+            total += fails[1]
+            uncertain += fails[0] != fails[2]
+    return total, uncertain
+
+
+def _past(off, cond, widen, a, b, s):
+    """Whether o(x) is past the threshold moved by ``widen`` guards towards failing."""
+    op, thr = cond
+    x = off.at(a, b, s)
+    return x > thr - widen * off.guard if op == ">" else x <= thr + widen * off.guard
 
 
 def save(name, model, system, pairs):

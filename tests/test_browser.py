@@ -16,6 +16,8 @@ import pytest
 
 from explore_cases import EXAMPLE, FLAW, page_text, traced
 from tinyadder.analysis import show
+from tinyadder.analysis.pictures.svg import SEQ
+from tinyadder.analysis.pictures.tour import steps as tour_steps
 
 CHROMIUM = shutil.which("chromium")
 pytestmark = pytest.mark.skipif(
@@ -74,32 +76,54 @@ def margin(expr, pos):
     return re.search(r"margin (\S+) over", line).group(1)
 
 
+def status(d, pos, stage, head, mode, extra=()):
+    """The status line at a deciding position: what it predicts, x and the lead."""
+    return DOT.join([*extra, f"position {pos}", f"after {stage}", f"predicts {d['written']}",
+                     f"x = {d['x_text']}", f"lead {d['lead']} units ({d['lead_logits']} in "
+                                          f"logits)", f"head {head} {mode}"])
+
+
+def decision(expr, pos):
+    return next(d for d in traced(expr)[1]["decisions"] if d["pos"] == pos)
+
+
 def test_status_line_follows_the_fragment(pages):
     example, flaw = pages["example"].as_uri(), pages["flaw"].as_uri()
+    d23 = decision(FLAW, 23)
     states = {
         example + "#pos=24&stage=L1.mlp&head=L0.h3":
-            DOT.join(["position 24", "after L1.mlp", "predicts 8",
-                      f"margin {margin(EXAMPLE, 24)}", "head L0.h3 softmax1"]),
+            status(decision(EXAMPLE, 24), 24, "L1.mlp", "L0.h3", "softmax1"),
         example + "#pos=32&stage=readout&head=L1.h0&mode=softmax":
-            DOT.join(["position 32", "after readout", "predicts 2",
-                      f"margin {margin(EXAMPLE, 32)}", "head L1.h0 softmax"]),
+            status(decision(EXAMPLE, 32), 32, "readout", "L1.h0", "softmax"),
         example + "#pos=5&stage=embed":
             DOT.join(["position 5", "after embed", "prompt '6': predicts no digit of the sum",
                       "head L0.h3 softmax1"]),
         example + "#pos=99&stage=L9.attn":
-            DOT.join(["position 22", "after embed", "predicts 0",
-                      f"margin {margin(EXAMPLE, 22)}", "head L0.h3 softmax1",
-                      "ignored: no position 99 (0 to 33); no stage L9.attn (embed, L0.attn, "
-                      "L0.mlp, L1.attn, L1.mlp, readout)"]),
+            status(decision(EXAMPLE, 22), 22, "embed", "L0.h3", "softmax1") + DOT +
+            "ignored: no position 99 (0 to 33); no stage L9.attn (embed, L0.attn, L0.mlp, "
+            "L1.attn, L1.mlp, readout)",
         flaw:  # no fragment: the flaw preset
-            DOT.join(["position 23", "after readout", "predicts 7, intended 6",
-                      f"margin {margin(FLAW, 23)}",
-                      "tilt ~4.00000e+10 beats err margin ~4.76920e+9",
+            DOT.join(["position 23", "after readout", "predicts 7, right digit 6",
+                      "x = 6.99999994",
+                      "tilt/margin = 8.4: the tilt (1000 units) beats the margin (119 units)",
+                      f"lead 881 units ({d23['lead_logits']} in logits)",
                       "head L0.h3 softmax1"]),
+        example + "#tour=6":  # a tour step sets the state, and says so
+            status(decision(EXAMPLE, 24), 24, "L1.mlp", "L0.h3", "softmax1",
+                   ["tour 6. The ruler"]),
     }
-    for url, (dom, log) in dump(states).items():
+    doms = dump(states)
+    for url, (dom, log) in doms.items():
         assert_ran_cleanly(dom, log)
         assert status_of(dom) == states[url], url
+    # the flaw plot: its dashed line at 1, and position 23's attribution shown, ratio 8.4
+    dom = doms[flaw][0]
+    assert re.search(r'<line x1="70" y1="[\d.]+" x2="630" y2="[\d.]+" class="one"', dom)
+    shown = re.search(r'<svg[^>]*id="flaw-svg".*?<g data-show-pos="23" display="inline">(.*?)</g>',
+                      dom, re.S).group(1)
+    assert "tilt/margin = 8.4 &gt; 1: 7 is written instead of 6" in shown
+    assert "+119 units from layer 1's FFN" in html.unescape(shown)
+    assert margin(EXAMPLE, 24) == decision(EXAMPLE, 24)["lead_logits"]  # the tracer's text
 
 
 def test_views_follow_the_state(pages):
@@ -138,6 +162,9 @@ PROBE = """<script>(function () {
   hover(cells[25 * 28 / 2 + 1], "mousemove");   // query 25, key 1 (rows: keys 0..q, sink)
   var resid = document.getElementById("resid-cells").children;
   hover(resid[3 * 34 + 24], "mousemove");                   // count at position 24
+  document.getElementById("stage").value = "3";
+  document.getElementById("stage").dispatchEvent(new Event("input"));
+  hover(resid[7 * 34 + 23], "mousemove");          // cand2 at position 23 after L1.attn
   document.body.setAttribute("data-keys", seen.join("|"));
   document.body.setAttribute("data-tips", JSON.stringify(tips));
 }());</script>"""
@@ -168,12 +195,114 @@ def test_arrow_keys_and_hover(pages, tmp_path):
     assert tips[1].splitlines() == [
         "L0.h3 query 25 ('8'), key 1 ('7'), softmax1",
         f"weight {show.fmt(w)}   (log10 |x| = {log:.4f})",
-        "score -1000 - 24*ln 10"]
+        "score -1000 - 24*ln 10", "= exp(score) / (1 + \u03a3 exp(scores))"]
     count = cache.view("blocks.0.hook_resid_mid", 24)["count"]
-    assert tips[2].splitlines()[:2] == [
-        "count at position 24 ('7') after L0.attn", f"{show.fmt(count)}   (log10 |x| = -1.0000)"]
+    assert tips[2].splitlines()[:3] == [
+        "count at position 24 ('7') after L0.attn", f"{show.fmt(count)}   (log10 |x| = -1.0000)",
+        "\u03a3 over the special tokens j before i: 10^-(i\u2212j) (\u221210\u00b710^-(i\u2212j) "
+        "from =): the place value"]
+    # a slot's meaning with this position's own numbers: (1000/25)(x - 2.5) 10^9 at 23
+    assert tips[3].splitlines()[2] == ("= (1000/25)\u00b7(x \u2212 2.5)\u00b7P with x = 7.8001, "
+                                       "P = 10\u2079")
 
 
 def test_ci_installs_chromium():
     ci = open(os.path.join(os.path.dirname(__file__), "..", ".ci", "run")).read()
     assert "apt-get install -y -qq chromium" in ci
+
+
+TOUR_PROBE = """<script>(function () {
+  var out = {bos: {}, tour: []};
+  function bos(mode) {  // the rendered colour of <bos>'s cell in every query row
+    var cells = document.getElementById("attn-cells").children, row = [];
+    for (var q = 0; q < %(T)d; q++) { row.push(getComputedStyle(cells[q * (q + 3) / 2]).fill); }
+    out.bos[mode] = row;
+  }
+  function visibleText(id) {
+    var parts = [];
+    document.querySelectorAll("#" + id + " [data-mode]").forEach(function (g) {
+      if (g.getAttribute("display") !== "none" && g.getBoundingClientRect().height > 0) {
+        parts.push(g.textContent);
+      }
+    });
+    return parts.join(" | ");
+  }
+  function step() {
+    var card = document.getElementById("tour");
+    out.tour.push({hash: location.hash,
+                   status: document.getElementById("status").textContent.split(" \\u00b7 ")[0],
+                   before: card.nextElementSibling.id,
+                   lit: Array.prototype.filter.call(
+                     document.querySelectorAll("main > section"),
+                     function (s) { return !s.classList.contains("dim"); }).map(
+                       function (s) { return s.id; }),
+                   answer: document.getElementById("tour-answer").hidden});
+  }
+  function key(k) {
+    document.dispatchEvent(new KeyboardEvent("keydown", {key: k, bubbles: true}));
+  }
+  bos("softmax1");
+  out.count1 = visibleText("count-svg");
+  document.getElementById("mode").click();
+  bos("softmax");
+  out.count = visibleText("count-svg");
+  document.getElementById("mode").click();
+  document.getElementById("tour-start").click();
+  step();
+  for (var k = 0; k < 7; k++) { key("ArrowRight"); step(); }
+  document.getElementById("tour-reveal").click();
+  step();
+  key("ArrowLeft"); step();
+  document.body.setAttribute("data-probe", JSON.stringify(out));
+}());</script>"""
+
+
+def probe(path, script, fragment=""):
+    text = path.read_text(encoding="utf-8").replace("</body>", script + "</body>")
+    copy = path.parent / f"probe-{path.name}"
+    copy.write_text(text, encoding="utf-8")
+    url = copy.as_uri() + fragment
+    dom, log = dump([url])[url]
+    assert_ran_cleanly(dom, log)
+    found = re.search(r"data-probe='([^']*)'|data-probe=\"([^\"]*)\"", dom)
+    return json.loads(html.unescape(found.group(1) or found.group(2)))
+
+
+def rgb(text):
+    return tuple(int(v) for v in re.findall(r"\d+", text))
+
+
+def test_tour_colours_and_softmax_mode(pages):
+    """In a real browser: the <bos> column's colours step evenly down the rows (a tenfold
+    decay is one colour step wherever it falls, no jump at a bin edge); the softmax box shows
+    the ordinary-softmax run's count; the tour's steps set the fragment and the status line,
+    put their card above their view and dim the others."""
+    T = len(traced(EXAMPLE)[1]["tokens"])
+    out = probe(pages["example"], TOUR_PROBE % {"T": T}, "#pos=24")
+    scale = [rgb(f"rgb({int(c[1:3], 16)},{int(c[3:5], 16)},{int(c[5:7], 16)})") for c in SEQ]
+    levels = [scale.index(rgb(c)) for c in out["bos"]["softmax1"]]  # each a step of the scale
+    steps = {a - b for a, b in zip(levels, levels[1:])}
+    assert steps == {1}, levels           # one step darker per row (per decade), no jump
+    assert levels[0] == 42 and levels[-1] == 9   # <bos> at 10^-17.4 and 10^-50.4 on -60..0
+    # the same scale under the ordinary softmax: <bos> gets 1 where it is the only special
+    # token in sight, 10^-11 at row 12 (+ one step back), 10^-22 at row 33, far from 1
+    plain = [scale.index(rgb(c)) for c in out["bos"]["softmax"]]
+    assert (plain[10], plain[12], plain[33]) == (59, 48, 37), plain  # just below 10^-11, 10^-22
+    assert "the model writes 92000000000" in out["count"] and "92000000000" not in out["count1"]
+    views_tour = tour_steps(traced(EXAMPLE)[1])
+    wanted = [("tour=1&pos=22&stage=embed", "view-tokens"),
+              ("tour=2&pos=24&stage=L0.attn", "view-place"),
+              ("tour=3&pos=32&stage=L0.attn", "view-attention"),
+              ("tour=4&pos=22&stage=L0.attn", "view-count"),
+              ("tour=5&pos=24&stage=L1.attn", "view-sum"),
+              ("tour=6&pos=24&stage=L1.mlp", "view-ruler"),
+              ("tour=7&pos=24&stage=readout", "view-residual"),
+              ("tour=8&pos=23&stage=readout", "view-flaw")]  # its largest tilt/margin
+    tour = out["tour"]
+    for k, (frag, view) in enumerate(wanted):
+        got = tour[k]
+        assert got["hash"] == f"#{frag}&head=L0.h3", got
+        assert got["status"] == f"tour {views_tour[k]['title']}"
+        assert got["before"] == view and got["lit"] == [view] and got["answer"], got
+    assert tour[8]["answer"] is False                        # revealed
+    assert tour[9]["hash"].startswith("#tour=7&") and tour[9]["answer"]  # back: hidden again

@@ -8,32 +8,90 @@ from pathlib import Path
 
 import pytest
 
+from explore_cases import EXAMPLE, traced
+from tinyadder.analysis.pictures.tour import SECTIONS, steps
+from tinyadder.analysis.pictures.variants import changes
+from tinyadder.construction import build
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SKIP = ("pip install", "pytest", "-m venv")  # the test command itself, installs, the venv
 
 
 def console_examples(path):
-    """(command, expected stdout) for each '$ ' line of the page's ```console blocks."""
+    """(command, expected output, expected exit status) for each '$ ' line of the page's
+    ```console blocks. The output is standard output; for a command followed by '$ echo $?' it
+    is what a terminal shows, standard output then standard error, and the status is the
+    echo's (else None)."""
     for block in re.findall(r"```console\n(.*?)```", path.read_text(encoding="utf-8"), re.S):
-        for chunk in re.split(r"^\$ ", block, flags=re.M)[1:]:
-            command, _, output = chunk.partition("\n")
-            if not any(s in command for s in SKIP):
-                yield command, output
+        chunks = [c.partition("\n") for c in re.split(r"^\$ ", block, flags=re.M)[1:]]
+        for i, (command, _, output) in enumerate(chunks):
+            follow = chunks[i + 1] if i + 1 < len(chunks) else ("", "", "")
+            status = int(follow[2]) if follow[0] == "echo $?" else None
+            if command != "echo $?" and not any(s in command for s in SKIP):
+                yield command, output, status
 
 
-EXAMPLES = [(path.name, cmd, out) for path in PAGES for cmd, out in console_examples(path)]
+EXAMPLES = [(path.name, *example) for path in PAGES for example in console_examples(path)]
 
 
 def test_readme_has_examples():
-    assert sum(name == "README.md" for name, _, _ in EXAMPLES) >= 3
+    assert sum(name == "README.md" for name, *_ in EXAMPLES) >= 3
 
 
-@pytest.mark.parametrize("page, command, expected", EXAMPLES,
-                         ids=[f"{p}:{c[:40]}" for p, c, _ in EXAMPLES])
-def test_console_example(page, command, expected):
+@pytest.mark.parametrize("page, command, expected, status", EXAMPLES,
+                         ids=[f"{p}:{c[:40]}" for p, c, _, _ in EXAMPLES])
+def test_console_example(page, command, expected, status):
     argv = shlex.split(command)
     assert argv[:3] == ["python", "-m", "tinyadder"], command
     done = subprocess.run([sys.executable, *argv[1:]], cwd=ROOT, capture_output=True,
                           text=True, timeout=600)
-    assert done.stdout == expected, done.stderr
+    if status is None:
+        assert done.stdout == expected, done.stderr
+    else:
+        assert (done.stdout + done.stderr, done.returncode) == (expected, status)
+
+
+WALKTHROUGH = ROOT / "docs" / "walkthrough.md"
+PAGES_DIGITS = {"explore.html": 10, "explore-flaw.html": 10, "explore-warmup.html": 3}
+
+
+def slug(heading):
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def sections(text):
+    """{heading: its text} of the numbered '## N.' sections."""
+    parts = re.split(r"^## ", text, flags=re.M)[1:]
+    return {p.split("\n", 1)[0]: p for p in parts if re.match(r"\d+\.", p)}
+
+
+def test_every_walkthrough_section_links_the_explorer():
+    """Each numbered section opens the explorer in a state that exists: a page the
+    walkthrough's own commands write, a tour step, a position, stage, head and variant."""
+    text = WALKTHROUGH.read_text(encoding="utf-8")
+    for page in PAGES_DIGITS:
+        assert f"-o docs/{page}" in text, page
+    variants = {c.key for c in changes(build("published"))}
+    stages = {"embed", "L0.attn", "L0.mlp", "L1.attn", "L1.mlp", "readout"}
+    for heading, body in sections(text).items():
+        links = re.findall(r"\]\((explore[\w-]*\.html)#([^)]+)\)", body)
+        assert links, f"section {heading!r} links no explorer state"
+        for page, fragment in links:
+            n = PAGES_DIGITS[page]
+            for key, value in (part.split("=") for part in fragment.split("&")):
+                assert {"tour": lambda v: 1 <= int(v) <= 8,
+                        "pos": lambda v: 0 <= int(v) < 3 * n + 4,
+                        "stage": lambda v: v in stages,
+                        "head": lambda v: v in ("L0.h3", "L0.h4", "L1.h0"),
+                        "mode": lambda v: v in ("softmax1", "softmax"),
+                        "variant": lambda v: v in variants}[key](value), (page, fragment)
+    assert len(steps(traced(EXAMPLE)[1])) == 8
+
+
+def test_the_page_links_sections_that_exist():
+    anchors = {slug(h) for h in re.findall(r"^## (.*)$", WALKTHROUGH.read_text(encoding="utf-8"),
+                                           flags=re.M)}
+    for key, (number, anchor) in SECTIONS.items():
+        assert anchor in anchors and anchor.startswith(f"{number}-"), key

@@ -27,7 +27,7 @@ def check_agrees(cache, a, b):
         assert d.power == len(written) - 1 - (d.pos - found[0].pos)
         n = len(written) - 1     # the place is 10^k shrunk by count's leakage, < 10^-(N+1)
         assert 0 <= 1 - d.place / 10 ** d.power < Fraction(1, 10 ** (n + 1))
-        x = d.ratio                                              # the nearest mark, by hand
+        x = d.x                                                  # the nearest mark, by hand
         assert d.nearest == min(range(10), key=lambda u: abs(x - u - Fraction(1, 2)))
         assert d.margin > 0
         if not d.flipped:
@@ -77,13 +77,21 @@ def test_the_flaw():
     assert d.margin == 14 * d.place - 2 * d.total
     assert 119 < d.margin < Fraction(1193, 10)
     assert d.tilt > d.margin
+    # the lead of the written 7 is the tilt less the margin, in units of the sum
+    assert d.lead == d.tilt - d.margin
     text = narrate(cache, a, b)
     assert ("position 23 ('0'): R = 6999999940, P = 10^9, b = 0.36, leakage 0.018\n"
-            "  (R + b)/P = 6.99999994 -> nearest mark 6.5 -> digit 6; margin 1.2e-7*P over 7\n"
-            "  ! the readout's tilt favours 7 by 1000 units, more than the margin of 119.2\n"
-            "    units: it writes 7, not 6\n") in text
-    assert text.endswith("the first wrong digit was written\n"
-                         "  at position 23: the readout's tilt beat the margin\n")
+            "  x = 6.99999994 -> nearest mark 6.5 -> digit 6; margin 119 units over 7\n"
+            "  ! the readout's tilt favours 7 by 1000 units, 8.4 times the margin: it writes\n"
+            "    7, not 6\n") in text
+    # the nine zeros after the false carry are one block, not nine
+    assert text.count("R < 0") == 1
+    assert ("positions 24 to 32: R = -60 at each place from 10^8 to 10^0, b = 0.375 to "
+            "0.495\n") in text
+    # decided at 23, written at 24
+    assert text.endswith("the first wrong digit, decided at\n"
+                         "  position 23, was written at position 24: the readout's tilt beat "
+                         "the margin\n")
     # the repaired model, same figures up to the readout, writes 6
     _, fixed = run_with_cache(build("repaired"), f"{a}+{b}")
     check_agrees(fixed, a, b)
@@ -116,8 +124,8 @@ def test_cli_flags_a_rounding_error():
     assert status == 1 and "rounding error of float32" in err
     assert "! R is off by" in out
     summary = " ".join(out.split()[-30:])
-    assert "first wrong digit was written at position" in summary
-    assert "the number system's rounding moved (R + b)/P past a boundary" in summary
+    assert "the first wrong digit, decided at position 29, was written at position 30" in summary
+    assert "the number system's rounding moved x past a boundary" in summary
 
 
 def test_cli_bad_input_is_one_line_exit_2(capsys):
@@ -125,3 +133,28 @@ def test_cli_bad_input_is_one_line_exit_2(capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("tinyadder: error: missing operand")
     assert main(["explain", "1+2", "--digits", "0"]) == 2
+
+
+def test_x_is_r_plus_b_plus_leakage_over_p():
+    """x, printed as x, is (R + b + leakage)/P, not (R + b)/P: 2.6020 at 123 + 989's units."""
+    _, cache = run_with_cache(build("repaired", digits=3), "123+989")
+    d = decisions(cache)[-1]
+    assert d.x == (d.remaining + d.bias + d.leakage) / d.place
+    assert round(float(d.x), 4) == 2.602 and round(float((d.remaining + d.bias) / d.place), 3) \
+        == 2.492
+    assert "  x = 2.6020 -> nearest mark 2.5 -> digit 2; margin 0.796 units over 3\n" in \
+        narrate(cache, 123, 989)
+
+
+def test_repr_is_readable_and_the_digits_are_there_on_request():
+    """The exact run's values have numerators of thousands of digits: the repr shows their
+    readable forms (str() of such a Fraction raises on Python >= 3.11), exact() every digit."""
+    _, cache = run_with_cache(build("published"), "7650676663+0149460439")
+    d = decisions(cache)[0]
+    text = repr(d)
+    assert text.startswith("Decision(pos=22, token='=', written='0', total=<~7.80013710235*10^9>, "
+                           "bias=Fraction(69, 200), remaining=7800137102, place=<10^10 - 0.01 - ")
+    assert len(text) < 2000
+    numerator, denominator = d.exact("total").split("/")
+    for text, n in ((numerator, d.total.numerator), (denominator, d.total.denominator)):
+        assert len(text) > 4300 and text[:12] == str(n // 10 ** (len(text) - 12))

@@ -7,23 +7,28 @@ from html.parser import HTMLParser
 import io
 import json
 import math
+from pathlib import Path
 import re
 
 import pytest
 
 from explore_cases import EXAMPLE, FLAW, page_text, traced
 from tinyadder.analysis import show
-from tinyadder.analysis.pictures import explore, figures
+from tinyadder import add, build
+from tinyadder.analysis.pictures import explore, figures, views as views_module
+from tinyadder.numbers import Ln
+from tinyadder.weights import with_entry
 from tinyadder.analysis.ledger import ledger
-from tinyadder.cache import stages
+from tinyadder.cache import run_with_cache, stages
 from tinyadder.cli import main
 from tinyadder.cli import explore as explore_cli
 from tinyadder.cli.tracing import colour_wanted
 from tinyadder.generate import argmax
 
+ROOT = Path(__file__).resolve().parent.parent
 VIEW_IDS = [f"view-{v}" for v in explore.VIEWS]
-SVG_IDS = ["attn-svg", "place-svg", "resid-svg", "sum-svg", "ruler-svg", "flaw-svg",
-           "params-svg"]
+SVG_IDS = ["attn-svg", "place-svg", "count-svg", "resid-svg", "sum-svg", "ruler-svg",
+           "flaw-svg", "change-svg", "params-svg"]
 
 
 class Page(HTMLParser):
@@ -90,6 +95,8 @@ def test_nothing_leaves_the_page(example):
         assert tag not in ("link", "iframe", "img", "object", "embed"), tag
         for name in ("src", "href", "action", "srcset", "poster"):
             assert name not in attrs or attrs[name].startswith("#"), (tag, attrs)
+        # a page written inside a checkout links its docs by relative path
+        assert "href" not in attrs or ":" not in attrs["href"], (tag, attrs)
         if tag == "script":
             assert "src" not in attrs
     # the only URLs are the SVG namespace; no fetch, no request, no import, no web font
@@ -151,27 +158,76 @@ def test_decisions_are_the_readouts(example):
         logits = cache["logits"][d["pos"]]
         best = argmax(logits)
         runner = max((u for u in range(10) if u != best), key=lambda u: logits[u])
-        assert d["winner"] == str(best) == cache.model.vocab[cache.tokens[d["pos"] + 1]]
-        assert d["margin"][2] == show.fmt(logits[best] - logits[runner])
-    # the running sum falls as digits are emitted: 7800137102, 800137102, ...
-    assert [d["remaining_text"].split(".")[0] for d in views["decisions"]][:4] == \
+        assert d["written"] == str(best) == cache.model.vocab[cache.tokens[d["pos"] + 1]]
+        assert d["lead_logits"] == show.fmt(logits[best] - logits[runner])
+    # R falls as digits are emitted: 7800137102, 800137102, ...
+    assert [d["R"] for d in views["decisions"]][:4] == \
         ["7800137102", "7800137102", "800137102", "137102"]
-    # the ruler's dot at position 24: 8.00137102 units of 10^8, plus the rounding bias
-    assert 8.0013710 < views["decisions"][2]["x"] < 8.0013711
+    # x at position 24: 8.00137102 units of 10^8, plus the rounding bias and the leakage
+    d = views["decisions"][2]
+    assert 8.0013710 < d["x"] < 8.0013711 and d["x_text"] == "8.0014"
+    # one meaning per word: the margin 274205 units, the tilt -100, the lead 274305 (3 digits)
+    assert (d["margin"], d["tilt"], d["lead"]) == ("2.74e5", "-100", "2.74e5")
+    assert d["ratio"] is None  # the tilt favours the nearest digit
 
 
 def test_the_flaw_preset():
     _, views = traced(FLAW)
     assert explore.defaults(views) == {"pos": 23, "stage": "readout", "head": "L0.h3",
-                                      "mode": "softmax1"}
+                                      "mode": "softmax1", "variant": "built"}
     d = next(d for d in views["decisions"] if d["pos"] == 23)
-    assert (d["winner"], d["intended"], d["choice"], d["threat"]) == ("7", "6", "6", "7")
-    # the differences the view plots: err7 - err6 against the tilt cand1 - cand2
-    assert d["err_gap"][2] == "~4.76920e+9" and d["tilt_gap"][2] == "~4.00000e+10"
-    assert d["tilt_gap"][0] > d["err_gap"][0]
+    assert (d["written"], d["right"], d["nearest"], d["rival"], d["flipped"]) == \
+        ("7", "6", 6, 7, True)
+    # the direct logit attribution of logit(6) - logit(7): +margin from layer 1's FFN
+    # (err7 - err6 = 4.77e9 in the logits, 119 units), -tilt from the slots' other contents
+    # (cand1 - cand2 = 4e10, 1000 units): tilt / margin = 8.4
+    assert (d["margin"], d["margin_logits"], d["tilt"], d["tilt_logits"]) == \
+        ("119", "4.77e9", "1000", "4e10")
+    assert d["ratio_text"] == "8.4" and 8.38 < d["ratio"] < 8.39
+    assert d["lead"] == "881"
     page = Page(page_text(FLAW))
     rows = json.loads(page.data)["residual"]["readout"]["rows"]
     assert rows["logit 7"]["departs"][23] == "1" and rows["logit 7"]["changed"][23] == "1"
+
+
+def test_the_ruler_says_the_tilt_overrode_the_smallest_error():
+    """On a flipped position the ruler does not claim that the smallest error won: it says
+    the tilt overrode it, and gives err7 - err6 and the tilt (its marks' distances tell 6
+    from 7, which the errors' six digits, both ~2.00000e+16, do not)."""
+    _, views = traced(FLAW)
+    drawn = figures.ruler(views, 23, standalone=True)
+    assert "the readout&#x27;s tilt overrode the smallest error: 7 won" in drawn
+    assert "the smallest error wins" not in drawn
+    assert "err7 \u2212 err6 = +119 units (4.77\u00b710\u2079 in logits)" in drawn
+    assert "favours 7 by 1000 units (4\u00b710\u00b9\u2070), 8.4 times the margin" in drawn
+    d = next(d for d in views["decisions"] if d["pos"] == 23)
+    assert (d["distance"][6], d["distance"][7]) == ("0.49999994", "0.50000006")
+
+
+def test_the_softmax_mode_runs_the_softmax_model(example):
+    """The box does not just renormalise the weights: the model is run with an ordinary
+    softmax in every head, and its count is e^40 on every digit of a (exercise 2b)."""
+    _, views, _, _ = example
+    soft = views["softmax"]
+    assert soft["answer"] == "92000000000" and not soft["correct"]
+    assert [c[2] for c in soft["count"][1:4]] == ["~2.35385e+17"] * 3
+    drawn = figures.count(views, 24, "softmax", standalone=True)
+    assert "about e^40 everywhere, no place values; the model writes 92000000000" in drawn
+
+
+def test_the_variants_are_real_runs(example):
+    _, views, _, _ = example
+    answers = {v["key"]: v["answer"] for v in views["variants"]}
+    assert answers == {"built": "07800137102", "ln2": "70000000000", "bias0": "07800137102",
+                       "bias2": "07800137102", "bias3": "07800137103",
+                       "readout": "07800137102"}
+    model = build("published")
+    changed = {"ln2": with_entry(model, "blocks.0.attn.slopes", ("h3",), Ln(Fraction(2))),
+               "bias3": with_entry(model, "blocks.1.attn.b_V", ("h0",), 45)}
+    for key, m in changed.items():
+        assert add(m, "decimal", 7650676663, 149460439) == int(answers[key])
+    assert [v["label"] for v in views["variants"]] == [
+        "as built", "slope ln 2", "bias 0", "bias 30", "bias 45", "repaired readout"]
 
 
 def test_parameters_come_from_the_ledger(example):
@@ -182,8 +238,11 @@ def test_parameters_come_from_the_ledger(example):
               for v in line.tensor.entries.values()}
     assert all((p["tensor"], p["value"]) in values for p in params)
     k = next(p for p in params if p["tensor"] == "blocks.0.attn.W_K")
-    assert (k["value"], k["entries"], k["reads"], k["writes"]) == \
-        ("960", ["special -> h3"], ["special"], ["count"])
+    assert (k["value"], k["entries"], k["reads"], k["writes"], k["heads"]) == \
+        ("960", ["special -> h3"], ["special"], [], ["L0.h3"])
+    # a query bias sets scores and writes no slot
+    q = next(p for p in params if p["tensor"] == "blocks.0.attn.b_Q")
+    assert (q["writes"], q["heads"]) == ([], ["L0.h0", "L0.h1", "L0.h2", "L0.h3", "L0.h4"])
     p9 = [p for p in params if p["tensor"] == "blocks.0.mlp.W_in"][9]
     assert (p9["value"], p9["reads"], p9["writes"]) == ("9500000000000", ["count"], ["cand9"])
 
@@ -205,7 +264,7 @@ def test_other_lengths(tmp_path, digits, expr, number):
     a, b = map(int, expr.split("+"))
     assert "".join(t["text"] for t in data["tokens"][-digits - 1:]) == f"{a + b:0{digits + 1}d}"
     # the running sum in the run's own arithmetic (decimal: N + 30 digits, not Python's 28)
-    assert data["decisions"][0]["remaining_text"].split(".")[0] == str(a + b)
+    assert data["decisions"][0]["R"] == str(a + b)
 
 
 def test_a_wrong_sum_still_writes_its_page(tmp_path, monkeypatch):
@@ -214,7 +273,9 @@ def test_a_wrong_sum_still_writes_its_page(tmp_path, monkeypatch):
     assert explore_cli.main([FLAW, "-o", str(path)], out, err, None) == 1
     assert err.getvalue() == ("tinyadder: warning: the published model's sum 7000000000 is "
                               "wrong: 5193798811 + 1806201129 = 6999999940\n")
-    assert path.read_text(encoding="utf-8") == page_text(FLAW)
+    # the page links the walkthrough from where it was written
+    assert path.read_text(encoding="utf-8") == explore.page(traced(FLAW)[1],
+                                                            explore.docs_link(path))
 
 
 def test_command_line(tmp_path, capsys):
@@ -254,7 +315,68 @@ def test_colour_only_on_a_terminal_without_no_color(monkeypatch):
 def test_the_repaired_readout_has_no_tilt():
     _, views = traced("999+1", "repaired", 3)
     assert views["correct"] and not any(d["tilted"] for d in views["decisions"])
-    assert "reads only the FFN&#x27;s own error slots" in figures.flaw(views)
+    drawn = figures.flaw(views)
+    assert "reads only the FFN&#x27;s own error slots, so nothing tilts" in drawn
+    assert "b + \u2113 = 0.37, margin 0.37" in drawn
     assert [s["short"] for s in views["stages"]][-1] == "readout"
     rows = [r["slot"] for r in views["residual"][-2]["slots"]]
     assert rows[-10:] == [f"err{u}" for u in range(10)]
+
+
+@pytest.fixture(scope="module")
+def changed():
+    """Two models the family's views do not all apply to, traced at N = 3: head 3 without its
+    ALiBi slope (no place-value head), and a readout that reads digit_pos for 7."""
+    base = build("published", digits=3)
+    models = {"no slope": with_entry(base, "blocks.0.attn.slopes", ("h3",), 0),
+              "readout": with_entry(base, "readout", ("7",), "digit_pos")}
+    out = {}
+    for key, model in models.items():
+        _, cache = explore_run(model, "12+34")
+        out[key] = views_module.build_views(cache, 12, 34)
+    return out
+
+
+def explore_run(model, expr):
+    return run_with_cache(model, expr)
+
+
+def test_views_say_what_they_need(changed):
+    family = "This view applies to the TinyAdder-36 family: tinyadder36-published has no "
+    slope = changed["no slope"]["missing"]
+    assert slope["place"] == slope["count"] == \
+        family + "a layer-0 head with an ALiBi slope that writes count."
+    assert slope["attention"] is None and slope["ruler"] is None and slope["tokens"] is None
+    readout = changed["readout"]["missing"]
+    assert readout["ruler"] == readout["flaw"] == readout["sum"] == family + (
+        "the 36-parameter readout (layer 1's FFN writing |cand_u + average| into the slot "
+        "read for digit u).")
+    assert readout["place"] is None and readout["residual"] is None
+
+
+@pytest.mark.parametrize("key, absent", [("no slope", ["place", "count", "change"]),
+                                         ("readout", ["sum", "ruler", "flaw", "change"])])
+def test_the_page_and_figures_say_so_rather_than_fail(changed, key, absent):
+    views = changed[key]
+    page = Page(explore.page(views))
+    assert set(VIEW_IDS) <= page.ids()
+    text = explore.page(views)
+    for name in absent:
+        section = re.search(f'<section id="view-{name}">(.*?)</section>', text, re.S).group(1)
+        assert "This view applies to the TinyAdder-36 family" in section, name
+    for name, draw in figures.FIGURES.items():
+        drawn = draw(views, {**explore.defaults(views), "stage": "L0.mlp"})
+        assert drawn.startswith("<svg") and drawn.endswith("</svg>\n"), name
+        mapped = {"slots": "residual"}.get(name, name)
+        assert ("applies to the TinyAdder-36 family" in drawn) == (mapped in absent), name
+    # the tour needs every view it walks through
+    assert json.loads(page.data)["tour"] == []
+
+
+def test_docs_link_points_from_the_page_to_the_checkout(tmp_path):
+    here = explore.docs_link(ROOT / "docs" / "explore.html")
+    assert here == "./"
+    assert explore.docs_link(ROOT / "page.html") == "docs/"
+    page = explore.page(traced("999+1", "repaired", 3)[1], docs="docs/")
+    assert 'href="docs/walkthrough.md#4-layer-0-head-3-place-values-from-alibi-and-softmax1"' \
+        in page

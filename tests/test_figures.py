@@ -2,11 +2,14 @@
 regenerated and compared, as the doctests keep the text honest. To redraw them all:
 
     python -m tinyadder figure attention 7650676663+0149460439 --pos 24 -o docs/img/attention.svg
+    python -m tinyadder figure place 7650676663+0149460439 --pos 24 -o docs/img/place.svg
     python -m tinyadder figure count 7650676663+0149460439 --pos 24 -o docs/img/count.svg
     python -m tinyadder figure slots 7650676663+0149460439 --stage L0.mlp --pos 24 \\
         -o docs/img/slots.svg
+    python -m tinyadder figure sum 7650676663+0149460439 --pos 24 -o docs/img/sum.svg
     python -m tinyadder figure ruler 7650676663+0149460439 --pos 24 -o docs/img/ruler.svg
     python -m tinyadder figure flaw 5193798811+1806201129 -o docs/img/flaw.svg
+    python -m tinyadder figure change 7650676663+0149460439 -o docs/img/change.svg
 """
 
 import io
@@ -25,10 +28,13 @@ IMG = Path(__file__).resolve().parent.parent / "docs" / "img"
 # name -> (expression, state beyond the page's defaults), as in the commands above
 DRAWN = {
     "attention": (EXAMPLE, {"pos": 24}),
+    "place": (EXAMPLE, {"pos": 24}),
     "count": (EXAMPLE, {"pos": 24}),
     "slots": (EXAMPLE, {"pos": 24, "stage": "L0.mlp"}),
+    "sum": (EXAMPLE, {"pos": 24}),
     "ruler": (EXAMPLE, {"pos": 24}),
     "flaw": (FLAW, {}),
+    "change": (EXAMPLE, {}),
 }
 
 
@@ -54,7 +60,7 @@ def test_command_line(tmp_path):
                        out, io.StringIO(), None) == 0
     assert out.getvalue() == f"wrote {path}\n"
     text = path.read_text(encoding="utf-8")
-    assert "position 9: the remaining value" in text and "winner 0" in text
+    assert "Ruler at position 9: the nearest mark, 0.5, wins" in text
 
 
 @pytest.mark.parametrize("argv, message", [

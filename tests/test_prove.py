@@ -6,13 +6,19 @@ from fractions import Fraction
 
 import pytest
 
-from tinyadder import build
+from tinyadder import build, run_with_cache
+from tinyadder.addition import encode
 from tinyadder.analysis.proof import certificate as checker
-from tinyadder.analysis.proof.decisions import decisions
-from tinyadder.analysis.proof.prove import prove
+from tinyadder.analysis.proof.census import census
+from tinyadder.analysis.proof.formulas import digit_formulas
+from tinyadder.analysis.proof.prove import certificate, prove
 from tinyadder.analysis.proof.stress import stress_model
+from tinyadder.analysis.proof.symbolic import NotAffine, SymbolicSystem
 from tinyadder.cli import main
 from tinyadder.construction import constants
+from tinyadder.forward import forward
+from tinyadder.plan import compile_model
+from tinyadder.numbers import NumberSystem
 
 
 @pytest.mark.parametrize("variant", ["published", "repaired"])
@@ -42,7 +48,7 @@ def test_the_published_flaw_is_not_proved_at_n10():
 def test_the_tilts_are_the_readout_slots():
     """Published: digit 5's logit also holds cand0, so neighbouring tilts (in units of the
     gain times the marks' spacing) are 10^-6 apart from digit 5 on; repaired: none."""
-    pub, rep = (decisions(build(v, 2))[1] for v in ("published", "repaired"))
+    pub, rep = (digit_formulas(build(v, 2))[1] for v in ("published", "repaired"))
     assert rep.tilt_ratio == 0
     assert Fraction(1, 10 ** 6) <= pub.tilt_ratio < Fraction(2, 10 ** 6)
 
@@ -111,3 +117,64 @@ def test_prove_command_exit_status(capsys):
     assert "proved: the published model adds all 10^4 pairs" in out
     assert main(["prove", "--digits", "x"]) == 2
     assert main(["prove", "--model", "nope"]) == 2
+
+
+# --- the symbolic number system ---------------------------------------------------------------
+
+def test_the_symbolic_system_is_a_number_system_and_runs_the_pass_as_fractions_do():
+    """By use: the model's own forward pass over constants (a whole addition, teacher-forced)
+    gives exactly the fraction system's logits, within radii far below a unit."""
+    model = build("published", 3)
+    ns = SymbolicSystem(model)
+    assert isinstance(ns, NumberSystem) and ns.decider() is ns
+    logits, cache = run_with_cache(model, "517+864")
+    got, _ = forward(compile_model(model, ns), cache.tokens)
+    assert all(x.is_constant for row in got for x in row)
+    assert [[x.const for x in row] for row in got] == logits
+    assert max(x.rad for row in got for x in row) < Fraction(1, 10 ** 20)
+
+
+def test_an_affine_value_is_the_fraction_value_at_every_digit():
+    """The prompt's digits as variables: every logit up to the '=' (where the digits decide
+    the readout's ReLUs) is an affine form whose centre, at the digits of a pair, is the
+    fraction system's logit for that pair (at the model's precision: ``ns.fraction``)."""
+    model = build("repaired", 2)
+    ns = SymbolicSystem(model)
+    compiled = compile_model(model, ns)
+    tokens = encode(model, 0, 0)[:-1]
+    e0 = compiled.embed[model.vocab.index("0")]
+    step = [b - a for a, b in zip(e0, compiled.embed[model.vocab.index("1")])]
+    positions = [1, 2, 4, 5]  # a's and b's digits
+
+    def embed(rows):
+        return [[x + ns.variable(p, s.const) for x, s in zip(e0, step)] if p in positions
+                else row for p, row in enumerate(rows)]
+    symbolic, _ = forward(compiled, tokens, patch={"hook_embed": embed})
+    for a, b in [(0, 0), (37, 95), (99, 99), (50, 4)]:
+        digits = dict(zip(positions, [a // 10, a % 10, b // 10, b % 10]))
+        exact, _ = forward(compile_model(model, ns.fraction), encode(model, a, b)[:-1])
+        assert [[x.at(digits) for x in row] for row in symbolic] == exact
+
+
+def test_a_value_compares_through_its_own_system_under_its_assumptions():
+    model = build("repaired", 2)
+    mine, other = SymbolicSystem(model), SymbolicSystem(model)
+    gate = mine.variable(1) - 4  # its sign depends on the digit x_1
+    assert (gate + 4 > 0) is True and (gate - 6 > 0) is False  # decided over the box
+    with other.assuming(lambda g: True):
+        with pytest.raises(NotAffine):
+            gate > 0  # another system's assumption is not this value's
+    with mine.assuming(lambda g: True) as met:
+        assert gate > 0 and gate < 1
+        assert [answer for _, answer in met] == [True, True]
+        assert met[0][0].coefs() == {1: 1} and met[0][0].const == -4
+    with pytest.raises(NotAffine):
+        gate > 0  # the assumption ended with its block
+
+
+def test_prove_and_census_give_the_same_with_jobs():
+    model = build("published", 8)
+    one, two = prove(model), prove(model, jobs=2)
+    assert certificate(one, "published") == certificate(two, "published")
+    assert one.rows == two.rows and not one.proved
+    assert census(model, jobs=2).count == 2_200_000_000

@@ -48,11 +48,17 @@ def test_readable_is_none_when_it_would_say_no_more():
 
 
 def test_step_prints_a_long_slot_readably():
+    """A long exact value prints readably, with its size; its digits only on request."""
     _, cache = run_with_cache(build("published"), "7650676663+0149460439")
     out = io.StringIO()
-    session(cache, io.StringIO("n\ns count\nq\n"), out, positions=[22], slots=["count"])
+    session(cache, io.StringIO("n\ns count\ns count exact\nq\n"), out, positions=[22],
+            slots=["count"])
     text = out.getvalue()
-    head = "(step) s count\ncount ~ -10.0000, exactly:\n"
-    assert head + "readably: -10 + 10^-11 + 4.2484*10^-17 + r, |r| < 10^-21\n-" in text
-    exact = text.split(head)[1].splitlines()[1]
-    assert Fraction(exact) == cache.view("blocks.0.hook_resid_mid", 22)["count"]
+    count = cache.view("blocks.0.hook_resid_mid", 22)["count"]
+    sizes = [len(str(abs(count.numerator))), len(str(count.denominator))]
+    assert ("(step) s count\ncount ~ -10.0000\n"
+            "readably: -10 + 10^-11 + 4.2484*10^-17 + r, |r| < 10^-21\n"
+            f"exactly: a ratio of integers of {sizes[0]} and {sizes[1]} digits\n"
+            "  ('s count exact' prints every digit)\n(step) s count exact\n") in text
+    exact = text.split("(step) s count exact\ncount ~ -10.0000, exactly:\n")[1].splitlines()[0]
+    assert Fraction(exact) == count

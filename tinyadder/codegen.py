@@ -66,7 +66,7 @@ class _Constants(dict):
 
 
 def _affine(affine, t, var, const):
-    """The text of target t of an Affine, w_1 x_1 + w_2 x_2 + ... + b_t, ``var(i)`` naming
+    """The text of target t of an AffineMap, w_1 x_1 + w_2 x_2 + ... + b_t, ``var(i)`` naming
     source i and ``const(w, i, t)`` a weight (i None: the bias): an absent bias is no term, a
     weight of 1 is x."""
     b = affine.bias[t]

@@ -24,15 +24,21 @@ with no value map or no output map (``weights.live_heads``) adds no term to the 
    up map is one weight on the same slot x share one product: post_u = w_u (g x), not
    g (w_u x). A rounding system keeps the textbook grouping.
 
-Field glossary of :class:`Block` (indices are positions in the model's slot, head and unit
-orders):
+Field glossary of :class:`Block` (indices are positions in the model's slot, lane and unit
+orders; a head of dimension d has d lanes):
 
-    q, k, v        Affine: resid_pre slots -> heads (head dimension 1)
-    o              Affine: heads -> resid_pre slots (W_O, b_O), every head (used with a patch)
-    o_live         the same over the live heads only: the heads that add terms
-    gate, up       Affine: resid_mid slots -> units (W_gate, b_gate; W_in, b_in)
-    down           Affine: units -> resid_post slots (W_out, b_out)
-    heads          per head: its slope and, for rule 1, its carried constants
+    q              AffineMap: resid_pre slots (after ln1) -> query lanes
+    k, v           AffineMap: resid_pre slots (after ln1) -> key/value lanes
+    o              AffineMap: query lanes -> resid_pre slots (W_O, b_O), every head (used with
+                   a patch)
+    o_live         the same over the live heads' lanes only: the heads that add terms
+    gate, up       AffineMap: resid_mid slots (after ln2) -> units (W_gate, b_gate; W_in, b_in)
+    down           AffineMap: units -> resid_post slots (W_out, b_out)
+    heads          per query head: its lanes, its key/value lanes, slope, scale, fixed bias
+                   and, for rule 1, its carried constants
+    ln1, ln2       Norm or None; q_norm, k_norm: Norm over one head's lanes, or None
+    rope           the rotary frequencies, one per lane pair (empty: none)
+    softmax, act, gated   the attention's normalisation and the FFN's kind
     live           heads whose output reaches the stream
     attn_writes    slots the live heads (or b_O) write
     mlp_writes     slots the FFN writes
@@ -42,19 +48,22 @@ orders):
     prefix_mid     plan, rule 3: attention-written slots such a position needs
     prefix_post    plan, rule 3: FFN-written slots such a position needs
     token_kv       plan, rule 4: {token id: (k, v, e, e v)}, first block only, filled on use
+
+Rules 1 and 3 to 5 serve the code generator, which writes out TinyAdder-36's family of
+operations (``Compiled.fast``); any other model's untraced calls run ``forward`` as written.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Dict, Optional, Tuple
 
 from .constants import Ln, MinusInfinity
-from .weights import Tensor, live_heads, tensors
+from .weights import Factored, Tensor, live_heads, tensors
 
 
 @dataclass(frozen=True)
-class Affine:
+class AffineMap:
     """A sparse affine map as numbers: out_t = (sum of w x_s over columns[t]) + bias_t.
 
     ``columns[t]`` lists target t's non-zero weights as (source index, weight) in source order;
@@ -65,6 +74,7 @@ class Affine:
     columns: Tuple[Tuple[Tuple[int, object], ...], ...]
     bias: Tuple[Optional[object], ...]
     unit: Tuple[frozenset, ...]
+    first: Optional["AffineMap"] = None  # a factored weight: this map applies to first(x)
 
     def writes(self):
         """Targets with a term or a bias."""
@@ -73,18 +83,31 @@ class Affine:
 
     def reads(self, targets):
         """The sources that ``targets`` read."""
-        return {s for t in targets for s, _ in self.columns[t]}
+        inner = {s for t in targets for s, _ in self.columns[t]}
+        return inner if self.first is None else self.first.reads(inner)
 
 
 def _affine(ns, weight, bias, keep=None):
-    """The Affine of a weight tensor and its bias vector (``keep``: only these sources)."""
+    """The AffineMap of a weight tensor and its bias vector (``keep``: only these sources)."""
     columns = [tuple((i, w) for i, w in weight.column(col) if keep is None or i in keep)
                for col in weight.cols]
-    return Affine(
+    return AffineMap(
         columns=tuple(tuple((i, ns.const(w)) for i, w in column) for column in columns),
         bias=tuple(ns.const(bias.entries[None, col]) if (None, col) in bias.entries else None
                    for col in weight.cols),
         unit=tuple(frozenset(i for i, w in column if w == 1) for column in columns))
+
+
+def _map(ns, t, name, bias, keep=None):
+    """The AffineMap of weight ``name`` and its bias, from the tensors ``t``; a factored weight
+    (``name.A``, ``name.B``) as B's map applied to A's."""
+    if name in t:
+        return _affine(ns, t[name], t[bias], keep)
+    first = _affine(ns, t[f"{name}.A"], _NO_BIAS, keep)
+    return replace(_affine(ns, t[f"{name}.B"], t[bias]), first=first)
+
+
+_NO_BIAS = Tensor("", "", (None,), (), {})
 
 
 @dataclass(frozen=True)
@@ -126,14 +149,14 @@ class Head:
 class Block:
     """One block's weights as numbers, and its plan (the module docstring's glossary)."""
 
-    q: Affine
-    k: Affine
-    v: Affine
-    o: Affine
-    o_live: Affine
-    gate: Affine
-    up: Affine
-    down: Affine
+    q: AffineMap
+    k: AffineMap
+    v: AffineMap
+    o: AffineMap
+    o_live: AffineMap
+    gate: AffineMap
+    up: AffineMap
+    down: AffineMap
     heads: Tuple[Head, ...]
     width_in: int
     width_out: int
@@ -152,6 +175,7 @@ class Block:
     k_norm: Optional[Norm] = None
     rope: Tuple[object, ...] = ()
     softmax: str = "softmax1"
+    normalise: str = "before"
     act: str = "relu"
     gated: bool = True
 
@@ -161,7 +185,7 @@ class Compiled:
     """A model's weights as numbers of one number system, indexed for the forward pass.
 
     The readout is one of: ``readout`` (the slot each logit negates: negative error), or
-    ``unembed`` (an Affine from the final stream to the logits; a tied one reads the embedded
+    ``unembed`` (an AffineMap from the final stream to the logits; a tied one reads the embedded
     slots, first multiplied by ``unembed_scale``). ``fast``: every operation is one the code
     generator writes out (TinyAdder-36's family); otherwise untraced calls run the pass as
     written.
@@ -173,9 +197,9 @@ class Compiled:
     blocks: Tuple[Block, ...]
     readout: Optional[Tuple[int, ...]]      # per readout token, the slot its logit negates
     readout_tokens: Tuple[int, ...]         # the token ids of the logits, in readout order
-    pos: Dict[int, Tuple[Tuple[int, object], ...]] = None  # per position, (slot, value)
+    pos: object = None  # per position ((slot, value), ...), or (rows of A, B) if factored
     ln_final: Optional[Norm] = None
-    unembed: Optional[Affine] = None
+    unembed: Optional[AffineMap] = None
     unembed_scale: Optional[Tuple[Tuple[int, object], ...]] = None
     fast: bool = True
 
@@ -244,6 +268,9 @@ def _fast(model):
     """Whether every operation of the model is one ``codegen`` writes out."""
     for block in model.blocks:
         a, m = block.attn, block.mlp
+        tables = [getattr(a, n) for n in ("W_Q", "W_K", "W_V", "W_O")]
+        if any(isinstance(table, Factored) for table in tables + [m.W_gate, m.W_in, m.W_out]):
+            return False
         if (a.head_dim != 1 or a.kv_heads or a.rope_freqs or a.q_norm or a.k_norm or a.bias
                 or a.scale != 1 or a.softmax != "softmax1" or block.ln1 or block.ln2
                 or m.act != "relu" or not m.gated):
@@ -262,30 +289,30 @@ def _compile(model, ns):
                 row[j] = ns.const(t["W_E"].entries[token, slot])
         embed.append(tuple(row))
     embedded = model.slots[:model.width_embed]
-    pos = {p: tuple((embedded.index(s), ns.const(v)) for s, v in row.items())
-           for p, row in model.W_pos.items()}
+    pos = _positions(ns, model, t)
 
     raw = []
     for i, block in enumerate(model.blocks):
         a, m = f"blocks.{i}.attn", f"blocks.{i}.mlp"
         attn, inp = block.attn, model.slots[:block.width_in]
         live = tuple(attn.heads.index(h) for h in live_heads(attn))
-        q, k, v = (_affine(ns, t[f"{a}.W_{x}"], t[f"{a}.b_{x}"]) for x in "QKV")
+        q, k, v = (_map(ns, t, f"{a}.W_{x}", f"{a}.b_{x}") for x in "QKV")
         heads = tuple(_head(ns, attn, h, q, k, h in live) for h in range(len(attn.heads)))
         lanes_live = {lane for h in live for lane in heads[h].q_lanes}
-        down = _affine(ns, t[f"{m}.W_out"], t[f"{m}.b_out"])
+        down = _map(ns, t, f"{m}.W_out", f"{m}.b_out")
         components = tuple(str(c) for c in range(attn.head_dim))
         raw.append(dict(
             q=q, k=k, v=v, heads=heads, live=live, down=down,
             units=tuple(sorted(down.reads(range(len(down.columns))))),
-            o=_affine(ns, t[f"{a}.W_O"], t[f"{a}.b_O"]),
-            o_live=_affine(ns, t[f"{a}.W_O"], t[f"{a}.b_O"], keep=lanes_live),
-            gate=_affine(ns, t[f"{m}.W_gate"], t[f"{m}.b_gate"]),
-            up=_affine(ns, t[f"{m}.W_in"], t[f"{m}.b_in"]),
+            o=_map(ns, t, f"{a}.W_O", f"{a}.b_O"),
+            o_live=_map(ns, t, f"{a}.W_O", f"{a}.b_O", keep=lanes_live),
+            gate=_map(ns, t, f"{m}.W_gate", f"{m}.b_gate"),
+            up=_map(ns, t, f"{m}.W_in", f"{m}.b_in"),
             width_in=block.width_in, width_out=block.width_out,
             ln1=_norm(ns, block.ln1, inp), ln2=_norm(ns, block.ln2, inp),
             q_norm=_norm(ns, attn.q_norm, components), k_norm=_norm(ns, attn.k_norm, components),
             rope=tuple(ns.const(f) for f in attn.rope_freqs), softmax=attn.softmax,
+            normalise=attn.normalise,
             act=block.mlp.act, gated=block.mlp.gated))
 
     # Rule 3, backward over the blocks: what do positions without logits need?
@@ -308,7 +335,7 @@ def _compile(model, ns):
     if u.kind == "negative_error":
         readout = tuple(model.slots.index(u.slots[tok]) for tok in u.tokens)
     elif u.kind == "linear":
-        unembed = _affine(ns, t["unembed.W_U"], t["unembed.b_U"])
+        unembed = _map(ns, t, "unembed.W_U", "unembed.b_U")
     else:  # tied: the embedding's rows as the readout's columns
         W = _tensor_of(t["W_E"], u.tokens)
         unembed = _affine(ns, W, t["unembed.b_U"])
@@ -317,6 +344,21 @@ def _compile(model, ns):
                     tuple(model.vocab.index(tok) for tok in u.tokens), pos=pos,
                     ln_final=_norm(ns, model.ln_final, final), unembed=unembed,
                     unembed_scale=scale, fast=_fast(model))
+
+
+def _positions(ns, model, t):
+    """The positional embedding: {position: ((slot index, value), ...)}; a factored one
+    (W_pos = A B, learned low-rank positions) as ({position: its row of A}, B's map)."""
+    if not model.W_pos:
+        return {}
+    if "W_pos" in t:
+        table = t["W_pos"]
+        return {p: tuple((j, ns.const(table.entries[p, s])) for j, s in enumerate(table.cols)
+                         if (p, s) in table.entries) for p in table.rows}
+    first = t["W_pos.A"]
+    rows = {p: [ns.const(first.entries[p, r]) if (p, r) in first.entries else ns.zero
+                for r in first.cols] for p in first.rows}
+    return rows, _affine(ns, t["W_pos.B"], _NO_BIAS)
 
 
 def _tensor_of(W_E, tokens):

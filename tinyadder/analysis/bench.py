@@ -26,7 +26,7 @@ import tracemalloc
 
 from ..addition import encode, run
 from ..cases import random_pairs, verify_cases
-from ..construction import build
+from ..models import build
 from ..numbers import FloatSystem, number_system
 from ..weights import tensors
 

@@ -1,22 +1,31 @@
 """The algorithm, narrated from a trace: one block per position that writes a sum digit.
 
 At position i, which decides the sum digit of place P, TinyAdder-36 does long addition from
-the top: R is what remains to be written (a + b minus the digits already written, times their
-places) and b a small rounding bias; the model compares (R + b)/P with ten ruler marks u + 1/2
-and writes the digit u of the nearest mark. Every figure here is read from the trace of
-``trace.run_with_cache``, in units of the sum (a and b serve only to flag a trace whose R is
-off, as rounding makes it in float32):
+the top. Its words, each with one meaning, all in *units of the sum* (1 is one unit of a + b):
 
-- the running average of layer 1 holds ``z_i = unit * scale_i * (R + b + leakage)``;
+- R, what remains to be written: a + b minus the digits already written, at their places;
+- b, the rounding bias, (i + 1) * (layer 1's value bias) / unit; the leakage (ℓ), what the
+  construction itself adds to R (the place values of ``<bos>`` and ``+``, still decaying);
+- x = (R + b + ℓ)/P, where what layer 1 holds falls on the ruler whose marks are u + 1/2;
+  the nearest mark's digit u wins unless the readout tilts the comparison;
+- the margin: how much farther the rival's mark is than the nearest, from the errors err_u;
+- the tilt: how much the readout's other slot contents favour the rival (the published
+  readout's flaw; 0 in the repaired model);
+- the lead: the winner's logit minus the runner-up's, so margin - tilt when the nearest
+  digit wins, tilt - margin when the tilt overrides it.
+
+Every figure is read from the trace of ``trace.run_with_cache`` (a and b serve only to flag a
+trace whose R is off, as rounding makes it in float32):
+
+- the running average of layer 1 holds ``z_i = unit * scale_i * (R + b + ℓ)``;
 - candidate u holds ``cand_u = -unit * scale_i * (u + 1/2) P``: the marks, P their spacing;
-- layer 1's FFN writes ``err_u = err_scale * unit * scale_i * |R + b + leakage - (u + 1/2) P|``;
-- the readout adds to err_u whatever else its slot holds (nothing in the repaired model; in the
-  published one another candidate: the tilt), and the smallest sum wins.
+- layer 1's FFN writes ``err_u = err_scale * unit * scale_i * |R + b + ℓ - (u + 1/2) P|``;
+- the readout adds to err_u whatever else its slot holds, and the smallest sum wins.
 
 ``unit`` (1000: the digit embedding 10 times layer 1's value weight 100) and ``err_scale``
 (10^6: layer 1's gate 10^4 times its up projection 100) are read from the weights, ``scale_i``
-= 1/(i+2) from layer 0's head 4. The margin is how much nearer the winning mark is than the
-runner-up's; the bias b is (i + 1) * (layer 1's value bias) / unit.
+= 1/(i+2) from layer 0's head 4; one unit of the sum is ``size`` = err_scale * unit * scale_i
+in the logits (10^9/(i+2)).
 
 >>> from tinyadder import build, number_system, run_with_cache
 >>> _, cache = run_with_cache(build("published"), "5193798811+1806201129",
@@ -24,18 +33,20 @@ runner-up's; the bias b is (i + 1) * (layer 1's value bias) / unit.
 >>> d = decisions(cache)[1]
 >>> d.pos, d.remaining, d.power, d.nearest, d.chosen, d.flipped
 (23, 6999999940, 9, 6, 7, True)
->>> round(float(d.margin), 2), round(float(d.tilt), 2)      # units of the sum
-(119.23, 1000.0)
+>>> figure(d.margin), figure(d.tilt), figure(d.lead), figure(d.tilt / d.margin, 2)
+('119', '1000', '881', '8.4')
+
+A Decision's repr shows short values exactly and long ones by their readable form
+(``text.brief``); ``d.exact("total")`` gives every digit.
 """
 
-from dataclasses import dataclass
-from decimal import Decimal, localcontext
+from dataclasses import dataclass, fields
 from fractions import Fraction
 import textwrap
 
 from ..generate import argmax
-from .text import exponent
-from .show import rounded
+from .text import brief, exponent, figure
+from .show import rational_text, rounded
 from ..cache import act_name
 
 WIDTH = 80
@@ -61,32 +72,43 @@ def scales(model):
     return unit, err_scale, Fraction(bias)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Decision:
     """One position's digit decision, in units of the sum (all from the trace)."""
 
     pos: int
     token: str          # the token at pos
     written: str        # the token generated at pos + 1
-    total: Fraction     # R + b + leakage
+    total: Fraction     # R + b + ℓ
     bias: Fraction      # b
     remaining: int      # R: total - b to the nearest integer
     place: Fraction     # P: the spacing of the ruler marks
     distance: tuple     # |total - (u + 1/2) P| for u = 0..9, from err_u
+    others: tuple       # what the readout adds to err_u besides it, for u = 0..9
     nearest: int        # the digit of the nearest mark (the smallest err)
     runner: int         # the digit of the next nearest mark
     chosen: int         # the digit the readout picks (largest logit)
     rival: int          # the digit nearest is compared with: chosen if it differs, else runner
-    margin: Fraction    # distance[rival] - distance[nearest]
-    tilt: Fraction      # how much the readout's other slot contents favour rival over nearest
+    lead: Fraction      # the chosen digit's logit minus the next largest logit, in units
+    size: Fraction      # one unit of the sum in the logits at this position
+
+    @property
+    def margin(self):
+        """distance[rival] - distance[nearest]: how much nearer the nearest mark is."""
+        return self.distance[self.rival] - self.distance[self.nearest]
+
+    @property
+    def tilt(self):
+        """How much the readout's other contents favour the rival over the nearest digit."""
+        return self.others[self.nearest] - self.others[self.rival]
 
     @property
     def leakage(self):
         return self.total - self.bias - self.remaining
 
     @property
-    def ratio(self):
-        """(R + b)/P, leakage included."""
+    def x(self):
+        """(R + b + ℓ)/P: where what layer 1 holds falls on the ruler."""
         return self.total / self.place
 
     @property
@@ -99,6 +121,19 @@ class Decision:
     def flipped(self):
         return self.chosen != self.nearest
 
+    def exact(self, name):
+        """Every digit of one field ('total', 'place', ...), as 'n/d' text."""
+        value = getattr(self, name)
+        if isinstance(value, tuple):
+            return "(" + ", ".join(rational_text(v) for v in value) + ")"
+        return rational_text(value)
+
+    def __repr__(self):
+        def shown(v):
+            return "(" + ", ".join(map(brief, v)) + ")" if isinstance(v, tuple) else brief(v)
+        return "Decision(" + ", ".join(f"{f.name}={shown(getattr(self, f.name))}"
+                                       for f in fields(self)) + ")"
+
 
 def decisions(cache):
     """A Decision for every position that predicted a token of the sum."""
@@ -107,6 +142,7 @@ def decisions(cache):
     last = len(model.blocks) - 1
     digits = [str(u) for u in range(10)]
     readout = model.readout
+    labels = cache.labels("unembed.hook_out")
     out = []
     for pos in cache.predicting:
         scale = _q(cache.view(act_name("resid_mid", 0), pos)["scale"])
@@ -119,19 +155,20 @@ def decisions(cache):
         post = cache.view(act_name("resid_post", last), pos)
         size = err_scale * unit * scale
         distance = tuple(_q(err[readout[t]]) / size for t in digits)
-        other = [(_q(post[readout[t]]) - _q(err[readout[t]])) / size for t in digits]
+        others = tuple((_q(post[readout[t]]) - _q(err[readout[t]])) / size for t in digits)
         order = sorted(range(10), key=lambda u: (distance[u], u))
         nearest, runner = order[0], order[1]
-        labels = cache.labels("unembed.hook_out")
-        chosen = int(labels[argmax(cache["logits"][pos])])
-        rival = chosen if chosen != nearest else runner
+        logits = [_q(v) for v in cache["logits"][pos]]
+        best = argmax(cache["logits"][pos])
+        chosen = int(labels[best])
+        lead = (logits[best] - max(v for k, v in enumerate(logits) if k != best)) / size
         bias = (pos + 1) * value_bias / unit
         out.append(Decision(
             pos=pos, token=model.vocab[cache.tokens[pos]],
             written=model.vocab[cache.tokens[pos + 1]], total=total, bias=bias,
-            remaining=round(total - bias), place=place, distance=distance,
-            nearest=nearest, runner=runner, chosen=chosen, rival=rival,
-            margin=distance[rival] - distance[nearest], tilt=other[nearest] - other[rival]))
+            remaining=round(total - bias), place=place, distance=distance, others=others,
+            nearest=nearest, runner=runner, chosen=chosen,
+            rival=chosen if chosen != nearest else runner, lead=lead, size=size))
     return out
 
 
@@ -154,33 +191,28 @@ def short(q, most=6, sig=2):
     return rounded(q, sig)
 
 
-def two_digits(q):
-    """q to two significant digits, trailing zeros kept ('1.0', '0.0027', '1.2e-7')."""
-    q = Fraction(q)
-    if not q:
-        return "0"
-    with localcontext() as ctx:
-        ctx.prec = 2
-        d = Decimal(q.numerator) / Decimal(q.denominator)
-        places = 1 - d.adjusted()
-        return format(d, f".{places}f") if -4 <= d.adjusted() <= 1 else format(d, ".1e")
-
-
-def ratio_text(d):
-    """(R + b)/P with enough decimals to show how far it is from the boundary it is near."""
+def x_text(d):
+    """x = (R + b + ℓ)/P with enough decimals to show how far it is from the boundary it is
+    near."""
     places = max(4, 1 - exponent(d.margin / d.place)) if d.margin else 4
-    x = d.ratio
+    x = d.x
     if x and abs(x) < Fraction(1, 10 ** places):
         return rounded(x, 2)
     return fixed(x, min(places, 30))
 
 
-LEGEND = """\
-R: what remains to be written (a + b minus the digits written, at their places);
-P: the place of the digit being decided; b: the rounding bias; leakage: what the
-construction adds to R. The model writes the digit u of the mark u + 1/2 nearest
-(R + b)/P; the margin is how much nearer that mark is than the next one. Every
-figure is read from the trace, in units of the sum (docs/walkthrough.md)."""
+LEGEND = ("Every figure is read from the trace, in units of the sum (1 is one unit of a + b; "
+          "docs/walkthrough.md). R: what remains to be written (a + b minus the digits "
+          "written, at their places); P: the place of the digit being decided; b: the "
+          "rounding bias; leakage: what the construction adds to R. x = (R + b + leakage)/P "
+          "falls on a ruler with marks u + 1/2, and the nearest mark's digit u wins. margin: "
+          "how much farther the rival's mark is; tilt: how much the readout's other slot "
+          "contents favour the rival, which wins when the tilt exceeds the margin.")
+
+
+def _wrapped(lines):
+    return [piece for line in lines
+            for piece in textwrap.wrap(line, WIDTH, subsequent_indent="    ")]
 
 
 def block(d, expected=None):
@@ -188,26 +220,41 @@ def block(d, expected=None):
     digits written), to flag a trace whose R is off (rounding in an inexact number system)."""
     lines = [f"position {d.pos} ({d.token!r}): R = {d.remaining}, P = 10^{d.power}, "
              f"b = {short(d.bias)}, leakage {short(d.leakage)}",
-             f"  (R + b)/P = {ratio_text(d)} -> nearest mark {d.nearest}.5 -> digit "
-             f"{d.nearest}; margin {two_digits(d.margin / d.place)}*P over {d.rival}"]
+             f"  x = {x_text(d)} -> nearest mark {d.nearest}.5 -> digit "
+             f"{d.nearest}; margin {figure(d.margin)} units over {d.rival}"]
     if expected is not None and d.remaining != expected:
         lines.append(f"  ! R is off by {d.remaining - expected} units: a + b minus the digits "
                      f"written is {expected} (rounding)")
     if d.flipped:
-        lines.append(f"  ! the readout's tilt favours {d.chosen} by {rounded(d.tilt, 4)} units, "
-                     f"more than the margin of {rounded(d.margin, 4)} units: it writes "
-                     f"{d.chosen}, not {d.nearest}")
+        lines.append(f"  ! the readout's tilt favours {d.chosen} by {figure(d.tilt)} units, "
+                     f"{figure(d.tilt / d.margin, 2)} times the margin: it writes {d.chosen}, "
+                     f"not {d.nearest}")
     elif d.tilt > 0 and d.tilt >= TILT_SHOWN * d.margin:
-        lines.append(f"  tilt: the readout favours {d.rival} by {rounded(d.tilt, 4)} units, "
-                     f"{rounded(100 * d.tilt / d.margin, 2)}% of the margin")
+        lines.append(f"  tilt: the readout favours {d.rival} by {figure(d.tilt)} units, "
+                     f"{figure(100 * d.tilt / d.margin, 2)}% of the margin")
     if d.remaining < 0:
         lines.append("  R < 0: the digits written already exceed a + b")
     elif d.margin < SMALL and not d.flipped and d.remaining < 10 * d.place:
         why = ("at the units, b (about 1/2) rounds to R's own mark" if d.power == 0 else
                "R is a multiple of P, or one less, and b decides")
-        lines.append(f"  small margin ({rounded(d.margin, 2)} units): {why}")
-    return [piece for line in lines
-            for piece in textwrap.wrap(line, WIDTH, subsequent_indent="    ")]
+        lines.append(f"  small margin ({figure(d.margin)} units): {why}")
+    return _wrapped(lines)
+
+
+def _overshoot(d, expected):
+    """Whether a decision is one of the zeros written after R went negative."""
+    return (d.remaining < 0 and d.remaining == expected and d.nearest == d.chosen == 0
+            and d.rival == 1)
+
+
+def overshoot_block(run):
+    """The lines for a run of decisions after R went negative: one block, not one each."""
+    first, last = run[0], run[-1]
+    return _wrapped([
+        f"positions {first.pos} to {last.pos}: R = {first.remaining} at each place from "
+        f"10^{first.power} to 10^{last.power}, b = {short(first.bias)} to {short(last.bias)}",
+        "  x < 0 -> nearest mark 0.5 -> digit 0 at each; margin P units over 1",
+        "  R < 0: the digits written already exceed a + b, and no digit can take them back"])
 
 
 def remaining_values(a, b, written):
@@ -217,15 +264,31 @@ def remaining_values(a, b, written):
     return [a + b - (int(written[:k]) * 10 ** (n - k) if k else 0) for k in range(n)]
 
 
+def _blocks(found, expected):
+    """The narration's blocks: one per decision, a run of overshoot zeros as one."""
+    out, k = [], 0
+    while k < len(found):
+        end = k
+        while end < len(found) and _overshoot(found[end], expected[end]):
+            end += 1
+        if end - k >= 2:
+            out.append(overshoot_block(found[k:end]))
+            k = end
+        else:
+            out.append(block(found[k], expected[k]))
+            k += 1
+    return out
+
+
 def narrate(cache, a, b):
     """The narration of a traced addition of a and b, as text (lines <= 80 columns)."""
     model = cache.model
     found = decisions(cache)
     lines = [cache.text[len("<bos>"):], f"{model.name}, numbers: {cache.ns.describe()}", ""]
-    lines += LEGEND.splitlines()
+    lines += textwrap.wrap(LEGEND, WIDTH)
     written = "".join(d.written for d in found)
-    for d, expected in zip(found, remaining_values(a, b, written)):
-        lines += [""] + block(d, expected)
+    for part in _blocks(found, remaining_values(a, b, written)):
+        lines += [""] + part
     if int(written) == a + b:
         lines += ["", f"sum {written}: right"]
     else:
@@ -233,9 +296,9 @@ def narrate(cache, a, b):
         first = next(k for k, (x, y) in enumerate(zip(written, want)) if x != y)
         d = found[first]
         why = ("the readout's tilt beat the margin" if d.flipped else
-               "the number system's rounding moved (R + b)/P past a boundary")
-        lines += ["", f"sum {written}: wrong, a + b = {want}; the first wrong digit was "
-                      f"written at position {d.pos}: {why}"]
+               "the number system's rounding moved x past a boundary")
+        lines += ["", f"sum {written}: wrong, a + b = {want}; the first wrong digit, decided "
+                      f"at position {d.pos}, was written at position {d.pos + 1}: {why}"]
     return "\n".join(piece for line in lines
                      for piece in (textwrap.wrap(line, WIDTH, subsequent_indent="  ")
                                    or [""])) + "\n"

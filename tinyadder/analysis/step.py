@@ -4,7 +4,8 @@ The states are, for each chosen position, the embedding, each half-layer and the
 Commands (one per line; an empty line is ``n``)::
 
     n next   p previous   j POS jump to a position   s SLOT print a slot exactly
-    (a long one also readably: -10 + 10^-11 + 4.2484*10^-17 + r, |r| < 10^-21)
+    (a long one readably, -10 + 10^-11 + 4.2484*10^-17 + r, |r| < 10^-21, and its size;
+    ``s SLOT exact`` prints every digit)
     a HEAD   attention row of a head (h3, or 0.h3 for another layer)
     c continue to the end   q quit   h help
 
@@ -15,8 +16,18 @@ from . import show
 from .text import readable
 from ..cache import stages
 
-HELP = "n next, p prev, j POS, s SLOT, a HEAD (h3 or 0.h3), c continue, q quit, h help"
+HELP = "n next, p prev, j POS, s SLOT [exact], a HEAD (h3 or 0.h3), c continue, q quit, h help"
 PROMPT = "(step) "
+LONG = 200   # exact texts longer than this print only on request
+CLOSE = 20   # significant digits of a long value without a readable form
+
+
+def _size(value):
+    """'a ratio of integers of 8512 and 8480 digits' (or 'an integer of 312 digits')."""
+    n, d = (len(show.int_text(abs(v))) for v in (value.numerator, value.denominator))
+    if d == 1:
+        return f"an integer of {n} digits"
+    return f"a ratio of integers of {n} and {d} digits"
 
 
 class Session:
@@ -78,19 +89,24 @@ class Session:
             return [HELP], True
         return [f"unknown command {word!r}; {HELP}"], True
 
-    def slot(self, name):
+    def slot(self, arg):
+        name, _, every = arg.partition(" ")
         pos, k = self.states[self.at]
         k = min(k, self.n_stages - 2)  # at the readout, the stream after the last half-layer
         view = self.cache.view(stages(self.cache.model)[k].name, pos)
         if name not in view:
             return [f"no slot {name!r} at this state; slots: {', '.join(view)}"]
+        if every.strip() not in ("", "exact"):
+            return [f"s takes a slot and optionally 'exact', not {every.strip()!r}"]
         value = view[name]
-        lines = [f"{name} ~ {show.rounded(value)}, exactly:"]
+        exact = show.fmt(value, exact=True)
+        if every.strip() == "exact" or len(exact) <= LONG:
+            return [f"{name} ~ {show.rounded(value)}, exactly:", exact]
+        lines = [f"{name} ~ {show.rounded(value)}"]
         form = readable(value)  # a ratio of 1000-digit integers needs its leading terms
-        if form:
-            lines.append(f"readably: {form}")
-        return lines + [show.fmt(value, exact=True)]
-
+        lines.append(f"readably: {form}" if form else
+                     f"to {CLOSE} significant digits: {show.rounded(value, CLOSE)}")
+        return lines + [f"exactly: {_size(value)}", f"  ('s {name} exact' prints every digit)"]
     def attention(self, arg):
         layer_text, _, head = arg.rpartition(".")
         layer = self.layer() if not layer_text else layer_text.lstrip("L")

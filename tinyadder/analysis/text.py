@@ -23,6 +23,18 @@ True
 >>> readable(0.1 + 10 ** -12)                          # a float, exactly
 '0.1 + 10^-12 + 1.1185*10^-17 + r, |r| < 10^-22'
 
+**Figures and brief forms.** ``figure(q)`` is q to three significant digits, plain between
+0.001 and 10^5, else in e-notation; ``brief(x)`` is what a repr shows of an exact value: the
+value itself when short, else its readable form or ``~`` and 12 significant digits, never the
+thousands of digits of its numerator (``show.rational_text`` gives those on request):
+
+>>> figure(Fraction(11923, 100)), figure(274205), figure(-60), figure(Fraction(1, 3 * 10 ** 8))
+('119', '2.74e5', '-60', '3.33e-9')
+>>> brief(Fraction(69, 200)), brief(Fraction(10 ** 600 + 3, 10 ** 590))
+('Fraction(69, 200)', '<10^10 + 3*10^-590>')
+>>> brief(Fraction(7 * 10 ** 700 + 1, 3 * 10 ** 690))
+'<~2.33333333333*10^10>'
+
 **Magnitudes.** log10 |x| from a value's own digits, and a float that may underflow to 0
 without losing the magnitude. A softmax1 weight such as e^-1000 * 10^-23 is a Fraction with thousand-digit numerator and
 denominator; ``float()`` of it is 0.0, but its log10 is an ordinary number:
@@ -119,6 +131,35 @@ def readable(x, sig=SIG):
     if rest:
         text += f" + r, |r| < {power_text(exponent(abs(rest)) + 1)}"
     return text
+
+
+def figure(q, sig=3):
+    """q to ``sig`` significant digits as ASCII text: plain for 0.001 <= |q| < 10^5
+    ('119', '0.991'), else mantissa and exponent ('2.74e5', '-4e10')."""
+    q = Fraction(q)
+    if not q:
+        return "0"
+    m, e = round_sig(q, sig)
+    digits = str(abs(m))
+    top = e + len(digits) - 1
+    sign = "-" if m < 0 else ""
+    if -3 <= top < 5:
+        return sign + term_text(m, e)
+    mantissa = digits if len(digits) == 1 else f"{digits[0]}.{digits[1:]}"
+    return f"{sign}{mantissa}e{top}"
+
+
+def brief(x, sig=12):
+    """An exact value for a repr: ``repr(x)`` when short, else ``<its readable form>`` or
+    ``<~x to sig digits>``."""
+    if not isinstance(x, Fraction) or (x.numerator.bit_length() + x.denominator.bit_length()
+                                       <= 128):
+        return repr(x)
+    form = readable(x)
+    if form is None:
+        m, e = round_sig(x, sig)
+        form = "~" + (term_text(m, e) if m > 0 else "-" + term_text(m, e))
+    return f"<{form}>"
 
 
 LOG10_2 = math.log10(2)

@@ -6,8 +6,9 @@ import platform
 
 from ..analysis.bench import (CASES, SYSTEMS, TORCH_CASES, long_numbers, measure,
                               torch_model, torch_rate)
-from ..construction import build
-from .options import PROG, Parser, add_model_options, digits_list_arg, excerpt, int_arg
+from ..construction import DIGITS
+from .options import (PROG, Parser, add_model_options, construction_only, digits_list_arg,
+                      excerpt, int_arg, model_of)
 
 
 def build_parser():
@@ -45,11 +46,20 @@ def _fraction_arg(text):
 
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     if args.long:
-        return long_numbers(args, out)
+        construction_only(parser, args, "--long")
+        status = long_numbers(args, out)
+        if status:
+            print(f"{PROG}: warning: the {args.model} model's sum is wrong at an N marked "
+                  f"WRONG above", file=err)
+        return status
     systems = [args.number.spec] if args.number else list(SYSTEMS)
-    model = build(args.model)
+    model = model_of(parser, args)
+    if model.prompt.digits != DIGITS:
+        parser.error(f"bench times AdderBoard's {DIGITS}-digit cases; the model {args.model} "
+                     f"adds {model.prompt.digits}-digit numbers")
     print(f"tinyadder bench: {args.model} model, AdderBoard verify cases, median of "
           f"{args.repeats}", file=out)
     print(f"Python {platform.python_version()} ({platform.python_implementation()}), "
@@ -77,7 +87,10 @@ def main(argv, out, err, stdin):
     for spec in systems:
         name = spec.split(":")[0]
         k = max(1, round(CASES.get(name, CASES["decimal"]) * args.scale))
-        rows = measure(model, spec, k, args.repeats, out, torch)
-        if any(row[4] for row in rows):
-            status = 1
+        for cache, cases, *_, wrong, _ in measure(model, spec, k, args.repeats, out, torch):
+            if wrong:
+                print(f"{PROG}: warning: the {args.model} model's sum is wrong on {wrong} of "
+                      f"{cases} cases in {spec}, cache {'on' if cache else 'off'} (marked "
+                      f"WRONG above)", file=err)
+                status = 1
     return status

@@ -4,9 +4,12 @@ import json
 import time
 
 from ..analysis.proof.prove import certificate, prove
-from ..analysis.proof.decisions import estimate_seconds
-from ..construction import build
-from .options import PROG, Parser, Progress, add_digits_option, model_arg
+from ..addition import digits_of
+from ..analysis.proof.formulas import estimate_seconds
+from .options import (PROG, Parser, Progress, add_digits_option, add_model_option, int_arg,
+                      model_of)
+
+MAX_JOBS = 64
 
 
 def build_parser():
@@ -19,13 +22,20 @@ def build_parser():
                     "affine forms in the digits (docs/proof.md). Exit status 0 when proved, "
                     "1 when not (then 'tinyadder census' counts the failures), 2 for bad "
                     "options.")
-    parser.add_argument("--model", type=model_arg, default="published",
-                        help="published (default) or repaired")
+    add_model_option(parser)
     add_digits_option(parser)
+    add_jobs_option(parser)
     parser.add_argument("--certificate", metavar="FILE",
                         help="write the proof's data (exact rationals, JSON) to FILE, for "
                              f"'{PROG} check-certificate FILE'")
     return parser
+
+
+def add_jobs_option(parser):
+    """--jobs N: processes for the symbolic pass (and the census's counting)."""
+    parser.add_argument("--jobs", type=int_arg(1, MAX_JOBS), default=1, metavar="N",
+                        help=f"split the work over N processes, 1 <= N <= {MAX_JOBS} "
+                             f"(default 1); the result is the same for every N")
 
 
 def report(proof, variant):
@@ -64,10 +74,11 @@ def symbolic_progress(digits, err):
 
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
-    args = build_parser().parse_args(argv)  # a usage error exits 2 (cli.main)
-    model = build(args.model, args.digits)
+    parser = build_parser()
+    args = parser.parse_args(argv)  # a usage error exits 2 (cli.main)
+    model = model_of(parser, args)
     start = time.perf_counter()
-    proof = prove(model, progress=symbolic_progress(args.digits, err))
+    proof = prove(model, progress=symbolic_progress(digits_of(model), err), jobs=args.jobs)
     if proof.refusal:
         print(f"{PROG}: prove: the method does not reach this model: {proof.refusal}",
               file=err)
@@ -77,7 +88,7 @@ def main(argv, out, err, stdin):
     if args.certificate:
         try:
             with open(args.certificate, "w", encoding="utf-8") as f:
-                json.dump(certificate(proof, args.model), f, indent=1)
+                json.dump(certificate(proof, str(args.model)), f, indent=1)
         except OSError as why:
             print(f"{PROG}: error: cannot write {args.certificate}: {why.strerror}; "
                   f"give a writable file", file=err)

@@ -1,6 +1,7 @@
-// The explorer's script: page state in the URL fragment, recolouring of the drawings that
-// tinyadder.analysis.pictures.figures wrote, the status line, hover read-outs. Vanilla JavaScript, no
-// network. The data (id="data") was computed by tinyadder.analysis.pictures.views from an exact trace.
+// The explorer's script: page state in the URL fragment, the guided tour, recolouring of the
+// drawings that tinyadder.analysis.pictures.figures wrote, the status line, hover read-outs.
+// Vanilla JavaScript, no network. The data (id="data") was computed by
+// tinyadder.analysis.pictures.views from the run's trace.
 (function () {
   "use strict";
   var errors = document.getElementById("errors");
@@ -15,9 +16,11 @@
   var STAGES = D.stages.map(function (s) { return s.short; });
   var HEADS = Object.keys(D.heads);
   var MODES = ["softmax1", "softmax"];
-  var state = {pos: D.defaults.pos, stage: D.defaults.stage, head: D.defaults.head,
-               mode: D.defaults.mode};
+  var TOUR = D.tour;
+  var state = {tour: 0, pos: D.defaults.pos, stage: D.defaults.stage, head: D.defaults.head,
+               mode: D.defaults.mode, variant: D.defaults.variant};
   var notes = [];  // what the fragment asked for that could not be shown
+  var shownStep = 0;  // the tour step the card last scrolled to
 
   function decision(pos) {
     for (var i = 0; i < D.decisions.length; i++) {
@@ -27,13 +30,31 @@
   }
 
   // ------------------------------------------------------------------ fragment
+  function enterStep(k) {
+    state.tour = k;
+    if (k) {
+      var s = TOUR[k - 1].state;
+      for (var key in s) { state[key] = s[key]; }
+    }
+  }
   function readHash() {
     notes = [];
     var text = window.location.hash.replace(/^#/, "");
     if (!text) { return; }
-    text.split("&").forEach(function (part) {
-      var kv = part.split("="), key = decodeURIComponent(kv[0]),
-          value = decodeURIComponent(kv.slice(1).join("="));
+    var parts = text.split("&").map(function (part) {
+      var kv = part.split("=");
+      return [decodeURIComponent(kv[0]), decodeURIComponent(kv.slice(1).join("="))];
+    });
+    // a tour step sets the whole state first; the other settings then refine it
+    parts.forEach(function (kv) {
+      if (kv[0] !== "tour") { return; }
+      var k = parseInt(kv[1], 10);
+      if (/^[0-9]+$/.test(kv[1]) && k <= TOUR.length) { enterStep(k); }
+      else { notes.push("no tour step " + kv[1] + " (1 to " + TOUR.length + ")"); }
+    });
+    parts.forEach(function (kv) {
+      var key = kv[0], value = kv[1];
+      if (key === "tour") { return; }
       if (key === "pos") {
         var p = parseInt(value, 10);
         if (/^[0-9]+$/.test(value) && p < T) { state.pos = p; }
@@ -48,14 +69,19 @@
         if (MODES.indexOf(value) >= 0) { state.mode = value; }
         else if (key === "softmax") { state.mode = value === "1" ? "softmax" : "softmax1"; }
         else { notes.push("no mode " + value + " (softmax1, softmax)"); }
+      } else if (key === "variant") {
+        if (D.variants.indexOf(value) >= 0) { state.variant = value; }
+        else { notes.push("no variant " + value + " (" + D.variants.join(", ") + ")"); }
       } else if (key) {
         notes.push("unknown setting " + key);
       }
     });
   }
   function writeHash() {
-    var text = "#pos=" + state.pos + "&stage=" + state.stage + "&head=" + state.head +
-               (state.mode === "softmax" ? "&mode=softmax" : "");
+    var text = "#" + (state.tour ? "tour=" + state.tour + "&" : "") + "pos=" + state.pos +
+               "&stage=" + state.stage + "&head=" + state.head +
+               (state.mode === "softmax" ? "&mode=softmax" : "") +
+               (state.variant !== D.defaults.variant ? "&variant=" + state.variant : "");
     if (window.location.hash === text) { return; }
     try { window.history.replaceState(null, "", text); }
     catch (e) { /* some file:// contexts refuse; the state still shows */ }
@@ -64,16 +90,20 @@
   // ------------------------------------------------------------------ status
   function statusText() {
     var tok = D.tokens[state.pos];
-    var parts = ["position " + state.pos, "after " + state.stage];
+    var parts = [];
+    if (state.tour) { parts.push("tour " + TOUR[state.tour - 1].title); }
+    parts.push("position " + state.pos, "after " + state.stage);
     var d = decision(state.pos);
     if (d) {
-      var pred = "predicts " + d.winner;
-      if (d.intended !== d.winner) { pred += ", intended " + d.intended; }
+      var pred = "predicts " + d.written;
+      if (d.right !== d.written) { pred += ", right digit " + d.right; }
       parts.push(pred);
-      parts.push("margin " + d.margin[2]);
-      if (d.winner !== d.choice) {
-        parts.push("tilt " + d.tilt_gap[2] + " beats err margin " + d.err_gap[2]);
+      parts.push("x = " + d.x_text);
+      if (d.flipped) {
+        parts.push("tilt/margin = " + d.ratio_text + ": the tilt (" + d.tilt +
+                   " units) beats the margin (" + d.margin + " units)");
       }
+      parts.push("lead " + d.lead + " units (" + d.lead_logits + " in logits)");
     } else {
       parts.push(tok.role === "sum" ? "the last digit: predicts nothing" :
                  "prompt '" + tok.text + "': predicts no digit of the sum");
@@ -85,13 +115,20 @@
   }
 
   // ------------------------------------------------------------------ drawing
-  function letterClass(prefix, letter) {
-    return prefix + (letter === "z" ? "z" : String(letter.charCodeAt(0) - 97));
+  function weightClass(letter) {
+    return letter === "." ? "sz" : "s" + D.levels.indexOf(letter);
+  }
+  function signedClass(letter) {
+    return "d" + (letter === "z" ? "z" : String(letter.charCodeAt(0) - 97));
   }
   function setText(id, text) {
     var el = document.getElementById(id);
     if (el) { el.textContent = text; }
   }
+  function each(selector, fn) {
+    document.querySelectorAll(selector).forEach(fn);
+  }
+  function show(el, visible) { el.setAttribute("display", visible ? "inline" : "none"); }
 
   function drawAttention() {
     var head = D.heads[state.head], rows = head.classes[state.mode];
@@ -99,7 +136,7 @@
     for (var q = 0; q < T; q++) {
       for (var k = 0; k <= q + 1; k++, n++) {
         var letter = rows[q].charAt(k);
-        rects[n].setAttribute("class", letter ? letterClass("s", letter) : "blank");
+        rects[n].setAttribute("class", letter ? weightClass(letter) : "blank");
       }
     }
     var svg = document.getElementById("attn-svg");
@@ -107,13 +144,13 @@
     var sel = document.getElementById("attn-sel");
     sel.setAttribute("y", (y0 + state.pos * c - 1).toFixed(1));
     sel.setAttribute("visibility", "visible");
-    setText("attn-title", state.head + ": log10 of each attention weight, " + state.mode +
-            (state.mode === "softmax1" ? " (the sink column is the weight given to nothing)"
+    setText("attn-title", state.head + ": attention weight of each key (column) for each " +
+            "query (row), " + state.mode +
+            (state.mode === "softmax1" ? " (sink: the weight given to nothing)"
                                        : " (no sink: each row sums to 1)"));
-    setText("attn-lo", head.range[state.mode][0].toFixed(0));
-    setText("attn-hi", head.range[state.mode][1].toFixed(0));
     setText("attn-sinklabel", state.mode === "softmax1" ? "sink" : "");
-    document.querySelectorAll("[data-head]").forEach(function (b) {
+    each("[data-legend]", function (g) { show(g, g.dataset.legend === state.head); });
+    each("[data-head]", function (b) {
       b.setAttribute("aria-pressed", String(b.dataset.head === state.head));
     });
     document.getElementById("mode").checked = state.mode === "softmax";
@@ -133,7 +170,7 @@
       var row = R.rows[name];
       ranges[r].textContent = row ? row.range : "";
       for (var p = 0; p < T; p++) {
-        var cls = row ? letterClass("d", row.cls.charAt(p)) : "na";
+        var cls = row ? signedClass(row.cls.charAt(p)) : "na";
         rects[r * T + p].setAttribute("class", cls);
         if (!row) { continue; }
         var x = x0 + p * c, y = ys[r];
@@ -159,31 +196,45 @@
     document.getElementById("resid-sel").setAttribute("x", (x0 + state.pos * c).toFixed(1));
     var label = D.stages[STAGES.indexOf(state.stage)].label;
     setText("resid-title", "Residual stream after " + label + " (" + state.stage + ")");
-    var slider = document.getElementById("stage");
-    slider.value = String(STAGES.indexOf(state.stage));
+    document.getElementById("stage").value = String(STAGES.indexOf(state.stage));
     setText("stage-label", "after " + label);
   }
 
   function drawPositionParts() {
-    document.querySelectorAll("[data-show-pos]").forEach(function (el) {
-      el.setAttribute("display",
-                      parseInt(el.dataset.showPos, 10) === state.pos ? "inline" : "none");
+    // a part drawn for one position (and, in place values and count, for one mode)
+    each("[data-show-pos]", function (el) {
+      var mode = el.dataset.mode || el.parentNode.dataset.mode;
+      show(el, parseInt(el.dataset.showPos, 10) === state.pos &&
+               (mode === undefined || mode === state.mode));
     });
+    each("#count-svg > [data-mode]", function (g) { show(g, g.dataset.mode === state.mode); });
     var thinking = decision(state.pos) !== null;
-    document.querySelectorAll(".needs-decision").forEach(function (el) {
-      el.hidden = thinking;
+    each(".needs-decision", function (el) { el.hidden = thinking; });
+    ["ruler-svg", "flaw-svg"].forEach(function (id) {
+      var svg = document.getElementById(id);
+      if (svg && svg.querySelector("[data-show-pos]")) { svg.style.display = thinking ? "" : "none"; }
     });
     var sum = document.getElementById("sum-svg");
-    var index = D.predicting.indexOf(state.pos);
-    document.getElementById("sum-sel").setAttribute(
-      "y", (parseFloat(sum.dataset.y0) + (index < 0 ? -10 : index) *
-            parseFloat(sum.dataset.h)).toFixed(1));
-    document.querySelectorAll("#tokens button").forEach(function (b) {
+    if (sum) {
+      var index = D.predicting.indexOf(state.pos);
+      document.getElementById("sum-sel").setAttribute(
+        "y", (parseFloat(sum.dataset.y0) + (index < 0 ? -10 : index) *
+              parseFloat(sum.dataset.h)).toFixed(1));
+    }
+    each("#tokens button", function (b) {
       b.setAttribute("aria-pressed", String(parseInt(b.dataset.pos, 10) === state.pos));
     });
-    var tok = D.tokens[state.pos];
-    setText("token-info", tokenText(tok));
+    setText("token-info", tokenText(D.tokens[state.pos]));
     setText("pos-label", "position " + state.pos);
+  }
+
+  function drawVariant() {
+    each("#change-svg [data-variant]", function (g) {
+      show(g, g.dataset.variant === state.variant);
+    });
+    each("button[data-variant]", function (b) {
+      b.setAttribute("aria-pressed", String(b.dataset.variant === state.variant));
+    });
   }
 
   function power(e) {
@@ -198,16 +249,59 @@
     var text = "position " + tok.pos + ": '" + tok.text + "', " + who;
     if (tok.place !== null) { text += ", of place " + power(tok.place); }
     if (tok.predicts !== null) {
-      text += "; it predicts the digit of place " + power(tok.next_place) + ": '" +
-              tok.predicts + "'";
+      text += "; it predicts the next token: '" + tok.predicts + "'" +
+              (tok.next_place !== null ? ", of place " + power(tok.next_place) : "");
     } else { text += "; its prediction is not used"; }
     return text;
+  }
+
+  // ------------------------------------------------------------------ tour
+  function drawTour() {
+    var card = document.getElementById("tour");
+    var sections = document.querySelectorAll("main > section");
+    document.body.classList.toggle("touring", state.tour > 0);
+    if (!card) { return; }
+    card.hidden = !state.tour;
+    if (!state.tour) {
+      sections.forEach(function (s) { s.classList.remove("dim"); });
+      shownStep = 0;
+      return;
+    }
+    var step = TOUR[state.tour - 1], view = document.getElementById("view-" + step.view);
+    sections.forEach(function (s) { s.classList.toggle("dim", s !== view); });
+    view.parentNode.insertBefore(card, view);
+    setText("tour-title", step.title);
+    setText("tour-text", step.text);
+    setText("tour-question", step.question);
+    setText("tour-answer", step.answer);
+    each("[data-step-doc]", function (s) {
+      s.hidden = parseInt(s.dataset.stepDoc, 10) !== state.tour;
+    });
+    each("[data-step]", function (b) {
+      b.setAttribute("aria-current", String(parseInt(b.dataset.step, 10) === state.tour));
+    });
+    document.getElementById("tour-prev").disabled = state.tour === 1;
+    document.getElementById("tour-next").disabled = state.tour === TOUR.length;
+    if (shownStep !== state.tour) {  // a new step: its answer hidden, the card in view
+      document.getElementById("tour-answer").hidden = true;
+      document.getElementById("tour-reveal").hidden = false;
+      card.scrollIntoView({block: "start"});
+      shownStep = state.tour;
+    }
+  }
+  function goStep(k) {
+    if (k < 1 || k > TOUR.length) { return; }
+    enterStep(k);
+    notes = [];
+    render();
   }
 
   function render() {
     drawAttention();
     drawResidual();
     drawPositionParts();
+    drawVariant();
+    drawTour();
     document.getElementById("status").textContent = statusText();
     writeHash();
   }
@@ -246,13 +340,25 @@
     var head = D.heads[state.head], row = head.cells[state.mode][q];
     if (k === q + 1) {
       if (state.mode !== "softmax1") { hideTip(); return null; }
-      showTip(ev, [state.head + " query " + q + ": sink (weight to nothing)", cellText(row[k])]);
+      showTip(ev, [state.head + " query " + q + ": sink (weight to nothing)", cellText(row[k]),
+                   "= 1 \u2212 the row's weights (softmax1's '+1')"]);
     } else {
       showTip(ev, [state.head + " query " + q + " ('" + D.tokens[q].text + "'), key " + k +
                    " ('" + D.tokens[k].text + "'), " + state.mode,
-                   "weight " + cellText(row[k]), "score " + head.score[q][k]]);
+                   "weight " + cellText(row[k]), "score " + head.score[q][k],
+                   state.mode === "softmax1" ? "= exp(score) / (1 + \u03a3 exp(scores))"
+                                             : "= exp(score) / \u03a3 exp(scores)"]);
     }
     return q;
+  }
+
+  function meaning(name, pos) {
+    var stage = D.meanings[state.stage];
+    if (!stage || !stage[name]) { return null; }
+    var d = decision(pos), text = stage[name][d ? 1 : 0];
+    return text.replace(/\{i2\}/g, String(pos + 2))
+               .replace(/\{P\}/g, d ? power(d.power) : "")
+               .replace(/\{x\}/g, d ? d.x_text : "");
   }
 
   function residualHover(ev) {
@@ -266,6 +372,8 @@
     if (!row) { showTip(ev, [name + ": not in the stream after " + state.stage]); return pos; }
     var lines = [name + " at position " + pos + " ('" + D.tokens[pos].text + "') after " +
                  state.stage, cellText(row.cells[pos])];
+    var what = meaning(name, pos);
+    if (what) { lines.push(what); }
     if (row.intended[pos]) { lines.push("intended " + row.intended[pos]); }
     if (row.changed.charAt(pos) === "1") {
       lines.push(state.stage === "readout" ? "the winner" : "changed by this stage");
@@ -277,27 +385,29 @@
 
   function paramHover(ev) {
     var k = ev.target.dataset ? ev.target.dataset.param : undefined;
-    document.querySelectorAll("#params-svg .lane").forEach(function (l) {
-      l.classList.remove("on"); l.classList.remove("rd");
-    });
-    document.querySelectorAll("#params-svg .chip").forEach(function (ch) {
-      ch.classList.remove("on");
-    });
+    each("#params-svg .lane", function (l) { l.classList.remove("on", "rd"); });
+    each("#params-svg .chip", function (ch) { ch.classList.remove("on"); });
     if (k === undefined) { hideTip(); return; }
     var P = D.params[parseInt(k, 10)];
     ev.target.classList.add("on");
-    document.querySelectorAll("#params-svg .lane").forEach(function (l) {
+    each("#params-svg .lane", function (l) {
       if (P.writes.indexOf(l.dataset.slot) >= 0) { l.classList.add("on"); }
       else if (P.reads.indexOf(l.dataset.slot) >= 0) { l.classList.add("rd"); }
     });
     showTip(ev, [P.tensor + " = " + P.value + "   (" + P.part + ")",
                  "entries: " + P.entries.join(", "),
                  "reads: " + (P.reads.join(", ") || "no slot (a bias or a token row)"),
-                 "writes: " + (P.writes.join(", ") || "-"),
+                 "writes: " + (P.writes.join(", ") ||
+                               (P.heads.length ? "no slot: it sets the scores of " +
+                                                 P.heads.join(", ") : "-")),
                  "ledger: " + P.rule]);
   }
 
   // ------------------------------------------------------------------ wiring
+  function on(id, event, fn) {
+    var el = document.getElementById(id);
+    if (el) { el.addEventListener(event, fn); }
+  }
   function init() {
     readHash();
     var attn = document.getElementById("attn-svg");
@@ -314,32 +424,44 @@
       var p = residualHover(ev);
       if (p !== null) { set({pos: p}); }
     });
-    var params = document.getElementById("params-svg");
-    params.addEventListener("mouseover", paramHover);
-    params.addEventListener("mouseleave", function (ev) { paramHover({target: {}}); });
-    document.querySelectorAll("#tokens button").forEach(function (b) {
+    on("params-svg", "mouseover", paramHover);
+    on("params-svg", "mouseleave", function () { paramHover({target: {}}); });
+    each("#tokens button", function (b) {
       b.addEventListener("click", function () { set({pos: parseInt(b.dataset.pos, 10)}); });
     });
-    document.querySelectorAll("[data-head]").forEach(function (b) {
+    each("[data-head]", function (b) {
       b.addEventListener("click", function () { set({head: b.dataset.head}); });
     });
-    document.getElementById("mode").addEventListener("change", function (ev) {
+    each("button[data-variant]", function (b) {
+      b.addEventListener("click", function () { set({variant: b.dataset.variant}); });
+    });
+    each("[data-step]", function (b) {
+      b.addEventListener("click", function () { goStep(parseInt(b.dataset.step, 10)); });
+    });
+    on("mode", "change", function (ev) {
       set({mode: ev.target.checked ? "softmax" : "softmax1"});
     });
-    document.getElementById("stage").addEventListener("input", function (ev) {
+    on("stage", "input", function (ev) {
       set({stage: STAGES[parseInt(ev.target.value, 10)]});
     });
-    document.getElementById("prev").addEventListener("click", function () {
-      set({pos: state.pos - 1});
-    });
-    document.getElementById("next").addEventListener("click", function () {
-      set({pos: state.pos + 1});
+    on("prev", "click", function () { set({pos: state.pos - 1}); });
+    on("next", "click", function () { set({pos: state.pos + 1}); });
+    on("tour-start", "click", function () { goStep(1); });
+    on("tour-end", "click", function () { set({tour: 0}); });
+    on("tour-prev", "click", function () { goStep(state.tour - 1); });
+    on("tour-next", "click", function () { goStep(state.tour + 1); });
+    on("tour-reveal", "click", function () {
+      document.getElementById("tour-answer").hidden = false;
+      document.getElementById("tour-reveal").hidden = true;
     });
     document.addEventListener("keydown", function (ev) {
       var tag = ev.target && ev.target.tagName;
       if (tag === "INPUT" && ev.target.type === "range") { return; }
-      if (ev.key === "ArrowLeft") { set({pos: state.pos - 1}); ev.preventDefault(); }
-      if (ev.key === "ArrowRight") { set({pos: state.pos + 1}); ev.preventDefault(); }
+      var step = ev.key === "ArrowLeft" ? -1 : ev.key === "ArrowRight" ? 1 : 0;
+      if (!step) { return; }
+      if (state.tour) { goStep(state.tour + step); }  // in the tour the arrows move its steps
+      else { set({pos: state.pos + step}); }
+      ev.preventDefault();
     });
     window.addEventListener("hashchange", function () { readHash(); render(); });
     render();  // notes from readHash() stay in the status line until the next change

@@ -1,30 +1,44 @@
 """The explorer: one self-contained HTML page for one traced addition.
 
 ``page(views)`` puts together the drawings of ``figures`` (inline SVG), the data of
-``views.build_views`` (inline JSON: floats, exact log10 magnitudes, the tracer's text) and the
-page's script and style (``explore.js``, ``explore.css``, package data). Nothing is fetched:
-no CDN, no web font, no request; the page works from ``file://``. Its state lives in the URL
-fragment (``#pos=24&stage=L1.mlp&head=L0.h3``) and the element ``id="status"`` says it in
-words.
+``views.build_views`` (inline JSON: floats, exact log10 magnitudes, the tracer's text), the
+guided tour of ``tour`` and the page's script and style (``explore.js``, ``explore.css``,
+package data). Nothing is fetched: no CDN, no web font, no request; the page works from
+``file://``. Its state lives in the URL fragment (``#tour=3&pos=24&stage=L1.mlp&head=L0.h3``)
+and the element ``id="status"`` says it in words. Given ``docs`` (the relative path from the
+page to a checkout's docs/), each view links the walkthrough section that explains it.
 """
 
 from html import escape
 from importlib import resources
 import json
+import os
+from pathlib import Path
 
-from . import figures
+from . import figures, svg, tour
 
 DEFAULT_NAME = "tinyadder-explore.html"
 # The page holds every attention weight, so it grows with the square of the sequence:
 # about 0.75 MB at N = 10, 3 MB at N = 30, 10 MB at N = 60.
 MAX_DIGITS = 100
 
-VIEWS = ("tokens", "attention", "place", "residual", "sum", "ruler", "flaw", "params")
+VIEWS = ("tokens", "place", "attention", "count", "residual", "sum", "ruler", "flaw",
+         "change", "params")
 
 
 def asset(name):
     """The text of a file shipped in this package (the page's script and style)."""
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def docs_link(output):
+    """The relative path from a page written to ``output`` to the docs/ of the checkout this
+    package runs from ('docs/', '../docs/'), or None outside a checkout."""
+    docs = Path(__file__).resolve().parents[3] / "docs"
+    if not (docs / "walkthrough.md").is_file():
+        return None
+    where = Path(os.path.abspath(output)).parent
+    return Path(os.path.relpath(docs, where)).as_posix() + "/"
 
 
 def defaults(views):
@@ -33,7 +47,8 @@ def defaults(views):
     flaw = views["flaw_pos"]
     return {"pos": flaw if flaw is not None else views["predicting"][0],
             "stage": "readout" if flaw is not None else "embed",
-            "head": next(iter(views["heads"])), "mode": "softmax1"}
+            "head": views["place_head"] or next(iter(views["heads"])), "mode": "softmax1",
+            "variant": "built"}
 
 
 def _flags(values):
@@ -57,18 +72,21 @@ def page_data(views):
         residual[stage["short"]] = {"rows": rows}
     heads = {}
     for key, head in views["heads"].items():
-        heads[key] = {
-            "classes": {m: figures.attention_classes(views, key, m)
-                        for m in ("softmax1", "softmax")},
-            "range": {m: list(figures.attention_scale(views, key, m))
-                      for m in ("softmax1", "softmax")},
-            "cells": {m: head[m] for m in ("softmax1", "softmax")},
-            "score": head["score"]}
+        heads[key] = {"classes": {m: figures.attention_classes(views, key, m)
+                                  for m in figures.MODES},
+                      "cells": {m: head[m] for m in figures.MODES}, "score": head["score"]}
+    decisions = [{k: d[k] for k in ("pos", "R", "written", "right", "nearest", "chosen", "rival",
+                                    "flipped", "power", "x_text", "lead", "lead_logits",
+                                    "margin", "tilt", "ratio_text")}
+                 for d in views["decisions"]]
     return {
         "tokens": views["tokens"], "predicting": views["predicting"],
         "stages": views["stages"], "heads": heads, "residual": residual,
-        "resid_rows": slot_rows + logit_rows, "decisions": views["decisions"],
-        "params": views["params"], "count": views["count"], "defaults": defaults(views),
+        "resid_rows": slot_rows + logit_rows, "decisions": decisions,
+        "params": views["params"], "meanings": views["meanings"],
+        "defaults": defaults(views), "tour": tour.steps(views),
+        "variants": [v["key"] for v in views["variants"]],
+        "softmax": views["softmax"] is not None, "levels": svg.LEVEL_LETTERS,
     }
 
 
@@ -86,9 +104,11 @@ def _tokens_html(views):
             title += f", holds a digit of place 10^{tok['place']}"
         if tok["predicts"] is not None:
             title += f", predicts the digit of place 10^{tok['next_place']}"
+        place = (figures.power(tok["place"]) if tok["place"] is not None else "\u00a0")
         buttons.append(f'<button type="button" class="tok {tok["role"]}" data-pos="{tok["pos"]}"'
                        f' aria-pressed="false" title="{escape(title)}">'
-                       f'<span>{escape(tok["text"])}</span><small>{tok["pos"]}</small></button>')
+                       f'<span>{escape(tok["text"])}</span><small>{tok["pos"]}</small>'
+                       f'<small class="place">{place}</small></button>')
     return f'<div id="tokens">{"".join(buttons)}</div>'
 
 
@@ -98,8 +118,10 @@ def _controls(views, state):
                     for h in views["heads"])
     index = [s["short"] for s in stages].index(state["stage"])
     ticks = " \u2192 ".join(escape(s["short"]) for s in stages)
+    start = ('<div class="group"><button type="button" id="tour-start">take the tour'
+             '</button></div>' if tour.steps(views) else "")
     return (
-        '<nav id="controls">'
+        '<nav id="controls">' + start +
         '<div class="group"><button type="button" id="prev" title="previous position (\u2190)">'
         '\u25c0</button><span id="pos-label">position</span>'
         '<button type="button" id="next" title="next position (\u2192)">\u25b6</button></div>'
@@ -113,27 +135,175 @@ def _controls(views, state):
         '</nav>')
 
 
-def _section(ident, title, intro, body):
-    return (f'<section id="view-{ident}"><h2>{escape(title)}</h2>'
+def doc_link(docs, section, page="walkthrough.md"):
+    """A link to a walkthrough section ('walkthrough §4'), or its name when there are no docs."""
+    number, anchor = tour.SECTIONS[section]
+    label = f"walkthrough \u00a7{number}"
+    if docs is None:
+        return f'<span class="doc">{label}</span>'
+    return f'<a class="doc" href="{escape(docs + page)}#{anchor}">{label}</a>'
+
+
+def _section(views, ident, title, intro, body, docs):
+    link = doc_link(docs, tour.VIEW_SECTIONS[ident])
+    why = views["missing"].get(ident)
+    if why:
+        intro, body = escape(why), ""
+    return (f'<section id="view-{ident}"><h2>{escape(title)} {link}</h2>'
             f'<p class="intro">{intro}</p>{body}</section>')
 
 
-def page(views):
-    """The whole HTML page as a string."""
+def _tour_card(views, docs):
+    """The tour's card: the page's script fills it for the step and moves it above the step's
+    view; every step's walkthrough link is here for it to show."""
+    steps = tour.steps(views)
+    if not steps:
+        return ""
+    items = "".join(f'<li><button type="button" data-step="{k}">{escape(s["title"])}'
+                    f'</button></li>' for k, s in enumerate(steps, 1))
+    links = "".join(f'<span data-step-doc="{k}" hidden>{doc_link(docs, s["section"])}</span>'
+                    for k, s in enumerate(steps, 1))
+    return (
+        '<aside id="tour" hidden><div class="tour-head"><b id="tour-title"></b> '
+        f'{links}<button type="button" id="tour-end">leave the tour</button></div>'
+        '<p id="tour-text"></p><p class="question"><b>Predict:</b> <span id="tour-question">'
+        '</span></p><p><button type="button" id="tour-reveal">show the answer</button></p>'
+        '<p id="tour-answer" hidden></p>'
+        '<div class="tour-nav"><button type="button" id="tour-prev">\u2190 back</button> '
+        '<button type="button" id="tour-next">next \u2192</button> '
+        '<small>(\u2190 / \u2192 keys)</small></div>'
+        f'<ol id="tour-steps">{items}</ol></aside>')
+
+
+DIFFERS = (
+    "Heads have dimension 1: each query, key and value is one number.",
+    "Head h of layer 0 writes slot h (its output map is a copy); layer 1's one head writes "
+    "every slot (a broadcast).",
+    "Heads 0, 1 and 2 of layer 0 do nothing: no value map, so their output is zero.",
+    "No LayerNorm, no 1/\u221ad on the scores, no positional embedding: positions enter only "
+    "through ALiBi.",
+    "softmax1 has a '+1' in its denominator: a row's weights may sum to almost nothing.",
+    "The stream widens: 5 slots into layer 0, 16 after its FFN, each hidden unit writing a "
+    "new slot of its own.",
+)
+
+CITATIONS = (
+    "ALiBi: O. Press, N. A. Smith, M. Lewis, \u201cTrain Short, Test Long: Attention with "
+    "Linear Biases Enables Input Length Extrapolation\u201d, 2021 (arXiv:2108.12409).",
+    "softmax1: E. Miller, \u201cAttention Is Off By One\u201d, 2023 (evanmiller.org).",
+    "ReGLU: N. Shazeer, \u201cGLU Variants Improve Transformer\u201d, 2020 (arXiv:2002.05202).",
+    "QK and OV circuits, V-composition: N. Elhage et al., \u201cA Mathematical Framework for "
+    "Transformer Circuits\u201d, 2021 (transformer-circuits.pub).",
+    "Trace-point names (blocks.0.hook_resid_mid, ...): TransformerLens, N. Nanda et al. "
+    "(github.com/TransformerLensOrg/TransformerLens).",
+)
+
+
+def _differs(views):
+    """The box for a reader who knows transformers, and the circuits vocabulary."""
+    items = "".join(f"<li>{escape(s)}</li>" for s in DIFFERS)
+    cites = "".join(f"<li>{escape(s)}</li>" for s in CITATIONS)
+    circuits = ""
+    if views["place_head"]:
+        score = views["heads"][views["place_head"]]["score"]
+        circuits = (
+            f"<p>In the vocabulary of Elhage et al.: head {views['place_head']}'s <b>QK "
+            f"circuit</b> (query 1, key {escape(score[0][0])} on special tokens and "
+            f"{escape(score[1][1])} on digits, minus {escape(views['place_slope'])} per step "
+            f"back) gives each special token the weight e^{escape(score[0][0])}\u00b7"
+            f"10^-(i\u2212j); its <b>OV circuit</b> (value 0.1/S on special tokens, \u22121.1/S "
+            f"on =) turns that weight into the place value 10^-(i\u2212j) in count. L1.h0 "
+            f"<b>V-composes</b> with it through the layer-0 FFN: its value reads digit_pos, "
+            f"which that FFN makes from count.</p>")
+    return ('<details id="differs"><summary>How this differs from the transformer you know'
+            f'</summary><ul>{items}</ul>{circuits}<p>Sources:</p><ul class="cites">{cites}'
+            '</ul></details>')
+
+
+def _change_body(views):
+    buttons = "".join(f'<button type="button" data-variant="{v["key"]}" aria-pressed="false">'
+                      f'{escape(v["label"])}</button>' for v in views["variants"])
+    number = views["variants"][0]["number"] if views["variants"] else ""
+    return (f'<p class="variants">{buttons}</p><p class="note">Each is a real run of the '
+            f'changed model ({escape(number)}).</p>' + figures.change(views))
+
+
+def _intros(views, state):
+    """Each view's introduction, with this run's own numbers."""
+    head = views["place_head"]
+    lo = views["heads"][head]["scale"][0] if head else None
+    digits = [c[1] for row in views["heads"][head]["softmax1"] for c in row
+              if c[1] is not None and c[1] < lo] if head else []
+    smallest = (f"the smallest, 10<sup>{round(min(digits))}</sup>," if digits else "weights")
+    value = {p["tensor"]: p["value"] for p in views["params"]}
+    v1 = (f'{escape(value.get("blocks.1.attn.W_V", "?"))}\u00b7digit_pos + '
+          f'{escape(value.get("blocks.1.attn.b_V", "?"))}')
+    soft = views["softmax"]
+    return {
+        "tokens": "The prompt is &lt;bos&gt;, the digits of a, +, the digits of b, =; the model "
+                  "then writes the sum, most significant digit first. Colours: "
+                  "<span class='k a'>a</span> <span class='k b'>b</span> "
+                  "<span class='k special'>special</span> <span class='k sum'>generated</span>; "
+                  "under each token its position and the place value its digit holds. Click "
+                  "a position to select it everywhere (or use \u2190 / \u2192).",
+        "place": f"Layer 0's head {head} has ALiBi slope {escape(views['place_slope'] or '')}: "
+                 "each step back costs a factor of ten. Its weights from the selected query, "
+                 "on the head's log scale; keys below the scale are \u2248 0.",
+        "attention": "Each row is a query position, each column a key it may look at (later "
+                     "keys are masked). Colour is the weight on a log scale clipped to the "
+                     "range that carries the mechanism, one colour step per decade on head 3; "
+                     f"weights below it, {smallest} are one grey \u201c\u2248 0\u201d. softmax1 "
+                     "divides by 1 + the sum of exp(score), so a row may give most of its "
+                     "weight to nothing: the sink column. Tick the box for an ordinary "
+                     "softmax of the same scores, on the same colour scale. Not shown: "
+                     f"{escape(views['hidden_why'])}. Hover a cell for its exact value; click "
+                     "to select the query.",
+        "count": "The slot head 3 writes, per position: 10<sup>-1</sup> \u2026 "
+                 f"10<sup>-{views['digits']}</sup> on a's digits, again after +, negative from "
+                 "= on (the sum's digits are subtracted). With the box ticked: the model run "
+                 "with an ordinary softmax in every head" +
+                 (f", which writes {escape(soft['answer'])}." if soft else "."),
+        "residual": "Every slot (row) at every position (column) after the selected stage; "
+                    "move the stage slider. Each row has its own colour scale (log of |x|, "
+                    "purple negative, orange positive), or count's small values would vanish "
+                    "next to the candidates' large ones. Outlined: changed by this stage. "
+                    "Crossed: departs from the value the design intends (the probes of "
+                    "<code>--check</code>). Hover a cell for its value and what it holds.",
+        "sum": f"Layer 1 averages {v1} over the positions: the sum of digit_pos is "
+               f"{views['digit_scale']}\u00b7(a + b) on the prompt, and each emitted digit "
+               "subtracts itself. R is what remains to be written, in units of the sum; "
+               "layer 1's average holds (1000/(i+2))\u00b7(R + b + \u2113).",
+        "ruler": "At a position that predicts a digit, the ten candidates are marks at u + "
+                 "\u00bd units of the place P being decided; the dot is x = (R + b + \u2113)/P. "
+                 "Each candidate's error is its distance from the dot; the nearest mark wins, "
+                 "so the winner is the largest u that x reaches (a floor), unless the "
+                 "published readout's tilt overrides it.",
+        "flaw": "The published readout adds each digit's error into one of the first ten "
+                "slots, which still hold eq, special, digit, count, scale and cand0..cand4: "
+                "their differences tilt the comparison. Per position, the tilt divided by the "
+                "margin, on a log axis: above the line at 1 the wrong digit wins.",
+        "change": "The same addition, with one thing changed: the ALiBi slope, layer 1's "
+                  "rounding bias, or the readout. Grey dots: x as built; coloured: the "
+                  "variant's (vermillion where its digit is wrong).",
+        "params": "The 36 parameters, counted by the ledger (<code>tinyadder params</code>) "
+                  "from the weights, each spanning the slots it writes; a query or key "
+                  "parameter writes no slot and sits in the scores row. Hover one for its "
+                  "tensor entry and the slots it reads and writes.",
+    }
+
+
+NO_DECISION = ('<p class="needs-decision" hidden>This position predicts no digit of the sum: '
+               'choose one from = on.</p>')
+
+
+def page(views, docs=None):
+    """The whole HTML page as a string; ``docs``: the relative path from the page to a
+    checkout's docs/ (``docs_link``), for the links to the walkthrough."""
     state = defaults(views)
     pos, stage = state["pos"], state["stage"]
     n = views["digits"]
     expr = f'{int(views["a"]):0{n}d} + {int(views["b"]):0{n}d}'
-    verdict = ("right" if views["correct"] else
-               f'wrong: a + b = {views["sum"]}')
-    hidden = escape(views["hidden_why"])
-    # the constants as this model has them (they depend on N): from the trace and the ledger
-    scores = views["heads"]["L0.h3"]["score"] if "L0.h3" in views["heads"] else None
-    keys = (f"keys on special tokens score {escape(scores[0][0])}, on digits "
-            f"{escape(scores[1][1])}") if scores and len(scores) > 1 else "keys differ"
-    value = {p["tensor"]: p["value"] for p in views["params"]}
-    v1 = (f'{escape(value.get("blocks.1.attn.W_V", "?"))}\u00b7digit_pos + '
-          f'{escape(value.get("blocks.1.attn.b_V", "?"))}')
+    verdict = "right" if views["correct"] else f'wrong: a + b = {views["sum"]}'
     flaw_note = ""
     if views["flaw_pos"] is not None:
         flaw_note = (f'<p class="alert">The model writes {escape(views["answer"])}, but '
@@ -142,88 +312,55 @@ def page(views):
                      f'{escape(views["verdict"])}. <b>Why it fails</b> below shows the '
                      f'published readout\'s tilt; a rounding error shows as crosses in the '
                      f'residual stream.</p>')
-    sections = [
-        _section("tokens", "Tokens",
-                 "The prompt is &lt;bos&gt;, the digits of a, +, the digits of b, =; the model "
-                 "then writes the sum, most significant digit first. Colours: "
-                 "<span class='k a'>a</span> <span class='k b'>b</span> "
-                 "<span class='k special'>special</span> <span class='k sum'>generated</span>. "
-                 "Click a position to select it everywhere (or use \u2190 / \u2192).",
-                 _tokens_html(views) + '<p id="token-info"></p>'),
-        _section("attention", "Attention",
-                 "Each row is a query position, each column a key it may look at (later keys "
-                 "are masked). Colour is log10 of the weight: a weight of 10<sup>-458</sup> "
-                 "still has a colour. softmax1 divides by 1 + the sum of exp(score), so a "
-                 "row may give most of its weight to nothing: that is the sink column. "
-                 "Tick the box to see an ordinary softmax of the same scores: the decay by "
-                 f"ten per position disappears. Not shown: {hidden}. Hover a cell for its "
-                 "exact value as the tracer prints it; click to select the query.",
-                 figures.attention(views, state["head"], state["mode"], pos)),
-        _section("place", "Place values",
-                 "Layer 0 head 3 has ALiBi slope ln 10, so each step back costs a factor of "
-                 f"ten; {keys} (q\u00b7k at distance 0). Top: the weights of "
-                 "the selected query (one band per cluster of magnitudes, far apart). "
-                 "Bottom: the slot <code>count</code> that head writes, "
-                 "the place value of each digit: 10<sup>-1</sup> \u2026 10<sup>-N</sup> for "
-                 "a, again for b after +, negative from = on (the sum's digits are "
-                 "subtracted).",
-                 figures.place_values(views, pos)),
-        _section("residual", "Residual stream",
-                 "Every slot (row) at every position (column) after the selected stage; "
-                 "move the stage slider. Each row has its own colour scale (log of |x|, "
-                 "purple negative, orange positive), or count's 10<sup>-10</sup> would "
-                 "vanish next to the candidates' 10<sup>12</sup>. Outlined: changed by this "
-                 "stage. Crossed: departs from the value the design intends (the probes "
-                 "of <code>--check</code>). Hover for values.",
-                 figures.residual(views, stage, pos)),
-        _section("sum", "Running sum",
-                 f"Layer 1 averages {v1} over the positions: the sum of "
-                 f"digit_pos is {views['digit_scale']}\u00b7(a + b) on the prompt, and each "
-                 "emitted digit "
-                 "subtracts itself. R is what is left to write.",
-                 figures.running_sum(views, pos)),
-        _section("ruler", "Ruler",
-                 "At a position that predicts a digit, the ten candidates are marks at "
-                 "u + \u00bd units of the place being decided; the dot is the remaining value. "
-                 "Each candidate's error is its distance from the dot; the smallest wins, "
-                 "so the winner is the largest u the value reaches (a floor).",
-                 '<p class="needs-decision" hidden>This position predicts no digit of the '
-                 'sum: choose one from = on.</p>' + figures.ruler(views, pos)),
-        _section("flaw", "Why it fails",
-                 "The published readout adds each digit's error into one of the first ten "
-                 "slots, which still hold eq, special, digit, count, scale and cand0..cand4: "
-                 "these values tilt the comparison. Both are shown as differences against "
-                 "the digit with the smallest error (a tilt of 10<sup>10</sup> is invisible "
-                 "next to logits of 10<sup>16</sup>). Where the tilt bar is longer "
-                 "than the margin, the wrong digit wins.",
-                 '<p class="needs-decision" hidden>This position predicts no digit of the '
-                 'sum.</p>' + figures.flaw(views, pos)),
-        _section("params", "Parameters",
-                 "The 36 parameters, counted by the ledger (<code>tinyadder params</code>) "
-                 "from the weights, placed on the slots they write. Hover one for its tensor "
-                 "entry and the slots it reads and writes.",
-                 figures.parameters(views)),
-    ]
+    intro = _intros(views, state)
+    mode = state["mode"]
+    bodies = {
+        "tokens": _tokens_html(views) + '<p id="token-info"></p>',
+        "place": figures.place(views, pos),
+        "attention": figures.attention(views, state["head"], mode, pos),
+        "count": figures.count(views, pos),
+        "residual": figures.residual(views, stage, pos),
+        "sum": figures.running_sum(views, pos),
+        "ruler": NO_DECISION + figures.ruler(views, pos),
+        "flaw": NO_DECISION + figures.flaw(views, pos),
+        "change": _change_body(views) if views["variants"] else "",
+        "params": figures.parameters(views),
+    }
+    titles = {"tokens": "Tokens", "place": "Place values", "attention": "Attention",
+              "count": "count, the place values", "residual": "Residual stream",
+              "sum": "Running sum", "ruler": "Ruler", "flaw": "Why it fails",
+              "change": "Change one thing", "params": "Parameters"}
+    if views["decisions"] and not any(d["tilted"] for d in views["decisions"]):
+        titles["flaw"] = "Why it does not fail"
+        intro["flaw"] = ("This readout reads only layer 1's FFN's own error slots: nothing tilts "
+                         "the comparison, and the digit is floor(x). Per position, this run's "
+                         "offset b + \u2113 in the interval (0, 1] it must stay in for every R "
+                         "to give the right digit; <code>tinyadder prove</code> checks it over "
+                         "every pair.")
+    sections = [_section(views, v, titles[v], intro[v], bodies[v], docs) for v in VIEWS]
     title = f"tinyadder explorer: {expr}"
     return "".join([
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
         f"<title>{escape(title)}</title>",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
-        f"<style>{figures.CSS}\n{asset('explore.css')}</style></head>\n<body>",
+        f"<style>{svg.CSS}\n{asset('explore.css')}</style></head>\n<body>",
         f"<header><h1>TinyAdder-36 adds {escape(expr)}</h1>",
         f"<p>{escape(views['model'])}, numbers: {escape(views['number'])}. "
         f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}."
-        f"{'' if flaw_note else ' ' + escape(views['verdict']) + '.'}</p>{flaw_note}",
+        f"{'' if flaw_note or not views['verdict'] else ' ' + escape(views['verdict']) + '.'}"
+        f"</p>{flaw_note}",
         "<p>How it adds: layer 0's attention gives every position its place value "
         "(<code>count</code>) and 1/(i+2) (<code>scale</code>); layer 0's FFN multiplies each "
         "digit by its place value (<code>digit_pos</code>) and lays out ten candidate marks "
         "(<code>cand0</code>..<code>cand9</code>); layer 1's attention averages "
         "<code>digit_pos</code> into a running sum of what is left to write; layer 1's FFN "
-        "measures each candidate's distance from it, and the readout picks the nearest. Move "
-        "through the stages with the slider and through the positions with \u2190 / \u2192; "
-        "every number is the exact run's, as <code>tinyadder --trace</code> prints it.</p>"
-        "</header>",
+        "measures each candidate's distance from it, and the readout picks the nearest. "
+        "<b>Take the tour</b> for the path through it step by step, or move through the "
+        "stages with the slider and through the positions with \u2190 / \u2192; every number "
+        f"is the run's, as <code>tinyadder --trace</code> prints it ({doc_link(docs, 'whole')}"
+        ").</p>", _differs(views), "</header>",
         _controls(views, state),
+        _tour_card(views, docs),
         "<main>", *sections, "</main>",
         '<pre id="errors" hidden></pre><div id="tip" hidden></div>',
         f'<script type="application/json" id="data">{_json_for_script(page_data(views))}'

@@ -1,114 +1,292 @@
 """The explorer's views drawn as SVG, from ``views.build_views`` data and a state (position,
-stage, head, softmax or softmax1). The page embeds these drawings and its script recolours
-and shows parts of them; ``tinyadder figure`` writes one as a static file.
+stage, head, softmax or softmax1, variant). The page embeds these drawings and its script
+recolours them and shows their parts; ``tinyadder figure`` writes one as a static file.
 
-Colours are colour-blind safe: Okabe-Ito for categories, viridis for attention weights (log10),
-ColorBrewer PuOr for signed values (purple negative, orange positive), each slot row on its
-own symmetric-log scale. A colour is a class (``s0``..``s8``, ``d0``..``d10``) so the page
-can change it; ``CSS`` defines them for the standalone files and the page alike.
-
->>> classes([None, 0.0, -1.5], -3, 0)          # log10 values on the viridis scale
-'zie'
->>> classes([[-2.0, 0.3, "-2"], [5e9, 9.7, "5e9"], [0.0, None, "0"]], 0, 9, signed=True)
-'ekz'
+Every view draws numbers as they are: weights on a log scale clipped to the range that
+carries the mechanism, everything below it one "≈ 0" colour; ratios on a log axis with the
+line at 1 where a digit flips; signs as colours, never as a length.
 """
 
 from html import escape
 import math
-import re
+import textwrap
 
-SEQ = ("#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962",
-       "#addc30", "#fde725")                       # viridis, dark = small
-DIV = ("#2d004b", "#542788", "#8073ac", "#b2abd2", "#d8daeb", "#f7f7f7", "#fee0b6",
-       "#fdb863", "#e08214", "#b35806", "#7f3b08")  # PuOr: purple < 0 < orange
-ROLE = {"a": "#0072B2", "b": "#E69F00", "special": "#999999", "sum": "#009E73"}
-MARGIN, TILT, INK, FAINT = "#0072B2", "#D55E00", "#222222", "#bbbbbb"
-ZERO = "z"     # class letter of a zero (or masked) value
-LEVELS = 5     # diverging levels on each side of zero
+from .svg import (DIV, FAINT, INK, MARGIN, NEG, ROLE, TILT, cell_size, decade_ticks, dot,
+                  group, line, log_range, negative, num, power, pretty, range_text, rect,
+                  shown_at, signed_class, signed_classes, svg, text, text_width,
+                  weight_class, weight_classes, weight_legend)
 
-CSS = "\n".join(
-    [f".s{i}{{fill:{c}}}" for i, c in enumerate(SEQ)] +
-    [f".d{i}{{fill:{c}}}" for i, c in enumerate(DIV)] +
-    [".sz{fill:#ffffff}", ".blank{fill:none}", ".dz{fill:#f7f7f7}", ".na{fill:#e4e4e4}",
-     "text{font-family:sans-serif;fill:#222}", ".t{font-size:11px}", ".small{font-size:9px}",
-     ".h{font-size:13px;font-weight:bold}", ".mono{font-family:monospace}",
-     ".chg{fill:none;stroke:#000;stroke-width:1.5}", ".chg2{fill:none;stroke:#fff;stroke-width:1}",
-     ".dep{stroke:#000;stroke-width:1.5}",
-     ".sel{fill:none;stroke:#000;stroke-width:2}", ".ax{stroke:#888;stroke-width:1}",
-     ".lane{stroke:#ccc;stroke-width:6}", ".lane.on{stroke:#fdb863}",
-     ".lane.rd{stroke:#b2abd2}", ".chip{stroke:#222;stroke-width:1}",
-     ".chip.on{stroke-width:3}"])
+MODES = ("softmax1", "softmax")
 
 
-# ----------------------------------------------------------------------------- scales
-
-def negative(cell):
-    """Whether a cell's value is below zero, from its text (its float may be 0.0 or None)."""
-    return cell[2].lstrip("~").startswith("-")
+def title(s, ident=""):
+    return text(0, 16, s, "h", extra=f' id="{ident}"' if ident else "")
 
 
-def level(log, lo, hi, steps):
-    """0..steps-1: where log10 |x| falls between lo and hi (clipped)."""
-    t = 1.0 if hi <= lo else (log - lo) / (hi - lo)
-    return max(0, min(steps - 1, round(t * (steps - 1))))
+def width_for(body_width, *lines, size=11):
+    """The width an SVG needs for its drawing and its longest line of text."""
+    return max([body_width] + [text_width(s, size) + 10 for s in lines])
 
 
-def classes(cells_or_logs, lo, hi, signed=False):
-    """One letter per value: 'a' + colour index ('z' for zero). Sequential: the index of
-    log10 |x| between lo and hi among the 9 viridis steps. ``signed``: PuOr, 5 = zero, 4..0
-    ever more negative, 6..10 ever more positive, each on a log scale of |x|."""
+def wrapped(x, y, s, width=120, cls="t", step=14):
+    """A paragraph as lines of SVG text; (elements, the y below it)."""
     out = []
-    for c in cells_or_logs:
-        log, positive = (c[1], negative(c) is False) if isinstance(c, list) else (c, True)
-        if log is None:
-            out.append(ZERO)
-        elif signed:
-            step = 1 + level(log, lo, hi, LEVELS)
-            out.append(chr(97 + 5 + (step if positive else -step)))
-        else:
-            out.append(chr(97 + level(log, lo, hi, len(SEQ))))
-    return "".join(out)
+    for k, piece in enumerate(textwrap.wrap(s, width)):
+        out.append(text(x, y + k * step, piece, cls))
+    return out, y + step * max(1, len(textwrap.wrap(s, width)))
 
 
-def css_class(prefix, letter):
-    """The class of a colour letter: 's' + 'c' -> 's2'; 'z' (zero) -> 'sz'."""
-    return prefix + ("z" if letter == ZERO else str(ord(letter) - 97))
+def not_applicable(views, name, ident, standalone=False):
+    """The sentence a view shows instead of itself when the model lacks what it reads."""
+    why = views["missing"][name]
+    return svg(width_for(400, why, size=13), 30, [text(0, 18, why, "h")], ident, standalone)
 
 
-SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074"
-                                           "\u2075\u2076\u2077\u2078\u2079")
+def decision_at(views, pos):
+    return next((d for d in views["decisions"] if d["pos"] == pos), None)
 
 
-def power(e):
-    """10^e as text with a superscript exponent: power(-3) == '10\u207b\u00b3'."""
-    return "10" + str(e).translate(SUPERSCRIPT)
+def token_axis(views, x0, y, dx, step=None, specials=True):
+    """Position numbers (every ``step``) and the special tokens' texts under an axis."""
+    out = []
+    step = step or (1 if dx >= 14 else 5)
+    for i, tok in enumerate(views["tokens"]):
+        if i % step == 0:
+            out.append(text(x0 + (i + 0.5) * dx, y, i, "small", "middle"))
+        if specials and tok["role"] == "special":
+            out.append(text(x0 + (i + 0.5) * dx, y + 11, tok["text"], "small", "middle"))
+    return out
 
 
-def range_text(lo_hi):
-    """The legend of one row's scale: '|x| 10^-11 .. 10^1'."""
-    if lo_hi is None:
-        return ""
-    lo, hi = lo_hi
-    return f"|x| {power(math.floor(lo))} .. {power(math.ceil(hi))}"
+def log_axis(x0, y0, height, lo, hi, x1=None):
+    """A vertical log10 axis from 10^hi (top) to 10^lo, ticks labelled as powers of ten and
+    faint gridlines to x1; (elements, function log -> y)."""
+    def y(v):
+        return y0 + (hi - v) / (hi - lo) * height
+    out = [line(x0, y0, x0, y0 + height)]
+    for e in decade_ticks(lo, hi):
+        out.append(text(x0 - 4, y(e) + 3, power(e), "small", "end"))
+        if x1 is not None:
+            out.append(line(x0, y(e), x1, y(e), "", ' stroke="#eee"'))
+    return out, y
 
 
-def log_range(cells):
-    logs = [c[1] for c in cells if c is not None and c[1] is not None]
-    return (min(logs), max(logs)) if logs else (0.0, 0.0)
-
-
-def attention_scale(views, head, mode):
-    """(lo, hi) of a head's log10 weights under a mode: its smallest weight to 1."""
-    rows = views["heads"][head][mode]
-    lo, hi = log_range([c for row in rows for c in row])
-    return lo, max(hi, 0.0)
-
+# ----------------------------------------------------------------------------- attention
 
 def attention_classes(views, head, mode):
-    """Per query row, one class letter per key (and the sink under softmax1)."""
-    lo, hi = attention_scale(views, head, mode)
-    return [classes(row, lo, hi) for row in views["heads"][head][mode]]
+    """Per query row, one class letter per key (and the sink under softmax1), on the head's
+    clipped scale."""
+    lo, hi = views["heads"][head]["scale"]
+    return [weight_classes([c[1] for c in row], lo, hi) for row in views["heads"][head][mode]]
 
+
+def attention_title(head, mode):
+    why = (" (sink: the weight given to nothing)" if mode == "softmax1" else
+           " (no sink: each row sums to 1)")
+    return f"{head}: attention weight of each key (column) for each query (row), {mode}{why}"
+
+
+def attention(views, head="L0.h3", mode="softmax1", pos=None, standalone=False):
+    """Heat map of one head: queries as rows, keys as columns, each weight's colour on the
+    head's clipped log scale (one step per decade on head 3), "≈ 0" below it, the softmax1
+    sink (1 - the row's sum) in its own column; masked keys (k > q) blank."""
+    tokens = views["tokens"]
+    t = len(tokens)
+    c = cell_size(t + 2, room=760)
+    x0, y0 = 56, 58
+    sink_x = x0 + (t + 0.6) * c
+    heading = attention_title(head, mode)
+    body = [title(heading, "attn-title")]
+    cells = []
+    for q, row in enumerate(attention_classes(views, head, mode)):
+        for k in range(q + 2):  # keys 0..q, then the sink (blank under an ordinary softmax)
+            x = sink_x if k == q + 1 else x0 + k * c
+            cls = weight_class(row[k]) if k < len(row) else "blank"
+            cells.append(rect(x, y0 + q * c, c, c, cls))
+    body.append(f'<g id="attn-cells">{"".join(cells)}</g>')
+    step = 1 if c >= 11 else 5
+    for i, tok in enumerate(tokens):
+        if i % step == 0 or tok["role"] == "special":
+            label = tok["text"].strip("<>") if c >= 11 else i  # '<bos>' is wider than a cell
+            body.append(text(x0 + i * c + c / 2, y0 - 6, label, "small", "middle"))
+            body.append(text(x0 - 4, y0 + i * c + c * 0.75,
+                             f"{i} {tok['text']}" if c >= 11 else i, "small", "end"))
+    body.append(text(sink_x + c / 2, y0 - 6, "sink" if mode == "softmax1" else "", "small",
+                     "middle", ' id="attn-sinklabel"'))
+    body.append(text(x0, y0 - 22, "keys (earlier positions) \u2192", "small"))
+    body.append(text(12, y0 + t * c / 2, "queries \u2193", "small", "middle",
+                     f' transform="rotate(-90 12 {num(y0 + t * c / 2)})"'))
+    legend_y = y0 + t * c + 30
+    for key in ([head] if standalone else views["heads"]):
+        lo, hi = views["heads"][key]["scale"]
+        shown = "" if key == head else ' display="none"'
+        body.append(weight_legend(x0, legend_y, lo, hi, extra=f' data-legend="{key}"{shown}'))
+    sel = pos if pos is not None else -1
+    body.append(rect(x0 - 1, y0 + sel * c - 1, (t + 1.6) * c + 2, c + 2, "sel",
+                     ' id="attn-sel"' + ("" if pos is not None else ' visibility="hidden"')))
+    width = width_for(max(sink_x + c + 12, x0 + 470), heading, size=13)
+    geometry = (f' data-x0="{num(x0)}" data-y0="{num(y0)}" data-c="{c:.4f}"'
+                f' data-sink="{num(sink_x)}"')
+    return svg(width, legend_y + 34, body, "attn-svg", standalone, geometry)
+
+
+# ----------------------------------------------------------------------------- place values
+
+def place_title(views, q, mode):
+    head, slope = views["place_head"], views["place_slope"]
+    if mode == "softmax":
+        return (f"{head} under an ordinary softmax, from query {q}: the nearest special key "
+                f"takes almost all the weight, and the decay is gone")
+    return (f"{head}, from query {q}: each step back costs a factor of ten (ALiBi slope "
+            f"{slope}), and softmax1 keeps the weights absolute")
+
+
+def decay_axes(views, x0, y0, width, height):
+    """The axes every query's decay shares: the head's clipped log scale, the "≈ 0" floor,
+    the key positions; (elements, log -> y, the floor's y, the key spacing)."""
+    lo, hi = views["heads"][views["place_head"]]["scale"]
+    dx = width / (len(views["tokens"]) + 1)
+    out, y = log_axis(x0, y0, height, lo, hi, x0 + width)
+    floor_y = y0 + height + 16
+    out.append(text(x0 - 4, floor_y + 3, "\u2248 0", "small", "end"))
+    out.append(line(x0, floor_y + 8, x0 + width, floor_y + 8))
+    out += token_axis(views, x0, floor_y + 20, dx, specials=False)
+    out.append(text(x0 + width / 2, floor_y + 32, "key position", "small", "middle"))
+    return out, y, floor_y, dx
+
+
+def decay(views, q, mode, x0, y0, width, geometry):
+    """One query's weights against key position; the keys below the scale (head 3's digit
+    keys, e^-1000 and less) on the "≈ 0" floor, their range said."""
+    y, floor_y, dx = geometry
+    head = views["place_head"]
+    row = views["heads"][head][mode][q]
+    lo = views["heads"][head]["scale"][0]
+    tokens = views["tokens"]
+    out = [text(x0, y0 - 12, place_title(views, q, mode), "t")]
+    below = [c for c in row if c[1] is not None and c[1] < lo]
+    if below:
+        span = f"{pretty(_e(max(below, key=lambda c: c[1])))} \u2026 " \
+               f"{pretty(_e(min(below, key=lambda c: c[1])))}"
+        out.append(text(x0 + width, floor_y + 44, f"\u2248 0: {len(below)} keys with weights "
+                                                  f"{span}, below {power(lo)}", "small", "end"))
+    path, dots = [], {}
+    for k, c in enumerate(row):
+        role = tokens[k]["role"] if k <= q else "sink"
+        x = x0 + (k + 0.5) * dx
+        low = c[1] is None or c[1] < lo
+        yy = floor_y if low else y(c[1])
+        if not low:
+            path.append(f"{'M' if not path else 'L'}{num(x)} {num(yy)}")
+            if role in ("special", "sink"):
+                label = "sink" if role == "sink" else tokens[k]["text"]
+                out.append(text(x + 6, yy - 5, f"{label} {c[2]}", "small"))
+        dots.setdefault(role, []).append(f"M{num(x)} {num(yy)}h0")
+    out.append(f'<path d="{"".join(path)}" fill="none" stroke="{FAINT}"/>')
+    for role, d in dots.items():
+        out.append(f'<path d="{"".join(d)}" stroke="{ROLE.get(role, INK)}" stroke-width="7" '
+                   f'stroke-linecap="round"/>')
+    return out
+
+
+def _e(c):
+    """A cell's magnitude as '1e-435' (from its text, which may be rounded: '~5.07596e-435')."""
+    return c[2].lstrip("~-").replace("e+", "e")
+
+
+def role_legend(x0, y):
+    out = []
+    for i, (role, name) in enumerate((("a", "digit of a"), ("b", "digit of b"),
+                                      ("sum", "generated"), ("special", "special"))):
+        out.append(dot(x0 + 4 + i * 78, y, ROLE[role]))
+        out.append(text(x0 + 11 + i * 78, y + 4, name, "small"))
+    return out
+
+
+def place(views, pos=None, mode="softmax1", standalone=False):
+    """The weights of the place-value head from the selected query (every query and both
+    modes pre-drawn, one shown)."""
+    if views["missing"]["place"]:
+        return not_applicable(views, "place", "place-svg", standalone)
+    t = len(views["tokens"])
+    width = max(600, min(900, 26 * t))
+    shown = pos if pos is not None else views["predicting"][0]
+    heading = (f"Place values: {views['place_head']} turns distance into powers of ten")
+    axes, y, floor_y, dx = decay_axes(views, 60, 58, width, 190)
+    body = [title(heading)] + axes
+    for m in ([mode] if standalone else MODES):
+        for q in ([shown] if standalone else range(t)):
+            extra = shown_at(q, q == shown and m == mode) + f' data-mode="{m}"'
+            body.append(group(decay(views, q, m, 60, 58, width, (y, floor_y, dx)), extra))
+    body += role_legend(60, 332)
+    return svg(width_for(width + 120, heading, size=13), 348, body, "place-svg", standalone)
+
+
+def count_curve(cells, views, x0, y0, width, height, pos):
+    """log10 |count| per position: the saw-tooth 10^-1 .. 10^-N, again from '+', negative
+    (purple) from '='."""
+    t = len(cells)
+    dx = width / t
+    lo, hi = log_range(cells)
+    lo, hi = math.floor(lo), math.ceil(hi)
+    hi = hi if hi > lo else lo + 1
+    out, y = log_axis(x0, y0, height, lo, hi, x0 + width)
+    out.append(line(x0, y0 + height, x0 + width, y0 + height))
+    pts, dots = [], {"pos": [], "neg": []}
+    for i, c in enumerate(cells):
+        if c[1] is None:
+            continue
+        x = x0 + (i + 0.5) * dx
+        pts.append(f"{'M' if not pts else 'L'}{num(x)} {num(y(c[1]))}")
+        dots["neg" if negative(c) else "pos"].append(f"M{num(x)} {num(y(c[1]))}h0")
+    out.append(f'<path d="{"".join(pts)}" fill="none" stroke="{FAINT}"/>')
+    for key, colour in (("pos", DIV[8]), ("neg", DIV[1])):
+        out.append(f'<path d="{"".join(dots[key])}" stroke="{colour}" stroke-width="7" '
+                   f'stroke-linecap="round"/>')
+    out += token_axis(views, x0, y0 + height + 12, dx)
+    for i, c in enumerate(cells):
+        x = x0 + (i + 0.5) * dx
+        anchor = "end" if i > t / 2 else "start"
+        out.append(group([line(x, y0, x, y0 + height, "sel"),
+                          text(x + (-5 if anchor == "end" else 5), y0 + height - 6,
+                               f"count = {c[2]}", "small", anchor)], shown_at(i, i == pos)))
+    return out
+
+
+def count_title(views, mode):
+    if mode == "softmax":
+        s = views["softmax"]
+        return (f"count with an ordinary softmax in every head ({s['number'].split(' ')[0]} "
+                f"run): about e^40 everywhere, no place values; the model writes {s['answer']}")
+    return (f"count after layer 0's attention: the place value of every position, "
+            f"{power(-1)} \u2026 {power(-views['digits'])} on a's digits, again on b's, "
+            f"negative from =")
+
+
+def count(views, pos=None, mode="softmax1", standalone=False):
+    """The count slot per position, under softmax1 (the model) and under an ordinary softmax
+    (the softmax run), one shown."""
+    if views["missing"]["count"]:
+        return not_applicable(views, "count", "count-svg", standalone)
+    t = len(views["tokens"])
+    width = max(600, min(900, 26 * t))
+    shown = pos if pos is not None else views["predicting"][0]
+    modes = [m for m in ([mode] if standalone else MODES)
+             if m == "softmax1" or views["softmax"]]
+    body = [title("count: the place values head 3 writes (log scale; orange positive, purple "
+                  "negative)")]
+    lines = []
+    for m in modes:
+        cells = views["count"] if m == "softmax1" else views["softmax"]["count"]
+        heading = count_title(views, m)
+        lines.append(heading)
+        body.append(group([text(60, 40, heading, "t")] +
+                          count_curve(cells, views, 60, 56, width, 170, shown),
+                          f' data-mode="{m}"' + ("" if m == mode else ' display="none"')))
+    return svg(width_for(width + 120, *lines), 270, body, "count-svg", standalone)
+
+
+# ----------------------------------------------------------------------------- residual
 
 def residual_rows(views):
     """Row names of the residual grid: every slot of the widest stage, then the logits."""
@@ -127,247 +305,24 @@ def residual_scales(views):
 def residual_classes(views):
     """{stage short: {row: class letters per position}}; rows a stage lacks are absent."""
     scales = residual_scales(views)
-    return {stage["short"]: {row["slot"]: classes(row["cells"],
-                                                  *scales[stage["short"]][row["slot"]], True)
+    return {stage["short"]: {row["slot"]: signed_classes(row["cells"],
+                                                         *scales[stage["short"]][row["slot"]])
                              for row in stage["slots"]} for stage in views["residual"]}
 
 
-# ----------------------------------------------------------------------------- SVG bits
+def _residual_marks(srow, x0, y, c, h, t):
+    marks = []
+    for p in range(t):
+        x = x0 + p * c
+        if srow["changed"][p]:
+            marks.append(rect(x + 1, y + 1, c - 2, h - 2, "chg"))
+            marks.append(rect(x + 2.5, y + 2.5, c - 5, h - 5, "chg2"))
+        if srow["departs"][p]:
+            marks.append(f'<path d="M{num(x + 2)} {num(y + 2)}L{num(x + c - 2)} '
+                         f'{num(y + h - 2)}M{num(x + c - 2)} {num(y + 2)}L{num(x + 2)} '
+                         f'{num(y + h - 2)}" class="dep"/>')
+    return marks
 
-def num(x):
-    """A coordinate: at most one decimal."""
-    return f"{x:.1f}".rstrip("0").rstrip(".")
-
-
-def text(x, y, s, cls="t", anchor="start", extra=""):
-    return (f'<text x="{num(x)}" y="{num(y)}" class="{cls}"'
-            f'{"" if anchor == "start" else f" text-anchor={chr(34)}{anchor}{chr(34)}"}'
-            f'{extra}>{escape(str(s))}</text>')
-
-
-def rect(x, y, w, h, cls="", extra=""):
-    c = f' class="{cls}"' if cls else ""
-    return f'<rect x="{num(x)}" y="{num(y)}" width="{num(w)}" height="{num(h)}"{c}{extra}/>'
-
-
-def line(x1, y1, x2, y2, cls="ax", extra=""):
-    return (f'<line x1="{num(x1)}" y1="{num(y1)}" x2="{num(x2)}" y2="{num(y2)}" '
-            f'class="{cls}"{extra}/>')
-
-
-def svg(width, height, body, ident="", standalone=False, extra=""):
-    """An <svg> element. ``standalone`` (a figure file) adds the colour classes, a white
-    background and a <title> from its first line, the heading, for screen readers (the page
-    has its own headings, and a title would cover its hover read-outs)."""
-    title = re.sub(r"<[^>]+>", "", body[0])  # the heading's text, already escaped
-    head = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {num(width)} '
-            f'{num(height)}" width="{num(width)}" height="{num(height)}"'
-            f'{" role=" + chr(34) + "img" + chr(34) if standalone else ""}'
-            f'{f" id={chr(34)}{ident}{chr(34)}" if ident else ""}{extra}>')
-    style = (f'<title>{title}</title><style>{CSS}</style>'
-             f'<rect width="100%" height="100%" fill="#fff"/>' if standalone else "")
-    return head + style + "".join(body) + "</svg>\n"
-
-
-def colour_bar(x, y, lo, hi, label, ident, width=180):
-    """A legend: the viridis steps from lo to hi (log10), labelled at both ends."""
-    n = len(SEQ)
-    out = [text(x, y - 4, label, "small")]
-    for i in range(n):
-        out.append(rect(x + i * width / n, y, width / n, 10, f"s{i}"))
-    out.append(text(x, y + 21, f"{lo:.0f}", "small", extra=f' id="{ident}-lo"'))
-    out.append(text(x + width, y + 21, f"{hi:.0f}", "small", "end", f' id="{ident}-hi"'))
-    return out
-
-
-def hidden_unless(shown):
-    """The attribute that hides a per-position part the page shows when its position is."""
-    return "" if shown else ' display="none"'
-
-
-def cell_size(t, room=900, most=18, least=7):
-    return max(least, min(most, room / t))
-
-
-# ----------------------------------------------------------------------------- attention
-
-def attention(views, head="L0.h3", mode="softmax1", pos=None, standalone=False):
-    """Heat map of one head: queries as rows, keys as columns, log10(weight) in viridis,
-    the softmax1 sink (1 - sum of the row) in its own column; masked keys (k > q) blank."""
-    rows = views["heads"][head][mode]
-    tokens = views["tokens"]
-    t = len(tokens)
-    c = cell_size(t + 2, room=760)
-    x0, y0 = 56, 58
-    sink_x = x0 + (t + 0.6) * c
-    why = (" (the sink column is the weight given to nothing)" if mode == "softmax1" else
-           " (no sink: each row sums to 1)")
-    body = [text(0, 16, f"{head}: log10 of each attention weight, {mode}{why}", "h",
-                 extra=' id="attn-title"')]
-    letters = attention_classes(views, head, mode)
-    cells = []
-    for q, row in enumerate(letters):
-        for k in range(q + 2):  # keys 0..q, then the sink (blank under an ordinary softmax)
-            x = sink_x if k == q + 1 else x0 + k * c
-            cls = css_class("s", row[k]) if k < len(row) else "blank"
-            cells.append(rect(x, y0 + q * c, c, c, cls))
-    body.append(f'<g id="attn-cells">{"".join(cells)}</g>')
-    step = 1 if c >= 11 else 5
-    for i, tok in enumerate(tokens):
-        if i % step == 0 or tok["role"] == "special":
-            body.append(text(x0 + i * c + c / 2, y0 - 6, tok["text"] if c >= 11 else i,
-                             "small", "middle"))
-            body.append(text(x0 - 4, y0 + i * c + c * 0.75,
-                             f"{i} {tok['text']}" if c >= 11 else i, "small", "end"))
-    body.append(text(sink_x + c / 2, y0 - 6, "sink" if mode == "softmax1" else "", "small",
-                     "middle", ' id="attn-sinklabel"'))
-    body.append(text(x0, y0 - 22, "keys (earlier positions) \u2192", "small"))
-    body.append(text(12, y0 + t * c / 2, "queries \u2193", "small", "middle",
-                     f' transform="rotate(-90 12 {num(y0 + t * c / 2)})"'))
-    lo, hi = attention_scale(views, head, mode)
-    legend_y = y0 + t * c + 30
-    body += colour_bar(x0, legend_y, lo, hi, "log10(weight): dark small, yellow near 1",
-                       "attn")
-    sel = pos if pos is not None else -1
-    body.append(rect(x0 - 1, y0 + sel * c - 1, (t + 1.6) * c + 2, c + 2, "sel",
-                     ' id="attn-sel"' + ("" if pos is not None else ' visibility="hidden"')))
-    width = sink_x + c + 12
-    geometry = (f' data-x0="{num(x0)}" data-y0="{num(y0)}" data-c="{c:.4f}"'
-                f' data-sink="{num(sink_x)}"')
-    return svg(width, legend_y + 34, body, "attn-svg", standalone, geometry)
-
-
-# ----------------------------------------------------------------------------- place values
-
-def _bands(logs, gap=40):
-    """Split sorted log10 values into bands separated by more than ``gap`` decades:
-    [(lo, hi)], highest band first (e^-40 weights and e^-1000 weights never share an axis)."""
-    values = sorted(set(round(v, 6) for v in logs if v is not None))
-    if not values:
-        return [(-1.0, 0.0)]
-    bands, start = [], values[0]
-    for a, b in zip(values, values[1:]):
-        if b - a > gap:
-            bands.append((start, a))
-            start = b
-    bands.append((start, values[-1]))
-    return [(math.floor(lo) - 1, math.ceil(hi) + 1) for lo, hi in reversed(bands)]
-
-
-def decay_head(views):
-    """The head whose weights decay with distance: the live head with the widest log range."""
-    def spread(h):
-        lo, hi = attention_scale(views, h, "softmax1")
-        return hi - lo
-    return max(views["heads"], key=spread)
-
-
-def decay(views, q, x0, y0, width, height):
-    """One query's log10 weights against key position, one band per cluster of magnitudes."""
-    head = decay_head(views)
-    row = views["heads"][head]["softmax1"][q]
-    tokens = views["tokens"]
-    t = len(tokens)
-    dx = width / (t + 1)
-    bands = _bands([c[1] for c in row])
-    band_h = (height - 14 * (len(bands) - 1)) / len(bands)
-    out = [text(x0, y0 - 8, f"{head}: log10 weight of each key seen from query {q} "
-                            f"('{tokens[q]['text']}'); the sink is the weight given to nothing",
-                "t")]
-    for b, (lo, hi) in enumerate(bands):
-        top = y0 + b * (band_h + 14)
-        out.append(line(x0, top, x0, top + band_h))
-        out.append(text(x0 - 4, top + 8, f"{hi:.0f}", "small", "end"))
-        out.append(text(x0 - 4, top + band_h, f"{lo:.0f}", "small", "end"))
-        dots, path = {}, []
-        for k, c in enumerate(row):
-            if c[1] is None or not lo <= c[1] <= hi:
-                continue
-            x = x0 + (k + 0.5) * dx
-            y = top + (hi - c[1]) / (hi - lo) * band_h
-            role = tokens[k]["role"] if k <= q else "sink"
-            path.append(f"{'M' if not path else 'L'}{num(x)} {num(y)}")
-            dots.setdefault(role, []).append(f"M{num(x)} {num(y)}h0")
-            if role == "special" or role == "sink":
-                label = "sink" if role == "sink" else tokens[k]["text"]
-                out.append(text(x + 5, y - 4, f"{label} {c[2]}", "small"))
-        out.append(f'<path d="{"".join(path)}" fill="none" stroke="{FAINT}"/>')
-        for role, d in dots.items():
-            colour = ROLE.get(role, INK)
-            out.append(f'<path d="{"".join(d)}" stroke="{colour}" stroke-width="7" '
-                       f'stroke-linecap="round"/>')
-    out.append(line(x0, y0 + height, x0 + width, y0 + height))
-    out.append(text(x0 + width / 2, y0 + height + 26, "key position", "small", "middle"))
-    for i, (role, name) in enumerate((("a", "digit of a"), ("b", "digit of b"),
-                                      ("sum", "generated"), ("special", "special"))):
-        out.append(f'<circle cx="{num(x0 + 4 + i * 78)}" cy="{num(y0 + height + 38)}" r="4" '
-                   f'fill="{ROLE[role]}"/>')
-        out.append(text(x0 + 11 + i * 78, y0 + height + 42, name, "small"))
-    step = 1 if dx >= 14 else 5
-    for k in range(0, t, step):
-        out.append(text(x0 + (k + 0.5) * dx, y0 + height + 12, k, "small", "middle"))
-    return out
-
-
-def count_curve(views, x0, y0, width, height, pos=None):
-    """The count slot per position on a log scale: the saw-tooth 10^-1 .. 10^-N, reset at '+',
-    negative (purple) from '='."""
-    cells = views["count"]
-    t = len(cells)
-    dx = width / t
-    lo, hi = log_range(cells)
-    lo, hi = math.floor(lo), math.ceil(hi)
-    out = [text(x0, y0 - 8, "count after layer 0 attention: log10 |count| per position "
-                            "(orange positive, purple negative)", "t")]
-    out.append(line(x0, y0, x0, y0 + height))
-    out.append(line(x0, y0 + height, x0 + width, y0 + height))
-    for v in range(lo, hi + 1):
-        if (v - lo) % max(1, (hi - lo) // 6) == 0:
-            y = y0 + (hi - v) / max(1, hi - lo) * height
-            out.append(text(x0 - 4, y + 3, power(v), "small", "end"))
-    pts, dots = [], {"pos": [], "neg": []}
-    for i, c in enumerate(cells):
-        if c[1] is None:
-            continue
-        x = x0 + (i + 0.5) * dx
-        y = y0 + (hi - c[1]) / max(1, hi - lo) * height
-        pts.append(f"{'M' if not pts else 'L'}{num(x)} {num(y)}")
-        dots["neg" if negative(c) else "pos"].append(f"M{num(x)} {num(y)}h0")
-    out.append(f'<path d="{"".join(pts)}" fill="none" stroke="{FAINT}"/>')
-    for key, colour in (("pos", DIV[8]), ("neg", DIV[1])):
-        out.append(f'<path d="{"".join(dots[key])}" stroke="{colour}" stroke-width="7" '
-                   f'stroke-linecap="round"/>')
-    step = 1 if dx >= 14 else 5
-    for i, tok in enumerate(views["tokens"]):
-        if i % step == 0:
-            out.append(text(x0 + (i + 0.5) * dx, y0 + height + 12, i, "small", "middle"))
-        if tok["role"] == "special":
-            out.append(text(x0 + (i + 0.5) * dx, y0 + height + 24, tok["text"], "small",
-                            "middle"))
-    for i in range(t):
-        c = cells[i]
-        out.append(f'<g data-show-pos="{i}"{hidden_unless(i == pos)}>'
-                   + line(x0 + (i + 0.5) * dx, y0, x0 + (i + 0.5) * dx, y0 + height, "sel")
-                   + text(x0 + (i + 0.5) * dx + 4, y0 + 10, f"count = {c[2]}", "small")
-                   + "</g>")
-    return out
-
-
-def place_values(views, pos=None, standalone=False):
-    """The decay curve of the selected query (every query pre-drawn, one shown) above the
-    count saw-tooth."""
-    t = len(views["tokens"])
-    width = max(600, min(900, 26 * t))
-    body = [text(0, 16, "Place values: layer 0 head 3 turns distance into powers of ten", "h")]
-    shown = pos if pos is not None else views["predicting"][0]
-    for q in ([shown] if standalone else range(t)):
-        body.append(f'<g data-show-pos="{q}"{hidden_unless(q == shown)}>' + "".join(
-            decay(views, q, 60, 50, width, 190)) + "</g>")
-    body += count_curve(views, 60, 310, width, 150, shown)
-    return svg(width + 120, 510, body, "place-svg", standalone)
-
-
-# ----------------------------------------------------------------------------- residual
 
 def residual(views, stage="L0.mlp", pos=None, standalone=False):
     """Slot x position grid after one stage, each row on its own symmetric-log scale;
@@ -381,40 +336,28 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
     c = cell_size(t, room=820, most=20)
     h = 14
     x0, y0 = 78, 50
-    gap = 26
     rows = slot_rows + logit_rows
-    ys = [y0 + i * h + (gap if i >= len(slot_rows) else 0) for i in range(len(rows))]
+    ys = [y0 + i * h + (26 if i >= len(slot_rows) else 0) for i in range(len(rows))]
     label = next(s["label"] for s in views["stages"] if s["short"] == stage)
-    body = [text(0, 16, f"Residual stream after {label} ({stage})", "h",
-                 extra=' id="resid-title"')]
+    body = [title(f"Residual stream after {label} ({stage})", "resid-title")]
     cells = []
     for r, name in enumerate(rows):
         row = letters[stage].get(name)
         for p in range(t):
-            ch = row[p] if row is not None else None
-            cls = "na" if ch is None else css_class("d", ch)
+            cls = "na" if row is None else signed_class(row[p])
             cells.append(rect(x0 + p * c, ys[r], c, h, cls))
     body.append(f'<g id="resid-cells">{"".join(cells)}</g>')
     marks = []
     for r, name in enumerate(rows):
         for srow in stages[stage]["slots"]:
-            if srow["slot"] != name:
-                continue
-            for p in range(t):
-                if srow["changed"][p]:
-                    marks.append(rect(x0 + p * c + 1, ys[r] + 1, c - 2, h - 2, "chg"))
-                    marks.append(rect(x0 + p * c + 2.5, ys[r] + 2.5, c - 5, h - 5, "chg2"))
-                if srow["departs"][p]:
-                    x, y = x0 + p * c, ys[r]
-                    marks.append(f'<path d="M{num(x + 2)} {num(y + 2)}L{num(x + c - 2)} '
-                                 f'{num(y + h - 2)}M{num(x + c - 2)} {num(y + 2)}L{num(x + 2)} '
-                                 f'{num(y + h - 2)}" class="dep"/>')
+            if srow["slot"] == name:
+                marks += _residual_marks(srow, x0, ys[r], c, h, t)
     body.append(f'<g id="resid-marks">{"".join(marks)}</g>')
     ranges = []
     for r, name in enumerate(rows):
         body.append(text(x0 - 4, ys[r] + 11, name, "small mono", "end"))
-        lo_hi = scales[stage].get(name)
-        ranges.append(text(x0 + t * c + 6, ys[r] + 11, range_text(lo_hi), "small"))
+        ranges.append(text(x0 + t * c + 6, ys[r] + 11, range_text(scales[stage].get(name)),
+                           "small"))
     body.append(f'<g id="resid-ranges">{"".join(ranges)}</g>')
     body.append(text(x0, ys[len(slot_rows)] - 6, "readout: logit of each digit (the largest "
                                                 "wins; outlined at the readout stage)", "small"))
@@ -427,15 +370,14 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
             body.append(text(x0 + (p + 0.5) * c, y0 - 6, tok["text"], "small", "middle"))
     sel = -10 if pos is None else pos
     body.append(rect(x0 + sel * c, y0 - 2, c, bottom - y0 + 4, "sel", ' id="resid-sel"'))
-    lx = x0
-    body.append(text(lx, bottom + 22, "colour: each row its own log scale of |x| at this stage; "
+    body.append(text(x0, bottom + 22, "colour: each row its own log scale of |x| at this stage; "
                                       "purple negative, orange positive, pale small, "
                                       "grey: slot not there yet", "small"))
-    for i, col in enumerate(DIV):
-        body.append(rect(lx + i * 16, bottom + 30, 16, 10, f"d{i}"))
-    body.append(text(lx + 11 * 16 + 8, bottom + 39, "\u25a1 changed by this stage   "
-                                                    "\u2715 departs from its intended value "
-                                                    "(probes)", "small"))
+    for i in range(len(DIV)):
+        body.append(rect(x0 + i * 16, bottom + 30, 16, 10, f"d{i}"))
+    body.append(text(x0 + 11 * 16 + 8, bottom + 39, "\u25a1 changed by this stage   "
+                                                   "\u2715 departs from its intended value "
+                                                   "(probes)", "small"))
     geometry = (f' data-x0="{num(x0)}" data-y0="{num(y0)}" data-c="{c:.4f}" data-h="{h}"'
                 f' data-ys="{",".join(num(y) for y in ys)}"')
     return svg(max(760, x0 + t * c + 110), bottom + 50, body, "resid-svg", standalone,
@@ -445,30 +387,37 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
 # ----------------------------------------------------------------------------- running sum
 
 def running_sum(views, pos=None, standalone=False):
-    """What is left to write, per position that predicts a digit: a bar of log10 R and R."""
+    """What remains to be written, per position that predicts a digit: R on a log scale (a
+    negative R in purple, its sign said), and R + b + ℓ, what layer 1's average holds."""
+    if views["missing"]["sum"]:
+        return not_applicable(views, "sum", "sum-svg", standalone)
     rows = views["decisions"]
-    hi = max((d["remaining"][1] or 0) for d in rows)
-    hi = max(1.0, math.ceil(hi))
+    logs = [math.log10(abs(int(d["R"]))) for d in rows if int(d["R"])]
+    hi = max(1, math.ceil(max(logs, default=1)))
     bar_w = 360
-    y0, h = 46, 20
-    body = [text(0, 16, "Running sum: what is left to write, a + b minus the digits "
-                        "already emitted (log scale)", "h")]
-    body.append(text(0, 34, "position, token", "small"))
-    body.append(text(110, 34, f"log10 R from 0 to {hi:.0f}", "small"))
-    body.append(text(120 + bar_w, 34, f"R = (sum of digit_pos) / {views['digit_scale']}, "
-                                      f"and the digit written next", "small"))
+    y0, h = 58, 20
+    heading = ("Running sum: R, what remains to be written (a + b minus the digits written, "
+               "at their places; log scale)")
+    body = [title(heading),
+            text(0, 34, "layer 1's average holds (1000/(i+2))\u00b7(R + b + \u2113): R, the "
+                        "bias b and the leakage \u2113, in units of the sum", "small"),
+            text(0, 50, "position", "small"),
+            text(110, 50, f"|R| from 1 to {power(hi)} (log)", "small"),
+            text(120 + bar_w, 50, "R, R + b + \u2113 and the digit written next", "small")]
     for i, d in enumerate(rows):
         y = y0 + i * h
         tok = views["tokens"][d["pos"]]
-        body.append(f'<g data-pos="{d["pos"]}">')
+        r = int(d["R"])
         body.append(text(0, y + 14, f"{d['pos']} '{tok['text']}'", "t mono"))
-        log = d["remaining"][1]
-        length = 0 if log is None or log < 0 else log / hi * bar_w
-        body.append(rect(110, y + 3, max(1.0, length), h - 6, "", f' fill="{MARGIN}"'))
-        body.append(text(120 + bar_w, y + 14, f"{d['remaining_text']}  \u2192 writes "
-                                              f"{d['winner']}", "t mono"))
-        body.append("</g>")
-    width = 120 + bar_w + 8 * max(len(d["remaining_text"]) for d in rows) + 120
+        length = math.log10(abs(r)) / hi * bar_w if abs(r) >= 1 else 0
+        body.append(rect(110, y + 3, max(1.0, length), h - 6, "",
+                         f' fill="{NEG if r < 0 else MARGIN}"'))
+        note = f"R = {d['R']}" + (" < 0: the digits written exceed a + b" if r < 0 else "")
+        body.append(text(120 + bar_w, y + 14, f"{note};  R + b + \u2113 = {d['total']}  "
+                                              f"\u2192 writes {d['written']}", "t mono"))
+    longest = max(len(f"R = {d['R']} < 0: the digits written exceed a + b;  R + b + \u2113 = "
+                      f"{d['total']}  \u2192 writes 0") for d in rows)
+    width = width_for(120 + bar_w + 7 * longest, heading, size=13)
     sel = next((i for i, d in enumerate(rows) if d["pos"] == pos), -10)  # -10: off the chart
     body.append(rect(0, y0 + sel * h, width, h, "sel", ' id="sum-sel"'))
     return svg(width, y0 + len(rows) * h + 10, body, "sum-svg", standalone,
@@ -477,149 +426,331 @@ def running_sum(views, pos=None, standalone=False):
 
 # ----------------------------------------------------------------------------- ruler
 
+def ruler_title(d):
+    if d["flipped"]:
+        return (f"Ruler at position {d['pos']}: the readout's tilt overrode the smallest "
+                f"error: {d['chosen']} won, the nearest mark is {d['nearest']}.5")
+    return (f"Ruler at position {d['pos']}: the nearest mark, {d['nearest']}.5, wins: the "
+            f"largest digit that x reaches (a floor)")
+
+
+def ruler_verdict(d):
+    """The lines under the ruler: the errors' formula, the margin, the tilt and the lead."""
+    i2 = d["pos"] + 2
+    lines = [f"err_u = (10\u2079/{i2})\u00b7P\u00b7|x \u2212 (u + \u00bd)| in the logits "
+             f"(one unit of the sum is {pretty(d['unit'])} there); under each mark "
+             f"|x \u2212 (u + \u00bd)|"]
+    if d["flipped"]:
+        lines.append(f"err{d['chosen']} \u2212 err{d['nearest']} = +{pretty(d['margin'])} "
+                     f"units ({pretty(d['margin_logits'])} in logits): {d['nearest']} is "
+                     f"nearer, by this margin")
+        lines.append(f"the readout's tilt favours {d['chosen']} by {pretty(d['tilt'])} units "
+                     f"({pretty(d['tilt_logits'])}), {d['ratio_text']} times the margin: "
+                     f"{d['chosen']} leads by {pretty(d['lead'])} units")
+    else:
+        lines.append(f"margin: {d['rival']}'s mark is farther by {pretty(d['margin'])} units "
+                     f"({pretty(d['margin_logits'])} in logits); tilt {pretty(d['tilt'])} "
+                     f"units; lead of {d['chosen']}: {pretty(d['lead'])} units "
+                     f"({d['lead_logits']} in logits)")
+    return lines
+
+
 def ruler_one(views, d, x0, y0, width):
-    """The ten marks u + 1/2, the dot where the remaining value falls, each candidate's
-    error and the winner with its margin."""
+    """The ten marks u + 1/2, the dot at x, each mark's distance from it, the verdict and a
+    magnifier."""
     unit = width / 10
-    out = [text(x0, y0 - 30, f"position {d['pos']}: the remaining value, in units of the "
-                             f"digit being decided, falls at {d['x']:.10g}", "t")]
+    place = power(d["power"])
+    out = [text(0, y0 - 50, ruler_title(d), "h"),
+           text(x0, y0 - 30, f"x = (R + b + \u2113)/P = {d['x_text']}, with R = {d['R']}, "
+                             f"b = {d['b']}, \u2113 = {d['leak']}, P = {place}", "t")]
     out.append(line(x0, y0, x0 + width, y0, "ax", ' stroke-width="2"'))
     for v in range(11):
         out.append(line(x0 + v * unit, y0 - 4, x0 + v * unit, y0 + 4))
         out.append(text(x0 + v * unit, y0 - 8, v, "small", "middle"))
     for u in range(10):
         x = x0 + (u + 0.5) * unit
-        win = str(u) == d["winner"]
-        colour = MARGIN if win else INK
+        win, near = u == d["chosen"], u == d["nearest"]
+        colour = TILT if win and d["flipped"] else MARGIN if win else INK
         out.append(line(x, y0 - 14, x, y0 + 14, "", f' stroke="{colour}" stroke-width='
-                                                    f'"{3 if win else 1.5}"'))
+                                                    f'"{3 if win or near else 1.5}"'))
         out.append(text(x, y0 + 28, f"{u}", "t", "middle"))
-        out.append(text(x, y0 + 42, d["errors"][u][2], "small", "middle",
-                        ' font-weight="bold"' if win else ""))
-    dot = x0 + max(-0.2, min(10.2, d["x"])) * unit
-    out.append(f'<circle cx="{num(dot)}" cy="{num(y0)}" r="6" fill="{TILT}"/>')
-    out.append(text(x0, y0 + 58, "err under each mark: 10^6 |distance from the dot|, "
-                                 "scaled by the place value", "small"))
-    tail = "" if d["winner"] == d["intended"] else f"; intended {d['intended']}"
-    out.append(text(x0, y0 + 76, f"winner {d['winner']}, margin {d['margin'][2]} over "
-                                 f"runner-up {d['runner']}{tail}", "t"))
-    # a magnifier: the dot and the marks within 0.6 of it, ten times larger
-    zy, lo = y0 + 120, d["x"] - 0.6
+        out.append(text(x, y0 + 42, d["distance"][u], "small", "middle",
+                        ' font-weight="bold"' if near else ""))
+    dot_x = x0 + max(-0.2, min(10.2, d["x"])) * unit
+    out.append(dot(dot_x, y0, TILT, 6))
+    for k, s in enumerate(ruler_verdict(d)):  # the errors' formula, then the verdict
+        out.append(text(x0, y0 + 62 + 16 * k, s, "small" if k == 0 else "t",
+                        extra=' font-weight="bold"' if k and d["flipped"] else ""))
+    zy, lo = y0 + 134, d["x"] - 0.6
     scale = width / 1.2
     out.append(text(x0, zy - 22, "magnified around the dot: its distance to the nearest marks",
                     "small"))
     out.append(line(x0, zy, x0 + width, zy, "ax", ' stroke-width="2"'))
     for u in range(10):
-        if abs(d["signed"][u]) <= 0.6:
+        offset = u + 0.5 - d["x"]
+        if abs(offset) <= 0.6:
             x = x0 + (u + 0.5 - lo) * scale
-            colour = MARGIN if str(u) == d["winner"] else INK
+            colour = (TILT if d["flipped"] else MARGIN) if u == d["chosen"] else INK
             out.append(line(x, zy - 12, x, zy + 12, "", f' stroke="{colour}" stroke-width="2"'))
-            out.append(text(x, zy + 26, f"mark {u} + \u00bd: {d['signed'][u]:+.10g}",
-                            "small", "middle"))
-    out.append(f'<circle cx="{num(x0 + 0.6 * scale)}" cy="{num(zy)}" r="6" fill="{TILT}"/>')
+            out.append(text(x, zy + 26, f"mark {u} + \u00bd: {'-' if offset < 0 else '+'}"
+                                        f"{d['distance'][u]}", "small", "middle"))
+    out.append(dot(x0 + 0.6 * scale, zy, TILT, 6))
     return out
 
 
 def ruler(views, pos=None, standalone=False):
     """The ruler of every predicting position, one shown (``pos``, default the first)."""
+    if views["missing"]["ruler"]:
+        return not_applicable(views, "ruler", "ruler-svg", standalone)
     shown = pos if pos is not None else views["predicting"][0]
-    body = [text(0, 16, "Ruler: the smallest error wins", "h")]
+    body = [title("Ruler: the ten candidates as marks u + \u00bd, and where x = (R + b + "
+                  "\u2113)/P falls")]
+    lines = []
     for d in views["decisions"]:
         if standalone and d["pos"] != shown:
             continue
-        body.append(f'<g data-show-pos="{d["pos"]}"{hidden_unless(d["pos"] == shown)}>'
-                    + "".join(ruler_one(views, d, 20, 70, 760)) + "</g>")
-    if shown not in views["predicting"]:
-        body.append(text(20, 70, "this position predicts no digit of the sum", "t"))
-    return svg(820, 240, body, "ruler-svg", standalone)
+        lines += [ruler_title(d)] + ruler_verdict(d)
+        body.append(group(ruler_one(views, d, 20, 110, 760), shown_at(d["pos"],
+                                                                     d["pos"] == shown)))
+    return svg(width_for(820, *lines, size=13), 290, body, "ruler-svg", standalone)
 
 
 # ----------------------------------------------------------------------------- flaw
 
-def _log_bar(x0, y, log, lo, hi, width, colour, h=8, extra=""):
-    length = 0 if log is None else max(2.0, (log - lo) / (hi - lo) * width)
-    return rect(x0, y, length, h, "", f' fill="{colour}"{extra}')
+def _ratio_range(rows):
+    logs = [math.log10(r) for d in rows for r in [d["ratio"]] + [p["ratio"] for p in
+                                                                 d["per_digit"]] if r]
+    lo = min(math.floor(min(logs, default=-1)), -1)
+    return lo, max(1, math.ceil(max(logs, default=0)) + 1)
+
+
+def ratio_chart(points, labels, x0, y0, width, height, lo, hi, highlight=None):
+    """tilt/margin per point on a log axis with the dashed line at 1 where the tilt beats the
+    margin ("fails above"); None (no tilt, or one that favours the nearest digit) drawn as an
+    open circle on the floor."""
+    dx = width / max(1, len(points))
+    out, y = log_axis(x0, y0, height, lo, hi, x0 + width)
+    out.append(line(x0, y(0), x0 + width, y(0), "one"))
+    out.append(text(x0 + width + 4, y(0) - 4, "fails above 1:", "small"))
+    out.append(text(x0 + width + 4, y(0) + 8, "tilt > margin", "small"))
+    floor = y0 + height + 14
+    out.append(text(x0 - 4, floor + 3, "tilt \u2264 0", "small", "end"))
+    for k, (r, label) in enumerate(zip(points, labels)):
+        x = x0 + (k + 0.5) * dx
+        if r is None:
+            out.append(f'<circle cx="{num(x)}" cy="{num(floor)}" r="4" fill="#fff" '
+                       f'stroke="{FAINT}" stroke-width="1.5"/>')
+        else:
+            colour = TILT if r > 1 else MARGIN
+            out.append(dot(x, y(max(lo, min(hi, math.log10(r)))), colour, 5))
+        out.append(text(x, floor + 18, label, "small mono", "middle",
+                        ' font-weight="bold"' if k == highlight else ""))
+    return out
+
+
+def signed(figure, negate=False):
+    """A figure with its sign written out, '+119' or '\u22124\u00b710\u00b9\u2070'; negated when
+    asked."""
+    minus = figure.startswith("-") != negate
+    body = pretty(figure.lstrip("-"))
+    return body if body == "0" else ("\u2212" if minus else "+") + body
+
+
+def attribution(d):
+    """The direct logit attribution of logit(nearest) - logit(rival), in words."""
+    near, rival = d["nearest"], d["rival"]
+    total = signed(d["lead"], negate=d["flipped"])
+    verdict = (f"tilt/margin = {d['ratio_text']} > 1: {d['chosen']} is written instead of "
+               f"{near}" if d["flipped"] else
+               f"tilt/margin = {d['ratio_text']}: below 1, {near} is written")
+    return [f"position {d['pos']} (place {power(d['power'])}): logit({near}) \u2212 "
+            f"logit({rival}) = {signed(d['margin'])} units from layer 1's FFN (the margin; "
+            f"{pretty(d['margin_logits'])} in logits)",
+            f"    {signed(d['tilt'], negate=True)} units from the rest of the readout's slots "
+            f"(minus the tilt; {signed(d['tilt_logits'], negate=True)} in logits) = {total} "
+            f"units of the sum",
+            verdict]
+
+
+def flaw_detail(d, lo, hi, x0, y):
+    """At one position: the attribution in words, and every digit against the nearest."""
+    out = []
+    for k, s in enumerate(attribution(d)):
+        out.append(text(0, y + 16 * k, s, "t", extra=' font-weight="bold"'
+                        if k == 2 and d["flipped"] else ""))
+    out.append(text(0, y + 62, f"every digit against {d['nearest']} at position {d['pos']}",
+                    "small"))
+    points = [p["ratio"] for p in d["per_digit"]]
+    labels = ["\u2013" if u == d["nearest"] else str(u) for u in range(10)]
+    out += ratio_chart(points, labels, x0, y + 76, 300, 100, lo, hi, d["chosen"])
+    return out
 
 
 def flaw(views, pos=None, standalone=False):
-    """Margin against tilt, as differences. Overview: for each predicting position, the
-    error gap between the digit with the smallest error and its closest rival (blue) and
-    how much the published readout's tilt favours the rival (vermillion); the rival wins
-    where the tilt bar is longer. Detail for ``pos``: both differences for every digit."""
+    """Why the published readout fails: per deciding position tilt/margin on a log axis, the
+    line at 1 where the tilt beats the margin; the attribution at ``pos``. Without a tilt
+    (the repaired readout), why it does not fail: the offset b + ℓ in (0, 1]."""
+    if views["missing"]["flaw"]:
+        return not_applicable(views, "flaw", "flaw-svg", standalone)
     rows = views["decisions"]
-    body = [text(0, 16, "Why it fails: the margin against the tilt of the published "
-                        "readout (differences, log10)", "h")]
     if not any(d["tilted"] for d in rows):
-        body.append(text(0, 40, f"{views['model']}: the readout reads only the FFN's own "
-                                f"error slots, so nothing tilts the comparison", "t"))
-        return svg(820, 60, body, "flaw-svg", standalone)
-    logs = [c[1] for d in rows for c in (d["err_gap"], d["tilt_gap"]) + tuple(
-        d["d_err"]) + tuple(d["d_tilt"]) if c[1] is not None]
-    lo, hi = math.floor(min(logs)) - 1, math.ceil(max(logs))
-    x0, width, y0, h = 150, 460, 60, 26
-    body.append(text(x0, 40, f"log10 of the difference, {lo} to {hi}", "small"))
-    body.append(text(0, 40, "position", "small"))
-    for i, d in enumerate(rows):
-        y = y0 + i * h
-        flips = d["winner"] != d["choice"]
-        body.append(text(0, y + 13, f"{d['pos']}: {d['choice']} vs {d['threat']}", "t mono"))
-        body.append(_log_bar(x0, y + 2, d["err_gap"][1], lo, hi, width, MARGIN))
-        tilt = d["tilt_gap"]
-        favours = d["favours"][int(d["threat"])]
-        body.append(_log_bar(x0, y + 11, tilt[1], lo, hi, width, TILT if favours else FAINT))
-        note = (f"tilt {tilt[2]} > margin {d['err_gap'][2]}: {d['winner']} wins" if flips
-                else f"margin {d['err_gap'][2]}")
-        body.append(text(x0 + width + 8, y + 14, note, "small",
-                         extra=' font-weight="bold"' if flips else ""))
-    y = y0 + len(rows) * h + 10
-    body.append(rect(0, y, 10, 8, "", f' fill="{MARGIN}"'))
-    body.append(text(14, y + 8, "margin: err of the rival - err of the best digit", "small"))
-    body.append(rect(300, y, 10, 8, "", f' fill="{TILT}"'))
-    body.append(text(314, y + 8, "tilt: how much the readout's extra slot value favours "
-                                 "the rival (grey: favours the best)", "small"))
+        return offsets(views, standalone)
+    lo, hi = _ratio_range(rows)
+    heading = ("Why it fails: the tilt of the published readout against the margin, "
+               "tilt/margin per position")
+    body = [title(heading),
+            text(0, 34, "a direct logit attribution of logit(nearest) \u2212 logit(rival): "
+                        "+margin from layer 1's FFN, \u2212tilt from the slot's other "
+                        "contents", "small")]
+    x0 = 70
+    body += ratio_chart([d["ratio"] for d in rows], [str(d["pos"]) for d in rows], x0, 54,
+                        560, 150, lo, hi)
+    body.append(text(x0 + 280, 250, "deciding position", "small", "middle"))
     shown = pos if pos is not None else (views["flaw_pos"] if views["flaw_pos"] is not None
                                          else rows[0]["pos"])
-    top = y + 40
+    lines = []
     for d in rows:
         if standalone and d["pos"] != shown:
             continue
-        part = [text(0, top, f"position {d['pos']}: every digit against {d['choice']} "
-                             f"(the smallest error)", "t")]
-        for u in range(10):
-            yy = top + 10 + u * 18
-            part.append(text(0, yy + 12, f"digit {u}", "small mono"))
-            if str(u) == d["choice"]:
-                part.append(text(x0, yy + 12, "the digit with the smallest error", "small"))
-                continue
-            de, dt = d["d_err"][u], d["d_tilt"][u]
-            part.append(_log_bar(x0, yy + 2, de[1], lo, hi, width, MARGIN, 6))
-            part.append(_log_bar(x0, yy + 9, dt[1], lo, hi, width,
-                                 TILT if d["favours"][u] else FAINT, 6))
-            wins = d["beats"][u]
-            part.append(text(x0 + width + 8, yy + 12,
-                             f"\u0394err {de[2]}, \u0394tilt {dt[2]}" + (
-                                 " \u2190 beats it" if wins else ""), "small",
-                             extra=' font-weight="bold"' if wins else ""))
-        body.append(f'<g data-show-pos="{d["pos"]}"{hidden_unless(d["pos"] == shown)}>'
-                    + "".join(part) + "</g>")
-    return svg(x0 + width + 330, top + 10 + 10 * 18 + 10, body, "flaw-svg", standalone)
+        lines += attribution(d)
+        body.append(group(flaw_detail(d, lo, hi, x0, 280), shown_at(d["pos"],
+                                                                   d["pos"] == shown)))
+    return svg(width_for(x0 + 560 + 110, heading, *lines, size=13), 490, body, "flaw-svg",
+               standalone)
+
+
+def offsets(views, standalone=False):
+    """No tilt: each digit is the nearest mark's whenever 0 < b + ℓ <= 1 (the proof's
+    interval); the offset b + ℓ of this run per position on that interval."""
+    rows = views["decisions"]
+    heading = (f"Why it does not fail: {views['model']}'s readout reads only the FFN's own "
+               f"error slots, so nothing tilts the comparison")
+    body = [title(heading),
+            text(0, 36, "the digit is right for every R as long as the offset b + \u2113 stays "
+                        "in (0, 1]; this run's offsets (tinyadder prove bounds them over every "
+                        "pair)", "small")]
+    x0, width, y0, h = 110, 500, 60, 20
+    body.append(line(x0, y0 - 6, x0, y0 + len(rows) * h))
+    body.append(line(x0 + width, y0 - 6, x0 + width, y0 + len(rows) * h))
+    body.append(text(x0, y0 - 10, "0", "small", "middle"))
+    body.append(text(x0 + width, y0 - 10, "1", "small", "middle"))
+    for i, d in enumerate(rows):
+        y = y0 + i * h + 10
+        body.append(text(0, y + 4, f"{d['pos']} ({power(d['power'])})", "t mono"))
+        body.append(line(x0, y, x0 + width, y, "", ' stroke="#eee"'))
+        body.append(dot(x0 + max(0, min(1, d["offset"])) * width, y, MARGIN, 5))
+        margin = min(d["offset"], 1 - d["offset"])
+        body.append(text(x0 + width + 10, y + 4, f"b + \u2113 = {d['offset_text']}, "
+                                                 f"margin {margin:.2f}", "small"))
+    return svg(width_for(x0 + width + 160, heading, size=13), y0 + len(rows) * h + 16, body,
+               "flaw-svg", standalone)
+
+
+# ----------------------------------------------------------------------------- change
+
+def _sum_digits(x, y, answer, right):
+    """The written sum, its wrong digits in vermillion."""
+    spans = "".join(f'<tspan fill="{TILT if a != b else INK}"'
+                    f'{" font-weight=" + chr(34) + "bold" + chr(34) if a != b else ""}>'
+                    f"{a}</tspan>" for a, b in zip(answer, right))
+    return f'<text x="{num(x)}" y="{num(y)}" class="t mono">{spans}</text>'
+
+
+def change_panel(views, v, x0, y0, width):
+    """One variant: what changed, its sum, and x per deciding position against the model as
+    built (grey)."""
+    right = f"{int(views['sum']):0{views['digits'] + 1}d}"
+    built = views["variants"][0]
+    out = [text(x0, y0, f"{v['label']}: writes", "h"),
+           _sum_digits(x0 + text_width(f"{v['label']}: writes ", 13) + 4, y0, v["answer"],
+                       right),
+           text(x0 + text_width(f"{v['label']}: writes ", 13) + 110, y0,
+                "right" if v["correct"] else f"wrong: a + b = {right}", "t")]
+    what, y = wrapped(x0, y0 + 18, v["what"], 110, "small", 12)
+    out += what
+    top, height = y + 10, 150
+    rows = v["rows"]
+    dx = width / len(rows)
+
+    def at(x):
+        return top + (10.5 - max(-0.5, min(10.5, x))) / 11 * height
+    out.append(line(x0, top, x0, top + height))
+    for u in range(11):
+        out.append(text(x0 - 4, at(u) + 3, u, "small", "end"))
+    for u in range(10):
+        out.append(line(x0, at(u + 0.5), x0 + width, at(u + 0.5), "", ' stroke="#eee"'))
+    for k, (row, base) in enumerate(zip(rows, built["rows"])):
+        x = x0 + (k + 0.5) * dx
+        out.append(dot(x - 4, at(base["x"]), FAINT, 4))
+        colour = TILT if row["written"] != right[k] else MARGIN
+        if -0.5 <= row["x"] <= 10.5:
+            out.append(dot(x + 4, at(row["x"]), colour, 4))
+        else:  # off the ruler: a triangle at its edge, pointing the way x went
+            tip, base = (at(10.5) - 6, at(10.5)) if row["x"] > 0 else (at(-0.5) + 6, at(-0.5))
+            out.append(f'<path d="M{num(x)} {num(base)}L{num(x + 8)} {num(base)}L{num(x + 4)} '
+                       f'{num(tip)}Z" fill="{colour}"/>')
+        out.append(text(x, top + height + 14, row["written"], "t mono", "middle"))
+        out.append(text(x, top + height + 26, row["pos"], "small", "middle"))
+    out.append(text(x0 + width + 6, top + height + 14, "written", "small"))
+    out.append(text(x0 + width + 6, top + height + 26, "position", "small"))
+    out.append(text(x0 - 30, top - 4, "x", "small"))
+    off = [r for r in rows if not -0.5 <= r["x"] <= 10.5]
+    if off:
+        out.append(text(x0, top + height + 42, f"\u25b2\u25bc x off the ruler at "
+                                               f"{len(off)} positions, from "
+                                               f"{min(off, key=lambda r: r['x'])['x_text']} to "
+                                               f"{max(off, key=lambda r: r['x'])['x_text']}",
+                        "small"))
+    return out, top + height + 56
+
+
+def change(views, variant="built", standalone=False):
+    """Change one thing: each variant's x = (R + b + ℓ)/P per deciding position (coloured;
+    vermillion where the digit is wrong) against the model as built (grey); one shown in the
+    page, every variant in the figure."""
+    if views["missing"]["change"]:
+        return not_applicable(views, "change", "change-svg", standalone)
+    heading = ("Change one thing: where x falls at each deciding position (grey: as built), "
+               "and the digits written")
+    body = [title(heading)]
+    y = 44
+    lines = [heading] + [v["what"][:130] for v in views["variants"]]
+    width = 0
+    for k, v in enumerate(views["variants"]):
+        if standalone:  # every variant, two to a row
+            part, bottom = change_panel(views, v, 40 + (k % 2) * 660, y, 560)
+            body += part
+            width = max(width, 40 + (k % 2) * 660 + 640)
+            y = bottom if k % 2 else y
+            last = bottom
+        else:
+            part, bottom = change_panel(views, v, 40, 44, 600)
+            body.append(group(part, f' data-variant="{v["key"]}"' +
+                              ("" if v["key"] == variant else ' display="none"')))
+            y = max(y, bottom)
+    if standalone:
+        y = max(y, last)
+    return svg(width_for(max(760, width), *lines), y, body, "change-svg", standalone)
 
 
 # ----------------------------------------------------------------------------- parameters
 
 def parameters(views, standalone=False):
-    """The model as slot lanes (rows) and stages (columns); each counted parameter a chip on
-    the lane it writes (the middle one when it writes several). Hover a chip: its tensor
-    entry, and the lanes it reads (purple) and writes (orange)."""
+    """The model as slot lanes (rows) and stages (columns); each counted parameter a chip
+    spanning the lanes it writes (a dot on each), or, for a query or key parameter, which
+    writes no slot, a chip in the row of attention scores. Hover a chip: its tensor entry,
+    and the lanes it reads (purple) and writes (orange)."""
     slots = views["slots"]
     columns = [p["stage"] for p in views["program"]]
-    x0, y0, col_w, lane_h = 90, 84, 150, 22
+    x0, y0, col_w, lane_h = 90, 104, 150, 22
     per_stage = {}
     for p in views["params"]:
         per_stage[p["stage"]] = per_stage.get(p["stage"], 0) + 1
-    body = [text(0, 16, f"The {len(views['params'])} parameters on the model's slots", "h"),
-            text(0, 34, "lanes are residual slots; dots: \u25cf written, \u25cb read by "
-                        "that stage; chips are parameters, (n) per stage (hover one)", "small")]
+    body = [title(f"The {len(views['params'])} parameters on the model's slots"),
+            text(0, 34, "lanes are residual slots; dots: \u25cf written, \u25cb read by that "
+                        "stage; a chip is one parameter, spanning the lanes it writes "
+                        "(hover one); (n) per stage", "small"),
+            text(x0 - 6, y0 - 30, "scores", "small mono", "end")]
     for i, s in enumerate(slots):
         y = y0 + i * lane_h
         body.append(line(x0, y, x0 + len(columns) * col_w, y, "lane",
@@ -627,24 +758,27 @@ def parameters(views, standalone=False):
         body.append(text(x0 - 6, y + 4, s, "small mono", "end"))
     for j, prog in enumerate(views["program"]):
         x = x0 + j * col_w + 14
-        body.append(text(x0 + j * col_w + col_w / 2, y0 - 22,
+        body.append(text(x0 + j * col_w + col_w / 2, y0 - 50,
                          f'{prog["stage"]} ({per_stage.get(prog["stage"], 0)})', "t", "middle"))
         for s in prog["writes"]:
-            body.append(f'<circle cx="{num(x)}" cy="{num(y0 + slots.index(s) * lane_h)}" '
-                        f'r="4" fill="{INK}"/>')
+            body.append(dot(x, y0 + slots.index(s) * lane_h, INK))
         for s in prog["reads"]:
             body.append(f'<circle cx="{num(x + 10)}" cy="{num(y0 + slots.index(s) * lane_h)}" '
                         f'r="4" fill="#fff" stroke="{INK}"/>')
     used = {}
     for k, p in enumerate(views["params"]):
-        lanes = p["writes"] or p["reads"]
-        lane = lanes[(len(lanes) - 1) // 2] if lanes else slots[0]
         j = columns.index(p["stage"])
-        n = used.get((j, lane), 0)
-        used[(j, lane)] = n + 1
-        x = x0 + j * col_w + 34 + n * 12
-        y = y0 + slots.index(lane) * lane_h
-        body.append(rect(x, y - 8, 10, 16, "chip", f' fill="{TILT}" data-param="{k}"'))
+        n = used.get(j, 0)
+        used[j] = n + 1
+        x = x0 + j * col_w + 30 + n * 9  # at most 13 per stage (the embedding)
+        lanes = sorted(slots.index(s) for s in p["writes"])
+        if lanes:
+            top, bottom = y0 + lanes[0] * lane_h - 8, y0 + lanes[-1] * lane_h + 8
+        else:
+            top, bottom = y0 - 38, y0 - 22
+        body.append(rect(x, top, 7, bottom - top, "chip", f' fill="{TILT}" data-param="{k}"'))
+        for lane in lanes[1:-1] if len(lanes) > 2 else []:
+            body.append(dot(x + 3.5, y0 + lane * lane_h, "#fff", 1.5))
     return svg(x0 + len(columns) * col_w + 20, y0 + len(slots) * lane_h + 10, body,
                "params-svg", standalone)
 
@@ -652,8 +786,11 @@ def parameters(views, standalone=False):
 FIGURES = {
     "attention": lambda v, s: attention(v, s.get("head", "L0.h3"), s.get("mode", "softmax1"),
                                         s.get("pos"), True),
-    "count": lambda v, s: place_values(v, s.get("pos"), True),
+    "place": lambda v, s: place(v, s.get("pos"), s.get("mode", "softmax1"), True),
+    "count": lambda v, s: count(v, s.get("pos"), s.get("mode", "softmax1"), True),
     "slots": lambda v, s: residual(v, s.get("stage", "L0.mlp"), s.get("pos"), True),
+    "sum": lambda v, s: running_sum(v, s.get("pos"), True),
     "ruler": lambda v, s: ruler(v, s.get("pos"), True),
     "flaw": lambda v, s: flaw(v, s.get("pos"), True),
+    "change": lambda v, s: change(v, s.get("variant", "built"), True),
 }

@@ -1,6 +1,7 @@
 """The explorer's views as data: every number the page and the figures show, read from one
-traced run (``trace.run_with_cache``), its intended values (``probes``) and the parameter
-ledger (``ledger``). Nothing here re-derives what the model computes.
+traced run (``trace.run_with_cache``), its intended values (``probes``), the narration's
+decisions (``explain``) and the parameter ledger (``ledger``). Nothing here re-derives what
+the model computes.
 
 Each number is a *cell* ``[float, log10 |x|, text]``: the float when it fits a double
 (None above its range; 0.0 below it, where the log still holds the magnitude), log10 of the magnitude computed from the exact value (a Fraction's digits, never
@@ -15,6 +16,12 @@ Each number is a *cell* ``[float, log10 |x|, text]``: the float when it fits a d
 (0.0, -460.0, '~1e-460')
 >>> text(Fraction(2, 3 * 10 ** 460)) == fmt(Fraction(2, 3 * 10 ** 460)) == '~6.66667e-461'
 True
+
+**What a view needs.** Some views read slots only TinyAdder-36 and its family have: the ruler
+needs the candidate slots and the construction's readout, the place values a carried ALiBi
+head. ``NEEDS`` names each requirement and ``VIEW_NEEDS`` the requirements of each view;
+``missing(model)`` says, per view, what the model lacks (None when the view applies), and the
+page and ``figure`` print that instead of the view.
 """
 
 from decimal import Decimal
@@ -22,14 +29,18 @@ from fractions import Fraction
 import math
 
 from ...addition import digits_of, encode
-from ...generate import argmax
+from ...construction import SLOTS
+from ...numbers import is_zero
 from ...weights import live_heads
+from ..explain import decisions, scales, short, x_text
 from ..ledger import ledger, tensors
-from ..text import log10_abs, to_float
+from ..text import exponent, figure, log10_abs, to_float
 from ..probes import READOUT, check, intended
 from ..program import half_layers
 from ..show import MARK, SHORT, SIG, fmt, rounded
 from ...cache import run_with_cache, stages
+from . import variants
+
 
 def _rounded_decimal(x, sig):
     """|x| of a Fraction correctly rounded (half even) to ``sig`` digits, as a Decimal, or
@@ -68,6 +79,75 @@ def cell(x):
     return [f if math.isfinite(f) else None, log10_abs(x), text(x)]
 
 
+# ----------------------------------------------------------------------------- needs
+
+def alibi_head(model):
+    """The layer-0 head that carries place values: live, with a non-zero ALiBi slope, its
+    output the slot ``count``; None when there is none."""
+    attn = model.blocks[0].attn
+    for h in live_heads(attn):
+        if not is_zero(attn.slopes.get(h, 0)) and "count" in attn.W_O.get(h, {}):
+            return h
+    return None
+
+
+def _needs_alibi(model):
+    return None if alibi_head(model) else "a layer-0 head with an ALiBi slope that writes count"
+
+
+def _needs_candidates(model):
+    wanted = [f"cand{u}" for u in range(10)] + ["scale", "digit_pos"]
+    lacking = [s for s in wanted if s not in model.slots]
+    return f"the slots {', '.join(lacking)}" if lacking else None
+
+
+def _needs_readout(model):
+    """TinyAdder-36's readout: the last FFN measures |cand_u + average| with a unit pair per
+    candidate and writes it into the slot the readout reads for digit u."""
+    what = ("the 36-parameter readout (layer 1's FFN writing |cand_u + average| into the slot "
+            "read for digit u)")
+    last = model.blocks[-1]
+    for u in range(10):
+        slot = model.readout.get(str(u))
+        pair = [f"cand{u}{sign}" for sign in "+-"]
+        if slot is None or any(slot not in last.mlp.W_out.get(p, {}) for p in pair):
+            return what
+    try:
+        scales(model)
+    except (KeyError, ValueError, IndexError):
+        return what
+    return None
+
+
+def _needs_probes(model):
+    built = len(model.blocks) == 2 and model.slots[:len(SLOTS)] == SLOTS
+    return None if built else "the construction's slots, in its order (the probes of --check)"
+
+
+NEEDS = {"alibi": _needs_alibi, "candidates": _needs_candidates, "readout": _needs_readout,
+         "probes": _needs_probes}
+VIEW_NEEDS = {
+    "tokens": (), "attention": (), "place": ("alibi",), "count": ("alibi",),
+    "residual": (), "sum": ("candidates", "readout"), "ruler": ("candidates", "readout"),
+    "flaw": ("candidates", "readout"), "change": ("alibi", "candidates", "readout"),
+    "params": (),
+}
+FAMILY = "TinyAdder-36 family"
+
+
+def missing(model):
+    """{view: None if it applies to ``model``, else the sentence saying why not}."""
+    lacks = {name: need(model) for name, need in NEEDS.items()}
+    out = {}
+    for view, needs in VIEW_NEEDS.items():
+        gaps = [lacks[n] for n in needs if lacks[n]]
+        out[view] = (f"This view applies to the {FAMILY}: {model.name} has no "
+                     f"{'; no '.join(gaps)}.") if gaps else None
+    return out
+
+
+# ----------------------------------------------------------------------------- tokens
+
 def token_roles(cache):
     """'a', 'b', 'special' or 'sum' per position: operand a's digits come before '+',
     b's between '+' and '=', and the sum's are the generated positions."""
@@ -85,28 +165,58 @@ def token_roles(cache):
     return roles
 
 
-def tokens_view(cache):
+def tokens_view(cache, with_places):
     """Per position: its text, role, the place value its digit holds and the place value it
     predicts. The place value is read from the ``count`` slot (layer 0 head 3's output):
-    count ~ +-10^(e - N) on a digit of place 10^e."""
+    count ~ +-10^(e - N) on a digit of place 10^e (None without a place-value head)."""
     n = digits_of(cache.model)
-    count = [row[cache.model.slots.index("count")] for row in cache["resid_mid", 0]]
     roles = token_roles(cache)
-    places = [round(log10_abs(c)) + n if role != "special" and c else None
-              for role, c in zip(roles, count)]
+    places = [None] * len(roles)
+    if with_places:
+        count = [row[cache.model.slots.index("count")] for row in cache["resid_mid", 0]]
+        places = [round(log10_abs(c)) + n if role != "special" and c else None
+                  for role, c in zip(roles, count)]
     out = []
     for pos, t in enumerate(cache.tokens):
-        nxt = pos + 1 < len(cache.tokens)
+        nxt = pos + 1 < len(cache.tokens) and pos in cache.predicting
         out.append({"pos": pos, "text": cache.model.vocab[t], "role": roles[pos],
                     "place": places[pos],
-                    "predicts": cache.model.vocab[cache.tokens[pos + 1]]
-                    if nxt and pos in cache.predicting else None,
-                    "next_place": places[pos + 1] if nxt and pos in cache.predicting else None})
+                    "predicts": cache.model.vocab[cache.tokens[pos + 1]] if nxt else None,
+                    "next_place": places[pos + 1] if nxt else None})
     return out
 
 
+# ----------------------------------------------------------------------------- attention
+
 def head_key(layer, head):
     return f"L{layer}.{head}"
+
+
+BAND_GAP = 40   # decades between two clusters of weights that never share an axis
+
+
+def bands(logs, gap=BAND_GAP):
+    """Sorted log10 values split where consecutive ones are more than ``gap`` decades apart:
+    [(lo, hi)], highest first (e^-40 weights and e^-1000 weights are two bands)."""
+    values = sorted(set(round(v, 6) for v in logs if v is not None))
+    if not values:
+        return [(-1.0, 0.0)]
+    out, start = [], values[0]
+    for a, b in zip(values, values[1:]):
+        if b - a > gap:
+            out.append((start, a))
+            start = b
+    out.append((start, values[-1]))
+    return list(reversed(out))
+
+
+def weight_scale(rows):
+    """(lo, 0): the log10 range that carries a head's mechanism, its highest band of weights
+    (the sink and the special keys for head 3) down to a round number of decades (a multiple
+    of 10 over a wide band, of 1 over a narrow one); weights below lo are drawn as "≈ 0"."""
+    lo = bands([c[1] for row in rows for c in row])[0][0]
+    step = 10 if lo < -10 else 1
+    return math.floor(lo / step) * step if lo < 0 else -1, 0
 
 
 def attention_view(cache):
@@ -115,7 +225,8 @@ def attention_view(cache):
     Per head and query q: ``softmax1`` cells for keys 0..q then the sink 1 - sum (the weight
     softmax1 gives to nothing); ``softmax`` the same scores under an ordinary softmax,
     exp(s_qk) / sum_l exp(s_ql) = pattern_qk / sum_l pattern_ql (same numerators, no +1), which
-    has no sink; ``score`` the score's text as the tracer prints it.
+    has no sink; ``score`` the score's text as the tracer prints it; ``scale`` the log10 range
+    both modes are drawn on (``weight_scale`` of softmax1: one colour, one weight).
     """
     heads, hidden = {}, []
     ns = cache.ns
@@ -136,7 +247,8 @@ def attention_view(cache):
                 two.append([cell(w / total) for w in row])
                 said.append([fmt(s) for s in scores[q][:q + 1]])
             heads[head_key(layer, h)] = {"layer": layer, "head": h, "softmax1": one,
-                                         "softmax": two, "score": said}
+                                         "softmax": two, "score": said,
+                                         "scale": weight_scale(one)}
     why = (f"{', '.join(hidden)} have no value or no output map (their output is zero), "
            f"so they cannot change the stream and are not shown") if hidden else ""
     return heads, hidden, why
@@ -147,13 +259,15 @@ def _slot_row(cache, name, slot):
     return [row[labels.index(slot)] for row in cache[name]] if slot in labels else None
 
 
-def residual_view(cache, probe):
+# ----------------------------------------------------------------------------- residual
+
+def residual_view(cache, probe, intents):
     """Per stage (embedding, each half-layer) and slot, the value at every position, whether
-    that stage changed it, whether it departs from its intended value (``probes.check``), and
-    the intended value's text; then the readout: the last stage's slots and the logits per
-    digit token, ``changed`` marking the winner at each position that predicts a digit."""
+    that stage changed it, whether it departs from its intended value (``probes.check``; never
+    without the construction's slots), and the intended value's text; then the readout: the
+    last stage's slots and the logits per digit token, ``changed`` marking the winner at each
+    position that predicts a digit."""
     model = cache.model
-    rows, _ = intended(model, probe.a, probe.b, digits_of(model))
     out = []
     before = None
     for stage in stages(model):
@@ -167,8 +281,9 @@ def residual_view(cache, probe):
                 cells.append(cell(row[s]))
                 changed.append(before is not None and row[s] != (old if old is not None
                                                                  else cache.ns.zero))
-                departs.append(slot in probe.departures_at(pos, stage.name))
-                want.append(text(rows[stage.name][pos][slot].value))
+                departs.append(probe is not None and slot in probe.departures_at(pos,
+                                                                                 stage.name))
+                want.append(text(intents[stage.name][pos][slot].value) if intents else "")
             slots.append({"slot": slot, "cells": cells, "changed": changed,
                           "departs": departs, "intended": want})
         out.append({"short": stage.short, "label": stage.label, "name": stage.name,
@@ -176,85 +291,110 @@ def residual_view(cache, probe):
         before = values
     logits = cache["logits"]
     tokens = cache.labels("unembed.hook_out")
-    winners = [argmax(row) if pos in cache.predicting else None
+    winners = [max(range(len(row)), key=lambda u: row[u]) if pos in cache.predicting else None
                for pos, row in enumerate(logits)]
     # the readout sees the last stage's slots, unchanged; then its logits, winners outlined
     readout = [dict(row, changed=[False] * len(row["changed"])) for row in out[-1]["slots"]]
     for u, token in enumerate(tokens):
         readout.append({"slot": f"logit {token}", "cells": [cell(row[u]) for row in logits],
                         "changed": [w == u for w in winners],
-                        "departs": [token in probe.departures_at(pos, READOUT)
-                                    for pos in range(len(logits))],
+                        "departs": [probe is not None and token in probe.departures_at(
+                            pos, READOUT) for pos in range(len(logits))],
                         "intended": ["" for _ in logits]})
     out.append({"short": "readout", "label": "readout", "name": "unembed.hook_out",
                 "slots": readout})
     return out
 
 
-def digit_scale(model):
-    """The embedding's factor: digit d is embedded as digit_scale * d in the slot digit."""
-    return model.W_E["1"]["digit"]
+def meanings(model):
+    """{stage short: {slot: [formula anywhere, formula at a deciding position]}}: what each
+    slot holds, for the hovers. Placeholders, filled per position by the page: {i2} = i + 2,
+    {P} = the place being decided, {x} = (R + b + ℓ)/P there."""
+    n = digits_of(model)
+    published = model.readout.get("0") == "eq"
+    read = {slot: u for u, slot in ((u, model.readout.get(str(u))) for u in range(10))}
+    avg = "+ layer 1's running average (1000/{i2})\u00b7(R + b + \u2113)"
+    out = {"embed": {"eq": ["1 on '=', else 0"] * 2,
+                     "special": ["1 on <bos>, +, = and <eos>, else 0"] * 2,
+                     "digit": ["10\u00b7d on a digit d (0 for the digit 0)"] * 2,
+                     "count": ["0: head 3 writes it"] * 2, "scale": ["0: head 4 writes it"] * 2},
+           "L0.attn": {"count": ["\u03a3 over the special tokens j before i: 10^-(i\u2212j) "
+                                 "(\u221210\u00b710^-(i\u2212j) from =): the place value"] * 2,
+                       "scale": ["1/(i+2) from = on, else 0 (head 4: uniform weights, value "
+                                 "eq)", "1/{i2}"]},
+           "L0.mlp": {"digit_pos": [f"digit\u00b7count\u00b710^{n}: 10\u00d7 the digit's value "
+                                    "at its place (negative on the sum's digits)"] * 2}}
+    for u in range(10):
+        out["L0.mlp"][f"cand{u}"] = [
+            f"relu(scale)\u00b7({u} + \u00bd)\u00b7count\u00b710^{n + 2}: 0 before =",
+            f"\u2212(1000/{{i2}})\u00b7({u} + \u00bd)\u00b7P, P = {{P}}: the ruler mark "
+            f"{u} + \u00bd"]
+    out["L1.attn"] = {s: [avg] * 2 for s in model.slots[:len(SLOTS)]}
+    out["L1.mlp"] = {}
+    for u in range(10):
+        out["L1.attn"][f"cand{u}"] = [avg, f"= (1000/{{i2}})\u00b7(x \u2212 {u}.5)\u00b7P with "
+                                            f"x = {{x}}, P = {{P}}"]
+    for slot, u in read.items():
+        tilt = (f" + what {slot} held before: the published readout's tilt" if published
+                else "")
+        out["L1.mlp"][slot] = [f"err{u} = 10^6\u00b7|cand{u} + average|{tilt}",
+                               f"err{u} = (10^9/{{i2}})\u00b7|x \u2212 {u}.5|\u00b7P, x = {{x}}"
+                               f"{tilt}"]
+    out["readout"] = {f"logit {u}": [f"\u2212{slot}: the largest logit wins"] * 2
+                      for slot, u in read.items()}
+    return out
 
 
-def decisions_view(cache, probe):
-    """Per position that predicts a digit: the readout's winner and margin (as the tracer
-    prints them), the intended digit, the running sum, the ruler and the published tilt.
+# ----------------------------------------------------------------------------- decisions
 
-    - running sum: what is left to write, R = sum_{j <= i} digit_pos_j / (digit's embedding
-      scale), a + b minus the digits already emitted;
-    - ruler: at layer 1's attention the candidate slots hold e_u = cand_u + avg =
-      avg - (u + 1/2) * unit, so the dot x = e_0 / (e_0 - e_1) + 1/2 sits on a 0..10 line
-      whose marks u + 1/2 the errors err_u = 10^6 |e_u| measure from;
-    - tilt: the readout slot of digit u holds err_u plus what was there before layer 1's FFN
-      (``tilt_u``); only differences matter. ``choice`` is the digit with the smallest err,
-      ``threat`` the other digit whose logit comes closest; the tilt flips the readout when
-      tilt_choice - tilt_threat exceeds err_threat - err_choice.
-    """
-    model = cache.model
-    slots = model.slots
-    scale = digit_scale(model)
-    digit_pos = _slot_row(cache, "blocks.0.hook_resid_post", "digit_pos")
-    last = len(model.blocks) - 1
-    mid = f"blocks.{last}.hook_resid_mid"
-    mlp = f"blocks.{last}.hook_mlp_out"
-    tokens = cache.labels("unembed.hook_out")
+def _distance_texts(d):
+    """|x - (u + 1/2)| for each u, with decimals enough to tell the two nearest apart."""
+    places = max(4, 1 - exponent(d.margin / d.place)) if d.margin else 4
+    places = min(places, 30)
     out = []
-    running = cache.ns.zero
-    for pos in range(len(cache.tokens)):
-        running = running + digit_pos[pos]
-        if pos not in cache.predicting:
-            continue
-        logits = cache["logits"][pos]
-        best = argmax(logits)
-        runner = max((u for u in range(len(logits)) if u != best), key=lambda u: logits[u])
-        errs = [cache.view(mlp, pos)[model.readout[t]] for t in tokens]
-        view_mid = cache.view(mid, pos)
-        tilts = [view_mid.get(model.readout[t], cache.ns.zero) for t in tokens]
-        e = [view_mid[f"cand{u}"] for u in range(len(tokens))]
-        unit = e[0] - e[1]
-        x = e[0] / unit + cache.ns.one / 2
-        choice = min(range(len(errs)), key=lambda u: errs[u])
-        final = [errs[u] + tilts[u] for u in range(len(errs))]
-        threat = min((u for u in range(len(errs)) if u != choice),
-                     key=lambda u: final[u] - final[choice])
-        want = probe.intended_winner(pos)
+    for u in range(10):
+        q = d.distance[u] / d.place
+        n = round(q * 10 ** places)
+        out.append(f"{n // 10 ** places}.{n % 10 ** places:0{places}d}")
+    return out
+
+
+def _ratio(tilt, margin):
+    """tilt / margin as a float, None when the tilt is 0 or favours the nearest digit."""
+    return float(tilt / margin) if tilt > 0 and margin > 0 else None
+
+
+def decisions_view(cache, a, b):
+    """Per position that predicts a digit, ``explain.decisions`` in words of the page: R, b,
+    ℓ, x = (R + b + ℓ)/P, the digit written and the right one, the margin, the tilt and the
+    lead in units of the sum (and in logits), their ratio (the direct logit attribution of
+    logit(nearest) - logit(rival): +margin from layer 1's FFN, -tilt from the rest of the
+    readout's slot), and the same against every other digit."""
+    found = decisions(cache)
+    right = f"{a + b:0{len(found)}d}"
+    out = []
+    for k, d in enumerate(found):
+        per_digit = []
+        for u in range(10):
+            m = d.distance[u] - d.distance[d.nearest]
+            t = d.others[d.nearest] - d.others[u]
+            per_digit.append({"margin": figure(m), "tilt": figure(t),
+                              "ratio": None if u == d.nearest else _ratio(t, m)})
         out.append({
-            "pos": pos, "winner": tokens[best], "runner": tokens[runner],
-            "margin": cell(logits[best] - logits[runner]),
-            "intended": want if want is not None else tokens[best],
-            "remaining": cell(running / scale), "remaining_text": _decimal_text(running / scale),
-            "x": to_float(x), "signed": [to_float(eu / unit) for eu in e],
-            "errors": [cell(v) for v in errs],
-            "choice": tokens[choice], "threat": tokens[threat],
-            "err_gap": cell(errs[threat] - errs[choice]),
-            "tilt_gap": cell(tilts[choice] - tilts[threat]),
-            "d_err": [cell(v - errs[choice]) for v in errs],
-            "d_tilt": [cell(tilts[choice] - v) for v in tilts],
-            # exact comparisons, for drawing: does the tilt favour digit u, and beat its margin
-            "favours": [tilts[choice] > v for v in tilts],
-            "beats": [tilts[choice] - tilts[u] > errs[u] - errs[choice]
-                      for u in range(len(errs))],
-            "tilted": any(t != tilts[0] for t in tilts),
+            "pos": d.pos, "token": d.token, "written": d.written, "right": right[k],
+            "nearest": d.nearest, "chosen": d.chosen, "rival": d.rival,
+            "flipped": d.flipped, "power": d.power,
+            "R": str(d.remaining), "total": _decimal_text(d.total), "b": short(d.bias),
+            "leak": short(d.leakage), "x": to_float(d.x), "x_text": x_text(d),
+            "distance": _distance_texts(d),
+            "margin": figure(d.margin), "tilt": figure(d.tilt), "lead": figure(d.lead),
+            "margin_logits": figure(d.margin * d.size), "tilt_logits": figure(d.tilt * d.size),
+            "lead_logits": text(d.lead * d.size), "unit": figure(d.size),
+            "ratio": _ratio(d.tilt, d.margin), "margin_p": to_float(d.margin / d.place),
+            "ratio_text": figure(d.tilt / d.margin, 2) if d.margin else "",
+            "per_digit": per_digit,
+            "tilted": any(o != d.others[0] for o in d.others),
+            "offset": to_float(d.bias + d.leakage), "offset_text": short(d.bias + d.leakage),
         })
     return out
 
@@ -267,6 +407,8 @@ def _decimal_text(x, places=3):
     whole, frac = divmod(abs(scaled), 10 ** places)
     return f"{sign}{whole}.{frac:0{places}d}"
 
+
+# ----------------------------------------------------------------------------- parameters
 
 def _copy_targets(model):
     """{(layer, 'attn'|'mlp', head or unit): [slots]} from the copy maps W_O and W_out."""
@@ -281,10 +423,32 @@ def _copy_targets(model):
     return out
 
 
+SCORE_TENSORS = ("W_Q", "b_Q", "W_K", "b_K")
+
+
+def _groups(line):
+    """[(value, [entry keys])] of a ledger line: each distinct value (per token row in the
+    embedding) with the entries holding it."""
+    groups = []
+    for key, value in line.tensor.entries.items():
+        row = key[0] if line.role == "embedding" else None
+        for g in groups:
+            if g[0] == row and g[1] == value:
+                g[2].append(key)
+                break
+        else:
+            groups.append((row, value, [key]))
+    if len(groups) != line.params:
+        raise ValueError(f"{line.tensor.name}: {len(groups)} values for {line.params} "
+                         f"parameters")
+    return [(value, keys) for _, value, keys in groups]
+
+
 def parameters(model):
     """The counted parameters, one entry per parameter, from the ledger: each distinct value
     of a counted tensor (per token row in the embedding), the entries holding it, the slots
-    it reads and the slots it writes (through the output and down projections)."""
+    it reads, the slots it writes (through the output and down projections) and, for a query
+    or key parameter, which writes no slot, the heads whose scores it sets."""
     targets = _copy_targets(model)
     slots = set(model.slots)
     out = []
@@ -294,73 +458,107 @@ def parameters(model):
         t = line.tensor
         parts = t.name.split(".")
         layer, kind = (int(parts[1]), parts[2]) if parts[0] == "blocks" else (None, None)
-        groups = []
-        for key, value in t.entries.items():
-            row = key[0] if line.role == "embedding" else None
-            for g in groups:
-                if g[0] == row and g[1] == value:
-                    g[2].append(key)
-                    break
-            else:
-                groups.append((row, value, [key]))
-        if len(groups) != line.params:
-            raise ValueError(f"{t.name}: {len(groups)} values for {line.params} parameters")
-        for _, value, keys in groups:
-            reads, writes = [], []
+        scores = parts[-1] in SCORE_TENSORS
+        for value, keys in _groups(line):
+            reads, writes, heads = [], [], []
             for r, c in keys:
                 if r in slots and line.role != "embedding" and r not in reads:
                     reads.append(r)
+                if scores:
+                    heads += [f"L{layer}.{c}"] if f"L{layer}.{c}" not in heads else []
+                    continue
                 dests = [c] if c in slots else targets.get((layer, kind, c), [])
                 writes += [s for s in dests if s not in writes]
             out.append({"tensor": t.name, "part": t.part, "value": str(value),
                         "rule": line.rule,
                         "entries": [c if r is None else f"{r} -> {c}" for r, c in keys],
-                        "reads": reads, "writes": writes,
+                        "reads": reads, "writes": writes, "heads": heads,
                         "stage": "embed" if layer is None else f"L{layer}.{kind[:4]}"
                         if kind == "attn" else f"L{layer}.mlp"})
     return out
 
 
-def build_views(cache, a, b):
+# ----------------------------------------------------------------------------- all
+
+def build_views(cache, a, b, changes=True):
     """Everything the explorer shows for one traced run of a + b, as JSON-ready data. Sums,
     differences and ratios of the run's values are taken in its number system's arithmetic
-    (decimal's precision, not Python's default 28 digits)."""
+    (decimal's precision, not Python's default 28 digits). ``changes``: also run the
+    ordinary-softmax model and the "change one thing" variants (``variants``)."""
     with cache.ns.arithmetic():
-        return _build_views(cache, a, b)
+        return _build_views(cache, a, b, changes)
 
 
-def _build_views(cache, a, b):
+def _build_views(cache, a, b, changes):
     model = cache.model
-    probe = check(cache, a, b, digits_of(model))
+    n = digits_of(model)
+    gaps = missing(model)
+    lacks = {name: need(model) for name, need in NEEDS.items()}
+    probe = check(cache, a, b, n) if not lacks["probes"] else None
+    intents = intended(model, a, b, n)[0] if probe else None
     heads, hidden, why = attention_view(cache)
-    decisions = decisions_view(cache, probe)
-    first = probe.first
-    answer = "".join(model.vocab[t] for t in cache.tokens[cache.prompt_len:])
-    count = _slot_row(cache, "blocks.0.hook_resid_mid", "count")
-    return {
-        "model": model.name, "number": cache.ns.describe(), "digits": digits_of(model),
+    answer = _answer(cache)
+    count = _slot_row(cache, "blocks.0.hook_resid_mid", "count") if not gaps["count"] else None
+    first = probe.first if probe else None
+    views = {
+        "model": model.name, "number": cache.ns.describe(), "digits": n,
         "a": str(a), "b": str(b), "sum": str(a + b), "answer": answer,
         "correct": int(answer) == a + b, "text": cache.text,
         "prompt_len": cache.prompt_len, "predicting": list(cache.predicting),
-        "tokens": tokens_view(cache),
+        "missing": gaps,
+        "tokens": tokens_view(cache, not lacks["alibi"]),
         "stages": [{"short": s.short, "label": s.label, "name": s.name}
                    for s in stages(model)] + [
             {"short": "readout", "label": "readout", "name": "unembed.hook_out"}],
         "heads": heads, "hidden_heads": hidden, "hidden_why": why,
-        "count": [cell(c) for c in count],
-        "residual": residual_view(cache, probe),
-        "decisions": decisions,
-        "verdict": probe.verdict(),
+        "place_head": head_key(0, alibi_head(model)) if not lacks["alibi"] else None,
+        "place_slope": (str(model.blocks[0].attn.slopes[alibi_head(model)])
+                        if not lacks["alibi"] else None),
+        "count": [cell(c) for c in count] if count else None,
+        "residual": residual_view(cache, probe, intents),
+        "meanings": meanings(model) if probe else {},
+        "decisions": decisions_view(cache, a, b) if not gaps["ruler"] else [],
+        "verdict": probe.verdict() if probe else "",
         "first_departure": None if first is None else {
             "pos": first.pos, "stage": first.stage, "slot": first.slot},
-        "flaw_pos": next((d.pos for d in probe.departures if d.stage == READOUT), None),
         "program": [{"stage": name, "reads": sorted(r, key=model.slots.index),
                      "writes": sorted(w, key=model.slots.index)}
                     for name, r, w in half_layers(model)],
         "params": parameters(model),
         "slots": list(model.slots),
-        "digit_scale": digit_scale(model),
+        "digit_scale": model.W_E["1"].get("digit") if "1" in model.W_E else None,
+        "softmax": None, "variants": [],
     }
+    flaw = next((d["pos"] for d in views["decisions"] if d["written"] != d["right"]), None)
+    views["flaw_pos"] = flaw
+    if changes and not gaps["change"]:
+        views["softmax"] = softmax_view(model, a, b)
+        views["variants"] = [change_view(c, a, b) for c in variants.changes(model)]
+    return views
+
+
+def _answer(cache):
+    return "".join(cache.model.vocab[t] for t in cache.tokens[cache.prompt_len:])
+
+
+def softmax_view(model, a, b):
+    """The model with an ordinary softmax in every head: its sum and its count."""
+    cache = variants.softmax_run(model, a, b)
+    answer = _answer(cache)
+    return {"answer": answer, "correct": int(answer) == a + b, "number": cache.ns.describe(),
+            "count": [cell(c) for c in _slot_row(cache, "blocks.0.hook_resid_mid", "count")]}
+
+
+def change_view(change, a, b):
+    """One variant's run: its sum, and per deciding position x, the digit written and the
+    lead (units of the sum)."""
+    cache = variants.run(change.model, a, b)
+    answer = _answer(cache)
+    with cache.ns.arithmetic():
+        rows = [{"pos": d.pos, "x": to_float(d.x), "x_text": x_text(d), "written": d.written,
+                 "lead": figure(d.lead)} for d in decisions(cache)]
+    return {"key": change.key, "label": change.label, "what": change.what, "answer": answer,
+            "correct": int(answer) == a + b, "number": cache.ns.describe(), "rows": rows}
 
 
 def views_of(model, a, b, ns=None):

@@ -1,3 +1,13 @@
-"""Proofs over all 10^(2N) pairs: the symbolic pass (``symbolic``), every digit decision as a
-formula (``decisions``), the proof (``prove``), the exact failure count (``census``), the
-independent checker of a proof's certificate (``certificate``) and stress variants (``stress``)."""
+"""Proofs over all 10^(2N) pairs, one module a step:
+
+- ``symbolic``: the number system of affine forms in the digits with a certified radius
+- ``reals``: exact sums known at once by a float enclosure (the forms' bounds over the box)
+- ``formulas``: every digit decision as a formula, read off the model's own forward pass
+- ``prove``: the induction over the digits, and the certificate's data
+- ``windows``: where the proof fails, the failing set as windows of the sum
+- ``columns``: counting pairs over the digit columns of a and b
+- ``census``: the exact number of failing pairs, window by window
+- ``certificate``: the independent checker of a proof's certificate
+- ``stress``: stress variants (a weaker layer-1 FFN) for testing the census
+- ``parallel``: ``--jobs``, a fixed split of the work over processes
+"""

@@ -1,10 +1,10 @@
 """The proof: does the model add every one of the 10^(2N) pairs right?
 
 By induction on the digits emitted, most significant first. Suppose the digits above place p
-are right. ``decisions`` gives the digit emitted at place p exactly: it is the true digit sigma
-iff  lo(sigma, y) < r + o(x) <= hi(sigma, y)  with r = s mod 10^p in [0, 10^p - 1] and o(x)
-the offset, an exact affine form in the digits (y the digit above). So the digit is right for
-every pair when, for every previous digit y and every sigma,
+are right. ``digit_formulas`` gives the digit emitted at place p exactly: it is the true digit
+sigma iff  lo(sigma, y) < r + o(x) <= hi(sigma, y)  with r = s mod 10^p in [0, 10^p - 1] and
+o(x) the offset, an exact affine form in the digits (y the digit above). So the digit is right
+for every pair when, for every previous digit y and every sigma,
 
     min o(x) > lo(sigma, y) + guard        (r = 0, the lowest remainder)
     max o(x) + 10^p - 1 <= hi(sigma, y) - guard   (r = 10^p - 1, the highest)
@@ -24,19 +24,22 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import List, Optional
 
-from .decisions import decisions, layout
+from ...numbers import for_model, number_system
+from .certificate import FORMAT  # the format's name only: the checker shares no logic
+from .formulas import digit_formulas, layout
+from .symbolic import NotAffine
 
 
 @dataclass(frozen=True)
 class Row:
     """One deciding position: the offset's range and the interval it must stay in (both
-    shifted by the decision's bias, in units of the sum), and whether it does."""
+    shifted by the formula's bias, in units of the sum), and whether it does."""
 
     t: int
     position: int
     place: int
-    low: Fraction      # min of bias + o(x)
-    high: Fraction     # max of bias + o(x)
+    low: float         # min of bias + o(x) (to a float's precision: ``proved`` is exact)
+    high: float        # max of bias + o(x)
     safe_lo: Fraction  # bias + o must exceed this (open) ...
     safe_hi: Fraction  # ... and stay at or below this, at every remainder
     proved: bool
@@ -51,7 +54,7 @@ class Proof:
     model: str
     digits: int
     rows: List[Row]
-    decisions: list
+    formulas: list      # the DigitFormula of each deciding position
     refusal: Optional[str] = None
     exp_digits: int = 0
 
@@ -60,68 +63,50 @@ class Proof:
         return self.refusal is None and all(r.proved for r in self.rows)
 
 
-def offset_range(decision, fixed):
-    """(min, max) of o(x) over the digit box, with the variables in ``fixed`` set."""
-    lo = hi = decision.offset0
-    for v, k in decision.offset.items():
-        if v in fixed:
-            lo += k * fixed[v]
-            hi += k * fixed[v]
-        elif k > 0:
-            hi += 9 * k
-        else:
-            lo += 9 * k
-    return lo, hi
-
-
-def check(decision):
-    """The Row of one decision (see the module docstring)."""
-    P = 10 ** decision.place
-    top = 1 if decision.t == 0 else 9  # the first digit of a sum of two N-digit numbers is 0 or 1
-    g, bias = decision.guard, decision.bias
-    low = high = None
-    safe_lo, safe_hi, ok = None, None, True
-    for y in decision.lo:
-        fixed = {} if y is None else {decision.previous: y}
-        omin, omax = offset_range(decision, fixed)
-        low = omin if low is None else min(low, omin)
-        high = omax if high is None else max(high, omax)
+def row(formula):
+    """The Row of one deciding position (see the module docstring)."""
+    P = 10 ** formula.place
+    top = 1 if formula.t == 0 else 9  # the first digit of a sum of two N-digit numbers is 0 or 1
+    g, bias = formula.guard, formula.bias
+    lows, highs, safe_lo, safe_hi, ok = [], [], [], [], True
+    for y in formula.lo:
+        omin, omax = formula.offset_range(y)
+        lows.append(float(omin))
+        highs.append(float(omax))
         for sigma in range(top + 1):
-            lo, hi = decision.lo[y][sigma], decision.hi[y][sigma]
+            lo, hi = formula.lo[y][sigma], formula.hi[y][sigma]
             if lo is not None:
-                ok = ok and omin > lo + g
-                safe_lo = lo + g if safe_lo is None else max(safe_lo, lo + g)
+                safe_lo.append(lo + g)
+                ok = ok and omin > safe_lo[-1]
             if hi is not None:
-                ok = ok and omax + P - 1 <= hi - g
-                edge = hi - g - (P - 1)
-                safe_hi = edge if safe_hi is None else min(safe_hi, edge)
-    return Row(decision.t, decision.position, decision.place, low + bias, high + bias,
-               safe_lo + bias, safe_hi + bias, ok)
+                safe_hi.append(hi - g - (P - 1))
+                ok = ok and omax <= safe_hi[-1]
+    return Row(formula.t, formula.position, formula.place, min(lows) + float(bias),
+               max(highs) + float(bias), max(safe_lo) + bias, min(safe_hi) + bias, ok)
 
 
-def prove(model, progress=None, decs=None):
+def prove(model, progress=None, formulas=None, jobs=1):
     """The Proof for ``model``; ``refusal`` set (and nothing proved) where the method does
-    not reach: the symbolic pass or a condition it checks failed."""
-    from .symbolic import NotAffine
+    not reach: the symbolic pass or a condition it checks failed. ``jobs``: processes for
+    the symbolic pass (``digit_formulas``)."""
     lay = layout(model)
     try:
-        decs = decs if decs is not None else decisions(model, progress=progress)
+        formulas = formulas if formulas is not None else digit_formulas(model, progress, jobs)
     except NotAffine as why:
         return Proof(model.name, lay.digits, [], [], refusal=str(why))
-    bad = [d for d in decs if d.tilt_ratio >= 1]
+    bad = [f for f in formulas if f.tilt_ratio >= 1]
     if bad:
-        d = bad[0]
-        return Proof(model.name, lay.digits, [], decs, refusal=(
-            f"at position {d.position} neighbouring tilts differ by {float(d.tilt_ratio):.3g}"
+        f = bad[0]
+        return Proof(model.name, lay.digits, [], formulas, refusal=(
+            f"at position {f.position} neighbouring tilts differ by {float(f.tilt_ratio):.3g}"
             f" times the gain: the digit is not the number of thresholds passed"))
-    from ...numbers import for_model, number_system
     exp_digits = for_model(number_system("fraction"), model).exp_digits
-    return Proof(model.name, lay.digits, [check(d) for d in decs], decs, exp_digits=exp_digits)
+    return Proof(model.name, lay.digits, [row(f) for f in formulas], formulas,
+                 exp_digits=exp_digits)
 
 
 def certificate(proof, variant):
     """The proof's data for ``tinyadder check-certificate``: exact rationals as strings."""
-    from .certificate import FORMAT  # the format's name only: the checker shares no logic
     q = str
     return {
         "format": FORMAT,
@@ -130,11 +115,11 @@ def certificate(proof, variant):
         "exp_digits": proof.exp_digits,
         "claim": "every pair of N-digit numbers is added right",
         "decisions": [{
-            "t": d.t, "position": d.position, "place": d.place,
-            "L": {str(v): q(c) for v, c in sorted(d.L.items())},
-            "marks": [q(m) for m in d.marks],
-            "gain": q(d.gain), "guard": q(d.guard),
+            "t": f.t, "position": f.position, "place": f.place,
+            "L": {str(v): q(c) for v, c in sorted(f.L.coefs().items())},
+            "marks": [q(m) for m in f.marks],
+            "gain": q(f.gain), "guard": q(f.guard),
             "tilts": {("-" if y is None else str(y)): [q(x) for x in row]
-                      for y, row in d.tilts.items()},
-        } for d in proof.decisions],
+                      for y, row in f.tilts.items()},
+        } for f in proof.formulas],
     }

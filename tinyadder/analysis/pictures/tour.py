@@ -1,0 +1,261 @@
+"""The explorer's guided tour: eight steps, each one view in one state with a question to
+answer before the page reveals it, every number from the run's views (``views.build_views``).
+
+tokens -> place values -> attention -> count -> the running sum -> the ruler -> the readout ->
+why it fails (for the repaired readout: why it does not). A step is a dict: ``view`` (the
+section it shows), ``state`` (position, stage, head, mode), ``section`` (the walkthrough
+section that explains it, a key of ``SECTIONS``), ``title``, ``text``, ``question`` and
+``answer`` (plain text; the page escapes it).
+"""
+
+from .svg import power, pretty
+
+# walkthrough.md's sections, for the links between page and text: key -> (number, anchor)
+SECTIONS = {
+    "whole": ("0", "0-the-whole-picture"),
+    "tokens": ("2", "2-tokens-and-positions"),
+    "embedding": ("3", "3-the-embedding-five-slots"),
+    "head3": ("4", "4-layer-0-head-3-place-values-from-alibi-and-softmax1"),
+    "head4": ("5", "5-layer-0-head-4-scale--1i2-exactly"),
+    "ffn0": ("6", "6-layer-0s-ffn-digits-times-place-values-and-ten-candidates"),
+    "layer1": ("7", "7-layer-1-a-running-sum-and-the-nearest-mark-wins"),
+    "flaw": ("8", "8-the-published-models-flaw"),
+    "params": ("9", "9-the-36-parameters"),
+}
+# the section each view of the page is explained in
+VIEW_SECTIONS = {"tokens": "tokens", "place": "head3", "attention": "head3", "count": "head3",
+                 "residual": "ffn0", "sum": "layer1", "ruler": "layer1", "flaw": "flaw",
+                 "change": "layer1", "params": "params"}
+
+
+def focus(views):
+    """The position the tour looks at closely: the first wrong digit's, else the one whose
+    margin is smallest relative to its place (the hardest decision)."""
+    if views["flaw_pos"] is not None:
+        return views["flaw_pos"]
+    return min(views["decisions"], key=lambda d: d["margin_p"])["pos"]
+
+
+def _decision(views, pos):
+    return next(d for d in views["decisions"] if d["pos"] == pos)
+
+
+def _positions(views):
+    specials = [t["pos"] for t in views["tokens"] if t["role"] == "special"]
+    return specials[1], specials[2]  # '+' and '='
+
+
+def _tokens(views):
+    first, last = views["predicting"][0], views["predicting"][-1]
+    n = views["digits"]
+    return {
+        "view": "tokens", "state": {"pos": first, "stage": "embed"}, "section": "tokens",
+        "title": "Tokens and positions",
+        "text": f"The prompt is <bos>, the {n} digits of a, +, the {n} digits of b and =: "
+                f"positions 0 to {first}. The model then writes the {n + 1} digits of the "
+                f"sum, most significant first; each position predicts the next token.",
+        "question": "Which position predicts the sum's first digit, and which its last?",
+        "answer": f"Position {first}, the =, predicts the first digit, of place "
+                  f"{power(n)}; position {last} predicts the units. Position {last + 1} is "
+                  f"only written: its prediction is not used.",
+    }
+
+
+def _place(views, q):
+    head = views["place_head"]
+    one = views["heads"][head]["softmax1"][q]
+    plus, eq = _positions(views)
+    score = views["heads"][head]["score"]
+    special, digit = score[0][0], score[1][1]
+    seen = [f"+ at {plus} gets {one[plus][2]}"] + ([f"= at {eq} {one[eq][2]}"] if q >= eq
+                                                   else [])
+    return {
+        "view": "place", "state": {"pos": q, "head": head, "mode": "softmax1"},
+        "section": "head3", "title": "Place values from attention",
+        "text": f"To add, each digit must be weighed by its place value, and the model has no "
+                f"positional embedding. Layer 0's head {head} computes the place values: its "
+                f"score is q\u00b7k \u2212 {views['place_slope']}\u00b7(i \u2212 j) (ALiBi), so "
+                f"each step back costs a factor of ten, with q\u00b7k = {special} on the "
+                f"special tokens and {digit} on digits; and softmax1 divides by 1 + \u03a3 "
+                f"exp(score), so tiny weights stay tiny instead of being renormalised.",
+        "question": f"Query {q} sees <bos> {q} steps back. Predict its weight.",
+        "answer": f"{one[0][2]}: e^{special}\u00b710^-{q}, {q} decades below e^{special}; "
+                  f"the {' and the '.join(seen)}: ten times more per step nearer. The digit "
+                  f"keys are \u2248 0 (e^{digit} and less). Tick \u201cordinary softmax\u201d "
+                  f"to see the decay vanish.",
+    }
+
+
+def _attention(views):
+    last = views["predicting"][-1]
+    _, eq = _positions(views)
+    head = views["place_head"]
+    h = views["heads"][head]
+    return {
+        "view": "attention", "state": {"pos": last, "head": head, "mode": "softmax1"},
+        "section": "head3", "title": "The whole head at once",
+        "text": "Every query is a row, every key a column. The three special columns fade by "
+                "one colour step, a decade, per row; the digit keys are \u2248 0; the sink, the "
+                "weight given to nothing, takes almost everything.",
+        "question": f"Tick \u201cordinary softmax of the same scores\u201d. Predict what "
+                    f"happens to the <bos> column in row {last}.",
+        "answer": f"softmax1 gives <bos> {h['softmax1'][last][0][2]} there; an ordinary "
+                  f"softmax divides by the row's sum, so the nearest special key, = at {eq}, "
+                  f"gets about 1 and <bos> {h['softmax'][last][0][2]}. The ratios between "
+                  f"the special keys stay; their absolute size, the place value, is gone.",
+    }
+
+
+def _count(views):
+    n, first = views["digits"], views["predicting"][0]
+    c = views["count"]
+    plus, _ = _positions(views)
+    soft = views["softmax"]
+    after = (f" With the box ticked, the ordinary-softmax run: count is "
+             f"{soft['count'][1][2]} at position 1, no place values, and the model writes "
+             f"{soft['answer']}." if soft else "")
+    return {
+        "view": "count", "state": {"pos": first, "mode": "softmax1"}, "section": "head3",
+        "title": "count, the place values",
+        "text": "Head 3's value is 0.1/S on special tokens and \u22121.1/S on =, with S = "
+                "e^(special score)/10: times the weight it cancels the exponential, and a "
+                "special token j adds 10^-(i\u2212j) to the slot count (= adds "
+                "\u221210\u00b710^-(i\u2212j)).",
+        "question": f"Predict count at position {n} (a's last digit), {plus + 1} (b's first) "
+                    f"and {first} (=).",
+        "answer": f"{c[n][2]}, {c[plus + 1][2]} and {c[first][2]}: 10^-{n} from <bos>; 10^-1 "
+                  f"from + (plus <bos>'s leakage); \u221210 from = itself. Positive on the "
+                  f"prompt, so each digit counts at its place; negative from = on, so each "
+                  f"digit written is taken back out at its place.{after}",
+    }
+
+
+def _sum(views, q):
+    d = _decision(views, q)
+    first = views["predicting"][0]
+    written = "".join(e["written"] for e in views["decisions"] if e["pos"] < q)
+    before = (f"the digits {written} are written" if written else "no digit is written yet")
+    value = next(p["value"] for p in views["params"] if p["tensor"].endswith("1.attn.b_V"))
+    return {
+        "view": "sum", "state": {"pos": q, "stage": "L1.attn"}, "section": "layer1",
+        "title": "The running sum",
+        "text": f"Layer 0's FFN multiplies each digit by its place value (digit_pos). Layer "
+                f"1's one head weighs every position equally and averages 100\u00b7digit_pos "
+                f"+ {value}: from position {first} on it holds (1000/(i+2))\u00b7(R + b + "
+                f"\u2113), R what remains to be written, b a small rounding bias, \u2113 the "
+                f"leakage of <bos> and + (all in units of the sum).",
+        "question": f"Before position {q} writes its digit, {before}. Predict R.",
+        "answer": f"R = {d['R']}: a + b = {views['sum']} minus the digits written, at their "
+                  f"places. With b = {d['b']} and \u2113 = {d['leak']}, layer 1 holds R + b + "
+                  f"\u2113 = {d['total']}.",
+    }
+
+
+def _ruler(views, q):
+    d = _decision(views, q)
+    after = (f" Here the readout writes {d['chosen']} instead: the last step says why." if
+             d["flipped"] else "")
+    return {
+        "view": "ruler", "state": {"pos": q, "stage": "L1.mlp"}, "section": "layer1",
+        "title": "The ruler",
+        "text": f"Layer 0's FFN also lays out ten candidates, marks at u + \u00bd units of the "
+                f"place P being decided (P = {power(d['power'])} at position {q}), scaled "
+                f"like the running sum. Layer 1's FFN measures |R + b + \u2113 \u2212 (u + "
+                f"\u00bd)P| for each mark (relu(x) + relu(\u2212x)): err_u, and the readout "
+                f"takes the smallest.",
+        "question": f"At position {q}, x = (R + b + \u2113)/P = {d['x_text']}. Which mark is "
+                    f"nearest, and so which digit?",
+        "answer": f"{d['nearest']}.5, so {d['nearest']} = floor(x): every x from "
+                  f"{d['nearest']} to {d['nearest'] + 1} is nearest the mark {d['nearest']}.5, "
+                  f"so the ruler takes the floor, the largest digit that fits. The margin over "
+                  f"{d['rival']}: {pretty(d['margin'])} units of the sum.{after}",
+    }
+
+
+def _readout(views, q):
+    readout = next(p for p in views["program"] if p["stage"] == "readout")
+    published = "cand2" in readout["reads"] and "err7" not in views["slots"]
+    if published:
+        question = ("Which slot does the published readout read for digit 7, and what else "
+                    "does that slot hold?")
+        answer = ("cand2: layer 1's FFN adds err7 into it, but it still holds cand2 plus "
+                  "layer 1's average. For digits 5 to 9 the readout reads cand0..cand4, which "
+                  "differ by (1000/(i+2))\u00b7P between neighbours: a tilt of P/10^6 units "
+                  "of the sum towards the larger digit (for 0 to 4 it reads eq, special, "
+                  "digit, count and scale).")
+    else:
+        question = "Which slot does this readout read for digit 7?"
+        answer = ("err7, a fresh slot that only layer 1's FFN writes: logit 7 = \u2212err7, "
+                  "and nothing tilts the comparison.")
+    return {
+        "view": "residual", "state": {"pos": q, "stage": "readout"}, "section": "flaw",
+        "title": "The readout",
+        "text": "The readout has no weight matrix: logit u = \u2212(the slot it reads for "
+                "digit u), and the largest logit wins. The bottom rows are the ten logits; "
+                "the winner at each position is outlined.",
+        "question": question, "answer": answer,
+    }
+
+
+def _flaw(views):
+    rows = views["decisions"]
+    if not any(d["tilted"] for d in rows):
+        lo, hi = min(rows, key=lambda d: d["offset"]), max(rows, key=lambda d: d["offset"])
+        margin = min(lo["offset"], 1 - hi["offset"])
+        return {
+            "view": "flaw", "state": {"pos": rows[0]["pos"]}, "section": "flaw",
+            "title": "Why it does not fail",
+            "text": "Nothing tilts this readout: the digit is the nearest mark's, floor(x). "
+                    "That is the right digit \u03c3 for every R from \u03c3P to \u03c3P + P "
+                    "\u2212 1 as long as the offset b + \u2113 stays in (0, 1].",
+            "question": "With no tilt, what could still make a digit wrong?",
+            "answer": f"Only an offset outside (0, 1]: here b + \u2113 runs from "
+                      f"{lo['offset_text']} to {hi['offset_text']}, a margin of "
+                      f"{margin:.2f} units. tinyadder prove --model repaired --digits "
+                      f"{views['digits']} proves it stays inside for every pair.",
+        }
+    if views["flaw_pos"] is None:
+        d = max(rows, key=lambda d: d["ratio"] or 0)
+        most = (f"Here the largest tilt/margin is {d['ratio_text']}, at position {d['pos']}"
+                if d["ratio"] else "Here no tilt favours a rival")
+        return {
+            "view": "flaw", "state": {"pos": d["pos"]}, "section": "flaw",
+            "title": "Why it fails, elsewhere",
+            "text": "The published readout tilts every comparison between two digits from 5 to "
+                    "9 by P/10^6 units of the sum. The chart divides each position's tilt by "
+                    "its margin: above 1, the wrong digit wins.",
+            "question": f"{most}. When does the tilt win?",
+            "answer": "When the margin falls below P/10^6 units: R + b + \u2113 within "
+                      "P/(2\u00b710^6) below a multiple of P, at a digit from 5 to 9. For "
+                      "example 5193798811 + 1806201129 at place 10^9 (tinyadder explore "
+                      "5193798811+1806201129).",
+        }
+    d = _decision(views, views["flaw_pos"])
+    return {
+        "view": "flaw", "state": {"pos": d["pos"]}, "section": "flaw",
+        "title": "Why it fails",
+        "text": "The chart divides each position's tilt by its margin: a direct logit "
+                "attribution of logit(nearest) \u2212 logit(rival), +margin from layer 1's "
+                "FFN, \u2212tilt from what else the readout's slot holds. Above 1, the wrong "
+                "digit wins.",
+        "question": f"At position {d['pos']}, {d['nearest']} is nearer by "
+                    f"{pretty(d['margin'])} units, and the tilt towards {d['rival']} is "
+                    f"{pretty(d['tilt'])} units. Which digit is written?",
+        "answer": f"{d['chosen']}: tilt/margin = {d['ratio_text']} > 1, and {d['chosen']} "
+                  f"leads by {pretty(d['lead'])} units. R goes negative and "
+                  f"no digit can take it back: zeros follow, the flaw's signature.",
+    }
+
+
+def steps(views):
+    """The tour of one page, [] when a view it needs does not apply to the model."""
+    if any(views["missing"][v] for v in ("place", "count", "sum", "ruler", "flaw")):
+        return []
+    q = focus(views)
+    out = [_tokens(views), _place(views, q), _attention(views), _count(views),
+           _sum(views, q), _ruler(views, q), _readout(views, q), _flaw(views)]
+    for k, step in enumerate(out, 1):
+        step["state"] = {"stage": "readout" if step["view"] == "flaw" else "L0.attn",
+                         "head": views["place_head"], "mode": "softmax1", **step["state"]}
+        step["title"] = f"{k}. {step['title']}"
+    return out
