@@ -44,6 +44,16 @@ class Ln:
     def __str__(self):
         return f"ln {self.base}"
 
+    # any other arithmetic with a constant is an expression tree (Expr)
+    __add__ = lambda a, b: Expr._tree("add", a, b)
+    __radd__ = lambda a, b: Expr._tree("add", b, a)
+    __sub__ = lambda a, b: Expr._tree("sub", a, b)
+    __rsub__ = lambda a, b: Expr._tree("sub", b, a)
+    __mul__ = lambda a, b: Expr._tree("mul", a, b)
+    __rmul__ = lambda a, b: Expr._tree("mul", b, a)
+    __truediv__ = lambda a, b: Expr._tree("div", a, b)
+    __rtruediv__ = lambda a, b: Expr._tree("div", b, a)
+
 
 @dataclass(frozen=True)
 class ExpTerm:
@@ -75,6 +85,12 @@ class ExpTerm:
 
     def __neg__(self):
         return ExpTerm(-self.coef, self.power)
+
+    # a sum with another constant is an expression tree (Expr)
+    __add__ = lambda a, b: Expr._tree("add", a, b)
+    __radd__ = lambda a, b: Expr._tree("add", b, a)
+    __sub__ = lambda a, b: Expr._tree("sub", a, b)
+    __rsub__ = lambda a, b: Expr._tree("sub", b, a)
 
     def __str__(self):
         coef = "" if self.coef == 1 else f"{self.coef}*"
