@@ -128,8 +128,8 @@ def model_arg(text):
             return ModelChoice(text, load(text))
         except ModelFileError as err:
             raise argparse.ArgumentTypeError(str(err)) from None
-    raise argparse.ArgumentTypeError(f"unknown model {excerpt(text)}; use "
-                                     f"{', '.join(models.names())} or a model file")
+    raise argparse.ArgumentTypeError(f"unknown model {excerpt(text)}; use {models.others()}, "
+                                     f"a board model (tinyadder board lists them) or a model file")
 
 
 def model_of(parser, args, adds=True):
