@@ -222,3 +222,26 @@ def test_board_as_a_process():
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == ("tinyadder board: error: argument --run: unknown board model 'x'; "
                            "use all or a name 'tinyadder board' lists\n")
+
+
+LISTED = {"alexlitz-36"}  # the board's models of TinyAdder-36's kind
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_program_lists_the_model_or_says_why_not(name):
+    """The register-machine listing and the fast path's code read TinyAdder-36's kind of
+    model; for another kind each says so in one line."""
+    for argv in (["--model", name], ["--model", name, "--python", "--number", "float"]):
+        status, out, err = run_cli("program", *argv)
+        if name in LISTED:
+            assert (status, err) == (0, "") and out.startswith((f"{name}: 16 slots", "# "))
+        else:
+            assert (status, out, err.count("\n")) == (2, "", 1), argv
+            assert err.startswith("tinyadder program: error: ") and name in err
+
+
+def test_program_says_what_it_cannot_list():
+    assert run_cli("program", "--model", "yieldthought-20") == (2, "", (
+        "tinyadder program: error: the listing reads TinyAdder-36's kind of model; "
+        "yieldthought-20 has a final norm, added positions or a readout other than negative "
+        "error\n"))
