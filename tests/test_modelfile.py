@@ -428,7 +428,16 @@ REFUSALS = {
                                                        "version 1"),
     "-inf as a weight": (_edit('"960"', '"-inf"'), "-inf is accepted only as a mask"),
     "not JSON": (PUBLISHED[:500], "not JSON: "),
+    "slot named twice": (_edit('"slots": [\n    "eq", "special",', '"slots": [\n    "eq", "eq",'),
+                         "slots: 'eq' appears twice"),
 }
+
+
+def test_a_question_may_repeat_a_token():
+    """A prompt such as '0 a 0 0 b 0' repeats a token; slots, tokens and heads may not."""
+    text = PUBLISHED.replace('"question": ["<bos>", "a", "+", "b", "="]',
+                             '"question": ["<bos>", "a", "+", "+", "b", "=", "="]')
+    assert loads(text).prompt.question == ("<bos>", "a", "+", "+", "b", "=", "=")
 
 
 @pytest.mark.parametrize("case", sorted(REFUSALS))
