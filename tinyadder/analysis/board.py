@@ -6,7 +6,9 @@ name, family, author, the parameters it claims and those the ledger counts from 
 ``replay`` runs one of the suites the board's fixtures hold through a model and keeps the
 wrong sums: ``adderboard`` (AdderBoard's verify.py list, 10 edge cases and 10,000 pairs from
 ``random.Random(2025)``), ``carries`` (``cases.carry_pairs`` with 20 pairs per (m, g): 1,760)
-or ``edges`` (``cases.edge_suite``: 67), whole or as an even sample.
+or ``edges`` (``cases.edge_suite``: 67), whole or as an even sample. ``table_row`` runs
+the leaderboard's check: the first K of AdderBoard's protocol cases through one model in
+several number systems, and ``table_lines``, ``markdown_rows`` and ``table_json`` print it.
 """
 
 from dataclasses import dataclass
@@ -95,15 +97,19 @@ class Replay:
     interrupted: bool = False
 
 
-def replay(name, suite, k=None, ns=None, progress=None):
-    """Run the board model ``name`` on ``sample(suite_pairs(suite), k)`` in ``ns`` (None: the
-    model's published dtype; a system is fitted to the model's precision)."""
-    model = models.build(name)
+def run(model, suite, pairs, ns=None, progress=None):
+    """The Replay of ``model`` on ``pairs`` of ``suite`` in ``ns`` (None: the model's
+    published dtype; a system is fitted to the model's precision)."""
     ns = native(model) if ns is None else for_model(ns, model)
-    outcome = verify.check(model, ns, {suite: sample(suite_pairs(suite), k)}, progress)
-    return Replay(name, SHORT.get(ns.name, ns.name), suite, outcome.total,
+    outcome = verify.check(model, ns, {suite: pairs}, progress)
+    return Replay(model.name, SHORT.get(ns.name, ns.name), suite, outcome.total,
                   tuple(outcome.failures), digits_of(model), outcome.seconds,
                   outcome.interrupted)
+
+
+def replay(name, suite, k=None, ns=None, progress=None):
+    """Run the board model ``name`` on ``sample(suite_pairs(suite), k)`` in ``ns``."""
+    return run(models.build(name), suite, sample(suite_pairs(suite), k), ns, progress)
 
 
 def step_logits(model, ns, a, b, steps=None):
@@ -188,3 +194,151 @@ def replay_lines(result, show=3):
     if wrong > show:
         lines.append(f"  ... and {wrong - show} more")
     return lines
+
+
+# ---- the table: AdderBoard's protocol, per model and number system ----------------------
+
+PROTOCOL_CASES = len(cases.EDGE_CASES) + 10_000  # verify.py: its edge cases, 10,000 pairs
+TABLE_SYSTEMS = ("fraction", "float", "float32")  # the table's systems unless told
+
+
+def protocol_cases(k=None):
+    """The first ``k`` of AdderBoard's protocol cases, in verify.py's order (all when None)."""
+    if k is not None and not 1 <= k <= PROTOCOL_CASES:
+        raise ValueError(f"the protocol has {PROTOCOL_CASES:,} cases; asked for {k}")
+    pairs = cases.verify_cases()
+    return pairs if k is None else pairs[:k]
+
+
+def protocol_text(k=None):
+    """The table's first line: which cases it ran."""
+    which = (f"all {PROTOCOL_CASES:,} cases" if k is None or k == PROTOCOL_CASES
+             else f"a sample: the first {k:,} of its {PROTOCOL_CASES:,} cases")
+    return (f"AdderBoard's protocol (verify.py: {len(cases.EDGE_CASES)} edge cases, then "
+            f"10,000 pairs from random.Random({cases.SEED})): {which}")
+
+
+def column(system):
+    """A run's column: 'exact' for the fraction system, else the dtype's name."""
+    return "exact" if system == "fraction" else system
+
+
+@dataclass(frozen=True)
+class Row:
+    """One board model's line of the table: its Entry and one Replay per number system."""
+
+    entry: Entry
+    runs: Tuple[Replay, ...]
+
+    @property
+    def seconds(self):
+        return sum(r.seconds for r in self.runs)
+
+    @property
+    def wrong(self):
+        return any(r.wrong for r in self.runs)
+
+    @property
+    def interrupted(self):
+        return any(r.interrupted for r in self.runs)
+
+
+def cell(row, replay_):
+    """'passed/checked', with '*' when the run is in the entry's published dtype."""
+    mark = "*" if replay_.system == row.entry.dtype else ""
+    return f"{replay_.checked - len(replay_.wrong)}/{replay_.checked}{mark}"
+
+
+def first_wrong(replay_):
+    """The run's first wrong sum as 'a+b=model's sum, not a + b', or None."""
+    if not replay_.wrong:
+        return None
+    a, b, got = replay_.wrong[0]
+    return f"{text(a, b, got, replay_.digits)}, not {a + b:0{replay_.digits + 1}d}"
+
+
+TIME_WIDTH = 9  # '12345.6 s'
+
+
+def table_widths(names, columns, k=None):
+    """Column widths fixed before any run, so that a row prints when its runs are done."""
+    count = len(f"{k or PROTOCOL_CASES}")
+    return ([max(len("model"), *map(len, names)), len("claimed"), len("counted")]
+            + [max(len(c), 2 * count + 2) for c in columns] + [TIME_WIDTH])
+
+
+def table_head(widths, columns, k=None):
+    """The table's first lines: the cases, a blank line and the column names."""
+    names = ("model", "claimed", "counted") + tuple(columns) + ("time",)
+    return [protocol_text(k), "", _aligned(names, widths)]
+
+
+def table_line(row, widths):
+    """One row of the text table."""
+    e = row.entry
+    cells = ((e.name, "" if e.claimed is None else str(e.claimed), str(e.counted))
+             + tuple(cell(row, r) for r in row.runs)
+             + ("",) * (len(widths) - 4 - len(row.runs)) + (f"{row.seconds:.1f} s",))
+    return _aligned(cells, widths)
+
+
+def _aligned(cells, widths):
+    return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                     for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+
+def table_foot(rows):
+    """What the marks mean, then the first wrong sum of every run that has one."""
+    lines = ["", "exact: the fraction system, every digit certified for the real-number model; "
+             "*: the dtype the entry was published in; time: the row's runs, wall seconds"]
+    wrong = [(row.entry.name, r) for row in rows for r in row.runs if r.wrong]
+    lines.append("first wrong case" + (":" if wrong else ": none"))
+    width = max((len(f"{name} {column(r.system)}") for name, r in wrong), default=0)
+    for name, r in wrong:
+        lines.append(f"  {name + ' ' + column(r.system):<{width}}  {first_wrong(r)} "
+                     f"({len(r.wrong)} wrong)")
+    if any(row.interrupted for row in rows):
+        lines.append("interrupted (Ctrl-C): the last row counts the cases checked until then")
+    return lines
+
+
+def markdown_head(columns, k=None):
+    """The Markdown table's first lines: the cases as a sentence, then the header."""
+    names = ("model", "claimed", "counted") + tuple(columns) + ("first wrong", "time")
+    return [protocol_text(k) + ".", "",
+            "| " + " | ".join(names) + " |",
+            "|---|" + "---:|" * (len(names) - 3) + "---|---:|"]
+
+
+def markdown_line(row, columns):
+    """One row of the Markdown table; a run left out (interrupted) is an empty cell."""
+    e = row.entry
+    cells = [cell(row, r) for r in row.runs] + [""] * (len(columns) - len(row.runs))
+    wrong = "; ".join(f"{column(r.system)}: {first_wrong(r)} ({len(r.wrong)} wrong)"
+                      for r in row.runs if r.wrong)
+    return "| " + " | ".join([e.name, "" if e.claimed is None else str(e.claimed),
+                              str(e.counted)] + cells + [wrong, f"{row.seconds:.1f} s"]) + " |"
+
+
+def markdown_foot():
+    return ["", "exact: the fraction system, every digit certified for the real-number model; "
+            "\\*: the dtype the entry was published in."]
+
+
+def table_json(rows, systems, k=None):
+    """The table as one JSON-ready object."""
+    return {"protocol": protocol_text(k), "seed": cases.SEED,
+            "cases": k or PROTOCOL_CASES, "of": PROTOCOL_CASES,
+            "systems": [SHORT.get(s, s) for s in systems],
+            "models": [{"model": row.entry.name, "family": row.entry.family,
+                        "params_claimed": row.entry.claimed,
+                        "params_counted": row.entry.counted, "dtype": row.entry.dtype,
+                        "runs": [_run_json(row, r) for r in row.runs]} for row in rows]}
+
+
+def _run_json(row, r):
+    first = dict(zip(("a", "b", "answer"), r.wrong[0])) if r.wrong else None
+    return {"system": r.system, "published": r.system == row.entry.dtype,
+            "checked": r.checked, "passed": r.checked - len(r.wrong), "wrong": len(r.wrong),
+            "first_wrong": first, "seconds": round(r.seconds, 3),
+            "interrupted": r.interrupted}
