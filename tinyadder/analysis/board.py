@@ -12,6 +12,7 @@ several number systems, and ``table_lines``, ``markdown_rows`` and ``table_json`
 """
 
 from dataclasses import dataclass
+import textwrap
 from typing import Mapping, Optional, Tuple
 
 from .. import cases, models
@@ -23,7 +24,7 @@ from ..plan import compile_model
 from . import ledger, verify
 
 SUITES = ("adderboard", "carries", "edges")
-SHORT = {"float": "float64"}  # a number system's name as the dtype column writes it
+SHORT = {"float": "float64"}  # a number system's spec as the dtype column writes it
 CARRIES_PER_CELL = 20  # as the fixtures were recorded
 
 
@@ -97,12 +98,18 @@ class Replay:
     interrupted: bool = False
 
 
+def label(ns):
+    """A number system as the dtype column writes it: 'float64', 'float32', 'fraction',
+    'decimal:P'."""
+    return SHORT.get(ns.spec, ns.spec)
+
+
 def run(model, suite, pairs, ns=None, progress=None):
     """The Replay of ``model`` on ``pairs`` of ``suite`` in ``ns`` (None: the model's
     published dtype; a system is fitted to the model's precision)."""
     ns = native(model) if ns is None else for_model(ns, model)
     outcome = verify.check(model, ns, {suite: pairs}, progress)
-    return Replay(model.name, SHORT.get(ns.name, ns.name), suite, outcome.total,
+    return Replay(model.name, label(ns), suite, outcome.total,
                   tuple(outcome.failures), digits_of(model), outcome.seconds,
                   outcome.interrupted)
 
@@ -258,6 +265,8 @@ def first_wrong(replay_):
 
 
 TIME_WIDTH = 9  # '12345.6 s'
+MARKS = ("exact: the fraction system, every digit certified for the real-number model; *: the "
+         "dtype the entry was published in")
 
 
 def table_widths(names, columns, k=None):
@@ -270,7 +279,8 @@ def table_widths(names, columns, k=None):
 def table_head(widths, columns, k=None):
     """The table's first lines: the cases, a blank line and the column names."""
     names = ("model", "claimed", "counted") + tuple(columns) + ("time",)
-    return [protocol_text(k), "", _aligned(names, widths)]
+    return textwrap.wrap(protocol_text(k), 80, subsequent_indent="  ") + [
+        "", _aligned(names, widths)]
 
 
 def table_line(row, widths):
@@ -289,8 +299,7 @@ def _aligned(cells, widths):
 
 def table_foot(rows):
     """What the marks mean, then the first wrong sum of every run that has one."""
-    lines = ["", "exact: the fraction system, every digit certified for the real-number model; "
-             "*: the dtype the entry was published in; time: the row's runs, wall seconds"]
+    lines = [""] + textwrap.wrap(MARKS + "; time: the row's runs, wall seconds", 80)
     wrong = [(row.entry.name, r) for row in rows for r in row.runs if r.wrong]
     lines.append("first wrong case" + (":" if wrong else ": none"))
     width = max((len(f"{name} {column(r.system)}") for name, r in wrong), default=0)
@@ -313,7 +322,8 @@ def markdown_head(columns, k=None):
 def markdown_line(row, columns):
     """One row of the Markdown table; a run left out (interrupted) is an empty cell."""
     e = row.entry
-    cells = [cell(row, r) for r in row.runs] + [""] * (len(columns) - len(row.runs))
+    cells = ([cell(row, r).replace("*", "\\*") for r in row.runs]
+             + [""] * (len(columns) - len(row.runs)))
     wrong = "; ".join(f"{column(r.system)}: {first_wrong(r)} ({len(r.wrong)} wrong)"
                       for r in row.runs if r.wrong)
     return "| " + " | ".join([e.name, "" if e.claimed is None else str(e.claimed),
@@ -321,15 +331,14 @@ def markdown_line(row, columns):
 
 
 def markdown_foot():
-    return ["", "exact: the fraction system, every digit certified for the real-number model; "
-            "\\*: the dtype the entry was published in."]
+    return ["", MARKS.replace("*", "\\*") + "."]
 
 
 def table_json(rows, systems, k=None):
-    """The table as one JSON-ready object."""
+    """The table as one JSON-ready object; ``systems``: the runs' labels, in order."""
     return {"protocol": protocol_text(k), "seed": cases.SEED,
             "cases": k or PROTOCOL_CASES, "of": PROTOCOL_CASES,
-            "systems": [SHORT.get(s, s) for s in systems],
+            "systems": list(systems),
             "models": [{"model": row.entry.name, "family": row.entry.family,
                         "params_claimed": row.entry.claimed,
                         "params_counted": row.entry.counted, "dtype": row.entry.dtype,

@@ -87,7 +87,7 @@ def models_arg(text):
 def systems_arg(text):
     """--systems: number systems, comma-separated, each once."""
     systems = [number_arg(part) for part in text.split(",")]
-    columns = [board.column(board.SHORT.get(ns.name, ns.name)) for ns in systems]
+    columns = [board.column(board.label(ns)) for ns in systems]
     if len(set(columns)) < len(columns):
         raise argparse.ArgumentTypeError(f"a number system is named twice in {excerpt(text)}")
     return systems
@@ -144,7 +144,7 @@ def table(args, out, err):
     found = sorted((board.entry(name) for name in chosen),
                    key=lambda e: chosen.index(e.name)) if args.models else board.entries()
     systems = args.systems or [number_arg(s) for s in board.TABLE_SYSTEMS]
-    names = [board.SHORT.get(ns.name, ns.name) for ns in systems]
+    names = [board.label(ns) for ns in systems]
     columns = [board.column(n) for n in names]
     pairs = board.protocol_cases(args.cases)
     widths = board.table_widths([e.name for e in found], columns, args.cases)
@@ -177,8 +177,8 @@ def table_row(e, systems, pairs, err):
     model = models.build(e.name)
     runs = []
     for ns in systems:
-        name = board.SHORT.get(ns.name, ns.name)
-        progress = Progress(err, what=f"{e.name} {board.column(name)}", at_once=False)
+        progress = Progress(err, what=f"{e.name} {board.column(board.label(ns))}",
+                            at_once=False)
         runs.append(board.run(model, "adderboard", pairs, ns, progress))
         progress.done()
         if runs[-1].interrupted:
