@@ -245,12 +245,13 @@ BOARD_TABLE = """\
 AdderBoard's protocol (verify.py: 10 edge cases, then 10,000 pairs from
   random.Random(2025)): a sample: the first 12 of its 10,010 cases
 
-model            claimed  counted   exact  float64  float32       time
-alexlitz-36           36       36   12/12   12/12*     2/12      T s
-lichengliu03-50       50       45   12/12    12/12   12/12*      T s
+model            claimed  counted    exact  float64  float32       time
+alexlitz-36           36       36    12/12   12/12*     2/12      T s
+lichengliu03-50       50       45    12/12    12/12   12/12*      T s
 
-exact: the fraction system, every digit certified for the real-number model; *:
-the dtype the entry was published in; time: the row's runs, wall seconds
+exact: the fraction system, every digit certified for the real-number model; ?:
+some pairs open, their digits not certified at any precision tried; *: the dtype
+the entry was published in; time: the row's runs, wall seconds
 first wrong case:
   alexlitz-36 float32  9999999999+0000000000=10000001048, not 09999999999 (10 wrong)
 """
@@ -317,8 +318,37 @@ def test_board_table_stops_at_ctrl_c_with_what_it_checked(monkeypatch):
                              "alexlitz-36,fblissjr-33", "--systems", "float")
     lines = timeless(out).splitlines()
     assert status == 130 and lines[4] == "alexlitz-36       36       36     3/3*      T s"
-    assert len(lines) == 10 and lines[-1] == (
+    assert len(lines) == 11 and lines[-1] == (
         "interrupted (Ctrl-C): the last row counts the cases checked until then")
+
+
+def test_board_keeps_open_pairs_apart(monkeypatch):
+    """A pair whose digits the fraction system cannot certify (numbers.Undecided) is open:
+    neither passed nor wrong, marked '?', listed, and the exit status is 1."""
+    from tinyadder.numbers import Undecided
+    real_add = board.add
+
+    def add_or_give_up(model, ns, a, b):
+        if (a, b) == (9_999_999_999, 1) and ns.name == "fraction":
+            raise Undecided("cannot order the logits")
+        return real_add(model, ns, a, b)
+
+    monkeypatch.setattr(board, "add", add_or_give_up)
+    status, out, _ = run_cli("board", "--table", "--cases", "5", "--models", "alexlitz-36",
+                             "--systems", "fraction,float")
+    lines = timeless(out).splitlines()
+    assert status == 1 and lines[4] == "alexlitz-36       36       36   4/5?     5/5*      T s"
+    assert lines[-1] == "  alexlitz-36 exact  1 open (not certified), the first " \
+                        "9999999999+0000000001"
+    status, out, _ = run_cli("board", "--table", "--cases", "5", "--models", "alexlitz-36",
+                             "--systems", "fraction", "--json")
+    [run] = json.loads(out)["models"][0]["runs"]
+    assert (run["passed"], run["wrong"], run["open"], run["first_open"]) == (
+        4, 0, 1, {"a": 9999999999, "b": 1})
+    status, out, _ = run_cli("board", "--run", "alexlitz-36", "--suite", "edges", "--number",
+                             "fraction")
+    assert (status, out) == (1, "alexlitz-36: edges 67 pairs in fraction: 0 wrong, 1 open "
+                                "(not certified), the first 9999999999+0000000001\n")
 
 
 LISTED = {"alexlitz-36"}  # the board's models of TinyAdder-36's kind

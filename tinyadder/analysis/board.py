@@ -6,22 +6,26 @@ name, family, author, the parameters it claims and those the ledger counts from 
 ``replay`` runs one of the suites the board's fixtures hold through a model and keeps the
 wrong sums: ``adderboard`` (AdderBoard's verify.py list, 10 edge cases and 10,000 pairs from
 ``random.Random(2025)``), ``carries`` (``cases.carry_pairs`` with 20 pairs per (m, g): 1,760)
-or ``edges`` (``cases.edge_suite``: 67), whole or as an even sample. ``table_row`` runs
-the leaderboard's check: the first K of AdderBoard's protocol cases through one model in
-several number systems, and ``table_lines``, ``markdown_rows`` and ``table_json`` print it.
+or ``edges`` (``cases.edge_suite``: 67), whole or as an even sample. A pair whose digits
+the fraction system cannot certify (``numbers.Undecided``: it refines up to its limit, never
+guesses) is kept apart as open: neither right nor wrong. The table (``Row``) is the
+leaderboard's check: the first K of AdderBoard's protocol cases through each model in several
+number systems; ``table_head``/``table_line``/``table_foot``, the ``markdown_`` ones and
+``table_json`` print it.
 """
 
 from dataclasses import dataclass
 import textwrap
+import time
 from typing import Mapping, Optional, Tuple
 
 from .. import cases, models
-from ..addition import answer_length, digits_of, encode, text
+from ..addition import add, answer_length, digits_of, encode, text
 from ..forward import forward
 from ..generate import generate
-from ..numbers import for_model, number_system
+from ..numbers import Undecided, for_model, number_system
 from ..plan import compile_model
-from . import ledger, verify
+from . import ledger
 
 SUITES = ("adderboard", "carries", "edges")
 SHORT = {"float": "float64"}  # a number system's spec as the dtype column writes it
@@ -86,7 +90,8 @@ def sample(pairs, k=None):
 
 @dataclass(frozen=True)
 class Replay:
-    """One model's run over (a sample of) one suite: the wrong sums as (a, b, model's sum)."""
+    """One model's run over (a sample of) one suite: the wrong sums as (a, b, model's sum),
+    the open pairs (a, b) whose digits no precision up to the system's limit certified."""
 
     name: str
     system: str
@@ -95,7 +100,12 @@ class Replay:
     wrong: Tuple[Tuple[int, int, int], ...]
     digits: int
     seconds: float
-    interrupted: bool = False
+    interrupted: bool = False  # Ctrl-C: ``checked`` counts the pairs done until then
+    undecided: Tuple[Tuple[int, int], ...] = ()
+
+    @property
+    def passed(self):
+        return self.checked - len(self.wrong) - len(self.undecided)
 
 
 def label(ns):
@@ -108,10 +118,25 @@ def run(model, suite, pairs, ns=None, progress=None):
     """The Replay of ``model`` on ``pairs`` of ``suite`` in ``ns`` (None: the model's
     published dtype; a system is fitted to the model's precision)."""
     ns = native(model) if ns is None else for_model(ns, model)
-    outcome = verify.check(model, ns, {suite: pairs}, progress)
-    return Replay(model.name, label(ns), suite, outcome.total,
-                  tuple(outcome.failures), digits_of(model), outcome.seconds,
-                  outcome.interrupted)
+    wrong, undecided, checked, interrupted = [], [], 0, False
+    start = time.perf_counter()
+    try:
+        for a, b in pairs:
+            try:
+                got = add(model, ns, a, b)
+            except Undecided:
+                undecided.append((a, b))
+            else:
+                if got != a + b:
+                    wrong.append((a, b, got))
+            checked += 1
+            if progress:
+                progress(checked, len(pairs),
+                         f" ({checked - len(wrong) - len(undecided)} passed)")
+    except KeyboardInterrupt:
+        interrupted = True
+    return Replay(model.name, label(ns), suite, checked, tuple(wrong), digits_of(model),
+                  time.perf_counter() - start, interrupted, tuple(undecided))
 
 
 def replay(name, suite, k=None, ns=None, progress=None):
@@ -194,7 +219,8 @@ def replay_lines(result, show=3):
     ``show`` wrong sums."""
     wrong = len(result.wrong)
     line = (f"{result.name}: {result.suite} {result.checked} pairs in {result.system}: "
-            f"{wrong} wrong" + (" (interrupted)" if result.interrupted else ""))
+            f"{wrong} wrong" + (f", {open_text(result)}" if result.undecided else "")
+            + (" (interrupted)" if result.interrupted else ""))
     lines = [line]
     for a, b, got in result.wrong[:show]:
         lines.append(f"  {text(a, b, got, result.digits)}, not {a + b:0{result.digits + 1}d}")
@@ -243,7 +269,8 @@ class Row:
 
     @property
     def wrong(self):
-        return any(r.wrong for r in self.runs)
+        """Whether a run has a pair not shown right: a wrong sum or an open one."""
+        return any(r.wrong or r.undecided for r in self.runs)
 
     @property
     def interrupted(self):
@@ -251,9 +278,18 @@ class Row:
 
 
 def cell(row, replay_):
-    """'passed/checked', with '*' when the run is in the entry's published dtype."""
-    mark = "*" if replay_.system == row.entry.dtype else ""
-    return f"{replay_.checked - len(replay_.wrong)}/{replay_.checked}{mark}"
+    """'passed/checked', with '?' when some pairs are open and '*' when the run is in the
+    entry's published dtype."""
+    mark = ("?" if replay_.undecided else "") + ("*" if replay_.system == row.entry.dtype
+                                                 else "")
+    return f"{replay_.passed}/{replay_.checked}{mark}"
+
+
+def open_text(replay_):
+    """'N open (not certified), the first a+b'."""
+    a, b = replay_.undecided[0]
+    return (f"{len(replay_.undecided)} open (not certified), the first "
+            f"{a:0{replay_.digits}d}+{b:0{replay_.digits}d}")
 
 
 def first_wrong(replay_):
@@ -265,15 +301,16 @@ def first_wrong(replay_):
 
 
 TIME_WIDTH = 9  # '12345.6 s'
-MARKS = ("exact: the fraction system, every digit certified for the real-number model; *: the "
-         "dtype the entry was published in")
+MARKS = ("exact: the fraction system, every digit certified for the real-number model; ?: "
+         "some pairs open, their digits not certified at any precision tried; *: the dtype the "
+         "entry was published in")
 
 
 def table_widths(names, columns, k=None):
     """Column widths fixed before any run, so that a row prints when its runs are done."""
     count = len(f"{k or PROTOCOL_CASES}")
     return ([max(len("model"), *map(len, names)), len("claimed"), len("counted")]
-            + [max(len(c), 2 * count + 2) for c in columns] + [TIME_WIDTH])
+            + [max(len(c), 2 * count + 3) for c in columns] + [TIME_WIDTH])
 
 
 def table_head(widths, columns, k=None):
@@ -297,15 +334,21 @@ def _aligned(cells, widths):
                      for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
 
+def problems(replay_):
+    """The run's first wrong sum and how many, and its open pairs, as one text ('' if
+    none)."""
+    parts = [f"{first_wrong(replay_)} ({len(replay_.wrong)} wrong)"] if replay_.wrong else []
+    return "; ".join(parts + ([open_text(replay_)] if replay_.undecided else []))
+
+
 def table_foot(rows):
-    """What the marks mean, then the first wrong sum of every run that has one."""
+    """What the marks mean, then the first wrong case of every run that has one."""
     lines = [""] + textwrap.wrap(MARKS + "; time: the row's runs, wall seconds", 80)
-    wrong = [(row.entry.name, r) for row in rows for r in row.runs if r.wrong]
+    wrong = [(f"{row.entry.name} {column(r.system)}", problems(r))
+             for row in rows for r in row.runs if problems(r)]
     lines.append("first wrong case" + (":" if wrong else ": none"))
-    width = max((len(f"{name} {column(r.system)}") for name, r in wrong), default=0)
-    for name, r in wrong:
-        lines.append(f"  {name + ' ' + column(r.system):<{width}}  {first_wrong(r)} "
-                     f"({len(r.wrong)} wrong)")
+    width = max((len(what) for what, _ in wrong), default=0)
+    lines += [f"  {what:<{width}}  {why}" for what, why in wrong]
     if any(row.interrupted for row in rows):
         lines.append("interrupted (Ctrl-C): the last row counts the cases checked until then")
     return lines
@@ -324,8 +367,7 @@ def markdown_line(row, columns):
     e = row.entry
     cells = ([cell(row, r).replace("*", "\\*") for r in row.runs]
              + [""] * (len(columns) - len(row.runs)))
-    wrong = "; ".join(f"{column(r.system)}: {first_wrong(r)} ({len(r.wrong)} wrong)"
-                      for r in row.runs if r.wrong)
+    wrong = "; ".join(f"{column(r.system)}: {problems(r)}" for r in row.runs if problems(r))
     return "| " + " | ".join([e.name, "" if e.claimed is None else str(e.claimed),
                               str(e.counted)] + cells + [wrong, f"{row.seconds:.1f} s"]) + " |"
 
@@ -347,7 +389,8 @@ def table_json(rows, systems, k=None):
 
 def _run_json(row, r):
     first = dict(zip(("a", "b", "answer"), r.wrong[0])) if r.wrong else None
+    first_open = dict(zip(("a", "b"), r.undecided[0])) if r.undecided else None
     return {"system": r.system, "published": r.system == row.entry.dtype,
-            "checked": r.checked, "passed": r.checked - len(r.wrong), "wrong": len(r.wrong),
-            "first_wrong": first, "seconds": round(r.seconds, 3),
-            "interrupted": r.interrupted}
+            "checked": r.checked, "passed": r.passed, "wrong": len(r.wrong),
+            "first_wrong": first, "open": len(r.undecided), "first_open": first_open,
+            "seconds": round(r.seconds, 3), "interrupted": r.interrupted}

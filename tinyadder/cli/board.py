@@ -25,7 +25,9 @@ def build_parser():
                     f"{EXACT_SECONDS_PER_CASE} s per case and model, so the whole table "
                     "takes hours: --cases K runs the first K. With --run, replay a suite "
                     "through models and report the wrong sums (timing and progress on "
-                    "standard error). Exit status 0 when every sum is right, 1 otherwise.")
+                    "standard error). A pair whose digits the fraction system cannot certify is "
+                    "open (not counted right or wrong). Exit status 0 when every sum is "
+                    "right, 1 otherwise (a wrong or an open pair), 130 interrupted.")
     parser.add_argument("--json", action="store_true",
                         help="print the list (or the table) as JSON")
     parser.add_argument("--markdown", action="store_true",
@@ -134,7 +136,7 @@ def replay(args, out, err):
         print(f"{name}: time {result.seconds:.1f} s", file=err, flush=True)
         if result.interrupted:
             return 130
-        status = status or (1 if result.wrong else 0)
+        status = status or (1 if result.wrong or result.undecided else 0)
     return status
 
 
