@@ -40,7 +40,8 @@ def build_parser():
     parser.add_argument(
         "--cases", type=int_arg(1, board.PROTOCOL_CASES), metavar="K",
         help=f"with --table: the first K of the protocol's {board.PROTOCOL_CASES:,} cases "
-             "(its 10 edge cases come first); default: all")
+             "(its 10 edge cases come first, so K >= 10 is verify's --cases K-10), stated "
+             "in the table's first line; default: all")
     parser.add_argument(
         "--models", type=models_arg, metavar="NAME,...",
         help="with --table: these board models, in the list's order (default: every one)")
