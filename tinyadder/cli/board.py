@@ -8,9 +8,6 @@ from ..addition import excerpt
 from ..analysis import board
 from .options import PROG, Parser, Progress, int_arg, number_arg
 
-# measured on this project's machine (docs/models.md), for --help's estimate
-EXACT_SECONDS_PER_CASE = "0.1 to 0.3"
-
 
 def build_parser():
     parser = Parser(
@@ -21,9 +18,10 @@ def build_parser():
                     "the leaderboard re-verified: AdderBoard's protocol (verify.py's 10,010 "
                     "cases, seed 2025) through every model in exact arithmetic (certified), "
                     "float64 and float32, one row per model as its runs end, progress on "
-                    "standard error. Exact runs take "
-                    f"{EXACT_SECONDS_PER_CASE} s per case and model, so the whole table "
-                    "takes hours: --cases K runs the first K. With --run, replay a suite "
+                    "standard error. An exact run takes up to 0.1 s of CPU per case and "
+                    "model, so the whole table takes about 3 hours of CPU for the 14 models "
+                    "measured (docs/models.md): --cases K runs the first K. With --run, "
+                    "replay a suite "
                     "through models and report the wrong sums (timing and progress on "
                     "standard error). A pair whose digits the fraction system cannot certify is "
                     "open (not counted right or wrong). Exit status 0 when every sum is "
