@@ -322,6 +322,26 @@ def test_board_table_stops_at_ctrl_c_with_what_it_checked(monkeypatch):
         "interrupted (Ctrl-C): the last row counts the cases checked until then")
 
 
+def test_board_table_ends_when_its_reader_leaves(monkeypatch):
+    """A closed pipe (``board --table | head``) stops the run after the row at hand."""
+    import io
+    ran = []
+    real_run = board.run
+    monkeypatch.setattr(board, "run", lambda model, *rest: ran.append(model.name) or
+                        real_run(model, *rest))
+
+    class Closes(io.StringIO):
+        def write(self, text):
+            if "alexlitz-36" in text:
+                raise BrokenPipeError
+            return super().write(text)
+
+    out = Closes()
+    status = main(["board", "--table", "--cases", "2", "--systems", "float", "--models",
+                   "alexlitz-36,fblissjr-33"], out, io.StringIO())
+    assert (status, ran) == (0, ["alexlitz-36"]) and out.getvalue().endswith("time\n")
+
+
 def test_board_keeps_open_pairs_apart(monkeypatch):
     """A pair whose digits the fraction system cannot certify (numbers.Undecided) is open:
     neither passed nor wrong, marked '?', listed, and the exit status is 1."""

@@ -135,15 +135,15 @@ def replay(args, out, err):
         print(f"{name}: time {result.seconds:.1f} s", file=err, flush=True)
         if result.interrupted:
             return 130
+        if getattr(out, "left", False):  # the reader closed the pipe
+            break
         status = status or (1 if result.wrong or result.undecided else 0)
     return status
 
 
 def table(args, out, err):
     """--table: each row printed when its runs end (text, Markdown), or all as JSON."""
-    chosen = args.models or models.board_names()
-    found = sorted((board.entry(name) for name in chosen),
-                   key=lambda e: chosen.index(e.name)) if args.models else board.entries()
+    found = [board.entry(name) for name in args.models] if args.models else board.entries()
     systems = args.systems or [number_arg(s) for s in board.TABLE_SYSTEMS]
     names = [board.label(ns) for ns in systems]
     columns = [board.column(n) for n in names]
@@ -161,7 +161,7 @@ def table(args, out, err):
             line = (board.markdown_line(row, columns) if args.markdown
                     else board.table_line(row, widths))
             print(line, file=out, flush=True)
-        if row.interrupted:
+        if row.interrupted or getattr(out, "left", False):  # Ctrl-C, or the reader left
             break
     if args.json:
         print(json.dumps(board.table_json(rows, names, args.cases), indent=1), file=out)
