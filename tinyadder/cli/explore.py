@@ -28,11 +28,12 @@ def build_parser():
 
 
 @contextmanager
-def open_output(path, parser):
-    """The output file, opened before the (long) trace so that a bad path fails at once, and
-    removed again if the page could not be written whole (an error, Ctrl-C)."""
+def open_output(path, parser, binary=False):
+    """The output file (text, or ``binary``), opened before the (long) trace so that a bad
+    path fails at once, and removed again if the page could not be written whole (an error,
+    Ctrl-C)."""
     try:
-        f = open(path, "w", encoding="utf-8")
+        f = open(path, "wb") if binary else open(path, "w", encoding="utf-8")
     except OSError as error:
         parser.error(f"cannot write {path}: {error.strerror}; give a writable path with -o")
     try:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 import json
 import math
+import os
 from typing import Optional, Tuple
 
 from .. import modelfile
@@ -39,10 +40,18 @@ ACTIVATION_OPS = ("Relu", "Identity", "Div", "Mul")
 def load(path):
     """The Model in the ONNX file at ``path``; an OnnxError (one line, naming the file) if
     it cannot be read or does not match."""
+    where = os.fspath(path)
     try:
-        return read(load_file(path))
+        onnx_model = load_file(where)
+    except OSError as why:
+        raise OnnxError(f"{where}: cannot read it: {why.strerror or why}") from None
     except OnnxError as err:
-        raise OnnxError(f"{path}: {err}") from None
+        raise OnnxError(f"{where}: {err}" if not str(err).startswith(where) else str(err)) \
+            from None
+    try:
+        return read(onnx_model)
+    except OnnxError as err:
+        raise OnnxError(f"{where}: {err}") from None
 
 
 def loads(data):
