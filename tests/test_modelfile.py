@@ -156,7 +156,7 @@ def test_large_arithmetic_is_budgeted_across_a_file():
 
 # ---- load and dump ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["published", "repaired"])
+@pytest.mark.parametrize("name", ["published", "repaired", "variant-28"])
 def test_shipped_files_are_what_the_construction_writes(name):
     shipped = (ROOT / "tinyadder" / "models" / f"{name}.json").read_text(encoding="utf-8")
     assert shipped == dump(construction.build(name))
@@ -464,8 +464,8 @@ def test_build_takes_names_and_paths_and_refuses_the_rest(tmp_path):
     assert build(str(ADDER1)).name == build(ADDER1).name == "adder1"
     with pytest.raises(ValueError, match="written for N = 1, not 2; leave the digits out"):
         build(ADDER1, 2)
-    with pytest.raises(ValueError, match="^unknown model 'adder2': use published, repaired or "
-                                         "the path of a model file$"):
+    with pytest.raises(ValueError, match="^unknown model 'adder2': use published, repaired, "
+                                         "variant-28 or the path of a model file$"):
         build("adder2")
     status, _, err = run_cli(["--model", str(ADDER1), "--digits", "2", "1+2"])
     assert status == 2 and "written for N = 1, not 2" in err

@@ -44,6 +44,16 @@ class Ln:
     def __str__(self):
         return f"ln {self.base}"
 
+    # any other arithmetic with a constant is an expression tree (Expr)
+    __add__ = lambda a, b: Expr._tree("add", a, b)
+    __radd__ = lambda a, b: Expr._tree("add", b, a)
+    __sub__ = lambda a, b: Expr._tree("sub", a, b)
+    __rsub__ = lambda a, b: Expr._tree("sub", b, a)
+    __mul__ = lambda a, b: Expr._tree("mul", a, b)
+    __rmul__ = lambda a, b: Expr._tree("mul", b, a)
+    __truediv__ = lambda a, b: Expr._tree("div", a, b)
+    __rtruediv__ = lambda a, b: Expr._tree("div", b, a)
+
 
 @dataclass(frozen=True)
 class ExpTerm:
@@ -75,6 +85,12 @@ class ExpTerm:
 
     def __neg__(self):
         return ExpTerm(-self.coef, self.power)
+
+    # a sum with another constant is an expression tree (Expr)
+    __add__ = lambda a, b: Expr._tree("add", a, b)
+    __radd__ = lambda a, b: Expr._tree("add", b, a)
+    __sub__ = lambda a, b: Expr._tree("sub", a, b)
+    __rsub__ = lambda a, b: Expr._tree("sub", b, a)
 
     def __str__(self):
         coef = "" if self.coef == 1 else f"{self.coef}*"
@@ -293,6 +309,33 @@ def parse(text, names=None, budget=None):
     if text.strip() == "-inf":
         return NEG_INF
     return _Parser(text, names or {}, budget or Budget()).constant()
+
+
+class _Used(dict):
+    """Names as ``parse`` looks them up, recording which it used."""
+
+    def __init__(self, names):
+        super().__init__(names)
+        self.seen = {}
+
+    def __getitem__(self, name):
+        self.seen[name] = None
+        return super().__getitem__(name)
+
+
+def parse_using(text, names, budget=None):
+    """(the constant, the named constants of ``names`` its text uses, in order of use)."""
+    used = _Used(names)
+    return parse(text, used, budget), tuple(used.seen)
+
+
+def names_in(text, names):
+    """The named constants (of ``names``) a constant's text uses, in the order it uses them.
+
+    >>> names_in("s*E3 + o", {"s": 10, "E3": 30, "o": 5})
+    ('s', 'E3', 'o')
+    """
+    return parse_using(text, names)[1]
 
 
 def _shown(text, width=40):

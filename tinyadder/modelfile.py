@@ -150,6 +150,7 @@ class _Reader:
     def __init__(self):
         self.names = {}
         self.budget = c.Budget()
+        self.derived = {}  # entry -> its text, where that uses named constants
 
     # ---- the shapes of JSON values --------------------------------------------------------
 
@@ -221,9 +222,12 @@ class _Reader:
             raise ModelFileError(f"{where}: {_json(x)}; a value is a string of the constant "
                                  f"grammar, such as \"11/10\" or \"exp(40)\"")
         try:
-            v = c.parse(x, self.names, self.budget)
+            v, used = c.parse_using(x, self.names, self.budget)
         except c.ConstantError as why:
             raise ModelFileError(f"{where}: {why}") from None
+        if used and "[" in where and ".bias." not in where and x.strip() not in self.names:
+            # a table entry written as an expression of named constants
+            self.derived[_entry(where)] = x
         if isinstance(v, c.MinusInfinity) and kind != "bias":
             raise ModelFileError(f"{where}: -inf is accepted only as a mask, a fixed attention "
                                  f"bias or a constant")
@@ -296,7 +300,7 @@ class _Reader:
                 prompt=self.optional(top, "prompt", self.prompt),
                 roles=self.optional(top, "roles", self.roles, {}),
                 meta=meta, about=about, constants=dict(self.names), fixed=fixed,
-                ties=self.optional(top, "ties", self.ties, ()))
+                ties=self.optional(top, "ties", self.ties, ()), derived=self.derived)
         except WeightError as why:
             raise ModelFileError(str(why)) from None
 
@@ -396,7 +400,9 @@ class _Reader:
             bias=bias, bias_default=default,
             softmax=self.choice(f"{where}.softmax", a["softmax"], ("softmax1", "softmax")),
             mask=self.optional(a, "mask", lambda x: self.value(f"{where}.mask", x, "bias"),
-                               c.NEG_INF))
+                               c.NEG_INF),
+            normalise=self.optional(a, "normalise", lambda x: self.choice(
+                f"{where}.normalise", x, ("before", "after")), "before"))
 
     def rope(self, where, obj, pairs):
         """The rotary frequencies, one per lane pair: ``freq`` for every pair, or ``freqs``."""
@@ -470,7 +476,8 @@ TOP = ("format", "version", "name", "about", "precision", "constants", "fixed", 
 ABOUT = ("title", "author", "params_claimed", "dtype", "source", "notes")
 SOURCE = ("repo", "path", "commit", "url")
 ATTENTION = ("heads", "head_dim", "kv_heads") + Attention.tables + (
-    "q_norm", "k_norm", "rope", "scale", "scale_op", "slopes", "bias", "softmax", "mask")
+    "q_norm", "k_norm", "rope", "scale", "scale_op", "slopes", "bias", "softmax", "mask",
+    "normalise")
 ATTENTION_OPTIONAL = tuple(f for f in ATTENTION if f not in ("heads", "softmax"))
 UNEMBED_REQUIRED = {"negative_error": ("slots",), "linear": ("W_U",), "tied": ()}
 UNEMBED_OPTIONAL = {"negative_error": ("tokens",), "linear": ("tokens", "b_U"),
@@ -491,23 +498,29 @@ class _Writer:
         self.m = model
         self.named = list(model.constants.items())
 
-    def value(self, v):
+    def value(self, v, entry=None):
+        if entry is not None and entry in self.m.derived:
+            return self.m.derived[entry]
         for name, value in self.named:
             if type(value) is type(v) or (c.is_rational(value) and c.is_rational(v)):
                 if value == v:
                     return name
         return c.text(v)
 
-    def table(self, t, zeros=False):
+    def table(self, t, name=None, zeros=False):
         """A table's rows, without its zeros (``zeros``: with them, as an attention bias); a
-        factored table as its inner lanes and two factors."""
+        factored table as its inner lanes and two factors. ``name``: the tensor's, so that a
+        derived entry is written as its text."""
         if isinstance(t, Factored):
-            return {"inner": list(t.inner), "A": self.table(t.A), "B": self.table(t.B)}
-        rows = {str(k): self.vector(row, zeros) for k, row in t.items()}
+            return {"inner": list(t.inner), "A": self.table(t.A, f"{name}.A"),
+                    "B": self.table(t.B, f"{name}.B")}
+        rows = {str(k): self.vector(row, f"{name}[{k}]" if name else None, zeros)
+                for k, row in t.items()}
         return {k: row for k, row in rows.items() if row}
 
-    def vector(self, v, zeros=False):
-        return {str(k): self.value(x) for k, x in v.items() if zeros or not c.is_zero(x)}
+    def vector(self, v, name=None, zeros=False):
+        return {str(k): self.value(x, f"{name}[{k}]" if name else None)
+                for k, x in v.items() if zeros or not c.is_zero(x)}
 
     def model(self):
         m = self.m
@@ -529,12 +542,12 @@ class _Writer:
         if m.prompt is not None:
             out["prompt"] = self.prompt(m.prompt)
         out["slots"] = list(m.slots)
-        out["embed"] = {"width": m.width_embed, "W_E": self.table(m.W_E)}
+        out["embed"] = {"width": m.width_embed, "W_E": self.table(m.W_E, "W_E")}
         if m.W_pos:
-            out["embed"]["W_pos"] = self.table(m.W_pos)
+            out["embed"]["W_pos"] = self.table(m.W_pos, "W_pos")
         if m.pos_role != "fixed":
             out["embed"]["pos_role"] = m.pos_role
-        out["blocks"] = [self.block(b) for b in m.blocks]
+        out["blocks"] = [self.block(b, f"blocks.{i}") for i, b in enumerate(m.blocks)]
         if m.ln_final is not None:
             out["ln_final"] = self.norm(m.ln_final)
         out["unembed"] = self.unembed(m.unembed)
@@ -551,36 +564,36 @@ class _Writer:
             out["stop"] = p.stop
         return out
 
-    def block(self, b):
+    def block(self, b, where):
         out = {"width_in": b.width_in, "width_out": b.width_out}
         if b.ln1 is not None:
-            out["ln1"] = self.norm(b.ln1)
-        out["attn"] = self.attention(b.attn)
+            out["ln1"] = self.norm(b.ln1, f"{where}.ln1")
+        out["attn"] = self.attention(b.attn, f"{where}.attn")
         if b.ln2 is not None:
-            out["ln2"] = self.norm(b.ln2)
-        out["mlp"] = self.mlp(b.mlp)
+            out["ln2"] = self.norm(b.ln2, f"{where}.ln2")
+        out["mlp"] = self.mlp(b.mlp, f"{where}.mlp")
         return out
 
-    def norm(self, n):
+    def norm(self, n, where=None):
         out = {"kind": "rms", "eps": self.value(n.eps)}
         if n.w:
-            out["w"] = self.vector(n.w)
+            out["w"] = self.vector(n.w, f"{where}.w" if where else None)
         if n.mean != "divide":
             out["mean"] = n.mean
         if n.apply != "rsqrt":
             out["apply"] = n.apply
         return out
 
-    def attention(self, a):
+    def attention(self, a, where):
         out = {"heads": list(a.heads)}
         if a.head_dim != 1:
             out["head_dim"] = a.head_dim
         if a.kv_heads:
             out["kv_heads"] = list(a.kv_heads)
-        out.update(self.tables(a, Attention.tables))
+        out.update(self.tables(a, Attention.tables, where))
         for name in ("q_norm", "k_norm"):
             if getattr(a, name) is not None:
-                out[name] = self.norm(getattr(a, name))
+                out[name] = self.norm(getattr(a, name), f"{where}.{name}")
         if a.rope_freqs:
             freqs = [self.value(f) for f in a.rope_freqs]
             out["rope"] = {"freq": freqs[0]} if len(set(freqs)) == 1 else {"freqs": freqs}
@@ -589,25 +602,27 @@ class _Writer:
         if a.scale_op != "multiply":
             out["scale_op"] = a.scale_op
         if a.slopes:
-            out["slopes"] = self.vector(a.slopes)
+            out["slopes"] = self.vector(a.slopes, f"{where}.slopes")
         if a.bias:  # without a table the default has no effect
             out["bias"] = {"default": self.value(a.bias_default),
                            "heads": {h: self.table(rows, zeros=True)
                                      for h, rows in a.bias.items()}}
         out["softmax"] = a.softmax
+        if a.normalise != "before":
+            out["normalise"] = a.normalise
         if not isinstance(a.mask, c.MinusInfinity):
             out["mask"] = self.value(a.mask)
         return out
 
-    def mlp(self, m):
+    def mlp(self, m, where):
         out = {"units": list(m.units), "act": m.act, "gated": m.gated}
-        out.update(self.tables(m, MLP.tables))
+        out.update(self.tables(m, MLP.tables, where))
         return out
 
-    def tables(self, part, names):
+    def tables(self, part, names, where):
         """{name: table} of the part's weight tables and biases that have a non-zero entry."""
         written = {name: (self.vector if name.startswith("b_") else self.table)(
-            getattr(part, name)) for name in names}
+            getattr(part, name), f"{where}.{name}") for name in names}
         return {name: t for name, t in written.items() if t}
 
     def unembed(self, u):
@@ -618,11 +633,11 @@ class _Writer:
         if u.kind == "negative_error":
             out["slots"] = dict(u.slots)
         if u.W_U:
-            out["W_U"] = self.table(u.W_U)
+            out["W_U"] = self.table(u.W_U, "unembed.W_U")
         if u.scale:
-            out["scale"] = self.vector(u.scale)
+            out["scale"] = self.vector(u.scale, "unembed.scale")
         if u.b_U:
-            out["b_U"] = self.vector(u.b_U)
+            out["b_U"] = self.vector(u.b_U, "unembed.b_U")
         return out
 
 
@@ -658,3 +673,11 @@ def _packed(items, width):
         else:
             lines.append(item)
     return lines
+
+
+def _entry(where):
+    """A table entry's name as ties and ``derived`` write it, 'blocks.0.mlp.W_in[count][u3]',
+    from the reader's 'blocks.0.mlp.W_in['count']['u3']'; the embedding's without 'embed.'."""
+    for quote in ("'", '"'):
+        where = where.replace(f"[{quote}", "[").replace(f"{quote}]", "]")
+    return where

@@ -175,6 +175,7 @@ class Block:
     k_norm: Optional[Norm] = None
     rope: Tuple[object, ...] = ()
     softmax: str = "softmax1"
+    normalise: str = "before"
     act: str = "relu"
     gated: bool = True
 
@@ -311,6 +312,7 @@ def _compile(model, ns):
             ln1=_norm(ns, block.ln1, inp), ln2=_norm(ns, block.ln2, inp),
             q_norm=_norm(ns, attn.q_norm, components), k_norm=_norm(ns, attn.k_norm, components),
             rope=tuple(ns.const(f) for f in attn.rope_freqs), softmax=attn.softmax,
+            normalise=attn.normalise,
             act=block.mlp.act, gated=block.mlp.gated))
 
     # Rule 3, backward over the blocks: what do positions without logits need?

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Mapping, Optional, Tuple
 
-from .constants import NEG_INF, Expr, ExpTerm, Ln, MinusInfinity, is_rational, is_zero
+from .constants import (NEG_INF, ConstantError, Expr, ExpTerm, Ln, MinusInfinity, is_rational,
+                        is_zero, names_in, parse, text)
 
 Table = Mapping[str, Mapping[str, object]]
 Bias = Mapping[str, object]
@@ -78,7 +79,8 @@ class Attention:
     key/value heads' lanes (``kv_heads``; empty: the query heads); optional ``q_norm``/``k_norm``
     per head, then rotary positions (``rope_freqs``: angle p * f per lane pair (c, c + d/2));
     score_ij = (q_i . k_j) * scale + bias_h[i][j] - slope_h (i - j) for j <= i;
-    pattern = softmax1 (e^s / (1 + sum e^s)) or softmax; z_i = sum_j pattern_ij v_j;
+    pattern = softmax1 (e^s / (1 + sum e^s)) or softmax; z_i = sum_j pattern_ij v_j (or, with
+    ``normalise`` 'after', as a fused kernel orders it: (sum_j e_ij v_j) * (1 / sum_j e_ij));
     out_s = sum_lane W_O[lane][s] z_lane + b_O[s]. Query head h reads key/value head
     floor(h * len(kv_heads) / len(heads)).
     """
@@ -104,6 +106,7 @@ class Attention:
     bias_default: object = 0
     softmax: str = "softmax1"
     mask: object = NEG_INF
+    normalise: str = "before"
 
     tables = ("W_Q", "b_Q", "W_K", "b_K", "W_V", "b_V", "W_O", "b_O")
 
@@ -225,7 +228,9 @@ class Model:
     it): e.g. ``precision`` (a ``numbers.Precision``) for a number system whose precision was
     not given. ``about`` (title, author, claimed parameters, the published dtype, the source),
     ``constants`` (the named constants a file writes entries with), ``fixed`` (those that are
-    structure) and ``ties`` are facts for people and for the parameter ledger.
+    structure), ``ties`` and ``derived`` (entries written as expressions of named constants:
+    {'blocks.0.mlp.W_in[count][cand3]': 's*E3 + o'}, counted as the constants they use) are
+    facts for people and for the parameter ledger.
     """
 
     name: str
@@ -245,6 +250,7 @@ class Model:
     constants: Mapping[str, object] = field(default_factory=dict)
     fixed: Tuple[str, ...] = ()
     ties: Tuple[Tuple[str, ...], ...] = ()
+    derived: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
         _freeze_fields(self)
@@ -412,6 +418,10 @@ def _check_attention(where, a, slots, last_block):
     _check_value(f"{where}.scale", a.scale)
     _check_choice(f"{where}.scale_op", a.scale_op, ("multiply", "divide"))
     _check_choice(f"{where}.softmax", a.softmax, ("softmax1", "softmax"))
+    _check_choice(f"{where}.normalise", a.normalise, ("before", "after"))
+    if a.normalise == "after" and a.softmax != "softmax":
+        raise WeightError(f"{where}.normalise: 'after' is an ordinary softmax's order (as a "
+                          f"fused attention kernel computes it); softmax1 normalises before")
     _check_value(f"{where}.bias.default", a.bias_default, "bias")
     for h, rows in a.bias.items():
         if h not in a.heads:
@@ -539,7 +549,7 @@ ROLES = ("embedding", "weight", "copy", "position")
 def _check_counting(model):
     """Roles name tensors and known roles; ``fixed`` names constants; ties join existing,
     equal entries (a tie names its entries as ``tied_entry`` reads them)."""
-    if not (model.roles or model.ties or model.fixed or model.constants):
+    if not (model.roles or model.ties or model.fixed or model.constants or model.derived):
         return
     found = {t.name: t for t in tensors(model)}
     for name, role in model.roles.items():
@@ -551,6 +561,18 @@ def _check_counting(model):
     for name in model.fixed:
         if name not in model.constants:
             raise WeightError(f"fixed: {name!r} is not a named constant")
+    for entry, written in model.derived.items():
+        name, key = tied_entry(found, entry, "derived")
+        try:
+            used = names_in(written, model.constants)
+            value = parse(written, model.constants)
+        except ConstantError as why:
+            raise WeightError(f"derived[{entry!r}]: {why}") from None
+        if not used:
+            raise WeightError(f"derived[{entry!r}]: {written!r} uses no named constant")
+        if value != found[name].entries[key]:
+            raise WeightError(f"derived[{entry!r}]: {written!r} is {text(value)}, not the "
+                              f"entry's {text(found[name].entries[key])}")
     for i, tie in enumerate(model.ties):
         if len(tie) < 2:
             raise WeightError(f"ties[{i}]: a tie joins two or more entries")

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import textwrap
 from typing import Dict
 
-from ..constants import text
+from ..constants import names_in, text
 from ..weights import ROLES as ROLE_NAMES, Tensor, tensors, tied_entry  # noqa: F401
 
 ROLES = {
@@ -123,18 +123,23 @@ def ledger(model):
 def shared(model, lines):
     """The lines recounted with the parameters a model shares across tensors.
 
-    Every entry of a counted tensor has a parameter key: its value in its tensor (and its row,
-    in an embedding), or, if it equals a named constant, the constant (no key if the constant
-    is fixed: free); a tie merges its entries' keys into one. A tensor counts the keys first
-    met in it, in model order, and its rule names what it shares."""
+    Every entry of a counted tensor has parameter keys: its value in its tensor (and its row,
+    in an embedding), or, if it equals a named constant, the constant (none if the constant
+    is fixed: free), or, if the file writes it as an expression of named constants
+    (``Model.derived``), those constants; a tie merges its entries' keys into one. A tensor
+    counts the keys first met in it, in model order, and its rule names what it shares."""
     fixed = [model.constants[name] for name in model.fixed]
     named = [(name, v) for name, v in model.constants.items() if name not in model.fixed]
-    keys = {}  # tensor name -> {entry: key}
+    derived = {tied_entry({t.name: t for t in (line.tensor for line in lines)}, e): text_
+               for e, text_ in model.derived.items()}
+    keys = {}  # tensor name -> {entry: [keys]}
     for line in lines:
         if line.params:
             keys[line.tensor.name] = {
-                entry: key for entry, v in line.tensor.entries.items()
-                for key in [_key(line, entry, v, named)] if not any(v == f for f in fixed)}
+                entry: (_used(model, derived[line.tensor.name, entry])
+                        if (line.tensor.name, entry) in derived else
+                        [] if any(v == f for f in fixed) else [_key(line, entry, v, named)])
+                for entry, v in line.tensor.entries.items()}
     parent = {}
 
     def root(key):
@@ -145,9 +150,9 @@ def shared(model, lines):
     found = {line.tensor.name: line.tensor for line in lines}
     tied = []
     for tie in model.ties:
-        members = [keys.get(name, {}).get(entry)
-                   for name, entry in (tied_entry(found, e) for e in tie)]
-        members = [root(k) for k in members if k is not None]
+        members = [k for name, entry in (tied_entry(found, e) for e in tie)
+                   for k in keys.get(name, {}).get(entry, ())[:1]]
+        members = [root(k) for k in members]
         for k in members[1:]:
             if k != members[0]:
                 parent[k] = members[0]
@@ -159,9 +164,16 @@ def shared(model, lines):
         if first:
             labels.setdefault(root(first[0]), f"ties[{i}]")
     seen = {}
-    return [_recounted(line, [root(k) for k in keys[line.tensor.name].values()], seen,
-                       labels, fixed_names(model, line.tensor))
+    return [_recounted(line, [root(k) for ks in keys[line.tensor.name].values() for k in ks],
+                       seen, labels, fixed_names(model, line.tensor))
             if line.tensor.name in keys else line for line in lines]
+
+
+def _used(model, written):
+    """The parameter keys of a derived entry: the named constants it uses, fixed ones left
+    out."""
+    return [("const", name) for name in names_in(written, model.constants)
+            if name not in model.fixed]
 
 
 def _key(line, entry, value, named):
@@ -181,19 +193,22 @@ def _recounted(line, mine, seen, labels, fixed):
     """One counted tensor's line with shared parameters: its own distinct values, the named
     constants and ties it meets first, what it shares with tensors counted before it, and the
     fixed constants it holds. Unchanged when it shares nothing."""
-    own, notes, params = 0, [], 0
+    own, params, named, ties, elsewhere = 0, 0, [], [], {}
     for key in dict.fromkeys(mine):  # each key once, in entry order
         label = labels.get(key)
         if key in seen:
-            notes.append(f"{label or text(key[2])} counted at {seen[key]}")
+            elsewhere.setdefault(seen[key], []).append(label or text(key[2]))
             continue
         seen[key] = line.tensor.name
         params += 1
-        if label:
-            notes.append(("" if label.startswith("ties[") else "named constant ")
-                         + f"{label}: 1")
-        else:
+        if label is None:
             own += 1
+        else:
+            (ties if label.startswith("ties[") else named).append(label)
+    notes = [f"named constant{'s' * (len(named) > 1)} {', '.join(named)}: {len(named)}"] \
+        if named else []
+    notes += [f"{tie}: 1" for tie in ties]
+    notes += [f"{', '.join(labels_)} counted at {where}" for where, labels_ in elsewhere.items()]
     notes += [f"{name} fixed: free" for name in fixed]
     if not notes:
         return line
@@ -228,10 +243,16 @@ def _place(key):
     return col if row is None else f"{row}->{col}"
 
 
-def entries_text(tensor, limit=3):
-    """The non-zero entries grouped by value: 'value at place, place, ... (n places)'."""
+def entries_text(tensor, limit=3, written=None):
+    """The non-zero entries grouped by value: 'value at place, place, ... (n places)'; an
+    entry the file writes as an expression of named constants (``written``: {key: text}) as
+    'text = value at place'."""
+    written = written or {}
     groups = {}
     for key, value in tensor.entries.items():
+        if key in written:
+            groups[(written[key], value)] = [key]
+            continue
         for v in groups:
             if v == value:
                 groups[v].append(key)
@@ -242,7 +263,8 @@ def entries_text(tensor, limit=3):
     for value, keys in groups.items():
         places = ", ".join(_place(k) for k in keys[:limit])
         more = f", ... ({len(keys)} places)" if len(keys) > limit else ""
-        out.append(f"{value} at {places}{more}")
+        shown = f"{value[0]} = {value[1]}" if isinstance(value, tuple) else value
+        out.append(f"{shown} at {places}{more}")
     return out
 
 
@@ -250,6 +272,8 @@ def render(model, lines):
     """The ledger as text: one line per tensor with non-zeros, its entries, then totals."""
     t = totals(lines)
     shown = [line for line in lines if line.tensor.entries]
+    found = {line.tensor.name: line.tensor for line in lines}
+    derived = {tied_entry(found, e): written for e, written in model.derived.items()}
     width = max(len(line.tensor.name) for line in shown)
     out = [f"parameter ledger of {model.name}",
            f"{'tensor':<{width}}  {'role':<9}  {'shape':>7}  {'non-zero':>8}  {'params':>6}"]
@@ -257,8 +281,10 @@ def render(model, lines):
         shape = "x".join(str(n) for n in line.tensor.shape)
         out.append(f"{line.tensor.name:<{width}}  {line.role:<9}  {shape:>7}  "
                    f"{len(line.tensor.entries):>8}  {line.params:>6}")
-        out.append(f"    rule: {line.rule}")  # its own line: rows stay within 80 columns
-        out += [f"    {text}" for text in entries_text(line.tensor)]
+        out += textwrap.wrap(f"rule: {line.rule}", 80, initial_indent="    ",
+                             subsequent_indent="        ")  # rows stay within 80 columns
+        written = {key: t for (name, key), t in derived.items() if name == line.tensor.name}
+        out += [f"    {text}" for text in entries_text(line.tensor, written=written)]
     empty = [line.tensor.name for line in lines if not line.tensor.entries]
     out += textwrap.wrap(f"all zero (free): {', '.join(empty)}", 80, subsequent_indent="    ")
     out.append("")
@@ -270,7 +296,11 @@ def render(model, lines):
     out += textwrap.wrap(
         "rules: a zero is free; an identity or copy map is free; one value broadcast to many "
         "places counts 1; each other distinct value counts 1, per tensor, and per token row in "
-        "the embedding (its rows are the tokens' vectors)", 80, subsequent_indent="    ")
+        "the embedding (its rows are the tokens' vectors)" + (
+            "; a named constant counts 1 wherever it is used, an entry written as an expression "
+            "of named constants counts as them, and a tie's entries count 1"
+            if model.constants or model.ties or model.derived else ""),
+        80, subsequent_indent="    ")
     return out
 
 

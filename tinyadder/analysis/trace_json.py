@@ -14,7 +14,8 @@ under "derived" instead of written, and recomputed on loading.
 ``load`` accepts exactly what ``dump`` writes, against the model it names (built for its N) or
 the one given, and raises TraceFormatError, with what is wrong and where, on anything else:
 text that is not UTF-8 JSON, nesting, a missing or mistyped field, a trace point that model
-does not have, a point of the wrong shape, a value that is not a number of the trace's system.
+does not have, a point of the wrong shape, a value that is not a number of the trace's system,
+tokens the model's layout cannot produce or that its recorded logits do not pick.
 
 >>> import io
 >>> from tinyadder import build
@@ -36,13 +37,14 @@ import json
 import math
 import re
 
-from ..addition import digits_of, excerpt
+from ..addition import check_tokens, digits_of, excerpt, to_generate
 from ..cache import ActivationCache, trace_points
 from ..constants import MinusInfinity
 from ..construction import DIGITS, MAX_DIGITS, VARIANTS, build
 from ..forward import DERIVED, derive
-from ..numbers import (MAX_DECIMAL_DIGITS, DecimalSystem, Float32, FloatSystem, FractionSystem,
-                       LogScore, Rounding, number_system, to_float32)
+from ..generate import argmax
+from ..numbers import (MAX_DECIMAL_DIGITS, DecimalSystem, Float32, FractionSystem, LogScore,
+                       Rounding, number_system, to_float32)
 from ..plan import compile_model
 from .show import rational_text
 
@@ -288,10 +290,15 @@ def from_json(doc, model=None):
     if not all(isinstance(t, int) and not isinstance(t, bool) and 0 <= t < len(model.vocab)
                for t in tokens):
         raise _bad(f"'tokens' must be token ids, 0 to {len(model.vocab) - 1}")
+    try:
+        check_tokens(model, tokens)
+    except ValueError as err:
+        raise _bad(f"'tokens': {err}") from None
     prompt_len = _field(doc, "prompt_len", int, 1, len(tokens))
-    if len(tokens) - prompt_len != digits + 1:
+    wanted = to_generate(model, tokens[:prompt_len])
+    if len(tokens) - prompt_len != wanted:
         raise _bad(f"{len(tokens) - prompt_len} generated tokens after a prompt of "
-                   f"{prompt_len}; a model for N = {digits} generates {digits + 1}")
+                   f"{prompt_len}; a model for N = {digits} generates {wanted} there")
     roundings = []
     for i, r in enumerate(_field(doc, "roundings", list)):
         value = _decode_row([_field(r, "value", str)], _decoder("fraction"),
@@ -315,7 +322,24 @@ def from_json(doc, model=None):
         if missing:
             raise _bad(f"cannot derive {excerpt(missing[0])} from the points given")
         cache.values.update((d, again[d]) for d in derived)
+    _check_generated(cache, doc)
     return cache
+
+
+def _check_generated(cache, doc):
+    """The generated tokens must be the ones the recorded logits pick (greedy, the first of
+    equal logits, as ``generate.argmax``), and the text, if given, the tokens' text."""
+    if doc.get("text", cache.text) != cache.text:
+        raise _bad("'text' is not the text of 'tokens'")
+    logits = cache.values.get("unembed.hook_out")
+    if logits is None:
+        return  # a trace that keeps only some points: no logits to check the tokens with
+    labels, vocab = cache.labels("unembed.hook_out"), cache.model.vocab
+    for pos in cache.predicting:
+        picked = labels[argmax(logits[pos])]
+        if vocab[cache.tokens[pos + 1]] != picked:
+            raise _bad(f"token {pos + 1} is {vocab[cache.tokens[pos + 1]]!r}, but the "
+                       f"recorded logits at position {pos} pick {picked!r}")
 
 
 def _no_constant(name):

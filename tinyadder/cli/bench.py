@@ -50,7 +50,11 @@ def main(argv, out, err, stdin):
     args = parser.parse_args(argv)
     if args.long:
         construction_only(parser, args, "--long")
-        return long_numbers(args, out)
+        status = long_numbers(args, out)
+        if status:
+            print(f"{PROG}: warning: the {args.model} model's sum is wrong at an N marked "
+                  f"WRONG above", file=err)
+        return status
     systems = [args.number.spec] if args.number else list(SYSTEMS)
     model = model_of(parser, args)
     if model.prompt.digits != DIGITS:
@@ -83,7 +87,10 @@ def main(argv, out, err, stdin):
     for spec in systems:
         name = spec.split(":")[0]
         k = max(1, round(CASES.get(name, CASES["decimal"]) * args.scale))
-        rows = measure(model, spec, k, args.repeats, out, torch)
-        if any(row[4] for row in rows):
-            status = 1
+        for cache, cases, *_, wrong, _ in measure(model, spec, k, args.repeats, out, torch):
+            if wrong:
+                print(f"{PROG}: warning: the {args.model} model's sum is wrong on {wrong} of "
+                      f"{cases} cases in {spec}, cache {'on' if cache else 'off'} (marked "
+                      f"WRONG above)", file=err)
+                status = 1
     return status

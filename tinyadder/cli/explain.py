@@ -8,6 +8,7 @@ from ..cache import run_with_cache
 from .main_command import _hint
 from .options import (PROG, Parser, add_digits_option, add_model_options, model_of,
                       tinyadder_problem)
+from .tracing import VIEW_COPIES, size_problem
 
 
 def build_parser():
@@ -36,6 +37,10 @@ def main(argv, out, err, stdin):
         a, b = addition.parse_expression(args.expression, addition.digits_of(model))
     except addition.InputError as error:
         print(f"{PROG}: error: {error}", file=err)
+        return 2
+    refusal = size_problem("explain", args.model, model, [args.number], VIEW_COPIES)
+    if refusal:
+        print(f"{PROG}: error: {refusal}", file=err)
         return 2
     _, cache = run_with_cache(model, addition.encode(model, a, b), ns=args.number)
     out.write(narrate(cache, a, b))

@@ -9,6 +9,7 @@ from ..weights import live_heads
 from .explore import open_output
 from .options import (PROG, Parser, add_digits_option, add_model_options, model_of,
                       tinyadder_problem)
+from .tracing import VIEW_COPIES, size_problem
 
 
 def build_parser():
@@ -57,6 +58,9 @@ def main(argv, out, err, stdin):
     if args.head is not None and args.head not in heads:
         parser.error(f"head {args.head!r} is not drawn; use {', '.join(heads)} (the others "
                      f"have no value or output map)")
+    refusal = size_problem("figure", args.model, model, [args.number], VIEW_COPIES)
+    if refusal:
+        parser.error(refusal)
     path = args.output or f"{args.name}.svg"
     with open_output(path, parser) as f:
         views = views_of(model, a, b, args.number)

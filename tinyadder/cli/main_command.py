@@ -10,7 +10,7 @@ from .. import __version__, addition
 from ..numbers import for_model, number_system
 from . import tracing
 from .options import (PROG, SUBCOMMANDS, Parser, add_digits_option, add_model_options,
-                      input_lines, model_of)
+                      input_lines, model_of, split_hint)
 
 
 def build_parser():
@@ -42,10 +42,7 @@ def _lines(expressions, stdin):
         elif len(group) == 1:
             yield None, group[0], None
         else:
-            text = " ".join(group)
-            quote = f': "{text}"' if len(text) <= addition.EXCERPT else ""
-            yield None, text, (f"the shell split {addition.excerpt(text)} into several "
-                               f"arguments; quote it{quote}")
+            yield None, " ".join(group), split_hint(group)
 
 
 def _shell_groups(expressions):
@@ -61,12 +58,10 @@ def _shell_groups(expressions):
             groups.append([expr])
     out = []
     for group in groups:
-        try:
-            addition.parse_expression(" ".join(group), 10 ** 6)
-        except addition.InputError:
+        if len(group) > 1 and not split_hint(group):
             out += [[expr] for expr in group]  # not one addition either: report each part
-            continue
-        out.append(group)
+        else:
+            out.append(group)
     return out
 
 

@@ -14,7 +14,7 @@ import time
 from typing import Optional
 
 from .. import models
-from ..addition import excerpt
+from ..addition import EXCERPT, InputError, excerpt, split_expression
 from ..construction import DIGITS, MAX_DIGITS, SLOTS, check_digits
 from ..modelfile import ModelFileError
 from ..onnx import OnnxError
@@ -41,15 +41,36 @@ SUBCOMMANDS = {
 MESSAGE = 200  # characters of an argparse message (which may quote a whole argument)
 
 
+def split_hint(parts):
+    """The message for an addition the shell split into several arguments (``1 + 2``
+    unquoted), or None if ``parts`` joined with spaces is not one addition."""
+    text = " ".join(parts)
+    try:
+        split_expression(text)
+    except InputError:
+        return None
+    quote = f': "{text}"' if len(text) <= EXCERPT else ""
+    return f"the shell split {excerpt(text)} into several arguments; quote it{quote}"
+
+
 class Parser(argparse.ArgumentParser):
     """An argparse parser whose errors are one line, without the usage block, quoting at most
-    an excerpt of a long argument."""
+    an excerpt of a long argument; an EXPR the shell split (``explain 1 + 2``) gets the hint
+    to quote it instead of "unrecognized arguments"."""
 
     def error(self, message):
         message = " ".join(message.split())
         if len(message) > MESSAGE:
             message = message[:MESSAGE - 20] + f"... ({len(message)} characters)"
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            expression = getattr(parsed, "expression", None)
+            hint = split_hint([expression] + extras) if isinstance(expression, str) else None
+            self.error(hint or f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
 
 
 def int_arg(lo=None, hi=None):
@@ -203,22 +224,46 @@ def add_model_option(parser, model="published"):
 
 # --- standard input and output ------------------------------------------------------------
 
+MAX_LINE = 2 ** 20  # bytes (characters, for a text stream) of one line of standard input
+
+
+def bounded_lines(stream, limit=MAX_LINE):
+    """(line, whole) for each line of ``stream`` (bytes or text): a line longer than
+    ``limit`` comes back cut to ``limit`` with ``whole`` false, its rest read and dropped
+    chunk by chunk, so memory stays bounded whatever arrives (``- < /dev/zero`` never ends a
+    line). OSError from a read propagates."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line[limit:] in ("\n", b"\n"):
+            yield line, True
+            continue
+        yield line[:limit], False  # first: the rest may never end
+        while line and line[-1:] not in ("\n", b"\n"):
+            line = stream.readline(limit)
+
+
 def input_lines(stdin):
     """(line number, text or None, problem) for each line of ``stdin``: bytes are decoded as
     UTF-8 here, so that a bad line is reported as "invalid UTF-8" and the others still read;
-    a byte order mark opening the first line is dropped; a failed read ends the lines with
-    its problem."""
-    source = iter(getattr(stdin, "buffer", None) or stdin)
+    a line longer than MAX_LINE is reported and skipped; a byte order mark opening the first
+    line is dropped; a failed read ends the lines with its problem."""
+    source = bounded_lines(getattr(stdin, "buffer", None) or stdin)
     number = 0
     while True:
         number += 1
         try:
-            line = next(source)
+            line, whole = next(source)
         except StopIteration:
             return
         except OSError as err:  # a closed descriptor, a device error
             yield number, None, f"cannot read standard input: {err.strerror or err}"
             return
+        if not whole:
+            yield number, None, (f"longer than {MAX_LINE:,} characters; an expression is "
+                                 f"two operands of at most N digits")
+            continue
         try:
             if isinstance(line, bytes):
                 line = line.decode("utf-8")
@@ -232,6 +277,25 @@ def input_lines(stdin):
         yield number, line, None
 
 
+class Keys:
+    """Standard input as ``--step`` reads it: ``readline`` of at most ``limit`` characters
+    (a command is a word and an argument: a longer line comes back cut, its rest dropped),
+    and ``isatty``. A failed read ends the keys, as the end of input does."""
+
+    def __init__(self, stream, limit=200):
+        self.stream = stream
+        self.lines = bounded_lines(stream, limit)
+
+    def readline(self):
+        try:
+            return next(self.lines, ("", True))[0]
+        except OSError:
+            return ""
+
+    def isatty(self):
+        return hasattr(self.stream, "isatty") and self.stream.isatty()
+
+
 class OutputError(Exception):
     """Standard output could not be written (a full disk, /dev/full, a lost device)."""
 
@@ -239,8 +303,9 @@ class OutputError(Exception):
 class Output:
     """A command's standard output. A reader who leaves (BrokenPipeError: ``... | head``) is
     not an error: later writes are dropped and ``left`` is set, so the command can stop after
-    the item at hand, its warning and exit status intact. Any other failed write raises
-    OutputError, which ``cli.main`` turns into one line and exit status 2."""
+    the item at hand, its warning and exit status intact. Any other failed write, or a write
+    to a closed standard output (``stream`` None: the shell's ``>&-``), raises OutputError,
+    which ``cli.main`` turns into one line and exit status 2."""
 
     def __init__(self, stream):
         self.stream = stream
@@ -249,6 +314,8 @@ class Output:
     def _do(self, call, *args):
         if self.left:
             return None
+        if self.stream is None:
+            raise OutputError("it is closed")
         try:
             return call(*args)
         except BrokenPipeError:
@@ -258,17 +325,47 @@ class Output:
         return None
 
     def write(self, text):
-        self._do(self.stream.write, text)
+        self._do(lambda: self.stream.write(text))
         return len(text)
 
     def flush(self):
-        self._do(self.stream.flush)
+        self._do(lambda: self.stream.flush())
 
     def isatty(self):
         return hasattr(self.stream, "isatty") and self.stream.isatty()
 
     def __getattr__(self, name):
+        if self.stream is None:
+            raise AttributeError(name)
         return getattr(self.stream, name)
+
+
+class Diagnostics:
+    """A command's standard error: warnings, errors and progress. If it is closed (``2>&-``)
+    or cannot be written (``2>/dev/full``), what is written to it is dropped: the run, its
+    standard output and its exit status are the same as with a working standard error."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text):
+        try:
+            self.stream.write(text)
+        except (AttributeError, OSError, ValueError):  # None, a failed or a closed stream
+            pass
+        return len(text)
+
+    def flush(self):
+        try:
+            self.stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+
+    def isatty(self):
+        try:
+            return self.stream.isatty()
+        except (AttributeError, OSError, ValueError):
+            return False
 
 
 class Progress:
@@ -277,7 +374,8 @@ class Progress:
     Analyses report each step as ``progress(done, total, note)`` (``total`` None when unknown).
     On a terminal one line is redrawn in place, with a bar when the total is known; elsewhere a
     plain line is printed at the first step (unless ``at_once`` is false), then every ``every``
-    steps or ``seconds`` seconds, whichever comes first. Each line ends with the elapsed time and the rate.
+    steps or ``seconds`` seconds, whichever comes first. Each line ends with the elapsed time
+    and the rate.
     """
 
     def __init__(self, stream, what="", every=None, seconds=10.0, width=79, bar=20,

@@ -12,7 +12,7 @@ the construction builds them from Python.
 >>> build("tiny")
 Traceback (most recent call last):
     ...
-ValueError: unknown model 'tiny': use published, repaired or the path of a model file
+ValueError: unknown model 'tiny': use published, repaired, variant-28 or the path of a model file
 """
 
 from functools import lru_cache
