@@ -35,6 +35,10 @@ KNOWN = ("Add", "Concat", "Constant", "Cos", "Div", "Erf", "Exp", "Gather", "Gem
          "MatMul", "Mul", "Neg", "Pow", "ReduceMean", "ReduceSum", "Relu", "Reshape",
          "Sigmoid", "Sin", "Slice", "Softmax", "Sqrt", "Sub", "Transpose")
 ACTIVATION_OPS = ("Relu", "Identity", "Div", "Mul")
+# (fewest, most) inputs of each operator as tinyadder reads it; every node has one output
+ARITY = {"Add": (2, 2), "Concat": (1, 4), "Constant": (0, 0), "Div": (2, 2), "Gather": (2, 2),
+         "Gemm": (2, 3), "MatMul": (2, 2), "Mul": (2, 2), "Pow": (2, 2), "ReduceMean": (1, 2),
+         "ReduceSum": (2, 2), "Reshape": (2, 2), "Slice": (3, 5), "Sub": (2, 2)}
 
 
 def load(path):
@@ -183,6 +187,13 @@ class _View:
             if node.op_type not in KNOWN:
                 raise OnnxError(f"{what}: operator {node.op_type} is not one tinyadder reads "
                                 f"({', '.join(KNOWN)})")
+            low, high = ARITY.get(node.op_type, (1, 1))
+            if not low <= len(node.input) <= high or len(node.output) != 1 or \
+                    not all(node.input[:low]) or not node.output[0]:
+                inputs = f"{low}" if low == high else f"{low} to {high}"
+                raise OnnxError(f"{what}: {node.op_type} takes {inputs} inputs and one "
+                                f"output here; this node has {len(node.input)} and "
+                                f"{len(node.output)}")
             for value in node.output:
                 if value in self.producer or value in self.constants:
                     raise OnnxError(f"{what}: value {value!r} is defined twice")
@@ -1179,7 +1190,7 @@ def _assemble(view, embed, blocks, ln_final, readout):
     final = slots[:final_width]
     extras = {} if f is None else dict(
         prompt=f.prompt, pos_role=f.pos_role, roles=f.roles, meta=f.meta, about=f.about,
-        constants=f.constants, fixed=f.fixed, ties=f.ties)
+        constants=f.constants, fixed=f.fixed, ties=f.ties, derived=f.derived)
     try:
         return Model(
             name=f.name if f is not None else (view.graph_name or "onnx"), vocab=vocab,
