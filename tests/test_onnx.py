@@ -83,9 +83,18 @@ def _factored_model():
                                  b_U={"b": Fraction(1, 3)}))
 
 
+def _after_model():
+    """A rich model whose two attentions are softmaxes normalised after the weighted sum."""
+    model = _rich_model(random.Random(2))
+    blocks = tuple(replace(b, attn=replace(b.attn, softmax="softmax", normalise="after"))
+                   for b in model.blocks)
+    return replace(model, name="after", blocks=blocks)
+
+
 FAMILY = {f"rich{seed}": (lambda seed=seed: _rich_model(random.Random(seed)))
           for seed in range(12)}
 FAMILY["factored"] = _factored_model
+FAMILY["after"] = _after_model
 
 
 # ---- round trips --------------------------------------------------------------------------
@@ -394,7 +403,7 @@ def ort():
 def test_the_checker_accepts_every_exported_file(onnx):
     models = [build(name) for name in SHIPPED] + [make() for make in FAMILY.values()]
     for model in models:
-        for dtype in ("float64", "float32") if model.name in ("factored", "rich") else \
+        for dtype in ("float64", "float32") if model.name in ("factored", "rich", "after") else \
                 ("float64",):
             data = serialize(export(model, length=None if model.prompt else 6, dtype=dtype))
             onnx.checker.check_model(onnx.load_from_string(data), full_check=True)

@@ -13,7 +13,8 @@ block's heads [heads, T, head_dim], its scores and pattern [heads, T, T]:
                 turned by Mul, Sub, Add, joined by Concat); grouped key/value heads by Gather;
                 scores = q @ k^T, * or / scale, + Slice(bias), - slopes * (i - j), + the causal
                 mask (0 on and below the diagonal, the model's mask value above);
-                Softmax, or softmax1 as Exp / (Add(1, ReduceSum(Exp))); z = pattern @ v
+                Softmax, or softmax1 as Exp / (Add(1, ReduceSum(Exp))); z = pattern @ v, or
+                normalised after the sum: (Exp(s - ReduceMax s) @ v) * (1 / ReduceSum Exp)
     FFN         act(x @ W_gate + b_gate) * (x @ W_in + b_in), or act(x @ W_in + b_in); relu
                 Relu, identity Identity, silu x / (1 + Exp(Neg x)), gelu
                 x (1 + Erf(x / sqrt 2)) / 2; a wider output stream by Concat with zeros
@@ -274,7 +275,9 @@ class _Graph:
         self.floats(f"{a}.mask", mask, (T, T), "causal: 0 where j <= i, the mask above")
         s = self.op("Add", [s, f"{a}.mask"], f"{a}.hook_attn_scores")
         pattern = f"{a}.hook_pattern"
-        if attn.softmax == "softmax":
+        if attn.normalise == "after":
+            z = self.normalised_after(s, v, a)
+        elif attn.softmax == "softmax":
             self.op("Softmax", [s], pattern, axis=-1)
         else:
             e = self.op("Exp", [s], f"{a}.exp")
@@ -282,11 +285,22 @@ class _Graph:
                             f"{a}.exp_sum", keepdims=1)
             sink = self.op("Add", [self.constant("one", 1), total], f"{a}.sink")
             self.op("Div", [e, sink], pattern)
-        z = self.op("MatMul", [pattern, v], f"{a}.z_heads")
+        if attn.normalise != "after":
+            z = self.op("MatMul", [pattern, v], f"{a}.z_heads")
         z = self.op("Transpose", [z], f"{a}.z_positions", perm=[1, 0, 2])
         z = self.op("Reshape", [z, self.ints(f"{a}.z_shape", [T, H * d])], f"{a}.hook_z")
         return self.affine(z, f"{a}.W_O", attn.W_O, attn.b_O, q_lanes, inp,
                            f"blocks.{i}.hook_attn_out")
+
+    def normalised_after(self, s, v, a):
+        """z = (e @ v) * (1 / sum e), e = Exp(s - ReduceMax(s)): a fused kernel's order."""
+        last = self.constant("axes.last", None)
+        top = self.op("ReduceMax", [s, last], f"{a}.max", keepdims=1)
+        e = self.op("Exp", [self.op("Sub", [s, top], f"{a}.shifted")], f"{a}.exp")
+        total = self.op("ReduceSum", [e, last], f"{a}.exp_sum", keepdims=1)
+        inverse = self.op("Div", [self.constant("one", 1), total], f"{a}.inv_sum")
+        weighted = self.op("MatMul", [e, v], f"{a}.weighted")
+        return self.op("Mul", [weighted, inverse], f"{a}.z_heads")
 
     def bias(self, attn, a):
         """The fixed attention bias [heads, P, P] (P covers T and every listed position),

@@ -32,13 +32,14 @@ from .wire import OnnxError
 
 OPSETS = range(13, 24)  # ReduceSum's axes as an input from 13; 23 is the newest read
 KNOWN = ("Add", "Concat", "Constant", "Cos", "Div", "Erf", "Exp", "Gather", "Gemm", "Identity",
-         "MatMul", "Mul", "Neg", "Pow", "ReduceMean", "ReduceSum", "Relu", "Reshape",
-         "Sigmoid", "Sin", "Slice", "Softmax", "Sqrt", "Sub", "Transpose")
+         "MatMul", "Mul", "Neg", "Pow", "ReduceMax", "ReduceMean", "ReduceSum", "Relu",
+         "Reshape", "Sigmoid", "Sin", "Slice", "Softmax", "Sqrt", "Sub", "Transpose")
 ACTIVATION_OPS = ("Relu", "Identity", "Div", "Mul")
 # (fewest, most) inputs of each operator as tinyadder reads it; every node has one output
 ARITY = {"Add": (2, 2), "Concat": (1, 4), "Constant": (0, 0), "Div": (2, 2), "Gather": (2, 2),
-         "Gemm": (2, 3), "MatMul": (2, 2), "Mul": (2, 2), "Pow": (2, 2), "ReduceMean": (1, 2),
-         "ReduceSum": (2, 2), "Reshape": (2, 2), "Slice": (3, 5), "Sub": (2, 2)}
+         "Gemm": (2, 3), "MatMul": (2, 2), "Mul": (2, 2), "Pow": (2, 2), "ReduceMax": (1, 2),
+         "ReduceMean": (1, 2), "ReduceSum": (2, 2), "Reshape": (2, 2), "Slice": (3, 5),
+         "Sub": (2, 2)}
 
 
 def load(path):
@@ -128,6 +129,7 @@ class AttnMatch:
     slopes: Optional[list]
     mask: object
     softmax: str
+    normalise: str = "before"
 
 
 @dataclass
@@ -632,9 +634,14 @@ class _View:
         self.attributes(reshape)
         zt = self.node(reshape.input[0], ("Transpose",), f"{what}'s z")
         self.attributes(zt, perm=((1, 0, 2),))
-        zh = self.node(zt.input[0], ("MatMul",), f"{what}'s pattern @ v")
-        pattern, vh = zh.input
-        softmax, scores = self.softmax(pattern)
+        if self.op(zt.input[0]) == "Mul":
+            (scores, vh), softmax, normalise = self.normalised_after(zt.input[0]), "softmax", \
+                "after"
+            zh = self.producer[zt.input[0]]
+        else:
+            zh = self.node(zt.input[0], ("MatMul",), f"{what}'s pattern @ v")
+            pattern, vh = zh.input
+            (softmax, scores), normalise = self.softmax(pattern), "before"
         scores, mask = self.mask(scores)
         scores, slopes = self.alibi(scores)
         scores, bias = self.fixed_bias(scores)
@@ -671,7 +678,31 @@ class _View:
             if table is not None and len(table) != rows:
                 raise OnnxError(f"value {value!r}: {len(table)} heads in a table of {rows}")
         return AttnMatch(q, k, v, o, H, G, d, _sized(q_norm, d), _sized(k_norm, d), freqs_q,
-                         scale, scale_op, bias, slopes, mask, softmax), x
+                         scale, scale_op, bias, slopes, mask, softmax, normalise), x
+
+    def normalised_after(self, value):
+        """(the scores, v) of z = (e @ v) * Div(1, ReduceSum(e)), e = Exp(Sub(s, ReduceMax(s))):
+        a softmax normalised after the weighted sum."""
+        what = "a softmax normalised after the sum"
+        node = self.node(value, ("Mul",), what)
+        weighted, inverse = node.input
+        if self.op(weighted) != "MatMul":
+            weighted, inverse = inverse, weighted
+        e, vh = self.node(weighted, ("MatMul",), what).input
+        reciprocal = self.node(inverse, ("Div",), what)
+        if not self.is_one(reciprocal.input[0], f"{what}'s 1 / sum"):
+            raise OnnxError(f"{_what(reciprocal)}: {what} divides 1 by the sum")
+        total = self.node(reciprocal.input[1], ("ReduceSum",), what)
+        self.axes_last(total, 3, what)
+        exp = self.node(e, ("Exp",), what)
+        shifted = self.node(exp.input[0], ("Sub",), what)
+        scores, top = shifted.input
+        largest = self.node(top, ("ReduceMax",), what)
+        self.axes_last(largest, 3, what)
+        if total.input[0] != e or largest.input[0] != scores:
+            raise OnnxError(f"{_what(node)}: {what} sums the Exp it weights, of the scores "
+                            f"less their largest")
+        return scores, vh
 
     def softmax(self, value):
         node = self.node(value, ("Softmax", "Div"), "the attention's pattern")
@@ -1100,7 +1131,7 @@ def _attention(match, inp, file_attn, where):
                      k_norm=_norm(match.k_norm, components, f and f.k_norm),
                      rope_freqs=match.freqs,
                      scale=match.scale, scale_op=scale_op, bias=bias, bias_default=default,
-                     softmax=match.softmax, mask=mask)
+                     softmax=match.softmax, mask=mask, normalise=match.normalise)
 
 
 def _mlp(match, inp, wide, file_mlp, where):
