@@ -18,7 +18,7 @@ import time
 import pytest
 
 from tinyadder import add, build, run_with_cache
-from tinyadder.addition import answer_length, encode
+from tinyadder.addition import answer, answer_length, encode
 from tinyadder.cases import COUNTEREXAMPLE, edge_cases, verify_cases
 from tinyadder.cli import main
 from tinyadder.cli.options import MESSAGE
@@ -41,6 +41,8 @@ from test_modelfile import _rich_model
 ROOT = Path(__file__).resolve().parent.parent
 ADDER1 = ROOT / "tests" / "models" / "adder1.json"
 SHIPPED = names() + [str(ADDER1)]
+TINYADDER = ("published", "repaired", "variant-28")  # TinyAdder-36's files
+OTHERS = [name for name in names() if name not in TINYADDER]  # the board's entries, if any
 # onnxruntime's float64 logits are within TOLERANCE times M of tinyadder's float64 replay and
 # of the certified enclosures, M the largest finite |value| at any trace point of the replay of
 # that sequence: the float error of a sum scales with its largest term, not with its result
@@ -105,12 +107,19 @@ def test_every_shipped_model_comes_back_the_same(name):
     for dtype in ("float64", "float32"):
         assert dump(round_trip(model, dtype=dtype)) == dump(model)
     back = round_trip(model)
+    nines = 10 ** model.prompt.digits - 1
+    expression = f"{nines}+1"
+    assert run_with_cache(back, expression, ns="float")[1].values == \
+        run_with_cache(model, expression, ns="float")[1].values
+
+
+@pytest.mark.parametrize("name", TINYADDER)
+def test_tinyadders_exact_answers_come_back(name):
+    model = build(name)
+    back = round_trip(model)
     pairs = edge_cases(model.prompt.digits)[2:4]
     assert [add(back, "fraction", a, b) for a, b in pairs] == \
         [add(model, "fraction", a, b) for a, b in pairs]
-    expression = "+".join(str(x) for x in pairs[-1])
-    assert run_with_cache(back, expression, ns="float")[1].values == \
-        run_with_cache(model, expression, ns="float")[1].values
 
 
 @pytest.mark.parametrize("name", sorted(FAMILY))
@@ -472,7 +481,7 @@ def _check_adderboard(model, pairs, ort):
     return decided, answer_length(model) * len(pairs)
 
 
-@pytest.mark.parametrize("name", names())
+@pytest.mark.parametrize("name", TINYADDER)
 def test_onnxruntime_gives_tinyadders_logits_on_a_sample(name, ort):
     # all nines twice, the rising and falling carry chain, and the published
     # readout's counterexample (every model's certified digits)
@@ -487,6 +496,29 @@ def test_onnxruntime_gives_tinyadders_logits_on_all_adderboard_cases(name, ort):
     pairs = verify_cases()
     decided, digits = _check_adderboard(build(name), pairs, ort)
     assert decided == digits, (decided, digits)
+
+
+def _greedy(run, model, a, b):
+    """The sum the graph (``run``: a feed's logits) writes for a + b, token by token (position
+    i reads tokens 0..i only, so the positions not yet written may hold anything)."""
+    import numpy as np
+    prompt = encode(model, a, b)
+    T = default_length(model)
+    tokens = list(prompt) + [0] * (T + 1 - len(prompt))
+    for i in range(len(prompt) - 1, T):
+        tokens[i + 1] = int(np.argmax(run({"tokens": np.array(tokens[:T])})[i]))
+    return answer(model, tokens)
+
+
+@pytest.mark.parametrize("name", OTHERS)
+def test_onnxruntime_writes_every_other_models_answers(name, onnx, ort):
+    """The board's models, run by onnxruntime alone, write the sums tinyadder's float64 replay
+    writes on all nines plus 1 (their logits are compared in docs/onnx.md's figures, not
+    here: a model whose FFN cancels terms of 10^46 differs there by the sums' order)."""
+    model = build(name)
+    run = _runner(onnx, ort, serialize(export(model)), model, "float64")
+    nines = 10 ** model.prompt.digits - 1
+    assert _greedy(run, model, nines, 1) == add(model, "float", nines, 1)
 
 
 def _runner(onnx, ort, data, model, dtype):
