@@ -677,3 +677,20 @@ def test_the_five_lines_of_docs_run(ort, tmp_path, monkeypatch):
     monkeypatch.setattr("sys.stdout", printed)
     exec(block, {})
     assert printed.getvalue() == "[0, 7, 8, 0, 0, 1, 3, 7, 1, 0, 2]\n"
+
+
+def test_a_verifier_cut_at_the_embedding_gives_the_same_logits(onnx, ort, tmp_path):
+    """docs/onnx.md's cut for a verifier: the graph from hook_embed (a float input, the rows
+    of W_E for the prompt's tokens) to the logits computes the same logits."""
+    import numpy as np
+    from onnx import numpy_helper, utils
+    whole, cut = tmp_path / "published.onnx", tmp_path / "stream.onnx"
+    whole.write_bytes(serialize(export(build("published"))))
+    utils.extract_model(str(whole), str(cut), ["hook_embed"], ["logits"])
+    W_E = next(numpy_helper.to_array(t) for t in onnx.load(str(whole)).graph.initializer
+               if t.name == "W_E")
+    tokens = encode(build("published"), 7650676663, 149460439) + [0, 7, 8, 0, 0, 1, 3, 7, 1, 0]
+    stream = ort.InferenceSession(str(cut)).run(None, {"hook_embed": W_E[tokens]})[0]
+    logits = ort.InferenceSession(str(whole)).run(None, {"tokens": np.array(tokens)})[0]
+    assert np.array_equal(stream, logits)
+    assert logits[22:].argmax(axis=1).tolist() == [0, 7, 8, 0, 0, 1, 3, 7, 1, 0, 2]
