@@ -43,6 +43,17 @@ ADDER1 = ROOT / "tests" / "models" / "adder1.json"
 SHIPPED = names() + [str(ADDER1)]
 TINYADDER = ("published", "repaired", "variant-28")  # TinyAdder-36's files
 OTHERS = [name for name in names() if name not in TINYADDER]  # the board's entries, if any
+
+
+def _one_per_family(models):
+    """The first model of each family (``about.family``; a model without one is its own)."""
+    first = {}
+    for name in models:
+        first.setdefault(build(name).about.get("family", name), name)
+    return list(first.values())
+
+
+FAMILIES = _one_per_family(OTHERS)
 # onnxruntime's float64 logits are within TOLERANCE times M of tinyadder's float64 replay and
 # of the certified enclosures, M the largest finite |value| at any trace point of the replay of
 # that sequence: the float error of a sum scales with its largest term, not with its result
@@ -511,15 +522,25 @@ def _greedy(run, model, a, b):
     return answer(model, tokens)
 
 
-@pytest.mark.parametrize("name", OTHERS)
-def test_onnxruntime_writes_every_other_models_answers(name, onnx, ort):
-    """The board's models, run by onnxruntime alone, write the sums tinyadder's float64 replay
-    writes on all nines plus 1 (their logits are compared in docs/onnx.md's figures, not
-    here: a model whose FFN cancels terms of 10^46 differs there by the sums' order)."""
+def _writes_tinyadders_sums(name, onnx, ort):
+    """The model, run by onnxruntime alone, writes the sum tinyadder's float64 replay writes
+    for all nines plus 1 (logits are not compared here: a model whose FFN cancels terms of
+    10^46 differs from the replay there by the sums' order, docs/onnx.md)."""
     model = build(name)
     run = _runner(onnx, ort, serialize(export(model)), model, "float64")
     nines = 10 ** model.prompt.digits - 1
     assert _greedy(run, model, nines, 1) == add(model, "float", nines, 1)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_onnxruntime_writes_the_sums_of_a_model_of_each_family(name, onnx, ort):
+    _writes_tinyadders_sums(name, onnx, ort)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", OTHERS)
+def test_onnxruntime_writes_the_sums_of_every_other_model(name, onnx, ort):
+    _writes_tinyadders_sums(name, onnx, ort)
 
 
 def _runner(onnx, ort, data, model, dtype):
