@@ -299,6 +299,20 @@ def test_a_graph_that_breaks_the_pattern_is_refused_in_one_line(case, tmp_path):
     assert err == f"tinyadder params: error: {line}\n"
 
 
+@pytest.mark.parametrize("name, value, message", [
+    ("blocks.0.ln1.n", float("inf"), "divides by a count, not inf"),
+    ("blocks.0.ln1.n", 2.5, "divides by a count, not 2.5"),
+    ("blocks.0.attn.k_norm.inv_n", 5e-324, "multiplies by 1/n, not 5e-324"),
+    ("blocks.0.attn.k_norm.inv_n", float("nan"), "multiplies by 1/n, not nan")])
+def test_an_rmsnorm_by_another_count_is_refused(name, value, message):
+    onnx_model = export(FAMILY["rich0"](), length=4)
+    inits = tuple(replace(t, values=(value,)) if t.name == name else t
+                  for t in onnx_model.graph.initializer)
+    assert any(t.name == name for t in inits)
+    with pytest.raises(OnnxError, match=re.escape(message)):
+        loads(serialize(replace(onnx_model, graph=replace(onnx_model.graph, initializer=inits))))
+
+
 def test_subgraphs_and_external_data_are_refused_by_the_reader():
     model = _published_onnx()
     sub = Attribute("then_branch", AttributeType.TENSOR, model.graph.initializer[0])

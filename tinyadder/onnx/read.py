@@ -457,10 +457,10 @@ class _View:
         self.axes_last(total_node, rank, what)
         x = self.stored_scalar(by, f"{what}'s mean")
         if node.op_type == "Div":
-            if not (x >= 1 and x == int(x)):
+            if not (math.isfinite(x) and x >= 1 and x == int(x)):
                 raise OnnxError(f"{_what(node)}: {what} divides by a count, not {x!r}")
             return int(x), "divide", total_node.input[0]
-        n = round(1 / x) if 0 < x <= 1 else 0
+        n = round(1 / x) if 0 < x <= 1 and math.isfinite(1 / x) else 0
         if n < 1 or stored(Fraction(1, n), self.dtype) != x:
             raise OnnxError(f"{_what(node)}: {what} multiplies by 1/n, not {x!r}")
         return n, "multiply", total_node.input[0]
