@@ -577,8 +577,9 @@ def _runner(onnx, ort, data, model, dtype):
 
 
 def _scaled_everywhere(model):
-    """The model, its tied readout (if any) scaling every embedded slot: forward's tied
-    readout reads only the slots up to the last scaled one."""
+    """The model, its tied readout (if any) scaling every embedded slot: forward._scaled
+    builds the scaled row only up to the last scaled slot, so a W_E entry past it raises
+    IndexError in tinyadder's own replay."""
     u = model.unembed
     if u.kind != "tied":
         return model
