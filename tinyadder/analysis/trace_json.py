@@ -3,9 +3,12 @@
 Every number is a string holding its exact text, so nothing is lost to JSON's doubles:
 rationals ``"n/d"`` (``"n"`` when whole), decimals as ``str(Decimal)``, floats as ``repr``
 (which reads back to the same double), fraction-mode attention scores ``"r - c*ln b"``
-(``numbers.LogScore``); masked attention entries are ``null``. The document also names the
-model and its operand length N (``digits``), the number system and its precision, the
-vocabulary, tokens, slots, each trace point's labels, and every value the number system
+(``numbers.LogScore``); masked attention entries are ``null``, and so is an entry of
+``hook_pos_embed`` that the model's positional table does not have (no term). The document
+also names the model and its operand length N (``digits``), the number system and its
+precision, the vocabulary, the tokens, the addition they read as in the model's layout
+(``addition``: operands and sum, whatever order the tokens hold their digits in; null for
+part of a sequence), the slots, each trace point's labels, and every value the number system
 rounded. In the float systems a value may be ``"nan"`` or ``"inf"`` (the model overflows at
 large N), as computed; in fraction and decimal it never is. The points that
 ``forward.derive`` recomputes exactly from the others (resid, FFN and logit points) are listed
@@ -46,7 +49,7 @@ from ..generate import argmax
 from ..numbers import (MAX_DECIMAL_DIGITS, DecimalSystem, Float32, FractionSystem, LogScore,
                        Rounding, number_system, to_float32)
 from ..plan import compile_model
-from .show import rational_text
+from .show import addition_line, rational_text
 
 FORMAT = "tinyadder-trace/1"
 _RATIONAL = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
@@ -116,6 +119,7 @@ def to_json(cache):
         "vocab": list(cache.model.vocab),
         "tokens": cache.tokens,
         "text": cache.text,
+        "addition": addition_line(cache),
         "prompt_len": cache.prompt_len,
         "slots": list(cache.model.slots),
         "roundings": [{"what": r.what, "digits": r.digits, "value": rational_text(r.value)}
@@ -188,15 +192,16 @@ def _decoder(system):
             "float32": float32}[system]
 
 
-def _decode_row(row, decode, where, width, hidden=()):
+def _decode_row(row, decode, where, width, hidden=(), absent=False):
     """One row of a trace point: ``width`` strings, null at the indices ``hidden`` (keys the
-    causal mask or a fixed attention bias hides) and only there."""
+    causal mask or a fixed attention bias hides) and only there, or (``absent``) null
+    anywhere: a positional embedding's entry that the model does not have (no term, not 0)."""
     if not isinstance(row, list) or len(row) != width:
         raise _bad(f"{where} should be a list of {width} values")
     out = []
     for i, value in enumerate(row):
         masked = i in hidden
-        if value is None and masked:
+        if value is None and (masked or absent):
             out.append(None)
             continue
         if masked or not isinstance(value, str):
@@ -238,8 +243,8 @@ def _decode_point(name, entry, decode, cache):
                  for i, row in enumerate(rows)] for h, rows in enumerate(value)]
     if len(value) != n:
         raise _bad(f"{where} should have a row for each of the {n} positions")
-    return [_decode_row(row, decode, f"{where}[{i}]", len(labels))
-            for i, row in enumerate(value)]
+    return [_decode_row(row, decode, f"{where}[{i}]", len(labels),
+                        absent=name == "hook_pos_embed") for i, row in enumerate(value)]
 
 
 def _field(doc, key, kind, lo=None, hi=None):
@@ -331,6 +336,8 @@ def _check_generated(cache, doc):
     equal logits, as ``generate.argmax``), and the text, if given, the tokens' text."""
     if doc.get("text", cache.text) != cache.text:
         raise _bad("'text' is not the text of 'tokens'")
+    if doc.get("addition", addition_line(cache)) != addition_line(cache):
+        raise _bad("'addition' is not what 'tokens' read as in the model's layout")
     logits = cache.values.get("unembed.hook_out")
     if logits is None:
         return  # a trace that keeps only some points: no logits to check the tokens with
