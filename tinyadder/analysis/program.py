@@ -168,7 +168,7 @@ def _over(slots):
 
 
 def _embedding(model):
-    where = ("a row per position added (W_pos)" if model.W_pos else "no positional embedding")
+    where = "plus W_pos's row per position" if model.W_pos else "no positional embedding"
     lines = [f"embed  (one row per token; {where})"]
     for slot in model.slots[:model.width_embed]:
         on = [(t, row[slot]) for t, row in model.W_E.items() if not is_zero(row.get(slot, 0))]
