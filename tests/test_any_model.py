@@ -196,3 +196,23 @@ def test_the_pictures_refuse_a_run_that_overflowed(command, overflowed, tmp_path
     assert err == (f"tinyadder {command[0]}: error: the run in float32 overflows "
                    f"(blocks.0.attn.hook_v h3 is nan at position 0): the figures are read "
                    f"from finite values; use --number decimal or fraction\n")
+
+
+def test_precision_finds_where_a_linear_readout_model_first_rounds_wrong(tmp_path):
+    """rope1 with its T lifted by 1/2 + 10^-7: exactly it writes 18 for 7 + 0 (T = 7.5 +
+    ~10^-7), float32 rounds T to 7.5, a tie between 7 and 8 that the first maximum breaks.
+    The first answer token is the units digit (least significant first)."""
+    text = open(ROPE1).read().replace('"W_out": {"lo4"',
+                                      '"b_out": {"T": "1/2 + 1e-7"}, "W_out": {"lo4"')
+    path = tmp_path / "lifted.json"
+    path.write_text(text)
+    status, out, err = cli("precision", "--model", str(path), "--number", "float32", "7+0")
+    assert status == 1 and out.splitlines()[:2] == ["exact (fraction): 7+0=18",
+                                                    "float32: 7+0=17"]
+    assert " ".join(out.split()).startswith(
+        "exact (fraction): 7+0=18 float32: 7+0=17 first wrong digit: sum digit 1 of 2 "
+        "(place 10^0), decided at position 4: float32 7, exact 8; exact margin there: the "
+        "runner-up's logit is below the winner's by 1.711e-07 in float32 the logit of 7 is "
+        "above that of 8 there by 0.000e+00")
+    assert out.splitlines()[-1] == ("first half-layer whose rounding error exceeds the "
+                                    "margin: layer 0 FFN; slot: T")
