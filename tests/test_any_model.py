@@ -151,6 +151,10 @@ def test_a_json_trace_with_positions_loads_back(rope1):
     doc["addition"] = "7+8=51"
     with pytest.raises(trace_json.TraceFormatError, match="'addition' is not what 'tokens'"):
         trace_json.from_json(doc, rope1)
+    doc["tokens"][5] = rope1.vocab.index("+")
+    with pytest.raises(trace_json.TraceFormatError,
+                       match="'tokens': '[+]' after the prompt, which the readout cannot write"):
+        trace_json.from_json(doc, rope1)
 
 
 def test_the_first_state_of_a_model_with_positions_includes_them(rope1):
@@ -216,3 +220,38 @@ def test_precision_finds_where_a_linear_readout_model_first_rounds_wrong(tmp_pat
         "above that of 8 there by 0.000e+00")
     assert out.splitlines()[-1] == ("first half-layer whose rounding error exceeds the "
                                     "margin: layer 0 FFN; slot: T")
+
+
+@pytest.mark.parametrize("seed", [0, 2, 3, 5])
+def test_every_view_of_a_model_with_every_part_of_the_format(seed):
+    """test_modelfile's rich random model (norms, head dimension 2 with a shared key/value
+    head, RoPE, a scale, a fixed bias with -inf, positions, plain or gated FFNs of every
+    activation, the answer reversed with a stop token; the seeds with a linear readout): the
+    listing, the text trace with heat, the step-through, a JSON round trip of a trace whose
+    answer is not a sum, and one answer."""
+    import random
+    from test_modelfile import _rich_model
+    model = _rich_model(random.Random(seed))
+    text = program.listing(model)
+    lines = text.splitlines()
+    assert {"    bias[h0] = 0", "    bias[h1] = 0 except 3->0: -inf, 3->2: 80",
+            "    x2, x3 += W_pos[p] at position p (a table, positions 0..3)",
+            "    ln1: x/sqrt(mean(x^2) + 1/1000000) over x0..x3 (RMSNorm)",
+            "    no effect (no output map)"} <= set(lines)
+    assert "    x1 = 1 on '2'" in lines  # one digit's entry: not k*d on every digit
+    assert f"  L0.attn  ({model.blocks[0].attn.softmax} over j <= i of q_i.k_j/(1/sqrt(2)) " \
+        f"+ bias[i][j]; x += W_O z)" in lines
+    assert "    h0 = attend(q = (" in text and "    h1 = attend(q = (" in text
+    _, cache = run_with_cache(model, "12+34", ns="float")
+    line = run(model, "float", 12, 34)
+    assert show.addition_line(cache) == line
+    rendered = show.render(cache, heat=True)
+    assert rendered.splitlines()[1] == f"as an addition: {line}"
+    assert ("sink" in rendered) == (model.blocks[0].attn.softmax == "softmax1")
+    out = io.StringIO()
+    from tinyadder.analysis import step
+    step.session(cache, io.StringIO("a h0\na 1.h\nc\n"), out)
+    assert out.getvalue().endswith("end of trace\n")
+    dumped = io.StringIO()
+    trace_json.dump(cache, dumped)
+    assert trace_json.load(io.StringIO(dumped.getvalue()), model).values == cache.values

@@ -49,6 +49,18 @@ def _is_sum(text):
     return False
 
 
+def _operand_text(w):
+    """A value's text as the operand of * or /: in parentheses unless it is one number, name
+    or call ('sqrt(2)', but '(1/sqrt(2))')."""
+    text = value_text(w)
+    depth = 0
+    for ch in text.lstrip("-"):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and ch in "*/+- ^":
+            return f"({text})"
+    return text
+
+
 def value_text(w):
     """A weight's text, its sign included: '-1000', 'e^40', '2*pi/19'."""
     negative, text = _sign_and_text(w)
@@ -157,8 +169,8 @@ def _norm_lines(name, norm, over):
     """A norm as one instruction: 'ln1: x = x/sqrt(mean(x^2) + eps) over ...'."""
     if norm is None:
         return []
-    weight = (", then times w: " + ", ".join(f"{s} {value_text(w)}" for s, w in norm.w.items())
-              if norm.w else "")
+    weight = (", then times " + ", ".join(f"w[{s}] = {value_text(w)}"
+                                           for s, w in norm.w.items()) if norm.w else "")
     return [f"  {name}: x/sqrt(mean(x^2) + {value_text(norm.eps)}) over {over}{weight} "
             f"(RMSNorm)"]
 
@@ -177,8 +189,8 @@ def _embedding(model):
         digits = [(t, w) for t, w in on if t.isdigit()]
         rational = all(isinstance(w, (int, Fraction)) for _, w in digits)
         scale = {Fraction(w) / int(t) for t, w in digits if int(t)} if rational else set()
-        linear = digits and len(digits) == len(on) and all(int(t) for t, _ in digits)
-        if linear and len(scale) == 1:  # '0' has no entry: its value 0 fits k*d too
+        linear = len(digits) == len(on) == 9 and all(int(t) for t, _ in digits)
+        if linear and len(scale) == 1:  # '1'..'9' only: '0' has no entry, and 0 fits k*d
             (k,) = scale
             factor = {1: "", -1: "-"}.get(k, f"{rational_text(k)}*")
             lines.append(f"  {slot} = {factor}d on digit d")
@@ -202,8 +214,7 @@ def _score_text(model, a):
     in every block of a model that has ALiBi slopes: 0 where a head has none)."""
     score = "q_i*k_j" if a.head_dim == 1 else "q_i.k_j"
     if a.scale != 1:
-        score = (f"{score}/{value_text(a.scale)}" if a.scale_op == "divide" else
-                 f"{score}*{value_text(a.scale)}")
+        score += ("/" if a.scale_op == "divide" else "*") + _operand_text(a.scale)
     if a.bias:
         score += " + bias[i][j]"
     if any(not is_zero(s) for b in model.blocks for s in b.attn.slopes.values()):
@@ -290,13 +301,15 @@ def _unit_text(m, u):
     """What unit u computes: 'relu(gate)*(up)' or 'act(in)'."""
     inner = linear_text(m.W_in, m.b_in, u)
     if m.gated:
-        return f"{m.act}({linear_text(m.W_gate, m.b_gate, u)})*({inner})"
+        act = "" if m.act == "identity" else m.act
+        return f"{act}({linear_text(m.W_gate, m.b_gate, u)})*({inner})"
     return f"({inner})" if m.act == "identity" else f"{m.act}({inner})"
 
 
 def _mlp(model, i, block):
     m = block.mlp
-    what = (f"{GLU[m.act]}: unit = {m.act}(gate)*(up)" if m.gated else
+    act = "" if m.act == "identity" else m.act
+    what = (f"{GLU[m.act]}: unit = {act}(gate)*(up)" if m.gated else
             f"unit = {m.act}(in)" if m.act != "identity" else "unit = in")
     lines = [f"L{i}.mlp  ({what})"]
     if block.width_out > block.width_in:
@@ -325,6 +338,8 @@ def _mlp(model, i, block):
             body = " ".join(terms)
             body = body[2:] if body.startswith("+ ") else "-" + body[2:]
             lines.append(f"  {slot} += {body}")
+    if not any(line.startswith("  ") and "+=" in line for line in lines):
+        lines.append("  no effect (no output map)")
     return lines
 
 
@@ -345,8 +360,7 @@ def _readout(model):
         scale = {s: u.scale.get(s, 0) if u.scale else 1 for s in embedded}
         W = {s: {t: scale[s] * model.W_E.get(t, {}).get(s, 0) for t in u.tokens}
              for s in embedded if not is_zero(scale[s])}
-        head = ("readout  (tied: logit_t = sum_s scale_s*x_s*W_E[t][s] + b_U[t]; the first "
-                "largest logit wins)")
+        head = "readout  (tied: logit_t = sum_s scale_s*x_s*W_E[t][s] + b_U[t]; first largest wins)"
         cells = [f"{t!r} = {linear_text(W, u.b_U, t)}" for t in u.tokens]
     lines = [head] + lines
     if max(len(c) for c in cells) <= 36:

@@ -18,7 +18,9 @@ under "derived" instead of written, and recomputed on loading.
 the one given, and raises TraceFormatError, with what is wrong and where, on anything else:
 text that is not UTF-8 JSON, nesting, a missing or mistyped field, a trace point that model
 does not have, a point of the wrong shape, a value that is not a number of the trace's system,
-tokens the model's layout cannot produce or that its recorded logits do not pick.
+a prompt the model's layout cannot produce, generated tokens its readout cannot write or its
+recorded logits do not pick (a wrong token where the layout has a digit or the stop token is
+the model's answer, as recorded).
 
 >>> import io
 >>> from tinyadder import build
@@ -40,7 +42,7 @@ import json
 import math
 import re
 
-from ..addition import check_tokens, digits_of, excerpt, to_generate
+from ..addition import check_tokens, digits_of, excerpt, sequence_length, to_generate
 from ..cache import ActivationCache, trace_points
 from ..constants import MinusInfinity
 from ..construction import DIGITS, MAX_DIGITS, VARIANTS, build
@@ -295,15 +297,20 @@ def from_json(doc, model=None):
     if not all(isinstance(t, int) and not isinstance(t, bool) and 0 <= t < len(model.vocab)
                for t in tokens):
         raise _bad(f"'tokens' must be token ids, 0 to {len(model.vocab) - 1}")
-    try:
-        check_tokens(model, tokens)
+    prompt_len = _field(doc, "prompt_len", int, 1, len(tokens))
+    try:  # the prompt as the layout has it; what follows is whatever the model wrote
+        check_tokens(model, tokens if len(tokens) > sequence_length(model) else
+                     tokens[:prompt_len])
     except ValueError as err:
         raise _bad(f"'tokens': {err}") from None
-    prompt_len = _field(doc, "prompt_len", int, 1, len(tokens))
     wanted = to_generate(model, tokens[:prompt_len])
     if len(tokens) - prompt_len != wanted:
         raise _bad(f"{len(tokens) - prompt_len} generated tokens after a prompt of "
                    f"{prompt_len}; a model for N = {digits} generates {wanted} there")
+    readable = set(model.unembed.tokens)  # what the model may write, right or wrong
+    wrote = [model.vocab[t] for t in tokens[prompt_len:] if model.vocab[t] not in readable]
+    if wrote:
+        raise _bad(f"'tokens': {wrote[0]!r} after the prompt, which the readout cannot write")
     roundings = []
     for i, r in enumerate(_field(doc, "roundings", list)):
         value = _decode_row([_field(r, "value", str)], _decoder("fraction"),
@@ -333,20 +340,19 @@ def from_json(doc, model=None):
 
 def _check_generated(cache, doc):
     """The generated tokens must be the ones the recorded logits pick (greedy, the first of
-    equal logits, as ``generate.argmax``), and the text, if given, the tokens' text."""
+    equal logits, as ``generate.argmax``), and the text and the addition, if given, what the
+    tokens read as."""
     if doc.get("text", cache.text) != cache.text:
         raise _bad("'text' is not the text of 'tokens'")
-    if doc.get("addition", addition_line(cache)) != addition_line(cache):
-        raise _bad("'addition' is not what 'tokens' read as in the model's layout")
-    logits = cache.values.get("unembed.hook_out")
-    if logits is None:
-        return  # a trace that keeps only some points: no logits to check the tokens with
+    logits = cache.values.get("unembed.hook_out")  # None: a trace that keeps some points only
     labels, vocab = cache.labels("unembed.hook_out"), cache.model.vocab
-    for pos in cache.predicting:
+    for pos in cache.predicting if logits is not None else ():
         picked = labels[argmax(logits[pos])]
         if vocab[cache.tokens[pos + 1]] != picked:
             raise _bad(f"token {pos + 1} is {vocab[cache.tokens[pos + 1]]!r}, but the "
                        f"recorded logits at position {pos} pick {picked!r}")
+    if doc.get("addition", addition_line(cache)) != addition_line(cache):
+        raise _bad("'addition' is not what 'tokens' read as in the model's layout")
 
 
 def _no_constant(name):
