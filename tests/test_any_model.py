@@ -255,3 +255,11 @@ def test_every_view_of_a_model_with_every_part_of_the_format(seed):
     dumped = io.StringIO()
     trace_json.dump(cache, dumped)
     assert trace_json.load(io.StringIO(dumped.getvalue()), model).values == cache.values
+
+
+@pytest.mark.parametrize("command", ["prove", "census"])
+def test_the_proof_says_in_one_line_that_it_does_not_reach_an_irrational_constant(command):
+    status, out, err = cli(command, "--model", ROPE1)
+    assert (status, out) == (1, "")
+    assert err == (f"tinyadder: {command}: the method does not reach this model: a constant "
+                   f"that is neither rational nor e^x: sqrt(2)\n")
