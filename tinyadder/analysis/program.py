@@ -358,7 +358,8 @@ def _readout(model):
     else:
         embedded = model.slots[:model.width_embed]
         scale = {s: u.scale.get(s, 0) if u.scale else 1 for s in embedded}
-        W = {s: {t: scale[s] * model.W_E.get(t, {}).get(s, 0) for t in u.tokens}
+        W = {s: {t: model.W_E.get(t, {}).get(s, 0) * scale[s] if scale[s] != 1 else
+                 model.W_E.get(t, {}).get(s, 0) for t in u.tokens}
              for s in embedded if not is_zero(scale[s])}
         head = "readout  (tied: logit_t = sum_s scale_s*x_s*W_E[t][s] + b_U[t]; first largest wins)"
         cells = [f"{t!r} = {linear_text(W, u.b_U, t)}" for t in u.tokens]
