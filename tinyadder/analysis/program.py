@@ -1,8 +1,10 @@
 """``python -m tinyadder program``: the model as the register machine it is (seed article 003).
 
 Everything printed is derived from the weight tables: which half-layer writes and reads each
-slot, and each half-layer as instructions over named slots. Change a weight and the listing
-changes. A head counts as live when it has a value map and an output map.
+slot, and each half-layer as instructions over named slots, for any model the format states
+(norms, rotary positions, fixed attention biases, heads of any dimension, factored weights,
+plain or gated FFNs, every readout). Change a weight and the listing changes. A head counts
+as live when it has a value map and an output map.
 
 >>> from tinyadder import build
 >>> for line in instructions(build("published")):
@@ -39,26 +41,26 @@ def _sign_and_text(w):
     return negative, f"({body})" if _is_sum(body) else body
 
 
-def _is_sum(text):
-    """Whether an expression's text is a sum or difference outside every parenthesis."""
+def _depths(text):
+    """(index, parenthesis depth after that character) for each character of ``text``."""
     depth = 0
     for k, ch in enumerate(text):
         depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth == 0 and text[k:k + 3] in (" + ", " - "):
-            return True
-    return False
+        yield k, depth
+
+
+def _is_sum(text):
+    """Whether an expression's text is a sum or difference outside every parenthesis."""
+    return any(d == 0 and text[k:k + 3] in (" + ", " - ") for k, d in _depths(text))
 
 
 def _operand_text(w):
     """A value's text as the operand of * or /: in parentheses unless it is one number, name
     or call ('sqrt(2)', but '(1/sqrt(2))')."""
     text = value_text(w)
-    depth = 0
-    for ch in text.lstrip("-"):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth == 0 and ch in "*/+- ^":
-            return f"({text})"
-    return text
+    body = text.lstrip("-")
+    return f"({text})" if any(d == 0 and body[k] in "*/+- ^" for k, d in _depths(body)) \
+        else text
 
 
 def value_text(w):
@@ -380,10 +382,9 @@ def instructions(model):
 def _break_points(line):
     """Where a long line may break: after a comma within two parentheses, before a + or -
     outside every parenthesis."""
-    depth, points = 0, []
-    for k, ch in enumerate(line):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if ch == "," and depth <= 2 and line[k + 1:k + 2] == " ":
+    points = []
+    for k, depth in _depths(line):
+        if line[k] == "," and depth <= 2 and line[k + 1:k + 2] == " ":
             points.append((k + 1, k + 2))
         elif depth == 0 and line[k:k + 3] in (" + ", " - "):
             points.append((k, k + 1))
