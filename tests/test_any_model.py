@@ -263,3 +263,14 @@ def test_the_proof_says_in_one_line_that_it_does_not_reach_an_irrational_constan
     assert (status, out) == (1, "")
     assert err == (f"tinyadder: {command}: the method does not reach this model: a constant "
                    f"that is neither rational nor e^x: sqrt(2)\n")
+
+
+def test_a_json_trace_of_a_board_model_loads_by_its_name():
+    """The trace names its model; a shipped AdderBoard model is found by that name."""
+    model = build("zcbtrak-6")
+    _, cache = run_with_cache(model, "1234567891+9876543219", ns="float")
+    text = io.StringIO()
+    trace_json.dump(cache, text)
+    again = trace_json.load(io.StringIO(text.getvalue()))
+    assert again.model is model and again.values == cache.values
+    assert json.loads(text.getvalue())["addition"] == "1234567891+9876543219=11111111110"

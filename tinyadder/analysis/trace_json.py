@@ -45,6 +45,7 @@ import re
 from ..addition import check_tokens, digits_of, excerpt, sequence_length, to_generate
 from ..cache import ActivationCache, trace_points
 from ..constants import MinusInfinity
+from .. import models
 from ..construction import DIGITS, MAX_DIGITS, VARIANTS, build
 from ..forward import DERIVED, derive
 from ..generate import argmax
@@ -275,12 +276,14 @@ def _number_system(spec):
 
 def from_json(doc, model=None):
     """An ActivationCache from a dict written by ``to_json``; ``model`` defaults to the
-    published or repaired model named in it, built for its N (``digits``; 10 in traces
-    written before N was recorded)."""
+    shipped AdderBoard model named in it, or the published or repaired model, built for its N
+    (``digits``; 10 in traces written before N was recorded)."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise _bad(f"expected a JSON object with \"format\": \"{FORMAT}\"")
     name = _field(doc, "model", str)
     digits = _field(doc, "digits", int, 1, MAX_DIGITS) if "digits" in doc else DIGITS
+    if model is None and name in models.board_names():
+        model = models.build(name)
     if model is None:
         variant = name.rpartition("-")[2]
         if variant not in VARIANTS or name != build(variant, 1).name:
