@@ -274,3 +274,12 @@ def test_a_json_trace_of_a_board_model_loads_by_its_name():
     again = trace_json.load(io.StringIO(text.getvalue()))
     assert again.model is model and again.values == cache.values
     assert json.loads(text.getvalue())["addition"] == "1234567891+9876543219=11111111110"
+
+
+@pytest.mark.parametrize("argv, what", [(["precision"], "the table"),
+                                        (["bench", "--long", "20"], "--long")])
+def test_views_that_build_each_n_refuse_a_board_model_in_one_line(argv, what):
+    status, out, err = cli(*argv, "--model", "zcbtrak-6")
+    assert (status, out) == (2, "")
+    assert err == (f"tinyadder {argv[0]}: error: {what} builds the model for each N; "
+                   f"zcbtrak-6 is written for one N: use published, repaired, variant-28\n")
