@@ -1,0 +1,55 @@
+"""The RoPE theta = 10000 family (jacobli99-28 and -93, nino-116, wonderfall-121/130/139,
+arch222-31): the plan of heads wider than one lane that share a key/value head, and what is
+specific to the family."""
+
+from fractions import Fraction
+
+from tinyadder.forward import forward
+from tinyadder.numbers import number_system
+from tinyadder.plan import compile_model
+from tinyadder.weights import MLP, Attention, Block, Model, Prompt, Unembed
+
+DIGITS = tuple(str(d) for d in range(10))
+
+
+def _two_blocks(attn):
+    """Block 0 writes y (a head of dimension 2, its lane a1.0) and z (FFN unit u, from x);
+    block 1's ``attn`` reads them. Slots x, y, z."""
+    first = Attention(heads=("a0", "a1"), head_dim=2, W_V={"x": {"a1.0": 1}},
+                      W_O={"a1.0": {"y": 1}})
+    ffn = MLP(units=("u",), act="identity", gated=False, W_in={"x": {"u": 1}},
+              W_out={"u": {"z": 1}})
+    return Model(name="plan", vocab=DIGITS, slots=("x", "y", "z"),
+                 W_E={d: {"x": Fraction(int(d), 7)} for d in DIGITS}, width_embed=3,
+                 blocks=(Block(first, ffn, 3, 3), Block(attn, MLP(units=()), 3, 3)),
+                 unembed=Unembed("tied", DIGITS), prompt=Prompt(1, ("a", "b")))
+
+
+def _plan(model):
+    b = compile_model(model, number_system("float")).blocks[0]
+    return b.prefix_heads, b.prefix_mid, b.prefix_units, b.prefix_post
+
+
+def test_plan_reads_a_wide_heads_lanes():
+    """Block 1's head h1 (lanes 2, 3) keys on y and values z: earlier positions need block 0
+    to write both, so block 0's head a1 (lanes 2, 3) and unit u are in its prefix plan."""
+    second = Attention(heads=("h0", "h1"), head_dim=2, W_K={"y": {"h1.1": 1}},
+                       W_V={"z": {"h1.0": 1}}, W_O={"h1.0": {"x": 1}})
+    assert _plan(_two_blocks(second)) == ((1,), (1,), (0,), (2,))
+
+
+def test_plan_of_shared_key_value_heads():
+    """Two query heads on one key/value head: the same plan as with the key/value head copied
+    for each, and the same logits."""
+    shared = Attention(heads=("h0", "h1"), head_dim=2, kv_heads=("kv",),
+                       W_Q={"x": {"h0.0": 3, "h1.1": -2}}, W_K={"y": {"kv.1": 1}},
+                       W_V={"z": {"kv.0": 1}}, W_O={"h0.0": {"x": 1}, "h1.0": {"x": -1}},
+                       rope_freqs=(1,))
+    copied = Attention(heads=shared.heads, head_dim=2, W_Q=shared.W_Q,
+                       W_K={"y": {"h0.1": 1, "h1.1": 1}}, W_V={"z": {"h0.0": 1, "h1.0": 1}},
+                       W_O=shared.W_O, rope_freqs=(1,))
+    models = _two_blocks(shared), _two_blocks(copied)
+    assert _plan(models[0]) == _plan(models[1]) == ((1,), (1,), (0,), (2,))
+    ns = number_system("fraction")
+    logits = [forward(compile_model(m, ns), [3, 1, 4, 1, 5])[0] for m in models]
+    assert logits[0] == logits[1]
