@@ -3,7 +3,11 @@ arch222-31): the plan of heads wider than one lane that share a key/value head, 
 specific to the family."""
 
 from fractions import Fraction
+import math
 
+import pytest
+
+from tinyadder import models, run_with_cache
 from tinyadder.forward import forward
 from tinyadder.numbers import number_system
 from tinyadder.plan import compile_model
@@ -53,3 +57,31 @@ def test_plan_of_shared_key_value_heads():
     ns = number_system("fraction")
     logits = [forward(compile_model(m, ns), [3, 1, 4, 1, 5])[0] for m in models]
     assert logits[0] == logits[1]
+
+
+# ---- the family: RoPE with theta = 10000 at head dimension 2 turns a pair by p radians -------
+
+OFFSETS = {  # radians each head's query is turned back by (the sources' rope offsets)
+    "jacobli99-28": (0, 23, 11, 22, 10), "jacobli99-93": (0, 23, 11, 22, 10),
+    **{name: (23, 11, 22, 10) for name in ("nino-116", "wonderfall-121", "wonderfall-130",
+                                           "wonderfall-139")}}
+
+
+@pytest.mark.parametrize("name", sorted(OFFSETS))
+def test_heads_attend_where_the_angle_is_nearest_a_turn(name):
+    """The angle at position p is p radians (frequency theta^0 = 1), so head h, its query
+    turned back by o_h, scores key j by cos(t - j - o_h): at every position t it attends, in the
+    model's float32, with weight exactly 1, to the key j <= t that makes t - j - o_h nearest a
+    multiple of 2 pi: j = t - o_h once t >= o_h, before that t - o_h + 19 (19 ~ 3 * 2 pi) or
+    t - o_h + 6 (6 ~ 2 pi)."""
+    model = models.build(name)
+    attn = model.blocks[0].attn
+    assert (attn.rope_freqs, attn.head_dim, len(attn.kv_heads)) == ((1,), 2, 1)
+    _, cache = run_with_cache(model, "7650676663+0149460439", ns=number_system("float32"))
+    pattern = cache["pattern", 0]
+    for h, o in enumerate(OFFSETS[name]):
+        for t, row in enumerate(pattern[h]):
+            nearest = max(range(t + 1), key=lambda j: math.cos(t - j - o))
+            assert row[nearest] == 1, (attn.heads[h], t)
+            if t >= o:
+                assert nearest == t - o
