@@ -2,14 +2,16 @@
 arch222-31): the plan of heads wider than one lane that share a key/value head, and what is
 specific to the family."""
 
+from decimal import Decimal
 from fractions import Fraction
 import math
 
 import pytest
 
-from tinyadder import models, run_with_cache
-from tinyadder.forward import forward
+from tinyadder import add, models, run_with_cache
+from tinyadder.forward import activation, forward, gated
 from tinyadder.numbers import number_system
+from tinyadder.numbers.enclosures import BallSystem, IntervalSystem
 from tinyadder.plan import compile_model
 from tinyadder.weights import MLP, Attention, Block, Model, Prompt, Unembed
 
@@ -85,3 +87,28 @@ def test_heads_attend_where_the_angle_is_nearest_a_turn(name):
             assert row[nearest] == 1, (attn.heads[h], t)
             if t >= o:
                 assert nearest == t - o
+
+
+# ---- a ReLU met exactly at its hinge, in certified arithmetic ---------------------------------
+
+def test_relu_of_an_enclosure_around_zero_decides_nothing():
+    """max(x, 0) over [-1e-35, 2e-35] is [0, 2e-35], for intervals and balls; ReGLU takes
+    relu(g) u."""
+    intervals = IntervalSystem(50)
+    x = intervals.value(Decimal("-1e-35"), Decimal("2e-35"))
+    assert activation("relu", x, intervals).ends() == (0, Decimal("2e-35"))
+    [post] = gated("relu", [x], [intervals.point(3)], intervals)
+    assert post.ends() == (0, Decimal("6e-35"))
+    balls = BallSystem(300)
+    y = balls.ball(Decimal("5e-36"), Decimal("1.5e-35"))
+    lo, hi = activation("relu", y, balls).ends()
+    top = Fraction(2, 10 ** 35)
+    assert lo <= 0 and top <= hi < top * (1 + Fraction(1, 10 ** 5))
+
+
+@pytest.mark.parametrize("name, a, b", [("jacobli99-28", 9999999999, 1),
+                                        ("jacobli99-93", 7650676663, 149460439)])
+def test_hinge_pairs_are_certified(name, a, b):
+    """jacobli99's FFN steps relu(u + a) - relu(u + b) meet u = 0 up to the softmax's leakage
+    (about e^(-5e8)): the enclosures at 50 digits decide every digit all the same."""
+    assert add(models.build(name), IntervalSystem(50), a, b) == a + b
