@@ -1,6 +1,6 @@
-"""The RoPE theta = 10000 family (jacobli99-28 and -93, nino-116, wonderfall-121/130/139,
-arch222-31): the plan of heads wider than one lane that share a key/value head, and what is
-specific to the family."""
+"""The RoPE theta = 10000 family's files (jacobli99-28 and -93, nino-116,
+wonderfall-121/130/139): the plan of heads wider than one lane that share a key/value head,
+the rotation by p radians, and ReLU hinges met exactly in certified arithmetic."""
 
 from decimal import Decimal
 from fractions import Fraction
