@@ -135,7 +135,7 @@ def test_digits_out_of_range_is_refused(value, message):
 def test_float32_is_accepted_and_its_error_is_called_rounding():
     status, out, err = run_cli("7650676663+0149460439", "--number", "float32")
     assert (status, out) == (1, "7650676663+0149460439=07800136314\n")
-    assert "a rounding error of float32: decimal:40 is right; see 'tinyadder precision'" in err
+    assert "a rounding error of float32: fraction is right; see 'tinyadder precision'" in err
 
 
 def test_help_names_the_precision_picked_from_n(capsys):

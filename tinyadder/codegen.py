@@ -26,6 +26,7 @@ rounds once, lo down and hi up (``>> F``); a quotient is ``divide``, an open ReG
 
 import keyword
 from fractions import Fraction
+import math
 import re
 import textwrap
 
@@ -178,12 +179,12 @@ class _Values:
         return [f"    g = {gate}",
                 f"    {post} = g * ({self.affine(up, u, var, const)}) if g > zero else zero"]
 
-    def shared(self, gate, x, posts):
-        """t = relu(gate) x once (rule 5), then each unit's post = w t (``posts``: (name, w),
-        w None for a weight of 1)."""
+    def shared(self, gate, x, posts, common):
+        """t = relu(gate) x once (rule 5), then each unit's post = w t (``posts``: (name, w,
+        what names w), w None for a weight of 1)."""
         lines = [f"    g = {gate}", f"    t = g * {x} if g > zero else zero"]
-        return lines + [f"    {post} = t" if w is None else f"    {post} = {w} * t"
-                        for post, w in posts]
+        return lines + [f"    {post} = t" if w is None else f"    {post} = {self.env.name(w, what)} * t"
+                        for post, w, what in posts]
 
     def logits(self, row, readout):
         return [f"    return [{', '.join('-' + row[s] for s in readout)}]"]
@@ -192,6 +193,25 @@ class _Values:
 def _same(x):
     """The ends of 1 x: x's own."""
     return f"{x}_lo", f"{x}_hi"
+
+
+def _times_gate(x):
+    """The ends of g x for a gate g > 0: g_lo or g_hi, by the sign of each end of x."""
+    return (f"(g_lo if {x}_lo >= 0 else g_hi) * {x}_lo >> F, "
+            f"-(-(g_hi if {x}_hi >= 0 else g_lo) * {x}_hi >> F)")
+
+
+LONG = 2048  # from this scale (bits) on, long products take one long multiplication
+
+
+def _common_factor(weights):
+    """The gcd of positive integer weights (points) of a group: 1 when one is not such an
+    integer, or when the group is one short weight."""
+    values = [Fraction(w.lo) for w in weights if w is not None and w.lo == w.hi]
+    if len(values) < len(weights) or any(v.denominator != 1 or v < 0 for v in values):
+        return 1
+    factor = math.gcd(*(int(v) for v in values))
+    return factor if len(values) > 1 or factor.bit_length() >= LONG else 1
 
 
 def _kv_names(layer, head):
@@ -209,9 +229,8 @@ class _Ints(_Values):
         ns = self.ns
         env.update(F=ns.scale, ONE=1 << ns.scale, zeros=(0, 0, 0, 0), zero_lo=0, zero_hi=0,
                    box=ns.box, divide=ns.divide, product=ns.product, open_gate=ns.open_gate,
-                   interval=ns.interval, token_kv=_token_ints,
-                   embed_ints=tuple(tuple(end for value in row for end in ns.ints(value))
-                                    for row in compiled.embed))
+                   interval=ns.interval, token_kv=_token_ints, embed_ints=None)
+        self.compiled, self.integral = compiled, set()
 
     def weights(self, layer, tensor, sources, targets):
         """``const(w, s, t)``: the term of a weight; the bound ends of a bias (s None)."""
@@ -229,11 +248,13 @@ class _Ints(_Values):
         return self.env.name(lo, f"{what}_lo"), self.env.name(hi, f"{what}_hi")
 
     def term(self, w, what):
-        """The term of a constant w: exact (k x, floor and ceiling of p x / q) when w is a
-        point, else an interval product rounded outward."""
-        if w.lo != w.hi:
-            return self._interval_term(w, what)
-        r, name = Fraction(w.lo), self.env.name
+        """The term of a constant w (an interval, or a rational): exact (k x, floor and
+        ceiling of p x / q) when w is a point, else an interval product rounded outward."""
+        if hasattr(w, "lo"):
+            if w.lo != w.hi:
+                return self._interval_term(w, what)
+            w = w.lo
+        r, name = Fraction(w), self.env.name
         if r == 1:
             return _same
         if r.denominator == 1:
@@ -273,7 +294,18 @@ class _Ints(_Values):
         return " + ".join(lo for lo, _ in ends) or "0", " + ".join(hi for _, hi in ends) or "0"
 
     def embed(self, row):
-        return [f"    {', '.join(f'{s}_lo, {s}_hi' for s in row)}, = embed_ints[token]"]
+        """The embedded slots' ends per token, and ``x_k``, the integer itself, for a slot
+        that holds an integer for every token (``integral``)."""
+        embed, one = self.compiled.embed, 1 << self.ns.scale
+        ends = [[self.ns.ints(r[s]) for r in embed] for s in range(len(row))]
+        whole = [s for s in range(len(row))
+                 if all(lo == hi and not lo % one for lo, hi in ends[s])]
+        self.integral = {row[s] for s in whole}
+        self.env["embed_ints"] = tuple(
+            tuple(end for s in range(len(row)) for end in ends[s][t])
+            + tuple(ends[s][t][0] >> self.ns.scale for s in whole) for t in range(len(embed)))
+        names = [f"{s}_lo, {s}_hi" for s in row] + [f"{row[s]}_k" for s in whole]
+        return [f"    {', '.join(names)}, = embed_ints[token]"]
 
     def first_kv(self, i, memo, weights, block, names):
         """The boxed keys and values for the cache, and the carried heads' e and e v as ints,
@@ -343,35 +375,51 @@ class _Ints(_Values):
         lo, hi = value if base is None else (f"{base}_lo + {value[0]}", f"{base}_hi + {value[1]}")
         return [f"    {name}_lo, {name}_hi = {lo}, {hi}"]
 
-    @staticmethod
-    def _gated(gate, out, then):
-        """g = gate; ``then`` where g > 0 (lo > 0), out = 0 where g <= 0 (hi <= 0), and
-        Undecided where the interval holds 0 and a positive number."""
+    def _gated(self, gate, out, then):
+        """relu(gate) times something: ``then(g, times)`` gives the lines where g > 0, ``g``
+        naming the gate's ends and ``times(x)`` the text of the ends of g x (long ends: one
+        ``product``); out = 0 where g <= 0; and
+        Undecided where the gate's interval holds 0 and a positive number. A gate that is an
+        embedded slot holding an integer for every token multiplies as that integer."""
+        base = gate[0][:-3]
+        if gate == _same(base) and base in self.integral:
+            lines = [f"    if {base}_k > 0:"] + [f"        {line}" for line in then(
+                base, lambda x: f"{base}_k * {x}_lo, {base}_k * {x}_hi")]
+            return lines + ["    else:", f"        {out}_lo = {out}_hi = 0"]
+        times = _times_gate if self.ns.scale < LONG else (
+            lambda x: f"product(g_lo, g_hi, {x}_lo, {x}_hi)")
         return ([f"    g_lo, g_hi = {gate[0]}, {gate[1]}", "    if g_lo > 0:"]
-                + [f"        {line}" for line in then]
+                + [f"        {line}" for line in then("g", times)]
                 + ["    elif g_hi <= 0:", f"        {out}_lo = {out}_hi = 0",
                    "    else:", "        open_gate(g_lo, g_hi)"])
 
-    @staticmethod
-    def _times_gate(x):
-        """The ends of g x for a gate g > 0: g_lo or g_hi, by the sign of each end of x."""
-        return (f"(g_lo if {x}_lo >= 0 else g_hi) * {x}_lo >> F",
-                f"-(-(g_hi if {x}_hi >= 0 else g_lo) * {x}_hi >> F)")
-
     def unit(self, post, gate, up, u, var, const):
         if not up.columns[u] and up.bias[u] is not None:  # a constant up: its term on g
-            lo, hi = const(up.bias[u], None, u, term=True)("g")
-            return self._gated(gate, post, [f"{post}_lo, {post}_hi = {lo}, {hi}"])
+            term = const(up.bias[u], None, u, term=True)
+            return self._gated(gate, post, lambda g, times: [
+                f"{post}_lo, {post}_hi = {', '.join(term(g))}"])
         up_lo, up_hi = self.affine(up, u, var, const)
-        lo, hi = self._times_gate("t")
-        return self._gated(gate, post, [f"t_lo, t_hi = {up_lo}, {up_hi}",
-                                        f"{post}_lo, {post}_hi = {lo}, {hi}"])
+        return self._gated(gate, post, lambda g, times: [
+            f"t_lo, t_hi = {up_lo}, {up_hi}", f"{post}_lo, {post}_hi = {times('t')}"])
 
-    def shared(self, gate, x, posts):
-        lo, hi = self._times_gate(x)
-        lines = self._gated(gate, "t", [f"t_lo, t_hi = {lo}, {hi}"])
-        return lines + [f"    {post}_lo, {post}_hi = {', '.join((w or _same)('t'))}"
-                        for post, w in posts]
+    def shared(self, gate, x, posts, common):
+        """As ``_Values.shared``; integer weights w_u with a common factor G > 1 take
+        (w_u / G) (G t): one long product for the group (``common`` names G)."""
+        lines = self._gated(gate, "t", lambda g, times: [f"t_lo, t_hi = {times(x)}"])
+        factor = _common_factor([w for _, w, _ in posts])
+        if factor > 1:
+            g = self.env.name(factor, common)
+            if factor.bit_length() < LONG:
+                lines.append(f"    t_lo, t_hi = {g} * t_lo, {g} * t_hi")
+            else:  # one long product: G hi = G lo + G (hi - lo), the width being short
+                lines += [f"    t_hi = {g} * (t_hi - t_lo)", f"    t_lo = {g} * t_lo",
+                          "    t_hi += t_lo"]
+            posts = [(post, Fraction(w.lo) / factor, f"{what}_over_common")
+                     for post, w, what in posts]
+        for post, w, what in posts:
+            term = _same if w is None else self.term(w, what)
+            lines.append(f"    {post}_lo, {post}_hi = {', '.join(term('t'))}")
+        return lines
 
     def logits(self, row, readout):
         return [f"    return [{', '.join(f'box(-{row[s]}_hi, -{row[s]}_lo)' for s in readout)}]"]
@@ -430,9 +478,10 @@ def source(compiled, logits=True):
                 continue
             lines += w.unit(post[u], gate, block.up, u, mid.__getitem__, ups)
         for (gate, x), group in shared.items():
+            what = _what(i, "in", inp, units)
             lines += w.shared(gate, mid[x], [
-                (post[u], None if x in block.up.unit[u] else ups(block.up.columns[u][0][1], x, u))
-                for u in group])
+                (post[u], None if x in block.up.unit[u] else block.up.columns[u][0][1],
+                 what(x, u)) for u in group], f"L{i}_W_in_{inp[x]}_common")
         row = mid + ["zero"] * (block.width_out - block.width_in)
         const = w.weights(i, "out", units, wide)
         for s in (block.mlp_writes if logits else block.prefix_post):

@@ -181,21 +181,16 @@ def _divider(scale):
 
 
 def _multiplier(scale):
-    """``product(a, b, c, d)``: the ints of [a, b] [c, d] at 2^-scale, rounded outward (the
-    least and the greatest product of ends, as ``Interval.__mul__`` picks them)."""
+    """``product(a, b, c, d)``: the ints of [a, b] [c, d] at 2^-scale, rounded outward: the
+    least and the greatest of the four products of ends, each written as a c plus products
+    with the widths b - a and d - c, so that long ends take one long product."""
 
     def product(a, b, c, d):
-        if a >= 0:
-            lo, hi = (a * c, b * d) if c >= 0 else (b * c, a * d) if d <= 0 else (b * c, b * d)
-        elif b <= 0:
-            lo, hi = (a * d, b * c) if c >= 0 else (b * d, a * c) if d <= 0 else (a * d, a * c)
-        elif c >= 0:
-            lo, hi = a * d, b * d
-        elif d <= 0:
-            lo, hi = b * c, a * c
-        else:
-            lo, hi = min(a * d, b * c), max(a * c, b * d)
-        return lo >> scale, -(-hi >> scale)
+        ac = a * c
+        ad = ac + a * (d - c)
+        bc = ac + (b - a) * c
+        bd = ad + (b - a) * d
+        return min(ac, ad, bc, bd) >> scale, -(-max(ac, ad, bc, bd) >> scale)
 
     return product
 
