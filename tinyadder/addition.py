@@ -163,7 +163,7 @@ def answer(model, tokens):
     its prompt says; or, if it wrote something else where a digit belongs (or another token
     where its stop token belongs), the text of what it wrote."""
     p = model.prompt
-    start = len(encode(model, 0, 0))
+    start = sum(p.digits if item in ("a", "b") else 1 for item in p.question)
     written = [model.vocab[t] for t in tokens[start:start + new_tokens(model)]]
     digits = written[:p.answer_digits]
     stop_ok = p.stop is None or written[p.answer_digits:] == [p.stop]

@@ -24,6 +24,7 @@ rounds once, lo down and hi up (``>> F``); a quotient is ``divide``, an open ReG
 ``numbers.Undecided`` (``open_gate``), and the logits come back boxed (``box``).
 """
 
+import array
 import keyword
 from fractions import Fraction
 import math
@@ -43,7 +44,7 @@ def _identifier(text):
 RESERVED = {"token", "pos", "layers", "x", "L", "k", "v", "e", "ev", "s", "n", "d", "g", "t",
             "zero", "one", "ns", "embed", "token_kv", "exp_qk", "attend_one", "ops", "kv",
             "F", "ONE", "zeros", "box", "divide", "product", "open_gate", "embed_ints",
-            "interval"}
+            "interval", "R", "embed_floats"}
 
 
 def _locals(names):
@@ -136,10 +137,14 @@ class _Values:
     def embed(self, row):
         return [f"    {', '.join(row)}, = x = embed[token]"]
 
+    zeros = "(zero, zero)"  # the running sums before the first position
+    sums = "n, d"
+
     def first_kv(self, i, memo, weights, block, names):
+        """(lines, keys, values): the per-token lookup (rule 4), and the names of the keys and
+        values a cache keeps."""
         return [f"    k, v, e, ev = {memo}.get(token) or {memo}.setdefault("
-                f"token, token_kv(ops, ns, {weights}, x))",
-                "    L.keys.append(k)", "    L.values.append(v)"]
+                f"token, token_kv(ops, ns, {weights}, x))"], "k", "v"
 
     def later_kv(self, i, block, row, heads, names, inp):
         lines, c = [], self.env.name
@@ -153,19 +158,18 @@ class _Values:
         else:
             lines.append(f"    e = exp_qk(ops, ns, {c(block, f'L{i}_block')}, k)")
         ev = [f"e[{h}] * v[{h}]" if b.carried else "None" for h, b in enumerate(block.heads)]
-        return lines + [f"    ev = [{', '.join(ev)}]", "    L.keys.append(k)",
-                        "    L.values.append(v)"]
+        return lines + [f"    ev = [{', '.join(ev)}]"], "k", "v"
 
-    def carry(self, i, h, name, decay, z):
-        """A carried head's running sums (rule 1, as ``forward.carry``), and its z when ``z``
-        names it."""
-        lines = [f"    s = L.sums[{h}]", "    n, d = s[-1] if s else (zero, zero)"]
+    def carry(self, i, h, name, decay):
+        """A carried head's running sums one position on (rule 1, as ``forward.carry``), from
+        and to ``sums``."""
         if decay is None:
-            lines.append(f"    n, d = n + ev[{h}], d + e[{h}]")
-        else:
-            lines.append(f"    n, d = {decay} * n + ev[{h}], {decay} * d + e[{h}]")
-        lines.append("    s.append((n, d))")
-        return lines + ([f"    {z} = n / (one + d)"] if z else [])
+            return [f"    n, d = n + ev[{h}], d + e[{h}]"]
+        return [f"    n, d = {decay} * n + ev[{h}], {decay} * d + e[{h}]"]
+
+    def carried_z(self, z):
+        """z = N / (1 + D) of the sums."""
+        return [f"    {z} = n / (one + d)"]
 
     def textbook(self, z, q, h, head):
         return [f"    {z} = attend_one(ops, ns, {q}, L, {h}, {head}, pos)"]
@@ -314,8 +318,7 @@ class _Ints(_Values):
                 for x in _kv_names(i, names[h]) for end in ("lo", "hi")]
         return [f"    k, v, kv = {memo}.get(token) or {memo}.setdefault("
                 f"token, token_kv(ops, ns, {weights}, embed[token]))"
-                ] + ([f"    {', '.join(ends)}, = kv"] if ends else []) + [
-                "    L.keys.append(k)", "    L.values.append(v)"]
+                ] + ([f"    {', '.join(ends)}, = kv"] if ends else []), "k", "v"
 
     def later_kv(self, i, block, row, heads, names, inp):
         """The live heads' values (and keys, where exp(q k) is per position or a head is
@@ -353,19 +356,22 @@ class _Ints(_Values):
                 times = self.term(exp_qk, f"L{i}_exp_qk_{names[h]}")
                 lines += [f"    {e}_lo, {e}_hi = {lo}, {hi}",
                           f"    {ev}_lo, {ev}_hi = {', '.join(times(value))}"]
-        return lines + [f"    L.keys.append({k if textbook else 'None'})",
-                        f"    L.values.append({v if textbook else 'None'})"]
+        return lines, (k if textbook else "None"), (v if textbook else "None")
 
-    def carry(self, i, h, name, decay, z):
+    zeros = "zeros"
+    sums = "n_lo, n_hi, d_lo, d_hi"
+
+    def carry(self, i, h, name, decay):
         e, ev = _kv_names(i, name)
         r = decay or _same
-        lines = [f"    s = L.sums[{h}]", "    n_lo, n_hi, d_lo, d_hi = s[-1] if s else zeros"]
+        lines = []
         for x, add in (("n", ev), ("d", e)):
             lo, hi = r(x)
             lines.append(f"    {x}_lo, {x}_hi = {lo} + {add}_lo, {hi} + {add}_hi")
-        lines.append("    s.append((n_lo, n_hi, d_lo, d_hi))")
-        return lines + ([f"    {z}_lo, {z}_hi = divide(n_lo, n_hi, d_lo + ONE, d_hi + ONE)"]
-                        if z else [])
+        return lines
+
+    def carried_z(self, z):
+        return [f"    {z}_lo, {z}_hi = divide(n_lo, n_hi, d_lo + ONE, d_hi + ONE)"]
 
     def textbook(self, z, q, h, head):
         return [f"    {z}_lo, {z}_hi = ns.ints(attend_one(ops, ns, interval({q[0]}, {q[1]}), "
@@ -425,39 +431,177 @@ class _Ints(_Values):
         return [f"    return [{', '.join(f'box(-{row[s]}_hi, -{row[s]}_lo)' for s in readout)}]"]
 
 
-def unboxed(compiled):
-    """Whether the step code of ``compiled`` runs on ints (a system with a ``scale``)."""
+class _Chain:
+    """An affine target in the single-precision code: its terms (weight name or None for a
+    weight of 1, value name) and bias name, summed left to right, every product and sum
+    rounded to single precision through ``R`` (an ``array('f')``: a store rounds)."""
+
+    def __init__(self, terms, bias):
+        self.terms, self.bias = terms, bias
+
+    def into(self, dest):
+        """(lines, name): the lines that leave the rounded sum in ``dest``, and the name that
+        holds it (a bare value or constant needs no line and names itself)."""
+        lines, acc = [], None
+        parts = [(w, x) for w, x in self.terms] + ([(None, self.bias)] if self.bias else [])
+        for w, x in parts:
+            if w is not None:
+                lines.append(f"R[0] = {w} * {x}; {dest} = R[0]" if acc is None else
+                             f"R[0] = {w} * {x}; R[0] = {acc} + R[0]; {dest} = R[0]")
+            elif acc is not None:
+                lines.append(f"R[0] = {acc} + {x}; {dest} = R[0]")
+            acc = dest if w is not None or acc is not None else x
+        return lines, acc or "zero"
+
+
+class _Singles(_Values):
+    """Writes each operation on plain floats that hold IEEE singles, every +, -, *, / done in
+    double and rounded once to single precision by a store into ``R``, an ``array('f')``
+    (for singles that is IEEE single arithmetic exactly: ``numbers.Float32``). Constants are
+    bound as plain floats; what ``forward``'s functions compute (per-token keys, exp) stays
+    ``Float32``."""
+
+    def __init__(self, compiled, env):
+        super().__init__(compiled, env)
+        env.update(zero=0.0, one=1.0, R=array.array("f", [0.0]), token_kv=_token_floats,
+                   embed_floats=tuple(tuple(float(x) for x in row) for row in compiled.embed))
+
+    def weights(self, layer, tensor, sources, targets):
+        what = _what(layer, tensor, sources, targets)
+        return lambda w, s, t: self.env.name(float(w), what(s, t))
+
+    def constant(self, value, what):
+        return self.env.name(float(value), what)
+
+    def affine(self, affine, t, var, const):
+        b = affine.bias[t]
+        return _Chain([(None if i in affine.unit[t] else const(w, i, t), var(i))
+                       for i, w in affine.columns[t]], const(b, None, t) if b is not None else None)
+
+    def embed(self, row):
+        return [f"    {', '.join(row)}, = embed_floats[token]"]
+
+    def first_kv(self, i, memo, weights, block, names):
+        return [f"    k, v, e, ev = {memo}.get(token) or {memo}.setdefault("
+                f"token, token_kv(ops, ns, {weights}, embed[token]))"], "k", "v"
+
+    def later_kv(self, i, block, row, heads, names, inp):
+        lines, c = [], self.env.name
+        for x in "kv":
+            const = self.weights(i, x.upper(), inp, heads)
+            values = []
+            for h in range(len(heads)):
+                more, value = self.affine(getattr(block, x), h, row.__getitem__, const).into(
+                    f"L{i}_{x}_{names[h]}")
+                lines += [f"    {line}" for line in more]
+                values.append(value)
+            lines.append(f"    {x} = [{', '.join(values)}]")
+        if all(h.exp_qk is not None for h in block.heads if h.carried):
+            lines.append(f"    e = {c([None if h.exp_qk is None else float(h.exp_qk) for h in block.heads], f'L{i}_exp_qk')}")
+        else:
+            lines.append(f"    e = [None if w is None else float(w) for w in exp_qk(ops, ns, "
+                         f"{c(block, f'L{i}_block')}, [ns.const(w) for w in k])]")
+        ev = []
+        for h, b in enumerate(block.heads):
+            if b.carried:
+                lines.append(f"    R[0] = e[{h}] * v[{h}]; L{i}_ev_{names[h]} = R[0]")
+            ev.append(f"L{i}_ev_{names[h]}" if b.carried else "None")
+        return lines + [f"    ev = [{', '.join(ev)}]"], "k", "v"
+
+    def carry(self, i, h, name, decay):
+        return [f"    R[0] = {x} + {add}[{h}]; {x} = R[0]" if decay is None else
+                f"    R[0] = {decay} * {x}; R[0] = R[0] + {add}[{h}]; {x} = R[0]"
+                for x, add in (("n", "ev"), ("d", "e"))]
+
+    def carried_z(self, z):
+        return [f"    R[0] = one + d; R[0] = n / R[0]; {z} = R[0]"]
+
+    def textbook(self, z, q, h, head):
+        lines, value = q.into("t")
+        return [f"    {line}" for line in lines] + [
+            f"    {z} = float(attend_one(ops, ns, ns.const({value}), L, {h}, {head}, pos))"]
+
+    def assign(self, name, value, base=None):
+        lines, result = value.into(name)
+        lines = [f"    {line}" for line in lines]
+        if base is not None:
+            return lines + [f"    R[0] = {base} + {result}; {name} = R[0]"]
+        return lines + ([f"    {name} = {result}"] if result != name else [])
+
+    def unit(self, post, gate, up, u, var, const):
+        gate_lines, g = gate.into("g")
+        up_lines, t = self.affine(up, u, var, const).into("t")
+        return ([f"    {line}" for line in gate_lines] + [f"    if {g} > zero:"]
+                + [f"        {line}" for line in up_lines]
+                + [f"        R[0] = {g} * {t}; {post} = R[0]", "    else:",
+                   f"        {post} = zero"])
+
+
+def _token_floats(ops, ns, block, row):
+    """(k, v, e, e v) of a first-block position for the single-precision code: its keys and
+    values for the cache, and e and e v as plain floats."""
+    k, v, e, ev = _token_kv(ops, ns, block, row)
+    return k, v, [None if x is None else float(x) for x in e], [
+        None if x is None else float(x) for x in ev]
+
+
+def on_ints(compiled):
+    """Whether the step code of ``compiled`` runs on scaled ints (a system with a ``scale``):
+    then its KV cache holds ints, which only that code reads."""
     return compiled.fast and getattr(compiled.ns, "scale", None) is not None
 
 
-def source(compiled, logits=True):
+def _writer(compiled):
+    """The class that writes the step code of ``compiled``."""
+    if on_ints(compiled):
+        return _Ints
+    return _Singles if compiled.fast and compiled.ns.name == "float32" else _Values
+
+
+def source(compiled, logits=True, memory=False):
     """The text of the step function for one position, and the environment it runs in (all but
-    ``ops``, which ``forward`` supplies)."""
+    ``ops``, which ``forward`` supplies).
+
+    With ``memory`` the step keeps what later positions read in a list ``M`` of its own, as a
+    decoding loop that owns its positions can (``greedy``): the carried sums' last values
+    (``M[j]`` for the j-th carried head), and keys and values only for a block with a textbook
+    head; otherwise it extends the KV cache ``layers`` as ``forward`` does."""
     ns, model = compiled.ns, compiled.model
     env = _Constants(zero=ns.zero, one=ns.one, ns=ns, embed=compiled.embed,
                      token_kv=_token_kv, exp_qk=_exp_qk, attend_one=_attend_one)
-    w = (_Ints if unboxed(compiled) else _Values)(compiled, env)
+    w = _writer(compiled)(compiled, env)
     c = env.name
     slot = _locals(model.slots)
     row = slot[:model.width_embed]  # the stream: the local holding each slot, here and below
     lines = ["def step(token, pos, layers):"] + w.embed(row)
+    carried = 0  # the carried heads so far: a head's place in M
     for i, (block, weights) in enumerate(zip(compiled.blocks, model.blocks)):
         heads, units = weights.attn.heads, weights.mlp.units
         head, unit = _locals(heads), _locals(units)
         inp, wide = model.slots[:block.width_in], model.slots[:block.width_out]
-        lines += [f"    # block {i}: attention", f"    L = layers[{i}]"]
+        cache = not memory or any(not block.heads[h].carried for h in block.live)
+        lines += [f"    # block {i}: attention"] + ([f"    L = layers[{i}]"] if cache else [])
         if block.token_kv is not None:  # rule 4
             memo = c(block.token_kv, f"L{i}_token_kv")
-            lines += w.first_kv(i, memo, c(block, f"L{i}_block"), block, head)
+            more, k, v = w.first_kv(i, memo, c(block, f"L{i}_block"), block, head)
         else:
-            lines += w.later_kv(i, block, row, heads, head, inp)
+            more, k, v = w.later_kv(i, block, row, heads, head, inp)
+        lines += more + ([f"    L.keys.append({k})", f"    L.values.append({v})"] if cache else [])
         z = [f"L{i}_z_{h}" for h in head]
         wanted = block.live if logits else block.prefix_heads
         for h in block.live:
             b = block.heads[h]
             if b.carried:  # rule 1
                 decay = None if b.decay is None else w.constant(b.decay, f"L{i}_decay_{head[h]}")
-                lines += w.carry(i, h, head[h], decay, z[h] if h in wanted else None)
+                update = w.carry(i, h, head[h], decay)
+                if memory:
+                    lines += [f"    {w.sums} = M[{carried}] or {w.zeros}", *update,
+                              f"    M[{carried}] = {w.sums}"]
+                else:
+                    lines += [f"    s = L.sums[{h}]", f"    {w.sums} = s[-1] if s else {w.zeros}",
+                              *update, f"    s.append(({w.sums}))"]
+                lines += w.carried_z(z[h]) if h in wanted else []
+                carried += 1
             elif h in wanted:
                 q = w.affine(block.q, h, row.__getitem__, w.weights(i, "Q", inp, heads))
                 lines += w.textbook(z[h], q, h, c(b, f"L{i}_head_{head[h]}"))
@@ -493,17 +637,18 @@ def source(compiled, logits=True):
     lines += w.logits(row, compiled.readout) if logits else ["    return None"]
     # constants become default arguments: local names are the fastest in CPython
     lines[0] = "\n".join(textwrap.wrap(
-        "def step(token, pos, layers, " + ", ".join(f"{k}={k}" for k in [*env, "ops"]) + "):",
+        f"def step(token, pos, layers, {'M, ' if memory else ''}"
+        + ", ".join(f"{k}={k}" for k in [*env, "ops"]) + "):",
         96, subsequent_indent=" " * 9, break_long_words=False, break_on_hyphens=False))
     return "\n".join(lines) + "\n", env
 
 
-def _step(compiled, logits, ops):
+def _step(compiled, logits, ops, memory=False):
     """The compiled step function (memoised on the compiled model)."""
-    key = "_step_logits" if logits else "_step_prefix"
+    key = ("_step_logits" if logits else "_step_prefix") + ("_memory" if memory else "")
     fn = compiled.__dict__.get(key)
     if fn is None:
-        text, env = source(compiled, logits)
+        text, env = source(compiled, logits, memory)
         env["ops"] = ops
         exec(compile(text, f"<tinyadder step, {key[6:]}>", "exec"), env)  # noqa: S102
         fn = env["step"]
@@ -524,11 +669,13 @@ def run(compiled, tokens, start, layers, logits, ops):
 
 def greedy(compiled, tokens, n_new, layers, pick, ops):
     """``forward.greedy``: the prompt's positions (the step without logits but for the last),
-    then one step with logits per new token, appending ``readout_tokens[pick(logits)]``."""
-    prefix, every = _step(compiled, False, ops), _step(compiled, True, ops)
+    then one step with logits per new token, appending ``readout_tokens[pick(logits)]``; the
+    steps keep their own memory (``source(memory=True)``)."""
+    prefix, every = _step(compiled, False, ops, True), _step(compiled, True, ops, True)
+    memory = [None] * sum(head.carried for block in compiled.blocks for head in block.heads)
     for a in range(len(tokens) - 1):
-        prefix(tokens[a], a, layers)
+        prefix(tokens[a], a, layers, memory)
     readout = compiled.readout_tokens
     for _ in range(n_new):
-        tokens.append(readout[pick(every(tokens[-1], len(tokens) - 1, layers))])
+        tokens.append(readout[pick(every(tokens[-1], len(tokens) - 1, layers, memory))])
     return tokens

@@ -406,7 +406,7 @@ def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", 
         if record is None and not patch and compiled.fast:
             # the fast path: straight-line code for these weights (codegen, plan)
             out = codegen.run(compiled, tokens, start, layers, logits, _OPS)
-        elif codegen.unboxed(compiled):
+        elif codegen.on_ints(compiled):
             raise ValueError(f"{compiled.ns.describe()} decides tokens untraced (its cache "
                              f"holds integers); trace in the fraction system")
         else:

@@ -45,6 +45,11 @@ def ceil_scaled(x, scale):
     return -floor_scaled(-x, scale)
 
 
+def _short(n):
+    """An int as text, or its sign and bit length when its digits would be long."""
+    return str(n) if n.bit_length() < 256 else f"{'-' if n < 0 else ''}<{n.bit_length()} bits>"
+
+
 class Scaled:
     """A value of the integer code, boxed (its logits): lo / 2^F <= v <= hi / 2^F.
 
@@ -60,7 +65,7 @@ class Scaled:
         self.hi = hi
 
     def __repr__(self):
-        return f"Scaled({self.lo}, {self.hi}) / 2**{self.SCALE}"
+        return f"Scaled({_short(self.lo)}, {_short(self.hi)}) / 2**{self.SCALE}"
 
     def ends(self):
         """(lo, hi) as rationals."""
@@ -95,7 +100,8 @@ class Scaled:
 
 def open_gate(lo, hi):
     """A ReGLU gate whose interval holds 0 and a positive number: raise Undecided."""
-    raise Undecided(f"cannot tell whether the gate [{lo}, {hi}] / 2^F is positive")
+    raise Undecided(f"cannot tell whether the gate [{_short(lo)}, {_short(hi)}] / 2^F is "
+                    f"positive")
 
 
 class ScaledSystem(IntervalSystem):
