@@ -1,6 +1,6 @@
 import pytest
 
-from tinyadder.construction import build
+from tinyadder import build
 from tinyadder.numbers import DecimalSystem, FloatSystem, FractionSystem
 
 

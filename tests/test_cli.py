@@ -1,8 +1,10 @@
 """The command as a user runs it: golden output, bad input, batches, the flaw's warning."""
 
 import io
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -63,7 +65,7 @@ def test_bad_expression_is_one_line_exit_2(expr):
     (["--number", "decimal:0", "1+1"], "decimal precision P must be a whole number from 1 "
                                        "to 2100, got '0'"),
     (["--number", "double", "1+1"], "unknown number system 'double'"),
-    (["--model", "fixed", "1+1"], "unknown model 'fixed'; use published or repaired"),
+    (["--model", "fixed", "1+1"], "unknown model 'fixed'; use published, repaired, variant-28 or a model file"),
     ([], "no expression given"),
 ])
 def test_bad_options_are_one_line_exit_2(argv, message):
@@ -185,3 +187,56 @@ def test_bench_long_times_one_addition_per_length(capsys):
     assert lines[3].startswith("one seeded random N-digit addition, repaired model")
     assert [line.split()[:3] + line.split()[4:5] for line in lines[5:7]] == [
         ["fraction", "5", "19", "right"], ["fraction", "20", "64", "right"]]
+
+
+def _sigint_default():
+    """A child's SIGINT as a terminal gives it, even when this run of the tests ignores it (a
+    background job of a non-interactive shell starts with SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_ctrl_c_during_start_up_is_one_line_and_exit_130():
+    """SIGINT while the package's modules are still being imported (the child reports each
+    import as it completes: -X importtime) ends the run with one line and status 130, not a
+    KeyboardInterrupt traceback; so does one that comes later, while it reads."""
+    proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "tinyadder", "-"],
+                            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE,  # then it waits for standard input
+                            preexec_fn=_sigint_default)
+    watchdog = threading.Timer(60, proc.kill)  # the loop below must not wait forever
+    watchdog.start()
+    try:
+        for line in proc.stderr:  # 'import time: 465 |  465 |   tinyadder.numbers'
+            if line.split(b"|")[-1].strip() == b"tinyadder.numbers":  # one of the first
+                break
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        watchdog.cancel()
+        proc.kill()
+        proc.wait()
+    lines = [e for e in err.decode().splitlines() if not e.startswith("import time:")]
+    assert (proc.returncode, out, lines) == (130, b"", ["tinyadder: interrupted"])
+
+
+def test_ctrl_c_is_left_alone_where_it_is_ignored():
+    """A run started with SIGINT ignored (nohup, a background job) keeps it ignored."""
+    done = subprocess.run([sys.executable, "-c", "import signal, subprocess, sys; "
+                           "signal.signal(signal.SIGINT, signal.SIG_IGN); "
+                           "p = subprocess.Popen([sys.executable, '-c', 'import signal, "
+                           "tinyadder.__main__ as m, sys; sys.argv = [\"tinyadder\", \"1+2\"]; "
+                           "signal.raise_signal(signal.SIGINT); m.entry()']); "
+                           "sys.exit(p.wait())"], cwd=ROOT, capture_output=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, b"0000000001+0000000002=00000000003\n", b"")
+
+
+def test_readme_shows_the_flaw_its_warning_and_exit_status():
+    """The flaw example shows what a terminal shows: the sum, the warning, the status 1 (run
+    and compared by tests/test_docs.py)."""
+    readme = (ROOT / "README.md").read_text()
+    assert ("$ python -m tinyadder 5193798811+1806201129\n"
+            "5193798811+1806201129=07000000000\n"
+            "tinyadder: warning: the published model's sum 7000000000 is wrong: "
+            "5193798811 + 1806201129 = 6999999940 (try --model repaired)\n"
+            "$ echo $?\n1\n") in readme

@@ -19,29 +19,37 @@ SKIP = ("pip install", "pytest", "-m venv")  # the test command itself, installs
 
 
 def console_examples(path):
-    """(command, expected stdout) for each '$ ' line of the page's ```console blocks."""
+    """(command, expected output, expected exit status) for each '$ ' line of the page's
+    ```console blocks. The output is standard output; for a command followed by '$ echo $?' it
+    is what a terminal shows, standard output then standard error, and the status is the
+    echo's (else None)."""
     for block in re.findall(r"```console\n(.*?)```", path.read_text(encoding="utf-8"), re.S):
-        for chunk in re.split(r"^\$ ", block, flags=re.M)[1:]:
-            command, _, output = chunk.partition("\n")
-            if not any(s in command for s in SKIP):
-                yield command, output
+        chunks = [c.partition("\n") for c in re.split(r"^\$ ", block, flags=re.M)[1:]]
+        for i, (command, _, output) in enumerate(chunks):
+            follow = chunks[i + 1] if i + 1 < len(chunks) else ("", "", "")
+            status = int(follow[2]) if follow[0] == "echo $?" else None
+            if command != "echo $?" and not any(s in command for s in SKIP):
+                yield command, output, status
 
 
-EXAMPLES = [(path.name, cmd, out) for path in PAGES for cmd, out in console_examples(path)]
+EXAMPLES = [(path.name, *example) for path in PAGES for example in console_examples(path)]
 
 
 def test_readme_has_examples():
-    assert sum(name == "README.md" for name, _, _ in EXAMPLES) >= 3
+    assert sum(name == "README.md" for name, *_ in EXAMPLES) >= 3
 
 
-@pytest.mark.parametrize("page, command, expected", EXAMPLES,
-                         ids=[f"{p}:{c[:40]}" for p, c, _ in EXAMPLES])
-def test_console_example(page, command, expected):
+@pytest.mark.parametrize("page, command, expected, status", EXAMPLES,
+                         ids=[f"{p}:{c[:40]}" for p, c, _, _ in EXAMPLES])
+def test_console_example(page, command, expected, status):
     argv = shlex.split(command)
     assert argv[:3] == ["python", "-m", "tinyadder"], command
     done = subprocess.run([sys.executable, *argv[1:]], cwd=ROOT, capture_output=True,
                           text=True, timeout=600)
-    assert done.stdout == expected, done.stderr
+    if status is None:
+        assert done.stdout == expected, done.stderr
+    else:
+        assert (done.stdout + done.stderr, done.returncode) == (expected, status)
 
 
 WALKTHROUGH = ROOT / "docs" / "walkthrough.md"

@@ -1,19 +1,23 @@
 """A small fuzzer (standard library, fixed seeds, a few seconds) over the command line, the
-trace loader and the Python API. It asserts what issue 10 promises whatever the input: no
-traceback, an exit status in {0, 1, 2}, one error line per bad input, every good line of a
-batch answered, in order, with Python's sum (or the model's warned-about wrong one)."""
+trace loader, the certificate checker, the Python API (operands and token-id prompts), the
+standard streams (closed, full) and the size limits. It asserts what issues 10 and 24 promise
+whatever the input: no traceback, an exit status in {0, 1, 2}, one error line per bad input,
+every good line of a batch answered, in order, with Python's sum (or the model's warned-about
+wrong one); no forged certificate accepted; standard output the same whatever happens to
+standard error; nothing refused that fits, nothing run that does not."""
 
 import copy
 import io
 import json
 import random
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tinyadder import add, build, number_system, run_with_cache
+from tinyadder import add, build, number_system, run, run_with_cache
 from tinyadder.analysis import trace_json
 from tinyadder.cli import main
 
@@ -169,7 +173,11 @@ SUBCOMMANDS.update({
               ["--bogus"]],
     "census": [["--model", "repaired"], ["--digits", "٣"], ["--bogus"]],
     "check-certificate": [[OUTPUT], [GARBAGE], ["/nonexistent/cert.json"], ["--bogus"]],
+    "export": [["published"], ["repaired"], [GARBAGE], ["nosuch"], ["--digits", "2"],
+               ["--digits", "0"], ["-o", OUTPUT], ["-o", "/nonexistent/dir/m.json"]],
 })
+for name in ("verify", "params", "program", "prove", "census", "explain"):
+    SUBCOMMANDS[name].append(["--model", GARBAGE])
 # bounded work: few cases, small N, no long scans; files go to the temporary folder
 BOUNDED = {"verify": ["--suite", "edges", "--digits", "2", "--number", "float"],
            "precision": ["--digits", "2", "--scan", "", "--pairs", "0", "--systems", "float"],
@@ -264,3 +272,195 @@ def test_real_process_stdin_stdout_and_status(seed):
     done = subprocess.run([sys.executable, "-m", "tinyadder", "--number", "float", "-"],
                           cwd=ROOT, input=stdin, capture_output=True, timeout=120)
     check_batch(done.returncode, done.stdout.decode(), done.stderr.decode(), pairs, bad)
+
+
+# --- certificates -------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def small_certificate(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cert") / "repaired1.json"
+    assert main(["prove", "--model", "repaired", "--digits", "1", "--certificate", str(path)],
+                out=io.StringIO(), err=io.StringIO()) == 0
+    return json.loads(path.read_text())
+
+
+HOSTILE = [None, True, -1, 0, 41, 10 ** 30, 1.5, "", "x", "1/0", "-0", "0", "1e1000000000",
+           "1" * 5000, "1/" + "3" * 5000, [], {}, ["1"], {"0": "1"}, [[[[]]]]]
+TEXT_ATTACKS = [lambda t: t[:len(t) // 2], lambda t: t.replace('"1"', "Infinity", 1),
+                lambda t: t.replace('"digits": 1', '"digits": ' + "1" * 5000),
+                lambda t: '{"format": "tinyadder-proof-1", "x": ' + "[" * 50000 + "}",
+                lambda t: t.replace('"', "'", 3)]
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_checker_takes_mutated_certificates(small_certificate, seed, tmp_path):
+    """Whatever is changed: a one-line verdict or error, exit 0, 1 or 2; and a certificate that
+    still checks says what the original says (nothing forged is accepted)."""
+    from tinyadder.analysis.proof import certificate as checker
+    rng = random.Random(7000 + seed)
+    doc = copy.deepcopy(small_certificate)
+    node, path = doc, []
+    while isinstance(node, (dict, list)) and node and rng.random() < 0.85:
+        key = rng.choice(sorted(node) if isinstance(node, dict) else range(len(node)))
+        path.append(key)
+        node = node[key]
+    if path:
+        parent = doc
+        for key in path[:-1]:
+            parent = parent[key]
+        parent[path[-1]] = rng.choice(HOSTILE)
+    text = json.dumps(doc)
+    if rng.random() < 0.25:
+        text = rng.choice(TEXT_ATTACKS)(text)
+    (tmp_path / "c.json").write_text(text)
+    status, out, err = run_cli(["check-certificate", str(tmp_path / "c.json")])
+    assert "Traceback" not in err + out
+    if status == 0:
+        assert checker.parse(json.loads(text)) == checker.parse(small_certificate)
+    elif status == 1:
+        assert out.startswith("certificate invalid: ") and out.count("\n") == 1 and not err
+    else:
+        assert status == 2 and not out
+        assert err.count("\n") == 1 and err.startswith("tinyadder: error: ")
+
+
+# --- token-id prompts ---------------------------------------------------------------------
+
+def _layout_prefix(tokens, digits, vocab):
+    """Independently of the package: whether ``tokens`` starts a sequence <bos>, N digits, '+',
+    N digits, '=', N + 1 digits."""
+    n = digits
+    want = (["<bos>"] + ["d"] * n + ["+"] + ["d"] * n + ["="] + ["d"] * (n + 1))
+    if not tokens or len(tokens) > len(want):
+        return False
+    for t, w in zip(tokens, want):
+        if not (isinstance(t, int) and not isinstance(t, bool) and 0 <= t < len(vocab)):
+            return False
+        if vocab[t] != w and not (w == "d" and vocab[t].isdigit()):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_token_id_prompts(seed):
+    """A token list is traced exactly when it starts a sequence the layout can produce; a whole
+    prompt is answered as the same addition as text; the given tokens are kept."""
+    rng = random.Random(8000 + seed)
+    digits = rng.choice([1, 2])
+    model = build("published", digits)
+    a, b = rng.randrange(10 ** digits), rng.randrange(10 ** digits)
+    whole = [model.vocab.index(ch) for ch in ["<bos>"]] + [
+        model.vocab.index(ch) for ch in f"{a:0{digits}d}+{b:0{digits}d}={a + b:0{digits + 1}d}"]
+    tokens = whole[:rng.randint(0, len(whole) + 2)] + ([0] if rng.random() < 0.1 else [])
+    if tokens and rng.random() < 0.5:
+        at = rng.randrange(len(tokens))
+        tokens[at] = rng.choice([*range(len(model.vocab)), -1, 14, 99, True, 1.0, "1", None])
+    fits = _layout_prefix(tokens, digits, model.vocab)
+    try:
+        _, cache = run_with_cache(model, tokens, ns="float")
+    except (TypeError, ValueError) as err:
+        assert not fits and "\n" not in str(err), (tokens, err)
+        return
+    assert fits, tokens
+    assert cache.tokens[:len(tokens)] == tokens
+    if len(tokens) == 2 * digits + 3:  # the whole prompt, up to '='
+        assert cache.text == "<bos>" + run(model, number_system("float"), a, b)
+    if len(tokens) >= 2 * digits + 3:
+        assert len(cache.tokens) == 3 * digits + 4
+    else:
+        assert cache.tokens == tokens
+
+
+# --- closed and full standard streams -----------------------------------------------------
+
+STREAM_COMMANDS = [
+    ["--number", "float", "1+2", "abc", "5193798811+1806201129", "3+4"],
+    ["--json", "--number", "float", "--digits", "2", "12+34"],
+    ["params"],
+    ["verify", "--suite", "edges", "--digits", "2", "--number", "float"],
+    ["explain", "--digits", "2", "--number", "float", "12+34"],
+    ["precision", "--digits", "2", "--pairs", "0", "--scan", "", "--systems", "float"],
+]
+REDIRECT = {"pipe": "", "closed": "&-", "full": "/dev/full"}
+
+
+def _bash(argv, stdout, stderr):
+    command = " ".join(["exec", f'"{sys.executable}"', "-m", "tinyadder",
+                        *(shlex.quote(a) for a in argv)])
+    for fd, how in ((1, stdout), (2, stderr)):
+        if how != "pipe":
+            command += f" {fd}>{REDIRECT[how]}"
+    done = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, timeout=120)
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+@pytest.fixture(scope="module")
+def piped_runs():
+    return {}
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_closed_and_full_standard_streams(seed, piped_runs):
+    """Standard output closed or full: one line on standard error, exit 2. Standard error
+    closed or full: standard output and the exit status are those of a run with both piped."""
+    rng = random.Random(9000 + seed)
+    argv = rng.choice(STREAM_COMMANDS)
+    stdout, stderr = rng.choice([("pipe", "closed"), ("pipe", "full"), ("closed", "pipe"),
+                                 ("full", "pipe"), ("closed", "full"), ("full", "closed")])
+    key = tuple(argv)
+    if key not in piped_runs:
+        piped_runs[key] = _bash(argv, "pipe", "pipe")
+    status, out, err = _bash(argv, stdout, stderr)
+    reference = piped_runs[key]
+    assert "Traceback" not in reference[2] + err and "Exception ignored" not in err
+    if stdout == "pipe":
+        assert (status, out) == reference[:2]
+    else:
+        assert status == 2
+    if stderr == "pipe":
+        assert err.endswith("tinyadder: error: cannot write standard output: " +
+                            ("it is closed\n" if stdout == "closed" else
+                             "No space left on device\n"))
+    else:
+        assert err == ""
+
+
+# --- sizes --------------------------------------------------------------------------------
+
+# command -> (the name its refusal starts with, copies of its traces: cli.tracing, precision)
+TRACING = {"--trace": ("--trace", 1.25), "--json": ("--json", 2.5), "--step": ("--step", 1.25),
+           "explain": ("explain", 1.25), "figure": ("figure", 1.25),
+           "explore": ("explore", 1.25), "precision": ("comparing traces", 1.5)}
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_size_limits(seed, tmp_path):
+    """A command whose traces would not fit is refused up front, in one line that names the
+    largest N that fits, which fits while the next does not; one that fits runs (at small N)."""
+    from tinyadder.cli.options import ModelChoice
+    from tinyadder.cli.tracing import size_problem
+    from tinyadder.numbers import FractionSystem
+    rng = random.Random(10000 + seed)
+    command = rng.choice(sorted(TRACING))
+    what, copies = TRACING[command]
+    spec = rng.choice(["fraction", "float", "float32", "decimal", "decimal:300"])
+    top = 100 if command == "explore" else 2000  # explore's page stops at N = 100 first
+    digits = rng.choice([rng.randint(40, top), rng.randint(1, 3)])
+    systems = ([FractionSystem()] if command == "precision" else []) + [number_system(spec)]
+    variant = ModelChoice("repaired" if command == "precision" else "published")  # defaults
+    refusal = size_problem(what, variant, variant.build(digits), systems, copies)
+    argv = ([command] if command[0] != "-" else []) + (["flaw"] if command == "figure" else [])
+    argv += ["--digits", str(digits), "--number", spec, "1+2"]
+    argv += [command] if command[0] == "-" else []
+    argv += ["-o", str(tmp_path / "out")] if command in ("figure", "explore") else []
+    if refusal is None and digits > 3:
+        return  # fits, and would take long: running such N is other tests' job
+    status, out, err = run_cli(argv, stdin=b"q\n")
+    if refusal is None:
+        assert status in (0, 1) and "Traceback" not in err, (argv, err)
+        return
+    assert (status, out) == (2, "") and err.count("\n") == 1 and refusal in err, argv
+    assert not (tmp_path / "out").exists()
+    largest = int(refusal.split("use --digits ")[1].split()[0])
+    assert size_problem(what, variant, variant.build(largest), systems, copies) is None
+    assert size_problem(what, variant, variant.build(largest + 1), systems, copies) is not None

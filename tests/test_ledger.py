@@ -8,7 +8,7 @@ import pytest
 from tinyadder.cli import main as cli_main
 from tinyadder.construction import build
 from tinyadder.analysis.ledger import count, ledger, tensors, totals
-from tinyadder.weights import with_entry
+from tinyadder.weights import WeightError, with_entry
 
 SPEC_TABLE = {"embedding": 13, "layer 0 attention": 6, "layer 0 FFN": 12,
               "layer 1 attention": 2, "layer 1 FFN": 3, "readout": 0}
@@ -88,12 +88,11 @@ def test_an_undeclared_tensor_counts_as_weights():
 
 
 def test_roles_must_name_real_tensors_and_known_rules():
-    model = with_entry(build("published"), "roles", ("blocks.0.attn.W_Z",), "copy")
-    with pytest.raises(ValueError, match="unknown tensor 'blocks.0.attn.W_Z'"):
-        ledger(model)
-    model = with_entry(build("published"), "roles", ("W_E",), "free")
-    with pytest.raises(ValueError, match="unknown role 'free'"):
-        ledger(model)
+    with pytest.raises(WeightError, match="^roles: unknown tensor 'blocks.0.attn.W_Z'$"):
+        with_entry(build("published"), "roles", ("blocks.0.attn.W_Z",), "copy")
+    with pytest.raises(WeightError, match=r"^roles\['W_E'\] = 'free': use 'embedding', "
+                                          r"'weight', 'copy', 'position'$"):
+        with_entry(build("published"), "roles", ("W_E",), "free")
 
 
 def test_every_table_of_the_model_is_a_tensor(published):

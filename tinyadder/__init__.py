@@ -8,14 +8,28 @@ The package is layered. The core sits here: the model as data (``weights``, ``co
 its construction, the number systems (``numbers``), the forward pass, generation, the task
 (``addition``) and the activation cache (``cache.run_with_cache``). ``tinyadder.analysis``
 reads runs of it; ``tinyadder.cli`` is the command line. Nothing imports upward.
+
+The names below are imported when first used, so that importing the package costs nothing
+before the command line's entry point (``tinyadder.__main__``) has taken charge of Ctrl-C.
 """
 
-from .addition import add, run
-from .cache import ActivationCache, patch_slot, run_with_cache
-from .construction import build
-from .numbers import number_system
-from .weights import with_entry
+import importlib
 
-__all__ = ["ActivationCache", "add", "build", "number_system", "patch_slot", "run", "run_with_cache",
-           "with_entry"]
+# public name -> the core module that defines it
+_EXPORTS = {"add": "addition", "run": "addition", "ActivationCache": "cache",
+            "patch_slot": "cache", "run_with_cache": "cache", "build": "models",
+            "number_system": "numbers", "with_entry": "weights"}
+__all__ = sorted(_EXPORTS)
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

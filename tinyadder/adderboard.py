@@ -8,18 +8,41 @@ as a module named ``submission``), requires ``build_model`` and ``add``, calls
 digits: on the published model's counterexample it is the model's wrong sum, not a + b.
 """
 
+import importlib.util
 from pathlib import Path
 import sys
 
-try:
-    import tinyadder  # noqa: F401
-except ImportError:  # loaded by path from a clone that was not installed
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tinyadder.addition import add as model_add
-from tinyadder.construction import DIGITS, build
-from tinyadder.analysis.ledger import ledger, totals
-from tinyadder.numbers import for_model, number_system
+def _package_next_to_this_file():
+    """Import the tinyadder package this file sits in, as ``tinyadder``, by its path: never
+    an installed copy (another version), nor the namespace package that a folder named
+    ``tinyadder`` in the working directory (a clone's root) would give ``import tinyadder``.
+    If a different tinyadder is already imported, say so rather than run it."""
+    here = Path(__file__).resolve().parent
+    loaded = sys.modules.get("tinyadder")
+    if getattr(loaded, "__file__", None):  # a namespace package has none: not a tinyadder
+        if Path(loaded.__file__).resolve().parent != here:
+            raise ImportError(f"another tinyadder ({loaded.__file__}) is already imported; "
+                              f"this submission runs the one next to it ({here})")
+        return
+    spec = importlib.util.spec_from_file_location(
+        "tinyadder", here / "__init__.py", submodule_search_locations=[str(here)])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules["tinyadder"] = package
+    try:
+        spec.loader.exec_module(package)
+    except BaseException:
+        del sys.modules["tinyadder"]
+        raise
+
+
+_package_next_to_this_file()
+
+from tinyadder.addition import add as model_add  # noqa: E402 (the package loaded above)
+from tinyadder.construction import DIGITS  # noqa: E402
+from tinyadder.models import build  # noqa: E402
+from tinyadder.analysis.ledger import ledger, totals  # noqa: E402
+from tinyadder.numbers import for_model, number_system  # noqa: E402
 
 METADATA = {
     "name": "TinyAdder-36 (tinyadder reference interpreter)",

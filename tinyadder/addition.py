@@ -6,8 +6,10 @@ zero-padded to N digits, most significant first, ``=``, and writes the N + 1 dig
 sum; another model may read its digits least significant first, with other separators.
 """
 
+from dataclasses import dataclass
 import operator
 import re
+from typing import FrozenSet
 
 from .construction import DIGITS
 from .generate import generate
@@ -29,12 +31,9 @@ def excerpt(text, width=EXCERPT):
     return f"{text[:width]!r}... ({len(text)} characters)"
 
 
-def parse_expression(text, digits=DIGITS):
-    """``'12 + 34'`` -> ``(12, 34)``; raise InputError naming the problem otherwise.
-
-    Operands have at most ``digits`` digits 0-9 after their leading zeros (so a 5000-character
-    ``000...01`` is 1); messages quote at most a short excerpt of the text.
-    """
+def split_expression(text):
+    """``'12 + 34'`` -> ``('12', '34')``, the operands' digit texts; raise InputError naming
+    the problem when the text is not the sum of two non-negative integers (any length)."""
     if not isinstance(text, str):
         raise TypeError(f"an expression is text such as '12+34', got {type(text).__name__}")
     stripped = text.strip()
@@ -53,6 +52,16 @@ def parse_expression(text, digits=DIGITS):
     a, b = match.groups()
     if not a or not b:
         raise InputError(f"missing operand in {quoted}; {EXAMPLE}")
+    return a, b
+
+
+def parse_expression(text, digits=DIGITS):
+    """``'12 + 34'`` -> ``(12, 34)``; raise InputError naming the problem otherwise.
+
+    Operands have at most ``digits`` digits 0-9 after their leading zeros (so a 5000-character
+    ``000...01`` is 1); messages quote at most a short excerpt of the text.
+    """
+    a, b = split_expression(text)
     for operand in (a, b):
         significant = operand.lstrip("0")
         if len(significant) > digits:
@@ -139,10 +148,101 @@ def encode(model, a, b):
     return ids
 
 
-def new_tokens(model):
-    """How many tokens the model generates: the answer's digits, and its stop token if any."""
-    p = model.prompt
-    return p.answer_digits + (p.stop is not None)
+@dataclass(frozen=True)
+class Field:
+    """A run of positions of a sequence that hold the same kind of token."""
+
+    what: str              # "a digit of a", "'+'"
+    tokens: FrozenSet[int]  # the token ids it may hold
+    count: int
+    generated: bool        # written by the model rather than given in the prompt
+
+
+def layout(model):
+    """The model's sequence, field by field, as its prompt (``model.prompt``) lays it out: the
+    question's tokens and the operands' N digits each (the prompt), then the answer's digits
+    and the stop token if there is one (generated). The one description of the layout that
+    ``encode``, ``check_tokens`` and ``answer_length`` read."""
+    p, vocab = model.prompt, model.vocab
+    n = digits_of(model)
+    digit = frozenset(vocab.index(str(d)) for d in range(10))
+    fields = [Field(f"a digit of {item}", digit, n, False) if item in ("a", "b") else
+              Field(item if item.startswith("<") else repr(item),
+                    frozenset([vocab.index(item)]), 1, False)
+              for item in p.question]
+    fields.append(Field("a digit of the sum", digit, p.answer_digits, True))
+    if p.stop is not None:
+        fields.append(Field(repr(p.stop), frozenset([vocab.index(p.stop)]), 1, True))
+    return tuple(fields)
+
+
+def answer_length(model):
+    """How many tokens the model generates after its prompt: the answer's digits, and its stop
+    token if any."""
+    return sum(f.count for f in layout(model) if f.generated)
+
+
+def describe_layout(model):
+    """The layout in words: "<bos>, 10 digits of a, '+', ..., then at most 11 digits of the
+    sum"."""
+    def part(f):
+        if f.count == 1:
+            return f.what
+        what = f.what.replace("a digit", "digits", 1)
+        return f"{'at most ' if f.generated else ''}{f.count} {what}"
+    parts = [part(f) for f in layout(model)]
+    return ", ".join(parts[:-1]) + ", then " + parts[-1]
+
+
+def check_tokens(model, tokens):
+    """``tokens`` as a list of token ids if it is a prefix of a sequence the model's layout
+    can produce (``layout``: <bos>, N digits, '+', N digits, '=', then at most N + 1 digits);
+    otherwise TypeError (not token ids) or ValueError saying what was expected, in one line."""
+    if isinstance(tokens, (str, bytes)):
+        raise TypeError("expected a list of token ids, got text: for an expression use "
+                        "parse_expression")
+    try:
+        tokens = list(tokens)
+    except TypeError:
+        raise TypeError(f"expected a list of token ids, got {type(tokens).__name__}") from None
+    vocab = model.vocab
+    for t in tokens:
+        if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < len(vocab):
+            raise ValueError(f"{_token_text(t)} is not a token id of this model; use 0 to "
+                             f"{len(vocab) - 1} ({', '.join(vocab)})")
+    expected = [f for f in layout(model) for _ in range(f.count)]
+    wanted = f"a sequence of {model.name} is {describe_layout(model)}"
+    if not tokens:
+        raise ValueError(f"empty prompt; {wanted}")
+    if len(tokens) > len(expected):
+        raise ValueError(f"{len(tokens)} tokens, more than the {len(expected)} of a whole "
+                         f"sequence; {wanted}")
+    for i, (t, field) in enumerate(zip(tokens, expected)):
+        if t not in field.tokens:
+            raise ValueError(f"token {i} is {vocab[t]!r} where {field.what} belongs; {wanted}")
+    return tokens
+
+
+def _token_text(t):
+    """A short text for what stands where a token id should: 5, or 'str '...'' ."""
+    if isinstance(t, int) and not isinstance(t, bool):
+        return str(t) if abs(t) < 10 ** EXCERPT else f"an int of more than {EXCERPT} digits"
+    return f"{type(t).__name__} {excerpt(repr(t))}"
+
+
+def to_generate(model, tokens):
+    """How many tokens complete a checked prefix ``tokens``: the rest of the sum once the
+    prompt is whole, else none (before '=' the model's predictions are not part of the
+    task)."""
+    given = sum(f.count for f in layout(model) if not f.generated)
+    if len(tokens) < given:
+        return 0
+    return given + answer_length(model) - len(tokens)
+
+
+def sequence_length(model):
+    """The tokens of a whole addition: the prompt and what the model writes."""
+    return len(encode(model, 0, 0)) + answer_length(model)
 
 
 def operands(model, tokens):
@@ -163,8 +263,8 @@ def answer(model, tokens):
     its prompt says; or, if it wrote something else where a digit belongs (or another token
     where its stop token belongs), the text of what it wrote."""
     p = model.prompt
-    start = sum(p.digits if item in ("a", "b") else 1 for item in p.question)
-    written = [model.vocab[t] for t in tokens[start:start + new_tokens(model)]]
+    start = len(encode(model, 0, 0))
+    written = [model.vocab[t] for t in tokens[start:start + answer_length(model)]]
     digits = written[:p.answer_digits]
     stop_ok = p.stop is None or written[p.answer_digits:] == [p.stop]
     if not (all(d.isdigit() and len(d) == 1 for d in digits) and stop_ok):
@@ -186,7 +286,7 @@ def run(model, ns, a, b, *, cache=True):
     reruns the whole prefix at every step (AdderBoard's reference loop).
     """
     prompt = encode(model, a, b)  # checks the model and the operands first
-    tokens = generate(model, for_model(system_of(ns), model), prompt, new_tokens(model),
+    tokens = generate(model, for_model(system_of(ns), model), prompt, answer_length(model),
                       cache=cache)
     return sequence_text(model, tokens)
 
@@ -195,5 +295,5 @@ def add(model, ns, a, b):
     """The model's sum of a and b as an int (its digits, not Python's a + b), or the text it
     wrote when that is not a number."""
     prompt = encode(model, a, b)
-    tokens = generate(model, for_model(system_of(ns), model), prompt, new_tokens(model))
+    tokens = generate(model, for_model(system_of(ns), model), prompt, answer_length(model))
     return answer(model, tokens)

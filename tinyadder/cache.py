@@ -11,9 +11,11 @@ Fraction(1, 24)
 """
 
 from dataclasses import dataclass
+import math
 from typing import Optional
 
-from .addition import digits_of, encode, new_tokens, parse_expression, system_of
+from .addition import (check_tokens, digits_of, encode, layout,
+                       parse_expression, system_of, to_generate)
 from .forward import forward
 from .generate import decode
 from .numbers import FractionSystem, for_model
@@ -117,7 +119,7 @@ class ActivationCache:
 
     def labels(self, name):
         """Names along the last axis of a trace point: slots, heads, units or tokens."""
-        return labels(self.model, name)
+        return point_labels(self.model, name)
 
     def view(self, name, pos):
         """{slot, head, unit or token name: value} of a [pos][...] trace point at ``pos``."""
@@ -132,9 +134,9 @@ class ActivationCache:
         return dict(zip(self.labels(name), rows[pos]))
 
 
-def labels(model, name):
-    """Names along the last axis of a trace point of ``model``: slots, lanes, units or
-    tokens."""
+def point_labels(model, name):
+    """Names along the last axis of trace point ``name`` in a run of ``model``: slots,
+    lanes, units or tokens."""
     name = act_name(name) if "." not in name and name in _SHORT else name
     if name not in trace_points(model):
         raise KeyError(f"no trace point {name!r} in a run of {model.name}")
@@ -170,7 +172,7 @@ def patch_slot(model, name, label, value, positions=None):
     '<bos>0000000012+0000000034=00000000042'
     """
     full = act_name(*name) if isinstance(name, tuple) else act_name(name)
-    along = labels(model, full)
+    along = point_labels(model, full)
     if label not in along:
         raise KeyError(f"{full} has no {label!r}; it holds {', '.join(along)}")
     if full.endswith(("hook_attn_scores", "hook_pattern")):
@@ -217,35 +219,86 @@ def _selected(names):
 
 
 def _prompt(model, expression, digits):
-    """The prompt's token ids: 'a+b' parsed and encoded, or token ids checked."""
+    """The prompt's token ids: 'a+b' parsed and encoded, or token ids checked
+    (``addition.check_tokens``)."""
     if isinstance(expression, str):
         return encode(model, *parse_expression(expression, digits))
     if isinstance(expression, tuple) and len(expression) == 2:
         raise TypeError(f"expected 'a+b' text or a list of prompt token ids, got the pair "
                         f"{expression!r}: for operands a, b pass f'{{a}}+{{b}}'")
     try:
-        prompt = list(expression)
+        return check_tokens(model, expression)
     except TypeError:
         raise TypeError(f"expected 'a+b' text or a list of prompt token ids, got "
                         f"{type(expression).__name__}") from None
-    if not prompt:
-        raise ValueError("empty prompt: expected 'a+b' text or at least one token id")
-    for t in prompt:
-        if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < len(model.vocab):
-            raise ValueError(f"{t!r} is not a token id of this model; use 0 to "
-                             f"{len(model.vocab) - 1} ({', '.join(model.vocab)})")
-    return prompt
+
+
+# --- how much a trace takes ----------------------------------------------------------------
+
+TRACE_BUDGET = 10 ** 9  # bytes: the largest trace run_with_cache records (1 GB)
+
+
+def value_bytes(ns, digits):
+    """About how many bytes one recorded value takes in number system ``ns`` for N-digit
+    operands, on average over a trace (the masked half of each attention row is a shared
+    None), decoding included: fitted just above the peak memory of whole runs of
+    ``run_with_cache`` (docs/cli.md). Exact rationals grow with N, as 315 + 240 sqrt(N) bytes
+    (peaks measured with tracemalloc: 747 a value at N = 10, 937 at N = 20, 1,106 at N = 30), and with the digits of the
+    rounded exponentials beyond the N + 40 the fraction system picks; decimals with their
+    precision P; an unknown system is costed as a rational."""
+    name = getattr(ns, "name", "fraction")
+    if name == "float":
+        return 32
+    if name == "float32":
+        return 40
+    if name == "decimal":
+        return 56 + ns.digits // 4
+    surplus = max(0, getattr(ns, "exp_digits", 0) - digits - 40)
+    return 315 + math.ceil(240 * math.sqrt(digits)) + 2 * surplus
+
+
+def trace_values(model, length, names=None):
+    """How many values a trace of ``length`` positions records: [pos][label] per trace point,
+    [head][pos][pos] for the attention scores and pattern (only the points ``names`` keeps)."""
+    keep = _selected(names)
+    total = 0
+    for name in trace_points(model):
+        if keep(name):
+            width = len(point_labels(model, name))
+            square = name.endswith(("hook_attn_scores", "hook_pattern"))
+            total += width * length * (length if square else 1)
+    return total
+
+
+def trace_bytes(model, ns, names=None):
+    """About how many bytes a trace of one whole sequence of ``model`` takes in ``ns`` (fit
+    to the model): ``trace_values`` times ``value_bytes``."""
+    length = sum(f.count for f in layout(model))
+    return trace_values(model, length, names) * value_bytes(ns, digits_of(model))
+
+
+class TraceTooLarge(ValueError):
+    """A trace would take more memory than ``TRACE_BUDGET``; the message says how much."""
+
+
+def gigabytes(nbytes):
+    """'1.4 GB' (decimal gigabytes, one decimal)."""
+    return f"{nbytes / 1e9:.1f} GB"
 
 
 def run_with_cache(model, expression, *, ns=None, names=None, names_filter=None, patch=None):
     """Generate the answer to ``expression`` ('a+b' text or prompt token ids), then run the whole
     sequence once more recording every trace point: (logits [pos][token], ActivationCache).
 
-    ``names`` (or TransformerLens's ``names_filter``) keeps only some trace points: a name, a
-    list of names or a predicate. ``patch`` ({trace point: function}, see ``forward`` and
-    :func:`patch_slot`) applies to generation and to the recorded pass. Operands have the
-    model's N digits; ``ns`` (fraction by default) runs at the model's precision unless its
-    precision was given.
+    Token ids must be a prefix of a sequence the model's layout can produce
+    (``addition.check_tokens``); the model completes the sum when the prompt is whole, and a
+    shorter prefix is recorded as given. ``names`` (or TransformerLens's ``names_filter``)
+    keeps only some trace points: a name, a list of names or a predicate. ``patch`` ({trace
+    point: function}, see ``forward`` and :func:`patch_slot`) applies to generation and to the
+    recorded pass. Operands have the model's N digits; ``ns`` (fraction by default) runs at
+    the model's precision unless its precision was given. A trace that would take more than
+    ``TRACE_BUDGET`` bytes (``trace_bytes``) raises TraceTooLarge before anything runs: keep
+    fewer trace points with ``names``, or use a smaller N.
     """
     if names is not None and names_filter is not None:
         raise TypeError("give names or names_filter, not both (they are the same option)")
@@ -253,8 +306,13 @@ def run_with_cache(model, expression, *, ns=None, names=None, names_filter=None,
     digits = digits_of(model)
     ns = for_model(FractionSystem() if ns is None else system_of(ns), model)
     prompt = _prompt(model, expression, digits)
+    nbytes = trace_bytes(model, ns, names)
+    if nbytes > TRACE_BUDGET:
+        raise TraceTooLarge(f"a trace of {model.name} at N = {digits} in {ns.spec} would take "
+                            f"about {gigabytes(nbytes)}, over the {gigabytes(TRACE_BUDGET)} "
+                            f"budget; keep fewer trace points with names=, or use a smaller N")
     # ns may come back refined: the precision at which every token was certified
-    tokens, ns = decode(model, ns, prompt, new_tokens(model), patch=patch)
+    tokens, ns = decode(model, ns, prompt, to_generate(model, prompt), patch=patch)
     values = {}
     logits, _ = forward(compile_model(model, ns), tokens, record=values.__setitem__,
                         patch=patch, names=_selected(names))

@@ -3,7 +3,10 @@
 Slots keep the original numbering, so traces compare with the PyTorch original dimension by
 dimension. Layer 0 works on the first 5 slots; its FFN widens the stream to 16. The published
 readout reads slots 0..9 after layer 1; the ``repaired`` variant lets layer 1's FFN write into
-ten fresh slots ``err0``..``err9`` that only the readout reads (same 36 parameters).
+ten fresh slots ``err0``..``err9`` that only the readout reads (same 36 parameters). The
+``variant-28`` (seed 000's idea, docs/variant-28.md) is the repaired model whose ten candidate
+weights are read off the embedding's digit dimension with a scale and an offset:
+P_u = s E_u + o, so 11 parameters become 3 and 36 become 28.
 """
 
 from fractions import Fraction
@@ -26,7 +29,7 @@ SLOTS = (
 )
 ERR_SLOTS = tuple(f"err{u}" for u in range(10))  # the repaired readout's own slots
 
-VARIANTS = ("published", "repaired")
+VARIANTS = ("published", "repaired", "variant-28")
 
 L0_HEADS = ("h0", "h1", "h2", "h3", "h4")
 CANDS = tuple(f"cand{u}" for u in range(10))
@@ -94,14 +97,15 @@ def constants(digits=DIGITS):
 
 
 def build(variant="published", digits=DIGITS):
-    """The TinyAdder-36 model for N-digit operands, ``published`` or ``repaired``.
+    """The TinyAdder-36 model for N-digit operands, ``published``, ``repaired`` or
+    ``variant-28``.
 
     ``model.prompt.digits`` is N; ``model.meta`` records ``precision`` (what the arithmetic
     needs, used by a number system whose precision was not given). Only the values of ``constants(N)`` depend
     on N: every N has the same weight entries, hence the same 36 parameters.
     """
     if variant not in VARIANTS:
-        raise ValueError(f"unknown model {variant!r}: use {' or '.join(VARIANTS)}")
+        raise ValueError(f"unknown model {variant!r}: use {', '.join(VARIANTS)}")
     c = constants(digits)
     special_key, digit_key = c["special_key"], c["digit_key"]
     S = exp_of(special_key) / 10  # exp(-40 - ln 10): the softmax1 weight of a special key
@@ -133,7 +137,7 @@ def build(variant="published", digits=DIGITS):
         width_in=5, width_out=16,
     )
 
-    published = variant == "published"
+    published = variant == "published"  # variant-28 has the repaired readout
     slots = SLOTS if published else SLOTS + ERR_SLOTS
     targets = SLOTS[:10] if published else ERR_SLOTS  # where err_u lands: the published flaw
     units = tuple(f"{u}{sign}" for u in CANDS for sign in "+-")
@@ -152,8 +156,9 @@ def build(variant="published", digits=DIGITS):
         ),
         width_in=16, width_out=len(slots),
     )
+    shared = _shared_candidates(c["place"]) if variant == "variant-28" else {}
     return Model(
-        name=f"tinyadder36-{variant}",
+        name=variant if variant == "variant-28" else f"tinyadder36-{variant}",
         vocab=VOCAB,
         slots=slots,
         W_E=embed,
@@ -163,7 +168,39 @@ def build(variant="published", digits=DIGITS):
         prompt=Prompt(digits, ("<bos>", "a", "+", "b", "=")),
         roles=dict(ROLES),
         meta={"precision": Precision(c["precision"], f"N + 30 for N = {digits} digits")},
+        about=ABOUT[variant],
+        **shared,
     )
+
+
+def _shared_candidates(place):
+    """variant-28's counting: the embedding's digit values E_d = 10 d are named constants,
+    and layer 0's candidate weights are written from them, P_u = s E_u + o with
+    s = place * 10 and o = place * 50, which is (u + 1/2) * place * 100 (P_0 = o: E_0 = 0)."""
+    constants = {f"E{d}": 10 * d for d in range(1, 10)}
+    constants.update(s=place * 10, o=place * 50)
+    derived = {f"blocks.0.mlp.W_in[count][cand{u}]": f"s*E{u} + o" for u in range(1, 10)}
+    return {"constants": constants, "derived": derived}
+
+
+ABOUT = {
+    "published": {
+        "title": "TinyAdder-36 as published", "params_claimed": 36, "dtype": "float64",
+        "notes": "The hand-wired 36-parameter adder (docs/spec.md), its readout flaw "
+                 "included: the readout still sees five of the layer-0 candidates."},
+    "repaired": {
+        "title": "TinyAdder-36 with a repaired readout", "params_claimed": 36,
+        "dtype": "float64",
+        "notes": "The published construction whose layer-1 FFN writes ten fresh slots "
+                 "err0..err9 that only the readout reads (the same 36 parameters)."},
+    "variant-28": {
+        "title": "TinyAdder-28: the repaired model with its candidates read off the embedding",
+        "params_claimed": 28, "dtype": "float64",
+        "notes": "Seed 000's 28-parameter idea: layer 0's ten candidate weights "
+                 "(u + 1/2) 10^12 are the embedding's digit values E_u = 10 u with a scale "
+                 "s = 10^11 and an offset o = 5 10^11, P_u = s E_u + o (docs/variant-28.md); "
+                 "the readout is the repaired one, so it adds every pair."},
+}
 
 
 # What each weight tensor is, for the parameter ledger (tinyadder.analysis.ledger counts by it).

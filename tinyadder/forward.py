@@ -150,6 +150,15 @@ def softmax(scores, ns):
     return [w / total for w in e]
 
 
+def softmax_parts(scores, ns):
+    """The parts of a softmax that normalises after the weighted sum (as a fused attention
+    kernel does): e_j = e^(s_j - m), m the largest score, and 1 / sum_l e_l; then
+    z = (sum_j e_j v_j) * (1 / sum e)."""
+    m = ns.largest(scores)
+    e = [ns.exp(s - m) for s in scores]
+    return e, ns.one / add_up(e, ns.zero)
+
+
 def attend(pattern, values, zero):
     """z = sum_j pattern_j v_j."""
     return add_up([p * v for p, v in zip(pattern, values)], zero)
@@ -264,9 +273,10 @@ def _heads_of(rows, norm, freqs, heads, lanes, start, ns):
     return out
 
 
-def attention(ns, block, x, start, memory, hook, name):
+def attention(ns, block, x, start, memory, hook, name, rows=None):
     """The attention half over positions start, start + 1, ... (x: their rows, after ln1):
-    attn_out's rows."""
+    attn_out's rows. Every position's key and value enter the cache; ``rows`` (indices into
+    x; None: all) are the positions whose output is wanted."""
     q = hook(f"{name}.hook_q", [linear(row, block.q, ns.zero) for row in x])
     k = hook(f"{name}.hook_k", [linear(row, block.k, ns.zero) for row in x])
     v = hook(f"{name}.hook_v", [linear(row, block.v, ns.zero) for row in x])
@@ -279,16 +289,21 @@ def attention(ns, block, x, start, memory, hook, name):
     memory.keys.extend(k)
     memory.values.extend(v)
     keys, values = memory.keys, memory.values
-    positions = range(start, start + len(x))
+    rows = range(len(x)) if rows is None else rows
+    positions = [start + a for a in rows]
     scores_name, pattern_name = f"{name}.hook_attn_scores", f"{name}.hook_pattern"
     textbook = any(p in hook.patch for p in (f"{name}.hook_q", scores_name, pattern_name))
-    z = [[ns.zero] * len(block.q.columns) for _ in x]
+    z = [[ns.zero] * len(block.q.columns) for _ in rows]
+    wanted = {a: r for r, a in enumerate(rows)}
     for h, head in enumerate(block.heads):
         if head.carried:  # the cache carries the sums even while a patch overrides z
             sums = memory.sums[h]
-            for a, i in enumerate(positions):
+            for a in range(len(x)):
+                i = start + a
                 e = ns.exp(score([head.q_const], [k[a][h]], head, i, i))
-                z[a][h] = carry(head, sums, e, v[a][h], ns)
+                value = carry(head, sums, e, v[a][h], ns)
+                if a in wanted:
+                    z[wanted[a]][h] = value
 
     def textbook_head(h):
         return textbook or not block.heads[h].carried
@@ -298,16 +313,23 @@ def attention(ns, block, x, start, memory, hook, name):
 
     shown = hook.wants(scores_name) or hook.wants(pattern_name)
     heads = [h for h in range(len(block.heads)) if shown or textbook_head(h)]
+    stop = start + len(x)
     scores = [[[None if masked(head, i, j) else
                 score(lanes(q[a], head.q_lanes), lanes(keys[j], head.kv_lanes), head, i, j)
-                for j in range(positions.stop)] for a, i in enumerate(positions)]
+                for j in range(stop)] for a, i in zip(rows, positions)]
               if h in heads else None for h, head in enumerate(block.heads)]
     if shown or textbook:
         scores = hook(scores_name, scores)
     normalise = softmax1 if block.softmax == "softmax1" else softmax
-    pattern = [None] * len(block.heads)
+    after = block.normalise == "after" and pattern_name not in hook.patch
+    pattern, parts = [None] * len(block.heads), {}
     for h in heads:
-        if textbook_head(h):
+        if textbook_head(h) and after:
+            parts[h] = [softmax_parts([s for s in row if s is not None], ns)
+                        for row in scores[h]]
+            pattern[h] = [_spread([w * inv for w in e], row)
+                          for (e, inv), row in zip(parts[h], scores[h])]
+        elif textbook_head(h):
             pattern[h] = [_spread(normalise([s for s in row if s is not None], ns), row)
                           for row in scores[h]]
         else:  # shown only: e^score over the carried denominator
@@ -318,11 +340,13 @@ def attention(ns, block, x, start, memory, hook, name):
     for h in heads:
         if textbook_head(h):
             head = block.heads[h]
-            for a in range(len(x)):
+            for a in range(len(rows)):
                 seen = [(p, values[j]) for j, p in enumerate(pattern[h][a]) if p is not None]
+                weights = parts[h][a][0] if h in parts else [p for p, _ in seen]
                 for c, lane in zip(head.q_lanes, head.kv_lanes):
-                    z[a][c] = attend([p for p, _ in seen], [row[lane] for _, row in seen],
-                                     ns.zero)
+                    z[a][c] = attend(weights, [row[lane] for _, row in seen], ns.zero)
+                    if h in parts:
+                        z[a][c] = z[a][c] * parts[h][a][1]
     z = hook(f"{name}.hook_z", z)
     o = block.o if hook.patch else block.o_live
     return [linear(row, o, ns.zero) for row in z]
@@ -410,7 +434,10 @@ def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", 
             raise ValueError(f"{compiled.ns.describe()} decides tokens untraced (its cache "
                              f"holds integers); trace in the fraction system")
         else:
-            out = _traced(compiled, tokens, start, layers, _Hooks(record, patch, names))
+            # untraced, only the last position's logits wanted: the last block computes the
+            # other positions' keys and values only, since nothing later reads their rows
+            last = record is None and not patch and logits == "last"
+            out = _traced(compiled, tokens, start, layers, _Hooks(record, patch, names), last)
             if logits == "last":
                 out = out[-1:]
     return out, KVCache(start + len(tokens), tuple(layers))
@@ -426,8 +453,9 @@ def greedy(compiled, tokens, n_new, pick):
         return codegen.greedy(compiled, tokens, n_new, layers, pick, _OPS)
 
 
-def _traced(compiled, tokens, start, layers, hook):
-    """The pass above over this call's positions, block by block, every trace point."""
+def _traced(compiled, tokens, start, layers, hook, last_only=False):
+    """The pass above over this call's positions, block by block, every trace point
+    (``last_only``: the last block's rows for the last position only)."""
     ns = compiled.ns
     x = hook("hook_embed", [list(compiled.embed[t]) for t in tokens])
     if compiled.pos:
@@ -437,9 +465,12 @@ def _traced(compiled, tokens, start, layers, hook):
     for i, (block, memory) in enumerate(zip(compiled.blocks, layers)):
         name = f"blocks.{i}"
         x = hook(f"{name}.hook_resid_pre", x)
+        rows = [len(x) - 1] if last_only and i == len(compiled.blocks) - 1 and x else None
         attn_out = hook(f"{name}.hook_attn_out", attention(
             ns, block, _normed(x, block.ln1, hook, f"{name}.ln1", ns), start, memory, hook,
-            f"{name}.attn"))
+            f"{name}.attn", rows))
+        if rows is not None:
+            x = x[-1:]
         x = hook(f"{name}.hook_resid_mid",
                  residual(x, attn_out, None if hook.patch else set(block.attn_writes)))
         mlp_out = hook(f"{name}.hook_mlp_out", mlp(

@@ -24,15 +24,21 @@ with no value map or no output map (``weights.live_heads``) adds no term to the 
    up map is one weight on the same slot x share one product: post_u = w_u (g x), not
    g (w_u x). A rounding system keeps the textbook grouping.
 
-Field glossary of :class:`Block` (indices are positions in the model's slot, head and unit
-orders):
+Field glossary of :class:`Block` (indices are positions in the model's slot, lane and unit
+orders; a head of dimension d has d lanes):
 
-    q, k, v        Affine: resid_pre slots -> heads (head dimension 1)
-    o              Affine: heads -> resid_pre slots (W_O, b_O), every head (used with a patch)
-    o_live         the same over the live heads only: the heads that add terms
-    gate, up       Affine: resid_mid slots -> units (W_gate, b_gate; W_in, b_in)
-    down           Affine: units -> resid_post slots (W_out, b_out)
-    heads          per head: its slope and, for rule 1, its carried constants
+    q              AffineMap: resid_pre slots (after ln1) -> query lanes
+    k, v           AffineMap: resid_pre slots (after ln1) -> key/value lanes
+    o              AffineMap: query lanes -> resid_pre slots (W_O, b_O), every head (used with
+                   a patch)
+    o_live         the same over the live heads' lanes only: the heads that add terms
+    gate, up       AffineMap: resid_mid slots (after ln2) -> units (W_gate, b_gate; W_in, b_in)
+    down           AffineMap: units -> resid_post slots (W_out, b_out)
+    heads          per query head: its lanes, its key/value lanes, slope, scale, fixed bias
+                   and, for rule 1, its carried constants
+    ln1, ln2       Norm or None; q_norm, k_norm: Norm over one head's lanes, or None
+    rope           the rotary frequencies, one per lane pair (empty: none)
+    softmax, act, gated   the attention's normalisation and the FFN's kind
     live           heads whose output reaches the stream
     attn_writes    slots the live heads (or b_O) write
     mlp_writes     slots the FFN writes
@@ -42,6 +48,9 @@ orders):
     prefix_mid     plan, rule 3: attention-written slots such a position needs
     prefix_post    plan, rule 3: FFN-written slots such a position needs
     token_kv       plan, rule 4: {token id: (k, v, e, e v)}, first block only, filled on use
+
+Rules 1 and 3 to 5 serve the code generator, which writes out TinyAdder-36's family of
+operations (``Compiled.fast``); any other model's untraced calls run ``forward`` as written.
 """
 
 from dataclasses import dataclass, replace
@@ -54,7 +63,7 @@ from .weights import Factored, Tensor, live_heads, tensors
 
 
 @dataclass(frozen=True)
-class Affine:
+class AffineMap:
     """A sparse affine map as numbers: out_t = (sum of w x_s over columns[t]) + bias_t.
 
     ``columns[t]`` lists target t's non-zero weights as (source index, weight) in source order;
@@ -65,7 +74,7 @@ class Affine:
     columns: Tuple[Tuple[Tuple[int, object], ...], ...]
     bias: Tuple[Optional[object], ...]
     unit: Tuple[frozenset, ...]
-    first: Optional["Affine"] = None  # a factored weight: this map applies to first(x)
+    first: Optional["AffineMap"] = None  # a factored weight: this map applies to first(x)
 
     def writes(self):
         """Targets with a term or a bias."""
@@ -79,10 +88,10 @@ class Affine:
 
 
 def _affine(ns, weight, bias, keep=None):
-    """The Affine of a weight tensor and its bias vector (``keep``: only these sources)."""
+    """The AffineMap of a weight tensor and its bias vector (``keep``: only these sources)."""
     columns = [tuple((i, w) for i, w in weight.column(col) if keep is None or i in keep)
                for col in weight.cols]
-    return Affine(
+    return AffineMap(
         columns=tuple(tuple((i, ns.const(w)) for i, w in column) for column in columns),
         bias=tuple(ns.const(bias.entries[None, col]) if (None, col) in bias.entries else None
                    for col in weight.cols),
@@ -90,7 +99,7 @@ def _affine(ns, weight, bias, keep=None):
 
 
 def _map(ns, t, name, bias, keep=None):
-    """The Affine of weight ``name`` and its bias, from the tensors ``t``; a factored weight
+    """The AffineMap of weight ``name`` and its bias, from the tensors ``t``; a factored weight
     (``name.A``, ``name.B``) as B's map applied to A's."""
     if name in t:
         return _affine(ns, t[name], t[bias], keep)
@@ -140,14 +149,14 @@ class Head:
 class Block:
     """One block's weights as numbers, and its plan (the module docstring's glossary)."""
 
-    q: Affine
-    k: Affine
-    v: Affine
-    o: Affine
-    o_live: Affine
-    gate: Affine
-    up: Affine
-    down: Affine
+    q: AffineMap
+    k: AffineMap
+    v: AffineMap
+    o: AffineMap
+    o_live: AffineMap
+    gate: AffineMap
+    up: AffineMap
+    down: AffineMap
     heads: Tuple[Head, ...]
     width_in: int
     width_out: int
@@ -166,6 +175,7 @@ class Block:
     k_norm: Optional[Norm] = None
     rope: Tuple[object, ...] = ()
     softmax: str = "softmax1"
+    normalise: str = "before"
     act: str = "relu"
     gated: bool = True
 
@@ -175,7 +185,7 @@ class Compiled:
     """A model's weights as numbers of one number system, indexed for the forward pass.
 
     The readout is one of: ``readout`` (the slot each logit negates: negative error), or
-    ``unembed`` (an Affine from the final stream to the logits; a tied one reads the embedded
+    ``unembed`` (an AffineMap from the final stream to the logits; a tied one reads the embedded
     slots, first multiplied by ``unembed_scale``). ``fast``: every operation is one the code
     generator writes out (TinyAdder-36's family); otherwise untraced calls run the pass as
     written.
@@ -189,7 +199,7 @@ class Compiled:
     readout_tokens: Tuple[int, ...]         # the token ids of the logits, in readout order
     pos: object = None  # per position ((slot, value), ...), or (rows of A, B) if factored
     ln_final: Optional[Norm] = None
-    unembed: Optional[Affine] = None
+    unembed: Optional[AffineMap] = None
     unembed_scale: Optional[Tuple[Tuple[int, object], ...]] = None
     fast: bool = True
 
@@ -302,6 +312,7 @@ def _compile(model, ns):
             ln1=_norm(ns, block.ln1, inp), ln2=_norm(ns, block.ln2, inp),
             q_norm=_norm(ns, attn.q_norm, components), k_norm=_norm(ns, attn.k_norm, components),
             rope=tuple(ns.const(f) for f in attn.rope_freqs), softmax=attn.softmax,
+            normalise=attn.normalise,
             act=block.mlp.act, gated=block.mlp.gated))
 
     # Rule 3, backward over the blocks: what do positions without logits need?

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Mapping, Optional, Tuple
 
-from .constants import NEG_INF, Expr, ExpTerm, Ln, MinusInfinity, is_rational, is_zero
+from .constants import (NEG_INF, ConstantError, Expr, ExpTerm, Ln, MinusInfinity, is_rational,
+                        is_zero, names_in, parse, text)
 
 Table = Mapping[str, Mapping[str, object]]
 Bias = Mapping[str, object]
@@ -78,7 +79,8 @@ class Attention:
     key/value heads' lanes (``kv_heads``; empty: the query heads); optional ``q_norm``/``k_norm``
     per head, then rotary positions (``rope_freqs``: angle p * f per lane pair (c, c + d/2));
     score_ij = (q_i . k_j) * scale + bias_h[i][j] - slope_h (i - j) for j <= i;
-    pattern = softmax1 (e^s / (1 + sum e^s)) or softmax; z_i = sum_j pattern_ij v_j;
+    pattern = softmax1 (e^s / (1 + sum e^s)) or softmax; z_i = sum_j pattern_ij v_j (or, with
+    ``normalise`` 'after', as a fused kernel orders it: (sum_j e_ij v_j) * (1 / sum_j e_ij));
     out_s = sum_lane W_O[lane][s] z_lane + b_O[s]. Query head h reads key/value head
     floor(h * len(kv_heads) / len(heads)).
     """
@@ -104,6 +106,7 @@ class Attention:
     bias_default: object = 0
     softmax: str = "softmax1"
     mask: object = NEG_INF
+    normalise: str = "before"
 
     tables = ("W_Q", "b_Q", "W_K", "b_K", "W_V", "b_V", "W_O", "b_O")
 
@@ -225,7 +228,9 @@ class Model:
     it): e.g. ``precision`` (a ``numbers.Precision``) for a number system whose precision was
     not given. ``about`` (title, author, claimed parameters, the published dtype, the source),
     ``constants`` (the named constants a file writes entries with), ``fixed`` (those that are
-    structure) and ``ties`` are facts for people and for the parameter ledger.
+    structure), ``ties`` and ``derived`` (entries written as expressions of named constants:
+    {'blocks.0.mlp.W_in[count][cand3]': 's*E3 + o'}, counted as the constants they use) are
+    facts for people and for the parameter ledger.
     """
 
     name: str
@@ -245,6 +250,7 @@ class Model:
     constants: Mapping[str, object] = field(default_factory=dict)
     fixed: Tuple[str, ...] = ()
     ties: Tuple[Tuple[str, ...], ...] = ()
+    derived: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
         _freeze_fields(self)
@@ -288,7 +294,7 @@ def with_entry(model, name, keys, value):
     >>> from tinyadder import build
     >>> m = with_entry(build(), "blocks.1.attn.W_V", ("digit_pos", "h0"), 50)
     >>> m.blocks[1].attn.W_V["digit_pos"]["h0"], build().blocks[1].attn.W_V["digit_pos"]["h0"]
-    (50, 100)
+    (50, Fraction(100, 1))
     """
     parts = ["unembed", "slots"] if name == "readout" else name.split(".")
     return _with(model, parts, tuple(keys), value, name)
@@ -412,6 +418,10 @@ def _check_attention(where, a, slots, last_block):
     _check_value(f"{where}.scale", a.scale)
     _check_choice(f"{where}.scale_op", a.scale_op, ("multiply", "divide"))
     _check_choice(f"{where}.softmax", a.softmax, ("softmax1", "softmax"))
+    _check_choice(f"{where}.normalise", a.normalise, ("before", "after"))
+    if a.normalise == "after" and a.softmax != "softmax":
+        raise WeightError(f"{where}.normalise: 'after' is an ordinary softmax's order (as a "
+                          f"fused attention kernel computes it); softmax1 normalises before")
     _check_value(f"{where}.bias.default", a.bias_default, "bias")
     for h, rows in a.bias.items():
         if h not in a.heads:
@@ -473,6 +483,7 @@ def check_model(model):
     _check_norm("ln_final", model.ln_final, final)
     _check_unembed(model, final)
     _check_prompt(model)
+    _check_counting(model)
 
 
 def _check_unembed(model, final):
@@ -521,18 +532,85 @@ def _check_prompt(model):
         raise WeightError(f"prompt.stop: {p.stop!r} is not a readout token")
 
 
+def reaches(table):
+    """{source: the targets it has a non-zero weight to}; a factored table's through its
+    inner lanes (a product's support, cancellation aside)."""
+    if isinstance(table, Factored):
+        inner = reaches(table.B)
+        return {s: {t for r in rs for t in inner.get(r, ())}
+                for s, rs in reaches(table.A).items()}
+    return {s: {t for t, w in row.items() if not is_zero(w)} for s, row in table.items()}
+
+
+# What a tensor is for the parameter ledger (``Model.roles``; the rules: analysis.ledger).
+ROLES = ("embedding", "weight", "copy", "position")
+
+
+def _check_counting(model):
+    """Roles name tensors and known roles; ``fixed`` names constants; ties join existing,
+    equal entries (a tie names its entries as ``tied_entry`` reads them)."""
+    if not (model.roles or model.ties or model.fixed or model.constants or model.derived):
+        return
+    found = {t.name: t for t in tensors(model)}
+    for name, role in model.roles.items():
+        if name not in found:
+            raise WeightError(f"roles: unknown tensor {name!r}")
+        _check_choice(f"roles[{name!r}]", role, ROLES)
+    for name, value in model.constants.items():
+        _check_value(f"constants[{name!r}]", value, "bias")
+    for name in model.fixed:
+        if name not in model.constants:
+            raise WeightError(f"fixed: {name!r} is not a named constant")
+    for entry, written in model.derived.items():
+        name, key = tied_entry(found, entry, "derived")
+        try:
+            used = names_in(written, model.constants)
+            value = parse(written, model.constants)
+        except ConstantError as why:
+            raise WeightError(f"derived[{entry!r}]: {why}") from None
+        if not used:
+            raise WeightError(f"derived[{entry!r}]: {written!r} uses no named constant")
+        if value != found[name].entries[key]:
+            raise WeightError(f"derived[{entry!r}]: {written!r} is {text(value)}, not the "
+                              f"entry's {text(found[name].entries[key])}")
+    for i, tie in enumerate(model.ties):
+        if len(tie) < 2:
+            raise WeightError(f"ties[{i}]: a tie joins two or more entries")
+        values = [(entry, found[name].entries[key])
+                  for entry in tie for name, key in [tied_entry(found, entry, f"ties[{i}]")]]
+        for entry, value in values[1:]:
+            if value != values[0][1]:
+                raise WeightError(f"ties[{i}]: {values[0][0]} = {values[0][1]} and {entry} = "
+                                  f"{value} differ; a tie joins entries of one value")
+
+
+def tied_entry(found, entry, where="ties"):
+    """(tensor name, key) of an entry written 'W_E[=][eq]' or 'blocks.0.attn.b_Q[h0]': the
+    tensor's name, then its row and column (a vector: its column) in brackets, as
+    ``tensors`` names them. The entry must be non-zero (a zero is no parameter)."""
+    name, bracket, rest = entry.partition("[")
+    tensor = found.get(name)
+    if tensor is None or not bracket:
+        raise WeightError(f"{where}: {entry!r} names no tensor entry; write it as "
+                          f"W_E[token][slot] or blocks.0.attn.b_Q[head]")
+    keys = [(r, c) for (r, c) in tensor.entries
+            if "[" + (f"{r}][" if r is not None else "") + f"{c}]" == "[" + rest]
+    if not keys:
+        raise WeightError(f"{where}: {entry!r} is not a non-zero entry of {name}")
+    return name, keys[0]
+
+
 def live_heads(attn):
     """Heads whose output reaches the stream: a non-zero value map (weights or bias) into the
     key/value head they read, and a non-zero output map from their lanes. The others add
     nothing, whatever the input (the dead-head rule)."""
-    valued = {lane for row in attn.W_V.values() for lane, w in row.items() if not is_zero(w)}
+    valued = {lane for targets in reaches(attn.W_V).values() for lane in targets}
     valued |= {lane for lane, w in attn.b_V.items() if not is_zero(w)}
+    out = reaches(attn.W_O)
     live = []
     for h, head in enumerate(attn.heads):
         kv_lanes = attn.lanes([attn.groups[attn.kv_of(h)]])
-        out = any(not is_zero(w) for lane in attn.lanes([head])
-                  for w in attn.W_O.get(lane, {}).values())
-        if out and valued & set(kv_lanes):
+        if any(out.get(lane) for lane in attn.lanes([head])) and valued & set(kv_lanes):
             live.append(head)
     return tuple(live)
 

@@ -22,7 +22,7 @@ from typing import Dict, List, NamedTuple
 
 from ..addition import encode, run
 from ..cases import random_pairs
-from ..construction import build
+from ..models import build
 from ..generate import decode
 from ..numbers import Undecided, for_model, number_system
 

@@ -1,12 +1,14 @@
 """``tinyadder params``: the parameter ledger, counted from the model's weights and roles.
 
 Every weight tensor of the model (``tensors``) is counted under one rule, chosen by the role
-the construction declares for it (``Model.roles``, tensor name -> role) and by its values:
+the model declares for it (``Model.roles``, tensor name -> role; a model file's ``roles``) and
+by its values:
 
 - a zero is not a parameter: a tensor with no non-zero entry counts 0;
 - ``copy``, an identity or copy map (every non-zero entry is 1; one source may feed several
   targets, as layer 1's head output broadcast to all 16 slots): free;
-- ``position``, the fixed ALiBi slopes: a positional scheme, not a parameter: free;
+- ``position``, a fixed positional scheme (ALiBi slopes, rotary frequencies, a fixed attention
+  bias, a fixed ``W_pos``; the default role of those tensors), not a parameter: free;
 - ``weight``: each distinct non-zero value counts 1, so one value broadcast to many places
   counts 1 (layer 0's query bias 1 on 5 heads; its gate weight 1 on 11 gates);
 - ``embedding``: a lookup table whose rows are the tokens' vectors, so the same rule applies
@@ -16,23 +18,33 @@ the construction declares for it (``Model.roles``, tensor name -> role) and by i
   row is zero. That is the spec's 13: 9 digit values and 4 flag rows.
 
 A tensor declared ``copy`` whose entries are not all 1 is counted as ``weight``, and so is a
-tensor with no declared role: a map is free only where its values agree with the declaration. Under these rules both models have 36 parameters; the ledger also gives the
-dense non-zero count and the number of distinct non-zero constants model-wide, so other
-conventions can be compared.
+tensor with no declared role: a map is free only where its values agree with the declaration.
+Under these rules both models have 36 parameters; the ledger also gives the dense non-zero
+count and the number of distinct non-zero constants model-wide, so other conventions can be
+compared.
+
+A model may also share parameters across tensors (``shared``): an entry equal to a named
+constant (``Model.constants``) is that constant, one parameter wherever it is used, or none
+if it is ``fixed``; the entries of a tie (``Model.ties``) are one parameter.
 """
 
 from dataclasses import dataclass
 import textwrap
 from typing import Dict
 
-from ..weights import Tensor, tensors  # noqa: F401 (Tensor: part of this module's API)
+from ..constants import names_in, text
+from ..weights import ROLES as ROLE_NAMES, Tensor, tensors, tied_entry  # noqa: F401
 
 ROLES = {
     "embedding": "token lookup: each token row counts its distinct non-zero values",
     "weight": "each distinct non-zero value counts 1, however many places it fills",
     "copy": "identity or copy map (non-zero entries all 1): free",
-    "position": "fixed positional scheme (ALiBi slope), not a parameter: free",
+    "position": "fixed positional scheme (ALiBi slopes, rotary frequencies, a fixed attention "
+                "bias, fixed positions), not a parameter: free",
 }
+assert tuple(ROLES) == ROLE_NAMES
+POSITIONAL = {".slopes": "ALiBi slope", ".rope_freqs": "rotary frequencies",
+              ".bias": "fixed attention bias", "W_pos": "fixed positional embedding"}
 
 
 @dataclass(frozen=True)
@@ -60,7 +72,9 @@ def count(tensor, role):
     if not values:
         return 0, "zero: free"
     if role == "position":
-        return 0, "ALiBi slope, a fixed positional scheme: free"
+        kind = next((k for end, k in POSITIONAL.items() if tensor.name.endswith(end)),
+                    "declared positional")
+        return 0, f"{kind}, a fixed positional scheme: free"
     distinct = _distinct(values)
     if role == "copy":
         if distinct == [1]:
@@ -86,20 +100,121 @@ def count(tensor, role):
     return len(distinct), note + f"{len(distinct)} distinct values{broadcast}: {len(distinct)}"
 
 
+def default_role(model, tensor):
+    """A tensor's role where the model declares none: ``position`` for ALiBi slopes, rotary
+    frequencies, a fixed attention bias and fixed positions (learned ones: ``embedding``);
+    ``weight`` for the rest."""
+    if tensor.name == "W_pos":
+        return "position" if model.pos_role == "fixed" else "embedding"
+    return "position" if tensor.name.endswith((".slopes", ".rope_freqs", ".bias")) else "weight"
+
+
 def ledger(model):
-    """The ledger lines, one per tensor, from the weights and the declared roles."""
-    names = [t.name for t in tensors(model)]
-    for name, role in model.roles.items():
-        if name not in names:
-            raise ValueError(f"role declared for unknown tensor {name!r}")
-        if role not in ROLES:
-            raise ValueError(f"unknown role {role!r} for {name}; use {', '.join(ROLES)}")
+    """The ledger lines, one per tensor, from the weights and the declared roles (checked when
+    the model was built: ``weights.check_model``), then the parameters shared across tensors."""
     lines = []
     for tensor in tensors(model):
-        role = model.roles.get(tensor.name, "weight")
+        role = model.roles.get(tensor.name) or default_role(model, tensor)
         params, rule = count(tensor, role)
         lines.append(Line(tensor, role, params, rule))
-    return lines
+    return shared(model, lines) if model.constants or model.ties else lines
+
+
+def shared(model, lines):
+    """The lines recounted with the parameters a model shares across tensors.
+
+    Every entry of a counted tensor has parameter keys: its value in its tensor (and its row,
+    in an embedding), or, if it equals a named constant, the constant (none if the constant
+    is fixed: free), or, if the file writes it as an expression of named constants
+    (``Model.derived``), those constants; a tie merges its entries' keys into one. A tensor
+    counts the keys first met in it, in model order, and its rule names what it shares."""
+    fixed = [model.constants[name] for name in model.fixed]
+    named = [(name, v) for name, v in model.constants.items() if name not in model.fixed]
+    derived = {tied_entry({t.name: t for t in (line.tensor for line in lines)}, e): text_
+               for e, text_ in model.derived.items()}
+    keys = {}  # tensor name -> {entry: [keys]}
+    for line in lines:
+        if line.params:
+            keys[line.tensor.name] = {
+                entry: (_used(model, derived[line.tensor.name, entry])
+                        if (line.tensor.name, entry) in derived else
+                        [] if any(v == f for f in fixed) else [_key(line, entry, v, named)])
+                for entry, v in line.tensor.entries.items()}
+    parent = {}
+
+    def root(key):
+        while parent.get(key, key) != key:
+            key = parent[key]
+        return key
+
+    found = {line.tensor.name: line.tensor for line in lines}
+    tied = []
+    for tie in model.ties:
+        members = [k for name, entry in (tied_entry(found, e) for e in tie)
+                   for k in keys.get(name, {}).get(entry, ())[:1]]
+        members = [root(k) for k in members]
+        for k in members[1:]:
+            if k != members[0]:
+                parent[k] = members[0]
+        tied.append(members[:1])
+    labels = {}
+    for name, _ in named:
+        labels.setdefault(root(("const", name)), name)
+    for i, first in enumerate(tied):
+        if first:
+            labels.setdefault(root(first[0]), f"ties[{i}]")
+    seen = {}
+    return [_recounted(line, [root(k) for ks in keys[line.tensor.name].values() for k in ks],
+                       seen, labels, fixed_names(model, line.tensor))
+            if line.tensor.name in keys else line for line in lines]
+
+
+def _used(model, written):
+    """The parameter keys of a derived entry: the named constants it uses, fixed ones left
+    out."""
+    return [("const", name) for name in names_in(written, model.constants)
+            if name not in model.fixed]
+
+
+def _key(line, entry, value, named):
+    name = next((name for name, v in named if value == v), None)
+    if name is not None:
+        return ("const", name)
+    return (line.tensor.name, entry[0] if line.role == "embedding" else None, value)
+
+
+def fixed_names(model, tensor):
+    """The fixed constants the tensor's entries are equal to."""
+    return [name for name in model.fixed
+            if any(v == model.constants[name] for v in tensor.entries.values())]
+
+
+def _recounted(line, mine, seen, labels, fixed):
+    """One counted tensor's line with shared parameters: its own distinct values, the named
+    constants and ties it meets first, what it shares with tensors counted before it, and the
+    fixed constants it holds. Unchanged when it shares nothing."""
+    own, params, named, ties, elsewhere = 0, 0, [], [], {}
+    for key in dict.fromkeys(mine):  # each key once, in entry order
+        label = labels.get(key)
+        if key in seen:
+            elsewhere.setdefault(seen[key], []).append(label or text(key[2]))
+            continue
+        seen[key] = line.tensor.name
+        params += 1
+        if label is None:
+            own += 1
+        else:
+            (ties if label.startswith("ties[") else named).append(label)
+    notes = [f"named constant{'s' * (len(named) > 1)} {', '.join(named)}: {len(named)}"] \
+        if named else []
+    notes += [f"{tie}: 1" for tie in ties]
+    notes += [f"{', '.join(labels_)} counted at {where}" for where, labels_ in elsewhere.items()]
+    notes += [f"{name} fixed: free" for name in fixed]
+    if not notes:
+        return line
+    values = "value" + "s" * (own != 1) + (" per token row" if line.role == "embedding" else "")
+    head = [f"{own} distinct {values}: {own}"] if own else []
+    return Line(line.tensor, line.role, params, "; ".join(head + notes))
 
 
 @dataclass(frozen=True)
@@ -128,10 +243,16 @@ def _place(key):
     return col if row is None else f"{row}->{col}"
 
 
-def entries_text(tensor, limit=3):
-    """The non-zero entries grouped by value: 'value at place, place, ... (n places)'."""
+def entries_text(tensor, limit=3, written=None):
+    """The non-zero entries grouped by value: 'value at place, place, ... (n places)'; an
+    entry the file writes as an expression of named constants (``written``: {key: text}) as
+    'text = value at place'."""
+    written = written or {}
     groups = {}
     for key, value in tensor.entries.items():
+        if key in written:
+            groups[(written[key], value)] = [key]
+            continue
         for v in groups:
             if v == value:
                 groups[v].append(key)
@@ -142,7 +263,8 @@ def entries_text(tensor, limit=3):
     for value, keys in groups.items():
         places = ", ".join(_place(k) for k in keys[:limit])
         more = f", ... ({len(keys)} places)" if len(keys) > limit else ""
-        out.append(f"{value} at {places}{more}")
+        shown = f"{value[0]} = {value[1]}" if isinstance(value, tuple) else value
+        out.append(f"{shown} at {places}{more}")
     return out
 
 
@@ -150,6 +272,8 @@ def render(model, lines):
     """The ledger as text: one line per tensor with non-zeros, its entries, then totals."""
     t = totals(lines)
     shown = [line for line in lines if line.tensor.entries]
+    found = {line.tensor.name: line.tensor for line in lines}
+    derived = {tied_entry(found, e): written for e, written in model.derived.items()}
     width = max(len(line.tensor.name) for line in shown)
     out = [f"parameter ledger of {model.name}",
            f"{'tensor':<{width}}  {'role':<9}  {'shape':>7}  {'non-zero':>8}  {'params':>6}"]
@@ -157,8 +281,10 @@ def render(model, lines):
         shape = "x".join(str(n) for n in line.tensor.shape)
         out.append(f"{line.tensor.name:<{width}}  {line.role:<9}  {shape:>7}  "
                    f"{len(line.tensor.entries):>8}  {line.params:>6}")
-        out.append(f"    rule: {line.rule}")  # its own line: rows stay within 80 columns
-        out += [f"    {text}" for text in entries_text(line.tensor)]
+        out += textwrap.wrap(f"rule: {line.rule}", 80, initial_indent="    ",
+                             subsequent_indent="        ")  # rows stay within 80 columns
+        written = {key: t for (name, key), t in derived.items() if name == line.tensor.name}
+        out += [f"    {text}" for text in entries_text(line.tensor, written=written)]
     empty = [line.tensor.name for line in lines if not line.tensor.entries]
     out += textwrap.wrap(f"all zero (free): {', '.join(empty)}", 80, subsequent_indent="    ")
     out.append("")
@@ -170,7 +296,11 @@ def render(model, lines):
     out += textwrap.wrap(
         "rules: a zero is free; an identity or copy map is free; one value broadcast to many "
         "places counts 1; each other distinct value counts 1, per tensor, and per token row in "
-        "the embedding (its rows are the tokens' vectors)", 80, subsequent_indent="    ")
+        "the embedding (its rows are the tokens' vectors)" + (
+            "; a named constant counts 1 wherever it is used, an entry written as an expression "
+            "of named constants counts as them, and a tie's entries count 1"
+            if model.constants or model.ties or model.derived else ""),
+        80, subsequent_indent="    ")
     return out
 
 

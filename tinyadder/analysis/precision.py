@@ -19,7 +19,7 @@ import textwrap
 
 from .. import addition, cases
 from ..cache import run_with_cache, stages
-from ..construction import build
+from ..models import build
 from ..forward import forward
 from ..generate import argmax
 from ..numbers import FractionSystem, for_model, number_system
@@ -139,7 +139,10 @@ def _sci(x):
 
 
 def compare(args, out):
-    """One addition: approximate vs exact, and where the rounding error first decides."""
+    """One addition: approximate vs exact, and where the rounding error first decides.
+
+    Returns the wrong sums, as (run, the model's sum): the exact run's (the published
+    model's flaw) and the approximate one's, for the command line to warn about."""
     model = build(args.model, args.digits[0])
     digits = addition.digits_of(model)
     a, b = addition.parse_expression(args.expression, digits)
@@ -149,15 +152,21 @@ def compare(args, out):
     exact_logits, exact = run_with_cache(model, expr, ns=exact_ns)
     _, approx = run_with_cache(model, expr, ns=approx_ns)
     name = label(approx_ns.spec)
-    print(f"exact ({exact_ns.name}): {addition.sequence_text(model, exact.tokens)}", file=out)
-    print(f"{name}: {addition.sequence_text(model, approx.tokens)}", file=out)
+    runs = ((f"exact ({exact_ns.name})", exact), (name, approx))
+    sums = []
+    for title, run in runs:
+        text = addition.sequence_text(model, run.tokens)
+        print(f"{title}: {text}", file=out)
+        answer = int(text.split("=")[1])
+        if answer != a + b:
+            sums.append((title, answer))
     tokens = exact.tokens
     start = tokens.index(model.vocab.index("="))  # '=' predicts the first sum digit
-    wrong = [p for p in range(start, len(tokens) - 1) if approx.tokens[p + 1] != tokens[p + 1]]
-    if not wrong:
+    differ = [p for p in range(start, len(tokens) - 1) if approx.tokens[p + 1] != tokens[p + 1]]
+    if not differ:
         _say(out, f"{name} gives every digit of the exact run")
-        return 0
-    last = wrong[0]
+        return sums
+    last = differ[0]
     k = last - start + 1
     scores = sorted(-x for x in exact_logits[last])
     _say(out, f"first wrong digit: sum digit {k} of {digits + 1} (place 10^{digits + 1 - k}), "
@@ -195,10 +204,10 @@ def compare(args, out):
         named = ", ".join(slot for slot, _ in culprits) or "none alone (only together)"
         _say(out, f"first half-layer whose rounding error exceeds the margin: {title}; "
               f"slot: {named}")
-        return 0
+        return sums
     _say(out, "no half-layer's rounding alone changes a decision (the errors add up across "
           "half-layers)")
-    return 0
+    return sums
 
 
 def _relative(approx, exact):

@@ -125,17 +125,20 @@ def slot_lines(cache, stage_index, pos, slots=None, sig=SIG, exact=False, depart
 
 
 def attention_row(cache, layer, head, pos, sig=SIG, exact=False):
-    """A head's weights over the visible positions 0..pos, equal neighbours grouped, and the
-    softmax1 sink 1 - sum(weights) (the weight given to nothing)."""
+    """A head's weights over the visible positions 0..pos, equal neighbours grouped (a key a
+    fixed attention bias masks: 'masked'), and the softmax1 sink 1 - sum(weights) (the weight
+    given to nothing)."""
     heads = cache.model.blocks[layer].attn.heads
     row = cache["pattern", layer][heads.index(head)][pos][:pos + 1]
     cells, start = [], 0
     for j in range(1, pos + 2):
         if j == pos + 1 or row[j] != row[start]:
             where = f"{start}" if j - 1 == start else f"{start}-{j - 1}"
-            cells.append(f"{where}:{fmt(row[start], sig, exact)}")
+            shown = "masked" if row[start] is None else fmt(row[start], sig, exact)
+            cells.append(f"{where}:{shown}")
             start = j
-    cells.append(f"sink:{fmt(cache.ns.one - sum(row, cache.ns.zero), sig, exact)}")
+    weights = [w for w in row if w is not None]
+    cells.append(f"sink:{fmt(cache.ns.one - sum(weights, cache.ns.zero), sig, exact)}")
     return [f"    L{layer}.{head} attends from {pos} to 0..{pos}:"] + pack(cells, "      ")
 
 

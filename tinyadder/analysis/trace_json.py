@@ -14,7 +14,8 @@ under "derived" instead of written, and recomputed on loading.
 ``load`` accepts exactly what ``dump`` writes, against the model it names (built for its N) or
 the one given, and raises TraceFormatError, with what is wrong and where, on anything else:
 text that is not UTF-8 JSON, nesting, a missing or mistyped field, a trace point that model
-does not have, a point of the wrong shape, a value that is not a number of the trace's system.
+does not have, a point of the wrong shape, a value that is not a number of the trace's system,
+tokens the model's layout cannot produce or that its recorded logits do not pick.
 
 >>> import io
 >>> from tinyadder import build
@@ -36,12 +37,14 @@ import json
 import math
 import re
 
-from ..addition import digits_of, excerpt
+from ..addition import check_tokens, digits_of, excerpt, to_generate
 from ..cache import ActivationCache, trace_points
+from ..constants import MinusInfinity
 from ..construction import DIGITS, MAX_DIGITS, VARIANTS, build
 from ..forward import DERIVED, derive
-from ..numbers import (MAX_DECIMAL_DIGITS, DecimalSystem, Float32, FloatSystem, FractionSystem,
-                       LogScore, Rounding, number_system, to_float32)
+from ..generate import argmax
+from ..numbers import (MAX_DECIMAL_DIGITS, DecimalSystem, Float32, FractionSystem, LogScore,
+                       Rounding, number_system, to_float32)
 from ..plan import compile_model
 from .show import rational_text
 
@@ -185,14 +188,14 @@ def _decoder(system):
             "float32": float32}[system]
 
 
-def _decode_row(row, decode, where, width, masked_after=None):
-    """One row of a trace point: ``width`` strings; with ``masked_after`` = n, entries past n
-    are null (the causal mask) and only those."""
+def _decode_row(row, decode, where, width, hidden=()):
+    """One row of a trace point: ``width`` strings, null at the indices ``hidden`` (keys the
+    causal mask or a fixed attention bias hides) and only there."""
     if not isinstance(row, list) or len(row) != width:
         raise _bad(f"{where} should be a list of {width} values")
     out = []
     for i, value in enumerate(row):
-        masked = masked_after is not None and i > masked_after
+        masked = i in hidden
         if value is None and masked:
             out.append(None)
             continue
@@ -205,6 +208,14 @@ def _decode_row(row, decode, where, width, masked_after=None):
         except ValueError as err:
             raise _bad(f"bad value {excerpt(value)} at {where}[{i}]: {err}") from None
     return out
+
+
+def _hidden(attn, h, i, n):
+    """The keys of n positions query i of head h does not see: the later ones, and those its
+    fixed bias sets to -inf."""
+    table = attn.bias.get(attn.heads[h], {}).get(i, {})
+    return {j for j in range(n) if j > i or (attn.bias and isinstance(
+        table.get(j, attn.bias_default), MinusInfinity))}
 
 
 def _decode_point(name, entry, decode, cache):
@@ -222,7 +233,8 @@ def _decode_point(name, entry, decode, cache):
         if len(value) != len(labels) or not all(isinstance(h, list) and len(h) == n
                                                 for h in value):
             raise _bad(f"{where} should be [head][pos][pos]: {len(labels)} heads of {n} rows")
-        return [[_decode_row(row, decode, f"{where}[{h}][{i}]", n, masked_after=i)
+        attn = cache.model.blocks[int(name.split(".")[1])].attn
+        return [[_decode_row(row, decode, f"{where}[{h}][{i}]", n, _hidden(attn, h, i, n))
                  for i, row in enumerate(rows)] for h, rows in enumerate(value)]
     if len(value) != n:
         raise _bad(f"{where} should have a row for each of the {n} positions")
@@ -278,10 +290,15 @@ def from_json(doc, model=None):
     if not all(isinstance(t, int) and not isinstance(t, bool) and 0 <= t < len(model.vocab)
                for t in tokens):
         raise _bad(f"'tokens' must be token ids, 0 to {len(model.vocab) - 1}")
+    try:
+        check_tokens(model, tokens)
+    except ValueError as err:
+        raise _bad(f"'tokens': {err}") from None
     prompt_len = _field(doc, "prompt_len", int, 1, len(tokens))
-    if len(tokens) - prompt_len != digits + 1:
+    wanted = to_generate(model, tokens[:prompt_len])
+    if len(tokens) - prompt_len != wanted:
         raise _bad(f"{len(tokens) - prompt_len} generated tokens after a prompt of "
-                   f"{prompt_len}; a model for N = {digits} generates {digits + 1}")
+                   f"{prompt_len}; a model for N = {digits} generates {wanted} there")
     roundings = []
     for i, r in enumerate(_field(doc, "roundings", list)):
         value = _decode_row([_field(r, "value", str)], _decoder("fraction"),
@@ -305,7 +322,24 @@ def from_json(doc, model=None):
         if missing:
             raise _bad(f"cannot derive {excerpt(missing[0])} from the points given")
         cache.values.update((d, again[d]) for d in derived)
+    _check_generated(cache, doc)
     return cache
+
+
+def _check_generated(cache, doc):
+    """The generated tokens must be the ones the recorded logits pick (greedy, the first of
+    equal logits, as ``generate.argmax``), and the text, if given, the tokens' text."""
+    if doc.get("text", cache.text) != cache.text:
+        raise _bad("'text' is not the text of 'tokens'")
+    logits = cache.values.get("unembed.hook_out")
+    if logits is None:
+        return  # a trace that keeps only some points: no logits to check the tokens with
+    labels, vocab = cache.labels("unembed.hook_out"), cache.model.vocab
+    for pos in cache.predicting:
+        picked = labels[argmax(logits[pos])]
+        if vocab[cache.tokens[pos + 1]] != picked:
+            raise _bad(f"token {pos + 1} is {vocab[cache.tokens[pos + 1]]!r}, but the "
+                       f"recorded logits at position {pos} pick {picked!r}")
 
 
 def _no_constant(name):

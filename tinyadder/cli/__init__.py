@@ -5,18 +5,18 @@ command's (``cli.main_command``). Every command is ``main(argv, out, err, stdin)
 streams, the exceptions that end a run and the exit statuses are handled here, once.
 
 Exit status (docs/cli.md): 0 every answer right; 1 the model gave a wrong sum (a warning names
-it); 2 bad input or usage, or standard output could not be written (one line on standard
-error; the other expressions are still answered); 130 interrupted (Ctrl-C). A reader who
-closes the pipe early (``... | head``) ends the run after the expression at hand, whose
-warning and status still count.
+it); 2 bad input or usage, or standard output could not be written or is closed (one line on
+standard error; the other expressions are still answered); 130 interrupted (Ctrl-C). A reader
+who closes the pipe early (``... | head``) ends the run after the expression at hand, whose
+warning and status still count. Standard error that is closed or full changes nothing but
+the messages lost. The process around this (start-up, exit) is ``tinyadder.__main__``.
 """
 
 import importlib
 import io
-import os
 import sys
 
-from .options import PROG, SUBCOMMANDS, Output, OutputError
+from .options import PROG, SUBCOMMANDS, Diagnostics, Output, OutputError
 
 
 def _command(argv, out, err, stdin):
@@ -31,8 +31,8 @@ def _command(argv, out, err, stdin):
 def main(argv=None, out=None, err=None, stdin=None):
     """Run one command line; return its exit status (see the module docstring)."""
     stdout, stderr = sys.stdout, sys.stderr
-    out = Output(out or stdout)
-    err = err or stderr
+    out = Output(out or stdout)  # None when the shell closed it (>&-): a write fails at once
+    err = Diagnostics(err or stderr)  # closed or full: dropped, standard output stays clean
     stdin = stdin or sys.stdin or io.StringIO()  # None when the shell closed it (<&-)
     argv = list(sys.argv[1:] if argv is None else argv)
     # argparse writes --help and --version to sys.stdout (ignoring OSError) and its errors to
@@ -57,23 +57,3 @@ def main(argv=None, out=None, err=None, stdin=None):
         return 2
     finally:
         sys.stdout, sys.stderr = stdout, stderr
-
-
-def entry():
-    """Console-script entry point."""
-    status = main()
-    try:
-        sys.stdout.flush()
-    except OSError as error:  # argparse's --help swallows a failed write: report it here
-        if not isinstance(error, BrokenPipeError) and status != 2:
-            print(f"{PROG}: error: cannot write standard output: {error.strerror}",
-                  file=sys.stderr)
-            status = 2
-    # Whatever is still buffered for a closed pipe or a full device must not fail again
-    # (with a traceback-like "Exception ignored") when Python flushes at exit.
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-    sys.exit(status)

@@ -14,10 +14,12 @@ from ..analysis.proof.census import census
 from ..analysis.proof.prove import prove
 from ..analysis.verify import check, suite_groups
 from ..cases import carry_pairs, random_pairs, verify_cases
-from ..construction import build
+from ..construction import DIGITS
+from ..models import build
 from ..numbers import for_model, number_system
 from . import main_command
-from .options import PROG, Parser, add_model_options, digits_list_arg, excerpt, int_arg
+from .options import (PROG, Parser, add_model_options, construction_only, digits_list_arg,
+                      excerpt, int_arg, model_of)
 
 PARTS = ("rates", "tokens", "long", "census", "prove", "verify")
 QUICK = {"tokens": (1001, 2), "long": [1000, 2000], "census": [8, 9, 10],
@@ -76,8 +78,14 @@ def _fraction_arg(text):
     return value
 
 
-def _rates(args, model, out):
-    """The rates table; 1 if a sum was wrong."""
+def _warn(args, err, what):
+    print(f"{PROG}: warning: the {args.model} model's sum is wrong {what} (marked WRONG "
+          f"above)", file=err)
+    return 1
+
+
+def _rates(args, model, out, err):
+    """The rates table; 1 if a sum was wrong (the model's own, said on ``err``)."""
     models, why = references(model)
     listed = verify_cases()
     few = listed[:TORCH_CASES]
@@ -106,7 +114,8 @@ def _rates(args, model, out):
         if models and name in TARGETS:
             line += f"  >= {TARGETS[name]}"
         print(line + (f"  {row.wrong} WRONG" if row.wrong else ""), file=out, flush=True)
-        status = max(status, 1 if row.wrong else 0)
+        if row.wrong:
+            status = _warn(args, err, f"on {row.wrong} of {k} cases in {spec}, cache on")
     if models:
         rates_of = {name: spread(r)[1] for name, r in row.reference.items()}
         print("PyTorch models, CPU add/s (medians, last system's repeats): " +
@@ -114,7 +123,7 @@ def _rates(args, model, out):
     return status
 
 
-def _tokens(args, model, out):
+def _tokens(args, model, out, err):
     n, per_cell = (FULL if args.full else QUICK)["tokens"]
     pairs = verify_cases()[:n]
     carries = [p for group in carry_pairs(per_cell).values() for p in group]
@@ -123,10 +132,13 @@ def _tokens(args, model, out):
     print(f"fraction tokens over scaled integers and over intervals, {n:,} AdderBoard and "
           f"{len(carries):,}\n  carries cases ({per_cell} per cell): {verdict}",
           file=out, flush=True)
+    if differ:
+        print(f"{PROG}: error: the scaled integers decided other tokens than the intervals "
+              f"on {len(differ)} cases, e.g. {differ[0][0]}+{differ[0][1]}", file=err)
     return 1 if differ else 0
 
 
-def _long(args, model, out):
+def _long(args, out, err):
     digits = args.long or (FULL if args.full else QUICK)["long"]
     systems = [args.number.spec] if args.number else ["fraction", "decimal", "float"]
     print(f"one seeded random N-digit addition, {args.model} model, CPU seconds", file=out)
@@ -143,6 +155,8 @@ def _long(args, model, out):
             print(f"{spec:<10}{n:>6}{3 * n + 4:>8}{seconds:>9.2f}  "
                   f"{'right' if right else 'WRONG'}{growth}", file=out, flush=True)
             status = max(status, 0 if right else 1)
+    if status:
+        _warn(args, err, "at an N")
     if not args.number and not args.long:
         n = digits[-1]
         (a, b), = random_pairs(1, digits=n)
@@ -181,9 +195,17 @@ def _verify(args, model, out):
 
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     parts = args.only or (["long"] if args.long else list(PARTS))
-    model = build(args.model)
+    model = None
+    if {"rates", "tokens", "verify"} & set(parts):
+        model = model_of(parser, args)
+        if model.prompt.digits != DIGITS:
+            parser.error(f"bench times AdderBoard's {DIGITS}-digit cases; the model "
+                         f"{args.model} adds {model.prompt.digits}-digit numbers")
+    if "long" in parts:
+        construction_only(parser, args, "--long")
     print(f"{PROG} bench: {args.model} model; CPU time (time.process_time)", file=out)
     print(f"Python {platform.python_version()} ({platform.python_implementation()}), "
           f"{os.cpu_count()} CPUs, {platform.machine()}", file=out, flush=True)
@@ -193,11 +215,11 @@ def main(argv, out, err, stdin):
             continue
         print(file=out)
         if part == "rates":
-            status = max(status, _rates(args, model, out))
+            status = max(status, _rates(args, model, out, err))
         elif part == "tokens":
-            status = max(status, _tokens(args, model, out))
+            status = max(status, _tokens(args, model, out, err))
         elif part == "long":
-            status = max(status, _long(args, model, out))
+            status = max(status, _long(args, out, err))
         elif part == "census":
             _census(args, out)
         elif part == "prove":

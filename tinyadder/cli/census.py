@@ -6,9 +6,8 @@ from .. import addition
 from ..analysis.proof.census import ADDERBOARD_RANDOM, census, examples
 from ..analysis.proof.census import estimate_seconds as counting_seconds
 from ..analysis.proof.symbolic import NotAffine
-from ..construction import build
 from ..numbers import number_system
-from .options import PROG, Parser, Progress, add_digits_option, model_arg
+from .options import PROG, Parser, Progress, add_digits_option, add_model_option, model_of
 from .prove import add_jobs_option, symbolic_progress
 
 
@@ -21,8 +20,7 @@ def build_parser():
                     "AdderBoard's 10,010 cases meet one (docs/proof.md). Progress and a time "
                     "estimate go to standard error. Exit status 0 when no pair fails, 1 when "
                     "some do (or the method does not reach the model), 2 for bad options.")
-    parser.add_argument("--model", type=model_arg, default="published",
-                        help="published (default) or repaired")
+    add_model_option(parser)
     add_digits_option(parser)
     add_jobs_option(parser)
     return parser
@@ -61,14 +59,16 @@ def report(result, variant, shown):
 
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
-    args = build_parser().parse_args(argv)  # a usage error exits 2 (cli.main)
-    model = build(args.model, args.digits)
+    parser = build_parser()
+    args = parser.parse_args(argv)  # a usage error exits 2 (cli.main)
+    model = model_of(parser, args)
+    digits = addition.digits_of(model)
     start = time.perf_counter()
-    progress = symbolic_progress(args.digits, err)
+    progress = symbolic_progress(digits, err)
 
     def estimate(wins):
         print(f"{len(wins)} windows; counting should take about "
-              f"{counting_seconds(wins, args.digits):.0f} s", file=err, flush=True)
+              f"{counting_seconds(wins, digits):.0f} s", file=err, flush=True)
     counting = Progress(err, "counting", seconds=0)
     try:
         result = census(model, progress=progress, before_count=estimate, counting=counting,

@@ -5,9 +5,10 @@ import textwrap
 from .. import addition
 from ..analysis.explain import WIDTH, narrate
 from ..cache import run_with_cache
-from ..construction import build
 from .main_command import _hint
-from .options import PROG, Parser, add_digits_option, add_model_options
+from .options import (PROG, Parser, add_digits_option, add_model_options, model_of,
+                      tinyadder_problem)
+from .tracing import VIEW_COPIES, size_problem
 
 
 def build_parser():
@@ -27,13 +28,20 @@ def build_parser():
 
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    model = model_of(parser, args)
+    if tinyadder_problem(model, "explain"):
+        parser.error(tinyadder_problem(model, "explain"))
     try:
-        a, b = addition.parse_expression(args.expression, args.digits)
+        a, b = addition.parse_expression(args.expression, addition.digits_of(model))
     except addition.InputError as error:
         print(f"{PROG}: error: {error}", file=err)
         return 2
-    model = build(args.model, args.digits)
+    refusal = size_problem("explain", args.model, model, [args.number], VIEW_COPIES)
+    if refusal:
+        print(f"{PROG}: error: {refusal}", file=err)
+        return 2
     _, cache = run_with_cache(model, addition.encode(model, a, b), ns=args.number)
     out.write(narrate(cache, a, b))
     answer = int(addition.sequence_text(model, cache.tokens).split("=")[1])

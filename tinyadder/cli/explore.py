@@ -6,8 +6,9 @@ import os
 from .. import addition
 from ..analysis.pictures.explore import DEFAULT_NAME, MAX_DIGITS, docs_link, page
 from ..analysis.pictures.views import views_of
-from ..construction import build
-from .options import PROG, Parser, add_digits_option, add_model_options
+from .options import (PROG, Parser, add_digits_option, add_model_options, model_of,
+                      tinyadder_problem)
+from .tracing import VIEW_COPIES, size_problem
 
 
 def build_parser():
@@ -29,8 +30,11 @@ def build_parser():
 
 @contextmanager
 def open_output(path, parser):
-    """The output file, opened before the (long) trace so that a bad path fails at once, and
-    removed again if the page could not be written whole (an error, Ctrl-C)."""
+    """The output file, opened before the (long) trace so that a bad path fails at once. If
+    the file cannot be written whole (a full disk or device, an error, Ctrl-C), a file this
+    call created is removed again (never anything else: '-o /dev/full' once deleted
+    /dev/full), and a failed write is one line, exit status 2."""
+    created = not os.path.lexists(path)
     try:
         f = open(path, "w", encoding="utf-8")
     except OSError as error:
@@ -38,9 +42,11 @@ def open_output(path, parser):
     try:
         with f:
             yield f
-    except BaseException:
-        if os.path.isfile(path):  # never a device: '-o /dev/full' once deleted /dev/full
+    except BaseException as error:
+        if created and os.path.isfile(path) and not os.path.islink(path):
             os.remove(path)
+        if isinstance(error, OSError):
+            parser.error(f"cannot write {path}: {error.strerror or error}")
         raise
 
 
@@ -48,21 +54,24 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.digits > MAX_DIGITS:
+    if args.digits is not None and args.digits > MAX_DIGITS:
         parser.error(f"the page holds every attention weight and grows with the square of the "
                      f"sequence; explore takes --digits up to {MAX_DIGITS} (use 'tinyadder "
                      f"figure' or --trace for longer operands)")
+    model = model_of(parser, args)
+    if tinyadder_problem(model, "explore"):
+        parser.error(tinyadder_problem(model, "explore"))
     try:
-        a, b = addition.parse_expression(args.expression, args.digits)
+        a, b = addition.parse_expression(args.expression, addition.digits_of(model))
     except addition.InputError as error:
         parser.error(str(error))
-    try:
-        with open_output(args.output, parser) as f:
-            views = views_of(build(args.model, args.digits), a, b, args.number)
-            text = page(views, docs_link(args.output))
-            f.write(text)
-    except OSError as error:  # a full disk or device: one line, as everywhere
-        parser.error(f"cannot write {args.output}: {error.strerror or error}")
+    refusal = size_problem("explore", args.model, model, [args.number], VIEW_COPIES)
+    if refusal:
+        parser.error(refusal)
+    with open_output(args.output, parser) as f:
+        views = views_of(model, a, b, args.number)
+        text = page(views, docs_link(args.output))
+        f.write(text)
     print(f"wrote {args.output} ({len(text.encode('utf-8')) // 1024} kB): open it in a browser",
           file=out)
     if not views["correct"]:

@@ -5,10 +5,11 @@ from ..analysis.pictures.explore import defaults
 from ..analysis.pictures.figures import FIGURES
 from ..cache import stages
 from ..analysis.pictures.views import views_of
-from ..construction import build
 from ..weights import live_heads
 from .explore import open_output
-from .options import PROG, Parser, add_digits_option, add_model_options
+from .options import (PROG, Parser, add_digits_option, add_model_options, model_of,
+                      tinyadder_problem)
+from .tracing import VIEW_COPIES, size_problem
 
 
 def build_parser():
@@ -40,12 +41,14 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    model = build(args.model, args.digits)
+    model = model_of(parser, args)
+    if tinyadder_problem(model, "figure"):
+        parser.error(tinyadder_problem(model, "figure"))
     try:
-        a, b = addition.parse_expression(args.expression, args.digits)
+        a, b = addition.parse_expression(args.expression, addition.digits_of(model))
     except addition.InputError as error:
         parser.error(str(error))
-    length = 3 * args.digits + 4
+    length = addition.sequence_length(model)
     if args.pos is not None and not 0 <= args.pos < length:
         parser.error(f"position {args.pos} is outside the sequence; use 0 to {length - 1}")
     shorts = [s.short for s in stages(model)] + ["readout"]
@@ -55,6 +58,9 @@ def main(argv, out, err, stdin):
     if args.head is not None and args.head not in heads:
         parser.error(f"head {args.head!r} is not drawn; use {', '.join(heads)} (the others "
                      f"have no value or output map)")
+    refusal = size_problem("figure", args.model, model, [args.number], VIEW_COPIES)
+    if refusal:
+        parser.error(refusal)
     path = args.output or f"{args.name}.svg"
     with open_output(path, parser) as f:
         views = views_of(model, a, b, args.number)

@@ -7,11 +7,10 @@ with a hint to quote it), and a wrong sum gets a warning that says why it may be
 import re
 
 from .. import __version__, addition
-from ..construction import build
 from ..numbers import for_model, number_system
 from . import tracing
 from .options import (PROG, SUBCOMMANDS, Parser, add_digits_option, add_model_options,
-                      input_lines)
+                      input_lines, model_of, split_hint)
 
 
 def build_parser():
@@ -43,10 +42,7 @@ def _lines(expressions, stdin):
         elif len(group) == 1:
             yield None, group[0], None
         else:
-            text = " ".join(group)
-            quote = f': "{text}"' if len(text) <= addition.EXCERPT else ""
-            yield None, text, (f"the shell split {addition.excerpt(text)} into several "
-                               f"arguments; quote it{quote}")
+            yield None, " ".join(group), split_hint(group)
 
 
 def _shell_groups(expressions):
@@ -62,12 +58,10 @@ def _shell_groups(expressions):
             groups.append([expr])
     out = []
     for group in groups:
-        try:
-            addition.parse_expression(" ".join(group), 10 ** 6)
-        except addition.InputError:
+        if len(group) > 1 and not split_hint(group):
             out += [[expr] for expr in group]  # not one addition either: report each part
-            continue
-        out.append(group)
+        else:
+            out.append(group)
     return out
 
 
@@ -79,12 +73,12 @@ def _hint(args, model, ns, a, b):
     if ns.name != "fraction" and addition.add(model, reference, a, b) == a + b:
         return (f" (a rounding error of {ns.spec}: {reference.spec} is right; "
                 f"see '{PROG} precision')")
-    return " (try --model repaired)" if args.model == "published" else ""
+    return " (try --model repaired)" if str(args.model) == "published" else ""
 
 
-def run_expressions(args, out, err, stdin):
-    """Answer each expression; return the exit status."""
-    model = build(args.model, args.digits)
+def run_expressions(args, model, out, err, stdin):
+    """Answer each expression with ``model``; return the exit status."""
+    digits = addition.digits_of(model)
     ns = for_model(args.number, model)
     split = [problem for _, _, problem in _lines([e for e in args.expressions if e != "-"], None)
              if problem]
@@ -101,7 +95,7 @@ def run_expressions(args, out, err, stdin):
             status = 2
             continue
         try:
-            a, b = addition.parse_expression(text, args.digits)
+            a, b = addition.parse_expression(text, digits)
         except addition.InputError as error:
             print(f"{PROG}: error: {where}{error}", file=err)
             status = 2
@@ -127,9 +121,10 @@ def main(argv, out, err, stdin):
     # '-5+3' is an expression with a sign, not an option: a leading space makes argparse
     # take it as a positional, and parse_expression then reports the sign.
     argv = [" " + a if re.match(r"-[^-A-Za-z]", a) else a for a in argv]
-    args = build_parser().parse_intermixed_args(argv)
+    parser = build_parser()
+    args = parser.parse_intermixed_args(argv)
     if not args.expressions:
         print(f"{PROG}: error: no expression given; pass one such as 12+34, or '-' for stdin",
               file=err)
         return 2
-    return run_expressions(args, out, err, stdin)
+    return run_expressions(args, model_of(parser, args), out, err, stdin)

@@ -8,10 +8,15 @@ number, ``input_lines`` for standard input; ``Output`` and ``OutputError`` are a
 """
 
 import argparse
+from dataclasses import dataclass
+import os
 import time
+from typing import Optional
 
-from ..addition import excerpt
-from ..construction import DIGITS, MAX_DIGITS, VARIANTS, check_digits
+from .. import models
+from ..addition import EXCERPT, InputError, excerpt, split_expression
+from ..construction import DIGITS, MAX_DIGITS, SLOTS, check_digits
+from ..modelfile import ModelFileError, load
 from ..numbers import (DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, MAX_DECIMAL_DIGITS,
                        NUMBER_CHOICES, number_system)
 
@@ -23,6 +28,7 @@ SUBCOMMANDS = {
     "census": "census",
     "check-certificate": "check_certificate",
     "explain": "explain",
+    "export": "export",
     "explore": "explore",
     "figure": "figure",
     "params": "params",
@@ -34,15 +40,36 @@ SUBCOMMANDS = {
 MESSAGE = 200  # characters of an argparse message (which may quote a whole argument)
 
 
+def split_hint(parts):
+    """The message for an addition the shell split into several arguments (``1 + 2``
+    unquoted), or None if ``parts`` joined with spaces is not one addition."""
+    text = " ".join(parts)
+    try:
+        split_expression(text)
+    except InputError:
+        return None
+    quote = f': "{text}"' if len(text) <= EXCERPT else ""
+    return f"the shell split {excerpt(text)} into several arguments; quote it{quote}"
+
+
 class Parser(argparse.ArgumentParser):
     """An argparse parser whose errors are one line, without the usage block, quoting at most
-    an excerpt of a long argument."""
+    an excerpt of a long argument; an EXPR the shell split (``explain 1 + 2``) gets the hint
+    to quote it instead of "unrecognized arguments"."""
 
     def error(self, message):
         message = " ".join(message.split())
         if len(message) > MESSAGE:
             message = message[:MESSAGE - 20] + f"... ({len(message)} characters)"
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            expression = getattr(parsed, "expression", None)
+            hint = split_hint([expression] + extras) if isinstance(expression, str) else None
+            self.error(hint or f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
 
 
 def int_arg(lo=None, hi=None):
@@ -75,11 +102,64 @@ def number_arg(text):
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
+@dataclass(frozen=True)
+class ModelChoice:
+    """--model as given: a shipped model's name, or a model file and the model read from it."""
+
+    text: str
+    file: Optional[object] = None  # the file's Model
+
+    def __str__(self):
+        return self.text
+
+    def build(self, digits):
+        """The model for ``digits`` operand digits (None: the model's own N)."""
+        return models.build(self.text, digits) if self.file is None else \
+            models.at_digits(self.file, digits, self.text)
+
+
 def model_arg(text):
-    if text not in VARIANTS:
-        raise argparse.ArgumentTypeError(
-            f"unknown model {excerpt(text)}; use {' or '.join(VARIANTS)}")
-    return text
+    """A shipped model's name or the path of a model file, read here, so that a bad file is
+    this option's one-line error."""
+    if text in models.names():
+        return ModelChoice(text)
+    if os.path.exists(text) or text.endswith(".json") or os.sep in text:
+        try:
+            return ModelChoice(text, load(text))
+        except ModelFileError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+    raise argparse.ArgumentTypeError(f"unknown model {excerpt(text)}; use "
+                                     f"{', '.join(models.names())} or a model file")
+
+
+def model_of(parser, args, adds=True):
+    """The model ``args.model`` and ``args.digits`` choose; a file for another N than --digits,
+    or (``adds``) a model without an addition prompt, is the parser's one-line error."""
+    try:
+        model = args.model.build(getattr(args, "digits", None))
+    except ValueError as err:
+        parser.error(str(err))
+    if adds and model.prompt is None:
+        parser.error(f"the model {args.model} does not add: it has no prompt")
+    return model
+
+
+def tinyadder_problem(model, what):
+    """Why ``what``, which reads TinyAdder-36's slots and two layers by name, cannot explain
+    ``model``; None if it can."""
+    if set(SLOTS) <= set(model.slots) and len(model.blocks) == 2:
+        return None
+    return (f"{what} reads TinyAdder-36's slots ({', '.join(SLOTS[:5])}, ...) and two layers "
+            f"by name; the model {model.name} has others")
+
+
+def construction_only(parser, args, what):
+    """Refuse a model file for ``what``, which builds the model at several N; hand the
+    shipped model's name on to the analysis."""
+    if args.model.file is not None:
+        parser.error(f"{what} builds the model for each N; a model file is written for one "
+                     f"N: use published or repaired")
+    args.model = str(args.model)
 
 
 def digits_arg(text):
@@ -101,11 +181,11 @@ def digits_list_arg(text):
 def add_digits_option(parser):
     """--digits N: the operand length the construction is built for."""
     parser.add_argument(
-        "--digits", type=digits_arg, default=DIGITS, metavar="N",
+        "--digits", type=digits_arg, default=None, metavar="N",
         help=f"operand length: build the construction for N-digit operands, 1 <= N <= "
-             f"{MAX_DIGITS} (default {DIGITS}, the published model). The sequence is 3N + 4 "
-             f"tokens; the constants that depend on N are derived in docs/digits.md; the "
-             f"parameter count stays 36")
+             f"{MAX_DIGITS} (default {DIGITS}, the published model; a model file: its own "
+             f"N). The sequence is 3N + 4 tokens; the constants that depend on N are derived "
+             f"in docs/digits.md; the parameter count stays 36")
 
 
 def add_model_options(parser, number="fraction", model="published"):
@@ -127,32 +207,62 @@ def add_model_options(parser, number="fraction", model="published"):
              f"takes 40 s per addition). float is IEEE double, like the "
              f"published PyTorch model; float32 is IEEE single (emulated), which fails at "
              f"N = 10" + (f". Default: {number}" if number not in (None, "fraction") else ""))
+    add_model_option(parser, model)
+
+
+def add_model_option(parser, model="published"):
+    """--model NAME|FILE, ``model`` by default."""
     parser.add_argument(
-        "--model", type=model_arg, default=model,
+        "--model", type=model_arg, default=model, metavar="NAME|FILE",
         help=f"published{' (default)' if model == 'published' else ''}: the construction as "
              f"published, including its readout flaw near carry boundaries; "
              f"repaired{' (default)' if model == 'repaired' else ''}: the same 36 parameters "
-             f"with the readout reading only the layer-1 FFN's own slots")
+             f"with the readout reading only the layer-1 FFN's own slots; or a model file "
+             f"(docs/model-format.md)")
 
 
 # --- standard input and output ------------------------------------------------------------
 
+MAX_LINE = 2 ** 20  # bytes (characters, for a text stream) of one line of standard input
+
+
+def bounded_lines(stream, limit=MAX_LINE):
+    """(line, whole) for each line of ``stream`` (bytes or text): a line longer than
+    ``limit`` comes back cut to ``limit`` with ``whole`` false, its rest read and dropped
+    chunk by chunk, so memory stays bounded whatever arrives (``- < /dev/zero`` never ends a
+    line). OSError from a read propagates."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line[limit:] in ("\n", b"\n"):
+            yield line, True
+            continue
+        yield line[:limit], False  # first: the rest may never end
+        while line and line[-1:] not in ("\n", b"\n"):
+            line = stream.readline(limit)
+
+
 def input_lines(stdin):
     """(line number, text or None, problem) for each line of ``stdin``: bytes are decoded as
     UTF-8 here, so that a bad line is reported as "invalid UTF-8" and the others still read;
-    a byte order mark opening the first line is dropped; a failed read ends the lines with
-    its problem."""
-    source = iter(getattr(stdin, "buffer", None) or stdin)
+    a line longer than MAX_LINE is reported and skipped; a byte order mark opening the first
+    line is dropped; a failed read ends the lines with its problem."""
+    source = bounded_lines(getattr(stdin, "buffer", None) or stdin)
     number = 0
     while True:
         number += 1
         try:
-            line = next(source)
+            line, whole = next(source)
         except StopIteration:
             return
         except OSError as err:  # a closed descriptor, a device error
             yield number, None, f"cannot read standard input: {err.strerror or err}"
             return
+        if not whole:
+            yield number, None, (f"longer than {MAX_LINE:,} characters; an expression is "
+                                 f"two operands of at most N digits")
+            continue
         try:
             if isinstance(line, bytes):
                 line = line.decode("utf-8")
@@ -166,6 +276,25 @@ def input_lines(stdin):
         yield number, line, None
 
 
+class Keys:
+    """Standard input as ``--step`` reads it: ``readline`` of at most ``limit`` characters
+    (a command is a word and an argument: a longer line comes back cut, its rest dropped),
+    and ``isatty``. A failed read ends the keys, as the end of input does."""
+
+    def __init__(self, stream, limit=200):
+        self.stream = stream
+        self.lines = bounded_lines(stream, limit)
+
+    def readline(self):
+        try:
+            return next(self.lines, ("", True))[0]
+        except OSError:
+            return ""
+
+    def isatty(self):
+        return hasattr(self.stream, "isatty") and self.stream.isatty()
+
+
 class OutputError(Exception):
     """Standard output could not be written (a full disk, /dev/full, a lost device)."""
 
@@ -173,8 +302,9 @@ class OutputError(Exception):
 class Output:
     """A command's standard output. A reader who leaves (BrokenPipeError: ``... | head``) is
     not an error: later writes are dropped and ``left`` is set, so the command can stop after
-    the item at hand, its warning and exit status intact. Any other failed write raises
-    OutputError, which ``cli.main`` turns into one line and exit status 2."""
+    the item at hand, its warning and exit status intact. Any other failed write, or a write
+    to a closed standard output (``stream`` None: the shell's ``>&-``), raises OutputError,
+    which ``cli.main`` turns into one line and exit status 2."""
 
     def __init__(self, stream):
         self.stream = stream
@@ -183,6 +313,8 @@ class Output:
     def _do(self, call, *args):
         if self.left:
             return None
+        if self.stream is None:
+            raise OutputError("it is closed")
         try:
             return call(*args)
         except BrokenPipeError:
@@ -192,17 +324,47 @@ class Output:
         return None
 
     def write(self, text):
-        self._do(self.stream.write, text)
+        self._do(lambda: self.stream.write(text))
         return len(text)
 
     def flush(self):
-        self._do(self.stream.flush)
+        self._do(lambda: self.stream.flush())
 
     def isatty(self):
         return hasattr(self.stream, "isatty") and self.stream.isatty()
 
     def __getattr__(self, name):
+        if self.stream is None:
+            raise AttributeError(name)
         return getattr(self.stream, name)
+
+
+class Diagnostics:
+    """A command's standard error: warnings, errors and progress. If it is closed (``2>&-``)
+    or cannot be written (``2>/dev/full``), what is written to it is dropped: the run, its
+    standard output and its exit status are the same as with a working standard error."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text):
+        try:
+            self.stream.write(text)
+        except (AttributeError, OSError, ValueError):  # None, a failed or a closed stream
+            pass
+        return len(text)
+
+    def flush(self):
+        try:
+            self.stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+
+    def isatty(self):
+        try:
+            return self.stream.isatty()
+        except (AttributeError, OSError, ValueError):
+            return False
 
 
 class Progress:
@@ -211,7 +373,8 @@ class Progress:
     Analyses report each step as ``progress(done, total, note)`` (``total`` None when unknown).
     On a terminal one line is redrawn in place, with a bar when the total is known; elsewhere a
     plain line is printed at the first step (unless ``at_once`` is false), then every ``every``
-    steps or ``seconds`` seconds, whichever comes first. Each line ends with the elapsed time and the rate.
+    steps or ``seconds`` seconds, whichever comes first. Each line ends with the elapsed time
+    and the rate.
     """
 
     def __init__(self, stream, what="", every=None, seconds=10.0, width=79, bar=20,

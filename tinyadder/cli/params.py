@@ -3,8 +3,7 @@
 import json
 
 from ..analysis.ledger import as_json, ledger, render
-from ..construction import build
-from .options import PROG, Parser, add_digits_option, model_arg
+from .options import PROG, Parser, add_digits_option, add_model_option, model_of
 
 
 def build_parser():
@@ -12,9 +11,9 @@ def build_parser():
         prog=f"{PROG} params",
         description="The parameter ledger: every weight tensor's role, shape, non-zero "
                     "entries and parameter count, computed from the model's weights and the "
-                    "roles its construction declares.")
-    parser.add_argument("--model", type=model_arg, default="published",
-                        help="published (default) or repaired")
+                    "roles, named constants and ties it declares, with the rule applied to "
+                    "each tensor.")
+    add_model_option(parser)
     parser.add_argument("--json", action="store_true", help="print the ledger as JSON")
     add_digits_option(parser)
     return parser
@@ -22,13 +21,17 @@ def build_parser():
 
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
-    args = build_parser().parse_args(argv)
-    model = build(args.model, args.digits)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    model = model_of(parser, args, adds=False)
+    digits = model.prompt.digits if model.prompt is not None else None
     lines = ledger(model)
     if args.json:
-        print(json.dumps(dict(as_json(model, lines), digits=args.digits), indent=1), file=out)
+        print(json.dumps(dict(as_json(model, lines), digits=digits), indent=1), file=out)
     else:
         text = render(model, lines)
-        text.insert(1, f"built for N = {args.digits} digits (the count is the same for every N)")
+        text.insert(1, f"built for N = {digits} digits (the count is the same for every N)"
+                    if args.model.file is None else f"read from {args.model}"
+                    + (f", N = {digits} digit{'s' * (digits != 1)}" if digits else ""))
         print("\n".join(text), file=out)
     return 0

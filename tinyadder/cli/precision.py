@@ -5,9 +5,15 @@ import argparse
 from .. import addition, cases
 from ..analysis.precision import DIGITS_RANGE, PAIRS, SCAN, SCAN_LIMIT, SYSTEMS, compare, table
 from ..construction import DIGITS
-from ..numbers import number_system
-from .options import Parser, Progress, add_model_options, digits_list_arg, excerpt, int_arg
-from .tracing import too_costly
+from ..numbers import FractionSystem, number_system
+from .options import PROG as MAIN_PROG
+from .options import (Parser, Progress, add_model_options, construction_only, digits_list_arg,
+                      excerpt, int_arg, model_of)
+from .tracing import size_problem
+
+# Peak memory over the estimate of its two traces (exact and approximate): 1.3 measured at
+# N = 20 (docs/cli.md), with a margin.
+COMPARE_COPIES = 1.5
 
 PROG = "tinyadder precision"
 
@@ -69,11 +75,12 @@ def build_parser():
 
 
 def main(argv, out, err, stdin):
-    """This subcommand's exit status for its arguments ``argv``."""
-    """``tinyadder precision [EXPR] [options]``: the table, or one addition compared."""
+    """This subcommand's exit status for its arguments ``argv``: the table, or one addition
+    compared (1, with a warning, when a run's sum is wrong)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.expression is None:
+        construction_only(parser, args, "the table")
         args.digits = args.digits or list(DIGITS_RANGE)
         line = Progress(err, seconds=0)
 
@@ -87,13 +94,22 @@ def main(argv, out, err, stdin):
             return 0
         finally:
             line.done()
-    args.digits = args.digits or [DIGITS]
-    if len(args.digits) != 1:
+    if args.digits is not None and len(args.digits) != 1:
         parser.error(f"with EXPR give one N in --digits, got {len(args.digits)}")
-    refusal = too_costly(f"{PROG} EXPR", args.digits[0])
-    if refusal:
-        parser.error(refusal.replace(f"{PROG} EXPR", "comparing traces"))
+    choice = args.model
+    model = model_of(parser, argparse.Namespace(model=choice,
+                                                digits=args.digits and args.digits[0]))
+    args.model, args.digits = str(choice), [addition.digits_of(model)]
     try:
-        return compare(args, out)
+        a, b = addition.parse_expression(args.expression, args.digits[0])
     except addition.InputError as error:
         parser.error(str(error))
+    refusal = size_problem("comparing traces", choice, model, [FractionSystem(), args.number],
+                           COMPARE_COPIES)
+    if refusal:
+        parser.error(refusal)
+    wrong = compare(args, out)
+    for run, answer in wrong:
+        print(f"{MAIN_PROG}: warning: the {args.model} model's sum {answer} ({run}) is wrong: "
+              f"{a} + {b} = {a + b}", file=err)
+    return 1 if wrong else 0

@@ -1,9 +1,8 @@
 """``tinyadder program``: the command line of ``analysis.program``."""
 
 from ..analysis.program import listing, python_source
-from ..construction import build
 from ..numbers import for_model
-from .options import PROG, Parser, add_digits_option, add_model_options
+from .options import PROG, Parser, add_digits_option, add_model_options, model_of
 
 
 def build_parser():
@@ -22,8 +21,9 @@ def build_parser():
 
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
-    args = build_parser().parse_args(argv)
-    model = build(args.model, args.digits)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    model = model_of(parser, args, adds=False)
     out.write(python_source(model, for_model(args.number, model)) if args.python
               else listing(model))
     return 0

@@ -4,9 +4,10 @@ import json
 import time
 
 from ..analysis.proof.prove import certificate, prove
+from ..addition import digits_of
 from ..analysis.proof.formulas import estimate_seconds
-from ..construction import build
-from .options import PROG, Parser, Progress, add_digits_option, int_arg, model_arg
+from .options import (PROG, Parser, Progress, add_digits_option, add_model_option, int_arg,
+                      model_of)
 
 MAX_JOBS = 64
 
@@ -21,8 +22,7 @@ def build_parser():
                     "affine forms in the digits (docs/proof.md). Exit status 0 when proved, "
                     "1 when not (then 'tinyadder census' counts the failures), 2 for bad "
                     "options.")
-    parser.add_argument("--model", type=model_arg, default="published",
-                        help="published (default) or repaired")
+    add_model_option(parser)
     add_digits_option(parser)
     add_jobs_option(parser)
     parser.add_argument("--certificate", metavar="FILE",
@@ -74,10 +74,11 @@ def symbolic_progress(digits, err):
 
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
-    args = build_parser().parse_args(argv)  # a usage error exits 2 (cli.main)
-    model = build(args.model, args.digits)
+    parser = build_parser()
+    args = parser.parse_args(argv)  # a usage error exits 2 (cli.main)
+    model = model_of(parser, args)
     start = time.perf_counter()
-    proof = prove(model, progress=symbolic_progress(args.digits, err), jobs=args.jobs)
+    proof = prove(model, progress=symbolic_progress(digits_of(model), err), jobs=args.jobs)
     if proof.refusal:
         print(f"{PROG}: prove: the method does not reach this model: {proof.refusal}",
               file=err)
@@ -87,7 +88,7 @@ def main(argv, out, err, stdin):
     if args.certificate:
         try:
             with open(args.certificate, "w", encoding="utf-8") as f:
-                json.dump(certificate(proof, args.model), f, indent=1)
+                json.dump(certificate(proof, str(args.model)), f, indent=1)
         except OSError as why:
             print(f"{PROG}: error: cannot write {args.certificate}: {why.strerror}; "
                   f"give a writable file", file=err)

@@ -10,25 +10,43 @@ import argparse
 import os
 import re
 
-from ..addition import digits_of, encode, sequence_text
+from ..addition import digits_of, encode, sequence_length, sequence_text
 from ..analysis import probes, show, step, trace_json
-from ..cache import run_with_cache
+from ..cache import TRACE_BUDGET, gigabytes, run_with_cache, trace_bytes
 from ..construction import MAX_DIGITS
-from .options import excerpt, int_arg
+from ..numbers import for_model
+from .options import Keys, excerpt, int_arg, tinyadder_problem
 
 MAX_POSITION = 3 * MAX_DIGITS + 3
-# A trace holds every trace point at every position, attention weights included: about
-# 6 (3N + 4)^2 values, 0.1 GB at N = 100 and 1 GB at N = 300 (a MemoryError at N = 2000).
-TRACE_MAX_DIGITS = 100
+# A command's peak memory over the estimate of the trace it holds (trace_bytes), with a margin
+# over what was measured at N = 20 to 100 (docs/cli.md): at most 1.0 for --trace, --step,
+# explain, figure and explore; 2.0 for --json, which also holds the recomputed points and the
+# JSON text.
+COPIES = {"trace": 1.25, "json": 2.5, "step": 1.25}
+VIEW_COPIES = 1.25
 
 
-def too_costly(what, digits):
-    """A one-line refusal if tracing N-digit additions would not fit, else None."""
-    if digits <= TRACE_MAX_DIGITS:
+def size_problem(what, choice, model, systems, copies=1.0):
+    """A one-line refusal if ``what``, which holds a trace of ``model`` in each number system
+    of ``systems``, ``copies`` times over, would take more than ``cache.TRACE_BUDGET``; else
+    None. For a construction (``choice``, the --model given, names one) the refusal names the
+    largest N that fits."""
+    def need(m):
+        return copies * sum(trace_bytes(m, for_model(ns, m)) for ns in systems)
+    if need(model) <= TRACE_BUDGET:
         return None
-    gb = 6 * (3 * digits + 4) ** 2 * 200 / 1e9  # about 200 bytes a value
-    return (f"{what} at N = {digits} needs about {gb:.1f} GB; use --digits "
-            f"{TRACE_MAX_DIGITS} or less")
+    digits = digits_of(model)
+    names = " and ".join(dict.fromkeys(for_model(ns, model).spec for ns in systems))
+    head = (f"{what} at N = {digits} in {names} needs about {gigabytes(need(model))}, over the "
+            f"{gigabytes(TRACE_BUDGET)} limit")
+    if choice.file is not None:
+        return f"{head}; keep fewer trace points or use a smaller model"
+    lo, hi = 0, digits  # need at lo fits (or lo = 0), need at hi does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if need(choice.build(mid)) <= TRACE_BUDGET else (lo, mid)
+    return f"{head}; {f'use --digits {lo} or less' if lo else 'no N fits'}"
+
 
 FILTERS = ("pos", "slots", "layer", "exact", "sig", "check", "heat")  # with --trace
 STEP_FILTERS = ("pos", "slots", "sig")
@@ -73,9 +91,10 @@ def sig_arg(text):
 def add_options(parser):
     """The trace options of the main command."""
     group = parser.add_argument_group(
-        "tracing", f"show the machine state at every half-layer (see docs/trace-points.md); "
-                   f"for N <= {TRACE_MAX_DIGITS} digits, as a trace keeps every attention "
-                   f"weight of the sequence, 6(3N + 4)^2 values")
+        "tracing", f"show the machine state at every half-layer (see docs/trace-points.md). "
+                   f"A trace keeps every attention weight of the sequence, 12(3N + 4)^2 values: "
+                   f"one that would take more than {gigabytes(TRACE_BUDGET)} is refused up "
+                   f"front, naming the largest N that fits (docs/cli.md)")
     group.add_argument("--trace", action="store_true",
                        help="print the residual stream by slot name after the embedding and "
                             "each half-layer, live heads' attention, and the logits, for each "
@@ -131,10 +150,13 @@ def problem(args, model):
         return f"--{unused[0]} needs {needs}" + (f", not --{mode}" if mode else "")
     if mode in ("json", "step") and (len(args.expressions) != 1 or "-" in args.expressions):
         return f"--{mode} takes exactly one expression (not '-')"
-    digits = digits_of(model)
-    if mode and too_costly(f"--{mode}", digits):
-        return too_costly(f"--{mode}", digits)
-    length = 3 * digits + 4
+    if args.check and tinyadder_problem(model, "--check"):
+        return tinyadder_problem(model, "--check")
+    refusal = mode and size_problem(f"--{mode}", args.model, model, [args.number],
+                                    COPIES[mode])
+    if refusal:
+        return refusal
+    length = sequence_length(model)
     bad = [p for p in args.pos or () if p >= length]
     if bad:
         return f"position {bad[0]} is outside the sequence; use 0 to {length - 1}"
@@ -153,7 +175,8 @@ def run(args, model, a, b, out, stdin):
     if args.json:
         trace_json.dump(cache, out)
     elif args.step:
-        step.session(cache, stdin, out, positions=args.pos, slots=args.slots, sig=args.sig)
+        step.session(cache, Keys(stdin), out, positions=args.pos, slots=args.slots,
+                     sig=args.sig)
     else:
         check = probes.check(cache, a, b, digits) if args.check else None
         out.write(show.render(cache, args.pos, args.slots, args.layer, args.sig, args.exact,

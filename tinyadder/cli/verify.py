@@ -3,9 +3,11 @@
 from ..analysis.verify import (DEFAULT_CASES, SUITES, check, report, suite_groups,
                                suite_size)
 from ..cases import SEED
-from ..construction import DIGITS, build
+from ..addition import digits_of
+from ..construction import DIGITS
 from ..numbers import for_model
-from .options import PROG, Parser, Progress, add_digits_option, add_model_options, int_arg
+from .options import (PROG, Parser, Progress, add_digits_option, add_model_options, int_arg,
+                      model_of)
 
 
 MAX_CASES = 1_000_000  # about 3 hours exact, 5 minutes in float, on this project's machine
@@ -37,15 +39,16 @@ def build_parser():
 
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     n = DEFAULT_CASES[args.suite] if args.cases is None else args.cases
-    digits = args.digits
+    model = model_of(parser, args)
+    digits = digits_of(model)
     size = suite_size(args.suite, n, digits)
     if size > MAX_CASES:
         print(f"{PROG} verify: error: {size:,} cases; at most {MAX_CASES:,}: lower --cases "
               f"or --digits", file=err)
         return 2
-    model = build(args.model, digits)
     ns = for_model(args.number, model)
     groups = suite_groups(args.suite, n, args.seed, digits)
     progress = Progress(err, every=1000, at_once=False)

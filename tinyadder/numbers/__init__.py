@@ -3,19 +3,23 @@
 A forward pass uses plain Python operators (+, -, *, /, comparisons) on the values a number
 system hands it, so the same code runs exactly (``Fraction``), in ``decimal`` at a chosen
 precision, in IEEE double (``float``) or single (``float32``), or over certified intervals.
-What differs between systems is the :class:`NumberSystem` interface below: how construction
-constants become values (``const``, ``slope``), how e^x is taken (``exp``), the context a
-pass runs in (``arithmetic``), the precision a model asks for (``fit``), and which system
-decides the generated tokens (``decider``, ``refined``). Constants are ``int``, ``Fraction``, :class:`ExpTerm`
-(``coef * e**power``, for weights such as 1/S) and :class:`Ln` (``ln(base)``, for ALiBi slopes).
+What differs between systems is the :class:`NumberSystem` interface below: how exact constants
+become values (``const``, ``slope``), the elementary functions (``exp``, ``sqrt``, ``sin``,
+``cos``, ``erf``), the value softmax measures scores from (``largest``), the context a pass
+runs in (``arithmetic``), the precision a model asks for (``fit``), and which system decides
+the generated tokens (``decider``, ``refined``). Constants are ``int``, ``Fraction``,
+:class:`ExpTerm` (``coef * e**power``, for weights such as 1/S), :class:`Ln` (``ln(base)``, for
+ALiBi slopes) and ``constants.Expr`` trees (pi, sqrt, sin, cos, ... of them).
 
-In the fraction system everything is exact except e^x for a rational x != 0, which is rounded
-to ``exp_digits`` significant digits once per argument x and recorded in ``roundings``; e^x for
-x > 0 is 1/e^-x, so that e^x * e^-x == 1 exactly, as the construction's cancellation of 1/S
-against e^-40 needs. Two cases are exact by construction: ``exp(0) == 1``, and an ALiBi slope
-of ``ln b`` at integer distance d, whose factor ``exp(-d ln b) == b**-d`` is rational. Its
-tokens are decided over :class:`IntervalSystem` intervals that contain both its own values and
-those of the real-number model (``enclosures``, docs/exactness.md).
+In the fraction system everything is exact except irrational values, each rounded to
+``exp_digits`` significant digits once (e^x and run-time sqrt, sin, cos, erf once per argument;
+a constant Expr once as a whole) and recorded in ``roundings``; e^x for x > 0 is 1/e^-x, so
+that e^x * e^-x == 1 exactly, as the construction's cancellation of 1/S against e^-40 needs.
+Kept exact by construction: ``exp(0) == 1``; ``ln b`` and any rational + k ln b
+(:class:`LogScore`: ALiBi slopes, fixed attention biases), whose e^(r + k ln b) = e^r b^k is
+exact in its ln part. Its tokens are decided over :class:`IntervalSystem` intervals that
+contain both its own values and those of the real-number model (``enclosures``,
+docs/exactness.md); ``elementary`` holds the certified series they use.
 """
 
 from ..constants import ExpTerm, Ln, exp_of, is_zero

@@ -2,17 +2,27 @@
 
 An :class:`IntervalSystem` runs the forward pass on intervals of decimals whose ends are
 rounded outward; a :class:`BallSystem` on balls, a decimal mid with a short radius rounded up.
-Either way every value contains the fraction system's value (e^x rounded to as many digits)
-and the real-number model's (exact e^x), so a comparison that the enclosures settle is
-settled for both; one they cannot settle raises ``numbers.Undecided`` (docs/exactness.md).
+Either way every value contains the fraction system's value (its irrational values rounded
+to as many digits) and the real-number model's (exact e^x, sqrt, sin, cos, erf, ln, pi), so a
+comparison that the enclosures settle is settled for both; one they cannot settle raises
+``numbers.Undecided`` (docs/exactness.md).
+
+An irrational value is enclosed in two steps: the real value at more digits (decimal's
+correctly rounded exp, ln and sqrt; the series of ``elementary`` for pi, sin, cos and erf),
+then widened by 10^(2 - digits) of each end, which adds the fraction system's rounding of it
+(within 10^(1 - digits) / 2 of the value, whatever its sign: :meth:`IntervalSystem._spread`).
 """
 
 from contextlib import nullcontext
 import decimal
 from fractions import Fraction
+from functools import lru_cache
+import math
 
-from ..constants import ExpTerm, Ln
-from .protocol import Undecided, _decimal_context, _decimal_of, _Decides
+from ..constants import Expr, ExpTerm, Ln
+from . import elementary
+from .protocol import Undecided, _decimal_context, _Decides
+from .rounding import evaluate
 
 _D0 = decimal.Decimal(0)  # sign tests against a Decimal are faster than against the int 0
 _D1 = decimal.Decimal(1)
@@ -63,6 +73,18 @@ class _Ordered:
         return Fraction(lo) <= Fraction(x) <= Fraction(hi)
 
 
+def _scaled(x, digits):
+    """(q, k) with q = floor(x 10^k) of digits + 3 or more digits, for a rational x whose
+    numerator and denominator are far longer than ``digits`` (then x is no short decimal, and
+    this integer division is cheaper than a decimal one of the whole numbers); else None."""
+    n, d = x.numerator, x.denominator
+    if n.bit_length() + d.bit_length() < 32 * digits + 4096:
+        return None
+    # |x| >= 2^(b - 1) for b the difference of bit lengths, and log10 2 < 0.30103
+    k = digits + 4 - (n.bit_length() - d.bit_length() - 1) * 30103 // 100000
+    return (n * 10 ** k // d if k >= 0 else n // (d * 10 ** -k)), k
+
+
 class Interval(_Ordered):
     """A closed interval [lo, hi] of Decimals: the value lies in it.
 
@@ -86,6 +108,11 @@ class Interval(_Ordered):
     def point(cls, x):
         """The smallest interval of this precision around the rational x."""
         x = Fraction(x)
+        scaled = _scaled(x, cls.DOWN.prec)
+        if scaled is not None:  # q <= x 10^k < q + 1
+            q, k = scaled
+            return cls(decimal.Decimal(q).scaleb(-k, cls.DOWN),
+                       decimal.Decimal(q + 1).scaleb(-k, cls.UP))
         n, d = decimal.Decimal(x.numerator), decimal.Decimal(x.denominator)
         lo, hi = cls.DOWN.divide(n, d), cls.UP.divide(n, d)
         return cls(lo, lo if lo == hi else hi)  # an exact point: one object (see __mul__)
@@ -168,10 +195,11 @@ class IntervalSystem(_Decides):
     """Certified enclosures at ``digits`` significant digits: decides the fraction system.
 
     Every value is an :class:`Interval` that contains the value the fraction system with
-    ``exp_digits = digits`` computes and the value of the real-number model (exact e^x), so a
-    comparison it settles is settled for both. Constants are enclosed directly; e^x is
-    enclosed by the correctly rounded e^x widened by 10^(2 - digits) of itself, which covers
-    the true value and the fraction system's rounding (each within 10^(1 - digits) of it).
+    ``exp_digits = digits`` computes and the value of the real-number model, so a comparison
+    it settles is settled for both. Rationals are enclosed by their directed roundings; e^x by
+    the correctly rounded e^x widened by 10^(2 - digits) of itself, which covers the true value
+    and the fraction system's rounding (each within 10^(1 - digits) of it); an Expr constant,
+    sqrt, ln, sin, cos and erf as the module docstring says.
     """
 
     name = "interval"
@@ -185,6 +213,8 @@ class IntervalSystem(_Decides):
         self.value = type(f"Interval{digits}", (Interval,), {"__slots__": (), "DOWN": down,
                                                               "UP": up})
         self._nearest = _decimal_context(digits + 5)
+        self._bits = elementary.bits(digits + 5)  # the series' enclosures, as near as that
+        self._narrow = Fraction(1, 10 ** (digits // 2))
         widen = decimal.Decimal(1).scaleb(2 - digits)  # exact
         self._below, self._above = down.subtract(1, widen), up.add(1, widen)  # exact
         self.point = self.value.point
@@ -192,6 +222,7 @@ class IntervalSystem(_Decides):
         self.one = self.point(1)
         self.roundings = ()
         self._exp = {}
+        self._constants = {}
 
     def __repr__(self):
         return f"IntervalSystem(digits={self.digits})"
@@ -205,18 +236,36 @@ class IntervalSystem(_Decides):
     def arithmetic(self):
         return nullcontext()
 
-    def _around(self, nearest):
-        """[x (1 - w), x (1 + w)] for a positive x, rounded outward."""
+    def _spread(self, lo, hi):
+        """[lo - w |lo|, hi + w |hi|] for Decimals lo <= hi, w = 10^(2 - digits), rounded
+        outward. If [lo, hi] holds f(v) for every v of an argument, this holds round(f(v)) too,
+        for any rounding within u |f(v)| of f(v), u <= w: if f(v) >= 0, f(v)(1 - u) >= lo - w|lo|
+        (lo >= 0: lo (1 - w) <= f(v)(1 - u); lo < 0: lo (1 + w) < 0), and if f(v) < 0,
+        f(v)(1 + u) >= lo (1 + w); the upper end alike."""
         down, up = self.value.DOWN, self.value.UP
-        return self.value(down.multiply(nearest, self._below),
-                          up.multiply(nearest, self._above))
+        return self.value(down.multiply(lo, self._below if lo >= 0 else self._above),
+                          up.multiply(hi, self._above if hi >= 0 else self._below))
+
+    def _around(self, nearest):
+        """A value correctly rounded at digits + 5, widened: within 10^-(digits+4) of the true
+        value, so [x (1 - w), x (1 + w)] holds it and its rounding to ``digits``."""
+        return self._spread(nearest, nearest)
+
+    def _bounded(self, lo, hi):
+        """The rationals [lo, hi] rounded outward and spread, cut to [-1, 1] (the range of sin,
+        cos and erf, which holds their values and the fraction system's roundings)."""
+        down, up = self.value.DOWN, self.value.UP
+        box = self._spread(down.divide(lo.numerator, lo.denominator),
+                           up.divide(hi.numerator, hi.denominator))
+        return self.value(max(box.lo, -_D1), min(box.hi, _D1))
 
     def _exp_below(self, x):
         """An enclosure of e^x (and of the fraction system's rounding of it), x a Decimal."""
         hit = self._exp.get(x)
         if hit is None:
-            if x > 0:  # as the fraction system does: 1 / e^-x
-                hit = self.point(1) / self._exp_below(-x)
+            if x > 0:  # as the fraction system does: 1 / e^-x (-x would round in the
+                # thread's decimal context; copy_negate is exact)
+                hit = self.point(1) / self._exp_below(x.copy_negate())
             else:
                 hit = self._around(self._nearest.exp(x))
             if len(self._exp) < 4096:
@@ -224,6 +273,8 @@ class IntervalSystem(_Decides):
         return hit
 
     def const(self, c):
+        if isinstance(c, Expr):
+            return self._constant(c)
         if isinstance(c, ExpTerm):
             if c.power == 0:
                 return self.point(c.coef)
@@ -235,13 +286,26 @@ class IntervalSystem(_Decides):
                 return self.point(c.coef) * IntervalSystem.exp(self, power)
             return self.point(c.coef) * self._exp_below(power)
         if isinstance(c, Ln):
-            raise TypeError(f"{c} is irrational; it can only be an ALiBi slope")
+            return IntervalSystem.ln(self, self.point(c.base))
         return self.point(c)
 
-    def slope(self, c):
-        if isinstance(c, Ln):
-            return self._around(self._nearest.ln(_decimal_of(c.base, self._nearest)))
-        return self.point(c)
+    slope = const
+
+    def _constant(self, c):
+        """An Expr, enclosed as a whole at digits + 5 digits (markers are the identity), then
+        rounded outward and spread: it holds the real value and the fraction system's rounding
+        of it, which rounds the Expr once (memoised per Expr)."""
+        hit = self._constants.get(c)
+        if hit is None:
+            box = evaluate(interval_at(self.digits + 5), c)
+            hit = self._constants[c] = self._spread(box.lo, box.hi)
+        return hit
+
+    def pi(self):
+        """pi enclosed (the real number: a constant made with it is spread as a whole)."""
+        lo, hi = elementary.pi(self._bits)
+        return self.value(self.value.DOWN.divide(lo.numerator, lo.denominator),
+                          self.value.UP.divide(hi.numerator, hi.denominator))
 
     def exp(self, x):
         return self.value(*self._exp_ends(x.lo, x.hi))
@@ -257,6 +321,80 @@ class IntervalSystem(_Decides):
         if width <= 1:
             return below.lo, up.multiply(below.hi, up.add(1, up.multiply(2, width)))
         return below.lo, self._exp_below(hi).hi
+
+    def sqrt(self, x):
+        """sqrt over [lo, hi], lo >= 0: increasing, so its ends, correctly rounded at digits
+        + 5 and spread."""
+        lo, hi = self._domain(x, "sqrt", lambda lo: lo >= 0)
+        return self._spread(self._nearest.sqrt(lo), self._nearest.sqrt(hi))
+
+    def ln(self, x):
+        """ln over [lo, hi], lo > 0: increasing, so its ends, correctly rounded at digits + 5
+        and spread."""
+        lo, hi = self._domain(x, "ln", lambda lo: lo > 0)
+        return self._spread(self._nearest.ln(lo), self._nearest.ln(hi))
+
+    def _domain(self, x, op, inside):
+        """x's ends, when every point of x is in op's domain (``inside(lo)``). An interval
+        wholly outside is a ValueError; one across the domain's edge is Undecided (more
+        digits may settle it)."""
+        if inside(x.lo):
+            return x.lo, x.hi
+        if not inside(x.hi):
+            raise ValueError(f"{op} of {x!r}: outside its domain")
+        raise Undecided(f"{op} of {x!r}, which reaches outside its domain")
+
+    def erf(self, x):
+        """erf over [lo, hi]: increasing, so its ends' enclosures (``elementary.erf``); a
+        narrow interval takes one, plus (2/sqrt pi < 1.13) (hi - lo)."""
+        lo, hi = Fraction(x.lo), Fraction(x.hi)
+        a, b = elementary.erf(lo, self._bits)
+        if hi - lo <= self._narrow:
+            slack = Fraction(113, 100) * (hi - lo)
+            return self._bounded(a - slack, b + slack)
+        return self._bounded(a, elementary.erf(hi, self._bits)[1])
+
+    def sin(self, x):
+        """sin over [lo, hi] (:meth:`_periodic`; extrema at (k + 1/2) pi, of value (-1)^k)."""
+        return self._periodic(x, elementary.sin, Fraction(1, 2))
+
+    def cos(self, x):
+        """cos over [lo, hi] (:meth:`_periodic`; extrema at k pi, of value (-1)^k)."""
+        return self._periodic(x, elementary.cos, Fraction(0))
+
+    def _periodic(self, x, f, phase):
+        """sin or cos (``f``) over [lo, hi]. Narrow: f(lo)'s enclosure plus hi - lo (f is
+        1-Lipschitz). Wider than 2 pi: [-1, 1]. Otherwise f is monotone between its
+        extrema, so its range is the hull of f(lo), f(hi) and the extrema (k + phase) pi that
+        may lie in [lo, hi] (pi enclosed: an extremum that might lie in it is counted)."""
+        lo, hi = Fraction(x.lo), Fraction(x.hi)
+        a, b = f(lo, self._bits)
+        width = hi - lo
+        if width <= self._narrow:
+            return self._bounded(a - width, b + width)
+        pi_lo, pi_hi = elementary.pi(self._bits)
+        if width >= 2 * pi_lo:
+            return self.value(-_D1, _D1)
+        c, d = f(hi, self._bits)
+        a, b = min(a, c), max(b, d)
+        first = math.floor(min(lo / pi_lo, lo / pi_hi) - phase) - 1
+        last = math.ceil(max(hi / pi_lo, hi / pi_hi) - phase) + 1
+        for k in range(first, last + 1):
+            near, far = sorted(((k + phase) * pi_lo, (k + phase) * pi_hi))
+            if near <= hi and far >= lo:
+                a, b = min(a, Fraction((-1) ** k)), max(b, Fraction((-1) ** k))
+        return self._bounded(a, b)
+
+    def largest(self, values):
+        """The value with the largest midpoint, as is (the pattern does not depend on it)."""
+        up = self.value.UP
+        return max(values, key=lambda v: up.add(v.lo, v.hi))
+
+
+@lru_cache(maxsize=16)
+def interval_at(digits):
+    """The IntervalSystem at ``digits`` digits (one per precision: its memos are shared)."""
+    return IntervalSystem(digits)
 
 
 class Ball(_Ordered):
@@ -288,6 +426,11 @@ class Ball(_Ordered):
     @classmethod
     def point(cls, x):
         x = Fraction(x)
+        scaled = _scaled(x, cls.DIGITS)
+        if scaled is not None:  # |x - mid| <= half an ulp of mid + 10^-k, below one ulp
+            q, k = scaled
+            mid = decimal.Decimal(q).scaleb(-k, cls.NEAR)
+            return cls(mid, cls._ulp(mid))
         mid = cls.NEAR.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
         exact = Fraction(mid) == x
         return cls(mid, _ZERO if exact else cls._ulp(mid))
@@ -388,10 +531,33 @@ class BallSystem(IntervalSystem):
     def const(self, c):
         return self._ball(super().const(c))
 
-    def slope(self, c):
-        return self._ball(super().slope(c))
+    slope = const
+
+    def pi(self):
+        return self._ball(super().pi())
+
+    def _through(self, f, x):
+        """The interval function f on the ball x's ends, as a ball."""
+        return self._ball(f(self, self.value(*x.ends())))
 
     def exp(self, x):
-        return self._ball(self.value(*self._exp_ends(*x.ends())))
+        return self._through(IntervalSystem.exp, x)
 
+    def sqrt(self, x):
+        return self._through(IntervalSystem.sqrt, x)
 
+    def ln(self, x):
+        return self._through(IntervalSystem.ln, x)
+
+    def sin(self, x):
+        return self._through(IntervalSystem.sin, x)
+
+    def cos(self, x):
+        return self._through(IntervalSystem.cos, x)
+
+    def erf(self, x):
+        return self._through(IntervalSystem.erf, x)
+
+    def largest(self, values):
+        """The value with the largest mid, as is."""
+        return max(values, key=lambda v: v.mid)

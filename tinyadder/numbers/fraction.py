@@ -1,13 +1,17 @@
-"""The fraction system: exact rationals, e^x rounded once per argument and recorded."""
+"""The fraction system: exact rationals; every irrational value rounded once and recorded."""
 
 from contextlib import nullcontext
 from dataclasses import dataclass
 from fractions import Fraction
+import math
 
-from ..constants import ExpTerm, Ln
-from .enclosures import enclosure
+from ..constants import MARKERS, Expr, ExpTerm, Ln, is_rational, text
+from .elementary import exact_value
+from .enclosures import enclosure, interval_at
 from .protocol import (DEFAULT_EXP_DIGITS, EXP_GUARD_DIGITS, MAX_CERTIFIED_DIGITS, Rounding,
-                       Undecided, _exp_rounded, _Fits)
+                       Undecided, _decimal_context, _decimal_of, _Fits,
+                       correctly_rounded)
+from .rounding import evaluate
 
 
 @dataclass(frozen=True)
@@ -72,13 +76,22 @@ class LogScore:
 
     __rmul__ = __mul__
 
+    def scaled(self, f):
+        """f times this value for a rational f, when f ln_coef is an integer; else None."""
+        c = self.ln_coef * Fraction(f)
+        return LogScore.of(self.rational * f, int(c), self.base) if c.denominator == 1 else None
 
 
 class FractionSystem(_Fits):
-    """Exact rationals; e**x for rational x != 0 rounded to ``exp_digits`` digits once per x.
+    """Exact rationals; every irrational value rounded to ``exp_digits`` digits, once.
 
-    Without ``exp_digits`` it is 50, or a model's precision + 10 after ``fit``. Its tokens are
-    decided over intervals (``decider``) and certified for the real-number model.
+    Without ``exp_digits`` it is 50, or a model's precision + 10 after ``fit``. Kept exact:
+    rationals, ln b and rational + k ln b (:class:`LogScore`), e^x e^-x = 1 (e^x for x > 0
+    is 1 / e^-x) and e^(r + k ln b) = e^r b^k. Rounded, correctly, to ``exp_digits``
+    significant digits and recorded in ``roundings``: e^x for a rational x < 0 and sqrt, sin,
+    cos, erf at run time, once per argument; a constant (an Expr) that is neither rational nor
+    a LogScore, once and as a whole. Its tokens are decided over intervals (``decider``) and
+    certified for the real-number model.
     """
 
     name = "fraction"
@@ -88,7 +101,7 @@ class FractionSystem(_Fits):
         self.explicit = exp_digits is not None
         self.exp_digits = DEFAULT_EXP_DIGITS if exp_digits is None else exp_digits
         self.picked = picked
-        self._exp = {}
+        self._roundings = {}
         self._decider = None
         self.zero = Fraction(0)
         self.one = Fraction(1)
@@ -113,21 +126,29 @@ class FractionSystem(_Fits):
     @property
     def roundings(self):
         """Every value this system has rounded, in the order it first did so."""
-        return list(self._exp.values())
+        return list(self._roundings.values())
 
     def arithmetic(self):
         return nullcontext()
 
     def const(self, c):
+        """A constant: exact where it is rational or a LogScore; e^x of an exact argument as
+        :meth:`exp` takes it (so that e^x e^-x = 1); any other Expr rounded once as a whole."""
         if isinstance(c, ExpTerm):
             return c.coef * self.exp(c.power)
-        if isinstance(c, Ln):
-            raise TypeError(f"{c} is irrational; it can only be an ALiBi slope")
-        return Fraction(c)
+        value = exact(c)
+        if value is not None:
+            return value
+        if c.op == "exp":
+            argument = exact(c.args[0])
+            if argument is not None:
+                return self.exp(argument)
+        hit = self._roundings.get(c)
+        if hit is None:
+            hit = self._round(c, text(c), lambda ns: evaluate(ns, c))
+        return hit.value
 
-    def slope(self, c):
-        """Kept symbolic: ln b is the :class:`LogScore` 0 + 1 ln b."""
-        return LogScore.of(0, 1, c.base) if isinstance(c, Ln) else Fraction(c)
+    slope = const  # ln b is the LogScore 0 + 1 ln b
 
     def exp(self, x):
         """e**x: exactly 1 for x == 0; for x < 0 correctly rounded to exp_digits digits (once
@@ -135,15 +156,54 @@ class FractionSystem(_Fits):
         if isinstance(x, LogScore):
             return self.exp(x.rational) * x.base ** x.ln_coef
         x = Fraction(x)
-        if x == 0:
-            return self.one
         if x > 0:
             return 1 / self.exp(-x)
-        hit = self._exp.get(x)
+        return self._function("exp", x)
+
+    def ln(self, x):
+        """ln x: of a rational x > 0 exact, the LogScore 0 + 1 ln x; of a LogScore, rounded."""
+        return self._function("ln", x) if isinstance(x, LogScore) else exact(Expr("ln", (x,)))
+
+    def sqrt(self, x):
+        return self._function("sqrt", x)
+
+    def sin(self, x):
+        return self._function("sin", x)
+
+    def cos(self, x):
+        return self._function("cos", x)
+
+    def erf(self, x):
+        return self._function("erf", x)
+
+    def _function(self, op, x):
+        """op(x) of a value (a Fraction or a LogScore): exact where it is rational
+        (``elementary.exact_value``), else correctly rounded once per argument and recorded."""
+        if not isinstance(x, LogScore):
+            x = Fraction(x)
+            value = exact_value(op, x)
+            if value is not None:
+                return value
+        hit = self._roundings.get((op, x))
         if hit is None:
-            value = Fraction(_exp_rounded(x, self.exp_digits))
-            hit = self._exp[x] = Rounding(f"exp({x})", self.exp_digits, value)
+            hit = self._round((op, x), f"{op}({_shown(x)})",
+                              lambda ns: getattr(ns, op)(_enclosed(ns, x)))
         return hit.value
+
+    def _round(self, key, what, enclose):
+        """Round the real value that ``enclose(ns)`` encloses in an interval system ns to
+        exp_digits digits (``protocol.correctly_rounded``), record it under ``key``."""
+        digits = self.exp_digits
+        value = correctly_rounded(lambda extra: enclose(interval_at(digits + extra)).ends(),
+                                  digits, what)
+        hit = self._roundings[key] = Rounding(what, digits, Fraction(value))
+        return hit
+
+    def largest(self, values):
+        """The first of the values with the largest float approximation (a LogScore's
+        r + c ln b in floats): one of the values, exactly, and near the largest; softmax's
+        pattern does not depend on which (docs/exactness.md)."""
+        return max(values, key=_approximately)
 
     def decider(self):
         """Intervals at ``exp_digits`` digits that contain this system's values and the real
@@ -162,3 +222,114 @@ class FractionSystem(_Fits):
                                              f"certify every decision")
 
 
+def exact(c):
+    """A constant's value where the fraction system keeps it exact: a Fraction, or a
+    :class:`LogScore` (rational + integer * ln b); None where it is irrational otherwise.
+    Markers are the identity (the real-number model).
+
+    >>> from tinyadder.constants import PI, cos, ln, sqrt
+    >>> exact(ln(10) / 2 * 6 + 80), exact(sqrt(Fraction(9, 4))), exact(cos(2 * PI / 19))
+    (LogScore(rational=Fraction(80, 1), ln_coef=3, base=Fraction(10, 1)), Fraction(3, 2), None)
+    """
+    folded = _fold(c)
+    if folded is None:
+        return None
+    r, k, b = folded
+    if k == 0:
+        return r
+    return LogScore(r, int(k), b) if k.denominator == 1 else None
+
+
+def _fold(c):
+    """c as (r, k, b), the value r + k ln b with rationals r and k (b None when k = 0), where
+    it has that form; else None."""
+    if is_rational(c):
+        return Fraction(c), Fraction(0), None
+    if isinstance(c, Ln):
+        return _log(Fraction(c.base))
+    if isinstance(c, ExpTerm):
+        return (Fraction(c.coef), Fraction(0), None) if c.power == 0 or c.coef == 0 else None
+    if not isinstance(c, Expr):
+        raise TypeError(f"{c!r} is not an exact constant (int, Fraction, ExpTerm, Ln, Expr)")
+    op, args = c.op, c.args
+    if op == "pi":
+        return None
+    if op in MARKERS:
+        return _fold(args[0])
+    x = _fold(args[0])
+    if x is None:
+        return None
+    r, k, b = x
+    if op == "neg":
+        return -r, -k, b
+    if op == "pow":
+        return (r ** args[1], k, None) if k == 0 else None
+    if op in ("add", "sub", "mul", "div"):
+        y = _fold(args[1])
+        return None if y is None else _combined(op, x, y)
+    if k != 0:  # e^(r + k ln b) = e^r b^k is rational for r = 0 and an integer k
+        return (b ** int(k), Fraction(0), None) if (op == "exp" and r == 0
+                                                    and k.denominator == 1) else None
+    if op == "ln":
+        return (Fraction(0), Fraction(0), None) if exact_value("ln", r) is not None else _log(r)
+    value = exact_value(op, r)
+    return None if value is None else (value, Fraction(0), None)
+
+
+def _log(b):
+    """ln b as (0, 1, b)."""
+    exact_value("ln", b)  # b > 0, or ValueError
+    return (Fraction(0), Fraction(1), b) if b != 1 else (Fraction(0), Fraction(0), None)
+
+
+def _combined(op, x, y):
+    """x op y of folded values, where the result has the form r + k ln b (one base; a
+    product or quotient with a rational); else None."""
+    (r, k, b), (s, m, d) = x, y
+    if op in ("add", "sub"):
+        if k and m and b != d:
+            return None
+        sign = 1 if op == "add" else -1
+        return r + sign * s, k + sign * m, b if k else d
+    if op == "div":
+        if m:
+            return None
+        s = 1 / s
+    elif m:  # a rational times r + k ln b
+        if k:
+            return None
+        (r, k, b), s = y, r
+    return r * s, k * s, b if k * s else None
+
+
+def _enclosed(ns, x):
+    """A fraction-system value (a Fraction or a LogScore) in the enclosing system ns."""
+    if isinstance(x, LogScore):
+        return ns.const(x.rational) + ns.const(Ln(x.base)) * x.ln_coef
+    return ns.const(x)
+
+
+def _shown(x):
+    """A run-time argument as text: exact when short, else its value to 12 digits and its
+    size (the exact value may have thousands of digits)."""
+    if isinstance(x, LogScore):
+        return f"{_shown(x.rational)} {'-' if x.ln_coef < 0 else '+'} {abs(x.ln_coef)}*ln {x.base}"
+    size = x.numerator.bit_length() + x.denominator.bit_length()
+    if size <= 200:
+        return text(x)
+    return f"{_decimal_of(x, _SHORT)}..., a rational of about {size * 3 // 10} digits"
+
+
+_SHORT = _decimal_context(12)
+
+
+def _approximately(v):
+    """v as a float, near enough to pick a largest (+-inf beyond the range of floats)."""
+    if isinstance(v, LogScore):
+        b = v.base
+        return _approximately(v.rational) + v.ln_coef * (math.log(b.numerator)
+                                                         - math.log(b.denominator))
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf

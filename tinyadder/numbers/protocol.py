@@ -35,14 +35,33 @@ class NumberSystem(Protocol):
         """The context a forward pass runs in (decimal's precision and rounding)."""
 
     def const(self, c) -> object:
-        """A construction constant (int, Fraction, ExpTerm) as a value."""
+        """An exact constant as a value: int, Fraction, ExpTerm, Ln or an Expr tree
+        (``constants``); a rounding system evaluates an Expr as a program would, the fraction
+        system keeps it exact where it can and rounds it once otherwise."""
 
     def slope(self, c) -> object:
-        """An ALiBi slope (0, a rational or Ln) as a value that ``slope * distance`` and
-        ``score - slope * distance`` take (the fraction system keeps ln b symbolic)."""
+        """An ALiBi slope (0, a rational, Ln or an Expr) as a value that ``slope * distance``
+        and ``score - slope * distance`` take (the fraction system keeps ln b symbolic)."""
 
     def exp(self, x) -> object:
         """e**x of a value of this system (an attention score, say)."""
+
+    def sqrt(self, x) -> object:
+        """The square root of a value of this system (RMSNorm's root mean square)."""
+
+    def sin(self, x) -> object:
+        """sin x of a value of this system (a rotary angle)."""
+
+    def cos(self, x) -> object:
+        """cos x of a value of this system (a rotary angle)."""
+
+    def erf(self, x) -> object:
+        """erf x of a value of this system (GELU)."""
+
+    def largest(self, values) -> object:
+        """A value every softmax score is measured from: a rounding system's max as a program
+        takes it; an exact system any value near the largest, since the pattern does not
+        depend on it. Never raises :class:`Undecided`."""
 
     def decider(self) -> "NumberSystem":
         """The system whose comparisons pick this system's tokens (itself, or intervals
@@ -117,13 +136,27 @@ def _decimal_of(x, ctx):
     return ctx.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
 
 
-def _exp_rounded(x, digits):
-    """e**x for a rational x < 0, correctly rounded to ``digits`` significant digits (x not a
-    short decimal: evaluated with 20 guard digits first, then rounded)."""
+def correctly_rounded(enclose, digits, what):
+    """A real number correctly rounded to ``digits`` significant digits (half even), from
+    ``enclose(extra)``: rationals lo <= value <= hi, known to about digits + extra digits.
+
+    extra = 10, 20, 40, ... until both ends round alike: rounding is monotone, so the value
+    rounds as they do. Past 4 digits + 64 extra digits (the value within 10^-(4 digits) of a
+    rounding midpoint or of 0), an enclosure narrower than 10^-(digits + 1) of its ends gives
+    the rounding of its centre, within an ulp of the value; a wider one raises ValueError (the
+    value is 0, or closer to 0 than the enclosures tell: ``what`` names it).
+    """
     ctx = _decimal_context(digits)
-    if x.denominator == 1:
-        return ctx.exp(decimal.Decimal(x.numerator))
-    guard = _decimal_context(digits + 20)
-    return ctx.plus(guard.exp(_decimal_of(x, guard)))
-
-
+    extra = 10
+    while True:
+        lo, hi = (Fraction(end) for end in enclose(extra))
+        down, up = _decimal_of(lo, ctx), _decimal_of(hi, ctx)
+        if down == up:
+            return down
+        if extra > 4 * digits + 64:
+            break
+        extra *= 2
+    if (hi - lo) * 10 ** (digits + 1) <= min(abs(lo), abs(hi)) and (lo > 0 or hi < 0):
+        return _decimal_of((lo + hi) / 2, ctx)
+    raise ValueError(f"cannot round {what} to {digits} significant digits: it is 0 or within "
+                     f"{float(max(abs(lo), abs(hi))):.1e} of 0; write it exactly")

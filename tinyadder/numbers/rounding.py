@@ -8,8 +8,11 @@ import math
 import operator
 import struct
 
-from ..constants import Expr, ExpTerm, Ln
-from .protocol import DEFAULT_DECIMAL_DIGITS, _decimal_context, _decimal_of, _Decides, _Fits
+from ..constants import MARKERS, Expr, ExpTerm, Ln
+from . import elementary
+from .elementary import exact_value
+from .protocol import (DEFAULT_DECIMAL_DIGITS, _decimal_context, _decimal_of, _Decides, _Fits,
+                       correctly_rounded)
 
 
 class DecimalSystem(_Fits, _Decides):
@@ -30,7 +33,7 @@ class DecimalSystem(_Fits, _Decides):
         self.context = _decimal_context(digits)
         self.zero = decimal.Decimal(0)
         self.one = decimal.Decimal(1)
-        self._exp = {}
+        self._values = {}
 
     def __repr__(self):
         return f"DecimalSystem(digits={self.digits})"
@@ -54,6 +57,9 @@ class DecimalSystem(_Fits, _Decides):
 
     def const(self, c):
         ctx = self.context
+        if isinstance(c, Expr):
+            with self.arithmetic():
+                return evaluate(self, c)
         if isinstance(c, ExpTerm):
             return ctx.multiply(_decimal_of(c.coef, ctx), ctx.exp(_decimal_of(c.power, ctx)))
         if isinstance(c, Ln):
@@ -63,12 +69,63 @@ class DecimalSystem(_Fits, _Decides):
     slope = const
 
     def exp(self, x):
-        hit = self._exp.get(x)
+        return self._memo("exp", x)
+
+    def ln(self, x):
+        return self.context.ln(x)
+
+    def sqrt(self, x):
+        return self.context.sqrt(x)
+
+    def sin(self, x):
+        """sin x correctly rounded to the context (:meth:`_correctly_rounded`)."""
+        return self._memo("sin", x)
+
+    def cos(self, x):
+        """cos x correctly rounded to the context (:meth:`_correctly_rounded`)."""
+        return self._memo("cos", x)
+
+    def erf(self, x):
+        """erf x correctly rounded to the context (:meth:`_correctly_rounded`)."""
+        return self._memo("erf", x)
+
+    def pi(self):
+        """pi correctly rounded to the context."""
+        return self._memo("pi", None)
+
+    def largest(self, values):
+        """The first of the largest values, as a program's max returns it."""
+        return max(values)
+
+    def single(self, x):
+        """x rounded to IEEE single (the program's float32 cast), then to the context."""
+        return self.context.plus(decimal.Decimal(single_of(Fraction(x))))
+
+    def _memo(self, op, x):
+        """op(x), computed once per argument (scores and angles repeat across positions):
+        decimal's own exp (correctly rounded), the others by :meth:`_correctly_rounded`."""
+        hit = self._values.get((op, x))
         if hit is None:
-            hit = self.context.exp(x)
-            if len(self._exp) < 4096:  # scores repeat across positions; bound the memo
-                self._exp[x] = hit
+            hit = self.context.exp(x) if op == "exp" else self._correctly_rounded(op, x)
+            if len(self._values) < 4096:  # bound the memo
+                self._values[op, x] = hit
         return hit
+
+    def _correctly_rounded(self, op, x):
+        """op(x) (pi for op 'pi') correctly rounded to the context's digits, half even: the
+        series of ``elementary`` at more digits until the enclosure's ends round alike
+        (``protocol.correctly_rounded``)."""
+        digits = self.digits
+        if op == "pi":
+            return correctly_rounded(lambda extra: elementary.pi(elementary.bits(digits + extra)),
+                                     digits, "pi")
+        x = Fraction(x)
+        exact = exact_value(op, x)
+        if exact is not None:
+            return _decimal_of(exact, self.context)
+        f = getattr(elementary, op)
+        return correctly_rounded(lambda extra: f(x, elementary.bits(digits + extra)), digits,
+                                 f"{op}({x})")
 
 
 def _to_float(x):
@@ -158,6 +215,27 @@ def to_float32(x):
         return _SINGLE.unpack(_SINGLE.pack(x))[0]
     except OverflowError:
         return math.copysign(math.inf, x)
+
+
+def single_of(x):
+    """The IEEE single nearest to the rational x, as a float (round-half-even, subnormals
+    included; +-inf from 2^128 - 2^103 on, the midpoint above the largest single): x is
+    rounded once, with no double rounding through a double.
+
+    >>> single_of(Fraction(1, 3)) == to_float32(1 / 3), single_of(Fraction(2) ** 128)
+    (True, inf)
+    """
+    x = Fraction(x)
+    if x == 0:
+        return 0.0
+    a = abs(x)
+    e = a.numerator.bit_length() - a.denominator.bit_length()  # floor(log2 a) or one more
+    if a < Fraction(2) ** e:
+        e -= 1
+    ulp = max(e, -126) - 23  # 24 bits, or the subnormals' fixed spacing 2^-149
+    m = round(a / Fraction(2) ** ulp)  # half even
+    value = math.inf if m.bit_length() + ulp > 128 else math.ldexp(m, ulp)  # m 2^ulp >= 2^128
+    return math.copysign(value, x)
 
 
 class Float32(float):
@@ -258,14 +336,18 @@ class Float32System(FloatSystem):
 
 
 def evaluate(ns, c):
-    """An exact constant's value in a rounding system, computed as a program would: operation
-    by operation in the system's own precision; inside ``f64(...)`` in IEEE double (as Python
-    computes it) and then rounded once to the system; ``f32(...)`` rounds to IEEE single."""
+    """An exact constant's value in a number system, operation by operation in the system's
+    own arithmetic. A rounding system honours the float markers, as a program computed:
+    inside ``f64(...)`` IEEE double (as Python computes it), then rounded once to the system;
+    ``f32(...)`` rounds to IEEE single. An exact system (``ns.exact``: the fraction system's
+    enclosures) reads a marker as the identity, the real-number model."""
     if not isinstance(c, Expr):
         return ns.const(c)
     op, args = c.op, c.args
     if op == "pi":
         return ns.pi()
+    if op in MARKERS and ns.exact:
+        return evaluate(ns, args[0])
     if op == "f64":
         return ns.const(Fraction(evaluate(DOUBLE, args[0])))
     x = evaluate(ns, args[0])

@@ -1,7 +1,7 @@
 """The certificate checker: re-checks a proof written by ``tinyadder prove --certificate``.
 
 Deliberately small and separate: it imports nothing of the derivation (no number system, no
-forward pass, no ``decisions``), only ``construction.build`` for the model's weights, and the
+forward pass, no ``decisions``), only ``models.build`` for the model's weights, and the
 standard library. A certificate states, per deciding position, the scalar L(x) (coefficients
 by position), the ten marks m_u, the gain G, the tilts T_u(y) - T_0(y) per previous digit y,
 and the guard. The checker
@@ -19,17 +19,42 @@ and the guard. The checker
 
 Step 1 is the proof given the formulas; step 2 checks the formulas against the model at those
 points (it is a check, not a second derivation).
+
+The file is input from anywhere: ``load`` bounds its size, ``parse`` checks every field's type
+and range with one validator per field (a ``Malformed`` certificate names the field) before
+anything is computed from it, and nothing the file says sets a precision: the exponentials are
+rounded at the digits the fraction system uses for the model (``exp_digits_of``), which the
+file's ``exp_digits`` must equal. A guard of 0 is refused when the model's exponentials are
+rounded.
 """
 
+from dataclasses import dataclass
 from fractions import Fraction
 import decimal
 import json
 import random
+import re
+from typing import Dict, Optional, Tuple
 
-from ...construction import build
+from ...construction import VARIANTS
+from ...models import build
 
 FORMAT = "tinyadder-proof-1"
+CLAIM = "every pair of N-digit numbers is added right"
 SPOT_PAIRS = 6
+# Every size the file controls is bounded before it is used. N: the check's time grows about
+# as N^4 (wall clock on the project's 2-core machine under load: 9 s at N = 10, 55 s at
+# N = 20, 18 min at N = 40, where the certificate is 6.3 MB and its longest integer 1,309
+# digits).
+MAX_DIGITS = 40
+MAX_BYTES = 16 * 2 ** 20
+MAX_INT_DIGITS = 4000    # of a numerator or a denominator (int() refuses more than 4300)
+MAX_SMALL_INT = 30       # digits of a JSON integer literal (N, t, position, place)
+# The exponentials are rounded as the fraction system rounds them for the model: to the
+# model's stated precision plus this many digits (numbers.protocol.EXP_GUARD_DIGITS; the file's
+# exp_digits must say the same).
+EXP_GUARD_DIGITS = 10
+_RATIONAL = re.compile(r"-?([0-9]+)(?:/([0-9]+))?")
 
 
 class Invalid(ValueError):
@@ -37,88 +62,229 @@ class Invalid(ValueError):
 
 
 class Malformed(Invalid):
-    """The file is not a readable certificate (bad input)."""
+    """The file is not a readable certificate (bad input): a field missing, of the wrong type
+    or out of range; the message names it."""
 
 
-def _q(text):
-    try:
-        return Fraction(text)
-    except (TypeError, ValueError, ZeroDivisionError):
-        raise Malformed(f"not an exact rational: {text!r}") from None
+@dataclass(frozen=True)
+class Decision:
+    """One deciding position of a certificate, its fields checked for type and range."""
+
+    t: int
+    position: int
+    L: Dict[int, Fraction]                       # coefficient by sequence position
+    marks: Tuple[Fraction, ...]                  # m_0 < ... < m_9 (checked by the proof)
+    gain: Fraction                               # G > 0
+    guard: Fraction                              # >= 0
+    tilts: Dict[Optional[int], Tuple[Fraction, ...]]  # T_u(y) - T_0(y), y None at t = 0
+
+
+@dataclass(frozen=True)
+class Certificate:
+    variant: str
+    digits: int
+    exp_digits: int
+    decisions: Tuple[Decision, ...]
+
+
+# --- reading the file ---------------------------------------------------------------------
+
+def _no_constant(name):
+    raise Malformed(f"{name} is not JSON")
+
+
+def _small_int(text):
+    if len(text.lstrip("-")) > MAX_SMALL_INT:
+        raise Malformed(f"an integer literal of {len(text)} characters; the fields that are "
+                        f"JSON integers have at most {MAX_SMALL_INT} digits")
+    return int(text)
 
 
 def load(path):
+    """The certificate's JSON data, read with every size bounded: at most MAX_BYTES, no
+    integer literal over MAX_SMALL_INT digits, no NaN or Infinity, nesting as deep as Python's
+    recursion allows."""
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)
     except OSError as err:
         raise Malformed(f"cannot read {path}: {err.strerror}") from None
+    if len(raw) > MAX_BYTES:
+        raise Malformed(f"{path} is larger than {MAX_BYTES:,} bytes; a certificate at "
+                        f"N = {MAX_DIGITS} has about 6.3 MB")
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant,
+                          parse_int=_small_int)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise Malformed(f"{path} is not JSON: {err}") from None
+    except RecursionError:
+        raise Malformed(f"{path} is not a certificate: JSON nested too deeply") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise Malformed(f"{path} is not a {FORMAT} certificate")
     return data
 
 
-def _place(n, pos):
-    """The place value a digit at ``pos`` adds to R (negative: an emitted digit)."""
-    if 1 <= pos <= n:
-        return 10 ** (n - pos)
-    if n + 2 <= pos <= 2 * n + 1:
-        return 10 ** (2 * n + 1 - pos)
-    if 2 * n + 3 <= pos <= 3 * n + 2:
-        return -10 ** (3 * n + 3 - pos)
-    raise Invalid(f"position {pos} holds no digit")
+# --- one validator per field --------------------------------------------------------------
+
+def _get(doc, key, where):
+    if not isinstance(doc, dict):
+        raise Malformed(f"{where or 'the certificate'} is not a JSON object")
+    if key not in doc:
+        raise Malformed(f"{where}{key} is missing")
+    return doc[key]
 
 
-def check(data, spot=SPOT_PAIRS):
-    """Raise Invalid unless the certificate checks; return its verdict line on success."""
-    try:
-        variant, n = data["variant"], int(data["digits"])
-        decisions = data["decisions"]
-        model = build(variant, n)
-        exp_digits = int(data["exp_digits"])
-    except (KeyError, TypeError, ValueError) as err:
-        raise Malformed(f"malformed certificate: {err!s}") from None
+def _integer(value, where, lo, hi):
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        shown = value if isinstance(value, int) else type(value).__name__
+        raise Malformed(f"{where} is {shown!s:.40}; expected an integer from {lo} to {hi}")
+    return value
+
+
+def _exactly(value, where, wanted, why=""):
+    """An integer field whose only valid value follows from the others."""
+    if isinstance(value, bool) or not isinstance(value, int) or value != wanted:
+        shown = value if isinstance(value, int) else type(value).__name__
+        raise Malformed(f"{where} is {shown!s:.40}; expected {wanted}{why}")
+    return value
+
+
+def _rational(value, where):
+    """An exact rational written as str(Fraction): '-3/4', '12'; each part at most
+    MAX_INT_DIGITS digits (no exponent: '1e1000000000' would be a billion digits)."""
+    match = _RATIONAL.fullmatch(value) if isinstance(value, str) else None
+    if not match or any(len(part or "") > MAX_INT_DIGITS for part in match.groups()):
+        shown = repr(value)[:40]
+        raise Malformed(f"{where} is {shown}; expected an exact rational 'n' or 'n/d' of at "
+                        f"most {MAX_INT_DIGITS} digits each")
+    if match.group(2) is not None and int(match.group(2)) == 0:
+        raise Malformed(f"{where} has a zero denominator")
+    return Fraction(value)
+
+
+def _rationals(value, where, count):
+    if not isinstance(value, list) or len(value) != count:
+        raise Malformed(f"{where} should be a list of {count} exact rationals")
+    return tuple(_rational(x, f"{where}[{i}]") for i, x in enumerate(value))
+
+
+def _positive(value, where):
+    x = _rational(value, where)
+    if x <= 0:
+        raise Malformed(f"{where} is {value}; it must be positive")
+    return x
+
+
+def _non_negative(value, where):
+    x = _rational(value, where)
+    if x < 0:
+        raise Malformed(f"{where} is {value}; it must be at least 0")
+    return x
+
+
+def digit_places(n, t):
+    """{position: the place value its digit adds to R} for the digits known when decision t
+    is made: a and b (positive), and the t digits emitted so far (negative)."""
+    places = {}
+    for i in range(n):
+        places[1 + i] = places[n + 2 + i] = 10 ** (n - 1 - i)
+    for k in range(t):
+        places[2 * n + 3 + k] = -10 ** (n - k)
+    return places
+
+
+def _coefficients(value, where, positions):
+    """L: {position: rational} over positions that hold a known digit."""
+    if not isinstance(value, dict):
+        raise Malformed(f"{where} should be an object of position: rational")
+    out = {}
+    for key, c in value.items():
+        pos = int(key) if key.isascii() and key.isdigit() and len(key) <= 6 else None
+        if pos not in positions:
+            raise Malformed(f"{where} has position {key[:12]!r}, which holds no digit known "
+                            f"there; use positions {min(positions)} to {max(positions)} "
+                            f"that hold digits")
+        out[pos] = _rational(c, f"{where}[{key}]")
+    return out
+
+
+def _tilts(value, where, t):
+    """{previous digit y: ten tilts}: y is '-' (none) at t = 0, else each of '0'..'9'."""
+    keys = ["-"] if t == 0 else [str(y) for y in range(10)]
+    if not isinstance(value, dict) or sorted(value) != keys:
+        raise Malformed(f"{where} should have the keys {', '.join(keys)}")
+    return {(None if y == "-" else int(y)): _rationals(row, f"{where}[{y}]", 10)
+            for y, row in value.items()}
+
+
+def _decision(d, n, t):
+    where = f"decisions[{t}]."
+    position = 2 * n + 2 + t
+    _exactly(_get(d, "t", where), where + "t", t)
+    _exactly(_get(d, "position", where), where + "position", position)
+    if "place" in d:
+        _exactly(d["place"], where + "place", n - t)
+    return Decision(
+        t=t, position=position,
+        L=_coefficients(_get(d, "L", where), where + "L", digit_places(n, t)),
+        marks=_rationals(_get(d, "marks", where), where + "marks", 10),
+        gain=_positive(_get(d, "gain", where), where + "gain"),
+        guard=_non_negative(_get(d, "guard", where), where + "guard"),
+        tilts=_tilts(_get(d, "tilts", where), where + "tilts", t))
+
+
+def exp_digits_of(model):
+    """The digits the fraction system rounds the model's exponentials to."""
+    return model.meta["precision"].digits + EXP_GUARD_DIGITS
+
+
+def parse(data):
+    """The Certificate in ``data``, every field checked for type and range; Malformed naming
+    the first that is not."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise Malformed(f"not a {FORMAT} certificate")
+    variant = _get(data, "variant", "")
+    if variant not in VARIANTS:
+        raise Malformed(f"variant is {str(variant)[:30]!r}; expected {' or '.join(VARIANTS)}")
+    n = _integer(_get(data, "digits", ""), "digits", 1, MAX_DIGITS)
+    if _get(data, "claim", "") != CLAIM:
+        raise Malformed(f"claim should be {CLAIM!r}, the only claim this checker checks")
+    exp_digits = _exactly(_get(data, "exp_digits", ""), "exp_digits",
+                          exp_digits_of(build(variant, n)),
+                          f", the digits the fraction system rounds e^x to at N = {n}")
+    decisions = _get(data, "decisions", "")
     if not isinstance(decisions, list) or len(decisions) != n + 1:
-        raise Malformed(f"expected {n + 1} decisions")
-    parsed = []
-    for t, d in enumerate(decisions):
-        try:
-            parsed.append(_check_decision(n, t, d))
-        except (KeyError, TypeError, AttributeError, ValueError) as err:
-            if isinstance(err, Invalid):
-                raise
-            raise Malformed(f"decision {t}: malformed ({err!s})") from None
-    _spot_check(model, n, parsed, exp_digits, spot)
-    return f"certificate valid: {variant} model, N = {n}: every pair is added right"
+        raise Malformed(f"decisions should be a list of N + 1 = {n + 1} deciding positions")
+    return Certificate(variant, n, exp_digits,
+                       tuple(_decision(d, n, t) for t, d in enumerate(decisions)))
 
 
-def _check_decision(n, t, d):
-    place, pos = n - t, 2 * n + 2 + t
-    if int(d["t"]) != t or int(d["position"]) != pos:
-        raise Invalid(f"decision {t}: wrong position")
-    P = 10 ** place
-    L = {int(v): _q(c) for v, c in d["L"].items()}
-    marks = [_q(m) for m in d["marks"]]
-    gain, guard = _q(d["gain"]), _q(d["guard"])
-    if len(marks) != 10 or any(b <= a for a, b in zip(marks, marks[1:])) or gain <= 0 \
-            or guard < 0:
-        raise Invalid(f"decision {t}: marks must increase, the gain be positive")
-    tilts = {(None if y == "-" else int(y)): [_q(x) for x in row]
-             for y, row in d["tilts"].items()}
-    expected = {None} if t == 0 else set(range(10))
-    if set(tilts) != expected:
-        raise Invalid(f"decision {t}: tilts for previous digits {sorted(expected, key=str)}")
+# --- the proof ----------------------------------------------------------------------------
+
+def check(data):
+    """Raise Invalid unless the certificate checks (Malformed if it is not a readable one);
+    return its verdict line on success."""
+    cert = parse(data)
+    model = build(cert.variant, cert.digits)
+    for d in cert.decisions:
+        _check_decision(cert.digits, d)
+    _spot_check(model, cert)
+    return (f"certificate valid: {cert.variant} model, N = {cert.digits}: every pair is "
+            f"added right")
+
+
+def _check_decision(n, d):
+    t, pos = d.t, d.position
+    P = 10 ** (n - t)
+    marks, gain, guard = d.marks, d.gain, d.guard
+    if any(b <= a for a, b in zip(marks, marks[1:])):
+        raise Invalid(f"decision {t}: marks must increase")
     kappa = (marks[-1] - marks[0]) / (9 * P)
-    offset = {v: c / kappa for v, c in L.items()}
-    for v in list(range(1, n + 1)) + list(range(n + 2, 2 * n + 2)) + \
-            list(range(2 * n + 3, 2 * n + 3 + t)):
-        offset[v] = offset.get(v, 0) - _place(n, v)
+    offset = {v: c / kappa for v, c in d.L.items()}
+    for v, place in digit_places(n, t).items():
+        offset[v] = offset.get(v, 0) - place
     top = 1 if t == 0 else 9
-    for y, T in tilts.items():
-        if len(T) != 10:
-            raise Invalid(f"decision {t}: ten tilts per previous digit")
+    for y, T in d.tilts.items():
         theta = []
         for u in range(9):
             delta = T[u + 1] - T[u]
@@ -138,7 +304,6 @@ def _check_decision(n, t, d):
                 raise Invalid(f"decision {t}: digit {sigma} after {y} can fall below")
             if sigma < 9 and not hi + P - 1 <= theta[sigma] / kappa - sigma * P - guard:
                 raise Invalid(f"decision {t}: digit {sigma} after {y} can carry falsely")
-    return pos, L, marks, gain, tilts
 
 
 # --- an independent exact forward pass, for the spot checks --------------------------------
@@ -222,24 +387,32 @@ def _costs(model, tokens, exp):
     return [[x[model.readout[str(u)]] for u in range(10)] for x in xs]
 
 
-def _spot_check(model, n, parsed, exp_digits, spot):
-    exp = _Exp(exp_digits)
+def _spot_check(model, cert):
+    """The certificate's cost formula against the checker's own forward pass, at every
+    deciding position of SPOT_PAIRS pairs; and a guard of 0 refused once an exponential was
+    rounded (the guard must cover the real-number model)."""
+    n = cert.digits
+    exp = _Exp(cert.exp_digits)
     rng = random.Random(2025)
     top = 10 ** n - 1
     pairs = [(top, top), (top, 0), (top // 2, top // 2 + 1)]
-    pairs += [(rng.randint(0, top), rng.randint(0, top)) for _ in range(max(spot - 3, 0))]
+    pairs += [(rng.randint(0, top), rng.randint(0, top)) for _ in range(SPOT_PAIRS - 3)]
     vocab = model.vocab
-    for a, b in pairs[:spot]:
+    for a, b in pairs:
         text = f"{a:0{n}d}+{b:0{n}d}={a + b:0{n + 1}d}"
         tokens = [vocab.index("<bos>")] + [vocab.index(ch) for ch in text]
         digits = {i: int(vocab[tok]) for i, tok in enumerate(tokens) if vocab[tok].isdigit()}
         costs = _costs(model, tokens[:-1], exp)
-        for pos, L, marks, gain, tilts in parsed:
-            y = digits.get(pos) if pos > 2 * n + 2 else None
-            Lx = sum(c * digits[v] for v, c in L.items())
-            row = costs[pos]
+        unguarded = [d.t for d in cert.decisions if d.guard == 0]
+        if exp.memo and unguarded:
+            raise Invalid(f"decision {unguarded[0]}: guard 0, but the model's exponentials "
+                          f"are rounded: the real-number model is not covered")
+        for d in cert.decisions:
+            y = digits.get(d.position) if d.position > 2 * n + 2 else None
+            Lx = sum(c * digits[v] for v, c in d.L.items())
+            row = costs[d.position]
             for u in range(10):
-                claim = tilts[y][u] + gain * (abs(Lx - marks[u]) - abs(Lx - marks[0]))
+                claim = d.tilts[y][u] + d.gain * (abs(Lx - d.marks[u]) - abs(Lx - d.marks[0]))
                 if row[u] - row[0] != claim:
-                    raise Invalid(f"position {pos}, pair {a}+{b}: the model's logit of {u} "
-                                  f"does not follow the certificate's formula")
+                    raise Invalid(f"position {d.position}, pair {a}+{b}: the model's logit of "
+                                  f"{u} does not follow the certificate's formula")

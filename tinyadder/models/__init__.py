@@ -1,0 +1,72 @@
+"""The models that ship with tinyadder, as model files (``tinyadder/models/NAME.json``), and
+``build``: a model by name or by the path of a model file.
+
+``published.json`` and ``repaired.json`` are TinyAdder-36 at N = 10 as
+``modelfile.dump(construction.build(name))`` writes it (a test keeps them so); for another N
+the construction builds them from Python.
+
+>>> build("published")
+<Model tinyadder36-published: 2 blocks, 16 slots, 14 tokens>
+>>> build("published", 12).prompt.digits
+12
+>>> build("tiny")
+Traceback (most recent call last):
+    ...
+ValueError: unknown model 'tiny': use published, repaired, variant-28 or the path of a model file
+"""
+
+from functools import lru_cache
+from importlib import resources
+import os
+
+from .. import construction
+from ..addition import excerpt
+from ..modelfile import load, loads
+
+
+@lru_cache(maxsize=None)
+def names():
+    """The shipped models' names, sorted."""
+    return sorted(f.name[:-len(".json")] for f in resources.files(__name__).iterdir()
+                  if f.name.endswith(".json"))
+
+
+@lru_cache(maxsize=None)
+def shipped(name):
+    """The shipped model ``name``, read from its file once."""
+    return loads(resources.files(__name__).joinpath(f"{name}.json").read_bytes())
+
+
+def build(model="published", digits=None):
+    """The model ``model`` names, for N-digit operands.
+
+    ``model`` is a shipped model's name (``names()``) or the path of a model file. A shipped
+    model is read from its file at the N it is written for (10 for TinyAdder-36: ``digits``
+    None or 10); the construction builds ``published`` and ``repaired`` for any other N up to
+    ``construction.MAX_DIGITS``. A file is read as it is: ``digits`` must be its prompt's N or
+    None. A bad file raises ``modelfile.ModelFileError``, a ValueError naming the field.
+    """
+    if digits is not None:
+        construction.check_digits(digits)
+    if isinstance(model, str) and model in names():
+        found = shipped(model)
+        if digits is not None and digits != found.prompt.digits \
+                and model in construction.VARIANTS:
+            return construction.build(model, digits)
+        return at_digits(found, digits, model)
+    if not isinstance(model, (str, os.PathLike)):
+        raise TypeError(f"a model is a name such as 'published' or the path of a model file, "
+                        f"not {type(model).__name__}")
+    if os.path.isfile(model):
+        return at_digits(load(model), digits, os.fspath(model))
+    raise ValueError(f"unknown model {excerpt(os.fspath(model))}: use {', '.join(names())} or "
+                     f"the path of a model file")
+
+
+def at_digits(model, digits, where):
+    """``model``, if it is for ``digits`` operand digits (None: whatever it is for)."""
+    n = model.prompt.digits if model.prompt is not None else None
+    if digits is not None and digits != n:
+        raise ValueError(f"the model {where} is written for N = {n}, not {digits}; leave the "
+                         f"digits out or give {n}")
+    return model
