@@ -34,15 +34,28 @@ def scale_bits(digits):
     return -(-digits * 3322 // 1000)
 
 
+def _ratio(x):
+    """(p, q) with x = p / q, exactly, for an int, Fraction or Decimal (no context rounds)."""
+    return (x, 1) if isinstance(x, int) else x.as_integer_ratio()
+
+
 def floor_scaled(x, scale):
     """floor(x 2^scale) for a rational x (an int, Fraction or Decimal)."""
-    p, q = x.as_integer_ratio() if not isinstance(x, int) else (x, 1)
+    p, q = _ratio(x)
     return (p << scale) // q
 
 
 def ceil_scaled(x, scale):
-    """ceil(x 2^scale) for a rational x."""
-    return -floor_scaled(-x, scale)
+    """ceil(x 2^scale) for a rational x; from x's exact ratio, since -x of a Decimal would
+    round to the current context's precision.
+
+    >>> from decimal import Decimal
+    >>> x = Decimal("0.12345678901234567890123456781")  # 29 digits
+    >>> Fraction(ceil_scaled(x, 200), 2 ** 200) >= x
+    True
+    """
+    p, q = _ratio(x)
+    return -((-p << scale) // q)
 
 
 def _short(n):
