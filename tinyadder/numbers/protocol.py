@@ -113,13 +113,16 @@ class _Decides:
 
 @dataclass(frozen=True)
 class Rounding:
-    """One value the fraction system rounded: ``what`` to ``digits`` significant digits."""
+    """One value the fraction system rounded: ``what`` to ``digits`` significant digits (a
+    value of 0 to the absolute grid 10^-(2 digits): ``correctly_rounded``)."""
 
     what: str
     digits: int
     value: object
 
     def __str__(self):
+        if self.value == 0:
+            return f"{self.what} rounded to 0 (within 10^-{2 * self.digits} of 0)"
         return f"{self.what} rounded to {self.digits} significant digits"
 
 
@@ -131,9 +134,21 @@ def _decimal_context(digits, rounding=decimal.ROUND_HALF_EVEN):
 
 
 def _decimal_of(x, ctx):
-    """A rational as a Decimal rounded in ctx (exact when the rational is a short decimal)."""
+    """A rational as a Decimal rounded in ctx (exact when the rational is a short decimal).
+
+    A long rational n/d is first cut to q = floor(|n/d| 10^k), of ctx.prec + 3 digits or more,
+    with a sticky digit 1 after q where the cut dropped something: that decimal rounds in every
+    rounding mode as n/d does, and one integer division of n by d costs far less than
+    converting both to Decimals (quadratic in their length)."""
     x = Fraction(x)
-    return ctx.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
+    n, d = abs(x.numerator), x.denominator
+    if n.bit_length() + d.bit_length() < 32 * ctx.prec + 4096:
+        return ctx.divide(decimal.Decimal(x.numerator), decimal.Decimal(d))
+    # |x| >= 2^(b - 1) for b the difference of bit lengths, and log10 2 < 0.30103
+    k = ctx.prec + 4 - (n.bit_length() - d.bit_length() - 1) * 30103 // 100000
+    q, r = divmod(n * 10 ** k, d) if k >= 0 else divmod(n, d * 10 ** -k)
+    cut = decimal.Decimal((int(x < 0), tuple(map(int, str(10 * q + (r > 0)))), -k - 1))
+    return ctx.plus(cut)
 
 
 def correctly_rounded(enclose, digits, what):
@@ -143,8 +158,10 @@ def correctly_rounded(enclose, digits, what):
     extra = 10, 20, 40, ... until both ends round alike: rounding is monotone, so the value
     rounds as they do. Past 4 digits + 64 extra digits (the value within 10^-(4 digits) of a
     rounding midpoint or of 0), an enclosure narrower than 10^-(digits + 1) of its ends gives
-    the rounding of its centre, within an ulp of the value; a wider one raises ValueError (the
-    value is 0, or closer to 0 than the enclosures tell: ``what`` names it).
+    the rounding of its centre, within an ulp of the value; an enclosure of 0 within half of
+    10^-(2 digits) gives 0, the value correctly rounded to the absolute grid 10^-(2 digits)
+    (sin(pi) is 0: no enclosure separates it from 0, and none needs to); a wider one raises
+    ValueError (``what`` names the value).
     """
     ctx = _decimal_context(digits)
     extra = 10
@@ -158,5 +175,8 @@ def correctly_rounded(enclose, digits, what):
         extra *= 2
     if (hi - lo) * 10 ** (digits + 1) <= min(abs(lo), abs(hi)) and (lo > 0 or hi < 0):
         return _decimal_of((lo + hi) / 2, ctx)
-    raise ValueError(f"cannot round {what} to {digits} significant digits: it is 0 or within "
-                     f"{float(max(abs(lo), abs(hi))):.1e} of 0; write it exactly")
+    if lo <= 0 <= hi and 2 * max(-lo, hi) * 10 ** (2 * digits) < 1:
+        return decimal.Decimal(0)
+    reach = _decimal_of(max(abs(lo), abs(hi)), _decimal_context(2))
+    raise ValueError(f"cannot round {what} to {digits} significant digits: its enclosures "
+                     f"still reach {reach:.1E} around 0; write it exactly")
