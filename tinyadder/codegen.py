@@ -475,8 +475,9 @@ class _Singles(_Values):
 
     def affine(self, affine, t, var, const):
         b = affine.bias[t]
-        return _Chain([(None if i in affine.unit[t] else const(w, i, t), var(i))
-                       for i, w in affine.columns[t]], const(b, None, t) if b is not None else None)
+        terms = [(None if i in affine.unit[t] else const(w, i, t), var(i))
+                 for i, w in affine.columns[t]]
+        return _Chain(terms, const(b, None, t) if b is not None else None)
 
     def embed(self, row):
         return [f"    {', '.join(row)}, = embed_floats[token]"]
@@ -497,7 +498,8 @@ class _Singles(_Values):
                 values.append(value)
             lines.append(f"    {x} = [{', '.join(values)}]")
         if all(h.exp_qk is not None for h in block.heads if h.carried):
-            lines.append(f"    e = {c([None if h.exp_qk is None else float(h.exp_qk) for h in block.heads], f'L{i}_exp_qk')}")
+            exp_qk = [None if h.exp_qk is None else float(h.exp_qk) for h in block.heads]
+            lines.append(f"    e = {c(exp_qk, f'L{i}_exp_qk')}")
         else:
             lines.append(f"    e = [None if w is None else float(w) for w in exp_qk(ops, ns, "
                          f"{c(block, f'L{i}_block')}, [ns.const(w) for w in k])]")

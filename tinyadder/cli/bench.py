@@ -30,9 +30,9 @@ FULL = {"tokens": (10_010, 20), "long": [1000, 2000], "census": [8, 9, 10, 11, 1
 
 def build_parser():
     parser = Parser(prog=f"{PROG} bench",
-                    description="The speed figures of docs/speed.md, in CPU time on this "
-                                "machine: additions per second per number system (min, "
-                                "median and max of the repeats) and, when torch is "
+                    description="Additions per second per number system, in CPU time on "
+                                "this machine (min, median and max of the repeats) and, "
+                                "when torch is "
                                 "importable, their ratio to two PyTorch float64 models "
                                 "measured just before each repeat; the fraction system's "
                                 "tokens over scaled integers against intervals; one long "
