@@ -161,11 +161,17 @@ lokimorty-10     rope-19      Lokimorty          10       30  float32
 lokimorty-12     rope-19      Lokimorty          12       31  float32
 yieldthought-20  rope-19      yieldthought       20       34  float32
 wonderfall-27    rope-19      Wonderfall         27       30  float32
+jacobli99-28     rope-10000   jacobli99          28       22  float32
 fblissjr-33      fixed-bias   fblissjr           33       41  float64
 alexlitz-36      fixed-bias   alexlitz           36       36  float64
 lichengliu03-50  sinusoid-11  lichengliu03       50       45  float32
 cosminscn-66     sinusoid-11  cosminscn          66       48  float32
+jacobli99-93     rope-10000   jacobli99          93       44  float32
+nino-116         rope-10000   nino              116       52  float32
+wonderfall-121   rope-10000   Wonderfall        121       53  float32
 cosminscn-130    sinusoid-11  cosminscn         130       47  float32
+wonderfall-130   rope-10000   Wonderfall        130       56  float32
+wonderfall-139   rope-10000   Wonderfall        139       57  float32
 rezabyt-311      trained      rezabyt           311      311  float32
 """
 
@@ -228,20 +234,22 @@ LISTED = {"alexlitz-36"}  # the board's models of TinyAdder-36's kind
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_program_lists_the_model_or_says_why_not(name):
-    """The register-machine listing and the fast path's code read TinyAdder-36's kind of
-    model; for another kind each says so in one line."""
-    for argv in (["--model", name], ["--model", name, "--python", "--number", "float"]):
-        status, out, err = run_cli("program", *argv)
-        if name in LISTED:
-            assert (status, err) == (0, "") and out.startswith((f"{name}: 16 slots", "# "))
-        else:
-            assert (status, out, err.count("\n")) == (2, "", 1), argv
-            assert err.startswith("tinyadder program: error: ") and name in err
+def test_program_lists_the_model_and_its_code_or_says_why_not(name):
+    """The register-machine listing states every model; the fast path's code runs
+    TinyAdder-36's kind of model, and for another kind it says so in one line."""
+    status, out, err = run_cli("program", "--model", name)
+    assert (status, err) == (0, "") and out.startswith(f"{name}: ")
+    status, out, err = run_cli("program", "--model", name, "--python", "--number", "float")
+    if name in LISTED:
+        assert (status, err) == (0, "") and out.startswith("# ")
+    else:
+        assert (status, out, err.count("\n")) == (2, "", 1)
+        assert err.startswith("tinyadder program: error: ") and name in err
 
 
-def test_program_says_what_it_cannot_list():
-    assert run_cli("program", "--model", "yieldthought-20") == (2, "", (
-        "tinyadder program: error: the listing reads TinyAdder-36's kind of model; "
-        "yieldthought-20 has a final norm, added positions or a readout other than negative "
-        "error\n"))
+def test_program_lists_a_model_with_norms_and_a_linear_readout():
+    status, out, _ = run_cli("program", "--model", "yieldthought-20")
+    lines = out.splitlines()
+    assert status == 0 and "    '0' = 1000*x0" in lines
+    assert any(line.startswith("  readout  (tied: logit_t = ") for line in lines)
+    assert any(line.startswith("    ln_final: x/sqrt(mean(x^2) + ") for line in lines)

@@ -54,8 +54,11 @@ class Stage:
 
 
 def stages(model):
-    """The embedding, then each block's attention and FFN half, in execution order."""
-    out = [Stage("embedding", "embed", "hook_embed", None, "embed")]
+    """The embedding, then each block's attention and FFN half, in execution order. With a
+    positional embedding the first state is the stream entering block 0 (token and position
+    rows summed), so that no half-layer seems to write what the positions did."""
+    out = [Stage("embedding", "embed", "hook_embed", None, "embed") if not model.W_pos else
+           Stage("embedding and positions", "embed", act_name("resid_pre", 0), None, "embed")]
     for i in range(len(model.blocks)):
         out.append(Stage(f"layer {i} attention", f"L{i}.attn", act_name("resid_mid", i), i,
                          "attn"))

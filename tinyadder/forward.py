@@ -69,6 +69,7 @@ from typing import Dict, List, Tuple
 
 from . import codegen
 from .constants import MinusInfinity
+from .numbers import Undecided
 
 __all__ = ["KVCache", "derive", "forward", "greedy"]
 
@@ -174,10 +175,20 @@ def carry(head, sums, e, v, ns):
     return n / (ns.one + d)
 
 
+def relu(x, zero):
+    """max(x, 0). An enclosure around 0 (a hinge met exactly in the real-number model, up to
+    what the enclosure cannot resolve) is not asked its sign: max is monotone, so the
+    enclosure of [max(lo, 0), max(hi, 0)] holds every value (``clamped``)."""
+    try:
+        return x if x > 0 else zero
+    except Undecided:
+        return x.clamped()
+
+
 def activation(name, x, ns):
     """relu(x) = max(x, 0); silu(x) = x / (1 + e^-x); gelu(x) = x (1 + erf(x / sqrt 2)) / 2."""
     if name == "relu":
-        return x if x > 0 else ns.zero
+        return relu(x, ns.zero)
     if name == "silu":
         return x / (ns.one + ns.exp(-x))
     if name == "gelu":
@@ -186,10 +197,18 @@ def activation(name, x, ns):
 
 
 def gated(name, gate, up, ns):
-    """post_u = act(g_u) u_u; ReGLU is g u where g > 0, else 0 (no product with the zero)."""
+    """post_u = act(g_u) u_u; ReGLU is g u where g > 0, else 0 (no product with the zero),
+    and relu(g) u for an enclosure of g around 0."""
     if name == "relu":
-        return [g * u if g > 0 else ns.zero for g, u in zip(gate, up)]
+        return [_reglu(g, u, ns.zero) for g, u in zip(gate, up)]
     return [activation(name, g, ns) * u for g, u in zip(gate, up)]
+
+
+def _reglu(g, u, zero):
+    try:
+        return g * u if g > 0 else zero
+    except Undecided:
+        return g.clamped() * u
 
 
 def readout(x, slots):

@@ -324,10 +324,13 @@ def _compile(model, ns):
         mid = {s for s in needed if s < b["width_in"]}
         mid |= b["gate"].reads(b["prefix_units"]) | b["up"].reads(b["prefix_units"])
         b["prefix_mid"] = tuple(s for s in b["attn_writes"] if s in mid)
-        b["prefix_heads"] = tuple(h for h in b["live"] if h in b["o_live"].reads(mid))
-        queried = [h for h in b["prefix_heads"] if not b["heads"][h].carried]
-        needed = (mid | b["k"].reads(b["live"]) | b["v"].reads(b["live"])
-                  | b["q"].reads(queried))
+        heads, written_from = b["heads"], b["o_live"].reads(mid)
+        b["prefix_heads"] = tuple(h for h in b["live"]
+                                  if written_from & set(heads[h].q_lanes))
+        queried = [h for h in b["prefix_heads"] if not heads[h].carried]
+        kv = _lanes(heads, b["live"], "kv_lanes")
+        needed = (mid | b["k"].reads(kv) | b["v"].reads(kv)
+                  | b["q"].reads(_lanes(heads, queried, "q_lanes")))
     blocks = tuple(Block(token_kv={} if i == 0 else None, **b) for i, b in enumerate(raw))
     u = model.unembed
     final = model.slots[:model.width_out]
@@ -344,6 +347,12 @@ def _compile(model, ns):
                     tuple(model.vocab.index(tok) for tok in u.tokens), pos=pos,
                     ln_final=_norm(ns, model.ln_final, final), unembed=unembed,
                     unembed_scale=scale, fast=_fast(model))
+
+
+def _lanes(heads, which, kind):
+    """The lanes (``kind``: 'q_lanes' or 'kv_lanes') of the heads numbered ``which``: the
+    columns of q, or of k and v, that those heads read."""
+    return {lane for h in which for lane in getattr(heads[h], kind)}
 
 
 def _positions(ns, model, t):

@@ -45,7 +45,7 @@ from fractions import Fraction
 import textwrap
 
 from ..generate import argmax
-from .text import brief, exponent, figure
+from .text import brief, exponent, figure, finite
 from .show import rational_text, rounded
 from ..cache import act_name
 
@@ -135,8 +135,33 @@ class Decision:
                                        for f in fields(self)) + ")"
 
 
+@dataclass(frozen=True)
+class Overflow:
+    """A position whose figures cannot be read: the float system overflowed there (inf or nan
+    in a value the decision is read from)."""
+
+    pos: int
+    token: str          # the token at pos
+    written: str        # the token generated at pos + 1
+    where: str          # the trace point and slot (or lane) of the first value not finite
+    value: float
+
+
+def _overflow(cache, pos, points):
+    """An Overflow at ``pos`` if a value of ``points`` ({name: {label: value}}) is not
+    finite, else None."""
+    for name, row in points.items():
+        for label, value in row.items():
+            if not finite(value):
+                model = cache.model
+                return Overflow(pos, model.vocab[cache.tokens[pos]],
+                                model.vocab[cache.tokens[pos + 1]], f"{name} {label}", value)
+    return None
+
+
 def decisions(cache):
-    """A Decision for every position that predicted a token of the sum."""
+    """A Decision for every position that predicted a token of the sum (an Overflow where a
+    float system overflowed)."""
     model = cache.model
     unit, err_scale, value_bias = scales(model)
     last = len(model.blocks) - 1
@@ -145,6 +170,13 @@ def decisions(cache):
     labels = cache.labels("unembed.hook_out")
     out = []
     for pos in cache.predicting:
+        read = {name: cache.view(name, pos) for name in (
+            act_name("resid_mid", 0), act_name("resid_post", 0), act_name("z", last),
+            act_name("mlp_out", last), act_name("resid_post", last), "unembed.hook_out")}
+        overflow = _overflow(cache, pos, read)
+        if overflow:
+            out.append(overflow)
+            continue
         scale = _q(cache.view(act_name("resid_mid", 0), pos)["scale"])
         cands = cache.view(act_name("resid_post", 0), pos)
         z = _q(cache["z", last][pos][0])
@@ -264,12 +296,30 @@ def remaining_values(a, b, written):
     return [a + b - (int(written[:k]) * 10 ** (n - k) if k else 0) for k in range(n)]
 
 
+def overflow_block(run):
+    """The lines for a run of positions whose values overflowed: one block."""
+    first, last = run[0], run[-1]
+    where = (f"position {first.pos} ({first.token!r}): writes {first.written!r}"
+             if len(run) == 1 else f"positions {first.pos} to {last.pos}: write "
+             f"{''.join(o.written for o in run)!r}")
+    return _wrapped([f"{where}; the figures cannot be read: the number system overflowed "
+                     f"({first.where} is {first.value!r} at {first.pos})"])
+
+
 def _blocks(found, expected):
     """The narration's blocks: one per decision, a run of overshoot zeros as one."""
     out, k = [], 0
     while k < len(found):
         end = k
-        while end < len(found) and _overshoot(found[end], expected[end]):
+        while end < len(found) and isinstance(found[end], Overflow):
+            end += 1
+        if end > k:
+            out.append(overflow_block(found[k:end]))
+            k = end
+            continue
+        end = k
+        while (end < len(found) and isinstance(found[end], Decision)
+               and _overshoot(found[end], expected[end])):
             end += 1
         if end - k >= 2:
             out.append(overshoot_block(found[k:end]))
@@ -295,7 +345,8 @@ def narrate(cache, a, b):
         want = f"{a + b:0{len(written)}d}"
         first = next(k for k, (x, y) in enumerate(zip(written, want)) if x != y)
         d = found[first]
-        why = ("the readout's tilt beat the margin" if d.flipped else
+        why = ("the number system overflowed" if isinstance(d, Overflow) else
+               "the readout's tilt beat the margin" if d.flipped else
                "the number system's rounding moved x past a boundary")
         lines += ["", f"sum {written}: wrong, a + b = {want}; the first wrong digit, decided "
                       f"at position {d.pos}, was written at position {d.pos + 1}: {why}"]

@@ -28,8 +28,9 @@ constant (``Model.constants``) is that constant, one parameter wherever it is us
 if it is ``fixed``; the entries of a tie (``Model.ties``) are one parameter.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import textwrap
+from types import MappingProxyType
 from typing import Dict
 
 from ..constants import names_in, text
@@ -109,14 +110,27 @@ def default_role(model, tensor):
     return "position" if tensor.name.endswith((".slopes", ".rope_freqs", ".bias")) else "weight"
 
 
+def attention_bias(model, tensor):
+    """A fixed attention bias tensor with the entries its table lists, zeros included (under a
+    -inf default a 0 is what lets a key through), and the rule's note on the default."""
+    attn = model.blocks[int(tensor.name.split(".")[1])].attn
+    entries = {(f"{h}@{i}", str(j)): v for h, table in attn.bias.items()
+               for i, row in table.items() for j, v in row.items()}
+    return (replace(tensor, entries=MappingProxyType(entries)),
+            f"; {text(attn.bias_default)} at every entry it does not list")
+
+
 def ledger(model):
     """The ledger lines, one per tensor, from the weights and the declared roles (checked when
     the model was built: ``weights.check_model``), then the parameters shared across tensors."""
     lines = []
     for tensor in tensors(model):
         role = model.roles.get(tensor.name) or default_role(model, tensor)
+        note = ""
+        if tensor.name.endswith(".attn.bias"):
+            tensor, note = attention_bias(model, tensor)
         params, rule = count(tensor, role)
-        lines.append(Line(tensor, role, params, rule))
+        lines.append(Line(tensor, role, params, rule + note))
     return shared(model, lines) if model.constants or model.ties else lines
 
 

@@ -138,12 +138,23 @@ def _sci(x):
     return f"{float(x):.3e}"
 
 
-def compare(args, out):
+def _token_place(model, k):
+    """The k-th token the model writes (from 1), in words: 'sum digit 8 of 11 (place 10^3)',
+    in the order its prompt writes the answer, or its stop token."""
+    p = model.prompt
+    if k > p.answer_digits:
+        return f"the stop token {p.stop!r}"
+    power = p.answer_digits - k if p.answer == "msb" else k - 1
+    return f"sum digit {k} of {p.answer_digits} (place 10^{power})"
+
+
+def compare(args, out, model=None):
     """One addition: approximate vs exact, and where the rounding error first decides.
+    ``model`` defaults to the one ``args.model`` names, built for ``args.digits``.
 
     Returns the wrong sums, as (run, the model's sum): the exact run's (the published
     model's flaw) and the approximate one's, for the command line to warn about."""
-    model = build(args.model, args.digits[0])
+    model = model or build(args.model, args.digits[0])
     digits = addition.digits_of(model)
     a, b = addition.parse_expression(args.expression, digits)
     exact_ns = for_model(FractionSystem(), model)
@@ -157,28 +168,30 @@ def compare(args, out):
     for title, run in runs:
         text = addition.sequence_text(model, run.tokens)
         print(f"{title}: {text}", file=out)
-        answer = int(text.split("=")[1])
+        answer = addition.answer(model, run.tokens)
         if answer != a + b:
             sums.append((title, answer))
     tokens = exact.tokens
-    start = tokens.index(model.vocab.index("="))  # '=' predicts the first sum digit
+    start = exact.prompt_len - 1  # the prompt's last position predicts the first answer token
     differ = [p for p in range(start, len(tokens) - 1) if approx.tokens[p + 1] != tokens[p + 1]]
     if not differ:
         _say(out, f"{name} gives every digit of the exact run")
         return sums
     last = differ[0]
-    k = last - start + 1
+    errors = model.unembed.kind == "negative_error"  # logit = -error: margins are of errors
+    what = "error" if errors else "logit"
     scores = sorted(-x for x in exact_logits[last])
-    _say(out, f"first wrong digit: sum digit {k} of {digits + 1} (place 10^{digits + 1 - k}), "
-          f"decided at position {last}: {name} {model.vocab[approx.tokens[last + 1]]}, exact "
-          f"{model.vocab[tokens[last + 1]]}; exact margin there: the runner-up's error "
-          f"exceeds the winner's by {_sci(scores[1] - scores[0])}")
-    order = list(model.readout)
+    _say(out, f"first wrong digit: {_token_place(model, last - start + 1)}, decided at "
+          f"position {last}: {name} {model.vocab[approx.tokens[last + 1]]}, exact "
+          f"{model.vocab[tokens[last + 1]]}; exact margin there: the runner-up's {what} "
+          f"{'exceeds' if errors else 'is below'} the winner's by "
+          f"{_sci(scores[1] - scores[0])}")
+    order = list(model.unembed.tokens)
     said, right = (order.index(model.vocab[t]) for t in (approx.tokens[last + 1],
                                                          tokens[last + 1]))
     mine = approx["logits"][last]
-    _say(out, f"in {name} the error of {order[said]} is below that of {order[right]} there by "
-          f"{_sci(mine[said] - mine[right])}")
+    _say(out, f"in {name} the {what} of {order[said]} is {'below' if errors else 'above'} "
+          f"that of {order[right]} there by {_sci(mine[said] - mine[right])}")
     compiled = compile_model(model, exact_ns)
     for stage in stages(model)[1:]:  # every half-layer, in execution order
         title, point = stage.label, stage.name

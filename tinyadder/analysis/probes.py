@@ -38,6 +38,7 @@ from ..construction import DIGITS, constants
 from ..generate import argmax
 from ..numbers import DecimalSystem, Float32System, FloatSystem, FractionSystem
 from .show import fmt
+from .text import finite
 
 # count's relative error is about e^-40 (the softmax1 '1' dominates its denominator)
 CONSTRUCTION_SLACK = Fraction(1, 10 ** 15)
@@ -195,8 +196,25 @@ class Check:
                 f"{fmt(d.tolerance)}")
 
 
+def overflow(cache):
+    """Where a float run first overflowed, in words ('blocks.0.hook_resid_mid count is nan at
+    position 0', in trace order), or None when every value of the trace is finite."""
+    for name, rows in cache.items():
+        square = name.endswith(("hook_attn_scores", "hook_pattern"))
+        labels = cache.labels(name)
+        for k, grid in enumerate(rows if square else [rows]):
+            for pos, row in enumerate(grid):
+                for j, value in enumerate(row):
+                    if value is not None and not finite(value):
+                        where = f"{labels[k]} from {pos} to {j}" if square else labels[j]
+                        at = "" if square else f" at position {pos}"
+                        return f"{name} {where} is {value!r}{at}"
+    return None
+
+
 def check(cache, a, b, digits=DIGITS):
-    """Compare every slot at every stage and position, and every readout, with its intent."""
+    """Compare every slot at every stage and position, and every readout, with its intent; a
+    value that is not finite (a float overflow) departs from every intent."""
     rows, tokens = intended(cache.model, a, b, digits)
     e = eps(cache.ns)
     order = [s.name for s in stages(cache.model)]
@@ -208,7 +226,7 @@ def check(cache, a, b, digits=DIGITS):
                 want = rows[name][pos][slot]
                 tolerance = want.slack + e * want.magnitude
                 checked += 1
-                if abs(Fraction(value) - want.value) > tolerance:
+                if not finite(value) or abs(Fraction(value) - want.value) > tolerance:
                     departures.append(Departure(pos, name, slot, value, want.value, tolerance))
         if pos in cache.predicting:
             got = readout_tokens[argmax(cache["logits"][pos])]

@@ -1,8 +1,10 @@
 """``python -m tinyadder program``: the model as the register machine it is (seed article 003).
 
 Everything printed is derived from the weight tables: which half-layer writes and reads each
-slot, and each half-layer as instructions over named slots. Change a weight and the listing
-changes. A head counts as live when it has a value map and an output map.
+slot, and each half-layer as instructions over named slots, for any model the format states
+(norms, rotary positions, fixed attention biases, heads of any dimension, factored weights,
+plain or gated FFNs, every readout). Change a weight and the listing changes. A head counts
+as live when it has a value map and an output map.
 
 >>> from tinyadder import build
 >>> for line in instructions(build("published")):
@@ -16,27 +18,59 @@ changes. A head counts as live when it has a value map and an output map.
 from fractions import Fraction
 
 from ..codegen import source
+from ..constants import is_zero, text as constant_text
 from ..numbers import ExpTerm
 from ..plan import compile_model
-from ..weights import Factored, live_heads, tensors
+from ..weights import Factored, live_heads, reaches
 from .show import pack, rational_text
+
+GLU = {"relu": "ReGLU", "silu": "SwiGLU", "gelu": "GeGLU", "identity": "bilinear"}
+BIAS_SHOWN = 6  # entries of a fixed attention bias listed before '...'
 
 
 def _sign_and_text(w):
-    """(negative?, text of |w|) for a construction constant."""
+    """(negative?, text of |w|) for a weight: a rational or e^x exactly, an expression as
+    written (in parentheses when it is a sum)."""
     if isinstance(w, ExpTerm):
         return w.coef < 0, str(ExpTerm(abs(w.coef), w.power))
     if isinstance(w, (int, Fraction)):
         return w < 0, rational_text(abs(Fraction(w)))
-    return False, str(w)
+    text = constant_text(w)
+    negative = text.startswith("-")
+    body = text[1:] if negative else text
+    return negative, f"({body})" if _is_sum(body) else body
 
 
-def linear_text(table, bias, target):
-    """sum_s table[s][target] * s + bias[target] as text: '960*special - 1000'."""
-    terms = [(w, s) for s, row in table.items() for t, w in row.items() if t == target and w]
-    b = bias.get(target, 0)
-    if b:
-        terms.append((b, None))
+def _depths(text):
+    """(index, parenthesis depth after that character) for each character of ``text``."""
+    depth = 0
+    for k, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        yield k, depth
+
+
+def _is_sum(text):
+    """Whether an expression's text is a sum or difference outside every parenthesis."""
+    return any(d == 0 and text[k:k + 3] in (" + ", " - ") for k, d in _depths(text))
+
+
+def _operand_text(w):
+    """A value's text as the operand of * or /: in parentheses unless it is one number, name
+    or call ('sqrt(2)', but '(1/sqrt(2))')."""
+    text = value_text(w)
+    body = text.lstrip("-")
+    return f"({text})" if any(d == 0 and body[k] in "*/+- ^" for k, d in _depths(body)) \
+        else text
+
+
+def value_text(w):
+    """A weight's text, its sign included: '-1000', 'e^40', '2*pi/19'."""
+    negative, text = _sign_and_text(w)
+    return "-" + text if negative else text
+
+
+def _terms_text(terms):
+    """sum of w*s over terms [(w, s or None)] as text: '960*special - 1000' ('0' if none)."""
     if not terms:
         return "0"
     out = ""
@@ -48,25 +82,68 @@ def linear_text(table, bias, target):
     return out
 
 
+def linear_text(table, bias, target):
+    """sum_s table[s][target] * s + bias[target] as text: '960*special - 1000'. A factored
+    table W = A B reads its inner lanes r as (sum_s A[s][r] * s)."""
+    if isinstance(table, Factored):
+        terms = [(row[target], _grouped(linear_text(table.A, {}, r)))
+                 for r, row in table.B.items() if not is_zero(row.get(target, 0))]
+    else:
+        terms = [(w, s) for s, row in table.items() for t, w in row.items()
+                 if t == target and not is_zero(w)]
+    b = bias.get(target, 0)
+    if not is_zero(b):
+        terms.append((b, None))
+    return _terms_text(terms)
+
+
+def _grouped(text):
+    """An inner sum in parentheses ('(x0 + x1)'); a single term as it is."""
+    return f"({text})" if " " in text else text
+
+
+def _sources(table, targets=None):
+    """The sources with a non-zero weight (to one of ``targets``, if given)."""
+    return {s for s, ts in reaches(table).items() if ts and (targets is None or ts & targets)}
+
+
+def _targets(table, sources=None):
+    """The targets a non-zero weight reaches (from one of ``sources``, if given)."""
+    return {t for s, ts in reaches(table).items() if sources is None or s in sources
+            for t in ts}
+
+
+def _bias_targets(bias):
+    return {t for t, w in bias.items() if not is_zero(w)}
+
+
 def half_layers(model):
-    """[(short name, reads, writes)] for the embedding, each half-layer and the readout."""
-    t = {tensor.name: tensor for tensor in tensors(model)}
-
-    def sources(name, cols=None):
-        return {r for r, c in t[name].entries if cols is None or c in cols}
-
-    def targets(name, rows=None):
-        return {c for r, c in t[name].entries if rows is None or r in rows}
-
-    out = [("embed", set(), targets("W_E"))]
+    """[(short name, reads, writes)] for the embedding, each half-layer and the readout. A
+    norm reads every slot of its input (they all enter its mean square)."""
+    slots = model.slots
+    embedded = set(slots[:model.width_embed])
+    out = [("embed", set(), _targets(model.W_E) | (_targets(model.W_pos) if model.W_pos
+                                                   else set()))]
     for i, block in enumerate(model.blocks):
-        a, m = f"blocks.{i}.attn", f"blocks.{i}.mlp"
-        live = live_heads(block.attn)
-        reads = set().union(*(sources(f"{a}.{w}", live) for w in ("W_Q", "W_K", "W_V")))
-        out.append((f"L{i}.attn", reads, targets(f"{a}.W_O", live) | targets(f"{a}.b_O")))
-        reads = sources(f"{m}.W_gate") | sources(f"{m}.W_in")
-        out.append((f"L{i}.mlp", reads, targets(f"{m}.W_out") | targets(f"{m}.b_out")))
-    out.append(("readout", sources("readout"), set()))
+        a, m, inp = block.attn, block.mlp, set(slots[:block.width_in])
+        live = live_heads(a)
+        q = set(a.lanes(live))
+        kv = set(a.lanes([a.groups[a.kv_of(a.heads.index(h))] for h in live]))
+        reads = inp if block.ln1 else (_sources(a.W_Q, q) | _sources(a.W_K, kv)
+                                       | _sources(a.W_V, kv))
+        out.append((f"L{i}.attn", reads, _targets(a.W_O, q) | _bias_targets(a.b_O)))
+        reads = inp if block.ln2 else _sources(m.W_gate) | _sources(m.W_in)
+        out.append((f"L{i}.mlp", reads, _targets(m.W_out) | _bias_targets(m.b_out)))
+    u = model.unembed
+    if model.ln_final is not None:
+        reads = set(slots[:model.width_out])
+    elif u.kind == "negative_error":
+        reads = set(u.slots.values())
+    elif u.kind == "linear":
+        reads = _sources(u.W_U)
+    else:
+        reads = {s for s in embedded if not u.scale or not is_zero(u.scale.get(s, 0))}
+    out.append(("readout", reads, set()))
     return out
 
 
@@ -90,68 +167,208 @@ def _targets_text(model, targets, width):
     return ", ".join(targets)
 
 
+def _norm_lines(name, norm, over):
+    """A norm as one instruction: 'ln1: x = x/sqrt(mean(x^2) + eps) over ...'."""
+    if norm is None:
+        return []
+    weight = (", then times " + ", ".join(f"w[{s}] = {value_text(w)}"
+                                           for s, w in norm.w.items()) if norm.w else "")
+    return [f"  {name}: x/sqrt(mean(x^2) + {value_text(norm.eps)}) over {over}{weight} "
+            f"(RMSNorm)"]
+
+
+def _over(slots):
+    return f"{slots[0]}..{slots[-1]}" if len(slots) > 3 else ", ".join(slots)
+
+
 def _embedding(model):
-    lines = ["embed  (one row per token; no positional embedding)"]
+    where = "plus W_pos's row per position" if model.W_pos else "no positional embedding"
+    lines = [f"embed  (one row per token; {where})"]
     for slot in model.slots[:model.width_embed]:
-        on = [(t, row[slot]) for t, row in model.W_E.items() if row.get(slot)]
+        on = [(t, row[slot]) for t, row in model.W_E.items() if not is_zero(row.get(slot, 0))]
         if not on:
             continue
         digits = [(t, w) for t, w in on if t.isdigit()]
-        scale = {Fraction(w) / int(t) for t, w in digits if int(t)}
-        linear = digits and len(digits) == len(on) and all(int(t) for t, _ in digits)
-        if linear and len(scale) == 1:  # '0' has no entry: its value 0 fits k*d too
+        rational = all(isinstance(w, (int, Fraction)) for _, w in digits)
+        scale = {Fraction(w) / int(t) for t, w in digits if int(t)} if rational else set()
+        linear = len(digits) == len(on) == 9 and all(int(t) for t, _ in digits)
+        if linear and len(scale) == 1:  # '1'..'9' only: '0' has no entry, and 0 fits k*d
             (k,) = scale
-            lines.append(f"  {slot} = {rational_text(k)}*d on digit d")
-        elif len({w for _, w in on}) == 1:
-            lines.append(f"  {slot} = {rational_text(on[0][1])} on "
+            factor = {1: "", -1: "-"}.get(k, f"{rational_text(k)}*")
+            lines.append(f"  {slot} = {factor}d on digit d")
+        elif len({constant_text(w) for _, w in on}) == 1:
+            lines.append(f"  {slot} = {value_text(on[0][1])} on "
                          f"{', '.join(repr(t) for t, _ in on)}")
         else:
-            lines.append(f"  {slot} = " + ", ".join(f"{rational_text(w)} on {t!r}" for t, w in on))
+            lines.append(f"  {slot} = " + ", ".join(f"{value_text(w)} on {t!r}" for t, w in on))
+    if model.W_pos:
+        table = model.W_pos.A if isinstance(model.W_pos, Factored) else model.W_pos
+        positions = sorted(table, key=int)
+        into = sorted(_targets(model.W_pos), key=model.slots.index)
+        kind = "low-rank, A[p] B" if isinstance(model.W_pos, Factored) else "a table"
+        lines.append(f"  {', '.join(into)} += W_pos[p] at position p ({kind}, positions "
+                     f"{positions[0]}..{positions[-1]})")
     return lines
+
+
+def _score_text(model, a):
+    """The score formula of an attention's header: 'q_i*k_j - slope*(i - j)' (the slope term
+    in every block of a model that has ALiBi slopes: 0 where a head has none)."""
+    score = "q_i*k_j" if a.head_dim == 1 else "q_i.k_j"
+    if a.scale != 1:
+        score += ("/" if a.scale_op == "divide" else "*") + _operand_text(a.scale)
+    if a.bias:
+        score += " + bias[i][j]"
+    if any(not is_zero(s) for b in model.blocks for s in b.attn.slopes.values()):
+        score += " - slope*(i - j)"
+    return score
+
+
+def _bias_lines(a):
+    """Each head's fixed attention bias: its default and the entries that differ."""
+    lines = []
+    for h in a.heads:
+        table = a.bias.get(h, {})
+        entries = [f"{i}->{j}: {value_text(v)}" for i, row in sorted(table.items())
+                   for j, v in sorted(row.items()) if constant_text(v) != constant_text(
+                       a.bias_default)]
+        shown = ", ".join(entries[:BIAS_SHOWN]) + (
+            f", ... ({len(entries) - BIAS_SHOWN} more)" if len(entries) > BIAS_SHOWN else "")
+        lines.append(f"  bias[{h}] = {value_text(a.bias_default)}"
+                     + (f" except {shown}" if entries else ""))
+    return lines
+
+
+def _tuple_text(texts):
+    return texts[0] if len(texts) == 1 else "(" + ", ".join(texts) + ")"
+
+
+def _head_lines(model, a, h, width):
+    """A live head: 'slot += attend(...)' when its output is copied into slots, else
+    'h = attend(...)' (lanes h.0, h.1, ... at head dimension d > 1) and then what each slot
+    gains from its lanes."""
+    k = a.heads.index(h)
+    q_lanes, kv_lanes = a.lanes([h]), a.lanes([a.groups[a.kv_of(k)]])
+    parts = [f"q = {_tuple_text([linear_text(a.W_Q, a.b_Q, c) for c in q_lanes])}",
+             f"k = {_tuple_text([linear_text(a.W_K, a.b_K, c) for c in kv_lanes])}"]
+    if not is_zero(a.slopes.get(h, 0)):
+        parts.append(f"slope = {a.slopes[h]}")
+    parts.append(f"v = {_tuple_text([linear_text(a.W_V, a.b_V, c) for c in kv_lanes])}")
+    call = f"attend({', '.join(parts)})"
+    out = _targets(a.W_O, set(q_lanes))
+    copied = (len(q_lanes) == 1 and not isinstance(a.W_O, Factored)
+              and all(w == 1 for w in a.W_O[h].values() if not is_zero(w)))
+    if copied:
+        targets = [s for s in model.slots[:width] if s in out]
+        return [f"  {_targets_text(model, targets, width)} += {call}"]
+    lines = [f"  {h} = {call}"]  # lanes h.0 .. h.(d-1) when the head has d > 1
+    for slot in model.slots[:width]:
+        if slot in out:
+            lines.append(f"  {slot} += {linear_text(_only(a.W_O, q_lanes), {}, slot)}")
+    return lines
+
+
+def _only(table, sources):
+    """The rows of ``table`` from ``sources`` (a factored table: its A's rows)."""
+    if isinstance(table, Factored):
+        return Factored(table.inner, {s: table.A[s] for s in sources if s in table.A}, table.B)
+    return {s: table[s] for s in sources if s in table}
 
 
 def _attention(model, i, block):
     a = block.attn
-    lines = [f"L{i}.attn  (softmax1 over j <= i of q_i*k_j - slope*(i - j); x += W_O z)"]
+    lines = [f"L{i}.attn  ({a.softmax} over j <= i of {_score_text(model, a)}; x += W_O z)"]
+    lines += _norm_lines("ln1", block.ln1, _over(model.slots[:block.width_in]))
+    lines += _norm_lines("q_norm", a.q_norm, "each head's q lanes")
+    lines += _norm_lines("k_norm", a.k_norm, "each head's k lanes")
+    if a.rope_freqs:
+        freqs = ", ".join(value_text(f) for f in a.rope_freqs)
+        lines.append(f"  rotary: q and k lanes (c, c + {a.head_dim // 2}) turn by p*freq_c at "
+                     f"position p, freq = {freqs}")
+    if a.bias:
+        lines += _bias_lines(a)
     live = live_heads(a)
     for h in live:
-        targets = [s for s, w in a.W_O[h].items() if w]
-        slope = a.slopes.get(h)
-        parts = [f"q = {linear_text(a.W_Q, a.b_Q, h)}", f"k = {linear_text(a.W_K, a.b_K, h)}"]
-        if slope:
-            parts.append(f"slope = {slope}")
-        parts.append(f"v = {linear_text(a.W_V, a.b_V, h)}")
-        lines.append(f"  {_targets_text(model, targets, block.width_in)} += "
-                     f"attend({', '.join(parts)})")
+        lines += _head_lines(model, a, h, block.width_in)
+    for slot, b in a.b_O.items():
+        if not is_zero(b):
+            lines.append(f"  {slot} += {value_text(b)}")
     dead = [h for h in a.heads if h not in live]
     if dead:
         lines.append(f"  {', '.join(dead)}: no effect (no value or no output)")
     return lines
 
 
+def _unit_text(m, u):
+    """What unit u computes: 'relu(gate)*(up)' or 'act(in)'."""
+    inner = linear_text(m.W_in, m.b_in, u)
+    if m.gated:
+        act = "" if m.act == "identity" else m.act
+        return f"{act}({linear_text(m.W_gate, m.b_gate, u)})*({inner})"
+    return f"({inner})" if m.act == "identity" else f"{m.act}({inner})"
+
+
 def _mlp(model, i, block):
     m = block.mlp
-    lines = [f"L{i}.mlp  (ReGLU: unit = relu(gate)*(up))"]
+    act = "" if m.act == "identity" else m.act
+    what = (f"{GLU[m.act]}: unit = {act}(gate)*(up)" if m.gated else
+            f"unit = {m.act}(in)" if m.act != "identity" else "unit = in")
+    lines = [f"L{i}.mlp  ({what})"]
     if block.width_out > block.width_in:
         lines[0] += f"; the stream widens from {block.width_in} to {block.width_out} slots"
+    lines += _norm_lines("ln2", block.ln2, _over(model.slots[:block.width_in]))
+    if isinstance(m.W_out, Factored):
+        names = {r: _grouped(linear_text(m.W_out.A, {}, r)) for r in m.W_out.inner}
+        out_rows = {names[r]: row for r, row in m.W_out.B.items()}
+        units = {names[r]: None for r in m.W_out.inner}
+        lines += [f"  {u} = {_unit_text(m, u)}" for u in m.units]
+    else:
+        out_rows, units = m.W_out, {u: _unit_text(m, u) for u in m.units}
     for slot in model.slots[:block.width_out]:
         terms = []
-        for u in m.units:
-            w = m.W_out.get(u, {}).get(slot)
-            if not w:
+        for u, text in units.items():
+            w = out_rows.get(u, {}).get(slot, 0)
+            if is_zero(w):
                 continue
-            negative, text = _sign_and_text(w)
-            factor = "" if text == "1" else f"{text}*"
-            terms.append(("- " if negative else "+ ") + f"{factor}relu("
-                         f"{linear_text(m.W_gate, m.b_gate, u)})*("
-                         f"{linear_text(m.W_in, m.b_in, u)})")
-        if m.b_out.get(slot):
-            terms.append(f"+ {rational_text(m.b_out[slot])}")
+            negative, factor = _sign_and_text(w)
+            factor = "" if factor == "1" else f"{factor}*"
+            terms.append(("- " if negative else "+ ") + factor + (text or u))
+        if not is_zero(m.b_out.get(slot, 0)):
+            negative, b = _sign_and_text(m.b_out[slot])
+            terms.append(("- " if negative else "+ ") + b)
         if terms:
             body = " ".join(terms)
             body = body[2:] if body.startswith("+ ") else "-" + body[2:]
             lines.append(f"  {slot} += {body}")
+    if not any(line.startswith("  ") and "+=" in line for line in lines):
+        lines.append("  no effect (no output map)")
     return lines
+
+
+def _readout(model):
+    u = model.unembed
+    final = model.slots[:model.width_out]
+    lines = []
+    if model.ln_final is not None:
+        lines += _norm_lines("ln_final", model.ln_final, _over(final))
+    if u.kind == "negative_error":
+        return (["readout  (logit_t = -slot; the largest logit wins)"] + lines +
+                pack([f"{t!r} = -{s}" for t, s in u.slots.items()], "  "))
+    if u.kind == "linear":
+        head = "readout  (logit_t = W_U x + b_U; the first largest logit wins)"
+        cells = [f"{t!r} = {linear_text(u.W_U, u.b_U, t)}" for t in u.tokens]
+    else:
+        embedded = model.slots[:model.width_embed]
+        scale = {s: u.scale.get(s, 0) if u.scale else 1 for s in embedded}
+        W = {s: {t: model.W_E.get(t, {}).get(s, 0) * scale[s] if scale[s] != 1 else
+                 model.W_E.get(t, {}).get(s, 0) for t in u.tokens}
+             for s in embedded if not is_zero(scale[s])}
+        head = "readout  (tied: logit_t = sum_s scale_s*x_s*W_E[t][s] + b_U[t]; first largest wins)"
+        cells = [f"{t!r} = {linear_text(W, u.b_U, t)}" for t in u.tokens]
+    lines = [head] + lines
+    if max(len(c) for c in cells) <= 36:
+        return lines + pack(cells, "  ", width=78)
+    return lines + [f"  {c}" for c in cells]
 
 
 def instructions(model):
@@ -159,44 +376,41 @@ def instructions(model):
     lines = _embedding(model)
     for i, block in enumerate(model.blocks):
         lines += _attention(model, i, block) + _mlp(model, i, block)
-    lines.append("readout  (logit_t = -slot; the largest logit wins)")
-    lines += pack([f"{t!r} = -{s}" for t, s in model.readout.items()], "  ")
-    return lines
+    return lines + _readout(model)
+
+
+def _break_points(line):
+    """Where a long line may break: after a comma within two parentheses, before a + or -
+    outside every parenthesis."""
+    points = []
+    for k, depth in _depths(line):
+        if line[k] == "," and depth <= 2 and line[k + 1:k + 2] == " ":
+            points.append((k + 1, k + 2))
+        elif depth == 0 and line[k:k + 3] in (" + ", " - "):
+            points.append((k, k + 1))
+    return points
 
 
 def wrap(line, width=80):
-    """A long instruction broken after its commas, continuation lines indented past '('."""
-    if len(line) <= width or "(" not in line:
+    """A long instruction broken after its commas and before its + and - signs; continuation
+    lines indented past its first '(' (or by four more spaces when that is far right)."""
+    if len(line) <= width:
         return [line]
-    indent = " " * (line.index("(") + 1)
-    lines = [""]
-    for part in line.split(", "):
-        piece = part if not lines[-1] else f"{lines[-1]}, {part}"
-        if lines[-1].strip() and len(piece) + 1 > width:
-            lines[-1] += ","
+    lead = len(line) - len(line.lstrip())
+    paren = line.find("(")
+    indent = " " * (paren + 1 if 0 <= paren < 40 else lead + 4)
+    pieces, at = [], 0
+    for end, start in _break_points(line):
+        pieces.append(line[at:end])
+        at = start
+    pieces.append(line[at:])
+    lines = [pieces[0]]
+    for part in pieces[1:]:
+        if len(lines[-1]) + 1 + len(part) > width and lines[-1].strip():
             lines.append(indent + part)
         else:
-            lines[-1] = piece
+            lines[-1] += " " + part
     return lines
-
-
-def unsupported(model):
-    """What of ``model`` the listing cannot state (it reads TinyAdder-36's kind of model:
-    softmax1 attention of one-dimensional heads with ALiBi slopes, ReGLU FFNs, no norms, no
-    rotary or added positions, no factored maps, a negative-error readout), or None."""
-    if model.ln_final is not None or model.W_pos or model.unembed.kind != "negative_error":
-        return "a final norm, added positions or a readout other than negative error"
-    for block in model.blocks:
-        a, m = block.attn, block.mlp
-        tables = (a.W_Q, a.W_K, a.W_V, a.W_O, m.W_gate, m.W_in, m.W_out)
-        if (a.softmax != "softmax1" or a.head_dim != 1 or a.rope_freqs or a.q_norm
-                or a.k_norm or block.ln1 or block.ln2 or a.scale != 1):
-            return "attention other than softmax1 over one-dimensional heads, or norms"
-        if m.act != "relu" or not m.gated:
-            return "an FFN other than ReGLU"
-        if any(isinstance(t, Factored) for t in tables):
-            return "factored weights"
-    return None
 
 
 def listing(model):

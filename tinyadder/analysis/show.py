@@ -15,11 +15,12 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 import textwrap
 
+from ..addition import sequence_length, sequence_text
 from ..cache import stages
 from ..generate import argmax
 from ..numbers import LogScore
 from ..weights import live_heads
-from .heat import heat_lines
+from .heat import heat_lines, sink
 from .text import exponent
 
 SIG = 6          # significant digits of a value rounded for display
@@ -151,9 +152,10 @@ def slot_lines(cache, stage_index, pos, slots=None, sig=SIG, exact=False, depart
 
 def attention_row(cache, layer, head, pos, sig=SIG, exact=False):
     """A head's weights over the visible positions 0..pos, equal neighbours grouped (a key a
-    fixed attention bias masks: 'masked'), and the softmax1 sink 1 - sum(weights) (the weight
-    given to nothing)."""
-    heads = cache.model.blocks[layer].attn.heads
+    fixed attention bias masks: 'masked'), and for softmax1 its sink 1 - sum(weights) (the
+    weight given to nothing; an ordinary softmax has none)."""
+    attn = cache.model.blocks[layer].attn
+    heads = attn.heads
     row = cache["pattern", layer][heads.index(head)][pos][:pos + 1]
     cells, start = [], 0
     for j in range(1, pos + 2):
@@ -162,8 +164,8 @@ def attention_row(cache, layer, head, pos, sig=SIG, exact=False):
             shown = "masked" if row[start] is None else fmt(row[start], sig, exact)
             cells.append(f"{where}:{shown}")
             start = j
-    weights = [w for w in row if w is not None]
-    cells.append(f"sink:{fmt(cache.ns.one - sum(weights, cache.ns.zero), sig, exact)}")
+    if attn.softmax == "softmax1":
+        cells.append(f"sink:{fmt(sink(cache, row), sig, exact)}")
     return [f"    L{layer}.{head} attends from {pos} to 0..{pos}:"] + pack(cells, "      ")
 
 
@@ -203,12 +205,25 @@ def stage_lines(cache, stage_index, pos, slots=None, sig=SIG, exact=False, depar
     return lines + slot_lines(cache, stage_index, pos, slots, sig, exact, departs)
 
 
+def addition_line(cache):
+    """The traced sequence read as an addition in the model's layout ('7+8=15', where the
+    tokens may hold the operands or the answer least significant digit first, and a stop
+    token), or None when the trace holds only part of a sequence."""
+    if len(cache.tokens) != sequence_length(cache.model):
+        return None
+    return sequence_text(cache.model, cache.tokens)
+
+
 def legend(cache, sig=SIG, exact=False):
     """What was run, in which number system, and how to read the values."""
-    lines = [cache.text, f"numbers: {cache.ns.describe()}"]
+    lines = [cache.text]
+    read = addition_line(cache)
+    if read is not None and read not in cache.text:
+        lines.append(f"as an addition: {read}")
+    lines.append(f"numbers: {cache.ns.describe()}")
     if cache.roundings:
         what = ", ".join(r.what for r in cache.roundings)
-        lines.append(f"rounded: {what}")
+        lines += textwrap.wrap(f"rounded: {what}", WIDTH, subsequent_indent="  ")
     lines.append("values exact and in full" if exact else
                  f"values exact when short; {MARK} = rounded to {sig} significant digits "
                  f"for display")

@@ -189,6 +189,11 @@ def log10_abs(x):
     return math.log10(abs(x))
 
 
+def finite(x):
+    """Whether a value is a number: a float system's overflow gives inf, then nan."""
+    return not isinstance(x, float) or math.isfinite(x)
+
+
 def to_float(x):
     """x as a double: 0.0 below the range (the log10 still holds it), +-inf above."""
     try:

@@ -3,9 +3,12 @@
 Every number is a string holding its exact text, so nothing is lost to JSON's doubles:
 rationals ``"n/d"`` (``"n"`` when whole), decimals as ``str(Decimal)``, floats as ``repr``
 (which reads back to the same double), fraction-mode attention scores ``"r - c*ln b"``
-(``numbers.LogScore``); masked attention entries are ``null``. The document also names the
-model and its operand length N (``digits``), the number system and its precision, the
-vocabulary, tokens, slots, each trace point's labels, and every value the number system
+(``numbers.LogScore``); masked attention entries are ``null``, and so is an entry of
+``hook_pos_embed`` that the model's positional table does not have (no term). The document
+also names the model and its operand length N (``digits``), the number system and its
+precision, the vocabulary, the tokens, the addition they read as in the model's layout
+(``addition``: operands and sum, whatever order the tokens hold their digits in; null for
+part of a sequence), the slots, each trace point's labels, and every value the number system
 rounded. In the float systems a value may be ``"nan"`` or ``"inf"`` (the model overflows at
 large N), as computed; in fraction and decimal it never is. The points that
 ``forward.derive`` recomputes exactly from the others (resid, FFN and logit points) are listed
@@ -15,7 +18,9 @@ under "derived" instead of written, and recomputed on loading.
 the one given, and raises TraceFormatError, with what is wrong and where, on anything else:
 text that is not UTF-8 JSON, nesting, a missing or mistyped field, a trace point that model
 does not have, a point of the wrong shape, a value that is not a number of the trace's system,
-tokens the model's layout cannot produce or that its recorded logits do not pick.
+a prompt the model's layout cannot produce, generated tokens its readout cannot write or its
+recorded logits do not pick (a wrong token where the layout has a digit or the stop token is
+the model's answer, as recorded).
 
 >>> import io
 >>> from tinyadder import build
@@ -37,16 +42,17 @@ import json
 import math
 import re
 
-from ..addition import check_tokens, digits_of, excerpt, to_generate
+from ..addition import check_tokens, digits_of, excerpt, sequence_length, to_generate
 from ..cache import ActivationCache, trace_points
 from ..constants import MinusInfinity
+from .. import models
 from ..construction import DIGITS, MAX_DIGITS, VARIANTS, build
 from ..forward import DERIVED, derive
 from ..generate import argmax
 from ..numbers import (MAX_DECIMAL_DIGITS, DecimalSystem, Float32, FractionSystem, LogScore,
                        Rounding, number_system, to_float32)
 from ..plan import compile_model
-from .show import rational_text
+from .show import addition_line, rational_text
 
 FORMAT = "tinyadder-trace/1"
 _RATIONAL = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
@@ -116,6 +122,7 @@ def to_json(cache):
         "vocab": list(cache.model.vocab),
         "tokens": cache.tokens,
         "text": cache.text,
+        "addition": addition_line(cache),
         "prompt_len": cache.prompt_len,
         "slots": list(cache.model.slots),
         "roundings": [{"what": r.what, "digits": r.digits, "value": rational_text(r.value)}
@@ -188,15 +195,16 @@ def _decoder(system):
             "float32": float32}[system]
 
 
-def _decode_row(row, decode, where, width, hidden=()):
+def _decode_row(row, decode, where, width, hidden=(), absent=False):
     """One row of a trace point: ``width`` strings, null at the indices ``hidden`` (keys the
-    causal mask or a fixed attention bias hides) and only there."""
+    causal mask or a fixed attention bias hides) and only there, or (``absent``) null
+    anywhere: a positional embedding's entry that the model does not have (no term, not 0)."""
     if not isinstance(row, list) or len(row) != width:
         raise _bad(f"{where} should be a list of {width} values")
     out = []
     for i, value in enumerate(row):
         masked = i in hidden
-        if value is None and masked:
+        if value is None and (masked or absent):
             out.append(None)
             continue
         if masked or not isinstance(value, str):
@@ -238,8 +246,8 @@ def _decode_point(name, entry, decode, cache):
                  for i, row in enumerate(rows)] for h, rows in enumerate(value)]
     if len(value) != n:
         raise _bad(f"{where} should have a row for each of the {n} positions")
-    return [_decode_row(row, decode, f"{where}[{i}]", len(labels))
-            for i, row in enumerate(value)]
+    return [_decode_row(row, decode, f"{where}[{i}]", len(labels),
+                        absent=name == "hook_pos_embed") for i, row in enumerate(value)]
 
 
 def _field(doc, key, kind, lo=None, hi=None):
@@ -268,12 +276,14 @@ def _number_system(spec):
 
 def from_json(doc, model=None):
     """An ActivationCache from a dict written by ``to_json``; ``model`` defaults to the
-    published or repaired model named in it, built for its N (``digits``; 10 in traces
-    written before N was recorded)."""
+    shipped AdderBoard model named in it, or the published or repaired model, built for its N
+    (``digits``; 10 in traces written before N was recorded)."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise _bad(f"expected a JSON object with \"format\": \"{FORMAT}\"")
     name = _field(doc, "model", str)
     digits = _field(doc, "digits", int, 1, MAX_DIGITS) if "digits" in doc else DIGITS
+    if model is None and name in models.board_names():
+        model = models.build(name)
     if model is None:
         variant = name.rpartition("-")[2]
         if variant not in VARIANTS or name != build(variant, 1).name:
@@ -290,15 +300,20 @@ def from_json(doc, model=None):
     if not all(isinstance(t, int) and not isinstance(t, bool) and 0 <= t < len(model.vocab)
                for t in tokens):
         raise _bad(f"'tokens' must be token ids, 0 to {len(model.vocab) - 1}")
-    try:
-        check_tokens(model, tokens)
+    prompt_len = _field(doc, "prompt_len", int, 1, len(tokens))
+    try:  # the prompt as the layout has it; what follows is whatever the model wrote
+        check_tokens(model, tokens if len(tokens) > sequence_length(model) else
+                     tokens[:prompt_len])
     except ValueError as err:
         raise _bad(f"'tokens': {err}") from None
-    prompt_len = _field(doc, "prompt_len", int, 1, len(tokens))
     wanted = to_generate(model, tokens[:prompt_len])
     if len(tokens) - prompt_len != wanted:
         raise _bad(f"{len(tokens) - prompt_len} generated tokens after a prompt of "
                    f"{prompt_len}; a model for N = {digits} generates {wanted} there")
+    readable = set(model.unembed.tokens)  # what the model may write, right or wrong
+    wrote = [model.vocab[t] for t in tokens[prompt_len:] if model.vocab[t] not in readable]
+    if wrote:
+        raise _bad(f"'tokens': {wrote[0]!r} after the prompt, which the readout cannot write")
     roundings = []
     for i, r in enumerate(_field(doc, "roundings", list)):
         value = _decode_row([_field(r, "value", str)], _decoder("fraction"),
@@ -328,18 +343,19 @@ def from_json(doc, model=None):
 
 def _check_generated(cache, doc):
     """The generated tokens must be the ones the recorded logits pick (greedy, the first of
-    equal logits, as ``generate.argmax``), and the text, if given, the tokens' text."""
+    equal logits, as ``generate.argmax``), and the text and the addition, if given, what the
+    tokens read as."""
     if doc.get("text", cache.text) != cache.text:
         raise _bad("'text' is not the text of 'tokens'")
-    logits = cache.values.get("unembed.hook_out")
-    if logits is None:
-        return  # a trace that keeps only some points: no logits to check the tokens with
+    logits = cache.values.get("unembed.hook_out")  # None: a trace that keeps some points only
     labels, vocab = cache.labels("unembed.hook_out"), cache.model.vocab
-    for pos in cache.predicting:
+    for pos in cache.predicting if logits is not None else ():
         picked = labels[argmax(logits[pos])]
         if vocab[cache.tokens[pos + 1]] != picked:
             raise _bad(f"token {pos + 1} is {vocab[cache.tokens[pos + 1]]!r}, but the "
                        f"recorded logits at position {pos} pick {picked!r}")
+    if doc.get("addition", addition_line(cache)) != addition_line(cache):
+        raise _bad("'addition' is not what 'tokens' read as in the model's layout")
 
 
 def _no_constant(name):

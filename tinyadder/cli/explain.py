@@ -44,7 +44,7 @@ def main(argv, out, err, stdin):
         return 2
     _, cache = run_with_cache(model, addition.encode(model, a, b), ns=args.number)
     out.write(narrate(cache, a, b))
-    answer = int(addition.sequence_text(model, cache.tokens).split("=")[1])
+    answer = addition.answer(model, cache.tokens)
     if answer != a + b:
         warning = (f"{PROG}: warning: the {args.model} model's sum {answer} is wrong: "
                    f"{a} + {b} = {a + b}{_hint(args, model, args.number, a, b)}")

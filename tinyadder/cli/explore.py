@@ -5,7 +5,7 @@ import os
 
 from .. import addition
 from ..analysis.pictures.explore import DEFAULT_NAME, MAX_DIGITS, docs_link, page
-from ..analysis.pictures.views import views_of
+from ..analysis.pictures.views import Overflowed, views_of
 from .options import (PROG, Parser, add_digits_option, add_model_options, model_of,
                       tinyadder_problem)
 from .tracing import VIEW_COPIES, size_problem
@@ -69,7 +69,10 @@ def main(argv, out, err, stdin):
     if refusal:
         parser.error(refusal)
     with open_output(args.output, parser) as f:
-        views = views_of(model, a, b, args.number)
+        try:
+            views = views_of(model, a, b, args.number)
+        except Overflowed as error:
+            parser.error(str(error))
         text = page(views, docs_link(args.output))
         f.write(text)
     print(f"wrote {args.output} ({len(text.encode('utf-8')) // 1024} kB): open it in a browser",

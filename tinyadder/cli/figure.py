@@ -4,7 +4,7 @@ from .. import addition
 from ..analysis.pictures.explore import defaults
 from ..analysis.pictures.figures import FIGURES
 from ..cache import stages
-from ..analysis.pictures.views import views_of
+from ..analysis.pictures.views import Overflowed, views_of
 from ..weights import live_heads
 from .explore import open_output
 from .options import (PROG, Parser, add_digits_option, add_model_options, model_of,
@@ -63,7 +63,10 @@ def main(argv, out, err, stdin):
         parser.error(refusal)
     path = args.output or f"{args.name}.svg"
     with open_output(path, parser) as f:
-        views = views_of(model, a, b, args.number)
+        try:
+            views = views_of(model, a, b, args.number)
+        except Overflowed as error:
+            parser.error(str(error))
         state = dict(defaults(views), stage=args.stage or "L0.mlp")  # the page's, a stage
         for key, value in (("pos", args.pos), ("head", args.head),
                            ("mode", "softmax" if args.softmax else None)):

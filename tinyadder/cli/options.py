@@ -15,7 +15,7 @@ from typing import Optional
 
 from .. import models
 from ..addition import EXCERPT, InputError, excerpt, split_expression
-from ..construction import DIGITS, MAX_DIGITS, SLOTS, check_digits
+from ..construction import DIGITS, MAX_DIGITS, SLOTS, VARIANTS, check_digits
 from ..modelfile import ModelFileError
 from ..onnx import OnnxError
 from ..numbers import (DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, MAX_DECIMAL_DIGITS,
@@ -166,11 +166,12 @@ def add_jobs_option(parser, what="the work"):
 
 
 def construction_only(parser, args, what):
-    """Refuse a model file for ``what``, which builds the model at several N; hand the
-    shipped model's name on to the analysis."""
-    if args.model.file is not None:
-        parser.error(f"{what} builds the model for each N; a model file is written for one "
-                     f"N: use published or repaired")
+    """Refuse a model file or a shipped AdderBoard model for ``what``, which builds the model
+    at several N; hand the construction's name on to the analysis."""
+    if args.model.file is not None or str(args.model) not in VARIANTS:
+        kind = "a model file" if args.model.file is not None else f"{args.model}"
+        parser.error(f"{what} builds the model for each N; {kind} is written for one N: use "
+                     f"{', '.join(VARIANTS)}")
     args.model = str(args.model)
 
 

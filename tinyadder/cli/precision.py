@@ -108,7 +108,7 @@ def main(argv, out, err, stdin):
                            COMPARE_COPIES)
     if refusal:
         parser.error(refusal)
-    wrong = compare(args, out)
+    wrong = compare(args, out, model)
     for run, answer in wrong:
         print(f"{MAIN_PROG}: warning: the {args.model} model's sum {answer} ({run}) is wrong: "
               f"{a} + {b} = {a + b}", file=err)

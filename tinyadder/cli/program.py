@@ -1,6 +1,6 @@
 """``tinyadder program``: the command line of ``analysis.program``."""
 
-from ..analysis.program import listing, python_source, unsupported
+from ..analysis.program import listing, python_source
 from ..numbers import for_model
 from ..plan import compile_model
 from .options import PROG, Parser, add_digits_option, add_model_options, model_of
@@ -32,8 +32,5 @@ def main(argv, out, err, stdin):
                          f"TinyAdder-36's kind of model, this one runs the traced pass")
         out.write(python_source(model, ns))
         return 0
-    why = unsupported(model)
-    if why:
-        parser.error(f"the listing reads TinyAdder-36's kind of model; {model.name} has {why}")
     out.write(listing(model))
     return 0

@@ -190,6 +190,11 @@ class Interval(_Ordered):
     def ends(self):
         return self.lo, self.hi
 
+    def clamped(self):
+        """max(x, 0) for every x inside: [max(lo, 0), max(hi, 0)] (max is monotone, so no
+        sign need be decided)."""
+        return self.__class__(max(self.lo, _D0), max(self.hi, _D0))
+
 
 class IntervalSystem(_Decides):
     """Certified enclosures at ``digits`` significant digits: decides the fraction system.
@@ -444,6 +449,11 @@ class Ball(_Ordered):
     def ends(self):
         """(lo, hi) of the ball, rounded outward."""
         return self.DOWN.subtract(self.mid, self.rad), self.UP.add(self.mid, self.rad)
+
+    def clamped(self):
+        """max(x, 0) for every x inside: the ball around [max(lo, 0), max(hi, 0)]."""
+        lo, hi = self.ends()
+        return self.around(max(lo, _ZERO), max(hi, _ZERO))
 
     def _lift(self, x):
         return x if isinstance(x, Ball) else self.point(x)

@@ -35,7 +35,7 @@ from ...weights import live_heads
 from ..explain import decisions, scales, short, x_text
 from ..ledger import ledger, tensors
 from ..text import exponent, figure, log10_abs, to_float
-from ..probes import READOUT, check, intended
+from ..probes import READOUT, check, intended, overflow
 from ..program import half_layers
 from ..show import MARK, SHORT, SIG, fmt, rounded
 from ...cache import run_with_cache, stages
@@ -561,7 +561,17 @@ def change_view(change, a, b):
             "correct": int(answer) == a + b, "number": cache.ns.describe(), "rows": rows}
 
 
+class Overflowed(ValueError):
+    """The run's values are not all finite (a float system overflowed): the figures, read from
+    them, cannot be drawn. The message says where."""
+
+
 def views_of(model, a, b, ns=None):
-    """Trace a + b (``trace.run_with_cache``, fraction by default) and build its views."""
+    """Trace a + b (``trace.run_with_cache``, fraction by default) and build its views; raise
+    Overflowed when a float run overflowed."""
     _, cache = run_with_cache(model, encode(model, a, b), ns=ns)
+    where = overflow(cache)
+    if where:
+        raise Overflowed(f"the run in {cache.ns.spec} overflows ({where}): the figures are read "
+                         f"from finite values; use --number decimal or fraction")
     return build_views(cache, a, b)

@@ -42,6 +42,7 @@ from fractions import Fraction
 from math import isfinite
 import decimal
 
+from ...constants import ExpTerm, text
 from ...numbers import LogScore, Undecided, for_model, number_system
 from .reals import Real
 
@@ -360,6 +361,8 @@ class SymbolicSystem:
     def const(self, c):
         if isinstance(c, (int, Fraction)):
             return Affine(self, Fraction(c))
+        if not isinstance(c, ExpTerm):
+            raise NotAffine(f"a constant that is neither rational nor e^x: {text(c)}")
         centre = self.fraction.const(c)  # an ExpTerm: coef e^power, rounded as the fraction system
         return Affine(self, centre, rad=self._exp_radius(centre, c.power, c.coef))
 
