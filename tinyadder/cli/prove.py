@@ -6,10 +6,8 @@ import time
 from ..analysis.proof.prove import certificate, prove
 from ..addition import digits_of
 from ..analysis.proof.formulas import estimate_seconds
-from .options import (PROG, Parser, Progress, add_digits_option, add_model_option, int_arg,
-                      model_of)
-
-MAX_JOBS = 64
+from .options import (PROG, Parser, Progress, add_digits_option, add_jobs_option,
+                      add_model_option, model_of)
 
 
 def build_parser():
@@ -24,18 +22,11 @@ def build_parser():
                     "options.")
     add_model_option(parser)
     add_digits_option(parser)
-    add_jobs_option(parser)
+    add_jobs_option(parser, "the symbolic pass")
     parser.add_argument("--certificate", metavar="FILE",
                         help="write the proof's data (exact rationals, JSON) to FILE, for "
                              f"'{PROG} check-certificate FILE'")
     return parser
-
-
-def add_jobs_option(parser):
-    """--jobs N: processes for the symbolic pass (and the census's counting)."""
-    parser.add_argument("--jobs", type=int_arg(1, MAX_JOBS), default=1, metavar="N",
-                        help=f"split the work over N processes, 1 <= N <= {MAX_JOBS} "
-                             f"(default 1); the result is the same for every N")
 
 
 def report(proof, variant):
