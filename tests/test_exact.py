@@ -175,3 +175,27 @@ def test_comparisons_settle_or_refuse():
     with pytest.raises(Undecided):
         ns.one / (third - third)
     assert (third * 3).lo < 1 < (third * 3).hi
+
+
+def test_argmax_passes_over_an_open_tie_below_the_winner():
+    """Two runners-up tied exactly (their intervals overlap: no comparison of them settles)
+    do not stop the pick of a winner that beats both; a tie with the winner is raised."""
+    from tinyadder.numbers import Undecided
+
+    class Box:
+        def __init__(self, lo, hi):
+            self.lo, self.hi = lo, hi
+
+        def __gt__(self, other):
+            if self.lo > other.hi:
+                return True
+            if self.hi < other.lo:
+                return False
+            raise Undecided("overlapping")
+
+    tied = [Box(0, 0), Box(4, 5), Box(4, 5), Box(9, 9), Box(1, 1)]
+    assert argmax(tied) == 3
+    assert argmax([Box(9, 9)] + tied[1:3]) == 0 and argmax(tied[1:3] + [Box(9, 9)]) == 2
+    with pytest.raises(Undecided):
+        argmax([Box(0, 0), Box(8, 9), Box(8, 9)])
+    assert argmax([3, 7, 7, 1]) == 1 and argmax([5]) == 0 and argmax([2, 2]) == 0

@@ -14,12 +14,30 @@ from .plan import compile_model
 
 
 def argmax(logits):
-    """Index of the largest logit; the first one on a tie (as torch.argmax)."""
+    """Index of the largest logit; the first one on a tie (as torch.argmax): the index w with
+    logits[w] > logits[j] for every j < w and not logits[j] > logits[w] for every j > w.
+
+    Over enclosures a comparison may be open (Undecided): one between two logits below the
+    winner (an exact tie of two runners-up, say) is passed over, since a challenger that wins
+    restarts the checks; one that involves the winner is raised."""
     best = 0
-    for i in range(1, len(logits)):
-        if logits[i] > logits[best]:
-            best = i
-    return best
+    while True:
+        pending = None
+        for j in range(len(logits)):
+            if j == best:
+                continue
+            try:
+                wins = logits[j] > logits[best] if j > best else not logits[best] > logits[j]
+            except Undecided as open_comparison:
+                pending = pending or open_comparison
+                continue
+            if wins:
+                best = j
+                break
+        else:
+            if pending:
+                raise pending
+            return best
 
 
 def _greedy(compiled, prompt, n_new, cache, patch):
