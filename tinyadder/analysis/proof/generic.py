@@ -159,15 +159,24 @@ class Prover:
     # ---- one region -----------------------------------------------------------------------
     def logits(self, k, region):
         """The logits at answer position k over ``region`` (SetValues); raises Split."""
-        ns = self.ns.at(region)
-        written = [("sum", q) for kind, q in self.targets[:k]]
-        slots = self.slots + written
         past, start = self._cached_prompt()
+        self.ns.at(region)
+        slots = self.slots + [("sum", q) for _, q in self.targets[:k]]
         rows = [self._row(s, region) for s in slots[start:]]
         self.outcome.passes += 1
-        out, _ = forward(self.compiled, [0] * len(rows), past,
-                         patch={"hook_embed": lambda _: rows}, logits="last")
+        out, _ = forward(self.compiled, [0] * len(rows), past, patch=self._patch(rows),
+                         logits="last")
         return out[-1]
+
+    def _patch(self, rows):
+        """The embedding's rows replaced by ``rows``; every ReLU taken as relu(g) whole."""
+        relu = self.ns.relu
+        patch = {"hook_embed": lambda _: rows}
+        for i, block in enumerate(self.model.blocks):
+            if block.mlp is not None and block.mlp.act == "relu":
+                patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[relu(g) for g in row]
+                                                                 for row in pre]
+        return patch
 
     def _cached_prompt(self):
         """The prompt's first positions run over every pair (valid for every region), or
@@ -177,8 +186,8 @@ class Prover:
             self.ns.at(root)
             rows = [self._row(s, root) for s in self.slots[:-1]]
             try:
-                _, past = forward(self.compiled, [0] * len(rows), None,
-                                  patch={"hook_embed": lambda _: rows}, logits="last")
+                _, past = forward(self.compiled, [0] * len(rows), None, patch=self._patch(rows),
+                                  logits="last")
                 self._prompt = (past, len(rows))
             except Split:
                 self._prompt = (None, 0)
@@ -207,7 +216,7 @@ class Prover:
                     return "decided", None
                 low, _, at = found
                 if low - d.lo + d.hi < 0:
-                    return "fails", at
+                    return "fails", at, d
             if margin is None or low < margin:
                 margin = low
                 if low <= 0:
@@ -252,20 +261,29 @@ class Prover:
                 raise AssertionError(f"a failing form at {a} + {b}, which the exact run adds "
                                      f"right")
             self._counterexample(a, b, wrote)
-            return {"leaf": "fails", "pair": [a, b]}
-        split = choose(region, result[1], self.targets[k])
+            # more counterexamples wanted: the rest of the region is searched too
+            split = choose(region, result[2], self.targets[k])
+            if split is None:
+                return {"leaf": "fails", "pair": [a, b]}
+            return self._split(k, region, split)
+        # the first gate the pass relaxed is where the region stops deciding; else the
+        # difference of logits that stays open
+        relaxed = self.ns.relaxed
+        split = choose(region, relaxed[0] if relaxed else result[1], self.targets[k])
         if split is None:
             return self._pair_split(k, region)
         return self._split(k, region, split, result[2])
 
     def _split(self, k, region, split, margin=None):
         node = {"split": list(split), "children": []}
-        for child in region.children(split):
+        children = region.children(split)
+        for i, child in enumerate(children):
             try:
                 node["children"].append(self.explore(k, child))
-            except _Stop:
-                node["children"].append({"leaf": "open"})
-                self.outcome.open.append(Open(k, child, margin, "budget"))
+            except _Stop:  # this child recorded itself; its later siblings are left open
+                node["children"] += [{"leaf": "open"}] * (len(children) - i)
+                self.outcome.open += [Open(k, c, margin, "budget") for c in children[i + 1:]
+                                      if c.count()]
                 raise
         return node
 
@@ -298,6 +316,8 @@ class Prover:
     def _tick(self, k, region):
         out = self.outcome
         if out.sets >= self.max_sets or time.perf_counter() - self._start > self.max_seconds:
+            if region.count():
+                out.open.append(Open(k, region, None, "budget"))
             raise _Stop()
         if self.progress and out.sets % 50 == 0:
             self.progress(out.sets, None, f" sets, position {k}")
@@ -313,8 +333,8 @@ class Prover:
                 break
         if out.verdict != "fails" and (out.open or len(out.positions) < len(self.targets)):
             out.verdict = "undecided"
-            if not out.open:
-                out.open.append(Open(len(out.positions), Region.every(self.n), None, "budget"))
+            out.open += [Open(k, Region.every(self.n), None, "not started")
+                         for k in range(len(out.positions) + 1, len(self.targets))]
         out.seconds = time.perf_counter() - self._start
         return out
 
@@ -328,7 +348,7 @@ def choose(region, form, target):
     carry's term by fixing it. Each candidate is weighed by how much of the form's range it
     can remove; with no variable left to narrow (the interval is the rest), the digits nearest
     the target's place are cut."""
-    n, ranges = region.digits, region.ranges()
+    n = region.digits
     coefs = form.coefs
     best, weight = None, Fraction(0)
 

@@ -34,18 +34,11 @@ from ...modelfile import loads
 from ...numbers import for_model, number_system
 from ...numbers.enclosures import IntervalSystem
 from ...plan import compile_model
+from .certificate import Invalid, Malformed  # the verdicts' exception types only
 
 FORMAT = "tinyadder-sets-certificate"
 MAX_BYTES = 64 << 20
 ZERO = Fraction(0)
-
-
-class Invalid(ValueError):
-    """The certificate does not prove what it claims (says why)."""
-
-
-class Malformed(ValueError):
-    """Not a certificate of this format (says which field)."""
 
 
 # ---- regions: constraints on the pairs, counted and bounded by a walk over the columns ----
@@ -379,17 +372,20 @@ class Leaves:
 # ---- the certificate ----------------------------------------------------------------------
 
 def load(path):
+    """The certificate's JSON data if the file is one of this format, else None (Malformed
+    if it cannot be read or is not JSON); its size is bounded."""
     try:
         with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
+            raw = f.read(MAX_BYTES + 1)
     except OSError as why:
         raise Malformed(f"cannot read {path}: {why.strerror or why}") from None
-    if len(data) > MAX_BYTES:
-        raise Malformed(f"more than {MAX_BYTES:,} bytes")
+    if len(raw) > MAX_BYTES:
+        raise Malformed(f"{path} is larger than {MAX_BYTES:,} bytes")
     try:
-        return json.loads(data)
-    except (ValueError, RecursionError) as why:
-        raise Malformed(f"not JSON ({why.__class__.__name__})") from None
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as why:
+        raise Malformed(f"{path} is not JSON ({why.__class__.__name__})") from None
+    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
 
 
 def check(cert, progress=None):

@@ -19,6 +19,8 @@ A child with no pair is kept (its count is 0), so a child's index names its cons
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import lru_cache
+from math import gcd
 from typing import Tuple
 
 ZERO = Fraction(0)
@@ -83,27 +85,12 @@ class Region:
         return out
 
     # ---- the walk over the columns --------------------------------------------------------
-    def _steps(self, j):
-        """(carry in, a_j, b_j, carry out) of column j allowed by the constraints."""
-        fixed_in, fixed_out = self.carry(j), self.carry(j + 1)
-        low, high = self.sum_range(j)
-        (alo, ahi), (blo, bhi) = self.a[j], self.b[j]
-        for c in (0, 1):
-            if fixed_in is not None and c != fixed_in:
-                continue
-            for x in range(alo, ahi + 1):
-                for y in range(blo, bhi + 1):
-                    t = x + y + c
-                    if low <= t % 10 <= high and \
-                            (fixed_out is None or t // 10 == fixed_out):
-                        yield c, x, y, t // 10
-
     def count(self):
         """How many pairs the region holds."""
         ways = {0: 1}
         for j in range(self.digits):
             new = {}
-            for c, _, _, out in self._steps(j):
+            for c, _, _, out in _steps(self, j):
                 if c in ways:
                     new[out] = new.get(out, 0) + ways[c]
             ways = new
@@ -119,14 +106,20 @@ class Region:
         return low[0], high[0], low[1], high[1]
 
     def _extreme(self, coefs, const, pick):
-        get = coefs.get
-        best = {0: (ZERO, 0, 0)}   # carry -> (value so far, a so far, b so far)
-        for j in range(self.digits):
-            alpha, beta = get(a_var(j), ZERO), get(b_var(j), ZERO)
-            gamma = get(c_var(j), ZERO) if j else ZERO
+        # over one common denominator D the walk adds integers only
+        n = self.digits
+        D = 1
+        for c in coefs.values():
+            D = D * c.denominator // gcd(D, c.denominator)
+        whole = {v: int(c * D) for v, c in coefs.items()}
+        get = whole.get
+        best = {0: (0, 0, 0)}   # carry -> (value so far times D, a so far, b so far)
+        for j in range(n):
+            alpha, beta = get(a_var(j), 0), get(b_var(j), 0)
+            gamma = get(c_var(j), 0) if j else 0
             new = {}
             place = 10 ** j
-            for c, x, y, out in self._steps(j):
+            for c, x, y, out in _steps(self, j):
                 if c not in best:
                     continue
                 v, pa, pb = best[c]
@@ -136,10 +129,10 @@ class Region:
             best = new
         if not best:
             return None
-        top = get(c_var(self.digits), ZERO)
+        top = get(c_var(n), 0)
         value, pa, pb = pick(((v + top * c, pa, pb) for c, (v, pa, pb) in best.items()),
                              key=lambda t: t[0])
-        return const + value, (pa, pb)
+        return const + Fraction(value, D), (pa, pb)
 
     def pairs(self, limit):
         """The region's pairs (a, b), if there are at most ``limit``; else None."""
@@ -147,7 +140,7 @@ class Region:
             return None
         found = [(0, 0, 0)]  # (carry, a so far, b so far)
         for j in range(self.digits):
-            steps = list(self._steps(j))
+            steps = _steps(self, j)
             found = [(out, pa + x * 10 ** j, pb + y * 10 ** j) for c0, pa, pb in found
                      for c, x, y, out in steps if c == c0]
         return sorted((pa, pb) for _, pa, pb in found)
@@ -192,3 +185,21 @@ class Region:
                   for j, lo, hi in reversed(self.sums)]
         parts += [f"c_{j} = {c}" for j, c in reversed(self.carries)]
         return ", ".join(parts) or "every pair"
+
+
+@lru_cache(maxsize=1 << 14)
+def _steps(region, j):
+    """(carry in, a_j, b_j, carry out) of column j that the region's constraints allow."""
+    fixed_in, fixed_out = region.carry(j), region.carry(j + 1)
+    low, high = region.sum_range(j)
+    (alo, ahi), (blo, bhi) = region.a[j], region.b[j]
+    out = []
+    for c in (0, 1):
+        if fixed_in is not None and c != fixed_in:
+            continue
+        for x in range(alo, ahi + 1):
+            for y in range(blo, bhi + 1):
+                t = x + y + c
+                if low <= t % 10 <= high and (fixed_out is None or t // 10 == fixed_out):
+                    out.append((c, x, y, t // 10))
+    return tuple(out)

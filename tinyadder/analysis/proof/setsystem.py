@@ -17,7 +17,9 @@ system's value lie in  F(x) + [lo, hi],  F(x) the form at the pair. The rules ke
   width (both are 1-Lipschitz). Enclosures are ``numbers.IntervalSystem``'s at the fraction
   system's digits, so they hold its roundings too (docs/exactness.md).
 
-A comparison (a ReLU's gate, ``g > 0``; the pass compares nothing else) is decided when the
+A ReLU is relaxed rather than decided (``relu``: the prover patches every ReLU block's
+``hook_pre`` so that each gate arrives as relu(g) itself): g where g >= 0 over the region, 0
+where g <= 0, else its chord. A comparison met otherwise (``g > 0``) is decided when the
 sign, g >= 0 or g <= 0, holds at every pair of the region (both ReLU branches agree at 0): first
 over the box, then exactly by the region's walk over the columns (``Region.bound``); otherwise
 it raises :class:`Split`, which carries the form, so that the prover splits the region there.
@@ -33,6 +35,16 @@ from ...numbers.protocol import Undecided
 ZERO, ONE = Fraction(0), Fraction(1)
 TIDY_BITS = 600      # a coefficient whose denominator passes this many bits is rounded ...
 KEEP_BITS = 400       # ... to a multiple of 2^-(bits its error may take), at least this many
+
+
+def round_up(x):
+    """A rational of 64 significant bits at least x >= 0."""
+    if not x:
+        return ZERO
+    e = 64 - (x.numerator.bit_length() - x.denominator.bit_length())
+    scaled = x * 2 ** e if e >= 0 else x / 2 ** -e
+    top = -(-scaled.numerator // scaled.denominator)
+    return Fraction(top) / 2 ** e if e >= 0 else Fraction(top * 2 ** -e)
 
 
 class Split(Undecided):
@@ -135,6 +147,16 @@ class SetValue:
 
 
 
+class Relu(SetValue):
+    """relu(g) as a value (``SetSystem.relu``); its ``> 0`` is True, so that the pass's
+    ``g if g > 0 else 0`` and ``g u if g > 0 else 0`` take it whole."""
+
+    __slots__ = ()
+
+    def __gt__(self, other):
+        return True
+
+
 class SetSystem:
     """The number system of :class:`SetValue` for one model; ``region`` (set by the prover
     before each pass) is where comparisons are decided and boxes taken."""
@@ -151,11 +173,13 @@ class SetSystem:
         self.one = SetValue(self, ONE)
         self.region = None
         self._ranges = None
+        self.relaxed = []   # the gates ``relu`` relaxed since ``at``
         self.comparisons = 0
 
     def at(self, region):
         """Decide comparisons over ``region`` from now on."""
         self.region, self._ranges = region, region.ranges()
+        self.relaxed = []
         return self
 
     def describe(self):
@@ -235,6 +259,25 @@ class SetSystem:
             return False
         raise Split(x, "a sign that depends on the pair")
 
+    def relu(self, g):
+        """relu(g) over the region: g where g >= 0 at every pair, 0 where g <= 0, else the
+        chord-like  lam g + [0, w]  with l < 0 < u the range of g, lam in [0, 1] a short
+        rational near u / (u - l) and w >= max(-lam l, (1 - lam) u): relu(g) - lam g is -lam g
+        on [l, 0] and (1 - lam) g on [0, u]. The undecided gates are listed in ``relaxed``."""
+        lo, hi = self.box(g)
+        if lo < 0 < hi:
+            found = self.exact_range(g)
+            lo, hi = found[:2] if found is not None else (ZERO, ZERO)
+        if lo >= 0:
+            return Relu(self, g.k, g.coefs, g.lo, g.hi)
+        if hi <= 0:
+            return Relu(self, ZERO)
+        self.relaxed.append(g)
+        lam = Fraction(int(hi / (hi - lo) * (1 << 32)), 1 << 32)
+        chord = g.scaled(lam) if lam else Relu(self, ZERO)
+        w = round_up(max(-lam * lo, (1 - lam) * hi))
+        return self.tidy(Relu(self, chord.k, chord.coefs, chord.lo, chord.hi + w))
+
     def tidy(self, x):
         """x with coefficients of very long denominators rounded, the rounding moved into
         the interval (each coefficient off by at most 2^-bits times its variable's range)."""
@@ -252,7 +295,7 @@ class SetSystem:
                 coefs[v] = r
             slack += unit * max(abs(e) for e in self._ranges[v])
         k = Fraction(round(x.k / unit)) * unit
-        return SetValue(self, k, coefs, x.lo - slack, x.hi + slack)
+        return type(x)(self, k, coefs, x.lo - slack, x.hi + slack)
 
     # ---- constants and functions ----------------------------------------------------------
     def const(self, c):
