@@ -65,7 +65,8 @@ def test_bad_expression_is_one_line_exit_2(expr):
     (["--number", "decimal:0", "1+1"], "decimal precision P must be a whole number from 1 "
                                        "to 2100, got '0'"),
     (["--number", "double", "1+1"], "unknown number system 'double'"),
-    (["--model", "fixed", "1+1"], "unknown model 'fixed'; use published, repaired, variant-28 or a model file"),
+    (["--model", "fixed", "1+1"], "unknown model 'fixed'; use published, repaired, variant-28, "
+                                  "a board model (tinyadder board lists them) or a model file"),
     ([], "no expression given"),
 ])
 def test_bad_options_are_one_line_exit_2(argv, message):

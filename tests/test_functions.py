@@ -6,6 +6,7 @@ value is rational or rational + k ln b, correctly rounded decimals, IEEE singles
 from decimal import Context, Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
+import json
 import math
 import random
 import struct
@@ -292,8 +293,19 @@ def test_exactness_where_the_value_is_rational_or_a_log_score():
         Fraction(0), 2, Fraction(10))
     assert ns.const(f32(Fraction(1, 3))) == Fraction(1, 3)  # markers: the real-number model
     assert [r.what for r in ns.roundings] == ["exp(-3)", "exp(-80)"]
-    with pytest.raises(ValueError, match="cannot round sin\\(pi\\)"):
-        FractionSystem(20).const(sin(PI))  # 0, which no enclosure can prove: never guessed
+
+
+def test_a_constant_that_is_zero_rounds_to_zero_on_the_absolute_grid():
+    """sin(pi) = 0 has no significant digits to round to; every enclosure of it within half
+    of 10^-(2 digits) of 0 rounds to 0 on that grid, so 0 is certified, and recorded. A value
+    whose enclosures stay wide is refused: never guessed."""
+    ns = FractionSystem(20)
+    assert ns.const(sin(PI)) == 0 and ns.const(100 * sin(11 * (2 * PI / 11))) == 0
+    assert ns.const(cos(PI / 2) + 1) == 1
+    assert [(r.what, r.value) for r in ns.roundings] == [
+        ("sin(pi)", 0), ("100*sin(11*(2*pi/11))", 0), ("cos(pi/2) + 1", 1)]
+    with pytest.raises(ValueError, match="^cannot round sin.* reach 1.0E\\+0 around 0"):
+        ns.const(sin(PI * 10 ** 200))  # pi to 164 digits, times 10^200: all of [-1, 1]
 
 
 def test_largest_is_one_of_the_values():
@@ -428,3 +440,18 @@ def test_the_family_s_operations_are_certified_in_the_pass(seed):
         values, _ = forward(compile_model(model, ns), tokens)
         assert all(near(v, x, digits) for vrow, xrow in zip(values, exact)
                    for v, x in zip(vrow, xrow)), ns
+
+
+def test_an_exact_trace_of_a_model_whose_position_table_has_an_exact_zero():
+    """lichengliu03-50's position rows hold 100 sin(11 * 2pi/11) in the real-number model:
+    the traced exact run keeps it as 0 and answers as the untraced one does."""
+    import io
+    from tinyadder import models
+    from tinyadder.addition import add
+    from tinyadder.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["--model", "lichengliu03-50", "--json", "9999999999+1"], out, err) == 0
+    trace = json.loads(out.getvalue())
+    answer = "".join(trace["vocab"][t] for t in trace["tokens"][trace["prompt_len"]:])
+    assert answer[::-1] == "10000000000" == str(9999999999 + 1)  # least significant first
+    assert add(models.build("lichengliu03-50"), FractionSystem(), 9999999999, 1) == 10 ** 10

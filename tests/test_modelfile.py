@@ -428,7 +428,16 @@ REFUSALS = {
                                                        "version 1"),
     "-inf as a weight": (_edit('"960"', '"-inf"'), "-inf is accepted only as a mask"),
     "not JSON": (PUBLISHED[:500], "not JSON: "),
+    "slot named twice": (_edit('"slots": [\n    "eq", "special",', '"slots": [\n    "eq", "eq",'),
+                         "slots: 'eq' appears twice"),
 }
+
+
+def test_a_question_may_repeat_a_token():
+    """A prompt such as '0 a 0 0 b 0' repeats a token; slots, tokens and heads may not."""
+    text = PUBLISHED.replace('"question": ["<bos>", "a", "+", "b", "="]',
+                             '"question": ["<bos>", "a", "+", "+", "b", "=", "="]')
+    assert loads(text).prompt.question == ("<bos>", "a", "+", "+", "b", "=", "=")
 
 
 @pytest.mark.parametrize("case", sorted(REFUSALS))
@@ -464,8 +473,9 @@ def test_build_takes_names_and_paths_and_refuses_the_rest(tmp_path):
     assert build(str(ADDER1)).name == build(ADDER1).name == "adder1"
     with pytest.raises(ValueError, match="written for N = 1, not 2; leave the digits out"):
         build(ADDER1, 2)
-    with pytest.raises(ValueError, match="^unknown model 'adder2': use published, repaired, "
-                                         "variant-28 or the path of a model file$"):
+    with pytest.raises(ValueError, match=r"^unknown model 'adder2': use published, repaired, "
+                                         r"variant-28, a board model \(tinyadder board lists "
+                                         r"them\) or the path of a model file$"):
         build("adder2")
     status, _, err = run_cli(["--model", str(ADDER1), "--digits", "2", "1+2"])
     assert status == 2 and "written for N = 1, not 2" in err

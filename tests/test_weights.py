@@ -93,3 +93,25 @@ def test_constants_keep_floats_out():
     with pytest.raises(TypeError):
         0.1 / exp_of(40)
     assert exp_of(40) / 10 == exp_of(40) * Fraction(1, 10)
+
+
+def test_live_heads_reads_factored_value_and_output_maps_through_their_inner_lanes():
+    """A head is live when its value map reaches its lanes and its output map reaches a slot,
+    a factored map (W = A B) through A then B: here head g's value factor feeds only head h,
+    so g is dead, and the model computes the product maps' values."""
+    from tinyadder.forward import forward
+    from tinyadder.plan import compile_model
+    from tinyadder.weights import Attention, Block, Factored, MLP, Model, Unembed, live_heads
+
+    def model(W_V, W_O):
+        attn = Attention(heads=("h", "g"), W_K={"x": {"h": 1, "g": 1}}, W_V=W_V, W_O=W_O)
+        return Model(name="f", vocab=("0", "1"), slots=("x", "y"), W_E={"1": {"x": 1}},
+                     width_embed=2, blocks=(Block(attn, MLP(units=()), 2, 2),),
+                     unembed=Unembed("linear", ("0", "1"), W_U={"y": {"1": 1}}))
+    factored = model(Factored(("r",), {"x": {"r": 2}}, {"r": {"h": 3}}),
+                     Factored(("s", "t"), {"h": {"s": 5}, "g": {"t": 1}}, {"s": {"y": 7}}))
+    product = model({"x": {"h": 6}}, {"h": {"y": 35}})
+    assert live_heads(factored.blocks[0].attn) == ("h",)
+    ns = number_system("fraction")
+    assert forward(compile_model(factored, ns), [1, 1])[0] == \
+        forward(compile_model(product, ns), [1, 1])[0]

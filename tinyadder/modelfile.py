@@ -194,8 +194,9 @@ class _Reader:
                                  f"{', '.join(json.dumps(ch) for ch in choices)}")
         return x
 
-    def names_list(self, where, x, allow_empty=False):
-        """A list of distinct names (slots, tokens, heads, units)."""
+    def names_list(self, where, x, allow_empty=False, distinct=True):
+        """A list of names (slots, tokens, heads, units: distinct; a question may repeat a
+        token)."""
         if not isinstance(x, list) or (not x and not allow_empty):
             raise ModelFileError(f"{where}: {_json(x)}; give a list of names"
                                  + ("" if allow_empty else ", one or more"))
@@ -204,7 +205,7 @@ class _Reader:
                 raise ModelFileError(f"{where}[{i}]: {_json(name)}; a name is a non-empty "
                                      f"string")
             self.string(f"{where}[{i}]", name, MAX_NAME)
-        if len(set(x)) != len(x):
+        if distinct and len(set(x)) != len(x):
             twice = next(n for n in x if x.count(n) > 1)
             raise ModelFileError(f"{where}: {twice!r} appears twice")
         return tuple(x)
@@ -342,7 +343,7 @@ class _Reader:
         digits = self.integer("prompt.digits", p["digits"], 1, 10 ** 4)
         return Prompt(
             digits=digits,
-            question=self.names_list("prompt.question", p["question"]),
+            question=self.names_list("prompt.question", p["question"], distinct=False),
             operands=self.optional(p, "operands", lambda x: self.choice(
                 "prompt.operands", x, ("msb", "lsb")), "msb"),
             answer=self.optional(p, "answer", lambda x: self.choice(
@@ -473,7 +474,7 @@ TOP_OPTIONAL = ("about", "precision", "constants", "fixed", "prompt", "ln_final"
                 "ties")
 TOP = ("format", "version", "name", "about", "precision", "constants", "fixed", "vocab",
        "prompt", "slots", "embed", "blocks", "ln_final", "unembed", "roles", "ties")
-ABOUT = ("title", "author", "params_claimed", "dtype", "source", "notes")
+ABOUT = ("title", "author", "params_claimed", "dtype", "family", "source", "notes")
 SOURCE = ("repo", "path", "commit", "url")
 ATTENTION = ("heads", "head_dim", "kv_heads") + Attention.tables + (
     "q_norm", "k_norm", "rope", "scale", "scale_op", "slopes", "bias", "softmax", "mask",

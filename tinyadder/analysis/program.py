@@ -18,7 +18,7 @@ from fractions import Fraction
 from ..codegen import source
 from ..numbers import ExpTerm
 from ..plan import compile_model
-from ..weights import live_heads, tensors
+from ..weights import Factored, live_heads, tensors
 from .show import pack, rational_text
 
 
@@ -178,6 +178,25 @@ def wrap(line, width=80):
         else:
             lines[-1] = piece
     return lines
+
+
+def unsupported(model):
+    """What of ``model`` the listing cannot state (it reads TinyAdder-36's kind of model:
+    softmax1 attention of one-dimensional heads with ALiBi slopes, ReGLU FFNs, no norms, no
+    rotary or added positions, no factored maps, a negative-error readout), or None."""
+    if model.ln_final is not None or model.W_pos or model.unembed.kind != "negative_error":
+        return "a final norm, added positions or a readout other than negative error"
+    for block in model.blocks:
+        a, m = block.attn, block.mlp
+        tables = (a.W_Q, a.W_K, a.W_V, a.W_O, m.W_gate, m.W_in, m.W_out)
+        if (a.softmax != "softmax1" or a.head_dim != 1 or a.rope_freqs or a.q_norm
+                or a.k_norm or block.ln1 or block.ln2 or a.scale != 1):
+            return "attention other than softmax1 over one-dimensional heads, or norms"
+        if m.act != "relu" or not m.gated:
+            return "an FFN other than ReGLU"
+        if any(isinstance(t, Factored) for t in tables):
+            return "factored weights"
+    return None
 
 
 def listing(model):

@@ -25,6 +25,7 @@ PROG = "tinyadder"
 # subcommand -> its module in tinyadder.cli; each owns its parser and main(argv, out, err, stdin)
 SUBCOMMANDS = {
     "bench": "bench",
+    "board": "board",
     "census": "census",
     "check-certificate": "check_certificate",
     "explain": "explain",
@@ -128,8 +129,8 @@ def model_arg(text):
             return ModelChoice(text, load(text))
         except ModelFileError as err:
             raise argparse.ArgumentTypeError(str(err)) from None
-    raise argparse.ArgumentTypeError(f"unknown model {excerpt(text)}; use "
-                                     f"{', '.join(models.names())} or a model file")
+    raise argparse.ArgumentTypeError(f"unknown model {excerpt(text)}; use {models.others()}, "
+                                     f"a board model (tinyadder board lists them) or a model file")
 
 
 def model_of(parser, args, adds=True):
@@ -217,8 +218,9 @@ def add_model_option(parser, model="published"):
         help=f"published{' (default)' if model == 'published' else ''}: the construction as "
              f"published, including its readout flaw near carry boundaries; "
              f"repaired{' (default)' if model == 'repaired' else ''}: the same 36 parameters "
-             f"with the readout reading only the layer-1 FFN's own slots; or a model file "
-             f"(docs/model-format.md)")
+             f"with the readout reading only the layer-1 FFN's own slots; variant-28; a board "
+             f"model, AdderBoard's entries (docs/models.md; '{PROG} board' lists them); or a "
+             f"model file (docs/model-format.md)")
 
 
 # --- standard input and output ------------------------------------------------------------

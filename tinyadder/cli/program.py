@@ -1,7 +1,8 @@
 """``tinyadder program``: the command line of ``analysis.program``."""
 
-from ..analysis.program import listing, python_source
+from ..analysis.program import listing, python_source, unsupported
 from ..numbers import for_model
+from ..plan import compile_model
 from .options import PROG, Parser, add_digits_option, add_model_options, model_of
 
 
@@ -24,6 +25,15 @@ def main(argv, out, err, stdin):
     parser = build_parser()
     args = parser.parse_args(argv)
     model = model_of(parser, args, adds=False)
-    out.write(python_source(model, for_model(args.number, model)) if args.python
-              else listing(model))
+    if args.python:
+        ns = for_model(args.number, model)
+        if not compile_model(model, ns).fast:
+            parser.error(f"{model.name} has no straight-line code: the fast path runs "
+                         f"TinyAdder-36's kind of model, this one runs the traced pass")
+        out.write(python_source(model, ns))
+        return 0
+    why = unsupported(model)
+    if why:
+        parser.error(f"the listing reads TinyAdder-36's kind of model; {model.name} has {why}")
+    out.write(listing(model))
     return 0

@@ -1,18 +1,22 @@
-"""The models that ship with tinyadder, as model files (``tinyadder/models/NAME.json``), and
-``build``: a model by name or by the path of a model file.
+"""The models that ship with tinyadder, as model files, and ``build``: a model by name or by
+the path of a model file.
 
-``published.json`` and ``repaired.json`` are TinyAdder-36 at N = 10 as
-``modelfile.dump(construction.build(name))`` writes it (a test keeps them so); for another N
-the construction builds them from Python.
+``tinyadder/models/NAME.json``: TinyAdder-36 at N = 10 (``published``, ``repaired``), as
+``modelfile.dump(construction.build(name))`` writes it (a test keeps them so; for another N
+the construction builds them from Python), and ``variant-28``.
+``tinyadder/models/board/NAME.json``: AdderBoard's hand-coded entries and one trained entry,
+named ``author-params`` as on the leaderboard (docs/models.md; ``board_names()``).
 
 >>> build("published")
 <Model tinyadder36-published: 2 blocks, 16 slots, 14 tokens>
 >>> build("published", 12).prompt.digits
 12
+>>> build("zcbtrak-6").about["params_claimed"]
+6
 >>> build("tiny")
 Traceback (most recent call last):
     ...
-ValueError: unknown model 'tiny': use published, repaired, variant-28 or the path of a model file
+ValueError: unknown model 'tiny': use published, repaired, variant-28, a board model (tinyadder board lists them) or the path of a model file
 """
 
 from functools import lru_cache
@@ -24,17 +28,37 @@ from ..addition import excerpt
 from ..modelfile import load, loads
 
 
+BOARD = "board"  # the folder of the AdderBoard entries' files
+
+
+def _json_names(folder):
+    return sorted(f.name[:-len(".json")] for f in folder.iterdir() if f.name.endswith(".json"))
+
+
+@lru_cache(maxsize=None)
+def board_names():
+    """The AdderBoard entries' names (``tinyadder/models/board/NAME.json``), sorted."""
+    return _json_names(resources.files(__name__).joinpath(BOARD))
+
+
 @lru_cache(maxsize=None)
 def names():
-    """The shipped models' names, sorted."""
-    return sorted(f.name[:-len(".json")] for f in resources.files(__name__).iterdir()
-                  if f.name.endswith(".json"))
+    """Every shipped model's name: TinyAdder-36's files, then the board's, each sorted."""
+    return _json_names(resources.files(__name__)) + board_names()
+
+
+def others():
+    """The shipped models that are not the board's, as a list in words: 'a, b, c'."""
+    return ", ".join(n for n in names() if n not in board_names())
 
 
 @lru_cache(maxsize=None)
 def shipped(name):
     """The shipped model ``name``, read from its file once."""
-    return loads(resources.files(__name__).joinpath(f"{name}.json").read_bytes())
+    folder = resources.files(__name__)
+    if name in board_names():
+        folder = folder.joinpath(BOARD)
+    return loads(folder.joinpath(f"{name}.json").read_bytes())
 
 
 def build(model="published", digits=None):
@@ -59,8 +83,8 @@ def build(model="published", digits=None):
                         f"not {type(model).__name__}")
     if os.path.isfile(model):
         return at_digits(load(model), digits, os.fspath(model))
-    raise ValueError(f"unknown model {excerpt(os.fspath(model))}: use {', '.join(names())} or "
-                     f"the path of a model file")
+    raise ValueError(f"unknown model {excerpt(os.fspath(model))}: use {others()}, a board "
+                     f"model (tinyadder board lists them) or the path of a model file")
 
 
 def at_digits(model, digits, where):

@@ -113,13 +113,16 @@ class _Decides:
 
 @dataclass(frozen=True)
 class Rounding:
-    """One value the fraction system rounded: ``what`` to ``digits`` significant digits."""
+    """One value the fraction system rounded: ``what`` to ``digits`` significant digits (a
+    value of 0 to the absolute grid 10^-(2 digits): ``correctly_rounded``)."""
 
     what: str
     digits: int
     value: object
 
     def __str__(self):
+        if self.value == 0:
+            return f"{self.what} rounded to 0 (within 10^-{2 * self.digits} of 0)"
         return f"{self.what} rounded to {self.digits} significant digits"
 
 
@@ -143,8 +146,10 @@ def correctly_rounded(enclose, digits, what):
     extra = 10, 20, 40, ... until both ends round alike: rounding is monotone, so the value
     rounds as they do. Past 4 digits + 64 extra digits (the value within 10^-(4 digits) of a
     rounding midpoint or of 0), an enclosure narrower than 10^-(digits + 1) of its ends gives
-    the rounding of its centre, within an ulp of the value; a wider one raises ValueError (the
-    value is 0, or closer to 0 than the enclosures tell: ``what`` names it).
+    the rounding of its centre, within an ulp of the value; an enclosure of 0 within half of
+    10^-(2 digits) gives 0, the value correctly rounded to the absolute grid 10^-(2 digits)
+    (sin(pi) is 0: no enclosure separates it from 0, and none needs to); a wider one raises
+    ValueError (``what`` names the value).
     """
     ctx = _decimal_context(digits)
     extra = 10
@@ -158,5 +163,8 @@ def correctly_rounded(enclose, digits, what):
         extra *= 2
     if (hi - lo) * 10 ** (digits + 1) <= min(abs(lo), abs(hi)) and (lo > 0 or hi < 0):
         return _decimal_of((lo + hi) / 2, ctx)
-    raise ValueError(f"cannot round {what} to {digits} significant digits: it is 0 or within "
-                     f"{float(max(abs(lo), abs(hi))):.1e} of 0; write it exactly")
+    if lo <= 0 <= hi and 2 * max(-lo, hi) * 10 ** (2 * digits) < 1:
+        return decimal.Decimal(0)
+    reach = _decimal_of(max(abs(lo), abs(hi)), _decimal_context(2))
+    raise ValueError(f"cannot round {what} to {digits} significant digits: its enclosures "
+                     f"still reach {reach:.1E} around 0; write it exactly")

@@ -384,6 +384,22 @@ class SymbolicSystem:
             hit = self._exp[x] = Affine(self, centre, rad=rad)
         return hit
 
+    def largest(self, values):
+        """The largest of scores free of variables (the pattern does not depend on it)."""
+        if any(isinstance(v, Affine) and (v.vector is not None or v.rad) for v in values):
+            raise NotAffine("an attention score that depends on the digits")
+        return max(values, key=lambda v: v.const if isinstance(v, Affine) else v)
+
+    def _not_affine(name):
+        def f(self, x):
+            raise NotAffine(f"{name}() of a value: this family's closed-form proof covers "
+                            f"affine maps, ReLUs and exponentials of constant scores")
+        f.__name__ = name
+        return f
+
+    sqrt, sin, cos, erf = _not_affine("sqrt"), _not_affine("sin"), _not_affine("cos"), \
+        _not_affine("erf")
+
     def _exp_radius(self, centre, power, factor):
         """A bound on |factor * e**power - centre| from a 20-digits-more evaluation."""
         power = Fraction(power)

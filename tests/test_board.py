@@ -1,0 +1,247 @@
+"""AdderBoard's entries as model files (tinyadder/models/board/NAME.json), against the answers
+their original programs gave (tests/fixtures/board/NAME.json.gz, docs/models.md), and the
+``tinyadder board`` command.
+
+Every test is generic over the board files present: a new file and its fixture are tested
+here with nothing to edit but the golden list.
+"""
+
+import gzip
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tinyadder import models
+from tinyadder.addition import add
+from tinyadder.analysis import board, ledger
+from tinyadder.cli import main
+from tinyadder.modelfile import dump, load
+from tinyadder.numbers import number_system
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = ROOT / "tinyadder" / "models" / "board"
+FIXTURES = ROOT / "tests" / "fixtures" / "board"
+NAMES = sorted(p.name[:-len(".json")] for p in FILES.glob("*.json"))
+SUITE_OF = {"adderboard": "adderboard", "carries": "carries", "edge": "edges"}
+PER_SUITE = 2  # sampled pairs per suite in the default run, besides two the original got wrong
+ABOUT = ("title", "author", "params_claimed", "dtype", "family", "source")
+FAMILIES = ("rope-19", "rope-10000", "sinusoid-11", "fixed-bias", "trained")
+
+
+def fixture(name):
+    with gzip.open(FIXTURES / f"{name}.json.gz", "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def original_answers(fx, suite):
+    """[(a, b, the original's answer)] for every pair of the suite, in order."""
+    wrong = {(a, b): got for a, b, got in fx["suites"][suite]["wrong"]}
+    return [(a, b, wrong.get((a, b), a + b)) for a, b in board.suite_pairs(SUITE_OF[suite])]
+
+
+def run_cli(*argv):
+    import io
+    out, err = io.StringIO(), io.StringIO()
+    status = main(list(argv), out, err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_every_board_file_has_a_fixture_and_a_name():
+    assert NAMES and NAMES == list(models.board_names())
+    assert sorted(p.name[:-len(".json.gz")] for p in FIXTURES.glob("*.json.gz")) == NAMES
+    assert set(NAMES) <= set(models.names())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_file_reads_back_as_written(name):
+    text = (FILES / f"{name}.json").read_text(encoding="utf-8")
+    model = load(FILES / f"{name}.json")
+    assert dump(model) == text and model.name == name
+    assert models.build(name).name == name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_about_names_the_entry_and_its_source(name):
+    about = models.build(name).about
+    assert set(ABOUT) <= set(about) and about["family"] in FAMILIES
+    author, claimed = re.fullmatch(r"(.+)-(\d+)", name).groups()
+    assert about["author"].lower() == author and about["params_claimed"] == int(claimed)
+    source = about["source"]
+    assert re.fullmatch(r"[0-9a-f]{40}", source["commit"]) and "/" in source["repo"]
+    assert source["path"] and source["url"].startswith("https://")
+    fx = fixture(name)
+    assert fx["model"] == name and fx["dtype"] in (about["dtype"], "float")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_parameters_counted_from_the_file(name):
+    counted = ledger.totals(ledger.ledger(models.build(name))).params
+    assert counted == fixture(name)["pins"]["params_counted"]
+
+
+@pytest.mark.parametrize("suite", sorted(SUITE_OF))
+def test_fixture_pairs_are_the_generated_cases(suite):
+    pairs = board.suite_pairs(SUITE_OF[suite])
+    digest = hashlib.sha256("".join(f"{a}+{b}\n" for a, b in pairs).encode()).hexdigest()
+    for name in NAMES:
+        held = fixture(name)["suites"][suite]
+        assert (held["count"], held["sha256"]) == (len(pairs), digest), name
+        assert all(got != a + b for a, b, got in held["wrong"])
+
+
+def replayed(name, rows):
+    model = models.build(name)
+    ns = board.native(model)
+    return [(a, b, add(model, ns, a, b)) for a, b, _ in rows]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sampled_pairs_give_the_originals_answers(name):
+    """A few pairs of each suite, and the first two the original got wrong, in the original's
+    dtype: the same answers, right or wrong."""
+    fx = fixture(name)
+    rows = []
+    for suite in SUITE_OF:
+        rows += board.sample(original_answers(fx, suite), PER_SUITE)
+        rows += [tuple(r) for r in fx["suites"][suite]["wrong"][:2]]
+    assert replayed(name, rows) == rows
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_recorded_logits(name):
+    """At every recorded step the argmax is the original's; the largest difference from the
+    original's logits, and the steps where every logit is the same float, are as pinned."""
+    fx = fixture(name)
+    model = models.build(name)
+    ns = board.native(model)
+    worst, same, steps = 0.0, 0, 0
+    for rec in fx["logits"]:
+        got = board.step_logits(model, ns, rec["a"], rec["b"], len(rec["steps"]))
+        for row, want in zip(got, rec["steps"]):
+            want = [float.fromhex(h) for h in want]
+            mine = max((v, -t) for t, v in enumerate(row) if v is not None)
+            assert -mine[1] == want.index(max(want)), (rec["a"], rec["b"], steps)
+            diff = max(abs(g - w) for g, w in zip(row, want) if g is not None)
+            worst, same, steps = max(worst, diff), same + (diff == 0), steps + 1
+    pins = fx["pins"]
+    assert (steps, same, worst.hex()) == (
+        pins["logits_steps"], pins["logits_identical_steps"], pins["logits_max_diff"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("suite", sorted(SUITE_OF))
+def test_whole_suite_gives_the_originals_answers(name, suite):
+    rows = original_answers(fixture(name), suite)
+    assert replayed(name, rows) == rows
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_one_exact_pair(name):
+    """The real-number model of the file adds 7650676663 + 0149460439, every digit certified."""
+    assert add(models.build(name), number_system("fraction"), 7650676663, 149460439) == \
+        7650676663 + 149460439
+
+
+# ---- tinyadder board --------------------------------------------------------------------
+
+BOARD_LIST = """\
+model            family       author        claimed  counted  dtype
+kswain98-2       rope-19      kswain98            2       29  float32
+kswain98-4       rope-19      kswain98            4       30  float32
+zcbtrak-6        rope-19      zcbtrak             6       47  float64
+kswain98-8       rope-19      kswain98            8       30  float32
+lokimorty-10     rope-19      Lokimorty          10       30  float32
+lokimorty-12     rope-19      Lokimorty          12       31  float32
+yieldthought-20  rope-19      yieldthought       20       34  float32
+wonderfall-27    rope-19      Wonderfall         27       30  float32
+fblissjr-33      fixed-bias   fblissjr           33       41  float64
+alexlitz-36      fixed-bias   alexlitz           36       36  float64
+lichengliu03-50  sinusoid-11  lichengliu03       50       45  float32
+cosminscn-66     sinusoid-11  cosminscn          66       48  float32
+cosminscn-130    sinusoid-11  cosminscn         130       47  float32
+rezabyt-311      trained      rezabyt           311      311  float32
+"""
+
+
+def test_board_lists_every_file_with_its_counts():
+    status, out, err = run_cli("board")
+    table, rest = out.split("\n\n", 1)
+    assert (status, table + "\n", err) == (0, BOARD_LIST, "")
+    assert "  zcbtrak-6        Kiguli/AdderBoard submissions/hand_coded/zcbtrak_6p.py @ " \
+           "e5167440c8e9\n                   https://gist.github.com/zcbtrak/" in rest
+    status, out, _ = run_cli("board", "--json")
+    rows = json.loads(out)
+    assert [r["model"] for r in rows] == [line.split()[0] for line in BOARD_LIST.splitlines()[1:]]
+    assert rows[2]["source"]["commit"] == "e5167440c8e9d0ba167f54e0882bc525f8d06a84"
+    status, out, _ = run_cli("board", "--markdown")
+    assert out.splitlines()[4] == (
+        "| zcbtrak-6 | rope-19 | zcbtrak | 6 | 47 | float64 | Kiguli/AdderBoard "
+        "submissions/hand_coded/zcbtrak_6p.py @ e5167440c8e9d0ba167f54e0882bc525f8d06a84 "
+        "(https://gist.github.com/zcbtrak/b9af065d6395a3ecd72e3b8d2e867ae9) |")
+
+
+def test_board_run_reports_wrong_sums_and_exit_status():
+    """alexlitz-36 (TinyAdder-36 as published) gives false carries near a carry boundary."""
+    status, out, err = run_cli("board", "--run", "alexlitz-36", "--suite", "carries",
+                               "--sample", "40")
+    assert status == 1 and err.startswith("alexlitz-36: time ")
+    assert out == ("alexlitz-36: carries 40 pairs in float64: 5 wrong\n"
+                   "  3035644063+0524355936=03560000000, not 03559999999\n"
+                   "  8383353069+0116646929=08500000000, not 08499999998\n"
+                   "  0108520864+6591479126=06700000000, not 06699999990\n"
+                   "  ... and 2 more\n")
+    status, out, _ = run_cli("board", "--run", "zcbtrak-6", "--sample", "3", "--number",
+                             "fraction")
+    assert (status, out) == (0, "zcbtrak-6: adderboard 3 pairs in fraction: 0 wrong\n")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--run", "tiny"], "argument --run: unknown board model 'tiny'; use all or a name "
+                        "'tinyadder board' lists"),
+    (["--sample", "3"], "--suite, --sample and --number go with --run NAME|all"),
+    (["--run", "all", "--json"], "--json and --markdown print the list; leave out --run"),
+    (["--run", "all", "--sample", "0"], "argument --sample: "),
+    (["--run", "all", "--suite", "edge"], "argument --suite: invalid choice: 'edge'"),
+])
+def test_board_bad_input_is_one_line_exit_2(argv, message):
+    status, out, err = run_cli("board", *argv)
+    assert (status, out) == (2, "") and err.count("\n") == 1
+    assert err.startswith(f"tinyadder board: error: {message}")
+
+
+def test_board_as_a_process():
+    done = subprocess.run([sys.executable, "-m", "tinyadder", "board", "--run", "x"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("tinyadder board: error: argument --run: unknown board model 'x'; "
+                           "use all or a name 'tinyadder board' lists\n")
+
+
+LISTED = {"alexlitz-36"}  # the board's models of TinyAdder-36's kind
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_program_lists_the_model_or_says_why_not(name):
+    """The register-machine listing and the fast path's code read TinyAdder-36's kind of
+    model; for another kind each says so in one line."""
+    for argv in (["--model", name], ["--model", name, "--python", "--number", "float"]):
+        status, out, err = run_cli("program", *argv)
+        if name in LISTED:
+            assert (status, err) == (0, "") and out.startswith((f"{name}: 16 slots", "# "))
+        else:
+            assert (status, out, err.count("\n")) == (2, "", 1), argv
+            assert err.startswith("tinyadder program: error: ") and name in err
+
+
+def test_program_says_what_it_cannot_list():
+    assert run_cli("program", "--model", "yieldthought-20") == (2, "", (
+        "tinyadder program: error: the listing reads TinyAdder-36's kind of model; "
+        "yieldthought-20 has a final norm, added positions or a readout other than negative "
+        "error\n"))
