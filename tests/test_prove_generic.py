@@ -209,3 +209,11 @@ def test_generic_agrees_with_closed_form_and_brute_force(variant, n):
         assert wrong_pairs(model) == set()
     cert = json.loads(json.dumps(generic.certificate(outcome, model, variant)))
     assert setcheck.check(cert).startswith("certificate valid")
+
+
+def test_cli_fails_with_confirmed_counterexamples(tmp_path, capsys):
+    path = tmp_path / "mutant.json"
+    path.write_text(dump(mutant(build(ADDER1), "b_gate", MUTATION)), encoding="utf-8")
+    assert main(["prove", "--model", str(path), "--examples", "2"]) == 1
+    out = capsys.readouterr().out
+    assert "fails:" in out and out.count("(right: 9)") == 2

@@ -41,6 +41,9 @@ def build_parser():
     parser.add_argument("--seconds", type=int_arg(1, 10 ** 7), default=int(generic.MAX_SECONDS),
                         metavar="T", help="the generic method's budget of seconds (default "
                                           f"{int(generic.MAX_SECONDS)})")
+    parser.add_argument("--examples", type=int_arg(1, 10 ** 6), default=generic.EXAMPLES,
+                        metavar="K", help="the generic method stops after K counterexamples "
+                                          f"(default {generic.EXAMPLES})")
     return parser
 
 
@@ -149,7 +152,7 @@ def main(argv, out, err, stdin):
         print(f"{PROG}: prove: the closed form does not reach this model ({proof.refusal}); "
               f"the generic method", file=err)
     outcome = generic.prove(model, max_sets=args.max_sets, max_seconds=args.seconds,
-                            progress=Progress(err, "generic prover"))
+                            examples=args.examples, progress=Progress(err, "generic prover"))
     for line in generic_report(outcome, args.model):
         print(line, file=out)
     if args.certificate and outcome.verdict == "proved":

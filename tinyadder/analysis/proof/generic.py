@@ -29,9 +29,10 @@ from typing import List, Optional
 from ...addition import add, digits_of
 from ...forward import forward
 from ...modelfile import dump
+from ...numbers import Undecided
 from ...plan import compile_model
 from .sets import Region, a_var, b_var, c_var
-from .setsystem import SetSystem, Split
+from .setsystem import SetSystem
 
 FORMAT = "tinyadder-sets-certificate"
 MAX_SETS = 20000
@@ -189,7 +190,7 @@ class Prover:
                 _, past = forward(self.compiled, [0] * len(rows), None, patch=self._patch(rows),
                                   logits="last")
                 self._prompt = (past, len(rows))
-            except Split:
+            except Undecided:
                 self._prompt = (None, 0)
         return self._prompt
 
@@ -249,8 +250,8 @@ class Prover:
         out.sets += 1
         try:
             result = self.decide(self.logits(k, region), t)
-        except Split as why:
-            result = ("open", why.value, None)
+        except Undecided as why:  # a Split, or an enclosure (a root, say) out of its domain
+            result = ("open", getattr(why, "value", None), None)
         if result[0] == "decided":
             self._margin(k, result[1])
             return {"leaf": "bound"}
@@ -262,14 +263,15 @@ class Prover:
                                      f"right")
             self._counterexample(a, b, wrote)
             # more counterexamples wanted: the rest of the region is searched too
-            split = choose(region, result[2], self.targets[k])
+            split = choose(region, result[2].coefs, self.targets[k])
             if split is None:
                 return {"leaf": "fails", "pair": [a, b]}
             return self._split(k, region, split)
         # the first gate the pass relaxed is where the region stops deciding; else the
         # difference of logits that stays open
         relaxed = self.ns.relaxed
-        split = choose(region, relaxed[0] if relaxed else result[1], self.targets[k])
+        form = relaxed[0] if relaxed else result[1]
+        split = choose(region, form.coefs if form is not None else {}, self.targets[k])
         if split is None:
             return self._pair_split(k, region)
         return self._split(k, region, split, result[2])
@@ -339,8 +341,8 @@ class Prover:
         return out
 
 
-def choose(region, form, target):
-    """The split that most narrows ``form`` over ``region`` (None if none does).
+def choose(region, coefs, target):
+    """The split that most narrows a form (its ``coefs``) over ``region`` (None if none does).
 
     Column j's terms alpha a_j + beta b_j are ((alpha + beta)/2)(a_j + b_j) +
     ((alpha - beta)/2)(a_j - b_j): the sum part is narrowed by fixing the sum's digit at j and
@@ -349,7 +351,6 @@ def choose(region, form, target):
     can remove; with no variable left to narrow (the interval is the rest), the digits nearest
     the target's place are cut."""
     n = region.digits
-    coefs = form.coefs
     best, weight = None, Fraction(0)
 
     def offer(split, w):

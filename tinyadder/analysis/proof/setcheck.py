@@ -171,6 +171,8 @@ class Form:
         a, b = self.sys.range(f0)
         c, d = self.sys.range(g0)
         ends = [a * c, a * d, b * c, b * d]
+        if o is self:  # x^2 >= 0
+            ends = [ZERO if a <= 0 <= b else min(a * a, b * b), max(a * a, b * b)]
         return o.times(self.k) + f0.times(o.k) + Form(self.sys, ZERO, None, min(ends), max(ends))
 
     __rmul__ = __mul__

@@ -9,7 +9,8 @@ system's value lie in  F(x) + [lo, hi],  F(x) the form at the pair. The rules ke
 
 - sums and rational multiples are exact on the form and add or scale the interval;
 - a product of two values keeps the linear terms k_f G + k_g F and bounds the rest,
-  (F - k_f + I_f)(G - k_g + I_g), by the product of its factors' ranges over the region's box;
+  (F - k_f + I_f)(G - k_g + I_g), by the product of its factors' ranges over the region's box
+  (a square's rest by the square of its factor's range, never below 0);
 - a quotient multiplies by the reciprocal of the divisor's range (refused, by
   :class:`Split`, when that range holds 0);
 - e^x, sqrt, erf (increasing) take the range of x over the box and enclose the function at
@@ -118,6 +119,10 @@ class SetValue:
         # f g = k_f k_g + k_f (g - k_g) + k_g (f - k_f) + (f - k_f)(g - k_g)
         lin = self.system.centred(self).scaled(o.k) + self.system.centred(o).scaled(self.k)
         a, b = self.system.box(self, self.k)
+        if o is self:  # a square: (f - k)^2 lies in [0 or the nearer end squared, the farther]
+            low = ZERO if a <= 0 <= b else min(a * a, b * b)
+            rest = SetValue(self.system, self.k * o.k, {}, low, max(a * a, b * b))
+            return self.system.tidy(lin + rest)
         c, d = self.system.box(o, o.k)
         ends = (a * c, a * d, b * c, b * d)
         rest = SetValue(self.system, self.k * o.k, {}, min(ends), max(ends))
