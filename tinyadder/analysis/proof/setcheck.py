@@ -38,6 +38,7 @@ from .certificate import Invalid, Malformed  # the verdicts' exception types onl
 
 FORMAT = "tinyadder-sets-certificate"
 MAX_BYTES = 64 << 20
+MAX_DEPTH = 900  # a split tree deeper than this is refused (far below the recursion limit)
 ZERO = Fraction(0)
 
 
@@ -418,7 +419,7 @@ def check(cert, progress=None):
 
 
 def _node(leaves, k, node, region, done, progress, depth=0):
-    if not isinstance(node, dict) or depth > 4 * 10 * leaves.n + 50:
+    if not isinstance(node, dict) or depth > MAX_DEPTH:
         raise Invalid("a tree node that is not an object (or a tree too deep)")
     n = leaves.n
     if "split" in node:
