@@ -147,6 +147,8 @@ def test_a_mutant_fails_on_pairs_the_brute_force_finds():
     found = {(a, b) for a, b, _ in outcome.counterexamples}
     assert found == wrong
     assert all(wrote != a + b for a, b, wrote in outcome.counterexamples)
+    with pytest.raises(ValueError):  # no certificate but for a proof
+        generic.certificate(outcome, model, "mutant")
 
 
 def test_a_certificate_for_another_model_does_not_check(adder1):
@@ -168,14 +170,6 @@ def test_a_tampered_partition_does_not_check(adder1):
             setcheck.check(dict(cert, positions=positions))
 
 
-def test_no_certificate_for_a_verdict_other_than_proved():
-    model = mutant(build(ADDER1), "b_gate", MUTATION)
-    outcome = generic.prove(model)
-    assert outcome.verdict == "fails"
-    with pytest.raises(ValueError):
-        generic.certificate(outcome, model, "mutant")
-
-
 def test_the_budget_gives_undecided_with_the_regions_left(capsys):
     assert main(["prove", "--model", ADDER1, "--max-sets", "3"]) == 3
     out = capsys.readouterr().out
@@ -192,10 +186,13 @@ def test_cli_proves_a_model_file_and_checks_its_certificate(tmp_path, capsys):
 
 
 def test_generic_and_closed_form_agree_on_the_repaired_model_at_n1():
+    """Both proved; the generic certificate checks (its leaves rest on relaxed ReLUs)."""
     model = build("repaired", 1)
     assert closed_form(model).proved
     outcome = generic.prove(model)
     assert outcome.verdict == "proved"
+    cert = json.loads(json.dumps(generic.certificate(outcome, model, "repaired")))
+    assert setcheck.check(cert).startswith("certificate valid: repaired model, N = 1")
 
 
 @pytest.mark.slow

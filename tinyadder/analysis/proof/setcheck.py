@@ -17,6 +17,8 @@ search (``generic``, ``sets``, ``setsystem``). What it trusts is exactly that li
    form in the digits and carries plus an interval, every coefficient an exact rational), with
    the earlier answer digits the true sum's, gives a target logit above every other logit at
    every pair of the region, each range taken exactly over the region's pairs by the walk.
+   A ReLU is taken whole, as the prover takes it: g or 0 where the region decides its sign,
+   else its chord lam g + [0, -lam l] (which holds relu on the range [l, u] of g).
    Any other leaf (a counterexample, an open region) means the certificate proves nothing.
 
 Why affine forms and not plain intervals: a written digit of the sum enters the pass beside
@@ -204,6 +206,16 @@ class Form:
         return self.lift(other) > self
 
 
+class Relu(Form):
+    """relu(g) as a value; its ``> 0`` is True, so the pass's ``g if g > 0 else 0`` and
+    ``g u if g > 0 else 0`` take it whole."""
+
+    __slots__ = ()
+
+    def __gt__(self, other):
+        return True
+
+
 class FormSystem:
     """The number system of :class:`Form` values (what ``forward`` needs of one)."""
 
@@ -224,6 +236,18 @@ class FormSystem:
         if lo is None:
             return ZERO, ZERO
         return f.k + lo + f.lo, f.k + extreme(self.region, self.n, f.coefs, max) + f.hi
+
+    def relu(self, g):
+        """relu(g) over the region: g if g >= 0 there, 0 if g <= 0, else the chord
+        lam g + [0, -lam l], lam = u / (u - l), [l, u] the range of g."""
+        lo, hi = self.range(g)
+        if lo >= 0:
+            return Relu(self, g.k, g.coefs, g.lo, g.hi)
+        if hi <= 0:
+            return Relu(self, ZERO)
+        lam = hi / (hi - lo)
+        chord = g.times(lam)
+        return Relu(self, chord.k, chord.coefs, chord.lo, chord.hi - lam * lo)
 
     def between(self, lo, hi):
         return Form(self, lo, None, ZERO, hi - lo)
@@ -363,8 +387,12 @@ class Leaves:
         self.ns.region, self.ns.n = region, self.n
         slots = self.slots + [("sum", p) for _, p in self.targets[:k]]
         rows = [self.row(s, region) for s in slots]
-        logits = forward(self.compiled, [0] * len(rows), patch={"hook_embed": lambda _: rows},
-                         logits="last")[0][-1]
+        patch = {"hook_embed": lambda _: rows}
+        for i, block in enumerate(self.model.blocks):
+            if block.mlp is not None and block.mlp.act == "relu":
+                patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[self.ns.relu(g) for g in r]
+                                                                 for r in pre]
+        logits = forward(self.compiled, [0] * len(rows), patch=patch, logits="last")[0][-1]
         t = list(self.compiled.readout_tokens).index(token)
         for u, other in enumerate(logits):
             if u != t and self.ns.range(logits[t] - other)[0] <= 0:
