@@ -193,3 +193,25 @@ def test_an_exact_json_trace_stays_small_exact_and_loads(published):
     assert "blocks.1.hook_resid_mid" in doc["trace_points"]
     assert "blocks.1.hook_resid_mid" not in doc["derived"]
     assert load(io.StringIO(text.getvalue())).values == patched.values
+
+
+def test_a_tied_readout_reads_every_embedded_slot_scaled_or_not():
+    """logits = (x * scale) W_E^T over all the embedding's slots: a slot without a scale counts
+    0, wherever it lies (here x1, after the one scaled slot x0), in the pass and the fast path."""
+    import random
+    from test_modelfile import _rich_model
+    from tinyadder import number_system, run_with_cache
+    for seed in range(40):
+        model = _rich_model(random.Random(seed))
+        if model.unembed.kind == "tied":
+            break
+    assert model.unembed.scale.keys() == {"x0"} and "x1" in model.W_E["2"]
+    ns = number_system("float")
+    tokens = [model.vocab.index(t) for t in "12+2"]
+    rows, cache = run_with_cache(model, tokens, ns=ns)
+    x0 = model.slots.index("x0")
+    final = cache["ln_final.hook_normalized"][-1]
+    want = [final[x0] * 0.5 * float(model.W_E.get(t, {}).get("x0", 0)) - (t == "=")
+            for t in model.vocab]
+    assert rows[-1] == want
+    assert forward(compile_model(model, ns), tokens)[0][-1] == want

@@ -455,3 +455,22 @@ def test_an_exact_trace_of_a_model_whose_position_table_has_an_exact_zero():
     answer = "".join(trace["vocab"][t] for t in trace["tokens"][trace["prompt_len"]:])
     assert answer[::-1] == "10000000000" == str(9999999999 + 1)  # least significant first
     assert add(models.build("lichengliu03-50"), FractionSystem(), 9999999999, 1) == 10 ** 10
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_long_rationals_round_to_decimal_as_a_decimal_division_does(seed):
+    """The cut to prec + 3 digits with a sticky digit rounds as dividing the whole numbers
+    does, in every rounding mode, midpoints and exact decimals included."""
+    import decimal
+    from tinyadder.numbers.protocol import _decimal_context, _decimal_of
+    rng = random.Random(seed)
+    modes = [decimal.ROUND_HALF_EVEN, decimal.ROUND_FLOOR, decimal.ROUND_CEILING]
+    for _ in range(40):
+        prec = rng.choice([5, 20, 50])
+        x = Fraction(rng.randrange(-10 ** 2000, 10 ** 2000), rng.randrange(1, 10 ** 2000))
+        tie = Fraction(rng.randrange(10 ** prec) * 10 + 5, 1) * Fraction(10) ** -1500
+        for value in (x, tie, -tie, Fraction(10) ** 1500 / 3):
+            for mode in modes:
+                ctx = _decimal_context(prec, mode)
+                whole = ctx.divide(Decimal(value.numerator), Decimal(value.denominator))
+                assert _decimal_of(value, ctx) == whole, (value, prec, mode)

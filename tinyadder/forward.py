@@ -407,7 +407,7 @@ def logits(compiled, rows, ns):
 
 def _scaled(row, scale, ns):
     """A tied readout's input: each embedded slot times its scale (a slot without one: 0)."""
-    out = [ns.zero] * (max(s for s, _ in scale) + 1)
+    out = [ns.zero] * len(row)
     for s, w in scale:
         out[s] = row[s] * w
     return out

@@ -29,14 +29,14 @@ def build_parser():
 
 
 @contextmanager
-def open_output(path, parser):
-    """The output file, opened before the (long) trace so that a bad path fails at once. If
-    the file cannot be written whole (a full disk or device, an error, Ctrl-C), a file this
-    call created is removed again (never anything else: '-o /dev/full' once deleted
-    /dev/full), and a failed write is one line, exit status 2."""
+def open_output(path, parser, binary=False):
+    """The output file (text, or ``binary``), opened before the (long) trace so that a bad
+    path fails at once. If the file cannot be written whole (a full disk or device, an error,
+    Ctrl-C), a file this call created is removed again (never anything else: '-o /dev/full'
+    once deleted /dev/full), and a failed write is one line, exit status 2."""
     created = not os.path.lexists(path)
     try:
-        f = open(path, "w", encoding="utf-8")
+        f = open(path, "wb") if binary else open(path, "w", encoding="utf-8")
     except OSError as error:
         parser.error(f"cannot write {path}: {error.strerror}; give a writable path with -o")
     try:

@@ -1,21 +1,33 @@
-"""``tinyadder export``: a model as a model file (``modelfile.dump``, docs/model-format.md)."""
+"""``tinyadder export``: a model as a model file (``modelfile.dump``, docs/model-format.md), or
+with ``--onnx`` as an ONNX graph (``onnx.export``, docs/onnx.md)."""
 
 from ..modelfile import dump
+from ..onnx import OnnxError, serialize
+from ..onnx.export import DTYPES, MAX_LENGTH, export
 from .explore import open_output
-from .options import PROG, Parser, add_digits_option, model_arg, model_of
+from .options import PROG, Parser, add_digits_option, int_arg, model_arg, model_of
 
 
 def build_parser():
     parser = Parser(
         prog=f"{PROG} export",
         description="Write a model as a model file: one JSON document, every value an exact "
-                    "constant (docs/model-format.md). MODEL is a shipped model (published, "
-                    "repaired; with --digits N the construction for N-digit operands) or a "
-                    "model file, written again in canonical form.")
+                    "constant (docs/model-format.md); or, with --onnx, as an ONNX graph that "
+                    "maps T token ids to the logits of every position (docs/onnx.md). MODEL "
+                    "is a shipped model (published, repaired; with --digits N the "
+                    "construction for N-digit operands), a model file or an ONNX file.")
     parser.add_argument("model", type=model_arg, metavar="MODEL",
                         help="a shipped model's name or the path of a model file")
     parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write the file to FILE (default: standard output)")
+                        help="write the file to FILE (default: standard output; --onnx needs "
+                             "a FILE)")
+    parser.add_argument("--onnx", action="store_true",
+                        help="write an ONNX file (standard operators, opset 21) instead")
+    parser.add_argument("--length", type=int_arg(1, MAX_LENGTH), metavar="T",
+                        help="--onnx: the positions the graph takes (default: a whole "
+                             "addition, its prompt and every written token but the last)")
+    parser.add_argument("--dtype", choices=tuple(DTYPES), default=None,
+                        help="--onnx: the floats of the graph (default float64)")
     add_digits_option(parser)
     return parser
 
@@ -24,13 +36,24 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    text = dump(model_of(parser, args, adds=False))
-    if args.output is None:
-        out.write(text)
-        return 0
-    with open_output(args.output, parser) as f:
+    model = model_of(parser, args, adds=False)
+    if not args.onnx:
+        if args.length is not None or args.dtype is not None:
+            parser.error("--length and --dtype are options of --onnx")
+        data = dump(model)
+    else:
+        if args.output is None:
+            parser.error("--onnx writes a binary file: give it with -o FILE.onnx")
         try:
-            f.write(text)
+            data = serialize(export(model, args.length, args.dtype or "float64"))
+        except OnnxError as error:
+            parser.error(str(error))
+    if args.output is None:
+        out.write(data)
+        return 0
+    with open_output(args.output, parser, binary=args.onnx) as f:
+        try:
+            f.write(data)
         except OSError as error:  # a full disk or device: one line, as everywhere
             parser.error(f"cannot write {args.output}: {error.strerror or error}")
     print(f"wrote {args.output}", file=out)

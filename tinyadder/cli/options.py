@@ -16,7 +16,8 @@ from typing import Optional
 from .. import models
 from ..addition import EXCERPT, InputError, excerpt, split_expression
 from ..construction import DIGITS, MAX_DIGITS, SLOTS, check_digits
-from ..modelfile import ModelFileError, load
+from ..modelfile import ModelFileError
+from ..onnx import OnnxError
 from ..numbers import (DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, MAX_DECIMAL_DIGITS,
                        NUMBER_CHOICES, number_system)
 
@@ -120,14 +121,14 @@ class ModelChoice:
 
 
 def model_arg(text):
-    """A shipped model's name or the path of a model file, read here, so that a bad file is
-    this option's one-line error."""
+    """A shipped model's name or the path of a model file (or an ONNX file, .onnx), read
+    here, so that a bad file is this option's one-line error."""
     if text in models.names():
         return ModelChoice(text)
-    if os.path.exists(text) or text.endswith(".json") or os.sep in text:
+    if os.path.exists(text) or text.endswith((".json", ".onnx")) or os.sep in text:
         try:
-            return ModelChoice(text, load(text))
-        except ModelFileError as err:
+            return ModelChoice(text, models.read_file(text))
+        except (ModelFileError, OnnxError) as err:
             raise argparse.ArgumentTypeError(str(err)) from None
     raise argparse.ArgumentTypeError(f"unknown model {excerpt(text)}; use {models.others()}, "
                                      f"a board model (tinyadder board lists them) or a model file")
@@ -220,7 +221,7 @@ def add_model_option(parser, model="published"):
              f"repaired{' (default)' if model == 'repaired' else ''}: the same 36 parameters "
              f"with the readout reading only the layer-1 FFN's own slots; variant-28; a board "
              f"model, AdderBoard's entries (docs/models.md; '{PROG} board' lists them); or a "
-             f"model file (docs/model-format.md)")
+             f"model file (docs/model-format.md) or an ONNX file, FILE.onnx (docs/onnx.md)")
 
 
 # --- standard input and output ------------------------------------------------------------

@@ -26,6 +26,7 @@ import os
 from .. import construction
 from ..addition import excerpt
 from ..modelfile import load, loads
+from ..onnx.read import load as onnx_load
 
 
 BOARD = "board"  # the folder of the AdderBoard entries' files
@@ -64,11 +65,12 @@ def shipped(name):
 def build(model="published", digits=None):
     """The model ``model`` names, for N-digit operands.
 
-    ``model`` is a shipped model's name (``names()``) or the path of a model file. A shipped
-    model is read from its file at the N it is written for (10 for TinyAdder-36: ``digits``
-    None or 10); the construction builds ``published`` and ``repaired`` for any other N up to
-    ``construction.MAX_DIGITS``. A file is read as it is: ``digits`` must be its prompt's N or
-    None. A bad file raises ``modelfile.ModelFileError``, a ValueError naming the field.
+    ``model`` is a shipped model's name (``names()``) or the path of a model file, or of an
+    ONNX file (``.onnx``: ``onnx.read.load``). A shipped model is read from its file at the N
+    it is written for (10 for TinyAdder-36: ``digits`` None or 10); the construction builds
+    ``published`` and ``repaired`` for any other N up to ``construction.MAX_DIGITS``. A file
+    is read as it is: ``digits`` must be its prompt's N or None. A bad file raises
+    ``modelfile.ModelFileError`` or ``onnx.OnnxError``, a ValueError naming what is wrong.
     """
     if digits is not None:
         construction.check_digits(digits)
@@ -82,9 +84,14 @@ def build(model="published", digits=None):
         raise TypeError(f"a model is a name such as 'published' or the path of a model file, "
                         f"not {type(model).__name__}")
     if os.path.isfile(model):
-        return at_digits(load(model), digits, os.fspath(model))
+        return at_digits(read_file(model), digits, os.fspath(model))
     raise ValueError(f"unknown model {excerpt(os.fspath(model))}: use {others()}, a board "
                      f"model (tinyadder board lists them) or the path of a model file")
+
+
+def read_file(path):
+    """The model in a model file, or in an ONNX file if its name ends in .onnx."""
+    return onnx_load(path) if os.fspath(path).endswith(".onnx") else load(path)
 
 
 def at_digits(model, digits, where):

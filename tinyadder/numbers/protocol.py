@@ -134,9 +134,21 @@ def _decimal_context(digits, rounding=decimal.ROUND_HALF_EVEN):
 
 
 def _decimal_of(x, ctx):
-    """A rational as a Decimal rounded in ctx (exact when the rational is a short decimal)."""
+    """A rational as a Decimal rounded in ctx (exact when the rational is a short decimal).
+
+    A long rational n/d is first cut to q = floor(|n/d| 10^k), of ctx.prec + 3 digits or more,
+    with a sticky digit 1 after q where the cut dropped something: that decimal rounds in every
+    rounding mode as n/d does, and one integer division of n by d costs far less than
+    converting both to Decimals (quadratic in their length)."""
     x = Fraction(x)
-    return ctx.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
+    n, d = abs(x.numerator), x.denominator
+    if n.bit_length() + d.bit_length() < 32 * ctx.prec + 4096:
+        return ctx.divide(decimal.Decimal(x.numerator), decimal.Decimal(d))
+    # |x| >= 2^(b - 1) for b the difference of bit lengths, and log10 2 < 0.30103
+    k = ctx.prec + 4 - (n.bit_length() - d.bit_length() - 1) * 30103 // 100000
+    q, r = divmod(n * 10 ** k, d) if k >= 0 else divmod(n, d * 10 ** -k)
+    cut = decimal.Decimal((int(x < 0), tuple(map(int, str(10 * q + (r > 0)))), -k - 1))
+    return ctx.plus(cut)
 
 
 def correctly_rounded(enclose, digits, what):

@@ -3,7 +3,9 @@ onnx.proto that a model with initializers needs (docs/onnx.md).
 
 ``wire`` is the protobuf wire format and :class:`OnnxError`, ``messages`` the messages as
 frozen dataclasses, ``codec`` their field numbers with :func:`serialize` and :func:`parse`,
-``limits`` the reader's limits, ``builder`` a :class:`GraphBuilder` for exporters.
+``limits`` the reader's limits, ``builder`` a :class:`GraphBuilder` for exporters. On top of
+them: ``values`` (the floats of exact constants), ``export`` (a model as an ONNX graph) and
+``read`` (a graph back into a model).
 """
 
 from .builder import GraphBuilder, attribute

@@ -58,15 +58,15 @@ class GraphBuilder:
             raise OnnxError(f"{what}: value {name!r} is defined twice")
         self._defined.add(name)
 
-    def input(self, name, dtype, dims):
+    def input(self, name, dtype, dims, doc_string=""):
         """A graph input of element type dtype and shape dims (ints, str names or None)."""
-        value = ValueInfo(name, dtype, dims)
+        value = ValueInfo(name, dtype, dims, doc_string)
         self._define(name, f"input {name!r}")
         self._inputs.append(value)
 
-    def initializer(self, name, values, dims, dtype, raw=False):
+    def initializer(self, name, values, dims, dtype, raw=False, doc_string=""):
         """A constant tensor: values in row-major order; raw: stored as raw_data."""
-        tensor = Tensor(name, dtype, dims, values, raw)
+        tensor = Tensor(name, dtype, dims, values, raw, doc_string)
         self._define(name, f"initializer {name!r}")
         self._initializers.append(tensor)
 
@@ -87,9 +87,9 @@ class GraphBuilder:
         self._node_names.add(name)
         self._nodes.append(node)
 
-    def output(self, name, dtype, dims):
+    def output(self, name, dtype, dims, doc_string=""):
         """A graph output: a value defined before, of element type dtype and shape dims."""
-        value = ValueInfo(name, dtype, dims)
+        value = ValueInfo(name, dtype, dims, doc_string)
         if name not in self._defined:
             raise OnnxError(f"output {name!r} is not defined")
         self._outputs.append(value)
