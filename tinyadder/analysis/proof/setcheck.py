@@ -403,19 +403,15 @@ class Leaves:
 # ---- the certificate ----------------------------------------------------------------------
 
 def load(path):
-    """The certificate's JSON data if the file is one of this format, else None (Malformed
-    if it cannot be read or is not JSON); its size is bounded."""
+    """The certificate's JSON data if the file is a readable one of this format (at most
+    MAX_BYTES), else None: the closed form's reader (``certificate.load``) then reads it and
+    says what is wrong with it."""
     try:
         with open(path, "rb") as f:
             raw = f.read(MAX_BYTES + 1)
-    except OSError as why:
-        raise Malformed(f"cannot read {path}: {why.strerror or why}") from None
-    if len(raw) > MAX_BYTES:
-        raise Malformed(f"{path} is larger than {MAX_BYTES:,} bytes")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError, RecursionError) as why:
-        raise Malformed(f"{path} is not JSON ({why.__class__.__name__})") from None
+        data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_BYTES else None
+    except (OSError, ValueError, RecursionError):
+        return None
     return data if isinstance(data, dict) and data.get("format") == FORMAT else None
 
 
