@@ -179,7 +179,6 @@ class SetSystem:
         self.region = None
         self._ranges = None
         self.relaxed = []   # the gates ``relu`` relaxed since ``at``
-        self.comparisons = 0
 
     def at(self, region):
         """Decide comparisons over ``region`` from now on."""
@@ -248,7 +247,6 @@ class SetSystem:
         """``x > 0`` as the pass's ReLUs ask it (``g if g > 0 else 0``, ``g u if g > 0 else
         0``, whose branches agree at g = 0): True when x >= 0 at every pair of the region,
         False when x <= 0 at every pair."""
-        self.comparisons += 1
         lo, hi = self.box(x)
         if lo >= 0:
             return True
