@@ -746,7 +746,7 @@ def test_bench_warns_when_a_sum_is_wrong():
                                "--repeats", "1")
     assert status == 1 and "WRONG" in out
     assert err.startswith("tinyadder: warning: the published model's sum is wrong on ")
-    assert "of 20 cases in float32, cache on (marked WRONG above)\n" in err
+    assert "of 10 cases in float32, cache on (marked WRONG above)\n" in err
 
 
 @pytest.mark.parametrize("argv", [

@@ -9,12 +9,16 @@ import pytest
 from tinyadder import build
 from tinyadder.addition import encode
 from tinyadder.cache import run_with_cache
-from tinyadder.cases import COUNTEREXAMPLE, random_pairs
+from tinyadder.addition import answer
+from tinyadder.cases import COUNTEREXAMPLE, carry_pairs, random_pairs, verify_cases
 from tinyadder.forward import forward
 from tinyadder.plan import compile_model
-from tinyadder.generate import argmax, decode
+from tinyadder.generate import _runner, argmax, decode
 from tinyadder.numbers.enclosures import BallSystem, IntervalSystem
+from tinyadder.numbers.scaled import ScaledSystem
 from tinyadder.numbers import FractionSystem, Undecided, exp_of
+
+from test_one_pass import random_model
 
 
 def test_e_to_the_x_cancels_exactly():
@@ -28,10 +32,10 @@ def test_e_to_the_x_cancels_exactly():
     assert [r.what for r in cache.roundings] == ["exp(-40)", "exp(-1000)"]  # once per argument
 
 
-@pytest.mark.parametrize("enclose", [IntervalSystem, BallSystem])
+@pytest.mark.parametrize("enclose", [IntervalSystem, BallSystem, ScaledSystem])
 def test_enclosures_contain_the_fraction_values_and_finer_ones(enclose):
-    """Every logit of the interval (or ball) pass at 50 digits contains the fraction system's
-    at 50 digits and at 120 (within 10^-119 of the real-number model's)."""
+    """Every logit of the interval (or ball, or scaled integer) pass at 50 digits contains the
+    fraction system's at 50 digits and at 120 (within 10^-119 of the real-number model's)."""
     model = build("published")
     tokens = decode(model, FractionSystem(), encode(model, *COUNTEREXAMPLE), 11)[0]
     box, _ = forward(compile_model(model, enclose(50)), tokens)
@@ -42,6 +46,70 @@ def test_enclosures_contain_the_fraction_values_and_finer_ones(enclose):
             ((b.lo, b.hi) if enclose is IntervalSystem else b.ends() for b in box[-1])]
     assert 0 < max(hi - lo for lo, hi in ends) < Fraction(1, 10 ** 20)  # all decisions settle
     assert decode(model, enclose(50), tokens[:23], 11)[0] == tokens
+
+
+def test_scaled_integers_contain_the_fraction_values_of_random_models():
+    """The generated integer code (every path codegen writes: decays, textbook heads, shared
+    gates, constants that are not short decimals) encloses the fraction system's logits at 50
+    and at 120 digits, for random models and inputs."""
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(30):
+        model = random_model(rng)
+        tokens = [rng.randrange(len(model.vocab)) for _ in range(rng.randint(1, 6))]
+        compiled = compile_model(model, ScaledSystem(50))
+        assert compiled.fast
+        try:
+            box, _ = forward(compiled, tokens)
+        except Undecided:  # a gate the intervals cannot open or shut
+            continue
+        for digits in (50, 120):
+            exact, _ = forward(compile_model(model, FractionSystem(digits)), tokens)
+            assert all(b.contains(x) for brow, xrow in zip(box, exact)
+                       for b, x in zip(brow, xrow))
+        checked += 1
+    assert checked >= 25
+
+
+def _interval_tokens(model, ns, prompt, n_new):
+    """The tokens decided over ``numbers.enclosures`` (the interval pass, no integer code),
+    refined as decoding refines."""
+    while True:
+        try:
+            return decode(model, ns.decider(), prompt, n_new)[0]
+        except Undecided:
+            ns = ns.refined()
+
+
+def _wrong_sums_with_the_same_tokens(pairs):
+    """How many of the published model's sums of ``pairs`` are wrong, after asserting that
+    the scaled integers decide every token as the intervals do."""
+    model, ns = build("published"), FractionSystem()
+    assert isinstance(_runner(model, ns, None).ns, ScaledSystem)  # decoding's decider
+    wrong = 0
+    for a, b in pairs:
+        prompt = encode(model, a, b)
+        tokens = decode(model, ns, prompt, 11)[0]
+        assert tokens == _interval_tokens(model, ns, prompt, 11), (a, b)
+        wrong += answer(model, tokens) != a + b
+    return wrong
+
+
+def test_scaled_integers_decide_the_intervals_tokens_on_a_sample():
+    """AdderBoard's first cases and carries cases where the published model's own sums are
+    wrong (m = 8, 9 carried columns): the same tokens, flaws included."""
+    cells = carry_pairs(20)
+    pairs = verify_cases()[:16] + cells[8, 1][:4] + cells[9, 10][:4]
+    assert _wrong_sums_with_the_same_tokens(pairs) == 5
+
+
+@pytest.mark.slow
+def test_scaled_integers_decide_the_intervals_tokens_on_adderboard_and_the_carries():
+    """All 10,010 AdderBoard cases (every sum right) and the carries suite (20 per cell: the
+    published model's 201 wrong sums)."""
+    assert _wrong_sums_with_the_same_tokens(verify_cases()) == 0
+    carries = [p for group in carry_pairs(20).values() for p in group]
+    assert _wrong_sums_with_the_same_tokens(carries) == 201
 
 
 def test_long_numbers_are_decided_over_balls():
@@ -107,3 +175,27 @@ def test_comparisons_settle_or_refuse():
     with pytest.raises(Undecided):
         ns.one / (third - third)
     assert (third * 3).lo < 1 < (third * 3).hi
+
+
+def test_argmax_passes_over_an_open_tie_below_the_winner():
+    """Two runners-up tied exactly (their intervals overlap: no comparison of them settles)
+    do not stop the pick of a winner that beats both; a tie with the winner is raised."""
+    from tinyadder.numbers import Undecided
+
+    class Box:
+        def __init__(self, lo, hi):
+            self.lo, self.hi = lo, hi
+
+        def __gt__(self, other):
+            if self.lo > other.hi:
+                return True
+            if self.hi < other.lo:
+                return False
+            raise Undecided("overlapping")
+
+    tied = [Box(0, 0), Box(4, 5), Box(4, 5), Box(9, 9), Box(1, 1)]
+    assert argmax(tied) == 3
+    assert argmax([Box(9, 9)] + tied[1:3]) == 0 and argmax(tied[1:3] + [Box(9, 9)]) == 2
+    with pytest.raises(Undecided):
+        argmax([Box(0, 0), Box(8, 9), Box(8, 9)])
+    assert argmax([3, 7, 7, 1]) == 1 and argmax([5]) == 0 and argmax([2, 2]) == 0

@@ -62,3 +62,21 @@ def test_step_prints_a_long_slot_readably():
             "  ('s count exact' prints every digit)\n(step) s count exact\n") in text
     exact = text.split("(step) s count exact\ncount ~ -10.0000, exactly:\n")[1].splitlines()[0]
     assert Fraction(exact) == count
+
+
+@pytest.mark.parametrize("x", [
+    Fraction(5, 2), Fraction(-1234565, 10 ** 7), Fraction(1234575, 10 ** 7),  # ties: to even
+    Fraction(9999995, 10), Fraction(-9999995, 10 ** 9),  # rounded up to a power of ten
+    Fraction(120), -10 ** 30, 10 ** 30 + 1, Fraction(1, 3), Fraction(2, 3) * 10 ** -40,
+    Fraction(7 ** 5000 + 1, 3 ** 9000), -Fraction(2 ** 15000 + 1, 3 ** 500)])  # long
+def test_rounded_is_decimal_division_at_the_precision(x):
+    """show.rounded works in integers; its text is that of Decimal(n) / Decimal(d) at the
+    precision (half to even), exact quotients and long rationals included."""
+    from decimal import Decimal, localcontext
+    from tinyadder.analysis.show import rounded
+    x = Fraction(x)
+    for sig in (1, 3, 6):
+        with localcontext() as ctx:
+            ctx.prec = sig
+            want = format(Decimal(x.numerator) / Decimal(x.denominator), f".{sig}g")
+        assert rounded(x, sig) == want

@@ -160,6 +160,28 @@ def test_more_than_20_failures_shows_the_first_20_and_the_count():
     assert len(out.split("first 20 shown\n")[1].splitlines()) == 20
 
 
+@pytest.mark.parametrize("suite, cases", [("carries", "3"), ("adderboard", "450")])
+def test_jobs_give_the_report_of_one_process(suite, cases):
+    """Split over 3 processes (parts of analysis.verify.CHUNK pairs: the last one short, the
+    carries suite's failures spread over several), the report is the text of --jobs 1."""
+    argv = ["--suite", suite, "--number", "float", "--cases", cases]
+    one, three = verify(*argv), verify(*argv, "--jobs", "3")
+    assert three[:2] == one[:2] and one[0] == (1 if suite == "carries" else 0)
+    assert ("failures: " in one[1]) and (suite != "carries" or "first 20 shown" in one[1])
+
+
+def test_an_interrupted_split_run_counts_the_parts_it_finished():
+    from tinyadder.analysis import verify as analysis
+
+    def progress(done, total, note):  # Ctrl-C once two parts are in
+        if done == 2 * analysis.CHUNK:
+            raise KeyboardInterrupt
+    groups = analysis.suite_groups("adderboard", 600)
+    outcome = analysis.check(build("published"), number_system("float"), groups, progress, 2)
+    assert outcome.interrupted and outcome.total == 2 * analysis.CHUNK
+    assert outcome.groups == {"edge cases": (10, 10), "random pairs": (390, 390)}
+
+
 class Terminal(io.StringIO):
     def isatty(self):
         return True

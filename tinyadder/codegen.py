@@ -15,9 +15,19 @@ exactly 1 multiplies nothing (1 x is x in every number system). What it does not
 it leaves to ``forward``'s own functions, which ``forward`` hands it as ``ops`` (``linear``,
 ``score``, ``softmax1``, ``attend``): a textbook head, a first block's keys per token.
 tests/test_one_answer.py and tests/test_one_pass.py check the two passes bit for bit.
+
+In a system with a ``scale`` (``numbers.scaled.ScaledSystem``, the fraction system's decider)
+each value is written out as two ints instead, the ends of an interval at scale 2^-F
+(``_Ints``): a sum adds the ends, an exact integer weight k multiplies them, an exact p/q
+takes floor(p lo / q) and ceil(p hi / q), and a product of two intervals or an interval weight
+rounds once, lo down and hi up (``>> F``); a quotient is ``divide``, an open ReGLU gate raises
+``numbers.Undecided`` (``open_gate``), and the logits come back boxed (``box``).
 """
 
+import array
 import keyword
+from fractions import Fraction
+import math
 import re
 import textwrap
 
@@ -32,7 +42,9 @@ def _identifier(text):
 
 # names the generated code uses for itself: a slot may not take them
 RESERVED = {"token", "pos", "layers", "x", "L", "k", "v", "e", "ev", "s", "n", "d", "g", "t",
-            "zero", "one", "ns", "embed", "token_kv", "exp_qk", "attend_one", "ops"}
+            "zero", "one", "ns", "embed", "token_kv", "exp_qk", "attend_one", "ops", "kv",
+            "F", "ONE", "zeros", "box", "divide", "product", "open_gate", "embed_ints",
+            "interval", "R", "embed_floats"}
 
 
 def _locals(names):
@@ -57,23 +69,13 @@ class _Constants(dict):
         self[key] = value
         return key
 
-    def weights(self, layer, tensor, sources, targets):
-        """``const(w, s, t)`` naming entry (s, t) of a tensor (s None: its bias)."""
-        def const(w, s, t):
-            return self.name(w, f"L{layer}_b_{tensor}_{targets[t]}" if s is None else
-                             f"L{layer}_W_{tensor}_{sources[s]}_{targets[t]}")
-        return const
 
-
-def _affine(affine, t, var, const):
-    """The text of target t of an AffineMap, w_1 x_1 + w_2 x_2 + ... + b_t, ``var(i)`` naming
-    source i and ``const(w, i, t)`` a weight (i None: the bias): an absent bias is no term, a
-    weight of 1 is x."""
-    b = affine.bias[t]
-    terms = [var(i) if i in affine.unit[t] else f"{const(w, i, t)} * {var(i)}"
-             for i, w in affine.columns[t]]
-    terms += [const(b, None, t)] if b is not None else []
-    return " + ".join(terms) or "zero"
+def _what(layer, tensor, sources, targets):
+    """``what(s, t)``: the name of entry (s, t) of a tensor (s None: its bias)."""
+    def what(s, t):
+        return (f"L{layer}_b_{tensor}_{targets[t]}" if s is None else
+                f"L{layer}_W_{tensor}_{sources[s]}_{targets[t]}")
+    return what
 
 
 def _token_kv(ops, ns, block, row):
@@ -82,6 +84,15 @@ def _token_kv(ops, ns, block, row):
     k, v = ops.linear(row, block.k, ns.zero), ops.linear(row, block.v, ns.zero)
     e = _exp_qk(ops, ns, block, k)
     return k, v, e, [w * v[h] if w is not None else None for h, w in enumerate(e)]
+
+
+def _token_ints(ops, ns, block, row):
+    """(k, v, ints) of a first-block position for the integer code: its boxed keys and values,
+    and the ends of e and e v of each carried head, in head order."""
+    k, v, e, ev = _token_kv(ops, ns, block, row)
+    ints = [end for h, head in enumerate(block.heads) if head.carried
+            for value in (e[h], ev[h]) for end in ns.ints(value)]
+    return k, v, tuple(ints)
 
 
 def _exp_qk(ops, ns, block, k):
@@ -97,102 +108,549 @@ def _attend_one(ops, ns, q, layer, h, head, i):
                       ns.zero)
 
 
-def source(compiled, logits=True):
+class _Values:
+    """Writes each operation on the number system's own values: one local per value, Python's
+    operators. Each method returns the lines of one operation (``_Ints`` writes them on ints).
+    """
+
+    def __init__(self, compiled, env):
+        self.ns, self.env = compiled.ns, env
+
+    def weights(self, layer, tensor, sources, targets):
+        """``const(w, s, t)``: entry (s, t) of a tensor (s None: its bias), bound by name."""
+        what = _what(layer, tensor, sources, targets)
+        return lambda w, s, t: self.env.name(w, what(s, t))
+
+    def constant(self, value, what):
+        """A plan constant (a decay), bound by name."""
+        return self.env.name(value, what)
+
+    def affine(self, affine, t, var, const):
+        """Target t of an Affine, w_1 x_1 + w_2 x_2 + ... + b_t, ``var(i)`` naming source i:
+        an absent bias is no term, a weight of 1 is x."""
+        b = affine.bias[t]
+        terms = [var(i) if i in affine.unit[t] else f"{const(w, i, t)} * {var(i)}"
+                 for i, w in affine.columns[t]]
+        terms += [const(b, None, t)] if b is not None else []
+        return " + ".join(terms) or "zero"
+
+    def embed(self, row):
+        return [f"    {', '.join(row)}, = x = embed[token]"]
+
+    zeros = "(zero, zero)"  # the running sums before the first position
+    sums = "n, d"
+
+    def first_kv(self, i, memo, weights, block, names):
+        """(lines, keys, values): the per-token lookup (rule 4), and the names of the keys and
+        values a cache keeps."""
+        return [f"    k, v, e, ev = {memo}.get(token) or {memo}.setdefault("
+                f"token, token_kv(ops, ns, {weights}, x))"], "k", "v"
+
+    def later_kv(self, i, block, row, heads, names, inp):
+        lines, c = [], self.env.name
+        for x in "kv":
+            const = self.weights(i, x.upper(), inp, heads)
+            terms = [self.affine(getattr(block, x), h, row.__getitem__, const)
+                     for h in range(len(heads))]
+            lines.append(f"    {x} = [{', '.join(terms)}]")
+        if all(h.exp_qk is not None for h in block.heads if h.carried):
+            lines.append(f"    e = {c([h.exp_qk for h in block.heads], f'L{i}_exp_qk')}")
+        else:
+            lines.append(f"    e = exp_qk(ops, ns, {c(block, f'L{i}_block')}, k)")
+        ev = [f"e[{h}] * v[{h}]" if b.carried else "None" for h, b in enumerate(block.heads)]
+        return lines + [f"    ev = [{', '.join(ev)}]"], "k", "v"
+
+    def carry(self, i, h, name, decay):
+        """A carried head's running sums one position on (rule 1, as ``forward.carry``), from
+        and to ``sums``."""
+        if decay is None:
+            return [f"    n, d = n + ev[{h}], d + e[{h}]"]
+        return [f"    n, d = {decay} * n + ev[{h}], {decay} * d + e[{h}]"]
+
+    def carried_z(self, z):
+        """z = N / (1 + D) of the sums."""
+        return [f"    {z} = n / (one + d)"]
+
+    def textbook(self, z, q, h, head):
+        return [f"    {z} = attend_one(ops, ns, {q}, L, {h}, {head}, pos)"]
+
+    def assign(self, name, value, base=None):
+        """name = value, or name = base + (value)."""
+        return [f"    {name} = {value}" if base is None else f"    {name} = {base} + ({value})"]
+
+    def unit(self, post, gate, up, u, var, const):
+        """post = relu(gate) (up), the up map not computed where the gate is shut."""
+        return [f"    g = {gate}",
+                f"    {post} = g * ({self.affine(up, u, var, const)}) if g > zero else zero"]
+
+    def shared(self, gate, x, posts, common):
+        """t = relu(gate) x once (rule 5), then each unit's post = w t (``posts``: (name, w,
+        what names w), w None for a weight of 1)."""
+        lines = [f"    g = {gate}", f"    t = g * {x} if g > zero else zero"]
+        return lines + [f"    {post} = t" if w is None else f"    {post} = {self.env.name(w, what)} * t"
+                        for post, w, what in posts]
+
+    def logits(self, row, readout):
+        return [f"    return [{', '.join('-' + row[s] for s in readout)}]"]
+
+
+def _same(x):
+    """The ends of 1 x: x's own."""
+    return f"{x}_lo", f"{x}_hi"
+
+
+def _times_gate(x):
+    """The ends of g x for a gate g > 0: g_lo or g_hi, by the sign of each end of x."""
+    return (f"(g_lo if {x}_lo >= 0 else g_hi) * {x}_lo >> F, "
+            f"-(-(g_hi if {x}_hi >= 0 else g_lo) * {x}_hi >> F)")
+
+
+LONG = 2048  # from this scale (bits) on, long products take one long multiplication
+
+
+def _common_factor(weights):
+    """The gcd of positive integer weights (points) of a group: 1 when one is not such an
+    integer, or when the group is one short weight."""
+    values = [Fraction(w.lo) for w in weights if w is not None and w.lo == w.hi]
+    if len(values) < len(weights) or any(v.denominator != 1 or v < 0 for v in values):
+        return 1
+    factor = math.gcd(*(int(v) for v in values))
+    return factor if len(values) > 1 or factor.bit_length() >= LONG else 1
+
+
+def _kv_names(layer, head):
+    """The integer code's names of a carried head's e and e v."""
+    return f"L{layer}_e_{head}", f"L{layer}_ev_{head}"
+
+
+class _Ints(_Values):
+    """Writes each operation on intervals at scale 2^-F, a value x as the ints ``x_lo`` and
+    ``x_hi`` (the module docstring's rules). A weight or decay is a *term*: a function of a
+    value's name giving the texts of the ends of w x."""
+
+    def __init__(self, compiled, env):
+        super().__init__(compiled, env)
+        ns = self.ns
+        env.update(F=ns.scale, ONE=1 << ns.scale, zeros=(0, 0, 0, 0), zero_lo=0, zero_hi=0,
+                   box=ns.box, divide=ns.divide, product=ns.product, open_gate=ns.open_gate,
+                   interval=ns.interval, token_kv=_token_ints, embed_ints=None)
+        self.compiled, self.integral = compiled, set()
+
+    def weights(self, layer, tensor, sources, targets):
+        """``const(w, s, t)``: the term of a weight; the bound ends of a bias (s None)."""
+        what = _what(layer, tensor, sources, targets)
+        def const(w, s, t, term=False):
+            return self.term(w, what(s, t)) if term or s is not None else self.ends(w, what(s, t))
+        return const
+
+    def ends(self, value, what):
+        """(lo, hi): the names of a constant's ints (one name when they are equal)."""
+        lo, hi = self.ns.ints(value)
+        if lo == hi:
+            name = self.env.name(lo, what)
+            return name, name
+        return self.env.name(lo, f"{what}_lo"), self.env.name(hi, f"{what}_hi")
+
+    def term(self, w, what):
+        """The term of a constant w (an interval, or a rational): exact (k x, floor and
+        ceiling of p x / q) when w is a point, else an interval product rounded outward."""
+        if hasattr(w, "lo"):
+            if w.lo != w.hi:
+                return self._interval_term(w, what)
+            w = w.lo
+        r, name = Fraction(w), self.env.name
+        if r == 1:
+            return _same
+        if r.denominator == 1:
+            k = name(int(r), what)
+            if r > 0:
+                return lambda x: (f"{k} * {x}_lo", f"{k} * {x}_hi")
+            return lambda x: (f"{k} * {x}_hi", f"{k} * {x}_lo")
+        p = abs(r.numerator)
+        times = "" if p == 1 else f"{name(p, f'{what}_num')} * "
+        q = name(r.denominator, f"{what}_den")
+        if r > 0:  # floor(p lo / q), ceil(p hi / q)
+            return lambda x: (f"({times}{x}_lo // {q})", f"-({times}-{x}_hi // {q})")
+        return lambda x: (f"({times}-{x}_hi // {q})", f"-({times}{x}_lo // {q})")
+
+    def _interval_term(self, w, what):
+        """[a, b] x: the product of ends that bounds it, shifted back by F (floor for lo,
+        ceiling for hi); an interval of either sign goes through ``product``."""
+        a, b = self.ends(w, what)
+        lo, hi = self.ns.ints(w)
+        if lo >= 0:
+            return lambda x: (f"(({a} if {x}_lo >= 0 else {b}) * {x}_lo >> F)",
+                              f"-(-({b} if {x}_hi >= 0 else {a}) * {x}_hi >> F)")
+        if hi <= 0:
+            return lambda x: (f"(({a} if {x}_hi >= 0 else {b}) * {x}_hi >> F)",
+                              f"-(-({a} if {x}_lo < 0 else {b}) * {x}_lo >> F)")
+        return lambda x: (f"product({a}, {b}, {x}_lo, {x}_hi)[0]",
+                          f"product({a}, {b}, {x}_lo, {x}_hi)[1]")
+
+    def constant(self, value, what):
+        return self.term(value, what)
+
+    def affine(self, affine, t, var, const):
+        """(lo, hi): the texts of the ends of target t of an Affine."""
+        ends = [const(w, i, t)(var(i)) for i, w in affine.columns[t]]
+        if affine.bias[t] is not None:
+            ends.append(const(affine.bias[t], None, t))
+        return " + ".join(lo for lo, _ in ends) or "0", " + ".join(hi for _, hi in ends) or "0"
+
+    def embed(self, row):
+        """The embedded slots' ends per token, and ``x_k``, the integer itself, for a slot
+        that holds an integer for every token (``integral``)."""
+        embed, one = self.compiled.embed, 1 << self.ns.scale
+        ends = [[self.ns.ints(r[s]) for r in embed] for s in range(len(row))]
+        whole = [s for s in range(len(row))
+                 if all(lo == hi and not lo % one for lo, hi in ends[s])]
+        self.integral = {row[s] for s in whole}
+        self.env["embed_ints"] = tuple(
+            tuple(end for s in range(len(row)) for end in ends[s][t])
+            + tuple(ends[s][t][0] >> self.ns.scale for s in whole) for t in range(len(embed)))
+        names = [f"{s}_lo, {s}_hi" for s in row] + [f"{row[s]}_k" for s in whole]
+        return [f"    {', '.join(names)}, = embed_ints[token]"]
+
+    def first_kv(self, i, memo, weights, block, names):
+        """The boxed keys and values for the cache, and the carried heads' e and e v as ints,
+        per token."""
+        ends = [f"{x}_{end}" for h, head in enumerate(block.heads) if head.carried
+                for x in _kv_names(i, names[h]) for end in ("lo", "hi")]
+        return [f"    k, v, kv = {memo}.get(token) or {memo}.setdefault("
+                f"token, token_kv(ops, ns, {weights}, embed[token]))"
+                ] + ([f"    {', '.join(ends)}, = kv"] if ends else []), "k", "v"
+
+    def later_kv(self, i, block, row, heads, names, inp):
+        """The live heads' values (and keys, where exp(q k) is per position or a head is
+        textbook) as ints, the carried heads' e and e v; the cache keeps boxed keys and values
+        only for a textbook head."""
+        heads_of = block.heads
+        textbook = any(not heads_of[h].carried for h in block.live)
+        per_position = any(heads_of[h].exp_qk is None for h in block.live if heads_of[h].carried)
+        lines, boxed = [], {}
+        for x in "kv":
+            const = self.weights(i, x.upper(), inp, heads)
+            for h in block.live:
+                if x == "k" and not (textbook or per_position):
+                    continue
+                value = f"L{i}_{x}_{names[h]}"
+                lo, hi = self.affine(getattr(block, x), h, row.__getitem__, const)
+                lines.append(f"    {value}_lo, {value}_hi = {lo}, {hi}")
+                boxed[x, h] = f"interval({value}_lo, {value}_hi)"
+        k, v = (f"[{', '.join(boxed.get((x, h), 'None') for h in range(len(heads)))}]"
+                for x in "kv")
+        if per_position:
+            lines.append(f"    e = exp_qk(ops, ns, {self.env.name(block, f'L{i}_block')}, {k})")
+        for h in block.live:
+            if not heads_of[h].carried:
+                continue
+            e, ev = _kv_names(i, names[h])
+            value = f"L{i}_v_{names[h]}"
+            if per_position:
+                lines += [f"    {e}_lo, {e}_hi = ns.ints(e[{h}])",
+                          f"    {ev}_lo, {ev}_hi = product({e}_lo, {e}_hi, {value}_lo, "
+                          f"{value}_hi)"]
+            else:
+                exp_qk = heads_of[h].exp_qk
+                lo, hi = self.ends(exp_qk, f"L{i}_exp_qk_{names[h]}")
+                times = self.term(exp_qk, f"L{i}_exp_qk_{names[h]}")
+                lines += [f"    {e}_lo, {e}_hi = {lo}, {hi}",
+                          f"    {ev}_lo, {ev}_hi = {', '.join(times(value))}"]
+        return lines, (k if textbook else "None"), (v if textbook else "None")
+
+    zeros = "zeros"
+    sums = "n_lo, n_hi, d_lo, d_hi"
+
+    def carry(self, i, h, name, decay):
+        e, ev = _kv_names(i, name)
+        r = decay or _same
+        lines = []
+        for x, add in (("n", ev), ("d", e)):
+            lo, hi = r(x)
+            lines.append(f"    {x}_lo, {x}_hi = {lo} + {add}_lo, {hi} + {add}_hi")
+        return lines
+
+    def carried_z(self, z):
+        return [f"    {z}_lo, {z}_hi = divide(n_lo, n_hi, d_lo + ONE, d_hi + ONE)"]
+
+    def textbook(self, z, q, h, head):
+        return [f"    {z}_lo, {z}_hi = ns.ints(attend_one(ops, ns, interval({q[0]}, {q[1]}), "
+                f"L, {h}, {head}, pos))"]
+
+    def assign(self, name, value, base=None):
+        lo, hi = value if base is None else (f"{base}_lo + {value[0]}", f"{base}_hi + {value[1]}")
+        return [f"    {name}_lo, {name}_hi = {lo}, {hi}"]
+
+    def _gated(self, gate, out, then):
+        """relu(gate) times something: ``then(g, times)`` gives the lines where g > 0, ``g``
+        naming the gate's ends and ``times(x)`` the text of the ends of g x (long ends: one
+        ``product``); out = 0 where g <= 0; and
+        Undecided where the gate's interval holds 0 and a positive number. A gate that is an
+        embedded slot holding an integer for every token multiplies as that integer."""
+        base = gate[0][:-3]
+        if gate == _same(base) and base in self.integral:
+            lines = [f"    if {base}_k > 0:"] + [f"        {line}" for line in then(
+                base, lambda x: f"{base}_k * {x}_lo, {base}_k * {x}_hi")]
+            return lines + ["    else:", f"        {out}_lo = {out}_hi = 0"]
+        times = _times_gate if self.ns.scale < LONG else (
+            lambda x: f"product(g_lo, g_hi, {x}_lo, {x}_hi)")
+        return ([f"    g_lo, g_hi = {gate[0]}, {gate[1]}", "    if g_lo > 0:"]
+                + [f"        {line}" for line in then("g", times)]
+                + ["    elif g_hi <= 0:", f"        {out}_lo = {out}_hi = 0",
+                   "    else:", "        open_gate(g_lo, g_hi)"])
+
+    def unit(self, post, gate, up, u, var, const):
+        if not up.columns[u] and up.bias[u] is not None:  # a constant up: its term on g
+            term = const(up.bias[u], None, u, term=True)
+            return self._gated(gate, post, lambda g, times: [
+                f"{post}_lo, {post}_hi = {', '.join(term(g))}"])
+        up_lo, up_hi = self.affine(up, u, var, const)
+        return self._gated(gate, post, lambda g, times: [
+            f"t_lo, t_hi = {up_lo}, {up_hi}", f"{post}_lo, {post}_hi = {times('t')}"])
+
+    def shared(self, gate, x, posts, common):
+        """As ``_Values.shared``; integer weights w_u with a common factor G > 1 take
+        (w_u / G) (G t): one long product for the group (``common`` names G)."""
+        lines = self._gated(gate, "t", lambda g, times: [f"t_lo, t_hi = {times(x)}"])
+        factor = _common_factor([w for _, w, _ in posts])
+        if factor > 1:
+            g = self.env.name(factor, common)
+            if factor.bit_length() < LONG:
+                lines.append(f"    t_lo, t_hi = {g} * t_lo, {g} * t_hi")
+            else:  # one long product: G hi = G lo + G (hi - lo), the width being short
+                lines += [f"    t_hi = {g} * (t_hi - t_lo)", f"    t_lo = {g} * t_lo",
+                          "    t_hi += t_lo"]
+            posts = [(post, Fraction(w.lo) / factor, f"{what}_over_common")
+                     for post, w, what in posts]
+        for post, w, what in posts:
+            term = _same if w is None else self.term(w, what)
+            lines.append(f"    {post}_lo, {post}_hi = {', '.join(term('t'))}")
+        return lines
+
+    def logits(self, row, readout):
+        return [f"    return [{', '.join(f'box(-{row[s]}_hi, -{row[s]}_lo)' for s in readout)}]"]
+
+
+class _Chain:
+    """An affine target in the single-precision code: its terms (weight name or None for a
+    weight of 1, value name) and bias name, summed left to right, every product and sum
+    rounded to single precision through ``R`` (an ``array('f')``: a store rounds)."""
+
+    def __init__(self, terms, bias):
+        self.terms, self.bias = terms, bias
+
+    def into(self, dest):
+        """(lines, name): the lines that leave the rounded sum in ``dest``, and the name that
+        holds it (a bare value or constant needs no line and names itself)."""
+        lines, acc = [], None
+        parts = [(w, x) for w, x in self.terms] + ([(None, self.bias)] if self.bias else [])
+        for w, x in parts:
+            if w is not None:
+                lines.append(f"R[0] = {w} * {x}; {dest} = R[0]" if acc is None else
+                             f"R[0] = {w} * {x}; R[0] = {acc} + R[0]; {dest} = R[0]")
+            elif acc is not None:
+                lines.append(f"R[0] = {acc} + {x}; {dest} = R[0]")
+            acc = dest if w is not None or acc is not None else x
+        return lines, acc or "zero"
+
+
+class _Singles(_Values):
+    """Writes each operation on plain floats that hold IEEE singles, every +, -, *, / done in
+    double and rounded once to single precision by a store into ``R``, an ``array('f')``
+    (for singles that is IEEE single arithmetic exactly: ``numbers.Float32``). Constants are
+    bound as plain floats; what ``forward``'s functions compute (per-token keys, exp) stays
+    ``Float32``."""
+
+    def __init__(self, compiled, env):
+        super().__init__(compiled, env)
+        env.update(zero=0.0, one=1.0, R=array.array("f", [0.0]), token_kv=_token_floats,
+                   embed_floats=tuple(tuple(float(x) for x in row) for row in compiled.embed))
+
+    def weights(self, layer, tensor, sources, targets):
+        what = _what(layer, tensor, sources, targets)
+        return lambda w, s, t: self.env.name(float(w), what(s, t))
+
+    def constant(self, value, what):
+        return self.env.name(float(value), what)
+
+    def affine(self, affine, t, var, const):
+        b = affine.bias[t]
+        terms = [(None if i in affine.unit[t] else const(w, i, t), var(i))
+                 for i, w in affine.columns[t]]
+        return _Chain(terms, const(b, None, t) if b is not None else None)
+
+    def embed(self, row):
+        return [f"    {', '.join(row)}, = embed_floats[token]"]
+
+    def first_kv(self, i, memo, weights, block, names):
+        return [f"    k, v, e, ev = {memo}.get(token) or {memo}.setdefault("
+                f"token, token_kv(ops, ns, {weights}, embed[token]))"], "k", "v"
+
+    def later_kv(self, i, block, row, heads, names, inp):
+        lines, c = [], self.env.name
+        for x in "kv":
+            const = self.weights(i, x.upper(), inp, heads)
+            values = []
+            for h in range(len(heads)):
+                more, value = self.affine(getattr(block, x), h, row.__getitem__, const).into(
+                    f"L{i}_{x}_{names[h]}")
+                lines += [f"    {line}" for line in more]
+                values.append(value)
+            lines.append(f"    {x} = [{', '.join(values)}]")
+        if all(h.exp_qk is not None for h in block.heads if h.carried):
+            exp_qk = [None if h.exp_qk is None else float(h.exp_qk) for h in block.heads]
+            lines.append(f"    e = {c(exp_qk, f'L{i}_exp_qk')}")
+        else:
+            lines.append(f"    e = [None if w is None else float(w) for w in exp_qk(ops, ns, "
+                         f"{c(block, f'L{i}_block')}, [ns.const(w) for w in k])]")
+        ev = []
+        for h, b in enumerate(block.heads):
+            if b.carried:
+                lines.append(f"    R[0] = e[{h}] * v[{h}]; L{i}_ev_{names[h]} = R[0]")
+            ev.append(f"L{i}_ev_{names[h]}" if b.carried else "None")
+        return lines + [f"    ev = [{', '.join(ev)}]"], "k", "v"
+
+    def carry(self, i, h, name, decay):
+        return [f"    R[0] = {x} + {add}[{h}]; {x} = R[0]" if decay is None else
+                f"    R[0] = {decay} * {x}; R[0] = R[0] + {add}[{h}]; {x} = R[0]"
+                for x, add in (("n", "ev"), ("d", "e"))]
+
+    def carried_z(self, z):
+        return [f"    R[0] = one + d; R[0] = n / R[0]; {z} = R[0]"]
+
+    def textbook(self, z, q, h, head):
+        lines, value = q.into("t")
+        return [f"    {line}" for line in lines] + [
+            f"    {z} = float(attend_one(ops, ns, ns.const({value}), L, {h}, {head}, pos))"]
+
+    def assign(self, name, value, base=None):
+        lines, result = value.into(name)
+        lines = [f"    {line}" for line in lines]
+        if base is not None:
+            return lines + [f"    R[0] = {base} + {result}; {name} = R[0]"]
+        return lines + ([f"    {name} = {result}"] if result != name else [])
+
+    def unit(self, post, gate, up, u, var, const):
+        gate_lines, g = gate.into("g")
+        up_lines, t = self.affine(up, u, var, const).into("t")
+        return ([f"    {line}" for line in gate_lines] + [f"    if {g} > zero:"]
+                + [f"        {line}" for line in up_lines]
+                + [f"        R[0] = {g} * {t}; {post} = R[0]", "    else:",
+                   f"        {post} = zero"])
+
+
+def _token_floats(ops, ns, block, row):
+    """(k, v, e, e v) of a first-block position for the single-precision code: its keys and
+    values for the cache, and e and e v as plain floats."""
+    k, v, e, ev = _token_kv(ops, ns, block, row)
+    return k, v, [None if x is None else float(x) for x in e], [
+        None if x is None else float(x) for x in ev]
+
+
+def on_ints(compiled):
+    """Whether the step code of ``compiled`` runs on scaled ints (a system with a ``scale``):
+    then its KV cache holds ints, which only that code reads."""
+    return compiled.fast and getattr(compiled.ns, "scale", None) is not None
+
+
+def _writer(compiled):
+    """The class that writes the step code of ``compiled``."""
+    if on_ints(compiled):
+        return _Ints
+    return _Singles if compiled.fast and compiled.ns.name == "float32" else _Values
+
+
+def source(compiled, logits=True, memory=False):
     """The text of the step function for one position, and the environment it runs in (all but
-    ``ops``, which ``forward`` supplies)."""
+    ``ops``, which ``forward`` supplies).
+
+    With ``memory`` the step keeps what later positions read in a list ``M`` of its own, as a
+    decoding loop that owns its positions can (``greedy``): the carried sums' last values
+    (``M[j]`` for the j-th carried head), and keys and values only for a block with a textbook
+    head; otherwise it extends the KV cache ``layers`` as ``forward`` does."""
     ns, model = compiled.ns, compiled.model
     env = _Constants(zero=ns.zero, one=ns.one, ns=ns, embed=compiled.embed,
                      token_kv=_token_kv, exp_qk=_exp_qk, attend_one=_attend_one)
+    w = _writer(compiled)(compiled, env)
     c = env.name
     slot = _locals(model.slots)
     row = slot[:model.width_embed]  # the stream: the local holding each slot, here and below
-    lines = ["def step(token, pos, layers):", f"    {', '.join(row)}, = x = embed[token]"]
+    lines = ["def step(token, pos, layers):"] + w.embed(row)
+    carried = 0  # the carried heads so far: a head's place in M
     for i, (block, weights) in enumerate(zip(compiled.blocks, model.blocks)):
         heads, units = weights.attn.heads, weights.mlp.units
         head, unit = _locals(heads), _locals(units)
         inp, wide = model.slots[:block.width_in], model.slots[:block.width_out]
-        lines += [f"    # block {i}: attention", f"    L = layers[{i}]"]
+        cache = not memory or any(not block.heads[h].carried for h in block.live)
+        lines += [f"    # block {i}: attention"] + ([f"    L = layers[{i}]"] if cache else [])
         if block.token_kv is not None:  # rule 4
             memo = c(block.token_kv, f"L{i}_token_kv")
-            lines.append(f"    k, v, e, ev = {memo}.get(token) or {memo}.setdefault("
-                         f"token, token_kv(ops, ns, {c(block, f'L{i}_block')}, x))")
+            more, k, v = w.first_kv(i, memo, c(block, f"L{i}_block"), block, head)
         else:
-            for x in "kv":
-                const = env.weights(i, x.upper(), inp, heads)
-                terms = [_affine(getattr(block, x), h, row.__getitem__, const)
-                         for h in range(len(heads))]
-                lines.append(f"    {x} = [{', '.join(terms)}]")
-            if all(h.exp_qk is not None for h in block.heads if h.carried):
-                lines.append(f"    e = {c([h.exp_qk for h in block.heads], f'L{i}_exp_qk')}")
-            else:
-                lines.append(f"    e = exp_qk(ops, ns, {c(block, f'L{i}_block')}, k)")
-            ev = [f"e[{h}] * v[{h}]" if b.carried else "None" for h, b in enumerate(block.heads)]
-            lines.append(f"    ev = [{', '.join(ev)}]")
-        lines += ["    L.keys.append(k)", "    L.values.append(v)"]
+            more, k, v = w.later_kv(i, block, row, heads, head, inp)
+        lines += more + ([f"    L.keys.append({k})", f"    L.values.append({v})"] if cache else [])
         z = [f"L{i}_z_{h}" for h in head]
         wanted = block.live if logits else block.prefix_heads
         for h in block.live:
             b = block.heads[h]
-            if b.carried:  # rule 1, as forward.carry
-                lines += [f"    s = L.sums[{h}]", "    n, d = s[-1] if s else (zero, zero)"]
-                if b.decay is None:
-                    lines.append(f"    n, d = n + ev[{h}], d + e[{h}]")
+            if b.carried:  # rule 1
+                decay = None if b.decay is None else w.constant(b.decay, f"L{i}_decay_{head[h]}")
+                update = w.carry(i, h, head[h], decay)
+                if memory:
+                    lines += [f"    {w.sums} = M[{carried}] or {w.zeros}", *update,
+                              f"    M[{carried}] = {w.sums}"]
                 else:
-                    r = c(b.decay, f"L{i}_decay_{head[h]}")
-                    lines.append(f"    n, d = {r} * n + ev[{h}], {r} * d + e[{h}]")
-                lines.append("    s.append((n, d))")
-                if h in wanted:
-                    lines.append(f"    {z[h]} = n / (one + d)")
+                    lines += [f"    s = L.sums[{h}]", f"    {w.sums} = s[-1] if s else {w.zeros}",
+                              *update, f"    s.append(({w.sums}))"]
+                lines += w.carried_z(z[h]) if h in wanted else []
+                carried += 1
             elif h in wanted:
-                q = _affine(block.q, h, row.__getitem__, env.weights(i, "Q", inp, heads))
-                lines.append(f"    {z[h]} = attend_one(ops, ns, {q}, L, {h}, "
-                             f"{c(b, f'L{i}_head_{head[h]}')}, pos)")
+                q = w.affine(block.q, h, row.__getitem__, w.weights(i, "Q", inp, heads))
+                lines += w.textbook(z[h], q, h, c(b, f"L{i}_head_{head[h]}"))
         mid = list(row)
-        const = env.weights(i, "O", heads, inp)
+        const = w.weights(i, "O", heads, inp)
         for s in (block.attn_writes if logits else block.prefix_mid):
             mid[s] = f"L{i}_attn_{slot[s]}"
-            lines.append(f"    {mid[s]} = {row[s]} + ({_affine(block.o_live, s, z.__getitem__, const)})")
+            lines += w.assign(mid[s], w.affine(block.o_live, s, z.__getitem__, const), row[s])
         lines.append(f"    # block {i}: FFN")
         post = [f"L{i}_post_{u}" for u in unit]
-        gates, ups = env.weights(i, "gate", inp, units), env.weights(i, "in", inp, units)
-        shared = {}  # rule 5: (gate text, up's source) -> units whose up is one weight on it
+        gates, ups = w.weights(i, "gate", inp, units), w.weights(i, "in", inp, units)
+        shared = {}  # rule 5: (gate, up's source) -> units whose up is one weight on it
         for u in (block.units if logits else block.prefix_units):
-            gate = _affine(block.gate, u, mid.__getitem__, gates)
+            gate = w.affine(block.gate, u, mid.__getitem__, gates)
             up_column = block.up.columns[u]
             if ns.exact and len(up_column) == 1 and block.up.bias[u] is None:  # rule 5
                 shared.setdefault((gate, up_column[0][0]), []).append(u)
                 continue
-            up = _affine(block.up, u, mid.__getitem__, ups)
-            lines += [f"    g = {gate}", f"    {post[u]} = g * ({up}) if g > zero else zero"]
+            lines += w.unit(post[u], gate, block.up, u, mid.__getitem__, ups)
         for (gate, x), group in shared.items():
-            lines += [f"    g = {gate}", f"    t = g * {mid[x]} if g > zero else zero"]
-            for u in group:
-                w = block.up.columns[u][0][1]
-                lines.append(f"    {post[u]} = t" if x in block.up.unit[u] else
-                             f"    {post[u]} = {ups(w, x, u)} * t")
+            what = _what(i, "in", inp, units)
+            lines += w.shared(gate, mid[x], [
+                (post[u], None if x in block.up.unit[u] else block.up.columns[u][0][1],
+                 what(x, u)) for u in group], f"L{i}_W_in_{inp[x]}_common")
         row = mid + ["zero"] * (block.width_out - block.width_in)
-        const = env.weights(i, "out", units, wide)
+        const = w.weights(i, "out", units, wide)
         for s in (block.mlp_writes if logits else block.prefix_post):
-            out = _affine(block.down, s, post.__getitem__, const)
-            new = s >= block.width_in  # a new slot is the FFN's output alone
             name = f"L{i}_mlp_{slot[s]}"
-            lines.append(f"    {name} = {out}" if new else f"    {name} = {row[s]} + ({out})")
+            new = s >= block.width_in  # a new slot is the FFN's output alone
+            lines += w.assign(name, w.affine(block.down, s, post.__getitem__, const),
+                              None if new else row[s])
             row[s] = name
-    lines.append(f"    return [{', '.join('-' + row[s] for s in compiled.readout)}]"
-                 if logits else "    return None")
+    lines += w.logits(row, compiled.readout) if logits else ["    return None"]
     # constants become default arguments: local names are the fastest in CPython
     lines[0] = "\n".join(textwrap.wrap(
-        "def step(token, pos, layers, " + ", ".join(f"{k}={k}" for k in [*env, "ops"]) + "):",
+        f"def step(token, pos, layers, {'M, ' if memory else ''}"
+        + ", ".join(f"{k}={k}" for k in [*env, "ops"]) + "):",
         96, subsequent_indent=" " * 9, break_long_words=False, break_on_hyphens=False))
     return "\n".join(lines) + "\n", env
 
 
-def _step(compiled, logits, ops):
+def _step(compiled, logits, ops, memory=False):
     """The compiled step function (memoised on the compiled model)."""
-    key = "_step_logits" if logits else "_step_prefix"
+    key = ("_step_logits" if logits else "_step_prefix") + ("_memory" if memory else "")
     fn = compiled.__dict__.get(key)
     if fn is None:
-        text, env = source(compiled, logits)
+        text, env = source(compiled, logits, memory)
         env["ops"] = ops
         exec(compile(text, f"<tinyadder step, {key[6:]}>", "exec"), env)  # noqa: S102
         fn = env["step"]
@@ -209,3 +667,17 @@ def run(compiled, tokens, start, layers, logits, ops):
     for a in range(len(tokens) - 1):
         prefix(tokens[a], start + a, layers)
     return [every(tokens[-1], start + len(tokens) - 1, layers)]
+
+
+def greedy(compiled, tokens, n_new, layers, pick, ops):
+    """``forward.greedy``: the prompt's positions (the step without logits but for the last),
+    then one step with logits per new token, appending ``readout_tokens[pick(logits)]``; the
+    steps keep their own memory (``source(memory=True)``)."""
+    prefix, every = _step(compiled, False, ops, True), _step(compiled, True, ops, True)
+    memory = [None] * sum(head.carried for block in compiled.blocks for head in block.heads)
+    for a in range(len(tokens) - 1):
+        prefix(tokens[a], a, layers, memory)
+    readout = compiled.readout_tokens
+    for _ in range(n_new):
+        tokens.append(readout[pick(every(tokens[-1], len(tokens) - 1, layers, memory))])
+    return tokens

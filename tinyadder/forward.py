@@ -71,7 +71,7 @@ from . import codegen
 from .constants import MinusInfinity
 from .numbers import Undecided
 
-__all__ = ["KVCache", "derive", "forward"]
+__all__ = ["KVCache", "derive", "forward", "greedy"]
 
 
 # ---- the operations ------------------------------------------------------------------------
@@ -449,6 +449,9 @@ def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", 
         if record is None and not patch and compiled.fast:
             # the fast path: straight-line code for these weights (codegen, plan)
             out = codegen.run(compiled, tokens, start, layers, logits, _OPS)
+        elif codegen.on_ints(compiled):
+            raise ValueError(f"{compiled.ns.describe()} decides tokens untraced (its cache "
+                             f"holds integers); trace in the fraction system")
         else:
             # untraced, only the last position's logits wanted: the last block computes the
             # other positions' keys and values only, since nothing later reads their rows
@@ -457,6 +460,16 @@ def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", 
             if logits == "last":
                 out = out[-1:]
     return out, KVCache(start + len(tokens), tuple(layers))
+
+
+def greedy(compiled, tokens, n_new, pick):
+    """Greedy decoding with the KV cache on the fast path: the untraced calls ``forward`` makes
+    for it (the prompt with ``logits="last"``, then each new token), fused into one memory of
+    positions; ``pick(logits)`` is the index of the readout token to append. Appends to
+    ``tokens`` and returns it. Only for a model whose operations ``codegen`` writes out."""
+    layers = _EMPTY._extend(compiled)
+    with compiled.ns.arithmetic():
+        return codegen.greedy(compiled, tokens, n_new, layers, pick, _OPS)
 
 
 def _traced(compiled, tokens, start, layers, hook, last_only=False):

@@ -7,22 +7,43 @@ model's. A comparison the intervals cannot settle raises ``numbers.Undecided``, 
 decoding is repeated at a higher precision (``refined()``): a token is never guessed.
 """
 
-from .forward import KVCache, forward
+from .forward import KVCache, forward, greedy
 from .numbers import Undecided
+from .numbers.scaled import ScaledSystem
 from .plan import compile_model
 
 
 def argmax(logits):
-    """Index of the largest logit; the first one on a tie (as torch.argmax)."""
+    """Index of the largest logit; the first one on a tie (as torch.argmax): the index w with
+    logits[w] > logits[j] for every j < w and not logits[j] > logits[w] for every j > w.
+
+    Over enclosures a comparison may be open (Undecided): one between two logits below the
+    winner (an exact tie of two runners-up, say) is passed over, since a challenger that wins
+    restarts the checks; one that involves the winner is raised."""
     best = 0
-    for i in range(1, len(logits)):
-        if logits[i] > logits[best]:
-            best = i
-    return best
+    while True:
+        pending = None
+        for j in range(len(logits)):
+            if j == best:
+                continue
+            try:
+                wins = logits[j] > logits[best] if j > best else not logits[best] > logits[j]
+            except Undecided as open_comparison:
+                pending = pending or open_comparison
+                continue
+            if wins:
+                best = j
+                break
+        else:
+            if pending:
+                raise pending
+            return best
 
 
 def _greedy(compiled, prompt, n_new, cache, patch):
     tokens = list(prompt)
+    if cache and not patch and compiled.fast and n_new and tokens:
+        return greedy(compiled, tokens, n_new, argmax)
     past, pending = KVCache(), tokens
     for _ in range(n_new):
         if patch or not cache:
@@ -41,11 +62,24 @@ def decode(model, ns, prompt, n_new, cache=True, patch=None):
     whole prefix rerun at every step so that each patch function sees position 0 first.
     """
     while True:
-        runner = ns if patch else ns.decider()
         try:
-            return _greedy(compile_model(model, runner), prompt, n_new, cache, patch), ns
+            return _greedy(_runner(model, ns, patch), prompt, n_new, cache, patch), ns
         except Undecided:
             ns = ns.refined()
+
+
+def _runner(model, ns, patch):
+    """The compiled model whose comparisons pick the tokens: ``ns`` under a patch, else its
+    decider; where that is the fraction system's interval system and the generated code runs
+    the model, the same enclosures as scaled integers (``numbers.scaled``)."""
+    if patch:
+        return compile_model(model, ns)
+    decider = ns.decider()
+    if decider is not ns:
+        scaled = compile_model(model, ScaledSystem.around(decider))
+        if scaled.fast:
+            return scaled
+    return compile_model(model, decider)
 
 
 def generate(model, ns, prompt, n_new, cache=True, patch=None):

@@ -11,6 +11,7 @@
 - ``program``: the weights read as a register machine (``program``)
 - ``precision``: how many digits the arithmetic needs (``precision``)
 - ``verify``: suites of additions against a + b (``verify``)
+- ``parallel``: ``--jobs``, a fixed split of the work over processes (verify, prove, census)
 - ``bench``: additions per second (``bench``)
 - ``explain``: the algorithm narrated from a trace (``explain``)
 - ``proof/``: the symbolic pass, digit decisions, ``prove``, ``census``, the certificate

@@ -1,191 +1,145 @@
-"""``python -m tinyadder bench``: additions per second on AdderBoard's verify cases.
+"""``python -m tinyadder bench``: the speed figures of docs/speed.md, measured side by side.
 
-For each number system it runs the first K cases of ``cases.verify_cases()`` through
-``addition.add`` (the one forward pass, one position per step, KV cache) and again with the
-cache off (every step reruns the whole prefix, as AdderBoard's reference loop does), on the
-first K/5 cases. Each figure is the median of several repeats, in wall-clock and in CPU time
-(they differ when the machine is shared). Peak memory is measured in a separate, untimed pass
-(``tracemalloc``), so that the timed runs pay nothing for it.
+Every figure is CPU time (``time.process_time``) on this machine, and a rate's figure is the
+min / median / max over repeats. The parts:
 
-When ``torch`` happens to be importable, a dense PyTorch float64 model of the same weights
-(``torch_model``: the textbook pass, the whole prefix rerun at every step as the published
-model does, one thread) runs the first cases right before every timed repeat, and each row
-gets the median ratio of its CPU rate to the PyTorch model's.
-PyTorch is never a dependency: without it that comparison is skipped, and the output says so.
-
-``--long N,N,...`` times instead one seeded random N-digit addition per N (the construction
-built for N digits, ``--model``, in ``decimal`` unless ``--number`` says otherwise; decimal picks
-N + 30 digits): the cost of long sequences.
+- ``rates``: additions per second through the API (``addition.run``, the KV cache on) on the
+  first K cases of AdderBoard's list, per number system. When ``torch`` is importable (never a
+  dependency), the PyTorch float64 models of ``tests/benchmarks/torch_models.py`` (loaded by
+  its path, from a clone of the repository: ``references``) run the first cases right before
+  every repeat, so each ratio is of two rates measured side by side;
+- ``same_tokens``: the fraction system's tokens decided over scaled integers (the decoding
+  path) and over intervals (``numbers.enclosures``) on the same cases;
+- ``long_addition``: one seeded random N-digit addition;
+- the command line times census, prove, verify and the command itself (``cli.bench``).
 """
 
-import importlib
-import platform
+import importlib.util
+from pathlib import Path
 import statistics
 import time
-import tracemalloc
+from typing import Dict, List, NamedTuple
 
 from ..addition import encode, run
-from ..cases import random_pairs, verify_cases
+from ..cases import random_pairs
 from ..models import build
-from ..numbers import FloatSystem, number_system
-from ..weights import tensors
+from ..generate import decode
+from ..numbers import Undecided, for_model, number_system
 
-# Cases per system: about 1 s per repeat here (2-core machine, CPython 3.11).
-CASES = {"fraction": 100, "decimal": 2000, "float": 4000}
-SYSTEMS = ("fraction", "decimal", "float")
-UNCACHED_SHARE = 5  # the cache-off run takes the first K / 5 cases
-TORCH_CASES = 50    # the PyTorch model's cases per measurement (times --scale)
-
-
-def timed(model, ns, cases, cache):
-    """(wall seconds, CPU seconds, wrong answers) for one pass over ``cases``."""
-    wrong = 0
-    wall, cpu = time.perf_counter(), time.process_time()
-    for a, b in cases:
-        if int(run(model, ns, a, b, cache=cache).split("=")[1]) != a + b:
-            wrong += 1
-    return time.perf_counter() - wall, time.process_time() - cpu, wrong
+SYSTEMS = ("fraction", "decimal", "float", "float32")
+# cases per repeat: about a quarter of a second each on this project's 2-core machine
+CASES = {"fraction": 600, "decimal": 800, "float": 2000, "float32": 1000}
+TORCH_CASES = 20  # each PyTorch model's cases per repeat
+TARGETS = {"fraction": 10, "decimal": 30, "float": 60, "float32": 20}  # x PyTorch, issue 23
+MODELS = Path(__file__).resolve().parents[2] / "tests" / "benchmarks" / "torch_models.py"
+REFERENCES = {"torch A": "published", "torch B": "from_weights"}
 
 
-def peak_memory(model, ns, cases):
-    """Peak traced Python memory (bytes) while running ``cases``."""
-    tracemalloc.start()
-    try:
-        for a, b in cases:
-            run(model, ns, a, b)
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+def cpu_seconds(work):
+    """(CPU seconds of work(), its result)."""
+    start = time.process_time()
+    result = work()
+    return time.process_time() - start, result
 
 
-def measure(model, spec, k, repeats, out, torch=None):
-    """Print one row per cache setting for number system ``spec`` on the first k cases (the
-    cache-off row on the first k / UNCACHED_SHARE); return the rows.
-
-    ``torch`` (a function returning the PyTorch model's CPU additions per second) is measured
-    right before every timed repeat, and the row shows the median of the ratios: the load of a
-    shared machine changes within minutes, so only measurements taken side by side compare.
-    """
-    ns = number_system(spec)
-    run(model, ns, 0, 0)  # compile and plan outside the timing
-    rows, listed = [], verify_cases()[:k]
-    for cache, n in ((True, k), (False, max(1, k // UNCACHED_SHARE))):
-        cases = listed[:n]
-        runs, ratios = [], []
-        for _ in range(repeats):
-            reference = torch() if torch else None
-            runs.append(timed(model, ns, cases, cache))
-            if reference:
-                ratios.append(n / max(runs[-1][1], 1e-9) / reference)
-        wall = statistics.median(n / max(w, 1e-9) for w, _, _ in runs)
-        cpu = statistics.median(n / max(c, 1e-9) for _, c, _ in runs)  # a clock tick may be 0
-        ratio = statistics.median(ratios) if ratios else None
-        rows.append((cache, n, wall, cpu, max(wrong for _, _, wrong in runs), ratio))
-    memory = peak_memory(model, ns, listed[:20])
-    for cache, n, wall, cpu, wrong, ratio in rows:
-        note = f"  {wrong} WRONG" if wrong else ""
-        times = f"{ratio:>8.1f}x" if ratio else ""
-        print(f"{spec:<10} {'on' if cache else 'off':<5} {n:>6} {wall:>11,.0f} {cpu:>11,.0f}"
-              f"{memory / 2 ** 10:>9,.0f} KiB{times}{note}", file=out, flush=True)
-    return rows
+def spread(values):
+    """(min, median, max)."""
+    return min(values), statistics.median(values), max(values)
 
 
-def long_numbers(args, out):
-    """One seeded random N-digit addition per N: wall and CPU seconds."""
-    spec = args.number.spec if args.number else "decimal"
-    print(f"tinyadder bench --long: {args.model} model, {spec}, Python "
-          f"{platform.python_version()}", file=out)
-    print("one random N-digit addition per N", file=out)
-    print(f"{'N':>6} {'tokens':>7} {'wall s':>9} {'CPU s':>9}  sum", file=out, flush=True)
-    status = 0
-    for digits in args.long:
-        model = build(args.model, digits)
-        (a, b), = random_pairs(1, digits=digits)
-        ns = number_system(spec)
-        wall, cpu = time.perf_counter(), time.process_time()
-        right = int(run(model, ns, a, b).split("=")[1]) == a + b
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        status = max(status, 0 if right else 1)
-        print(f"{digits:>6} {3 * digits + 4:>7} {wall:>9.2f} {cpu:>9.2f}  "
-              f"{'right' if right else 'WRONG'}", file=out, flush=True)
-    return status
+def references(model):
+    """({name: generate(prompt, n_new)} of the PyTorch models, or {} and why not."""
+    if importlib.util.find_spec("torch") is None:
+        return {}, "torch is not importable (it is never a dependency)"
+    if not MODELS.is_file():
+        return {}, f"{MODELS.name} is not here (it lives in a clone of the repository)"
+    spec = importlib.util.spec_from_file_location("tinyadder_bench_torch_models", MODELS)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    built = {"published": module.published, "from_weights": lambda: module.from_weights(model)}
+    return {name: built[maker]() for name, maker in REFERENCES.items()}, None
 
 
-def torch_model(model):
-    """``generate(prompt, n_new) -> tokens`` over a dense PyTorch float64 model of ``model``'s
-    weights, or None when torch is not importable (it is only measured against, never needed).
-
-    The textbook pass over the whole sequence at every step: q, k, v = x W + b; scores
-    q_i k_j - slope (i - j); softmax1 weights e / (1 + sum e) over j <= i; z = pattern v;
-    x += z W_O + b_O; x = [x, 0] + relu(x W_gate + b_gate) (x W_in + b_in) W_out + b_out;
-    logits = -x[readout slots]. Built from ``weights.tensors``, like every other reader.
-    """
-    try:  # by name: an optional comparison, never a dependency of the package
-        torch = importlib.import_module("torch")
-    except ImportError:
-        return None
-    torch.set_num_threads(1)
-    doubles = FloatSystem()
-    t = {tensor.name: tensor for tensor in tensors(model)}
-
-    def dense(name, slope=False):
-        tensor = t[name]
-        out = torch.zeros(len(tensor.rows), len(tensor.cols), dtype=torch.float64)
-        for (r, c), value in tensor.entries.items():
-            out[tensor.rows.index(r), tensor.cols.index(c)] = (
-                doubles.slope(value) if slope else doubles.const(value))
-        return out[0] if tensor.rows == (None,) else out
-
-    blocks = []
-    for i, block in enumerate(model.blocks):
-        a, m = f"blocks.{i}.attn", f"blocks.{i}.mlp"
-        blocks.append(([dense(f"{a}.{w}") for w in ("W_Q", "b_Q", "W_K", "b_K", "W_V", "b_V",
-                                                     "W_O", "b_O")],
-                       dense(f"{a}.slopes", slope=True),
-                       [dense(f"{m}.{w}") for w in ("W_gate", "b_gate", "W_in", "b_in",
-                                                     "W_out", "b_out")],
-                       block.width_out - block.width_in))
-    embed = dense("W_E")
-    readout = torch.tensor([model.slots.index(s) for s in model.readout.values()])
-    token_of = [model.vocab.index(tok) for tok in model.readout]
-
-    def logits(tokens):
-        n = len(tokens)
-        pos = torch.arange(n, dtype=torch.float64)
-        dist = pos[:, None] - pos[None, :]
-        x = embed[torch.tensor(tokens)]
-        for (wq, bq, wk, bk, wv, bv, wo, bo), slopes, (wg, bg, wi, bi, wd, bd), pad in blocks:
-            q, k, v = x @ wq + bq, x @ wk + bk, x @ wv + bv
-            scores = q.T[:, :, None] * k.T[:, None, :] - slopes[:, None, None] * dist
-            e = torch.exp(scores).masked_fill(dist < 0, 0.0)
-            z = torch.einsum("hij,jh->ih", e / (1 + e.sum(-1, keepdim=True)), v)
-            x = x + z @ wo + bo
-            post = torch.relu(x @ wg + bg) * (x @ wi + bi)
-            x = torch.nn.functional.pad(x, (0, pad)) + post @ wd + bd
-        return -x[-1, readout]
-
-    def generate(prompt, n_new):
-        tokens = list(prompt)
-        with torch.no_grad():
-            for _ in range(n_new):
-                tokens.append(token_of[int(torch.argmax(logits(tokens)))])
-        return tokens
-
-    return generate
-
-
-def torch_rate(model, generate, k, repeats):
-    """(wall add/s, CPU add/s, wrong) of the PyTorch model on the first k verify cases."""
-    cases = verify_cases()[:k]
+def reference_rate(model, generate, cases):
+    """CPU additions per second of a PyTorch model on ``cases``, and how many it got wrong."""
     digits = model.prompt.digits
-    runs = []
-    for _ in range(repeats):
+
+    def work():
         wrong = 0
-        wall, cpu = time.perf_counter(), time.process_time()
         for a, b in cases:
             tokens = generate(encode(model, a, b), digits + 1)
             wrong += int("".join(model.vocab[t] for t in tokens[-digits - 1:])) != a + b
-        runs.append((time.perf_counter() - wall, time.process_time() - cpu, wrong))
-    return (statistics.median(k / max(w, 1e-9) for w, _, _ in runs),
-            statistics.median(k / max(c, 1e-9) for _, c, _ in runs),
-            max(wrong for _, _, wrong in runs))
+        return wrong
+    seconds, wrong = cpu_seconds(work)
+    return len(cases) / max(seconds, 1e-9), wrong
+
+
+def api_rate(model, ns, cases):
+    """CPU additions per second of ``addition.run`` on ``cases``, and how many are wrong."""
+    def work():
+        return sum(int(run(model, ns, a, b).split("=")[1]) != a + b for a, b in cases)
+    seconds, wrong = cpu_seconds(work)
+    return len(cases) / max(seconds, 1e-9), wrong
+
+
+class Rates(NamedTuple):
+    """One number system's rates over the repeats, and per PyTorch model the ratios of the
+    rate to that model's, each measured right before (``ratios[name][r]``)."""
+
+    spec: str
+    cases: int
+    rates: List[float]
+    wrong: int
+    ratios: Dict[str, List[float]]
+    reference: Dict[str, List[float]]
+
+
+def rates(model, spec, cases, repeats, models, reference_cases):
+    """``Rates`` of number system ``spec`` on ``cases``, each repeat after one run of every
+    PyTorch model of ``models`` on ``reference_cases``."""
+    ns = number_system(spec)
+    run(model, ns, 0, 0)  # compile and plan outside the timing
+    out = Rates(spec, len(cases), [], 0, {name: [] for name in models},
+                {name: [] for name in models})
+    wrong = 0
+    for _ in range(repeats):
+        before = {name: reference_rate(model, g, reference_cases)[0]
+                  for name, g in models.items()}
+        rate, bad = api_rate(model, ns, cases)
+        out.rates.append(rate)
+        wrong = max(wrong, bad)
+        for name, reference in before.items():
+            out.ratios[name].append(rate / reference)
+            out.reference[name].append(reference)
+    return out._replace(wrong=wrong)
+
+
+def interval_tokens(model, ns, prompt, n_new):
+    """The tokens of the fraction system ``ns`` decided over its decider as it is
+    (``numbers.enclosures`` intervals or balls), refined as ``generate.decode`` refines."""
+    while True:
+        try:
+            return decode(model, ns.decider(), prompt, n_new)[0]
+        except Undecided:
+            ns = ns.refined()
+
+
+def same_tokens(model, pairs):
+    """The pairs whose tokens differ between the decoding path (scaled integers) and
+    ``interval_tokens``; [] when all agree."""
+    ns = for_model(number_system("fraction"), model)
+    n_new = model.prompt.answer_digits
+    differ = []
+    for a, b in pairs:
+        prompt = encode(model, a, b)
+        if decode(model, ns, prompt, n_new)[0] != interval_tokens(model, ns, prompt, n_new):
+            differ.append((a, b))
+    return differ
+
+
+def long_addition(variant, digits, spec):
+    """(CPU seconds, right?) of one seeded random ``digits``-digit addition in ``spec``."""
+    model = build(variant, digits)
+    (a, b), = random_pairs(1, digits=digits)
+    seconds, text = cpu_seconds(lambda: run(model, number_system(spec), a, b))
+    return seconds, int(text.split("=")[1]) == a + b

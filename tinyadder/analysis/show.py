@@ -21,6 +21,7 @@ from ..generate import argmax
 from ..numbers import LogScore
 from ..weights import live_heads
 from .heat import heat_lines, sink
+from .text import exponent
 
 SIG = 6          # significant digits of a value rounded for display
 SHORT = 12       # exact text up to this many characters prints as is
@@ -64,14 +65,38 @@ def _short_text(x):
 
 
 def rounded(x, sig=SIG):
-    """x to ``sig`` significant digits, in decimal or scientific notation."""
-    with localcontext() as ctx:
-        ctx.prec = sig
-        if isinstance(x, Fraction):
-            d = Decimal(x.numerator) / Decimal(x.denominator)
-        else:
+    """x to ``sig`` significant digits (half to even), in decimal or scientific notation."""
+    if isinstance(x, (Fraction, int)):
+        d = _significant(x, sig) if x else Decimal(0)
+    else:
+        with localcontext() as ctx:
+            ctx.prec = sig
             d = +Decimal(x)
-        return format(d, f".{sig}g")
+    return format(d, f".{sig}g")
+
+
+def _significant(x, sig):
+    """For a rational x = n / d != 0, Decimal(n) / Decimal(d) at precision ``sig`` (half to
+    even, and an exact quotient without the trailing zeros of a negative exponent), in
+    integers: q = |n| 10^s / d has ``sig`` digits, so a long n or d costs one short division,
+    not a conversion of its digits to decimal (quadratic in their number).
+
+    >>> _significant(Fraction(-2, 3), 6), _significant(Fraction(10 ** 5000 + 5, 10), 3)
+    (Decimal('-0.666667'), Decimal('1.00E+4999'))
+    >>> _significant(Fraction(5, 2), 6), _significant(Fraction(9999995, 10), 6)
+    (Decimal('2.5'), Decimal('1.00000E+6'))
+    """
+    sign, n, d = int(x < 0), abs(x.numerator), x.denominator
+    s = sig - 1 - exponent(abs(x))  # 10^(sig - 1) <= |x| 10^s < 10^sig
+    q, r = divmod(n * 10 ** s, d) if s >= 0 else divmod(n, d * 10 ** -s)
+    den = d if s >= 0 else d * 10 ** -s
+    if 2 * r > den or (2 * r == den and q % 2):
+        q += 1
+    if q == 10 ** sig:  # rounded up to the next power of ten
+        q, s = q // 10, s - 1
+    while not r and s > 0 and not q % 10:
+        q, s = q // 10, s - 1
+    return Decimal((sign, tuple(int(c) for c in str(q)), -s))
 
 
 def fmt(x, sig=SIG, exact=False):

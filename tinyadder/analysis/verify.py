@@ -15,16 +15,19 @@ progress and timing go to standard error. Exit status 0 when every sum is right,
 """
 
 from dataclasses import dataclass
+from functools import partial
 import textwrap
 import time
 from typing import Dict, List, Tuple
 
 from .. import addition, cases
 from ..construction import DIGITS
+from .parallel import each_share
 
 SUITES = ("adderboard", "carries", "edges")
 DEFAULT_CASES = {"adderboard": 10_000, "carries": 10, "edges": 1}
 SHOW_FAILURES = 20  # as AdderBoard's verify.py: all failures, or the first 20 and a count
+CHUNK = 200  # pairs per part of a run with jobs > 1 (fixed: the split does not follow jobs)
 
 
 def suite_groups(suite, n, seed=cases.SEED, digits=DIGITS):
@@ -67,34 +70,45 @@ class Outcome:
         return sum(passed for passed, _ in self.groups.values())
 
 
-def check(model, ns, groups, progress=None):
+def check(model, ns, groups, progress=None, jobs=1):
     """Run every pair through the model (``addition.add``, operands padded to the model's
-    length) and compare with Python's a + b. ``progress(done, total, note)`` follows each pair.
-    Ctrl-C stops the run: the outcome then holds what was checked so far (``interrupted``)."""
-    tally, failures, done = {}, [], 0
-    total = sum(len(pairs) for pairs in groups.values())
+    length) and compare with Python's a + b. ``progress(done, total, note)`` follows each pair
+    (each part of ``CHUNK`` pairs when ``jobs`` > 1: the pairs in that order, split over that
+    many processes, the outcome the same for every ``jobs``). Ctrl-C stops the run: the
+    outcome then holds what was checked so far (``interrupted``)."""
+    pairs = [(label, a, b) for label, group in groups.items() for a, b in group]
     start = time.perf_counter()
-    interrupted = False
-    for label, pairs in groups.items():
-        passed = checked = 0
-        try:
-            for a, b in pairs:
-                got = addition.add(model, ns, a, b)
-                if got == a + b:
-                    passed += 1
-                else:
-                    failures.append((a, b, got))
-                checked += 1
-                done += 1
-                if progress:
-                    progress(done, total, f" ({done - len(failures)} passed)")
-        except KeyboardInterrupt:
-            interrupted = True
-        if checked or not interrupted:
-            tally[label] = (passed, checked)
-        if interrupted:
-            break
-    return Outcome(tally, failures, time.perf_counter() - start, interrupted)
+    sums, failed, interrupted = [], 0, False
+    parts = [[(a, b) for _, a, b in pairs[i:i + CHUNK]] for i in range(0, len(pairs), CHUNK)]
+    results = (each_share(partial(_sums, model, ns), parts, jobs) if jobs > 1 else
+               ([addition.add(model, ns, a, b)] for _, a, b in pairs))
+    try:
+        for got in results:
+            failed += sum(s != a + b for s, (_, a, b) in zip(got, pairs[len(sums):]))
+            sums += got
+            if progress:
+                progress(len(sums), len(pairs), f" ({len(sums) - failed} passed)")
+    except KeyboardInterrupt:
+        interrupted = True
+    return _outcome(groups, pairs, sums, time.perf_counter() - start, interrupted)
+
+
+def _sums(model, ns, part):
+    """The model's sums of the pairs of one part."""
+    return [addition.add(model, ns, a, b) for a, b in part]
+
+
+def _outcome(groups, pairs, sums, seconds, interrupted):
+    """The ``Outcome`` of the first len(sums) pairs: per group (passed, checked), a group
+    shown once one of its pairs is checked (or every group, when the run was whole)."""
+    tally = {label: (0, 0) for label in groups} if not interrupted else {}
+    failures = []
+    for (label, a, b), got in zip(pairs, sums):
+        passed, checked = tally.get(label, (0, 0))
+        tally[label] = (passed + (got == a + b), checked + 1)
+        if got != a + b:
+            failures.append((a, b, got))
+    return Outcome(tally, failures, seconds, interrupted)
 
 
 def describe_suite(suite, n, seed):

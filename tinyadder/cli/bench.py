@@ -1,35 +1,69 @@
-"""``tinyadder bench``: the command line of ``analysis.bench``."""
+"""``tinyadder bench``: the command line of ``analysis.bench``; it times census, prove, verify
+and the command itself, which live above the analyses."""
 
 import argparse
+import io
+import math
 import os
 import platform
+import time
 
-from ..analysis.bench import (CASES, SYSTEMS, TORCH_CASES, long_numbers, measure,
-                              torch_model, torch_rate)
+from ..analysis.bench import (CASES, SYSTEMS, TARGETS, TORCH_CASES, cpu_seconds,
+                              long_addition, rates, references, same_tokens, spread)
+from ..analysis.proof.census import census
+from ..analysis.proof.prove import prove
+from ..analysis.verify import check, suite_groups
+from ..cases import carry_pairs, random_pairs, verify_cases
 from ..construction import DIGITS
+from ..models import build
+from ..numbers import for_model, number_system
+from . import main_command
 from .options import (PROG, Parser, add_model_options, construction_only, digits_list_arg,
                       excerpt, int_arg, model_of)
+
+PARTS = ("rates", "tokens", "long", "census", "prove", "verify")
+QUICK = {"tokens": (1001, 2), "long": [1000, 2000], "census": [8, 9, 10],
+         "prove": [10, 20, 30]}
+FULL = {"tokens": (10_010, 20), "long": [1000, 2000], "census": [8, 9, 10, 11, 12],
+        "prove": [10, 20, 30, 50]}
 
 
 def build_parser():
     parser = Parser(prog=f"{PROG} bench",
-                    description="Additions per second on AdderBoard's verify cases, per "
-                                "number system, with the KV cache and with the whole prefix "
-                                "rerun at every step; median of several repeats, wall clock "
-                                "and CPU time, and the peak memory. Without --number: "
-                                "fraction, decimal and float.")
+                    description="Additions per second per number system, in CPU time on "
+                                "this machine (min, median and max of the repeats) and, "
+                                "when torch is "
+                                "importable, their ratio to two PyTorch float64 models "
+                                "measured just before each repeat; the fraction system's "
+                                "tokens over scaled integers against intervals; one long "
+                                "addition; census, prove and the exact verify. About a "
+                                "minute; --full takes the sizes of the speed issue.")
     add_model_options(parser, number=None)
-    parser.add_argument("--repeats", type=int_arg(1, 100), default=3,
-                        metavar="R",
-                        help="repeats per figure; the median is shown (default 3)")
+    parser.add_argument("--only", type=_parts_arg, default=None, metavar="PARTS",
+                        help=f"run only these parts, comma-separated: {', '.join(PARTS)} "
+                             f"(default: all; --long alone: long)")
+    parser.add_argument("--repeats", type=int_arg(1, 100), default=5, metavar="R",
+                        help="repeats per rate (default 5)")
     parser.add_argument("--scale", type=_fraction_arg, default=1.0, metavar="F",
-                        help="run F times the default number of cases, e.g. 0.1 for a quick "
-                             "look (default 1; cases per system: " +
+                        help="run F times the default number of cases per rate, e.g. 0.1 "
+                             "for a quick look (default 1; " +
                              ", ".join(f"{s} {k}" for s, k in CASES.items()) + ")")
     parser.add_argument("--long", type=digits_list_arg, default=None, metavar="N,N,...",
-                        help="time one random N-digit addition per N instead (e.g. "
-                             "100,1000,2000), in decimal unless --number is given")
+                        help="the lengths of the long additions (default 1000,2000), in "
+                             "--number or fraction, decimal and float")
+    parser.add_argument("--full", action="store_true",
+                        help="the speed issue's sizes: tokens on all 10,010 AdderBoard "
+                             "cases and 20 carries cases per cell, census N = 8..12, prove "
+                             "N = 10, 20, 30, 50 (several minutes)")
     return parser
+
+
+def _parts_arg(text):
+    parts = [p.strip() for p in text.split(",")]
+    if not parts or any(p not in PARTS for p in parts):
+        raise argparse.ArgumentTypeError(
+            f"expected parts among {', '.join(PARTS)}, got {excerpt(text)}")
+    return parts
 
 
 def _fraction_arg(text):
@@ -44,53 +78,153 @@ def _fraction_arg(text):
     return value
 
 
+def _warn(args, err, what):
+    print(f"{PROG}: warning: the {args.model} model's sum is wrong {what} (marked WRONG "
+          f"above)", file=err)
+    return 1
+
+
+def _rates(args, model, out, err):
+    """The rates table; 1 if a sum was wrong (the model's own, said on ``err``)."""
+    models, why = references(model)
+    listed = verify_cases()
+    few = listed[:TORCH_CASES]
+    print(f"additions/s through the API (KV cache on), AdderBoard's verify cases, CPU;",
+          file=out)
+    print(f"min / median / max of {args.repeats} repeats", file=out)
+    if models:
+        print("x torch A, B: the rate over that of a PyTorch float64 model measured just "
+              "before,\n  on the first {} cases (tests/benchmarks/torch_models.py, 1 thread):\n"
+              "  A: from the published source's structure; B: dense from tinyadder's "
+              "weights".format(TORCH_CASES), file=out)
+    else:
+        print(f"PyTorch comparison skipped: {why}", file=out)
+    print(f"{'system':<9}{'cases':>6}{'add/s':>9}" + (f"{'x torch A':>18}{'x torch B':>18}"
+                                                      f"{'target':>8}" if models else ""),
+          file=out, flush=True)
+    status = 0
+    systems = [args.number.spec] if args.number else list(SYSTEMS)
+    for spec in systems:
+        name = spec.split(":")[0]
+        k = max(1, round(CASES.get(name, CASES["decimal"]) * args.scale))
+        row = rates(model, spec, listed[:k], args.repeats, models, few)
+        line = f"{spec:<9}{k:>6}{spread(row.rates)[1]:>9,.0f}"
+        for ratios in row.ratios.values():
+            line += "  " + " ".join(f"{x:>5.1f}" for x in spread(ratios))
+        if models and name in TARGETS:
+            line += f"  >= {TARGETS[name]}"
+        print(line + (f"  {row.wrong} WRONG" if row.wrong else ""), file=out, flush=True)
+        if row.wrong:
+            status = _warn(args, err, f"on {row.wrong} of {k} cases in {spec}, cache on")
+    if models:
+        rates_of = {name: spread(r)[1] for name, r in row.reference.items()}
+        print("PyTorch models, CPU add/s (medians, last system's repeats): " +
+              ", ".join(f"{name} {rate:,.0f}" for name, rate in rates_of.items()), file=out)
+    return status
+
+
+def _tokens(args, model, out, err):
+    n, per_cell = (FULL if args.full else QUICK)["tokens"]
+    pairs = verify_cases()[:n]
+    carries = [p for group in carry_pairs(per_cell).values() for p in group]
+    differ = same_tokens(model, pairs + carries)
+    verdict = "identical" if not differ else f"{len(differ)} DIFFER, e.g. {differ[0]}"
+    print(f"fraction tokens over scaled integers and over intervals, {n:,} AdderBoard and "
+          f"{len(carries):,}\n  carries cases ({per_cell} per cell): {verdict}",
+          file=out, flush=True)
+    if differ:
+        print(f"{PROG}: error: the scaled integers decided other tokens than the intervals "
+              f"on {len(differ)} cases, e.g. {differ[0][0]}+{differ[0][1]}", file=err)
+    return 1 if differ else 0
+
+
+def _long(args, out, err):
+    digits = args.long or (FULL if args.full else QUICK)["long"]
+    systems = [args.number.spec] if args.number else ["fraction", "decimal", "float"]
+    print(f"one seeded random N-digit addition, {args.model} model, CPU seconds", file=out)
+    print(f"{'system':<10}{'N':>6}{'tokens':>8}{'CPU s':>9}  sum", file=out, flush=True)
+    status = 0
+    for spec in systems:
+        before = None
+        for n in digits:
+            seconds, right = long_addition(args.model, n, spec)
+            growth = ""
+            if before and before[1] > 0 and seconds > 0 and n != before[0]:
+                growth = f"  N^{math.log(seconds / before[1]) / math.log(n / before[0]):.2f}"
+            before = n, seconds
+            print(f"{spec:<10}{n:>6}{3 * n + 4:>8}{seconds:>9.2f}  "
+                  f"{'right' if right else 'WRONG'}{growth}", file=out, flush=True)
+            status = max(status, 0 if right else 1)
+    if status:
+        _warn(args, err, "at an N")
+    if not args.number and not args.long:
+        n = digits[-1]
+        (a, b), = random_pairs(1, digits=n)
+        seconds, _ = cpu_seconds(lambda: main_command.main(
+            ["--model", args.model, "--digits", str(n), "--number", "float", f"{a}+{b}"],
+            io.StringIO(), io.StringIO(), None))
+        print(f"{PROG} --number float --digits {n} (its wrong sum checked in fraction): "
+              f"{seconds:.2f}", file=out, flush=True)
+    return status
+
+
+def _census(args, out):
+    sizes = (FULL if args.full else QUICK)["census"]
+    times = [f"{n}: {cpu_seconds(lambda: census(build('published', n)))[0]:.1f}"
+             for n in sizes]
+    print(f"census (published model), CPU seconds at N = {', '.join(times)}", file=out,
+          flush=True)
+
+
+def _prove(args, out):
+    sizes = (FULL if args.full else QUICK)["prove"]
+    times = [f"{n}: {cpu_seconds(lambda: prove(build('repaired', n)))[0]:.1f}"
+             for n in sizes]
+    print(f"prove --model repaired, CPU seconds at N = {', '.join(times)}", file=out,
+          flush=True)
+
+
+def _verify(args, model, out):
+    ns = for_model(number_system("fraction"), model)
+    seconds, outcome = cpu_seconds(lambda: check(model, ns, suite_groups("adderboard", 10_000)))
+    print(f"exact verify (AdderBoard, {outcome.total:,} cases): {seconds:.1f} CPU s, "
+          f"{outcome.total / max(seconds, 1e-9):,.0f} additions/s, {outcome.passed:,} right",
+          file=out, flush=True)
+    return 0 if outcome.passed == outcome.total else 1
+
+
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.long:
+    parts = args.only or (["long"] if args.long else list(PARTS))
+    model = None
+    if {"rates", "tokens", "verify"} & set(parts):
+        model = model_of(parser, args)
+        if model.prompt.digits != DIGITS:
+            parser.error(f"bench times AdderBoard's {DIGITS}-digit cases; the model "
+                         f"{args.model} adds {model.prompt.digits}-digit numbers")
+    if "long" in parts:
         construction_only(parser, args, "--long")
-        status = long_numbers(args, out)
-        if status:
-            print(f"{PROG}: warning: the {args.model} model's sum is wrong at an N marked "
-                  f"WRONG above", file=err)
-        return status
-    systems = [args.number.spec] if args.number else list(SYSTEMS)
-    model = model_of(parser, args)
-    if model.prompt.digits != DIGITS:
-        parser.error(f"bench times AdderBoard's {DIGITS}-digit cases; the model {args.model} "
-                     f"adds {model.prompt.digits}-digit numbers")
-    print(f"tinyadder bench: {args.model} model, AdderBoard verify cases, median of "
-          f"{args.repeats}", file=out)
+    print(f"{PROG} bench: {args.model} model; CPU time (time.process_time)", file=out)
     print(f"Python {platform.python_version()} ({platform.python_implementation()}), "
-          f"{os.cpu_count()} CPUs, {platform.machine()}", file=out)
-    print("additions/s: wall clock and CPU time; cache off: whole prefix rerun every step;",
-          file=out)
-    print("memory: tracemalloc peak over 20 cases", file=out)
-    generate = torch_model(model)
-    if generate is None:
-        torch = None
-        print("PyTorch comparison skipped: torch is not importable (it is never a "
-              "dependency)", file=out)
-    else:
-        k = max(1, round(TORCH_CASES * args.scale))
-
-        def torch():
-            return torch_rate(model, generate, k, 1)[1]
-        print("x torch: CPU additions/s over those of a PyTorch float64 model of the same\n"
-              f"weights (textbook pass, whole prefix every step, 1 thread; {torch():,.0f} CPU "
-              f"add/s now),\nmeasured on {k} cases before each repeat; median of the ratios",
-              file=out)
-    print(f"{'system':<10} {'cache':<5} {'cases':>6} {'wall add/s':>11} {'CPU add/s':>11}"
-          f"{'peak memory':>13}{'  x torch' if torch else ''}", file=out, flush=True)
-    status = 0
-    for spec in systems:
-        name = spec.split(":")[0]
-        k = max(1, round(CASES.get(name, CASES["decimal"]) * args.scale))
-        for cache, cases, *_, wrong, _ in measure(model, spec, k, args.repeats, out, torch):
-            if wrong:
-                print(f"{PROG}: warning: the {args.model} model's sum is wrong on {wrong} of "
-                      f"{cases} cases in {spec}, cache {'on' if cache else 'off'} (marked "
-                      f"WRONG above)", file=err)
-                status = 1
+          f"{os.cpu_count()} CPUs, {platform.machine()}", file=out, flush=True)
+    start, status = time.process_time(), 0
+    for part in PARTS:
+        if part not in parts:
+            continue
+        print(file=out)
+        if part == "rates":
+            status = max(status, _rates(args, model, out, err))
+        elif part == "tokens":
+            status = max(status, _tokens(args, model, out, err))
+        elif part == "long":
+            status = max(status, _long(args, out, err))
+        elif part == "census":
+            _census(args, out)
+        elif part == "prove":
+            _prove(args, out)
+        else:
+            status = max(status, _verify(args, model, out))
+    print(f"\nbench: {time.process_time() - start:.0f} CPU s", file=out)
     return status

@@ -7,8 +7,9 @@ from ..analysis.proof.census import ADDERBOARD_RANDOM, census, examples
 from ..analysis.proof.census import estimate_seconds as counting_seconds
 from ..analysis.proof.symbolic import NotAffine
 from ..numbers import number_system
-from .options import PROG, Parser, Progress, add_digits_option, add_model_option, model_of
-from .prove import add_jobs_option, symbolic_progress
+from .options import (PROG, Parser, Progress, add_digits_option, add_jobs_option,
+                      add_model_option, model_of)
+from .prove import symbolic_progress
 
 
 def build_parser():
@@ -22,7 +23,7 @@ def build_parser():
                     "some do (or the method does not reach the model), 2 for bad options.")
     add_model_option(parser)
     add_digits_option(parser)
-    add_jobs_option(parser)
+    add_jobs_option(parser, "the symbolic pass and the counting")
     return parser
 
 

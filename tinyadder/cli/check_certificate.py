@@ -1,5 +1,6 @@
 """``tinyadder check-certificate FILE``: re-check a proof with the independent checker."""
 
+from ..analysis.proof import setcheck
 from ..analysis.proof.certificate import Invalid, Malformed, check, load
 from .options import PROG, Parser
 
@@ -9,7 +10,8 @@ def build_parser():
         prog=f"{PROG} check-certificate",
         description="Re-check a certificate written by 'tinyadder prove --certificate' with "
                     "a small checker that shares no code with the derivation beyond the "
-                    "model's weights. Exit status 0 when it is valid, 1 when it does not "
+                    "model's weights (a generic method's certificate: with its own evaluator "
+                    "of the forward pass over the certificate's regions). Exit status 0 when it is valid, 1 when it does not "
                     "check, 2 when the file cannot be read or is not a certificate.")
     parser.add_argument("file", metavar="FILE", help="the certificate (JSON)")
     return parser
@@ -19,7 +21,8 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     args = build_parser().parse_args(argv)  # a usage error exits 2 (cli.main)
     try:
-        print(check(load(args.file)), file=out)
+        data = setcheck.load(args.file)
+        print(setcheck.check(data) if data is not None else check(load(args.file)), file=out)
     except Malformed as why:
         print(f"{PROG}: error: {why}; give a file written by '{PROG} prove --certificate'",
               file=err)

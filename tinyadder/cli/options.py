@@ -155,6 +155,16 @@ def tinyadder_problem(model, what):
             f"by name; the model {model.name} has others")
 
 
+MAX_JOBS = 64
+
+
+def add_jobs_option(parser, what="the work"):
+    """--jobs N: processes for ``what`` (``analysis.parallel``)."""
+    parser.add_argument("--jobs", type=int_arg(1, MAX_JOBS), default=1, metavar="N",
+                        help=f"split {what} over N processes, 1 <= N <= {MAX_JOBS} "
+                             f"(default 1); the result is the same for every N")
+
+
 def construction_only(parser, args, what):
     """Refuse a model file or a shipped AdderBoard model for ``what``, which builds the model
     at several N; hand the construction's name on to the analysis."""

@@ -1,15 +1,15 @@
-"""``tinyadder prove``: the command line of ``analysis.proof.prove`` (and ``--certificate``)."""
+"""``tinyadder prove``: the command line of ``analysis.proof.prove`` (the closed form, for the
+36p family) and of ``analysis.proof.generic`` (any model file), and ``--certificate``."""
 
 import json
 import time
 
+from ..analysis.proof import generic
 from ..analysis.proof.prove import certificate, prove
-from ..addition import digits_of
+from ..addition import digits_of, text
 from ..analysis.proof.formulas import estimate_seconds
-from .options import (PROG, Parser, Progress, add_digits_option, add_model_option, int_arg,
-                      model_of)
-
-MAX_JOBS = 64
+from .options import (PROG, Parser, Progress, add_digits_option, add_jobs_option,
+                      add_model_option, model_of)
 
 
 def build_parser():
@@ -19,23 +19,30 @@ def build_parser():
                     "numbers right, in exact arithmetic and for the real-number model (every "
                     "rounded exponential replaced by an interval that contains it), by "
                     "induction over the digits, from the model's own forward pass run over "
-                    "affine forms in the digits (docs/proof.md). Exit status 0 when proved, "
-                    "1 when not (then 'tinyadder census' counts the failures), 2 for bad "
-                    "options.")
+                    "affine forms in the digits (docs/proof.md). A model the closed form does "
+                    "not reach (or any, with --generic) is proved by the generic method: the "
+                    "forward pass over sets of pairs, split where undecided. Exit status 0 "
+                    "when proved, 1 when not (a counterexample, or the closed form's failing "
+                    "places: 'tinyadder census' counts them), 3 when the generic method is "
+                    "undecided within its budget, 2 for bad options.")
     add_model_option(parser)
     add_digits_option(parser)
-    add_jobs_option(parser)
+    add_jobs_option(parser, "the symbolic pass")
     parser.add_argument("--certificate", metavar="FILE",
                         help="write the proof's data (exact rationals, JSON) to FILE, for "
                              f"'{PROG} check-certificate FILE'")
+    parser.add_argument("--generic", action="store_true",
+                        help="use the generic method even where the closed form applies")
+    parser.add_argument("--max-sets", type=int_arg(1, 10 ** 9), default=generic.MAX_SETS,
+                        metavar="S", help="the generic method's budget of regions "
+                                          f"(default {generic.MAX_SETS})")
+    parser.add_argument("--seconds", type=int_arg(1, 10 ** 7), default=int(generic.MAX_SECONDS),
+                        metavar="T", help="the generic method's budget of seconds (default "
+                                          f"{int(generic.MAX_SECONDS)})")
+    parser.add_argument("--examples", type=int_arg(1, 10 ** 6), default=generic.EXAMPLES,
+                        metavar="K", help="the generic method stops after K counterexamples "
+                                          f"(default {generic.EXAMPLES})")
     return parser
-
-
-def add_jobs_option(parser):
-    """--jobs N: processes for the symbolic pass (and the census's counting)."""
-    parser.add_argument("--jobs", type=int_arg(1, MAX_JOBS), default=1, metavar="N",
-                        help=f"split the work over N processes, 1 <= N <= {MAX_JOBS} "
-                             f"(default 1); the result is the same for every N")
 
 
 def report(proof, variant):
@@ -72,26 +79,80 @@ def symbolic_progress(digits, err):
     return Progress(err, f"symbolic pass (about {estimate_seconds(digits):.0f} s)", seconds=0)
 
 
+def generic_report(outcome, name):
+    """The generic method's report lines (standard output)."""
+    n = outcome.digits
+    lines = [f"prove: {name} model, N = {n} digits, all 10^{2 * n} pairs (generic method: "
+             f"the forward pass over sets of pairs)"]
+    if outcome.verdict == "proved":
+        margins = ", ".join(f"{float(m):.3g}" if m is not None else "-" for m in outcome.margins)
+        lines += [f"least margin (target logit minus the best other) per answer position: "
+                  f"{margins}",
+                  f"proved: the {name} model adds all 10^{2 * n} pairs of {n}-digit numbers "
+                  f"right",
+                  "  (exact arithmetic, and the real-number model)"]
+    elif outcome.verdict == "fails":
+        lines.append(f"fails: the {name} model adds some pairs wrong; counterexamples, each "
+                     f"confirmed by an exact run:")
+        lines += [f"  {text(a, b, wrote, n)}  (right: {a + b})"
+                  for a, b, wrote in outcome.counterexamples]
+    else:
+        lines.append(f"undecided within the budget; regions left (smallest first):")
+        for o in sorted(outcome.open, key=lambda o: o.region.count())[:8]:
+            margin = f", margin {float(o.margin):.3g}" if o.margin is not None else ""
+            lines.append(f"  answer position {o.position}: {o.region.describe()} "
+                         f"({o.region.count()} pairs{margin}; {o.why})")
+    lines.append(f"  {outcome.sets} regions run through the pass, {outcome.runs} exact runs "
+                 f"of single pairs")
+    return lines
+
+
+EXIT = {"proved": 0, "fails": 1, "undecided": 3}
+
+
+def write_certificate(path, data, err):
+    """Write ``data`` as JSON to ``path``; the exit status 2 (one line) if it cannot."""
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1)
+    except OSError as why:
+        print(f"{PROG}: error: cannot write {path}: {why.strerror}; give a writable file",
+              file=err)
+        return 2
+    return None
+
+
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)  # a usage error exits 2 (cli.main)
     model = model_of(parser, args)
     start = time.perf_counter()
-    proof = prove(model, progress=symbolic_progress(digits_of(model), err), jobs=args.jobs)
-    if proof.refusal:
-        print(f"{PROG}: prove: the method does not reach this model: {proof.refusal}",
-              file=err)
-        return 1
-    for line in report(proof, args.model):
+    if not args.generic:
+        proof = prove(model, progress=symbolic_progress(digits_of(model), err), jobs=args.jobs)
+        if not proof.refusal:
+            for line in report(proof, args.model):
+                print(line, file=out)
+            if args.certificate:
+                failed = write_certificate(args.certificate,
+                                           certificate(proof, str(args.model)), err)
+                if failed:
+                    return failed
+            print(f"time {time.perf_counter() - start:.1f} s", file=err, flush=True)
+            return 0 if proof.proved else 1
+        print(f"{PROG}: prove: the closed form does not reach this model ({proof.refusal}); "
+              f"the generic method", file=err)
+    outcome = generic.prove(model, max_sets=args.max_sets, max_seconds=args.seconds,
+                            examples=args.examples, progress=Progress(err, "generic prover"))
+    for line in generic_report(outcome, args.model):
         print(line, file=out)
-    if args.certificate:
-        try:
-            with open(args.certificate, "w", encoding="utf-8") as f:
-                json.dump(certificate(proof, str(args.model)), f, indent=1)
-        except OSError as why:
-            print(f"{PROG}: error: cannot write {args.certificate}: {why.strerror}; "
-                  f"give a writable file", file=err)
-            return 2
+    if args.certificate and outcome.verdict == "proved":
+        failed = write_certificate(args.certificate,
+                                   generic.certificate(outcome, model, str(args.model)), err)
+        if failed:
+            return failed
+    elif args.certificate:
+        print(f"{PROG}: prove: no certificate written: the verdict is {outcome.verdict}",
+              file=err)
     print(f"time {time.perf_counter() - start:.1f} s", file=err, flush=True)
-    return 0 if proof.proved else 1
+    return EXIT[outcome.verdict]

@@ -6,8 +6,8 @@ from ..cases import SEED
 from ..addition import digits_of
 from ..construction import DIGITS
 from ..numbers import for_model
-from .options import (PROG, Parser, Progress, add_digits_option, add_model_options, int_arg,
-                      model_of)
+from .options import (PROG, Parser, Progress, add_digits_option, add_jobs_option,
+                      add_model_options, int_arg, model_of)
 
 
 MAX_CASES = 1_000_000  # about 3 hours exact, 5 minutes in float, on this project's machine
@@ -34,6 +34,7 @@ def build_parser():
         help=f"random seed of the suite (default {SEED}, AdderBoard's)")
     add_model_options(parser)
     add_digits_option(parser)
+    add_jobs_option(parser, "the additions")
     return parser
 
 
@@ -52,7 +53,7 @@ def main(argv, out, err, stdin):
     ns = for_model(args.number, model)
     groups = suite_groups(args.suite, n, args.seed, digits)
     progress = Progress(err, every=1000, at_once=False)
-    outcome = check(model, ns, groups, progress)
+    outcome = check(model, ns, groups, progress, args.jobs)
     progress.done()
     name = args.model if digits == DIGITS else f"{args.model} for N = {digits} digits"
     for line in report(outcome, args.suite, n, args.seed, name, ns):

@@ -9,5 +9,6 @@
 - ``census``: the exact number of failing pairs, window by window
 - ``certificate``: the independent checker of a proof's certificate
 - ``stress``: stress variants (a weaker layer-1 FFN) for testing the census
-- ``parallel``: ``--jobs``, a fixed split of the work over processes
+
+``--jobs`` splits their work over processes by ``analysis.parallel``'s fixed rule.
 """

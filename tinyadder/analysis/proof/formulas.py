@@ -43,7 +43,7 @@ from typing import Dict, Optional, Tuple
 from ...addition import digits_of, encode
 from ...forward import forward
 from ...plan import compile_model
-from .parallel import run_shares, shares
+from ..parallel import run_shares, shares
 from .symbolic import Affine, NotAffine, SymbolicSystem, box_sign, round_up
 
 

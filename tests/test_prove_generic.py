@@ -1,0 +1,216 @@
+"""The generic prover (analysis/proof/generic.py) and its certificate checker (setcheck.py):
+verdicts against brute force over every pair, regions against enumeration, certificates
+against tampering, and agreement with the closed-form prover."""
+
+import json
+import random
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+
+from tinyadder import build
+from tinyadder.addition import add
+from tinyadder.analysis.proof import generic, setcheck
+from tinyadder.analysis.proof.certificate import Invalid
+from tinyadder.analysis.proof.prove import prove as closed_form
+from tinyadder.analysis.proof.sets import Region, a_var, b_var, c_var
+from tinyadder.cli import main
+from tinyadder.modelfile import dump
+
+ADDER1 = "tests/models/adder1.json"
+
+
+def mutant(model, field, changes):
+    """``model`` with entries of its first block's FFN table ``field`` changed."""
+    block = model.blocks[0]
+    table = dict(getattr(block.mlp, field))
+    table.update({k: Fraction(v) for k, v in changes.items()})
+    blocks = (replace(block, mlp=replace(block.mlp, **{field: table})),) + model.blocks[1:]
+    return replace(model, name=model.name + "-mutant", blocks=blocks)
+
+
+def wrong_pairs(model):
+    """Brute force: every pair the model adds wrong (exact runs)."""
+    n = model.prompt.digits
+    return {(a, b) for a in range(10 ** n) for b in range(10 ** n)
+            if add(model, "fraction", a, b) != a + b}
+
+
+# ---- regions --------------------------------------------------------------------------------
+
+def random_region(rng, n):
+    region = Region.every(n)
+    for _ in range(rng.randint(0, 5)):
+        kind = rng.choice("abcs")
+        j = rng.randrange(n)
+        try:
+            if kind in "ab":
+                lo, hi = getattr(region, kind)[j]
+                split = (kind, j, rng.randint(lo, hi - 1)) if hi > lo else None
+            elif kind == "c":
+                split = ("c", j + 1)
+            else:
+                lo, hi = region.sum_range(j)
+                split = ("s", j, rng.randint(lo, hi - 1)) if hi > lo else None
+            if split:
+                region = rng.choice(region.children(split))
+        except ValueError:
+            pass
+    return region
+
+
+def _pairs_with_digits(n):
+    """Every pair with its digits, its sum's digits and its carries, column 0 first."""
+    out = []
+    for a in range(10 ** n):
+        for b in range(10 ** n):
+            out.append((a, b, [a // 10 ** j % 10 for j in range(n)],
+                        [b // 10 ** j % 10 for j in range(n)],
+                        [(a + b) // 10 ** j % 10 for j in range(n)],
+                        [(a % 10 ** j + b % 10 ** j) // 10 ** j for j in range(n + 1)]))
+    return out
+
+
+ALL2 = _pairs_with_digits(2)
+
+
+def members(region):
+    """The region's pairs, by a test of every pair of two digits."""
+    n = region.digits
+    box = [(region.a[j], region.b[j], region.sum_range(j)) for j in range(n)]
+    return [(a, b) for a, b, da, db, ds, carry in ALL2
+            if all(x[0] <= da[j] <= x[1] and y[0] <= db[j] <= y[1] and z[0] <= ds[j] <= z[1]
+                   for j, (x, y, z) in enumerate(box))
+            and all(c == carry[j] for j, c in region.carries)]
+
+
+def test_regions_count_bound_and_enumerate_exactly():
+    rng = random.Random(7)
+    for _ in range(8):
+        region = random_region(rng, 2)
+        pairs = members(region)
+        assert region.count() == len(pairs) and region.pairs(10 ** 4) == pairs
+        coefs = {v: Fraction(rng.randint(-9, 9), rng.randint(1, 4))
+                 for v in (a_var(0), a_var(1), b_var(0), b_var(1), c_var(1), c_var(2))}
+        def value(a, b):
+            digit = {"a": lambda j: a // 10 ** j % 10, "b": lambda j: b // 10 ** j % 10,
+                     "c": lambda j: (a % 10 ** j + b % 10 ** j) // 10 ** j}
+            return sum(c * digit[v[0]](v[1]) for v, c in coefs.items())
+        found = region.bound(coefs)
+        if not pairs:
+            assert found is None
+            continue
+        low, high, at_low, at_high = found
+        assert low == min(value(*p) for p in pairs) == value(*at_low)
+        assert high == max(value(*p) for p in pairs) == value(*at_high)
+
+
+def test_children_partition_their_parent():
+    region = Region.every(2)
+    for split in (("a", 1, 4), ("b", 0, 0), ("c", 1), ("c", 2), ("s", 0, 6), ("s", 1, 8)):
+        kids = region.children(split)
+        sets = [set(members(k)) for k in kids]
+        assert set().union(*sets) == set(members(region))
+        assert sum(len(s) for s in sets) == len(members(region))
+
+
+# ---- verdicts against brute force -----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def adder1():
+    """adder1, its generic outcome and its certificate (JSON round trip)."""
+    model = build(ADDER1)
+    outcome = generic.prove(model)
+    cert = json.loads(json.dumps(generic.certificate(outcome, model, "adder1")))
+    return model, outcome, cert
+
+
+MUTATION = {"s9": "-35/4", "s10": "-37/4"}
+
+
+def test_adder1_is_proved_and_adds_every_pair(adder1):
+    model, outcome, cert = adder1
+    assert wrong_pairs(model) == set()
+    assert outcome.verdict == "proved"
+    assert setcheck.check(cert).startswith("certificate valid: adder1 model, N = 1")
+
+
+def test_a_mutant_fails_on_pairs_the_brute_force_finds():
+    """The tens unit's thresholds moved (s9 -35/4, s10 -37/4): a + b = 9 gives a tens value
+    1/2, a tie at the tens digit (argmax takes 0, right) and a units digit 4 (wrong)."""
+    model = mutant(build(ADDER1), "b_gate", MUTATION)
+    wrong = wrong_pairs(model)
+    assert wrong == {(a, 9 - a) for a in range(10)}
+    outcome = generic.prove(model, examples=100)
+    assert outcome.verdict == "fails"
+    found = {(a, b) for a, b, _ in outcome.counterexamples}
+    assert found == wrong
+    assert all(wrote != a + b for a, b, wrote in outcome.counterexamples)
+    with pytest.raises(ValueError):  # no certificate but for a proof
+        generic.certificate(outcome, model, "mutant")
+
+
+def test_a_certificate_for_another_model_does_not_check(adder1):
+    model, _, cert = adder1
+    bad = mutant(model, "b_gate", MUTATION)
+    with pytest.raises(Invalid):
+        setcheck.check(dict(cert, model=dump(bad)))
+
+
+def test_a_tampered_partition_does_not_check(adder1):
+    cert = adder1[2]
+    first = cert["positions"][0]
+    assert "split" in first
+    for change in ({"split": ["c", 1], "children": first["children"][:1]},
+                   {"leaf": "bound"},
+                   {"split": ["a", 0, 9], "children": first["children"]}):
+        positions = [change] + cert["positions"][1:]
+        with pytest.raises(Invalid):
+            setcheck.check(dict(cert, positions=positions))
+
+
+def test_the_budget_gives_undecided_with_the_regions_left(capsys):
+    assert main(["prove", "--model", ADDER1, "--max-sets", "3"]) == 3
+    out = capsys.readouterr().out
+    assert "undecided within the budget" in out and "pairs" in out
+
+
+def test_cli_proves_a_model_file_and_checks_its_certificate(tmp_path, capsys):
+    path = tmp_path / "adder1.cert.json"
+    assert main(["prove", "--model", ADDER1, "--certificate", str(path)]) == 0
+    assert "proved: the tests/models/adder1.json model adds all 10^2 pairs" in \
+        capsys.readouterr().out
+    assert main(["check-certificate", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("certificate valid")
+
+
+def test_generic_and_closed_form_agree_on_the_repaired_model_at_n1():
+    """Both proved; the generic certificate checks (its leaves rest on relaxed ReLUs)."""
+    model = build("repaired", 1)
+    assert closed_form(model).proved
+    outcome = generic.prove(model)
+    assert outcome.verdict == "proved"
+    cert = json.loads(json.dumps(generic.certificate(outcome, model, "repaired")))
+    assert setcheck.check(cert).startswith("certificate valid: repaired model, N = 1")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["published", "repaired"])
+@pytest.mark.parametrize("n", [1, 2])
+def test_generic_agrees_with_closed_form_and_brute_force(variant, n):
+    model = build(variant, n)
+    outcome = generic.prove(model, max_sets=10 ** 6, max_seconds=10 ** 5)
+    assert outcome.verdict == ("proved" if closed_form(model).proved else "fails")
+    if n == 1:
+        assert wrong_pairs(model) == set()
+    cert = json.loads(json.dumps(generic.certificate(outcome, model, variant)))
+    assert setcheck.check(cert).startswith("certificate valid")
+
+
+def test_cli_fails_with_confirmed_counterexamples(tmp_path, capsys):
+    path = tmp_path / "mutant.json"
+    path.write_text(dump(mutant(build(ADDER1), "b_gate", MUTATION)), encoding="utf-8")
+    assert main(["prove", "--model", str(path), "--examples", "2"]) == 1
+    out = capsys.readouterr().out
+    assert "fails:" in out and out.count("(right: 9)") == 2

@@ -1,0 +1,405 @@
+"""The generic prover: does a model add every pair of N-digit numbers right? For any model
+file, from its own forward pass run over sets of pairs (``setsystem``, ``sets``).
+
+Induction on a correct prefix: at answer position k (the digit of place q, or the stop token),
+suppose the tokens already written are the true sum's. For a region R of pairs, run the pass
+once over the whole region: the operands' digits are the variables a_j, b_j; a written digit of
+place j is the affine form a_j + b_j + c_j - 10 c_(j+1) in the digits and carries (its token
+fixed where R fixes s_j); an embedding that is affine in the digit (checked exactly) embeds the
+form, another the hull of its rows. R is *decided* when the target token's logit beats every
+other at every pair of R (strictly: a tie is not counted a win). Otherwise it is split, where
+the undecided form varies most (``choose``: the sum's digit at a place, a carry, a digit range
+in two), and each part is tried; the target must be one token over R, so a region first
+splits on the sum's digit at q. A region of one pair is run exactly (``addition.add`` in the
+fraction system, decided over enclosures): a right answer decides it, a wrong one is a
+counterexample. A form whose least value, at the pair attaining it, is below 0 by more than
+its interval gives a candidate counterexample at once, which the exact run confirms.
+
+If every position's regions are decided, every pair is added right by induction (each
+position emits the true token given the true prefix), in exact arithmetic and for the
+real-number model. The result records the split tree of every position: the certificate
+(``setcheck`` re-checks it with its own evaluator).
+"""
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+import time
+from typing import List, Optional
+
+from ...addition import add, digits_of
+from ...forward import forward
+from ...modelfile import dump
+from ...numbers import Undecided
+from ...plan import compile_model
+from .sets import Region, a_var, b_var, c_var
+from .setsystem import SetSystem
+
+FORMAT = "tinyadder-sets-certificate"
+MAX_SETS = 20000
+MAX_SECONDS = 600.0
+EXAMPLES = 3
+
+
+@dataclass
+class Open:
+    """A region left undecided: the answer position, the region, the worst margin found."""
+
+    position: int
+    region: Region
+    margin: Optional[Fraction]
+    why: str
+
+
+@dataclass
+class Outcome:
+    verdict: str                 # "proved", "fails" or "undecided"
+    digits: int
+    positions: List[dict]        # the split tree of each answer position (certificate)
+    counterexamples: List[tuple] = field(default_factory=list)   # (a, b, what the model wrote)
+    open: List[Open] = field(default_factory=list)
+    sets: int = 0                # regions evaluated
+    passes: int = 0              # forward passes over regions
+    runs: int = 0                # exact runs of single pairs
+    seconds: float = 0.0
+    margins: List[Optional[Fraction]] = field(default_factory=list)  # least margin per position
+
+
+class _Stop(Exception):
+    """The budget is spent or enough counterexamples are found."""
+
+
+def targets(model):
+    """Per answer position (in the model's order): ("digit", place) or ("token", id)."""
+    p = model.prompt
+    places = list(range(p.answer_digits))
+    if p.answer == "msb":
+        places.reverse()
+    out = [("digit", q) for q in places]
+    if p.stop is not None:
+        out.append(("token", model.vocab.index(p.stop)))
+    return out
+
+
+def prompt_slots(model):
+    """The prompt's tokens: ("token", id), ("a", j) or ("b", j) per position."""
+    p, out = model.prompt, []
+    for item in p.question:
+        if item in ("a", "b"):
+            cols = range(p.digits - 1, -1, -1) if p.operands == "msb" else range(p.digits)
+            out += [(item, j) for j in cols]
+        else:
+            out.append(("token", model.vocab.index(item)))
+    return out
+
+
+class Prover:
+    """The search over one model (see the module docstring)."""
+
+    def __init__(self, model, max_sets=MAX_SETS, max_seconds=MAX_SECONDS, examples=EXAMPLES,
+                 progress=None):
+        self.model, self.n = model, digits_of(model)
+        self.ns = SetSystem(model)
+        self.compiled = compile_model(model, self.ns)
+        self.digit_ids = [model.vocab.index(str(d)) for d in range(10)]
+        self.readout = list(self.compiled.readout_tokens)
+        self.affine = self._affine_embedding()
+        self.max_sets, self.max_seconds, self.examples = max_sets, max_seconds, examples
+        self.progress = progress
+        self.slots = prompt_slots(model)
+        self.targets = targets(model)
+        self.outcome = Outcome("proved", self.n, [])
+        self._exact = {}
+        self._prompt = None
+
+    # ---- the embedding of a set of tokens -------------------------------------------------
+    def _affine_embedding(self):
+        """(row of 0, row of 1 - row of 0) if the digits' rows are exactly affine in the
+        digit (every entry a rational), else None."""
+        rows = [self.compiled.embed[t] for t in self.digit_ids]
+        if not all(v.point for row in rows for v in row):
+            return None
+        e0 = [v.k for v in rows[0]]
+        step = [v.k - e for v, e in zip(rows[1], e0)]
+        for d, row in enumerate(rows):
+            if any(v.k != e + d * s for v, e, s in zip(row, e0, step)):
+                return None
+        return e0, step
+
+    def _digit_row(self, form, lo, hi):
+        """The embedding of a digit token whose value is ``form`` (a SetValue), in lo..hi."""
+        ns = self.ns
+        if lo == hi:
+            return list(self.compiled.embed[self.digit_ids[lo]])
+        if self.affine is not None:
+            e0, step = self.affine
+            return [form.scaled(s) + e if s else ns.const(e) for e, s in zip(e0, step)]
+        rows = [self.compiled.embed[self.digit_ids[d]] for d in range(lo, hi + 1)]
+        out = []
+        for column in zip(*rows):
+            ends = [ns.box(v) for v in column]
+            out.append(ns.interval(min(e[0] for e in ends), max(e[1] for e in ends)))
+        return out
+
+    def _row(self, slot, region):
+        kind, j = slot
+        ns = self.ns
+        if kind == "token":
+            return list(self.compiled.embed[j])
+        if kind in ("a", "b"):
+            lo, hi = getattr(region, kind)[j]
+            return self._digit_row(ns.variable(a_var(j) if kind == "a" else b_var(j)), lo, hi)
+        q = j  # a written digit of the sum, place q
+        lo, hi = region.sum_range(q) if q <= self.n else (0, 0)
+        if q == self.n:
+            return self._digit_row(ns.variable(c_var(q)), lo, hi)
+        form = ns.variable(a_var(q)) + ns.variable(b_var(q)) - ns.variable(c_var(q + 1), 10)
+        if q:
+            form = form + ns.variable(c_var(q))
+        return self._digit_row(form, lo, hi)
+
+    # ---- one region -----------------------------------------------------------------------
+    def logits(self, k, region):
+        """The logits at answer position k over ``region`` (SetValues); raises Split."""
+        past, start = self._cached_prompt()
+        self.ns.at(region)
+        slots = self.slots + [("sum", q) for _, q in self.targets[:k]]
+        rows = [self._row(s, region) for s in slots[start:]]
+        self.outcome.passes += 1
+        out, _ = forward(self.compiled, [0] * len(rows), past, patch=self._patch(rows),
+                         logits="last")
+        return out[-1]
+
+    def _patch(self, rows):
+        """The embedding's rows replaced by ``rows``; every ReLU taken as relu(g) whole."""
+        relu = self.ns.relu
+        patch = {"hook_embed": lambda _: rows}
+        for i, block in enumerate(self.model.blocks):
+            if block.mlp is not None and block.mlp.act == "relu":
+                patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[relu(g) for g in row]
+                                                                 for row in pre]
+        return patch
+
+    def _cached_prompt(self):
+        """The prompt's first positions run over every pair (valid for every region), or
+        nothing when that pass meets an undecided sign."""
+        if self._prompt is None:
+            root = Region.every(self.n)
+            self.ns.at(root)
+            rows = [self._row(s, root) for s in self.slots[:-1]]
+            try:
+                _, past = forward(self.compiled, [0] * len(rows), None, patch=self._patch(rows),
+                                  logits="last")
+                self._prompt = (past, len(rows))
+            except Undecided:
+                self._prompt = (None, 0)
+        return self._prompt
+
+    def target(self, k, region):
+        """The readout index of the true token at position k over ``region``, or None when it
+        differs between the region's pairs."""
+        kind, q = self.targets[k]
+        if kind == "token":
+            return self.readout.index(q)
+        d = region.sum_digit(q) if q <= self.n else 0
+        return None if d is None else self.readout.index(self.digit_ids[d])
+
+    def decide(self, logits, t):
+        """("decided", margin) | ("fails", pair) | ("open", the worst difference, margin)."""
+        ns, worst, margin = self.ns, None, None
+        for u, other in enumerate(logits):
+            if u == t:
+                continue
+            d = logits[t] - other
+            low = ns.box(d)[0]
+            if low <= 0:
+                found = ns.exact_range(d)
+                if found is None:
+                    return "decided", None
+                low, _, at = found
+                if low - d.lo + d.hi < 0:
+                    return "fails", at, d
+            if margin is None or low < margin:
+                margin = low
+                if low <= 0:
+                    worst = d
+        return ("decided", margin) if worst is None else ("open", worst, margin)
+
+    def exact(self, a, b):
+        """Whether the model adds a + b right (exact run), and what it wrote."""
+        if (a, b) not in self._exact:
+            self.outcome.runs += 1
+            wrote = add(self.model, "fraction", a, b)
+            self._exact[(a, b)] = (wrote == a + b, wrote)
+        return self._exact[(a, b)]
+
+    # ---- the search -----------------------------------------------------------------------
+    def explore(self, k, region):
+        """The split tree of ``region`` at position k (raises _Stop)."""
+        out = self.outcome
+        self._tick(k, region)
+        count = region.count()
+        if count == 0:
+            return {"leaf": "empty"}
+        if count == 1:
+            return self._pair(region)
+        t = self.target(k, region)
+        if t is None:
+            q = self.targets[k][1]
+            lo, hi = region.sum_range(q)
+            return self._split(k, region, ("c", q) if q == self.n else ("s", q, (lo + hi) // 2))
+        out.sets += 1
+        try:
+            result = self.decide(self.logits(k, region), t)
+        except Undecided as why:  # a Split, or an enclosure (a root, say) out of its domain
+            result = ("open", getattr(why, "value", None), None)
+        if result[0] == "decided":
+            self._margin(k, result[1])
+            return {"leaf": "bound"}
+        if result[0] == "fails":
+            a, b = result[1]
+            right, wrote = self.exact(a, b)
+            if right:
+                raise AssertionError(f"a failing form at {a} + {b}, which the exact run adds "
+                                     f"right")
+            self._counterexample(a, b, wrote)
+            # more counterexamples wanted: the rest of the region is searched too
+            split = choose(region, result[2].coefs, self.targets[k])
+            if split is None:
+                return {"leaf": "fails", "pair": [a, b]}
+            return self._split(k, region, split)
+        # the first gate the pass relaxed is where the region stops deciding; else the
+        # difference of logits that stays open
+        relaxed = self.ns.relaxed
+        form = relaxed[0] if relaxed else result[1]
+        split = choose(region, form.coefs if form is not None else {}, self.targets[k])
+        if split is None:
+            return self._pair_split(k, region)
+        return self._split(k, region, split, result[2])
+
+    def _split(self, k, region, split, margin=None):
+        node = {"split": list(split), "children": []}
+        children = region.children(split)
+        for i, child in enumerate(children):
+            try:
+                node["children"].append(self.explore(k, child))
+            except _Stop:  # this child recorded itself; its later siblings are left open
+                node["children"] += [{"leaf": "open"}] * (len(children) - i)
+                self.outcome.open += [Open(k, c, margin, "budget") for c in children[i + 1:]
+                                      if c.count()]
+                raise
+        return node
+
+    def _pair_split(self, k, region):
+        """A region no split narrows (should not happen: every variable is fixed)."""
+        self.outcome.open.append(Open(k, region, None, "no split narrows it"))
+        return {"leaf": "open"}
+
+    def _pair(self, region):
+        (a, b), = region.pairs(1)
+        right, wrote = self.exact(a, b)
+        if right:
+            return {"leaf": "pair", "pair": [a, b]}
+        self._counterexample(a, b, wrote)
+        return {"leaf": "fails", "pair": [a, b]}
+
+    def _counterexample(self, a, b, wrote):
+        out = self.outcome
+        if all((a, b) != c[:2] for c in out.counterexamples):
+            out.counterexamples.append((a, b, wrote))
+        out.verdict = "fails"
+        if len(out.counterexamples) >= self.examples:
+            raise _Stop()
+
+    def _margin(self, k, m):
+        ms = self.outcome.margins
+        if m is not None and (ms[k] is None or m < ms[k]):
+            ms[k] = m
+
+    def _tick(self, k, region):
+        out = self.outcome
+        if out.sets >= self.max_sets or time.perf_counter() - self._start > self.max_seconds:
+            if region.count():
+                out.open.append(Open(k, region, None, "budget"))
+            raise _Stop()
+        if self.progress and out.sets % 50 == 0:
+            self.progress(out.sets, None, f" sets, position {k}")
+
+    def run(self):
+        out = self.outcome
+        self._start = time.perf_counter()
+        for k in range(len(self.targets)):
+            out.margins.append(None)
+            try:
+                out.positions.append(self.explore(k, Region.every(self.n)))
+            except _Stop:
+                break
+        if out.verdict != "fails" and (out.open or len(out.positions) < len(self.targets)):
+            out.verdict = "undecided"
+            out.open += [Open(k, Region.every(self.n), None, "not started")
+                         for k in range(len(out.positions) + 1, len(self.targets))]
+        out.seconds = time.perf_counter() - self._start
+        return out
+
+
+def choose(region, coefs, target):
+    """The split that most narrows a form (its ``coefs``) over ``region`` (None if none does).
+
+    Column j's terms alpha a_j + beta b_j are ((alpha + beta)/2)(a_j + b_j) +
+    ((alpha - beta)/2)(a_j - b_j): the sum part is narrowed by fixing the sum's digit at j and
+    the carries into j and j + 1, the difference part by cutting the wider digit range; a
+    carry's term by fixing it. Each candidate is weighed by how much of the form's range it
+    can remove; with no variable left to narrow (the interval is the rest), the digits nearest
+    the target's place are cut."""
+    n = region.digits
+    best, weight = None, Fraction(0)
+
+    def offer(split, w):
+        nonlocal best, weight
+        if split is not None and w > weight:
+            best, weight = split, w
+
+    for j in range(n):
+        alpha, beta = coefs.get(a_var(j), 0), coefs.get(b_var(j), 0)
+        (alo, ahi), (blo, bhi) = region.a[j], region.b[j]
+        offer(_sum_split(region, j), abs(alpha + beta) / 2 * (ahi - alo + bhi - blo))
+        wider = ("a", j, (alo + ahi) // 2) if ahi - alo >= bhi - blo else ("b", j, (blo + bhi) // 2)
+        if max(ahi - alo, bhi - blo) > 0:
+            offer(wider, abs(alpha - beta) / 2 * (ahi - alo + bhi - blo) / 2)
+    for j in range(1, n + 1):
+        if region.carry(j) is None:
+            offer(("c", j), abs(coefs.get(c_var(j), 0)))
+    if best is not None:
+        return best
+    place = target[1] if target[0] == "digit" else 0
+    for j in sorted(range(n), key=lambda j: (abs(min(place, n - 1) - j), -j)):
+        for kind in ("a", "b"):
+            lo, hi = getattr(region, kind)[j]
+            if hi > lo:
+                return (kind, j, (lo + hi) // 2)
+    return None
+
+
+def _sum_split(region, j):
+    """The first unfixed of the sum's digit at j and the carries into j + 1 and j."""
+    lo, hi = region.sum_range(j)
+    if lo < hi:
+        return ("s", j, (lo + hi) // 2)
+    if j + 1 <= region.digits and region.carry(j + 1) is None:
+        return ("c", j + 1)
+    if j and region.carry(j) is None:
+        return ("c", j)
+    return None
+
+
+def prove(model, max_sets=MAX_SETS, max_seconds=MAX_SECONDS, examples=EXAMPLES, progress=None):
+    """The generic prover's :class:`Outcome` for ``model``."""
+    return Prover(model, max_sets, max_seconds, examples, progress).run()
+
+
+def certificate(outcome, model, name):
+    """The certificate of a proved outcome (JSON-ready): the model file's text and the split
+    tree of every answer position, for ``setcheck.check``."""
+    if outcome.verdict != "proved":
+        raise ValueError(f"no certificate for a verdict of {outcome.verdict!r}")
+    return {"format": FORMAT, "version": 1, "name": name, "digits": outcome.digits,
+            "model": dump(model), "positions": outcome.positions}
