@@ -31,7 +31,7 @@ from tinyadder.numbers import for_model, number_system
 from tinyadder.onnx import (Attribute, AttributeType, DataType, Node, OnnxError, Tensor,
                             parse as parse_onnx, serialize)
 from tinyadder.onnx.export import default_length, export
-from tinyadder.onnx.read import loads, read
+from tinyadder.onnx.read import loads
 from tinyadder.onnx.values import nearest, stored
 from tinyadder.plan import compile_model
 from tinyadder.weights import MLP, Attention, Block, Factored, Model, Norm, Unembed

@@ -89,7 +89,7 @@ def _rates(args, model, out, err):
     models, why = references(model)
     listed = verify_cases()
     few = listed[:TORCH_CASES]
-    print(f"additions/s through the API (KV cache on), AdderBoard's verify cases, CPU;",
+    print("additions/s through the API (KV cache on), AdderBoard's verify cases, CPU;",
           file=out)
     print(f"min / median / max of {args.repeats} repeats", file=out)
     if models:

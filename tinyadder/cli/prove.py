@@ -9,7 +9,7 @@ from ..analysis.proof.prove import certificate, prove
 from ..addition import digits_of, text
 from ..analysis.proof.formulas import estimate_seconds
 from .options import (PROG, Parser, Progress, add_digits_option, add_jobs_option,
-                      add_model_option, model_of)
+                      add_model_option, int_arg, model_of)
 
 
 def build_parser():
@@ -97,7 +97,7 @@ def generic_report(outcome, name):
         lines += [f"  {text(a, b, wrote, n)}  (right: {a + b})"
                   for a, b, wrote in outcome.counterexamples]
     else:
-        lines.append(f"undecided within the budget; regions left (smallest first):")
+        lines.append("undecided within the budget; regions left (smallest first):")
         for o in sorted(outcome.open, key=lambda o: o.region.count())[:8]:
             margin = f", margin {float(o.margin):.3g}" if o.margin is not None else ""
             lines.append(f"  answer position {o.position}: {o.region.describe()} "

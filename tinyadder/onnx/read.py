@@ -20,7 +20,7 @@ from fractions import Fraction
 import json
 import math
 import os
-from typing import Optional, Tuple
+from typing import Optional
 
 from .. import modelfile
 from ..constants import NEG_INF, is_zero, sqrt
