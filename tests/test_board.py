@@ -212,7 +212,24 @@ def test_board_run_reports_wrong_sums_and_exit_status():
     (["--run", "tiny"], "argument --run: unknown board model 'tiny'; use all or a name "
                         "'tinyadder board' lists"),
     (["--sample", "3"], "--suite, --sample and --number go with --run NAME|all"),
-    (["--run", "all", "--json"], "--json and --markdown print the list; leave out --run"),
+    (["--run", "all", "--json"], "--json and --markdown print the list or the table; leave "
+                                 "out --run"),
+    (["--table", "--run", "all"], "--table and --run are two commands; give one"),
+    (["--cases", "3"], "--cases, --models and --systems go with --table"),
+    (["--run", "all", "--systems", "float"], "--cases, --models and --systems go with --table"),
+    (["--table", "--sample", "3"], "--suite, --sample and --number go with --run NAME|all"),
+    (["--table", "--json", "--markdown"], "--json and --markdown are two formats; give one"),
+    (["--table", "--cases", "0"], "argument --cases: expected an integer from 1 to 10010, "
+                                  "got '0'"),
+    (["--table", "--cases", "10011"], "argument --cases: expected an integer from 1 to "
+                                      "10010, got '10011'"),
+    (["--table", "--models", "zcbtrak-6,tiny"], "argument --models: unknown board model "
+                                                "'tiny'; use names 'tinyadder board' lists"),
+    (["--table", "--models", "zcbtrak-6,zcbtrak-6"], "argument --models: a model is named "
+                                                     "twice in 'zcbtrak-6,zcbtrak-6'"),
+    (["--table", "--systems", "fraction,double"], "argument --systems: "),
+    (["--table", "--systems", "float,float64"], "argument --systems: a number system is "
+                                                "named twice in 'float,float64'"),
     (["--run", "all", "--sample", "0"], "argument --sample: "),
     (["--run", "all", "--suite", "edge"], "argument --suite: invalid choice: 'edge'"),
 ])
@@ -228,6 +245,136 @@ def test_board_as_a_process():
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == ("tinyadder board: error: argument --run: unknown board model 'x'; "
                            "use all or a name 'tinyadder board' lists\n")
+
+
+BOARD_TABLE = """\
+AdderBoard's protocol (verify.py: 10 edge cases, then 10,000 pairs from
+  random.Random(2025)): a sample: the first 12 of its 10,010 cases
+
+model            claimed  counted    exact  float64  float32       time
+alexlitz-36           36       36    12/12   12/12*     2/12      T s
+lichengliu03-50       50       45    12/12    12/12   12/12*      T s
+
+exact: the fraction system, every digit certified for the real-number model; ?:
+some pairs open, their digits not certified at any precision tried; *: the dtype
+the entry was published in; time: the row's runs, wall seconds
+first wrong case:
+  alexlitz-36 float32  9999999999+0000000000=10000001048, not 09999999999 (10 wrong)
+"""
+
+
+def timeless(text):
+    return re.sub(r"\d+\.\d s( \|)?$", r"T s\1", text, flags=re.M)
+
+
+def test_board_table_runs_the_protocol_in_each_system():
+    """The first 12 of AdderBoard's cases (its 10 edge cases first): exact and float64 add
+    them all; float32 breaks alexlitz-36, whose float64 constants (e^80-scale logits) do not
+    survive single precision. Exit status 1: a sum was wrong."""
+    status, out, err = run_cli("board", "--table", "--cases", "12", "--models",
+                               "alexlitz-36,lichengliu03-50")
+    assert (status, timeless(out)) == (1, BOARD_TABLE)
+    assert err.startswith("progress: alexlitz-36 exact: ") or err == ""
+    status, out, _ = run_cli("board", "--table", "--cases", "12", "--models",
+                             "alexlitz-36,lichengliu03-50", "--markdown")
+    lines = timeless(out).splitlines()
+    assert lines[2:6] == [
+        "| model | claimed | counted | exact | float64 | float32 | first wrong | time |",
+        "|---|---:|---:|---:|---:|---:|---|---:|",
+        "| alexlitz-36 | 36 | 36 | 12/12 | 12/12\\* | 2/12 | float32: 9999999999+0000000000="
+        "10000001048, not 09999999999 (10 wrong) | T s |",
+        "| lichengliu03-50 | 50 | 45 | 12/12 | 12/12 | 12/12\\* |  | T s |"]
+    assert lines[0].endswith("the first 12 of its 10,010 cases.")
+
+
+def test_board_table_as_json():
+    status, out, _ = run_cli("board", "--table", "--json", "--cases", "11", "--models",
+                             "alexlitz-36", "--systems", "float32,fraction")
+    table = json.loads(out)
+    assert status == 1 and (table["cases"], table["of"], table["seed"]) == (11, 10010, 2025)
+    assert table["systems"] == ["float32", "fraction"]
+    [row] = table["models"]
+    assert {k: row[k] for k in ("model", "family", "params_claimed", "params_counted",
+                                "dtype")} == {
+        "model": "alexlitz-36", "family": "fixed-bias", "params_claimed": 36,
+        "params_counted": 36, "dtype": "float64"}
+    single, exact = row["runs"]
+    assert single["first_wrong"] == {"a": 9999999999, "b": 0, "answer": 10000001048}
+    assert {k: single[k] for k in ("system", "published", "checked", "passed", "wrong",
+                                   "interrupted")} == {
+        "system": "float32", "published": False, "checked": 11, "passed": 2, "wrong": 9,
+        "interrupted": False}
+    assert exact["system"] == "fraction" and (exact["passed"], exact["wrong"]) == (11, 0)
+    assert exact["first_wrong"] is None and exact["seconds"] >= 0
+    status, out, _ = run_cli("board", "--table", "--json", "--cases", "2", "--models",
+                             "alexlitz-36", "--systems", "float")
+    assert status == 0 and json.loads(out)["models"][0]["runs"][0]["published"] is True
+
+
+def test_board_table_stops_at_ctrl_c_with_what_it_checked(monkeypatch):
+    import tinyadder.cli.board as command
+
+    class Stop(command.Progress):
+        def __call__(self, done, total=None, note=""):
+            if done == 3:
+                raise KeyboardInterrupt
+
+    monkeypatch.setattr(command, "Progress", Stop)
+    status, out, _ = run_cli("board", "--table", "--cases", "5", "--models",
+                             "alexlitz-36,fblissjr-33", "--systems", "float")
+    lines = timeless(out).splitlines()
+    assert status == 130 and lines[4] == "alexlitz-36       36       36     3/3*      T s"
+    assert len(lines) == 11 and lines[-1] == (
+        "interrupted (Ctrl-C): the last row counts the cases checked until then")
+
+
+def test_board_table_ends_when_its_reader_leaves(monkeypatch):
+    """A closed pipe (``board --table | head``) stops the run after the row at hand."""
+    import io
+    ran = []
+    real_run = board.run
+    monkeypatch.setattr(board, "run", lambda model, *rest: ran.append(model.name) or
+                        real_run(model, *rest))
+
+    class Closes(io.StringIO):
+        def write(self, text):
+            if "alexlitz-36" in text:
+                raise BrokenPipeError
+            return super().write(text)
+
+    out = Closes()
+    status = main(["board", "--table", "--cases", "2", "--systems", "float", "--models",
+                   "alexlitz-36,fblissjr-33"], out, io.StringIO())
+    assert (status, ran) == (0, ["alexlitz-36"]) and out.getvalue().endswith("time\n")
+
+
+def test_board_keeps_open_pairs_apart(monkeypatch):
+    """A pair whose digits the fraction system cannot certify (numbers.Undecided) is open:
+    neither passed nor wrong, marked '?', listed, and the exit status is 1."""
+    from tinyadder.numbers import Undecided
+    real_add = board.add
+
+    def add_or_give_up(model, ns, a, b):
+        if (a, b) == (9_999_999_999, 1) and ns.name == "fraction":
+            raise Undecided("cannot order the logits")
+        return real_add(model, ns, a, b)
+
+    monkeypatch.setattr(board, "add", add_or_give_up)
+    status, out, _ = run_cli("board", "--table", "--cases", "5", "--models", "alexlitz-36",
+                             "--systems", "fraction,float")
+    lines = timeless(out).splitlines()
+    assert status == 1 and lines[4] == "alexlitz-36       36       36   4/5?     5/5*      T s"
+    assert lines[-1] == "  alexlitz-36 exact  1 open (not certified), the first " \
+                        "9999999999+0000000001"
+    status, out, _ = run_cli("board", "--table", "--cases", "5", "--models", "alexlitz-36",
+                             "--systems", "fraction", "--json")
+    [run] = json.loads(out)["models"][0]["runs"]
+    assert (run["passed"], run["wrong"], run["open"], run["first_open"]) == (
+        4, 0, 1, {"a": 9999999999, "b": 1})
+    status, out, _ = run_cli("board", "--run", "alexlitz-36", "--suite", "edges", "--number",
+                             "fraction")
+    assert (status, out) == (1, "alexlitz-36: edges 67 pairs in fraction: 0 wrong, 1 open "
+                                "(not certified), the first 9999999999+0000000001\n")
 
 
 LISTED = {"alexlitz-36"}  # the board's models of TinyAdder-36's kind

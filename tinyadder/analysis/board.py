@@ -6,22 +6,29 @@ name, family, author, the parameters it claims and those the ledger counts from 
 ``replay`` runs one of the suites the board's fixtures hold through a model and keeps the
 wrong sums: ``adderboard`` (AdderBoard's verify.py list, 10 edge cases and 10,000 pairs from
 ``random.Random(2025)``), ``carries`` (``cases.carry_pairs`` with 20 pairs per (m, g): 1,760)
-or ``edges`` (``cases.edge_suite``: 67), whole or as an even sample.
+or ``edges`` (``cases.edge_suite``: 67), whole or as an even sample. A pair whose digits
+the fraction system cannot certify (``numbers.Undecided``: it refines up to its limit, never
+guesses) is kept apart as open: neither right nor wrong. The table (``Row``) is the
+leaderboard's check: the first K of AdderBoard's protocol cases through each model in several
+number systems; ``table_head``/``table_line``/``table_foot``, the ``markdown_`` ones and
+``table_json`` print it.
 """
 
 from dataclasses import dataclass
+import textwrap
+import time
 from typing import Mapping, Optional, Tuple
 
 from .. import cases, models
-from ..addition import answer_length, digits_of, encode, text
+from ..addition import add, answer_length, digits_of, encode, text
 from ..forward import forward
 from ..generate import generate
-from ..numbers import for_model, number_system
+from ..numbers import Undecided, for_model, number_system
 from ..plan import compile_model
-from . import ledger, verify
+from . import ledger
 
 SUITES = ("adderboard", "carries", "edges")
-SHORT = {"float": "float64"}  # a number system's name as the dtype column writes it
+SHORT = {"float": "float64"}  # a number system's spec as the dtype column writes it
 CARRIES_PER_CELL = 20  # as the fixtures were recorded
 
 
@@ -83,7 +90,8 @@ def sample(pairs, k=None):
 
 @dataclass(frozen=True)
 class Replay:
-    """One model's run over (a sample of) one suite: the wrong sums as (a, b, model's sum)."""
+    """One model's run over (a sample of) one suite: the wrong sums as (a, b, model's sum),
+    the open pairs (a, b) whose digits no precision up to the system's limit certified."""
 
     name: str
     system: str
@@ -92,18 +100,48 @@ class Replay:
     wrong: Tuple[Tuple[int, int, int], ...]
     digits: int
     seconds: float
-    interrupted: bool = False
+    interrupted: bool = False  # Ctrl-C: ``checked`` counts the pairs done until then
+    undecided: Tuple[Tuple[int, int], ...] = ()
+
+    @property
+    def passed(self):
+        return self.checked - len(self.wrong) - len(self.undecided)
+
+
+def label(ns):
+    """A number system as the dtype column writes it: 'float64', 'float32', 'fraction',
+    'decimal:P'."""
+    return SHORT.get(ns.spec, ns.spec)
+
+
+def run(model, suite, pairs, ns=None, progress=None):
+    """The Replay of ``model`` on ``pairs`` of ``suite`` in ``ns`` (None: the model's
+    published dtype; a system is fitted to the model's precision)."""
+    ns = native(model) if ns is None else for_model(ns, model)
+    wrong, undecided, checked, interrupted = [], [], 0, False
+    start = time.perf_counter()
+    try:
+        for a, b in pairs:
+            try:
+                got = add(model, ns, a, b)
+            except Undecided:
+                undecided.append((a, b))
+            else:
+                if got != a + b:
+                    wrong.append((a, b, got))
+            checked += 1
+            if progress:
+                progress(checked, len(pairs),
+                         f" ({checked - len(wrong) - len(undecided)} passed)")
+    except KeyboardInterrupt:
+        interrupted = True
+    return Replay(model.name, label(ns), suite, checked, tuple(wrong), digits_of(model),
+                  time.perf_counter() - start, interrupted, tuple(undecided))
 
 
 def replay(name, suite, k=None, ns=None, progress=None):
-    """Run the board model ``name`` on ``sample(suite_pairs(suite), k)`` in ``ns`` (None: the
-    model's published dtype; a system is fitted to the model's precision)."""
-    model = models.build(name)
-    ns = native(model) if ns is None else for_model(ns, model)
-    outcome = verify.check(model, ns, {suite: sample(suite_pairs(suite), k)}, progress)
-    return Replay(name, SHORT.get(ns.name, ns.name), suite, outcome.total,
-                  tuple(outcome.failures), digits_of(model), outcome.seconds,
-                  outcome.interrupted)
+    """Run the board model ``name`` on ``sample(suite_pairs(suite), k)`` in ``ns``."""
+    return run(models.build(name), suite, sample(suite_pairs(suite), k), ns, progress)
 
 
 def step_logits(model, ns, a, b, steps=None):
@@ -181,10 +219,178 @@ def replay_lines(result, show=3):
     ``show`` wrong sums."""
     wrong = len(result.wrong)
     line = (f"{result.name}: {result.suite} {result.checked} pairs in {result.system}: "
-            f"{wrong} wrong" + (" (interrupted)" if result.interrupted else ""))
+            f"{wrong} wrong" + (f", {open_text(result)}" if result.undecided else "")
+            + (" (interrupted)" if result.interrupted else ""))
     lines = [line]
     for a, b, got in result.wrong[:show]:
         lines.append(f"  {text(a, b, got, result.digits)}, not {a + b:0{result.digits + 1}d}")
     if wrong > show:
         lines.append(f"  ... and {wrong - show} more")
     return lines
+
+
+# ---- the table: AdderBoard's protocol, per model and number system ----------------------
+
+PROTOCOL_CASES = len(cases.EDGE_CASES) + 10_000  # verify.py: its edge cases, 10,000 pairs
+TABLE_SYSTEMS = ("fraction", "float", "float32")  # the table's systems unless told
+
+
+def protocol_cases(k=None):
+    """The first ``k`` of AdderBoard's protocol cases, in verify.py's order (all when None)."""
+    if k is not None and not 1 <= k <= PROTOCOL_CASES:
+        raise ValueError(f"the protocol has {PROTOCOL_CASES:,} cases; asked for {k}")
+    pairs = cases.verify_cases()
+    return pairs if k is None else pairs[:k]
+
+
+def protocol_text(k=None):
+    """The table's first line: which cases it ran."""
+    which = (f"all {PROTOCOL_CASES:,} cases" if k is None or k == PROTOCOL_CASES
+             else f"a sample: the first {k:,} of its {PROTOCOL_CASES:,} cases")
+    return (f"AdderBoard's protocol (verify.py: {len(cases.EDGE_CASES)} edge cases, then "
+            f"10,000 pairs from random.Random({cases.SEED})): {which}")
+
+
+def column(system):
+    """A run's column: 'exact' for the fraction system, else the dtype's name."""
+    return "exact" if system == "fraction" else system
+
+
+@dataclass(frozen=True)
+class Row:
+    """One board model's line of the table: its Entry and one Replay per number system."""
+
+    entry: Entry
+    runs: Tuple[Replay, ...]
+
+    @property
+    def seconds(self):
+        return sum(r.seconds for r in self.runs)
+
+    @property
+    def wrong(self):
+        """Whether a run has a pair not shown right: a wrong sum or an open one."""
+        return any(r.wrong or r.undecided for r in self.runs)
+
+    @property
+    def interrupted(self):
+        return any(r.interrupted for r in self.runs)
+
+
+def cell(row, replay_):
+    """'passed/checked', with '?' when some pairs are open and '*' when the run is in the
+    entry's published dtype."""
+    mark = ("?" if replay_.undecided else "") + ("*" if replay_.system == row.entry.dtype
+                                                 else "")
+    return f"{replay_.passed}/{replay_.checked}{mark}"
+
+
+def open_text(replay_):
+    """'N open (not certified), the first a+b'."""
+    a, b = replay_.undecided[0]
+    return (f"{len(replay_.undecided)} open (not certified), the first "
+            f"{a:0{replay_.digits}d}+{b:0{replay_.digits}d}")
+
+
+def first_wrong(replay_):
+    """The run's first wrong sum as 'a+b=model's sum, not a + b', or None."""
+    if not replay_.wrong:
+        return None
+    a, b, got = replay_.wrong[0]
+    return f"{text(a, b, got, replay_.digits)}, not {a + b:0{replay_.digits + 1}d}"
+
+
+TIME_WIDTH = 9  # '12345.6 s'
+MARKS = ("exact: the fraction system, every digit certified for the real-number model; ?: "
+         "some pairs open, their digits not certified at any precision tried; *: the dtype the "
+         "entry was published in")
+
+
+def table_widths(names, columns, k=None):
+    """Column widths fixed before any run, so that a row prints when its runs are done."""
+    count = len(f"{k or PROTOCOL_CASES}")
+    return ([max(len("model"), *map(len, names)), len("claimed"), len("counted")]
+            + [max(len(c), 2 * count + 3) for c in columns] + [TIME_WIDTH])
+
+
+def table_head(widths, columns, k=None):
+    """The table's first lines: the cases, a blank line and the column names."""
+    names = ("model", "claimed", "counted") + tuple(columns) + ("time",)
+    return textwrap.wrap(protocol_text(k), 80, subsequent_indent="  ") + [
+        "", _aligned(names, widths)]
+
+
+def table_line(row, widths):
+    """One row of the text table."""
+    e = row.entry
+    cells = ((e.name, "" if e.claimed is None else str(e.claimed), str(e.counted))
+             + tuple(cell(row, r) for r in row.runs)
+             + ("",) * (len(widths) - 4 - len(row.runs)) + (f"{row.seconds:.1f} s",))
+    return _aligned(cells, widths)
+
+
+def _aligned(cells, widths):
+    return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                     for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+
+def problems(replay_):
+    """The run's first wrong sum and how many, and its open pairs, as one text ('' if
+    none)."""
+    parts = [f"{first_wrong(replay_)} ({len(replay_.wrong)} wrong)"] if replay_.wrong else []
+    return "; ".join(parts + ([open_text(replay_)] if replay_.undecided else []))
+
+
+def table_foot(rows):
+    """What the marks mean, then the first wrong case of every run that has one."""
+    lines = [""] + textwrap.wrap(MARKS + "; time: the row's runs, wall seconds", 80)
+    wrong = [(f"{row.entry.name} {column(r.system)}", problems(r))
+             for row in rows for r in row.runs if problems(r)]
+    lines.append("first wrong case" + (":" if wrong else ": none"))
+    width = max((len(what) for what, _ in wrong), default=0)
+    lines += [f"  {what:<{width}}  {why}" for what, why in wrong]
+    if any(row.interrupted for row in rows):
+        lines.append("interrupted (Ctrl-C): the last row counts the cases checked until then")
+    return lines
+
+
+def markdown_head(columns, k=None):
+    """The Markdown table's first lines: the cases as a sentence, then the header."""
+    names = ("model", "claimed", "counted") + tuple(columns) + ("first wrong", "time")
+    return [protocol_text(k) + ".", "",
+            "| " + " | ".join(names) + " |",
+            "|---|" + "---:|" * (len(names) - 3) + "---|---:|"]
+
+
+def markdown_line(row, columns):
+    """One row of the Markdown table; a run left out (interrupted) is an empty cell."""
+    e = row.entry
+    cells = ([cell(row, r).replace("*", "\\*") for r in row.runs]
+             + [""] * (len(columns) - len(row.runs)))
+    wrong = "; ".join(f"{column(r.system)}: {problems(r)}" for r in row.runs if problems(r))
+    return "| " + " | ".join([e.name, "" if e.claimed is None else str(e.claimed),
+                              str(e.counted)] + cells + [wrong, f"{row.seconds:.1f} s"]) + " |"
+
+
+def markdown_foot():
+    return ["", MARKS.replace("*", "\\*") + "."]
+
+
+def table_json(rows, systems, k=None):
+    """The table as one JSON-ready object; ``systems``: the runs' labels, in order."""
+    return {"protocol": protocol_text(k), "seed": cases.SEED,
+            "cases": k or PROTOCOL_CASES, "of": PROTOCOL_CASES,
+            "systems": list(systems),
+            "models": [{"model": row.entry.name, "family": row.entry.family,
+                        "params_claimed": row.entry.claimed,
+                        "params_counted": row.entry.counted, "dtype": row.entry.dtype,
+                        "runs": [_run_json(row, r) for r in row.runs]} for row in rows]}
+
+
+def _run_json(row, r):
+    first = dict(zip(("a", "b", "answer"), r.wrong[0])) if r.wrong else None
+    first_open = dict(zip(("a", "b"), r.undecided[0])) if r.undecided else None
+    return {"system": r.system, "published": r.system == row.entry.dtype,
+            "checked": r.checked, "passed": r.passed, "wrong": len(r.wrong),
+            "first_wrong": first, "open": len(r.undecided), "first_open": first_open,
+            "seconds": round(r.seconds, 3), "interrupted": r.interrupted}

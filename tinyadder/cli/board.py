@@ -14,13 +14,39 @@ def build_parser():
         prog=f"{PROG} board",
         description="AdderBoard's entries shipped as model files: name, family, author, the "
                     "parameters each claims and those counted from its file, the dtype its "
-                    "original computes in, and its source (docs/models.md). With --run, "
-                    "replay a suite through models and report the wrong sums (timing and "
-                    "progress on standard error). Exit status 0 when every sum is right, 1 "
-                    "otherwise.")
-    parser.add_argument("--json", action="store_true", help="print the list as JSON")
+                    "original computes in, and its source (docs/models.md). With --table, "
+                    "the leaderboard re-verified: AdderBoard's protocol (verify.py's 10,010 "
+                    "cases, seed 2025) through every model in exact arithmetic (certified), "
+                    "float64 and float32, one row per model as its runs end, progress on "
+                    "standard error. An exact run takes up to 0.1 s of CPU per case and "
+                    "model, so the whole table takes about 3 hours of CPU for the 14 models "
+                    "measured (docs/models.md): --cases K runs the first K. With --run, "
+                    "replay a suite "
+                    "through models and report the wrong sums (timing and progress on "
+                    "standard error). A pair whose digits the fraction system cannot certify is "
+                    "open (not counted right or wrong). Exit status 0 when every sum is "
+                    "right, 1 otherwise (a wrong or an open pair), 130 interrupted.")
+    parser.add_argument("--json", action="store_true",
+                        help="print the list (or the table) as JSON")
     parser.add_argument("--markdown", action="store_true",
-                        help="print the list as a Markdown table")
+                        help="print the list (or the table) as a Markdown table")
+    parser.add_argument(
+        "--table", action="store_true",
+        help="run AdderBoard's protocol through the models in each number system and print "
+             "the table: parameters claimed and counted, passed/checked per system ('*': "
+             "the dtype the entry was published in), the first wrong case, the time")
+    parser.add_argument(
+        "--cases", type=int_arg(1, board.PROTOCOL_CASES), metavar="K",
+        help=f"with --table: the first K of the protocol's {board.PROTOCOL_CASES:,} cases "
+             "(its 10 edge cases come first, so K >= 10 is verify's --cases K-10), stated "
+             "in the table's first line; default: all")
+    parser.add_argument(
+        "--models", type=models_arg, metavar="NAME,...",
+        help="with --table: these board models, in the list's order (default: every one)")
+    parser.add_argument(
+        "--systems", type=systems_arg, metavar="SYSTEM,...",
+        help="with --table: the number systems, one column each (fraction, decimal, "
+             "decimal:P, float or float32; default: fraction,float,float32)")
     parser.add_argument(
         "--run", metavar="NAME|all", type=run_arg,
         help="replay the suite through this board model, or every one (all)")
@@ -31,11 +57,11 @@ def build_parser():
              f"{board.CARRIES_PER_CELL} per (m, g) (1,760, as the fixtures hold them); "
              "edges: all nines, all zeros, alternating carries, every carry chain (67)")
     parser.add_argument("--sample", type=int_arg(1), metavar="K",
-                        help="K pairs spread evenly over the suite (default: all)")
+                        help="with --run: K pairs spread evenly over the suite (default: all)")
     parser.add_argument(
         "--number", type=number_arg, metavar="SYSTEM",
-        help="number system of the replay (fraction, decimal, decimal:P, float or float32); "
-             "default: each model's published dtype")
+        help="with --run: number system of the replay (fraction, decimal, decimal:P, float "
+             "or float32); default: each model's published dtype")
     return parser
 
 
@@ -47,13 +73,42 @@ def run_arg(text):
                                      f"name '{PROG} board' lists")
 
 
+def models_arg(text):
+    """--models: board model names, comma-separated, each once."""
+    names = text.split(",")
+    for name in names:
+        if name not in models.board_names():
+            raise argparse.ArgumentTypeError(f"unknown board model {excerpt(name)}; use "
+                                             f"names '{PROG} board' lists, comma-separated")
+    if len(set(names)) < len(names):
+        raise argparse.ArgumentTypeError(f"a model is named twice in {excerpt(text)}")
+    return names
+
+
+def systems_arg(text):
+    """--systems: number systems, comma-separated, each once."""
+    systems = [number_arg(part) for part in text.split(",")]
+    columns = [board.column(board.label(ns)) for ns in systems]
+    if len(set(columns)) < len(columns):
+        raise argparse.ArgumentTypeError(f"a number system is named twice in {excerpt(text)}")
+    return systems
+
+
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.json and args.markdown:
+        parser.error("--json and --markdown are two formats; give one")
+    if args.run is None and (args.suite, args.sample, args.number) != (None, None, None):
+        parser.error("--suite, --sample and --number go with --run NAME|all")
+    if not args.table and (args.cases, args.models, args.systems) != (None, None, None):
+        parser.error("--cases, --models and --systems go with --table")
+    if args.table and args.run is not None:
+        parser.error("--table and --run are two commands; give one")
+    if args.table:
+        return table(args, out, err)
     if args.run is None:
-        if (args.suite, args.sample, args.number) != (None, None, None):
-            parser.error("--suite, --sample and --number go with --run NAME|all")
         found = board.entries()
         if args.json:
             print(json.dumps(board.as_json(found), indent=1), file=out)
@@ -62,7 +117,12 @@ def main(argv, out, err, stdin):
                   file=out)
         return 0
     if args.json or args.markdown:
-        parser.error("--json and --markdown print the list; leave out --run")
+        parser.error("--json and --markdown print the list or the table; leave out --run")
+    return replay(args, out, err)
+
+
+def replay(args, out, err):
+    """--run: one line per model, its wrong sums below it."""
     names = models.board_names() if args.run == "all" else [args.run]
     suite = args.suite or "adderboard"
     status = 0
@@ -75,5 +135,53 @@ def main(argv, out, err, stdin):
         print(f"{name}: time {result.seconds:.1f} s", file=err, flush=True)
         if result.interrupted:
             return 130
-        status = status or (1 if result.wrong else 0)
+        if getattr(out, "left", False):  # the reader closed the pipe
+            break
+        status = status or (1 if result.wrong or result.undecided else 0)
     return status
+
+
+def table(args, out, err):
+    """--table: each row printed when its runs end (text, Markdown), or all as JSON."""
+    found = [board.entry(name) for name in args.models] if args.models else board.entries()
+    systems = args.systems or [number_arg(s) for s in board.TABLE_SYSTEMS]
+    names = [board.label(ns) for ns in systems]
+    columns = [board.column(n) for n in names]
+    pairs = board.protocol_cases(args.cases)
+    widths = board.table_widths([e.name for e in found], columns, args.cases)
+    if not args.json:
+        head = (board.markdown_head(columns, args.cases) if args.markdown
+                else board.table_head(widths, columns, args.cases))
+        print("\n".join(head), file=out, flush=True)
+    rows = []
+    for e in found:
+        row = table_row(e, systems, pairs, err)
+        rows.append(row)
+        if not args.json:
+            line = (board.markdown_line(row, columns) if args.markdown
+                    else board.table_line(row, widths))
+            print(line, file=out, flush=True)
+        if row.interrupted or getattr(out, "left", False):  # Ctrl-C, or the reader left
+            break
+    if args.json:
+        print(json.dumps(board.table_json(rows, names, args.cases), indent=1), file=out)
+    else:
+        foot = board.markdown_foot() if args.markdown else board.table_foot(rows)
+        print("\n".join(foot), file=out)
+    if any(row.interrupted for row in rows):
+        return 130
+    return 1 if any(row.wrong for row in rows) else 0
+
+
+def table_row(e, systems, pairs, err):
+    """The Row of entry ``e``: its model through ``pairs`` in each system, until Ctrl-C."""
+    model = models.build(e.name)
+    runs = []
+    for ns in systems:
+        progress = Progress(err, what=f"{e.name} {board.column(board.label(ns))}",
+                            at_once=False)
+        runs.append(board.run(model, "adderboard", pairs, ns, progress))
+        progress.done()
+        if runs[-1].interrupted:
+            break
+    return board.Row(e, tuple(runs))
