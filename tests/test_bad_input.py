@@ -759,3 +759,23 @@ def test_subcommands_give_the_quoting_hint(argv):
     text = " ".join(argv[-3:]) if argv[-2] == "+" else "1+ 2"
     one_error(err, f"error: the shell split '{text}' into several arguments; quote it: "
                    f"\"{text}\"")
+
+
+def test_an_answer_no_precision_certifies_is_a_one_line_warning_and_the_batch_goes_on(
+        monkeypatch):
+    """A real tie (decoding refined to its limit and still open) is the model's, not the
+    input's: one warning line, exit status 1, the other expressions answered."""
+    from tinyadder import addition
+    from tinyadder.numbers import Undecided
+    run = addition.run
+
+    def tie(model, ns, a, b):
+        if (a, b) == (3, 4):
+            raise Undecided("no decision certified with e^x rounded to up to 6400 digits")
+        return run(model, ns, a, b)
+    monkeypatch.setattr(addition, "run", tie)
+    status, out, err = run_cli("1+2", "3+4", "5+6")
+    assert status == 1
+    assert out == "0000000001+0000000002=00000000003\n0000000005+0000000006=00000000011\n"
+    assert err == ("tinyadder: warning: no answer certified for 3+4: no decision certified "
+                   "with e^x rounded to up to 6400 digits\n")

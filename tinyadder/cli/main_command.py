@@ -7,7 +7,7 @@ with a hint to quote it), and a wrong sum gets a warning that says why it may be
 import re
 
 from .. import __version__, addition
-from ..numbers import for_model, number_system
+from ..numbers import Undecided, for_model, number_system
 from . import tracing
 from .options import (PROG, SUBCOMMANDS, Parser, add_digits_option, add_model_options,
                       input_lines, model_of, split_hint)
@@ -100,11 +100,16 @@ def run_expressions(args, model, out, err, stdin):
             print(f"{PROG}: error: {where}{error}", file=err)
             status = 2
             continue
-        if tracing.requested(args):
-            sequence = tracing.run(args, model, a, b, out, stdin)
-        else:
-            sequence = addition.run(model, ns, a, b)
-            print(sequence, file=out, flush=True)
+        try:
+            if tracing.requested(args):
+                sequence = tracing.run(args, model, a, b, out, stdin)
+            else:
+                sequence = addition.run(model, ns, a, b)
+                print(sequence, file=out, flush=True)
+        except Undecided as error:  # a tie in the real-number model: no token to certify
+            print(f"{PROG}: warning: {where}no answer certified for {a}+{b}: {error}", file=err)
+            status = max(status, 1)
+            continue
         written = sequence.split("=", 1)[1]
         answer = int(written) if written.isdigit() else written  # the tokens, if not a number
         if answer != a + b:
