@@ -668,6 +668,10 @@ def test_run_with_cache_checks_its_size_first():
     with pytest.raises(TraceTooLarge, match="a trace of tinyadder36-published at N = 2000 in "
                                             "float would take about 13.9 GB, over the 1.0 GB"):
         run_with_cache(model, "1+2", ns="float")
+
+
+@pytest.mark.slow
+def test_run_with_cache_keeps_only_the_points_asked_for_under_the_size_limit():
     model = build("published", 600)  # 1.3 GB whole: only the embedding is kept
     _, cache = run_with_cache(model, "1+2", ns="float", names="hook_embed")
     assert list(cache) == ["hook_embed"] and len(cache["hook_embed"]) == 3 * 600 + 4
@@ -741,6 +745,7 @@ def test_precision_warns_and_exits_1_on_a_wrong_sum():
     assert run_cli("precision", "--number", "float", "7650676663+0149460439")[0] == 0
 
 
+@pytest.mark.slow
 def test_bench_warns_when_a_sum_is_wrong():
     status, out, err = run_cli("bench", "--number", "float32", "--scale", "0.01",
                                "--repeats", "1")
