@@ -2,6 +2,7 @@
 and the pieces the systems share: :class:`Precision`, :class:`Rounding`, :class:`Undecided`
 and decimal contexts."""
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from fractions import Fraction
 import decimal
@@ -97,6 +98,27 @@ class _Fits:
         if need not in fits:
             fits[need] = self._at(need)
         return fits[need]
+
+
+class OverSets:
+    """A system whose values each hold a whole set of inputs (the provers'): no precision to
+    fit, no arithmetic context, it decides its own comparisons, and an open one is not refined
+    (the set is split instead)."""
+
+    exact = True
+
+    def fit(self, need):
+        return self
+
+    def arithmetic(self):
+        return nullcontext()
+
+    def decider(self):
+        return self
+
+    def refined(self):
+        raise Undecided(f"the {self.name} system decides over its whole set of inputs or not "
+                        f"at all")
 
 
 class _Decides:

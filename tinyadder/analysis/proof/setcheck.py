@@ -27,7 +27,6 @@ difference of sums of size 10^N); intervals lose that cancellation, so a leaf of
 few pairs could never be re-decided by intervals.
 """
 
-from contextlib import nullcontext
 from fractions import Fraction
 import json
 
@@ -35,6 +34,7 @@ from ...forward import forward
 from ...modelfile import loads
 from ...numbers import for_model, number_system
 from ...numbers.enclosures import IntervalSystem
+from ...numbers.protocol import OverSets
 from ...plan import compile_model
 from .certificate import Invalid, Malformed  # the verdicts' exception types only
 
@@ -216,11 +216,10 @@ class Relu(Form):
         return True
 
 
-class FormSystem:
+class FormSystem(OverSets):
     """The number system of :class:`Form` values (what ``forward`` needs of one)."""
 
     name = spec = "check"
-    exact = True
     roundings = ()
 
     def __init__(self, model):
@@ -290,15 +289,6 @@ class FormSystem:
 
     def largest(self, values):
         return Form(self, max(self.range(v)[0] for v in values))
-
-    def fit(self, need):
-        return self
-
-    def arithmetic(self):
-        return nullcontext()
-
-    def decider(self):
-        return self
 
     def describe(self):
         return "affine forms over a region (the certificate checker)"

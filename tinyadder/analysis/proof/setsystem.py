@@ -26,12 +26,11 @@ over the box, then exactly by the region's walk over the columns (``Region.bound
 it raises :class:`Split`, which carries the form, so that the prover splits the region there.
 """
 
-from contextlib import nullcontext
 from fractions import Fraction
 
 from ...numbers import for_model, number_system
 from ...numbers.enclosures import IntervalSystem
-from ...numbers.protocol import Undecided
+from ...numbers.protocol import OverSets, Undecided
 
 ZERO, ONE = Fraction(0), Fraction(1)
 TIDY_BITS = 600      # a coefficient whose denominator passes this many bits is rounded ...
@@ -162,7 +161,7 @@ class Relu(SetValue):
         return True
 
 
-class SetSystem:
+class SetSystem(OverSets):
     """The number system of :class:`SetValue` for one model; ``region`` (set by the prover
     before each pass) is where comparisons are decided and boxes taken."""
 
@@ -188,18 +187,6 @@ class SetSystem:
 
     def describe(self):
         return f"sets (affine forms in the digits and intervals; {self.digits}-digit enclosures)"
-
-    def fit(self, need):
-        return self
-
-    def arithmetic(self):
-        return nullcontext()
-
-    def decider(self):
-        return self
-
-    def refined(self):
-        raise Undecided("the set system decides over its region or not at all")
 
     # ---- building values ------------------------------------------------------------------
     def variable(self, v, coef=1, const=0):

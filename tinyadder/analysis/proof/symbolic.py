@@ -37,13 +37,14 @@ rescales and re-adds one running sum, so a position costs O(1) rational operatio
 coefficients plus a copy.
 """
 
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from fractions import Fraction
 from math import isfinite
 import decimal
 
 from ...constants import ExpTerm, text
-from ...numbers import LogScore, Undecided, for_model, number_system
+from ...numbers import LogScore, for_model, number_system
+from ...numbers.protocol import OverSets
 from .reals import Real
 
 TOP = 9  # every variable ranges over 0..TOP: a digit
@@ -286,7 +287,7 @@ def box_sign(g):
     return None
 
 
-class SymbolicSystem:
+class SymbolicSystem(OverSets):
     """The number system of affine forms (see the module docstring), for one model: centres
     are the fraction system's values at the model's precision (``fraction``)."""
 
@@ -311,18 +312,6 @@ class SymbolicSystem:
 
     def describe(self):
         return f"symbolic (affine forms in the digits; centres in {self.fraction.describe()})"
-
-    def fit(self, need):
-        return self
-
-    def arithmetic(self):
-        return nullcontext()
-
-    def decider(self):
-        return self
-
-    def refined(self):
-        raise Undecided("the symbolic system decides a sign over the whole box or not at all")
 
     def affine(self, coefs, const=0):
         """const + sum_v coefs[v] x_v, exact."""
