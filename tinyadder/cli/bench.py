@@ -168,20 +168,11 @@ def _long(args, out, err):
     return status
 
 
-def _census(args, out):
-    sizes = (FULL if args.full else QUICK)["census"]
-    times = [f"{n}: {cpu_seconds(lambda: census(build('published', n)))[0]:.1f}"
-             for n in sizes]
-    print(f"census (published model), CPU seconds at N = {', '.join(times)}", file=out,
-          flush=True)
-
-
-def _prove(args, out):
-    sizes = (FULL if args.full else QUICK)["prove"]
-    times = [f"{n}: {cpu_seconds(lambda: prove(build('repaired', n)))[0]:.1f}"
-             for n in sizes]
-    print(f"prove --model repaired, CPU seconds at N = {', '.join(times)}", file=out,
-          flush=True)
+def _per_n(args, out, what, run, variant, label):
+    """One line: the CPU seconds of ``run`` on the ``variant`` model at each N of ``what``."""
+    sizes = (FULL if args.full else QUICK)[what]
+    times = [f"{n}: {cpu_seconds(lambda: run(build(variant, n)))[0]:.1f}" for n in sizes]
+    print(f"{label}, CPU seconds at N = {', '.join(times)}", file=out, flush=True)
 
 
 def _verify(args, model, out):
@@ -221,9 +212,9 @@ def main(argv, out, err, stdin):
         elif part == "long":
             status = max(status, _long(args, out, err))
         elif part == "census":
-            _census(args, out)
+            _per_n(args, out, "census", census, "published", "census (published model)")
         elif part == "prove":
-            _prove(args, out)
+            _per_n(args, out, "prove", prove, "repaired", "prove --model repaired")
         else:
             status = max(status, _verify(args, model, out))
     print(f"\nbench: {time.process_time() - start:.0f} CPU s", file=out)
