@@ -70,14 +70,16 @@ def count(region, n):
 
 def extreme(region, n, coefs, pick):
     """The least (pick=min) or greatest value over the region of sum coefs[v] v (v: ("a", j),
-    ("b", j), ("c", j) the carry into column j); None if the region is empty."""
+    ("b", j), ("c", j) the carry into column j, or an indicator ("a", j, d), ("b", j, d),
+    ("s", j, d): 1 when a_j, b_j or the sum's digit s_j is d); None if the region is empty."""
     best = {0: ZERO}
     for j in range(n):
         new = {}
         for c, x, y, out in steps(region, n, j):
             if c in best:
                 v = best[c] + coefs.get(("a", j), ZERO) * x + coefs.get(("b", j), ZERO) * y \
-                    + coefs.get(("c", j), ZERO) * c
+                    + coefs.get(("c", j), ZERO) * c + coefs.get(("a", j, x), ZERO) \
+                    + coefs.get(("b", j, y), ZERO) + coefs.get(("s", j, (c + x + y) % 10), ZERO)
                 new[out] = v if out not in new else pick(v, new[out])
         best = new
     values = [v + coefs.get(("c", n), ZERO) * c for c, v in best.items()]
@@ -330,8 +332,11 @@ class Leaves:
                                  for d in range(10) for s in range(len(rows[0])))
         self.rows = rows
 
-    def digit(self, form, lo, hi):
-        """A digit token's embedding: its value is ``form``, in lo..hi."""
+    def digit(self, form, col, lo, hi):
+        """A digit token's embedding: its value is ``form``, in lo..hi, the digit of column
+        ``col`` (("a", j), ("b", j), ("s", j) or the carry ("c", N)): the form through an
+        affine embedding, else sum_d row_d [x = d] over the column's indicators (a carry's
+        rows: row_0 + (row_1 - row_0) c)."""
         if lo == hi:
             return list(self.compiled.embed[self.ids[lo]])
         if self.line:
@@ -339,8 +344,13 @@ class Leaves:
             return [form.times(b - a) + a for a, b in zip(r0, r1)]
         out = []
         for column in zip(*(self.compiled.embed[self.ids[d]] for d in range(lo, hi + 1))):
-            ends = [self.ns.range(v) for v in column]
-            out.append(self.ns.between(min(e[0] for e in ends), max(e[1] for e in ends)))
+            if col[0] == "c":
+                out.append(column[0] + form * (column[1] - column[0]))
+                continue
+            value = Form(self.ns, ZERO)
+            for d, v in zip(range(lo, hi + 1), column):
+                value = value + Form(self.ns, ZERO, {col + (d,): Fraction(1)}) * v
+            out.append(value)
         return out
 
     def row(self, slot, region):
@@ -350,16 +360,16 @@ class Leaves:
             return list(self.compiled.embed[j])
         if kind in ("a", "b"):
             lo, hi = region[kind][j]
-            return self.digit(Form(ns, ZERO, {(kind, j): Fraction(1)}), lo, hi)
+            return self.digit(Form(ns, ZERO, {(kind, j): Fraction(1)}), (kind, j), lo, hi)
         if j > self.n:
             return list(self.compiled.embed[self.ids[0]])
         if j == self.n:
             c = region["c"][j]
-            return self.digit(Form(ns, ZERO, {("c", j): Fraction(1)}), min(c), max(c))
+            return self.digit(Form(ns, ZERO, {("c", j): Fraction(1)}), ("c", j), min(c), max(c))
         coefs = {("a", j): Fraction(1), ("b", j): Fraction(1), ("c", j + 1): Fraction(-10)}
         if j:
             coefs[("c", j)] = Fraction(1)
-        return self.digit(Form(ns, ZERO, coefs), *region["s"][j])
+        return self.digit(Form(ns, ZERO, coefs), ("s", j), *region["s"][j])
 
     def holds(self, k, region):
         """Whether the target token's logit beats every other over the region (Invalid:
