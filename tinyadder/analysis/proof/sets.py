@@ -148,8 +148,10 @@ class Region:
         return const + (value if D == 1 else Fraction(value, D)), (pa, pb)
 
     def column_steps(self, j):
-        """(carry in, a_j, b_j, carry out) that column j's own constraints allow."""
-        return _steps(self, j)
+        """(carry in, a_j, b_j, carry out) of column j at some pair of the region: allowed by
+        the column's constraints, its carry in reachable from column 0 and its carry out
+        continued by the columns above."""
+        return _live(self)[j]
 
     def pairs(self, limit):
         """The region's pairs (a, b), if there are at most ``limit``; else None."""
@@ -214,6 +216,21 @@ def _by_column(coefs, n):
     get = coefs.get
     return [(get(a_var(j), 0), get(b_var(j), 0), get(c_var(j), 0) if j else 0,
              tables.get(("a", j)), tables.get(("b", j)), tables.get(("s", j)))
+            for j in range(n)]
+
+
+@lru_cache(maxsize=1 << 12)
+def _live(region):
+    """Each column's steps that lie on a whole walk (``Region.column_steps``)."""
+    n = region.digits
+    raw = [_steps(region, j) for j in range(n)]
+    reach = [{0}]
+    for j in range(n):
+        reach.append({out for c, _, _, out in raw[j] if c in reach[j]})
+    done = [set() for _ in range(n)] + [reach[n]]
+    for j in reversed(range(n)):
+        done[j] = {c for c, _, _, out in raw[j] if c in reach[j] and out in done[j + 1]}
+    return [tuple(t for t in raw[j] if t[0] in done[j] and t[3] in done[j + 1])
             for j in range(n)]
 
 

@@ -52,6 +52,7 @@ from ...numbers.protocol import OverSets, Undecided
 SCALE = 200          # every number of a value is an integer times 2^-SCALE
 ONE = 1 << SCALE
 LAMBDA_BITS = 32     # a ReLU chord's slope is a multiple of 2^-LAMBDA_BITS
+MAX_DIGITS = 400     # an enclosure whose end passes 10^MAX_DIGITS stops the pass (Split)
 
 
 def down(x):
@@ -64,6 +65,29 @@ def up(x):
     """The grid's integer at or above the rational x (times 2^SCALE)."""
     x = Fraction(x)
     return -((-x.numerator << SCALE) // x.denominator)
+
+
+def grid_floor(x):
+    """The grid's integer at or below a Decimal enclosure end (no long rational is formed:
+    one below 2^-SCALE in size is 0 or -1 at once); Split for an end of more than MAX_DIGITS
+    digits before the point, which no decision can use."""
+    sign, digits, exp = x.as_tuple()
+    if not isinstance(exp, int):
+        raise Split(None, f"an enclosure end {x}")
+    m = int("".join(map(str, digits))) if digits else 0
+    m = -m if sign else m
+    if exp >= 0:
+        if exp + len(digits) > MAX_DIGITS:
+            raise Split(None, f"a value beyond 10^{MAX_DIGITS}")
+        return (m * 10 ** exp) << SCALE
+    if len(digits) + exp < -(SCALE * 3 // 10 + 2):   # |x| < 10^-(0.3 SCALE + 2) < 2^-SCALE
+        return -1 if m < 0 else 0
+    return (m << SCALE) // 10 ** -exp
+
+
+def grid_ceil(x):
+    """The grid's integer at or above a Decimal enclosure end (``grid_floor``)."""
+    return -grid_floor(-x)
 
 
 def rational(n):
@@ -276,7 +300,8 @@ class SetSystem(OverSets):
 
     def at(self, region):
         """Decide comparisons over ``region`` from now on. Its box: for each column, the
-        digits a_j, b_j, s_j and the carries that one of the column's steps allows."""
+        digits a_j, b_j, s_j and the carries that one of the column's steps at a pair of the
+        region has (``Region.column_steps``)."""
         self.region = region
         allowed = {}
         for j in range(region.digits):
@@ -286,11 +311,10 @@ class SetSystem(OverSets):
             allowed[("s", j)] = sorted({(c + x + y) % 10 for c, x, y, _ in steps}) or [0]
             allowed[("c", j + 1)] = sorted({out for _, _, _, out in steps}) or [0]
         self._allowed = allowed
-        # a column whose sum digit or carries the region constrains ties a_j to b_j: its
-        # terms are bounded together, over its steps
+        # a column with fewer than all its steps (2 x 10 x 10; column 0's carry in is 0: 100)
+        # ties a_j to b_j: its terms are bounded together, over its steps
         self._joint = {j: region.column_steps(j) for j in range(region.digits)
-                       if region.sum_range(j) != (0, 9) or region.carry(j + 1) is not None
-                       or (j and region.carry(j) is not None)}
+                       if len(region.column_steps(j)) < (200 if j else 100)}
         self.relaxed = []
         return self
 
@@ -493,7 +517,7 @@ class SetSystem(OverSets):
     def _grid_ends(self, f, lo, hi):
         iv = f(self.enclose.value(self.enclose.point(rational(lo)).lo,
                                   self.enclose.point(rational(hi)).hi))
-        return down(iv.lo), up(iv.hi)
+        return grid_floor(iv.lo), grid_ceil(iv.hi)
 
     def _enclosed(self, f, lo, hi):
         return self.grid_interval(*self._grid_ends(f, lo, hi))
@@ -543,7 +567,7 @@ class SetSystem(OverSets):
         if isinstance(c, (int, Fraction)):
             return self.interval(c, c)
         iv = self.enclose.const(c)
-        return self.interval(Fraction(iv.lo), Fraction(iv.hi))
+        return self.grid_interval(grid_floor(iv.lo), grid_ceil(iv.hi))
 
     slope = const
 
