@@ -142,7 +142,7 @@ def _int(x):
 SCALE = 200            # every number of a Form is an integer times 2^-SCALE
 ONE = 1 << SCALE
 CHORD_BITS = 32        # a ReLU chord's slope is a multiple of 2^-CHORD_BITS
-MAX_DIGITS = 400       # an enclosure end beyond 10^MAX_DIGITS does not hold a leaf
+MAX_DIGITS = 10000     # an enclosure end beyond 10^MAX_DIGITS does not hold a leaf
 
 
 def _cdiv(a, b):

@@ -52,7 +52,7 @@ from ...numbers.protocol import OverSets, Undecided
 SCALE = 200          # every number of a value is an integer times 2^-SCALE
 ONE = 1 << SCALE
 LAMBDA_BITS = 32     # a ReLU chord's slope is a multiple of 2^-LAMBDA_BITS
-MAX_DIGITS = 400     # an enclosure whose end passes 10^MAX_DIGITS stops the pass (Split)
+MAX_DIGITS = 10000   # an enclosure whose end passes 10^MAX_DIGITS stops the pass (Split)
 
 
 def down(x):
