@@ -9,8 +9,9 @@ from fractions import Fraction
 
 import pytest
 
-from tinyadder import build
+from tinyadder import build, models
 from tinyadder.addition import add
+from tinyadder.analysis import board
 from tinyadder.analysis.proof import generic, setcheck
 from tinyadder.analysis.proof.certificate import Invalid
 from tinyadder.analysis.proof.prove import prove as closed_form
@@ -312,3 +313,38 @@ def test_rope_norms_and_silu_are_proved_without_brute_force():
     assert outcome.verdict == "proved" and outcome.runs <= 10
     cert = json.loads(json.dumps(generic.certificate(outcome, model, "rope1")))
     assert setcheck.check(cert).startswith("certificate valid: rope1 model, N = 1")
+
+
+# ---- committed certificates and the board's verdicts ----------------------------------------
+
+PROOFS = "tests/fixtures/proofs"
+
+
+def test_a_committed_certificate_checks(capsys):
+    """adder1_squares's certificate (written by ``prove --certificate``) is re-checked from
+    its own model text; the same file with its model changed is refused."""
+    path = f"{PROOFS}/adder1_squares.cert.json"
+    assert main(["check-certificate", path]) == 0
+    assert capsys.readouterr().out.startswith(
+        "certificate valid: tests/models/adder1_squares.json model, N = 1")
+    cert = setcheck.load(path)
+    with pytest.raises(Invalid):
+        setcheck.check(dict(cert, model=dump(mutant(build(SQUARES), "b_gate", MUTATION))))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(board.VERDICTS))
+def test_the_board_verdicts_hold(name):
+    """A "fails" of the board's table: the generic method finds a counterexample that the
+    exact run confirms; a "proved": its committed certificate checks."""
+    verdict = board.VERDICTS[name]
+    model = models.build(name)
+    if verdict == "proved":
+        assert setcheck.check(setcheck.load(f"{PROOFS}/{name}.cert.json")).startswith(
+            f"certificate valid: {name} model")
+        return
+    assert verdict == "fails"
+    outcome = generic.prove(model, examples=1, max_seconds=3600)
+    assert outcome.verdict == "fails"
+    (a, b, wrote), = outcome.counterexamples
+    assert add(model, "fraction", a, b) == wrote != a + b
