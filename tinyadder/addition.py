@@ -7,6 +7,7 @@ sum; another model may read its digits least significant first, with other separ
 """
 
 from dataclasses import dataclass
+from functools import lru_cache
 import operator
 import re
 from typing import FrozenSet
@@ -158,11 +159,13 @@ class Field:
     generated: bool        # written by the model rather than given in the prompt
 
 
+@lru_cache(maxsize=64)
 def layout(model):
     """The model's sequence, field by field, as its prompt (``model.prompt``) lays it out: the
     question's tokens and the operands' N digits each (the prompt), then the answer's digits
     and the stop token if there is one (generated). The one description of the layout that
-    ``encode``, ``check_tokens`` and ``answer_length`` read."""
+    ``encode``, ``check_tokens`` and ``answer_length`` read (memoised per model: a model is
+    frozen, and every addition reads it)."""
     p, vocab = model.prompt, model.vocab
     n = digits_of(model)
     digit = frozenset(vocab.index(str(d)) for d in range(10))
@@ -263,7 +266,7 @@ def answer(model, tokens):
     its prompt says; or, if it wrote something else where a digit belongs (or another token
     where its stop token belongs), the text of what it wrote."""
     p = model.prompt
-    start = len(encode(model, 0, 0))
+    start = sum(f.count for f in layout(model) if not f.generated)
     written = [model.vocab[t] for t in tokens[start:start + answer_length(model)]]
     digits = written[:p.answer_digits]
     stop_ok = p.stop is None or written[p.answer_digits:] == [p.stop]
