@@ -3,7 +3,9 @@ position, written from ``plan`` and run for every untraced call of ``forward``.
 
 ``source(compiled, logits=True)`` is the text of the function that runs one position whose
 logits are wanted; ``logits=False`` the one for a position whose logits are not (it computes
-only what later positions read, plan rule 3). Locals are named after what they hold
+only what later positions read, plan rule 3). ``decoder_source(compiled)`` is greedy decoding
+as one function: both kinds of position in two loops, the carried sums in locals, the first
+largest logit picked in line. Locals are named after what they hold
 (``count``, ``L1_cand3``, ``z3``), constants are bound by name, so the code can be printed and
 read: ``tinyadder program --python``.
 
@@ -44,7 +46,8 @@ def _identifier(text):
 RESERVED = {"token", "pos", "layers", "x", "L", "k", "v", "e", "ev", "s", "n", "d", "g", "t",
             "zero", "one", "ns", "embed", "token_kv", "exp_qk", "attend_one", "ops", "kv",
             "F", "ONE", "zeros", "box", "divide", "product", "open_gate", "embed_ints",
-            "interval", "R", "embed_floats"}
+            "interval", "R", "embed_floats", "tokens", "n_new", "pick", "readout", "logits",
+            "best", "total"}
 
 
 def _locals(names):
@@ -63,11 +66,23 @@ class _Constants(dict):
     identifier made of ``what`` (its tensor and entry: ``L0_W_in_count_cand0``)."""
 
     def name(self, value, what):
+        """The identifier bound to ``value``: the one ``what`` names if it holds that constant
+        already (``_one_constant``), else a fresh one."""
         key = _identifier(what)
-        while key in self:
+        while key in self and not _one_constant(self[key], value):
             key += "_"
         self[key] = value
         return key
+
+
+def _one_constant(a, b):
+    """Whether constants a and b are one: the same object, equal ints, or floats of the same
+    bits (a decoder's two positions bind them twice)."""
+    if a is b:
+        return True
+    if type(a) is not type(b) or type(a) not in (int, float):
+        return False
+    return a == b if type(a) is int else repr(a) == repr(b)
 
 
 def _what(layer, tensor, sources, targets):
@@ -191,7 +206,20 @@ class _Values:
                         for post, w, what in posts]
 
     def logits(self, row, readout):
-        return [f"    return [{', '.join('-' + row[s] for s in readout)}]"]
+        """The text of the list of logits: the negated readout slots."""
+        return f"[{', '.join('-' + row[s] for s in readout)}]"
+
+    def first_largest(self, logits):
+        """Lines that set ``best`` to ``generate.argmax`` of ``logits`` (a list's text): over
+        values with a total order, the first of the largest, ``index(max(.))``: decimal (its
+        context traps the operations that would make a NaN) and float when the logits' sum is
+        not a NaN; else ``pick``."""
+        if self.ns.name == "decimal":
+            return [f"logits = {logits}", "best = logits.index(max(logits))"]
+        if self.ns.name in ("float", "float32"):
+            return [f"logits = {logits}", "total = sum(logits)",
+                    "best = logits.index(max(logits)) if total == total else pick(logits)"]
+        return [f"best = pick({logits})"]
 
 
 def _same(x):
@@ -428,7 +456,7 @@ class _Ints(_Values):
         return lines
 
     def logits(self, row, readout):
-        return [f"    return [{', '.join(f'box(-{row[s]}_hi, -{row[s]}_lo)' for s in readout)}]"]
+        return f"[{', '.join(f'box(-{row[s]}_hi, -{row[s]}_lo)' for s in readout)}]"
 
 
 class _Chain:
@@ -560,23 +588,24 @@ def _writer(compiled):
     return _Singles if compiled.fast and compiled.ns.name == "float32" else _Values
 
 
-def source(compiled, logits=True, memory=False):
-    """The text of the step function for one position, and the environment it runs in (all but
-    ``ops``, which ``forward`` supplies).
-
-    With ``memory`` the step keeps what later positions read in a list ``M`` of its own, as a
-    decoding loop that owns its positions can (``greedy``): the carried sums' last values
-    (``M[j]`` for the j-th carried head), and keys and values only for a block with a textbook
-    head; otherwise it extends the KV cache ``layers`` as ``forward`` does."""
-    ns, model = compiled.ns, compiled.model
+def _environment(compiled):
+    """The writer of ``compiled``'s code and the environment it binds its constants in."""
+    ns = compiled.ns
     env = _Constants(zero=ns.zero, one=ns.one, ns=ns, embed=compiled.embed,
                      token_kv=_token_kv, exp_qk=_exp_qk, attend_one=_attend_one)
-    w = _writer(compiled)(compiled, env)
-    c = env.name
+    return _writer(compiled)(compiled, env), env
+
+
+def _position(compiled, w, logits, memory):
+    """(lines, row, sums): the operations of one position, indented for a function body, the
+    locals holding the final stream's slots, and the carried sums' locals. With ``memory`` the carried sums of layer i's
+    head h live in the local ``Li_sums_h`` (``decoder``), else in the KV cache ``layers``,
+    which also keeps keys and values; with ``memory`` those only for a block with a textbook
+    head."""
+    ns, model, c = compiled.ns, compiled.model, w.env.name
     slot = _locals(model.slots)
     row = slot[:model.width_embed]  # the stream: the local holding each slot, here and below
-    lines = ["def step(token, pos, layers):"] + w.embed(row)
-    carried = 0  # the carried heads so far: a head's place in M
+    lines, sums = w.embed(row), []
     for i, (block, weights) in enumerate(zip(compiled.blocks, model.blocks)):
         heads, units = weights.attn.heads, weights.mlp.units
         head, unit = _locals(heads), _locals(units)
@@ -597,13 +626,12 @@ def source(compiled, logits=True, memory=False):
                 decay = None if b.decay is None else w.constant(b.decay, f"L{i}_decay_{head[h]}")
                 update = w.carry(i, h, head[h], decay)
                 if memory:
-                    lines += [f"    {w.sums} = M[{carried}] or {w.zeros}", *update,
-                              f"    M[{carried}] = {w.sums}"]
+                    sums.append(f"L{i}_sums_{head[h]}")
+                    lines += [f"    {w.sums} = {sums[-1]}", *update, f"    {sums[-1]} = {w.sums}"]
                 else:
                     lines += [f"    s = L.sums[{h}]", f"    {w.sums} = s[-1] if s else {w.zeros}",
                               *update, f"    s.append(({w.sums}))"]
                 lines += w.carried_z(z[h]) if h in wanted else []
-                carried += 1
             elif h in wanted:
                 q = w.affine(block.q, h, row.__getitem__, w.weights(i, "Q", inp, heads))
                 lines += w.textbook(z[h], q, h, c(b, f"L{i}_head_{head[h]}"))
@@ -636,26 +664,69 @@ def source(compiled, logits=True, memory=False):
             lines += w.assign(name, w.affine(block.down, s, post.__getitem__, const),
                               None if new else row[s])
             row[s] = name
-    lines += w.logits(row, compiled.readout) if logits else ["    return None"]
-    # constants become default arguments: local names are the fastest in CPython
-    lines[0] = "\n".join(textwrap.wrap(
-        f"def step(token, pos, layers, {'M, ' if memory else ''}"
-        + ", ".join(f"{k}={k}" for k in [*env, "ops"]) + "):",
-        96, subsequent_indent=" " * 9, break_long_words=False, break_on_hyphens=False))
-    return "\n".join(lines) + "\n", env
+    return lines, row, sums
 
 
-def _step(compiled, logits, ops, memory=False):
-    """The compiled step function (memoised on the compiled model)."""
-    key = ("_step_logits" if logits else "_step_prefix") + ("_memory" if memory else "")
+def _header(name, arguments, env):
+    """The def line of generated function ``name``, its constants as default arguments (local
+    names are the fastest in CPython)."""
+    return "\n".join(textwrap.wrap(
+        f"def {name}({arguments}, " + ", ".join(f"{k}={k}" for k in [*env, "ops"]) + "):",
+        96, subsequent_indent=" " * (len(name) + 5), break_long_words=False,
+        break_on_hyphens=False))
+
+
+def source(compiled, logits=True):
+    """The text of the step function for one position, and the environment it runs in (all but
+    ``ops``, which ``forward`` supplies): ``step(token, pos, layers)`` extends the KV cache
+    ``layers`` as ``forward`` does and returns the position's logits (``logits``) or None."""
+    w, env = _environment(compiled)
+    lines, row, _ = _position(compiled, w, logits, memory=False)
+    lines.append(f"    return {w.logits(row, compiled.readout)}" if logits else "    return None")
+    return "\n".join([_header("step", "token, pos, layers", env)] + lines) + "\n", env
+
+
+def decoder_source(compiled):
+    """The text of greedy decoding as one function, and its environment (as ``source``):
+    ``decode(tokens, n_new, layers, pick)`` runs the prompt's positions but the last without
+    logits, then n_new positions with logits, each appending the readout token of the first
+    largest logit (``pick``, ``generate.argmax``, where the values may not be totally ordered:
+    ``_Values.first_largest``). The carried sums live in locals; ``layers`` keeps keys and
+    values only for a block with a textbook head."""
+    w, env = _environment(compiled)
+    env["readout"] = compiled.readout_tokens
+    prefix, _, _ = _position(compiled, w, False, memory=True)
+    every, row, sums = _position(compiled, w, True, memory=True)
+    lines = [f"    {name} = {w.zeros}" for name in sums]
+    lines += ["    for pos in range(len(tokens) - 1):", "        token = tokens[pos]"]
+    lines += [f"    {line}" for line in prefix]
+    lines += ["    for pos in range(len(tokens) - 1, len(tokens) - 1 + n_new):",
+              "        token = tokens[pos]"]
+    lines += [f"    {line}" for line in every]
+    lines += [f"        {line}" for line in w.first_largest(w.logits(row, compiled.readout))]
+    lines += ["        tokens.append(readout[best])", "    return tokens"]
+    header = _header("decode", "tokens, n_new, layers, pick", env)
+    return "\n".join([header] + lines) + "\n", env
+
+
+def _compiled(compiled, name, label, text_of, ops):
+    """The function ``name`` of the text ``text_of(compiled)``, memoised on the compiled model
+    under ``label``."""
+    key = f"_{name}_{label}"
     fn = compiled.__dict__.get(key)
     if fn is None:
-        text, env = source(compiled, logits, memory)
+        text, env = text_of(compiled)
         env["ops"] = ops
-        exec(compile(text, f"<tinyadder step, {key[6:]}>", "exec"), env)  # noqa: S102
-        fn = env["step"]
+        exec(compile(text, f"<tinyadder {name}, {label}>", "exec"), env)  # noqa: S102
+        fn = env[name]
         object.__setattr__(compiled, key, fn)
     return fn
+
+
+def _step(compiled, logits, ops):
+    """The compiled step function (memoised on the compiled model)."""
+    return _compiled(compiled, "step", "logits" if logits else "prefix",
+                     lambda c: source(c, logits), ops)
 
 
 def run(compiled, tokens, start, layers, logits, ops):
@@ -670,14 +741,8 @@ def run(compiled, tokens, start, layers, logits, ops):
 
 
 def greedy(compiled, tokens, n_new, layers, pick, ops):
-    """``forward.greedy``: the prompt's positions (the step without logits but for the last),
-    then one step with logits per new token, appending ``readout_tokens[pick(logits)]``; the
-    steps keep their own memory (``source(memory=True)``)."""
-    prefix, every = _step(compiled, False, ops, True), _step(compiled, True, ops, True)
-    memory = [None] * sum(head.carried for block in compiled.blocks for head in block.heads)
-    for a in range(len(tokens) - 1):
-        prefix(tokens[a], a, layers, memory)
-    readout = compiled.readout_tokens
-    for _ in range(n_new):
-        tokens.append(readout[pick(every(tokens[-1], len(tokens) - 1, layers, memory))])
-    return tokens
+    """``forward.greedy``: the prompt's positions (without logits but for the last), then one
+    position with logits per new token, appending ``readout_tokens[pick(logits)]``, in one
+    generated function (``decoder_source``)."""
+    return _compiled(compiled, "decode", "greedy", decoder_source, ops)(tokens, n_new, layers,
+                                                                       pick)
