@@ -47,7 +47,7 @@ RESERVED = {"token", "pos", "layers", "x", "L", "k", "v", "e", "ev", "s", "n", "
             "zero", "one", "ns", "embed", "token_kv", "exp_qk", "attend_one", "ops", "kv",
             "F", "ONE", "zeros", "box", "divide", "product", "open_gate", "embed_ints",
             "interval", "R", "embed_floats", "tokens", "n_new", "pick", "readout", "logits",
-            "best", "total"}
+            "best", "total", "hit"}
 
 
 def _locals(names):
@@ -127,6 +127,8 @@ class _Values:
     """Writes each operation on the number system's own values: one local per value, Python's
     operators. Each method returns the lines of one operation (``_Ints`` writes them on ints).
     """
+
+    memoises = True  # a value is one local: the first block's outputs can be recorded
 
     def __init__(self, compiled, env):
         self.ns, self.env = compiled.ns, env
@@ -255,6 +257,8 @@ class _Ints(_Values):
     """Writes each operation on intervals at scale 2^-F, a value x as the ints ``x_lo`` and
     ``x_hi`` (the module docstring's rules). A weight or decay is a *term*: a function of a
     value's name giving the texts of the ends of w x."""
+
+    memoises = False  # a value is two locals, an embedded integer a third
 
     def __init__(self, compiled, env):
         super().__init__(compiled, env)
@@ -596,17 +600,21 @@ def _environment(compiled):
     return _writer(compiled)(compiled, env), env
 
 
-def _position(compiled, w, logits, memory):
+def _position(compiled, w, logits, memory, blocks=None, row=None):
     """(lines, row, sums): the operations of one position, indented for a function body, the
-    locals holding the final stream's slots, and the carried sums' locals. With ``memory`` the carried sums of layer i's
-    head h live in the local ``Li_sums_h`` (``decoder``), else in the KV cache ``layers``,
-    which also keeps keys and values; with ``memory`` those only for a block with a textbook
-    head."""
+    locals holding the final stream's slots, and the carried sums' locals. With ``memory`` the
+    carried sums of layer i's head h live in the local ``Li_sums_h`` (``decoder_source``), else
+    in the KV cache ``layers``, which also keeps keys and values; with ``memory`` those only
+    for a block with a textbook head. ``blocks``: the blocks to write (all by default), entered
+    with the stream's locals ``row`` (by default the embedding's)."""
     ns, model, c = compiled.ns, compiled.model, w.env.name
     slot = _locals(model.slots)
-    row = slot[:model.width_embed]  # the stream: the local holding each slot, here and below
-    lines, sums = w.embed(row), []
-    for i, (block, weights) in enumerate(zip(compiled.blocks, model.blocks)):
+    lines, sums = [], []
+    if row is None:
+        row = slot[:model.width_embed]  # the stream: the local holding each slot, from here on
+        lines = w.embed(row)
+    for i in (range(len(compiled.blocks)) if blocks is None else blocks):
+        block, weights = compiled.blocks[i], model.blocks[i]
         heads, units = weights.attn.heads, weights.mlp.units
         head, unit = _locals(heads), _locals(units)
         inp, wide = model.slots[:block.width_in], model.slots[:block.width_out]
@@ -692,21 +700,89 @@ def decoder_source(compiled):
     logits, then n_new positions with logits, each appending the readout token of the first
     largest logit (``pick``, ``generate.argmax``, where the values may not be totally ordered:
     ``_Values.first_largest``). The carried sums live in locals; ``layers`` keeps keys and
-    values only for a block with a textbook head."""
+    values only for a block with a textbook head. The first block is looked up where its state
+    and the token have been seen (plan rule 6, ``_States``)."""
     w, env = _environment(compiled)
     env["readout"] = compiled.readout_tokens
-    prefix, _, _ = _position(compiled, w, False, memory=True)
-    every, row, sums = _position(compiled, w, True, memory=True)
-    lines = [f"    {name} = {w.zeros}" for name in sums]
+    lines, first, row, sums = [], [], None, []
+    rest = range(len(compiled.blocks))
+    if w.memoises and compiled.blocks[0].memoised:
+        first, row, sums = _first_block(compiled, w)
+        lines.append(f"    L0_state = L0_states.start(({w.zeros},) * {len(sums)})")
+        rest = rest[1:]
+    prefix, _, _ = _position(compiled, w, False, True, rest, row)
+    every, row, later = _position(compiled, w, True, True, rest, row)
+    lines += [f"    {name} = {w.zeros}" for name in later]
     lines += ["    for pos in range(len(tokens) - 1):", "        token = tokens[pos]"]
-    lines += [f"    {line}" for line in prefix]
+    lines += [f"    {line}" for line in first + prefix]
     lines += ["    for pos in range(len(tokens) - 1, len(tokens) - 1 + n_new):",
               "        token = tokens[pos]"]
-    lines += [f"    {line}" for line in every]
+    lines += [f"    {line}" for line in first + every]
     lines += [f"        {line}" for line in w.first_largest(w.logits(row, compiled.readout))]
     lines += ["        tokens.append(readout[best])", "    return tokens"]
     header = _header("decode", "tokens, n_new, layers, pick", env)
     return "\n".join([header] + lines) + "\n", env
+
+
+def _first_block(compiled, w):
+    """(lines, row, sums): the first block of a position as a lookup of ``L0_state``, the
+    state its carried sums were in, and the token; where that pair is new, the block computed
+    from the state's sums, its outputs (every slot it leaves, for both kinds of position)
+    recorded (``_States.step``)."""
+    w.env["L0_states"] = _States()
+    block, row, sums = _position(compiled, w, True, True, range(1))
+    outs = ", ".join(dict.fromkeys(name for name in row if name != "zero")) + ","
+    state = ", ".join(sums) + "," if sums else ""
+    return ["    hit = L0_state.get(token)", "    if hit is None:",
+            f"        {state} = L0_state.sums" if sums else "        pass",
+            *[f"    {line}" for line in block],
+            f"        hit = L0_states.step(L0_state, token, ({state}), ({outs}))",
+            f"    L0_state, ({outs}) = hit"], row, sums
+
+
+class _States:
+    """The first block's memory across the additions of a run (plan rule 6). Its carried sums
+    before a position are a state, one object per exact representation (type and repr: -0.0
+    is not 0.0, Decimal('1.0') not Decimal('1')); a state maps each token seen there to the
+    next state and the block's outputs, for at most ``LIMIT`` recorded pairs."""
+
+    LIMIT = 4096
+
+    def __init__(self):
+        self.states, self.stored, self.root = {}, 0, None
+
+    def start(self, sums):
+        """The state before the first position, its sums ``sums``."""
+        if self.root is None:
+            self.root = self._state(sums)
+        return self.root
+
+    def _state(self, sums):
+        if self.stored >= self.LIMIT:
+            return _State(sums)
+        key = tuple((type(x), repr(x)) for pair in sums for x in pair)
+        state = self.states.get(key)
+        if state is None:
+            state = self.states[key] = _State(sums)
+        return state
+
+    def step(self, state, token, sums, outs):
+        """(next state, outs): ``token`` takes ``state`` to the state of ``sums``, the block
+        writing ``outs``; recorded while under the limit."""
+        hit = self._state(sums), outs
+        if self.stored < self.LIMIT:
+            state[token] = hit
+            self.stored += 1
+        return hit
+
+
+class _State(dict):
+    """A state of the first block: its carried sums, and per token seen there (next state,
+    the block's outputs)."""
+
+    def __init__(self, sums):
+        super().__init__()
+        self.sums = sums
 
 
 def _compiled(compiled, name, label, text_of, ops):
