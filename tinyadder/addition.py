@@ -179,10 +179,17 @@ def layout(model):
     return tuple(fields)
 
 
+@lru_cache(maxsize=64)
 def answer_length(model):
     """How many tokens the model generates after its prompt: the answer's digits, and its stop
     token if any."""
     return sum(f.count for f in layout(model) if f.generated)
+
+
+@lru_cache(maxsize=64)
+def prompt_length(model):
+    """How many tokens the model's prompt has: the question's."""
+    return sum(f.count for f in layout(model) if not f.generated)
 
 
 def describe_layout(model):
@@ -237,7 +244,7 @@ def to_generate(model, tokens):
     """How many tokens complete a checked prefix ``tokens``: the rest of the sum once the
     prompt is whole, else none (before '=' the model's predictions are not part of the
     task)."""
-    given = sum(f.count for f in layout(model) if not f.generated)
+    given = prompt_length(model)
     if len(tokens) < given:
         return 0
     return given + answer_length(model) - len(tokens)
@@ -266,7 +273,7 @@ def answer(model, tokens):
     its prompt says; or, if it wrote something else where a digit belongs (or another token
     where its stop token belongs), the text of what it wrote."""
     p = model.prompt
-    start = sum(f.count for f in layout(model) if not f.generated)
+    start = prompt_length(model)
     written = [model.vocab[t] for t in tokens[start:start + answer_length(model)]]
     digits = written[:p.answer_digits]
     stop_ok = p.stop is None or written[p.answer_digits:] == [p.stop]
@@ -288,10 +295,10 @@ def run(model, ns, a, b, *, cache=True):
     was given (``numbers.fit``); a and b are checked (``check_operands``); ``cache=False``
     reruns the whole prefix at every step (AdderBoard's reference loop).
     """
-    prompt = encode(model, a, b)  # checks the model and the operands first
-    tokens = generate(model, for_model(system_of(ns), model), prompt, answer_length(model),
-                      cache=cache)
-    return sequence_text(model, tokens)
+    a, b = check_operands(a, b, digits_of(model))  # the model and the operands first
+    tokens = generate(model, for_model(system_of(ns), model), encode(model, a, b),
+                      answer_length(model), cache=cache)
+    return text(a, b, answer(model, tokens), model.prompt.digits)
 
 
 def add(model, ns, a, b):
