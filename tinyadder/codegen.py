@@ -132,6 +132,7 @@ class _Values:
 
     def __init__(self, compiled, env):
         self.ns, self.env = compiled.ns, env
+        self.carried_kv = {}  # (block, head): the texts of a later block's e and e v
 
     def weights(self, layer, tensor, sources, targets):
         """``const(w, s, t)``: entry (s, t) of a tensor (s None: its bias), bound by name."""
@@ -164,25 +165,35 @@ class _Values:
                 f"token, token_kv(ops, ns, {weights}, x))"], "k", "v"
 
     def later_kv(self, i, block, row, heads, names, inp):
-        lines, c = [], self.env.name
+        """Each head's key and value in a local of its own (the cache's rows are lists of
+        them), e = exp(q k) a constant per head or per position (``exp_qk``), and a carried
+        head's e v."""
+        lines, c, rows = [], self.env.name, {}
         for x in "kv":
             const = self.weights(i, x.upper(), inp, heads)
-            terms = [self.affine(getattr(block, x), h, row.__getitem__, const)
-                     for h in range(len(heads))]
-            lines.append(f"    {x} = [{', '.join(terms)}]")
-        if all(h.exp_qk is not None for h in block.heads if h.carried):
-            lines.append(f"    e = {c([h.exp_qk for h in block.heads], f'L{i}_exp_qk')}")
-        else:
-            lines.append(f"    e = exp_qk(ops, ns, {c(block, f'L{i}_block')}, k)")
-        ev = [f"e[{h}] * v[{h}]" if b.carried else "None" for h, b in enumerate(block.heads)]
-        return lines + [f"    ev = [{', '.join(ev)}]"], "k", "v"
+            values = [f"L{i}_{x}_{names[h]}" for h in range(len(heads))]
+            lines += [f"    {value} = {self.affine(getattr(block, x), h, row.__getitem__, const)}"
+                      for h, value in enumerate(values)]
+            rows[x] = f"[{', '.join(values)}]"
+        per_position = not all(h.exp_qk is not None for h in block.heads if h.carried)
+        if per_position:
+            lines.append(f"    e = exp_qk(ops, ns, {c(block, f'L{i}_block')}, {rows['k']})")
+        for h, b in enumerate(block.heads):
+            if b.carried:
+                e = f"e[{h}]" if per_position else c(b.exp_qk, f"L{i}_exp_qk_{names[h]}")
+                ev = f"L{i}_ev_{names[h]}"
+                lines.append(f"    {ev} = {e} * L{i}_v_{names[h]}")
+                self.carried_kv[i, h] = e, ev
+        return lines, rows["k"], rows["v"]
 
     def carry(self, i, h, name, decay):
         """A carried head's running sums one position on (rule 1, as ``forward.carry``), from
-        and to ``sums``."""
+        and to ``sums``: e and e v from the first block's per-token lists, else the locals of
+        ``later_kv``."""
+        e, ev = self.carried_kv.get((i, h), (f"e[{h}]", f"ev[{h}]"))
         if decay is None:
-            return [f"    n, d = n + ev[{h}], d + e[{h}]"]
-        return [f"    n, d = {decay} * n + ev[{h}], {decay} * d + e[{h}]"]
+            return [f"    n, d = n + {ev}, d + {e}"]
+        return [f"    n, d = {decay} * n + {ev}, {decay} * d + {e}"]
 
     def carried_z(self, z):
         """z = N / (1 + D) of the sums."""
