@@ -753,8 +753,8 @@ def _first_block(compiled, w):
 
 class _States:
     """The first block's memory across the additions of a run (plan rule 6). Its carried sums
-    before a position are a state, one object per exact representation (type and repr: -0.0
-    is not 0.0, Decimal('1.0') not Decimal('1')); a state maps each token seen there to the
+    before a position are a state, one object per exact representation (their repr, of one
+    number system's values: -0.0 is not 0.0, Decimal('1.0') not Decimal('1')); a state maps each token seen there to the
     next state and the block's outputs, for at most ``LIMIT`` recorded pairs."""
 
     LIMIT = 4096
@@ -771,7 +771,7 @@ class _States:
     def _state(self, sums):
         if self.stored >= self.LIMIT:
             return _State(sums)
-        key = tuple((type(x), repr(x)) for pair in sums for x in pair)
+        key = repr(sums)  # -0.0 and 0.0, Decimal('1.0') and Decimal('1') differ here
         state = self.states.get(key)
         if state is None:
             state = self.states[key] = _State(sums)
