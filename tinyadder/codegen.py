@@ -222,17 +222,21 @@ class _Values:
         """The text of the list of logits: the negated readout slots."""
         return f"[{', '.join('-' + row[s] for s in readout)}]"
 
-    def first_largest(self, logits):
-        """Lines that set ``best`` to ``generate.argmax`` of ``logits`` (a list's text): over
-        values with a total order, the first of the largest, ``index(max(.))``: decimal (its
-        context traps the operations that would make a NaN) and float when the logits' sum is
-        not a NaN; else ``pick``."""
+    def first_largest(self, row, readout):
+        """Lines that set ``best`` to ``generate.argmax`` of the logits of the readout slots
+        ``row[s]``. Over values with a total order that is the first of the largest logits
+        -x, so the first of the smallest x, ``index(min(.))``: -x > -y exactly when y > x,
+        negation being exact. Decimal's values are ordered (its context traps the operations
+        that would make a NaN), a float's when their sum is not a NaN; else ``pick`` of the
+        logits."""
+        values = f"[{', '.join(row[s] for s in readout)}]"
         if self.ns.name == "decimal":
-            return [f"logits = {logits}", "best = logits.index(max(logits))"]
+            return [f"logits = {values}", "best = logits.index(min(logits))"]
         if self.ns.name in ("float", "float32"):
-            return [f"logits = {logits}", "total = sum(logits)",
-                    "best = logits.index(max(logits)) if total == total else pick(logits)"]
-        return [f"best = pick({logits})"]
+            return [f"logits = {values}", "total = sum(logits)",
+                    "best = (logits.index(min(logits)) if total == total else",
+                    "        pick([-x for x in logits]))"]
+        return [f"best = pick({self.logits(row, readout)})"]
 
 
 def _same(x):
@@ -729,7 +733,7 @@ def decoder_source(compiled):
     lines += ["    for pos in range(len(tokens) - 1, len(tokens) - 1 + n_new):",
               "        token = tokens[pos]"]
     lines += [f"    {line}" for line in first + every]
-    lines += [f"        {line}" for line in w.first_largest(w.logits(row, compiled.readout))]
+    lines += [f"        {line}" for line in w.first_largest(row, compiled.readout)]
     lines += ["        tokens.append(readout[best])", "    return tokens"]
     header = _header("decode", "tokens, n_new, layers, pick", env)
     return "\n".join([header] + lines) + "\n", env
