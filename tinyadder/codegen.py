@@ -11,11 +11,13 @@ read: ``tinyadder program --python``.
 
 Each line performs the operation ``forward`` performs, in the same order, on the same operands,
 except where ``plan`` shows that the difference cannot matter: a head that adds no term or a
-unit with no output is not computed (rule 2), a carried head keeps its running sums (rule 1), a first-block key is looked up per
-token (rule 4), FFN products may share a factor in an exact system (rule 5), and a weight of
-exactly 1 multiplies nothing (1 x is x in every number system). What it does not write out
-it leaves to ``forward``'s own functions, which ``forward`` hands it as ``ops`` (``linear``,
-``score``, ``softmax1``, ``attend``): a textbook head, a first block's keys per token.
+unit with no output is not computed (rule 2), a carried head keeps its running sums (rule 1),
+a first-block key is looked up per token (rule 4), FFN products may share a factor in an exact
+system (rule 5), the decoder looks the first block up where its state and token recur (rule
+6), and a weight of exactly 1 multiplies nothing (1 x is x in every number system). What it
+does not write out it leaves to ``forward``'s own functions, which ``forward`` hands it as
+``ops`` (``linear``, ``score``, ``softmax1``, ``attend``): a textbook head, a first block's
+keys per token.
 tests/test_one_answer.py and tests/test_one_pass.py check the two passes bit for bit.
 
 In a system with a ``scale`` (``numbers.scaled.ScaledSystem``, the fraction system's decider)
@@ -172,8 +174,9 @@ class _Values:
         for x in "kv":
             const = self.weights(i, x.upper(), inp, heads)
             values = [f"L{i}_{x}_{names[h]}" for h in range(len(heads))]
-            lines += [f"    {value} = {self.affine(getattr(block, x), h, row.__getitem__, const)}"
-                      for h, value in enumerate(values)]
+            for h, value in enumerate(values):
+                term = self.affine(getattr(block, x), h, row.__getitem__, const)
+                lines.append(f"    {value} = {term}")
             rows[x] = f"[{', '.join(values)}]"
         per_position = not all(h.exp_qk is not None for h in block.heads if h.carried)
         if per_position:
@@ -758,8 +761,9 @@ def _first_block(compiled, w):
 class _States:
     """The first block's memory across the additions of a run (plan rule 6). Its carried sums
     before a position are a state, one object per exact representation (their repr, of one
-    number system's values: -0.0 is not 0.0, Decimal('1.0') not Decimal('1')); a state maps each token seen there to the
-    next state and the block's outputs, for at most ``LIMIT`` recorded pairs."""
+    number system's values: -0.0 is not 0.0, Decimal('1.0') not Decimal('1')); a state maps
+    each token seen there to the next state and the block's outputs, for at most ``LIMIT``
+    recorded pairs."""
 
     LIMIT = 4096
 
