@@ -16,12 +16,12 @@ progress) together with these intervals (``Boxes``): a later v inside a known in
 answered at once. With one threshold, the digit pairs of a column that leave the same progress
 and are settled the same way are counted through one of them.
 
-The cost is set by how many intervals the partial sums hit. The offset's columns are place
-values up to a leak, so the sums of a, b fall on few intervals; but the coefficients of the
-emitted digits of s (gamma) are leaks of their own, unrelated to the place values, and every
-combination of those digits whose gamma part differs by more than the spacing of the place
-values puts v on an interval of its own. Their number, and the cost, grow by a constant factor
-per digit (docs/proof.md gives the measured factor).
+The cost is set by how many intervals the partial sums hit. Besides place values, the
+columns' coefficients carry leaks: the emitted digits' gamma, unrelated to the place values,
+and the operand digits' departures from exact place values. At the top columns the leaks
+exceed the spacing of the steps of the lower columns' counts, so down to a few columns above
+the decision place every prefix of the sum's digits puts v on an interval of its own: their
+number, and the cost, grow exponentially in N (docs/proof.md gives the figures).
 """
 
 from bisect import bisect_left, bisect_right
