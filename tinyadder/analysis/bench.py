@@ -46,7 +46,7 @@ def cpu_seconds(work):
 
 def per_digit_factor(sizes, seconds):
     """The factor by which ``seconds`` grow per unit of ``sizes``: exp of the least-squares
-    slope of log(seconds) against the size (None with fewer than two sizes).
+    slope of log(seconds) against the size (None with fewer than two sizes, or a time of 0).
 
     >>> round(per_digit_factor([8, 9, 10], [0.5, 2.0, 8.0]), 9)
     4.0
