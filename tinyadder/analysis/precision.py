@@ -120,6 +120,17 @@ def _patch(rows_approx, last, slots=None):
     return patch
 
 
+def first_largest(values):
+    """``generate.argmax`` of exact rationals, by integers: floor(2^64 x) is monotone in x, so
+    the largest is among the values whose floor is the largest, and only those are compared
+    exactly. (A floor is one division with a short quotient, linear in the size of x; a
+    comparison multiplies two rationals whose denominators have thousands of digits.)"""
+    floors = [(x.numerator << 64) // x.denominator for x in values]
+    top = max(floors)
+    near = [j for j, f in enumerate(floors) if f == top]
+    return near[argmax([values[j] for j in near])]
+
+
 def flips(compiled, tokens, first_decision, last, name, rows_approx, slots=None):
     """First position in first_decision..last whose decision changes when ``name``'s values are
     the approximate ones (None if every decision stays exact's); inf or nan counts as a change."""
@@ -129,7 +140,7 @@ def flips(compiled, tokens, first_decision, last, name, rows_approx, slots=None)
     logits, _ = forward(compiled, tokens[:last + 1],
                         patch={name: _patch(rows_approx, last, slots)})
     for pos in range(first_decision, last + 1):
-        if compiled.readout_tokens[argmax(logits[pos])] != tokens[pos + 1]:
+        if compiled.readout_tokens[first_largest(logits[pos])] != tokens[pos + 1]:
             return pos
     return None
 
