@@ -21,8 +21,7 @@ from .. import addition, cases
 from ..cache import run_with_cache, stages
 from ..models import build
 from ..forward import forward
-from ..generate import argmax
-from ..numbers import FractionSystem, for_model, number_system
+from ..numbers import FractionSystem, for_model, number_system, ordered
 from ..plan import compile_model
 
 PROG = "tinyadder precision"
@@ -121,14 +120,9 @@ def _patch(rows_approx, last, slots=None):
 
 
 def first_largest(values):
-    """``generate.argmax`` of exact rationals, by integers: floor(2^64 x) is monotone in x, so
-    the largest is among the values whose floor is the largest, and only those are compared
-    exactly. (A floor is one division with a short quotient, linear in the size of x; a
-    comparison multiplies two rationals whose denominators have thousands of digits.)"""
-    floors = [(x.numerator << 64) // x.denominator for x in values]
-    top = max(floors)
-    near = [j for j, f in enumerate(floors) if f == top]
-    return near[argmax([values[j] for j in near])]
+    """``generate.argmax`` of exact rationals (the first largest), ordered by
+    ``numbers.ordered``: the logits of a patched exact run are long rationals."""
+    return max(range(len(values)), key=lambda j: ordered(values[j]))
 
 
 def flips(compiled, tokens, first_decision, last, name, rows_approx, slots=None):
