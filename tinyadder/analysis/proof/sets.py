@@ -10,8 +10,9 @@ one walk over the columns from the lowest, whose state is the carry:
     bound(F)   the least and the greatest value over the region's pairs of an affine form
                F = k + sum_j (alpha_j a_j + beta_j b_j) + sum_j gamma_j c_j  (c_j the carry
                into column j, a function of the pair) + sum_(j, d) (w_jd [a_j = d] +
-               w'_jd [b_j = d] + w''_jd [s_j = d])  (indicators: 1 when the digit is d, else
-               0; each is known at every step of the walk), with a pair that attains each.
+               w'_jd [b_j = d] + w''_jd [s_j = d])  (indicators, the variables ("a", j, d),
+               ("b", j, d), ("s", j, d): 1 when the digit is d, else 0; each is known at
+               every step of the walk), with a pair that attains each.
 
 Splits make children that partition their parent: a digit range cut in two at ``mid``
 (``("a", j, mid)``: [lo, mid] and [mid + 1, hi]), the carry into column j (``("c", j)``: children c_j = 0, 1) or the range of the sum's digit at place j (``("s", j, mid)``: s_j in
@@ -39,11 +40,6 @@ def b_var(j):
 def c_var(j):
     """The carry into column j (1 <= j <= N)."""
     return ("c", j)
-
-
-def indicator(kind, j, d):
-    """[x = d] for x the digit a_j, b_j or s_j (kind "a", "b" or "s")."""
-    return (kind, j, d)
 
 
 @dataclass(frozen=True)

@@ -341,10 +341,6 @@ class SetSystem(OverSets):
         ``col``: exact while x is one of those digits."""
         return self._table(col, [(d, e.k + e.lo, e.k + e.hi) for d, e in entries])
 
-    def centred(self, x):
-        """x minus its constant k (its linear part and interval)."""
-        return SetValue(self, 0, x.coefs, x.lo, x.hi)
-
     # ---- ranges ---------------------------------------------------------------------------
     def grid_box(self, x, minus=0):
         """(least, greatest) of x - minus over the region's box, grid integers: each variable
