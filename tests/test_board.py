@@ -287,6 +287,20 @@ def test_board_table_runs_the_protocol_in_each_system():
     assert lines[0].endswith("the first 12 of its 10,010 cases.")
 
 
+def test_jobs_split_the_models_and_change_nothing_else():
+    """--jobs 2: the rows and the replays in the list's order, as one process prints them
+    (progress, written by one process only, is left out)."""
+    table = ["board", "--table", "--cases", "11", "--systems", "float,float32", "--models",
+             "alexlitz-36,zcbtrak-6,lichengliu03-50"]
+    one, two = run_cli(*table), run_cli(*table, "--jobs", "2")
+    assert (one[0], timeless(one[1])) == (two[0], timeless(two[1])) and one[0] == 1
+    assert two[2] == ""
+    replay = ["board", "--run", "all", "--sample", "2", "--number", "float"]
+    one, two = run_cli(*replay), run_cli(*replay, "--jobs", "3")
+    assert one[:2] == two[:2] and one[1].count("\n") >= len(NAMES)
+    assert [line.split(":")[0] for line in two[2].splitlines()] == NAMES
+
+
 def test_board_table_as_json():
     status, out, _ = run_cli("board", "--table", "--json", "--cases", "11", "--models",
                              "alexlitz-36", "--systems", "float32,fraction")

@@ -142,6 +142,7 @@ def _int(x):
 SCALE = 200            # every number of a Form is an integer times 2^-SCALE
 ONE = 1 << SCALE
 CHORD_BITS = 32        # a ReLU chord's slope is a multiple of 2^-CHORD_BITS
+FOLD_BITS = 40         # the prover's rule for folding other columns into an interval
 MAX_DIGITS = 10000     # an enclosure end beyond 10^MAX_DIGITS does not hold a leaf
 
 
@@ -426,10 +427,28 @@ class FormSystem(OverSets):
         return Form(self, base, {col + (d,): lo - base for d, lo, _ in rows[1:] if lo != base},
                     0, width)
 
+    def one_column(self, f):
+        """(column, f with the terms of every other column in its interval) where those terms
+        vary less than 2^-FOLD_BITS of the column's that varies most; else (None, f)."""
+        by = {}
+        for v, c in f.coefs.items():
+            by.setdefault(_col(v), {})[v] = c
+        if len(by) < 2:
+            return (next(iter(by)) if by else None), f
+        spans = {col: self.box(Form(self, 0, terms)) for col, terms in by.items()}
+        col = max(spans, key=lambda c: spans[c][1] - spans[c][0])
+        lo, hi = self.box(Form(self, 0, {v: c for v, c in f.coefs.items() if _col(v) != col}))
+        if (hi - lo) << FOLD_BITS > spans[col][1] - spans[col][0]:
+            return None, f
+        return col, Form(self, f.k, by[col], f.lo + lo, f.hi + hi)
+
     def per_digit(self, f, g, op):
         col = self.column(f, g)
         if col is None:
-            return None
+            (cf, f), (cg, g) = self.one_column(f), self.one_column(g)
+            col = cf if cf == cg or not g.coefs else cg if not f.coefs else None
+            if col is None:
+                return None
         rows = []
         for (d, a, b), (_, c, e) in zip(self.digits(f, col), self.digits(g, col)):
             ends = op(a, b, c, e)
@@ -471,7 +490,7 @@ class FormSystem(OverSets):
         return _floor_of(iv.lo), _ceil_of(iv.hi)
 
     def _apply(self, fn, f, slope=None):
-        col = self.column(f)
+        col, f = self.one_column(f)
         if col is not None:
             return self.table(col, [(d,) + self._ends(fn, a, b) for d, a, b in self.digits(f, col)])
         lo, hi = self.box(f)
@@ -520,7 +539,8 @@ class FormSystem(OverSets):
         return self._apply(self.enclose.cos, x, slope)
 
     def largest(self, values):
-        return Form(self, max(sum(self.box(v)) // 2 for v in values))
+        """The value with the greatest least end (the pattern is the same for any m)."""
+        return max(values, key=lambda v: self.box(v)[0])
 
     def describe(self):
         return "affine forms over a region on a 2^-200 grid (the certificate checker)"

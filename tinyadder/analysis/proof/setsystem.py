@@ -51,6 +51,7 @@ from ...numbers.protocol import OverSets, Undecided
 
 SCALE = 200          # every number of a value is an integer times 2^-SCALE
 ONE = 1 << SCALE
+FOLD_BITS = 40      # a rest this much narrower than a column's part is folded (near_column)
 LAMBDA_BITS = 32     # a ReLU chord's slope is a multiple of 2^-LAMBDA_BITS
 MAX_DIGITS = 10000   # an enclosure whose end passes 10^MAX_DIGITS stops the pass (Split)
 
@@ -470,12 +471,34 @@ class SetSystem(OverSets):
         coefs = {col + (d,): lo - base for d, lo, _ in table[1:] if lo != base}
         return SetValue(self, base, coefs, 0, width)
 
+    def near_column(self, x):
+        """(column, x'): x' holds x's terms of the one column whose terms vary most, the rest
+        of x folded into its interval, where that rest varies less than 2^-FOLD_BITS of the
+        column's part (attention's leaks from other positions, say); else (None, x). x'
+        holds every value x does, so a function of x' digit by digit holds f(x)."""
+        parts = {}
+        for v, c in x.coefs.items():
+            parts.setdefault(column(v), {})[v] = c
+        if len(parts) < 2:
+            return (next(iter(parts)) if parts else None), x
+        widths = {col: self.grid_box(SetValue(self, 0, terms)) for col, terms in parts.items()}
+        col = max(widths, key=lambda c: widths[c][1] - widths[c][0])
+        lo, hi = self.grid_box(SetValue(self, 0, {v: c for v, c in x.coefs.items()
+                                                  if column(v) != col}))
+        if (hi - lo) << FOLD_BITS > widths[col][1] - widths[col][0]:
+            return None, x
+        return col, SetValue(self, x.k, parts[col], x.lo + lo, x.hi + hi)
+
     def tabulate2(self, x, y, op):
-        """op(x, y) digit by digit when x and y depend on one column only (else None);
-        ``op`` takes the two ranges' ends and gives the result's (None: not defined)."""
+        """op(x, y) digit by digit when x and y depend on one column only, up to terms
+        negligible next to it (``near_column``; else None); ``op`` takes the two ranges'
+        ends and gives the result's (None: not defined)."""
         col = self.column_of(x, y)
         if col is None:
-            return None
+            (cx, x), (cy, y) = self.near_column(x), self.near_column(y)
+            col = cx if cx == cy or y.point else cy if x.point else None
+            if col is None:
+                return None
         table = []
         for (d, a, b), (_, c, e) in zip(self.entries(x, col), self.entries(y, col)):
             ends = op(a, b, c, e)
@@ -489,7 +512,7 @@ class SetSystem(OverSets):
         ``slope`` (the ends of f' over an interval: grid integers), by the mean value
         f(x) = f(m) + f'(t)(x - m) for m the box's middle, whichever is narrower (f: an
         IntervalSystem function)."""
-        col = self.column_of(x)
+        col, x = self.near_column(x)
         if col is not None:
             return self._table(col, [(d,) + self._grid_ends(f, a, b)
                                      for d, a, b in self.entries(x, col)])
@@ -585,8 +608,11 @@ class SetSystem(OverSets):
         return self._function(self.enclose.cos, x, self._cos_slope)
 
     def largest(self, values):
-        """The middle of the greatest value's box: any real does (the pattern is the same)."""
-        return SetValue(self, max(sum(self.grid_box(v)) // 2 for v in values))
+        """The value whose least value over the box is the greatest, as a form: a softmax's
+        pattern is the same for any m subtracted at a pair, a function of the pair included,
+        and where that value is the largest score at every pair, s - m is exactly 0 for it and
+        below 0 for the others, so no e^(s - m) is taken of a wide positive range."""
+        return max(values, key=lambda v: self.grid_box(v)[0])
 
 
 class _Top(dict):
