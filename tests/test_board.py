@@ -215,6 +215,7 @@ def test_board_run_reports_wrong_sums_and_exit_status():
     (["--run", "all", "--json"], "--json and --markdown print the list or the table; leave "
                                  "out --run"),
     (["--table", "--run", "all"], "--table and --run are two commands; give one"),
+    (["--jobs", "2"], "--jobs goes with --table or --run"),
     (["--cases", "3"], "--cases, --models and --systems go with --table"),
     (["--run", "all", "--systems", "float"], "--cases, --models and --systems go with --table"),
     (["--table", "--sample", "3"], "--suite, --sample and --number go with --run NAME|all"),

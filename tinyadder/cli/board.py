@@ -109,6 +109,8 @@ def main(argv, out, err, stdin):
         parser.error("--cases, --models and --systems go with --table")
     if args.table and args.run is not None:
         parser.error("--table and --run are two commands; give one")
+    if args.jobs > 1 and not args.table and args.run is None:
+        parser.error("--jobs goes with --table or --run")
     if args.table:
         return table(args, out, err)
     if args.run is None:
