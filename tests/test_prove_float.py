@@ -22,6 +22,7 @@ from tinyadder.numbers import Undecided, number_system
 from tinyadder.plan import compile_model
 
 ADDER1 = "tests/models/adder1.json"
+OFFSET = "tests/models/adder1-offset.json"
 JACOBLI99 = "tinyadder/models/board/jacobli99-28.json"
 
 
@@ -30,13 +31,15 @@ def single(x):
     return Fraction(struct.unpack("<f", struct.pack("<f", x))[0])
 
 
-def offset(model, k):
-    """adder1 with k added to every error slot: the same argmax in real numbers, but past
-    2^24 a float32 error of 3/4 rounds to the right digit's 0 (a tie, the first wins)."""
+def test_the_offset_model_is_adder1_plus_2_to_the_24():
+    """adder1-offset.json is adder1 with 2^24 added to every error slot: the same argmax in
+    real numbers, but a float32 error of 3/4 past 2^24 rounds to the right digit's 0."""
+    model, offset = load(ADDER1), load(OFFSET)
     block = model.blocks[1]
-    bias = {f"err{d}": Fraction(k) for d in range(10)}
-    return replace(model, name="adder1-offset",
-                   blocks=(model.blocks[0], replace(block, mlp=replace(block.mlp, b_out=bias))))
+    bias = {f"err{d}": Fraction(2 ** 24) for d in range(10)}
+    built = replace(model, name=offset.name, about=offset.about,
+                    blocks=(model.blocks[0], replace(block, mlp=replace(block.mlp, b_out=bias))))
+    assert dump(built) == dump(offset)
 
 
 def wrong(model, program):
@@ -160,7 +163,7 @@ def test_the_sets_over_a_region_hold_every_pair_s_logits():
 # ---- verdicts -------------------------------------------------------------------------------
 
 def test_a_float32_failure_the_real_number_model_does_not_have():
-    model = offset(load(ADDER1), 2 ** 24)
+    model = load(OFFSET)
     assert wrong(model, "fraction") == set()
     bad = wrong(model, "float32")
     assert len(bad) == 99 and (0, 0) not in bad
@@ -173,7 +176,7 @@ def test_a_float32_failure_the_real_number_model_does_not_have():
 
 @pytest.mark.slow
 def test_the_offset_is_harmless_in_float64():
-    model = offset(load(ADDER1), 2 ** 24)
+    model = load(OFFSET)
     assert wrong(model, "float") == set()
     assert floatsets.prove(model, "float").verdict == "proved"
 
@@ -198,16 +201,15 @@ def test_36p_float32_verdicts_equal_brute_force(variant, n):
 
 # ---- the command line -----------------------------------------------------------------------
 
-def test_prove_number_float32(tmp_path, capsys):
-    path = tmp_path / "offset.json"
-    path.write_text(dump(offset(load(ADDER1), 2 ** 24)))
-    assert main(["prove", "--model", str(path), "--number", "float32"]) == 1
-    out = capsys.readouterr().out.splitlines()
-    assert out[0] == ("prove: " + str(path) + " model as a float32 program, N = 1 digits, all "
-                      "10^2 pairs (generic method: the forward pass over sets of pairs)")
-    assert out[1] == ("fails: the " + str(path) + " model adds some pairs wrong; "
-                      "counterexamples, each confirmed by the float32 replay:")
-    assert out[2:5] == ["  0+1=00  (right: 1)", "  0+2=01  (right: 2)", "  0+3=02  (right: 3)"]
+def test_prove_number_float32(capsys):
+    assert main(["prove", "--model", OFFSET, "--number", "float32"]) == 1
+    assert capsys.readouterr().out.splitlines()[:5] == [
+        f"prove: {OFFSET} model as a float32 program, N = 1 digits, all 10^2 pairs (generic "
+        f"method: the forward pass over sets of pairs)",
+        f"fails: the {OFFSET} model adds some pairs wrong; counterexamples, each confirmed "
+        f"by the float32 replay:",
+        "  0+1=00  (right: 1)", "  0+2=01  (right: 2)", "  0+3=02  (right: 3)"]
+    assert main(["prove", "--model", OFFSET, "--number", "float64", "--max-sets", "2"]) == 3
 
 
 def test_prove_number_refuses_other_systems(capsys):
@@ -215,3 +217,14 @@ def test_prove_number_refuses_other_systems(capsys):
     err = capsys.readouterr().err
     assert err == ("tinyadder prove: error: argument --number: prove takes fraction (the "
                    "real-number model), float32 or float (float64), got 'decimal:30'\n")
+
+
+def test_a_digit_embeds_column_by_column():
+    """jacobli99-28 embeds d as (C - eps d^2 / 2, d): the second column is the digit's form,
+    exactly; the first, a parabola, is the hull of its ten floats."""
+    prover = FloatProver(load(JACOBLI99))
+    ns = prover.ns.at(Region.every(10))
+    x0, x1 = prover._digit_row(ns.variable(("a", 3)), 2, 7)
+    assert x1.coefs == {("a", 3): 1} and x1.k == 0 and x1.lo == x1.hi == 0
+    rows = [prover.compiled.embed[prover.digit_ids[d]][0].k for d in range(2, 8)]
+    assert not x0.coefs and ns.box(x0) == (min(rows), max(rows))

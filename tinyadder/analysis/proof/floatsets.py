@@ -13,8 +13,9 @@ below half the subnormal spacing):
 - x * y and x / y: the exact result of the two sets (``SetValue``), plus h(M) r_new, M the
   greatest |result| over the region's box: IEEE rounds to nearest, |fl(z) - z| <= h(|z|). A
   product that may be fused into a following add (FMA) is covered, since r_new may be 0. A
-  result that is one point is rounded exactly instead (a quotient; a product only where
-  exact, since a fused product is not rounded).
+  result that is one point is rounded exactly instead (a quotient, a product in a
+  constant expression; in the pass a product of points only where exact, since a fused
+  product is not rounded).
 - sums are order-free: a chain of n adds and subtracts is held as its exact sum with the
   count n and the mass m = sum |terms|, and bounded when used by n h(m (1 + n 2^(1 - p))):
   in any order or grouping (BLAS blocking, a vectorised reduction) each partial sum is at
@@ -168,6 +169,7 @@ class FloatSets(SetSystem):
         self.name = self.spec = program
         self.bits, self.emin, self.emax = FORMATS[program]
         self.symbols = 0
+        self._constant = False   # evaluating a constant expression: no fused products
         self._ranges = _Ranges()   # rounding symbols, before any region
         self.zero = self.exact_zero()
         self.one = self.point(ONE)
@@ -317,8 +319,10 @@ class FloatSets(SetSystem):
         m = self.magnitude(form)
         if self._fits_grid(grid, m):
             return self.symbolize(form, ZERO, grid)
-        if form.point and round_to(form.k, self.bits, self.emin, self.emax) == form.k:
-            return self.point(form.k)
+        if form.point:
+            rounded = round_to(form.k, self.bits, self.emin, self.emax)
+            if rounded == form.k or self._constant:
+                return self.point(rounded)
         return self.symbolize(form, self.half_ulp(m))
 
     # ---- ranges ---------------------------------------------------------------------------
@@ -332,7 +336,11 @@ class FloatSets(SetSystem):
     def const(self, c):
         """The program's value of constant c (module docstring)."""
         if isinstance(c, Expr):
-            return self.close(self.lift(evaluate(self, c)))
+            self._constant = True
+            try:
+                return self.close(self.lift(evaluate(self, c)))
+            finally:
+                self._constant = False
         if isinstance(c, (ExpTerm, Ln)):
             slack = CONSTANT_SLACK * (1 + abs(Fraction(c.power))) if isinstance(c, ExpTerm) \
                 else CONSTANT_SLACK
@@ -458,6 +466,23 @@ class FloatProver(Prover):
 
     def _row(self, slot, region):
         return [self.ns.lift(v) for v in super()._row(slot, region)]
+
+    def _digit_row(self, form, lo, hi):
+        """The embedding of a digit token whose value is ``form``, in lo..hi, column by
+        column: e + (d - lo) s as a form where the column's entries are exactly affine in the
+        digit d over lo..hi (a parabola's linear coordinate, say), else their hull."""
+        rows = [self.compiled.embed[self.digit_ids[d]] for d in range(lo, hi + 1)]
+        if lo == hi:
+            return list(rows[0])
+        out = []
+        for column in zip(*rows):
+            e, s = column[0].k, column[1].k - column[0].k
+            if all(v.point and v.k == e + i * s for i, v in enumerate(column)):
+                out.append(form.scaled(s) + (e - lo * s) if s else self.ns.point(e))
+            else:
+                ends = [self.ns.box(v) for v in column]
+                out.append(self.ns.interval(min(a for a, _ in ends), max(b for _, b in ends)))
+        return out
 
     def logits(self, k, region):
         return [self.ns.close(v) for v in super().logits(k, region)]
