@@ -6,9 +6,10 @@ variables are the pair's digits and carries and *rounding symbols* r_i, each an 
 [-1, 1]. It stands for the program's value: at every pair of the region, and for every
 rounding the bounds below allow, the value is the form at some r in [-1, 1]^n. A value's
 interval and each operation's rounding bound become a fresh symbol, so that a rounding shared
-by two values (the readout's scale, say) cancels in their difference. With u = 2^-p (p = 24
-or 53 bits) and h(M) = half an ulp at magnitude M (2^(e - p) for 2^e <= M < 2^(e + 1), never
-below half the subnormal spacing):
+by two values (the readout's scale, say) cancels in their difference; a value keeps its
+``KEEP_SYMBOLS`` largest symbols (the others join its fresh one). With p = 24 or 53 bits and
+h(M) = half an ulp at magnitude M (2^(e - p) for 2^e <= M < 2^(e + 1), never below half the
+subnormal spacing):
 
 - x * y and x / y: the exact result of the two sets (``SetValue``), plus h(M) r_new, M the
   greatest |result| over the region's box: IEEE rounds to nearest, |fl(z) - z| <= h(|z|). A
@@ -26,13 +27,15 @@ below half the subnormal spacing):
 - exp, sin, cos, erf: the real function's enclosure over the box (``SetSystem``), plus
   ``LIBRARY_ULPS`` ulps of the greatest result: a trusted premise about the library the
   original ran (PyTorch's CPU kernels call SLEEF's u10 functions, 1.0 ulp; docs/proof.md);
-  sqrt is correctly rounded (IEEE), half an ulp; exp(0) = 1 exactly.
+  sqrt is correctly rounded (IEEE), half an ulp; exp(0) = 1 exactly, and e^x below half the
+  least subnormal is between 0 and the least subnormal.
 - softmax's max: the program subtracts the largest score; where one score's box lies above
   every other's, that score is the max, and s - max is 0 for it.
 - constants: a rational is rounded as the program stores it (to double, then to float32:
   a Python number cast to a float32 tensor), exactly; a constant expression is evaluated by
   these rules (its ``f64`` parts in Python's double, as the source computes them); e^c and
-  ln b by their enclosures widened by 2^-50 (the double computation) and the rounding.
+  ln b are the stored values between the roundings of their enclosure's ends, widened by
+  ``CONSTANT_SLACK`` for the double computation.
 
 Comparisons and decisions fold the symbols into the interval (each in [-1, 1]). An overflow
 (a magnitude past the largest float) is not bounded: it raises :class:`Undecided`.
@@ -52,11 +55,11 @@ ZERO, ONE = Fraction(0), Fraction(1)
 FORMATS = {"float32": (24, -126, 128), "float": (53, -1022, 1024)}
 # ulps of the true value within which the program's library returns each function (trusted)
 LIBRARY_ULPS = {"exp": 1, "sin": 1, "cos": 1, "erf": 1}
-CONSTANT_SLACK = Fraction(1, 2 ** 50)
+CONSTANT_SLACK = Fraction(1, 2 ** 50)  # a double computation of e^c or ln b, relative
 LN2_ABOVE = Fraction(6932, 10000)      # > ln 2
 SHORT_BITS = 64
 KEEP_SYMBOLS = 12   # rounding symbols a value keeps (the largest): enough to cancel the
-                    # roundings two logits share, few enough that each operation stays short   # a double computation of e^c or ln b, relative
+                    # roundings two logits share, few enough that each operation stays short
 
 
 def floor_log2(x):
