@@ -73,17 +73,21 @@ def test_forward_writes_no_code():
 
 def test_the_printed_code_is_the_code_that_runs(published):
     from tinyadder.plan import compile_model
-    from tinyadder.codegen import source
+    from tinyadder.codegen import decoder_source, source
     ns = number_system("float")
     text = python_source(published, ns)
-    steps = [part for part in text.split("\n# ") if "def step(" in part]
+    parts = text.split("\n# ")
+    steps = [part for part in parts if "def step(" in part]
     assert len(steps) == 2
     for logits, step in zip((True, False), steps):
         code = step[step.index("def step("):]
         assert code == source(compile_model(published, ns), logits)[0]
         compile(code, "<printed>", "exec")
+    decoder = parts[-1][parts[-1].index("def decode("):]  # what add, run and verify run
+    assert decoder == decoder_source(compile_model(published, ns))[0]
+    compile(decoder, "<printed>", "exec")
     assert "    L0_attn_count = count + (L0_z_h3)\n" in text
-    assert "#   L0_W_in_count_cand3 = 3500000000000.0\n" in text
+    assert text.count("#   L0_W_in_count_cand3 = 3500000000000.0\n") == 1
 
 
 def test_program_python_on_the_command_line(capsys):
@@ -91,4 +95,4 @@ def test_program_python_on_the_command_line(capsys):
     out = capsys.readouterr().out
     assert out.startswith("# tinyadder36-published in float (IEEE 754 double): the step of a "
                           "position whose logits are wanted\n")
-    assert out.count("def step(") == 2
+    assert out.count("def step(") == 2 and out.count("def decode(") == 1

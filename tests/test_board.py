@@ -152,27 +152,27 @@ def test_one_exact_pair(name):
 # ---- tinyadder board --------------------------------------------------------------------
 
 BOARD_LIST = """\
-model            family       author        claimed  counted  dtype
-kswain98-2       rope-19      kswain98            2       29  float32
-kswain98-4       rope-19      kswain98            4       30  float32
-zcbtrak-6        rope-19      zcbtrak             6       47  float64
-kswain98-8       rope-19      kswain98            8       30  float32
-lokimorty-10     rope-19      Lokimorty          10       30  float32
-lokimorty-12     rope-19      Lokimorty          12       31  float32
-yieldthought-20  rope-19      yieldthought       20       34  float32
-wonderfall-27    rope-19      Wonderfall         27       30  float32
-jacobli99-28     rope-10000   jacobli99          28       22  float32
-fblissjr-33      fixed-bias   fblissjr           33       41  float64
-alexlitz-36      fixed-bias   alexlitz           36       36  float64
-lichengliu03-50  sinusoid-11  lichengliu03       50       45  float32
-cosminscn-66     sinusoid-11  cosminscn          66       48  float32
-jacobli99-93     rope-10000   jacobli99          93       44  float32
-nino-116         rope-10000   nino              116       52  float32
-wonderfall-121   rope-10000   Wonderfall        121       53  float32
-cosminscn-130    sinusoid-11  cosminscn         130       47  float32
-wonderfall-130   rope-10000   Wonderfall        130       56  float32
-wonderfall-139   rope-10000   Wonderfall        139       57  float32
-rezabyt-311      trained      rezabyt           311      311  float32
+model            family       author        claimed  counted  dtype    prove
+kswain98-2       rope-19      kswain98            2       29  float32  undecided
+kswain98-4       rope-19      kswain98            4       30  float32  undecided
+zcbtrak-6        rope-19      zcbtrak             6       47  float64  undecided
+kswain98-8       rope-19      kswain98            8       30  float32  undecided
+lokimorty-10     rope-19      Lokimorty          10       30  float32  undecided
+lokimorty-12     rope-19      Lokimorty          12       31  float32  undecided
+yieldthought-20  rope-19      yieldthought       20       34  float32  undecided
+wonderfall-27    rope-19      Wonderfall         27       30  float32  undecided
+jacobli99-28     rope-10000   jacobli99          28       22  float32  undecided
+fblissjr-33      fixed-bias   fblissjr           33       41  float64  undecided
+alexlitz-36      fixed-bias   alexlitz           36       36  float64  fails
+lichengliu03-50  sinusoid-11  lichengliu03       50       45  float32  undecided
+cosminscn-66     sinusoid-11  cosminscn          66       48  float32  undecided
+jacobli99-93     rope-10000   jacobli99          93       44  float32  undecided
+nino-116         rope-10000   nino              116       52  float32  undecided
+wonderfall-121   rope-10000   Wonderfall        121       53  float32  undecided
+cosminscn-130    sinusoid-11  cosminscn         130       47  float32  undecided
+wonderfall-130   rope-10000   Wonderfall        130       56  float32  undecided
+wonderfall-139   rope-10000   Wonderfall        139       57  float32  undecided
+rezabyt-311      trained      rezabyt           311      311  float32  undecided
 """
 
 
@@ -188,7 +188,7 @@ def test_board_lists_every_file_with_its_counts():
     assert rows[2]["source"]["commit"] == "e5167440c8e9d0ba167f54e0882bc525f8d06a84"
     status, out, _ = run_cli("board", "--markdown")
     assert out.splitlines()[4] == (
-        "| zcbtrak-6 | rope-19 | zcbtrak | 6 | 47 | float64 | Kiguli/AdderBoard "
+        "| zcbtrak-6 | rope-19 | zcbtrak | 6 | 47 | float64 | undecided | Kiguli/AdderBoard "
         "submissions/hand_coded/zcbtrak_6p.py @ e5167440c8e9d0ba167f54e0882bc525f8d06a84 "
         "(https://gist.github.com/zcbtrak/b9af065d6395a3ecd72e3b8d2e867ae9) |")
 
@@ -285,6 +285,20 @@ def test_board_table_runs_the_protocol_in_each_system():
         "10000001048, not 09999999999 (10 wrong) | T s |",
         "| lichengliu03-50 | 50 | 45 | 12/12 | 12/12 | 12/12\\* |  | T s |"]
     assert lines[0].endswith("the first 12 of its 10,010 cases.")
+
+
+def test_jobs_split_the_models_and_change_nothing_else():
+    """--jobs 2: the rows and the replays in the list's order, as one process prints them
+    (progress, written by one process only, is left out)."""
+    table = ["board", "--table", "--cases", "11", "--systems", "float,float32", "--models",
+             "alexlitz-36,zcbtrak-6,lichengliu03-50"]
+    one, two = run_cli(*table), run_cli(*table, "--jobs", "2")
+    assert (one[0], timeless(one[1])) == (two[0], timeless(two[1])) and one[0] == 1
+    assert two[2] == ""
+    replay = ["board", "--run", "all", "--sample", "2", "--number", "float"]
+    one, two = run_cli(*replay), run_cli(*replay, "--jobs", "3")
+    assert one[:2] == two[:2] and one[1].count("\n") >= len(NAMES)
+    assert [line.split(":")[0] for line in two[2].splitlines()] == NAMES
 
 
 def test_board_table_as_json():

@@ -69,6 +69,18 @@ def test_gain_one_fiftieth_has_overlapping_windows():
     assert alone > result.count == 203322  # some pairs lie in two windows
 
 
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_jobs_split_the_windows_and_give_the_count_of_one_process(jobs):
+    # six windows, two of them boundary windows, overlapping: each process counts its own
+    # windows minus the earlier ones
+    model = stress_model(Fraction(1, 50), 3)
+    formulas = digit_formulas(model)
+    one, split = census(model, formulas=formulas), census(model, formulas=formulas, jobs=jobs)
+    assert len(one.windows) == 6 and sum(w.cond is not None for w in one.windows) == 2
+    assert (split.count, split.uncertain, split.windows) == (one.count, 0, one.windows)
+    assert one.count == N3[Fraction(1, 50)]
+
+
 def windows_and_offsets(model):
     formulas, lay = digit_formulas(model), layout(model)
     return windows(formulas), {f.t: offset_columns(f, lay) for f in formulas}

@@ -135,6 +135,11 @@ def test_rules_detected_from_the_weights(published):
     assert layer0.prefix_units == (10,)
     # rule 4: layer 0's keys and values per token id (filled as tokens are seen)
     assert isinstance(layer0.token_kv, dict) and layer1.token_kv is None
+    # rule 6: layer 0's live heads are both carried: decoding records it per state and token
+    assert layer0.memoised and not layer1.memoised
+    from tinyadder.weights import with_entry
+    moving = with_entry(published, "blocks.0.attn.W_Q", ("digit", "h3"), Fraction(1, 1000))
+    assert not compile_model(moving, compiled.ns).blocks[0].memoised
     # rule 5: in an exact system the ten candidates (gate: scale; up: P_u count) share the
     # product scale * count; a rounding system keeps g * (P_u count)
     from tinyadder.codegen import source
@@ -285,3 +290,33 @@ def test_random_models_traced_equal_generated_code_in_rounding_systems(spec):
             want[p - 1] for p in chunks + [len(tokens)]]
         one_by_one = list(range(1, len(tokens)))
         assert _bits(untraced_logits(model, ns, tokens, one_by_one)) == want
+
+
+@pytest.mark.parametrize("spec", ["float", "float32", "decimal:16"])
+def test_random_models_decode_the_tokens_of_the_traced_pass(spec):
+    """Greedy decoding runs as one generated function (``codegen.decoder_source``: the carried
+    sums in locals, the first largest logit picked in line): its tokens are those that argmax
+    picks from the traced pass's logits, one position after another."""
+    from tinyadder.numbers import number_system
+    rng = random.Random(31)
+    ns = number_system(spec)
+    for _ in range(40):  # the 17th model's float32 logits hold a NaN
+        model = random_model(rng)
+        compiled = compile_model(model, ns)
+        tokens = [rng.randrange(len(model.vocab)) for _ in range(rng.randint(1, 6))]
+        n_new = rng.randint(1, 4)
+        got = generate(model, ns, tokens, n_new)
+        for _ in range(n_new):
+            logits, _ = forward(compiled, tokens, record=lambda name, value: None)
+            tokens = tokens + [compiled.readout_tokens[argmax(logits[-1])]]
+        assert got == tokens
+
+
+def test_argmax_of_logits_with_a_nan():
+    """The first largest logit where the definition has one, the first NaN where it has none
+    (as torch.argmax): [1, nan, 2] has no index both larger than all before it and smaller
+    than none after it."""
+    nan = float("nan")
+    assert argmax([1.0, nan]) == 0 and argmax([nan, 1.0]) == 0 and argmax([0.0, nan, -1.0]) == 0
+    assert argmax([2.0, 3.0, nan, nan, 1.0]) == 1
+    assert argmax([1.0, nan, 2.0]) == 1 and argmax([2.0, nan, 3.0, nan]) == 1

@@ -2,6 +2,7 @@
 
 import io
 import math
+import random
 import struct
 from fractions import Fraction
 
@@ -13,6 +14,7 @@ from tinyadder.cli import precision as precision_cli
 from tinyadder.addition import add
 from tinyadder.cli import main
 from tinyadder.construction import build
+from tinyadder.generate import argmax
 from tinyadder.numbers import (DecimalSystem, Float32, Float32System, FloatSystem,
                                FractionSystem, for_model, number_system)
 
@@ -134,3 +136,17 @@ def test_bad_lab_options_are_one_line_exit_2(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err and err.startswith("tinyadder precision: ")
+
+
+def test_first_largest_is_argmax_of_exact_rationals():
+    rng = random.Random(7)
+    for _ in range(2000):
+        values = [Fraction(rng.randint(-10 ** 30, 10 ** 30), rng.randint(1, 10 ** 30))
+                  if rng.random() < 0.5 else Fraction(rng.randint(-5, 5), rng.randint(1, 3))
+                  for _ in range(rng.randint(1, 6))]
+        if rng.random() < 0.3:  # a tie for the largest: the first one wins
+            values[rng.randrange(len(values))] = max(values)
+        assert precision.first_largest(values) == argmax(values)
+    tiny = Fraction(1, 2 ** 70)  # below the floors' resolution: decided exactly
+    assert precision.first_largest([tiny, 2 * tiny, 0]) == 1
+    assert precision.first_largest([-tiny, -2 * tiny]) == 0

@@ -9,12 +9,15 @@ from fractions import Fraction
 
 import pytest
 
-from tinyadder import build
+from tinyadder import build, models
 from tinyadder.addition import add
+from tinyadder.analysis import board
 from tinyadder.analysis.proof import generic, setcheck
 from tinyadder.analysis.proof.certificate import Invalid
 from tinyadder.analysis.proof.prove import prove as closed_form
 from tinyadder.analysis.proof.sets import Region, a_var, b_var, c_var
+from tinyadder.analysis.proof.setsystem import ONE, SetSystem
+from tinyadder.numbers.enclosures import IntervalSystem
 from tinyadder.cli import main
 from tinyadder.modelfile import dump
 
@@ -214,3 +217,168 @@ def test_cli_fails_with_confirmed_counterexamples(tmp_path, capsys):
     assert main(["prove", "--model", str(path), "--examples", "2"]) == 1
     out = capsys.readouterr().out
     assert "fails:" in out and out.count("(right: 9)") == 2
+
+
+# ---- the grid arithmetic and indicator forms -------------------------------------------------
+
+SQUARES = "tests/models/adder1_squares.json"
+
+
+def value_at(x, a, b):
+    """(least, greatest) of a SetValue at the pair (a, b): its form there plus its interval."""
+    digit = {"a": lambda j: a // 10 ** j % 10, "b": lambda j: b // 10 ** j % 10,
+             "s": lambda j: (a + b) // 10 ** j % 10,
+             "c": lambda j: (a % 10 ** j + b % 10 ** j) // 10 ** j}
+    total = x.k
+    for v, c in x.coefs.items():
+        total += c * (digit[v[0]](v[1]) if len(v) == 2 else int(digit[v[0]](v[1]) == v[2]))
+    return Fraction(total + x.lo, ONE), Fraction(total + x.hi, ONE)
+
+
+def test_set_arithmetic_holds_the_exact_value_at_every_pair():
+    """Products, quotients, e^x and sqrt of forms in digits, carries and indicators: at every
+    pair of random regions the exact value (e^x, sqrt: their certified enclosure) lies in the
+    result's form plus interval."""
+    model = build(ADDER1)
+    ns = SetSystem(model)
+    enclose = IntervalSystem(60)
+    rng = random.Random(3)
+    for _ in range(4):
+        region = random_region(rng, 2)
+        pairs = members(region)
+        if not pairs:
+            continue
+        pairs = rng.sample(pairs, min(len(pairs), 12))
+        ns.at(region)
+        f = ns.variable(a_var(0), Fraction(rng.randint(-9, 9), 7), Fraction(1, 3)) + \
+            ns.variable(b_var(1), Fraction(2, 3)) + ns.variable(c_var(1), -5)
+        g = ns.variable(("s", 0, rng.randrange(10)), 3) + ns.variable(("b", 0, 4), -2) + \
+            ns.variable(a_var(1), Fraction(1, 9), 30)
+        one_column = ns.variable(("a", 0, 3), 4) + ns.variable(a_var(0), Fraction(1, 5), 2)
+        for a, b in pairs:
+            (fv, _), (gv, _) = value_at(f, a, b), value_at(g, a, b)
+            ov = value_at(one_column, a, b)[0]
+            for got, exact in ((f * g, fv * gv), (f / g, fv / gv), (f * f, fv * fv),
+                               (one_column * g, ov * gv), (g / one_column, gv / ov)):
+                lo, hi = value_at(got, a, b)
+                assert lo <= exact <= hi
+            for got, arg, fn in ((ns.exp(f / 10), fv / 10, enclose.exp),
+                                 (ns.sqrt(g), gv, enclose.sqrt),
+                                 (ns.exp(one_column), ov, enclose.exp)):
+                lo, hi = value_at(got, a, b)
+                iv = fn(enclose.point(arg))
+                assert lo <= Fraction(iv.lo) and Fraction(iv.hi) <= hi
+
+
+def test_a_function_of_one_digit_is_taken_digit_by_digit():
+    """sqrt of a form in one digit: an indicator form whose width is the enclosures', not
+    the spread over the digits."""
+    ns = SetSystem(build(ADDER1)).at(Region.every(1))
+    root = ns.sqrt(ns.variable(a_var(0), 1, 1))
+    assert set(root.coefs) == {("a", 0, d) for d in range(1, 10)}
+    assert root.hi - root.lo < ONE // 10 ** 20
+
+
+def test_a_non_affine_embedding_is_proved_by_indicators():
+    """u = d^2, w = d - d^2: the rows' hull (u in 0..81) loses the digit; indicator forms
+    keep it, so the proof needs few exact runs (the hull: one per pair, 100), and its
+    certificate checks."""
+    model = build(SQUARES)
+    assert generic.Prover(model).affine is None
+    assert wrong_pairs(model) == set()
+    outcome = generic.prove(model)
+    assert outcome.verdict == "proved" and outcome.runs <= 10
+    cert = json.loads(json.dumps(generic.certificate(outcome, model, "squares")))
+    assert setcheck.check(cert).startswith("certificate valid: squares model, N = 1")
+
+
+@pytest.mark.slow
+def test_a_non_affine_mutant_fails_on_the_pairs_the_brute_force_finds():
+    model = mutant(build(SQUARES), "b_gate", MUTATION)
+    wrong = wrong_pairs(model)
+    assert wrong == {(a, 9 - a) for a in range(10)}
+    outcome = generic.prove(model, examples=100)
+    assert outcome.verdict == "fails"
+    assert {(a, b) for a, b, _ in outcome.counterexamples} == wrong
+
+
+def test_rope_norms_and_silu_are_proved_without_brute_force():
+    """rope1 (RoPE, RMSNorm, softmax, SwiGLU): its roots, rotations and exponentials of one
+    digit are taken digit by digit and the rest by mean-value forms, so few regions need an
+    exact run (interval enclosures of the box ran every one of the 100 pairs), and the
+    checker's own arithmetic re-decides every leaf."""
+    model = build("tests/models/rope1.json")
+    assert wrong_pairs(model) == set()
+    outcome = generic.prove(model)
+    assert outcome.verdict == "proved" and outcome.runs <= 10
+    cert = json.loads(json.dumps(generic.certificate(outcome, model, "rope1")))
+    assert setcheck.check(cert).startswith("certificate valid: rope1 model, N = 1")
+
+
+# ---- committed certificates and the board's verdicts ----------------------------------------
+
+PROOFS = "tests/fixtures/proofs"
+
+
+def test_a_committed_certificate_checks(capsys):
+    """adder1_squares's certificate (written by ``prove --certificate``) is re-checked from
+    its own model text; the same file with its model changed is refused."""
+    path = f"{PROOFS}/adder1_squares.cert.json"
+    assert main(["check-certificate", path]) == 0
+    assert capsys.readouterr().out.startswith(
+        "certificate valid: tests/models/adder1_squares.json model, N = 1")
+    cert = setcheck.load(path)
+    with pytest.raises(Invalid):
+        setcheck.check(dict(cert, model=dump(mutant(build(SQUARES), "b_gate", MUTATION))))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(board.VERDICTS))
+def test_the_board_verdicts_hold(name):
+    """A "fails" of the board's table: the generic method finds a counterexample that the
+    exact run confirms; a "proved": its committed certificate checks."""
+    verdict = board.VERDICTS[name]
+    model = models.build(name)
+    if verdict == "proved":
+        assert setcheck.check(setcheck.load(f"{PROOFS}/{name}.cert.json")).startswith(
+            f"certificate valid: {name} model")
+        return
+    assert verdict == "fails"
+    outcome = generic.prove(model, examples=1, max_seconds=3600)
+    assert outcome.verdict == "fails"
+    (a, b, wrote), = outcome.counterexamples
+    assert add(model, "fraction", a, b) == wrote != a + b
+
+
+def _both_systems(model, n):
+    """The prover's number system and the checker's, each over every pair of N = n digits,
+    with a maker of the form c x_v and a value's box as rationals in each."""
+    prover = SetSystem(model).at(Region.every(n))
+    checker = setcheck.FormSystem(model)
+    checker.at(setcheck.root(n), n)
+    return ((prover, lambda v, c: prover.variable(v, c), prover.box),
+            (checker, lambda v, c: setcheck.Form(checker, 0, {v: int(c * ONE)}),
+             lambda f: tuple(Fraction(e, ONE) for e in checker.box(f))))
+
+
+def test_softmax_subtracts_the_dominant_score_itself():
+    """Scores 10^8 a_0 and 10^8 a_0 - 10^8 (jacobli99-28's scale): m is the first score as a
+    form, so s - m is 0 and -10^8 exactly; a constant m inside the first score's range would
+    leave e^x of a range up to 4.5 10^8 (beyond any enclosure: Split)."""
+    from tinyadder.forward import softmax
+    for ns, form, box in _both_systems(build("published", 2), 2):
+        s = form(a_var(0), 10 ** 8)
+        first, second = softmax([s, s - 10 ** 8], ns)
+        assert 1 - Fraction(1, 10 ** 40) < box(first)[0] <= box(first)[1] <= 1
+        assert 0 <= box(second)[0] <= box(second)[1] <= Fraction(1, 10 ** 40)
+
+
+def test_a_digit_with_a_negligible_term_of_another_column_is_taken_digit_by_digit():
+    """e^(a_0 + 2^-60 a_1): the a_1 term joins the interval and e^x is a table in a_0 (in the
+    prover and the checker); with 2^-10 a_1 it is not negligible and is kept."""
+    for ns, form, _ in _both_systems(build("published", 2), 2):
+        leak = ns.exp(form(a_var(0), 1) + form(a_var(1), Fraction(1, 2 ** 60)))
+        assert set(leak.coefs) == {("a", 0, d) for d in range(1, 10)}
+        assert leak.hi - leak.lo < ONE // 10 ** 10
+        kept = ns.exp(form(a_var(0), 1) + form(a_var(1), Fraction(1, 2 ** 10)))
+        assert not any(len(v) == 3 for v in kept.coefs)

@@ -7,6 +7,7 @@ sum; another model may read its digits least significant first, with other separ
 """
 
 from dataclasses import dataclass
+from functools import lru_cache
 import operator
 import re
 from typing import FrozenSet
@@ -158,11 +159,13 @@ class Field:
     generated: bool        # written by the model rather than given in the prompt
 
 
+@lru_cache(maxsize=64)
 def layout(model):
     """The model's sequence, field by field, as its prompt (``model.prompt``) lays it out: the
     question's tokens and the operands' N digits each (the prompt), then the answer's digits
     and the stop token if there is one (generated). The one description of the layout that
-    ``encode``, ``check_tokens`` and ``answer_length`` read."""
+    ``encode``, ``check_tokens`` and ``answer_length`` read (memoised per model: a model is
+    frozen, and every addition reads it)."""
     p, vocab = model.prompt, model.vocab
     n = digits_of(model)
     digit = frozenset(vocab.index(str(d)) for d in range(10))
@@ -176,10 +179,17 @@ def layout(model):
     return tuple(fields)
 
 
+@lru_cache(maxsize=64)
 def answer_length(model):
     """How many tokens the model generates after its prompt: the answer's digits, and its stop
     token if any."""
     return sum(f.count for f in layout(model) if f.generated)
+
+
+@lru_cache(maxsize=64)
+def prompt_length(model):
+    """How many tokens the model's prompt has: the question's."""
+    return sum(f.count for f in layout(model) if not f.generated)
 
 
 def describe_layout(model):
@@ -234,7 +244,7 @@ def to_generate(model, tokens):
     """How many tokens complete a checked prefix ``tokens``: the rest of the sum once the
     prompt is whole, else none (before '=' the model's predictions are not part of the
     task)."""
-    given = sum(f.count for f in layout(model) if not f.generated)
+    given = prompt_length(model)
     if len(tokens) < given:
         return 0
     return given + answer_length(model) - len(tokens)
@@ -263,7 +273,7 @@ def answer(model, tokens):
     its prompt says; or, if it wrote something else where a digit belongs (or another token
     where its stop token belongs), the text of what it wrote."""
     p = model.prompt
-    start = len(encode(model, 0, 0))
+    start = prompt_length(model)
     written = [model.vocab[t] for t in tokens[start:start + answer_length(model)]]
     digits = written[:p.answer_digits]
     stop_ok = p.stop is None or written[p.answer_digits:] == [p.stop]
@@ -285,10 +295,10 @@ def run(model, ns, a, b, *, cache=True):
     was given (``numbers.fit``); a and b are checked (``check_operands``); ``cache=False``
     reruns the whole prefix at every step (AdderBoard's reference loop).
     """
-    prompt = encode(model, a, b)  # checks the model and the operands first
-    tokens = generate(model, for_model(system_of(ns), model), prompt, answer_length(model),
-                      cache=cache)
-    return sequence_text(model, tokens)
+    a, b = check_operands(a, b, digits_of(model))  # the model and the operands first
+    tokens = generate(model, for_model(system_of(ns), model), encode(model, a, b),
+                      answer_length(model), cache=cache)
+    return text(a, b, answer(model, tokens), model.prompt.digits)
 
 
 def add(model, ns, a, b):

@@ -3,17 +3,21 @@ position, written from ``plan`` and run for every untraced call of ``forward``.
 
 ``source(compiled, logits=True)`` is the text of the function that runs one position whose
 logits are wanted; ``logits=False`` the one for a position whose logits are not (it computes
-only what later positions read, plan rule 3). Locals are named after what they hold
+only what later positions read, plan rule 3). ``decoder_source(compiled)`` is greedy decoding
+as one function: both kinds of position in two loops, the carried sums in locals, the first
+largest logit picked in line. Locals are named after what they hold
 (``count``, ``L1_cand3``, ``z3``), constants are bound by name, so the code can be printed and
 read: ``tinyadder program --python``.
 
 Each line performs the operation ``forward`` performs, in the same order, on the same operands,
 except where ``plan`` shows that the difference cannot matter: a head that adds no term or a
-unit with no output is not computed (rule 2), a carried head keeps its running sums (rule 1), a first-block key is looked up per
-token (rule 4), FFN products may share a factor in an exact system (rule 5), and a weight of
-exactly 1 multiplies nothing (1 x is x in every number system). What it does not write out
-it leaves to ``forward``'s own functions, which ``forward`` hands it as ``ops`` (``linear``,
-``score``, ``softmax1``, ``attend``): a textbook head, a first block's keys per token.
+unit with no output is not computed (rule 2), a carried head keeps its running sums (rule 1),
+a first-block key is looked up per token (rule 4), FFN products may share a factor in an exact
+system (rule 5), the decoder looks the first block up where its state and token recur (rule
+6), and a weight of exactly 1 multiplies nothing (1 x is x in every number system). What it
+does not write out it leaves to ``forward``'s own functions, which ``forward`` hands it as
+``ops`` (``linear``, ``score``, ``softmax1``, ``attend``): a textbook head, a first block's
+keys per token.
 tests/test_one_answer.py and tests/test_one_pass.py check the two passes bit for bit.
 
 In a system with a ``scale`` (``numbers.scaled.ScaledSystem``, the fraction system's decider)
@@ -44,7 +48,8 @@ def _identifier(text):
 RESERVED = {"token", "pos", "layers", "x", "L", "k", "v", "e", "ev", "s", "n", "d", "g", "t",
             "zero", "one", "ns", "embed", "token_kv", "exp_qk", "attend_one", "ops", "kv",
             "F", "ONE", "zeros", "box", "divide", "product", "open_gate", "embed_ints",
-            "interval", "R", "embed_floats"}
+            "interval", "R", "embed_floats", "tokens", "n_new", "pick", "readout", "logits",
+            "best", "total", "hit"}
 
 
 def _locals(names):
@@ -63,11 +68,23 @@ class _Constants(dict):
     identifier made of ``what`` (its tensor and entry: ``L0_W_in_count_cand0``)."""
 
     def name(self, value, what):
+        """The identifier bound to ``value``: the one ``what`` names if it holds that constant
+        already (``_one_constant``), else a fresh one."""
         key = _identifier(what)
-        while key in self:
+        while key in self and not _one_constant(self[key], value):
             key += "_"
         self[key] = value
         return key
+
+
+def _one_constant(a, b):
+    """Whether constants a and b are one: the same object, equal ints, or floats of the same
+    bits (a decoder's two positions bind them twice)."""
+    if a is b:
+        return True
+    if type(a) is not type(b) or type(a) not in (int, float):
+        return False
+    return a == b if type(a) is int else repr(a) == repr(b)
 
 
 def _what(layer, tensor, sources, targets):
@@ -113,8 +130,11 @@ class _Values:
     operators. Each method returns the lines of one operation (``_Ints`` writes them on ints).
     """
 
+    memoises = True  # a value is one local: the first block's outputs can be recorded
+
     def __init__(self, compiled, env):
         self.ns, self.env = compiled.ns, env
+        self.carried_kv = {}  # (block, head): the texts of a later block's e and e v
 
     def weights(self, layer, tensor, sources, targets):
         """``const(w, s, t)``: entry (s, t) of a tensor (s None: its bias), bound by name."""
@@ -147,25 +167,36 @@ class _Values:
                 f"token, token_kv(ops, ns, {weights}, x))"], "k", "v"
 
     def later_kv(self, i, block, row, heads, names, inp):
-        lines, c = [], self.env.name
+        """Each head's key and value in a local of its own (the cache's rows are lists of
+        them), e = exp(q k) a constant per head or per position (``exp_qk``), and a carried
+        head's e v."""
+        lines, c, rows = [], self.env.name, {}
         for x in "kv":
             const = self.weights(i, x.upper(), inp, heads)
-            terms = [self.affine(getattr(block, x), h, row.__getitem__, const)
-                     for h in range(len(heads))]
-            lines.append(f"    {x} = [{', '.join(terms)}]")
-        if all(h.exp_qk is not None for h in block.heads if h.carried):
-            lines.append(f"    e = {c([h.exp_qk for h in block.heads], f'L{i}_exp_qk')}")
-        else:
-            lines.append(f"    e = exp_qk(ops, ns, {c(block, f'L{i}_block')}, k)")
-        ev = [f"e[{h}] * v[{h}]" if b.carried else "None" for h, b in enumerate(block.heads)]
-        return lines + [f"    ev = [{', '.join(ev)}]"], "k", "v"
+            values = [f"L{i}_{x}_{names[h]}" for h in range(len(heads))]
+            for h, value in enumerate(values):
+                term = self.affine(getattr(block, x), h, row.__getitem__, const)
+                lines.append(f"    {value} = {term}")
+            rows[x] = f"[{', '.join(values)}]"
+        per_position = not all(h.exp_qk is not None for h in block.heads if h.carried)
+        if per_position:
+            lines.append(f"    e = exp_qk(ops, ns, {c(block, f'L{i}_block')}, {rows['k']})")
+        for h, b in enumerate(block.heads):
+            if b.carried:
+                e = f"e[{h}]" if per_position else c(b.exp_qk, f"L{i}_exp_qk_{names[h]}")
+                ev = f"L{i}_ev_{names[h]}"
+                lines.append(f"    {ev} = {e} * L{i}_v_{names[h]}")
+                self.carried_kv[i, h] = e, ev
+        return lines, rows["k"], rows["v"]
 
     def carry(self, i, h, name, decay):
         """A carried head's running sums one position on (rule 1, as ``forward.carry``), from
-        and to ``sums``."""
+        and to ``sums``: e and e v from the first block's per-token lists, else the locals of
+        ``later_kv``."""
+        e, ev = self.carried_kv.get((i, h), (f"e[{h}]", f"ev[{h}]"))
         if decay is None:
-            return [f"    n, d = n + ev[{h}], d + e[{h}]"]
-        return [f"    n, d = {decay} * n + ev[{h}], {decay} * d + e[{h}]"]
+            return [f"    n, d = n + {ev}, d + {e}"]
+        return [f"    n, d = {decay} * n + {ev}, {decay} * d + {e}"]
 
     def carried_z(self, z):
         """z = N / (1 + D) of the sums."""
@@ -191,7 +222,24 @@ class _Values:
                         for post, w, what in posts]
 
     def logits(self, row, readout):
-        return [f"    return [{', '.join('-' + row[s] for s in readout)}]"]
+        """The text of the list of logits: the negated readout slots."""
+        return f"[{', '.join('-' + row[s] for s in readout)}]"
+
+    def first_largest(self, row, readout):
+        """Lines that set ``best`` to ``generate.argmax`` of the logits of the readout slots
+        ``row[s]``. Over values with a total order that is the first of the largest logits
+        -x, so the first of the smallest x, ``index(min(.))``: -x > -y exactly when y > x,
+        negation being exact. Decimal's values are ordered (its context traps the operations
+        that would make a NaN), a float's when their sum is not a NaN; else ``pick`` of the
+        logits."""
+        values = f"[{', '.join(row[s] for s in readout)}]"
+        if self.ns.name == "decimal":
+            return [f"logits = {values}", "best = logits.index(min(logits))"]
+        if self.ns.name in ("float", "float32"):
+            return [f"logits = {values}", "total = sum(logits)",
+                    "best = (logits.index(min(logits)) if total == total else",
+                    "        pick([-x for x in logits]))"]
+        return [f"best = pick({self.logits(row, readout)})"]
 
 
 def _same(x):
@@ -227,6 +275,8 @@ class _Ints(_Values):
     """Writes each operation on intervals at scale 2^-F, a value x as the ints ``x_lo`` and
     ``x_hi`` (the module docstring's rules). A weight or decay is a *term*: a function of a
     value's name giving the texts of the ends of w x."""
+
+    memoises = False  # a value is two locals, an embedded integer a third
 
     def __init__(self, compiled, env):
         super().__init__(compiled, env)
@@ -428,7 +478,7 @@ class _Ints(_Values):
         return lines
 
     def logits(self, row, readout):
-        return [f"    return [{', '.join(f'box(-{row[s]}_hi, -{row[s]}_lo)' for s in readout)}]"]
+        return f"[{', '.join(f'box(-{row[s]}_hi, -{row[s]}_lo)' for s in readout)}]"
 
 
 class _Chain:
@@ -560,24 +610,29 @@ def _writer(compiled):
     return _Singles if compiled.fast and compiled.ns.name == "float32" else _Values
 
 
-def source(compiled, logits=True, memory=False):
-    """The text of the step function for one position, and the environment it runs in (all but
-    ``ops``, which ``forward`` supplies).
-
-    With ``memory`` the step keeps what later positions read in a list ``M`` of its own, as a
-    decoding loop that owns its positions can (``greedy``): the carried sums' last values
-    (``M[j]`` for the j-th carried head), and keys and values only for a block with a textbook
-    head; otherwise it extends the KV cache ``layers`` as ``forward`` does."""
-    ns, model = compiled.ns, compiled.model
+def _environment(compiled):
+    """The writer of ``compiled``'s code and the environment it binds its constants in."""
+    ns = compiled.ns
     env = _Constants(zero=ns.zero, one=ns.one, ns=ns, embed=compiled.embed,
                      token_kv=_token_kv, exp_qk=_exp_qk, attend_one=_attend_one)
-    w = _writer(compiled)(compiled, env)
-    c = env.name
+    return _writer(compiled)(compiled, env), env
+
+
+def _position(compiled, w, logits, memory, blocks=None, row=None):
+    """(lines, row, sums): the operations of one position, indented for a function body, the
+    locals holding the final stream's slots, and the carried sums' locals. With ``memory`` the
+    carried sums of layer i's head h live in the local ``Li_sums_h`` (``decoder_source``), else
+    in the KV cache ``layers``, which also keeps keys and values; with ``memory`` those only
+    for a block with a textbook head. ``blocks``: the blocks to write (all by default), entered
+    with the stream's locals ``row`` (by default the embedding's)."""
+    ns, model, c = compiled.ns, compiled.model, w.env.name
     slot = _locals(model.slots)
-    row = slot[:model.width_embed]  # the stream: the local holding each slot, here and below
-    lines = ["def step(token, pos, layers):"] + w.embed(row)
-    carried = 0  # the carried heads so far: a head's place in M
-    for i, (block, weights) in enumerate(zip(compiled.blocks, model.blocks)):
+    lines, sums = [], []
+    if row is None:
+        row = slot[:model.width_embed]  # the stream: the local holding each slot, from here on
+        lines = w.embed(row)
+    for i in (range(len(compiled.blocks)) if blocks is None else blocks):
+        block, weights = compiled.blocks[i], model.blocks[i]
         heads, units = weights.attn.heads, weights.mlp.units
         head, unit = _locals(heads), _locals(units)
         inp, wide = model.slots[:block.width_in], model.slots[:block.width_out]
@@ -597,13 +652,12 @@ def source(compiled, logits=True, memory=False):
                 decay = None if b.decay is None else w.constant(b.decay, f"L{i}_decay_{head[h]}")
                 update = w.carry(i, h, head[h], decay)
                 if memory:
-                    lines += [f"    {w.sums} = M[{carried}] or {w.zeros}", *update,
-                              f"    M[{carried}] = {w.sums}"]
+                    sums.append(f"L{i}_sums_{head[h]}")
+                    lines += [f"    {w.sums} = {sums[-1]}", *update, f"    {sums[-1]} = {w.sums}"]
                 else:
                     lines += [f"    s = L.sums[{h}]", f"    {w.sums} = s[-1] if s else {w.zeros}",
                               *update, f"    s.append(({w.sums}))"]
                 lines += w.carried_z(z[h]) if h in wanted else []
-                carried += 1
             elif h in wanted:
                 q = w.affine(block.q, h, row.__getitem__, w.weights(i, "Q", inp, heads))
                 lines += w.textbook(z[h], q, h, c(b, f"L{i}_head_{head[h]}"))
@@ -636,26 +690,138 @@ def source(compiled, logits=True, memory=False):
             lines += w.assign(name, w.affine(block.down, s, post.__getitem__, const),
                               None if new else row[s])
             row[s] = name
-    lines += w.logits(row, compiled.readout) if logits else ["    return None"]
-    # constants become default arguments: local names are the fastest in CPython
-    lines[0] = "\n".join(textwrap.wrap(
-        f"def step(token, pos, layers, {'M, ' if memory else ''}"
-        + ", ".join(f"{k}={k}" for k in [*env, "ops"]) + "):",
-        96, subsequent_indent=" " * 9, break_long_words=False, break_on_hyphens=False))
-    return "\n".join(lines) + "\n", env
+    return lines, row, sums
 
 
-def _step(compiled, logits, ops, memory=False):
-    """The compiled step function (memoised on the compiled model)."""
-    key = ("_step_logits" if logits else "_step_prefix") + ("_memory" if memory else "")
+def _header(name, arguments, env):
+    """The def line of generated function ``name``, its constants as default arguments (local
+    names are the fastest in CPython)."""
+    return "\n".join(textwrap.wrap(
+        f"def {name}({arguments}, " + ", ".join(f"{k}={k}" for k in [*env, "ops"]) + "):",
+        96, subsequent_indent=" " * (len(name) + 5), break_long_words=False,
+        break_on_hyphens=False))
+
+
+def source(compiled, logits=True):
+    """The text of the step function for one position, and the environment it runs in (all but
+    ``ops``, which ``forward`` supplies): ``step(token, pos, layers)`` extends the KV cache
+    ``layers`` as ``forward`` does and returns the position's logits (``logits``) or None."""
+    w, env = _environment(compiled)
+    lines, row, _ = _position(compiled, w, logits, memory=False)
+    lines.append(f"    return {w.logits(row, compiled.readout)}" if logits else "    return None")
+    return "\n".join([_header("step", "token, pos, layers", env)] + lines) + "\n", env
+
+
+def decoder_source(compiled):
+    """The text of greedy decoding as one function, and its environment (as ``source``):
+    ``decode(tokens, n_new, layers, pick)`` runs the prompt's positions but the last without
+    logits, then n_new positions with logits, each appending the readout token of the first
+    largest logit (``pick``, ``generate.argmax``, where the values may not be totally ordered:
+    ``_Values.first_largest``). The carried sums live in locals; ``layers`` keeps keys and
+    values only for a block with a textbook head. The first block is looked up where its state
+    and the token have been seen (plan rule 6, ``_States``)."""
+    w, env = _environment(compiled)
+    env["readout"] = compiled.readout_tokens
+    lines, first, row, sums = [], [], None, []
+    rest = range(len(compiled.blocks))
+    if w.memoises and compiled.blocks[0].memoised:
+        first, row, sums = _first_block(compiled, w)
+        lines.append(f"    L0_state = L0_states.start(({w.zeros},) * {len(sums)})")
+        rest = rest[1:]
+    prefix, _, _ = _position(compiled, w, False, True, rest, row)
+    every, row, later = _position(compiled, w, True, True, rest, row)
+    lines += [f"    {name} = {w.zeros}" for name in later]
+    lines += ["    for pos in range(len(tokens) - 1):", "        token = tokens[pos]"]
+    lines += [f"    {line}" for line in first + prefix]
+    lines += ["    for pos in range(len(tokens) - 1, len(tokens) - 1 + n_new):",
+              "        token = tokens[pos]"]
+    lines += [f"    {line}" for line in first + every]
+    lines += [f"        {line}" for line in w.first_largest(row, compiled.readout)]
+    lines += ["        tokens.append(readout[best])", "    return tokens"]
+    header = _header("decode", "tokens, n_new, layers, pick", env)
+    return "\n".join([header] + lines) + "\n", env
+
+
+def _first_block(compiled, w):
+    """(lines, row, sums): the first block of a position as a lookup of ``L0_state``, the
+    state its carried sums were in, and the token; where that pair is new, the block computed
+    from the state's sums, its outputs (every slot it leaves, for both kinds of position)
+    recorded (``_States.step``)."""
+    w.env["L0_states"] = _States()
+    block, row, sums = _position(compiled, w, True, True, range(1))
+    outs = ", ".join(dict.fromkeys(name for name in row if name != "zero")) + ","
+    state = ", ".join(sums) + "," if sums else ""
+    return ["    hit = L0_state.get(token)", "    if hit is None:",
+            f"        {state} = L0_state.sums" if sums else "        pass",
+            *[f"    {line}" for line in block],
+            f"        hit = L0_states.step(L0_state, token, ({state}), ({outs}))",
+            f"    L0_state, ({outs}) = hit"], row, sums
+
+
+class _States:
+    """The first block's memory across the additions of a run (plan rule 6). Its carried sums
+    before a position are a state, one object per exact representation (their repr, of one
+    number system's values: -0.0 is not 0.0, Decimal('1.0') not Decimal('1')); a state maps
+    each token seen there to the next state and the block's outputs, for at most ``LIMIT``
+    recorded pairs."""
+
+    LIMIT = 4096
+
+    def __init__(self):
+        self.states, self.stored, self.root = {}, 0, None
+
+    def start(self, sums):
+        """The state before the first position, its sums ``sums``."""
+        if self.root is None:
+            self.root = self._state(sums)
+        return self.root
+
+    def _state(self, sums):
+        if self.stored >= self.LIMIT:
+            return _State(sums)
+        key = repr(sums)  # -0.0 and 0.0, Decimal('1.0') and Decimal('1') differ here
+        state = self.states.get(key)
+        if state is None:
+            state = self.states[key] = _State(sums)
+        return state
+
+    def step(self, state, token, sums, outs):
+        """(next state, outs): ``token`` takes ``state`` to the state of ``sums``, the block
+        writing ``outs``; recorded while under the limit."""
+        hit = self._state(sums), outs
+        if self.stored < self.LIMIT:
+            state[token] = hit
+            self.stored += 1
+        return hit
+
+
+class _State(dict):
+    """A state of the first block: its carried sums, and per token seen there (next state,
+    the block's outputs)."""
+
+    def __init__(self, sums):
+        super().__init__()
+        self.sums = sums
+
+
+def _compiled(compiled, name, label, text_of, ops):
+    """The function ``name`` of the text ``text_of(compiled)``, memoised on the compiled model
+    under ``label``."""
+    key = f"_{name}_{label}"
     fn = compiled.__dict__.get(key)
     if fn is None:
-        text, env = source(compiled, logits, memory)
+        text, env = text_of(compiled)
         env["ops"] = ops
-        exec(compile(text, f"<tinyadder step, {key[6:]}>", "exec"), env)  # noqa: S102
-        fn = env["step"]
+        exec(compile(text, f"<tinyadder {name}, {label}>", "exec"), env)  # noqa: S102
+        fn = env[name]
         object.__setattr__(compiled, key, fn)
     return fn
+
+
+def _step(compiled, logits, ops):
+    """The compiled step function (memoised on the compiled model)."""
+    return _compiled(compiled, "step", "logits" if logits else "prefix",
+                     lambda c: source(c, logits), ops)
 
 
 def run(compiled, tokens, start, layers, logits, ops):
@@ -670,14 +836,8 @@ def run(compiled, tokens, start, layers, logits, ops):
 
 
 def greedy(compiled, tokens, n_new, layers, pick, ops):
-    """``forward.greedy``: the prompt's positions (the step without logits but for the last),
-    then one step with logits per new token, appending ``readout_tokens[pick(logits)]``; the
-    steps keep their own memory (``source(memory=True)``)."""
-    prefix, every = _step(compiled, False, ops, True), _step(compiled, True, ops, True)
-    memory = [None] * sum(head.carried for block in compiled.blocks for head in block.heads)
-    for a in range(len(tokens) - 1):
-        prefix(tokens[a], a, layers, memory)
-    readout = compiled.readout_tokens
-    for _ in range(n_new):
-        tokens.append(readout[pick(every(tokens[-1], len(tokens) - 1, layers, memory))])
-    return tokens
+    """``forward.greedy``: the prompt's positions (without logits but for the last), then one
+    position with logits per new token, appending ``readout_tokens[pick(logits)]``, in one
+    generated function (``decoder_source``)."""
+    return _compiled(compiled, "decode", "greedy", decoder_source, ops)(tokens, n_new, layers,
+                                                                       pick)

@@ -19,7 +19,10 @@ def argmax(logits):
 
     Over enclosures a comparison may be open (Undecided): one between two logits below the
     winner (an exact tie of two runners-up, say) is passed over, since a challenger that wins
-    restarts the checks; one that involves the winner is raised."""
+    restarts the checks; one that involves the winner is raised. Where a float logit is a NaN
+    see ``_with_nan``."""
+    if any(isinstance(x, float) and x != x for x in logits):
+        return _with_nan(logits)
     best = 0
     while True:
         pending = None
@@ -38,6 +41,19 @@ def argmax(logits):
             if pending:
                 raise pending
             return best
+
+
+def _with_nan(logits):
+    """argmax of float logits that hold a NaN: the index w of the definition above where there
+    is one (there is at most one: two would each have to exceed the other), else, as
+    torch.argmax, the first NaN (in [1, nan, 2] no index is larger than all before it and
+    smaller than none after it)."""
+    n = len(logits)
+    for w in range(n):
+        if (all(logits[w] > logits[j] for j in range(w))
+                and not any(logits[j] > logits[w] for j in range(w + 1, n))):
+            return w
+    return next(j for j, x in enumerate(logits) if x != x)
 
 
 def _greedy(compiled, prompt, n_new, cache, patch):

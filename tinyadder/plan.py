@@ -3,7 +3,7 @@
 ``compile_model(model, ns)`` reads the model's weight tensors (``weights.tensors``) once per
 number system (memoised) and returns a :class:`Compiled`. ``forward`` reads its weights and
 what they leave out; ``codegen`` also reads the plan: the fields below marked *plan*, each
-derived from the weights by one of five rules, never from what the model is for.
+derived from the weights by one of six rules, never from what the model is for.
 
 What the weights leave out is part of the model: an absent weight is no term, a slot that no
 term of a half-layer reaches is not written (it keeps its value, with no + 0), and a head
@@ -23,6 +23,13 @@ with no value map or no output map (``weights.live_heads``) adds no term to the 
 5. Shared products, in an exact system only (``ns.exact``). FFN units with the same gate whose
    up map is one weight on the same slot x share one product: post_u = w_u (g x), not
    g (w_u x). A rounding system keeps the textbook grouping.
+6. The first block as a function of its state (``Block.memoised``). Where every live head of
+   the first block is carried and the model adds no positional embedding, what the block
+   writes at a position depends only on the token and the carried sums before it (rule 1;
+   rule 4 gives its keys per token): greedy decoding records it per (sums, token) and looks it
+   up when the pair recurs, the sums compared by their exact representation. Across the
+   additions of one run it recurs at every position of TinyAdder-36, whose first-block sums
+   follow the layout, not the digits.
 
 Field glossary of :class:`Block` (indices are positions in the model's slot, lane and unit
 orders; a head of dimension d has d lanes):
@@ -48,8 +55,9 @@ orders; a head of dimension d has d lanes):
     prefix_mid     plan, rule 3: attention-written slots such a position needs
     prefix_post    plan, rule 3: FFN-written slots such a position needs
     token_kv       plan, rule 4: {token id: (k, v, e, e v)}, first block only, filled on use
+    memoised       plan, rule 6: the first block, its live heads all carried, no positions
 
-Rules 1 and 3 to 5 serve the code generator, which writes out TinyAdder-36's family of
+Rules 1 and 3 to 6 serve the code generator, which writes out TinyAdder-36's family of
 operations (``Compiled.fast``); any other model's untraced calls run ``forward`` as written.
 """
 
@@ -169,6 +177,7 @@ class Block:
     prefix_mid: Tuple[int, ...]
     prefix_post: Tuple[int, ...]
     token_kv: Optional[Dict[int, tuple]]
+    memoised: bool = False
     ln1: Optional[Norm] = None
     ln2: Optional[Norm] = None
     q_norm: Optional[Norm] = None
@@ -258,7 +267,7 @@ def _masked(ns, value):
 
 @lru_cache(maxsize=64)
 def compile_model(model, ns):
-    """The model's weights converted to ``ns``, and the plan of rules 1-5 (memoised per model
+    """The model's weights converted to ``ns``, and the plan of rules 1-6 (memoised per model
     and number system)."""
     with ns.arithmetic():  # decimal rounds every product at its own precision, here too
         return _compile(model, ns)
@@ -331,7 +340,9 @@ def _compile(model, ns):
         kv = _lanes(heads, b["live"], "kv_lanes")
         needed = (mid | b["k"].reads(kv) | b["v"].reads(kv)
                   | b["q"].reads(_lanes(heads, queried, "q_lanes")))
-    blocks = tuple(Block(token_kv={} if i == 0 else None, **b) for i, b in enumerate(raw))
+    blocks = tuple(Block(token_kv={} if i == 0 else None, memoised=i == 0 and not model.W_pos
+                         and all(b["heads"][h].carried for h in b["live"]), **b)
+                   for i, b in enumerate(raw))
     u = model.unembed
     final = model.slots[:model.width_out]
     readout = unembed = scale = None

@@ -11,10 +11,12 @@ min / median / max over repeats. The parts:
 - ``same_tokens``: the fraction system's tokens decided over scaled integers (the decoding
   path) and over intervals (``numbers.enclosures``) on the same cases;
 - ``long_addition``: one seeded random N-digit addition;
+- ``per_digit_factor``: how fast the census's counting grows with N;
 - the command line times census, prove, verify and the command itself (``cli.bench``).
 """
 
 import importlib.util
+import math
 from pathlib import Path
 import statistics
 import time
@@ -40,6 +42,22 @@ def cpu_seconds(work):
     start = time.process_time()
     result = work()
     return time.process_time() - start, result
+
+
+def per_digit_factor(sizes, seconds):
+    """The factor by which ``seconds`` grow per unit of ``sizes``: exp of the least-squares
+    slope of log(seconds) against the size (None with fewer than two sizes, or a time of 0).
+
+    >>> round(per_digit_factor([8, 9, 10], [0.5, 2.0, 8.0]), 9)
+    4.0
+    """
+    if len(sizes) < 2 or min(seconds) <= 0:
+        return None
+    logs = [math.log(t) for t in seconds]
+    mean_n, mean_log = statistics.fmean(sizes), statistics.fmean(logs)
+    slope = (sum((n - mean_n) * (y - mean_log) for n, y in zip(sizes, logs))
+             / sum((n - mean_n) ** 2 for n in sizes))
+    return math.exp(slope)
 
 
 def spread(values):

@@ -169,12 +169,23 @@ def source_text(source, commit=12):
     return where + (f" @ {source['commit'][:commit]}" if source.get("commit") else "")
 
 
-COLUMNS = ("model", "family", "author", "claimed", "counted", "dtype")
+COLUMNS = ("model", "family", "author", "claimed", "counted", "dtype", "prove")
+
+# The generic prover's verdict on each board model's real-number model, all 10^20 pairs
+# (``tinyadder prove --model NAME``; budgets and regions left: docs/proof.md, "The board").
+# "fails": counterexamples confirmed by exact runs; "undecided": not settled within the
+# budget run; "proved" only with its certificate in tests/fixtures/proofs/, which a test checks.
+VERDICTS = {"alexlitz-36": "fails"}
+
+
+def verdict(name):
+    """The generic prover's verdict on the board model ``name`` (VERDICTS)."""
+    return VERDICTS.get(name, "undecided")
 
 
 def _row(e):
     return (e.name, e.family, e.author, "" if e.claimed is None else str(e.claimed),
-            str(e.counted), e.dtype)
+            str(e.counted), e.dtype, verdict(e.name))
 
 
 def table(found):
@@ -184,7 +195,8 @@ def table(found):
     right = {3, 4}
     lines = ["  ".join(c.rjust(w) if i in right else c.ljust(w)
                        for i, (c, w) in enumerate(zip(r, widths))).rstrip() for r in rows]
-    lines += ["", "claimed: the entry's own count; counted: tinyadder params, from the file",
+    lines += ["", "claimed: the entry's own count; counted: tinyadder params, from the file;",
+              "prove: the generic prover's verdict on all 10^20 pairs (docs/proof.md)",
               "", "sources (repository path @ commit, where it was read; the original):"]
     width = widths[0]
     for e in found:
@@ -211,7 +223,7 @@ def markdown(found):
 def as_json(found):
     return [{"model": e.name, "family": e.family, "author": e.author,
              "params_claimed": e.claimed, "params_counted": e.counted, "dtype": e.dtype,
-             "source": dict(e.source)} for e in found]
+             "prove": verdict(e.name), "source": dict(e.source)} for e in found]
 
 
 def replay_lines(result, show=3):

@@ -44,7 +44,7 @@ from dataclasses import dataclass, fields
 from fractions import Fraction
 import textwrap
 
-from ..generate import argmax
+from ..numbers import ordered
 from .text import brief, exponent, figure, finite
 from .show import rational_text, rounded
 from ..cache import act_name
@@ -188,12 +188,13 @@ def decisions(cache):
         size = err_scale * unit * scale
         distance = tuple(_q(err[readout[t]]) / size for t in digits)
         others = tuple((_q(post[readout[t]]) - _q(err[readout[t]])) / size for t in digits)
-        order = sorted(range(10), key=lambda u: (distance[u], u))
+        order = sorted(range(10), key=lambda u: (ordered(distance[u]), u))
         nearest, runner = order[0], order[1]
         logits = [_q(v) for v in cache["logits"][pos]]
-        best = argmax(cache["logits"][pos])
+        best = max(range(len(logits)), key=lambda k: ordered(logits[k]))  # the first, as argmax
         chosen = int(labels[best])
-        lead = (logits[best] - max(v for k, v in enumerate(logits) if k != best)) / size
+        lead = (logits[best] - max((v for k, v in enumerate(logits) if k != best),
+                                   key=ordered)) / size
         bias = (pos + 1) * value_bias / unit
         out.append(Decision(
             pos=pos, token=model.vocab[cache.tokens[pos]],

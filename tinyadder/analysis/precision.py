@@ -21,8 +21,7 @@ from .. import addition, cases
 from ..cache import run_with_cache, stages
 from ..models import build
 from ..forward import forward
-from ..generate import argmax
-from ..numbers import FractionSystem, for_model, number_system
+from ..numbers import FractionSystem, for_model, number_system, ordered
 from ..plan import compile_model
 
 PROG = "tinyadder precision"
@@ -120,6 +119,12 @@ def _patch(rows_approx, last, slots=None):
     return patch
 
 
+def first_largest(values):
+    """``generate.argmax`` of exact rationals (the first largest), ordered by
+    ``numbers.ordered``: the logits of a patched exact run are long rationals."""
+    return max(range(len(values)), key=lambda j: ordered(values[j]))
+
+
 def flips(compiled, tokens, first_decision, last, name, rows_approx, slots=None):
     """First position in first_decision..last whose decision changes when ``name``'s values are
     the approximate ones (None if every decision stays exact's); inf or nan counts as a change."""
@@ -129,7 +134,7 @@ def flips(compiled, tokens, first_decision, last, name, rows_approx, slots=None)
     logits, _ = forward(compiled, tokens[:last + 1],
                         patch={name: _patch(rows_approx, last, slots)})
     for pos in range(first_decision, last + 1):
-        if compiled.readout_tokens[argmax(logits[pos])] != tokens[pos + 1]:
+        if compiled.readout_tokens[first_largest(logits[pos])] != tokens[pos + 1]:
             return pos
     return None
 

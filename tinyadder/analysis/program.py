@@ -17,7 +17,7 @@ as live when it has a value map and an output map.
 
 from fractions import Fraction
 
-from ..codegen import source
+from ..codegen import decoder_source, source
 from ..constants import is_zero, text as constant_text
 from ..numbers import ExpTerm
 from ..plan import compile_model
@@ -427,18 +427,21 @@ def listing(model):
 
 def python_source(model, ns):
     """The straight-line code the fast path runs for ``model`` in ``ns`` (``codegen``): the step
-    of a position whose logits are wanted, then the one of a position whose are not, each
-    after a list of the constants it binds by name."""
+    of a position whose logits are wanted, the one of a position whose are not, and greedy
+    decoding as one function (what ``add``, ``run`` and ``verify`` run), each after a list of
+    the constants it binds by name (each listed once)."""
     compiled = compile_model(model, ns)
-    parts = []
-    for logits, what in ((True, "a position whose logits are wanted"),
-                         (False, "a position whose logits are not (only what later positions "
-                                 "read)")):
-        text, env = source(compiled, logits)
-        parts.append(f"# {model.name} in {ns.describe()}: the step of {what}")
+    parts, listed = [], set()
+    for (text, env), what in (
+            (source(compiled, True), "the step of a position whose logits are wanted"),
+            (source(compiled, False), "the step of a position whose logits are not (only what "
+                                      "later positions read)"),
+            (decoder_source(compiled), "greedy decoding, the steps above in two loops")):
+        parts.append(f"# {model.name} in {ns.describe()}: {what}")
         for name, value in env.items():
-            if name.startswith("L") and name[1:2].isdigit():  # a weight or plan constant
-                parts.append(f"#   {name} = {_short(value)}")
+            if name.startswith("L") and name[1:2].isdigit() and name not in listed:
+                parts.append(f"#   {name} = {_short(value)}")  # a weight or plan constant
+        listed.update(env)
         parts.append(text)
     return "\n".join(parts)
 
@@ -447,6 +450,8 @@ def _short(value, width=70):
     """A constant's text for a comment: its repr, cut to ``width`` characters."""
     if isinstance(value, dict):
         return "{} (filled per token on use)"
+    if hasattr(value, "states"):
+        return "{} (the first block's outputs recorded per state and token on use)"
     if hasattr(value, "heads"):
         return "(this block's weights, for the per-token keys and values)"
     text = (str(value) if isinstance(value, Fraction) and value.denominator == 1

@@ -9,8 +9,10 @@ import platform
 import time
 
 from ..analysis.bench import (CASES, SYSTEMS, TARGETS, TORCH_CASES, cpu_seconds,
-                              long_addition, rates, references, same_tokens, spread)
+                              long_addition, per_digit_factor, rates, references, same_tokens,
+                              spread)
 from ..analysis.proof.census import census
+from ..analysis.proof.formulas import digit_formulas
 from ..analysis.proof.prove import prove
 from ..analysis.verify import check, suite_groups
 from ..cases import carry_pairs, random_pairs, verify_cases
@@ -175,6 +177,22 @@ def _per_n(args, out, what, run, variant, label):
     print(f"{label}, CPU seconds at N = {', '.join(times)}", file=out, flush=True)
 
 
+def _census(args, out):
+    """One line: per N the CPU seconds of the census's symbolic pass and of its counting, and
+    the factor the counting grows by per digit (fitted over those N)."""
+    sizes, passes, counts = (FULL if args.full else QUICK)["census"], [], []
+    for n in sizes:
+        model = build("published", n)
+        seconds, formulas = cpu_seconds(lambda: digit_formulas(model))
+        passes.append(seconds)
+        counts.append(cpu_seconds(lambda: census(model, formulas=formulas))[0])
+    times = ", ".join(f"{n}: {p:.1f} + {c:.1f}" for n, p, c in zip(sizes, passes, counts))
+    factor = per_digit_factor(sizes, counts)
+    grows = "" if factor is None else f"; the counting grows {factor:.1f}-fold per digit"
+    print(f"census (published model), CPU seconds (symbolic pass + counting) at N = {times}"
+          f"{grows}", file=out, flush=True)
+
+
 def _verify(args, model, out):
     ns = for_model(number_system("fraction"), model)
     seconds, outcome = cpu_seconds(lambda: check(model, ns, suite_groups("adderboard", 10_000)))
@@ -212,7 +230,7 @@ def main(argv, out, err, stdin):
         elif part == "long":
             status = max(status, _long(args, out, err))
         elif part == "census":
-            _per_n(args, out, "census", census, "published", "census (published model)")
+            _census(args, out)
         elif part == "prove":
             _per_n(args, out, "prove", prove, "repaired", "prove --model repaired")
         else:

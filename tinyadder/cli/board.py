@@ -6,7 +6,8 @@ import json
 from .. import models
 from ..addition import excerpt
 from ..analysis import board
-from .options import PROG, Parser, Progress, int_arg, number_arg
+from ..analysis.parallel import each_share
+from .options import PROG, Parser, Progress, add_jobs_option, int_arg, number_arg
 
 
 def build_parser():
@@ -62,6 +63,8 @@ def build_parser():
         "--number", type=number_arg, metavar="SYSTEM",
         help="with --run: number system of the replay (fraction, decimal, decimal:P, float "
              "or float32); default: each model's published dtype")
+    add_jobs_option(parser, "the models of --table or --run all (one model a part; "
+                            "progress then per model)")
     return parser
 
 
@@ -125,14 +128,20 @@ def replay(args, out, err):
     """--run: one line per model, its wrong sums below it."""
     names = models.board_names() if args.run == "all" else [args.run]
     suite = args.suite or "adderboard"
-    status = 0
-    for name in names:
-        progress = Progress(err, what=name, every=1000, at_once=False)
+
+    def one(name):
+        progress = Progress(err, what=name, every=1000, at_once=False) if args.jobs == 1 \
+            else None  # processes would write over each other's progress lines
         result = board.replay(name, suite, args.sample, args.number, progress)
-        progress.done()
+        if progress:
+            progress.done()
+        return result
+
+    status = 0
+    for result in each_share(one, names, args.jobs):
         print("\n".join(board.replay_lines(result)), file=out)
         out.flush()
-        print(f"{name}: time {result.seconds:.1f} s", file=err, flush=True)
+        print(f"{result.name}: time {result.seconds:.1f} s", file=err, flush=True)
         if result.interrupted:
             return 130
         if getattr(out, "left", False):  # the reader closed the pipe
@@ -154,8 +163,8 @@ def table(args, out, err):
                 else board.table_head(widths, columns, args.cases))
         print("\n".join(head), file=out, flush=True)
     rows = []
-    for e in found:
-        row = table_row(e, systems, pairs, err)
+    for row in each_share(lambda e: table_row(e, systems, pairs, err, args.jobs == 1), found,
+                          args.jobs):
         rows.append(row)
         if not args.json:
             line = (board.markdown_line(row, columns) if args.markdown
@@ -173,15 +182,17 @@ def table(args, out, err):
     return 1 if any(row.wrong for row in rows) else 0
 
 
-def table_row(e, systems, pairs, err):
-    """The Row of entry ``e``: its model through ``pairs`` in each system, until Ctrl-C."""
+def table_row(e, systems, pairs, err, shown=True):
+    """The Row of entry ``e``: its model through ``pairs`` in each system, until Ctrl-C;
+    progress on ``err`` when ``shown``."""
     model = models.build(e.name)
     runs = []
     for ns in systems:
         progress = Progress(err, what=f"{e.name} {board.column(board.label(ns))}",
-                            at_once=False)
+                            at_once=False) if shown else None
         runs.append(board.run(model, "adderboard", pairs, ns, progress))
-        progress.done()
+        if progress:
+            progress.done()
         if runs[-1].interrupted:
             break
     return board.Row(e, tuple(runs))

@@ -26,7 +26,6 @@ import os
 from .. import construction
 from ..addition import excerpt
 from ..modelfile import load, loads
-from ..onnx.read import load as onnx_load
 
 
 BOARD = "board"  # the folder of the AdderBoard entries' files
@@ -91,7 +90,10 @@ def build(model="published", digits=None):
 
 def read_file(path):
     """The model in a model file, or in an ONNX file if its name ends in .onnx."""
-    return onnx_load(path) if os.fspath(path).endswith(".onnx") else load(path)
+    if os.fspath(path).endswith(".onnx"):
+        from ..onnx.read import load as onnx_load  # here: most runs read no ONNX file
+        return onnx_load(path)
+    return load(path)
 
 
 def at_digits(model, digits, where):

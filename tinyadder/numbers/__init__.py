@@ -23,7 +23,7 @@ docs/exactness.md); ``elementary`` holds the certified series they use.
 """
 
 from ..constants import ExpTerm, Ln, exp_of, is_zero
-from .fraction import FractionSystem, LogScore
+from .fraction import FractionSystem, LogScore, ordered
 from .protocol import (DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, NumberSystem, Precision,
                        Rounding, Undecided)
 from .rounding import (DecimalSystem, Float32, Float32System, FloatSystem, to_float32)
@@ -31,7 +31,7 @@ from .rounding import (DecimalSystem, Float32, Float32System, FloatSystem, to_fl
 __all__ = ["DEFAULT_DECIMAL_DIGITS", "DEFAULT_EXP_DIGITS", "DecimalSystem", "ExpTerm", "Float32", "Float32System", "FloatSystem",
            "FractionSystem", "Ln", "LogScore", "NUMBER_CHOICES", "NUMBER_NAMES", "NumberSystem",
            "Precision", "Rounding", "Undecided", "exp_of", "for_model", "is_zero",
-           "number_system", "to_float32"]
+           "number_system", "ordered", "to_float32"]
 
 
 def for_model(ns, model):

@@ -222,6 +222,18 @@ class FractionSystem(_Fits):
                                              f"certify every decision")
 
 
+def ordered(x):
+    """A sort key in x's own order for a rational x (Fraction or int): (floor(2^64 x), x).
+    The floor is one division with a short quotient; only equal floors compare x itself,
+    which multiplies two rationals whose denominators may have thousands of digits.
+
+    >>> third = Fraction(1, 3)
+    >>> sorted([third, Fraction(-7, 2), 2, third + Fraction(1, 2 ** 80)], key=ordered)
+    [Fraction(-7, 2), Fraction(1, 3), Fraction(...), 2]
+    """
+    return (x.numerator << 64) // x.denominator, x
+
+
 def exact(c):
     """A constant's value where the fraction system keeps it exact: a Fraction, or a
     :class:`LogScore` (rational + integer * ln b); None where it is irrational otherwise.

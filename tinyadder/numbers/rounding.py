@@ -255,35 +255,50 @@ class Float32(float):
     __slots__ = ()
 
     def __new__(cls, x=0.0):
-        return float.__new__(cls, to_float32(float(x)))
+        return _single(float(x))
 
     def __add__(self, other):
-        return Float32(float(self) + float(other))
+        return _single(_add(self, other) if type(other) in _FLOATS else float(self) + float(other))
 
     __radd__ = __add__
 
     def __sub__(self, other):
-        return Float32(float(self) - float(other))
+        return _single(_sub(self, other) if type(other) in _FLOATS else float(self) - float(other))
 
     def __rsub__(self, other):
-        return Float32(float(other) - float(self))
+        return _single(float(other) - float(self))
 
     def __mul__(self, other):
-        return Float32(float(self) * float(other))
+        return _single(_mul(self, other) if type(other) in _FLOATS else float(self) * float(other))
 
     __rmul__ = __mul__
 
     def __truediv__(self, other):
-        return Float32(float(self) / float(other))
+        return _single(float(self) / float(other))
 
     def __rtruediv__(self, other):
-        return Float32(float(other) / float(self))
+        return _single(float(other) / float(self))
 
     def __neg__(self):
-        return Float32(-float(self))
+        return _single(-float(self))
 
     def __abs__(self):
-        return Float32(abs(float(self)))
+        return _single(abs(float(self)))
+
+
+# The double operations of two floats, called on a Float32 and a float or Float32 directly: a
+# single's operations are the hot path of a float32 trace, and float(x) would copy each operand.
+_add, _sub, _mul = float.__add__, float.__sub__, float.__mul__
+_FLOATS = (Float32, float)
+_pack, _unpack, _new = _SINGLE.pack, _SINGLE.unpack, float.__new__
+
+
+def _single(x):
+    """The double x rounded to single, as a Float32 (``to_float32``, inlined for speed)."""
+    try:
+        return _new(Float32, _unpack(_pack(x))[0])
+    except OverflowError:
+        return _new(Float32, math.copysign(math.inf, x))
 
 
 class Float32System(FloatSystem):

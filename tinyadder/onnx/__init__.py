@@ -8,13 +8,23 @@ them: ``values`` (the floats of exact constants), ``export`` (a model as an ONNX
 ``read`` (a graph back into a model).
 """
 
-from .builder import GraphBuilder, attribute
-from .codec import load, parse, save, serialize
-from .limits import LIMITS, Limits
-from .messages import (Attribute, AttributeType, DataType, Graph, Model, Node, OperatorSetId,
-                       Tensor, ValueInfo, float32)
-from .wire import OnnxError
+from importlib import import_module
 
-__all__ = ["Attribute", "AttributeType", "DataType", "Graph", "GraphBuilder", "LIMITS",
-           "Limits", "Model", "Node", "OnnxError", "OperatorSetId", "Tensor", "ValueInfo",
-           "attribute", "float32", "load", "parse", "save", "serialize"]
+from . import wire
+
+OnnxError = wire.OnnxError
+
+_MODULE = {"GraphBuilder": "builder", "attribute": "builder", "LIMITS": "limits",
+           "Limits": "limits", **dict.fromkeys(("load", "parse", "save", "serialize"), "codec"),
+           **dict.fromkeys(("Attribute", "AttributeType", "DataType", "Graph", "Model", "Node",
+                            "OperatorSetId", "Tensor", "ValueInfo", "float32"), "messages")}
+
+__all__ = sorted([*_MODULE, "OnnxError"])
+
+
+def __getattr__(name):
+    """The package's other names, each from its module on first use: a command that reads
+    or writes no ONNX file (the plain addition) does not import them."""
+    if name not in _MODULE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f".{_MODULE[name]}", __name__), name)

@@ -192,7 +192,7 @@ def examples(result, window, count=2, seed=2025):
 
 def estimate_seconds(wins, n):
     """A rough time for ``count_union`` on this machine: a few hundredths of a second per
-    whole window, and for the boundary windows about 1 s of CPU at N = 10, growing about
-    fourfold per digit (measured, docs/proof.md)."""
+    whole window, and for the boundary windows 0.6 s of CPU at N = 10 times 3.4 per digit
+    (the fit over N = 10..14, docs/proof.md)."""
     boundary = any(w.cond is not None for w in wins)
-    return 0.05 * len(wins) + (4.0 ** (n - 10) if boundary else 0)
+    return 0.05 * len(wins) + (0.6 * 3.4 ** (n - 10) if boundary else 0)

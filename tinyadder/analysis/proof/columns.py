@@ -16,15 +16,15 @@ progress) together with these intervals (``Boxes``): a later v inside a known in
 answered at once. With one threshold, the digit pairs of a column that leave the same progress
 and are settled the same way are counted through one of them.
 
-The cost is set by how many intervals the partial sums hit. The offset's columns are place
-values up to a leak, so the sums of a, b fall on few intervals; but the coefficients of the
-emitted digits of s (gamma) are leaks of their own, unrelated to the place values, and every
-combination of those digits whose gamma part differs by more than the spacing of the place
-values puts v on an interval of its own. Their number, and the cost, grow by a constant factor
-per digit (docs/proof.md gives the measured factor).
+The cost is set by how many intervals the partial sums hit. Besides place values, the
+columns' coefficients carry leaks: the emitted digits' gamma, unrelated to the place values,
+and the operand digits' departures from exact place values. At the top columns the leaks
+exceed the spacing of the steps of the lower columns' counts, so down to a few columns above
+the decision place every prefix of the sum's digits puts v on an interval of its own: their
+number, and the cost, grow exponentially in N (docs/proof.md gives the figures).
 """
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from math import floor, gcd
 
 
@@ -82,7 +82,8 @@ class Scaled:
     """A formula's offset in integers, for one direction: X = sign * D * o(x), D clearing
     every denominator of its coefficients, as a start (the constant and s's top digit) and
     per column c the 10 values of each of a_c, b_c, s_c times their weights; ``least[c + 1]``
-    and ``most[c + 1]``: the least and most columns 0..c can add."""
+    and ``most[c + 1]``: the least and most columns 0..c can add; ``sorted_adds[c][cin,
+    cout][s]``: what the digit pairs of column c with s's digit s add, in increasing order."""
 
     def __init__(self, offset, sign):
         D = 1
@@ -93,6 +94,9 @@ class Scaled:
         self.start = (scaled(offset.const), scaled(offset.columns[-1][2]))  # + top * s_N
         self.cols = [tuple(tuple(scaled(k) * d for d in range(10)) for k in col)
                      for col in offset.columns[:-1]]
+        self.sorted_adds = [{key: {s: sorted(A[a] + B[b] + G[s] for a, b in pairs)
+                                   for s, pairs in by.items()} for key, by in _BY_DIGIT.items()}
+                            for A, B, G in self.cols]
         self.least, self.most = [0], [0]
         for A, B, G in self.cols:
             adds = [A[a] + B[b] + G[(a + b + cin) % 10] for a in range(10) for b in range(10)
@@ -126,7 +130,7 @@ class ColumnCount:
         self.owners = [k for k, _ in thresholds]   # threshold j is window owners[j]'s
         self.coord = {k: j for j, k in enumerate(self.owners)}
         self.ths = [th for _, th in thresholds]
-        self.patterns, self.known, self.moves = {}, {}, {}
+        self.patterns, self.known, self.moves, self.decided = {}, {}, {}, {}
 
     def total(self, n):
         """(count, whether a pair is within a guard of a threshold)."""
@@ -239,33 +243,45 @@ class ColumnCount:
     def _one(self, c, need, states, flags, live):
         """``_every`` for one live threshold: the pairs of a digit s_c (which leave the same
         states) whose partial sums are past the threshold, or short of it, whatever the
-        lower columns add are counted by one of them; only the others recurse."""
+        lower columns add are counted at once, each group through one settled child; only
+        the others recurse. A column's adds for one digit are sorted, so both groups are
+        found by bisection."""
         j = live[0]
         th, x = self.ths[j], flags[j]
-        A, B, G = th.scaled.cols[c]
+        adds_of = th.scaled.sorted_adds[c]
         sure = th.T_least - th.scaled.least[c]   # the child is in at x + add >= sure
         never = th.T_most - th.scaled.most[c]    # and out at x + add < never
         got, inner, close = 0, ANY, False
         for cin in ((0,) if c == 0 else (0, 1)):
-            for s, pairs in _BY_DIGIT[cin, need].items():
+            for s, adds in adds_of[cin, need].items():
                 new = self.after(c, s, states)
                 if new[0] == DEAD:
                     continue
-                adds = sorted(A[a] + B[b] + G[s] for a, b in pairs)
-                ins = [add for add in adds if x + add >= sure]
-                outs = [add for add in adds if x + add < never]
-                groups = [(add, 1) for add in adds if never <= x + add < sure]
-                if ins:  # the least add bounds the interval of x where all stay in
-                    groups.append((ins[0], len(ins)))
+                outs, ins = bisect_left(adds, never - x), bisect_left(adds, sure - x)
+                if ins < len(adds):  # the least add bounds the interval of x where all stay in
+                    got += (len(adds) - ins) * self._decided(c - 1, cin, new, flags, j, True)
+                    inner = _meet(inner, (sure, INF), adds[ins])
                 if outs:  # and the most, where all stay out
-                    groups.append((outs[-1], len(outs)))
-                for add, times in groups:
+                    got += outs * self._decided(c - 1, cin, new, flags, j, False)
+                    inner = _meet(inner, (-INF, never - 1), adds[outs - 1])
+                for add in adds[outs:ins]:
                     child = list(flags)
                     child[j] = x + add
                     count, cbox, near = self.node(c - 1, cin, new, tuple(child))
-                    got, close = got + count * times, close or near
+                    got, close = got + count, close or near
                     inner = _meet(inner, cbox[j], add)
         return (inner,), got, close
+
+    def _decided(self, c, need, states, flags, j, past):
+        """The count of columns c..0 once threshold j is settled as ``past``, every other
+        threshold being settled already (memoised; the box is the caller's: settled children
+        add the half-line they are settled on)."""
+        child = list(flags)
+        child[j] = past
+        key = (c, need, states, tuple(child))
+        if key not in self.decided:
+            self.decided[key] = self.node(c, need, states, key[3])[0]
+        return self.decided[key]
 
 
 INF = float("inf")  # an unbounded end of an interval of integers (compared, never added)

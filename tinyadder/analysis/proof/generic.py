@@ -6,7 +6,8 @@ suppose the tokens already written are the true sum's. For a region R of pairs, 
 once over the whole region: the operands' digits are the variables a_j, b_j; a written digit of
 place j is the affine form a_j + b_j + c_j - 10 c_(j+1) in the digits and carries (its token
 fixed where R fixes s_j); an embedding that is affine in the digit (checked exactly) embeds the
-form, another the hull of its rows. R is *decided* when the target token's logit beats every
+form, another the indicator form sum_d row_d [x = d] of its rows (exact at every digit: the
+pass then takes any function of one digit digit by digit, ``setsystem``). R is *decided* when the target token's logit beats every
 other at every pair of R (strictly: a tie is not counted a win). Otherwise it is split, where
 the undecided form varies most (``choose``: the sum's digit at a place, a carry, a digit range
 in two), and each part is tried; the target must be one token over R, so a region first
@@ -32,7 +33,7 @@ from ...modelfile import dump
 from ...numbers import Undecided
 from ...plan import compile_model
 from .sets import Region, a_var, b_var, c_var
-from .setsystem import SetSystem
+from .setsystem import ONE, SetSystem, rational
 
 FORMAT = "tinyadder-sets-certificate"
 MAX_SETS = 20000
@@ -128,20 +129,20 @@ class Prover:
                 return None
         return e0, step
 
-    def _digit_row(self, form, lo, hi):
-        """The embedding of a digit token whose value is ``form`` (a SetValue), in lo..hi."""
+    def _digit_row(self, form, col, lo, hi):
+        """The embedding of a digit token whose value is ``form`` (a SetValue) in lo..hi, the
+        digit of column ``col``: the form through the affine embedding, else the indicator
+        form sum_d row_d [x = d] (exact at every digit)."""
         ns = self.ns
         if lo == hi:
             return list(self.compiled.embed[self.digit_ids[lo]])
         if self.affine is not None:
             e0, step = self.affine
-            return [form.scaled(s) + e if s else ns.const(e) for e, s in zip(e0, step)]
-        rows = [self.compiled.embed[self.digit_ids[d]] for d in range(lo, hi + 1)]
-        out = []
-        for column in zip(*rows):
-            ends = [ns.box(v) for v in column]
-            out.append(ns.interval(min(e[0] for e in ends), max(e[1] for e in ends)))
-        return out
+            return [form.times(s, ONE) + ns.grid_interval(e, e) if s else
+                    ns.grid_interval(e, e) for e, s in zip(e0, step)]
+        rows = [(d, self.compiled.embed[self.digit_ids[d]]) for d in range(lo, hi + 1)]
+        return [ns.indicators(col, [(d, row[i]) for d, row in rows])
+                for i in range(len(rows[0][1]))]
 
     def _row(self, slot, region):
         kind, j = slot
@@ -150,15 +151,15 @@ class Prover:
             return list(self.compiled.embed[j])
         if kind in ("a", "b"):
             lo, hi = getattr(region, kind)[j]
-            return self._digit_row(ns.variable(a_var(j) if kind == "a" else b_var(j)), lo, hi)
+            return self._digit_row(ns.variable((kind, j)), (kind, j), lo, hi)
         q = j  # a written digit of the sum, place q
         lo, hi = region.sum_range(q) if q <= self.n else (0, 0)
         if q == self.n:
-            return self._digit_row(ns.variable(c_var(q)), lo, hi)
+            return self._digit_row(ns.variable(c_var(q)), c_var(q), lo, hi)
         form = ns.variable(a_var(q)) + ns.variable(b_var(q)) - ns.variable(c_var(q + 1), 10)
         if q:
             form = form + ns.variable(c_var(q))
-        return self._digit_row(form, lo, hi)
+        return self._digit_row(form, ("s", q), lo, hi)
 
     # ---- one region -----------------------------------------------------------------------
     def logits(self, k, region):
@@ -189,8 +190,14 @@ class Prover:
             root = Region.every(self.n)
             self.ns.at(root)
             rows = [self._row(s, root) for s in self.slots[:-1]]
+            patch = self._patch(rows)
+            # only the keys and values are kept: what the last block adds after its attention
+            # is replaced by zeros, so that no range of it can stop the pass
+            zero = self.ns.zero
+            patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
+                lambda x: [[zero] * len(row) for row in x]
             try:
-                _, past = forward(self.compiled, [0] * len(rows), None, patch=self._patch(rows),
+                _, past = forward(self.compiled, [0] * len(rows), None, patch=patch,
                                   logits="last")
                 self._prompt = (past, len(rows))
             except Undecided:
@@ -207,15 +214,16 @@ class Prover:
         return None if d is None else self.readout.index(self.digit_ids[d])
 
     def decide(self, logits, t):
-        """("decided", margin) | ("fails", pair) | ("open", the worst difference, margin)."""
+        """("decided", margin) | ("fails", pair, difference) | ("open", the worst
+        difference, margin); margins rational."""
         ns, worst, margin = self.ns, None, None
         for u, other in enumerate(logits):
             if u == t:
                 continue
             d = logits[t] - other
-            low = ns.box(d)[0]
+            low = ns.grid_box(d)[0]
             if low <= 0:
-                found = ns.exact_range(d)
+                found = ns.grid_range(d)
                 if found is None:
                     return "decided", None
                 low, _, at = found
@@ -225,6 +233,7 @@ class Prover:
                 margin = low
                 if low <= 0:
                     worst = d
+        margin = None if margin is None else rational(margin)
         return ("decided", margin) if worst is None else ("open", worst, margin)
 
     def exact(self, a, b):
@@ -351,7 +360,8 @@ def choose(region, coefs, target):
     ((alpha - beta)/2)(a_j - b_j): the sum part is narrowed by fixing the sum's digit at j and
     the carries into j and j + 1, the difference part by cutting the wider digit range; a
     carry's term by fixing it. Each candidate is weighed by how much of the form's range it
-    can remove; with no variable left to narrow (the interval is the rest), the digits nearest
+    can remove; a column's indicator terms by cutting its digit's range in two (weighed by
+    their spread over the region); with no variable left to narrow (the interval is the rest), the digits nearest
     the target's place are cut."""
     n = region.digits
     best, weight = None, Fraction(0)
@@ -371,6 +381,9 @@ def choose(region, coefs, target):
     for j in range(1, n + 1):
         if region.carry(j) is None:
             offer(("c", j), abs(coefs.get(c_var(j), 0)))
+    for (kind, j), spread in _indicator_spreads(region, coefs).items():
+        lo, hi = region.sum_range(j) if kind == "s" else getattr(region, kind)[j]
+        offer((kind, j, (lo + hi) // 2) if hi > lo else None, spread)
     if best is not None:
         return best
     place = target[1] if target[0] == "digit" else 0
@@ -380,6 +393,22 @@ def choose(region, coefs, target):
             if hi > lo:
                 return (kind, j, (lo + hi) // 2)
     return None
+
+
+def _indicator_spreads(region, coefs):
+    """{(kind, j): the greatest less the least of alpha d + sum_d w_d [x = d] over the digits d
+    the region allows}, for each column x (a_j, b_j or s_j) with indicator terms."""
+    tables = {}
+    for v, c in coefs.items():
+        if len(v) == 3:
+            tables.setdefault(v[:2], {})[v[2]] = c
+    out = {}
+    for (kind, j), w in tables.items():
+        lo, hi = region.sum_range(j) if kind == "s" else getattr(region, kind)[j]
+        lin = coefs.get((kind, j), 0)
+        values = [lin * d + w.get(d, 0) for d in range(lo, hi + 1)]
+        out[(kind, j)] = max(values) - min(values)
+    return out
 
 
 def _sum_split(region, j):

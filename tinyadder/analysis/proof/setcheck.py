@@ -41,7 +41,6 @@ from .certificate import Invalid, Malformed  # the verdicts' exception types onl
 FORMAT = "tinyadder-sets-certificate"
 MAX_BYTES = 64 << 20
 MAX_DEPTH = 900  # a split tree deeper than this is refused (far below the recursion limit)
-ZERO = Fraction(0)
 
 
 # ---- regions: constraints on the pairs, counted and bounded by a walk over the columns ----
@@ -70,18 +69,33 @@ def count(region, n):
 
 def extreme(region, n, coefs, pick):
     """The least (pick=min) or greatest value over the region of sum coefs[v] v (v: ("a", j),
-    ("b", j), ("c", j) the carry into column j); None if the region is empty."""
-    best = {0: ZERO}
+    ("b", j), ("c", j) the carry into column j, or an indicator ("a", j, d), ("b", j, d),
+    ("s", j, d): 1 when a_j, b_j or the sum's digit s_j is d); None if the region is empty."""
+    best = {0: 0}
+    get = coefs.get
     for j in range(n):
         new = {}
         for c, x, y, out in steps(region, n, j):
             if c in best:
-                v = best[c] + coefs.get(("a", j), ZERO) * x + coefs.get(("b", j), ZERO) * y \
-                    + coefs.get(("c", j), ZERO) * c
+                v = best[c] + get(("a", j), 0) * x + get(("b", j), 0) * y + get(("c", j), 0) * c \
+                    + get(("a", j, x), 0) + get(("b", j, y), 0) + get(("s", j, (c + x + y) % 10), 0)
                 new[out] = v if out not in new else pick(v, new[out])
         best = new
-    values = [v + coefs.get(("c", n), ZERO) * c for c, v in best.items()]
+    values = [v + coefs.get(("c", n), 0) * c for c, v in best.items()]
     return pick(values) if values else None
+
+
+def live_steps(region, n):
+    """Per column, the steps on a whole walk: carry in reachable from column 0, carry out
+    continued up to the top."""
+    raw = [list(steps(region, n, j)) for j in range(n)]
+    reach = [{0}]
+    for j in range(n):
+        reach.append({out for c, _, _, out in raw[j] if c in reach[j]})
+    done = [set() for _ in range(n)] + [reach[n]]
+    for j in reversed(range(n)):
+        done[j] = {c for c, _, _, out in raw[j] if c in reach[j] and out in done[j + 1]}
+    return [[t for t in raw[j] if t[0] in done[j] and t[3] in done[j + 1]] for j in range(n)]
 
 
 def root(n):
@@ -123,24 +137,70 @@ def _int(x):
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-# ---- the values: affine forms plus an interval -------------------------------------------
+# ---- the values: affine forms plus an interval, on a binary grid -------------------------
+
+SCALE = 200            # every number of a Form is an integer times 2^-SCALE
+ONE = 1 << SCALE
+CHORD_BITS = 32        # a ReLU chord's slope is a multiple of 2^-CHORD_BITS
+FOLD_BITS = 40         # the prover's rule for folding other columns into an interval
+MAX_DIGITS = 10000     # an enclosure end beyond 10^MAX_DIGITS does not hold a leaf
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def _floor_of(x):
+    """The grid integer at or below a Decimal (a tiny one is 0 or -1 at once)."""
+    sign, digits, exp = x.as_tuple()
+    if not isinstance(exp, int):
+        raise Invalid(f"an enclosure end {x}")
+    m = int("".join(map(str, digits))) if digits else 0
+    m = -m if sign else m
+    if exp >= 0:
+        if exp + len(digits) > MAX_DIGITS:
+            raise Invalid(f"a value beyond 10^{MAX_DIGITS}")
+        return (m * 10 ** exp) << SCALE
+    if len(digits) + exp < -(SCALE * 3 // 10 + 2):
+        return -1 if m < 0 else 0
+    return (m << SCALE) // 10 ** -exp
+
+
+def _ceil_of(x):
+    return -_floor_of(-x)
+
+
+def _floor_rational(x):
+    x = Fraction(x)
+    return (x.numerator << SCALE) // x.denominator
+
+
+def _top(v):
+    """The greatest value of a variable: 9 for a digit, 1 for a carry or an indicator."""
+    return 9 if len(v) == 2 and v[0] in "ab" else 1
+
+
+def _col(v):
+    return v if len(v) == 2 else v[:2]
+
 
 class Form:
-    """k + sum coefs[v] v + [lo, hi], over the checker's current region."""
+    """k + sum coefs[v] v + [lo, hi], every number an integer times 2^-SCALE, over the
+    checker's current region."""
 
     __slots__ = ("sys", "k", "coefs", "lo", "hi")
 
-    def __init__(self, sys, k, coefs=None, lo=ZERO, hi=ZERO):
+    def __init__(self, sys, k, coefs=None, lo=0, hi=0):
         self.sys, self.k, self.coefs, self.lo, self.hi = sys, k, coefs or {}, lo, hi
 
     def lift(self, x):
-        return x if isinstance(x, Form) else Form(self.sys, Fraction(x))
+        return x if isinstance(x, Form) else self.sys.const(x)
 
     def __add__(self, other):
         o = self.lift(other)
         coefs = dict(self.coefs)
         for v, c in o.coefs.items():
-            coefs[v] = coefs.get(v, ZERO) + c
+            coefs[v] = coefs.get(v, 0) + c
         return Form(self.sys, self.k + o.k, {v: c for v, c in coefs.items() if c},
                     self.lo + o.lo, self.hi + o.hi)
 
@@ -158,36 +218,61 @@ class Form:
     def constant(self):
         return not self.coefs and not self.lo and not self.hi
 
-    def times(self, r):
-        lo, hi = sorted((self.lo * r, self.hi * r))
-        return Form(self.sys, self.k * r, {v: c * r for v, c in self.coefs.items() if c * r},
-                    lo, hi)
+    def times(self, num, den=1):
+        """num/den times this form: each number rounded down to the grid, hi raised by the
+        roundings times the variables' greatest values."""
+        if not num:
+            return Form(self.sys, 0)
+        coefs, slack = {}, 0
+        for v, c in self.coefs.items():
+            q, r = divmod(c * num, den)
+            if q:
+                coefs[v] = q
+            slack += _top(v) if r else 0
+        k, r = divmod(self.k * num, den)
+        slack += 1 if r else 0
+        lo, hi = (self.lo, self.hi) if num > 0 else (self.hi, self.lo)
+        return Form(self.sys, k, coefs, lo * num // den, _cdiv(hi * num, den) + slack)
 
     def __mul__(self, other):
         o = self.lift(other)
         if o.constant():
-            return self.times(o.k)
+            return self.times(o.k, ONE)
         if self.constant():
-            return o.times(self.k)
-        # f g = k_f g + k_g (f - k_f) + (f - k_f)(g - k_g)
-        f0, g0 = self - self.k, o - o.k
-        a, b = self.sys.range(f0)
-        c, d = self.sys.range(g0)
-        ends = [a * c, a * d, b * c, b * d]
-        if o is self:  # x^2 >= 0
-            ends = [ZERO if a <= 0 <= b else min(a * a, b * b), max(a * a, b * b)]
-        return o.times(self.k) + f0.times(o.k) + Form(self.sys, ZERO, None, min(ends), max(ends))
+            return o.times(self.k, ONE)
+        ns = self.sys
+        per_digit = ns.per_digit(self, o, _times)
+        if per_digit is not None:
+            return per_digit
+        # f g = m_f g + m_g f - m_f m_g + (f - m_f)(g - m_g), m the middle of a box
+        a, b = ns.box(self)
+        mf = (a + b) // 2
+        a, b = a - mf, b - mf
+        if o is self:
+            mg = mf
+            ends = [0 if a <= 0 <= b else min(a * a, b * b), max(a * a, b * b)]
+        else:
+            c, d = ns.box(o)
+            mg = (c + d) // 2
+            c, d = c - mg, d - mg
+            ends = [a * c, a * d, b * c, b * d]
+        mm = mf * mg
+        rest = Form(ns, -(mm >> SCALE), None, (min(ends) >> SCALE) - (1 if mm % ONE else 0),
+                    _cdiv(max(ends), ONE))
+        return self.times(mg, ONE) + o.times(mf, ONE) + rest
 
     __rmul__ = __mul__
 
     def __truediv__(self, other):
         o = self.lift(other)
         if o.constant():
-            return self.times(1 / o.k)
-        lo, hi = self.sys.range(o)
-        if lo <= 0 <= hi:
-            raise Invalid("a division by a value that may be 0")
-        return self * self.sys.between(1 / hi, 1 / lo)
+            if not o.k:
+                raise Invalid("a division by 0")
+            return self.times(ONE, o.k) if o.k > 0 else self.times(-ONE, -o.k)
+        per_digit = self.sys.per_digit(self, o, _over)
+        if per_digit is not None:
+            return per_digit
+        return self * self.sys.inverse(o)
 
     def __rtruediv__(self, other):
         return self.lift(other) / self
@@ -204,6 +289,19 @@ class Form:
 
     def __lt__(self, other):
         return self.lift(other) > self
+
+
+def _times(a, b, c, d):
+    ends = (a * c, a * d, b * c, b * d)
+    return min(ends) >> SCALE, _cdiv(max(ends), ONE)
+
+
+def _inverse(lo, hi):
+    return (ONE * ONE) // hi, _cdiv(ONE * ONE, lo)
+
+
+def _over(a, b, c, d):
+    return None if c <= 0 <= d else _times(a, b, *_inverse(c, d))
 
 
 class Relu(Form):
@@ -224,74 +322,228 @@ class FormSystem(OverSets):
 
     def __init__(self, model):
         self.enclose = IntervalSystem(for_model(number_system("fraction"), model).exp_digits)
-        self.zero, self.one = Form(self, ZERO), Form(self, Fraction(1))
+        self.zero, self.one = Form(self, 0), Form(self, ONE)
         self.region = self.n = None
 
+    def at(self, region, n):
+        """Take ranges over ``region`` from now on: each column's digits and carries as the
+        steps on a whole walk over the columns allow them."""
+        self.region, self.n = region, n
+        live = live_steps(region, n)
+        self.allowed, self.tied = {}, {}
+        for j, st in enumerate(live):
+            self.allowed[("a", j)] = sorted({x for _, x, _, _ in st}) or [0]
+            self.allowed[("b", j)] = sorted({y for _, _, y, _ in st}) or [0]
+            self.allowed[("s", j)] = sorted({(c + x + y) % 10 for c, x, y, _ in st}) or [0]
+            self.allowed[("c", j + 1)] = sorted({o for _, _, _, o in st}) or [0]
+            if len(st) < (200 if j else 100):
+                self.tied[j] = st
+
+    def box(self, f):
+        """(least, greatest) of f over the region's box: a variable over its digits, a
+        column's indicators together, a constrained column's terms together over its steps
+        (grid integers)."""
+        lo = hi = f.k
+        tied, groups = {}, set()
+        for v, c in f.coefs.items():
+            j = v[1] - 1 if v[0] == "c" else v[1]
+            if j in self.tied:
+                tied.setdefault(j, {})[v] = c
+            elif len(v) == 3:
+                groups.add(v[:2])
+        for v, c in f.coefs.items():
+            if len(v) == 3 or v in groups or (v[1] - 1 if v[0] == "c" else v[1]) in tied:
+                continue
+            r = self.allowed[v]
+            lo, hi = (lo + c * r[0], hi + c * r[-1]) if c > 0 else (lo + c * r[-1], hi + c * r[0])
+        for col in groups:
+            lin = f.coefs.get(col, 0)
+            values = [lin * d + f.coefs.get(col + (d,), 0) for d in self.allowed[col]]
+            lo, hi = lo + min(values), hi + max(values)
+        for j, terms in tied.items():
+            g = terms.get
+            values = [g(("a", j), 0) * x + g(("b", j), 0) * y + g(("c", j + 1), 0) * o
+                      + g(("a", j, x), 0) + g(("b", j, y), 0) + g(("s", j, (c + x + y) % 10), 0)
+                      for c, x, y, o in self.tied[j]]
+            if values:
+                lo, hi = lo + min(values), hi + max(values)
+        return lo + f.lo, hi + f.hi
+
     def range(self, f):
-        """(least, greatest) of f over the region's pairs (an empty region: (0, 0))."""
+        """(least, greatest) of f over the region's pairs, by the walk (an empty region:
+        (0, 0)); grid integers."""
         if not f.coefs:
             return f.k + f.lo, f.k + f.hi
         lo = extreme(self.region, self.n, f.coefs, min)
         if lo is None:
-            return ZERO, ZERO
+            return 0, 0
         return f.k + lo + f.lo, f.k + extreme(self.region, self.n, f.coefs, max) + f.hi
 
     def relu(self, g):
         """relu(g) over the region: g if g >= 0 there, 0 if g <= 0, else the chord
-        lam g + [0, -lam l], lam = u / (u - l), [l, u] the range of g."""
-        lo, hi = self.range(g)
+        lam g + [0, w], lam a multiple of 2^-CHORD_BITS near u / (u - l), w >= max(-lam l,
+        (1 - lam) u), [l, u] the range of g (the box, else the walk)."""
+        lo, hi = self.box(g)
+        if lo < 0 < hi:
+            lo, hi = self.range(g)
         if lo >= 0:
             return Relu(self, g.k, g.coefs, g.lo, g.hi)
         if hi <= 0:
-            return Relu(self, ZERO)
-        lam = hi / (hi - lo)
-        chord = g.times(lam)
-        return Relu(self, chord.k, chord.coefs, chord.lo, chord.hi - lam * lo)
+            return Relu(self, 0)
+        unit = 1 << CHORD_BITS
+        lam = (hi << CHORD_BITS) // (hi - lo)
+        chord = g.times(lam, unit)
+        w = _cdiv(max(-lam * lo, (unit - lam) * hi), unit)
+        return Relu(self, chord.k, chord.coefs, chord.lo, chord.hi + w)
+
+    # ---- a value of one column, digit by digit -------------------------------------------
+    def column(self, *forms):
+        found = None
+        for f in forms:
+            for v in f.coefs:
+                if found is None:
+                    found = _col(v)
+                elif _col(v) != found:
+                    return None
+        return found
+
+    def digits(self, f, col):
+        """[(d, least, greatest)] of f at each digit d of column ``col``."""
+        lin = f.coefs.get(col, 0)
+        out = []
+        for d in self.allowed[col]:
+            v = f.k + lin * d + f.coefs.get(col + (d,), 0)
+            out.append((d, v + f.lo, v + f.hi))
+        return out
+
+    def table(self, col, rows):
+        """The form that is in [lo_d, hi_d] at digit d (rows: (d, lo_d, hi_d))."""
+        width = max(h - lo for _, lo, h in rows)
+        base = rows[0][1]
+        if len(rows) == 1:
+            return Form(self, base, None, 0, width)
+        if col[0] == "c":
+            return Form(self, base, {col: rows[1][1] - base}, 0, width)
+        return Form(self, base, {col + (d,): lo - base for d, lo, _ in rows[1:] if lo != base},
+                    0, width)
+
+    def one_column(self, f):
+        """(column, f with the terms of every other column in its interval) where those terms
+        vary less than 2^-FOLD_BITS of the column's that varies most; else (None, f)."""
+        by = {}
+        for v, c in f.coefs.items():
+            by.setdefault(_col(v), {})[v] = c
+        if len(by) < 2:
+            return (next(iter(by)) if by else None), f
+        spans = {col: self.box(Form(self, 0, terms)) for col, terms in by.items()}
+        col = max(spans, key=lambda c: spans[c][1] - spans[c][0])
+        lo, hi = self.box(Form(self, 0, {v: c for v, c in f.coefs.items() if _col(v) != col}))
+        if (hi - lo) << FOLD_BITS > spans[col][1] - spans[col][0]:
+            return None, f
+        return col, Form(self, f.k, by[col], f.lo + lo, f.hi + hi)
+
+    def per_digit(self, f, g, op):
+        col = self.column(f, g)
+        if col is None:
+            (cf, f), (cg, g) = self.one_column(f), self.one_column(g)
+            col = cf if cf == cg or not g.coefs else cg if not f.coefs else None
+            if col is None:
+                return None
+        rows = []
+        for (d, a, b), (_, c, e) in zip(self.digits(f, col), self.digits(g, col)):
+            ends = op(a, b, c, e)
+            if ends is None:
+                return None
+            rows.append((d,) + ends)
+        return self.table(col, rows)
+
+    def inverse(self, f):
+        """1 / f: over the box, or by the mean value (slope -1/t^2 between -1/near^2 and
+        -1/far^2) where narrower."""
+        lo, hi = self.box(f)
+        if lo <= 0 <= hi:
+            raise Invalid("a division by a value that may be 0")
+        r_lo, r_hi = _inverse(lo, hi)
+        if not f.coefs or lo == hi:
+            return Form(self, r_lo, None, 0, r_hi - r_lo)
+        near, far = sorted((abs(lo), abs(hi)))
+        slope = (-_cdiv(ONE ** 3, near * near), -((ONE ** 3) // (far * far)))
+        return self._mean_value(f, lo, hi, (r_lo, r_hi), slope, lambda m: _inverse(m, m))
+
+    def _mean_value(self, f, lo, hi, whole, slope, at):
+        """f's image by a function whose range over [lo, hi] is ``whole``, whose slope lies
+        in ``slope`` there and whose value at a point m is in ``at(m)``: the narrower of
+        ``whole`` and  alpha f + value(m) - alpha m + [-rad, rad]."""
+        m = (lo + hi) // 2
+        alpha = (slope[0] + slope[1]) // 2
+        rad = _cdiv(max(slope[1] - alpha, alpha - slope[0]) * max(hi - m, m - lo), ONE)
+        if 2 * rad >= whole[1] - whole[0]:
+            return Form(self, whole[0], None, 0, whole[1] - whole[0])
+        v_lo, v_hi = at(m)
+        am = alpha * m
+        k = v_lo - _cdiv(am, ONE)
+        return f.times(alpha, ONE) + Form(self, k, None, -rad, v_hi - (am >> SCALE) - k + rad)
+
+    def _ends(self, fn, lo, hi):
+        p = self.enclose.point
+        iv = fn(self.enclose.value(p(Fraction(lo, ONE)).lo, p(Fraction(hi, ONE)).hi))
+        return _floor_of(iv.lo), _ceil_of(iv.hi)
+
+    def _apply(self, fn, f, slope=None):
+        col, f = self.one_column(f)
+        if col is not None:
+            return self.table(col, [(d,) + self._ends(fn, a, b) for d, a, b in self.digits(f, col)])
+        lo, hi = self.box(f)
+        whole = self._ends(fn, lo, hi)
+        if slope is None or lo == hi or not f.coefs:
+            return Form(self, whole[0], None, 0, whole[1] - whole[0])
+        return self._mean_value(f, lo, hi, whole, slope(lo, hi),
+                                lambda m: self._ends(fn, m, m))
 
     def between(self, lo, hi):
-        return Form(self, lo, None, ZERO, hi - lo)
-
-    def _of(self, iv):
-        return self.between(Fraction(iv.lo), Fraction(iv.hi))
-
-    def _iv(self, f):
-        lo, hi = self.range(f)
-        p = self.enclose.point
-        return self.enclose.value(p(lo).lo, p(hi).hi)
+        return Form(self, lo, None, 0, hi - lo)
 
     def const(self, c):
         if isinstance(c, (int, Fraction)):
-            return Form(self, Fraction(c))
-        return self._of(self.enclose.const(c))
+            lo = _floor_rational(c)
+            return Form(self, lo, None, 0, -_floor_rational(-c) - lo)
+        iv = self.enclose.const(c)
+        return self.between(_floor_of(iv.lo), _ceil_of(iv.hi))
 
     slope = const
 
     def exp(self, x):
-        return self._of(self.enclose.exp(self._iv(x)))
+        if x.constant() and not x.k:
+            return self.one
+        return self._apply(self.enclose.exp, x, lambda lo, hi: self._ends(self.enclose.exp, lo, hi))
 
     def sqrt(self, x):
-        return self._of(self.enclose.sqrt(self._iv(x)))
+        def slope(lo, hi):
+            r_lo, r_hi = self._ends(self.enclose.sqrt, lo, hi)
+            if r_lo <= 0:
+                raise Invalid("a root near 0")
+            return (ONE * ONE) // (2 * r_hi), _cdiv(ONE * ONE, 2 * r_lo)
+        return self._apply(self.enclose.sqrt, x, slope)
 
     def erf(self, x):
-        return self._of(self.enclose.erf(self._iv(x)))
-
-    def _sine(self, f, x):
-        lo, hi = self.range(x)
-        half = (hi - lo) / 2
-        mid = self.enclose.point(lo + half)
-        return self._of(f(mid)) + self.between(-half, half)
+        return self._apply(self.enclose.erf, x)
 
     def sin(self, x):
-        return self._sine(self.enclose.sin, x)
+        return self._apply(self.enclose.sin, x,
+                           lambda lo, hi: self._ends(self.enclose.cos, lo, hi))
 
     def cos(self, x):
-        return self._sine(self.enclose.cos, x)
+        def slope(lo, hi):
+            a, b = self._ends(self.enclose.sin, lo, hi)
+            return -b, -a
+        return self._apply(self.enclose.cos, x, slope)
 
     def largest(self, values):
-        return Form(self, max(self.range(v)[0] for v in values))
+        """The value with the greatest least end (the pattern is the same for any m)."""
+        return max(values, key=lambda v: self.box(v)[0])
 
     def describe(self):
-        return "affine forms over a region (the certificate checker)"
+        return "affine forms over a region on a 2^-200 grid (the certificate checker)"
 
 
 # ---- one leaf -----------------------------------------------------------------------------
@@ -330,18 +582,20 @@ class Leaves:
                                  for d in range(10) for s in range(len(rows[0])))
         self.rows = rows
 
-    def digit(self, form, lo, hi):
-        """A digit token's embedding: its value is ``form``, in lo..hi."""
+    def digit(self, form, col, lo, hi):
+        """A digit token's embedding: its value is ``form``, in lo..hi, the digit of column
+        ``col`` (("a", j), ("b", j), ("s", j) or the carry ("c", N)): the form through an
+        affine embedding, else the form that is row_d at digit d (indicators [x = d]; a
+        carry's rows: row_0 + (row_1 - row_0) c)."""
         if lo == hi:
             return list(self.compiled.embed[self.ids[lo]])
         if self.line:
             r0, r1 = self.rows[0], self.rows[1]
-            return [form.times(b - a) + a for a, b in zip(r0, r1)]
-        out = []
-        for column in zip(*(self.compiled.embed[self.ids[d]] for d in range(lo, hi + 1))):
-            ends = [self.ns.range(v) for v in column]
-            out.append(self.ns.between(min(e[0] for e in ends), max(e[1] for e in ends)))
-        return out
+            return [form.times(b - a, ONE) + Form(self.ns, a) for a, b in zip(r0, r1)]
+        embeds = [self.compiled.embed[self.ids[d]] for d in range(lo, hi + 1)]
+        return [self.ns.table(col, [(d, v.k + v.lo, v.k + v.hi)
+                                    for d, v in zip(range(lo, hi + 1), column)])
+                for column in zip(*embeds)]
 
     def row(self, slot, region):
         kind, j = slot
@@ -350,16 +604,16 @@ class Leaves:
             return list(self.compiled.embed[j])
         if kind in ("a", "b"):
             lo, hi = region[kind][j]
-            return self.digit(Form(ns, ZERO, {(kind, j): Fraction(1)}), lo, hi)
+            return self.digit(Form(ns, 0, {(kind, j): ONE}), (kind, j), lo, hi)
         if j > self.n:
             return list(self.compiled.embed[self.ids[0]])
         if j == self.n:
             c = region["c"][j]
-            return self.digit(Form(ns, ZERO, {("c", j): Fraction(1)}), min(c), max(c))
-        coefs = {("a", j): Fraction(1), ("b", j): Fraction(1), ("c", j + 1): Fraction(-10)}
+            return self.digit(Form(ns, 0, {("c", j): ONE}), ("c", j), min(c), max(c))
+        coefs = {("a", j): ONE, ("b", j): ONE, ("c", j + 1): -10 * ONE}
         if j:
-            coefs[("c", j)] = Fraction(1)
-        return self.digit(Form(ns, ZERO, coefs), *region["s"][j])
+            coefs[("c", j)] = ONE
+        return self.digit(Form(ns, 0, coefs), ("s", j), *region["s"][j])
 
     def holds(self, k, region):
         """Whether the target token's logit beats every other over the region (Invalid:
@@ -374,7 +628,7 @@ class Leaves:
             if lo != hi:
                 raise Invalid(f"a leaf at position {k} whose target digit is not one digit")
             token = self.ids[lo]
-        self.ns.region, self.ns.n = region, self.n
+        self.ns.at(region, self.n)
         slots = self.slots + [("sum", p) for _, p in self.targets[:k]]
         rows = [self.row(s, region) for s in slots]
         patch = {"hook_embed": lambda _: rows}

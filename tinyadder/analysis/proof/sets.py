@@ -9,7 +9,10 @@ one walk over the columns from the lowest, whose state is the carry:
     count      the number of pairs in the region;
     bound(F)   the least and the greatest value over the region's pairs of an affine form
                F = k + sum_j (alpha_j a_j + beta_j b_j) + sum_j gamma_j c_j  (c_j the carry
-               into column j, a function of the pair), with a pair that attains each.
+               into column j, a function of the pair) + sum_(j, d) (w_jd [a_j = d] +
+               w'_jd [b_j = d] + w''_jd [s_j = d])  (indicators, the variables ("a", j, d),
+               ("b", j, d), ("s", j, d): 1 when the digit is d, else 0; each is known at
+               every step of the walk), with a pair that attains each.
 
 Splits make children that partition their parent: a digit range cut in two at ``mid``
 (``("a", j, mid)``: [lo, mid] and [mid + 1, hi]), the carry into column j (``("c", j)``: children c_j = 0, 1) or the range of the sum's digit at place j (``("s", j, mid)``: s_j in
@@ -106,17 +109,17 @@ class Region:
         return low[0], high[0], low[1], high[1]
 
     def _extreme(self, coefs, const, pick):
-        # over one common denominator D the walk adds integers only
+        # over one common denominator D the walk adds integers only (D = 1 for integers)
         n = self.digits
         D = 1
         for c in coefs.values():
-            D = D * c.denominator // gcd(D, c.denominator)
-        whole = {v: int(c * D) for v, c in coefs.items()}
-        get = whole.get
+            if c.denominator != 1:
+                D = D * c.denominator // gcd(D, c.denominator)
+        whole = {v: int(c * D) for v, c in coefs.items()} if D != 1 else coefs
+        columns = _by_column(whole, n)
         best = {0: (0, 0, 0)}   # carry -> (value so far times D, a so far, b so far)
         for j in range(n):
-            alpha, beta = get(a_var(j), 0), get(b_var(j), 0)
-            gamma = get(c_var(j), 0) if j else 0
+            alpha, beta, gamma, ta, tb, ts = columns[j]
             new = {}
             place = 10 ** j
             for c, x, y, out in _steps(self, j):
@@ -124,15 +127,27 @@ class Region:
                     continue
                 v, pa, pb = best[c]
                 value = v + alpha * x + beta * y + gamma * c
+                if ta is not None:
+                    value += ta[x]
+                if tb is not None:
+                    value += tb[y]
+                if ts is not None:
+                    value += ts[(x + y + c) % 10]
                 if out not in new or pick(value, new[out][0]) != new[out][0]:
                     new[out] = (value, pa + x * place, pb + y * place)
             best = new
         if not best:
             return None
-        top = get(c_var(n), 0)
+        top = whole.get(c_var(n), 0)
         value, pa, pb = pick(((v + top * c, pa, pb) for c, (v, pa, pb) in best.items()),
                              key=lambda t: t[0])
-        return const + Fraction(value, D), (pa, pb)
+        return const + (value if D == 1 else Fraction(value, D)), (pa, pb)
+
+    def column_steps(self, j):
+        """(carry in, a_j, b_j, carry out) of column j at some pair of the region: allowed by
+        the column's constraints, its carry in reachable from column 0 and its carry out
+        continued by the columns above."""
+        return _live(self)[j]
 
     def pairs(self, limit):
         """The region's pairs (a, b), if there are at most ``limit``; else None."""
@@ -185,6 +200,34 @@ class Region:
                   for j, lo, hi in reversed(self.sums)]
         parts += [f"c_{j} = {c}" for j, c in reversed(self.carries)]
         return ", ".join(parts) or "every pair"
+
+
+def _by_column(coefs, n):
+    """Per column j: (alpha, beta, gamma, the tables of [a_j = d], [b_j = d], [s_j = d] by d
+    or None), alpha, beta, gamma the coefficients of a_j, b_j and the carry into j."""
+    tables = {}
+    for v, c in coefs.items():
+        if len(v) == 3:
+            tables.setdefault(v[:2], [0] * 10)[v[2]] = c
+    get = coefs.get
+    return [(get(a_var(j), 0), get(b_var(j), 0), get(c_var(j), 0) if j else 0,
+             tables.get(("a", j)), tables.get(("b", j)), tables.get(("s", j)))
+            for j in range(n)]
+
+
+@lru_cache(maxsize=1 << 12)
+def _live(region):
+    """Each column's steps that lie on a whole walk (``Region.column_steps``)."""
+    n = region.digits
+    raw = [_steps(region, j) for j in range(n)]
+    reach = [{0}]
+    for j in range(n):
+        reach.append({out for c, _, _, out in raw[j] if c in reach[j]})
+    done = [set() for _ in range(n)] + [reach[n]]
+    for j in reversed(range(n)):
+        done[j] = {c for c, _, _, out in raw[j] if c in reach[j] and out in done[j + 1]}
+    return [tuple(t for t in raw[j] if t[0] in done[j] and t[3] in done[j + 1])
+            for j in range(n)]
 
 
 @lru_cache(maxsize=1 << 14)

@@ -1,22 +1,36 @@
 """A number system whose values are sets: affine forms in the digits plus an interval, over a
 :class:`~.sets.Region` of operand pairs (the generic prover's, ``generic``).
 
-A value is a :class:`SetValue`  k + sum_v c_v x_v + [lo, hi]: exact ``Fraction`` coefficients
-on the variables of ``sets`` (the digits a_j, b_j and the carries c_j of a pair) and an
-interval that holds the rest. It stands for a function of the pair: at every pair of the
-region the real-number model's value (every exponential, root, sine exact) and the fraction
-system's value lie in  F(x) + [lo, hi],  F(x) the form at the pair. The rules keep that true:
+A value is a :class:`SetValue`  k + sum_v c_v x_v + [lo, hi]  on the variables of ``sets``:
+the digits a_j, b_j and the carries c_j of a pair, and the indicators [a_j = d], [b_j = d],
+[s_j = d] (1 when the digit is d, else 0), with which any function of one digit is an exact
+affine form. Every number in it (k, each c_v, lo, hi) is an integer times 2^-SCALE, one binary
+scale shared by every value, so the arithmetic is on integers and takes no gcd. It stands for
+a function of the pair: at every pair of the region the real-number model's value (every
+exponential, root, sine exact) and the fraction system's value lie in F(x) + [lo, hi], F(x)
+the form at the pair. The rules keep that true:
 
-- sums and rational multiples are exact on the form and add or scale the interval;
-- a product of two values keeps the linear terms k_f G + k_g F and bounds the rest,
-  (F - k_f + I_f)(G - k_g + I_g), by the product of its factors' ranges over the region's box
-  (a square's rest by the square of its factor's range, never below 0);
-- a quotient multiplies by the reciprocal of the divisor's range (refused, by
-  :class:`Split`, when that range holds 0);
+- sums are exact; a multiple r c of a number c that is not on the grid is rounded down to
+  it, and the rounding, less than one step of the grid times the variable's greatest value
+  (9 for a digit, 1 for a carry or an indicator), is added to hi;
+- a product of two values f, g keeps the linear terms m_g f + m_f g - m_f m_g, m the middle
+  of a value's box, and bounds the rest, (f - m_f)(g - m_g), by the product of its factors'
+  ranges over the region's box (a square's rest by the square of its factor's range, never
+  below 0);
+- a quotient multiplies by the reciprocal of the divisor's range (refused, by :class:`Split`,
+  when that range holds 0);
 - e^x, sqrt, erf (increasing) take the range of x over the box and enclose the function at
-  its ends; sin and cos enclose the function at the middle of the range and widen by half its
-  width (both are 1-Lipschitz). Enclosures are ``numbers.IntervalSystem``'s at the fraction
-  system's digits, so they hold its roundings too (docs/exactness.md).
+  its ends; sin and cos enclose the function over the range. Enclosures are
+  ``numbers.IntervalSystem``'s at the fraction system's digits, so they hold its roundings
+  too (docs/exactness.md), and their ends are rounded outward to the grid;
+- a value that depends on one digit only (one *column*: a_j, b_j, s_j or a carry c_j, its
+  linear term and its indicators) is a table of at most 10 numbers: a product, a quotient or
+  a function of such values is taken digit by digit, each entry enclosed on its own, and the
+  result is the indicator form of the table (an affine form in a carry) plus the widest
+  entry's interval. Nothing of the digit is lost.
+
+The box of a value groups each column's terms: alpha x + sum_d w_d [x = d] lies between the
+least and the greatest of alpha d + w_d over the digits d the region allows.
 
 A ReLU is relaxed rather than decided (``relu``: the prover patches every ReLU block's
 ``hook_pre`` so that each gate arrives as relu(g) itself): g where g >= 0 over the region, 0
@@ -24,6 +38,9 @@ where g <= 0, else its chord. A comparison met otherwise (``g > 0``) is decided 
 sign, g >= 0 or g <= 0, holds at every pair of the region (both ReLU branches agree at 0): first
 over the box, then exactly by the region's walk over the columns (``Region.bound``); otherwise
 it raises :class:`Split`, which carries the form, so that the prover splits the region there.
+
+The public methods (``box``, ``interval``, ``variable``, ``const``, ``exact_range``,
+``scaled``) take and give rationals; a value's own fields are on the grid.
 """
 
 from fractions import Fraction
@@ -32,19 +49,55 @@ from ...numbers import for_model, number_system
 from ...numbers.enclosures import IntervalSystem
 from ...numbers.protocol import OverSets, Undecided
 
-ZERO, ONE = Fraction(0), Fraction(1)
-TIDY_BITS = 600      # a coefficient whose denominator passes this many bits is rounded ...
-KEEP_BITS = 400       # ... to a multiple of 2^-(bits its error may take), at least this many
+SCALE = 200          # every number of a value is an integer times 2^-SCALE
+ONE = 1 << SCALE
+FOLD_BITS = 40      # a rest this much narrower than a column's part is folded (near_column)
+LAMBDA_BITS = 32     # a ReLU chord's slope is a multiple of 2^-LAMBDA_BITS
+MAX_DIGITS = 10000   # an enclosure whose end passes 10^MAX_DIGITS stops the pass (Split)
 
 
-def round_up(x):
-    """A rational of 64 significant bits at least x >= 0."""
-    if not x:
-        return ZERO
-    e = 64 - (x.numerator.bit_length() - x.denominator.bit_length())
-    scaled = x * 2 ** e if e >= 0 else x / 2 ** -e
-    top = -(-scaled.numerator // scaled.denominator)
-    return Fraction(top) / 2 ** e if e >= 0 else Fraction(top * 2 ** -e)
+def down(x):
+    """The grid's integer at or below the rational x (times 2^SCALE)."""
+    x = Fraction(x)
+    return (x.numerator << SCALE) // x.denominator
+
+
+def up(x):
+    """The grid's integer at or above the rational x (times 2^SCALE)."""
+    x = Fraction(x)
+    return -((-x.numerator << SCALE) // x.denominator)
+
+
+def grid_floor(x):
+    """The grid's integer at or below a Decimal enclosure end (no long rational is formed:
+    one below 2^-SCALE in size is 0 or -1 at once); Split for an end of more than MAX_DIGITS
+    digits before the point, which no decision can use."""
+    sign, digits, exp = x.as_tuple()
+    if not isinstance(exp, int):
+        raise Split(None, f"an enclosure end {x}")
+    m = int("".join(map(str, digits))) if digits else 0
+    m = -m if sign else m
+    if exp >= 0:
+        if exp + len(digits) > MAX_DIGITS:
+            raise Split(None, f"a value beyond 10^{MAX_DIGITS}")
+        return (m * 10 ** exp) << SCALE
+    if len(digits) + exp < -(SCALE * 3 // 10 + 2):   # |x| < 10^-(0.3 SCALE + 2) < 2^-SCALE
+        return -1 if m < 0 else 0
+    return (m << SCALE) // 10 ** -exp
+
+
+def grid_ceil(x):
+    """The grid's integer at or above a Decimal enclosure end (``grid_floor``)."""
+    return -grid_floor(-x)
+
+
+def rational(n):
+    """The rational of a grid integer."""
+    return Fraction(n, ONE)
+
+
+def _ceil_div(a, b):
+    return -(-a // b)
 
 
 class Split(Undecided):
@@ -55,34 +108,38 @@ class Split(Undecided):
         self.value = value
 
 
-def _frac(d):
-    return Fraction(d)
+def column(v):
+    """The column a variable belongs to: ("a", j), ("b", j), ("s", j) or ("c", j)."""
+    return v if len(v) == 2 else v[:2]
 
 
 class SetValue:
-    """k + sum_v coefs[v] x_v + [lo, hi] (see the module docstring)."""
+    """k + sum_v coefs[v] x_v + [lo, hi], every number times 2^-SCALE (see the module
+    docstring)."""
 
     __slots__ = ("system", "k", "coefs", "lo", "hi")
 
-    def __init__(self, system, k, coefs=None, lo=ZERO, hi=ZERO):
+    def __init__(self, system, k, coefs=None, lo=0, hi=0):
         self.system, self.k, self.coefs, self.lo, self.hi = system, k, coefs or {}, lo, hi
 
     def __repr__(self):
-        terms = " + ".join(f"{c}*{v[0]}{v[1]}" for v, c in sorted(self.coefs.items()))
-        return f"SetValue({self.k}{' + ' + terms if terms else ''} + [{self.lo}, {self.hi}])"
+        terms = " + ".join(f"{rational(c)}*{'_'.join(map(str, v))}"
+                           for v, c in sorted(self.coefs.items()))
+        return (f"SetValue({rational(self.k)}{' + ' + terms if terms else ''} + "
+                f"[{rational(self.lo)}, {rational(self.hi)}])")
 
     @property
     def point(self):
         return not self.coefs and not self.lo and not self.hi
 
     def _lift(self, x):
-        return x if isinstance(x, SetValue) else SetValue(self.system, Fraction(x))
+        return x if isinstance(x, SetValue) else self.system.const(x)
 
     def __add__(self, other):
         o = self._lift(other)
         coefs = dict(self.coefs)
         for v, c in o.coefs.items():
-            c = coefs.get(v, ZERO) + c
+            c += coefs.get(v, 0)
             if c:
                 coefs[v] = c
             else:
@@ -103,29 +160,61 @@ class SetValue:
 
     def scaled(self, r):
         """r times this value, r rational."""
-        if not r:
-            return SetValue(self.system, ZERO)
-        lo, hi = (self.lo * r, self.hi * r) if r > 0 else (self.hi * r, self.lo * r)
-        return SetValue(self.system, self.k * r, {v: c * r for v, c in self.coefs.items()},
-                        lo, hi)
+        r = Fraction(r)
+        return self.times(r.numerator, r.denominator)
+
+    def times(self, num, den):
+        """num/den times this value (integers, den > 0), each number rounded down to the
+        grid and the roundings added to hi."""
+        if not num:
+            return SetValue(self.system, 0)
+        if den == 1:
+            lo, hi = (self.lo * num, self.hi * num) if num > 0 else (self.hi * num, self.lo * num)
+            return SetValue(self.system, self.k * num, {v: c * num for v, c in self.coefs.items()},
+                            lo, hi)
+        top = self.system.top
+        coefs, slack = {}, 0
+        for v, c in self.coefs.items():
+            q, r = divmod(c * num, den)
+            if q:
+                coefs[v] = q
+            if r:
+                slack += top[v]
+        k, r = divmod(self.k * num, den)
+        if r:
+            slack += 1
+        lo, hi = (self.lo, self.hi) if num > 0 else (self.hi, self.lo)
+        return SetValue(self.system, k, coefs, lo * num // den,
+                        _ceil_div(hi * num, den) + slack)
 
     def __mul__(self, other):
         o = self._lift(other)
         if o.point:
-            return self.scaled(o.k)
+            return self.times(o.k, ONE)
         if self.point:
-            return o.scaled(self.k)
-        # f g = k_f k_g + k_f (g - k_g) + k_g (f - k_f) + (f - k_f)(g - k_g)
-        lin = self.system.centred(self).scaled(o.k) + self.system.centred(o).scaled(self.k)
-        a, b = self.system.box(self, self.k)
-        if o is self:  # a square: (f - k)^2 lies in [0 or the nearer end squared, the farther]
-            low = ZERO if a <= 0 <= b else min(a * a, b * b)
-            rest = SetValue(self.system, self.k * o.k, {}, low, max(a * a, b * b))
-            return self.system.tidy(lin + rest)
-        c, d = self.system.box(o, o.k)
-        ends = (a * c, a * d, b * c, b * d)
-        rest = SetValue(self.system, self.k * o.k, {}, min(ends), max(ends))
-        return self.system.tidy(lin + rest)
+            return o.times(self.k, ONE)
+        ns = self.system
+        table = ns.tabulate2(self, o, _product)
+        if table is not None:
+            return table
+        # f g = m_f g + m_g f - m_f m_g + (f - m_f)(g - m_g), m the middle of the box
+        a, b = ns.grid_box(self)
+        m_f = (a + b) // 2
+        a, b = a - m_f, b - m_f
+        if o is self:  # a square: (f - m)^2 lies in [0 or the nearer end squared, the farther]
+            m_g = m_f
+            low = 0 if a <= 0 <= b else min(a * a, b * b)
+            ends = (low, max(a * a, b * b))
+        else:
+            c, d = ns.grid_box(o)
+            m_g = (c + d) // 2
+            c, d = c - m_g, d - m_g
+            ends = (a * c, a * d, b * c, b * d)
+        mm = m_f * m_g
+        lin = self.times(m_g, ONE) + o.times(m_f, ONE)
+        rest = SetValue(ns, -(mm >> SCALE), {}, (min(ends) >> SCALE) - (1 if mm % ONE else 0),
+                        _ceil_div(max(ends), ONE))
+        return lin + rest
 
     __rmul__ = __mul__
 
@@ -134,11 +223,12 @@ class SetValue:
         if o.point:
             if not o.k:
                 raise ZeroDivisionError("division by 0")
-            return self.scaled(1 / o.k)
-        lo, hi = self.system.box(o)
-        if lo <= 0 <= hi:
-            raise Split(o, "a division by a value that may be 0")
-        return self * self.system.interval(1 / hi, 1 / lo)
+            return self.times(ONE, o.k) if o.k > 0 else self.times(-ONE, -o.k)
+        ns = self.system
+        table = ns.tabulate2(self, o, _quotient)
+        if table is not None:
+            return table
+        return self * ns.reciprocal(o)
 
     def __rtruediv__(self, other):
         return self._lift(other) / self
@@ -149,6 +239,35 @@ class SetValue:
     def __lt__(self, other):
         return self.system.positive(self._lift(other) - self)
 
+
+def _column_values(terms, j, steps):
+    """The value of column j's ``terms`` (a_j, b_j, their and s_j's indicators, the carry
+    out c_(j+1)) at each of the column's steps."""
+    get = terms.get
+    alpha, beta, gamma = get(("a", j), 0), get(("b", j), 0), get(("c", j + 1), 0)
+    ta = [get(("a", j, d), 0) for d in range(10)]
+    tb = [get(("b", j, d), 0) for d in range(10)]
+    ts = [get(("s", j, d), 0) for d in range(10)]
+    return [alpha * x + beta * y + gamma * out + ta[x] + tb[y] + ts[(c + x + y) % 10]
+            for c, x, y, out in steps]
+
+
+def _product(a, b, c, d):
+    """[a, b] [c, d] on the grid (ends rounded outward)."""
+    ends = (a * c, a * d, b * c, b * d)
+    return min(ends) >> SCALE, _ceil_div(max(ends), ONE)
+
+
+def _reciprocal(lo, hi):
+    """1 / [lo, hi] on the grid, 0 not in [lo, hi]."""
+    return (ONE * ONE) // hi, _ceil_div(ONE * ONE, lo)
+
+
+def _quotient(a, b, c, d):
+    """[a, b] / [c, d] on the grid; Split-free callers check 0 is not in [c, d]."""
+    if c <= 0 <= d:
+        return None
+    return _product(a, b, *_reciprocal(c, d))
 
 
 class Relu(SetValue):
@@ -173,73 +292,122 @@ class SetSystem(OverSets):
     def __init__(self, model):
         self.digits = for_model(number_system("fraction"), model).exp_digits
         self.enclose = IntervalSystem(self.digits)
-        self.zero = SetValue(self, ZERO)
+        self.zero = SetValue(self, 0)
         self.one = SetValue(self, ONE)
+        self.top = _Top()
         self.region = None
-        self._ranges = None
+        self._allowed = None
         self.relaxed = []   # the gates ``relu`` relaxed since ``at``
 
     def at(self, region):
-        """Decide comparisons over ``region`` from now on."""
-        self.region, self._ranges = region, region.ranges()
+        """Decide comparisons over ``region`` from now on. Its box: for each column, the
+        digits a_j, b_j, s_j and the carries that one of the column's steps at a pair of the
+        region has (``Region.column_steps``)."""
+        self.region = region
+        allowed = {}
+        for j in range(region.digits):
+            steps = region.column_steps(j)
+            allowed[("a", j)] = sorted({x for _, x, _, _ in steps}) or [0]
+            allowed[("b", j)] = sorted({y for _, _, y, _ in steps}) or [0]
+            allowed[("s", j)] = sorted({(c + x + y) % 10 for c, x, y, _ in steps}) or [0]
+            allowed[("c", j + 1)] = sorted({out for _, _, _, out in steps}) or [0]
+        self._allowed = allowed
+        # a column with fewer than all its steps (2 x 10 x 10; column 0's carry in is 0: 100)
+        # ties a_j to b_j: its terms are bounded together, over its steps
+        self._joint = {j: region.column_steps(j) for j in range(region.digits)
+                       if len(region.column_steps(j)) < (200 if j else 100)}
         self.relaxed = []
         return self
 
     def describe(self):
-        return f"sets (affine forms in the digits and intervals; {self.digits}-digit enclosures)"
+        return (f"sets (affine forms in the digits and intervals on a 2^-{SCALE} grid; "
+                f"{self.digits}-digit enclosures)")
 
     # ---- building values ------------------------------------------------------------------
     def variable(self, v, coef=1, const=0):
-        return SetValue(self, Fraction(const), {v: Fraction(coef)})
+        """const + coef v (rationals; rounded outward to the grid)."""
+        return self.const(const) + SetValue(self, 0, {v: ONE}).scaled(coef)
 
     def interval(self, lo, hi):
-        """The constant interval [lo, hi] (rationals), centred."""
-        mid = (lo + hi) / 2
-        return SetValue(self, mid, {}, lo - mid, hi - mid)
+        """The constant interval [lo, hi] (rationals)."""
+        return self.grid_interval(down(lo), up(hi))
 
-    def _from(self, iv):
-        return self.interval(_frac(iv.lo), _frac(iv.hi))
+    def grid_interval(self, lo, hi):
+        """The constant interval [lo, hi] (grid integers)."""
+        return SetValue(self, lo, {}, 0, hi - lo)
 
-    def _to(self, lo, hi):
-        point = self.enclose.point
-        return self.enclose.value(point(lo).lo, point(hi).hi)
-
-    def centred(self, x):
-        """x minus its constant k (its linear part and interval)."""
-        return SetValue(self, ZERO, x.coefs, x.lo, x.hi)
+    def indicators(self, col, entries):
+        """sum_d value_d [x = d] over ``entries`` (d, SetValue without variables) of column
+        ``col``: exact while x is one of those digits."""
+        return self._table(col, [(d, e.k + e.lo, e.k + e.hi) for d, e in entries])
 
     # ---- ranges ---------------------------------------------------------------------------
-    def box(self, x, minus=ZERO):
-        """(least, greatest) of x - minus over the region's box (a superset of its pairs)."""
+    def grid_box(self, x, minus=0):
+        """(least, greatest) of x - minus over the region's box, grid integers: each variable
+        over its digits, a column's indicators together, and the terms of a constrained
+        column (a_j, b_j, s_j and the carry out of it) together over its steps."""
         lo = hi = x.k - minus
-        ranges = self._ranges
+        allowed, joint = self._allowed, self._joint
+        grouped, tied = set(), {}
         for v, c in x.coefs.items():
-            a, b = ranges[v]
+            j = v[1] - 1 if v[0] == "c" else v[1]
+            if j in joint:
+                tied.setdefault(j, {})[v] = c
+            elif len(v) == 3:
+                grouped.add(v[:2])
+        for v, c in x.coefs.items():
+            if len(v) == 3 or v in grouped or (v[1] - 1 if v[0] == "c" else v[1]) in tied:
+                continue
+            r = allowed[v]
             if c > 0:
-                lo, hi = lo + c * a, hi + c * b
+                lo, hi = lo + c * r[0], hi + c * r[-1]
             else:
-                lo, hi = lo + c * b, hi + c * a
+                lo, hi = lo + c * r[-1], hi + c * r[0]
+        for col in grouped:
+            lin = x.coefs.get(col, 0)
+            values = [self._entry(x, col, d, lin) for d in allowed[col]]
+            lo, hi = lo + min(values), hi + max(values)
+        for j, terms in tied.items():
+            values = _column_values(terms, j, joint[j])
+            if values:
+                lo, hi = lo + min(values), hi + max(values)
         return lo + x.lo, hi + x.hi
 
-    def exact_range(self, x):
-        """(least, greatest, pair at the least) of x's form over the region's pairs, plus its
-        interval (None for an empty region)."""
+    def box(self, x, minus=0):
+        """(least, greatest) of x - minus over the region's box (a superset of its pairs),
+        rationals."""
+        lo, hi = self.grid_box(x, down(minus) if minus else 0)
+        return rational(lo), rational(hi)
+
+    def _entry(self, x, col, d, lin):
+        """The terms of column ``col`` at digit d: lin d + the indicator's coefficient."""
+        return lin * d + x.coefs.get(col + (d,), 0)
+
+    def grid_range(self, x):
+        """(least, greatest, pair at the least) of x over the region's pairs, grid integers
+        (None for an empty region)."""
         found = self.region.bound(x.coefs, x.k)
         if found is None:
             return None
         low, high, at_low, _ = found
         return low + x.lo, high + x.hi, at_low
 
+    def exact_range(self, x):
+        """(least, greatest, pair at the least) of x's form over the region's pairs, plus its
+        interval, rationals (None for an empty region)."""
+        found = self.grid_range(x)
+        return None if found is None else (rational(found[0]), rational(found[1]), found[2])
+
     def positive(self, x):
         """``x > 0`` as the pass's ReLUs ask it (``g if g > 0 else 0``, ``g u if g > 0 else
         0``, whose branches agree at g = 0): True when x >= 0 at every pair of the region,
         False when x <= 0 at every pair."""
-        lo, hi = self.box(x)
+        lo, hi = self.grid_box(x)
         if lo >= 0:
             return True
         if hi <= 0:
             return False
-        found = self.exact_range(x)
+        found = self.grid_range(x)
         if found is None:
             return False   # an empty region: any answer holds
         lo, hi, _ = found
@@ -251,77 +419,205 @@ class SetSystem(OverSets):
 
     def relu(self, g):
         """relu(g) over the region: g where g >= 0 at every pair, 0 where g <= 0, else the
-        chord-like  lam g + [0, w]  with l < 0 < u the range of g, lam in [0, 1] a short
-        rational near u / (u - l) and w >= max(-lam l, (1 - lam) u): relu(g) - lam g is -lam g
-        on [l, 0] and (1 - lam) g on [0, u]. The undecided gates are listed in ``relaxed``."""
-        lo, hi = self.box(g)
+        chord-like  lam g + [0, w]  with l < 0 < u the range of g, lam in [0, 1] a multiple
+        of 2^-LAMBDA_BITS near u / (u - l) and w >= max(-lam l, (1 - lam) u): relu(g) - lam g
+        is -lam g on [l, 0] and (1 - lam) g on [0, u]. The undecided gates are listed in
+        ``relaxed``."""
+        lo, hi = self.grid_box(g)
         if lo < 0 < hi:
-            found = self.exact_range(g)
-            lo, hi = found[:2] if found is not None else (ZERO, ZERO)
+            found = self.grid_range(g)
+            lo, hi = found[:2] if found is not None else (0, 0)
         if lo >= 0:
             return Relu(self, g.k, g.coefs, g.lo, g.hi)
         if hi <= 0:
-            return Relu(self, ZERO)
+            return Relu(self, 0)
         self.relaxed.append(g)
-        lam = Fraction(int(hi / (hi - lo) * (1 << 32)), 1 << 32)
-        chord = g.scaled(lam) if lam else Relu(self, ZERO)
-        w = round_up(max(-lam * lo, (1 - lam) * hi))
-        return self.tidy(Relu(self, chord.k, chord.coefs, chord.lo, chord.hi + w))
+        unit = 1 << LAMBDA_BITS
+        lam = (hi << LAMBDA_BITS) // (hi - lo)
+        chord = g.times(lam, unit)
+        w = _ceil_div(max(-lam * lo, (unit - lam) * hi), unit)
+        return Relu(self, chord.k, chord.coefs, chord.lo, chord.hi + w)
 
-    def tidy(self, x):
-        """x with coefficients of very long denominators rounded, the rounding moved into
-        the interval (each coefficient off by at most 2^-bits times its variable's range)."""
-        if all(c.denominator.bit_length() < TIDY_BITS for c in x.coefs.values()) and \
-                x.k.denominator.bit_length() < TIDY_BITS:
-            return x
-        width = x.hi - x.lo
-        bits = KEEP_BITS if not width else max(KEEP_BITS, 40 - (width.numerator.bit_length()
-                                                                 - width.denominator.bit_length()))
-        unit = Fraction(1, 1 << bits)
-        coefs, slack = {}, unit
+    # ---- values of one column, digit by digit ---------------------------------------------
+    def column_of(self, *values):
+        """The one column every variable of ``values`` belongs to, or None (more than one,
+        or none)."""
+        found = None
+        for x in values:
+            for v in x.coefs:
+                col = column(v)
+                if found is None:
+                    found = col
+                elif col != found:
+                    return None
+        return found
+
+    def entries(self, x, col):
+        """[(d, least, greatest)]: x's range at each digit d of column ``col`` the region
+        allows (grid integers)."""
+        lin = x.coefs.get(col, 0)
+        return [(d, x.k + self._entry(x, col, d, lin) + x.lo,
+                 x.k + self._entry(x, col, d, lin) + x.hi) for d in self._allowed[col]]
+
+    def _table(self, col, table):
+        """The value that is in [lo_d, hi_d] at digit d of column ``col`` (``table``: (d, lo_d,
+        hi_d)): the indicator form of the lo_d (affine in a carry) plus [0, the widest]."""
+        width = max(h - lo for _, lo, h in table)
+        if len(table) == 1:
+            return SetValue(self, table[0][1], {}, 0, width)
+        base = table[0][1]
+        if col[0] == "c":   # two digits, 0 and 1: a + (b - a) c
+            return SetValue(self, base, {col: table[1][1] - base}, 0, width)
+        coefs = {col + (d,): lo - base for d, lo, _ in table[1:] if lo != base}
+        return SetValue(self, base, coefs, 0, width)
+
+    def near_column(self, x):
+        """(column, x'): x' holds x's terms of the one column whose terms vary most, the rest
+        of x folded into its interval, where that rest varies less than 2^-FOLD_BITS of the
+        column's part (attention's leaks from other positions, say); else (None, x). x'
+        holds every value x does, so a function of x' digit by digit holds f(x)."""
+        parts = {}
         for v, c in x.coefs.items():
-            r = Fraction(round(c / unit)) * unit
-            if r:
-                coefs[v] = r
-            slack += unit * max(abs(e) for e in self._ranges[v])
-        k = Fraction(round(x.k / unit)) * unit
-        return type(x)(self, k, coefs, x.lo - slack, x.hi + slack)
+            parts.setdefault(column(v), {})[v] = c
+        if len(parts) < 2:
+            return (next(iter(parts)) if parts else None), x
+        widths = {col: self.grid_box(SetValue(self, 0, terms)) for col, terms in parts.items()}
+        col = max(widths, key=lambda c: widths[c][1] - widths[c][0])
+        lo, hi = self.grid_box(SetValue(self, 0, {v: c for v, c in x.coefs.items()
+                                                  if column(v) != col}))
+        if (hi - lo) << FOLD_BITS > widths[col][1] - widths[col][0]:
+            return None, x
+        return col, SetValue(self, x.k, parts[col], x.lo + lo, x.hi + hi)
+
+    def tabulate2(self, x, y, op):
+        """op(x, y) digit by digit when x and y depend on one column only, up to terms
+        negligible next to it (``near_column``; else None); ``op`` takes the two ranges'
+        ends and gives the result's (None: not defined)."""
+        col = self.column_of(x, y)
+        if col is None:
+            (cx, x), (cy, y) = self.near_column(x), self.near_column(y)
+            col = cx if cx == cy or y.point else cy if x.point else None
+            if col is None:
+                return None
+        table = []
+        for (d, a, b), (_, c, e) in zip(self.entries(x, col), self.entries(y, col)):
+            ends = op(a, b, c, e)
+            if ends is None:
+                return None
+            table.append((d,) + ends)
+        return self._table(col, table)
+
+    def _function(self, f, x, slope=None):
+        """f over x: digit by digit when x depends on one column; else over x's box, or, with
+        ``slope`` (the ends of f' over an interval: grid integers), by the mean value
+        f(x) = f(m) + f'(t)(x - m) for m the box's middle, whichever is narrower (f: an
+        IntervalSystem function)."""
+        col, x = self.near_column(x)
+        if col is not None:
+            return self._table(col, [(d,) + self._grid_ends(f, a, b)
+                                     for d, a, b in self.entries(x, col)])
+        lo, hi = self.grid_box(x)
+        whole = self._enclosed(f, lo, hi)
+        if slope is None or lo == hi or not x.coefs:
+            return whole
+        d_lo, d_hi = slope(lo, hi)
+        m = (lo + hi) // 2
+        alpha = (d_lo + d_hi) // 2
+        rad = _ceil_div(max(d_hi - alpha, alpha - d_lo) * max(hi - m, m - lo), ONE)
+        if 2 * rad >= whole.hi - whole.lo:
+            return whole
+        f_lo, f_hi = self._grid_ends(f, m, m)
+        am = alpha * m
+        # f(x) in alpha x + f(m) - alpha m + [-rad, rad]
+        return x.times(alpha, ONE) + SetValue(self, f_lo - _ceil_div(am, ONE), {}, -rad,
+                                              f_hi - f_lo - (am >> SCALE) +
+                                              _ceil_div(am, ONE) + rad)
+
+    def _grid_ends(self, f, lo, hi):
+        iv = f(self.enclose.value(self.enclose.point(rational(lo)).lo,
+                                  self.enclose.point(rational(hi)).hi))
+        return grid_floor(iv.lo), grid_ceil(iv.hi)
+
+    def _enclosed(self, f, lo, hi):
+        return self.grid_interval(*self._grid_ends(f, lo, hi))
+
+    def _exp_slope(self, lo, hi):
+        return self._grid_ends(self.enclose.exp, lo, hi)
+
+    def _sqrt_slope(self, lo, hi):
+        """1 / (2 sqrt x) over [lo, hi] (lo > 0)."""
+        r_lo, r_hi = self._grid_ends(self.enclose.sqrt, lo, hi)
+        if r_lo <= 0:
+            raise Split(None, "a root near 0")
+        return (ONE * ONE) // (2 * r_hi), _ceil_div(ONE * ONE, 2 * r_lo)
+
+    def _sin_slope(self, lo, hi):
+        return self._grid_ends(self.enclose.cos, lo, hi)
+
+    def _cos_slope(self, lo, hi):
+        a, b = self._grid_ends(self.enclose.sin, lo, hi)
+        return -b, -a
+
+    def reciprocal(self, x):
+        """1 / x over the box (0 not in it), by the mean value where that is narrower:
+        the slope -1/t^2 lies between -1/lo^2 and -1/hi^2 (same signs)."""
+        lo, hi = self.grid_box(x)
+        if lo <= 0 <= hi:
+            raise Split(x, "a division by a value that may be 0")
+        r_lo, r_hi = _reciprocal(lo, hi)
+        whole = self.grid_interval(r_lo, r_hi)
+        if not x.coefs or lo == hi:
+            return whole
+        near, far = sorted((abs(lo), abs(hi)))
+        d_lo, d_hi = -_ceil_div(ONE ** 3, near * near), -((ONE ** 3) // (far * far))
+        m = (lo + hi) // 2
+        alpha = (d_lo + d_hi) // 2
+        rad = _ceil_div(max(d_hi - alpha, alpha - d_lo) * max(hi - m, m - lo), ONE)
+        if 2 * rad >= r_hi - r_lo:
+            return whole
+        f_lo, f_hi = _reciprocal(m, m)
+        am = alpha * m
+        return x.times(alpha, ONE) + SetValue(self, f_lo - _ceil_div(am, ONE), {}, -rad,
+                                              f_hi - f_lo - (am >> SCALE) +
+                                              _ceil_div(am, ONE) + rad)
 
     # ---- constants and functions ----------------------------------------------------------
     def const(self, c):
         if isinstance(c, (int, Fraction)):
-            return SetValue(self, Fraction(c))
-        return self._from(self.enclose.const(c))
+            return self.interval(c, c)
+        iv = self.enclose.const(c)
+        return self.grid_interval(grid_floor(iv.lo), grid_ceil(iv.hi))
 
     slope = const
-
-    def _monotone(self, f, x):
-        lo, hi = self.box(x)
-        return self._from(f(self._to(lo, hi)))
 
     def exp(self, x):
         if x.point and not x.k:
             return self.one
-        return self._monotone(self.enclose.exp, x)
+        return self._function(self.enclose.exp, x, self._exp_slope)
 
     def sqrt(self, x):
-        return self._monotone(self.enclose.sqrt, x)
+        return self._function(self.enclose.sqrt, x, self._sqrt_slope)
 
     def erf(self, x):
-        return self._monotone(self.enclose.erf, x)
-
-    def _lipschitz(self, f, x):
-        lo, hi = self.box(x)
-        mid, half = (lo + hi) / 2, (hi - lo) / 2
-        at = self._from(f(self._to(mid, mid)))
-        return at + self.interval(-half, half)
+        return self._function(self.enclose.erf, x)
 
     def sin(self, x):
-        return self._lipschitz(self.enclose.sin, x)
+        return self._function(self.enclose.sin, x, self._sin_slope)
 
     def cos(self, x):
-        return self._lipschitz(self.enclose.cos, x)
+        return self._function(self.enclose.cos, x, self._cos_slope)
 
     def largest(self, values):
-        """The middle of the greatest value's box: any real does (the pattern is the same)."""
-        return SetValue(self, max(sum(self.box(v)) / 2 for v in values))
+        """The value whose least value over the box is the greatest, as a form: a softmax's
+        pattern is the same for any m subtracted at a pair, a function of the pair included,
+        and where that value is the largest score at every pair, s - m is exactly 0 for it and
+        below 0 for the others, so no e^(s - m) is taken of a wide positive range."""
+        return max(values, key=lambda v: self.grid_box(v)[0])
+
+
+class _Top(dict):
+    """The greatest value of each variable: 9 for a digit, 1 for a carry or an indicator."""
+
+    def __missing__(self, v):
+        top = self[v] = 9 if len(v) == 2 and v[0] in "ab" else 1
+        return top
