@@ -14,6 +14,7 @@ from tinyadder.addition import add, answer_length, encode
 from tinyadder.analysis.proof import floatsets, generic
 from tinyadder.analysis.proof.floatsets import FloatProver, FloatSets, floor_log2, round_to
 from tinyadder.analysis.proof.sets import Region
+from tinyadder.analysis.proof.setsystem import ONE
 from tinyadder.cli import main
 from tinyadder.forward import forward
 from tinyadder.generate import generate
@@ -221,10 +222,14 @@ def test_prove_number_refuses_other_systems(capsys):
 
 def test_a_digit_embeds_column_by_column():
     """jacobli99-28 embeds d as (C - eps d^2 / 2, d): the second column is the digit's form,
-    exactly; the first, a parabola, is the hull of its ten floats."""
+    exactly; the first, a parabola, is the indicator form of its six floats, exact at each
+    digit."""
     prover = FloatProver(load(JACOBLI99))
-    ns = prover.ns.at(Region.every(10))
-    x0, x1 = prover._digit_row(ns.variable(("a", 3)), 2, 7)
-    assert x1.coefs == {("a", 3): 1} and x1.k == 0 and x1.lo == x1.hi == 0
+    region = Region.every(10).children(("a", 3, 1))[1].children(("a", 3, 7))[0]
+    assert region.a[3] == (2, 7)
+    ns = prover.ns.at(region)
+    x0, x1 = prover._digit_row(ns.variable(("a", 3)), ("a", 3), 2, 7)
+    assert x1.coefs == {("a", 3): ONE} and x1.k == 0 and x1.lo == x1.hi == 0
     rows = [prover.compiled.embed[prover.digit_ids[d]][0].k for d in range(2, 8)]
-    assert not x0.coefs and ns.box(x0) == (min(rows), max(rows))
+    assert len(set(rows)) == 6 and all(len(v) == 3 for v in x0.coefs)
+    assert ns.entries(x0, ("a", 3)) == [(d, row, row) for d, row in zip(range(2, 8), rows)]

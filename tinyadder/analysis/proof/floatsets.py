@@ -1,19 +1,23 @@
 """Sets that hold the float program's values: the generic prover (``generic``) for a model as
 its IEEE float32 or float64 program computes it (``prove --number float32``).
 
-A :class:`FloatValue` is a :class:`~.setsystem.SetValue`  k + sum_v c_v x_v + [lo, hi]  whose
-variables are the pair's digits and carries and *rounding symbols* r_i, each an unknown in
-[-1, 1]. It stands for the program's value: at every pair of the region, and for every
-rounding the bounds below allow, the value is the form at some r in [-1, 1]^n. A value's
-interval and each operation's rounding bound become a fresh symbol, so that a rounding shared
-by two values (the readout's scale, say) cancels in their difference; a value keeps its
-``KEEP_SYMBOLS`` largest symbols (the others join its fresh one). With p = 24 or 53 bits and
+A :class:`FloatValue` is a :class:`~.setsystem.SetValue`  k + sum_v c_v x_v + [lo, hi]  on
+the setsystem's grid (every number an integer times 2^-SCALE) whose variables are the pair's
+digits, carries and indicators and *rounding symbols* r_i = ("r", i), each an unknown in
+[0, 1] (non-negative, as ``SetValue.times`` rounds for). It stands for the program's value: at
+every pair of the region, and for every rounding the bounds below allow, the value is the form
+at some r in [0, 1]^n. A value's interval [lo, hi] and an operation's rounding bound e become
+one fresh symbol, lo - e + (hi - lo + 2e) r_new, so that a rounding shared by two values (the
+readout's scale, say) cancels in their difference; a value keeps its ``KEEP_SYMBOLS`` largest
+symbols (the others join its fresh one: c r lies in [min(0, c), max(0, c)]). A symbol is no
+digit: a value with one is never taken digit by digit (``column_of``, ``near_column``), and
+the region's exact walk sees it folded into the interval. With p = 24 or 53 bits and
 h(M) = half an ulp at magnitude M (2^(e - p) for 2^e <= M < 2^(e + 1), never below half the
 subnormal spacing):
 
-- x * y and x / y: the exact result of the two sets (``SetValue``), plus h(M) r_new, M the
+- x * y and x / y: the exact result of the two sets (``SetValue``), plus [-h(M), h(M)], M the
   greatest |result| over the region's box: IEEE rounds to nearest, |fl(z) - z| <= h(|z|). A
-  product that may be fused into a following add (FMA) is covered, since r_new may be 0. A
+  product that may be fused into a following add (FMA) is covered, since its error may be 0. A
   result that is one point is rounded exactly instead (a quotient, a product in a
   constant expression; in the pass a product of points only where exact, since a fused
   product is not rounded).
@@ -35,9 +39,10 @@ subnormal spacing):
   a Python number cast to a float32 tensor), exactly; a constant expression is evaluated by
   these rules (its ``f64`` parts in Python's double, as the source computes them); e^c and
   ln b are the stored values between the roundings of their enclosure's ends, widened by
-  ``CONSTANT_SLACK`` for the double computation.
+  ``CONSTANT_SLACK`` for the double computation. A float64 finer than the grid (below
+  2^-SCALE in its last bit) is held as the grid's two neighbours around it.
 
-Comparisons and decisions fold the symbols into the interval (each in [-1, 1]). An overflow
+Comparisons and decisions fold the symbols into the interval (each in [0, 1]). An overflow
 (a magnitude past the largest float) is not bounded: it raises :class:`Undecided`.
 """
 
@@ -47,9 +52,9 @@ from ...constants import PI, Expr, ExpTerm, Ln
 from ...numbers import Undecided
 from ...numbers.rounding import evaluate
 from .generic import Prover
-from .setsystem import SetSystem, SetValue, round_up
+from .setsystem import ONE, SCALE, SetSystem, SetValue, down, rational, up
 
-ZERO, ONE = Fraction(0), Fraction(1)
+ZERO = Fraction(0)
 
 # (significant bits p, least normal exponent, overflow exponent) per program
 FORMATS = {"float32": (24, -126, 128), "float": (53, -1022, 1024)}
@@ -57,7 +62,6 @@ FORMATS = {"float32": (24, -126, 128), "float": (53, -1022, 1024)}
 LIBRARY_ULPS = {"exp": 1, "sin": 1, "cos": 1, "erf": 1}
 CONSTANT_SLACK = Fraction(1, 2 ** 50)  # a double computation of e^c or ln b, relative
 LN2_ABOVE = Fraction(6932, 10000)      # > ln 2
-SHORT_BITS = 64
 KEEP_SYMBOLS = 12   # rounding symbols a value keeps (the largest): enough to cancel the
                     # roundings two logits share, few enough that each operation stays short
 
@@ -86,17 +90,13 @@ def _magnitude(lo, hi):
     return max(abs(lo), abs(hi))
 
 
-def _is_noise(v):
+def is_symbol(v):
+    """Whether the variable v is a rounding symbol (("r", i), in [0, 1])."""
     return v[0] == "r"
 
 
-class _Ranges(dict):
-    """A region's variable ranges, and [-1, 1] for every rounding symbol."""
-
-    def __missing__(self, v):
-        if _is_noise(v):
-            return (-1, 1)
-        raise KeyError(v)
+def _has_symbol(x):
+    return any(is_symbol(v) for v in x.coefs)
 
 
 class FloatValue(SetValue):
@@ -106,7 +106,7 @@ class FloatValue(SetValue):
 
     __slots__ = ("adds", "mass", "grid", "closed")
 
-    def __init__(self, system, k, coefs=None, lo=ZERO, hi=ZERO, adds=0, mass=None, grid=None):
+    def __init__(self, system, k, coefs=None, lo=0, hi=0, adds=0, mass=None, grid=None):
         super().__init__(system, k, coefs, lo, hi)
         self.adds, self.mass, self.grid, self.closed = adds, mass, grid, None
 
@@ -119,9 +119,8 @@ class FloatValue(SetValue):
     __radd__ = __add__
 
     def __neg__(self):
-        out = FloatValue(self.system, -self.k, {v: -c for v, c in self.coefs.items()},
-                         -self.hi, -self.lo, self.adds, self.mass, self.grid)
-        return out
+        return FloatValue(self.system, -self.k, {v: -c for v, c in self.coefs.items()},
+                          -self.hi, -self.lo, self.adds, self.mass, self.grid)
 
     def __sub__(self, other):
         o = self._lift(other)
@@ -173,18 +172,12 @@ class FloatSets(SetSystem):
         self.bits, self.emin, self.emax = FORMATS[program]
         self.symbols = 0
         self._constant = False   # evaluating a constant expression: no fused products
-        self._ranges = _Ranges()   # rounding symbols, before any region
         self.zero = self.exact_zero()
-        self.one = self.point(ONE)
+        self.one = self.point(Fraction(1))
 
     def describe(self):
         return (f"sets of the {self.name} program's values (affine forms in the digits and "
-                f"rounding symbols; {self.digits}-digit enclosures)")
-
-    def at(self, region):
-        super().at(region)
-        self._ranges = _Ranges(self._ranges)
-        return self
+                f"rounding symbols on a 2^-{SCALE} grid; {self.digits}-digit enclosures)")
 
     # ---- rounding bounds ------------------------------------------------------------------
     def half_ulp(self, m):
@@ -201,11 +194,15 @@ class FloatSets(SetSystem):
 
     # ---- building values ------------------------------------------------------------------
     def exact_zero(self):
-        return FloatValue(self, ZERO, grid=0)
+        return FloatValue(self, 0, grid=0)
 
     def point(self, x):
-        """The exact value x (a float of the format)."""
-        return FloatValue(self, Fraction(x), grid=_grid_of(Fraction(x), {}))
+        """The exact value x (a float of the format); a float of the format below the grid
+        (a float64 past 2^-SCALE) is its grid enclosure."""
+        lo, hi = down(x), up(x)
+        if lo == hi:
+            return FloatValue(self, lo, grid=_grid_of(lo, {}))
+        return self.symbolize(self.grid_interval(lo, hi), ZERO)
 
     def lift(self, x):
         """x as a FloatValue: a rational as the exact value, a plain set as it is."""
@@ -216,28 +213,25 @@ class FloatSets(SetSystem):
         return self.point(Fraction(x))
 
     def symbolize(self, x, bound, grid=None):
-        """x plus [-bound, bound], its interval and that bound as one fresh symbol. Past
-        ``KEEP_SYMBOLS`` rounding symbols the smallest join it too, and an uncertain value's
-        constant and coefficients are cut to ``SHORT_BITS`` significant bits, the cuts
-        joining it (each a bound on what it moves, over the region's box)."""
-        half = (x.hi - x.lo) / 2 + bound
-        k, coefs = x.k + (x.lo + x.hi) / 2, dict(x.coefs)
-        noise = [v for v in coefs if _is_noise(v)]
+        """x plus [-bound, bound] (a rational), its interval and that bound as one fresh
+        symbol r in [0, 1]: x's form + (lo - bound) + (hi - lo + 2 bound) r, on the grid
+        (bound rounded up). Past ``KEEP_SYMBOLS`` rounding symbols the smallest join it too
+        (a term c r lies between min(0, c) and max(0, c))."""
+        b = up(bound)
+        low, width = x.k + x.lo - b, x.hi - x.lo + 2 * b
+        coefs = dict(x.coefs)
+        noise = [v for v in coefs if is_symbol(v)]
         if len(noise) > KEEP_SYMBOLS:
             noise.sort(key=lambda v: abs(coefs[v]))
             for v in noise[:len(noise) - KEEP_SYMBOLS + 1]:
-                half += abs(coefs.pop(v))
-        if half:
-            k, cut = _short(k)
-            half += cut
-            for v, c in coefs.items():
-                coefs[v], cut = _short(c)
-                half += cut * _magnitude(*self._ranges[v])
+                c = coefs.pop(v)
+                low, width = low + min(c, 0), width + abs(c)
+        if width:
             self.symbols += 1
-            coefs[("r", self.symbols)] = round_up(half)
+            coefs[("r", self.symbols)] = width
         elif grid is None:
-            grid = _grid_of(k, coefs)
-        return FloatValue(self, k, coefs, grid=grid)
+            grid = _grid_of(low, coefs)
+        return FloatValue(self, low, coefs, grid=grid)
 
     def plain(self, x):
         """x's form as a SetValue, bounded first if it is a pending sum."""
@@ -246,13 +240,13 @@ class FloatSets(SetSystem):
 
     def folded(self, x):
         """x with its rounding symbols folded into its interval (a plain SetValue)."""
-        coefs, spread = {}, ZERO
+        coefs, lo, hi = {}, x.lo, x.hi
         for v, c in x.coefs.items():
-            if _is_noise(v):
-                spread += abs(c)
+            if is_symbol(v):
+                lo, hi = lo + min(c, 0), hi + max(c, 0)
             else:
                 coefs[v] = c
-        return SetValue(self, x.k, coefs, x.lo - spread, x.hi + spread)
+        return SetValue(self, x.k, coefs, lo, hi)
 
     def magnitude(self, x):
         return _magnitude(*self.box(x))
@@ -285,11 +279,15 @@ class FloatSets(SetSystem):
             if self._fits_grid(x.grid, m):
                 x.closed = self.symbolize(form, ZERO, x.grid)
             elif form.point and n == 1:
-                x.closed = self.point(round_to(form.k, self.bits, self.emin, self.emax))
+                x.closed = self.point(self.round(rational(form.k)))
             else:
                 reach = m * (1 + n * Fraction(2) ** (1 - self.bits))
                 x.closed = self.symbolize(form, n * self.half_ulp(reach))
         return x.closed
+
+    def round(self, x):
+        """The rational x rounded to the format."""
+        return round_to(x, self.bits, self.emin, self.emax)
 
     def difference(self, x, y):
         """x - y exactly (a comparison's, not the program's): a plain SetValue."""
@@ -298,10 +296,12 @@ class FloatSets(SetSystem):
     def mul(self, x, y):
         x, y = self.close(x), self.close(y)
         for a, b in ((x, y), (y, x)):
-            if a.point and a.k == 1:
+            if a.point and a.k == ONE:
                 return b
             if a.point and not a.k:
                 return self.exact_zero()
+        if x.point and y.point:
+            return self._rounded_point(rational(x.k) * rational(y.k))
         px = self.plain(x)
         form = px * (px if y is x else self.plain(y))
         grid = None if None in (x.grid, y.grid) else x.grid + y.grid
@@ -309,31 +309,56 @@ class FloatSets(SetSystem):
 
     def div(self, x, y):
         x, y = self.close(x), self.close(y)
-        if y.point and y.k == 1:
+        if y.point and y.k == ONE:
             return x
-        form = self.plain(x) / self.plain(y)
-        if form.point:
-            return self.point(round_to(form.k, self.bits, self.emin, self.emax))
-        return self._rounded(form, None)
+        if x.point and y.point:
+            if not y.k:
+                raise ZeroDivisionError("division by 0")
+            return self.point(self.round(rational(x.k) / rational(y.k)))
+        return self._rounded(self.plain(x) / self.plain(y), None)
+
+    def _rounded_point(self, z):
+        """A product of two floats z (a rational), rounded: exactly where z is a float or in
+        a constant expression, else (a product that may be fused) z plus its half ulp."""
+        rounded = self.round(z)
+        if rounded == z or self._constant:
+            return self.point(rounded)
+        return self.symbolize(self.interval(z, z), self.half_ulp(abs(z)))
 
     def _rounded(self, form, grid):
         """A product's or quotient's exact set, plus its rounding (none where every value
-        is a float: on a grid within range, or one float point)."""
+        is a float: on a grid within range)."""
         m = self.magnitude(form)
         if self._fits_grid(grid, m):
             return self.symbolize(form, ZERO, grid)
-        if form.point:
-            rounded = round_to(form.k, self.bits, self.emin, self.emax)
-            if rounded == form.k or self._constant:
-                return self.point(rounded)
         return self.symbolize(form, self.half_ulp(m))
 
-    # ---- ranges ---------------------------------------------------------------------------
-    def exact_range(self, x):
-        return super().exact_range(self.folded(x))
+    # ---- ranges: a rounding symbol is no digit --------------------------------------------
+    def grid_box(self, x, minus=0):
+        """``SetSystem.grid_box`` of x's digit terms, each symbol's term c r adding
+        [min(0, c), max(0, c)]; a constant's box needs no region (constants are computed
+        before any)."""
+        x = self.folded(x) if _has_symbol(x) else x
+        if not x.coefs:
+            return x.k + x.lo - minus, x.k + x.hi - minus
+        return super().grid_box(x, minus)
 
-    def positive(self, x):
-        return super().positive(self.folded(x))
+    def grid_range(self, x):
+        """``SetSystem.grid_range`` with the symbols folded (a symbol is no variable of the
+        region)."""
+        return super().grid_range(self.folded(x))
+
+    def column_of(self, *values):
+        """None for a value with a rounding symbol (no table of one digit holds it)."""
+        if any(_has_symbol(x) for x in values):
+            return None
+        return super().column_of(*values)
+
+    def near_column(self, x):
+        """(None, x) for a value with a rounding symbol (``column_of``)."""
+        if _has_symbol(x):
+            return None, x
+        return super().near_column(x)
 
     # ---- constants and functions ----------------------------------------------------------
     def const(self, c):
@@ -366,14 +391,13 @@ class FloatSets(SetSystem):
     def stored(self, x):
         """A rational as a float32 (or double) program stores it: to double, then to the
         format (a Python number cast to a float32 tensor)."""
-        double = round_to(x, 53, -1022, 1024)
-        return round_to(double, self.bits, self.emin, self.emax)
+        return self.round(round_to(x, 53, -1022, 1024))
 
     def single(self, x):
         """An ``f32(...)`` marker: x rounded to float32."""
         x = self.close(self.lift(x))
         if x.point:
-            return self.point(round_to(x.k, 24, -126, 128))
+            return self.point(round_to(rational(x.k), 24, -126, 128))
         m = self.magnitude(x)
         return self.symbolize(x, Fraction(2) ** (max(floor_log2(m), -126) - 24 if m else -150))
 
@@ -416,25 +440,17 @@ class FloatSets(SetSystem):
         """The program's max: the score whose box lies above every other's, where one does
         (so that s - max is exactly 0 for it), else the hull of the boxes' tops."""
         values = [self.close(v) for v in values]
-        boxes = [self.box(v) for v in values]
+        boxes = [self.grid_box(v) for v in values]
         top = max(range(len(values)), key=lambda i: boxes[i][0])
         if all(boxes[top][0] > hi for i, (_, hi) in enumerate(boxes) if i != top):
             return values[top]
-        return self.symbolize(self.interval(boxes[top][0], max(hi for _, hi in boxes)), ZERO)
+        return self.symbolize(self.grid_interval(boxes[top][0], max(hi for _, hi in boxes)),
+                              ZERO)
 
     def relu(self, g):
         r = super().relu(self.plain(g))
         v = self.symbolize(r, ZERO)
         return FloatRelu(self, v.k, v.coefs, v.lo, v.hi, grid=v.grid)
-
-
-def _short(c):
-    """(c cut to SHORT_BITS significant bits, |c - that|)."""
-    if not c or c.denominator.bit_length() <= SHORT_BITS:
-        return c, ZERO
-    q = floor_log2(abs(c)) - SHORT_BITS
-    short = Fraction(round(c / Fraction(2) ** q)) * Fraction(2) ** q
-    return short, abs(c - short)
 
 
 def _same(x, y):
@@ -444,17 +460,16 @@ def _same(x, y):
 
 
 def _grid_of(k, coefs):
-    """g when k and every coefficient are multiples of 2^-g (the variables are integers;
-    a rounding symbol is not), else None."""
-    g = 0
-    for c in [k, *coefs.values()]:
-        d = c.denominator
-        if d & (d - 1):
-            return None
-        g = max(g, d.bit_length() - 1)
-    if any(_is_noise(v) for v in coefs):
+    """g when k and every coefficient (grid integers) are multiples of 2^-g, g >= 0 (the
+    variables are integers; a rounding symbol is not), else None."""
+    if any(is_symbol(v) for v in coefs):
         return None
-    return g
+    bits = 0
+    for c in [k, *coefs.values()]:
+        bits |= c
+    if not bits:
+        return 0
+    return max(SCALE - ((bits & -bits).bit_length() - 1), 0)
 
 
 class FloatProver(Prover):
@@ -470,21 +485,23 @@ class FloatProver(Prover):
     def _row(self, slot, region):
         return [self.ns.lift(v) for v in super()._row(slot, region)]
 
-    def _digit_row(self, form, lo, hi):
-        """The embedding of a digit token whose value is ``form``, in lo..hi, column by
-        column: e + (d - lo) s as a form where the column's entries are exactly affine in the
-        digit d over lo..hi (a parabola's linear coordinate, say), else their hull."""
+    def _digit_row(self, form, col, lo, hi):
+        """The embedding of a digit token whose value is ``form``, in lo..hi, the digit of
+        column ``col``, column by column of the embedding: e + (d - lo) s as a form where the
+        entries are exactly affine in the digit d over lo..hi (a parabola's linear
+        coordinate, say), else the indicator form sum_d e_d [x = d] of the entries (exact at
+        every digit)."""
         rows = [self.compiled.embed[self.digit_ids[d]] for d in range(lo, hi + 1)]
         if lo == hi:
             return list(rows[0])
-        out = []
+        ns, out = self.ns, []
         for column in zip(*rows):
             e, s = column[0].k, column[1].k - column[0].k
             if all(v.point and v.k == e + i * s for i, v in enumerate(column)):
-                out.append(form.scaled(s) + (e - lo * s) if s else self.ns.point(e))
+                out.append(form.times(s, ONE) + ns.grid_interval(e - lo * s, e - lo * s))
             else:
-                ends = [self.ns.box(v) for v in column]
-                out.append(self.ns.interval(min(a for a, _ in ends), max(b for _, b in ends)))
+                out.append(ns.indicators(col, [(d, ns.folded(v))
+                                               for d, v in zip(range(lo, hi + 1), column)]))
         return out
 
     def logits(self, k, region):
@@ -494,7 +511,7 @@ class FloatProver(Prover):
         """``Prover.decide`` on the differences logit_t - logit_u, each formed exactly and its
         rounding symbols folded after the difference."""
         ns = self.ns
-        zero = SetValue(ns, ZERO)
+        zero = SetValue(ns, 0)
         return super().decide([zero if u == t else ns.folded(ns.difference(other, logits[t]))
                                for u, other in enumerate(logits)], t)
 
