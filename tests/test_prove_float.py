@@ -97,6 +97,31 @@ def test_the_softmax_max_subtracts_to_zero():
     assert m is s[0] and (s[0] - m).point and (s[0] - m).k == 0 and not (s[1] - m).point
 
 
+def test_a_rounding_symbol_is_no_digit():
+    """A symbol ("r", 1) is never read as column 1's digit, carry or table: the box takes it
+    in [0, 1] where column 1 is tied (a_1 in 0..4), no digit table forms, and a product and
+    a third of a value hold every value at the symbol's ends."""
+    ns = FloatSets(load(ADDER1)).at(Region.every(2).children(("a", 1, 4))[0])
+    x = ns.symbolize(ns.variable(("a", 0)), Fraction(1, 8))   # a_0 + [-1/8, 1/8]
+    assert ("r", 1) in x.coefs and 1 in ns._joint
+    assert ns.box(x) == (Fraction(-1, 8), 9 + Fraction(1, 8))
+    assert ns.column_of(x) is None and ns.near_column(x) == (None, x)
+    square, third = ns.box(ns.plain(x) * ns.plain(x)), ns.box((-ns.plain(x)).scaled(Fraction(1, 3)))
+    for a in range(10):
+        for e in (Fraction(-1, 8), Fraction(1, 8)):
+            assert square[0] <= (a + e) ** 2 <= square[1]
+            assert third[0] <= -(a + e) / 3 <= third[1]
+
+
+def test_a_float64_below_the_grid_is_enclosed():
+    ns = FloatSets(load(ADDER1), "float")
+    tiny = Fraction(1, 2 ** 1074)   # the least subnormal double, finer than the 2^-200 grid
+    v = ns.point(tiny)
+    lo, hi = ns.box(v)
+    assert not v.point and lo <= tiny <= hi and hi - lo == Fraction(1, 2 ** 200)
+    assert ns.point(Fraction(3, 2 ** 149)).point   # a float32 subnormal is on the grid
+
+
 # ---- the sets hold the replay's values ------------------------------------------------------
 
 @pytest.mark.parametrize("path, pairs", [(ADDER1, 4),
