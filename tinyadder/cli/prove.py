@@ -1,10 +1,11 @@
 """``tinyadder prove``: the command line of ``analysis.proof.prove`` (the closed form, for the
 36p family) and of ``analysis.proof.generic`` (any model file), and ``--certificate``."""
 
+import argparse
 import json
 import time
 
-from ..analysis.proof import generic
+from ..analysis.proof import floatsets, generic
 from ..analysis.proof.prove import certificate, prove
 from ..addition import digits_of, text
 from ..analysis.proof.formulas import estimate_seconds
@@ -31,6 +32,10 @@ def build_parser():
     parser.add_argument("--certificate", metavar="FILE",
                         help="write the proof's data (exact rationals, JSON) to FILE, for "
                              f"'{PROG} check-certificate FILE'")
+    parser.add_argument("--number", type=program_arg, default="fraction", metavar="SYSTEM",
+                        help="fraction (default): the real-number model; float32 or float "
+                             "(also float64): the model's IEEE program, every rounding "
+                             "bounded (the generic method; docs/proof.md, 'Float programs')")
     parser.add_argument("--generic", action="store_true",
                         help="use the generic method even where the closed form applies")
     parser.add_argument("--max-sets", type=int_arg(1, 10 ** 9), default=generic.MAX_SETS,
@@ -43,6 +48,15 @@ def build_parser():
                         metavar="K", help="the generic method stops after K counterexamples "
                                           f"(default {generic.EXAMPLES})")
     return parser
+
+
+def program_arg(text):
+    """--number: 'fraction', or the float program 'float32' or 'float' ('float64')."""
+    name = {"float64": "float"}.get(text.strip(), text.strip())
+    if name not in ("fraction", "float32", "float"):
+        raise argparse.ArgumentTypeError(f"prove takes fraction (the real-number model), "
+                                         f"float32 or float (float64), got {text!r}")
+    return name
 
 
 def report(proof, variant):
@@ -79,21 +93,26 @@ def symbolic_progress(digits, err):
     return Progress(err, f"symbolic pass (about {estimate_seconds(digits):.0f} s)", seconds=0)
 
 
-def generic_report(outcome, name):
-    """The generic method's report lines (standard output)."""
+def generic_report(outcome, name, number="fraction"):
+    """The generic method's report lines (standard output); ``number`` is fraction (the
+    real-number model) or the float program's format."""
     n = outcome.digits
-    lines = [f"prove: {name} model, N = {n} digits, all 10^{2 * n} pairs (generic method: "
-             f"the forward pass over sets of pairs)"]
+    what = "exact arithmetic, and the real-number model" if number == "fraction" else \
+        f"the {number} program, every rounding bounded"
+    confirmed = "an exact run" if number == "fraction" else f"the {number} replay"
+    lines = [f"prove: {name} model{'' if number == 'fraction' else ' as a ' + number + ' program'}"
+             f", N = {n} digits, all 10^{2 * n} pairs (generic method: the forward pass over "
+             f"sets of pairs)"]
     if outcome.verdict == "proved":
         margins = ", ".join(f"{float(m):.3g}" if m is not None else "-" for m in outcome.margins)
         lines += [f"least margin (target logit minus the best other) per answer position: "
                   f"{margins}",
                   f"proved: the {name} model adds all 10^{2 * n} pairs of {n}-digit numbers "
                   f"right",
-                  "  (exact arithmetic, and the real-number model)"]
+                  f"  ({what})"]
     elif outcome.verdict == "fails":
         lines.append(f"fails: the {name} model adds some pairs wrong; counterexamples, each "
-                     f"confirmed by an exact run:")
+                     f"confirmed by {confirmed}:")
         lines += [f"  {text(a, b, wrote, n)}  (right: {a + b})"
                   for a, b, wrote in outcome.counterexamples]
     else:
@@ -102,8 +121,8 @@ def generic_report(outcome, name):
             margin = f", margin {float(o.margin):.3g}" if o.margin is not None else ""
             lines.append(f"  answer position {o.position}: {o.region.describe()} "
                          f"({o.region.count()} pairs{margin}; {o.why})")
-    lines.append(f"  {outcome.sets} regions run through the pass, {outcome.runs} exact runs "
-                 f"of single pairs")
+    lines.append(f"  {outcome.sets} regions run through the pass, {outcome.runs} "
+                 f"{'exact' if number == 'fraction' else number} runs of single pairs")
     return lines
 
 
@@ -128,7 +147,7 @@ def main(argv, out, err, stdin):
     args = parser.parse_args(argv)  # a usage error exits 2 (cli.main)
     model = model_of(parser, args)
     start = time.perf_counter()
-    if not args.generic:
+    if not args.generic and args.number == "fraction":
         proof = prove(model, progress=symbolic_progress(digits_of(model), err), jobs=args.jobs)
         if not proof.refusal:
             for line in report(proof, args.model):
@@ -142,11 +161,18 @@ def main(argv, out, err, stdin):
             return 0 if proof.proved else 1
         print(f"{PROG}: prove: the closed form does not reach this model ({proof.refusal}); "
               f"the generic method", file=err)
-    outcome = generic.prove(model, max_sets=args.max_sets, max_seconds=args.seconds,
-                            examples=args.examples, progress=Progress(err, "generic prover"))
-    for line in generic_report(outcome, args.model):
+    budget = dict(max_sets=args.max_sets, max_seconds=args.seconds, examples=args.examples,
+                  progress=Progress(err, "generic prover"))
+    if args.number == "fraction":
+        outcome = generic.prove(model, **budget)
+    else:
+        outcome = floatsets.prove(model, args.number, **budget)
+    for line in generic_report(outcome, args.model, args.number):
         print(line, file=out)
-    if args.certificate and outcome.verdict == "proved":
+    if args.certificate and args.number != "fraction":
+        print(f"{PROG}: prove: no certificate written: the checker re-checks the real-number "
+              f"model only", file=err)
+    elif args.certificate and outcome.verdict == "proved":
         failed = write_certificate(args.certificate,
                                    generic.certificate(outcome, model, str(args.model)), err)
         if failed:

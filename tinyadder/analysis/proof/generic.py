@@ -97,9 +97,12 @@ class Prover:
     """The search over one model (see the module docstring)."""
 
     def __init__(self, model, max_sets=MAX_SETS, max_seconds=MAX_SECONDS, examples=EXAMPLES,
-                 progress=None):
+                 progress=None, system=SetSystem, replay="fraction"):
+        """``system(model)`` is the number system of the sets; ``replay`` the one that runs
+        a single pair (``addition.add``)."""
         self.model, self.n = model, digits_of(model)
-        self.ns = SetSystem(model)
+        self.ns = system(model)
+        self.replay = replay
         self.compiled = compile_model(model, self.ns)
         self.digit_ids = [model.vocab.index(str(d)) for d in range(10)]
         self.readout = list(self.compiled.readout_tokens)
@@ -237,7 +240,7 @@ class Prover:
         """Whether the model adds a + b right (exact run), and what it wrote."""
         if (a, b) not in self._exact:
             self.outcome.runs += 1
-            wrote = add(self.model, "fraction", a, b)
+            wrote = add(self.model, self.replay, a, b)
             self._exact[(a, b)] = (wrote == a + b, wrote)
         return self._exact[(a, b)]
 

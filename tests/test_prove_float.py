@@ -1,0 +1,260 @@
+"""The float prover (analysis/proof/floatsets.py): its roundings against IEEE's, its sets
+against the float replays at every trace point, its verdicts against brute force of the
+replay, and a model that adds in real numbers but not as a float32 program."""
+
+from dataclasses import replace
+from fractions import Fraction
+import random
+import struct
+
+import pytest
+
+from tinyadder import build
+from tinyadder.addition import add, answer_length, encode
+from tinyadder.analysis.proof import floatsets, generic
+from tinyadder.analysis.proof.floatsets import FloatProver, FloatSets, floor_log2, round_to
+from tinyadder.analysis.proof.sets import Region
+from tinyadder.analysis.proof.setsystem import ONE
+from tinyadder.cli import main
+from tinyadder.forward import forward
+from tinyadder.generate import generate
+from tinyadder.modelfile import dump, load
+from tinyadder.numbers import Undecided, number_system
+from tinyadder.plan import compile_model
+
+ADDER1 = "tests/models/adder1.json"
+OFFSET = "tests/models/adder1-offset.json"
+JACOBLI99 = "tinyadder/models/board/jacobli99-28.json"
+
+
+def single(x):
+    """The float32 nearest the double x, by the hardware's own conversion."""
+    return Fraction(struct.unpack("<f", struct.pack("<f", x))[0])
+
+
+def test_the_offset_model_is_adder1_plus_2_to_the_24():
+    """adder1-offset.json is adder1 with 2^24 added to every error slot: the same argmax in
+    real numbers, but a float32 error of 3/4 past 2^24 rounds to the right digit's 0."""
+    model, offset = load(ADDER1), load(OFFSET)
+    block = model.blocks[1]
+    bias = {f"err{d}": Fraction(2 ** 24) for d in range(10)}
+    built = replace(model, name=offset.name, about=offset.about,
+                    blocks=(model.blocks[0], replace(block, mlp=replace(block.mlp, b_out=bias))))
+    assert dump(built) == dump(offset)
+
+
+def wrong(model, program):
+    n = model.prompt.digits
+    return {(a, b) for a in range(10 ** n) for b in range(10 ** n)
+            if add(model, program, a, b) != a + b}
+
+
+# ---- rounding -------------------------------------------------------------------------------
+
+def test_round_to_is_ieee_rounding():
+    rng = random.Random(5)
+    for _ in range(300):
+        x = Fraction(rng.randrange(1, 10 ** 12), rng.randrange(1, 10 ** 12)) * \
+            Fraction(2) ** rng.randint(-140, 100)
+        d = float(x)   # the double nearest x; its float32 is the hardware's
+        assert round_to(Fraction(d), 24, -126, 128) == single(d)
+        assert round_to(x, 53, -1022, 1024) == Fraction(d)
+    assert round_to(Fraction(1, 2 ** 150), 24, -126, 128) == 0          # half the least: even
+    assert round_to(Fraction(3, 2 ** 150), 24, -126, 128) == Fraction(2, 2 ** 149)
+    with pytest.raises(Undecided):
+        round_to(Fraction(2) ** 128, 24, -126, 128)
+
+
+def test_half_ulp_and_floor_log2():
+    ns = FloatSets(load(ADDER1))
+    assert [floor_log2(Fraction(x)) for x in (1, 2, 3, Fraction(1, 3), 1000)] == [0, 1, 1, -2, 9]
+    assert ns.half_ulp(Fraction(1000)) == Fraction(1, 2 ** 15)   # float32 near 1000: 2^-14 apart
+    assert ns.half_ulp(Fraction(1024)) == Fraction(1, 2 ** 14)
+    assert ns.half_ulp(ZERO := Fraction(0)) == ns.half_ulp(Fraction(1, 2 ** 140)) == \
+        Fraction(1, 2 ** 150) and not ZERO
+    with pytest.raises(Undecided):
+        ns.half_ulp(Fraction(2) ** 128)
+
+
+def test_sums_are_bounded_in_any_order():
+    """Three floats whose sum rounds differently in the two orders: both lie in the bound."""
+    ns = FloatSets(load(ADDER1)).at(Region.every(1))
+    a, b, c = Fraction(1), Fraction(2 ** -24), Fraction(2 ** -24)
+    s = ns.close(ns.point(a) + ns.point(b) + ns.point(c))
+    lo, hi = ns.box(s)
+    left = single(float(single(1.0 + 2 ** -24)) + 2 ** -24)      # 1: each add rounds down
+    right = single(1.0 + float(single(2 ** -24 + 2 ** -24)))     # 1 + 2^-23
+    assert left == 1 and right == 1 + Fraction(2 ** -23)
+    assert lo <= left and right <= hi
+    assert ns.close(ns.point(3) + ns.point(5) + ns.point(-7)).point   # integers: exact
+
+
+def test_the_softmax_max_subtracts_to_zero():
+    ns = FloatSets(load(ADDER1)).at(Region.every(1))
+    s = [ns.interval(Fraction(100), Fraction(101)), ns.interval(Fraction(-3), Fraction(2))]
+    s = [ns.lift(v) for v in s]
+    m = ns.largest(s)
+    assert m is s[0] and (s[0] - m).point and (s[0] - m).k == 0 and not (s[1] - m).point
+
+
+def test_a_rounding_symbol_is_no_digit():
+    """A symbol ("r", 1) is never read as column 1's digit, carry or table: the box takes it
+    in [0, 1] where column 1 is tied (a_1 in 0..4), no digit table forms, and a product and
+    a third of a value hold every value at the symbol's ends."""
+    ns = FloatSets(load(ADDER1)).at(Region.every(2).children(("a", 1, 4))[0])
+    x = ns.symbolize(ns.variable(("a", 0)), Fraction(1, 8))   # a_0 + [-1/8, 1/8]
+    assert ("r", 1) in x.coefs and 1 in ns._joint
+    assert ns.box(x) == (Fraction(-1, 8), 9 + Fraction(1, 8))
+    assert ns.column_of(x) is None and ns.near_column(x) == (None, x)
+    square, third = ns.box(ns.plain(x) * ns.plain(x)), ns.box((-ns.plain(x)).scaled(Fraction(1, 3)))
+    for a in range(10):
+        for e in (Fraction(-1, 8), Fraction(1, 8)):
+            assert square[0] <= (a + e) ** 2 <= square[1]
+            assert third[0] <= -(a + e) / 3 <= third[1]
+
+
+def test_a_float64_below_the_grid_is_enclosed():
+    ns = FloatSets(load(ADDER1), "float")
+    tiny = Fraction(1, 2 ** 1074)   # the least subnormal double, finer than the 2^-200 grid
+    v = ns.point(tiny)
+    lo, hi = ns.box(v)
+    assert not v.point and lo <= tiny <= hi and hi - lo == Fraction(1, 2 ** 200)
+    assert ns.point(Fraction(3, 2 ** 149)).point   # a float32 subnormal is on the grid
+
+
+# ---- the sets hold the replay's values ------------------------------------------------------
+
+@pytest.mark.parametrize("path, pairs", [(ADDER1, 4),
+                                         pytest.param(JACOBLI99, 1, marks=pytest.mark.slow)])
+def test_sets_hold_the_float32_replay_at_every_trace_point(path, pairs):
+    """Every operation's bound, along a whole sequence: softmax1 and carried heads (adder1),
+    softmax with its max, RoPE's sin and cos and the tied readout (jacobli99-28)."""
+    model = load(path)
+    n = model.prompt.digits
+    rng = random.Random(3)
+    ns = FloatSets(model)
+    sets, replay = compile_model(model, ns), compile_model(model, number_system("float32"))
+    for _ in range(pairs):
+        a, b = rng.randrange(10 ** n), rng.randrange(10 ** n)
+        tokens = prompt_and_answer(model, a, b)
+        ns.at(Region.every(n))
+        got, want = {}, {}
+        forward(sets, tokens, record=got.__setitem__)
+        forward(replay, tokens, record=want.__setitem__)
+        assert got.keys() == want.keys()
+        checked = 0
+        for name, value in want.items():
+            for x, v in zip(flat(value), flat(got[name])):
+                if x is None:
+                    assert v is None
+                    continue
+                lo, hi = ns.box(ns.folded(ns.close(v)))
+                assert lo <= Fraction(x) <= hi, (name, a, b, x, lo, hi)
+                checked += 1
+        assert checked > 100
+
+
+def prompt_and_answer(model, a, b):
+    """The prompt of a + b and the float32 replay's answer to it."""
+    return generate(model, number_system("float32"), encode(model, a, b), answer_length(model))
+
+
+def flat(value):
+    if isinstance(value, list):
+        for v in value:
+            yield from flat(v)
+    else:
+        yield value
+
+
+def test_the_sets_over_a_region_hold_every_pair_s_logits():
+    """The prover's own pass over a region of pairs: each pair's float32 logits lie in the
+    sets, at every answer position (the induction's prefix: the true sum's digits)."""
+    model = load(ADDER1)
+    prover = FloatProver(model)
+    region = Region.every(1).children(("a", 0, 4))[1]   # a in 5..9, b any
+    replay = compile_model(model, number_system("float32"))
+    for k, (kind, q) in enumerate(generic.targets(model)):
+        for part in region.children(("s", q, 4)) if q < 1 else region.children(("c", 1)):
+            logits = prover.logits(k, part)
+            for a, b in part.pairs(100):
+                s = a + b
+                tokens = encode(model, a, b) + [model.vocab.index(str(s // 10))][:k]
+                want = forward(replay, tokens, logits="last")[0][-1]
+                for x, v in zip(want, logits):
+                    lo, hi = prover.ns.box(prover.ns.folded(v))
+                    assert lo <= Fraction(x) <= hi
+
+
+# ---- verdicts -------------------------------------------------------------------------------
+
+def test_a_float32_failure_the_real_number_model_does_not_have():
+    model = load(OFFSET)
+    assert wrong(model, "fraction") == set()
+    bad = wrong(model, "float32")
+    assert len(bad) == 99 and (0, 0) not in bad
+    assert generic.prove(model).verdict == "proved"
+    outcome = floatsets.prove(model, "float32")
+    assert outcome.verdict == "fails" and len(outcome.counterexamples) == 3
+    for a, b, wrote in outcome.counterexamples:
+        assert (a, b) in bad and wrote == add(model, "float32", a, b) != a + b
+
+
+@pytest.mark.slow
+def test_the_offset_is_harmless_in_float64():
+    model = load(OFFSET)
+    assert wrong(model, "float") == set()
+    assert floatsets.prove(model, "float").verdict == "proved"
+
+
+def test_adder1_float32_program_is_proved_as_brute_force_finds():
+    model = load(ADDER1)
+    assert wrong(model, "float32") == set()
+    outcome = floatsets.prove(model, "float32")
+    assert outcome.verdict == "proved"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["published", "repaired"])
+@pytest.mark.parametrize("n", [1, 2])
+def test_36p_float32_verdicts_equal_brute_force(variant, n):
+    model = build(variant, n)
+    outcome = floatsets.prove(model, "float32")
+    bad = wrong(model, "float32")
+    assert outcome.verdict == ("fails" if bad else "proved")
+    assert {(a, b) for a, b, _ in outcome.counterexamples} <= bad
+
+
+# ---- the command line -----------------------------------------------------------------------
+
+def test_prove_number_float32(capsys):
+    assert main(["prove", "--model", OFFSET, "--number", "float32"]) == 1
+    assert capsys.readouterr().out.splitlines()[:5] == [
+        f"prove: {OFFSET} model as a float32 program, N = 1 digits, all 10^2 pairs (generic "
+        f"method: the forward pass over sets of pairs)",
+        f"fails: the {OFFSET} model adds some pairs wrong; counterexamples, each confirmed "
+        f"by the float32 replay:",
+        "  0+1=00  (right: 1)", "  0+2=01  (right: 2)", "  0+3=02  (right: 3)"]
+    assert main(["prove", "--model", OFFSET, "--number", "float64", "--max-sets", "2"]) == 3
+
+
+def test_prove_number_refuses_other_systems(capsys):
+    assert main(["prove", "--model", ADDER1, "--number", "decimal:30"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("tinyadder prove: error: argument --number: prove takes fraction (the "
+                   "real-number model), float32 or float (float64), got 'decimal:30'\n")
+
+
+def test_a_digit_embeds_column_by_column():
+    """jacobli99-28 embeds d as (C - eps d^2 / 2, d): the second column is the digit's form,
+    exactly; the first, a parabola, is the indicator form of its six floats, exact at each
+    digit."""
+    prover = FloatProver(load(JACOBLI99))
+    region = Region.every(10).children(("a", 3, 1))[1].children(("a", 3, 7))[0]
+    assert region.a[3] == (2, 7)
+    ns = prover.ns.at(region)
+    x0, x1 = prover._digit_row(ns.variable(("a", 3)), ("a", 3), 2, 7)
+    assert x1.coefs == {("a", 3): ONE} and x1.k == 0 and x1.lo == x1.hi == 0
+    rows = [prover.compiled.embed[prover.digit_ids[d]][0].k for d in range(2, 8)]
+    assert len(set(rows)) == 6 and all(len(v) == 3 for v in x0.coefs)
+    assert ns.entries(x0, ("a", 3)) == [(d, row, row) for d, row in zip(range(2, 8), rows)]
