@@ -520,15 +520,21 @@ class SetSystem(OverSets):
         whole = self._enclosed(f, lo, hi)
         if slope is None or lo == hi or not x.coefs:
             return whole
-        d_lo, d_hi = slope(lo, hi)
+        return self._mean_value(x, lo, hi, whole, slope(lo, hi),
+                                lambda m: self._grid_ends(f, m, m))
+
+    def _mean_value(self, x, lo, hi, whole, slope, at):
+        """The narrower of ``whole`` and the mean-value form  alpha x + f(m) - alpha m +
+        [-rad, rad]  of a function f whose slope lies in ``slope`` over x's box [lo, hi] and
+        whose value at a point m lies in ``at(m)`` (grid integers), m the box's middle."""
+        d_lo, d_hi = slope
         m = (lo + hi) // 2
         alpha = (d_lo + d_hi) // 2
         rad = _ceil_div(max(d_hi - alpha, alpha - d_lo) * max(hi - m, m - lo), ONE)
         if 2 * rad >= whole.hi - whole.lo:
             return whole
-        f_lo, f_hi = self._grid_ends(f, m, m)
+        f_lo, f_hi = at(m)
         am = alpha * m
-        # f(x) in alpha x + f(m) - alpha m + [-rad, rad]
         return x.times(alpha, ONE) + SetValue(self, f_lo - _ceil_div(am, ONE), {}, -rad,
                                               f_hi - f_lo - (am >> SCALE) +
                                               _ceil_div(am, ONE) + rad)
@@ -569,17 +575,8 @@ class SetSystem(OverSets):
         if not x.coefs or lo == hi:
             return whole
         near, far = sorted((abs(lo), abs(hi)))
-        d_lo, d_hi = -_ceil_div(ONE ** 3, near * near), -((ONE ** 3) // (far * far))
-        m = (lo + hi) // 2
-        alpha = (d_lo + d_hi) // 2
-        rad = _ceil_div(max(d_hi - alpha, alpha - d_lo) * max(hi - m, m - lo), ONE)
-        if 2 * rad >= r_hi - r_lo:
-            return whole
-        f_lo, f_hi = _reciprocal(m, m)
-        am = alpha * m
-        return x.times(alpha, ONE) + SetValue(self, f_lo - _ceil_div(am, ONE), {}, -rad,
-                                              f_hi - f_lo - (am >> SCALE) +
-                                              _ceil_div(am, ONE) + rad)
+        slope = (-_ceil_div(ONE ** 3, near * near), -((ONE ** 3) // (far * far)))
+        return self._mean_value(x, lo, hi, whole, slope, lambda m: _reciprocal(m, m))
 
     # ---- constants and functions ----------------------------------------------------------
     def const(self, c):
