@@ -15,6 +15,7 @@ from tinyadder.addition import add
 from tinyadder.cli import main
 from tinyadder.construction import build
 from tinyadder.generate import argmax
+from tinyadder.numbers.fraction import first_largest
 from tinyadder.numbers import (DecimalSystem, Float32, Float32System, FloatSystem,
                                FractionSystem, for_model, number_system)
 
@@ -146,7 +147,7 @@ def test_first_largest_is_argmax_of_exact_rationals():
                   for _ in range(rng.randint(1, 6))]
         if rng.random() < 0.3:  # a tie for the largest: the first one wins
             values[rng.randrange(len(values))] = max(values)
-        assert precision.first_largest(values) == argmax(values)
+        assert first_largest(values) == argmax(values)
     tiny = Fraction(1, 2 ** 70)  # below the floors' resolution: decided exactly
-    assert precision.first_largest([tiny, 2 * tiny, 0]) == 1
-    assert precision.first_largest([-tiny, -2 * tiny]) == 0
+    assert first_largest([tiny, 2 * tiny, 0]) == 1
+    assert first_largest([-tiny, -2 * tiny]) == 0

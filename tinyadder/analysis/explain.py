@@ -44,7 +44,7 @@ from dataclasses import dataclass, fields
 from fractions import Fraction
 import textwrap
 
-from ..numbers import ordered
+from ..numbers import first_largest, ordered
 from .text import brief, exponent, figure, finite
 from .show import rational_text, rounded
 from ..cache import act_name
@@ -191,7 +191,7 @@ def decisions(cache):
         order = sorted(range(10), key=lambda u: (ordered(distance[u]), u))
         nearest, runner = order[0], order[1]
         logits = [_q(v) for v in cache["logits"][pos]]
-        best = max(range(len(logits)), key=lambda k: ordered(logits[k]))  # the first, as argmax
+        best = first_largest(logits)
         chosen = int(labels[best])
         lead = (logits[best] - max((v for k, v in enumerate(logits) if k != best),
                                    key=ordered)) / size

@@ -21,7 +21,7 @@ from .. import addition, cases
 from ..cache import run_with_cache, stages
 from ..models import build
 from ..forward import forward
-from ..numbers import FractionSystem, for_model, number_system, ordered
+from ..numbers import FractionSystem, first_largest, for_model, number_system
 from ..plan import compile_model
 
 PROG = "tinyadder precision"
@@ -117,12 +117,6 @@ def _patch(rows_approx, last, slots=None):
                             for j, x in enumerate(row)])
         return patched
     return patch
-
-
-def first_largest(values):
-    """``generate.argmax`` of exact rationals (the first largest), ordered by
-    ``numbers.ordered``: the logits of a patched exact run are long rationals."""
-    return max(range(len(values)), key=lambda j: ordered(values[j]))
 
 
 def flips(compiled, tokens, first_decision, last, name, rows_approx, slots=None):

@@ -23,14 +23,14 @@ docs/exactness.md); ``elementary`` holds the certified series they use.
 """
 
 from ..constants import ExpTerm, Ln, exp_of, is_zero
-from .fraction import FractionSystem, LogScore, ordered
+from .fraction import FractionSystem, LogScore, first_largest, ordered
 from .protocol import (DEFAULT_DECIMAL_DIGITS, DEFAULT_EXP_DIGITS, NumberSystem, Precision,
                        Rounding, Undecided)
 from .rounding import (DecimalSystem, Float32, Float32System, FloatSystem, to_float32)
 
 __all__ = ["DEFAULT_DECIMAL_DIGITS", "DEFAULT_EXP_DIGITS", "DecimalSystem", "ExpTerm", "Float32", "Float32System", "FloatSystem",
            "FractionSystem", "Ln", "LogScore", "NUMBER_CHOICES", "NUMBER_NAMES", "NumberSystem",
-           "Precision", "Rounding", "Undecided", "exp_of", "for_model", "is_zero",
+           "Precision", "Rounding", "Undecided", "exp_of", "first_largest", "for_model", "is_zero",
            "number_system", "ordered", "to_float32"]
 
 
