@@ -50,6 +50,7 @@ def each_share(work, parts, jobs):
             try:
                 ok, value = receive.recv()
             except EOFError:
+                process.join(5)  # reaped, so that its exit status is known
                 raise RuntimeError(f"--jobs: worker process {process.pid} ended (exit status "
                                    f"{process.exitcode}) before its part {k} was done") from None
             if not ok:
