@@ -1,9 +1,8 @@
 """Every shell example in README.md and docs/*.md runs and prints what the page shows."""
 
+import io
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from explore_cases import EXAMPLE, traced
 from tinyadder.analysis.pictures.tour import SECTIONS, steps
 from tinyadder.analysis.pictures.variants import changes
+from tinyadder.cli import main
 from tinyadder.construction import build
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,15 +41,19 @@ def test_readme_has_examples():
 
 @pytest.mark.parametrize("page, command, expected, status", EXAMPLES,
                          ids=[f"{p}:{c[:40]}" for p, c, _, _ in EXAMPLES])
-def test_console_example(page, command, expected, status):
+def test_console_example(page, command, expected, status, monkeypatch):
+    """The command line runs in this process (cli.main on the page's argv, from the
+    repository's root), as ``python -m tinyadder`` runs it; the real process around it is
+    tested in test_bad_input and test_fuzz."""
     argv = shlex.split(command)
     assert argv[:3] == ["python", "-m", "tinyadder"], command
-    done = subprocess.run([sys.executable, *argv[1:]], cwd=ROOT, capture_output=True,
-                          text=True, timeout=600)
+    monkeypatch.chdir(ROOT)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv[3:], out=out, err=err, stdin=io.StringIO())
     if status is None:
-        assert done.stdout == expected, done.stderr
+        assert out.getvalue() == expected, err.getvalue()
     else:
-        assert (done.stdout + done.stderr, done.returncode) == (expected, status)
+        assert (out.getvalue() + err.getvalue(), code) == (expected, status)
 
 
 WALKTHROUGH = ROOT / "docs" / "walkthrough.md"
