@@ -1,16 +1,15 @@
 """Every shell example in README.md and docs/*.md runs and prints what the page shows."""
 
-import io
 import re
 import shlex
 from pathlib import Path
 
 import pytest
 
+from cli_runs import cli_once
 from explore_cases import EXAMPLE, traced
 from tinyadder.analysis.pictures.tour import SECTIONS, steps
 from tinyadder.analysis.pictures.variants import changes
-from tinyadder.cli import main
 from tinyadder.construction import build
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,19 +40,17 @@ def test_readme_has_examples():
 
 @pytest.mark.parametrize("page, command, expected, status", EXAMPLES,
                          ids=[f"{p}:{c[:40]}" for p, c, _, _ in EXAMPLES])
-def test_console_example(page, command, expected, status, monkeypatch):
+def test_console_example(page, command, expected, status):
     """The command line runs in this process (cli.main on the page's argv, from the
     repository's root), as ``python -m tinyadder`` runs it; the real process around it is
     tested in test_bad_input and test_fuzz."""
     argv = shlex.split(command)
     assert argv[:3] == ["python", "-m", "tinyadder"], command
-    monkeypatch.chdir(ROOT)
-    out, err = io.StringIO(), io.StringIO()
-    code = main(argv[3:], out=out, err=err, stdin=io.StringIO())
+    code, out, err = cli_once(*argv[3:])
     if status is None:
-        assert out.getvalue() == expected, err.getvalue()
+        assert out == expected, err
     else:
-        assert (out.getvalue() + err.getvalue(), code) == (expected, status)
+        assert (out + err, code) == (expected, status)
 
 
 WALKTHROUGH = ROOT / "docs" / "walkthrough.md"
