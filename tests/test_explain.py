@@ -5,6 +5,7 @@ import io
 
 import pytest
 
+from explore_cases import exact_run
 from tinyadder import build, cases, run_with_cache
 from tinyadder.analysis.explain import decisions, narrate, remaining_values, scales
 from tinyadder.cli import main
@@ -149,7 +150,7 @@ def test_x_is_r_plus_b_plus_leakage_over_p():
 def test_repr_is_readable_and_the_digits_are_there_on_request():
     """The exact run's values have numerators of thousands of digits: the repr shows their
     readable forms (str() of such a Fraction raises on Python >= 3.11), exact() every digit."""
-    _, cache = run_with_cache(build("published"), "7650676663+0149460439")
+    _, cache = exact_run("7650676663+0149460439")
     d = decisions(cache)[0]
     text = repr(d)
     assert text.startswith("Decision(pos=22, token='=', written='0', total=<~7.80013710235*10^9>, "

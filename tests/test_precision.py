@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import pytest
 
+from explore_cases import exact_run
 from tinyadder import run_with_cache
 from tinyadder.analysis import precision
 from tinyadder.cli import precision as precision_cli
@@ -113,9 +114,9 @@ def test_one_addition_that_float64_gets_right():
 def test_patching_the_exact_values_changes_nothing():
     # The probe itself is sound: exact values patched into the exact run change no decision.
     from tinyadder.plan import compile_model
-    from tinyadder.cache import run_with_cache, stages
+    from tinyadder.cache import stages
     model = build("repaired")
-    _, cache = run_with_cache(model, "7650676663+0149460439")
+    _, cache = exact_run("7650676663+0149460439", "repaired")
     compiled = compile_model(model, cache.ns)
     for stage in stages(model)[1:]:
         point = stage.name

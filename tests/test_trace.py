@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from explore_cases import exact_run
 from tinyadder.analysis import probes, program, show, trace_json
 from tinyadder.cases import COUNTEREXAMPLE
 from tinyadder.cli import main
@@ -27,13 +28,13 @@ EXPR, A, B = "7650676663+0149460439", 7650676663, 149460439
 
 
 @pytest.fixture(scope="module")
-def exact(published):
-    return run_with_cache(published, EXPR)[1]
+def exact():
+    return exact_run(EXPR)[1]
 
 
 @pytest.fixture(scope="module")
-def flawed(published):
-    return run_with_cache(published, "%d+%d" % COUNTEREXAMPLE)[1]
+def flawed():
+    return exact_run("%d+%d" % COUNTEREXAMPLE)[1]
 
 
 def run_cli(*argv, stdin=""):
