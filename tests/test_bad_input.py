@@ -689,7 +689,7 @@ def test_an_overlong_stdin_line_is_refused_and_the_rest_answered():
                    f"characters); use A+B, e.g. 12+34\n")  # MAX_LINE itself is read
 
 
-CAP = 300 * 2 ** 20  # the children's address space: far less than the line they are given
+CAP = 200 * 2 ** 20  # the children's address space (a run needs under 100 MB)
 
 
 @pytest.mark.parametrize("argv, status, stderr", [
@@ -700,7 +700,7 @@ CAP = 300 * 2 ** 20  # the children's address space: far less than the line they
 def test_a_line_longer_than_the_memory_cap_keeps_memory_bounded(argv, status, stderr,
                                                                  tmp_path):
     """A line of zeros with no newline, longer than the child's address space (capped at
-    300 MB): read and dropped in bounded chunks to its end (reading it whole runs out of
+    200 MB): read and dropped in bounded chunks to its end (reading it whole runs out of
     memory). The line never ending (/dev/zero) is test_endless_stdin_..., under slow."""
     zeros = tmp_path / "zeros"
     with open(zeros, "wb") as f:
@@ -716,7 +716,7 @@ def test_a_line_longer_than_the_memory_cap_keeps_memory_bounded(argv, status, st
 @pytest.mark.parametrize("argv", [["-"], ["--step", "1+2"]])
 def test_endless_stdin_without_a_newline_keeps_memory_bounded(argv):
     """``- < /dev/zero`` (a line that never ends): refused once, then read and dropped in
-    bounded chunks, in a child capped at 300 MB (reading it whole ran out of memory)."""
+    bounded chunks, in a child capped at 200 MB (reading it whole ran out of memory)."""
     with open("/dev/zero", "rb") as zero:
         proc = subprocess.Popen([sys.executable, "-m", "tinyadder", "--number", "float", *argv],
                                 cwd=ROOT, stdin=zero, stdout=subprocess.DEVNULL,
@@ -727,7 +727,7 @@ def test_endless_stdin_without_a_newline_keeps_memory_bounded(argv):
             line = proc.stderr.readline()
             assert line.startswith(b"tinyadder: error: line 1: longer than 1,048,576 ")
         with pytest.raises(subprocess.TimeoutExpired):
-            proc.wait(timeout=5)  # still reading, within its 300 MB
+            proc.wait(timeout=5)  # still reading, within its 200 MB
     finally:
         proc.kill()
         proc.wait()
