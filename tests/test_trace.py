@@ -363,14 +363,20 @@ def test_check_points_at_the_readout_of_the_counterexample(flawed):
                                 "picks '7', intended '6' (a + b = 6999999940)")
 
 
-def test_check_finds_a_patched_slot(published):
+@pytest.mark.parametrize("spec, factor", [
+    ("float", 1 + 1e-6),
+    pytest.param("fraction", 1 + Fraction(1, 10 ** 6), marks=pytest.mark.slow)])
+def test_check_finds_a_patched_slot(published, spec, factor):
+    """In float by default; exactly under slow (the patched exact run takes seconds: every
+    later value carries the nudge's denominator)."""
     count = SLOTS.index("count")
 
     def nudge(rows):  # position 15: a digit of b, count off by one part in a million
-        return [[x * (1 + Fraction(1, 10 ** 6)) if (pos, j) == (15, count) else x
+        return [[x * factor if (pos, j) == (15, count) else x
                  for j, x in enumerate(row)] for pos, row in enumerate(rows)]
 
-    _, cache = run_with_cache(published, EXPR, patch={"blocks.0.hook_resid_mid": nudge})
+    _, cache = run_with_cache(published, EXPR, ns=spec,
+                              patch={"blocks.0.hook_resid_mid": nudge})
     first = probes.check(cache, A, B).first
     assert (first.pos, first.stage, first.slot) == (15, "blocks.0.hook_resid_mid", "count")
 
