@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import pytest
 
+from cli_runs import cli_once
 from explore_cases import exact_run
 from tinyadder import run_with_cache
 from tinyadder.analysis import precision
@@ -97,7 +98,8 @@ def run(*argv):
 
 
 def test_one_addition_names_half_layer_and_slot():
-    status, out = run("7650676663+0149460439", "--number", "float32")
+    """The run is docs/precision.md's (tests/cli_runs.py: computed once for the session)."""
+    status, out, _ = cli_once("precision", "7650676663+0149460439", "--number", "float32")
     assert status == 1  # float32's sum is wrong: a warning and exit status 1
     lines = out.splitlines()
     assert lines[0] == "exact (fraction): 7650676663+0149460439=07800137102"
@@ -107,7 +109,7 @@ def test_one_addition_names_half_layer_and_slot():
 
 
 def test_one_addition_that_float64_gets_right():
-    status, out = run("7650676663+0149460439", "--number", "float")
+    status, out, _ = cli_once("precision", "7650676663+0149460439", "--number", "float64")
     assert status == 0 and out.endswith("float64 gives every digit of the exact run\n")
 
 
