@@ -60,9 +60,9 @@ def test_names_filter_takes_a_list(published):
 
 
 @pytest.mark.parametrize("variant", ["published", "repaired"])
-def test_exact_identities_at_the_cache_level(variant, published, repaired):
-    model = published if variant == "published" else repaired
-    cache = run_with_cache(model, "%d+%d" % COUNTEREXAMPLE)[1]
+def test_exact_identities_at_the_cache_level(variant):
+    cache = exact_run("%d+%d" % COUNTEREXAMPLE, variant)[1]
+    model = cache.model
     for i in range(2):
         for pos in range(len(cache.tokens)):
             pre, attn = cache.view(("resid_pre", i), pos), cache.view(("attn_out", i), pos)
