@@ -40,10 +40,12 @@ def test_short_reprs(published):
     assert repr(number_system("fraction")) == "FractionSystem(exp_digits=50)"
 
 
-def test_patch_slot_sets_one_slot_where_asked(published):
+@pytest.mark.parametrize("ns", ["float", pytest.param("fraction", marks=pytest.mark.slow)])
+def test_patch_slot_sets_one_slot_where_asked(published, ns):
+    """In float by default; exactly under slow (patched exact runs take seconds)."""
     forget = patch_slot(published, ("resid_mid", 0), "count", 0, positions=[21])
-    _, patched = run_with_cache(published, "12+34", patch=forget)
-    _, clean = run_with_cache(published, "12+34")
+    _, patched = run_with_cache(published, "12+34", ns=ns, patch=forget)
+    _, clean = run_with_cache(published, "12+34", ns=ns)
     count = published.slots.index("count")
     assert patched.text.endswith("=00000000042") and clean.text.endswith("=00000000046")
     mid, was = patched["resid_mid", 0], clean["resid_mid", 0]
@@ -52,9 +54,10 @@ def test_patch_slot_sets_one_slot_where_asked(published):
     assert [mid[p] for p in prompt if p != 21] == [was[p] for p in prompt if p != 21]
     # a function of the old value: b's units digit (position 21) weighed as a tens digit
     tens = patch_slot(published, ("resid_mid", 0), "count", lambda c: 10 * c, positions=[21])
-    assert run_with_cache(published, "12+34", patch=tens)[1].text.endswith("=00000000082")
+    assert run_with_cache(published, "12+34", ns=ns, patch=tens)[1].text.endswith(
+        "=00000000082")
     same = patch_slot(published, ("resid_mid", 0), "count", lambda c: c)
-    assert run_with_cache(published, "12+34", patch=same)[1].values == clean.values
+    assert run_with_cache(published, "12+34", ns=ns, patch=same)[1].values == clean.values
     with pytest.raises(KeyError, match="has no 'nosuch'"):
         patch_slot(published, ("resid_mid", 0), "nosuch", 0)
     with pytest.raises(KeyError, match="patch it with a function"):

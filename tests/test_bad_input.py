@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_runs import cli_once
 from tinyadder import adderboard, add, build, number_system, run, run_with_cache
 from tinyadder.analysis import trace_json, verify
 from tinyadder.cli import main
@@ -399,10 +400,10 @@ def test_program_and_params_take_digits():
 @pytest.mark.parametrize("argv", [
     ["params"], ["params", "--model", "repaired"], ["program"],
     ["verify", "--suite", "edges", "--number", "float", "--digits", "3"],
-    ["precision", "7650676663+0149460439"],
+    ["precision", "7650676663+0149460439", "--number", "float32"],  # docs/precision.md's
 ])
 def test_output_lines_fit_80_columns(argv):
-    status, out, _ = run_cli(*argv)
+    status, out, _ = cli_once(*argv)
     assert status == (1 if argv[0] == "precision" else 0)  # float32's sum there is wrong
     assert max(len(line) for line in out.splitlines()) <= 80
 
@@ -688,21 +689,45 @@ def test_an_overlong_stdin_line_is_refused_and_the_rest_answered():
                    f"characters); use A+B, e.g. 12+34\n")  # MAX_LINE itself is read
 
 
+CAP = 200 * 2 ** 20  # the children's address space (a run needs under 100 MB)
+
+
+@pytest.mark.parametrize("argv, status, stderr", [
+    (["-"], 2, b"tinyadder: error: line 1: longer than 1,048,576 characters; an expression is "
+               b"two operands of at most N digits\n"),
+    (["--step", "1+2"], 0, b""),
+])
+def test_a_line_longer_than_the_memory_cap_keeps_memory_bounded(argv, status, stderr,
+                                                                 tmp_path):
+    """A line of zeros with no newline, longer than the child's address space (capped at
+    200 MB): read and dropped in bounded chunks to its end (reading it whole runs out of
+    memory). The line never ending (/dev/zero) is test_endless_stdin_..., under slow."""
+    zeros = tmp_path / "zeros"
+    with open(zeros, "wb") as f:
+        f.truncate(CAP + 2 ** 25)  # sparse: no disk is written
+    with open(zeros, "rb") as line:
+        done = subprocess.run([sys.executable, "-m", "tinyadder", "--number", "float", *argv],
+                              cwd=ROOT, stdin=line, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, timeout=120, preexec_fn=_limited(CAP))
+    assert (done.returncode, done.stderr) == (status, stderr)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [["-"], ["--step", "1+2"]])
 def test_endless_stdin_without_a_newline_keeps_memory_bounded(argv):
     """``- < /dev/zero`` (a line that never ends): refused once, then read and dropped in
-    bounded chunks, in a child capped at 300 MB (reading it whole ran out of memory)."""
+    bounded chunks, in a child capped at 200 MB (reading it whole ran out of memory)."""
     with open("/dev/zero", "rb") as zero:
         proc = subprocess.Popen([sys.executable, "-m", "tinyadder", "--number", "float", *argv],
                                 cwd=ROOT, stdin=zero, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, preexec_fn=_limited(300 * 2 ** 20))
+                                stderr=subprocess.PIPE, preexec_fn=_limited(CAP))
     try:
         if argv == ["-"]:
             assert select.select([proc.stderr], [], [], 60)[0], "no error line in 60 s"
             line = proc.stderr.readline()
             assert line.startswith(b"tinyadder: error: line 1: longer than 1,048,576 ")
         with pytest.raises(subprocess.TimeoutExpired):
-            proc.wait(timeout=5)  # still reading, within its 300 MB
+            proc.wait(timeout=5)  # still reading, within its 200 MB
     finally:
         proc.kill()
         proc.wait()
@@ -737,12 +762,13 @@ def test_a_full_standard_error_changes_nothing_but_the_lost_messages():
 
 
 def test_precision_warns_and_exits_1_on_a_wrong_sum():
-    status, out, err = run_cli("precision", "--number", "float32", "7650676663+0149460439")
+    """The runs are docs/precision.md's (computed once for both)."""
+    status, out, err = cli_once("precision", "7650676663+0149460439", "--number", "float32")
     assert status == 1
     assert "float32: 7650676663+0149460439=07800136314\n" in out
     assert err == ("tinyadder: warning: the repaired model's sum 7800136314 (float32) is "
                    "wrong: 7650676663 + 149460439 = 7800137102\n")
-    assert run_cli("precision", "--number", "float", "7650676663+0149460439")[0] == 0
+    assert cli_once("precision", "7650676663+0149460439", "--number", "float64")[0] == 0
 
 
 @pytest.mark.slow

@@ -88,13 +88,14 @@ def decision(expr, pos):
 
 
 def test_status_line_follows_the_fragment(pages):
+    """A state of each kind: a deciding position, a prompt position, a fragment with what
+    does not exist, none (the flaw preset), a tour step; the ordinary softmax's status line
+    is test_views_follow_the_state's (and, at another position, the slow test below's)."""
     example, flaw = pages["example"].as_uri(), pages["flaw"].as_uri()
     d23 = decision(FLAW, 23)
     states = {
         example + "#pos=24&stage=L1.mlp&head=L0.h3":
             status(decision(EXAMPLE, 24), 24, "L1.mlp", "L0.h3", "softmax1"),
-        example + "#pos=32&stage=readout&head=L1.h0&mode=softmax":
-            status(decision(EXAMPLE, 32), 32, "readout", "L1.h0", "softmax"),
         example + "#pos=5&stage=embed":
             DOT.join(["position 5", "after embed", "prompt '6': predicts no digit of the sum",
                       "head L0.h3 softmax1"]),
@@ -126,10 +127,19 @@ def test_status_line_follows_the_fragment(pages):
     assert margin(EXAMPLE, 24) == decision(EXAMPLE, 24)["lead_logits"]  # the tracer's text
 
 
+@pytest.mark.slow
+def test_status_line_of_the_ordinary_softmax_at_the_last_position(pages):
+    url = pages["example"].as_uri() + "#pos=32&stage=readout&head=L1.h0&mode=softmax"
+    dom, log = dump([url])[url]
+    assert_ran_cleanly(dom, log)
+    assert status_of(dom) == status(decision(EXAMPLE, 32), 32, "readout", "L1.h0", "softmax")
+
+
 def test_views_follow_the_state(pages):
     url = pages["example"].as_uri() + "#pos=30&stage=readout&head=L0.h4&mode=softmax"
     dom, log = dump([url])[url]
     assert_ran_cleanly(dom, log)
+    assert status_of(dom) == status(decision(EXAMPLE, 30), 30, "readout", "L0.h4", "softmax")
     # the ruler and the flaw detail of position 30 are shown, the others hidden
     shown = re.findall(r'<g data-show-pos="(\d+)" display="inline"', dom)
     assert set(shown) == {"30"} and len(shown) == 4  # decay, count marker, ruler, flaw

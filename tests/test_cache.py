@@ -4,6 +4,7 @@ from fractions import Fraction
 
 import pytest
 
+from explore_cases import exact_run
 from tinyadder.construction import SLOTS
 from tinyadder.numbers import FloatSystem
 from tinyadder.cache import act_name, run_with_cache
@@ -12,8 +13,8 @@ EXPR = "7650676663+0149460439"
 
 
 @pytest.fixture(scope="module")
-def traced(published):
-    return run_with_cache(published, EXPR)
+def traced():
+    return exact_run(EXPR)
 
 
 def test_covers_the_whole_sequence(traced):
@@ -57,7 +58,7 @@ def test_patch_changes_the_answer_in_that_run_only(published):
 
     _, patched = run_with_cache(published, "12+34",
                                 patch={"blocks.0.hook_resid_mid": forget_units_of_b})
-    _, clean = run_with_cache(published, "12+34")
+    _, clean = run_with_cache(published, "12+34")  # after the patched run, not shared
     assert patched.text.endswith("=00000000042")  # 12 + 30: the 4 no longer counts
     assert clean.text.endswith("=00000000046")
     assert patched["resid_mid", 0][21][count] == 0 != clean["resid_mid", 0][21][count]

@@ -70,11 +70,10 @@ def test_bad_expression_is_one_line_exit_2(expr):
     ([], "no expression given"),
 ])
 def test_bad_options_are_one_line_exit_2(argv, message):
-    done = subprocess.run([sys.executable, "-m", "tinyadder", *argv], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.count("\n") == 1 and message in done.stderr
-    assert "Traceback" not in done.stderr
+    status, out, err = run_cli(*argv)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and message in err
+    assert "Traceback" not in err
 
 
 def test_stdin_batch_keeps_going_after_a_bad_line():
@@ -129,10 +128,9 @@ def test_operand_limit_follows_digits():
     ("ten", "N must be a whole number of digits, 1 to 2000; got 'ten'"),
 ])
 def test_digits_out_of_range_is_refused(value, message):
-    done = subprocess.run([sys.executable, "-m", "tinyadder", "--digits", value, "1+1"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.count("\n") == 1 and message in done.stderr
+    status, out, err = run_cli("--digits", value, "1+1")
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and message in err
 
 
 def test_float32_is_accepted_and_its_error_is_called_rounding():

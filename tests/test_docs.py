@@ -2,12 +2,11 @@
 
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_runs import cli_once
 from explore_cases import EXAMPLE, traced
 from tinyadder.analysis.pictures.tour import SECTIONS, steps
 from tinyadder.analysis.pictures.variants import changes
@@ -42,14 +41,16 @@ def test_readme_has_examples():
 @pytest.mark.parametrize("page, command, expected, status", EXAMPLES,
                          ids=[f"{p}:{c[:40]}" for p, c, _, _ in EXAMPLES])
 def test_console_example(page, command, expected, status):
+    """The command line runs in this process (cli.main on the page's argv, from the
+    repository's root), as ``python -m tinyadder`` runs it; the real process around it is
+    tested in test_bad_input and test_fuzz."""
     argv = shlex.split(command)
     assert argv[:3] == ["python", "-m", "tinyadder"], command
-    done = subprocess.run([sys.executable, *argv[1:]], cwd=ROOT, capture_output=True,
-                          text=True, timeout=600)
+    code, out, err = cli_once(*argv[3:])
     if status is None:
-        assert done.stdout == expected, done.stderr
+        assert out == expected, err
     else:
-        assert (done.stdout + done.stderr, done.returncode) == (expected, status)
+        assert (out + err, code) == (expected, status)
 
 
 WALKTHROUGH = ROOT / "docs" / "walkthrough.md"

@@ -5,6 +5,7 @@ import io
 
 import pytest
 
+from explore_cases import exact_run
 from tinyadder import build, cases, run_with_cache
 from tinyadder.analysis.explain import decisions, narrate, remaining_values, scales
 from tinyadder.cli import main
@@ -64,7 +65,7 @@ def test_agrees_exactly_on_edge_cases_at_three_digits(variant):
 
 def test_the_flaw():
     a, b = cases.COUNTEREXAMPLE
-    _, cache = run_with_cache(build("published"), f"{a}+{b}")
+    _, cache = exact_run(f"{a}+{b}")
     found = decisions(cache)
     flipped = [d for d in found if d.flipped]
     assert [d.pos for d in flipped] == [23]
@@ -93,7 +94,7 @@ def test_the_flaw():
                          "  position 23, was written at position 24: the readout's tilt beat "
                          "the margin\n")
     # the repaired model, same figures up to the readout, writes 6
-    _, fixed = run_with_cache(build("repaired"), f"{a}+{b}")
+    _, fixed = exact_run(f"{a}+{b}", "repaired")
     check_agrees(fixed, a, b)
     assert decisions(fixed)[1].margin == d.margin
 
@@ -149,7 +150,7 @@ def test_x_is_r_plus_b_plus_leakage_over_p():
 def test_repr_is_readable_and_the_digits_are_there_on_request():
     """The exact run's values have numerators of thousands of digits: the repr shows their
     readable forms (str() of such a Fraction raises on Python >= 3.11), exact() every digit."""
-    _, cache = run_with_cache(build("published"), "7650676663+0149460439")
+    _, cache = exact_run("7650676663+0149460439")
     d = decisions(cache)[0]
     text = repr(d)
     assert text.startswith("Decision(pos=22, token='=', written='0', total=<~7.80013710235*10^9>, "

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from explore_cases import exact_run
 from tinyadder.addition import encode
 from tinyadder.construction import SLOTS, VOCAB
 from tinyadder.forward import KVCache, forward
@@ -179,7 +180,7 @@ def test_an_exact_json_trace_stays_small_exact_and_loads(published):
     import io
     from tinyadder.cache import run_with_cache
     from tinyadder.analysis.trace_json import dump, load
-    _, cache = run_with_cache(published, "7650676663+0149460439")
+    _, cache = exact_run("7650676663+0149460439")
     text = io.StringIO()
     dump(cache, text)
     assert len(text.getvalue()) < 5 * 10 ** 6  # 44 MB with every point written out

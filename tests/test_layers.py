@@ -9,6 +9,7 @@ No module imports one that imports it back, lazily or not.
 """
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -40,8 +41,10 @@ def _modules(root):
     return out
 
 
+@functools.lru_cache(maxsize=None)  # both checks read every file: parse each once
 def imports(path, root=PACKAGE):
-    """(this module's name, absolute names of the tinyadder modules the file imports)."""
+    """(this module's name, absolute names of the tinyadder modules the file imports, a
+    frozenset)."""
     here = "tinyadder." + ".".join(path.relative_to(root).with_suffix("").parts)
     package = here.rsplit(".", 1)[0] if path.name != "__init__.py" else here[:-len(".__init__")]
     found = set()
@@ -58,7 +61,7 @@ def imports(path, root=PACKAGE):
                 found |= {f"{module}.{a.name}" for a in node.names}
         elif isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.startswith("tinyadder")}
-    return here.replace(".__init__", ""), found
+    return here.replace(".__init__", ""), frozenset(found)
 
 
 def upward_imports(root=PACKAGE):

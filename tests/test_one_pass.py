@@ -1,6 +1,8 @@
 """The one forward pass against the textbook oracle (tests/oracle.py), exactly, in the fraction
-system: both models at every N in 1..12, a toy model that exercises every path, and hundreds
-of seeded random models, fed whole and in chunks, traced and untraced."""
+system: both models at every N in 1..12, a toy model that exercises every path, and seeded
+random models, fed whole and in chunks, traced and untraced. The default run takes N in
+(1, 2, 3, 10) published, (1, 4, 10) repaired and the first models of each random stream; slow
+adds the other N and hundreds more models."""
 
 from fractions import Fraction
 import random
@@ -226,10 +228,12 @@ def random_model(rng):
                  unembed=negative_error(readout))
 
 
-def test_random_models_equal_the_oracle():
+@pytest.mark.parametrize("count", [50, pytest.param(200, marks=pytest.mark.slow)])
+def test_random_models_equal_the_oracle(count):
+    """The first ``count`` models of one seeded stream: 50 by default, 200 under slow."""
     rng = random.Random(13)
     ns = FractionSystem()
-    for _ in range(200):
+    for _ in range(count):
         model = random_model(rng)
         tokens = [rng.randrange(len(model.vocab)) for _ in range(rng.randint(1, 8))]
         want = oracle.run(model, ns, tokens)
@@ -270,15 +274,17 @@ def _bits(rows):
     return [[repr(x) for x in row] for row in rows]
 
 
+@pytest.mark.parametrize("count", [30, pytest.param(100, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("spec", ["float", "float32", "decimal:16"])
-def test_random_models_traced_equal_generated_code_in_rounding_systems(spec):
+def test_random_models_traced_equal_generated_code_in_rounding_systems(spec, count):
     """In a rounding system the pass's order of operations is the model's definition: the
     generated code (codegen) must give the traced pass's logits bit for bit, whole, in chunks
-    and position by position."""
+    and position by position. The first ``count`` models of one seeded stream: 30 by
+    default, 100 under slow."""
     from tinyadder.numbers import number_system
     rng = random.Random(29)
     ns = number_system(spec)
-    for _ in range(100):
+    for _ in range(count):
         model = random_model(rng)
         tokens = [rng.randrange(len(model.vocab)) for _ in range(rng.randint(1, 8))]
         compiled, got = compile_model(model, ns), {}

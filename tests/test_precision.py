@@ -8,6 +8,8 @@ from fractions import Fraction
 
 import pytest
 
+from cli_runs import cli_once
+from explore_cases import exact_run
 from tinyadder import run_with_cache
 from tinyadder.analysis import precision
 from tinyadder.cli import precision as precision_cli
@@ -96,7 +98,8 @@ def run(*argv):
 
 
 def test_one_addition_names_half_layer_and_slot():
-    status, out = run("7650676663+0149460439", "--number", "float32")
+    """The run is docs/precision.md's (tests/cli_runs.py: computed once for the session)."""
+    status, out, _ = cli_once("precision", "7650676663+0149460439", "--number", "float32")
     assert status == 1  # float32's sum is wrong: a warning and exit status 1
     lines = out.splitlines()
     assert lines[0] == "exact (fraction): 7650676663+0149460439=07800137102"
@@ -106,16 +109,16 @@ def test_one_addition_names_half_layer_and_slot():
 
 
 def test_one_addition_that_float64_gets_right():
-    status, out = run("7650676663+0149460439", "--number", "float")
+    status, out, _ = cli_once("precision", "7650676663+0149460439", "--number", "float64")
     assert status == 0 and out.endswith("float64 gives every digit of the exact run\n")
 
 
 def test_patching_the_exact_values_changes_nothing():
     # The probe itself is sound: exact values patched into the exact run change no decision.
     from tinyadder.plan import compile_model
-    from tinyadder.cache import run_with_cache, stages
+    from tinyadder.cache import stages
     model = build("repaired")
-    _, cache = run_with_cache(model, "7650676663+0149460439")
+    _, cache = exact_run("7650676663+0149460439", "repaired")
     compiled = compile_model(model, cache.ns)
     for stage in stages(model)[1:]:
         point = stage.name

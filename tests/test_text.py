@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from tinyadder import build, run_with_cache
+from explore_cases import exact_run
 from tinyadder.analysis.text import exponent, readable, terms
 from tinyadder.analysis.step import session
 
@@ -31,7 +31,7 @@ def test_terms_and_rest_add_up_exactly(x):
 def test_count_at_equals_reads_as_its_terms():
     # count at '=' is (-10 + 10^-11 + 10^-22) / (1 + e^-40 (1 + 10^-11 + 10^-22) + ...):
     # the next term after -10 + 10^-11 is 10 e^-40 = 4.2484e-17, not the 10^-22
-    _, cache = run_with_cache(build("published"), "7650676663+0149460439")
+    _, cache = exact_run("7650676663+0149460439")
     count = cache.view("blocks.0.hook_resid_mid", 22)["count"]
     assert len(str(count.numerator)) > 500
     assert readable(count) == "-10 + 10^-11 + 4.2484*10^-17 + r, |r| < 10^-21"
@@ -49,7 +49,7 @@ def test_readable_is_none_when_it_would_say_no_more():
 
 def test_step_prints_a_long_slot_readably():
     """A long exact value prints readably, with its size; its digits only on request."""
-    _, cache = run_with_cache(build("published"), "7650676663+0149460439")
+    _, cache = exact_run("7650676663+0149460439")
     out = io.StringIO()
     session(cache, io.StringIO("n\ns count\ns count exact\nq\n"), out, positions=[22],
             slots=["count"])

@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from explore_cases import exact_run
 from tinyadder.analysis import probes, program, show, trace_json
 from tinyadder.cases import COUNTEREXAMPLE
 from tinyadder.cli import main
@@ -27,13 +28,13 @@ EXPR, A, B = "7650676663+0149460439", 7650676663, 149460439
 
 
 @pytest.fixture(scope="module")
-def exact(published):
-    return run_with_cache(published, EXPR)[1]
+def exact():
+    return exact_run(EXPR)[1]
 
 
 @pytest.fixture(scope="module")
-def flawed(published):
-    return run_with_cache(published, "%d+%d" % COUNTEREXAMPLE)[1]
+def flawed():
+    return exact_run("%d+%d" % COUNTEREXAMPLE)[1]
 
 
 def run_cli(*argv, stdin=""):
@@ -59,9 +60,9 @@ def test_names_filter_takes_a_list(published):
 
 
 @pytest.mark.parametrize("variant", ["published", "repaired"])
-def test_exact_identities_at_the_cache_level(variant, published, repaired):
-    model = published if variant == "published" else repaired
-    cache = run_with_cache(model, "%d+%d" % COUNTEREXAMPLE)[1]
+def test_exact_identities_at_the_cache_level(variant):
+    cache = exact_run("%d+%d" % COUNTEREXAMPLE, variant)[1]
+    model = cache.model
     for i in range(2):
         for pos in range(len(cache.tokens)):
             pre, attn = cache.view(("resid_pre", i), pos), cache.view(("attn_out", i), pos)
@@ -362,14 +363,20 @@ def test_check_points_at_the_readout_of_the_counterexample(flawed):
                                 "picks '7', intended '6' (a + b = 6999999940)")
 
 
-def test_check_finds_a_patched_slot(published):
+@pytest.mark.parametrize("spec, factor", [
+    ("float", 1 + 1e-6),
+    pytest.param("fraction", 1 + Fraction(1, 10 ** 6), marks=pytest.mark.slow)])
+def test_check_finds_a_patched_slot(published, spec, factor):
+    """In float by default; exactly under slow (the patched exact run takes seconds: every
+    later value carries the nudge's denominator)."""
     count = SLOTS.index("count")
 
     def nudge(rows):  # position 15: a digit of b, count off by one part in a million
-        return [[x * (1 + Fraction(1, 10 ** 6)) if (pos, j) == (15, count) else x
+        return [[x * factor if (pos, j) == (15, count) else x
                  for j, x in enumerate(row)] for pos, row in enumerate(rows)]
 
-    _, cache = run_with_cache(published, EXPR, patch={"blocks.0.hook_resid_mid": nudge})
+    _, cache = run_with_cache(published, EXPR, ns=spec,
+                              patch={"blocks.0.hook_resid_mid": nudge})
     first = probes.check(cache, A, B).first
     assert (first.pos, first.stage, first.slot) == (15, "blocks.0.hook_resid_mid", "count")
 

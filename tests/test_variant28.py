@@ -28,8 +28,9 @@ def test_every_weight_is_the_repaired_models(digits):
     assert v28.derived["blocks.0.mlp.W_in[count][cand3]"] == "s*E3 + o"
 
 
-@pytest.mark.parametrize("digits", [1, 3, 10, 12])
+@pytest.mark.parametrize("digits", [1, 3, 10, pytest.param(12, marks=pytest.mark.slow)])
 def test_it_is_proved(digits):
+    """N = 1, 3 and the published 10 by default; slow adds N = 12."""
     proof = prove(construction.build("variant-28", digits))
     assert proof.refusal is None and proof.proved
 
