@@ -131,6 +131,9 @@ class _Values:
     """
 
     memoises = True  # a value is one local: the first block's outputs can be recorded
+    # rule 7 where -(w x) is (-w) x and -(x + y) is (-x) + (-y) bit for bit: rounding to
+    # nearest, ties to even, is symmetric in sign
+    opposes = {"decimal": True, "float": True}
 
     def __init__(self, compiled, env):
         self.ns, self.env = compiled.ns, env
@@ -185,7 +188,8 @@ class _Values:
             if b.carried:
                 e = f"e[{h}]" if per_position else c(b.exp_qk, f"L{i}_exp_qk_{names[h]}")
                 ev = f"L{i}_ev_{names[h]}"
-                lines.append(f"    {ev} = {e} * L{i}_v_{names[h]}")
+                one = not per_position and repr(b.exp_qk) == repr(self.ns.one)  # 1 v is v
+                lines.append(f"    {ev} = {'' if one else f'{e} * '}L{i}_v_{names[h]}")
                 self.carried_kv[i, h] = e, ev
         return lines, rows["k"], rows["v"]
 
@@ -213,6 +217,15 @@ class _Values:
         """post = relu(gate) (up), the up map not computed where the gate is shut."""
         return [f"    g = {gate}",
                 f"    {post} = g * ({self.affine(up, u, var, const)}) if g > zero else zero"]
+
+    def opposite(self, posts, gate, ups):
+        """Two units whose gates are g and -g (rule 7): g once, and at most one of them open;
+        the second one's gate is -g, the value its own gate takes (``ups``: the texts of the
+        two up maps)."""
+        (p, q), (up_p, up_q) = posts, ups
+        return [f"    g = {gate}", "    if g > zero:", f"        {p} = g * ({up_p})",
+                f"        {q} = zero", "    elif g < zero:", f"        {p} = zero",
+                f"        {q} = (-g) * ({up_q})", "    else:", f"        {p} = {q} = zero"]
 
     def shared(self, gate, x, posts, common):
         """t = relu(gate) x once (rule 5), then each unit's post = w t (``posts``: (name, w,
@@ -277,6 +290,7 @@ class _Ints(_Values):
     value's name giving the texts of the ends of w x."""
 
     memoises = False  # a value is two locals, an embedded integer a third
+    opposes = {}
 
     def __init__(self, compiled, env):
         super().__init__(compiled, env)
@@ -670,8 +684,17 @@ def _position(compiled, w, logits, memory, blocks=None, row=None):
         post = [f"L{i}_post_{u}" for u in unit]
         gates, ups = w.weights(i, "gate", inp, units), w.weights(i, "in", inp, units)
         shared = {}  # rule 5: (gate, up's source) -> units whose up is one weight on it
-        for u in (block.units if logits else block.prefix_units):
+        computed = block.units if logits else block.prefix_units
+        pairs = _opposite_gates(block.gate, computed) if w.opposes.get(ns.name) else {}
+        for u in computed:
+            if u in pairs.values():
+                continue  # written with its pair
             gate = w.affine(block.gate, u, mid.__getitem__, gates)
+            if u in pairs:  # rule 7
+                v = pairs[u]
+                lines += w.opposite((post[u], post[v]), gate, [
+                    w.affine(block.up, t, mid.__getitem__, ups) for t in (u, v)])
+                continue
             up_column = block.up.columns[u]
             if ns.exact and len(up_column) == 1 and block.up.bias[u] is None:  # rule 5
                 shared.setdefault((gate, up_column[0][0]), []).append(u)
@@ -740,6 +763,31 @@ def decoder_source(compiled):
     lines += ["        tokens.append(readout[best])", "    return tokens"]
     header = _header("decode", "tokens, n_new, layers, pick", env)
     return "\n".join([header] + lines) + "\n", env
+
+
+def _opposite_gates(gate, units):
+    """{u: v} for units u before v (both in ``units``) whose gate rows are exact negatives:
+    the same sources in the same order, each weight and the bias (or its absence) negated,
+    representation and all (plan rule 7). Each unit is in one pair at most."""
+    def row(t, sign):
+        b = gate.bias[t]
+        return (tuple((i, repr(_signed(w, sign))) for i, w in gate.columns[t]),
+                None if b is None else repr(_signed(b, sign)))
+    pairs, waiting = {}, {}
+    for u in units:
+        v = waiting.pop(row(u, -1), None)
+        if v is not None:
+            pairs[v] = u
+        elif gate.columns[u] or gate.bias[u] is not None:
+            waiting.setdefault(row(u, 1), u)
+    return pairs
+
+
+def _signed(x, sign):
+    """x, or -x exactly (a Decimal's copy_negate: no context rounds it)."""
+    if sign > 0:
+        return x
+    return x.copy_negate() if hasattr(x, "copy_negate") else -x
 
 
 def _first_block(compiled, w):
