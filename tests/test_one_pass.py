@@ -141,6 +141,12 @@ def test_rules_detected_from_the_weights(published):
     from tinyadder.weights import with_entry
     moving = with_entry(published, "blocks.0.attn.W_Q", ("digit", "h3"), Fraction(1, 1000))
     assert not compile_model(moving, compiled.ns).blocks[0].memoised
+    # and the second block's keys and values, functions of the first block's outputs, are
+    # recorded with them: computed inside the lookup's miss branch only
+    from tinyadder.codegen import decoder_source
+    decoder = decoder_source(compile_model(published, FloatSystem()))[0]
+    assert "\n            L1_v_h0 = " in decoder and "\n        L1_v_h0 = " not in decoder
+    assert "L1_v_h0, L1_ev_h0,))" in decoder
     # rule 5: in an exact system the ten candidates (gate: scale; up: P_u count) share the
     # product scale * count; a rounding system keeps g * (P_u count)
     from tinyadder.codegen import source

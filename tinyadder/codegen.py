@@ -632,13 +632,14 @@ def _environment(compiled):
     return _writer(compiled)(compiled, env), env
 
 
-def _position(compiled, w, logits, memory, blocks=None, row=None):
+def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None):
     """(lines, row, sums): the operations of one position, indented for a function body, the
     locals holding the final stream's slots, and the carried sums' locals. With ``memory`` the
     carried sums of layer i's head h live in the local ``Li_sums_h`` (``decoder_source``), else
     in the KV cache ``layers``, which also keeps keys and values; with ``memory`` those only
     for a block with a textbook head. ``blocks``: the blocks to write (all by default), entered
-    with the stream's locals ``row`` (by default the embedding's)."""
+    with the stream's locals ``row`` (by default the embedding's); ``kv``: {block: (keys,
+    values)} of the blocks whose keys and values are computed already."""
     ns, model, c = compiled.ns, compiled.model, w.env.name
     slot = _locals(model.slots)
     lines, sums = [], []
@@ -655,6 +656,8 @@ def _position(compiled, w, logits, memory, blocks=None, row=None):
         if block.token_kv is not None:  # rule 4
             memo = c(block.token_kv, f"L{i}_token_kv")
             more, k, v = w.first_kv(i, memo, c(block, f"L{i}_block"), block, head)
+        elif kv and i in kv:  # computed with the first block (rule 6)
+            more, (k, v) = [], kv[i]
         else:
             more, k, v = w.later_kv(i, block, row, heads, head, inp)
         lines += more + ([f"    L.keys.append({k})", f"    L.values.append({v})"] if cache else [])
@@ -747,12 +750,13 @@ def decoder_source(compiled):
     env["readout"] = compiled.readout_tokens
     lines, first, row, sums = [], [], None, []
     rest = range(len(compiled.blocks))
+    kv = {}
     if w.memoises and compiled.blocks[0].memoised:
-        first, row, sums = _first_block(compiled, w)
+        first, row, sums, kv = _first_block(compiled, w)
         lines.append(f"    L0_state = L0_states.start(({w.zeros},) * {len(sums)})")
         rest = rest[1:]
-    prefix, _, _ = _position(compiled, w, False, True, rest, row)
-    every, row, later = _position(compiled, w, True, True, rest, row)
+    prefix, _, _ = _position(compiled, w, False, True, rest, row, kv)
+    every, row, later = _position(compiled, w, True, True, rest, row, kv)
     lines += [f"    {name} = {w.zeros}" for name in later]
     lines += ["    for pos in range(len(tokens) - 1):", "        token = tokens[pos]"]
     lines += [f"    {line}" for line in first + prefix]
@@ -791,19 +795,32 @@ def _signed(x, sign):
 
 
 def _first_block(compiled, w):
-    """(lines, row, sums): the first block of a position as a lookup of ``L0_state``, the
+    """(lines, row, sums, kv): the first block of a position as a lookup of ``L0_state``, the
     state its carried sums were in, and the token; where that pair is new, the block computed
     from the state's sums, its outputs (every slot it leaves, for both kinds of position)
-    recorded (``_States.step``)."""
+    recorded (``_States.step``), and with them the second block's keys and values, which
+    depend on those outputs alone (``kv``: {1: their texts}, for ``_position``)."""
     w.env["L0_states"] = _States()
     block, row, sums = _position(compiled, w, True, True, range(1))
-    outs = ", ".join(dict.fromkeys(name for name in row if name != "zero")) + ","
+    names, kv = [name for name in row if name != "zero"], {}
+    if len(compiled.blocks) > 1 and compiled.blocks[1].token_kv is None:
+        heads = compiled.model.blocks[1].attn.heads
+        more, k, v = w.later_kv(1, compiled.blocks[1], row, heads, _locals(heads),
+                                compiled.model.slots[:compiled.blocks[1].width_in])
+        block, names, kv = block + more, names + _assigned(more), {1: (k, v)}
+    outs = ", ".join(dict.fromkeys(names)) + ","
     state = ", ".join(sums) + "," if sums else ""
     return ["    hit = L0_state.get(token)", "    if hit is None:",
             f"        {state} = L0_state.sums" if sums else "        pass",
             *[f"    {line}" for line in block],
             f"        hit = L0_states.step(L0_state, token, ({state}), ({outs}))",
-            f"    L0_state, ({outs}) = hit"], row, sums
+            f"    L0_state, ({outs}) = hit"], row, sums, kv
+
+
+def _assigned(lines):
+    """The locals that generated lines assign ('x = ...', also after a ';')."""
+    targets = (part.split(" = ")[0].strip() for line in lines for part in line.split(";"))
+    return [name for name in targets if name.isidentifier()]
 
 
 class _States:

@@ -27,7 +27,8 @@ with no value map or no output map (``weights.live_heads``) adds no term to the 
    the first block is carried and the model adds no positional embedding, what the block
    writes at a position depends only on the token and the carried sums before it (rule 1;
    rule 4 gives its keys per token): greedy decoding records it per (sums, token) and looks it
-   up when the pair recurs, the sums compared by their exact representation. Across the
+   up when the pair recurs, the sums compared by their exact representation; the second
+   block's keys and values, which depend on the first block's outputs alone, with it. Across the
    additions of one run it recurs at every position of TinyAdder-36, whose first-block sums
    follow the layout, not the digits.
 
