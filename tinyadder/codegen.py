@@ -130,7 +130,6 @@ class _Values:
     operators. Each method returns the lines of one operation (``_Ints`` writes them on ints).
     """
 
-    memoises = True  # a value is one local: the first block's outputs can be recorded
     # rule 7 where -(w x) is (-w) x and -(x + y) is (-x) + (-y) bit for bit: rounding to
     # nearest, ties to even, is symmetric in sign
     opposes = {"decimal": True, "float": True}
@@ -160,7 +159,13 @@ class _Values:
     def embed(self, row):
         return [f"    {', '.join(row)}, = x = embed[token]"]
 
+    def outputs(self, row):
+        """The locals that hold the stream ``row`` (its slots' names)."""
+        return [name for name in row if name != "zero"]
+
     zeros = "(zero, zero)"  # the running sums before the first position
+    # a state's key (rule 6): repr tells -0.0 from 0.0 and Decimal('1.0') from Decimal('1')
+    state_key = staticmethod(repr)
     sums = "n, d"
 
     def first_kv(self, i, memo, weights, block, names):
@@ -289,7 +294,6 @@ class _Ints(_Values):
     ``x_hi`` (the module docstring's rules). A weight or decay is a *term*: a function of a
     value's name giving the texts of the ends of w x."""
 
-    memoises = False  # a value is two locals, an embedded integer a third
     opposes = {}
 
     def __init__(self, compiled, env):
@@ -375,6 +379,12 @@ class _Ints(_Values):
         names = [f"{s}_lo, {s}_hi" for s in row] + [f"{row[s]}_k" for s in whole]
         return [f"    {', '.join(names)}, = embed_ints[token]"]
 
+    def outputs(self, row):
+        """The locals that hold the stream ``row``: each slot's two ends, and the integer of a
+        slot that holds one (``integral``)."""
+        return ([f"{name}_{end}" for name in row if name != "zero" for end in ("lo", "hi")]
+                + [f"{name}_k" for name in row if name in self.integral])
+
     def first_kv(self, i, memo, weights, block, names):
         """The boxed keys and values for the cache, and the carried heads' e and e v as ints,
         per token."""
@@ -423,6 +433,7 @@ class _Ints(_Values):
         return lines, (k if textbook else "None"), (v if textbook else "None")
 
     zeros = "zeros"
+    state_key = staticmethod(tuple)  # ints are their own exact representation
     sums = "n_lo, n_hi, d_lo, d_hi"
 
     def carry(self, i, h, name, decay):
@@ -751,7 +762,7 @@ def decoder_source(compiled):
     lines, first, row, sums = [], [], None, []
     rest = range(len(compiled.blocks))
     kv = {}
-    if w.memoises and compiled.blocks[0].memoised:
+    if compiled.blocks[0].memoised:
         first, row, sums, kv = _first_block(compiled, w)
         lines.append(f"    L0_state = L0_states.start(({w.zeros},) * {len(sums)})")
         rest = rest[1:]
@@ -800,9 +811,9 @@ def _first_block(compiled, w):
     from the state's sums, its outputs (every slot it leaves, for both kinds of position)
     recorded (``_States.step``), and with them the second block's keys and values, which
     depend on those outputs alone (``kv``: {1: their texts}, for ``_position``)."""
-    w.env["L0_states"] = _States()
+    w.env["L0_states"] = _States(w.state_key)
     block, row, sums = _position(compiled, w, True, True, range(1))
-    names, kv = [name for name in row if name != "zero"], {}
+    names, kv = w.outputs(row), {}
     if len(compiled.blocks) > 1 and compiled.blocks[1].token_kv is None:
         heads = compiled.model.blocks[1].attn.heads
         more, k, v = w.later_kv(1, compiled.blocks[1], row, heads, _locals(heads),
@@ -818,22 +829,23 @@ def _first_block(compiled, w):
 
 
 def _assigned(lines):
-    """The locals that generated lines assign ('x = ...', also after a ';')."""
-    targets = (part.split(" = ")[0].strip() for line in lines for part in line.split(";"))
+    """The locals that generated lines assign ('x = ...', 'x_lo, x_hi = ...', also after a
+    ';')."""
+    targets = (name.strip() for line in lines for part in line.split(";")
+               for name in part.split(" = ")[0].split(","))
     return [name for name in targets if name.isidentifier()]
 
 
 class _States:
     """The first block's memory across the additions of a run (plan rule 6). Its carried sums
-    before a position are a state, one object per exact representation (their repr, of one
-    number system's values: -0.0 is not 0.0, Decimal('1.0') not Decimal('1')); a state maps
-    each token seen there to the next state and the block's outputs, for at most ``LIMIT``
-    recorded pairs."""
+    before a position are a state, one object per exact representation (``key`` of the
+    sums: a writer's ``state_key``); a state maps each token seen there to the next state and
+    the block's outputs, for at most ``LIMIT`` recorded pairs."""
 
     LIMIT = 4096
 
-    def __init__(self):
-        self.states, self.stored, self.root = {}, 0, None
+    def __init__(self, key):
+        self.states, self.stored, self.root, self.key = {}, 0, None, key
 
     def start(self, sums):
         """The state before the first position, its sums ``sums``."""
@@ -844,7 +856,7 @@ class _States:
     def _state(self, sums):
         if self.stored >= self.LIMIT:
             return _State(sums)
-        key = repr(sums)  # -0.0 and 0.0, Decimal('1.0') and Decimal('1') differ here
+        key = self.key(sums)
         state = self.states.get(key)
         if state is None:
             state = self.states[key] = _State(sums)
