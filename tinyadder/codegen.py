@@ -132,7 +132,7 @@ class _Values:
 
     # rule 7 where -(w x) is (-w) x and -(x + y) is (-x) + (-y) bit for bit: rounding to
     # nearest, ties to even, is symmetric in sign
-    opposes = {"decimal": True, "float": True}
+    opposes = frozenset({"decimal", "float"})
 
     def __init__(self, compiled, env):
         self.ns, self.env = compiled.ns, env
@@ -294,7 +294,7 @@ class _Ints(_Values):
     ``x_hi`` (the module docstring's rules). A weight or decay is a *term*: a function of a
     value's name giving the texts of the ends of w x."""
 
-    opposes = {}
+    opposes = frozenset()
 
     def __init__(self, compiled, env):
         super().__init__(compiled, env)
@@ -699,7 +699,7 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None):
         gates, ups = w.weights(i, "gate", inp, units), w.weights(i, "in", inp, units)
         shared = {}  # rule 5: (gate, up's source) -> units whose up is one weight on it
         computed = block.units if logits else block.prefix_units
-        pairs = _opposite_gates(block.gate, computed) if w.opposes.get(ns.name) else {}
+        pairs = _opposite_gates(block.gate, computed) if ns.name in w.opposes else {}
         for u in computed:
             if u in pairs.values():
                 continue  # written with its pair
