@@ -1,5 +1,6 @@
-"""pi, sin, cos, erf, e^n and ln n of a rational at any precision, as certified enclosures, and the
-values the elementary functions take exactly at rational arguments.
+"""pi, sin, cos and erf of a rational, e^n and ln n of an integer, at any precision, as
+certified enclosures, and the values the elementary functions take exactly at rational
+arguments.
 
 ``pi(bits)``, ``sin(x, bits)``, ``cos(x, bits)`` and ``erf(x, bits)`` return (lo, hi),
 Fractions with lo <= f(x) <= hi and hi - lo of about 2^-bits; ``exp_integer(n, bits)`` the
