@@ -163,6 +163,25 @@ def test_the_series_enclose_the_reference():
     assert elementary.erf(30, 200) == (1 - Fraction(1, 2 ** 202), 1)  # erfc 30 < 10^-392
 
 
+def test_e_and_ln_of_an_integer_are_enclosed_and_round_as_decimal_s_own():
+    for n in (-1000, -40, -3, -1, 1, 2, 50):
+        lo, hi = elementary.exp_integer(n, 200)
+        r = Fraction(Context(prec=120).exp(Decimal(n)))
+        assert lo - r / 10 ** 110 <= r <= hi + r / 10 ** 110 and 0 < hi - lo < lo / 2 ** 200
+    assert elementary.exp_integer(0, 64) == (1, 1) and elementary.ln_integer(1, 64) == (0, 0)
+    for n in (2, 3, 10, 1000, 12345678901):
+        lo, hi = elementary.ln_integer(n, 300)
+        r = Fraction(Context(prec=130).ln(Decimal(n)))
+        assert lo - Fraction(1, 10 ** 120) <= r <= hi + Fraction(1, 10 ** 120)
+        assert 0 < hi - lo < Fraction(1, 2 ** 300)
+    for digits in (12, 50, 300):  # the interval system's e^x: the same Decimal as before
+        system = IntervalSystem(digits)
+        for x in ("-1", "-40", "-1060.000", "-5000", "-0.5"):
+            assert repr(system._nearest_exp(Decimal(x))) == repr(system._nearest.exp(Decimal(x)))
+        for x in ("2", "10", "10.000", "1000", "1.5", "1"):
+            assert repr(system._nearest_ln(Decimal(x))) == repr(system._nearest.ln(Decimal(x)))
+
+
 def test_exact_values_at_rational_arguments():
     assert [elementary.exact_value(op, 0) for op in ("exp", "sin", "cos", "erf")] == [1, 0, 1, 0]
     assert elementary.exact_value("sqrt", Fraction(49, 36)) == Fraction(7, 6)

@@ -72,21 +72,21 @@ def test_untraced_values_are_the_traced_ones_bit_for_bit(variant, spec):
     assert as_text(last) == as_text(traced[-1:])
 
 
-@pytest.mark.parametrize("spec", ["float", "float32", "decimal:16", "decimal"])
+@pytest.mark.parametrize("spec", ["float", "float32", "decimal:16", "decimal", "fraction"])
 def test_decoding_that_looks_up_the_first_block_gives_the_steps_tokens(spec):
-    """Greedy decoding looks the first block up where its state and token recur (plan rule 6):
-    over a run of additions its tokens are those of the step functions with no memory
-    (``cache=False`` reruns every prefix through them), from the second addition on with the
-    first block looked up at every position."""
+    """Greedy decoding looks the first block up where its state and token recur (plan rule 6),
+    also on the fraction system's scaled ints: over a run of additions its tokens are those
+    of the step functions with no memory (``cache=False`` reruns every prefix through them),
+    from the second addition on with the first block looked up at every position."""
     from tinyadder.cases import edge_cases, random_pairs
-    from tinyadder.generate import generate
+    from tinyadder.generate import _runner, generate
     from tinyadder.codegen import _States
     model = build("published")
     ns = for_model(number_system(spec), model)
     for a, b in list(edge_cases(10))[:10] + random_pairs(20):
         prompt = encode(model, a, b)
         assert generate(model, ns, prompt, 11) == generate(model, ns, prompt, 11, cache=False)
-    decoder = compile_model(model, ns).__dict__["_decode_greedy"]
+    decoder = _runner(model, ns, None).__dict__["_decode_greedy"]
     memo, = [d for d in decoder.__defaults__ if isinstance(d, _States)]
     # 30 additions of 33 positions each recorded at most 34 positions times 10 tokens
     assert 0 < memo.stored <= 34 * 10
@@ -97,8 +97,10 @@ def test_the_first_blocks_states_are_told_apart_by_representation():
     states: the block's next operations may tell them apart."""
     from decimal import Decimal
     from tinyadder.codegen import _States
-    states = _States()
+    states = _States(repr)
     def state(*sums):
         return states.step({}, 0, (sums,), ())[0]
     assert state(0.0, 0.0) is not state(-0.0, 0.0) and state(0.0, 0.0) is state(0.0, 0.0)
     assert state(Decimal("1"), Decimal(0)) is not state(Decimal("1.0"), Decimal(0))
+    ints = _States(tuple)  # scaled ints: equal ends are one state
+    assert ints.step({}, 0, ((2 ** 200, 3),), ())[0] is ints.step({}, 1, ((2 ** 200, 3),), ())[0]

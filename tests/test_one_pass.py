@@ -4,6 +4,7 @@ random models, fed whole and in chunks, traced and untraced. The default run tak
 (1, 2, 3, 10) published, (1, 4, 10) repaired and the first models of each random stream; slow
 adds the other N and hundreds more models."""
 
+from dataclasses import replace
 from fractions import Fraction
 import random
 
@@ -142,6 +143,12 @@ def test_rules_detected_from_the_weights(published):
     from tinyadder.weights import with_entry
     moving = with_entry(published, "blocks.0.attn.W_Q", ("digit", "h3"), Fraction(1, 1000))
     assert not compile_model(moving, compiled.ns).blocks[0].memoised
+    # and the second block's keys and values, functions of the first block's outputs, are
+    # recorded with them: computed inside the lookup's miss branch only
+    from tinyadder.codegen import decoder_source
+    decoder = decoder_source(compile_model(published, FloatSystem()))[0]
+    assert "\n            L1_v_h0 = " in decoder and "\n        L1_v_h0 = " not in decoder
+    assert "L1_v_h0, L1_ev_h0,))" in decoder
     # rule 5: in an exact system the ten candidates (gate: scale; up: P_u count) share the
     # product scale * count; a rounding system keeps g * (P_u count)
     from tinyadder.codegen import source
@@ -149,7 +156,12 @@ def test_rules_detected_from_the_weights(published):
     rounded_source = source(compile_model(published, FloatSystem()))[0]
     assert exact_source.count("t = g * L0_attn_count") == 2  # the candidates' and digit_pos's
     assert exact_source.count("* t\n") == 11
-    assert "t = g" not in rounded_source and rounded_source.count("if g > zero") == 31
+    assert "t = g" not in rounded_source
+    # rule 7: in a rounding system layer 1's pairs of units with gates W x and -W x take one
+    # gate each: 11 gates in layer 0, 10 for layer 1's 20 units, the second of a pair -g
+    assert rounded_source.count("if g > zero") == 21 == 11 + rounded_source.count("elif g < zero")
+    assert rounded_source.count("(-g) * (L1_b_in_cand") == 10 and "_minus * L1_attn" not in rounded_source
+    assert "elif" not in exact_source  # the fraction system computes each unit's gate
     toy = compile_model(toy_model(), FractionSystem())
     assert [[h.carried for h in b.heads] for b in toy.blocks] == [
         [False, False, True, False, False], [True], [False, False, True, False, False]]
@@ -296,6 +308,50 @@ def test_random_models_traced_equal_generated_code_in_rounding_systems(spec, cou
             want[p - 1] for p in chunks + [len(tokens)]]
         one_by_one = list(range(1, len(tokens)))
         assert _bits(untraced_logits(model, ns, tokens, one_by_one)) == want
+
+
+def opposite_gates(model):
+    """The model with unit 1's gate in every block of two units or more replaced by the
+    negation of unit 0's (weights and bias): a pair for plan rule 7."""
+    blocks = []
+    for b in model.blocks:
+        m = b.mlp
+        if len(m.units) >= 2:
+            u0, u1 = m.units[:2]
+            gate = {s: {t: w for t, w in row.items() if t != u1} for s, row in m.W_gate.items()}
+            for s, row in m.W_gate.items():
+                if u0 in row:
+                    gate[s][u1] = -row[u0]
+            bias = {t: w for t, w in m.b_gate.items() if t != u1}
+            if u0 in m.b_gate:
+                bias[u1] = -m.b_gate[u0]
+            m = MLP(units=m.units, W_gate=gate, b_gate=bias, W_in=m.W_in, b_in=m.b_in,
+                    W_out=m.W_out, b_out=m.b_out)
+        blocks.append(Block(b.attn, m, b.width_in, b.width_out))
+    return replace(model, blocks=tuple(blocks))
+
+
+@pytest.mark.parametrize("spec", ["float", "decimal:16"])
+def test_units_with_opposite_gates_give_the_traced_pass_bit_for_bit(spec):
+    """Rule 7: the second unit of a pair takes -g for its gate; its posts, and so the logits,
+    are the traced pass's to the bit, on random models whose unit pairs have opposite gates
+    (some gates all zero, some with a bias)."""
+    from tinyadder.codegen import source
+    from tinyadder.numbers import number_system
+    rng = random.Random(37)
+    ns = number_system(spec)
+    paired = 0
+    for _ in range(60):
+        model = opposite_gates(random_model(rng))
+        tokens = [rng.randrange(len(model.vocab)) for _ in range(rng.randint(1, 8))]
+        compiled, got = compile_model(model, ns), {}
+        paired += source(compiled)[0].count("elif g < zero")
+        forward(compiled, tokens, record=got.__setitem__)
+        want = _bits(got["unembed.hook_out"])
+        assert _bits(forward(compiled, tokens, logits="all")[0]) == want
+        one_by_one = list(range(1, len(tokens)))
+        assert _bits(untraced_logits(model, ns, tokens, one_by_one)) == want
+    assert paired > 30
 
 
 @pytest.mark.parametrize("spec", ["float", "float32", "decimal:16"])

@@ -130,7 +130,9 @@ class _Values:
     operators. Each method returns the lines of one operation (``_Ints`` writes them on ints).
     """
 
-    memoises = True  # a value is one local: the first block's outputs can be recorded
+    # rule 7 where -(w x) is (-w) x and -(x + y) is (-x) + (-y) bit for bit: rounding to
+    # nearest, ties to even, is symmetric in sign
+    opposes = frozenset({"decimal", "float"})
 
     def __init__(self, compiled, env):
         self.ns, self.env = compiled.ns, env
@@ -157,7 +159,13 @@ class _Values:
     def embed(self, row):
         return [f"    {', '.join(row)}, = x = embed[token]"]
 
+    def outputs(self, row):
+        """The locals that hold the stream ``row`` (its slots' names)."""
+        return [name for name in row if name != "zero"]
+
     zeros = "(zero, zero)"  # the running sums before the first position
+    # a state's key (rule 6): repr tells -0.0 from 0.0 and Decimal('1.0') from Decimal('1')
+    state_key = staticmethod(repr)
     sums = "n, d"
 
     def first_kv(self, i, memo, weights, block, names):
@@ -185,7 +193,8 @@ class _Values:
             if b.carried:
                 e = f"e[{h}]" if per_position else c(b.exp_qk, f"L{i}_exp_qk_{names[h]}")
                 ev = f"L{i}_ev_{names[h]}"
-                lines.append(f"    {ev} = {e} * L{i}_v_{names[h]}")
+                one = not per_position and repr(b.exp_qk) == repr(self.ns.one)  # 1 v is v
+                lines.append(f"    {ev} = {'' if one else f'{e} * '}L{i}_v_{names[h]}")
                 self.carried_kv[i, h] = e, ev
         return lines, rows["k"], rows["v"]
 
@@ -213,6 +222,15 @@ class _Values:
         """post = relu(gate) (up), the up map not computed where the gate is shut."""
         return [f"    g = {gate}",
                 f"    {post} = g * ({self.affine(up, u, var, const)}) if g > zero else zero"]
+
+    def opposite(self, posts, gate, ups):
+        """Two units whose gates are g and -g (rule 7): g once, and at most one of them open;
+        the second one's gate is -g, the value its own gate takes (``ups``: the texts of the
+        two up maps)."""
+        (p, q), (up_p, up_q) = posts, ups
+        return [f"    g = {gate}", "    if g > zero:", f"        {p} = g * ({up_p})",
+                f"        {q} = zero", "    elif g < zero:", f"        {p} = zero",
+                f"        {q} = (-g) * ({up_q})", "    else:", f"        {p} = {q} = zero"]
 
     def shared(self, gate, x, posts, common):
         """t = relu(gate) x once (rule 5), then each unit's post = w t (``posts``: (name, w,
@@ -276,7 +294,7 @@ class _Ints(_Values):
     ``x_hi`` (the module docstring's rules). A weight or decay is a *term*: a function of a
     value's name giving the texts of the ends of w x."""
 
-    memoises = False  # a value is two locals, an embedded integer a third
+    opposes = frozenset()
 
     def __init__(self, compiled, env):
         super().__init__(compiled, env)
@@ -361,6 +379,12 @@ class _Ints(_Values):
         names = [f"{s}_lo, {s}_hi" for s in row] + [f"{row[s]}_k" for s in whole]
         return [f"    {', '.join(names)}, = embed_ints[token]"]
 
+    def outputs(self, row):
+        """The locals that hold the stream ``row``: each slot's two ends, and the integer of a
+        slot that holds one (``integral``)."""
+        return ([f"{name}_{end}" for name in row if name != "zero" for end in ("lo", "hi")]
+                + [f"{name}_k" for name in row if name in self.integral])
+
     def first_kv(self, i, memo, weights, block, names):
         """The boxed keys and values for the cache, and the carried heads' e and e v as ints,
         per token."""
@@ -409,6 +433,7 @@ class _Ints(_Values):
         return lines, (k if textbook else "None"), (v if textbook else "None")
 
     zeros = "zeros"
+    state_key = staticmethod(tuple)  # ints are their own exact representation
     sums = "n_lo, n_hi, d_lo, d_hi"
 
     def carry(self, i, h, name, decay):
@@ -618,13 +643,14 @@ def _environment(compiled):
     return _writer(compiled)(compiled, env), env
 
 
-def _position(compiled, w, logits, memory, blocks=None, row=None):
+def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None):
     """(lines, row, sums): the operations of one position, indented for a function body, the
     locals holding the final stream's slots, and the carried sums' locals. With ``memory`` the
     carried sums of layer i's head h live in the local ``Li_sums_h`` (``decoder_source``), else
     in the KV cache ``layers``, which also keeps keys and values; with ``memory`` those only
     for a block with a textbook head. ``blocks``: the blocks to write (all by default), entered
-    with the stream's locals ``row`` (by default the embedding's)."""
+    with the stream's locals ``row`` (by default the embedding's); ``kv``: {block: (keys,
+    values)} of the blocks whose keys and values are computed already."""
     ns, model, c = compiled.ns, compiled.model, w.env.name
     slot = _locals(model.slots)
     lines, sums = [], []
@@ -641,6 +667,8 @@ def _position(compiled, w, logits, memory, blocks=None, row=None):
         if block.token_kv is not None:  # rule 4
             memo = c(block.token_kv, f"L{i}_token_kv")
             more, k, v = w.first_kv(i, memo, c(block, f"L{i}_block"), block, head)
+        elif kv and i in kv:  # computed with the first block (rule 6)
+            more, (k, v) = [], kv[i]
         else:
             more, k, v = w.later_kv(i, block, row, heads, head, inp)
         lines += more + ([f"    L.keys.append({k})", f"    L.values.append({v})"] if cache else [])
@@ -670,8 +698,17 @@ def _position(compiled, w, logits, memory, blocks=None, row=None):
         post = [f"L{i}_post_{u}" for u in unit]
         gates, ups = w.weights(i, "gate", inp, units), w.weights(i, "in", inp, units)
         shared = {}  # rule 5: (gate, up's source) -> units whose up is one weight on it
-        for u in (block.units if logits else block.prefix_units):
+        computed = block.units if logits else block.prefix_units
+        pairs = _opposite_gates(block.gate, computed) if ns.name in w.opposes else {}
+        for u in computed:
+            if u in pairs.values():
+                continue  # written with its pair
             gate = w.affine(block.gate, u, mid.__getitem__, gates)
+            if u in pairs:  # rule 7
+                v = pairs[u]
+                lines += w.opposite((post[u], post[v]), gate, [
+                    w.affine(block.up, t, mid.__getitem__, ups) for t in (u, v)])
+                continue
             up_column = block.up.columns[u]
             if ns.exact and len(up_column) == 1 and block.up.bias[u] is None:  # rule 5
                 shared.setdefault((gate, up_column[0][0]), []).append(u)
@@ -724,12 +761,13 @@ def decoder_source(compiled):
     env["readout"] = compiled.readout_tokens
     lines, first, row, sums = [], [], None, []
     rest = range(len(compiled.blocks))
-    if w.memoises and compiled.blocks[0].memoised:
-        first, row, sums = _first_block(compiled, w)
+    kv = {}
+    if compiled.blocks[0].memoised:
+        first, row, sums, kv = _first_block(compiled, w)
         lines.append(f"    L0_state = L0_states.start(({w.zeros},) * {len(sums)})")
         rest = rest[1:]
-    prefix, _, _ = _position(compiled, w, False, True, rest, row)
-    every, row, later = _position(compiled, w, True, True, rest, row)
+    prefix, _, _ = _position(compiled, w, False, True, rest, row, kv)
+    every, row, later = _position(compiled, w, True, True, rest, row, kv)
     lines += [f"    {name} = {w.zeros}" for name in later]
     lines += ["    for pos in range(len(tokens) - 1):", "        token = tokens[pos]"]
     lines += [f"    {line}" for line in first + prefix]
@@ -742,33 +780,72 @@ def decoder_source(compiled):
     return "\n".join([header] + lines) + "\n", env
 
 
+def _opposite_gates(gate, units):
+    """{u: v} for units u before v (both in ``units``) whose gate rows are exact negatives:
+    the same sources in the same order, each weight and the bias (or its absence) negated,
+    representation and all (plan rule 7). Each unit is in one pair at most."""
+    def row(t, sign):
+        b = gate.bias[t]
+        return (tuple((i, repr(_signed(w, sign))) for i, w in gate.columns[t]),
+                None if b is None else repr(_signed(b, sign)))
+    pairs, waiting = {}, {}
+    for u in units:
+        v = waiting.pop(row(u, -1), None)
+        if v is not None:
+            pairs[v] = u
+        elif gate.columns[u] or gate.bias[u] is not None:
+            waiting.setdefault(row(u, 1), u)
+    return pairs
+
+
+def _signed(x, sign):
+    """x, or -x exactly (a Decimal's copy_negate: no context rounds it)."""
+    if sign > 0:
+        return x
+    return x.copy_negate() if hasattr(x, "copy_negate") else -x
+
+
 def _first_block(compiled, w):
-    """(lines, row, sums): the first block of a position as a lookup of ``L0_state``, the
+    """(lines, row, sums, kv): the first block of a position as a lookup of ``L0_state``, the
     state its carried sums were in, and the token; where that pair is new, the block computed
     from the state's sums, its outputs (every slot it leaves, for both kinds of position)
-    recorded (``_States.step``)."""
-    w.env["L0_states"] = _States()
+    recorded (``_States.step``), and with them the second block's keys and values, which
+    depend on those outputs alone (``kv``: {1: their texts}, for ``_position``)."""
+    w.env["L0_states"] = _States(w.state_key)
     block, row, sums = _position(compiled, w, True, True, range(1))
-    outs = ", ".join(dict.fromkeys(name for name in row if name != "zero")) + ","
+    names, kv = w.outputs(row), {}
+    if len(compiled.blocks) > 1 and compiled.blocks[1].token_kv is None:
+        heads = compiled.model.blocks[1].attn.heads
+        more, k, v = w.later_kv(1, compiled.blocks[1], row, heads, _locals(heads),
+                                compiled.model.slots[:compiled.blocks[1].width_in])
+        block, names, kv = block + more, names + _assigned(more), {1: (k, v)}
+    outs = ", ".join(dict.fromkeys(names)) + ","
     state = ", ".join(sums) + "," if sums else ""
     return ["    hit = L0_state.get(token)", "    if hit is None:",
             f"        {state} = L0_state.sums" if sums else "        pass",
             *[f"    {line}" for line in block],
             f"        hit = L0_states.step(L0_state, token, ({state}), ({outs}))",
-            f"    L0_state, ({outs}) = hit"], row, sums
+            f"    L0_state, ({outs}) = hit"], row, sums, kv
+
+
+def _assigned(lines):
+    """The locals that generated lines assign ('x = ...', 'x_lo, x_hi = ...', also after a
+    ';')."""
+    targets = (name.strip() for line in lines for part in line.split(";")
+               for name in part.split(" = ")[0].split(","))
+    return [name for name in targets if name.isidentifier()]
 
 
 class _States:
     """The first block's memory across the additions of a run (plan rule 6). Its carried sums
-    before a position are a state, one object per exact representation (their repr, of one
-    number system's values: -0.0 is not 0.0, Decimal('1.0') not Decimal('1')); a state maps
-    each token seen there to the next state and the block's outputs, for at most ``LIMIT``
-    recorded pairs."""
+    before a position are a state, one object per exact representation (``key`` of the
+    sums: a writer's ``state_key``); a state maps each token seen there to the next state and
+    the block's outputs, for at most ``LIMIT`` recorded pairs."""
 
     LIMIT = 4096
 
-    def __init__(self):
-        self.states, self.stored, self.root = {}, 0, None
+    def __init__(self, key):
+        self.states, self.stored, self.root, self.key = {}, 0, None, key
 
     def start(self, sums):
         """The state before the first position, its sums ``sums``."""
@@ -779,7 +856,7 @@ class _States:
     def _state(self, sums):
         if self.stored >= self.LIMIT:
             return _State(sums)
-        key = repr(sums)  # -0.0 and 0.0, Decimal('1.0') and Decimal('1') differ here
+        key = self.key(sums)
         state = self.states.get(key)
         if state is None:
             state = self.states[key] = _State(sums)

@@ -3,7 +3,7 @@
 ``compile_model(model, ns)`` reads the model's weight tensors (``weights.tensors``) once per
 number system (memoised) and returns a :class:`Compiled`. ``forward`` reads its weights and
 what they leave out; ``codegen`` also reads the plan: the fields below marked *plan*, each
-derived from the weights by one of six rules, never from what the model is for.
+derived from the weights by one of the rules below, never from what the model is for.
 
 What the weights leave out is part of the model: an absent weight is no term, a slot that no
 term of a half-layer reaches is not written (it keeps its value, with no + 0), and a head
@@ -27,9 +27,16 @@ with no value map or no output map (``weights.live_heads``) adds no term to the 
    the first block is carried and the model adds no positional embedding, what the block
    writes at a position depends only on the token and the carried sums before it (rule 1;
    rule 4 gives its keys per token): greedy decoding records it per (sums, token) and looks it
-   up when the pair recurs, the sums compared by their exact representation. Across the
+   up when the pair recurs, the sums compared by their exact representation; the second
+   block's keys and values, which depend on the first block's outputs alone, with it. Across the
    additions of one run it recurs at every position of TinyAdder-36, whose first-block sums
    follow the layout, not the digits.
+
+7. Opposite gates, in a system that rounds to nearest with ties to even (decimal, float):
+   two FFN units whose gate rows are exact negatives of each other (the same sources, each
+   weight and the bias negated) have gates g and -g bit for bit, since such rounding is
+   symmetric in sign, so at most one is open: g is computed once and the second unit's post
+   is (-g) up (``codegen._opposite_gates``, read off ``Block.gate``).
 
 Field glossary of :class:`Block` (indices are positions in the model's slot, lane and unit
 orders; a head of dimension d has d lanes):
@@ -57,7 +64,7 @@ orders; a head of dimension d has d lanes):
     token_kv       plan, rule 4: {token id: (k, v, e, e v)}, first block only, filled on use
     memoised       plan, rule 6: the first block, its live heads all carried, no positions
 
-Rules 1 and 3 to 6 serve the code generator, which writes out TinyAdder-36's family of
+Rules 1 and 3 to 7 serve the code generator, which writes out TinyAdder-36's family of
 operations (``Compiled.fast``); any other model's untraced calls run ``forward`` as written.
 """
 

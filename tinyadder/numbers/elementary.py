@@ -1,8 +1,11 @@
-"""pi, sin, cos and erf of a rational at any precision, as certified enclosures, and the
-values the elementary functions take exactly at rational arguments.
+"""pi, sin, cos and erf of a rational, e^n and ln n of an integer, at any precision, as
+certified enclosures, and the values the elementary functions take exactly at rational
+arguments.
 
 ``pi(bits)``, ``sin(x, bits)``, ``cos(x, bits)`` and ``erf(x, bits)`` return (lo, hi),
-Fractions with lo <= f(x) <= hi and hi - lo of about 2^-bits. Each sums a series in fixed
+Fractions with lo <= f(x) <= hi and hi - lo of about 2^-bits; ``exp_integer(n, bits)`` the
+same for e^n, n an integer, with hi - lo < 2^-bits lo (relative: e^n spans any size), and
+``ln_integer(n, bits)`` for ln n, n >= 1 an integer. Each sums a series in fixed
 point: a real v is held as an integer V ~ v 2^P (P bits after the point), every step is
 integer arithmetic with one floor division, and the error of every step is carried beside it
 as an integer bound rounded up (:func:`_alternating`). Nothing is estimated: the bound is
@@ -10,6 +13,12 @@ proved term by term, for every argument and precision.
 
 >>> lo, hi = pi(64)
 >>> lo < Fraction("3.14159265358979323846264338327950288") < hi, hi - lo < Fraction(1, 2 ** 64)
+(True, True)
+>>> lo, hi = exp_integer(-1, 64)
+>>> lo < Fraction("0.367879441171442321595523770161460867") < hi, hi - lo < lo / 2 ** 64
+(True, True)
+>>> lo, hi = ln_integer(10, 64)
+>>> lo < Fraction("2.30258509299404568401799145468436421") < hi, hi - lo < Fraction(1, 2 ** 64)
 (True, True)
 >>> sin(0, 64), exact_value("sqrt", Fraction(9, 4)), exact_value("sqrt", 2)
 ((Fraction(0, 1), Fraction(0, 1)), Fraction(3, 2), None)
@@ -104,6 +113,70 @@ def pi(bits):
         total += weight * s
         error += abs(weight) * e
     return _ends(total, error, p)
+
+
+def exp_integer(n, bits):
+    """e^n for an integer n in [lo, hi], hi - lo < 2^-bits lo: e^|n| by squaring e, and
+    e^n = 1 / e^|n| for n < 0.
+
+    e = sum_k 1/k! at P bits: T_k = floor(T_(k-1) / k) from T_0 = 2^P, so that
+    2^P/k! - 2 < T_k <= 2^P/k! (each floor loses less than 1, the losses shrink by k), and
+    the sum stops at the first T_K = 0, where 2^P/K! < 2 and the omitted tail is below 4
+    units: e 2^P lies in [S, S + 2K + 4], S = T_0 + ... + T_(K-1), a relative width below
+    (K + 2) 2^-P. A product of enclosures [L1, H1] [L2, H2] (ends at 2^-P, every value >= 1)
+    is [floor(L1 L2 / 2^P), ceil(H1 H2 / 2^P)]: it adds less than 2^(1-P) to the relative
+    width, and a width made before j more squarings grows 2^j-fold. So e^|n| (|n| < 2^b)
+    is off by less than 2^b (K + 2) 2^-P from e and 2^(b+3) 2^-P from the products; with
+    K < P, P = bits + 2b + (a bound on P's bits) + 12 keeps the whole below 2^-bits.
+    """
+    m = abs(n)
+    if m == 0:
+        return Fraction(1), Fraction(1)
+    b = m.bit_length()
+    p = bits + 2 * b + (bits + 2 * b + 64).bit_length() + 12
+    term, total, k = 1 << p, 0, 0
+    while term:
+        total += term
+        k += 1
+        term //= k
+    lo, hi = (1 << p), (1 << p)  # e^0, then e^(bits of m read from the top)
+    e_lo, e_hi = total, total + 2 * k + 4
+    for bit in bin(m)[2:]:
+        lo, hi = (lo * lo) >> p, -(-(hi * hi) >> p)
+        if bit == "1":
+            lo, hi = (lo * e_lo) >> p, -(-(hi * e_hi) >> p)
+    if n > 0:
+        return Fraction(lo, 1 << p), Fraction(hi, 1 << p)
+    return Fraction(1 << p, hi), Fraction(1 << p, lo)
+
+
+def ln_integer(n, bits):
+    """ln n for an integer n >= 1 in [lo, hi], hi - lo < 2^-bits: n = 2^k y with 1 <= y < 2,
+    ln n = k ln 2 + ln y, ln 2 = 2 atanh(1/3) and ln y = 2 atanh((n - 2^k) / (n + 2^k)), both
+    arguments in [0, 1/3] (:func:`_atanh`)."""
+    if n == 1:
+        return Fraction(0), Fraction(0)
+    k = n.bit_length() - 1
+    p = bits + _guard(bits) + k.bit_length() + 2
+    s2, e2 = _atanh(1, 3, p)
+    s, e = _atanh(n - (1 << k), n + (1 << k), p)
+    return _ends(2 * (k * s2 + s), 2 * (k * e2 + e), p)
+
+
+def _atanh(a, b, p):
+    """(S, E) with |atanh(a/b) - S 2^-P| <= E 2^-P, 0 <= a/b = t <= 1/3: atanh t = sum_j
+    t^(2j+1) / (2j + 1). U_j = floor(U_(j-1) a^2 / b^2) from U_0 = floor(2^P a / b) is within
+    2 units of 2^P t^(2j+1) (the carried error shrinks by t^2 <= 1/9 and each floor adds one),
+    so floor(U_j / (2j + 1)) is within 3 of its term; the sum stops at the first U_J = 0,
+    where 2^P t^(2J+1) < 2, and the terms left out from J on add up to less than
+    2 / (1 - t^2) < 3 units. So E = 3 J + 3."""
+    u, total, j = (a << p) // b, 0, 0
+    square_a, square_b = a * a, b * b
+    while u:
+        total += u // (2 * j + 1)
+        j += 1
+        u = u * square_a // square_b
+    return total, 3 * j + 3
 
 
 def sin(x, bits):
