@@ -49,12 +49,14 @@ Comparisons and decisions fold the symbols into the interval (each in [0, 1]). A
 from fractions import Fraction
 
 from ...constants import PI, Expr, ExpTerm, Ln
+from ...modelfile import dump
 from ...numbers import Undecided
 from ...numbers.rounding import evaluate
 from .generic import Prover
 from .setsystem import ONE, SCALE, SetSystem, SetValue, down, rational, up
 
 ZERO = Fraction(0)
+CERTIFICATE = "tinyadder-float-certificate"
 
 # (significant bits p, least normal exponent, overflow exponent) per program
 FORMATS = {"float32": (24, -126, 128), "float": (53, -1022, 1024)}
@@ -519,3 +521,12 @@ class FloatProver(Prover):
 def prove(model, program="float32", **options):
     """The generic prover's :class:`~.generic.Outcome` for ``model``'s float program."""
     return FloatProver(model, program, **options).run()
+
+
+def certificate(outcome, model, name, program="float32"):
+    """The certificate of a proved float outcome (JSON-ready): the model file's text, the
+    program's format and the split tree of every answer position, for ``floatcheck.check``."""
+    if outcome.verdict != "proved":
+        raise ValueError(f"no certificate for a verdict of {outcome.verdict!r}")
+    return {"format": CERTIFICATE, "version": 1, "name": name, "digits": outcome.digits,
+            "number": program, "model": dump(model), "positions": outcome.positions}
