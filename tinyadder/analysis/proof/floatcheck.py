@@ -22,7 +22,8 @@ and folded into the interval wherever a range is taken:
 - constants rounded as the program stores them (to double, then to float32), e^c and ln b
   enclosed, widened by CONSTANT_SLACK, then stored.
 
-A ``pair`` leaf (one pair) is run by the float replay (``addition.add`` in the certificate's
+A leaf's pass continues from the prompt's keys and values computed once over every pair (they
+hold at every pair of any leaf). A ``pair`` leaf (one pair) is run by the float replay (``addition.add`` in the certificate's
 format): the checker trusts it to answer as the original program does (tests/test_board.py).
 """
 
@@ -46,7 +47,7 @@ FORMATS = {"float32": (24, -126, 128), "float": (53, -1022, 1024)}
 LIBRARY_ULPS = {"exp": 1, "sin": 1, "cos": 1, "erf": 1}   # the trusted premise
 CONSTANT_SLACK = Fraction(1, 2 ** 50)
 LN2_ABOVE = Fraction(6932, 10000)   # > ln 2
-KEEP_SYMBOLS = 12
+KEEP_SYMBOLS = 32  # the prover's rule: a value keeps its 32 largest rounding symbols
 
 
 # ---- IEEE rounding of rationals ----------------------------------------------------------
@@ -438,6 +439,7 @@ class FloatLeaves(Leaves):
         self.compiled = compile_model(model, self.ns)
         self.ids = [model.vocab.index(str(d)) for d in range(10)]
         self.slots, self.targets = layout(model)
+        self._prompt = None
 
     def digit(self, form, col, lo, hi):
         """A digit token's embedding, column by column: e + (d - lo) s where the column's
@@ -459,20 +461,46 @@ class FloatLeaves(Leaves):
     def row(self, slot, region):
         return [self.ns.lift(v) for v in super().row(slot, region)]
 
+    def patch(self, rows):
+        """The embedding's rows replaced by ``rows``; every ReLU taken whole."""
+        relu = self.ns.relu
+        patch = {"hook_embed": lambda _: rows}
+        for i, block in enumerate(self.model.blocks):
+            if block.mlp is not None and block.mlp.act == "relu":
+                patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[relu(g) for g in r]
+                                                                 for r in pre]
+        return patch
+
+    def prompt(self):
+        """(keys and values, positions): the prompt but its last token run once over every
+        pair, whose sets hold at every pair of any leaf, so each leaf's pass continues from
+        them; (None, 0) where that pass meets a sign it cannot decide. What the last block
+        adds after its attention is no key or value: replaced by zeros."""
+        if self._prompt is None:
+            whole = root(self.n)
+            self.ns.at(whole, self.n)
+            rows = [self.row(s, whole) for s in self.slots[:-1]]
+            patch, zero = self.patch(rows), self.ns.zero
+            patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
+                lambda x: [[zero] * len(r) for r in x]
+            try:
+                past = forward(self.compiled, [0] * len(rows), patch=patch, logits="last")[1]
+                self._prompt = (past, len(rows))
+            except Invalid:
+                self._prompt = (None, 0)
+        return self._prompt
+
     def holds(self, k, region):
         """Whether the target's logit beats every other over the region (each difference
         formed exactly from the bounded logits, its symbols folded)."""
         token = self.token(k, region)
         ns = self.ns
+        past, start = self.prompt()
         ns.at(region, self.n)
         slots = self.slots + [("sum", p) for _, p in self.targets[:k]]
-        rows = [self.row(s, region) for s in slots]
-        patch = {"hook_embed": lambda _: rows}
-        for i, block in enumerate(self.model.blocks):
-            if block.mlp is not None and block.mlp.act == "relu":
-                patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[ns.relu(g) for g in r]
-                                                                 for r in pre]
-        logits = forward(self.compiled, [0] * len(rows), patch=patch, logits="last")[0][-1]
+        rows = [self.row(s, region) for s in slots[start:]]
+        logits = forward(self.compiled, [0] * len(rows), past, patch=self.patch(rows),
+                         logits="last")[0][-1]
         logits = [ns.bounded(v) for v in logits]
         t = list(self.compiled.readout_tokens).index(token)
         for u, other in enumerate(logits):
