@@ -118,3 +118,16 @@ def test_36p_float32_certificates_check_at_n2(variant):
     assert floatcheck.check(cert).startswith(f"certificate valid: {variant} model as a "
                                              f"float32 program, N = 2")
     assert dump(model) == cert["model"]
+
+
+@pytest.mark.slow
+def test_jacobli99_28_float32_certificate_checks():
+    """jacobli99-28's float32 program adds all 10^20 pairs: its committed certificate (363
+    regions, written by ``floatsets.prove(model, "float32", carries_first=True)``) checks,
+    and its model text is the shipped model file's."""
+    path = "tests/fixtures/proofs/jacobli99-28.float32.cert.json"
+    cert = floatcheck.load(path)
+    assert cert["model"] == dump(load("tinyadder/models/board/jacobli99-28.json"))
+    assert floatcheck.check(cert).startswith(
+        "certificate valid: jacobli99-28 model as a float32 program, N = 10: every pair is "
+        "added right")
