@@ -23,8 +23,9 @@ and folded into the interval wherever a range is taken:
   enclosed, widened by CONSTANT_SLACK, then stored.
 
 A leaf's pass continues from the prompt's keys and values computed once over every pair (they
-hold at every pair of any leaf). A ``pair`` leaf (one pair) is run by the float replay (``addition.add`` in the certificate's
-format): the checker trusts it to answer as the original program does (tests/test_board.py).
+hold at every pair of any leaf). A ``pair`` leaf (one pair) is run by the float replay
+(``addition.add`` in the certificate's format): the checker trusts it to answer as the
+original program does (tests/test_board.py).
 """
 
 from fractions import Fraction
@@ -37,11 +38,10 @@ from ...modelfile import loads
 from ...numbers.rounding import evaluate
 from ...plan import compile_model
 from .certificate import Invalid, Malformed
-from .setcheck import (MAX_BYTES, ONE, SCALE, Form, FormSystem, Leaves, count, cut, layout,
+from .setcheck import (MAX_BYTES, ONE, SCALE, Form, FormSystem, Leaves, _node, count, layout,
                        root, steps)
 
 FORMAT = "tinyadder-float-certificate"
-MAX_DEPTH = 900
 # (significant bits p, least normal exponent, overflow exponent) per program
 FORMATS = {"float32": (24, -126, 128), "float": (53, -1022, 1024)}
 LIBRARY_ULPS = {"exp": 1, "sin": 1, "cos": 1, "erf": 1}   # the trusted premise
@@ -492,7 +492,10 @@ class FloatLeaves(Leaves):
 
     def holds(self, k, region):
         """Whether the target's logit beats every other over the region (each difference
-        formed exactly from the bounded logits, its symbols folded)."""
+        formed exactly from the bounded logits, its symbols folded); a region of one pair:
+        whether the float replay adds it right."""
+        if count(region, self.n) == 1:
+            return self.pair_holds(region)
         token = self.token(k, region)
         ns = self.ns
         past, start = self.prompt()
@@ -520,11 +523,9 @@ class FloatLeaves(Leaves):
             raise Invalid(f"a leaf at position {k} whose target digit is not one digit")
         return self.ids[lo]
 
-    def pair_holds(self, region, said):
-        """A one-pair leaf: the float replay adds its pair right."""
+    def pair_holds(self, region):
+        """Whether the float replay adds the region's one pair right."""
         (a, b), = pairs(region, self.n)
-        if said != [a, b]:
-            raise Invalid(f"a 'pair' leaf names {said!r}, its region holds {a} + {b}")
         if add(self.model, self.program, a, b) != a + b:
             raise Invalid(f"the {self.program} replay adds {a} + {b} wrong")
         return True
@@ -582,36 +583,3 @@ def check(cert, progress=None):
         _node(leaves, k, tree, whole, done, progress)
     return (f"certificate valid: {cert.get('name', 'the')} model as a {program} program, "
             f"N = {n}: every pair is added right ({done[0]} leaves re-decided)")
-
-
-def _node(leaves, k, node, region, done, progress, depth=0):
-    if not isinstance(node, dict) or depth > MAX_DEPTH:
-        raise Invalid("a tree node that is not an object (or a tree too deep)")
-    n = leaves.n
-    if "split" in node:
-        kids = node.get("children")
-        parts = cut(region, n, node["split"])
-        if not isinstance(kids, list) or len(kids) != len(parts):
-            raise Invalid(f"split {node['split']!r}: {len(parts)} children expected")
-        if sum(count(p, n) for p in parts) != count(region, n):
-            raise Invalid(f"split {node['split']!r}: the children's counts do not add up")
-        for kid, part in zip(kids, parts):
-            _node(leaves, k, kid, part, done, progress, depth + 1)
-        return
-    leaf = node.get("leaf")
-    size = count(region, n)
-    if leaf == "empty":
-        if size:
-            raise Invalid(f"an 'empty' leaf of {size} pairs")
-        return
-    if leaf == "bound":
-        leaves.holds(k, region)
-    elif leaf == "pair":
-        if size != 1:
-            raise Invalid(f"a 'pair' leaf of {size} pairs")
-        leaves.pair_holds(region, node.get("pair"))
-    else:
-        raise Invalid(f"a leaf {leaf!r} at position {k}: the certificate proves nothing")
-    done[0] += 1
-    if progress:
-        progress(done[0], None, f" leaves, position {k}")
