@@ -258,3 +258,86 @@ def test_a_digit_embeds_column_by_column():
     rows = [prover.compiled.embed[prover.digit_ids[d]][0].k for d in range(2, 8)]
     assert len(set(rows)) == 6 and all(len(v) == 3 for v in x0.coefs)
     assert ns.entries(x0, ("a", 3)) == [(d, row, row) for d, row in zip(range(2, 8), rows)]
+
+
+# ---- jacobli99-28: the roundings two logits share, and the carries-first order -------------
+
+def carries_region(q, digit, carry_in, carry_out, below=None):
+    """The pairs of N = 10 whose sum has the digit ``digit`` at place q, with the carries
+    c_q and c_(q+1) given (and, with ``below`` = (s, c), s_(q-1) = s and c_(q-1) = c)."""
+    region = Region.every(10)
+    fixes = [("c", q + 1, carry_out), ("c", q, carry_in), ("s", q, digit)]
+    if below is not None:
+        fixes += [("s", q - 1, below[0]), ("c", q - 1, below[1])]
+    for kind, j, value in fixes:
+        if kind == "c":
+            region = region.children(("c", j))[value]
+            continue
+        lo, hi = region.sum_range(j)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            region = region.children(("s", j, mid))[0 if value <= mid else 1]
+            lo, hi = region.sum_range(j)
+    return region
+
+
+def in_region(region, a, b):
+    """Whether the pair (a, b) lies in ``region`` (its digits, carries and sum digits)."""
+    n, s = region.digits, a + b
+    carries = [(a % 10 ** j + b % 10 ** j) // 10 ** j for j in range(n + 1)]
+    digits = [(s // 10 ** j) % 10 for j in range(n)]
+    return (all(lo <= (a // 10 ** j) % 10 <= hi for j, (lo, hi) in enumerate(region.a))
+            and all(lo <= (b // 10 ** j) % 10 <= hi for j, (lo, hi) in enumerate(region.b))
+            and all(carries[j] == c for j, c in region.carries)
+            and all(lo <= digits[j] <= hi for j, lo, hi in region.sums))
+
+
+def test_the_roundings_two_logits_share_cancel():
+    """jacobli99-28 at place 10^9, the pairs with s_9 = 7, c_9 = c_10 = 1, s_8 = 4, c_8 = 0:
+    the real-number margin is 2.12e-4 and the four roundings of the two logits near 991 cost
+    at most 4 x 2^-15 = 1.22e-4. Each logit holds the residual's rounding symbols and its
+    own; a value capped at 12 symbols merged the shared ones into each logit's fresh symbol,
+    where they no longer cancel (a margin of 1.8e-5); with 32 kept, over 5e-5."""
+    prover = FloatProver(load(JACOBLI99))
+    region = carries_region(9, 7, 1, 1, below=(4, 0))
+    result = prover.decide(prover.logits(9, region), prover.target(9, region))
+    assert result[0] == "decided" and Fraction(5, 10 ** 5) < result[1] < Fraction(2, 10 ** 4)
+    assert floatsets.KEEP_SYMBOLS == 32
+
+
+@pytest.mark.slow
+def test_a_carries_region_holds_every_pair_s_float32_logits():
+    """jacobli99-28 at place 10^3, s_3 = 4, c_3 = c_4 = 1 (its least float32 margin): the
+    float32 replay's logits of sampled pairs of the region, teacher-forced with the true
+    digits, lie in the sets, and the region is decided."""
+    model = load(JACOBLI99)
+    prover = FloatProver(model)
+    region = carries_region(3, 4, 1, 1)
+    logits = prover.logits(3, region)
+    assert prover.decide(logits, prover.target(3, region))[0] == "decided"
+    replay = compile_model(model, number_system("float32"))
+    rng, found = random.Random(11), 0
+    while found < 6:
+        a, b = rng.randrange(10 ** 10), rng.randrange(10 ** 10)
+        if not in_region(region, a, b):
+            continue
+        found += 1
+        s = a + b
+        tokens = encode(model, a, b) + [model.vocab.index(str((s // 10 ** j) % 10))
+                                        for j in range(3)]
+        want = forward(replay, tokens, logits="last")[0][-1]
+        for x, v in zip(want, logits):
+            lo, hi = prover.ns.box(prover.ns.folded(v))
+            assert lo <= Fraction(x) <= hi
+
+
+@pytest.mark.slow
+def test_carries_first_decides_a_place_in_few_regions():
+    """jacobli99-28's answer digit at place 10^3 over all 10^20 pairs: 38 regions carries
+    first (c_4, c_3, then s_3), each decided."""
+    prover = FloatProver(load(JACOBLI99), carries_first=True)
+    prover._start = 0.0
+    prover.max_seconds = float("inf")
+    prover.outcome.margins = [None] * 11
+    tree = prover.explore(3, Region.every(10))
+    assert tree["split"] == ["c", 4] and prover.outcome.sets == 38 and not prover.outcome.open

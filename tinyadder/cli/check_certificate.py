@@ -1,6 +1,6 @@
 """``tinyadder check-certificate FILE``: re-check a proof with the independent checker."""
 
-from ..analysis.proof import setcheck
+from ..analysis.proof import floatcheck, setcheck
 from ..analysis.proof.certificate import Invalid, Malformed, check, load
 from .options import PROG, Parser
 
@@ -11,7 +11,9 @@ def build_parser():
         description="Re-check a certificate written by 'tinyadder prove --certificate' with "
                     "a small checker that shares no code with the derivation beyond the "
                     "model's weights (a generic method's certificate: with its own evaluator "
-                    "of the forward pass over the certificate's regions). Exit status 0 when it is valid, 1 when it does not "
+                    "of the forward pass over the certificate's regions, and for a float "
+                    "program's certificate its own rounding rules). Exit status 0 when it is "
+                    "valid, 1 when it does not "
                     "check, 2 when the file cannot be read or is not a certificate.")
     parser.add_argument("file", metavar="FILE", help="the certificate (JSON)")
     return parser
@@ -21,8 +23,9 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     args = build_parser().parse_args(argv)  # a usage error exits 2 (cli.main)
     try:
-        data = setcheck.load(args.file)
-        print(setcheck.check(data) if data is not None else check(load(args.file)), file=out)
+        data, floats = setcheck.load(args.file), floatcheck.load(args.file)
+        print(setcheck.check(data) if data is not None else floatcheck.check(floats)
+              if floats is not None else check(load(args.file)), file=out)
     except Malformed as why:
         print(f"{PROG}: error: {why}; give a file written by '{PROG} prove --certificate'",
               file=err)

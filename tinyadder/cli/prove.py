@@ -169,12 +169,11 @@ def main(argv, out, err, stdin):
         outcome = floatsets.prove(model, args.number, **budget)
     for line in generic_report(outcome, args.model, args.number):
         print(line, file=out)
-    if args.certificate and args.number != "fraction":
-        print(f"{PROG}: prove: no certificate written: the checker re-checks the real-number "
-              f"model only", file=err)
-    elif args.certificate and outcome.verdict == "proved":
-        failed = write_certificate(args.certificate,
-                                   generic.certificate(outcome, model, str(args.model)), err)
+    if args.certificate and outcome.verdict == "proved":
+        data = generic.certificate(outcome, model, str(args.model)) \
+            if args.number == "fraction" else \
+            floatsets.certificate(outcome, model, str(args.model), args.number)
+        failed = write_certificate(args.certificate, data, err)
         if failed:
             return failed
     elif args.certificate:

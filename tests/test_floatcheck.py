@@ -1,0 +1,133 @@
+"""The float certificate checker (analysis/proof/floatcheck.py): it accepts the float prover's
+certificates, refuses tampered ones, refuses a proof whose model adds in real numbers but not
+as a float32 program, and imports nothing of the search."""
+
+import ast
+from fractions import Fraction
+import json
+import random
+
+import pytest
+
+from tinyadder import build
+from tinyadder.analysis.proof import floatcheck, floatsets, generic, setcheck
+from tinyadder.analysis.proof.certificate import Invalid, Malformed
+from tinyadder.cli import main
+from tinyadder.modelfile import dump, load
+
+from test_prove_float import single
+
+ADDER1 = "tests/models/adder1.json"
+OFFSET = "tests/models/adder1-offset.json"
+
+
+@pytest.fixture(scope="module")
+def adder1():
+    """adder1's float32 certificate (JSON round trip)."""
+    model = load(ADDER1)
+    outcome = floatsets.prove(model, "float32")
+    return json.loads(json.dumps(floatsets.certificate(outcome, model, "adder1", "float32")))
+
+
+def test_adder1_float32_certificate_checks(adder1):
+    assert floatcheck.check(adder1) == ("certificate valid: adder1 model as a float32 "
+                                        "program, N = 1: every pair is added right (21 leaves "
+                                        "re-decided)")
+
+
+def test_the_cli_writes_and_checks_a_float32_certificate(tmp_path, capsys):
+    path = tmp_path / "adder1.float32.cert.json"
+    assert main(["prove", "--model", ADDER1, "--number", "float32",
+                 "--certificate", str(path)]) == 0
+    capsys.readouterr()
+    assert json.loads(path.read_text())["number"] == "float32"
+    assert main(["check-certificate", str(path)]) == 0
+    assert capsys.readouterr().out == (f"certificate valid: {ADDER1} model as a float32 "
+                                       f"program, N = 1: every pair is added right (21 leaves "
+                                       f"re-decided)\n")
+
+
+def test_a_tampered_float_certificate_is_refused(adder1, tmp_path, capsys):
+    """A tree cut short, a leaf claimed without its splits, another model's weights: the
+    certificate does not check (exit 1); a float16 program: no certificate at all (one
+    line, exit 2)."""
+    first = adder1["positions"][0]
+    for change in ({"split": ["c", 1], "children": first["children"][:1]}, {"leaf": "bound"},
+                   {"leaf": "pair", "pair": [0, 0]}):
+        with pytest.raises(Invalid):
+            floatcheck.check(dict(adder1, positions=[change] + adder1["positions"][1:]))
+    with pytest.raises(Malformed):
+        floatcheck.check(dict(adder1, number="float16"))
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(dict(adder1, number="float16")))
+    assert main(["check-certificate", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        "tinyadder: error: number: 'float16' is not float32 or float; give a file written by "
+        "'tinyadder prove --certificate'\n")
+    path.write_text(json.dumps(dict(adder1, model=dump(load(OFFSET)))))
+    assert main(["check-certificate", str(path)]) == 1
+    assert capsys.readouterr().out == ("certificate invalid: at position 0, token 1's logit "
+                                       "may reach the target's\n")
+
+
+def test_no_float32_certificate_for_a_model_right_only_in_real_numbers(tmp_path, capsys):
+    """adder1-offset adds every pair in real numbers (its real-number certificate checks)
+    but its float32 program fails: prove writes no float32 certificate, and the real-number
+    proof's trees, given as a float32 certificate, do not check."""
+    model = load(OFFSET)
+    real = generic.prove(model)
+    cert = json.loads(json.dumps(generic.certificate(real, model, "offset")))
+    assert setcheck.check(cert).startswith("certificate valid")
+    path = tmp_path / "offset.json"
+    assert main(["prove", "--model", OFFSET, "--number", "float32",
+                 "--certificate", str(path)]) == 1
+    assert "no certificate written: the verdict is fails" in capsys.readouterr().err
+    assert not path.exists()
+    forged = dict(cert, format=floatcheck.FORMAT, number="float32")
+    with pytest.raises(Invalid, match="logit may reach the target's|adds .* wrong"):
+        floatcheck.check(forged)
+    assert floatcheck.check(dict(forged, number="float")).startswith("certificate valid")
+
+
+def test_the_checker_rounds_as_ieee():
+    rng = random.Random(7)
+    for _ in range(300):
+        d = float(rng.random() * 2.0 ** rng.randint(-140, 100))
+        assert floatcheck.to_nearest(Fraction(d), 24, -126, 128) == single(d)
+    ns = floatcheck.FloatFormSystem(load(ADDER1), "float32")
+    assert ns.half_ulp(Fraction(1000)) == Fraction(1, 2 ** 15)
+    assert ns.half_ulp(Fraction(0)) == Fraction(1, 2 ** 150)
+
+
+def test_the_float_checker_imports_nothing_of_the_search():
+    tree = ast.parse(open(floatcheck.__file__).read())
+    names = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    names |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+              for a in node.names}
+    assert not {m for m in names if m and m.split(".")[-1] in
+                ("generic", "sets", "setsystem", "floatsets", "symbolic", "census")}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["published", "repaired"])
+def test_36p_float32_certificates_check_at_n2(variant):
+    model = build(variant, 2)
+    outcome = floatsets.prove(model, "float32")
+    assert outcome.verdict == "proved"
+    cert = json.loads(json.dumps(floatsets.certificate(outcome, model, variant)))
+    assert floatcheck.check(cert).startswith(f"certificate valid: {variant} model as a "
+                                             f"float32 program, N = 2")
+    assert dump(model) == cert["model"]
+
+
+@pytest.mark.slow
+def test_jacobli99_28_float32_certificate_checks():
+    """jacobli99-28's float32 program adds all 10^20 pairs: its committed certificate (363
+    regions, written by ``floatsets.prove(model, "float32", carries_first=True)``) checks,
+    and its model text is the shipped model file's."""
+    path = "tests/fixtures/proofs/jacobli99-28.float32.cert.json"
+    cert = floatcheck.load(path)
+    assert cert["model"] == dump(load("tinyadder/models/board/jacobli99-28.json"))
+    assert floatcheck.check(cert).startswith(
+        "certificate valid: jacobli99-28 model as a float32 program, N = 10: every pair is "
+        "added right")

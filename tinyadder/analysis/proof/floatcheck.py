@@ -1,0 +1,585 @@
+"""The checker of the float prover's certificates (``floatsets``): does the split tree cover
+every pair exactly once, and does every leaf hold for the model's IEEE float32 or float64
+program?
+
+Written apart from the prover, beside the real-number checker (``setcheck``), whose region
+walk, tree rebuilding and :class:`~.setcheck.Form` evaluator it reuses; it imports nothing of
+the search (``generic``, ``sets``, ``setsystem``, ``floatsets``). It re-derives each leaf
+with its own copy of the rounding rules (docs/proof.md, "Float programs"), on Forms that also
+hold *rounding symbols* ("r", i), each an unknown in [0, 1], kept out of every per-digit table
+and folded into the interval wherever a range is taken:
+
+- x * y, x / y: the exact result plus [-h(M), h(M)], M the largest |result| over the region's
+  box, h(M) half an ulp at M (none where every value is a float on a grid within range); a
+  product of two points is rounded exactly where it is a float or in a constant expression,
+  else (it may be fused) widened by h;
+- a chain of n adds of mass m = sum |terms|: its exact sum plus [-e, e], e = n h(m (1 + n
+  2^(1 - p))), any order; none where the terms are multiples of 2^-g and m < 2^(p - g); one add
+  of two points rounded exactly; x - x = 0, x + 0 = x;
+- exp, sin, cos, erf: the real function's enclosure plus 1 ulp (LIBRARY_ULPS, the trusted
+  premise), sqrt half an ulp; exp(0) = 1; e^x below half the least subnormal is in [0, the
+  least subnormal]; softmax's max is the score whose box lies above every other's;
+- constants rounded as the program stores them (to double, then to float32), e^c and ln b
+  enclosed, widened by CONSTANT_SLACK, then stored.
+
+A leaf's pass continues from the prompt's keys and values computed once over every pair (they
+hold at every pair of any leaf). A ``pair`` leaf (one pair) is run by the float replay
+(``addition.add`` in the certificate's format): the checker trusts it to answer as the
+original program does (tests/test_board.py).
+"""
+
+from fractions import Fraction
+import json
+
+from ...addition import add
+from ...constants import PI, Expr, ExpTerm, Ln
+from ...forward import forward
+from ...modelfile import loads
+from ...numbers.rounding import evaluate
+from ...plan import compile_model
+from .certificate import Invalid, Malformed
+from .setcheck import (MAX_BYTES, ONE, SCALE, Form, FormSystem, Leaves, _node, count, layout,
+                       root, steps)
+
+FORMAT = "tinyadder-float-certificate"
+# (significant bits p, least normal exponent, overflow exponent) per program
+FORMATS = {"float32": (24, -126, 128), "float": (53, -1022, 1024)}
+LIBRARY_ULPS = {"exp": 1, "sin": 1, "cos": 1, "erf": 1}   # the trusted premise
+CONSTANT_SLACK = Fraction(1, 2 ** 50)
+LN2_ABOVE = Fraction(6932, 10000)   # > ln 2
+KEEP_SYMBOLS = 32  # the prover's rule: a value keeps its 32 largest rounding symbols
+
+
+# ---- IEEE rounding of rationals ----------------------------------------------------------
+
+def log2_floor(x):
+    """floor(log2 x), x > 0 rational."""
+    e = x.numerator.bit_length() - x.denominator.bit_length()
+    return e - 1 if (x.numerator << max(-e, 0)) < (x.denominator << max(e, 0)) else e
+
+
+def to_nearest(x, bits, emin, emax):
+    """x rounded to nearest, ties to even, in ``bits`` significant bits (least normal
+    exponent ``emin``); Invalid past 2^emax."""
+    if not x:
+        return Fraction(0)
+    q = max(log2_floor(abs(x)), emin) - bits + 1
+    v = round(x / Fraction(2) ** q) * Fraction(2) ** q
+    if abs(v) >= Fraction(2) ** emax:
+        raise Invalid(f"a constant {x} overflows the float format")
+    return v
+
+
+def _lo(x):
+    x = Fraction(x)
+    return (x.numerator << SCALE) // x.denominator
+
+
+def _hi(x):
+    return -_lo(-Fraction(x))
+
+
+def _symbol(v):
+    return v[0] == "r"
+
+
+def _grid_bits(k, coefs):
+    """g when k and every coefficient are multiples of 2^-g (g >= 0), else None (a rounding
+    symbol is no integer)."""
+    if any(_symbol(v) for v in coefs):
+        return None
+    bits = 0
+    for c in [k, *coefs.values()]:
+        bits |= c
+    return max(SCALE - ((bits & -bits).bit_length() - 1), 0) if bits else 0
+
+
+# ---- the program's values --------------------------------------------------------------
+
+class FloatForm(Form):
+    """A set of the program's values: the Form at some symbols in [0, 1]. ``adds``, ``mass``:
+    a pending sum's count of adds and sum of |terms|; ``grid``: g when every value is a
+    multiple of 2^-g; ``closed``: the pending sum bounded (memoised)."""
+
+    __slots__ = ("adds", "mass", "grid", "closed")
+
+    def __init__(self, sys, k, coefs=None, lo=0, hi=0, adds=0, mass=None, grid=None):
+        super().__init__(sys, k, coefs, lo, hi)
+        self.adds, self.mass, self.grid, self.closed = adds, mass, grid, None
+
+    def lift(self, x):
+        return self.sys.lift(x)
+
+    def __add__(self, other):
+        return self.sys.add(self, self.lift(other))
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return FloatForm(self.sys, -self.k, {v: -c for v, c in self.coefs.items()}, -self.hi,
+                         -self.lo, self.adds, self.mass, self.grid)
+
+    def __sub__(self, other):
+        o = self.lift(other)
+        if _one_value(self, o):
+            return self.sys.exact_zero()
+        return self.sys.add(self, -o)
+
+    def __rsub__(self, other):
+        return self.lift(other) - self
+
+    def __mul__(self, other):
+        return self.sys.mul(self, self.lift(other))
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return self.sys.div(self, self.lift(other))
+
+    def __rtruediv__(self, other):
+        return self.sys.div(self.lift(other), self)
+
+    def __gt__(self, other):
+        return self.sys.sign(self.sys.minus(self, self.lift(other)))
+
+    def __lt__(self, other):
+        return self.sys.sign(self.sys.minus(self.lift(other), self))
+
+
+class FloatRelu(FloatForm):
+    """relu(g) of the program, exact; ``> 0`` is True (``setcheck.Relu``)."""
+
+    __slots__ = ()
+
+    def __gt__(self, other):
+        return True
+
+
+def _one_value(x, y):
+    return x is y or x.closed is y or y.closed is x or (x.closed is not None
+                                                        and x.closed is y.closed)
+
+
+class FloatFormSystem(FormSystem):
+    """FloatForm's number system for one model and one format (float32 or float)."""
+
+    exact = False
+
+    def __init__(self, model, program):
+        super().__init__(model)
+        self.name = self.spec = program
+        self.bits, self.emin, self.emax = FORMATS[program]
+        self.symbols = 0
+        self.constant_expr = False
+        self.zero, self.one = self.exact_zero(), self.point(Fraction(1))
+
+    def describe(self):
+        return f"{self.name} program values on a 2^-{SCALE} grid (the float certificate checker)"
+
+    # ---- bounds ---------------------------------------------------------------------------
+    def half_ulp(self, m):
+        """Half the format's spacing at magnitude m."""
+        if m and log2_floor(m) >= self.emax:
+            raise Invalid(f"a value of the {self.name} program may overflow")
+        e = max(log2_floor(m), self.emin) if m else self.emin
+        return Fraction(2) ** (e - self.bits)
+
+    def on_grid(self, grid, m):
+        """Every multiple of 2^-grid up to m is a float of the format."""
+        return grid is not None and m < Fraction(2) ** (self.bits - grid) and \
+            grid <= self.bits - 1 - self.emin
+
+    def size(self, f):
+        lo, hi = self.box(f)
+        return Fraction(max(abs(lo), abs(hi)), ONE)
+
+    # ---- values ---------------------------------------------------------------------------
+    def exact_zero(self):
+        return FloatForm(self, 0, grid=0)
+
+    def point(self, x):
+        lo, hi = _lo(x), _hi(x)
+        if lo == hi:
+            return FloatForm(self, lo, grid=_grid_bits(lo, {}))
+        return self.fresh(self.between(lo, hi), Fraction(0))
+
+    def lift(self, x):
+        if isinstance(x, FloatForm):
+            return x
+        if isinstance(x, Form):
+            return self.fresh(x, Fraction(0))
+        return self.point(Fraction(x))
+
+    def interval(self, lo, hi):
+        return self.between(_lo(lo), _hi(hi))
+
+    def fresh(self, f, bound, grid=None):
+        """f + [-bound, bound] with f's interval and the bound one new symbol; past
+        KEEP_SYMBOLS symbols the smallest join it (c r lies in [min(0, c), max(0, c)])."""
+        b = _hi(bound)
+        low, width = f.k + f.lo - b, f.hi - f.lo + 2 * b
+        coefs = dict(f.coefs)
+        noise = [v for v in coefs if _symbol(v)]
+        if len(noise) > KEEP_SYMBOLS:
+            noise.sort(key=lambda v: abs(coefs[v]))
+            for v in noise[:len(noise) - KEEP_SYMBOLS + 1]:
+                c = coefs.pop(v)
+                low, width = low + min(c, 0), width + abs(c)
+        if width:
+            self.symbols += 1
+            coefs[("r", self.symbols)] = width
+        elif grid is None:
+            grid = _grid_bits(low, coefs)
+        return FloatForm(self, low, coefs, grid=grid)
+
+    def bare(self, f):
+        """f bounded (a pending sum) as a plain Form, symbols kept."""
+        f = self.bounded(f)
+        return Form(self, f.k, f.coefs, f.lo, f.hi)
+
+    def folded(self, f):
+        """f with its symbols folded into its interval (a plain Form)."""
+        coefs, lo, hi = {}, f.lo, f.hi
+        for v, c in f.coefs.items():
+            if _symbol(v):
+                lo, hi = lo + min(c, 0), hi + max(c, 0)
+            else:
+                coefs[v] = c
+        return Form(self, f.k, coefs, lo, hi)
+
+    def minus(self, x, y):
+        """x - y exactly (a comparison's): a plain Form."""
+        return self.bare(x) - self.bare(y)
+
+    # ---- ranges: a symbol is no digit ---------------------------------------------------------
+    def box(self, f):
+        if any(_symbol(v) for v in f.coefs):
+            f = self.folded(f)
+        if not f.coefs:
+            return f.k + f.lo, f.k + f.hi
+        return super().box(f)
+
+    def range(self, f):
+        return super().range(self.folded(f))
+
+    def sign(self, f):
+        """``f > 0`` as a ReLU asks it: True where f >= 0 at every pair, False where f <= 0."""
+        lo, hi = self.box(f)
+        if lo < 0 < hi:
+            lo, hi = self.range(f)
+        if lo >= 0:
+            return True
+        if hi <= 0:
+            return False
+        raise Invalid("a sign that the region does not decide")
+
+    def column(self, *forms):
+        if any(_symbol(v) for f in forms for v in f.coefs):
+            return None
+        return super().column(*forms)
+
+    def one_column(self, f):
+        if any(_symbol(v) for v in f.coefs):
+            return None, f
+        return super().one_column(f)
+
+    # ---- operations -----------------------------------------------------------------------
+    def add(self, x, y):
+        """x + y, pending (bounded where used)."""
+        if y.constant() and not y.k and not y.adds:
+            return x
+        if x.constant() and not x.k and not x.adds:
+            return y
+        parts = [(v.adds, v.mass, v.grid) if v.adds else (0, self.size(v), v.grid)
+                 for v in (x, y)]
+        f = Form(self, x.k, x.coefs, x.lo, x.hi) + Form(self, y.k, y.coefs, y.lo, y.hi)
+        grid = None if None in (parts[0][2], parts[1][2]) else max(parts[0][2], parts[1][2])
+        return FloatForm(self, f.k, f.coefs, f.lo, f.hi, parts[0][0] + parts[1][0] + 1,
+                         parts[0][1] + parts[1][1], grid)
+
+    def bounded(self, x):
+        """A pending sum with its rounding: n h(m (1 + n 2^(1 - p))), or none on a grid."""
+        if not x.adds:
+            return x
+        if x.closed is None:
+            f, n, m = Form(self, x.k, x.coefs, x.lo, x.hi), x.adds, x.mass
+            if self.on_grid(x.grid, m):
+                x.closed = self.fresh(f, Fraction(0), x.grid)
+            elif f.constant() and n == 1:
+                x.closed = self.point(self.nearest(Fraction(f.k, ONE)))
+            else:
+                reach = m * (1 + n * Fraction(2) ** (1 - self.bits))
+                x.closed = self.fresh(f, n * self.half_ulp(reach))
+        return x.closed
+
+    def nearest(self, x):
+        return to_nearest(x, self.bits, self.emin, self.emax)
+
+    def mul(self, x, y):
+        x, y = self.bounded(x), self.bounded(y)
+        for a, b in ((x, y), (y, x)):
+            if a.constant() and a.k == ONE:
+                return b
+            if a.constant() and not a.k:
+                return self.exact_zero()
+        if x.constant() and y.constant():
+            z = Fraction(x.k, ONE) * Fraction(y.k, ONE)
+            r = self.nearest(z)
+            if r == z or self.constant_expr:
+                return self.point(r)
+            return self.fresh(self.interval(z, z), self.half_ulp(abs(z)))
+        px = self.bare(x)
+        f = px * (px if y is x else self.bare(y))
+        return self.rounded(f, None if None in (x.grid, y.grid) else x.grid + y.grid)
+
+    def div(self, x, y):
+        x, y = self.bounded(x), self.bounded(y)
+        if y.constant() and y.k == ONE:
+            return x
+        if x.constant() and y.constant():
+            if not y.k:
+                raise Invalid("a division by 0")
+            return self.point(self.nearest(Fraction(x.k, y.k)))
+        return self.rounded(self.bare(x) / self.bare(y), None)
+
+    def rounded(self, f, grid):
+        m = self.size(f)
+        if self.on_grid(grid, m):
+            return self.fresh(f, Fraction(0), grid)
+        return self.fresh(f, self.half_ulp(m))
+
+    # ---- constants and functions ----------------------------------------------------------
+    def const(self, c):
+        if isinstance(c, Expr):
+            self.constant_expr = True
+            try:
+                return self.bounded(self.lift(evaluate(self, c)))
+            finally:
+                self.constant_expr = False
+        if isinstance(c, (ExpTerm, Ln)):
+            slack = CONSTANT_SLACK * (1 + abs(Fraction(c.power))) if isinstance(c, ExpTerm) \
+                else CONSTANT_SLACK
+            return self.computed(FormSystem.const(self, c), slack)
+        return self.point(self.stored(Fraction(c)))
+
+    slope = const
+
+    def computed(self, v, slack):
+        """A real constant (enclosed by v) computed in double within ``slack`` and stored."""
+        lo, hi = (Fraction(e, ONE) for e in self.box(v))
+        lo, hi = self.stored(lo - abs(lo) * slack), self.stored(hi + abs(hi) * slack)
+        return self.point(lo) if lo == hi else self.fresh(self.interval(lo, hi), Fraction(0))
+
+    def stored(self, x):
+        return self.nearest(to_nearest(x, 53, -1022, 1024))
+
+    def single(self, x):
+        x = self.bounded(self.lift(x))
+        if x.constant():
+            return self.point(to_nearest(Fraction(x.k, ONE), 24, -126, 128))
+        m = self.size(x)
+        return self.fresh(x, Fraction(2) ** (max(log2_floor(m), -126) - 24 if m else -150))
+
+    def pi(self):
+        return self.computed(FormSystem.const(self, PI), Fraction(0))
+
+    def library(self, real, x, ulps):
+        x = self.bounded(self.lift(x))
+        v = real(self.bare(x))
+        return self.fresh(v, 2 * ulps * self.half_ulp(self.size(v)))
+
+    def exp(self, x):
+        x = self.bounded(self.lift(x))
+        if x.constant() and not x.k:
+            return self.one
+        hi = Fraction(self.box(x)[1], ONE)
+        if hi < (self.emin - self.bits) * LN2_ABOVE:
+            return self.fresh(self.interval(0, Fraction(2) ** (self.emin - self.bits + 1)),
+                              Fraction(0))
+        if hi > self.emax * LN2_ABOVE:
+            raise Invalid(f"e^x of the {self.name} program may overflow")
+        return self.library(super().exp, x, LIBRARY_ULPS["exp"])
+
+    def sqrt(self, x):
+        return self.library(super().sqrt, x, Fraction(1, 2))
+
+    def erf(self, x):
+        return self.library(super().erf, x, LIBRARY_ULPS["erf"])
+
+    def sin(self, x):
+        return self.library(super().sin, x, LIBRARY_ULPS["sin"])
+
+    def cos(self, x):
+        return self.library(super().cos, x, LIBRARY_ULPS["cos"])
+
+    def largest(self, values):
+        """The score whose box lies above every other's, else the hull of the tops."""
+        values = [self.bounded(v) for v in values]
+        boxes = [self.box(v) for v in values]
+        top = max(range(len(values)), key=lambda i: boxes[i][0])
+        if all(boxes[top][0] > hi for i, (_, hi) in enumerate(boxes) if i != top):
+            return values[top]
+        return self.fresh(self.between(boxes[top][0], max(hi for _, hi in boxes)), Fraction(0))
+
+    def relu(self, g):
+        r = super().relu(self.bare(g))
+        v = self.fresh(r, Fraction(0))
+        return FloatRelu(self, v.k, v.coefs, v.lo, v.hi, grid=v.grid)
+
+
+# ---- leaves ---------------------------------------------------------------------------------
+
+class FloatLeaves(Leaves):
+    """Re-decides leaves of one model's float program."""
+
+    def __init__(self, model, program):
+        self.program = program
+        self.model, self.n = model, model.prompt.digits
+        self.ns = FloatFormSystem(model, program)
+        self.compiled = compile_model(model, self.ns)
+        self.ids = [model.vocab.index(str(d)) for d in range(10)]
+        self.slots, self.targets = layout(model)
+        self._prompt = None
+
+    def digit(self, form, col, lo, hi):
+        """A digit token's embedding, column by column: e + (d - lo) s where the column's
+        entries are points exactly affine in the digit d, else the table of its entries."""
+        embeds = [self.compiled.embed[self.ids[d]] for d in range(lo, hi + 1)]
+        if lo == hi:
+            return list(embeds[0])
+        ns, out = self.ns, []
+        for column in zip(*embeds):
+            e, s = column[0].k, column[1].k - column[0].k
+            if all(v.constant() and v.k == e + i * s for i, v in enumerate(column)):
+                out.append(form.times(s, ONE) + ns.between(e - lo * s, e - lo * s))
+            else:
+                rows = [(d, f.k + f.lo, f.k + f.hi)
+                        for d, f in zip(range(lo, hi + 1), map(ns.folded, column))]
+                out.append(ns.table(col, rows))
+        return out
+
+    def row(self, slot, region):
+        return [self.ns.lift(v) for v in super().row(slot, region)]
+
+    def patch(self, rows):
+        """The embedding's rows replaced by ``rows``; every ReLU taken whole."""
+        relu = self.ns.relu
+        patch = {"hook_embed": lambda _: rows}
+        for i, block in enumerate(self.model.blocks):
+            if block.mlp is not None and block.mlp.act == "relu":
+                patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[relu(g) for g in r]
+                                                                 for r in pre]
+        return patch
+
+    def prompt(self):
+        """(keys and values, positions): the prompt but its last token run once over every
+        pair, whose sets hold at every pair of any leaf, so each leaf's pass continues from
+        them; (None, 0) where that pass meets a sign it cannot decide. What the last block
+        adds after its attention is no key or value: replaced by zeros."""
+        if self._prompt is None:
+            whole = root(self.n)
+            self.ns.at(whole, self.n)
+            rows = [self.row(s, whole) for s in self.slots[:-1]]
+            patch, zero = self.patch(rows), self.ns.zero
+            patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
+                lambda x: [[zero] * len(r) for r in x]
+            try:
+                past = forward(self.compiled, [0] * len(rows), patch=patch, logits="last")[1]
+                self._prompt = (past, len(rows))
+            except Invalid:
+                self._prompt = (None, 0)
+        return self._prompt
+
+    def holds(self, k, region):
+        """Whether the target's logit beats every other over the region (each difference
+        formed exactly from the bounded logits, its symbols folded); a region of one pair:
+        whether the float replay adds it right."""
+        if count(region, self.n) == 1:
+            return self.pair_holds(region)
+        token = self.token(k, region)
+        ns = self.ns
+        past, start = self.prompt()
+        ns.at(region, self.n)
+        slots = self.slots + [("sum", p) for _, p in self.targets[:k]]
+        rows = [self.row(s, region) for s in slots[start:]]
+        logits = forward(self.compiled, [0] * len(rows), past, patch=self.patch(rows),
+                         logits="last")[0][-1]
+        logits = [ns.bounded(v) for v in logits]
+        t = list(self.compiled.readout_tokens).index(token)
+        for u, other in enumerate(logits):
+            if u != t and ns.range(ns.folded(ns.minus(logits[t], other)))[0] <= 0:
+                raise Invalid(f"at position {k}, token {u}'s logit may reach the target's")
+        return True
+
+    def token(self, k, region):
+        """The target token at position k: one digit over the region, or Invalid."""
+        kind, q = self.targets[k]
+        if kind == "t":
+            return q
+        if q > self.n:
+            return self.ids[0]
+        lo, hi = (min(region["c"][q]), max(region["c"][q])) if q == self.n else region["s"][q]
+        if lo != hi:
+            raise Invalid(f"a leaf at position {k} whose target digit is not one digit")
+        return self.ids[lo]
+
+    def pair_holds(self, region):
+        """Whether the float replay adds the region's one pair right."""
+        (a, b), = pairs(region, self.n)
+        if add(self.model, self.program, a, b) != a + b:
+            raise Invalid(f"the {self.program} replay adds {a} + {b} wrong")
+        return True
+
+
+def pairs(region, n):
+    """The region's pairs (a, b), by a walk over the columns."""
+    found = [(0, 0, 0)]
+    for j in range(n):
+        st = list(steps(region, n, j))
+        found = [(out, a + x * 10 ** j, b + y * 10 ** j) for c0, a, b in found
+                 for c, x, y, out in st if c == c0]
+    return sorted((a, b) for _, a, b in found)
+
+
+# ---- the certificate ----------------------------------------------------------------------
+
+def load(path):
+    """The certificate's JSON data if the file is a readable float certificate, else None."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)
+        data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_BYTES else None
+    except (OSError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+
+
+def check(cert, progress=None):
+    """A one-line verdict if ``cert`` proves its model's float program adds every pair;
+    Invalid (Malformed: not a readable certificate) otherwise."""
+    if not isinstance(cert, dict) or cert.get("format") != FORMAT or cert.get("version") != 1:
+        raise Malformed(f"format: not a {FORMAT} of version 1")
+    program = cert.get("number")
+    if program not in FORMATS:
+        raise Malformed(f"number: {program!r} is not float32 or float")
+    if not isinstance(cert.get("model"), str):
+        raise Malformed("model: not the text of a model file")
+    try:
+        model = loads(cert["model"])
+    except ValueError as why:
+        raise Malformed(f"model: {why}") from None
+    n = model.prompt.digits if model.prompt is not None else None
+    if cert.get("digits") != n:
+        raise Malformed(f"digits: not the model's N ({n})")
+    leaves = FloatLeaves(model, program)
+    trees = cert.get("positions")
+    if not isinstance(trees, list) or len(trees) != len(leaves.targets):
+        raise Invalid(f"positions: {len(leaves.targets)} trees expected, one per answer token")
+    done = [0]
+    for k, tree in enumerate(trees):
+        whole = root(n)
+        if count(whole, n) != 10 ** (2 * n):
+            raise Invalid("the root does not hold every pair")
+        _node(leaves, k, tree, whole, done, progress)
+    return (f"certificate valid: {cert.get('name', 'the')} model as a {program} program, "
+            f"N = {n}: every pair is added right ({done[0]} leaves re-decided)")
