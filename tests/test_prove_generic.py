@@ -382,3 +382,20 @@ def test_a_digit_with_a_negligible_term_of_another_column_is_taken_digit_by_digi
         assert leak.hi - leak.lo < ONE // 10 ** 10
         kept = ns.exp(form(a_var(0), 1) + form(a_var(1), Fraction(1, 2 ** 10)))
         assert not any(len(v) == 3 for v in kept.coefs)
+
+
+def test_the_last_block_runs_the_last_position_only_after_its_attention():
+    """zcbtrak-6 at answer position 2 over s_2 = 0, c_3 = 1, c_2 = 1: the row of the
+    position before (which predicts s_1, open here) would take a root of a range through 0 in
+    the final norm; nothing reads it, so it is zero, and the region is decided, by the prover
+    and by the checker."""
+    model = models.build("zcbtrak-6")
+    region = Region.every(10)
+    for split, child in ((("s", 2, 0), 0), (("c", 3), 1), (("c", 2), 1)):
+        region = region.children(split)[child]
+    prover = generic.Prover(model)
+    assert prover.decide(prover.logits(2, region), prover.target(2, region))[0] == "decided"
+    checked = setcheck.root(10)
+    for split, child in ((["s", 2, 0], 0), (["c", 3], 1), (["c", 2], 1)):
+        checked = setcheck.cut(checked, 10, split)[child]
+    assert setcheck.Leaves(model).holds(2, checked)

@@ -174,13 +174,19 @@ class Prover:
         return out[-1]
 
     def _patch(self, rows):
-        """The embedding's rows replaced by ``rows``; every ReLU taken as relu(g) whole."""
-        relu = self.ns.relu
+        """The embedding's rows replaced by ``rows``; every ReLU taken as relu(g) whole; the
+        last block's rows after its attention zero but the last position's."""
+        relu, zero = self.ns.relu, self.ns.zero
         patch = {"hook_embed": lambda _: rows}
         for i, block in enumerate(self.model.blocks):
             if block.mlp is not None and block.mlp.act == "relu":
                 patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[relu(g) for g in row]
                                                                  for row in pre]
+        # nothing reads the other positions' rows there (their keys and values are made
+        # before it), and a range of theirs that no enclosure takes (a root of a range
+        # through 0) would stop the pass for nothing
+        patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
+            lambda x: [[zero] * len(row) for row in x[:-1]] + x[-1:]
         return patch
 
     def _cached_prompt(self):

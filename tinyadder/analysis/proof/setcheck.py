@@ -636,6 +636,10 @@ class Leaves:
             if block.mlp is not None and block.mlp.act == "relu":
                 patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[self.ns.relu(g) for g in r]
                                                                  for r in pre]
+        # the last block's rows after its attention feed no later row: only the last is kept
+        zero = Form(self.ns, 0)
+        patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
+            lambda x: [[zero] * len(r) for r in x[:-1]] + x[-1:]
         logits = forward(self.compiled, [0] * len(rows), patch=patch, logits="last")[0][-1]
         t = list(self.compiled.readout_tokens).index(token)
         for u, other in enumerate(logits):
