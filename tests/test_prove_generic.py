@@ -399,3 +399,50 @@ def test_the_last_block_runs_the_last_position_only_after_its_attention():
     for split, child in ((["s", 2, 0], 0), (["c", 3], 1), (["c", 2], 1)):
         checked = setcheck.cut(checked, 10, split)[child]
     assert setcheck.Leaves(model).holds(2, checked)
+
+
+def _zcbtrak_region(*cuts):
+    """zcbtrak-6's region of every pair cut by ``cuts`` ((split, child) each)."""
+    region = Region.every(10)
+    for split, child in cuts:
+        region = region.children(split)[child]
+    return region
+
+
+def test_a_width_no_digit_explains_is_split_along_the_carry_chain():
+    """zcbtrak-6 at position 1 over s_1 = 1: the open difference's width is its interval (the
+    sharp SiLU gate's), so the carries of the target's column are fixed, c_2 then c_1, and
+    every region under them is decided: 7 regions (cutting digits where the form's terms
+    vary most took 49)."""
+    model = models.build("zcbtrak-6")
+    outcome = generic.Prover(model, max_sets=10).position(
+        1, _zcbtrak_region((("s", 1, 0), 1), (("s", 1, 1), 0)))
+    tree, = outcome.positions
+    assert tree["split"] == ["c", 2]
+    assert [kid["split"] for kid in tree["children"]] == [["c", 1], ["c", 1]]
+    assert outcome.sets == 7 and outcome.verdict == "proved"
+
+
+def test_jobs_give_the_same_outcome_and_certificate():
+    """Each answer position is a part on its own budget: --jobs 2 gives the outcome and the
+    certificate --jobs 1 gives, proved or failing, budget spent or not."""
+    adder = build(ADDER1)
+    failing = mutant(adder, "b_gate", MUTATION)
+    for model, options in ((adder, {}), (failing, {"examples": 2}), (adder, {"max_sets": 3})):
+        one, two = (generic.prove(model, jobs=jobs, **options) for jobs in (1, 2))
+        fields = ("verdict", "positions", "counterexamples", "margins", "sets", "passes", "runs")
+        assert [getattr(one, f) for f in fields] == [getattr(two, f) for f in fields]
+        assert [(o.position, o.region) for o in one.open] == \
+            [(o.position, o.region) for o in two.open]
+    cert = generic.certificate(generic.prove(adder, jobs=2), adder, "adder1")
+    assert cert == generic.certificate(generic.prove(adder), adder, "adder1")
+
+
+def test_cli_jobs_write_the_same_report_and_certificate(tmp_path, capsys):
+    outs = []
+    for jobs in ("1", "2"):
+        path = tmp_path / f"jobs{jobs}.json"
+        assert main(["prove", "--model", ADDER1, "--generic", "--jobs", jobs,
+                     "--certificate", str(path)]) == 0
+        outs.append((capsys.readouterr().out, path.read_text(encoding="utf-8")))
+    assert outs[0] == outs[1]
