@@ -434,7 +434,7 @@ def choose(region, coefs, target):
         if max(ahi - alo, bhi - blo) > 0:
             offer(wider, abs(alpha - beta) / 2 * (ahi - alo + bhi - blo) / 2)
     for j in range(1, n + 1):
-        if region.carry(j) is None:
+        if _open_carry(region, j):
             offer(("c", j), abs(coefs.get(c_var(j), 0)))
     for (kind, j), spread in _indicator_spreads(region, coefs).items():
         lo, hi = region.sum_range(j) if kind == "s" else getattr(region, kind)[j]
@@ -453,15 +453,21 @@ def choose(region, coefs, target):
 def chain(region, target):
     """The first carry of the target's column and the columns below it that the region
     leaves open: c_(q+1), c_q, c_(q-1), ..., c_1 for the digit of place q (None if all are
-    fixed, or for a token). An adder's digit at q is s_q's column plus the carry into it,
-    which the model reads off the column below and the digit written there, so where the
-    width is no digit's term it is the carry chain's."""
+    fixed, or for a token); a carry the region implies (one value at all its pairs) is not
+    open. An adder's digit at q is s_q's column plus the carry into it, which the model reads
+    off the column below and the digit written there, so where the width is no digit's term
+    it is the carry chain's."""
     if target[0] != "digit":
         return None
     for j in range(min(target[1] + 1, region.digits), 0, -1):
-        if region.carry(j) is None:
+        if _open_carry(region, j):
             return ("c", j)
     return None
+
+
+def _open_carry(region, j):
+    """Whether the carry into column j takes both values over the region."""
+    return region.carry(j) is None and len({s[3] for s in region.column_steps(j - 1)}) > 1
 
 
 def _indicator_spreads(region, coefs):
@@ -485,9 +491,9 @@ def _sum_split(region, j):
     lo, hi = region.sum_range(j)
     if lo < hi:
         return ("s", j, (lo + hi) // 2)
-    if j + 1 <= region.digits and region.carry(j + 1) is None:
+    if j + 1 <= region.digits and _open_carry(region, j + 1):
         return ("c", j + 1)
-    if j and region.carry(j) is None:
+    if j and _open_carry(region, j):
         return ("c", j)
     return None
 
