@@ -446,3 +446,20 @@ def test_cli_jobs_write_the_same_report_and_certificate(tmp_path, capsys):
                      "--certificate", str(path)]) == 0
         outs.append((capsys.readouterr().out, path.read_text(encoding="utf-8")))
     assert outs[0] == outs[1]
+
+
+def test_a_gzipped_certificate_checks_and_a_broken_one_is_refused(tmp_path, capsys):
+    """The board's certificates are committed gzip-compressed: check-certificate reads one as
+    the plain file; a truncated one is a one-line error (exit 2)."""
+    import gzip
+    plain = f"{PROOFS}/adder1_squares.cert.json"
+    packed = tmp_path / "squares.cert.json.gz"
+    packed.write_bytes(gzip.compress(open(plain, "rb").read(), mtime=0))
+    assert main(["check-certificate", plain]) == 0
+    want = capsys.readouterr().out
+    assert main(["check-certificate", str(packed)]) == 0
+    assert capsys.readouterr().out == want
+    broken = tmp_path / "broken.cert.json.gz"
+    broken.write_bytes(packed.read_bytes()[:200])
+    assert main(["check-certificate", str(broken)]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -28,6 +28,7 @@ few pairs could never be re-decided by intervals.
 """
 
 from fractions import Fraction
+import gzip
 import json
 
 from ...forward import forward
@@ -652,13 +653,16 @@ class Leaves:
 
 def load(path):
     """The certificate's JSON data if the file is a readable one of this format (at most
-    MAX_BYTES), else None: the closed form's reader (``certificate.load``) then reads it and
-    says what is wrong with it."""
+    MAX_BYTES, plain or gzip-compressed), else None: the closed form's reader
+    (``certificate.load``) then reads it and says what is wrong with it."""
     try:
         with open(path, "rb") as f:
             raw = f.read(MAX_BYTES + 1)
+        if raw[:2] == b"\x1f\x8b":  # gzip's magic number
+            with gzip.open(path, "rb") as f:
+                raw = f.read(MAX_BYTES + 1)
         data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_BYTES else None
-    except (OSError, ValueError, RecursionError):
+    except (OSError, EOFError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) and data.get("format") == FORMAT else None
 
