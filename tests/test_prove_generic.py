@@ -332,6 +332,17 @@ def test_a_committed_certificate_checks(capsys):
         setcheck.check(dict(cert, model=dump(mutant(build(SQUARES), "b_gate", MUTATION))))
 
 
+def test_every_proved_verdict_has_its_certificate():
+    """A board model's "proved" has its certificate (gzip-compressed) of the shipped file's
+    text, written by ``prove --generic --model NAME --certificate``; the slow test below
+    re-checks it."""
+    proved = [name for name, verdict in board.VERDICTS.items() if verdict == "proved"]
+    for name in proved:
+        cert = setcheck.load(f"{PROOFS}/{name}.cert.json.gz")
+        assert cert is not None and cert["name"] == name
+        assert cert["model"] == dump(models.build(name))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(board.VERDICTS))
 def test_the_board_verdicts_hold(name):
@@ -340,7 +351,7 @@ def test_the_board_verdicts_hold(name):
     verdict = board.VERDICTS[name]
     model = models.build(name)
     if verdict == "proved":
-        assert setcheck.check(setcheck.load(f"{PROOFS}/{name}.cert.json")).startswith(
+        assert setcheck.check(setcheck.load(f"{PROOFS}/{name}.cert.json.gz")).startswith(
             f"certificate valid: {name} model")
         return
     assert verdict == "fails"
