@@ -474,3 +474,32 @@ def test_a_gzipped_certificate_checks_and_a_broken_one_is_refused(tmp_path, caps
     broken.write_bytes(packed.read_bytes()[:200])
     assert main(["check-certificate", str(broken)]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_the_pass_with_the_last_row_only_holds_the_exact_logits():
+    """zcbtrak-6 at position 2 over s_2 = 0, c_3 = c_2 = 1: at sampled pairs of the region,
+    every logit of the fraction system's pass (the true prefix written) lies in the prover's
+    value there."""
+    from tinyadder.forward import forward
+    from tinyadder.numbers import number_system
+    from tinyadder.plan import compile_model
+    model = models.build("zcbtrak-6")
+    region = _zcbtrak_region((("s", 2, 0), 0), (("c", 3), 1), (("c", 2), 1))
+    prover = generic.Prover(model)
+    sets = prover.logits(2, region)
+    exact = compile_model(model, number_system("fraction"))
+    digit = {str(d): model.vocab.index(str(d)) for d in range(10)}
+    rng = random.Random(5)
+    for _ in range(3):
+        # a_2 + b_2 = 9 and a_1 + b_1 >= 10: s_2 = 0 and c_3 = c_2 = 1
+        a2, a1 = rng.randrange(10), rng.randrange(1, 10)
+        b1 = rng.randrange(10 - a1, 10)
+        a = rng.randrange(10 ** 7) * 1000 + a2 * 100 + a1 * 10 + rng.randrange(10)
+        b = rng.randrange(10 ** 7) * 1000 + (9 - a2) * 100 + b1 * 10 + rng.randrange(10)
+        tokens = [j if kind == "token" else digit[str((a if kind == "a" else b) // 10 ** j % 10)]
+                  for kind, j in generic.prompt_slots(model)]
+        tokens += [digit[str((a + b) // 10 ** q % 10)] for q in (0, 1)]
+        logits = forward(exact, tokens, None, logits="last")[0][-1]
+        for value, want in zip(sets, logits):
+            lo, hi = value_at(value, a, b)
+            assert lo <= want <= hi
