@@ -153,7 +153,7 @@ def test_one_exact_pair(name):
 
 BOARD_LIST = """\
 model            family       author        claimed  counted  dtype    prove
-kswain98-2       rope-19      kswain98            2       29  float32  undecided
+kswain98-2       rope-19      kswain98            2       29  float32  proved
 kswain98-4       rope-19      kswain98            4       30  float32  undecided
 zcbtrak-6        rope-19      zcbtrak             6       47  float64  proved
 kswain98-8       rope-19      kswain98            8       30  float32  undecided
