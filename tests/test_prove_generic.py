@@ -450,6 +450,13 @@ def test_jobs_give_the_same_outcome_and_certificate():
 
 
 def test_cli_jobs_write_the_same_report_and_certificate(tmp_path, capsys):
+    """The same report and certificate for --jobs 1 and 2; a float program's report too."""
+    floats = []
+    for jobs in ("1", "2"):
+        assert main(["prove", "--model", "tests/models/adder1-offset.json", "--number",
+                     "float32", "--jobs", jobs]) == 1
+        floats.append(capsys.readouterr().out)
+    assert floats[0] == floats[1] and "fails:" in floats[0]
     outs = []
     for jobs in ("1", "2"):
         path = tmp_path / f"jobs{jobs}.json"

@@ -29,7 +29,7 @@ def build_parser():
     add_model_option(parser)
     add_digits_option(parser)
     add_jobs_option(parser, "the symbolic pass, or the generic method's answer positions "
-                            "(the real-number model's; one position a part)")
+                            "(one position a part)")
     parser.add_argument("--certificate", metavar="FILE",
                         help="write the proof's data (exact rationals, JSON) to FILE, for "
                              f"'{PROG} check-certificate FILE'")
@@ -167,7 +167,7 @@ def main(argv, out, err, stdin):
     if args.number == "fraction":
         outcome = generic.prove(model, jobs=args.jobs, **budget)
     else:
-        outcome = floatsets.prove(model, args.number, **budget)
+        outcome = floatsets.FloatProver(model, args.number, **budget).run(args.jobs)
     for line in generic_report(outcome, args.model, args.number):
         print(line, file=out)
     if args.certificate and args.number != "fraction":
