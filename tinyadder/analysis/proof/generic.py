@@ -22,8 +22,8 @@ Each answer position is searched on its own budget (``max_sets`` regions, ``max_
 and its own exact runs, so the positions can be the parts of ``parallel.each_share`` and the
 outcome is the same for any number of processes. If every position's regions are decided,
 every pair is added right by induction (each position emits the true token given the true
-prefix), in exact arithmetic and for the real-number model. The result records the split tree of every position: the certificate
-(``setcheck`` re-checks it with its own evaluator).
+prefix), in exact arithmetic and for the real-number model. The result records the split
+tree of every position: the certificate (``setcheck`` re-checks it with its own evaluator).
 """
 
 from dataclasses import dataclass, field
@@ -380,8 +380,7 @@ class Prover:
         ``examples`` (the later ones are not read, or not run)."""
         start = time.perf_counter()
         merged = Outcome("proved", self.n, [])
-        for k, part in enumerate(each_share(self.position, list(range(len(self.targets))),
-                                            jobs)):
+        for part in each_share(self.position, list(range(len(self.targets))), jobs):
             _merge(merged, part)
             if len(merged.counterexamples) >= self.examples:
                 del merged.counterexamples[self.examples:]
