@@ -176,7 +176,8 @@ COLUMNS = ("model", "family", "author", "claimed", "counted", "dtype", "prove")
 # "fails": counterexamples confirmed by exact runs; "undecided": not settled within the
 # budget run; "proved" only with its certificate in tests/fixtures/proofs/, which a test checks.
 VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
-            "kswain98-2": "proved"}
+            "kswain98-2": "proved",
+            "lokimorty-10": "proved"}
 
 
 def verdict(name):
