@@ -154,9 +154,9 @@ def test_one_exact_pair(name):
 BOARD_LIST = """\
 model            family       author        claimed  counted  dtype    prove
 kswain98-2       rope-19      kswain98            2       29  float32  proved
-kswain98-4       rope-19      kswain98            4       30  float32  undecided
+kswain98-4       rope-19      kswain98            4       30  float32  proved
 zcbtrak-6        rope-19      zcbtrak             6       47  float64  proved
-kswain98-8       rope-19      kswain98            8       30  float32  undecided
+kswain98-8       rope-19      kswain98            8       30  float32  proved
 lokimorty-10     rope-19      Lokimorty          10       30  float32  proved
 lokimorty-12     rope-19      Lokimorty          12       31  float32  undecided
 yieldthought-20  rope-19      yieldthought       20       34  float32  undecided
