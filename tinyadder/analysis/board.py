@@ -179,7 +179,8 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
             "kswain98-2": "proved",
             "lokimorty-10": "proved",
             "kswain98-4": "proved",
-            "kswain98-8": "proved"}
+            "kswain98-8": "proved",
+            "lokimorty-12": "proved"}
 
 
 def verdict(name):
