@@ -332,6 +332,17 @@ def test_a_committed_certificate_checks(capsys):
         setcheck.check(dict(cert, model=dump(mutant(build(SQUARES), "b_gate", MUTATION))))
 
 
+def test_every_proved_verdict_has_its_certificate():
+    """A board model's "proved" has its certificate (gzip-compressed) of the shipped file's
+    text, written by ``prove --generic --model NAME --certificate``; the slow test below
+    re-checks it."""
+    proved = [name for name, verdict in board.VERDICTS.items() if verdict == "proved"]
+    for name in proved:
+        cert = setcheck.load(f"{PROOFS}/{name}.cert.json.gz")
+        assert cert is not None and cert["name"] == name
+        assert cert["model"] == dump(models.build(name))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(board.VERDICTS))
 def test_the_board_verdicts_hold(name):
@@ -340,7 +351,7 @@ def test_the_board_verdicts_hold(name):
     verdict = board.VERDICTS[name]
     model = models.build(name)
     if verdict == "proved":
-        assert setcheck.check(setcheck.load(f"{PROOFS}/{name}.cert.json")).startswith(
+        assert setcheck.check(setcheck.load(f"{PROOFS}/{name}.cert.json.gz")).startswith(
             f"certificate valid: {name} model")
         return
     assert verdict == "fails"
@@ -382,3 +393,120 @@ def test_a_digit_with_a_negligible_term_of_another_column_is_taken_digit_by_digi
         assert leak.hi - leak.lo < ONE // 10 ** 10
         kept = ns.exp(form(a_var(0), 1) + form(a_var(1), Fraction(1, 2 ** 10)))
         assert not any(len(v) == 3 for v in kept.coefs)
+
+
+def test_the_last_block_runs_the_last_position_only_after_its_attention():
+    """zcbtrak-6 at answer position 2 over s_2 = 0, c_3 = 1, c_2 = 1: the row of the
+    position before (which predicts s_1, open here) would take a root of a range through 0 in
+    the final norm; nothing reads it, so it is zero, and the region is decided, by the prover
+    and by the checker."""
+    model = models.build("zcbtrak-6")
+    region = Region.every(10)
+    for split, child in ((("s", 2, 0), 0), (("c", 3), 1), (("c", 2), 1)):
+        region = region.children(split)[child]
+    prover = generic.Prover(model)
+    assert prover.decide(prover.logits(2, region), prover.target(2, region))[0] == "decided"
+    checked = setcheck.root(10)
+    for split, child in ((["s", 2, 0], 0), (["c", 3], 1), (["c", 2], 1)):
+        checked = setcheck.cut(checked, 10, split)[child]
+    assert setcheck.Leaves(model).holds(2, checked)
+
+
+def _zcbtrak_region(*cuts):
+    """zcbtrak-6's region of every pair cut by ``cuts`` ((split, child) each)."""
+    region = Region.every(10)
+    for split, child in cuts:
+        region = region.children(split)[child]
+    return region
+
+
+def test_a_width_no_digit_explains_is_split_along_the_carry_chain():
+    """zcbtrak-6 at position 1 over s_1 = 1: the open difference's width is its interval (the
+    sharp SiLU gate's), so the carries of the target's column are fixed, c_2 then c_1, and
+    every region under them is decided: 7 regions (cutting digits where the form's terms
+    vary most took 49)."""
+    model = models.build("zcbtrak-6")
+    outcome = generic.Prover(model, max_sets=10).position(
+        1, _zcbtrak_region((("s", 1, 0), 1), (("s", 1, 1), 0)))
+    tree, = outcome.positions
+    assert tree["split"] == ["c", 2]
+    assert [kid["split"] for kid in tree["children"]] == [["c", 1], ["c", 1]]
+    assert outcome.sets == 7 and outcome.verdict == "proved"
+
+
+def test_jobs_give_the_same_outcome_and_certificate():
+    """Each answer position is a part on its own budget: --jobs 2 gives the outcome and the
+    certificate --jobs 1 gives, proved or failing, budget spent or not."""
+    adder = build(ADDER1)
+    failing = mutant(adder, "b_gate", MUTATION)
+    for model, options in ((adder, {}), (failing, {"examples": 2}), (adder, {"max_sets": 3})):
+        one, two = (generic.prove(model, jobs=jobs, **options) for jobs in (1, 2))
+        fields = ("verdict", "positions", "counterexamples", "margins", "sets", "passes", "runs")
+        assert [getattr(one, f) for f in fields] == [getattr(two, f) for f in fields]
+        assert [(o.position, o.region) for o in one.open] == \
+            [(o.position, o.region) for o in two.open]
+    cert = generic.certificate(generic.prove(adder, jobs=2), adder, "adder1")
+    assert cert == generic.certificate(generic.prove(adder), adder, "adder1")
+
+
+def test_cli_jobs_write_the_same_report_and_certificate(tmp_path, capsys):
+    """The same report and certificate for --jobs 1 and 2; a float program's report too."""
+    floats = []
+    for jobs in ("1", "2"):
+        assert main(["prove", "--model", "tests/models/adder1-offset.json", "--number",
+                     "float32", "--jobs", jobs]) == 1
+        floats.append(capsys.readouterr().out)
+    assert floats[0] == floats[1] and "fails:" in floats[0]
+    outs = []
+    for jobs in ("1", "2"):
+        path = tmp_path / f"jobs{jobs}.json"
+        assert main(["prove", "--model", ADDER1, "--generic", "--jobs", jobs,
+                     "--certificate", str(path)]) == 0
+        outs.append((capsys.readouterr().out, path.read_text(encoding="utf-8")))
+    assert outs[0] == outs[1]
+
+
+def test_a_gzipped_certificate_checks_and_a_broken_one_is_refused(tmp_path, capsys):
+    """The board's certificates are committed gzip-compressed: check-certificate reads one as
+    the plain file; a truncated one is a one-line error (exit 2)."""
+    import gzip
+    plain = f"{PROOFS}/adder1_squares.cert.json"
+    packed = tmp_path / "squares.cert.json.gz"
+    packed.write_bytes(gzip.compress(open(plain, "rb").read(), mtime=0))
+    assert main(["check-certificate", plain]) == 0
+    want = capsys.readouterr().out
+    assert main(["check-certificate", str(packed)]) == 0
+    assert capsys.readouterr().out == want
+    broken = tmp_path / "broken.cert.json.gz"
+    broken.write_bytes(packed.read_bytes()[:200])
+    assert main(["check-certificate", str(broken)]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_the_pass_with_the_last_row_only_holds_the_exact_logits():
+    """zcbtrak-6 at position 2 over s_2 = 0, c_3 = c_2 = 1: at sampled pairs of the region,
+    every logit of the fraction system's pass (the true prefix written) lies in the prover's
+    value there."""
+    from tinyadder.forward import forward
+    from tinyadder.numbers import number_system
+    from tinyadder.plan import compile_model
+    model = models.build("zcbtrak-6")
+    region = _zcbtrak_region((("s", 2, 0), 0), (("c", 3), 1), (("c", 2), 1))
+    prover = generic.Prover(model)
+    sets = prover.logits(2, region)
+    exact = compile_model(model, number_system("fraction"))
+    digit = {str(d): model.vocab.index(str(d)) for d in range(10)}
+    rng = random.Random(5)
+    for _ in range(3):
+        # a_2 + b_2 = 9 and a_1 + b_1 >= 10: s_2 = 0 and c_3 = c_2 = 1
+        a2, a1 = rng.randrange(10), rng.randrange(1, 10)
+        b1 = rng.randrange(10 - a1, 10)
+        a = rng.randrange(10 ** 7) * 1000 + a2 * 100 + a1 * 10 + rng.randrange(10)
+        b = rng.randrange(10 ** 7) * 1000 + (9 - a2) * 100 + b1 * 10 + rng.randrange(10)
+        tokens = [j if kind == "token" else digit[str((a if kind == "a" else b) // 10 ** j % 10)]
+                  for kind, j in generic.prompt_slots(model)]
+        tokens += [digit[str((a + b) // 10 ** q % 10)] for q in (0, 1)]
+        logits = forward(exact, tokens, None, logits="last")[0][-1]
+        for value, want in zip(sets, logits):
+            lo, hi = value_at(value, a, b)
+            assert lo <= want <= hi

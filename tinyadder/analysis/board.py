@@ -175,7 +175,12 @@ COLUMNS = ("model", "family", "author", "claimed", "counted", "dtype", "prove")
 # (``tinyadder prove --model NAME``; budgets and regions left: docs/proof.md, "The board").
 # "fails": counterexamples confirmed by exact runs; "undecided": not settled within the
 # budget run; "proved" only with its certificate in tests/fixtures/proofs/, which a test checks.
-VERDICTS = {"alexlitz-36": "fails"}
+VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
+            "kswain98-2": "proved",
+            "lokimorty-10": "proved",
+            "kswain98-4": "proved",
+            "kswain98-8": "proved",
+            "lokimorty-12": "proved"}
 
 
 def verdict(name):

@@ -28,7 +28,8 @@ def build_parser():
                     "undecided within its budget, 2 for bad options.")
     add_model_option(parser)
     add_digits_option(parser)
-    add_jobs_option(parser, "the symbolic pass")
+    add_jobs_option(parser, "the symbolic pass, or the generic method's answer positions "
+                            "(one position a part)")
     parser.add_argument("--certificate", metavar="FILE",
                         help="write the proof's data (exact rationals, JSON) to FILE, for "
                              f"'{PROG} check-certificate FILE'")
@@ -39,11 +40,11 @@ def build_parser():
     parser.add_argument("--generic", action="store_true",
                         help="use the generic method even where the closed form applies")
     parser.add_argument("--max-sets", type=int_arg(1, 10 ** 9), default=generic.MAX_SETS,
-                        metavar="S", help="the generic method's budget of regions "
-                                          f"(default {generic.MAX_SETS})")
+                        metavar="S", help="the generic method's budget of regions per answer "
+                                          f"position (default {generic.MAX_SETS})")
     parser.add_argument("--seconds", type=int_arg(1, 10 ** 7), default=int(generic.MAX_SECONDS),
-                        metavar="T", help="the generic method's budget of seconds (default "
-                                          f"{int(generic.MAX_SECONDS)})")
+                        metavar="T", help="the generic method's budget of seconds per answer "
+                                          f"position (default {int(generic.MAX_SECONDS)})")
     parser.add_argument("--examples", type=int_arg(1, 10 ** 6), default=generic.EXAMPLES,
                         metavar="K", help="the generic method stops after K counterexamples "
                                           f"(default {generic.EXAMPLES})")
@@ -164,9 +165,9 @@ def main(argv, out, err, stdin):
     budget = dict(max_sets=args.max_sets, max_seconds=args.seconds, examples=args.examples,
                   progress=Progress(err, "generic prover"))
     if args.number == "fraction":
-        outcome = generic.prove(model, **budget)
+        outcome = generic.prove(model, jobs=args.jobs, **budget)
     else:
-        outcome = floatsets.prove(model, args.number, **budget)
+        outcome = floatsets.FloatProver(model, args.number, **budget).run(args.jobs)
     for line in generic_report(outcome, args.model, args.number):
         print(line, file=out)
     if args.certificate and outcome.verdict == "proved":

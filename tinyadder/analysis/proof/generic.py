@@ -10,16 +10,20 @@ form, another the indicator form sum_d row_d [x = d] of its rows (exact at every
 pass then takes any function of one digit digit by digit, ``setsystem``). R is *decided* when the target token's logit beats every
 other at every pair of R (strictly: a tie is not counted a win). Otherwise it is split, where
 the undecided form varies most (``choose``: the sum's digit at a place, a carry, a digit range
-in two), and each part is tried; the target must be one token over R, so a region first
+in two), or, where its width is mostly its interval (what a sharp gate lost, which no digit's
+term points at), along the carry chain into the target's column (``chain``: c_(q+1), c_q,
+c_(q-1), ...), and each part is tried; the target must be one token over R, so a region first
 splits on the sum's digit at q. A region of one pair is run exactly (``addition.add`` in the
 fraction system, decided over enclosures): a right answer decides it, a wrong one is a
 counterexample. A form whose least value, at the pair attaining it, is below 0 by more than
 its interval gives a candidate counterexample at once, which the exact run confirms.
 
-If every position's regions are decided, every pair is added right by induction (each
-position emits the true token given the true prefix), in exact arithmetic and for the
-real-number model. The result records the split tree of every position: the certificate
-(``setcheck`` re-checks it with its own evaluator).
+Each answer position is searched on its own budget (``max_sets`` regions, ``max_seconds``)
+and its own exact runs, so the positions can be the parts of ``parallel.each_share`` and the
+outcome is the same for any number of processes. If every position's regions are decided,
+every pair is added right by induction (each position emits the true token given the true
+prefix), in exact arithmetic and for the real-number model. The result records the split
+tree of every position: the certificate (``setcheck`` re-checks it with its own evaluator).
 """
 
 from dataclasses import dataclass, field
@@ -32,6 +36,7 @@ from ...forward import forward
 from ...modelfile import dump
 from ...numbers import Undecided
 from ...plan import compile_model
+from ..parallel import each_share
 from .sets import Region, a_var, b_var, c_var
 from .setsystem import ONE, SetSystem, rational
 
@@ -174,13 +179,19 @@ class Prover:
         return out[-1]
 
     def _patch(self, rows):
-        """The embedding's rows replaced by ``rows``; every ReLU taken as relu(g) whole."""
-        relu = self.ns.relu
+        """The embedding's rows replaced by ``rows``; every ReLU taken as relu(g) whole; the
+        last block's rows after its attention zero but the last position's."""
+        relu, zero = self.ns.relu, self.ns.zero
         patch = {"hook_embed": lambda _: rows}
         for i, block in enumerate(self.model.blocks):
             if block.mlp is not None and block.mlp.act == "relu":
                 patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[relu(g) for g in row]
                                                                  for row in pre]
+        # nothing reads the other positions' rows there (their keys and values are made
+        # before it), and a range of theirs that no enclosure takes (a root of a range
+        # through 0) would stop the pass for nothing
+        patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
+            lambda x: [[zero] * len(row) for row in x[:-1]] + x[-1:]
         return patch
 
     def _cached_prompt(self):
@@ -283,10 +294,21 @@ class Prover:
         # difference of logits that stays open
         relaxed = self.ns.relaxed
         form = relaxed[0] if relaxed else result[1]
-        split = choose(region, form.coefs if form is not None else {}, self.targets[k])
+        split = chain(region, self.targets[k]) if self._loose(form) else None
+        if split is None:
+            split = choose(region, form.coefs if form is not None else {}, self.targets[k])
         if split is None:
             return self._pair_split(k, region)
         return self._split(k, region, split, result[2])
+
+    def _loose(self, form):
+        """Whether the open form's width is mostly its interval (what a nonlinearity lost,
+        which no digit's term points at): no form, or an interval wider than its terms'
+        spread over the box."""
+        if form is None:
+            return True
+        lo, hi = self.ns.grid_box(form)
+        return form.hi - form.lo > hi - lo - (form.hi - form.lo)
 
     def _split(self, k, region, split, margin=None):
         node = {"split": list(split), "children": []}
@@ -323,9 +345,10 @@ class Prover:
             raise _Stop()
 
     def _margin(self, k, m):
+        """The least margin of the position searched (the outcome's one margin)."""
         ms = self.outcome.margins
-        if m is not None and (ms[k] is None or m < ms[k]):
-            ms[k] = m
+        if m is not None and (ms[-1] is None or m < ms[-1]):
+            ms[-1] = m
 
     def _tick(self, k, region):
         out = self.outcome
@@ -336,21 +359,52 @@ class Prover:
         if self.progress and out.sets % 50 == 0:
             self.progress(out.sets, None, f" sets, position {k}")
 
-    def run(self):
-        out = self.outcome
+    def position(self, k, region=None):
+        """Answer position k searched on its own over ``region`` (every pair by default): an
+        Outcome of one position (its tree, or none where the budget or the counterexamples
+        stopped it), on its own budget and its own exact runs, so that it is the same
+        whichever process runs it and after what."""
+        self.outcome = Outcome("proved", self.n, [], margins=[None])
+        self._exact = {}
         self._start = time.perf_counter()
-        for k in range(len(self.targets)):
-            out.margins.append(None)
-            try:
-                out.positions.append(self.explore(k, Region.every(self.n)))
-            except _Stop:
+        try:
+            self.outcome.positions.append(self.explore(k, region or Region.every(self.n)))
+        except _Stop:
+            if self.outcome.verdict != "fails":
+                self.outcome.verdict = "undecided"
+        return self.outcome
+
+    def run(self, jobs=1):
+        """Every answer position (each a part of ``parallel.each_share``, on its own budget);
+        the parts merged in their order, up to the position whose counterexamples reach
+        ``examples`` (the later ones are not read, or not run)."""
+        start = time.perf_counter()
+        merged = Outcome("proved", self.n, [])
+        for part in each_share(self.position, list(range(len(self.targets))), jobs):
+            _merge(merged, part)
+            if len(merged.counterexamples) >= self.examples:
+                del merged.counterexamples[self.examples:]
                 break
-        if out.verdict != "fails" and (out.open or len(out.positions) < len(self.targets)):
-            out.verdict = "undecided"
-            out.open += [Open(k, Region.every(self.n), None, "not started")
-                         for k in range(len(out.positions) + 1, len(self.targets))]
-        out.seconds = time.perf_counter() - self._start
-        return out
+        if merged.verdict == "proved" and merged.open:
+            merged.verdict = "undecided"
+        merged.seconds = time.perf_counter() - start
+        return merged
+
+
+def _merge(merged, part):
+    """Position ``part`` (an Outcome of one position) appended to ``merged``."""
+    merged.positions += part.positions or [{"leaf": "open"}]
+    merged.counterexamples += [c for c in part.counterexamples
+                               if all(c[:2] != d[:2] for d in merged.counterexamples)]
+    merged.open += part.open
+    merged.margins += part.margins
+    merged.sets += part.sets
+    merged.passes += part.passes
+    merged.runs += part.runs
+    if part.verdict == "fails" or merged.counterexamples:
+        merged.verdict = "fails"
+    elif part.verdict == "undecided" and merged.verdict == "proved":
+        merged.verdict = "undecided"
 
 
 def choose(region, coefs, target):
@@ -379,7 +433,7 @@ def choose(region, coefs, target):
         if max(ahi - alo, bhi - blo) > 0:
             offer(wider, abs(alpha - beta) / 2 * (ahi - alo + bhi - blo) / 2)
     for j in range(1, n + 1):
-        if region.carry(j) is None:
+        if _open_carry(region, j):
             offer(("c", j), abs(coefs.get(c_var(j), 0)))
     for (kind, j), spread in _indicator_spreads(region, coefs).items():
         lo, hi = region.sum_range(j) if kind == "s" else getattr(region, kind)[j]
@@ -393,6 +447,26 @@ def choose(region, coefs, target):
             if hi > lo:
                 return (kind, j, (lo + hi) // 2)
     return None
+
+
+def chain(region, target):
+    """The first carry of the target's column and the columns below it that the region
+    leaves open: c_(q+1), c_q, c_(q-1), ..., c_1 for the digit of place q (None if all are
+    fixed, or for a token); a carry the region implies (one value at all its pairs) is not
+    open. An adder's digit at q is s_q's column plus the carry into it, which the model reads
+    off the column below and the digit written there, so where the width is no digit's term
+    it is the carry chain's."""
+    if target[0] != "digit":
+        return None
+    for j in range(min(target[1] + 1, region.digits), 0, -1):
+        if _open_carry(region, j):
+            return ("c", j)
+    return None
+
+
+def _open_carry(region, j):
+    """Whether the carry into column j takes both values over the region."""
+    return region.carry(j) is None and len({s[3] for s in region.column_steps(j - 1)}) > 1
 
 
 def _indicator_spreads(region, coefs):
@@ -416,16 +490,18 @@ def _sum_split(region, j):
     lo, hi = region.sum_range(j)
     if lo < hi:
         return ("s", j, (lo + hi) // 2)
-    if j + 1 <= region.digits and region.carry(j + 1) is None:
+    if j + 1 <= region.digits and _open_carry(region, j + 1):
         return ("c", j + 1)
-    if j and region.carry(j) is None:
+    if j and _open_carry(region, j):
         return ("c", j)
     return None
 
 
-def prove(model, max_sets=MAX_SETS, max_seconds=MAX_SECONDS, examples=EXAMPLES, progress=None):
-    """The generic prover's :class:`Outcome` for ``model``."""
-    return Prover(model, max_sets, max_seconds, examples, progress).run()
+def prove(model, max_sets=MAX_SETS, max_seconds=MAX_SECONDS, examples=EXAMPLES, progress=None,
+          jobs=1):
+    """The generic prover's :class:`Outcome` for ``model`` (``max_sets`` regions and
+    ``max_seconds`` per answer position; the positions in ``jobs`` processes)."""
+    return Prover(model, max_sets, max_seconds, examples, progress).run(jobs)
 
 
 def certificate(outcome, model, name):

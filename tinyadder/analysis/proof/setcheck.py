@@ -28,6 +28,7 @@ few pairs could never be re-decided by intervals.
 """
 
 from fractions import Fraction
+import gzip
 import json
 
 from ...forward import forward
@@ -636,6 +637,10 @@ class Leaves:
             if block.mlp is not None and block.mlp.act == "relu":
                 patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[self.ns.relu(g) for g in r]
                                                                  for r in pre]
+        # the last block's rows after its attention feed no later row: only the last is kept
+        zero = Form(self.ns, 0)
+        patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
+            lambda x: [[zero] * len(r) for r in x[:-1]] + x[-1:]
         logits = forward(self.compiled, [0] * len(rows), patch=patch, logits="last")[0][-1]
         t = list(self.compiled.readout_tokens).index(token)
         for u, other in enumerate(logits):
@@ -648,13 +653,16 @@ class Leaves:
 
 def load(path):
     """The certificate's JSON data if the file is a readable one of this format (at most
-    MAX_BYTES), else None: the closed form's reader (``certificate.load``) then reads it and
-    says what is wrong with it."""
+    MAX_BYTES, plain or gzip-compressed), else None: the closed form's reader
+    (``certificate.load``) then reads it and says what is wrong with it."""
     try:
         with open(path, "rb") as f:
             raw = f.read(MAX_BYTES + 1)
+        if raw[:2] == b"\x1f\x8b":  # gzip's magic number
+            with gzip.open(path, "rb") as f:
+                raw = f.read(MAX_BYTES + 1)
         data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_BYTES else None
-    except (OSError, ValueError, RecursionError):
+    except (OSError, EOFError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) and data.get("format") == FORMAT else None
 
