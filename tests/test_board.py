@@ -19,6 +19,7 @@ import pytest
 from tinyadder import models
 from tinyadder.addition import add
 from tinyadder.analysis import board, ledger
+from tinyadder.analysis.proof import floatcheck
 from tinyadder.cli import main
 from tinyadder.modelfile import dump, load
 from tinyadder.numbers import number_system
@@ -152,27 +153,27 @@ def test_one_exact_pair(name):
 # ---- tinyadder board --------------------------------------------------------------------
 
 BOARD_LIST = """\
-model            family       author        claimed  counted  dtype    prove
-kswain98-2       rope-19      kswain98            2       29  float32  proved
-kswain98-4       rope-19      kswain98            4       30  float32  proved
-zcbtrak-6        rope-19      zcbtrak             6       47  float64  proved
-kswain98-8       rope-19      kswain98            8       30  float32  proved
-lokimorty-10     rope-19      Lokimorty          10       30  float32  proved
-lokimorty-12     rope-19      Lokimorty          12       31  float32  proved
-yieldthought-20  rope-19      yieldthought       20       34  float32  undecided
-wonderfall-27    rope-19      Wonderfall         27       30  float32  undecided
-jacobli99-28     rope-10000   jacobli99          28       22  float32  undecided
-fblissjr-33      fixed-bias   fblissjr           33       41  float64  undecided
-alexlitz-36      fixed-bias   alexlitz           36       36  float64  fails
-lichengliu03-50  sinusoid-11  lichengliu03       50       45  float32  undecided
-cosminscn-66     sinusoid-11  cosminscn          66       48  float32  undecided
-jacobli99-93     rope-10000   jacobli99          93       44  float32  undecided
-nino-116         rope-10000   nino              116       52  float32  undecided
-wonderfall-121   rope-10000   Wonderfall        121       53  float32  undecided
-cosminscn-130    sinusoid-11  cosminscn         130       47  float32  undecided
-wonderfall-130   rope-10000   Wonderfall        130       56  float32  undecided
-wonderfall-139   rope-10000   Wonderfall        139       57  float32  undecided
-rezabyt-311      trained      rezabyt           311      311  float32  undecided
+model            family       author        claimed  counted  dtype    prove      program
+kswain98-2       rope-19      kswain98            2       29  float32  proved     undecided
+kswain98-4       rope-19      kswain98            4       30  float32  proved     undecided
+zcbtrak-6        rope-19      zcbtrak             6       47  float64  proved     undecided
+kswain98-8       rope-19      kswain98            8       30  float32  proved     undecided
+lokimorty-10     rope-19      Lokimorty          10       30  float32  proved     undecided
+lokimorty-12     rope-19      Lokimorty          12       31  float32  proved     undecided
+yieldthought-20  rope-19      yieldthought       20       34  float32  undecided  undecided
+wonderfall-27    rope-19      Wonderfall         27       30  float32  undecided  undecided
+jacobli99-28     rope-10000   jacobli99          28       22  float32  undecided  proved
+fblissjr-33      fixed-bias   fblissjr           33       41  float64  undecided  undecided
+alexlitz-36      fixed-bias   alexlitz           36       36  float64  fails      fails
+lichengliu03-50  sinusoid-11  lichengliu03       50       45  float32  undecided  undecided
+cosminscn-66     sinusoid-11  cosminscn          66       48  float32  undecided  undecided
+jacobli99-93     rope-10000   jacobli99          93       44  float32  undecided  undecided
+nino-116         rope-10000   nino              116       52  float32  undecided  undecided
+wonderfall-121   rope-10000   Wonderfall        121       53  float32  undecided  undecided
+cosminscn-130    sinusoid-11  cosminscn         130       47  float32  undecided  undecided
+wonderfall-130   rope-10000   Wonderfall        130       56  float32  undecided  undecided
+wonderfall-139   rope-10000   Wonderfall        139       57  float32  undecided  undecided
+rezabyt-311      trained      rezabyt           311      311  float32  undecided  undecided
 """
 
 
@@ -188,9 +189,30 @@ def test_board_lists_every_file_with_its_counts():
     assert rows[2]["source"]["commit"] == "e5167440c8e9d0ba167f54e0882bc525f8d06a84"
     status, out, _ = run_cli("board", "--markdown")
     assert out.splitlines()[4] == (
-        "| zcbtrak-6 | rope-19 | zcbtrak | 6 | 47 | float64 | proved | Kiguli/AdderBoard "
+        "| zcbtrak-6 | rope-19 | zcbtrak | 6 | 47 | float64 | proved | undecided | Kiguli/AdderBoard "
         "submissions/hand_coded/zcbtrak_6p.py @ e5167440c8e9d0ba167f54e0882bc525f8d06a84 "
         "(https://gist.github.com/zcbtrak/b9af065d6395a3ecd72e3b8d2e867ae9) |")
+
+
+# a pair each "fails" of the program column is added wrong by its float replay
+PROGRAM_FAILS = {"alexlitz-36": (2999999999, 1999999999)}
+
+
+def test_the_program_column_is_backed_by_a_certificate_or_a_wrong_pair():
+    """A float program's "proved" has its certificate of the shipped file's text
+    (tests/test_floatcheck.py re-checks jacobli99-28's, slow); a "fails" a pair that the
+    float replay, in the model's dtype, adds wrong."""
+    fails = {n for n, v in board.PROGRAM_VERDICTS.items() if v == "fails"}
+    assert fails == set(PROGRAM_FAILS)
+    for name, v in board.PROGRAM_VERDICTS.items():
+        dtype = board.entry(name).dtype
+        if v == "proved":
+            cert = floatcheck.load(f"tests/fixtures/proofs/{name}.{dtype}.cert.json")
+            assert cert["model"] == dump(models.build(name)) and cert["number"] == dtype
+        else:
+            a, b = PROGRAM_FAILS[name]
+            system = "float" if dtype == "float64" else dtype
+            assert add(models.build(name), number_system(system), a, b) != a + b
 
 
 def test_board_run_reports_wrong_sums_and_exit_status():

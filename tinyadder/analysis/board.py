@@ -169,7 +169,7 @@ def source_text(source, commit=12):
     return where + (f" @ {source['commit'][:commit]}" if source.get("commit") else "")
 
 
-COLUMNS = ("model", "family", "author", "claimed", "counted", "dtype", "prove")
+COLUMNS = ("model", "family", "author", "claimed", "counted", "dtype", "prove", "program")
 
 # The generic prover's verdict on each board model's real-number model, all 10^20 pairs
 # (``tinyadder prove --model NAME``; budgets and regions left: docs/proof.md, "The board").
@@ -183,14 +183,26 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
             "lokimorty-12": "proved"}
 
 
+# The verdict on each board model's float program in its own dtype (``tinyadder prove
+# --model NAME --number float32|float``), all 10^20 pairs. "fails": a pair the float replay
+# (bit-faithful to the original's run) adds wrong; "proved" only with its certificate
+# tests/fixtures/proofs/NAME.DTYPE.cert.json, which a test checks.
+PROGRAM_VERDICTS = {"alexlitz-36": "fails", "jacobli99-28": "proved"}
+
+
 def verdict(name):
     """The generic prover's verdict on the board model ``name`` (VERDICTS)."""
     return VERDICTS.get(name, "undecided")
 
 
+def program_verdict(name):
+    """The verdict on the float program of the board model ``name`` (PROGRAM_VERDICTS)."""
+    return PROGRAM_VERDICTS.get(name, "undecided")
+
+
 def _row(e):
     return (e.name, e.family, e.author, "" if e.claimed is None else str(e.claimed),
-            str(e.counted), e.dtype, verdict(e.name))
+            str(e.counted), e.dtype, verdict(e.name), program_verdict(e.name))
 
 
 def table(found):
@@ -201,7 +213,8 @@ def table(found):
     lines = ["  ".join(c.rjust(w) if i in right else c.ljust(w)
                        for i, (c, w) in enumerate(zip(r, widths))).rstrip() for r in rows]
     lines += ["", "claimed: the entry's own count; counted: tinyadder params, from the file;",
-              "prove: the generic prover's verdict on all 10^20 pairs (docs/proof.md)",
+              "prove: the generic prover's verdict on all 10^20 pairs, real-number model;",
+              "program: the same of the float program, in its dtype (docs/proof.md)",
               "", "sources (repository path @ commit, where it was read; the original):"]
     width = widths[0]
     for e in found:
@@ -228,7 +241,8 @@ def markdown(found):
 def as_json(found):
     return [{"model": e.name, "family": e.family, "author": e.author,
              "params_claimed": e.claimed, "params_counted": e.counted, "dtype": e.dtype,
-             "prove": verdict(e.name), "source": dict(e.source)} for e in found]
+             "prove": verdict(e.name), "program": program_verdict(e.name),
+             "source": dict(e.source)} for e in found]
 
 
 def replay_lines(result, show=3):
