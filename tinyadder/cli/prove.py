@@ -37,6 +37,10 @@ def build_parser():
                         help="fraction (default): the real-number model; float32 or float "
                              "(also float64): the model's IEEE program, every rounding "
                              "bounded (the generic method; docs/proof.md, 'Float programs')")
+    parser.add_argument("--carries-first", action="store_true",
+                        help="with --number float32 or float: split each region first on the "
+                             "carries out of and into the target's column, then its sum digit "
+                             "(docs/proof.md, 'Float programs')")
     parser.add_argument("--generic", action="store_true",
                         help="use the generic method even where the closed form applies")
     parser.add_argument("--max-sets", type=int_arg(1, 10 ** 9), default=generic.MAX_SETS,
@@ -146,6 +150,8 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)  # a usage error exits 2 (cli.main)
+    if args.carries_first and args.number == "fraction":
+        parser.error("--carries-first: give it with --number float32 or float")
     model = model_of(parser, args)
     start = time.perf_counter()
     if not args.generic and args.number == "fraction":
@@ -167,7 +173,8 @@ def main(argv, out, err, stdin):
     if args.number == "fraction":
         outcome = generic.prove(model, jobs=args.jobs, **budget)
     else:
-        outcome = floatsets.FloatProver(model, args.number, **budget).run(args.jobs)
+        outcome = floatsets.FloatProver(model, args.number, carries_first=args.carries_first,
+                                        **budget).run(args.jobs)
     for line in generic_report(outcome, args.model, args.number):
         print(line, file=out)
     if args.certificate and outcome.verdict == "proved":
