@@ -278,13 +278,17 @@ class IntervalSystem(_Decides):
         return hit
 
     def _nearest_exp(self, x):
-        """e^x correctly rounded at digits + 5, x <= 0 a Decimal: for an integer, from the
-        enclosures of ``elementary.exp_integer`` (``correctly_rounded``); otherwise by
-        decimal's own exp, correctly rounded too but in a time that grows about as the cube of
-        the digits (a twentieth of a second at 2,045)."""
-        if x == 0 or x != x.to_integral_value():
+        """e^x correctly rounded at digits + 5, x <= 0 a Decimal: for an integer n with
+        |n| <= 8 (digits + 5), from the enclosures of ``elementary.exp_integer``
+        (``correctly_rounded``); otherwise by decimal's own exp, correctly rounded too but in
+        a time that grows about as the cube of the digits (a twentieth of a second at
+        2,045)."""
+        digits = self.digits + 5
+        # past 8 (digits + 5), e^|n| as an integer (1.44 |n| bits) outgrows what decimal's exp
+        # spends on the digits kept (e^-10^8: 144 million bits)
+        if x == 0 or x != x.to_integral_value() or -x > 8 * digits:
             return self._nearest.exp(x)
-        n, digits = int(x), self.digits + 5
+        n = int(x)
         return correctly_rounded(
             lambda extra: elementary.exp_integer(n, elementary.bits(digits + extra)), digits,
             f"e^{n}")
