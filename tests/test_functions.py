@@ -182,6 +182,20 @@ def test_e_and_ln_of_an_integer_are_enclosed_and_round_as_decimal_s_own():
             assert repr(system._nearest_ln(Decimal(x))) == repr(system._nearest.ln(Decimal(x)))
 
 
+def test_a_far_integer_exponent_goes_to_decimal_s_exp(monkeypatch):
+    """e^-10^8 (jacobli99-28's scores apart) is not taken by the integer series, whose e^|n|
+    would be an integer of 144 million bits; e^-100 is."""
+    system = IntervalSystem(50)
+    series = []
+    monkeypatch.setattr(elementary, "exp_integer",
+                        lambda n, bits: series.append(n) or (Fraction(0), Fraction(1)))
+    assert system._nearest_exp(Decimal(-10 ** 8)) == system._nearest.exp(Decimal(-10 ** 8))
+    assert series == []
+    with pytest.raises(ValueError):
+        system._nearest_exp(Decimal(-100))  # the stub's [0, 1] never rounds to one Decimal
+    assert series and set(series) == {-100}
+
+
 def test_exact_values_at_rational_arguments():
     assert [elementary.exact_value(op, 0) for op in ("exp", "sin", "cos", "erf")] == [1, 0, 1, 0]
     assert elementary.exact_value("sqrt", Fraction(49, 36)) == Fraction(7, 6)
