@@ -34,12 +34,11 @@ import json
 from ...addition import add
 from ...constants import PI, Expr, ExpTerm, Ln
 from ...forward import forward
-from ...modelfile import loads
 from ...numbers.rounding import evaluate
 from ...plan import compile_model
 from .certificate import Invalid, Malformed
-from .setcheck import (MAX_BYTES, ONE, SCALE, Form, FormSystem, Leaves, _node, count, layout,
-                       root, steps)
+from .setcheck import (MAX_BYTES, ONE, SCALE, Form, FormSystem, Leaves, count, layout, model_of,
+                       root, steps, walk)
 
 FORMAT = "tinyadder-float-certificate"
 # (significant bits p, least normal exponent, overflow exponent) per program
@@ -562,24 +561,7 @@ def check(cert, progress=None):
     program = cert.get("number")
     if program not in FORMATS:
         raise Malformed(f"number: {program!r} is not float32 or float")
-    if not isinstance(cert.get("model"), str):
-        raise Malformed("model: not the text of a model file")
-    try:
-        model = loads(cert["model"])
-    except ValueError as why:
-        raise Malformed(f"model: {why}") from None
-    n = model.prompt.digits if model.prompt is not None else None
-    if cert.get("digits") != n:
-        raise Malformed(f"digits: not the model's N ({n})")
-    leaves = FloatLeaves(model, program)
-    trees = cert.get("positions")
-    if not isinstance(trees, list) or len(trees) != len(leaves.targets):
-        raise Invalid(f"positions: {len(leaves.targets)} trees expected, one per answer token")
-    done = [0]
-    for k, tree in enumerate(trees):
-        whole = root(n)
-        if count(whole, n) != 10 ** (2 * n):
-            raise Invalid("the root does not hold every pair")
-        _node(leaves, k, tree, whole, done, progress)
+    model, n = model_of(cert)
+    done = walk(FloatLeaves(model, program), cert, progress)
     return (f"certificate valid: {cert.get('name', 'the')} model as a {program} program, "
-            f"N = {n}: every pair is added right ({done[0]} leaves re-decided)")
+            f"N = {n}: every pair is added right ({done} leaves re-decided)")

@@ -671,6 +671,14 @@ def check(cert, progress=None):
     """A one-line verdict if ``cert`` proves its model adds every pair; Invalid otherwise."""
     if not isinstance(cert, dict) or cert.get("format") != FORMAT or cert.get("version") != 1:
         raise Malformed(f"format: not a {FORMAT} of version 1")
+    model, n = model_of(cert)
+    done = walk(Leaves(model), cert, progress)
+    return (f"certificate valid: {cert.get('name', 'the')} model, N = {n}: every pair is "
+            f"added right ({done} leaves re-decided)")
+
+
+def model_of(cert):
+    """(the model of the certificate's model text, its N), checked against its "digits"."""
     if not isinstance(cert.get("model"), str):
         raise Malformed("model: not the text of a model file")
     try:
@@ -680,7 +688,13 @@ def check(cert, progress=None):
     n = model.prompt.digits if model.prompt is not None else None
     if cert.get("digits") != n:
         raise Malformed(f"digits: not the model's N ({n})")
-    leaves = Leaves(model)
+    return model, n
+
+
+def walk(leaves, cert, progress=None):
+    """The number of leaves re-decided by ``leaves`` over the certificate's trees, one per
+    answer token, each from the root of every pair; Invalid at the first that does not hold."""
+    n = leaves.n
     trees = cert.get("positions")
     if not isinstance(trees, list) or len(trees) != len(leaves.targets):
         raise Invalid(f"positions: {len(leaves.targets)} trees expected, one per answer token")
@@ -690,8 +704,7 @@ def check(cert, progress=None):
         if count(whole, n) != 10 ** (2 * n):
             raise Invalid("the root does not hold every pair")
         _node(leaves, k, tree, whole, done, progress)
-    return (f"certificate valid: {cert.get('name', 'the')} model, N = {n}: every pair is "
-            f"added right ({done[0]} leaves re-decided)")
+    return done[0]
 
 
 def _node(leaves, k, node, region, done, progress, depth=0):
