@@ -23,9 +23,13 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     args = build_parser().parse_args(argv)  # a usage error exits 2 (cli.main)
     try:
-        data, floats = setcheck.load(args.file), floatcheck.load(args.file)
-        print(setcheck.check(data) if data is not None else floatcheck.check(floats)
-              if floats is not None else check(load(args.file)), file=out)
+        data = setcheck.read(args.file)  # read once, checked by its format's checker
+        if setcheck.of_format(data):
+            print(setcheck.check(data), file=out)
+        elif setcheck.of_format(data, floatcheck.FORMAT):
+            print(floatcheck.check(data), file=out)
+        else:
+            print(check(load(args.file)), file=out)
     except Malformed as why:
         print(f"{PROG}: error: {why}; give a file written by '{PROG} prove --certificate'",
               file=err)

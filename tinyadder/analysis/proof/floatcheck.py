@@ -29,7 +29,6 @@ original program does (tests/test_board.py).
 """
 
 from fractions import Fraction
-import json
 
 from ...addition import add
 from ...constants import PI, Expr, ExpTerm, Ln
@@ -37,8 +36,8 @@ from ...forward import forward
 from ...numbers.rounding import evaluate
 from ...plan import compile_model
 from .certificate import Invalid, Malformed
-from .setcheck import (MAX_BYTES, ONE, SCALE, Form, FormSystem, Leaves, count, layout, model_of,
-                       root, steps, walk)
+from .setcheck import (ONE, SCALE, Form, FormSystem, Leaves, count, layout, model_of, of_format,
+                       read, root, steps, walk)
 
 FORMAT = "tinyadder-float-certificate"
 # (significant bits p, least normal exponent, overflow exponent) per program
@@ -543,14 +542,9 @@ def pairs(region, n):
 # ---- the certificate ----------------------------------------------------------------------
 
 def load(path):
-    """The certificate's JSON data if the file is a readable float certificate, else None."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES + 1)
-        data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_BYTES else None
-    except (OSError, ValueError, RecursionError):
-        return None
-    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+    """The certificate's JSON data if the file is a readable float certificate
+    (``setcheck.read``: plain or gzip-compressed), else None."""
+    return of_format(read(path), FORMAT)
 
 
 def check(cert, progress=None):

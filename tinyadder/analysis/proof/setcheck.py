@@ -651,20 +651,30 @@ class Leaves:
 
 # ---- the certificate ----------------------------------------------------------------------
 
-def load(path):
-    """The certificate's JSON data if the file is a readable one of this format (at most
-    MAX_BYTES, plain or gzip-compressed), else None: the closed form's reader
-    (``certificate.load``) then reads it and says what is wrong with it."""
+def read(path):
+    """The file's JSON data if it is readable JSON of at most MAX_BYTES (plain or
+    gzip-compressed), else None: the closed form's reader (``certificate.load``) then reads it
+    and says what is wrong with it."""
     try:
         with open(path, "rb") as f:
             raw = f.read(MAX_BYTES + 1)
         if raw[:2] == b"\x1f\x8b":  # gzip's magic number
             with gzip.open(path, "rb") as f:
                 raw = f.read(MAX_BYTES + 1)
-        data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_BYTES else None
+        return json.loads(raw.decode("utf-8")) if len(raw) <= MAX_BYTES else None
     except (OSError, EOFError, ValueError, RecursionError):
         return None
-    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+
+
+def of_format(data, kind=FORMAT):
+    """``data`` if it is a certificate of format ``kind``, else None."""
+    return data if isinstance(data, dict) and data.get("format") == kind else None
+
+
+def load(path):
+    """The certificate's JSON data if the file is a readable one of this format (``read``),
+    else None."""
+    return of_format(read(path))
 
 
 def check(cert, progress=None):
