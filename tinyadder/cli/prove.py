@@ -2,6 +2,7 @@
 36p family) and of ``analysis.proof.generic`` (any model file), and ``--certificate``."""
 
 import argparse
+from functools import partial
 import json
 import time
 
@@ -171,17 +172,17 @@ def main(argv, out, err, stdin):
     budget = dict(max_sets=args.max_sets, max_seconds=args.seconds, examples=args.examples,
                   progress=Progress(err, "generic prover"))
     if args.number == "fraction":
-        outcome = generic.prove(model, jobs=args.jobs, **budget)
+        prover, certify = generic.Prover(model, **budget), generic.certificate
     else:
-        outcome = floatsets.FloatProver(model, args.number, carries_first=args.carries_first,
-                                        **budget).run(args.jobs)
+        prover = floatsets.FloatProver(model, args.number, carries_first=args.carries_first,
+                                       **budget)
+        certify = partial(floatsets.certificate, program=args.number)
+    outcome = prover.run(args.jobs)
     for line in generic_report(outcome, args.model, args.number):
         print(line, file=out)
     if args.certificate and outcome.verdict == "proved":
-        data = generic.certificate(outcome, model, str(args.model)) \
-            if args.number == "fraction" else \
-            floatsets.certificate(outcome, model, str(args.model), args.number)
-        failed = write_certificate(args.certificate, data, err)
+        failed = write_certificate(args.certificate,
+                                   certify(outcome, model, str(args.model)), err)
         if failed:
             return failed
     elif args.certificate:
