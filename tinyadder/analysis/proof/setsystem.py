@@ -240,14 +240,17 @@ class SetValue:
         return self.system.positive(self._lift(other) - self)
 
 
-def _column_values(terms, j, steps):
+def _column_values(terms, j, steps, digits):
     """The value of column j's ``terms`` (a_j, b_j, their and s_j's indicators, the carry
-    out c_(j+1)) at each of the column's steps."""
+    out c_(j+1)) at each of the column's steps; at each of its digit pairs ``digits`` (a_j,
+    b_j) where no term reads the sum's digit or the carry, which take the same values."""
     get = terms.get
     alpha, beta, gamma = get(("a", j), 0), get(("b", j), 0), get(("c", j + 1), 0)
     ta = [get(("a", j, d), 0) for d in range(10)]
     tb = [get(("b", j, d), 0) for d in range(10)]
     ts = [get(("s", j, d), 0) for d in range(10)]
+    if not gamma and not any(ts):
+        return [alpha * x + beta * y + ta[x] + tb[y] for x, y in digits]
     return [alpha * x + beta * y + gamma * out + ta[x] + tb[y] + ts[(c + x + y) % 10]
             for c, x, y, out in steps]
 
@@ -316,6 +319,8 @@ class SetSystem(OverSets):
         # ties a_j to b_j: its terms are bounded together, over its steps
         self._joint = {j: region.column_steps(j) for j in range(region.digits)
                        if len(region.column_steps(j)) < (200 if j else 100)}
+        self._digit_pairs = {j: sorted({(x, y) for _, x, y, _ in steps})
+                             for j, steps in self._joint.items()}
         self.relaxed = []
         return self
 
@@ -348,27 +353,29 @@ class SetSystem(OverSets):
         column (a_j, b_j, s_j and the carry out of it) together over its steps."""
         lo = hi = x.k - minus
         allowed, joint = self._allowed, self._joint
-        grouped, tied = set(), {}
+        plain, grouped, tied = {}, {}, {}
         for v, c in x.coefs.items():
             j = v[1] - 1 if v[0] == "c" else v[1]
             if j in joint:
                 tied.setdefault(j, {})[v] = c
             elif len(v) == 3:
-                grouped.add(v[:2])
-        for v, c in x.coefs.items():
-            if len(v) == 3 or v in grouped or (v[1] - 1 if v[0] == "c" else v[1]) in tied:
+                grouped.setdefault(v[:2], {})[v[2]] = c
+            else:
+                plain[v] = c
+        for v, c in plain.items():
+            if v in grouped:
                 continue
             r = allowed[v]
             if c > 0:
                 lo, hi = lo + c * r[0], hi + c * r[-1]
             else:
                 lo, hi = lo + c * r[-1], hi + c * r[0]
-        for col in grouped:
-            lin = x.coefs.get(col, 0)
-            values = [self._entry(x, col, d, lin) for d in allowed[col]]
+        for col, by_digit in grouped.items():
+            lin = plain.get(col, 0)
+            values = [lin * d + by_digit.get(d, 0) for d in allowed[col]]
             lo, hi = lo + min(values), hi + max(values)
         for j, terms in tied.items():
-            values = _column_values(terms, j, joint[j])
+            values = _column_values(terms, j, joint[j], self._digit_pairs[j])
             if values:
                 lo, hi = lo + min(values), hi + max(values)
         return lo + x.lo, hi + x.hi
@@ -478,16 +485,24 @@ class SetSystem(OverSets):
         holds every value x does, so a function of x' digit by digit holds f(x)."""
         parts = {}
         for v, c in x.coefs.items():
-            parts.setdefault(column(v), {})[v] = c
+            parts.setdefault(v if len(v) == 2 else v[:2], {})[v] = c
         if len(parts) < 2:
             return (next(iter(parts)) if parts else None), x
-        widths = {col: self.grid_box(SetValue(self, 0, terms)) for col, terms in parts.items()}
-        col = max(widths, key=lambda c: widths[c][1] - widths[c][0])
-        lo, hi = self.grid_box(SetValue(self, 0, {v: c for v, c in x.coefs.items()
-                                                  if column(v) != col}))
-        if (hi - lo) << FOLD_BITS > widths[col][1] - widths[col][0]:
+        widths = {col: self._spread(col, terms) for col, terms in parts.items()}
+        col = max(widths, key=widths.get)
+        lo, hi = self.grid_box(SetValue(self, 0, {v: c for part, terms in parts.items()
+                                                  if part != col for v, c in terms.items()}))
+        if (hi - lo) << FOLD_BITS > widths[col]:
             return None, x
         return col, SetValue(self, x.k, parts[col], x.lo + lo, x.hi + hi)
+
+    def _spread(self, col, terms):
+        """max - min over the region's box of ``terms``, all of one column ``col`` (its
+        variable and indicators): ``grid_box``'s width, over the column's digits alone, since
+        a constrained column's steps take every digit the box allows (``at``)."""
+        lin = terms.get(col, 0)
+        values = [lin * d + terms.get(col + (d,), 0) for d in self._allowed[col]]
+        return max(values) - min(values)
 
     def tabulate2(self, x, y, op):
         """op(x, y) digit by digit when x and y depend on one column only, up to terms

@@ -1,0 +1,70 @@
+"""The prover's box and fold (``setsystem``) against the checker's (``setcheck``), which
+writes the same rules again: equal on random forms over random regions, so a faster search
+decides every leaf as the checker does."""
+
+import random
+
+import pytest
+
+from tinyadder import build
+from tinyadder.analysis.proof import setcheck
+from tinyadder.analysis.proof.sets import Region
+from tinyadder.analysis.proof.setsystem import ONE, SetSystem, SetValue
+
+ADDER1 = "tests/models/adder1.json"
+N = 3
+
+
+def _region(rng):
+    """A region cut by a few random splits, and the checker's record of the same region."""
+    ours, theirs = Region.every(N), setcheck.root(N)
+    for _ in range(rng.randrange(8)):
+        split = rng.choice(
+            [["a", rng.randrange(N), rng.randrange(9)], ["b", rng.randrange(N), rng.randrange(9)],
+             ["s", rng.randrange(N), rng.randrange(9)], ["c", rng.randrange(1, N + 1)]])
+        try:
+            children = ours.children(split)
+        except ValueError:
+            continue
+        side = rng.randrange(2)
+        ours, theirs = children[side], setcheck.cut(theirs, N, split)[side]
+    return ours, theirs
+
+
+def _coefs(rng):
+    """Random terms: digits, carries and indicators of a few columns, some large, some not."""
+    names = ([(x, j) for x in "ab" for j in range(N)] + [("c", j) for j in range(1, N + 1)]
+             + [(x, j, d) for x in "abs" for j in range(N) for d in range(10)])
+    scale = rng.choice([1, ONE >> 60, ONE, ONE << 40])
+    coefs = {v: rng.randrange(-scale, scale + 1) or 1 for v in rng.sample(names, rng.randrange(1, 25))}
+    if rng.randrange(2):   # one column far above the rest: the fold's case
+        big = rng.choice(list(coefs))[:2]
+        coefs.update({v: c << 50 for v, c in coefs.items() if v[:2] == big})
+    return coefs
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_box_and_the_fold_are_the_checkers(seed):
+    rng = random.Random(seed)
+    model = build(ADDER1)
+    ours, check = SetSystem(model), setcheck.FormSystem(model)
+    folds = 0
+    for _ in range(5):
+        region, record = _region(rng)
+        if region.count() == 0:
+            continue
+        ours.at(region)
+        check.at(record, N)
+        for _ in range(10):
+            coefs = _coefs(rng)
+            k, lo, width = rng.randrange(-ONE, ONE), rng.randrange(-9, 9), rng.randrange(99)
+            x = SetValue(ours, k, dict(coefs), lo, lo + width)
+            f = setcheck.Form(check, k, dict(coefs), lo, lo + width)
+            assert ours.grid_box(x) == check.box(f)
+            col, folded = ours.near_column(x)
+            col2, folded2 = check.one_column(f)
+            assert col == col2
+            folds += col is not None and len(set(v[:2] for v in coefs)) > 1
+            assert (folded.k, folded.coefs, folded.lo, folded.hi) == \
+                (folded2.k, folded2.coefs, folded2.lo, folded2.hi)
+    assert folds
