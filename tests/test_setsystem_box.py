@@ -68,3 +68,17 @@ def test_the_box_and_the_fold_are_the_checkers(seed):
             assert (folded.k, folded.coefs, folded.lo, folded.hi) == \
                 (folded2.k, folded2.coefs, folded2.lo, folded2.hi)
     assert folds
+
+
+def test_a_remembered_box_is_forgotten_with_its_region():
+    """The box, fold and reciprocal remembered for a value hold over the region they were
+    taken on only: the same value over a narrower region has the narrower box."""
+    ns = SetSystem(build(ADDER1))
+    x = SetValue(ns, ONE, {("a", 0): ONE, ("b", 0): 2 * ONE})
+    whole = ns.at(Region.every(1)).grid_box(x)
+    assert whole == (ONE, 28 * ONE) and ns.grid_box(x) == whole
+    inverse = ns.reciprocal(x)
+    assert ns.reciprocal(x) is inverse
+    narrow = Region.every(1).children(["a", 0, 4])[1]
+    assert ns.at(narrow).grid_box(x) == (6 * ONE, 28 * ONE)
+    assert ns.reciprocal(x) is not inverse

@@ -301,6 +301,7 @@ class SetSystem(OverSets):
         self.region = None
         self._allowed = None
         self.relaxed = []   # the gates ``relu`` relaxed since ``at``
+        self._recent = {}   # (what, id(x)) -> (x, result): see ``_recall``
 
     def at(self, region):
         """Decide comparisons over ``region`` from now on. Its box: for each column, the
@@ -322,6 +323,7 @@ class SetSystem(OverSets):
         self._digit_pairs = {j: sorted({(x, y) for _, x, y, _ in steps})
                              for j, steps in self._joint.items()}
         self.relaxed = []
+        self._recent = {}
         return self
 
     def describe(self):
@@ -347,11 +349,29 @@ class SetSystem(OverSets):
         return self._table(col, [(d, e.k + e.lo, e.k + e.hi) for d, e in entries])
 
     # ---- ranges ---------------------------------------------------------------------------
+    def _recall(self, what, x, compute):
+        """compute(x), remembered for the last few x over this region: a softmax divides
+        every e_j by one normaliser, whose box, fold and reciprocal are then taken once (x is
+        kept with its result, so its id names it while remembered)."""
+        key = (what, id(x))
+        hit = self._recent.get(key)
+        if hit is not None and hit[0] is x:
+            return hit[1]
+        if len(self._recent) >= 64:
+            self._recent.clear()
+        result = compute(x)
+        self._recent[key] = (x, result)
+        return result
+
     def grid_box(self, x, minus=0):
         """(least, greatest) of x - minus over the region's box, grid integers: each variable
         over its digits, a column's indicators together, and the terms of a constrained
         column (a_j, b_j, s_j and the carry out of it) together over its steps."""
-        lo = hi = x.k - minus
+        lo, hi = self._recall("box", x, self._box)
+        return lo - minus, hi - minus
+
+    def _box(self, x):
+        lo = hi = x.k
         allowed, joint = self._allowed, self._joint
         plain, grouped, tied = {}, {}, {}
         for v, c in x.coefs.items():
@@ -483,6 +503,9 @@ class SetSystem(OverSets):
         of x folded into its interval, where that rest varies less than 2^-FOLD_BITS of the
         column's part (attention's leaks from other positions, say); else (None, x). x'
         holds every value x does, so a function of x' digit by digit holds f(x)."""
+        return self._recall("fold", x, self._near_column)
+
+    def _near_column(self, x):
         parts = {}
         for v, c in x.coefs.items():
             parts.setdefault(v if len(v) == 2 else v[:2], {})[v] = c
@@ -582,6 +605,9 @@ class SetSystem(OverSets):
     def reciprocal(self, x):
         """1 / x over the box (0 not in it), by the mean value where that is narrower:
         the slope -1/t^2 lies between -1/lo^2 and -1/hi^2 (same signs)."""
+        return self._recall("1/x", x, self._inverse)
+
+    def _inverse(self, x):
         lo, hi = self.grid_box(x)
         if lo <= 0 <= hi:
             raise Split(x, "a division by a value that may be 0")
