@@ -239,3 +239,22 @@ def test_readme_shows_the_flaw_its_warning_and_exit_status():
             "tinyadder: warning: the published model's sum 7000000000 is wrong: "
             "5193798811 + 1806201129 = 6999999940 (try --model repaired)\n"
             "$ echo $?\n1\n") in readme
+
+
+def test_bench_board_proves_each_proved_board_model_again(monkeypatch, capsys):
+    """--only board: a line per model the board lists as proved, its verdict and regions from
+    a real run (here adder1 stands in for the board, with --jobs 2), then the totals."""
+    from tinyadder import build
+    from tinyadder.analysis import board
+    from tinyadder.cli import bench
+    stand_in = board.Entry("adder1", "", "", None, 0, "", {})
+    other = board.Entry("other", "", "", None, 0, "", {})
+    monkeypatch.setattr(board, "entries", lambda: [stand_in, other])
+    monkeypatch.setattr(board, "verdict", lambda name: "proved" if name == "adder1" else "undecided")
+    monkeypatch.setattr(bench, "build", lambda name: build(str(ROOT / "tests/models/adder1.json")))
+    assert main(["bench", "--only", "board", "--jobs", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[3] == "prove --generic --max-sets 1000 --jobs 2, each board model proved " \
+                       "(CPU: all processes)"
+    assert lines[4].split()[:4] == ["adder1", "proved", "42", "regions"]
+    assert lines[5].startswith("board proofs: ") and lines[7].startswith("bench: ")

@@ -8,10 +8,12 @@ import os
 import platform
 import time
 
+from ..analysis import board
 from ..analysis.bench import (CASES, SYSTEMS, TARGETS, TORCH_CASES, cpu_seconds,
                               long_addition, per_digit_factor, rates, references, same_tokens,
                               spread)
 from ..analysis.proof.census import census
+from ..analysis.proof import generic
 from ..analysis.proof.formulas import digit_formulas
 from ..analysis.proof.prove import prove
 from ..analysis.verify import check, suite_groups
@@ -20,10 +22,12 @@ from ..construction import DIGITS
 from ..models import build
 from ..numbers import for_model, number_system
 from . import main_command
-from .options import (PROG, Parser, add_model_options, construction_only, digits_list_arg,
-                      excerpt, int_arg, model_of)
+from .options import (PROG, Parser, add_jobs_option, add_model_options, construction_only,
+                      digits_list_arg, excerpt, int_arg, model_of)
 
-PARTS = ("rates", "tokens", "long", "census", "prove", "verify")
+PARTS = ("rates", "tokens", "long", "census", "prove", "verify", "board")
+DEFAULT_PARTS = PARTS[:-1]   # board: every proved board model proved again, many minutes
+BOARD_MAX_SETS = 1000        # the budget the board's proofs were run with (docs/proof.md)
 QUICK = {"tokens": (1001, 2), "long": [1000, 2000], "census": [8, 9, 10],
          "prove": [10, 20, 30]}
 FULL = {"tokens": (10_010, 20), "long": [1000, 2000], "census": [8, 9, 10, 11, 12],
@@ -43,7 +47,8 @@ def build_parser():
     add_model_options(parser, number=None)
     parser.add_argument("--only", type=_parts_arg, default=None, metavar="PARTS",
                         help=f"run only these parts, comma-separated: {', '.join(PARTS)} "
-                             f"(default: all; --long alone: long)")
+                             f"(default: all but board, which proves every board model "
+                             f"the board lists as proved again; --long alone: long)")
     parser.add_argument("--repeats", type=int_arg(1, 100), default=5, metavar="R",
                         help="repeats per rate (default 5)")
     parser.add_argument("--scale", type=_fraction_arg, default=1.0, metavar="F",
@@ -57,6 +62,7 @@ def build_parser():
                         help="the speed issue's sizes: tokens on all 10,010 AdderBoard "
                              "cases and 20 carries cases per cell, census N = 8..12, prove "
                              "N = 10, 20, 30, 50 (several minutes)")
+    add_jobs_option(parser, "each board model's answer positions (--only board)")
     return parser
 
 
@@ -202,11 +208,34 @@ def _verify(args, model, out):
     return 0 if outcome.passed == outcome.total else 1
 
 
+def _board(args, out):
+    """A line per board model the board lists as proved (real-number model): the generic
+    prover run again with the board's budget, its verdict, regions, CPU seconds (this process
+    and its workers) and wall seconds; then the totals. 1 if a verdict is not "proved"."""
+    print(f"prove --generic --max-sets {BOARD_MAX_SETS} --jobs {args.jobs}, each board model "
+          f"proved (CPU: all processes)", file=out, flush=True)
+    status, cpu, wall = 0, 0.0, 0.0
+    for e in board.entries():
+        if board.verdict(e.name) != "proved":
+            continue
+        before, start = os.times(), time.perf_counter()
+        outcome = generic.prove(build(e.name), max_sets=BOARD_MAX_SETS, jobs=args.jobs)
+        after, seconds = os.times(), time.perf_counter() - start
+        used = sum(b - a for a, b in zip(before[:4], after[:4]))
+        cpu, wall = cpu + used, wall + seconds
+        print(f"  {e.name:<16} {outcome.verdict:<10} {outcome.sets:>5} regions "
+              f"{used:>7.1f} CPU s {seconds:>7.1f} s wall", file=out, flush=True)
+        status = max(status, outcome.verdict != "proved")
+    print(f"board proofs: {cpu:.1f} CPU s, {wall:.1f} s wall on {os.cpu_count()} CPUs",
+          file=out, flush=True)
+    return status
+
+
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    parts = args.only or (["long"] if args.long else list(PARTS))
+    parts = args.only or (["long"] if args.long else list(DEFAULT_PARTS))
     model = None
     if {"rates", "tokens", "verify"} & set(parts):
         model = model_of(parser, args)
@@ -233,7 +262,9 @@ def main(argv, out, err, stdin):
             _census(args, out)
         elif part == "prove":
             _per_n(args, out, "prove", prove, "repaired", "prove --model repaired")
-        else:
+        elif part == "verify":
             status = max(status, _verify(args, model, out))
+        else:
+            status = max(status, _board(args, out))
     print(f"\nbench: {time.process_time() - start:.0f} CPU s", file=out)
     return status
