@@ -178,3 +178,19 @@ def test_prove_and_census_give_the_same_with_jobs():
     assert certificate(one, "published") == certificate(two, "published")
     assert one.rows == two.rows and not one.proved
     assert census(model, jobs=2).count == 2_200_000_000
+
+
+def test_a_certificate_named_gz_is_written_compressed_and_checks(tmp_path, capsys):
+    """--certificate FILE.gz writes gzip (no time stamp: the same bytes each time) of the
+    JSON a plain name gets, and check-certificate reads either."""
+    import gzip
+    from tinyadder.cli import main
+    plain, packed, again = tmp_path / "a.json", tmp_path / "a.json.gz", tmp_path / "b.json.gz"
+    for path in (plain, packed, again):
+        assert main(["prove", "--model", "tests/models/adder1.json", "--certificate",
+                     str(path)]) == 0
+    assert packed.read_bytes()[:2] == b"\x1f\x8b" and packed.read_bytes() == again.read_bytes()
+    assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
+    capsys.readouterr()
+    assert main(["check-certificate", str(packed)]) == 0
+    assert "valid" in capsys.readouterr().out

@@ -3,6 +3,7 @@
 
 import argparse
 from functools import partial
+import gzip
 import json
 import time
 
@@ -136,10 +137,13 @@ EXIT = {"proved": 0, "fails": 1, "undecided": 3}
 
 
 def write_certificate(path, data, err):
-    """Write ``data`` as JSON to ``path``; the exit status 2 (one line) if it cannot."""
+    """Write ``data`` as JSON to ``path``, gzip-compressed where the name ends in .gz (no
+    time stamp in it: the same proof, the same bytes); the exit status 2 (one line) if it
+    cannot."""
+    text = json.dumps(data, indent=1).encode()
     try:
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
+        with open(path, "wb") as f:
+            f.write(gzip.compress(text, mtime=0) if str(path).endswith(".gz") else text)
     except OSError as why:
         print(f"{PROG}: error: cannot write {path}: {why.strerror}; give a writable file",
               file=err)
