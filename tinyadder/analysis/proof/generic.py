@@ -410,7 +410,8 @@ def _merge(merged, part):
 def choose(region, coefs, target):
     """The split that most narrows a form (its ``coefs``) over ``region`` (None if none does).
 
-    Column j's terms alpha a_j + beta b_j are ((alpha + beta)/2)(a_j + b_j) +
+    Column j's terms alpha a_j + beta b_j (alpha, beta with the trend of the column's
+    indicator terms, ``_trend``) are ((alpha + beta)/2)(a_j + b_j) +
     ((alpha - beta)/2)(a_j - b_j): the sum part is narrowed by fixing the sum's digit at j and
     the carries into j and j + 1, the difference part by cutting the wider digit range; a
     carry's term by fixing it. Each candidate is weighed by how much of the form's range it
@@ -426,8 +427,9 @@ def choose(region, coefs, target):
             best, weight = split, w
 
     for j in range(n):
-        alpha, beta = coefs.get(a_var(j), 0), coefs.get(b_var(j), 0)
         (alo, ahi), (blo, bhi) = region.a[j], region.b[j]
+        alpha = coefs.get(a_var(j), 0) + _trend(coefs, ("a", j), alo, ahi)
+        beta = coefs.get(b_var(j), 0) + _trend(coefs, ("b", j), blo, bhi)
         offer(_sum_split(region, j), abs(alpha + beta) / 2 * (ahi - alo + bhi - blo))
         wider = ("a", j, (alo + ahi) // 2) if ahi - alo >= bhi - blo else ("b", j, (blo + bhi) // 2)
         if max(ahi - alo, bhi - blo) > 0:
@@ -467,6 +469,17 @@ def chain(region, target):
 def _open_carry(region, j):
     """Whether the carry into column j takes both values over the region."""
     return region.carry(j) is None and len({s[3] for s in region.column_steps(j - 1)}) > 1
+
+
+def _trend(coefs, col, lo, hi):
+    """The slope (w_hi - w_lo) / (hi - lo) of column ``col``'s indicator terms w_d = coefs[col
+    + (d,)] between the ends of its digit range lo..hi (0 for one digit): a function of one
+    digit arrives as a table (a product by an enclosed weight, say), and a table that rises
+    with the digit in a_j and in b_j is a sum a_j + b_j, which the sum's digit and the carries
+    narrow, not a cut of either range."""
+    if hi == lo:
+        return 0
+    return Fraction(coefs.get(col + (hi,), 0) - coefs.get(col + (lo,), 0), hi - lo)
 
 
 def _indicator_spreads(region, coefs):
