@@ -38,3 +38,18 @@ def test_a_sinusoid_digit_is_decided_once_its_carries_are_fixed():
     assert tree["children"][1] == {"leaf": "bound"}
     assert outcome.verdict == "proved" and outcome.sets == 5
     assert 0.999 < outcome.margins[0] < 1
+
+
+def test_a_gate_that_one_carry_decides_is_split_on_that_carry():
+    """fblissjr-33 at position 8 over s_8 = 0: the carry gate reads the prefix sum
+    (a mod 10^8 + b mod 10^8) / 10^8 against 1 - 10^-11, which c_8 decides and no cut of
+    s_7 does; then the wrap gate, a_8 + b_8 + the prefix against 10 - 10^-11, which c_9
+    decides: 5 regions, margins near 1 (cutting the sum's digits first took 59)."""
+    model = models.build("fblissjr-33")
+    outcome = generic.Prover(model, max_sets=20).position(
+        8, _region(10, (("s", 8, 0), 0)))
+    assert outcome.positions == [{"split": ["c", 8], "children": [
+        {"split": ["c", 9], "children": [{"leaf": "bound"}, {"leaf": "bound"}]},
+        {"leaf": "bound"}]}]
+    assert outcome.verdict == "proved" and outcome.sets == 5
+    assert 1 - outcome.margins[0] < 10 ** -9

@@ -8,9 +8,10 @@ place j is the affine form a_j + b_j + c_j - 10 c_(j+1) in the digits and carrie
 fixed where R fixes s_j); an embedding that is affine in the digit (checked exactly) embeds the
 form, another the indicator form sum_d row_d [x = d] of its rows (exact at every digit: the
 pass then takes any function of one digit digit by digit, ``setsystem``). R is *decided* when the target token's logit beats every
-other at every pair of R (strictly: a tie is not counted a win). Otherwise it is split, where
-the undecided form varies most (``choose``: the sum's digit at a place, a carry, a digit range
-in two), or, where its width is mostly its interval (what a sharp gate lost, which no digit's
+other at every pair of R (strictly: a tie is not counted a win). Otherwise it is split: on
+the first open carry that decides the first relaxed ReLU's sign in both parts (``deciding``),
+else where the undecided form varies most (``choose``: the sum's digit at a place, a carry,
+a digit range in two), or, where its width is mostly its interval (what a sharp gate lost, which no digit's
 term points at), along the carry chain into the target's column (``chain``: c_(q+1), c_q,
 c_(q-1), ...), and each part is tried; the target must be one token over R, so a region first
 splits on the sum's digit at q. A region of one pair is run exactly (``addition.add`` in the
@@ -294,7 +295,9 @@ class Prover:
         # difference of logits that stays open
         relaxed = self.ns.relaxed
         form = relaxed[0] if relaxed else result[1]
-        split = chain(region, self.targets[k]) if self._loose(form) else None
+        split = deciding(region, form, self.targets[k]) if relaxed else None
+        if split is None and self._loose(form):
+            split = chain(region, self.targets[k])
         if split is None:
             split = choose(region, form.coefs if form is not None else {}, self.targets[k])
         if split is None:
@@ -464,6 +467,28 @@ def chain(region, target):
         if _open_carry(region, j):
             return ("c", j)
     return None
+
+
+def deciding(region, gate, target):
+    """The first open carry, in the carry chain's order (``chain``: c_(q+1), c_q, ..., c_1,
+    then c_(q+2), ..., c_N), whose every value decides the sign of ``gate`` (a relaxed ReLU's
+    input) at every pair of its part of the region (the exact walk, its interval included),
+    or None. A gate read off a sum of digits (a carry's or a wrap's: a_j + b_j + ... >= 10)
+    is decided by the carry it computes, which a cut of the sum's digit leaves open."""
+    place = target[1] if target[0] == "digit" else 0
+    first = min(place + 1, region.digits)
+    for j in list(range(first, 0, -1)) + list(range(first + 1, region.digits + 1)):
+        if _open_carry(region, j) and all(_signed(child, gate)
+                                          for child in region.children(("c", j))):
+            return ("c", j)
+    return None
+
+
+def _signed(region, gate):
+    """Whether ``gate`` (a SetValue) is >= 0 at every pair of ``region`` or <= 0 at every
+    pair."""
+    found = region.bound(gate.coefs, gate.k)
+    return found is None or found[0] + gate.lo >= 0 or found[1] + gate.hi <= 0
 
 
 def _open_carry(region, j):
