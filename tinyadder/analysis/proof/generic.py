@@ -8,16 +8,16 @@ place j is the affine form a_j + b_j + c_j - 10 c_(j+1) in the digits and carrie
 fixed where R fixes s_j); an embedding that is affine in the digit (checked exactly) embeds the
 form, another the indicator form sum_d row_d [x = d] of its rows (exact at every digit: the
 pass then takes any function of one digit digit by digit, ``setsystem``). R is *decided* when the target token's logit beats every
-other at every pair of R (strictly: a tie is not counted a win). Otherwise it is split: on
-the first open carry that decides the first relaxed ReLU's sign in both parts (``deciding``),
-else where the undecided form varies most (``choose``: the sum's digit at a place, a carry,
-a digit range in two), or, where its width is mostly its interval (what a sharp gate lost, which no digit's
-term points at), along the carry chain into the target's column (``chain``: c_(q+1), c_q,
-c_(q-1), ...), and each part is tried; the target must be one token over R, so a region first
-splits on the sum's digit at q. A region of one pair is run exactly (``addition.add`` in the
-fraction system, decided over enclosures): a right answer decides it, a wrong one is a
-counterexample. A form whose least value, at the pair attaining it, is below 0 by more than
-its interval gives a candidate counterexample at once, which the exact run confirms.
+other at every pair of R (strictly: a tie is not counted a win). Otherwise it is split: on the
+first open carry that decides the first relaxed ReLU's sign in both parts (``deciding``), else
+where the undecided form varies most (``choose``: the sum's digit at a place, a carry, a digit
+range in two), or, where its width is mostly its interval (what a sharp gate lost, which no
+digit's term points at), along the carry chain into the target's column (``chain``: c_(q+1),
+c_q, c_(q-1), ...), and each part is tried; the target must be one token over R, so a region
+first splits on the sum's digit at q. A region of one pair is run exactly (``addition.add`` in
+the fraction system, decided over enclosures): a right answer decides it, a wrong one is a
+counterexample. A form whose least value, at the pair attaining it, is below 0 by more than its
+interval gives a candidate counterexample at once, which the exact run confirms.
 
 Each answer position is searched on its own budget (``max_sets`` regions, ``max_seconds``)
 and its own exact runs, so the positions can be the parts of ``parallel.each_share`` and the
