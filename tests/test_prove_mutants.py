@@ -45,6 +45,10 @@ MUTANTS = [
     ("zcbtrak-6", ("blocks", 0, "attn", "W_V", "x1", "h.0")),
     ("jacobli99-28", ("blocks", 0, "mlp", "b_in", "u0")),
     ("jacobli99-28", ("blocks", 0, "attn", "rope", "freq")),
+    ("lichengliu03-50", ("blocks", 0, "attn", "W_O", "h1.0", "pe_sin")),   # the column below
+    ("lichengliu03-50", ("blocks", 0, "mlp", "W_in", "digit", "carry_lo")),
+    ("fblissjr-33", ("blocks", 0, "attn", "W_O", "h0", "pair")),          # the column's sum
+    ("fblissjr-33", ("blocks", 0, "attn", "W_O", "h1", "prefix")),        # the prefix sum
 ]
 
 

@@ -180,7 +180,11 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
             "lokimorty-10": "proved",
             "kswain98-4": "proved",
             "kswain98-8": "proved",
-            "lokimorty-12": "proved"}
+            "lokimorty-12": "proved",
+            "lichengliu03-50": "proved",
+            "cosminscn-66": "proved",
+            "cosminscn-130": "proved",
+            "fblissjr-33": "proved"}
 
 
 # The verdict on each board model's float program in its own dtype (``tinyadder prove

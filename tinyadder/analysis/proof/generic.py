@@ -8,15 +8,16 @@ place j is the affine form a_j + b_j + c_j - 10 c_(j+1) in the digits and carrie
 fixed where R fixes s_j); an embedding that is affine in the digit (checked exactly) embeds the
 form, another the indicator form sum_d row_d [x = d] of its rows (exact at every digit: the
 pass then takes any function of one digit digit by digit, ``setsystem``). R is *decided* when the target token's logit beats every
-other at every pair of R (strictly: a tie is not counted a win). Otherwise it is split, where
-the undecided form varies most (``choose``: the sum's digit at a place, a carry, a digit range
-in two), or, where its width is mostly its interval (what a sharp gate lost, which no digit's
-term points at), along the carry chain into the target's column (``chain``: c_(q+1), c_q,
-c_(q-1), ...), and each part is tried; the target must be one token over R, so a region first
-splits on the sum's digit at q. A region of one pair is run exactly (``addition.add`` in the
-fraction system, decided over enclosures): a right answer decides it, a wrong one is a
-counterexample. A form whose least value, at the pair attaining it, is below 0 by more than
-its interval gives a candidate counterexample at once, which the exact run confirms.
+other at every pair of R (strictly: a tie is not counted a win). Otherwise it is split: on the
+first open carry that decides the first relaxed ReLU's sign in both parts (``deciding``), else
+where the undecided form varies most (``choose``: the sum's digit at a place, a carry, a digit
+range in two), or, where its width is mostly its interval (what a sharp gate lost, which no
+digit's term points at), along the carry chain into the target's column (``chain``: c_(q+1),
+c_q, c_(q-1), ...), and each part is tried; the target must be one token over R, so a region
+first splits on the sum's digit at q. A region of one pair is run exactly (``addition.add`` in
+the fraction system, decided over enclosures): a right answer decides it, a wrong one is a
+counterexample. A form whose least value, at the pair attaining it, is below 0 by more than its
+interval gives a candidate counterexample at once, which the exact run confirms.
 
 Each answer position is searched on its own budget (``max_sets`` regions, ``max_seconds``)
 and its own exact runs, so the positions can be the parts of ``parallel.each_share`` and the
@@ -294,7 +295,9 @@ class Prover:
         # difference of logits that stays open
         relaxed = self.ns.relaxed
         form = relaxed[0] if relaxed else result[1]
-        split = chain(region, self.targets[k]) if self._loose(form) else None
+        split = deciding(region, form, self.targets[k]) if relaxed else None
+        if split is None and self._loose(form):
+            split = chain(region, self.targets[k])
         if split is None:
             split = choose(region, form.coefs if form is not None else {}, self.targets[k])
         if split is None:
@@ -410,7 +413,8 @@ def _merge(merged, part):
 def choose(region, coefs, target):
     """The split that most narrows a form (its ``coefs``) over ``region`` (None if none does).
 
-    Column j's terms alpha a_j + beta b_j are ((alpha + beta)/2)(a_j + b_j) +
+    Column j's terms alpha a_j + beta b_j (alpha, beta with the trend of the column's
+    indicator terms, ``_trend``) are ((alpha + beta)/2)(a_j + b_j) +
     ((alpha - beta)/2)(a_j - b_j): the sum part is narrowed by fixing the sum's digit at j and
     the carries into j and j + 1, the difference part by cutting the wider digit range; a
     carry's term by fixing it. Each candidate is weighed by how much of the form's range it
@@ -426,8 +430,9 @@ def choose(region, coefs, target):
             best, weight = split, w
 
     for j in range(n):
-        alpha, beta = coefs.get(a_var(j), 0), coefs.get(b_var(j), 0)
         (alo, ahi), (blo, bhi) = region.a[j], region.b[j]
+        alpha = coefs.get(a_var(j), 0) + _trend(coefs, ("a", j), alo, ahi)
+        beta = coefs.get(b_var(j), 0) + _trend(coefs, ("b", j), blo, bhi)
         offer(_sum_split(region, j), abs(alpha + beta) / 2 * (ahi - alo + bhi - blo))
         wider = ("a", j, (alo + ahi) // 2) if ahi - alo >= bhi - blo else ("b", j, (blo + bhi) // 2)
         if max(ahi - alo, bhi - blo) > 0:
@@ -464,9 +469,42 @@ def chain(region, target):
     return None
 
 
+def deciding(region, gate, target):
+    """The first open carry, in the carry chain's order (``chain``: c_(q+1), c_q, ..., c_1,
+    then c_(q+2), ..., c_N), whose every value decides the sign of ``gate`` (a relaxed ReLU's
+    input) at every pair of its part of the region (the exact walk, its interval included),
+    or None. A gate read off a sum of digits (a carry's or a wrap's: a_j + b_j + ... >= 10)
+    is decided by the carry it computes, which a cut of the sum's digit leaves open."""
+    place = target[1] if target[0] == "digit" else 0
+    first = min(place + 1, region.digits)
+    for j in list(range(first, 0, -1)) + list(range(first + 1, region.digits + 1)):
+        if _open_carry(region, j) and all(_signed(child, gate)
+                                          for child in region.children(("c", j))):
+            return ("c", j)
+    return None
+
+
+def _signed(region, gate):
+    """Whether ``gate`` (a SetValue) is >= 0 at every pair of ``region`` or <= 0 at every
+    pair."""
+    found = region.bound(gate.coefs, gate.k)
+    return found is None or found[0] + gate.lo >= 0 or found[1] + gate.hi <= 0
+
+
 def _open_carry(region, j):
     """Whether the carry into column j takes both values over the region."""
     return region.carry(j) is None and len({s[3] for s in region.column_steps(j - 1)}) > 1
+
+
+def _trend(coefs, col, lo, hi):
+    """The slope (w_hi - w_lo) / (hi - lo) of column ``col``'s indicator terms w_d = coefs[col
+    + (d,)] between the ends of its digit range lo..hi (0 for one digit): a function of one
+    digit arrives as a table (a product by an enclosed weight, say), and a table that rises
+    with the digit in a_j and in b_j is a sum a_j + b_j, which the sum's digit and the carries
+    narrow, not a cut of either range."""
+    if hi == lo:
+        return 0
+    return Fraction(coefs.get(col + (hi,), 0) - coefs.get(col + (lo,), 0), hi - lo)
 
 
 def _indicator_spreads(region, coefs):
