@@ -9,10 +9,12 @@ import random
 
 import pytest
 
-from tinyadder import build
+from tinyadder import build, models
 from tinyadder.analysis.proof import floatcheck, floatsets, generic, setcheck
 from tinyadder.analysis.proof.certificate import Invalid, Malformed
+from tinyadder.analysis.proof.sets import Region
 from tinyadder.cli import main
+from tinyadder.forward import activation
 from tinyadder.modelfile import dump, load
 
 from test_prove_float import single
@@ -99,6 +101,22 @@ def test_the_checker_rounds_as_ieee():
     assert ns.half_ulp(Fraction(0)) == Fraction(1, 2 ** 150)
 
 
+def test_the_checker_takes_e_to_the_x_past_the_range_as_infinite():
+    """The prover's rule, mirrored: e^x > 2^129 at every pair is +inf, 1 + inf = inf,
+    x / inf = 0; a possible overflow, or any other use of inf, is Invalid."""
+    ns = floatcheck.FloatFormSystem(load(ADDER1), "float32")
+    ns.at(setcheck.root(1), 1)
+    x = ns.lift(ns.interval(Fraction(-200), Fraction(-90)))
+    assert ns.one + ns.exp(-x) is floatcheck.INFINITE
+    silu = activation("silu", x, ns)
+    assert silu.constant() and silu.k == 0
+    with pytest.raises(Invalid, match="may overflow"):
+        ns.exp(ns.lift(ns.interval(Fraction(80), Fraction(100))))
+    for use in (lambda v: v * x, lambda v: v / x, lambda v: -v, lambda v: ns.bounded(v)):
+        with pytest.raises(Invalid, match="infinite value"):
+            use(floatcheck.INFINITE)
+
+
 def test_the_float_checker_imports_nothing_of_the_search():
     tree = ast.parse(open(floatcheck.__file__).read())
     names = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
@@ -131,3 +149,23 @@ def test_jacobli99_28_float32_certificate_checks():
     assert floatcheck.check(cert).startswith(
         "certificate valid: jacobli99-28 model as a float32 program, N = 10: every pair is "
         "added right")
+
+
+def test_a_rope19_region_decides_where_silu_saturates():
+    """kswain98-2's SiLU gates reach x < -89, where e^-x is +inf in float32 and SiLU is -0
+    (PyTorch's x / (1 + e^-x)): the region s_0 = 0, c_1 = 0 of its first answer digit
+    decides in float32, by the prover and by the checker, with a margin below the real-number
+    model's."""
+    model = models.build("kswain98-2")
+    splits = [("s", 0, 4), ("s", 0, 1), ("s", 0, 0), ("c", 1)]
+    region, box = Region.every(10), setcheck.root(10)
+    for split in splits:
+        region, box = region.children(split)[0], setcheck.cut(box, 10, list(split))[0]
+    assert region.describe() == "s_0 = 0, c_1 = 0"
+    margins = []
+    for prover in (generic.Prover(model), floatsets.FloatProver(model, "float32")):
+        verdict, margin = prover.decide(prover.logits(0, region), prover.target(0, region))
+        assert verdict == "decided"
+        margins.append(margin)
+    assert 0 < margins[1] < margins[0]
+    assert floatcheck.FloatLeaves(model, "float32").holds(0, box)

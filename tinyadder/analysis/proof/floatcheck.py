@@ -19,6 +19,8 @@ and folded into the interval wherever a range is taken:
 - exp, sin, cos, erf: the real function's enclosure plus 1 ulp (LIBRARY_ULPS, the trusted
   premise), sqrt half an ulp; exp(0) = 1; e^x below half the least subnormal is in [0, the
   least subnormal]; softmax's max is the score whose box lies above every other's;
+- e^x where x > (emax + 1) ln 2 at every pair is +inf (more than an ulp past the largest
+  float; :data:`INFINITE`); inf + x = inf, x / inf = 0 for a finite x, any other use Invalid;
 - constants rounded as the program stores them (to double, then to float32), e^c and ln b
   enclosed, widened by CONSTANT_SLACK, then stored.
 
@@ -158,6 +160,30 @@ def _one_value(x, y):
                                                         and x.closed is y.closed)
 
 
+def _infinite_use(*_):
+    raise Invalid("an infinite value of the program used other than in inf + x or x / inf")
+
+
+class Infinite:
+    """The program's +inf: inf + x = inf, x / inf = 0 (``FloatFormSystem.add``, ``div``);
+    any other operation on it, or a look at its form, is Invalid."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return self
+
+    __radd__ = __add__
+    __neg__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = \
+        __gt__ = __lt__ = __ge__ = __le__ = _infinite_use
+
+    def __getattr__(self, name):
+        _infinite_use()
+
+
+INFINITE = Infinite()
+
+
 class FloatFormSystem(FormSystem):
     """FloatForm's number system for one model and one format (float32 or float)."""
 
@@ -202,7 +228,7 @@ class FloatFormSystem(FormSystem):
         return self.fresh(self.between(lo, hi), Fraction(0))
 
     def lift(self, x):
-        if isinstance(x, FloatForm):
+        if isinstance(x, (FloatForm, Infinite)):
             return x
         if isinstance(x, Form):
             return self.fresh(x, Fraction(0))
@@ -283,7 +309,9 @@ class FloatFormSystem(FormSystem):
 
     # ---- operations -----------------------------------------------------------------------
     def add(self, x, y):
-        """x + y, pending (bounded where used)."""
+        """x + y, pending (bounded where used); inf where one is inf."""
+        if isinstance(x, Infinite) or isinstance(y, Infinite):
+            return INFINITE
         if y.constant() and not y.k and not y.adds:
             return x
         if x.constant() and not x.k and not x.adds:
@@ -331,7 +359,10 @@ class FloatFormSystem(FormSystem):
         return self.rounded(f, None if None in (x.grid, y.grid) else x.grid + y.grid)
 
     def div(self, x, y):
-        x, y = self.bounded(x), self.bounded(y)
+        x = self.bounded(x)
+        if isinstance(y, Infinite):
+            return self.exact_zero()
+        y = self.bounded(y)
         if y.constant() and y.k == ONE:
             return x
         if x.constant() and y.constant():
@@ -390,7 +421,9 @@ class FloatFormSystem(FormSystem):
         x = self.bounded(self.lift(x))
         if x.constant() and not x.k:
             return self.one
-        hi = Fraction(self.box(x)[1], ONE)
+        lo, hi = (Fraction(e, ONE) for e in self.box(x))
+        if lo > (self.emax + 1) * LN2_ABOVE:
+            return INFINITE
         if hi < (self.emin - self.bits) * LN2_ABOVE:
             return self.fresh(self.interval(0, Fraction(2) ** (self.emin - self.bits + 1)),
                               Fraction(0))
