@@ -339,6 +339,7 @@ class FormSystem(OverSets):
             self.allowed[("c", j + 1)] = sorted({o for _, _, _, o in st}) or [0]
             if len(st) < (200 if j else 100):
                 self.tied[j] = st
+        self.points = {}
 
     def box(self, f):
         """(least, greatest) of f over the region's box: a variable over its digits, a
@@ -362,13 +363,33 @@ class FormSystem(OverSets):
             values = [lin * d + f.coefs.get(col + (d,), 0) for d in self.allowed[col]]
             lo, hi = lo + min(values), hi + max(values)
         for j, terms in tied.items():
-            g = terms.get
-            values = [g(("a", j), 0) * x + g(("b", j), 0) * y + g(("c", j + 1), 0) * o
-                      + g(("a", j, x), 0) + g(("b", j, y), 0) + g(("s", j, (c + x + y) % 10), 0)
-                      for c, x, y, o in self.tied[j]]
-            if values:
-                lo, hi = lo + min(values), hi + max(values)
+            if self.tied[j]:
+                least, most = self.tied_span(j, terms)
+                lo, hi = lo + least, hi + most
         return lo + f.lo, hi + f.hi
+
+    def tied_span(self, j, terms):
+        """(least, greatest) over column j's steps (c, x, y, o) of its terms: A x + B y + C o
+        + [a_j = x] + [b_j = y] + [s_j = (c + x + y) mod 10] terms, taken over the distinct
+        (x, y, o, s) of the steps in the coordinates the terms read (x alone: its digits)."""
+        tables = {"a": [0] * 10, "b": [0] * 10, "s": [0] * 10}
+        lin = {"a": 0, "b": 0, "c": 0}
+        for v, c in terms.items():
+            if len(v) == 3:
+                tables[v[0]][v[2]] += c
+            else:
+                lin[v[0]] += c
+        fa = [lin["a"] * x + t for x, t in enumerate(tables["a"])]
+        fb = [lin["b"] * y + t for y, t in enumerate(tables["b"])]
+        fo, fs = (0, lin["c"]), tables["s"]
+        key = (j, any(fa), any(fb), any(fo), any(fs))
+        points = self.points.get(key)
+        if points is None:
+            _, ra, rb, ro, rs = key
+            points = self.points[key] = sorted({(x * ra, y * rb, o * ro, (c + x + y) % 10 * rs)
+                                                for c, x, y, o in self.tied[j]})
+        values = [fa[x] + fb[y] + fo[o] + fs[s] for x, y, o, s in points]
+        return min(values), max(values)
 
     def range(self, f):
         """(least, greatest) of f over the region's pairs, by the walk (an empty region:
