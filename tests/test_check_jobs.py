@@ -1,10 +1,92 @@
-"""The checker's speed: its faster range of a constrained column equals the walk over its
-steps."""
+"""``check-certificate --jobs N``: the checker's leaves re-decided in N processes give the
+same verdict and message for every N (the first failure in the trees' order), and the
+checker's faster range of a constrained column equals the walk over its steps."""
 
+import copy
 import random
 
-from tinyadder.analysis.proof import setcheck
+import pytest
+
+from tinyadder.analysis.proof import floatcheck, setcheck
+from tinyadder.analysis.proof.certificate import Invalid
+from tinyadder.cli import main
 from tinyadder.modelfile import load
+
+PROOFS = "tests/fixtures/proofs"
+SETS = f"{PROOFS}/adder1_squares.cert.json"
+FLOAT = f"{PROOFS}/adder1.float32.cert.json"
+
+
+def verdict(check, cert, jobs):
+    """check(cert, jobs=jobs)'s line, or its Invalid's message."""
+    try:
+        return check(cert, jobs=jobs)
+    except Invalid as why:
+        return f"invalid: {why}"
+
+
+def first_bound_split(tree):
+    """A split node whose subtree holds a bound leaf (the first, depth first)."""
+    if "split" in tree:
+        for kid in tree["children"]:
+            found = first_bound_split(kid)
+            if found is not None:
+                return found
+        return tree
+    return None
+
+
+def tampered(cert):
+    """(a leaf that fails at position 0 and a broken split at the last position, the
+    broken split alone): the first's message is the leaf's, for every N."""
+    both = copy.deepcopy(cert)
+    node = first_bound_split(both["positions"][0])
+    node.clear()
+    node["leaf"] = "bound"   # a region whose target digit is not one digit, or undecided
+    both["positions"][-1] = {"split": ["x", 0, 0], "children": []}
+    alone = copy.deepcopy(cert)
+    alone["positions"][-1] = both["positions"][-1]
+    return both, alone
+
+
+@pytest.mark.parametrize("path, check", [(SETS, setcheck.check), (FLOAT, floatcheck.check)])
+def test_the_verdict_and_message_are_the_same_for_every_n(path, check):
+    cert = setcheck.read(path)
+    both, alone = tampered(cert)
+    lines = []
+    for data in (cert, both, alone):
+        found = {verdict(check, data, jobs) for jobs in (1, 2, 3)}
+        assert len(found) == 1
+        lines += found
+    assert lines[0].startswith("certificate valid: ")
+    assert lines[1].startswith(("invalid: at position 0, token ", "invalid: a leaf at position 0"))
+    assert lines[2] == "invalid: unknown split ['x', 0, 0]"
+
+
+def test_the_leaves_before_a_broken_split_are_re_decided_first():
+    """The walk reports the first failure in the trees' order: a broken split after every
+    leaf that holds is reported once the leaves are re-decided, with their count in the
+    progress."""
+    cert = setcheck.read(SETS)
+    _, alone = tampered(cert)
+    seen = []
+    with pytest.raises(Invalid, match=r"unknown split \['x', 0, 0\]"):
+        setcheck.check(alone, progress=lambda done, total, what: seen.append((done, what)),
+                       jobs=2)
+    assert seen and seen[-1][1] == " leaves, position 0"
+    assert [d for d, _ in seen] == list(range(1, len(seen) + 1))
+
+
+def test_the_cli_prints_the_same_for_every_n(capsys):
+    for path in (SETS, FLOAT):
+        outs = []
+        for jobs in ("1", "2"):
+            assert main(["check-certificate", path, "--jobs", jobs]) == 0
+            outs.append(capsys.readouterr().out)
+        assert outs[0] == outs[1] and outs[0].startswith("certificate valid: ")
+    assert main(["check-certificate", SETS, "--jobs", "0"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith(
+        "tinyadder check-certificate: error: argument --jobs:")
 
 
 def test_a_constrained_column_s_range_is_the_walk_over_its_steps():

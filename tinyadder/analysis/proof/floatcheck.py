@@ -471,6 +471,7 @@ class FloatLeaves(Leaves):
         self.ids = [model.vocab.index(str(d)) for d in range(10)]
         self.slots, self.targets = layout(model)
         self._prompt = None
+        self.prompt()  # once, before the leaves (in every process of ``walk``) continue from it
 
     def digit(self, form, col, lo, hi):
         """A digit token's embedding, column by column: e + (d - lo) s where the column's
@@ -580,15 +581,16 @@ def load(path):
     return of_format(read(path), FORMAT)
 
 
-def check(cert, progress=None):
+def check(cert, progress=None, jobs=1):
     """A one-line verdict if ``cert`` proves its model's float program adds every pair;
-    Invalid (Malformed: not a readable certificate) otherwise."""
+    Invalid (Malformed: not a readable certificate) otherwise; the same for every number of
+    processes ``jobs`` (``setcheck.walk``)."""
     if not isinstance(cert, dict) or cert.get("format") != FORMAT or cert.get("version") != 1:
         raise Malformed(f"format: not a {FORMAT} of version 1")
     program = cert.get("number")
     if program not in FORMATS:
         raise Malformed(f"number: {program!r} is not float32 or float")
     model, n = model_of(cert)
-    done = walk(FloatLeaves(model, program), cert, progress)
+    done = walk(FloatLeaves(model, program), cert, progress, jobs)
     return (f"certificate valid: {cert.get('name', 'the')} model as a {program} program, "
             f"N = {n}: every pair is added right ({done} leaves re-decided)")

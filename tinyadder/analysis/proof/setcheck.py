@@ -37,6 +37,7 @@ from ...numbers import for_model, number_system
 from ...numbers.enclosures import IntervalSystem
 from ...numbers.protocol import OverSets
 from ...plan import compile_model
+from ..parallel import each_share
 from .certificate import Invalid, Malformed  # the verdicts' exception types only
 
 FORMAT = "tinyadder-sets-certificate"
@@ -637,6 +638,14 @@ class Leaves:
             coefs[("c", j)] = ONE
         return self.digit(Form(ns, 0, coefs), ("s", j), *region["s"][j])
 
+    def failure(self, leaf):
+        """None if the leaf (k, region) holds (``holds``), else why not (a line)."""
+        try:
+            self.holds(*leaf)
+        except Invalid as why:
+            return str(why)
+        return None
+
     def holds(self, k, region):
         """Whether the target token's logit beats every other over the region (Invalid:
         why not)."""
@@ -698,12 +707,13 @@ def load(path):
     return of_format(read(path))
 
 
-def check(cert, progress=None):
-    """A one-line verdict if ``cert`` proves its model adds every pair; Invalid otherwise."""
+def check(cert, progress=None, jobs=1):
+    """A one-line verdict if ``cert`` proves its model adds every pair; Invalid otherwise
+    (the same verdict and message for every number of processes ``jobs``: ``walk``)."""
     if not isinstance(cert, dict) or cert.get("format") != FORMAT or cert.get("version") != 1:
         raise Malformed(f"format: not a {FORMAT} of version 1")
     model, n = model_of(cert)
-    done = walk(Leaves(model), cert, progress)
+    done = walk(Leaves(model), cert, progress, jobs)
     return (f"certificate valid: {cert.get('name', 'the')} model, N = {n}: every pair is "
             f"added right ({done} leaves re-decided)")
 
@@ -722,26 +732,43 @@ def model_of(cert):
     return model, n
 
 
-def walk(leaves, cert, progress=None):
+def walk(leaves, cert, progress=None, jobs=1):
     """The number of leaves re-decided by ``leaves`` over the certificate's trees, one per
-    answer token, each from the root of every pair; Invalid at the first that does not hold."""
+    answer token, each from the root of every pair; Invalid at the first, in the trees'
+    order, that does not hold. The trees are rebuilt here, and their leaves re-decided in
+    ``jobs`` processes (leaf i by process i mod jobs, ``parallel.each_share``), read back in
+    order: the first failure is the same for every ``jobs``."""
     n = leaves.n
     trees = cert.get("positions")
     if not isinstance(trees, list) or len(trees) != len(leaves.targets):
         raise Invalid(f"positions: {len(leaves.targets)} trees expected, one per answer token")
-    done = [0]
-    for k, tree in enumerate(trees):
-        whole = root(n)
-        if count(whole, n) != 10 ** (2 * n):
-            raise Invalid("the root does not hold every pair")
-        _node(leaves, k, tree, whole, done, progress)
-    return done[0]
+    found, broken = [], None
+    try:
+        for k, tree in enumerate(trees):
+            whole = root(n)
+            if count(whole, n) != 10 ** (2 * n):
+                raise Invalid("the root does not hold every pair")
+            _node(k, tree, whole, n, found)
+    except Invalid as why:  # raised once the leaves before it are re-decided
+        broken = why
+    done = 0
+    for (k, _), failure in zip(found, each_share(leaves.failure, found, jobs)):
+        if failure is not None:
+            raise Invalid(failure)
+        done += 1
+        if progress:
+            progress(done, None, f" leaves, position {k}")
+    if broken is not None:
+        raise broken
+    return done
 
 
-def _node(leaves, k, node, region, done, progress, depth=0):
+def _node(k, node, region, n, found, depth=0):
+    """Appends (k, region) to ``found`` for each leaf of ``node`` to re-decide, in order;
+    Invalid where the tree does not partition ``region`` or a leaf is none of ``empty``,
+    ``bound``, ``pair`` or of the wrong size."""
     if not isinstance(node, dict) or depth > MAX_DEPTH:
         raise Invalid("a tree node that is not an object (or a tree too deep)")
-    n = leaves.n
     if "split" in node:
         kids = node.get("children")
         parts = cut(region, n, node["split"])
@@ -750,7 +777,7 @@ def _node(leaves, k, node, region, done, progress, depth=0):
         if sum(count(p, n) for p in parts) != count(region, n):
             raise Invalid(f"split {node['split']!r}: the children's counts do not add up")
         for kid, part in zip(kids, parts):
-            _node(leaves, k, kid, part, done, progress, depth + 1)
+            _node(k, kid, part, n, found, depth + 1)
         return
     leaf = node.get("leaf")
     size = count(region, n)
@@ -762,7 +789,4 @@ def _node(leaves, k, node, region, done, progress, depth=0):
         raise Invalid(f"a leaf {leaf!r} at position {k}: the certificate proves nothing")
     if leaf == "pair" and size != 1:
         raise Invalid(f"a 'pair' leaf of {size} pairs")
-    leaves.holds(k, region)
-    done[0] += 1
-    if progress:
-        progress(done[0], None, f" leaves, position {k}")
+    found.append((k, region))
