@@ -89,6 +89,23 @@ def test_the_cli_prints_the_same_for_every_n(capsys):
         "tinyadder check-certificate: error: argument --jobs:")
 
 
+def random_region(rng, n):
+    """A region of n-digit pairs cut by one to five random splits."""
+    region = setcheck.root(n)
+    for _ in range(rng.randrange(1, 6)):
+        kind = rng.choice("abcs")
+        if kind == "c":
+            j = rng.randrange(1, n + 1)
+            if region["c"][j] == {0, 1}:
+                region = setcheck.cut(region, n, ["c", j])[rng.randrange(2)]
+            continue
+        j = rng.randrange(n)
+        lo, hi = region[kind][j]
+        if lo < hi:
+            region = setcheck.cut(region, n, [kind, j, rng.randrange(lo, hi)])[rng.randrange(2)]
+    return region
+
+
 def test_a_constrained_column_s_range_is_the_walk_over_its_steps():
     """FormSystem.tied_span: the least and greatest of a column's terms over its steps, as
     every step's value (A x + B y + C o + the digit, sum and carry indicators) gives them,
@@ -96,18 +113,7 @@ def test_a_constrained_column_s_range_is_the_walk_over_its_steps():
     ns = setcheck.FormSystem(load("tests/models/adder1.json"))
     rng = random.Random(20)
     for _ in range(300):
-        region = setcheck.root(3)
-        for _ in range(rng.randrange(1, 6)):
-            kind = rng.choice("abcs")
-            j = rng.randrange(1, 4) if kind == "c" else rng.randrange(3)
-            if kind == "c":
-                if region["c"][j] == {0, 1}:
-                    region = setcheck.cut(region, 3, ["c", j])[rng.randrange(2)]
-                continue
-            lo, hi = region[kind][j]
-            if lo < hi:
-                region = setcheck.cut(region, 3, [kind, j, rng.randrange(lo, hi)])[rng.randrange(2)]
-        ns.at(region, 3)
+        ns.at(random_region(rng, 3), 3)
         for j in ns.tied:
             if not ns.tied[j]:
                 continue
@@ -120,3 +126,66 @@ def test_a_constrained_column_s_range_is_the_walk_over_its_steps():
                       + g(("a", j, x), 0) + g(("b", j, y), 0) + g(("s", j, (c + x + y) % 10), 0)
                       for c, x, y, o in ns.tied[j]]
             assert ns.tied_span(j, terms) == (min(values), max(values))
+
+
+def reference_box(ns, coefs):
+    """The box as first written: each variable over its digits, a column's indicators
+    together, a constrained column's terms together over every one of its steps."""
+    lo = hi = 0
+    tied, groups = {}, set()
+    for v, c in coefs.items():
+        j = v[1] - 1 if v[0] == "c" else v[1]
+        if j in ns.tied:
+            tied.setdefault(j, {})[v] = c
+        elif len(v) == 3:
+            groups.add(v[:2])
+    for v, c in coefs.items():
+        if len(v) == 3 or v in groups or (v[1] - 1 if v[0] == "c" else v[1]) in tied:
+            continue
+        r = ns.allowed[v]
+        lo, hi = (lo + c * r[0], hi + c * r[-1]) if c > 0 else (lo + c * r[-1], hi + c * r[0])
+    for col in groups:
+        values = [coefs.get(col, 0) * d + coefs.get(col + (d,), 0) for d in ns.allowed[col]]
+        lo, hi = lo + min(values), hi + max(values)
+    for j, terms in tied.items():
+        g = terms.get
+        values = [g(("a", j), 0) * x + g(("b", j), 0) * y + g(("c", j + 1), 0) * o
+                  + g(("a", j, x), 0) + g(("b", j, y), 0) + g(("s", j, (c + x + y) % 10), 0)
+                  for c, x, y, o in ns.tied[j]]
+        if values:
+            lo, hi = lo + min(values), hi + max(values)
+    return lo, hi
+
+
+def test_the_box_and_one_column_by_units_are_the_first_written():
+    """FormSystem.box (by units) equals the box as first written, and one_column's column
+    and folded interval are the first rule's (the others' box against 2^-FOLD_BITS of the
+    widest column's span), over random forms and regions; a repeated call is memoised."""
+    ns = setcheck.FormSystem(load("tests/models/adder1.json"))
+    rng = random.Random(21)
+    for _ in range(300):
+        ns.at(random_region(rng, 3), 3)
+        names = [(x, j) for x in "ab" for j in range(3)] + [("c", j) for j in (1, 2, 3)] + \
+            [(x, j, d) for x in "abs" for j in range(3) for d in range(10)]
+        coefs = {v: rng.choice([1, 1 << 45, -(1 << 50)]) * rng.randrange(1, 99)
+                 for v in rng.sample(names, rng.randrange(1, 9))}
+        f = setcheck.Form(ns, 7, coefs, -3, 5)
+        lo, hi = reference_box(ns, coefs)
+        assert ns.box(f) == (7 + lo - 3, 7 + hi + 5)
+        col, folded = ns.one_column(f)
+        assert ns.one_column(f)[1] is folded
+        by = {}
+        for v, c in coefs.items():
+            by.setdefault(setcheck._col(v), {})[v] = c
+        if len(by) < 2:
+            assert folded is f
+            continue
+        spans = {c: reference_box(ns, terms) for c, terms in by.items()}
+        widest = max(spans, key=lambda c: spans[c][1] - spans[c][0])
+        olo, ohi = reference_box(ns, {v: c for v, c in coefs.items()
+                                      if setcheck._col(v) != widest})
+        if (ohi - olo) << setcheck.FOLD_BITS > spans[widest][1] - spans[widest][0]:
+            assert (col, folded) == (None, f)
+        else:
+            assert col == widest and folded.coefs == by[widest]
+            assert (folded.k, folded.lo, folded.hi) == (7, -3 + olo, 5 + ohi)

@@ -326,6 +326,7 @@ class FormSystem(OverSets):
         self.enclose = IntervalSystem(for_model(number_system("fraction"), model).exp_digits)
         self.zero, self.one = Form(self, 0), Form(self, ONE)
         self.region = self.n = None
+        self.points, self.columns, self.inverses = {}, {}, {}
 
     def at(self, region, n):
         """Take ranges over ``region`` from now on: each column's digits and carries as the
@@ -340,34 +341,48 @@ class FormSystem(OverSets):
             self.allowed[("c", j + 1)] = sorted({o for _, _, _, o in st}) or [0]
             if len(st) < (200 if j else 100):
                 self.tied[j] = st
-        self.points = {}
+        self.points, self.columns, self.inverses = {}, {}, {}
 
     def box(self, f):
-        """(least, greatest) of f over the region's box: a variable over its digits, a
-        column's indicators together, a constrained column's terms together over its steps
-        (grid integers)."""
+        """(least, greatest) of f over the region's box: the sum over its units (``unit``)
+        of each unit's terms' range (grid integers)."""
         lo = hi = f.k
-        tied, groups = {}, set()
-        for v, c in f.coefs.items():
-            j = v[1] - 1 if v[0] == "c" else v[1]
-            if j in self.tied:
-                tied.setdefault(j, {})[v] = c
-            elif len(v) == 3:
-                groups.add(v[:2])
-        for v, c in f.coefs.items():
-            if len(v) == 3 or v in groups or (v[1] - 1 if v[0] == "c" else v[1]) in tied:
-                continue
-            r = self.allowed[v]
-            lo, hi = (lo + c * r[0], hi + c * r[-1]) if c > 0 else (lo + c * r[-1], hi + c * r[0])
-        for col in groups:
-            lin = f.coefs.get(col, 0)
-            values = [lin * d + f.coefs.get(col + (d,), 0) for d in self.allowed[col]]
-            lo, hi = lo + min(values), hi + max(values)
-        for j, terms in tied.items():
-            if self.tied[j]:
-                least, most = self.tied_span(j, terms)
-                lo, hi = lo + least, hi + most
+        for unit, terms in self.units(f.coefs).items():
+            least, most = self.unit_box(unit, terms)
+            lo, hi = lo + least, hi + most
         return lo + f.lo, hi + f.hi
+
+    def unit(self, col):
+        """The unit of the box that holds column ``col``'s terms: a constrained column j
+        (an int: its digits', sum's and carry-out's terms together, over its steps), else the
+        column itself (a variable over its digits, with its indicators)."""
+        j = col[1] - 1 if col[0] == "c" else col[1]
+        return j if j in self.tied else col
+
+    def units(self, coefs, by_column=None):
+        """The terms by unit (and, into ``by_column``, by column)."""
+        by, tied = {}, self.tied
+        for v, c in coefs.items():
+            col = v if len(v) == 2 else v[:2]
+            j = v[1] - 1 if v[0] == "c" else v[1]
+            unit = j if j in tied else col
+            terms = by.get(unit)
+            if terms is None:
+                by[unit] = {v: c}
+            else:
+                terms[v] = c
+            if by_column is not None:
+                by_column.setdefault(col, {})[v] = c
+        return by
+
+    def unit_box(self, unit, terms):
+        """(least, greatest) of a unit's terms: over a constrained column's steps
+        (``tied_span``; none: 0), else lin d + [x = d]'s coefficient over the column's digits."""
+        if isinstance(unit, int):
+            return self.tied_span(unit, terms) if self.tied[unit] else (0, 0)
+        lin = terms.get(unit, 0)
+        values = [lin * d + terms.get(unit + (d,), 0) for d in self.allowed[unit]]
+        return min(values), max(values)
 
     def tied_span(self, j, terms):
         """(least, greatest) over column j's steps (c, x, y, o) of its terms: A x + B y + C o
@@ -452,15 +467,31 @@ class FormSystem(OverSets):
 
     def one_column(self, f):
         """(column, f with the terms of every other column in its interval) where those terms
-        vary less than 2^-FOLD_BITS of the column's that varies most; else (None, f)."""
+        vary less than 2^-FOLD_BITS of the column's that varies most; else (None, f).
+        Memoised per region (a value is read by many products)."""
+        memo = self.columns.get(id(f))
+        if memo is None or memo[0] is not f:
+            memo = self.columns[id(f)] = (f, self._one_column(f))
+        return memo[1]
+
+    def _one_column(self, f):
+        """``one_column``: each column's span and the others' box from the box's units, a
+        constrained column's own terms and the rest of its unit taken apart."""
         by = {}
-        for v, c in f.coefs.items():
-            by.setdefault(_col(v), {})[v] = c
+        units = self.units(f.coefs, by)
         if len(by) < 2:
             return (next(iter(by)) if by else None), f
-        spans = {col: self.box(Form(self, 0, terms)) for col, terms in by.items()}
+        boxes = {u: self.unit_box(u, terms) for u, terms in units.items()}
+        spans = {col: boxes[col] if col in boxes else self.unit_box(self.unit(col), terms)
+                 for col, terms in by.items()}
         col = max(spans, key=lambda c: spans[c][1] - spans[c][0])
-        lo, hi = self.box(Form(self, 0, {v: c for v, c in f.coefs.items() if _col(v) != col}))
+        own = self.unit(col)
+        lo = sum(b[0] for u, b in boxes.items() if u != own)
+        hi = sum(b[1] for u, b in boxes.items() if u != own)
+        rest = {v: c for v, c in units[own].items() if _col(v) != col}
+        if rest:
+            least, most = self.unit_box(own, rest)
+            lo, hi = lo + least, hi + most
         if (hi - lo) << FOLD_BITS > spans[col][1] - spans[col][0]:
             return None, f
         return col, Form(self, f.k, by[col], f.lo + lo, f.hi + hi)
@@ -482,7 +513,13 @@ class FormSystem(OverSets):
 
     def inverse(self, f):
         """1 / f: over the box, or by the mean value (slope -1/t^2 between -1/near^2 and
-        -1/far^2) where narrower."""
+        -1/far^2) where narrower. Memoised per region (a softmax divides by one sum)."""
+        memo = self.inverses.get(id(f))
+        if memo is None or memo[0] is not f:
+            memo = self.inverses[id(f)] = (f, self._inverse(f))
+        return memo[1]
+
+    def _inverse(self, f):
         lo, hi = self.box(f)
         if lo <= 0 <= hi:
             raise Invalid("a division by a value that may be 0")
