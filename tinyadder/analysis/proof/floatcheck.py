@@ -39,7 +39,7 @@ from ...numbers.rounding import evaluate
 from ...plan import compile_model
 from .certificate import Invalid, Malformed
 from .setcheck import (ONE, SCALE, Form, FormSystem, Leaves, count, layout, model_of, of_format,
-                       read, root, steps, walk)
+                       read, steps, walk)
 
 FORMAT = "tinyadder-float-certificate"
 # (significant bits p, least normal exponent, overflow exponent) per program
@@ -493,35 +493,6 @@ class FloatLeaves(Leaves):
     def row(self, slot, region):
         return [self.ns.lift(v) for v in super().row(slot, region)]
 
-    def patch(self, rows):
-        """The embedding's rows replaced by ``rows``; every ReLU taken whole."""
-        relu = self.ns.relu
-        patch = {"hook_embed": lambda _: rows}
-        for i, block in enumerate(self.model.blocks):
-            if block.mlp is not None and block.mlp.act == "relu":
-                patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[relu(g) for g in r]
-                                                                 for r in pre]
-        return patch
-
-    def prompt(self):
-        """(keys and values, positions): the prompt but its last token run once over every
-        pair, whose sets hold at every pair of any leaf, so each leaf's pass continues from
-        them; (None, 0) where that pass meets a sign it cannot decide. What the last block
-        adds after its attention is no key or value: replaced by zeros."""
-        if self._prompt is None:
-            whole = root(self.n)
-            self.ns.at(whole, self.n)
-            rows = [self.row(s, whole) for s in self.slots[:-1]]
-            patch, zero = self.patch(rows), self.ns.zero
-            patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
-                lambda x: [[zero] * len(r) for r in x]
-            try:
-                past = forward(self.compiled, [0] * len(rows), patch=patch, logits="last")[1]
-                self._prompt = (past, len(rows))
-            except Invalid:
-                self._prompt = (None, 0)
-        return self._prompt
-
     def holds(self, k, region):
         """Whether the target's logit beats every other over the region (each difference
         formed exactly from the bounded logits, its symbols folded); a region of one pair:
@@ -542,18 +513,6 @@ class FloatLeaves(Leaves):
             if u != t and ns.range(ns.folded(ns.minus(logits[t], other)))[0] <= 0:
                 raise Invalid(f"at position {k}, token {u}'s logit may reach the target's")
         return True
-
-    def token(self, k, region):
-        """The target token at position k: one digit over the region, or Invalid."""
-        kind, q = self.targets[k]
-        if kind == "t":
-            return q
-        if q > self.n:
-            return self.ids[0]
-        lo, hi = (min(region["c"][q]), max(region["c"][q])) if q == self.n else region["s"][q]
-        if lo != hi:
-            raise Invalid(f"a leaf at position {k} whose target digit is not one digit")
-        return self.ids[lo]
 
     def pair_holds(self, region):
         """Whether the float replay adds the region's one pair right."""

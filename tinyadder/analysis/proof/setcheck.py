@@ -17,7 +17,8 @@ search (``generic``, ``sets``, ``setsystem``). What it trusts is exactly that li
    form in the digits and carries plus an interval, every coefficient an exact rational), with
    the earlier answer digits the true sum's, gives a target logit above every other logit at
    every pair of the region, each range taken exactly over the region's pairs by the walk.
-   A ReLU is taken whole, as the prover takes it: g or 0 where the region decides its sign,
+   The pass continues from the prompt's keys and values (all its tokens but the last), run
+   once over every pair: they hold at every pair of any leaf. A ReLU is taken whole, as the prover takes it: g or 0 where the region decides its sign,
    else its chord lam g + [0, -lam l] (which holds relu on the range [l, u] of g).
    Any other leaf (a counterexample, an open region) means the certificate proves nothing.
 
@@ -641,6 +642,8 @@ class Leaves:
         self.line = flat and all(rows[d][s] == rows[0][s] + d * (rows[1][s] - rows[0][s])
                                  for d in range(10) for s in range(len(rows[0])))
         self.rows = rows
+        self._prompt = None
+        self.prompt()  # once, before the leaves (in every process of ``walk``) continue from it
 
     def digit(self, form, col, lo, hi):
         """A digit token's embedding: its value is ``form``, in lo..hi, the digit of column
@@ -683,32 +686,62 @@ class Leaves:
             return str(why)
         return None
 
-    def holds(self, k, region):
-        """Whether the target token's logit beats every other over the region (Invalid:
-        why not)."""
+    def token(self, k, region):
+        """The target token at position k: one digit over the region, or Invalid."""
         kind, q = self.targets[k]
         if kind == "t":
-            token = q
-        elif q > self.n:
-            token = self.ids[0]
-        else:
-            lo, hi = (min(region["c"][q]), max(region["c"][q])) if q == self.n else region["s"][q]
-            if lo != hi:
-                raise Invalid(f"a leaf at position {k} whose target digit is not one digit")
-            token = self.ids[lo]
-        self.ns.at(region, self.n)
-        slots = self.slots + [("sum", p) for _, p in self.targets[:k]]
-        rows = [self.row(s, region) for s in slots]
+            return q
+        if q > self.n:
+            return self.ids[0]
+        lo, hi = (min(region["c"][q]), max(region["c"][q])) if q == self.n else region["s"][q]
+        if lo != hi:
+            raise Invalid(f"a leaf at position {k} whose target digit is not one digit")
+        return self.ids[lo]
+
+    def patch(self, rows):
+        """The embedding's rows replaced by ``rows``; every ReLU taken whole."""
+        relu = self.ns.relu
         patch = {"hook_embed": lambda _: rows}
         for i, block in enumerate(self.model.blocks):
             if block.mlp is not None and block.mlp.act == "relu":
-                patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[self.ns.relu(g) for g in r]
+                patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[relu(g) for g in r]
                                                                  for r in pre]
+        return patch
+
+    def prompt(self):
+        """(keys and values, positions): the prompt but its last token run once over every
+        pair, whose values hold at every pair of any leaf, so each leaf's pass continues from
+        them; (None, 0) where that pass meets a sign it cannot decide. What the last block
+        adds after its attention is no key or value: replaced by zeros."""
+        if self._prompt is None:
+            whole = root(self.n)
+            self.ns.at(whole, self.n)
+            rows = [self.row(s, whole) for s in self.slots[:-1]]
+            patch, zero = self.patch(rows), self.ns.zero
+            patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
+                lambda x: [[zero] * len(r) for r in x]
+            try:
+                past = forward(self.compiled, [0] * len(rows), patch=patch, logits="last")[1]
+                self._prompt = (past, len(rows))
+            except Invalid:
+                self._prompt = (None, 0)
+        return self._prompt
+
+    def holds(self, k, region):
+        """Whether the target token's logit beats every other over the region (Invalid:
+        why not), the pass continuing from the prompt's (``prompt``)."""
+        token = self.token(k, region)
+        past, start = self.prompt()
+        self.ns.at(region, self.n)
+        slots = self.slots + [("sum", p) for _, p in self.targets[:k]]
+        rows = [self.row(s, region) for s in slots[start:]]
+        patch = self.patch(rows)
         # the last block's rows after its attention feed no later row: only the last is kept
-        zero = Form(self.ns, 0)
+        zero = self.ns.zero
         patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
             lambda x: [[zero] * len(r) for r in x[:-1]] + x[-1:]
-        logits = forward(self.compiled, [0] * len(rows), patch=patch, logits="last")[0][-1]
+        logits = forward(self.compiled, [0] * len(rows), past, patch=patch,
+                         logits="last")[0][-1]
         t = list(self.compiled.readout_tokens).index(token)
         for u, other in enumerate(logits):
             if u != t and self.ns.range(logits[t] - other)[0] <= 0:
