@@ -10,6 +10,7 @@ import random
 import pytest
 
 from tinyadder import build, models
+from tinyadder.analysis import board
 from tinyadder.analysis.proof import floatcheck, floatsets, generic, setcheck
 from tinyadder.analysis.proof.certificate import Invalid, Malformed
 from tinyadder.analysis.proof.sets import Region
@@ -138,6 +139,24 @@ def test_36p_float32_certificates_check_at_n2(variant):
     assert dump(model) == cert["model"]
 
 
+ROPE19 = ["kswain98-2"]   # the rope-19 models whose float program is proved
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ROPE19)
+def test_the_rope19_float_program_certificates_check(name):
+    """The committed certificate of each proved rope-19 float program (written by
+    ``prove --model NAME --number float32``, float for zcbtrak-6's float64) checks, the
+    same with two processes, and its model text is the shipped file's."""
+    dtype = board.entry(name).dtype
+    cert = floatcheck.load(f"tests/fixtures/proofs/{name}.{dtype}.cert.json.gz")
+    assert cert["model"] == dump(models.build(name))
+    system = "float" if dtype == "float64" else dtype
+    line = floatcheck.check(cert, jobs=2)
+    assert line.startswith(f"certificate valid: {name} model as a {system} program, N = 10: "
+                           f"every pair is added right")
+
+
 @pytest.mark.slow
 def test_jacobli99_28_float32_certificate_checks():
     """jacobli99-28's float32 program adds all 10^20 pairs: its committed certificate (363
@@ -151,21 +170,26 @@ def test_jacobli99_28_float32_certificate_checks():
         "added right")
 
 
-def test_a_rope19_region_decides_where_silu_saturates():
+def test_rope19_regions_decide_where_silu_saturates():
     """kswain98-2's SiLU gates reach x < -89, where e^-x is +inf in float32 and SiLU is -0
     (PyTorch's x / (1 + e^-x)): the region s_0 = 0, c_1 = 0 of its first answer digit
-    decides in float32, by the prover and by the checker, with a margin below the real-number
-    model's."""
+    decides in float32, by the prover and by the checker, with a margin below the
+    real-number model's; and s_9 = 0, c_10 = 0 of its tenth, where the checker, as the
+    prover, runs the last block's last row only after its attention (another row's gate
+    input there spans its overflow)."""
     model = models.build("kswain98-2")
-    splits = [("s", 0, 4), ("s", 0, 1), ("s", 0, 0), ("c", 1)]
-    region, box = Region.every(10), setcheck.root(10)
-    for split in splits:
-        region, box = region.children(split)[0], setcheck.cut(box, 10, list(split))[0]
-    assert region.describe() == "s_0 = 0, c_1 = 0"
-    margins = []
-    for prover in (generic.Prover(model), floatsets.FloatProver(model, "float32")):
-        verdict, margin = prover.decide(prover.logits(0, region), prover.target(0, region))
-        assert verdict == "decided"
-        margins.append(margin)
-    assert 0 < margins[1] < margins[0]
-    assert floatcheck.FloatLeaves(model, "float32").holds(0, box)
+    leaves = floatcheck.FloatLeaves(model, "float32")
+    for k, q, digit in ((0, 0, [4, 1, 0]), (9, 9, [4, 1, 0])):
+        region, box = Region.every(10), setcheck.root(10)
+        for split in [("s", q, cut) for cut in digit] + [("c", q + 1)]:
+            region, box = region.children(split)[0], setcheck.cut(box, 10, list(split))[0]
+        assert region.describe() == f"s_{q} = 0, c_{q + 1} = 0"
+        assert leaves.holds(k, box)
+        if k:
+            continue
+        margins = []
+        for prover in (generic.Prover(model), floatsets.FloatProver(model, "float32")):
+            verdict, margin = prover.decide(prover.logits(k, region), prover.target(k, region))
+            assert verdict == "decided"
+            margins.append(margin)
+        assert 0 < margins[1] < margins[0]

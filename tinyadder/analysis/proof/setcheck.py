@@ -708,6 +708,14 @@ class Leaves:
                                                                  for r in pre]
         return patch
 
+    def leaf_patch(self, rows):
+        """``patch`` for a leaf's pass: the last block's rows after its attention feed no
+        later row, so only the last is kept (the others zero)."""
+        patch, zero = self.patch(rows), self.ns.zero
+        patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
+            lambda x: [[zero] * len(r) for r in x[:-1]] + x[-1:]
+        return patch
+
     def prompt(self):
         """(keys and values, positions): the prompt but its last token run once over every
         pair, whose values hold at every pair of any leaf, so each leaf's pass continues from
@@ -735,12 +743,7 @@ class Leaves:
         self.ns.at(region, self.n)
         slots = self.slots + [("sum", p) for _, p in self.targets[:k]]
         rows = [self.row(s, region) for s in slots[start:]]
-        patch = self.patch(rows)
-        # the last block's rows after its attention feed no later row: only the last is kept
-        zero = self.ns.zero
-        patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
-            lambda x: [[zero] * len(r) for r in x[:-1]] + x[-1:]
-        logits = forward(self.compiled, [0] * len(rows), past, patch=patch,
+        logits = forward(self.compiled, [0] * len(rows), past, patch=self.leaf_patch(rows),
                          logits="last")[0][-1]
         t = list(self.compiled.readout_tokens).index(token)
         for u, other in enumerate(logits):
