@@ -146,8 +146,8 @@ ROPE19 = ["kswain98-2"]   # the rope-19 models whose float program is proved
 @pytest.mark.parametrize("name", ROPE19)
 def test_the_rope19_float_program_certificates_check(name):
     """The committed certificate of each proved rope-19 float program (written by
-    ``prove --model NAME --number float32``, float for zcbtrak-6's float64) checks, the
-    same with two processes, and its model text is the shipped file's."""
+    ``prove --model NAME --number float32``, float for zcbtrak-6's float64) checks (its
+    leaves in two processes), and its model text is the shipped file's."""
     dtype = board.entry(name).dtype
     cert = floatcheck.load(f"tests/fixtures/proofs/{name}.{dtype}.cert.json.gz")
     assert cert["model"] == dump(models.build(name))

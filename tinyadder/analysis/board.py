@@ -187,7 +187,7 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
 # --model NAME --number float32|float``), all 10^20 pairs. "fails": a pair the float replay
 # (bit-faithful to the original's run) adds wrong; "proved" only with its certificate
 # tests/fixtures/proofs/NAME.DTYPE.cert.json, which a test checks.
-PROGRAM_VERDICTS = {"alexlitz-36": "fails", "jacobli99-28": "proved"}
+PROGRAM_VERDICTS = {"kswain98-2": "proved", "alexlitz-36": "fails", "jacobli99-28": "proved"}
 
 
 def verdict(name):
