@@ -155,7 +155,7 @@ def test_one_exact_pair(name):
 BOARD_LIST = """\
 model            family       author        claimed  counted  dtype    prove      program
 kswain98-2       rope-19      kswain98            2       29  float32  proved     proved
-kswain98-4       rope-19      kswain98            4       30  float32  proved     undecided
+kswain98-4       rope-19      kswain98            4       30  float32  proved     proved
 zcbtrak-6        rope-19      zcbtrak             6       47  float64  proved     undecided
 kswain98-8       rope-19      kswain98            8       30  float32  proved     undecided
 lokimorty-10     rope-19      Lokimorty          10       30  float32  proved     undecided
