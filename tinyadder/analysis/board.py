@@ -189,7 +189,8 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
 # tests/fixtures/proofs/NAME.DTYPE.cert.json (.gz where large), which a test checks.
 PROGRAM_VERDICTS = {"alexlitz-36": "fails", "jacobli99-28": "proved",
                     "kswain98-2": "proved",
-                    "kswain98-4": "proved"}
+                    "kswain98-4": "proved",
+                    "lokimorty-10": "proved"}
 
 
 def verdict(name):
