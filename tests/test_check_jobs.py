@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from tinyadder import models
 from tinyadder.analysis.proof import floatcheck, setcheck
 from tinyadder.analysis.proof.certificate import Invalid
 from tinyadder.cli import main
@@ -189,3 +190,11 @@ def test_the_box_and_one_column_by_units_are_the_first_written():
         else:
             assert col == widest and folded.coefs == by[widest]
             assert (folded.k, folded.lo, folded.hi) == (7, -3 + olo, 5 + ohi)
+
+
+def test_a_constant_is_folded_before_any_region():
+    """A constant expression (kswain98-8's cos of a constant) is evaluated as the model is
+    compiled, before the checker takes any region: no column is constrained yet."""
+    ns = floatcheck.FloatFormSystem(models.build("kswain98-8"), "float32")
+    assert ns.tied == {} and ns.one_column(ns.one) == (None, ns.one)
+    assert floatcheck.FloatLeaves(models.build("kswain98-8"), "float32").prompt()[1] > 0

@@ -327,6 +327,7 @@ class FormSystem(OverSets):
         self.enclose = IntervalSystem(for_model(number_system("fraction"), model).exp_digits)
         self.zero, self.one = Form(self, 0), Form(self, ONE)
         self.region = self.n = None
+        self.allowed, self.tied = {}, {}   # no region yet: constants only
         self.points, self.columns, self.inverses = {}, {}, {}
 
     def at(self, region, n):
