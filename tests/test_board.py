@@ -157,7 +157,7 @@ model            family       author        claimed  counted  dtype    prove    
 kswain98-2       rope-19      kswain98            2       29  float32  proved     proved
 kswain98-4       rope-19      kswain98            4       30  float32  proved     proved
 zcbtrak-6        rope-19      zcbtrak             6       47  float64  proved     undecided
-kswain98-8       rope-19      kswain98            8       30  float32  proved     undecided
+kswain98-8       rope-19      kswain98            8       30  float32  proved     proved
 lokimorty-10     rope-19      Lokimorty          10       30  float32  proved     proved
 lokimorty-12     rope-19      Lokimorty          12       31  float32  proved     undecided
 yieldthought-20  rope-19      yieldthought       20       34  float32  undecided  undecided

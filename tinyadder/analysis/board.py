@@ -190,6 +190,7 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
 PROGRAM_VERDICTS = {"alexlitz-36": "fails", "jacobli99-28": "proved",
                     "kswain98-2": "proved",
                     "kswain98-4": "proved",
+                    "kswain98-8": "proved",
                     "lokimorty-10": "proved"}
 
 
