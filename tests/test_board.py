@@ -159,7 +159,7 @@ kswain98-4       rope-19      kswain98            4       30  float32  proved   
 zcbtrak-6        rope-19      zcbtrak             6       47  float64  proved     undecided
 kswain98-8       rope-19      kswain98            8       30  float32  proved     proved
 lokimorty-10     rope-19      Lokimorty          10       30  float32  proved     proved
-lokimorty-12     rope-19      Lokimorty          12       31  float32  proved     undecided
+lokimorty-12     rope-19      Lokimorty          12       31  float32  proved     proved
 yieldthought-20  rope-19      yieldthought       20       34  float32  undecided  undecided
 wonderfall-27    rope-19      Wonderfall         27       30  float32  undecided  undecided
 jacobli99-28     rope-10000   jacobli99          28       22  float32  undecided  proved

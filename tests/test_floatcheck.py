@@ -139,7 +139,8 @@ def test_36p_float32_certificates_check_at_n2(variant):
     assert dump(model) == cert["model"]
 
 
-ROPE19 = ["kswain98-2", "kswain98-4", "kswain98-8", "lokimorty-10"]   # the rope-19 models whose float program is proved
+# the rope-19 models whose float program is proved
+ROPE19 = ["kswain98-2", "kswain98-4", "kswain98-8", "lokimorty-10", "lokimorty-12"]
 
 
 @pytest.mark.slow

@@ -191,7 +191,8 @@ PROGRAM_VERDICTS = {"alexlitz-36": "fails", "jacobli99-28": "proved",
                     "kswain98-2": "proved",
                     "kswain98-4": "proved",
                     "kswain98-8": "proved",
-                    "lokimorty-10": "proved"}
+                    "lokimorty-10": "proved",
+                    "lokimorty-12": "proved"}
 
 
 def verdict(name):
