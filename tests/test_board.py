@@ -156,7 +156,7 @@ BOARD_LIST = """\
 model            family       author        claimed  counted  dtype    prove      program
 kswain98-2       rope-19      kswain98            2       29  float32  proved     proved
 kswain98-4       rope-19      kswain98            4       30  float32  proved     proved
-zcbtrak-6        rope-19      zcbtrak             6       47  float64  proved     undecided
+zcbtrak-6        rope-19      zcbtrak             6       47  float64  proved     proved
 kswain98-8       rope-19      kswain98            8       30  float32  proved     proved
 lokimorty-10     rope-19      Lokimorty          10       30  float32  proved     proved
 lokimorty-12     rope-19      Lokimorty          12       31  float32  proved     proved
@@ -189,7 +189,7 @@ def test_board_lists_every_file_with_its_counts():
     assert rows[2]["source"]["commit"] == "e5167440c8e9d0ba167f54e0882bc525f8d06a84"
     status, out, _ = run_cli("board", "--markdown")
     assert out.splitlines()[4] == (
-        "| zcbtrak-6 | rope-19 | zcbtrak | 6 | 47 | float64 | proved | undecided | Kiguli/AdderBoard "
+        "| zcbtrak-6 | rope-19 | zcbtrak | 6 | 47 | float64 | proved | proved | Kiguli/AdderBoard "
         "submissions/hand_coded/zcbtrak_6p.py @ e5167440c8e9d0ba167f54e0882bc525f8d06a84 "
         "(https://gist.github.com/zcbtrak/b9af065d6395a3ecd72e3b8d2e867ae9) |")
 

@@ -140,7 +140,7 @@ def test_36p_float32_certificates_check_at_n2(variant):
 
 
 # the rope-19 models whose float program is proved
-ROPE19 = ["kswain98-2", "kswain98-4", "kswain98-8", "lokimorty-10", "lokimorty-12"]
+ROPE19 = ["zcbtrak-6", "kswain98-2", "kswain98-4", "kswain98-8", "lokimorty-10", "lokimorty-12"]
 
 
 @pytest.mark.slow

@@ -188,6 +188,7 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
 # (bit-faithful to the original's run) adds wrong; "proved" only with its certificate
 # tests/fixtures/proofs/NAME.DTYPE.cert.json (.gz where large), which a test checks.
 PROGRAM_VERDICTS = {"alexlitz-36": "fails", "jacobli99-28": "proved",
+                    "zcbtrak-6": "proved",
                     "kswain98-2": "proved",
                     "kswain98-4": "proved",
                     "kswain98-8": "proved",
