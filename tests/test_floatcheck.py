@@ -9,10 +9,13 @@ import random
 
 import pytest
 
-from tinyadder import build
+from tinyadder import build, models
+from tinyadder.analysis import board
 from tinyadder.analysis.proof import floatcheck, floatsets, generic, setcheck
 from tinyadder.analysis.proof.certificate import Invalid, Malformed
+from tinyadder.analysis.proof.sets import Region
 from tinyadder.cli import main
+from tinyadder.forward import activation
 from tinyadder.modelfile import dump, load
 
 from test_prove_float import single
@@ -99,6 +102,22 @@ def test_the_checker_rounds_as_ieee():
     assert ns.half_ulp(Fraction(0)) == Fraction(1, 2 ** 150)
 
 
+def test_the_checker_takes_e_to_the_x_past_the_range_as_infinite():
+    """The prover's rule, mirrored: e^x > 2^129 at every pair is +inf, 1 + inf = inf,
+    x / inf = 0; a possible overflow, or any other use of inf, is Invalid."""
+    ns = floatcheck.FloatFormSystem(load(ADDER1), "float32")
+    ns.at(setcheck.root(1), 1)
+    x = ns.lift(ns.interval(Fraction(-200), Fraction(-90)))
+    assert ns.one + ns.exp(-x) is floatcheck.INFINITE
+    silu = activation("silu", x, ns)
+    assert silu.constant() and silu.k == 0
+    with pytest.raises(Invalid, match="may overflow"):
+        ns.exp(ns.lift(ns.interval(Fraction(80), Fraction(100))))
+    for use in (lambda v: v * x, lambda v: v / x, lambda v: -v, lambda v: ns.bounded(v)):
+        with pytest.raises(Invalid, match="infinite value"):
+            use(floatcheck.INFINITE)
+
+
 def test_the_float_checker_imports_nothing_of_the_search():
     tree = ast.parse(open(floatcheck.__file__).read())
     names = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
@@ -120,6 +139,25 @@ def test_36p_float32_certificates_check_at_n2(variant):
     assert dump(model) == cert["model"]
 
 
+# the rope-19 models whose float program is proved
+ROPE19 = ["zcbtrak-6", "kswain98-2", "kswain98-4", "kswain98-8", "lokimorty-10", "lokimorty-12"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ROPE19)
+def test_the_rope19_float_program_certificates_check(name):
+    """The committed certificate of each proved rope-19 float program (written by
+    ``prove --model NAME --number float32``, float for zcbtrak-6's float64) checks (its
+    leaves in two processes), and its model text is the shipped file's."""
+    dtype = board.entry(name).dtype
+    cert = floatcheck.load(f"tests/fixtures/proofs/{name}.{dtype}.cert.json.gz")
+    assert cert["model"] == dump(models.build(name))
+    system = "float" if dtype == "float64" else dtype
+    line = floatcheck.check(cert, jobs=2)
+    assert line.startswith(f"certificate valid: {name} model as a {system} program, N = 10: "
+                           f"every pair is added right")
+
+
 @pytest.mark.slow
 def test_jacobli99_28_float32_certificate_checks():
     """jacobli99-28's float32 program adds all 10^20 pairs: its committed certificate (363
@@ -131,3 +169,28 @@ def test_jacobli99_28_float32_certificate_checks():
     assert floatcheck.check(cert).startswith(
         "certificate valid: jacobli99-28 model as a float32 program, N = 10: every pair is "
         "added right")
+
+
+def test_rope19_regions_decide_where_silu_saturates():
+    """kswain98-2's SiLU gates reach x < -89, where e^-x is +inf in float32 and SiLU is -0
+    (PyTorch's x / (1 + e^-x)): the region s_0 = 0, c_1 = 0 of its first answer digit
+    decides in float32, by the prover and by the checker, with a margin below the
+    real-number model's; and s_9 = 0, c_10 = 0 of its tenth, where the checker, as the
+    prover, runs the last block's last row only after its attention (another row's gate
+    input there spans its overflow)."""
+    model = models.build("kswain98-2")
+    leaves = floatcheck.FloatLeaves(model, "float32")
+    for k, q, digit in ((0, 0, [4, 1, 0]), (9, 9, [4, 1, 0])):
+        region, box = Region.every(10), setcheck.root(10)
+        for split in [("s", q, cut) for cut in digit] + [("c", q + 1)]:
+            region, box = region.children(split)[0], setcheck.cut(box, 10, list(split))[0]
+        assert region.describe() == f"s_{q} = 0, c_{q + 1} = 0"
+        assert leaves.holds(k, box)
+        if k:
+            continue
+        margins = []
+        for prover in (generic.Prover(model), floatsets.FloatProver(model, "float32")):
+            verdict, margin = prover.decide(prover.logits(k, region), prover.target(k, region))
+            assert verdict == "decided"
+            margins.append(margin)
+        assert 0 < margins[1] < margins[0]

@@ -16,7 +16,7 @@ from tinyadder.analysis.proof.floatsets import FloatProver, FloatSets, floor_log
 from tinyadder.analysis.proof.sets import Region
 from tinyadder.analysis.proof.setsystem import ONE
 from tinyadder.cli import main
-from tinyadder.forward import forward
+from tinyadder.forward import activation, forward
 from tinyadder.generate import generate
 from tinyadder.modelfile import dump, load
 from tinyadder.numbers import Undecided, number_system
@@ -111,6 +111,25 @@ def test_a_rounding_symbol_is_no_digit():
         for e in (Fraction(-1, 8), Fraction(1, 8)):
             assert square[0] <= (a + e) ** 2 <= square[1]
             assert third[0] <= -(a + e) / 3 <= third[1]
+
+
+def test_e_to_the_x_past_the_range_is_infinite_and_silu_of_it_zero():
+    """e^x where x > 129 ln 2 at every pair is +inf in float32 (more than an ulp past the
+    largest float): 1 + inf = inf and x / inf = 0, the replay's SiLU at x = -100 (-0.0);
+    e^x that may or may not overflow, and any other use of inf, leave the region undecided."""
+    ns = FloatSets(load(ADDER1)).at(Region.every(1))
+    f32 = number_system("float32")
+    assert activation("silu", f32.const(Fraction(-100)), f32) == 0
+    x = ns.lift(ns.interval(Fraction(-200), Fraction(-90)))
+    assert ns.exp(-x) is floatsets.INFINITE and ns.one + ns.exp(-x) is floatsets.INFINITE
+    silu = activation("silu", x, ns)
+    assert silu.point and silu.k == 0
+    with pytest.raises(Undecided, match="may overflow"):
+        ns.exp(ns.lift(ns.interval(Fraction(80), Fraction(100))))
+    for use in (lambda v: v * x, lambda v: x * v, lambda v: v / x, lambda v: -v,
+                lambda v: v - x, lambda v: v > x, lambda v: ns.close(v)):
+        with pytest.raises(Undecided, match="infinite value"):
+            use(floatsets.INFINITE)
 
 
 def test_a_float64_below_the_grid_is_enclosed():

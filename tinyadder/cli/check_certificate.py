@@ -2,7 +2,7 @@
 
 from ..analysis.proof import floatcheck, setcheck
 from ..analysis.proof.certificate import Invalid, Malformed, check, load
-from .options import PROG, Parser
+from .options import PROG, Parser, add_jobs_option
 
 
 def build_parser():
@@ -16,6 +16,8 @@ def build_parser():
                     "valid, 1 when it does not "
                     "check, 2 when the file cannot be read or is not a certificate.")
     parser.add_argument("file", metavar="FILE", help="the certificate (JSON)")
+    add_jobs_option(parser, "the re-decision of a generic method's leaves (leaf i by process "
+                            "i mod N)")
     return parser
 
 
@@ -25,9 +27,9 @@ def main(argv, out, err, stdin):
     try:
         data = setcheck.read(args.file)  # read once, checked by its format's checker
         if setcheck.of_format(data):
-            print(setcheck.check(data), file=out)
+            print(setcheck.check(data, jobs=args.jobs), file=out)
         elif setcheck.of_format(data, floatcheck.FORMAT):
-            print(floatcheck.check(data), file=out)
+            print(floatcheck.check(data, jobs=args.jobs), file=out)
         else:
             print(check(load(args.file)), file=out)
     except Malformed as why:

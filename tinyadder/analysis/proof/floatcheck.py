@@ -19,6 +19,8 @@ and folded into the interval wherever a range is taken:
 - exp, sin, cos, erf: the real function's enclosure plus 1 ulp (LIBRARY_ULPS, the trusted
   premise), sqrt half an ulp; exp(0) = 1; e^x below half the least subnormal is in [0, the
   least subnormal]; softmax's max is the score whose box lies above every other's;
+- e^x where x > (emax + 1) ln 2 at every pair is +inf (more than an ulp past the largest
+  float; :data:`INFINITE`); inf + x = inf, x / inf = 0 for a finite x, any other use Invalid;
 - constants rounded as the program stores them (to double, then to float32), e^c and ln b
   enclosed, widened by CONSTANT_SLACK, then stored.
 
@@ -37,7 +39,7 @@ from ...numbers.rounding import evaluate
 from ...plan import compile_model
 from .certificate import Invalid, Malformed
 from .setcheck import (ONE, SCALE, Form, FormSystem, Leaves, count, layout, model_of, of_format,
-                       read, root, steps, walk)
+                       read, steps, walk)
 
 FORMAT = "tinyadder-float-certificate"
 # (significant bits p, least normal exponent, overflow exponent) per program
@@ -158,6 +160,30 @@ def _one_value(x, y):
                                                         and x.closed is y.closed)
 
 
+def _infinite_use(*_):
+    raise Invalid("an infinite value of the program used other than in inf + x or x / inf")
+
+
+class Infinite:
+    """The program's +inf: inf + x = inf, x / inf = 0 (``FloatFormSystem.add``, ``div``);
+    any other operation on it, or a look at its form, is Invalid."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return self
+
+    __radd__ = __add__
+    __neg__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = \
+        __gt__ = __lt__ = __ge__ = __le__ = _infinite_use
+
+    def __getattr__(self, name):
+        _infinite_use()
+
+
+INFINITE = Infinite()
+
+
 class FloatFormSystem(FormSystem):
     """FloatForm's number system for one model and one format (float32 or float)."""
 
@@ -202,7 +228,7 @@ class FloatFormSystem(FormSystem):
         return self.fresh(self.between(lo, hi), Fraction(0))
 
     def lift(self, x):
-        if isinstance(x, FloatForm):
+        if isinstance(x, (FloatForm, Infinite)):
             return x
         if isinstance(x, Form):
             return self.fresh(x, Fraction(0))
@@ -283,7 +309,9 @@ class FloatFormSystem(FormSystem):
 
     # ---- operations -----------------------------------------------------------------------
     def add(self, x, y):
-        """x + y, pending (bounded where used)."""
+        """x + y, pending (bounded where used); inf where one is inf."""
+        if isinstance(x, Infinite) or isinstance(y, Infinite):
+            return INFINITE
         if y.constant() and not y.k and not y.adds:
             return x
         if x.constant() and not x.k and not x.adds:
@@ -331,7 +359,10 @@ class FloatFormSystem(FormSystem):
         return self.rounded(f, None if None in (x.grid, y.grid) else x.grid + y.grid)
 
     def div(self, x, y):
-        x, y = self.bounded(x), self.bounded(y)
+        x = self.bounded(x)
+        if isinstance(y, Infinite):
+            return self.exact_zero()
+        y = self.bounded(y)
         if y.constant() and y.k == ONE:
             return x
         if x.constant() and y.constant():
@@ -390,7 +421,9 @@ class FloatFormSystem(FormSystem):
         x = self.bounded(self.lift(x))
         if x.constant() and not x.k:
             return self.one
-        hi = Fraction(self.box(x)[1], ONE)
+        lo, hi = (Fraction(e, ONE) for e in self.box(x))
+        if lo > (self.emax + 1) * LN2_ABOVE:
+            return INFINITE
         if hi < (self.emin - self.bits) * LN2_ABOVE:
             return self.fresh(self.interval(0, Fraction(2) ** (self.emin - self.bits + 1)),
                               Fraction(0))
@@ -438,6 +471,7 @@ class FloatLeaves(Leaves):
         self.ids = [model.vocab.index(str(d)) for d in range(10)]
         self.slots, self.targets = layout(model)
         self._prompt = None
+        self.prompt()  # once, before the leaves (in every process of ``walk``) continue from it
 
     def digit(self, form, col, lo, hi):
         """A digit token's embedding, column by column: e + (d - lo) s where the column's
@@ -459,35 +493,6 @@ class FloatLeaves(Leaves):
     def row(self, slot, region):
         return [self.ns.lift(v) for v in super().row(slot, region)]
 
-    def patch(self, rows):
-        """The embedding's rows replaced by ``rows``; every ReLU taken whole."""
-        relu = self.ns.relu
-        patch = {"hook_embed": lambda _: rows}
-        for i, block in enumerate(self.model.blocks):
-            if block.mlp is not None and block.mlp.act == "relu":
-                patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[relu(g) for g in r]
-                                                                 for r in pre]
-        return patch
-
-    def prompt(self):
-        """(keys and values, positions): the prompt but its last token run once over every
-        pair, whose sets hold at every pair of any leaf, so each leaf's pass continues from
-        them; (None, 0) where that pass meets a sign it cannot decide. What the last block
-        adds after its attention is no key or value: replaced by zeros."""
-        if self._prompt is None:
-            whole = root(self.n)
-            self.ns.at(whole, self.n)
-            rows = [self.row(s, whole) for s in self.slots[:-1]]
-            patch, zero = self.patch(rows), self.ns.zero
-            patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
-                lambda x: [[zero] * len(r) for r in x]
-            try:
-                past = forward(self.compiled, [0] * len(rows), patch=patch, logits="last")[1]
-                self._prompt = (past, len(rows))
-            except Invalid:
-                self._prompt = (None, 0)
-        return self._prompt
-
     def holds(self, k, region):
         """Whether the target's logit beats every other over the region (each difference
         formed exactly from the bounded logits, its symbols folded); a region of one pair:
@@ -500,7 +505,7 @@ class FloatLeaves(Leaves):
         ns.at(region, self.n)
         slots = self.slots + [("sum", p) for _, p in self.targets[:k]]
         rows = [self.row(s, region) for s in slots[start:]]
-        logits = forward(self.compiled, [0] * len(rows), past, patch=self.patch(rows),
+        logits = forward(self.compiled, [0] * len(rows), past, patch=self.leaf_patch(rows),
                          logits="last")[0][-1]
         logits = [ns.bounded(v) for v in logits]
         t = list(self.compiled.readout_tokens).index(token)
@@ -508,18 +513,6 @@ class FloatLeaves(Leaves):
             if u != t and ns.range(ns.folded(ns.minus(logits[t], other)))[0] <= 0:
                 raise Invalid(f"at position {k}, token {u}'s logit may reach the target's")
         return True
-
-    def token(self, k, region):
-        """The target token at position k: one digit over the region, or Invalid."""
-        kind, q = self.targets[k]
-        if kind == "t":
-            return q
-        if q > self.n:
-            return self.ids[0]
-        lo, hi = (min(region["c"][q]), max(region["c"][q])) if q == self.n else region["s"][q]
-        if lo != hi:
-            raise Invalid(f"a leaf at position {k} whose target digit is not one digit")
-        return self.ids[lo]
 
     def pair_holds(self, region):
         """Whether the float replay adds the region's one pair right."""
@@ -547,15 +540,16 @@ def load(path):
     return of_format(read(path), FORMAT)
 
 
-def check(cert, progress=None):
+def check(cert, progress=None, jobs=1):
     """A one-line verdict if ``cert`` proves its model's float program adds every pair;
-    Invalid (Malformed: not a readable certificate) otherwise."""
+    Invalid (Malformed: not a readable certificate) otherwise; the same for every number of
+    processes ``jobs`` (``setcheck.walk``)."""
     if not isinstance(cert, dict) or cert.get("format") != FORMAT or cert.get("version") != 1:
         raise Malformed(f"format: not a {FORMAT} of version 1")
     program = cert.get("number")
     if program not in FORMATS:
         raise Malformed(f"number: {program!r} is not float32 or float")
     model, n = model_of(cert)
-    done = walk(FloatLeaves(model, program), cert, progress)
+    done = walk(FloatLeaves(model, program), cert, progress, jobs)
     return (f"certificate valid: {cert.get('name', 'the')} model as a {program} program, "
             f"N = {n}: every pair is added right ({done} leaves re-decided)")

@@ -42,8 +42,14 @@ subnormal spacing):
   ``CONSTANT_SLACK`` for the double computation. A float64 finer than the grid (below
   2^-SCALE in its last bit) is held as the grid's two neighbours around it.
 
-Comparisons and decisions fold the symbols into the interval (each in [0, 1]). An overflow
-(a magnitude past the largest float) is not bounded: it raises :class:`Undecided`.
+- e^x past the range: where x > (emax + 1) ln 2 over the whole region, e^x > 2^(emax + 1),
+  more than an ulp beyond the largest float, so a library within 1 ulp returns +inf (as
+  IEEE's overflow does): the value :data:`INFINITE`. inf + x is inf and x / inf is 0 for a
+  finite x (IEEE; SiLU's x / (1 + e^-x) at a very negative x, as PyTorch's kernel computes
+  it); any other use of it raises :class:`Undecided`.
+
+Comparisons and decisions fold the symbols into the interval (each in [0, 1]). Any other
+overflow (a magnitude past the largest float) is not bounded: it raises :class:`Undecided`.
 """
 
 from fractions import Fraction
@@ -162,6 +168,31 @@ class FloatRelu(FloatValue):
         return True
 
 
+def _infinite_use(*_):
+    raise Undecided("an infinite value of the program used other than in inf + x or x / inf")
+
+
+class Infinite:
+    """+inf of the program (e^x past the range): inf + x = inf and x / inf = 0, x finite
+    (``FloatSets.add``, ``FloatSets.div``); any other operation on it, or a look at its
+    form, raises Undecided."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return self
+
+    __radd__ = __add__
+    __neg__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = \
+        __gt__ = __lt__ = __ge__ = __le__ = _infinite_use
+
+    def __getattr__(self, name):
+        _infinite_use()
+
+
+INFINITE = Infinite()
+
+
 class FloatSets(SetSystem):
     """The number system of :class:`FloatValue` for one model and one program format
     (``float32`` or ``float``)."""
@@ -209,8 +240,9 @@ class FloatSets(SetSystem):
         return self.symbolize(self.grid_interval(lo, hi), ZERO)
 
     def lift(self, x):
-        """x as a FloatValue: a rational as the exact value, a plain set as it is."""
-        if isinstance(x, FloatValue):
+        """x as a FloatValue: a rational as the exact value, a plain set as it is (and
+        INFINITE as itself)."""
+        if isinstance(x, (FloatValue, Infinite)):
             return x
         if isinstance(x, SetValue):
             return self.symbolize(x, ZERO)
@@ -257,7 +289,9 @@ class FloatSets(SetSystem):
 
     # ---- the operations -------------------------------------------------------------------
     def add(self, x, y):
-        """x + y as a pending sum (bounded by ``close`` when used)."""
+        """x + y as a pending sum (bounded by ``close`` when used); inf where one is inf."""
+        if isinstance(x, Infinite) or isinstance(y, Infinite):
+            return INFINITE
         if y.point and not y.k and not y.adds:
             return x
         if x.point and not x.k and not x.adds:
@@ -312,7 +346,11 @@ class FloatSets(SetSystem):
         return self._rounded(form, grid)
 
     def div(self, x, y):
-        x, y = self.close(x), self.close(y)
+        """x / y rounded; x / inf = 0 (x finite)."""
+        x = self.close(x)
+        if isinstance(y, Infinite):
+            return self.exact_zero()
+        y = self.close(y)
         if y.point and y.k == ONE:
             return x
         if x.point and y.point:
@@ -416,11 +454,14 @@ class FloatSets(SetSystem):
 
     def exp(self, x):
         """e^x; 1 at 0; [0, the least subnormal] where e^x is below half of it (no enclosure
-        of e^-10^8 is computed: 1 ulp there is the least subnormal, whatever the library)."""
+        of e^-10^8 is computed: 1 ulp there is the least subnormal, whatever the library);
+        INFINITE where x > (emax + 1) ln 2."""
         x = self.close(self.lift(x))
         if x.point and not x.k:
             return self.one
         lo, hi = self.box(x)
+        if lo > (self.emax + 1) * LN2_ABOVE:
+            return INFINITE
         if hi < (self.emin - self.bits) * LN2_ABOVE:
             return self.symbolize(self.interval(ZERO, Fraction(2) ** (self.emin - self.bits + 1)),
                                   ZERO)

@@ -17,7 +17,8 @@ search (``generic``, ``sets``, ``setsystem``). What it trusts is exactly that li
    form in the digits and carries plus an interval, every coefficient an exact rational), with
    the earlier answer digits the true sum's, gives a target logit above every other logit at
    every pair of the region, each range taken exactly over the region's pairs by the walk.
-   A ReLU is taken whole, as the prover takes it: g or 0 where the region decides its sign,
+   The pass continues from the prompt's keys and values (all its tokens but the last), run
+   once over every pair: they hold at every pair of any leaf. A ReLU is taken whole, as the prover takes it: g or 0 where the region decides its sign,
    else its chord lam g + [0, -lam l] (which holds relu on the range [l, u] of g).
    Any other leaf (a counterexample, an open region) means the certificate proves nothing.
 
@@ -37,6 +38,7 @@ from ...numbers import for_model, number_system
 from ...numbers.enclosures import IntervalSystem
 from ...numbers.protocol import OverSets
 from ...plan import compile_model
+from ..parallel import each_share
 from .certificate import Invalid, Malformed  # the verdicts' exception types only
 
 FORMAT = "tinyadder-sets-certificate"
@@ -325,6 +327,8 @@ class FormSystem(OverSets):
         self.enclose = IntervalSystem(for_model(number_system("fraction"), model).exp_digits)
         self.zero, self.one = Form(self, 0), Form(self, ONE)
         self.region = self.n = None
+        self.allowed, self.tied = {}, {}   # no region yet: constants only
+        self.points, self.columns, self.inverses = {}, {}, {}
 
     def at(self, region, n):
         """Take ranges over ``region`` from now on: each column's digits and carries as the
@@ -339,36 +343,71 @@ class FormSystem(OverSets):
             self.allowed[("c", j + 1)] = sorted({o for _, _, _, o in st}) or [0]
             if len(st) < (200 if j else 100):
                 self.tied[j] = st
+        self.points, self.columns, self.inverses = {}, {}, {}
 
     def box(self, f):
-        """(least, greatest) of f over the region's box: a variable over its digits, a
-        column's indicators together, a constrained column's terms together over its steps
-        (grid integers)."""
+        """(least, greatest) of f over the region's box: the sum over its units (``unit``)
+        of each unit's terms' range (grid integers)."""
         lo = hi = f.k
-        tied, groups = {}, set()
-        for v, c in f.coefs.items():
-            j = v[1] - 1 if v[0] == "c" else v[1]
-            if j in self.tied:
-                tied.setdefault(j, {})[v] = c
-            elif len(v) == 3:
-                groups.add(v[:2])
-        for v, c in f.coefs.items():
-            if len(v) == 3 or v in groups or (v[1] - 1 if v[0] == "c" else v[1]) in tied:
-                continue
-            r = self.allowed[v]
-            lo, hi = (lo + c * r[0], hi + c * r[-1]) if c > 0 else (lo + c * r[-1], hi + c * r[0])
-        for col in groups:
-            lin = f.coefs.get(col, 0)
-            values = [lin * d + f.coefs.get(col + (d,), 0) for d in self.allowed[col]]
-            lo, hi = lo + min(values), hi + max(values)
-        for j, terms in tied.items():
-            g = terms.get
-            values = [g(("a", j), 0) * x + g(("b", j), 0) * y + g(("c", j + 1), 0) * o
-                      + g(("a", j, x), 0) + g(("b", j, y), 0) + g(("s", j, (c + x + y) % 10), 0)
-                      for c, x, y, o in self.tied[j]]
-            if values:
-                lo, hi = lo + min(values), hi + max(values)
+        for unit, terms in self.units(f.coefs).items():
+            least, most = self.unit_box(unit, terms)
+            lo, hi = lo + least, hi + most
         return lo + f.lo, hi + f.hi
+
+    def unit(self, col):
+        """The unit of the box that holds column ``col``'s terms: a constrained column j
+        (an int: its digits', sum's and carry-out's terms together, over its steps), else the
+        column itself (a variable over its digits, with its indicators)."""
+        j = col[1] - 1 if col[0] == "c" else col[1]
+        return j if j in self.tied else col
+
+    def units(self, coefs, by_column=None):
+        """The terms by unit (and, into ``by_column``, by column)."""
+        by, tied = {}, self.tied
+        for v, c in coefs.items():
+            col = v if len(v) == 2 else v[:2]
+            j = v[1] - 1 if v[0] == "c" else v[1]
+            unit = j if j in tied else col
+            terms = by.get(unit)
+            if terms is None:
+                by[unit] = {v: c}
+            else:
+                terms[v] = c
+            if by_column is not None:
+                by_column.setdefault(col, {})[v] = c
+        return by
+
+    def unit_box(self, unit, terms):
+        """(least, greatest) of a unit's terms: over a constrained column's steps
+        (``tied_span``; none: 0), else lin d + [x = d]'s coefficient over the column's digits."""
+        if isinstance(unit, int):
+            return self.tied_span(unit, terms) if self.tied[unit] else (0, 0)
+        lin = terms.get(unit, 0)
+        values = [lin * d + terms.get(unit + (d,), 0) for d in self.allowed[unit]]
+        return min(values), max(values)
+
+    def tied_span(self, j, terms):
+        """(least, greatest) over column j's steps (c, x, y, o) of its terms: A x + B y + C o
+        + [a_j = x] + [b_j = y] + [s_j = (c + x + y) mod 10] terms, taken over the distinct
+        (x, y, o, s) of the steps in the coordinates the terms read (x alone: its digits)."""
+        tables = {"a": [0] * 10, "b": [0] * 10, "s": [0] * 10}
+        lin = {"a": 0, "b": 0, "c": 0}
+        for v, c in terms.items():
+            if len(v) == 3:
+                tables[v[0]][v[2]] += c
+            else:
+                lin[v[0]] += c
+        fa = [lin["a"] * x + t for x, t in enumerate(tables["a"])]
+        fb = [lin["b"] * y + t for y, t in enumerate(tables["b"])]
+        fo, fs = (0, lin["c"]), tables["s"]
+        key = (j, any(fa), any(fb), any(fo), any(fs))
+        points = self.points.get(key)
+        if points is None:
+            _, ra, rb, ro, rs = key
+            points = self.points[key] = sorted({(x * ra, y * rb, o * ro, (c + x + y) % 10 * rs)
+                                                for c, x, y, o in self.tied[j]})
+        values = [fa[x] + fb[y] + fo[o] + fs[s] for x, y, o, s in points]
+        return min(values), max(values)
 
     def range(self, f):
         """(least, greatest) of f over the region's pairs, by the walk (an empty region:
@@ -430,15 +469,31 @@ class FormSystem(OverSets):
 
     def one_column(self, f):
         """(column, f with the terms of every other column in its interval) where those terms
-        vary less than 2^-FOLD_BITS of the column's that varies most; else (None, f)."""
+        vary less than 2^-FOLD_BITS of the column's that varies most; else (None, f).
+        Memoised per region (a value is read by many products)."""
+        memo = self.columns.get(id(f))
+        if memo is None or memo[0] is not f:
+            memo = self.columns[id(f)] = (f, self._one_column(f))
+        return memo[1]
+
+    def _one_column(self, f):
+        """``one_column``: each column's span and the others' box from the box's units, a
+        constrained column's own terms and the rest of its unit taken apart."""
         by = {}
-        for v, c in f.coefs.items():
-            by.setdefault(_col(v), {})[v] = c
+        units = self.units(f.coefs, by)
         if len(by) < 2:
             return (next(iter(by)) if by else None), f
-        spans = {col: self.box(Form(self, 0, terms)) for col, terms in by.items()}
+        boxes = {u: self.unit_box(u, terms) for u, terms in units.items()}
+        spans = {col: boxes[col] if col in boxes else self.unit_box(self.unit(col), terms)
+                 for col, terms in by.items()}
         col = max(spans, key=lambda c: spans[c][1] - spans[c][0])
-        lo, hi = self.box(Form(self, 0, {v: c for v, c in f.coefs.items() if _col(v) != col}))
+        own = self.unit(col)
+        lo = sum(b[0] for u, b in boxes.items() if u != own)
+        hi = sum(b[1] for u, b in boxes.items() if u != own)
+        rest = {v: c for v, c in units[own].items() if _col(v) != col}
+        if rest:
+            least, most = self.unit_box(own, rest)
+            lo, hi = lo + least, hi + most
         if (hi - lo) << FOLD_BITS > spans[col][1] - spans[col][0]:
             return None, f
         return col, Form(self, f.k, by[col], f.lo + lo, f.hi + hi)
@@ -460,7 +515,13 @@ class FormSystem(OverSets):
 
     def inverse(self, f):
         """1 / f: over the box, or by the mean value (slope -1/t^2 between -1/near^2 and
-        -1/far^2) where narrower."""
+        -1/far^2) where narrower. Memoised per region (a softmax divides by one sum)."""
+        memo = self.inverses.get(id(f))
+        if memo is None or memo[0] is not f:
+            memo = self.inverses[id(f)] = (f, self._inverse(f))
+        return memo[1]
+
+    def _inverse(self, f):
         lo, hi = self.box(f)
         if lo <= 0 <= hi:
             raise Invalid("a division by a value that may be 0")
@@ -582,6 +643,8 @@ class Leaves:
         self.line = flat and all(rows[d][s] == rows[0][s] + d * (rows[1][s] - rows[0][s])
                                  for d in range(10) for s in range(len(rows[0])))
         self.rows = rows
+        self._prompt = None
+        self.prompt()  # once, before the leaves (in every process of ``walk``) continue from it
 
     def digit(self, form, col, lo, hi):
         """A digit token's embedding: its value is ``form``, in lo..hi, the digit of column
@@ -616,32 +679,73 @@ class Leaves:
             coefs[("c", j)] = ONE
         return self.digit(Form(ns, 0, coefs), ("s", j), *region["s"][j])
 
-    def holds(self, k, region):
-        """Whether the target token's logit beats every other over the region (Invalid:
-        why not)."""
+    def failure(self, leaf):
+        """None if the leaf (k, region) holds (``holds``), else why not (a line)."""
+        try:
+            self.holds(*leaf)
+        except Invalid as why:
+            return str(why)
+        return None
+
+    def token(self, k, region):
+        """The target token at position k: one digit over the region, or Invalid."""
         kind, q = self.targets[k]
         if kind == "t":
-            token = q
-        elif q > self.n:
-            token = self.ids[0]
-        else:
-            lo, hi = (min(region["c"][q]), max(region["c"][q])) if q == self.n else region["s"][q]
-            if lo != hi:
-                raise Invalid(f"a leaf at position {k} whose target digit is not one digit")
-            token = self.ids[lo]
-        self.ns.at(region, self.n)
-        slots = self.slots + [("sum", p) for _, p in self.targets[:k]]
-        rows = [self.row(s, region) for s in slots]
+            return q
+        if q > self.n:
+            return self.ids[0]
+        lo, hi = (min(region["c"][q]), max(region["c"][q])) if q == self.n else region["s"][q]
+        if lo != hi:
+            raise Invalid(f"a leaf at position {k} whose target digit is not one digit")
+        return self.ids[lo]
+
+    def patch(self, rows):
+        """The embedding's rows replaced by ``rows``; every ReLU taken whole."""
+        relu = self.ns.relu
         patch = {"hook_embed": lambda _: rows}
         for i, block in enumerate(self.model.blocks):
             if block.mlp is not None and block.mlp.act == "relu":
-                patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[self.ns.relu(g) for g in r]
+                patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[relu(g) for g in r]
                                                                  for r in pre]
-        # the last block's rows after its attention feed no later row: only the last is kept
-        zero = Form(self.ns, 0)
+        return patch
+
+    def leaf_patch(self, rows):
+        """``patch`` for a leaf's pass: the last block's rows after its attention feed no
+        later row, so only the last is kept (the others zero)."""
+        patch, zero = self.patch(rows), self.ns.zero
         patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
             lambda x: [[zero] * len(r) for r in x[:-1]] + x[-1:]
-        logits = forward(self.compiled, [0] * len(rows), patch=patch, logits="last")[0][-1]
+        return patch
+
+    def prompt(self):
+        """(keys and values, positions): the prompt but its last token run once over every
+        pair, whose values hold at every pair of any leaf, so each leaf's pass continues from
+        them; (None, 0) where that pass meets a sign it cannot decide. What the last block
+        adds after its attention is no key or value: replaced by zeros."""
+        if self._prompt is None:
+            whole = root(self.n)
+            self.ns.at(whole, self.n)
+            rows = [self.row(s, whole) for s in self.slots[:-1]]
+            patch, zero = self.patch(rows), self.ns.zero
+            patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
+                lambda x: [[zero] * len(r) for r in x]
+            try:
+                past = forward(self.compiled, [0] * len(rows), patch=patch, logits="last")[1]
+                self._prompt = (past, len(rows))
+            except Invalid:
+                self._prompt = (None, 0)
+        return self._prompt
+
+    def holds(self, k, region):
+        """Whether the target token's logit beats every other over the region (Invalid:
+        why not), the pass continuing from the prompt's (``prompt``)."""
+        token = self.token(k, region)
+        past, start = self.prompt()
+        self.ns.at(region, self.n)
+        slots = self.slots + [("sum", p) for _, p in self.targets[:k]]
+        rows = [self.row(s, region) for s in slots[start:]]
+        logits = forward(self.compiled, [0] * len(rows), past, patch=self.leaf_patch(rows),
+                         logits="last")[0][-1]
         t = list(self.compiled.readout_tokens).index(token)
         for u, other in enumerate(logits):
             if u != t and self.ns.range(logits[t] - other)[0] <= 0:
@@ -677,12 +781,13 @@ def load(path):
     return of_format(read(path))
 
 
-def check(cert, progress=None):
-    """A one-line verdict if ``cert`` proves its model adds every pair; Invalid otherwise."""
+def check(cert, progress=None, jobs=1):
+    """A one-line verdict if ``cert`` proves its model adds every pair; Invalid otherwise
+    (the same verdict and message for every number of processes ``jobs``: ``walk``)."""
     if not isinstance(cert, dict) or cert.get("format") != FORMAT or cert.get("version") != 1:
         raise Malformed(f"format: not a {FORMAT} of version 1")
     model, n = model_of(cert)
-    done = walk(Leaves(model), cert, progress)
+    done = walk(Leaves(model), cert, progress, jobs)
     return (f"certificate valid: {cert.get('name', 'the')} model, N = {n}: every pair is "
             f"added right ({done} leaves re-decided)")
 
@@ -701,26 +806,43 @@ def model_of(cert):
     return model, n
 
 
-def walk(leaves, cert, progress=None):
+def walk(leaves, cert, progress=None, jobs=1):
     """The number of leaves re-decided by ``leaves`` over the certificate's trees, one per
-    answer token, each from the root of every pair; Invalid at the first that does not hold."""
+    answer token, each from the root of every pair; Invalid at the first, in the trees'
+    order, that does not hold. The trees are rebuilt here, and their leaves re-decided in
+    ``jobs`` processes (leaf i by process i mod jobs, ``parallel.each_share``), read back in
+    order: the first failure is the same for every ``jobs``."""
     n = leaves.n
     trees = cert.get("positions")
     if not isinstance(trees, list) or len(trees) != len(leaves.targets):
         raise Invalid(f"positions: {len(leaves.targets)} trees expected, one per answer token")
-    done = [0]
-    for k, tree in enumerate(trees):
-        whole = root(n)
-        if count(whole, n) != 10 ** (2 * n):
-            raise Invalid("the root does not hold every pair")
-        _node(leaves, k, tree, whole, done, progress)
-    return done[0]
+    found, broken = [], None
+    try:
+        for k, tree in enumerate(trees):
+            whole = root(n)
+            if count(whole, n) != 10 ** (2 * n):
+                raise Invalid("the root does not hold every pair")
+            _node(k, tree, whole, n, found)
+    except Invalid as why:  # raised once the leaves before it are re-decided
+        broken = why
+    done = 0
+    for (k, _), failure in zip(found, each_share(leaves.failure, found, jobs)):
+        if failure is not None:
+            raise Invalid(failure)
+        done += 1
+        if progress:
+            progress(done, None, f" leaves, position {k}")
+    if broken is not None:
+        raise broken
+    return done
 
 
-def _node(leaves, k, node, region, done, progress, depth=0):
+def _node(k, node, region, n, found, depth=0):
+    """Appends (k, region) to ``found`` for each leaf of ``node`` to re-decide, in order;
+    Invalid where the tree does not partition ``region`` or a leaf is none of ``empty``,
+    ``bound``, ``pair`` or of the wrong size."""
     if not isinstance(node, dict) or depth > MAX_DEPTH:
         raise Invalid("a tree node that is not an object (or a tree too deep)")
-    n = leaves.n
     if "split" in node:
         kids = node.get("children")
         parts = cut(region, n, node["split"])
@@ -729,7 +851,7 @@ def _node(leaves, k, node, region, done, progress, depth=0):
         if sum(count(p, n) for p in parts) != count(region, n):
             raise Invalid(f"split {node['split']!r}: the children's counts do not add up")
         for kid, part in zip(kids, parts):
-            _node(leaves, k, kid, part, done, progress, depth + 1)
+            _node(k, kid, part, n, found, depth + 1)
         return
     leaf = node.get("leaf")
     size = count(region, n)
@@ -741,7 +863,4 @@ def _node(leaves, k, node, region, done, progress, depth=0):
         raise Invalid(f"a leaf {leaf!r} at position {k}: the certificate proves nothing")
     if leaf == "pair" and size != 1:
         raise Invalid(f"a 'pair' leaf of {size} pairs")
-    leaves.holds(k, region)
-    done[0] += 1
-    if progress:
-        progress(done[0], None, f" leaves, position {k}")
+    found.append((k, region))
