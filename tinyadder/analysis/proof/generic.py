@@ -32,7 +32,7 @@ import time
 from typing import List, Optional
 
 from ...addition import add, digits_of
-from ...forward import forward
+from ...forward import add_up, forward
 from ...modelfile import dump
 from ...numbers import Undecided
 from ...plan import compile_model
@@ -112,6 +112,9 @@ class Prover:
         self.digit_ids = [model.vocab.index(str(d)) for d in range(10)]
         self.readout = list(self.compiled.readout_tokens)
         self.affine = self._affine_embedding()
+        # an exact system's logit differences are formed from the final row (``difference``)
+        self._readout = readout_map(self.compiled) if self.ns.exact else None
+        self._final = None
         self.max_sets, self.max_seconds, self.examples = max_sets, max_seconds, examples
         self.progress = progress
         self.slots = prompt_slots(model)
@@ -174,6 +177,7 @@ class Prover:
         slots = self.slots + [("sum", q) for _, q in self.targets[:k]]
         rows = [self._row(s, region) for s in slots[start:]]
         self.outcome.passes += 1
+        self._final = None
         out, _ = forward(self.compiled, [0] * len(rows), past, patch=self._patch(rows),
                          logits="last")
         return out[-1]
@@ -192,7 +196,14 @@ class Prover:
         # through 0) would stop the pass for nothing
         patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
             lambda x: [[zero] * len(row) for row in x[:-1]] + x[-1:]
+        if self._readout is not None:
+            patch[_final_point(self.compiled)] = self._keep_final
         return patch
+
+    def _keep_final(self, rows):
+        """The last position's final row kept for ``decide`` (the readout's input)."""
+        self._final = rows[-1]
+        return rows
 
     def _cached_prompt(self):
         """The prompt's first positions run over every pair (valid for every region), or
@@ -226,12 +237,14 @@ class Prover:
 
     def decide(self, logits, t):
         """("decided", margin) | ("fails", pair, difference) | ("open", the worst
-        difference, margin); margins rational."""
+        difference, margin); margins rational. In an exact system each difference is formed
+        from the last pass's final row (``difference``)."""
         ns, worst, margin = self.ns, None, None
         for u, other in enumerate(logits):
             if u == t:
                 continue
-            d = logits[t] - other
+            d = (logits[t] - other if self._final is None else
+                 difference(self._readout, self._final, t, u, ns.zero))
             low = ns.grid_box(d)[0]
             if low <= 0:
                 found = ns.grid_range(d)
@@ -405,6 +418,59 @@ def _merge(merged, part):
         merged.verdict = "fails"
     elif part.verdict == "undecided" and merged.verdict == "proved":
         merged.verdict = "undecided"
+
+
+def dense(amap):
+    """An AffineMap as [(weights {source: w}, bias or None)] per target, a factored one
+    (B applied to A x) multiplied out: w_ts = sum_d B_td A_ds, bias_t = b_t + sum_d B_td a_d.
+    In an exact system the regrouped sum is the same number at every pair."""
+    rows = [(dict(column), bias) for column, bias in zip(amap.columns, amap.bias)]
+    if amap.first is None:
+        return rows
+    inner, out = dense(amap.first), []
+    for weights, bias in rows:
+        through = {}
+        for d, w in weights.items():
+            first, b = inner[d]
+            for s, a in first.items():
+                through[s] = through[s] + w * a if s in through else w * a
+            if b is not None:
+                bias = w * b if bias is None else bias + w * b
+        out.append((through, bias))
+    return out
+
+
+def readout_map(compiled):
+    """The logits as affine maps of the final row y, [(weights {slot: w}, bias)] per readout
+    token: -y[slot] (negative error), W_U y + b_U, or W_E (scale y) + b_U (tied: the scale
+    taken into the weights)."""
+    if compiled.readout is not None:
+        return [({s: -compiled.ns.one}, None) for s in compiled.readout]
+    rows = dense(compiled.unembed)
+    if compiled.unembed_scale is None:
+        return rows
+    scale = dict(compiled.unembed_scale)
+    return [({s: w * scale[s] for s, w in weights.items() if s in scale}, bias)
+            for weights, bias in rows]
+
+
+def difference(rows, y, t, u, zero):
+    """logit_t - logit_u of the readout ``rows`` (``readout_map``) at the final row y:
+    sum_s (w_ts - w_us) y_s + b_t - b_u. The interval of y_s enters once, times
+    |w_ts - w_us|, where the difference of the two logits would hold it twice, times
+    |w_ts| + |w_us| (a tied readout's logits near 10^5 differ by 10^-2)."""
+    (wt, bt), (wu, bu) = rows[t], rows[u]
+    terms = [(wt.get(s, zero) - wu.get(s, zero)) * y[s] for s in sorted(set(wt) | set(wu))]
+    terms += [bt] if bt is not None else []
+    terms += [-bu] if bu is not None else []
+    return add_up(terms, zero)
+
+
+def _final_point(compiled):
+    """The trace point of the readout's input: ln_final's output, else the last block's."""
+    if compiled.ln_final is not None:
+        return "ln_final.hook_normalized"
+    return f"blocks.{len(compiled.blocks) - 1}.hook_resid_post"
 
 
 def choose(region, coefs, target):

@@ -16,7 +16,9 @@ search (``generic``, ``sets``, ``setsystem``). What it trusts is exactly that li
    ``pair``: the reference pass run over the leaf's region in :class:`Form` values (an affine
    form in the digits and carries plus an interval, every coefficient an exact rational), with
    the earlier answer digits the true sum's, gives a target logit above every other logit at
-   every pair of the region, each range taken exactly over the region's pairs by the walk.
+   every pair of the region, each range taken exactly over the region's pairs by the walk;
+   each difference logit_t - logit_u is formed from the final row y as sum_s (w_ts - w_us)
+   y_s + b_t - b_u, the readout's affine map regrouped (the same number in exact arithmetic).
    A ReLU is taken whole, as the prover takes it: g or 0 where the region decides its sign,
    else its chord lam g + [0, -lam l] (which holds relu on the range [l, u] of g).
    Any other leaf (a counterexample, an open region) means the certificate proves nothing.
@@ -31,7 +33,7 @@ from fractions import Fraction
 import gzip
 import json
 
-from ...forward import forward
+from ...forward import add_up, forward
 from ...modelfile import loads
 from ...numbers import for_model, number_system
 from ...numbers.enclosures import IntervalSystem
@@ -582,6 +584,7 @@ class Leaves:
         self.line = flat and all(rows[d][s] == rows[0][s] + d * (rows[1][s] - rows[0][s])
                                  for d in range(10) for s in range(len(rows[0])))
         self.rows = rows
+        self.readout = readout_rows(self.compiled)
 
     def digit(self, form, col, lo, hi):
         """A digit token's embedding: its value is ``form``, in lo..hi, the digit of column
@@ -641,12 +644,60 @@ class Leaves:
         zero = Form(self.ns, 0)
         patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
             lambda x: [[zero] * len(r) for r in x[:-1]] + x[-1:]
-        logits = forward(self.compiled, [0] * len(rows), patch=patch, logits="last")[0][-1]
+        final = []
+        patch[final_point(self.compiled)] = lambda x: final.append(x[-1]) or x
+        forward(self.compiled, [0] * len(rows), patch=patch, logits="last")
         t = list(self.compiled.readout_tokens).index(token)
-        for u, other in enumerate(logits):
-            if u != t and self.ns.range(logits[t] - other)[0] <= 0:
+        for u in range(len(self.readout)):
+            if u != t and self.ns.range(gap(self.readout, final[-1], t, u, zero))[0] <= 0:
                 raise Invalid(f"at position {k}, token {u}'s logit may reach the target's")
         return True
+
+
+def multiplied_out(amap):
+    """[(weights {source: w}, bias or None)] per target of an AffineMap; a factored one's
+    (B after A) as the one map w_ts = sum_d B_td A_ds, bias_t = b_t + sum_d B_td a_d."""
+    rows = [(dict(column), bias) for column, bias in zip(amap.columns, amap.bias)]
+    if amap.first is None:
+        return rows
+    inner, out = multiplied_out(amap.first), []
+    for weights, bias in rows:
+        ws = {}
+        for d, w in weights.items():
+            for s, a in inner[d][0].items():
+                ws[s] = ws[s] + w * a if s in ws else w * a
+            if inner[d][1] is not None:
+                bias = w * inner[d][1] if bias is None else bias + w * inner[d][1]
+        out.append((ws, bias))
+    return out
+
+
+def readout_rows(compiled):
+    """Each readout token's logit as an affine map of the final row y: -y[slot], W_U y +
+    b_U, or W_E (scale y) + b_U with the scale in the weights."""
+    if compiled.readout is not None:
+        return [({s: -compiled.ns.one}, None) for s in compiled.readout]
+    rows = multiplied_out(compiled.unembed)
+    if compiled.unembed_scale is None:
+        return rows
+    scale = dict(compiled.unembed_scale)
+    return [({s: w * scale[s] for s, w in ws.items() if s in scale}, b) for ws, b in rows]
+
+
+def gap(rows, y, t, u, zero):
+    """logit_t - logit_u at the final row y, formed as sum_s (w_ts - w_us) y_s + b_t - b_u
+    (the interval of y_s once, not once per logit)."""
+    (wt, bt), (wu, bu) = rows[t], rows[u]
+    terms = [(wt.get(s, zero) - wu.get(s, zero)) * y[s] for s in sorted(set(wt) | set(wu))]
+    return add_up(terms + [b for b in (bt, None if bu is None else -bu) if b is not None],
+                  zero)
+
+
+def final_point(compiled):
+    """The readout's input: ln_final's output, else the last block's output."""
+    if compiled.ln_final is not None:
+        return "ln_final.hook_normalized"
+    return f"blocks.{len(compiled.blocks) - 1}.hook_resid_post"
 
 
 # ---- the certificate ----------------------------------------------------------------------
