@@ -115,6 +115,7 @@ class Prover:
         # an exact system's logit differences are formed from the final row (``difference``)
         self._readout = readout_map(self.compiled) if self.ns.exact else None
         self._final = None
+        self._dense = {}   # block: its FFN's maps multiplied out (``_through_relus``)
         self.max_sets, self.max_seconds, self.examples = max_sets, max_seconds, examples
         self.progress = progress
         self.slots = prompt_slots(model)
@@ -184,7 +185,9 @@ class Prover:
 
     def _patch(self, rows):
         """The embedding's rows replaced by ``rows``; every ReLU taken as relu(g) whole; the
-        last block's rows after its attention zero but the last position's."""
+        last block's rows after its attention zero but the last position's; in an exact
+        system, a ReLU FFN that is not gated taken as one affine map (``_through_relus``)
+        and the final row kept (``decide``)."""
         relu, zero = self.ns.relu, self.ns.zero
         patch = {"hook_embed": lambda _: rows}
         for i, block in enumerate(self.model.blocks):
@@ -197,8 +200,36 @@ class Prover:
         patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
             lambda x: [[zero] * len(row) for row in x[:-1]] + x[-1:]
         if self._readout is not None:
+            for i, block in enumerate(self.model.blocks):
+                if block.mlp is not None and block.mlp.act == "relu" and \
+                        not self.compiled.blocks[i].gated:
+                    self._through_relus(patch, i)
             patch[_final_point(self.compiled)] = self._keep_final
         return patch
+
+    def _through_relus(self, patch, i):
+        """Block i's FFN, mlp_out = D relu(U x + b_U) + b_D, taken as one affine map of its
+        input x (``through_relus``): its rows are replaced by that map's at the input rows
+        and the ReLU values the pass made of them."""
+        block, kept = self.compiled.blocks[i], {}
+        if i not in self._dense:
+            self._dense[i] = dense(block.up), dense(block.down)
+        where = (f"blocks.{i}.ln2.hook_normalized" if block.ln2 is not None else
+                 f"blocks.{i}.hook_resid_mid")
+        before, gates = patch.get(where, lambda x: x), patch[f"blocks.{i}.mlp.hook_pre"]
+
+        def keep_input(x):
+            kept["x"] = x = before(x)
+            return x
+
+        def keep_gates(pre):
+            kept["post"] = post = gates(pre)
+            return post
+
+        patch[where], patch[f"blocks.{i}.mlp.hook_pre"] = keep_input, keep_gates
+        patch[f"blocks.{i}.hook_mlp_out"] = lambda _: [
+            through_relus(*self._dense[i], x, post, self.ns)
+            for x, post in zip(kept["x"], kept["post"])]
 
     def _keep_final(self, rows):
         """The last position's final row kept for ``decide`` (the readout's input)."""
@@ -437,6 +468,35 @@ def dense(amap):
             if b is not None:
                 bias = w * b if bias is None else bias + w * b
         out.append((through, bias))
+    return out
+
+
+def through_relus(up, down, x, post, ns):
+    """One row's mlp_out = D relu(U x + b_U) + b_D as one affine map of the FFN's input x, U
+    and D the maps multiplied out (``dense``): each relu(g_u) lies in lam_u g_u + [0, w_u]
+    (``post``: the ReLU values, ``SetSystem.relu``), so
+
+        mlp_out_t in sum_s (sum_u D_tu lam_u U_us) x_s + sum_u D_tu (lam_u b_u + [0, w_u]) + b_t.
+
+    The interval of x_s enters once, times |sum_u D_tu lam_u U_us|: where units read x alike
+    and their outputs cancel (a two-hinge step, relu(g) - relu(g - h): yieldthought-20's,
+    128000 x_1 in both), it cancels with them instead of entering once per unit."""
+    out = []
+    for weights, bias in down:
+        through, terms = {}, []
+        for u, w in weights.items():
+            (num, den), gap = post[u].slope, post[u].gap
+            if num:
+                scaled = w.times(num, den)
+                first, b = up[u]
+                for s, a in first.items():
+                    through[s] = through[s] + scaled * a if s in through else scaled * a
+                if b is not None:
+                    terms.append(scaled * b)
+            if gap:
+                terms.append(w * ns.grid_interval(0, gap))
+        terms = [c * x[s] for s, c in sorted(through.items())] + terms
+        out.append(add_up(terms + ([bias] if bias is not None else []), ns.zero))
     return out
 
 

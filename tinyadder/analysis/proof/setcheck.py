@@ -20,7 +20,9 @@ search (``generic``, ``sets``, ``setsystem``). What it trusts is exactly that li
    each difference logit_t - logit_u is formed from the final row y as sum_s (w_ts - w_us)
    y_s + b_t - b_u, the readout's affine map regrouped (the same number in exact arithmetic).
    A ReLU is taken whole, as the prover takes it: g or 0 where the region decides its sign,
-   else its chord lam g + [0, -lam l] (which holds relu on the range [l, u] of g).
+   else its chord lam g + [0, w] (which holds relu on the range [l, u] of g); a ReLU FFN
+   that is not gated, D relu(U x + b) + b', as the one affine map (D lam U) x + D (lam b +
+   [0, w]) + b' of its input x (lam 1 or 0 where the sign is decided).
    Any other leaf (a counterexample, an open region) means the certificate proves nothing.
 
 Why affine forms and not plain intervals: a written digit of the sum enters the pass beside
@@ -309,9 +311,14 @@ def _over(a, b, c, d):
 
 class Relu(Form):
     """relu(g) as a value; its ``> 0`` is True, so the pass's ``g if g > 0 else 0`` and
-    ``g u if g > 0 else 0`` take it whole."""
+    ``g u if g > 0 else 0`` take it whole. relu(g) lies in (num/den) g + [0, gap] over the
+    region, ``slope`` = (num, den)."""
 
-    __slots__ = ()
+    __slots__ = ("slope", "gap")
+
+    def __init__(self, sys, k, coefs=None, lo=0, hi=0, slope=(1, 1), gap=0):
+        super().__init__(sys, k, coefs, lo, hi)
+        self.slope, self.gap = slope, gap
 
     def __gt__(self, other):
         return True
@@ -392,12 +399,12 @@ class FormSystem(OverSets):
         if lo >= 0:
             return Relu(self, g.k, g.coefs, g.lo, g.hi)
         if hi <= 0:
-            return Relu(self, 0)
+            return Relu(self, 0, slope=(0, 1))
         unit = 1 << CHORD_BITS
         lam = (hi << CHORD_BITS) // (hi - lo)
         chord = g.times(lam, unit)
         w = _cdiv(max(-lam * lo, (unit - lam) * hi), unit)
-        return Relu(self, chord.k, chord.coefs, chord.lo, chord.hi + w)
+        return Relu(self, chord.k, chord.coefs, chord.lo, chord.hi + w, (lam, unit), w)
 
     # ---- a value of one column, digit by digit -------------------------------------------
     def column(self, *forms):
@@ -585,6 +592,10 @@ class Leaves:
                                  for d in range(10) for s in range(len(rows[0])))
         self.rows = rows
         self.readout = readout_rows(self.compiled)
+        self.ffns = {i: (multiplied_out(b.up), multiplied_out(b.down))
+                     for i, b in enumerate(self.compiled.blocks)
+                     if model.blocks[i].mlp is not None and model.blocks[i].mlp.act == "relu"
+                     and not b.gated}
 
     def digit(self, form, col, lo, hi):
         """A digit token's embedding: its value is ``form``, in lo..hi, the digit of column
@@ -644,6 +655,8 @@ class Leaves:
         zero = Form(self.ns, 0)
         patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
             lambda x: [[zero] * len(r) for r in x[:-1]] + x[-1:]
+        for i in self.ffns:
+            self.one_map(patch, i)
         final = []
         patch[final_point(self.compiled)] = lambda x: final.append(x[-1]) or x
         forward(self.compiled, [0] * len(rows), patch=patch, logits="last")
@@ -652,6 +665,47 @@ class Leaves:
             if u != t and self.ns.range(gap(self.readout, final[-1], t, u, zero))[0] <= 0:
                 raise Invalid(f"at position {k}, token {u}'s logit may reach the target's")
         return True
+
+
+    def one_map(self, patch, i):
+        """Block i's ReLU FFN (not gated) as one affine map of its input (``ffn_map``)."""
+        block, seen = self.compiled.blocks[i], {}
+        where = (f"blocks.{i}.ln2.hook_normalized" if block.ln2 is not None else
+                 f"blocks.{i}.hook_resid_mid")
+        before, gates = patch.get(where, lambda x: x), patch[f"blocks.{i}.mlp.hook_pre"]
+
+        def keep(name, f):
+            def kept(value):
+                seen[name] = value = f(value)
+                return value
+            return kept
+
+        patch[where] = keep("x", before)
+        patch[f"blocks.{i}.mlp.hook_pre"] = keep("post", gates)
+        patch[f"blocks.{i}.hook_mlp_out"] = lambda _: [
+            ffn_map(*self.ffns[i], x, post, self.ns) for x, post in zip(seen["x"], seen["post"])]
+
+
+def ffn_map(up, down, x, post, ns):
+    """mlp_out_t of one row, D relu(U x + b_U) + b_D, as sum_s (sum_u D_tu lam_u U_us) x_s +
+    sum_u D_tu (lam_u b_u + [0, w_u]) + b_t, relu(g_u) in lam_u g_u + [0, w_u] (``post``'s
+    slope and gap): the same number in exact arithmetic, each x_s's interval entering once."""
+    out = []
+    for weights, bias in down:
+        coef, terms = {}, []
+        for u, w in weights.items():
+            (num, den), gap = post[u].slope, post[u].gap
+            if num:
+                wl = w.times(num, den)
+                for s, a in up[u][0].items():
+                    coef[s] = coef[s] + wl * a if s in coef else wl * a
+                if up[u][1] is not None:
+                    terms.append(wl * up[u][1])
+            if gap:
+                terms.append(w * Form(ns, 0, None, 0, gap))
+        terms = [c * x[s] for s, c in sorted(coef.items())] + terms
+        out.append(add_up(terms + ([bias] if bias is not None else []), ns.zero))
+    return out
 
 
 def multiplied_out(amap):
