@@ -173,7 +173,7 @@ wonderfall-121   rope-10000   Wonderfall        121       53  float32  undecided
 cosminscn-130    sinusoid-11  cosminscn         130       47  float32  undecided  undecided
 wonderfall-130   rope-10000   Wonderfall        130       56  float32  undecided  undecided
 wonderfall-139   rope-10000   Wonderfall        139       57  float32  undecided  undecided
-rezabyt-311      trained      rezabyt           311      311  float32  undecided  undecided
+rezabyt-311      trained      rezabyt           311      311  float32  fails      fails
 """
 
 
@@ -195,7 +195,8 @@ def test_board_lists_every_file_with_its_counts():
 
 
 # a pair each "fails" of the program column is added wrong by its float replay
-PROGRAM_FAILS = {"alexlitz-36": (2999999999, 1999999999)}
+PROGRAM_FAILS = {"alexlitz-36": (2999999999, 1999999999),
+                 "rezabyt-311": (9399137648, 9500813250)}
 
 
 def test_the_program_column_is_backed_by_a_certificate_or_a_wrong_pair():

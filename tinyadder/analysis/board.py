@@ -180,14 +180,15 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
             "lokimorty-10": "proved",
             "kswain98-4": "proved",
             "kswain98-8": "proved",
-            "lokimorty-12": "proved"}
+            "lokimorty-12": "proved",
+            "rezabyt-311": "fails"}
 
 
 # The verdict on each board model's float program in its own dtype (``tinyadder prove
 # --model NAME --number float32|float``), all 10^20 pairs. "fails": a pair the float replay
 # (bit-faithful to the original's run) adds wrong; "proved" only with its certificate
 # tests/fixtures/proofs/NAME.DTYPE.cert.json, which a test checks.
-PROGRAM_VERDICTS = {"alexlitz-36": "fails", "jacobli99-28": "proved"}
+PROGRAM_VERDICTS = {"alexlitz-36": "fails", "jacobli99-28": "proved", "rezabyt-311": "fails"}
 
 
 def verdict(name):
