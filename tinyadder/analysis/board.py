@@ -182,6 +182,7 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
             "kswain98-8": "proved",
             "lokimorty-12": "proved",
             "yieldthought-20": "proved",
+            "wonderfall-27": "proved",
             "rezabyt-311": "fails"}
 
 
