@@ -160,8 +160,8 @@ zcbtrak-6        rope-19      zcbtrak             6       47  float64  proved   
 kswain98-8       rope-19      kswain98            8       30  float32  proved     proved
 lokimorty-10     rope-19      Lokimorty          10       30  float32  proved     proved
 lokimorty-12     rope-19      Lokimorty          12       31  float32  proved     proved
-yieldthought-20  rope-19      yieldthought       20       34  float32  undecided  undecided
-wonderfall-27    rope-19      Wonderfall         27       30  float32  undecided  undecided
+yieldthought-20  rope-19      yieldthought       20       34  float32  proved     undecided
+wonderfall-27    rope-19      Wonderfall         27       30  float32  proved     undecided
 jacobli99-28     rope-10000   jacobli99          28       22  float32  undecided  proved
 fblissjr-33      fixed-bias   fblissjr           33       41  float64  proved     undecided
 alexlitz-36      fixed-bias   alexlitz           36       36  float64  fails      fails
@@ -173,7 +173,7 @@ wonderfall-121   rope-10000   Wonderfall        121       53  float32  undecided
 cosminscn-130    sinusoid-11  cosminscn         130       47  float32  proved     undecided
 wonderfall-130   rope-10000   Wonderfall        130       56  float32  undecided  undecided
 wonderfall-139   rope-10000   Wonderfall        139       57  float32  undecided  undecided
-rezabyt-311      trained      rezabyt           311      311  float32  undecided  undecided
+rezabyt-311      trained      rezabyt           311      311  float32  fails      fails
 """
 
 
@@ -195,7 +195,8 @@ def test_board_lists_every_file_with_its_counts():
 
 
 # a pair each "fails" of the program column is added wrong by its float replay
-PROGRAM_FAILS = {"alexlitz-36": (2999999999, 1999999999)}
+PROGRAM_FAILS = {"alexlitz-36": (2999999999, 1999999999),
+                 "rezabyt-311": (9399137648, 9500813250)}
 
 
 def program_certificate(name):

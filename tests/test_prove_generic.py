@@ -343,11 +343,17 @@ def test_every_proved_verdict_has_its_certificate():
         assert cert["model"] == dump(models.build(name))
 
 
+# "fails" whose counterexamples a search of single pairs found (docs/proof.md, "The board"):
+# a pair and what the exact run writes
+FOUND = {"rezabyt-311": (9399137648, 9500813250, 18999950898)}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(board.VERDICTS))
 def test_the_board_verdicts_hold(name):
     """A "fails" of the board's table: the generic method finds a counterexample that the
-    exact run confirms; a "proved": its committed certificate checks."""
+    exact run confirms, or the exact run confirms the one found (``FOUND``); a "proved": its
+    committed certificate checks."""
     verdict = board.VERDICTS[name]
     model = models.build(name)
     if verdict == "proved":
@@ -355,6 +361,10 @@ def test_the_board_verdicts_hold(name):
             f"certificate valid: {name} model")
         return
     assert verdict == "fails"
+    if name in FOUND:
+        a, b, wrote = FOUND[name]
+        assert add(model, "fraction", a, b) == wrote != a + b
+        return
     outcome = generic.prove(model, examples=1, max_seconds=3600)
     assert outcome.verdict == "fails"
     (a, b, wrote), = outcome.counterexamples
@@ -423,15 +433,16 @@ def _zcbtrak_region(*cuts):
 def test_a_width_no_digit_explains_is_split_along_the_carry_chain():
     """zcbtrak-6 at position 1 over s_1 = 1: the open difference's width is its interval (the
     sharp SiLU gate's), so the carries of the target's column are fixed, c_2 then c_1, and
-    every region under them is decided: 7 regions (cutting digits where the form's terms
-    vary most took 49)."""
+    every region under them is decided: 5 regions, c_2 = 0 decided at once (cutting digits
+    where the form's terms vary most took 49)."""
     model = models.build("zcbtrak-6")
     outcome = generic.Prover(model, max_sets=10).position(
         1, _zcbtrak_region((("s", 1, 0), 1), (("s", 1, 1), 0)))
     tree, = outcome.positions
     assert tree["split"] == ["c", 2]
-    assert [kid["split"] for kid in tree["children"]] == [["c", 1], ["c", 1]]
-    assert outcome.sets == 7 and outcome.verdict == "proved"
+    assert [kid.get("split", kid.get("leaf")) for kid in tree["children"]] == \
+        ["bound", ["c", 1]]
+    assert outcome.sets == 5 and outcome.verdict == "proved"
 
 
 def test_jobs_give_the_same_outcome_and_certificate():

@@ -184,7 +184,10 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
             "lichengliu03-50": "proved",
             "cosminscn-66": "proved",
             "cosminscn-130": "proved",
-            "fblissjr-33": "proved"}
+            "fblissjr-33": "proved",
+            "yieldthought-20": "proved",
+            "wonderfall-27": "proved",
+            "rezabyt-311": "fails"}
 
 
 # The verdict on each board model's float program in its own dtype (``tinyadder prove
@@ -197,7 +200,8 @@ PROGRAM_VERDICTS = {"alexlitz-36": "fails", "jacobli99-28": "proved",
                     "kswain98-4": "proved",
                     "kswain98-8": "proved",
                     "lokimorty-10": "proved",
-                    "lokimorty-12": "proved"}
+                    "lokimorty-12": "proved",
+                    "rezabyt-311": "fails"}
 
 
 def verdict(name):

@@ -470,6 +470,7 @@ class FloatLeaves(Leaves):
         self.compiled = compile_model(model, self.ns)
         self.ids = [model.vocab.index(str(d)) for d in range(10)]
         self.slots, self.targets = layout(model)
+        self.ffns = {}   # an FFN regrouped is the same number in exact arithmetic only
         self._prompt = None
         self.prompt()  # once, before the leaves (in every process of ``walk``) continue from it
 

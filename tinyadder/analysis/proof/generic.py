@@ -33,7 +33,7 @@ import time
 from typing import List, Optional
 
 from ...addition import add, digits_of
-from ...forward import forward
+from ...forward import add_up, forward
 from ...modelfile import dump
 from ...numbers import Undecided
 from ...plan import compile_model
@@ -113,6 +113,10 @@ class Prover:
         self.digit_ids = [model.vocab.index(str(d)) for d in range(10)]
         self.readout = list(self.compiled.readout_tokens)
         self.affine = self._affine_embedding()
+        # an exact system's logit differences are formed from the final row (``difference``)
+        self._readout = readout_map(self.compiled) if self.ns.exact else None
+        self._final = None
+        self._dense = {}   # block: its FFN's maps multiplied out (``_through_relus``)
         self.max_sets, self.max_seconds, self.examples = max_sets, max_seconds, examples
         self.progress = progress
         self.slots = prompt_slots(model)
@@ -175,13 +179,16 @@ class Prover:
         slots = self.slots + [("sum", q) for _, q in self.targets[:k]]
         rows = [self._row(s, region) for s in slots[start:]]
         self.outcome.passes += 1
+        self._final = None
         out, _ = forward(self.compiled, [0] * len(rows), past, patch=self._patch(rows),
                          logits="last")
         return out[-1]
 
-    def _patch(self, rows):
+    def _patch(self, rows, last=True):
         """The embedding's rows replaced by ``rows``; every ReLU taken as relu(g) whole; the
-        last block's rows after its attention zero but the last position's."""
+        last block's rows after its attention zero but (``last``) the last position's; in an
+        exact system, a ReLU FFN that is not gated taken as one affine map
+        (``_through_relus``) and the final row kept (``decide``)."""
         relu, zero = self.ns.relu, self.ns.zero
         patch = {"hook_embed": lambda _: rows}
         for i, block in enumerate(self.model.blocks):
@@ -191,9 +198,45 @@ class Prover:
         # nothing reads the other positions' rows there (their keys and values are made
         # before it), and a range of theirs that no enclosure takes (a root of a range
         # through 0) would stop the pass for nothing
+        keep = 1 if last else 0
         patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
-            lambda x: [[zero] * len(row) for row in x[:-1]] + x[-1:]
+            lambda x: [[zero] * len(row) for row in x[:len(x) - keep]] + x[len(x) - keep:]
+        if self._readout is not None:
+            for i, block in enumerate(self.model.blocks):
+                if block.mlp is not None and block.mlp.act == "relu" and \
+                        not self.compiled.blocks[i].gated:
+                    self._through_relus(patch, i)
+            patch[_final_point(self.compiled)] = self._keep_final
         return patch
+
+    def _through_relus(self, patch, i):
+        """Block i's FFN, mlp_out = D relu(U x + b_U) + b_D, taken as one affine map of its
+        input x (``through_relus``): its rows are replaced by that map's at the input rows
+        and the ReLU values the pass made of them."""
+        block, kept = self.compiled.blocks[i], {}
+        if i not in self._dense:
+            self._dense[i] = dense(block.up), dense(block.down)
+        where = (f"blocks.{i}.ln2.hook_normalized" if block.ln2 is not None else
+                 f"blocks.{i}.hook_resid_mid")
+        before, gates = patch.get(where, lambda x: x), patch[f"blocks.{i}.mlp.hook_pre"]
+
+        def keep_input(x):
+            kept["x"] = x = before(x)
+            return x
+
+        def keep_gates(pre):
+            kept["post"] = post = gates(pre)
+            return post
+
+        patch[where], patch[f"blocks.{i}.mlp.hook_pre"] = keep_input, keep_gates
+        patch[f"blocks.{i}.hook_mlp_out"] = lambda _: [
+            through_relus(*self._dense[i], x, post, self.ns)
+            for x, post in zip(kept["x"], kept["post"])]
+
+    def _keep_final(self, rows):
+        """The last position's final row kept for ``decide`` (the readout's input)."""
+        self._final = rows[-1]
+        return rows
 
     def _cached_prompt(self):
         """The prompt's first positions run over every pair (valid for every region), or
@@ -202,15 +245,11 @@ class Prover:
             root = Region.every(self.n)
             self.ns.at(root)
             rows = [self._row(s, root) for s in self.slots[:-1]]
-            patch = self._patch(rows)
             # only the keys and values are kept: what the last block adds after its attention
             # is replaced by zeros, so that no range of it can stop the pass
-            zero = self.ns.zero
-            patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
-                lambda x: [[zero] * len(row) for row in x]
             try:
-                _, past = forward(self.compiled, [0] * len(rows), None, patch=patch,
-                                  logits="last")
+                _, past = forward(self.compiled, [0] * len(rows), None,
+                                  patch=self._patch(rows, last=False), logits="last")
                 self._prompt = (past, len(rows))
             except Undecided:
                 self._prompt = (None, 0)
@@ -227,12 +266,14 @@ class Prover:
 
     def decide(self, logits, t):
         """("decided", margin) | ("fails", pair, difference) | ("open", the worst
-        difference, margin); margins rational."""
+        difference, margin); margins rational. In an exact system each difference is formed
+        from the last pass's final row (``difference``)."""
         ns, worst, margin = self.ns, None, None
         for u, other in enumerate(logits):
             if u == t:
                 continue
-            d = logits[t] - other
+            d = (logits[t] - other if self._final is None else
+                 difference(self._readout, self._final, t, u, ns.zero))
             low = ns.grid_box(d)[0]
             if low <= 0:
                 found = ns.grid_range(d)
@@ -408,6 +449,88 @@ def _merge(merged, part):
         merged.verdict = "fails"
     elif part.verdict == "undecided" and merged.verdict == "proved":
         merged.verdict = "undecided"
+
+
+def dense(amap):
+    """An AffineMap as [(weights {source: w}, bias or None)] per target, a factored one
+    (B applied to A x) multiplied out: w_ts = sum_d B_td A_ds, bias_t = b_t + sum_d B_td a_d.
+    In an exact system the regrouped sum is the same number at every pair."""
+    rows = [(dict(column), bias) for column, bias in zip(amap.columns, amap.bias)]
+    if amap.first is None:
+        return rows
+    inner, out = dense(amap.first), []
+    for weights, bias in rows:
+        through = {}
+        for d, w in weights.items():
+            first, b = inner[d]
+            for s, a in first.items():
+                through[s] = through[s] + w * a if s in through else w * a
+            if b is not None:
+                bias = w * b if bias is None else bias + w * b
+        out.append((through, bias))
+    return out
+
+
+def through_relus(up, down, x, post, ns):
+    """One row's mlp_out = D relu(U x + b_U) + b_D as one affine map of the FFN's input x, U
+    and D the maps multiplied out (``dense``): each relu(g_u) lies in lam_u g_u + [0, w_u]
+    (``post``: the ReLU values, ``SetSystem.relu``), so
+
+        mlp_out_t in sum_s (sum_u D_tu lam_u U_us) x_s + sum_u D_tu (lam_u b_u + [0, w_u]) + b_t.
+
+    The interval of x_s enters once, times |sum_u D_tu lam_u U_us|: where units read x alike
+    and their outputs cancel (a two-hinge step, relu(g) - relu(g - h): yieldthought-20's,
+    128000 x_1 in both), it cancels with them instead of entering once per unit."""
+    out = []
+    for weights, bias in down:
+        through, terms = {}, []
+        for u, w in weights.items():
+            (num, den), gap = post[u].slope, post[u].gap
+            if num:
+                scaled = w.times(num, den)
+                first, b = up[u]
+                for s, a in first.items():
+                    through[s] = through[s] + scaled * a if s in through else scaled * a
+                if b is not None:
+                    terms.append(scaled * b)
+            if gap:
+                terms.append(w * ns.grid_interval(0, gap))
+        terms = [c * x[s] for s, c in sorted(through.items())] + terms
+        out.append(add_up(terms + ([bias] if bias is not None else []), ns.zero))
+    return out
+
+
+def readout_map(compiled):
+    """The logits as affine maps of the final row y, [(weights {slot: w}, bias)] per readout
+    token: -y[slot] (negative error), W_U y + b_U, or W_E (scale y) + b_U (tied: the scale
+    taken into the weights)."""
+    if compiled.readout is not None:
+        return [({s: -compiled.ns.one}, None) for s in compiled.readout]
+    rows = dense(compiled.unembed)
+    if compiled.unembed_scale is None:
+        return rows
+    scale = dict(compiled.unembed_scale)
+    return [({s: w * scale[s] for s, w in weights.items() if s in scale}, bias)
+            for weights, bias in rows]
+
+
+def difference(rows, y, t, u, zero):
+    """logit_t - logit_u of the readout ``rows`` (``readout_map``) at the final row y:
+    sum_s (w_ts - w_us) y_s + b_t - b_u. The interval of y_s enters once, times
+    |w_ts - w_us|, where the difference of the two logits would hold it twice, times
+    |w_ts| + |w_us| (a tied readout's logits near 10^5 differ by 10^-2)."""
+    (wt, bt), (wu, bu) = rows[t], rows[u]
+    terms = [(wt.get(s, zero) - wu.get(s, zero)) * y[s] for s in sorted(set(wt) | set(wu))]
+    terms += [bt] if bt is not None else []
+    terms += [-bu] if bu is not None else []
+    return add_up(terms, zero)
+
+
+def _final_point(compiled):
+    """The trace point of the readout's input: ln_final's output, else the last block's."""
+    if compiled.ln_final is not None:
+        return "ln_final.hook_normalized"
+    return f"blocks.{len(compiled.blocks) - 1}.hook_resid_post"
 
 
 def choose(region, coefs, target):

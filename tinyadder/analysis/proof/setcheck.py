@@ -16,10 +16,15 @@ search (``generic``, ``sets``, ``setsystem``). What it trusts is exactly that li
    ``pair``: the reference pass run over the leaf's region in :class:`Form` values (an affine
    form in the digits and carries plus an interval, every coefficient an exact rational), with
    the earlier answer digits the true sum's, gives a target logit above every other logit at
-   every pair of the region, each range taken exactly over the region's pairs by the walk.
+   every pair of the region, each range taken exactly over the region's pairs by the walk;
+   each difference logit_t - logit_u is formed from the final row y as sum_s (w_ts - w_us)
+   y_s + b_t - b_u, the readout's affine map regrouped (the same number in exact arithmetic).
    The pass continues from the prompt's keys and values (all its tokens but the last), run
-   once over every pair: they hold at every pair of any leaf. A ReLU is taken whole, as the prover takes it: g or 0 where the region decides its sign,
-   else its chord lam g + [0, -lam l] (which holds relu on the range [l, u] of g).
+   once over every pair: they hold at every pair of any leaf. A ReLU is taken whole, as the
+   prover takes it: g or 0 where the region decides its sign, else its chord lam g + [0, w]
+   (which holds relu on the range [l, u] of g); a ReLU FFN that is not gated, D relu(U x + b)
+   + b', as the one affine map (D lam U) x + D (lam b + [0, w]) + b' of its input x (lam 1 or
+   0 where the sign is decided).
    Any other leaf (a counterexample, an open region) means the certificate proves nothing.
 
 Why affine forms and not plain intervals: a written digit of the sum enters the pass beside
@@ -32,7 +37,7 @@ from fractions import Fraction
 import gzip
 import json
 
-from ...forward import forward
+from ...forward import add_up, forward
 from ...modelfile import loads
 from ...numbers import for_model, number_system
 from ...numbers.enclosures import IntervalSystem
@@ -309,9 +314,14 @@ def _over(a, b, c, d):
 
 class Relu(Form):
     """relu(g) as a value; its ``> 0`` is True, so the pass's ``g if g > 0 else 0`` and
-    ``g u if g > 0 else 0`` take it whole."""
+    ``g u if g > 0 else 0`` take it whole. relu(g) lies in (num/den) g + [0, gap] over the
+    region, ``slope`` = (num, den)."""
 
-    __slots__ = ()
+    __slots__ = ("slope", "gap")
+
+    def __init__(self, sys, k, coefs=None, lo=0, hi=0, slope=(1, 1), gap=0):
+        super().__init__(sys, k, coefs, lo, hi)
+        self.slope, self.gap = slope, gap
 
     def __gt__(self, other):
         return True
@@ -429,12 +439,12 @@ class FormSystem(OverSets):
         if lo >= 0:
             return Relu(self, g.k, g.coefs, g.lo, g.hi)
         if hi <= 0:
-            return Relu(self, 0)
+            return Relu(self, 0, slope=(0, 1))
         unit = 1 << CHORD_BITS
         lam = (hi << CHORD_BITS) // (hi - lo)
         chord = g.times(lam, unit)
         w = _cdiv(max(-lam * lo, (unit - lam) * hi), unit)
-        return Relu(self, chord.k, chord.coefs, chord.lo, chord.hi + w)
+        return Relu(self, chord.k, chord.coefs, chord.lo, chord.hi + w, (lam, unit), w)
 
     # ---- a value of one column, digit by digit -------------------------------------------
     def column(self, *forms):
@@ -643,6 +653,11 @@ class Leaves:
         self.line = flat and all(rows[d][s] == rows[0][s] + d * (rows[1][s] - rows[0][s])
                                  for d in range(10) for s in range(len(rows[0])))
         self.rows = rows
+        self.readout = readout_rows(self.compiled)
+        self.ffns = {i: (multiplied_out(b.up), multiplied_out(b.down))
+                     for i, b in enumerate(self.compiled.blocks)
+                     if model.blocks[i].mlp is not None and model.blocks[i].mlp.act == "relu"
+                     and not b.gated}
         self._prompt = None
         self.prompt()  # once, before the leaves (in every process of ``walk``) continue from it
 
@@ -699,23 +714,26 @@ class Leaves:
             raise Invalid(f"a leaf at position {k} whose target digit is not one digit")
         return self.ids[lo]
 
-    def patch(self, rows):
-        """The embedding's rows replaced by ``rows``; every ReLU taken whole."""
-        relu = self.ns.relu
+    def patch(self, rows, last=True):
+        """The embedding's rows replaced by ``rows``; every ReLU taken whole; the last block's
+        rows after its attention, which feed no later row, zero but (``last``) the last
+        position's; a ReLU FFN that is not gated as one affine map (``one_map``)."""
+        relu, zero = self.ns.relu, self.ns.zero
         patch = {"hook_embed": lambda _: rows}
         for i, block in enumerate(self.model.blocks):
             if block.mlp is not None and block.mlp.act == "relu":
                 patch[f"blocks.{i}.mlp.hook_pre"] = lambda pre: [[relu(g) for g in r]
                                                                  for r in pre]
+        keep = 1 if last else 0
+        patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
+            lambda x: [[zero] * len(r) for r in x[:len(x) - keep]] + x[len(x) - keep:]
+        for i in self.ffns:
+            self.one_map(patch, i)
         return patch
 
     def leaf_patch(self, rows):
-        """``patch`` for a leaf's pass: the last block's rows after its attention feed no
-        later row, so only the last is kept (the others zero)."""
-        patch, zero = self.patch(rows), self.ns.zero
-        patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
-            lambda x: [[zero] * len(r) for r in x[:-1]] + x[-1:]
-        return patch
+        """``patch`` for a leaf's pass (the last position's row kept)."""
+        return self.patch(rows)
 
     def prompt(self):
         """(keys and values, positions): the prompt but its last token run once over every
@@ -726,11 +744,9 @@ class Leaves:
             whole = root(self.n)
             self.ns.at(whole, self.n)
             rows = [self.row(s, whole) for s in self.slots[:-1]]
-            patch, zero = self.patch(rows), self.ns.zero
-            patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
-                lambda x: [[zero] * len(r) for r in x]
             try:
-                past = forward(self.compiled, [0] * len(rows), patch=patch, logits="last")[1]
+                past = forward(self.compiled, [0] * len(rows), patch=self.patch(rows, False),
+                               logits="last")[1]
                 self._prompt = (past, len(rows))
             except Invalid:
                 self._prompt = (None, 0)
@@ -738,19 +754,108 @@ class Leaves:
 
     def holds(self, k, region):
         """Whether the target token's logit beats every other over the region (Invalid:
-        why not), the pass continuing from the prompt's (``prompt``)."""
+        why not), the pass continuing from the prompt's (``prompt``), each difference of
+        logits formed from the final row (``gap``)."""
         token = self.token(k, region)
         past, start = self.prompt()
         self.ns.at(region, self.n)
         slots = self.slots + [("sum", p) for _, p in self.targets[:k]]
         rows = [self.row(s, region) for s in slots[start:]]
-        logits = forward(self.compiled, [0] * len(rows), past, patch=self.leaf_patch(rows),
-                         logits="last")[0][-1]
+        patch, final = self.leaf_patch(rows), []
+        patch[final_point(self.compiled)] = lambda x: final.append(x[-1]) or x
+        forward(self.compiled, [0] * len(rows), past, patch=patch, logits="last")
         t = list(self.compiled.readout_tokens).index(token)
-        for u, other in enumerate(logits):
-            if u != t and self.ns.range(logits[t] - other)[0] <= 0:
+        for u in range(len(self.readout)):
+            if u != t and self.ns.range(gap(self.readout, final[-1], t, u,
+                                            self.ns.zero))[0] <= 0:
                 raise Invalid(f"at position {k}, token {u}'s logit may reach the target's")
         return True
+
+    def one_map(self, patch, i):
+        """Block i's ReLU FFN (not gated) as one affine map of its input (``ffn_map``)."""
+        block, seen = self.compiled.blocks[i], {}
+        where = (f"blocks.{i}.ln2.hook_normalized" if block.ln2 is not None else
+                 f"blocks.{i}.hook_resid_mid")
+        before, gates = patch.get(where, lambda x: x), patch[f"blocks.{i}.mlp.hook_pre"]
+
+        def keep(name, f):
+            def kept(value):
+                seen[name] = value = f(value)
+                return value
+            return kept
+
+        patch[where] = keep("x", before)
+        patch[f"blocks.{i}.mlp.hook_pre"] = keep("post", gates)
+        patch[f"blocks.{i}.hook_mlp_out"] = lambda _: [
+            ffn_map(*self.ffns[i], x, post, self.ns) for x, post in zip(seen["x"], seen["post"])]
+
+
+def ffn_map(up, down, x, post, ns):
+    """mlp_out_t of one row, D relu(U x + b_U) + b_D, as sum_s (sum_u D_tu lam_u U_us) x_s +
+    sum_u D_tu (lam_u b_u + [0, w_u]) + b_t, relu(g_u) in lam_u g_u + [0, w_u] (``post``'s
+    slope and gap): the same number in exact arithmetic, each x_s's interval entering once."""
+    out = []
+    for weights, bias in down:
+        coef, terms = {}, []
+        for u, w in weights.items():
+            (num, den), gap = post[u].slope, post[u].gap
+            if num:
+                wl = w.times(num, den)
+                for s, a in up[u][0].items():
+                    coef[s] = coef[s] + wl * a if s in coef else wl * a
+                if up[u][1] is not None:
+                    terms.append(wl * up[u][1])
+            if gap:
+                terms.append(w * Form(ns, 0, None, 0, gap))
+        terms = [c * x[s] for s, c in sorted(coef.items())] + terms
+        out.append(add_up(terms + ([bias] if bias is not None else []), ns.zero))
+    return out
+
+
+def multiplied_out(amap):
+    """[(weights {source: w}, bias or None)] per target of an AffineMap; a factored one's
+    (B after A) as the one map w_ts = sum_d B_td A_ds, bias_t = b_t + sum_d B_td a_d."""
+    rows = [(dict(column), bias) for column, bias in zip(amap.columns, amap.bias)]
+    if amap.first is None:
+        return rows
+    inner, out = multiplied_out(amap.first), []
+    for weights, bias in rows:
+        ws = {}
+        for d, w in weights.items():
+            for s, a in inner[d][0].items():
+                ws[s] = ws[s] + w * a if s in ws else w * a
+            if inner[d][1] is not None:
+                bias = w * inner[d][1] if bias is None else bias + w * inner[d][1]
+        out.append((ws, bias))
+    return out
+
+
+def readout_rows(compiled):
+    """Each readout token's logit as an affine map of the final row y: -y[slot], W_U y +
+    b_U, or W_E (scale y) + b_U with the scale in the weights."""
+    if compiled.readout is not None:
+        return [({s: -compiled.ns.one}, None) for s in compiled.readout]
+    rows = multiplied_out(compiled.unembed)
+    if compiled.unembed_scale is None:
+        return rows
+    scale = dict(compiled.unembed_scale)
+    return [({s: w * scale[s] for s, w in ws.items() if s in scale}, b) for ws, b in rows]
+
+
+def gap(rows, y, t, u, zero):
+    """logit_t - logit_u at the final row y, formed as sum_s (w_ts - w_us) y_s + b_t - b_u
+    (the interval of y_s once, not once per logit)."""
+    (wt, bt), (wu, bu) = rows[t], rows[u]
+    terms = [(wt.get(s, zero) - wu.get(s, zero)) * y[s] for s in sorted(set(wt) | set(wu))]
+    return add_up(terms + [b for b in (bt, None if bu is None else -bu) if b is not None],
+                  zero)
+
+
+def final_point(compiled):
+    """The readout's input: ln_final's output, else the last block's output."""
+    if compiled.ln_final is not None:
+        return "ln_final.hook_normalized"
+    return f"blocks.{len(compiled.blocks) - 1}.hook_resid_post"
 
 
 # ---- the certificate ----------------------------------------------------------------------

@@ -275,9 +275,14 @@ def _quotient(a, b, c, d):
 
 class Relu(SetValue):
     """relu(g) as a value (``SetSystem.relu``); its ``> 0`` is True, so that the pass's
-    ``g if g > 0 else 0`` and ``g u if g > 0 else 0`` take it whole."""
+    ``g if g > 0 else 0`` and ``g u if g > 0 else 0`` take it whole. ``slope`` (num, den)
+    and ``gap`` (a grid integer): relu(g) lies in (num/den) g + [0, gap] over the region."""
 
-    __slots__ = ()
+    __slots__ = ("slope", "gap")
+
+    def __init__(self, system, k, coefs=None, lo=0, hi=0, slope=(1, 1), gap=0):
+        super().__init__(system, k, coefs, lo, hi)
+        self.slope, self.gap = slope, gap
 
     def __gt__(self, other):
         return True
@@ -448,7 +453,8 @@ class SetSystem(OverSets):
         """relu(g) over the region: g where g >= 0 at every pair, 0 where g <= 0, else the
         chord-like  lam g + [0, w]  with l < 0 < u the range of g, lam in [0, 1] a multiple
         of 2^-LAMBDA_BITS near u / (u - l) and w >= max(-lam l, (1 - lam) u): relu(g) - lam g
-        is -lam g on [l, 0] and (1 - lam) g on [0, u]. The undecided gates are listed in
+        is -lam g on [l, 0] and (1 - lam) g on [0, u] (the value's ``slope`` lam, ``gap`` w; 1
+        and 0, or 0 and 0, where the sign is decided). The undecided gates are listed in
         ``relaxed``."""
         lo, hi = self.grid_box(g)
         if lo < 0 < hi:
@@ -457,13 +463,13 @@ class SetSystem(OverSets):
         if lo >= 0:
             return Relu(self, g.k, g.coefs, g.lo, g.hi)
         if hi <= 0:
-            return Relu(self, 0)
+            return Relu(self, 0, slope=(0, 1))
         self.relaxed.append(g)
         unit = 1 << LAMBDA_BITS
         lam = (hi << LAMBDA_BITS) // (hi - lo)
         chord = g.times(lam, unit)
         w = _ceil_div(max(-lam * lo, (unit - lam) * hi), unit)
-        return Relu(self, chord.k, chord.coefs, chord.lo, chord.hi + w)
+        return Relu(self, chord.k, chord.coefs, chord.lo, chord.hi + w, (lam, unit), w)
 
     # ---- values of one column, digit by digit ---------------------------------------------
     def column_of(self, *values):
