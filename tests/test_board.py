@@ -162,7 +162,7 @@ lokimorty-10     rope-19      Lokimorty          10       30  float32  proved   
 lokimorty-12     rope-19      Lokimorty          12       31  float32  proved     undecided
 yieldthought-20  rope-19      yieldthought       20       34  float32  undecided  undecided
 wonderfall-27    rope-19      Wonderfall         27       30  float32  undecided  undecided
-jacobli99-28     rope-10000   jacobli99          28       22  float32  undecided  proved
+jacobli99-28     rope-10000   jacobli99          28       22  float32  proved     proved
 fblissjr-33      fixed-bias   fblissjr           33       41  float64  undecided  undecided
 alexlitz-36      fixed-bias   alexlitz           36       36  float64  fails      fails
 lichengliu03-50  sinusoid-11  lichengliu03       50       45  float32  undecided  undecided
