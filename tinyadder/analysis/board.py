@@ -181,7 +181,8 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
             "kswain98-4": "proved",
             "kswain98-8": "proved",
             "lokimorty-12": "proved",
-            "jacobli99-28": "proved"}
+            "jacobli99-28": "proved",
+            "jacobli99-93": "proved"}
 
 
 # The verdict on each board model's float program in its own dtype (``tinyadder prove
