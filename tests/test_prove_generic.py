@@ -259,6 +259,7 @@ def test_set_arithmetic_holds_the_exact_value_at_every_pair():
             (fv, _), (gv, _) = value_at(f, a, b), value_at(g, a, b)
             ov = value_at(one_column, a, b)[0]
             for got, exact in ((f * g, fv * gv), (f / g, fv / gv), (f * f, fv * fv),
+                               (f - f, 0),
                                (one_column * g, ov * gv), (g / one_column, gv / ov)):
                 lo, hi = value_at(got, a, b)
                 assert lo <= exact <= hi
@@ -521,3 +522,69 @@ def test_the_pass_with_the_last_row_only_holds_the_exact_logits():
         for value, want in zip(sets, logits):
             lo, hi = value_at(value, a, b)
             assert lo <= want <= hi
+
+
+def test_a_score_minus_itself_is_zero_however_wide_its_interval():
+    """Scores 10^8 a_0 + [0, 10] and 10^8 a_0 - 10^8: m is the first score, and s - m is 0
+    for it exactly (one value at every pair), so its weight is within 10^-40 of 1, in the
+    prover and the checker; s + [-10, 10] less itself taken as two values would leave
+    e^[-10, 10] over a sum of at least 1: a weight down to 4.5 10^-5."""
+    from tinyadder.forward import softmax
+    for ns, form, box in _both_systems(build("published", 2), 2):
+        wide = ns.interval(0, 10) if isinstance(ns, SetSystem) else ns.between(0, 10 * ONE)
+        s = form(a_var(0), 10 ** 8) + wide
+        assert box(s - s) == (0, 0)
+        first, second = softmax([s, form(a_var(0), 10 ** 8) - 10 ** 8], ns)
+        assert 1 - Fraction(1, 10 ** 40) < box(first)[0] <= box(first)[1] <= 1
+        assert 0 <= box(second)[0] <= box(second)[1] <= Fraction(1, 10 ** 40)
+
+
+def _jacobli_pairs(rng, count):
+    """Random 10-digit pairs with s_1 = 0 and no carry into columns 1 and 2."""
+    pairs = []
+    while len(pairs) < count:
+        a, b = rng.randrange(10 ** 10), rng.randrange(10 ** 10)
+        if (a + b) // 10 % 10 == 0 and a % 10 + b % 10 < 10 and a % 100 + b % 100 < 100:
+            pairs.append((a, b))
+    return pairs
+
+
+def test_jacobli99_28_sets_hold_the_exact_logits_and_decide():
+    """jacobli99-28 at answer position 1 over s_1 = 0, c_1 = c_2 = 0: its heads' top scores
+    carry intervals of about 9.5 (products of wide factors), and s - m = 0 for them keeps
+    each weight within 2^-190 of 0 or 1, so the region decides (margin above 2 10^-4, the
+    model's own gap), and at sampled pairs each exact logit (the true prefix written; its
+    enclosure at 100 digits) lies in the prover's value there."""
+    from tinyadder.forward import forward
+    from tinyadder.plan import compile_model
+    model = models.build("jacobli99-28")
+    full = ((0, 9),) * 10
+    region = Region(10, full, full, ((1, 0), (2, 0)), ((1, 0, 0),))
+    prover = generic.Prover(model)
+    sets = prover.logits(1, region)
+    verdict, margin = prover.decide(sets, prover.target(1, region))
+    assert verdict == "decided" and margin > Fraction(2, 10 ** 4)
+    exact = compile_model(model, IntervalSystem(100))
+    digit = {str(d): model.vocab.index(str(d)) for d in range(10)}
+    for a, b in _jacobli_pairs(random.Random(7), 3):
+        tokens = [j if kind == "token" else digit[str((a if kind == "a" else b) // 10 ** j % 10)]
+                  for kind, j in generic.prompt_slots(model)]
+        tokens.append(digit[str((a + b) % 10)])
+        logits = forward(exact, tokens, None, logits="last")[0][-1]
+        for value, want in zip(sets, logits):
+            lo, hi = value_at(value, a, b)
+            assert lo <= Fraction(want.lo) and Fraction(want.hi) <= hi
+
+
+def test_the_real_number_prover_splits_carries_first_on_request():
+    """``carries_first`` is the generic prover's option, the float prover's too: adder1 is
+    proved in 19 regions instead of 28, and the certificate of that other tree checks; at
+    place 10^3 of every pair the order's first split is the carry out of column 3."""
+    model = build(ADDER1)
+    plain, first = generic.prove(model), generic.prove(model, carries_first=True)
+    assert plain.verdict == first.verdict == "proved"
+    assert (plain.sets, first.sets) == (28, 19)
+    assert first.positions != plain.positions
+    assert setcheck.check(generic.certificate(first, model, ADDER1)).startswith(
+        "certificate valid")
+    assert generic.carry_split(Region.every(10), 3, False) == ("c", 4)

@@ -82,3 +82,13 @@ def test_a_remembered_box_is_forgotten_with_its_region():
     narrow = Region.every(1).children(["a", 0, 4])[1]
     assert ns.at(narrow).grid_box(x) == (6 * ONE, 28 * ONE)
     assert ns.reciprocal(x) is not inverse
+
+
+def test_a_constant_has_its_box_before_any_region():
+    """A constant's box needs no region: a product of two constant intervals, as a model's
+    readout weights are multiplied out before the first region (``generic.readout_map``)."""
+    ns = SetSystem(build(ADDER1))
+    x = ns.grid_interval(2 * ONE, 3 * ONE)
+    assert ns.grid_box(x) == (2 * ONE, 3 * ONE)
+    lo, hi = ns.grid_box(x * x)
+    assert lo <= 4 * ONE and 9 * ONE <= hi

@@ -187,7 +187,9 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
             "fblissjr-33": "proved",
             "yieldthought-20": "proved",
             "wonderfall-27": "proved",
-            "rezabyt-311": "fails"}
+            "rezabyt-311": "fails",
+            "jacobli99-28": "proved",
+            "jacobli99-93": "proved"}
 
 
 # The verdict on each board model's float program in its own dtype (``tinyadder prove

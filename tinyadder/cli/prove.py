@@ -40,9 +40,9 @@ def build_parser():
                              "(also float64): the model's IEEE program, every rounding "
                              "bounded (the generic method; docs/proof.md, 'Float programs')")
     parser.add_argument("--carries-first", action="store_true",
-                        help="with --number float32 or float: split each region first on the "
-                             "carries out of and into the target's column, then its sum digit "
-                             "(docs/proof.md, 'Float programs')")
+                        help="the generic method: split each region first on the carries "
+                             "out of and into the target's column, then its sum digit "
+                             "(docs/proof.md, 'Any model: the generic method')")
     parser.add_argument("--generic", action="store_true",
                         help="use the generic method even where the closed form applies")
     parser.add_argument("--max-sets", type=int_arg(1, 10 ** 9), default=generic.MAX_SETS,
@@ -155,8 +155,6 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)  # a usage error exits 2 (cli.main)
-    if args.carries_first and args.number == "fraction":
-        parser.error("--carries-first: give it with --number float32 or float")
     model = model_of(parser, args)
     start = time.perf_counter()
     if not args.generic and args.number == "fraction":
@@ -174,12 +172,11 @@ def main(argv, out, err, stdin):
         print(f"{PROG}: prove: the closed form does not reach this model ({proof.refusal}); "
               f"the generic method", file=err)
     budget = dict(max_sets=args.max_sets, max_seconds=args.seconds, examples=args.examples,
-                  progress=Progress(err, "generic prover"))
+                  progress=Progress(err, "generic prover"), carries_first=args.carries_first)
     if args.number == "fraction":
         prover, certify = generic.Prover(model, **budget), generic.certificate
     else:
-        prover = floatsets.FloatProver(model, args.number, carries_first=args.carries_first,
-                                       **budget)
+        prover = floatsets.FloatProver(model, args.number, **budget)
         certify = partial(floatsets.certificate, program=args.number)
     outcome = prover.run(args.jobs)
     for line in generic_report(outcome, args.model, args.number):

@@ -521,27 +521,13 @@ class FloatProver(Prover):
     """The generic prover over the float program: its sets hold the program's values
     (:class:`FloatSets`), a decision is taken on target - other with the roundings they share
     cancelled, and a single pair is run by the float replay (``addition.add`` in float32 or
-    float, bit-faithful to the originals: tests/test_board.py).
+    float, bit-faithful to the originals: tests/test_board.py). ``carries_first`` is the
+    generic prover's split order (``Prover``): a form whose rest is rounding symbols points
+    the generic rule at no carry."""
 
-    ``carries_first``: at the answer digit of place q, split a region first on the carries
-    c_(q+1) and c_q (out of and into column q), then on the sum's digit s_q (the target),
-    and, where the region is still undecided, on s_(q-1) (cut at its middle) and c_(q-1),
-    before the generic rule's choice (``generic.choose``). Any order partitions the pairs;
-    this one follows where a digit's decision lives when the model reads column q's digits
-    and the carry state (jacobli99-28: every region with c_q, c_(q+1) and s_q fixed decides),
-    which a form whose rest is rounding symbols does not show the generic rule."""
-
-    def __init__(self, model, program="float32", carries_first=False, **options):
+    def __init__(self, model, program="float32", **options):
         super().__init__(model, system=lambda m: FloatSets(m, program), replay=program,
                          **options)
-        self.carries_first = carries_first
-
-    def _split(self, k, region, split, margin=None):
-        """``Prover._split`` on the carries-first split where one is open."""
-        kind, q = self.targets[k]
-        if self.carries_first and kind == "digit":
-            split = _carry_split(region, q, self.target(k, region) is not None) or split
-        return super()._split(k, region, split, margin)
 
     def _row(self, slot, region):
         return [self.ns.lift(v) for v in super()._row(slot, region)]
@@ -575,22 +561,6 @@ class FloatProver(Prover):
         zero = SetValue(ns, 0)
         return super().decide([zero if u == t else ns.folded(ns.difference(other, logits[t]))
                                for u, other in enumerate(logits)], t)
-
-
-def _carry_split(region, q, target_fixed):
-    """The first of c_(q+1) and c_q, then (once the target s_q is fixed) s_(q-1) and c_(q-1),
-    that ``region`` leaves open, as a split (None if all are fixed)."""
-    n = region.digits
-    for j in (q + 1, q):
-        if 1 <= j <= n and region.carry(j) is None:
-            return ("c", j)
-    if q >= 1 and target_fixed:
-        lo, hi = region.sum_range(q - 1)
-        if lo < hi:
-            return ("s", q - 1, (lo + hi) // 2)
-        if q >= 2 and region.carry(q - 1) is None:
-            return ("c", q - 1)
-    return None
 
 
 def prove(model, program="float32", **options):

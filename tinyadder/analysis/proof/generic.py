@@ -103,10 +103,20 @@ class Prover:
     """The search over one model (see the module docstring)."""
 
     def __init__(self, model, max_sets=MAX_SETS, max_seconds=MAX_SECONDS, examples=EXAMPLES,
-                 progress=None, system=SetSystem, replay="fraction"):
+                 progress=None, system=SetSystem, replay="fraction", carries_first=False):
         """``system(model)`` is the number system of the sets; ``replay`` the one that runs
-        a single pair (``addition.add``)."""
+        a single pair (``addition.add``).
+
+        ``carries_first``: at the answer digit of place q, split a region first on the
+        carries c_(q+1) and c_q (out of and into column q), then on the sum's digit s_q (the
+        target), and, where the region is still undecided, on s_(q-1) (cut at its middle)
+        and c_(q-1), before the rule's own choice (``chain``, ``choose``): ``carry_split``.
+        Any order partitions the pairs; this one follows where a digit's decision lives when
+        the model reads column q's digits and the carry state (jacobli99-28: every region
+        with c_q, c_(q+1) and s_q fixed decides), which the open form does not always show
+        (its width in digit terms, or in a float program's rounding symbols)."""
         self.model, self.n = model, digits_of(model)
+        self.carries_first = carries_first
         self.ns = system(model)
         self.replay = replay
         self.compiled = compile_model(model, self.ns)
@@ -305,13 +315,13 @@ class Prover:
         count = region.count()
         if count == 0:
             return {"leaf": "empty"}
-        if count == 1:
-            return self._pair(region)
         t = self.target(k, region)
-        if t is None:
+        if t is None:  # even at one pair: a leaf's target is one token (setcheck re-decides it)
             q = self.targets[k][1]
             lo, hi = region.sum_range(q)
             return self._split(k, region, ("c", q) if q == self.n else ("s", q, (lo + hi) // 2))
+        if count == 1:
+            return self._pair(region)
         out.sets += 1
         try:
             result = self.decide(self.logits(k, region), t)
@@ -355,6 +365,11 @@ class Prover:
         return form.hi - form.lo > hi - lo - (form.hi - form.lo)
 
     def _split(self, k, region, split, margin=None):
+        """The node of ``region`` cut by ``split`` (by the carries-first split instead,
+        where one is open and the option is on), its children explored."""
+        kind, q = self.targets[k]
+        if self.carries_first and kind == "digit":
+            split = carry_split(region, q, self.target(k, region) is not None) or split
         node = {"split": list(split), "children": []}
         children = region.children(split)
         for i, child in enumerate(children):
@@ -614,6 +629,23 @@ def _signed(region, gate):
     return found is None or found[0] + gate.lo >= 0 or found[1] + gate.hi <= 0
 
 
+def carry_split(region, q, target_fixed):
+    """The first of c_(q+1) and c_q, then (once the target s_q is fixed) s_(q-1) and c_(q-1),
+    that ``region`` leaves open, as a split (None if all are fixed): the carries-first order
+    at the answer digit of place q (``Prover``)."""
+    n = region.digits
+    for j in (q + 1, q):
+        if 1 <= j <= n and region.carry(j) is None:
+            return ("c", j)
+    if q >= 1 and target_fixed:
+        lo, hi = region.sum_range(q - 1)
+        if lo < hi:
+            return ("s", q - 1, (lo + hi) // 2)
+        if q >= 2 and region.carry(q - 1) is None:
+            return ("c", q - 1)
+    return None
+
+
 def _open_carry(region, j):
     """Whether the carry into column j takes both values over the region."""
     return region.carry(j) is None and len({s[3] for s in region.column_steps(j - 1)}) > 1
@@ -659,10 +691,12 @@ def _sum_split(region, j):
 
 
 def prove(model, max_sets=MAX_SETS, max_seconds=MAX_SECONDS, examples=EXAMPLES, progress=None,
-          jobs=1):
+          jobs=1, carries_first=False):
     """The generic prover's :class:`Outcome` for ``model`` (``max_sets`` regions and
-    ``max_seconds`` per answer position; the positions in ``jobs`` processes)."""
-    return Prover(model, max_sets, max_seconds, examples, progress).run(jobs)
+    ``max_seconds`` per answer position; the positions in ``jobs`` processes; the split order
+    ``carries_first``: ``Prover``)."""
+    return Prover(model, max_sets, max_seconds, examples, progress,
+                  carries_first=carries_first).run(jobs)
 
 
 def certificate(outcome, model, name):

@@ -218,6 +218,9 @@ class Form:
         return Form(self.sys, -self.k, {v: -c for v, c in self.coefs.items()}, -self.hi, -self.lo)
 
     def __sub__(self, other):
+        """x - x is 0: one form stands for one value at each pair, whatever its interval."""
+        if other is self:
+            return Form(self.sys, 0)
         return self + -self.lift(other)
 
     def __rsub__(self, other):

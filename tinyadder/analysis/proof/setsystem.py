@@ -10,7 +10,8 @@ a function of the pair: at every pair of the region the real-number model's valu
 exponential, root, sine exact) and the fraction system's value lie in F(x) + [lo, hi], F(x)
 the form at the pair. The rules keep that true:
 
-- sums are exact; a multiple r c of a number c that is not on the grid is rounded down to
+- sums are exact, and x - x is 0 (the same value at every pair, however wide its
+  interval); a multiple r c of a number c that is not on the grid is rounded down to
   it, and the rounding, less than one step of the grid times the variable's greatest value
   (9 for a digit, 1 for a carry or an indicator), is added to hi;
 - a product of two values f, g keeps the linear terms m_g f + m_f g - m_f m_g, m the middle
@@ -153,6 +154,10 @@ class SetValue:
                         -self.hi, -self.lo)
 
     def __sub__(self, other):
+        """self - other; x - x is 0 exactly: one value stands for one function of the pair,
+        whatever its interval (softmax's s - m where m is s)."""
+        if other is self:
+            return SetValue(self.system, 0)
         return self + (-self._lift(other))
 
     def __rsub__(self, other):
@@ -304,7 +309,7 @@ class SetSystem(OverSets):
         self.one = SetValue(self, ONE)
         self.top = _Top()
         self.region = None
-        self._allowed = None
+        self._allowed, self._joint, self._digit_pairs = None, {}, {}   # set by ``at``
         self.relaxed = []   # the gates ``relu`` relaxed since ``at``
         self._recent = {}   # (what, id(x)) -> (x, result): see ``_recall``
 
