@@ -445,3 +445,13 @@ def test_program_lists_a_model_with_norms_and_a_linear_readout():
     assert status == 0 and "    '0' = 1000*x0" in lines
     assert any(line.startswith("  readout  (tied: logit_t = ") for line in lines)
     assert any(line.startswith("    ln_final: x/sqrt(mean(x^2) + ") for line in lines)
+
+
+def test_proof_options_name_proved_models_and_the_provers_options():
+    """Each model whose proof needs options other than the defaults is a proved one, and the
+    prover takes them (``bench --only board`` proves it again so)."""
+    from tinyadder.analysis.proof import generic
+    assert board.PROOF_OPTIONS
+    for name, options in board.PROOF_OPTIONS.items():
+        assert board.verdict(name) == "proved"
+        assert generic.Prover(models.build(name), **options).carries_first

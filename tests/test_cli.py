@@ -256,5 +256,5 @@ def test_bench_board_proves_each_proved_board_model_again(monkeypatch, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[3] == "prove --generic --max-sets 1000 --jobs 2, each board model proved " \
                        "(CPU: all processes)"
-    assert lines[4].split()[:4] == ["adder1", "proved", "42", "regions"]
+    assert lines[4].split()[:4] == ["adder1", "proved", "28", "regions"]
     assert lines[5].startswith("board proofs: ") and lines[7].startswith("bench: ")

@@ -192,6 +192,12 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
             "jacobli99-93": "proved"}
 
 
+# The generic prover's options a proof above was found with, where not the defaults (the
+# split order: ``generic.Prover``); ``tinyadder bench --only board`` proves them again so.
+PROOF_OPTIONS = {"jacobli99-28": {"carries_first": True},
+                 "jacobli99-93": {"carries_first": True}}
+
+
 # The verdict on each board model's float program in its own dtype (``tinyadder prove
 # --model NAME --number float32|float``), all 10^20 pairs. "fails": a pair the float replay
 # (bit-faithful to the original's run) adds wrong; "proved" only with its certificate

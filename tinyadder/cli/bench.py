@@ -219,7 +219,8 @@ def _board(args, out):
         if board.verdict(e.name) != "proved":
             continue
         before, start = os.times(), time.perf_counter()
-        outcome = generic.prove(build(e.name), max_sets=BOARD_MAX_SETS, jobs=args.jobs)
+        outcome = generic.prove(build(e.name), max_sets=BOARD_MAX_SETS, jobs=args.jobs,
+                                **board.PROOF_OPTIONS.get(e.name, {}))
         after, seconds = os.times(), time.perf_counter() - start
         used = sum(b - a for a, b in zip(before[:4], after[:4]))
         cpu, wall = cpu + used, wall + seconds
