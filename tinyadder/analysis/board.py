@@ -180,7 +180,8 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
             "lokimorty-10": "proved",
             "kswain98-4": "proved",
             "kswain98-8": "proved",
-            "lokimorty-12": "proved"}
+            "lokimorty-12": "proved",
+            "nino-116": "proved"}
 
 
 # The verdict on each board model's float program in its own dtype (``tinyadder prove
