@@ -169,7 +169,7 @@ lichengliu03-50  sinusoid-11  lichengliu03       50       45  float32  undecided
 cosminscn-66     sinusoid-11  cosminscn          66       48  float32  undecided  undecided
 jacobli99-93     rope-10000   jacobli99          93       44  float32  undecided  undecided
 nino-116         rope-10000   nino              116       52  float32  proved     undecided
-wonderfall-121   rope-10000   Wonderfall        121       53  float32  undecided  undecided
+wonderfall-121   rope-10000   Wonderfall        121       53  float32  proved     undecided
 cosminscn-130    sinusoid-11  cosminscn         130       47  float32  undecided  undecided
 wonderfall-130   rope-10000   Wonderfall        130       56  float32  undecided  undecided
 wonderfall-139   rope-10000   Wonderfall        139       57  float32  undecided  undecided
