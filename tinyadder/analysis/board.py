@@ -182,7 +182,8 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
             "kswain98-8": "proved",
             "lokimorty-12": "proved",
             "nino-116": "proved",
-            "wonderfall-121": "proved"}
+            "wonderfall-121": "proved",
+            "wonderfall-130": "proved"}
 
 
 # The verdict on each board model's float program in its own dtype (``tinyadder prove
