@@ -183,7 +183,8 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
             "lokimorty-12": "proved",
             "nino-116": "proved",
             "wonderfall-121": "proved",
-            "wonderfall-130": "proved"}
+            "wonderfall-130": "proved",
+            "wonderfall-139": "proved"}
 
 
 # The verdict on each board model's float program in its own dtype (``tinyadder prove
