@@ -153,27 +153,27 @@ def test_one_exact_pair(name):
 # ---- tinyadder board --------------------------------------------------------------------
 
 BOARD_LIST = """\
-model            family       author        claimed  counted  dtype    prove      program
-kswain98-2       rope-19      kswain98            2       29  float32  proved     proved
-kswain98-4       rope-19      kswain98            4       30  float32  proved     proved
-zcbtrak-6        rope-19      zcbtrak             6       47  float64  proved     proved
-kswain98-8       rope-19      kswain98            8       30  float32  proved     proved
-lokimorty-10     rope-19      Lokimorty          10       30  float32  proved     proved
-lokimorty-12     rope-19      Lokimorty          12       31  float32  proved     proved
-yieldthought-20  rope-19      yieldthought       20       34  float32  proved     undecided
-wonderfall-27    rope-19      Wonderfall         27       30  float32  proved     undecided
-jacobli99-28     rope-10000   jacobli99          28       22  float32  proved     proved
-fblissjr-33      fixed-bias   fblissjr           33       41  float64  proved     undecided
-alexlitz-36      fixed-bias   alexlitz           36       36  float64  fails      fails
-lichengliu03-50  sinusoid-11  lichengliu03       50       45  float32  proved     undecided
-cosminscn-66     sinusoid-11  cosminscn          66       48  float32  proved     undecided
-jacobli99-93     rope-10000   jacobli99          93       44  float32  proved     undecided
-nino-116         rope-10000   nino              116       52  float32  undecided  undecided
-wonderfall-121   rope-10000   Wonderfall        121       53  float32  undecided  undecided
-cosminscn-130    sinusoid-11  cosminscn         130       47  float32  proved     undecided
-wonderfall-130   rope-10000   Wonderfall        130       56  float32  undecided  undecided
-wonderfall-139   rope-10000   Wonderfall        139       57  float32  undecided  undecided
-rezabyt-311      trained      rezabyt           311      311  float32  fails      fails
+model            family       author        claimed  counted  dtype    prove   program
+kswain98-2       rope-19      kswain98            2       29  float32  proved  proved
+kswain98-4       rope-19      kswain98            4       30  float32  proved  proved
+zcbtrak-6        rope-19      zcbtrak             6       47  float64  proved  proved
+kswain98-8       rope-19      kswain98            8       30  float32  proved  proved
+lokimorty-10     rope-19      Lokimorty          10       30  float32  proved  proved
+lokimorty-12     rope-19      Lokimorty          12       31  float32  proved  proved
+yieldthought-20  rope-19      yieldthought       20       34  float32  proved  undecided
+wonderfall-27    rope-19      Wonderfall         27       30  float32  proved  undecided
+jacobli99-28     rope-10000   jacobli99          28       22  float32  proved  proved
+fblissjr-33      fixed-bias   fblissjr           33       41  float64  proved  undecided
+alexlitz-36      fixed-bias   alexlitz           36       36  float64  fails   fails
+lichengliu03-50  sinusoid-11  lichengliu03       50       45  float32  proved  undecided
+cosminscn-66     sinusoid-11  cosminscn          66       48  float32  proved  undecided
+jacobli99-93     rope-10000   jacobli99          93       44  float32  proved  undecided
+nino-116         rope-10000   nino              116       52  float32  proved  undecided
+wonderfall-121   rope-10000   Wonderfall        121       53  float32  proved  undecided
+cosminscn-130    sinusoid-11  cosminscn         130       47  float32  proved  undecided
+wonderfall-130   rope-10000   Wonderfall        130       56  float32  proved  undecided
+wonderfall-139   rope-10000   Wonderfall        139       57  float32  proved  undecided
+rezabyt-311      trained      rezabyt           311      311  float32  fails   fails
 """
 
 

@@ -189,7 +189,11 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
             "wonderfall-27": "proved",
             "rezabyt-311": "fails",
             "jacobli99-28": "proved",
-            "jacobli99-93": "proved"}
+            "jacobli99-93": "proved",
+            "nino-116": "proved",
+            "wonderfall-121": "proved",
+            "wonderfall-130": "proved",
+            "wonderfall-139": "proved"}
 
 
 # The generic prover's options a proof above was found with, where not the defaults (the

@@ -548,16 +548,20 @@ class FormSystem(OverSets):
     def _mean_value(self, f, lo, hi, whole, slope, at):
         """f's image by a function whose range over [lo, hi] is ``whole``, whose slope lies
         in ``slope`` there and whose value at a point m is in ``at(m)``: the narrower of
-        ``whole`` and  alpha f + value(m) - alpha m + [-rad, rad]."""
+        ``whole`` and  alpha f + value(m) - alpha m + [-rad, rad]; ``whole`` where that form's
+        box reaches 0 or past it and ``whole`` does not."""
         m = (lo + hi) // 2
         alpha = (slope[0] + slope[1]) // 2
         rad = _cdiv(max(slope[1] - alpha, alpha - slope[0]) * max(hi - m, m - lo), ONE)
+        flat = Form(self, whole[0], None, 0, whole[1] - whole[0])
         if 2 * rad >= whole[1] - whole[0]:
-            return Form(self, whole[0], None, 0, whole[1] - whole[0])
+            return flat
         v_lo, v_hi = at(m)
         am = alpha * m
         k = v_lo - _cdiv(am, ONE)
-        return f.times(alpha, ONE) + Form(self, k, None, -rad, v_hi - (am >> SCALE) - k + rad)
+        form = f.times(alpha, ONE) + Form(self, k, None, -rad, v_hi - (am >> SCALE) - k + rad)
+        b_lo, b_hi = self.box(form)
+        return flat if whole[0] > 0 >= b_lo or whole[1] < 0 <= b_hi else form
 
     def _ends(self, fn, lo, hi):
         p = self.enclose.point

@@ -260,6 +260,15 @@ def _column_values(terms, j, steps, digits):
             for c, x, y, out in steps]
 
 
+def signed(box, lo, hi):
+    """Whether a form whose box is ``box`` keeps the strict sign of the enclosure [lo, hi] of
+    the same function (True if [lo, hi] holds 0). A steep function's mean-value form can
+    reach past 0 where the function does not (e^x over a range 1.2 to 2 wide: its slope
+    varies e^2-fold), and a divisor 1 + e^-x whose box holds 0 stops the pass (SiLU x / (1 +
+    e^-x) of a gate far below 0, where it is all but 0)."""
+    return not (lo > 0 >= box[0] or hi < 0 <= box[1])
+
+
 def _product(a, b, c, d):
     """[a, b] [c, d] on the grid (ends rounded outward)."""
     ends = (a * c, a * d, b * c, b * d)
@@ -575,7 +584,8 @@ class SetSystem(OverSets):
     def _mean_value(self, x, lo, hi, whole, slope, at):
         """The narrower of ``whole`` and the mean-value form  alpha x + f(m) - alpha m +
         [-rad, rad]  of a function f whose slope lies in ``slope`` over x's box [lo, hi] and
-        whose value at a point m lies in ``at(m)`` (grid integers), m the box's middle."""
+        whose value at a point m lies in ``at(m)`` (grid integers), m the box's middle;
+        ``whole`` where the form's box reaches 0 or past it and ``whole`` does not (``signed``)."""
         d_lo, d_hi = slope
         m = (lo + hi) // 2
         alpha = (d_lo + d_hi) // 2
@@ -584,9 +594,11 @@ class SetSystem(OverSets):
             return whole
         f_lo, f_hi = at(m)
         am = alpha * m
-        return x.times(alpha, ONE) + SetValue(self, f_lo - _ceil_div(am, ONE), {}, -rad,
+        form = x.times(alpha, ONE) + SetValue(self, f_lo - _ceil_div(am, ONE), {}, -rad,
                                               f_hi - f_lo - (am >> SCALE) +
                                               _ceil_div(am, ONE) + rad)
+        return form if signed(self.grid_box(form), whole.k + whole.lo, whole.k + whole.hi) \
+            else whole
 
     def _grid_ends(self, f, lo, hi):
         iv = f(self.enclose.value(self.enclose.point(rational(lo)).lo,
