@@ -21,6 +21,8 @@ from tinyadder.numbers.enclosures import IntervalSystem
 from tinyadder.cli import main
 from tinyadder.modelfile import dump
 
+from proof_systems import both_systems
+
 ADDER1 = "tests/models/adder1.json"
 
 
@@ -372,23 +374,12 @@ def test_the_board_verdicts_hold(name):
     assert add(model, "fraction", a, b) == wrote != a + b
 
 
-def _both_systems(model, n):
-    """The prover's number system and the checker's, each over every pair of N = n digits,
-    with a maker of the form c x_v and a value's box as rationals in each."""
-    prover = SetSystem(model).at(Region.every(n))
-    checker = setcheck.FormSystem(model)
-    checker.at(setcheck.root(n), n)
-    return ((prover, lambda v, c: prover.variable(v, c), prover.box),
-            (checker, lambda v, c: setcheck.Form(checker, 0, {v: int(c * ONE)}),
-             lambda f: tuple(Fraction(e, ONE) for e in checker.box(f))))
-
-
 def test_softmax_subtracts_the_dominant_score_itself():
     """Scores 10^8 a_0 and 10^8 a_0 - 10^8 (jacobli99-28's scale): m is the first score as a
     form, so s - m is 0 and -10^8 exactly; a constant m inside the first score's range would
     leave e^x of a range up to 4.5 10^8 (beyond any enclosure: Split)."""
     from tinyadder.forward import softmax
-    for ns, form, box in _both_systems(build("published", 2), 2):
+    for ns, form, box in both_systems(build("published", 2), 2):
         s = form(a_var(0), 10 ** 8)
         first, second = softmax([s, s - 10 ** 8], ns)
         assert 1 - Fraction(1, 10 ** 40) < box(first)[0] <= box(first)[1] <= 1
@@ -398,7 +389,7 @@ def test_softmax_subtracts_the_dominant_score_itself():
 def test_a_digit_with_a_negligible_term_of_another_column_is_taken_digit_by_digit():
     """e^(a_0 + 2^-60 a_1): the a_1 term joins the interval and e^x is a table in a_0 (in the
     prover and the checker); with 2^-10 a_1 it is not negligible and is kept."""
-    for ns, form, _ in _both_systems(build("published", 2), 2):
+    for ns, form, _ in both_systems(build("published", 2), 2):
         leak = ns.exp(form(a_var(0), 1) + form(a_var(1), Fraction(1, 2 ** 60)))
         assert set(leak.coefs) == {("a", 0, d) for d in range(1, 10)}
         assert leak.hi - leak.lo < ONE // 10 ** 10
@@ -530,7 +521,7 @@ def test_a_score_minus_itself_is_zero_however_wide_its_interval():
     prover and the checker; s + [-10, 10] less itself taken as two values would leave
     e^[-10, 10] over a sum of at least 1: a weight down to 4.5 10^-5."""
     from tinyadder.forward import softmax
-    for ns, form, box in _both_systems(build("published", 2), 2):
+    for ns, form, box in both_systems(build("published", 2), 2):
         wide = ns.interval(0, 10) if isinstance(ns, SetSystem) else ns.between(0, 10 * ONE)
         s = form(a_var(0), 10 ** 8) + wide
         assert box(s - s) == (0, 0)

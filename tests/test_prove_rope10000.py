@@ -6,21 +6,9 @@ from fractions import Fraction
 from tinyadder import build, models
 from tinyadder.analysis.proof import generic, setcheck
 from tinyadder.analysis.proof.sets import Region, a_var
-from tinyadder.analysis.proof.setsystem import ONE, SetSystem
 from tinyadder.forward import activation
 
-
-def _both_systems(n):
-    """The prover's number system and the checker's over every pair of N = n digits (the
-    repaired 36p's constants), each with a maker of the form c x_v and a value's box as
-    rationals."""
-    model = build("published", n)
-    prover = SetSystem(model).at(Region.every(n))
-    checker = setcheck.FormSystem(model)
-    checker.at(setcheck.root(n), n)
-    return ((prover, lambda v, c: prover.variable(v, c), prover.box),
-            (checker, lambda v, c: setcheck.Form(checker, 0, {v: int(c * ONE)}),
-             lambda f: tuple(Fraction(e, ONE) for e in checker.box(f))))
+from proof_systems import both_systems
 
 
 def test_a_mean_value_form_that_loses_the_sign_is_not_taken():
@@ -29,7 +17,7 @@ def test_a_mean_value_form_that_loses_the_sign_is_not_taken():
     [1, e^1.8], in the prover and the checker; the SiLU of a gate far below 0 over that width,
     g / (1 + e^-g), is then all but 0 (a divisor whose box holds 0 stopped the pass). Over
     half that width the form keeps the sign and is kept."""
-    for ns, form, box in _both_systems(2):
+    for ns, form, box in both_systems(build("published", 2), 2):
         def x(c):
             return form(a_var(0), c) + form(a_var(1), c)
         wide = ns.exp(x(Fraction(1, 10)))
