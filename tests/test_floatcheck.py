@@ -194,3 +194,16 @@ def test_rope19_regions_decide_where_silu_saturates():
             assert verdict == "decided"
             margins.append(margin)
         assert 0 < margins[1] < margins[0]
+
+
+def test_infinity_refuses_its_form_but_answers_protocol_probes():
+    """The program's +inf (prover's and checker's) has no form: a look at one is undecided
+    (the checker: invalid); a protocol's probe of a dunder (doctest's, inspect's) is an
+    AttributeError, as for any object without it, so tools can walk the modules."""
+    import inspect
+    from tinyadder.numbers import Undecided
+    for module, refusal in ((floatsets, Undecided), (floatcheck, Invalid)):
+        assert not hasattr(module.INFINITE, "__wrapped__")
+        assert inspect.unwrap(module.INFINITE) is module.INFINITE
+        with pytest.raises(refusal):
+            module.INFINITE.coefs

@@ -178,6 +178,8 @@ class Infinite:
         __gt__ = __lt__ = __ge__ = __le__ = _infinite_use
 
     def __getattr__(self, name):
+        if name.startswith("__"):   # a protocol's probe (copy, doctest, inspect): none here
+            raise AttributeError(name)
         _infinite_use()
 
 
