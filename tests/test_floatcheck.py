@@ -171,6 +171,7 @@ def test_jacobli99_28_float32_certificate_checks():
         "added right")
 
 
+@pytest.mark.slow
 def test_rope19_regions_decide_where_silu_saturates():
     """kswain98-2's SiLU gates reach x < -89, where e^-x is +inf in float32 and SiLU is -0
     (PyTorch's x / (1 + e^-x)): the region s_0 = 0, c_1 = 0 of its first answer digit

@@ -3,6 +3,8 @@ rope-10000 family (nino-116, wonderfall-121, -130, -139): the rules their proofs
 
 from fractions import Fraction
 
+import pytest
+
 from tinyadder import build, models
 from tinyadder.analysis.proof import generic, setcheck
 from tinyadder.analysis.proof.sets import Region, a_var
@@ -35,6 +37,7 @@ def _region(n, cuts):
     return region
 
 
+@pytest.mark.slow
 def test_nino_116_decides_its_second_digit_under_fixed_carries():
     """nino-116 at answer position 1 over s_1 = 3, c_2 = c_1 = 0: its SiLU gates lie near
     -2559 over a range 1.8 wide (0.2 s_0), which the sign rule above takes to all but 0;
