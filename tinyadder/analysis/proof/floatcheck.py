@@ -508,7 +508,7 @@ class FloatLeaves(Leaves):
         ns.at(region, self.n)
         slots = self.slots + [("sum", p) for _, p in self.targets[:k]]
         rows = [self.row(s, region) for s in slots[start:]]
-        logits = forward(self.compiled, [0] * len(rows), past, patch=self.leaf_patch(rows),
+        logits = forward(self.compiled, [0] * len(rows), past, patch=self.patch(rows),
                          logits="last")[0][-1]
         logits = [ns.bounded(v) for v in logits]
         t = list(self.compiled.readout_tokens).index(token)

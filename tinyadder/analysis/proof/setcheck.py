@@ -738,10 +738,6 @@ class Leaves:
             self.one_map(patch, i)
         return patch
 
-    def leaf_patch(self, rows):
-        """``patch`` for a leaf's pass (the last position's row kept)."""
-        return self.patch(rows)
-
     def prompt(self):
         """(keys and values, positions): the prompt but its last token run once over every
         pair, whose values hold at every pair of any leaf, so each leaf's pass continues from
@@ -768,7 +764,7 @@ class Leaves:
         self.ns.at(region, self.n)
         slots = self.slots + [("sum", p) for _, p in self.targets[:k]]
         rows = [self.row(s, region) for s in slots[start:]]
-        patch, final = self.leaf_patch(rows), []
+        patch, final = self.patch(rows), []
         patch[final_point(self.compiled)] = lambda x: final.append(x[-1]) or x
         forward(self.compiled, [0] * len(rows), past, patch=patch, logits="last")
         t = list(self.compiled.readout_tokens).index(token)
