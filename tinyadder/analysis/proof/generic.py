@@ -616,13 +616,13 @@ def deciding(region, gate, target):
     place = target[1] if target[0] == "digit" else 0
     first = min(place + 1, region.digits)
     for j in list(range(first, 0, -1)) + list(range(first + 1, region.digits + 1)):
-        if _open_carry(region, j) and all(_signed(child, gate)
+        if _open_carry(region, j) and all(_one_sign(child, gate)
                                           for child in region.children(("c", j))):
             return ("c", j)
     return None
 
 
-def _signed(region, gate):
+def _one_sign(region, gate):
     """Whether ``gate`` (a SetValue) is >= 0 at every pair of ``region`` or <= 0 at every
     pair."""
     found = region.bound(gate.coefs, gate.k)
