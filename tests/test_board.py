@@ -163,9 +163,9 @@ lokimorty-12     rope-19      Lokimorty          12       31  float32  proved  p
 yieldthought-20  rope-19      yieldthought       20       34  float32  proved  undecided
 wonderfall-27    rope-19      Wonderfall         27       30  float32  proved  undecided
 jacobli99-28     rope-10000   jacobli99          28       22  float32  proved  proved
-fblissjr-33      fixed-bias   fblissjr           33       41  float64  proved  undecided
+fblissjr-33      fixed-bias   fblissjr           33       41  float64  proved  proved
 alexlitz-36      fixed-bias   alexlitz           36       36  float64  fails   fails
-lichengliu03-50  sinusoid-11  lichengliu03       50       45  float32  proved  undecided
+lichengliu03-50  sinusoid-11  lichengliu03       50       45  float32  proved  proved
 cosminscn-66     sinusoid-11  cosminscn          66       48  float32  proved  undecided
 jacobli99-93     rope-10000   jacobli99          93       44  float32  proved  undecided
 nino-116         rope-10000   nino              116       52  float32  proved  undecided

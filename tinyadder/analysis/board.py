@@ -207,7 +207,8 @@ PROOF_OPTIONS = {"jacobli99-28": {"carries_first": True},
 # (bit-faithful to the original's run) adds wrong; "proved" only with its certificate
 # tests/fixtures/proofs/NAME.DTYPE.cert.json (.gz where large), which a test checks.
 PROGRAM_VERDICTS = {"alexlitz-36": "fails", "jacobli99-28": "proved",
-                    "zcbtrak-6": "proved",
+                    "zcbtrak-6": "proved", "fblissjr-33": "proved",
+                    "lichengliu03-50": "proved",
                     "kswain98-2": "proved",
                     "kswain98-4": "proved",
                     "kswain98-8": "proved",
