@@ -373,3 +373,9 @@ def test_the_cli_splits_carries_first_on_request(capsys):
                           (["--generic"], 28), (["--carries-first"], 19)):
         assert main(["prove"] + argv + model) == 0
         assert f"\n  {regions} regions run through the pass" in capsys.readouterr().out
+    # a split order is the generic method's: on a model the closed form reaches it implies
+    # --generic, as --number float32 does, rather than being dropped
+    assert main(["prove", "--digits", "1", "--carries-first"]) == 0
+    assert "(generic method: the forward pass" in capsys.readouterr().out
+    assert main(["prove", "--digits", "1"]) == 0
+    assert "generic method" not in capsys.readouterr().out

@@ -40,9 +40,9 @@ def build_parser():
                              "(also float64): the model's IEEE program, every rounding "
                              "bounded (the generic method; docs/proof.md, 'Float programs')")
     parser.add_argument("--carries-first", action="store_true",
-                        help="the generic method: split each region first on the carries "
-                             "out of and into the target's column, then its sum digit "
-                             "(docs/proof.md, 'Any model: the generic method')")
+                        help="the generic method (implies --generic): split each region "
+                             "first on the carries out of and into the target's column, then "
+                             "its sum digit (docs/proof.md, 'Any model: the generic method')")
     parser.add_argument("--generic", action="store_true",
                         help="use the generic method even where the closed form applies")
     parser.add_argument("--max-sets", type=int_arg(1, 10 ** 9), default=generic.MAX_SETS,
@@ -157,7 +157,8 @@ def main(argv, out, err, stdin):
     args = parser.parse_args(argv)  # a usage error exits 2 (cli.main)
     model = model_of(parser, args)
     start = time.perf_counter()
-    if not args.generic and args.number == "fraction":
+    # a split order is the generic method's: the closed form has no regions to split
+    if not (args.generic or args.carries_first) and args.number == "fraction":
         proof = prove(model, progress=symbolic_progress(digits_of(model), err), jobs=args.jobs)
         if not proof.refusal:
             for line in report(proof, args.model):
