@@ -160,8 +160,8 @@ zcbtrak-6        rope-19      zcbtrak             6       47  float64  proved  p
 kswain98-8       rope-19      kswain98            8       30  float32  proved  proved
 lokimorty-10     rope-19      Lokimorty          10       30  float32  proved  proved
 lokimorty-12     rope-19      Lokimorty          12       31  float32  proved  proved
-yieldthought-20  rope-19      yieldthought       20       34  float32  proved  undecided
-wonderfall-27    rope-19      Wonderfall         27       30  float32  proved  undecided
+yieldthought-20  rope-19      yieldthought       20       34  float32  proved  proved
+wonderfall-27    rope-19      Wonderfall         27       30  float32  proved  proved
 jacobli99-28     rope-10000   jacobli99          28       22  float32  proved  proved
 fblissjr-33      fixed-bias   fblissjr           33       41  float64  proved  proved
 alexlitz-36      fixed-bias   alexlitz           36       36  float64  fails   fails

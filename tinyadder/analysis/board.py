@@ -213,7 +213,8 @@ PROGRAM_VERDICTS = {"alexlitz-36": "fails", "jacobli99-28": "proved",
                     "kswain98-4": "proved",
                     "kswain98-8": "proved",
                     "lokimorty-10": "proved",
-                    "lokimorty-12": "proved",
+                    "lokimorty-12": "proved", "yieldthought-20": "proved",
+                    "wonderfall-27": "proved",
                     "rezabyt-311": "fails"}
 
 
