@@ -167,7 +167,7 @@ fblissjr-33      fixed-bias   fblissjr           33       41  float64  proved  p
 alexlitz-36      fixed-bias   alexlitz           36       36  float64  fails   fails
 lichengliu03-50  sinusoid-11  lichengliu03       50       45  float32  proved  proved
 cosminscn-66     sinusoid-11  cosminscn          66       48  float32  proved  undecided
-jacobli99-93     rope-10000   jacobli99          93       44  float32  proved  undecided
+jacobli99-93     rope-10000   jacobli99          93       44  float32  proved  proved
 nino-116         rope-10000   nino              116       52  float32  proved  undecided
 wonderfall-121   rope-10000   Wonderfall        121       53  float32  proved  undecided
 cosminscn-130    sinusoid-11  cosminscn         130       47  float32  proved  undecided

@@ -206,7 +206,7 @@ PROOF_OPTIONS = {"jacobli99-28": {"carries_first": True},
 # --model NAME --number float32|float``), all 10^20 pairs. "fails": a pair the float replay
 # (bit-faithful to the original's run) adds wrong; "proved" only with its certificate
 # tests/fixtures/proofs/NAME.DTYPE.cert.json (.gz where large), which a test checks.
-PROGRAM_VERDICTS = {"alexlitz-36": "fails", "jacobli99-28": "proved",
+PROGRAM_VERDICTS = {"alexlitz-36": "fails", "jacobli99-28": "proved", "jacobli99-93": "proved",
                     "zcbtrak-6": "proved", "fblissjr-33": "proved",
                     "lichengliu03-50": "proved",
                     "kswain98-2": "proved",
