@@ -373,3 +373,63 @@ def test_the_cli_splits_carries_first_on_request(capsys):
                           (["--generic"], 28), (["--carries-first"], 19)):
         assert main(["prove"] + argv + model) == 0
         assert f"\n  {regions} regions run through the pass" in capsys.readouterr().out
+
+def first_digit_tie_region():
+    """a_0 = 1, b_0 = 9, s_1 = 1, s_8 in 3..4, every other sum digit 0, every carry fixed
+    (c_1 = 1): where cosminscn-66's float32 first digit stays undecided (docs/proof.md)."""
+    full = ((0, 9),) * 9
+    sums = ((0, 0, 0), (1, 1, 1)) + tuple((j, 0, 0) for j in range(2, 8)) + ((8, 3, 4),)
+    carries = ((1, 1),) + tuple((j, 0) for j in range(2, 11))
+    return Region(10, ((1, 1),) + full, ((9, 9),) + full, carries, sums)
+
+
+def test_cosminscn_66_s_first_digit_rests_on_a_one_ulp_tie():
+    """cosminscn-66's float32 replay of 9 + 0: head 0's first-digit query (position 21) ties
+    the keys of a_0 and b_0 (positions 9, 20) at scores near 7.07e5, one float32 ulp (2^-4)
+    apart; one ulp more to b_0's key tilts the average of the digits far enough that the
+    first digit is 8."""
+    from tinyadder import run_with_cache
+    from tinyadder.numbers.rounding import Float32
+    model = build("cosminscn-66")
+
+    def tilted(scores):
+        if len(scores[0]) > 21:   # the prompt's pass: its row 21 is the first-digit query
+            scores[0][21] = [s if j != 20 else Float32(s + 2 ** -4)
+                             for j, s in enumerate(scores[0][21])]
+        return scores
+
+    for patch, first in ((None, 9), ({"blocks.0.attn.hook_attn_scores": tilted}, 8)):
+        logits, cache = run_with_cache(model, "9+0", ns=number_system("float32"),
+                                       names="blocks.0.attn.hook_attn_scores", patch=patch)
+        row = cache["blocks.0.attn.hook_attn_scores"][0][21]
+        assert Fraction(row[20]) - Fraction(row[9]) == Fraction(1, 16) * (2 if patch else 1)
+        assert Fraction(row[9]) == Fraction(2828427, 4)
+        assert max(range(10), key=lambda u: logits[21][u]) == first
+
+
+def test_a_tie_at_7e5_is_open_where_one_at_1e4_decides():
+    """The float32 first digit over ``first_digit_tie_region``. cosminscn-66's tied scores
+    (keys 9 and 20) depend on no digit, yet the bounds hold their difference only within
+    +-0.316, 5 ulps of 2^-4 (the library's sin and cos at the two keys, each score's
+    roundings), where the program adds right only within 1 ulp: the region misses by over
+    10^5. lichengliu03-50, of the same family with scores near 1.41e4, holds its tie within
+    +-0.0035 and decides the region."""
+    region = first_digit_tie_region()
+    assert region.count() == 495
+    for name, verdict, tie in (("cosminscn-66", "open", Fraction(316, 1000)),
+                               ("lichengliu03-50", "decided", Fraction(35, 10000))):
+        prover, seen = FloatProver(build(name)), {}
+        patch = prover._patch
+
+        def recorded(rows, last=True):
+            out = patch(rows, last)
+            out["blocks.0.attn.hook_attn_scores"] = lambda s: seen.update(scores=s) or s
+            return out
+
+        prover._patch = recorded
+        result = prover.decide(prover.logits(0, region), prover.target(0, region))
+        assert result[0] == verdict
+        assert (result[-1] < -10 ** 5) if verdict == "open" else result[-1] > Fraction(1, 2)
+        row, ns = seen["scores"][0][-1], prover.ns
+        lo, hi = ns.box(ns.folded(ns.difference(row[9], row[20])))
+        assert -tie - Fraction(1, 1000) < lo < -tie < tie < hi < tie + Fraction(1, 1000)
