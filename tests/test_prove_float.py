@@ -4,6 +4,7 @@ replay, and a model that adds in real numbers but not as a float32 program."""
 
 from dataclasses import replace
 from fractions import Fraction
+import math
 import random
 import struct
 
@@ -417,6 +418,7 @@ def test_a_tie_at_7e5_is_open_where_one_at_1e4_decides():
     region = first_digit_tie_region()
     assert region.count() == 495
     for name, verdict, tie in (("cosminscn-66", "open", Fraction(316, 1000)),
+                               ("cosminscn-130", "open", Fraction(316, 1000)),
                                ("lichengliu03-50", "decided", Fraction(35, 10000))):
         prover, seen = FloatProver(build(name)), {}
         patch = prover._patch
@@ -433,3 +435,29 @@ def test_a_tie_at_7e5_is_open_where_one_at_1e4_decides():
         row, ns = seen["scores"][0][-1], prover.ns
         lo, hi = ns.box(ns.folded(ns.difference(row[9], row[20])))
         assert -tie - Fraction(1, 1000) < lo < -tie < tie < hi < tie + Fraction(1, 1000)
+
+
+def test_a_cosine_one_ulp_off_makes_cosminscn_66_write_9_plus_0_as_8():
+    """The float prover's premise admits a cos within 1 ulp of the true value. The float32
+    replay of cosminscn-66 with one such cos, at head 0's rotation angle
+    A = f32(f64(8 * 2 pi / 11)) (its W_Q holds -cos(A) * 100 and cos(A) * 100), one ulp above
+    the nearest float, every other operation as the replay: the first-digit tie is 2 ulps and
+    9 + 0 is written 8. So no proof under the premises exists; the replay (every cos the
+    nearest float) adds it right, and cosminscn-130 (its W_Q computed in double) has no such
+    call."""
+    from tinyadder.numbers.elementary import cos as enclosed_cos
+    from tinyadder.numbers.rounding import Float32, Float32System
+    angle = single(float(8 * (2 * math.pi / 11)))
+    lo, hi = enclosed_cos(angle, 80)
+    nearest = single(float(Fraction(lo)))
+    high = nearest + Fraction(1, 2 ** 24)   # cos(A) is in [1/2, 1): its ulp is 2^-24
+    assert abs(high - Fraction(lo)) < Fraction(1, 2 ** 24) and \
+        abs(high - Fraction(hi)) < Fraction(1, 2 ** 24)
+
+    class OneUlpHigh(Float32System):
+        def cos(self, x):
+            return Float32(float(high)) if Fraction(float(x)) == angle else super().cos(x)
+
+    model = build("cosminscn-66")
+    assert add(model, number_system("float32"), 9, 0) == 9
+    assert [add(model, OneUlpHigh(), a, b) for a, b in ((9, 0), (9, 1), (0, 9))] == [8, 9, 9]
