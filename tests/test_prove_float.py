@@ -409,10 +409,10 @@ def test_cosminscn_66_s_first_digit_rests_on_a_one_ulp_tie():
 
 
 def test_a_tie_at_7e5_is_open_where_one_at_1e4_decides():
-    """The float32 first digit over ``first_digit_tie_region``. cosminscn-66's tied scores
-    (keys 9 and 20) depend on no digit, yet the bounds hold their difference only within
-    +-0.316, 5 ulps of 2^-4 (the library's sin and cos at the two keys, each score's
-    roundings), where the program adds right only within 1 ulp: the region misses by over
+    """The float32 first digit over ``first_digit_tie_region``. cosminscn-66's and -130's
+    tied scores (keys 9 and 20) depend on no digit, yet the bounds hold their difference
+    only within +-0.316, 5 ulps of 2^-4 (the library's sin and cos at the two keys, each
+    score's roundings), where 2 ulps already write 9 + 0 wrong: the region misses by over
     10^5. lichengliu03-50, of the same family with scores near 1.41e4, holds its tie within
     +-0.0035 and decides the region."""
     region = first_digit_tie_region()
