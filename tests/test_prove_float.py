@@ -4,6 +4,7 @@ replay, and a model that adds in real numbers but not as a float32 program."""
 
 from dataclasses import replace
 from fractions import Fraction
+import math
 import random
 import struct
 
@@ -379,3 +380,91 @@ def test_the_cli_splits_carries_first_on_request(capsys):
     assert "(generic method: the forward pass" in capsys.readouterr().out
     assert main(["prove", "--digits", "1"]) == 0
     assert "generic method" not in capsys.readouterr().out
+
+
+def first_digit_tie_region():
+    """a_0 = 1, b_0 = 9, s_1 = 1, s_8 in 3..4, every other sum digit 0, every carry fixed
+    (c_1 = 1): where cosminscn-66's float32 first digit stays undecided (docs/proof.md)."""
+    full = ((0, 9),) * 9
+    sums = ((0, 0, 0), (1, 1, 1)) + tuple((j, 0, 0) for j in range(2, 8)) + ((8, 3, 4),)
+    carries = ((1, 1),) + tuple((j, 0) for j in range(2, 11))
+    return Region(10, ((1, 1),) + full, ((9, 9),) + full, carries, sums)
+
+
+def test_cosminscn_66_s_first_digit_rests_on_a_one_ulp_tie():
+    """cosminscn-66's float32 replay of 9 + 0: head 0's first-digit query (position 21) ties
+    the keys of a_0 and b_0 (positions 9, 20) at scores near 7.07e5, one float32 ulp (2^-4)
+    apart; one ulp more to b_0's key tilts the average of the digits far enough that the
+    first digit is 8."""
+    from tinyadder import run_with_cache
+    from tinyadder.numbers.rounding import Float32
+    model = build("cosminscn-66")
+
+    def tilted(scores):
+        if len(scores[0]) > 21:   # the prompt's pass: its row 21 is the first-digit query
+            scores[0][21] = [s if j != 20 else Float32(s + 2 ** -4)
+                             for j, s in enumerate(scores[0][21])]
+        return scores
+
+    for patch, first in ((None, 9), ({"blocks.0.attn.hook_attn_scores": tilted}, 8)):
+        logits, cache = run_with_cache(model, "9+0", ns=number_system("float32"),
+                                       names="blocks.0.attn.hook_attn_scores", patch=patch)
+        row = cache["blocks.0.attn.hook_attn_scores"][0][21]
+        assert Fraction(row[20]) - Fraction(row[9]) == Fraction(1, 16) * (2 if patch else 1)
+        assert Fraction(row[9]) == Fraction(2828427, 4)
+        assert max(range(10), key=lambda u: logits[21][u]) == first
+
+
+def test_a_tie_at_7e5_is_open_where_one_at_1e4_decides():
+    """The float32 first digit over ``first_digit_tie_region``. cosminscn-66's and -130's
+    tied scores (keys 9 and 20) depend on no digit, yet the bounds hold their difference
+    only within +-0.316, 5 ulps of 2^-4 (the library's sin and cos at the two keys, each
+    score's roundings), where 2 ulps already write 9 + 0 wrong: the region misses by over
+    10^5. lichengliu03-50, of the same family with scores near 1.41e4, holds its tie within
+    +-0.0035 and decides the region."""
+    region = first_digit_tie_region()
+    assert region.count() == 495
+    for name, verdict, tie in (("cosminscn-66", "open", Fraction(316, 1000)),
+                               ("cosminscn-130", "open", Fraction(316, 1000)),
+                               ("lichengliu03-50", "decided", Fraction(35, 10000))):
+        prover, seen = FloatProver(build(name)), {}
+        patch = prover._patch
+
+        def recorded(rows, last=True):
+            out = patch(rows, last)
+            out["blocks.0.attn.hook_attn_scores"] = lambda s: seen.update(scores=s) or s
+            return out
+
+        prover._patch = recorded
+        result = prover.decide(prover.logits(0, region), prover.target(0, region))
+        assert result[0] == verdict
+        assert (result[-1] < -10 ** 5) if verdict == "open" else result[-1] > Fraction(1, 2)
+        row, ns = seen["scores"][0][-1], prover.ns
+        lo, hi = ns.box(ns.folded(ns.difference(row[9], row[20])))
+        assert -tie - Fraction(1, 1000) < lo < -tie < tie < hi < tie + Fraction(1, 1000)
+
+
+def test_a_cosine_one_ulp_off_makes_cosminscn_66_write_9_plus_0_as_8():
+    """The float prover's premise admits a cos within 1 ulp of the true value. The float32
+    replay of cosminscn-66 with one such cos, at head 0's rotation angle
+    A = f32(f64(8 * 2 pi / 11)) (its W_Q holds -cos(A) * 100 and cos(A) * 100), one ulp above
+    the nearest float, every other operation as the replay: the first-digit tie is 2 ulps and
+    9 + 0 is written 8. So no proof under the premises exists; the replay (every cos the
+    nearest float) adds it right, and cosminscn-130 (its W_Q computed in double) has no such
+    call."""
+    from tinyadder.numbers.elementary import cos as enclosed_cos
+    from tinyadder.numbers.rounding import Float32, Float32System
+    angle = single(float(8 * (2 * math.pi / 11)))
+    lo, hi = enclosed_cos(angle, 80)
+    nearest = single(float(Fraction(lo)))
+    high = nearest + Fraction(1, 2 ** 24)   # cos(A) is in [1/2, 1): its ulp is 2^-24
+    assert abs(high - Fraction(lo)) < Fraction(1, 2 ** 24) and \
+        abs(high - Fraction(hi)) < Fraction(1, 2 ** 24)
+
+    class OneUlpHigh(Float32System):
+        def cos(self, x):
+            return Float32(float(high)) if Fraction(float(x)) == angle else super().cos(x)
+
+    model = build("cosminscn-66")
+    assert add(model, number_system("float32"), 9, 0) == 9
+    assert [add(model, OneUlpHigh(), a, b) for a, b in ((9, 0), (9, 1), (0, 9))] == [8, 9, 9]
