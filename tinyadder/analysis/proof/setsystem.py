@@ -56,6 +56,7 @@ MASK = ONE - 1
 FOLD_BITS = 40      # a rest this much narrower than a column's part is folded (near_column)
 LAMBDA_BITS = 32     # a ReLU chord's slope is a multiple of 2^-LAMBDA_BITS
 MAX_DIGITS = 10000   # an enclosure whose end passes 10^MAX_DIGITS stops the pass (Split)
+MAX_ENDS = 1 << 16   # enclosures remembered (``_grid_ends``)
 
 
 def down(x):
@@ -343,6 +344,7 @@ class SetSystem(OverSets):
         self._unit = _Units({}, {})
         self.relaxed = []   # the gates ``relu`` relaxed since ``at``
         self._recent = {}   # (what, id(x)) -> (x, result): see ``_recall``
+        self._ends = {}     # (f, lo, hi) -> f's enclosure's grid ends: see ``_grid_ends``
 
     def at(self, region):
         """Decide comparisons over ``region`` from now on. Its box: for each column, the
@@ -615,9 +617,18 @@ class SetSystem(OverSets):
             else whole
 
     def _grid_ends(self, f, lo, hi):
-        iv = f(self.enclose.value(self.enclose.point(rational(lo)).lo,
-                                  self.enclose.point(rational(hi)).hi))
-        return grid_floor(iv.lo), grid_ceil(iv.hi)
+        """f's enclosure over [lo, hi] (grid integers), its ends rounded outward to the grid;
+        remembered across regions, since it is a function of f, lo and hi alone and the
+        same entries recur in every region (the prompt's rows, a norm's digit tables)."""
+        key = (f, lo, hi)
+        found = self._ends.get(key)
+        if found is None:
+            iv = f(self.enclose.value(self.enclose.point(rational(lo)).lo,
+                                      self.enclose.point(rational(hi)).hi))
+            if len(self._ends) >= MAX_ENDS:
+                self._ends.clear()
+            found = self._ends[key] = grid_floor(iv.lo), grid_ceil(iv.hi)
+        return found
 
     def _enclosed(self, f, lo, hi):
         return self.grid_interval(*self._grid_ends(f, lo, hi))
