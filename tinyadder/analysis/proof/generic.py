@@ -440,8 +440,10 @@ class Prover:
     def run(self, jobs=1):
         """Every answer position (each a part of ``parallel.each_share``, on its own budget);
         the parts merged in their order, up to the position whose counterexamples reach
-        ``examples`` (the later ones are not read, or not run)."""
+        ``examples`` (the later ones are not read, or not run). The prompt's pass, which
+        every position reads, is run once, before the processes fork."""
         start = time.perf_counter()
+        self._cached_prompt()
         merged = Outcome("proved", self.n, [])
         for part in each_share(self.position, list(range(len(self.targets))), jobs):
             _merge(merged, part)
