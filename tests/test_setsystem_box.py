@@ -92,3 +92,33 @@ def test_a_constant_has_its_box_before_any_region():
     assert ns.grid_box(x) == (2 * ONE, 3 * ONE)
     lo, hi = ns.grid_box(x * x)
     assert lo <= 4 * ONE and 9 * ONE <= hi
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_product_by_a_grid_number_is_the_quotients_rule(seed):
+    """times(num, 2^SCALE), taken by shifts, is times(3 num, 3 2^SCALE), taken by division:
+    the same floors and the same roundings added to hi."""
+    rng = random.Random(seed)
+    ns = SetSystem(build(ADDER1))
+    for _ in range(20):
+        coefs = _coefs(rng)
+        lo = rng.randrange(-ONE, ONE)
+        x = SetValue(ns, rng.randrange(-ONE << 8, ONE << 8), coefs, lo, lo + rng.randrange(ONE))
+        num = rng.choice([1, -1]) * rng.randrange(1, ONE << 4)
+        by_shift, by_division = x.times(num, ONE), x.times(3 * num, 3 * ONE)
+        assert (by_shift.k, by_shift.coefs, by_shift.lo, by_shift.hi) == \
+            (by_division.k, by_division.coefs, by_division.lo, by_division.hi)
+
+
+def test_an_enclosure_remembered_is_the_one_taken_afresh():
+    """``_grid_ends`` remembers f's enclosure over [lo, hi] across regions: a remembered one
+    is the enclosure a fresh system takes, whatever region came between."""
+    model = build(ADDER1)
+    ns, fresh = SetSystem(model), SetSystem(model)
+    ends = [(ns.enclose.exp, -3 * ONE, ONE // 7), (ns.enclose.sqrt, ONE // 3, 5 * ONE)]
+    first = [ns._grid_ends(f, lo, hi) for f, lo, hi in ends]
+    ns.at(Region.every(2).children(["c", 1])[1])
+    again = [ns._grid_ends(f, lo, hi) for f, lo, hi in ends]
+    assert all(a is b for a, b in zip(again, first))
+    assert again == [fresh._grid_ends(getattr(fresh.enclose, f.__name__), lo, hi)
+                     for f, lo, hi in ends]

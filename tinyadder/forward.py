@@ -434,13 +434,17 @@ def _scaled(row, scale, ns):
 
 # ---- the pass ------------------------------------------------------------------------------
 
-def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", names=None):
+def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", names=None,
+            last_row=False):
     """Run ``tokens`` (ids) at the positions after ``past`` (a KVCache): (logits, new cache).
 
     ``logits="all"``: the logits of every position of this call; ``"last"``: of the last only
     (a list of one row; the other positions compute only what later positions read). Logits
     are over the readout tokens, in readout order. ``names`` (a predicate on trace-point
     names) limits what ``record`` receives and so what is built; by default every point.
+    ``last_row`` (with ``logits="last"``): the last block's attention and what follows it
+    for the last position only, also under a patch or a record (their trace points there
+    hold that one row), as an untraced pass does.
     """
     past = _EMPTY if past is None else past
     start, layers = len(past), past._extend(compiled)
@@ -455,7 +459,7 @@ def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", 
         else:
             # untraced, only the last position's logits wanted: the last block computes the
             # other positions' keys and values only, since nothing later reads their rows
-            last = record is None and not patch and logits == "last"
+            last = logits == "last" and (last_row or record is None and not patch)
             out = _traced(compiled, tokens, start, layers, _Hooks(record, patch, names), last)
             if logits == "last":
                 out = out[-1:]

@@ -183,7 +183,9 @@ class Prover:
 
     # ---- one region -----------------------------------------------------------------------
     def logits(self, k, region):
-        """The logits at answer position k over ``region`` (SetValues); raises Split."""
+        """The logits at answer position k over ``region`` (SetValues); raises Split. The
+        last block runs for the last position only (``last_row``): the other positions give
+        it their keys and values, and their rows after it feed nothing."""
         past, start = self._cached_prompt()
         self.ns.at(region)
         slots = self.slots + [("sum", q) for _, q in self.targets[:k]]
@@ -191,12 +193,13 @@ class Prover:
         self.outcome.passes += 1
         self._final = None
         out, _ = forward(self.compiled, [0] * len(rows), past, patch=self._patch(rows),
-                         logits="last")
+                         logits="last", last_row=True)
         return out[-1]
 
     def _patch(self, rows, last=True):
         """The embedding's rows replaced by ``rows``; every ReLU taken as relu(g) whole; the
-        last block's rows after its attention zero but (``last``) the last position's; in an
+        last block's rows after its attention zero unless (``last``) the pass runs that block
+        for its last position only (``forward``'s ``last_row``); in an
         exact system, a ReLU FFN that is not gated taken as one affine map
         (``_through_relus``) and the final row kept (``decide``)."""
         relu, zero = self.ns.relu, self.ns.zero
@@ -207,10 +210,11 @@ class Prover:
                                                                  for row in pre]
         # nothing reads the other positions' rows there (their keys and values are made
         # before it), and a range of theirs that no enclosure takes (a root of a range
-        # through 0) would stop the pass for nothing
-        keep = 1 if last else 0
-        patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
-            lambda x: [[zero] * len(row) for row in x[:len(x) - keep]] + x[len(x) - keep:]
+        # through 0) would stop the pass for nothing: a region's pass runs the block for its
+        # last position only (``logits``), the prompt's pass keeps none
+        if not last:
+            patch[f"blocks.{len(self.model.blocks) - 1}.hook_resid_mid"] = \
+                lambda x: [[zero] * len(row) for row in x]
         if self._readout is not None:
             for i, block in enumerate(self.model.blocks):
                 if block.mlp is not None and block.mlp.act == "relu" and \
@@ -436,8 +440,10 @@ class Prover:
     def run(self, jobs=1):
         """Every answer position (each a part of ``parallel.each_share``, on its own budget);
         the parts merged in their order, up to the position whose counterexamples reach
-        ``examples`` (the later ones are not read, or not run)."""
+        ``examples`` (the later ones are not read, or not run). The prompt's pass, which
+        every position reads, is run once, before the processes fork."""
         start = time.perf_counter()
+        self._cached_prompt()
         merged = Outcome("proved", self.n, [])
         for part in each_share(self.position, list(range(len(self.targets))), jobs):
             _merge(merged, part)

@@ -52,9 +52,11 @@ from ...numbers.protocol import OverSets, Undecided
 
 SCALE = 200          # every number of a value is an integer times 2^-SCALE
 ONE = 1 << SCALE
+MASK = ONE - 1
 FOLD_BITS = 40      # a rest this much narrower than a column's part is folded (near_column)
 LAMBDA_BITS = 32     # a ReLU chord's slope is a multiple of 2^-LAMBDA_BITS
 MAX_DIGITS = 10000   # an enclosure whose end passes 10^MAX_DIGITS stops the pass (Split)
+MAX_ENDS = 1 << 16   # enclosures remembered (``_grid_ends``)
 
 
 def down(x):
@@ -177,6 +179,8 @@ class SetValue:
             lo, hi = (self.lo * num, self.hi * num) if num > 0 else (self.hi * num, self.lo * num)
             return SetValue(self.system, self.k * num, {v: c * num for v, c in self.coefs.items()},
                             lo, hi)
+        if den == ONE:
+            return self._times_grid(num)
         top = self.system.top
         coefs, slack = {}, 0
         for v, c in self.coefs.items():
@@ -191,6 +195,24 @@ class SetValue:
         lo, hi = (self.lo, self.hi) if num > 0 else (self.hi, self.lo)
         return SetValue(self.system, k, coefs, lo * num // den,
                         _ceil_div(hi * num, den) + slack)
+
+    def _times_grid(self, num):
+        """``times(num, ONE)``: the floors of division by 2^SCALE taken as shifts."""
+        top = self.system.top
+        coefs, slack = {}, 0
+        for v, c in self.coefs.items():
+            p = c * num
+            q = p >> SCALE
+            if q:
+                coefs[v] = q
+            if p & MASK:
+                slack += top[v]
+        p = self.k * num
+        if p & MASK:
+            slack += 1
+        lo, hi = (self.lo, self.hi) if num > 0 else (self.hi, self.lo)
+        return SetValue(self.system, p >> SCALE, coefs, (lo * num) >> SCALE,
+                        -((-hi * num) >> SCALE) + slack)
 
     def __mul__(self, other):
         o = self._lift(other)
@@ -319,8 +341,10 @@ class SetSystem(OverSets):
         self.top = _Top()
         self.region = None
         self._allowed, self._joint, self._digit_pairs = None, {}, {}   # set by ``at``
+        self._unit = _Units({}, {})
         self.relaxed = []   # the gates ``relu`` relaxed since ``at``
         self._recent = {}   # (what, id(x)) -> (x, result): see ``_recall``
+        self._ends = {}     # (f, lo, hi) -> f's enclosure's grid ends: see ``_grid_ends``
 
     def at(self, region):
         """Decide comparisons over ``region`` from now on. Its box: for each column, the
@@ -341,6 +365,7 @@ class SetSystem(OverSets):
                        if len(region.column_steps(j)) < (200 if j else 100)}
         self._digit_pairs = {j: sorted({(x, y) for _, x, y, _ in steps})
                              for j, steps in self._joint.items()}
+        self._unit = _Units(self._joint, allowed)
         self.relaxed = []
         self._recent = {}
         return self
@@ -386,38 +411,29 @@ class SetSystem(OverSets):
         """(least, greatest) of x - minus over the region's box, grid integers: each variable
         over its digits, a column's indicators together, and the terms of a constrained
         column (a_j, b_j, s_j and the carry out of it) together over its steps."""
+        if not x.coefs:
+            return x.k + x.lo - minus, x.k + x.hi - minus
         lo, hi = self._recall("box", x, self._box)
         return lo - minus, hi - minus
 
     def _box(self, x):
-        lo = hi = x.k
-        allowed, joint = self._allowed, self._joint
-        plain, grouped, tied = {}, {}, {}
-        for v, c in x.coefs.items():
-            j = v[1] - 1 if v[0] == "c" else v[1]
-            if j in joint:
-                tied.setdefault(j, {})[v] = c
-            elif len(v) == 3:
-                grouped.setdefault(v[:2], {})[v[2]] = c
-            else:
-                plain[v] = c
-        for v, c in plain.items():
-            if v in grouped:
-                continue
-            r = allowed[v]
-            if c > 0:
-                lo, hi = lo + c * r[0], hi + c * r[-1]
-            else:
-                lo, hi = lo + c * r[-1], hi + c * r[0]
-        for col, by_digit in grouped.items():
-            lin = plain.get(col, 0)
-            values = [lin * d + by_digit.get(d, 0) for d in allowed[col]]
-            lo, hi = lo + min(values), hi + max(values)
-        for j, terms in tied.items():
-            values = _column_values(terms, j, joint[j], self._digit_pairs[j])
-            if values:
-                lo, hi = lo + min(values), hi + max(values)
-        return lo + x.lo, hi + x.hi
+        coefs, unit_box = x.coefs, self._unit_box
+        lo, hi = x.k + x.lo, x.k + x.hi
+        for unit in {self._unit[v] for v in coefs}:
+            least, most = unit_box(unit, coefs)
+            lo, hi = lo + least, hi + most
+        return lo, hi
+
+    def _unit_box(self, unit, coefs):
+        """(least, greatest) of the terms of ``coefs`` in ``unit`` (``_Units``): a
+        constrained column's over its steps, else a column's variable and indicators over
+        its digits."""
+        if unit.__class__ is int:
+            values = _column_values(coefs, unit, self._joint[unit], self._digit_pairs[unit])
+            return (min(values), max(values)) if values else (0, 0)
+        lin, get = coefs.get(unit, 0), coefs.get
+        values = [lin * d + get(key, 0) for d, key in self._unit.digits(unit)]
+        return min(values), max(values)
 
     def box(self, x, minus=0):
         """(least, greatest) of x - minus over the region's box (a superset of its pairs),
@@ -533,8 +549,8 @@ class SetSystem(OverSets):
             return (next(iter(parts)) if parts else None), x
         widths = {col: self._spread(col, terms) for col, terms in parts.items()}
         col = max(widths, key=widths.get)
-        lo, hi = self.grid_box(SetValue(self, 0, {v: c for part, terms in parts.items()
-                                                  if part != col for v, c in terms.items()}))
+        lo, hi = self._box(SetValue(self, 0, {v: c for part, terms in parts.items()
+                                              if part != col for v, c in terms.items()}))
         if (hi - lo) << FOLD_BITS > widths[col]:
             return None, x
         return col, SetValue(self, x.k, parts[col], x.lo + lo, x.hi + hi)
@@ -601,9 +617,18 @@ class SetSystem(OverSets):
             else whole
 
     def _grid_ends(self, f, lo, hi):
-        iv = f(self.enclose.value(self.enclose.point(rational(lo)).lo,
-                                  self.enclose.point(rational(hi)).hi))
-        return grid_floor(iv.lo), grid_ceil(iv.hi)
+        """f's enclosure over [lo, hi] (grid integers), its ends rounded outward to the grid;
+        remembered across regions, since it is a function of f, lo and hi alone and the
+        same entries recur in every region (the prompt's rows, a norm's digit tables)."""
+        key = (f, lo, hi)
+        found = self._ends.get(key)
+        if found is None:
+            iv = f(self.enclose.value(self.enclose.point(rational(lo)).lo,
+                                      self.enclose.point(rational(hi)).hi))
+            if len(self._ends) >= MAX_ENDS:
+                self._ends.clear()
+            found = self._ends[key] = grid_floor(iv.lo), grid_ceil(iv.hi)
+        return found
 
     def _enclosed(self, f, lo, hi):
         return self.grid_interval(*self._grid_ends(f, lo, hi))
@@ -682,3 +707,25 @@ class _Top(dict):
     def __missing__(self, v):
         top = self[v] = 9 if len(v) == 2 and v[0] in "ab" else 1
         return top
+
+
+class _Units(dict):
+    """The unit of the box each variable's term is bounded in, over one region: a constrained
+    column j (an int: a_j, b_j, s_j's indicators and the carry out c_(j+1) together, over the
+    column's steps), else the variable's column (its digit and indicators, over its digits)."""
+
+    def __init__(self, joint, allowed):
+        super().__init__()
+        self.joint, self.allowed, self._digits = joint, allowed, {}
+
+    def __missing__(self, v):
+        j = v[1] - 1 if v[0] == "c" else v[1]
+        unit = self[v] = j if j in self.joint else column(v)
+        return unit
+
+    def digits(self, col):
+        """[(d, the indicator of column ``col`` at d)] for each digit d the region allows."""
+        found = self._digits.get(col)
+        if found is None:
+            found = self._digits[col] = [(d, col + (d,)) for d in self.allowed[col]]
+        return found
