@@ -19,6 +19,9 @@ the fraction system, decided over enclosures): a right answer decides it, a wron
 counterexample. A form whose least value, at the pair attaining it, is below 0 by more than its
 interval gives a candidate counterexample at once, which the exact run confirms.
 
+Where the budget stops a position's search short of ``examples`` counterexamples, a probe
+(``Prover.probe``) searches it again, least margin first, for counterexamples only.
+
 Each answer position is searched on its own budget (``max_sets`` regions, ``max_seconds``)
 and its own exact runs, so the positions can be the parts of ``parallel.each_share`` and the
 outcome is the same for any number of processes. If every position's regions are decided,
