@@ -579,3 +579,54 @@ def test_the_real_number_prover_splits_carries_first_on_request():
     assert setcheck.check(generic.certificate(first, model, ADDER1)).startswith(
         "certificate valid")
     assert generic.carry_split(Region.every(10), 3, False) == ("c", 4)
+
+
+def test_the_probe_finds_a_counterexample_the_depth_first_search_does_not_reach(tmp_path,
+                                                                                capsys):
+    """The mutant's units digit fails at a + b = 9 (s_0 = 9), which the depth-first order
+    reaches last (26 regions, s_0 = 0 first). On a budget of 8 regions it stops at s_0 = 2;
+    the probe, least margin first on its own 8 (regions and their samples), reaches s_0 = 9
+    and 0 + 9, written 4, confirmed by the exact run; without it the position is
+    undecided."""
+    model = mutant(build(ADDER1), "b_gate", MUTATION)
+    outcome = generic.Prover(model, max_sets=8, examples=1).position(1)
+    assert outcome.verdict == "fails" and outcome.positions == []
+    (a, b, wrote), = outcome.counterexamples
+    assert (a, b, wrote) == (0, 9, 4) and add(model, "fraction", a, b) == 4
+    assert outcome.sets == 16
+    dfs = generic.Prover(model, max_sets=8, examples=1)
+    dfs.probe = lambda k, region: None
+    assert dfs.position(1).verdict == "undecided"
+    path = tmp_path / "mutant.json"
+    path.write_text(dump(model), encoding="utf-8")
+    assert main(["prove", "--model", str(path), "--max-sets", "8", "--examples", "1"]) == 1
+    assert "  0+9=04  (right: 9)\n" in capsys.readouterr().out
+
+
+def test_a_search_that_decides_never_probes_and_a_probe_that_finds_nothing_adds_nothing():
+    """The probe runs only where the budget stops the depth-first search, and records only
+    counterexamples: adder1's proof and zcbtrak-6's position 1 over s_1 = 1 are the trees
+    they were with no probe at all (one that would raise), and adder1 on a budget of 3, whose
+    probe finds nothing, has the open regions, positions and margins it has without it."""
+    def never(k, region):
+        raise AssertionError("probed a search that decided")
+
+    adder = build(ADDER1)
+    plain = generic.Prover(adder)
+    plain.probe = never
+    assert plain.run().positions == generic.prove(adder).positions
+    zcbtrak = models.build("zcbtrak-6")
+    region = _zcbtrak_region((("s", 1, 0), 1), (("s", 1, 1), 0))
+    plain = generic.Prover(zcbtrak, max_sets=10)
+    plain.probe = never
+    assert plain.position(1, region).positions == \
+        generic.Prover(zcbtrak, max_sets=10).position(1, region).positions
+    probed = generic.prove(adder, max_sets=3)
+    alone = generic.Prover(adder, max_sets=3)
+    alone.probe = lambda k, region: None
+    alone = alone.run()
+    assert probed.verdict == alone.verdict == "undecided" and not probed.counterexamples
+    assert [(o.position, o.region, o.margin) for o in probed.open] == \
+        [(o.position, o.region, o.margin) for o in alone.open]
+    assert (probed.positions, probed.margins) == (alone.positions, alone.margins)
+    assert probed.sets > alone.sets

@@ -19,6 +19,9 @@ the fraction system, decided over enclosures): a right answer decides it, a wron
 counterexample. A form whose least value, at the pair attaining it, is below 0 by more than its
 interval gives a candidate counterexample at once, which the exact run confirms.
 
+Where the budget stops a position's search short of ``examples`` counterexamples, a probe
+(``Prover.probe``) searches it again, least margin first, for counterexamples only.
+
 Each answer position is searched on its own budget (``max_sets`` regions, ``max_seconds``)
 and its own exact runs, so the positions can be the parts of ``parallel.each_share`` and the
 outcome is the same for any number of processes. If every position's regions are decided,
@@ -29,6 +32,8 @@ tree of every position: the certificate (``setcheck`` re-checks it with its own 
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from heapq import heappop, heappush
+import itertools
 import time
 from typing import List, Optional
 
@@ -280,15 +285,15 @@ class Prover:
 
     def decide(self, logits, t):
         """("decided", margin) | ("fails", pair, difference) | ("open", the worst
-        difference, margin); margins rational. In an exact system each difference is formed
-        from the last pass's final row (``difference``)."""
-        ns, worst, margin = self.ns, None, None
+        difference, margin, the pair where its form is least); margins rational. In an exact
+        system each difference is formed from the last pass's final row (``difference``)."""
+        ns, worst, margin, corner = self.ns, None, None, None
         for u, other in enumerate(logits):
             if u == t:
                 continue
             d = (logits[t] - other if self._final is None else
                  difference(self._readout, self._final, t, u, ns.zero))
-            low = ns.grid_box(d)[0]
+            low, at = ns.grid_box(d)[0], None
             if low <= 0:
                 found = ns.grid_range(d)
                 if found is None:
@@ -299,9 +304,9 @@ class Prover:
             if margin is None or low < margin:
                 margin = low
                 if low <= 0:
-                    worst = d
+                    worst, corner = d, at
         margin = None if margin is None else rational(margin)
-        return ("decided", margin) if worst is None else ("open", worst, margin)
+        return ("decided", margin) if worst is None else ("open", worst, margin, corner)
 
     def exact(self, a, b):
         """Whether the model adds a + b right (exact run), and what it wrote."""
@@ -314,26 +319,43 @@ class Prover:
     # ---- the search -----------------------------------------------------------------------
     def explore(self, k, region):
         """The split tree of ``region`` at position k (raises _Stop)."""
-        out = self.outcome
         self._tick(k, region)
         count = region.count()
         if count == 0:
             return {"leaf": "empty"}
         t = self.target(k, region)
         if t is None:  # even at one pair: a leaf's target is one token (setcheck re-decides it)
-            q = self.targets[k][1]
-            lo, hi = region.sum_range(q)
-            return self._split(k, region, ("c", q) if q == self.n else ("s", q, (lo + hi) // 2))
+            return self._split(k, region, self._target_split(k, region))
         if count == 1:
             return self._pair(region)
-        out.sets += 1
-        try:
-            result = self.decide(self.logits(k, region), t)
-        except Undecided as why:  # a Split, or an enclosure (a root, say) out of its domain
-            result = ("open", getattr(why, "value", None), None)
+        result = self._pass(k, region, t)
         if result[0] == "decided":
             self._margin(k, result[1])
             return {"leaf": "bound"}
+        split = self._next(k, region, result)
+        if result[0] == "fails":
+            # more counterexamples wanted: the rest of the region is searched too
+            if split is None:
+                return {"leaf": "fails", "pair": list(result[1])}
+            return self._split(k, region, split)
+        if split is None:
+            return self._pair_split(k, region)
+        return self._split(k, region, split, result[2])
+
+    def _target_split(self, k, region):
+        """The cut of the sum's digit at the target's place q (the carry c_N at q = N)."""
+        q = self.targets[k][1]
+        lo, hi = region.sum_range(q)
+        return ("c", q) if q == self.n else ("s", q, (lo + hi) // 2)
+
+    def _pass(self, k, region, t):
+        """``decide`` over the region's pass (an Undecided pass is open, with no margin); a
+        failing form's pair confirmed by its exact run and recorded."""
+        self.outcome.sets += 1
+        try:
+            result = self.decide(self.logits(k, region), t)
+        except Undecided as why:  # a Split, or an enclosure (a root, say) out of its domain
+            result = ("open", getattr(why, "value", None), None, None)
         if result[0] == "fails":
             a, b = result[1]
             right, wrote = self.exact(a, b)
@@ -341,13 +363,15 @@ class Prover:
                 raise AssertionError(f"a failing form at {a} + {b}, which the exact run adds "
                                      f"right")
             self._counterexample(a, b, wrote)
-            # more counterexamples wanted: the rest of the region is searched too
-            split = choose(region, result[2].coefs, self.targets[k])
-            if split is None:
-                return {"leaf": "fails", "pair": [a, b]}
-            return self._split(k, region, split)
-        # the first gate the pass relaxed is where the region stops deciding; else the
-        # difference of logits that stays open
+        return result
+
+    def _next(self, k, region, result):
+        """The split of a region ``_pass`` left failing or open (None if none narrows it): a
+        failing form's own choice; else the first gate the pass relaxed, which is where the
+        region stops deciding (``deciding``), else the carry chain where the open form's
+        width is its interval (``chain``), else the open difference's (``choose``)."""
+        if result[0] == "fails":
+            return choose(region, result[2].coefs, self.targets[k])
         relaxed = self.ns.relaxed
         form = relaxed[0] if relaxed else result[1]
         split = deciding(region, form, self.targets[k]) if relaxed else None
@@ -355,9 +379,7 @@ class Prover:
             split = chain(region, self.targets[k])
         if split is None:
             split = choose(region, form.coefs if form is not None else {}, self.targets[k])
-        if split is None:
-            return self._pair_split(k, region)
-        return self._split(k, region, split, result[2])
+        return split
 
     def _loose(self, form):
         """Whether the open form's width is mostly its interval (what a nonlinearity lost,
@@ -385,6 +407,68 @@ class Prover:
                                       if c.count()]
                 raise
         return node
+
+    def probe(self, k, region):
+        """Least margin first: counterexamples at position k over ``region``, searched on a
+        budget of its own (``max_sets`` regions, ``max_seconds``) where the depth-first
+        search spent its budget. Each region is run through the pass (a decided one is
+        dropped) and so is one pair of it, its *sample*: the corner where the open
+        difference's form is least (``decide``), else the pair of the region nearest its
+        parent's sample (``nearest``). The sample's margin (target logit less the best other,
+        at that pair) orders the frontier, least first, and the region of least is split
+        next, by the depth-first search's rule (``_next``): the search follows the pairs the
+        model most nearly gets wrong, wherever they lie in the depth-first order. It adds
+        counterexamples only, each confirmed by its exact run (raises _Stop at
+        ``examples``); what it decides is not recorded."""
+        out, order, frontier = self.outcome, itertools.count(), []
+        limit, start = out.sets + self.max_sets, time.perf_counter()
+        self._probe_push(frontier, order, k, region, None)
+        while frontier:
+            _, _, region, split, sample = heappop(frontier)
+            for child in region.children(split):
+                if out.sets >= limit or time.perf_counter() - start > self.max_seconds:
+                    return
+                if self.progress and out.sets % 50 == 0:
+                    self.progress(out.sets, None, f" sets, position {k} (probe)")
+                self._probe_push(frontier, order, k, child, sample)
+
+    def _probe_push(self, frontier, order, k, region, near):
+        """``region`` and its sample run through the pass (a single pair exactly), and put on
+        ``frontier`` by the sample's margin (one with none, or failing, first) where the
+        region stays open."""
+        size = region.count()
+        if size == 0:
+            return
+        if size == 1:
+            self._pair(region)
+            return
+        t, corner = self.target(k, region), None
+        if t is None:
+            split = self._target_split(k, region)
+        else:
+            result = self._pass(k, region, t)
+            if result[0] == "decided":
+                return
+            split = self._next(k, region, result)
+            corner = result[3] if result[0] == "open" else result[1]
+        sample = corner or nearest(region, near)
+        margin = self._sample(k, sample)
+        if split is not None:
+            heappush(frontier, ((0, 0) if margin is None else (1, margin), next(order),
+                                region, split, sample))
+
+    def _sample(self, k, pair):
+        """The margin at position k of one pair, from the pass over it (None where it fails or
+        is open, the exact run then deciding it: a wrong answer is a counterexample)."""
+        one = point(self.n, *pair)
+        result = self._pass(k, one, self.target(k, one))
+        if result[0] == "decided":
+            return result[1]
+        if result[0] == "open":
+            right, wrote = self.exact(*pair)
+            if not right:
+                self._counterexample(*pair, wrote)
+        return None
 
     def _pair_split(self, k, region):
         """A region no split narrows (should not happen: every variable is fixed)."""
@@ -430,9 +514,15 @@ class Prover:
         self.outcome = Outcome("proved", self.n, [], margins=[None])
         self._exact = {}
         self._start = time.perf_counter()
+        region = region or Region.every(self.n)
         try:
-            self.outcome.positions.append(self.explore(k, region or Region.every(self.n)))
+            self.outcome.positions.append(self.explore(k, region))
         except _Stop:
+            if len(self.outcome.counterexamples) < self.examples:
+                try:  # the budget stopped it: the probe's own search for counterexamples
+                    self.probe(k, region)
+                except _Stop:
+                    pass
             if self.outcome.verdict != "fails":
                 self.outcome.verdict = "undecided"
         return self.outcome
@@ -470,6 +560,29 @@ def _merge(merged, part):
         merged.verdict = "fails"
     elif part.verdict == "undecided" and merged.verdict == "proved":
         merged.verdict = "undecided"
+
+
+def point(n, a, b):
+    """The region of the one pair (a, b): its digits, its sum's digits and its carries."""
+    s = a + b
+    return Region(n, tuple((a // 10 ** j % 10,) * 2 for j in range(n)),
+                  tuple((b // 10 ** j % 10,) * 2 for j in range(n)),
+                  tuple((j, (a % 10 ** j + b % 10 ** j) // 10 ** j) for j in range(1, n + 1)),
+                  tuple((j, s // 10 ** j % 10, s // 10 ** j % 10) for j in range(n)))
+
+
+def nearest(region, pair):
+    """The region's pair nearest ``pair`` in the digits, sum_j |a_j - x_j| + |b_j - y_j| (the
+    least of that form over the region: an indicator form, ``Region.bound``); with no
+    ``pair``, the pair the walk takes first."""
+    coefs = {}
+    if pair is not None:
+        for j in range(region.digits):
+            for kind, x in (("a", pair[0]), ("b", pair[1])):
+                for d in range(10):
+                    if d != x // 10 ** j % 10:
+                        coefs[(kind, j, d)] = Fraction(abs(d - x // 10 ** j % 10))
+    return region.bound(coefs)[2]
 
 
 def dense(amap):
