@@ -47,10 +47,13 @@ def build_parser():
                         help="use the generic method even where the closed form applies")
     parser.add_argument("--max-sets", type=int_arg(1, 10 ** 9), default=generic.MAX_SETS,
                         metavar="S", help="the generic method's budget of regions per answer "
-                                          f"position (default {generic.MAX_SETS})")
+                                          f"position (default {generic.MAX_SETS}), and as "
+                                          "many again for its probe for counterexamples "
+                                          "where the search runs out")
     parser.add_argument("--seconds", type=int_arg(1, 10 ** 7), default=int(generic.MAX_SECONDS),
                         metavar="T", help="the generic method's budget of seconds per answer "
-                                          f"position (default {int(generic.MAX_SECONDS)})")
+                                          f"position (default {int(generic.MAX_SECONDS)}), and "
+                                          "as many again for its probe")
     parser.add_argument("--examples", type=int_arg(1, 10 ** 6), default=generic.EXAMPLES,
                         metavar="K", help="the generic method stops after K counterexamples "
                                           f"(default {generic.EXAMPLES})")
