@@ -219,7 +219,7 @@ PROGRAM_VERDICTS = {"alexlitz-36": "fails", "jacobli99-28": "proved", "jacobli99
                     "kswain98-8": "proved",
                     "lokimorty-10": "proved",
                     "lokimorty-12": "proved", "yieldthought-20": "proved",
-                    "wonderfall-27": "proved",
+                    "wonderfall-27": "proved", "wonderfall-130": "proved",
                     "rezabyt-311": "fails"}
 
 
