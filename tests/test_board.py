@@ -172,7 +172,7 @@ nino-116         rope-10000   nino              116       52  float32  proved  u
 wonderfall-121   rope-10000   Wonderfall        121       53  float32  proved  undecided
 cosminscn-130    sinusoid-11  cosminscn         130       47  float32  proved  undecided
 wonderfall-130   rope-10000   Wonderfall        130       56  float32  proved  proved
-wonderfall-139   rope-10000   Wonderfall        139       57  float32  proved  undecided
+wonderfall-139   rope-10000   Wonderfall        139       57  float32  proved  proved
 rezabyt-311      trained      rezabyt           311      311  float32  fails   fails
 """
 

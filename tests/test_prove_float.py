@@ -438,7 +438,8 @@ def test_a_tie_at_7e5_is_open_where_one_at_1e4_decides():
         prover._patch = recorded
         result = prover.decide(prover.logits(0, region), prover.target(0, region))
         assert result[0] == verdict
-        assert (result[-1] < -10 ** 5) if verdict == "open" else result[-1] > Fraction(1, 2)
+        margin = result[2] if verdict == "open" else result[1]
+        assert (margin < -10 ** 5) if verdict == "open" else margin > Fraction(1, 2)
         row, ns = seen["scores"][0][-1], prover.ns
         lo, hi = ns.box(ns.folded(ns.difference(row[9], row[20])))
         assert -tie - Fraction(1, 1000) < lo < -tie < tie < hi < tie + Fraction(1, 1000)

@@ -220,6 +220,7 @@ PROGRAM_VERDICTS = {"alexlitz-36": "fails", "jacobli99-28": "proved", "jacobli99
                     "lokimorty-10": "proved",
                     "lokimorty-12": "proved", "yieldthought-20": "proved",
                     "wonderfall-27": "proved", "wonderfall-130": "proved",
+                    "wonderfall-139": "proved",
                     "rezabyt-311": "fails"}
 
 
