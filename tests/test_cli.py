@@ -243,18 +243,27 @@ def test_readme_shows_the_flaw_its_warning_and_exit_status():
 
 def test_bench_board_proves_each_proved_board_model_again(monkeypatch, capsys):
     """--only board: a line per model the board lists as proved, its verdict and regions from
-    a real run (here adder1 stands in for the board, with --jobs 2), then the totals."""
+    a real run (here adder1 stands in for the board, with --jobs 2), then the totals; then
+    the same of each float program it lists as proved, in its dtype."""
     from tinyadder import build
     from tinyadder.analysis import board
     from tinyadder.cli import bench
-    stand_in = board.Entry("adder1", "", "", None, 0, "", {})
-    other = board.Entry("other", "", "", None, 0, "", {})
+    stand_in = board.Entry("adder1", "", "", None, 0, "float32", {})
+    other = board.Entry("other", "", "", None, 0, "float32", {})
     monkeypatch.setattr(board, "entries", lambda: [stand_in, other])
-    monkeypatch.setattr(board, "verdict", lambda name: "proved" if name == "adder1" else "undecided")
+
+    def proved(name):
+        return "proved" if name == "adder1" else "undecided"
+
+    monkeypatch.setattr(board, "verdict", proved)
+    monkeypatch.setattr(board, "program_verdict", proved)
     monkeypatch.setattr(bench, "build", lambda name: build(str(ROOT / "tests/models/adder1.json")))
     assert main(["bench", "--only", "board", "--jobs", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[3] == "prove --generic --max-sets 1000 --jobs 2, each board model proved " \
                        "(CPU: all processes)"
     assert lines[4].split()[:4] == ["adder1", "proved", "28", "regions"]
-    assert lines[5].startswith("board proofs: ") and lines[7].startswith("bench: ")
+    assert lines[5].startswith("board proofs: ") and lines[6] == ""
+    assert lines[7] == "prove --number DTYPE --max-sets 1000 --jobs 2, each board program proved"
+    assert lines[8].split()[:4] == ["adder1", "proved", "28", "regions"]
+    assert lines[9].startswith("program proofs: ") and lines[11].startswith("bench: ")

@@ -207,6 +207,12 @@ PROOF_OPTIONS = {name: {"carries_first": True} for name in (
     "lichengliu03-50", "cosminscn-66", "cosminscn-130", "fblissjr-33")}
 
 
+# The float prover's options a proved program above was found with, where not the defaults
+# (``tinyadder prove --number DTYPE``); ``tinyadder bench --only board`` proves them so.
+PROGRAM_OPTIONS = {name: {"carries_first": True}
+                   for name in ("jacobli99-28", "jacobli99-93", "wonderfall-130")}
+
+
 # The verdict on each board model's float program in its own dtype (``tinyadder prove
 # --model NAME --number float32|float``), all 10^20 pairs. "fails": a pair the float replay
 # (bit-faithful to the original's run) adds wrong; "proved" only with its certificate

@@ -13,7 +13,7 @@ from ..analysis.bench import (CASES, SYSTEMS, TARGETS, TORCH_CASES, cpu_seconds,
                               long_addition, per_digit_factor, rates, references, same_tokens,
                               spread)
 from ..analysis.proof.census import census
-from ..analysis.proof import generic
+from ..analysis.proof import floatsets, generic
 from ..analysis.proof.formulas import digit_formulas
 from ..analysis.proof.prove import prove
 from ..analysis.verify import check, suite_groups
@@ -26,7 +26,7 @@ from .options import (PROG, Parser, add_jobs_option, add_model_options, construc
                       digits_list_arg, excerpt, int_arg, model_of)
 
 PARTS = ("rates", "tokens", "long", "census", "prove", "verify", "board")
-DEFAULT_PARTS = PARTS[:-1]   # board: every proved board model proved again, many minutes
+DEFAULT_PARTS = PARTS[:-1]   # board: every proved board model and program again, minutes
 BOARD_MAX_SETS = 1000        # the budget the board's proofs were run with (docs/proof.md)
 QUICK = {"tokens": (1001, 2), "long": [1000, 2000], "census": [8, 9, 10],
          "prove": [10, 20, 30]}
@@ -48,7 +48,8 @@ def build_parser():
     parser.add_argument("--only", type=_parts_arg, default=None, metavar="PARTS",
                         help=f"run only these parts, comma-separated: {', '.join(PARTS)} "
                              f"(default: all but board, which proves every board model "
-                             f"the board lists as proved again; --long alone: long)")
+                             f"and float program the board lists as proved again; --long "
+                             f"alone: long)")
     parser.add_argument("--repeats", type=int_arg(1, 100), default=5, metavar="R",
                         help="repeats per rate (default 5)")
     parser.add_argument("--scale", type=_fraction_arg, default=1.0, metavar="F",
@@ -209,25 +210,46 @@ def _verify(args, model, out):
 
 
 def _board(args, out):
-    """A line per board model the board lists as proved (real-number model): the generic
-    prover run again with the board's budget, its verdict, regions, CPU seconds (this process
-    and its workers) and wall seconds; then the totals. 1 if a verdict is not "proved"."""
-    print(f"prove --generic --max-sets {BOARD_MAX_SETS} --jobs {args.jobs}, each board model "
-          f"proved (CPU: all processes)", file=out, flush=True)
+    """The board's proofs run again with its budget, a line per proof and the totals: each
+    model the board lists as proved (real-number model, the generic prover), then each float
+    program it lists as proved (in its dtype). 1 if a verdict is not "proved"."""
+    real = [e for e in board.entries() if board.verdict(e.name) == "proved"]
+    programs = [e for e in board.entries() if board.program_verdict(e.name) == "proved"]
+    status = _proofs(f"prove --generic --max-sets {BOARD_MAX_SETS} --jobs {args.jobs}, each "
+                     f"board model proved (CPU: all processes)", "board proofs", real,
+                     _real_prover, args.jobs, out)
+    print(file=out)
+    return max(status, _proofs(f"prove --number DTYPE --max-sets {BOARD_MAX_SETS} --jobs "
+                               f"{args.jobs}, each board program proved", "program proofs",
+                               programs, _program_prover, args.jobs, out))
+
+
+def _real_prover(e):
+    return generic.Prover(build(e.name), max_sets=BOARD_MAX_SETS,
+                          **board.PROOF_OPTIONS.get(e.name, {}))
+
+
+def _program_prover(e):
+    return floatsets.FloatProver(build(e.name), "float" if e.dtype == "float64" else e.dtype,
+                                 max_sets=BOARD_MAX_SETS, **board.PROGRAM_OPTIONS.get(e.name, {}))
+
+
+def _proofs(title, what, entries, prover, jobs, out):
+    """A line per board entry, ``prover(entry)`` run: its verdict, regions, CPU seconds (this
+    process and its workers) and wall seconds; then the totals. 1 if a verdict is not
+    "proved"."""
+    print(title, file=out, flush=True)
     status, cpu, wall = 0, 0.0, 0.0
-    for e in board.entries():
-        if board.verdict(e.name) != "proved":
-            continue
+    for e in entries:
         before, start = os.times(), time.perf_counter()
-        outcome = generic.prove(build(e.name), max_sets=BOARD_MAX_SETS, jobs=args.jobs,
-                                **board.PROOF_OPTIONS.get(e.name, {}))
+        outcome = prover(e).run(jobs)
         after, seconds = os.times(), time.perf_counter() - start
         used = sum(b - a for a, b in zip(before[:4], after[:4]))
         cpu, wall = cpu + used, wall + seconds
         print(f"  {e.name:<16} {outcome.verdict:<10} {outcome.sets:>5} regions "
               f"{used:>7.1f} CPU s {seconds:>7.1f} s wall", file=out, flush=True)
         status = max(status, outcome.verdict != "proved")
-    print(f"board proofs: {cpu:.1f} CPU s, {wall:.1f} s wall on {os.cpu_count()} CPUs",
+    print(f"{what}: {cpu:.1f} CPU s, {wall:.1f} s wall on {os.cpu_count()} CPUs",
           file=out, flush=True)
     return status
 
