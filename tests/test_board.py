@@ -212,6 +212,7 @@ def test_the_program_column_is_backed_by_a_certificate_or_a_wrong_pair():
     float replay, in the model's dtype, adds wrong."""
     fails = {n for n, v in board.PROGRAM_VERDICTS.items() if v == "fails"}
     assert fails == set(PROGRAM_FAILS)
+    assert {board.PROGRAM_VERDICTS[n] for n in board.PROGRAM_OPTIONS} == {"proved"}
     for name, v in board.PROGRAM_VERDICTS.items():
         dtype = board.entry(name).dtype
         system = "float" if dtype == "float64" else dtype
