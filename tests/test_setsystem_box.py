@@ -86,7 +86,7 @@ def test_a_remembered_box_is_forgotten_with_its_region():
 
 def test_a_constant_has_its_box_before_any_region():
     """A constant's box needs no region: a product of two constant intervals, as a model's
-    readout weights are multiplied out before the first region (``generic.readout_map``)."""
+    readout weights are multiplied out before the first region (``Compiled.readout_map``)."""
     ns = SetSystem(build(ADDER1))
     x = ns.grid_interval(2 * ONE, 3 * ONE)
     assert ns.grid_box(x) == (2 * ONE, 3 * ONE)

@@ -101,6 +101,25 @@ class AffineMap:
         inner = {s for t in targets for s, _ in self.columns[t]}
         return inner if self.first is None else self.first.reads(inner)
 
+    def multiplied_out(self):
+        """[(weights {source: w}, bias or None)] per target; a factored map (B applied to
+        A x) as the one map w_ts = sum_d B_td A_ds, bias_t = b_t + sum_d B_td a_d. In an
+        exact system the regrouped sum is the same number at every input."""
+        rows = [(dict(column), bias) for column, bias in zip(self.columns, self.bias)]
+        if self.first is None:
+            return rows
+        inner, out = self.first.multiplied_out(), []
+        for weights, bias in rows:
+            through = {}
+            for d, w in weights.items():
+                first, b = inner[d]
+                for s, a in first.items():
+                    through[s] = through[s] + w * a if s in through else w * a
+                if b is not None:
+                    bias = w * b if bias is None else bias + w * b
+            out.append((through, bias))
+        return out
+
 
 def _affine(ns, weight, bias, keep=None):
     """The AffineMap of a weight tensor and its bias vector (``keep``: only these sources)."""
@@ -221,6 +240,19 @@ class Compiled:
 
     def __repr__(self):
         return f"<{self.model.name} compiled for {self.ns.describe()}>"
+
+    def readout_map(self):
+        """The logits as affine maps of the final row y, [(weights {slot: w}, bias or None)]
+        per readout token: -y[slot] (negative error), W_U y + b_U, or W_E (scale y) + b_U
+        (tied: the scale taken into the weights)."""
+        if self.readout is not None:
+            return [({s: -self.ns.one}, None) for s in self.readout]
+        rows = self.unembed.multiplied_out()
+        if self.unembed_scale is None:
+            return rows
+        scale = dict(self.unembed_scale)
+        return [({s: w * scale[s] for s, w in weights.items() if s in scale}, bias)
+                for weights, bias in rows]
 
 
 def _norm(ns, norm, names):

@@ -129,7 +129,7 @@ class Prover:
         self.readout = list(self.compiled.readout_tokens)
         self.affine = self._affine_embedding()
         # an exact system's logit differences are formed from the final row (``difference``)
-        self._readout = readout_map(self.compiled) if self.ns.exact else None
+        self._readout = self.compiled.readout_map() if self.ns.exact else None
         self._final = None
         self._dense = {}   # block: its FFN's maps multiplied out (``_through_relus``)
         self.max_sets, self.max_seconds, self.examples = max_sets, max_seconds, examples
@@ -234,7 +234,7 @@ class Prover:
         and the ReLU values the pass made of them."""
         block, kept = self.compiled.blocks[i], {}
         if i not in self._dense:
-            self._dense[i] = dense(block.up), dense(block.down)
+            self._dense[i] = block.up.multiplied_out(), block.down.multiplied_out()
         where = (f"blocks.{i}.ln2.hook_normalized" if block.ln2 is not None else
                  f"blocks.{i}.hook_resid_mid")
         before, gates = patch.get(where, lambda x: x), patch[f"blocks.{i}.mlp.hook_pre"]
@@ -585,30 +585,10 @@ def nearest(region, pair):
     return region.bound(coefs)[2]
 
 
-def dense(amap):
-    """An AffineMap as [(weights {source: w}, bias or None)] per target, a factored one
-    (B applied to A x) multiplied out: w_ts = sum_d B_td A_ds, bias_t = b_t + sum_d B_td a_d.
-    In an exact system the regrouped sum is the same number at every pair."""
-    rows = [(dict(column), bias) for column, bias in zip(amap.columns, amap.bias)]
-    if amap.first is None:
-        return rows
-    inner, out = dense(amap.first), []
-    for weights, bias in rows:
-        through = {}
-        for d, w in weights.items():
-            first, b = inner[d]
-            for s, a in first.items():
-                through[s] = through[s] + w * a if s in through else w * a
-            if b is not None:
-                bias = w * b if bias is None else bias + w * b
-        out.append((through, bias))
-    return out
-
-
 def through_relus(up, down, x, post, ns):
     """One row's mlp_out = D relu(U x + b_U) + b_D as one affine map of the FFN's input x, U
-    and D the maps multiplied out (``dense``): each relu(g_u) lies in lam_u g_u + [0, w_u]
-    (``post``: the ReLU values, ``SetSystem.relu``), so
+    and D the maps multiplied out (``AffineMap.multiplied_out``): each relu(g_u) lies in
+    lam_u g_u + [0, w_u] (``post``: the ReLU values, ``SetSystem.relu``), so
 
         mlp_out_t in sum_s (sum_u D_tu lam_u U_us) x_s + sum_u D_tu (lam_u b_u + [0, w_u]) + b_t.
 
@@ -634,22 +614,8 @@ def through_relus(up, down, x, post, ns):
     return out
 
 
-def readout_map(compiled):
-    """The logits as affine maps of the final row y, [(weights {slot: w}, bias)] per readout
-    token: -y[slot] (negative error), W_U y + b_U, or W_E (scale y) + b_U (tied: the scale
-    taken into the weights)."""
-    if compiled.readout is not None:
-        return [({s: -compiled.ns.one}, None) for s in compiled.readout]
-    rows = dense(compiled.unembed)
-    if compiled.unembed_scale is None:
-        return rows
-    scale = dict(compiled.unembed_scale)
-    return [({s: w * scale[s] for s, w in weights.items() if s in scale}, bias)
-            for weights, bias in rows]
-
-
 def difference(rows, y, t, u, zero):
-    """logit_t - logit_u of the readout ``rows`` (``readout_map``) at the final row y:
+    """logit_t - logit_u of the readout ``rows`` (``Compiled.readout_map``) at the final row y:
     sum_s (w_ts - w_us) y_s + b_t - b_u. The interval of y_s enters once, times
     |w_ts - w_us|, where the difference of the two logits would hold it twice, times
     |w_ts| + |w_us| (a tied readout's logits near 10^5 differ by 10^-2)."""

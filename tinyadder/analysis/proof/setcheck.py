@@ -660,8 +660,8 @@ class Leaves:
         self.line = flat and all(rows[d][s] == rows[0][s] + d * (rows[1][s] - rows[0][s])
                                  for d in range(10) for s in range(len(rows[0])))
         self.rows = rows
-        self.readout = readout_rows(self.compiled)
-        self.ffns = {i: (multiplied_out(b.up), multiplied_out(b.down))
+        self.readout = self.compiled.readout_map()
+        self.ffns = {i: (b.up.multiplied_out(), b.down.multiplied_out())
                      for i, b in enumerate(self.compiled.blocks)
                      if model.blocks[i].mlp is not None and model.blocks[i].mlp.act == "relu"
                      and not b.gated}
@@ -813,36 +813,6 @@ def ffn_map(up, down, x, post, ns):
         terms = [c * x[s] for s, c in sorted(coef.items())] + terms
         out.append(add_up(terms + ([bias] if bias is not None else []), ns.zero))
     return out
-
-
-def multiplied_out(amap):
-    """[(weights {source: w}, bias or None)] per target of an AffineMap; a factored one's
-    (B after A) as the one map w_ts = sum_d B_td A_ds, bias_t = b_t + sum_d B_td a_d."""
-    rows = [(dict(column), bias) for column, bias in zip(amap.columns, amap.bias)]
-    if amap.first is None:
-        return rows
-    inner, out = multiplied_out(amap.first), []
-    for weights, bias in rows:
-        ws = {}
-        for d, w in weights.items():
-            for s, a in inner[d][0].items():
-                ws[s] = ws[s] + w * a if s in ws else w * a
-            if inner[d][1] is not None:
-                bias = w * inner[d][1] if bias is None else bias + w * inner[d][1]
-        out.append((ws, bias))
-    return out
-
-
-def readout_rows(compiled):
-    """Each readout token's logit as an affine map of the final row y: -y[slot], W_U y +
-    b_U, or W_E (scale y) + b_U with the scale in the weights."""
-    if compiled.readout is not None:
-        return [({s: -compiled.ns.one}, None) for s in compiled.readout]
-    rows = multiplied_out(compiled.unembed)
-    if compiled.unembed_scale is None:
-        return rows
-    scale = dict(compiled.unembed_scale)
-    return [({s: w * scale[s] for s, w in ws.items() if s in scale}, b) for ws, b in rows]
 
 
 def gap(rows, y, t, u, zero):
