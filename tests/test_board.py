@@ -214,8 +214,7 @@ def test_the_program_column_is_backed_by_a_certificate_or_a_wrong_pair():
     assert fails == set(PROGRAM_FAILS)
     assert {board.PROGRAM_VERDICTS[n] for n in board.PROGRAM_OPTIONS} == {"proved"}
     for name, v in board.PROGRAM_VERDICTS.items():
-        dtype = board.entry(name).dtype
-        system = "float" if dtype == "float64" else dtype
+        system = board.entry(name).program
         if v == "proved":
             cert = floatcheck.load(program_certificate(name))
             assert cert["model"] == dump(models.build(name)) and cert["number"] == system

@@ -5,7 +5,6 @@ as a float32 program, and imports nothing of the search."""
 import ast
 from fractions import Fraction
 import json
-from pathlib import Path
 import random
 
 import pytest
@@ -19,6 +18,7 @@ from tinyadder.cli import main
 from tinyadder.forward import activation
 from tinyadder.modelfile import dump, load
 
+from test_board import program_certificate
 from test_prove_float import single
 
 ADDER1 = "tests/models/adder1.json"
@@ -151,11 +151,9 @@ def test_the_board_float_program_certificates_check(name):
     NAME --number float32``, float for a float64 entry; jacobli99-28 with
     ``--carries-first``) checks, its leaves in two processes, and its model text is the
     shipped file's."""
-    dtype = board.entry(name).dtype
-    path = Path(f"tests/fixtures/proofs/{name}.{dtype}.cert.json")
-    cert = floatcheck.load(path if path.exists() else path.with_name(path.name + ".gz"))
+    cert = floatcheck.load(program_certificate(name))
     assert cert["model"] == dump(models.build(name))
-    system = "float" if dtype == "float64" else dtype
+    system = board.entry(name).program
     line = floatcheck.check(cert, jobs=2)
     assert line.startswith(f"certificate valid: {name} model as a {system} program, N = 10: "
                            f"every pair is added right")

@@ -230,8 +230,8 @@ def _real_prover(e):
 
 
 def _program_prover(e):
-    return floatsets.FloatProver(build(e.name), "float" if e.dtype == "float64" else e.dtype,
-                                 max_sets=BOARD_MAX_SETS, **board.PROGRAM_OPTIONS.get(e.name, {}))
+    return floatsets.FloatProver(build(e.name), e.program, max_sets=BOARD_MAX_SETS,
+                                 **board.PROGRAM_OPTIONS.get(e.name, {}))
 
 
 def _proofs(title, what, entries, prover, jobs, out):

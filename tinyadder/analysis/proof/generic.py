@@ -642,8 +642,8 @@ def choose(region, coefs, target):
     the carries into j and j + 1, the difference part by cutting the wider digit range; a
     carry's term by fixing it. Each candidate is weighed by how much of the form's range it
     can remove; a column's indicator terms by cutting its digit's range in two (weighed by
-    their spread over the region); with no variable left to narrow (the interval is the rest), the digits nearest
-    the target's place are cut."""
+    their spread over the region); with no variable left to narrow (the interval is the
+    rest), the digits nearest the target's place are cut."""
     n = region.digits
     best, weight = None, Fraction(0)
 
