@@ -1,5 +1,5 @@
-"""The prover's number system and the checker's side by side, for tests that hold one rule
-to both (tests/test_prove_generic.py, tests/test_prove_rope10000.py)."""
+"""The prover's number system and regions and the checker's side by side, for tests that
+hold one rule to both (tests/test_prove_*.py)."""
 
 from fractions import Fraction
 
@@ -17,3 +17,13 @@ def both_systems(model, n):
     return ((prover, lambda v, c: prover.variable(v, c), prover.box),
             (checker, lambda v, c: setcheck.Form(checker, 0, {v: int(c * ONE)}),
              lambda f: tuple(Fraction(e, ONE) for e in checker.box(f))))
+
+
+def cut_regions(cuts, n=10):
+    """The prover's region of every N = n digit pair cut by ``cuts`` ((split, child) each),
+    and the checker's record of the same region."""
+    region, checked = Region.every(n), setcheck.root(n)
+    for split, child in cuts:
+        region = region.children(split)[child]
+        checked = setcheck.cut(checked, n, list(split))[child]
+    return region, checked

@@ -21,7 +21,7 @@ from tinyadder.numbers.enclosures import IntervalSystem
 from tinyadder.cli import main
 from tinyadder.modelfile import dump
 
-from proof_systems import both_systems
+from proof_systems import both_systems, cut_regions
 
 ADDER1 = "tests/models/adder1.json"
 
@@ -403,23 +403,10 @@ def test_the_last_block_runs_the_last_position_only_after_its_attention():
     the final norm; nothing reads it, so it is zero, and the region is decided, by the prover
     and by the checker."""
     model = models.build("zcbtrak-6")
-    region = Region.every(10)
-    for split, child in ((("s", 2, 0), 0), (("c", 3), 1), (("c", 2), 1)):
-        region = region.children(split)[child]
+    region, checked = cut_regions(((("s", 2, 0), 0), (("c", 3), 1), (("c", 2), 1)))
     prover = generic.Prover(model)
     assert prover.decide(prover.logits(2, region), prover.target(2, region))[0] == "decided"
-    checked = setcheck.root(10)
-    for split, child in ((["s", 2, 0], 0), (["c", 3], 1), (["c", 2], 1)):
-        checked = setcheck.cut(checked, 10, split)[child]
     assert setcheck.Leaves(model).holds(2, checked)
-
-
-def _zcbtrak_region(*cuts):
-    """zcbtrak-6's region of every pair cut by ``cuts`` ((split, child) each)."""
-    region = Region.every(10)
-    for split, child in cuts:
-        region = region.children(split)[child]
-    return region
 
 
 def test_a_width_no_digit_explains_is_split_along_the_carry_chain():
@@ -429,7 +416,7 @@ def test_a_width_no_digit_explains_is_split_along_the_carry_chain():
     where the form's terms vary most took 49)."""
     model = models.build("zcbtrak-6")
     outcome = generic.Prover(model, max_sets=10).position(
-        1, _zcbtrak_region((("s", 1, 0), 1), (("s", 1, 1), 0)))
+        1, cut_regions(((("s", 1, 0), 1), (("s", 1, 1), 0)))[0])
     tree, = outcome.positions
     assert tree["split"] == ["c", 2]
     assert [kid.get("split", kid.get("leaf")) for kid in tree["children"]] == \
@@ -494,7 +481,7 @@ def test_the_pass_with_the_last_row_only_holds_the_exact_logits():
     from tinyadder.numbers import number_system
     from tinyadder.plan import compile_model
     model = models.build("zcbtrak-6")
-    region = _zcbtrak_region((("s", 2, 0), 0), (("c", 3), 1), (("c", 2), 1))
+    region = cut_regions(((("s", 2, 0), 0), (("c", 3), 1), (("c", 2), 1)))[0]
     prover = generic.Prover(model)
     sets = prover.logits(2, region)
     exact = compile_model(model, number_system("fraction"))
@@ -616,7 +603,7 @@ def test_a_search_that_decides_never_probes_and_a_probe_that_finds_nothing_adds_
     plain.probe = never
     assert plain.run().positions == generic.prove(adder).positions
     zcbtrak = models.build("zcbtrak-6")
-    region = _zcbtrak_region((("s", 1, 0), 1), (("s", 1, 1), 0))
+    region = cut_regions(((("s", 1, 0), 1), (("s", 1, 1), 0)))[0]
     plain = generic.Prover(zcbtrak, max_sets=10)
     plain.probe = never
     assert plain.position(1, region).positions == \

@@ -4,21 +4,13 @@ setcheck.py."""
 
 from tinyadder import models
 from tinyadder.analysis.proof import generic, setcheck
-from tinyadder.analysis.proof.sets import Region
 from tinyadder.analysis.proof.setsystem import rational
+
+from proof_systems import cut_regions
 
 # a_1 = 1, b_1 = 9, s_1 = 0, c_1 = 0: column 1 adds to 10 with no carry in
 COLUMN_1_TEN = ((("a", 1, 0), 1), (("a", 1, 1), 0), (("b", 1, 8), 1), (("s", 1, 0), 0),
                 (("c", 1), 0))
-
-
-def regions(cuts, n=10):
-    """The prover's and the checker's region of every pair cut by ``cuts``."""
-    region, checked = Region.every(n), setcheck.root(n)
-    for split, child in cuts:
-        region = region.children(split)[child]
-        checked = setcheck.cut(checked, n, list(split))[child]
-    return region, checked
 
 
 def width(value):
@@ -32,7 +24,7 @@ def test_a_logit_difference_is_formed_from_the_final_row():
     than a fifth of the two logits' difference's (0.156 and 2.19 with the FFN's units taken
     one by one), and the region is decided, by the prover and by the checker."""
     model = models.build("yieldthought-20")
-    region, checked = regions(COLUMN_1_TEN)
+    region, checked = cut_regions(COLUMN_1_TEN)
     prover = generic.Prover(model)
     logits = prover.logits(1, region)
     t = prover.target(1, region)
@@ -54,7 +46,7 @@ def test_a_relu_ffn_is_one_affine_map_of_its_input():
     the two units' difference holds 128000 times it twice, 48; the region is decided (margin
     0.088, not -0.178), by the prover and by the checker."""
     model = models.build("yieldthought-20")
-    region, checked = regions(COLUMN_1_CARRIED)
+    region, checked = cut_regions(COLUMN_1_CARRIED)
     seen = {}
     prover = generic.Prover(model)
     plain = prover._patch

@@ -7,10 +7,10 @@ import pytest
 
 from tinyadder import build, models
 from tinyadder.analysis.proof import generic, setcheck
-from tinyadder.analysis.proof.sets import Region, a_var
+from tinyadder.analysis.proof.sets import a_var
 from tinyadder.forward import activation
 
-from proof_systems import both_systems
+from proof_systems import both_systems, cut_regions
 
 
 def test_a_mean_value_form_that_loses_the_sign_is_not_taken():
@@ -30,13 +30,6 @@ def test_a_mean_value_form_that_loses_the_sign_is_not_taken():
         assert narrow.coefs and box(narrow)[0] > 0
 
 
-def _region(n, cuts):
-    region = Region.every(n)
-    for split, child in cuts:
-        region = region.children(split)[child]
-    return region
-
-
 @pytest.mark.slow
 def test_nino_116_decides_its_second_digit_under_fixed_carries():
     """nino-116 at answer position 1 over s_1 = 3, c_2 = c_1 = 0: its SiLU gates lie near
@@ -45,10 +38,7 @@ def test_nino_116_decides_its_second_digit_under_fixed_carries():
     model = models.build("nino-116")
     cuts = [(("s", 1, 3), 0), (("s", 1, 2), 1), (("c", 2), 0), (("c", 1), 0)]
     prover = generic.Prover(model)
-    region = _region(10, cuts)
+    region, checked = cut_regions(cuts)
     assert region.sum_digit(1) == 3
     assert prover.decide(prover.logits(1, region), prover.target(1, region))[0] == "decided"
-    checked = setcheck.root(10)
-    for split, child in cuts:
-        checked = setcheck.cut(checked, 10, list(split))[child]
     assert setcheck.Leaves(model).holds(1, checked)

@@ -3,23 +3,16 @@ cosminscn-130) and fixed-bias model (fblissjr-33): the rules their proofs need."
 
 from tinyadder import models
 from tinyadder.analysis.proof import generic
-from tinyadder.analysis.proof.sets import Region
 from tinyadder.analysis.proof.setsystem import ONE
 
-
-def _region(n, *cuts):
-    """The region of every N = n digit pair cut by ``cuts`` ((split, child) each)."""
-    region = Region.every(n)
-    for split, child in cuts:
-        region = region.children(split)[child]
-    return region
+from proof_systems import cut_regions
 
 
 def test_tables_that_rise_with_both_digits_split_on_the_carry():
     """A gate [a_0 = d] d + [b_0 = d] d - 1/2 over s_0 = 0 (a digit sum that an attention
     weight, enclosed, made a table): a sum a_0 + b_0 in {0, 10}, which the carry c_1 decides;
     cutting a_0's range leaves it open in both halves."""
-    region = _region(2, (("s", 0, 0), 0))
+    region = cut_regions([(("s", 0, 0), 0)], 2)[0]
     coefs = {(kind, 0, d): d * ONE for kind in "ab" for d in range(1, 10)}
     assert generic.choose(region, coefs, ("digit", 1)) == ("c", 1)
 
@@ -31,7 +24,7 @@ def test_a_sinusoid_digit_is_decided_once_its_carries_are_fixed():
     pointed, took 109)."""
     model = models.build("lichengliu03-50")
     outcome = generic.Prover(model, max_sets=20).position(
-        1, _region(10, (("s", 1, 0), 0)))
+        1, cut_regions([(("s", 1, 0), 0)])[0])
     tree, = outcome.positions
     assert tree["split"] == ["c", 1]
     assert tree["children"][0]["split"] == ["c", 2]
@@ -47,7 +40,7 @@ def test_a_gate_that_one_carry_decides_is_split_on_that_carry():
     decides: 5 regions, margins near 1 (cutting the sum's digits first took 59)."""
     model = models.build("fblissjr-33")
     outcome = generic.Prover(model, max_sets=20).position(
-        8, _region(10, (("s", 8, 0), 0)))
+        8, cut_regions([(("s", 8, 0), 0)])[0])
     assert outcome.positions == [{"split": ["c", 8], "children": [
         {"split": ["c", 9], "children": [{"leaf": "bound"}, {"leaf": "bound"}]},
         {"leaf": "bound"}]}]
