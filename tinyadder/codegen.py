@@ -49,7 +49,7 @@ RESERVED = {"token", "pos", "layers", "x", "L", "k", "v", "e", "ev", "s", "n", "
             "zero", "one", "ns", "embed", "token_kv", "exp_qk", "attend_one", "ops", "kv",
             "F", "ONE", "zeros", "box", "divide", "product", "open_gate", "embed_ints",
             "interval", "R", "embed_floats", "tokens", "n_new", "pick", "readout", "logits",
-            "best", "total", "hit"}
+            "best", "total", "hit", "his", "los", "h"}
 
 
 def _locals(names):
@@ -504,6 +504,19 @@ class _Ints(_Values):
 
     def logits(self, row, readout):
         return f"[{', '.join(f'box(-{row[s]}_hi, -{row[s]}_lo)' for s in readout)}]"
+
+    def first_largest(self, row, readout):
+        """``generate.argmax`` of the boxed logits -[lo_j, hi_j], on the ints: it returns the
+        index w whose logit is certainly above every one before it (lo_j > hi_w) and
+        certainly not below one after it (lo_j >= hi_w), and raises Undecided where there is
+        none. Such a w has the largest lower end -hi_w, strictly so before it: it is the
+        first index of the least hi, so that one index is checked, and ``pick`` of the
+        boxed logits decides only where the check fails (it raises there)."""
+        ends = [[f"{row[s]}_{end}" for s in readout] for end in ("hi", "lo")]
+        return [f"his = [{', '.join(ends[0])}]", "best = his.index(min(his))", "h = his[best]",
+                f"los = [{', '.join(ends[1])}]",
+                "if min(los[:best], default=h + 1) <= h or min(los[best + 1:], default=h) < h:",
+                f"    best = pick({self.logits(row, readout)})"]
 
 
 class _Chain:
