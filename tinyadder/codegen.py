@@ -49,7 +49,7 @@ RESERVED = {"token", "pos", "layers", "x", "L", "k", "v", "e", "ev", "s", "n", "
             "zero", "one", "ns", "embed", "token_kv", "exp_qk", "attend_one", "ops", "kv",
             "F", "ONE", "zeros", "box", "divide", "product", "open_gate", "embed_ints",
             "interval", "R", "embed_floats", "tokens", "n_new", "pick", "readout", "logits",
-            "best", "total", "hit", "his", "los", "h"}
+            "best", "total", "hit", "his", "los", "h", "outs"}
 
 
 def _locals(names):
@@ -772,21 +772,21 @@ def decoder_source(compiled):
     and the token have been seen (plan rule 6, ``_States``)."""
     w, env = _environment(compiled)
     env["readout"] = compiled.readout_tokens
-    lines, first, row, sums = [], [], None, []
+    lines, first, outs, row, sums = [], [], None, None, []
     rest = range(len(compiled.blocks))
     kv = {}
     if compiled.blocks[0].memoised:
-        first, row, sums, kv = _first_block(compiled, w)
+        first, outs, row, sums, kv = _first_block(compiled, w)
         lines.append(f"    L0_state = L0_states.start(({w.zeros},) * {len(sums)})")
         rest = rest[1:]
     prefix, _, _ = _position(compiled, w, False, True, rest, row, kv)
     every, row, later = _position(compiled, w, True, True, rest, row, kv)
     lines += [f"    {name} = {w.zeros}" for name in later]
     lines += ["    for pos in range(len(tokens) - 1):", "        token = tokens[pos]"]
-    lines += [f"    {line}" for line in first + prefix]
+    lines += [f"    {line}" for line in first + _unpack(outs, prefix) + prefix]
     lines += ["    for pos in range(len(tokens) - 1, len(tokens) - 1 + n_new):",
               "        token = tokens[pos]"]
-    lines += [f"    {line}" for line in first + every]
+    lines += [f"    {line}" for line in first + _unpack(outs, every) + every]
     lines += [f"        {line}" for line in w.first_largest(row, compiled.readout)]
     lines += ["        tokens.append(readout[best])", "    return tokens"]
     header = _header("decode", "tokens, n_new, layers, pick", env)
@@ -819,11 +819,12 @@ def _signed(x, sign):
 
 
 def _first_block(compiled, w):
-    """(lines, row, sums, kv): the first block of a position as a lookup of ``L0_state``, the
-    state its carried sums were in, and the token; where that pair is new, the block computed
-    from the state's sums, its outputs (every slot it leaves, for both kinds of position)
-    recorded (``_States.step``), and with them the second block's keys and values, which
-    depend on those outputs alone (``kv``: {1: their texts}, for ``_position``)."""
+    """(lines, outs, row, sums, kv): the first block of a position as a lookup of
+    ``L0_state``, the state its carried sums were in, and the token; where that pair is new,
+    the block computed from the state's sums, its outputs ``outs`` (every slot it leaves, for
+    both kinds of position) recorded (``_States.step``), and with them the second block's
+    keys and values, which depend on those outputs alone (``kv``: {1: their texts}, for
+    ``_position``). ``_unpack`` writes the lines that take a pair apart."""
     w.env["L0_states"] = _States(w.state_key)
     block, row, sums = _position(compiled, w, True, True, range(1))
     names, kv = w.outputs(row), {}
@@ -832,13 +833,29 @@ def _first_block(compiled, w):
         more, k, v = w.later_kv(1, compiled.blocks[1], row, heads, _locals(heads),
                                 compiled.model.slots[:compiled.blocks[1].width_in])
         block, names, kv = block + more, names + _assigned(more), {1: (k, v)}
-    outs = ", ".join(dict.fromkeys(names)) + ","
+    outs = list(dict.fromkeys(names))
     state = ", ".join(sums) + "," if sums else ""
     return ["    hit = L0_state.get(token)", "    if hit is None:",
             f"        {state} = L0_state.sums" if sums else "        pass",
             *[f"    {line}" for line in block],
-            f"        hit = L0_states.step(L0_state, token, ({state}), ({outs}))",
-            f"    L0_state, ({outs}) = hit"], row, sums, kv
+            f"        hit = L0_states.step(L0_state, token, ({state}), ({', '.join(outs)},))",
+            ], outs, row, sums, kv
+
+
+def _unpack(outs, lines):
+    """The lines that take a looked-up pair apart (``_first_block``): the next state, and the
+    block's outputs ``outs``, of which a prompt position reads few (layer 1's e v alone, for
+    TinyAdder-36): where ``lines`` read at most a quarter of them, only those, by index (an
+    index costs about what four names stored at once cost)."""
+    if outs is None:
+        return []
+    text = "\n".join(lines)
+    read = [(i, name) for i, name in enumerate(outs) if re.search(rf"\b{name}\b", text)]
+    if 4 * len(read) > len(outs):
+        return [f"    L0_state, ({', '.join(outs)},) = hit"]
+    return ["    L0_state, outs = hit"] + ([
+        f"    {', '.join(name for _, name in read)} = "
+        f"{', '.join(f'outs[{i}]' for i, _ in read)}"] if read else [])
 
 
 def _assigned(lines):
