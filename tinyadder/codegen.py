@@ -45,11 +45,11 @@ def _identifier(text):
 
 
 # names the generated code uses for itself: a slot may not take them
-RESERVED = {"token", "pos", "layers", "x", "L", "k", "v", "e", "ev", "s", "n", "d", "g", "t",
-            "zero", "one", "ns", "embed", "token_kv", "exp_qk", "attend_one", "ops", "kv",
-            "F", "ONE", "zeros", "box", "divide", "product", "open_gate", "embed_ints",
-            "interval", "R", "embed_floats", "tokens", "n_new", "pick", "readout", "logits",
-            "best", "total", "hit", "his", "los", "h", "outs"}
+RESERVED = {"token", "pos", "layers", "new_layers", "x", "L", "k", "v", "e", "ev", "s", "n",
+            "d", "g", "t", "zero", "one", "ns", "embed", "token_kv", "exp_qk", "attend_one",
+            "ops", "kv", "F", "ONE", "zeros", "box", "divide", "product", "open_gate",
+            "embed_ints", "interval", "R", "embed_floats", "tokens", "n_new", "pick", "readout",
+            "logits", "best", "total", "hit", "his", "los", "h", "outs"}
 
 
 def _locals(names):
@@ -764,11 +764,12 @@ def source(compiled, logits=True):
 
 def decoder_source(compiled):
     """The text of greedy decoding as one function, and its environment (as ``source``):
-    ``decode(tokens, n_new, layers, pick)`` runs the prompt's positions but the last without
-    logits, then n_new positions with logits, each appending the readout token of the first
-    largest logit (``pick``, ``generate.argmax``, where the values may not be totally ordered:
-    ``_Values.first_largest``). The carried sums live in locals; ``layers`` keeps keys and
-    values only for a block with a textbook head. The first block is looked up where its state
+    ``decode(tokens, n_new, new_layers, pick)`` runs the prompt's positions but the last
+    without logits, then n_new positions with logits, each appending the readout token of the
+    first largest logit (``pick``, ``generate.argmax``, where the values may not be totally
+    ordered: ``_Values.first_largest``). The carried sums live in locals; a KV cache
+    (``new_layers()``) keeps keys and values only for a block with a textbook head, and is
+    made only for a model that has one. The first block is looked up where its state
     and the token have been seen (plan rule 6, ``_States``)."""
     w, env = _environment(compiled)
     env["readout"] = compiled.readout_tokens
@@ -789,7 +790,9 @@ def decoder_source(compiled):
     lines += [f"    {line}" for line in first + _unpack(outs, every) + every]
     lines += [f"        {line}" for line in w.first_largest(row, compiled.readout)]
     lines += ["        tokens.append(readout[best])", "    return tokens"]
-    header = _header("decode", "tokens, n_new, layers, pick", env)
+    if any("layers[" in line for line in lines):  # a block with a textbook head keeps a cache
+        lines.insert(0, "    layers = new_layers()")
+    header = _header("decode", "tokens, n_new, new_layers, pick", env)
     return "\n".join([header] + lines) + "\n", env
 
 
@@ -942,9 +945,10 @@ def run(compiled, tokens, start, layers, logits, ops):
     return [every(tokens[-1], start + len(tokens) - 1, layers)]
 
 
-def greedy(compiled, tokens, n_new, layers, pick, ops):
+def greedy(compiled, tokens, n_new, new_layers, pick, ops):
     """``forward.greedy``: the prompt's positions (without logits but for the last), then one
     position with logits per new token, appending ``readout_tokens[pick(logits)]``, in one
-    generated function (``decoder_source``)."""
-    return _compiled(compiled, "decode", "greedy", decoder_source, ops)(tokens, n_new, layers,
-                                                                       pick)
+    generated function (``decoder_source``); ``new_layers()`` makes an empty KV cache, where
+    the model needs one."""
+    return _compiled(compiled, "decode", "greedy", decoder_source, ops)(tokens, n_new,
+                                                                       new_layers, pick)
