@@ -237,3 +237,14 @@ def test_the_decoders_pick_on_ints_is_argmax_of_the_boxed_logits():
         assert scope["best"] == expected, ends
         decided += 1
     assert 800 < decided < 2200  # both outcomes are common (983 decided)
+
+
+def test_long_rationals_round_in_a_pure_python_decimal(monkeypatch):
+    """A rational of over 4,300 digits is rounded as C decimal rounds it by the pure-Python
+    decimal (PyPy's), which reads an int through str() and refuses such ints."""
+    import _pydecimal
+    from tinyadder.numbers import protocol
+    x = Fraction(10 ** 5000 + 1, 3 ** 9000)
+    expected = str(protocol._decimal_of(x, protocol._decimal_context(2045)))
+    monkeypatch.setattr(protocol, "decimal", _pydecimal)
+    assert str(protocol._decimal_of(x, protocol._decimal_context(2045))) == expected
