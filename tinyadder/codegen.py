@@ -166,7 +166,11 @@ class _Values:
     zeros = "(zero, zero)"  # the running sums before the first position
     # a state's key (rule 6): repr tells -0.0 from 0.0 and Decimal('1.0') from Decimal('1')
     state_key = staticmethod(repr)
-    sums = "n, d"
+
+    @staticmethod
+    def sums(n="n", d="d"):
+        """The locals of a carried head's running sums N and D."""
+        return f"{n}, {d}"
 
     def first_kv(self, i, memo, weights, block, names):
         """(lines, keys, values): the per-token lookup (rule 4), and the names of the keys and
@@ -198,18 +202,18 @@ class _Values:
                 self.carried_kv[i, h] = e, ev
         return lines, rows["k"], rows["v"]
 
-    def carry(self, i, h, name, decay):
-        """A carried head's running sums one position on (rule 1, as ``forward.carry``), from
-        and to ``sums``: e and e v from the first block's per-token lists, else the locals of
-        ``later_kv``."""
+    def carry(self, i, h, name, decay, n="n", d="d"):
+        """A carried head's running sums one position on (rule 1, as ``forward.carry``), in
+        the locals ``n`` and ``d``: e and e v from the first block's per-token lists, else the
+        locals of ``later_kv``."""
         e, ev = self.carried_kv.get((i, h), (f"e[{h}]", f"ev[{h}]"))
         if decay is None:
-            return [f"    n, d = n + {ev}, d + {e}"]
-        return [f"    n, d = {decay} * n + {ev}, {decay} * d + {e}"]
+            return [f"    {n}, {d} = {n} + {ev}, {d} + {e}"]
+        return [f"    {n}, {d} = {decay} * {n} + {ev}, {decay} * {d} + {e}"]
 
-    def carried_z(self, z):
+    def carried_z(self, z, n="n", d="d"):
         """z = N / (1 + D) of the sums."""
-        return [f"    {z} = n / (one + d)"]
+        return [f"    {z} = {n} / (one + {d})"]
 
     def textbook(self, z, q, h, head):
         return [f"    {z} = attend_one(ops, ns, {q}, L, {h}, {head}, pos)"]
@@ -434,19 +438,22 @@ class _Ints(_Values):
 
     zeros = "zeros"
     state_key = staticmethod(tuple)  # ints are their own exact representation
-    sums = "n_lo, n_hi, d_lo, d_hi"
 
-    def carry(self, i, h, name, decay):
+    @staticmethod
+    def sums(n="n", d="d"):
+        return f"{n}_lo, {n}_hi, {d}_lo, {d}_hi"
+
+    def carry(self, i, h, name, decay, n="n", d="d"):
         e, ev = _kv_names(i, name)
         r = decay or _same
         lines = []
-        for x, add in (("n", ev), ("d", e)):
+        for x, add in ((n, ev), (d, e)):
             lo, hi = r(x)
             lines.append(f"    {x}_lo, {x}_hi = {lo} + {add}_lo, {hi} + {add}_hi")
         return lines
 
-    def carried_z(self, z):
-        return [f"    {z}_lo, {z}_hi = divide(n_lo, n_hi, d_lo + ONE, d_hi + ONE)"]
+    def carried_z(self, z, n="n", d="d"):
+        return [f"    {z}_lo, {z}_hi = divide({n}_lo, {n}_hi, {d}_lo + ONE, {d}_hi + ONE)"]
 
     def textbook(self, z, q, h, head):
         return [f"    {z}_lo, {z}_hi = ns.ints(attend_one(ops, ns, interval({q[0]}, {q[1]}), "
@@ -598,13 +605,13 @@ class _Singles(_Values):
             ev.append(f"L{i}_ev_{names[h]}" if b.carried else "None")
         return lines + [f"    ev = [{', '.join(ev)}]"], "k", "v"
 
-    def carry(self, i, h, name, decay):
+    def carry(self, i, h, name, decay, n="n", d="d"):
         return [f"    R[0] = {x} + {add}[{h}]; {x} = R[0]" if decay is None else
                 f"    R[0] = {decay} * {x}; R[0] = R[0] + {add}[{h}]; {x} = R[0]"
-                for x, add in (("n", "ev"), ("d", "e"))]
+                for x, add in ((n, "ev"), (d, "e"))]
 
-    def carried_z(self, z):
-        return [f"    R[0] = one + d; R[0] = n / R[0]; {z} = R[0]"]
+    def carried_z(self, z, n="n", d="d"):
+        return [f"    R[0] = one + {d}; R[0] = {n} / R[0]; {z} = R[0]"]
 
     def textbook(self, z, q, h, head):
         lines, value = q.into("t")
@@ -656,14 +663,16 @@ def _environment(compiled):
     return _writer(compiled)(compiled, env), env
 
 
-def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None):
+def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state=False):
     """(lines, row, sums): the operations of one position, indented for a function body, the
     locals holding the final stream's slots, and the carried sums' locals. With ``memory`` the
-    carried sums of layer i's head h live in the local ``Li_sums_h`` (``decoder_source``), else
-    in the KV cache ``layers``, which also keeps keys and values; with ``memory`` those only
-    for a block with a textbook head. ``blocks``: the blocks to write (all by default), entered
-    with the stream's locals ``row`` (by default the embedding's); ``kv``: {block: (keys,
-    values)} of the blocks whose keys and values are computed already."""
+    carried sums N and D of layer i's head h live in the locals ``Li_n_h`` and ``Li_d_h``
+    (``decoder_source``), or with ``state`` as one tuple ``Li_sums_h`` (the first block's
+    state, rule 6), else in the KV cache ``layers``, which also keeps keys and values; with
+    ``memory`` those only for a block with a textbook head. ``blocks``: the blocks to write
+    (all by default), entered with the stream's locals ``row`` (by default the embedding's);
+    ``kv``: {block: (keys, values)} of the blocks whose keys and values are computed
+    already."""
     ns, model, c = compiled.ns, compiled.model, w.env.name
     slot = _locals(model.slots)
     lines, sums = [], []
@@ -691,14 +700,19 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None):
             b = block.heads[h]
             if b.carried:  # rule 1
                 decay = None if b.decay is None else w.constant(b.decay, f"L{i}_decay_{head[h]}")
-                update = w.carry(i, h, head[h], decay)
-                if memory:
+                at = {"n": "n", "d": "d"}
+                if memory and not state:  # the sums in locals of their own across positions
+                    at = {x: f"L{i}_{x}_{head[h]}" for x in at}
+                    sums.append(w.sums(**at))
+                    lines += w.carry(i, h, head[h], decay, **at)
+                elif memory:
                     sums.append(f"L{i}_sums_{head[h]}")
-                    lines += [f"    {w.sums} = {sums[-1]}", *update, f"    {sums[-1]} = {w.sums}"]
+                    lines += [f"    {w.sums()} = {sums[-1]}", *w.carry(i, h, head[h], decay),
+                              f"    {sums[-1]} = {w.sums()}"]
                 else:
-                    lines += [f"    s = L.sums[{h}]", f"    {w.sums} = s[-1] if s else {w.zeros}",
-                              *update, f"    s.append(({w.sums}))"]
-                lines += w.carried_z(z[h]) if h in wanted else []
+                    lines += [f"    s = L.sums[{h}]", f"    {w.sums()} = s[-1] if s else {w.zeros}",
+                              *w.carry(i, h, head[h], decay), f"    s.append(({w.sums()}))"]
+                lines += w.carried_z(z[h], **at) if h in wanted else []
             elif h in wanted:
                 q = w.affine(block.q, h, row.__getitem__, w.weights(i, "Q", inp, heads))
                 lines += w.textbook(z[h], q, h, c(b, f"L{i}_head_{head[h]}"))
@@ -829,7 +843,7 @@ def _first_block(compiled, w):
     keys and values, which depend on those outputs alone (``kv``: {1: their texts}, for
     ``_position``). ``_unpack`` writes the lines that take a pair apart."""
     w.env["L0_states"] = _States(w.state_key)
-    block, row, sums = _position(compiled, w, True, True, range(1))
+    block, row, sums = _position(compiled, w, True, True, range(1), state=True)
     names, kv = w.outputs(row), {}
     if len(compiled.blocks) > 1 and compiled.blocks[1].token_kv is None:
         heads = compiled.model.blocks[1].attn.heads
