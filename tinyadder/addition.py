@@ -123,13 +123,13 @@ def text(a, b, answer, digits=DIGITS):
     """The addition as printed: operands zero-padded to N digits, the answer to N + 1
     ('0000000012+0000000034=00000000046'); an answer that is not a number is shown as the
     tokens the model wrote."""
-    shown = f"{answer:0{digits + 1}d}" if isinstance(answer, int) else answer
-    return f"{a:0{digits}d}+{b:0{digits}d}={shown}"
+    shown = "%0*d" % (digits + 1, answer) if isinstance(answer, int) else answer
+    return "%0*d+%0*d=%s" % (digits, a, digits, b, shown)  # faster than nested format specs
 
 
 def _digits(value, digits, order):
     """The N digits of ``value``, zero-padded, most significant first ('msb') or last."""
-    text = f"{value:0{digits}d}"
+    text = "%0*d" % (digits, value)
     return text if order == "msb" else text[::-1]
 
 
