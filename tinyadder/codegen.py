@@ -25,7 +25,8 @@ each value is written out as two ints instead, the ends of an interval at scale 
 (``_Ints``): a sum adds the ends, an exact integer weight k multiplies them, an exact p/q
 takes floor(p lo / q) and ceil(p hi / q), and a product of two intervals or an interval weight
 rounds once, lo down and hi up (``>> F``); a quotient is ``divide``, an open ReGLU gate raises
-``numbers.Undecided`` (``open_gate``), and the logits come back boxed (``box``).
+``numbers.Undecided`` (``open_gate``), and a step's logits come back boxed (``box``); the
+decoder picks its tokens on the ints (``_Ints.first_largest``).
 """
 
 import array
@@ -855,7 +856,7 @@ def _first_block(compiled, w):
     return ["    hit = L0_state.get(token)", "    if hit is None:",
             f"        {state} = L0_state.sums" if sums else "        pass",
             *[f"    {line}" for line in block],
-            f"        hit = L0_states.step(L0_state, token, ({state}), ({', '.join(outs)},))",
+            f"        hit = L0_states.step(L0_state, token, ({state}), ({', '.join(outs)},))"
             ], outs, row, sums, kv
 
 
