@@ -123,13 +123,13 @@ def text(a, b, answer, digits=DIGITS):
     """The addition as printed: operands zero-padded to N digits, the answer to N + 1
     ('0000000012+0000000034=00000000046'); an answer that is not a number is shown as the
     tokens the model wrote."""
-    shown = f"{answer:0{digits + 1}d}" if isinstance(answer, int) else answer
-    return f"{a:0{digits}d}+{b:0{digits}d}={shown}"
+    shown = "%0*d" % (digits + 1, answer) if isinstance(answer, int) else answer
+    return "%0*d+%0*d=%s" % (digits, a, digits, b, shown)  # faster than nested format specs
 
 
 def _digits(value, digits, order):
     """The N digits of ``value``, zero-padded, most significant first ('msb') or last."""
-    text = f"{value:0{digits}d}"
+    text = "%0*d" % (digits, value)
     return text if order == "msb" else text[::-1]
 
 
@@ -137,16 +137,35 @@ def encode(model, a, b):
     """Token ids of the question ``a + b`` in the model's prompt layout (operands checked:
     ``check_operands``)."""
     digits_of(model)  # a model, and one that adds
-    p = model.prompt
-    a, b = check_operands(a, b, p.digits)
+    return _encode(model, *check_operands(a, b, model.prompt.digits))
+
+
+def _encode(model, a, b):
+    """``encode`` of checked operands."""
+    p, token = model.prompt, _token_ids(model)
     ids = []
     for item in p.question:
         if item in ("a", "b"):
-            ids += [model.vocab.index(d) for d in _digits(a if item == "a" else b, p.digits,
-                                                          p.operands)]
+            ids += map(token.__getitem__, _digits(a if item == "a" else b, p.digits, p.operands))
         else:
-            ids.append(model.vocab.index(item))
+            ids.append(token[item])
     return ids
+
+
+@lru_cache(maxsize=64)
+def _token_ids(model):
+    """{text: its token id} of the model's vocabulary, the first id of a text (as
+    ``vocab.index``; memoised per model, as ``layout``: every addition reads it)."""
+    ids = {}
+    for i, text in enumerate(model.vocab):
+        ids.setdefault(text, i)
+    return ids
+
+
+@lru_cache(maxsize=64)
+def _digit_ids(model):
+    """The token ids whose text is one digit: those an answer's digit positions may hold."""
+    return frozenset(i for i, t in enumerate(model.vocab) if len(t) == 1 and t.isdigit())
 
 
 @dataclass(frozen=True)
@@ -272,14 +291,15 @@ def answer(model, tokens):
     """The sum the model wrote, as an int, read from the tokens after its prompt in the order
     its prompt says; or, if it wrote something else where a digit belongs (or another token
     where its stop token belongs), the text of what it wrote."""
-    p = model.prompt
+    p, vocab = model.prompt, model.vocab
     start = prompt_length(model)
-    written = [model.vocab[t] for t in tokens[start:start + answer_length(model)]]
+    written = tokens[start:start + answer_length(model)]
     digits = written[:p.answer_digits]
-    stop_ok = p.stop is None or written[p.answer_digits:] == [p.stop]
-    if not (all(d.isdigit() and len(d) == 1 for d in digits) and stop_ok):
-        return "".join(written)
-    return int("".join(digits if p.answer == "msb" else digits[::-1]))
+    stop_ok = p.stop is None or [vocab[t] for t in written[p.answer_digits:]] == [p.stop]
+    if not (_digit_ids(model).issuperset(digits) and stop_ok):
+        return "".join(vocab[t] for t in written)
+    text = "".join(map(vocab.__getitem__, digits))
+    return int(text if p.answer == "msb" else text[::-1])
 
 
 def sequence_text(model, tokens):
@@ -296,7 +316,7 @@ def run(model, ns, a, b, *, cache=True):
     reruns the whole prefix at every step (AdderBoard's reference loop).
     """
     a, b = check_operands(a, b, digits_of(model))  # the model and the operands first
-    tokens = generate(model, for_model(system_of(ns), model), encode(model, a, b),
+    tokens = generate(model, for_model(system_of(ns), model), _encode(model, a, b),
                       answer_length(model), cache=cache)
     return text(a, b, answer(model, tokens), model.prompt.digits)
 

@@ -25,7 +25,8 @@ each value is written out as two ints instead, the ends of an interval at scale 
 (``_Ints``): a sum adds the ends, an exact integer weight k multiplies them, an exact p/q
 takes floor(p lo / q) and ceil(p hi / q), and a product of two intervals or an interval weight
 rounds once, lo down and hi up (``>> F``); a quotient is ``divide``, an open ReGLU gate raises
-``numbers.Undecided`` (``open_gate``), and the logits come back boxed (``box``).
+``numbers.Undecided`` (``open_gate``), and a step's logits come back boxed (``box``); the
+decoder picks its tokens on the ints (``_Ints.first_largest``).
 """
 
 import array
@@ -45,11 +46,11 @@ def _identifier(text):
 
 
 # names the generated code uses for itself: a slot may not take them
-RESERVED = {"token", "pos", "layers", "x", "L", "k", "v", "e", "ev", "s", "n", "d", "g", "t",
-            "zero", "one", "ns", "embed", "token_kv", "exp_qk", "attend_one", "ops", "kv",
-            "F", "ONE", "zeros", "box", "divide", "product", "open_gate", "embed_ints",
-            "interval", "R", "embed_floats", "tokens", "n_new", "pick", "readout", "logits",
-            "best", "total", "hit"}
+RESERVED = {"token", "pos", "layers", "new_layers", "x", "L", "k", "v", "e", "ev", "s", "n",
+            "d", "g", "t", "zero", "one", "ns", "embed", "token_kv", "exp_qk", "attend_one",
+            "ops", "kv", "F", "ONE", "zeros", "box", "divide", "product", "open_gate",
+            "embed_ints", "interval", "R", "embed_floats", "tokens", "n_new", "pick", "readout",
+            "logits", "best", "total", "hit", "his", "los", "h", "outs"}
 
 
 def _locals(names):
@@ -166,7 +167,11 @@ class _Values:
     zeros = "(zero, zero)"  # the running sums before the first position
     # a state's key (rule 6): repr tells -0.0 from 0.0 and Decimal('1.0') from Decimal('1')
     state_key = staticmethod(repr)
-    sums = "n, d"
+
+    @staticmethod
+    def sums(n="n", d="d"):
+        """The locals of a carried head's running sums N and D."""
+        return f"{n}, {d}"
 
     def first_kv(self, i, memo, weights, block, names):
         """(lines, keys, values): the per-token lookup (rule 4), and the names of the keys and
@@ -198,18 +203,18 @@ class _Values:
                 self.carried_kv[i, h] = e, ev
         return lines, rows["k"], rows["v"]
 
-    def carry(self, i, h, name, decay):
-        """A carried head's running sums one position on (rule 1, as ``forward.carry``), from
-        and to ``sums``: e and e v from the first block's per-token lists, else the locals of
-        ``later_kv``."""
+    def carry(self, i, h, name, decay, n="n", d="d"):
+        """A carried head's running sums one position on (rule 1, as ``forward.carry``), in
+        the locals ``n`` and ``d``: e and e v from the first block's per-token lists, else the
+        locals of ``later_kv``."""
         e, ev = self.carried_kv.get((i, h), (f"e[{h}]", f"ev[{h}]"))
         if decay is None:
-            return [f"    n, d = n + {ev}, d + {e}"]
-        return [f"    n, d = {decay} * n + {ev}, {decay} * d + {e}"]
+            return [f"    {n}, {d} = {n} + {ev}, {d} + {e}"]
+        return [f"    {n}, {d} = {decay} * {n} + {ev}, {decay} * {d} + {e}"]
 
-    def carried_z(self, z):
+    def carried_z(self, z, n="n", d="d"):
         """z = N / (1 + D) of the sums."""
-        return [f"    {z} = n / (one + d)"]
+        return [f"    {z} = {n} / (one + {d})"]
 
     def textbook(self, z, q, h, head):
         return [f"    {z} = attend_one(ops, ns, {q}, L, {h}, {head}, pos)"]
@@ -434,19 +439,22 @@ class _Ints(_Values):
 
     zeros = "zeros"
     state_key = staticmethod(tuple)  # ints are their own exact representation
-    sums = "n_lo, n_hi, d_lo, d_hi"
 
-    def carry(self, i, h, name, decay):
+    @staticmethod
+    def sums(n="n", d="d"):
+        return f"{n}_lo, {n}_hi, {d}_lo, {d}_hi"
+
+    def carry(self, i, h, name, decay, n="n", d="d"):
         e, ev = _kv_names(i, name)
         r = decay or _same
         lines = []
-        for x, add in (("n", ev), ("d", e)):
+        for x, add in ((n, ev), (d, e)):
             lo, hi = r(x)
             lines.append(f"    {x}_lo, {x}_hi = {lo} + {add}_lo, {hi} + {add}_hi")
         return lines
 
-    def carried_z(self, z):
-        return [f"    {z}_lo, {z}_hi = divide(n_lo, n_hi, d_lo + ONE, d_hi + ONE)"]
+    def carried_z(self, z, n="n", d="d"):
+        return [f"    {z}_lo, {z}_hi = divide({n}_lo, {n}_hi, {d}_lo + ONE, {d}_hi + ONE)"]
 
     def textbook(self, z, q, h, head):
         return [f"    {z}_lo, {z}_hi = ns.ints(attend_one(ops, ns, interval({q[0]}, {q[1]}), "
@@ -504,6 +512,19 @@ class _Ints(_Values):
 
     def logits(self, row, readout):
         return f"[{', '.join(f'box(-{row[s]}_hi, -{row[s]}_lo)' for s in readout)}]"
+
+    def first_largest(self, row, readout):
+        """``generate.argmax`` of the boxed logits -[lo_j, hi_j], on the ints: it returns the
+        index w whose logit is certainly above every one before it (lo_j > hi_w) and
+        certainly not below one after it (lo_j >= hi_w), and raises Undecided where there is
+        none. Such a w has the largest lower end -hi_w, strictly so before it: it is the
+        first index of the least hi, so that one index is checked, and ``pick`` of the
+        boxed logits decides only where the check fails (it raises there)."""
+        ends = [[f"{row[s]}_{end}" for s in readout] for end in ("hi", "lo")]
+        return [f"his = [{', '.join(ends[0])}]", "best = his.index(min(his))", "h = his[best]",
+                f"los = [{', '.join(ends[1])}]",
+                "if min(los[:best], default=h + 1) <= h or min(los[best + 1:], default=h) < h:",
+                f"    best = pick({self.logits(row, readout)})"]
 
 
 class _Chain:
@@ -585,13 +606,13 @@ class _Singles(_Values):
             ev.append(f"L{i}_ev_{names[h]}" if b.carried else "None")
         return lines + [f"    ev = [{', '.join(ev)}]"], "k", "v"
 
-    def carry(self, i, h, name, decay):
+    def carry(self, i, h, name, decay, n="n", d="d"):
         return [f"    R[0] = {x} + {add}[{h}]; {x} = R[0]" if decay is None else
                 f"    R[0] = {decay} * {x}; R[0] = R[0] + {add}[{h}]; {x} = R[0]"
-                for x, add in (("n", "ev"), ("d", "e"))]
+                for x, add in ((n, "ev"), (d, "e"))]
 
-    def carried_z(self, z):
-        return [f"    R[0] = one + d; R[0] = n / R[0]; {z} = R[0]"]
+    def carried_z(self, z, n="n", d="d"):
+        return [f"    R[0] = one + {d}; R[0] = {n} / R[0]; {z} = R[0]"]
 
     def textbook(self, z, q, h, head):
         lines, value = q.into("t")
@@ -643,14 +664,16 @@ def _environment(compiled):
     return _writer(compiled)(compiled, env), env
 
 
-def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None):
+def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state=False):
     """(lines, row, sums): the operations of one position, indented for a function body, the
     locals holding the final stream's slots, and the carried sums' locals. With ``memory`` the
-    carried sums of layer i's head h live in the local ``Li_sums_h`` (``decoder_source``), else
-    in the KV cache ``layers``, which also keeps keys and values; with ``memory`` those only
-    for a block with a textbook head. ``blocks``: the blocks to write (all by default), entered
-    with the stream's locals ``row`` (by default the embedding's); ``kv``: {block: (keys,
-    values)} of the blocks whose keys and values are computed already."""
+    carried sums N and D of layer i's head h live in the locals ``Li_n_h`` and ``Li_d_h``
+    (``decoder_source``), or with ``state`` as one tuple ``Li_sums_h`` (the first block's
+    state, rule 6), else in the KV cache ``layers``, which also keeps keys and values; with
+    ``memory`` those only for a block with a textbook head. ``blocks``: the blocks to write
+    (all by default), entered with the stream's locals ``row`` (by default the embedding's);
+    ``kv``: {block: (keys, values)} of the blocks whose keys and values are computed
+    already."""
     ns, model, c = compiled.ns, compiled.model, w.env.name
     slot = _locals(model.slots)
     lines, sums = [], []
@@ -678,14 +701,19 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None):
             b = block.heads[h]
             if b.carried:  # rule 1
                 decay = None if b.decay is None else w.constant(b.decay, f"L{i}_decay_{head[h]}")
-                update = w.carry(i, h, head[h], decay)
-                if memory:
+                at = {"n": "n", "d": "d"}
+                if memory and not state:  # the sums in locals of their own across positions
+                    at = {x: f"L{i}_{x}_{head[h]}" for x in at}
+                    sums.append(w.sums(**at))
+                    lines += w.carry(i, h, head[h], decay, **at)
+                elif memory:
                     sums.append(f"L{i}_sums_{head[h]}")
-                    lines += [f"    {w.sums} = {sums[-1]}", *update, f"    {sums[-1]} = {w.sums}"]
+                    lines += [f"    {w.sums()} = {sums[-1]}", *w.carry(i, h, head[h], decay),
+                              f"    {sums[-1]} = {w.sums()}"]
                 else:
-                    lines += [f"    s = L.sums[{h}]", f"    {w.sums} = s[-1] if s else {w.zeros}",
-                              *update, f"    s.append(({w.sums}))"]
-                lines += w.carried_z(z[h]) if h in wanted else []
+                    lines += [f"    s = L.sums[{h}]", f"    {w.sums()} = s[-1] if s else {w.zeros}",
+                              *w.carry(i, h, head[h], decay), f"    s.append(({w.sums()}))"]
+                lines += w.carried_z(z[h], **at) if h in wanted else []
             elif h in wanted:
                 q = w.affine(block.q, h, row.__getitem__, w.weights(i, "Q", inp, heads))
                 lines += w.textbook(z[h], q, h, c(b, f"L{i}_head_{head[h]}"))
@@ -751,32 +779,35 @@ def source(compiled, logits=True):
 
 def decoder_source(compiled):
     """The text of greedy decoding as one function, and its environment (as ``source``):
-    ``decode(tokens, n_new, layers, pick)`` runs the prompt's positions but the last without
-    logits, then n_new positions with logits, each appending the readout token of the first
-    largest logit (``pick``, ``generate.argmax``, where the values may not be totally ordered:
-    ``_Values.first_largest``). The carried sums live in locals; ``layers`` keeps keys and
-    values only for a block with a textbook head. The first block is looked up where its state
+    ``decode(tokens, n_new, new_layers, pick)`` runs the prompt's positions but the last
+    without logits, then n_new positions with logits, each appending the readout token of the
+    first largest logit (``pick``, ``generate.argmax``, where the values may not be totally
+    ordered: ``_Values.first_largest``). The carried sums live in locals; a KV cache
+    (``new_layers()``) keeps keys and values only for a block with a textbook head, and is
+    made only for a model that has one. The first block is looked up where its state
     and the token have been seen (plan rule 6, ``_States``)."""
     w, env = _environment(compiled)
     env["readout"] = compiled.readout_tokens
-    lines, first, row, sums = [], [], None, []
+    lines, first, outs, row, sums = [], [], None, None, []
     rest = range(len(compiled.blocks))
     kv = {}
     if compiled.blocks[0].memoised:
-        first, row, sums, kv = _first_block(compiled, w)
+        first, outs, row, sums, kv = _first_block(compiled, w)
         lines.append(f"    L0_state = L0_states.start(({w.zeros},) * {len(sums)})")
         rest = rest[1:]
     prefix, _, _ = _position(compiled, w, False, True, rest, row, kv)
     every, row, later = _position(compiled, w, True, True, rest, row, kv)
     lines += [f"    {name} = {w.zeros}" for name in later]
     lines += ["    for pos in range(len(tokens) - 1):", "        token = tokens[pos]"]
-    lines += [f"    {line}" for line in first + prefix]
+    lines += [f"    {line}" for line in first + _unpack(outs, prefix) + prefix]
     lines += ["    for pos in range(len(tokens) - 1, len(tokens) - 1 + n_new):",
               "        token = tokens[pos]"]
-    lines += [f"    {line}" for line in first + every]
+    lines += [f"    {line}" for line in first + _unpack(outs, every) + every]
     lines += [f"        {line}" for line in w.first_largest(row, compiled.readout)]
     lines += ["        tokens.append(readout[best])", "    return tokens"]
-    header = _header("decode", "tokens, n_new, layers, pick", env)
+    if any("layers[" in line for line in lines):  # a block with a textbook head keeps a cache
+        lines.insert(0, "    layers = new_layers()")
+    header = _header("decode", "tokens, n_new, new_layers, pick", env)
     return "\n".join([header] + lines) + "\n", env
 
 
@@ -806,26 +837,43 @@ def _signed(x, sign):
 
 
 def _first_block(compiled, w):
-    """(lines, row, sums, kv): the first block of a position as a lookup of ``L0_state``, the
-    state its carried sums were in, and the token; where that pair is new, the block computed
-    from the state's sums, its outputs (every slot it leaves, for both kinds of position)
-    recorded (``_States.step``), and with them the second block's keys and values, which
-    depend on those outputs alone (``kv``: {1: their texts}, for ``_position``)."""
+    """(lines, outs, row, sums, kv): the first block of a position as a lookup of
+    ``L0_state``, the state its carried sums were in, and the token; where that pair is new,
+    the block computed from the state's sums, its outputs ``outs`` (every slot it leaves, for
+    both kinds of position) recorded (``_States.step``), and with them the second block's
+    keys and values, which depend on those outputs alone (``kv``: {1: their texts}, for
+    ``_position``). ``_unpack`` writes the lines that take a pair apart."""
     w.env["L0_states"] = _States(w.state_key)
-    block, row, sums = _position(compiled, w, True, True, range(1))
+    block, row, sums = _position(compiled, w, True, True, range(1), state=True)
     names, kv = w.outputs(row), {}
     if len(compiled.blocks) > 1 and compiled.blocks[1].token_kv is None:
         heads = compiled.model.blocks[1].attn.heads
         more, k, v = w.later_kv(1, compiled.blocks[1], row, heads, _locals(heads),
                                 compiled.model.slots[:compiled.blocks[1].width_in])
         block, names, kv = block + more, names + _assigned(more), {1: (k, v)}
-    outs = ", ".join(dict.fromkeys(names)) + ","
+    outs = list(dict.fromkeys(names))
     state = ", ".join(sums) + "," if sums else ""
     return ["    hit = L0_state.get(token)", "    if hit is None:",
             f"        {state} = L0_state.sums" if sums else "        pass",
             *[f"    {line}" for line in block],
-            f"        hit = L0_states.step(L0_state, token, ({state}), ({outs}))",
-            f"    L0_state, ({outs}) = hit"], row, sums, kv
+            f"        hit = L0_states.step(L0_state, token, ({state}), ({', '.join(outs)},))"
+            ], outs, row, sums, kv
+
+
+def _unpack(outs, lines):
+    """The lines that take a looked-up pair apart (``_first_block``): the next state, and the
+    block's outputs ``outs``, of which a prompt position reads few (layer 1's e v alone, for
+    TinyAdder-36): where ``lines`` read at most a quarter of them, only those, by index (an
+    index costs about what four names stored at once cost)."""
+    if outs is None:
+        return []
+    text = "\n".join(lines)
+    read = [(i, name) for i, name in enumerate(outs) if re.search(rf"\b{name}\b", text)]
+    if 4 * len(read) > len(outs):
+        return [f"    L0_state, ({', '.join(outs)},) = hit"]
+    return ["    L0_state, outs = hit"] + ([
+        f"    {', '.join(name for _, name in read)} = "
+        f"{', '.join(f'outs[{i}]' for i, _ in read)}"] if read else [])
 
 
 def _assigned(lines):
@@ -912,9 +960,10 @@ def run(compiled, tokens, start, layers, logits, ops):
     return [every(tokens[-1], start + len(tokens) - 1, layers)]
 
 
-def greedy(compiled, tokens, n_new, layers, pick, ops):
+def greedy(compiled, tokens, n_new, new_layers, pick, ops):
     """``forward.greedy``: the prompt's positions (without logits but for the last), then one
     position with logits per new token, appending ``readout_tokens[pick(logits)]``, in one
-    generated function (``decoder_source``)."""
-    return _compiled(compiled, "decode", "greedy", decoder_source, ops)(tokens, n_new, layers,
-                                                                       pick)
+    generated function (``decoder_source``); ``new_layers()`` makes an empty KV cache, where
+    the model needs one."""
+    return _compiled(compiled, "decode", "greedy", decoder_source, ops)(tokens, n_new,
+                                                                       new_layers, pick)

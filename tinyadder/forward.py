@@ -471,9 +471,9 @@ def greedy(compiled, tokens, n_new, pick):
     for it (the prompt with ``logits="last"``, then each new token), fused into one memory of
     positions; ``pick(logits)`` is the index of the readout token to append. Appends to
     ``tokens`` and returns it. Only for a model whose operations ``codegen`` writes out."""
-    layers = _EMPTY._extend(compiled)
     with compiled.ns.arithmetic():
-        return codegen.greedy(compiled, tokens, n_new, layers, pick, _OPS)
+        return codegen.greedy(compiled, tokens, n_new, lambda: _EMPTY._extend(compiled), pick,
+                              _OPS)
 
 
 def _traced(compiled, tokens, start, layers, hook, last_only=False):

@@ -164,7 +164,9 @@ def _decimal_of(x, ctx):
     converting both to Decimals (quadratic in their length)."""
     x = Fraction(x)
     n, d = abs(x.numerator), x.denominator
-    if n.bit_length() + d.bit_length() < 32 * ctx.prec + 4096:
+    # and below 14,000 bits (4,215 digits): a pure-Python decimal (PyPy's) reads an int
+    # through str(), which refuses ints of over 4,300 digits
+    if n.bit_length() + d.bit_length() < min(32 * ctx.prec + 4096, 14_000):
         return ctx.divide(decimal.Decimal(x.numerator), decimal.Decimal(d))
     # |x| >= 2^(b - 1) for b the difference of bit lengths, and log10 2 < 0.30103
     k = ctx.prec + 4 - (n.bit_length() - d.bit_length() - 1) * 30103 // 100000
