@@ -1,5 +1,6 @@
-"""The census against brute force: exact failing sets at N = 2 and 3, two counting methods,
-and everything the repository already knows about the published model's failures."""
+"""The census against brute force: exact failing sets at N = 2 and 3, two counting methods
+(on the models' offsets and on random ones), and everything the repository already knows
+about the published model's failures."""
 
 import random
 from dataclasses import replace
