@@ -1,15 +1,17 @@
-"""The census against brute force: exact failing sets at N = 2 and 3, two counting methods,
-and everything the repository already knows about the published model's failures."""
+"""The census against brute force: exact failing sets at N = 2 and 3, two counting methods
+(on the models' offsets and on random ones), and everything the repository already knows
+about the published model's failures."""
 
 import random
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
 
 from census_fixtures import _name, brute_force, count_by_sum, load
 from tinyadder import build, cases, number_system, run
-from tinyadder.analysis.proof.census import (Census, census, examples, in_failing_set,
-                                             offset_columns)
+from tinyadder.analysis.proof.census import (Census, Offset, census, examples,
+                                             in_failing_set, offset_columns)
 from tinyadder.analysis.proof.formulas import digit_formulas, layout
 from tinyadder.analysis.proof.stress import GAINS, stress_model
 from tinyadder.analysis.proof.windows import windows
@@ -100,6 +102,63 @@ def test_two_counting_methods_agree(gain):
 @pytest.mark.parametrize("gain", GAINS)
 def test_two_counting_methods_agree_at_n3(gain):
     two_methods(gain, 3)
+
+
+def scrambled(n, wins, offsets, seed, guard, whole=True):
+    """The same windows with random offsets: every column coefficient and constant a random
+    rational, every guard ``guard``, each boundary threshold at the offset of a random pair
+    of its window (so that pairs fall on both sides of it, and on it). ``whole=False``:
+    every whole window takes a threshold too, over its whole range of residues (which
+    ``windows`` never builds, but the counting allows: windows then overlap)."""
+    rng = random.Random(seed)
+    q = lambda: Fraction(rng.randint(-999, 999), rng.randint(1, 99))  # noqa: E731
+    new = {t: Offset(q(), tuple((q(), q(), q()) for _ in off.columns), guard)
+           for t, off in offsets.items()}
+    out = []
+    for w in wins:
+        if w.cond is None and not whole:
+            w = replace(w, cond=(rng.choice([">", "<="]), 0))
+        if w.cond is not None:
+            s = rng.choice([s for s in range(2 * 10 ** n - 1) if w.holds_for(s, n)])
+            a = rng.randint(max(0, s - 10 ** n + 1), min(s, 10 ** n - 1))
+            w = replace(w, cond=(w.cond[0], new[w.t].at(a, s - a, s)))
+        out.append(w)
+    return out, new
+
+
+def random_offsets_agree(gain, n, seeds, whole=True):
+    wins, offsets = windows_and_offsets(stress_model(gain, n))
+    assert any(w.cond is not None for w in wins)
+    uncertain = 0
+    for seed in seeds:
+        for guard in (Fraction(0), Fraction(1, 3)):
+            ws, offs = scrambled(n, wins, offsets, seed, guard, whole)
+            got = Census(n, ws, offs).count_union()
+            assert got == count_by_sum(n, ws, offs)
+            uncertain += got[1]
+    assert uncertain  # the guards put some pairs within reach of a threshold
+
+
+@pytest.mark.parametrize("gain", GAINS[2:])
+def test_random_offsets_count_like_the_sum_by_sum_count(gain):
+    # columns with no place-value structure at all, and uncertain pairs (guard 1/3)
+    random_offsets_agree(gain, 2, range(4))
+
+
+def test_random_offsets_in_overlapping_boundary_windows():
+    # two thresholds live in one count (the 1/50 model's windows overlap once all have one)
+    random_offsets_agree(Fraction(1, 50), 2, range(4), whole=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("gain", GAINS)
+def test_random_offsets_count_like_the_sum_by_sum_count_at_n3(gain):
+    random_offsets_agree(gain, 3, [0])
+
+
+@pytest.mark.slow
+def test_random_offsets_in_overlapping_boundary_windows_at_n3():
+    random_offsets_agree(Fraction(1, 50), 3, [0], whole=False)
 
 
 @pytest.mark.slow
