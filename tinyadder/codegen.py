@@ -2,8 +2,9 @@
 position, written from ``plan`` and run for every untraced call of ``forward``.
 
 ``source(compiled, logits=True)`` is the text of the function that runs one position whose
-logits are wanted; ``logits=False`` the one for a position whose logits are not (it computes
-only what later positions read, plan rule 3). ``decoder_source(compiled)`` is greedy decoding
+logits are wanted (it computes what the readout and later positions read, plan rule 3);
+``logits=False`` the one for a position whose logits are not (only what later positions
+read). ``decoder_source(compiled)`` is greedy decoding
 as one function: both kinds of position in two loops, the carried sums in locals, the first
 largest logit picked in line. Locals are named after what they hold
 (``count``, ``L1_cand3``, ``z3``), constants are bound by name, so the code can be printed and
@@ -696,7 +697,7 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
             more, k, v = w.later_kv(i, block, row, heads, head, inp)
         lines += more + ([f"    L.keys.append({k})", f"    L.values.append({v})"] if cache else [])
         z = [f"L{i}_z_{h}" for h in head]
-        wanted = block.live if logits else block.prefix_heads
+        wanted = block.logits_heads if logits else block.prefix_heads
         for h in block.live:
             b = block.heads[h]
             if b.carried:  # rule 1
@@ -719,14 +720,14 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
                 lines += w.textbook(z[h], q, h, c(b, f"L{i}_head_{head[h]}"))
         mid = list(row)
         const = w.weights(i, "O", heads, inp)
-        for s in (block.attn_writes if logits else block.prefix_mid):
+        for s in (block.logits_mid if logits else block.prefix_mid):
             mid[s] = f"L{i}_attn_{slot[s]}"
             lines += w.assign(mid[s], w.affine(block.o_live, s, z.__getitem__, const), row[s])
         lines.append(f"    # block {i}: FFN")
         post = [f"L{i}_post_{u}" for u in unit]
         gates, ups = w.weights(i, "gate", inp, units), w.weights(i, "in", inp, units)
         shared = {}  # rule 5: (gate, up's source) -> units whose up is one weight on it
-        computed = block.units if logits else block.prefix_units
+        computed = block.logits_units if logits else block.prefix_units
         pairs = _opposite_gates(block.gate, computed) if ns.name in w.opposes else {}
         for u in computed:
             if u in pairs.values():
@@ -749,7 +750,7 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
                  what(x, u)) for u in group], f"L{i}_W_in_{inp[x]}_common")
         row = mid + ["zero"] * (block.width_out - block.width_in)
         const = w.weights(i, "out", units, wide)
-        for s in (block.mlp_writes if logits else block.prefix_post):
+        for s in (block.logits_post if logits else block.prefix_post):
             name = f"L{i}_mlp_{slot[s]}"
             new = s >= block.width_in  # a new slot is the FFN's output alone
             lines += w.assign(name, w.affine(block.down, s, post.__getitem__, const),
