@@ -15,7 +15,8 @@ except where ``plan`` shows that the difference cannot matter: a head that adds 
 unit with no output is not computed (rule 2), a carried head keeps its running sums (rule 1),
 a first-block key is looked up per token (rule 4), FFN products may share a factor in an exact
 system (rule 5), the decoder looks the first block up where its state and token recur (rule
-6), and a weight of exactly 1 multiplies nothing (1 x is x in every number system). What it
+6) and a carried head's 1 + D up by position where its exp(q k) is one constant (rule 8), and a
+weight of exactly 1 multiplies nothing (1 x is x in every number system). What it
 does not write out it leaves to ``forward``'s own functions, which ``forward`` hands it as
 ``ops`` (``linear``, ``score``, ``softmax1``, ``attend``): a textbook head, a first block's
 keys per token.
@@ -36,6 +37,7 @@ from fractions import Fraction
 import math
 import re
 import textwrap
+import threading
 
 SAFE = re.compile(r"[^0-9A-Za-z_]")
 
@@ -139,6 +141,8 @@ class _Values:
     def __init__(self, compiled, env):
         self.ns, self.env = compiled.ns, env
         self.carried_kv = {}  # (block, head): the texts of a later block's e and e v
+        self.constant_e = {}  # (block, head): a later block's e where it is one constant
+        self.tables = {}  # (block, head): its 1 + D by position (plan rule 8)
 
     def weights(self, layer, tensor, sources, targets):
         """``const(w, s, t)``: entry (s, t) of a tensor (s None: its bias), bound by name."""
@@ -202,19 +206,36 @@ class _Values:
                 one = not per_position and repr(b.exp_qk) == repr(self.ns.one)  # 1 v is v
                 lines.append(f"    {ev} = {'' if one else f'{e} * '}L{i}_v_{names[h]}")
                 self.carried_kv[i, h] = e, ev
+                if not per_position:
+                    self.constant_e[i, h] = b.exp_qk
         return lines, rows["k"], rows["v"]
+
+    def denominators(self, i, h, name, decay):
+        """The name of the table of 1 + D by position of layer i's carried head h (plan rule
+        8), or None where the code's e is not one constant (a first block's e comes per token;
+        the integer and single-precision writers bind e their own way and keep D)."""
+        if (i, h) not in self.constant_e:
+            return None
+        if (i, h) not in self.tables:
+            table = _Denominators(self.ns, decay, self.constant_e[i, h])
+            self.tables[i, h] = self.env.name(table, f"L{i}_den_{name}")
+        return self.tables[i, h]
 
     def carry(self, i, h, name, decay, n="n", d="d"):
         """A carried head's running sums one position on (rule 1, as ``forward.carry``), in
-        the locals ``n`` and ``d``: e and e v from the first block's per-token lists, else the
-        locals of ``later_kv``."""
+        the locals ``n`` and ``d`` (``d`` None: N alone, D being looked up, rule 8): e and
+        e v from the first block's per-token lists, else the locals of ``later_kv``."""
         e, ev = self.carried_kv.get((i, h), (f"e[{h}]", f"ev[{h}]"))
+        if d is None:
+            return [f"    {n} = {n} + {ev}" if decay is None else f"    {n} = {decay} * {n} + {ev}"]
         if decay is None:
             return [f"    {n}, {d} = {n} + {ev}, {d} + {e}"]
         return [f"    {n}, {d} = {decay} * {n} + {ev}, {decay} * {d} + {e}"]
 
-    def carried_z(self, z, n="n", d="d"):
-        """z = N / (1 + D) of the sums."""
+    def carried_z(self, z, n="n", d="d", den=None):
+        """z = N / (1 + D) of the sums; with ``den``, the table of 1 + D by position."""
+        if den is not None:
+            return [f"    {z} = {n} / {den}[pos]"]
         return [f"    {z} = {n} / (one + {d})"]
 
     def textbook(self, z, q, h, head):
@@ -703,9 +724,14 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
             if b.carried:  # rule 1
                 decay = None if b.decay is None else w.constant(b.decay, f"L{i}_decay_{head[h]}")
                 at = {"n": "n", "d": "d"}
-                if memory and not state:  # the sums in locals of their own across positions
+                den = w.denominators(i, h, head[h], b.decay) if memory and not state else None
+                if den is not None:  # rule 8: N in a local across positions, 1 + D looked up
+                    at = {"n": f"L{i}_n_{head[h]}", "d": None, "den": den}
+                    sums.append(f"{at['n']} = zero")
+                    lines += w.carry(i, h, head[h], decay, n=at["n"], d=None)
+                elif memory and not state:  # the sums in locals of their own across positions
                     at = {x: f"L{i}_{x}_{head[h]}" for x in at}
-                    sums.append(w.sums(**at))
+                    sums.append(f"{w.sums(**at)} = {w.zeros}")
                     lines += w.carry(i, h, head[h], decay, **at)
                 elif memory:
                     sums.append(f"L{i}_sums_{head[h]}")
@@ -798,7 +824,9 @@ def decoder_source(compiled):
         rest = rest[1:]
     prefix, _, _ = _position(compiled, w, False, True, rest, row, kv)
     every, row, later = _position(compiled, w, True, True, rest, row, kv)
-    lines += [f"    {name} = {w.zeros}" for name in later]
+    lines += [f"    {start}" for start in later]
+    lines += [f"    if len({den}) < len(tokens) + n_new:\n        {den}.upto(len(tokens) + n_new)"
+              for den in w.tables.values()]
     lines += ["    for pos in range(len(tokens) - 1):", "        token = tokens[pos]"]
     lines += [f"    {line}" for line in first + _unpack(outs, prefix) + prefix]
     lines += ["    for pos in range(len(tokens) - 1, len(tokens) - 1 + n_new):",
@@ -835,6 +863,27 @@ def _signed(x, sign):
     if sign > 0:
         return x
     return x.copy_negate() if hasattr(x, "copy_negate") else -x
+
+
+class _Denominators(list):
+    """1 + D_i by position i of a carried head whose exp(q k) is one constant e (plan rule 8):
+    D_i = r D_(i-1) + e (r None: D_(i-1) + e) from D_(-1) = 0, computed by the operations
+    the carry performs, on the same operands, in the same order, in the number system's
+    arithmetic, so each entry is the value the carry would give at that position, bit for bit.
+    ``upto`` extends it under a lock (threads share a decoder)."""
+
+    def __init__(self, ns, decay, e):
+        super().__init__()
+        self.ns, self.decay, self.e, self.d = ns, decay, e, ns.zero
+        self.lock = threading.Lock()
+
+    def upto(self, n):
+        """The table, holding positions 0 to n - 1 at least."""
+        with self.lock, self.ns.arithmetic():
+            while len(self) < n:
+                self.d = self.d + self.e if self.decay is None else self.decay * self.d + self.e
+                self.append(self.ns.one + self.d)
+        return self
 
 
 def _first_block(compiled, w):

@@ -39,6 +39,13 @@ with no value map or no output map (``weights.live_heads``) adds no term to the 
    weight and the bias negated) have gates g and -g bit for bit, since such rounding is
    symmetric in sign, so at most one is open: g is computed once and the second unit's post
    is (-g) up (``codegen._opposite_gates``, read off ``Block.gate``).
+8. Denominators by position (``Head.exp_qk``). A carried head whose key has no weights has
+   one e = exp(q k) at every position, so its D_i = r D_(i-1) + e from D_(-1) = 0 takes the
+   same operations on the same operands whatever the tokens: D_i is a function of i alone,
+   in every number system, a rounding one included (no exactness is needed: the same
+   operations round alike). Greedy decoding, which starts each call at position 0, computes
+   1 + D_i once per position by those operations (``codegen._Denominators``) and carries N
+   alone. Where e depends on a position's key, D depends on the tokens and is carried.
 
 Field glossary of :class:`Block` (indices are positions in the model's slot, lane and unit
 orders; a head of dimension d has d lanes):
@@ -68,7 +75,7 @@ orders; a head of dimension d has d lanes):
     token_kv       plan, rule 4: {token id: (k, v, e, e v)}, first block only, filled on use
     memoised       plan, rule 6: the first block, its live heads all carried, no positions
 
-Rules 1 and 3 to 7 serve the code generator, which writes out TinyAdder-36's family of
+Rules 1 and 3 to 8 serve the code generator, which writes out TinyAdder-36's family of
 operations (``Compiled.fast``); any other model's untraced calls run ``forward`` as written.
 """
 
@@ -314,8 +321,8 @@ def _masked(ns, value):
 
 @lru_cache(maxsize=64)
 def compile_model(model, ns):
-    """The model's weights converted to ``ns``, and the plan of rules 1-6 (memoised per model
-    and number system)."""
+    """The model's weights converted to ``ns``, and the plan of the rules above (memoised per
+    model and number system)."""
     with ns.arithmetic():  # decimal rounds every product at its own precision, here too
         return _compile(model, ns)
 
