@@ -166,7 +166,9 @@ def test_rules_detected_from_the_weights(published):
     # rule 7: in a rounding system layer 1's pairs of units with gates W x and -W x take one
     # gate each: 11 gates in layer 0, 10 for layer 1's 20 units, the second of a pair -g
     assert rounded_source.count("if g > zero") == 21 == 11 + rounded_source.count("elif g < zero")
-    assert rounded_source.count("(-g) * (L1_b_in_cand") == 10 and "_minus * L1_attn" not in rounded_source
+    # the second unit's up map is a constant c: its post (-g) c is written g (-c)
+    assert rounded_source.count("_minus = g * L1_b_in_cand") == 10 and "(-g)" not in rounded_source
+    assert "_minus * L1_attn" not in rounded_source
     assert "elif" not in exact_source  # the fraction system computes each unit's gate
     toy = compile_model(toy_model(), FractionSystem())
     assert [[h.carried for h in b.heads] for b in toy.blocks] == [

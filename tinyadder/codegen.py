@@ -250,14 +250,16 @@ class _Values:
         return [f"    g = {gate}",
                 f"    {post} = g * ({self.affine(up, u, var, const)}) if g > zero else zero"]
 
-    def opposite(self, posts, gate, ups):
+    def opposite(self, posts, gate, ups, negated=None):
         """Two units whose gates are g and -g (rule 7): g once, and at most one of them open;
         the second one's gate is -g, the value its own gate takes (``ups``: the texts of the
-        two up maps)."""
+        two up maps). Where the second up map is a constant c, ``negated`` names -c, and its
+        post (-g) c is written g (-c): the same product to the bit, by the same symmetry."""
         (p, q), (up_p, up_q) = posts, ups
+        second = f"g * {negated}" if negated is not None else f"(-g) * ({up_q})"
         return [f"    g = {gate}", "    if g > zero:", f"        {p} = g * ({up_p})",
                 f"        {q} = zero", "    elif g < zero:", f"        {p} = zero",
-                f"        {q} = (-g) * ({up_q})", "    else:", f"        {p} = {q} = zero"]
+                f"        {q} = {second}", "    else:", f"        {p} = {q} = zero"]
 
     def shared(self, gate, x, posts, common):
         """t = relu(gate) x once (rule 5), then each unit's post = w t (``posts``: (name, w,
@@ -761,8 +763,11 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
             gate = w.affine(block.gate, u, mid.__getitem__, gates)
             if u in pairs:  # rule 7
                 v = pairs[u]
+                c_v = block.up.bias[v]
+                negated = (w.constant(_signed(c_v, -1), f"L{i}_b_in_{unit[v]}_negated")
+                           if not block.up.columns[v] and c_v is not None else None)
                 lines += w.opposite((post[u], post[v]), gate, [
-                    w.affine(block.up, t, mid.__getitem__, ups) for t in (u, v)])
+                    w.affine(block.up, t, mid.__getitem__, ups) for t in (u, v)], negated)
                 continue
             up_column = block.up.columns[u]
             if ns.exact and len(up_column) == 1 and block.up.bias[u] is None:  # rule 5

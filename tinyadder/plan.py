@@ -38,7 +38,8 @@ with no value map or no output map (``weights.live_heads``) adds no term to the 
    two FFN units whose gate rows are exact negatives of each other (the same sources, each
    weight and the bias negated) have gates g and -g bit for bit, since such rounding is
    symmetric in sign, so at most one is open: g is computed once and the second unit's post
-   is (-g) up (``codegen._opposite_gates``, read off ``Block.gate``).
+   is (-g) up, or g (-c) where its up map is a constant c (``codegen._opposite_gates``, read
+   off ``Block.gate``).
 8. Denominators by position (``Head.exp_qk``). A carried head whose key has no weights has
    one e = exp(q k) at every position, so its D_i = r D_(i-1) + e from D_(-1) = 0 takes the
    same operations on the same operands whatever the tokens: D_i is a function of i alone,
