@@ -690,14 +690,15 @@ def _environment(compiled):
 
 def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state=False):
     """(lines, row, sums): the operations of one position, indented for a function body, the
-    locals holding the final stream's slots, and the carried sums' locals. With ``memory`` the
-    carried sums N and D of layer i's head h live in the locals ``Li_n_h`` and ``Li_d_h``
-    (``decoder_source``), or with ``state`` as one tuple ``Li_sums_h`` (the first block's
-    state, rule 6), else in the KV cache ``layers``, which also keeps keys and values; with
-    ``memory`` those only for a block with a textbook head. ``blocks``: the blocks to write
-    (all by default), entered with the stream's locals ``row`` (by default the embedding's);
-    ``kv``: {block: (keys, values)} of the blocks whose keys and values are computed
-    already."""
+    locals holding the final stream's slots, and the carried sums. With ``memory`` the carried
+    sums N and D of layer i's head h live in the locals ``Li_n_h`` and ``Li_d_h``, N alone
+    where 1 + D is looked up by position (rule 8), and ``sums`` holds the lines that start
+    them (``decoder_source``); with ``state`` too, in one tuple ``Li_sums_h`` each (the first
+    block's state, rule 6), which ``sums`` names; else in the KV cache ``layers``, which also
+    keeps keys and values; with ``memory`` those only for a block with a textbook head.
+    ``blocks``: the blocks to write (all by default), entered with the stream's locals ``row``
+    (by default the embedding's); ``kv``: {block: (keys, values)} of the blocks whose keys and
+    values are computed already."""
     ns, model, c = compiled.ns, compiled.model, w.env.name
     slot = _locals(model.slots)
     lines, sums = [], []
