@@ -136,6 +136,12 @@ def test_rules_detected_from_the_weights(published):
     assert layer1.prefix_units == () and layer1.prefix_heads == ()
     assert layer0.prefix_heads == (3,) and layer0.prefix_post == (SLOTS.index("digit_pos"),)
     assert layer0.prefix_units == (10,)
+    # at a position with logits, layer 1's head broadcasts into every slot but digit_pos,
+    # which nothing after it reads there (layer 1's value reads layer 0's digit_pos)
+    digit_pos = SLOTS.index("digit_pos")
+    assert digit_pos in layer1.attn_writes and digit_pos not in layer1.logits_mid
+    assert set(layer1.logits_mid) == set(layer1.attn_writes) - {digit_pos}
+    assert layer1.logits_units == layer1.units and layer0.logits_units == layer0.units
     # rule 4: layer 0's keys and values per token id (filled as tokens are seen)
     assert isinstance(layer0.token_kv, dict) and layer1.token_kv is None
     # rule 6: layer 0's live heads are both carried: decoding records it per state and token
@@ -160,7 +166,9 @@ def test_rules_detected_from_the_weights(published):
     # rule 7: in a rounding system layer 1's pairs of units with gates W x and -W x take one
     # gate each: 11 gates in layer 0, 10 for layer 1's 20 units, the second of a pair -g
     assert rounded_source.count("if g > zero") == 21 == 11 + rounded_source.count("elif g < zero")
-    assert rounded_source.count("(-g) * (L1_b_in_cand") == 10 and "_minus * L1_attn" not in rounded_source
+    # the second unit's up map is a constant c: its post (-g) c is written g (-c)
+    assert rounded_source.count("_minus = g * L1_b_in_cand") == 10 and "(-g)" not in rounded_source
+    assert "_minus * L1_attn" not in rounded_source
     assert "elif" not in exact_source  # the fraction system computes each unit's gate
     toy = compile_model(toy_model(), FractionSystem())
     assert [[h.carried for h in b.heads] for b in toy.blocks] == [

@@ -2,8 +2,9 @@
 position, written from ``plan`` and run for every untraced call of ``forward``.
 
 ``source(compiled, logits=True)`` is the text of the function that runs one position whose
-logits are wanted; ``logits=False`` the one for a position whose logits are not (it computes
-only what later positions read, plan rule 3). ``decoder_source(compiled)`` is greedy decoding
+logits are wanted (it computes what the readout and later positions read, plan rule 3);
+``logits=False`` the one for a position whose logits are not (only what later positions
+read). ``decoder_source(compiled)`` is greedy decoding
 as one function: both kinds of position in two loops, the carried sums in locals, the first
 largest logit picked in line. Locals are named after what they hold
 (``count``, ``L1_cand3``, ``z3``), constants are bound by name, so the code can be printed and
@@ -14,7 +15,8 @@ except where ``plan`` shows that the difference cannot matter: a head that adds 
 unit with no output is not computed (rule 2), a carried head keeps its running sums (rule 1),
 a first-block key is looked up per token (rule 4), FFN products may share a factor in an exact
 system (rule 5), the decoder looks the first block up where its state and token recur (rule
-6), and a weight of exactly 1 multiplies nothing (1 x is x in every number system). What it
+6) and a carried head's 1 + D up by position where its exp(q k) is one constant (rule 8), and a
+weight of exactly 1 multiplies nothing (1 x is x in every number system). What it
 does not write out it leaves to ``forward``'s own functions, which ``forward`` hands it as
 ``ops`` (``linear``, ``score``, ``softmax1``, ``attend``): a textbook head, a first block's
 keys per token.
@@ -35,6 +37,7 @@ from fractions import Fraction
 import math
 import re
 import textwrap
+import threading
 
 SAFE = re.compile(r"[^0-9A-Za-z_]")
 
@@ -138,6 +141,8 @@ class _Values:
     def __init__(self, compiled, env):
         self.ns, self.env = compiled.ns, env
         self.carried_kv = {}  # (block, head): the texts of a later block's e and e v
+        self.constant_e = {}  # (block, head): a later block's e where it is one constant
+        self.tables = {}  # (block, head): its 1 + D by position (plan rule 8)
 
     def weights(self, layer, tensor, sources, targets):
         """``const(w, s, t)``: entry (s, t) of a tensor (s None: its bias), bound by name."""
@@ -201,19 +206,36 @@ class _Values:
                 one = not per_position and repr(b.exp_qk) == repr(self.ns.one)  # 1 v is v
                 lines.append(f"    {ev} = {'' if one else f'{e} * '}L{i}_v_{names[h]}")
                 self.carried_kv[i, h] = e, ev
+                if not per_position:
+                    self.constant_e[i, h] = b.exp_qk
         return lines, rows["k"], rows["v"]
+
+    def denominators(self, i, h, name, decay):
+        """The name of the table of 1 + D by position of layer i's carried head h (plan rule
+        8), or None where the code's e is not one constant (a first block's e comes per token;
+        the integer and single-precision writers bind e their own way and keep D)."""
+        if (i, h) not in self.constant_e:
+            return None
+        if (i, h) not in self.tables:
+            table = _Denominators(self.ns, decay, self.constant_e[i, h])
+            self.tables[i, h] = self.env.name(table, f"L{i}_den_{name}")
+        return self.tables[i, h]
 
     def carry(self, i, h, name, decay, n="n", d="d"):
         """A carried head's running sums one position on (rule 1, as ``forward.carry``), in
-        the locals ``n`` and ``d``: e and e v from the first block's per-token lists, else the
-        locals of ``later_kv``."""
+        the locals ``n`` and ``d`` (``d`` None: N alone, D being looked up, rule 8): e and
+        e v from the first block's per-token lists, else the locals of ``later_kv``."""
         e, ev = self.carried_kv.get((i, h), (f"e[{h}]", f"ev[{h}]"))
+        if d is None:
+            return [f"    {n} = {n} + {ev}" if decay is None else f"    {n} = {decay} * {n} + {ev}"]
         if decay is None:
             return [f"    {n}, {d} = {n} + {ev}, {d} + {e}"]
         return [f"    {n}, {d} = {decay} * {n} + {ev}, {decay} * {d} + {e}"]
 
-    def carried_z(self, z, n="n", d="d"):
-        """z = N / (1 + D) of the sums."""
+    def carried_z(self, z, n="n", d="d", den=None):
+        """z = N / (1 + D) of the sums; with ``den``, the table of 1 + D by position."""
+        if den is not None:
+            return [f"    {z} = {n} / {den}[pos]"]
         return [f"    {z} = {n} / (one + {d})"]
 
     def textbook(self, z, q, h, head):
@@ -228,14 +250,16 @@ class _Values:
         return [f"    g = {gate}",
                 f"    {post} = g * ({self.affine(up, u, var, const)}) if g > zero else zero"]
 
-    def opposite(self, posts, gate, ups):
+    def opposite(self, posts, gate, ups, negated=None):
         """Two units whose gates are g and -g (rule 7): g once, and at most one of them open;
         the second one's gate is -g, the value its own gate takes (``ups``: the texts of the
-        two up maps)."""
+        two up maps). Where the second up map is a constant c, ``negated`` names -c, and its
+        post (-g) c is written g (-c): the same product to the bit, by the same symmetry."""
         (p, q), (up_p, up_q) = posts, ups
+        second = f"g * {negated}" if negated is not None else f"(-g) * ({up_q})"
         return [f"    g = {gate}", "    if g > zero:", f"        {p} = g * ({up_p})",
                 f"        {q} = zero", "    elif g < zero:", f"        {p} = zero",
-                f"        {q} = (-g) * ({up_q})", "    else:", f"        {p} = {q} = zero"]
+                f"        {q} = {second}", "    else:", f"        {p} = {q} = zero"]
 
     def shared(self, gate, x, posts, common):
         """t = relu(gate) x once (rule 5), then each unit's post = w t (``posts``: (name, w,
@@ -666,14 +690,15 @@ def _environment(compiled):
 
 def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state=False):
     """(lines, row, sums): the operations of one position, indented for a function body, the
-    locals holding the final stream's slots, and the carried sums' locals. With ``memory`` the
-    carried sums N and D of layer i's head h live in the locals ``Li_n_h`` and ``Li_d_h``
-    (``decoder_source``), or with ``state`` as one tuple ``Li_sums_h`` (the first block's
-    state, rule 6), else in the KV cache ``layers``, which also keeps keys and values; with
-    ``memory`` those only for a block with a textbook head. ``blocks``: the blocks to write
-    (all by default), entered with the stream's locals ``row`` (by default the embedding's);
-    ``kv``: {block: (keys, values)} of the blocks whose keys and values are computed
-    already."""
+    locals holding the final stream's slots, and the carried sums. With ``memory`` the carried
+    sums N and D of layer i's head h live in the locals ``Li_n_h`` and ``Li_d_h``, N alone
+    where 1 + D is looked up by position (rule 8), and ``sums`` holds the lines that start
+    them (``decoder_source``); with ``state`` too, in one tuple ``Li_sums_h`` each (the first
+    block's state, rule 6), which ``sums`` names; else in the KV cache ``layers``, which also
+    keeps keys and values; with ``memory`` those only for a block with a textbook head.
+    ``blocks``: the blocks to write (all by default), entered with the stream's locals ``row``
+    (by default the embedding's); ``kv``: {block: (keys, values)} of the blocks whose keys and
+    values are computed already."""
     ns, model, c = compiled.ns, compiled.model, w.env.name
     slot = _locals(model.slots)
     lines, sums = [], []
@@ -696,15 +721,20 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
             more, k, v = w.later_kv(i, block, row, heads, head, inp)
         lines += more + ([f"    L.keys.append({k})", f"    L.values.append({v})"] if cache else [])
         z = [f"L{i}_z_{h}" for h in head]
-        wanted = block.live if logits else block.prefix_heads
+        wanted = block.logits_heads if logits else block.prefix_heads
         for h in block.live:
             b = block.heads[h]
             if b.carried:  # rule 1
                 decay = None if b.decay is None else w.constant(b.decay, f"L{i}_decay_{head[h]}")
                 at = {"n": "n", "d": "d"}
-                if memory and not state:  # the sums in locals of their own across positions
+                den = w.denominators(i, h, head[h], b.decay) if memory and not state else None
+                if den is not None:  # rule 8: N in a local across positions, 1 + D looked up
+                    at = {"n": f"L{i}_n_{head[h]}", "d": None, "den": den}
+                    sums.append(f"{at['n']} = zero")
+                    lines += w.carry(i, h, head[h], decay, n=at["n"], d=None)
+                elif memory and not state:  # the sums in locals of their own across positions
                     at = {x: f"L{i}_{x}_{head[h]}" for x in at}
-                    sums.append(w.sums(**at))
+                    sums.append(f"{w.sums(**at)} = {w.zeros}")
                     lines += w.carry(i, h, head[h], decay, **at)
                 elif memory:
                     sums.append(f"L{i}_sums_{head[h]}")
@@ -719,14 +749,14 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
                 lines += w.textbook(z[h], q, h, c(b, f"L{i}_head_{head[h]}"))
         mid = list(row)
         const = w.weights(i, "O", heads, inp)
-        for s in (block.attn_writes if logits else block.prefix_mid):
+        for s in (block.logits_mid if logits else block.prefix_mid):
             mid[s] = f"L{i}_attn_{slot[s]}"
             lines += w.assign(mid[s], w.affine(block.o_live, s, z.__getitem__, const), row[s])
         lines.append(f"    # block {i}: FFN")
         post = [f"L{i}_post_{u}" for u in unit]
         gates, ups = w.weights(i, "gate", inp, units), w.weights(i, "in", inp, units)
         shared = {}  # rule 5: (gate, up's source) -> units whose up is one weight on it
-        computed = block.units if logits else block.prefix_units
+        computed = block.logits_units if logits else block.prefix_units
         pairs = _opposite_gates(block.gate, computed) if ns.name in w.opposes else {}
         for u in computed:
             if u in pairs.values():
@@ -734,8 +764,11 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
             gate = w.affine(block.gate, u, mid.__getitem__, gates)
             if u in pairs:  # rule 7
                 v = pairs[u]
+                c_v = block.up.bias[v]
+                negated = (w.constant(_signed(c_v, -1), f"L{i}_b_in_{unit[v]}_negated")
+                           if not block.up.columns[v] and c_v is not None else None)
                 lines += w.opposite((post[u], post[v]), gate, [
-                    w.affine(block.up, t, mid.__getitem__, ups) for t in (u, v)])
+                    w.affine(block.up, t, mid.__getitem__, ups) for t in (u, v)], negated)
                 continue
             up_column = block.up.columns[u]
             if ns.exact and len(up_column) == 1 and block.up.bias[u] is None:  # rule 5
@@ -749,7 +782,7 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
                  what(x, u)) for u in group], f"L{i}_W_in_{inp[x]}_common")
         row = mid + ["zero"] * (block.width_out - block.width_in)
         const = w.weights(i, "out", units, wide)
-        for s in (block.mlp_writes if logits else block.prefix_post):
+        for s in (block.logits_post if logits else block.prefix_post):
             name = f"L{i}_mlp_{slot[s]}"
             new = s >= block.width_in  # a new slot is the FFN's output alone
             lines += w.assign(name, w.affine(block.down, s, post.__getitem__, const),
@@ -797,7 +830,9 @@ def decoder_source(compiled):
         rest = rest[1:]
     prefix, _, _ = _position(compiled, w, False, True, rest, row, kv)
     every, row, later = _position(compiled, w, True, True, rest, row, kv)
-    lines += [f"    {name} = {w.zeros}" for name in later]
+    lines += [f"    {start}" for start in later]
+    lines += [f"    if len({den}) < len(tokens) + n_new:\n        {den}.upto(len(tokens) + n_new)"
+              for den in w.tables.values()]
     lines += ["    for pos in range(len(tokens) - 1):", "        token = tokens[pos]"]
     lines += [f"    {line}" for line in first + _unpack(outs, prefix) + prefix]
     lines += ["    for pos in range(len(tokens) - 1, len(tokens) - 1 + n_new):",
@@ -834,6 +869,27 @@ def _signed(x, sign):
     if sign > 0:
         return x
     return x.copy_negate() if hasattr(x, "copy_negate") else -x
+
+
+class _Denominators(list):
+    """1 + D_i by position i of a carried head whose exp(q k) is one constant e (plan rule 8):
+    D_i = r D_(i-1) + e (r None: D_(i-1) + e) from D_(-1) = 0, computed by the operations
+    the carry performs, on the same operands, in the same order, in the number system's
+    arithmetic, so each entry is the value the carry would give at that position, bit for bit.
+    ``upto`` extends it under a lock (threads share a decoder)."""
+
+    def __init__(self, ns, decay, e):
+        super().__init__()
+        self.ns, self.decay, self.e, self.d = ns, decay, e, ns.zero
+        self.lock = threading.Lock()
+
+    def upto(self, n):
+        """The table, holding positions 0 to n - 1 at least."""
+        with self.lock, self.ns.arithmetic():
+            while len(self) < n:
+                self.d = self.d + self.e if self.decay is None else self.decay * self.d + self.e
+                self.append(self.ns.one + self.d)
+        return self
 
 
 def _first_block(compiled, w):

@@ -16,8 +16,10 @@ with no value map or no output map (``weights.live_heads``) adds no term to the 
    textbook value; in a rounding system its order of operations defines the head.
 2. Dead heads and units (``live``, ``units``). A head that adds no term and an FFN unit with
    no output row need not be computed at all.
-3. Liveness (``prefix_*``). A position whose logits are not wanted computes only what later
-   positions read: keys, values, carried sums and the slots they depend on.
+3. Liveness (``prefix_*``, ``logits_*``). A position whose logits are not wanted computes only
+   what later positions read: keys, values, carried sums and the slots they depend on; one
+   whose logits are wanted, that and what the readout reads. A value nothing reads cannot
+   change a token, in any number system.
 4. Per-token first-block keys (``token_kv``). The first block reads the embedding, so its keys,
    values, exp(q k) and e v depend only on the token: computed once per token id.
 5. Shared products, in an exact system only (``ns.exact``). FFN units with the same gate whose
@@ -36,7 +38,15 @@ with no value map or no output map (``weights.live_heads``) adds no term to the 
    two FFN units whose gate rows are exact negatives of each other (the same sources, each
    weight and the bias negated) have gates g and -g bit for bit, since such rounding is
    symmetric in sign, so at most one is open: g is computed once and the second unit's post
-   is (-g) up (``codegen._opposite_gates``, read off ``Block.gate``).
+   is (-g) up, or g (-c) where its up map is a constant c (``codegen._opposite_gates``, read
+   off ``Block.gate``).
+8. Denominators by position (``Head.exp_qk``). A carried head whose key has no weights has
+   one e = exp(q k) at every position, so its D_i = r D_(i-1) + e from D_(-1) = 0 takes the
+   same operations on the same operands whatever the tokens: D_i is a function of i alone,
+   in every number system, a rounding one included (no exactness is needed: the same
+   operations round alike). Greedy decoding, which starts each call at position 0, computes
+   1 + D_i once per position by those operations (``codegen._Denominators``) and carries N
+   alone. Where e depends on a position's key, D depends on the tokens and is carried.
 
 Field glossary of :class:`Block` (indices are positions in the model's slot, lane and unit
 orders; a head of dimension d has d lanes):
@@ -61,10 +71,12 @@ orders; a head of dimension d has d lanes):
     prefix_units   plan, rule 3: units such a position computes
     prefix_mid     plan, rule 3: attention-written slots such a position needs
     prefix_post    plan, rule 3: FFN-written slots such a position needs
+    logits_*       plan, rule 3: the same for a position whose logits are wanted: what the
+                   readout reads and what later positions read
     token_kv       plan, rule 4: {token id: (k, v, e, e v)}, first block only, filled on use
     memoised       plan, rule 6: the first block, its live heads all carried, no positions
 
-Rules 1 and 3 to 7 serve the code generator, which writes out TinyAdder-36's family of
+Rules 1 and 3 to 8 serve the code generator, which writes out TinyAdder-36's family of
 operations (``Compiled.fast``); any other model's untraced calls run ``forward`` as written.
 """
 
@@ -202,6 +214,10 @@ class Block:
     prefix_units: Tuple[int, ...]
     prefix_mid: Tuple[int, ...]
     prefix_post: Tuple[int, ...]
+    logits_heads: Tuple[int, ...]
+    logits_units: Tuple[int, ...]
+    logits_mid: Tuple[int, ...]
+    logits_post: Tuple[int, ...]
     token_kv: Optional[Dict[int, tuple]]
     memoised: bool = False
     ln1: Optional[Norm] = None
@@ -306,8 +322,8 @@ def _masked(ns, value):
 
 @lru_cache(maxsize=64)
 def compile_model(model, ns):
-    """The model's weights converted to ``ns``, and the plan of rules 1-6 (memoised per model
-    and number system)."""
+    """The model's weights converted to ``ns``, and the plan of the rules above (memoised per
+    model and number system)."""
     with ns.arithmetic():  # decimal rounds every product at its own precision, here too
         return _compile(model, ns)
 
@@ -363,26 +379,16 @@ def _compile(model, ns):
             normalise=attn.normalise,
             act=block.mlp.act, gated=block.mlp.gated))
 
-    # Rule 3, backward over the blocks: what do positions without logits need?
-    needed = set()  # slots of a block's output that later positions read
-    for b in reversed(raw):
-        b["attn_writes"], b["mlp_writes"] = b["o_live"].writes(), b["down"].writes()
-        b["prefix_post"] = tuple(s for s in b["mlp_writes"] if s in needed)
-        b["prefix_units"] = tuple(u for u in b["units"] if u in b["down"].reads(needed))
-        mid = {s for s in needed if s < b["width_in"]}
-        mid |= b["gate"].reads(b["prefix_units"]) | b["up"].reads(b["prefix_units"])
-        b["prefix_mid"] = tuple(s for s in b["attn_writes"] if s in mid)
-        heads, written_from = b["heads"], b["o_live"].reads(mid)
-        b["prefix_heads"] = tuple(h for h in b["live"]
-                                  if written_from & set(heads[h].q_lanes))
-        queried = [h for h in b["prefix_heads"] if not heads[h].carried]
-        kv = _lanes(heads, b["live"], "kv_lanes")
-        needed = (mid | b["k"].reads(kv) | b["v"].reads(kv)
-                  | b["q"].reads(_lanes(heads, queried, "q_lanes")))
+    # Rule 3, backward over the blocks: what do positions without logits need, and what do
+    # positions with logits need beyond the readout's slots?
+    u = model.unembed
+    _live(raw, "prefix", set())
+    reads = (set(range(model.width_out)) if u.kind != "negative_error" or model.ln_final
+             else {model.slots.index(u.slots[tok]) for tok in u.tokens})
+    _live(raw, "logits", reads)
     blocks = tuple(Block(token_kv={} if i == 0 else None, memoised=i == 0 and not model.W_pos
                          and all(b["heads"][h].carried for h in b["live"]), **b)
                    for i, b in enumerate(raw))
-    u = model.unembed
     final = model.slots[:model.width_out]
     readout = unembed = scale = None
     if u.kind == "negative_error":
@@ -397,6 +403,27 @@ def _compile(model, ns):
                     tuple(model.vocab.index(tok) for tok in u.tokens), pos=pos,
                     ln_final=_norm(ns, model.ln_final, final), unembed=unembed,
                     unembed_scale=scale, fast=_fast(model))
+
+
+def _live(raw, kind, needed):
+    """Rule 3, backward over the blocks ``raw`` (dicts of their fields): what a position must
+    compute when what it reads of the last block's output is ``needed`` (slot indices) and
+    later positions read every live head's key and value and the slots those depend on. Sets
+    ``{kind}_heads``, ``_units``, ``_mid`` and ``_post`` of each block (``attn_writes`` and
+    ``mlp_writes`` too)."""
+    for b in reversed(raw):
+        b["attn_writes"], b["mlp_writes"] = b["o_live"].writes(), b["down"].writes()
+        b[f"{kind}_post"] = tuple(s for s in b["mlp_writes"] if s in needed)
+        units = b[f"{kind}_units"] = tuple(u for u in b["units"] if u in b["down"].reads(needed))
+        mid = {s for s in needed if s < b["width_in"]}
+        mid |= b["gate"].reads(units) | b["up"].reads(units)
+        b[f"{kind}_mid"] = tuple(s for s in b["attn_writes"] if s in mid)
+        heads, written_from = b["heads"], b["o_live"].reads(mid)
+        b[f"{kind}_heads"] = tuple(h for h in b["live"] if written_from & set(heads[h].q_lanes))
+        queried = [h for h in b[f"{kind}_heads"] if not heads[h].carried]
+        kv = _lanes(heads, b["live"], "kv_lanes")
+        needed = (mid | b["k"].reads(kv) | b["v"].reads(kv)
+                  | b["q"].reads(_lanes(heads, queried, "q_lanes")))
 
 
 def _lanes(heads, which, kind):

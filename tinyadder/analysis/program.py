@@ -452,6 +452,8 @@ def _short(value, width=70):
         return "{} (filled per token on use)"
     if hasattr(value, "states"):
         return "{} (the first block's outputs recorded per state and token on use)"
+    if hasattr(value, "upto"):
+        return "[] (1 + D by position, filled on use: plan rule 8)"
     if hasattr(value, "heads"):
         return "(this block's weights, for the per-token keys and values)"
     text = (str(value) if isinstance(value, Fraction) and value.denominator == 1
