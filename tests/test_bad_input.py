@@ -2,6 +2,7 @@
 a clear one-line error (or the right answer) with the documented exit status, no traceback;
 every good line of a batch is still answered; nothing runs away in time or memory."""
 
+import contextlib
 import copy
 import io
 import json
@@ -129,19 +130,39 @@ def test_a_long_bad_line_is_quoted_as_a_short_excerpt():
 
 # --- output that cannot be written, and readers who leave --------------------------------
 
-@pytest.mark.parametrize("argv", [
-    ["12+34"], ["--json", "12+34"], ["--trace", "--pos", "22", "12+34"], ["program"],
-    ["verify", "--suite", "edges", "--number", "float"], ["params"], ["--help"],
-    ["precision", "--digits", "2", "--pairs", "0", "--scan", "", "--systems", "float"],
-    ["bench", "--long", "1", "--number", "float"], ["verify", "--help"],
-])
+FULL = "tinyadder: error: cannot write standard output: No space left on device\n"
+
+
+@pytest.mark.parametrize("argv", [["12+34"], ["--help"], ["verify", "--help"]])
 def test_a_full_device_is_one_line_and_exit_2(argv):
+    """The process: what is still buffered when the command ends is flushed by the entry point
+    (argparse's --help swallows a failed write of its own)."""
     with open("/dev/full", "w") as full:
         done = subprocess_run(*argv, stdout=full)
     assert done.returncode == 2
-    assert done.stderr.decode() .endswith(
-        "tinyadder: error: cannot write standard output: No space left on device\n")
+    assert done.stderr.decode() .endswith(FULL)
     assert b"Traceback" not in done.stderr and b"Exception ignored" not in done.stderr
+
+
+@pytest.mark.parametrize("argv", [
+    ["--json", "12+34"], ["--trace", "--pos", "22", "12+34"], ["program"],
+    ["verify", "--suite", "edges", "--number", "float"], ["params"],
+    ["precision", "--digits", "2", "--pairs", "0", "--scan", "", "--systems", "float"],
+    ["bench", "--long", "1", "--number", "float"],
+])
+def test_each_command_to_a_full_device_is_one_line_and_exit_2(argv):
+    """Each command writing to /dev/full (a buffered file of the device, as standard output
+    is when it is not a terminal), in process."""
+    err = io.StringIO()
+    full = open("/dev/full", "w")
+    try:
+        status = main(argv, out=full, err=err)
+    finally:
+        with contextlib.suppress(OSError):
+            full.close()  # what the command could not write may still be buffered
+    assert status == 2 and full.closed
+    assert err.getvalue().endswith(FULL) and err.getvalue().count("error") == 1
+    assert "Traceback" not in err.getvalue()
 
 
 def test_a_closed_pipe_keeps_the_warning_and_exit_1():
