@@ -409,14 +409,21 @@ def test_the_last_block_runs_the_last_position_only_after_its_attention():
     assert setcheck.Leaves(model).holds(2, checked)
 
 
-def test_a_width_no_digit_explains_is_split_along_the_carry_chain():
+@pytest.fixture(scope="module")
+def zcbtrak_s1():
+    """zcbtrak-6, the region s_1 = 1, and the prover's outcome at position 1 over it (budget
+    10 sets)."""
+    model = models.build("zcbtrak-6")
+    region = cut_regions(((("s", 1, 0), 1), (("s", 1, 1), 0)))[0]
+    return model, region, generic.Prover(model, max_sets=10).position(1, region)
+
+
+def test_a_width_no_digit_explains_is_split_along_the_carry_chain(zcbtrak_s1):
     """zcbtrak-6 at position 1 over s_1 = 1: the open difference's width is its interval (the
     sharp SiLU gate's), so the carries of the target's column are fixed, c_2 then c_1, and
     every region under them is decided: 5 regions, c_2 = 0 decided at once (cutting digits
     where the form's terms vary most took 49)."""
-    model = models.build("zcbtrak-6")
-    outcome = generic.Prover(model, max_sets=10).position(
-        1, cut_regions(((("s", 1, 0), 1), (("s", 1, 1), 0)))[0])
+    outcome = zcbtrak_s1[2]
     tree, = outcome.positions
     assert tree["split"] == ["c", 2]
     assert [kid.get("split", kid.get("leaf")) for kid in tree["children"]] == \
@@ -590,7 +597,8 @@ def test_the_probe_finds_a_counterexample_the_depth_first_search_does_not_reach(
     assert "  0+9=04  (right: 9)\n" in capsys.readouterr().out
 
 
-def test_a_search_that_decides_never_probes_and_a_probe_that_finds_nothing_adds_nothing():
+def test_a_search_that_decides_never_probes_and_a_probe_that_finds_nothing_adds_nothing(
+        zcbtrak_s1):
     """The probe runs only where the budget stops the depth-first search, and records only
     counterexamples: adder1's proof and zcbtrak-6's position 1 over s_1 = 1 are the trees
     they were with no probe at all (one that would raise), and adder1 on a budget of 3, whose
@@ -602,12 +610,10 @@ def test_a_search_that_decides_never_probes_and_a_probe_that_finds_nothing_adds_
     plain = generic.Prover(adder)
     plain.probe = never
     assert plain.run().positions == generic.prove(adder).positions
-    zcbtrak = models.build("zcbtrak-6")
-    region = cut_regions(((("s", 1, 0), 1), (("s", 1, 1), 0)))[0]
+    zcbtrak, region, outcome = zcbtrak_s1
     plain = generic.Prover(zcbtrak, max_sets=10)
     plain.probe = never
-    assert plain.position(1, region).positions == \
-        generic.Prover(zcbtrak, max_sets=10).position(1, region).positions
+    assert plain.position(1, region).positions == outcome.positions
     probed = generic.prove(adder, max_sets=3)
     alone = generic.Prover(adder, max_sets=3)
     alone.probe = lambda k, region: None
