@@ -88,14 +88,15 @@ def decision(expr, pos):
 
 
 def test_status_line_follows_the_fragment(pages):
-    """A state of each kind: a deciding position, a prompt position, a fragment with what
-    does not exist, none (the flaw preset), a tour step; the ordinary softmax's status line
-    is test_views_follow_the_state's (and, at another position, the slow test below's)."""
+    """A state of each kind: a prompt position, a fragment with what does not exist, none
+    (the flaw preset), a tour step (it sets a deciding position's state and names the step).
+    A deciding position's status line is also test_views_follow_the_state's (the ordinary
+    softmax); -m slow adds the tour step's state given as a fragment
+    (test_status_line_of_a_deciding_position) and the ordinary softmax at the last
+    position."""
     example, flaw = pages["example"].as_uri(), pages["flaw"].as_uri()
     d23 = decision(FLAW, 23)
     states = {
-        example + "#pos=24&stage=L1.mlp&head=L0.h3":
-            status(decision(EXAMPLE, 24), 24, "L1.mlp", "L0.h3", "softmax1"),
         example + "#pos=5&stage=embed":
             DOT.join(["position 5", "after embed", "prompt '6': predicts no digit of the sum",
                       "head L0.h3 softmax1"]),
@@ -125,6 +126,14 @@ def test_status_line_follows_the_fragment(pages):
     assert "tilt/margin = 8.4 &gt; 1: 7 is written instead of 6" in shown
     assert "+119 units from layer 1's FFN" in html.unescape(shown)
     assert margin(EXAMPLE, 24) == decision(EXAMPLE, 24)["lead_logits"]  # the tracer's text
+
+
+@pytest.mark.slow
+def test_status_line_of_a_deciding_position(pages):
+    url = pages["example"].as_uri() + "#pos=24&stage=L1.mlp&head=L0.h3"
+    dom, log = dump([url])[url]
+    assert_ran_cleanly(dom, log)
+    assert status_of(dom) == status(decision(EXAMPLE, 24), 24, "L1.mlp", "L0.h3", "softmax1")
 
 
 @pytest.mark.slow
