@@ -264,9 +264,10 @@ def test_api_operands():
             assert got == a + b
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", [0, *(pytest.param(s, marks=pytest.mark.slow) for s in (1, 2))])
 def test_real_process_stdin_stdout_and_status(seed):
-    """A few runs as a user makes them: real standard streams and exit status."""
+    """Runs as a user makes them: real standard streams and exit status. One batch by default
+    (test_batches_from_stdin takes eight in process); -m slow adds two."""
     rng = random.Random(6000 + seed)
     stdin, pairs, bad = batch(rng, 8)
     done = subprocess.run([sys.executable, "-m", "tinyadder", "--number", "float", "-"],
