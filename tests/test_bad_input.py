@@ -660,7 +660,7 @@ def _limited(limit_bytes):
     return cap
 
 
-@pytest.mark.parametrize("argv, message", [
+SIZE_FIRST = [
     (["explain", "--digits", "2000", "--number", "float", "1+2"],
      "tinyadder: error: explain at N = 2000 in float needs about"),
     (["figure", "flaw", "--digits", "2000", "--number", "float", "1+2", "-o", "@OUT@"],
@@ -670,17 +670,40 @@ def _limited(limit_bytes):
     (["precision", "1+2", "--digits", "100"],
      "tinyadder precision: error: comparing traces at N = 100 in fraction and float32"),
     (["--json", "--digits", "100", "1+2"], "tinyadder: error: --json at N = 100 in fraction"),
-])
-def test_every_command_that_traces_checks_its_size_first(argv, message, tmp_path):
+]
+RUN_EACH = """import io, json, sys
+from tinyadder.cli import main
+done = []
+for argv in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    done.append((main(argv, out, err, io.StringIO()), out.getvalue(), err.getvalue()))
+print(json.dumps(done))
+"""
+
+
+@pytest.fixture(scope="module")
+def size_first_runs(tmp_path_factory):
+    """(the written file's path, {index: (status, stdout, stderr)}) of SIZE_FIRST's command
+    lines, run one after the other through cli.main in one child whose memory is capped at
+    1 GB."""
+    path = tmp_path_factory.mktemp("size") / "out"
+    runs = [[str(path) if a == "@OUT@" else a for a in argv] for argv, _ in SIZE_FIRST]
+    done = subprocess.run([sys.executable, "-c", RUN_EACH, json.dumps(runs)], cwd=ROOT,
+                          capture_output=True, timeout=120, preexec_fn=_limited(10 ** 9))
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    return path, dict(enumerate(json.loads(done.stdout)))
+
+
+@pytest.mark.parametrize("index", range(len(SIZE_FIRST)), ids=[a[0] for a, _ in SIZE_FIRST])
+def test_every_command_that_traces_checks_its_size_first(index, size_first_runs):
     """Refused in a second, in a child whose memory is capped at 1 GB (the commands without the
     check filled 3 GB, or ran 143 s)."""
-    argv = [str(tmp_path / "out") if a == "@OUT@" else a for a in argv]
-    done = subprocess.run([sys.executable, "-m", "tinyadder", *argv], cwd=ROOT,
-                          capture_output=True, timeout=120, preexec_fn=_limited(10 ** 9))
-    assert (done.returncode, done.stdout) == (2, b"")
-    assert done.stderr.count(b"\n") == 1 and done.stderr.startswith(message.encode())
-    assert b"over the 1.0 GB limit; use --digits " in done.stderr
-    assert not (tmp_path / "out").exists()
+    path, runs = size_first_runs
+    status, out, err = runs[index]
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1 and err.startswith(SIZE_FIRST[index][1])
+    assert "over the 1.0 GB limit; use --digits " in err
+    assert not path.exists()
 
 
 def test_run_with_cache_checks_its_size_first():
