@@ -47,6 +47,25 @@ def subprocess_run(*argv, stdin=b"", stdout=subprocess.PIPE):
                           stdout=stdout, stderr=subprocess.PIPE, timeout=120)
 
 
+RUN_EACH = """import io, json, sys
+from tinyadder.cli import main
+done = []
+for argv in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    done.append((main(argv, out, err, io.StringIO()), out.getvalue(), err.getvalue()))
+print(json.dumps(done))
+"""
+
+
+def cli_in_one_child(runs, **options):
+    """[(status, stdout, stderr)] of cli.main over each command line of ``runs``, one after
+    the other in one child process, stopped after 120 s (``options``: subprocess.run's)."""
+    done = subprocess.run([sys.executable, "-c", RUN_EACH, json.dumps(runs)], cwd=ROOT,
+                          capture_output=True, timeout=120, **options)
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    return json.loads(done.stdout)
+
+
 # --- the Python API validates as the command line does ------------------------------------
 
 @pytest.fixture(scope="module")
@@ -576,17 +595,28 @@ def test_a_deeply_nested_certificate(tmp_path):
     one_error(err, "JSON nested too deeply")
 
 
-@pytest.mark.parametrize("path, value", [
-    (["exp_digits"], 10000), (["exp_digits"], 100000),
-    (["decisions", 0, "gain"], "1e1000000000"),
-])
-def test_no_number_in_a_certificate_stalls_the_checker(certificate, tmp_path, path, value):
+STALLS = [(["exp_digits"], 10000), (["exp_digits"], 100000),
+          (["decisions", 0, "gain"], "1e1000000000")]
+
+
+@pytest.fixture(scope="module")
+def stall_runs(certificate, tmp_path_factory):
+    """check-certificate of the certificate with each of STALLS's changes, in one child."""
+    where, runs = tmp_path_factory.mktemp("stalls"), []
+    for k, (path, value) in enumerate(STALLS):
+        (where / f"cert{k}.json").write_text(_tampered(certificate, path, value))
+        runs.append(["check-certificate", str(where / f"cert{k}.json")])
+    return cli_in_one_child(runs)
+
+
+@pytest.mark.parametrize("index", range(len(STALLS)), ids=[str(v) for _, v in STALLS])
+def test_no_number_in_a_certificate_stalls_the_checker(stall_runs, index):
     """Nothing the file says sets a precision or a size: refused at once (the unbounded
-    checker spent 66 s at exp_digits 10000, hours at 100000)."""
-    (tmp_path / "cert.json").write_text(_tampered(certificate, path, value))
-    done = subprocess_run("check-certificate", str(tmp_path / "cert.json"))
-    assert (done.returncode, done.stdout) == (2, b"")
-    assert done.stderr.count(b"\n") == 1 and b": error: " in done.stderr
+    checker spent 66 s at exp_digits 10000, hours at 100000; the child is stopped after
+    120 s)."""
+    status, out, err = stall_runs[index]
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1 and ": error: " in err
 
 
 def test_a_certificate_too_large_to_be_one_is_not_read(tmp_path):
@@ -671,27 +701,15 @@ SIZE_FIRST = [
      "tinyadder precision: error: comparing traces at N = 100 in fraction and float32"),
     (["--json", "--digits", "100", "1+2"], "tinyadder: error: --json at N = 100 in fraction"),
 ]
-RUN_EACH = """import io, json, sys
-from tinyadder.cli import main
-done = []
-for argv in json.loads(sys.argv[1]):
-    out, err = io.StringIO(), io.StringIO()
-    done.append((main(argv, out, err, io.StringIO()), out.getvalue(), err.getvalue()))
-print(json.dumps(done))
-"""
 
 
 @pytest.fixture(scope="module")
 def size_first_runs(tmp_path_factory):
-    """(the written file's path, {index: (status, stdout, stderr)}) of SIZE_FIRST's command
-    lines, run one after the other through cli.main in one child whose memory is capped at
-    1 GB."""
+    """(the written file's path, [(status, stdout, stderr)]) of SIZE_FIRST's command lines,
+    run in one child whose memory is capped at 1 GB."""
     path = tmp_path_factory.mktemp("size") / "out"
     runs = [[str(path) if a == "@OUT@" else a for a in argv] for argv, _ in SIZE_FIRST]
-    done = subprocess.run([sys.executable, "-c", RUN_EACH, json.dumps(runs)], cwd=ROOT,
-                          capture_output=True, timeout=120, preexec_fn=_limited(10 ** 9))
-    assert done.returncode == 0 and done.stderr == b"", done.stderr
-    return path, dict(enumerate(json.loads(done.stdout)))
+    return path, cli_in_one_child(runs, preexec_fn=_limited(10 ** 9))
 
 
 @pytest.mark.parametrize("index", range(len(SIZE_FIRST)), ids=[a[0] for a, _ in SIZE_FIRST])
