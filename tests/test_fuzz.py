@@ -107,8 +107,15 @@ MODES = ["--trace", "--json", "--step"]
 FILTERS = ["--check", "--exact", "--pos", "--slots", "--layer", "--sig"]
 
 
-@pytest.mark.parametrize("seed", range(60))
+def seeds(default, slow):
+    """Seeds 0 .. default - 1, and up to slow - 1 under -m slow."""
+    return [*range(default), *(pytest.param(s, marks=pytest.mark.slow)
+                               for s in range(default, slow))]
+
+
+@pytest.mark.parametrize("seed", seeds(30, 60))
 def test_random_option_combinations(seed):
+    """30 random command lines by default; -m slow adds 30."""
     rng = random.Random(1000 + seed)
     argv = []
     mode = rng.choice(MODES + [None, None])
@@ -228,8 +235,9 @@ def mutate(rng, doc):
     return doc
 
 
-@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("seed", seeds(30, 60))
 def test_loader_takes_mutated_traces(small_trace, seed):
+    """30 mutated traces by default; -m slow adds 30."""
     rng = random.Random(3000 + seed)
     doc = mutate(rng, copy.deepcopy(small_trace))
     text = json.dumps(doc)
@@ -264,7 +272,7 @@ def test_api_operands():
             assert got == a + b
 
 
-@pytest.mark.parametrize("seed", [0, *(pytest.param(s, marks=pytest.mark.slow) for s in (1, 2))])
+@pytest.mark.parametrize("seed", seeds(1, 3))
 def test_real_process_stdin_stdout_and_status(seed):
     """Runs as a user makes them: real standard streams and exit status. One batch by default
     (test_batches_from_stdin takes eight in process); -m slow adds two."""
@@ -293,10 +301,11 @@ TEXT_ATTACKS = [lambda t: t[:len(t) // 2], lambda t: t.replace('"1"', "Infinity"
                 lambda t: t.replace('"', "'", 3)]
 
 
-@pytest.mark.parametrize("seed", range(24))
+@pytest.mark.parametrize("seed", seeds(12, 24))
 def test_checker_takes_mutated_certificates(small_certificate, seed, tmp_path):
     """Whatever is changed: a one-line verdict or error, exit 0, 1 or 2; and a certificate that
-    still checks says what the original says (nothing forged is accepted)."""
+    still checks says what the original says (nothing forged is accepted). 12 mutations by
+    default; -m slow adds 12."""
     from tinyadder.analysis.proof import certificate as checker
     rng = random.Random(7000 + seed)
     doc = copy.deepcopy(small_certificate)
