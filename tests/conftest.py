@@ -1,3 +1,5 @@
+import gc
+
 import pytest
 
 from tinyadder import build
@@ -20,3 +22,14 @@ SYSTEMS = {"fraction": FractionSystem, "decimal": DecimalSystem, "float": FloatS
 @pytest.fixture(scope="session", params=sorted(SYSTEMS))
 def ns(request):
     return SYSTEMS[request.param]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """What outlives a test (session fixtures, cached runs: hundreds of MB of exact values) is
+    moved out of the collector's reach once the test's own garbage is collected: Python's full
+    collections would otherwise walk it all again and again (a tenth of the suite's CPU). The
+    price: a module's fixtures caught in reference cycles are not freed when torn down (the
+    run's peak memory is some 150 MB higher)."""
+    gc.collect()
+    gc.freeze()

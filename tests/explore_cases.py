@@ -13,15 +13,23 @@ EXAMPLE = "7650676663+0149460439"   # the walkthrough's sum
 FLAW = "5193798811+1806201129"      # the published readout picks 7 at position 23
 
 
-@functools.lru_cache(maxsize=None)
 def exact_run(expr, model="published", digits=10):
     """run_with_cache's (logits, cache) of one addition, exact."""
+    return _exact_run(expr, model, digits)  # one cache entry however the defaults are given
+
+
+def traced(expr, model="published", digits=10):
+    """(cache, views) of one addition, exact."""
+    return _traced(expr, model, digits)
+
+
+@functools.lru_cache(maxsize=None)
+def _exact_run(expr, model, digits):
     return run_with_cache(build(model, digits), expr)
 
 
 @functools.lru_cache(maxsize=None)
-def traced(expr, model="published", digits=10):
-    """(cache, views) of one addition, exact."""
+def _traced(expr, model, digits):
     a, b = map(int, expr.split("+"))
     cache = exact_run(expr, model, digits)[1]
     return cache, build_views(cache, a, b)

@@ -2,6 +2,7 @@
 a clear one-line error (or the right answer) with the documented exit status, no traceback;
 every good line of a batch is still answered; nothing runs away in time or memory."""
 
+import contextlib
 import copy
 import io
 import json
@@ -44,6 +45,25 @@ def one_error(err, *parts):
 def subprocess_run(*argv, stdin=b"", stdout=subprocess.PIPE):
     return subprocess.run([sys.executable, "-m", "tinyadder", *argv], cwd=ROOT, input=stdin,
                           stdout=stdout, stderr=subprocess.PIPE, timeout=120)
+
+
+RUN_EACH = """import io, json, sys
+from tinyadder.cli import main
+done = []
+for argv in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    done.append((main(argv, out, err, io.StringIO()), out.getvalue(), err.getvalue()))
+print(json.dumps(done))
+"""
+
+
+def cli_in_one_child(runs, **options):
+    """[(status, stdout, stderr)] of cli.main over each command line of ``runs``, one after
+    the other in one child process, stopped after 120 s (``options``: subprocess.run's)."""
+    done = subprocess.run([sys.executable, "-c", RUN_EACH, json.dumps(runs)], cwd=ROOT,
+                          capture_output=True, timeout=120, **options)
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    return json.loads(done.stdout)
 
 
 # --- the Python API validates as the command line does ------------------------------------
@@ -129,19 +149,39 @@ def test_a_long_bad_line_is_quoted_as_a_short_excerpt():
 
 # --- output that cannot be written, and readers who leave --------------------------------
 
-@pytest.mark.parametrize("argv", [
-    ["12+34"], ["--json", "12+34"], ["--trace", "--pos", "22", "12+34"], ["program"],
-    ["verify", "--suite", "edges", "--number", "float"], ["params"], ["--help"],
-    ["precision", "--digits", "2", "--pairs", "0", "--scan", "", "--systems", "float"],
-    ["bench", "--long", "1", "--number", "float"], ["verify", "--help"],
-])
+FULL = "tinyadder: error: cannot write standard output: No space left on device\n"
+
+
+@pytest.mark.parametrize("argv", [["12+34"], ["--help"], ["verify", "--help"]])
 def test_a_full_device_is_one_line_and_exit_2(argv):
+    """The process: what is still buffered when the command ends is flushed by the entry point
+    (argparse's --help swallows a failed write of its own)."""
     with open("/dev/full", "w") as full:
         done = subprocess_run(*argv, stdout=full)
     assert done.returncode == 2
-    assert done.stderr.decode() .endswith(
-        "tinyadder: error: cannot write standard output: No space left on device\n")
+    assert done.stderr.decode() .endswith(FULL)
     assert b"Traceback" not in done.stderr and b"Exception ignored" not in done.stderr
+
+
+@pytest.mark.parametrize("argv", [
+    ["--json", "12+34"], ["--trace", "--pos", "22", "12+34"], ["program"],
+    ["verify", "--suite", "edges", "--number", "float"], ["params"],
+    ["precision", "--digits", "2", "--pairs", "0", "--scan", "", "--systems", "float"],
+    ["bench", "--long", "1", "--number", "float"],
+])
+def test_each_command_to_a_full_device_is_one_line_and_exit_2(argv):
+    """Each command writing to /dev/full (a buffered file of the device, as standard output
+    is when it is not a terminal), in process."""
+    err = io.StringIO()
+    full = open("/dev/full", "w")
+    try:
+        status = main(argv, out=full, err=err)
+    finally:
+        with contextlib.suppress(OSError):
+            full.close()  # what the command could not write may still be buffered
+    assert status == 2 and full.closed
+    assert err.getvalue().endswith(FULL) and err.getvalue().count("error") == 1
+    assert "Traceback" not in err.getvalue()
 
 
 def test_a_closed_pipe_keeps_the_warning_and_exit_1():
@@ -555,17 +595,28 @@ def test_a_deeply_nested_certificate(tmp_path):
     one_error(err, "JSON nested too deeply")
 
 
-@pytest.mark.parametrize("path, value", [
-    (["exp_digits"], 10000), (["exp_digits"], 100000),
-    (["decisions", 0, "gain"], "1e1000000000"),
-])
-def test_no_number_in_a_certificate_stalls_the_checker(certificate, tmp_path, path, value):
+STALLS = [(["exp_digits"], 10000), (["exp_digits"], 100000),
+          (["decisions", 0, "gain"], "1e1000000000")]
+
+
+@pytest.fixture(scope="module")
+def stall_runs(certificate, tmp_path_factory):
+    """check-certificate of the certificate with each of STALLS's changes, in one child."""
+    where, runs = tmp_path_factory.mktemp("stalls"), []
+    for k, (path, value) in enumerate(STALLS):
+        (where / f"cert{k}.json").write_text(_tampered(certificate, path, value))
+        runs.append(["check-certificate", str(where / f"cert{k}.json")])
+    return cli_in_one_child(runs)
+
+
+@pytest.mark.parametrize("index", range(len(STALLS)), ids=[str(v) for _, v in STALLS])
+def test_no_number_in_a_certificate_stalls_the_checker(stall_runs, index):
     """Nothing the file says sets a precision or a size: refused at once (the unbounded
-    checker spent 66 s at exp_digits 10000, hours at 100000)."""
-    (tmp_path / "cert.json").write_text(_tampered(certificate, path, value))
-    done = subprocess_run("check-certificate", str(tmp_path / "cert.json"))
-    assert (done.returncode, done.stdout) == (2, b"")
-    assert done.stderr.count(b"\n") == 1 and b": error: " in done.stderr
+    checker spent 66 s at exp_digits 10000, hours at 100000; the child is stopped after
+    120 s)."""
+    status, out, err = stall_runs[index]
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1 and ": error: " in err
 
 
 def test_a_certificate_too_large_to_be_one_is_not_read(tmp_path):
@@ -606,7 +657,7 @@ def test_a_closed_standard_output_is_one_line_exit_2():
 
 
 def test_figure_to_a_full_device_is_one_line_and_keeps_the_device():
-    status, out, err = run_cli("figure", "flaw", "5193798811+1806201129", "--number", "float",
+    status, out, err = run_cli("figure", "flaw", "1+2", "--digits", "1", "--number", "float",
                                "-o", "/dev/full")
     assert (status, out) == (2, "")
     one_error(err, "tinyadder figure: error: cannot write /dev/full: No space left on device")
@@ -639,7 +690,7 @@ def _limited(limit_bytes):
     return cap
 
 
-@pytest.mark.parametrize("argv, message", [
+SIZE_FIRST = [
     (["explain", "--digits", "2000", "--number", "float", "1+2"],
      "tinyadder: error: explain at N = 2000 in float needs about"),
     (["figure", "flaw", "--digits", "2000", "--number", "float", "1+2", "-o", "@OUT@"],
@@ -649,17 +700,28 @@ def _limited(limit_bytes):
     (["precision", "1+2", "--digits", "100"],
      "tinyadder precision: error: comparing traces at N = 100 in fraction and float32"),
     (["--json", "--digits", "100", "1+2"], "tinyadder: error: --json at N = 100 in fraction"),
-])
-def test_every_command_that_traces_checks_its_size_first(argv, message, tmp_path):
+]
+
+
+@pytest.fixture(scope="module")
+def size_first_runs(tmp_path_factory):
+    """(the written file's path, [(status, stdout, stderr)]) of SIZE_FIRST's command lines,
+    run in one child whose memory is capped at 1 GB."""
+    path = tmp_path_factory.mktemp("size") / "out"
+    runs = [[str(path) if a == "@OUT@" else a for a in argv] for argv, _ in SIZE_FIRST]
+    return path, cli_in_one_child(runs, preexec_fn=_limited(10 ** 9))
+
+
+@pytest.mark.parametrize("index", range(len(SIZE_FIRST)), ids=[a[0] for a, _ in SIZE_FIRST])
+def test_every_command_that_traces_checks_its_size_first(index, size_first_runs):
     """Refused in a second, in a child whose memory is capped at 1 GB (the commands without the
     check filled 3 GB, or ran 143 s)."""
-    argv = [str(tmp_path / "out") if a == "@OUT@" else a for a in argv]
-    done = subprocess.run([sys.executable, "-m", "tinyadder", *argv], cwd=ROOT,
-                          capture_output=True, timeout=120, preexec_fn=_limited(10 ** 9))
-    assert (done.returncode, done.stdout) == (2, b"")
-    assert done.stderr.count(b"\n") == 1 and done.stderr.startswith(message.encode())
-    assert b"over the 1.0 GB limit; use --digits " in done.stderr
-    assert not (tmp_path / "out").exists()
+    path, runs = size_first_runs
+    status, out, err = runs[index]
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1 and err.startswith(SIZE_FIRST[index][1])
+    assert "over the 1.0 GB limit; use --digits " in err
+    assert not path.exists()
 
 
 def test_run_with_cache_checks_its_size_first():

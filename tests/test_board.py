@@ -3,7 +3,8 @@ their original programs gave (tests/fixtures/board/NAME.json.gz, docs/models.md)
 ``tinyadder board`` command.
 
 Every test is generic over the board files present: a new file and its fixture are tested
-here with nothing to edit but the golden list.
+here with nothing to edit but the golden list (and REPLAYED, if the file brings a family or a
+dtype the default run's replays do not have yet).
 """
 
 import gzip
@@ -32,6 +33,9 @@ SUITE_OF = {"adderboard": "adderboard", "carries": "carries", "edge": "edges"}
 PER_SUITE = 2  # sampled pairs per suite in the default run, besides two the original got wrong
 ABOUT = ("title", "author", "params_claimed", "dtype", "family", "source")
 FAMILIES = ("rope-19", "rope-10000", "sinusoid-11", "fixed-bias", "trained")
+# the files whose replays the default run checks: one of each family in each of its dtypes
+REPLAYED = ("kswain98-2", "zcbtrak-6", "jacobli99-28", "lichengliu03-50", "alexlitz-36",
+            "rezabyt-311")
 
 
 def fixture(name):
@@ -45,6 +49,12 @@ def original_answers(fx, suite):
     return [(a, b, wrong.get((a, b), a + b)) for a, b in board.suite_pairs(SUITE_OF[suite])]
 
 
+def replayed_names():
+    """Every file's name; those not in REPLAYED run under -m slow."""
+    return [name if name in REPLAYED else pytest.param(name, marks=pytest.mark.slow)
+            for name in NAMES]
+
+
 def run_cli(*argv):
     import io
     out, err = io.StringIO(), io.StringIO()
@@ -56,6 +66,9 @@ def test_every_board_file_has_a_fixture_and_a_name():
     assert NAMES and NAMES == list(models.board_names())
     assert sorted(p.name[:-len(".json.gz")] for p in FIXTURES.glob("*.json.gz")) == NAMES
     assert set(NAMES) <= set(models.names())
+    kinds = {name: (models.build(name).about["family"], models.build(name).about["dtype"])
+             for name in NAMES}
+    assert {kinds[name] for name in REPLAYED} == set(kinds.values())  # each family, each dtype
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -101,10 +114,11 @@ def replayed(name, rows):
     return [(a, b, add(model, ns, a, b)) for a, b, _ in rows]
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", replayed_names())
 def test_sampled_pairs_give_the_originals_answers(name):
     """A few pairs of each suite, and the first two the original got wrong, in the original's
-    dtype: the same answers, right or wrong."""
+    dtype: the same answers, right or wrong. The default run replays REPLAYED, one file of
+    each family in each of its dtypes (6 of the 20); -m slow adds the other files."""
     fx = fixture(name)
     rows = []
     for suite in SUITE_OF:
@@ -113,10 +127,11 @@ def test_sampled_pairs_give_the_originals_answers(name):
     assert replayed(name, rows) == rows
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", replayed_names())
 def test_recorded_logits(name):
     """At every recorded step the argmax is the original's; the largest difference from the
-    original's logits, and the steps where every logit is the same float, are as pinned."""
+    original's logits, and the steps where every logit is the same float, are as pinned.
+    REPLAYED's files by default, every file under -m slow."""
     fx = fixture(name)
     model = models.build(name)
     ns = board.native(model)

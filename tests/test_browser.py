@@ -88,14 +88,13 @@ def decision(expr, pos):
 
 
 def test_status_line_follows_the_fragment(pages):
-    """A state of each kind: a deciding position, a prompt position, a fragment with what
-    does not exist, none (the flaw preset), a tour step; the ordinary softmax's status line
-    is test_views_follow_the_state's (and, at another position, the slow test below's)."""
+    """A state of each kind: a prompt position, a fragment with what does not exist, none
+    (the flaw preset), a tour step (it sets a deciding position's state and names the step).
+    A deciding position's status line is also test_views_follow_the_state's (the ordinary
+    softmax); -m slow adds test_status_line_of_a_deciding_position."""
     example, flaw = pages["example"].as_uri(), pages["flaw"].as_uri()
     d23 = decision(FLAW, 23)
     states = {
-        example + "#pos=24&stage=L1.mlp&head=L0.h3":
-            status(decision(EXAMPLE, 24), 24, "L1.mlp", "L0.h3", "softmax1"),
         example + "#pos=5&stage=embed":
             DOT.join(["position 5", "after embed", "prompt '6': predicts no digit of the sum",
                       "head L0.h3 softmax1"]),
@@ -128,11 +127,16 @@ def test_status_line_follows_the_fragment(pages):
 
 
 @pytest.mark.slow
-def test_status_line_of_the_ordinary_softmax_at_the_last_position(pages):
-    url = pages["example"].as_uri() + "#pos=32&stage=readout&head=L1.h0&mode=softmax"
+@pytest.mark.parametrize("pos, stage, head, mode", [(24, "L1.mlp", "L0.h3", "softmax1"),
+                                                    (32, "readout", "L1.h0", "softmax")])
+def test_status_line_of_a_deciding_position(pages, pos, stage, head, mode):
+    """The tour step's state given as a fragment; the ordinary softmax at the last position."""
+    fragment = f"#pos={pos}&stage={stage}&head={head}" + ("&mode=softmax" if mode == "softmax"
+                                                          else "")
+    url = pages["example"].as_uri() + fragment
     dom, log = dump([url])[url]
     assert_ran_cleanly(dom, log)
-    assert status_of(dom) == status(decision(EXAMPLE, 32), 32, "readout", "L1.h0", "softmax")
+    assert status_of(dom) == status(decision(EXAMPLE, pos), pos, stage, head, mode)
 
 
 def test_views_follow_the_state(pages):

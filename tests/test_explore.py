@@ -15,6 +15,7 @@ import pytest
 from explore_cases import EXAMPLE, FLAW, page_text, traced
 from tinyadder.analysis import show
 from tinyadder import add, build
+from tinyadder.addition import encode
 from tinyadder.analysis.pictures import explore, figures, views as views_module
 from tinyadder.numbers import Ln
 from tinyadder.weights import with_entry
@@ -248,10 +249,14 @@ def test_parameters_come_from_the_ledger(example):
 
 
 @pytest.mark.parametrize("digits, expr, number", [
-    (3, "999+1", "fraction"), (30, "9" * 30 + "+" + "8" * 30, "decimal"),
-    (10, EXAMPLE, "float"),
+    (3, "999+1", "fraction"), (10, EXAMPLE, "float"),
+    pytest.param(30, "9" * 30 + "+" + "8" * 30, "decimal", marks=pytest.mark.slow),
     pytest.param(30, "9" * 30 + "+" + "8" * 30, "fraction", marks=pytest.mark.slow)])
 def test_other_lengths(tmp_path, digits, expr, number):
+    """The page through the command line at N = 3 in fractions and N = 10 in floats; -m slow
+    adds N = 30 in decimal and in fractions (seconds each: the page's ordinary-softmax and
+    changed runs at N = 30; the default run's N = 30 decimal is
+    test_a_long_sum_is_taken_in_the_runs_own_arithmetic, without them)."""
     out, err = io.StringIO(), io.StringIO()
     path = tmp_path / "page.html"
     argv = [expr, "--digits", str(digits), "--number", number, "-o", str(path)]
@@ -265,6 +270,20 @@ def test_other_lengths(tmp_path, digits, expr, number):
     assert "".join(t["text"] for t in data["tokens"][-digits - 1:]) == f"{a + b:0{digits + 1}d}"
     # the running sum in the run's own arithmetic (decimal: N + 30 digits, not Python's 28)
     assert data["decisions"][0]["R"] == str(a + b)
+
+
+def test_a_long_sum_is_taken_in_the_runs_own_arithmetic():
+    """decimal at N = 30 computes with N + 30 = 60 digits, not Python's default 28: the views'
+    running sum of a 31-digit total is exact (the run and the views the page is made of,
+    without its variant runs)."""
+    a, b = int("9" * 30), int("8" * 30)
+    model = build("published", 30)
+    cache = run_with_cache(model, encode(model, a, b), ns="decimal")[1]
+    views = views_module.build_views(cache, a, b, changes=False)
+    assert views["number"].startswith("decimal (60 significant digits")
+    assert views["decisions"][0]["R"] == str(a + b)
+    assert views["answer"] == f"{a + b:031d}" and views["correct"]
+    assert len(views["tokens"]) == 3 * 30 + 4
 
 
 def test_a_wrong_sum_still_writes_its_page(tmp_path, monkeypatch):

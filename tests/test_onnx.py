@@ -113,8 +113,12 @@ FAMILY["after"] = _after_model
 
 # ---- round trips --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", SHIPPED)
+@pytest.mark.parametrize("name", [
+    name if name in (*TINYADDER, *FAMILIES, str(ADDER1)) else
+    pytest.param(name, marks=pytest.mark.slow) for name in SHIPPED])
 def test_every_shipped_model_comes_back_the_same(name):
+    """In float64 and float32. The default run takes TinyAdder-36's files, the first board
+    model of each family and adder1; -m slow adds the other board models."""
     model = build(name)
     for dtype in ("float64", "float32"):
         assert dump(round_trip(model, dtype=dtype)) == dump(model)

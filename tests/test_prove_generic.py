@@ -409,14 +409,21 @@ def test_the_last_block_runs_the_last_position_only_after_its_attention():
     assert setcheck.Leaves(model).holds(2, checked)
 
 
-def test_a_width_no_digit_explains_is_split_along_the_carry_chain():
+@pytest.fixture(scope="module")
+def zcbtrak_s1():
+    """zcbtrak-6, the region s_1 = 1, and the prover's outcome at position 1 over it (budget
+    10 sets)."""
+    model = models.build("zcbtrak-6")
+    region = cut_regions(((("s", 1, 0), 1), (("s", 1, 1), 0)))[0]
+    return model, region, generic.Prover(model, max_sets=10).position(1, region)
+
+
+def test_a_width_no_digit_explains_is_split_along_the_carry_chain(zcbtrak_s1):
     """zcbtrak-6 at position 1 over s_1 = 1: the open difference's width is its interval (the
     sharp SiLU gate's), so the carries of the target's column are fixed, c_2 then c_1, and
     every region under them is decided: 5 regions, c_2 = 0 decided at once (cutting digits
     where the form's terms vary most took 49)."""
-    model = models.build("zcbtrak-6")
-    outcome = generic.Prover(model, max_sets=10).position(
-        1, cut_regions(((("s", 1, 0), 1), (("s", 1, 1), 0)))[0])
+    outcome = zcbtrak_s1[2]
     tree, = outcome.positions
     assert tree["split"] == ["c", 2]
     assert [kid.get("split", kid.get("leaf")) for kid in tree["children"]] == \
@@ -429,14 +436,16 @@ def test_jobs_give_the_same_outcome_and_certificate():
     certificate --jobs 1 gives, proved or failing, budget spent or not."""
     adder = build(ADDER1)
     failing = mutant(adder, "b_gate", MUTATION)
+    runs = []
     for model, options in ((adder, {}), (failing, {"examples": 2}), (adder, {"max_sets": 3})):
         one, two = (generic.prove(model, jobs=jobs, **options) for jobs in (1, 2))
         fields = ("verdict", "positions", "counterexamples", "margins", "sets", "passes", "runs")
         assert [getattr(one, f) for f in fields] == [getattr(two, f) for f in fields]
         assert [(o.position, o.region) for o in one.open] == \
             [(o.position, o.region) for o in two.open]
-    cert = generic.certificate(generic.prove(adder, jobs=2), adder, "adder1")
-    assert cert == generic.certificate(generic.prove(adder), adder, "adder1")
+        runs.append((one, two))
+    one, two = runs[0]  # adder1 on the whole budget: proved
+    assert generic.certificate(two, adder, "adder1") == generic.certificate(one, adder, "adder1")
 
 
 def test_cli_jobs_write_the_same_report_and_certificate(tmp_path, capsys):
@@ -554,12 +563,12 @@ def test_jacobli99_28_sets_hold_the_exact_logits_and_decide():
             assert lo <= Fraction(want.lo) and Fraction(want.hi) <= hi
 
 
-def test_the_real_number_prover_splits_carries_first_on_request():
+def test_the_real_number_prover_splits_carries_first_on_request(adder1):
     """``carries_first`` is the generic prover's option, the float prover's too: adder1 is
     proved in 19 regions instead of 28, and the certificate of that other tree checks; at
     place 10^3 of every pair the order's first split is the carry out of column 3."""
-    model = build(ADDER1)
-    plain, first = generic.prove(model), generic.prove(model, carries_first=True)
+    model, plain = adder1[:2]
+    first = generic.prove(model, carries_first=True)
     assert plain.verdict == first.verdict == "proved"
     assert (plain.sets, first.sets) == (28, 19)
     assert first.positions != plain.positions
@@ -590,7 +599,8 @@ def test_the_probe_finds_a_counterexample_the_depth_first_search_does_not_reach(
     assert "  0+9=04  (right: 9)\n" in capsys.readouterr().out
 
 
-def test_a_search_that_decides_never_probes_and_a_probe_that_finds_nothing_adds_nothing():
+def test_a_search_that_decides_never_probes_and_a_probe_that_finds_nothing_adds_nothing(
+        adder1, zcbtrak_s1):
     """The probe runs only where the budget stops the depth-first search, and records only
     counterexamples: adder1's proof and zcbtrak-6's position 1 over s_1 = 1 are the trees
     they were with no probe at all (one that would raise), and adder1 on a budget of 3, whose
@@ -598,16 +608,14 @@ def test_a_search_that_decides_never_probes_and_a_probe_that_finds_nothing_adds_
     def never(k, region):
         raise AssertionError("probed a search that decided")
 
-    adder = build(ADDER1)
+    adder, outcome = adder1[:2]
     plain = generic.Prover(adder)
     plain.probe = never
-    assert plain.run().positions == generic.prove(adder).positions
-    zcbtrak = models.build("zcbtrak-6")
-    region = cut_regions(((("s", 1, 0), 1), (("s", 1, 1), 0)))[0]
+    assert plain.run().positions == outcome.positions
+    zcbtrak, region, outcome = zcbtrak_s1
     plain = generic.Prover(zcbtrak, max_sets=10)
     plain.probe = never
-    assert plain.position(1, region).positions == \
-        generic.Prover(zcbtrak, max_sets=10).position(1, region).positions
+    assert plain.position(1, region).positions == outcome.positions
     probed = generic.prove(adder, max_sets=3)
     alone = generic.Prover(adder, max_sets=3)
     alone.probe = lambda k, region: None

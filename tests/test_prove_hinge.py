@@ -2,6 +2,8 @@
 (yieldthought-20, wonderfall-27): the regrouped linear maps of generic.py, mirrored in
 setcheck.py."""
 
+import pytest
+
 from tinyadder import models
 from tinyadder.analysis.proof import generic, setcheck
 from tinyadder.analysis.proof.setsystem import rational
@@ -13,11 +15,17 @@ COLUMN_1_TEN = ((("a", 1, 0), 1), (("a", 1, 1), 0), (("b", 1, 8), 1), (("s", 1, 
                 (("c", 1), 0))
 
 
+@pytest.fixture(scope="module")
+def checker():
+    """The checker's leaves of yieldthought-20 (its prompt's pass, once)."""
+    return setcheck.Leaves(models.build("yieldthought-20"))
+
+
 def width(value):
     return rational(value.hi - value.lo)
 
 
-def test_a_logit_difference_is_formed_from_the_final_row():
+def test_a_logit_difference_is_formed_from_the_final_row(checker):
     """yieldthought-20 at answer position 1 over a_1 = 1, b_1 = 9, s_1 = 0, c_1 = 0: each tied
     logit (near 10^5) holds the final row's interval times ~10^3; logit_0 - logit_1 formed
     from that row holds it once, times the two weights' difference, so its interval is less
@@ -31,14 +39,14 @@ def test_a_logit_difference_is_formed_from_the_final_row():
     formed = generic.difference(prover._readout, prover._final, t, 1, prover.ns.zero)
     assert 5 * width(formed) < width(logits[t] - logits[1])
     assert prover.decide(logits, t)[0] == "decided"
-    assert setcheck.Leaves(model).holds(1, checked)
+    assert checker.holds(1, checked)
 
 
 # a_1 in 0..4, b_1 in 5..9, s_1 = 0, c_1 = 1: column 1 adds to 9 and the carry in
 COLUMN_1_CARRIED = ((("a", 1, 4), 0), (("b", 1, 4), 1), (("s", 1, 0), 0), (("c", 1), 1))
 
 
-def test_a_relu_ffn_is_one_affine_map_of_its_input():
+def test_a_relu_ffn_is_one_affine_map_of_its_input(checker):
     """yieldthought-20's FFN is the two-hinge step vo (relu(g - h) - relu(g)), g = 128000 x_1
     + w x_0 after ln2: where both units pass, its output is -vo h, whatever x_1. Taken as
     one affine map of its input, the interval of x_1 cancels with the units: at a_1 in 0..4,
@@ -69,4 +77,4 @@ def test_a_relu_ffn_is_one_affine_map_of_its_input():
     assert g0.slope == g1.slope == (1, 1)
     assert width(g1 - g0) > 40 and width(seen["out"][-1][1]) < 0.002
     assert prover.decide(logits, prover.target(1, region))[0] == "decided"
-    assert setcheck.Leaves(model).holds(1, checked)
+    assert checker.holds(1, checked)

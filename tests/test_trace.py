@@ -8,8 +8,6 @@ import io
 import json
 from pathlib import Path
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -269,16 +267,15 @@ def test_step_ctrl_c_ends_quietly(published):
 
 
 def test_step_continue_and_end_of_input():
-    done = subprocess.run([sys.executable, "-m", "tinyadder", "12+34", "--step", "--number",
-                           "float", "--pos", "31,32"], input="c\n", cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0 and done.stderr == ""
-    assert done.stdout.count("readout: logits") == 2 and done.stdout.endswith("end of trace\n")
-    done = subprocess.run([sys.executable, "-m", "tinyadder", "12+34", "--step", "--number",
-                           "float"], input="n\n", cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0 and done.stderr == "" and "[2/66]" in done.stdout
-    assert done.stdout.endswith("(step) n\n" + done.stdout.split("(step) n\n")[1])
+    """Through the command line, in process (the session on a real standard input is
+    test_bad_input's --step, under a memory cap)."""
+    status, out, err = run_cli("12+34", "--step", "--number", "float", "--pos", "31,32",
+                               stdin="c\n")
+    assert status == 0 and err == ""
+    assert out.count("readout: logits") == 2 and out.endswith("end of trace\n")
+    status, out, err = run_cli("12+34", "--step", "--number", "float", stdin="n\n")
+    assert status == 0 and err == "" and "[2/66]" in out
+    assert out.endswith("(step) n\n" + out.split("(step) n\n")[1])
 
 
 # --- the program view --------------------------------------------------------------------
