@@ -99,3 +99,32 @@ def test_program_python_on_the_command_line(capsys):
     assert out.startswith("# tinyadder36-published in float (IEEE 754 double): the step of a "
                           "position whose logits are wanted\n")
     assert out.count("def step(") == 2 and out.count("def decode(") == 1
+
+
+def test_a_system_named_by_text_compiles_the_model_once(published):
+    """``run(model, 'decimal', a, b)`` in a loop: a name is one system each time it is given,
+    so the model is compiled once (compiling it per call would cost about 50 additions' time),
+    and its sums are Python's; other names are other systems."""
+    from tinyadder.addition import system_of
+    from tinyadder.plan import compile_model
+    run(published, "decimal", 1, 2)
+    before = compile_model.cache_info().misses
+    for a in range(5):
+        assert run(published, "decimal", 10 ** 9 + a, 2) == f"{10 ** 9 + a:010d}+0000000002" \
+                                                            f"={10 ** 9 + a + 2:011d}"
+    assert compile_model.cache_info().misses == before
+    assert system_of("decimal:12") is not system_of("decimal")
+    assert system_of("decimal:12").digits == 12
+
+
+def test_a_trace_by_name_lists_its_own_roundings_alone(published):
+    """``run_with_cache(..., ns='fraction')`` takes a new system: its ``roundings`` are the
+    values that trace rounded, not also those of an earlier trace of another model."""
+    from tinyadder import build, with_entry
+    other = with_entry(published, "blocks.0.attn.b_K", ("h4",), -3)  # e^-3 rounded besides
+    names = "blocks.0.hook_resid_mid"
+    _, before = run_with_cache(other, "12+34", ns="fraction", names=names)
+    _, cache = run_with_cache(published, "12+34", ns="fraction", names=names)
+    _, fresh = run_with_cache(build("published"), "12+34", names=names)
+    assert len(before.roundings) == len(fresh.roundings) + 1
+    assert [r.what for r in cache.roundings] == [r.what for r in fresh.roundings]

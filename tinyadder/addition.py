@@ -99,14 +99,23 @@ def check_operands(a, b, digits=DIGITS):
     return tuple(checked)
 
 
-def system_of(ns):
-    """A number system, given one or its name (``'fraction'``, ``'decimal:30'``, ...)."""
+def system_of(ns, fresh=False):
+    """A number system, given one or its name (``'fraction'``, ``'decimal:30'``, ...). A name
+    is one system every time it is given, so that ``run(model, 'float', a, b)`` in a loop
+    compiles the model once, as a system given as an object does; ``fresh``: a new one, whose
+    ``roundings`` are then those of one run alone (a trace's)."""
     if isinstance(ns, str):
-        return number_system(ns)
+        return number_system(ns) if fresh else _named_system(ns)
     if not hasattr(ns, "fit"):
         raise TypeError(f"expected a number system or its name ({NUMBER_NAMES}), got "
                         f"{type(ns).__name__}")
     return ns
+
+
+@lru_cache(maxsize=64)
+def _named_system(spec):
+    """``number_system(spec)``, one per name (a model is compiled once per system)."""
+    return number_system(spec)
 
 
 def digits_of(model):

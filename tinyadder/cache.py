@@ -307,7 +307,7 @@ def run_with_cache(model, expression, *, ns=None, names=None, names_filter=None,
         raise TypeError("give names or names_filter, not both (they are the same option)")
     names = names if names_filter is None else names_filter
     digits = digits_of(model)
-    ns = for_model(FractionSystem() if ns is None else system_of(ns), model)
+    ns = for_model(FractionSystem() if ns is None else system_of(ns, fresh=True), model)
     prompt = _prompt(model, expression, digits)
     nbytes = trace_bytes(model, ns, names)
     if nbytes > TRACE_BUDGET:
