@@ -171,12 +171,6 @@ def _token_ids(model):
     return ids
 
 
-@lru_cache(maxsize=64)
-def _digit_ids(model):
-    """The token ids whose text is one digit: those an answer's digit positions may hold."""
-    return frozenset(i for i, t in enumerate(model.vocab) if len(t) == 1 and t.isdigit())
-
-
 @dataclass(frozen=True)
 class Field:
     """A run of positions of a sequence that hold the same kind of token."""
@@ -305,7 +299,8 @@ def answer(model, tokens):
     written = tokens[start:start + answer_length(model)]
     digits = written[:p.answer_digits]
     stop_ok = p.stop is None or [vocab[t] for t in written[p.answer_digits:]] == [p.stop]
-    if not (_digit_ids(model).issuperset(digits) and stop_ok):
+    digit_ids = next(f.tokens for f in layout(model) if f.generated)  # the sum's digits
+    if not (digit_ids.issuperset(digits) and stop_ok):
         return "".join(vocab[t] for t in written)
     text = "".join(map(vocab.__getitem__, digits))
     return int(text if p.answer == "msb" else text[::-1])
