@@ -690,12 +690,13 @@ def _environment(compiled):
 
 def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state=False):
     """(lines, row, sums): the operations of one position, indented for a function body, the
-    locals holding the final stream's slots, and the carried sums. With ``memory`` the carried
+    locals holding the final stream's slots, and ``sums``: (locals, their value before the
+    first position) of each carried head kept across positions. With ``memory`` the carried
     sums N and D of layer i's head h live in the locals ``Li_n_h`` and ``Li_d_h``, N alone
-    where 1 + D is looked up by position (rule 8), and ``sums`` holds the lines that start
-    them (``decoder_source``); with ``state`` too, in one tuple ``Li_sums_h`` each (the first
-    block's state, rule 6), which ``sums`` names; else in the KV cache ``layers``, which also
-    keeps keys and values; with ``memory`` those only for a block with a textbook head.
+    where 1 + D is looked up by position (rule 8) (``decoder_source``); with ``state`` too,
+    in one tuple ``Li_sums_h`` each (the first block's state, rule 6); else in the KV cache
+    ``layers``, which also keeps keys and values; with ``memory`` those only for a block with
+    a textbook head.
     ``blocks``: the blocks to write (all by default), entered with the stream's locals ``row``
     (by default the embedding's); ``kv``: {block: (keys, values)} of the blocks whose keys and
     values are computed already."""
@@ -730,16 +731,17 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
                 den = w.denominators(i, h, head[h], b.decay) if memory and not state else None
                 if den is not None:  # rule 8: N in a local across positions, 1 + D looked up
                     at = {"n": f"L{i}_n_{head[h]}", "d": None, "den": den}
-                    sums.append(f"{at['n']} = zero")
+                    sums.append((at["n"], "zero"))
                     lines += w.carry(i, h, head[h], decay, n=at["n"], d=None)
                 elif memory and not state:  # the sums in locals of their own across positions
                     at = {x: f"L{i}_{x}_{head[h]}" for x in at}
-                    sums.append(f"{w.sums(**at)} = {w.zeros}")
+                    sums.append((w.sums(**at), w.zeros))
                     lines += w.carry(i, h, head[h], decay, **at)
                 elif memory:
-                    sums.append(f"L{i}_sums_{head[h]}")
-                    lines += [f"    {w.sums()} = {sums[-1]}", *w.carry(i, h, head[h], decay),
-                              f"    {sums[-1]} = {w.sums()}"]
+                    state_name = f"L{i}_sums_{head[h]}"
+                    sums.append((state_name, w.zeros))
+                    lines += [f"    {w.sums()} = {state_name}", *w.carry(i, h, head[h], decay),
+                              f"    {state_name} = {w.sums()}"]
                 else:
                     lines += [f"    s = L.sums[{h}]", f"    {w.sums()} = s[-1] if s else {w.zeros}",
                               *w.carry(i, h, head[h], decay), f"    s.append(({w.sums()}))"]
@@ -830,7 +832,7 @@ def decoder_source(compiled):
         rest = rest[1:]
     prefix, _, _ = _position(compiled, w, False, True, rest, row, kv)
     every, row, later = _position(compiled, w, True, True, rest, row, kv)
-    lines += [f"    {start}" for start in later]
+    lines += [f"    {name} = {start}" for name, start in later]
     lines += [f"    if len({den}) < len(tokens) + n_new:\n        {den}.upto(len(tokens) + n_new)"
               for den in w.tables.values()]
     lines += ["    for pos in range(len(tokens) - 1):", "        token = tokens[pos]"]
@@ -908,7 +910,7 @@ def _first_block(compiled, w):
                                 compiled.model.slots[:compiled.blocks[1].width_in])
         block, names, kv = block + more, names + _assigned(more), {1: (k, v)}
     outs = list(dict.fromkeys(names))
-    state = ", ".join(sums) + "," if sums else ""
+    state = ", ".join(name for name, _ in sums) + "," if sums else ""
     return ["    hit = L0_state.get(token)", "    if hit is None:",
             f"        {state} = L0_state.sums" if sums else "        pass",
             *[f"    {line}" for line in block],
