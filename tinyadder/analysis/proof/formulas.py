@@ -44,6 +44,7 @@ from ...addition import digits_of, encode
 from ...forward import forward
 from ...plan import compile_model
 from ..parallel import run_shares, shares
+from .claim import short_answer
 from .symbolic import Affine, NotAffine, SymbolicSystem, box_sign, round_up
 
 
@@ -101,7 +102,15 @@ class Layout:
 
 
 def layout(model):
-    n = digits_of(model)
+    """The positions of TinyAdder-36's sequence, the only one the closed form reads: a token,
+    a's N digits and b's, most significant first, each followed by a token, then the sum's
+    N + 1 digits, most significant first, and no stop token; NotAffine for another layout."""
+    n, p = digits_of(model), model.prompt
+    short = short_answer(model)
+    if short or not (len(p.question) == 5 and p.question[1::2] == ("a", "b")
+                     and p.operands == p.answer == "msb" and p.stop is None):
+        raise NotAffine(short or "the prompt is not TinyAdder-36's (a token, a, a token, b, "
+                                 "a token; the sum's N + 1 digits, most significant first)")
     return Layout(n, tuple(range(1, n + 1)), tuple(range(n + 2, 2 * n + 2)),
                   tuple(range(2 * n + 3, 3 * n + 3)))
 

@@ -89,11 +89,11 @@ def prove(model, progress=None, formulas=None, jobs=1):
     """The Proof for ``model``; ``refusal`` set (and nothing proved) where the method does
     not reach: the symbolic pass or a condition it checks failed. ``jobs``: processes for
     the symbolic pass (``digit_formulas``)."""
-    lay = layout(model)
     try:
+        lay = layout(model)
         formulas = formulas if formulas is not None else digit_formulas(model, progress, jobs)
     except NotAffine as why:
-        return Proof(model.name, lay.digits, [], [], refusal=str(why))
+        return Proof(model.name, model.prompt.digits, [], [], refusal=str(why))
     bad = [f for f in formulas if f.tilt_ratio >= 1]
     if bad:
         f = bad[0]

@@ -45,6 +45,7 @@ from ...numbers.protocol import OverSets
 from ...plan import compile_model
 from ..parallel import each_share
 from .certificate import Invalid, Malformed  # the verdicts' exception types only
+from .claim import short_answer
 
 FORMAT = "tinyadder-sets-certificate"
 MAX_BYTES = 64 << 20
@@ -891,6 +892,9 @@ def walk(leaves, cert, progress=None, jobs=1):
     ``jobs`` processes (leaf i by process i mod jobs, ``parallel.each_share``), read back in
     order: the first failure is the same for every ``jobs``."""
     n = leaves.n
+    short = short_answer(leaves.model)
+    if short:
+        raise Invalid(f"the model cannot add every pair: {short}")
     trees = cert.get("positions")
     if not isinstance(trees, list) or len(trees) != len(leaves.targets):
         raise Invalid(f"positions: {len(leaves.targets)} trees expected, one per answer token")
