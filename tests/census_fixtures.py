@@ -18,8 +18,8 @@ from fractions import Fraction
 from pathlib import Path
 
 from tinyadder import build, number_system, run
-from tinyadder.analysis.proof.formulas import digit_formulas, layout
-from tinyadder.analysis.proof.stress import GAINS, stress_model
+from tinyadder.proof.formulas import digit_formulas, layout
+from tinyadder.proof.stress import GAINS, stress_model
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "census"
 NEAR = 1e-6

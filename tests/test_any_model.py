@@ -257,19 +257,19 @@ def test_every_view_of_a_model_with_every_part_of_the_format(seed):
     assert trace_json.load(io.StringIO(dumped.getvalue()), model).values == cache.values
 
 
-def test_the_census_says_in_one_line_that_it_does_not_reach_an_irrational_constant():
+def test_the_census_says_in_one_line_that_it_does_not_reach_another_layout():
     status, out, err = cli("census", "--model", ROPE1)
     assert (status, out) == (1, "")
-    assert err == ("tinyadder: census: the method does not reach this model: a constant "
-                   "that is neither rational nor e^x: sqrt(2)\n")
+    assert err == ("tinyadder: census: the method does not reach this model: the prompt is "
+                   "not TinyAdder-36's (a token, a, a token, b, a token; the sum's N + 1 "
+                   "digits, most significant first)\n")
 
 
 def test_prove_takes_a_model_the_closed_form_does_not_reach_by_the_generic_method():
     status, out, err = cli("prove", "--model", ROPE1)
     assert status == 0 and "generic method" in out
     assert f"proved: the {ROPE1} model adds all 10^2 pairs of 1-digit numbers right" in out
-    assert "the closed form does not reach this model (a constant that is neither rational " \
-           "nor e^x: sqrt(2))" in err
+    assert "the closed form does not reach this model (the prompt is not TinyAdder-36's" in err
 
 
 def test_a_json_trace_of_a_board_model_loads_by_its_name():

@@ -10,11 +10,11 @@ import pytest
 
 from census_fixtures import _name, brute_force, count_by_sum, load
 from tinyadder import build, cases, number_system, run
-from tinyadder.analysis.proof.census import (Census, Offset, census, examples,
+from tinyadder.proof.census import (Census, Offset, census, examples,
                                              in_failing_set, offset_columns)
-from tinyadder.analysis.proof.formulas import digit_formulas, layout
-from tinyadder.analysis.proof.stress import GAINS, stress_model
-from tinyadder.analysis.proof.windows import windows
+from tinyadder.proof.formulas import digit_formulas, layout
+from tinyadder.proof.stress import GAINS, stress_model
+from tinyadder.proof.windows import windows
 from tinyadder.cli import main
 
 

@@ -8,8 +8,8 @@ import random
 import pytest
 
 from tinyadder import models
-from tinyadder.analysis.proof import floatcheck, setcheck
-from tinyadder.analysis.proof.certificate import Invalid
+from tinyadder.proof import floatcheck, setcheck
+from tinyadder.proof.certificate import Invalid
 from tinyadder.cli import main
 from tinyadder.modelfile import load
 

@@ -10,12 +10,12 @@ import pytest
 
 from tinyadder import modelfile
 from tinyadder.addition import add
-from tinyadder.analysis.proof import floatcheck, generic, setcheck
-from tinyadder.analysis.proof.census import census
-from tinyadder.analysis.proof.floatsets import FloatProver
-from tinyadder.analysis.proof.certificate import Invalid
-from tinyadder.analysis.proof.prove import prove
-from tinyadder.analysis.proof.symbolic import NotAffine
+from tinyadder.proof import floatcheck, generic, setcheck
+from tinyadder.proof.census import census
+from tinyadder.proof.floatsets import FloatProver
+from tinyadder.proof.certificate import Invalid
+from tinyadder.proof.prove import prove
+from tinyadder.proof.symbolic import NotAffine
 from tinyadder.cli import main
 
 from cli_runs import ROOT

@@ -1,9 +1,9 @@
 """The package's layers, read from its imports: core <- analysis <- proof, pictures <- cli.
 
-The core is every module outside ``tinyadder.analysis`` and ``tinyadder.cli`` (the number
-systems included); the flat modules of ``tinyadder.analysis`` may import the core; its two
-sub-packages ``proof`` and ``pictures`` may import both, but not each other; ``tinyadder.cli``
-may import everything. Two entry points sit outside the layers: ``__main__`` (runs the command
+The core is every module outside ``tinyadder.analysis``, ``tinyadder.proof`` and
+``tinyadder.cli`` (the number systems included); the flat modules of ``tinyadder.analysis``
+may import the core; ``tinyadder.proof`` and ``tinyadder.analysis.pictures`` may import both,
+but not each other; ``tinyadder.cli`` may import everything. Two entry points sit outside the layers: ``__main__`` (runs the command
 line) and ``adderboard`` (AdderBoard's interface, which counts parameters with the ledger).
 No module imports one that imports it back, lazily or not.
 """
@@ -20,13 +20,13 @@ ENTRY_POINTS = {"__main__", "adderboard"}
 
 
 def layer(module):
-    """'tinyadder.analysis.show' -> 'analysis'; 'tinyadder.analysis.proof.census' -> 'proof';
+    """'tinyadder.analysis.show' -> 'analysis'; 'tinyadder.proof.census' -> 'proof';
     'tinyadder.numbers.fraction' -> 'core'."""
     parts = module.split(".")
-    if len(parts) > 1 and parts[1] == "cli":
-        return "cli"
+    if len(parts) > 1 and parts[1] in ("cli", "proof"):
+        return parts[1]
     if len(parts) > 1 and parts[1] == "analysis":
-        return parts[2] if len(parts) > 2 and parts[2] in ("proof", "pictures") else "analysis"
+        return "pictures" if len(parts) > 2 and parts[2] == "pictures" else "analysis"
     return "core"
 
 
@@ -124,19 +124,19 @@ def test_no_import_circle():
 
 
 def test_an_upward_import_is_seen(tmp_path):
-    (tmp_path / "analysis" / "proof").mkdir(parents=True)
-    (tmp_path / "analysis" / "pictures").mkdir()
+    (tmp_path / "proof").mkdir()
+    (tmp_path / "analysis" / "pictures").mkdir(parents=True)
     (tmp_path / "forward.py").write_text("def f():\n    from .analysis import show\n")
     (tmp_path / "analysis" / "show.py").write_text("from ..cli.options import Parser\n")
     (tmp_path / "analysis" / "ok.py").write_text("from .. import forward\nfrom . import show\n")
-    (tmp_path / "analysis" / "proof" / "prove.py").write_text("from ..pictures import views\n")
+    (tmp_path / "proof" / "prove.py").write_text("from ..analysis.pictures import views\n")
     assert upward_imports(tmp_path) == [
-        "tinyadder.analysis.proof.prove imports tinyadder.analysis.pictures",
-        "tinyadder.analysis.proof.prove imports tinyadder.analysis.pictures.views",
         "tinyadder.analysis.show imports tinyadder.cli.options",
         "tinyadder.analysis.show imports tinyadder.cli.options.Parser",
         "tinyadder.forward imports tinyadder.analysis",
-        "tinyadder.forward imports tinyadder.analysis.show"]
+        "tinyadder.forward imports tinyadder.analysis.show",
+        "tinyadder.proof.prove imports tinyadder.analysis.pictures",
+        "tinyadder.proof.prove imports tinyadder.analysis.pictures.views"]
 
 
 def test_a_circle_is_seen(tmp_path):

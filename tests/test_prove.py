@@ -8,12 +8,12 @@ import pytest
 
 from tinyadder import build, run_with_cache
 from tinyadder.addition import encode
-from tinyadder.analysis.proof import certificate as checker
-from tinyadder.analysis.proof.census import census
-from tinyadder.analysis.proof.formulas import digit_formulas
-from tinyadder.analysis.proof.prove import certificate, prove
-from tinyadder.analysis.proof.stress import stress_model
-from tinyadder.analysis.proof.symbolic import NotAffine, SymbolicSystem
+from tinyadder.proof import certificate as checker
+from tinyadder.proof.census import census
+from tinyadder.proof.formulas import digit_formulas
+from tinyadder.proof.prove import certificate, prove
+from tinyadder.proof.stress import stress_model
+from tinyadder.proof.symbolic import NotAffine, SymbolicSystem
 from tinyadder.cli import main
 from tinyadder.construction import constants
 from tinyadder.forward import forward

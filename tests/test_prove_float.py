@@ -1,4 +1,4 @@
-"""The float prover (analysis/proof/floatsets.py): its roundings against IEEE's, its sets
+"""The float prover (proof/floatsets.py): its roundings against IEEE's, its sets
 against the float replays at every trace point, its verdicts against brute force of the
 replay, and a model that adds in real numbers but not as a float32 program."""
 
@@ -12,10 +12,10 @@ import pytest
 
 from tinyadder import build
 from tinyadder.addition import add, answer_length, encode
-from tinyadder.analysis.proof import floatsets, generic
-from tinyadder.analysis.proof.floatsets import FloatProver, FloatSets, floor_log2, round_to
-from tinyadder.analysis.proof.sets import Region
-from tinyadder.analysis.proof.setsystem import ONE
+from tinyadder.proof import floatsets, generic
+from tinyadder.proof.floatsets import FloatProver, FloatSets, floor_log2, round_to
+from tinyadder.proof.sets import Region
+from tinyadder.proof.setsystem import ONE
 from tinyadder.cli import main
 from tinyadder.forward import activation, forward
 from tinyadder.generate import generate

@@ -1,4 +1,4 @@
-"""The generic prover (analysis/proof/generic.py) and its certificate checker (setcheck.py):
+"""The generic prover (proof/generic.py) and its certificate checker (setcheck.py):
 verdicts against brute force over every pair, regions against enumeration, certificates
 against tampering, and agreement with the closed-form prover."""
 
@@ -12,11 +12,11 @@ import pytest
 from tinyadder import build, models
 from tinyadder.addition import add
 from tinyadder.analysis import board
-from tinyadder.analysis.proof import generic, setcheck
-from tinyadder.analysis.proof.certificate import Invalid
-from tinyadder.analysis.proof.prove import prove as closed_form
-from tinyadder.analysis.proof.sets import Region, a_var, b_var, c_var
-from tinyadder.analysis.proof.setsystem import ONE, SetSystem
+from tinyadder.proof import generic, setcheck
+from tinyadder.proof.certificate import Invalid
+from tinyadder.proof.prove import prove as closed_form
+from tinyadder.proof.sets import Region, a_var, b_var, c_var
+from tinyadder.proof.setsystem import ONE, SetSystem
 from tinyadder.numbers.enclosures import IntervalSystem
 from tinyadder.cli import main
 from tinyadder.modelfile import dump

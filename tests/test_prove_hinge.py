@@ -5,8 +5,8 @@ setcheck.py."""
 import pytest
 
 from tinyadder import models
-from tinyadder.analysis.proof import generic, setcheck
-from tinyadder.analysis.proof.setsystem import rational
+from tinyadder.proof import generic, setcheck
+from tinyadder.proof.setsystem import rational
 
 from proof_systems import cut_regions
 

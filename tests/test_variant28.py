@@ -5,7 +5,7 @@ import pytest
 
 from tinyadder import build, construction
 from tinyadder.analysis.ledger import ledger, totals
-from tinyadder.analysis.proof.prove import prove
+from tinyadder.proof.prove import prove
 from tinyadder.analysis.verify import check
 from tinyadder.cases import adderboard_suite
 from tinyadder.numbers import number_system

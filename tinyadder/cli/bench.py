@@ -12,10 +12,10 @@ from ..analysis import board
 from ..analysis.bench import (CASES, SYSTEMS, TARGETS, TORCH_CASES, cpu_seconds,
                               long_addition, per_digit_factor, rates, references, same_tokens,
                               spread)
-from ..analysis.proof.census import census
-from ..analysis.proof import floatsets, generic
-from ..analysis.proof.formulas import digit_formulas
-from ..analysis.proof.prove import prove
+from ..proof.census import census
+from ..proof import floatsets, generic
+from ..proof.formulas import digit_formulas
+from ..proof.prove import prove
 from ..analysis.verify import check, suite_groups
 from ..cases import carry_pairs, random_pairs, verify_cases
 from ..construction import DIGITS

@@ -1,11 +1,11 @@
-"""``tinyadder census``: the command line of ``analysis.proof.census``."""
+"""``tinyadder census``: the command line of ``proof.census``."""
 
 import time
 
 from .. import addition
-from ..analysis.proof.census import ADDERBOARD_RANDOM, census, examples
-from ..analysis.proof.census import estimate_seconds as counting_seconds
-from ..analysis.proof.symbolic import NotAffine
+from ..proof.census import ADDERBOARD_RANDOM, census, examples
+from ..proof.census import estimate_seconds as counting_seconds
+from ..proof.symbolic import NotAffine
 from ..numbers import number_system
 from .options import (PROG, Parser, Progress, add_digits_option, add_jobs_option,
                       add_model_option, model_of)

@@ -1,7 +1,7 @@
 """``tinyadder check-certificate FILE``: re-check a proof with the independent checker."""
 
-from ..analysis.proof import floatcheck, setcheck
-from ..analysis.proof.certificate import Invalid, Malformed, check, load
+from ..proof import floatcheck, setcheck
+from ..proof.certificate import Invalid, Malformed, check, load
 from .options import PROG, Parser, add_jobs_option
 
 

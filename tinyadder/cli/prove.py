@@ -1,5 +1,5 @@
-"""``tinyadder prove``: the command line of ``analysis.proof.prove`` (the closed form, for the
-36p family) and of ``analysis.proof.generic`` (any model file), and ``--certificate``."""
+"""``tinyadder prove``: the command line of ``proof.prove`` (the closed form, for the
+36p family) and of ``proof.generic`` (any model file), and ``--certificate``."""
 
 import argparse
 from functools import partial
@@ -7,10 +7,10 @@ import gzip
 import json
 import time
 
-from ..analysis.proof import floatsets, generic
-from ..analysis.proof.prove import certificate, prove
+from ..proof import floatsets, generic
+from ..proof.prove import certificate, prove
 from ..addition import digits_of, text
-from ..analysis.proof.formulas import estimate_seconds
+from ..proof.formulas import estimate_seconds
 from .options import (PROG, Parser, Progress, add_digits_option, add_jobs_option,
                       add_model_option, int_arg, model_of)
 

@@ -42,9 +42,9 @@ from fractions import Fraction
 from math import isfinite
 import decimal
 
-from ...constants import ExpTerm, text
-from ...numbers import LogScore, for_model, number_system
-from ...numbers.protocol import OverSets
+from ..constants import ExpTerm, text
+from ..numbers import LogScore, for_model, number_system
+from ..numbers.protocol import OverSets
 from .reals import Real
 
 TOP = 9  # every variable ranges over 0..TOP: a digit

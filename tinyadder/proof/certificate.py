@@ -36,8 +36,8 @@ import random
 import re
 from typing import Dict, Optional, Tuple
 
-from ...construction import VARIANTS
-from ...models import build
+from ..construction import VARIANTS
+from ..models import build
 
 FORMAT = "tinyadder-proof-1"
 CLAIM = "every pair of N-digit numbers is added right"

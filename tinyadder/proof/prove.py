@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import List, Optional
 
-from ...numbers import for_model, number_system
+from ..numbers import for_model, number_system
 from .certificate import FORMAT  # the format's name only: the checker shares no logic
 from .formulas import digit_formulas, layout
 from .symbolic import NotAffine

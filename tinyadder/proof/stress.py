@@ -11,7 +11,7 @@ brute force can check. Built with ``dataclasses.replace``: the model itself is u
 from dataclasses import replace
 from fractions import Fraction
 
-from ...construction import build
+from ..construction import build
 
 GAINS = (Fraction(1), Fraction(1, 5), Fraction(1, 10), Fraction(1, 20), Fraction(1, 50))
 

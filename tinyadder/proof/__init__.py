@@ -1,5 +1,6 @@
 """Proofs over all 10^(2N) pairs, one module a step:
 
+- ``claim``: what a verdict is about, the whole sum (the places the answer must write)
 - ``symbolic``: the number system of affine forms in the digits with a certified radius
 - ``reals``: exact sums known at once by a float enclosure (the forms' bounds over the box)
 - ``formulas``: every digit decision as a formula, read off the model's own forward pass

@@ -1,7 +1,7 @@
 """The digit emitted at every deciding position as a formula in the digits, read off the
 model's own forward pass.
 
-The model is run once over the affine number system of ``analysis.proof.symbolic``: the digits of
+The model is run once over the affine number system of ``proof.symbolic``: the digits of
 a, b and of the answer emitted so far are variables (the embedding must be affine in the
 digit: E(d) = E(0) + d (E(1) - E(0)), checked), so every value is an exact affine form in
 them. At a deciding position the last layer's ReLUs are the only ones whose sign the digits
@@ -40,10 +40,10 @@ from fractions import Fraction
 from functools import partial
 from typing import Dict, Optional, Tuple
 
-from ...addition import digits_of, encode
-from ...forward import forward
-from ...plan import compile_model
-from ..parallel import run_shares, shares
+from ..addition import digits_of, encode
+from ..forward import forward
+from ..plan import compile_model
+from ..analysis.parallel import run_shares, shares
 from .claim import short_answer
 from .symbolic import Affine, NotAffine, SymbolicSystem, box_sign, round_up
 

@@ -37,13 +37,13 @@ from fractions import Fraction
 import gzip
 import json
 
-from ...forward import add_up, forward
-from ...modelfile import loads
-from ...numbers import for_model, number_system
-from ...numbers.enclosures import IntervalSystem
-from ...numbers.protocol import OverSets
-from ...plan import compile_model
-from ..parallel import each_share
+from ..forward import add_up, forward
+from ..modelfile import loads
+from ..numbers import for_model, number_system
+from ..numbers.enclosures import IntervalSystem
+from ..numbers.protocol import OverSets
+from ..plan import compile_model
+from ..analysis.parallel import each_share
 from .certificate import Invalid, Malformed  # the verdicts' exception types only
 from .claim import short_answer
 

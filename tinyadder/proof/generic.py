@@ -37,12 +37,12 @@ import itertools
 import time
 from typing import List, Optional
 
-from ...addition import add, digits_of
-from ...forward import add_up, forward
-from ...modelfile import dump
-from ...numbers import Undecided
-from ...plan import compile_model
-from ..parallel import each_share
+from ..addition import add, digits_of
+from ..forward import add_up, forward
+from ..modelfile import dump
+from ..numbers import Undecided
+from ..plan import compile_model
+from ..analysis.parallel import each_share
 from .claim import short_answer, witness
 from .sets import Region, a_var, b_var, c_var
 from .setsystem import ONE, SetSystem, rational

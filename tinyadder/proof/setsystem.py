@@ -49,9 +49,9 @@ The public methods (``box``, ``interval``, ``variable``, ``const``, ``exact_rang
 
 from fractions import Fraction
 
-from ...numbers import for_model, number_system
-from ...numbers.enclosures import IntervalSystem
-from ...numbers.protocol import OverSets, Undecided
+from ..numbers import for_model, number_system
+from ..numbers.enclosures import IntervalSystem
+from ..numbers.protocol import OverSets, Undecided
 
 SCALE = 200          # every number of a value is an integer times 2^-SCALE
 ONE = 1 << SCALE

@@ -20,7 +20,7 @@ import random
 
 from .columns import ColumnCount, Scaled, Threshold
 from .formulas import digit_formulas, layout
-from ..parallel import run_shares, shares
+from ..analysis.parallel import run_shares, shares
 from .windows import compatible, windows
 
 ADDERBOARD_RANDOM = 10_000
