@@ -433,6 +433,52 @@ REFUSALS = {
 }
 
 
+KSWAIN = (ROOT / "tinyadder" / "models" / "board" / "kswain98-2.json").read_text(encoding="utf-8")
+W_V = '"W_V": {"special": {"h3": "exp(40)"}'
+UNEVALUABLE = {  # constants the grammar reads but no number system can evaluate
+    "exp(exp(100))": (_edit(W_V, W_V.replace("exp(40)", "exp(exp(100))")),
+                      "exp of exp(100), about 2.69e+43: its argument must be within "
+                      "-10000..10000"),
+    "exp(pi*10^9)": (_edit(W_V, W_V.replace("exp(40)", "exp(pi*10^9)")),
+                     "exp of pi*1000000000, about 3.14e+9: its argument must be within"),
+    "sqrt(1 - pi)": (_edit(W_V, W_V.replace("exp(40)", "sqrt(1 - pi)")),
+                     "sqrt(1 - pi): sqrt of 1 - pi, which is negative"),
+    "1/(pi - pi)": (_edit(W_V, W_V.replace("exp(40)", "1/(pi - pi)")),
+                    "1/(pi - pi): divides by pi - pi, which is zero or too near zero to tell"),
+    "ln(3 - pi)": (_edit(W_V, W_V.replace("exp(40)", "ln(3 - pi)")),
+                   "ln of 3 - pi, which is not positive"),
+    "(pi^10000)^10000": (_edit(W_V, W_V.replace("exp(40)", "(pi^10000)^10000")),
+                         "(pi^10000)^10000 has more than 21,000 digits"),
+    "sin(10^4000)": (_edit(W_V, W_V.replace("exp(40)", "sin(10^4000)")),
+                     "about 1.00e+4000: its argument must be within -10000..10000"),
+    "f32(10^50)": (_edit(W_V, W_V.replace("exp(40)", "f32(10^50)")),
+                   "is beyond the range of IEEE single"),
+    "eps -1": (_edit('"ln1": {"kind": "rms", "eps": "f32(f64(1/1000000))"}',
+                     '"ln1": {"kind": "rms", "eps": "-1"}', KSWAIN),
+               "blocks.0.ln1.eps: \"-1\"; an RMS norm's eps is positive"),
+    "eps 1 - pi": (_edit('"ln1": {"kind": "rms", "eps": "f32(f64(1/1000000))"}',
+                         '"ln1": {"kind": "rms", "eps": "1 - pi"}', KSWAIN),
+                   "an RMS norm's eps is positive"),
+}
+REFUSALS.update({f"unevaluable {k}": v for k, v in UNEVALUABLE.items()})
+
+
+@pytest.mark.parametrize("number", ["fraction", "decimal", "float", "float32"])
+@pytest.mark.parametrize("case", sorted(UNEVALUABLE))
+def test_constants_no_number_system_can_evaluate_are_refused(case, number, tmp_path):
+    """Every number system gets the loader's one line and exit 2, before any run (today: a
+    traceback, a run that never ends, or a sum printed and then a traceback)."""
+    source, problem = UNEVALUABLE[case]
+    with pytest.raises(ModelFileError) as caught:
+        loads(source)
+    assert problem in str(caught.value)
+    path = tmp_path / "bad.json"
+    path.write_text(source, encoding="utf-8")
+    status, out, err = run_cli(["--model", str(path), "--number", number, "1+2"])
+    assert (status, out, err.count("\n")) == (2, "", 1), err
+    assert str(caught.value)[:40] in err
+
+
 def test_a_question_may_repeat_a_token():
     """A prompt such as '0 a 0 0 b 0' repeats a token; slots, tokens and heads may not."""
     text = PUBLISHED.replace('"question": ["<bos>", "a", "+", "b", "="]',

@@ -34,7 +34,7 @@ import os
 import re
 
 from . import constants as c
-from .numbers import Precision
+from .numbers import Precision, evaluable
 from .weights import (ACTIVATIONS, UNEMBED_KINDS, MLP, Attention, Block, Factored, Model, Norm,
                       Prompt, Unembed, WeightError)
 
@@ -226,6 +226,10 @@ class _Reader:
             v, used = c.parse_using(x, self.names, self.budget)
         except c.ConstantError as why:
             raise ModelFileError(f"{where}: {why}") from None
+        try:
+            evaluable.check(v)  # sizes and domains, before any number system evaluates it
+        except evaluable.Unevaluable as why:
+            raise ModelFileError(f"{where}: {why}") from None
         if used and "[" in where and ".bias." not in where and x.strip() not in self.names:
             # a table entry written as an expression of named constants
             self.derived[_entry(where)] = x
@@ -368,8 +372,12 @@ class _Reader:
             return None
         n = self.fields(where, obj, ("kind", "eps"), ("w", "mean", "apply"))
         self.choice(f"{where}.kind", n["kind"], ("rms",))
+        eps = self.value(f"{where}.eps", n["eps"])
+        if not _positive(eps):
+            raise ModelFileError(f"{where}.eps: {_json(n['eps'])}; an RMS norm's eps is "
+                                 f"positive (the norm takes the square root of a mean plus it)")
         return Norm(
-            eps=self.value(f"{where}.eps", n["eps"]),
+            eps=eps,
             w=self.optional(n, "w", lambda x: self.vector(f"{where}.w", x), {}),
             mean=self.optional(n, "mean", lambda x: self.choice(
                 f"{where}.mean", x, ("divide", "multiply")), "divide"),
@@ -674,6 +682,17 @@ def _packed(items, width):
         else:
             lines.append(item)
     return lines
+
+
+def _positive(v):
+    """Whether the constant ``v`` is shown to be > 0."""
+    if isinstance(v, c.ExpTerm):
+        return v.coef > 0
+    if isinstance(v, c.Ln):
+        return v.base > 1
+    if isinstance(v, c.Expr):
+        return evaluable.check(v).lo > 0
+    return c.is_rational(v) and v > 0
 
 
 def _entry(where):
