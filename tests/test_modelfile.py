@@ -16,7 +16,7 @@ from tinyadder.analysis.ledger import ledger, totals
 from tinyadder.cli import main
 from tinyadder.constants import (NEG_INF, PI, ConstantError, Expr, ExpTerm, Ln, cos, exp,
                                  exp_of, f32, f64, ln, parse, sin, sqrt, text)
-from tinyadder.modelfile import MAX_BYTES, ModelFileError, dump, load, loads
+from tinyadder.modelfile import MAX_BYTES, MAX_ROWS, ModelFileError, dump, load, loads
 from tinyadder.models import names
 from tinyadder.weights import MLP, Attention, Block, Model, Norm, Prompt, Unembed, with_entry
 
@@ -498,6 +498,30 @@ def test_bad_files_are_refused_in_one_line(case, tmp_path):
     assert status == 2 and out == ""
     assert err.startswith(f"tinyadder params: error: argument --model: {path}: ")
     assert err.count("\n") == 1
+
+
+def test_a_table_of_more_rows_than_the_limit_is_refused():
+    """The rows of a table are read in linear time (a 200,000-row W_pos used to take minutes
+    to load, each key tested against a tuple of all of them), up to MAX_ROWS."""
+    doc = json.loads(ADDER1.read_text(encoding="utf-8"))
+    doc["embed"]["W_pos"] = {str(p): {"x": "1"} for p in range(MAX_ROWS + 1)}
+    with pytest.raises(ModelFileError, match=r"^W_pos: 100,001 entries; a table has at most "
+                                             r"100,000 rows"):
+        loads(json.dumps(doc))
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (('"digits": 1,', '"digits": 4400,'), "prompt.digits: 4400; give a JSON integer from 1 to "
+                                         "2000 (the limit of --digits)"),
+    (('"answer_digits": 2', '"answer_digits": 5000'), "prompt.answer_digits: 5000; give a JSON "
+                                                     "integer from 1 to 2001"),
+])
+def test_prompt_digits_beyond_the_limit_of_digits_are_refused(edit, problem):
+    """Not a traceback (integer string conversion) or minutes of work and an out-of-memory
+    message about a --digits the file does not have."""
+    with pytest.raises(ModelFileError) as caught:
+        loads(ADDER1.read_text(encoding="utf-8").replace(*edit))
+    assert str(caught.value).startswith(problem)
 
 
 def test_a_1_gb_file_is_refused_by_its_size(tmp_path):

@@ -34,6 +34,7 @@ import os
 import re
 
 from . import constants as c
+from .construction import MAX_DIGITS
 from .numbers import Precision, evaluable
 from .weights import (ACTIVATIONS, UNEMBED_KINDS, MLP, Attention, Block, Factored, Model, Norm,
                       Prompt, Unembed, WeightError)
@@ -45,7 +46,9 @@ MAX_NESTING = 16              # levels of JSON objects and arrays (a model needs
 MAX_CONSTANTS = 4096          # named constants
 MAX_NAME = 200                # characters of a slot, token, head or unit name
 MAX_POSITION = 10 ** 6        # a position in W_pos or an attention bias table
+MAX_ROWS = 100_000            # rows of a table, entries of a row or of any other object
 MAX_PRECISION = 2100          # significant digits (numbers.MAX_DECIMAL_DIGITS)
+_LONGEST = "the limit of --digits"  # the construction's operand length
 WIDTH = 100                   # dump: a value fits on one line up to this column
 
 
@@ -172,14 +175,21 @@ class _Reader:
         return obj
 
     def mapping(self, where, obj):
-        """A JSON object with any keys (a table's rows, the roles)."""
+        """A JSON object with any keys (a table's rows, the roles), of at most MAX_ROWS."""
         if not isinstance(obj, _Object):
             raise ModelFileError(f"{where}: {_json(obj)} is not an object; give {{...}}")
-        return self.fields(where, obj, (), tuple(obj))
+        if obj.duplicate is not None:
+            raise ModelFileError(f"{where}: the key {obj.duplicate!r} appears twice")
+        if len(obj) > MAX_ROWS:
+            raise ModelFileError(f"{where}: {len(obj):,} entries; a table has at most "
+                                 f"{MAX_ROWS:,} rows, and a row or an object at most as many "
+                                 f"entries")
+        return obj
 
-    def integer(self, where, x, lo, hi):
+    def integer(self, where, x, lo, hi, why=""):
         if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
-            raise ModelFileError(f"{where}: {_json(x)}; give a JSON integer from {lo} to {hi}")
+            raise ModelFileError(f"{where}: {_json(x)}; give a JSON integer from {lo} to {hi}"
+                                 + (f" ({why})" if why else ""))
         return x
 
     def string(self, where, x, limit=None):
@@ -344,7 +354,7 @@ class _Reader:
     def prompt(self, obj):
         p = self.fields("prompt", obj, ("digits", "question"),
                         ("operands", "answer", "answer_digits", "stop"))
-        digits = self.integer("prompt.digits", p["digits"], 1, 10 ** 4)
+        digits = self.integer("prompt.digits", p["digits"], 1, MAX_DIGITS, _LONGEST)
         return Prompt(
             digits=digits,
             question=self.names_list("prompt.question", p["question"], distinct=False),
@@ -353,7 +363,7 @@ class _Reader:
             answer=self.optional(p, "answer", lambda x: self.choice(
                 "prompt.answer", x, ("msb", "lsb")), "msb"),
             answer_digits=self.optional(p, "answer_digits", lambda x: self.integer(
-                "prompt.answer_digits", x, 1, 10 ** 4 + 1), digits + 1),
+                "prompt.answer_digits", x, 1, MAX_DIGITS + 1, _LONGEST), digits + 1),
             stop=self.optional(p, "stop", lambda x: None if x is None else self.string(
                 "prompt.stop", x, MAX_NAME)))
 
