@@ -3,11 +3,13 @@
 ``entry`` runs ``cli.main`` on the real standard streams and exits with its status. Its first
 instruction makes Ctrl-C during start-up (importing the package takes a good part of a
 second) end the run at once, with one line and exit status 130, as Ctrl-C does later; so this
-file imports nothing of the package before it.
+file imports nothing of the package before it, and takes signals from the C module
+``_signal``, loaded with the interpreter (``signal`` imports ``enum``: milliseconds in which
+Ctrl-C would be Python's traceback).
 """
 
+import _signal
 import os
-import signal
 import sys
 
 INTERRUPTED = b"tinyadder: interrupted\n"
@@ -26,20 +28,20 @@ def _interrupted_at_start(signum, frame):
 def entry():
     """Console-script entry point: run the command line, exit with its status."""
     # Python's own handler unless SIGINT was ignored (nohup, a background job): keep that
-    catching = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    catching = _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler
     if catching:
-        signal.signal(signal.SIGINT, _interrupted_at_start)
+        _signal.signal(_signal.SIGINT, _interrupted_at_start)
     from .cli import main
     from .cli.options import PROG, Diagnostics
     try:
         if catching:
-            signal.signal(signal.SIGINT, signal.default_int_handler)  # cli.main takes Ctrl-C
+            _signal.signal(_signal.SIGINT, _signal.default_int_handler)  # cli.main takes Ctrl-C
         status = main()
     except KeyboardInterrupt:  # after start-up, before cli.main's own handler
         Diagnostics(sys.stderr).write(INTERRUPTED.decode())
         status = 130
     if catching:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the run is over: only exiting is left
+        _signal.signal(_signal.SIGINT, _signal.SIG_IGN)  # the run is over: only exiting is left
     error = _settle(sys.stdout)
     if error and not isinstance(error, BrokenPipeError) and status != 2:
         # argparse's --help swallows a failed write: report it here

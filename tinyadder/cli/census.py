@@ -20,7 +20,8 @@ def build_parser():
                     "examples of each window through the interpreter; give the chance that "
                     "AdderBoard's 10,010 cases meet one (docs/proof.md). Progress and a time "
                     "estimate go to standard error. Exit status 0 when no pair fails, 1 when "
-                    "some do (or the method does not reach the model), 2 for bad options.")
+                    "some do, 2 for bad options, 3 when the method does not reach the model "
+                    "(no count: a line on standard error says why).")
     add_model_option(parser)
     add_digits_option(parser)
     add_jobs_option(parser, "the symbolic pass and the counting")
@@ -76,7 +77,7 @@ def main(argv, out, err, stdin):
                         jobs=args.jobs)
     except NotAffine as why:
         print(f"{PROG}: census: the method does not reach this model: {why}", file=err)
-        return 1
+        return 3  # no count: neither "none fail" (0) nor "some fail" (1)
     ns = number_system("fraction")
     shown, wrong = {}, True
     for w in result.windows:

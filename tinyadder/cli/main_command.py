@@ -4,6 +4,7 @@ Its policy: arguments the shell split apart are regrouped (``1 + 2`` unquoted is
 with a hint to quote it), and a wrong sum gets a warning that says why it may be wrong.
 """
 
+import difflib
 import re
 
 from .. import __version__, addition
@@ -97,7 +98,7 @@ def run_expressions(args, model, out, err, stdin):
         try:
             a, b = addition.parse_expression(text, digits)
         except addition.InputError as error:
-            print(f"{PROG}: error: {where}{error}", file=err)
+            print(f"{PROG}: error: {where}{_subcommand_hint(text) or error}", file=err)
             status = 2
             continue
         try:
@@ -122,8 +123,38 @@ def run_expressions(args, model, out, err, stdin):
     return status
 
 
+def _subcommand_hint(text):
+    """For an expression that is a word, what is wrong: a subcommand given after options
+    (``--number float verify``), or a mistyped one (``verfy``); None for anything else."""
+    word = text.strip()
+    if not re.fullmatch(r"[A-Za-z][A-Za-z-]{0,40}", word):
+        return None
+    if word in SUBCOMMANDS:
+        return (f"{word!r} is a subcommand: give it first, before any option "
+                f"('{PROG} {word} --help' lists its options)")
+    close = difflib.get_close_matches(word, SUBCOMMANDS, 1)
+    return (f"unknown subcommand {word!r}" + (f" (did you mean {close[0]}?)" if close else "")
+            + f"; the subcommands are {', '.join(sorted(SUBCOMMANDS))}, and an expression is "
+              f"an addition such as 12+34")
+
+
+def _help(argv, out, err):
+    """``help`` and ``help SUBCOMMAND``: the main command's or the subcommand's --help."""
+    if len(argv) == 1:
+        build_parser().print_help(out)
+        return 0
+    if len(argv) == 2 and argv[1] in SUBCOMMANDS:
+        from . import main as cli_main
+        return cli_main([argv[1], "--help"], out, out)
+    print(f"{PROG}: error: help takes one subcommand: {', '.join(sorted(SUBCOMMANDS))}",
+          file=err)
+    return 2
+
+
 def main(argv, out, err, stdin):
     """The main command's exit status for its arguments ``argv``."""
+    if argv[:1] == ["help"]:
+        return _help(argv, out, err)
     # '-5+3' is an expression with a sign, not an option: a leading space makes argparse
     # take it as a positional, and parse_expression then reports the sign.
     argv = [" " + a if re.match(r"-[^-A-Za-z]", a) else a for a in argv]

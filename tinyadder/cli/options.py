@@ -57,7 +57,12 @@ def split_hint(parts):
 class Parser(argparse.ArgumentParser):
     """An argparse parser whose errors are one line, without the usage block, quoting at most
     an excerpt of a long argument; an EXPR the shell split (``explain 1 + 2``) gets the hint
-    to quote it instead of "unrecognized arguments"."""
+    to quote it instead of "unrecognized arguments". An option is taken only by its whole
+    name (``--model`` is not ``--models`` abbreviated), and ``-o -`` is standard output where
+    -o's help says that is its default (export), else refused."""
+
+    def __init__(self, *args, allow_abbrev=False, **kwargs):
+        super().__init__(*args, allow_abbrev=allow_abbrev, **kwargs)
 
     def error(self, message):
         message = " ".join(message.split())
@@ -71,6 +76,12 @@ class Parser(argparse.ArgumentParser):
             expression = getattr(parsed, "expression", None)
             hint = split_hint([expression] + extras) if isinstance(expression, str) else None
             self.error(hint or f"unrecognized arguments: {' '.join(extras)}")
+        if getattr(parsed, "output", None) == "-":
+            helps = [a.help or "" for a in self._actions if a.dest == "output"]
+            if not any("default: standard output" in h for h in helps):
+                self.error("argument -o/--output: '-' (standard output) is not a place for "
+                           "what this command writes; give a file name")
+            parsed.output = None  # standard output, the default
         return parsed
 
 
@@ -323,6 +334,7 @@ class Output:
     def __init__(self, stream):
         self.stream = stream
         self.left = False
+        self._bytes = False  # writing to the stream's byte layer (``_write``)
 
     def _do(self, call, *args):
         if self.left:
@@ -338,8 +350,30 @@ class Output:
         return None
 
     def write(self, text):
-        self._do(lambda: self.stream.write(text))
+        self._do(self._write, text)
         return len(text)
+
+    def _write(self, text):
+        """Write ``text`` whole. A text stream's byte layer is written here, not through the
+        text layer, which drops a short write's count: past a file size limit (``ulimit -f``)
+        the data would be cut without an error. The rest of a short write is written again,
+        which fails with the cause (OSError: File too large)."""
+        buffer = getattr(self.stream, "buffer", None)
+        encoding = getattr(self.stream, "encoding", None)
+        if buffer is None or not isinstance(encoding, str):
+            self.stream.write(text)
+            return
+        if not self._bytes:  # what the text layer holds goes first
+            self.stream.flush()
+            self._bytes = True
+        data = memoryview(text.encode(encoding, self.stream.errors or "strict"))
+        while data:
+            done = buffer.write(data)
+            if not done:
+                raise OSError("a write that wrote nothing")
+            data = data[done:]
+        if getattr(self.stream, "line_buffering", False) and ("\n" in text or "\r" in text):
+            buffer.flush()
 
     def flush(self):
         self._do(lambda: self.stream.flush())
