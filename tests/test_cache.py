@@ -7,6 +7,7 @@ import pytest
 from explore_cases import exact_run
 from tinyadder.construction import SLOTS
 from tinyadder.numbers import FloatSystem
+from tinyadder import build
 from tinyadder.cache import act_name, run_with_cache
 
 EXPR = "7650676663+0149460439"
@@ -138,3 +139,33 @@ def test_the_size_estimate_bounds_the_memory_a_trace_takes(digits, spec):
     finally:
         tracemalloc.stop()
     assert peak <= trace_bytes(model, ns) <= 2 * peak
+
+
+# ---- what run_with_cache refuses before it runs (issue 38) ---------------------------------
+
+def test_a_pass_over_the_budget_is_refused_whatever_names_keeps():
+    """names= keeps one small point, but the pass over 6,004 positions still computes every
+    attention entry: refused at once, not a run that grows past gigabytes."""
+    from tinyadder.cache import TraceTooLarge
+    with pytest.raises(TraceTooLarge, match=r"^the recorded pass of tinyadder36-published at "
+                                            r"N = 2000 computes 108,162,060 attention entries "
+                                            r"\(heads times pairs of positions\) whatever "
+                                            r"names= keeps"):
+        run_with_cache(build("published", 2000), "1+2", names="hook_embed")
+
+
+@pytest.mark.parametrize("option, wrong", [
+    ({"names": "hook_embd"}, "'hook_embd' in a run of tinyadder36-published (names=)"),
+    ({"names": ["hook_embed", "blocks.0.hook_resid_mdi"]},
+     "'blocks.0.hook_resid_mdi' in a run of tinyadder36-published (names=)"),
+    ({"patch": {"blocks.2.hook_resid_mid": lambda rows: rows}},
+     "'blocks.2.hook_resid_mid' in a run of tinyadder36-published (patch=)"),
+])
+def test_a_misspelled_trace_point_is_refused_with_the_right_ones(option, wrong):
+    """Not a run that records nothing, or runs unpatched."""
+    with pytest.raises(KeyError) as caught:
+        run_with_cache(build("published"), "1+2", **option)
+    message = caught.value.args[0]
+    assert message.startswith(f"no trace point {wrong}; the trace points are "
+                              f"blocks.0.attn.hook_attn_scores, blocks.0.attn.hook_k, ")
+    assert "hook_embed" in message and "unembed.hook_out" in message

@@ -210,6 +210,17 @@ def trace_points(model):
     return names
 
 
+def _known(model, names, what):
+    """``names`` (trace-point names) if ``model``'s runs record each, else a KeyError naming
+    the first that none does and listing the ones they do."""
+    points = trace_points(model)
+    for name in names:
+        if name not in points:
+            raise KeyError(f"no trace point {name!r} in a run of {model.name} ({what}); the "
+                           f"trace points are {', '.join(sorted(points))}")
+    return names
+
+
 def _selected(names):
     if names is None:
         return lambda name: True
@@ -273,6 +284,14 @@ def trace_values(model, length, names=None):
     return total
 
 
+def pass_entries(model):
+    """The attention entries of one pass over a whole sequence of ``model``: heads times the
+    pairs of positions a causal mask keeps, L (L + 1) / 2 for L positions, summed over the
+    blocks. The recorded pass computes them whatever it records."""
+    length = sum(f.count for f in layout(model))
+    return sum(len(b.attn.heads) for b in model.blocks) * length * (length + 1) // 2
+
+
 def trace_bytes(model, ns, names=None):
     """About how many bytes a trace of one whole sequence of ``model`` takes in ``ns`` (fit
     to the model): ``trace_values`` times ``value_bytes``."""
@@ -298,10 +317,13 @@ def run_with_cache(model, expression, *, ns=None, names=None, names_filter=None,
     shorter prefix is recorded as given. ``names`` (or TransformerLens's ``names_filter``)
     keeps only some trace points: a name, a list of names or a predicate. ``patch`` ({trace
     point: function}, see ``forward`` and :func:`patch_slot`) applies to generation and to the
-    recorded pass. Operands have the model's N digits; ``ns`` (fraction by default) runs at
-    the model's precision unless its precision was given. A trace that would take more than
-    ``TRACE_BUDGET`` bytes (``trace_bytes``) raises TraceTooLarge before anything runs: keep
-    fewer trace points with ``names``, or use a smaller N.
+    recorded pass. A name in ``names`` or ``patch`` that no run of the model records is a
+    KeyError listing the ones it does. Operands have the model's N digits; ``ns`` (fraction by
+    default) runs at the model's precision unless its precision was given. Before anything
+    runs, TraceTooLarge refuses a pass whose attention entries (``pass_entries``) would take
+    more than ``TRACE_BUDGET`` bytes as values, whatever it records (a smaller N), and a trace
+    that would take more (``trace_bytes``: keep fewer trace points with ``names``, or a
+    smaller N).
     """
     if names is not None and names_filter is not None:
         raise TypeError("give names or names_filter, not both (they are the same option)")
@@ -309,6 +331,20 @@ def run_with_cache(model, expression, *, ns=None, names=None, names_filter=None,
     digits = digits_of(model)
     ns = for_model(FractionSystem() if ns is None else system_of(ns, fresh=True), model)
     prompt = _prompt(model, expression, digits)
+    if isinstance(names, str) or (names is not None and not callable(names)):
+        _known(model, [names] if isinstance(names, str) else list(names), "names=")
+    if patch:
+        _known(model, list(patch), "patch=")
+    # the pass itself, whatever it records: its attention entries as values (a full trace
+    # holds them four times over, so that any trace within the budget passes)
+    work = pass_entries(model) * value_bytes(ns, digits)
+    if work > TRACE_BUDGET:
+        raise TraceTooLarge(f"the recorded pass of {model.name} at N = {digits} computes "
+                            f"{pass_entries(model):,} attention entries (heads times pairs of "
+                            f"positions) whatever names= keeps, as many values as "
+                            f"{gigabytes(work)} in {ns.spec}, over the "
+                            f"{gigabytes(TRACE_BUDGET)} budget; use a smaller N (the sum "
+                            f"alone: tinyadder.run)")
     nbytes = trace_bytes(model, ns, names)
     if nbytes > TRACE_BUDGET:
         raise TraceTooLarge(f"a trace of {model.name} at N = {digits} in {ns.spec} would take "

@@ -125,7 +125,8 @@ def run_expressions(args, model, out, err, stdin):
 
 def _subcommand_hint(text):
     """For an expression that is a word, what is wrong: a subcommand given after options
-    (``--number float verify``), or a mistyped one (``verfy``); None for anything else."""
+    (``--number float verify``), or a mistyped one (``verfy``, close to one); None for
+    anything else."""
     word = text.strip()
     if not re.fullmatch(r"[A-Za-z][A-Za-z-]{0,40}", word):
         return None
@@ -133,9 +134,11 @@ def _subcommand_hint(text):
         return (f"{word!r} is a subcommand: give it first, before any option "
                 f"('{PROG} {word} --help' lists its options)")
     close = difflib.get_close_matches(word, SUBCOMMANDS, 1)
-    return (f"unknown subcommand {word!r}" + (f" (did you mean {close[0]}?)" if close else "")
-            + f"; the subcommands are {', '.join(sorted(SUBCOMMANDS))}, and an expression is "
-              f"an addition such as 12+34")
+    if not close:
+        return None  # a word like no subcommand: "not an addition" says enough
+    return (f"unknown subcommand {word!r} (did you mean {close[0]}?); the subcommands are "
+            f"{', '.join(sorted(SUBCOMMANDS))}, and an expression is an addition such as "
+            f"12+34")
 
 
 def _help(argv, out, err):
