@@ -156,6 +156,65 @@ def test_bad_value_names_where(published):
                                "to float: 'ten'")
 
 
+@pytest.fixture(scope="module")
+def small_traces():
+    """Traces of the repaired model at N = 1 (cheap to recompute): fraction and float."""
+    from tinyadder.construction import build
+    model = build("repaired", 1)
+    return {ns: trace_json.to_json(run_with_cache(model, "3+4", ns=ns)[1])
+            for ns in ("fraction", "float")}
+
+
+def _without(key):
+    def edit(doc):
+        del doc[key]
+    return edit
+
+
+def _set_value(name, value, at=(3, 4)):
+    def edit(doc):
+        doc["trace_points"][name]["value"][at[0]][at[1]] = value
+    return edit
+
+
+def _exp_digits(doc):
+    doc["number_system"]["exp_digits"] += 1
+
+
+def _dropped_slot(doc):
+    doc["slots"] = doc["slots"][:-1]
+
+
+TRACE_EDITS = {  # (number system, edit, message)
+    "no vocab": ("float", _without("vocab"), "missing field 'vocab'"),
+    "no text": ("float", _without("text"), "missing field 'text'"),
+    "no addition": ("float", _without("addition"), "missing field 'addition'"),
+    "no slots": ("float", _without("slots"), "missing field 'slots'"),
+    "a slot dropped": ("float", _dropped_slot, "its slots are not the model's"),
+    "exp_digits changed": ("fraction", _exp_digits, "is not what tinyadder36-repaired "
+                                                    "computes on these tokens in fraction ("),
+    "inf": ("float", _set_value("hook_embed", "inf", (2, 0)),
+            "trace_points['hook_embed'][2][0] is not what tinyadder36-repaired computes on "
+            "these tokens in float (IEEE"),
+    "nan": ("float", _set_value("blocks.0.attn.hook_z", "nan", (4, 0)),
+            "trace_points['blocks.0.attn.hook_z'][4][0] is not what"),
+    "10,001 digits": ("fraction", _set_value("hook_embed", "1" + "0" * 10000, (2, 0)),
+                      "trace_points['hook_embed'][2][0] is not what"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TRACE_EDITS))
+def test_a_trace_that_contradicts_itself_or_the_model_is_refused(small_traces, case):
+    """Stored points are checked against a recomputation, not only the derived ones; the
+    fields the docstring calls required are."""
+    ns, edit, message = TRACE_EDITS[case]
+    doc = json.loads(json.dumps(small_traces[ns]))
+    edit(doc)
+    with pytest.raises(trace_json.TraceFormatError) as caught:
+        trace_json.load(io.StringIO(json.dumps(doc)))
+    assert message in str(caught.value)
+
+
 def test_cli_json_is_the_whole_trace():
     status, out, err = run_cli("1+2", "--json", "--number", "float")
     assert status == 0 and err == ""

@@ -338,6 +338,13 @@ def run_with_cache(model, expression, *, ns=None, names=None, names_filter=None,
     # the pass itself, whatever it records: its attention entries as values (a full trace
     # holds them four times over, so that any trace within the budget passes)
     work = pass_entries(model) * value_bytes(ns, digits)
+    nbytes = trace_bytes(model, ns, names)
+    if nbytes > TRACE_BUDGET:
+        advice = ("keep fewer trace points with names=, or use a smaller N" if
+                  work <= TRACE_BUDGET else "use a smaller N")
+        raise TraceTooLarge(f"a trace of {model.name} at N = {digits} in {ns.spec} would take "
+                            f"about {gigabytes(nbytes)}, over the {gigabytes(TRACE_BUDGET)} "
+                            f"budget; {advice}")
     if work > TRACE_BUDGET:
         raise TraceTooLarge(f"the recorded pass of {model.name} at N = {digits} computes "
                             f"{pass_entries(model):,} attention entries (heads times pairs of "
@@ -345,11 +352,6 @@ def run_with_cache(model, expression, *, ns=None, names=None, names_filter=None,
                             f"{gigabytes(work)} in {ns.spec}, over the "
                             f"{gigabytes(TRACE_BUDGET)} budget; use a smaller N (the sum "
                             f"alone: tinyadder.run)")
-    nbytes = trace_bytes(model, ns, names)
-    if nbytes > TRACE_BUDGET:
-        raise TraceTooLarge(f"a trace of {model.name} at N = {digits} in {ns.spec} would take "
-                            f"about {gigabytes(nbytes)}, over the {gigabytes(TRACE_BUDGET)} "
-                            f"budget; keep fewer trace points with names=, or use a smaller N")
     # ns may come back refined: the precision at which every token was certified
     tokens, ns = decode(model, ns, prompt, to_generate(model, prompt), patch=patch)
     values = {}

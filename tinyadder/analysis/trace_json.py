@@ -20,7 +20,9 @@ text that is not UTF-8 JSON, nesting, a missing or mistyped field, a trace point
 does not have, a point of the wrong shape, a value that is not a number of the trace's system,
 a prompt the model's layout cannot produce, generated tokens its readout cannot write or its
 recorded logits do not pick (a wrong token where the layout has a digit or the stop token is
-the model's answer, as recorded).
+the model's answer, as recorded), a vocabulary or slots not the model's, and a point, stored
+or derived, that is not what the model computes on the tokens in the trace's number system
+(each is recomputed: an edited value, another exp_digits, a trace of a patched run).
 
 >>> import io
 >>> from tinyadder import build
@@ -47,7 +49,7 @@ from ..cache import ActivationCache, trace_points
 from ..constants import MinusInfinity
 from .. import models
 from ..construction import DIGITS, MAX_DIGITS, VARIANTS, build
-from ..forward import DERIVED, derive
+from ..forward import DERIVED, derive, forward
 from ..generate import argmax
 from ..numbers import (MAX_DECIMAL_DIGITS, DecimalSystem, Float32, FractionSystem, LogScore,
                        Rounding, number_system, to_float32)
@@ -292,8 +294,13 @@ def from_json(doc, model=None):
     elif digits_of(model) != digits:
         raise _bad(f"the trace is of N = {digits} digits, the model given is built for "
                    f"N = {digits_of(model)}")
-    if doc.get("vocab", list(model.vocab)) != list(model.vocab):
+    if _field(doc, "vocab", list) != list(model.vocab):
         raise _bad("its vocabulary is not the model's")
+    if _field(doc, "slots", list) != list(model.slots):
+        raise _bad("its slots are not the model's")
+    for key in ("text", "addition"):
+        if key not in doc:
+            raise _bad(f"missing field {key!r}")
     ns = _number_system(_field(doc, "number_system", dict))
     decode = _decoder(ns.name)
     tokens = _field(doc, "tokens", list)
@@ -338,7 +345,33 @@ def from_json(doc, model=None):
             raise _bad(f"cannot derive {excerpt(missing[0])} from the points given")
         cache.values.update((d, again[d]) for d in derived)
     _check_generated(cache, doc)
+    _check_recomputed(cache, _number_system(doc["number_system"]))
     return cache
+
+
+def _check_recomputed(cache, ns):
+    """Every point, stored or derived, must be what the model computes on these tokens in
+    this number system (``ns``: a fresh copy of the trace's): an edited value (inf, nan, a
+    longer number), another exp_digits, a point of another run are refused where they first
+    differ."""
+    again = {}
+    forward(compile_model(cache.model, ns), cache.tokens, record=again.__setitem__,
+            names=cache.values.__contains__)
+    for name, value in cache.values.items():
+        if not _same(value, again.get(name)):
+            where = _first_difference(value, again.get(name))
+            raise _bad(f"trace_points[{name!r}]{where} is not what {cache.model.name} computes "
+                       f"on these tokens in {ns.describe()}")
+
+
+def _first_difference(a, b, where=""):
+    """'[i][j]' of the first entry where nested lists a and b differ ('' if they differ
+    as wholes)."""
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if not _same(x, y):
+                return _first_difference(x, y, f"{where}[{i}]")
+    return where
 
 
 def _check_generated(cache, doc):
