@@ -479,3 +479,77 @@ def test_size_limits(seed, tmp_path):
     largest = int(refusal.split("use --digits ")[1].split()[0])
     assert size_problem(what, variant, variant.build(largest), systems, copies) is None
     assert size_problem(what, variant, variant.build(largest + 1), systems, copies) is not None
+
+
+# ---- model files: constants by number system, names with control characters (issue 38) ----
+
+ADDER1 = ROOT / "tests" / "models" / "adder1.json"
+ATOMS = ["pi", "2", "1/3", "-5", "exp(1)", "exp(40)", "10^9", "10^-9", "10^4000", "ln(2)",
+         "sqrt(2)", "0", "(pi - pi)", "1e-300"]
+FUNCTIONS = ["exp", "ln", "sqrt", "sin", "cos", "f32", "f64", "-"]
+
+
+def constant(rng, depth=3):
+    """A random text of the constant grammar, built from pieces near the edges: huge and tiny
+    values, cancellations, functions outside their domain."""
+    if depth == 0 or rng.random() < 0.3:
+        return rng.choice(ATOMS)
+    kind = rng.randrange(3)
+    if kind == 0:
+        f = rng.choice(FUNCTIONS)
+        return f"{f}({constant(rng, depth - 1)})" if f != "-" else f"-({constant(rng, depth - 1)})"
+    if kind == 1:
+        return f"({constant(rng, depth - 1)}){rng.choice('+-*/')}({constant(rng, depth - 1)})"
+    return f"({constant(rng, depth - 1)})^{rng.choice([2, -1, 3, 50, -300, 10000])}"
+
+
+@pytest.mark.parametrize("seed", seeds(16, 64))
+def test_model_file_constants_in_every_number_system(seed, tmp_path):
+    """A constant the loader takes runs in every number system (an answer, right or wrong:
+    status 0 or 1); one it refuses is one line naming the entry. Never a traceback or a run
+    without end (today: exp(exp(100)), exp(pi*10^9), sqrt(1 - pi), 1/(pi - pi))."""
+    from tinyadder.modelfile import ModelFileError, loads
+    rng = random.Random(7000 + seed)
+    text = constant(rng)
+    source = ADDER1.read_text(encoding="utf-8").replace('"W_V": {"x": {"h0": "3"}}',
+                                                        f'"W_V": {{"x": {{"h0": "{text}"}}}}')
+    try:
+        loads(source)
+    except ModelFileError as err:
+        assert "\n" not in str(err) and str(err).startswith(
+            "blocks.0.attn.W_V['x']['h0']: "), (text, str(err))
+        return
+    path = tmp_path / "m.json"
+    path.write_text(source, encoding="utf-8")
+    for ns in ("fraction", "decimal", "float", "float32"):
+        out, err = io.StringIO(), io.StringIO()
+        status = main(["--model", str(path), "--number", ns, "1+2"], out=out, err=err,
+                      stdin=io.StringIO())
+        assert status in (0, 1), (text, ns, err.getvalue())
+        assert "1+2=" in out.getvalue() or status == 1, (text, ns)
+        assert "Traceback" not in err.getvalue()
+
+
+CONTROL = ["\x1b[2J", "\x1b]0;title\x07", "\n", "\r", "\x00", "\u202e", "\x7f", "\t", "\x9b"]
+
+
+@pytest.mark.parametrize("seed", seeds(6, 24))
+def test_model_names_with_control_characters_reach_no_terminal_raw(seed, tmp_path):
+    """A model file's name is printed quoted (ascii()) wherever a command prints it: params,
+    program, and the one-line refusals of explain and explore."""
+    rng = random.Random(8000 + seed)
+    name = "".join(rng.choice(CONTROL + ["adder", "1", " ", "é"]) for _ in range(6))
+    name = name if not name.isprintable() else name + "\x1b[0m"
+    doc = json.loads(ADDER1.read_text(encoding="utf-8"))
+    doc["name"] = name
+    path = tmp_path / "named.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    for argv in (["params"], ["program"], ["explain", "1+2"], ["explore", "1+2"],
+                 ["1+2", "--trace"]):
+        out, err = io.StringIO(), io.StringIO()
+        status = main([*argv, "--model", str(path)], out=out, err=err, stdin=io.StringIO())
+        shown = out.getvalue() + err.getvalue()
+        assert status in (0, 2), (argv, shown)
+        assert all(ch.isprintable() or ch == "\n" for ch in shown), (argv, shown)
+        quoted = " ".join(ascii(name).split())[:12]  # a one-line error collapses spaces
+        assert quoted in " ".join(shown.split()) or argv == ["1+2", "--trace"], (argv, shown)

@@ -479,6 +479,18 @@ def test_constants_no_number_system_can_evaluate_are_refused(case, number, tmp_p
     assert str(caught.value)[:40] in err
 
 
+@pytest.mark.parametrize("number", ["float", "float32"])
+def test_a_divisor_that_rounds_to_zero_in_a_float_system_is_ieee_infinity(number, tmp_path):
+    """1/(1e-300*pi) is a number (10^299.5); float32 rounds 1e-300 to 0 and divides by it:
+    infinity, as IEEE arithmetic has it, not Python's ZeroDivisionError. The model then adds
+    wrongly, with a warning."""
+    path = tmp_path / "m.json"
+    path.write_text(_edit(W_V, W_V.replace("exp(40)", "1/(1e-300*pi)")), encoding="utf-8")
+    status, out, err = run_cli(["--model", str(path), "--number", number, "1+2"])
+    assert status == 1 and "Traceback" not in err and err.count("\n") == 1
+    assert "model's sum 0 is wrong: 1 + 2 = 3" in err
+
+
 def test_a_question_may_repeat_a_token():
     """A prompt such as '0 a 0 0 b 0' repeats a token; slots, tokens and heads may not."""
     text = PUBLISHED.replace('"question": ["<bos>", "a", "+", "b", "="]',

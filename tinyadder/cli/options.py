@@ -8,7 +8,7 @@ number, ``input_lines`` for standard input; ``Output`` and ``OutputError`` are a
 """
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import os
 import time
 from typing import Optional
@@ -149,12 +149,22 @@ def model_of(parser, args, adds=True):
     """The model ``args.model`` and ``args.digits`` choose; a file for another N than --digits,
     or (``adds``) a model without an addition prompt, is the parser's one-line error."""
     try:
-        model = args.model.build(getattr(args, "digits", None))
+        model = printable(args.model.build(getattr(args, "digits", None)))
     except ValueError as err:
         parser.error(str(err))
     if adds and model.prompt is None:
         parser.error(f"the model {args.model} does not add: it has no prompt")
     return model
+
+
+def printable(model):
+    """``model``, or the same model named by ``ascii()`` of its name where that has a
+    control character (a file's or an ONNX graph's name such as "\x1b[2J...", which would
+    clear the terminal): every line that prints the name is then safe, as an expression
+    is quoted."""
+    if model.name.isprintable():
+        return model
+    return replace(model, name=ascii(model.name))
 
 
 def tinyadder_problem(model, what):

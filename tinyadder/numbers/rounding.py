@@ -373,8 +373,22 @@ def evaluate(ns, c):
     if op == "pow":
         return _power(x, args[1], ns)
     if op in _OPERATORS:
-        return _OPERATORS[op](x, evaluate(ns, args[1]))
+        y = evaluate(ns, args[1])
+        if op == "div" and isinstance(y, float) and y == 0:
+            return _ieee_quotient(x, y)
+        return _OPERATORS[op](x, y)
     return getattr(ns, op)(x)  # exp, ln, sqrt, sin, cos
+
+
+def _ieee_quotient(x, y):
+    """x / y for a float zero y as IEEE arithmetic has it, where Python raises
+    ZeroDivisionError: NaN for 0/0 and NaN/0, else infinity signed by x and by the zero. A
+    constant whose exact divisor is not zero (``evaluable``) may still round to a zero in a
+    float system: 1/sqrt(1e-300) in float32."""
+    fx = float(x)
+    value = math.nan if fx == 0 or math.isnan(fx) else \
+        math.copysign(math.inf, fx) * math.copysign(1.0, y)
+    return type(x)(value)
 
 
 _OPERATORS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
@@ -387,4 +401,6 @@ def _power(x, k, ns):
     out = ns.one
     for _ in range(abs(k)):
         out = out * x
+    if k < 0 and isinstance(out, float) and out == 0:
+        return _ieee_quotient(ns.one, out)
     return out if k >= 0 else ns.one / out
