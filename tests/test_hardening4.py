@@ -89,3 +89,22 @@ def test_the_entry_point_takes_ctrl_c_before_anything_heavy():
                            "print(sorted(m for m in ('enum', 'signal') if m in sys.modules))"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (0, "[]\n", "")
+
+
+@pytest.mark.parametrize("argv, shown", [
+    (["params"], "parameter ledger of '\\x1b[2Jevil\\ncertificate valid: x'\n"),
+    (["program"], "'\\x1b[2Jevil\\ncertificate valid: x': 14 slots"),
+    (["explain", "1+2"], "the model '\\x1b[2Jevil\\ncertificate valid: x' has others"),
+    (["explore", "1+2"], "the model '\\x1b[2Jevil\\ncertificate valid: x' has others"),
+])
+def test_a_model_files_name_is_quoted_where_it_is_printed(argv, shown, tmp_path):
+    """A name that clears the terminal and forges a second line is printed as ascii() of it,
+    as an expression is quoted, in outputs and error lines."""
+    import json
+    doc = json.loads((ROOT / "tests" / "models" / "adder1.json").read_text(encoding="utf-8"))
+    doc["name"] = "\x1b[2Jevil\ncertificate valid: x"
+    path = tmp_path / "evil.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    status, out, err = run_cli(*argv, "--model", str(path))
+    assert "\x1b" not in out + err and "\ncertificate valid" not in out + err
+    assert shown in out + err
