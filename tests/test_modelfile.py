@@ -435,29 +435,40 @@ REFUSALS = {
 
 KSWAIN = (ROOT / "tinyadder" / "models" / "board" / "kswain98-2.json").read_text(encoding="utf-8")
 W_V = '"W_V": {"special": {"h3": "exp(40)"}'
+LN1 = '"ln1": {"kind": "rms", "eps": "f32(f64(1/1000000))"}'
+
+
+def _w_v(value):
+    """The published file with ``value`` for the entry W_V[special][h3]."""
+    return _edit(W_V, W_V.replace("exp(40)", value))
+
+
+def _eps(value):
+    """kswain98-2's file with ``value`` for the eps of block 0's first norm."""
+    return _edit(LN1, LN1.replace("f32(f64(1/1000000))", value), KSWAIN)
+
+
 UNEVALUABLE = {  # constants the grammar reads but no number system can evaluate
-    "exp(exp(100))": (_edit(W_V, W_V.replace("exp(40)", "exp(exp(100))")),
+    "exp(exp(100))": (_w_v("exp(exp(100))"),
                       "exp of exp(100), about 2.69e+43: its argument must be within "
                       "-10000..10000"),
-    "exp(pi*10^9)": (_edit(W_V, W_V.replace("exp(40)", "exp(pi*10^9)")),
+    "exp(pi*10^9)": (_w_v("exp(pi*10^9)"),
                      "exp of pi*1000000000, about 3.14e+9: its argument must be within"),
-    "sqrt(1 - pi)": (_edit(W_V, W_V.replace("exp(40)", "sqrt(1 - pi)")),
+    "sqrt(1 - pi)": (_w_v("sqrt(1 - pi)"),
                      "sqrt(1 - pi): sqrt of 1 - pi, which is negative"),
-    "1/(pi - pi)": (_edit(W_V, W_V.replace("exp(40)", "1/(pi - pi)")),
+    "1/(pi - pi)": (_w_v("1/(pi - pi)"),
                     "1/(pi - pi): divides by pi - pi, which is zero or too near zero to tell"),
-    "ln(3 - pi)": (_edit(W_V, W_V.replace("exp(40)", "ln(3 - pi)")),
+    "ln(3 - pi)": (_w_v("ln(3 - pi)"),
                    "ln of 3 - pi, which is not positive"),
-    "(pi^10000)^10000": (_edit(W_V, W_V.replace("exp(40)", "(pi^10000)^10000")),
+    "(pi^10000)^10000": (_w_v("(pi^10000)^10000"),
                          "(pi^10000)^10000 has more than 21,000 digits"),
-    "sin(10^4000)": (_edit(W_V, W_V.replace("exp(40)", "sin(10^4000)")),
+    "sin(10^4000)": (_w_v("sin(10^4000)"),
                      "about 1.00e+4000: its argument must be within -10000..10000"),
-    "f32(10^50)": (_edit(W_V, W_V.replace("exp(40)", "f32(10^50)")),
+    "f32(10^50)": (_w_v("f32(10^50)"),
                    "is beyond the range of IEEE single"),
-    "eps -1": (_edit('"ln1": {"kind": "rms", "eps": "f32(f64(1/1000000))"}',
-                     '"ln1": {"kind": "rms", "eps": "-1"}', KSWAIN),
+    "eps -1": (_eps("-1"),
                "blocks.0.ln1.eps: \"-1\"; an RMS norm's eps is positive"),
-    "eps 1 - pi": (_edit('"ln1": {"kind": "rms", "eps": "f32(f64(1/1000000))"}',
-                         '"ln1": {"kind": "rms", "eps": "1 - pi"}', KSWAIN),
+    "eps 1 - pi": (_eps("1 - pi"),
                    "an RMS norm's eps is positive"),
 }
 REFUSALS.update({f"unevaluable {k}": v for k, v in UNEVALUABLE.items()})
@@ -485,7 +496,7 @@ def test_a_divisor_that_rounds_to_zero_in_a_float_system_is_ieee_infinity(number
     infinity, as IEEE arithmetic has it, not Python's ZeroDivisionError. The model then adds
     wrongly, with a warning."""
     path = tmp_path / "m.json"
-    path.write_text(_edit(W_V, W_V.replace("exp(40)", "1/(1e-300*pi)")), encoding="utf-8")
+    path.write_text(_w_v("1/(1e-300*pi)"), encoding="utf-8")
     status, out, err = run_cli(["--model", str(path), "--number", number, "1+2"])
     assert status == 1 and "Traceback" not in err and err.count("\n") == 1
     assert "model's sum 0 is wrong: 1 + 2 = 3" in err
