@@ -52,8 +52,8 @@ def main(argv=None, out=None, err=None, stdin=None):
         print(f"{PROG}: interrupted", file=err)
         return 130
     except MemoryError:
-        print(f"{PROG}: error: out of memory; try a smaller --digits or fewer expressions",
-              file=err)
+        print(f"{PROG}: error: out of memory; try a smaller --digits (a model file: its "
+              f"prompt.digits) or fewer expressions", file=err)
         return 2
     finally:
         sys.stdout, sys.stderr = stdout, stderr
