@@ -159,7 +159,7 @@ def model_of(parser, args, adds=True):
 
 def printable(model):
     """``model``, or the same model named by ``ascii()`` of its name where that has a
-    control character (a file's or an ONNX graph's name such as "\x1b[2J...", which would
+    control character (a file's or an ONNX graph's name such as "\\x1b[2J...", which would
     clear the terminal): every line that prints the name is then safe, as an expression
     is quoted."""
     if model.name.isprintable():
