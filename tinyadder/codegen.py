@@ -32,6 +32,7 @@ decoder picks its tokens on the ints (``_Ints.first_largest``).
 """
 
 import array
+import decimal
 import keyword
 from fractions import Fraction
 import math
@@ -1022,6 +1023,224 @@ def greedy(compiled, tokens, n_new, new_layers, pick, ops):
     """``forward.greedy``: the prompt's positions (without logits but for the last), then one
     position with logits per new token, appending ``readout_tokens[pick(logits)]``, in one
     generated function (``decoder_source``); ``new_layers()`` makes an empty KV cache, where
-    the model needs one."""
+    the model needs one. A model it does not write out: ``greedy_general``."""
+    if not compiled.fast:
+        return greedy_general(compiled, tokens, n_new, new_layers, pick, ops)
     return _compiled(compiled, "decode", "greedy", decoder_source, ops)(tokens, n_new,
                                                                        new_layers, pick)
+
+
+# ---- every other model: the readable pass's functions, the first block per (token, position) --
+
+_D0 = decimal.Decimal(0)
+
+
+class _Rows:
+    """The first block's memory across the additions of a run, for a model ``codegen`` does not
+    write out (plan rule 9). The first block reads embed[token] + pos[p], so the stream there,
+    its ln1, q, k and v as scored (after any q/k norm and rotary turn) are a function of (token,
+    p): computed once per pair (``row``). With them a score s_ij is a function of the two pairs,
+    and so, in an enclosure system, e^s_ij and e^s_ij v_j (``terms``), for at most ``LIMIT``
+    pairs of pairs."""
+
+    LIMIT = 200_000
+
+    def __init__(self):
+        self.rows, self.scores, self.lock, self._tiny = {}, {}, threading.Lock(), {}
+
+    def tiny(self, ns):
+        """([0, 10^-(digits + 10)], -T) of an interval system (``_enclosed_z``)."""
+        hit = self._tiny.get(ns.digits)
+        if hit is None:
+            D = decimal.Decimal
+            hit = self._tiny[ns.digits] = (ns.value(D(0), D(1).scaleb(-(ns.digits + 10))),
+                                           D(-231 * (ns.digits + 11)).scaleb(-2))
+        return hit
+
+    def score(self, ns, head):
+        """``forward.score``'s real number in an interval system, its terms where they are
+        not 0: (q . k) times or over the scale, plus the fixed bias, minus slope (i - j)."""
+        slope = None if head.slope.lo == head.slope.hi == 0 else head.slope
+        scale, divide, bias, default = head.scale, head.divide, head.bias, head.bias_default
+
+        def score(q, k, head, i, j):
+            s = q[0] * k[0]
+            for a, b in zip(q[1:], k[1:]):
+                s = s + a * b
+            if scale is not None:
+                s = s / scale if divide else s * scale
+            if bias is not None:
+                s = s + bias.get((i, j), default)
+            return s if slope is None else s - slope * ns.point(i - j)
+        return score
+
+    def row(self, compiled, ops, token, p):
+        """(resid_pre, q, k, v, id) of token at position p in the first block."""
+        hit = self.rows.get((token, p))
+        if hit is None:
+            ns, block = compiled.ns, compiled.blocks[0]
+            x = list(compiled.embed[token])
+            if compiled.pos:
+                x = [e + q if q is not None else e
+                     for e, q in zip(x, ops.position(compiled, p, ns))]
+            normed = ops.rms_norm(x, block.ln1, ns) if block.ln1 is not None else x
+            q, k, v = (ops.linear(normed, m, ns.zero) for m in (block.q, block.k, block.v))
+            if block.rope or block.q_norm is not None or block.k_norm is not None:
+                heads = block.heads
+                q = ops.heads_of([q], block.q_norm, block.rope, heads,
+                                 lambda head: head.q_lanes, p, ns)[0]
+                k = ops.heads_of([k], block.k_norm, block.rope, ops.groups(heads),
+                                 lambda head: head.kv_lanes, p, ns)[0]
+            with self.lock:
+                hit = self.rows.setdefault((token, p), (x, q, k, v, len(self.rows)))
+        return hit
+
+
+def decodes(compiled):
+    """Whether ``greedy`` decodes the model (else greedy decoding runs ``forward`` per step)."""
+    return compiled.fast or decodes_in_general(compiled)
+
+
+def decodes_in_general(compiled):
+    """Whether ``greedy_general`` decodes the model: no live head of its first block carried
+    (those keep running sums: the textbook pass or the generated code)."""
+    block = compiled.blocks[0]
+    return not any(block.heads[h].carried for h in block.live)
+
+
+def _enclosures(ns):
+    """Whether ``ns`` is an interval system that decides its own tokens: its values hold the
+    real-number model's, so a pattern may be formed in any order."""
+    return ns.exact and ns.decider() is ns and ns.name == "interval"
+
+
+def greedy_general(compiled, tokens, n_new, new_layers, pick, ops):
+    """Greedy decoding of a model ``codegen`` does not write out (``forward.greedy``): the
+    readable pass's own functions (``ops``) on the same operands in the same order, but the
+    first block's stream, norm, q, k and v looked up per (token, position) and its scores per
+    pair of those (plan rule 9, ``_Rows``), and only what the plan's liveness asks for: at a
+    position without logits, the last block's keys and values alone.
+
+    In an enclosure system (``_enclosures``) a first-block head's z is formed as
+    (sum_j e^s_j v_j) / (sum_j e^s_j), plus 1 for softmax1, with e^s_j and e^s_j v_j looked up
+    per pair: the real-number pattern does not depend on the maximum a program subtracts, nor
+    on the grouping, and each e^s is enclosed to within 10^(2 - digits) of itself (relative),
+    which holds the fraction system's e^(s - m) times e^m, so the values still hold both the
+    real model's and the fraction system's, and a decided token is theirs."""
+    ns = compiled.ns
+    memo = compiled.__dict__.get("_rows")
+    if memo is None:
+        memo = _Rows()
+        object.__setattr__(compiled, "_rows", memo)
+    hook, blocks = ops.hooks(None, None, None), compiled.blocks
+    layers = new_layers()
+    first, keys, values, ids = blocks[0], [], [], []
+    enclosed = _enclosures(ns)
+    readout = compiled.readout_tokens
+    for pos in range(len(tokens) - 1 + n_new):
+        token = tokens[pos]
+        x, q, k, v, ident = memo.row(compiled, ops, token, pos)
+        keys.append(k)
+        values.append(v)
+        ids.append(ident)
+        wanted = pos >= len(tokens) - 1
+        if not wanted and len(blocks) == 1:
+            continue
+        z = [ns.zero] * len(first.q.columns)
+        for h in first.live:
+            head = first.heads[h]
+            (_enclosed_z if enclosed else _textbook_z)(memo, ops, ns, first, h, head, q, keys,
+                                                       values, ids, pos, z)
+        x = [ops.residual([x], [ops.linear(z, first.o_live, ns.zero)], set(first.attn_writes))[0]]
+        x = _ffn(ops, ns, first, x, hook, "blocks.0")
+        for i, (block, memory) in enumerate(zip(blocks[1:], layers[1:]), 1):
+            last = i == len(blocks) - 1
+            attn_out = ops.attention(ns, block, ops.normed(x, block.ln1, hook, "", ns), pos,
+                                     memory, hook, f"blocks.{i}.attn",
+                                     [] if last and not wanted else None)
+            if last and not wanted:
+                break
+            x = ops.residual(x, attn_out, set(block.attn_writes))
+            x = _ffn(ops, ns, block, x, hook, f"blocks.{i}")
+        if not wanted:
+            continue
+        logits = ops.logits(compiled, ops.normed(x, compiled.ln_final, hook, "", ns), ns)[0]
+        tokens.append(readout[pick(logits)])
+    return tokens
+
+
+def _ffn(ops, ns, block, x, hook, name):
+    """resid_post of the rows x (resid_mid): x + mlp(ln2(x)) in the slots the FFN writes."""
+    out = ops.mlp(ns, block, ops.normed(x, block.ln2, hook, "", ns), hook, f"{name}.mlp")
+    return ops.residual(x, out, set(block.mlp_writes))
+
+
+def _scores(memo, ops, h, head, q, keys, ids, i, score):
+    """[(s_ij, j)] of head h's unmasked keys j <= i, each looked up per pair of (token,
+    position) rows (``_Rows``) or computed by ``score`` (``ops.score``'s formula)."""
+    ql = [q[c] for c in head.q_lanes]
+    scores, me, seen = memo.scores, ids[i], []
+    for j in range(i + 1):
+        key = (h, me, ids[j])
+        s = scores.get(key, scores)
+        if s is scores:
+            s = (None if ops.masked(head, i, j) else
+                 score(ql, [keys[j][c] for c in head.kv_lanes], head, i, j))
+            if len(scores) < memo.LIMIT:
+                scores[key] = s
+        if s is not None:
+            seen.append((s, j))
+    return seen
+
+
+def _textbook_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z):
+    """Head ``head``'s lanes of z at position i, as ``forward.attention`` forms them: the
+    scores of the unmasked keys, normalised (softmax1, softmax, or after the weighted sum),
+    then the weighted sum of the values, lane by lane."""
+    seen = _scores(memo, ops, h, head, q, keys, ids, i, ops.score)
+    scores = [s for s, _ in seen]
+    inv = None
+    if block.normalise == "after":
+        weights, inv = ops.softmax_parts(scores, ns)
+    else:
+        weights = (ops.softmax1 if block.softmax == "softmax1" else ops.softmax)(scores, ns)
+    for c, lane in zip(head.q_lanes, head.kv_lanes):
+        z[c] = ops.attend(weights, [values[j][lane] for _, j in seen], ns.zero)
+        if inv is not None:
+            z[c] = z[c] * inv
+
+
+def _enclosed_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z):
+    """Head ``head``'s lanes of z at position i in an interval system (``greedy_general``):
+    (sum_j e^(s_ij - m) v_j) / (sum_j e^(s_ij - m)), plus e^-m in softmax1's sum (there m = 0),
+    the scores looked up per pair of (token, position) rows. A term whose exponent lies below
+    -T, T = 2.31 (digits + 11) > ln 10^(digits + 11), is not expanded: e^x <= e^-T and its
+    rounding are in [0, 10^-(digits + 10)] (``_Rows.tiny``), below what the intervals resolve
+    next to the largest term (1) or softmax1's 1; such terms add [0, n 10^-(digits + 10)] to
+    the sum and that times the hull of their values and 0 to each lane's."""
+    seen = _scores(memo, ops, h, head, q, keys, ids, i, memo.score(ns, head))
+    if not seen:
+        return
+    m = None if block.softmax == "softmax1" else ns.largest([s for s, _ in seen])
+    tiny, cut = memo.tiny(ns)
+    up = ns.value.UP
+    total, sums = ns.one if m is None else None, [None] * len(head.kv_lanes)
+    small, low, high = 0, [_D0] * len(sums), [_D0] * len(sums)
+    for s, j in seen:
+        v = values[j]
+        if (s.hi if m is None else up.subtract(s.hi, m.lo)) < cut:
+            small += 1
+            for a, lane in enumerate(head.kv_lanes):
+                low[a], high[a] = min(low[a], v[lane].lo), max(high[a], v[lane].hi)
+            continue
+        e = ns.exp(s if m is None else s - m)
+        total = e if total is None else total + e
+        sums = [e * v[lane] if t is None else t + e * v[lane]
+                for t, lane in zip(sums, head.kv_lanes)]
+    if small:
+        few = tiny * small
+        total = few if total is None else total + few
+        sums = [few * ns.value(lo, hi) if t is None else t + few * ns.value(lo, hi)
+                for t, lo, hi in zip(sums, low, high)]
+    for c, t in zip(head.q_lanes, sums):
+        z[c] = t / total
