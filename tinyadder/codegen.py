@@ -40,6 +40,8 @@ import re
 import textwrap
 import threading
 
+from .numbers.rounding import Float32, _exp as exp_double
+
 SAFE = re.compile(r"[^0-9A-Za-z_]")
 
 
@@ -1135,7 +1137,8 @@ def greedy_general(compiled, tokens, n_new, new_layers, pick, ops):
     hook, blocks = ops.hooks(None, None, None), compiled.blocks
     layers = new_layers()
     first, keys, values, ids = blocks[0], [], [], []
-    enclosed = _enclosures(ns)
+    attend = (_enclosed_z if _enclosures(ns) else _single_z if ns.name == "float32"
+              else _textbook_z)
     readout = compiled.readout_tokens
     for pos in range(len(tokens) - 1 + n_new):
         token = tokens[pos]
@@ -1149,8 +1152,7 @@ def greedy_general(compiled, tokens, n_new, new_layers, pick, ops):
         z = [ns.zero] * len(first.q.columns)
         for h in first.live:
             head = first.heads[h]
-            (_enclosed_z if enclosed else _textbook_z)(memo, ops, ns, first, h, head, q, keys,
-                                                       values, ids, pos, z)
+            attend(memo, ops, ns, first, h, head, q, keys, values, ids, pos, z)
         x = [ops.residual([x], [ops.linear(z, first.o_live, ns.zero)], set(first.attn_writes))[0]]
         x = _ffn(ops, ns, first, x, hook, "blocks.0")
         for i, (block, memory) in enumerate(zip(blocks[1:], layers[1:]), 1):
@@ -1208,6 +1210,70 @@ def _textbook_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z):
         z[c] = ops.attend(weights, [values[j][lane] for _, j in seen], ns.zero)
         if inv is not None:
             z[c] = z[c] * inv
+
+
+_sub, _mul = float.__sub__, float.__mul__
+
+
+def _single_score(R):
+    """``forward.score`` in float32 on plain floats, rounded through ``R`` as ``_single_z``:
+    the lane products summed left to right, the scale, the fixed bias, minus slope (i - j)."""
+    def score(q, k, head, i, j):
+        acc = None
+        for a, b in zip(q, k):
+            R[0] = _mul(a, b)
+            if acc is not None:
+                R[0] = acc + R[0]
+            acc = R[0]
+        if head.scale is not None:
+            R[0] = acc / head.scale if head.divide else _mul(acc, head.scale)
+        if head.bias is not None:
+            R[0] = R[0] + head.bias.get((i, j), head.bias_default)
+        s = R[0]
+        R[0] = _mul(head.slope, float(i - j))
+        R[0] = s - R[0]
+        return R[0]
+    return score
+
+
+def _single_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z):
+    """``_textbook_z`` in float32 on plain floats: each +, -, *, / and exp done in double and
+    rounded once to single by a store into an ``array('f')``, as ``Float32`` rounds it, in the
+    order ``forward.softmax1``, ``softmax`` and ``attend`` take (z's lanes are Float32)."""
+    if block.normalise == "after":
+        return _textbook_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z)
+    R = array.array("f", [0.0])
+    seen = _scores(memo, ops, h, head, q, keys, ids, i, _single_score(R))
+    e = []
+    if block.softmax == "softmax1":
+        for s, _ in seen:
+            R[0] = exp_double(s)
+            e.append(R[0])
+    else:
+        m = ns.largest([s for s, _ in seen])
+        for s, _ in seen:
+            R[0] = _sub(s, m)  # float's own operators: no Float32 made per operation
+            R[0] = exp_double(R[0])
+            e.append(R[0])
+    total = e[0] if e else 0.0
+    for x in e[1:]:
+        R[0] = total + x
+        total = R[0]
+    if block.softmax == "softmax1":
+        R[0] = 1.0 + total
+        total = R[0]
+    weights = []
+    for x in e:
+        R[0] = x / total
+        weights.append(R[0])
+    for c, lane in zip(head.q_lanes, head.kv_lanes):
+        acc = None
+        for w, (_, j) in zip(weights, seen):
+            R[0] = _mul(w, values[j][lane])
+            if acc is not None:
+                R[0] = acc + R[0]
+            acc = R[0]
+        z[c] = ns.zero if acc is None else Float32(acc)
 
 
 def _enclosed_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z):
