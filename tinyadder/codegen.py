@@ -1034,21 +1034,19 @@ def greedy(compiled, tokens, n_new, new_layers, pick, ops):
 
 # ---- every other model: the readable pass's functions, the first block per (token, position) --
 
-_D0 = decimal.Decimal(0)
-
-
 class _Rows:
     """The first block's memory across the additions of a run, for a model ``codegen`` does not
     write out (plan rule 9). The first block reads embed[token] + pos[p], so the stream there,
     its ln1, q, k and v as scored (after any q/k norm and rotary turn) are a function of (token,
-    p): computed once per pair (``row``). With them a score s_ij is a function of the two pairs,
-    and so, in an enclosure system, e^s_ij and e^s_ij v_j (``terms``), for at most ``LIMIT``
-    pairs of pairs."""
+    p): computed once per pair (``row``). With them a score s_ij is a function of the two pairs
+    (``scores``), and so, in an interval system, e^s_ij and e^s_ij v_j (``terms``), each for
+    at most ``LIMIT`` pairs of pairs."""
 
     LIMIT = 200_000
 
     def __init__(self):
-        self.rows, self.scores, self.lock, self._tiny = {}, {}, threading.Lock(), {}
+        self.rows, self.scores, self.terms = {}, {}, {}
+        self.lock, self._tiny = threading.Lock(), {}
 
     def tiny(self, ns):
         """([0, 10^-(digits + 10)], -T) of an interval system (``_enclosed_z``)."""
@@ -1137,8 +1135,9 @@ def greedy_general(compiled, tokens, n_new, new_layers, pick, ops):
     hook, blocks = ops.hooks(None, None, None), compiled.blocks
     layers = new_layers()
     first, keys, values, ids = blocks[0], [], [], []
-    attend = (_enclosed_z if _enclosures(ns) else _single_z if ns.name == "float32"
-              else _textbook_z)
+    enclosed = _enclosures(ns)
+    attend = _enclosed_z if enclosed else _single_z if ns.name == "float32" else _textbook_z
+    bounds = None  # in intervals: [-V, V] per value lane, V the largest |v| so far
     readout = compiled.readout_tokens
     for pos in range(len(tokens) - 1 + n_new):
         token = tokens[pos]
@@ -1146,13 +1145,15 @@ def greedy_general(compiled, tokens, n_new, new_layers, pick, ops):
         keys.append(k)
         values.append(v)
         ids.append(ident)
+        if enclosed:
+            bounds = _widest(ns, bounds, v)
         wanted = pos >= len(tokens) - 1
         if not wanted and len(blocks) == 1:
             continue
         z = [ns.zero] * len(first.q.columns)
         for h in first.live:
             head = first.heads[h]
-            attend(memo, ops, ns, first, h, head, q, keys, values, ids, pos, z)
+            attend(memo, ops, ns, first, h, head, q, keys, values, ids, pos, z, bounds)
         x = [ops.residual([x], [ops.linear(z, first.o_live, ns.zero)], set(first.attn_writes))[0]]
         x = _ffn(ops, ns, first, x, hook, "blocks.0")
         for i, (block, memory) in enumerate(zip(blocks[1:], layers[1:]), 1):
@@ -1169,6 +1170,15 @@ def greedy_general(compiled, tokens, n_new, new_layers, pick, ops):
         logits = ops.logits(compiled, ops.normed(x, compiled.ln_final, hook, "", ns), ns)[0]
         tokens.append(readout[pick(logits)])
     return tokens
+
+
+def _widest(ns, bounds, v):
+    """[-V, V] per lane, V the largest |lo|, |hi| of the lane's values so far (``bounds``)
+    and of v's."""
+    reach = [max(x.lo.copy_negate(), x.hi) for x in v]  # exact, as no context rounds it
+    if bounds is not None:
+        reach = [max(r, b.hi) for r, b in zip(reach, bounds)]
+    return [ns.value(r.copy_negate(), r) for r in reach]
 
 
 def _ffn(ops, ns, block, x, hook, name):
@@ -1195,7 +1205,7 @@ def _scores(memo, ops, h, head, q, keys, ids, i, score):
     return seen
 
 
-def _textbook_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z):
+def _textbook_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bounds=None):
     """Head ``head``'s lanes of z at position i, as ``forward.attention`` forms them: the
     scores of the unmasked keys, normalised (softmax1, softmax, or after the weighted sum),
     then the weighted sum of the values, lane by lane."""
@@ -1236,7 +1246,7 @@ def _single_score(R):
     return score
 
 
-def _single_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z):
+def _single_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bounds=None):
     """``_textbook_z`` in float32 on plain floats: each +, -, *, / and exp done in double and
     rounded once to single by a store into an ``array('f')``, as ``Float32`` rounds it, in the
     order ``forward.softmax1``, ``softmax`` and ``attend`` take (z's lanes are Float32)."""
@@ -1276,37 +1286,52 @@ def _single_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z):
         z[c] = ns.zero if acc is None else Float32(acc)
 
 
-def _enclosed_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z):
+def _enclosed_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bounds):
     """Head ``head``'s lanes of z at position i in an interval system (``greedy_general``):
-    (sum_j e^(s_ij - m) v_j) / (sum_j e^(s_ij - m)), plus e^-m in softmax1's sum (there m = 0),
-    the scores looked up per pair of (token, position) rows. A term whose exponent lies below
-    -T, T = 2.31 (digits + 11) > ln 10^(digits + 11), is not expanded: e^x <= e^-T and its
-    rounding are in [0, 10^-(digits + 10)] (``_Rows.tiny``), below what the intervals resolve
-    next to the largest term (1) or softmax1's 1; such terms add [0, n 10^-(digits + 10)] to
-    the sum and that times the hull of their values and 0 to each lane's."""
+    (sum_j e^s_ij v_j) / (sum_j e^s_ij), plus 1 in softmax1's sum: the real-number pattern,
+    which no maximum subtracted changes; the scores, e^s and e^s v per pair of (token,
+    position) rows (``_Rows.terms``). A term whose score lies T = 2.31 (digits + 11) >
+    ln 10^(digits + 11) or more below the largest, m (0 in softmax1, for its 1), is not
+    expanded: e^s <= e^m e^-T, and the fraction system's rounding of e^(s - m), which the
+    interval of e^s must hold times e^m, are in [0, 10^-(digits + 10)] e^m (``_Rows.tiny``),
+    below what the intervals resolve next to e^m; n such terms add that times n to the sum and
+    times n [-V, V] to each lane's, V the largest |v| of the lane so far (``bounds``)."""
     seen = _scores(memo, ops, h, head, q, keys, ids, i, memo.score(ns, head))
     if not seen:
         return
-    m = None if block.softmax == "softmax1" else ns.largest([s for s, _ in seen])
+    up, me = ns.value.UP, ids[i]
+    terms = memo.terms
+    if block.softmax == "softmax1":
+        top, e_top = None, ns.one
+    else:
+        top, j_top = max(seen, key=lambda sj: up.add(sj[0].lo, sj[0].hi))
+        e_top = _term(memo, ns, h, me, ids[j_top], top, values[j_top], head)[0]
     tiny, cut = memo.tiny(ns)
-    up = ns.value.UP
-    total, sums = ns.one if m is None else None, [None] * len(head.kv_lanes)
-    small, low, high = 0, [_D0] * len(sums), [_D0] * len(sums)
+    total, sums = ns.one if top is None else None, [None] * len(head.kv_lanes)
+    small = 0
     for s, j in seen:
-        v = values[j]
-        if (s.hi if m is None else up.subtract(s.hi, m.lo)) < cut:
+        if (s.hi if top is None else up.subtract(s.hi, top.lo)) < cut:
             small += 1
-            for a, lane in enumerate(head.kv_lanes):
-                low[a], high[a] = min(low[a], v[lane].lo), max(high[a], v[lane].hi)
             continue
-        e = ns.exp(s if m is None else s - m)
-        total = e if total is None else total + e
-        sums = [e * v[lane] if t is None else t + e * v[lane]
-                for t, lane in zip(sums, head.kv_lanes)]
+        hit = terms.get((h, me, ids[j])) or _term(memo, ns, h, me, ids[j], s, values[j], head)
+        total = hit[0] if total is None else total + hit[0]
+        sums = [ev if t is None else t + ev for t, ev in zip(sums, hit[1:])]
     if small:
-        few = tiny * small
+        few = tiny * small * e_top
         total = few if total is None else total + few
-        sums = [few * ns.value(lo, hi) if t is None else t + few * ns.value(lo, hi)
-                for t, lo, hi in zip(sums, low, high)]
+        sums = [few * bounds[lane] if t is None else t + few * bounds[lane]
+                for t, lane in zip(sums, head.kv_lanes)]
     for c, t in zip(head.q_lanes, sums):
         z[c] = t / total
+
+
+def _term(memo, ns, h, me, other, s, v, head):
+    """(e^s, e^s v per value lane) of a pair of rows, recorded in ``memo.terms``."""
+    key = (h, me, other)
+    hit = memo.terms.get(key)
+    if hit is None:
+        e = ns.exp(s)
+        hit = (e, *[e * v[lane] for lane in head.kv_lanes])
+        if len(memo.terms) < memo.LIMIT:
+            memo.terms[key] = hit
+    return hit
