@@ -1034,6 +1034,9 @@ def greedy(compiled, tokens, n_new, new_layers, pick, ops):
 
 # ---- every other model: the readable pass's functions, the first block per (token, position) --
 
+_D0 = decimal.Decimal(0)
+
+
 class _Rows:
     """The first block's memory across the additions of a run, for a model ``codegen`` does not
     write out (plan rule 9). The first block reads embed[token] + pos[p], so the stream there,
@@ -1307,15 +1310,23 @@ def _enclosed_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bound
         top, j_top = max(seen, key=lambda sj: up.add(sj[0].lo, sj[0].hi))
         e_top = _term(memo, ns, h, me, ids[j_top], top, values[j_top], head)[0]
     tiny, cut = memo.tiny(ns)
-    total, sums = ns.one if top is None else None, [None] * len(head.kv_lanes)
-    small = 0
+    down = ns.value.DOWN
+    # the sum (first) and each lane's, as the ends of their intervals: an interval sum is
+    # the sums of its ends, rounded outward
+    los, his = [_D0] * (1 + len(head.kv_lanes)), [_D0] * (1 + len(head.kv_lanes))
+    any_term, small = False, 0
     for s, j in seen:
         if (s.hi if top is None else up.subtract(s.hi, top.lo)) < cut:
             small += 1
             continue
         hit = terms.get((h, me, ids[j])) or _term(memo, ns, h, me, ids[j], s, values[j], head)
-        total = hit[0] if total is None else total + hit[0]
-        sums = [ev if t is None else t + ev for t, ev in zip(sums, hit[1:])]
+        any_term = True
+        for a, x in enumerate(hit):
+            los[a], his[a] = down.add(los[a], x.lo), up.add(his[a], x.hi)
+    total = ns.value(los[0], his[0]) if any_term else None
+    sums = [ns.value(lo, hi) if any_term else None for lo, hi in zip(los[1:], his[1:])]
+    if top is None:
+        total = ns.one if total is None else ns.one + total
     if small:
         few = tiny * small * e_top
         total = few if total is None else total + few
