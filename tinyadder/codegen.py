@@ -29,6 +29,13 @@ takes floor(p lo / q) and ceil(p hi / q), and a product of two intervals or an i
 rounds once, lo down and hi up (``>> F``); a quotient is ``divide``, an open ReGLU gate raises
 ``numbers.Undecided`` (``open_gate``), and a step's logits come back boxed (``box``); the
 decoder picks its tokens on the ints (``_Ints.first_largest``).
+
+A model with other operations (RoPE, RMSNorm, softmax, SwiGLU, GELU, grouped heads, linear and
+tied readouts, fixed biases, positions) is decoded by ``greedy_general`` (plan rule 9): not
+text, but ``forward``'s own functions on the same operands in the same order, with the first
+block looked up per (token, position) and its scores per pair; in float32 its attention runs
+on plain floats rounded through an ``array('f')`` (``_single_z``), in intervals as the real
+number (``_enclosed_z``). tests/test_general_decoder.py checks it against the readable pass.
 """
 
 import array

@@ -140,10 +140,20 @@ def rates(model, spec, cases, repeats, models, reference_cases):
     return out._replace(wrong=wrong)
 
 
-def originals():
-    """({model name: its original's additions per second}, where they come from): the rates
-    ``tests/benchmarks/originals.py`` recorded (it runs each original in a scratch environment
-    with torch, on a clone of AdderBoard), or ({}, why not)."""
+def originals(clone=None):
+    """({model name: its original's additions per second}, where they come from). With
+    ``clone`` (a checkout of Kiguli/AdderBoard) and torch importable, each original's own
+    ``add(model, a, b)`` runs now, side by side with the bench (``tests/benchmarks/
+    originals.py``, about a CPU second each); else the rates that script recorded last
+    (``originals.json``), or ({}, why not)."""
+    if clone is not None and importlib.util.find_spec("torch") is not None:
+        spec = importlib.util.spec_from_file_location("tinyadder_bench_originals",
+                                                      BENCHMARKS / "originals.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        measured = module.measure(clone, budget=1.0)
+        return ({name: e["additions_per_second"] for name, e in measured.items()
+                 if "additions_per_second" in e}, "run now (1 torch thread, CPU time)")
     if not ORIGINALS.is_file():
         return {}, f"{ORIGINALS.name} is not here (it lives in a clone of the repository)"
     recorded = json.loads(ORIGINALS.read_text())

@@ -64,6 +64,10 @@ def build_parser():
                         help="the speed issue's sizes: tokens on all 10,010 AdderBoard "
                              "cases and 20 carries cases per cell, census N = 8..12, prove "
                              "N = 10, 20, 30, 50 (several minutes)")
+    parser.add_argument("--adderboard", default=None, metavar="DIR",
+                        help="a clone of Kiguli/AdderBoard: with torch importable, the "
+                             "models part runs each original's own add loop now (default: "
+                             "the rates tests/benchmarks/originals.py recorded)")
     add_jobs_option(parser, "each board model's answer positions (--only board)")
     return parser
 
@@ -136,7 +140,7 @@ def _rates(args, model, out, err):
 def _models(args, out):
     """Per shipped model its exact and float rates against its original's own program, and
     the board table's CPU as those rates put it."""
-    theirs, why = originals()
+    theirs, why = originals(args.adderboard)
     k = {spec: max(1, round(n * args.scale)) for spec, n in MODEL_CASES.items()}
     print(f"every shipped model through the API, add/s (CPU), first AdderBoard cases "
           f"(exact {k['fraction']}, float {k['float']});\n  x orig: over its original's own "
