@@ -141,11 +141,12 @@ def rates(model, spec, cases, repeats, models, reference_cases):
 
 
 def originals(clone=None):
-    """({model name: its original's additions per second}, where they come from). With
+    """({model name: its original's additions per second}, where they come from; or {} and
+    why not). With
     ``clone`` (a checkout of Kiguli/AdderBoard) and torch importable, each original's own
     ``add(model, a, b)`` runs now, side by side with the bench (``tests/benchmarks/
     originals.py``, about a CPU second each); else the rates that script recorded last
-    (``originals.json``), or ({}, why not)."""
+    (``originals.json``)."""
     if clone is not None and importlib.util.find_spec("torch") is not None:
         spec = importlib.util.spec_from_file_location("tinyadder_bench_originals",
                                                       BENCHMARKS / "originals.py")
@@ -159,8 +160,8 @@ def originals(clone=None):
     recorded = json.loads(ORIGINALS.read_text())
     rates = {name: entry["additions_per_second"] for name, entry in recorded["models"].items()
              if "additions_per_second" in entry}
-    return rates, (f"recorded {recorded['measured']} by tests/benchmarks/originals.py "
-                   f"(torch {recorded['torch']}, 1 thread, CPU time), not run now")
+    return rates, (f"recorded {recorded['measured']} by tests/benchmarks/originals.py\n"
+                   f"  (torch {recorded['torch']}, 1 thread, CPU time), not run now")
 
 
 class ModelRates(NamedTuple):
