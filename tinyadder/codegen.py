@@ -1301,8 +1301,9 @@ def _enclosed_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bound
     (sum_j e^s_ij v_j) / (sum_j e^s_ij), plus 1 in softmax1's sum: the real-number pattern,
     which no maximum subtracted changes; the scores, e^s and e^s v per pair of (token,
     position) rows (``_Rows.terms``). A term whose score lies T = 2.31 (digits + 11) >
-    ln 10^(digits + 11) or more below the largest, m (0 in softmax1, for its 1), is not
-    expanded: e^s <= e^m e^-T, and the fraction system's rounding of e^(s - m), which the
+    ln 10^(digits + 11) or more below m at every point, m the score whose interval reaches
+    highest (0 in softmax1, for its 1; any score would be sound, a high one keeps it tight), is
+    not expanded: e^s <= e^m e^-T, and the fraction system's rounding of e^(s - m), which the
     interval of e^s must hold times e^m, are in [0, 10^-(digits + 10)] e^m (``_Rows.tiny``),
     below what the intervals resolve next to e^m; n such terms add that times n to the sum and
     times n [-V, V] to each lane's, V the largest |v| of the lane so far (``bounds``)."""
@@ -1311,19 +1312,21 @@ def _enclosed_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bound
         return
     up, me = ns.value.UP, ids[i]
     terms = memo.terms
-    if block.softmax == "softmax1":
-        top, e_top = None, ns.one
-    else:
-        top, j_top = max(seen, key=lambda sj: up.add(sj[0].lo, sj[0].hi))
-        e_top = _term(memo, ns, h, me, ids[j_top], top, values[j_top], head)[0]
     tiny, cut = memo.tiny(ns)
     down = ns.value.DOWN
+    highs = [s.hi for s, _ in seen]
+    if block.softmax == "softmax1":
+        top, e_top, below = None, ns.one, cut
+    else:  # any score serves as m (only the bound's width depends on it): the highest end's
+        top, j_top = seen[highs.index(max(highs))]
+        e_top = _term(memo, ns, h, me, ids[j_top], top, values[j_top], head)[0]
+        below = down.add(top.lo, cut)  # s.hi < below: s < m - T at every point
     # the sum (first) and each lane's, as the ends of their intervals: an interval sum is
     # the sums of its ends, rounded outward
     los, his = [_D0] * (1 + len(head.kv_lanes)), [_D0] * (1 + len(head.kv_lanes))
     any_term, small = False, 0
-    for s, j in seen:
-        if (s.hi if top is None else up.subtract(s.hi, top.lo)) < cut:
+    for (s, j), high in zip(seen, highs):
+        if high < below:
             small += 1
             continue
         hit = terms.get((h, me, ids[j])) or _term(memo, ns, h, me, ids[j], s, values[j], head)
