@@ -1052,7 +1052,7 @@ class _Rows:
     (``scores``), and so, in an interval system, e^s_ij and e^s_ij v_j (``terms``), each for
     at most ``LIMIT`` pairs of pairs."""
 
-    LIMIT = 200_000
+    LIMIT = 100_000
 
     def __init__(self):
         self.rows, self.scores, self.terms = {}, {}, {}
