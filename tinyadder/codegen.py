@@ -1034,7 +1034,7 @@ def greedy(compiled, tokens, n_new, new_layers, pick, ops):
     generated function (``decoder_source``); ``new_layers()`` makes an empty KV cache, where
     the model needs one. A model it does not write out: ``greedy_general``."""
     if not compiled.fast:
-        return greedy_general(compiled, tokens, n_new, new_layers, pick, ops)
+        return greedy_general(compiled, tokens, n_new, pick, ops)
     return _compiled(compiled, "decode", "greedy", decoder_source, ops)(tokens, n_new,
                                                                        new_layers, pick)
 
@@ -1112,10 +1112,11 @@ def decodes(compiled):
 
 
 def decodes_in_general(compiled):
-    """Whether ``greedy_general`` decodes the model: no live head of its first block carried
-    (those keep running sums: the textbook pass or the generated code)."""
+    """Whether ``greedy_general`` decodes the model: one block (every shipped model that
+    ``codegen`` does not write out has one), none of its live heads carried (those keep
+    running sums: the textbook pass or the generated code)."""
     block = compiled.blocks[0]
-    return not any(block.heads[h].carried for h in block.live)
+    return len(compiled.blocks) == 1 and not any(block.heads[h].carried for h in block.live)
 
 
 def _enclosures(ns):
@@ -1124,12 +1125,12 @@ def _enclosures(ns):
     return ns.exact and ns.decider() is ns and ns.name == "interval"
 
 
-def greedy_general(compiled, tokens, n_new, new_layers, pick, ops):
+def greedy_general(compiled, tokens, n_new, pick, ops):
     """Greedy decoding of a model ``codegen`` does not write out (``forward.greedy``): the
     readable pass's own functions (``ops``) on the same operands in the same order, but the
     first block's stream, norm, q, k and v looked up per (token, position) and its scores per
-    pair of those (plan rule 9, ``_Rows``), and only what the plan's liveness asks for: at a
-    position without logits, the last block's keys and values alone.
+    pair of those (plan rule 9, ``_Rows``); a one-block model's position without logits
+    computes nothing more (later positions read its key and value alone).
 
     In an enclosure system (``_enclosures``) a first-block head's z is formed as
     (sum_j e^s_j v_j) / (sum_j e^s_j), plus 1 for softmax1, with e^s_j and e^s_j v_j looked up
@@ -1142,9 +1143,8 @@ def greedy_general(compiled, tokens, n_new, new_layers, pick, ops):
     if memo is None:
         memo = _Rows()
         object.__setattr__(compiled, "_rows", memo)
-    hook, blocks = ops.hooks(None, None, None), compiled.blocks
-    layers = new_layers()
-    first, keys, values, ids = blocks[0], [], [], []
+    hook, first = ops.hooks(None, None, None), compiled.blocks[0]
+    keys, values, ids = [], [], []
     enclosed = _enclosures(ns)
     attend = _enclosed_z if enclosed else _single_z if ns.name == "float32" else _textbook_z
     bounds = None  # in intervals: [-V, V] per value lane, V the largest |v| so far
@@ -1157,8 +1157,7 @@ def greedy_general(compiled, tokens, n_new, new_layers, pick, ops):
         ids.append(ident)
         if enclosed:
             bounds = _widest(ns, bounds, v)
-        wanted = pos >= len(tokens) - 1
-        if not wanted and len(blocks) == 1:
+        if pos < len(tokens) - 1:  # later positions read this one's key and value alone
             continue
         z = [ns.zero] * len(first.q.columns)
         for h in first.live:
@@ -1166,17 +1165,6 @@ def greedy_general(compiled, tokens, n_new, new_layers, pick, ops):
             attend(memo, ops, ns, first, h, head, q, keys, values, ids, pos, z, bounds)
         x = [ops.residual([x], [ops.linear(z, first.o_live, ns.zero)], set(first.attn_writes))[0]]
         x = _ffn(ops, ns, first, x, hook, "blocks.0")
-        for i, (block, memory) in enumerate(zip(blocks[1:], layers[1:]), 1):
-            last = i == len(blocks) - 1
-            attn_out = ops.attention(ns, block, ops.normed(x, block.ln1, hook, "", ns), pos,
-                                     memory, hook, f"blocks.{i}.attn",
-                                     [] if last and not wanted else None)
-            if last and not wanted:
-                break
-            x = ops.residual(x, attn_out, set(block.attn_writes))
-            x = _ffn(ops, ns, block, x, hook, f"blocks.{i}")
-        if not wanted:
-            continue
         logits = ops.logits(compiled, ops.normed(x, compiled.ln_final, hook, "", ns), ns)[0]
         tokens.append(readout[pick(logits)])
     return tokens

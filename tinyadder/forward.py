@@ -521,8 +521,8 @@ _EMPTY = KVCache()
 _OPS = SimpleNamespace(linear=linear, score=score, softmax1=softmax1, attend=attend,
                        softmax=softmax, softmax_parts=softmax_parts, masked=masked,
                        rms_norm=rms_norm, heads_of=_heads_of, groups=_groups,
-                       position=_position, residual=residual, mlp=mlp, attention=attention,
-                       normed=_normed, logits=logits, hooks=_Hooks)
+                       position=_position, residual=residual, mlp=mlp, normed=_normed,
+                       logits=logits, hooks=_Hooks)
 
 
 # ---- trace points that follow from others ---------------------------------------------------
