@@ -29,15 +29,25 @@ takes floor(p lo / q) and ceil(p hi / q), and a product of two intervals or an i
 rounds once, lo down and hi up (``>> F``); a quotient is ``divide``, an open ReGLU gate raises
 ``numbers.Undecided`` (``open_gate``), and a step's logits come back boxed (``box``); the
 decoder picks its tokens on the ints (``_Ints.first_largest``).
+
+A model with other operations (RoPE, RMSNorm, softmax, SwiGLU, GELU, grouped heads, linear and
+tied readouts, fixed biases, positions) is decoded by ``greedy_general`` (plan rule 9): not
+text, but ``forward``'s own functions on the same operands in the same order, with the first
+block looked up per (token, position) and its scores per pair; in float32 its attention runs
+on plain floats rounded through an ``array('f')`` (``_single_z``), in intervals as the real
+number (``_enclosed_z``). tests/test_general_decoder.py checks it against the readable pass.
 """
 
 import array
+import decimal
 import keyword
 from fractions import Fraction
 import math
 import re
 import textwrap
 import threading
+
+from .numbers.rounding import Float32, _exp as exp_double
 
 SAFE = re.compile(r"[^0-9A-Za-z_]")
 
@@ -1022,6 +1032,315 @@ def greedy(compiled, tokens, n_new, new_layers, pick, ops):
     """``forward.greedy``: the prompt's positions (without logits but for the last), then one
     position with logits per new token, appending ``readout_tokens[pick(logits)]``, in one
     generated function (``decoder_source``); ``new_layers()`` makes an empty KV cache, where
-    the model needs one."""
+    the model needs one. A model it does not write out: ``greedy_general``."""
+    if not compiled.fast:
+        return greedy_general(compiled, tokens, n_new, pick, ops)
     return _compiled(compiled, "decode", "greedy", decoder_source, ops)(tokens, n_new,
                                                                        new_layers, pick)
+
+
+# ---- every other model: the readable pass's functions, the first block per (token, position) --
+
+_D0 = decimal.Decimal(0)
+
+
+class _Rows:
+    """The first block's memory across the additions of a run, for a model ``codegen`` does not
+    write out (plan rule 9). The first block reads embed[token] + pos[p], so the stream there,
+    its ln1, q, k and v as scored (after any q/k norm and rotary turn) are a function of (token,
+    p): computed once per pair (``row``). With them a score s_ij is a function of the two pairs
+    (``scores``), and so, in an interval system, e^s_ij and e^s_ij v_j (``terms``), each for
+    at most ``LIMIT`` pairs of pairs."""
+
+    LIMIT = 100_000
+
+    def __init__(self):
+        self.rows, self.scores, self.terms = {}, {}, {}
+        self.lock, self._tiny = threading.Lock(), {}
+
+    def tiny(self, ns):
+        """([0, 10^-(digits + 10)], -T) of an interval system (``_enclosed_z``)."""
+        hit = self._tiny.get(ns.digits)
+        if hit is None:
+            D = decimal.Decimal
+            hit = self._tiny[ns.digits] = (ns.value(D(0), D(1).scaleb(-(ns.digits + 10))),
+                                           D(-231 * (ns.digits + 11)).scaleb(-2))
+        return hit
+
+    def score(self, ns, head):
+        """``forward.score``'s real number in an interval system, its terms where they are
+        not 0: (q . k) times or over the scale, plus the fixed bias, minus slope (i - j)."""
+        slope = None if head.slope.lo == head.slope.hi == 0 else head.slope
+        scale, divide, bias, default = head.scale, head.divide, head.bias, head.bias_default
+
+        def score(q, k, head, i, j):
+            s = q[0] * k[0]
+            for a, b in zip(q[1:], k[1:]):
+                s = s + a * b
+            if scale is not None:
+                s = s / scale if divide else s * scale
+            if bias is not None:
+                s = s + bias.get((i, j), default)
+            return s if slope is None else s - slope * ns.point(i - j)
+        return score
+
+    def row(self, compiled, ops, token, p):
+        """(resid_pre, q, k, v, id) of token at position p in the first block."""
+        hit = self.rows.get((token, p))
+        if hit is None:
+            ns, block = compiled.ns, compiled.blocks[0]
+            x = list(compiled.embed[token])
+            if compiled.pos:
+                x = [e + q if q is not None else e
+                     for e, q in zip(x, ops.position(compiled, p, ns))]
+            normed = ops.rms_norm(x, block.ln1, ns) if block.ln1 is not None else x
+            q, k, v = (ops.linear(normed, m, ns.zero) for m in (block.q, block.k, block.v))
+            if block.rope or block.q_norm is not None or block.k_norm is not None:
+                heads = block.heads
+                q = ops.heads_of([q], block.q_norm, block.rope, heads,
+                                 lambda head: head.q_lanes, p, ns)[0]
+                k = ops.heads_of([k], block.k_norm, block.rope, ops.groups(heads),
+                                 lambda head: head.kv_lanes, p, ns)[0]
+            with self.lock:
+                hit = self.rows.setdefault((token, p), (x, q, k, v, len(self.rows)))
+        return hit
+
+
+def decodes(compiled):
+    """Whether ``greedy`` decodes the model (else greedy decoding runs ``forward`` per step)."""
+    return compiled.fast or decodes_in_general(compiled)
+
+
+def decodes_in_general(compiled):
+    """Whether ``greedy_general`` decodes the model: one block (every shipped model that
+    ``codegen`` does not write out has one), none of its live heads carried (those keep
+    running sums: the textbook pass or the generated code)."""
+    block = compiled.blocks[0]
+    return len(compiled.blocks) == 1 and not any(block.heads[h].carried for h in block.live)
+
+
+def _enclosures(ns):
+    """Whether ``ns`` is an interval system that decides its own tokens: its values hold the
+    real-number model's, so a pattern may be formed in any order."""
+    return ns.exact and ns.decider() is ns and ns.name == "interval"
+
+
+def greedy_general(compiled, tokens, n_new, pick, ops):
+    """Greedy decoding of a model ``codegen`` does not write out (``forward.greedy``): the
+    readable pass's own functions (``ops``) on the same operands in the same order, but the
+    first block's stream, norm, q, k and v looked up per (token, position) and its scores per
+    pair of those (plan rule 9, ``_Rows``); a one-block model's position without logits
+    computes nothing more (later positions read its key and value alone).
+
+    In an enclosure system (``_enclosures``) a first-block head's z is formed as
+    (sum_j e^s_j v_j) / (sum_j e^s_j), plus 1 for softmax1, with e^s_j and e^s_j v_j looked up
+    per pair: the real-number pattern does not depend on the maximum a program subtracts, nor
+    on the grouping, and each e^s is enclosed to within 10^(2 - digits) of itself (relative),
+    which holds the fraction system's e^(s - m) times e^m, so the values still hold both the
+    real model's and the fraction system's, and a decided token is theirs."""
+    ns = compiled.ns
+    memo = compiled.__dict__.get("_rows")
+    if memo is None:
+        memo = _Rows()
+        object.__setattr__(compiled, "_rows", memo)
+    hook, first = ops.hooks(None, None, None), compiled.blocks[0]
+    keys, values, ids = [], [], []
+    enclosed = _enclosures(ns)
+    attend = _enclosed_z if enclosed else _single_z if ns.name == "float32" else _textbook_z
+    bounds = None  # in intervals: [-V, V] per value lane, V the largest |v| so far
+    readout = compiled.readout_tokens
+    for pos in range(len(tokens) - 1 + n_new):
+        token = tokens[pos]
+        x, q, k, v, ident = memo.row(compiled, ops, token, pos)
+        keys.append(k)
+        values.append(v)
+        ids.append(ident)
+        if enclosed:
+            bounds = _widest(ns, bounds, v)
+        if pos < len(tokens) - 1:  # later positions read this one's key and value alone
+            continue
+        z = [ns.zero] * len(first.q.columns)
+        for h in first.live:
+            head = first.heads[h]
+            attend(memo, ops, ns, first, h, head, q, keys, values, ids, pos, z, bounds)
+        x = [ops.residual([x], [ops.linear(z, first.o_live, ns.zero)], set(first.attn_writes))[0]]
+        x = _ffn(ops, ns, first, x, hook, "blocks.0")
+        logits = ops.logits(compiled, ops.normed(x, compiled.ln_final, hook, "", ns), ns)[0]
+        tokens.append(readout[pick(logits)])
+    return tokens
+
+
+def _widest(ns, bounds, v):
+    """[-V, V] per lane, V the largest |lo|, |hi| of the lane's values so far (``bounds``)
+    and of v's."""
+    reach = [max(x.lo.copy_negate(), x.hi) for x in v]  # exact, as no context rounds it
+    if bounds is not None:
+        reach = [max(r, b.hi) for r, b in zip(reach, bounds)]
+    return [ns.value(r.copy_negate(), r) for r in reach]
+
+
+def _ffn(ops, ns, block, x, hook, name):
+    """resid_post of the rows x (resid_mid): x + mlp(ln2(x)) in the slots the FFN writes."""
+    out = ops.mlp(ns, block, ops.normed(x, block.ln2, hook, "", ns), hook, f"{name}.mlp")
+    return ops.residual(x, out, set(block.mlp_writes))
+
+
+def _scores(memo, ops, h, head, q, keys, ids, i, score):
+    """[(s_ij, j)] of head h's unmasked keys j <= i, each looked up per pair of (token,
+    position) rows (``_Rows``) or computed by ``score`` (``ops.score``'s formula)."""
+    ql = [q[c] for c in head.q_lanes]
+    scores, me, seen = memo.scores, ids[i], []
+    for j in range(i + 1):
+        key = (h, me, ids[j])
+        s = scores.get(key, scores)
+        if s is scores:
+            s = (None if ops.masked(head, i, j) else
+                 score(ql, [keys[j][c] for c in head.kv_lanes], head, i, j))
+            if len(scores) < memo.LIMIT:
+                scores[key] = s
+        if s is not None:
+            seen.append((s, j))
+    return seen
+
+
+def _textbook_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bounds=None):
+    """Head ``head``'s lanes of z at position i, as ``forward.attention`` forms them: the
+    scores of the unmasked keys, normalised (softmax1, softmax, or after the weighted sum),
+    then the weighted sum of the values, lane by lane."""
+    seen = _scores(memo, ops, h, head, q, keys, ids, i, ops.score)
+    scores = [s for s, _ in seen]
+    inv = None
+    if block.normalise == "after":
+        weights, inv = ops.softmax_parts(scores, ns)
+    else:
+        weights = (ops.softmax1 if block.softmax == "softmax1" else ops.softmax)(scores, ns)
+    for c, lane in zip(head.q_lanes, head.kv_lanes):
+        z[c] = ops.attend(weights, [values[j][lane] for _, j in seen], ns.zero)
+        if inv is not None:
+            z[c] = z[c] * inv
+
+
+_sub, _mul = float.__sub__, float.__mul__
+
+
+def _single_score(R):
+    """``forward.score`` in float32 on plain floats, rounded through ``R`` as ``_single_z``:
+    the lane products summed left to right, the scale, the fixed bias, minus slope (i - j)."""
+    def score(q, k, head, i, j):
+        acc = None
+        for a, b in zip(q, k):
+            R[0] = _mul(a, b)
+            if acc is not None:
+                R[0] = acc + R[0]
+            acc = R[0]
+        if head.scale is not None:
+            R[0] = acc / head.scale if head.divide else _mul(acc, head.scale)
+        if head.bias is not None:
+            R[0] = R[0] + head.bias.get((i, j), head.bias_default)
+        s = R[0]
+        R[0] = _mul(head.slope, float(i - j))
+        R[0] = s - R[0]
+        return R[0]
+    return score
+
+
+def _single_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bounds=None):
+    """``_textbook_z`` in float32 on plain floats: each +, -, *, / and exp done in double and
+    rounded once to single by a store into an ``array('f')``, as ``Float32`` rounds it, in the
+    order ``forward.softmax1``, ``softmax`` and ``attend`` take (z's lanes are Float32)."""
+    if block.normalise == "after":
+        return _textbook_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z)
+    R = array.array("f", [0.0])
+    seen = _scores(memo, ops, h, head, q, keys, ids, i, _single_score(R))
+    e = []
+    if block.softmax == "softmax1":
+        for s, _ in seen:
+            R[0] = exp_double(s)
+            e.append(R[0])
+    else:
+        m = ns.largest([s for s, _ in seen])
+        for s, _ in seen:
+            R[0] = _sub(s, m)  # float's own operators: no Float32 made per operation
+            R[0] = exp_double(R[0])
+            e.append(R[0])
+    total = e[0] if e else 0.0
+    for x in e[1:]:
+        R[0] = total + x
+        total = R[0]
+    if block.softmax == "softmax1":
+        R[0] = 1.0 + total
+        total = R[0]
+    weights = []
+    for x in e:
+        R[0] = x / total
+        weights.append(R[0])
+    for c, lane in zip(head.q_lanes, head.kv_lanes):
+        acc = None
+        for w, (_, j) in zip(weights, seen):
+            R[0] = _mul(w, values[j][lane])
+            if acc is not None:
+                R[0] = acc + R[0]
+            acc = R[0]
+        z[c] = ns.zero if acc is None else Float32(acc)
+
+
+def _enclosed_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bounds):
+    """Head ``head``'s lanes of z at position i in an interval system (``greedy_general``):
+    (sum_j e^s_ij v_j) / (sum_j e^s_ij), plus 1 in softmax1's sum: the real-number pattern,
+    which no maximum subtracted changes; the scores, e^s and e^s v per pair of (token,
+    position) rows (``_Rows.terms``). A term whose score lies T = 2.31 (digits + 11) >
+    ln 10^(digits + 11) or more below m at every point, m the score whose interval reaches
+    highest (0 in softmax1, for its 1; any score would be sound, a high one keeps it tight), is
+    not expanded: e^s <= e^m e^-T, and the fraction system's rounding of e^(s - m), which the
+    interval of e^s must hold times e^m, are in [0, 10^-(digits + 10)] e^m (``_Rows.tiny``),
+    below what the intervals resolve next to e^m; n such terms add that times n to the sum and
+    times n [-V, V] to each lane's, V the largest |v| of the lane so far (``bounds``)."""
+    seen = _scores(memo, ops, h, head, q, keys, ids, i, memo.score(ns, head))
+    if not seen:
+        return
+    up, me = ns.value.UP, ids[i]
+    terms = memo.terms
+    tiny, cut = memo.tiny(ns)
+    down = ns.value.DOWN
+    highs = [s.hi for s, _ in seen]
+    if block.softmax == "softmax1":
+        top, e_top, below = None, ns.one, cut
+    else:  # any score serves as m (only the bound's width depends on it): the highest end's
+        top, j_top = seen[highs.index(max(highs))]
+        e_top = _term(memo, ns, h, me, ids[j_top], top, values[j_top], head)[0]
+        below = down.add(top.lo, cut)  # s.hi < below: s < m - T at every point
+    # the sum (first) and each lane's, as the ends of their intervals: an interval sum is
+    # the sums of its ends, rounded outward
+    los, his = [_D0] * (1 + len(head.kv_lanes)), [_D0] * (1 + len(head.kv_lanes))
+    any_term, small = False, 0
+    for (s, j), high in zip(seen, highs):
+        if high < below:
+            small += 1
+            continue
+        hit = terms.get((h, me, ids[j])) or _term(memo, ns, h, me, ids[j], s, values[j], head)
+        any_term = True
+        for a, x in enumerate(hit):
+            los[a], his[a] = down.add(los[a], x.lo), up.add(his[a], x.hi)
+    total = ns.value(los[0], his[0]) if any_term else None
+    sums = [ns.value(lo, hi) if any_term else None for lo, hi in zip(los[1:], his[1:])]
+    if top is None:
+        total = ns.one if total is None else ns.one + total
+    if small:
+        few = tiny * small * e_top
+        total = few if total is None else total + few
+        sums = [few * bounds[lane] if t is None else t + few * bounds[lane]
+                for t, lane in zip(sums, head.kv_lanes)]
+    for c, t in zip(head.q_lanes, sums):
+        z[c] = t / total
+
+
+def _term(memo, ns, h, me, other, s, v, head):
+    """(e^s, e^s v per value lane) of a pair of rows, recorded in ``memo.terms``."""
+    key = (h, me, other)
+    hit = memo.terms.get(key)
+    if hit is None:
+        e = ns.exp(s)
+        hit = (e, *[e * v[lane] for lane in head.kv_lanes])
+        if len(memo.terms) < memo.LIMIT:
+            memo.terms[key] = hit
+    return hit

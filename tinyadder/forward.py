@@ -470,7 +470,7 @@ def greedy(compiled, tokens, n_new, pick):
     """Greedy decoding with the KV cache on the fast path: the untraced calls ``forward`` makes
     for it (the prompt with ``logits="last"``, then each new token), fused into one memory of
     positions; ``pick(logits)`` is the index of the readout token to append. Appends to
-    ``tokens`` and returns it. Only for a model whose operations ``codegen`` writes out."""
+    ``tokens`` and returns it. Only for a model ``codegen.decodes``."""
     with compiled.ns.arithmetic():
         return codegen.greedy(compiled, tokens, n_new, lambda: _EMPTY._extend(compiled), pick,
                               _OPS)
@@ -518,7 +518,11 @@ def _position(compiled, p, ns):
 
 _EMPTY = KVCache()
 # what the generated code calls of this module (it does not import it: no circle)
-_OPS = SimpleNamespace(linear=linear, score=score, softmax1=softmax1, attend=attend)
+_OPS = SimpleNamespace(linear=linear, score=score, softmax1=softmax1, attend=attend,
+                       softmax=softmax, softmax_parts=softmax_parts, masked=masked,
+                       rms_norm=rms_norm, heads_of=_heads_of, groups=_groups,
+                       position=_position, residual=residual, mlp=mlp, normed=_normed,
+                       logits=logits, hooks=_Hooks)
 
 
 # ---- trace points that follow from others ---------------------------------------------------

@@ -7,6 +7,7 @@ model's. A comparison the intervals cannot settle raises ``numbers.Undecided``, 
 decoding is repeated at a higher precision (``refined()``): a token is never guessed.
 """
 
+from .codegen import decodes
 from .forward import KVCache, forward, greedy
 from .numbers import Undecided
 from .numbers.scaled import ScaledSystem
@@ -58,7 +59,7 @@ def _with_nan(logits):
 
 def _greedy(compiled, prompt, n_new, cache, patch):
     tokens = list(prompt)
-    if cache and not patch and compiled.fast and n_new and tokens:
+    if cache and not patch and n_new and tokens and decodes(compiled):
         return greedy(compiled, tokens, n_new, argmax)
     past, pending = KVCache(), tokens
     for _ in range(n_new):

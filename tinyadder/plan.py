@@ -48,6 +48,15 @@ with no value map or no output map (``weights.live_heads``) adds no term to the 
    1 + D_i once per position by those operations (``codegen._Denominators``) and carries N
    alone. Where e depends on a position's key, D depends on the tokens and is carried.
 
+9. The first block per (token, position), for every other model (``codegen.greedy_general``).
+   The first block reads embed[token] + pos[p], so its stream, ln1, q, k and v as scored
+   (after any q/k norm and rotary turn, whose cos and sin are then taken once per position)
+   are a function of (token, p), and a score of two such pairs: greedy decoding computes each
+   once, with the readable pass's own functions, and a position whose logits are not wanted
+   in a one-block model computes nothing more. In an interval system the head's z is the
+   real-number (sum e^s v) / (sum e^s) with e^s and e^s v per pair, and a term whose score
+   lies far enough below the largest (2.31 (digits + 11)) is bounded, not expanded.
+
 Field glossary of :class:`Block` (indices are positions in the model's slot, lane and unit
 orders; a head of dimension d has d lanes):
 
@@ -77,7 +86,8 @@ orders; a head of dimension d has d lanes):
     memoised       plan, rule 6: the first block, its live heads all carried, no positions
 
 Rules 1 and 3 to 8 serve the code generator, which writes out TinyAdder-36's family of
-operations (``Compiled.fast``); any other model's untraced calls run ``forward`` as written.
+operations (``Compiled.fast``); any other model's untraced calls run ``forward`` as written,
+and its greedy decoding rule 9.
 """
 
 from dataclasses import dataclass, replace

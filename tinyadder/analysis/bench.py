@@ -10,12 +10,15 @@ min / median / max over repeats. The parts:
   every repeat, so each ratio is of two rates measured side by side;
 - ``same_tokens``: the fraction system's tokens decided over scaled integers (the decoding
   path) and over intervals (``numbers.enclosures``) on the same cases;
+- ``model_rates``: every shipped model's rates, exact and in each float dtype, against its
+  original's own program (``originals``: rates recorded by ``tests/benchmarks/originals.py``);
 - ``long_addition``: one seeded random N-digit addition;
 - ``per_digit_factor``: how fast the census's counting grows with N;
 - the command line times census, prove, verify and the command itself (``cli.bench``).
 """
 
 import importlib.util
+import json
 import math
 from pathlib import Path
 import statistics
@@ -23,7 +26,7 @@ import time
 from typing import Dict, List, NamedTuple
 
 from ..addition import encode, run
-from ..cases import random_pairs
+from ..cases import random_pairs, verify_cases
 from ..models import build
 from ..generate import decode
 from ..numbers import Undecided, for_model, number_system
@@ -33,7 +36,12 @@ SYSTEMS = ("fraction", "decimal", "float", "float32")
 CASES = {"fraction": 600, "decimal": 800, "float": 2000, "float32": 1000}
 TORCH_CASES = 20  # each PyTorch model's cases per repeat
 TARGETS = {"fraction": 10, "decimal": 30, "float": 60, "float32": 20}  # x PyTorch, issue 23
-MODELS = Path(__file__).resolve().parents[2] / "tests" / "benchmarks" / "torch_models.py"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "tests" / "benchmarks"
+MODELS = BENCHMARKS / "torch_models.py"
+ORIGINALS = BENCHMARKS / "originals.json"
+# cases per model and system in ``model_rates``, and the issue's targets (x the original)
+MODEL_CASES = {"fraction": 60, "float": 200, "float32": 200}
+MODEL_TARGETS = {"fraction": 10, "dtype": 30}
 REFERENCES = {"torch A": "published", "torch B": "from_weights"}
 
 
@@ -130,6 +138,54 @@ def rates(model, spec, cases, repeats, models, reference_cases):
             out.ratios[name].append(rate / reference)
             out.reference[name].append(reference)
     return out._replace(wrong=wrong)
+
+
+def originals(clone=None):
+    """({model name: its original's additions per second}, where they come from; or {} and
+    why not). With
+    ``clone`` (a checkout of Kiguli/AdderBoard) and torch importable, each original's own
+    ``add(model, a, b)`` runs now, side by side with the bench (``tests/benchmarks/
+    originals.py``, about a CPU second each); else the rates that script recorded last
+    (``originals.json``)."""
+    if clone is not None and importlib.util.find_spec("torch") is not None:
+        spec = importlib.util.spec_from_file_location("tinyadder_bench_originals",
+                                                      BENCHMARKS / "originals.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        measured = module.measure(clone, budget=1.0)
+        return ({name: e["additions_per_second"] for name, e in measured.items()
+                 if "additions_per_second" in e}, "run now (1 torch thread, CPU time)")
+    if not ORIGINALS.is_file():
+        return {}, f"{ORIGINALS.name} is not here (it lives in a clone of the repository)"
+    recorded = json.loads(ORIGINALS.read_text())
+    rates = {name: entry["additions_per_second"] for name, entry in recorded["models"].items()
+             if "additions_per_second" in entry}
+    return rates, (f"recorded {recorded['measured']} by tests/benchmarks/originals.py\n"
+                   f"  (torch {recorded['torch']}, 1 thread, CPU time), not run now")
+
+
+class ModelRates(NamedTuple):
+    """One model's additions per second (CPU) per number system, and the sums it got wrong."""
+
+    name: str
+    dtype: str
+    rates: Dict[str, float]
+    wrong: Dict[str, int]
+
+
+def model_rates(name, scale=1.0, systems=("fraction", "float", "float32")):
+    """``ModelRates`` of the shipped model ``name`` through the API (``addition.run``) on the
+    first AdderBoard cases (``MODEL_CASES`` times ``scale``), after one addition that
+    compiles it."""
+    model = build(name)
+    dtype = "float32" if model.about.get("dtype") == "float32" else "float"
+    listed, rates_, wrong = verify_cases(), {}, {}
+    for spec in systems:
+        ns = number_system(spec)
+        run(model, ns, 0, 0)
+        k = max(1, round(MODEL_CASES[spec] * scale))
+        rates_[spec], wrong[spec] = api_rate(model, ns, listed[:k])
+    return ModelRates(name, dtype, rates_, wrong)
 
 
 def interval_tokens(model, ns, prompt, n_new):

@@ -9,8 +9,9 @@ import platform
 import time
 
 from ..analysis import board
-from ..analysis.bench import (CASES, SYSTEMS, TARGETS, TORCH_CASES, cpu_seconds,
-                              long_addition, per_digit_factor, rates, references, same_tokens,
+from ..analysis.bench import (CASES, MODEL_CASES, MODEL_TARGETS, SYSTEMS, TARGETS,
+                              TORCH_CASES, cpu_seconds, long_addition, model_rates,
+                              originals, per_digit_factor, rates, references, same_tokens,
                               spread)
 from ..proof.census import census
 from ..proof import floatsets, generic
@@ -19,13 +20,13 @@ from ..proof.prove import prove
 from ..analysis.verify import check, suite_groups
 from ..cases import carry_pairs, random_pairs, verify_cases
 from ..construction import DIGITS
-from ..models import build
+from ..models import board_names, build, names
 from ..numbers import for_model, number_system
 from . import main_command
 from .options import (PROG, Parser, add_jobs_option, add_model_options, construction_only,
                       digits_list_arg, excerpt, int_arg, model_of)
 
-PARTS = ("rates", "tokens", "long", "census", "prove", "verify", "board")
+PARTS = ("rates", "models", "tokens", "long", "census", "prove", "verify", "board")
 DEFAULT_PARTS = PARTS[:-1]   # board: every proved board model and program again, minutes
 BOARD_MAX_SETS = 1000        # the budget the board's proofs were run with (docs/proof.md)
 QUICK = {"tokens": (1001, 2), "long": [1000, 2000], "census": [8, 9, 10],
@@ -63,6 +64,10 @@ def build_parser():
                         help="the speed issue's sizes: tokens on all 10,010 AdderBoard "
                              "cases and 20 carries cases per cell, census N = 8..12, prove "
                              "N = 10, 20, 30, 50 (several minutes)")
+    parser.add_argument("--adderboard", default=None, metavar="DIR",
+                        help="a clone of Kiguli/AdderBoard: with torch importable, the "
+                             "models part runs each original's own add loop now (default: "
+                             "the rates tests/benchmarks/originals.py recorded)")
     add_jobs_option(parser, "each board model's answer positions (--only board)")
     return parser
 
@@ -130,6 +135,39 @@ def _rates(args, model, out, err):
         print("PyTorch models, CPU add/s (medians, last system's repeats): " +
               ", ".join(f"{name} {rate:,.0f}" for name, rate in rates_of.items()), file=out)
     return status
+
+
+def _models(args, out):
+    """Per shipped model its exact and float rates against its original's own program, and
+    the board table's CPU as those rates put it."""
+    theirs, why = originals(args.adderboard)
+    k = {spec: max(1, round(n * args.scale)) for spec, n in MODEL_CASES.items()}
+    print(f"every shipped model through the API, add/s (CPU), first AdderBoard cases\n"
+          f"  (exact {k['fraction']}, float {k['float']}); x orig: over its original's own "
+          f"add(model, a, b),\n  {why}", file=out)
+    print(f"{'model':<17}{'exact':>8}{'x orig':>8}{'float64':>9}{'float32':>9}{'dtype':>9}"
+          f"{'x orig':>8}{'original':>10}", file=out, flush=True)
+    table = 0.0
+    board = set(board_names())
+    for name in names():
+        row = model_rates(name, args.scale)
+        r = row.rates
+        theirs_rate = theirs.get(name)
+        exact = f"{r['fraction'] / theirs_rate:>8.1f}" if theirs_rate else f"{'-':>8}"
+        dtype = f"{r[row.dtype] / theirs_rate:>8.1f}" if theirs_rate else f"{'-':>8}"
+        wrong = row.wrong["fraction"] + row.wrong[row.dtype]
+        print(f"{name:<17}{r['fraction']:>8,.0f}{exact}{r['float']:>9,.0f}{r['float32']:>9,.0f}"
+              f"{row.dtype.replace('float', 'f'):>9}{dtype}"
+              + (f"{theirs_rate:>10,.0f}" if theirs_rate else f"{'-':>10}")
+              + (f"  {wrong} wrong (exact, dtype)" if wrong else ""),
+              file=out, flush=True)
+        if name in board:
+            table += sum(10_010 / r[spec] for spec in ("fraction", "float", "float32"))
+    print(f"targets: exact >= {MODEL_TARGETS['fraction']} x orig, dtype >= "
+          f"{MODEL_TARGETS['dtype']} x orig", file=out)
+    print(f"board --table ({len(board)} models, 10,010 cases, exact, float64, float32) by "
+          f"these rates:\n  {table:,.0f} CPU s (target 600)", file=out, flush=True)
+    return 0
 
 
 def _tokens(args, model, out, err):
@@ -277,6 +315,8 @@ def main(argv, out, err, stdin):
         print(file=out)
         if part == "rates":
             status = max(status, _rates(args, model, out, err))
+        elif part == "models":
+            status = max(status, _models(args, out))
         elif part == "tokens":
             status = max(status, _tokens(args, model, out, err))
         elif part == "long":
