@@ -16,9 +16,13 @@ as live when it has a value map and an output map.
 """
 
 from fractions import Fraction
+import json
+import re
 
-from ..codegen import decoder_source, source
-from ..constants import is_zero, text as constant_text
+from ..codegen import decoder_source, source as code_source
+from ..compiler import ACTS, CALLS, IDENT
+from ..constants import MinusInfinity, is_rational, is_zero, text as constant_text
+from ..modelfile import dump, loads
 from ..numbers import ExpTerm
 from ..plan import compile_model
 from ..weights import Factored, live_heads, reaches
@@ -433,8 +437,8 @@ def python_source(model, ns):
     compiled = compile_model(model, ns)
     parts, listed = [], set()
     for (text, env), what in (
-            (source(compiled, True), "the step of a position whose logits are wanted"),
-            (source(compiled, False), "the step of a position whose logits are not (only what "
+            (code_source(compiled, True), "the step of a position whose logits are wanted"),
+            (code_source(compiled, False), "the step of a position whose logits are not (only what "
                                       "later positions read)"),
             (decoder_source(compiled), "greedy decoding, the steps above in two loops")):
         parts.append(f"# {model.name} in {ns.describe()}: {what}")
@@ -459,3 +463,317 @@ def _short(value, width=70):
     text = (str(value) if isinstance(value, Fraction) and value.denominator == 1
             else rational_text(value) if isinstance(value, Fraction) else repr(value))
     return text if len(text) <= width else f"{text[:width - 3]}..."
+
+
+# ---- the program a model compiles from (tinyadder.compiler's language, docs/program.md) ------
+
+KEYWORDS = {"unit", "every", "attend", "bias", "pi"} | set(CALLS) | set(ACTS)
+
+
+class NotExpressible(ValueError):
+    """A model the program language cannot state (one line: what it has that the language
+    lacks)."""
+
+
+def not_expressible(model):
+    """Why the program language cannot state ``model`` (None if it can)."""
+    if model.W_pos:
+        return "it has a positional embedding (W_pos)"
+    if model.ln_final is not None or any(b.ln1 or b.ln2 for b in model.blocks):
+        return "it has RMSNorms"
+    if model.unembed.kind == "tied":
+        return "its readout is tied to the embedding"
+    for i, b in enumerate(model.blocks):
+        a, m = b.attn, b.mlp
+        where = f"L{i}.attn"
+        if a.head_dim != 1 or a.kv_heads:
+            return f"{where} has heads of dimension {a.head_dim} or shared key/value heads"
+        if a.rope_freqs:
+            return f"{where} has rotary positions (RoPE)"
+        if a.q_norm or a.k_norm:
+            return f"{where} has q/k norms"
+        if a.scale != 1 or a.normalise != "before" or not isinstance(a.mask, MinusInfinity):
+            return f"{where} has a score scale, a fused normalisation or a finite mask"
+        tables = [getattr(a, t) for t in a.tables] + [getattr(m, t) for t in m.tables]
+        if any(isinstance(t, Factored) for t in tables):
+            return f"block {i} has a factored (low-rank) weight"
+        if any(not is_zero(w) and w != 1 for row in a.W_O.values() for w in row.values()):
+            return f"{where}'s output map is not a copy (an entry other than 1)"
+    if model.unembed.kind == "linear" and isinstance(model.unembed.W_U, Factored):
+        return "its readout is factored"
+    names = list(model.slots) + list(model.vocab) + [u for b in model.blocks
+                                                       for u in b.mlp.units]
+    if any("'" in n or "#" in n or not n.strip() or n != n.strip() for n in names):
+        return "a name holds a quote, a '#' or blanks"
+    return None
+
+
+def _name(n):
+    """A slot, unit or head name as the language writes it: quoted unless a plain word."""
+    return n if IDENT.fullmatch(n) and n not in KEYWORDS else f"'{n}'"
+
+
+def _token(t):
+    return f"'{t}'"
+
+
+class _Source:
+    """The program text of one model (``source``)."""
+
+    def __init__(self, model):
+        self.m = model
+        self.named = list(model.constants.items())
+
+    def value(self, v, entry=None):
+        """An entry's text as the model file writes it: its derived text, the name of the
+        named constant it equals, or its constant text."""
+        if entry is not None and entry in self.m.derived:
+            return self.m.derived[entry]
+        for name, value in self.named:
+            if (type(value) is type(v) or (is_rational(value) and is_rational(v))) \
+                    and value == v:
+                return name
+        return constant_text(v)
+
+    def term(self, v, name, entry, first):
+        """' + 960*special', ' - 1000', '-eq' (``name`` None: a constant term)."""
+        text = self.value(v, entry)
+        negative = (entry not in self.m.derived and not IDENT.fullmatch(text)
+                    and (is_rational(v) and v < 0 or isinstance(v, ExpTerm) and v.coef < 0))
+        if negative:
+            text = self.value(-v)
+        if name is None:
+            body = _factor(text) if negative else text if first else _factor(text)
+        else:
+            body = _name(name) if text == "1" else f"{_factor(text)}*{_name(name)}"
+        if first:
+            return ("-" if negative else "") + body
+        return (" - " if negative else " + ") + body
+
+    def linear(self, table, bias, target, where, wname, bname):
+        """sum_s table[s][target]*s + bias[target] as program text ('0' if none)."""
+        out = ""
+        for s, row in table.items():
+            w = row.get(target, 0)
+            if not is_zero(w):
+                out += self.term(w, s, f"{where}.{wname}[{s}][{target}]", not out)
+        b = bias.get(target, 0)
+        if not is_zero(b):
+            out += self.term(b, None, f"{where}.{bname}[{target}]", not out)
+        return out or "0"
+
+
+def _factor(text):
+    """A coefficient's text before '*slot': in parentheses when it is a sum or signed."""
+    body = text
+    if body.startswith("-") or any(d == 0 and body[k:k + 3] in (" + ", " - ")
+                                   for k, d in _depths(body)):
+        return f"({text})"
+    return text
+
+
+def _digit_form(values):
+    """c0 + c1*d + c2*d^2 as text when the rational values {d: v} for d = 0..9 are a
+    polynomial of degree at most 2 in d, else None ('10*d', '1000 - d^2/1000')."""
+    if not all(is_rational(v) for v in values.values()):
+        return None
+    v = [Fraction(values.get(d, 0)) for d in range(10)]
+    c0 = v[0]
+    c2 = (v[2] - 2 * v[1] + v[0]) / 2
+    c1 = v[1] - v[0] - c2
+    if any(c0 + c1 * d + c2 * d * d != v[d] for d in range(10)):
+        return None
+    out = ""
+    for coef, power in ((c0, ""), (c1, "d"), (c2, "d^2")):
+        if coef == 0:
+            continue
+        sign = "-" if coef < 0 else "+"
+        a = abs(coef)
+        if not power:
+            body = rational_text(a)
+        elif a.denominator == 1:
+            body = power if a == 1 else f"{a.numerator}*{power}"
+        else:
+            body = (power if a.numerator == 1 else f"{a.numerator}*{power}") + \
+                f"/{a.denominator}"
+        out += (("-" if sign == "-" else "") + body) if not out else f" {sign} {body}"
+    return out or None
+
+
+def source(model):
+    """The model as a program of the compiler's language (docs/program.md): what
+    ``tinyadder compile`` reads to write this model back. Raises :class:`NotExpressible`
+    for a model the language cannot state (``not_expressible``)."""
+    why = not_expressible(model)
+    if why:
+        raise NotExpressible(f"{model.name}: the program language cannot state it: {why}")
+    src, m = _Source(model), model
+    stages = half_layers(model)
+    lines = [f"# {m.name}: {len(m.slots)} slots, {len(stages) - 2} half-layers (derived from "
+             f"the weights; `tinyadder compile` reads this back)", "#"]
+    lines += ["#" + row[1:] for row in slot_table(model)]
+    lines += ["", f"model {m.name}"]
+    for key, value in m.about.items():
+        lines.append(f"about {key} {json.dumps(dict(value) if key == 'source' else value, ensure_ascii=False)}")
+    p = m.meta.get("precision")
+    if p is not None:
+        lines.append(f"precision {p.digits}" + (f" {json.dumps(p.why)}" if p.why else ""))
+    for name, value in m.constants.items():
+        lines.append(f"const {name} = {constant_text(value)}")
+    if m.fixed:
+        lines.append("fixed " + ", ".join(m.fixed))
+    lines.append("vocab " + " ".join(t if re.fullmatch(r"[^\s'#,]+", t) else f"'{t}'"
+                                     for t in m.vocab))
+    if m.prompt is not None:
+        q = m.prompt
+        prompt = {"digits": q.digits, "question": list(q.question), "operands": q.operands,
+                  "answer": q.answer, "answer_digits": q.answer_digits}
+        if q.stop is not None:
+            prompt["stop"] = q.stop
+        lines.append(f"prompt {json.dumps(prompt, ensure_ascii=False)}")
+    lines += pack_words("slots", [_name(s) for s in m.slots])
+    lines += [""] + src_embed(src, m)
+    for i, block in enumerate(m.blocks):
+        lines += src_attention(src, m, i, block) + src_mlp(src, m, i, block)
+    lines += src_readout(src, m)
+    if m.roles:
+        lines += pack_words("roles", [f"{k}={v}" for k, v in m.roles.items()])
+    for tie in m.ties:
+        lines.append("tie " + " ".join(tie))
+    return "\n".join(lines) + "\n"
+
+
+def pack_words(head, words, width=96):
+    """'head w1 w2 ...' over as many lines as ``width`` needs, each starting with ``head``."""
+    lines = [head]
+    for w in words:
+        if len(lines[-1]) + 1 + len(w) > width and lines[-1] != head:
+            lines.append(head)
+        lines[-1] += " " + w
+    return lines
+
+
+def src_embed(src, m):
+    width = _minimal_widths(m)[0]
+    lines = ["embed" + (f" width {m.width_embed}" if m.width_embed != width else "")]
+    for slot in m.slots[:m.width_embed]:
+        on = [(t, row[slot]) for t, row in m.W_E.items() if not is_zero(row.get(slot, 0))]
+        if not on:
+            continue
+        if all(t in "0123456789" and len(t) == 1 for t, _ in on) and len(on) > 2:
+            form = _digit_form({int(t): w for t, w in on})
+            if form is not None and not any(f"W_E[{t}][{slot}]" in m.derived for t, _ in on):
+                lines.append(f"  {_name(slot)} = {form} on digit d")
+                continue
+        groups = {}
+        for t, w in on:
+            groups.setdefault(src.value(w, f"W_E[{t}][{slot}]"), []).append(t)
+        parts = [f"{_factor(v) if v.startswith('-') else v} on " + ", ".join(map(_token, ts))
+                 for v, ts in groups.items()]
+        lines.append(f"  {_name(slot)} = " + ", ".join(parts))
+    return lines
+
+
+def _minimal_widths(m):
+    """The widths the compiler allocates: [embedding, after block 0, ...]: the highest slot
+    each stage uses (``half_layers``), never narrower than the stage before."""
+    stages = half_layers(m)
+    out = []
+    for k in range(len(m.blocks) + 1):
+        upto = 2 * k + 1 if k < len(m.blocks) else len(stages)
+        if k == len(m.blocks) - 1:
+            upto = len(stages)
+        used = [m.slots.index(s) for _, reads, writes in stages[:upto + 1]
+                for s in reads | writes]
+        width = max(used, default=-1) + 1
+        out.append(max([width] + out[-1:]))
+    return out
+
+
+def src_attention(src, m, i, block):
+    a, where = block.attn, f"blocks.{i}.attn"
+    lines = [f"L{i}.attn {a.softmax}  # score_ij = {_score_text(m, a)}; x += W_O z"]
+    if a.bias:
+        lines.append(f"  bias default = {src.value(a.bias_default)}")
+        for h, rows in a.bias.items():
+            entries = [f"{r}->{j} = {src.value(v)}" for r, row in rows.items()
+                       for j, v in row.items()]
+            lines.append(f"  bias {_name(h)}: " + ", ".join(entries))
+    for k, h in enumerate(a.heads):
+        parts = [f"{x} = {src.linear(getattr(a, 'W_' + x.upper()), getattr(a, 'b_' + x.upper()), h, where, 'W_' + x.upper(), 'b_' + x.upper())}"
+                 for x in ("q", "k", "v")]
+        if not is_zero(a.slopes.get(h, 0)):
+            parts.append(f"slope = {src.value(a.slopes[h])}")
+        call = f"attend({', '.join(parts)})"
+        out = [s for s, w in a.W_O.get(h, {}).items() if not is_zero(w)]
+        if out and set(out) == set(m.slots[:block.width_in]) and len(out) > 3:
+            call = f"every slot += {call}"
+        elif out:
+            call = ", ".join(_name(s) for s in m.slots if s in out) + f" += {call}"
+        lines.append("  " + ("" if h == f"h{k}" else f"{_name(h)}: ") + call)
+    for slot, b in a.b_O.items():
+        if not is_zero(b):
+            lines.append(f"  {_name(slot)} += {src.value(b, f'{where}.b_O[{slot}]')}")
+    return lines
+
+
+def src_mlp(src, m, i, block):
+    f, where = block.mlp, f"blocks.{i}.mlp"
+    widths = _minimal_widths(m)
+    lines = [f"L{i}.mlp {f.act} {'gated' if f.gated else 'plain'}"
+             + (f" width {block.width_out}" if block.width_out != widths[i + 1] else "")
+             + (f"  # the stream widens from {block.width_in} to {block.width_out} slots"
+                if block.width_out > block.width_in else "")]
+    writers = {}
+    for u in f.units:
+        for s, w in f.W_out.get(u, {}).items():
+            if not is_zero(w):
+                writers.setdefault(s, []).append(u)
+
+    def unit_text(u):
+        first = src.linear(f.W_gate if f.gated else f.W_in, f.b_gate if f.gated else f.b_in,
+                           u, where, "W_gate" if f.gated else "W_in",
+                           "b_gate" if f.gated else "b_in")
+        text = f"{f.act}({first})"
+        if f.gated:
+            text += f"*({src.linear(f.W_in, f.b_in, u, where, 'W_in', 'b_in')})"
+        return text
+
+    inline = {u for u in f.units if writers.get(u) == [u] and list(
+        s for s, w in f.W_out.get(u, {}).items() if not is_zero(w)) == [u]
+        and src.value(f.W_out[u][u], f"{where}.W_out[{u}][{u}]") == "1"}
+    later = []
+    for u in f.units:
+        if u in inline:
+            lines.append(f"  {_name(u)} += {unit_text(u)}")
+        else:
+            lines.append(f"  unit {_name(u)} = {unit_text(u)}")
+    for s in m.slots[:block.width_out]:
+        terms = ""
+        for u in writers.get(s, []):
+            if u in inline:
+                continue
+            terms += src.term(f.W_out[u][s], u, f"{where}.W_out[{u}][{s}]", not terms)
+        if terms:
+            later.append(f"  {_name(s)} += {terms}")
+        b = f.b_out.get(s, 0)
+        if not is_zero(b):
+            later.append(f"  {_name(s)} += {src.value(b, f'{where}.b_out[{s}]')}")
+    return lines + later
+
+
+def src_readout(src, m):
+    u = m.unembed
+    if u.kind == "negative_error":
+        return ["readout negative_error"] + pack(
+            [f"{_token(t)} = -{_name(s)}" for t, s in u.slots.items()], "  ")
+    lines = ["readout linear"]
+    for t in u.tokens:
+        lines.append(f"  {_token(t)} = {src.linear(u.W_U, u.b_U, t, 'unembed', 'W_U', 'b_U')}")
+    return lines
+
+
+def real_view(model):
+    """``model`` read as the real-number model: every float marker f32(...), f64(...) dropped
+    (its argument kept), so that a weight reads as the number it stands for."""
+    return loads(re.sub(r"\bf(?:32|64)\(", "(", dump(model)))

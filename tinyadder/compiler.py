@@ -1,0 +1,941 @@
+"""Programs to weights: ``compile_program(text)`` reads a register program (docs/program.md)
+and returns the model file it states, as JSON data that ``modelfile`` reads.
+
+A program names the stream's slots once, writes the token embedding as assignments per token,
+then one section per half-layer: ``y += attend(q = ..., k = ..., v = ...)`` places one head's
+coefficients in W_Q, b_Q, W_K, b_K, W_V, b_V and its output map in W_O; ``z += relu(g)*(u)``
+one FFN unit's in W_gate, b_gate, W_in, b_in, W_out; the readout reads named slots. Slots are
+allocated to widths per block (the stream is as wide as the highest slot a block uses; only an
+FFN widens it). Coefficients are exact constants of the model-file grammar, kept as the text
+they are written in, so that the model file says what the program says.
+
+Every error is one line with the program's line and column (:class:`ProgramError`).
+
+>>> data = compile_program('''
+... model tiny
+... vocab 0 1 2 3 4 5 6 7 8 9
+... slots d e
+... embed
+...   d = d on digit d
+... L0.attn softmax1
+...   e += attend(q = 1, k = 0, v = 2*d)
+... L0.mlp relu gated
+... readout linear
+...   '0' = -d
+... ''')
+>>> data["blocks"][0]["attn"]["W_V"], data["embed"]["width"]
+({'d': {'h0': '2'}}, 2)
+>>> compile_program("slots d\\nembed\\n  e = 1 on '0'\\n")
+Traceback (most recent call last):
+    ...
+tinyadder.compiler.ProgramError: line 3, column 3: unknown slot 'e'; the slots are d
+"""
+
+import json
+import re
+
+from . import constants as c
+from .modelfile import ABOUT, FORMAT, VERSION, loads
+
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TOKEN = re.compile(r"(?P<space>\s+)|(?P<quoted>'[^']*')"
+                    r"|(?P<number>[0-9](?:[eEpP][+-][0-9]|[0-9A-Za-z_.])*)"
+                    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+                    r"|(?P<op>\+=|->|[-+*/^(),=:])")
+SECTION = re.compile(r"(embed|L(\d+)\.(attn|mlp)|readout)\b(.*)$")
+ACTS = ("relu", "silu", "gelu", "identity")
+CALLS = c.FUNCTIONS + c.MARKERS
+
+
+class ProgramError(ValueError):
+    """A program that does not compile: 'line L, column C: what is wrong; what is accepted'."""
+
+    def __init__(self, line, column, message):
+        super().__init__(f"line {line}, column {column}: {message}")
+        self.line, self.column, self.message = line, column, message
+
+
+class _Tok:
+    __slots__ = ("kind", "text", "col", "end")
+
+    def __init__(self, kind, text, col, end):
+        self.kind, self.text, self.col, self.end = kind, text, col, end
+
+    @property
+    def name(self):
+        """The name a name token or a quoted one stands for."""
+        return self.text[1:-1] if self.kind == "quoted" else self.text
+
+
+def _strip_comment(line):
+    """The line without its comment ('#' outside quotes)."""
+    quoted = False
+    for k, ch in enumerate(line):
+        if ch == "'":
+            quoted = not quoted
+        elif ch == "#" and not quoted:
+            return line[:k]
+    return line
+
+
+# ---- linear forms over slots ----------------------------------------------------------------
+
+class Lin:
+    """sum_s coef[s] * s + coef[None]: each coefficient is constant text (None: 1); ``span`` is
+    the source text of a constant (no slot), which a coefficient keeps as it is written."""
+
+    def __init__(self, terms, span=None):
+        self.terms, self.span = terms, span
+
+    @property
+    def constant(self):
+        return all(k is None for k in self.terms)
+
+
+def _neg_text(t):
+    if t is None:
+        return "-1"
+    return "-" + t if IDENT.fullmatch(t) or re.fullmatch(r"[0-9.eE/]+", t) else f"-({t})"
+
+
+def _group(t):
+    return t if IDENT.fullmatch(t) or re.fullmatch(r"[0-9.]+", t) else f"({t})"
+
+
+def _mul_text(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return f"{_group(a)}*{_group(b)}"
+
+
+def _bare(text):
+    """A constant's text without the parentheses around all of it."""
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for k, ch in enumerate(text):
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if depth == 0 and k < len(text) - 1:
+                return text
+        text = text[1:-1].strip()
+    return text
+
+
+class _Expr:
+    """Recursive descent over one statement's tokens: linear forms in the slots ``names``
+    allows, constants in the model-file grammar."""
+
+    def __init__(self, program, line, toks, at, variables):
+        self.p, self.line, self.toks, self.at, self.vars = program, line, toks, at, variables
+
+    def fail(self, tok, message):
+        col = tok.col if tok is not None else len(self.line) + 1
+        raise ProgramError(self.p.lineno, col, message)
+
+    def peek(self):
+        return self.toks[self.at] if self.at < len(self.toks) else None
+
+    def take(self, text=None):
+        tok = self.peek()
+        if tok is None or (text is not None and tok.text != text):
+            self.fail(tok, f"{text!r} expected" if text else "the statement ends too early")
+        self.at += 1
+        return tok
+
+    def span(self, start, end):
+        return self.line[self.toks[start].col - 1:self.toks[end - 1].end]
+
+    def lin(self):
+        start = self.at
+        value = self.product()
+        while self.peek() is not None and self.peek().text in ("+", "-"):
+            op = self.take().text
+            right = self.product()
+            value = self.combine(value, right if op == "+" else self.negate(right))
+        return self.spanned(value, start)
+
+    def spanned(self, value, start):
+        if value.constant:
+            text = _bare(self.span(start, self.at))
+            return Lin({None: text}, span=text)
+        return value
+
+    def combine(self, a, b):
+        terms = dict(a.terms)
+        for k, t in b.terms.items():
+            terms[k] = t if k not in terms else f"{terms[k] if terms[k] else '1'} + {_group(t) if t else '1'}"
+        return Lin(terms)
+
+    def negate(self, a):
+        return Lin({k: _neg_text(t) for k, t in a.terms.items()})
+
+    def product(self):
+        start = self.at
+        value = self.unary()
+        while self.peek() is not None and self.peek().text in ("*", "/"):
+            if value.constant:  # a constant's coefficient text is its source text
+                value = self.spanned(value, start)
+            op = self.take()
+            right = self.unary()
+            if op.text == "/":
+                if not right.constant:
+                    self.fail(op, "a slot divides nothing: divide by a constant")
+                value = Lin({k: f"{_group(t) if t else '1'}/{_group(right.terms[None])}"
+                             for k, t in value.terms.items()})
+            elif value.constant and not right.constant:
+                value = Lin({k: _mul_text(value.terms[None], t) for k, t in right.terms.items()})
+            elif right.constant:
+                value = Lin({k: _mul_text(t, right.terms[None]) for k, t in value.terms.items()})
+            else:
+                self.fail(op, "a product of two slots is not linear; a coefficient is a "
+                              "constant (a product of slots is an FFN unit: relu(g)*(u))")
+        return self.spanned(value, start) if value.constant else value
+
+    def unary(self):
+        start = self.at
+        tok = self.peek()
+        if tok is not None and tok.text == "-":
+            self.take()
+            inner = self.unary()
+            return self.spanned(inner, start) if inner.constant else self.negate(inner)
+        return self.power()
+
+    def power(self):
+        start = self.at
+        base = self.atom()
+        if self.peek() is not None and self.peek().text == "^":
+            op = self.take()
+            exponent = self.unary()
+            if not (base.constant and exponent.constant):
+                self.fail(op, "^ takes constants (a power of a slot is not linear)")
+            return self.spanned(Lin({None: None}), start)
+        return base
+
+    def atom(self):
+        tok = self.take()
+        if tok.kind == "number":
+            return Lin({None: tok.text}, span=tok.text)
+        if tok.text == "(":
+            start = self.at - 1
+            inner = self.lin()
+            self.take(")")
+            return self.spanned(inner, start) if inner.constant else inner
+        if tok.kind == "name" and tok.text in CALLS:
+            start = self.at - 1
+            self.take("(")
+            inner = self.lin()
+            if not inner.constant:
+                self.fail(tok, f"{tok.text}() takes a constant, not a slot")
+            self.take(")")
+            return self.spanned(inner, start)
+        if tok.kind == "name" and tok.text == "pi":
+            return Lin({None: "pi"}, span="pi")
+        if tok.kind in ("name", "quoted"):
+            name = tok.name
+            if name in self.vars:
+                return Lin({name: None})
+            if tok.kind == "name" and name in self.p.constants:
+                return Lin({None: name}, span=name)
+            self.p.unknown(tok, name, self.vars)
+        self.fail(tok, f"unexpected {tok.text!r}; a term is a number, a named constant, a "
+                       f"slot or a parenthesised expression")
+
+
+# ---- the program ----------------------------------------------------------------------------
+
+class _Program:
+    """The program read so far, and the model file it becomes."""
+
+    def __init__(self):
+        self.lineno = 0
+        self.name = "program"
+        self.about, self.precision, self.constants, self.const_text = {}, None, {}, {}
+        self.fixed, self.vocab, self.prompt, self.slots = [], [], None, []
+        self.roles, self.ties = {}, []
+        self.section = None
+        self.W_E = {}
+        self.written = {}   # slot -> the stage that first writes it
+        self.reads = []     # (slot, stage index, line, column) to check against the writes
+        self.blocks = []    # {"attn": {...}, "mlp": {...}, "widths": {...}}
+        self.readout = None
+        self.widths = {}    # 'embed' / block index -> an explicit width
+
+    # -- messages ---------------------------------------------------------------------------
+
+    def unknown(self, tok, name, allowed):
+        kinds = "slots" if allowed is self.slots or set(allowed) <= set(self.slots) else \
+            "slots, units"
+        listing = ", ".join(list(allowed)[:12]) + (", ..." if len(allowed) > 12 else "")
+        raise ProgramError(self.lineno, tok.col, f"unknown {'slot' if kinds == 'slots' else 'name'}"
+                                                 f" {name!r}; the {kinds} are {listing or 'none'}")
+
+    def fail(self, col, message):
+        raise ProgramError(self.lineno, col, message)
+
+    # -- lines -------------------------------------------------------------------------------
+
+    def tokens(self, line, start=0):
+        toks, at = [], start
+        while at < len(line):
+            m = _TOKEN.match(line, at)
+            if m is None:
+                self.fail(at + 1, f"unexpected character {line[at]!r}")
+            if m.lastgroup != "space":
+                toks.append(_Tok(m.lastgroup, m.group(), at + 1, m.end()))
+            at = m.end()
+        return toks
+
+    def read(self, text):
+        for self.lineno, raw in enumerate(text.splitlines(), 1):
+            line = _strip_comment(raw).rstrip()
+            if not line.strip():
+                continue
+            if not line[0].isspace():
+                self.directive(line)
+            elif self.section is None:
+                self.fail(1, "an indented statement outside a section; start one with embed, "
+                             "L0.attn, L0.mlp, ... or readout")
+            else:
+                self.statement(line)
+
+    def directive(self, line):
+        word, _, rest = line.partition(" ")
+        col = len(word) + 2
+        section = SECTION.match(line)
+        if section:
+            return self.open_section(section, line)
+        rest_text = rest.strip()
+        if word == "model":
+            self.name = self.json_or_word(rest_text, col)
+        elif word == "about":
+            key, _, value = rest_text.partition(" ")
+            if key not in ABOUT:
+                self.fail(col, f"unknown about field {key!r}; the fields are {', '.join(ABOUT)}")
+            self.about[key] = self.json(value, col + len(key) + 1)
+        elif word == "precision":
+            digits, _, why = rest_text.partition(" ")
+            if not digits.isdigit():
+                self.fail(col, f"{digits!r}: precision takes a number of digits, then why")
+            self.precision = {"digits": int(digits)}
+            if why.strip():
+                self.precision["why"] = self.json(why, col + len(digits) + 1)
+        elif word == "const":
+            name, eq, value = rest_text.partition("=")
+            name = name.strip()
+            if not eq or not c.NAME.fullmatch(name) or name.lower() in c.RESERVED:
+                self.fail(col, "write const NAME = VALUE (a name: a letter, then letters, "
+                               "digits or _)")
+            self.constant(name, value.strip(), col + len(rest) - len(value.lstrip()))
+        elif word == "fixed":
+            for tok in self.tokens(line, len(word)):
+                if tok.text != ",":
+                    if tok.name not in self.constants:
+                        self.fail(tok.col, f"fixed: {tok.name!r} is not a named constant")
+                    self.fixed.append(tok.name)
+        elif word == "vocab":
+            for m in re.finditer(r"'([^']*)'|(\S+)", line[len(word):]):
+                token = m.group(1) if m.group(1) is not None else m.group(2)
+                if token in self.vocab:
+                    self.fail(len(word) + m.start() + 1, f"the token {token!r} is declared twice")
+                self.vocab.append(token)
+        elif word == "prompt":
+            self.prompt = self.json(rest_text, col)
+        elif word == "slots":
+            for tok in self.tokens(line, len(word)):
+                if tok.kind not in ("name", "quoted"):
+                    self.fail(tok.col, f"{tok.text!r} is not a slot name")
+                if tok.name in self.slots:
+                    self.fail(tok.col, f"the slot {tok.name!r} is declared twice")
+                self.slots.append(tok.name)
+        elif word == "roles":
+            for part in rest.split():
+                name, eq, role = part.partition("=")
+                if not eq:
+                    self.fail(col, f"{part!r}: write roles TENSOR=ROLE ...")
+                self.roles[name] = role
+        elif word == "tie":
+            self.ties.append(rest.split())
+        else:
+            self.fail(1, f"unknown directive {word!r}; a program has model, about, precision, "
+                         f"const, fixed, vocab, prompt, slots, roles, tie, then the sections "
+                         f"embed, L0.attn, L0.mlp, ..., readout")
+
+    def json(self, text, col):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as why:
+            self.fail(col + why.pos, f"not JSON: {why.msg}")
+
+    def json_or_word(self, text, col):
+        return self.json(text, col) if text.startswith('"') else text
+
+    def constant(self, name, text, col):
+        try:
+            self.constants[name] = c.parse(text, self.constants)
+        except c.ConstantError as why:
+            self.fail(col, str(why))
+        self.const_text[name] = text
+
+    def value(self, text, col, kind="weight"):
+        """The exact value of a coefficient's text (None: 1)."""
+        try:
+            return c.parse("1" if text is None else text, self.constants)
+        except c.ConstantError as why:
+            self.fail(col, str(why))
+
+    # -- sections ----------------------------------------------------------------------------
+
+    def open_section(self, m, line):
+        what, layer, part, rest = m.group(1), m.group(2), m.group(3), m.group(4)
+        words = self.tokens(line, m.start(4))
+        if what == "embed":
+            self.section = ("embed",)
+            self.width_option(words, "embed")
+            return
+        if what == "readout":
+            kind = words[0].text if words else "negative_error"
+            if kind not in ("negative_error", "linear"):
+                self.fail(words[0].col, f"readout {kind!r}: use negative_error or linear")
+            self.readout = {"kind": kind, "rows": []}
+            self.section = ("readout",)
+            return
+        i = int(layer)
+        if i > len(self.blocks) or (i == len(self.blocks) and part == "mlp") or \
+                (i < len(self.blocks) and (part == "attn" or self.blocks[i]["mlp"] is not None)):
+            expected = (f"L{len(self.blocks)}.attn" if not self.blocks or
+                        self.blocks[-1]["mlp"] is not None else f"L{len(self.blocks) - 1}.mlp")
+            self.fail(1, f"{what}: the half-layers come in order; {expected} is next")
+        if part == "attn":
+            if not words or words[0].text not in ("softmax", "softmax1"):
+                self.fail(m.end(3) + 2, f"{what}: say softmax or softmax1")
+            self.blocks.append({"attn": {"heads": [], "softmax": words[0].text, "tables": {},
+                                         "bias": {}, "bias_default": None, "slopes": {}},
+                                "mlp": None})
+        else:
+            if len(words) < 2 or words[0].text not in ACTS or \
+                    words[1].text not in ("gated", "plain"):
+                self.fail(m.end(3) + 2, f"{what}: say the activation ({', '.join(ACTS)}), then "
+                                        f"gated or plain")
+            self.blocks[i]["mlp"] = {"units": [], "act": words[0].text,
+                                     "gated": words[1].text == "gated", "tables": {}}
+            self.width_option(words[2:], i)
+        self.section = (part, i)
+
+    def width_option(self, words, key):
+        if not words:
+            return
+        if len(words) != 2 or words[0].text != "width" or words[1].kind != "number" or \
+                not words[1].text.isdigit():
+            self.fail(words[0].col, "after the section's name: width N, or nothing")
+        self.widths[key] = (int(words[1].text), words[1].col, self.lineno)
+
+    def stage(self):
+        """This statement's stage index: 0 the embedding, 2i + 1 layer i's attention, 2i + 2
+        its FFN, a large number the readout."""
+        kind = self.section[0]
+        if kind == "embed":
+            return 0
+        if kind == "readout":
+            return 10 ** 9
+        return 2 * self.section[1] + (1 if kind == "attn" else 2)
+
+    def stage_name(self, stage):
+        if stage == 0:
+            return "embed"
+        if stage >= 10 ** 9:
+            return "readout"
+        return f"L{(stage - 1) // 2}.{'attn' if stage % 2 else 'mlp'}"
+
+    def write(self, slot, tok):
+        self.written.setdefault(slot, (self.stage(), tok))
+
+    def read_lin(self, lin, tok):
+        for s in lin.terms:
+            if s is not None:
+                self.reads.append((s, self.stage(), self.lineno, tok.col))
+
+    def statement(self, line):
+        toks = self.tokens(line)
+        kind = self.section[0]
+        {"embed": self.embed, "attn": self.attend, "mlp": self.ffn,
+         "readout": self.readout_row}[kind](line, toks)
+
+    def slot_tok(self, tok):
+        if tok.kind not in ("name", "quoted") or tok.name not in self.slots:
+            if tok.kind in ("name", "quoted"):
+                self.unknown(tok, tok.name, self.slots)
+            self.fail(tok.col, f"{tok.text!r}: a slot name expected")
+        return tok.name
+
+    # -- embed: SLOT = VALUE on TOKEN, ... | SLOT = EXPR(d) on digit d -----------------------
+
+    def embed(self, line, toks):
+        slot = self.slot_tok(toks[0])
+        if len(toks) < 2 or toks[1].text != "=":
+            self.fail(toks[0].end + 1, "write SLOT = VALUE on TOKEN, ... in the embedding")
+        self.write(slot, toks[0])
+        at = 2
+        while True:
+            on = next((k for k in range(at, len(toks)) if toks[k].text == "on"), None)
+            if on is None or on == at:
+                self.fail(toks[at - 1].end + 1 if at > 2 else toks[1].end + 1,
+                          "VALUE on TOKEN expected")
+            text = line[toks[at].col - 1:toks[on - 1].end].strip()
+            if on + 2 <= len(toks) and toks[on + 1].text == "digit" and \
+                    on + 2 < len(toks) and toks[on + 2].text == "d":
+                self.digit_row(slot, text, toks[at].col)
+                at = on + 3
+            else:
+                token = toks[on + 1] if on + 1 < len(toks) else None
+                if token is None:
+                    self.fail(toks[on].end + 1, "a token after 'on'")
+                names = [token]
+                at = on + 2
+                while at + 1 < len(toks) and toks[at].text == "," and \
+                        self.is_token(toks[at + 1]) and \
+                        (at + 2 >= len(toks) or toks[at + 2].text == ","):
+                    names.append(toks[at + 1])
+                    at += 2
+                for t in names:
+                    self.embed_entry(t, slot, text, toks[on - 1].col)
+            if at >= len(toks):
+                return
+            if toks[at].text != ",":
+                self.fail(toks[at].col, f"unexpected {toks[at].text!r}; separate VALUE on "
+                                        f"TOKEN pairs with commas")
+            at += 1
+
+    def is_token(self, tok):
+        return tok.name in self.vocab
+
+    def embed_entry(self, tok, slot, text, col):
+        if tok.name not in self.vocab:
+            self.fail(tok.col, f"unknown token {tok.name!r}; the vocabulary is "
+                               f"{' '.join(self.vocab)}")
+        if c.is_zero(self.value(text, col)):
+            return
+        self.W_E.setdefault(tok.name, {})[slot] = text
+
+    def digit_row(self, slot, text, col):
+        for d in range(10):
+            if str(d) not in self.vocab:
+                self.fail(col, f"'on digit d' needs the tokens 0-9 in the vocabulary")
+            names = dict(self.constants, d=c.Fraction(d)) if "d" not in self.constants else None
+            if names is None:
+                self.fail(col, "'on digit d' reads d; a named constant d hides it")
+            try:
+                v = c.parse(text, names)
+            except c.ConstantError as why:
+                self.fail(col, str(why))
+            if not c.is_zero(v):
+                self.W_E.setdefault(str(d), {})[slot] = c.text(v)
+
+    # -- attention: [HEAD:] [TARGETS +=] attend(q = .., k = .., v = .., slope = ..) ----------
+
+    def attend(self, line, toks):
+        a = self.blocks[self.section[1]]["attn"]
+        at = 0
+        if toks[0].text == "bias":
+            return self.bias(line, toks, a)
+        head = None
+        if len(toks) > 1 and toks[1].text == ":":
+            head, at = toks[0].name, 2
+        call = next((k for k in range(at, len(toks)) if toks[k].text == "attend"), None)
+        if call is None:
+            return self.out_bias(line, toks, a)
+        targets = []
+        if call > at:
+            if toks[call - 1].text != "+=":
+                self.fail(toks[call].col, "write TARGETS += attend(...)")
+            targets = self.targets(toks[at:call - 1])
+        head = head or f"h{len(a['heads'])}"
+        if head in a["heads"]:
+            self.fail(toks[0].col, f"the head {head!r} is declared twice in this half-layer")
+        a["heads"].append(head)
+        ex = _Expr(self, line, toks, call + 1, self.slots)
+        ex.take("(")
+        seen = set()
+        while True:
+            name = ex.take()
+            if name.text not in ("q", "k", "v", "slope") or name.text in seen:
+                self.fail(name.col, f"{name.text!r}: attend takes q, k, v and slope, once each")
+            seen.add(name.text)
+            ex.take("=")
+            lin = ex.lin()
+            if name.text == "slope":
+                if not lin.constant:
+                    self.fail(name.col, "slope is a constant (an ALiBi slope per head)")
+                if not c.is_zero(self.value(lin.span, name.col)):
+                    a["slopes"][head] = lin.span
+            else:
+                self.read_lin(lin, name)
+                w, b = {"q": ("W_Q", "b_Q"), "k": ("W_K", "b_K"), "v": ("W_V", "b_V")}[name.text]
+                self.place(a["tables"], w, b, lin, head, name.col)
+            sep = ex.take()
+            if sep.text == ")":
+                break
+            if sep.text != ",":
+                self.fail(sep.col, "',' or ')' expected")
+        if ex.at < len(toks):
+            self.fail(toks[ex.at].col, f"unexpected {toks[ex.at].text!r} after attend(...)")
+        for slot, tok in targets:
+            self.write(slot, tok)
+            a["tables"].setdefault("W_O", {}).setdefault(head, {})[slot] = "1"
+
+    def targets(self, toks):
+        if [t.text for t in toks] == ["every", "slot"]:
+            return [(s, toks[0]) for s in self.slots[:self.attn_width()]]
+        out = []
+        for k, tok in enumerate(toks):
+            if k % 2:
+                if tok.text != ",":
+                    self.fail(tok.col, "separate target slots with commas")
+            else:
+                out.append((self.slot_tok(tok), tok))
+        return out
+
+    def attn_width(self):
+        """The slots an attention reads and writes: what the stream holds when it starts."""
+        i = self.section[1]
+        used = [self.slots.index(s) for s, (stage, _) in self.written.items()
+                if stage <= 2 * i + 1]
+        return max(used, default=-1) + 1
+
+    def place(self, tables, w, b, lin, target, col):
+        for s, t in lin.terms.items():
+            if c.is_zero(self.value(t, col)):
+                continue
+            if s is None:
+                tables.setdefault(b, {})[target] = t
+            else:
+                tables.setdefault(w, {}).setdefault(s, {})[target] = "1" if t is None else t
+
+    def bias(self, line, toks, a):
+        """bias default = VALUE | bias HEAD: I->J = VALUE, ..."""
+        if len(toks) >= 3 and toks[1].text == "default" and toks[2].text == "=":
+            a["bias_default"] = line[toks[3].col - 1:].strip() if len(toks) > 3 else \
+                self.fail(toks[2].end + 1, "a value")
+            return
+        if len(toks) < 3 or toks[2].text != ":":
+            self.fail(toks[0].col, "write bias default = VALUE or bias HEAD: I->J = VALUE, ...")
+        head = toks[1].name
+        rows = a["bias"].setdefault(head, {})
+        for part in line[toks[2].end:].split(","):
+            m = re.fullmatch(r"\s*(\d+)\s*->\s*(\d+)\s*=\s*(.+?)\s*", part)
+            if not m:
+                self.fail(toks[2].end + 1, f"{part.strip()!r}: write I->J = VALUE")
+            rows.setdefault(m.group(1), {})[m.group(2)] = m.group(3)
+
+    def out_bias(self, line, toks, a):
+        """SLOT += CONSTANT: the attention's output bias b_O."""
+        self.constant_write(line, toks, a["tables"], "b_O")
+
+    def constant_write(self, line, toks, tables, name):
+        slot = self.slot_tok(toks[0])
+        if len(toks) < 3 or toks[1].text != "+=":
+            self.fail(toks[0].col, "write SLOT += attend(...) or SLOT += CONSTANT")
+        ex = _Expr(self, line, toks, 2, ())
+        lin = ex.lin()
+        if ex.at < len(toks):
+            self.fail(toks[ex.at].col, f"unexpected {toks[ex.at].text!r}")
+        self.write(slot, toks[0])
+        tables.setdefault(name, {})[slot] = lin.span
+
+    # -- FFN: unit NAME = act(g)*(u) | SLOT += [c*]UNIT + act(g)*(u) + CONSTANT ... ------------
+
+    def ffn(self, line, toks):
+        m = self.blocks[self.section[1]]["mlp"]
+        if toks[0].text == "unit" and len(toks) > 2 and toks[2].text == "=":
+            name = toks[1].name
+            if name in m["units"]:
+                self.fail(toks[1].col, f"the unit {name!r} is declared twice")
+            ex = _Expr(self, line, toks, 3, self.slots)
+            self.unit(ex, m, name)
+            if ex.at < len(toks):
+                self.fail(toks[ex.at].col, f"unexpected {toks[ex.at].text!r} after the unit")
+            return
+        slot = self.slot_tok(toks[0])
+        if len(toks) < 3 or toks[1].text != "+=":
+            self.fail(toks[0].col, "write SLOT += UNIT + ..., SLOT += relu(...)*(...) or "
+                                   "unit NAME = relu(...)*(...)")
+        self.write(slot, toks[0])
+        ex = _Expr(self, line, toks, 2, self.slots)
+        inline = 0
+        sign = 1
+        while True:
+            tok = ex.peek()
+            if tok is None:
+                self.fail(None, "a term expected")
+            if tok.text in ("+", "-") and ex.at > 2 or (tok.text == "-" and ex.at == 2):
+                sign = -1 if ex.take().text == "-" else 1
+                tok = ex.peek()
+            coef = None
+            # a coefficient: constant tokens up to a '*' before a unit or an activation
+            star = self.coefficient_end(toks, ex.at, m)
+            if star is not None:
+                coef = _bare(line[toks[ex.at].col - 1:toks[star - 1].end])
+                ex.at = star + 1
+                tok = ex.peek()
+            if tok.kind in ("name", "quoted") and tok.name in m["units"] and \
+                    (ex.at + 1 >= len(toks) or toks[ex.at + 1].text != "("):
+                ex.take()
+                unit = tok.name
+            elif tok.kind == "name" and tok.text in ACTS:
+                unit = slot if inline == 0 and slot not in m["units"] else f"{slot}_{inline}"
+                while unit in m["units"]:
+                    inline += 1
+                    unit = f"{slot}_{inline}"
+                inline += 1
+                self.unit(ex, m, unit)
+            elif coef is None:
+                start = ex.at
+                lin = ex.product()
+                if not lin.constant:
+                    self.fail(tok.col, "an FFN writes units, not slots: wrap the slot in a unit")
+                text = _bare(line[toks[start].col - 1:toks[ex.at - 1].end])
+                self.add(m["tables"], "b_out", None, slot, text, sign, tok.col)
+                sign = 1
+                if ex.peek() is None:
+                    return
+                continue
+            else:
+                self.unknown(tok, tok.name, m["units"])
+            self.add(m["tables"], "W_out", unit, slot, coef, sign, tok.col)
+            sign = 1
+            if ex.peek() is None:
+                return
+            if ex.peek().text not in ("+", "-"):
+                self.fail(ex.peek().col, f"unexpected {ex.peek().text!r}; join terms with + or -")
+
+    def coefficient_end(self, toks, at, m):
+        """The index of the '*' that ends a constant coefficient before a unit or an
+        activation call, or None."""
+        depth = 0
+        for k in range(at, len(toks)):
+            t = toks[k].text
+            depth += {"(": 1, ")": -1}.get(t, 0)
+            if depth == 0 and t in ("+", "-") and k > at:
+                return None
+            if depth == 0 and t == "*" and k + 1 < len(toks):
+                nxt = toks[k + 1]
+                if (nxt.kind in ("name", "quoted") and nxt.name in m["units"]) or \
+                        (nxt.kind == "name" and nxt.text in ACTS):
+                    return k
+            if toks[k].kind in ("name", "quoted") and (toks[k].name in m["units"] or
+                                                       toks[k].text in ACTS) and depth == 0:
+                return None
+        return None
+
+    def add(self, tables, name, unit, slot, coef, sign, col):
+        text = coef if sign == 1 else _neg_text(coef)
+        if c.is_zero(self.value(text, col)):
+            return
+        if unit is None:
+            row = tables.setdefault(name, {})
+            row[slot] = text if slot not in row else f"{row[slot]} + {_group(text)}"
+        else:
+            row = tables.setdefault(name, {}).setdefault(unit, {})
+            row[slot] = (text or "1") if slot not in row else \
+                f"{row[slot]} + {_group(text or '1')}"
+            if row[slot] is None:
+                row[slot] = "1"
+
+    def unit(self, ex, m, name):
+        """act(gate)*(up) (gated) or act(in) (plain) into unit ``name``."""
+        act = ex.take()
+        if act.text != m["act"]:
+            self.fail(act.col, f"this FFN's activation is {m['act']}, not {act.text!r}")
+        m["units"].append(name)
+        ex.take("(")
+        first = ex.lin()
+        ex.take(")")
+        self.read_lin(first, act)
+        if m["gated"]:
+            if ex.peek() is None or ex.peek().text != "*":
+                self.fail(ex.peek().col if ex.peek() else None,
+                          f"a gated unit is {m['act']}(gate)*(up)")
+            ex.take("*")
+            paren = ex.take("(")
+            up = ex.lin()
+            ex.take(")")
+            self.read_lin(up, paren)
+            self.place(m["tables"], "W_gate", "b_gate", first, name, act.col)
+            self.place(m["tables"], "W_in", "b_in", up, name, paren.col)
+        else:
+            self.place(m["tables"], "W_in", "b_in", first, name, act.col)
+
+    # -- readout: TOKEN = -SLOT (negative error) | TOKEN = LINEAR (linear) -------------------
+
+    def readout_row(self, line, toks):
+        k = 0
+        while k < len(toks):
+            tok = toks[k]
+            if k + 1 >= len(toks) or toks[k + 1].text != "=":
+                self.fail(tok.col, "write TOKEN = -SLOT (negative error) or TOKEN = a linear "
+                                   "form of slots (linear)")
+            if tok.name not in self.vocab:
+                self.fail(tok.col, f"unknown token {tok.name!r}; the vocabulary is "
+                                   f"{' '.join(self.vocab)}")
+            if self.readout["kind"] == "negative_error":
+                if k + 3 >= len(toks) or toks[k + 2].text != "-":
+                    self.fail(toks[k + 1].end + 1, "a negative-error logit is -SLOT")
+                slot = self.slot_tok(toks[k + 3])
+                self.reads.append((slot, self.stage(), self.lineno, toks[k + 3].col))
+                self.readout["rows"].append((tok.name, slot))
+                k += 4
+            else:
+                ex = _Expr(self, line, toks, k + 2, self.slots)
+                lin = ex.lin()
+                self.read_lin(lin, tok)
+                self.readout["rows"].append((tok.name, lin))
+                k = ex.at
+
+    # -- the model file ----------------------------------------------------------------------
+
+    def check_reads(self):
+        for slot, stage, line, col in self.reads:
+            first = self.written.get(slot)
+            if first is None or first[0] >= stage:
+                self.lineno = line
+                where = self.stage_name(stage)
+                later = f" (first written in {self.stage_name(first[0])})" if first else ""
+                self.fail(col, f"the slot {slot!r} is read in {where} before it is written"
+                               f"{later}; it would always be 0")
+
+    def widths_of(self):
+        """The stream's width at the embedding and after each block's FFN: the highest slot
+        each stage uses, or an explicit width (which must hold it)."""
+        def need(upto):
+            used = [self.slots.index(s) for s, (stage, _) in self.written.items() if stage <= upto]
+            used += [self.slots.index(s) for s, stage, _, _ in self.reads if stage <= upto]
+            return max(used, default=-1) + 1
+        out = []
+        for key, upto in [("embed", 1)] + [(i, 2 * i + 3) for i in range(len(self.blocks))]:
+            last = key == len(self.blocks) - 1
+            width = need(10 ** 9 if last else upto)
+            if out:
+                width = max(width, out[-1])
+            if key in self.widths:
+                given, col, self.lineno = self.widths[key]
+                if given < width or given > len(self.slots):
+                    self.fail(col, f"width {given}: this stage uses {width} slots (at most "
+                                   f"{len(self.slots)} are declared)")
+                width = given
+            out.append(width)
+        return out
+
+    def model(self):
+        if not self.slots:
+            raise ProgramError(self.lineno or 1, 1, "no slots declared; a program declares "
+                                                    "them with 'slots NAME ...'")
+        if not self.blocks:
+            raise ProgramError(self.lineno or 1, 1, "no layer: a program has at least L0.attn")
+        if self.blocks[-1]["mlp"] is None:
+            raise ProgramError(self.lineno, 1, f"L{len(self.blocks) - 1}.mlp is missing: every "
+                                               f"layer has an attention and an FFN section")
+        if self.readout is None:
+            raise ProgramError(self.lineno, 1, "no readout section")
+        self.check_reads()
+        widths = self.widths_of()
+        out = {"format": FORMAT, "version": VERSION, "name": self.name}
+        if self.about:
+            out["about"] = self.about
+        if self.precision:
+            out["precision"] = self.precision
+        if self.constants:
+            out["constants"] = dict(self.const_text)
+        if self.fixed:
+            out["fixed"] = self.fixed
+        out["vocab"] = self.vocab
+        if self.prompt is not None:
+            out["prompt"] = self.prompt
+        out["slots"] = self.slots
+        out["embed"] = {"width": widths[0], "W_E": self.W_E}
+        out["blocks"] = []
+        for i, b in enumerate(self.blocks):
+            a, m = b["attn"], b["mlp"]
+            if not a["heads"]:
+                a["heads"].append("h0")
+            attn = {"heads": a["heads"], **{k: a["tables"][k] for k in
+                                            ("W_Q", "b_Q", "W_K", "b_K", "W_V", "b_V", "W_O",
+                                             "b_O") if a["tables"].get(k)}}
+            if a["slopes"]:
+                attn["slopes"] = a["slopes"]
+            if a["bias"]:
+                attn["bias"] = {"default": a["bias_default"] or "0", "heads": a["bias"]}
+            attn["softmax"] = a["softmax"]
+            mlp = {"units": m["units"], "act": m["act"], "gated": m["gated"],
+                   **{k: m["tables"][k] for k in ("W_gate", "b_gate", "W_in", "b_in", "W_out",
+                                                  "b_out") if m["tables"].get(k)}}
+            out["blocks"].append({"width_in": widths[i], "width_out": widths[i + 1],
+                                  "attn": attn, "mlp": mlp})
+        r = self.readout
+        if r["kind"] == "negative_error":
+            out["unembed"] = {"kind": "negative_error", "slots": dict(r["rows"])}
+        else:
+            W_U, b_U = {}, {}
+            for token, lin in r["rows"]:
+                for s, t in lin.terms.items():
+                    if c.is_zero(self.value(t, 1)):
+                        continue
+                    if s is None:
+                        b_U[token] = t
+                    else:
+                        W_U.setdefault(s, {})[token] = t or "1"
+            out["unembed"] = {"kind": "linear", "tokens": [t for t, _ in r["rows"]],
+                              "W_U": W_U}
+            if b_U:
+                out["unembed"]["b_U"] = b_U
+        if self.roles:
+            out["roles"] = self.roles
+        if self.ties:
+            out["ties"] = self.ties
+        return out
+
+
+def compile_program(text):
+    """The model file (JSON data) a program's text states; :class:`ProgramError` if it does
+    not compile."""
+    p = _Program()
+    p.read(text)
+    return p.model()
+
+
+def compile_model(text):
+    """The model a program's text states (a ``weights.Model``, checked as a model file is:
+    ``modelfile.loads``)."""
+    return loads(json.dumps(compile_program(text)))
+
+
+def difference(a, b, where="model"):
+    """Where two models (or parts of them) differ, as 'blocks.0.attn.W_K[special][h3]: 960 !=
+    961', or None when they are equal: every field, every weight exact (``==`` on values; a
+    table's order is not part of it). ``meta`` is compared through its precision."""
+    from dataclasses import fields, is_dataclass
+    from collections.abc import Mapping
+    if is_dataclass(a) and is_dataclass(b) and type(a) is type(b):
+        for f in fields(a):
+            d = difference(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+            if d:
+                return d
+        return None
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        for k in list(a) + [k for k in b if k not in a]:
+            if k not in a or k not in b:
+                return f"{where}[{k}]: only in the {'second' if k not in a else 'first'}"
+            d = difference(a[k], b[k], f"{where}[{k}]")
+            if d:
+                return d
+        return None
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        if len(a) != len(b):
+            return f"{where}: {len(a)} items != {len(b)}"
+        for k, (x, y) in enumerate(zip(a, b)):
+            d = difference(x, y, f"{where}[{k}]")
+            if d:
+                return d
+        return None
+    same = (a == b) if type(a) is type(b) or (c.is_rational(a) and c.is_rational(b)) else False
+    return None if same else f"{where}: {a!r} != {b!r}"
