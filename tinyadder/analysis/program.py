@@ -28,6 +28,7 @@ from ..plan import compile_model
 from ..weights import Factored, live_heads, reaches
 from .show import pack, rational_text
 
+DIGITS = tuple("0123456789")
 GLU = {"relu": "ReGLU", "silu": "SwiGLU", "gelu": "GeGLU", "identity": "bilinear"}
 BIAS_SHOWN = 6  # entries of a fixed attention bias listed before '...'
 
@@ -192,14 +193,10 @@ def _embedding(model):
         on = [(t, row[slot]) for t, row in model.W_E.items() if not is_zero(row.get(slot, 0))]
         if not on:
             continue
-        digits = [(t, w) for t, w in on if t.isdigit()]
-        rational = all(isinstance(w, (int, Fraction)) for _, w in digits)
-        scale = {Fraction(w) / int(t) for t, w in digits if int(t)} if rational else set()
-        linear = len(digits) == len(on) == 9 and all(int(t) for t, _ in digits)
-        if linear and len(scale) == 1:  # '1'..'9' only: '0' has no entry, and 0 fits k*d
-            (k,) = scale
-            factor = {1: "", -1: "-"}.get(k, f"{rational_text(k)}*")
-            lines.append(f"  {slot} = {factor}d on digit d")
+        form = (_digit_form({int(t): w for t, w in on})
+                if len(on) > 2 and all(t in DIGITS for t, _ in on) else None)
+        if form is not None:  # a closed form in the digit d: '10*d', '1000 - d^2/1000'
+            lines.append(f"  {slot} = {form} on digit d")
         elif len({constant_text(w) for _, w in on}) == 1:
             lines.append(f"  {slot} = {value_text(on[0][1])} on "
                          f"{', '.join(repr(t) for t, _ in on)}")
@@ -660,7 +657,7 @@ def src_embed(src, m):
         on = [(t, row[slot]) for t, row in m.W_E.items() if not is_zero(row.get(slot, 0))]
         if not on:
             continue
-        if all(t in "0123456789" and len(t) == 1 for t, _ in on) and len(on) > 2:
+        if all(t in DIGITS for t, _ in on) and len(on) > 2:
             form = _digit_form({int(t): w for t, w in on})
             if form is not None and not any(f"W_E[{t}][{slot}]" in m.derived for t, _ in on):
                 lines.append(f"  {_name(slot)} = {form} on digit d")

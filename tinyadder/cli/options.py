@@ -29,6 +29,7 @@ SUBCOMMANDS = {
     "board": "board",
     "census": "census",
     "check-certificate": "check_certificate",
+    "compile": "compile",
     "explain": "explain",
     "export": "export",
     "explore": "explore",
