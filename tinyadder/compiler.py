@@ -129,6 +129,7 @@ class _Expr:
 
     def __init__(self, program, line, toks, at, variables):
         self.p, self.line, self.toks, self.at, self.vars = program, line, toks, at, variables
+        self.cols = {}  # slot -> the column where this statement first names it
 
     def fail(self, tok, message):
         col = tok.col if tok is not None else len(self.line) + 1
@@ -235,6 +236,7 @@ class _Expr:
         if tok.kind in ("name", "quoted"):
             name = tok.name
             if name in self.vars:
+                self.cols.setdefault(name, tok.col)
                 return Lin({name: None})
             if tok.kind == "name" and name in self.p.constants:
                 return Lin({None: name}, span=name)
@@ -451,10 +453,10 @@ class _Program:
     def write(self, slot, tok):
         self.written.setdefault(slot, (self.stage(), tok))
 
-    def read_lin(self, lin, tok):
+    def read_lin(self, lin, ex):
         for s in lin.terms:
             if s is not None:
-                self.reads.append((s, self.stage(), self.lineno, tok.col))
+                self.reads.append((s, self.stage(), self.lineno, ex.cols[s]))
 
     def statement(self, line):
         toks = self.tokens(line)
@@ -570,7 +572,7 @@ class _Program:
                 if not c.is_zero(self.value(lin.span, name.col)):
                     a["slopes"][head] = lin.span
             else:
-                self.read_lin(lin, name)
+                self.read_lin(lin, ex)
                 w, b = {"q": ("W_Q", "b_Q"), "k": ("W_K", "b_K"), "v": ("W_V", "b_V")}[name.text]
                 self.place(a["tables"], w, b, lin, head, name.col)
             sep = ex.take()
@@ -751,7 +753,7 @@ class _Program:
         ex.take("(")
         first = ex.lin()
         ex.take(")")
-        self.read_lin(first, act)
+        self.read_lin(first, ex)
         if m["gated"]:
             if ex.peek() is None or ex.peek().text != "*":
                 self.fail(ex.peek().col if ex.peek() else None,
@@ -760,7 +762,7 @@ class _Program:
             paren = ex.take("(")
             up = ex.lin()
             ex.take(")")
-            self.read_lin(up, paren)
+            self.read_lin(up, ex)
             self.place(m["tables"], "W_gate", "b_gate", first, name, act.col)
             self.place(m["tables"], "W_in", "b_in", up, name, paren.col)
         else:
@@ -788,7 +790,7 @@ class _Program:
             else:
                 ex = _Expr(self, line, toks, k + 2, self.slots)
                 lin = ex.lin()
-                self.read_lin(lin, tok)
+                self.read_lin(lin, ex)
                 self.readout["rows"].append((tok.name, lin))
                 k = ex.at
 
@@ -820,8 +822,9 @@ class _Program:
             if key in self.widths:
                 given, col, self.lineno = self.widths[key]
                 if given < width or given > len(self.slots):
-                    self.fail(col, f"width {given}: this stage uses {width} slots (at most "
-                                   f"{len(self.slots)} are declared)")
+                    self.fail(col, f"width {given}: the stream must hold {width} slots here "
+                                   f"(the highest slot written so far or read next), at most "
+                                   f"the {len(self.slots)} declared")
                 width = given
             out.append(width)
         return out

@@ -607,7 +607,7 @@ def source(model):
     src, m = _Source(model), model
     stages = half_layers(model)
     lines = [f"# {m.name}: {len(m.slots)} slots, {len(stages) - 2} half-layers (derived from "
-             f"the weights; `tinyadder compile` reads this back)", "#"]
+             f"the weights; compile reads it back)", "#"]
     lines += ["#" + row[1:] for row in slot_table(model)]
     lines += ["", f"model {m.name}"]
     for key, value in m.about.items():
@@ -634,7 +634,7 @@ def source(model):
         lines += src_attention(src, m, i, block) + src_mlp(src, m, i, block)
     lines += src_readout(src, m)
     if m.roles:
-        lines += pack_words("roles", [f"{k}={v}" for k, v in m.roles.items()])
+        lines += [""] + pack_words("roles", [f"{k}={v}" for k, v in m.roles.items()])
     for tie in m.ties:
         lines.append("tie " + " ".join(tie))
     return "\n".join(lines) + "\n"
@@ -689,7 +689,7 @@ def _minimal_widths(m):
 
 def src_attention(src, m, i, block):
     a, where = block.attn, f"blocks.{i}.attn"
-    lines = [f"L{i}.attn {a.softmax}  # score_ij = {_score_text(m, a)}; x += W_O z"]
+    lines = ["", f"L{i}.attn {a.softmax}  # score_ij = {_score_text(m, a)}; x += W_O z"]
     if a.bias:
         lines.append(f"  bias default = {src.value(a.bias_default)}")
         for h, rows in a.bias.items():
@@ -717,7 +717,7 @@ def src_attention(src, m, i, block):
 def src_mlp(src, m, i, block):
     f, where = block.mlp, f"blocks.{i}.mlp"
     widths = _minimal_widths(m)
-    lines = [f"L{i}.mlp {f.act} {'gated' if f.gated else 'plain'}"
+    lines = ["", f"L{i}.mlp {f.act} {'gated' if f.gated else 'plain'}"
              + (f" width {block.width_out}" if block.width_out != widths[i + 1] else "")
              + (f"  # the stream widens from {block.width_in} to {block.width_out} slots"
                 if block.width_out > block.width_in else "")]
@@ -762,9 +762,9 @@ def src_mlp(src, m, i, block):
 def src_readout(src, m):
     u = m.unembed
     if u.kind == "negative_error":
-        return ["readout negative_error"] + pack(
+        return ["", "readout negative_error"] + pack(
             [f"{_token(t)} = -{_name(s)}" for t, s in u.slots.items()], "  ")
-    lines = ["readout linear"]
+    lines = ["", "readout linear"]
     for t in u.tokens:
         lines.append(f"  {_token(t)} = {src.linear(u.W_U, u.b_U, t, 'unembed', 'W_U', 'b_U')}")
     return lines

@@ -1,0 +1,147 @@
+"""The compiler (programs to model files, ``tinyadder compile``) and the program view that
+prints what it reads (``tinyadder program``): round trips, seed 003's lookup, errors."""
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tinyadder import build, number_system
+from tinyadder.analysis.program import not_expressible, source
+from tinyadder.cli import main
+from tinyadder.compiler import ProgramError, compile_model, compile_program, difference
+from tinyadder.forward import forward
+from tinyadder.generate import generate
+from tinyadder.modelfile import dump, loads
+from tinyadder.numbers import for_model
+from tinyadder.plan import compile_model as runnable
+from tinyadder.weights import with_entry
+
+ROOT = Path(__file__).resolve().parent.parent
+LOOKUP = ROOT / "tinyadder" / "models" / "programs" / "seed003-lookup.tap"
+ROUND_TRIP = ("published", "repaired", "variant-28", "alexlitz-36", "seed003-lookup")
+
+
+def run_cli(*argv, stdin=""):
+    out, err = io.StringIO(), io.StringIO()
+    status = main(list(argv), out=out, err=err, stdin=io.StringIO(stdin))
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("name", ROUND_TRIP)
+def test_program_then_compile_gives_the_model_back(name):
+    model = build(name)
+    back = compile_model(source(model))
+    assert difference(model, back) is None
+    assert back.derived == model.derived and back.roles == model.roles
+    assert source(back) == source(model)
+
+
+def test_difference_sees_one_changed_weight():
+    model = build("published")
+    changed = with_entry(model, "blocks.0.attn.W_K", ("special", "h3"), 961)
+    assert difference(model, changed) == \
+        "model.blocks[0].attn.W_K[special][h3]: Fraction(960, 1) != 961"
+    assert difference(model, compile_model(source(changed))) is not None
+
+
+def test_a_derived_entry_keeps_its_text():
+    """variant-28's candidate weights are written s*E3 + o: the program says so, and the
+    compiled file writes that text (the ledger counts the constants it uses)."""
+    text = source(build("variant-28"))
+    assert "  cand3 += relu(scale)*((s*E3 + o)*count)" in text
+    data = compile_program(text)
+    assert data["blocks"][0]["mlp"]["W_in"]["count"]["cand3"] == "s*E3 + o"
+
+
+def test_the_shipped_lookup_model_is_its_program_compiled():
+    shipped = (ROOT / "tinyadder" / "models" / "programs" / "seed003-lookup.json").read_text()
+    assert dump(loads(json.dumps(compile_program(LOOKUP.read_text())))) == shipped
+
+
+def lookup_run(model, x):
+    """(the tokens written, x, y, z at the input's position) of one exact run."""
+    ns = for_model(number_system("fraction"), model)
+    tokens = generate(model, ns, [model.vocab.index("<bos>"), model.vocab.index(x)], 2)
+    cache = {}
+    forward(runnable(model, ns), tokens, record=cache.__setitem__)
+    state = cache["blocks.0.hook_resid_post"][1]
+    return "".join(model.vocab[t] for t in tokens[2:]), tuple(state[3:6])
+
+
+def test_the_lookup_model_runs_the_seeds_program_on_every_input():
+    model = build("seed003-lookup")
+    assert model.slots[3:6] == ("x", "y", "z")
+    table = {"A": 2, "B": 5, "C": 9}
+    for k, (x, y) in enumerate(table.items()):
+        assert lookup_run(model, x) == ("%02d" % (y + 1), (k + 1, y, y + 1))
+
+
+def test_the_lookup_follows_its_table():
+    text = LOOKUP.read_text().replace("v = 2*keyA + 5*keyB + 9*keyC",
+                                      "v = 2*keyA + 7*keyB + 9*keyC")
+    assert lookup_run(compile_model(text), "B") == ("08", (2, 7, 8))
+
+
+def test_compile_on_the_command_line(tmp_path):
+    out = tmp_path / "lookup.json"
+    assert run_cli("compile", str(LOOKUP), "-o", str(out)) == (0, f"wrote {out}\n", "")
+    assert difference(build(str(out)), build("seed003-lookup")) is None
+    status, text, err = run_cli("program", "--model", "published")
+    assert (status, err) == (0, "")
+    status, data, err = run_cli("compile", "-", stdin=text)
+    assert (status, err) == (0, "")
+    assert difference(loads(data), build("published")) is None
+
+
+@pytest.mark.parametrize("change, message", [
+    (("z += relu(1)*(y + 1)", "z += relu(1)*(w + 1)"),
+     "line 34, column 17: unknown slot 'w'"),
+    (("z += relu(1)*(y + 1)", "z += relu(1)*(out + 1)"),
+     "line 34, column 17: the slot 'out' is read in L0.mlp before it is written"),
+    (("L0.mlp relu gated", "L0.mlp relu gated width 3"),
+     "line 33, column 25: width 3: the stream must hold 7 slots"),
+    (("relu(z)*(1 - first)", "relu(z)*(z*first)"),
+     "line 42, column 26: a product of two slots is not linear"),
+    (("keyA = 1 on 'A'", "keyA = 1 on 'D'"), "line 20, column 15: unknown token 'D'"),
+    (("L1.attn softmax", "L2.attn softmax"), "line 36, column 1: L2.attn: the half-layers "
+                                            "come in order; L1.attn is next"),
+    (("nine = relu", "nine = silu"), "line 43, column 15: this FFN's activation is relu"),
+    (("v = 2*keyA", "w = 2*keyA"), "line 31, column 29: 'w': attend takes q, k, v and slope"),
+    (("model seed003-lookup", "modle seed003-lookup"), "line 13, column 1: unknown directive"),
+    (("L0.attn softmax\n", "L0.attn softmax2\n"), "line 26, column 9: L0.attn: say softmax or "
+                                                 "softmax1"),
+])
+def test_a_bad_program_is_one_line_with_its_line_and_column(change, message):
+    text = LOOKUP.read_text()
+    assert change[0] in text
+    with pytest.raises(ProgramError) as error:
+        compile_program(text.replace(change[0], change[1], 1))
+    assert str(error.value).startswith(message) and "\n" not in str(error.value)
+    status, out, err = run_cli("compile", "-", stdin=text.replace(change[0], change[1], 1))
+    assert (status, out) == (2, "") and err.count("\n") == 1
+    assert err.startswith(f"tinyadder compile: error: -, {message}")
+
+
+def test_compile_refuses_a_file_it_cannot_read():
+    status, out, err = run_cli("compile", "no/such.tap")
+    assert (status, out) == (2, "")
+    assert err.startswith("tinyadder compile: error: cannot read no/such.tap: ")
+
+
+def test_program_prints_a_listing_where_the_language_cannot_state_the_model():
+    assert not_expressible(build("zcbtrak-6")) == "it has RMSNorms"
+    status, out, _ = run_cli("program", "--model", "zcbtrak-6")
+    assert status == 0 and out.startswith("zcbtrak-6: 2 slots")
+    status, out, _ = run_cli("program", "--model", "published", "--listing")
+    assert status == 0 and out.startswith("tinyadder36-published: 16 slots")
+
+
+def test_program_real_drops_the_float_markers_and_writes_rows_in_closed_form():
+    status, out, _ = run_cli("program", "--model", "zcbtrak-6", "--real")
+    assert status == 0 and not re.search(r"f(32|64)\(", out)
+    assert "    x0 = 1000 - d^2/1000 on digit d" in out.splitlines()
+    status, out, _ = run_cli("program", "--model", "zcbtrak-6")
+    assert "f64(" in out
