@@ -21,7 +21,8 @@ from tinyadder.weights import with_entry
 
 ROOT = Path(__file__).resolve().parent.parent
 LOOKUP = ROOT / "tinyadder" / "models" / "programs" / "seed003-lookup.tap"
-ROUND_TRIP = ("published", "repaired", "variant-28", "alexlitz-36", "seed003-lookup")
+ROUND_TRIP = ("published", "repaired", "variant-28", "alexlitz-36", "fblissjr-33",
+              "seed003-lookup")
 
 
 def run_cli(*argv, stdin=""):

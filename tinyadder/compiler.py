@@ -547,11 +547,16 @@ class _Program:
         call = next((k for k in range(at, len(toks)) if toks[k].text == "attend"), None)
         if call is None:
             return self.out_bias(line, toks, a)
-        targets = []
+        targets, coef = [], "1"
         if call > at:
-            if toks[call - 1].text != "+=":
-                self.fail(toks[call].col, "write TARGETS += attend(...)")
-            targets = self.targets(toks[at:call - 1])
+            plus = next((k for k in range(at, call) if toks[k].text == "+="), None)
+            if plus is None or (call > plus + 1 and toks[call - 1].text != "*"):
+                self.fail(toks[call].col, "write TARGETS += attend(...) or TARGETS += "
+                                          "COEF*attend(...)")
+            targets = self.targets(toks[at:plus])
+            if call > plus + 1:
+                coef = _bare(line[toks[plus + 1].col - 1:toks[call - 2].end])
+                self.value(coef, toks[plus + 1].col)
         head = head or f"h{len(a['heads'])}"
         if head in a["heads"]:
             self.fail(toks[0].col, f"the head {head!r} is declared twice in this half-layer")
@@ -584,7 +589,7 @@ class _Program:
             self.fail(toks[ex.at].col, f"unexpected {toks[ex.at].text!r} after attend(...)")
         for slot, tok in targets:
             self.write(slot, tok)
-            a["tables"].setdefault("W_O", {}).setdefault(head, {})[slot] = "1"
+            a["tables"].setdefault("W_O", {}).setdefault(head, {})[slot] = coef
 
     def targets(self, toks):
         if [t.text for t in toks] == ["every", "slot"]:
@@ -631,19 +636,12 @@ class _Program:
             rows.setdefault(m.group(1), {})[m.group(2)] = m.group(3)
 
     def out_bias(self, line, toks, a):
-        """SLOT += CONSTANT: the attention's output bias b_O."""
-        self.constant_write(line, toks, a["tables"], "b_O")
-
-    def constant_write(self, line, toks, tables, name):
+        """SLOT += [COEF*]HEAD + ... + CONSTANT: heads' outputs (W_O) and the output bias
+        b_O."""
         slot = self.slot_tok(toks[0])
         if len(toks) < 3 or toks[1].text != "+=":
-            self.fail(toks[0].col, "write SLOT += attend(...) or SLOT += CONSTANT")
-        ex = _Expr(self, line, toks, 2, ())
-        lin = ex.lin()
-        if ex.at < len(toks):
-            self.fail(toks[ex.at].col, f"unexpected {toks[ex.at].text!r}")
-        self.write(slot, toks[0])
-        tables.setdefault(name, {})[slot] = lin.span
+            self.fail(toks[0].col, "write SLOT += attend(...), SLOT += HEAD or SLOT += CONSTANT")
+        self.sum_into(line, toks, slot, a["heads"], a["tables"], "W_O", "b_O")
 
     # -- FFN: unit NAME = act(g)*(u) | SLOT += [c*]UNIT + act(g)*(u) + CONSTANT ... ------------
 
@@ -662,10 +660,17 @@ class _Program:
         if len(toks) < 3 or toks[1].text != "+=":
             self.fail(toks[0].col, "write SLOT += UNIT + ..., SLOT += relu(...)*(...) or "
                                    "unit NAME = relu(...)*(...)")
+        self.sum_into(line, toks, slot, m["units"], m["tables"], "W_out", "b_out",
+                      lambda ex, name: self.unit(ex, m, name))
+
+    def sum_into(self, line, toks, slot, names, tables, out, bias, inline_unit=None):
+        """SLOT += [COEF*]NAME + ... + CONSTANT: ``names`` (units, heads) into ``slot``
+        through the table ``out``, constants into ``bias``; with ``inline_unit``, a term
+        act(...)*(...) is a unit of its own, named after the slot."""
         self.write(slot, toks[0])
         ex = _Expr(self, line, toks, 2, self.slots)
-        inline = 0
-        sign = 1
+        inline, sign = 0, 1
+        calls = ACTS if inline_unit else ()
         while True:
             tok = ex.peek()
             if tok is None:
@@ -674,46 +679,47 @@ class _Program:
                 sign = -1 if ex.take().text == "-" else 1
                 tok = ex.peek()
             coef = None
-            # a coefficient: constant tokens up to a '*' before a unit or an activation
-            star = self.coefficient_end(toks, ex.at, m)
+            star = self.coefficient_end(toks, ex.at, names, calls)
             if star is not None:
                 coef = _bare(line[toks[ex.at].col - 1:toks[star - 1].end])
                 ex.at = star + 1
                 tok = ex.peek()
-            if tok.kind in ("name", "quoted") and tok.name in m["units"] and \
+            if tok.kind in ("name", "quoted") and tok.name in names and \
                     (ex.at + 1 >= len(toks) or toks[ex.at + 1].text != "("):
                 ex.take()
                 unit = tok.name
-            elif tok.kind == "name" and tok.text in ACTS:
-                unit = slot if inline == 0 and slot not in m["units"] else f"{slot}_{inline}"
-                while unit in m["units"]:
+            elif tok.kind == "name" and tok.text in calls:
+                unit = slot if inline == 0 and slot not in names else f"{slot}_{inline}"
+                while unit in names:
                     inline += 1
                     unit = f"{slot}_{inline}"
                 inline += 1
-                self.unit(ex, m, unit)
+                inline_unit(ex, unit)
             elif coef is None:
                 start = ex.at
                 lin = ex.product()
                 if not lin.constant:
-                    self.fail(tok.col, "an FFN writes units, not slots: wrap the slot in a unit")
+                    self.fail(tok.col, f"{self.stage_name(self.stage())} adds its "
+                                       f"{'units' if inline_unit else 'heads'} and constants "
+                                       f"into a slot, not slots")
                 text = _bare(line[toks[start].col - 1:toks[ex.at - 1].end])
-                self.add(m["tables"], "b_out", None, slot, text, sign, tok.col)
+                self.add(tables, bias, None, slot, text, sign, tok.col)
                 sign = 1
                 if ex.peek() is None:
                     return
                 continue
             else:
-                self.unknown(tok, tok.name, m["units"])
-            self.add(m["tables"], "W_out", unit, slot, coef, sign, tok.col)
+                self.unknown(tok, tok.name, names)
+            self.add(tables, out, unit, slot, coef, sign, tok.col)
             sign = 1
             if ex.peek() is None:
                 return
             if ex.peek().text not in ("+", "-"):
                 self.fail(ex.peek().col, f"unexpected {ex.peek().text!r}; join terms with + or -")
 
-    def coefficient_end(self, toks, at, m):
-        """The index of the '*' that ends a constant coefficient before a unit or an
-        activation call, or None."""
+    def coefficient_end(self, toks, at, names, calls):
+        """The index of the '*' that ends a constant coefficient before a name of ``names``
+        or a call of ``calls``, or None."""
         depth = 0
         for k in range(at, len(toks)):
             t = toks[k].text
@@ -722,11 +728,11 @@ class _Program:
                 return None
             if depth == 0 and t == "*" and k + 1 < len(toks):
                 nxt = toks[k + 1]
-                if (nxt.kind in ("name", "quoted") and nxt.name in m["units"]) or \
-                        (nxt.kind == "name" and nxt.text in ACTS):
+                if (nxt.kind in ("name", "quoted") and nxt.name in names) or \
+                        (nxt.kind == "name" and nxt.text in calls):
                     return k
-            if toks[k].kind in ("name", "quoted") and (toks[k].name in m["units"] or
-                                                       toks[k].text in ACTS) and depth == 0:
+            if toks[k].kind in ("name", "quoted") and (toks[k].name in names or
+                                                       toks[k].text in calls) and depth == 0:
                 return None
         return None
 

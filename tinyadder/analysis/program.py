@@ -494,8 +494,6 @@ def not_expressible(model):
         tables = [getattr(a, t) for t in a.tables] + [getattr(m, t) for t in m.tables]
         if any(isinstance(t, Factored) for t in tables):
             return f"block {i} has a factored (low-rank) weight"
-        if any(not is_zero(w) and w != 1 for row in a.W_O.values() for w in row.values()):
-            return f"{where}'s output map is not a copy (an entry other than 1)"
     if model.unembed.kind == "linear" and isinstance(model.unembed.W_U, Factored):
         return "its readout is factored"
     names = list(model.slots) + list(model.vocab) + [u for b in model.blocks
@@ -702,12 +700,20 @@ def src_attention(src, m, i, block):
         if not is_zero(a.slopes.get(h, 0)):
             parts.append(f"slope = {src.value(a.slopes[h])}")
         call = f"attend({', '.join(parts)})"
-        out = [s for s, w in a.W_O.get(h, {}).items() if not is_zero(w)]
+        out = {s: src.value(w, f"{where}.W_O[{h}][{s}]")
+               for s, w in a.W_O.get(h, {}).items() if not is_zero(w)}
+        named = "" if h == f"h{k}" else f"{_name(h)}: "
+        if len(set(out.values())) > 1:  # a weight per slot: the head's output by name
+            lines.append(f"  {_name(h)}: {call}")
+            lines += [f"  {_name(s)} += {_factor(w)}*{_name(h)}" for s, w in out.items()]
+            continue
+        coef = "" if not out or set(out.values()) == {"1"} else \
+            f"{_factor(next(iter(out.values())))}*"
         if out and set(out) == set(m.slots[:block.width_in]) and len(out) > 3:
-            call = f"every slot += {call}"
+            call = f"every slot += {coef}{call}"
         elif out:
-            call = ", ".join(_name(s) for s in m.slots if s in out) + f" += {call}"
-        lines.append("  " + ("" if h == f"h{k}" else f"{_name(h)}: ") + call)
+            call = ", ".join(_name(s) for s in m.slots if s in out) + f" += {coef}{call}"
+        lines.append("  " + named + call)
     for slot, b in a.b_O.items():
         if not is_zero(b):
             lines.append(f"  {_name(slot)} += {src.value(b, f'{where}.b_O[{slot}]')}")
