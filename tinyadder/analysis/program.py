@@ -548,8 +548,8 @@ class _Source:
     def linear(self, table, bias, target, where, wname, bname):
         """sum_s table[s][target]*s + bias[target] as program text ('0' if none)."""
         out = ""
-        for s, row in table.items():
-            w = row.get(target, 0)
+        for s in self.m.slots:  # in slot order, whatever the table's order
+            w = table.get(s, {}).get(target, 0)
             if not is_zero(w):
                 out += self.term(w, s, f"{where}.{wname}[{s}][{target}]", not out)
         b = bias.get(target, 0)
