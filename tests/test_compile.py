@@ -146,3 +146,21 @@ def test_program_real_drops_the_float_markers_and_writes_rows_in_closed_form():
     assert "    x0 = 1000 - d^2/1000 on digit d" in out.splitlines()
     status, out, _ = run_cli("program", "--model", "zcbtrak-6")
     assert "f64(" in out
+
+
+def test_statements_into_one_slot_add_up():
+    text = LOOKUP.read_text().replace("  out += units + nine + ten",
+                                      "  out += units + nine\n  out += ten + 2*units - units")
+    model = compile_model(text)
+    assert model.blocks[1].mlp.W_out["units"]["out"] == 2
+    # units counted twice: out = 2z - 10 = 10 at the units' position, whose nearest digit is 9
+    assert lookup_run(model, "C")[0] == "19"
+
+
+def test_compile_says_when_the_model_it_states_is_not_valid():
+    text = LOOKUP.read_text().replace(
+        "slots keyA", 'prompt {"digits": 1, "question": ["<bos>", "a"]}\nslots keyA')
+    status, out, err = run_cli("compile", "-", stdin=text)
+    assert (status, out) == (2, "")
+    assert err == ("tinyadder compile: error: -: the model it states is not a valid model: "
+                   "prompt.question: 'a' and 'b' once each\n")

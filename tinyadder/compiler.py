@@ -166,7 +166,7 @@ class _Expr:
     def combine(self, a, b):
         terms = dict(a.terms)
         for k, t in b.terms.items():
-            terms[k] = t if k not in terms else f"{terms[k] if terms[k] else '1'} + {_group(t) if t else '1'}"
+            terms[k] = t if k not in terms else f"{terms[k] or '1'} + {_group(t or '1')}"
         return Lin(terms)
 
     def negate(self, a):

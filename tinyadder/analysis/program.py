@@ -609,7 +609,8 @@ def source(model):
     lines += ["#" + row[1:] for row in slot_table(model)]
     lines += ["", f"model {m.name}"]
     for key, value in m.about.items():
-        lines.append(f"about {key} {json.dumps(dict(value) if key == 'source' else value, ensure_ascii=False)}")
+        value = dict(value) if key == "source" else value
+        lines.append(f"about {key} {json.dumps(value, ensure_ascii=False)}")
     p = m.meta.get("precision")
     if p is not None:
         lines.append(f"precision {p.digits}" + (f" {json.dumps(p.why)}" if p.why else ""))
@@ -695,8 +696,9 @@ def src_attention(src, m, i, block):
                        for j, v in row.items()]
             lines.append(f"  bias {_name(h)}: " + ", ".join(entries))
     for k, h in enumerate(a.heads):
-        parts = [f"{x} = {src.linear(getattr(a, 'W_' + x.upper()), getattr(a, 'b_' + x.upper()), h, where, 'W_' + x.upper(), 'b_' + x.upper())}"
-                 for x in ("q", "k", "v")]
+        parts = [f"{x.lower()} = " + src.linear(getattr(a, f"W_{x}"), getattr(a, f"b_{x}"), h,
+                                                 where, f"W_{x}", f"b_{x}")
+                 for x in "QKV"]
         if not is_zero(a.slopes.get(h, 0)):
             parts.append(f"slope = {src.value(a.slopes[h])}")
         call = f"attend({', '.join(parts)})"
