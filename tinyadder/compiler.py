@@ -678,6 +678,8 @@ class _Program:
             if tok.text in ("+", "-") and ex.at > 2 or (tok.text == "-" and ex.at == 2):
                 sign = -1 if ex.take().text == "-" else 1
                 tok = ex.peek()
+                if tok is None:
+                    self.fail(None, "a term expected after the sign")
             coef = None
             star = self.coefficient_end(toks, ex.at, names, calls)
             if star is not None:
