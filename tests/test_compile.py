@@ -124,6 +124,9 @@ def test_compile_on_the_command_line(tmp_path):
     (("nine = relu", "nine = silu"), "line 43, column 15: this FFN's activation is relu"),
     (("v = 2*keyA", "w = 2*keyA"), "line 31, column 29: 'w': attend takes q, k, v and slope"),
     (("model seed003-lookup", "modle seed003-lookup"), "line 13, column 1: unknown directive"),
+    (("bias h0:", "bias h1:"), "line 30, column 8: bias for the head 'h1', which L0.attn does "
+                               "not have; its heads are h0"),
+    (("1->1 = 0", "1->1 = x"), "line 30, column 21: 'x': unknown name 'x'"),
     (("L0.attn softmax\n", "L0.attn softmax2\n"), "line 26, column 9: L0.attn: say softmax or "
                                                  "softmax1"),
 ])

@@ -31,6 +31,8 @@ Traceback (most recent call last):
 tinyadder.compiler.ProgramError: line 3, column 3: unknown slot 'e'; the slots are d
 """
 
+from collections.abc import Mapping
+from dataclasses import fields, is_dataclass
 import json
 import re
 
@@ -263,6 +265,7 @@ class _Program:
         self.blocks = []    # {"attn": {...}, "mlp": {...}, "widths": {...}}
         self.readout = None
         self.widths = {}    # 'embed' / block index -> an explicit width
+        self.bias_at = {}   # head -> (line, column) of its first bias statement
 
     # -- messages ---------------------------------------------------------------------------
 
@@ -380,7 +383,7 @@ class _Program:
             self.fail(col, str(why))
         self.const_text[name] = text
 
-    def value(self, text, col, kind="weight"):
+    def value(self, text, col):
         """The exact value of a coefficient's text (None: 1)."""
         try:
             return c.parse("1" if text is None else text, self.constants)
@@ -621,19 +624,23 @@ class _Program:
 
     def bias(self, line, toks, a):
         """bias default = VALUE | bias HEAD: I->J = VALUE, ..."""
-        if len(toks) >= 3 and toks[1].text == "default" and toks[2].text == "=":
-            a["bias_default"] = line[toks[3].col - 1:].strip() if len(toks) > 3 else \
-                self.fail(toks[2].end + 1, "a value")
+        if len(toks) > 3 and toks[1].text == "default" and toks[2].text == "=":
+            a["bias_default"] = line[toks[3].col - 1:].strip()
+            self.value(a["bias_default"], toks[3].col)
             return
         if len(toks) < 3 or toks[2].text != ":":
             self.fail(toks[0].col, "write bias default = VALUE or bias HEAD: I->J = VALUE, ...")
         head = toks[1].name
+        self.bias_at.setdefault(head, (self.lineno, toks[1].col))
         rows = a["bias"].setdefault(head, {})
+        at = toks[2].end
         for part in line[toks[2].end:].split(","):
             m = re.fullmatch(r"\s*(\d+)\s*->\s*(\d+)\s*=\s*(.+?)\s*", part)
             if not m:
-                self.fail(toks[2].end + 1, f"{part.strip()!r}: write I->J = VALUE")
+                self.fail(at + 1, f"{part.strip()!r}: write I->J = VALUE")
+            self.value(m.group(3), at + 1)
             rows.setdefault(m.group(1), {})[m.group(2)] = m.group(3)
+            at += len(part) + 1
 
     def out_bias(self, line, toks, a):
         """SLOT += [COEF*]HEAD + ... + CONSTANT: heads' outputs (W_O) and the output bias
@@ -749,8 +756,6 @@ class _Program:
             row = tables.setdefault(name, {}).setdefault(unit, {})
             row[slot] = (text or "1") if slot not in row else \
                 f"{row[slot]} + {_group(text or '1')}"
-            if row[slot] is None:
-                row[slot] = "1"
 
     def unit(self, ex, m, name):
         """act(gate)*(up) (gated) or act(in) (plain) into unit ``name``."""
@@ -869,6 +874,11 @@ class _Program:
             a, m = b["attn"], b["mlp"]
             if not a["heads"]:
                 a["heads"].append("h0")
+            for head in a["bias"]:
+                if head not in a["heads"]:
+                    self.lineno, col = self.bias_at[head]
+                    self.fail(col, f"bias for the head {head!r}, which L{i}.attn does not "
+                                   f"have; its heads are {', '.join(a['heads'])}")
             attn = {"heads": a["heads"], **{k: a["tables"][k] for k in
                                             ("W_Q", "b_Q", "W_K", "b_K", "W_V", "b_V", "W_O",
                                              "b_O") if a["tables"].get(k)}}
@@ -924,8 +934,6 @@ def difference(a, b, where="model"):
     """Where two models (or parts of them) differ, as 'blocks.0.attn.W_K[special][h3]: 960 !=
     961', or None when they are equal: every field, every weight exact (``==`` on values; a
     table's order is not part of it). ``meta`` is compared through its precision."""
-    from dataclasses import fields, is_dataclass
-    from collections.abc import Mapping
     if is_dataclass(a) and is_dataclass(b) and type(a) is type(b):
         for f in fields(a):
             d = difference(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
