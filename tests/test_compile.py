@@ -122,7 +122,7 @@ def test_compile_on_the_command_line(tmp_path):
     (("L1.attn softmax", "L2.attn softmax"), "line 36, column 1: L2.attn: the half-layers "
                                             "come in order; L1.attn is next"),
     (("nine = relu", "nine = silu"), "line 43, column 15: this FFN's activation is relu"),
-    (("v = 2*keyA", "w = 2*keyA"), "line 31, column 29: 'w': attend takes q, k, v and slope"),
+    (("v = 2*keyA", "w = 2*keyA"), "line 31, column 29: 'w': attend takes q, k, v, slope"),
     (("model seed003-lookup", "modle seed003-lookup"), "line 13, column 1: unknown directive"),
     (("bias h0:", "bias h1:"), "line 30, column 8: bias for the head 'h1', which L0.attn does "
                                "not have; its heads are h0"),

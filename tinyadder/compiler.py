@@ -125,6 +125,21 @@ def _bare(text):
     return text
 
 
+def _split_top(text):
+    """``text`` split at its commas outside parentheses and quotes."""
+    parts, depth, quoted, start = [], 0, False, 0
+    for k, ch in enumerate(text):
+        if ch == "'":
+            quoted = not quoted
+        elif not quoted:
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if ch == "," and depth == 0:
+                parts.append(text[start:k].strip())
+                start = k + 1
+    parts.append(text[start:].strip())
+    return parts
+
+
 class _Expr:
     """Recursive descent over one statement's tokens: linear forms in the slots ``names``
     allows, constants in the model-file grammar."""
@@ -416,8 +431,9 @@ class _Program:
             if not words or words[0].text not in ("softmax", "softmax1"):
                 self.fail(m.end(3) + 2, f"{what}: say softmax or softmax1")
             self.blocks.append({"attn": {"heads": [], "softmax": words[0].text, "tables": {},
-                                         "bias": {}, "bias_default": None, "slopes": {}},
-                                "mlp": None})
+                                         "bias": {}, "bias_default": None, "slopes": {},
+                                         "dim": 1, "kv": [], "options": {}},
+                                "mlp": None, "norms": {}})
         else:
             if len(words) < 2 or words[0].text not in ACTS or \
                     words[1].text not in ("gated", "plain"):
@@ -539,11 +555,18 @@ class _Program:
 
     # -- attention: [HEAD:] [TARGETS +=] attend(q = .., k = .., v = .., slope = ..) ----------
 
+    ATTN_OPTIONS = ("dim", "rope", "scale", "scale_divide", "mask", "normalise", "ln1",
+                    "q_norm", "k_norm")
+
     def attend(self, line, toks):
         a = self.blocks[self.section[1]]["attn"]
         at = 0
         if toks[0].text == "bias":
             return self.bias(line, toks, a)
+        if len(toks) > 1 and toks[1].text == "=" and toks[0].text in self.ATTN_OPTIONS:
+            return self.attn_option(line, toks, a)
+        if toks[0].text == "kv" and len(toks) > 2 and toks[2].text == ":":
+            return self.kv_head(line, toks, a)
         head = None
         if len(toks) > 1 and toks[1].text == ":":
             head, at = toks[0].name, 2
@@ -556,43 +579,145 @@ class _Program:
             if plus is None or (call > plus + 1 and toks[call - 1].text != "*"):
                 self.fail(toks[call].col, "write TARGETS += attend(...) or TARGETS += "
                                           "COEF*attend(...)")
+            if a["dim"] > 1:
+                self.fail(toks[0].col, f"a head of dimension {a['dim']} writes its lanes by "
+                                       f"name: HEAD: attend(...), then SLOT += 'HEAD.0' + ...")
             targets = self.targets(toks[at:plus])
             if call > plus + 1:
                 coef = _bare(line[toks[plus + 1].col - 1:toks[call - 2].end])
                 self.value(coef, toks[plus + 1].col)
         head = head or f"h{len(a['heads'])}"
-        if head in a["heads"]:
+        if head in a["heads"] or head in a["kv"]:
             self.fail(toks[0].col, f"the head {head!r} is declared twice in this half-layer")
         a["heads"].append(head)
         ex = _Expr(self, line, toks, call + 1, self.slots)
         ex.take("(")
+        allowed = ("q", "slope") if a["kv"] else ("q", "k", "v", "slope")
+        self.head_parts(ex, a, head, allowed, ")")
+        for slot, tok in targets:
+            self.write(slot, tok)
+            a["tables"].setdefault("W_O", {}).setdefault(head, {})[slot] = coef
+
+    def head_parts(self, ex, a, head, allowed, end):
+        """q = ..., k = ..., v = ..., slope = ... up to ``end`` (a tuple of lanes at head
+        dimension d > 1)."""
         seen = set()
         while True:
             name = ex.take()
-            if name.text not in ("q", "k", "v", "slope") or name.text in seen:
-                self.fail(name.col, f"{name.text!r}: attend takes q, k, v and slope, once each")
+            if name.text not in allowed or name.text in seen:
+                extra = " (the keys and values are the kv heads')" if a["kv"] else ""
+                what = "attend" if end else "a kv head"
+                self.fail(name.col, f"{name.text!r}: {what} takes {', '.join(allowed)}, once "
+                                    f"each{extra}")
             seen.add(name.text)
             ex.take("=")
-            lin = ex.lin()
             if name.text == "slope":
+                lin = ex.lin()
                 if not lin.constant:
                     self.fail(name.col, "slope is a constant (an ALiBi slope per head)")
                 if not c.is_zero(self.value(lin.span, name.col)):
                     a["slopes"][head] = lin.span
             else:
-                self.read_lin(lin, ex)
                 w, b = {"q": ("W_Q", "b_Q"), "k": ("W_K", "b_K"), "v": ("W_V", "b_V")}[name.text]
-                self.place(a["tables"], w, b, lin, head, name.col)
-            sep = ex.take()
-            if sep.text == ")":
+                lanes = self.lanes(a, head)
+                if len(lanes) > 1:
+                    ex.take("(")
+                for k, lane in enumerate(lanes):
+                    if k:
+                        ex.take(",")
+                    lin = ex.lin()
+                    self.read_lin(lin, ex)
+                    self.place(a["tables"], w, b, lin, lane, name.col)
+                if len(lanes) > 1:
+                    ex.take(")")
+            sep = ex.peek()
+            if sep is None and end is None:
+                return
+            ex.take()
+            if end is not None and sep.text == end:
                 break
             if sep.text != ",":
-                self.fail(sep.col, "',' or ')' expected")
-        if ex.at < len(toks):
-            self.fail(toks[ex.at].col, f"unexpected {toks[ex.at].text!r} after attend(...)")
-        for slot, tok in targets:
-            self.write(slot, tok)
-            a["tables"].setdefault("W_O", {}).setdefault(head, {})[slot] = coef
+                self.fail(sep.col, "',' or the end expected")
+        if ex.at < len(ex.toks):
+            self.fail(ex.toks[ex.at].col, f"unexpected {ex.toks[ex.at].text!r} after the head")
+
+    def lanes(self, a, head):
+        return [head] if a["dim"] == 1 else [f"{head}.{k}" for k in range(a["dim"])]
+
+    def kv_head(self, line, toks, a):
+        """kv NAME: k = ..., v = ...: a key/value head that query heads share."""
+        if a["heads"]:
+            self.fail(toks[0].col, "the kv heads come before the query heads")
+        name = toks[1].name
+        if name in a["kv"]:
+            self.fail(toks[1].col, f"the kv head {name!r} is declared twice")
+        a["kv"].append(name)
+        self.head_parts(_Expr(self, line, toks, 3, self.slots), a, name, ("k", "v"), None)
+
+    def attn_option(self, line, toks, a):
+        """dim = D, rope = F[, F...], scale = X, scale_divide = X, mask = X, normalise =
+        after, ln1 / q_norm / k_norm = rms(...)."""
+        key, text, col = toks[0].text, line[toks[2].col - 1:].strip() if len(toks) > 2 else "", \
+            toks[2].col if len(toks) > 2 else toks[1].end + 1
+        if not text:
+            self.fail(col, f"{key} = what?")
+        if a["heads"] or a["kv"]:
+            self.fail(toks[0].col, f"{key} comes before the heads")
+        if key == "dim":
+            if not text.isdigit() or not 1 <= int(text) <= 4096:
+                self.fail(col, "dim = D, a head dimension from 1 to 4096")
+            a["dim"] = int(text)
+        elif key == "rope":
+            freqs = _split_top(text)
+            for f in freqs:
+                self.value(f, col)
+            a["options"]["rope"] = {"freq": freqs[0]} if len(freqs) == 1 else {"freqs": freqs}
+        elif key in ("scale", "scale_divide", "mask"):
+            self.value(text, col)
+            a["options"]["scale" if key != "mask" else "mask"] = text
+            if key == "scale_divide":
+                a["options"]["scale_op"] = "divide"
+        elif key == "normalise":
+            if text not in ("before", "after"):
+                self.fail(col, "normalise = before or after")
+            a["options"]["normalise"] = text
+        elif key == "ln1":
+            self.blocks[self.section[1]]["norms"]["ln1"] = self.norm(text, col)
+        else:
+            a["options"][key] = self.norm(text, col)
+
+    def norm(self, text, col):
+        """rms(eps = E[, w = (KEY: V, ...)][, mean = multiply][, apply = divide]) as the model
+        file's norm."""
+        if not (text.startswith("rms(") and text.endswith(")")):
+            self.fail(col, "a norm is rms(eps = E, w = (SLOT: V, ...), mean = divide|multiply, "
+                           "apply = rsqrt|divide)")
+        out = {"kind": "rms"}
+        for part in _split_top(text[4:-1]):
+            key, eq, value = part.partition("=")
+            key, value = key.strip(), value.strip()
+            if not eq or key not in ("eps", "w", "mean", "apply") or key in out:
+                self.fail(col, f"{part.strip()!r}: rms takes eps, w, mean and apply, once each")
+            if key == "w":
+                if not (value.startswith("(") and value.endswith(")")):
+                    self.fail(col, "w = (KEY: VALUE, ...)")
+                out["w"] = {}
+                for item in _split_top(value[1:-1]):
+                    k, colon, v = item.partition(":")
+                    k = k.strip()
+                    k = k[1:-1] if k.startswith("'") and k.endswith("'") else k
+                    if not colon:
+                        self.fail(col, f"{item.strip()!r}: write KEY: VALUE")
+                    self.value(v.strip(), col)
+                    out["w"][k] = v.strip()
+            elif key == "eps":
+                self.value(value, col)
+                out["eps"] = value
+            else:
+                out[key] = value
+        if "eps" not in out:
+            self.fail(col, "rms(...) needs eps")
+        return out
 
     def targets(self, toks):
         if [t.text for t in toks] == ["every", "slot"]:
@@ -648,7 +773,8 @@ class _Program:
         slot = self.slot_tok(toks[0])
         if len(toks) < 3 or toks[1].text != "+=":
             self.fail(toks[0].col, "write SLOT += attend(...), SLOT += HEAD or SLOT += CONSTANT")
-        self.sum_into(line, toks, slot, a["heads"], a["tables"], "W_O", "b_O")
+        names = [lane for h in a["heads"] for lane in self.lanes(a, h)]
+        self.sum_into(line, toks, slot, names, a["tables"], "W_O", "b_O")
 
     # -- FFN: unit NAME = act(g)*(u) | SLOT += [c*]UNIT + act(g)*(u) + CONSTANT ... ------------
 
@@ -879,19 +1005,36 @@ class _Program:
                     self.lineno, col = self.bias_at[head]
                     self.fail(col, f"bias for the head {head!r}, which L{i}.attn does not "
                                    f"have; its heads are {', '.join(a['heads'])}")
-            attn = {"heads": a["heads"], **{k: a["tables"][k] for k in
+            attn = {"heads": a["heads"]}
+            if a["dim"] != 1:
+                attn["head_dim"] = a["dim"]
+            if a["kv"]:
+                attn["kv_heads"] = a["kv"]
+            attn.update({k: a["tables"][k] for k in
                                             ("W_Q", "b_Q", "W_K", "b_K", "W_V", "b_V", "W_O",
-                                             "b_O") if a["tables"].get(k)}}
+                                             "b_O") if a["tables"].get(k)})
+            for key in ("q_norm", "k_norm", "rope", "scale", "scale_op"):
+                if key in a["options"]:
+                    attn[key] = a["options"][key]
             if a["slopes"]:
                 attn["slopes"] = a["slopes"]
             if a["bias"]:
                 attn["bias"] = {"default": a["bias_default"] or "0", "heads": a["bias"]}
             attn["softmax"] = a["softmax"]
+            for key in ("normalise", "mask"):
+                if key in a["options"]:
+                    attn[key] = a["options"][key]
             mlp = {"units": m["units"], "act": m["act"], "gated": m["gated"],
                    **{k: m["tables"][k] for k in ("W_gate", "b_gate", "W_in", "b_in", "W_out",
                                                   "b_out") if m["tables"].get(k)}}
-            out["blocks"].append({"width_in": widths[i], "width_out": widths[i + 1],
-                                  "attn": attn, "mlp": mlp})
+            block = {"width_in": widths[i], "width_out": widths[i + 1]}
+            if "ln1" in b["norms"]:
+                block["ln1"] = b["norms"]["ln1"]
+            block["attn"] = attn
+            if "ln2" in b["norms"]:
+                block["ln2"] = b["norms"]["ln2"]
+            block["mlp"] = mlp
+            out["blocks"].append(block)
         r = self.readout
         if r["kind"] == "negative_error":
             out["unembed"] = {"kind": "negative_error", "slots": dict(r["rows"])}
