@@ -274,7 +274,7 @@ class _Program:
         self.fixed, self.vocab, self.prompt, self.slots = [], [], None, []
         self.roles, self.ties = {}, []
         self.section = None
-        self.W_E = {}
+        self.W_E, self.W_pos, self.pos_role = {}, {}, None
         self.written = {}   # slot -> the stage that first writes it
         self.reads = []     # (slot, stage index, line, column) to check against the writes
         self.blocks = []    # {"attn": {...}, "mlp": {...}, "widths": {...}}
@@ -369,6 +369,10 @@ class _Program:
                 if tok.name in self.slots:
                     self.fail(tok.col, f"the slot {tok.name!r} is declared twice")
                 self.slots.append(tok.name)
+        elif word == "positions":
+            if rest_text != "learned":
+                self.fail(col, "positions learned (W_pos is counted as parameters), or nothing")
+            self.pos_role = "learned"
         elif word == "roles":
             for part in rest.split():
                 name, eq, role = part.partition("=")
@@ -416,9 +420,10 @@ class _Program:
             return
         if what == "readout":
             kind = words[0].text if words else "negative_error"
-            if kind not in ("negative_error", "linear"):
-                self.fail(words[0].col, f"readout {kind!r}: use negative_error or linear")
-            self.readout = {"kind": kind, "rows": []}
+            if kind not in ("negative_error", "linear", "tied"):
+                self.fail(words[0].col, f"readout {kind!r}: use negative_error, linear or tied")
+            self.readout = {"kind": kind, "rows": [], "scale": {}, "b_U": {}, "tokens": None,
+                            "ln_final": None}
             self.section = ("readout",)
             return
         i = int(layer)
@@ -497,6 +502,8 @@ class _Program:
         if len(toks) < 2 or toks[1].text != "=":
             self.fail(toks[0].end + 1, "write SLOT = VALUE on TOKEN, ... in the embedding")
         self.write(slot, toks[0])
+        if any(t.text == "position" for t in toks):
+            return self.position_row(line, toks, slot)
         at = 2
         while True:
             on = next((k for k in range(at, len(toks)) if toks[k].text == "on"), None)
@@ -527,6 +534,16 @@ class _Program:
                 self.fail(toks[at].col, f"unexpected {toks[at].text!r}; separate VALUE on "
                                         f"TOKEN pairs with commas")
             at += 1
+
+    def position_row(self, line, toks, slot):
+        """SLOT = VALUE at position P, ...: the positional embedding W_pos."""
+        col = toks[2].col if len(toks) > 2 else toks[1].end + 1
+        for part in _split_top(line[col - 1:]):
+            m = re.fullmatch(r"(.+?)\s+at\s+position\s+(\d+)", part)
+            if not m:
+                self.fail(col, f"{part!r}: write VALUE at position P, ...")
+            if not c.is_zero(self.value(m.group(1), col)):
+                self.W_pos.setdefault(m.group(2), {})[slot] = m.group(1)
 
     def is_token(self, tok):
         return tok.name in self.vocab
@@ -780,6 +797,12 @@ class _Program:
 
     def ffn(self, line, toks):
         m = self.blocks[self.section[1]]["mlp"]
+        if toks[0].text == "ln2" and len(toks) > 2 and toks[1].text == "=":
+            if m["units"]:
+                self.fail(toks[0].col, "ln2 comes before the units")
+            self.blocks[self.section[1]]["norms"]["ln2"] = self.norm(
+                line[toks[2].col - 1:].strip(), toks[2].col)
+            return
         if toks[0].text == "unit" and len(toks) > 2 and toks[2].text == "=":
             name = toks[1].name
             if name in m["units"]:
@@ -910,6 +933,18 @@ class _Program:
     # -- readout: TOKEN = -SLOT (negative error) | TOKEN = LINEAR (linear) -------------------
 
     def readout_row(self, line, toks):
+        r = self.readout
+        if toks[0].text == "ln_final" and len(toks) > 2 and toks[1].text == "=":
+            r["ln_final"] = self.norm(line[toks[2].col - 1:].strip(), toks[2].col)
+            return
+        if toks[0].text == "tokens" and r["kind"] != "negative_error":
+            r["tokens"] = [t.name for t in toks[1:]]
+            for t in toks[1:]:
+                if t.name not in self.vocab:
+                    self.fail(t.col, f"unknown token {t.name!r}")
+            return
+        if r["kind"] == "tied":
+            return self.tied_row(line, toks)
         k = 0
         while k < len(toks):
             tok = toks[k]
@@ -932,6 +967,21 @@ class _Program:
                 self.read_lin(lin, ex)
                 self.readout["rows"].append((tok.name, lin))
                 k = ex.at
+
+    def tied_row(self, line, toks):
+        """scale SLOT = VALUE | bias TOKEN = VALUE, in a tied readout."""
+        if len(toks) < 4 or toks[0].text not in ("scale", "bias") or toks[2].text != "=":
+            self.fail(toks[0].col, "a tied readout has scale SLOT = VALUE and bias TOKEN = VALUE")
+        text = line[toks[3].col - 1:].strip()
+        self.value(text, toks[3].col)
+        if toks[0].text == "scale":
+            slot = self.slot_tok(toks[1])
+            self.reads.append((slot, self.stage(), self.lineno, toks[1].col))
+            self.readout["scale"][slot] = text
+        else:
+            if toks[1].name not in self.vocab:
+                self.fail(toks[1].col, f"unknown token {toks[1].name!r}")
+            self.readout["b_U"][toks[1].name] = text
 
     # -- the model file ----------------------------------------------------------------------
 
@@ -995,6 +1045,10 @@ class _Program:
             out["prompt"] = self.prompt
         out["slots"] = self.slots
         out["embed"] = {"width": widths[0], "W_E": self.W_E}
+        if self.W_pos:
+            out["embed"]["W_pos"] = dict(sorted(self.W_pos.items(), key=lambda kv: int(kv[0])))
+        if self.pos_role:
+            out["embed"]["pos_role"] = self.pos_role
         out["blocks"] = []
         for i, b in enumerate(self.blocks):
             a, m = b["attn"], b["mlp"]
@@ -1036,8 +1090,17 @@ class _Program:
             block["mlp"] = mlp
             out["blocks"].append(block)
         r = self.readout
+        if r["ln_final"] is not None:
+            out["ln_final"] = r["ln_final"]
         if r["kind"] == "negative_error":
             out["unembed"] = {"kind": "negative_error", "slots": dict(r["rows"])}
+        elif r["kind"] == "tied":
+            out["unembed"] = {"kind": "tied"}
+            if r["tokens"] is not None:
+                out["unembed"]["tokens"] = r["tokens"]
+            for key in ("scale", "b_U"):
+                if r[key]:
+                    out["unembed"][key] = r[key]
         else:
             W_U, b_U = {}, {}
             for token, lin in r["rows"]:
@@ -1048,8 +1111,8 @@ class _Program:
                         b_U[token] = t
                     else:
                         W_U.setdefault(s, {})[token] = t or "1"
-            out["unembed"] = {"kind": "linear", "tokens": [t for t, _ in r["rows"]],
-                              "W_U": W_U}
+            out["unembed"] = {"kind": "linear", "tokens": r["tokens"] or
+                              [t for t, _ in r["rows"]], "W_U": W_U}
             if b_U:
                 out["unembed"]["b_U"] = b_U
         if self.roles:

@@ -473,29 +473,17 @@ class NotExpressible(ValueError):
 
 
 def not_expressible(model):
-    """Why the program language cannot state ``model`` (None if it can)."""
-    if model.W_pos:
-        return "it has a positional embedding (W_pos)"
-    if model.ln_final is not None or any(b.ln1 or b.ln2 for b in model.blocks):
-        return "it has RMSNorms"
-    if model.unembed.kind == "tied":
-        return "its readout is tied to the embedding"
+    """Why the program language cannot state ``model`` (None if it can): a factored weight,
+    or a name it cannot write."""
+    if isinstance(model.W_pos, Factored):
+        return "its positional embedding is factored (low-rank)"
     for i, b in enumerate(model.blocks):
-        a, m = b.attn, b.mlp
-        where = f"L{i}.attn"
-        if a.head_dim != 1 or a.kv_heads:
-            return f"{where} has heads of dimension {a.head_dim} or shared key/value heads"
-        if a.rope_freqs:
-            return f"{where} has rotary positions (RoPE)"
-        if a.q_norm or a.k_norm:
-            return f"{where} has q/k norms"
-        if a.scale != 1 or a.normalise != "before" or not isinstance(a.mask, MinusInfinity):
-            return f"{where} has a score scale, a fused normalisation or a finite mask"
-        tables = [getattr(a, t) for t in a.tables] + [getattr(m, t) for t in m.tables]
+        tables = [getattr(b.attn, t) for t in b.attn.tables] + \
+            [getattr(b.mlp, t) for t in b.mlp.tables]
         if any(isinstance(t, Factored) for t in tables):
             return f"block {i} has a factored (low-rank) weight"
     if model.unembed.kind == "linear" and isinstance(model.unembed.W_U, Factored):
-        return "its readout is factored"
+        return "its readout is factored (low-rank)"
     names = list(model.slots) + list(model.vocab) + [u for b in model.blocks
                                                        for u in b.mlp.units]
     if any("'" in n or "#" in n or not n.strip() or n != n.strip() for n in names):
@@ -627,6 +615,8 @@ def source(model):
         if q.stop is not None:
             prompt["stop"] = q.stop
         lines.append(f"prompt {json.dumps(prompt, ensure_ascii=False)}")
+    if m.pos_role != "fixed":
+        lines.append(f"positions {m.pos_role}")
     lines += pack_words("slots", [_name(s) for s in m.slots])
     lines += [""] + src_embed(src, m)
     for i, block in enumerate(m.blocks):
@@ -667,6 +657,11 @@ def src_embed(src, m):
         parts = [f"{_factor(v) if v.startswith('-') else v} on " + ", ".join(map(_token, ts))
                  for v, ts in groups.items()]
         lines.append(f"  {_name(slot)} = " + ", ".join(parts))
+    for slot in m.slots[:m.width_embed]:
+        at = [f"{src.value(row[slot], f'W_pos[{p}][{slot}]')} at position {p}"
+              for p, row in sorted(m.W_pos.items()) if not is_zero(row.get(slot, 0))]
+        if at:
+            lines.append(f"  {_name(slot)} = " + ", ".join(at))
     return lines
 
 
@@ -686,28 +681,72 @@ def _minimal_widths(m):
     return out
 
 
+def _norm_text(src, norm, where):
+    """A norm as the language writes it: 'rms(eps = 1/1000000, w = (x0: 2))'."""
+    parts = [f"eps = {src.value(norm.eps)}"]
+    if norm.w:
+        parts.append("w = (" + ", ".join(f"{_name(k)}: {src.value(v, f'{where}.w[{k}]')}"
+                                         for k, v in norm.w.items()) + ")")
+    if norm.mean != "divide":
+        parts.append(f"mean = {norm.mean}")
+    if norm.apply != "rsqrt":
+        parts.append(f"apply = {norm.apply}")
+    return f"rms({', '.join(parts)})"
+
+
+def _tuple(texts):
+    return texts[0] if len(texts) == 1 else "(" + ", ".join(texts) + ")"
+
+
 def src_attention(src, m, i, block):
     a, where = block.attn, f"blocks.{i}.attn"
     lines = ["", f"L{i}.attn {a.softmax}  # score_ij = {_score_text(m, a)}; x += W_O z"]
+    if block.ln1 is not None:
+        lines.append(f"  ln1 = {_norm_text(src, block.ln1, f'blocks.{i}.ln1')}")
+    if a.head_dim != 1:
+        lines.append(f"  dim = {a.head_dim}")
+    if a.rope_freqs:
+        freqs = [src.value(f) for f in a.rope_freqs]
+        lines.append("  rope = " + (freqs[0] if len(set(freqs)) == 1 else ", ".join(freqs)))
+    if a.scale != 1:
+        lines.append(f"  {'scale_divide' if a.scale_op == 'divide' else 'scale'} = "
+                     f"{src.value(a.scale)}")
+    if not isinstance(a.mask, MinusInfinity):
+        lines.append(f"  mask = {src.value(a.mask)}")
+    if a.normalise != "before":
+        lines.append(f"  normalise = {a.normalise}")
+    for name in ("q_norm", "k_norm"):
+        if getattr(a, name) is not None:
+            lines.append(f"  {name} = {_norm_text(src, getattr(a, name), f'{where}.{name}')}")
     if a.bias:
         lines.append(f"  bias default = {src.value(a.bias_default)}")
         for h, rows in a.bias.items():
             entries = [f"{r}->{j} = {src.value(v)}" for r, row in rows.items()
                        for j, v in row.items()]
             lines.append(f"  bias {_name(h)}: " + ", ".join(entries))
+
+    def parts(head, which):
+        return [f"{x.lower()} = " + _tuple([src.linear(
+            getattr(a, f"W_{x}"), getattr(a, f"b_{x}"), lane, where, f"W_{x}", f"b_{x}")
+            for lane in a.lanes([head])]) for x in which]
+
+    for g in a.kv_heads:
+        lines.append(f"  kv {_name(g)}: " + ", ".join(parts(g, "KV")))
+    later = []
     for k, h in enumerate(a.heads):
-        parts = [f"{x.lower()} = " + src.linear(getattr(a, f"W_{x}"), getattr(a, f"b_{x}"), h,
-                                                 where, f"W_{x}", f"b_{x}")
-                 for x in "QKV"]
+        call = parts(h, "Q" if a.kv_heads else "QKV")
         if not is_zero(a.slopes.get(h, 0)):
-            parts.append(f"slope = {src.value(a.slopes[h])}")
-        call = f"attend({', '.join(parts)})"
+            call.append(f"slope = {src.value(a.slopes[h])}")
+        call = f"attend({', '.join(call)})"
+        named = "" if h == f"h{k}" else f"{_name(h)}: "
+        if a.head_dim != 1:  # its lanes, by name, into the slots (below)
+            lines.append(f"  {_name(h)}: {call}")
+            continue
         out = {s: src.value(w, f"{where}.W_O[{h}][{s}]")
                for s, w in a.W_O.get(h, {}).items() if not is_zero(w)}
-        named = "" if h == f"h{k}" else f"{_name(h)}: "
         if len(set(out.values())) > 1:  # a weight per slot: the head's output by name
             lines.append(f"  {_name(h)}: {call}")
-            lines += [f"  {_name(s)} += {_factor(w)}*{_name(h)}" for s, w in out.items()]
+            later += [f"  {_name(s)} += {_factor(w)}*{_name(h)}" for s, w in out.items()]
             continue
         coef = "" if not out or set(out.values()) == {"1"} else \
             f"{_factor(next(iter(out.values())))}*"
@@ -716,6 +755,16 @@ def src_attention(src, m, i, block):
         elif out:
             call = ", ".join(_name(s) for s in m.slots if s in out) + f" += {coef}{call}"
         lines.append("  " + named + call)
+    if a.head_dim != 1:
+        for s in m.slots[:block.width_in]:
+            terms = ""
+            for lane in a.lanes(a.heads):
+                w = a.W_O.get(lane, {}).get(s, 0)
+                if not is_zero(w):
+                    terms += src.term(w, lane, f"{where}.W_O[{lane}][{s}]", not terms)
+            if terms:
+                later.append(f"  {_name(s)} += {terms}")
+    lines += later
     for slot, b in a.b_O.items():
         if not is_zero(b):
             lines.append(f"  {_name(slot)} += {src.value(b, f'{where}.b_O[{slot}]')}")
@@ -729,6 +778,8 @@ def src_mlp(src, m, i, block):
              + (f" width {block.width_out}" if block.width_out != widths[i + 1] else "")
              + (f"  # the stream widens from {block.width_in} to {block.width_out} slots"
                 if block.width_out > block.width_in else "")]
+    if block.ln2 is not None:
+        lines.append(f"  ln2 = {_norm_text(src, block.ln2, f'blocks.{i}.ln2')}")
     writers = {}
     for u in f.units:
         for s, w in f.W_out.get(u, {}).items():
@@ -769,10 +820,20 @@ def src_mlp(src, m, i, block):
 
 def src_readout(src, m):
     u = m.unembed
+    final = [] if m.ln_final is None else [
+        f"  ln_final = {_norm_text(src, m.ln_final, 'ln_final')}"]
     if u.kind == "negative_error":
-        return ["", "readout negative_error"] + pack(
+        return ["", "readout negative_error"] + final + pack(
             [f"{_token(t)} = -{_name(s)}" for t, s in u.slots.items()], "  ")
-    lines = ["", "readout linear"]
+    lines = ["", f"readout {u.kind}"] + final
+    if u.kind == "tied":
+        if u.tokens != m.vocab:
+            lines.append("  tokens " + " ".join(map(_token, u.tokens)))
+        lines += [f"  scale {_name(s)} = {src.value(v, f'unembed.scale[{s}]')}"
+                  for s, v in u.scale.items() if not is_zero(v)]
+        lines += [f"  bias {_token(t)} = {src.value(v, f'unembed.b_U[{t}]')}"
+                  for t, v in u.b_U.items() if not is_zero(v)]
+        return lines
     for t in u.tokens:
         lines.append(f"  {_token(t)} = {src.linear(u.W_U, u.b_U, t, 'unembed', 'W_U', 'b_U')}")
     return lines
