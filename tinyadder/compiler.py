@@ -70,12 +70,18 @@ class _Tok:
 
 
 def _strip_comment(line):
-    """The line without its comment ('#' outside quotes)."""
-    quoted = False
+    """The line without its comment ('#' outside 'names' and "JSON strings")."""
+    quote, escaped = None, False
     for k, ch in enumerate(line):
-        if ch == "'":
-            quoted = not quoted
-        elif ch == "#" and not quoted:
+        if quote == '"' and escaped:
+            escaped = False
+        elif quote == '"' and ch == "\\":
+            escaped = True
+        elif ch == quote:
+            quote = None
+        elif quote is None and ch in "'\"":
+            quote = ch
+        elif quote is None and ch == "#":
             return line[:k]
     return line
 
@@ -479,7 +485,7 @@ class _Program:
 
     def read_lin(self, lin, ex):
         for s in lin.terms:
-            if s is not None:
+            if s is not None and s in self.slots:
                 self.reads.append((s, self.stage(), self.lineno, ex.cols[s]))
 
     def statement(self, line):
@@ -584,6 +590,9 @@ class _Program:
             return self.attn_option(line, toks, a)
         if toks[0].text == "kv" and len(toks) > 2 and toks[2].text == ":":
             return self.kv_head(line, toks, a)
+        if toks[0].text == "via" and len(toks) > 1 and toks[1].text in self.VIA["attn"]:
+            lanes = [lane for h in a["heads"] for lane in self.lanes(a, h)]
+            return self.via(line, toks, a, lanes if toks[1].text == "W_O" else self.slots)
         head = None
         if len(toks) > 1 and toks[1].text == ":":
             head, at = toks[0].name, 2
@@ -639,12 +648,13 @@ class _Program:
                 lanes = self.lanes(a, head)
                 if len(lanes) > 1:
                     ex.take("(")
+                ex.vars = self.sources(a, w, self.slots)
                 for k, lane in enumerate(lanes):
                     if k:
                         ex.take(",")
                     lin = ex.lin()
                     self.read_lin(lin, ex)
-                    self.place(a["tables"], w, b, lin, lane, name.col)
+                    self.place(a["tables"], w, b, lin, lane, name.col, a.get("factored"))
                 if len(lanes) > 1:
                     ex.take(")")
             sep = ex.peek()
@@ -755,14 +765,51 @@ class _Program:
                 if stage <= 2 * i + 1]
         return max(used, default=-1) + 1
 
-    def place(self, tables, w, b, lin, target, col):
+    def place(self, tables, w, b, lin, target, col, factored=None):
+        """A linear form's coefficients into the table ``w`` (its factor B where ``factored``
+        holds it) and its constant into the bias ``b``."""
         for s, t in lin.terms.items():
             if c.is_zero(self.value(t, col)):
                 continue
             if s is None:
                 tables.setdefault(b, {})[target] = t
             else:
-                tables.setdefault(w, {}).setdefault(s, {})[target] = "1" if t is None else t
+                into = factored[w]["B"] if factored and w in factored else \
+                    tables.setdefault(w, {})
+                into.setdefault(s, {})[target] = "1" if t is None else t
+
+    def sources(self, part, w, default):
+        """What a linear form into table ``w`` reads: its inner lanes where it is factored."""
+        f = part.get("factored", {})
+        return f[w]["inner"] if w in f else default
+
+    VIA = {"attn": ("W_Q", "W_K", "W_V", "W_O"), "mlp": ("W_gate", "W_in", "W_out"),
+           "readout": ("W_U",)}
+
+    def via(self, line, toks, part, sources):
+        """via TABLE LANE = LINEAR: an inner lane of a factored table W = A B (its column of
+        A, a linear form of the table's sources)."""
+        kind = self.section[0]
+        if len(toks) < 4 or toks[3].text != "=" or toks[1].text not in self.VIA[kind]:
+            self.fail(toks[0].col, f"write via TABLE LANE = ..., TABLE one of "
+                                   f"{', '.join(self.VIA[kind])} here")
+        w, lane = toks[1].text, toks[2].name
+        f = part.setdefault("factored", {}).setdefault(w, {"inner": [], "A": {}, "B": {}})
+        if lane in f["inner"]:
+            self.fail(toks[2].col, f"the lane {lane!r} of {w} is declared twice")
+        if part["tables"].get(w) if "tables" in part else False:
+            self.fail(toks[1].col, f"{w} already has entries; its via lanes come first")
+        f["inner"].append(lane)
+        ex = _Expr(self, line, toks, 4, sources)
+        lin = ex.lin()
+        if ex.at < len(toks):
+            self.fail(toks[ex.at].col, f"unexpected {toks[ex.at].text!r}")
+        if None in lin.terms:
+            self.fail(toks[3].col, "an inner lane has no constant term (a factor has no bias)")
+        self.read_lin(lin, ex)
+        for s, t in lin.terms.items():
+            if not c.is_zero(self.value(t, toks[3].col)):
+                f["A"].setdefault(s, {})[lane] = "1" if t is None else t
 
     def bias(self, line, toks, a):
         """bias default = VALUE | bias HEAD: I->J = VALUE, ..."""
@@ -791,7 +838,12 @@ class _Program:
         if len(toks) < 3 or toks[1].text != "+=":
             self.fail(toks[0].col, "write SLOT += attend(...), SLOT += HEAD or SLOT += CONSTANT")
         names = [lane for h in a["heads"] for lane in self.lanes(a, h)]
-        self.sum_into(line, toks, slot, names, a["tables"], "W_O", "b_O")
+        f = a.get("factored", {})
+        if "W_O" in f:
+            self.sum_into(line, toks, slot, f["W_O"]["inner"], f["W_O"], "B", "b_O",
+                          bias_tables=a["tables"])
+        else:
+            self.sum_into(line, toks, slot, names, a["tables"], "W_O", "b_O")
 
     # -- FFN: unit NAME = act(g)*(u) | SLOT += [c*]UNIT + act(g)*(u) + CONSTANT ... ------------
 
@@ -812,14 +864,22 @@ class _Program:
             if ex.at < len(toks):
                 self.fail(toks[ex.at].col, f"unexpected {toks[ex.at].text!r} after the unit")
             return
+        if toks[0].text == "via" and len(toks) > 1 and toks[1].text in self.VIA["mlp"]:
+            return self.via(line, toks, m, m["units"] if toks[1].text == "W_out" else self.slots)
         slot = self.slot_tok(toks[0])
         if len(toks) < 3 or toks[1].text != "+=":
             self.fail(toks[0].col, "write SLOT += UNIT + ..., SLOT += relu(...)*(...) or "
                                    "unit NAME = relu(...)*(...)")
-        self.sum_into(line, toks, slot, m["units"], m["tables"], "W_out", "b_out",
-                      lambda ex, name: self.unit(ex, m, name))
+        f = m.get("factored", {})
+        if "W_out" in f:
+            self.sum_into(line, toks, slot, f["W_out"]["inner"], f["W_out"], "B", "b_out",
+                          bias_tables=m["tables"])
+        else:
+            self.sum_into(line, toks, slot, m["units"], m["tables"], "W_out", "b_out",
+                          lambda ex, name: self.unit(ex, m, name))
 
-    def sum_into(self, line, toks, slot, names, tables, out, bias, inline_unit=None):
+    def sum_into(self, line, toks, slot, names, tables, out, bias, inline_unit=None,
+                 bias_tables=None):
         """SLOT += [COEF*]NAME + ... + CONSTANT: ``names`` (units, heads) into ``slot``
         through the table ``out``, constants into ``bias``; with ``inline_unit``, a term
         act(...)*(...) is a unit of its own, named after the slot."""
@@ -861,7 +921,8 @@ class _Program:
                                        f"{'units' if inline_unit else 'heads'} and constants "
                                        f"into a slot, not slots")
                 text = _bare(line[toks[start].col - 1:toks[ex.at - 1].end])
-                self.add(tables, bias, None, slot, text, sign, tok.col)
+                self.add(tables if bias_tables is None else bias_tables, bias, None, slot, text,
+                         sign, tok.col)
                 sign = 1
                 if ex.peek() is None:
                     return
@@ -912,7 +973,9 @@ class _Program:
         if act.text != m["act"]:
             self.fail(act.col, f"this FFN's activation is {m['act']}, not {act.text!r}")
         m["units"].append(name)
+        f = m.get("factored")
         ex.take("(")
+        ex.vars = self.sources(m, "W_gate" if m["gated"] else "W_in", self.slots)
         first = ex.lin()
         ex.take(")")
         self.read_lin(first, ex)
@@ -922,13 +985,14 @@ class _Program:
                           f"a gated unit is {m['act']}(gate)*(up)")
             ex.take("*")
             paren = ex.take("(")
+            ex.vars = self.sources(m, "W_in", self.slots)
             up = ex.lin()
             ex.take(")")
             self.read_lin(up, ex)
-            self.place(m["tables"], "W_gate", "b_gate", first, name, act.col)
-            self.place(m["tables"], "W_in", "b_in", up, name, paren.col)
+            self.place(m["tables"], "W_gate", "b_gate", first, name, act.col, f)
+            self.place(m["tables"], "W_in", "b_in", up, name, paren.col, f)
         else:
-            self.place(m["tables"], "W_in", "b_in", first, name, act.col)
+            self.place(m["tables"], "W_in", "b_in", first, name, act.col, f)
 
     # -- readout: TOKEN = -SLOT (negative error) | TOKEN = LINEAR (linear) -------------------
 
@@ -945,6 +1009,9 @@ class _Program:
             return
         if r["kind"] == "tied":
             return self.tied_row(line, toks)
+        if toks[0].text == "via" and len(toks) > 1 and toks[1].text == "W_U":
+            r.setdefault("tables", {})
+            return self.via(line, toks, r, self.slots)
         k = 0
         while k < len(toks):
             tok = toks[k]
@@ -962,7 +1029,7 @@ class _Program:
                 self.readout["rows"].append((tok.name, slot))
                 k += 4
             else:
-                ex = _Expr(self, line, toks, k + 2, self.slots)
+                ex = _Expr(self, line, toks, k + 2, self.sources(r, "W_U", self.slots))
                 lin = ex.lin()
                 self.read_lin(lin, ex)
                 self.readout["rows"].append((tok.name, lin))
@@ -1064,6 +1131,8 @@ class _Program:
                 attn["head_dim"] = a["dim"]
             if a["kv"]:
                 attn["kv_heads"] = a["kv"]
+            for w, f in a.get("factored", {}).items():
+                a["tables"][w] = f
             attn.update({k: a["tables"][k] for k in
                                             ("W_Q", "b_Q", "W_K", "b_K", "W_V", "b_V", "W_O",
                                              "b_O") if a["tables"].get(k)})
@@ -1078,6 +1147,8 @@ class _Program:
             for key in ("normalise", "mask"):
                 if key in a["options"]:
                     attn[key] = a["options"][key]
+            for w, f in m.get("factored", {}).items():
+                m["tables"][w] = f
             mlp = {"units": m["units"], "act": m["act"], "gated": m["gated"],
                    **{k: m["tables"][k] for k in ("W_gate", "b_gate", "W_in", "b_in", "W_out",
                                                   "b_out") if m["tables"].get(k)}}
@@ -1111,6 +1182,9 @@ class _Program:
                         b_U[token] = t
                     else:
                         W_U.setdefault(s, {})[token] = t or "1"
+            if "W_U" in r.get("factored", {}):
+                f = r["factored"]["W_U"]
+                W_U = {"inner": f["inner"], "A": f["A"], "B": W_U}
             out["unembed"] = {"kind": "linear", "tokens": r["tokens"] or
                               [t for t, _ in r["rows"]], "W_U": W_U}
             if b_U:

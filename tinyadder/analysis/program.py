@@ -473,17 +473,10 @@ class NotExpressible(ValueError):
 
 
 def not_expressible(model):
-    """Why the program language cannot state ``model`` (None if it can): a factored weight,
-    or a name it cannot write."""
+    """Why the program language cannot state ``model`` (None if it can): a factored
+    positional embedding, or a name it cannot write."""
     if isinstance(model.W_pos, Factored):
         return "its positional embedding is factored (low-rank)"
-    for i, b in enumerate(model.blocks):
-        tables = [getattr(b.attn, t) for t in b.attn.tables] + \
-            [getattr(b.mlp, t) for t in b.mlp.tables]
-        if any(isinstance(t, Factored) for t in tables):
-            return f"block {i} has a factored (low-rank) weight"
-    if model.unembed.kind == "linear" and isinstance(model.unembed.W_U, Factored):
-        return "its readout is factored (low-rank)"
     names = list(model.slots) + list(model.vocab) + [u for b in model.blocks
                                                        for u in b.mlp.units]
     if any("'" in n or "#" in n or not n.strip() or n != n.strip() for n in names):
@@ -523,8 +516,8 @@ class _Source:
         text = self.value(v, entry)
         negative = (entry not in self.m.derived and not IDENT.fullmatch(text)
                     and (is_rational(v) and v < 0 or isinstance(v, ExpTerm) and v.coef < 0))
-        if negative:
-            text = self.value(-v)
+        if negative:  # written '- |v|', so |v| as a number: '-name' would read as derived
+            text = constant_text(-v)
         if name is None:
             body = _factor(text) if negative else text if first else _factor(text)
         else:
@@ -533,10 +526,13 @@ class _Source:
             return ("-" if negative else "") + body
         return (" - " if negative else " + ") + body
 
-    def linear(self, table, bias, target, where, wname, bname):
-        """sum_s table[s][target]*s + bias[target] as program text ('0' if none)."""
+    def linear(self, table, bias, target, where, wname, bname, sources=None):
+        """sum_s table[s][target]*s + bias[target] as program text ('0' if none), over the
+        slots (or ``sources``); a factored table over its inner lanes (its factor B)."""
+        if isinstance(table, Factored):
+            table, sources, wname = table.B, table.inner, f"{wname}.B"
         out = ""
-        for s in self.m.slots:  # in slot order, whatever the table's order
+        for s in sources or self.m.slots:  # in slot order, whatever the table's order
             w = table.get(s, {}).get(target, 0)
             if not is_zero(w):
                 out += self.term(w, s, f"{where}.{wname}[{s}][{target}]", not out)
@@ -544,6 +540,14 @@ class _Source:
         if not is_zero(b):
             out += self.term(b, None, f"{where}.{bname}[{target}]", not out)
         return out or "0"
+
+
+def _via(src, table, where, wname, sources=None):
+    """The inner lanes of a factored table, each as 'via W lane = its column of A'."""
+    if not isinstance(table, Factored):
+        return []
+    return [f"  via {wname} {_name(r)} = "
+            + src.linear(table.A, {}, r, where, f"{wname}.A", "", sources) for r in table.inner]
 
 
 def _factor(text):
@@ -730,8 +734,12 @@ def src_attention(src, m, i, block):
             getattr(a, f"W_{x}"), getattr(a, f"b_{x}"), lane, where, f"W_{x}", f"b_{x}")
             for lane in a.lanes([head])]) for x in which]
 
+    for w in ("W_Q", "W_K", "W_V"):
+        lines += _via(src, getattr(a, w), where, w)
     for g in a.kv_heads:
         lines.append(f"  kv {_name(g)}: " + ", ".join(parts(g, "KV")))
+    lanes = a.lanes(a.heads)
+    factored = isinstance(a.W_O, Factored)
     later = []
     for k, h in enumerate(a.heads):
         call = parts(h, "Q" if a.kv_heads else "QKV")
@@ -739,7 +747,7 @@ def src_attention(src, m, i, block):
             call.append(f"slope = {src.value(a.slopes[h])}")
         call = f"attend({', '.join(call)})"
         named = "" if h == f"h{k}" else f"{_name(h)}: "
-        if a.head_dim != 1:  # its lanes, by name, into the slots (below)
+        if a.head_dim != 1 or factored:  # its lanes, by name, into the slots (below)
             lines.append(f"  {_name(h)}: {call}")
             continue
         out = {s: src.value(w, f"{where}.W_O[{h}][{s}]")
@@ -755,13 +763,17 @@ def src_attention(src, m, i, block):
         elif out:
             call = ", ".join(_name(s) for s in m.slots if s in out) + f" += {coef}{call}"
         lines.append("  " + named + call)
-    if a.head_dim != 1:
+    if a.head_dim != 1 or factored:
+        out, sources, name = a.W_O, lanes, "W_O"
+        if factored:
+            later += _via(src, a.W_O, where, "W_O", lanes)
+            out, sources, name = a.W_O.B, a.W_O.inner, "W_O.B"
         for s in m.slots[:block.width_in]:
             terms = ""
-            for lane in a.lanes(a.heads):
-                w = a.W_O.get(lane, {}).get(s, 0)
+            for lane in sources:
+                w = out.get(lane, {}).get(s, 0)
                 if not is_zero(w):
-                    terms += src.term(w, lane, f"{where}.W_O[{lane}][{s}]", not terms)
+                    terms += src.term(w, lane, f"{where}.{name}[{lane}][{s}]", not terms)
             if terms:
                 later.append(f"  {_name(s)} += {terms}")
     lines += later
@@ -780,9 +792,14 @@ def src_mlp(src, m, i, block):
                 if block.width_out > block.width_in else "")]
     if block.ln2 is not None:
         lines.append(f"  ln2 = {_norm_text(src, block.ln2, f'blocks.{i}.ln2')}")
+    for w in ("W_gate", "W_in"):
+        lines += _via(src, getattr(f, w), where, w)
+    factored = isinstance(f.W_out, Factored)
+    out, sources, name = (f.W_out.B, f.W_out.inner, "W_out.B") if factored else \
+        (f.W_out, f.units, "W_out")
     writers = {}
-    for u in f.units:
-        for s, w in f.W_out.get(u, {}).items():
+    for u in sources:
+        for s, w in out.get(u, {}).items():
             if not is_zero(w):
                 writers.setdefault(s, []).append(u)
 
@@ -795,10 +812,11 @@ def src_mlp(src, m, i, block):
             text += f"*({src.linear(f.W_in, f.b_in, u, where, 'W_in', 'b_in')})"
         return text
 
-    inline = {u for u in f.units if writers.get(u) == [u] and list(
-        s for s, w in f.W_out.get(u, {}).items() if not is_zero(w)) == [u]
-        and src.value(f.W_out[u][u], f"{where}.W_out[{u}][{u}]") == "1"}
-    later = []
+    inline = set() if factored else {
+        u for u in f.units if writers.get(u) == [u] and list(
+            s for s, w in out.get(u, {}).items() if not is_zero(w)) == [u]
+        and src.value(out[u][u], f"{where}.W_out[{u}][{u}]") == "1"}
+    later = _via(src, f.W_out, where, "W_out", f.units)
     for u in f.units:
         if u in inline:
             lines.append(f"  {_name(u)} += {unit_text(u)}")
@@ -809,7 +827,7 @@ def src_mlp(src, m, i, block):
         for u in writers.get(s, []):
             if u in inline:
                 continue
-            terms += src.term(f.W_out[u][s], u, f"{where}.W_out[{u}][{s}]", not terms)
+            terms += src.term(out[u][s], u, f"{where}.{name}[{u}][{s}]", not terms)
         if terms:
             later.append(f"  {_name(s)} += {terms}")
         b = f.b_out.get(s, 0)
@@ -834,6 +852,7 @@ def src_readout(src, m):
         lines += [f"  bias {_token(t)} = {src.value(v, f'unembed.b_U[{t}]')}"
                   for t, v in u.b_U.items() if not is_zero(v)]
         return lines
+    lines += _via(src, u.W_U, "unembed", "W_U")
     for t in u.tokens:
         lines.append(f"  {_token(t)} = {src.linear(u.W_U, u.b_U, t, 'unembed', 'W_U', 'b_U')}")
     return lines
