@@ -438,17 +438,17 @@ def test_board_keeps_open_pairs_apart(monkeypatch):
 
 
 LISTED = {"alexlitz-36"}  # the board's models of TinyAdder-36's kind
-PROGRAMS = {"alexlitz-36", "fblissjr-33"}  # the board's models the program language states
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_program_lists_the_model_and_its_code_or_says_why_not(name):
-    """The register-machine listing states every model (TinyAdder-36's kind as the program
-    `compile` reads back); the fast path's code runs TinyAdder-36's kind of model, and for
+    """The register machine states every model, as the program `compile` reads back (its
+    listing with --listing); the fast path's code runs TinyAdder-36's kind of model, and for
     another kind it says so in one line."""
     status, out, err = run_cli("program", "--model", name)
-    head = f"# {name}: " if name in PROGRAMS else f"{name}: "
-    assert (status, err) == (0, "") and out.startswith(head)
+    assert (status, err) == (0, "") and out.startswith(f"# {name}: ")
+    status, out, err = run_cli("program", "--model", name, "--listing")
+    assert (status, err) == (0, "") and out.startswith(f"{name}: ")
     status, out, err = run_cli("program", "--model", name, "--python", "--number", "float")
     if name in LISTED:
         assert (status, err) == (0, "") and out.startswith("# ")
@@ -458,7 +458,7 @@ def test_program_lists_the_model_and_its_code_or_says_why_not(name):
 
 
 def test_program_lists_a_model_with_norms_and_a_linear_readout():
-    status, out, _ = run_cli("program", "--model", "yieldthought-20")
+    status, out, _ = run_cli("program", "--model", "yieldthought-20", "--listing")
     lines = out.splitlines()
     assert status == 0 and "    '0' = 1000*x0" in lines
     assert any(line.startswith("  readout  (tied: logit_t = ") for line in lines)

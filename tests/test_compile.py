@@ -15,14 +15,15 @@ from tinyadder.compiler import ProgramError, compile_model, compile_program, dif
 from tinyadder.forward import forward
 from tinyadder.generate import generate
 from tinyadder.modelfile import dump, loads
+from tinyadder.models import names, program_names
 from tinyadder.numbers import for_model
 from tinyadder.plan import compile_model as runnable
 from tinyadder.weights import with_entry
 
 ROOT = Path(__file__).resolve().parent.parent
 LOOKUP = ROOT / "tinyadder" / "models" / "programs" / "seed003-lookup.tap"
-ROUND_TRIP = ("published", "repaired", "variant-28", "alexlitz-36", "fblissjr-33",
-              "seed003-lookup")
+ROUND_TRIP = (list(names()) + list(program_names())
+              + sorted(str(p) for p in (ROOT / "tests" / "models").glob("*.json")))
 
 
 def run_cli(*argv, stdin=""):
@@ -147,10 +148,16 @@ def test_compile_refuses_a_file_it_cannot_read():
     assert err.startswith("tinyadder compile: error: cannot read no/such.tap: ")
 
 
-def test_program_prints_a_listing_where_the_language_cannot_state_the_model():
-    assert not_expressible(build("zcbtrak-6")) == "it has RMSNorms"
-    status, out, _ = run_cli("program", "--model", "zcbtrak-6")
-    assert status == 0 and out.startswith("zcbtrak-6: 2 slots")
+def test_program_prints_a_listing_where_the_language_cannot_state_the_model(tmp_path):
+    text = (ROOT / "tests" / "models" / "adder1.json").read_text().replace('"eq"', '"e\'q"')
+    odd = loads(text)
+    assert not_expressible(odd) == "a name holds a quote, a '#' or blanks"
+    with pytest.raises(ValueError, match="the program language cannot state it"):
+        source(odd)
+    path = tmp_path / "odd.json"
+    path.write_text(text)
+    status, out, _ = run_cli("program", "--model", str(path))
+    assert status == 0 and out.startswith("adder1: ") and "e'q" in out
     status, out, _ = run_cli("program", "--model", "published", "--listing")
     assert status == 0 and out.startswith("tinyadder36-published: 16 slots")
 
@@ -158,24 +165,14 @@ def test_program_prints_a_listing_where_the_language_cannot_state_the_model():
 def test_program_real_drops_the_float_markers_and_writes_rows_in_closed_form():
     status, out, _ = run_cli("program", "--model", "zcbtrak-6", "--real")
     assert status == 0 and not re.search(r"f(32|64)\(", out)
-    assert "    x0 = 1000 - d^2/1000 on digit d" in out.splitlines()
+    assert "  x0 = 1000 - d^2/1000 on digit d" in out.splitlines()
+    status, out, _ = run_cli("program", "--model", "zcbtrak-6", "--real", "--listing")
+    assert status == 0 and "    x0 = 1000 - d^2/1000 on digit d" in out.splitlines()
     status, out, _ = run_cli("program", "--model", "zcbtrak-6")
     assert "f64(" in out
 
 
-def test_statements_into_one_slot_add_up():
-    text = LOOKUP.read_text().replace("  out += units + nine + ten",
-                                      "  out += units + nine\n  out += ten + 2*units - units")
-    model = compile_model(text)
-    assert model.blocks[1].mlp.W_out["units"]["out"] == 2
-    # units counted twice: out = 2z - 10 = 10 at the units' position, whose nearest digit is 9
-    assert lookup_run(model, "C")[0] == "19"
-
-
-def test_compile_says_when_the_model_it_states_is_not_valid():
-    text = LOOKUP.read_text().replace(
-        "slots keyA", 'prompt {"digits": 1, "question": ["<bos>", "a"]}\nslots keyA')
-    status, out, err = run_cli("compile", "-", stdin=text)
-    assert (status, out) == (2, "")
-    assert err == ("tinyadder compile: error: -: the model it states is not a valid model: "
-                   "prompt.question: 'a' and 'b' once each\n")
+def test_the_real_program_compiles_to_the_real_number_model():
+    from tinyadder.analysis.program import real_view
+    model = real_view(build("zcbtrak-6"))
+    assert difference(model, compile_model(source(model))) is None

@@ -281,6 +281,7 @@ class _Program:
         self.roles, self.ties = {}, []
         self.section = None
         self.W_E, self.W_pos, self.pos_role = {}, {}, None
+        self.pos_inner, self.pos_A, self.pos_B = [], {}, {}  # a factored W_pos
         self.written = {}   # slot -> the stage that first writes it
         self.reads = []     # (slot, stage index, line, column) to check against the writes
         self.blocks = []    # {"attn": {...}, "mlp": {...}, "widths": {...}}
@@ -504,12 +505,25 @@ class _Program:
     # -- embed: SLOT = VALUE on TOKEN, ... | SLOT = EXPR(d) on digit d -----------------------
 
     def embed(self, line, toks):
+        if toks[0].text == "via":
+            return self.via_positions(line, toks)
         slot = self.slot_tok(toks[0])
         if len(toks) < 2 or toks[1].text != "=":
             self.fail(toks[0].end + 1, "write SLOT = VALUE on TOKEN, ... in the embedding")
         self.write(slot, toks[0])
         if any(t.text == "position" for t in toks):
+            if self.pos_inner:
+                self.fail(toks[0].col, "W_pos is factored here: write SLOT = a sum of its lanes")
             return self.position_row(line, toks, slot)
+        if self.pos_inner and not any(t.text == "on" for t in toks):
+            ex = _Expr(self, line, toks, 2, self.pos_inner)
+            lin = ex.lin()
+            if ex.at < len(toks) or None in lin.terms:
+                self.fail(toks[min(ex.at, len(toks) - 1)].col, "SLOT = a sum of W_pos lanes")
+            for r, t in lin.terms.items():
+                if not c.is_zero(self.value(t, toks[2].col)):
+                    self.pos_B.setdefault(r, {})[slot] = "1" if t is None else t
+            return
         at = 2
         while True:
             on = next((k for k in range(at, len(toks)) if toks[k].text == "on"), None)
@@ -550,6 +564,25 @@ class _Program:
                 self.fail(col, f"{part!r}: write VALUE at position P, ...")
             if not c.is_zero(self.value(m.group(1), col)):
                 self.W_pos.setdefault(m.group(2), {})[slot] = m.group(1)
+
+    def via_positions(self, line, toks):
+        """via W_pos LANE = VALUE at position P, ...: an inner lane of a factored W_pos."""
+        if len(toks) < 4 or toks[1].text != "W_pos" or toks[3].text != "=":
+            self.fail(toks[0].col, "write via W_pos LANE = VALUE at position P, ...")
+        if self.W_pos:
+            self.fail(toks[0].col, "W_pos is either a table or factored: its via lanes come "
+                                   "before any SLOT = VALUE at position P")
+        lane = toks[2].name
+        if lane in self.pos_inner:
+            self.fail(toks[2].col, f"the lane {lane!r} of W_pos is declared twice")
+        self.pos_inner.append(lane)
+        col = toks[3].end + 1
+        for part in _split_top(line[col - 1:]):
+            m = re.fullmatch(r"(.+?)\s+at\s+position\s+(\d+)", part)
+            if not m:
+                self.fail(col, f"{part!r}: write VALUE at position P, ...")
+            if not c.is_zero(self.value(m.group(1), col)):
+                self.pos_A.setdefault(m.group(2), {})[lane] = m.group(1)
 
     def is_token(self, tok):
         return tok.name in self.vocab
@@ -1114,6 +1147,9 @@ class _Program:
         out["embed"] = {"width": widths[0], "W_E": self.W_E}
         if self.W_pos:
             out["embed"]["W_pos"] = dict(sorted(self.W_pos.items(), key=lambda kv: int(kv[0])))
+        elif self.pos_inner:
+            out["embed"]["W_pos"] = {"inner": self.pos_inner, "B": self.pos_B, "A": dict(
+                sorted(self.pos_A.items(), key=lambda kv: int(kv[0])))}
         if self.pos_role:
             out["embed"]["pos_role"] = self.pos_role
         out["blocks"] = []

@@ -473,10 +473,8 @@ class NotExpressible(ValueError):
 
 
 def not_expressible(model):
-    """Why the program language cannot state ``model`` (None if it can): a factored
-    positional embedding, or a name it cannot write."""
-    if isinstance(model.W_pos, Factored):
-        return "its positional embedding is factored (low-rank)"
+    """Why the program language cannot state ``model`` (None if it can): a name it cannot
+    write."""
     names = list(model.slots) + list(model.vocab) + [u for b in model.blocks
                                                        for u in b.mlp.units]
     if any("'" in n or "#" in n or not n.strip() or n != n.strip() for n in names):
@@ -661,9 +659,20 @@ def src_embed(src, m):
         parts = [f"{_factor(v) if v.startswith('-') else v} on " + ", ".join(map(_token, ts))
                  for v, ts in groups.items()]
         lines.append(f"  {_name(slot)} = " + ", ".join(parts))
+    table = m.W_pos
+    if isinstance(m.W_pos, Factored):  # its inner lanes over the positions, then the slots
+        for r in m.W_pos.inner:
+            at = [f"{src.value(row[r], f'W_pos.A[{p}][{r}]')} at position {p}"
+                  for p, row in sorted(m.W_pos.A.items()) if not is_zero(row.get(r, 0))]
+            lines.append(f"  via W_pos {_name(r)} = " + ", ".join(at))
+        for slot in m.slots[:m.width_embed]:
+            terms = src.linear(m.W_pos.B, {}, slot, "W_pos", "B", "", m.W_pos.inner)
+            if terms != "0":
+                lines.append(f"  {_name(slot)} = {terms}")
+        table = {}
     for slot in m.slots[:m.width_embed]:
         at = [f"{src.value(row[slot], f'W_pos[{p}][{slot}]')} at position {p}"
-              for p, row in sorted(m.W_pos.items()) if not is_zero(row.get(slot, 0))]
+              for p, row in sorted(table.items()) if not is_zero(row.get(slot, 0))]
         if at:
             lines.append(f"  {_name(slot)} = " + ", ".join(at))
     return lines

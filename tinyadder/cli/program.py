@@ -11,9 +11,10 @@ def build_parser():
                     description="Print the model as a register machine, derived from the "
                                 "weights: which half-layer writes and reads each slot, and "
                                 "each half-layer as instructions over named slots. Where the "
-                                "program language can state the model (docs/program.md), "
-                                "this is the program `tinyadder compile` reads back into "
-                                "the same model; else the listing of every operation.")
+                                "program language can state the model (docs/program.md: "
+                                "every shipped one), this is the program `tinyadder "
+                                "compile` reads back into the same model; else the listing "
+                                "of every operation.")
     add_model_options(parser)
     add_digits_option(parser)
     parser.add_argument("--listing", action="store_true",
@@ -21,8 +22,8 @@ def build_parser():
                              "weight spelled out) even where the model has a program")
     parser.add_argument("--real", action="store_true",
                         help="the real-number model: without the float markers f32(...), "
-                             "f64(...) around the constants (the listing, which compile "
-                             "does not read back)")
+                             "f64(...) around the constants (its program compiles to the "
+                             "real-number model, not to the float program)")
     parser.add_argument("--python", action="store_true",
                         help="print instead the Python code the fast path runs for this model "
                              "in this number system (the code generator's output, as "
@@ -47,7 +48,7 @@ def main(argv, out, err, stdin):
         return 0
     if args.real:
         model = real_view(model)
-    if args.listing or args.real or not_expressible(model):
+    if args.listing or not_expressible(model):
         out.write(listing(model))
     else:
         out.write(source(model))
