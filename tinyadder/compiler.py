@@ -292,11 +292,12 @@ class _Program:
     # -- messages ---------------------------------------------------------------------------
 
     def unknown(self, tok, name, allowed):
-        kinds = "slots" if allowed is self.slots or set(allowed) <= set(self.slots) else \
-            "slots, units"
+        """An unknown name: the slots (or units, lanes) it could have been."""
+        slots = allowed is self.slots or set(allowed) <= set(self.slots)
         listing = ", ".join(list(allowed)[:12]) + (", ..." if len(allowed) > 12 else "")
-        raise ProgramError(self.lineno, tok.col, f"unknown {'slot' if kinds == 'slots' else 'name'}"
-                                                 f" {name!r}; the {kinds} are {listing or 'none'}")
+        raise ProgramError(self.lineno, tok.col,
+                           f"unknown {'slot' if slots else 'name'} {name!r}; the "
+                           f"{'slots' if slots else 'names here'} are {listing or 'none'}")
 
     def fail(self, col, message):
         raise ProgramError(self.lineno, col, message)
@@ -390,8 +391,8 @@ class _Program:
             self.ties.append(rest.split())
         else:
             self.fail(1, f"unknown directive {word!r}; a program has model, about, precision, "
-                         f"const, fixed, vocab, prompt, slots, roles, tie, then the sections "
-                         f"embed, L0.attn, L0.mlp, ..., readout")
+                         f"const, fixed, vocab, prompt, positions, slots, roles, tie, then the "
+                         f"sections embed, L0.attn, L0.mlp, ..., readout")
 
     def json(self, text, col):
         try:
