@@ -558,13 +558,17 @@ class _Program:
 
     def position_row(self, line, toks, slot):
         """SLOT = VALUE at position P, ...: the positional embedding W_pos."""
-        col = toks[2].col if len(toks) > 2 else toks[1].end + 1
+        self.at_positions(line, toks[2].col if len(toks) > 2 else toks[1].end + 1,
+                          self.W_pos, slot)
+
+    def at_positions(self, line, col, table, target):
+        """VALUE at position P, ... from column ``col`` into ``table[P][target]``."""
         for part in _split_top(line[col - 1:]):
             m = re.fullmatch(r"(.+?)\s+at\s+position\s+(\d+)", part)
             if not m:
                 self.fail(col, f"{part!r}: write VALUE at position P, ...")
             if not c.is_zero(self.value(m.group(1), col)):
-                self.W_pos.setdefault(m.group(2), {})[slot] = m.group(1)
+                table.setdefault(m.group(2), {})[target] = m.group(1)
 
     def via_positions(self, line, toks):
         """via W_pos LANE = VALUE at position P, ...: an inner lane of a factored W_pos."""
@@ -577,13 +581,7 @@ class _Program:
         if lane in self.pos_inner:
             self.fail(toks[2].col, f"the lane {lane!r} of W_pos is declared twice")
         self.pos_inner.append(lane)
-        col = toks[3].end + 1
-        for part in _split_top(line[col - 1:]):
-            m = re.fullmatch(r"(.+?)\s+at\s+position\s+(\d+)", part)
-            if not m:
-                self.fail(col, f"{part!r}: write VALUE at position P, ...")
-            if not c.is_zero(self.value(m.group(1), col)):
-                self.pos_A.setdefault(m.group(2), {})[lane] = m.group(1)
+        self.at_positions(line, toks[3].end + 1, self.pos_A, lane)
 
     def is_token(self, tok):
         return tok.name in self.vocab
