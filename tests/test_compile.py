@@ -192,3 +192,23 @@ def test_the_real_program_compiles_to_the_real_number_model():
     from tinyadder.analysis.program import real_view
     model = real_view(build("zcbtrak-6"))
     assert difference(model, compile_model(source(model))) is None
+
+
+def test_a_long_statement_continues_on_deeper_lines_and_errors_name_the_line():
+    text = source(build("published"))
+    assert max(len(line) for line in text.splitlines() if not line.startswith("#")) <= 80
+    lines = text.replace("exp(40)*special, slope", "exp(40)*specal, slope").splitlines()
+    at = next(k for k, line in enumerate(lines) if "specal" in line)
+    assert lines[at].startswith("      + exp(40)*specal")  # a continuation line
+    with pytest.raises(ProgramError) as error:
+        compile_program("\n".join(lines))
+    assert str(error.value).startswith(f"line {at + 1}, column 17: unknown slot 'specal'")
+
+
+def test_a_comment_ends_at_its_line_and_a_json_string_may_hold_a_hash():
+    text = LOOKUP.read_text().replace(
+        'about notes "', 'about notes "a # in a string, ').replace(
+        "  y += attend(q = 0, k = 0,", "  y += attend(q = 0,  # a comment\n      k = 0,")
+    model = compile_model(text)
+    assert model.about["notes"].startswith("a # in a string, lookup")
+    assert difference(model.blocks, build("seed003-lookup").blocks) is None

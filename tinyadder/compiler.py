@@ -69,9 +69,11 @@ class _Tok:
         return self.text[1:-1] if self.kind == "quoted" else self.text
 
 
-def _strip_comment(line):
-    """The line without its comment ('#' outside 'names' and "JSON strings")."""
-    quote, escaped = None, False
+def _strip_comment(line, quote=None):
+    """(the line without its comment, the quote still open at its end): '#' starts a comment
+    outside 'names' and "JSON strings"; ``quote`` is the one open at the line's start (a
+    JSON string continued from the line above)."""
+    escaped = False
     for k, ch in enumerate(line):
         if quote == '"' and escaped:
             escaped = False
@@ -82,8 +84,33 @@ def _strip_comment(line):
         elif quote is None and ch in "'\"":
             quote = ch
         elif quote is None and ch == "#":
-            return line[:k]
-    return line
+            return line[:k], None
+    return line, quote
+
+
+CONTINUED = 4  # a line indented this deep or deeper continues the line above
+
+
+def logical_lines(text):
+    """[(line number, text, segments)]: each statement with its continuation lines joined by
+    one space, comments and blank lines dropped; ``segments`` maps a column of the joined
+    text back to its line: [(start index, line number, indent)]."""
+    out, quote = [], None
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        indent = len(raw) - len(raw.lstrip())
+        if indent >= CONTINUED and out and (quote or not raw.lstrip().startswith("#")):
+            body, quote = _strip_comment(raw.lstrip(), quote)
+            body = body.rstrip()
+            if body:
+                start, text_, segments = out[-1]
+                segments.append((len(text_) + 1, lineno, indent))
+                out[-1] = (start, f"{text_} {body}", segments)
+            continue
+        body, quote = _strip_comment(raw)
+        body = body.rstrip()
+        if body.strip():
+            out.append((lineno, body, [(0, lineno, 0)]))
+    return out
 
 
 # ---- linear forms over slots ----------------------------------------------------------------
@@ -156,7 +183,7 @@ class _Expr:
 
     def fail(self, tok, message):
         col = tok.col if tok is not None else len(self.line) + 1
-        raise ProgramError(self.p.lineno, col, message)
+        self.p.fail(col, message)
 
     def peek(self):
         return self.toks[self.at] if self.at < len(self.toks) else None
@@ -288,6 +315,7 @@ class _Program:
         self.readout = None
         self.widths = {}    # 'embed' / block index -> an explicit width
         self.bias_at = {}   # head -> (line, column) of its first bias statement
+        self.segments = {}  # a statement's first line -> its lines (``logical_lines``)
 
     # -- messages ---------------------------------------------------------------------------
 
@@ -295,12 +323,20 @@ class _Program:
         """An unknown name: the slots (or units, lanes) it could have been."""
         slots = allowed is self.slots or set(allowed) <= set(self.slots)
         listing = ", ".join(list(allowed)[:12]) + (", ..." if len(allowed) > 12 else "")
-        raise ProgramError(self.lineno, tok.col,
-                           f"unknown {'slot' if slots else 'name'} {name!r}; the "
+        self.fail(tok.col, f"unknown {'slot' if slots else 'name'} {name!r}; the "
                            f"{'slots' if slots else 'names here'} are {listing or 'none'}")
 
     def fail(self, col, message):
-        raise ProgramError(self.lineno, col, message)
+        raise ProgramError(*self.place_of(col), message)
+
+    def place_of(self, col):
+        """(line, column) of column ``col`` of the statement at hand (which may continue over
+        several lines)."""
+        line, shift = self.lineno, 0
+        for start, lineno, indent in self.segments.get(self.lineno, ()):
+            if start <= col - 1:
+                line, shift = lineno, indent - start
+        return line, col + shift
 
     # -- lines -------------------------------------------------------------------------------
 
@@ -316,10 +352,8 @@ class _Program:
         return toks
 
     def read(self, text):
-        for self.lineno, raw in enumerate(text.splitlines(), 1):
-            line = _strip_comment(raw).rstrip()
-            if not line.strip():
-                continue
+        for self.lineno, line, segments in logical_lines(text):
+            self.segments[self.lineno] = segments
             if not line[0].isspace():
                 self.directive(line)
             elif self.section is None:

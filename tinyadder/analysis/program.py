@@ -594,8 +594,9 @@ def source(model):
         raise NotExpressible(f"{model.name}: the program language cannot state it: {why}")
     src, m = _Source(model), model
     stages = half_layers(model)
-    lines = [f"# {m.name}: {len(m.slots)} slots, {len(stages) - 2} half-layers (derived from "
-             f"the weights; compile reads it back)", "#"]
+    lines = [f"# {m.name}: {len(m.slots)} slots, {len(stages) - 2} half-layers, derived from "
+             f"the weights", "# (`tinyadder compile` reads this program back into the model)",
+             "#"]
     lines += ["#" + row[1:] for row in slot_table(model)]
     lines += ["", f"model {m.name}"]
     for key, value in m.about.items():
@@ -628,10 +629,46 @@ def source(model):
         lines += [""] + pack_words("roles", [f"{k}={v}" for k, v in m.roles.items()])
     for tie in m.ties:
         lines.append("tie " + " ".join(tie))
-    return "\n".join(lines) + "\n"
+    return "\n".join(part for line in lines for part in _fitted(line)) + "\n"
 
 
-def pack_words(head, words, width=96):
+def _fitted(line, width=80):
+    """A program line as lines of at most ``width`` columns where it can be: a comment as it
+    is, a section's comment on a line of its own above it when both do not fit."""
+    if line.startswith("#"):
+        return [line]
+    code, mark, comment = line.partition("  # ")
+    if mark and len(line) > width:
+        return [f"# {comment}", code]
+    return wrap_source(line, width)
+
+
+CONTINUATION = " " * 6  # deeper than compiler.CONTINUED: the line above goes on
+
+
+def wrap_source(line, width=80):
+    """A program line broken at single blanks into lines of at most ``width`` columns where
+    it can be, preferably after a comma or before a + or -; each continuation line indented
+    by ``CONTINUATION``, so that the compiler joins them back with one blank."""
+    out = []
+    while len(line) > width:
+        lead = len(line) - len(line.lstrip())
+        spaces = [k for k in range(lead + 1, len(line) - 1) if line[k] == " "
+                  and line[k - 1] != " " and line[k + 1] not in " #"]
+        fits = [k for k in spaces if k <= width]
+        good = [k for k in fits if line[k - 1] == "," or
+                (line[k + 1] in "+-" and line[k + 2:k + 3] == " ")]
+        if not spaces or (not fits and not spaces):
+            break
+        k = (good or fits or spaces)[-1 if (good or fits) else 0]
+        if len(CONTINUATION) + len(line) - k - 1 >= len(line):
+            break
+        out.append(line[:k])
+        line = CONTINUATION + line[k + 1:]
+    return out + [line]
+
+
+def pack_words(head, words, width=80):
     """'head w1 w2 ...' over as many lines as ``width`` needs, each starting with ``head``."""
     lines = [head]
     for w in words:
