@@ -212,3 +212,45 @@ def test_a_comment_ends_at_its_line_and_a_json_string_may_hold_a_hash():
     model = compile_model(text)
     assert model.about["notes"].startswith("a # in a string, lookup")
     assert difference(model.blocks, build("seed003-lookup").blocks) is None
+
+
+# ---- variant-22 (docs/variant-22.md) ------------------------------------------------------
+
+PROOF = ROOT / "tests" / "fixtures" / "proofs" / "variant-22.cert.json.gz"
+SHIPPED = ROOT / "tinyadder" / "models" / "programs"
+
+
+def test_variant22_counts_22_rule_by_rule():
+    from tinyadder.analysis.ledger import ledger, totals
+    t = totals(ledger(build("variant-22")))
+    assert t.params == 22 and t.params - t.parts["embedding"] == 10
+    assert t.parts == {"embedding": 12, "layer 0 attention": 5, "layer 0 FFN": 4,
+                       "layer 1 attention": 1, "layer 1 FFN": 0, "readout": 0}
+
+
+def test_variant22s_count_head_selects_by_its_values():
+    attn = build("variant-22").blocks[0].attn
+    assert dict(attn.W_K) == {} and dict(attn.b_K) == {"h3": -100}
+    assert {s for s, row in attn.W_V.items() if "h3" in row} == {"eq", "special"}
+
+
+def test_variant22_is_proved_and_without_its_rounding_offset_is_not():
+    from tinyadder.proof.prove import prove
+    model = build("variant-22")
+    proof = prove(model)
+    assert proof.refusal is None and proof.proved
+    assert not prove(with_entry(model, "blocks.1.attn.b_V", ("h0",), 0)).proved
+
+
+def test_variant22s_certificate_is_of_the_shipped_file():
+    from tinyadder.proof import setcheck
+    cert = setcheck.load(PROOF)
+    assert cert["model"] == (SHIPPED / "variant-22.json").read_text()
+
+
+@pytest.mark.slow
+def test_variant22s_certificate_is_valid():
+    """The generic method's certificate, re-decided by the independent checker (about 16 s
+    of CPU)."""
+    from tinyadder.proof import setcheck
+    assert setcheck.check(setcheck.load(PROOF)).startswith("certificate valid")

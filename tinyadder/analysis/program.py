@@ -722,8 +722,6 @@ def _minimal_widths(m):
     out = []
     for k in range(len(m.blocks) + 1):
         upto = 2 * k + 1 if k < len(m.blocks) else len(stages)
-        if k == len(m.blocks) - 1:
-            upto = len(stages)
         used = [m.slots.index(s) for _, reads, writes in stages[:upto + 1]
                 for s in reads | writes]
         width = max(used, default=-1) + 1

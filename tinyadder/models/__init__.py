@@ -6,8 +6,9 @@ the path of a model file.
 the construction builds them from Python), and ``variant-28``.
 ``tinyadder/models/board/NAME.json``: AdderBoard's hand-coded entries and one trained entry,
 named ``author-params`` as on the leaderboard (docs/models.md; ``board_names()``).
-``tinyadder/models/programs/NAME.json``: models that do not add, compiled from the program
-beside them (``NAME.tap``, docs/program.md; ``program_names()``): ``seed003-lookup``.
+``tinyadder/models/programs/NAME.json``: models compiled from the program beside them
+(``NAME.tap``, docs/program.md; ``program_names()``): ``seed003-lookup`` (which does not
+add) and ``variant-22`` (docs/variant-22.md).
 
 >>> build("published")
 <Model tinyadder36-published: 2 blocks, 16 slots, 14 tokens>
@@ -31,7 +32,7 @@ from ..modelfile import load, loads
 
 
 BOARD = "board"  # the folder of the AdderBoard entries' files
-PROGRAMS = "programs"  # the folder of the compiled programs that do not add
+PROGRAMS = "programs"  # the folder of the models compiled from programs
 
 
 def _json_names(folder):
@@ -46,7 +47,7 @@ def board_names():
 
 @lru_cache(maxsize=None)
 def program_names():
-    """The shipped models compiled from programs, which do not add (``programs/NAME.json``)."""
+    """The shipped models compiled from programs (``programs/NAME.json``)."""
     return _json_names(resources.files(__name__).joinpath(PROGRAMS))
 
 
