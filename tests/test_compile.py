@@ -254,3 +254,10 @@ def test_variant22s_certificate_is_valid():
     of CPU)."""
     from tinyadder.proof import setcheck
     assert setcheck.check(setcheck.load(PROOF)).startswith("certificate valid")
+
+
+def test_a_statement_that_ends_too_early_is_one_line():
+    text = LOOKUP.read_text().replace("out += units + nine + ten", "out += units + nine -")
+    with pytest.raises(ProgramError, match="^line 45, column 24: a term expected after the "
+                                           "sign$"):
+        compile_program(text)

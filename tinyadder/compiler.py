@@ -316,6 +316,7 @@ class _Program:
         self.widths = {}    # 'embed' / block index -> an explicit width
         self.bias_at = {}   # head -> (line, column) of its first bias statement
         self.segments = {}  # a statement's first line -> its lines (``logical_lines``)
+        self.line_text = ""
 
     # -- messages ---------------------------------------------------------------------------
 
@@ -327,6 +328,9 @@ class _Program:
                            f"{'slots' if slots else 'names here'} are {listing or 'none'}")
 
     def fail(self, col, message):
+        """A one-line error at column ``col`` of the statement at hand (None: its end)."""
+        if col is None:
+            col = len(self.line_text) + 1
         raise ProgramError(*self.place_of(col), message)
 
     def place_of(self, col):
@@ -353,7 +357,7 @@ class _Program:
 
     def read(self, text):
         for self.lineno, line, segments in logical_lines(text):
-            self.segments[self.lineno] = segments
+            self.segments[self.lineno], self.line_text = segments, line
             if not line[0].isspace():
                 self.directive(line)
             elif self.section is None:
