@@ -442,9 +442,12 @@ LISTED = {"alexlitz-36"}  # the board's models of TinyAdder-36's kind
 
 @pytest.mark.parametrize("name", NAMES)
 def test_program_lists_the_model_and_its_code_or_says_why_not(name):
-    """The register-machine listing states every model; the fast path's code runs
-    TinyAdder-36's kind of model, and for another kind it says so in one line."""
+    """The register machine states every model, as the program `compile` reads back (its
+    listing with --listing); the fast path's code runs TinyAdder-36's kind of model, and for
+    another kind it says so in one line."""
     status, out, err = run_cli("program", "--model", name)
+    assert (status, err) == (0, "") and out.startswith(f"# {name}: ")
+    status, out, err = run_cli("program", "--model", name, "--listing")
     assert (status, err) == (0, "") and out.startswith(f"{name}: ")
     status, out, err = run_cli("program", "--model", name, "--python", "--number", "float")
     if name in LISTED:
@@ -455,7 +458,7 @@ def test_program_lists_the_model_and_its_code_or_says_why_not(name):
 
 
 def test_program_lists_a_model_with_norms_and_a_linear_readout():
-    status, out, _ = run_cli("program", "--model", "yieldthought-20")
+    status, out, _ = run_cli("program", "--model", "yieldthought-20", "--listing")
     lines = out.splitlines()
     assert status == 0 and "    '0' = 1000*x0" in lines
     assert any(line.startswith("  readout  (tied: logit_t = ") for line in lines)

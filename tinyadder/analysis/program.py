@@ -16,14 +16,19 @@ as live when it has a value map and an output map.
 """
 
 from fractions import Fraction
+import json
+import re
 
-from ..codegen import decoder_source, source
-from ..constants import is_zero, text as constant_text
+from ..codegen import decoder_source, source as code_source
+from ..compiler import ACTS, CALLS, IDENT
+from ..constants import MinusInfinity, is_rational, is_zero, text as constant_text
+from ..modelfile import dump, loads
 from ..numbers import ExpTerm
 from ..plan import compile_model
 from ..weights import Factored, live_heads, reaches
 from .show import pack, rational_text
 
+DIGITS = tuple("0123456789")
 GLU = {"relu": "ReGLU", "silu": "SwiGLU", "gelu": "GeGLU", "identity": "bilinear"}
 BIAS_SHOWN = 6  # entries of a fixed attention bias listed before '...'
 
@@ -188,14 +193,10 @@ def _embedding(model):
         on = [(t, row[slot]) for t, row in model.W_E.items() if not is_zero(row.get(slot, 0))]
         if not on:
             continue
-        digits = [(t, w) for t, w in on if t.isdigit()]
-        rational = all(isinstance(w, (int, Fraction)) for _, w in digits)
-        scale = {Fraction(w) / int(t) for t, w in digits if int(t)} if rational else set()
-        linear = len(digits) == len(on) == 9 and all(int(t) for t, _ in digits)
-        if linear and len(scale) == 1:  # '1'..'9' only: '0' has no entry, and 0 fits k*d
-            (k,) = scale
-            factor = {1: "", -1: "-"}.get(k, f"{rational_text(k)}*")
-            lines.append(f"  {slot} = {factor}d on digit d")
+        form = (_digit_form({int(t): w for t, w in on})
+                if len(on) > 2 and all(t in DIGITS for t, _ in on) else None)
+        if form is not None:  # a closed form in the digit d: '10*d', '1000 - d^2/1000'
+            lines.append(f"  {slot} = {form} on digit d")
         elif len({constant_text(w) for _, w in on}) == 1:
             lines.append(f"  {slot} = {value_text(on[0][1])} on "
                          f"{', '.join(repr(t) for t, _ in on)}")
@@ -433,8 +434,8 @@ def python_source(model, ns):
     compiled = compile_model(model, ns)
     parts, listed = [], set()
     for (text, env), what in (
-            (source(compiled, True), "the step of a position whose logits are wanted"),
-            (source(compiled, False), "the step of a position whose logits are not (only what "
+            (code_source(compiled, True), "the step of a position whose logits are wanted"),
+            (code_source(compiled, False), "the step of a position whose logits are not (only what "
                                       "later positions read)"),
             (decoder_source(compiled), "greedy decoding, the steps above in two loops")):
         parts.append(f"# {model.name} in {ns.describe()}: {what}")
@@ -459,3 +460,449 @@ def _short(value, width=70):
     text = (str(value) if isinstance(value, Fraction) and value.denominator == 1
             else rational_text(value) if isinstance(value, Fraction) else repr(value))
     return text if len(text) <= width else f"{text[:width - 3]}..."
+
+
+# ---- the program a model compiles from (tinyadder.compiler's language, docs/program.md) ------
+
+KEYWORDS = {"unit", "every", "attend", "bias", "pi"} | set(CALLS) | set(ACTS)
+
+
+class NotExpressible(ValueError):
+    """A model the program language cannot state (one line: what it has that the language
+    lacks)."""
+
+
+def not_expressible(model):
+    """Why the program language cannot state ``model`` (None if it can): a name it cannot
+    write."""
+    names = list(model.slots) + list(model.vocab) + [u for b in model.blocks
+                                                       for u in b.mlp.units]
+    if any("'" in n or "#" in n or not n.strip() or n != n.strip() for n in names):
+        return "a name holds a quote, a '#' or blanks"
+    return None
+
+
+def _name(n):
+    """A slot, unit or head name as the language writes it: quoted unless a plain word."""
+    return n if IDENT.fullmatch(n) and n not in KEYWORDS else f"'{n}'"
+
+
+def _token(t):
+    return f"'{t}'"
+
+
+class _Source:
+    """The program text of one model (``source``)."""
+
+    def __init__(self, model):
+        self.m = model
+        self.named = list(model.constants.items())
+
+    def value(self, v, entry=None):
+        """An entry's text as the model file writes it: its derived text, the name of the
+        named constant it equals, or its constant text."""
+        if entry is not None and entry in self.m.derived:
+            return self.m.derived[entry]
+        for name, value in self.named:
+            if (type(value) is type(v) or (is_rational(value) and is_rational(v))) \
+                    and value == v:
+                return name
+        return constant_text(v)
+
+    def term(self, v, name, entry, first):
+        """' + 960*special', ' - 1000', '-eq' (``name`` None: a constant term)."""
+        text = self.value(v, entry)
+        negative = (entry not in self.m.derived and not IDENT.fullmatch(text)
+                    and (is_rational(v) and v < 0 or isinstance(v, ExpTerm) and v.coef < 0))
+        if negative:  # written '- |v|', so |v| as a number: '-name' would read as derived
+            text = constant_text(-v)
+        if name is None:
+            body = _factor(text) if negative else text if first else _factor(text)
+        else:
+            body = _name(name) if text == "1" else f"{_factor(text)}*{_name(name)}"
+        if first:
+            return ("-" if negative else "") + body
+        return (" - " if negative else " + ") + body
+
+    def linear(self, table, bias, target, where, wname, bname, sources=None):
+        """sum_s table[s][target]*s + bias[target] as program text ('0' if none), over the
+        slots (or ``sources``); a factored table over its inner lanes (its factor B)."""
+        if isinstance(table, Factored):
+            table, sources, wname = table.B, table.inner, f"{wname}.B"
+        out = ""
+        for s in sources or self.m.slots:  # in slot order, whatever the table's order
+            w = table.get(s, {}).get(target, 0)
+            if not is_zero(w):
+                out += self.term(w, s, f"{where}.{wname}[{s}][{target}]", not out)
+        b = bias.get(target, 0)
+        if not is_zero(b):
+            out += self.term(b, None, f"{where}.{bname}[{target}]", not out)
+        return out or "0"
+
+
+def _via(src, table, where, wname, sources=None):
+    """The inner lanes of a factored table, each as 'via W lane = its column of A'."""
+    if not isinstance(table, Factored):
+        return []
+    return [f"  via {wname} {_name(r)} = "
+            + src.linear(table.A, {}, r, where, f"{wname}.A", "", sources) for r in table.inner]
+
+
+def _factor(text):
+    """A coefficient's text before '*slot': in parentheses when it is a sum or signed."""
+    body = text
+    if body.startswith("-") or any(d == 0 and body[k:k + 3] in (" + ", " - ")
+                                   for k, d in _depths(body)):
+        return f"({text})"
+    return text
+
+
+def _digit_form(values):
+    """c0 + c1*d + c2*d^2 as text when the rational values {d: v} for d = 0..9 are a
+    polynomial of degree at most 2 in d, else None ('10*d', '1000 - d^2/1000')."""
+    if not all(is_rational(v) for v in values.values()):
+        return None
+    v = [Fraction(values.get(d, 0)) for d in range(10)]
+    c0 = v[0]
+    c2 = (v[2] - 2 * v[1] + v[0]) / 2
+    c1 = v[1] - v[0] - c2
+    if any(c0 + c1 * d + c2 * d * d != v[d] for d in range(10)):
+        return None
+    out = ""
+    for coef, power in ((c0, ""), (c1, "d"), (c2, "d^2")):
+        if coef == 0:
+            continue
+        sign = "-" if coef < 0 else "+"
+        a = abs(coef)
+        if not power:
+            body = rational_text(a)
+        elif a.denominator == 1:
+            body = power if a == 1 else f"{a.numerator}*{power}"
+        else:
+            body = (power if a.numerator == 1 else f"{a.numerator}*{power}") + \
+                f"/{a.denominator}"
+        out += (("-" if sign == "-" else "") + body) if not out else f" {sign} {body}"
+    return out or None
+
+
+def source(model):
+    """The model as a program of the compiler's language (docs/program.md): what
+    ``tinyadder compile`` reads to write this model back. Raises :class:`NotExpressible`
+    for a model the language cannot state (``not_expressible``)."""
+    why = not_expressible(model)
+    if why:
+        raise NotExpressible(f"{model.name}: the program language cannot state it: {why}")
+    src, m = _Source(model), model
+    stages = half_layers(model)
+    lines = [f"# {m.name}: {len(m.slots)} slots, {len(stages) - 2} half-layers, derived from "
+             f"the weights", "# (`tinyadder compile` reads this program back into the model)",
+             "#"]
+    lines += ["#" + row[1:] for row in slot_table(model)]
+    lines += ["", f"model {m.name}"]
+    for key, value in m.about.items():
+        value = dict(value) if key == "source" else value
+        lines.append(f"about {key} {json.dumps(value, ensure_ascii=False)}")
+    p = m.meta.get("precision")
+    if p is not None:
+        lines.append(f"precision {p.digits}" + (f" {json.dumps(p.why)}" if p.why else ""))
+    for name, value in m.constants.items():
+        lines.append(f"const {name} = {constant_text(value)}")
+    if m.fixed:
+        lines.append("fixed " + ", ".join(m.fixed))
+    lines.append("vocab " + " ".join(t if re.fullmatch(r"[^\s'#,]+", t) else f"'{t}'"
+                                     for t in m.vocab))
+    if m.prompt is not None:
+        q = m.prompt
+        prompt = {"digits": q.digits, "question": list(q.question), "operands": q.operands,
+                  "answer": q.answer, "answer_digits": q.answer_digits}
+        if q.stop is not None:
+            prompt["stop"] = q.stop
+        lines.append(f"prompt {json.dumps(prompt, ensure_ascii=False)}")
+    if m.pos_role != "fixed":
+        lines.append(f"positions {m.pos_role}")
+    lines += pack_words("slots", [_name(s) for s in m.slots])
+    lines += [""] + src_embed(src, m)
+    for i, block in enumerate(m.blocks):
+        lines += src_attention(src, m, i, block) + src_mlp(src, m, i, block)
+    lines += src_readout(src, m)
+    if m.roles:
+        lines += [""] + pack_words("roles", [f"{k}={v}" for k, v in m.roles.items()])
+    for tie in m.ties:
+        lines.append("tie " + " ".join(tie))
+    return "\n".join(part for line in lines for part in _fitted(line)) + "\n"
+
+
+def _fitted(line, width=80):
+    """A program line as lines of at most ``width`` columns where it can be: a comment as it
+    is, a section's comment on a line of its own above it when both do not fit."""
+    if line.startswith("#"):
+        return [line]
+    code, mark, comment = line.partition("  # ")
+    if mark and len(line) > width:
+        return [f"# {comment}", code]
+    return wrap_source(line, width)
+
+
+CONTINUATION = " " * 6  # deeper than compiler.CONTINUED: the line above goes on
+
+
+def wrap_source(line, width=80):
+    """A program line broken at single blanks into lines of at most ``width`` columns where
+    it can be, preferably after a comma or before a + or -; each continuation line indented
+    by ``CONTINUATION``, so that the compiler joins them back with one blank."""
+    out = []
+    while len(line) > width:
+        lead = len(line) - len(line.lstrip())
+        spaces = [k for k in range(lead + 1, len(line) - 1) if line[k] == " "
+                  and line[k - 1] != " " and line[k + 1] not in " #"]
+        fits = [k for k in spaces if k <= width]
+        good = [k for k in fits if line[k - 1] == "," or
+                (line[k + 1] in "+-" and line[k + 2:k + 3] == " ")]
+        if not spaces or (not fits and not spaces):
+            break
+        k = (good or fits or spaces)[-1 if (good or fits) else 0]
+        if len(CONTINUATION) + len(line) - k - 1 >= len(line):
+            break
+        out.append(line[:k])
+        line = CONTINUATION + line[k + 1:]
+    return out + [line]
+
+
+def pack_words(head, words, width=80):
+    """'head w1 w2 ...' over as many lines as ``width`` needs, each starting with ``head``."""
+    lines = [head]
+    for w in words:
+        if len(lines[-1]) + 1 + len(w) > width and lines[-1] != head:
+            lines.append(head)
+        lines[-1] += " " + w
+    return lines
+
+
+def src_embed(src, m):
+    width = _minimal_widths(m)[0]
+    lines = ["embed" + (f" width {m.width_embed}" if m.width_embed != width else "")]
+    for slot in m.slots[:m.width_embed]:
+        on = [(t, row[slot]) for t, row in m.W_E.items() if not is_zero(row.get(slot, 0))]
+        if not on:
+            continue
+        if all(t in DIGITS for t, _ in on) and len(on) > 2:
+            form = _digit_form({int(t): w for t, w in on})
+            if form is not None and not any(f"W_E[{t}][{slot}]" in m.derived for t, _ in on):
+                lines.append(f"  {_name(slot)} = {form} on digit d")
+                continue
+        groups = {}
+        for t, w in on:
+            groups.setdefault(src.value(w, f"W_E[{t}][{slot}]"), []).append(t)
+        parts = [f"{_factor(v) if v.startswith('-') else v} on " + ", ".join(map(_token, ts))
+                 for v, ts in groups.items()]
+        lines.append(f"  {_name(slot)} = " + ", ".join(parts))
+    table = m.W_pos
+    if isinstance(m.W_pos, Factored):  # its inner lanes over the positions, then the slots
+        for r in m.W_pos.inner:
+            at = [f"{src.value(row[r], f'W_pos.A[{p}][{r}]')} at position {p}"
+                  for p, row in sorted(m.W_pos.A.items()) if not is_zero(row.get(r, 0))]
+            lines.append(f"  via W_pos {_name(r)} = " + ", ".join(at))
+        for slot in m.slots[:m.width_embed]:
+            terms = src.linear(m.W_pos.B, {}, slot, "W_pos", "B", "", m.W_pos.inner)
+            if terms != "0":
+                lines.append(f"  {_name(slot)} = {terms}")
+        table = {}
+    for slot in m.slots[:m.width_embed]:
+        at = [f"{src.value(row[slot], f'W_pos[{p}][{slot}]')} at position {p}"
+              for p, row in sorted(table.items()) if not is_zero(row.get(slot, 0))]
+        if at:
+            lines.append(f"  {_name(slot)} = " + ", ".join(at))
+    return lines
+
+
+def _minimal_widths(m):
+    """The widths the compiler allocates: [embedding, after block 0, ...]: the highest slot
+    each stage uses (``half_layers``), never narrower than the stage before."""
+    stages = half_layers(m)
+    out = []
+    for k in range(len(m.blocks) + 1):
+        upto = 2 * k + 1 if k < len(m.blocks) else len(stages)
+        used = [m.slots.index(s) for _, reads, writes in stages[:upto + 1]
+                for s in reads | writes]
+        width = max(used, default=-1) + 1
+        out.append(max([width] + out[-1:]))
+    return out
+
+
+def _norm_text(src, norm, where):
+    """A norm as the language writes it: 'rms(eps = 1/1000000, w = (x0: 2))'."""
+    parts = [f"eps = {src.value(norm.eps)}"]
+    if norm.w:
+        parts.append("w = (" + ", ".join(f"{_name(k)}: {src.value(v, f'{where}.w[{k}]')}"
+                                         for k, v in norm.w.items()) + ")")
+    if norm.mean != "divide":
+        parts.append(f"mean = {norm.mean}")
+    if norm.apply != "rsqrt":
+        parts.append(f"apply = {norm.apply}")
+    return f"rms({', '.join(parts)})"
+
+
+def _tuple(texts):
+    return texts[0] if len(texts) == 1 else "(" + ", ".join(texts) + ")"
+
+
+def src_attention(src, m, i, block):
+    a, where = block.attn, f"blocks.{i}.attn"
+    lines = ["", f"L{i}.attn {a.softmax}  # score_ij = {_score_text(m, a)}; x += W_O z"]
+    if block.ln1 is not None:
+        lines.append(f"  ln1 = {_norm_text(src, block.ln1, f'blocks.{i}.ln1')}")
+    if a.head_dim != 1:
+        lines.append(f"  dim = {a.head_dim}")
+    if a.rope_freqs:
+        freqs = [src.value(f) for f in a.rope_freqs]
+        lines.append("  rope = " + (freqs[0] if len(set(freqs)) == 1 else ", ".join(freqs)))
+    if a.scale != 1:
+        lines.append(f"  {'scale_divide' if a.scale_op == 'divide' else 'scale'} = "
+                     f"{src.value(a.scale)}")
+    if not isinstance(a.mask, MinusInfinity):
+        lines.append(f"  mask = {src.value(a.mask)}")
+    if a.normalise != "before":
+        lines.append(f"  normalise = {a.normalise}")
+    for name in ("q_norm", "k_norm"):
+        if getattr(a, name) is not None:
+            lines.append(f"  {name} = {_norm_text(src, getattr(a, name), f'{where}.{name}')}")
+    if a.bias:
+        lines.append(f"  bias default = {src.value(a.bias_default)}")
+        for h, rows in a.bias.items():
+            entries = [f"{r}->{j} = {src.value(v)}" for r, row in rows.items()
+                       for j, v in row.items()]
+            lines.append(f"  bias {_name(h)}: " + ", ".join(entries))
+
+    def parts(head, which):
+        return [f"{x.lower()} = " + _tuple([src.linear(
+            getattr(a, f"W_{x}"), getattr(a, f"b_{x}"), lane, where, f"W_{x}", f"b_{x}")
+            for lane in a.lanes([head])]) for x in which]
+
+    for w in ("W_Q", "W_K", "W_V"):
+        lines += _via(src, getattr(a, w), where, w)
+    for g in a.kv_heads:
+        lines.append(f"  kv {_name(g)}: " + ", ".join(parts(g, "KV")))
+    lanes = a.lanes(a.heads)
+    factored = isinstance(a.W_O, Factored)
+    later = []
+    for k, h in enumerate(a.heads):
+        call = parts(h, "Q" if a.kv_heads else "QKV")
+        if not is_zero(a.slopes.get(h, 0)):
+            call.append(f"slope = {src.value(a.slopes[h])}")
+        call = f"attend({', '.join(call)})"
+        named = "" if h == f"h{k}" else f"{_name(h)}: "
+        if a.head_dim != 1 or factored:  # its lanes, by name, into the slots (below)
+            lines.append(f"  {_name(h)}: {call}")
+            continue
+        out = {s: src.value(w, f"{where}.W_O[{h}][{s}]")
+               for s, w in a.W_O.get(h, {}).items() if not is_zero(w)}
+        if len(set(out.values())) > 1:  # a weight per slot: the head's output by name
+            lines.append(f"  {_name(h)}: {call}")
+            later += [f"  {_name(s)} += {_factor(w)}*{_name(h)}" for s, w in out.items()]
+            continue
+        coef = "" if not out or set(out.values()) == {"1"} else \
+            f"{_factor(next(iter(out.values())))}*"
+        if out and set(out) == set(m.slots[:block.width_in]) and len(out) > 3:
+            call = f"every slot += {coef}{call}"
+        elif out:
+            call = ", ".join(_name(s) for s in m.slots if s in out) + f" += {coef}{call}"
+        lines.append("  " + named + call)
+    if a.head_dim != 1 or factored:
+        out, sources, name = a.W_O, lanes, "W_O"
+        if factored:
+            later += _via(src, a.W_O, where, "W_O", lanes)
+            out, sources, name = a.W_O.B, a.W_O.inner, "W_O.B"
+        for s in m.slots[:block.width_in]:
+            terms = ""
+            for lane in sources:
+                w = out.get(lane, {}).get(s, 0)
+                if not is_zero(w):
+                    terms += src.term(w, lane, f"{where}.{name}[{lane}][{s}]", not terms)
+            if terms:
+                later.append(f"  {_name(s)} += {terms}")
+    lines += later
+    for slot, b in a.b_O.items():
+        if not is_zero(b):
+            lines.append(f"  {_name(slot)} += {src.value(b, f'{where}.b_O[{slot}]')}")
+    return lines
+
+
+def src_mlp(src, m, i, block):
+    f, where = block.mlp, f"blocks.{i}.mlp"
+    widths = _minimal_widths(m)
+    lines = ["", f"L{i}.mlp {f.act} {'gated' if f.gated else 'plain'}"
+             + (f" width {block.width_out}" if block.width_out != widths[i + 1] else "")
+             + (f"  # the stream widens from {block.width_in} to {block.width_out} slots"
+                if block.width_out > block.width_in else "")]
+    if block.ln2 is not None:
+        lines.append(f"  ln2 = {_norm_text(src, block.ln2, f'blocks.{i}.ln2')}")
+    for w in ("W_gate", "W_in"):
+        lines += _via(src, getattr(f, w), where, w)
+    factored = isinstance(f.W_out, Factored)
+    out, sources, name = (f.W_out.B, f.W_out.inner, "W_out.B") if factored else \
+        (f.W_out, f.units, "W_out")
+    writers = {}
+    for u in sources:
+        for s, w in out.get(u, {}).items():
+            if not is_zero(w):
+                writers.setdefault(s, []).append(u)
+
+    def unit_text(u):
+        first = src.linear(f.W_gate if f.gated else f.W_in, f.b_gate if f.gated else f.b_in,
+                           u, where, "W_gate" if f.gated else "W_in",
+                           "b_gate" if f.gated else "b_in")
+        text = f"{f.act}({first})"
+        if f.gated:
+            text += f"*({src.linear(f.W_in, f.b_in, u, where, 'W_in', 'b_in')})"
+        return text
+
+    inline = set() if factored else {
+        u for u in f.units if writers.get(u) == [u] and list(
+            s for s, w in out.get(u, {}).items() if not is_zero(w)) == [u]
+        and src.value(out[u][u], f"{where}.W_out[{u}][{u}]") == "1"}
+    later = _via(src, f.W_out, where, "W_out", f.units)
+    for u in f.units:
+        if u in inline:
+            lines.append(f"  {_name(u)} += {unit_text(u)}")
+        else:
+            lines.append(f"  unit {_name(u)} = {unit_text(u)}")
+    for s in m.slots[:block.width_out]:
+        terms = ""
+        for u in writers.get(s, []):
+            if u in inline:
+                continue
+            terms += src.term(out[u][s], u, f"{where}.{name}[{u}][{s}]", not terms)
+        if terms:
+            later.append(f"  {_name(s)} += {terms}")
+        b = f.b_out.get(s, 0)
+        if not is_zero(b):
+            later.append(f"  {_name(s)} += {src.value(b, f'{where}.b_out[{s}]')}")
+    return lines + later
+
+
+def src_readout(src, m):
+    u = m.unembed
+    final = [] if m.ln_final is None else [
+        f"  ln_final = {_norm_text(src, m.ln_final, 'ln_final')}"]
+    if u.kind == "negative_error":
+        return ["", "readout negative_error"] + final + pack(
+            [f"{_token(t)} = -{_name(s)}" for t, s in u.slots.items()], "  ")
+    lines = ["", f"readout {u.kind}"] + final
+    if u.kind == "tied":
+        if u.tokens != m.vocab:
+            lines.append("  tokens " + " ".join(map(_token, u.tokens)))
+        lines += [f"  scale {_name(s)} = {src.value(v, f'unembed.scale[{s}]')}"
+                  for s, v in u.scale.items() if not is_zero(v)]
+        lines += [f"  bias {_token(t)} = {src.value(v, f'unembed.b_U[{t}]')}"
+                  for t, v in u.b_U.items() if not is_zero(v)]
+        return lines
+    lines += _via(src, u.W_U, "unembed", "W_U")
+    for t in u.tokens:
+        lines.append(f"  {_token(t)} = {src.linear(u.W_U, u.b_U, t, 'unembed', 'W_U', 'b_U')}")
+    return lines
+
+
+def real_view(model):
+    """``model`` read as the real-number model: every float marker f32(...), f64(...) dropped
+    (its argument kept), so that a weight reads as the number it stands for."""
+    return loads(re.sub(r"\bf(?:32|64)\(", "(", dump(model)))

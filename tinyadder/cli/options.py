@@ -29,6 +29,7 @@ SUBCOMMANDS = {
     "board": "board",
     "census": "census",
     "check-certificate": "check_certificate",
+    "compile": "compile",
     "explain": "explain",
     "export": "export",
     "explore": "explore",
@@ -134,7 +135,7 @@ class ModelChoice:
 def model_arg(text):
     """A shipped model's name or the path of a model file (or an ONNX file, .onnx), read
     here, so that a bad file is this option's one-line error."""
-    if text in models.names():
+    if text in models.names() or text in models.program_names():
         return ModelChoice(text)
     if os.path.exists(text) or text.endswith((".json", ".onnx")) or os.sep in text:
         try:

@@ -6,6 +6,9 @@ the path of a model file.
 the construction builds them from Python), and ``variant-28``.
 ``tinyadder/models/board/NAME.json``: AdderBoard's hand-coded entries and one trained entry,
 named ``author-params`` as on the leaderboard (docs/models.md; ``board_names()``).
+``tinyadder/models/programs/NAME.json``: models compiled from the program beside them
+(``NAME.tap``, docs/program.md; ``program_names()``): ``seed003-lookup`` (which does not
+add) and ``variant-22`` (docs/variant-22.md).
 
 >>> build("published")
 <Model tinyadder36-published: 2 blocks, 16 slots, 14 tokens>
@@ -29,6 +32,7 @@ from ..modelfile import load, loads
 
 
 BOARD = "board"  # the folder of the AdderBoard entries' files
+PROGRAMS = "programs"  # the folder of the models compiled from programs
 
 
 def _json_names(folder):
@@ -39,6 +43,12 @@ def _json_names(folder):
 def board_names():
     """The AdderBoard entries' names (``tinyadder/models/board/NAME.json``), sorted."""
     return _json_names(resources.files(__name__).joinpath(BOARD))
+
+
+@lru_cache(maxsize=None)
+def program_names():
+    """The shipped models compiled from programs (``programs/NAME.json``)."""
+    return _json_names(resources.files(__name__).joinpath(PROGRAMS))
 
 
 @lru_cache(maxsize=None)
@@ -58,6 +68,8 @@ def shipped(name):
     folder = resources.files(__name__)
     if name in board_names():
         folder = folder.joinpath(BOARD)
+    elif name in program_names():
+        folder = folder.joinpath(PROGRAMS)
     return loads(folder.joinpath(f"{name}.json").read_bytes())
 
 
@@ -73,7 +85,7 @@ def build(model="published", digits=None):
     """
     if digits is not None:
         construction.check_digits(digits)
-    if isinstance(model, str) and model in names():
+    if isinstance(model, str) and (model in names() or model in program_names()):
         found = shipped(model)
         if digits is not None and digits != found.prompt.digits \
                 and model in construction.VARIANTS:
