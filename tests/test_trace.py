@@ -445,3 +445,22 @@ def test_cli_check_marks_the_readout():
     assert "    ! intended '6'" in out
     assert out.endswith("check: first departure at position 23, readout: the model picks "
                         "'7', intended\n  '6' (a + b = 6999999940)\n")
+
+
+def test_a_patched_trace_names_its_patch_and_still_checks_the_rest():
+    """A patched run's trace lists the points its patch replaced; loading takes those as given
+    and recomputes the rest from them, so an edit elsewhere is still refused."""
+    import io
+    import json
+    from tinyadder import build, run_with_cache
+    from tinyadder.analysis.trace_json import TraceFormatError, dump, load
+    shifted = {"blocks.1.hook_resid_mid": lambda rows: [[x + 1 for x in r] for r in rows]}
+    _, patched = run_with_cache(build("published"), "12+34", patch=shifted)
+    text = io.StringIO()
+    dump(patched, text)
+    doc = json.loads(text.getvalue())
+    assert doc["patched"] == ["blocks.1.hook_resid_mid"]
+    assert load(io.StringIO(text.getvalue())).values == patched.values
+    del doc["patched"]
+    with pytest.raises(TraceFormatError, match="blocks.1.hook_resid_mid"):
+        load(io.StringIO(json.dumps(doc)))

@@ -74,7 +74,7 @@ class ActivationCache:
                 f"{len(self.tokens)} positions, {len(self.values)} trace points, "
                 f"{self.ns.describe()}>")
 
-    def __init__(self, model, ns, tokens, values, roundings=None, prompt_len=None):
+    def __init__(self, model, ns, tokens, values, roundings=None, prompt_len=None, patched=()):
         self.model = model
         self.ns = ns
         self.tokens = list(tokens)
@@ -83,6 +83,8 @@ class ActivationCache:
         self.roundings = list(ns.roundings if roundings is None else roundings)
         # Positions before this were given; the rest were generated.
         self.prompt_len = len(self.tokens) if prompt_len is None else prompt_len
+        # The trace points a patch replaced: their values are given, not computed.
+        self.patched = tuple(sorted(patched))
 
     @property
     def text(self):
@@ -357,4 +359,5 @@ def run_with_cache(model, expression, *, ns=None, names=None, names_filter=None,
     values = {}
     logits, _ = forward(compile_model(model, ns), tokens, record=values.__setitem__,
                         patch=patch, names=_selected(names))
-    return logits, ActivationCache(model, ns, tokens, values, prompt_len=len(prompt))
+    return logits, ActivationCache(model, ns, tokens, values, prompt_len=len(prompt),
+                                   patched=patch or ())

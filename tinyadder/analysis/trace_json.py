@@ -22,7 +22,8 @@ a prompt the model's layout cannot produce, generated tokens its readout cannot 
 recorded logits do not pick (a wrong token where the layout has a digit or the stop token is
 the model's answer, as recorded), a vocabulary or slots not the model's, and a point, stored
 or derived, that is not what the model computes on the tokens in the trace's number system
-(each is recomputed: an edited value, another exp_digits, a trace of a patched run).
+(each is recomputed: an edited value, another exp_digits; a patched run's trace lists the
+points its patch replaced under "patched", and their stored values are taken as given).
 
 >>> import io
 >>> from tinyadder import build
@@ -132,6 +133,7 @@ def to_json(cache):
         "trace_points": {name: {"labels": list(cache.labels(name)), "value": _encode(value)}
                          for name, value in cache.items() if name not in derived},
         "derived": derived,
+        **({"patched": list(cache.patched)} if cache.patched else {}),
     }
 
 
@@ -334,6 +336,11 @@ def from_json(doc, model=None):
             raise _bad(f"unknown trace point {excerpt(point)}; {model.name} has "
                        f"{', '.join(sorted(known))}")
         cache.values[point] = _decode_point(point, entry, decode, cache)
+    patched = doc.get("patched", [])
+    if not (isinstance(patched, list) and
+            all(isinstance(p, str) and p in cache.values for p in patched)):
+        raise _bad("'patched' must list stored trace points")
+    cache.patched = tuple(patched)
     derived = doc.get("derived", [])
     if derived:
         if not (isinstance(derived, list) and all(isinstance(d, str) and _derivable(d)
@@ -351,12 +358,13 @@ def from_json(doc, model=None):
 
 def _check_recomputed(cache, ns):
     """Every point, stored or derived, must be what the model computes on these tokens in
-    this number system (``ns``: a fresh copy of the trace's): an edited value (inf, nan, a
-    longer number), another exp_digits, a point of another run are refused where they first
-    differ."""
+    this number system (``ns``: a fresh copy of the trace's), the points a patch replaced
+    (``patched``) taken as given: an edited value (inf, nan, a longer number), another
+    exp_digits, a point of another run are refused where they first differ."""
     again = {}
+    given = {name: (lambda rows, value=cache.values[name]: value) for name in cache.patched}
     forward(compile_model(cache.model, ns), cache.tokens, record=again.__setitem__,
-            names=cache.values.__contains__)
+            names=cache.values.__contains__, patch=given)
     for name, value in cache.values.items():
         if not _same(value, again.get(name)):
             where = _first_difference(value, again.get(name))
