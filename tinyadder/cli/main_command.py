@@ -66,20 +66,20 @@ def _shell_groups(expressions):
     return out
 
 
-def _hint(args, model, ns, a, b, known):
+def _hint(args, model, ns, a, b, known=None):
     """Why a sum may be wrong: rounding if the exact model gets it right (the fraction system,
     certified: at N = 2000 a second, where decimal at the model's precision takes ten), else
-    the published flaw. ``known``: the exact verdicts of this batch by pair, so a repeated line
-    is run once."""
-    reference = for_model(addition.system_of("fraction"), model)
-    if ns.name != "fraction":
-        if (a, b) not in known:
-            # by name: one system for the batch, so the model is compiled once (a new system
-            # per line compiled it again, ~40% of the exact run)
-            known[a, b] = addition.add(model, "fraction", a, b) == a + b
-        if known[a, b]:
-            return (f" (a rounding error of {ns.spec}: {reference.spec} is right; "
-                    f"see '{PROG} precision')")
+    the published flaw. ``known``: a batch's exact verdicts by pair (filled in here), so a
+    repeated wrong line is run exactly once."""
+    known = {} if known is None else known
+    if ns.name != "fraction" and (a, b) not in known:
+        # the system by name: compiled once per process, where a new system per line
+        # compiled the model again (~40% of the exact run)
+        known[a, b] = addition.add(model, "fraction", a, b) == a + b
+    if ns.name != "fraction" and known[a, b]:
+        reference = for_model(addition.system_of("fraction"), model)
+        return (f" (a rounding error of {ns.spec}: {reference.spec} is right; "
+                f"see '{PROG} precision')")
     return " (try --model repaired)" if str(args.model) == "published" else ""
 
 
