@@ -13,6 +13,8 @@ from . import tracing
 from .options import (PROG, SUBCOMMANDS, Parser, add_digits_option, add_model_options,
                       input_lines, model_of, split_hint)
 
+KNOWN_PAIRS = 4096  # exact verdicts kept per batch: memory stays bounded however long stdin is
+
 
 def build_parser():
     parser = Parser(
@@ -73,6 +75,8 @@ def _hint(args, model, ns, a, b, known=None):
     repeated wrong line is run exactly once."""
     known = {} if known is None else known
     if ns.name != "fraction" and (a, b) not in known:
+        if len(known) >= KNOWN_PAIRS:
+            known.clear()
         # the system by name: compiled once per process, where a new system per line
         # compiled the model again (~40% of the exact run)
         known[a, b] = addition.add(model, "fraction", a, b) == a + b
