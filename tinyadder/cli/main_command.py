@@ -8,7 +8,7 @@ import difflib
 import re
 
 from .. import __version__, addition
-from ..numbers import Undecided, for_model, number_system
+from ..numbers import Undecided, for_model
 from . import tracing
 from .options import (PROG, SUBCOMMANDS, Parser, add_digits_option, add_model_options,
                       input_lines, model_of, split_hint)
