@@ -139,6 +139,22 @@ def test_float32_is_accepted_and_its_error_is_called_rounding():
     assert "a rounding error of float32: fraction is right; see 'tinyadder precision'" in err
 
 
+@pytest.mark.parametrize("kept, runs", [(4096, 2), (1, 3)])
+def test_a_repeated_wrong_line_is_run_exactly_once(monkeypatch, kept, runs):
+    """Within the verdicts kept (KNOWN_PAIRS), a repeated wrong line is run exactly once."""
+    from tinyadder import addition
+    from tinyadder.cli import main_command
+    systems, add = [], addition.add
+    monkeypatch.setattr(addition, "add",
+                        lambda m, ns, a, b: systems.append(ns) or add(m, ns, a, b))
+    monkeypatch.setattr(main_command, "KNOWN_PAIRS", kept)
+    lines = "7650676663+0149460439\n" * 2 + "9999999999+1\n" + "7650676663+0149460439\n"
+    status, out, err = run_cli("--number", "float32", "-", stdin=lines)
+    assert status == 1 and out.count("\n") == 4
+    assert err.count("a rounding error of float32: fraction is right") == 4
+    assert systems == ["fraction"] * runs
+
+
 def test_help_names_the_precision_picked_from_n(capsys):
     assert main(["--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
