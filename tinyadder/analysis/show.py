@@ -170,7 +170,8 @@ def attention_row(cache, layer, head, pos, sig=SIG, exact=False):
 
 
 def logit_lines(cache, pos, sig=SIG, exact=False, intended=None):
-    """The logits, the winning token and its margin over the runner-up; ``intended`` (from
+    """The logits, the winning token and its lead (its logit minus the runner-up's; "margin"
+    is the ruler's word, docs/walkthrough.md); ``intended`` (from
     --check) is the token the model should have picked, when it picked another."""
     logits = cache["logits"][pos]
     tokens = cache.labels("unembed.hook_out")
@@ -178,9 +179,9 @@ def logit_lines(cache, pos, sig=SIG, exact=False, intended=None):
     runner = max((i for i in range(len(logits)) if i != best), key=lambda i: logits[i])
     cells = [f"{'>' if i == best else ' '}{t}: {fmt(x, sig, exact)}"
              for i, (t, x) in enumerate(zip(tokens, logits))]
-    margin = logits[best] - logits[runner]
+    lead = logits[best] - logits[runner]
     return (["  readout: logits (> marks the winner)"] + pack(cells, "   ") +
-            [f"    winner {tokens[best]!r}, margin {fmt(margin, sig, exact)} over runner-up "
+            [f"    winner {tokens[best]!r}, lead {fmt(lead, sig, exact)} over runner-up "
              f"{tokens[runner]!r}"] +
             ([f"    {DEPARTS} intended {intended!r}"] if intended is not None else []))
 

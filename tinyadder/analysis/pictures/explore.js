@@ -105,7 +105,8 @@
       }
       parts.push("lead " + d.lead + " units (" + d.lead_logits + " in logits)");
     } else {
-      parts.push(tok.role === "sum" ? "the last digit: predicts nothing" :
+      parts.push(tok.predicts !== null ? tok.label + " '" + tok.text + "': predicts '" +
+                 tok.predicts + "'" : tok.role === "sum" ? "the last digit: predicts nothing" :
                  "prompt '" + tok.text + "': predicts no digit of the sum");
     }
     parts.push("head " + state.head + " " + state.mode);
@@ -144,11 +145,12 @@
     var sel = document.getElementById("attn-sel");
     sel.setAttribute("y", (y0 + state.pos * c - 1).toFixed(1));
     sel.setAttribute("visibility", "visible");
+    var sunk = state.mode === "softmax1" && head.kind === "softmax1";
     setText("attn-title", state.head + ": attention weight of each key (column) for each " +
-            "query (row), " + state.mode +
-            (state.mode === "softmax1" ? " (sink: the weight given to nothing)"
-                                       : " (no sink: each row sums to 1)"));
-    setText("attn-sinklabel", state.mode === "softmax1" ? "sink" : "");
+            "query (row), " + (state.mode === "softmax1" ? head.kind : "softmax") +
+            (head.kind === "softmax" && state.mode === "softmax1" ? " (the model's own)" : "") +
+            (sunk ? " (sink: the weight given to nothing)" : " (no sink: each row sums to 1)"));
+    setText("attn-sinklabel", sunk ? "sink" : "");
     each("[data-legend]", function (g) { show(g, g.dataset.legend === state.head); });
     each("[data-head]", function (b) {
       b.setAttribute("aria-pressed", String(b.dataset.head === state.head));

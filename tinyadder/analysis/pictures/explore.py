@@ -74,7 +74,8 @@ def page_data(views):
     for key, head in views["heads"].items():
         heads[key] = {"classes": {m: figures.attention_classes(views, key, m)
                                   for m in figures.MODES},
-                      "cells": {m: head[m] for m in figures.MODES}, "score": head["score"]}
+                      "cells": {m: head[m] for m in figures.MODES}, "score": head["score"],
+                      "kind": head["kind"]}
     decisions = [{k: d[k] for k in ("pos", "R", "written", "right", "nearest", "chosen", "rival",
                                     "flipped", "power", "x_text", "lead", "lead_logits",
                                     "margin", "tilt", "ratio_text")}
@@ -106,8 +107,9 @@ def _tokens_html(views):
             title += f", predicts the digit of place 10^{tok['next_place']}"
         place = (figures.power(tok["place"]) if tok["place"] is not None else "\u00a0")
         buttons.append(f'<button type="button" class="tok {tok["role"]}" data-pos="{tok["pos"]}"'
-                       f' aria-pressed="false" title="{escape(title)}">'
+                       f' aria-pressed="false" title="{escape(tok["label"] + ", " + title)}">'
                        f'<span>{escape(tok["text"])}</span><small>{tok["pos"]}</small>'
+                       f'<small class="role">{escape(tok["label"])}</small>'
                        f'<small class="place">{place}</small></button>')
     return f'<div id="tokens">{"".join(buttons)}</div>'
 
@@ -211,8 +213,9 @@ def _differs(views):
             f"circuit</b> (query 1, key {escape(score[0][0])} on special tokens and "
             f"{escape(score[1][1])} on digits, minus {escape(views['place_slope'])} per step "
             f"back) gives each special token the weight e^{escape(score[0][0])}\u00b7"
-            f"10^-(i\u2212j); its <b>OV circuit</b> (value 0.1/S on special tokens, \u22121.1/S "
-            f"on =) turns that weight into the place value 10^-(i\u2212j) in count. L1.h0 "
+            f"10^-(i\u2212j); its <b>OV circuit</b> (value 0.1/S on special tokens, \u22121/S "
+            f"in all on =, with S = e^{escape(score[0][0])}/10) turns that weight into the "
+            f"place value 10^-(i\u2212j) in count. L1.h0 "
             f"<b>V-composes</b> with it through the layer-0 FFN: its value reads digit_pos, "
             f"which that FFN makes from count.</p>")
     return ('<details id="differs"><summary>How this differs from the transformer you know'
@@ -239,9 +242,10 @@ def _intros(views, state):
     v1 = (f'{escape(value.get("blocks.1.attn.W_V", "?"))}\u00b7digit_pos + '
           f'{escape(value.get("blocks.1.attn.b_V", "?"))}')
     soft = views["softmax"]
+    layout = (f"This model's prompt is <code>{escape(views['layout'])}</code> (a3 is the "
+              f"digit of a at 10<sup>3</sup>, s0 the sum's units digit)")
     return {
-        "tokens": "The prompt is &lt;bos&gt;, the digits of a, +, the digits of b, =; the model "
-                  "then writes the sum, most significant digit first. Colours: "
+        "tokens": layout + "; the model writes the sum's digits one per position. Colours: "
                   "<span class='k a'>a</span> <span class='k b'>b</span> "
                   "<span class='k special'>special</span> <span class='k sum'>generated</span>; "
                   "under each token its position and the place value its digit holds. Click "
@@ -255,9 +259,9 @@ def _intros(views, state):
                      f"weights below it, {smallest} are one grey \u201c\u2248 0\u201d. softmax1 "
                      "divides by 1 + the sum of exp(score), so a row may give most of its "
                      "weight to nothing: the sink column. Tick the box for an ordinary "
-                     "softmax of the same scores, on the same colour scale. Not shown: "
-                     f"{escape(views['hidden_why'])}. Hover a cell for its exact value; click "
-                     "to select the query.",
+                     "softmax of the same scores, on the same colour scale. " +
+                     (f"Not shown: {escape(views['hidden_why'])}. " if views["hidden_why"]
+                      else "") + "Hover a cell for its exact value; click to select the query.",
         "count": "The slot head 3 writes, per position: 10<sup>-1</sup> \u2026 "
                  f"10<sup>-{views['digits']}</sup> on a's digits, again after +, negative from "
                  "= on (the sum's digits are subtracted). With the box ticked: the model run "
@@ -285,7 +289,7 @@ def _intros(views, state):
         "change": "The same addition, with one thing changed: the ALiBi slope, layer 1's "
                   "rounding bias, or the readout. Grey dots: x as built; coloured: the "
                   "variant's (vermillion where its digit is wrong).",
-        "params": "The 36 parameters, counted by the ledger (<code>tinyadder params</code>) "
+        "params": f"The {len(views['params'])} parameters, counted by the ledger (<code>tinyadder params</code>) "
                   "from the weights, each spanning the slots it writes; a query or key "
                   "parameter writes no slot and sits in the scores row. Hover one for its "
                   "tensor entry and the slots it reads and writes.",
@@ -344,21 +348,11 @@ def page(views, docs=None):
         f"<title>{escape(title)}</title>",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
         f"<style>{svg.CSS}\n{asset('explore.css')}</style></head>\n<body>",
-        f"<header><h1>TinyAdder-36 adds {escape(expr)}</h1>",
+        f"<header><h1>{escape(views['title'])} adds {escape(expr)}</h1>",
         f"<p>{escape(views['model'])}, numbers: {escape(views['number'])}. "
         f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}."
         f"{'' if flaw_note or not views['verdict'] else ' ' + escape(views['verdict']) + '.'}"
-        f"</p>{flaw_note}",
-        "<p>How it adds: layer 0's attention gives every position its place value "
-        "(<code>count</code>) and 1/(i+2) (<code>scale</code>); layer 0's FFN multiplies each "
-        "digit by its place value (<code>digit_pos</code>) and lays out ten candidate marks "
-        "(<code>cand0</code>..<code>cand9</code>); layer 1's attention averages "
-        "<code>digit_pos</code> into a running sum of what is left to write; layer 1's FFN "
-        "measures each candidate's distance from it, and the readout picks the nearest. "
-        "<b>Take the tour</b> for the path through it step by step, or move through the "
-        "stages with the slider and through the positions with \u2190 / \u2192; every number "
-        f"is the run's, as <code>tinyadder --trace</code> prints it ({doc_link(docs, 'whole')}"
-        ").</p>", _differs(views), "</header>",
+        f"</p>{flaw_note}", _how(views, docs), "</header>",
         _controls(views, state),
         _tour_card(views, docs),
         "<main>", *sections, "</main>",
@@ -368,3 +362,28 @@ def page(views, docs=None):
         f"<script>{asset('explore.js')}</script>",
         "</body></html>\n",
     ])
+
+
+def _how(views, docs):
+    """How the model adds, in one paragraph, and the box for a reader who knows
+    transformers (the TinyAdder-36 family); for another model, what the page can show."""
+    if not views["family"]:
+        return (f"<p>Its prompt: <code>{escape(views['layout'])}</code>. {escape(views['model'])}"
+                " is not of the TinyAdder-36 family: the views that read that family's slots "
+                "(place values, running sum, ruler, why it fails, change one thing) say so in "
+                "place. The tokens with their roles, every head's attention, the residual "
+                "stream by slot name stage by stage, the logits (the readout stage) and the "
+                "parameters are this model's own. Move through the stages with the slider and "
+                "through the positions with \u2190 / \u2192; every number is the run's, as "
+                "<code>tinyadder --trace</code> prints it.</p>")
+    return "".join([
+        "<p>How it adds: layer 0's attention gives every position its place value "
+        "(<code>count</code>) and 1/(i+2) (<code>scale</code>); layer 0's FFN multiplies each "
+        "digit by its place value (<code>digit_pos</code>) and lays out ten candidate marks "
+        "(<code>cand0</code>..<code>cand9</code>); layer 1's attention averages "
+        "<code>digit_pos</code> into a running sum of what is left to write; layer 1's FFN "
+        "measures each candidate's distance from it, and the readout picks the nearest. "
+        "<b>Take the tour</b> for the path through it step by step, or move through the "
+        "stages with the slider and through the positions with \u2190 / \u2192; every number "
+        f"is the run's, as <code>tinyadder --trace</code> prints it ({doc_link(docs, 'whole')}"
+        ").</p>", _differs(views)])

@@ -39,7 +39,9 @@ def wrapped(x, y, s, width=120, cls="t", step=14):
 def not_applicable(views, name, ident, standalone=False):
     """The sentence a view shows instead of itself when the model lacks what it reads."""
     why = views["missing"][name]
-    return svg(width_for(400, why, size=13), 30, [text(0, 18, why, "h")], ident, standalone)
+    lines, bottom = wrapped(4, 18, why, width=90, cls="h", step=17)
+    return svg(width_for(400, *textwrap.wrap(why, 90), size=13), bottom + 6, lines, ident,
+               standalone)
 
 
 def decision_at(views, pos):
@@ -80,10 +82,15 @@ def attention_classes(views, head, mode):
     return [weight_classes([c[1] for c in row], lo, hi) for row in views["heads"][head][mode]]
 
 
-def attention_title(head, mode):
-    why = (" (sink: the weight given to nothing)" if mode == "softmax1" else
+def attention_title(head, mode, kind="softmax1"):
+    """The heading of head ``head`` drawn in ``mode``; ``kind``: the model's own softmax
+    (mode 'softmax1' draws the model's weights, 'softmax' an ordinary softmax of its scores)."""
+    sunk = mode == kind == "softmax1"
+    why = (" (sink: the weight given to nothing)" if sunk else
            " (no sink: each row sums to 1)")
-    return f"{head}: attention weight of each key (column) for each query (row), {mode}{why}"
+    own = " (the model's own)" if kind == "softmax" and mode == "softmax1" else ""
+    name = kind if mode == "softmax1" else "softmax"
+    return f"{head}: attention weight of each key (column) for each query (row), {name}{own}{why}"
 
 
 def attention(views, head="L0.h3", mode="softmax1", pos=None, standalone=False):
@@ -95,7 +102,7 @@ def attention(views, head="L0.h3", mode="softmax1", pos=None, standalone=False):
     c = cell_size(t + 2, room=760)
     x0, y0 = 56, 58
     sink_x = x0 + (t + 0.6) * c
-    heading = attention_title(head, mode)
+    heading = attention_title(head, mode, views["heads"][head].get("kind", "softmax1"))
     body = [title(heading, "attn-title")]
     cells = []
     for q, row in enumerate(attention_classes(views, head, mode)):
@@ -256,8 +263,10 @@ def count_curve(cells, views, x0, y0, width, height, pos):
 def count_title(views, mode):
     if mode == "softmax":
         s = views["softmax"]
+        size = round(s["count"][1][1] * math.log(10))  # count at a's first digit, as e^k
         return (f"count with an ordinary softmax in every head ({s['number'].split(' ')[0]} "
-                f"run): about e^40 everywhere, no place values; the model writes {s['answer']}")
+                f"run): about e^{size} everywhere, no place values; the model writes "
+                f"{s['answer']}")
     return (f"count after layer 0's attention: the place value of every position, "
             f"{power(-1)} \u2026 {power(-views['digits'])} on a's digits, again on b's, "
             f"negative from =")
@@ -396,14 +405,19 @@ def running_sum(views, pos=None, standalone=False):
     hi = max(1, math.ceil(max(logs, default=1)))
     bar_w = 360
     y0, h = 58, 20
+    off = [d for d in rows if d["R"] != d["expected_R"]]
     heading = ("Running sum: R, what remains to be written (a + b minus the digits written, "
-               "at their places; log scale)")
+               "at their places; log scale)" if not off else
+               f"Running sum: R as this run holds it (log scale); at {len(off)} of "
+               f"{len(rows)} positions rounding moved it off a + b minus the digits written "
+               f"(\u2260 after R)")
     body = [title(heading),
             text(0, 34, "layer 1's average holds (1000/(i+2))\u00b7(R + b + \u2113): R, the "
                         "bias b and the leakage \u2113, in units of the sum", "small"),
             text(0, 50, "position", "small"),
             text(110, 50, f"|R| from 1 to {power(hi)} (log)", "small"),
             text(120 + bar_w, 50, "R, R + b + \u2113 and the digit written next", "small")]
+    notes = []
     for i, d in enumerate(rows):
         y = y0 + i * h
         tok = views["tokens"][d["pos"]]
@@ -413,10 +427,11 @@ def running_sum(views, pos=None, standalone=False):
         body.append(rect(110, y + 3, max(1.0, length), h - 6, "",
                          f' fill="{NEG if r < 0 else MARGIN}"'))
         note = f"R = {d['R']}" + (" < 0: the digits written exceed a + b" if r < 0 else "")
-        body.append(text(120 + bar_w, y + 14, f"{note};  R + b + \u2113 = {d['total']}  "
-                                              f"\u2192 writes {d['written']}", "t mono"))
-    longest = max(len(f"R = {d['R']} < 0: the digits written exceed a + b;  R + b + \u2113 = "
-                      f"{d['total']}  \u2192 writes 0") for d in rows)
+        if d["R"] != d["expected_R"]:
+            note = f"R = {d['R']} \u2260 {d['expected_R']}, a + b minus the digits written"
+        notes.append(f"{note};  R + b + \u2113 = {d['total']}  \u2192 writes {d['written']}")
+        body.append(text(120 + bar_w, y + 14, notes[-1], "t mono"))
+    longest = max(len(note) for note in notes)
     width = width_for(120 + bar_w + 7 * longest, heading, size=13)
     sel = next((i for i, d in enumerate(rows) if d["pos"] == pos), -10)  # -10: off the chart
     body.append(rect(0, y0 + sel * h, width, h, "sel", ' id="sum-sel"'))

@@ -117,8 +117,9 @@ def _count(views):
     return {
         "view": "count", "state": {"pos": first, "mode": "softmax1"}, "section": "head3",
         "title": "count, the place values",
-        "text": "Head 3's value is 0.1/S on special tokens and \u22121.1/S on =, with S = "
-                "e^(special score)/10: times the weight it cancels the exponential, and a "
+        "text": "Head 3's value is 0.1/S on every special token, and = (special too) has "
+                "\u22121.1/S more from the slot eq: \u22121/S in all, with S = "
+                "e^(special score)/10. Times the weight it cancels the exponential, and a "
                 "special token j adds 10^-(i\u2212j) to the slot count (= adds "
                 "\u221210\u00b710^-(i\u2212j)).",
         "question": f"Predict count at position {n} (a's last digit), {plus + 1} (b's first) "
