@@ -167,7 +167,7 @@ def test_cli_json_is_the_whole_trace():
 # --- the text trace ----------------------------------------------------------------------
 
 GOLDEN = """\
-position 32: '0', predicts '2' at 33
+position 32 (s1): '0', predicts s0 '2' at 33
   layer 1 attention (blocks.1.hook_resid_mid)
     L1.h0 attends from 32 to 0..32:
       0-32:1/34  sink:1/34
@@ -245,7 +245,7 @@ def test_piped_step_session(published):
     session(cache, io.StringIO("n\ns scale\na h4\np\nj 9\nzz\nq\n"), out, positions=[22],
             slots=["scale"])
     text = out.getvalue()
-    assert "[1/6] position 22: '=', predicts '0' at 23\n  embedding (hook_embed)" in text
+    assert "[1/6] position 22: '=', predicts s10 '0' at 23\n  embedding (hook_embed)" in text
     assert "(step) n\n[2/6] position 22" in text
     assert "(step) s scale\nscale ~ 0.0416667, exactly:\n0.041666666666666664\n" in text
     assert "(step) a h4\n    L0.h4 attends from 22 to 0..22:\n      0-22:" in text

@@ -35,6 +35,7 @@ from ...weights import live_heads
 from ..explain import decisions, remaining_values, scales, short, x_text
 from ..ledger import ledger, tensors
 from ..text import exponent, figure, log10_abs, to_float
+from ..heat import clipped_scale
 from ..roles import layout_text, roles as position_roles
 from ..probes import READOUT, check, intended, overflow
 from ..program import half_layers
@@ -181,31 +182,9 @@ def head_key(layer, head):
     return f"L{layer}.{head}"
 
 
-BAND_GAP = 40   # decades between two clusters of weights that never share an axis
-
-
-def bands(logs, gap=BAND_GAP):
-    """Sorted log10 values split where consecutive ones are more than ``gap`` decades apart:
-    [(lo, hi)], highest first (e^-40 weights and e^-1000 weights are two bands)."""
-    values = sorted(set(round(v, 6) for v in logs if v is not None))
-    if not values:
-        return [(-1.0, 0.0)]
-    out, start = [], values[0]
-    for a, b in zip(values, values[1:]):
-        if b - a > gap:
-            out.append((start, a))
-            start = b
-    out.append((start, values[-1]))
-    return list(reversed(out))
-
-
 def weight_scale(rows):
-    """(lo, 0): the log10 range that carries a head's mechanism, its highest band of weights
-    (the sink and the special keys for head 3) down to a round number of decades (a multiple
-    of 10 over a wide band, of 1 over a narrow one); weights below lo are drawn as "≈ 0"."""
-    lo = bands([c[1] for row in rows for c in row])[0][0]
-    step = 10 if lo < -10 else 1
-    return math.floor(lo / step) * step if lo < 0 else -1, 0
+    """(lo, 0): ``heat.clipped_scale`` of a head's cells, the range its colours span."""
+    return clipped_scale([c[1] for row in rows for c in row])
 
 
 MASKED = [None, None, "masked"]
