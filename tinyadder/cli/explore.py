@@ -6,7 +6,9 @@ import os
 from .. import addition
 from ..analysis.pictures.explore import DEFAULT_NAME, MAX_DIGITS, docs_link, page
 from ..analysis.pictures.views import Overflowed, views_of
-from .options import PROG, Parser, add_digits_option, add_model_options, model_of
+from ..analysis.pictures.compare import page as compare_page
+from .options import (PROG, Parser, add_digits_option, add_model_options, model_arg,
+                      model_of)
 from .tracing import VIEW_COPIES, size_problem
 
 
@@ -22,6 +24,11 @@ def build_parser():
     parser.add_argument("-o", "--output", default=DEFAULT_NAME, metavar="PAGE.html",
                         help=f"where to write the page (default {DEFAULT_NAME} in the "
                              f"current directory)")
+    parser.add_argument("--compare", nargs=2, type=model_arg, metavar=("A", "B"),
+                        help="two models (names or files) on the same sum, side by side, "
+                             "stage by stage, in place of --model: the slots they name alike "
+                             "compared position by position, their residual streams, "
+                             "attention and logits")
     add_model_options(parser)
     add_digits_option(parser)
     return parser
@@ -57,6 +64,8 @@ def main(argv, out, err, stdin):
         parser.error(f"the page holds every attention weight and grows with the square of the "
                      f"sequence; explore takes --digits up to {MAX_DIGITS} (use 'tinyadder "
                      f"figure' or --trace for longer operands)")
+    if args.compare:
+        return compare(parser, args, out, err)
     model = model_of(parser, args)
     try:
         a, b = addition.parse_expression(args.expression, addition.digits_of(model))
@@ -75,6 +84,39 @@ def main(argv, out, err, stdin):
     print(f"wrote {args.output} ({len(text.encode('utf-8')) // 1024} kB): open it in a browser",
           file=out)
     return wrong_sum(args.model, views, a, b, err)
+
+
+def compare(parser, args, out, err):
+    """``--compare A B``: both models' views of one sum on one page; exit status 1 (and a
+    warning each) when either sum is wrong."""
+    built = []
+    for choice in args.compare:
+        args.model = choice
+        built.append((choice, model_of(parser, args)))
+    (left, lm), (right, rm) = built
+    digits = {addition.digits_of(m) for _, m in built}
+    if len(digits) > 1:
+        parser.error(f"{left} adds {addition.digits_of(lm)}-digit numbers and {right} "
+                     f"{addition.digits_of(rm)}-digit ones; compare two models of one N "
+                     f"(--digits N picks it for a construction)")
+    try:
+        a, b = addition.parse_expression(args.expression, digits.pop())
+    except addition.InputError as error:
+        parser.error(str(error))
+    for choice, model in built:
+        refusal = size_problem("explore", choice, model, [args.number], VIEW_COPIES)
+        if refusal:
+            parser.error(refusal)
+    with open_output(args.output, parser) as f:
+        try:
+            views = [views_of(model, a, b, args.number) for _, model in built]
+        except Overflowed as error:
+            parser.error(str(error))
+        text = compare_page(*views)
+        f.write(text)
+    print(f"wrote {args.output} ({len(text.encode('utf-8')) // 1024} kB): open it in a browser",
+          file=out)
+    return max(wrong_sum(choice, v, a, b, err) for (choice, _), v in zip(built, views))
 
 
 def wrong_sum(model, views, a, b, err):
