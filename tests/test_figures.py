@@ -12,6 +12,7 @@ regenerated and compared, as the doctests keep the text honest. To redraw them a
     python -m tinyadder figure change 7650676663+0149460439 -o docs/img/change.svg
 """
 
+import html
 import io
 import sys
 from pathlib import Path
@@ -100,3 +101,15 @@ def test_the_running_sum_of_a_rounding_run_is_not_called_a_plus_b_minus_the_digi
            "rounding moved it off a + b minus the digits written" in drawn
     assert "R = 7800137102 \u2260 7800137102" not in drawn
     assert "\u2260 7800137102, a + b minus the digits written" in drawn
+
+
+def test_the_flaw_is_drawn_to_scale():
+    """tilt/margin = 8.4 on an axis clipped at 10^-6 (not 10^-15, where it sat 7 px above the
+    line and read as a near miss), and the decision at position 23 as linear bars: +119 from
+    layer 1's FFN, -1000 from the readout's other slots, -881 net."""
+    drawn = (IMG / "flaw.svg").read_text(encoding="utf-8")
+    assert "\u226a 1 (&lt; 10\u207b\u2076)" in drawn and "10\u207b\u00b9\u2075" not in drawn
+    for term in ("+119  the margin, from layer 1's FFN",
+                 "\u22121000  minus the tilt, from the readout's other slots",
+                 "\u2212881  the net: logit(6) \u2212 logit(7), in units of the sum"):
+        assert f">{html.escape(term)}</text>" in drawn, term

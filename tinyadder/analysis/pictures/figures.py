@@ -532,32 +532,41 @@ def ruler(views, pos=None, standalone=False):
 
 # ----------------------------------------------------------------------------- flaw
 
+FLOOR = -6  # tilt/margin below 10^-6 sits on one "≪ 1" floor: nothing tilts there
+
+
 def _ratio_range(rows):
+    """The log axis of tilt/margin: clipped below at 10^FLOOR, up to a decade above the
+    largest ratio (10^2 at least), so that 8.4 sits well clear of the line at 1."""
     logs = [math.log10(r) for d in rows for r in [d["ratio"]] + [p["ratio"] for p in
                                                                  d["per_digit"]] if r]
-    lo = min(math.floor(min(logs, default=-1)), -1)
-    return lo, max(1, math.ceil(max(logs, default=0)) + 1)
+    return FLOOR, max(2, math.ceil(max(logs, default=0)) + 1)
 
 
 def ratio_chart(points, labels, x0, y0, width, height, lo, hi, highlight=None):
-    """tilt/margin per point on a log axis with the dashed line at 1 where the tilt beats the
-    margin ("fails above"); None (no tilt, or one that favours the nearest digit) drawn as an
-    open circle on the floor."""
+    """tilt/margin per point on a log axis clipped at 10^lo, with the dashed line at 1 where
+    the tilt beats the margin ("fails above"); a ratio below 10^lo drawn on the "≪ 1" floor
+    under the axis, None (no tilt, or one that favours the nearest digit) as an open circle
+    on the floor below it."""
     dx = width / max(1, len(points))
     out, y = log_axis(x0, y0, height, lo, hi, x0 + width)
     out.append(line(x0, y(0), x0 + width, y(0), "one"))
     out.append(text(x0 + width + 4, y(0) - 4, "fails above 1:", "small"))
     out.append(text(x0 + width + 4, y(0) + 8, "tilt > margin", "small"))
-    floor = y0 + height + 14
+    small = y0 + height + 14
+    floor = small + 16
+    out.append(text(x0 - 4, small + 3, f"\u226a 1 (< {power(lo)})", "small", "end"))
     out.append(text(x0 - 4, floor + 3, "tilt \u2264 0", "small", "end"))
     for k, (r, label) in enumerate(zip(points, labels)):
         x = x0 + (k + 0.5) * dx
         if r is None:
             out.append(f'<circle cx="{num(x)}" cy="{num(floor)}" r="4" fill="#fff" '
                        f'stroke="{FAINT}" stroke-width="1.5"/>')
+        elif math.log10(r) < lo:
+            out.append(dot(x, small, MARGIN, 4))
         else:
             colour = TILT if r > 1 else MARGIN
-            out.append(dot(x, y(max(lo, min(hi, math.log10(r)))), colour, 5))
+            out.append(dot(x, y(min(hi, math.log10(r))), colour, 5))
         out.append(text(x, floor + 18, label, "small mono", "middle",
                         ' font-weight="bold"' if k == highlight else ""))
     return out
@@ -587,17 +596,44 @@ def attribution(d):
             verdict]
 
 
+def attribution_bars(d, x0, y, half=180):
+    """logit(nearest) - logit(rival) at one position as three bars on one linear scale, in
+    units of the sum: +margin from layer 1's FFN, -tilt from the readout's other slots, and
+    their sum (+119, -1000, -881 at 5193798811 + 1806201129's position 23)."""
+    margin, tilt = d["margin_f"], d["tilt_f"]
+    parts = [("the margin, from layer 1's FFN", margin, MARGIN),
+             ("minus the tilt, from the readout's other slots", -tilt, TILT),
+             (f"the net: logit({d['nearest']}) \u2212 logit({d['rival']}), in units of the sum",
+              margin - tilt, INK)]
+    scale = half / max(abs(v) for _, v, _ in parts) if any(v for _, v, _ in parts) else 0
+    mid = x0 + half
+    out = [line(mid, y - 4, mid, y + 3 * 18, "", f' stroke="{FAINT}"'),
+           text(mid, y - 8, "0", "small", "middle")]
+    for k, (label, value, colour) in enumerate(parts):
+        w = abs(value) * scale
+        top = y + k * 18
+        out.append(rect(mid - w if value < 0 else mid, top, max(w, 1), 12, "",
+                        f' fill="{colour}"'))
+        figure_text = signed(d["lead"], negate=d["flipped"]) if k == 2 else \
+            signed(d["margin"]) if k == 0 else signed(d["tilt"], negate=True)
+        out.append(text(mid + half + 8, top + 10, f"{figure_text}  {label}", "small"))
+    return out
+
+
 def flaw_detail(d, lo, hi, x0, y):
-    """At one position: the attribution in words, and every digit against the nearest."""
+    """At one position: the attribution in words and as linear bars, and every digit against
+    the nearest."""
     out = []
     for k, s in enumerate(attribution(d)):
         out.append(text(0, y + 16 * k, s, "t", extra=' font-weight="bold"'
                         if k == 2 and d["flipped"] else ""))
-    out.append(text(0, y + 62, f"every digit against {d['nearest']} at position {d['pos']}",
+    out += attribution_bars(d, x0, y + 70)
+    y += 70 + 3 * 18 + 10
+    out.append(text(0, y + 10, f"every digit against {d['nearest']} at position {d['pos']}",
                     "small"))
     points = [p["ratio"] for p in d["per_digit"]]
     labels = ["\u2013" if u == d["nearest"] else str(u) for u in range(10)]
-    out += ratio_chart(points, labels, x0, y + 76, 300, 100, lo, hi, d["chosen"])
+    out += ratio_chart(points, labels, x0, y + 24, 300, 100, lo, hi, d["chosen"])
     return out
 
 
@@ -620,7 +656,7 @@ def flaw(views, pos=None, standalone=False):
     x0 = 70
     body += ratio_chart([d["ratio"] for d in rows], [str(d["pos"]) for d in rows], x0, 54,
                         560, 150, lo, hi)
-    body.append(text(x0 + 280, 250, "deciding position", "small", "middle"))
+    body.append(text(x0 + 280, 264, "deciding position", "small", "middle"))
     shown = pos if pos is not None else (views["flaw_pos"] if views["flaw_pos"] is not None
                                          else rows[0]["pos"])
     lines = []
@@ -628,9 +664,9 @@ def flaw(views, pos=None, standalone=False):
         if standalone and d["pos"] != shown:
             continue
         lines += attribution(d)
-        body.append(group(flaw_detail(d, lo, hi, x0, 280), shown_at(d["pos"],
+        body.append(group(flaw_detail(d, lo, hi, x0, 292), shown_at(d["pos"],
                                                                    d["pos"] == shown)))
-    return svg(width_for(x0 + 560 + 110, heading, *lines, size=13), 490, body, "flaw-svg",
+    return svg(width_for(x0 + 560 + 110, heading, *lines, size=13), 630, body, "flaw-svg",
                standalone)
 
 

@@ -364,6 +364,7 @@ def decisions_view(cache, a, b):
             "leak": short(d.leakage), "x": to_float(d.x), "x_text": x_text(d),
             "distance": _distance_texts(d),
             "margin": figure(d.margin), "tilt": figure(d.tilt), "lead": figure(d.lead),
+            "margin_f": to_float(d.margin), "tilt_f": to_float(d.tilt),
             "margin_logits": figure(d.margin * d.size), "tilt_logits": figure(d.tilt * d.size),
             "lead_logits": text(d.lead * d.size), "unit": figure(d.size),
             "ratio": _ratio(d.tilt, d.margin), "margin_p": to_float(d.margin / d.place),
