@@ -69,11 +69,11 @@ def assert_ran_cleanly(dom, log):
     assert not [line for line in console if "Uncaught" in line or "rror" in line], console
 
 
-def margin(expr, pos):
-    """The readout's margin at ``pos`` as the tracer prints it (show.logit_lines)."""
+def lead(expr, pos):
+    """The readout's lead at ``pos`` as the tracer prints it (show.logit_lines)."""
     cache = traced(expr)[0]
-    line = [t for t in show.logit_lines(cache, pos) if "margin" in t][0]
-    return re.search(r"margin (\S+) over", line).group(1)
+    line = [t for t in show.logit_lines(cache, pos) if " lead " in t][0]
+    return re.search(r"lead (\S+) over", line).group(1)
 
 
 def status(d, pos, stage, head, mode, extra=()):
@@ -123,7 +123,7 @@ def test_status_line_follows_the_fragment(pages):
                       dom, re.S).group(1)
     assert "tilt/margin = 8.4 &gt; 1: 7 is written instead of 6" in shown
     assert "+119 units from layer 1's FFN" in html.unescape(shown)
-    assert margin(EXAMPLE, 24) == decision(EXAMPLE, 24)["lead_logits"]  # the tracer's text
+    assert lead(EXAMPLE, 24) == decision(EXAMPLE, 24)["lead_logits"]  # the tracer's text
 
 
 @pytest.mark.slow
@@ -320,3 +320,34 @@ def test_tour_colours_and_softmax_mode(pages):
         assert got["before"] == view and got["lit"] == [view] and got["answer"], got
     assert tour[8]["answer"] is False                        # revealed
     assert tour[9]["hash"].startswith("#tour=7&") and tour[9]["answer"]  # back: hidden again
+
+
+def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
+    """A board model's page runs: its tokens say their roles (lokimorty-10 reads its operands
+    reversed, so position 1 holds a0), and the status line names what a position predicts.
+    At the flaw's readout, logits 6 and 7 at position 23 (2.5 units of the sum apart among
+    gaps of 10^9) no longer share a colour: each logit is coloured by its gap to the winner."""
+    from tinyadder import models
+    from tinyadder.analysis.pictures import explore as explore_page, figures
+    from tinyadder.analysis.pictures.views import views_of
+    loki = tmp_path / "loki.html"
+    views = views_of(models.build("lokimorty-10", None), 7650676663, 149460439)
+    loki.write_text(explore_page.page(views), encoding="utf-8")
+    flaw = pages["flaw"].as_uri() + "#pos=23&stage=readout"
+    urls = [loki.as_uri() + "#pos=31&stage=readout", flaw]
+    doms = dump(urls)
+    for url in urls:
+        assert_ran_cleanly(*doms[url])
+    dom = doms[urls[0]][0]
+    assert status_of(dom) == DOT.join(["position 31", "after readout",
+                                       "s0 '2': predicts '0'", "head L0.h softmax"])
+    assert re.search(r'data-pos="1"[^>]*><span>3</span><small>1</small>'
+                     r'<small class="role">a0</small>', dom)
+    assert "Not for this model" in re.search(r'<section id="view-ruler">(.*?)</section>', dom,
+                                             re.S).group(1)
+    slots, _ = figures.residual_rows(traced(FLAW)[1])
+    cells = re.findall(r'<rect [^>]*class="([^"]+)"', re.search(
+        r'<g id="resid-cells">(.*?)</g>', doms[flaw][0], re.S).group(1))
+    t = len(traced(FLAW)[1]["tokens"])
+    six, seven = (cells[(len(slots) + u) * t + 23] for u in (6, 7))
+    assert seven == "dz" and six != seven and six != cells[(len(slots) + 5) * t + 23]

@@ -109,7 +109,8 @@
                  tok.predicts + "'" : tok.role === "sum" ? "the last digit: predicts nothing" :
                  "prompt '" + tok.text + "': predicts no digit of the sum");
     }
-    parts.push("head " + state.head + " " + state.mode);
+    parts.push("head " + state.head + " " +
+               (state.mode === "softmax1" ? D.heads[state.head].kind : "softmax"));
     var text = parts.join(" \u00b7 ");
     if (notes.length) { text += " \u00b7 ignored: " + notes.join("; "); }
     return text;
@@ -377,6 +378,10 @@
     var what = meaning(name, pos);
     if (what) { lines.push(what); }
     if (row.intended[pos]) { lines.push("intended " + row.intended[pos]); }
+    if (row.gap && row.gap[pos] !== "0") {
+      lines.push("behind the winner by " + row.gap[pos].replace(/^-/, "") + " (logit − " +
+                 "the largest)");
+    }
     if (row.changed.charAt(pos) === "1") {
       lines.push(state.stage === "readout" ? "the winner" : "changed by this stage");
     }

@@ -68,7 +68,10 @@ def page_data(views):
                 "cls": letters[stage["short"]][row["slot"]],
                 "changed": _flags(row["changed"]), "departs": _flags(row["departs"]),
                 "cells": row["cells"], "intended": row["intended"],
-                "range": figures.range_text(scales[stage["short"]][row["slot"]])}
+                "range": ("vs winner" if "gap" in row else
+                          figures.range_text(scales[stage["short"]][row["slot"]]))}
+            if "gap" in row:
+                rows[row["slot"]]["gap"] = [c[2] for c in row["gap"]]
         residual[stage["short"]] = {"rows": rows}
     heads = {}
     for key, head in views["heads"].items():

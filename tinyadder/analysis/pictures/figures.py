@@ -312,11 +312,31 @@ def residual_scales(views):
 
 
 def residual_classes(views):
-    """{stage short: {row: class letters per position}}; rows a stage lacks are absent."""
+    """{stage short: {row: class letters per position}}; rows a stage lacks are absent. The
+    logits are coloured against the winner (``gap_classes``), not each on its own scale."""
     scales = residual_scales(views)
-    return {stage["short"]: {row["slot"]: signed_classes(row["cells"],
-                                                         *scales[stage["short"]][row["slot"]])
-                             for row in stage["slots"]} for stage in views["residual"]}
+    out = {stage["short"]: {row["slot"]: signed_classes(row["cells"],
+                                                        *scales[stage["short"]][row["slot"]])
+                            for row in stage["slots"]} for stage in views["residual"]}
+    out["readout"].update(gap_classes(views["residual"][-1]["slots"]))
+    return out
+
+
+def gap_classes(rows):
+    """{logit row: letters}: each logit's gap to the winner, logit - max, coloured per position
+    on one log scale from the runner-up's gap (palest purple) to the last's (darkest); the
+    winner, gap 0, is the zero colour. Logits 6 and 7 at 5193798811 + 1806201129's position
+    23, 2.5 units of the sum apart among gaps of 10^9 units, are told apart."""
+    rows = [r for r in rows if "gap" in r]
+    if not rows:
+        return {}
+    letters = {r["slot"]: [] for r in rows}
+    for p in range(len(rows[0]["gap"])):
+        column = [r["gap"][p] for r in rows]
+        lo, hi = log_range([c for c in column if c[1] is not None])
+        for r, c in zip(rows, column):
+            letters[r["slot"]].append(signed_classes([c], lo, hi))
+    return {slot: "".join(v) for slot, v in letters.items()}
 
 
 def _residual_marks(srow, x0, y, c, h, t):
@@ -365,11 +385,14 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
     ranges = []
     for r, name in enumerate(rows):
         body.append(text(x0 - 4, ys[r] + 11, name, "small mono", "end"))
-        ranges.append(text(x0 + t * c + 6, ys[r] + 11, range_text(scales[stage].get(name)),
+        said = ("vs winner" if stage == "readout" and name in logit_rows else
+                range_text(scales[stage].get(name)))
+        ranges.append(text(x0 + t * c + 6, ys[r] + 11, said,
                            "small"))
     body.append(f'<g id="resid-ranges">{"".join(ranges)}</g>')
-    body.append(text(x0, ys[len(slot_rows)] - 6, "readout: logit of each digit (the largest "
-                                                "wins; outlined at the readout stage)", "small"))
+    body.append(text(x0, ys[len(slot_rows)] - 6, "readout: logit of each digit against the "
+                                                "winner (outlined, pale): per position, darker "
+                                                "purple is further behind", "small"))
     step = 1 if c >= 12 else 5
     bottom = ys[-1] + h
     for p, tok in enumerate(views["tokens"]):
@@ -379,9 +402,10 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
             body.append(text(x0 + (p + 0.5) * c, y0 - 6, tok["text"], "small", "middle"))
     sel = -10 if pos is None else pos
     body.append(rect(x0 + sel * c, y0 - 2, c, bottom - y0 + 4, "sel", ' id="resid-sel"'))
-    body.append(text(x0, bottom + 22, "colour: each row its own log scale of |x| at this stage; "
-                                      "purple negative, orange positive, pale small, "
-                                      "grey: slot not there yet", "small"))
+    body.append(text(x0, bottom + 22, "colour: each slot row its own log scale of |x| at this "
+                                      "stage (the logits: their gap to the winner); purple "
+                                      "negative, orange positive, pale small, grey: slot not "
+                                      "there yet", "small"))
     for i in range(len(DIV)):
         body.append(rect(x0 + i * 16, bottom + 30, 16, 10, f"d{i}"))
     body.append(text(x0 + 11 * 16 + 8, bottom + 39, "\u25a1 changed by this stage   "

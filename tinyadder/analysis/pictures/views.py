@@ -30,11 +30,12 @@ import math
 
 from ...addition import answer, digits_of, encode
 from ...construction import SLOTS
+from ...generate import argmax
 from ...numbers import is_zero
 from ...weights import live_heads
 from ..explain import decisions, remaining_values, scales, short, x_text
 from ..ledger import ledger, tensors
-from ..text import exponent, figure, log10_abs, to_float
+from ..text import exponent, figure, finite, log10_abs, to_float
 from ..heat import clipped_scale
 from ..roles import layout_text, roles as position_roles
 from ..probes import READOUT, check, intended, overflow
@@ -269,8 +270,11 @@ def residual_view(cache, probe, intents):
                for pos, row in enumerate(logits)]
     # the readout sees the last stage's slots, unchanged; then its logits, winners outlined
     readout = [dict(row, changed=[False] * len(row["changed"])) for row in out[-1]["slots"]]
+    best = [row[argmax(row)] if all(finite(v) for v in row) else None for row in logits]
     for u, token in enumerate(tokens):
         readout.append({"slot": f"logit {token}", "cells": [cell(row[u]) for row in logits],
+                        "gap": [cell(row[u] - top) if top is not None else [None, None, "?"]
+                                for row, top in zip(logits, best)],
                         "changed": [w == u for w in winners],
                         "departs": [probe is not None and token in probe.departures_at(
                             pos, READOUT) for pos in range(len(logits))],
