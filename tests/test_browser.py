@@ -16,7 +16,7 @@ import pytest
 
 from explore_cases import EXAMPLE, FLAW, page_text, traced
 from tinyadder.analysis import show
-from tinyadder.analysis.pictures.svg import SEQ
+from tinyadder.analysis.pictures.svg import SEQ, shown as page_number
 from tinyadder.analysis.pictures.tour import steps as tour_steps
 
 CHROMIUM = shutil.which("chromium")
@@ -79,8 +79,9 @@ def lead(expr, pos):
 def status(d, pos, stage, head, mode, extra=()):
     """The status line at a deciding position: what it predicts, x and the lead."""
     return DOT.join([*extra, f"position {pos}", f"after {stage}", f"predicts {d['written']}",
-                     f"x = {d['x_text']}", f"lead {d['lead']} units ({d['lead_logits']} in "
-                                          f"logits)", f"head {head} {mode}"])
+                     f"x = {d['x_text']}",
+                     f"lead {d['lead']} units ({page_number(d['lead_logits'])} in logits)",
+                     f"head {head} {mode}"])
 
 
 def decision(expr, pos):
@@ -106,7 +107,7 @@ def test_status_line_follows_the_fragment(pages):
             DOT.join(["position 23", "after readout", "predicts 7, right digit 6",
                       "x = 6.99999994",
                       "tilt/margin = 8.4: the tilt (1000 units) beats the margin (119 units)",
-                      f"lead 881 units ({d23['lead_logits']} in logits)",
+                      f"lead 881 units ({page_number(d23['lead_logits'])} in logits)",
                       "head L0.h3 softmax1"]),
         example + "#tour=6":  # a tour step sets the state, and says so
             status(decision(EXAMPLE, 24), 24, "L1.mlp", "L0.h3", "softmax1",
@@ -179,6 +180,11 @@ PROBE = """<script>(function () {
   document.getElementById("stage").value = "3";
   document.getElementById("stage").dispatchEvent(new Event("input"));
   hover(resid[7 * 34 + 23], "mousemove");          // cand2 at position 23 after L1.attn
+  var diag = cells[25 * 28 / 2 + 25].getBoundingClientRect();  // query 25, key 25
+  document.getElementById("attn-svg").dispatchEvent(new MouseEvent("mousemove", {
+    bubbles: true, clientX: diag.left + diag.width * 1.5, clientY: diag.top + diag.height / 2}));
+  var tip = document.getElementById("tip");                   // key 26: masked, no tip
+  tips.push(tip.hidden ? "(no tip)" : tip.textContent);
   document.body.setAttribute("data-keys", seen.join("|"));
   document.body.setAttribute("data-tips", JSON.stringify(tips));
 }());</script>"""
@@ -208,16 +214,19 @@ def test_arrow_keys_and_hover(pages, tmp_path):
     log = math.log10(w.numerator) - math.log10(w.denominator)
     assert tips[1].splitlines() == [
         "L0.h3 query 25 ('8'), key 1 ('7'), softmax1",
-        f"weight {show.fmt(w)}   (log10 |x| = {log:.4f})",
+        f"weight {page_number(show.fmt(w))}   (log10 |x| = {log:.4f})",
         "score -1000 - 24*ln 10", "= exp(score) / (1 + \u03a3 exp(scores))"]
     count = cache.view("blocks.0.hook_resid_mid", 24)["count"]
     assert tips[2].splitlines()[:3] == [
-        "count at position 24 ('7') after L0.attn", f"{show.fmt(count)}   (log10 |x| = -1.0000)",
+        "count at position 24 ('7') after L0.attn",
+        f"{page_number(show.fmt(count))}   (log10 |x| = -1.0000)",
         "\u03a3 over the special tokens j before i: 10^-(i\u2212j) (\u221210\u00b710^-(i\u2212j) "
         "from =): the place value"]
     # a slot's meaning with this position's own numbers: (1000/25)(x - 2.5) 10^9 at 23
     assert tips[3].splitlines()[2] == ("= (1000/25)\u00b7(x \u2212 2.5)\u00b7P with x = 7.8001, "
                                        "P = 10\u2079")
+    # the first masked key right of the diagonal is not the sink (it said so)
+    assert tips[4] == "(no tip)"
 
 
 def test_ci_installs_chromium():

@@ -294,7 +294,7 @@ def test_a_wrong_sum_still_writes_its_page(tmp_path, monkeypatch):
                               "wrong: 5193798811 + 1806201129 = 6999999940\n")
     # the page links the walkthrough from where it was written
     assert path.read_text(encoding="utf-8") == explore.page(traced(FLAW)[1],
-                                                            explore.docs_link(path))
+                                                            explore.walkthrough())
 
 
 def test_command_line(tmp_path, capsys):
@@ -394,13 +394,19 @@ def test_the_page_and_figures_say_so_rather_than_fail(changed, key, absent):
     assert json.loads(page.data)["tour"] == []
 
 
-def test_docs_link_points_from_the_page_to_the_checkout(tmp_path):
-    here = explore.docs_link(ROOT / "docs" / "explore.html")
-    assert here == "./"
-    assert explore.docs_link(ROOT / "page.html") == "docs/"
-    page = explore.page(traced("999+1", "repaired", 3)[1], docs="docs/")
-    assert 'href="docs/walkthrough.md#4-layer-0-head-3-place-values-from-alibi-and-softmax1"' \
-        in page
+def test_the_page_carries_the_walkthrough_it_cites():
+    """No link leaves the page (a relative link to walkthrough.md opened raw Markdown from
+    disk, and a page written elsewhere linked into the writer's checkout): the sections it
+    cites are in the page, and its links are anchors to them."""
+    page = explore.page(traced("999+1", "repaired", 3)[1], explore.walkthrough())
+    assert 'href="#wt-4-layer-0-head-3-place-values-from-alibi-and-softmax1"' in page
+    assert '<article id="wt-4-layer-0-head-3-place-values-from-alibi-and-softmax1"><h3>4. ' \
+           'Layer 0, head 3: place values from ALiBi and softmax1</h3>' in page
+    assert "walkthrough.md#" not in page and 'href="docs/' not in page
+    hrefs = re.findall(r'href="([^"]*)"', page)
+    assert hrefs and all(h.startswith(("#", "https://")) for h in hrefs), hrefs
+    assert "<span class=\"doc\">walkthrough \u00a74</span>" in explore.page(
+        traced("999+1", "repaired", 3)[1])
 
 
 ADDER1 = ROOT / "tests" / "models" / "adder1.json"

@@ -4,7 +4,7 @@ from contextlib import contextmanager
 import os
 
 from .. import addition
-from ..analysis.pictures.explore import DEFAULT_NAME, MAX_DIGITS, docs_link, page
+from ..analysis.pictures.explore import DEFAULT_NAME, MAX_DIGITS, page, walkthrough
 from ..analysis.pictures.views import Overflowed, views_of
 from ..analysis.pictures.compare import page as compare_page
 from .options import (PROG, Parser, add_digits_option, add_model_options, model_arg,
@@ -79,7 +79,7 @@ def main(argv, out, err, stdin):
             views = views_of(model, a, b, args.number)
         except Overflowed as error:
             parser.error(str(error))
-        text = page(views, docs_link(args.output))
+        text = page(views, walkthrough())
         f.write(text)
     print(f"wrote {args.output} ({len(text.encode('utf-8')) // 1024} kB): open it in a browser",
           file=out)

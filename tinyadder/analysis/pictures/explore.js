@@ -40,7 +40,7 @@
   function readHash() {
     notes = [];
     var text = window.location.hash.replace(/^#/, "");
-    if (!text) { return; }
+    if (!text || /^wt-/.test(text)) { return; }  // a link to a walkthrough section below
     var parts = text.split("&").map(function (part) {
       var kv = part.split("=");
       return [decodeURIComponent(kv[0]), decodeURIComponent(kv.slice(1).join("="))];
@@ -103,7 +103,7 @@
         parts.push("tilt/margin = " + d.ratio_text + ": the tilt (" + d.tilt +
                    " units) beats the margin (" + d.margin + " units)");
       }
-      parts.push("lead " + d.lead + " units (" + d.lead_logits + " in logits)");
+      parts.push("lead " + d.lead + " units (" + shown(d.lead_logits) + " in logits)");
     } else {
       parts.push(tok.predicts !== null ? tok.label + " '" + tok.text + "': predicts '" +
                  tok.predicts + "'" : tok.role === "sum" ? "the last digit: predicts nothing" :
@@ -329,8 +329,15 @@
     pt.x = ev.clientX; pt.y = ev.clientY;
     return pt.matrixTransform(svg.getScreenCTM().inverse());
   }
+  // the tracer's '~4.24835e-20' as the page writes every number: '~4.24835·10⁻²⁰'
+  function shown(text) {
+    var m = /^(-?~?-?)([0-9.]+)e\+?(-?[0-9]+)$/.exec(text);
+    if (!m) { return text; }
+    return m[1] + (m[2] === "1" ? "" : m[2] + "\u00b7") + power(parseInt(m[3], 10));
+  }
   function cellText(cell) {
-    return cell[2] + (cell[1] === null ? "" : "   (log10 |x| = " + cell[1].toFixed(4) + ")");
+    return shown(cell[2]) +
+           (cell[1] === null ? "" : "   (log10 |x| = " + cell[1].toFixed(4) + ")");
   }
 
   function attentionHover(ev) {
@@ -338,11 +345,13 @@
     var c = parseFloat(svg.dataset.c), x0 = parseFloat(svg.dataset.x0),
         y0 = parseFloat(svg.dataset.y0), sink = parseFloat(svg.dataset.sink);
     var q = Math.floor((p.y - y0) / c), k = Math.floor((p.x - x0) / c);
-    if (p.x >= sink && p.x < sink + c) { k = q + 1; }
-    if (q < 0 || q >= T || k < 0 || k > q + 1) { hideTip(); return null; }
+    var onSink = p.x >= sink && p.x < sink + c;
+    // a key right of the diagonal is masked: not the sink, which has its own column
+    if (q < 0 || q >= T || k < 0 || (k > q && !onSink)) { hideTip(); return null; }
     var head = D.heads[state.head], row = head.cells[state.mode][q];
-    if (k === q + 1) {
-      if (state.mode !== "softmax1") { hideTip(); return null; }
+    if (onSink) {
+      k = q + 1;
+      if (state.mode !== "softmax1" || head.kind !== "softmax1") { hideTip(); return null; }
       showTip(ev, [state.head + " query " + q + ": sink (weight to nothing)", cellText(row[k]),
                    "= 1 \u2212 the row's weights (softmax1's '+1')"]);
     } else {
@@ -379,8 +388,8 @@
     if (what) { lines.push(what); }
     if (row.intended[pos]) { lines.push("intended " + row.intended[pos]); }
     if (row.gap && row.gap[pos] !== "0") {
-      lines.push("behind the winner by " + row.gap[pos].replace(/^-/, "") + " (logit − " +
-                 "the largest)");
+      lines.push("behind the winner by " + shown(row.gap[pos].replace(/^-/, "")) +
+                 " (logit − the largest)");
     }
     if (row.changed.charAt(pos) === "1") {
       lines.push(state.stage === "readout" ? "the winner" : "changed by this stage");
@@ -470,7 +479,10 @@
       else { set({pos: state.pos + step}); }
       ev.preventDefault();
     });
-    window.addEventListener("hashchange", function () { readHash(); render(); });
+    window.addEventListener("hashchange", function () {
+      if (/^#wt-/.test(window.location.hash)) { return; }  // the reader follows a link
+      readHash(); render();
+    });
     render();  // notes from readHash() stay in the status line until the next change
     document.body.dataset.ready = "yes";
   }

@@ -5,17 +5,16 @@
 guided tour of ``tour`` and the page's script and style (``explore.js``, ``explore.css``,
 package data). Nothing is fetched: no CDN, no web font, no request; the page works from
 ``file://``. Its state lives in the URL fragment (``#tour=3&pos=24&stage=L1.mlp&head=L0.h3``)
-and the element ``id="status"`` says it in words. Given ``docs`` (the relative path from the
-page to a checkout's docs/), each view links the walkthrough section that explains it.
+and the element ``id="status"`` says it in words. Given ``docs`` (``walkthrough()``: the
+walkthrough's sections, read from the checkout), the page carries the sections it cites and
+each view links the one that explains it; no link leaves the page.
 """
 
 from html import escape
 from importlib import resources
 import json
-import os
-from pathlib import Path
 
-from . import figures, svg, tour
+from . import figures, markdown, svg, tour
 
 DEFAULT_NAME = "tinyadder-explore.html"
 # The page holds every attention weight, so it grows with the square of the sequence:
@@ -31,14 +30,10 @@ def asset(name):
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
-def docs_link(output):
-    """The relative path from a page written to ``output`` to the docs/ of the checkout this
-    package runs from ('docs/', '../docs/'), or None outside a checkout."""
-    docs = Path(__file__).resolve().parents[3] / "docs"
-    if not (docs / "walkthrough.md").is_file():
-        return None
-    where = Path(os.path.abspath(output)).parent
-    return Path(os.path.relpath(docs, where)).as_posix() + "/"
+def walkthrough():
+    """The walkthrough's sections the page cites, rendered for the page to embed
+    (``markdown.sections``), or None outside a checkout."""
+    return markdown.sections({anchor for _, anchor in tour.SECTIONS.values()})
 
 
 def defaults(views):
@@ -140,13 +135,27 @@ def _controls(views, state):
         '</nav>')
 
 
-def doc_link(docs, section, page="walkthrough.md"):
-    """A link to a walkthrough section ('walkthrough §4'), or its name when there are no docs."""
+def doc_link(docs, section):
+    """A link to a walkthrough section embedded in the page ('walkthrough §4'), or its name
+    when there is no walkthrough to embed."""
     number, anchor = tour.SECTIONS[section]
     label = f"walkthrough \u00a7{number}"
-    if docs is None:
+    if not docs or anchor not in docs:
         return f'<span class="doc">{label}</span>'
-    return f'<a class="doc" href="{escape(docs + page)}#{anchor}">{label}</a>'
+    return f'<a class="doc" href="#wt-{escape(anchor)}">{label}</a>'
+
+
+def _embedded(docs):
+    """The walkthrough's cited sections, at the end of the page, in its own order."""
+    if not docs:
+        return ""
+    order = [anchor for _, anchor in sorted(tour.SECTIONS.values(), key=lambda s: int(s[0]))]
+    parts = "".join(f'<article id="wt-{escape(a)}"><h3>{escape(docs[a][0])}</h3>{docs[a][1]}'
+                    f'</article>' for a in order if a in docs)
+    return ('<section id="walkthrough"><h2>From the walkthrough</h2><p class="intro">The '
+            'sections of docs/walkthrough.md that the views above cite, carried in this page '
+            '(its doctests and commands are checked by the test suite).</p>'
+            f'{parts}</section>')
 
 
 def _section(views, ident, title, intro, body, docs):
@@ -288,12 +297,14 @@ def _intros(views, state):
         "flaw": "The published readout adds each digit's error into one of the first ten "
                 "slots, which still hold eq, special, digit, count, scale and cand0..cand4: "
                 "their differences tilt the comparison. Per position, the tilt divided by the "
-                "margin, on a log axis: above the line at 1 the wrong digit wins.",
+                "margin, on a log axis clipped at 10<sup>-6</sup> (below it, \u226a 1): "
+                "above the line at 1 the wrong digit wins. Under it, the selected position's "
+                "attribution as bars on one linear scale.",
         "change": "The same addition, with one thing changed: the ALiBi slope, layer 1's "
                   "rounding bias, or the readout. Grey dots: x as built; coloured: the "
                   "variant's (vermillion where its digit is wrong).",
-        "params": f"The {len(views['params'])} parameters, counted by the ledger (<code>tinyadder params</code>) "
-                  "from the weights, each spanning the slots it writes; a query or key "
+        "params": f"The {len(views['params'])} parameters, counted by the ledger "
+                  "(<code>tinyadder params</code>) from the weights, each spanning the slots it writes; a query or key "
                   "parameter writes no slot and sits in the scores row. Hover one for its "
                   "tensor entry and the slots it reads and writes.",
     }
@@ -304,8 +315,8 @@ NO_DECISION = ('<p class="needs-decision" hidden>This position predicts no digit
 
 
 def page(views, docs=None):
-    """The whole HTML page as a string; ``docs``: the relative path from the page to a
-    checkout's docs/ (``docs_link``), for the links to the walkthrough."""
+    """The whole HTML page as a string; ``docs``: the walkthrough's sections to embed and link
+    (``walkthrough()``), or None."""
     state = defaults(views)
     pos, stage = state["pos"], state["stage"]
     n = views["digits"]
@@ -358,7 +369,7 @@ def page(views, docs=None):
         f"</p>{flaw_note}", _how(views, docs), "</header>",
         _controls(views, state),
         _tour_card(views, docs),
-        "<main>", *sections, "</main>",
+        "<main>", *sections, _embedded(docs), "</main>",
         '<pre id="errors" hidden></pre><div id="tip" hidden></div>',
         f'<script type="application/json" id="data">{_json_for_script(page_data(views))}'
         "</script>",

@@ -13,7 +13,7 @@ import textwrap
 
 from .svg import (DIV, FAINT, INK, MARGIN, NEG, ROLE, TILT, cell_size, decade_ticks, dot,
                   group, line, log_range, negative, num, power, pretty, range_text, rect,
-                  shown_at, signed_class, signed_classes, svg, text, text_width,
+                  shown, shown_at, signed_class, signed_classes, svg, text, text_width,
                   weight_class, weight_classes, weight_legend)
 
 MODES = ("softmax1", "softmax")
@@ -152,9 +152,13 @@ def decay_axes(views, x0, y0, width, height):
     """The axes every query's decay shares: the head's clipped log scale, the "≈ 0" floor,
     the key positions; (elements, log -> y, the floor's y, the key spacing)."""
     lo, hi = views["heads"][views["place_head"]]["scale"]
-    dx = width / (len(views["tokens"]) + 1)
+    t = len(views["tokens"])
+    dx = width / (t + 2)  # the keys, a gap, and the sink's own column
     out, y = log_axis(x0, y0, height, lo, hi, x0 + width)
     floor_y = y0 + height + 16
+    out.append(line(x0 + (t + 1) * dx, y0, x0 + (t + 1) * dx, floor_y + 8, "",
+                    f' stroke="{FAINT}" stroke-dasharray="2 3"'))
+    out.append(text(x0 + (t + 1.5) * dx, floor_y + 20, "sink", "small", "middle"))
     out.append(text(x0 - 4, floor_y + 3, "\u2248 0", "small", "end"))
     out.append(line(x0, floor_y + 8, x0 + width, floor_y + 8))
     out += token_axis(views, x0, floor_y + 20, dx, specials=False)
@@ -180,14 +184,15 @@ def decay(views, q, mode, x0, y0, width, geometry):
     path, dots = [], {}
     for k, c in enumerate(row):
         role = tokens[k]["role"] if k <= q else "sink"
-        x = x0 + (k + 0.5) * dx
+        x = x0 + ((k if k <= q else len(tokens) + 1) + 0.5) * dx  # the sink: its own column
         low = c[1] is None or c[1] < lo
         yy = floor_y if low else y(c[1])
         if not low:
-            path.append(f"{'M' if not path else 'L'}{num(x)} {num(yy)}")
+            if role != "sink":  # the line joins the keys; the sink is no key
+                path.append(f"{'M' if not path else 'L'}{num(x)} {num(yy)}")
             if role in ("special", "sink"):
                 label = "sink" if role == "sink" else tokens[k]["text"]
-                out.append(text(x + 6, yy - 5, f"{label} {c[2]}", "small"))
+                out.append(text(x + 6, yy - 5, f"{label} {shown(c[2])}", "small"))
         dots.setdefault(role, []).append(f"M{num(x)} {num(yy)}h0")
     out.append(f'<path d="{"".join(path)}" fill="none" stroke="{FAINT}"/>')
     for role, d in dots.items():
@@ -254,9 +259,17 @@ def count_curve(cells, views, x0, y0, width, height, pos):
     for i, c in enumerate(cells):
         x = x0 + (i + 0.5) * dx
         anchor = "end" if i > t / 2 else "start"
+        label = f"count = {shown(c[2])}"
+        width_ = text_width(label, 10) + 6
+        # beside the selected position's own dot, on a white ground over its neighbours'
+        at = y0 + height if c[1] is None else y(c[1])
+        ly = at - 9 if at - 9 > y0 + 10 else at + 17
+        lx = x + (-7 if anchor == "end" else 7)
         out.append(group([line(x, y0, x, y0 + height, "sel"),
-                          text(x + (-5 if anchor == "end" else 5), y0 + height - 6,
-                               f"count = {c[2]}", "small", anchor)], shown_at(i, i == pos)))
+                          rect(lx - width_ if anchor == "end" else lx, ly - 10, width_, 13, "",
+                               ' fill="#fff" fill-opacity="0.9"'),
+                          text(lx + (-3 if anchor == "end" else 3), ly, label, "small",
+                               anchor)], shown_at(i, i == pos)))
     return out
 
 

@@ -8,7 +8,7 @@ section that explains it, a key of ``SECTIONS``), ``title``, ``text``, ``questio
 ``answer`` (plain text; the page escapes it).
 """
 
-from .svg import power, pretty
+from .svg import power, pretty, shown
 
 # walkthrough.md's sections, for the links between page and text: key -> (number, anchor)
 SECTIONS = {
@@ -67,8 +67,8 @@ def _place(views, q):
     plus, eq = _positions(views)
     score = views["heads"][head]["score"]
     special, digit = score[0][0], score[1][1]
-    seen = [f"+ at {plus} gets {one[plus][2]}"] + ([f"= at {eq} {one[eq][2]}"] if q >= eq
-                                                   else [])
+    seen = [f"+ at {plus} gets {shown(one[plus][2])}"] + (
+        [f"= at {eq} {shown(one[eq][2])}"] if q >= eq else [])
     return {
         "view": "place", "state": {"pos": q, "head": head, "mode": "softmax1"},
         "section": "head3", "title": "Place values from attention",
@@ -79,7 +79,7 @@ def _place(views, q):
                 f"special tokens and {digit} on digits; and softmax1 divides by 1 + \u03a3 "
                 f"exp(score), so tiny weights stay tiny instead of being renormalised.",
         "question": f"Query {q} sees <bos> {q} steps back. Predict its weight.",
-        "answer": f"{one[0][2]}: e^{special}\u00b710^-{q}, {q} decades below e^{special}; "
+        "answer": f"{shown(one[0][2])}: e^{special}\u00b710^-{q}, {q} decades below e^{special}; "
                   f"the {' and the '.join(seen)}: ten times more per step nearer. The digit "
                   f"keys are \u2248 0 (e^{digit} and less). Tick \u201cordinary softmax\u201d "
                   f"to see the decay vanish.",
@@ -99,10 +99,10 @@ def _attention(views):
                 "weight given to nothing, takes almost everything.",
         "question": f"Tick \u201cordinary softmax of the same scores\u201d. Predict what "
                     f"happens to the <bos> column in row {last}.",
-        "answer": f"softmax1 gives <bos> {h['softmax1'][last][0][2]} there; an ordinary "
-                  f"softmax divides by the row's sum, so the nearest special key, = at {eq}, "
-                  f"gets about 1 and <bos> {h['softmax'][last][0][2]}. The ratios between "
-                  f"the special keys stay; their absolute size, the place value, is gone.",
+        "answer": f"softmax1 gives <bos> {shown(h['softmax1'][last][0][2])} there; an "
+                  f"ordinary softmax divides by the row's sum, so the nearest special key, = "
+                  f"at {eq}, gets about 1 and <bos> {shown(h['softmax'][last][0][2])}. The "
+                  f"ratios between the special keys stay; their absolute size, the place value, is gone.",
     }
 
 
@@ -112,8 +112,8 @@ def _count(views):
     plus, _ = _positions(views)
     soft = views["softmax"]
     after = (f" With the box ticked, the ordinary-softmax run: count is "
-             f"{soft['count'][1][2]} at position 1, no place values, and the model writes "
-             f"{soft['answer']}." if soft else "")
+             f"{shown(soft['count'][1][2])} at position 1, no place values, and the model "
+             f"writes {soft['answer']}." if soft else "")
     return {
         "view": "count", "state": {"pos": first, "mode": "softmax1"}, "section": "head3",
         "title": "count, the place values",
@@ -124,8 +124,8 @@ def _count(views):
                 "\u221210\u00b710^-(i\u2212j)).",
         "question": f"Predict count at position {n} (a's last digit), {plus + 1} (b's first) "
                     f"and {first} (=).",
-        "answer": f"{c[n][2]}, {c[plus + 1][2]} and {c[first][2]}: 10^-{n} from <bos>; 10^-1 "
-                  f"from + (plus <bos>'s leakage); \u221210 from = itself. Positive on the "
+        "answer": f"{shown(c[n][2])}, {shown(c[plus + 1][2])} and {shown(c[first][2])}: "
+                  f"10^-{n} from <bos>; 10^-1 from + (plus <bos>'s leakage); \u221210 from = itself. Positive on the "
                   f"prompt, so each digit counts at its place; negative from = on, so each "
                   f"digit written is taken back out at its place.{after}",
     }

@@ -532,7 +532,8 @@ def softmax_view(model, a, b):
     """The model with an ordinary softmax in every head: its sum and its count."""
     cache = variants.softmax_run(model, a, b)
     answer = _answer(cache)
-    return {"answer": answer, "correct": answer == f"{a + b:0{len(answer)}d}", "number": cache.ns.describe(),
+    return {"answer": answer, "correct": answer == f"{a + b:0{len(answer)}d}",
+            "number": cache.ns.describe(),
             "count": [cell(c) for c in _slot_row(cache, "blocks.0.hook_resid_mid", "count")]}
 
 
