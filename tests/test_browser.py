@@ -41,13 +41,13 @@ def pages(tmp_path_factory):
     return out
 
 
-def dump(urls):
+def dump(urls, flags=()):
     """{url: (DOM after the scripts ran, console log)}; the browsers run side by side."""
     runs = {}
     for url in urls:
         profile = tempfile.mkdtemp(prefix="tinyadder-chromium-")
         runs[url] = (profile, subprocess.Popen(
-            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--dump-dom", url],
+            [CHROMIUM, *FLAGS, *flags, f"--user-data-dir={profile}", "--dump-dom", url],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     out = {}
     for url, (profile, proc) in runs.items():
@@ -276,16 +276,25 @@ TOUR_PROBE = """<script>(function () {
   document.getElementById("tour-reveal").click();
   step();
   key("ArrowLeft"); step();
+  out.checks = [];
+  [[2, "1e-42"], [2, "10^-30"], [4, "1e-10, 0.1, -10"], [5, "800137102"], [6, "8"],
+   [7, "cand2"], [9, "1/26"], [12, "5193798811+1806201129"], [12, "12+34"]].forEach(
+    function (t) {
+      document.querySelector('[data-step="' + t[0] + '"]').click();
+      document.getElementById("tour-guess").value = t[1];
+      document.getElementById("tour-check").click();
+      out.checks.push(document.getElementById("tour-verdict").textContent);
+    });
   document.body.setAttribute("data-probe", JSON.stringify(out));
 }());</script>"""
 
 
-def probe(path, script, fragment=""):
+def probe(path, script, fragment="", flags=()):
     text = path.read_text(encoding="utf-8").replace("</body>", script + "</body>")
     copy = path.parent / f"probe-{path.name}"
     copy.write_text(text, encoding="utf-8")
     url = copy.as_uri() + fragment
-    dom, log = dump([url])[url]
+    dom, log = dump([url], flags)[url]
     assert_ran_cleanly(dom, log)
     found = re.search(r"data-probe='([^']*)'|data-probe=\"([^\"]*)\"", dom)
     return json.loads(html.unescape(found.group(1) or found.group(2)))
@@ -329,6 +338,18 @@ def test_tour_colours_and_softmax_mode(pages):
         assert got["before"] == view and got["lit"] == [view] and got["answer"], got
     assert tour[8]["answer"] is False                        # revealed
     assert tour[9]["hash"].startswith("#tour=7&") and tour[9]["answer"]  # back: hidden again
+    # predictions typed and checked against the run's numbers
+    said = [", ".join(views_tour[k - 1]["expect"].get("texts") or
+                      map(str, views_tour[k - 1]["expect"]["values"])) for k in (2, 4, 9)]
+    assert out["checks"][:7] == [
+        f"right: the run says {said[0]}", f"not quite: the run says {said[0]}",
+        f"right: the run says {said[1]}", "right: the run says 800137102",
+        "right: the run says 8", "right: the run says cand2",
+        f"right: the run says {said[2]}"]
+    assert out["checks"][7].startswith("a candidate: the tilt may win at place 10\u2079. Run "
+                                       "tinyadder 5193798811+1806201129")
+    assert out["checks"][8].startswith("no candidate: by this rule the published model "
+                                       "writes 46.")
 
 
 def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
@@ -360,3 +381,21 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     t = len(traced(FLAW)[1]["tokens"])
     six, seven = (cells[(len(slots) + u) * t + 23] for u in (6, 7))
     assert seven == "dz" and six != seven and six != cells[(len(slots) + 5) * t + 23]
+
+
+NARROW_PROBE = """<script>window.addEventListener("load", function () {
+  setTimeout(function () {
+    var bar = document.getElementById("controls").getBoundingClientRect();
+    var title = document.getElementById("tour-title").getBoundingClientRect();
+    document.body.setAttribute("data-probe", JSON.stringify(
+      {bar: bar.bottom, title: title.top, scrolled: window.scrollY}));
+  }, 300);
+});</script>"""
+
+
+def test_a_narrow_screen_keeps_the_tour_title_in_sight(pages):
+    """At 600 px the sticky controls wrap to several lines; a tour step scrolls its card
+    below them (it sat under them, title hidden, below 700 px)."""
+    out = probe(pages["example"], NARROW_PROBE, "#tour=5",
+                ["--window-size=600,900", "--virtual-time-budget=2000"])
+    assert out["scrolled"] > 0 and out["title"] >= out["bar"], out
