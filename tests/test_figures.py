@@ -113,3 +113,15 @@ def test_the_flaw_is_drawn_to_scale():
                  "\u22121000  minus the tilt, from the readout's other slots",
                  "\u2212881  the net: logit(6) \u2212 logit(7), in units of the sum"):
         assert f">{html.escape(term)}</text>" in drawn, term
+
+
+def test_the_ruler_magnifies_around_the_boundary():
+    """The magnifier centres on the boundary where the choice flips, at the scale of x's
+    distance from it: 6·10^-8 below 7 at the flaw's position 23 (it showed ±0.6 around x,
+    where that distance is invisible), and the tilt's shift of the boundary, 5·10^-7."""
+    views = traced(FLAW)[1]
+    drawn = FIGURES["ruler"](views, {**defaults(views), "pos": 23})
+    assert ("magnified around the boundary 7 between marks 6 + \u00bd and 7 + \u00bd: from "
+            "7 \u2212 10\u207b\u2076 to 7 + 10\u207b\u2076") in drawn
+    assert ">x: 5.96\u00b710\u207b\u2078 below 7</text>" in drawn
+    assert ">the tilt moves the boundary here</text>" in drawn

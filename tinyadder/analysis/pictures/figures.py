@@ -533,20 +533,42 @@ def ruler_one(views, d, x0, y0, width):
     for k, s in enumerate(ruler_verdict(d)):  # the errors' formula, then the verdict
         out.append(text(x0, y0 + 62 + 16 * k, s, "small" if k == 0 else "t",
                         extra=' font-weight="bold"' if k and d["flipped"] else ""))
-    zy, lo = y0 + 134, d["x"] - 0.6
-    scale = width / 1.2
-    out.append(text(x0, zy - 22, "magnified around the dot: its distance to the nearest marks",
-                    "small"))
-    out.append(line(x0, zy, x0 + width, zy, "ax", ' stroke-width="2"'))
-    for u in range(10):
-        offset = u + 0.5 - d["x"]
-        if abs(offset) <= 0.6:
-            x = x0 + (u + 0.5 - lo) * scale
-            colour = (TILT if d["flipped"] else MARGIN) if u == d["chosen"] else INK
-            out.append(line(x, zy - 12, x, zy + 12, "", f' stroke="{colour}" stroke-width="2"'))
-            out.append(text(x, zy + 26, f"mark {u} + \u00bd: {'-' if offset < 0 else '+'}"
-                                        f"{d['distance'][u]}", "small", "middle"))
-    out.append(dot(x0 + 0.6 * scale, zy, TILT, 6))
+    return out + ruler_lens(d, x0, y0 + 134, width)
+
+
+def ruler_lens(d, x0, zy, width):
+    """The magnifier: around the boundary B between the nearest mark and the rival's (the
+    integer between them, where the choice flips), 10^k wide on each side, k the decade of
+    x's distance from B (margin/2P) or of the tilt's shift of B (tilt/2P), whichever is
+    larger: 5193798811 + 1806201129's x = 6.99999994 sits 6·10^-8 below 7, and the tilt moves
+    the boundary 5·10^-7 below it, past x."""
+    boundary = max(d["nearest"], d["rival"])
+    below = d["nearest"] < d["rival"]          # x lies below the boundary
+    dist = d["margin_p"] / 2 if d["margin_p"] else 0.0
+    shift = d["tilt_f"] / 2 / 10 ** d["power"] if d["tilt_f"] > 0 else 0.0
+    k = math.ceil(math.log10(max(dist, shift, 1e-300) * 1.25))
+    half = 10.0 ** k
+    mid = x0 + width / 2
+
+    def at(offset):  # offset from the boundary, in units of x
+        return mid + max(-1.0, min(1.0, offset / half)) * width / 2
+    out = [text(x0, zy - 22, f"magnified around the boundary {boundary} between marks "
+                             f"{min(d['nearest'], d['rival'])} + \u00bd and "
+                             f"{boundary} + \u00bd: from {boundary} \u2212 {pretty(f'1e{k}')} "
+                             f"to {boundary} + {pretty(f'1e{k}')}", "small"),
+           line(x0, zy, x0 + width, zy, "ax", ' stroke-width="2"'),
+           line(mid, zy - 14, mid, zy + 14, "", f' stroke="{INK}" stroke-width="2"'),
+           text(mid + 6, zy + 28, f"{boundary}: {min(d['nearest'], d['rival'])} below, "
+                                  f"{boundary} above", "small")]
+    if shift:
+        sx = at(-shift if d["rival"] > d["nearest"] else shift)
+        out += [line(sx, zy - 14, sx, zy + 14, "", f' stroke="{TILT}" stroke-width="2" '
+                                                    f'stroke-dasharray="3 2"'),
+                text(sx - 6, zy + 28, "the tilt moves the boundary here", "small", "end")]
+    gap = pretty(f"{dist:.3g}")
+    out += [dot(at(-dist if below else dist), zy, TILT, 6),
+            text(at(-dist if below else dist), zy + 44, f"x: {gap} {'below' if below else 'above'}"
+                                                        f" {boundary}", "small", "middle")]
     return out
 
 
@@ -564,7 +586,7 @@ def ruler(views, pos=None, standalone=False):
         lines += [ruler_title(d)] + ruler_verdict(d)
         body.append(group(ruler_one(views, d, 20, 110, 760), shown_at(d["pos"],
                                                                      d["pos"] == shown)))
-    return svg(width_for(820, *lines, size=13), 290, body, "ruler-svg", standalone)
+    return svg(width_for(820, *lines, size=13), 310, body, "ruler-svg", standalone)
 
 
 # ----------------------------------------------------------------------------- flaw
