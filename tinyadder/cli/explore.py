@@ -79,7 +79,7 @@ def main(argv, out, err, stdin):
             views = views_of(model, a, b, args.number)
         except Overflowed as error:
             parser.error(str(error))
-        text = page(views, walkthrough())
+        text = page(views, walkthrough() if views["family"] else None)  # it is the 36p's
         f.write(text)
     print(f"wrote {args.output} ({len(text.encode('utf-8')) // 1024} kB): open it in a browser",
           file=out)

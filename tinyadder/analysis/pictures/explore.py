@@ -306,8 +306,11 @@ def _intros(views, state):
         "change": "The same addition, with one thing changed: the ALiBi slope, layer 1's "
                   "rounding bias, or the readout. Grey dots: x as built; coloured: the "
                   "variant's (vermillion where its digit is wrong).",
-        "params": f"The {len(views['params'])} parameters, counted by the ledger "
-                  "(<code>tinyadder params</code>) from the weights, each spanning the slots it writes; a query or key "
+        "params": f"The {views['param_total']} parameters, counted by the ledger "
+                  "(<code>tinyadder params</code>) from the weights" +
+                  ("" if len(views["params"]) == views["param_total"] else
+                   f" (drawn: the {len(views['params'])} distinct values of the tensors it "
+                   f"counts)") + ", each spanning the slots it writes; a query or key "
                   "parameter writes no slot and sits in the scores row. Hover one for its "
                   "tensor entry and the slots it reads and writes.",
     }

@@ -11,6 +11,8 @@ embed, and the page names the sections without links.
 >>> html = render("Some `code` and **bold**, [a link](other.md) and [web](https://x.org).")
 >>> html
 '<p>Some <code>code</code> and <b>bold</b>, a link and <a href="https://x.org">web</a>.</p>'
+>>> render("1. one\\n2. two\\n\\n<details><summary>more</summary>\\n\\n```\\nx\\n```\\n\\n</details>")
+'<ol><li>one</li><li>two</li></ol><details><summary>more</summary><pre>x</pre></details>'
 """
 
 from html import escape
@@ -32,15 +34,18 @@ def _inline(text):
 
 def render(markdown):
     """HTML of a Markdown text in the walkthrough's subset."""
-    out, para, items = [], [], []
+    out, para, items, ordered = [], [], [], [False]
 
     def flush():
         if para:
             out.append(f"<p>{_inline(' '.join(para))}</p>")
             para.clear()
         if items:
-            out.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in items) + "</ul>")
+            kind = "ol" if ordered[0] else "ul"
+            out.append(f"<{kind}>" + "".join(f"<li>{_inline(i)}</li>" for i in items) +
+                       f"</{kind}>")
             items.clear()
+            ordered[0] = False
     lines = markdown.split("\n")
     k = 0
     while k < len(lines):
@@ -52,8 +57,20 @@ def render(markdown):
             out.append(f"<pre>{escape(chr(10).join(lines[k + 1:end]))}</pre>")
             k = end + 1
             continue
+        tag = re.fullmatch(r"\s*</?details>|\s*<details><summary>.*</summary>\s*", line)
+        if tag:  # the walkthrough folds a listing: the page folds it too
+            flush()
+            out.append(line.strip())
+            k += 1
+            continue
+        numbered = re.match(r"\d+\. (.*)", line)
         heading = re.match(r"(#{1,4}) (.*)", line)
-        if heading:
+        if numbered and not para:
+            if items and not ordered[0]:
+                flush()
+            items.append(numbered.group(1))
+            ordered[0] = True
+        elif heading:
             flush()
             level = min(6, len(heading.group(1)) + 2)
             out.append(f"<h{level}>{_inline(heading.group(2))}</h{level}>")
@@ -61,7 +78,7 @@ def render(markdown):
             flush()
             out.append(f"<pre>{escape(line)}</pre>")
         elif re.match(r"\s*[-*] ", line):
-            if para:
+            if para or ordered[0]:
                 flush()
             items.append(re.sub(r"^\s*[-*] ", "", line))
         elif not line.strip():
