@@ -80,7 +80,8 @@ def status(d, pos, stage, head, mode, extra=()):
     """The status line at a deciding position: what it predicts, x and the lead."""
     return DOT.join([*extra, f"position {pos}", f"after {stage}", f"predicts {d['written']}",
                      f"x = {d['x_text']}",
-                     f"lead {d['lead']} units ({page_number(d['lead_logits'])} in logits)",
+                     f"lead {page_number(d['lead'])} units ({page_number(d['lead_logits'])} "
+                     f"in logits)",
                      f"head {head} {mode}"])
 
 

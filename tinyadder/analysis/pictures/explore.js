@@ -100,10 +100,10 @@
       parts.push(pred);
       parts.push("x = " + d.x_text);
       if (d.flipped) {
-        parts.push("tilt/margin = " + d.ratio_text + ": the tilt (" + d.tilt +
-                   " units) beats the margin (" + d.margin + " units)");
+        parts.push("tilt/margin = " + d.ratio_text + ": the tilt (" + shown(d.tilt) +
+                   " units) beats the margin (" + shown(d.margin) + " units)");
       }
-      parts.push("lead " + d.lead + " units (" + shown(d.lead_logits) + " in logits)");
+      parts.push("lead " + shown(d.lead) + " units (" + shown(d.lead_logits) + " in logits)");
     } else {
       parts.push(tok.predicts !== null ? tok.label + " '" + tok.text + "': predicts '" +
                  tok.predicts + "'" : tok.role === "sum" ? "the last digit: predicts nothing" :
