@@ -2,6 +2,7 @@
 
 from fractions import Fraction
 import io
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +11,8 @@ from tinyadder import build, cases, run_with_cache
 from tinyadder.analysis.explain import decisions, narrate, remaining_values, scales
 from tinyadder.cli import main
 from tinyadder.numbers import number_system
+
+ROPE1 = Path(__file__).resolve().parent / "models" / "rope1.json"
 
 
 def check_agrees(cache, a, b):
@@ -174,9 +177,12 @@ def test_the_offset_not_a_negative_leakage():
 
 
 def test_any_model_is_narrated_by_its_roles_and_logits():
-    status, out, err = run_cli("--model", "lokimorty-10", "1234567891+9876543219")
+    """A model outside the family (rope1 writes the units first, then a stop token): each
+    predicting position by its role, the digit written and its lead in logits."""
+    status, out, err = run_cli("--model", str(ROPE1), "7+8")
     assert (status, err) == (0, "")
-    assert "prompt layout: '0' a0..a9 '0'x9 b0..b9 '0' then s0..s10\n" in out
-    assert "position 30 ('0') writes s0 = '0': lead 0.0801 logits over '1'\n" in out
-    assert "position 40 (s9 = '1') writes s10 = '1': lead 0.08 logits over '0'\n" in out
-    assert out.endswith("sum 11111111110: right\n")
+    assert "prompt layout: <bos> a0 '+' b0 '=' then s0..s1 <eos>\n" in out
+    assert "position 4 ('=') writes s0 = '5': lead 1 logits over '4'\n" in out
+    assert "position 5 (s0 = '5') writes s1 = '1': lead 1 logits over '2'\n" in out
+    assert "position 6 (s1 = '1') writes '<eos>': lead 50 logits over '0'\n" in out
+    assert out.endswith("sum 15: right\n")

@@ -23,8 +23,8 @@ import pytest
 from explore_cases import EXAMPLE, FLAW, traced
 from tinyadder.analysis.pictures.explore import defaults
 from tinyadder.analysis.pictures.figures import FIGURES
-from tinyadder import build, number_system
-from tinyadder.analysis.pictures.views import views_of
+from tinyadder import build, number_system, run_with_cache
+from tinyadder.analysis.pictures.views import build_views
 from tinyadder.cli import figure
 
 IMG = Path(__file__).resolve().parent.parent / "docs" / "img"
@@ -80,13 +80,14 @@ def test_bad_options(capsys, argv, message):
     assert err.startswith(f"tinyadder figure: error: {message}") and err.count("\n") == 1
 
 
-def test_a_wrong_sum_warns_and_exits_1(tmp_path):
+def test_a_wrong_sum_warns_and_exits_1(tmp_path, monkeypatch):
     """A figure of a wrong sum is drawn, but the command says the sum is wrong, as every
     command that runs the model does (it exited 0 in silence)."""
+    monkeypatch.setattr(figure, "views_of", lambda *args: traced(FLAW)[1])
     out, err = io.StringIO(), io.StringIO()
     path = tmp_path / "s.svg"
-    assert figure.main(["sum", FLAW, "-o", str(path), "--number", "decimal"], out, err,
-                       None) == 1
+    assert figure.main(["sum", FLAW, "-o", str(path)], out, err, None) == 1
+    assert path.read_text(encoding="utf-8").startswith("<svg")
     assert err.getvalue() == ("tinyadder: warning: the published model's sum 7000000000 is "
                               "wrong: 5193798811 + 1806201129 = 6999999940\n")
 
@@ -95,7 +96,8 @@ def test_the_running_sum_of_a_rounding_run_is_not_called_a_plus_b_minus_the_digi
     """float32's running values are not a + b minus the digits written: the caption says what
     they are and each row shows both where they differ."""
     a, b = map(int, EXAMPLE.split("+"))
-    views = views_of(build("published"), a, b, number_system("float32"))
+    _, run = run_with_cache(build("published"), EXAMPLE, ns=number_system("float32"))
+    views = build_views(run, a, b, changes=False)
     drawn = FIGURES["sum"](views, {**defaults(views), "pos": 24})
     assert "<title>Running sum: R as this run holds it (log scale); at 11 of 11 positions " \
            "rounding moved it off a + b minus the digits written" in drawn

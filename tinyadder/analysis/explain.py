@@ -391,7 +391,8 @@ def narrate_logits(cache, a, b, verbose=False):
         logits = [_q(v) if finite(v) else None for v in cache["logits"][pos]]
         here, nxt = layout[pos], layout[pos + 1]
         token = "" if here.role == "special" else f" = {model.vocab[cache.tokens[pos]]!r}"
-        said = (f"position {pos} ({here.label}{token}) writes {nxt.label} = "
+        what = "" if nxt.role == "special" else f"{nxt.label} = "
+        said = (f"position {pos} ({here.label}{token}) writes {what}"
                 f"{model.vocab[cache.tokens[pos + 1]]!r}")
         if any(v is None for v in logits):
             lines.append(f"{said}; the logits are not finite (the number system overflowed)")
