@@ -361,6 +361,14 @@ def page(views, docs=None):
                          "offset b + \u2113 in the interval (0, 1] it must stay in for every R "
                          "to give the right digit; <code>tinyadder prove</code> checks it over "
                          "every pair.")
+    if not views["family"]:
+        intro["attention"] = (
+            "Each row is a query position, each column a key it may look at (later keys and "
+            "keys the model's mask hides are blank or \u201c\u2248 0\u201d). Colour is the "
+            "weight on a log scale clipped to the band of weights that carries the mechanism "
+            "(its legend says where); weights below it are one grey \u201c\u2248 0\u201d. "
+            "A softmax1 head has a sink column, the weight given to nothing. Choose a head "
+            "above; hover a cell for its exact value; click to select the query.")
     sections = [_section(views, v, titles[v], intro[v], bodies[v], docs) for v in VIEWS]
     title = f"tinyadder explorer: {expr}"
     return "".join([
