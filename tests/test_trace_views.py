@@ -34,9 +34,22 @@ def test_heat_is_clipped_and_says_the_top_weights():
     status, out, _ = cli_once("--digits", "3", "12+34", "--trace", "--heat", "--pos", "10",
                               "--layer", "0", "--slots", "count")
     lines = out.splitlines()
-    at = lines.index("    L0.h3 attends from 10 (log10 weight: ' ' below 10^-30, '.' .. '@' "
-                     "to 1):")
+    at = lines.index("    L0.h3 from 10: ' ' below 10^-30, '.'..'=' to 10^-5, '+'..'@' a "
+                     "decade each")
     row = lines[at + 1].split()
     assert row[0] == "0-10" and row[-2:] == ["sink", "@"]
-    assert lines[at + 1] == "      0-10 =   +   *   sink @"
+    assert lines[at + 1] == "      0-10 :   -   =   sink @"
     assert lines[at + 2] == "      top: sink:~1.00  8:~5.60e-11  4:~5.60e-15"
+
+
+def test_heat_tells_rope_19s_ten_to_one_apart():
+    """rope-19's whole mechanism is a 10:1 pair of weights, 0.454 and 0.0455: one decade
+    apart, they are '@' and '%' (both were '@')."""
+    status, out, _ = cli_once("--model", "zcbtrak-6", "--number", "float",
+                              "7650676663+0149460439", "--trace", "--heat", "--pos", "31",
+                              "--layer", "0")
+    lines = out.splitlines()
+    at = next(k for k, line in enumerate(lines) if line.startswith("    L0.h from 31: "))
+    row = lines[at + 1].split()[1]
+    assert (row[2], row[21], row[1], row[20]) == ("@", "@", "%", "%")
+    assert lines[at + 2] == "      top: 21:~0.454  2:~0.454  1:~0.0455"

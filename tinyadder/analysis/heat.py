@@ -2,18 +2,19 @@
 
 Each visible key of a head's row becomes one character of ``RAMP`` by log10 of its weight,
 on the explorer's clipped scale (``clipped_scale``: the head's highest band of weights over
-the run, down to a round number of decades): ' ' below it ("≈ 0"), then '.' .. '@' up to 1;
-the softmax1 sink comes last (an ordinary softmax has none). A key a fixed attention bias
-masks is ``MASKED``, a weight that is not a number (a float overflow) ``NOT_A_NUMBER``. The
-digit keys' 10^-458 and the special keys' 10^-20 are ' ' and '+'. ANSI colour (viridis) is
-added only when asked, which the command line does on a terminal unless NO_COLOR is set.
+the run, down to a round number of decades): ' ' below it ("≈ 0"), then ``ramp``'s steps up
+to 1, a decade each for the top five; the softmax1 sink comes last (an ordinary softmax has
+none). A key a fixed attention bias masks is ``MASKED``, a weight that is not a number (a
+float overflow) ``NOT_A_NUMBER``. The digit keys' 10^-458 are ' ', the special keys' 10^-20
+to 10^-42 ':' and '-'. ANSI colour (viridis) is added only when asked, which the command line
+does on a terminal unless NO_COLOR is set.
 
 >>> from tinyadder import build
 >>> from tinyadder.cache import run_with_cache
 >>> _, cache = run_with_cache(build("published"), "12+34")
 >>> print("\\n".join(heat_lines(cache, 0, "h3", 24)))   # special keys stand out: 0, 11, 22
-    L0.h3 attends from 24 (log10 weight: ' ' below 10^-60, '.' .. '@' to 1):
-      0-24 -          +          #   sink @
+    L0.h3 from 24: ' ' below 10^-60, '.'..'=' to 10^-5, '+'..'@' a decade each
+      0-24 :          -          -   sink @
 >>> line = heat_lines(cache, 0, "h4", 3, colour=True)[1]   # uniform 1/5, in ANSI colour
 >>> line.count("\\x1b[38;5;"), line.endswith(RESET)        # 4 keys and the sink
 (5, True)
@@ -76,14 +77,22 @@ def head_range(cache, layer, head):
     return clipped_scale(logs)
 
 
-def ramp(log, lo, hi, colour=False):
-    """One character for log10 |weight| on the clipped scale [lo, hi]: ' ' below lo (≈ 0,
-    and a zero or masked weight, None), then one step per equal share of the decades."""
+DECADES = 5  # the top characters '+' .. '@' are a decade each: 0.454 and 0.0455 differ
+
+
+def ramp(log, lo, hi=0.0, colour=False):
+    """One character for log10 |weight| on the clipped scale [lo, hi = 0]: ' ' below lo (≈ 0,
+    and a zero or masked weight, None); '+' '*' '#' '%' '@' a decade each from 10^-5 to 1, so
+    that rope-19's 0.454 and 0.0455 are '@' and '%'; '.' ':' '-' '=' share the decades from
+    lo to 10^-5 evenly, so that head 3's special keys still fade step by step."""
+    top = len(RAMP) - DECADES             # the index of the first one-decade character
     if log is None or log < lo:
         k = 0
+    elif log >= hi - DECADES:
+        k = len(RAMP) - 1 - min(DECADES - 1, math.floor(hi - log))
     else:
-        t = 1.0 if hi <= lo else (log - lo) / (hi - lo)
-        k = max(1, min(len(RAMP) - 1, 1 + math.floor(t * (len(RAMP) - 1))))
+        t = (log - lo) / (hi - DECADES - lo)
+        k = max(1, min(top - 1, 1 + math.floor(t * (top - 1))))
     return f"\x1b[38;5;{ANSI[k]}m{RAMP[k]}{RESET}" if colour else RAMP[k]
 
 
@@ -94,8 +103,10 @@ def heat_lines(cache, layer, head, pos, colour=False, width=80, lo_hi=None):
     lo, hi = lo_hi or head_range(cache, layer, head)
     chars = [MASKED if w is None else NOT_A_NUMBER if not finite(w) else
              ramp(log10_abs(w), lo, hi, colour) for w in row]
-    lines = [f"    L{layer}.{head} attends from {pos} (log10 weight: '{RAMP[0]}' below "
-             f"10^{lo}, '{RAMP[1]}' .. '{RAMP[-1]}' to 1):"]
+    top = len(RAMP) - DECADES
+    lower = (f"'{RAMP[1]}'..'{RAMP[top - 1]}' to 10^-{DECADES}, " if lo < -DECADES else "")
+    lines = [f"    L{layer}.{head} from {pos}: '{RAMP[0]}' below 10^{lo}, {lower}"
+             f"'{RAMP[top]}'..'{RAMP[-1]}' a decade each"]
     room = width - 24
     for start in range(0, len(chars), room):
         part = chars[start:start + room]
