@@ -16,7 +16,7 @@ import pytest
 
 from explore_cases import EXAMPLE, FLAW, page_text, traced
 from tinyadder.analysis import show
-from tinyadder.analysis.pictures.svg import SEQ
+from tinyadder.analysis.pictures.svg import SEQ, shown as page_number
 from tinyadder.analysis.pictures.tour import steps as tour_steps
 
 CHROMIUM = shutil.which("chromium")
@@ -41,13 +41,13 @@ def pages(tmp_path_factory):
     return out
 
 
-def dump(urls):
+def dump(urls, flags=()):
     """{url: (DOM after the scripts ran, console log)}; the browsers run side by side."""
     runs = {}
     for url in urls:
         profile = tempfile.mkdtemp(prefix="tinyadder-chromium-")
         runs[url] = (profile, subprocess.Popen(
-            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--dump-dom", url],
+            [CHROMIUM, *FLAGS, *flags, f"--user-data-dir={profile}", "--dump-dom", url],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     out = {}
     for url, (profile, proc) in runs.items():
@@ -69,18 +69,20 @@ def assert_ran_cleanly(dom, log):
     assert not [line for line in console if "Uncaught" in line or "rror" in line], console
 
 
-def margin(expr, pos):
-    """The readout's margin at ``pos`` as the tracer prints it (show.logit_lines)."""
+def lead(expr, pos):
+    """The readout's lead at ``pos`` as the tracer prints it (show.logit_lines)."""
     cache = traced(expr)[0]
-    line = [t for t in show.logit_lines(cache, pos) if "margin" in t][0]
-    return re.search(r"margin (\S+) over", line).group(1)
+    line = [t for t in show.logit_lines(cache, pos) if " lead " in t][0]
+    return re.search(r"lead (\S+) over", line).group(1)
 
 
 def status(d, pos, stage, head, mode, extra=()):
     """The status line at a deciding position: what it predicts, x and the lead."""
     return DOT.join([*extra, f"position {pos}", f"after {stage}", f"predicts {d['written']}",
-                     f"x = {d['x_text']}", f"lead {d['lead']} units ({d['lead_logits']} in "
-                                          f"logits)", f"head {head} {mode}"])
+                     f"x = {d['x_text']}",
+                     f"lead {page_number(d['lead'])} units ({page_number(d['lead_logits'])} "
+                     f"in logits)",
+                     f"head {head} {mode}"])
 
 
 def decision(expr, pos):
@@ -106,7 +108,7 @@ def test_status_line_follows_the_fragment(pages):
             DOT.join(["position 23", "after readout", "predicts 7, right digit 6",
                       "x = 6.99999994",
                       "tilt/margin = 8.4: the tilt (1000 units) beats the margin (119 units)",
-                      f"lead 881 units ({d23['lead_logits']} in logits)",
+                      f"lead 881 units ({page_number(d23['lead_logits'])} in logits)",
                       "head L0.h3 softmax1"]),
         example + "#tour=6":  # a tour step sets the state, and says so
             status(decision(EXAMPLE, 24), 24, "L1.mlp", "L0.h3", "softmax1",
@@ -123,7 +125,7 @@ def test_status_line_follows_the_fragment(pages):
                       dom, re.S).group(1)
     assert "tilt/margin = 8.4 &gt; 1: 7 is written instead of 6" in shown
     assert "+119 units from layer 1's FFN" in html.unescape(shown)
-    assert margin(EXAMPLE, 24) == decision(EXAMPLE, 24)["lead_logits"]  # the tracer's text
+    assert lead(EXAMPLE, 24) == decision(EXAMPLE, 24)["lead_logits"]  # the tracer's text
 
 
 @pytest.mark.slow
@@ -179,6 +181,11 @@ PROBE = """<script>(function () {
   document.getElementById("stage").value = "3";
   document.getElementById("stage").dispatchEvent(new Event("input"));
   hover(resid[7 * 34 + 23], "mousemove");          // cand2 at position 23 after L1.attn
+  var diag = cells[25 * 28 / 2 + 25].getBoundingClientRect();  // query 25, key 25
+  document.getElementById("attn-svg").dispatchEvent(new MouseEvent("mousemove", {
+    bubbles: true, clientX: diag.left + diag.width * 1.5, clientY: diag.top + diag.height / 2}));
+  var tip = document.getElementById("tip");                   // key 26: masked, no tip
+  tips.push(tip.hidden ? "(no tip)" : tip.textContent);
   document.body.setAttribute("data-keys", seen.join("|"));
   document.body.setAttribute("data-tips", JSON.stringify(tips));
 }());</script>"""
@@ -208,16 +215,19 @@ def test_arrow_keys_and_hover(pages, tmp_path):
     log = math.log10(w.numerator) - math.log10(w.denominator)
     assert tips[1].splitlines() == [
         "L0.h3 query 25 ('8'), key 1 ('7'), softmax1",
-        f"weight {show.fmt(w)}   (log10 |x| = {log:.4f})",
+        f"weight {page_number(show.fmt(w))}   (log10 |x| = {log:.4f})",
         "score -1000 - 24*ln 10", "= exp(score) / (1 + \u03a3 exp(scores))"]
     count = cache.view("blocks.0.hook_resid_mid", 24)["count"]
     assert tips[2].splitlines()[:3] == [
-        "count at position 24 ('7') after L0.attn", f"{show.fmt(count)}   (log10 |x| = -1.0000)",
+        "count at position 24 ('7') after L0.attn",
+        f"{page_number(show.fmt(count))}   (log10 |x| = -1.0000)",
         "\u03a3 over the special tokens j before i: 10^-(i\u2212j) (\u221210\u00b710^-(i\u2212j) "
         "from =): the place value"]
     # a slot's meaning with this position's own numbers: (1000/25)(x - 2.5) 10^9 at 23
     assert tips[3].splitlines()[2] == ("= (1000/25)\u00b7(x \u2212 2.5)\u00b7P with x = 7.8001, "
                                        "P = 10\u2079")
+    # the first masked key right of the diagonal is not the sink (it said so)
+    assert tips[4] == "(no tip)"
 
 
 def test_ci_installs_chromium():
@@ -267,16 +277,25 @@ TOUR_PROBE = """<script>(function () {
   document.getElementById("tour-reveal").click();
   step();
   key("ArrowLeft"); step();
+  out.checks = [];
+  [[2, "1e-42"], [2, "10^-30"], [4, "1e-10, 0.1, -10"], [5, "800137102"], [6, "8"],
+   [7, "cand2"], [9, "1/26"], [12, "5193798811+1806201129"], [12, "12+34"]].forEach(
+    function (t) {
+      document.querySelector('[data-step="' + t[0] + '"]').click();
+      document.getElementById("tour-guess").value = t[1];
+      document.getElementById("tour-check").click();
+      out.checks.push(document.getElementById("tour-verdict").textContent);
+    });
   document.body.setAttribute("data-probe", JSON.stringify(out));
 }());</script>"""
 
 
-def probe(path, script, fragment=""):
+def probe(path, script, fragment="", flags=()):
     text = path.read_text(encoding="utf-8").replace("</body>", script + "</body>")
     copy = path.parent / f"probe-{path.name}"
     copy.write_text(text, encoding="utf-8")
     url = copy.as_uri() + fragment
-    dom, log = dump([url])[url]
+    dom, log = dump([url], flags)[url]
     assert_ran_cleanly(dom, log)
     found = re.search(r"data-probe='([^']*)'|data-probe=\"([^\"]*)\"", dom)
     return json.loads(html.unescape(found.group(1) or found.group(2)))
@@ -320,3 +339,64 @@ def test_tour_colours_and_softmax_mode(pages):
         assert got["before"] == view and got["lit"] == [view] and got["answer"], got
     assert tour[8]["answer"] is False                        # revealed
     assert tour[9]["hash"].startswith("#tour=7&") and tour[9]["answer"]  # back: hidden again
+    # predictions typed and checked against the run's numbers
+    said = [", ".join(views_tour[k - 1]["expect"].get("texts") or
+                      map(str, views_tour[k - 1]["expect"]["values"])) for k in (2, 4, 9)]
+    assert out["checks"][:7] == [
+        f"right: the run says {said[0]}", f"not quite: the run says {said[0]}",
+        f"right: the run says {said[1]}", "right: the run says 800137102",
+        "right: the run says 8", "right: the run says cand2",
+        f"right: the run says {said[2]}"]
+    assert out["checks"][7].startswith("a candidate: the tilt may win at place 10\u2079. Run "
+                                       "tinyadder 5193798811+1806201129")
+    assert out["checks"][8].startswith("no candidate: by this rule the published model "
+                                       "writes 46.")
+
+
+def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
+    """A board model's page runs: its tokens say their roles (lokimorty-10 reads its operands
+    reversed, so position 1 holds a0), and the status line names what a position predicts.
+    At the flaw's readout, logits 6 and 7 at position 23 (2.5 units of the sum apart among
+    gaps of 10^9) no longer share a colour: each logit is coloured by its gap to the winner."""
+    from tinyadder import models
+    from tinyadder.analysis.pictures import explore as explore_page, figures
+    from tinyadder.analysis.pictures.views import views_of
+    loki = tmp_path / "loki.html"
+    views = views_of(models.build("lokimorty-10", None), 7650676663, 149460439)
+    loki.write_text(explore_page.page(views), encoding="utf-8")
+    flaw = pages["flaw"].as_uri() + "#pos=23&stage=readout"
+    urls = [loki.as_uri() + "#pos=31&stage=readout", flaw]
+    doms = dump(urls)
+    for url in urls:
+        assert_ran_cleanly(*doms[url])
+    dom = doms[urls[0]][0]
+    assert status_of(dom) == DOT.join(["position 31", "after readout",
+                                       "s0 '2': predicts '0'", "head L0.h softmax"])
+    assert re.search(r'data-pos="1"[^>]*><span>3</span><small>1</small>'
+                     r'<small class="role">a0</small>', dom)
+    assert "Not for this model" in re.search(r'<section id="view-ruler">(.*?)</section>', dom,
+                                             re.S).group(1)
+    slots, _ = figures.residual_rows(traced(FLAW)[1])
+    cells = re.findall(r'<rect [^>]*class="([^"]+)"', re.search(
+        r'<g id="resid-cells">(.*?)</g>', doms[flaw][0], re.S).group(1))
+    t = len(traced(FLAW)[1]["tokens"])
+    six, seven = (cells[(len(slots) + u) * t + 23] for u in (6, 7))
+    assert seven == "dz" and six != seven and six != cells[(len(slots) + 5) * t + 23]
+
+
+NARROW_PROBE = """<script>window.addEventListener("load", function () {
+  setTimeout(function () {
+    var bar = document.getElementById("controls").getBoundingClientRect();
+    var title = document.getElementById("tour-title").getBoundingClientRect();
+    document.body.setAttribute("data-probe", JSON.stringify(
+      {bar: bar.bottom, title: title.top, scrolled: window.scrollY}));
+  }, 300);
+});</script>"""
+
+
+def test_a_narrow_screen_keeps_the_tour_title_in_sight(pages):
+    """At 600 px the sticky controls wrap to several lines; a tour step scrolls its card
+    below them (it sat under them, title hidden, below 700 px)."""
+    out = probe(pages["example"], NARROW_PROBE, "#tour=5",
+                ["--window-size=600,900", "--virtual-time-budget=2000"])
+    assert out["scrolled"] > 0 and out["title"] >= out["bar"], out

@@ -82,13 +82,13 @@ def test_every_walkthrough_section_links_the_explorer():
         for page, fragment in links:
             n = PAGES_DIGITS[page]
             for key, value in (part.split("=") for part in fragment.split("&")):
-                assert {"tour": lambda v: 1 <= int(v) <= 8,
+                assert {"tour": lambda v: 1 <= int(v) <= 12,
                         "pos": lambda v: 0 <= int(v) < 3 * n + 4,
                         "stage": lambda v: v in stages,
                         "head": lambda v: v in ("L0.h3", "L0.h4", "L1.h0"),
                         "mode": lambda v: v in ("softmax1", "softmax"),
                         "variant": lambda v: v in variants}[key](value), (page, fragment)
-    assert len(steps(traced(EXAMPLE)[1])) == 8
+    assert len(steps(traced(EXAMPLE)[1])) == 12
 
 
 def test_the_page_links_sections_that_exist():

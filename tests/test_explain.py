@@ -2,6 +2,7 @@
 
 from fractions import Fraction
 import io
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +11,8 @@ from tinyadder import build, cases, run_with_cache
 from tinyadder.analysis.explain import decisions, narrate, remaining_values, scales
 from tinyadder.cli import main
 from tinyadder.numbers import number_system
+
+ROPE1 = Path(__file__).resolve().parent / "models" / "rope1.json"
 
 
 def check_agrees(cache, a, b):
@@ -81,14 +84,14 @@ def test_the_flaw():
     # the lead of the written 7 is the tilt less the margin, in units of the sum
     assert d.lead == d.tilt - d.margin
     text = narrate(cache, a, b)
-    assert ("position 23 ('0'): R = 6999999940, P = 10^9, b = 0.36, leakage 0.018\n"
+    assert ("position 23 ('0'): R = 6999999940, P = 10^9, offset 0.38\n"
             "  x = 6.99999994 -> nearest mark 6.5 -> digit 6; margin 119 units over 7\n"
             "  ! the readout's tilt favours 7 by 1000 units, 8.4 times the margin: it writes\n"
             "    7, not 6\n") in text
     # the nine zeros after the false carry are one block, not nine
     assert text.count("R < 0") == 1
-    assert ("positions 24 to 32: R = -60 at each place from 10^8 to 10^0, b = 0.375 to "
-            "0.495\n") in text
+    assert ("positions 24 to 32: R = -60 at each place from 10^8 to 10^0, offset 0.40 to "
+            "0.52\n") in text
     # decided at 23, written at 24
     assert text.endswith("the first wrong digit, decided at\n"
                          "  position 23, was written at position 24: the readout's tilt beat "
@@ -110,7 +113,11 @@ def test_cli_narrates_and_exits_like_the_main_command():
     status, out, err = run_cli("--digits", "3", "123+989")
     assert status == 0 and err == ""
     assert out.startswith("123+989=1112\n")
-    assert "position 10 ('1'): R = 12, P = 10^1, b = 0.451, leakage 0.11\n" in out
+    assert "position 10 ('1'): R = 12, P = 10^1, offset 0.56\n" in out
+    assert "numbers: fraction\n" in out  # the rounding's details are --verbose's
+    status, out, err = run_cli("--digits", "3", "123+989", "--verbose")
+    assert "position 10 ('1'): R = 12, P = 10^1, offset 0.56 (b = 0.451, leakage 0.11)\n" in out
+    assert "numbers: fraction (exact; e^x rounded to 43 digits once\n" in out
     assert out.endswith("sum 1112: right\n")
     assert max(len(line) for line in out.splitlines()) <= 80
     status, out, err = run_cli("--number", "decimal", "5193798811+1806201129")
@@ -159,3 +166,23 @@ def test_repr_is_readable_and_the_digits_are_there_on_request():
     numerator, denominator = d.exact("total").split("/")
     for text, n in ((numerator, d.total.numerator), (denominator, d.total.denominator)):
         assert len(text) > 4300 and text[:12] == str(n // 10 ** (len(text) - 12))
+
+
+def test_the_offset_not_a_negative_leakage():
+    """59999999+0's leakage is -2.2e-13, which the glossary calls small and positive: the
+    narration prints the offset b + leakage that x reads."""
+    status, out, err = run_cli("--digits", "8", "59999999+0")
+    assert "position 18 ('='): R = 59999999, P = 10^8, offset 0.34\n" in out
+    assert "leakage" not in out.split("\n\n", 2)[2]
+
+
+def test_any_model_is_narrated_by_its_roles_and_logits():
+    """A model outside the family (rope1 writes the units first, then a stop token): each
+    predicting position by its role, the digit written and its lead in logits."""
+    status, out, err = run_cli("--model", str(ROPE1), "7+8")
+    assert (status, err) == (0, "")
+    assert "prompt layout: <bos> a0 '+' b0 '=' then s0..s1 <eos>\n" in out
+    assert "position 4 ('=') writes s0 = '5': lead 1 logits over '4'\n" in out
+    assert "position 5 (s0 = '5') writes s1 = '1': lead 1 logits over '2'\n" in out
+    assert "position 6 (s1 = '1') writes '<eos>': lead 50 logits over '0'\n" in out
+    assert out.endswith("sum 15: right\n")

@@ -294,7 +294,7 @@ def test_a_wrong_sum_still_writes_its_page(tmp_path, monkeypatch):
                               "wrong: 5193798811 + 1806201129 = 6999999940\n")
     # the page links the walkthrough from where it was written
     assert path.read_text(encoding="utf-8") == explore.page(traced(FLAW)[1],
-                                                            explore.docs_link(path))
+                                                            explore.walkthrough())
 
 
 def test_command_line(tmp_path, capsys):
@@ -324,7 +324,7 @@ def test_colour_only_on_a_terminal_without_no_color(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
     pipe, tty = io.StringIO(), Terminal()
     assert main(argv, pipe) == main(argv, tty) == 0
-    assert "      0-24 %          %      ....@.. sink @\n" in pipe.getvalue()
+    assert "      0-24 :          -          -   sink @\n" in pipe.getvalue()
     assert "\x1b[" not in pipe.getvalue() and "\x1b[38;5;226m@\x1b[0m" in tty.getvalue()
     monkeypatch.setenv("NO_COLOR", "1")
     tty = Terminal()
@@ -361,10 +361,11 @@ def explore_run(model, expr):
 
 
 def test_views_say_what_they_need(changed):
-    family = "This view applies to the TinyAdder-36 family: tinyadder36-published has no "
+    family = ("Not for this model: this view reads what the TinyAdder-36 family has and "
+              "tinyadder36-published lacks: ")
     slope = changed["no slope"]["missing"]
     assert slope["place"] == slope["count"] == \
-        family + "a layer-0 head with an ALiBi slope that writes count."
+        family + "a layer-0 head with an ALiBi slope that writes the slot count."
     assert slope["attention"] is None and slope["ruler"] is None and slope["tokens"] is None
     readout = changed["readout"]["missing"]
     assert readout["ruler"] == readout["flaw"] == readout["sum"] == family + (
@@ -382,20 +383,53 @@ def test_the_page_and_figures_say_so_rather_than_fail(changed, key, absent):
     text = explore.page(views)
     for name in absent:
         section = re.search(f'<section id="view-{name}">(.*?)</section>', text, re.S).group(1)
-        assert "This view applies to the TinyAdder-36 family" in section, name
+        assert "Not for this model: this view reads what the TinyAdder-36 family" in section, \
+            name
     for name, draw in figures.FIGURES.items():
         drawn = draw(views, {**explore.defaults(views), "stage": "L0.mlp"})
         assert drawn.startswith("<svg") and drawn.endswith("</svg>\n"), name
         mapped = {"slots": "residual"}.get(name, name)
-        assert ("applies to the TinyAdder-36 family" in drawn) == (mapped in absent), name
+        assert ("Not for this model" in drawn) == (mapped in absent), name
     # the tour needs every view it walks through
     assert json.loads(page.data)["tour"] == []
 
 
-def test_docs_link_points_from_the_page_to_the_checkout(tmp_path):
-    here = explore.docs_link(ROOT / "docs" / "explore.html")
-    assert here == "./"
-    assert explore.docs_link(ROOT / "page.html") == "docs/"
-    page = explore.page(traced("999+1", "repaired", 3)[1], docs="docs/")
-    assert 'href="docs/walkthrough.md#4-layer-0-head-3-place-values-from-alibi-and-softmax1"' \
-        in page
+def test_the_page_carries_the_walkthrough_it_cites():
+    """No link leaves the page (a relative link to walkthrough.md opened raw Markdown from
+    disk, and a page written elsewhere linked into the writer's checkout): the sections it
+    cites are in the page, and its links are anchors to them."""
+    page = explore.page(traced("999+1", "repaired", 3)[1], explore.walkthrough())
+    assert 'href="#wt-4-layer-0-head-3-place-values-from-alibi-and-softmax1"' in page
+    assert '<article id="wt-4-layer-0-head-3-place-values-from-alibi-and-softmax1"><h3>4. ' \
+           'Layer 0, head 3: place values from ALiBi and softmax1</h3>' in page
+    assert "walkthrough.md#" not in page and 'href="docs/' not in page
+    hrefs = re.findall(r'href="([^"]*)"', page)
+    assert hrefs and all(h.startswith(("#", "https://")) for h in hrefs), hrefs
+    assert "<span class=\"doc\">walkthrough \u00a74</span>" in explore.page(
+        traced("999+1", "repaired", 3)[1])
+
+
+ADDER1 = ROOT / "tests" / "models" / "adder1.json"
+
+
+def test_any_model_opens_with_its_generic_views(tmp_path):
+    """A model outside the TinyAdder-36 family (the hand-written 1-digit adder, whose mask
+    hides keys) opens: tokens labelled by role from its prompt layout, its heads, its residual
+    stream and logits, its parameters; the family's views say "not for this model" in place."""
+    out, err = io.StringIO(), io.StringIO()
+    path = tmp_path / "a1.html"
+    assert explore_cli.main(["--model", str(ADDER1), "7+8", "-o", str(path)], out, err,
+                            None) == 0
+    text = path.read_text(encoding="utf-8")
+    assert "<h1>adder1 adds 7 + 8</h1>" in text
+    assert "Its prompt: <code>&lt;bos&gt; a0 &#x27;+&#x27; b0 &#x27;=&#x27; then s1..s0" in text
+    data = json.loads(Page(text).data)
+    assert [t["label"] for t in data["tokens"]] == ["<bos>", "a0", "'+'", "b0", "'='", "s1",
+                                                    "s0"]
+    assert data["heads"] and data["resid_rows"] and data["params"]
+    for name in ("place", "count", "sum", "ruler", "flaw", "change"):
+        section = re.search(f'<section id="view-{name}">(.*?)</section>', text, re.S).group(1)
+        assert "Not for this model" in section, name
+    for name in ("tokens", "attention", "residual", "params"):
+        section = re.search(f'<section id="view-{name}">(.*?)</section>', text, re.S).group(1)
+        assert "Not for this model" not in section, name

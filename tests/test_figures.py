@@ -12,6 +12,7 @@ regenerated and compared, as the doctests keep the text honest. To redraw them a
     python -m tinyadder figure change 7650676663+0149460439 -o docs/img/change.svg
 """
 
+import html
 import io
 import sys
 from pathlib import Path
@@ -22,6 +23,8 @@ import pytest
 from explore_cases import EXAMPLE, FLAW, traced
 from tinyadder.analysis.pictures.explore import defaults
 from tinyadder.analysis.pictures.figures import FIGURES
+from tinyadder import build, number_system, run_with_cache
+from tinyadder.analysis.pictures.views import build_views
 from tinyadder.cli import figure
 
 IMG = Path(__file__).resolve().parent.parent / "docs" / "img"
@@ -75,3 +78,52 @@ def test_bad_options(capsys, argv, message):
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith(f"tinyadder figure: error: {message}") and err.count("\n") == 1
+
+
+def test_a_wrong_sum_warns_and_exits_1(tmp_path, monkeypatch):
+    """A figure of a wrong sum is drawn, but the command says the sum is wrong, as every
+    command that runs the model does (it exited 0 in silence)."""
+    monkeypatch.setattr(figure, "views_of", lambda *args: traced(FLAW)[1])
+    out, err = io.StringIO(), io.StringIO()
+    path = tmp_path / "s.svg"
+    assert figure.main(["sum", FLAW, "-o", str(path)], out, err, None) == 1
+    assert path.read_text(encoding="utf-8").startswith("<svg")
+    assert err.getvalue() == ("tinyadder: warning: the published model's sum 7000000000 is "
+                              "wrong: 5193798811 + 1806201129 = 6999999940\n")
+
+
+def test_the_running_sum_of_a_rounding_run_is_not_called_a_plus_b_minus_the_digits():
+    """float32's running values are not a + b minus the digits written: the caption says what
+    they are and each row shows both where they differ."""
+    a, b = map(int, EXAMPLE.split("+"))
+    _, run = run_with_cache(build("published"), EXAMPLE, ns=number_system("float32"))
+    views = build_views(run, a, b, changes=False)
+    drawn = FIGURES["sum"](views, {**defaults(views), "pos": 24})
+    assert "<title>Running sum: R as this run holds it (log scale); at 11 of 11 positions " \
+           "rounding moved it off a + b minus the digits written" in drawn
+    assert "R = 7800137102 \u2260 7800137102" not in drawn
+    assert "\u2260 7800137102, a + b minus the digits written" in drawn
+
+
+def test_the_flaw_is_drawn_to_scale():
+    """tilt/margin = 8.4 on an axis clipped at 10^-6 (not 10^-15, where it sat 7 px above the
+    line and read as a near miss), and the decision at position 23 as linear bars: +119 from
+    layer 1's FFN, -1000 from the readout's other slots, -881 net."""
+    drawn = (IMG / "flaw.svg").read_text(encoding="utf-8")
+    assert "\u226a 1 (&lt; 10\u207b\u2076)" in drawn and "10\u207b\u00b9\u2075" not in drawn
+    for term in ("+119  the margin, from layer 1's FFN",
+                 "\u22121000  minus the tilt, from the readout's other slots",
+                 "\u2212881  the net: logit(6) \u2212 logit(7), in units of the sum"):
+        assert f">{html.escape(term)}</text>" in drawn, term
+
+
+def test_the_ruler_magnifies_around_the_boundary():
+    """The magnifier centres on the boundary where the choice flips, at the scale of x's
+    distance from it: 6·10^-8 below 7 at the flaw's position 23 (it showed ±0.6 around x,
+    where that distance is invisible), and the tilt's shift of the boundary, 5·10^-7."""
+    views = traced(FLAW)[1]
+    drawn = FIGURES["ruler"](views, {**defaults(views), "pos": 23})
+    assert ("magnified around the boundary 7 between marks 6 + \u00bd and 7 + \u00bd: from "
+            "7 \u2212 10\u207b\u2076 to 7 + 10\u207b\u2076") in drawn
+    assert ">x: 5.96\u00b710\u207b\u2078 below 7</text>" in drawn
+    assert ">the tilt moves the boundary here</text>" in drawn

@@ -327,9 +327,6 @@ def test_the_hand_written_adder_is_counted_rule_by_rule(adder1):
 
 
 @pytest.mark.parametrize("argv, problem", [
-    (["explain", "7+8"], "explain reads TinyAdder-36's slots"),
-    (["explore", "7+8", "-o", "/nonexistent/page.html"], "explore reads TinyAdder-36's slots"),
-    (["figure", "attention", "7+8"], "figure reads TinyAdder-36's slots"),
     (["7+8", "--trace", "--check"], "--check reads TinyAdder-36's slots"),
     (["bench", "--number", "float"], "bench times AdderBoard's 10-digit cases; the model "),
     (["precision"], "the table builds the model for each N; a model file is written for one N"),

@@ -226,7 +226,7 @@ def test_cli_json_is_the_whole_trace():
 # --- the text trace ----------------------------------------------------------------------
 
 GOLDEN = """\
-position 32: '0', predicts '2' at 33
+position 32 (s1): '0', predicts s0 '2' at 33
   layer 1 attention (blocks.1.hook_resid_mid)
     L1.h0 attends from 32 to 0..32:
       0-32:1/34  sink:1/34
@@ -239,7 +239,7 @@ position 32: '0', predicts '2' at 33
     0: ~-5.89499e+7   1: ~-2.95382e+7  >2: ~-126390   3: ~-2.92855e+7
     4: ~-5.86973e+7   5: ~-8.81090e+7   6: ~-1.17521e+8   7: ~-1.46933e+8
     8: ~-1.76344e+8   9: ~-2.05756e+8
-    winner '2', margin ~2.91591e+7 over runner-up '3'
+    winner '2', lead ~2.91591e+7 over runner-up '3'
 """
 
 
@@ -304,7 +304,7 @@ def test_piped_step_session(published):
     session(cache, io.StringIO("n\ns scale\na h4\np\nj 9\nzz\nq\n"), out, positions=[22],
             slots=["scale"])
     text = out.getvalue()
-    assert "[1/6] position 22: '=', predicts '0' at 23\n  embedding (hook_embed)" in text
+    assert "[1/6] position 22: '=', predicts s10 '0' at 23\n  embedding (hook_embed)" in text
     assert "(step) n\n[2/6] position 22" in text
     assert "(step) s scale\nscale ~ 0.0416667, exactly:\n0.041666666666666664\n" in text
     assert "(step) a h4\n    L0.h4 attends from 22 to 0..22:\n      0-22:" in text

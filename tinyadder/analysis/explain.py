@@ -47,7 +47,9 @@ import textwrap
 from ..numbers import first_largest, ordered
 from .text import brief, exponent, figure, finite
 from .show import rational_text, rounded
+from ..addition import answer
 from ..cache import act_name
+from .roles import layout_text, roles
 
 WIDTH = 80
 SMALL = 2          # a margin under 2 units: R mod P is 0 or P - 1, the bias b decides
@@ -236,8 +238,9 @@ def x_text(d):
 
 LEGEND = ("Every figure is read from the trace, in units of the sum (1 is one unit of a + b; "
           "docs/walkthrough.md). R: what remains to be written (a + b minus the digits "
-          "written, at their places); P: the place of the digit being decided; b: the "
-          "rounding bias; leakage: what the construction adds to R. x = (R + b + leakage)/P "
+          "written, at their places); P: the place of the digit being decided; offset: "
+          "b + leakage, the rounding bias b plus what the construction itself adds to R "
+          "(--verbose shows the two). x = (R + offset)/P "
           "falls on a ruler with marks u + 1/2, and the nearest mark's digit u wins. margin: "
           "how much farther the rival's mark is; tilt: how much the readout's other slot "
           "contents favour the rival, which wins when the tilt exceeds the margin.")
@@ -248,11 +251,13 @@ def _wrapped(lines):
             for piece in textwrap.wrap(line, WIDTH, subsequent_indent="    ")]
 
 
-def block(d, expected=None):
+def block(d, expected=None, verbose=False):
     """The lines narrating one decision; ``expected``: what R should be (a + b minus the
-    digits written), to flag a trace whose R is off (rounding in an inexact number system)."""
+    digits written), to flag a trace whose R is off (rounding in an inexact number system);
+    ``verbose``: the offset's two parts too."""
+    parts = f" (b = {short(d.bias)}, leakage {short(d.leakage)})" if verbose else ""
     lines = [f"position {d.pos} ({d.token!r}): R = {d.remaining}, P = 10^{d.power}, "
-             f"b = {short(d.bias)}, leakage {short(d.leakage)}",
+             f"offset {short(d.bias + d.leakage)}{parts}",
              f"  x = {x_text(d)} -> nearest mark {d.nearest}.5 -> digit "
              f"{d.nearest}; margin {figure(d.margin)} units over {d.rival}"]
     if expected is not None and d.remaining != expected:
@@ -285,7 +290,8 @@ def overshoot_block(run):
     first, last = run[0], run[-1]
     return _wrapped([
         f"positions {first.pos} to {last.pos}: R = {first.remaining} at each place from "
-        f"10^{first.power} to 10^{last.power}, b = {short(first.bias)} to {short(last.bias)}",
+        f"10^{first.power} to 10^{last.power}, offset {short(first.bias + first.leakage)} "
+        f"to {short(last.bias + last.leakage)}",
         "  x < 0 -> nearest mark 0.5 -> digit 0 at each; margin P units over 1",
         "  R < 0: the digits written already exceed a + b, and no digit can take them back"])
 
@@ -307,7 +313,7 @@ def overflow_block(run):
                      f"({first.where} is {first.value!r} at {first.pos})"])
 
 
-def _blocks(found, expected):
+def _blocks(found, expected, verbose=False):
     """The narration's blocks: one per decision, a run of overshoot zeros as one."""
     out, k = [], 0
     while k < len(found):
@@ -326,19 +332,27 @@ def _blocks(found, expected):
             out.append(overshoot_block(found[k:end]))
             k = end
         else:
-            out.append(block(found[k], expected[k]))
+            out.append(block(found[k], expected[k], verbose))
             k += 1
     return out
 
 
-def narrate(cache, a, b):
-    """The narration of a traced addition of a and b, as text (lines <= 80 columns)."""
+def numbers(ns, verbose=False):
+    """The number system's name ('fraction'), and with ``verbose`` how it rounds."""
+    said = ns.describe()
+    return said if verbose else said.split(" (")[0]
+
+
+def narrate(cache, a, b, verbose=False):
+    """The narration of a traced addition of a and b, as text (lines <= 80 columns);
+    ``verbose``: how the number system rounds, and the offset's parts."""
     model = cache.model
     found = decisions(cache)
-    lines = [cache.text[len("<bos>"):], f"{model.name}, numbers: {cache.ns.describe()}", ""]
+    lines = [cache.text[len("<bos>"):], f"{model.name}, numbers: {numbers(cache.ns, verbose)}",
+             ""]
     lines += textwrap.wrap(LEGEND, WIDTH)
     written = "".join(d.written for d in found)
-    for part in _blocks(found, remaining_values(a, b, written)):
+    for part in _blocks(found, remaining_values(a, b, written), verbose):
         lines += [""] + part
     if int(written) == a + b:
         lines += ["", f"sum {written}: right"]
@@ -351,6 +365,46 @@ def narrate(cache, a, b):
                "the number system's rounding moved x past a boundary")
         lines += ["", f"sum {written}: wrong, a + b = {want}; the first wrong digit, decided "
                       f"at position {d.pos}, was written at position {d.pos + 1}: {why}"]
+    return "\n".join(piece for line in lines
+                     for piece in (textwrap.wrap(line, WIDTH, subsequent_indent="  ")
+                                   or [""])) + "\n"
+
+
+GENERIC_LEGEND = ("Every figure is read from the trace. Each position that predicts a digit "
+                  "of the sum is named by its role in the prompt layout (a3: the digit of a "
+                  "at 10^3; s0: the sum's units digit); the digit written is the largest "
+                  "logit's, and the lead is its logit minus the runner-up's.")
+
+
+def narrate_logits(cache, a, b, verbose=False):
+    """The narration of any model's run: per predicting position, its role, the digit it
+    writes (the largest logit) and its lead over the runner-up, in logits (for a model
+    without TinyAdder-36's slots, whose rulers and marks ``narrate`` reads)."""
+    model = cache.model
+    layout = roles(model)
+    labels = cache.labels("unembed.hook_out")
+    lines = [cache.text, f"{model.name}, numbers: {numbers(cache.ns, verbose)}",
+             f"prompt layout: {layout_text(model)}", ""]
+    lines += textwrap.wrap(GENERIC_LEGEND, WIDTH)
+    lines.append("")
+    for pos in cache.predicting:
+        logits = [_q(v) if finite(v) else None for v in cache["logits"][pos]]
+        here, nxt = layout[pos], layout[pos + 1]
+        token = "" if here.role == "special" else f" = {model.vocab[cache.tokens[pos]]!r}"
+        what = "" if nxt.role == "special" else f"{nxt.label} = "
+        said = (f"position {pos} ({here.label}{token}) writes {what}"
+                f"{model.vocab[cache.tokens[pos + 1]]!r}")
+        if any(v is None for v in logits):
+            lines.append(f"{said}; the logits are not finite (the number system overflowed)")
+            continue
+        best = first_largest(logits)
+        rest = [k for k in range(len(logits)) if k != best]
+        runner = max(rest, key=lambda k: ordered(logits[k]))
+        lines.append(f"{said}: lead {figure(logits[best] - logits[runner])} logits over "
+                     f"{labels[runner]!r}")
+    value = answer(model, cache.tokens)
+    right = value == a + b
+    lines += ["", f"sum {value}: {'right' if right else f'wrong, a + b = {a + b}'}"]
     return "\n".join(piece for line in lines
                      for piece in (textwrap.wrap(line, WIDTH, subsequent_indent="  ")
                                    or [""])) + "\n"

@@ -1,25 +1,28 @@
 """Attention as a character ramp in the terminal (``--trace --heat``).
 
 Each visible key of a head's row becomes one character of ``RAMP`` by log10 of its weight,
-from the head's smallest weight over the whole run (' ') to 1 ('@'); the softmax1 sink comes
-last (an ordinary softmax has none). A key a fixed attention bias masks is ``MASKED``, a
-weight that is not a number (a float overflow) ``NOT_A_NUMBER``. Weights of 10^-458 and
-10^-20 differ by 438 decades, which a ramp shows and a list of numbers hides. ANSI colour
-(viridis) is added only when asked, which the command line does on a terminal unless
-NO_COLOR is set.
+on the explorer's clipped scale (``clipped_scale``: the head's highest band of weights over
+the run, down to a round number of decades): ' ' below it ("≈ 0"), then ``ramp``'s steps up
+to 1, a decade each for the top five; the softmax1 sink comes last (an ordinary softmax has
+none). A key a fixed attention bias masks is ``MASKED``, a weight that is not a number (a
+float overflow) ``NOT_A_NUMBER``. The digit keys' 10^-458 are ' ', the special keys' 10^-20
+to 10^-42 ':' and '-'. ANSI colour (viridis) is added only when asked, which the command line
+does on a terminal unless NO_COLOR is set.
 
 >>> from tinyadder import build
 >>> from tinyadder.cache import run_with_cache
 >>> _, cache = run_with_cache(build("published"), "12+34")
 >>> print("\\n".join(heat_lines(cache, 0, "h3", 24)))   # special keys stand out: 0, 11, 22
-    L0.h3 attends from 24 (log10 weight: ' ' -466.3 .. '@' 0):
-      0-24 %          %      ....@.. sink @
+    L0.h3 from 24: ' ' below 10^-60, '.'..'=' to 10^-5, '+'..'@' a decade each
+      0-24 :          -          -   sink @
 >>> line = heat_lines(cache, 0, "h4", 3, colour=True)[1]   # uniform 1/5, in ANSI colour
 >>> line.count("\\x1b[38;5;"), line.endswith(RESET)        # 4 keys and the sink
 (5, True)
 """
 
-from .text import finite, log10_abs
+import math
+
+from .text import finite, log10_abs, to_float
 
 RAMP = " .:-=+*#%@"
 MASKED = "_"  # a key the fixed attention bias hides (-inf): no weight at all
@@ -35,23 +38,61 @@ def sink(cache, row):
     return cache.ns.one - sum((w for w in row if w is not None), cache.ns.zero)
 
 
+BAND_GAP = 40   # decades between two clusters of weights that never share an axis
+
+
+def bands(logs, gap=BAND_GAP):
+    """Sorted log10 values split where consecutive ones are more than ``gap`` decades apart:
+    [(lo, hi)], highest first (e^-40 weights and e^-1000 weights are two bands)."""
+    values = sorted(set(round(v, 6) for v in logs if v is not None))
+    if not values:
+        return [(-1.0, 0.0)]
+    out, start = [], values[0]
+    for a, b in zip(values, values[1:]):
+        if b - a > gap:
+            out.append((start, a))
+            start = b
+    out.append((start, values[-1]))
+    return list(reversed(out))
+
+
+def clipped_scale(logs):
+    """(lo, 0): the log10 range that carries a head's mechanism, its highest band of weights
+    (the sink and the special keys for head 3) down to a round number of decades (a multiple
+    of 10 over a wide band, of 1 over a narrow one); weights below lo are "≈ 0". The
+    explorer's colours and this ramp share it."""
+    lo = bands(logs)[0][0]
+    step = 10 if lo < -10 else 1
+    return math.floor(lo / step) * step if lo < 0 else -1, 0
+
+
 def head_range(cache, layer, head):
-    """The smallest log10 weight of a head over the run (visible, non-zero), and 0."""
-    heads = cache.model.blocks[layer].attn.heads
-    pattern = cache["pattern", layer][heads.index(head)]
+    """``clipped_scale`` of a head's visible weights (and softmax1's sinks) over the run."""
+    attn = cache.model.blocks[layer].attn
+    pattern = cache["pattern", layer][attn.heads.index(head)]
     logs = [log10_abs(w) for q, row in enumerate(pattern) for w in row[:q + 1]
             if w is not None and finite(w)]
-    logs = [v for v in logs if v is not None]
-    return (min(logs) if logs else 0.0), 0.0
+    if attn.softmax == "softmax1":
+        logs += [log10_abs(sink(cache, row[:q + 1])) for q, row in enumerate(pattern)]
+    return clipped_scale(logs)
 
 
-def ramp(log, lo, hi, colour=False):
-    """One character for log10 |weight| (None, a zero or masked weight, is the blank)."""
-    if log is None:
+DECADES = 5  # the top characters '+' .. '@' are a decade each: 0.454 and 0.0455 differ
+
+
+def ramp(log, lo, hi=0.0, colour=False):
+    """One character for log10 |weight| on the clipped scale [lo, hi = 0]: ' ' below lo (≈ 0,
+    and a zero or masked weight, None); '+' '*' '#' '%' '@' a decade each from 10^-5 to 1, so
+    that rope-19's 0.454 and 0.0455 are '@' and '%'; '.' ':' '-' '=' share the decades from
+    lo to 10^-5 evenly, so that head 3's special keys still fade step by step."""
+    top = len(RAMP) - DECADES             # the index of the first one-decade character
+    if log is None or log < lo:
         k = 0
+    elif log >= hi - DECADES:
+        k = len(RAMP) - 1 - min(DECADES - 1, math.floor(hi - log))
     else:
-        t = 1.0 if hi <= lo else (log - lo) / (hi - lo)
-        k = max(0, min(len(RAMP) - 1, round(t * (len(RAMP) - 1))))
+        t = (log - lo) / (hi - DECADES - lo)
+        k = max(1, min(top - 1, 1 + math.floor(t * (top - 1))))
     return f"\x1b[38;5;{ANSI[k]}m{RAMP[k]}{RESET}" if colour else RAMP[k]
 
 
@@ -62,8 +103,10 @@ def heat_lines(cache, layer, head, pos, colour=False, width=80, lo_hi=None):
     lo, hi = lo_hi or head_range(cache, layer, head)
     chars = [MASKED if w is None else NOT_A_NUMBER if not finite(w) else
              ramp(log10_abs(w), lo, hi, colour) for w in row]
-    lines = [f"    L{layer}.{head} attends from {pos} (log10 weight: '{RAMP[0]}' "
-             f"{lo:.1f} .. '{RAMP[-1]}' {hi:.0f}):"]
+    top = len(RAMP) - DECADES
+    lower = (f"'{RAMP[1]}'..'{RAMP[top - 1]}' to 10^-{DECADES}, " if lo < -DECADES else "")
+    lines = [f"    L{layer}.{head} from {pos}: '{RAMP[0]}' below 10^{lo}, {lower}"
+             f"'{RAMP[top]}'..'{RAMP[-1]}' a decade each"]
     room = width - 24
     for start in range(0, len(chars), room):
         part = chars[start:start + room]
@@ -74,3 +117,15 @@ def heat_lines(cache, layer, head, pos, colour=False, width=80, lo_hi=None):
                 if last and attn.softmax == "softmax1" else "")
         lines.append(f"      {label} {''.join(part)}{tail}")
     return lines
+
+
+def top_weights(cache, layer, head, pos, count=3):
+    """[(key, weight)]: the ``count`` largest weights of a head's row at ``pos`` (softmax1's
+    sink as the key 'sink'), largest first."""
+    attn = cache.model.blocks[layer].attn
+    row = cache["pattern", layer][attn.heads.index(head)][pos][:pos + 1]
+    weights = [(str(k), w) for k, w in enumerate(row) if w is not None and finite(w)]
+    if attn.softmax == "softmax1":
+        weights.append(("sink", sink(cache, row)))
+    weights.sort(key=lambda kw: -to_float(kw[1]))
+    return weights[:count]

@@ -20,7 +20,8 @@ from ..cache import stages
 from ..generate import argmax
 from ..numbers import LogScore
 from ..weights import live_heads
-from .heat import heat_lines, sink
+from .heat import heat_lines, sink, top_weights
+from .roles import roles
 from .text import exponent
 
 SIG = 6          # significant digits of a value rounded for display
@@ -170,7 +171,8 @@ def attention_row(cache, layer, head, pos, sig=SIG, exact=False):
 
 
 def logit_lines(cache, pos, sig=SIG, exact=False, intended=None):
-    """The logits, the winning token and its margin over the runner-up; ``intended`` (from
+    """The logits, the winning token and its lead (its logit minus the runner-up's; "margin"
+    is the ruler's word, docs/walkthrough.md); ``intended`` (from
     --check) is the token the model should have picked, when it picked another."""
     logits = cache["logits"][pos]
     tokens = cache.labels("unembed.hook_out")
@@ -178,18 +180,36 @@ def logit_lines(cache, pos, sig=SIG, exact=False, intended=None):
     runner = max((i for i in range(len(logits)) if i != best), key=lambda i: logits[i])
     cells = [f"{'>' if i == best else ' '}{t}: {fmt(x, sig, exact)}"
              for i, (t, x) in enumerate(zip(tokens, logits))]
-    margin = logits[best] - logits[runner]
+    lead = logits[best] - logits[runner]
     return (["  readout: logits (> marks the winner)"] + pack(cells, "   ") +
-            [f"    winner {tokens[best]!r}, margin {fmt(margin, sig, exact)} over runner-up "
+            [f"    winner {tokens[best]!r}, lead {fmt(lead, sig, exact)} over runner-up "
              f"{tokens[runner]!r}"] +
             ([f"    {DEPARTS} intended {intended!r}"] if intended is not None else []))
 
 
+def _labels(model):
+    """Each position's role label in the model's prompt layout (``roles``: a9, '+', s10), or
+    None for a model that does not add."""
+    if getattr(model, "prompt", None) is None:
+        return None
+    return [r.label for r in roles(model)]
+
+
 def position_header(cache, pos):
+    """"position 24 (s9): '0', predicts s8 '0' at 25": the token, a digit's role in the
+    prompt layout (``roles``), and the token it predicts with its role."""
     vocab = cache.model.vocab
-    nxt = (f", predicts {vocab[cache.tokens[pos + 1]]!r} at {pos + 1}"
+    labels = _labels(cache.model)
+
+    def role(p):  # a digit's label; a separator's is its own text, said already
+        if labels is None or p >= len(labels) or labels[p].startswith(("'", "<")):
+            return None
+        return labels[p]
+    here = f" ({role(pos)})" if role(pos) else ""
+    nxt = (f", predicts {role(pos + 1) + ' ' if role(pos + 1) else ''}"
+           f"{vocab[cache.tokens[pos + 1]]!r} at {pos + 1}"
            if pos + 1 < len(cache.tokens) else "")
-    return f"position {pos}: {vocab[cache.tokens[pos]]!r}{nxt}"
+    return f"position {pos}{here}: {vocab[cache.tokens[pos]]!r}{nxt}"
 
 
 def stage_lines(cache, stage_index, pos, slots=None, sig=SIG, exact=False, departs=(),
@@ -200,8 +220,12 @@ def stage_lines(cache, stage_index, pos, slots=None, sig=SIG, exact=False, depar
     lines = [f"  {stage.label} ({stage.name})"]
     if stage.kind == "attn":
         for head in live_heads(cache.model.blocks[stage.layer].attn):
-            lines += (heat_lines(cache, stage.layer, head, pos, colour) if heat else
-                      attention_row(cache, stage.layer, head, pos, sig, exact))
+            if heat:
+                top = top_weights(cache, stage.layer, head, pos)
+                lines += heat_lines(cache, stage.layer, head, pos, colour) + [
+                    "      top: " + "  ".join(f"{k}:{fmt(w, 3)}" for k, w in top)]
+            else:
+                lines += attention_row(cache, stage.layer, head, pos, sig, exact)
     return lines + slot_lines(cache, stage_index, pos, slots, sig, exact, departs)
 
 
@@ -214,16 +238,42 @@ def addition_line(cache):
     return sequence_text(cache.model, cache.tokens)
 
 
-def legend(cache, sig=SIG, exact=False):
-    """What was run, in which number system, and how to read the values."""
+LISTED = 6  # roundings listed in the legend; more are counted, and --roundings lists them
+
+
+def rounding_kinds(roundings):
+    """'74 cos, 74 sin, 40 exp': how many rounded values each outermost function gives (the
+    float wrappers f32(f64(...)) of a published constant count as f32)."""
+    counts = {}
+    for r in roundings:
+        name = r.what.split("(", 1)[0] or "value"
+        counts[name] = counts.get(name, 0) + 1
+    return ", ".join(f"{n} {name}" for name, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def rounding_lines(cache, every=False):
+    """The legend's line on irrational values rounded once: each of them when few (or
+    ``every``), else their count by function and how to list them."""
+    found = cache.roundings
+    if not found:
+        return []
+    if every or len(found) <= LISTED:
+        what = ", ".join(r.what for r in found)
+        return textwrap.wrap(f"rounded: {what}", WIDTH, subsequent_indent="  ")
+    return textwrap.wrap(f"rounded: {len(found)} irrational values, once each to the stated "
+                         f"digits ({rounding_kinds(found)}); --roundings lists them", WIDTH,
+                         subsequent_indent="  ")
+
+
+def legend(cache, sig=SIG, exact=False, every_rounding=False):
+    """What was run, in which number system, and how to read the values; ``every_rounding``:
+    list each value rounded, however many."""
     lines = [cache.text]
     read = addition_line(cache)
     if read is not None and read not in cache.text:
         lines.append(f"as an addition: {read}")
     lines.append(f"numbers: {cache.ns.describe()}")
-    if cache.roundings:
-        what = ", ".join(r.what for r in cache.roundings)
-        lines += textwrap.wrap(f"rounded: {what}", WIDTH, subsequent_indent="  ")
+    lines += rounding_lines(cache, every_rounding)
     lines.append("values exact and in full" if exact else
                  f"values exact when short; {MARK} = rounded to {sig} significant digits "
                  f"for display")
@@ -232,15 +282,16 @@ def legend(cache, sig=SIG, exact=False):
 
 
 def render(cache, positions=None, slots=None, layer=None, sig=SIG, exact=False, check=None,
-           heat=False, colour=False):
+           heat=False, colour=False, roundings=False):
     """The text trace: for each position, each stage's state, then the logits.
 
     ``layer`` keeps only that layer's two half-layers; ``check`` (probes.check result) marks
     departures from the intended values with ``!`` and adds its verdict; ``heat`` draws the
-    attention rows as character ramps (``colour``: in ANSI colour).
+    attention rows as character ramps (``colour``: in ANSI colour); ``roundings`` lists every
+    value rounded (else more than a few are counted in one line).
     """
     positions = cache.predicting if positions is None else positions
-    lines = legend(cache, sig, exact)
+    lines = legend(cache, sig, exact, roundings)
     if check is not None:
         lines[-1] += f"; {DEPARTS} = departs from its intended value"
     for pos in positions:

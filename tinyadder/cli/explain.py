@@ -3,11 +3,11 @@
 import textwrap
 
 from .. import addition
-from ..analysis.explain import WIDTH, narrate
+from ..analysis.explain import WIDTH, narrate, narrate_logits
+from ..analysis.pictures.views import missing
 from ..cache import run_with_cache
 from .main_command import _hint
-from .options import (PROG, Parser, add_digits_option, add_model_options, model_of,
-                      tinyadder_problem)
+from .options import PROG, Parser, add_digits_option, add_model_options, model_of
 from .tracing import VIEW_COPIES, size_problem
 
 
@@ -21,6 +21,9 @@ def build_parser():
     parser.add_argument("expression", metavar="EXPR",
                         help="one addition such as 7650676663+0149460439 (operands of at most "
                              "N digits, see --digits)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="also how the number system rounds, and the offset's two parts "
+                             "(the rounding bias b and the leakage)")
     add_model_options(parser)
     add_digits_option(parser)
     return parser
@@ -31,8 +34,6 @@ def main(argv, out, err, stdin):
     parser = build_parser()
     args = parser.parse_args(argv)
     model = model_of(parser, args)
-    if tinyadder_problem(model, "explain"):
-        parser.error(tinyadder_problem(model, "explain"))
     try:
         a, b = addition.parse_expression(args.expression, addition.digits_of(model))
     except addition.InputError as error:
@@ -43,7 +44,9 @@ def main(argv, out, err, stdin):
         print(f"{PROG}: error: {refusal}", file=err)
         return 2
     _, cache = run_with_cache(model, addition.encode(model, a, b), ns=args.number)
-    out.write(narrate(cache, a, b))
+    family = not missing(model)["ruler"]
+    out.write(narrate(cache, a, b, args.verbose) if family else
+              narrate_logits(cache, a, b, args.verbose))
     answer = addition.answer(model, cache.tokens)
     if answer != a + b:
         warning = (f"{PROG}: warning: the {args.model} model's sum {answer} is wrong: "

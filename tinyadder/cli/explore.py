@@ -4,10 +4,11 @@ from contextlib import contextmanager
 import os
 
 from .. import addition
-from ..analysis.pictures.explore import DEFAULT_NAME, MAX_DIGITS, docs_link, page
+from ..analysis.pictures.explore import DEFAULT_NAME, MAX_DIGITS, page, walkthrough
 from ..analysis.pictures.views import Overflowed, views_of
-from .options import (PROG, Parser, add_digits_option, add_model_options, model_of,
-                      tinyadder_problem)
+from ..analysis.pictures.compare import page as compare_page
+from .options import (PROG, Parser, add_digits_option, add_model_options, model_arg,
+                      model_of)
 from .tracing import VIEW_COPIES, size_problem
 
 
@@ -23,6 +24,11 @@ def build_parser():
     parser.add_argument("-o", "--output", default=DEFAULT_NAME, metavar="PAGE.html",
                         help=f"where to write the page (default {DEFAULT_NAME} in the "
                              f"current directory)")
+    parser.add_argument("--compare", nargs=2, type=model_arg, metavar=("A", "B"),
+                        help="two models (names or files) on the same sum, side by side, "
+                             "stage by stage, in place of --model: the slots they name alike "
+                             "compared position by position, their residual streams, "
+                             "attention and logits")
     add_model_options(parser)
     add_digits_option(parser)
     return parser
@@ -58,9 +64,9 @@ def main(argv, out, err, stdin):
         parser.error(f"the page holds every attention weight and grows with the square of the "
                      f"sequence; explore takes --digits up to {MAX_DIGITS} (use 'tinyadder "
                      f"figure' or --trace for longer operands)")
+    if args.compare:
+        return compare(parser, args, out, err)
     model = model_of(parser, args)
-    if tinyadder_problem(model, "explore"):
-        parser.error(tinyadder_problem(model, "explore"))
     try:
         a, b = addition.parse_expression(args.expression, addition.digits_of(model))
     except addition.InputError as error:
@@ -73,12 +79,53 @@ def main(argv, out, err, stdin):
             views = views_of(model, a, b, args.number)
         except Overflowed as error:
             parser.error(str(error))
-        text = page(views, docs_link(args.output))
+        text = page(views, walkthrough() if views["family"] else None)  # it is the 36p's
         f.write(text)
     print(f"wrote {args.output} ({len(text.encode('utf-8')) // 1024} kB): open it in a browser",
           file=out)
-    if not views["correct"]:
-        print(f"{PROG}: warning: the {args.model} model's sum {int(views['answer'])} is wrong: "
-              f"{a} + {b} = {a + b}", file=err)
-        return 1
-    return 0
+    return wrong_sum(args.model, views, a, b, err)
+
+
+def compare(parser, args, out, err):
+    """``--compare A B``: both models' views of one sum on one page; exit status 1 (and a
+    warning each) when either sum is wrong."""
+    built = []
+    for choice in args.compare:
+        args.model = choice
+        built.append((choice, model_of(parser, args)))
+    (left, lm), (right, rm) = built
+    digits = {addition.digits_of(m) for _, m in built}
+    if len(digits) > 1:
+        parser.error(f"{left} adds {addition.digits_of(lm)}-digit numbers and {right} "
+                     f"{addition.digits_of(rm)}-digit ones; compare two models of one N "
+                     f"(--digits N picks it for a construction)")
+    try:
+        a, b = addition.parse_expression(args.expression, digits.pop())
+    except addition.InputError as error:
+        parser.error(str(error))
+    for choice, model in built:
+        refusal = size_problem("explore", choice, model, [args.number], VIEW_COPIES)
+        if refusal:
+            parser.error(refusal)
+    with open_output(args.output, parser) as f:
+        try:
+            views = [views_of(model, a, b, args.number) for _, model in built]
+        except Overflowed as error:
+            parser.error(str(error))
+        text = compare_page(*views)
+        f.write(text)
+    print(f"wrote {args.output} ({len(text.encode('utf-8')) // 1024} kB): open it in a browser",
+          file=out)
+    return max(wrong_sum(choice, v, a, b, err) for (choice, _), v in zip(built, views))
+
+
+def wrong_sum(model, views, a, b, err):
+    """The exit status for a drawn run: 1, and a warning on ``err``, when the model's sum is
+    wrong (as every command that runs the model), else 0."""
+    if views["correct"]:
+        return 0
+    said = views["answer"]
+    said = said.lstrip("0") or "0" if said.isdigit() else ascii(said)
+    print(f"{PROG}: warning: the {model} model's sum {said} is wrong: {a} + {b} = {a + b}",
+          file=err)
+    return 1

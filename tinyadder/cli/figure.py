@@ -6,9 +6,8 @@ from ..analysis.pictures.figures import FIGURES
 from ..cache import stages
 from ..analysis.pictures.views import Overflowed, views_of
 from ..weights import live_heads
-from .explore import open_output
-from .options import (PROG, Parser, add_digits_option, add_model_options, model_of,
-                      tinyadder_problem)
+from .explore import open_output, wrong_sum
+from .options import PROG, Parser, add_digits_option, add_model_options, model_of
 from .tracing import VIEW_COPIES, size_problem
 
 
@@ -42,8 +41,6 @@ def main(argv, out, err, stdin):
     parser = build_parser()
     args = parser.parse_args(argv)
     model = model_of(parser, args)
-    if tinyadder_problem(model, "figure"):
-        parser.error(tinyadder_problem(model, "figure"))
     try:
         a, b = addition.parse_expression(args.expression, addition.digits_of(model))
     except addition.InputError as error:
@@ -74,4 +71,4 @@ def main(argv, out, err, stdin):
                 state[key] = value
         f.write(FIGURES[args.name](views, state))
     print(f"wrote {path}", file=out)
-    return 0
+    return wrong_sum(args.model, views, a, b, err)

@@ -48,7 +48,7 @@ def size_problem(what, choice, model, systems, copies=1.0):
     return f"{head}; {f'use --digits {lo} or less' if lo else 'no N fits'}"
 
 
-FILTERS = ("pos", "slots", "layer", "exact", "sig", "check", "heat")  # with --trace
+FILTERS = ("pos", "slots", "layer", "exact", "sig", "check", "heat", "roundings")  # --trace
 STEP_FILTERS = ("pos", "slots", "sig")
 
 
@@ -109,8 +109,13 @@ def add_options(parser):
                             "from a and b and mark the first departure")
     group.add_argument("--heat", action="store_true",
                        help="with --trace: draw attention as a character ramp of log10 weight "
-                            "(' ' smallest .. '@' 1), in colour on a terminal unless NO_COLOR "
-                            "is set")
+                            "on the explorer's clipped scale (' ' below it, '.' .. '@' up to "
+                            "1), with the top weights as numbers, in colour on a terminal "
+                            "unless NO_COLOR is set")
+    group.add_argument("--roundings", action="store_true",
+                       help="with --trace: list every irrational value rounded (cos/sin of "
+                            "the RoPE angles, exp, sqrt; more than a few are counted in one "
+                            "line)")
     group.add_argument("--pos", type=positions_arg, metavar="POS",
                        help="positions to show, e.g. 22 or 22,30-32 (default: those that "
                             "predict a sum digit)")
@@ -138,7 +143,8 @@ def requested(args):
 def problem(args, model):
     """A one-line description of what is wrong with the trace options, or None."""
     modes = [m for m in ("trace", "json", "step") if getattr(args, m)]
-    defaults = {"sig": show.SIG, "exact": False, "check": False, "heat": False}
+    defaults = {"sig": show.SIG, "exact": False, "check": False, "heat": False,
+                "roundings": False}
     used = [f for f in FILTERS if getattr(args, f) != defaults.get(f)]
     if len(modes) > 1:
         return f"choose one of --trace, --json and --step, not {' and '.join(modes)}"
@@ -180,6 +186,7 @@ def run(args, model, a, b, out, stdin):
     else:
         check = probes.check(cache, a, b, digits) if args.check else None
         out.write(show.render(cache, args.pos, args.slots, args.layer, args.sig, args.exact,
-                              check, args.heat, args.heat and colour_wanted(out)))
+                              check, args.heat, args.heat and colour_wanted(out),
+                              args.roundings))
     out.flush()
     return sequence_text(model, cache.tokens)

@@ -40,7 +40,7 @@
   function readHash() {
     notes = [];
     var text = window.location.hash.replace(/^#/, "");
-    if (!text) { return; }
+    if (!text || /^wt-/.test(text)) { return; }  // a link to a walkthrough section below
     var parts = text.split("&").map(function (part) {
       var kv = part.split("=");
       return [decodeURIComponent(kv[0]), decodeURIComponent(kv.slice(1).join("="))];
@@ -100,15 +100,17 @@
       parts.push(pred);
       parts.push("x = " + d.x_text);
       if (d.flipped) {
-        parts.push("tilt/margin = " + d.ratio_text + ": the tilt (" + d.tilt +
-                   " units) beats the margin (" + d.margin + " units)");
+        parts.push("tilt/margin = " + d.ratio_text + ": the tilt (" + shown(d.tilt) +
+                   " units) beats the margin (" + shown(d.margin) + " units)");
       }
-      parts.push("lead " + d.lead + " units (" + d.lead_logits + " in logits)");
+      parts.push("lead " + shown(d.lead) + " units (" + shown(d.lead_logits) + " in logits)");
     } else {
-      parts.push(tok.role === "sum" ? "the last digit: predicts nothing" :
+      parts.push(tok.predicts !== null ? tok.label + " '" + tok.text + "': predicts '" +
+                 tok.predicts + "'" : tok.role === "sum" ? "the last digit: predicts nothing" :
                  "prompt '" + tok.text + "': predicts no digit of the sum");
     }
-    parts.push("head " + state.head + " " + state.mode);
+    parts.push("head " + state.head + " " +
+               (state.mode === "softmax1" ? D.heads[state.head].kind : "softmax"));
     var text = parts.join(" \u00b7 ");
     if (notes.length) { text += " \u00b7 ignored: " + notes.join("; "); }
     return text;
@@ -144,11 +146,12 @@
     var sel = document.getElementById("attn-sel");
     sel.setAttribute("y", (y0 + state.pos * c - 1).toFixed(1));
     sel.setAttribute("visibility", "visible");
+    var sunk = state.mode === "softmax1" && head.kind === "softmax1";
     setText("attn-title", state.head + ": attention weight of each key (column) for each " +
-            "query (row), " + state.mode +
-            (state.mode === "softmax1" ? " (sink: the weight given to nothing)"
-                                       : " (no sink: each row sums to 1)"));
-    setText("attn-sinklabel", state.mode === "softmax1" ? "sink" : "");
+            "query (row), " + (state.mode === "softmax1" ? head.kind : "softmax") +
+            (head.kind === "softmax" && state.mode === "softmax1" ? " (the model's own)" : "") +
+            (sunk ? " (sink: the weight given to nothing)" : " (no sink: each row sums to 1)"));
+    setText("attn-sinklabel", sunk ? "sink" : "");
     each("[data-legend]", function (g) { show(g, g.dataset.legend === state.head); });
     each("[data-head]", function (b) {
       b.setAttribute("aria-pressed", String(b.dataset.head === state.head));
@@ -256,6 +259,63 @@
   }
 
   // ------------------------------------------------------------------ tour
+  // numbers as a reader types them: 1e-20, 10^-20, 10⁻²⁰, 2.3·10^17, −10, 1/26
+  function numbersIn(text) {
+    var sup = "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079";
+    var t = text.replace(/[\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+/g, function (m) {
+      return "^" + m.split("").map(function (ch) {
+        var k = sup.indexOf(ch); return k === 0 ? "-" : String(k - 1);
+      }).join("");
+    }).replace(/[\u2212\u2013]/g, "-").replace(/\s*[\u00b7*x\u00d7]\s*10\^/g, "e")
+      .replace(/(^|[^0-9.e])10\^/g, "$11e");
+    var out = [], re = /-?[0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?(?:\/[0-9]+)?/g, m;
+    while ((m = re.exec(t)) !== null) {
+      var parts = m[0].split("/");
+      out.push(parts.length === 2 ? parseFloat(parts[0]) / parseFloat(parts[1])
+                                  : parseFloat(parts[0]));
+    }
+    return out;
+  }
+  // the last step's rule, in BigInt: the tilt P/10⁶ beats the margin 2(gap − b − ℓ) when
+  // the gap below the next multiple of P is under P/(2·10⁶) + b + ℓ, b + ℓ about ½
+  function failing(expect, text) {
+    var m = /^\s*([0-9]+)\s*\+\s*([0-9]+)\s*$/.exec(text);
+    if (!m || m[1].length > expect.digits || m[2].length > expect.digits) {
+      return "type A+B, each of at most " + expect.digits + " digits";
+    }
+    var s = BigInt(m[1]) + BigInt(m[2]), found = [];
+    for (var k = expect.digits; k >= 0; k--) {
+      var P = 10n ** BigInt(k), r = s % (10n * P), gap = P - r % P, above = r / P + 1n;
+      if (above >= 5n && above <= 9n && gap * 2000000n < P + 1000000n) {
+        found.push(power(k));
+      }
+    }
+    return found.length ? "a candidate: the tilt may win at place " + found.join(", ") +
+           ". Run tinyadder " + m[1] + "+" + m[2] + " to see (a wrong sum warns, exit 1)."
+                        : "no candidate: by this rule the published model writes " +
+           s.toString() + ". Try one whose sum is just below a multiple of a power of ten.";
+  }
+  function verdict(expect, text) {
+    if (!expect) { return ""; }
+    if (expect.kind === "failing") { return failing(expect, text); }
+    var right = false, said = (expect.texts || expect.values).join(", ");
+    if (expect.kind === "words") {
+      var words = text.toLowerCase().split(/[^a-z0-9_]+/);
+      right = expect.values.every(function (w) { return words.indexOf(w) >= 0; });
+    } else {
+      var got = numbersIn(text), want = expect.values || expect.logs;
+      right = got.length === want.length && want.every(function (w, i) {
+        var g = got[i];
+        if (expect.kind === "integers") { return g === w; }
+        if (expect.kind === "numbers") { return Math.abs(g - w) <= 0.005 * Math.abs(w); }
+        var sign = expect.signs ? expect.signs[i] : 1;  // magnitudes: the decade and sign
+        return g !== 0 && (g < 0 ? -1 : 1) === sign &&
+               Math.abs(Math.log10(Math.abs(g)) - w) <= 1;  // within a decade
+      });
+    }
+    return (right ? "right: " : "not quite: ") + "the run says " + said;
+  }
+  var scrollCard = false;
   function drawTour() {
     var card = document.getElementById("tour");
     var sections = document.querySelectorAll("main > section");
@@ -285,7 +345,10 @@
     if (shownStep !== state.tour) {  // a new step: its answer hidden, the card in view
       document.getElementById("tour-answer").hidden = true;
       document.getElementById("tour-reveal").hidden = false;
-      card.scrollIntoView({block: "start"});
+      document.getElementById("tour-guess").value = "";
+      setText("tour-verdict", "");
+      document.querySelector(".guess").hidden = !step.expect;
+      scrollCard = true;  // once the status line is written: the controls' height is final
       shownStep = state.tour;
     }
   }
@@ -303,6 +366,13 @@
     drawVariant();
     drawTour();
     document.getElementById("status").textContent = statusText();
+    if (scrollCard) {  // a new tour step: its card below the sticky controls, however many
+      scrollCard = false;  // lines they wrap to on a narrow screen
+      var card = document.getElementById("tour");
+      card.style.scrollMarginTop = (document.getElementById("controls").offsetHeight + 8) +
+                                   "px";
+      card.scrollIntoView({block: "start"});
+    }
     writeHash();
   }
   function set(change) {
@@ -326,8 +396,15 @@
     pt.x = ev.clientX; pt.y = ev.clientY;
     return pt.matrixTransform(svg.getScreenCTM().inverse());
   }
+  // the tracer's '~4.24835e-20' as the page writes every number: '~4.24835·10⁻²⁰'
+  function shown(text) {
+    var m = /^(-?~?-?)([0-9.]+)e\+?(-?[0-9]+)$/.exec(text);
+    if (!m) { return text; }
+    return m[1] + (m[2] === "1" ? "" : m[2] + "\u00b7") + power(parseInt(m[3], 10));
+  }
   function cellText(cell) {
-    return cell[2] + (cell[1] === null ? "" : "   (log10 |x| = " + cell[1].toFixed(4) + ")");
+    return shown(cell[2]) +
+           (cell[1] === null ? "" : "   (log10 |x| = " + cell[1].toFixed(4) + ")");
   }
 
   function attentionHover(ev) {
@@ -335,11 +412,13 @@
     var c = parseFloat(svg.dataset.c), x0 = parseFloat(svg.dataset.x0),
         y0 = parseFloat(svg.dataset.y0), sink = parseFloat(svg.dataset.sink);
     var q = Math.floor((p.y - y0) / c), k = Math.floor((p.x - x0) / c);
-    if (p.x >= sink && p.x < sink + c) { k = q + 1; }
-    if (q < 0 || q >= T || k < 0 || k > q + 1) { hideTip(); return null; }
+    var onSink = p.x >= sink && p.x < sink + c;
+    // a key right of the diagonal is masked: not the sink, which has its own column
+    if (q < 0 || q >= T || k < 0 || (k > q && !onSink)) { hideTip(); return null; }
     var head = D.heads[state.head], row = head.cells[state.mode][q];
-    if (k === q + 1) {
-      if (state.mode !== "softmax1") { hideTip(); return null; }
+    if (onSink) {
+      k = q + 1;
+      if (state.mode !== "softmax1" || head.kind !== "softmax1") { hideTip(); return null; }
       showTip(ev, [state.head + " query " + q + ": sink (weight to nothing)", cellText(row[k]),
                    "= 1 \u2212 the row's weights (softmax1's '+1')"]);
     } else {
@@ -375,6 +454,10 @@
     var what = meaning(name, pos);
     if (what) { lines.push(what); }
     if (row.intended[pos]) { lines.push("intended " + row.intended[pos]); }
+    if (row.gap && row.gap[pos] !== "0") {
+      lines.push("behind the winner by " + shown(row.gap[pos].replace(/^-/, "")) +
+                 " (logit − the largest)");
+    }
     if (row.changed.charAt(pos) === "1") {
       lines.push(state.stage === "readout" ? "the winner" : "changed by this stage");
     }
@@ -450,6 +533,14 @@
     on("tour-end", "click", function () { set({tour: 0}); });
     on("tour-prev", "click", function () { goStep(state.tour - 1); });
     on("tour-next", "click", function () { goStep(state.tour + 1); });
+    on("tour-check", "click", function () {
+      setText("tour-verdict", verdict(TOUR[state.tour - 1].expect,
+                                      document.getElementById("tour-guess").value));
+    });
+    on("tour-guess", "keydown", function (ev) {
+      if (ev.key === "Enter") { document.getElementById("tour-check").click(); }
+      ev.stopPropagation();  // typing is not navigating: the arrow keys stay in the box
+    });
     on("tour-reveal", "click", function () {
       document.getElementById("tour-answer").hidden = false;
       document.getElementById("tour-reveal").hidden = true;
@@ -463,7 +554,10 @@
       else { set({pos: state.pos + step}); }
       ev.preventDefault();
     });
-    window.addEventListener("hashchange", function () { readHash(); render(); });
+    window.addEventListener("hashchange", function () {
+      if (/^#wt-/.test(window.location.hash)) { return; }  // the reader follows a link
+      readHash(); render();
+    });
     render();  // notes from readHash() stay in the status line until the next change
     document.body.dataset.ready = "yes";
   }

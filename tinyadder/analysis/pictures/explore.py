@@ -5,17 +5,16 @@
 guided tour of ``tour`` and the page's script and style (``explore.js``, ``explore.css``,
 package data). Nothing is fetched: no CDN, no web font, no request; the page works from
 ``file://``. Its state lives in the URL fragment (``#tour=3&pos=24&stage=L1.mlp&head=L0.h3``)
-and the element ``id="status"`` says it in words. Given ``docs`` (the relative path from the
-page to a checkout's docs/), each view links the walkthrough section that explains it.
+and the element ``id="status"`` says it in words. Given ``docs`` (``walkthrough()``: the
+walkthrough's sections, read from the checkout), the page carries the sections it cites and
+each view links the one that explains it; no link leaves the page.
 """
 
 from html import escape
 from importlib import resources
 import json
-import os
-from pathlib import Path
 
-from . import figures, svg, tour
+from . import figures, markdown, svg, tour
 
 DEFAULT_NAME = "tinyadder-explore.html"
 # The page holds every attention weight, so it grows with the square of the sequence:
@@ -31,14 +30,10 @@ def asset(name):
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
-def docs_link(output):
-    """The relative path from a page written to ``output`` to the docs/ of the checkout this
-    package runs from ('docs/', '../docs/'), or None outside a checkout."""
-    docs = Path(__file__).resolve().parents[3] / "docs"
-    if not (docs / "walkthrough.md").is_file():
-        return None
-    where = Path(os.path.abspath(output)).parent
-    return Path(os.path.relpath(docs, where)).as_posix() + "/"
+def walkthrough():
+    """The walkthrough's sections the page cites, rendered for the page to embed
+    (``markdown.sections``), or None outside a checkout."""
+    return markdown.sections({anchor for _, anchor in tour.SECTIONS.values()})
 
 
 def defaults(views):
@@ -68,13 +63,17 @@ def page_data(views):
                 "cls": letters[stage["short"]][row["slot"]],
                 "changed": _flags(row["changed"]), "departs": _flags(row["departs"]),
                 "cells": row["cells"], "intended": row["intended"],
-                "range": figures.range_text(scales[stage["short"]][row["slot"]])}
+                "range": ("vs winner" if "gap" in row else
+                          figures.range_text(scales[stage["short"]][row["slot"]]))}
+            if "gap" in row:
+                rows[row["slot"]]["gap"] = [c[2] for c in row["gap"]]
         residual[stage["short"]] = {"rows": rows}
     heads = {}
     for key, head in views["heads"].items():
         heads[key] = {"classes": {m: figures.attention_classes(views, key, m)
                                   for m in figures.MODES},
-                      "cells": {m: head[m] for m in figures.MODES}, "score": head["score"]}
+                      "cells": {m: head[m] for m in figures.MODES}, "score": head["score"],
+                      "kind": head["kind"]}
     decisions = [{k: d[k] for k in ("pos", "R", "written", "right", "nearest", "chosen", "rival",
                                     "flipped", "power", "x_text", "lead", "lead_logits",
                                     "margin", "tilt", "ratio_text")}
@@ -106,8 +105,9 @@ def _tokens_html(views):
             title += f", predicts the digit of place 10^{tok['next_place']}"
         place = (figures.power(tok["place"]) if tok["place"] is not None else "\u00a0")
         buttons.append(f'<button type="button" class="tok {tok["role"]}" data-pos="{tok["pos"]}"'
-                       f' aria-pressed="false" title="{escape(title)}">'
+                       f' aria-pressed="false" title="{escape(tok["label"] + ", " + title)}">'
                        f'<span>{escape(tok["text"])}</span><small>{tok["pos"]}</small>'
+                       f'<small class="role">{escape(tok["label"])}</small>'
                        f'<small class="place">{place}</small></button>')
     return f'<div id="tokens">{"".join(buttons)}</div>'
 
@@ -135,13 +135,27 @@ def _controls(views, state):
         '</nav>')
 
 
-def doc_link(docs, section, page="walkthrough.md"):
-    """A link to a walkthrough section ('walkthrough §4'), or its name when there are no docs."""
+def doc_link(docs, section):
+    """A link to a walkthrough section embedded in the page ('walkthrough §4'), or its name
+    when there is no walkthrough to embed."""
     number, anchor = tour.SECTIONS[section]
     label = f"walkthrough \u00a7{number}"
-    if docs is None:
+    if not docs or anchor not in docs:
         return f'<span class="doc">{label}</span>'
-    return f'<a class="doc" href="{escape(docs + page)}#{anchor}">{label}</a>'
+    return f'<a class="doc" href="#wt-{escape(anchor)}">{label}</a>'
+
+
+def _embedded(docs):
+    """The walkthrough's cited sections, at the end of the page, in its own order."""
+    if not docs:
+        return ""
+    order = [anchor for _, anchor in sorted(tour.SECTIONS.values(), key=lambda s: int(s[0]))]
+    parts = "".join(f'<article id="wt-{escape(a)}"><h3>{escape(docs[a][0])}</h3>{docs[a][1]}'
+                    f'</article>' for a in order if a in docs)
+    return ('<section id="walkthrough"><h2>From the walkthrough</h2><p class="intro">The '
+            'sections of docs/walkthrough.md that the views above cite, carried in this page '
+            '(its doctests and commands are checked by the test suite).</p>'
+            f'{parts}</section>')
 
 
 def _section(views, ident, title, intro, body, docs):
@@ -167,7 +181,10 @@ def _tour_card(views, docs):
         '<aside id="tour" hidden><div class="tour-head"><b id="tour-title"></b> '
         f'{links}<button type="button" id="tour-end">leave the tour</button></div>'
         '<p id="tour-text"></p><p class="question"><b>Predict:</b> <span id="tour-question">'
-        '</span></p><p><button type="button" id="tour-reveal">show the answer</button></p>'
+        '</span></p><p class="guess"><label>your answer <input type="text" id="tour-guess" '
+        'size="28" autocomplete="off"></label> <button type="button" id="tour-check">check'
+        '</button> <span id="tour-verdict" role="status"></span></p>'
+        '<p><button type="button" id="tour-reveal">show the answer</button></p>'
         '<p id="tour-answer" hidden></p>'
         '<div class="tour-nav"><button type="button" id="tour-prev">\u2190 back</button> '
         '<button type="button" id="tour-next">next \u2192</button> '
@@ -211,8 +228,9 @@ def _differs(views):
             f"circuit</b> (query 1, key {escape(score[0][0])} on special tokens and "
             f"{escape(score[1][1])} on digits, minus {escape(views['place_slope'])} per step "
             f"back) gives each special token the weight e^{escape(score[0][0])}\u00b7"
-            f"10^-(i\u2212j); its <b>OV circuit</b> (value 0.1/S on special tokens, \u22121.1/S "
-            f"on =) turns that weight into the place value 10^-(i\u2212j) in count. L1.h0 "
+            f"10^-(i\u2212j); its <b>OV circuit</b> (value 0.1/S on special tokens, \u22121/S "
+            f"in all on =, with S = e^{escape(score[0][0])}/10) turns that weight into the "
+            f"place value 10^-(i\u2212j) in count. L1.h0 "
             f"<b>V-composes</b> with it through the layer-0 FFN: its value reads digit_pos, "
             f"which that FFN makes from count.</p>")
     return ('<details id="differs"><summary>How this differs from the transformer you know'
@@ -239,9 +257,10 @@ def _intros(views, state):
     v1 = (f'{escape(value.get("blocks.1.attn.W_V", "?"))}\u00b7digit_pos + '
           f'{escape(value.get("blocks.1.attn.b_V", "?"))}')
     soft = views["softmax"]
+    layout = (f"This model's prompt is <code>{escape(views['layout'])}</code> (a3 is the "
+              f"digit of a at 10<sup>3</sup>, s0 the sum's units digit)")
     return {
-        "tokens": "The prompt is &lt;bos&gt;, the digits of a, +, the digits of b, =; the model "
-                  "then writes the sum, most significant digit first. Colours: "
+        "tokens": layout + "; the model writes the sum's digits one per position. Colours: "
                   "<span class='k a'>a</span> <span class='k b'>b</span> "
                   "<span class='k special'>special</span> <span class='k sum'>generated</span>; "
                   "under each token its position and the place value its digit holds. Click "
@@ -255,9 +274,9 @@ def _intros(views, state):
                      f"weights below it, {smallest} are one grey \u201c\u2248 0\u201d. softmax1 "
                      "divides by 1 + the sum of exp(score), so a row may give most of its "
                      "weight to nothing: the sink column. Tick the box for an ordinary "
-                     "softmax of the same scores, on the same colour scale. Not shown: "
-                     f"{escape(views['hidden_why'])}. Hover a cell for its exact value; click "
-                     "to select the query.",
+                     "softmax of the same scores, on the same colour scale. " +
+                     (f"Not shown: {escape(views['hidden_why'])}. " if views["hidden_why"]
+                      else "") + "Hover a cell for its exact value; click to select the query.",
         "count": "The slot head 3 writes, per position: 10<sup>-1</sup> \u2026 "
                  f"10<sup>-{views['digits']}</sup> on a's digits, again after +, negative from "
                  "= on (the sum's digits are subtracted). With the box ticked: the model run "
@@ -281,12 +300,17 @@ def _intros(views, state):
         "flaw": "The published readout adds each digit's error into one of the first ten "
                 "slots, which still hold eq, special, digit, count, scale and cand0..cand4: "
                 "their differences tilt the comparison. Per position, the tilt divided by the "
-                "margin, on a log axis: above the line at 1 the wrong digit wins.",
+                "margin, on a log axis clipped at 10<sup>-6</sup> (below it, \u226a 1): "
+                "above the line at 1 the wrong digit wins. Under it, the selected position's "
+                "attribution as bars on one linear scale.",
         "change": "The same addition, with one thing changed: the ALiBi slope, layer 1's "
                   "rounding bias, or the readout. Grey dots: x as built; coloured: the "
                   "variant's (vermillion where its digit is wrong).",
-        "params": "The 36 parameters, counted by the ledger (<code>tinyadder params</code>) "
-                  "from the weights, each spanning the slots it writes; a query or key "
+        "params": f"The {views['param_total']} parameters, counted by the ledger "
+                  "(<code>tinyadder params</code>) from the weights" +
+                  ("" if len(views["params"]) == views["param_total"] else
+                   f" (drawn: the {len(views['params'])} distinct values of the tensors it "
+                   f"counts)") + ", each spanning the slots it writes; a query or key "
                   "parameter writes no slot and sits in the scores row. Hover one for its "
                   "tensor entry and the slots it reads and writes.",
     }
@@ -297,8 +321,8 @@ NO_DECISION = ('<p class="needs-decision" hidden>This position predicts no digit
 
 
 def page(views, docs=None):
-    """The whole HTML page as a string; ``docs``: the relative path from the page to a
-    checkout's docs/ (``docs_link``), for the links to the walkthrough."""
+    """The whole HTML page as a string; ``docs``: the walkthrough's sections to embed and link
+    (``walkthrough()``), or None."""
     state = defaults(views)
     pos, stage = state["pos"], state["stage"]
     n = views["digits"]
@@ -337,6 +361,14 @@ def page(views, docs=None):
                          "offset b + \u2113 in the interval (0, 1] it must stay in for every R "
                          "to give the right digit; <code>tinyadder prove</code> checks it over "
                          "every pair.")
+    if not views["family"]:
+        intro["attention"] = (
+            "Each row is a query position, each column a key it may look at (later keys and "
+            "keys the model's mask hides are blank or \u201c\u2248 0\u201d). Colour is the "
+            "weight on a log scale clipped to the band of weights that carries the mechanism "
+            "(its legend says where); weights below it are one grey \u201c\u2248 0\u201d. "
+            "A softmax1 head has a sink column, the weight given to nothing. Choose a head "
+            "above; hover a cell for its exact value; click to select the query.")
     sections = [_section(views, v, titles[v], intro[v], bodies[v], docs) for v in VIEWS]
     title = f"tinyadder explorer: {expr}"
     return "".join([
@@ -344,11 +376,35 @@ def page(views, docs=None):
         f"<title>{escape(title)}</title>",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
         f"<style>{svg.CSS}\n{asset('explore.css')}</style></head>\n<body>",
-        f"<header><h1>TinyAdder-36 adds {escape(expr)}</h1>",
+        f"<header><h1>{escape(views['title'])} adds {escape(expr)}</h1>",
         f"<p>{escape(views['model'])}, numbers: {escape(views['number'])}. "
         f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}."
         f"{'' if flaw_note or not views['verdict'] else ' ' + escape(views['verdict']) + '.'}"
-        f"</p>{flaw_note}",
+        f"</p>{flaw_note}", _how(views, docs), "</header>",
+        _controls(views, state),
+        _tour_card(views, docs),
+        "<main>", *sections, _embedded(docs), "</main>",
+        '<pre id="errors" hidden></pre><div id="tip" hidden></div>',
+        f'<script type="application/json" id="data">{_json_for_script(page_data(views))}'
+        "</script>",
+        f"<script>{asset('explore.js')}</script>",
+        "</body></html>\n",
+    ])
+
+
+def _how(views, docs):
+    """How the model adds, in one paragraph, and the box for a reader who knows
+    transformers (the TinyAdder-36 family); for another model, what the page can show."""
+    if not views["family"]:
+        return (f"<p>Its prompt: <code>{escape(views['layout'])}</code>. {escape(views['model'])}"
+                " is not of the TinyAdder-36 family: the views that read that family's slots "
+                "(place values, running sum, ruler, why it fails, change one thing) say so in "
+                "place. The tokens with their roles, every head's attention, the residual "
+                "stream by slot name stage by stage, the logits (the readout stage) and the "
+                "parameters are this model's own. Move through the stages with the slider and "
+                "through the positions with \u2190 / \u2192; every number is the run's, as "
+                "<code>tinyadder --trace</code> prints it.</p>")
+    return "".join([
         "<p>How it adds: layer 0's attention gives every position its place value "
         "(<code>count</code>) and 1/(i+2) (<code>scale</code>); layer 0's FFN multiplies each "
         "digit by its place value (<code>digit_pos</code>) and lays out ten candidate marks "
@@ -358,13 +414,4 @@ def page(views, docs=None):
         "<b>Take the tour</b> for the path through it step by step, or move through the "
         "stages with the slider and through the positions with \u2190 / \u2192; every number "
         f"is the run's, as <code>tinyadder --trace</code> prints it ({doc_link(docs, 'whole')}"
-        ").</p>", _differs(views), "</header>",
-        _controls(views, state),
-        _tour_card(views, docs),
-        "<main>", *sections, "</main>",
-        '<pre id="errors" hidden></pre><div id="tip" hidden></div>',
-        f'<script type="application/json" id="data">{_json_for_script(page_data(views))}'
-        "</script>",
-        f"<script>{asset('explore.js')}</script>",
-        "</body></html>\n",
-    ])
+        ").</p>", _differs(views)])

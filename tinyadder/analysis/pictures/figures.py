@@ -13,7 +13,7 @@ import textwrap
 
 from .svg import (DIV, FAINT, INK, MARGIN, NEG, ROLE, TILT, cell_size, decade_ticks, dot,
                   group, line, log_range, negative, num, power, pretty, range_text, rect,
-                  shown_at, signed_class, signed_classes, svg, text, text_width,
+                  shown, shown_at, signed_class, signed_classes, svg, text, text_width,
                   weight_class, weight_classes, weight_legend)
 
 MODES = ("softmax1", "softmax")
@@ -39,7 +39,9 @@ def wrapped(x, y, s, width=120, cls="t", step=14):
 def not_applicable(views, name, ident, standalone=False):
     """The sentence a view shows instead of itself when the model lacks what it reads."""
     why = views["missing"][name]
-    return svg(width_for(400, why, size=13), 30, [text(0, 18, why, "h")], ident, standalone)
+    lines, bottom = wrapped(4, 18, why, width=90, cls="h", step=17)
+    return svg(width_for(400, *textwrap.wrap(why, 90), size=13), bottom + 6, lines, ident,
+               standalone)
 
 
 def decision_at(views, pos):
@@ -80,10 +82,15 @@ def attention_classes(views, head, mode):
     return [weight_classes([c[1] for c in row], lo, hi) for row in views["heads"][head][mode]]
 
 
-def attention_title(head, mode):
-    why = (" (sink: the weight given to nothing)" if mode == "softmax1" else
+def attention_title(head, mode, kind="softmax1"):
+    """The heading of head ``head`` drawn in ``mode``; ``kind``: the model's own softmax
+    (mode 'softmax1' draws the model's weights, 'softmax' an ordinary softmax of its scores)."""
+    sunk = mode == kind == "softmax1"
+    why = (" (sink: the weight given to nothing)" if sunk else
            " (no sink: each row sums to 1)")
-    return f"{head}: attention weight of each key (column) for each query (row), {mode}{why}"
+    own = " (the model's own)" if kind == "softmax" and mode == "softmax1" else ""
+    name = kind if mode == "softmax1" else "softmax"
+    return f"{head}: attention weight of each key (column) for each query (row), {name}{own}{why}"
 
 
 def attention(views, head="L0.h3", mode="softmax1", pos=None, standalone=False):
@@ -95,7 +102,7 @@ def attention(views, head="L0.h3", mode="softmax1", pos=None, standalone=False):
     c = cell_size(t + 2, room=760)
     x0, y0 = 56, 58
     sink_x = x0 + (t + 0.6) * c
-    heading = attention_title(head, mode)
+    heading = attention_title(head, mode, views["heads"][head].get("kind", "softmax1"))
     body = [title(heading, "attn-title")]
     cells = []
     for q, row in enumerate(attention_classes(views, head, mode)):
@@ -145,9 +152,13 @@ def decay_axes(views, x0, y0, width, height):
     """The axes every query's decay shares: the head's clipped log scale, the "≈ 0" floor,
     the key positions; (elements, log -> y, the floor's y, the key spacing)."""
     lo, hi = views["heads"][views["place_head"]]["scale"]
-    dx = width / (len(views["tokens"]) + 1)
+    t = len(views["tokens"])
+    dx = width / (t + 2)  # the keys, a gap, and the sink's own column
     out, y = log_axis(x0, y0, height, lo, hi, x0 + width)
     floor_y = y0 + height + 16
+    out.append(line(x0 + (t + 1) * dx, y0, x0 + (t + 1) * dx, floor_y + 8, "",
+                    f' stroke="{FAINT}" stroke-dasharray="2 3"'))
+    out.append(text(x0 + (t + 1.5) * dx, floor_y + 20, "sink", "small", "middle"))
     out.append(text(x0 - 4, floor_y + 3, "\u2248 0", "small", "end"))
     out.append(line(x0, floor_y + 8, x0 + width, floor_y + 8))
     out += token_axis(views, x0, floor_y + 20, dx, specials=False)
@@ -173,14 +184,15 @@ def decay(views, q, mode, x0, y0, width, geometry):
     path, dots = [], {}
     for k, c in enumerate(row):
         role = tokens[k]["role"] if k <= q else "sink"
-        x = x0 + (k + 0.5) * dx
+        x = x0 + ((k if k <= q else len(tokens) + 1) + 0.5) * dx  # the sink: its own column
         low = c[1] is None or c[1] < lo
         yy = floor_y if low else y(c[1])
         if not low:
-            path.append(f"{'M' if not path else 'L'}{num(x)} {num(yy)}")
+            if role != "sink":  # the line joins the keys; the sink is no key
+                path.append(f"{'M' if not path else 'L'}{num(x)} {num(yy)}")
             if role in ("special", "sink"):
                 label = "sink" if role == "sink" else tokens[k]["text"]
-                out.append(text(x + 6, yy - 5, f"{label} {c[2]}", "small"))
+                out.append(text(x + 6, yy - 5, f"{label} {shown(c[2])}", "small"))
         dots.setdefault(role, []).append(f"M{num(x)} {num(yy)}h0")
     out.append(f'<path d="{"".join(path)}" fill="none" stroke="{FAINT}"/>')
     for role, d in dots.items():
@@ -247,17 +259,27 @@ def count_curve(cells, views, x0, y0, width, height, pos):
     for i, c in enumerate(cells):
         x = x0 + (i + 0.5) * dx
         anchor = "end" if i > t / 2 else "start"
+        label = f"count = {shown(c[2])}"
+        width_ = text_width(label, 10) + 6
+        # beside the selected position's own dot, on a white ground over its neighbours'
+        at = y0 + height if c[1] is None else y(c[1])
+        ly = at - 9 if at - 9 > y0 + 10 else at + 17
+        lx = x + (-7 if anchor == "end" else 7)
         out.append(group([line(x, y0, x, y0 + height, "sel"),
-                          text(x + (-5 if anchor == "end" else 5), y0 + height - 6,
-                               f"count = {c[2]}", "small", anchor)], shown_at(i, i == pos)))
+                          rect(lx - width_ if anchor == "end" else lx, ly - 10, width_, 13, "",
+                               ' fill="#fff" fill-opacity="0.9"'),
+                          text(lx + (-3 if anchor == "end" else 3), ly, label, "small",
+                               anchor)], shown_at(i, i == pos)))
     return out
 
 
 def count_title(views, mode):
     if mode == "softmax":
         s = views["softmax"]
+        size = round(s["count"][1][1] * math.log(10))  # count at a's first digit, as e^k
         return (f"count with an ordinary softmax in every head ({s['number'].split(' ')[0]} "
-                f"run): about e^40 everywhere, no place values; the model writes {s['answer']}")
+                f"run): about e^{size} everywhere, no place values; the model writes "
+                f"{s['answer']}")
     return (f"count after layer 0's attention: the place value of every position, "
             f"{power(-1)} \u2026 {power(-views['digits'])} on a's digits, again on b's, "
             f"negative from =")
@@ -303,11 +325,31 @@ def residual_scales(views):
 
 
 def residual_classes(views):
-    """{stage short: {row: class letters per position}}; rows a stage lacks are absent."""
+    """{stage short: {row: class letters per position}}; rows a stage lacks are absent. The
+    logits are coloured against the winner (``gap_classes``), not each on its own scale."""
     scales = residual_scales(views)
-    return {stage["short"]: {row["slot"]: signed_classes(row["cells"],
-                                                         *scales[stage["short"]][row["slot"]])
-                             for row in stage["slots"]} for stage in views["residual"]}
+    out = {stage["short"]: {row["slot"]: signed_classes(row["cells"],
+                                                        *scales[stage["short"]][row["slot"]])
+                            for row in stage["slots"]} for stage in views["residual"]}
+    out["readout"].update(gap_classes(views["residual"][-1]["slots"]))
+    return out
+
+
+def gap_classes(rows):
+    """{logit row: letters}: each logit's gap to the winner, logit - max, coloured per position
+    on one log scale from the runner-up's gap (palest purple) to the last's (darkest); the
+    winner, gap 0, is the zero colour. Logits 6 and 7 at 5193798811 + 1806201129's position
+    23, 2.5 units of the sum apart among gaps of 10^9 units, are told apart."""
+    rows = [r for r in rows if "gap" in r]
+    if not rows:
+        return {}
+    letters = {r["slot"]: [] for r in rows}
+    for p in range(len(rows[0]["gap"])):
+        column = [r["gap"][p] for r in rows]
+        lo, hi = log_range([c for c in column if c[1] is not None])
+        for r, c in zip(rows, column):
+            letters[r["slot"]].append(signed_classes([c], lo, hi))
+    return {slot: "".join(v) for slot, v in letters.items()}
 
 
 def _residual_marks(srow, x0, y, c, h, t):
@@ -356,11 +398,14 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
     ranges = []
     for r, name in enumerate(rows):
         body.append(text(x0 - 4, ys[r] + 11, name, "small mono", "end"))
-        ranges.append(text(x0 + t * c + 6, ys[r] + 11, range_text(scales[stage].get(name)),
+        said = ("vs winner" if stage == "readout" and name in logit_rows else
+                range_text(scales[stage].get(name)))
+        ranges.append(text(x0 + t * c + 6, ys[r] + 11, said,
                            "small"))
     body.append(f'<g id="resid-ranges">{"".join(ranges)}</g>')
-    body.append(text(x0, ys[len(slot_rows)] - 6, "readout: logit of each digit (the largest "
-                                                "wins; outlined at the readout stage)", "small"))
+    body.append(text(x0, ys[len(slot_rows)] - 6, "readout: logit of each digit against the "
+                                                "winner (outlined, pale): per position, darker "
+                                                "purple is further behind", "small"))
     step = 1 if c >= 12 else 5
     bottom = ys[-1] + h
     for p, tok in enumerate(views["tokens"]):
@@ -370,9 +415,10 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
             body.append(text(x0 + (p + 0.5) * c, y0 - 6, tok["text"], "small", "middle"))
     sel = -10 if pos is None else pos
     body.append(rect(x0 + sel * c, y0 - 2, c, bottom - y0 + 4, "sel", ' id="resid-sel"'))
-    body.append(text(x0, bottom + 22, "colour: each row its own log scale of |x| at this stage; "
-                                      "purple negative, orange positive, pale small, "
-                                      "grey: slot not there yet", "small"))
+    body.append(text(x0, bottom + 22, "colour: each slot row its own log scale of |x| at this "
+                                      "stage (the logits: their gap to the winner); purple "
+                                      "negative, orange positive, pale small, grey: slot not "
+                                      "there yet", "small"))
     for i in range(len(DIV)):
         body.append(rect(x0 + i * 16, bottom + 30, 16, 10, f"d{i}"))
     body.append(text(x0 + 11 * 16 + 8, bottom + 39, "\u25a1 changed by this stage   "
@@ -396,14 +442,19 @@ def running_sum(views, pos=None, standalone=False):
     hi = max(1, math.ceil(max(logs, default=1)))
     bar_w = 360
     y0, h = 58, 20
+    off = [d for d in rows if d["R"] != d["expected_R"]]
     heading = ("Running sum: R, what remains to be written (a + b minus the digits written, "
-               "at their places; log scale)")
+               "at their places; log scale)" if not off else
+               f"Running sum: R as this run holds it (log scale); at {len(off)} of "
+               f"{len(rows)} positions rounding moved it off a + b minus the digits written "
+               f"(\u2260 after R)")
     body = [title(heading),
             text(0, 34, "layer 1's average holds (1000/(i+2))\u00b7(R + b + \u2113): R, the "
                         "bias b and the leakage \u2113, in units of the sum", "small"),
             text(0, 50, "position", "small"),
             text(110, 50, f"|R| from 1 to {power(hi)} (log)", "small"),
             text(120 + bar_w, 50, "R, R + b + \u2113 and the digit written next", "small")]
+    notes = []
     for i, d in enumerate(rows):
         y = y0 + i * h
         tok = views["tokens"][d["pos"]]
@@ -413,10 +464,11 @@ def running_sum(views, pos=None, standalone=False):
         body.append(rect(110, y + 3, max(1.0, length), h - 6, "",
                          f' fill="{NEG if r < 0 else MARGIN}"'))
         note = f"R = {d['R']}" + (" < 0: the digits written exceed a + b" if r < 0 else "")
-        body.append(text(120 + bar_w, y + 14, f"{note};  R + b + \u2113 = {d['total']}  "
-                                              f"\u2192 writes {d['written']}", "t mono"))
-    longest = max(len(f"R = {d['R']} < 0: the digits written exceed a + b;  R + b + \u2113 = "
-                      f"{d['total']}  \u2192 writes 0") for d in rows)
+        if d["R"] != d["expected_R"]:
+            note = f"R = {d['R']} \u2260 {d['expected_R']}, a + b minus the digits written"
+        notes.append(f"{note};  R + b + \u2113 = {d['total']}  \u2192 writes {d['written']}")
+        body.append(text(120 + bar_w, y + 14, notes[-1], "t mono"))
+    longest = max(len(note) for note in notes)
     width = width_for(120 + bar_w + 7 * longest, heading, size=13)
     sel = next((i for i, d in enumerate(rows) if d["pos"] == pos), -10)  # -10: off the chart
     body.append(rect(0, y0 + sel * h, width, h, "sel", ' id="sum-sel"'))
@@ -481,20 +533,42 @@ def ruler_one(views, d, x0, y0, width):
     for k, s in enumerate(ruler_verdict(d)):  # the errors' formula, then the verdict
         out.append(text(x0, y0 + 62 + 16 * k, s, "small" if k == 0 else "t",
                         extra=' font-weight="bold"' if k and d["flipped"] else ""))
-    zy, lo = y0 + 134, d["x"] - 0.6
-    scale = width / 1.2
-    out.append(text(x0, zy - 22, "magnified around the dot: its distance to the nearest marks",
-                    "small"))
-    out.append(line(x0, zy, x0 + width, zy, "ax", ' stroke-width="2"'))
-    for u in range(10):
-        offset = u + 0.5 - d["x"]
-        if abs(offset) <= 0.6:
-            x = x0 + (u + 0.5 - lo) * scale
-            colour = (TILT if d["flipped"] else MARGIN) if u == d["chosen"] else INK
-            out.append(line(x, zy - 12, x, zy + 12, "", f' stroke="{colour}" stroke-width="2"'))
-            out.append(text(x, zy + 26, f"mark {u} + \u00bd: {'-' if offset < 0 else '+'}"
-                                        f"{d['distance'][u]}", "small", "middle"))
-    out.append(dot(x0 + 0.6 * scale, zy, TILT, 6))
+    return out + ruler_lens(d, x0, y0 + 134, width)
+
+
+def ruler_lens(d, x0, zy, width):
+    """The magnifier: around the boundary B between the nearest mark and the rival's (the
+    integer between them, where the choice flips), 10^k wide on each side, k the decade of
+    x's distance from B (margin/2P) or of the tilt's shift of B (tilt/2P), whichever is
+    larger: 5193798811 + 1806201129's x = 6.99999994 sits 6·10^-8 below 7, and the tilt moves
+    the boundary 5·10^-7 below it, past x."""
+    boundary = max(d["nearest"], d["rival"])
+    below = d["nearest"] < d["rival"]          # x lies below the boundary
+    dist = d["margin_p"] / 2 if d["margin_p"] else 0.0
+    shift = d["tilt_f"] / 2 / 10 ** d["power"] if d["tilt_f"] > 0 else 0.0
+    k = math.ceil(math.log10(max(dist, shift, 1e-300) * 1.25))
+    half = 10.0 ** k
+    mid = x0 + width / 2
+
+    def at(offset):  # offset from the boundary, in units of x
+        return mid + max(-1.0, min(1.0, offset / half)) * width / 2
+    out = [text(x0, zy - 22, f"magnified around the boundary {boundary} between marks "
+                             f"{min(d['nearest'], d['rival'])} + \u00bd and "
+                             f"{boundary} + \u00bd: from {boundary} \u2212 {pretty(f'1e{k}')} "
+                             f"to {boundary} + {pretty(f'1e{k}')}", "small"),
+           line(x0, zy, x0 + width, zy, "ax", ' stroke-width="2"'),
+           line(mid, zy - 14, mid, zy + 14, "", f' stroke="{INK}" stroke-width="2"'),
+           text(mid + 6, zy + 28, f"{boundary}: {min(d['nearest'], d['rival'])} below, "
+                                  f"{boundary} above", "small")]
+    if shift:
+        sx = at(-shift if d["rival"] > d["nearest"] else shift)
+        out += [line(sx, zy - 14, sx, zy + 14, "", f' stroke="{TILT}" stroke-width="2" '
+                                                    f'stroke-dasharray="3 2"'),
+                text(sx - 6, zy + 28, "the tilt moves the boundary here", "small", "end")]
+    gap = pretty(f"{dist:.3g}")
+    out += [dot(at(-dist if below else dist), zy, TILT, 6),
+            text(at(-dist if below else dist), zy + 44, f"x: {gap} {'below' if below else 'above'}"
+                                                        f" {boundary}", "small", "middle")]
     return out
 
 
@@ -512,37 +586,46 @@ def ruler(views, pos=None, standalone=False):
         lines += [ruler_title(d)] + ruler_verdict(d)
         body.append(group(ruler_one(views, d, 20, 110, 760), shown_at(d["pos"],
                                                                      d["pos"] == shown)))
-    return svg(width_for(820, *lines, size=13), 290, body, "ruler-svg", standalone)
+    return svg(width_for(820, *lines, size=13), 310, body, "ruler-svg", standalone)
 
 
 # ----------------------------------------------------------------------------- flaw
 
+FLOOR = -6  # tilt/margin below 10^-6 sits on one "≪ 1" floor: nothing tilts there
+
+
 def _ratio_range(rows):
+    """The log axis of tilt/margin: clipped below at 10^FLOOR, up to a decade above the
+    largest ratio (10^2 at least), so that 8.4 sits well clear of the line at 1."""
     logs = [math.log10(r) for d in rows for r in [d["ratio"]] + [p["ratio"] for p in
                                                                  d["per_digit"]] if r]
-    lo = min(math.floor(min(logs, default=-1)), -1)
-    return lo, max(1, math.ceil(max(logs, default=0)) + 1)
+    return FLOOR, max(2, math.ceil(max(logs, default=0)) + 1)
 
 
 def ratio_chart(points, labels, x0, y0, width, height, lo, hi, highlight=None):
-    """tilt/margin per point on a log axis with the dashed line at 1 where the tilt beats the
-    margin ("fails above"); None (no tilt, or one that favours the nearest digit) drawn as an
-    open circle on the floor."""
+    """tilt/margin per point on a log axis clipped at 10^lo, with the dashed line at 1 where
+    the tilt beats the margin ("fails above"); a ratio below 10^lo drawn on the "≪ 1" floor
+    under the axis, None (no tilt, or one that favours the nearest digit) as an open circle
+    on the floor below it."""
     dx = width / max(1, len(points))
     out, y = log_axis(x0, y0, height, lo, hi, x0 + width)
     out.append(line(x0, y(0), x0 + width, y(0), "one"))
     out.append(text(x0 + width + 4, y(0) - 4, "fails above 1:", "small"))
     out.append(text(x0 + width + 4, y(0) + 8, "tilt > margin", "small"))
-    floor = y0 + height + 14
+    small = y0 + height + 14
+    floor = small + 16
+    out.append(text(x0 - 4, small + 3, f"\u226a 1 (< {power(lo)})", "small", "end"))
     out.append(text(x0 - 4, floor + 3, "tilt \u2264 0", "small", "end"))
     for k, (r, label) in enumerate(zip(points, labels)):
         x = x0 + (k + 0.5) * dx
         if r is None:
             out.append(f'<circle cx="{num(x)}" cy="{num(floor)}" r="4" fill="#fff" '
                        f'stroke="{FAINT}" stroke-width="1.5"/>')
+        elif math.log10(r) < lo:
+            out.append(dot(x, small, MARGIN, 4))
         else:
             colour = TILT if r > 1 else MARGIN
-            out.append(dot(x, y(max(lo, min(hi, math.log10(r)))), colour, 5))
+            out.append(dot(x, y(min(hi, math.log10(r))), colour, 5))
         out.append(text(x, floor + 18, label, "small mono", "middle",
                         ' font-weight="bold"' if k == highlight else ""))
     return out
@@ -572,17 +655,44 @@ def attribution(d):
             verdict]
 
 
+def attribution_bars(d, x0, y, half=180):
+    """logit(nearest) - logit(rival) at one position as three bars on one linear scale, in
+    units of the sum: +margin from layer 1's FFN, -tilt from the readout's other slots, and
+    their sum (+119, -1000, -881 at 5193798811 + 1806201129's position 23)."""
+    margin, tilt = d["margin_f"], d["tilt_f"]
+    parts = [("the margin, from layer 1's FFN", margin, MARGIN),
+             ("minus the tilt, from the readout's other slots", -tilt, TILT),
+             (f"the net: logit({d['nearest']}) \u2212 logit({d['rival']}), in units of the sum",
+              margin - tilt, INK)]
+    scale = half / max(abs(v) for _, v, _ in parts) if any(v for _, v, _ in parts) else 0
+    mid = x0 + half
+    out = [line(mid, y - 4, mid, y + 3 * 18, "", f' stroke="{FAINT}"'),
+           text(mid, y - 8, "0", "small", "middle")]
+    for k, (label, value, colour) in enumerate(parts):
+        w = abs(value) * scale
+        top = y + k * 18
+        out.append(rect(mid - w if value < 0 else mid, top, max(w, 1), 12, "",
+                        f' fill="{colour}"'))
+        figure_text = signed(d["lead"], negate=d["flipped"]) if k == 2 else \
+            signed(d["margin"]) if k == 0 else signed(d["tilt"], negate=True)
+        out.append(text(mid + half + 8, top + 10, f"{figure_text}  {label}", "small"))
+    return out
+
+
 def flaw_detail(d, lo, hi, x0, y):
-    """At one position: the attribution in words, and every digit against the nearest."""
+    """At one position: the attribution in words and as linear bars, and every digit against
+    the nearest."""
     out = []
     for k, s in enumerate(attribution(d)):
         out.append(text(0, y + 16 * k, s, "t", extra=' font-weight="bold"'
                         if k == 2 and d["flipped"] else ""))
-    out.append(text(0, y + 62, f"every digit against {d['nearest']} at position {d['pos']}",
+    out += attribution_bars(d, x0, y + 70)
+    y += 70 + 3 * 18 + 10
+    out.append(text(0, y + 10, f"every digit against {d['nearest']} at position {d['pos']}",
                     "small"))
     points = [p["ratio"] for p in d["per_digit"]]
     labels = ["\u2013" if u == d["nearest"] else str(u) for u in range(10)]
-    out += ratio_chart(points, labels, x0, y + 76, 300, 100, lo, hi, d["chosen"])
+    out += ratio_chart(points, labels, x0, y + 24, 300, 100, lo, hi, d["chosen"])
     return out
 
 
@@ -605,7 +715,7 @@ def flaw(views, pos=None, standalone=False):
     x0 = 70
     body += ratio_chart([d["ratio"] for d in rows], [str(d["pos"]) for d in rows], x0, 54,
                         560, 150, lo, hi)
-    body.append(text(x0 + 280, 250, "deciding position", "small", "middle"))
+    body.append(text(x0 + 280, 264, "deciding position", "small", "middle"))
     shown = pos if pos is not None else (views["flaw_pos"] if views["flaw_pos"] is not None
                                          else rows[0]["pos"])
     lines = []
@@ -613,9 +723,9 @@ def flaw(views, pos=None, standalone=False):
         if standalone and d["pos"] != shown:
             continue
         lines += attribution(d)
-        body.append(group(flaw_detail(d, lo, hi, x0, 280), shown_at(d["pos"],
+        body.append(group(flaw_detail(d, lo, hi, x0, 292), shown_at(d["pos"],
                                                                    d["pos"] == shown)))
-    return svg(width_for(x0 + 560 + 110, heading, *lines, size=13), 490, body, "flaw-svg",
+    return svg(width_for(x0 + 560 + 110, heading, *lines, size=13), 630, body, "flaw-svg",
                standalone)
 
 

@@ -159,6 +159,21 @@ def pretty(figure):
     return f"{mantissa}\u00b7{power(int(exponent))}"
 
 
+def shown(said):
+    """The tracer's text of a value as the page prints every number: '~4.24835e-20' ->
+    '~4.24835\u00b710\u207b\u00b2\u2070' (one format per page; '~' still marks a rounded
+    value); exact texts such as '1/26' as they are.
+
+    >>> shown("~4.24835e-20"), shown("-~1.05502e+13"), shown("1/26")
+    ('~4.24835\u00b710\u207b\u00b2\u2070', '-~1.05502\u00b710\u00b9\u00b3', '1/26')
+    """
+    match = re.fullmatch(r"(-?~?-?)([0-9.]+)e\+?(-?[0-9]+)", said)
+    if not match:
+        return said
+    sign, mantissa, exponent = match.groups()
+    return sign + pretty(f"{mantissa}e{exponent}")
+
+
 def range_text(lo_hi):
     """The legend of one row's scale: '|x| 10^-11 .. 10^1'."""
     if lo_hi is None:

@@ -8,7 +8,7 @@ section that explains it, a key of ``SECTIONS``), ``title``, ``text``, ``questio
 ``answer`` (plain text; the page escapes it).
 """
 
-from .svg import power, pretty
+from .svg import power, pretty, shown
 
 # walkthrough.md's sections, for the links between page and text: key -> (number, anchor)
 SECTIONS = {
@@ -54,7 +54,9 @@ def _tokens(views):
         "text": f"The prompt is <bos>, the {n} digits of a, +, the {n} digits of b and =: "
                 f"positions 0 to {first}. The model then writes the {n + 1} digits of the "
                 f"sum, most significant first; each position predicts the next token.",
-        "question": "Which position predicts the sum's first digit, and which its last?",
+        "question": "Which position predicts the sum's first digit, and which its last? "
+                    "(two positions)",
+        "expect": {"kind": "integers", "values": [first, last]},
         "answer": f"Position {first}, the =, predicts the first digit, of place "
                   f"{power(n)}; position {last} predicts the units. Position {last + 1} is "
                   f"only written: its prediction is not used.",
@@ -67,8 +69,8 @@ def _place(views, q):
     plus, eq = _positions(views)
     score = views["heads"][head]["score"]
     special, digit = score[0][0], score[1][1]
-    seen = [f"+ at {plus} gets {one[plus][2]}"] + ([f"= at {eq} {one[eq][2]}"] if q >= eq
-                                                   else [])
+    seen = [f"+ at {plus} gets {shown(one[plus][2])}"] + (
+        [f"= at {eq} {shown(one[eq][2])}"] if q >= eq else [])
     return {
         "view": "place", "state": {"pos": q, "head": head, "mode": "softmax1"},
         "section": "head3", "title": "Place values from attention",
@@ -78,8 +80,10 @@ def _place(views, q):
                 f"each step back costs a factor of ten, with q\u00b7k = {special} on the "
                 f"special tokens and {digit} on digits; and softmax1 divides by 1 + \u03a3 "
                 f"exp(score), so tiny weights stay tiny instead of being renormalised.",
-        "question": f"Query {q} sees <bos> {q} steps back. Predict its weight.",
-        "answer": f"{one[0][2]}: e^{special}\u00b710^-{q}, {q} decades below e^{special}; "
+        "question": f"Query {q} sees <bos> {q} steps back. Predict its weight (a power of "
+                    f"ten is enough, e.g. 1e-20).",
+        "expect": {"kind": "magnitudes", "logs": [one[0][1]], "texts": [shown(one[0][2])]},
+        "answer": f"{shown(one[0][2])}: e^{special}\u00b710^-{q}, {q} decades below e^{special}; "
                   f"the {' and the '.join(seen)}: ten times more per step nearer. The digit "
                   f"keys are \u2248 0 (e^{digit} and less). Tick \u201cordinary softmax\u201d "
                   f"to see the decay vanish.",
@@ -94,15 +98,19 @@ def _attention(views):
     return {
         "view": "attention", "state": {"pos": last, "head": head, "mode": "softmax1"},
         "section": "head3", "title": "The whole head at once",
-        "text": "Every query is a row, every key a column. The three special columns fade by "
-                "one colour step, a decade, per row; the digit keys are \u2248 0; the sink, the "
-                "weight given to nothing, takes almost everything.",
-        "question": f"Tick \u201cordinary softmax of the same scores\u201d. Predict what "
-                    f"happens to the <bos> column in row {last}.",
-        "answer": f"softmax1 gives <bos> {h['softmax1'][last][0][2]} there; an ordinary "
-                  f"softmax divides by the row's sum, so the nearest special key, = at {eq}, "
-                  f"gets about 1 and <bos> {h['softmax'][last][0][2]}. The ratios between "
-                  f"the special keys stay; their absolute size, the place value, is gone.",
+        "text": "Every query is a row, every key a column. With softmax1 (the box unticked) "
+                "the three special columns fade by one colour step, a decade, per row; the "
+                "digit keys are \u2248 0; the sink, the weight given to nothing, takes almost "
+                "everything. With the box ticked, the same scores under an ordinary softmax: "
+                "no sink, each row sums to 1.",
+        "question": f"Under an ordinary softmax of the same scores, predict <bos>'s weight in "
+                    f"row {last} (tick the box after you answer).",
+        "expect": {"kind": "magnitudes", "logs": [h["softmax"][last][0][1]],
+                   "texts": [shown(h["softmax"][last][0][2])]},
+        "answer": f"softmax1 gives <bos> {shown(h['softmax1'][last][0][2])} there; an "
+                  f"ordinary softmax divides by the row's sum, so the nearest special key, = "
+                  f"at {eq}, gets about 1 and <bos> {shown(h['softmax'][last][0][2])}. The "
+                  f"ratios between the special keys stay; their absolute size, the place value, is gone.",
     }
 
 
@@ -112,19 +120,24 @@ def _count(views):
     plus, _ = _positions(views)
     soft = views["softmax"]
     after = (f" With the box ticked, the ordinary-softmax run: count is "
-             f"{soft['count'][1][2]} at position 1, no place values, and the model writes "
-             f"{soft['answer']}." if soft else "")
+             f"{shown(soft['count'][1][2])} at position 1, no place values, and the model "
+             f"writes {soft['answer']}." if soft else "")
     return {
         "view": "count", "state": {"pos": first, "mode": "softmax1"}, "section": "head3",
         "title": "count, the place values",
-        "text": "Head 3's value is 0.1/S on special tokens and \u22121.1/S on =, with S = "
-                "e^(special score)/10: times the weight it cancels the exponential, and a "
+        "text": "Head 3's value is 0.1/S on every special token, and = (special too) has "
+                "\u22121.1/S more from the slot eq: \u22121/S in all, with S = "
+                "e^(special score)/10. Times the weight it cancels the exponential, and a "
                 "special token j adds 10^-(i\u2212j) to the slot count (= adds "
                 "\u221210\u00b710^-(i\u2212j)).",
         "question": f"Predict count at position {n} (a's last digit), {plus + 1} (b's first) "
-                    f"and {first} (=).",
-        "answer": f"{c[n][2]}, {c[plus + 1][2]} and {c[first][2]}: 10^-{n} from <bos>; 10^-1 "
-                  f"from + (plus <bos>'s leakage); \u221210 from = itself. Positive on the "
+                    f"and {first} (=): three numbers, signs included.",
+        "expect": {"kind": "magnitudes", "logs": [c[n][1], c[plus + 1][1], c[first][1]],
+                   "signs": [-1 if k[2].lstrip("~").startswith("-") else 1
+                             for k in (c[n], c[plus + 1], c[first])],
+                   "texts": [shown(k[2]) for k in (c[n], c[plus + 1], c[first])]},
+        "answer": f"{shown(c[n][2])}, {shown(c[plus + 1][2])} and {shown(c[first][2])}: "
+                  f"10^-{n} from <bos>; 10^-1 from + (plus <bos>'s leakage); \u221210 from = itself. Positive on the "
                   f"prompt, so each digit counts at its place; negative from = on, so each "
                   f"digit written is taken back out at its place.{after}",
     }
@@ -133,8 +146,10 @@ def _count(views):
 def _sum(views, q):
     d = _decision(views, q)
     first = views["predicting"][0]
-    written = "".join(e["written"] for e in views["decisions"] if e["pos"] < q)
-    before = (f"the digits {written} are written" if written else "no digit is written yet")
+    done = [e for e in views["decisions"] if e["pos"] < q]
+    before = ("the model has written " + ", ".join(f"{e['written']} at {power(e['power'])}"
+                                                   for e in done)
+              if done else "no digit is written yet")
     value = next(p["value"] for p in views["params"] if p["tensor"].endswith("1.attn.b_V"))
     return {
         "view": "sum", "state": {"pos": q, "stage": "L1.attn"}, "section": "layer1",
@@ -144,7 +159,8 @@ def _sum(views, q):
                 f"+ {value}: from position {first} on it holds (1000/(i+2))\u00b7(R + b + "
                 f"\u2113), R what remains to be written, b a small rounding bias, \u2113 the "
                 f"leakage of <bos> and + (all in units of the sum).",
-        "question": f"Before position {q} writes its digit, {before}. Predict R.",
+        "question": f"Before position {q} writes its digit, {before}. Predict R, an integer.",
+        "expect": {"kind": "integers", "values": [int(d["R"])]},
         "answer": f"R = {d['R']}: a + b = {views['sum']} minus the digits written, at their "
                   f"places. With b = {d['b']} and \u2113 = {d['leak']}, layer 1 holds R + b + "
                   f"\u2113 = {d['total']}.",
@@ -165,6 +181,7 @@ def _ruler(views, q):
                 f"takes the smallest.",
         "question": f"At position {q}, x = (R + b + \u2113)/P = {d['x_text']}. Which mark is "
                     f"nearest, and so which digit?",
+        "expect": {"kind": "integers", "values": [d["nearest"]]},
         "answer": f"{d['nearest']}.5, so {d['nearest']} = floor(x): every x from "
                   f"{d['nearest']} to {d['nearest'] + 1} is nearest the mark {d['nearest']}.5, "
                   f"so the ruler takes the floor, the largest digit that fits. The margin over "
@@ -191,9 +208,11 @@ def _readout(views, q):
         "view": "residual", "state": {"pos": q, "stage": "readout"}, "section": "flaw",
         "title": "The readout",
         "text": "The readout has no weight matrix: logit u = \u2212(the slot it reads for "
-                "digit u), and the largest logit wins. The bottom rows are the ten logits; "
-                "the winner at each position is outlined.",
+                "digit u), and the largest logit wins. The bottom rows are the ten logits, "
+                "each coloured by how far it is behind the winner at its position (the "
+                "winner outlined, the runner-up palest); hover a cell for the gap.",
         "question": question, "answer": answer,
+        "expect": {"kind": "words", "values": ["cand2" if published else "err7"]},
     }
 
 
@@ -237,25 +256,104 @@ def _flaw(views):
         "text": "The chart divides each position's tilt by its margin: a direct logit "
                 "attribution of logit(nearest) \u2212 logit(rival), +margin from layer 1's "
                 "FFN, \u2212tilt from what else the readout's slot holds. Above 1, the wrong "
-                "digit wins.",
+                "digit wins. The rule for the winner: the largest logit; on a tie, the "
+                "smaller digit (argmax takes the first).",
         "question": f"At position {d['pos']}, {d['nearest']} is nearer by "
                     f"{pretty(d['margin'])} units, and the tilt towards {d['rival']} is "
                     f"{pretty(d['tilt'])} units. Which digit is written?",
+        "expect": {"kind": "integers", "values": [d["chosen"]]},
         "answer": f"{d['chosen']}: tilt/margin = {d['ratio_text']} > 1, and {d['chosen']} "
                   f"leads by {pretty(d['lead'])} units. R goes negative and "
                   f"no digit can take it back: zeros follow, the flaw's signature.",
     }
 
 
+def _slot(views, stage, slot, pos):
+    rows = next(s for s in views["residual"] if s["short"] == stage)["slots"]
+    return next(r for r in rows if r["slot"] == slot)["cells"][pos]
+
+
+def _head4(views, q):
+    scale = _slot(views, "L0.attn", "scale", q)
+    return {
+        "view": "attention", "state": {"pos": q, "head": "L0.h4", "mode": "softmax1"},
+        "section": "head4", "title": "Head 4: 1/(i + 2), exactly",
+        "text": "Head 4 has no slope and the same score, 0, on every key: softmax1 gives each "
+                "of the i + 1 keys and the sink the same weight, 1/(i + 2). Its value is the "
+                "slot eq, 1 only on =, so it writes scale = 1/(i + 2) from = on: the factor "
+                "layer 1's average carries.",
+        "question": f"Predict scale at position {q} (a fraction or a decimal).",
+        "expect": {"kind": "numbers", "values": [scale[0]], "texts": [shown(scale[2])]},
+        "answer": f"{shown(scale[2])} = 1/({q} + 2): {q + 1} keys and the sink share the "
+                  f"weight equally, and only = (value 1) counts.",
+    }
+
+
+def _candidates(views, q):
+    d = _decision(views, q)
+    three = _slot(views, "L0.mlp", "cand3", q)
+    return {
+        "view": "residual", "state": {"pos": q, "stage": "L0.mlp"}, "section": "ffn0",
+        "title": "The ten candidates",
+        "text": "Layer 0's FFN writes ten candidates, one slot each: cand_u = "
+                "\u2212(1000/(i + 2))\u00b7(u + \u00bd)\u00b7P, the ruler's mark u + \u00bd "
+                "in the running sum's scale, P the place being decided.",
+        "question": f"At position {q}, P = {power(d['power'])}. Predict cand3.",
+        "expect": {"kind": "numbers", "values": [three[0]], "texts": [shown(three[2])]},
+        "answer": f"{shown(three[2])} = \u2212(1000/{q + 2})\u00b73.5\u00b7"
+                  f"{power(d['power'])}.",
+    }
+
+
+def _change(views):
+    v = next((v for v in views["variants"] if v["key"] == "ln2"), None)
+    if v is None:
+        return None
+    return {
+        "view": "change", "state": {"variant": "ln2"}, "section": "layer1",
+        "title": "Change one thing",
+        "text": "Each button runs the model with one thing changed. Slope ln 2 for head 3: "
+                "each step back costs a factor of two, not ten, so the place values are "
+                "powers of two.",
+        "question": "With slope ln 2, predict the first digit the model writes.",
+        "expect": {"kind": "integers", "values": [int(v["answer"][0])]},
+        "answer": f"It writes {v['answer']}: with place values 2^-(i\u2212j) every digit "
+                  f"counts nearly alike, and the running sum is nothing like a + b.",
+    }
+
+
+def _your_own(views):
+    if views["flaw_pos"] is None and not any(d["tilted"] for d in views["decisions"]):
+        return None
+    return {
+        "view": "flaw", "state": {}, "section": "flaw",
+        "title": "Find your own failing input",
+        "text": "The tilt wins when R + b + \u2113 falls within about P/(2\u00b710^6) below a "
+                "multiple of P and the digit above is 5 to 9: the margin is then less than "
+                "the tilt, P/10^6 units.",
+        "question": f"Type an addition of {views['digits']}-digit numbers that you think the "
+                    f"published model gets wrong, as A+B.",
+        "expect": {"kind": "failing", "digits": views["digits"]},
+        "answer": "The page checks your sum against that rule (a candidate); the run decides: "
+                  "tinyadder A+B, or tinyadder explore A+B, warns and exits with status 1 "
+                  "when the sum is wrong. 5193798811 + 1806201129 is one.",
+    }
+
+
 def steps(views):
-    """The tour of one page, [] when a view it needs does not apply to the model."""
+    """The tour of one page, [] when a view it needs does not apply to the model: eight steps
+    through the mechanism, then four that go further (head 4, the candidates, change one
+    thing, and an input of the reader's own)."""
     if any(views["missing"][v] for v in ("place", "count", "sum", "ruler", "flaw")):
         return []
     q = focus(views)
     out = [_tokens(views), _place(views, q), _attention(views), _count(views),
-           _sum(views, q), _ruler(views, q), _readout(views, q), _flaw(views)]
+           _sum(views, q), _ruler(views, q), _readout(views, q), _flaw(views),
+           _head4(views, q), _candidates(views, q), _change(views), _your_own(views)]
+    out = [step for step in out if step is not None]
     for k, step in enumerate(out, 1):
         step["state"] = {"stage": "readout" if step["view"] == "flaw" else "L0.attn",
-                         "head": views["place_head"], "mode": "softmax1", **step["state"]}
+                         "head": views["place_head"], "mode": "softmax1",
+                         "variant": "built", **step["state"]}
         step["title"] = f"{k}. {step['title']}"
     return out

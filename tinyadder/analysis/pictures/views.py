@@ -28,13 +28,16 @@ from decimal import Decimal
 from fractions import Fraction
 import math
 
-from ...addition import digits_of, encode
+from ...addition import answer, digits_of, encode
 from ...construction import SLOTS
+from ...generate import argmax
 from ...numbers import is_zero
 from ...weights import live_heads
-from ..explain import decisions, scales, short, x_text
+from ..explain import decisions, remaining_values, scales, short, x_text
 from ..ledger import ledger, tensors
-from ..text import exponent, figure, log10_abs, to_float
+from ..text import exponent, figure, finite, log10_abs, to_float
+from ..heat import clipped_scale
+from ..roles import layout_text, roles as position_roles
 from ..probes import READOUT, check, intended, overflow
 from ..program import half_layers
 from ..show import MARK, SHORT, SIG, fmt, rounded
@@ -92,12 +95,15 @@ def alibi_head(model):
 
 
 def _needs_alibi(model):
-    return None if alibi_head(model) else "a layer-0 head with an ALiBi slope that writes count"
+    return (None if alibi_head(model) else
+            "a layer-0 head with an ALiBi slope that writes the slot count")
 
 
 def _needs_candidates(model):
-    wanted = [f"cand{u}" for u in range(10)] + ["scale", "digit_pos"]
-    lacking = [s for s in wanted if s not in model.slots]
+    cands = [f"cand{u}" for u in range(10)]
+    lacking = [s for s in cands + ["scale", "digit_pos"] if s not in model.slots]
+    if set(cands) <= set(lacking):
+        lacking = ["cand0..cand9"] + lacking[10:]
     return f"the slots {', '.join(lacking)}" if lacking else None
 
 
@@ -141,46 +147,31 @@ def missing(model):
     out = {}
     for view, needs in VIEW_NEEDS.items():
         gaps = [lacks[n] for n in needs if lacks[n]]
-        out[view] = (f"This view applies to the {FAMILY}: {model.name} has no "
-                     f"{'; no '.join(gaps)}.") if gaps else None
+        out[view] = (f"Not for this model: this view reads what the {FAMILY} has and "
+                     f"{model.name} lacks: {'; '.join(gaps)}.") if gaps else None
     return out
 
 
 # ----------------------------------------------------------------------------- tokens
 
-def token_roles(cache):
-    """'a', 'b', 'special' or 'sum' per position: operand a's digits come before '+',
-    b's between '+' and '=', and the sum's are the generated positions."""
-    vocab = cache.model.vocab
-    roles, seen_plus = [], False
-    for pos, t in enumerate(cache.tokens):
-        text = vocab[t]
-        if pos >= cache.prompt_len:
-            roles.append("sum")
-        elif not text.isdigit():
-            roles.append("special")
-            seen_plus = seen_plus or text == "+"
-        else:
-            roles.append("b" if seen_plus else "a")
-    return roles
-
-
 def tokens_view(cache, with_places):
-    """Per position: its text, role, the place value its digit holds and the place value it
-    predicts. The place value is read from the ``count`` slot (layer 0 head 3's output):
-    count ~ +-10^(e - N) on a digit of place 10^e (None without a place-value head)."""
+    """Per position: its text, its role and label from the model's prompt layout
+    (``roles.roles``: a digit of a or b, a separator, a digit of the sum; ``a3``, ``'+'``),
+    the place value its digit holds and the place value it predicts. With ``with_places``
+    (a place-value head), the place is read from the ``count`` slot (layer 0 head 3's
+    output: count ~ +-10^(e - N) on a digit of place 10^e), else from the layout."""
     n = digits_of(cache.model)
-    roles = token_roles(cache)
-    places = [None] * len(roles)
+    layout = position_roles(cache.model)
+    places = [r.place for r in layout]
     if with_places:
         count = [row[cache.model.slots.index("count")] for row in cache["resid_mid", 0]]
-        places = [round(log10_abs(c)) + n if role != "special" and c else None
-                  for role, c in zip(roles, count)]
+        places = [round(log10_abs(c)) + n if r.role != "special" and c else None
+                  for r, c in zip(layout, count)]
     out = []
     for pos, t in enumerate(cache.tokens):
         nxt = pos + 1 < len(cache.tokens) and pos in cache.predicting
-        out.append({"pos": pos, "text": cache.model.vocab[t], "role": roles[pos],
-                    "place": places[pos],
+        out.append({"pos": pos, "text": cache.model.vocab[t], "role": layout[pos].role,
+                    "label": layout[pos].label, "place": places[pos],
                     "predicts": cache.model.vocab[cache.tokens[pos + 1]] if nxt else None,
                     "next_place": places[pos + 1] if nxt else None})
     return out
@@ -192,31 +183,12 @@ def head_key(layer, head):
     return f"L{layer}.{head}"
 
 
-BAND_GAP = 40   # decades between two clusters of weights that never share an axis
-
-
-def bands(logs, gap=BAND_GAP):
-    """Sorted log10 values split where consecutive ones are more than ``gap`` decades apart:
-    [(lo, hi)], highest first (e^-40 weights and e^-1000 weights are two bands)."""
-    values = sorted(set(round(v, 6) for v in logs if v is not None))
-    if not values:
-        return [(-1.0, 0.0)]
-    out, start = [], values[0]
-    for a, b in zip(values, values[1:]):
-        if b - a > gap:
-            out.append((start, a))
-            start = b
-    out.append((start, values[-1]))
-    return list(reversed(out))
-
-
 def weight_scale(rows):
-    """(lo, 0): the log10 range that carries a head's mechanism, its highest band of weights
-    (the sink and the special keys for head 3) down to a round number of decades (a multiple
-    of 10 over a wide band, of 1 over a narrow one); weights below lo are drawn as "≈ 0"."""
-    lo = bands([c[1] for row in rows for c in row])[0][0]
-    step = 10 if lo < -10 else 1
-    return math.floor(lo / step) * step if lo < 0 else -1, 0
+    """(lo, 0): ``heat.clipped_scale`` of a head's cells, the range its colours span."""
+    return clipped_scale([c[1] for row in rows for c in row])
+
+
+MASKED = [None, None, "masked"]
 
 
 def attention_view(cache):
@@ -241,12 +213,15 @@ def attention_view(cache):
             scores = cache["attn_scores", layer][k]
             one, two, said = [], [], []
             for q, row in enumerate(pattern):
-                row = row[:q + 1]
-                total = sum(row, ns.zero)
-                one.append([cell(w) for w in row] + [cell(ns.one - total)])
-                two.append([cell(w / total) for w in row])
-                said.append([fmt(s) for s in scores[q][:q + 1]])
-            heads[head_key(layer, h)] = {"layer": layer, "head": h, "softmax1": one,
+                row = row[:q + 1]  # a key the model's mask hides is None: drawn as "≈ 0"
+                total = sum((w for w in row if w is not None), ns.zero)
+                one.append([cell(w) if w is not None else MASKED for w in row] +
+                           [cell(ns.one - total)])
+                two.append([cell(w / total) if w is not None else MASKED for w in row])
+                said.append([fmt(s) if s is not None else "masked"
+                             for s in scores[q][:q + 1]])
+            heads[head_key(layer, h)] = {"layer": layer, "head": h, "kind": block.attn.softmax,
+                                         "softmax1": one,
                                          "softmax": two, "score": said,
                                          "scale": weight_scale(one)}
     why = (f"{', '.join(hidden)} have no value or no output map (their output is zero), "
@@ -295,8 +270,11 @@ def residual_view(cache, probe, intents):
                for pos, row in enumerate(logits)]
     # the readout sees the last stage's slots, unchanged; then its logits, winners outlined
     readout = [dict(row, changed=[False] * len(row["changed"])) for row in out[-1]["slots"]]
+    best = [row[argmax(row)] if all(finite(v) for v in row) else None for row in logits]
     for u, token in enumerate(tokens):
         readout.append({"slot": f"logit {token}", "cells": [cell(row[u]) for row in logits],
+                        "gap": [cell(row[u] - top) if top is not None else [None, None, "?"]
+                                for row, top in zip(logits, best)],
                         "changed": [w == u for w in winners],
                         "departs": [probe is not None and token in probe.departures_at(
                             pos, READOUT) for pos in range(len(logits))],
@@ -372,6 +350,7 @@ def decisions_view(cache, a, b):
     readout's slot), and the same against every other digit."""
     found = decisions(cache)
     right = f"{a + b:0{len(found)}d}"
+    expected = remaining_values(a, b, "".join(d.written for d in found))
     out = []
     for k, d in enumerate(found):
         per_digit = []
@@ -384,10 +363,12 @@ def decisions_view(cache, a, b):
             "pos": d.pos, "token": d.token, "written": d.written, "right": right[k],
             "nearest": d.nearest, "chosen": d.chosen, "rival": d.rival,
             "flipped": d.flipped, "power": d.power,
-            "R": str(d.remaining), "total": _decimal_text(d.total), "b": short(d.bias),
+            "R": str(d.remaining), "expected_R": str(expected[k]),
+            "total": _decimal_text(d.total), "b": short(d.bias),
             "leak": short(d.leakage), "x": to_float(d.x), "x_text": x_text(d),
             "distance": _distance_texts(d),
             "margin": figure(d.margin), "tilt": figure(d.tilt), "lead": figure(d.lead),
+            "margin_f": to_float(d.margin), "tilt_f": to_float(d.tilt),
             "margin_logits": figure(d.margin * d.size), "tilt_logits": figure(d.tilt * d.size),
             "lead_logits": text(d.lead * d.size), "unit": figure(d.size),
             "ratio": _ratio(d.tilt, d.margin), "margin_p": to_float(d.margin / d.place),
@@ -428,7 +409,8 @@ SCORE_TENSORS = ("W_Q", "b_Q", "W_K", "b_K")
 
 def _groups(line):
     """[(value, [entry keys])] of a ledger line: each distinct value (per token row in the
-    embedding) with the entries holding it."""
+    embedding) with the entries holding it: one per counted parameter in TinyAdder-36, whose
+    ledger counts distinct values."""
     groups = []
     for key, value in line.tensor.entries.items():
         row = key[0] if line.role == "embedding" else None
@@ -438,9 +420,7 @@ def _groups(line):
                 break
         else:
             groups.append((row, value, [key]))
-    if len(groups) != line.params:
-        raise ValueError(f"{line.tensor.name}: {len(groups)} values for {line.params} "
-                         f"parameters")
+    # a model whose ledger counts otherwise (a board model's rule) shows its distinct values
     return [(value, keys) for _, value, keys in groups]
 
 
@@ -502,8 +482,10 @@ def _build_views(cache, a, b, changes):
     first = probe.first if probe else None
     views = {
         "model": model.name, "number": cache.ns.describe(), "digits": n,
+        "family": not lacks["probes"], "layout": layout_text(model),
+        "title": "TinyAdder-36" if not lacks["probes"] else model.name,
         "a": str(a), "b": str(b), "sum": str(a + b), "answer": answer,
-        "correct": int(answer) == a + b, "text": cache.text,
+        "correct": answer == f"{a + b:0{len(answer)}d}", "text": cache.text,
         "prompt_len": cache.prompt_len, "predicting": list(cache.predicting),
         "missing": gaps,
         "tokens": tokens_view(cache, not lacks["alibi"]),
@@ -525,6 +507,7 @@ def _build_views(cache, a, b, changes):
                      "writes": sorted(w, key=model.slots.index)}
                     for name, r, w in half_layers(model)],
         "params": parameters(model),
+        "param_total": sum(line.params for line in ledger(model)),
         "slots": list(model.slots),
         "digit_scale": model.W_E["1"].get("digit") if "1" in model.W_E else None,
         "softmax": None, "variants": [],
@@ -538,14 +521,19 @@ def _build_views(cache, a, b, changes):
 
 
 def _answer(cache):
-    return "".join(cache.model.vocab[t] for t in cache.tokens[cache.prompt_len:])
+    """The sum the model wrote, most significant digit first and zero-padded to the answer's
+    digits whatever order it writes them in (lokimorty-10 writes s0 first); what it wrote,
+    as text, where it wrote something else than digits."""
+    value = answer(cache.model, cache.tokens)
+    return f"{value:0{cache.model.prompt.answer_digits}d}" if isinstance(value, int) else value
 
 
 def softmax_view(model, a, b):
     """The model with an ordinary softmax in every head: its sum and its count."""
     cache = variants.softmax_run(model, a, b)
     answer = _answer(cache)
-    return {"answer": answer, "correct": int(answer) == a + b, "number": cache.ns.describe(),
+    return {"answer": answer, "correct": answer == f"{a + b:0{len(answer)}d}",
+            "number": cache.ns.describe(),
             "count": [cell(c) for c in _slot_row(cache, "blocks.0.hook_resid_mid", "count")]}
 
 
@@ -558,7 +546,8 @@ def change_view(change, a, b):
         rows = [{"pos": d.pos, "x": to_float(d.x), "x_text": x_text(d), "written": d.written,
                  "lead": figure(d.lead)} for d in decisions(cache)]
     return {"key": change.key, "label": change.label, "what": change.what, "answer": answer,
-            "correct": int(answer) == a + b, "number": cache.ns.describe(), "rows": rows}
+            "correct": answer == f"{a + b:0{len(answer)}d}", "number": cache.ns.describe(),
+            "rows": rows}
 
 
 class Overflowed(ValueError):

@@ -1,0 +1,57 @@
+"""``tinyadder explore --compare A B EXPR``: two designs on one sum, side by side; the slots
+both name alike compared position by position, matched by role."""
+
+import io
+from pathlib import Path
+import re
+
+import pytest
+
+from tinyadder.cli import explore
+
+ADDER1 = Path(__file__).resolve().parent / "models" / "adder1.json"
+
+
+def compare(tmp_path, *argv):
+    out, err = io.StringIO(), io.StringIO()
+    path = tmp_path / "cmp.html"
+    status = explore.main(["--compare", *argv, "-o", str(path)], out, err, None)
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    rows = re.findall(r"<tr><td>(.*?)</td><td><code>(.*?)</code></td><td>(.*?)</td></tr>",
+                      text)
+    return status, text, {(stage, slot): verdict for stage, slot, verdict in rows}, err.getvalue()
+
+
+def test_published_against_repaired(tmp_path):
+    """The two readouts differ only in layer 1's FFN: the published one writes each digit's
+    error into the slots eq .. cand4, which still hold what they held."""
+    status, text, rows, err = compare(tmp_path, "published", "repaired", "--digits", "3",
+                                      "599+400")
+    assert (status, err) == (0, "")
+    assert "<h1>tinyadder36-published and tinyadder36-repaired add 599 + 400</h1>" in text
+    assert rows[("L1.attn", "count")] == "the same at all 13 positions"
+    assert rows[("L1.mlp", "eq")] == ("the same at 0 of 13; first differs at &lt;bos&gt;: "
+                                      "41000041/2 against 41/2")
+    assert rows[("readout", "logit 0")].startswith("the same at 7 of 13;")
+    assert text.count('<section class="stage"') == 6 + 2  # six stages, two layers' heads
+    assert "<script" not in text
+
+
+def test_models_of_different_n_are_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        compare(tmp_path, "published", str(ADDER1), "1+2")
+    assert exit_.value.code == 2
+    assert ("tinyadder explore: error: published adds 10-digit numbers and "
+            f"{ADDER1} 1-digit ones; compare two models of one N") in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_three_rope_19_designs_compute_the_same_x1(tmp_path):
+    """zcbtrak-6 and lokimorty-10 hold the same x0 and x1 at every stage and position;
+    yieldthought-20's layer-0 attention computes another x1."""
+    expr = "7650676663+0149460439"
+    status, _, rows, _ = compare(tmp_path, "zcbtrak-6", "lokimorty-10", expr)
+    assert status == 0 and all(v.startswith("the same at all 42") for v in rows.values())
+    status, _, rows, _ = compare(tmp_path, "zcbtrak-6", "yieldthought-20", expr)
+    assert rows[("L0.attn", "x1")] == ("the same at 15 of 42; first differs at a0: ~60.9710 "
+                                       "against ~60.9719")

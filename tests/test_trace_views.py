@@ -1,0 +1,55 @@
+"""The text trace's reading aids: each position's role in the prompt layout, the count of the
+values rounded (``--roundings`` lists them) and ``--heat`` on the explorer's clipped scale with
+the top weights as numbers."""
+
+from cli_runs import cli_once
+
+ROPE1 = "tests/models/rope1.json"
+
+
+def test_positions_are_named_by_their_role_in_the_layout():
+    """rope1 writes the sum least significant digit first: '=' predicts s0, the units."""
+    status, out, _ = cli_once("--model", ROPE1, "7+8", "--trace", "--pos", "4,5")
+    assert status == 0
+    assert "\nposition 4: '=', predicts s0 '5' at 5\n" in out
+    assert "\nposition 5 (s0): '5', predicts s1 '1' at 6\n" in out
+    status, out, _ = cli_once("--digits", "3", "12+34", "--trace", "--pos", "9",
+                              "--layer", "0")
+    assert "\nposition 9 (s3): '0', predicts s2 '0' at 10\n" in out
+
+
+def test_many_roundings_are_one_line_and_listed_on_request():
+    status, out, _ = cli_once("--model", ROPE1, "7+8", "--trace", "--pos", "4")
+    assert status == 0
+    assert ("rounded: 23 irrational values, once each to the stated digits (7 cos, 7 sin, 7\n"
+            "  exp, 2 sqrt); --roundings lists them\n") in out
+    status, out, _ = cli_once("--model", ROPE1, "7+8", "--trace", "--pos", "4", "--roundings")
+    assert "rounded: sqrt(2), sqrt(500001/1000000), cos(1), sin(1)," in out
+    assert "exp(-120), exp(-20)\n" in out
+
+
+def test_heat_is_clipped_and_says_the_top_weights():
+    """The '=' key at 10^-11 no longer draws like the sink at 1 (the ramp ran linearly from
+    the head's smallest weight, 10^-460, so both were '@'); the top weights are numbers."""
+    status, out, _ = cli_once("--digits", "3", "12+34", "--trace", "--heat", "--pos", "10",
+                              "--layer", "0", "--slots", "count")
+    lines = out.splitlines()
+    at = lines.index("    L0.h3 from 10: ' ' below 10^-30, '.'..'=' to 10^-5, '+'..'@' a "
+                     "decade each")
+    row = lines[at + 1].split()
+    assert row[0] == "0-10" and row[-2:] == ["sink", "@"]
+    assert lines[at + 1] == "      0-10 :   -   =   sink @"
+    assert lines[at + 2] == "      top: sink:~1.00  8:~5.60e-11  4:~5.60e-15"
+
+
+def test_heat_tells_rope_19s_ten_to_one_apart():
+    """rope-19's whole mechanism is a 10:1 pair of weights, 0.454 and 0.0455: one decade
+    apart, they are '@' and '%' (both were '@')."""
+    status, out, _ = cli_once("--model", "zcbtrak-6", "--number", "float",
+                              "7650676663+0149460439", "--trace", "--heat", "--pos", "31",
+                              "--layer", "0")
+    lines = out.splitlines()
+    at = next(k for k, line in enumerate(lines) if line.startswith("    L0.h from 31: "))
+    row = lines[at + 1].split()[1]
+    assert (row[2], row[21], row[1], row[20]) == ("@", "@", "%", "%")
+    assert lines[at + 2] == "      top: 21:~0.454  2:~0.454  1:~0.0455"

@@ -1,0 +1,155 @@
+"""Two designs on one sum, side by side (``tinyadder explore --compare A B EXPR``).
+
+``agreement(left, right)`` lines the two runs up by what each position holds (``roles``: a3,
+s0, a separator), not by its index, since two prompt layouts put a3 in different places; for
+every stage both have (by its short name: embed, L0.attn, ..., readout) and every slot both
+name alike, it says whether the values agree, to the tracer's six significant digits, at
+every position both have. zcbtrak-6, lokimorty-10 and kswain98-2 compute the same x1 in
+layer 0's attention, yieldthought-20 and wonderfall-27 another.
+
+``page(left, right)`` is one self-contained HTML page: both prompt layouts and sums, that
+table, then stage by stage each model's residual stream (slots by name, the logits at the
+readout) and each layer's attention heads, the two models in two columns. It has no script:
+everything is drawn for the first position that predicts a digit.
+"""
+
+from html import escape
+
+from . import figures, svg
+from .explore import defaults
+
+
+def _by_label(views):
+    """{role label: position} of a run; a separator's label is its text, which several
+    positions may share: the second and later are numbered ("'0' #2")."""
+    out, seen = {}, {}
+    for t in views["tokens"]:
+        k = seen[t["label"]] = seen.get(t["label"], 0) + 1
+        out[t["label"] if k == 1 else f"{t['label']} #{k}"] = t["pos"]
+    return out
+
+
+def agreement(left, right):
+    """[{stage, slot, same, compared, first}]: per stage both runs have and slot both name,
+    how many of the ``compared`` positions (matched by role label) hold the same value to six
+    significant digits, and the first that differs as (label, left text, right text)."""
+    lpos, rpos = _by_label(left), _by_label(right)
+    labels = [label for label in lpos if label in rpos]
+    rstages = {s["short"]: s for s in right["residual"]}
+    out = []
+    for stage in left["residual"]:
+        other = rstages.get(stage["short"])
+        if other is None:
+            continue
+        rslots = {row["slot"]: row for row in other["slots"]}
+        for row in stage["slots"]:
+            twin = rslots.get(row["slot"])
+            if twin is None:
+                continue
+            same, first = 0, None
+            for label in labels:
+                a, b = row["cells"][lpos[label]][2], twin["cells"][rpos[label]][2]
+                if a == b:
+                    same += 1
+                elif first is None:
+                    first = (label, a, b)
+            out.append({"stage": stage["short"], "slot": row["slot"], "same": same,
+                        "compared": len(labels), "first": first})
+    return out
+
+
+def _table(left, right):
+    rows = []
+    for r in agreement(left, right):
+        if r["first"] is None:
+            verdict = f"the same at all {r['compared']} positions"
+        else:
+            label, a, b = r["first"]
+            verdict = (f"the same at {r['same']} of {r['compared']}; first differs at {label}: "
+                       f"{a} against {b}")
+        rows.append(f"<tr><td>{escape(r['stage'])}</td><td><code>{escape(r['slot'])}</code></td>"
+                    f"<td>{escape(verdict)}</td></tr>")
+    if not rows:
+        return ("<p>The two models name no slot alike at any stage: compare them by the "
+                "drawings below.</p>")
+    return ('<table id="agreement"><thead><tr><th>stage</th><th>slot</th><th>'
+            f'{escape(left["model"])} against {escape(right["model"])} (positions matched by '
+            'role, values to six significant digits)</th></tr></thead><tbody>'
+            f'{"".join(rows)}</tbody></table>')
+
+
+def _side(views):
+    state = defaults(views)
+    n = views["digits"]
+    expr = f'{int(views["a"]):0{n}d} + {int(views["b"]):0{n}d}'
+    verdict = "right" if views["correct"] else f'wrong: a + b = {views["sum"]}'
+    return (f'<h2>{escape(views["model"])}</h2><p>prompt <code>{escape(views["layout"])}'
+            f'</code>; {escape(expr)}: it writes <b class="mono">{escape(views["answer"])}</b>, '
+            f'{verdict}. Drawn at position {state["pos"]} '
+            f'({escape(views["tokens"][state["pos"]]["label"])}).</p>')
+
+
+def _stage_figure(views, short):
+    state = defaults(views)
+    if short not in [s["short"] for s in views["stages"]]:
+        return f"<p>{escape(views['model'])} has no stage {escape(short)}.</p>"
+    return figures.residual(views, short, state["pos"])
+
+
+def _heads(views, layer):
+    state = defaults(views)
+    keys = [k for k, h in views["heads"].items() if h["layer"] == layer]
+    if not keys:
+        return f"<p>{escape(views['model'])} has no live head in layer {layer}.</p>"
+    return "".join(figures.attention(views, k, "softmax1", state["pos"]) for k in keys)
+
+
+def page(left, right):
+    """The comparison page of two runs' views (``views.build_views``) of one sum."""
+    shorts = list(dict.fromkeys([s["short"] for s in left["stages"]] +
+                                [s["short"] for s in right["stages"]]))
+    layers = sorted({h["layer"] for v in (left, right) for h in v["heads"].values()})
+    parts = []
+    for short in shorts:
+        parts.append(f'<section class="stage" id="stage-{escape(short)}"><h2>Residual stream '
+                     f'after {escape(short)}</h2><div class="pair">'
+                     f'<div>{_stage_figure(left, short)}</div>'
+                     f'<div>{_stage_figure(right, short)}</div></div></section>')
+        attn = short.endswith(".attn") and short[1:-5].isdigit()
+        if attn and int(short[1:-5]) in layers:
+            layer = int(short[1:-5])
+            parts.append(f'<section class="stage" id="heads-{layer}"><h2>Layer {layer}\'s '
+                         f'attention, every live head (log scale, clipped as in the explorer)'
+                         f'</h2><div class="pair"><div>{_heads(left, layer)}</div>'
+                         f'<div>{_heads(right, layer)}</div></div></section>')
+    n = left["digits"]
+    expr = f'{int(left["a"]):0{n}d} + {int(left["b"]):0{n}d}'
+    title = f'{left["model"]} and {right["model"]} add {expr}'
+    return "".join([
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+        f"<title>tinyadder compare: {escape(title)}</title>",
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+        f"<style>{svg.CSS}\n{CSS}</style></head>\n<body>",
+        f"<header><h1>{escape(title)}</h1>",
+        "<p>Two designs on the same sum, stage by stage: the slots both name alike, compared "
+        "position by position (matched by what each position holds: a3 is the digit of a "
+        "at 10<sup>3</sup>, s0 the sum's units digit), then each model's residual stream and "
+        "attention side by side. Every number is the run's, as <code>tinyadder --trace</code> "
+        "prints it; <code>tinyadder explore --model NAME</code> draws either alone, with "
+        "hovers.</p>",
+        f'<div class="pair"><div>{_side(left)}</div><div>{_side(right)}</div></div>',
+        f"{_table(left, right)}</header><main>", *parts, "</main></body></html>\n",
+    ])
+
+
+CSS = """
+body { font: 15px/1.45 system-ui, sans-serif; margin: 0 1em 2em; color: #111; }
+.mono, code { font-family: ui-monospace, monospace; }
+.pair { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
+.pair > div { overflow-x: auto; min-width: 0; }
+.pair svg { max-width: 100%; height: auto; }
+@media (max-width: 900px) { .pair { grid-template-columns: 1fr; } }
+#agreement { border-collapse: collapse; margin: 1em 0; }
+#agreement td, #agreement th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; }
+section.stage { border-top: 1px solid #ddd; margin-top: 1em; }
+"""
