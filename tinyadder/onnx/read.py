@@ -184,6 +184,7 @@ class _View:
         self.graph_name = g.name
         self.producer, self.used, self.consumers = {}, set(), Counter()
         self.constants = {t.name: t for t in g.initializer}
+        inputs = {v.name for v in g.input}
         for node in g.node:
             what = _what(node)
             if node.op_type not in KNOWN:
@@ -196,6 +197,12 @@ class _View:
                 raise OnnxError(f"{what}: {node.op_type} takes {inputs} inputs and one "
                                 f"output here; this node has {len(node.input)} and "
                                 f"{len(node.output)}")
+            for value in node.input:
+                if value and value not in self.producer and value not in self.constants \
+                        and value not in inputs:
+                    raise OnnxError(f"{what}: input {value!r} is defined by no initializer, "
+                                    f"graph input or earlier node (the nodes of a graph are "
+                                    f"in the order they compute)")
             for value in node.output:
                 if value in self.producer or value in self.constants:
                     raise OnnxError(f"{what}: value {value!r} is defined twice")
@@ -229,14 +236,13 @@ class _View:
     def _exact_metadata(self):
         exact = {}
         for key, value in self.metadata.items():
-            if not key.startswith("tinyadder."):
-                continue
             if key in ("tinyadder.model", "tinyadder.floats", "tinyadder.softmax1"):
                 continue
             name = key[len("tinyadder.exact."):]
             if not key.startswith("tinyadder.exact.") or name not in self.constants:
-                raise OnnxError(f"metadata {key!r}: not one tinyadder writes (tinyadder.model, "
-                                f"tinyadder.exact.<initializer>, ...)")
+                raise OnnxError(f"metadata {ascii(key)}: not one tinyadder writes "
+                                f"(tinyadder.model, tinyadder.exact.<initializer>, "
+                                f"tinyadder.floats, tinyadder.softmax1)")
             tensor = self.constants[name]
             if not tensor.dims:
                 exact[name] = {0: value}
@@ -246,7 +252,7 @@ class _View:
                 ok = isinstance(entries, dict) and all(
                     isinstance(t, str) and k.isdigit() and int(k) < len(tensor.values)
                     for k, t in entries.items())
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested past Python's stack
                 ok = False
             if not ok:
                 raise OnnxError(f"metadata {key!r}: a JSON object of {{flat index: constant}} "
@@ -367,26 +373,25 @@ class _View:
         return False
 
     def linear(self, value, what):
-        """(x, weight value, bias value or None) of x @ W + b written as MatMul [+ Add]."""
+        """(x, weight value, bias value or None, whether the weight is stored [out, in]) of
+        x @ W + b written as MatMul [+ Add] or Gemm (transB = 1: x @ W^T, nn.Linear's way)."""
         node = self.node(value, ("Add", "MatMul", "Gemm"), what)
         if node.op_type == "Gemm":
             attrs = self.attributes(node, alpha=1.0, beta=1.0, transA=0, transB=(0, 1))
-            if attrs.get("transB", 0):
-                raise OnnxError(f"{_what(node)}: Gemm with transB = 1; write W as [in, out]")
             x, W, *bias = node.input
-            return x, W, (bias[0] if bias and bias[0] else None)
+            return x, W, (bias[0] if bias and bias[0] else None), bool(attrs.get("transB", 0))
         if node.op_type == "Add":
             a, b = node.input
             product, bias = (a, b) if self.is_const(b) else (b, a)
             if not self.is_const(bias):
                 raise OnnxError(f"{_what(node)}: {what} adds a constant bias to a MatMul")
             node = self.node(product, ("MatMul",), what)
-            return node.input[0], node.input[1], bias
-        return node.input[0], node.input[1], None
+            return node.input[0], node.input[1], bias, False
+        return node.input[0], node.input[1], None, False
 
     def affine(self, value, what):
         """(x, Affine) of value = x @ W + b, W a constant or a product of two."""
-        x, W, bias = self.linear(value, what)
+        x, W, bias, transposed = self.linear(value, what)
         if not self.is_const(W):
             raise OnnxError(f"{_what(self.producer.get(W))} where {what}'s weight must be a "
                             f"constant (value {W!r})")
@@ -395,11 +400,15 @@ class _View:
             self.single_use(x, what)
             inner = self.node(x, ("MatMul",), what)
             A = self.matrix(inner.input[1], f"{what} factor A")
-            B = self.matrix(W, f"{what} factor B", rows=_cols(A))
+            B = self.matrix(W, f"{what} factor B", rows=None if transposed else _cols(A))
+            B = _transposed(B) if transposed else B
+            if len(B) != _cols(A):
+                raise OnnxError(f"{what} factor B: {len(B)} rows for {_cols(A)} columns of A")
             result = Affine(None, b, A, B)
             x = inner.input[0]
         else:
-            result = Affine(self.matrix(W, what), b)
+            W = self.matrix(W, what)
+            result = Affine(_transposed(W) if transposed else W, b)
         if b is not None and len(b) != result.cols:
             raise OnnxError(f"{what}: bias {bias!r} has {len(b)} values for "
                             f"{result.cols} columns")
@@ -948,14 +957,18 @@ class _View:
             self.attributes(gather, axis=1)
             return ReadoutMatch("negative_error", slots=self.ints(
                 gather.input[1], "the readout's slots")), gather.input[0]
-        x, W, bias = self.linear(value, "the readout")
+        x, W, bias, transposed = self.linear(value, "the readout")
         if self.is_const(W):
             x, affine = self.affine(value, "the readout")
             return ReadoutMatch("linear", W=affine), x
         b = self.floats(bias, "the readout's b_U") if bias is not None else None
-        transpose = self.node(W, ("Transpose",), "a tied readout's W_E^T")
-        self.attributes(transpose, perm=((1, 0),))
-        rows, ids = transpose.input[0], None
+        if transposed:  # Gemm(x, W_E, transB = 1)
+            rows = W
+        else:
+            transpose = self.node(W, ("Transpose",), "a tied readout's W_E^T")
+            self.attributes(transpose, perm=((1, 0),))
+            rows = transpose.input[0]
+        ids = None
         if not self.is_const(rows):
             gather = self.node(rows, ("Gather",), "a tied readout's tokens")
             self.attributes(gather, axis=0)
@@ -998,6 +1011,10 @@ class _View:
 
 def _what(node):
     return f"node {node.name!r} ({node.op_type})" if node.name else f"a {node.op_type} node"
+
+
+def _transposed(matrix):
+    return [list(column) for column in zip(*matrix)]
 
 
 def _shown(value):
@@ -1223,7 +1240,7 @@ def _assemble(view, embed, blocks, ln_final, readout):
         prompt=f.prompt, pos_role=f.pos_role, roles=f.roles, meta=f.meta, about=f.about,
         constants=f.constants, fixed=f.fixed, ties=f.ties, derived=f.derived)
     try:
-        return Model(
+        model = Model(
             name=f.name if f is not None else (view.graph_name or "onnx"), vocab=vocab,
             slots=slots, W_E=_table(embed.W_E, vocab, embedded, f and f.W_E),
             width_embed=width_embed,
@@ -1231,3 +1248,8 @@ def _assemble(view, embed, blocks, ln_final, readout):
             W_pos=W_pos, ln_final=_norm(ln_final, final, f and f.ln_final), **extras)
     except WeightError as err:
         raise OnnxError(f"the graph's model is not one tinyadder runs: {err}") from None
+    # the file's name and facts are the graph's only if its weights are the graph's too
+    if f is not None and modelfile.dump(model) != modelfile.dump(f):
+        raise OnnxError(f"the graph does not fit the model file in its metadata: its weights "
+                        f"are not those of {ascii(f.name)}")
+    return model
