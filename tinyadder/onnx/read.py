@@ -27,6 +27,7 @@ from ..constants import NEG_INF, is_zero, sqrt
 from ..weights import (MLP, Attention, Block, Factored, Model, Norm, Unembed, WeightError)
 from .codec import load as load_file, parse
 from .messages import AttributeType, DataType
+from .rewrite import canonical
 from .values import exact_of, stored
 from .wire import OnnxError
 
@@ -42,9 +43,10 @@ ARITY = {"Add": (2, 2), "Concat": (1, 4), "Constant": (0, 0), "Div": (2, 2), "Ga
          "Sub": (2, 2)}
 
 
-def load(path):
-    """The Model in the ONNX file at ``path``; an OnnxError (one line, naming the file) if
-    it cannot be read or does not match."""
+def load(path, layout=None):
+    """The Model in the ONNX file at ``path`` (named and prompted by ``layout``, a
+    ``layout.Layout``, if given); an OnnxError (one line, naming the file) if it cannot be
+    read or does not match."""
     where = os.fspath(path)
     try:
         onnx_model = load_file(where)
@@ -54,19 +56,35 @@ def load(path):
         raise OnnxError(f"{where}: {err}" if not str(err).startswith(where) else str(err)) \
             from None
     try:
-        return read(onnx_model)
+        return read(onnx_model, layout)
     except OnnxError as err:
         raise OnnxError(f"{where}: {err}") from None
 
 
-def loads(data):
+def loads(data, layout=None):
     """The Model in ONNX bytes."""
-    return read(parse(data))
+    return read(parse(data), layout)
 
 
-def read(onnx_model):
-    """The Model an ONNX ``messages.Model`` computes."""
+def read(onnx_model, layout=None):
+    """The Model an ONNX ``messages.Model`` computes: the graph as it is, or else rewritten
+    into the forms the patterns match (``rewrite.canonical``: what torch.onnx.export and the
+    optimisers write). ``layout`` (``layout.Layout``) names the tokens and gives the prompt of
+    a graph without a model file in its metadata."""
+    try:
+        return _read(onnx_model, layout)
+    except OnnxError as first:
+        ours = any(key.startswith("tinyadder.") for key, _ in onnx_model.metadata_props)
+        try:
+            return _read(canonical(onnx_model), layout)
+        except OnnxError as second:
+            # a graph tinyadder wrote is judged as written; another tool's, as rewritten
+            raise (first if ours else second) from None
+
+
+def _read(onnx_model, layout):
     view = _View(onnx_model)
+    view.layout = layout
     unembed, x = view.readout(view.output)
     ln_final, x = view.maybe_norm(x, 2)
     blocks = []
@@ -1027,6 +1045,22 @@ def _sized(norm, n):
 
 # ---- the Model, with names ----------------------------------------------------------------
 
+def _fits(view, layout, tokens):
+    """Refuse a layout that does not fit the graph, in one line."""
+    where = layout.where
+    if view.file is not None:
+        raise OnnxError(f"{where}: the graph names its tokens and prompt itself (metadata "
+                        f"tinyadder.model); give no layout")
+    if len(layout.vocab) != tokens:
+        raise OnnxError(f"{where}: {len(layout.vocab)} tokens in its vocab; the graph's "
+                        f"embedding has {tokens}")
+    p = layout.prompt
+    length = sum(p.digits if t in ("a", "b") else 1 for t in p.question) + p.answer_digits - 1
+    if length > view.T:
+        raise OnnxError(f"{where}: its prompt and answer take {length} positions; the graph "
+                        f"was exported at {view.T}")
+
+
 def _file_model(view):
     """The model file in the metadata (``tinyadder.model``), or None."""
     text = view.metadata.get("tinyadder.model")
@@ -1204,7 +1238,11 @@ def _assemble(view, embed, blocks, ln_final, readout):
     if f is not None and len(f.blocks) != len(blocks):
         raise OnnxError(f"the graph does not fit the model file in its metadata: "
                         f"{len(blocks)} blocks in the graph, {len(f.blocks)} in the file")
-    vocab = _names(f and f.vocab, len(embed.W_E), "t", "the vocabulary")
+    layout = view.layout
+    if layout is not None:
+        _fits(view, layout, len(embed.W_E))
+    vocab = (layout.vocab if layout is not None else
+             _names(f and f.vocab, len(embed.W_E), "t", "the vocabulary"))
     width_embed = _cols(embed.W_E)
     final_width = blocks[-1].width_out if blocks else width_embed
     if blocks and blocks[0].width_in != width_embed:
@@ -1236,7 +1274,8 @@ def _assemble(view, embed, blocks, ln_final, readout):
             _mlp(b.mlp, inp, wide, fb and fb.mlp, f"blocks.{i}"), b.width_in, b.width_out,
             ln1=_norm(b.ln1, inp, fb and fb.ln1), ln2=_norm(b.ln2, inp, fb and fb.ln2)))
     final = slots[:final_width]
-    extras = {} if f is None else dict(
+    extras = {} if layout is None else dict(prompt=layout.prompt)
+    extras = extras if f is None else dict(
         prompt=f.prompt, pos_role=f.pos_role, roles=f.roles, meta=f.meta, about=f.about,
         constants=f.constants, fixed=f.fixed, ties=f.ties, derived=f.derived)
     try:

@@ -1,0 +1,880 @@
+"""An exported graph rewritten into the forms ``read`` matches (docs/onnx.md, "Graphs other
+tools write").
+
+``torch.onnx.export`` and the optimisers after it write the same computation in other forms
+than tinyadder's exporter: shape arithmetic and constant weights as nodes, a leading batch
+dimension of 1, a projection shared by two uses, two transposes fused into one, the causal
+mask and a fixed bias in one table, or a mask applied by ``Where``. :func:`canonical` rewrites
+those, and only those, into the exporter's forms, each rewrite exact:
+
+- **fold**: a node whose inputs are all constants (or the static shape of a value) becomes
+  the constant it computes. Only operators whose result IEEE arithmetic defines are folded:
+  data movement (Identity, Cast between the types read, Reshape, Transpose, Unsqueeze,
+  Squeeze, Concat, Slice, Gather, Expand, Tile, Shape, ConstantOfShape, Range, Trilu, Split),
+  comparisons and Where, and Add, Sub, Mul, Div, Neg, Reciprocal, Sqrt in the constant's
+  type: a float32 constant's fold is the float32 program's value (a float32 operation done in
+  float64 and rounded once is correctly rounded: 53 >= 2 x 24 + 2). Exp, Cos, Sin and the
+  like are left to the patterns that read them;
+- **batch**: an input [1, T] becomes [T], and every axis, perm, shape and constant that
+  counts the batch axis follows;
+- **shared**: a projection (MatMul by a constant, its bias, Reshape, Transpose) whose output
+  two patterns read is written once for each;
+- **transposes**: a heads split transposed straight to [heads, d, T] becomes the two
+  transposes of [heads, T, d] and k^T;
+- **mask**: Where(causal, scores, -inf) becomes scores + (0 or -inf), and one table that
+  holds both a fixed bias and the causal mask becomes the two Adds of the exporter;
+- **attributes**: attributes written out at their default values are dropped.
+
+What does not fit stays as it is, and the reader refuses it in one line naming the node.
+"""
+
+from dataclasses import replace
+import math
+
+from .limits import LIMITS
+from .messages import Attribute, AttributeType, DataType, Node, Tensor, ValueInfo, float32
+from .wire import OnnxError
+
+FLOATS = (DataType.FLOAT, DataType.DOUBLE)
+INTS = (DataType.INT32, DataType.INT64)
+
+
+def canonical(onnx_model):
+    """``onnx_model`` in the forms ``read`` matches (the module docstring)."""
+    g = _Graph(onnx_model)
+    g.fold()
+    g.unbatch()
+    g.split_mask()
+    g.unshare()
+    g.split_transposes()
+    g.drop_defaults()
+    return g.model()
+
+
+# ---- tensors as (type, dims, flat values) -------------------------------------------------
+
+def _round(dtype, x):
+    return float32(x) if dtype == DataType.FLOAT else x
+
+
+def _strides(dims):
+    out, step = [], 1
+    for d in reversed(dims):
+        out.append(step)
+        step *= d
+    return out[::-1]
+
+
+def _broadcast(*shapes):
+    rank = max(len(s) for s in shapes)
+    padded = [(1,) * (rank - len(s)) + tuple(s) for s in shapes]
+    out = []
+    for sizes in zip(*padded):
+        big = {d for d in sizes if d != 1}
+        if len(big) > 1:
+            raise ValueError(f"shapes {[list(s) for s in shapes]} do not broadcast")
+        out.append(big.pop() if big else 1)
+    return tuple(out)
+
+
+def _index(flat_index, dims):
+    out = []
+    for d in reversed(dims):
+        out.append(flat_index % d)
+        flat_index //= d
+    return out[::-1]
+
+
+def _take(values, dims, out_dims):
+    """``values`` of shape ``dims`` broadcast to ``out_dims``."""
+    pad = (1,) * (len(out_dims) - len(dims)) + tuple(dims)
+    strides = _strides(pad)
+    total = math.prod(out_dims)
+    result = []
+    for i in range(total):
+        idx = _index(i, out_dims)
+        result.append(values[sum((0 if p == 1 else k) * s for k, p, s in zip(idx, pad, strides))])
+    return result
+
+
+def _transpose(values, dims, perm):
+    out_dims = tuple(dims[p] for p in perm)
+    strides = _strides(dims)
+    result = []
+    for i in range(math.prod(out_dims)):
+        idx = _index(i, out_dims)
+        result.append(values[sum(idx[k] * strides[p] for k, p in enumerate(perm))])
+    return out_dims, result
+
+
+class _Const:
+    def __init__(self, dtype, dims, values):
+        dims = tuple(int(d) for d in dims)
+        if math.prod(dims) > LIMITS.elements:
+            raise OnnxError(f"a folded constant of {math.prod(dims):,} elements "
+                            f"(limit elements, {LIMITS.elements:,})")
+        self.dtype, self.dims, self.values = dtype, dims, list(values)
+
+
+def _elementwise(dtype, fn, *consts):
+    dims = _broadcast(*(c.dims for c in consts))
+    if math.prod(dims) > LIMITS.elements:
+        raise OnnxError(f"a folded constant of {math.prod(dims):,} elements (limit elements)")
+    columns = [_take(c.values, c.dims, dims) for c in consts]
+    return _Const(dtype, dims, [fn(*xs) for xs in zip(*columns)])
+
+
+def _div(dtype, a, b):
+    if dtype in INTS:
+        if b == 0:
+            raise ValueError("an integer division by 0")
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b >= 0) else -q
+    if b == 0:
+        return math.copysign(math.inf, a) * math.copysign(1, b) if a else math.nan
+    return _round(dtype, a / b)
+
+
+def _arith(op):
+    def fn(dtype, a, b):
+        if dtype in INTS:
+            return {"Add": a + b, "Sub": a - b, "Mul": a * b}[op]
+        r = {"Add": lambda: a + b, "Sub": lambda: a - b, "Mul": lambda: a * b}[op]()
+        return _round(dtype, r)
+    return fn
+
+
+def _axis(axis, rank, what):
+    if not -rank <= axis < max(rank, 1):
+        raise ValueError(f"{what} {axis} outside a rank of {rank}")
+    return axis % rank if rank else 0
+
+
+# ---- the graph --------------------------------------------------------------------------
+
+class _Graph:
+    def __init__(self, model):
+        self.model_in = model
+        g = model.graph
+        self.nodes = list(g.node)
+        self.consts = {t.name: _Const(t.data_type, t.dims, t.values) for t in g.initializer}
+        self.tensors = {t.name: t for t in g.initializer}
+        self.shapes = {v.name: tuple(v.shape) if v.shape is not None and all(
+            isinstance(d, int) for d in v.shape) else None for v in g.input}
+        self.types = {v.name: v.elem_type for v in g.input}
+        self.inputs = list(g.input)
+        self.outputs = list(g.output)
+        self.counter = 0
+
+    def fresh(self, stem):
+        self.counter += 1
+        return f"{stem}.{self.counter}"
+
+    def add_const(self, name, const):
+        self.consts[name] = const
+        self.tensors.pop(name, None)
+
+    # ---- fold ----------------------------------------------------------------------
+
+    def fold(self):
+        kept = []
+        for node in self.nodes:
+            value = None
+            if node.op_type == "Constant" and len(node.attribute) == 1 and \
+                    node.attribute[0].name == "value":
+                t = node.attribute[0].value
+                value = _Const(t.data_type, t.dims, t.values)
+            elif node.op_type == "Shape" and node.input and \
+                    self.shapes.get(node.input[0]) is not None:
+                dims = self.shapes[node.input[0]]
+                attrs = _attrs(node)
+                start, end = attrs.get("start", 0), attrs.get("end", len(dims))
+                dims = dims[slice(start, end)]
+                value = _Const(DataType.INT64, (len(dims),), dims)
+            elif node.op_type in FOLD and node.input and \
+                    all(not x or x in self.consts for x in node.input) and \
+                    len(node.output) == 1:
+                try:
+                    value = FOLD[node.op_type](self, node, [self.consts.get(x) for x in
+                                                            node.input])
+                except (ValueError, IndexError, KeyError, ZeroDivisionError, TypeError) as why:
+                    raise OnnxError(f"{_what(node)}: cannot be folded: {why}") from None
+            if value is not None and len(node.output) == 1:
+                self.add_const(node.output[0], value)
+                self.shapes[node.output[0]] = value.dims
+                continue
+            kept.append(node)
+            self.infer(node)
+        self.nodes = kept
+
+    def infer(self, node):
+        """Record the static shape of the node's output where its inputs' are known."""
+        try:
+            shape = _SHAPE.get(node.op_type, lambda g, n: None)(self, node)
+        except (ValueError, IndexError, KeyError, TypeError):
+            shape = None
+        for out in node.output:
+            self.shapes.setdefault(out, None)
+        if shape is not None and len(node.output) == 1:
+            self.shapes[node.output[0]] = tuple(shape)
+
+    def shape(self, value):
+        if value in self.consts:
+            return self.consts[value].dims
+        return self.shapes.get(value)
+
+    # ---- batch ---------------------------------------------------------------------
+
+    def unbatch(self):
+        """[1, T] token ids to [T]: every value that descends from them loses its axis 0."""
+        if len(self.inputs) != 1 or self.shapes.get(self.inputs[0].name) is None or \
+                len(self.shapes[self.inputs[0].name]) != 2 or \
+                self.shapes[self.inputs[0].name][0] != 1:
+            return
+        batched = {self.inputs[0].name}
+        nodes = []
+        for node in self.nodes:
+            if not any(x in batched for x in node.input):
+                nodes.append(node)
+                continue
+            out_shape = self.shapes.get(node.output[0]) if len(node.output) == 1 else None
+            if node.op_type != "Gather" or node.input[1] not in batched:
+                if out_shape is None or not out_shape or out_shape[0] != 1:
+                    raise OnnxError(f"{_what(node)}: a batch of one, axis 0 of size 1, "
+                                    f"expected on its output")
+            node = self._unbatched(node, batched)
+            for out in node.output:
+                batched.add(out)
+                if self.shapes.get(out):
+                    self.shapes[out] = self.shapes[out][1:]
+            nodes.append(node)
+        self.nodes = nodes
+        self.inputs = [replace(v, shape=tuple(v.shape[1:])) for v in self.inputs]
+        self.outputs = [replace(v, shape=tuple(v.shape[1:]))
+                        if v.name in batched and v.shape and v.shape[0] == 1 else v
+                        for v in self.outputs]
+
+    def _unbatched(self, node, batched):
+        op, attrs = node.op_type, _attrs(node)
+        rank = len(self.shapes.get(node.output[0]) or ()) if len(node.output) == 1 else 0
+        in_rank = len(self.shape(node.input[0]) or ()) if node.input else 0
+        if op == "Gather":
+            if node.input[1] in batched and node.input[0] not in batched:
+                return node
+            return _with(node, axis=_less(_axis(attrs.get("axis", 0), in_rank, "axis"), node))
+        if op == "Transpose":
+            perm = attrs.get("perm", tuple(reversed(range(in_rank))))
+            if perm[0] != 0:
+                raise OnnxError(f"{_what(node)}: a Transpose that moves the batch axis")
+            return _with(node, perm=tuple(p - 1 for p in perm[1:]))
+        if op == "Reshape":
+            shape = self.consts.get(node.input[1])
+            if shape is None or not shape.values or shape.values[0] not in (1, 0, -1):
+                raise OnnxError(f"{_what(node)}: a Reshape whose shape keeps a batch of one "
+                                f"first")
+            name = self.fresh(f"{node.input[1]}.unbatched")
+            self.add_const(name, _Const(shape.dtype, (len(shape.values) - 1,),
+                                        shape.values[1:]))
+            return replace(node, input=(node.input[0], name))
+        if op in ("Softmax", "LogSoftmax", "Concat", "ArgMax", "ArgMin", "Split", "Flatten"):
+            axis = attrs.get("axis", -1 if op == "Softmax" else 0)
+            return _with(node, axis=axis if axis < 0 else _less(axis, node))
+        if op.startswith("Reduce"):
+            if len(node.input) > 1 and node.input[1]:
+                axes = self.consts.get(node.input[1])
+                if axes is None:
+                    raise OnnxError(f"{_what(node)}: axes must be a constant")
+                name = self.fresh(f"{node.input[1]}.unbatched")
+                self.add_const(name, _Const(axes.dtype, axes.dims, [
+                    a if a < 0 else _less(a, node) for a in axes.values]))
+                return replace(node, input=(node.input[0], name) + tuple(node.input[2:]))
+            if "axes" in attrs:
+                return _with(node, axes=tuple(a if a < 0 else _less(a, node)
+                                              for a in attrs["axes"]))
+            return node
+        if op in ("Unsqueeze", "Squeeze"):
+            axes = self.consts.get(node.input[1]) if len(node.input) > 1 else None
+            if axes is None:
+                raise OnnxError(f"{_what(node)}: axes must be a constant")
+            r = rank if op == "Unsqueeze" else in_rank
+            name = self.fresh(f"{node.input[1]}.unbatched")
+            self.add_const(name, _Const(axes.dtype, axes.dims, [
+                _less(a % r, node) for a in axes.values]))
+            return replace(node, input=(node.input[0], name))
+        if op == "Slice":
+            axes = self.consts.get(node.input[3]) if len(node.input) > 3 else None
+            if axes is None:
+                raise OnnxError(f"{_what(node)}: a Slice of a batch names its axes")
+            name = self.fresh(f"{node.input[3]}.unbatched")
+            self.add_const(name, _Const(axes.dtype, axes.dims, [
+                _less(a % in_rank, node) for a in axes.values]))
+            return replace(node, input=node.input[:3] + (name,) + tuple(node.input[4:]))
+        if op in ELEMENTWISE or op == "MatMul":
+            inputs = []
+            for x in node.input:
+                c = self.consts.get(x)
+                if c is not None and len(c.dims) == rank and rank:
+                    if c.dims[0] != 1:
+                        raise OnnxError(f"{_what(node)}: constant {x!r} has a batch axis of "
+                                        f"{c.dims[0]}")
+                    name = self.fresh(f"{x}.unbatched")
+                    self.add_const(name, _Const(c.dtype, c.dims[1:], c.values))
+                    x = name
+                inputs.append(x)
+            return replace(node, input=tuple(inputs))
+        if op in SAME_SHAPE:
+            return node
+        raise OnnxError(f"{_what(node)}: operator {op} on a batch of one is not one tinyadder "
+                        f"rewrites")
+
+    # ---- the causal mask -------------------------------------------------------------
+
+    def split_mask(self):
+        """Where(c, s, -inf) as s + mask; one [heads, T, T] table of bias and mask as two."""
+        nodes = []
+        for node in self.nodes:
+            if node.op_type == "Where" and node.input[0] in self.consts and \
+                    node.input[2] in self.consts and node.input[1] not in self.consts:
+                cond, fill = self.consts[node.input[0]], self.consts[node.input[2]]
+                if fill.dtype in FLOATS and set(fill.values) == {-math.inf}:
+                    dims = _broadcast(cond.dims, fill.dims)
+                    flags = _take(cond.values, cond.dims, dims)
+                    name = self.fresh(f"{node.output[0]}.mask")
+                    self.add_const(name, _Const(fill.dtype, dims,
+                                                [0.0 if f else -math.inf for f in flags]))
+                    node = Node((node.input[1], name), node.output, "Add", node.name)
+            if node.op_type == "Add" and self.is_scores(node):
+                nodes.extend(self._mask_split(node))
+                continue
+            nodes.append(node)
+        self.nodes = nodes
+
+    def is_scores(self, node):
+        """An Add of a constant [.., T, T] table to a value of shape [heads, T, T]."""
+        shape = self.shapes.get(node.output[0])
+        const = [x for x in node.input if x in self.consts]
+        return (shape is not None and len(shape) == 3 and shape[1] == shape[2] and
+                len(const) == 1 and self.consts[const[0]].dtype in FLOATS and
+                len(self.consts[const[0]].dims) >= 2 and
+                tuple(self.consts[const[0]].dims[-2:]) == shape[1:])
+
+    def _mask_split(self, node):
+        scores, table = node.input if node.input[1] in self.consts else node.input[::-1]
+        H, T, _ = self.shapes[node.output[0]]
+        c = self.consts[table]
+        if math.prod(c.dims[:-2]) not in (1, H):
+            return [node]
+        rows = math.prod(c.dims[:-2])
+        flat = c.values
+        above = {flat[(h * T + r) * T + k] for h in range(rows) for r in range(T)
+                 for k in range(r + 1, T)}
+        below = {flat[(h * T + r) * T + k] for h in range(rows) for r in range(T)
+                 for k in range(r + 1)}
+        if len(above) > 1:
+            return [node]  # not causal: the reader refuses it
+        fill = above.pop() if above else -math.inf
+        mask = [0.0 if k <= r else fill for r in range(T) for k in range(T)]
+        mask_name = self.fresh(f"{node.output[0]}.causal_mask")
+        self.add_const(mask_name, _Const(c.dtype, (T, T), mask))
+        if below == {0.0}:
+            return [Node((scores, mask_name), node.output, "Add", node.name)]
+        bias = [0.0 if k > r else flat[((h % rows) * T + r) * T + k]
+                for h in range(H) for r in range(T) for k in range(T)]
+        bias_name = self.fresh(f"{node.output[0]}.bias")
+        self.add_const(bias_name, _Const(c.dtype, (H, T, T), bias))
+        biased = self.fresh(f"{node.output[0]}.biased")
+        self.shapes[biased] = (H, T, T)
+        return [Node((scores, bias_name), (biased,), "Add", f"{node.name}.bias"),
+                Node((biased, mask_name), node.output, "Add", node.name)]
+
+    # ---- shared projections ------------------------------------------------------------
+
+    def unshare(self):
+        """A value read twice, made by a projection step, made once for each reader."""
+        CLONED = ("MatMul", "Gemm", "Reshape", "Transpose", "Add")
+        for _ in range(8):
+            readers = {}
+            for n in self.nodes:
+                for x in n.input:
+                    readers.setdefault(x, []).append(n)
+            changed = False
+            out = []
+            for node in self.nodes:
+                out.append(node)
+                value = node.output[0]
+                distinct = list({id(r): r for r in readers.get(value, ())}.values())
+                if len(distinct) < 2 or len(distinct) != len(readers[value]) or \
+                        node.op_type not in CLONED or not self.projection_step(node):
+                    continue
+                for reader in distinct[1:]:
+                    copy = self.fresh(value)
+                    self.shapes[copy] = self.shapes.get(value)
+                    out.append(replace(node, output=(copy,), name=self.fresh(node.name or
+                                                                             node.op_type)))
+                    index = self.nodes.index(reader)
+                    self.nodes[index] = replace(reader, input=tuple(
+                        copy if x == value else x for x in reader.input))
+                changed = True
+            # keep the order topological: a reader rewritten above comes after its copy
+            self.nodes = _topological(out, self.consts, {v.name for v in self.inputs})
+            if not changed:
+                return
+
+    def projection_step(self, node):
+        if node.op_type in ("Reshape", "Transpose"):
+            return True
+        if node.op_type in ("MatMul", "Gemm"):
+            return node.input[1] in self.consts
+        return node.op_type == "Add" and any(x in self.consts for x in node.input) and \
+            self.op_of(next(x for x in node.input if x not in self.consts)) in ("MatMul",)
+
+    def op_of(self, value):
+        for n in self.nodes:
+            if value in n.output:
+                return n.op_type
+        return None
+
+    # ---- fused transposes --------------------------------------------------------------
+
+    def split_transposes(self):
+        nodes = []
+        for node in self.nodes:
+            attrs = _attrs(node)
+            if node.op_type == "Transpose" and tuple(attrs.get("perm", ())) == (1, 2, 0) and \
+                    self.op_of(node.input[0]) == "Reshape":
+                heads = self.fresh(f"{node.output[0]}.heads")
+                s = self.shapes.get(node.input[0])
+                self.shapes[heads] = (s[1], s[0], s[2]) if s else None
+                nodes.append(Node((node.input[0],), (heads,), "Transpose", f"{node.name}.heads",
+                                  (Attribute("perm", AttributeType.INTS, (1, 0, 2)),)))
+                node = Node((heads,), node.output, "Transpose", node.name,
+                            (Attribute("perm", AttributeType.INTS, (0, 2, 1)),))
+            nodes.append(node)
+        self.nodes = nodes
+
+    # ---- defaults ----------------------------------------------------------------------
+
+    def drop_defaults(self):
+        def keep(node, a):
+            if node.op_type == "Reshape" and a.name == "allowzero":
+                shape = self.consts.get(node.input[1])
+                return a.value != 0 and (shape is None or 0 in shape.values)
+            if node.op_type == "Gather" and a.name == "axis":
+                return a.value != 0 or False
+            if node.op_type in ("Gemm",) and a.name in ("alpha", "beta"):
+                return a.value != 1.0
+            if node.op_type == "Gemm" and a.name in ("transA", "transB"):
+                return a.value != 0
+            return True
+        self.nodes = [replace(n, attribute=tuple(a for a in n.attribute if keep(n, a)))
+                      for n in self.nodes]
+
+    # ---- out ---------------------------------------------------------------------------
+
+    def model(self):
+        used = {x for n in self.nodes for x in n.input} | {v.name for v in self.outputs}
+        initializers = []
+        for name, c in self.consts.items():
+            if name not in used:
+                continue
+            t = self.tensors.get(name)
+            if t is None or tuple(t.dims) != c.dims:
+                t = Tensor(name, c.dtype, c.dims, tuple(c.values))
+            initializers.append(t)
+        graph = replace(self.model_in.graph, node=tuple(self.nodes),
+                        initializer=tuple(initializers), input=tuple(self.inputs),
+                        output=tuple(self.outputs), value_info=())
+        return replace(self.model_in, graph=graph)
+
+
+def _topological(nodes, consts, inputs):
+    done = set(consts) | set(inputs) | {""}
+    out, waiting = [], list(nodes)
+    while waiting:
+        rest = []
+        for n in waiting:
+            if all(x in done for x in n.input):
+                out.append(n)
+                done.update(n.output)
+            else:
+                rest.append(n)
+        if len(rest) == len(waiting):
+            return out + rest  # undefined inputs: the reader names them
+        waiting = rest
+    return out
+
+
+def _attrs(node):
+    return {a.name: a.value for a in node.attribute}
+
+
+def _with(node, **values):
+    kinds = {int: AttributeType.INT, tuple: AttributeType.INTS}
+    attrs = [a for a in node.attribute if a.name not in values]
+    attrs += [Attribute(k, kinds[type(v)], v) for k, v in values.items()]
+    return replace(node, attribute=tuple(attrs))
+
+
+def _less(axis, node):
+    """The axis after the batch axis is gone (axis >= 0 counted with it)."""
+    if axis == 0:
+        raise OnnxError(f"{_what(node)}: an operation across the batch axis")
+    return axis - 1
+
+
+def _what(node):
+    return f"node {node.name!r} ({node.op_type})" if node.name else f"a {node.op_type} node"
+
+
+# ---- folding, operator by operator --------------------------------------------------------
+
+ELEMENTWISE = ("Add", "Sub", "Mul", "Div", "Pow", "Where", "Equal", "Less", "LessOrEqual",
+               "Greater", "GreaterOrEqual", "And", "Or", "Not", "Max", "Min")
+SAME_SHAPE = ("Relu", "Sigmoid", "Exp", "Neg", "Sqrt", "Reciprocal", "Softmax", "Identity",
+              "Cast", "Cos", "Sin", "Erf", "Tanh", "Abs")
+
+
+def _ints(c):
+    return [int(v) for v in c.values]
+
+
+def _fold_cast(g, node, xs):
+    to = _attrs(node)["to"]
+    if to not in (1, 6, 7, 9, 11):
+        raise ValueError(f"a Cast to type {to}")
+    to = DataType(to)
+    x = xs[0]
+    if to in FLOATS:
+        vals = [_round(to, float(v)) for v in x.values]
+    elif to == DataType.BOOL:
+        vals = [bool(v) for v in x.values]
+    else:
+        if x.dtype in FLOATS and any(not math.isfinite(v) for v in x.values):
+            raise ValueError("a Cast of a non-finite float to an integer")
+        vals = [int(v) for v in x.values]
+    return _Const(to, x.dims, vals)
+
+
+def _fold_reshape(g, node, xs):
+    x, shape = xs
+    target = _ints(shape)
+    dims = [x.dims[i] if d == 0 else d for i, d in enumerate(target)]
+    if dims.count(-1) == 1:
+        known = math.prod(d for d in dims if d != -1)
+        dims[dims.index(-1)] = math.prod(x.dims) // known if known else 0
+    if math.prod(dims) != len(x.values):
+        raise ValueError(f"a Reshape of {list(x.dims)} to {target}")
+    return _Const(x.dtype, dims, x.values)
+
+
+def _fold_transpose(g, node, xs):
+    x = xs[0]
+    perm = _attrs(node).get("perm", tuple(reversed(range(len(x.dims)))))
+    dims, vals = _transpose(x.values, x.dims, perm)
+    return _Const(x.dtype, dims, vals)
+
+
+def _fold_unsqueeze(g, node, xs):
+    x = xs[0]
+    axes = _ints(xs[1]) if len(xs) > 1 else list(_attrs(node).get("axes", ()))
+    rank = len(x.dims) + len(axes)
+    axes = sorted(a % rank for a in axes)
+    dims = list(x.dims)
+    for a in axes:
+        dims.insert(a, 1)
+    return _Const(x.dtype, dims, x.values)
+
+
+def _fold_squeeze(g, node, xs):
+    x = xs[0]
+    axes = _ints(xs[1]) if len(xs) > 1 and xs[1] is not None else \
+        list(_attrs(node).get("axes", [i for i, d in enumerate(x.dims) if d == 1]))
+    axes = {a % len(x.dims) for a in axes}
+    return _Const(x.dtype, [d for i, d in enumerate(x.dims) if i not in axes], x.values)
+
+
+def _fold_concat(g, node, xs):
+    axis = _axis(_attrs(node)["axis"], len(xs[0].dims), "axis")
+    dims = list(xs[0].dims)
+    dims[axis] = sum(x.dims[axis] for x in xs)
+    outer = math.prod(dims[:axis])
+    vals = []
+    for o in range(outer):
+        for x in xs:
+            inner = math.prod(x.dims[axis:])
+            vals.extend(x.values[o * inner:(o + 1) * inner])
+    return _Const(xs[0].dtype, dims, vals)
+
+
+def _fold_slice(g, node, xs):
+    x, starts, ends = xs[:3]
+    rank = len(x.dims)
+    axes = _ints(xs[3]) if len(xs) > 3 and xs[3] is not None else list(range(len(starts.values)))
+    steps = _ints(xs[4]) if len(xs) > 4 and xs[4] is not None else [1] * len(axes)
+    ranges = [range(d) for d in x.dims]
+    for a, s, e, st in zip(axes, _ints(starts), _ints(ends), steps):
+        a %= rank
+        ranges[a] = range(ranges[a].stop)[slice(s, e, st)]
+    dims = [len(r) for r in ranges]
+    strides = _strides(x.dims)
+    vals = []
+    for i in range(math.prod(dims)):
+        idx = _index(i, dims)
+        vals.append(x.values[sum(ranges[k][j] * strides[k] for k, j in enumerate(idx))])
+    return _Const(x.dtype, dims, vals)
+
+
+def _fold_gather(g, node, xs):
+    x, ind = xs
+    axis = _axis(_attrs(node).get("axis", 0), len(x.dims), "axis")
+    idx = [i % x.dims[axis] if -x.dims[axis] <= i < x.dims[axis] else None
+           for i in _ints(ind)]
+    if None in idx:
+        raise ValueError("an index outside the axis")
+    outer, inner = math.prod(x.dims[:axis]), math.prod(x.dims[axis + 1:])
+    vals = []
+    for o in range(outer):
+        for i in idx:
+            start = (o * x.dims[axis] + i) * inner
+            vals.extend(x.values[start:start + inner])
+    return _Const(x.dtype, list(x.dims[:axis]) + list(ind.dims) + list(x.dims[axis + 1:]),
+                  vals)
+
+
+def _fold_expand(g, node, xs):
+    x, shape = xs
+    dims = _broadcast(x.dims, _ints(shape))
+    if math.prod(dims) > LIMITS.elements:
+        raise OnnxError(f"{_what(node)}: a folded constant of {math.prod(dims):,} elements "
+                        f"(limit elements, {LIMITS.elements:,})")
+    return _Const(x.dtype, dims, _take(x.values, x.dims, dims))
+
+
+def _fold_constant_of_shape(g, node, xs):
+    dims = _ints(xs[0])
+    if any(d < 0 for d in dims) or math.prod(dims) > LIMITS.elements:
+        raise OnnxError(f"{_what(node)}: a constant of shape {dims[:8]} (limit elements, "
+                        f"{LIMITS.elements:,})")
+    t = _attrs(node).get("value")
+    dtype, v = (t.data_type, t.values[0]) if t is not None else (DataType.FLOAT, 0.0)
+    return _Const(dtype, dims, [v] * math.prod(dims))
+
+
+def _fold_range(g, node, xs):
+    start, limit, delta = (x.values[0] for x in xs)
+    if delta == 0:
+        raise ValueError("a Range of step 0")
+    n = max(math.ceil((limit - start) / delta), 0)
+    if n > LIMITS.elements:
+        raise OnnxError(f"{_what(node)}: a Range of {n:,} elements (limit elements)")
+    return _Const(xs[0].dtype, (n,), [start + i * delta for i in range(n)])
+
+
+def _fold_trilu(g, node, xs):
+    x = xs[0]
+    k = xs[1].values[0] if len(xs) > 1 and xs[1] is not None else 0
+    upper = _attrs(node).get("upper", 1)
+    R, C = x.dims[-2:]
+    zero = 0.0 if x.dtype in FLOATS else (False if x.dtype == DataType.BOOL else 0)
+    vals = list(x.values)
+    for i in range(len(vals)):
+        r, c = (i // C) % R, i % C
+        if (upper and c - r < k) or (not upper and c - r > k):
+            vals[i] = zero
+    return _Const(x.dtype, x.dims, vals)
+
+
+def _fold_tile(g, node, xs):
+    x, reps = xs
+    reps = _ints(reps)
+    dims = [d * r for d, r in zip(x.dims, reps)]
+    if math.prod(dims) > LIMITS.elements:
+        raise OnnxError(f"{_what(node)}: a folded constant of {math.prod(dims):,} elements")
+    strides = _strides(x.dims)
+    vals = []
+    for i in range(math.prod(dims)):
+        idx = _index(i, dims)
+        vals.append(x.values[sum((j % d) * s for j, d, s in zip(idx, x.dims, strides))])
+    return _Const(x.dtype, dims, vals)
+
+
+def _binary(op):
+    def fold(g, node, xs):
+        a, b = xs
+        if a.dtype != b.dtype:
+            raise ValueError(f"{op} of {a.dtype.name} and {b.dtype.name}")
+        dtype = a.dtype
+        if op == "Div":
+            fn = lambda x, y: _div(dtype, x, y)  # noqa: E731
+        else:
+            f = _arith(op)
+            fn = lambda x, y: f(dtype, x, y)  # noqa: E731
+        return _elementwise(dtype, fn, a, b)
+    return fold
+
+
+def _compare(fn):
+    def fold(g, node, xs):
+        return _elementwise(DataType.BOOL, fn, *xs)
+    return fold
+
+
+def _unary(fn):
+    def fold(g, node, xs):
+        x = xs[0]
+        if x.dtype not in FLOATS and fn is not _neg:
+            raise ValueError("a float operation on integers")
+        return _Const(x.dtype, x.dims, [fn(x.dtype, v) for v in x.values])
+    return fold
+
+
+def _neg(dtype, v):
+    return -v
+
+
+def _sqrt(dtype, v):
+    if v < 0:
+        return math.nan
+    return _round(dtype, math.sqrt(v))  # correctly rounded in float64, so in float32 too
+
+
+def _reciprocal(dtype, v):
+    return _div(dtype, 1.0, v)
+
+
+def _fold_where(g, node, xs):
+    c, a, b = xs
+    return _elementwise(a.dtype, lambda f, x, y: x if f else y, c, a, b)
+
+
+FOLD = {
+    "Identity": lambda g, n, xs: xs[0],
+    "Cast": _fold_cast,
+    "Reshape": _fold_reshape,
+    "Transpose": _fold_transpose,
+    "Unsqueeze": _fold_unsqueeze,
+    "Squeeze": _fold_squeeze,
+    "Concat": _fold_concat,
+    "Slice": _fold_slice,
+    "Gather": _fold_gather,
+    "Expand": _fold_expand,
+    "Tile": _fold_tile,
+    "ConstantOfShape": _fold_constant_of_shape,
+    "Range": _fold_range,
+    "Trilu": _fold_trilu,
+    "Where": _fold_where,
+    "Equal": _compare(lambda x, y: x == y),
+    "Less": _compare(lambda x, y: x < y),
+    "LessOrEqual": _compare(lambda x, y: x <= y),
+    "Greater": _compare(lambda x, y: x > y),
+    "GreaterOrEqual": _compare(lambda x, y: x >= y),
+    "Not": lambda g, n, xs: _Const(DataType.BOOL, xs[0].dims, [not v for v in xs[0].values]),
+    "And": _compare(lambda x, y: bool(x and y)),
+    "Or": _compare(lambda x, y: bool(x or y)),
+    "Add": _binary("Add"),
+    "Sub": _binary("Sub"),
+    "Mul": _binary("Mul"),
+    "Div": _binary("Div"),
+    "Neg": _unary(_neg),
+    "Sqrt": _unary(_sqrt),
+    "Reciprocal": _unary(_reciprocal),
+}
+
+
+# ---- static shapes ------------------------------------------------------------------------
+
+def _shape_same(g, n):
+    return g.shape(n.input[0])
+
+
+def _shape_broadcast(g, n):
+    shapes = [g.shape(x) for x in n.input if x]
+    return None if any(s is None for s in shapes) else _broadcast(*shapes)
+
+
+def _shape_gather(g, n):
+    x, i = g.shape(n.input[0]), g.shape(n.input[1])
+    axis = _axis(_attrs(n).get("axis", 0), len(x), "axis")
+    return tuple(x[:axis]) + tuple(i) + tuple(x[axis + 1:])
+
+
+def _shape_matmul(g, n):
+    a, b = g.shape(n.input[0]), g.shape(n.input[1])
+    if len(a) < 2 or len(b) < 2:
+        return None
+    return _broadcast(a[:-2], b[:-2]) + (a[-2], b[-1])
+
+
+def _shape_gemm(g, n):
+    a, b = g.shape(n.input[0]), g.shape(n.input[1])
+    attrs = _attrs(n)
+    rows = a[1] if attrs.get("transA", 0) else a[0]
+    cols = b[0] if attrs.get("transB", 0) else b[1]
+    return (rows, cols)
+
+
+def _shape_reshape(g, n):
+    x, shape = g.shape(n.input[0]), g.consts.get(n.input[1])
+    return _fold_reshape(g, n, [_Const(DataType.INT64, x, [0] * math.prod(x)), shape]).dims
+
+
+def _shape_transpose(g, n):
+    x = g.shape(n.input[0])
+    perm = _attrs(n).get("perm", tuple(reversed(range(len(x)))))
+    return tuple(x[p] for p in perm)
+
+
+def _shape_reduce(g, n):
+    x = g.shape(n.input[0])
+    attrs = _attrs(n)
+    if len(n.input) > 1 and n.input[1]:
+        axes = _ints(g.consts[n.input[1]])
+    else:
+        axes = list(attrs.get("axes", range(len(x))))
+    axes = {a % len(x) for a in axes}
+    if attrs.get("keepdims", 1):
+        return tuple(1 if i in axes else d for i, d in enumerate(x))
+    return tuple(d for i, d in enumerate(x) if i not in axes)
+
+
+def _shape_concat(g, n):
+    shapes = [g.shape(x) for x in n.input]
+    axis = _axis(_attrs(n)["axis"], len(shapes[0]), "axis")
+    out = list(shapes[0])
+    out[axis] = sum(s[axis] for s in shapes)
+    return tuple(out)
+
+
+def _shape_slice(g, n):
+    x = g.shape(n.input[0])
+    consts = [g.consts.get(v) if v else None for v in n.input[1:]]
+    probe = _Const(DataType.INT64, x, range(math.prod(x)))
+    return _fold_slice(g, n, [probe] + consts).dims
+
+
+def _shape_axes(fold):
+    def shape(g, n):
+        x = g.shape(n.input[0])
+        consts = [g.consts.get(v) if v else None for v in n.input[1:]]
+        return fold(g, n, [_Const(DataType.INT64, x, [0] * math.prod(x))] + consts).dims
+    return shape
+
+
+def _shape_arg(g, n):
+    x = g.shape(n.input[0])
+    attrs = _attrs(n)
+    axis = _axis(attrs.get("axis", 0), len(x), "axis")
+    if attrs.get("keepdims", 1):
+        return tuple(1 if i == axis else d for i, d in enumerate(x))
+    return tuple(d for i, d in enumerate(x) if i != axis)
+
+
+_SHAPE = {
+    **dict.fromkeys(SAME_SHAPE, _shape_same),
+    **dict.fromkeys(ELEMENTWISE, _shape_broadcast),
+    "Gather": _shape_gather, "MatMul": _shape_matmul, "Gemm": _shape_gemm,
+    "Reshape": _shape_reshape, "Transpose": _shape_transpose, "Concat": _shape_concat,
+    "Slice": _shape_slice, "Unsqueeze": _shape_axes(_fold_unsqueeze),
+    "Squeeze": _shape_axes(_fold_squeeze), "ArgMax": _shape_arg, "ArgMin": _shape_arg,
+    **{op: _shape_reduce for op in ("ReduceSum", "ReduceMean", "ReduceMax")},
+}
