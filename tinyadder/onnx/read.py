@@ -56,9 +56,14 @@ def load(path, layout=None):
         raise OnnxError(f"{where}: {err}" if not str(err).startswith(where) else str(err)) \
             from None
     try:
-        return read(onnx_model, layout)
+        model = read(onnx_model, layout)
     except OnnxError as err:
         raise OnnxError(f"{where}: {err}") from None
+    if "tinyadder.model" in dict(onnx_model.metadata_props):
+        return model
+    # another tool's graph: the model is named after its file
+    stem = os.path.basename(where)[:-len(".onnx")] if where.endswith(".onnx") else where
+    return replace(model, name=os.path.basename(stem) or model.name)
 
 
 def loads(data, layout=None):
@@ -1274,7 +1279,8 @@ def _assemble(view, embed, blocks, ln_final, readout):
             _mlp(b.mlp, inp, wide, fb and fb.mlp, f"blocks.{i}"), b.width_in, b.width_out,
             ln1=_norm(b.ln1, inp, fb and fb.ln1), ln2=_norm(b.ln2, inp, fb and fb.ln2)))
     final = slots[:final_width]
-    extras = {} if layout is None else dict(prompt=layout.prompt)
+    dtype = "float32" if view.dtype == DataType.FLOAT else "float64"
+    extras = dict(about={"dtype": dtype}, prompt=layout and layout.prompt)
     extras = extras if f is None else dict(
         prompt=f.prompt, pos_role=f.pos_role, roles=f.roles, meta=f.meta, about=f.about,
         constants=f.constants, fixed=f.fixed, ties=f.ties, derived=f.derived)
