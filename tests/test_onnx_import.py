@@ -89,3 +89,198 @@ def test_a_graph_whose_weights_are_not_its_model_files_is_refused():
     assert _refusal(replace(m, metadata_props=props)) == (
         "the graph does not fit the model file in its metadata: its weights are not those of "
         "'tinyadder36-repaired'")
+
+
+# ---- real submissions, exported by torch.onnx.export (tests/fixtures/onnx) ----------------
+#
+# tools/export/adderboard.py made these in a scratch environment: each AdderBoard submission's
+# forward pass at the fixed length of a whole addition, by the TorchScript exporter and by
+# dynamo=True, and the TorchScript graph after onnxscript's optimizer and after onnxruntime's
+# basic optimisation (each file gzipped), with the submission's own answers on 200 pairs.
+
+import gzip
+import io
+from pathlib import Path
+
+from tinyadder import add
+from tinyadder.cli import main
+from tinyadder.onnx import layout as layouts
+from tinyadder.onnx.read import load
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "onnx"
+ALL_GRAPHS = sorted(p.name[:-len(".onnx.gz")] for p in FIXTURES.glob("*.onnx.gz"))
+# the entries whose graphs import, each with its layout; the others are refused (below)
+GRAPHS = [g for g in ALL_GRAPHS if (FIXTURES / f"{g.split('.')[0]}.layout.json").exists()]
+REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
+# the shipped model file of the same entry, where there is one
+SHIPPED = {"fblissjr-33": "fblissjr-33"}
+
+
+def _entry(graph):
+    return graph.split(".")[0]
+
+
+def _graph_file(graph, tmp_path):
+    path = tmp_path / f"{graph}.onnx"
+    path.write_bytes(gzip.decompress((FIXTURES / f"{graph}.onnx.gz").read_bytes()))
+    return path
+
+
+def _answers(entry):
+    return json.loads(gzip.decompress((FIXTURES / f"{entry}.answers.json.gz").read_bytes()))
+
+
+def _imported(graph, tmp_path):
+    return load(_graph_file(graph, tmp_path),
+                layouts.load(FIXTURES / f"{_entry(graph)}.layout.json"))
+
+
+def _weights(model, T):
+    """Every tensor of the model as tinyadder's exporter writes it at length T (float64),
+    by TransformerLens name: the model's exact values as the floats they are, whatever the
+    slots and tokens are called; a fixed bias on and below the diagonal only."""
+    out = {}
+    for t in export(model, length=T).graph.initializer:
+        values = t.values
+        if t.name.endswith("attn.bias"):
+            H, P, _ = t.dims
+            values = tuple(values[(h * P + i) * P + j] for h in range(H) for i in range(T)
+                           for j in range(i + 1))
+        elif ".bias_T." in t.name:  # the slice of a longer table to T
+            continue
+        out[t.name] = values
+    return out
+
+
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_a_real_export_imports_as_the_shipped_model(graph, tmp_path):
+    entry = _entry(graph)
+    imported = _imported(graph, tmp_path)
+    assert imported.name == graph and imported.prompt is not None
+    if entry in SHIPPED:
+        T = _answers(entry)["T"]
+        assert _weights(imported, T) == _weights(build(SHIPPED[entry]), T)
+
+
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_a_real_export_adds_as_the_original_did(graph, tmp_path):
+    record = _answers(_entry(graph))
+    imported = _imported(graph, tmp_path)
+    number = "float32" if imported.about["dtype"] == "float32" else "float"
+    for a, b, total in record["answers"][:12]:
+        assert add(imported, number, a, b) == total, (a, b)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_a_real_export_adds_as_the_original_did_on_every_recorded_pair(graph, tmp_path):
+    record = _answers(_entry(graph))
+    imported = _imported(graph, tmp_path)
+    number = "float32" if imported.about["dtype"] == "float32" else "float"
+    assert [add(imported, number, a, b) for a, b, _ in record["answers"]] == \
+        [total for _, _, total in record["answers"]]
+
+
+def _cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    status = main(list(argv), out, err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_import_writes_a_model_file_every_command_takes(tmp_path):
+    graph = _graph_file("fblissjr-33.dynamo", tmp_path)
+    layout = str(FIXTURES / "fblissjr-33.layout.json")
+    target = tmp_path / "theirs.json"
+    assert _cli("import", str(graph), "--layout", layout, "-o", str(target)) == (
+        0, f"wrote {target} (fblissjr-33.dynamo: 1 block, 3 slots, 11 tokens)\n", "")
+    assert _cli("--model", str(target), "1234567890+9876543210") == (
+        0, "1234567890+9876543210=11111111100\n", "")
+    assert _cli("--model", str(graph), "--layout", layout, "--number", "float",
+                "9999999999+1") == (0, "9999999999+0000000001=10000000000\n", "")
+    status, out, err = _cli("--model", str(graph), "1+2")
+    assert (status, out) == (2, "") and err.endswith(
+        "does not add: it has no prompt; give its layout with --layout FILE.json "
+        "(docs/onnx.md)\n")
+
+
+LAYOUT_REFUSALS = {
+    "too few tokens": ({"vocab": [str(d) for d in range(10)], "prompt": {
+        "digits": 10, "question": ["a", "0", "b", "0"]}},
+        "10 tokens in its vocab; the graph's embedding has 11"),
+    "a prompt longer than the graph": ({"vocab": [str(d) for d in range(10)] + ["SEP"],
+                                        "prompt": {"digits": 12, "question": ["a", "b"]}},
+                                       "its prompt and answer take 36 positions; the graph "
+                                       "was exported at 32"),
+    "a field of no layout": ({"vocab": ["0"], "prompt": {}, "slots": []},
+                             "a JSON object of vocab, prompt and optionally output"),
+    "token ids out": ({"vocab": ["0"], "prompt": {}, "output": "ids"},
+                      "output 'ids'; tinyadder reads \"logits\""),
+    "a token not in the vocab": ({"vocab": [str(d) for d in range(10)] + ["SEP"], "prompt": {
+        "digits": 10, "question": ["a", "+", "b"]}},
+        "prompt.question names '+', not a token of the vocab"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LAYOUT_REFUSALS))
+def test_a_layout_that_does_not_fit_is_refused_in_one_line(case, tmp_path, monkeypatch):
+    document, message = LAYOUT_REFUSALS[case]
+    monkeypatch.chdir(tmp_path)
+    Path("layout.json").write_text(json.dumps(document))
+    _graph_file("fblissjr-33.torchscript", tmp_path)
+    status, out, err = _cli("import", "fblissjr-33.torchscript.onnx", "--layout", "layout.json")
+    assert (status, out) == (2, "") and message in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("graph", REFUSED)
+def test_a_real_export_the_patterns_do_not_reach_is_refused_in_one_line(graph, tmp_path):
+    """What these graphs need (docs/onnx.md, "What does not import yet"): a batch axis through
+    GatherND, ScatterND and Expand, Reciprocal and Unsqueeze outside folding, projections
+    written as Gathers of columns and scalar Muls."""
+    with pytest.raises(OnnxError) as caught:
+        load(_graph_file(graph, tmp_path))
+    message = str(caught.value)
+    assert "\n" not in message and ("node " in message or "operator" in message), message
+
+
+# ---- tinyadder's own exports after an optimiser (tests/fixtures/onnx/own) -----------------
+#
+# tools/export/optimise_own.py: ``tinyadder export NAME --onnx --length 8`` rewritten by
+# onnxscript.optimizer.optimize and by onnxruntime's ORT_ENABLE_BASIC. The optimisers rename,
+# share and fold initializers, so tinyadder.exact.* names none; such a graph is read as
+# another tool's, and must store the model in its metadata weight for weight.
+
+OWN = FIXTURES / "own"
+OWN_READ = ["cosminscn-130", "cosminscn-66", "fblissjr-33", "lichengliu03-50"]
+OWN_REFUSED = ["alexlitz-36", "jacobli99-28", "kswain98-2", "published"]
+
+
+def _own(name, tmp_path):
+    path = tmp_path / f"{name}.onnx"
+    path.write_bytes(gzip.decompress((OWN / f"{name}.onnx.gz").read_bytes()))
+    return path
+
+
+@pytest.mark.parametrize("name", OWN_READ)
+@pytest.mark.parametrize("optimiser", ["onnxscript", "ort"])
+def test_an_optimised_export_reads_back_to_the_same_model(name, optimiser, tmp_path):
+    assert dump(load(_own(f"{name}.{optimiser}", tmp_path))) == dump(build(name))
+
+
+@pytest.mark.parametrize("name", OWN_REFUSED)
+@pytest.mark.parametrize("optimiser", ["onnxscript", "ort"])
+def test_an_optimised_export_not_read_yet_is_refused_in_one_line(name, optimiser, tmp_path):
+    """Not yet: RoPE folded into cos/sin tables (kswain98-2), ALiBi's slopes times distances
+    folded into one table (published, alexlitz-36), an RMSNorm rewritten (jacobli99-28)."""
+    with pytest.raises(OnnxError) as caught:
+        load(_own(f"{name}.{optimiser}", tmp_path))
+    assert "\n" not in str(caught.value)
+
+
+def test_an_optimised_export_whose_weights_were_changed_is_refused(tmp_path):
+    from tinyadder.onnx import parse, serialize as write
+    graph = parse(_own("fblissjr-33.ort", tmp_path).read_bytes())
+    inits = tuple(replace(t, values=(t.values[0] + 1,) + tuple(t.values[1:]))
+                  if t.dims == (3, 11) else t for t in graph.graph.initializer)
+    assert any(t.dims == (3, 11) for t in inits)
+    with pytest.raises(OnnxError, match="its weights are not those of 'fblissjr-33'"):
+        loads(write(replace(graph, graph=replace(graph.graph, initializer=inits))))

@@ -79,12 +79,31 @@ def read(onnx_model, layout=None):
     try:
         return _read(onnx_model, layout)
     except OnnxError as first:
-        ours = any(key.startswith("tinyadder.") for key, _ in onnx_model.metadata_props)
-        try:
+        metadata = dict(onnx_model.metadata_props)
+        if "tinyadder.model" not in metadata:
             return _read(canonical(onnx_model), layout)
+        # tinyadder's graph after an optimiser, which renames, shares and folds initializers
+        # (so tinyadder.exact.* may name none): read as another tool's graph, it must store
+        # the model of its metadata weight for weight
+        foreign = replace(onnx_model, metadata_props=tuple(
+            (k, v) for k, v in onnx_model.metadata_props if not k.startswith("tinyadder.")))
+        names = {t.name for t in onnx_model.graph.initializer} | {
+            n.output[0] for n in onnx_model.graph.node if n.op_type == "Constant"}
+        renamed = any(k.startswith("tinyadder.exact.") and k[len("tinyadder.exact."):] not in
+                      names for k in metadata)
+        try:
+            graph_model = _read(canonical(foreign), None)
         except OnnxError as second:
-            # a graph tinyadder wrote is judged as written; another tool's, as rewritten
-            raise (first if ours else second) from None
+            # as written, unless an optimiser renamed what its metadata names
+            raise (second if renamed else first) from None
+        view = _View(replace(onnx_model, metadata_props=(
+            ("tinyadder.model", metadata["tinyadder.model"]),)))
+        if layout is not None:
+            _fits(view, layout, len(graph_model.vocab))
+        if _stored_weights(graph_model, view) != _stored_weights(view.file, view):
+            raise OnnxError(f"the graph does not fit the model file in its metadata: its "
+                            f"weights are not those of {ascii(view.file.name)}") from None
+        return view.file
 
 
 def _read(onnx_model, layout):
@@ -1049,6 +1068,32 @@ def _sized(norm, n):
 
 
 # ---- the Model, with names ----------------------------------------------------------------
+
+def _stored_weights(model, view):
+    """The model's every tensor as tinyadder's exporter stores it, at the graph's length and
+    in its type, by name; a fixed bias on and below the diagonal only (above it, the mask
+    decides)."""
+    from .export import export  # here: only an optimised graph needs it
+    T = view.T
+    out = {}
+    try:
+        graph = export(model, length=T, dtype="float32" if view.dtype == DataType.FLOAT
+                       else "float64").graph
+    except OnnxError as err:
+        raise OnnxError(f"the graph's model does not export again: {err}") from None
+    for t in graph.initializer:
+        values = t.values
+        if t.name.endswith("attn.bias"):
+            H, P, _ = t.dims
+            values = tuple(values[(h * P + i) * P + j] for h in range(H) for i in range(T)
+                           for j in range(i + 1))
+        elif t.name == "W_pos":
+            values = values[:T * t.dims[1]]
+        elif t.name.endswith((".starts", ".ends", ".axes", ".steps")):
+            continue  # the slices of longer tables to T
+        out[t.name] = values
+    return out
+
 
 def _fits(view, layout, tokens):
     """Refuse a layout that does not fit the graph, in one line."""

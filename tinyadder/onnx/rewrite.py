@@ -42,13 +42,20 @@ INTS = (DataType.INT32, DataType.INT64)
 def canonical(onnx_model):
     """``onnx_model`` in the forms ``read`` matches (the module docstring)."""
     g = _Graph(onnx_model)
-    g.fold()
-    g.unbatch()
-    g.split_mask()
-    g.unshare()
-    g.split_transposes()
-    g.drop_defaults()
-    return g.model()
+    try:
+        g.fold()
+        g.unbatch()
+        g.split_mask()
+        g.unshare()
+        g.split_transposes()
+        g.drop_defaults()
+        return g.model()
+    except OnnxError:
+        raise
+    except (ValueError, IndexError, KeyError, TypeError, AttributeError, ZeroDivisionError,
+            OverflowError, MemoryError, RecursionError) as why:  # a graph whose shapes do not add up
+        raise OnnxError(f"the graph does not compute as its shapes say: {str(why)[:120]}") \
+            from None
 
 
 # ---- tensors as (type, dims, flat values) -------------------------------------------------
@@ -197,7 +204,8 @@ class _Graph:
                 try:
                     value = FOLD[node.op_type](self, node, [self.consts.get(x) for x in
                                                             node.input])
-                except (ValueError, IndexError, KeyError, ZeroDivisionError, TypeError) as why:
+                except (ValueError, IndexError, KeyError, ZeroDivisionError, TypeError,
+                        AttributeError, OverflowError) as why:
                     raise OnnxError(f"{_what(node)}: cannot be folded: {why}") from None
             if value is not None and len(node.output) == 1:
                 self.add_const(node.output[0], value)
@@ -211,8 +219,8 @@ class _Graph:
         """Record the static shape of the node's output where its inputs' are known."""
         try:
             shape = _SHAPE.get(node.op_type, lambda g, n: None)(self, node)
-        except (ValueError, IndexError, KeyError, TypeError):
-            shape = None
+        except (ValueError, IndexError, KeyError, TypeError, AttributeError):
+            shape = None  # unknown: an input's shape or a constant it needs is not known
         for out in node.output:
             self.shapes.setdefault(out, None)
         if shape is not None and len(node.output) == 1:
@@ -239,9 +247,14 @@ class _Graph:
                 continue
             out_shape = self.shapes.get(node.output[0]) if len(node.output) == 1 else None
             if node.op_type != "Gather" or node.input[1] not in batched:
-                if out_shape is None or not out_shape or out_shape[0] != 1:
-                    raise OnnxError(f"{_what(node)}: a batch of one, axis 0 of size 1, "
-                                    f"expected on its output")
+                if out_shape is None:
+                    raise OnnxError(f"{_what(node)}: the shape of its output is not known "
+                                    f"(tinyadder does not follow shapes through {node.op_type}"
+                                    f" or what comes before it), so the batch axis cannot be "
+                                    f"dropped")
+                if not out_shape or out_shape[0] != 1:
+                    raise OnnxError(f"{_what(node)}: its output {list(out_shape)} has no "
+                                    f"batch of one first")
             node = self._unbatched(node, batched)
             for out in node.output:
                 batched.add(out)
@@ -257,7 +270,9 @@ class _Graph:
     def _unbatched(self, node, batched):
         op, attrs = node.op_type, _attrs(node)
         rank = len(self.shapes.get(node.output[0]) or ()) if len(node.output) == 1 else 0
-        in_rank = len(self.shape(node.input[0]) or ()) if node.input else 0
+        # the rank with the batch axis (a batched input's shape has already lost it)
+        in_rank = len(self.shape(node.input[0]) or ()) + (node.input[0] in batched) \
+            if node.input else 0
         if op == "Gather":
             if node.input[1] in batched and node.input[0] not in batched:
                 return node
@@ -343,11 +358,16 @@ class _Graph:
                     self.add_const(name, _Const(fill.dtype, dims,
                                                 [0.0 if f else -math.inf for f in flags]))
                     node = Node((node.input[1], name), node.output, "Add", node.name)
-            if node.op_type == "Add" and self.is_scores(node):
+            if node.op_type == "Add" and self.is_scores(node) and not self.masked(node):
                 nodes.extend(self._mask_split(node))
                 continue
             nodes.append(node)
         self.nodes = nodes
+
+    def masked(self, node):
+        """Whether the node's output goes on to an Add of a constant (the mask, after it)."""
+        return any(n.op_type == "Add" and node.output[0] in n.input and
+                   any(x in self.consts for x in n.input) for n in self.nodes)
 
     def is_scores(self, node):
         """An Add of a constant [.., T, T] table to a value of shape [heads, T, T]."""
@@ -403,8 +423,10 @@ class _Graph:
                 out.append(node)
                 value = node.output[0]
                 distinct = list({id(r): r for r in readers.get(value, ())}.values())
+                # heads split from one projection: q and k (or k and v) of the same weights
                 if len(distinct) < 2 or len(distinct) != len(readers[value]) or \
-                        node.op_type not in CLONED or not self.projection_step(node):
+                        node.op_type not in CLONED or not self.projection_step(node) or \
+                        any(r.op_type not in ("Reshape", "Transpose") for r in distinct):
                     continue
                 for reader in distinct[1:]:
                     copy = self.fresh(value)
@@ -460,7 +482,10 @@ class _Graph:
                 shape = self.consts.get(node.input[1])
                 return a.value != 0 and (shape is None or 0 in shape.values)
             if node.op_type == "Gather" and a.name == "axis":
-                return a.value != 0 or False
+                return a.value != 0
+            if node.op_type.startswith("Reduce") and a.name in ("keepdims",
+                                                               "noop_with_empty_axes"):
+                return a.value != {"keepdims": 1, "noop_with_empty_axes": 0}[a.name]
             if node.op_type in ("Gemm",) and a.name in ("alpha", "beta"):
                 return a.value != 1.0
             if node.op_type == "Gemm" and a.name in ("transA", "transB"):
@@ -874,7 +899,8 @@ _SHAPE = {
     **dict.fromkeys(ELEMENTWISE, _shape_broadcast),
     "Gather": _shape_gather, "MatMul": _shape_matmul, "Gemm": _shape_gemm,
     "Reshape": _shape_reshape, "Transpose": _shape_transpose, "Concat": _shape_concat,
-    "Slice": _shape_slice, "Unsqueeze": _shape_axes(_fold_unsqueeze),
+    "Slice": _shape_slice, "Expand": _shape_axes(_fold_expand),
+    "Tile": _shape_axes(_fold_tile), "Unsqueeze": _shape_axes(_fold_unsqueeze),
     "Squeeze": _shape_axes(_fold_squeeze), "ArgMax": _shape_arg, "ArgMin": _shape_arg,
     **{op: _shape_reduce for op in ("ReduceSum", "ReduceMean", "ReduceMax")},
 }
