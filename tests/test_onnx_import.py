@@ -284,3 +284,105 @@ def test_an_optimised_export_whose_weights_were_changed_is_refused(tmp_path):
     assert any(t.dims == (3, 11) for t in inits)
     with pytest.raises(OnnxError, match="its weights are not those of 'fblissjr-33'"):
         loads(write(replace(graph, graph=replace(graph.graph, initializer=inits))))
+
+
+# ---- hostile graphs through the rewrite ---------------------------------------------------
+
+from tinyadder.onnx import DataType, parse
+
+
+def _torch_graph(tmp_path):
+    return parse(_graph_file("fblissjr-33.torchscript", tmp_path).read_bytes())
+
+
+def _prepend(graph, *nodes, inits=()):
+    return replace(graph, graph=replace(graph.graph, node=tuple(nodes) + graph.graph.node,
+                                        initializer=graph.graph.initializer + tuple(inits)))
+
+
+def _int64(name, values, dims=None):
+    return Tensor(name, DataType.INT64, (len(values),) if dims is None else dims,
+                  tuple(values))
+
+
+HOSTILE = {
+    "a constant of 10^9 elements, by ConstantOfShape": (
+        lambda g: _prepend(g, Node(("huge.shape",), ("huge",), "ConstantOfShape", "huge"),
+                           inits=(_int64("huge.shape", [1000, 1000, 1000]),)),
+        "node 'huge' (ConstantOfShape): a constant of shape [1000, 1000, 1000] (limit "
+        "elements"),
+    "an Expand to 10^10 elements": (
+        lambda g: _prepend(g, Node(("one", "big.shape"), ("big",), "Expand", "big"),
+                           inits=(_int64("one", [1]), _int64("big.shape", [10 ** 5, 10 ** 5]))),
+        "node 'big' (Expand): a folded constant of 10,000,000,000 elements"),
+    "a Range of 10^12 steps": (
+        lambda g: _prepend(g, Node(("r0", "r1", "r2"), ("r",), "Range", "range"),
+                           inits=(_int64("r0", [0], ()), _int64("r1", [10 ** 12], ()),
+                                  _int64("r2", [1], ()))),
+        "node 'range' (Range): a Range of 1,000,000,000,000 elements"),
+    "a Cast to strings": (
+        lambda g: _prepend(g, Node(("c0",), ("c",), "Cast", "cast", (
+            Attribute("to", AttributeType.INT, 8),)), inits=(_int64("c0", [1]),)),
+        "node 'cast' (Cast): cannot be folded: a Cast to type 8"),
+    "a Reshape to a shape of floats": (
+        lambda g: _prepend(g, Node(("c0", "s"), ("c",), "Reshape", "reshape"),
+                           inits=(_int64("c0", [1, 2]),
+                                  Tensor("s", DataType.DOUBLE, (1,), (0.5,)))),
+        "node 'reshape' (Reshape): cannot be folded: DOUBLE values where integers go"),
+    "an unknown opset": (
+        lambda g: replace(g, opset_import=(replace(g.opset_import[0], version=99),)),
+        "opset 99: tinyadder reads opsets 13 to 23"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_a_hostile_graph_is_refused_in_one_line(case, tmp_path):
+    edit, message = HOSTILE[case]
+    graph = edit(_torch_graph(tmp_path))
+    path = tmp_path / "hostile.onnx"
+    path.write_bytes(serialize(graph))
+    with pytest.raises(OnnxError) as caught:
+        loads(serialize(graph))
+    assert message in str(caught.value) and "\n" not in str(caught.value), str(caught.value)
+
+
+def test_hostile_graphs_on_the_command_line_exit_2_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    edit, message = HOSTILE["a constant of 10^9 elements, by ConstantOfShape"]
+    Path("hostile.onnx").write_bytes(serialize(edit(_torch_graph(tmp_path))))
+    status, out, err = _cli("import", "hostile.onnx", "--layout",
+                            str(FIXTURES / "fblissjr-33.layout.json"))
+    assert (status, out) == (2, "") and err.count("\n") == 1 and message in err, err
+
+
+def test_a_torch_graph_survives_mutations(tmp_path):
+    from test_onnx import _mutate
+    import random
+    import time
+    # the dynamo graph: no Constant node, whose missing inputs would send _mutate to kind 6
+    graph = parse(_graph_file("fblissjr-33.dynamo", tmp_path).read_bytes())
+    outcomes = {"read": 0, "refused": 0}
+    class NoMetadata(random.Random):
+        """The graph has no metadata to edit (_mutate's kind 6): edit something else."""
+
+        def randrange(self, *args):
+            return super().randrange(*args) % 6 if args == (7,) else super().randrange(*args)
+
+    for seed in range(60):
+        rng = NoMetadata(seed)
+        mutated = graph
+        for _ in range(rng.randint(1, 3)):
+            mutated = _mutate(mutated, rng)
+        started = time.process_time()
+        try:
+            data = serialize(mutated)
+        except OnnxError:
+            continue
+        try:
+            loads(data)
+            outcomes["read"] += 1
+        except OnnxError as err:
+            assert "\n" not in str(err)
+            outcomes["refused"] += 1
+        assert time.process_time() - started < 2
+    assert outcomes["refused"] > 30 and outcomes["read"] > 0, outcomes

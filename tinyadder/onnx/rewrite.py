@@ -560,6 +560,9 @@ SAME_SHAPE = ("Relu", "Sigmoid", "Exp", "Neg", "Sqrt", "Reciprocal", "Softmax", 
 
 
 def _ints(c):
+    """A shape, axes or indices: integers, never floats or booleans read as integers."""
+    if c.dtype not in INTS:
+        raise ValueError(f"{c.dtype.name} values where integers go")
     return [int(v) for v in c.values]
 
 
