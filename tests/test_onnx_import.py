@@ -386,3 +386,15 @@ def test_a_torch_graph_survives_mutations(tmp_path):
             outcomes["refused"] += 1
         assert time.process_time() - started < 2
     assert outcomes["refused"] > 30 and outcomes["read"] > 0, outcomes
+
+
+@pytest.mark.slow
+def test_the_import_proves_as_the_shipped_file_does(tmp_path):
+    """fblissjr-33's import and its shipped file: the same verdict over all 10^20 pairs."""
+    verdicts = []
+    for model in (str(_graph_file("fblissjr-33.torchscript", tmp_path)), "fblissjr-33"):
+        extra = ["--layout", str(FIXTURES / "fblissjr-33.layout.json")] * model.endswith(".onnx")
+        status, out, err = _cli("prove", "--model", model, *extra)
+        verdicts.append((status, [line.split(":")[0] for line in out.splitlines()
+                                  if line.startswith(("proved", "fails"))]))
+    assert verdicts[0] == verdicts[1] == (0, ["proved"]), verdicts
