@@ -3,6 +3,7 @@ writes, and graphs that must be refused in one line rather than crash the reader
 
 from dataclasses import replace
 import json
+import struct
 
 import pytest
 
@@ -381,3 +382,44 @@ def test_the_import_proves_as_the_shipped_file_does(tmp_path):
         verdicts.append((status, [line.split(":")[0] for line in out.splitlines()
                                   if line.startswith(("proved", "fails"))]))
     assert verdicts[0] == verdicts[1] == (0, ["proved"]), verdicts
+
+
+def test_the_rewrite_folds_shape_arithmetic_exactly():
+    """A causal mask built from shapes as exporters write it (Shape, Range, Unsqueeze, Trilu,
+    Equal, Where, ScatterND, GatherND, Cast) folds to constants, float32 in float32."""
+    from tinyadder.onnx import Graph, Model, OperatorSetId, ValueInfo
+    from tinyadder.onnx.rewrite import canonical
+    f32 = DataType.FLOAT
+    nodes = (
+        Node(("x",), ("shape",), "Shape", "shape"),
+        Node(("shape", "zero"), ("T",), "Gather", "T", (Attribute("axis", AttributeType.INT,
+                                                                  0),)),
+        Node(("start", "T", "step"), ("range",), "Range", "range"),
+        Node(("ones", "tri_k"), ("upper",), "Trilu", "upper"),
+        Node(("upper", "ones"), ("same",), "Equal", "same"),
+        Node(("same", "neg", "pos"), ("where",), "Where", "where"),
+        Node(("where", "ij", "upd"), ("scattered",), "ScatterND", "scatter"),
+        Node(("scattered", "ij"), ("gathered",), "GatherND", "gather"),
+        Node(("third", "three"), ("tenth",), "Div", "tenth"),
+        Node(("gathered", "tenth"), ("sum",), "Add", "sum"),
+        Node(("x", "sum"), ("y",), "Add", "y"),
+    )
+    inits = (
+        Tensor("zero", DataType.INT64, (), (0,)), Tensor("start", DataType.INT64, (), (0,)),
+        Tensor("step", DataType.INT64, (), (1,)), Tensor("tri_k", DataType.INT64, (), (1,)),
+        Tensor("ones", f32, (2, 2), (1.0,) * 4), Tensor("neg", f32, (), (-2.0,)),
+        Tensor("pos", f32, (), (3.0,)),
+        Tensor("ij", DataType.INT64, (1, 2), (1, 0)), Tensor("upd", f32, (1,), (5.0,)),
+        Tensor("third", f32, (), (1.0,)), Tensor("three", f32, (), (3.0,)),
+    )
+    graph = Graph(nodes, "g", inits, input=(ValueInfo("x", f32, (2, 2)),),
+                  output=(ValueInfo("y", f32, (2, 2)),))
+    out = canonical(Model(8, graph, (OperatorSetId("", 18),))).graph
+    assert [n.op_type for n in out.node] == ["Add"]
+    folded = {t.name: t for t in out.initializer}[out.node[0].input[1]]
+    # where = [[3, -2], [3, 3]] (Equal of Trilu(ones, 1) and ones); scatter puts 5 at (1, 0);
+    # GatherND reads it back; 1/3 in float32 is 0.3333333432674408, and 5 + it rounds to
+    # float32 as 5.333333492279053
+    third = struct.unpack("<f", struct.pack("<f", 1 / 3))[0]
+    assert folded.dims == (1,) and folded.values == (
+        struct.unpack("<f", struct.pack("<f", 5.0 + third))[0],)

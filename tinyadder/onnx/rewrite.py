@@ -775,7 +775,41 @@ def _fold_where(g, node, xs):
     return _elementwise(a.dtype, lambda f, x, y: x if f else y, c, a, b)
 
 
+def _fold_scatter_nd(g, node, xs):
+    data, indices, updates = xs
+    if _attrs(node).get("reduction", b"none") not in (b"none", "none"):
+        raise ValueError("a ScatterND with a reduction")
+    vals = list(data.values)
+    k = indices.dims[-1]
+    inner = math.prod(data.dims[k:])
+    strides = _strides(data.dims)
+    idx = _ints(indices)
+    for n in range(len(idx) // k if k else 0):
+        at = [i % d for i, d in zip(idx[n * k:(n + 1) * k], data.dims)]
+        start = sum(i * s for i, s in zip(at, strides))
+        vals[start:start + inner] = updates.values[n * inner:(n + 1) * inner]
+    return _Const(data.dtype, data.dims, vals)
+
+
+def _fold_gather_nd(g, node, xs):
+    data, indices = xs
+    if _attrs(node).get("batch_dims", 0):
+        raise ValueError("a GatherND with batch_dims")
+    k = indices.dims[-1]
+    inner = math.prod(data.dims[k:])
+    strides = _strides(data.dims)
+    idx = _ints(indices)
+    vals = []
+    for n in range(len(idx) // k if k else 0):
+        at = [i % d for i, d in zip(idx[n * k:(n + 1) * k], data.dims)]
+        start = sum(i * s for i, s in zip(at, strides))
+        vals.extend(data.values[start:start + inner])
+    return _Const(data.dtype, tuple(indices.dims[:-1]) + tuple(data.dims[k:]), vals)
+
+
 FOLD = {
+    "ScatterND": _fold_scatter_nd,
+    "GatherND": _fold_gather_nd,
     "Identity": lambda g, n, xs: xs[0],
     "Cast": _fold_cast,
     "Reshape": _fold_reshape,

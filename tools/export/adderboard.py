@@ -31,6 +31,9 @@ import torch
 
 
 
+# the Kiguli/AdderBoard commit the fixtures in tests/fixtures/onnx were made from
+SOURCE_COMMIT = "e5167440c8e9d0ba167f54e0882bc525f8d06a84"
+
 # name: the submission's path in the mirror
 ENTRIES = {
     "fblissjr-33": "submissions/hand_coded/fblissjr_33p.py",
@@ -136,7 +139,8 @@ def export_one(mirror, out, name, path):
             mine = logits[0, prompt - 1:].argmax(axis=1).tolist()
             count += mine[:-1] == seq[prompt:]
         agree[key] = count
-    record = {"entry": name, "source": {"repo": "Kiguli/AdderBoard", "path": path},
+    record = {"entry": name, "source": {"repo": "Kiguli/AdderBoard", "path": path,
+                                            "commit": SOURCE_COMMIT},
               "T": T, "prompt_length": prompt, "torch": torch.__version__,
               "onnx": onnx.__version__, "onnxruntime": ort.__version__,
               "onnxscript": onnxscript.__version__,
