@@ -83,19 +83,17 @@ def read(onnx_model, layout=None):
         if "tinyadder.model" not in metadata:
             return _read(canonical(onnx_model), layout)
         # tinyadder's graph after an optimiser, which renames, shares and folds initializers
-        # (so tinyadder.exact.* may name none): read as another tool's graph, it must store
-        # the model of its metadata weight for weight
-        foreign = replace(onnx_model, metadata_props=tuple(
-            (k, v) for k, v in onnx_model.metadata_props if not k.startswith("tinyadder.")))
+        # (so tinyadder.exact.* names some that are gone): read as another tool's graph, it
+        # must store the model of its metadata weight for weight. Any other graph that
+        # carries tinyadder's metadata is judged as written.
         names = {t.name for t in onnx_model.graph.initializer} | {
             n.output[0] for n in onnx_model.graph.node if n.op_type == "Constant"}
-        renamed = any(k.startswith("tinyadder.exact.") and k[len("tinyadder.exact."):] not in
-                      names for k in metadata)
-        try:
-            graph_model = _read(canonical(foreign), None)
-        except OnnxError as second:
-            # as written, unless an optimiser renamed what its metadata names
-            raise (second if renamed else first) from None
+        if not any(k.startswith("tinyadder.exact.") and k[len("tinyadder.exact."):] not in
+                   names for k in metadata):
+            raise
+        foreign = replace(onnx_model, metadata_props=tuple(
+            (k, v) for k, v in onnx_model.metadata_props if not k.startswith("tinyadder.")))
+        graph_model = _read(canonical(foreign), None)
         view = _View(replace(onnx_model, metadata_props=(
             ("tinyadder.model", metadata["tinyadder.model"]),)))
         if layout is not None:
