@@ -26,7 +26,7 @@ from .. import modelfile
 from ..constants import NEG_INF, is_zero, sqrt
 from ..weights import (MLP, Attention, Block, Factored, Model, Norm, Unembed, WeightError)
 from .codec import load as load_file, parse
-from .messages import AttributeType, DataType
+from .messages import AttributeType, DataType, float32
 from .rewrite import canonical
 from .values import exact_of, stored
 from .wire import OnnxError
@@ -83,22 +83,30 @@ def read(onnx_model, layout=None):
         if "tinyadder.model" not in metadata:
             return _read(canonical(onnx_model), layout)
         # tinyadder's graph after an optimiser, which renames, shares and folds initializers
-        # (so tinyadder.exact.* names some that are gone): read as another tool's graph, it
-        # must store the model of its metadata weight for weight. Any other graph that
-        # carries tinyadder's metadata is judged as written.
+        # (so tinyadder.exact.* may name some that are gone) and writes default attributes:
+        # read as another tool's graph, it must store the model of its metadata weight for
+        # weight. The refusal is the graph's as written, unless an optimiser renamed what
+        # its metadata names.
         names = {t.name for t in onnx_model.graph.initializer} | {
             n.output[0] for n in onnx_model.graph.node if n.op_type == "Constant"}
-        if not any(k.startswith("tinyadder.exact.") and k[len("tinyadder.exact."):] not in
-                   names for k in metadata):
-            raise
+        renamed = any(k.startswith("tinyadder.exact.") and k[len("tinyadder.exact."):] not in
+                      names for k in metadata)
+        # the metadata itself is checked as always: its keys, its JSON, its model file, and
+        # each exact constant of an initializer still there stores as that initializer's float
+        view = _View(onnx_model, renamed=True)
+        for name, entries in view.exact.items():
+            view.floats(name, name)
         foreign = replace(onnx_model, metadata_props=tuple(
             (k, v) for k, v in onnx_model.metadata_props if not k.startswith("tinyadder.")))
-        graph_model = _read(canonical(foreign), None)
-        view = _View(replace(onnx_model, metadata_props=(
-            ("tinyadder.model", metadata["tinyadder.model"]),)))
+        try:
+            graph_model = _read(canonical(foreign), None)
+        except OnnxError as second:
+            raise (second if renamed else first) from None
         if layout is not None:
             _fits(view, layout, len(graph_model.vocab))
         if _stored_weights(graph_model, view) != _stored_weights(view.file, view):
+            if not renamed:
+                raise first from None
             raise OnnxError(f"the graph does not fit the model file in its metadata: its "
                             f"weights are not those of {ascii(view.file.name)}") from None
         return view.file
@@ -214,7 +222,8 @@ class ReadoutMatch:
 class _View:
     """The graph's nodes by the value they define, its constants, and what the match used."""
 
-    def __init__(self, model):
+    def __init__(self, model, renamed=False):
+        self.renamed = renamed  # an optimiser's graph: tinyadder.exact.* may name what is gone
         opset = model.opset_import[0].version
         if opset not in OPSETS:
             raise OnnxError(f"opset {opset}: tinyadder reads opsets {OPSETS[0]} to "
@@ -279,6 +288,9 @@ class _View:
             if key in ("tinyadder.model", "tinyadder.floats", "tinyadder.softmax1"):
                 continue
             name = key[len("tinyadder.exact."):]
+            if key.startswith("tinyadder.exact.") and name not in self.constants and \
+                    self.renamed:
+                continue
             if not key.startswith("tinyadder.exact.") or name not in self.constants:
                 raise OnnxError(f"metadata {ascii(key)}: not one tinyadder writes "
                                 f"(tinyadder.model, tinyadder.exact.<initializer>, "
@@ -784,6 +796,8 @@ class _View:
             return value, None
         node = self.node(value, ("Sub",), "ALiBi")
         scores, tilt = node.input
+        if self.is_const(tilt):
+            return scores, self.folded_alibi(node, tilt)
         product = self.node(tilt, ("Mul",), "ALiBi's slopes * (i - j)")
         slopes, distance = product.input
         T = self.T
@@ -796,6 +810,24 @@ class _View:
         if len(tensor.dims) != 3 or tuple(tensor.dims[1:]) != (1, 1):
             raise OnnxError(f"{_what(product)}: ALiBi's slopes are [heads, 1, 1]")
         return scores, self.floats(slopes, "ALiBi's slopes")
+
+    def folded_alibi(self, node, tilt):
+        """The slopes of an ALiBi table an optimiser folded: [heads, T, T] of
+        slope_h * (i - j), each product rounded once in the graph's type."""
+        T = self.T
+        tensor = self.const(tilt, "ALiBi's folded table")
+        if len(tensor.dims) != 3 or tuple(tensor.dims[1:]) != (T, T) or T < 2:
+            raise OnnxError(f"{_what(node)}: a folded ALiBi table is [heads, T, T], T > 1")
+        flat = tensor.values
+        slopes = [flat[(h * T + 1) * T] for h in range(tensor.dims[0])]  # i - j = 1: exact
+        product = (lambda s, d: float32(s * d)) if self.dtype == DataType.FLOAT else \
+            (lambda s, d: s * d)
+        for h, s in enumerate(slopes):
+            if any(flat[(h * T + i) * T + j] != product(s, i - j)
+                   for i in range(T) for j in range(T)):
+                raise OnnxError(f"{_what(node)}: a folded ALiBi table holds slope_h * (i - j) "
+                                f"(head {h} does not)")
+        return [exact_of(s, self.dtype, None, f"{tilt}[{h}]") for h, s in enumerate(slopes)]
 
     def fixed_bias(self, value):
         if self.op(value) != "Add":
@@ -998,11 +1030,15 @@ class _View:
             return ReadoutMatch("negative_error", slots=self.ints(
                 gather.input[1], "the readout's slots")), gather.input[0]
         x, W, bias, transposed = self.linear(value, "the readout")
-        if self.is_const(W):
+        folded = self.is_const(W) and not transposed and self.folded_tie(W)
+        if self.is_const(W) and not folded:
             x, affine = self.affine(value, "the readout")
             return ReadoutMatch("linear", W=affine), x
         b = self.floats(bias, "the readout's b_U") if bias is not None else None
-        if transposed:  # Gemm(x, W_E, transB = 1)
+        if folded:  # W_E^T folded into a constant by an optimiser
+            rows = folded
+            self.const(W, "a tied readout's W_E^T")
+        elif transposed:  # Gemm(x, W_E, transB = 1)
             rows = W
         else:
             transpose = self.node(W, ("Transpose",), "a tied readout's W_E^T")
@@ -1024,6 +1060,21 @@ class _View:
         if self.op(x) == "Slice":
             x, self.tied_width = self.embedded(x)
         return ReadoutMatch("tied", ids=ids, scale=scale, b=b), x
+
+    def folded_tie(self, W):
+        """The embedding's table if the constant W is exactly its transpose, else None."""
+        embedding = next((n.input[0] for n in self.producer.values()
+                          if n.op_type == "Gather" and n.input[1:] == (self.tokens,) and
+                          self.is_const(n.input[0])), None)
+        if embedding is None:
+            return None
+        E, t = self.constants[embedding], self.constants[W]
+        if len(E.dims) != 2 or tuple(t.dims) != (E.dims[1], E.dims[0]):
+            return None
+        V, width = E.dims
+        same = all(t.values[c * V + v] == E.values[v * width + c]
+                   for v in range(V) for c in range(width))
+        return embedding if same and E.data_type == t.data_type else None
 
     def norm_weight(self, value):
         """Whether Mul(y, c) before a tied readout is a norm's weight rather than the
