@@ -95,13 +95,13 @@ def export_one(mirror, out, name, path):
     module = load(mirror, path)
     model, _ = module.build_model()
     if not isinstance(model, torch.nn.Module):
-        raise SystemExit(f"{name}: build_model gives a {type(model).__name__}, not an nn.Module "
+        raise TypeError(f"{name}: build_model gives a {type(model).__name__}, not an nn.Module "
                          f"torch.onnx.export takes")
     model.eval()
     _, calls = recorded_calls(module, model, 1234567890, 9876543210)
     example = tuple(torch.tensor(x.tolist(), dtype=x.dtype) for x in calls[-1])  # plain tensors
     if len(example) != 1 or example[0].dtype != torch.long or example[0].dim() != 2:
-        raise SystemExit(f"{name}: forward takes {[(a.dtype, tuple(a.shape)) for a in example]}")
+        raise TypeError(f"{name}: forward takes {[(a.dtype, tuple(a.shape)) for a in example]}")
     T, prompt = example[0].shape[1], calls[0][0].shape[1]
     files = {}
     for exporter, dynamo in (("torchscript", False), ("dynamo", True)):
