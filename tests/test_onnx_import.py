@@ -3,6 +3,7 @@ writes, and graphs that must be refused in one line rather than crash the reader
 
 from dataclasses import replace
 import json
+import math
 import struct
 
 import pytest
@@ -424,3 +425,32 @@ def test_the_rewrite_folds_shape_arithmetic_exactly():
     third = struct.unpack("<f", struct.pack("<f", 1 / 3))[0]
     assert folded.dims == (1,) and folded.values == (
         struct.unpack("<f", struct.pack("<f", 5.0 + third))[0],)
+
+
+@pytest.mark.parametrize("order", ["scores first", "fill first"])
+def test_a_where_mask_is_the_causal_mask(order, tmp_path):
+    """fblissjr-33's torch graph with its mask written as Where(causal, scores, -inf), in
+    either order of Where's branches, reads as the same model."""
+    graph = _torch_graph(tmp_path)
+    table = next(t for t in graph.graph.initializer if t.dims == (1, 3, 32, 32))
+    add = next(n for n in graph.graph.node if table.name in n.input)
+    scores = next(x for x in add.input if x != table.name)
+    T = 32
+    keep = tuple(j <= i for i in range(T) for j in range(T))
+    bias = Tensor("bias", table.data_type, table.dims, tuple(
+        v if keep[k % (T * T)] else 0.0 for k, v in enumerate(table.values)))
+    flags = Tensor("causal", DataType.BOOL, (T, T),
+                   keep if order == "scores first" else tuple(not k for k in keep))
+    fill = Tensor("fill", table.data_type, (), (-math.inf,))
+    branches = (scores + ".biased", "fill") if order == "scores first" else \
+        ("fill", scores + ".biased")
+    nodes = []
+    for n in graph.graph.node:
+        if n is add:
+            nodes.append(Node((scores, "bias"), (scores + ".biased",), "Add", "biased"))
+            n = Node(("causal",) + branches, add.output, "Where", "where")
+        nodes.append(n)
+    edited = replace(graph, graph=replace(graph.graph, node=tuple(nodes), initializer=tuple(
+        t for t in graph.graph.initializer if t is not table) + (bias, flags, fill)))
+    layout = layouts.load(FIXTURES / "fblissjr-33.layout.json")
+    assert dump(loads(serialize(edited), layout)) == dump(loads(serialize(graph), layout))

@@ -349,15 +349,21 @@ class _Graph:
         nodes = []
         for node in self.nodes:
             if node.op_type == "Where" and node.input[0] in self.consts and \
-                    node.input[2] in self.consts and node.input[1] not in self.consts:
-                cond, fill = self.consts[node.input[0]], self.consts[node.input[2]]
+                    (node.input[1] in self.consts) != (node.input[2] in self.consts):
+                # Where(c, s, -inf) or Where(c, -inf, s): s where it is kept, -inf elsewhere
+                keep_when = node.input[1] not in self.consts
+                scores, fill = node.input[1:] if keep_when else node.input[2:0:-1]
+                cond, fill = self.consts[node.input[0]], self.consts[fill]
                 if fill.dtype in FLOATS and set(fill.values) == {-math.inf}:
                     dims = _broadcast(cond.dims, fill.dims)
                     flags = _take(cond.values, cond.dims, dims)
                     name = self.fresh(f"{node.output[0]}.mask")
-                    self.add_const(name, _Const(fill.dtype, dims,
-                                                [0.0 if f else -math.inf for f in flags]))
-                    node = Node((node.input[1], name), node.output, "Add", node.name)
+                    self.add_const(name, _Const(fill.dtype, dims, [
+                        0.0 if bool(f) == keep_when else -math.inf for f in flags]))
+                    node = Node((scores, name), node.output, "Add", node.name)
+            nodes.append(node)
+        self.nodes, nodes = nodes, []
+        for node in self.nodes:
             if node.op_type == "Add" and self.is_scores(node) and not self.masked(node):
                 nodes.extend(self._mask_split(node))
                 continue
