@@ -20,6 +20,7 @@ from fractions import Fraction
 import json
 import math
 import os
+import struct
 from typing import Optional
 
 from .. import modelfile
@@ -932,16 +933,54 @@ class _View:
                     raise OnnxError(f"{_what(node)}: {what} keep the lanes they do not turn")
         elif n != half:
             raise OnnxError(f"{_what(node)}: {what} of {n} pairs keep the other lanes")
+        if self.is_const(cos) and self.is_const(sin):  # an optimiser folded Cos and Sin
+            return x, self.tabled_freqs(node, cos, sin, n)
         angle_cos = self.node(cos, ("Cos",), what).input[0]
         angle_sin = self.node(sin, ("Sin",), what).input[0]
         if angle_cos != angle_sin:
             raise OnnxError(f"{_what(node)}: Cos and Sin of one angle")
         return x, self.freqs(angle_cos, n)
 
+    def tabled_freqs(self, node, cos, sin, n):
+        """The frequencies of cos and sin tables [T, n]: f_c the float (within 4 steps of
+        atan2 at p = 1) whose angles p * f_c, each product rounded once, have these values as
+        Python's math.cos and math.sin rounded once to the graph's type, at every p; a table
+        no such f gives (a runtime's own float32 kernels) is refused."""
+        T = self.T
+        tables = [self.const(v, "a rotary table").values for v in (cos, sin)]
+        if any(len(t) != T * n for t in tables) or T < 2:
+            raise OnnxError(f"{_what(node)}: rotary cos and sin tables are [T, {n}], T > 1")
+        rnd = float32 if self.dtype == DataType.FLOAT else float
+        freqs = []
+        for c in range(n):
+            guess = rnd(math.atan2(tables[1][n + c], tables[0][n + c]))
+            found = None
+            for k in range(-4, 5):
+                f = _ulps(guess, k, self.dtype)
+                if all(rnd(math.cos(rnd(p * f))) == tables[0][p * n + c] and
+                       rnd(math.sin(rnd(p * f))) == tables[1][p * n + c] for p in range(T)):
+                    found = f
+                    break
+            if found is None:
+                raise OnnxError(f"{_what(node)}: rotary table column {c} is not cos and sin "
+                                f"of p * f, rounded once, for any f near {guess!r}")
+            freqs.append(exact_of(found, self.dtype, None, f"{cos}[{c}]"))
+        return tuple(freqs)
+
     def freqs(self, value, n):
-        node = self.node(value, ("Mul",), "the rotary angle")
         if value in self._seen_angles:
             return self._seen_angles[value]
+        if self.is_const(value):  # an optimiser folded positions * freqs: [T, n]
+            flat, T = self.floats(value, "the rotary angles", (self.T, n)), self.T
+            freqs = tuple(flat[n + c] for c in range(n)) if T > 1 else ()
+            rnd = float32 if self.dtype == DataType.FLOAT else float
+            if T < 2 or any(flat[p * n + c] != Fraction(rnd(p * float(freqs[c])))
+                            for p in range(T) for c in range(n)):
+                raise OnnxError(f"value {value!r}: folded rotary angles are p * f, each "
+                                f"product rounded once")
+            self._seen_angles[value] = freqs
+            return freqs
+        node = self.node(value, ("Mul",), "the rotary angle")
         positions, freqs = node.input
         if len(getattr(self.constants.get(positions), "dims", ())) != 2:
             positions, freqs = freqs, positions
@@ -1102,6 +1141,16 @@ class _View:
 
 def _what(node):
     return f"node {node.name!r} ({node.op_type})" if node.name else f"a {node.op_type} node"
+
+
+def _ulps(x, k, dtype):
+    """The float k steps of the type away from x."""
+    if dtype == DataType.FLOAT:
+        bits = struct.unpack("<i", struct.pack("<f", x))[0]
+        return struct.unpack("<f", struct.pack("<i", bits + (k if x >= 0 else -k)))[0]
+    for _ in range(abs(k)):
+        x = math.nextafter(x, math.inf if k > 0 else -math.inf)
+    return x
 
 
 def _transposed(matrix):
