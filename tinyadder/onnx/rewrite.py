@@ -363,17 +363,23 @@ class _Graph:
                     node = Node((scores, name), node.output, "Add", node.name)
             nodes.append(node)
         self.nodes, nodes = nodes, []
+        readers = self.readers()
         for node in self.nodes:
-            if node.op_type == "Add" and self.is_scores(node) and not self.masked(node):
+            masked = any(n.op_type == "Add" and any(x in self.consts for x in n.input)
+                         for n in readers.get(node.output[0], ()))
+            if node.op_type == "Add" and self.is_scores(node) and not masked:
                 nodes.extend(self._mask_split(node))
                 continue
             nodes.append(node)
         self.nodes = nodes
 
-    def masked(self, node):
-        """Whether the node's output goes on to an Add of a constant (the mask, after it)."""
-        return any(n.op_type == "Add" and node.output[0] in n.input and
-                   any(x in self.consts for x in n.input) for n in self.nodes)
+    def readers(self):
+        """{value: the nodes that read it}, of the nodes as they are now."""
+        out = {}
+        for n in self.nodes:
+            for x in n.input:
+                out.setdefault(x, []).append(n)
+        return out
 
     def is_scores(self, node):
         """An Add of a constant [.., T, T] table to a value of shape [heads, T, T]."""
@@ -419,10 +425,9 @@ class _Graph:
         """A value read twice, made by a projection step, made once for each reader."""
         CLONED = ("MatMul", "Gemm", "Reshape", "Transpose", "Add")
         for _ in range(8):
-            readers = {}
-            for n in self.nodes:
-                for x in n.input:
-                    readers.setdefault(x, []).append(n)
+            readers = self.readers()
+            self.producer = {o: n for n in self.nodes for o in n.output}
+            position = {id(n): i for i, n in enumerate(self.nodes)}
             changed = False
             out = []
             for node in self.nodes:
@@ -439,9 +444,10 @@ class _Graph:
                     self.shapes[copy] = self.shapes.get(value)
                     out.append(replace(node, output=(copy,), name=self.fresh(node.name or
                                                                              node.op_type)))
-                    index = self.nodes.index(reader)
-                    self.nodes[index] = replace(reader, input=tuple(
-                        copy if x == value else x for x in reader.input))
+                    index = position[id(reader)]
+                    current = self.nodes[index]  # an earlier copy may have rewritten it
+                    self.nodes[index] = replace(current, input=tuple(
+                        copy if x == value else x for x in current.input))
                 changed = True
             # keep the order topological: a reader rewritten above comes after its copy
             self.nodes = _topological(out, self.consts, {v.name for v in self.inputs})
@@ -457,14 +463,13 @@ class _Graph:
             self.op_of(next(x for x in node.input if x not in self.consts)) in ("MatMul",)
 
     def op_of(self, value):
-        for n in self.nodes:
-            if value in n.output:
-                return n.op_type
-        return None
+        node = self.producer.get(value)
+        return node.op_type if node is not None else None
 
     # ---- fused transposes --------------------------------------------------------------
 
     def split_transposes(self):
+        self.producer = {o: n for n in self.nodes for o in n.output}
         nodes = []
         for node in self.nodes:
             attrs = _attrs(node)
