@@ -456,3 +456,34 @@ def test_a_where_mask_is_the_causal_mask(order, tmp_path):
         t for t in graph.graph.initializer if t is not table) + (bias, flags, fill)))
     layout = layouts.load(FIXTURES / "fblissjr-33.layout.json")
     assert dump(loads(serialize(edited), layout)) == dump(loads(serialize(graph), layout))
+
+
+@pytest.mark.parametrize("width", [2, 3])
+def test_a_weighted_norm_with_reducemean_reads_and_its_weight_fits(width):
+    """An RMSNorm whose mean is ReduceMean (torch's) states no count: with a weight it was
+    refused ("a weight of 2 values over None"); its weight must have one value per slot."""
+    from tinyadder.onnx import Graph, Model, OperatorSetId, ValueInfo
+    D = DataType.DOUBLE
+    nodes = (
+        Node(("W_E", "tokens"), ("x",), "Gather", "embed"),
+        Node(("x", "x"), ("sq",), "Mul", "sq"),
+        Node(("sq", "axes"), ("mean",), "ReduceMean", "mean"),
+        Node(("mean", "eps"), ("shifted",), "Add", "shifted"),
+        Node(("shifted",), ("root",), "Sqrt", "root"),
+        Node(("x", "root"), ("normed",), "Div", "normed"),
+        Node(("normed", "w"), ("scaled",), "Mul", "scaled"),
+        Node(("scaled", "W_U"), ("logits",), "MatMul", "logits"),
+    )
+    inits = (Tensor("W_E", D, (3, 2), (0.0, 1.0, 1.0, 0.0, 1.0, 1.0)),
+             Tensor("axes", DataType.INT64, (1,), (-1,)), Tensor("eps", D, (), (0.5,)),
+             Tensor("w", D, (width,), (1.0, 2.0, 3.0)[:width]),
+             Tensor("W_U", D, (2, 3), (1.0,) * 6))
+    graph = Graph(nodes, "g", inits, input=(ValueInfo("tokens", DataType.INT64, (4,)),),
+                  output=(ValueInfo("logits", D, (4, 3)),))
+    data = serialize(Model(8, graph, (OperatorSetId("", 18),)))
+    if width == 3:
+        with pytest.raises(OnnxError, match="an RMSNorm weight of 3 values over 2 lanes"):
+            loads(data)
+    else:
+        model = loads(data)
+        assert model.ln_final.mean == "divide" and model.ln_final.w == {"s0": 1, "s1": 2}

@@ -503,7 +503,7 @@ class _View:
         if self.square_of(squares, what) != x:
             raise OnnxError(f"{_what(self.producer[squares])}: {what} squares another value "
                             f"than it normalises")
-        if w is not None and len(w) != n:
+        if w is not None and n is not None and len(w) != n:
             raise OnnxError(f"{what}: a weight of {len(w)} values over {n}")
         return NormMatch(eps, w, kind, apply, n), x
 
@@ -1162,6 +1162,9 @@ def _shown(value):
 
 
 def _sized(norm, n):
+    """The norm over n lanes; its weight, if any, has one value per lane."""
+    if norm is not None and norm.w is not None and len(norm.w) != n:
+        raise OnnxError(f"an RMSNorm weight of {len(norm.w)} values over {n} lanes")
     return None if norm is None else replace(norm, n=n)
 
 
@@ -1422,6 +1425,7 @@ def _assemble(view, embed, blocks, ln_final, readout):
             _mlp(b.mlp, inp, wide, fb and fb.mlp, f"blocks.{i}"), b.width_in, b.width_out,
             ln1=_norm(b.ln1, inp, fb and fb.ln1), ln2=_norm(b.ln2, inp, fb and fb.ln2)))
     final = slots[:final_width]
+    ln_final = _sized(ln_final, final_width)
     dtype = "float32" if view.dtype == DataType.FLOAT else "float64"
     extras = dict(about={"dtype": dtype}, prompt=layout and layout.prompt)
     extras = extras if f is None else dict(
