@@ -10,7 +10,8 @@ those, and only those, into the exporter's forms, each rewrite exact:
 - **fold**: a node whose inputs are all constants (or the static shape of a value) becomes
   the constant it computes. Only operators whose result IEEE arithmetic defines are folded:
   data movement (Identity, Cast between the types read, Reshape, Transpose, Unsqueeze,
-  Squeeze, Concat, Slice, Gather, Expand, Tile, Shape, ConstantOfShape, Range, Trilu, Split),
+  Squeeze, Concat, Slice, Gather, GatherND, ScatterND, Expand, Tile, Shape, ConstantOfShape,
+  Range, Trilu),
   comparisons and Where, and Add, Sub, Mul, Div, Neg, Reciprocal, Sqrt in the constant's
   type: a float32 constant's fold is the float32 program's value (a float32 operation done in
   float64 and rounded once is correctly rounded: 53 >= 2 x 24 + 2). Exp, Cos, Sin and the
@@ -21,8 +22,9 @@ those, and only those, into the exporter's forms, each rewrite exact:
   two patterns read is written once for each;
 - **transposes**: a heads split transposed straight to [heads, d, T] becomes the two
   transposes of [heads, T, d] and k^T;
-- **mask**: Where(causal, scores, -inf) becomes scores + (0 or -inf), and one table that
-  holds both a fixed bias and the causal mask becomes the two Adds of the exporter;
+- **mask**: Where(causal, scores, -inf) (or with its branches the other way round) becomes
+  scores + (0 or -inf), and one table that holds both a fixed bias and the causal mask
+  becomes the two Adds of the exporter;
 - **attributes**: attributes written out at their default values are dropped.
 
 What does not fit stays as it is, and the reader refuses it in one line naming the node.
