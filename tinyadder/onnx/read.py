@@ -62,9 +62,15 @@ def load(path, layout=None):
         raise OnnxError(f"{where}: {err}") from None
     if "tinyadder.model" in dict(onnx_model.metadata_props):
         return model
-    # another tool's graph: the model is named after its file
+    # another tool's graph: the model is named after its file (printable: names reach the
+    # terminal), if that is a name a model takes
     stem = os.path.basename(where)[:-len(".onnx")] if where.endswith(".onnx") else where
-    return replace(model, name=os.path.basename(stem) or model.name)
+    if not stem or not stem.isprintable():
+        return model
+    try:
+        return replace(model, name=stem)
+    except (WeightError, ValueError):
+        return model
 
 
 def loads(data, layout=None):
