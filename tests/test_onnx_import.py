@@ -111,11 +111,14 @@ from tinyadder.onnx.read import load
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "onnx"
 ALL_GRAPHS = sorted(p.name[:-len(".onnx.gz")] for p in FIXTURES.glob("*.onnx.gz"))
-# the entries whose graphs import, each with its layout; the others are refused (below)
-GRAPHS = [g for g in ALL_GRAPHS if (FIXTURES / f"{g.split('.')[0]}.layout.json").exists()]
+# the graphs that import (their entry has a layout); the others are refused (below)
+GRAPHS = [f"fblissjr-33.{k}" for k in ("dynamo", "torchscript", "torchscript.onnxscript",
+                                       "torchscript.ort")] + ["kswain98-8.torchscript", "yieldthought-20.torchscript"]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
-# the shipped model file of the same entry, where there is one
-SHIPPED = {"fblissjr-33": "fblissjr-33"}
+# the shipped model file of the same model, where there is one: Kiguli/AdderBoard's
+# kswain98_8p.py, which the kswain98-8 fixtures export, is byte for byte the 2p file
+SHIPPED = {"fblissjr-33": "fblissjr-33", "kswain98-8": "kswain98-2",
+           "yieldthought-20": "yieldthought-20"}
 
 
 def _entry(graph):
@@ -137,12 +140,12 @@ def _imported(graph, tmp_path):
                 layouts.load(FIXTURES / f"{_entry(graph)}.layout.json"))
 
 
-def _weights(model, T):
-    """Every tensor of the model as tinyadder's exporter writes it at length T (float64),
+def _weights(model, T, dtype="float64"):
+    """Every tensor of the model as tinyadder's exporter writes it at length T in ``dtype``,
     by TransformerLens name: the model's exact values as the floats they are, whatever the
     slots and tokens are called; a fixed bias on and below the diagonal only."""
     out = {}
-    for t in export(model, length=T).graph.initializer:
+    for t in export(model, length=T, dtype=dtype).graph.initializer:
         values = t.values
         if t.name.endswith("attn.bias"):
             H, P, _ = t.dims
@@ -160,8 +163,8 @@ def test_a_real_export_imports_as_the_shipped_model(graph, tmp_path):
     imported = _imported(graph, tmp_path)
     assert imported.name == graph and imported.prompt is not None
     if entry in SHIPPED:
-        T = _answers(entry)["T"]
-        assert _weights(imported, T) == _weights(build(SHIPPED[entry]), T)
+        T, dtype = _answers(entry)["T"], imported.about["dtype"]
+        assert _weights(imported, T, dtype) == _weights(build(SHIPPED[entry]), T, dtype)
 
 
 @pytest.mark.parametrize("graph", GRAPHS)

@@ -922,11 +922,12 @@ class _View:
         if len(pieces) not in (2, 4):
             raise OnnxError(f"{_what(node)}: {what} join 2 or 4 pieces")
         second = self.node(pieces[second_at], ("Add",), what)
-        a_cos, b_sin = (self.node(v, ("Mul",), what) for v in first.input)
-        a_sin, b_cos = (self.node(v, ("Mul",), what) for v in second.input)
-        a, cos = a_cos.input
-        b, sin = b_sin.input
-        if (list(a_sin.input), list(b_cos.input)) != ([a, sin], [b, cos]):
+        # each product lane * table, in either order
+        a_cos, b_sin, a_sin, b_cos = (
+            tuple(sorted(self.node(v, ("Mul",), what).input, key=self.is_table))
+            for v in first.input + second.input)
+        (a, cos), (b, sin) = a_cos, b_sin
+        if (list(a_sin), list(b_cos)) != ([a, sin], [b, cos]):
             raise OnnxError(f"{_what(node)}: {what} are (a cos - b sin, a sin + b cos)")
         x, start_a, n = self.lanes(a)
         x_b, half, n_b = self.lanes(b)
@@ -946,6 +947,10 @@ class _View:
         if angle_cos != angle_sin:
             raise OnnxError(f"{_what(node)}: Cos and Sin of one angle")
         return x, self.freqs(angle_cos, n)
+
+    def is_table(self, value):
+        """A rotary table: a constant, or Cos or Sin."""
+        return self.is_const(value) or self.op(value) in ("Cos", "Sin")
 
     def tabled_freqs(self, node, cos, sin, n):
         """The frequencies of cos and sin tables [T, n]: f_c the float (within 4 steps of

@@ -46,6 +46,8 @@ def canonical(onnx_model):
     g = _Graph(onnx_model)
     try:
         g.fold()
+        _linear(g)
+        _trig_tables(g)
         g.unbatch()
         g.split_mask()
         g.unshare()
@@ -174,6 +176,7 @@ class _Graph:
         self.inputs = list(g.input)
         self.outputs = list(g.output)
         self.counter = 0
+        self.unbatched = {}
 
     def fresh(self, stem):
         self.counter += 1
@@ -334,9 +337,11 @@ class _Graph:
                     if c.dims[0] != 1:
                         raise OnnxError(f"{_what(node)}: constant {x!r} has a batch axis of "
                                         f"{c.dims[0]}")
-                    name = self.fresh(f"{x}.unbatched")
-                    self.add_const(name, _Const(c.dtype, c.dims[1:], c.values))
-                    x = name
+                    if x not in self.unbatched:  # one constant read twice stays one
+                        self.unbatched[x] = self.fresh(f"{x}.unbatched")
+                        self.add_const(self.unbatched[x], _Const(c.dtype, c.dims[1:],
+                                                                 c.values))
+                    x = self.unbatched[x]
                 inputs.append(x)
             return replace(node, input=tuple(inputs))
         if op in SAME_SHAPE:
@@ -954,3 +959,319 @@ _SHAPE = {
     "Squeeze": _shape_axes(_fold_squeeze), "ArgMax": _shape_arg, "ArgMin": _shape_arg,
     **{op: _shape_reduce for op in ("ReduceSum", "ReduceMean", "ReduceMax")},
 }
+
+
+# ---- linear maps written lane by lane ------------------------------------------------------
+#
+# A projection written as Slices or Gathers of single lanes, Muls by constants, Adds, Subs,
+# Unsqueezes, Expands and Concats (x[..., 0:1] * q_scale, torch.cat([x0 * a, zeros], -1)) is
+# a linear map of one value x. _Lin holds it as the chain of MatMuls that computes the same
+# float program: x @ S_1 @ S_2 ..., each stage one rounding of each product and of each sum
+# in index order, so a Mul after a sum (a rounding the sum already made) is a stage of its own
+# (a factored weight), and a sum is kept only where the MatMul's order is the graph's.
+
+class _Lin:
+    """x @ stages[0] @ stages[1] ...: a stage is a list of columns, a column the tuple of its
+    nonzero terms (row, coefficient) in row order; ``scalar`` when the last axis is gone (a
+    Gather of one lane); ``steps`` counts the operations beyond one selection."""
+
+    def __init__(self, src, width, stages, scalar=False, steps=0):
+        self.src, self.width, self.stages, self.scalar, self.steps = \
+            src, width, stages, scalar, steps
+
+    def select(self, idx, scalar=False):
+        last = self.stages[-1]
+        return _Lin(self.src, self.width, self.stages[:-1] + [[last[i] for i in idx]],
+                    scalar, self.steps)
+
+    def scale(self, cs):
+        last = self.stages[-1]
+        steps = self.steps + 1
+        if len(self.stages) == 1 and all(len(c) <= 1 and all(w in (1, -1) for _, w in c)
+                                         for c in last):
+            return _Lin(self.src, self.width, [[tuple((r, w * cs[j]) for r, w in c if cs[j])
+                                               for j, c in enumerate(last)]], self.scalar, steps)
+        diag = [((j, cs[j]),) if cs[j] else () for j in range(len(last))]
+        return _Lin(self.src, self.width, self.stages + [diag], self.scalar, steps)
+
+    def deepened(self, depth):
+        stages = list(self.stages)
+        while len(stages) < depth:
+            stages.append([((j, 1.0),) for j in range(len(stages[-1]))])
+        return stages
+
+
+def _concat(parts):
+    """Lins (or ints: that many zero columns) side by side."""
+    lins = [p for p in parts if isinstance(p, _Lin)]
+    depth = max(len(p.stages) for p in lins)
+    chains = [p.deepened(depth) if isinstance(p, _Lin) else p for p in parts]
+    stages = [[] for _ in range(depth)]
+    offsets = [0] * depth
+    for chain in chains:
+        if isinstance(chain, int):
+            stages[-1].extend(() for _ in range(chain))
+            continue
+        for k, stage in enumerate(chain):
+            shift = offsets[k - 1] if k else 0
+            stages[k].extend(tuple((r + shift, w) for r, w in c) for c in stage)
+        for k, stage in enumerate(chain):
+            offsets[k] += len(stage)
+        # a zero part has no inner lanes: later parts' rows count only the lins' lanes
+    return _Lin(lins[0].src, lins[0].width, stages, False, sum(p.steps for p in lins) + 1)
+
+
+def _add(a, b, sign):
+    """a + sign * b, or None where no chain of MatMuls sums in the graph's order."""
+    if a.src != b.src or a.scalar != b.scalar or len(a.stages[-1]) != len(b.stages[-1]):
+        return None
+    steps = a.steps + b.steps + 1
+    if len(a.stages) == len(b.stages) == 1:
+        cols = []
+        for ca, cb in zip(a.stages[0], b.stages[0]):
+            cb = tuple((r, sign * w) for r, w in cb)
+            rows = [r for r, _ in ca + cb]
+            if len(set(rows)) != len(rows) or len(cb) > 1 and len(ca) > 0:
+                break
+            if len(ca) > 1 and cb and cb[0][0] < ca[-1][0]:
+                break
+            cols.append(tuple(sorted(ca + cb)))
+        else:
+            return _Lin(a.src, a.width, [cols], a.scalar, steps)
+    depth = max(len(a.stages), len(b.stages), 2)
+    sa, sb = a.deepened(depth), b.deepened(depth)
+    if any(len(c) > 1 for c in sb[-1]):
+        return None
+    stages = [sa[0] + sb[0]]
+    for k in range(1, depth - 1):
+        n = len(sa[k - 1])
+        stages.append(sa[k] + [tuple((r + n, w) for r, w in c) for c in sb[k]])
+    n = len(sa[-2])
+    stages.append([ca + tuple((r + n, sign * w) for r, w in cb)
+                   for ca, cb in zip(sa[-1], sb[-1])])
+    return _Lin(a.src, a.width, stages, a.scalar, steps)
+
+
+def _simplified(stages):
+    """The same float program in fewer inner lanes: a lane that is 0 dropped, two lanes
+    computed alike made one where no sum after them changes order."""
+    stages = [list(s) for s in stages]
+    changed = True
+    while changed:
+        changed = False
+        for k in range(len(stages) - 1):
+            cols, nxt = stages[k], stages[k + 1]
+            keep = [i for i, c in enumerate(cols) if c]
+            seen = {}
+            for i in list(keep):
+                first = seen.get(cols[i])
+                if first is None:
+                    seen[cols[i]] = i
+                    continue
+                rows = [c for c in nxt if any(r in (first, i) for r, _ in c)]
+                if all(len(c) <= 2 and not ({first, i} <= {r for r, _ in c}) for c in rows):
+                    nxt = [tuple(sorted((first if r == i else r, w) for r, w in c))
+                           for c in nxt]
+                    keep.remove(i)
+            if len(keep) < len(cols):
+                new = {old: j for j, old in enumerate(keep)}
+                stages[k] = [cols[i] for i in keep]
+                stages[k + 1] = [tuple((new[r], w) for r, w in c if r in new) for c in nxt]
+                changed = True
+        # a stage of lanes copied (each column one term of 1) folds into the one before it
+        for k in range(1, len(stages)):
+            if all(len(c) == 1 and c[0][1] == 1 for c in stages[k]):
+                stages[k - 1] = [stages[k - 1][c[0][0]] for c in stages[k]]
+                del stages[k]
+                changed = True
+                break
+    return stages
+
+
+def _linear(g):
+    """Rewrite each linear map written lane by lane as its chain of MatMuls."""
+    dtype = g.outputs[0].elem_type if g.outputs else DataType.FLOAT
+    if dtype not in FLOATS:
+        return
+    lins = {}
+    consumers = g.readers()
+    made_by = {o: n for n in g.nodes for o in n.output}
+
+    def const_lanes(name, lin, shape):
+        """The per-lane factors of a constant Mul, or None."""
+        c = g.consts.get(name)
+        trig = made_by.get(name)
+        if c is None and trig is not None and trig.op_type in ("Cos", "Sin") and \
+                trig.input[0] in g.consts:
+            # cos or sin of a constant, correctly rounded (what docs/onnx.md assumes of a
+            # runtime's Cos and Sin)
+            c = g.consts[trig.input[0]]
+            fn = math.cos if trig.op_type == "Cos" else math.sin
+            c = _Const(c.dtype, c.dims, [_round(c.dtype, fn(v)) for v in c.values])
+        if c is None or c.dtype not in FLOATS:
+            return None
+        width = 1 if lin.scalar else len(lin.stages[-1])
+        if math.prod(c.dims) == 1 and len(c.dims) <= len(shape):
+            return [c.values[0]] * width
+        if lin.scalar or len(c.dims) > len(shape) or any(d != 1 for d in c.dims[:-1]) or \
+                c.dims[-1] != width:
+            return None
+        return list(c.values)
+
+    for node in g.nodes:
+        if len(node.output) != 1:
+            continue
+        out, op, attrs = node.output[0], node.op_type, _attrs(node)
+        shape = g.shapes.get(out)
+        if not shape:
+            continue
+        x = node.input[0] if node.input else None
+        lin = lins.get(x)
+        if lin is None and x not in g.consts and op in ("Slice", "Gather", "Expand") and \
+                g.shape(x) and g.shape(x)[-1] and g.shape(x)[-1] <= 4096:
+            n = g.shape(x)[-1]
+            lin = _Lin(x, n, [[((i, 1.0),) for i in range(n)]])
+        result = None
+        if op == "Gather" and lin is not None and not lin.scalar and \
+                node.input[1] in g.consts and \
+                _axis(attrs.get("axis", 0), len(g.shape(x)), "axis") == len(g.shape(x)) - 1:
+            ind, w = g.consts[node.input[1]], len(lin.stages[-1])
+            if len(ind.dims) <= 1 and all(-w <= i < w for i in ind.values):
+                result = lin.select([i % w for i in ind.values], scalar=not ind.dims)
+        elif op == "Slice" and lin is not None and not lin.scalar:
+            rank = len(g.shape(x))
+            args = [g.consts.get(v) if v else None for v in node.input[1:]]
+            if len(args) >= 3 and all(a is not None for a in args[:3]) and \
+                    len(args[2].values) == 1 and \
+                    args[2].values[0] % rank == rank - 1 and \
+                    (len(args) < 4 or args[3] is None or list(args[3].values) == [1]):
+                w = len(lin.stages[-1])
+                result = lin.select(list(range(w))[slice(int(args[0].values[0]),
+                                                          int(args[1].values[0]))])
+        elif op in ("Unsqueeze", "Squeeze") and lin is not None and \
+                node.input[1:] and node.input[1] in g.consts:
+            axes = g.consts[node.input[1]].values
+            rank = len(shape)
+            if len(axes) == 1 and axes[0] % rank == rank - 1 and shape[-1] == 1 and \
+                    lin.scalar == (op == "Unsqueeze"):
+                result = _Lin(lin.src, lin.width, lin.stages, not lin.scalar, lin.steps)
+            elif len(axes) == 1 and op == "Squeeze" and axes[0] % len(g.shape(x)) == \
+                    len(g.shape(x)) - 1 and not lin.scalar and len(lin.stages[-1]) == 1:
+                result = _Lin(lin.src, lin.width, lin.stages, True, lin.steps)
+        elif op == "Expand" and lin is not None and not lin.scalar and \
+                len(lin.stages[-1]) == 1 and tuple(g.shape(x)[:-1]) == tuple(shape[:-1]):
+            result = lin.select([0] * shape[-1])
+            result.steps += 1
+        elif op == "Mul" and len(node.input) == 2:
+            # (Neg of a Gather is the negative-error readout the reader matches as it is)
+            ins = list(node.input)
+            for i, name in enumerate(ins):
+                other = lins.get(name)
+                if other is None:
+                    continue
+                cs = const_lanes(ins[1 - i], other, shape)
+                if cs is not None:
+                    result = other.scale(cs)
+                break
+        elif op in ("Add", "Sub") and len(node.input) == 2 and \
+                all(v in lins for v in node.input):
+            result = _add(lins[node.input[0]], lins[node.input[1]], -1 if op == "Sub" else 1)
+        elif op == "Concat" and _axis(attrs.get("axis", 0), len(shape), "axis") == \
+                len(shape) - 1:
+            parts = []
+            for v in node.input:
+                c = g.consts.get(v)
+                if v in lins and not lins[v].scalar:
+                    parts.append(lins[v])
+                elif c is not None and not any(c.values) and c.dims and \
+                        tuple(c.dims[:-1]) == tuple(shape[:-1]):
+                    parts.append(c.dims[-1])
+                else:
+                    break
+            else:
+                if any(isinstance(p, _Lin) for p in parts) and \
+                        len({p.src for p in parts if isinstance(p, _Lin)}) == 1:
+                    result = _concat(parts)
+        if result is not None and result.stages and \
+                sum(len(c) for s in result.stages for c in s) <= LIMITS.elements:
+            lins[out] = result
+
+    # write each map a reader outside the maps needs as MatMuls, once
+    producer = {o: n for n in g.nodes for o in n.output}
+    outputs = {v.name for v in g.outputs}
+    nodes = []
+    for node in g.nodes:
+        out = node.output[0] if len(node.output) == 1 else None
+        lin = lins.get(out)
+        needed = lin is not None and (out in outputs or any(
+            r.output[0] not in lins if len(r.output) == 1 else True
+            for r in consumers.get(out, ())))
+        if not needed or lin.scalar or lin.steps < 1:
+            nodes.append(node)
+            continue
+        stages = _simplified(lin.stages)
+        value, rows = lin.src, lin.width
+        src_shape = g.shape(lin.src)
+        for k, stage in enumerate(stages):
+            cols = len(stage)
+            table = [0.0] * (rows * cols)
+            for j, c in enumerate(stage):
+                for r, w in c:
+                    table[r * cols + j] = w
+            weight = g.fresh(f"{out}.W{k}")
+            g.add_const(weight, _Const(dtype, (rows, cols), table))
+            target = out if k == len(stages) - 1 else g.fresh(f"{out}.x{k}")
+            g.shapes[target] = tuple(src_shape[:-1]) + (cols,)
+            nodes.append(Node((value, weight), (target,), "MatMul",
+                              g.fresh(f"{node.name or out}.linear"), ()))
+            value, rows = target, cols
+        del producer[out]
+    g.nodes = _live(nodes, outputs)
+
+
+def _live(nodes, outputs):
+    """The nodes an output depends on, in order."""
+    need, kept = set(outputs), []
+    for node in reversed(nodes):
+        if any(o in need for o in node.output):
+            kept.append(node)
+            need.update(x for x in node.input if x)
+    return kept[::-1]
+
+
+def _trig_tables(g):
+    """Cos(c) (or Sin), reshaped or not, as Cos of c shaped [T, n] (its leading axes of 1
+    dropped): the rotary table the reader matches, computed by the same Cos."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    tables = {}
+
+    def table(name, shape):
+        dims = list(shape)
+        while len(dims) > 2 and dims[0] == 1:
+            dims.pop(0)
+        key = (name, tuple(dims))
+        if key not in tables:
+            c = g.consts[name]
+            tables[key] = g.fresh(f"{name}.table")
+            g.add_const(tables[key], _Const(c.dtype, dims, c.values))
+        return tables[key], tuple(dims)
+
+    nodes = []
+    for node in g.nodes:
+        trig = producer.get(node.input[0]) if node.input else None
+        shape = g.shapes.get(node.output[0]) if len(node.output) == 1 else None
+        if node.op_type in ("Reshape", "Unsqueeze") and trig is not None and \
+                trig.op_type in ("Cos", "Sin") and trig.input[0] in g.consts and shape:
+            name, dims = table(trig.input[0], shape)
+            node = replace(trig, input=(name,), output=node.output,
+                           name=g.fresh(trig.name or trig.op_type))
+        elif node.op_type in ("Cos", "Sin") and node.input[0] in g.consts and shape and \
+                len(shape) > 2 and shape[0] == 1:
+            name, dims = table(node.input[0], shape)
+            node = replace(node, input=(name,))
+        else:
+            nodes.append(node)
+            continue
+        g.shapes[node.output[0]] = dims
+        nodes.append(node)
+    g.nodes = _live(nodes, {v.name for v in g.outputs})
