@@ -46,6 +46,7 @@ def canonical(onnx_model):
     g = _Graph(onnx_model)
     try:
         g.fold()
+        _lookups(g)
         _linear(g)
         _trig_tables(g)
         g.unbatch()
@@ -1226,7 +1227,7 @@ def _linear(g):
                               g.fresh(f"{node.name or out}.linear"), ()))
             value, rows = target, cols
         del producer[out]
-    g.nodes = _live(nodes, outputs)
+    g.nodes = _pruned(g, nodes)
 
 
 def _live(nodes, outputs):
@@ -1237,6 +1238,16 @@ def _live(nodes, outputs):
             kept.append(node)
             need.update(x for x in node.input if x)
     return kept[::-1]
+
+
+def _pruned(g, nodes):
+    """``nodes`` without those a rewrite left unread; a node no output read before the
+    rewrite stays, for the reader to refuse."""
+    outputs = {v.name for v in g.outputs}
+    live_before = {id(n) for n in _live(g.nodes, outputs)}
+    live = {id(n) for n in _live(nodes, outputs)}
+    before = {id(n) for n in g.nodes}
+    return [n for n in nodes if id(n) in live or id(n) in before and id(n) not in live_before]
 
 
 def _trig_tables(g):
@@ -1274,4 +1285,30 @@ def _trig_tables(g):
             continue
         g.shapes[node.output[0]] = dims
         nodes.append(node)
-    g.nodes = _live(nodes, {v.name for v in g.outputs})
+    g.nodes = _pruned(g, nodes)
+
+
+def _lookups(g):
+    """GatherND(table, Unsqueeze(ids, -1)) as Gather(table, ids) (an embedding lookup, as the
+    dynamo exporter writes it), and Reciprocal(x) as Div(1, x) (the same one rounding)."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    nodes = []
+    for node in g.nodes:
+        if node.op_type == "GatherND" and node.input[0] in g.consts and \
+                not _attrs(node).get("batch_dims", 0):
+            index = producer.get(node.input[1])
+            axes = g.consts.get(index.input[1]) if index is not None and \
+                index.op_type == "Unsqueeze" and len(index.input) > 1 else None
+            ids = index.input[0] if axes is not None else None
+            if axes is not None and len(axes.values) == 1 and g.shape(ids) is not None and \
+                    axes.values[0] % (len(g.shape(ids)) + 1) == len(g.shape(ids)):
+                node = Node((node.input[0], ids), node.output, "Gather", node.name, ())
+        elif node.op_type == "Reciprocal" and len(node.input) == 1:
+            one = g.fresh(f"{node.output[0]}.one")
+            dtype = g.outputs[0].elem_type if g.outputs else DataType.FLOAT
+            g.add_const(one, _Const(dtype, (), [1.0]))
+            node = Node((one, node.input[0]), node.output, "Div", node.name, ())
+        nodes.append(node)
+    g.nodes = _pruned(g, nodes)
+    for node in g.nodes:  # the shapes after a lookup the fold could not follow
+        g.infer(node)
