@@ -112,13 +112,20 @@ from tinyadder.onnx.read import load
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "onnx"
 ALL_GRAPHS = sorted(p.name[:-len(".onnx.gz")] for p in FIXTURES.glob("*.onnx.gz"))
 # the graphs that import (their entry has a layout); the others are refused (below)
-GRAPHS = [f"fblissjr-33.{k}" for k in ("dynamo", "torchscript", "torchscript.onnxscript",
-                                       "torchscript.ort")] + ["kswain98-8.torchscript", "yieldthought-20.torchscript"]
+GRAPHS = [f"{entry}.{k}" for entry in ("fblissjr-33", "kswain98-8", "yieldthought-20")
+          for k in ("dynamo", "torchscript", "torchscript.onnxscript", "torchscript.ort")
+          if (entry, k) not in (("kswain98-8", "torchscript.ort"),
+                                ("yieldthought-20", "torchscript.ort"))]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
 # the shipped model file of the same model, where there is one: Kiguli/AdderBoard's
 # kswain98_8p.py, which the kswain98-8 fixtures export, is byte for byte the 2p file
 SHIPPED = {"fblissjr-33": "fblissjr-33", "kswain98-8": "kswain98-2",
            "yieldthought-20": "yieldthought-20"}
+# weights an optimiser folded other than the original computes them: onnxscript's (numpy's)
+# float32 sin of yieldthought-20's q_phase is 1 ulp from the correctly rounded one torch's
+# graph leaves to the runtime
+FOLDED_OTHERWISE = {"yieldthought-20.dynamo": {"blocks.0.attn.W_Q.B"},
+                    "yieldthought-20.torchscript.onnxscript": {"blocks.0.attn.W_Q.B"}}
 
 
 def _entry(graph):
@@ -164,7 +171,9 @@ def test_a_real_export_imports_as_the_shipped_model(graph, tmp_path):
     assert imported.name == graph and imported.prompt is not None
     if entry in SHIPPED:
         T, dtype = _answers(entry)["T"], imported.about["dtype"]
-        assert _weights(imported, T, dtype) == _weights(build(SHIPPED[entry]), T, dtype)
+        ours, theirs = _weights(imported, T, dtype), _weights(build(SHIPPED[entry]), T, dtype)
+        assert ours.keys() == theirs.keys()
+        assert {k for k in ours if ours[k] != theirs[k]} == FOLDED_OTHERWISE.get(graph, set())
 
 
 @pytest.mark.parametrize("graph", GRAPHS)
@@ -380,12 +389,13 @@ def test_a_torch_graph_survives_mutations(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_import_proves_as_the_shipped_file_does(tmp_path):
-    """fblissjr-33's import and its shipped file: the same verdict over all 10^20 pairs."""
+@pytest.mark.parametrize("entry", sorted(SHIPPED))
+def test_the_import_proves_as_the_shipped_file_does(entry, tmp_path):
+    """An entry's import and its shipped file: the same verdict over all 10^20 pairs."""
     verdicts = []
-    for model in (str(_graph_file("fblissjr-33.torchscript", tmp_path)), "fblissjr-33"):
-        extra = ["--layout", str(FIXTURES / "fblissjr-33.layout.json")] * model.endswith(".onnx")
-        status, out, err = _cli("prove", "--model", model, *extra)
+    for model in (str(_graph_file(f"{entry}.torchscript", tmp_path)), SHIPPED[entry]):
+        extra = ["--layout", str(FIXTURES / f"{entry}.layout.json")] * model.endswith(".onnx")
+        status, out, err = _cli("prove", "--carries-first", "--model", model, *extra)
         verdicts.append((status, [line.split(":")[0] for line in out.splitlines()
                                   if line.startswith(("proved", "fails"))]))
     assert verdicts[0] == verdicts[1] == (0, ["proved"]), verdicts

@@ -955,8 +955,8 @@ class _View:
     def tabled_freqs(self, node, cos, sin, n):
         """The frequencies of cos and sin tables [T, n]: f_c the float (within 4 steps of
         atan2 at p = 1) whose angles p * f_c, each product rounded once, have these values as
-        Python's math.cos and math.sin rounded once to the graph's type, at every p; a table
-        no such f gives (a runtime's own float32 kernels) is refused."""
+        cos and sin faithfully rounded to the graph's type, at every p; a table no such f
+        gives is refused. The model computes them correctly rounded, as it does a Cos node's."""
         T = self.T
         tables = [self.const(v, "a rotary table").values for v in (cos, sin)]
         if any(len(t) != T * n for t in tables) or T < 2:
@@ -968,8 +968,9 @@ class _View:
             found = None
             for k in range(-4, 5):
                 f = _ulps(guess, k, self.dtype)
-                if all(rnd(math.cos(rnd(p * f))) == tables[0][p * n + c] and
-                       rnd(math.sin(rnd(p * f))) == tables[1][p * n + c] for p in range(T)):
+                if all(self.faithful(math.cos(rnd(p * f)), tables[0][p * n + c]) and
+                       self.faithful(math.sin(rnd(p * f)), tables[1][p * n + c])
+                       for p in range(T)):
                     found = f
                     break
             if found is None:
@@ -977,6 +978,15 @@ class _View:
                                 f"of p * f, rounded once, for any f near {guess!r}")
             freqs.append(exact_of(found, self.dtype, None, f"{cos}[{c}]"))
         return tuple(freqs)
+
+    def faithful(self, value, stored):
+        """``stored`` is ``value`` faithfully rounded to the graph's type: one of the two
+        floats around it (an optimiser's own cos and sin, numpy's float32 or a runtime's, are
+        that, a few entries from correctly rounded)."""
+        near = float32(value) if self.dtype == DataType.FLOAT else float(value)
+        if stored == near or near == value:
+            return stored == near
+        return stored == _next(near, value > near, self.dtype)
 
     def freqs(self, value, n):
         if value in self._seen_angles:
@@ -1152,6 +1162,17 @@ class _View:
 
 def _what(node):
     return f"node {node.name!r} ({node.op_type})" if node.name else f"a {node.op_type} node"
+
+
+def _next(x, up, dtype):
+    """The float of the type next to x, above it if ``up``, else below."""
+    if dtype != DataType.FLOAT:
+        return math.nextafter(x, math.inf if up else -math.inf)
+    if x == 0:
+        x = math.copysign(0.0, 1.0 if up else -1.0)
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    bits += 1 if (x > 0 or math.copysign(1, x) > 0) == up else -1
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
 
 
 def _ulps(x, k, dtype):
