@@ -402,10 +402,10 @@ def _fuzz(seeds, onnx_model, rng_class=random.Random):
     for seed in seeds:
         rng = rng_class(seed)
         mutated = onnx_model
-        for _ in range(rng.randint(1, 3)):
-            mutated = _mutate(mutated, rng)
         started = time.perf_counter()
         try:
+            for _ in range(rng.randint(1, 3)):
+                mutated = _mutate(mutated, rng)
             data = serialize(mutated)
         except OnnxError:
             continue  # the messages refuse it before it is a file

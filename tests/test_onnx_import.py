@@ -3,6 +3,7 @@ writes, and graphs that must be refused in one line rather than crash the reader
 
 from dataclasses import replace
 import json
+import random
 import math
 import struct
 
@@ -117,6 +118,9 @@ GRAPHS = [f"{entry}.{k}" for entry in ("fblissjr-33", "kswain98-8", "yieldthough
           if (entry, k) not in (("kswain98-8", "torchscript.ort"),
                                 ("yieldthought-20", "torchscript.ort"))]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
+# the default suite reads fblissjr-33's four and the others' TorchScript graphs (CPU budget)
+CHEAP = [pytest.param(g, marks=() if g.startswith("fblissjr-33.") or g.endswith(".torchscript")
+                      else pytest.mark.slow) for g in GRAPHS]
 # the shipped model file of the same model, where there is one: Kiguli/AdderBoard's
 # kswain98_8p.py, which the kswain98-8 fixtures export, is byte for byte the 2p file
 SHIPPED = {"fblissjr-33": "fblissjr-33", "kswain98-8": "kswain98-2",
@@ -164,7 +168,7 @@ def _weights(model, T, dtype="float64"):
     return out
 
 
-@pytest.mark.parametrize("graph", GRAPHS)
+@pytest.mark.parametrize("graph", CHEAP)
 def test_a_real_export_imports_as_the_shipped_model(graph, tmp_path):
     entry = _entry(graph)
     imported = _imported(graph, tmp_path)
@@ -176,12 +180,12 @@ def test_a_real_export_imports_as_the_shipped_model(graph, tmp_path):
         assert {k for k in ours if ours[k] != theirs[k]} == FOLDED_OTHERWISE.get(graph, set())
 
 
-@pytest.mark.parametrize("graph", GRAPHS)
+@pytest.mark.parametrize("graph", CHEAP)
 def test_a_real_export_adds_as_the_original_did(graph, tmp_path):
     record = _answers(_entry(graph))
     imported = _imported(graph, tmp_path)
     number = "float32" if imported.about["dtype"] == "float32" else "float"
-    for a, b, total in record["answers"][:5]:
+    for a, b, total in record["answers"][:3]:
         assert add(imported, number, a, b) == total, (a, b)
 
 
@@ -247,9 +251,9 @@ def test_a_layout_that_does_not_fit_is_refused_in_one_line(case, tmp_path, monke
 
 @pytest.mark.parametrize("graph", REFUSED)
 def test_a_real_export_the_patterns_do_not_reach_is_refused_in_one_line(graph, tmp_path):
-    """What these graphs need (docs/onnx.md, "What does not import yet"): a batch axis through
-    GatherND, ScatterND and Expand, Reciprocal and Unsqueeze outside folding, projections
-    written as Gathers of columns and scalar Muls."""
+    """What these graphs need (docs/onnx.md, "What imports, entry by entry"): ScatterND of
+    non-constants, heads stacked by Concat and Expand, Unsqueeze outside folding, interleaved
+    RoPE, transposes an optimiser moved through a head's slices, the last position only."""
     with pytest.raises(OnnxError) as caught:
         load(_graph_file(graph, tmp_path))
     message = str(caught.value)
@@ -372,15 +376,15 @@ def test_hostile_graphs_on_the_command_line_exit_2_in_one_line(tmp_path, monkeyp
     assert (status, out) == (2, "") and err.count("\n") == 1 and message in err, err
 
 
+class NoMetadata(random.Random):
+    """The graph has no metadata to edit (_mutate's kind 6): edit something else."""
+
+    def randrange(self, *args):
+        return super().randrange(*args) % 6 if args == (7,) else super().randrange(*args)
+
+
 def test_a_torch_graph_survives_mutations(tmp_path):
-    import random
     from test_onnx import _fuzz
-
-    class NoMetadata(random.Random):
-        """The graph has no metadata to edit (_mutate's kind 6): edit something else."""
-
-        def randrange(self, *args):
-            return super().randrange(*args) % 6 if args == (7,) else super().randrange(*args)
 
     # the dynamo graph: no Constant node, whose missing inputs would send _mutate to kind 6
     graph = parse(_graph_file("fblissjr-33.dynamo", tmp_path).read_bytes())

@@ -25,7 +25,12 @@ those, and only those, into the exporter's forms, each rewrite exact:
 - **mask**: Where(causal, scores, -inf) (or with its branches the other way round) becomes
   scores + (0 or -inf), and one table that holds both a fixed bias and the causal mask
   becomes the two Adds of the exporter;
-- **attributes**: attributes written out at their default values are dropped.
+- **attributes**: attributes written out at their default values are dropped;
+- **lookups**: GatherND(W_E, Unsqueeze(ids, -1)) is Gather(W_E, ids), Reciprocal(x) is
+  Div(1, x), and Cos (or Sin) of a constant, reshaped, is Cos of the constant as [T, n];
+- **linear maps**: a projection written lane by lane (Slices and Gathers of the last axis,
+  Muls by constants, Adds, Subs, Unsqueezes, Expands, Concats with zeros) is the chain of
+  MatMuls that computes the same float program (``_linear``).
 
 What does not fit stays as it is, and the reader refuses it in one line naming the node.
 """
@@ -1215,6 +1220,9 @@ def _linear(g):
         src_shape = g.shape(lin.src)
         for k, stage in enumerate(stages):
             cols = len(stage)
+            if rows * cols > LIMITS.elements:
+                raise OnnxError(f"{_what(node)}: a projection of {rows:,} x {cols:,} lanes "
+                                f"(limit elements, {LIMITS.elements:,})")
             table = [0.0] * (rows * cols)
             for j, c in enumerate(stage):
                 for r, w in c:
