@@ -504,3 +504,30 @@ def test_a_weighted_norm_with_reducemean_reads_and_its_weight_fits(width):
     else:
         model = loads(data)
         assert model.ln_final.mean == "divide" and model.ln_final.w == {"s0": 1, "s1": 2}
+
+
+def test_a_sum_lane_by_lane_is_a_matmul_only_in_the_graphs_order():
+    """(x0 a + x1 b) + x2 c is the MatMul's order, one stage; x2 c + (x0 a + x1 b) rounds
+    x0 a + x1 b first: two inner lanes, summed by a second MatMul; (x1 - x0) c rounds the
+    difference first: a stage of its own (W = A B); x0 a + x0 b two inner lanes; a sum whose
+    second term is itself a sum is made first, a stage before."""
+    from tinyadder.onnx.rewrite import _add, _Lin
+
+    def lane(i, w):
+        return _Lin("x", 3, [[((i, w),)]])
+
+    inner = _add(lane(0, 2.0), lane(1, 3.0), 1)
+    assert _add(inner, lane(2, 5.0), 1).stages == [[((0, 2.0), (1, 3.0), (2, 5.0))]]
+    assert _add(lane(2, 5.0), inner, 1).stages == [
+        [((2, 5.0),), ((0, 2.0), (1, 3.0))], [((0, 1.0), (1, 1.0))]]
+    difference = _add(lane(1, 1.0), lane(0, 1.0), -1)
+    assert difference.stages == [[((0, -1.0), (1, 1.0))]]
+    scaled = difference.scale([0.5])
+    assert scaled.stages == [[((0, -1.0), (1, 1.0))], [((0, 0.5),)]]
+    assert _add(lane(0, 2.0), lane(0, 3.0), 1).stages == [
+        [((0, 2.0),), ((0, 3.0),)], [((0, 1.0), (1, 1.0))]]
+    assert _add(lane(0, 2.0), _add(scaled, lane(2, 5.0), 1), 1).stages == [
+        [((0, 2.0),), ((0, -1.0), (1, 1.0)), ((2, 5.0),)],
+        [((0, 1.0),), ((1, 0.5), (2, 1.0))],
+        [((0, 1.0), (1, 1.0))]]
+    assert _add(lane(0, 2.0), _Lin("y", 3, [[((0, 1.0),)]]), 1) is None

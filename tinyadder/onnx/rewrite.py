@@ -1028,7 +1028,8 @@ def _concat(parts):
 
 
 def _add(a, b, sign):
-    """a + sign * b, or None where no chain of MatMuls sums in the graph's order."""
+    """a + sign * b as a chain of MatMuls that sums in the graph's order (None for two
+    values)."""
     if a.src != b.src or a.scalar != b.scalar or len(a.stages[-1]) != len(b.stages[-1]):
         return None
     steps = a.steps + b.steps + 1
@@ -1044,10 +1045,9 @@ def _add(a, b, sign):
             cols.append(tuple(sorted(ca + cb)))
         else:
             return _Lin(a.src, a.width, [cols], a.scalar, steps)
-    depth = max(len(a.stages), len(b.stages), 2)
+    # b's sums are made a stage before they are added (b + 0 by an identity stage)
+    depth = max(len(a.stages), len(b.stages) + any(len(c) > 1 for c in b.stages[-1]), 2)
     sa, sb = a.deepened(depth), b.deepened(depth)
-    if any(len(c) > 1 for c in sb[-1]):
-        return None
     stages = [sa[0] + sb[0]]
     for k in range(1, depth - 1):
         n = len(sa[k - 1])
@@ -1059,15 +1059,16 @@ def _add(a, b, sign):
 
 
 def _simplified(stages):
-    """The same float program in fewer inner lanes: a lane that is 0 dropped, two lanes
-    computed alike made one where no sum after them changes order."""
+    """The same float program in fewer inner lanes: a lane that is 0 or that nothing reads
+    dropped, two lanes computed alike made one where no sum after them changes order."""
     stages = [list(s) for s in stages]
     changed = True
     while changed:
         changed = False
         for k in range(len(stages) - 1):
             cols, nxt = stages[k], stages[k + 1]
-            keep = [i for i, c in enumerate(cols) if c]
+            read = {r for c in nxt for r, _ in c}
+            keep = [i for i, c in enumerate(cols) if c and i in read]
             seen = {}
             for i in list(keep):
                 first = seen.get(cols[i])
