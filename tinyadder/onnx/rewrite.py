@@ -51,6 +51,7 @@ def canonical(onnx_model):
     g = _Graph(onnx_model)
     try:
         g.fold()
+        _heads_transposes(g)
         _lookups(g)
         _linear(g)
         _trig_tables(g)
@@ -1321,3 +1322,89 @@ def _lookups(g):
     g.nodes = _pruned(g, nodes)
     for node in g.nodes:  # the shapes after a lookup the fold could not follow
         g.infer(node)
+
+
+_SWAP = (0, 2, 1, 3)  # [batch, T, heads, d] <-> [batch, heads, T, d]: its own inverse
+_HOISTED = ("Mul", "Add", "Sub", "Div", "Sqrt", "Neg", "Reciprocal", "Identity", "Concat",
+            "Slice", "ReduceMean", "ReduceSum")
+
+
+def _heads_transposes(g):
+    """Transposes an optimiser moved below a head's norm and rotary slices (onnxruntime's
+    transpose optimiser) moved back up to the heads' Reshape: Transpose(op(x, ...)) is
+    op(Transpose(x), ...) for an operation on the last axis, a constant transposed with it;
+    k^T in one Transpose (0, 2, 3, 1) is the heads' Transpose then (0, 1, 3, 2)."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    readers = g.readers()
+    memo = {}
+    for n in g.nodes:  # the heads' Transposes already there are the ones to share
+        if n.op_type == "Transpose" and tuple(_attrs(n).get("perm", ())) == _SWAP and \
+                n.input[0] not in memo and \
+                getattr(producer.get(n.input[0]), "op_type", None) not in _HOISTED:
+            memo[n.input[0]] = n.output[0]
+    made = []
+
+    def last_axis_only(node, rank):
+        attrs = _attrs(node)
+        if node.op_type == "Concat":
+            return attrs.get("axis") is not None and attrs["axis"] % rank == rank - 1
+        if node.op_type == "Slice":
+            axes = g.consts.get(node.input[3]) if len(node.input) > 3 else None
+            return axes is not None and all(a % rank == rank - 1 for a in axes.values)
+        if node.op_type.startswith("Reduce"):
+            axes = g.consts.get(node.input[1]) if len(node.input) > 1 else None
+            return axes is not None and all(a % rank == rank - 1 for a in axes.values) and \
+                attrs.get("keepdims", 1) == 1
+        return True
+
+    def swapped(value):
+        if value in memo:
+            return memo[value]
+        shape = g.shape(value)
+        node = producer.get(value)
+        out = g.fresh(f"{value}.heads")
+        if value in g.consts:
+            c = g.consts[value]
+            dims = (1,) * (4 - len(c.dims)) + tuple(c.dims)
+            if dims[1] == dims[2] == 1:  # a constant the same either way round, as it is
+                memo[value] = value
+                return value
+            g.add_const(out, _Const(c.dtype, *_transpose(c.values, dims, _SWAP)))
+        elif node is not None and node.op_type in _HOISTED and shape and len(shape) == 4 and \
+                last_axis_only(node, 4):
+            inputs = list(node.input)
+            arity = 1 if node.op_type in ("Slice",) or node.op_type.startswith("Reduce") \
+                else len(inputs)
+            inputs[:arity] = [swapped(x) if x else x for x in inputs[:arity]]
+            made.append(replace(node, input=tuple(inputs), output=(out,),
+                                name=g.fresh(node.name or node.op_type)))
+        else:
+            made.append(Node((value,), (out,), "Transpose", g.fresh(f"{value}.heads"),
+                             (Attribute("perm", AttributeType.INTS, _SWAP),)))
+        if shape:
+            g.shapes[out] = tuple(shape[p] for p in _SWAP)
+        memo[value] = out
+        return out
+
+    rename = {}
+    nodes = []
+    for node in g.nodes:
+        perm = tuple(_attrs(node).get("perm", ())) if node.op_type == "Transpose" else ()
+        source = producer.get(node.input[0]) if perm else None
+        if perm in (_SWAP, (0, 2, 3, 1)) and source is not None and \
+                source.op_type in _HOISTED and len(g.shape(node.input[0]) or ()) == 4:
+            made.clear()
+            heads = swapped(node.input[0])
+            nodes.extend(made)
+            if perm == _SWAP:
+                rename[node.output[0]] = heads
+            else:
+                nodes.append(Node((heads,), node.output, "Transpose", node.name,
+                                  (Attribute("perm", AttributeType.INTS, (0, 1, 3, 2)),)))
+            continue
+        nodes.append(node)
+    if not rename and len(nodes) == len(g.nodes):
+        return
+    nodes = [replace(n, input=tuple(rename.get(x, x) for x in n.input)) for n in nodes]
+    g.outputs = [replace(v, name=rename.get(v.name, v.name)) for v in g.outputs]
+    g.nodes = _pruned(g, _topological(nodes, g.consts, {v.name for v in g.inputs}))
