@@ -975,7 +975,7 @@ class _View:
                     break
             if found is None:
                 raise OnnxError(f"{_what(node)}: rotary table column {c} is not cos and sin "
-                                f"of p * f, rounded once, for any f near {guess!r}")
+                                f"of p * f, faithfully rounded, for any f near {guess!r}")
             freqs.append(exact_of(found, self.dtype, None, f"{cos}[{c}]"))
         return tuple(freqs)
 

@@ -1324,7 +1324,10 @@ def _lookups(g):
         g.infer(node)
 
 
-_SWAP = (0, 2, 1, 3)  # [batch, T, heads, d] <-> [batch, heads, T, d]: its own inverse
+# [T, heads, d] <-> [heads, T, d], with a batch axis or not: each its own inverse; and the
+# Transpose straight to k^T [heads, d, T], as the heads' Transpose and then k^T's
+_SWAPS = {3: (1, 0, 2), 4: (0, 2, 1, 3)}
+_TO_KT = {3: ((1, 2, 0), (0, 2, 1)), 4: ((0, 2, 3, 1), (0, 1, 3, 2))}
 _HOISTED = ("Mul", "Add", "Sub", "Div", "Sqrt", "Neg", "Reciprocal", "Identity", "Concat",
             "Slice", "ReduceMean", "ReduceSum")
 
@@ -1338,7 +1341,8 @@ def _heads_transposes(g):
     readers = g.readers()
     memo = {}
     for n in g.nodes:  # the heads' Transposes already there are the ones to share
-        if n.op_type == "Transpose" and tuple(_attrs(n).get("perm", ())) == _SWAP and \
+        if n.op_type == "Transpose" and \
+                tuple(_attrs(n).get("perm", ())) in _SWAPS.values() and \
                 n.input[0] not in memo and \
                 getattr(producer.get(n.input[0]), "op_type", None) not in _HOISTED:
             memo[n.input[0]] = n.output[0]
@@ -1357,32 +1361,33 @@ def _heads_transposes(g):
                 attrs.get("keepdims", 1) == 1
         return True
 
-    def swapped(value):
+    def swapped(value, rank):
         if value in memo:
             return memo[value]
+        swap = _SWAPS[rank]
         shape = g.shape(value)
         node = producer.get(value)
         out = g.fresh(f"{value}.heads")
         if value in g.consts:
             c = g.consts[value]
-            dims = (1,) * (4 - len(c.dims)) + tuple(c.dims)
-            if dims[1] == dims[2] == 1:  # a constant the same either way round, as it is
-                memo[value] = value
+            dims = (1,) * (rank - len(c.dims)) + tuple(c.dims)
+            if len(c.dims) > rank or dims[rank - 3] == dims[rank - 2] == 1:
+                memo[value] = value  # a constant the same either way round, as it is
                 return value
-            g.add_const(out, _Const(c.dtype, *_transpose(c.values, dims, _SWAP)))
-        elif node is not None and node.op_type in _HOISTED and shape and len(shape) == 4 and \
-                last_axis_only(node, 4):
+            g.add_const(out, _Const(c.dtype, *_transpose(c.values, dims, swap)))
+        elif node is not None and node.op_type in _HOISTED and shape and \
+                len(shape) == rank and last_axis_only(node, rank):
             inputs = list(node.input)
             arity = 1 if node.op_type in ("Slice",) or node.op_type.startswith("Reduce") \
                 else len(inputs)
-            inputs[:arity] = [swapped(x) if x else x for x in inputs[:arity]]
+            inputs[:arity] = [swapped(x, rank) if x else x for x in inputs[:arity]]
             made.append(replace(node, input=tuple(inputs), output=(out,),
                                 name=g.fresh(node.name or node.op_type)))
         else:
             made.append(Node((value,), (out,), "Transpose", g.fresh(f"{value}.heads"),
-                             (Attribute("perm", AttributeType.INTS, _SWAP),)))
+                             (Attribute("perm", AttributeType.INTS, swap),)))
         if shape:
-            g.shapes[out] = tuple(shape[p] for p in _SWAP)
+            g.shapes[out] = tuple(shape[p] for p in swap)
         memo[value] = out
         return out
 
@@ -1391,16 +1396,18 @@ def _heads_transposes(g):
     for node in g.nodes:
         perm = tuple(_attrs(node).get("perm", ())) if node.op_type == "Transpose" else ()
         source = producer.get(node.input[0]) if perm else None
-        if perm in (_SWAP, (0, 2, 3, 1)) and source is not None and \
-                source.op_type in _HOISTED and len(g.shape(node.input[0]) or ()) == 4:
+        rank = len(perm)
+        if rank in _SWAPS and perm in (_SWAPS[rank], _TO_KT[rank][0]) and \
+                source is not None and source.op_type in _HOISTED and \
+                len(g.shape(node.input[0]) or ()) == rank:
             made.clear()
-            heads = swapped(node.input[0])
+            heads = swapped(node.input[0], rank)
             nodes.extend(made)
-            if perm == _SWAP:
+            if perm == _SWAPS[rank]:
                 rename[node.output[0]] = heads
             else:
                 nodes.append(Node((heads,), node.output, "Transpose", node.name,
-                                  (Attribute("perm", AttributeType.INTS, (0, 1, 3, 2)),)))
+                                  (Attribute("perm", AttributeType.INTS, _TO_KT[rank][1]),)))
             continue
         nodes.append(node)
     if not rename and len(nodes) == len(g.nodes):
