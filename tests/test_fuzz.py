@@ -553,3 +553,46 @@ def test_model_names_with_control_characters_reach_no_terminal_raw(seed, tmp_pat
         assert all(ch.isprintable() or ch == "\n" for ch in shown), (argv, shown)
         quoted = " ".join(ascii(name).split())[:12]  # a one-line error collapses spaces
         assert quoted in " ".join(shown.split()) or argv == ["1+2", "--trace"], (argv, shown)
+# ---- graphs other tools write, projections lane by lane (docs/onnx.md) --------------------
+
+def _lane_graph():
+    """kswain98-8's dynamo graph (its projections are Gathers of lanes, Muls and Concats; no
+    Constant node, whose missing inputs would send _mutate to the metadata)."""
+    import gzip
+    from tinyadder.onnx import parse
+    fixture = Path(__file__).resolve().parent / "fixtures" / "onnx"
+    return parse(gzip.decompress((fixture / "kswain98-8.dynamo.onnx.gz").read_bytes()))
+
+
+def _wide_projection(graph):
+    """A lane-by-lane map of 4096 lanes to 4096: a table of 2^24 weights."""
+    from dataclasses import replace
+    from tinyadder.onnx.messages import DataType, Node, Tensor
+    nodes = (Node(("wide.W_E", "tokens"), ("wide.x",), "Gather", "wide.embed"),
+             Node(("wide.x", "wide.start", "wide.end", "wide.axis"), ("wide.lanes",), "Slice",
+                  "wide.slice"),
+             Node(("wide.lanes", "wide.two"), ("wide.q",), "Mul", "wide.scale"),
+             Node(("wide.q",), ("wide.r",), "Relu", "wide.relu"))
+    inits = (Tensor("wide.W_E", DataType.FLOAT, (10, 4096), (0.0,) * 40960),
+             Tensor("wide.start", DataType.INT64, (1,), (0,)),
+             Tensor("wide.end", DataType.INT64, (1,), (4096,)),
+             Tensor("wide.axis", DataType.INT64, (1,), (-1,)),
+             Tensor("wide.two", DataType.FLOAT, (), (2.0,)))
+    return replace(graph, graph=replace(graph.graph, node=nodes + graph.graph.node,
+                                        initializer=graph.graph.initializer + inits))
+
+
+def test_lane_by_lane_graphs_survive_mutations_and_size():
+    """Mutations of a graph whose projections the rewrite writes as MatMuls read or are
+    refused in one line; a lane-by-lane map too large to write is refused before it is made."""
+    from test_onnx import _fuzz
+    from test_onnx_import import NoMetadata
+    from tinyadder.onnx import OnnxError, serialize
+    from tinyadder.onnx.read import loads
+    graph = _lane_graph()
+    outcomes = _fuzz(range(6, 16), graph, NoMetadata)
+    assert outcomes["refused"] > 4 and outcomes["read"] > 0, outcomes
+    with pytest.raises(OnnxError) as caught:
+        loads(serialize(_wide_projection(graph)))
+    assert str(caught.value) == "node 'wide.scale' (Mul): a projection of 4,096 x 4,096 " \
+        "lanes (limit elements, 4,194,304)"

@@ -397,15 +397,15 @@ def _mutate(onnx_model, rng):
     return replace(onnx_model, graph=replace(g, node=tuple(nodes), initializer=tuple(inits)))
 
 
-def _fuzz(seeds, onnx_model):
+def _fuzz(seeds, onnx_model, rng_class=random.Random):
     outcomes = {"read": 0, "refused": 0}
     for seed in seeds:
-        rng = random.Random(seed)
+        rng = rng_class(seed)
         mutated = onnx_model
-        for _ in range(rng.randint(1, 3)):
-            mutated = _mutate(mutated, rng)
         started = time.perf_counter()
         try:
+            for _ in range(rng.randint(1, 3)):
+                mutated = _mutate(mutated, rng)
             data = serialize(mutated)
         except OnnxError:
             continue  # the messages refuse it before it is a file

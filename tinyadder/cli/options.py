@@ -34,6 +34,7 @@ SUBCOMMANDS = {
     "export": "export",
     "explore": "explore",
     "figure": "figure",
+    "import": "import_onnx",
     "params": "params",
     "precision": "precision",
     "program": "program",
@@ -77,12 +78,22 @@ class Parser(argparse.ArgumentParser):
             expression = getattr(parsed, "expression", None)
             hint = split_hint([expression] + extras) if isinstance(expression, str) else None
             self.error(hint or f"unrecognized arguments: {' '.join(extras)}")
+        return self.checked(parsed)
+
+    def parse_intermixed_args(self, args=None, namespace=None):
+        return self.checked(super().parse_intermixed_args(args, namespace))
+
+    def checked(self, parsed):
+        """``-o -`` as standard output where -o's help says that is its default, else
+        refused; --model FILE.onnx read again with --layout, once both are known."""
         if getattr(parsed, "output", None) == "-":
             helps = [a.help or "" for a in self._actions if a.dest == "output"]
             if not any("default: standard output" in h for h in helps):
                 self.error("argument -o/--output: '-' (standard output) is not a place for "
                            "what this command writes; give a file name")
             parsed.output = None  # standard output, the default
+        if getattr(parsed, "layout", None) is not None and hasattr(parsed, "model"):
+            parsed.model = with_layout(self, parsed.model, parsed.layout)
         return parsed
 
 
@@ -146,6 +157,27 @@ def model_arg(text):
                                      f"a board model (tinyadder board lists them) or a model file")
 
 
+def layout_arg(text):
+    """--layout FILE.json: a layout (``onnx.layout``), read here."""
+    from ..onnx import layout  # here: most runs read no layout
+    try:
+        return layout.load(text)
+    except OnnxError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def with_layout(parser, choice, layout):
+    """The ONNX file of --model read again, named and prompted by --layout."""
+    if choice is None or choice.file is None or not str(choice).endswith(".onnx"):
+        parser.error(f"--layout names the tokens and prompt of an ONNX file given with "
+                     f"--model FILE.onnx, not of {choice}")
+    from ..onnx.read import load
+    try:
+        return ModelChoice(choice.text, load(choice.text, layout))
+    except OnnxError as err:
+        parser.error(str(err))
+
+
 def model_of(parser, args, adds=True):
     """The model ``args.model`` and ``args.digits`` choose; a file for another N than --digits,
     or (``adds``) a model without an addition prompt, is the parser's one-line error."""
@@ -154,7 +186,9 @@ def model_of(parser, args, adds=True):
     except ValueError as err:
         parser.error(str(err))
     if adds and model.prompt is None:
-        parser.error(f"the model {args.model} does not add: it has no prompt")
+        hint = "; give its layout with --layout FILE.json (docs/onnx.md)" if \
+            str(args.model).endswith(".onnx") else ""
+        parser.error(f"the model {args.model} does not add: it has no prompt{hint}")
     return model
 
 
@@ -255,6 +289,10 @@ def add_model_option(parser, model="published"):
              f"with the readout reading only the layer-1 FFN's own slots; variant-28; a board "
              f"model, AdderBoard's entries (docs/models.md; '{PROG} board' lists them); or a "
              f"model file (docs/model-format.md) or an ONNX file, FILE.onnx (docs/onnx.md)")
+    parser.add_argument(
+        "--layout", type=layout_arg, metavar="FILE.json",
+        help="with --model FILE.onnx from another tool: the tokens' names and the prompt, "
+             "a JSON object of a model file's vocab and prompt (docs/onnx.md)")
 
 
 # --- standard input and output ------------------------------------------------------------

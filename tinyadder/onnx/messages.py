@@ -403,13 +403,13 @@ class Model:
             raise OnnxError(f"Model.graph must be a Graph, not {type(self.graph).__name__}")
         _integer(self.ir_version, "Model.ir_version", 3)
         opsets = _items(self.opset_import, "Model.opset_import", _instances(OperatorSetId))
-        for opset in opsets:
-            if opset.domain:
-                raise OnnxError(f"opset domain {opset.domain!r} is not supported (only '', "
-                                "ai.onnx)")
-        if len(opsets) != 1:
-            raise OnnxError(f"the model imports {len(opsets)} opsets of domain ''; it must "
+        # another domain's import is harmless while no node uses it (a node of another domain
+        # is refused): onnxruntime's optimiser writes ai.onnx.ml and com.microsoft imports
+        default = [opset for opset in opsets if opset.domain in ("", "ai.onnx")]
+        if len(default) != 1:
+            raise OnnxError(f"the model imports {len(default)} opsets of domain ''; it must "
                             "import exactly one")
+        opsets = tuple(default) + tuple(o for o in opsets if o not in default)
         for name in ("producer_name", "producer_version", "domain", "doc_string"):
             _text(getattr(self, name), f"Model.{name}")
         _integer(self.model_version, "Model.model_version")

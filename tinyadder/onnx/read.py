@@ -20,13 +20,15 @@ from fractions import Fraction
 import json
 import math
 import os
+import struct
 from typing import Optional
 
 from .. import modelfile
 from ..constants import NEG_INF, is_zero, sqrt
 from ..weights import (MLP, Attention, Block, Factored, Model, Norm, Unembed, WeightError)
 from .codec import load as load_file, parse
-from .messages import AttributeType, DataType
+from .messages import AttributeType, DataType, float32
+from .rewrite import canonical
 from .values import exact_of, stored
 from .wire import OnnxError
 
@@ -42,9 +44,10 @@ ARITY = {"Add": (2, 2), "Concat": (1, 4), "Constant": (0, 0), "Div": (2, 2), "Ga
          "Sub": (2, 2)}
 
 
-def load(path):
-    """The Model in the ONNX file at ``path``; an OnnxError (one line, naming the file) if
-    it cannot be read or does not match."""
+def load(path, layout=None):
+    """The Model in the ONNX file at ``path`` (named and prompted by ``layout``, a
+    ``layout.Layout``, if given); an OnnxError (one line, naming the file) if it cannot be
+    read or does not match."""
     where = os.fspath(path)
     try:
         onnx_model = load_file(where)
@@ -54,19 +57,71 @@ def load(path):
         raise OnnxError(f"{where}: {err}" if not str(err).startswith(where) else str(err)) \
             from None
     try:
-        return read(onnx_model)
+        model = read(onnx_model, layout)
     except OnnxError as err:
         raise OnnxError(f"{where}: {err}") from None
+    if "tinyadder.model" in dict(onnx_model.metadata_props):
+        return model
+    # another tool's graph: the model is named after its file (printable: names reach the
+    # terminal), if that is a name a model takes
+    stem = os.path.basename(where)[:-len(".onnx")] if where.endswith(".onnx") else where
+    if not stem or not stem.isprintable():
+        return model
+    try:
+        return replace(model, name=stem)
+    except (WeightError, ValueError):
+        return model
 
 
-def loads(data):
+def loads(data, layout=None):
     """The Model in ONNX bytes."""
-    return read(parse(data))
+    return read(parse(data), layout)
 
 
-def read(onnx_model):
-    """The Model an ONNX ``messages.Model`` computes."""
+def read(onnx_model, layout=None):
+    """The Model an ONNX ``messages.Model`` computes: the graph as it is, or else rewritten
+    into the forms the patterns match (``rewrite.canonical``: what torch.onnx.export and the
+    optimisers write). ``layout`` (``layout.Layout``) names the tokens and gives the prompt of
+    a graph without a model file in its metadata."""
+    try:
+        return _read(onnx_model, layout)
+    except OnnxError as first:
+        metadata = dict(onnx_model.metadata_props)
+        if "tinyadder.model" not in metadata:
+            return _read(canonical(onnx_model), layout)
+        # tinyadder's graph after an optimiser, which renames, shares and folds initializers
+        # (so tinyadder.exact.* may name some that are gone) and writes default attributes:
+        # read as another tool's graph, it must store the model of its metadata weight for
+        # weight. The refusal is the graph's as written, unless an optimiser renamed what
+        # its metadata names.
+        names = {t.name for t in onnx_model.graph.initializer} | {
+            n.output[0] for n in onnx_model.graph.node if n.op_type == "Constant"}
+        renamed = any(k.startswith("tinyadder.exact.") and k[len("tinyadder.exact."):] not in
+                      names for k in metadata)
+        # the metadata itself is checked as always: its keys, its JSON, its model file, and
+        # each exact constant of an initializer still there stores as that initializer's float
+        view = _View(onnx_model, renamed=True)
+        for name, entries in view.exact.items():
+            view.floats(name, name)
+        foreign = replace(onnx_model, metadata_props=tuple(
+            (k, v) for k, v in onnx_model.metadata_props if not k.startswith("tinyadder.")))
+        try:
+            graph_model = _read(canonical(foreign), None)
+        except OnnxError as second:
+            raise (second if renamed else first) from None
+        if layout is not None:
+            _fits(view, layout, len(graph_model.vocab))
+        if _stored_weights(graph_model, view) != _stored_weights(view.file, view):
+            if not renamed:
+                raise first from None
+            raise OnnxError(f"the graph does not fit the model file in its metadata: its "
+                            f"weights are not those of {ascii(view.file.name)}") from None
+        return view.file
+
+
+def _read(onnx_model, layout):
     view = _View(onnx_model)
+    view.layout = layout
     unembed, x = view.readout(view.output)
     ln_final, x = view.maybe_norm(x, 2)
     blocks = []
@@ -174,7 +229,8 @@ class ReadoutMatch:
 class _View:
     """The graph's nodes by the value they define, its constants, and what the match used."""
 
-    def __init__(self, model):
+    def __init__(self, model, renamed=False):
+        self.renamed = renamed  # an optimiser's graph: tinyadder.exact.* may name what is gone
         opset = model.opset_import[0].version
         if opset not in OPSETS:
             raise OnnxError(f"opset {opset}: tinyadder reads opsets {OPSETS[0]} to "
@@ -184,6 +240,7 @@ class _View:
         self.graph_name = g.name
         self.producer, self.used, self.consumers = {}, set(), Counter()
         self.constants = {t.name: t for t in g.initializer}
+        inputs = {v.name for v in g.input}
         for node in g.node:
             what = _what(node)
             if node.op_type not in KNOWN:
@@ -196,6 +253,12 @@ class _View:
                 raise OnnxError(f"{what}: {node.op_type} takes {inputs} inputs and one "
                                 f"output here; this node has {len(node.input)} and "
                                 f"{len(node.output)}")
+            for value in node.input:
+                if value and value not in self.producer and value not in self.constants \
+                        and value not in inputs:
+                    raise OnnxError(f"{what}: input {value!r} is defined by no initializer, "
+                                    f"graph input or earlier node (the nodes of a graph are "
+                                    f"in the order they compute)")
             for value in node.output:
                 if value in self.producer or value in self.constants:
                     raise OnnxError(f"{what}: value {value!r} is defined twice")
@@ -229,14 +292,16 @@ class _View:
     def _exact_metadata(self):
         exact = {}
         for key, value in self.metadata.items():
-            if not key.startswith("tinyadder."):
-                continue
             if key in ("tinyadder.model", "tinyadder.floats", "tinyadder.softmax1"):
                 continue
             name = key[len("tinyadder.exact."):]
+            if key.startswith("tinyadder.exact.") and name not in self.constants and \
+                    self.renamed:
+                continue
             if not key.startswith("tinyadder.exact.") or name not in self.constants:
-                raise OnnxError(f"metadata {key!r}: not one tinyadder writes (tinyadder.model, "
-                                f"tinyadder.exact.<initializer>, ...)")
+                raise OnnxError(f"metadata {ascii(key)}: not one tinyadder writes "
+                                f"(tinyadder.model, tinyadder.exact.<initializer>, "
+                                f"tinyadder.floats, tinyadder.softmax1)")
             tensor = self.constants[name]
             if not tensor.dims:
                 exact[name] = {0: value}
@@ -246,7 +311,7 @@ class _View:
                 ok = isinstance(entries, dict) and all(
                     isinstance(t, str) and k.isdigit() and int(k) < len(tensor.values)
                     for k, t in entries.items())
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested past Python's stack
                 ok = False
             if not ok:
                 raise OnnxError(f"metadata {key!r}: a JSON object of {{flat index: constant}} "
@@ -367,26 +432,25 @@ class _View:
         return False
 
     def linear(self, value, what):
-        """(x, weight value, bias value or None) of x @ W + b written as MatMul [+ Add]."""
+        """(x, weight value, bias value or None, whether the weight is stored [out, in]) of
+        x @ W + b written as MatMul [+ Add] or Gemm (transB = 1: x @ W^T, nn.Linear's way)."""
         node = self.node(value, ("Add", "MatMul", "Gemm"), what)
         if node.op_type == "Gemm":
             attrs = self.attributes(node, alpha=1.0, beta=1.0, transA=0, transB=(0, 1))
-            if attrs.get("transB", 0):
-                raise OnnxError(f"{_what(node)}: Gemm with transB = 1; write W as [in, out]")
             x, W, *bias = node.input
-            return x, W, (bias[0] if bias and bias[0] else None)
+            return x, W, (bias[0] if bias and bias[0] else None), bool(attrs.get("transB", 0))
         if node.op_type == "Add":
             a, b = node.input
             product, bias = (a, b) if self.is_const(b) else (b, a)
             if not self.is_const(bias):
                 raise OnnxError(f"{_what(node)}: {what} adds a constant bias to a MatMul")
             node = self.node(product, ("MatMul",), what)
-            return node.input[0], node.input[1], bias
-        return node.input[0], node.input[1], None
+            return node.input[0], node.input[1], bias, False
+        return node.input[0], node.input[1], None, False
 
     def affine(self, value, what):
         """(x, Affine) of value = x @ W + b, W a constant or a product of two."""
-        x, W, bias = self.linear(value, what)
+        x, W, bias, transposed = self.linear(value, what)
         if not self.is_const(W):
             raise OnnxError(f"{_what(self.producer.get(W))} where {what}'s weight must be a "
                             f"constant (value {W!r})")
@@ -395,11 +459,15 @@ class _View:
             self.single_use(x, what)
             inner = self.node(x, ("MatMul",), what)
             A = self.matrix(inner.input[1], f"{what} factor A")
-            B = self.matrix(W, f"{what} factor B", rows=_cols(A))
+            B = self.matrix(W, f"{what} factor B", rows=None if transposed else _cols(A))
+            B = _transposed(B) if transposed else B
+            if len(B) != _cols(A):
+                raise OnnxError(f"{what} factor B: {len(B)} rows for {_cols(A)} columns of A")
             result = Affine(None, b, A, B)
             x = inner.input[0]
         else:
-            result = Affine(self.matrix(W, what), b)
+            W = self.matrix(W, what)
+            result = Affine(_transposed(W) if transposed else W, b)
         if b is not None and len(b) != result.cols:
             raise OnnxError(f"{what}: bias {bias!r} has {len(b)} values for "
                             f"{result.cols} columns")
@@ -441,7 +509,7 @@ class _View:
         if self.square_of(squares, what) != x:
             raise OnnxError(f"{_what(self.producer[squares])}: {what} squares another value "
                             f"than it normalises")
-        if w is not None and len(w) != n:
+        if w is not None and n is not None and len(w) != n:
             raise OnnxError(f"{what}: a weight of {len(w)} values over {n}")
         return NormMatch(eps, w, kind, apply, n), x
 
@@ -735,6 +803,8 @@ class _View:
             return value, None
         node = self.node(value, ("Sub",), "ALiBi")
         scores, tilt = node.input
+        if self.is_const(tilt):
+            return scores, self.folded_alibi(node, tilt)
         product = self.node(tilt, ("Mul",), "ALiBi's slopes * (i - j)")
         slopes, distance = product.input
         T = self.T
@@ -747,6 +817,24 @@ class _View:
         if len(tensor.dims) != 3 or tuple(tensor.dims[1:]) != (1, 1):
             raise OnnxError(f"{_what(product)}: ALiBi's slopes are [heads, 1, 1]")
         return scores, self.floats(slopes, "ALiBi's slopes")
+
+    def folded_alibi(self, node, tilt):
+        """The slopes of an ALiBi table an optimiser folded: [heads, T, T] of
+        slope_h * (i - j), each product rounded once in the graph's type."""
+        T = self.T
+        tensor = self.const(tilt, "ALiBi's folded table")
+        if len(tensor.dims) != 3 or tuple(tensor.dims[1:]) != (T, T) or T < 2:
+            raise OnnxError(f"{_what(node)}: a folded ALiBi table is [heads, T, T], T > 1")
+        flat = tensor.values
+        slopes = [flat[(h * T + 1) * T] for h in range(tensor.dims[0])]  # i - j = 1: exact
+        product = (lambda s, d: float32(s * d)) if self.dtype == DataType.FLOAT else \
+            (lambda s, d: s * d)
+        for h, s in enumerate(slopes):
+            if any(flat[(h * T + i) * T + j] != product(s, i - j)
+                   for i in range(T) for j in range(T)):
+                raise OnnxError(f"{_what(node)}: a folded ALiBi table holds slope_h * (i - j) "
+                                f"(head {h} does not)")
+        return [exact_of(s, self.dtype, None, f"{tilt}[{h}]") for h, s in enumerate(slopes)]
 
     def fixed_bias(self, value):
         if self.op(value) != "Add":
@@ -834,11 +922,12 @@ class _View:
         if len(pieces) not in (2, 4):
             raise OnnxError(f"{_what(node)}: {what} join 2 or 4 pieces")
         second = self.node(pieces[second_at], ("Add",), what)
-        a_cos, b_sin = (self.node(v, ("Mul",), what) for v in first.input)
-        a_sin, b_cos = (self.node(v, ("Mul",), what) for v in second.input)
-        a, cos = a_cos.input
-        b, sin = b_sin.input
-        if (list(a_sin.input), list(b_cos.input)) != ([a, sin], [b, cos]):
+        # each product lane * table, in either order
+        a_cos, b_sin, a_sin, b_cos = (
+            tuple(sorted(self.node(v, ("Mul",), what).input, key=self.is_table))
+            for v in first.input + second.input)
+        (a, cos), (b, sin) = a_cos, b_sin
+        if (list(a_sin), list(b_cos)) != ([a, sin], [b, cos]):
             raise OnnxError(f"{_what(node)}: {what} are (a cos - b sin, a sin + b cos)")
         x, start_a, n = self.lanes(a)
         x_b, half, n_b = self.lanes(b)
@@ -851,16 +940,68 @@ class _View:
                     raise OnnxError(f"{_what(node)}: {what} keep the lanes they do not turn")
         elif n != half:
             raise OnnxError(f"{_what(node)}: {what} of {n} pairs keep the other lanes")
+        if self.is_const(cos) and self.is_const(sin):  # an optimiser folded Cos and Sin
+            return x, self.tabled_freqs(node, cos, sin, n)
         angle_cos = self.node(cos, ("Cos",), what).input[0]
         angle_sin = self.node(sin, ("Sin",), what).input[0]
         if angle_cos != angle_sin:
             raise OnnxError(f"{_what(node)}: Cos and Sin of one angle")
         return x, self.freqs(angle_cos, n)
 
+    def is_table(self, value):
+        """A rotary table: a constant, or Cos or Sin."""
+        return self.is_const(value) or self.op(value) in ("Cos", "Sin")
+
+    def tabled_freqs(self, node, cos, sin, n):
+        """The frequencies of cos and sin tables [T, n]: f_c the float (within 4 steps of
+        atan2 at p = 1) whose angles p * f_c, each product rounded once, have these values as
+        cos and sin faithfully rounded to the graph's type, at every p; a table no such f
+        gives is refused. The model computes them correctly rounded, as it does a Cos node's."""
+        T = self.T
+        tables = [self.const(v, "a rotary table").values for v in (cos, sin)]
+        if any(len(t) != T * n for t in tables) or T < 2:
+            raise OnnxError(f"{_what(node)}: rotary cos and sin tables are [T, {n}], T > 1")
+        rnd = float32 if self.dtype == DataType.FLOAT else float
+        freqs = []
+        for c in range(n):
+            guess = rnd(math.atan2(tables[1][n + c], tables[0][n + c]))
+            found = None
+            for k in range(-4, 5):
+                f = _ulps(guess, k, self.dtype)
+                if all(self.faithful(math.cos(rnd(p * f)), tables[0][p * n + c]) and
+                       self.faithful(math.sin(rnd(p * f)), tables[1][p * n + c])
+                       for p in range(T)):
+                    found = f
+                    break
+            if found is None:
+                raise OnnxError(f"{_what(node)}: rotary table column {c} is not cos and sin "
+                                f"of p * f, faithfully rounded, for any f near {guess!r}")
+            freqs.append(exact_of(found, self.dtype, None, f"{cos}[{c}]"))
+        return tuple(freqs)
+
+    def faithful(self, value, stored):
+        """``stored`` is ``value`` faithfully rounded to the graph's type: one of the two
+        floats around it (an optimiser's own cos and sin, numpy's float32 or a runtime's, are
+        that, a few entries from correctly rounded)."""
+        near = float32(value) if self.dtype == DataType.FLOAT else float(value)
+        if stored == near or near == value:
+            return stored == near
+        return stored == _next(near, value > near, self.dtype)
+
     def freqs(self, value, n):
-        node = self.node(value, ("Mul",), "the rotary angle")
         if value in self._seen_angles:
             return self._seen_angles[value]
+        if self.is_const(value):  # an optimiser folded positions * freqs: [T, n]
+            flat, T = self.floats(value, "the rotary angles", (self.T, n)), self.T
+            freqs = tuple(flat[n + c] for c in range(n)) if T > 1 else ()
+            rnd = float32 if self.dtype == DataType.FLOAT else float
+            if T < 2 or any(flat[p * n + c] != Fraction(rnd(p * float(freqs[c])))
+                            for p in range(T) for c in range(n)):
+                raise OnnxError(f"value {value!r}: folded rotary angles are p * f, each "
+                                f"product rounded once")
+            self._seen_angles[value] = freqs
+            return freqs
+        node = self.node(value, ("Mul",), "the rotary angle")
         positions, freqs = node.input
         if len(getattr(self.constants.get(positions), "dims", ())) != 2:
             positions, freqs = freqs, positions
@@ -948,14 +1089,22 @@ class _View:
             self.attributes(gather, axis=1)
             return ReadoutMatch("negative_error", slots=self.ints(
                 gather.input[1], "the readout's slots")), gather.input[0]
-        x, W, bias = self.linear(value, "the readout")
-        if self.is_const(W):
+        x, W, bias, transposed = self.linear(value, "the readout")
+        folded = self.is_const(W) and not transposed and self.folded_tie(W)
+        if self.is_const(W) and not folded:
             x, affine = self.affine(value, "the readout")
             return ReadoutMatch("linear", W=affine), x
         b = self.floats(bias, "the readout's b_U") if bias is not None else None
-        transpose = self.node(W, ("Transpose",), "a tied readout's W_E^T")
-        self.attributes(transpose, perm=((1, 0),))
-        rows, ids = transpose.input[0], None
+        if folded:  # W_E^T folded into a constant by an optimiser
+            rows = folded
+            self.const(W, "a tied readout's W_E^T")
+        elif transposed:  # Gemm(x, W_E, transB = 1)
+            rows = W
+        else:
+            transpose = self.node(W, ("Transpose",), "a tied readout's W_E^T")
+            self.attributes(transpose, perm=((1, 0),))
+            rows = transpose.input[0]
+        ids = None
         if not self.is_const(rows):
             gather = self.node(rows, ("Gather",), "a tied readout's tokens")
             self.attributes(gather, axis=0)
@@ -971,6 +1120,21 @@ class _View:
         if self.op(x) == "Slice":
             x, self.tied_width = self.embedded(x)
         return ReadoutMatch("tied", ids=ids, scale=scale, b=b), x
+
+    def folded_tie(self, W):
+        """The embedding's table if the constant W is exactly its transpose, else None."""
+        embedding = next((n.input[0] for n in self.producer.values()
+                          if n.op_type == "Gather" and n.input[1:] == (self.tokens,) and
+                          self.is_const(n.input[0])), None)
+        if embedding is None:
+            return None
+        E, t = self.constants[embedding], self.constants[W]
+        if len(E.dims) != 2 or tuple(t.dims) != (E.dims[1], E.dims[0]):
+            return None
+        V, width = E.dims
+        same = all(t.values[c * V + v] == E.values[v * width + c]
+                   for v in range(V) for c in range(width))
+        return embedding if same and E.data_type == t.data_type else None
 
     def norm_weight(self, value):
         """Whether Mul(y, c) before a tied readout is a norm's weight rather than the
@@ -1000,15 +1164,85 @@ def _what(node):
     return f"node {node.name!r} ({node.op_type})" if node.name else f"a {node.op_type} node"
 
 
+def _next(x, up, dtype):
+    """The float of the type next to x, above it if ``up``, else below."""
+    if dtype != DataType.FLOAT:
+        return math.nextafter(x, math.inf if up else -math.inf)
+    if x == 0:
+        x = math.copysign(0.0, 1.0 if up else -1.0)
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    bits += 1 if (x > 0 or math.copysign(1, x) > 0) == up else -1
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def _ulps(x, k, dtype):
+    """The float k steps of the type away from x."""
+    if dtype == DataType.FLOAT:
+        bits = struct.unpack("<i", struct.pack("<f", x))[0]
+        return struct.unpack("<f", struct.pack("<i", bits + (k if x >= 0 else -k)))[0]
+    for _ in range(abs(k)):
+        x = math.nextafter(x, math.inf if k > 0 else -math.inf)
+    return x
+
+
+def _transposed(matrix):
+    return [list(column) for column in zip(*matrix)]
+
+
 def _shown(value):
     return repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "..."
 
 
 def _sized(norm, n):
+    """The norm over n lanes; its weight, if any, has one value per lane."""
+    if norm is not None and norm.w is not None and len(norm.w) != n:
+        raise OnnxError(f"an RMSNorm weight of {len(norm.w)} values over {n} lanes")
     return None if norm is None else replace(norm, n=n)
 
 
 # ---- the Model, with names ----------------------------------------------------------------
+
+def _stored_weights(model, view):
+    """The model's every tensor as tinyadder's exporter stores it, at the graph's length and
+    in its type, by name; a fixed bias on and below the diagonal only (above it, the mask
+    decides)."""
+    from .export import export  # here: only an optimised graph needs it
+    T = view.T
+    out = {}
+    try:
+        graph = export(model, length=T, dtype="float32" if view.dtype == DataType.FLOAT
+                       else "float64").graph
+    except OnnxError as err:
+        raise OnnxError(f"the graph's model does not export again: {err}") from None
+    for t in graph.initializer:
+        values = t.values
+        if t.name.endswith("attn.bias"):
+            H, P, _ = t.dims
+            values = tuple(values[(h * P + i) * P + j] for h in range(H) for i in range(T)
+                           for j in range(i + 1))
+        elif t.name == "W_pos":
+            values = values[:T * t.dims[1]]
+        elif t.name.endswith((".starts", ".ends", ".axes", ".steps")):
+            continue  # the slices of longer tables to T
+        out[t.name] = values
+    return out
+
+
+def _fits(view, layout, tokens):
+    """Refuse a layout that does not fit the graph, in one line."""
+    where = layout.where
+    if view.file is not None:
+        raise OnnxError(f"{where}: the graph names its tokens and prompt itself (metadata "
+                        f"tinyadder.model); give no layout")
+    if len(layout.vocab) != tokens:
+        raise OnnxError(f"{where}: {len(layout.vocab)} tokens in its vocab; the graph's "
+                        f"embedding has {tokens}")
+    p = layout.prompt
+    length = sum(p.digits if t in ("a", "b") else 1 for t in p.question) + p.answer_digits - 1
+    if length > view.T:
+        raise OnnxError(f"{where}: its prompt and answer take {length} positions; the graph "
+                        f"was exported at {view.T}")
+
 
 def _file_model(view):
     """The model file in the metadata (``tinyadder.model``), or None."""
@@ -1187,7 +1421,11 @@ def _assemble(view, embed, blocks, ln_final, readout):
     if f is not None and len(f.blocks) != len(blocks):
         raise OnnxError(f"the graph does not fit the model file in its metadata: "
                         f"{len(blocks)} blocks in the graph, {len(f.blocks)} in the file")
-    vocab = _names(f and f.vocab, len(embed.W_E), "t", "the vocabulary")
+    layout = view.layout
+    if layout is not None:
+        _fits(view, layout, len(embed.W_E))
+    vocab = (layout.vocab if layout is not None else
+             _names(f and f.vocab, len(embed.W_E), "t", "the vocabulary"))
     width_embed = _cols(embed.W_E)
     final_width = blocks[-1].width_out if blocks else width_embed
     if blocks and blocks[0].width_in != width_embed:
@@ -1219,11 +1457,14 @@ def _assemble(view, embed, blocks, ln_final, readout):
             _mlp(b.mlp, inp, wide, fb and fb.mlp, f"blocks.{i}"), b.width_in, b.width_out,
             ln1=_norm(b.ln1, inp, fb and fb.ln1), ln2=_norm(b.ln2, inp, fb and fb.ln2)))
     final = slots[:final_width]
-    extras = {} if f is None else dict(
+    ln_final = _sized(ln_final, final_width)
+    dtype = "float32" if view.dtype == DataType.FLOAT else "float64"
+    extras = dict(about={"dtype": dtype}, prompt=layout and layout.prompt)
+    extras = extras if f is None else dict(
         prompt=f.prompt, pos_role=f.pos_role, roles=f.roles, meta=f.meta, about=f.about,
         constants=f.constants, fixed=f.fixed, ties=f.ties, derived=f.derived)
     try:
-        return Model(
+        model = Model(
             name=f.name if f is not None else (view.graph_name or "onnx"), vocab=vocab,
             slots=slots, W_E=_table(embed.W_E, vocab, embedded, f and f.W_E),
             width_embed=width_embed,
@@ -1231,3 +1472,8 @@ def _assemble(view, embed, blocks, ln_final, readout):
             W_pos=W_pos, ln_final=_norm(ln_final, final, f and f.ln_final), **extras)
     except WeightError as err:
         raise OnnxError(f"the graph's model is not one tinyadder runs: {err}") from None
+    # the file's name and facts are the graph's only if its weights are the graph's too
+    if f is not None and modelfile.dump(model) != modelfile.dump(f):
+        raise OnnxError(f"the graph does not fit the model file in its metadata: its weights "
+                        f"are not those of {ascii(f.name)}")
+    return model

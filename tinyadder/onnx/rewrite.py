@@ -1,0 +1,1417 @@
+"""An exported graph rewritten into the forms ``read`` matches (docs/onnx.md, "Graphs other
+tools write").
+
+``torch.onnx.export`` and the optimisers after it write the same computation in other forms
+than tinyadder's exporter: shape arithmetic and constant weights as nodes, a leading batch
+dimension of 1, a projection shared by two uses, two transposes fused into one, the causal
+mask and a fixed bias in one table, or a mask applied by ``Where``. :func:`canonical` rewrites
+those, and only those, into the exporter's forms, each rewrite exact:
+
+- **fold**: a node whose inputs are all constants (or the static shape of a value) becomes
+  the constant it computes. Only operators whose result IEEE arithmetic defines are folded:
+  data movement (Identity, Cast between the types read, Reshape, Transpose, Unsqueeze,
+  Squeeze, Concat, Slice, Gather, GatherND, ScatterND, Expand, Tile, Shape, ConstantOfShape,
+  Range, Trilu),
+  comparisons and Where, and Add, Sub, Mul, Div, Neg, Reciprocal, Sqrt in the constant's
+  type: a float32 constant's fold is the float32 program's value (a float32 operation done in
+  float64 and rounded once is correctly rounded: 53 >= 2 x 24 + 2). Exp, Cos, Sin and the
+  like are left to the patterns that read them;
+- **batch**: an input [1, T] becomes [T], and every axis, perm, shape and constant that
+  counts the batch axis follows;
+- **shared**: a projection (MatMul by a constant, its bias, Reshape, Transpose) whose output
+  two patterns read is written once for each;
+- **transposes**: a heads split transposed straight to [heads, d, T] becomes the two
+  transposes of [heads, T, d] and k^T;
+- **mask**: Where(causal, scores, -inf) (or with its branches the other way round) becomes
+  scores + (0 or -inf), and one table that holds both a fixed bias and the causal mask
+  becomes the two Adds of the exporter;
+- **attributes**: attributes written out at their default values are dropped;
+- **lookups**: GatherND(W_E, Unsqueeze(ids, -1)) is Gather(W_E, ids), Reciprocal(x) is
+  Div(1, x), and Cos (or Sin) of a constant, reshaped, is Cos of the constant as [T, n];
+- **linear maps**: a projection written lane by lane (Slices and Gathers of the last axis,
+  Muls by constants, Adds, Subs, Unsqueezes, Expands, Concats with zeros) is the chain of
+  MatMuls that computes the same float program (``_linear``).
+
+What does not fit stays as it is, and the reader refuses it in one line naming the node.
+"""
+
+from dataclasses import replace
+import math
+
+from .limits import LIMITS
+from .messages import Attribute, AttributeType, DataType, Node, Tensor, ValueInfo, float32
+from .wire import OnnxError
+
+FLOATS = (DataType.FLOAT, DataType.DOUBLE)
+INTS = (DataType.INT32, DataType.INT64)
+
+
+def canonical(onnx_model):
+    """``onnx_model`` in the forms ``read`` matches (the module docstring)."""
+    g = _Graph(onnx_model)
+    try:
+        g.fold()
+        _heads_transposes(g)
+        _lookups(g)
+        _linear(g)
+        _trig_tables(g)
+        g.unbatch()
+        g.split_mask()
+        g.unshare()
+        g.split_transposes()
+        g.drop_defaults()
+        return g.model()
+    except OnnxError:
+        raise
+    except (ValueError, IndexError, KeyError, TypeError, AttributeError, ZeroDivisionError,
+            OverflowError, MemoryError, RecursionError) as why:  # a graph whose shapes do not add up
+        raise OnnxError(f"the graph does not compute as its shapes say: {str(why)[:120]}") \
+            from None
+
+
+# ---- tensors as (type, dims, flat values) -------------------------------------------------
+
+def _round(dtype, x):
+    return float32(x) if dtype == DataType.FLOAT else x
+
+
+def _strides(dims):
+    out, step = [], 1
+    for d in reversed(dims):
+        out.append(step)
+        step *= d
+    return out[::-1]
+
+
+def _broadcast(*shapes):
+    rank = max(len(s) for s in shapes)
+    padded = [(1,) * (rank - len(s)) + tuple(s) for s in shapes]
+    out = []
+    for sizes in zip(*padded):
+        big = {d for d in sizes if d != 1}
+        if len(big) > 1:
+            raise ValueError(f"shapes {[list(s) for s in shapes]} do not broadcast")
+        out.append(big.pop() if big else 1)
+    return tuple(out)
+
+
+def _index(flat_index, dims):
+    out = []
+    for d in reversed(dims):
+        out.append(flat_index % d)
+        flat_index //= d
+    return out[::-1]
+
+
+def _take(values, dims, out_dims):
+    """``values`` of shape ``dims`` broadcast to ``out_dims``."""
+    pad = (1,) * (len(out_dims) - len(dims)) + tuple(dims)
+    strides = _strides(pad)
+    total = math.prod(out_dims)
+    result = []
+    for i in range(total):
+        idx = _index(i, out_dims)
+        result.append(values[sum((0 if p == 1 else k) * s for k, p, s in zip(idx, pad, strides))])
+    return result
+
+
+def _transpose(values, dims, perm):
+    out_dims = tuple(dims[p] for p in perm)
+    strides = _strides(dims)
+    result = []
+    for i in range(math.prod(out_dims)):
+        idx = _index(i, out_dims)
+        result.append(values[sum(idx[k] * strides[p] for k, p in enumerate(perm))])
+    return out_dims, result
+
+
+class _Const:
+    def __init__(self, dtype, dims, values):
+        dims = tuple(int(d) for d in dims)
+        if math.prod(dims) > LIMITS.elements:
+            raise OnnxError(f"a folded constant of {math.prod(dims):,} elements "
+                            f"(limit elements, {LIMITS.elements:,})")
+        self.dtype, self.dims, self.values = dtype, dims, list(values)
+
+
+def _elementwise(dtype, fn, *consts):
+    dims = _broadcast(*(c.dims for c in consts))
+    if math.prod(dims) > LIMITS.elements:
+        raise OnnxError(f"a folded constant of {math.prod(dims):,} elements (limit elements)")
+    columns = [_take(c.values, c.dims, dims) for c in consts]
+    return _Const(dtype, dims, [fn(*xs) for xs in zip(*columns)])
+
+
+def _div(dtype, a, b):
+    if dtype in INTS:
+        if b == 0:
+            raise ValueError("an integer division by 0")
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b >= 0) else -q
+    if b == 0:
+        return math.copysign(math.inf, a) * math.copysign(1, b) if a else math.nan
+    return _round(dtype, a / b)
+
+
+def _arith(op):
+    def fn(dtype, a, b):
+        if dtype in INTS:
+            return {"Add": a + b, "Sub": a - b, "Mul": a * b}[op]
+        r = {"Add": lambda: a + b, "Sub": lambda: a - b, "Mul": lambda: a * b}[op]()
+        return _round(dtype, r)
+    return fn
+
+
+def _axis(axis, rank, what):
+    if not -rank <= axis < max(rank, 1):
+        raise ValueError(f"{what} {axis} outside a rank of {rank}")
+    return axis % rank if rank else 0
+
+
+# ---- the graph --------------------------------------------------------------------------
+
+class _Graph:
+    def __init__(self, model):
+        self.model_in = model
+        g = model.graph
+        self.nodes = list(g.node)
+        self.consts = {t.name: _Const(t.data_type, t.dims, t.values) for t in g.initializer}
+        self.tensors = {t.name: t for t in g.initializer}
+        self.shapes = {v.name: tuple(v.shape) if v.shape is not None and all(
+            isinstance(d, int) for d in v.shape) else None for v in g.input}
+        self.types = {v.name: v.elem_type for v in g.input}
+        self.inputs = list(g.input)
+        self.outputs = list(g.output)
+        self.counter = 0
+        self.unbatched = {}
+
+    def fresh(self, stem):
+        self.counter += 1
+        return f"{stem}.{self.counter}"
+
+    def add_const(self, name, const):
+        self.consts[name] = const
+        self.tensors.pop(name, None)
+
+    # ---- fold ----------------------------------------------------------------------
+
+    def fold(self):
+        kept = []
+        for node in self.nodes:
+            value = None
+            if node.op_type == "Constant" and len(node.attribute) == 1 and \
+                    node.attribute[0].name == "value":
+                t = node.attribute[0].value
+                value = _Const(t.data_type, t.dims, t.values)
+            elif node.op_type == "Shape" and node.input and \
+                    self.shapes.get(node.input[0]) is not None:
+                dims = self.shapes[node.input[0]]
+                attrs = _attrs(node)
+                start, end = attrs.get("start", 0), attrs.get("end", len(dims))
+                dims = dims[slice(start, end)]
+                value = _Const(DataType.INT64, (len(dims),), dims)
+            elif node.op_type in FOLD and node.input and \
+                    all(not x or x in self.consts for x in node.input) and \
+                    len(node.output) == 1:
+                try:
+                    value = FOLD[node.op_type](self, node, [self.consts.get(x) for x in
+                                                            node.input])
+                except (ValueError, IndexError, KeyError, ZeroDivisionError, TypeError,
+                        AttributeError, OverflowError) as why:
+                    raise OnnxError(f"{_what(node)}: cannot be folded: {why}") from None
+            if value is not None and len(node.output) == 1:
+                self.add_const(node.output[0], value)
+                self.shapes[node.output[0]] = value.dims
+                continue
+            kept.append(node)
+            self.infer(node)
+        self.nodes = kept
+
+    def infer(self, node):
+        """Record the static shape of the node's output where its inputs' are known."""
+        try:
+            shape = _SHAPE.get(node.op_type, lambda g, n: None)(self, node)
+        except (ValueError, IndexError, KeyError, TypeError, AttributeError):
+            shape = None  # unknown: an input's shape or a constant it needs is not known
+        for out in node.output:
+            self.shapes.setdefault(out, None)
+        if shape is not None and len(node.output) == 1:
+            self.shapes[node.output[0]] = tuple(shape)
+
+    def shape(self, value):
+        if value in self.consts:
+            return self.consts[value].dims
+        return self.shapes.get(value)
+
+    # ---- batch ---------------------------------------------------------------------
+
+    def unbatch(self):
+        """[1, T] token ids to [T]: every value that descends from them loses its axis 0."""
+        if len(self.inputs) != 1 or self.shapes.get(self.inputs[0].name) is None or \
+                len(self.shapes[self.inputs[0].name]) != 2 or \
+                self.shapes[self.inputs[0].name][0] != 1:
+            return
+        batched = {self.inputs[0].name}
+        nodes = []
+        for node in self.nodes:
+            if not any(x in batched for x in node.input):
+                nodes.append(node)
+                continue
+            out_shape = self.shapes.get(node.output[0]) if len(node.output) == 1 else None
+            if node.op_type != "Gather" or node.input[1] not in batched:
+                if out_shape is None:
+                    raise OnnxError(f"{_what(node)}: the shape of its output is not known "
+                                    f"(tinyadder does not follow shapes through {node.op_type}"
+                                    f" or what comes before it), so the batch axis cannot be "
+                                    f"dropped")
+                if not out_shape or out_shape[0] != 1:
+                    raise OnnxError(f"{_what(node)}: its output {list(out_shape)} has no "
+                                    f"batch of one first")
+            node = self._unbatched(node, batched)
+            for out in node.output:
+                batched.add(out)
+                if self.shapes.get(out):
+                    self.shapes[out] = self.shapes[out][1:]
+            nodes.append(node)
+        self.nodes = nodes
+        self.inputs = [replace(v, shape=tuple(v.shape[1:])) for v in self.inputs]
+        self.outputs = [replace(v, shape=tuple(v.shape[1:]))
+                        if v.name in batched and v.shape and v.shape[0] == 1 else v
+                        for v in self.outputs]
+
+    def _unbatched(self, node, batched):
+        op, attrs = node.op_type, _attrs(node)
+        rank = len(self.shapes.get(node.output[0]) or ()) if len(node.output) == 1 else 0
+        # the rank with the batch axis (a batched input's shape has already lost it)
+        in_rank = len(self.shape(node.input[0]) or ()) + (node.input[0] in batched) \
+            if node.input else 0
+        if op == "Gather":
+            if node.input[1] in batched and node.input[0] not in batched:
+                return node
+            return _with(node, axis=_less(_axis(attrs.get("axis", 0), in_rank, "axis"), node))
+        if op == "Transpose":
+            perm = attrs.get("perm", tuple(reversed(range(in_rank))))
+            if perm[0] != 0:
+                raise OnnxError(f"{_what(node)}: a Transpose that moves the batch axis")
+            return _with(node, perm=tuple(p - 1 for p in perm[1:]))
+        if op == "Reshape":
+            shape = self.consts.get(node.input[1])
+            if shape is None or not shape.values or shape.values[0] not in (1, 0, -1):
+                raise OnnxError(f"{_what(node)}: a Reshape whose shape keeps a batch of one "
+                                f"first")
+            name = self.fresh(f"{node.input[1]}.unbatched")
+            self.add_const(name, _Const(shape.dtype, (len(shape.values) - 1,),
+                                        shape.values[1:]))
+            return replace(node, input=(node.input[0], name))
+        if op in ("Softmax", "LogSoftmax", "Concat", "ArgMax", "ArgMin", "Split", "Flatten"):
+            axis = attrs.get("axis", -1 if op == "Softmax" else 0)
+            return _with(node, axis=axis if axis < 0 else _less(axis, node))
+        if op.startswith("Reduce"):
+            if len(node.input) > 1 and node.input[1]:
+                axes = self.consts.get(node.input[1])
+                if axes is None:
+                    raise OnnxError(f"{_what(node)}: axes must be a constant")
+                name = self.fresh(f"{node.input[1]}.unbatched")
+                self.add_const(name, _Const(axes.dtype, axes.dims, [
+                    a if a < 0 else _less(a, node) for a in axes.values]))
+                return replace(node, input=(node.input[0], name) + tuple(node.input[2:]))
+            if "axes" in attrs:
+                return _with(node, axes=tuple(a if a < 0 else _less(a, node)
+                                              for a in attrs["axes"]))
+            return node
+        if op in ("Unsqueeze", "Squeeze"):
+            axes = self.consts.get(node.input[1]) if len(node.input) > 1 else None
+            if axes is None:
+                raise OnnxError(f"{_what(node)}: axes must be a constant")
+            r = rank if op == "Unsqueeze" else in_rank
+            name = self.fresh(f"{node.input[1]}.unbatched")
+            self.add_const(name, _Const(axes.dtype, axes.dims, [
+                _less(a % r, node) for a in axes.values]))
+            return replace(node, input=(node.input[0], name))
+        if op == "Slice":
+            axes = self.consts.get(node.input[3]) if len(node.input) > 3 else None
+            if axes is None:
+                raise OnnxError(f"{_what(node)}: a Slice of a batch names its axes")
+            name = self.fresh(f"{node.input[3]}.unbatched")
+            self.add_const(name, _Const(axes.dtype, axes.dims, [
+                _less(a % in_rank, node) for a in axes.values]))
+            return replace(node, input=node.input[:3] + (name,) + tuple(node.input[4:]))
+        if op in ELEMENTWISE or op == "MatMul":
+            inputs = []
+            for x in node.input:
+                c = self.consts.get(x)
+                if c is not None and len(c.dims) == rank and rank:
+                    if c.dims[0] != 1:
+                        raise OnnxError(f"{_what(node)}: constant {x!r} has a batch axis of "
+                                        f"{c.dims[0]}")
+                    if x not in self.unbatched:  # one constant read twice stays one
+                        self.unbatched[x] = self.fresh(f"{x}.unbatched")
+                        self.add_const(self.unbatched[x], _Const(c.dtype, c.dims[1:],
+                                                                 c.values))
+                    x = self.unbatched[x]
+                inputs.append(x)
+            return replace(node, input=tuple(inputs))
+        if op in SAME_SHAPE:
+            return node
+        raise OnnxError(f"{_what(node)}: operator {op} on a batch of one is not one tinyadder "
+                        f"rewrites")
+
+    # ---- the causal mask -------------------------------------------------------------
+
+    def split_mask(self):
+        """Where(c, s, -inf) as s + mask; one [heads, T, T] table of bias and mask as two."""
+        nodes = []
+        for node in self.nodes:
+            if node.op_type == "Where" and node.input[0] in self.consts and \
+                    (node.input[1] in self.consts) != (node.input[2] in self.consts):
+                # Where(c, s, -inf) or Where(c, -inf, s): s where it is kept, -inf elsewhere
+                keep_when = node.input[1] not in self.consts
+                scores, fill = node.input[1:] if keep_when else node.input[2:0:-1]
+                cond, fill = self.consts[node.input[0]], self.consts[fill]
+                if fill.dtype in FLOATS and set(fill.values) == {-math.inf}:
+                    dims = _broadcast(cond.dims, fill.dims)
+                    flags = _take(cond.values, cond.dims, dims)
+                    name = self.fresh(f"{node.output[0]}.mask")
+                    self.add_const(name, _Const(fill.dtype, dims, [
+                        0.0 if bool(f) == keep_when else -math.inf for f in flags]))
+                    node = Node((scores, name), node.output, "Add", node.name)
+            nodes.append(node)
+        self.nodes, nodes = nodes, []
+        readers = self.readers()
+        for node in self.nodes:
+            masked = any(n.op_type == "Add" and any(x in self.consts for x in n.input)
+                         for n in readers.get(node.output[0], ()))
+            if node.op_type == "Add" and self.is_scores(node) and not masked:
+                nodes.extend(self._mask_split(node))
+                continue
+            nodes.append(node)
+        self.nodes = nodes
+
+    def readers(self):
+        """{value: the nodes that read it}, of the nodes as they are now."""
+        out = {}
+        for n in self.nodes:
+            for x in n.input:
+                out.setdefault(x, []).append(n)
+        return out
+
+    def is_scores(self, node):
+        """An Add of a constant [.., T, T] table to a value of shape [heads, T, T]."""
+        shape = self.shapes.get(node.output[0])
+        const = [x for x in node.input if x in self.consts]
+        return (shape is not None and len(shape) == 3 and shape[1] == shape[2] and
+                len(const) == 1 and self.consts[const[0]].dtype in FLOATS and
+                len(self.consts[const[0]].dims) >= 2 and
+                tuple(self.consts[const[0]].dims[-2:]) == shape[1:])
+
+    def _mask_split(self, node):
+        scores, table = node.input if node.input[1] in self.consts else node.input[::-1]
+        H, T, _ = self.shapes[node.output[0]]
+        c = self.consts[table]
+        if math.prod(c.dims[:-2]) not in (1, H):
+            return [node]
+        rows = math.prod(c.dims[:-2])
+        flat = c.values
+        above = {flat[(h * T + r) * T + k] for h in range(rows) for r in range(T)
+                 for k in range(r + 1, T)}
+        below = {flat[(h * T + r) * T + k] for h in range(rows) for r in range(T)
+                 for k in range(r + 1)}
+        if len(above) > 1:
+            return [node]  # not causal: the reader refuses it
+        fill = above.pop() if above else -math.inf
+        mask = [0.0 if k <= r else fill for r in range(T) for k in range(T)]
+        mask_name = self.fresh(f"{node.output[0]}.causal_mask")
+        self.add_const(mask_name, _Const(c.dtype, (T, T), mask))
+        if below == {0.0}:
+            return [Node((scores, mask_name), node.output, "Add", node.name)]
+        bias = [0.0 if k > r else flat[((h % rows) * T + r) * T + k]
+                for h in range(H) for r in range(T) for k in range(T)]
+        bias_name = self.fresh(f"{node.output[0]}.bias")
+        self.add_const(bias_name, _Const(c.dtype, (H, T, T), bias))
+        biased = self.fresh(f"{node.output[0]}.biased")
+        self.shapes[biased] = (H, T, T)
+        return [Node((scores, bias_name), (biased,), "Add", f"{node.name}.bias"),
+                Node((biased, mask_name), node.output, "Add", node.name)]
+
+    # ---- shared projections ------------------------------------------------------------
+
+    def unshare(self):
+        """A value read twice, made by a projection step, made once for each reader."""
+        CLONED = ("MatMul", "Gemm", "Reshape", "Transpose", "Add")
+        for _ in range(8):
+            readers = self.readers()
+            self.producer = {o: n for n in self.nodes for o in n.output}
+            position = {id(n): i for i, n in enumerate(self.nodes)}
+            changed = False
+            out = []
+            for node in self.nodes:
+                out.append(node)
+                value = node.output[0]
+                distinct = list({id(r): r for r in readers.get(value, ())}.values())
+                # heads split from one projection: q and k (or k and v) of the same weights
+                if len(distinct) < 2 or len(distinct) != len(readers[value]) or \
+                        node.op_type not in CLONED or not self.projection_step(node) or \
+                        any(r.op_type not in ("Reshape", "Transpose") for r in distinct):
+                    continue
+                for reader in distinct[1:]:
+                    copy = self.fresh(value)
+                    self.shapes[copy] = self.shapes.get(value)
+                    out.append(replace(node, output=(copy,), name=self.fresh(node.name or
+                                                                             node.op_type)))
+                    index = position[id(reader)]
+                    current = self.nodes[index]  # an earlier copy may have rewritten it
+                    self.nodes[index] = replace(current, input=tuple(
+                        copy if x == value else x for x in current.input))
+                changed = True
+            # keep the order topological: a reader rewritten above comes after its copy
+            self.nodes = _topological(out, self.consts, {v.name for v in self.inputs})
+            if not changed:
+                return
+
+    def projection_step(self, node):
+        if node.op_type in ("Reshape", "Transpose"):
+            return True
+        if node.op_type in ("MatMul", "Gemm"):
+            return node.input[1] in self.consts
+        return node.op_type == "Add" and any(x in self.consts for x in node.input) and \
+            self.op_of(next(x for x in node.input if x not in self.consts)) in ("MatMul",)
+
+    def op_of(self, value):
+        node = self.producer.get(value)
+        return node.op_type if node is not None else None
+
+    # ---- fused transposes --------------------------------------------------------------
+
+    def split_transposes(self):
+        self.producer = {o: n for n in self.nodes for o in n.output}
+        nodes = []
+        for node in self.nodes:
+            attrs = _attrs(node)
+            if node.op_type == "Transpose" and tuple(attrs.get("perm", ())) == (1, 2, 0) and \
+                    self.op_of(node.input[0]) == "Reshape":
+                heads = self.fresh(f"{node.output[0]}.heads")
+                s = self.shapes.get(node.input[0])
+                self.shapes[heads] = (s[1], s[0], s[2]) if s else None
+                nodes.append(Node((node.input[0],), (heads,), "Transpose", f"{node.name}.heads",
+                                  (Attribute("perm", AttributeType.INTS, (1, 0, 2)),)))
+                node = Node((heads,), node.output, "Transpose", node.name,
+                            (Attribute("perm", AttributeType.INTS, (0, 2, 1)),))
+            nodes.append(node)
+        self.nodes = nodes
+
+    # ---- defaults ----------------------------------------------------------------------
+
+    def drop_defaults(self):
+        def keep(node, a):
+            if node.op_type == "Reshape" and a.name == "allowzero":
+                shape = self.consts.get(node.input[1])
+                return a.value != 0 and (shape is None or 0 in shape.values)
+            if node.op_type == "Gather" and a.name == "axis":
+                return a.value != 0
+            if node.op_type.startswith("Reduce") and a.name in ("keepdims",
+                                                               "noop_with_empty_axes"):
+                return a.value != {"keepdims": 1, "noop_with_empty_axes": 0}[a.name]
+            if node.op_type in ("Gemm",) and a.name in ("alpha", "beta"):
+                return a.value != 1.0
+            if node.op_type == "Gemm" and a.name in ("transA", "transB"):
+                return a.value != 0
+            return True
+        self.nodes = [replace(n, attribute=tuple(a for a in n.attribute if keep(n, a)))
+                      for n in self.nodes]
+
+    # ---- out ---------------------------------------------------------------------------
+
+    def model(self):
+        used = {x for n in self.nodes for x in n.input} | {v.name for v in self.outputs}
+        initializers = []
+        for name, c in self.consts.items():
+            if name not in used:
+                continue
+            t = self.tensors.get(name)
+            if t is None or tuple(t.dims) != c.dims:
+                t = Tensor(name, c.dtype, c.dims, tuple(c.values))
+            initializers.append(t)
+        graph = replace(self.model_in.graph, node=tuple(self.nodes),
+                        initializer=tuple(initializers), input=tuple(self.inputs),
+                        output=tuple(self.outputs), value_info=())
+        return replace(self.model_in, graph=graph)
+
+
+def _topological(nodes, consts, inputs):
+    done = set(consts) | set(inputs) | {""}
+    out, waiting = [], list(nodes)
+    while waiting:
+        rest = []
+        for n in waiting:
+            if all(x in done for x in n.input):
+                out.append(n)
+                done.update(n.output)
+            else:
+                rest.append(n)
+        if len(rest) == len(waiting):
+            return out + rest  # undefined inputs: the reader names them
+        waiting = rest
+    return out
+
+
+def _attrs(node):
+    return {a.name: a.value for a in node.attribute}
+
+
+def _with(node, **values):
+    kinds = {int: AttributeType.INT, tuple: AttributeType.INTS}
+    attrs = [a for a in node.attribute if a.name not in values]
+    attrs += [Attribute(k, kinds[type(v)], v) for k, v in values.items()]
+    return replace(node, attribute=tuple(attrs))
+
+
+def _less(axis, node):
+    """The axis after the batch axis is gone (axis >= 0 counted with it)."""
+    if axis == 0:
+        raise OnnxError(f"{_what(node)}: an operation across the batch axis")
+    return axis - 1
+
+
+def _what(node):
+    return f"node {node.name!r} ({node.op_type})" if node.name else f"a {node.op_type} node"
+
+
+# ---- folding, operator by operator --------------------------------------------------------
+
+ELEMENTWISE = ("Add", "Sub", "Mul", "Div", "Pow", "Where", "Equal", "Less", "LessOrEqual",
+               "Greater", "GreaterOrEqual", "And", "Or", "Not", "Max", "Min")
+SAME_SHAPE = ("Relu", "Sigmoid", "Exp", "Neg", "Sqrt", "Reciprocal", "Softmax", "Identity",
+              "Cast", "Cos", "Sin", "Erf", "Tanh", "Abs")
+
+
+def _ints(c):
+    """A shape, axes or indices: integers, never floats or booleans read as integers."""
+    if c.dtype not in INTS:
+        raise ValueError(f"{c.dtype.name} values where integers go")
+    return [int(v) for v in c.values]
+
+
+def _fold_cast(g, node, xs):
+    to = _attrs(node)["to"]
+    if to not in (1, 6, 7, 9, 11):
+        raise ValueError(f"a Cast to type {to}")
+    to = DataType(to)
+    x = xs[0]
+    if to in FLOATS:
+        vals = [_round(to, float(v)) for v in x.values]
+    elif to == DataType.BOOL:
+        vals = [bool(v) for v in x.values]
+    else:
+        if x.dtype in FLOATS and any(not math.isfinite(v) for v in x.values):
+            raise ValueError("a Cast of a non-finite float to an integer")
+        vals = [int(v) for v in x.values]
+    return _Const(to, x.dims, vals)
+
+
+def _fold_reshape(g, node, xs):
+    x, shape = xs
+    target = _ints(shape)
+    dims = [x.dims[i] if d == 0 else d for i, d in enumerate(target)]
+    if dims.count(-1) == 1:
+        known = math.prod(d for d in dims if d != -1)
+        dims[dims.index(-1)] = math.prod(x.dims) // known if known else 0
+    if math.prod(dims) != len(x.values):
+        raise ValueError(f"a Reshape of {list(x.dims)} to {target}")
+    return _Const(x.dtype, dims, x.values)
+
+
+def _fold_transpose(g, node, xs):
+    x = xs[0]
+    perm = _attrs(node).get("perm", tuple(reversed(range(len(x.dims)))))
+    dims, vals = _transpose(x.values, x.dims, perm)
+    return _Const(x.dtype, dims, vals)
+
+
+def _fold_unsqueeze(g, node, xs):
+    x = xs[0]
+    axes = _ints(xs[1]) if len(xs) > 1 else list(_attrs(node).get("axes", ()))
+    rank = len(x.dims) + len(axes)
+    axes = sorted(a % rank for a in axes)
+    dims = list(x.dims)
+    for a in axes:
+        dims.insert(a, 1)
+    return _Const(x.dtype, dims, x.values)
+
+
+def _fold_squeeze(g, node, xs):
+    x = xs[0]
+    axes = _ints(xs[1]) if len(xs) > 1 and xs[1] is not None else \
+        list(_attrs(node).get("axes", [i for i, d in enumerate(x.dims) if d == 1]))
+    axes = {a % len(x.dims) for a in axes}
+    return _Const(x.dtype, [d for i, d in enumerate(x.dims) if i not in axes], x.values)
+
+
+def _fold_concat(g, node, xs):
+    axis = _axis(_attrs(node)["axis"], len(xs[0].dims), "axis")
+    dims = list(xs[0].dims)
+    dims[axis] = sum(x.dims[axis] for x in xs)
+    outer = math.prod(dims[:axis])
+    vals = []
+    for o in range(outer):
+        for x in xs:
+            inner = math.prod(x.dims[axis:])
+            vals.extend(x.values[o * inner:(o + 1) * inner])
+    return _Const(xs[0].dtype, dims, vals)
+
+
+def _fold_slice(g, node, xs):
+    x, starts, ends = xs[:3]
+    rank = len(x.dims)
+    axes = _ints(xs[3]) if len(xs) > 3 and xs[3] is not None else list(range(len(starts.values)))
+    steps = _ints(xs[4]) if len(xs) > 4 and xs[4] is not None else [1] * len(axes)
+    ranges = [range(d) for d in x.dims]
+    for a, s, e, st in zip(axes, _ints(starts), _ints(ends), steps):
+        a %= rank
+        ranges[a] = range(ranges[a].stop)[slice(s, e, st)]
+    dims = [len(r) for r in ranges]
+    strides = _strides(x.dims)
+    vals = []
+    for i in range(math.prod(dims)):
+        idx = _index(i, dims)
+        vals.append(x.values[sum(ranges[k][j] * strides[k] for k, j in enumerate(idx))])
+    return _Const(x.dtype, dims, vals)
+
+
+def _fold_gather(g, node, xs):
+    x, ind = xs
+    axis = _axis(_attrs(node).get("axis", 0), len(x.dims), "axis")
+    idx = [i % x.dims[axis] if -x.dims[axis] <= i < x.dims[axis] else None
+           for i in _ints(ind)]
+    if None in idx:
+        raise ValueError("an index outside the axis")
+    outer, inner = math.prod(x.dims[:axis]), math.prod(x.dims[axis + 1:])
+    vals = []
+    for o in range(outer):
+        for i in idx:
+            start = (o * x.dims[axis] + i) * inner
+            vals.extend(x.values[start:start + inner])
+    return _Const(x.dtype, list(x.dims[:axis]) + list(ind.dims) + list(x.dims[axis + 1:]),
+                  vals)
+
+
+def _fold_expand(g, node, xs):
+    x, shape = xs
+    dims = _broadcast(x.dims, _ints(shape))
+    if math.prod(dims) > LIMITS.elements:
+        raise OnnxError(f"{_what(node)}: a folded constant of {math.prod(dims):,} elements "
+                        f"(limit elements, {LIMITS.elements:,})")
+    return _Const(x.dtype, dims, _take(x.values, x.dims, dims))
+
+
+def _fold_constant_of_shape(g, node, xs):
+    dims = _ints(xs[0])
+    if any(d < 0 for d in dims) or math.prod(dims) > LIMITS.elements:
+        raise OnnxError(f"{_what(node)}: a constant of shape {dims[:8]} (limit elements, "
+                        f"{LIMITS.elements:,})")
+    t = _attrs(node).get("value")
+    dtype, v = (t.data_type, t.values[0]) if t is not None else (DataType.FLOAT, 0.0)
+    return _Const(dtype, dims, [v] * math.prod(dims))
+
+
+def _fold_range(g, node, xs):
+    start, limit, delta = (x.values[0] for x in xs)
+    if delta == 0:
+        raise ValueError("a Range of step 0")
+    n = max(math.ceil((limit - start) / delta), 0)
+    if n > LIMITS.elements:
+        raise OnnxError(f"{_what(node)}: a Range of {n:,} elements (limit elements)")
+    return _Const(xs[0].dtype, (n,), [start + i * delta for i in range(n)])
+
+
+def _fold_trilu(g, node, xs):
+    x = xs[0]
+    k = xs[1].values[0] if len(xs) > 1 and xs[1] is not None else 0
+    upper = _attrs(node).get("upper", 1)
+    R, C = x.dims[-2:]
+    zero = 0.0 if x.dtype in FLOATS else (False if x.dtype == DataType.BOOL else 0)
+    vals = list(x.values)
+    for i in range(len(vals)):
+        r, c = (i // C) % R, i % C
+        if (upper and c - r < k) or (not upper and c - r > k):
+            vals[i] = zero
+    return _Const(x.dtype, x.dims, vals)
+
+
+def _fold_tile(g, node, xs):
+    x, reps = xs
+    reps = _ints(reps)
+    dims = [d * r for d, r in zip(x.dims, reps)]
+    if math.prod(dims) > LIMITS.elements:
+        raise OnnxError(f"{_what(node)}: a folded constant of {math.prod(dims):,} elements")
+    strides = _strides(x.dims)
+    vals = []
+    for i in range(math.prod(dims)):
+        idx = _index(i, dims)
+        vals.append(x.values[sum((j % d) * s for j, d, s in zip(idx, x.dims, strides))])
+    return _Const(x.dtype, dims, vals)
+
+
+def _binary(op):
+    def fold(g, node, xs):
+        a, b = xs
+        if a.dtype != b.dtype:
+            raise ValueError(f"{op} of {a.dtype.name} and {b.dtype.name}")
+        dtype = a.dtype
+        if op == "Div":
+            fn = lambda x, y: _div(dtype, x, y)  # noqa: E731
+        else:
+            f = _arith(op)
+            fn = lambda x, y: f(dtype, x, y)  # noqa: E731
+        return _elementwise(dtype, fn, a, b)
+    return fold
+
+
+def _compare(fn):
+    def fold(g, node, xs):
+        return _elementwise(DataType.BOOL, fn, *xs)
+    return fold
+
+
+def _unary(fn):
+    def fold(g, node, xs):
+        x = xs[0]
+        if x.dtype not in FLOATS and fn is not _neg:
+            raise ValueError("a float operation on integers")
+        return _Const(x.dtype, x.dims, [fn(x.dtype, v) for v in x.values])
+    return fold
+
+
+def _neg(dtype, v):
+    return -v
+
+
+def _sqrt(dtype, v):
+    if v < 0:
+        return math.nan
+    return _round(dtype, math.sqrt(v))  # correctly rounded in float64, so in float32 too
+
+
+def _reciprocal(dtype, v):
+    return _div(dtype, 1.0, v)
+
+
+def _fold_where(g, node, xs):
+    c, a, b = xs
+    return _elementwise(a.dtype, lambda f, x, y: x if f else y, c, a, b)
+
+
+def _fold_scatter_nd(g, node, xs):
+    data, indices, updates = xs
+    if _attrs(node).get("reduction", b"none") not in (b"none", "none"):
+        raise ValueError("a ScatterND with a reduction")
+    vals = list(data.values)
+    k = indices.dims[-1]
+    inner = math.prod(data.dims[k:])
+    strides = _strides(data.dims)
+    idx = _ints(indices)
+    for n in range(len(idx) // k if k else 0):
+        at = [i % d for i, d in zip(idx[n * k:(n + 1) * k], data.dims)]
+        start = sum(i * s for i, s in zip(at, strides))
+        vals[start:start + inner] = updates.values[n * inner:(n + 1) * inner]
+    return _Const(data.dtype, data.dims, vals)
+
+
+def _fold_gather_nd(g, node, xs):
+    data, indices = xs
+    if _attrs(node).get("batch_dims", 0):
+        raise ValueError("a GatherND with batch_dims")
+    k = indices.dims[-1]
+    inner = math.prod(data.dims[k:])
+    strides = _strides(data.dims)
+    idx = _ints(indices)
+    vals = []
+    for n in range(len(idx) // k if k else 0):
+        at = [i % d for i, d in zip(idx[n * k:(n + 1) * k], data.dims)]
+        start = sum(i * s for i, s in zip(at, strides))
+        vals.extend(data.values[start:start + inner])
+    return _Const(data.dtype, tuple(indices.dims[:-1]) + tuple(data.dims[k:]), vals)
+
+
+FOLD = {
+    "ScatterND": _fold_scatter_nd,
+    "GatherND": _fold_gather_nd,
+    "Identity": lambda g, n, xs: xs[0],
+    "Cast": _fold_cast,
+    "Reshape": _fold_reshape,
+    "Transpose": _fold_transpose,
+    "Unsqueeze": _fold_unsqueeze,
+    "Squeeze": _fold_squeeze,
+    "Concat": _fold_concat,
+    "Slice": _fold_slice,
+    "Gather": _fold_gather,
+    "Expand": _fold_expand,
+    "Tile": _fold_tile,
+    "ConstantOfShape": _fold_constant_of_shape,
+    "Range": _fold_range,
+    "Trilu": _fold_trilu,
+    "Where": _fold_where,
+    "Equal": _compare(lambda x, y: x == y),
+    "Less": _compare(lambda x, y: x < y),
+    "LessOrEqual": _compare(lambda x, y: x <= y),
+    "Greater": _compare(lambda x, y: x > y),
+    "GreaterOrEqual": _compare(lambda x, y: x >= y),
+    "Not": lambda g, n, xs: _Const(DataType.BOOL, xs[0].dims, [not v for v in xs[0].values]),
+    "And": _compare(lambda x, y: bool(x and y)),
+    "Or": _compare(lambda x, y: bool(x or y)),
+    "Add": _binary("Add"),
+    "Sub": _binary("Sub"),
+    "Mul": _binary("Mul"),
+    "Div": _binary("Div"),
+    "Neg": _unary(_neg),
+    "Sqrt": _unary(_sqrt),
+    "Reciprocal": _unary(_reciprocal),
+}
+
+
+# ---- static shapes ------------------------------------------------------------------------
+
+def _shape_same(g, n):
+    return g.shape(n.input[0])
+
+
+def _shape_broadcast(g, n):
+    shapes = [g.shape(x) for x in n.input if x]
+    return None if any(s is None for s in shapes) else _broadcast(*shapes)
+
+
+def _shape_gather(g, n):
+    x, i = g.shape(n.input[0]), g.shape(n.input[1])
+    axis = _axis(_attrs(n).get("axis", 0), len(x), "axis")
+    return tuple(x[:axis]) + tuple(i) + tuple(x[axis + 1:])
+
+
+def _shape_matmul(g, n):
+    a, b = g.shape(n.input[0]), g.shape(n.input[1])
+    if len(a) < 2 or len(b) < 2:
+        return None
+    return _broadcast(a[:-2], b[:-2]) + (a[-2], b[-1])
+
+
+def _shape_gemm(g, n):
+    a, b = g.shape(n.input[0]), g.shape(n.input[1])
+    attrs = _attrs(n)
+    rows = a[1] if attrs.get("transA", 0) else a[0]
+    cols = b[0] if attrs.get("transB", 0) else b[1]
+    return (rows, cols)
+
+
+def _shape_reshape(g, n):
+    x, shape = g.shape(n.input[0]), g.consts.get(n.input[1])
+    return _fold_reshape(g, n, [_Const(DataType.INT64, x, [0] * math.prod(x)), shape]).dims
+
+
+def _shape_transpose(g, n):
+    x = g.shape(n.input[0])
+    perm = _attrs(n).get("perm", tuple(reversed(range(len(x)))))
+    return tuple(x[p] for p in perm)
+
+
+def _shape_reduce(g, n):
+    x = g.shape(n.input[0])
+    attrs = _attrs(n)
+    if len(n.input) > 1 and n.input[1]:
+        axes = _ints(g.consts[n.input[1]])
+    else:
+        axes = list(attrs.get("axes", range(len(x))))
+    axes = {a % len(x) for a in axes}
+    if attrs.get("keepdims", 1):
+        return tuple(1 if i in axes else d for i, d in enumerate(x))
+    return tuple(d for i, d in enumerate(x) if i not in axes)
+
+
+def _shape_concat(g, n):
+    shapes = [g.shape(x) for x in n.input]
+    axis = _axis(_attrs(n)["axis"], len(shapes[0]), "axis")
+    out = list(shapes[0])
+    out[axis] = sum(s[axis] for s in shapes)
+    return tuple(out)
+
+
+def _shape_slice(g, n):
+    x = g.shape(n.input[0])
+    consts = [g.consts.get(v) if v else None for v in n.input[1:]]
+    probe = _Const(DataType.INT64, x, range(math.prod(x)))
+    return _fold_slice(g, n, [probe] + consts).dims
+
+
+def _shape_axes(fold):
+    def shape(g, n):
+        x = g.shape(n.input[0])
+        consts = [g.consts.get(v) if v else None for v in n.input[1:]]
+        return fold(g, n, [_Const(DataType.INT64, x, [0] * math.prod(x))] + consts).dims
+    return shape
+
+
+def _shape_arg(g, n):
+    x = g.shape(n.input[0])
+    attrs = _attrs(n)
+    axis = _axis(attrs.get("axis", 0), len(x), "axis")
+    if attrs.get("keepdims", 1):
+        return tuple(1 if i == axis else d for i, d in enumerate(x))
+    return tuple(d for i, d in enumerate(x) if i != axis)
+
+
+_SHAPE = {
+    **dict.fromkeys(SAME_SHAPE, _shape_same),
+    **dict.fromkeys(ELEMENTWISE, _shape_broadcast),
+    "Gather": _shape_gather, "MatMul": _shape_matmul, "Gemm": _shape_gemm,
+    "Reshape": _shape_reshape, "Transpose": _shape_transpose, "Concat": _shape_concat,
+    "Slice": _shape_slice, "Expand": _shape_axes(_fold_expand),
+    "Tile": _shape_axes(_fold_tile), "Unsqueeze": _shape_axes(_fold_unsqueeze),
+    "Squeeze": _shape_axes(_fold_squeeze), "ArgMax": _shape_arg, "ArgMin": _shape_arg,
+    **{op: _shape_reduce for op in ("ReduceSum", "ReduceMean", "ReduceMax")},
+}
+
+
+# ---- linear maps written lane by lane ------------------------------------------------------
+#
+# A projection written as Slices or Gathers of single lanes, Muls by constants, Adds, Subs,
+# Unsqueezes, Expands and Concats (x[..., 0:1] * q_scale, torch.cat([x0 * a, zeros], -1)) is
+# a linear map of one value x. _Lin holds it as the chain of MatMuls that computes the same
+# float program: x @ S_1 @ S_2 ..., each stage one rounding of each product and of each sum
+# in index order, so a Mul after a sum (a rounding the sum already made) is a stage of its own
+# (a factored weight), and a sum is kept only where the MatMul's order is the graph's.
+
+class _Lin:
+    """x @ stages[0] @ stages[1] ...: a stage is a list of columns, a column the tuple of its
+    nonzero terms (row, coefficient) in row order; ``scalar`` when the last axis is gone (a
+    Gather of one lane); ``steps`` counts the operations beyond one selection."""
+
+    def __init__(self, src, width, stages, scalar=False, steps=0):
+        self.src, self.width, self.stages, self.scalar, self.steps = \
+            src, width, stages, scalar, steps
+
+    def select(self, idx, scalar=False):
+        last = self.stages[-1]
+        return _Lin(self.src, self.width, self.stages[:-1] + [[last[i] for i in idx]],
+                    scalar, self.steps)
+
+    def scale(self, cs):
+        last = self.stages[-1]
+        steps = self.steps + 1
+        if len(self.stages) == 1 and all(len(c) <= 1 and all(w in (1, -1) for _, w in c)
+                                         for c in last):
+            return _Lin(self.src, self.width, [[tuple((r, w * cs[j]) for r, w in c if cs[j])
+                                               for j, c in enumerate(last)]], self.scalar, steps)
+        diag = [((j, cs[j]),) if cs[j] else () for j in range(len(last))]
+        return _Lin(self.src, self.width, self.stages + [diag], self.scalar, steps)
+
+    def deepened(self, depth):
+        stages = list(self.stages)
+        while len(stages) < depth:
+            stages.append([((j, 1.0),) for j in range(len(stages[-1]))])
+        return stages
+
+
+def _concat(parts):
+    """Lins (or ints: that many zero columns) side by side."""
+    lins = [p for p in parts if isinstance(p, _Lin)]
+    depth = max(len(p.stages) for p in lins)
+    chains = [p.deepened(depth) if isinstance(p, _Lin) else p for p in parts]
+    stages = [[] for _ in range(depth)]
+    offsets = [0] * depth
+    for chain in chains:
+        if isinstance(chain, int):
+            stages[-1].extend(() for _ in range(chain))
+            continue
+        for k, stage in enumerate(chain):
+            shift = offsets[k - 1] if k else 0
+            stages[k].extend(tuple((r + shift, w) for r, w in c) for c in stage)
+        for k, stage in enumerate(chain):
+            offsets[k] += len(stage)
+        # a zero part has no inner lanes: later parts' rows count only the lins' lanes
+    return _Lin(lins[0].src, lins[0].width, stages, False, sum(p.steps for p in lins) + 1)
+
+
+def _add(a, b, sign):
+    """a + sign * b as a chain of MatMuls that sums in the graph's order (None for two
+    values)."""
+    if a.src != b.src or a.scalar != b.scalar or len(a.stages[-1]) != len(b.stages[-1]):
+        return None
+    steps = a.steps + b.steps + 1
+    if len(a.stages) == len(b.stages) == 1:
+        cols = []
+        for ca, cb in zip(a.stages[0], b.stages[0]):
+            cb = tuple((r, sign * w) for r, w in cb)
+            rows = [r for r, _ in ca + cb]
+            if len(set(rows)) != len(rows) or len(cb) > 1 and len(ca) > 0:
+                break
+            if len(ca) > 1 and cb and cb[0][0] < ca[-1][0]:
+                break
+            cols.append(tuple(sorted(ca + cb)))
+        else:
+            return _Lin(a.src, a.width, [cols], a.scalar, steps)
+    # b's sums are made a stage before they are added (b + 0 by an identity stage)
+    depth = max(len(a.stages), len(b.stages) + any(len(c) > 1 for c in b.stages[-1]), 2)
+    sa, sb = a.deepened(depth), b.deepened(depth)
+    stages = [sa[0] + sb[0]]
+    for k in range(1, depth - 1):
+        n = len(sa[k - 1])
+        stages.append(sa[k] + [tuple((r + n, w) for r, w in c) for c in sb[k]])
+    n = len(sa[-2])
+    stages.append([ca + tuple((r + n, sign * w) for r, w in cb)
+                   for ca, cb in zip(sa[-1], sb[-1])])
+    return _Lin(a.src, a.width, stages, a.scalar, steps)
+
+
+def _simplified(stages):
+    """The same float program in fewer inner lanes: a lane that is 0 or that nothing reads
+    dropped, two lanes computed alike made one where no sum after them changes order."""
+    stages = [list(s) for s in stages]
+    changed = True
+    while changed:
+        changed = False
+        for k in range(len(stages) - 1):
+            cols, nxt = stages[k], stages[k + 1]
+            read = {r for c in nxt for r, _ in c}
+            keep = [i for i, c in enumerate(cols) if c and i in read]
+            seen = {}
+            for i in list(keep):
+                first = seen.get(cols[i])
+                if first is None:
+                    seen[cols[i]] = i
+                    continue
+                rows = [c for c in nxt if any(r in (first, i) for r, _ in c)]
+                if all(len(c) <= 2 and not ({first, i} <= {r for r, _ in c}) for c in rows):
+                    nxt = [tuple(sorted((first if r == i else r, w) for r, w in c))
+                           for c in nxt]
+                    keep.remove(i)
+            if len(keep) < len(cols):
+                new = {old: j for j, old in enumerate(keep)}
+                stages[k] = [cols[i] for i in keep]
+                stages[k + 1] = [tuple((new[r], w) for r, w in c if r in new) for c in nxt]
+                changed = True
+        # a stage of lanes copied (each column one term of 1) folds into the one before it
+        for k in range(1, len(stages)):
+            if all(len(c) == 1 and c[0][1] == 1 for c in stages[k]):
+                stages[k - 1] = [stages[k - 1][c[0][0]] for c in stages[k]]
+                del stages[k]
+                changed = True
+                break
+    return stages
+
+
+def _linear(g):
+    """Rewrite each linear map written lane by lane as its chain of MatMuls."""
+    dtype = g.outputs[0].elem_type if g.outputs else DataType.FLOAT
+    if dtype not in FLOATS:
+        return
+    lins = {}
+    consumers = g.readers()
+    made_by = {o: n for n in g.nodes for o in n.output}
+
+    def const_lanes(name, lin, shape):
+        """The per-lane factors of a constant Mul, or None."""
+        c = g.consts.get(name)
+        trig = made_by.get(name)
+        if c is None and trig is not None and trig.op_type in ("Cos", "Sin") and \
+                trig.input[0] in g.consts:
+            # cos or sin of a constant, correctly rounded (what docs/onnx.md assumes of a
+            # runtime's Cos and Sin)
+            c = g.consts[trig.input[0]]
+            fn = math.cos if trig.op_type == "Cos" else math.sin
+            c = _Const(c.dtype, c.dims, [_round(c.dtype, fn(v)) for v in c.values])
+        if c is None or c.dtype not in FLOATS:
+            return None
+        width = 1 if lin.scalar else len(lin.stages[-1])
+        if math.prod(c.dims) == 1 and len(c.dims) <= len(shape):
+            return [c.values[0]] * width
+        if lin.scalar or len(c.dims) > len(shape) or any(d != 1 for d in c.dims[:-1]) or \
+                c.dims[-1] != width:
+            return None
+        return list(c.values)
+
+    for node in g.nodes:
+        if len(node.output) != 1:
+            continue
+        out, op, attrs = node.output[0], node.op_type, _attrs(node)
+        shape = g.shapes.get(out)
+        if not shape:
+            continue
+        x = node.input[0] if node.input else None
+        lin = lins.get(x)
+        if lin is None and x not in g.consts and op in ("Slice", "Gather", "Expand") and \
+                g.shape(x) and g.shape(x)[-1] and g.shape(x)[-1] <= 4096:
+            n = g.shape(x)[-1]
+            lin = _Lin(x, n, [[((i, 1.0),) for i in range(n)]])
+        result = None
+        if op == "Gather" and lin is not None and not lin.scalar and \
+                node.input[1] in g.consts and \
+                _axis(attrs.get("axis", 0), len(g.shape(x)), "axis") == len(g.shape(x)) - 1:
+            ind, w = g.consts[node.input[1]], len(lin.stages[-1])
+            if len(ind.dims) <= 1 and all(-w <= i < w for i in ind.values):
+                result = lin.select([i % w for i in ind.values], scalar=not ind.dims)
+        elif op == "Slice" and lin is not None and not lin.scalar:
+            rank = len(g.shape(x))
+            args = [g.consts.get(v) if v else None for v in node.input[1:]]
+            if len(args) >= 3 and all(a is not None for a in args[:3]) and \
+                    len(args[2].values) == 1 and \
+                    args[2].values[0] % rank == rank - 1 and \
+                    (len(args) < 4 or args[3] is None or list(args[3].values) == [1]):
+                w = len(lin.stages[-1])
+                result = lin.select(list(range(w))[slice(int(args[0].values[0]),
+                                                          int(args[1].values[0]))])
+        elif op in ("Unsqueeze", "Squeeze") and lin is not None and \
+                node.input[1:] and node.input[1] in g.consts:
+            axes = g.consts[node.input[1]].values
+            rank = len(shape)
+            if len(axes) == 1 and axes[0] % rank == rank - 1 and shape[-1] == 1 and \
+                    lin.scalar == (op == "Unsqueeze"):
+                result = _Lin(lin.src, lin.width, lin.stages, not lin.scalar, lin.steps)
+            elif len(axes) == 1 and op == "Squeeze" and axes[0] % len(g.shape(x)) == \
+                    len(g.shape(x)) - 1 and not lin.scalar and len(lin.stages[-1]) == 1:
+                result = _Lin(lin.src, lin.width, lin.stages, True, lin.steps)
+        elif op == "Expand" and lin is not None and not lin.scalar and \
+                len(lin.stages[-1]) == 1 and tuple(g.shape(x)[:-1]) == tuple(shape[:-1]):
+            result = lin.select([0] * shape[-1])
+            result.steps += 1
+        elif op == "Mul" and len(node.input) == 2:
+            # (Neg of a Gather is the negative-error readout the reader matches as it is)
+            ins = list(node.input)
+            for i, name in enumerate(ins):
+                other = lins.get(name)
+                if other is None:
+                    continue
+                cs = const_lanes(ins[1 - i], other, shape)
+                if cs is not None:
+                    result = other.scale(cs)
+                break
+        elif op in ("Add", "Sub") and len(node.input) == 2 and \
+                all(v in lins for v in node.input):
+            result = _add(lins[node.input[0]], lins[node.input[1]], -1 if op == "Sub" else 1)
+        elif op == "Concat" and _axis(attrs.get("axis", 0), len(shape), "axis") == \
+                len(shape) - 1:
+            parts = []
+            for v in node.input:
+                c = g.consts.get(v)
+                if v in lins and not lins[v].scalar:
+                    parts.append(lins[v])
+                elif c is not None and not any(c.values) and c.dims and \
+                        tuple(c.dims[:-1]) == tuple(shape[:-1]):
+                    parts.append(c.dims[-1])
+                else:
+                    break
+            else:
+                if any(isinstance(p, _Lin) for p in parts) and \
+                        len({p.src for p in parts if isinstance(p, _Lin)}) == 1:
+                    result = _concat(parts)
+        if result is not None and result.stages and \
+                sum(len(c) for s in result.stages for c in s) <= LIMITS.elements:
+            lins[out] = result
+
+    # write each map a reader outside the maps needs as MatMuls, once
+    producer = {o: n for n in g.nodes for o in n.output}
+    outputs = {v.name for v in g.outputs}
+    nodes = []
+    for node in g.nodes:
+        out = node.output[0] if len(node.output) == 1 else None
+        lin = lins.get(out)
+        needed = lin is not None and (out in outputs or any(
+            r.output[0] not in lins if len(r.output) == 1 else True
+            for r in consumers.get(out, ())))
+        if not needed or lin.scalar or lin.steps < 1:
+            nodes.append(node)
+            continue
+        stages = _simplified(lin.stages)
+        value, rows = lin.src, lin.width
+        src_shape = g.shape(lin.src)
+        for k, stage in enumerate(stages):
+            cols = len(stage)
+            if rows * cols > LIMITS.elements:
+                raise OnnxError(f"{_what(node)}: a projection of {rows:,} x {cols:,} lanes "
+                                f"(limit elements, {LIMITS.elements:,})")
+            table = [0.0] * (rows * cols)
+            for j, c in enumerate(stage):
+                for r, w in c:
+                    table[r * cols + j] = w
+            weight = g.fresh(f"{out}.W{k}")
+            g.add_const(weight, _Const(dtype, (rows, cols), table))
+            target = out if k == len(stages) - 1 else g.fresh(f"{out}.x{k}")
+            g.shapes[target] = tuple(src_shape[:-1]) + (cols,)
+            nodes.append(Node((value, weight), (target,), "MatMul",
+                              g.fresh(f"{node.name or out}.linear"), ()))
+            value, rows = target, cols
+        del producer[out]
+    g.nodes = _pruned(g, nodes)
+
+
+def _live(nodes, outputs):
+    """The nodes an output depends on, in order."""
+    need, kept = set(outputs), []
+    for node in reversed(nodes):
+        if any(o in need for o in node.output):
+            kept.append(node)
+            need.update(x for x in node.input if x)
+    return kept[::-1]
+
+
+def _pruned(g, nodes):
+    """``nodes`` without those a rewrite left unread; a node no output read before the
+    rewrite stays, for the reader to refuse."""
+    outputs = {v.name for v in g.outputs}
+    live_before = {id(n) for n in _live(g.nodes, outputs)}
+    live = {id(n) for n in _live(nodes, outputs)}
+    before = {id(n) for n in g.nodes}
+    return [n for n in nodes if id(n) in live or id(n) in before and id(n) not in live_before]
+
+
+def _trig_tables(g):
+    """Cos(c) (or Sin), reshaped or not, as Cos of c shaped [T, n] (its leading axes of 1
+    dropped): the rotary table the reader matches, computed by the same Cos."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    tables = {}
+
+    def table(name, shape):
+        dims = list(shape)
+        while len(dims) > 2 and dims[0] == 1:
+            dims.pop(0)
+        key = (name, tuple(dims))
+        if key not in tables:
+            c = g.consts[name]
+            tables[key] = g.fresh(f"{name}.table")
+            g.add_const(tables[key], _Const(c.dtype, dims, c.values))
+        return tables[key], tuple(dims)
+
+    nodes = []
+    for node in g.nodes:
+        trig = producer.get(node.input[0]) if node.input else None
+        shape = g.shapes.get(node.output[0]) if len(node.output) == 1 else None
+        if node.op_type in ("Reshape", "Unsqueeze") and trig is not None and \
+                trig.op_type in ("Cos", "Sin") and trig.input[0] in g.consts and shape:
+            name, dims = table(trig.input[0], shape)
+            node = replace(trig, input=(name,), output=node.output,
+                           name=g.fresh(trig.name or trig.op_type))
+        elif node.op_type in ("Cos", "Sin") and node.input[0] in g.consts and shape and \
+                len(shape) > 2 and shape[0] == 1:
+            name, dims = table(node.input[0], shape)
+            node = replace(node, input=(name,))
+        else:
+            nodes.append(node)
+            continue
+        g.shapes[node.output[0]] = dims
+        nodes.append(node)
+    g.nodes = _pruned(g, nodes)
+
+
+def _lookups(g):
+    """GatherND(table, Unsqueeze(ids, -1)) as Gather(table, ids) (an embedding lookup, as the
+    dynamo exporter writes it), and Reciprocal(x) as Div(1, x) (the same one rounding)."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    nodes = []
+    for node in g.nodes:
+        if node.op_type == "GatherND" and node.input[0] in g.consts and \
+                not _attrs(node).get("batch_dims", 0):
+            index = producer.get(node.input[1])
+            axes = g.consts.get(index.input[1]) if index is not None and \
+                index.op_type == "Unsqueeze" and len(index.input) > 1 else None
+            ids = index.input[0] if axes is not None else None
+            if axes is not None and len(axes.values) == 1 and g.shape(ids) is not None and \
+                    axes.values[0] % (len(g.shape(ids)) + 1) == len(g.shape(ids)):
+                node = Node((node.input[0], ids), node.output, "Gather", node.name, ())
+        elif node.op_type == "Reciprocal" and len(node.input) == 1:
+            one = g.fresh(f"{node.output[0]}.one")
+            dtype = g.outputs[0].elem_type if g.outputs else DataType.FLOAT
+            g.add_const(one, _Const(dtype, (), [1.0]))
+            node = Node((one, node.input[0]), node.output, "Div", node.name, ())
+        nodes.append(node)
+    g.nodes = _pruned(g, nodes)
+    for node in g.nodes:  # the shapes after a lookup the fold could not follow
+        g.infer(node)
+
+
+# [T, heads, d] <-> [heads, T, d], with a batch axis or not: each its own inverse; and the
+# Transpose straight to k^T [heads, d, T], as the heads' Transpose and then k^T's
+_SWAPS = {3: (1, 0, 2), 4: (0, 2, 1, 3)}
+_TO_KT = {3: ((1, 2, 0), (0, 2, 1)), 4: ((0, 2, 3, 1), (0, 1, 3, 2))}
+_HOISTED = ("Mul", "Add", "Sub", "Div", "Sqrt", "Neg", "Reciprocal", "Identity", "Concat",
+            "Slice", "ReduceMean", "ReduceSum")
+
+
+def _heads_transposes(g):
+    """Transposes an optimiser moved below a head's norm and rotary slices (onnxruntime's
+    transpose optimiser) moved back up to the heads' Reshape: Transpose(op(x, ...)) is
+    op(Transpose(x), ...) for an operation on the last axis, a constant transposed with it;
+    k^T in one Transpose (0, 2, 3, 1) is the heads' Transpose then (0, 1, 3, 2)."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    readers = g.readers()
+    memo = {}
+    for n in g.nodes:  # the heads' Transposes already there are the ones to share
+        if n.op_type == "Transpose" and \
+                tuple(_attrs(n).get("perm", ())) in _SWAPS.values() and \
+                n.input[0] not in memo and \
+                getattr(producer.get(n.input[0]), "op_type", None) not in _HOISTED:
+            memo[n.input[0]] = n.output[0]
+    made = []
+
+    def last_axis_only(node, rank):
+        attrs = _attrs(node)
+        if node.op_type == "Concat":
+            return attrs.get("axis") is not None and attrs["axis"] % rank == rank - 1
+        if node.op_type == "Slice":
+            axes = g.consts.get(node.input[3]) if len(node.input) > 3 else None
+            return axes is not None and all(a % rank == rank - 1 for a in axes.values)
+        if node.op_type.startswith("Reduce"):
+            axes = g.consts.get(node.input[1]) if len(node.input) > 1 else None
+            return axes is not None and all(a % rank == rank - 1 for a in axes.values) and \
+                attrs.get("keepdims", 1) == 1
+        return True
+
+    def swapped(value, rank):
+        if value in memo:
+            return memo[value]
+        swap = _SWAPS[rank]
+        shape = g.shape(value)
+        node = producer.get(value)
+        out = g.fresh(f"{value}.heads")
+        if value in g.consts:
+            c = g.consts[value]
+            dims = (1,) * (rank - len(c.dims)) + tuple(c.dims)
+            if len(c.dims) > rank or dims[rank - 3] == dims[rank - 2] == 1:
+                memo[value] = value  # a constant the same either way round, as it is
+                return value
+            g.add_const(out, _Const(c.dtype, *_transpose(c.values, dims, swap)))
+        elif node is not None and node.op_type in _HOISTED and shape and \
+                len(shape) == rank and last_axis_only(node, rank):
+            inputs = list(node.input)
+            arity = 1 if node.op_type in ("Slice",) or node.op_type.startswith("Reduce") \
+                else len(inputs)
+            inputs[:arity] = [swapped(x, rank) if x else x for x in inputs[:arity]]
+            made.append(replace(node, input=tuple(inputs), output=(out,),
+                                name=g.fresh(node.name or node.op_type)))
+        else:
+            made.append(Node((value,), (out,), "Transpose", g.fresh(f"{value}.heads"),
+                             (Attribute("perm", AttributeType.INTS, swap),)))
+        if shape:
+            g.shapes[out] = tuple(shape[p] for p in swap)
+        memo[value] = out
+        return out
+
+    rename = {}
+    nodes = []
+    for node in g.nodes:
+        perm = tuple(_attrs(node).get("perm", ())) if node.op_type == "Transpose" else ()
+        source = producer.get(node.input[0]) if perm else None
+        rank = len(perm)
+        if rank in _SWAPS and perm in (_SWAPS[rank], _TO_KT[rank][0]) and \
+                source is not None and source.op_type in _HOISTED and \
+                len(g.shape(node.input[0]) or ()) == rank:
+            made.clear()
+            heads = swapped(node.input[0], rank)
+            nodes.extend(made)
+            if perm == _SWAPS[rank]:
+                rename[node.output[0]] = heads
+            else:
+                nodes.append(Node((heads,), node.output, "Transpose", node.name,
+                                  (Attribute("perm", AttributeType.INTS, _TO_KT[rank][1]),)))
+            continue
+        nodes.append(node)
+    if not rename and len(nodes) == len(g.nodes):
+        return
+    nodes = [replace(n, input=tuple(rename.get(x, x) for x in n.input)) for n in nodes]
+    g.outputs = [replace(v, name=rename.get(v.name, v.name)) for v in g.outputs]
+    g.nodes = _pruned(g, _topological(nodes, g.consts, {v.name for v in g.inputs}))

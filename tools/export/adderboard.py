@@ -1,0 +1,168 @@
+"""Export AdderBoard submissions with torch.onnx.export, and record their own answers.
+
+Run in a scratch environment with torch, onnx, onnxruntime and onnxscript (never imported by
+tinyadder): ``python tools/export/adderboard.py MIRROR OUT``, MIRROR a checkout of
+Kiguli/AdderBoard (its submission files are loaded from there at run time, by path; nothing of
+them is copied here), OUT the fixture folder (tests/fixtures/onnx). For each entry of
+``ENTRIES`` it writes, in OUT:
+
+- ``NAME.torchscript.onnx`` and ``NAME.dynamo.onnx``: the forward pass at the fixed length T
+  of ``ENTRIES`` (the prompt and every written token but the last), by the TorchScript exporter
+  (``dynamo=False``) and by ``dynamo=True`` (which runs onnxscript's optimizer itself);
+- ``NAME.torchscript.onnxscript.onnx`` and ``NAME.torchscript.ort.onnx``: the TorchScript
+  graph after ``onnxscript.optimizer.optimize`` and after onnxruntime's basic graph
+  optimisation (ORT_ENABLE_BASIC, written with ``optimized_model_filepath``);
+- ``NAME.answers.json``: the submission's own ``add(model, a, b)`` on the pairs of
+  ``pairs()`` (AdderBoard's edge cases, seeded pairs and near-carry pairs), and the argmax of
+  onnxruntime's logits for each graph on the first few, which must equal the submission's.
+"""
+
+import importlib.util
+import json
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import onnxscript.optimizer
+import torch
+
+
+
+# the Kiguli/AdderBoard commit the fixtures in tests/fixtures/onnx were made from
+SOURCE_COMMIT = "e5167440c8e9d0ba167f54e0882bc525f8d06a84"
+
+# name: the submission's path in the mirror
+ENTRIES = {
+    "fblissjr-33": "submissions/hand_coded/fblissjr_33p.py",
+    "kswain98-8": "submissions/hand_coded/kswain98_8p.py",
+    "yieldthought-20": "submissions/hand_coded/yieldthought_20p.py",
+    "alexlitz-36": "submissions/hand_coded/alexlitz_36p.py",
+    "lichengliu03-50": "submissions/hand_coded/lichengliu03_50p.py",
+    "cosminscn-66": "submissions/hand_coded/cosminscn_66p.py",
+    "cosminscn-130": "submissions/hand_coded/cosminscn_130p.py",
+    "bingbangboom-87": "submissions/hand_coded/bingbangboom-lab_87p.py",
+    "bingbangboom-148": "submissions/hand_coded/bingbangboom-lab_148p.py",
+    "prasannakotyal-116": "submissions/hand_coded/prasannakotyal_116p.py",
+    "lokimorty-10": "submissions/hand_coded/Lokimorty_10p.py",
+    "lokimorty-12": "submissions/hand_coded/Lokimorty_12p.py",
+    "lokimorty-39": "submissions/trained/Lokimorty_39p.py",
+    "dimopep-140": "submissions/trained/dimopep_140p.py",
+    "wonderfall-27": "submissions/hand_coded/Wonderfall_27p.py",
+    "zcbtrak-6": "submissions/hand_coded/zcbtrak_6p.py",
+}
+
+
+def recorded_calls(module, model, a, b):
+    """The submission's own ``add(model, a, b)`` and the arguments of each forward call it
+    made (a forward pre-hook: the submission's encoding, as it feeds its model)."""
+    calls = []
+    hook = model.register_forward_pre_hook(lambda m, args: calls.append(args))
+    try:
+        with torch.no_grad():
+            total = int(module.add(model, a, b))
+    finally:
+        hook.remove()
+    return total, calls
+
+
+def pairs(seed=2026, count=200):
+    """AdderBoard's edge cases, seeded pairs, and pairs one unit either side of a carry."""
+    edge = [(0, 0), (0, 1), (9999999999, 0), (9999999999, 1), (9999999999, 9999999999),
+            (5000000000, 5000000000), (1111111111, 8888888889), (1234567890, 9876543210),
+            (9999999999, 9999999999 - 1), (1, 9999999999)]
+    rng = random.Random(seed)
+    out = list(edge)
+    while len(out) < count:
+        a = rng.randrange(10 ** 10)
+        k = rng.randrange(1, 11)
+        b = (10 ** k - a % 10 ** k + rng.choice((-1, 0, 1))) % 10 ** 10
+        out.append((a, b))
+        out.append((rng.randrange(10 ** 10), rng.randrange(10 ** 10)))
+    return out[:count]
+
+
+def load(mirror, path):
+    spec = importlib.util.spec_from_file_location("submission", Path(mirror) / path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def export_one(mirror, out, name, path):
+    module = load(mirror, path)
+    model, _ = module.build_model()
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"{name}: build_model gives a {type(model).__name__}, not an nn.Module "
+                         f"torch.onnx.export takes")
+    model.eval()
+    _, calls = recorded_calls(module, model, 1234567890, 9876543210)
+    example = tuple(torch.tensor(x.tolist(), dtype=x.dtype) for x in calls[-1])  # plain tensors
+    if len(example) != 1 or example[0].dtype != torch.long or example[0].dim() != 2:
+        raise TypeError(f"{name}: forward takes {[(a.dtype, tuple(a.shape)) for a in example]}")
+    T, prompt = example[0].shape[1], calls[0][0].shape[1]
+    files = {}
+    for exporter, dynamo in (("torchscript", False), ("dynamo", True)):
+        f = out / f"{name}.{exporter}.onnx"
+        kwargs = dict(dynamo=True, optimize=True) if dynamo else dict(dynamo=False)
+        torch.onnx.export(model, example, str(f), input_names=["tokens"],
+                          output_names=["logits"], opset_version=18, **kwargs)
+        # the dynamo exporter writes weights as external data: keep them in the file
+        onnx.save(onnx.load(str(f)), str(f), save_as_external_data=False)
+        Path(f"{f}.data").unlink(missing_ok=True)
+        files[exporter] = f
+    raw = onnx.load(str(files["torchscript"]))
+    f = out / f"{name}.torchscript.onnxscript.onnx"
+    onnx.save(onnxscript.optimizer.optimize(raw), str(f))
+    files["onnxscript"] = f
+    f = out / f"{name}.torchscript.ort.onnx"
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    options.optimized_model_filepath = str(f)
+    ort.InferenceSession(str(files["torchscript"]), options, providers=["CPUExecutionProvider"])
+    files["ort"] = f
+    for f in files.values():
+        onnx.checker.check_model(onnx.load(str(f)), full_check=True)
+    answers, sequences = [], []
+    for a, b in pairs():
+        total, calls = recorded_calls(module, model, a, b)
+        answers.append([a, b, total])
+        sequences.append(calls[-1][0][0].tolist())
+    agree = {}  # graphs whose argmax is torch's at every position they output
+    for key, f in files.items():
+        session = ort.InferenceSession(str(f), providers=["CPUExecutionProvider"])
+        count = 0
+        for seq in sequences[:20]:
+            logits = session.run(None, {"tokens": np.array([seq], dtype=np.int64)})[0]
+            with torch.no_grad():
+                theirs = model(torch.tensor([seq])).numpy()
+            count += logits.argmax(axis=-1).tolist() == theirs.argmax(axis=-1).tolist()
+        agree[key] = count
+    record = {"entry": name, "source": {"repo": "Kiguli/AdderBoard", "path": path,
+                         "commit": SOURCE_COMMIT},
+              "T": T, "prompt_length": prompt, "torch": torch.__version__,
+              "onnx": onnx.__version__, "onnxruntime": ort.__version__,
+              "onnxscript": onnxscript.__version__,
+              "onnxruntime_gives_torchs_argmax_on_the_first_20": agree, "answers": answers,
+              "tokens_of_the_first_3": sequences[:3]}
+    (out / f"{name}.answers.json").write_text(json.dumps(record, separators=(",", ":")))
+    print(name, T, prompt, agree, sum(s == a + b for a, b, s in answers), "of", len(answers),
+          flush=True)
+
+
+def export_all(mirror, out, only=()):
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, path in ENTRIES.items():
+        if only and name not in only:
+            continue
+        try:
+            export_one(mirror, out, name, path)
+        except Exception as why:  # one entry's failure is reported, the others still run
+            print(name, "FAILED", type(why).__name__, str(why)[:300], flush=True)
+
+
+if __name__ == "__main__":
+    export_all(sys.argv[1], sys.argv[2], sys.argv[3:])
