@@ -458,7 +458,7 @@ class _Program:
     # -- sections ----------------------------------------------------------------------------
 
     def open_section(self, m, line):
-        what, layer, part, rest = m.group(1), m.group(2), m.group(3), m.group(4)
+        what, layer, part = m.group(1), m.group(2), m.group(3)
         words = self.tokens(line, m.start(4))
         if what == "embed":
             self.section = ("embed",)
@@ -635,7 +635,7 @@ class _Program:
     def digit_row(self, slot, text, col):
         for d in range(10):
             if str(d) not in self.vocab:
-                self.fail(col, f"'on digit d' needs the tokens 0-9 in the vocabulary")
+                self.fail(col, "'on digit d' needs the tokens 0-9 in the vocabulary")
             names = dict(self.constants, d=c.Fraction(d)) if "d" not in self.constants else None
             if names is None:
                 self.fail(col, "'on digit d' reads d; a named constant d hides it")

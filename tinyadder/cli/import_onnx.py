@@ -2,7 +2,6 @@
 a model file, named and prompted by its layout (docs/onnx.md, "Bring your own model")."""
 
 from dataclasses import replace
-import os
 
 from ..modelfile import dump
 from ..onnx import OnnxError

@@ -39,7 +39,7 @@ from dataclasses import replace
 import math
 
 from .limits import LIMITS
-from .messages import Attribute, AttributeType, DataType, Node, Tensor, ValueInfo, float32
+from .messages import Attribute, AttributeType, DataType, Node, Tensor, float32
 from .wire import OnnxError
 
 FLOATS = (DataType.FLOAT, DataType.DOUBLE)
@@ -1338,7 +1338,6 @@ def _heads_transposes(g):
     op(Transpose(x), ...) for an operation on the last axis, a constant transposed with it;
     k^T in one Transpose (0, 2, 3, 1) is the heads' Transpose then (0, 1, 3, 2)."""
     producer = {o: n for n in g.nodes for o in n.output}
-    readers = g.readers()
     memo = {}
     for n in g.nodes:  # the heads' Transposes already there are the ones to share
         if n.op_type == "Transpose" and \
