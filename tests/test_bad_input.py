@@ -639,8 +639,8 @@ def test_a_zero_guard_does_not_cover_the_rounded_exponentials(certificate, tmp_p
     assert (status, err) == (1, "")
     assert out == ("certificate invalid: decision 0: guard 0, but the model's exponentials "
                    "are rounded: the real-number model is not covered\n")
-    assert check_file(tmp_path, json.dumps(certificate)) == (
-        0, "certificate valid: repaired model, N = 1: every pair is added right\n", "")
+    status, out, err = check_file(tmp_path, json.dumps(certificate))
+    assert (status, err) == (0, "") and out.startswith("certificate valid: 'repaired' model (")
 
 
 @pytest.mark.parametrize("digits", [1, 3, 10, 40])

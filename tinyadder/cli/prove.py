@@ -5,6 +5,8 @@ import argparse
 from functools import partial
 import gzip
 import json
+import os
+import tempfile
 import time
 
 from ..proof import floatsets, generic
@@ -139,15 +141,44 @@ def generic_report(outcome, name, number="fraction"):
 EXIT = {"proved": 0, "fails": 1, "undecided": 3}
 
 
+def certificate_path_problem(path):
+    """None if a certificate can be written to ``path`` (checked before the proof runs),
+    else the line that says why not: an empty name, a directory, a folder that does not
+    exist or cannot be written to."""
+    if not path:
+        return "--certificate: an empty file name; give the file to write the certificate to"
+    if os.path.isdir(path):
+        return f"--certificate: {path} is a directory; give a file name"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"--certificate: no folder {folder}; give a file in an existing folder"
+    if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path)
+                                                    and not os.access(path, os.W_OK)):
+        return f"--certificate: cannot write {path}; give a writable file"
+    return None
+
+
 def write_certificate(path, data, err):
     """Write ``data`` as JSON to ``path``, gzip-compressed where the name ends in .gz (no
-    time stamp in it: the same proof, the same bytes); the exit status 2 (one line) if it
-    cannot."""
+    time stamp in it: the same proof, the same bytes), atomically: a temporary file in the
+    same folder, renamed over ``path`` once whole (a failed write leaves ``path`` as it
+    was); the exit status 2 (one line) if it cannot."""
     text = json.dumps(data, indent=1).encode()
+    folder = os.path.dirname(os.path.abspath(path))
+    temp = None
     try:
-        with open(path, "wb") as f:
+        fd, temp = tempfile.mkstemp(prefix=".certificate-", dir=folder)
+        umask = os.umask(0o22)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)  # as open() would create it (mkstemp: 0600)
+        with os.fdopen(fd, "wb") as f:
             f.write(gzip.compress(text, mtime=0) if str(path).endswith(".gz") else text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
     except OSError as why:
+        if temp is not None and os.path.exists(temp):
+            os.unlink(temp)
         print(f"{PROG}: error: cannot write {path}: {why.strerror}; give a writable file",
               file=err)
         return 2
@@ -158,6 +189,10 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)  # a usage error exits 2 (cli.main)
+    if args.certificate is not None:
+        problem = certificate_path_problem(args.certificate)
+        if problem:
+            parser.error(problem)
     model = model_of(parser, args)
     start = time.perf_counter()
     # a split order is the generic method's: the closed form has no regions to split
@@ -166,9 +201,9 @@ def main(argv, out, err, stdin):
         if not proof.refusal:
             for line in report(proof, args.model):
                 print(line, file=out)
-            if args.certificate:
+            if args.certificate is not None:
                 failed = write_certificate(args.certificate,
-                                           certificate(proof, str(args.model)), err)
+                                           certificate(proof, model, str(args.model)), err)
                 if failed:
                     return failed
             print(f"time {time.perf_counter() - start:.1f} s", file=err, flush=True)
@@ -185,12 +220,12 @@ def main(argv, out, err, stdin):
     outcome = prover.run(args.jobs)
     for line in generic_report(outcome, args.model, args.number):
         print(line, file=out)
-    if args.certificate and outcome.verdict == "proved":
+    if args.certificate is not None and outcome.verdict == "proved":
         failed = write_certificate(args.certificate,
                                    certify(outcome, model, str(args.model)), err)
         if failed:
             return failed
-    elif args.certificate:
+    elif args.certificate is not None:
         print(f"{PROG}: prove: no certificate written: the verdict is {outcome.verdict}",
               file=err)
     print(f"time {time.perf_counter() - start:.1f} s", file=err, flush=True)
