@@ -11,7 +11,9 @@ import time
 
 from ..proof import floatsets, generic
 from ..proof.prove import certificate, prove
-from ..addition import digits_of, text
+from ..addition import add, digits_of, text
+from ..numbers import number_system
+from ..proof.census import census, examples as census_examples
 from ..proof.formulas import estimate_seconds
 from .options import (PROG, Parser, Progress, add_digits_option, add_jobs_option,
                       add_model_option, int_arg, model_of)
@@ -89,15 +91,42 @@ def report(proof, variant):
         lines.append("  (exact arithmetic, and the real-number model)")
     else:
         bad = ", ".join(f"10^{r.place}" for r in proof.rows if not r.proved)
-        lines.append(f"not proved: the offset can leave its interval at place {bad}")
-        lines.append(f"  ('{PROG} census --model {variant} --digits {n}' counts the pairs "
-                     f"that fail)")
+        lines.append(f"not proved by the closed form: over the digit box (which holds digit "
+                     f"combinations no pair has) the offset can leave its interval at place "
+                     f"{bad}")
     return lines
 
 
 def _margin(row):
     m = float(row.margin)
-    return "FAILS" if not row.proved else f"{m:.3f}"
+    return f"{m:.3f}" if row.proved else f"{m:.3f} (box)"
+
+
+def counted_failures(model, proof, examples, jobs, err):
+    """Where the closed form does not prove ``model``: (the census, up to ``examples`` pairs
+    of its windows that an exact run adds wrong), or None when the census counts none or no
+    example of its windows is added wrong ("fails" only with a confirmed pair)."""
+    print(f"{PROG}: prove: the census counts the pairs added wrong", file=err)
+    result = census(model, formulas=proof.formulas, jobs=jobs)
+    if not result.count:
+        return None
+    ns, wrong = number_system("fraction"), []
+    for w in result.windows:
+        for a, b in census_examples(result, w):
+            got = add(model, ns, a, b)
+            if got != a + b and len(wrong) < examples:
+                wrong.append((a, b, got))
+    return (result, wrong) if wrong else None
+
+
+def census_failures(result, wrong, name):
+    """The report's lines for a model the census finds failing, its examples confirmed."""
+    n = result.digits
+    return [f"fails: the {name} model adds {result.count:,} of the 10^{2 * n} pairs wrong "
+            f"(the census, exact{'' if not result.uncertain else f'; {result.uncertain:,} '}"
+            f"{'' if not result.uncertain else 'within rounding of a threshold'}); "
+            f"counterexamples, each confirmed by an exact run:"] + [
+        f"  {text(a, b, got, n)}  (right: {a + b})" for a, b, got in wrong]
 
 
 def symbolic_progress(digits, err):
@@ -201,15 +230,28 @@ def main(argv, out, err, stdin):
         if not proof.refusal:
             for line in report(proof, args.model):
                 print(line, file=out)
-            if args.certificate is not None:
-                failed = write_certificate(args.certificate,
-                                           certificate(proof, model, str(args.model)), err)
-                if failed:
-                    return failed
-            print(f"time {time.perf_counter() - start:.1f} s", file=err, flush=True)
-            return 0 if proof.proved else 1
-        print(f"{PROG}: prove: the closed form does not reach this model ({proof.refusal}); "
-              f"the generic method", file=err)
+            if proof.proved:
+                if args.certificate is not None:
+                    failed = write_certificate(args.certificate,
+                                               certificate(proof, model, str(args.model)), err)
+                    if failed:
+                        return failed
+                print(f"time {time.perf_counter() - start:.1f} s", file=err, flush=True)
+                return 0
+            found = counted_failures(model, proof, args.examples, args.jobs, err)
+            if found:
+                for line in census_failures(*found, args.model):
+                    print(line, file=out)
+                if args.certificate is not None:
+                    print(f"{PROG}: prove: no certificate written: the verdict is fails",
+                          file=err)
+                print(f"time {time.perf_counter() - start:.1f} s", file=err, flush=True)
+                return 1
+            print(f"{PROG}: prove: the census counts no pair added wrong, which the closed form "
+                  f"does not prove; the generic method", file=err)
+        else:
+            print(f"{PROG}: prove: the closed form does not reach this model ({proof.refusal}); "
+                  f"the generic method", file=err)
     budget = dict(max_sets=args.max_sets, max_seconds=args.seconds, examples=args.examples,
                   progress=Progress(err, "generic prover"), carries_first=args.carries_first)
     if args.number == "fraction":

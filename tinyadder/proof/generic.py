@@ -524,9 +524,28 @@ class Prover:
                     self.probe(k, region)
                 except _Stop:
                     pass
+            self._settle_single_pairs()
             if self.outcome.verdict != "fails":
                 self.outcome.verdict = "undecided"
         return self.outcome
+
+    def _settle_single_pairs(self):
+        """The open regions of one pair, settled by their exact runs: a wrong one is a
+        counterexample, a right one is no longer open (an undecided verdict lists only what
+        a run of one pair cannot settle)."""
+        still = []
+        for o in self.outcome.open:
+            if o.region.count() != 1:
+                still.append(o)
+                continue
+            (a, b), = o.region.pairs(1)
+            right, wrote = self.exact(a, b)
+            if not right and len(self.outcome.counterexamples) < self.examples:
+                try:
+                    self._counterexample(a, b, wrote)
+                except _Stop:
+                    pass
+        self.outcome.open = still
 
     def run(self, jobs=1):
         """Every answer position (each a part of ``parallel.each_share``, on its own budget);

@@ -1,0 +1,129 @@
+"""Mutation tests of the verdicts themselves (issue 36): never "proved" on a model an exact
+run shows wrong, never "fails" without a pair an exact run adds wrong, and no edited
+certificate accepted. Each mutant's ground truth is an exact run, the census's exact count,
+or (slow) every pair run."""
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from tinyadder import build, modelfile
+from tinyadder.addition import add
+from tinyadder.cli import main
+from tinyadder.modelfile import dump
+from tinyadder.proof import certificate as checker, generic, setcheck
+from tinyadder.proof.census import census
+from tinyadder.proof.prove import certificate, prove
+
+
+def scaled(variant, n, path, factor):
+    """The construction ``variant`` at N = n with the entry at ``path`` of its model file
+    multiplied by ``factor``."""
+    data = json.loads(dump(build(variant, n)))
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = f"({node[path[-1]]})*({factor})"
+    return json.dumps(data)
+
+
+# Models that add every pair right where the closed form's inequalities fail over the digit
+# box (which holds digit combinations no pair has): one gate of layer 0 scaled by 1%.
+BOX_ONLY = [("repaired", 2, ("blocks", 0, "mlp", "W_gate", "scale", "cand0"), "101/100"),
+            ("repaired", 2, ("blocks", 0, "mlp", "W_gate", "scale", "cand2"), "99/100")]
+
+
+def test_a_model_right_everywhere_but_on_the_box_is_not_said_to_fail(tmp_path, capsys):
+    """The closed form does not prove it, the census counts 0 failing pairs, and prove goes
+    on to the generic method, which proves it with a certificate that checks (it printed
+    FAILS and exited 1)."""
+    path, cert = tmp_path / "mutant.json", tmp_path / "mutant.cert.json"
+    path.write_text(scaled(*BOX_ONLY[0]))
+    assert main(["prove", "--model", str(path), "--certificate", str(cert)]) == 0
+    out, err = capsys.readouterr()
+    assert "the census counts no pair added wrong" in err
+    assert "not proved by the closed form: over the digit box" in out
+    assert "FAILS" not in out and "fails" not in out
+    assert out.count("proved: the ") == 1 and "(generic method" in out
+    assert setcheck.check(setcheck.load(str(cert))).startswith("certificate valid: ")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", BOX_ONLY)
+def test_the_box_only_mutants_add_every_pair_right(mutant):
+    """Ground truth for BOX_ONLY: every one of the 10^4 pairs run exactly."""
+    model = modelfile.loads(scaled(*mutant))
+    proof = prove(model)
+    assert not proof.proved and census(model, formulas=proof.formulas).count == 0
+    assert all(add(model, "fraction", a, b) == a + b for a in range(100) for b in range(100))
+
+
+def test_fails_comes_with_pairs_an_exact_run_adds_wrong(capsys):
+    """The published model at N = 8 (the least N where it fails): the census's count and
+    counterexamples, each run again here."""
+    model = build("published", 8)
+    assert main(["prove", "--digits", "8"]) == 1
+    out = capsys.readouterr().out
+    assert "fails: the published model adds 2,200,000,000 of the 10^16 pairs wrong" in out
+    pairs = [line.split()[0] for line in out.splitlines() if "(right: " in line]
+    assert pairs
+    for p in pairs:
+        a, b = (int(x) for x in p.split("=")[0].split("+"))
+        wrote = int(p.split("=")[1])
+        assert add(model, "fraction", a, b) == wrote != a + b
+    assert not any(line.startswith("proved") for line in out.splitlines())
+
+
+def test_an_undecided_verdict_lists_no_single_pair():
+    """A budget of one region leaves adder1 undecided: the open single pairs are run
+    exactly and settled, not listed (one was listed)."""
+    outcome = generic.prove(modelfile.load("tests/models/adder1.json"), max_sets=1)
+    assert outcome.verdict == "undecided" and outcome.open
+    assert all(o.region.count() > 1 for o in outcome.open) and outcome.runs >= 1
+
+
+@pytest.fixture(scope="module")
+def repaired2():
+    model = build("repaired", 2)
+    return json.loads(json.dumps(certificate(prove(model), model, "repaired")))
+
+
+def test_an_invented_tilt_for_a_digit_no_sum_has_there_is_refused(repaired2):
+    """At the second decision the previous digit is the sum's first, 0 or 1 in every sum:
+    tilts invented for y = 5 (small enough for the induction to hold) were accepted, the six
+    spot pairs never meeting them; the prompts whose answer digits are all y meet them."""
+    forged = json.loads(json.dumps(repaired2))
+    forged["decisions"][1]["tilts"]["5"] = [str(Fraction(x) + Fraction(u, 10 ** 6))
+                                           for u, x in enumerate(forged["decisions"][1]
+                                                                 ["tilts"]["5"])]
+    for d in checker.parse(forged).decisions:
+        checker._check_decision(2, d)  # the induction still holds with the invented tilts
+    with pytest.raises(checker.Invalid, match="does not follow the certificate's formula"):
+        checker.check(forged)
+
+
+@pytest.mark.parametrize("edit", ["marks", "L", "gain", "model"])
+def test_an_edited_closed_form_certificate_is_refused(repaired2, edit):
+    forged = json.loads(json.dumps(repaired2))
+    d = forged["decisions"][2]
+    if edit == "marks":
+        d["marks"][3] = str(Fraction(d["marks"][3]) + Fraction(1, 10 ** 9))
+    elif edit == "L":
+        key = sorted(d["L"])[0]
+        d["L"][key] = str(Fraction(d["L"][key]) * Fraction(1000000001, 10 ** 9))
+    elif edit == "gain":
+        d["gain"] = str(Fraction(d["gain"]) * 2)
+    else:
+        forged["model"] = scaled("repaired", 2, ("blocks", 1, "attn", "b_V", "h0"), "101/100")
+    with pytest.raises(checker.Invalid):
+        checker.check(forged)
+
+
+def test_a_renamed_generic_certificate_names_its_true_model():
+    """The name is a label: renamed, the verdict quotes the new name beside the hash of the
+    model text, which --model checks."""
+    cert = setcheck.load("tests/fixtures/proofs/adder1_squares.cert.json")
+    line = setcheck.check(dict(cert, name="zcbtrak-6"))
+    assert line.startswith("certificate valid: 'zcbtrak-6' model (sha256 ")
+    assert setcheck.check(cert).split("(sha256 ")[1] == line.split("(sha256 ")[1]
