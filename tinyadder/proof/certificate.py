@@ -35,7 +35,6 @@ rounded.
 from dataclasses import dataclass, field, is_dataclass
 from fractions import Fraction
 import decimal
-import hashlib
 import json
 import random
 import re
