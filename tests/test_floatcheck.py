@@ -1,4 +1,4 @@
-"""The float certificate checker (proof/floatcheck.py): it accepts the float prover's
+"""The float certificate checker (proof/kernel/floatcheck.py): it accepts the float prover's
 certificates, refuses tampered ones, refuses a proof whose model adds in real numbers but not
 as a float32 program, and imports nothing of the search."""
 
@@ -11,10 +11,11 @@ import pytest
 
 from tinyadder import build, models
 from tinyadder.analysis import board
-from tinyadder.proof import floatcheck, floatsets, generic, setcheck
-from tinyadder.proof.certificate import Invalid, Malformed
-from tinyadder.proof.claim import model_hash
-from tinyadder.proof.sets import Region
+from tinyadder.proof.kernel import floatcheck, setcheck
+from tinyadder.proof.search import floatsets, generic
+from tinyadder.proof.kernel.certificate import Invalid, Malformed
+from tinyadder.proof.kernel.claim import model_hash
+from tinyadder.proof.search.sets import Region
 from tinyadder.cli import main
 from tinyadder.forward import activation
 from tinyadder.modelfile import dump, load

@@ -8,9 +8,9 @@ import pytest
 
 from tinyadder import build, run_with_cache
 from tinyadder.addition import encode
-from tinyadder.proof import certificate as checker
+from tinyadder.proof.kernel import certificate as checker
 from tinyadder.proof.census import census
-from tinyadder.proof.claim import model_hash
+from tinyadder.proof.kernel.claim import model_hash
 from tinyadder.modelfile import dump
 from tinyadder.proof.formulas import digit_formulas
 from tinyadder.proof.prove import certificate, prove

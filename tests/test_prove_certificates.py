@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from tinyadder.cli import main
-from tinyadder.proof import setcheck
+from tinyadder.proof.kernel import setcheck
 
 
 def run(*argv):

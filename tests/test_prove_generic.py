@@ -1,4 +1,4 @@
-"""The generic prover (proof/generic.py) and its certificate checker (setcheck.py):
+"""The generic prover (proof/search/generic.py) and its certificate checker (setcheck.py):
 verdicts against brute force over every pair, regions against enumeration, certificates
 against tampering, and agreement with the closed-form prover."""
 
@@ -12,12 +12,13 @@ import pytest
 from tinyadder import build, models
 from tinyadder.addition import add
 from tinyadder.analysis import board
-from tinyadder.proof import generic, setcheck
-from tinyadder.proof.certificate import Invalid
-from tinyadder.proof.claim import differs, model_hash
+from tinyadder.proof.kernel import setcheck
+from tinyadder.proof.search import generic
+from tinyadder.proof.kernel.certificate import Invalid
+from tinyadder.proof.kernel.claim import differs, model_hash
 from tinyadder.proof.prove import prove as closed_form
-from tinyadder.proof.sets import Region, a_var, b_var, c_var
-from tinyadder.proof.setsystem import ONE, SetSystem
+from tinyadder.proof.search.sets import Region, a_var, b_var, c_var
+from tinyadder.proof.search.setsystem import ONE, SetSystem
 from tinyadder.numbers.enclosures import IntervalSystem
 from tinyadder.cli import main
 from tinyadder.modelfile import dump

@@ -1,5 +1,5 @@
 """``tinyadder prove``: the command line of ``proof.prove`` (the closed form, for the
-36p family) and of ``proof.generic`` (any model file), and ``--certificate``."""
+36p family) and of ``proof.search.generic`` (any model file), and ``--certificate``."""
 
 import argparse
 from functools import partial
@@ -9,7 +9,7 @@ import os
 import tempfile
 import time
 
-from ..proof import floatsets, generic
+from ..proof.search import floatsets, generic
 from ..proof.prove import certificate, prove
 from ..addition import add, digits_of, text
 from ..numbers import number_system

@@ -32,11 +32,11 @@ original program does (tests/test_board.py).
 
 from fractions import Fraction
 
-from ..addition import add
-from ..constants import PI, Expr, ExpTerm, Ln
-from ..forward import forward
-from ..numbers.rounding import evaluate
-from ..plan import compile_model
+from ...addition import add
+from ...constants import PI, Expr, ExpTerm, Ln
+from ...forward import forward
+from ...numbers.rounding import evaluate
+from ...plan import compile_model
 from .certificate import Invalid, Malformed
 from .claim import named
 from .setcheck import (ONE, SCALE, Form, FormSystem, Leaves, count, layout, model_of, of_format,

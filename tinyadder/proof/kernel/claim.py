@@ -12,7 +12,7 @@ certificate to a model given apart from it (``check-certificate --model``)."""
 
 import hashlib
 
-from ..modelfile import dump, loads
+from ...modelfile import dump, loads
 
 
 def unwritten(model):

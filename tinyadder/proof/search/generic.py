@@ -37,13 +37,13 @@ import itertools
 import time
 from typing import List, Optional
 
-from ..addition import add, digits_of
-from ..forward import add_up, forward
-from ..modelfile import dump
-from ..numbers import Undecided
-from ..plan import compile_model
-from ..analysis.parallel import each_share
-from .claim import short_answer, witness
+from ...addition import add, digits_of
+from ...forward import add_up, forward
+from ...modelfile import dump
+from ...numbers import Undecided
+from ...plan import compile_model
+from ...analysis.parallel import each_share
+from ..kernel.claim import short_answer, witness
 from .sets import Region, a_var, b_var, c_var
 from .setsystem import ONE, SetSystem, rational
 
@@ -524,7 +524,8 @@ class Prover:
                     self.probe(k, region)
                 except _Stop:
                     pass
-            self._settle_single_pairs()
+            if self.outcome.verdict != "fails":  # a failing verdict lists no open region
+                self._settle_single_pairs()
             if self.outcome.verdict != "fails":
                 self.outcome.verdict = "undecided"
         return self.outcome

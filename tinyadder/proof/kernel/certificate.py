@@ -41,9 +41,9 @@ import re
 from typing import Dict, Optional, Tuple
 import zlib
 
-from ..construction import VARIANTS
-from ..modelfile import dump, loads
-from ..models import build
+from ...construction import VARIANTS
+from ...modelfile import dump, loads
+from ...models import build
 from .claim import named
 
 FORMAT = "tinyadder-proof-1"

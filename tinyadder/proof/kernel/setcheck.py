@@ -35,13 +35,13 @@ few pairs could never be re-decided by intervals.
 
 from fractions import Fraction
 
-from ..forward import add_up, forward
-from ..modelfile import loads
-from ..numbers import for_model, number_system
-from ..numbers.enclosures import IntervalSystem
-from ..numbers.protocol import OverSets
-from ..plan import compile_model
-from ..analysis.parallel import each_share
+from ...forward import add_up, forward
+from ...modelfile import loads
+from ...numbers import for_model, number_system
+from ...numbers.enclosures import IntervalSystem
+from ...numbers.protocol import OverSets
+from ...plan import compile_model
+from ...analysis.parallel import each_share
 from .certificate import Invalid, Malformed, read_json  # the verdicts' types; the reader
 from .claim import named, short_answer
 
@@ -269,7 +269,12 @@ class Form:
         mm = mf * mg
         rest = Form(ns, -(mm >> SCALE), None, (min(ends) >> SCALE) - (1 if mm % ONE else 0),
                     _cdiv(max(ends), ONE))
-        return self.times(mg, ONE) + o.times(mf, ONE) + rest
+        product = self.times(mg, ONE) + o.times(mf, ONE) + rest
+        if o is self:  # a square is at least 0: where the form's box says less, [0, its top]
+            low, high = ns.box(product)
+            if low < 0:
+                return Form(ns, 0, None, 0, high)
+        return product
 
     __rmul__ = __mul__
 
