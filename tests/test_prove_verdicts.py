@@ -4,6 +4,7 @@ certificate accepted. Each mutant's ground truth is an exact run, the census's e
 or (slow) every pair run."""
 
 import json
+import re
 from fractions import Fraction
 
 import pytest
@@ -152,3 +153,29 @@ def test_a_thin_failing_set_is_found_failing_never_proved(tmp_path, capsys):
     assert outcome.verdict != "proved"
     for a, b, wrote in outcome.counterexamples:
         assert add(model, "fraction", a, b) == wrote != a + b
+
+
+@pytest.mark.parametrize("edit, says", [
+    ("drop a tree", "positions: 2 trees expected"),
+    ("a leaf left open", "a leaf 'open' at position 0: the certificate proves nothing"),
+    ("a split renamed", "unknown split ['x', 0]"),
+    ("one child fewer", "2 children expected"),
+    ("the model text", "position 0")])
+def test_an_edited_generic_certificate_is_refused(edit, says):
+    """adder1_squares's certificate (N = 1: two answer tokens) with one thing changed."""
+    cert = setcheck.load("tests/fixtures/proofs/adder1_squares.cert.json")
+    forged = json.loads(json.dumps(cert))
+    tree = forged["positions"][0]
+    if edit == "drop a tree":
+        forged["positions"] = forged["positions"][:1]
+    elif edit == "a leaf left open":
+        tree["children"][0] = {"leaf": "open"}
+    elif edit == "a split renamed":
+        tree["split"] = ["x", 0]
+    elif edit == "one child fewer":
+        tree["children"] = tree["children"][:1]
+    else:
+        forged["model"] = forged["model"].replace('"s9": "-37/4"', '"s9": "-35/4"', 1)
+        assert forged["model"] != cert["model"]
+    with pytest.raises(checker.Invalid, match=re.escape(says)):
+        setcheck.check(forged)
