@@ -114,18 +114,19 @@ def counted_failures(model, proof, examples, jobs, err):
     for w in result.windows:
         for a, b in census_examples(result, w):
             got = add(model, ns, a, b)
-            if got != a + b and len(wrong) < examples:
+            if got != a + b:
                 wrong.append((a, b, got))
-    return (result, wrong) if wrong else None
+        if len(wrong) >= examples:
+            break
+    return (result, wrong[:examples]) if wrong else None
 
 
 def census_failures(result, wrong, name):
     """The report's lines for a model the census finds failing, its examples confirmed."""
     n = result.digits
+    near = f"; {result.uncertain:,} within rounding of a threshold" if result.uncertain else ""
     return [f"fails: the {name} model adds {result.count:,} of the 10^{2 * n} pairs wrong "
-            f"(the census, exact{'' if not result.uncertain else f'; {result.uncertain:,} '}"
-            f"{'' if not result.uncertain else 'within rounding of a threshold'}); "
-            f"counterexamples, each confirmed by an exact run:"] + [
+            f"(the census, exact{near}); counterexamples, each confirmed by an exact run:"] + [
         f"  {text(a, b, got, n)}  (right: {a + b})" for a, b, got in wrong]
 
 
