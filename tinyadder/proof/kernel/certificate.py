@@ -17,8 +17,8 @@ and the guard. The checker
 2. runs its own exact forward pass (the architecture written out again from the weight tables,
    exponentials rounded as the fraction system rounds them) on spot pairs (seeded random ones
    and extremes) teacher-forced with the true digits, and on one prompt per digit y whose
-   answer digits are all y (every tilt of every previous digit), and checks at every deciding position
-   that the costs -logit_u satisfy exactly
+   answer digits are all y (every tilt of every previous digit), and checks at every
+   deciding position that the costs -logit_u satisfy exactly
    cost_u - cost_0 = (T_u(y) - T_0(y)) + G (|L(x) - m_u| - |L(x) - m_0|).
 
 Step 1 is the proof given the formulas; step 2 checks the formulas against the model at those
