@@ -179,3 +179,12 @@ def test_an_edited_generic_certificate_is_refused(edit, says):
         assert forged["model"] != cert["model"]
     with pytest.raises(checker.Invalid, match=re.escape(says)):
         setcheck.check(forged)
+
+
+def test_a_closed_form_certificate_of_a_short_answer_is_refused(repaired2):
+    """The model text edited to write N digits (place N never written): refused before
+    anything is computed, as the generic checkers refuse it (tests/test_claims.py)."""
+    data = json.loads(repaired2["model"])
+    data["prompt"]["answer_digits"] = 2
+    with pytest.raises(checker.Invalid, match="a prompt other than TinyAdder-36's"):
+        checker.check(dict(repaired2, model=json.dumps(data)))
