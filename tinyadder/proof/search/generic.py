@@ -296,11 +296,7 @@ class Prover:
         difference, margin, the pair where its form is least); margins rational. In an exact
         system each difference is formed from the last pass's final row (``difference``)."""
         ns, worst, margin, corner = self.ns, None, None, None
-        for u, other in enumerate(logits):
-            if u == t:
-                continue
-            d = (logits[t] - other if self._final is None else
-                 difference(self._readout, self._final, t, u, ns.zero))
+        for d in self._differences(logits, t):
             low, at = ns.grid_box(d)[0], None
             if low <= 0:
                 found = ns.grid_range(d)
@@ -316,16 +312,20 @@ class Prover:
         margin = None if margin is None else rational(margin)
         return ("decided", margin) if worst is None else ("open", worst, margin, corner)
 
+    def _differences(self, logits, t):
+        """logit_t - logit_u for every other token u, in order (in an exact system formed
+        from the last pass's final row: ``difference``)."""
+        for u, other in enumerate(logits):
+            if u != t:
+                yield (logits[t] - other if self._final is None else
+                       difference(self._readout, self._final, t, u, self.ns.zero))
+
     def _all_wrong(self, t):
         """Whether some other token's logit exceeds the target's at every pair of the region
         of the last pass (its difference's greatest value over the region's pairs below 0):
         every pair of it is added wrong."""
-        logits, ns = self._logits, self.ns
-        for u, other in enumerate(logits):
-            if u == t:
-                continue
-            d = (logits[t] - other if self._final is None else
-                 difference(self._readout, self._final, t, u, ns.zero))
+        ns = self.ns
+        for d in self._differences(self._logits, t):
             if ns.grid_box(d)[1] < 0:
                 return True
             found = ns.grid_range(d)
