@@ -113,3 +113,18 @@ def test_a_certificate_is_written_whole_with_the_usual_mode(plain, tmp_path):
     umask = os.umask(0o22)
     os.umask(umask)
     assert path.read_bytes() == plain and (path.stat().st_mode & 0o777) == 0o666 & ~umask
+
+
+def test_a_generic_certificate_is_bound_to_its_model_by_model():
+    """check-certificate --model M: exit 0 for the model the certificate holds (the file it
+    was written from), exit 1 and one line naming both hashes for another."""
+    from tinyadder.modelfile import dump, load
+    from tinyadder.proof.kernel.claim import model_hash
+    path = "tests/fixtures/proofs/adder1_squares.cert.json"
+    status, out, err = run("check-certificate", path, "--model", "tests/models/adder1_squares.json")
+    assert (status, err) == (0, "") and out.startswith("certificate valid: ")
+    status, out, err = run("check-certificate", path, "--model", "tests/models/adder1.json")
+    theirs = model_hash(setcheck.load(path)["model"])
+    assert (status, err) == (1, "") and out == (
+        f"certificate not about the given model: it holds the model of sha256 {theirs}; the "
+        f"given model is sha256 {model_hash(dump(load('tests/models/adder1.json')))}\n")
