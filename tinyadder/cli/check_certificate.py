@@ -52,8 +52,15 @@ def _about(data, args):
     try:
         model = args.model.build(n)
     except ValueError:  # a model file of another N: not this certificate's model
-        model = args.model.build(None)
+        try:
+            model = args.model.build(None)
+        except ValueError as why:
+            raise BadModel(str(why)) from None
     return differs(text, model)
+
+
+class BadModel(ValueError):
+    """--model names no model that can be built (bad input, exit 2)."""
 
 
 def main(argv, out, err, stdin):
@@ -80,6 +87,9 @@ def main(argv, out, err, stdin):
     except Malformed as why:
         print(quoted(f"{PROG}: error: {why}; give a file written by '{PROG} prove "
                      f"--certificate'"), file=err)
+        return 2
+    except BadModel as why:
+        print(quoted(f"{PROG} check-certificate: error: --model: {why}"), file=err)
         return 2
     except Invalid as why:
         print(quoted(f"certificate invalid: {why}"), file=out)
