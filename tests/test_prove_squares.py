@@ -25,6 +25,7 @@ def test_a_square_of_a_form_across_zero_is_at_least_zero(side):
     assert low == 0 and Fraction(196) <= high
 
 
+@pytest.mark.slow
 def test_rezabyt_311s_pass_over_every_pair_has_a_bound():
     """The pass over every pair at answer position 1 gives logits (it stopped on the sqrt of
     the final norm's mean, enclosed below 0)."""
