@@ -3,9 +3,9 @@ hold one rule to both (tests/test_prove_*.py)."""
 
 from fractions import Fraction
 
-from tinyadder.proof import setcheck
-from tinyadder.proof.sets import Region
-from tinyadder.proof.setsystem import ONE, SetSystem
+from tinyadder.proof.kernel import setcheck
+from tinyadder.proof.search.sets import Region
+from tinyadder.proof.search.setsystem import ONE, SetSystem
 
 
 def both_systems(model, n):

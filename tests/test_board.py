@@ -20,7 +20,7 @@ import pytest
 from tinyadder import models
 from tinyadder.addition import add
 from tinyadder.analysis import board, ledger
-from tinyadder.proof import floatcheck
+from tinyadder.proof.kernel import floatcheck
 from tinyadder.cli import main
 from tinyadder.modelfile import dump, load
 from tinyadder.numbers import number_system
@@ -468,7 +468,7 @@ def test_program_lists_a_model_with_norms_and_a_linear_readout():
 def test_proof_options_name_proved_models_and_the_provers_options():
     """Each model whose proof needs options other than the defaults is a proved one, and the
     prover takes them (``bench --only board`` proves it again so)."""
-    from tinyadder.proof import generic
+    from tinyadder.proof.search import generic
     assert board.PROOF_OPTIONS
     for name, options in board.PROOF_OPTIONS.items():
         assert board.verdict(name) == "proved"

@@ -8,8 +8,8 @@ import random
 import pytest
 
 from tinyadder import models
-from tinyadder.proof import floatcheck, setcheck
-from tinyadder.proof.certificate import Invalid
+from tinyadder.proof.kernel import floatcheck, setcheck
+from tinyadder.proof.kernel.certificate import Invalid
 from tinyadder.cli import main
 from tinyadder.modelfile import load
 

@@ -10,10 +10,11 @@ import pytest
 
 from tinyadder import modelfile
 from tinyadder.addition import add
-from tinyadder.proof import floatcheck, generic, setcheck
+from tinyadder.proof.kernel import floatcheck, setcheck
+from tinyadder.proof.search import generic
 from tinyadder.proof.census import census
-from tinyadder.proof.floatsets import FloatProver
-from tinyadder.proof.certificate import Invalid
+from tinyadder.proof.search.floatsets import FloatProver
+from tinyadder.proof.kernel.certificate import Invalid
 from tinyadder.proof.prove import prove
 from tinyadder.proof.symbolic import NotAffine
 from tinyadder.cli import main

@@ -1,4 +1,4 @@
-"""The float certificate checker (proof/floatcheck.py): it accepts the float prover's
+"""The float certificate checker (proof/kernel/floatcheck.py): it accepts the float prover's
 certificates, refuses tampered ones, refuses a proof whose model adds in real numbers but not
 as a float32 program, and imports nothing of the search."""
 
@@ -11,9 +11,11 @@ import pytest
 
 from tinyadder import build, models
 from tinyadder.analysis import board
-from tinyadder.proof import floatcheck, floatsets, generic, setcheck
-from tinyadder.proof.certificate import Invalid, Malformed
-from tinyadder.proof.sets import Region
+from tinyadder.proof.kernel import floatcheck, setcheck
+from tinyadder.proof.search import floatsets, generic
+from tinyadder.proof.kernel.certificate import Invalid, Malformed
+from tinyadder.proof.kernel.claim import model_hash
+from tinyadder.proof.search.sets import Region
 from tinyadder.cli import main
 from tinyadder.forward import activation
 from tinyadder.modelfile import dump, load
@@ -34,9 +36,10 @@ def adder1():
 
 
 def test_adder1_float32_certificate_checks(adder1):
-    assert floatcheck.check(adder1) == ("certificate valid: adder1 model as a float32 "
-                                        "program, N = 1: every pair is added right (21 leaves "
-                                        "re-decided)")
+    assert floatcheck.check(adder1) == (f"certificate valid: 'adder1' model (sha256 "
+                                        f"{model_hash(adder1['model'])}) as a float32 "
+                                        f"program, N = 1: every pair is added right (21 leaves "
+                                        f"re-decided)")
 
 
 def test_the_cli_writes_and_checks_a_float32_certificate(tmp_path, capsys):
@@ -46,7 +49,8 @@ def test_the_cli_writes_and_checks_a_float32_certificate(tmp_path, capsys):
     capsys.readouterr()
     assert json.loads(path.read_text())["number"] == "float32"
     assert main(["check-certificate", str(path)]) == 0
-    assert capsys.readouterr().out == (f"certificate valid: {ADDER1} model as a float32 "
+    assert capsys.readouterr().out == (f"certificate valid: '{ADDER1}' model (sha256 "
+                                       f"{model_hash(dump(load(ADDER1)))}) as a float32 "
                                        f"program, N = 1: every pair is added right (21 leaves "
                                        f"re-decided)\n")
 
@@ -135,8 +139,9 @@ def test_36p_float32_certificates_check_at_n2(variant):
     outcome = floatsets.prove(model, "float32")
     assert outcome.verdict == "proved"
     cert = json.loads(json.dumps(floatsets.certificate(outcome, model, variant)))
-    assert floatcheck.check(cert).startswith(f"certificate valid: {variant} model as a "
-                                             f"float32 program, N = 2")
+    assert floatcheck.check(cert).startswith(f"certificate valid: '{variant}' model (sha256 "
+                                              f"{model_hash(dump(model))}) as a float32 "
+                                              f"program, N = 2")
     assert dump(model) == cert["model"]
 
 
@@ -155,7 +160,8 @@ def test_the_board_float_program_certificates_check(name):
     assert cert["model"] == dump(models.build(name))
     system = board.entry(name).program
     line = floatcheck.check(cert, jobs=2)
-    assert line.startswith(f"certificate valid: {name} model as a {system} program, N = 10: "
+    assert line.startswith(f"certificate valid: '{name}' model (sha256 "
+                           f"{model_hash(cert['model'])}) as a {system} program, N = 10: "
                            f"every pair is added right")
 
 

@@ -170,3 +170,31 @@ def test_importing_the_core_loads_no_analysis_and_no_cli():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=PACKAGE.parent, check=True).stdout
     assert out.strip() == "['tinyadder.analysis.ledger']"
+
+
+def kernel_imports(root=PACKAGE):
+    """Every import by a module of ``tinyadder.proof.kernel`` (the trusted part of the
+    proofs) of any other module of ``tinyadder.proof``: the search, the closed form, the
+    census. The kernel may import the core, ``analysis.parallel`` and itself only."""
+    out = []
+    for path in sorted((root / "proof" / "kernel").rglob("*.py")):
+        here, found = imports(path, root)
+        out += [f"{here} imports {m}" for m in sorted(found)
+                if m.startswith("tinyadder.proof") and not m.startswith("tinyadder.proof.kernel")
+                or m.startswith("tinyadder.analysis") and m != "tinyadder.analysis.parallel"
+                and not m.startswith("tinyadder.analysis.parallel.")]
+    return out
+
+
+def test_the_proof_kernel_imports_no_search():
+    assert kernel_imports() == []
+
+
+def test_a_kernel_import_of_the_search_is_seen(tmp_path):
+    (tmp_path / "proof" / "kernel").mkdir(parents=True)
+    (tmp_path / "proof" / "kernel" / "check.py").write_text(
+        "from ..search.generic import Prover\nfrom ...analysis.parallel import each_share\n"
+        "from .claim import named\n")
+    assert kernel_imports(tmp_path) == [
+        "tinyadder.proof.kernel.check imports tinyadder.proof.search.generic",
+        "tinyadder.proof.kernel.check imports tinyadder.proof.search.generic.Prover"]

@@ -8,8 +8,10 @@ import pytest
 
 from tinyadder import build, run_with_cache
 from tinyadder.addition import encode
-from tinyadder.proof import certificate as checker
+from tinyadder.proof.kernel import certificate as checker
 from tinyadder.proof.census import census
+from tinyadder.proof.kernel.claim import model_hash
+from tinyadder.modelfile import dump
 from tinyadder.proof.formulas import digit_formulas
 from tinyadder.proof.prove import certificate, prove
 from tinyadder.proof.stress import stress_model
@@ -78,7 +80,10 @@ def cert3(tmp_path_factory):
 def test_certificate_round_trips(cert3, capsys):
     assert main(["check-certificate", str(cert3)]) == 0
     assert capsys.readouterr().out == (
-        "certificate valid: repaired model, N = 3: every pair is added right\n")
+        f"certificate valid: 'repaired' model (sha256 {model_hash(dump(build('repaired', 3)))}"
+        f"), N = 3: the certificate's formulas give every pair right (the induction, exact); "
+        f"they agree with the model's forward pass on the 16 prompts tried (checked there, "
+        f"not derived)\n")
 
 
 def test_a_tampered_certificate_is_invalid(cert3, tmp_path, capsys):
@@ -90,11 +95,46 @@ def test_a_tampered_certificate_is_invalid(cert3, tmp_path, capsys):
     assert capsys.readouterr().out.startswith("certificate invalid: ")
 
 
-def test_a_certificate_claiming_the_published_model_does_not_check(cert3):
+def test_a_certificate_claiming_the_published_model_does_not_check(cert3, tmp_path, capsys):
+    """The model is the certificate's model text: with the published model's text it does not
+    check; renamed 'published', its verdict still names the repaired model's hash, and
+    --model published refuses it (exit 1, one line)."""
     data = json.loads(cert3.read_text())
-    data["variant"] = "published"
     with pytest.raises(checker.Invalid):
-        checker.check(data)
+        checker.check(dict(data, model=dump(build("published", 3))))
+    renamed = tmp_path / "renamed.json"
+    renamed.write_text(json.dumps(dict(data, variant="published")))
+    repaired = model_hash(dump(build("repaired", 3)))
+    assert checker.check(json.loads(renamed.read_text())).startswith(
+        f"certificate valid: 'published' model (sha256 {repaired}), N = 3")
+    assert main(["check-certificate", str(renamed), "--model", "published"]) == 1
+    assert capsys.readouterr().out == (
+        f"certificate not about the given model: it holds the model of sha256 {repaired}; the "
+        f"given model is sha256 {model_hash(dump(build('published', 3)))}\n")
+    assert main(["check-certificate", str(renamed), "--model", "repaired"]) == 0
+
+
+def test_a_name_from_a_certificate_is_quoted(cert3, tmp_path, capsys):
+    """A newline or an escape sequence in the certificate's name never reaches the output
+    raw (a second, fabricated verdict line; a cleared terminal)."""
+    data = json.loads(cert3.read_text())
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(dict(data, variant="x\ncertificate valid: \x1b[2J")))
+    assert main(["check-certificate", str(bad)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "\x1b" not in out
+    assert out.startswith("certificate valid: 'x\\ncertificate valid: \\x1b[2J' model")
+
+
+def test_a_closed_form_certificate_of_a_model_file_checks(tmp_path, capsys):
+    """prove --model FILE writes the file's text into the certificate, which checks (it was
+    refused: the checker built the model from its name)."""
+    model_file, cert = tmp_path / "m.json", tmp_path / "m.cert.json"
+    model_file.write_text(dump(build("repaired", 2)))
+    assert main(["prove", "--model", str(model_file), "--certificate", str(cert)]) == 0
+    capsys.readouterr()
+    assert main(["check-certificate", str(cert), "--model", str(model_file)]) == 0
+    assert capsys.readouterr().out.startswith(f"certificate valid: {ascii(str(model_file))} ")
 
 
 @pytest.mark.parametrize("content", ["not json", "{}", '{"format": "tinyadder-proof-1"}'])
@@ -175,7 +215,7 @@ def test_a_value_compares_through_its_own_system_under_its_assumptions():
 def test_prove_and_census_give_the_same_with_jobs():
     model = build("published", 8)
     one, two = prove(model), prove(model, jobs=2)
-    assert certificate(one, "published") == certificate(two, "published")
+    assert certificate(one, model, "published") == certificate(two, model, "published")
     assert one.rows == two.rows and not one.proved
     # the census counts over two processes from the formulas the split pass found
     assert census(model, formulas=two.formulas, jobs=2).count == 2_200_000_000

@@ -1,4 +1,4 @@
-"""The float prover (proof/floatsets.py): its roundings against IEEE's, its sets
+"""The float prover (proof/search/floatsets.py): its roundings against IEEE's, its sets
 against the float replays at every trace point, its verdicts against brute force of the
 replay, and a model that adds in real numbers but not as a float32 program."""
 
@@ -12,10 +12,10 @@ import pytest
 
 from tinyadder import build
 from tinyadder.addition import add, answer_length, encode
-from tinyadder.proof import floatsets, generic
-from tinyadder.proof.floatsets import FloatProver, FloatSets, floor_log2, round_to
-from tinyadder.proof.sets import Region
-from tinyadder.proof.setsystem import ONE
+from tinyadder.proof.search import floatsets, generic
+from tinyadder.proof.search.floatsets import FloatProver, FloatSets, floor_log2, round_to
+from tinyadder.proof.search.sets import Region
+from tinyadder.proof.search.setsystem import ONE
 from tinyadder.cli import main
 from tinyadder.forward import activation, forward
 from tinyadder.generate import generate

@@ -5,8 +5,9 @@ setcheck.py."""
 import pytest
 
 from tinyadder import models
-from tinyadder.proof import generic, setcheck
-from tinyadder.proof.setsystem import rational
+from tinyadder.proof.kernel import setcheck
+from tinyadder.proof.search import generic
+from tinyadder.proof.search.setsystem import rational
 
 from proof_systems import cut_regions
 

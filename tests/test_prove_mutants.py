@@ -10,7 +10,7 @@ import pytest
 
 from tinyadder import cases, modelfile
 from tinyadder.addition import add
-from tinyadder.proof import generic
+from tinyadder.proof.search import generic
 
 FACTORS = ["1001/1000", "101/100", "11/10", "999/1000", "99/100", "9/10"]
 

@@ -1,4 +1,4 @@
-"""The generic prover (proof/generic.py) and its checker (setcheck.py) on the
+"""The generic prover (proof/search/generic.py) and its checker (setcheck.py) on the
 rope-10000 family (nino-116, wonderfall-121, -130, -139): the rules their proofs need."""
 
 from fractions import Fraction
@@ -6,8 +6,9 @@ from fractions import Fraction
 import pytest
 
 from tinyadder import build, models
-from tinyadder.proof import generic, setcheck
-from tinyadder.proof.sets import a_var
+from tinyadder.proof.kernel import setcheck
+from tinyadder.proof.search import generic
+from tinyadder.proof.search.sets import a_var
 from tinyadder.forward import activation
 
 from proof_systems import both_systems, cut_regions

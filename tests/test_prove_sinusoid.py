@@ -2,8 +2,8 @@
 cosminscn-130) and fixed-bias model (fblissjr-33): the rules their proofs need."""
 
 from tinyadder import models
-from tinyadder.proof import generic
-from tinyadder.proof.setsystem import ONE
+from tinyadder.proof.search import generic
+from tinyadder.proof.search.setsystem import ONE
 
 from proof_systems import cut_regions
 

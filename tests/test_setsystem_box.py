@@ -7,9 +7,9 @@ import random
 import pytest
 
 from tinyadder import build
-from tinyadder.proof import setcheck
-from tinyadder.proof.sets import Region
-from tinyadder.proof.setsystem import ONE, SetSystem, SetValue
+from tinyadder.proof.kernel import setcheck
+from tinyadder.proof.search.sets import Region
+from tinyadder.proof.search.setsystem import ONE, SetSystem, SetValue
 
 ADDER1 = "tests/models/adder1.json"
 N = 3

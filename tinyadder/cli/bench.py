@@ -14,7 +14,7 @@ from ..analysis.bench import (CASES, MODEL_CASES, MODEL_TARGETS, SYSTEMS, TARGET
                               originals, per_digit_factor, rates, references, same_tokens,
                               spread)
 from ..proof.census import census
-from ..proof import floatsets, generic
+from ..proof.search import floatsets, generic
 from ..proof.formulas import digit_formulas
 from ..proof.prove import prove
 from ..analysis.verify import check, suite_groups

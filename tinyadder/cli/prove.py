@@ -1,15 +1,19 @@
 """``tinyadder prove``: the command line of ``proof.prove`` (the closed form, for the
-36p family) and of ``proof.generic`` (any model file), and ``--certificate``."""
+36p family) and of ``proof.search.generic`` (any model file), and ``--certificate``."""
 
 import argparse
 from functools import partial
 import gzip
 import json
+import os
+import tempfile
 import time
 
-from ..proof import floatsets, generic
+from ..proof.search import floatsets, generic
 from ..proof.prove import certificate, prove
-from ..addition import digits_of, text
+from ..addition import add, digits_of, text
+from ..numbers import number_system
+from ..proof.census import census, examples as census_examples
 from ..proof.formulas import estimate_seconds
 from .options import (PROG, Parser, Progress, add_digits_option, add_jobs_option,
                       add_model_option, int_arg, model_of)
@@ -87,15 +91,43 @@ def report(proof, variant):
         lines.append("  (exact arithmetic, and the real-number model)")
     else:
         bad = ", ".join(f"10^{r.place}" for r in proof.rows if not r.proved)
-        lines.append(f"not proved: the offset can leave its interval at place {bad}")
-        lines.append(f"  ('{PROG} census --model {variant} --digits {n}' counts the pairs "
-                     f"that fail)")
+        lines.append(f"not proved by the closed form: over the digit box (which holds digit "
+                     f"combinations no pair has) the offset can leave its interval at place "
+                     f"{bad}")
     return lines
 
 
 def _margin(row):
     m = float(row.margin)
-    return "FAILS" if not row.proved else f"{m:.3f}"
+    return f"{m:.3f}" if row.proved else f"{m:.3f} (box)"
+
+
+def counted_failures(model, proof, examples, jobs, err):
+    """Where the closed form does not prove ``model``: (the census, up to ``examples`` pairs
+    of its windows that an exact run adds wrong), or None when the census counts none or no
+    example of its windows is added wrong ("fails" only with a confirmed pair)."""
+    print(f"{PROG}: prove: the census counts the pairs added wrong", file=err)
+    result = census(model, formulas=proof.formulas, jobs=jobs)
+    if not result.count:
+        return None
+    ns, wrong = number_system("fraction"), []
+    for w in result.windows:
+        for a, b in census_examples(result, w):
+            got = add(model, ns, a, b)
+            if got != a + b:
+                wrong.append((a, b, got))
+        if len(wrong) >= examples:
+            break
+    return (result, wrong[:examples]) if wrong else None
+
+
+def census_failures(result, wrong, name):
+    """The report's lines for a model the census finds failing, its examples confirmed."""
+    n = result.digits
+    near = f"; {result.uncertain:,} within rounding of a threshold" if result.uncertain else ""
+    return [f"fails: the {name} model adds {result.count:,} of the 10^{2 * n} pairs wrong "
+            f"(the census, exact{near}); counterexamples, each confirmed by an exact run:"] + [
+        f"  {text(a, b, got, n)}  (right: {a + b})" for a, b, got in wrong]
 
 
 def symbolic_progress(digits, err):
@@ -139,15 +171,44 @@ def generic_report(outcome, name, number="fraction"):
 EXIT = {"proved": 0, "fails": 1, "undecided": 3}
 
 
+def certificate_path_problem(path):
+    """None if a certificate can be written to ``path`` (checked before the proof runs),
+    else the line that says why not: an empty name, a directory, a folder that does not
+    exist or cannot be written to."""
+    if not path:
+        return "--certificate: an empty file name; give the file to write the certificate to"
+    if os.path.isdir(path):
+        return f"--certificate: {path} is a directory; give a file name"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"--certificate: no folder {folder}; give a file in an existing folder"
+    if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path)
+                                                    and not os.access(path, os.W_OK)):
+        return f"--certificate: cannot write {path}; give a writable file"
+    return None
+
+
 def write_certificate(path, data, err):
     """Write ``data`` as JSON to ``path``, gzip-compressed where the name ends in .gz (no
-    time stamp in it: the same proof, the same bytes); the exit status 2 (one line) if it
-    cannot."""
+    time stamp in it: the same proof, the same bytes), atomically: a temporary file in the
+    same folder, renamed over ``path`` once whole (a failed write leaves ``path`` as it
+    was); the exit status 2 (one line) if it cannot."""
     text = json.dumps(data, indent=1).encode()
+    folder = os.path.dirname(os.path.abspath(path))
+    temp = None
     try:
-        with open(path, "wb") as f:
+        fd, temp = tempfile.mkstemp(prefix=".certificate-", dir=folder)
+        umask = os.umask(0o22)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)  # as open() would create it (mkstemp: 0600)
+        with os.fdopen(fd, "wb") as f:
             f.write(gzip.compress(text, mtime=0) if str(path).endswith(".gz") else text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
     except OSError as why:
+        if temp is not None and os.path.exists(temp):
+            os.unlink(temp)
         print(f"{PROG}: error: cannot write {path}: {why.strerror}; give a writable file",
               file=err)
         return 2
@@ -158,6 +219,10 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)  # a usage error exits 2 (cli.main)
+    if args.certificate is not None:
+        problem = certificate_path_problem(args.certificate)
+        if problem:
+            parser.error(problem)
     model = model_of(parser, args)
     start = time.perf_counter()
     # a split order is the generic method's: the closed form has no regions to split
@@ -166,15 +231,28 @@ def main(argv, out, err, stdin):
         if not proof.refusal:
             for line in report(proof, args.model):
                 print(line, file=out)
-            if args.certificate:
-                failed = write_certificate(args.certificate,
-                                           certificate(proof, str(args.model)), err)
-                if failed:
-                    return failed
-            print(f"time {time.perf_counter() - start:.1f} s", file=err, flush=True)
-            return 0 if proof.proved else 1
-        print(f"{PROG}: prove: the closed form does not reach this model ({proof.refusal}); "
-              f"the generic method", file=err)
+            if proof.proved:
+                if args.certificate is not None:
+                    failed = write_certificate(args.certificate,
+                                               certificate(proof, model, str(args.model)), err)
+                    if failed:
+                        return failed
+                print(f"time {time.perf_counter() - start:.1f} s", file=err, flush=True)
+                return 0
+            found = counted_failures(model, proof, args.examples, args.jobs, err)
+            if found:
+                for line in census_failures(*found, args.model):
+                    print(line, file=out)
+                if args.certificate is not None:
+                    print(f"{PROG}: prove: no certificate written: the verdict is fails",
+                          file=err)
+                print(f"time {time.perf_counter() - start:.1f} s", file=err, flush=True)
+                return 1
+            print(f"{PROG}: prove: the census counts no pair added wrong, which the closed form "
+                  f"does not prove; the generic method", file=err)
+        else:
+            print(f"{PROG}: prove: the closed form does not reach this model ({proof.refusal}); "
+                  f"the generic method", file=err)
     budget = dict(max_sets=args.max_sets, max_seconds=args.seconds, examples=args.examples,
                   progress=Progress(err, "generic prover"), carries_first=args.carries_first)
     if args.number == "fraction":
@@ -185,12 +263,12 @@ def main(argv, out, err, stdin):
     outcome = prover.run(args.jobs)
     for line in generic_report(outcome, args.model, args.number):
         print(line, file=out)
-    if args.certificate and outcome.verdict == "proved":
+    if args.certificate is not None and outcome.verdict == "proved":
         failed = write_certificate(args.certificate,
                                    certify(outcome, model, str(args.model)), err)
         if failed:
             return failed
-    elif args.certificate:
+    elif args.certificate is not None:
         print(f"{PROG}: prove: no certificate written: the verdict is {outcome.verdict}",
               file=err)
     print(f"time {time.perf_counter() - start:.1f} s", file=err, flush=True)

@@ -44,7 +44,7 @@ from ..addition import digits_of, encode
 from ..forward import forward
 from ..plan import compile_model
 from ..analysis.parallel import run_shares, shares
-from .claim import short_answer
+from .kernel.claim import short_answer
 from .symbolic import Affine, NotAffine, SymbolicSystem, box_sign, round_up
 
 

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import List, Optional
 
+from ..modelfile import dump
 from ..numbers import for_model, number_system
-from .certificate import FORMAT  # the format's name only: the checker shares no logic
+from .kernel.certificate import FORMAT  # the format's name only: the checker shares no logic
 from .formulas import digit_formulas, layout
 from .symbolic import NotAffine
 
@@ -105,12 +106,14 @@ def prove(model, progress=None, formulas=None, jobs=1):
                  exp_digits=exp_digits)
 
 
-def certificate(proof, variant):
-    """The proof's data for ``tinyadder check-certificate``: exact rationals as strings."""
+def certificate(proof, model, name):
+    """The proof's data for ``tinyadder check-certificate``: exact rationals as strings, the
+    model's file text (what the certificate is about) and its ``name`` (a label)."""
     q = str
     return {
         "format": FORMAT,
-        "variant": variant,
+        "variant": name,
+        "model": dump(model),
         "digits": proof.digits,
         "exp_digits": proof.exp_digits,
         "claim": "every pair of N-digit numbers is added right",

@@ -37,13 +37,13 @@ import itertools
 import time
 from typing import List, Optional
 
-from ..addition import add, digits_of
-from ..forward import add_up, forward
-from ..modelfile import dump
-from ..numbers import Undecided
-from ..plan import compile_model
-from ..analysis.parallel import each_share
-from .claim import short_answer, witness
+from ...addition import add, digits_of
+from ...forward import add_up, forward
+from ...modelfile import dump
+from ...numbers import Undecided
+from ...plan import compile_model
+from ...analysis.parallel import each_share
+from ..kernel.claim import short_answer, witness
 from .sets import Region, a_var, b_var, c_var
 from .setsystem import ONE, SetSystem, rational
 
@@ -75,6 +75,7 @@ class Outcome:
     runs: int = 0                # exact runs of single pairs
     seconds: float = 0.0
     margins: List[Optional[Fraction]] = field(default_factory=list)  # least margin per position
+    wrong: List[int] = field(default_factory=list)  # counting: pairs shown wrong, per position
 
 
 class _Stop(Exception):
@@ -109,7 +110,8 @@ class Prover:
     """The search over one model (see the module docstring)."""
 
     def __init__(self, model, max_sets=MAX_SETS, max_seconds=MAX_SECONDS, examples=EXAMPLES,
-                 progress=None, system=SetSystem, replay="fraction", carries_first=False):
+                 progress=None, system=SetSystem, replay="fraction", carries_first=False,
+                 counting=False):
         """``system(model)`` is the number system of the sets; ``replay`` the one that runs
         a single pair (``addition.add``).
 
@@ -120,8 +122,13 @@ class Prover:
         Any order partitions the pairs; this one follows where a digit's decision lives when
         the model reads column q's digits and the carry state (jacobli99-28: every region
         with c_q, c_(q+1) and s_q fixed decides), which the open form does not always show
-        (its width in digit terms, or in a float program's rounding symbols)."""
+        (its width in digit terms, or in a float program's rounding symbols).
+
+        ``counting``: count rather than prove (``failure_count``): a region where another
+        token's logit beats the target's at every pair is a leaf of wrong pairs, the search
+        goes on past every counterexample, and no probe runs."""
         self.model, self.n = model, digits_of(model)
+        self.counting = counting
         self.carries_first = carries_first
         self.ns = system(model)
         self.replay = replay
@@ -289,11 +296,7 @@ class Prover:
         difference, margin, the pair where its form is least); margins rational. In an exact
         system each difference is formed from the last pass's final row (``difference``)."""
         ns, worst, margin, corner = self.ns, None, None, None
-        for u, other in enumerate(logits):
-            if u == t:
-                continue
-            d = (logits[t] - other if self._final is None else
-                 difference(self._readout, self._final, t, u, ns.zero))
+        for d in self._differences(logits, t):
             low, at = ns.grid_box(d)[0], None
             if low <= 0:
                 found = ns.grid_range(d)
@@ -308,6 +311,27 @@ class Prover:
                     worst, corner = d, at
         margin = None if margin is None else rational(margin)
         return ("decided", margin) if worst is None else ("open", worst, margin, corner)
+
+    def _differences(self, logits, t):
+        """logit_t - logit_u for every other token u, in order (in an exact system formed
+        from the last pass's final row: ``difference``)."""
+        for u, other in enumerate(logits):
+            if u != t:
+                yield (logits[t] - other if self._final is None else
+                       difference(self._readout, self._final, t, u, self.ns.zero))
+
+    def _all_wrong(self, t):
+        """Whether some other token's logit exceeds the target's at every pair of the region
+        of the last pass (its difference's greatest value over the region's pairs below 0):
+        every pair of it is added wrong."""
+        ns = self.ns
+        for d in self._differences(self._logits, t):
+            if ns.grid_box(d)[1] < 0:
+                return True
+            found = ns.grid_range(d)
+            if found is not None and found[1] < 0:
+                return True
+        return False
 
     def exact(self, a, b):
         """Whether the model adds a + b right (exact run), and what it wrote."""
@@ -333,10 +357,16 @@ class Prover:
         if result[0] == "decided":
             self._margin(k, result[1])
             return {"leaf": "bound"}
+        if result[0] == "fails" and self.counting and self._all_wrong(t):
+            self.outcome.wrong[-1] += count
+            return {"leaf": "wrong"}
         split = self._next(k, region, result)
         if result[0] == "fails":
             # more counterexamples wanted: the rest of the region is searched too
             if split is None:
+                if self.counting:  # its failing pair is counted; the rest is not known
+                    self.outcome.wrong[-1] += 1
+                    self.outcome.open.append(Open(k, region, None, "no split narrows it"))
                 return {"leaf": "fails", "pair": list(result[1])}
             return self._split(k, region, split)
         if split is None:
@@ -354,7 +384,8 @@ class Prover:
         failing form's pair confirmed by its exact run and recorded."""
         self.outcome.sets += 1
         try:
-            result = self.decide(self.logits(k, region), t)
+            self._logits = self.logits(k, region)
+            result = self.decide(self._logits, t)
         except Undecided as why:  # a Split, or an enclosure (a root, say) out of its domain
             result = ("open", getattr(why, "value", None), None, None)
         if result[0] == "fails":
@@ -481,6 +512,8 @@ class Prover:
         right, wrote = self.exact(a, b)
         if right:
             return {"leaf": "pair", "pair": [a, b]}
+        if self.counting:
+            self.outcome.wrong[-1] += 1
         self._counterexample(a, b, wrote)
         return {"leaf": "fails", "pair": [a, b]}
 
@@ -512,21 +545,45 @@ class Prover:
         Outcome of one position (its tree, or none where the budget or the counterexamples
         stopped it), on its own budget and its own exact runs, so that it is the same
         whichever process runs it and after what."""
-        self.outcome = Outcome("proved", self.n, [], margins=[None])
+        self.outcome = Outcome("proved", self.n, [], margins=[None], wrong=[0])
         self._exact = {}
         self._start = time.perf_counter()
         region = region or Region.every(self.n)
         try:
             self.outcome.positions.append(self.explore(k, region))
         except _Stop:
-            if len(self.outcome.counterexamples) < self.examples:
+            if self.counting:
+                self._settle_single_pairs()
+            elif len(self.outcome.counterexamples) < self.examples:
                 try:  # the budget stopped it: the probe's own search for counterexamples
                     self.probe(k, region)
                 except _Stop:
                     pass
+            if self.outcome.verdict != "fails":  # a failing verdict lists no open region
+                self._settle_single_pairs()
             if self.outcome.verdict != "fails":
                 self.outcome.verdict = "undecided"
         return self.outcome
+
+    def _settle_single_pairs(self):
+        """The open regions of one pair, settled by their exact runs: a wrong one is a
+        counterexample, a right one is no longer open (an undecided verdict lists only what
+        a run of one pair cannot settle)."""
+        still = []
+        for o in self.outcome.open:
+            if o.region.count() != 1:
+                still.append(o)
+                continue
+            (a, b), = o.region.pairs(1)
+            right, wrote = self.exact(a, b)
+            if not right and self.counting:
+                self.outcome.wrong[-1] += 1
+            if not right and len(self.outcome.counterexamples) < self.examples:
+                try:
+                    self._counterexample(a, b, wrote)
+                except _Stop:
+                    pass
+        self.outcome.open = still
 
     def run(self, jobs=1):
         """Every answer position (each a part of ``parallel.each_share``, on its own budget);
@@ -560,6 +617,7 @@ def _merge(merged, part):
                                if all(c[:2] != d[:2] for d in merged.counterexamples)]
     merged.open += part.open
     merged.margins += part.margins
+    merged.wrong += part.wrong
     merged.sets += part.sets
     merged.passes += part.passes
     merged.runs += part.runs
@@ -789,6 +847,41 @@ def prove(model, max_sets=MAX_SETS, max_seconds=MAX_SECONDS, examples=EXAMPLES, 
     ``carries_first``: ``Prover``)."""
     return Prover(model, max_sets, max_seconds, examples, progress,
                   carries_first=carries_first).run(jobs)
+
+
+@dataclass(frozen=True)
+class FailureCount:
+    """Certified bounds on the number of pairs of N-digit numbers the model adds wrong."""
+
+    digits: int
+    low: int
+    high: int
+    counterexamples: List[tuple]   # (a, b, what the model wrote), each from an exact run
+    sets: int
+    runs: int
+
+
+def failure_count(model, max_sets=MAX_SETS, max_seconds=MAX_SECONDS, progress=None, jobs=1,
+                  carries_first=False):
+    """The :class:`FailureCount` of ``model``: at each answer position k (the digits before
+    it the true sum's), W_k pairs shown wrong (regions where another token's logit beats the
+    target's at every pair, single pairs an exact run adds wrong) and O_k pairs left open on
+    the budget. A pair is added wrong exactly when its digit at some position is wrong after
+    a right prefix, so  max_k W_k <= failures <= min(10^(2N), sum_k (W_k + O_k)).
+    ValueError for a model whose answer leaves out a place of the sum (``claim``)."""
+    short = short_answer(model)
+    if short:
+        raise ValueError(f"the model cannot add every pair: {short}")
+    prover = Prover(model, max_sets, max_seconds, examples=10 ** 30, progress=progress,
+                    carries_first=carries_first, counting=True)
+    outcome = prover.run(jobs)
+    n = outcome.digits
+    open_by = [0] * len(outcome.wrong)
+    for o in outcome.open:
+        open_by[o.position] += o.region.count()
+    high = min(10 ** (2 * n), sum(w + o for w, o in zip(outcome.wrong, open_by)))
+    return FailureCount(n, max(outcome.wrong, default=0), high, outcome.counterexamples,
+                        outcome.sets, outcome.runs)
 
 
 def certificate(outcome, model, name):

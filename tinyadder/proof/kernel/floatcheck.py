@@ -32,12 +32,13 @@ original program does (tests/test_board.py).
 
 from fractions import Fraction
 
-from ..addition import add
-from ..constants import PI, Expr, ExpTerm, Ln
-from ..forward import forward
-from ..numbers.rounding import evaluate
-from ..plan import compile_model
+from ...addition import add
+from ...constants import PI, Expr, ExpTerm, Ln
+from ...forward import forward
+from ...numbers.rounding import evaluate
+from ...plan import compile_model
 from .certificate import Invalid, Malformed
+from .claim import named
 from .setcheck import (ONE, SCALE, Form, FormSystem, Leaves, count, layout, model_of, of_format,
                        read, steps, walk)
 
@@ -554,5 +555,5 @@ def check(cert, progress=None, jobs=1):
         raise Malformed(f"number: {program!r} is not float32 or float")
     model, n = model_of(cert)
     done = walk(FloatLeaves(model, program), cert, progress, jobs)
-    return (f"certificate valid: {cert.get('name', 'the')} model as a {program} program, "
-            f"N = {n}: every pair is added right ({done} leaves re-decided)")
+    return (f"certificate valid: {named(cert.get('name', ''), cert['model'])} as a {program} "
+            f"program, N = {n}: every pair is added right ({done} leaves re-decided)")

@@ -1,8 +1,11 @@
 """The certificate checker: re-checks a proof written by ``tinyadder prove --certificate``.
 
 Deliberately small and separate: it imports nothing of the derivation (no number system, no
-forward pass, no ``decisions``), only ``models.build`` for the model's weights, and the
-standard library. A certificate states, per deciding position, the scalar L(x) (coefficients
+forward pass, no ``decisions``), only the model reader (``modelfile``: the model is the
+certificate's own ``model`` text, which must have TinyAdder-36's architecture, the one its
+pass evaluates; ``models.build`` where an old certificate has no text and names a
+variant), ``claim`` (how a verdict names its model) and the standard library. A certificate
+states, per deciding position, the scalar L(x) (coefficients
 by position), the ten marks m_u, the gain G, the tilts T_u(y) - T_0(y) per previous digit y,
 and the guard. The checker
 
@@ -13,12 +16,13 @@ and the guard. The checker
    lo < r + o <= hi at r = 0 and r = 10^p - 1 over the digit box, widened by the guard;
 2. runs its own exact forward pass (the architecture written out again from the weight tables,
    exponentials rounded as the fraction system rounds them) on spot pairs (seeded random ones
-   and extremes), teacher-forced with the true digits, and checks at every deciding position
-   that the costs -logit_u satisfy exactly
+   and extremes) teacher-forced with the true digits, and on one prompt per digit y whose
+   answer digits are all y (every tilt of every previous digit), and checks at every
+   deciding position that the costs -logit_u satisfy exactly
    cost_u - cost_0 = (T_u(y) - T_0(y)) + G (|L(x) - m_u| - |L(x) - m_0|).
 
 Step 1 is the proof given the formulas; step 2 checks the formulas against the model at those
-points (it is a check, not a second derivation).
+points (it is a check, not a second derivation: the verdict line says exactly that).
 
 The file is input from anywhere: ``load`` bounds its size, ``parse`` checks every field's type
 and range with one validator per field (a ``Malformed`` certificate names the field) before
@@ -28,16 +32,19 @@ file's ``exp_digits`` must equal. A guard of 0 is refused when the model's expon
 rounded.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, is_dataclass
 from fractions import Fraction
 import decimal
 import json
 import random
 import re
 from typing import Dict, Optional, Tuple
+import zlib
 
-from ..construction import VARIANTS
-from ..models import build
+from ...construction import VARIANTS
+from ...modelfile import dump, loads
+from ...models import build
+from .claim import named
 
 FORMAT = "tinyadder-proof-1"
 CLAIM = "every pair of N-digit numbers is added right"
@@ -81,10 +88,12 @@ class Decision:
 
 @dataclass(frozen=True)
 class Certificate:
-    variant: str
+    variant: str       # the model's name: a label, never trusted (the text is the model)
     digits: int
     exp_digits: int
     decisions: Tuple[Decision, ...]
+    model: object = field(compare=False)  # the model of ``text`` (its == is identity)
+    text: str          # the model file's text the certificate is about
 
 
 # --- reading the file ---------------------------------------------------------------------
@@ -100,25 +109,78 @@ def _small_int(text):
     return int(text)
 
 
-def load(path):
-    """The certificate's JSON data, read with every size bounded: at most MAX_BYTES, no
-    integer literal over MAX_SMALL_INT digits, no NaN or Infinity, nesting as deep as Python's
-    recursion allows."""
+def _int(text):
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise Malformed(f"an integer literal of {len(text)} characters; a certificate's "
+                        f"integers have at most {MAX_INT_DIGITS} digits")
+    return int(text)
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def read_bytes(path, limit=MAX_BYTES):
+    """The file's bytes, gzip-decompressed where it starts with gzip's magic number, at most
+    ``limit`` of them either way; Malformed saying what is wrong with the file or with its
+    gzip stream (truncated, a bad check, more than one member or data after it, more than
+    ``limit`` once decompressed, compressed twice)."""
     try:
         with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES + 1)
+            raw = f.read(limit + 1)
     except OSError as err:
         raise Malformed(f"cannot read {path}: {err.strerror}") from None
-    if len(raw) > MAX_BYTES:
-        raise Malformed(f"{path} is larger than {MAX_BYTES:,} bytes; a certificate at "
+    if len(raw) > limit:
+        raise Malformed(f"{path} is larger than {limit:,} bytes; a certificate at "
                         f"N = {MAX_DIGITS} has about 6.3 MB")
+    if raw[:2] != GZIP_MAGIC:
+        return raw
+    stream = zlib.decompressobj(wbits=31)  # 31: a gzip header and trailer
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant,
-                          parse_int=_small_int)
+        text = stream.decompress(raw, limit + 1)
+    except zlib.error as err:
+        raise Malformed(f"{path} is a broken gzip stream ({err})") from None
+    if len(text) > limit or stream.unconsumed_tail:
+        raise Malformed(f"{path} decompresses to more than {limit:,} bytes")
+    if not stream.eof:
+        raise Malformed(f"{path} is a truncated gzip stream (it ends before its trailer)")
+    if stream.unused_data:
+        raise Malformed(f"{path} has data after its gzip stream (a second member, or bytes "
+                        f"appended); a certificate is one gzip member")
+    if text[:2] == GZIP_MAGIC:
+        raise Malformed(f"{path} is gzip-compressed twice; decompress it once")
+    return text
+
+
+def read_json(path, limit=MAX_BYTES, parse_int=_int):
+    """The JSON data of the file (``read_bytes``, ``json_of``)."""
+    return json_of(read_bytes(path, limit), path, parse_int)
+
+
+def json_of(raw, path, parse_int=_int):
+    """The JSON data in the bytes ``raw`` read from ``path``: no NaN or Infinity, no integer
+    literal over MAX_INT_DIGITS digits (``parse_int``), nesting as deep as Python's recursion
+    allows; Malformed otherwise."""
+    try:
+        return json.loads(raw.decode("utf-8"), parse_constant=_no_constant,
+                          parse_int=parse_int)
+    except Malformed:
+        raise
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise Malformed(f"{path} is not JSON: {err}") from None
+    except ValueError as err:  # an integer literal past int()'s digit limit
+        raise Malformed(f"{path} is not a certificate: {err}") from None
     except RecursionError:
         raise Malformed(f"{path} is not a certificate: JSON nested too deeply") from None
+
+
+def load(path, raw=None):
+    """The certificate's JSON data, read with every size bounded: at most MAX_BYTES (plain or
+    gzip-compressed), no integer literal over MAX_SMALL_INT digits (``read_json``); ``raw``:
+    the file's bytes (``read_bytes``) where already read."""
+    if raw is not None and len(raw) > MAX_BYTES:
+        raise Malformed(f"{path} is larger than {MAX_BYTES:,} bytes; a certificate at "
+                        f"N = {MAX_DIGITS} has about 6.3 MB")
+    data = json_of(raw if raw is not None else read_bytes(path), path, _small_int)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise Malformed(f"{path} is not a {FORMAT} certificate")
     return data
@@ -235,7 +297,71 @@ def _decision(d, n, t):
 
 def exp_digits_of(model):
     """The digits the fraction system rounds the model's exponentials to."""
-    return model.meta["precision"].digits + EXP_GUARD_DIGITS
+    precision = model.meta.get("precision")
+    if precision is None:
+        raise Malformed("model: the model states no precision, at which its exponentials "
+                        "are rounded")
+    return precision.digits + EXP_GUARD_DIGITS
+
+
+def _model(data, variant, n):
+    """(the model, its file text): the certificate's ``model`` text, or where it has none
+    (certificates written before the text was kept) the construction variant it names."""
+    if "model" not in data:
+        if variant not in VARIANTS:
+            raise Malformed(f"variant is {str(variant)[:30]!r}; a certificate without the "
+                            f"model's text names {' or '.join(VARIANTS)}")
+        model = build(variant, n)
+        return model, dump(model)
+    text = data["model"]
+    if not isinstance(text, str):
+        raise Malformed("model: not the text of a model file")
+    try:
+        model = loads(text)
+    except ValueError as why:
+        raise Malformed(f"model: {why}") from None
+    if model.prompt is None or model.prompt.digits != n:
+        raise Malformed(f"digits is {n}, not the model's N")
+    beyond = _beyond(model, build(VARIANTS[0], n))
+    if beyond:
+        raise Invalid(f"the model has {beyond}, which this checker's forward pass does not "
+                      f"evaluate (it evaluates TinyAdder-36's architecture only)")
+    return model, text
+
+
+# What the checker's own forward pass (``_costs``) evaluates: TinyAdder-36's architecture.
+# Every other field of the model must be as in the construction, else it would be ignored.
+_MODEL_FIELDS = ("vocab", "prompt", "pos_role", "ln_final")
+_ATTENTION_FIELDS = ("q_norm", "k_norm", "rope_freqs", "scale", "scale_op", "bias",
+                     "bias_default", "softmax", "mask", "normalise")
+
+
+def _fields(x):
+    """A dataclass's field values (its own == is identity), anything else itself."""
+    return tuple(vars(x).values()) if is_dataclass(x) else x
+
+
+def _beyond(model, reference):
+    """None if ``model`` has nothing the checker's pass does not evaluate (every field
+    outside the weight tables as in ``reference``, the construction), else what it has."""
+    for f in _MODEL_FIELDS:
+        if _fields(getattr(model, f)) != _fields(getattr(reference, f)):
+            return f"a {f} other than TinyAdder-36's"
+    if model.W_pos or model.unembed.kind != "negative_error" or \
+            sorted(model.readout) != [str(u) for u in range(10)]:
+        return "positions, or a readout other than ten negative-error slots"
+    if len(model.blocks) != len(reference.blocks):
+        return f"{len(model.blocks)} blocks"
+    for k, block in enumerate(model.blocks):
+        ref = reference.blocks[k]
+        if block.ln1 is not None or block.ln2 is not None:
+            return f"a norm in block {k}"
+        for f in _ATTENTION_FIELDS:
+            if getattr(block.attn, f) != getattr(ref.attn, f):
+                return f"block {k}'s attention {f} other than TinyAdder-36's"
+        if (block.mlp.act, block.mlp.gated) != ("relu", True):
+            return f"block {k}'s FFN other than ReGLU"
+    return None
 
 
 def parse(data):
@@ -244,19 +370,20 @@ def parse(data):
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise Malformed(f"not a {FORMAT} certificate")
     variant = _get(data, "variant", "")
-    if variant not in VARIANTS:
-        raise Malformed(f"variant is {str(variant)[:30]!r}; expected {' or '.join(VARIANTS)}")
+    if not isinstance(variant, str) or len(variant) > 1000:
+        raise Malformed(f"variant is {str(variant)[:30]!r}; expected {' or '.join(VARIANTS)} "
+                        f"or the name of the model its text holds (at most 1,000 characters)")
     n = _integer(_get(data, "digits", ""), "digits", 1, MAX_DIGITS)
     if _get(data, "claim", "") != CLAIM:
         raise Malformed(f"claim should be {CLAIM!r}, the only claim this checker checks")
-    exp_digits = _exactly(_get(data, "exp_digits", ""), "exp_digits",
-                          exp_digits_of(build(variant, n)),
+    model, text = _model(data, variant, n)
+    exp_digits = _exactly(_get(data, "exp_digits", ""), "exp_digits", exp_digits_of(model),
                           f", the digits the fraction system rounds e^x to at N = {n}")
     decisions = _get(data, "decisions", "")
     if not isinstance(decisions, list) or len(decisions) != n + 1:
         raise Malformed(f"decisions should be a list of N + 1 = {n + 1} deciding positions")
     return Certificate(variant, n, exp_digits,
-                       tuple(_decision(d, n, t) for t, d in enumerate(decisions)))
+                       tuple(_decision(d, n, t) for t, d in enumerate(decisions)), model, text)
 
 
 # --- the proof ----------------------------------------------------------------------------
@@ -265,12 +392,13 @@ def check(data):
     """Raise Invalid unless the certificate checks (Malformed if it is not a readable one);
     return its verdict line on success."""
     cert = parse(data)
-    model = build(cert.variant, cert.digits)
     for d in cert.decisions:
         _check_decision(cert.digits, d)
-    _spot_check(model, cert)
-    return (f"certificate valid: {cert.variant} model, N = {cert.digits}: every pair is "
-            f"added right")
+    runs = _spot_check(cert.model, cert)
+    return (f"certificate valid: {named(cert.variant, cert.text)}, N = {cert.digits}: the "
+            f"certificate's formulas give every pair right (the induction, exact); they "
+            f"agree with the model's forward pass on the {runs} prompts tried (checked "
+            f"there, not derived)")
 
 
 def _check_decision(n, d):
@@ -389,17 +517,22 @@ def _costs(model, tokens, exp):
 
 def _spot_check(model, cert):
     """The certificate's cost formula against the checker's own forward pass, at every
-    deciding position of SPOT_PAIRS pairs; and a guard of 0 refused once an exponential was
-    rounded (the guard must cover the real-number model)."""
+    deciding position of SPOT_PAIRS pairs teacher-forced with their sums, and of one prompt
+    per digit y whose answer digits are all y (the formulas are claimed over the digit box:
+    every tilt of every previous digit is met); and a guard of 0 refused once an
+    exponential was rounded (the guard must cover the real-number model). The number of
+    prompts run."""
     n = cert.digits
     exp = _Exp(cert.exp_digits)
     rng = random.Random(2025)
     top = 10 ** n - 1
     pairs = [(top, top), (top, 0), (top // 2, top // 2 + 1)]
     pairs += [(rng.randint(0, top), rng.randint(0, top)) for _ in range(SPOT_PAIRS - 3)]
+    prompts = [(a, b, f"{a + b:0{n + 1}d}") for a, b in pairs]
+    prompts += [(rng.randint(0, top), rng.randint(0, top), str(y) * (n + 1)) for y in range(10)]
     vocab = model.vocab
-    for a, b in pairs:
-        text = f"{a:0{n}d}+{b:0{n}d}={a + b:0{n + 1}d}"
+    for a, b, answer in prompts:
+        text = f"{a:0{n}d}+{b:0{n}d}={answer}"
         tokens = [vocab.index("<bos>")] + [vocab.index(ch) for ch in text]
         digits = {i: int(vocab[tok]) for i, tok in enumerate(tokens) if vocab[tok].isdigit()}
         costs = _costs(model, tokens[:-1], exp)
@@ -414,5 +547,7 @@ def _spot_check(model, cert):
             for u in range(10):
                 claim = d.tilts[y][u] + d.gain * (abs(Lx - d.marks[u]) - abs(Lx - d.marks[0]))
                 if row[u] - row[0] != claim:
-                    raise Invalid(f"position {d.position}, pair {a}+{b}: the model's logit of "
-                                  f"{u} does not follow the certificate's formula")
+                    raise Invalid(f"position {d.position}, prompt {a}+{b}={answer}: the "
+                                  f"model's logit of {u} does not follow the certificate's "
+                                  f"formula")
+    return len(prompts)

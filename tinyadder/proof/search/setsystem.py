@@ -49,9 +49,9 @@ The public methods (``box``, ``interval``, ``variable``, ``const``, ``exact_rang
 
 from fractions import Fraction
 
-from ..numbers import for_model, number_system
-from ..numbers.enclosures import IntervalSystem
-from ..numbers.protocol import OverSets, Undecided
+from ...numbers import for_model, number_system
+from ...numbers.enclosures import IntervalSystem
+from ...numbers.protocol import OverSets, Undecided
 
 SCALE = 200          # every number of a value is an integer times 2^-SCALE
 ONE = 1 << SCALE
@@ -244,7 +244,7 @@ class SetValue:
         lin = self.times(m_g, ONE) + o.times(m_f, ONE)
         rest = SetValue(ns, -(mm >> SCALE), {}, (min(ends) >> SCALE) - (1 if mm % ONE else 0),
                         _ceil_div(max(ends), ONE))
-        return lin + rest
+        return _non_negative(lin + rest) if o is self else lin + rest
 
     __rmul__ = __mul__
 
@@ -732,3 +732,11 @@ class _Units(dict):
         if found is None:
             found = self._digits[col] = [(d, col + (d,)) for d in self.allowed[col]]
         return found
+
+
+def _non_negative(square):
+    """A square, never below 0: where its form's box reaches below 0 (the affine part 2 m f -
+    m^2 can), the interval [0, its box's upper end] instead, so that a sum of squares (an
+    RMSNorm's mean) is enclosed at or above 0 and its sqrt has a bound."""
+    low, high = square.system.grid_box(square)
+    return square if low >= 0 else SetValue(square.system, 0, {}, 0, high)

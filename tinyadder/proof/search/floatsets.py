@@ -54,10 +54,10 @@ overflow (a magnitude past the largest float) is not bounded: it raises :class:`
 
 from fractions import Fraction
 
-from ..constants import PI, Expr, ExpTerm, Ln
-from ..modelfile import dump
-from ..numbers import Undecided
-from ..numbers.rounding import evaluate
+from ...constants import PI, Expr, ExpTerm, Ln
+from ...modelfile import dump
+from ...numbers import Undecided
+from ...numbers.rounding import evaluate
 from .generic import Prover
 from .setsystem import ONE, SCALE, SetSystem, SetValue, down, rational, up
 

@@ -34,18 +34,16 @@ few pairs could never be re-decided by intervals.
 """
 
 from fractions import Fraction
-import gzip
-import json
 
-from ..forward import add_up, forward
-from ..modelfile import loads
-from ..numbers import for_model, number_system
-from ..numbers.enclosures import IntervalSystem
-from ..numbers.protocol import OverSets
-from ..plan import compile_model
-from ..analysis.parallel import each_share
-from .certificate import Invalid, Malformed  # the verdicts' exception types only
-from .claim import short_answer
+from ...forward import add_up, forward
+from ...modelfile import loads
+from ...numbers import for_model, number_system
+from ...numbers.enclosures import IntervalSystem
+from ...numbers.protocol import OverSets
+from ...plan import compile_model
+from ...analysis.parallel import each_share
+from .certificate import Invalid, Malformed, read_json  # the verdicts' types; the reader
+from .claim import named, short_answer
 
 FORMAT = "tinyadder-sets-certificate"
 MAX_BYTES = 64 << 20
@@ -271,7 +269,12 @@ class Form:
         mm = mf * mg
         rest = Form(ns, -(mm >> SCALE), None, (min(ends) >> SCALE) - (1 if mm % ONE else 0),
                     _cdiv(max(ends), ONE))
-        return self.times(mg, ONE) + o.times(mf, ONE) + rest
+        product = self.times(mg, ONE) + o.times(mf, ONE) + rest
+        if o is self:  # a square is at least 0: where the form's box says less, [0, its top]
+            low, high = ns.box(product)
+            if low < 0:
+                return Form(ns, 0, None, 0, high)
+        return product
 
     __rmul__ = __mul__
 
@@ -835,18 +838,10 @@ def final_point(compiled):
 # ---- the certificate ----------------------------------------------------------------------
 
 def read(path):
-    """The file's JSON data if it is readable JSON of at most MAX_BYTES (plain or
-    gzip-compressed), else None: the closed form's reader (``certificate.load``) then reads it
-    and says what is wrong with it."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES + 1)
-        if raw[:2] == b"\x1f\x8b":  # gzip's magic number
-            with gzip.open(path, "rb") as f:
-                raw = f.read(MAX_BYTES + 1)
-        return json.loads(raw.decode("utf-8")) if len(raw) <= MAX_BYTES else None
-    except (OSError, EOFError, ValueError, RecursionError):
-        return None
+    """The file's JSON data (plain or gzip-compressed, at most MAX_BYTES once decompressed);
+    Malformed saying what is wrong with the file, its gzip stream or its JSON
+    (``certificate.read_json``)."""
+    return read_json(path, MAX_BYTES)
 
 
 def of_format(data, kind=FORMAT):
@@ -856,7 +851,7 @@ def of_format(data, kind=FORMAT):
 
 def load(path):
     """The certificate's JSON data if the file is a readable one of this format (``read``),
-    else None."""
+    else None; Malformed if it is not readable JSON."""
     return of_format(read(path))
 
 
@@ -867,8 +862,8 @@ def check(cert, progress=None, jobs=1):
         raise Malformed(f"format: not a {FORMAT} of version 1")
     model, n = model_of(cert)
     done = walk(Leaves(model), cert, progress, jobs)
-    return (f"certificate valid: {cert.get('name', 'the')} model, N = {n}: every pair is "
-            f"added right ({done} leaves re-decided)")
+    return (f"certificate valid: {named(cert.get('name', ''), cert['model'])}, N = {n}: "
+            f"every pair is added right ({done} leaves re-decided)")
 
 
 def model_of(cert):
