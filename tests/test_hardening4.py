@@ -95,7 +95,6 @@ def test_the_entry_point_takes_ctrl_c_before_anything_heavy():
     (["params"], "parameter ledger of '\\x1b[2Jevil\\ncertificate valid: x'\n"),
     (["program"], "'\\x1b[2Jevil\\ncertificate valid: x': 14 slots"),
     (["explain", "1+2"], "'\\x1b[2Jevil\\ncertificate valid: x', numbers: fraction\n"),
-    (["1+2", "--trace"], "'\\x1b[2Jevil\\ncertificate valid: x', numbers: fraction"),
 ])
 def test_a_model_files_name_is_quoted_where_it_is_printed(argv, shown, tmp_path):
     """A name that clears the terminal and forges a second line is printed as ascii() of it,
