@@ -243,7 +243,7 @@ def test_variant22_is_proved_and_without_its_rounding_offset_is_not():
 
 
 def test_variant22s_certificate_is_of_the_shipped_file():
-    from tinyadder.proof import setcheck
+    from tinyadder.proof.kernel import setcheck
     cert = setcheck.load(PROOF)
     assert cert["model"] == (SHIPPED / "variant-22.json").read_text()
 
@@ -252,7 +252,7 @@ def test_variant22s_certificate_is_of_the_shipped_file():
 def test_variant22s_certificate_is_valid():
     """The generic method's certificate, re-decided by the independent checker (about 16 s
     of CPU)."""
-    from tinyadder.proof import setcheck
+    from tinyadder.proof.kernel import setcheck
     assert setcheck.check(setcheck.load(PROOF)).startswith("certificate valid")
 
 

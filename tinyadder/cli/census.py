@@ -83,13 +83,14 @@ def bounds_report(count, name):
 
 def bounds(model, args, out, err, start):
     """census by the generic method (a model the closed form does not reach): the exit
-    status 0 when no pair fails, 1 when some pair does, 3 when the bounds leave it open."""
+    status 0 when no pair fails, 1 when some pair does, 3 when the bounds leave it open or
+    the method does not reach the model either."""
     try:
         count = generic.failure_count(model, progress=Progress(err, "generic census"),
                                       jobs=args.jobs)
     except ValueError as why:
         print(f"{PROG}: census: {why}", file=err)
-        return 1
+        return 3  # no count: neither "none fail" (0) nor "some fail" (1)
     for line in bounds_report(count, args.model):
         print(line, file=out)
     print(f"time {time.perf_counter() - start:.1f} s", file=err, flush=True)
