@@ -43,6 +43,15 @@ class Entry:
     counted: int
     dtype: str
     source: Mapping[str, str]
+    rule: str = "seed000"    # the rule the entry's claim is read under (OWN_RULE)
+    own: Optional[int] = None  # the count under that rule
+    why: str = ""             # one line where own != claimed
+
+    @property
+    def category(self):
+        """'trained', "tinyadder's own" or 'hand-coded'."""
+        return ("trained" if self.family == "trained" else
+                "tinyadder's own" if self.author == "tinyadder" else "hand-coded")
 
     @property
     def program(self):
@@ -51,14 +60,54 @@ class Entry:
         return "float" if self.dtype == "float64" else self.dtype
 
 
+# The rule each entry's claimed count is read under, where its source says (docs/params.md):
+# trained entries count their framework's unique parameters; the rope-19 family and zcbtrak
+# name their free numbers; alexlitz-36 counts as TinyAdder-36. Any other entry: the first rule
+# that gives its claim, else AdderBoard's numel.
+OWN_RULE = {"rezabyt-311": "unique", "alexlitz-36": "seed000",
+            **{name: "free" for name in ("kswain98-2", "kswain98-4", "kswain98-8", "zcbtrak-6",
+                                         "lokimorty-10", "lokimorty-12", "yieldthought-20",
+                                         "wonderfall-27")}}
+
+
+def own_rule(name, claimed, counts, family=""):
+    """The rule the entry's claim is read under: OWN_RULE, else 'unique' for a trained entry,
+    else the first rule whose count is the claim, else 'numel'."""
+    if name in OWN_RULE:
+        return OWN_RULE[name]
+    if family == "trained":
+        return "unique"
+    return next((r for r, c in counts.items() if c.params == claimed), "numel")
+
+
+def why(rule, claimed, counts):
+    """One line on why the count under ``rule`` is not the claim ('' when it is)."""
+    c = counts[rule]
+    hidden = [part for part in c.note.split("; ")[1:] if "literals" in part or "no entry" in part]
+    if rule == "free" and hidden:
+        return ((f"{c.params} named constants, not {claimed}; " if c.params != claimed else "")
+                + "; ".join(hidden) + " (the original's constants outside its count)")
+    if claimed is None or c.params == claimed:
+        return ""
+    if c.params > claimed:
+        return (f"{c.params - claimed} more under {rule}: entries the original computes in "
+                f"code (constants in forward(), fixed maps, zeros) are tensors of the file")
+    return (f"{claimed - c.params} fewer under {rule}: the original counts entries the file "
+            f"does not hold (zeros, unused lanes, tensors folded into others)")
+
+
 def entry(name):
-    """The Entry of the board model ``name``."""
+    """The Entry of the board model ``name``, its count under every rule."""
     model = models.build(name)
     about = model.about
-    return Entry(name=name, family=about.get("family", ""), author=about.get("author", ""),
-                 claimed=about.get("params_claimed"),
-                 counted=ledger.totals(ledger.ledger(model)).params,
-                 dtype=about.get("dtype", ""), source=dict(about.get("source", {})))
+    counts = ledger.rules(model)
+    claimed = about.get("params_claimed")
+    family = about.get("family", "")
+    rule = own_rule(name, claimed, counts, family)
+    return Entry(name=name, family=family, author=about.get("author", ""),
+                 claimed=claimed, counted=counts["seed000"].params,
+                 dtype=about.get("dtype", ""), source=dict(about.get("source", {})),
+                 rule=rule, own=counts[rule].params, why=why(rule, claimed, counts))
 
 
 def entries():
@@ -175,7 +224,8 @@ def source_text(source, commit=12):
     return where + (f" @ {source['commit'][:commit]}" if source.get("commit") else "")
 
 
-COLUMNS = ("model", "family", "author", "claimed", "counted", "dtype", "prove", "program")
+COLUMNS = ("model", "category", "family", "author", "claimed", "counted", "rule", "ledger",
+           "dtype", "prove", "program")
 
 # The generic prover's verdict on each board model's real-number model, all 10^20 pairs
 # (``tinyadder prove --model NAME``; budgets and regions left: docs/proof.md, "The board").
@@ -243,22 +293,31 @@ def program_verdict(name):
 
 
 def _row(e):
-    return (e.name, e.family, e.author, "" if e.claimed is None else str(e.claimed),
-            str(e.counted), e.dtype, verdict(e.name), program_verdict(e.name))
+    return (e.name, e.category, e.family, e.author, "" if e.claimed is None else str(e.claimed),
+            "" if e.own is None else str(e.own), e.rule, str(e.counted), e.dtype,
+            verdict(e.name), program_verdict(e.name))
 
 
 def table(found):
     """The list as aligned text: one row per entry, then each entry's source."""
     rows = [COLUMNS] + [_row(e) for e in found]
     widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
-    right = {3, 4}
+    right = {4, 5, 7}
     lines = ["  ".join(c.rjust(w) if i in right else c.ljust(w)
                        for i, (c, w) in enumerate(zip(r, widths))).rstrip() for r in rows]
-    lines += ["", "claimed: the entry's own count; counted: tinyadder params, from the file;",
-              "prove: the generic prover's verdict on all 10^20 pairs, real-number model;",
-              "program: the same of the float program, in its dtype (docs/proof.md)",
-              "", "sources (repository path @ commit, where it was read; the original):"]
+    lines += ["", "claimed: the entry's own count; counted: tinyadder params from the file, "
+              "under", "the rule the claim is read under (rule; docs/params.md); ledger: "
+              "the ledger's", "count (seed 000's rule); prove: the generic prover's verdict "
+              "on all 10^20", "pairs, real-number model; program: the same of the float "
+              "program, in its dtype", "(docs/proof.md)"]
     width = widths[0]
+    flagged = [e for e in found if e.why]
+    if flagged:
+        lines += ["", "counts that differ from the claim, or hide constants:"]
+        for e in flagged:
+            lines += textwrap.wrap(f"{e.name:<{width}}  {e.why}", 88,
+                                   initial_indent="  ", subsequent_indent=" " * (width + 4))
+    lines += ["", "sources (repository path @ commit, where it was read; the original):"]
     for e in found:
         lines.append(f"  {e.name:<{width}}  {source_text(e.source)}")
         if e.source.get("url"):
@@ -268,21 +327,23 @@ def table(found):
 
 def markdown(found):
     """The list as a Markdown table, the source in its last column."""
-    head = COLUMNS + ("source",)
+    head = COLUMNS + ("why", "source",)
     lines = ["| " + " | ".join(head) + " |",
-             "|" + "|".join("---:" if c in ("claimed", "counted") else "---" for c in head)
+             "|" + "|".join("---:" if c in ("claimed", "counted", "ledger") else "---"
+                            for c in head)
              + "|"]
     for e in found:
         where = source_text(e.source, 40)
         if e.source.get("url"):
             where += f" ({e.source['url']})"
-        lines.append("| " + " | ".join(_row(e) + (where,)) + " |")
+        lines.append("| " + " | ".join(_row(e) + (e.why, where)) + " |")
     return lines
 
 
 def as_json(found):
-    return [{"model": e.name, "family": e.family, "author": e.author,
-             "params_claimed": e.claimed, "params_counted": e.counted, "dtype": e.dtype,
+    return [{"model": e.name, "category": e.category, "family": e.family, "author": e.author,
+             "params_claimed": e.claimed, "params_counted": e.counted, "params_rule": e.rule,
+             "params_under_rule": e.own, "params_why": e.why, "dtype": e.dtype,
              "prove": verdict(e.name), "program": program_verdict(e.name),
              "source": dict(e.source)} for e in found]
 
