@@ -124,8 +124,15 @@ def ledger(model):
     """The ledger lines, one per tensor, from the weights and the declared roles (checked when
     the model was built: ``weights.check_model``), then the parameters shared across tensors."""
     lines = []
+    again = {j: model.blocks.index(b) for j, b in enumerate(model.blocks)
+             if model.blocks.index(b) < j}
     for tensor in tensors(model):
         role = model.roles.get(tensor.name) or default_role(model, tensor)
+        j = int(tensor.name.split(".")[1]) if tensor.name.startswith("blocks.") else None
+        if j in again:  # the same weights as an earlier block: counted there
+            lines.append(Line(tensor, role, 0, f"blocks.{j} is blocks.{again[j]} applied "
+                                               f"again: counted there"))
+            continue
         note = ""
         if tensor.name.endswith(".attn.bias"):
             tensor, note = attention_bias(model, tensor)
@@ -424,6 +431,7 @@ def rules(model, embedding=True):
     only they use)."""
     lines = [line for line in ledger(model)
              if embedding or line.tensor.part != "embedding"]
+    lines = [line for line in lines if "applied again" not in line.rule]
     present = [line for line in lines if line.tensor.entries and line.role != "position"]
     out = {}
     numel = sum(_numel(line.tensor.shape) for line in present)
@@ -437,8 +445,14 @@ def rules(model, embedding=True):
             unique += _numel(t.shape)
         else:
             tied.append(f"{t.name} = {twin.name}")
-    out["unique"] = Rule("unique", unique, "; ".join(tied) if tied else "no tensor repeats "
-                         "another")
+    found = {t.name: t for t in seen}
+    for tie in model.ties:  # a tie's entries in the tensors counted: one parameter
+        held = [e for e in tie if e.split("[")[0] in found]
+        unique -= max(len(held) - 1, 0)
+    ties = (f"; {len(model.ties)} tie{'s' * (len(model.ties) != 1)}, each entry after its "
+            f"first free" if model.ties else "")
+    out["unique"] = Rule("unique", unique, ("; ".join(tied) if tied else "no tensor repeats "
+                                            "another") + ties)
     values = _distinct(v for line in present for v in line.tensor.entries.values())
     out["distinct"] = Rule("distinct", len(values), "model-wide")
     keys = _entry_keys(model, lines)
