@@ -168,28 +168,30 @@ def test_one_exact_pair(name):
 # ---- tinyadder board --------------------------------------------------------------------
 
 BOARD_LIST = """\
-model            category    family       author        claimed  counted  rule     ledger  dtype    prove   program
-kswain98-2       hand-coded  rope-19      kswain98            2        2  free         29  float32  proved  proved
-kswain98-4       hand-coded  rope-19      kswain98            4        4  free         30  float32  proved  proved
-zcbtrak-6        hand-coded  rope-19      zcbtrak             6        6  free         47  float64  proved  proved
-kswain98-8       hand-coded  rope-19      kswain98            8        8  free         30  float32  proved  proved
-lokimorty-10     hand-coded  rope-19      Lokimorty          10       10  free         30  float32  proved  proved
-lokimorty-12     hand-coded  rope-19      Lokimorty          12       12  free         31  float32  proved  proved
-yieldthought-20  hand-coded  rope-19      yieldthought       20       10  free         34  float32  proved  proved
-wonderfall-27    hand-coded  rope-19      Wonderfall         27       10  free         30  float32  proved  proved
-jacobli99-28     hand-coded  rope-10000   jacobli99          28       90  numel        22  float32  proved  proved
-fblissjr-33      hand-coded  fixed-bias   fblissjr           33      123  numel        41  float64  proved  proved
-alexlitz-36      hand-coded  fixed-bias   alexlitz           36       36  seed000      36  float64  fails   fails
-lichengliu03-50  hand-coded  sinusoid-11  lichengliu03       50      148  numel        45  float32  proved  proved
-cosminscn-66     hand-coded  sinusoid-11  cosminscn          66      156  numel        48  float32  proved  undecided
-jacobli99-93     hand-coded  rope-10000   jacobli99          93       90  numel        44  float32  proved  proved
-nino-116         hand-coded  rope-10000   nino              116      116  unique       52  float32  proved  undecided
-wonderfall-121   hand-coded  rope-10000   Wonderfall        121      121  numel        53  float32  proved  undecided
-staghado-122     trained     trained      staghado          122      122  unique      122  float32  fails   fails
-cosminscn-130    hand-coded  sinusoid-11  cosminscn         130      156  numel        47  float32  proved  undecided
-wonderfall-130   hand-coded  rope-10000   Wonderfall        130      130  numel        56  float32  proved  proved
-wonderfall-139   hand-coded  rope-10000   Wonderfall        139      139  numel        57  float32  proved  proved
-rezabyt-311      trained     trained      rezabyt           311      311  unique      311  float32  fails   fails
+model            category    family       author        claimed  counted  rule     ledger  dtype    prove      program
+kswain98-2       hand-coded  rope-19      kswain98            2        2  free         29  float32  proved     proved
+kswain98-4       hand-coded  rope-19      kswain98            4        4  free         30  float32  proved     proved
+zcbtrak-6        hand-coded  rope-19      zcbtrak             6        6  free         47  float64  proved     proved
+kswain98-8       hand-coded  rope-19      kswain98            8        8  free         30  float32  proved     proved
+lokimorty-10     hand-coded  rope-19      Lokimorty          10       10  free         30  float32  proved     proved
+lokimorty-12     hand-coded  rope-19      Lokimorty          12       12  free         31  float32  proved     proved
+yieldthought-20  hand-coded  rope-19      yieldthought       20       10  free         34  float32  proved     proved
+wonderfall-27    hand-coded  rope-19      Wonderfall         27       10  free         30  float32  proved     proved
+jacobli99-28     hand-coded  rope-10000   jacobli99          28       90  numel        22  float32  proved     proved
+fblissjr-33      hand-coded  fixed-bias   fblissjr           33      123  numel        41  float64  proved     proved
+alexlitz-36      hand-coded  fixed-bias   alexlitz           36       36  seed000      36  float64  fails      fails
+lichengliu03-50  hand-coded  sinusoid-11  lichengliu03       50      148  numel        45  float32  proved     proved
+vijec-52         trained     trained      vijec              52       79  unique       79  float32  undecided  undecided
+cosminscn-66     hand-coded  sinusoid-11  cosminscn          66      156  numel        48  float32  proved     undecided
+jacobli99-93     hand-coded  rope-10000   jacobli99          93       90  numel        44  float32  proved     proved
+nino-116         hand-coded  rope-10000   nino              116      116  unique       52  float32  proved     undecided
+wonderfall-121   hand-coded  rope-10000   Wonderfall        121      121  numel        53  float32  proved     undecided
+staghado-122     trained     trained      staghado          122      122  unique      122  float32  fails      fails
+cosminscn-130    hand-coded  sinusoid-11  cosminscn         130      156  numel        47  float32  proved     undecided
+wonderfall-130   hand-coded  rope-10000   Wonderfall        130      130  numel        56  float32  proved     proved
+wonderfall-139   hand-coded  rope-10000   Wonderfall        139      139  numel        57  float32  proved     proved
+dimopep-140      trained     trained      dimopep           140      140  unique      140  float32  undecided  undecided
+rezabyt-311      trained     trained      rezabyt           311      311  unique      311  float32  fails      fails
 """
 
 
@@ -215,7 +217,8 @@ def test_board_lists_every_file_with_its_counts():
             if r["params_claimed"] != r["params_under_rule"]] == [
         ("yieldthought-20", "free", 10), ("wonderfall-27", "free", 10),
         ("jacobli99-28", "numel", 90), ("fblissjr-33", "numel", 123),
-        ("lichengliu03-50", "numel", 148), ("cosminscn-66", "numel", 156),
+        ("lichengliu03-50", "numel", 148), ("vijec-52", "unique", 79),
+        ("cosminscn-66", "numel", 156),
         ("jacobli99-93", "numel", 90), ("cosminscn-130", "numel", 156)]
 
 
