@@ -180,6 +180,7 @@ wonderfall-27    hand-coded  rope-19      Wonderfall         27       10  free  
 jacobli99-28     hand-coded  rope-10000   jacobli99          28       90  numel        22  float32  proved     proved
 fblissjr-33      hand-coded  fixed-bias   fblissjr           33      123  numel        41  float64  proved     proved
 alexlitz-36      hand-coded  fixed-bias   alexlitz           36       36  seed000      36  float64  fails      fails
+lokimorty-39     trained     trained      Lokimorty          39       90  unique       70  float32  fails      fails
 lichengliu03-50  hand-coded  sinusoid-11  lichengliu03       50      148  numel        45  float32  proved     proved
 vijec-52         trained     trained      vijec              52       79  unique       79  float32  undecided  undecided
 cosminscn-66     hand-coded  sinusoid-11  cosminscn          66      156  numel        48  float32  proved     undecided
@@ -215,11 +216,16 @@ def test_board_lists_every_file_with_its_counts():
         "(https://gist.github.com/zcbtrak/b9af065d6395a3ecd72e3b8d2e867ae9) |")
     assert [(r["model"], r["params_rule"], r["params_under_rule"]) for r in rows
             if r["params_claimed"] != r["params_under_rule"]] == [
-        ("yieldthought-20", "free", 10), ("wonderfall-27", "free", 10),
-        ("jacobli99-28", "numel", 90), ("fblissjr-33", "numel", 123),
-        ("lichengliu03-50", "numel", 148), ("vijec-52", "unique", 79),
-        ("cosminscn-66", "numel", 156),
-        ("jacobli99-93", "numel", 90), ("cosminscn-130", "numel", 156)]
+        ('yieldthought-20', 'free', 10),
+        ('wonderfall-27', 'free', 10),
+        ('jacobli99-28', 'numel', 90),
+        ('fblissjr-33', 'numel', 123),
+        ('lokimorty-39', 'unique', 90),
+        ('lichengliu03-50', 'numel', 148),
+        ('vijec-52', 'unique', 79),
+        ('cosminscn-66', 'numel', 156),
+        ('jacobli99-93', 'numel', 90),
+        ('cosminscn-130', 'numel', 156)]
 
 
 # a pair each "fails" of the program column is added wrong by its float replay
