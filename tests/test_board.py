@@ -183,6 +183,7 @@ alexlitz-36      hand-coded  fixed-bias   alexlitz           36       36  seed00
 lokimorty-39     trained     trained      Lokimorty          39       90  unique       70  float32  fails      fails
 lichengliu03-50  hand-coded  sinusoid-11  lichengliu03       50      148  numel        45  float32  proved     proved
 vijec-52         trained     trained      vijec              52       79  unique       79  float32  undecided  undecided
+evindor-57       trained     trained      evindor            57      313  unique      170  float32  undecided  undecided
 cosminscn-66     hand-coded  sinusoid-11  cosminscn          66      156  numel        48  float32  proved     undecided
 jacobli99-93     hand-coded  rope-10000   jacobli99          93       90  numel        44  float32  proved     proved
 nino-116         hand-coded  rope-10000   nino              116      116  unique       52  float32  proved     undecided
@@ -223,6 +224,7 @@ def test_board_lists_every_file_with_its_counts():
         ('lokimorty-39', 'unique', 90),
         ('lichengliu03-50', 'numel', 148),
         ('vijec-52', 'unique', 79),
+        ('evindor-57', 'unique', 313),
         ('cosminscn-66', 'numel', 156),
         ('jacobli99-93', 'numel', 90),
         ('cosminscn-130', 'numel', 156)]
