@@ -133,17 +133,11 @@ def test_recorded_logits(name):
     original's logits, and the steps where every logit is the same float, are as pinned.
     REPLAYED's files by default, every file under -m slow."""
     fx = fixture(name)
-    model = models.build(name)
-    ns = board.native(model)
-    worst, same, steps = 0.0, 0, 0
-    for rec in fx["logits"]:
-        got = board.step_logits(model, ns, rec["a"], rec["b"], len(rec["steps"]))
-        for row, want in zip(got, rec["steps"]):
-            want = [float.fromhex(h) for h in want]
-            mine = max((v, -t) for t, v in enumerate(row) if v is not None)
-            assert -mine[1] == want.index(max(want)), (rec["a"], rec["b"], steps)
-            diff = max(abs(g - w) for g, w in zip(row, want) if g is not None)
-            worst, same, steps = max(worst, diff), same + (diff == 0), steps + 1
+    steps = board.recorded_steps(models.build(name), fx["logits"])
+    assert [(a, b, mine) for a, b, mine, _, _ in steps] == [
+        (a, b, want) for a, b, _, want, _ in steps]
+    worst = max(diff for *_, diff in steps)
+    same, steps = sum(diff == 0 for *_, diff in steps), len(steps)
     pins = fx["pins"]
     assert (steps, same, worst.hex()) == (
         pins["logits_steps"], pins["logits_identical_steps"], pins["logits_max_diff"])

@@ -218,6 +218,22 @@ def step_logits(model, ns, a, b, steps=None):
     return out
 
 
+def recorded_steps(model, records):
+    """Each step of a fixture's recorded logits (``records``: [{a, b, steps: [[hex]]}])
+    against the model's float replay in its published dtype: (a, b, the replay's argmax,
+    the original's, the largest difference of a logit)."""
+    ns = native(model)
+    out = []
+    for rec in records:
+        got = step_logits(model, ns, rec["a"], rec["b"], len(rec["steps"]))
+        for row, want in zip(got, rec["steps"]):
+            want = [float.fromhex(x) for x in want]
+            mine = max((v, -t) for t, v in enumerate(row) if v is not None)
+            diff = max(abs(g - w) for g, w in zip(row, want) if g is not None)
+            out.append((rec["a"], rec["b"], -mine[1], want.index(max(want)), diff))
+    return out
+
+
 def source_text(source, commit=12):
     """'repo path @ commit' (the commit cut to ``commit`` characters)."""
     where = " ".join(x for x in (source.get("repo"), source.get("path")) if x)

@@ -37,6 +37,15 @@ def norm(w, lanes, apply="rsqrt"):
     return out
 
 
+def entries(triples):
+    """{row: {col: hex}} from ((row, col, value), ...), zeros left out."""
+    out = {}
+    for r, c, v in triples:
+        if float(v) != 0.0:
+            out.setdefault(r, {})[c] = h(v)
+    return out
+
+
 def table(W, rows, cols):
     """{row: {col: value}} of the non-zeros of a torch weight W[out, in], read in -> out."""
     out = {}

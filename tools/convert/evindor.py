@@ -25,20 +25,12 @@ from pathlib import Path
 
 import torch
 
-from common import greedy_logits, h, record, write_model
+from common import entries, greedy_logits, h, record, write_model
 
 REPO, COMMIT = "evindor/MicroAdder", "fafb573fb9000ff34b3965a02f48d3f30ac7787d"
 SLOTS = ["x0", "x1", "x2", "x3", "x4"]
 LANES = [f"h.{c}" for c in range(5)]
 
-
-def entries(pairs):
-    """{row: {col: hex}} from ((row, col, value), ...), zeros left out."""
-    out = {}
-    for r, c, v in pairs:
-        if float(v) != 0.0:
-            out.setdefault(r, {})[c] = h(v)
-    return out
 
 
 def convert(root, tag):

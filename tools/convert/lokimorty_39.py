@@ -25,7 +25,7 @@ import sys
 
 import torch
 
-from common import PERM, PROMPT, greedy_logits, h, record, write_model
+from common import PERM, PROMPT, entries, greedy_logits, h, record, write_model
 
 REPO, COMMIT = "Kiguli/AdderBoard", "e5167440c8e9d0ba167f54e0882bc525f8d06a84"
 PATH = "submissions/trained/Lokimorty_39p.py"
@@ -33,13 +33,6 @@ URL = "https://gist.github.com/Lokimorty/b769726e4fd32ff2c5e08c7932a15f40"
 SLOTS = ["x0", "x1", "x2"]
 LANES = [f"h.{c}" for c in range(4)]
 
-
-def entries(triples):
-    out = {}
-    for r, c, v in triples:
-        if float(v) != 0.0:
-            out.setdefault(r, {})[c] = h(v)
-    return out
 
 
 def main(path):

@@ -22,14 +22,10 @@ def pins(name):
     with gzip.open(path, "rt", encoding="utf-8") as f:
         fx = json.load(f)
     model = models.build(name)
-    ns = board.native(model)
-    worst, same, steps = 0.0, 0, 0
-    for rec in fx["logits"]:
-        got = board.step_logits(model, ns, rec["a"], rec["b"], len(rec["steps"]))
-        for row, want in zip(got, rec["steps"]):
-            want = [float.fromhex(x) for x in want]
-            diff = max(abs(g - w) for g, w in zip(row, want) if g is not None)
-            worst, same, steps = max(worst, diff), same + (diff == 0), steps + 1
+    steps = board.recorded_steps(model, fx["logits"])
+    assert all(mine == want for _, _, mine, want, _ in steps), name
+    worst = max(diff for *_, diff in steps)
+    same, steps = sum(diff == 0 for *_, diff in steps), len(steps)
     fx["pins"] = {"params_counted": ledger.totals(ledger.ledger(model)).params,
                   "logits_steps": steps, "logits_identical_steps": same,
                   "logits_max_diff": worst.hex()}

@@ -20,20 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-from common import PROMPT, h, record, write_model
+from common import PROMPT, h, record, table, write_model
 
 REPO, COMMIT = ("staghado/minimal-ten-digit-addition-transformer",
                 "48d4f59f33ac882f0ab44fbd891ca06973e76e87")
 
-
-def table(W, rows, cols):
-    """{row: {col: hex}} of a weight W[out, in] read in -> out, zeros left out."""
-    out = {}
-    for i, r in enumerate(rows):
-        for j, c in enumerate(cols):
-            if float(W[j, i]) != 0.0:
-                out.setdefault(r, {})[c] = h(W[j, i])
-    return out
 
 
 def norm(w, lanes):
