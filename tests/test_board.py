@@ -179,6 +179,7 @@ lichengliu03-50  hand-coded  sinusoid-11  lichengliu03       50      148  numel 
 vijec-52         trained     trained      vijec              52       79  unique       79  float32  undecided  undecided
 evindor-57       trained     trained      evindor            57      313  unique      170  float32  undecided  undecided
 cosminscn-66     hand-coded  sinusoid-11  cosminscn          66      156  numel        48  float32  proved     undecided
+evindor-67       trained     trained      evindor            67      323  unique      180  float32  undecided  undecided
 jacobli99-93     hand-coded  rope-10000   jacobli99          93       90  numel        44  float32  proved     proved
 nino-116         hand-coded  rope-10000   nino              116      116  unique       52  float32  proved     undecided
 wonderfall-121   hand-coded  rope-10000   Wonderfall        121      121  numel        53  float32  proved     undecided
@@ -220,6 +221,7 @@ def test_board_lists_every_file_with_its_counts():
         ('vijec-52', 'unique', 79),
         ('evindor-57', 'unique', 313),
         ('cosminscn-66', 'numel', 156),
+        ('evindor-67', 'unique', 323),
         ('jacobli99-93', 'numel', 90),
         ('cosminscn-130', 'numel', 156)]
 
