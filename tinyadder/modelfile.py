@@ -35,8 +35,8 @@ import re
 
 from . import constants as c
 from .numbers import Precision
-from .weights import (ACTIVATIONS, UNEMBED_KINDS, MLP, Attention, Block, Factored, Mix, Model, Norm,
-                      Prompt, Unembed, WeightError)
+from .weights import (ACTIVATIONS, UNEMBED_KINDS, MLP, Attention, Block, Factored, Mix, Model,
+                      Norm, Prompt, Unembed, WeightError)
 
 FORMAT = "tinyadder-model"
 VERSION = 1
