@@ -133,17 +133,11 @@ def test_recorded_logits(name):
     original's logits, and the steps where every logit is the same float, are as pinned.
     REPLAYED's files by default, every file under -m slow."""
     fx = fixture(name)
-    model = models.build(name)
-    ns = board.native(model)
-    worst, same, steps = 0.0, 0, 0
-    for rec in fx["logits"]:
-        got = board.step_logits(model, ns, rec["a"], rec["b"], len(rec["steps"]))
-        for row, want in zip(got, rec["steps"]):
-            want = [float.fromhex(h) for h in want]
-            mine = max((v, -t) for t, v in enumerate(row) if v is not None)
-            assert -mine[1] == want.index(max(want)), (rec["a"], rec["b"], steps)
-            diff = max(abs(g - w) for g, w in zip(row, want) if g is not None)
-            worst, same, steps = max(worst, diff), same + (diff == 0), steps + 1
+    steps = board.recorded_steps(models.build(name), fx["logits"])
+    assert [(a, b, mine) for a, b, mine, _, _ in steps] == [
+        (a, b, want) for a, b, _, want, _ in steps]
+    worst = max(diff for *_, diff in steps)
+    same, steps = sum(diff == 0 for *_, diff in steps), len(steps)
     pins = fx["pins"]
     assert (steps, same, worst.hex()) == (
         pins["logits_steps"], pins["logits_identical_steps"], pins["logits_max_diff"])
@@ -168,27 +162,33 @@ def test_one_exact_pair(name):
 # ---- tinyadder board --------------------------------------------------------------------
 
 BOARD_LIST = """\
-model            family       author        claimed  counted  dtype    prove   program
-kswain98-2       rope-19      kswain98            2       29  float32  proved  proved
-kswain98-4       rope-19      kswain98            4       30  float32  proved  proved
-zcbtrak-6        rope-19      zcbtrak             6       47  float64  proved  proved
-kswain98-8       rope-19      kswain98            8       30  float32  proved  proved
-lokimorty-10     rope-19      Lokimorty          10       30  float32  proved  proved
-lokimorty-12     rope-19      Lokimorty          12       31  float32  proved  proved
-yieldthought-20  rope-19      yieldthought       20       34  float32  proved  proved
-wonderfall-27    rope-19      Wonderfall         27       30  float32  proved  proved
-jacobli99-28     rope-10000   jacobli99          28       22  float32  proved  proved
-fblissjr-33      fixed-bias   fblissjr           33       41  float64  proved  proved
-alexlitz-36      fixed-bias   alexlitz           36       36  float64  fails   fails
-lichengliu03-50  sinusoid-11  lichengliu03       50       45  float32  proved  proved
-cosminscn-66     sinusoid-11  cosminscn          66       48  float32  proved  undecided
-jacobli99-93     rope-10000   jacobli99          93       44  float32  proved  proved
-nino-116         rope-10000   nino              116       52  float32  proved  undecided
-wonderfall-121   rope-10000   Wonderfall        121       53  float32  proved  undecided
-cosminscn-130    sinusoid-11  cosminscn         130       47  float32  proved  undecided
-wonderfall-130   rope-10000   Wonderfall        130       56  float32  proved  proved
-wonderfall-139   rope-10000   Wonderfall        139       57  float32  proved  proved
-rezabyt-311      trained      rezabyt           311      311  float32  fails   fails
+model            category    family       author        claimed  counted  rule     ledger  dtype    prove      program
+kswain98-2       hand-coded  rope-19      kswain98            2        2  free         29  float32  proved     proved
+kswain98-4       hand-coded  rope-19      kswain98            4        4  free         30  float32  proved     proved
+zcbtrak-6        hand-coded  rope-19      zcbtrak             6        6  free         47  float64  proved     proved
+kswain98-8       hand-coded  rope-19      kswain98            8        8  free         30  float32  proved     proved
+lokimorty-10     hand-coded  rope-19      Lokimorty          10       10  free         30  float32  proved     proved
+lokimorty-12     hand-coded  rope-19      Lokimorty          12       12  free         31  float32  proved     proved
+yieldthought-20  hand-coded  rope-19      yieldthought       20       10  free         34  float32  proved     proved
+wonderfall-27    hand-coded  rope-19      Wonderfall         27       10  free         30  float32  proved     proved
+jacobli99-28     hand-coded  rope-10000   jacobli99          28       90  numel        22  float32  proved     proved
+fblissjr-33      hand-coded  fixed-bias   fblissjr           33      123  numel        41  float64  proved     proved
+alexlitz-36      hand-coded  fixed-bias   alexlitz           36       36  seed000      36  float64  fails      fails
+lokimorty-39     trained     trained      Lokimorty          39       90  unique       70  float32  fails      fails
+lichengliu03-50  hand-coded  sinusoid-11  lichengliu03       50      148  numel        45  float32  proved     proved
+vijec-52         trained     trained      vijec              52       79  unique       79  float32  undecided  undecided
+evindor-57       trained     trained      evindor            57      313  unique      170  float32  undecided  undecided
+cosminscn-66     hand-coded  sinusoid-11  cosminscn          66      156  numel        48  float32  proved     undecided
+evindor-67       trained     trained      evindor            67      323  unique      180  float32  undecided  undecided
+jacobli99-93     hand-coded  rope-10000   jacobli99          93       90  numel        44  float32  proved     proved
+nino-116         hand-coded  rope-10000   nino              116      116  unique       52  float32  proved     undecided
+wonderfall-121   hand-coded  rope-10000   Wonderfall        121      121  numel        53  float32  proved     undecided
+staghado-122     trained     trained      staghado          122      122  unique      122  float32  fails      fails
+cosminscn-130    hand-coded  sinusoid-11  cosminscn         130      156  numel        47  float32  proved     undecided
+wonderfall-130   hand-coded  rope-10000   Wonderfall        130      130  numel        56  float32  proved     proved
+wonderfall-139   hand-coded  rope-10000   Wonderfall        139      139  numel        57  float32  proved     proved
+dimopep-140      trained     trained      dimopep           140      140  unique      140  float32  undecided  undecided
+rezabyt-311      trained     trained      rezabyt           311      311  unique      311  float32  fails      fails
 """
 
 
@@ -204,14 +204,42 @@ def test_board_lists_every_file_with_its_counts():
     assert rows[2]["source"]["commit"] == "e5167440c8e9d0ba167f54e0882bc525f8d06a84"
     status, out, _ = run_cli("board", "--markdown")
     assert out.splitlines()[4] == (
-        "| zcbtrak-6 | rope-19 | zcbtrak | 6 | 47 | float64 | proved | proved | Kiguli/AdderBoard "
+        "| zcbtrak-6 | hand-coded | rope-19 | zcbtrak | 6 | 6 | free | 47 | float64 | proved | "
+        "proved | used by no entry: embed_w1, v_proj_w, gate_w0, gate_w1, carry_w; 47 other "
+        "non-zero entries are literals, not derived from them (the original's constants "
+        "outside its count) | Kiguli/AdderBoard "
         "submissions/hand_coded/zcbtrak_6p.py @ e5167440c8e9d0ba167f54e0882bc525f8d06a84 "
         "(https://gist.github.com/zcbtrak/b9af065d6395a3ecd72e3b8d2e867ae9) |")
+    assert [(r["model"], r["params_rule"], r["params_under_rule"]) for r in rows
+            if r["params_claimed"] != r["params_under_rule"]] == [
+        ('yieldthought-20', 'free', 10),
+        ('wonderfall-27', 'free', 10),
+        ('jacobli99-28', 'numel', 90),
+        ('fblissjr-33', 'numel', 123),
+        ('lokimorty-39', 'unique', 90),
+        ('lichengliu03-50', 'numel', 148),
+        ('vijec-52', 'unique', 79),
+        ('evindor-57', 'unique', 313),
+        ('cosminscn-66', 'numel', 156),
+        ('evindor-67', 'unique', 323),
+        ('jacobli99-93', 'numel', 90),
+        ('cosminscn-130', 'numel', 156)]
 
 
 # a pair each "fails" of the program column is added wrong by its float replay
 PROGRAM_FAILS = {"alexlitz-36": (2999999999, 1999999999),
-                 "rezabyt-311": (9399137648, 9500813250)}
+                 "rezabyt-311": (9399137648, 9500813250),
+                 **{name: pair[:2] for name, pair in board.WITNESSES.items()}}
+
+
+@pytest.mark.parametrize("name", sorted(board.WITNESSES))
+def test_a_witness_fails_in_the_real_number_model_and_the_original(name):
+    """A trained entry's "fails": the original got the pair wrong (its fixture), and the
+    exact run of the real-number model writes the wrong sum recorded."""
+    a, b, wrote = board.WITNESSES[name]
+    assert board.verdict(name) == board.program_verdict(name) == "fails"
+    assert [a, b, wrote] in fixture(name)["suites"]["adderboard"]["wrong"]
+    assert add(models.build(name), number_system("fraction"), a, b) == wrote != a + b
 
 
 def program_certificate(name):
@@ -297,20 +325,26 @@ BOARD_TABLE = """\
 AdderBoard's protocol (verify.py: 10 edge cases, then 10,000 pairs from
   random.Random(2025)): a sample: the first 12 of its 10,010 cases
 
-model            claimed  counted    exact  float64  float32       time
-alexlitz-36           36       36    12/12   12/12*     2/12      T s
-lichengliu03-50       50       45    12/12    12/12   12/12*      T s
+model            category         claimed  counted  dtype      exact  float64  float32      prove    program       time
+alexlitz-36      hand-coded            36       36  float64    12/12   12/12*     2/12      fails      fails      T s
+lichengliu03-50  hand-coded            50      148  float32    12/12    12/12   12/12*     proved     proved      T s
 
 exact: the fraction system, every digit certified for the real-number model; ?:
 some pairs open, their digits not certified at any precision tried; *: the dtype
-the entry was published in; time: the row's runs, wall seconds
+the entry was published in; time: the row's runs, wall seconds; prove: the
+generic prover's verdict on all 10^20 pairs of the real-number model, program:
+of the float program in its dtype (proved: a certificate; fails: a pair an exact
+or float run adds wrong; undecided: why below)
 first wrong case:
   alexlitz-36 float32  9999999999+0000000000=10000001048, not 09999999999 (10 wrong)
+sources:
+  alexlitz-36      Kiguli/AdderBoard submissions/hand_coded/alexlitz_36p.py @ e5167440c8e9
+  lichengliu03-50  Kiguli/AdderBoard submissions/hand_coded/lichengliu03_50p.py @ e5167440c8e9
 """
 
 
 def timeless(text):
-    return re.sub(r"\d+\.\d s( \|)?$", r"T s\1", text, flags=re.M)
+    return re.sub(r"\d+\.\d s( \|)", r"T s\1", re.sub(r"\d+\.\d s$", "T s", text, flags=re.M))
 
 
 def test_board_table_runs_the_protocol_in_each_system():
@@ -325,11 +359,11 @@ def test_board_table_runs_the_protocol_in_each_system():
                              "alexlitz-36,lichengliu03-50", "--markdown")
     lines = timeless(out).splitlines()
     assert lines[2:6] == [
-        "| model | claimed | counted | exact | float64 | float32 | first wrong | time |",
-        "|---|---:|---:|---:|---:|---:|---|---:|",
-        "| alexlitz-36 | 36 | 36 | 12/12 | 12/12\\* | 2/12 | float32: 9999999999+0000000000="
-        "10000001048, not 09999999999 (10 wrong) | T s |",
-        "| lichengliu03-50 | 50 | 45 | 12/12 | 12/12 | 12/12\\* |  | T s |"]
+        '| model | category | claimed | counted | dtype | exact | float64 | float32 | prove | program | first wrong | time | source |',
+        '|---|---|---:|---:|---|---:|---:|---:|---|---|---|---:|---|',
+        '| alexlitz-36 | hand-coded | 36 | 36 | float64 | 12/12 | 12/12\\* | 2/12 | fails | fails | float32: 9999999999+0000000000=10000001048, not 09999999999 (10 wrong) | T s | Kiguli/AdderBoard submissions/hand_coded/alexlitz_36p.py @ e5167440c8e9d0ba167f54e0882bc525f8d06a84 |',
+        '| lichengliu03-50 | hand-coded | 50 | 148 | float32 | 12/12 | 12/12 | 12/12\\* | proved | proved |  | T s | Kiguli/AdderBoard submissions/hand_coded/lichengliu03_50p.py @ e5167440c8e9d0ba167f54e0882bc525f8d06a84 |',
+    ]
     assert lines[0].endswith("the first 12 of its 10,010 cases.")
 
 
@@ -383,8 +417,8 @@ def test_board_table_stops_at_ctrl_c_with_what_it_checked(monkeypatch):
     status, out, _ = run_cli("board", "--table", "--cases", "5", "--models",
                              "alexlitz-36,fblissjr-33", "--systems", "float")
     lines = timeless(out).splitlines()
-    assert status == 130 and lines[4] == "alexlitz-36       36       36     3/3*      T s"
-    assert len(lines) == 11 and lines[-1] == (
+    assert status == 130 and lines[4] == 'alexlitz-36  hand-coded            36       36  float64     3/3*      fails      fails      T s'
+    assert len(lines) == 16 and lines[-1] == (
         "interrupted (Ctrl-C): the last row counts the cases checked until then")
 
 
@@ -423,9 +457,10 @@ def test_board_keeps_open_pairs_apart(monkeypatch):
     status, out, _ = run_cli("board", "--table", "--cases", "5", "--models", "alexlitz-36",
                              "--systems", "fraction,float")
     lines = timeless(out).splitlines()
-    assert status == 1 and lines[4] == "alexlitz-36       36       36   4/5?     5/5*      T s"
-    assert lines[-1] == "  alexlitz-36 exact  1 open (not certified), the first " \
-                        "9999999999+0000000001"
+    assert status == 1 and lines[4] == ("alexlitz-36  hand-coded            36       36  "
+                                        "float64   4/5?     5/5*      fails      fails      T s")
+    assert "  alexlitz-36 exact  1 open (not certified), the first 9999999999+0000000001" \
+        in lines
     status, out, _ = run_cli("board", "--table", "--cases", "5", "--models", "alexlitz-36",
                              "--systems", "fraction", "--json")
     [run] = json.loads(out)["models"][0]["runs"]

@@ -124,3 +124,53 @@ def test_bad_option_is_one_line(capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith("tinyadder params: error: argument --model: unknown model 'tiny'")
+
+
+def rule_counts(name, embedding=True):
+    from tinyadder import models
+    from tinyadder.analysis.ledger import rules
+    return {k: r.params for k, r in rules(models.build(name), embedding).items()}
+
+
+def test_rules_side_by_side_on_the_36p():
+    assert rule_counts("published") == {"numel": 1294, "unique": 1294, "distinct": 29,
+                                        "nonzero": 88, "seed000": 36, "free": None}
+    # seed 000's count without the embedding: the 36 less the embedding's 13
+    assert rule_counts("published", embedding=False)["seed000"] == 23
+
+
+def test_free_constants_count_the_files_free_names():
+    assert rule_counts("kswain98-2")["free"] == 2  # c and g
+    assert rule_counts("zcbtrak-6")["free"] == 6
+    # without the embedding, c (used only there) goes with it
+    assert rule_counts("kswain98-2", embedding=False)["free"] == 1
+
+
+def test_unique_counts_a_repeated_tensor_once():
+    counts = rule_counts("yieldthought-20")  # W_out.B = W_O.B, 2 entries; 4 ties
+    assert (counts["numel"], counts["unique"]) == (50, 44)  # and its 4 ties
+
+
+def test_nonzero_counts_a_tie_once():
+    from tinyadder import models
+    from tinyadder.analysis.ledger import rules
+    model = models.build("kswain98-2")
+    assert rules(model)["nonzero"].params == 29
+    untied = replace_model(model, ties=())
+    assert rules(untied)["nonzero"].params == 30
+
+
+def replace_model(model, **changes):
+    from dataclasses import replace
+    return replace(model, **changes)
+
+
+def test_rules_through_the_cli(capsys):
+    assert cli_main(["params", "--rules", "--no-embedding"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == ("tinyadder36-published: counting rules, the embedding "
+                                   "left out:")
+    assert "seed000       23  the ledger's total less the embedding" in out
+    assert cli_main(["params", "--json", "--model", "kswain98-2"]) == 0
+    rules_json = json.loads(capsys.readouterr().out)["counting_rules"]
+    assert rules_json["free"]["params"] == 2 and rules_json["seed000"]["params"] == 29

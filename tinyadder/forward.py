@@ -5,6 +5,7 @@ formula, in any number system.
     for each block:
         x = x + attention(ln1(x))                        blocks.i.hook_resid_mid
         x = widen(x) + mlp(ln2(x))                       blocks.i.hook_resid_post
+    [x = mix(h_first, x, gain)]                          hook_mix
     logits = readout(ln_final(x))                        unembed.hook_out
 
     attention   q, k, v = W_Q x + b_Q, W_K x + b_K, W_V x + b_V (per lane; a head has
@@ -18,6 +19,8 @@ formula, in any number system.
                   with silu (or, not gated, post = act(W_in x + b_in));
                 mlp_out = W_out post + b_out;  new slots (the stream widens) start at 0
     norm        RMSNorm: y = w x / sqrt(mean(x^2) + eps)
+    mix         a block applied again (a later block that is the same one) and mixed with its
+                first application: x = h + gain (x - h), h that block's resid_post
     readout     negative error: logit_t = -x[slot of t] (the slot holds an error, the
                 smallest error wins); or linear: W_U x + b_U; or tied: W_E (scale x) + b_U
 
@@ -209,6 +212,12 @@ def _reglu(g, u, zero):
         return g * u if g > 0 else zero
     except Undecided:
         return g.clamped() * u
+
+
+def mix(first, second, gain):
+    """x = first + (second - first) * gain, per slot: a block applied again, mixed with its
+    first application."""
+    return [f + (s - f) * gain for f, s in zip(first, second)]
 
 
 def readout(x, slots):
@@ -450,7 +459,7 @@ def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", 
     start, layers = len(past), past._extend(compiled)
     ns = compiled.ns
     with ns.arithmetic():
-        if record is None and not patch and compiled.fast:
+        if record is None and not patch and compiled.fast and compiled.model.mix is None:
             # the fast path: straight-line code for these weights (codegen, plan)
             out = codegen.run(compiled, tokens, start, layers, logits, _OPS)
         elif codegen.on_ints(compiled):
@@ -500,6 +509,11 @@ def _traced(compiled, tokens, start, layers, hook, last_only=False):
             ns, block, _normed(x, block.ln2, hook, f"{name}.ln2", ns), hook, f"{name}.mlp"))
         x = hook(f"{name}.hook_resid_post",
                  residual(x, mlp_out, None if hook.patch else set(block.mlp_writes)))
+        if compiled.model.mix is not None and i == compiled.model.mix.first:
+            first = x
+    if compiled.model.mix is not None:
+        gain = ns.const(compiled.model.mix.gain)
+        x = hook("hook_mix", [mix(f, s, gain) for f, s in zip(first[-len(x):], x)])
     x = _normed(x, compiled.ln_final, hook, "ln_final", ns)
     return hook("unembed.hook_out", logits(compiled, x, ns))
 

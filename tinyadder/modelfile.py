@@ -36,8 +36,8 @@ import re
 from . import constants as c
 from .construction import MAX_DIGITS
 from .numbers import Precision, evaluable
-from .weights import (ACTIVATIONS, UNEMBED_KINDS, MLP, Attention, Block, Factored, Model, Norm,
-                      Prompt, Unembed, WeightError)
+from .weights import (ACTIVATIONS, UNEMBED_KINDS, MLP, Attention, Block, Factored, Mix, Model,
+                      Norm, Prompt, Unembed, WeightError)
 
 FORMAT = "tinyadder-model"
 VERSION = 1
@@ -308,8 +308,8 @@ class _Reader:
                                     lambda x: self.table("W_pos", x, self.position), {}),
                 pos_role=self.optional(embed, "pos_role", lambda x: self.choice(
                     "embed.pos_role", x, ("fixed", "learned")), "fixed"),
-                blocks=tuple(self.block(f"blocks.{i}", b, len(slots))
-                             for i, b in enumerate(blocks)),
+                blocks=self.blocks(blocks, len(slots)),
+                mix=self.optional(top, "mix", self.mix),
                 ln_final=self.optional(top, "ln_final", lambda x: self.norm("ln_final", x)),
                 unembed=self.unembed(top["unembed"], vocab),
                 prompt=self.optional(top, "prompt", self.prompt),
@@ -366,6 +366,25 @@ class _Reader:
                 "prompt.answer_digits", x, 1, MAX_DIGITS + 1, _LONGEST), digits + 1),
             stop=self.optional(p, "stop", lambda x: None if x is None else self.string(
                 "prompt.stop", x, MAX_NAME)))
+
+    def blocks(self, blocks, slots):
+        """The blocks; ``{"same_as": i}`` is block i (an earlier one) applied again."""
+        out = []
+        for i, b in enumerate(blocks):
+            if isinstance(b, dict) and "same_as" in b:
+                same = self.fields(f"blocks.{i}", b, ("same_as",))
+                if i == 0:
+                    raise ModelFileError("blocks.0.same_as: the first block is its own; "
+                                         "same_as names an earlier block")
+                out.append(out[self.integer(f"blocks.{i}.same_as", same["same_as"], 0, i - 1)])
+            else:
+                out.append(self.block(f"blocks.{i}", b, slots))
+        return tuple(out)
+
+    def mix(self, obj):
+        m = self.fields("mix", obj, ("first", "gain"))
+        return Mix(first=self.integer("mix.first", m["first"], 0, 1 << 16),
+                   gain=self.value("mix.gain", m["gain"]))
 
     def block(self, where, obj, slots):
         b = self.fields(where, obj, ("width_in", "width_out", "attn", "mlp"), ("ln1", "ln2"))
@@ -488,10 +507,10 @@ class _Reader:
 
 
 TOP_REQUIRED = ("format", "version", "name", "vocab", "slots", "embed", "blocks", "unembed")
-TOP_OPTIONAL = ("about", "precision", "constants", "fixed", "prompt", "ln_final", "roles",
-                "ties")
+TOP_OPTIONAL = ("about", "precision", "constants", "fixed", "prompt", "mix", "ln_final",
+                "roles", "ties")
 TOP = ("format", "version", "name", "about", "precision", "constants", "fixed", "vocab",
-       "prompt", "slots", "embed", "blocks", "ln_final", "unembed", "roles", "ties")
+       "prompt", "slots", "embed", "blocks", "mix", "ln_final", "unembed", "roles", "ties")
 ABOUT = ("title", "author", "params_claimed", "dtype", "family", "source", "notes")
 SOURCE = ("repo", "path", "commit", "url")
 ATTENTION = ("heads", "head_dim", "kv_heads") + Attention.tables + (
@@ -566,7 +585,10 @@ class _Writer:
             out["embed"]["W_pos"] = self.table(m.W_pos, "W_pos")
         if m.pos_role != "fixed":
             out["embed"]["pos_role"] = m.pos_role
-        out["blocks"] = [self.block(b, f"blocks.{i}") for i, b in enumerate(m.blocks)]
+        out["blocks"] = [{"same_as": m.blocks.index(b)} if m.blocks.index(b) < i
+                         else self.block(b, f"blocks.{i}") for i, b in enumerate(m.blocks)]
+        if m.mix is not None:
+            out["mix"] = {"first": m.mix.first, "gain": self.value(m.mix.gain)}
         if m.ln_final is not None:
             out["ln_final"] = self.norm(m.ln_final)
         out["unembed"] = self.unembed(m.unembed)

@@ -172,6 +172,16 @@ class Block:
     ln2: Optional[Norm] = None
 
 
+@dataclass(frozen=True, eq=False)
+class Mix:
+    """After the last block, x = h + gain (x - h), h the resid_post of block ``first``: a
+    block applied again (a later block that is the same Block) and mixed with its first
+    application, per slot."""
+
+    first: int
+    gain: object
+
+
 UNEMBED_KINDS = ("negative_error", "linear", "tied")
 
 
@@ -251,6 +261,7 @@ class Model:
     fixed: Tuple[str, ...] = ()
     ties: Tuple[Tuple[str, ...], ...] = ()
     derived: Mapping[str, str] = field(default_factory=dict)
+    mix: Optional[Mix] = None
 
     def __post_init__(self):
         _freeze_fields(self)
@@ -479,6 +490,12 @@ def check_model(model):
         _check_table(f"{where}.mlp.W_out", m.W_out, m.units, wide)
         _check_vector(f"{where}.mlp.b_out", m.b_out, wide)
         width = block.width_out
+    if model.mix is not None:
+        last = len(model.blocks) - 1
+        if not 0 <= model.mix.first < last:
+            raise WeightError(f"mix.first = {model.mix.first}: a block before the last "
+                              f"(0 to {last - 1})")
+        _check_value("mix.gain", model.mix.gain, "weight")
     final = model.slots[:width]
     _check_norm("ln_final", model.ln_final, final)
     _check_unembed(model, final)
@@ -707,6 +724,8 @@ def tensors(model):
             out.append(_vector(f"{where}.{b}", part, getattr(m, b), m.units))
         out += _tensors(f"{where}.W_out", part, m.W_out, m.units, wide)
         out.append(_vector(f"{where}.b_out", part, m.b_out, wide))
+    if model.mix is not None:
+        out.append(_vector("mix.gain", "mix", {"gain": model.mix.gain}, ("gain",)))
     final = slots[:model.width_out]
     out += _norm("ln_final", "readout", model.ln_final, final)
     u = model.unembed

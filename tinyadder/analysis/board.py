@@ -43,6 +43,15 @@ class Entry:
     counted: int
     dtype: str
     source: Mapping[str, str]
+    rule: str = "seed000"    # the rule the entry's claim is read under (OWN_RULE)
+    own: Optional[int] = None  # the count under that rule
+    why: str = ""             # one line where own != claimed
+
+    @property
+    def category(self):
+        """'trained', "tinyadder's own" or 'hand-coded'."""
+        return ("trained" if self.family == "trained" else
+                "tinyadder's own" if self.author == "tinyadder" else "hand-coded")
 
     @property
     def program(self):
@@ -51,14 +60,54 @@ class Entry:
         return "float" if self.dtype == "float64" else self.dtype
 
 
+# The rule each entry's claimed count is read under, where its source says (docs/params.md):
+# trained entries count their framework's unique parameters; the rope-19 family and zcbtrak
+# name their free numbers; alexlitz-36 counts as TinyAdder-36. Any other entry: the first rule
+# that gives its claim, else AdderBoard's numel.
+OWN_RULE = {"rezabyt-311": "unique", "alexlitz-36": "seed000",
+            **{name: "free" for name in ("kswain98-2", "kswain98-4", "kswain98-8", "zcbtrak-6",
+                                         "lokimorty-10", "lokimorty-12", "yieldthought-20",
+                                         "wonderfall-27")}}
+
+
+def own_rule(name, claimed, counts, family=""):
+    """The rule the entry's claim is read under: OWN_RULE, else 'unique' for a trained entry,
+    else the first rule whose count is the claim, else 'numel'."""
+    if name in OWN_RULE:
+        return OWN_RULE[name]
+    if family == "trained":
+        return "unique"
+    return next((r for r, c in counts.items() if c.params == claimed), "numel")
+
+
+def why(rule, claimed, counts):
+    """One line on why the count under ``rule`` is not the claim ('' when it is)."""
+    c = counts[rule]
+    hidden = [part for part in c.note.split("; ")[1:] if "literals" in part or "no entry" in part]
+    if rule == "free" and hidden:
+        return ((f"{c.params} named constants, not {claimed}; " if c.params != claimed else "")
+                + "; ".join(hidden) + " (the original's constants outside its count)")
+    if claimed is None or c.params == claimed:
+        return ""
+    if c.params > claimed:
+        return (f"{c.params - claimed} more under {rule}: entries the original computes in "
+                f"code (constants in forward(), fixed maps, zeros) are tensors of the file")
+    return (f"{claimed - c.params} fewer under {rule}: the original counts entries the file "
+            f"does not hold (zeros, unused lanes, tensors folded into others)")
+
+
 def entry(name):
-    """The Entry of the board model ``name``."""
+    """The Entry of the board model ``name``, its count under every rule."""
     model = models.build(name)
     about = model.about
-    return Entry(name=name, family=about.get("family", ""), author=about.get("author", ""),
-                 claimed=about.get("params_claimed"),
-                 counted=ledger.totals(ledger.ledger(model)).params,
-                 dtype=about.get("dtype", ""), source=dict(about.get("source", {})))
+    counts = ledger.rules(model)
+    claimed = about.get("params_claimed")
+    family = about.get("family", "")
+    rule = own_rule(name, claimed, counts, family)
+    return Entry(name=name, family=family, author=about.get("author", ""),
+                 claimed=claimed, counted=counts["seed000"].params,
+                 dtype=about.get("dtype", ""), source=dict(about.get("source", {})),
+                 rule=rule, own=counts[rule].params, why=why(rule, claimed, counts))
 
 
 def entries():
@@ -169,13 +218,30 @@ def step_logits(model, ns, a, b, steps=None):
     return out
 
 
+def recorded_steps(model, records):
+    """Each step of a fixture's recorded logits (``records``: [{a, b, steps: [[hex]]}])
+    against the model's float replay in its published dtype: (a, b, the replay's argmax,
+    the original's, the largest difference of a logit)."""
+    ns = native(model)
+    out = []
+    for rec in records:
+        got = step_logits(model, ns, rec["a"], rec["b"], len(rec["steps"]))
+        for row, want in zip(got, rec["steps"]):
+            want = [float.fromhex(x) for x in want]
+            mine = max((v, -t) for t, v in enumerate(row) if v is not None)
+            diff = max(abs(g - w) for g, w in zip(row, want) if g is not None)
+            out.append((rec["a"], rec["b"], -mine[1], want.index(max(want)), diff))
+    return out
+
+
 def source_text(source, commit=12):
     """'repo path @ commit' (the commit cut to ``commit`` characters)."""
     where = " ".join(x for x in (source.get("repo"), source.get("path")) if x)
     return where + (f" @ {source['commit'][:commit]}" if source.get("commit") else "")
 
 
-COLUMNS = ("model", "family", "author", "claimed", "counted", "dtype", "prove", "program")
+COLUMNS = ("model", "category", "family", "author", "claimed", "counted", "rule", "ledger",
+           "dtype", "prove", "program")
 
 # The generic prover's verdict on each board model's real-number model, all 10^20 pairs
 # (``tinyadder prove --model NAME``; budgets and regions left: docs/proof.md, "The board").
@@ -194,6 +260,8 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
             "yieldthought-20": "proved",
             "wonderfall-27": "proved",
             "rezabyt-311": "fails",
+            "staghado-122": "fails",
+            "lokimorty-39": "fails",
             "jacobli99-28": "proved",
             "jacobli99-93": "proved",
             "nino-116": "proved",
@@ -229,7 +297,28 @@ PROGRAM_VERDICTS = {"kswain98-2": "proved", "kswain98-4": "proved", "zcbtrak-6":
                     "jacobli99-28": "proved", "fblissjr-33": "proved", "alexlitz-36": "fails",
                     "lichengliu03-50": "proved", "jacobli99-93": "proved",
                     "wonderfall-130": "proved", "wonderfall-139": "proved",
-                    "rezabyt-311": "fails"}
+                    "rezabyt-311": "fails", "staghado-122": "fails", "lokimorty-39": "fails"}
+
+
+# For the trained entries' "fails": a pair the original gets wrong, and the sum the exact run
+# of the real-number model writes for it (the float replay writes the original's): taken from
+# the fixtures' wrong pairs, checked by tests/test_board.py.
+WITNESSES = {"staghado-122": (6190105256, 9983555477, 16273660733),
+             "lokimorty-39": (4852919719, 6296009553, 11148939272)}
+
+
+# Why a verdict above is undecided (``undecided_why``); the default: not yet run.
+UNDECIDED = {
+    ("cosminscn-66", "program"): "its first digit rests on a one-ulp float32 tie",
+    ("cosminscn-130", "program"): "its first digit rests on a one-ulp float32 tie",
+    ("nino-116", "program"): "the roundings' bound exceeds its 3.3-ulp margin",
+    ("wonderfall-121", "program"): "the roundings' bound exceeds its 3.3-ulp margin",
+}
+
+
+def undecided_why(name, what):
+    """Why the ``what`` ('prove' or 'program') verdict on ``name`` is undecided."""
+    return UNDECIDED.get((name, what), "not run within a budget yet")
 
 
 def verdict(name):
@@ -243,22 +332,31 @@ def program_verdict(name):
 
 
 def _row(e):
-    return (e.name, e.family, e.author, "" if e.claimed is None else str(e.claimed),
-            str(e.counted), e.dtype, verdict(e.name), program_verdict(e.name))
+    return (e.name, e.category, e.family, e.author, "" if e.claimed is None else str(e.claimed),
+            "" if e.own is None else str(e.own), e.rule, str(e.counted), e.dtype,
+            verdict(e.name), program_verdict(e.name))
 
 
 def table(found):
     """The list as aligned text: one row per entry, then each entry's source."""
     rows = [COLUMNS] + [_row(e) for e in found]
     widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
-    right = {3, 4}
+    right = {4, 5, 7}
     lines = ["  ".join(c.rjust(w) if i in right else c.ljust(w)
                        for i, (c, w) in enumerate(zip(r, widths))).rstrip() for r in rows]
-    lines += ["", "claimed: the entry's own count; counted: tinyadder params, from the file;",
-              "prove: the generic prover's verdict on all 10^20 pairs, real-number model;",
-              "program: the same of the float program, in its dtype (docs/proof.md)",
-              "", "sources (repository path @ commit, where it was read; the original):"]
+    lines += ["", "claimed: the entry's own count; counted: tinyadder params from the file, "
+              "under", "the rule the claim is read under (rule; docs/params.md); ledger: "
+              "the ledger's", "count (seed 000's rule); prove: the generic prover's verdict "
+              "on all 10^20", "pairs, real-number model; program: the same of the float "
+              "program, in its dtype", "(docs/proof.md)"]
     width = widths[0]
+    flagged = [e for e in found if e.why]
+    if flagged:
+        lines += ["", "counts that differ from the claim, or hide constants:"]
+        for e in flagged:
+            lines += textwrap.wrap(f"{e.name:<{width}}  {e.why}", 88,
+                                   initial_indent="  ", subsequent_indent=" " * (width + 4))
+    lines += ["", "sources (repository path @ commit, where it was read; the original):"]
     for e in found:
         lines.append(f"  {e.name:<{width}}  {source_text(e.source)}")
         if e.source.get("url"):
@@ -268,21 +366,23 @@ def table(found):
 
 def markdown(found):
     """The list as a Markdown table, the source in its last column."""
-    head = COLUMNS + ("source",)
+    head = COLUMNS + ("why", "source",)
     lines = ["| " + " | ".join(head) + " |",
-             "|" + "|".join("---:" if c in ("claimed", "counted") else "---" for c in head)
+             "|" + "|".join("---:" if c in ("claimed", "counted", "ledger") else "---"
+                            for c in head)
              + "|"]
     for e in found:
         where = source_text(e.source, 40)
         if e.source.get("url"):
             where += f" ({e.source['url']})"
-        lines.append("| " + " | ".join(_row(e) + (where,)) + " |")
+        lines.append("| " + " | ".join(_row(e) + (e.why, where)) + " |")
     return lines
 
 
 def as_json(found):
-    return [{"model": e.name, "family": e.family, "author": e.author,
-             "params_claimed": e.claimed, "params_counted": e.counted, "dtype": e.dtype,
+    return [{"model": e.name, "category": e.category, "family": e.family, "author": e.author,
+             "params_claimed": e.claimed, "params_counted": e.counted, "params_rule": e.rule,
+             "params_under_rule": e.own, "params_why": e.why, "dtype": e.dtype,
              "prove": verdict(e.name), "program": program_verdict(e.name),
              "source": dict(e.source)} for e in found]
 
@@ -379,31 +479,47 @@ MARKS = ("exact: the fraction system, every digit certified for the real-number 
          "entry was published in")
 
 
+VERDICT_WIDTH = len("undecided")
+
+
 def table_widths(names, columns, k=None):
     """Column widths fixed before any run, so that a row prints when its runs are done."""
     count = len(f"{k or PROTOCOL_CASES}")
-    return ([max(len("model"), *map(len, names)), len("claimed"), len("counted")]
-            + [max(len(c), 2 * count + 3) for c in columns] + [TIME_WIDTH])
+    return ([max(len("model"), *map(len, names)), len("tinyadder's own"), len("claimed"),
+             len("counted"), len("float64")]
+            + [max(len(c), 2 * count + 3) for c in columns]
+            + [VERDICT_WIDTH, VERDICT_WIDTH, TIME_WIDTH])
+
+
+HEAD = ("model", "category", "claimed", "counted", "dtype")
+TAIL = ("prove", "program")
 
 
 def table_head(widths, columns, k=None):
     """The table's first lines: the cases, a blank line and the column names."""
-    names = ("model", "claimed", "counted") + tuple(columns) + ("time",)
+    names = HEAD + tuple(columns) + TAIL + ("time",)
     return textwrap.wrap(protocol_text(k), 80, subsequent_indent="  ") + [
         "", _aligned(names, widths)]
+
+
+def _front(e):
+    return (e.name, e.category, "" if e.claimed is None else str(e.claimed),
+            "" if e.own is None else str(e.own), e.dtype)
 
 
 def table_line(row, widths):
     """One row of the text table."""
     e = row.entry
-    cells = ((e.name, "" if e.claimed is None else str(e.claimed), str(e.counted))
-             + tuple(cell(row, r) for r in row.runs)
-             + ("",) * (len(widths) - 4 - len(row.runs)) + (f"{row.seconds:.1f} s",))
+    runs = len(widths) - len(HEAD) - len(TAIL) - 1
+    cells = (_front(e) + tuple(cell(row, r) for r in row.runs)
+             + ("",) * (runs - len(row.runs))
+             + (verdict(e.name), program_verdict(e.name), f"{row.seconds:.1f} s"))
     return _aligned(cells, widths)
 
 
 def _aligned(cells, widths):
-    return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+    left = {0, 1, len(HEAD) - 1}
+    return "  ".join(c.ljust(w) if i in left else c.rjust(w)
                      for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
 
@@ -414,14 +530,37 @@ def problems(replay_):
     return "; ".join(parts + ([open_text(replay_)] if replay_.undecided else []))
 
 
+VERDICT_NOTE = ("prove: the generic prover's verdict on all 10^20 pairs of the real-number "
+                "model, program: of the float program in its dtype (proved: a certificate; "
+                "fails: a pair an exact or float run adds wrong; undecided: why below)")
+
+
+def undecided_lines(entries_):
+    """'NAME prove|program: why' for each undecided verdict of ``entries_``."""
+    out = []
+    for e in entries_:
+        for what, v in (("prove", verdict(e.name)), ("program", program_verdict(e.name))):
+            if v == "undecided":
+                out.append(f"  {e.name} {what}: {undecided_why(e.name, what)}")
+    return out
+
+
 def table_foot(rows):
-    """What the marks mean, then the first wrong case of every run that has one."""
-    lines = [""] + textwrap.wrap(MARKS + "; time: the row's runs, wall seconds", 80)
+    """What the marks mean, then the first wrong case of every run that has one, then why a
+    verdict is undecided, then the sources."""
+    lines = [""] + textwrap.wrap(MARKS + "; time: the row's runs, wall seconds; "
+                                 + VERDICT_NOTE, 80)
     wrong = [(f"{row.entry.name} {column(r.system)}", problems(r))
              for row in rows for r in row.runs if problems(r)]
     lines.append("first wrong case" + (":" if wrong else ": none"))
     width = max((len(what) for what, _ in wrong), default=0)
     lines += [f"  {what:<{width}}  {why}" for what, why in wrong]
+    undecided = undecided_lines(row.entry for row in rows)
+    if undecided:
+        lines += ["undecided:"] + undecided
+    width = max((len(row.entry.name) for row in rows), default=0)
+    lines += ["sources:"] + [f"  {row.entry.name:<{width}}  {source_text(row.entry.source)}"
+                             for row in rows]
     if any(row.interrupted for row in rows):
         lines.append("interrupted (Ctrl-C): the last row counts the cases checked until then")
     return lines
@@ -429,10 +568,10 @@ def table_foot(rows):
 
 def markdown_head(columns, k=None):
     """The Markdown table's first lines: the cases as a sentence, then the header."""
-    names = ("model", "claimed", "counted") + tuple(columns) + ("first wrong", "time")
+    names = HEAD + tuple(columns) + TAIL + ("first wrong", "time", "source")
     return [protocol_text(k) + ".", "",
             "| " + " | ".join(names) + " |",
-            "|---|" + "---:|" * (len(names) - 3) + "---|---:|"]
+            "|---|---|---:|---:|---|" + "---:|" * len(columns) + "---|---|---|---:|---|"]
 
 
 def markdown_line(row, columns):
@@ -441,12 +580,14 @@ def markdown_line(row, columns):
     cells = ([cell(row, r).replace("*", "\\*") for r in row.runs]
              + [""] * (len(columns) - len(row.runs)))
     wrong = "; ".join(f"{column(r.system)}: {problems(r)}" for r in row.runs if problems(r))
-    return "| " + " | ".join([e.name, "" if e.claimed is None else str(e.claimed),
-                              str(e.counted)] + cells + [wrong, f"{row.seconds:.1f} s"]) + " |"
+    verdicts = [v if v != "undecided" else f"undecided ({undecided_why(e.name, w)})"
+                for w, v in (("prove", verdict(e.name)), ("program", program_verdict(e.name)))]
+    return "| " + " | ".join(list(_front(e)) + cells + verdicts
+                             + [wrong, f"{row.seconds:.1f} s", source_text(e.source, 40)]) + " |"
 
 
 def markdown_foot():
-    return ["", MARKS.replace("*", "\\*") + "."]
+    return ["", MARKS.replace("*", "\\*") + "; " + VERDICT_NOTE + "."]
 
 
 def table_json(rows, systems, k=None):

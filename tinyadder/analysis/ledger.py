@@ -31,7 +31,7 @@ if it is ``fixed``; the entries of a tie (``Model.ties``) are one parameter.
 from dataclasses import dataclass, replace
 import textwrap
 from types import MappingProxyType
-from typing import Dict
+from typing import Dict, Optional
 
 from ..constants import names_in, text
 from ..weights import ROLES as ROLE_NAMES, Tensor, tensors, tied_entry  # noqa: F401
@@ -124,8 +124,15 @@ def ledger(model):
     """The ledger lines, one per tensor, from the weights and the declared roles (checked when
     the model was built: ``weights.check_model``), then the parameters shared across tensors."""
     lines = []
+    again = {j: model.blocks.index(b) for j, b in enumerate(model.blocks)
+             if model.blocks.index(b) < j}
     for tensor in tensors(model):
         role = model.roles.get(tensor.name) or default_role(model, tensor)
+        j = int(tensor.name.split(".")[1]) if tensor.name.startswith("blocks.") else None
+        if j in again:  # the same weights as an earlier block: counted there
+            lines.append(Line(tensor, role, 0, f"blocks.{j} is blocks.{again[j]} applied "
+                                               f"again: counted there"))
+            continue
         note = ""
         if tensor.name.endswith(".attn.bias"):
             tensor, note = attention_bias(model, tensor)
@@ -333,3 +340,152 @@ def as_json(model, lines):
         "dense_nonzero": t.dense_nonzero,
         "distinct_constants": t.distinct_constants,
     }
+
+
+# ---- the counting rules side by side -------------------------------------------------------
+
+RULES = {
+    "numel": "AdderBoard's: sum(numel), every entry of each tensor the model has (one with a "
+             "non-zero), zeros inside it included; fixed positions left out",
+    "unique": "unique tensors: as numel, but a tensor equal to one counted before (tied "
+              "storage) counts once",
+    "distinct": "distinct non-zero values, model-wide; fixed positions left out",
+    "nonzero": "non-zero entries: zeros, identity or copy maps and fixed positions free, "
+               "every other non-zero entry 1, a tied value once (a tie, a named constant; a "
+               "fixed constant free)",
+    "seed000": "seed 000's, the ledger's: zeros, identity or copy maps and fixed positions "
+               "free, each distinct non-zero value of a tensor 1, so a tied or broadcast "
+               "value once (per token row in the embedding); named constants and ties once",
+    "free": "free constants: each named constant the file does not declare fixed counts 1, "
+            "the entries derived from them nothing more; the other entries are the file's "
+            "literals (only for a file that names its constants)",
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule's count of a model: ``params`` (None where the rule does not apply) and one
+    line saying what it counted."""
+
+    name: str
+    params: Optional[int]
+    note: str
+
+
+def _free_map(line):
+    """Whether a tensor is free as a whole: a fixed positional scheme, or a copy map whose
+    non-zero entries are all 1."""
+    return line.role == "position" or (
+        line.role == "copy" and all(v == 1 for v in line.tensor.entries.values()))
+
+
+def _entry_keys(model, lines):
+    """{(tensor name, entry): [parameter keys]} for every non-zero entry of a tensor that is
+    not free as a whole: a derived entry's free constants, an entry equal to a named constant
+    that constant (none if fixed), any other entry itself; then ties merged (each key the
+    root of its tie)."""
+    fixed = [model.constants[name] for name in model.fixed]
+    named = [(name, v) for name, v in model.constants.items() if name not in model.fixed]
+    found = {line.tensor.name: line.tensor for line in lines}
+    derived = {tied_entry(found, e): written for e, written in model.derived.items()
+               if e.split("[")[0] in found}
+    keys = {}
+    for line in lines:
+        if _free_map(line):
+            continue
+        for entry, v in line.tensor.entries.items():
+            where = (line.tensor.name, entry)
+            if where in derived:
+                keys[where] = _used(model, derived[where])
+            elif any(v == f for f in fixed):
+                keys[where] = []
+            else:
+                name = next((name for name, c in named if v == c), None)
+                keys[where] = [("const", name) if name is not None else where]
+    parent = {}
+
+    def root(key):
+        while parent.get(key, key) != key:
+            key = parent[key]
+        return key
+
+    for tie in model.ties:
+        members = [root(keys[w][0]) for w in (tied_entry(found, e) for e in tie
+                                              if e.split("[")[0] in found) if keys.get(w)]
+        for k in members[1:]:
+            if k != members[0]:
+                parent[k] = members[0]
+    return {where: [root(k) for k in ks] for where, ks in keys.items()}
+
+
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def rules(model, embedding=True):
+    """{rule name: Rule} for every rule of ``RULES``, over ``ledger(model)``; with
+    ``embedding=False`` the token and position embeddings are left out (and a named constant
+    only they use)."""
+    lines = [line for line in ledger(model)
+             if embedding or line.tensor.part != "embedding"]
+    lines = [line for line in lines if "applied again" not in line.rule]
+    present = [line for line in lines if line.tensor.entries and line.role != "position"]
+    out = {}
+    numel = sum(_numel(line.tensor.shape) for line in present)
+    out["numel"] = Rule("numel", numel, f"{len(present)} tensors with a non-zero entry")
+    seen, unique, tied = [], 0, []
+    for line in present:
+        t = line.tensor
+        twin = next((s for s in seen if s.shape == t.shape and s.entries == t.entries), None)
+        if twin is None:
+            seen.append(t)
+            unique += _numel(t.shape)
+        else:
+            tied.append(f"{t.name} = {twin.name}")
+    found = {t.name: t for t in seen}
+    for tie in model.ties:  # a tie's entries in the tensors counted: one parameter
+        held = [e for e in tie if e.split("[")[0] in found]
+        unique -= max(len(held) - 1, 0)
+    ties = (f"; {len(model.ties)} tie{'s' * (len(model.ties) != 1)}, each entry after its "
+            f"first free" if model.ties else "")
+    out["unique"] = Rule("unique", unique, ("; ".join(tied) if tied else "no tensor repeats "
+                                            "another") + ties)
+    values = _distinct(v for line in present for v in line.tensor.entries.values())
+    out["distinct"] = Rule("distinct", len(values), "model-wide")
+    keys = _entry_keys(model, lines)
+    free = sum(len(line.tensor.entries) for line in present if _free_map(line))
+    out["nonzero"] = Rule("nonzero", len({k for ks in keys.values() for k in ks}),
+                          f"{sum(len(ks) > 0 for ks in keys.values())} non-zero entries "
+                          f"counted, {free} in copy maps free")
+    out["seed000"] = Rule("seed000", sum(line.params for line in lines),
+                          "the ledger's total" + ("" if embedding else " less the embedding"))
+    names = [name for name in model.constants if name not in model.fixed]
+    if not names:
+        out["free"] = Rule("free", None, "the file names no free constant")
+    else:
+        used = {k[1] for ks in keys.values() for k in ks if k[0] == "const"}
+        if not embedding:  # a constant used only in the embedding goes with it
+            everywhere = {k[1] for ks in _entry_keys(model, ledger(model)).values()
+                          for k in ks if k[0] == "const"}
+            names = [n for n in names if n in used or n not in everywhere]
+        unused = [n for n in names if n not in used]
+        literal = sum(1 for ks in keys.values() if ks and ks[0][0] != "const")
+        out["free"] = Rule("free", len(names), ", ".join(names) + (
+            f"; used by no entry: {', '.join(unused)}" if unused else "") + (
+            f"; {literal} other non-zero entries are literals, not derived from them"
+            if literal else "; every other entry derived, fixed or a copy"))
+    return out
+
+
+def rules_text(model, embedding=True):
+    """The rules side by side, one line each: name, count, what it counted."""
+    found = rules(model, embedding)
+    out = [f"counting rules{'' if embedding else ', the embedding left out'}:"]
+    for name, rule in found.items():
+        n = "-" if rule.params is None else str(rule.params)
+        out += textwrap.wrap(f"{name:<9} {n:>6}  {rule.note}", 88,
+                             subsequent_indent=" " * 18)
+    return out
