@@ -65,6 +65,9 @@ def export(model, length=None, dtype="float64"):
     ``default_length``), its floats of ``dtype`` ('float64' or 'float32')."""
     if dtype not in DTYPES:
         raise OnnxError(f"dtype {dtype!r}: use float64 or float32")
+    if model.mix is not None:  # the graph would leave it out: another model, not this one
+        raise OnnxError(f"the model {model.name} mixes two blocks' outputs (x = h + g (x - h), "
+                        f"'mix' in its file), which the ONNX export does not write")
     T = default_length(model) if length is None else length
     if isinstance(T, bool) or not isinstance(T, int) or not 1 <= T <= MAX_LENGTH:
         raise OnnxError(f"sequence length {T!r}: an integer from 1 to {MAX_LENGTH}")
