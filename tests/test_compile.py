@@ -22,7 +22,9 @@ from tinyadder.weights import with_entry
 
 ROOT = Path(__file__).resolve().parent.parent
 LOOKUP = ROOT / "tinyadder" / "models" / "programs" / "seed003-lookup.tap"
-ROUND_TRIP = (list(names()) + list(program_names())
+# shipped models the language cannot state (docs/program.md, "What it cannot state")
+UNSTATED = ("lokimorty-39", "vijec-52")
+ROUND_TRIP = ([n for n in names() if n not in UNSTATED] + list(program_names())
               + sorted(str(p) for p in (ROOT / "tests" / "models").glob("*.json")))
 
 

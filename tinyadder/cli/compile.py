@@ -6,7 +6,7 @@ import json
 
 from ..compiler import ProgramError, compile_program
 from ..modelfile import ModelFileError, dump, loads
-from .explore import open_output
+from .explore import write_data
 from .options import PROG, Parser
 
 MAX_PROGRAM = 8 * 1024 * 1024  # bytes of a program, as of a model file
@@ -46,13 +46,6 @@ def main(argv, out, err, stdin):
         parser.error(f"{args.program}, {error}")
     except ModelFileError as error:
         parser.error(f"{args.program}: the model it states is not a valid model: {error}")
-    if args.output is None:
-        out.write(data)
-        return 0
-    with open_output(args.output, parser) as f:
-        try:
-            f.write(data)
-        except OSError as error:
-            parser.error(f"cannot write {args.output}: {error.strerror or error}")
-    print(f"wrote {args.output}", file=out)
+    if write_data(args.output, data, out, parser):
+        print(f"wrote {args.output}", file=out)
     return 0

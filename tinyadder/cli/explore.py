@@ -56,6 +56,18 @@ def open_output(path, parser, binary=False):
         raise
 
 
+def write_data(path, data, out, parser, binary=False):
+    """``data`` to standard output (``out``) when ``path`` is None, else to the file ``path``
+    (``open_output``: a failed write is one line, exit status 2); whether a file was
+    written."""
+    if path is None:
+        out.write(data)
+        return False
+    with open_output(path, parser, binary) as f:
+        f.write(data)
+    return True
+
+
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()

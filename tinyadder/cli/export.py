@@ -4,7 +4,7 @@ with ``--onnx`` as an ONNX graph (``onnx.export``, docs/onnx.md)."""
 from ..modelfile import dump
 from ..onnx import OnnxError, serialize
 from ..onnx.export import DTYPES, MAX_LENGTH, export
-from .explore import open_output
+from .explore import write_data
 from .options import PROG, Parser, add_digits_option, int_arg, model_arg, model_of
 
 
@@ -48,13 +48,6 @@ def main(argv, out, err, stdin):
             data = serialize(export(model, args.length, args.dtype or "float64"))
         except OnnxError as error:
             parser.error(str(error))
-    if args.output is None:
-        out.write(data)
-        return 0
-    with open_output(args.output, parser, binary=args.onnx) as f:
-        try:
-            f.write(data)
-        except OSError as error:  # a full disk or device: one line, as everywhere
-            parser.error(f"cannot write {args.output}: {error.strerror or error}")
-    print(f"wrote {args.output}", file=out)
+    if write_data(args.output, data, out, parser, binary=args.onnx):
+        print(f"wrote {args.output}", file=out)
     return 0

@@ -6,7 +6,7 @@ from dataclasses import replace
 from ..modelfile import dump
 from ..onnx import OnnxError
 from ..onnx.read import load
-from .explore import open_output
+from .explore import write_data
 from .options import PROG, Parser, layout_arg
 
 
@@ -43,15 +43,8 @@ def main(argv, out, err, stdin):
     except ValueError as error:  # a name the model format does not take
         parser.error(f"--name: {error}")
     data = dump(model)
-    if args.output is None:
-        out.write(data)
-        return 0
-    with open_output(args.output, parser) as f:
-        try:
-            f.write(data)
-        except OSError as error:
-            parser.error(f"cannot write {args.output}: {error.strerror or error}")
-    print(f"wrote {args.output} ({model.name}: {len(model.blocks)} "
-          f"block{'s' * (len(model.blocks) != 1)}, {len(model.slots)} slots, "
-          f"{len(model.vocab)} tokens)", file=out)
+    if write_data(args.output, data, out, parser):
+        print(f"wrote {args.output} ({model.name}: {len(model.blocks)} "
+              f"block{'s' * (len(model.blocks) != 1)}, {len(model.slots)} slots, "
+              f"{len(model.vocab)} tokens)", file=out)
     return 0
