@@ -455,7 +455,7 @@ def test_a_patched_trace_names_its_patch_and_still_checks_the_rest():
     from tinyadder import build, run_with_cache
     from tinyadder.analysis.trace_json import TraceFormatError, dump, load
     shifted = {"blocks.1.hook_resid_mid": lambda rows: [[x + 1 for x in r] for r in rows]}
-    _, patched = run_with_cache(build("published"), "12+34", patch=shifted)
+    _, patched = run_with_cache(build("published"), "12+34", ns="float", patch=shifted)
     text = io.StringIO()
     dump(patched, text)
     doc = json.loads(text.getvalue())
