@@ -219,6 +219,7 @@ def test_a_comment_ends_at_its_line_and_a_json_string_may_hold_a_hash():
 # ---- variant-22 (docs/variant-22.md) ------------------------------------------------------
 
 PROOF = ROOT / "tests" / "fixtures" / "proofs" / "variant-22.cert.json.gz"
+FLOAT_PROOF = ROOT / "tests" / "fixtures" / "proofs" / "variant-22.float64.cert.json.gz"
 SHIPPED = ROOT / "tinyadder" / "models" / "programs"
 
 
@@ -244,10 +245,14 @@ def test_variant22_is_proved_and_without_its_rounding_offset_is_not():
     assert not prove(with_entry(model, "blocks.1.attn.b_V", ("h0",), 0)).proved
 
 
-def test_variant22s_certificate_is_of_the_shipped_file():
-    from tinyadder.proof.kernel import setcheck
+def test_variant22s_certificates_are_of_the_shipped_file():
+    """The real-number model's and the float64 program's."""
+    from tinyadder.proof.kernel import floatcheck, setcheck
     cert = setcheck.load(PROOF)
     assert cert["model"] == (SHIPPED / "variant-22.json").read_text()
+    cert = floatcheck.load(FLOAT_PROOF)
+    assert cert["model"] == (SHIPPED / "variant-22.json").read_text()
+    assert cert["number"] == "float"
 
 
 @pytest.mark.slow
@@ -256,6 +261,15 @@ def test_variant22s_certificate_is_valid():
     of CPU)."""
     from tinyadder.proof.kernel import setcheck
     assert setcheck.check(setcheck.load(PROOF)).startswith("certificate valid")
+
+
+@pytest.mark.slow
+def test_variant22s_float64_program_certificate_is_valid():
+    """The float64 program's certificate (`prove --model variant-22 --number float`: 104
+    regions, 13.5 s), re-decided by the float checker (about 18 s of CPU)."""
+    from tinyadder.proof.kernel import floatcheck
+    assert floatcheck.check(floatcheck.load(FLOAT_PROOF)).startswith(
+        "certificate valid: 'variant-22' model")
 
 
 def test_a_statement_that_ends_too_early_is_one_line():
