@@ -72,7 +72,7 @@ CONSTANT_SLACK = Fraction(1, 2 ** 50)  # a double computation of e^c or ln b, re
 LN2_ABOVE = Fraction(6932, 10000)      # > ln 2
 KEEP_SYMBOLS = 32   # rounding symbols a value keeps (the largest). A logit holds its residual's
                     # symbols and its own; where a cap merges symbols two logits share into
-                    # each one's fresh symbol, they no longer cancel in the difference
+                    # each one's fresh symbol, they do not cancel in the difference
                     # (jacobli99-28: 12 cost up to 8e-5 of a 2.1e-4 margin; 32 costs nothing)
 
 

@@ -567,7 +567,7 @@ class Prover:
 
     def _settle_single_pairs(self):
         """The open regions of one pair, settled by their exact runs: a wrong one is a
-        counterexample, a right one is no longer open (an undecided verdict lists only what
+        counterexample, a right one is settled (an undecided verdict lists only what
         a run of one pair cannot settle)."""
         still = []
         for o in self.outcome.open:
