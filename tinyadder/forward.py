@@ -459,7 +459,7 @@ def forward(compiled, tokens, past=None, record=None, patch=None, logits="all", 
     start, layers = len(past), past._extend(compiled)
     ns = compiled.ns
     with ns.arithmetic():
-        if record is None and not patch and compiled.fast and compiled.model.mix is None:
+        if record is None and not patch and compiled.fast:
             # the fast path: straight-line code for these weights (codegen, plan)
             out = codegen.run(compiled, tokens, start, layers, logits, _OPS)
         elif codegen.on_ints(compiled):

@@ -349,7 +349,7 @@ def _fast(model):
                 or a.scale != 1 or a.softmax != "softmax1" or block.ln1 or block.ln2
                 or m.act != "relu" or not m.gated):
             return False
-    return (not model.W_pos and model.ln_final is None
+    return (not model.W_pos and model.ln_final is None and model.mix is None
             and model.unembed.kind == "negative_error")
 
 
