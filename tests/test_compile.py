@@ -130,23 +130,31 @@ def test_compile_on_the_command_line(tmp_path):
 
 @pytest.mark.parametrize("change, message", [
     (("z += relu(1)*(y + 1)", "z += relu(1)*(w + 1)"),
-     "line 34, column 17: unknown slot 'w'"),
+     "line 39, column 17: unknown slot 'w'"),
     (("z += relu(1)*(y + 1)", "z += relu(1)*(out + 1)"),
-     "line 34, column 17: the slot 'out' is read in L0.mlp before it is written"),
+     "line 39, column 17: the slot 'out' is read in L0.mlp before it is written"),
     (("L0.mlp relu gated", "L0.mlp relu gated width 3"),
-     "line 33, column 25: width 3: the stream must hold 7 slots"),
+     "line 38, column 25: width 3: the stream must hold 7 slots"),
     (("relu(z)*(1 - first)", "relu(z)*(z*first)"),
-     "line 42, column 26: a product of two slots is not linear"),
-    (("keyA = 1 on 'A'", "keyA = 1 on 'D'"), "line 20, column 15: unknown token 'D'"),
-    (("L1.attn softmax", "L2.attn softmax"), "line 36, column 1: L2.attn: the half-layers "
+     "line 47, column 26: a product of two slots is not linear"),
+    (("keyA = 1 on 'A'", "keyA = 1 on 'D'"), "line 25, column 15: unknown token 'D'"),
+    (("L1.attn softmax", "L2.attn softmax"), "line 41, column 1: L2.attn: the half-layers "
                                             "come in order; L1.attn is next"),
-    (("nine = relu", "nine = silu"), "line 43, column 15: this FFN's activation is relu"),
-    (("v = 2*keyA", "w = 2*keyA"), "line 31, column 29: 'w': attend takes q, k, v, slope"),
+    (("nine = relu", "nine = silu"), "line 48, column 15: this FFN's activation is relu"),
+    (("v = 2*keyA", "w = 2*keyA"), "line 36, column 29: 'w': attend takes q, k, v, slope"),
     (("model seed003-lookup", "modle seed003-lookup"), "line 13, column 1: unknown directive"),
-    (("bias h0:", "bias h1:"), "line 30, column 8: bias for the head 'h1', which L0.attn does "
+    (("bias h0:", "bias h1:"), "line 35, column 8: bias for the head 'h1', which L0.attn does "
                                "not have; its heads are h0"),
-    (("1->1 = 0", "1->1 = x"), "line 30, column 21: 'x': unknown name 'x'"),
-    (("L0.attn softmax\n", "L0.attn softmax2\n"), "line 26, column 9: L0.attn: say softmax or "
+    (("1->1 = 0", "1->1 = x"), "line 35, column 21: 'x': unknown name 'x'"),
+    (("task case C -> 1 0", "task case C -> 1 0 0"), "line 21, column 16: an answer of 3 "
+                                                     "tokens; every answer has one length, "
+                                                     "here 2"),
+    (("task case B -> 0 6", "task case D -> 0 6"), "line 20, column 11: unknown token 'D'"),
+    (("task case C -> 1 0", "task case C -> 1 X"), "line 21, column 18: unknown token 'X'"),
+    (("task case B", "task cas B"), "line 20, column 6: 'cas': write task before ..."),
+    (("task case C -> 1 0", "task case A -> 1 0"), "line 21, column 11: the input 'A' has a "
+                                                   "case already"),
+    (("L0.attn softmax\n", "L0.attn softmax2\n"), "line 31, column 9: L0.attn: say softmax or "
                                                  "softmax1"),
 ])
 def test_a_bad_program_is_one_line_with_its_line_and_column(change, message):
@@ -274,6 +282,6 @@ def test_variant22s_float64_program_certificate_is_valid():
 
 def test_a_statement_that_ends_too_early_is_one_line():
     text = LOOKUP.read_text().replace("out += units + nine + ten", "out += units + nine -")
-    with pytest.raises(ProgramError, match="^line 45, column 24: a term expected after the "
+    with pytest.raises(ProgramError, match="^line 50, column 24: a term expected after the "
                                            "sign$"):
         compile_program(text)

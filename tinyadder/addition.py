@@ -187,7 +187,11 @@ def layout(model):
     question's tokens and the operands' N digits each (the prompt), then the answer's digits
     and the stop token if there is one (generated). The one description of the layout that
     ``encode``, ``check_tokens`` and ``answer_length`` read (memoised per model: a model is
-    frozen, and every addition reads it)."""
+    frozen, and every addition reads it). A model with a finite task instead
+    (``weights.Task``) is laid out as its task says: its tokens before the input, the input,
+    those after it, then the answer's tokens."""
+    if model.prompt is None and getattr(model, "task", None) is not None:
+        return _task_layout(model)
     p, vocab = model.prompt, model.vocab
     n = digits_of(model)
     digit = frozenset(vocab.index(str(d)) for d in range(10))
@@ -199,6 +203,22 @@ def layout(model):
     if p.stop is not None:
         fields.append(Field(repr(p.stop), frozenset([vocab.index(p.stop)]), 1, True))
     return tuple(fields)
+
+
+def _task_layout(model):
+    """The fields of a finite task's sequence (``layout``)."""
+    t, vocab = model.task, model.vocab
+
+    def literal(token):
+        return Field(token if token.startswith("<") else repr(token),
+                     frozenset([vocab.index(token)]), 1, False)
+    answer = frozenset(vocab.index(token) for a in t.cases.values() for token in a)
+    return tuple([literal(x) for x in t.before] +
+                 [Field("the input", frozenset(map(vocab.index, t.cases)), 1, False)] +
+                 [literal(x) for x in t.after] +
+                 [Field("a token of the answer", frozenset(
+                     vocab.index(x) for x in model.unembed.tokens) | answer,
+                     len(next(iter(t.cases.values()))), True)])
 
 
 @lru_cache(maxsize=64)
@@ -273,8 +293,9 @@ def to_generate(model, tokens):
 
 
 def sequence_length(model):
-    """The tokens of a whole addition: the prompt and what the model writes."""
-    return len(encode(model, 0, 0)) + answer_length(model)
+    """The tokens of a whole addition (or run of a finite task): the prompt and what the
+    model writes."""
+    return prompt_length(model) + answer_length(model)
 
 
 def operands(model, tokens):

@@ -20,6 +20,7 @@ from .forward import forward
 from .generate import decode
 from .numbers import FractionSystem, for_model
 from .plan import compile_model
+from . import task as finite
 
 # TransformerLens short names: cache["resid_mid", 0] is cache["blocks.0.hook_resid_mid"].
 _SHORT = {
@@ -235,8 +236,10 @@ def _selected(names):
 
 
 def _prompt(model, expression, digits):
-    """The prompt's token ids: 'a+b' parsed and encoded, or token ids checked
-    (``addition.check_tokens``)."""
+    """The prompt's token ids: 'a+b' parsed and encoded (a finite task's input, 'A', for a
+    model with a task), or token ids checked (``addition.check_tokens``)."""
+    if isinstance(expression, str) and finite.has_task(model):
+        return finite.encode(model, finite.parse_input(model, expression))
     if isinstance(expression, str):
         return encode(model, *parse_expression(expression, digits))
     if isinstance(expression, tuple) and len(expression) == 2:
@@ -294,11 +297,17 @@ def pass_entries(model):
     return sum(len(b.attn.heads) for b in model.blocks) * length * (length + 1) // 2
 
 
+def size_digits(model):
+    """The N that sizes a trace's values (``value_bytes``): the operands' digits, or 1 for a
+    model with a finite task (its values are those of a few small numbers)."""
+    return 1 if finite.has_task(model) else digits_of(model)
+
+
 def trace_bytes(model, ns, names=None):
     """About how many bytes a trace of one whole sequence of ``model`` takes in ``ns`` (fit
     to the model): ``trace_values`` times ``value_bytes``."""
     length = sum(f.count for f in layout(model))
-    return trace_values(model, length, names) * value_bytes(ns, digits_of(model))
+    return trace_values(model, length, names) * value_bytes(ns, size_digits(model))
 
 
 class TraceTooLarge(ValueError):
@@ -330,7 +339,7 @@ def run_with_cache(model, expression, *, ns=None, names=None, names_filter=None,
     if names is not None and names_filter is not None:
         raise TypeError("give names or names_filter, not both (they are the same option)")
     names = names if names_filter is None else names_filter
-    digits = digits_of(model)
+    digits = size_digits(model)
     ns = for_model(FractionSystem() if ns is None else system_of(ns, fresh=True), model)
     prompt = _prompt(model, expression, digits)
     if isinstance(names, str) or (names is not None and not callable(names)):

@@ -305,6 +305,7 @@ class _Program:
         self.name = "program"
         self.about, self.precision, self.constants, self.const_text = {}, None, {}, {}
         self.fixed, self.vocab, self.prompt, self.slots = [], [], None, []
+        self.task = None  # {"before": [...], "cases": {input: [...]}, "after": [...]}
         self.roles, self.ties = {}, []
         self.section = None
         self.W_E, self.W_pos, self.pos_role = {}, {}, None
@@ -408,6 +409,8 @@ class _Program:
                 self.vocab.append(token)
         elif word == "prompt":
             self.prompt = self.json(rest_text, col)
+        elif word == "task":
+            self.task_line(rest, col)
         elif word == "slots":
             for tok in self.tokens(line, len(word)):
                 if tok.kind not in ("name", "quoted"):
@@ -429,8 +432,47 @@ class _Program:
             self.ties.append(rest.split())
         else:
             self.fail(1, f"unknown directive {word!r}; a program has model, about, precision, "
-                         f"const, fixed, vocab, prompt, positions, slots, roles, tie, then the "
+                         f"const, fixed, vocab, prompt, task, positions, slots, roles, tie, then the "
                          f"sections embed, L0.attn, L0.mlp, ..., readout")
+
+    def task_line(self, rest, col):
+        """``task before T ...``, ``task after T ...`` or ``task case INPUT -> T ...``: the
+        finite task of a model that does not add (tokens of the vocabulary, written as in
+        ``vocab``; every answer of one length)."""
+        kind, _, tokens = rest.partition(" ")
+        task = self.task = self.task or {"before": [], "cases": {}}
+        start = col + len(kind) + 1
+        if kind in ("before", "after"):
+            task[kind] = self.task_tokens(tokens, start)
+        elif kind == "case":
+            given, arrow, answer = tokens.partition("->")
+            inputs = self.task_tokens(given, start)
+            if not arrow or len(inputs) != 1:
+                self.fail(start, "write task case INPUT -> ANSWER TOKENS (one input token)")
+            if inputs[0] in task["cases"]:
+                self.fail(start, f"the input {inputs[0]!r} has a case already")
+            at = start + len(given) + 2
+            written = self.task_tokens(answer, at)
+            first = next(iter(task["cases"].values()), written)
+            if not written or len(written) != len(first):
+                self.fail(at + len(answer) - len(answer.lstrip()), f"an answer of {len(written)} tokens; every answer has one "
+                              f"length, here {len(first) or 'one or more'}")
+            task["cases"][inputs[0]] = written
+        else:
+            self.fail(col, f"{kind!r}: write task before ..., task after ... or "
+                           f"task case INPUT -> ANSWER")
+
+    def task_tokens(self, text, col):
+        """The tokens of ``text``: words, or quoted as 'a b' (as ``vocab`` writes them),
+        each one of the vocabulary."""
+        out = []
+        for m in re.finditer(r"'([^']*)'|(\S+)", text):
+            token = m.group(1) if m.group(1) is not None else m.group(2)
+            if token not in self.vocab:
+                self.fail(col + m.start(), f"unknown token {token!r}; the tokens are "
+                                           f"{', '.join(self.vocab)} (vocab comes first)")
+            out.append(token)
+        return out
 
     def json(self, text, col):
         try:
@@ -1180,6 +1222,8 @@ class _Program:
         out["vocab"] = self.vocab
         if self.prompt is not None:
             out["prompt"] = self.prompt
+        if self.task is not None:
+            out["task"] = self.task
         out["slots"] = self.slots
         out["embed"] = {"width": widths[0], "W_E": self.W_E}
         if self.W_pos:

@@ -37,7 +37,7 @@ from . import constants as c
 from .construction import MAX_DIGITS
 from .numbers import Precision, evaluable
 from .weights import (ACTIVATIONS, UNEMBED_KINDS, MLP, Attention, Block, Factored, Mix, Model,
-                      Norm, Prompt, Unembed, WeightError)
+                      Norm, Prompt, Task, Unembed, WeightError)
 
 FORMAT = "tinyadder-model"
 VERSION = 1
@@ -313,6 +313,7 @@ class _Reader:
                 ln_final=self.optional(top, "ln_final", lambda x: self.norm("ln_final", x)),
                 unembed=self.unembed(top["unembed"], vocab),
                 prompt=self.optional(top, "prompt", self.prompt),
+                task=self.optional(top, "task", self.task),
                 roles=self.optional(top, "roles", self.roles, {}),
                 meta=meta, about=about, constants=dict(self.names), fixed=fixed,
                 ties=self.optional(top, "ties", self.ties, ()), derived=self.derived)
@@ -366,6 +367,16 @@ class _Reader:
                 "prompt.answer_digits", x, 1, MAX_DIGITS + 1, _LONGEST), digits + 1),
             stop=self.optional(p, "stop", lambda x: None if x is None else self.string(
                 "prompt.stop", x, MAX_NAME)))
+
+    def task(self, obj):
+        t = self.fields("task", obj, ("before", "cases"), ("after",))
+        cases = self.mapping("task.cases", t["cases"])
+        return Task(
+            before=self.names_list("task.before", t["before"], True, False),
+            cases={x: self.names_list(f"task.cases[{x!r}]", answer, distinct=False)
+                   for x, answer in cases.items()},
+            after=self.optional(t, "after", lambda x: self.names_list("task.after", x, True,
+                                                                       False), ()))
 
     def blocks(self, blocks, slots):
         """The blocks; ``{"same_as": i}`` is block i (an earlier one) applied again."""
@@ -507,10 +518,10 @@ class _Reader:
 
 
 TOP_REQUIRED = ("format", "version", "name", "vocab", "slots", "embed", "blocks", "unembed")
-TOP_OPTIONAL = ("about", "precision", "constants", "fixed", "prompt", "mix", "ln_final",
-                "roles", "ties")
+TOP_OPTIONAL = ("about", "precision", "constants", "fixed", "prompt", "task", "mix",
+                "ln_final", "roles", "ties")
 TOP = ("format", "version", "name", "about", "precision", "constants", "fixed", "vocab",
-       "prompt", "slots", "embed", "blocks", "mix", "ln_final", "unembed", "roles", "ties")
+       "prompt", "task", "slots", "embed", "blocks", "mix", "ln_final", "unembed", "roles", "ties")
 ABOUT = ("title", "author", "params_claimed", "dtype", "family", "source", "notes")
 SOURCE = ("repo", "path", "commit", "url")
 ATTENTION = ("heads", "head_dim", "kv_heads") + Attention.tables + (
@@ -579,6 +590,10 @@ class _Writer:
         out["vocab"] = list(m.vocab)
         if m.prompt is not None:
             out["prompt"] = self.prompt(m.prompt)
+        if m.task is not None:
+            out["task"] = {"before": list(m.task.before),
+                           "cases": {x: list(a) for x, a in m.task.cases.items()},
+                           **({"after": list(m.task.after)} if m.task.after else {})}
         out["slots"] = list(m.slots)
         out["embed"] = {"width": m.width_embed, "W_E": self.table(m.W_E, "W_E")}
         if m.W_pos:

@@ -230,6 +230,20 @@ class Prompt:
 
 
 @dataclass(frozen=True, eq=False)
+class Task:
+    """What a model that does not add computes, over a finite set of inputs: its prompt is
+    ``before``, one input token, ``after``; it then writes the tokens ``cases[input]``, every
+    answer of the same length."""
+
+    before: Tuple[str, ...]
+    cases: Mapping[str, Tuple[str, ...]]
+    after: Tuple[str, ...] = ()
+
+    def __post_init__(self):
+        _freeze_fields(self)
+
+
+@dataclass(frozen=True, eq=False)
 class Model:
     """A decoder: embedding (and fixed or learned positions), blocks, an optional final norm,
     and a readout (``unembed``).
@@ -262,6 +276,7 @@ class Model:
     ties: Tuple[Tuple[str, ...], ...] = ()
     derived: Mapping[str, str] = field(default_factory=dict)
     mix: Optional[Mix] = None
+    task: Optional[Task] = None
 
     def __post_init__(self):
         _freeze_fields(self)
@@ -500,6 +515,7 @@ def check_model(model):
     _check_norm("ln_final", model.ln_final, final)
     _check_unembed(model, final)
     _check_prompt(model)
+    _check_task(model)
     _check_counting(model)
 
 
@@ -547,6 +563,28 @@ def _check_prompt(model):
             raise WeightError(f"unembed: the digit {d!r} is not a readout token")
     if p.stop is not None and p.stop not in model.unembed.tokens:
         raise WeightError(f"prompt.stop: {p.stop!r} is not a readout token")
+
+
+def _check_task(model):
+    t = model.task
+    if t is None:
+        return
+    if model.prompt is not None:
+        raise WeightError("task: a model has an addition prompt or a task, not both")
+    if not t.cases:
+        raise WeightError("task.cases: give one or more inputs")
+    for item in t.before + t.after:
+        if item not in model.vocab:
+            raise WeightError(f"task: {item!r} is not a token")
+    lengths = {len(answer) for answer in t.cases.values()}
+    if len(lengths) != 1 or 0 in lengths:
+        raise WeightError("task.cases: every answer is one or more tokens, all of one length")
+    for x, answer in t.cases.items():
+        if x not in model.vocab:
+            raise WeightError(f"task.cases: the input {x!r} is not a token")
+        for token in answer:
+            if token not in model.unembed.tokens:
+                raise WeightError(f"task.cases[{x!r}]: {token!r} is not a readout token")
 
 
 def reaches(table):

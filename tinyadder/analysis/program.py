@@ -618,6 +618,8 @@ def source(model):
         if q.stop is not None:
             prompt["stop"] = q.stop
         lines.append(f"prompt {json.dumps(prompt, ensure_ascii=False)}")
+    if m.task is not None:
+        lines += task_lines(m.task)
     if m.pos_role != "fixed":
         lines.append(f"positions {m.pos_role}")
     lines += pack_words("slots", [_name(s) for s in m.slots])
@@ -676,6 +678,19 @@ def pack_words(head, words, width=80):
             lines.append(head)
         lines[-1] += " " + w
     return lines
+
+
+def task_lines(task):
+    """The ``task`` directives of a model that does not add: its prompt around the input,
+    then each input and the answer it should get."""
+    def words(tokens):
+        return " ".join(t if re.fullmatch(r"[^\s'#,]+", t) and t != "->" else f"'{t}'"
+                        for t in tokens)
+    lines = [f"task before {words(task.before)}".rstrip()]
+    if task.after:
+        lines.append(f"task after {words(task.after)}")
+    return lines + [f"task case {words([x])} -> {words(answer)}"
+                    for x, answer in task.cases.items()]
 
 
 def src_embed(src, m):

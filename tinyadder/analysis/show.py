@@ -16,6 +16,7 @@ from fractions import Fraction
 import textwrap
 
 from ..addition import sequence_length, sequence_text
+from .. import task
 from ..cache import stages
 from ..generate import argmax
 from ..numbers import LogScore
@@ -233,9 +234,23 @@ def addition_line(cache):
     """The traced sequence read as an addition in the model's layout ('7+8=15', where the
     tokens may hold the operands or the answer least significant digit first, and a stop
     token), or None when the trace holds only part of a sequence."""
-    if len(cache.tokens) != sequence_length(cache.model):
+    if task.has_task(cache.model) or len(cache.tokens) != sequence_length(cache.model):
         return None
     return sequence_text(cache.model, cache.tokens)
+
+
+def task_line(cache):
+    """For a model with a finite task, the traced run read as the task ('B -> 06') and
+    whether it is the task's answer; None for an addition or part of a sequence."""
+    model = cache.model
+    if not task.has_task(model) or len(cache.tokens) != sequence_length(model):
+        return None
+    read = task.sequence_text(model, cache.tokens)
+    x = model.vocab[cache.tokens[len(model.task.before)]]
+    want = task.expected(model, x)
+    if task.answer(model, cache.tokens) == want:
+        return f"{read}, the task's answer"
+    return f"{read}, where the task says {want}"
 
 
 LISTED = 6  # roundings listed in the legend; more are counted, and --roundings lists them
@@ -272,6 +287,8 @@ def legend(cache, sig=SIG, exact=False, every_rounding=False):
     read = addition_line(cache)
     if read is not None and read not in cache.text:
         lines.append(f"as an addition: {read}")
+    if task_line(cache) is not None:
+        lines.append(f"as its task: {task_line(cache)}")
     lines.append(f"numbers: {cache.ns.describe()}")
     lines += rounding_lines(cache, every_rounding)
     lines.append("values exact and in full" if exact else

@@ -8,8 +8,9 @@ rationals ``"n/d"`` (``"n"`` when whole), decimals as ``str(Decimal)``, floats a
 also names the model and its operand length N (``digits``), the number system and its
 precision, the vocabulary, the tokens, the addition they read as in the model's layout
 (``addition``: operands and sum, whatever order the tokens hold their digits in; null for
-part of a sequence), the slots, each trace point's labels, and every value the number system
-rounded. In the float systems a value may be ``"nan"`` or ``"inf"`` (the model overflows at
+part of a sequence; a model with a finite task has ``digits`` and ``addition`` null and
+``task`` instead: its input, what the model wrote and what the task says), the slots, each
+trace point's labels, and every value the number system rounded. In the float systems a value may be ``"nan"`` or ``"inf"`` (the model overflows at
 large N), as computed; in fraction and decimal it never is. The points that
 ``forward.derive`` recomputes exactly from the others (resid, FFN and logit points) are listed
 under "derived" instead of written, and recomputed on loading.
@@ -56,6 +57,7 @@ from ..numbers import (MAX_DECIMAL_DIGITS, DecimalSystem, Float32, FractionSyste
                        Rounding, number_system, to_float32)
 from ..plan import compile_model
 from .show import addition_line, rational_text
+from .. import task
 
 FORMAT = "tinyadder-trace/1"
 _RATIONAL = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
@@ -120,12 +122,13 @@ def to_json(cache):
     return {
         "format": FORMAT,
         "model": cache.model.name,
-        "digits": digits_of(cache.model),
+        "digits": _digits(cache.model),
         "number_system": _number_system_json(cache.ns),
         "vocab": list(cache.model.vocab),
         "tokens": cache.tokens,
         "text": cache.text,
         "addition": addition_line(cache),
+        **({"task": _task(cache)} if task.has_task(cache.model) else {}),
         "prompt_len": cache.prompt_len,
         "slots": list(cache.model.slots),
         "roundings": [{"what": r.what, "digits": r.digits, "value": rational_text(r.value)}
@@ -135,6 +138,23 @@ def to_json(cache):
         "derived": derived,
         **({"patched": list(cache.patched)} if cache.patched else {}),
     }
+
+
+def _digits(model):
+    """The operands' N, or None for a model with a finite task (it has no operands)."""
+    return None if task.has_task(model) else digits_of(model)
+
+
+def _task(cache):
+    """A finite task's run as data: {"input": "B", "answer": "06", "expected": "06"} (what
+    the model wrote, and what its task says), or None for part of a sequence (or an
+    addition)."""
+    model = cache.model
+    if not task.has_task(model) or len(cache.tokens) != sequence_length(model):
+        return None
+    x = model.vocab[cache.tokens[len(model.task.before)]]
+    return {"input": x, "answer": task.answer(model, cache.tokens),
+            "expected": task.expected(model, x)}
 
 
 def dump(cache, fp):
@@ -285,17 +305,18 @@ def from_json(doc, model=None):
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise _bad(f"expected a JSON object with \"format\": \"{FORMAT}\"")
     name = _field(doc, "model", str)
-    digits = _field(doc, "digits", int, 1, MAX_DIGITS) if "digits" in doc else DIGITS
-    if model is None and name in models.board_names():
+    digits = DIGITS if "digits" not in doc else None if doc["digits"] is None else \
+        _field(doc, "digits", int, 1, MAX_DIGITS)
+    if model is None and (name in models.board_names() or name in models.program_names()):
         model = models.build(name)
     if model is None:
         variant = name.rpartition("-")[2]
         if variant not in VARIANTS or name != build(variant, 1).name:
             raise _bad(f"unknown model {excerpt(name)}; pass the model to load()")
         model = build(variant, digits)
-    elif digits_of(model) != digits:
+    elif _digits(model) != digits:
         raise _bad(f"the trace is of N = {digits} digits, the model given is built for "
-                   f"N = {digits_of(model)}")
+                   f"N = {_digits(model)}")
     if _field(doc, "vocab", list) != list(model.vocab):
         raise _bad("its vocabulary is not the model's")
     if _field(doc, "slots", list) != list(model.slots):
@@ -397,6 +418,8 @@ def _check_generated(cache, doc):
                        f"recorded logits at position {pos} pick {picked!r}")
     if doc.get("addition", addition_line(cache)) != addition_line(cache):
         raise _bad("'addition' is not what 'tokens' read as in the model's layout")
+    if doc.get("task", _task(cache)) != _task(cache):
+        raise _bad("'task' is not what 'tokens' read as in the model's task")
 
 
 def _no_constant(name):

@@ -7,7 +7,7 @@ with a hint to quote it), and a wrong sum gets a warning that says why it may be
 import difflib
 import re
 
-from .. import __version__, addition
+from .. import __version__, addition, task
 from ..numbers import Undecided, for_model
 from . import tracing
 from .options import (PROG, SUBCOMMANDS, Parser, add_digits_option, add_model_options,
@@ -87,8 +87,46 @@ def _hint(args, model, ns, a, b, known=None):
     return " (try --model repaired)" if str(args.model) == "published" else ""
 
 
+def run_inputs(args, model, out, err, stdin):
+    """Answer each input of a model with a finite task (``task``: 'A' -> 'A -> 03'), with a
+    warning where the model writes other than its task's answer; return the exit status."""
+    ns = for_model(args.number, model)
+    problem = tracing.problem(args, model)
+    if problem:
+        print(f"{PROG}: error: {problem}", file=err)
+        return 2
+    status = 0
+    for label, text, problem in _lines(args.expressions, stdin):
+        where = f"{label}: " if label else ""
+        try:
+            x = task.parse_input(model, text)
+        except addition.InputError as error:
+            print(f"{PROG}: error: {where}{_subcommand_hint(text) or error}", file=err)
+            status = 2
+            continue
+        try:
+            if tracing.requested(args):
+                written = tracing.run_task(args, model, x, out, stdin)
+            else:
+                written = task.write(model, ns, x)
+                print(task.line(x, written), file=out, flush=True)
+        except Undecided as error:
+            print(f"{PROG}: warning: {where}no answer certified for {x}: {error}", file=err)
+            status = max(status, 1)
+            continue
+        if written != task.expected(model, x):
+            print(f"{PROG}: warning: the {args.model} model writes {written} for {x}; its "
+                  f"task says {task.expected(model, x)}", file=err)
+            status = max(status, 1)
+        if getattr(out, "left", False):
+            break
+    return status
+
+
 def run_expressions(args, model, out, err, stdin):
     """Answer each expression with ``model``; return the exit status."""
+    if task.has_task(model):
+        return run_inputs(args, model, out, err, stdin)
     digits = addition.digits_of(model)
     ns = for_model(args.number, model)
     split = [problem for _, _, problem in _lines([e for e in args.expressions if e != "-"], None)
@@ -178,4 +216,4 @@ def main(argv, out, err, stdin):
         print(f"{PROG}: error: no expression given; pass one such as 12+34, or '-' for stdin",
               file=err)
         return 2
-    return run_expressions(args, model_of(parser, args), out, err, stdin)
+    return run_expressions(args, model_of(parser, args, tasks=True), out, err, stdin)

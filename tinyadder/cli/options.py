@@ -13,7 +13,7 @@ import os
 import time
 from typing import Optional
 
-from .. import models
+from .. import models, task
 from ..addition import EXCERPT, InputError, excerpt, split_expression
 from ..construction import DIGITS, MAX_DIGITS, SLOTS, VARIANTS, check_digits
 from ..modelfile import ModelFileError
@@ -178,14 +178,19 @@ def with_layout(parser, choice, layout):
         parser.error(str(err))
 
 
-def model_of(parser, args, adds=True):
+def model_of(parser, args, adds=True, tasks=False):
     """The model ``args.model`` and ``args.digits`` choose; a file for another N than --digits,
-    or (``adds``) a model without an addition prompt, is the parser's one-line error."""
+    or (``adds``) a model without an addition prompt (``tasks``: nor a finite task), is the
+    parser's one-line error."""
     try:
         model = printable(args.model.build(getattr(args, "digits", None)))
     except ValueError as err:
         parser.error(str(err))
-    if adds and model.prompt is None:
+    if adds and model.prompt is None and model.task is not None and not tasks:
+        parser.error(f"the model {args.model} does not add: it computes a finite task "
+                     f"(inputs {task.listing(model)}), which the main command, verify and "
+                     f"prove take")
+    if adds and model.prompt is None and model.task is None:
         hint = "; give its layout with --layout FILE.json (docs/onnx.md)" if \
             str(args.model).endswith(".onnx") else ""
         parser.error(f"the model {args.model} does not add: it has no prompt{hint}")

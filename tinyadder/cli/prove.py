@@ -7,8 +7,11 @@ import gzip
 import json
 import os
 import tempfile
+import textwrap
 import time
 
+from .. import task
+from ..analysis import exhaust
 from ..proof.search import floatsets, generic
 from ..proof.prove import certificate, prove
 from ..addition import add, digits_of, text
@@ -223,7 +226,9 @@ def main(argv, out, err, stdin):
         problem = certificate_path_problem(args.certificate)
         if problem:
             parser.error(problem)
-    model = model_of(parser, args)
+    model = model_of(parser, args, tasks=True)
+    if task.has_task(model):
+        return prove_task(parser, args, model, out)
     start = time.perf_counter()
     # a split order is the generic method's: the closed form has no regions to split
     if not (args.generic or args.carries_first) and args.number == "fraction":
@@ -273,3 +278,33 @@ def main(argv, out, err, stdin):
               file=err)
     print(f"time {time.perf_counter() - start:.1f} s", file=err, flush=True)
     return EXIT[outcome.verdict]
+
+
+def prove_task(parser, args, model, out):
+    """prove of a model with a finite task: by exhaustion, one run of every input
+    (``exhaust``), exact with every token certified (or the float program replayed); no
+    certificate: the claim is the runs, which ``verify`` re-runs."""
+    if args.certificate is not None or args.generic or args.carries_first:
+        parser.error(f"the model {args.model} computes a finite task, proved by exhaustion of "
+                     f"its inputs: no certificate, --generic or --carries-first")
+    found = exhaust.runs(model, number_system(args.number))
+    n, result = len(found), exhaust.verdict(found)
+    how = ("an exact run of each, every token certified (the real-number model)"
+           if args.number == "fraction" else f"a replay of the {args.number} program on each")
+    lines = textwrap.wrap(f"prove: {args.model}, a finite task of {n} inputs "
+                          f"({', '.join(task.inputs(model))}), by exhaustion: {how}", 80,
+                          subsequent_indent="  ") + exhaust.lines(found)
+    again = f"re-run: {PROG} verify --model {args.model}" + (
+        f" --number {args.number}" if args.number != "fraction" else "")
+    if result == "proved":
+        lines.append(f"proved by exhaustion: {n} of {n} inputs ({again})")
+    elif result == "fails":
+        wrong = sum(r.wrote is not None and not r.right for r in found)
+        lines.append(f"fails: {wrong} of {n} inputs written wrong ({again})")
+    else:
+        lines.append(f"undecided: {sum(r.wrote is None for r in found)} of {n} inputs "
+                     f"without a certified token")
+    for line in lines:
+        print(line, file=out)
+    out.flush()
+    return EXIT[result]

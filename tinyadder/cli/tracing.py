@@ -15,6 +15,7 @@ from ..analysis import probes, show, step, trace_json
 from ..cache import TRACE_BUDGET, gigabytes, run_with_cache, trace_bytes
 from ..construction import MAX_DIGITS
 from ..numbers import for_model
+from .. import task
 from .options import Keys, excerpt, int_arg, tinyadder_problem
 
 MAX_POSITION = 3 * MAX_DIGITS + 3
@@ -178,15 +179,28 @@ def run(args, model, a, b, out, stdin):
     """Trace a + b as the options ask; return the model's sequence (without <bos>)."""
     digits = digits_of(model)
     _, cache = run_with_cache(model, encode(model, a, b), ns=args.number)
+    show_trace(args, cache, out, stdin, (a, b, digits) if args.check else None)
+    return sequence_text(model, cache.tokens)
+
+
+def run_task(args, model, x, out, stdin):
+    """Trace a finite task's input ``x`` as the options ask; return what the model wrote."""
+    _, cache = run_with_cache(model, task.encode(model, x), ns=args.number)
+    show_trace(args, cache, out, stdin)
+    return task.answer(model, cache.tokens)
+
+
+def show_trace(args, cache, out, stdin, checked=None):
+    """Write the trace ``cache`` as --json, --step or --trace asks (``checked``: the
+    addition's (a, b, N) that --check compares the slots with)."""
     if args.json:
         trace_json.dump(cache, out)
     elif args.step:
         step.session(cache, Keys(stdin), out, positions=args.pos, slots=args.slots,
                      sig=args.sig)
     else:
-        check = probes.check(cache, a, b, digits) if args.check else None
+        check = probes.check(cache, *checked) if checked else None
         out.write(show.render(cache, args.pos, args.slots, args.layer, args.sig, args.exact,
                               check, args.heat, args.heat and colour_wanted(out),
                               args.roundings))
     out.flush()
-    return sequence_text(model, cache.tokens)

@@ -1,5 +1,9 @@
 """``tinyadder verify``: the command line of ``analysis.verify``."""
 
+import textwrap
+
+from .. import task
+from ..analysis import exhaust
 from ..analysis.verify import (DEFAULT_CASES, SUITES, check, report, suite_groups,
                                suite_size)
 from ..cases import SEED
@@ -43,7 +47,9 @@ def main(argv, out, err, stdin):
     parser = build_parser()
     args = parser.parse_args(argv)
     n = DEFAULT_CASES[args.suite] if args.cases is None else args.cases
-    model = model_of(parser, args)
+    model = model_of(parser, args, tasks=True)
+    if task.has_task(model):
+        return verify_task(parser, args, model, out)
     digits = digits_of(model)
     size = suite_size(args.suite, n, digits)
     if size > MAX_CASES:
@@ -64,3 +70,24 @@ def main(argv, out, err, stdin):
     if outcome.interrupted:
         return 130
     return 0 if outcome.passed == outcome.total else 1
+
+
+def verify_task(parser, args, model, out):
+    """verify of a model with a finite task: every input run once (``exhaust.runs``); the
+    exit status 0 when all are right, 1 otherwise."""
+    if args.suite != "adderboard" or args.cases is not None or args.seed != SEED:
+        parser.error(f"the model {args.model} computes a finite task: verify runs every one "
+                     f"of its inputs; --suite, --cases and --seed are for additions")
+    ns = for_model(args.number, model)
+    found = exhaust.runs(model, ns)
+    right = sum(r.right for r in found)
+    inputs = ", ".join(task.inputs(model))
+    lines = [f"task: all {len(found)} inputs of {args.model} ({inputs}), each run once"]
+    lines += textwrap.wrap(f"model {args.model}, number {ns.describe()}", 80,
+                           subsequent_indent="  ")
+    lines += exhaust.lines(found)
+    lines.append(f"passed {right}/{len(found)}")
+    for line in lines:
+        print(line, file=out)
+    out.flush()
+    return 0 if right == len(found) else 1
