@@ -111,7 +111,7 @@ def test_exhaustion_decides_every_input():
 
 
 @pytest.mark.parametrize("argv", [["census"], ["explain", "A"], ["verify", "--suite", "edges"],
-                                  ["prove", "--generic"]])
+                                  ["prove", "--generic"], ["verify", "--digits", "3"]])
 def test_commands_that_read_an_addition_refuse_it_in_one_line(argv):
     code, out, err = cli_once(argv[0], "--model", "seed003-lookup", *argv[1:])
     assert (code, out) == (2, "") and err.count("\n") == 1
@@ -145,3 +145,9 @@ def test_the_task_in_a_model_file():
         with pytest.raises(ModelFileError, match="^" + message.replace("[", r"\[")):
             loads(json.dumps(bad))
     assert data["task"]["before"] == ["<bos>"]
+
+
+def test_digits_are_refused_for_a_model_without_operands():
+    assert cli_once("--model", "seed003-lookup", "--digits", "3", "A") == (
+        2, "", "tinyadder: error: the model seed003-lookup has no operands (it does not add); "
+               "leave the digits out\n")

@@ -87,8 +87,8 @@ def build(model="published", digits=None):
         construction.check_digits(digits)
     if isinstance(model, str) and (model in names() or model in program_names()):
         found = shipped(model)
-        if digits is not None and digits != found.prompt.digits \
-                and model in construction.VARIANTS:
+        if digits is not None and model in construction.VARIANTS \
+                and digits != found.prompt.digits:
             return construction.build(model, digits)
         return at_digits(found, digits, model)
     if not isinstance(model, (str, os.PathLike)):
@@ -111,6 +111,9 @@ def read_file(path):
 def at_digits(model, digits, where):
     """``model``, if it is for ``digits`` operand digits (None: whatever it is for)."""
     n = model.prompt.digits if model.prompt is not None else None
+    if digits is not None and n is None:
+        raise ValueError(f"the model {where} has no operands (it does not add); leave the "
+                         f"digits out")
     if digits is not None and digits != n:
         raise ValueError(f"the model {where} is written for N = {n}, not {digits}; leave the "
                          f"digits out or give {n}")
