@@ -22,9 +22,8 @@ from tinyadder.weights import with_entry
 
 ROOT = Path(__file__).resolve().parent.parent
 LOOKUP = ROOT / "tinyadder" / "models" / "programs" / "seed003-lookup.tap"
-# shipped models the language cannot state (docs/program.md, "What it cannot state")
-UNSTATED = ("lokimorty-39", "vijec-52")
-ROUND_TRIP = ([n for n in names() if n not in UNSTATED] + list(program_names())
+# every shipped model (docs/program.md), and the test models
+ROUND_TRIP = (list(names()) + list(program_names())
               + sorted(str(p) for p in (ROOT / "tests" / "models").glob("*.json")))
 
 
@@ -285,3 +284,52 @@ def test_a_statement_that_ends_too_early_is_one_line():
     with pytest.raises(ProgramError, match="^line 50, column 24: a term expected after the "
                                            "sign$"):
         compile_program(text)
+
+
+# ---- a layer applied again, its mix, a slot held at 0 (lokimorty-39, vijec-52) -----------
+
+def test_a_layer_applied_again_and_mixed_is_one_block_in_the_file():
+    model = build("lokimorty-39")
+    text = source(model)
+    assert "\nrepeat L1 = L0\nmix L0 gain = -13311/1073741824\n" in text
+    back = compile_model(text)
+    assert back.blocks[1] is back.blocks[0] and dump(back) == dump(model)
+    assert compile_program(text)["blocks"][1] == {"same_as": 0}
+    assert compile_program(text)["mix"] == {"first": 0, "gain": "-13311/1073741824"}
+    assert difference(compile_model(text.replace("\nmix L0 gain", "\n# mix L0 gain")),
+                      model) == f"model.mix: None != {model.mix!r}"
+
+
+@pytest.mark.parametrize("change, message", [
+    (("repeat L1 = L0", "repeat L0 = L1"), "column 8: write repeat Li = Lj"),
+    (("repeat L1 = L0", "repeat L2 = L0"), "column 8: repeat L2: the program has layers L0 "
+                                           "to L1"),
+    (("mix L0 gain", "mix L1 gain"), "column 5: mix L1: the stream mixed with is an earlier "
+                                     "layer's, L0 to L0"),
+    (("mix L0 gain = ", "mix L0 gain = q"), "column 15: "),
+])
+def test_a_bad_repeat_or_mix_is_one_line(change, message):
+    text = source(build("lokimorty-39"))
+    line = text[:text.index(change[0])].count("\n") + 1
+    with pytest.raises(ProgramError, match=f"^line {line}, {message}"):
+        compile_program(text.replace(change[0], change[1], 1))
+
+
+def test_a_repeated_layer_must_be_written_again_the_same():
+    text = source(build("lokimorty-39"))
+    last = text.rindex("L1.mlp")
+    changed = text[:last] + text[last:].replace("14764475/4194304*u0", "14764476/4194304*u0", 1)
+    with pytest.raises(ProgramError, match="repeat L1 = L0: L1's sections are not L0's written "
+                                           "again"):
+        compile_program(changed)
+
+
+def test_a_slot_read_before_a_layer_writes_it_is_held_at_zero_by_the_embedding():
+    model = build("vijec-52")
+    text = source(model)
+    zero = "  x2 = 0  # on every token: read before a half-layer writes it"
+    assert zero in text.splitlines()
+    assert dump(compile_model(text)) == dump(model)
+    with pytest.raises(ProgramError, match="the slot 'x2' is read in L0.attn before it is "
+                                           "written"):
+        compile_program(text.replace(zero + "\n", ""))

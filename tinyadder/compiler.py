@@ -306,6 +306,8 @@ class _Program:
         self.about, self.precision, self.constants, self.const_text = {}, None, {}, {}
         self.fixed, self.vocab, self.prompt, self.slots = [], [], None, []
         self.task = None  # {"before": [...], "cases": {input: [...]}, "after": [...]}
+        self.repeats = []  # (layer, the earlier layer it applies again, line, column)
+        self.mix = None    # ({"first": i, "gain": text}, line, column)
         self.roles, self.ties = {}, []
         self.section = None
         self.W_E, self.W_pos, self.pos_role = {}, {}, None
@@ -411,6 +413,20 @@ class _Program:
             self.prompt = self.json(rest_text, col)
         elif word == "task":
             self.task_line(rest, col)
+        elif word == "repeat":
+            m = re.fullmatch(r"L(\d+) *= *L(\d+)", rest_text)
+            if not m or int(m.group(2)) >= int(m.group(1)):
+                self.fail(col, "write repeat Li = Lj: layer i is layer j, an earlier one, "
+                               "applied again (its sections written again, the same weights)")
+            self.repeats.append((int(m.group(1)), int(m.group(2)), self.lineno, col))
+        elif word == "mix":
+            m = re.fullmatch(r"L(\d+) +gain *= *(.+)", rest_text)
+            if not m:
+                self.fail(col, "write mix Li gain = VALUE: after the last layer, x = h + "
+                               "VALUE*(x - h), h the stream after layer i")
+            self.value(m.group(2), col + m.start(2))
+            self.mix = ({"first": int(m.group(1)), "gain": m.group(2)}, self.lineno,
+                        col + m.start(1) - 1)
         elif word == "slots":
             for tok in self.tokens(line, len(word)):
                 if tok.kind not in ("name", "quoted"):
@@ -432,8 +448,29 @@ class _Program:
             self.ties.append(rest.split())
         else:
             self.fail(1, f"unknown directive {word!r}; a program has model, about, precision, "
-                         f"const, fixed, vocab, prompt, task, positions, slots, roles, tie, then the "
+                         f"const, fixed, vocab, prompt, task, positions, slots, roles, tie, repeat, mix, "
+                         f"then the "
                          f"sections embed, L0.attn, L0.mlp, ..., readout")
+
+    def applied_again(self, out):
+        """The ``repeat`` and ``mix`` directives in the model file: a layer applied again is
+        ``{"same_as": j}`` (its sections must be layer j's, written again), and the mix."""
+        written = list(out["blocks"])
+        for i, j, line, col in self.repeats:
+            self.lineno = line
+            if i >= len(written):
+                self.fail(col, f"repeat L{i}: the program has layers L0 to "
+                               f"L{len(written) - 1}")
+            if written[i] != written[j]:
+                self.fail(col, f"repeat L{i} = L{j}: L{i}'s sections are not L{j}'s written "
+                               f"again")
+            out["blocks"][i] = {"same_as": j}
+        if self.mix is not None:
+            mix, self.lineno, col = self.mix
+            if mix["first"] >= len(written) - 1:
+                self.fail(col, f"mix L{mix['first']}: the stream mixed with is an earlier "
+                               f"layer's, L0 to L{len(written) - 2}")
+            out["mix"] = mix
 
     def task_line(self, rest, col):
         """``task before T ...``, ``task after T ...`` or ``task case INPUT -> T ...``: the
@@ -592,6 +629,8 @@ class _Program:
         if len(toks) < 2 or toks[1].text != "=":
             self.fail(toks[0].end + 1, "write SLOT = VALUE on TOKEN, ... in the embedding")
         self.write(slot, toks[0])
+        if len(toks) == 3 and toks[2].text == "0":
+            return  # SLOT = 0: the embedding holds it at 0 on every token, read as such
         if any(t.text == "position" for t in toks):
             if self.pos_inner:
                 self.fail(toks[0].col, "W_pos is factored here: write SLOT = a sum of its lanes")
@@ -1277,6 +1316,7 @@ class _Program:
                 block["ln2"] = b["norms"]["ln2"]
             block["mlp"] = mlp
             out["blocks"].append(block)
+        self.applied_again(out)
         r = self.readout
         if r["ln_final"] is not None:
             out["ln_final"] = r["ln_final"]

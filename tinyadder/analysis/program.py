@@ -626,6 +626,7 @@ def source(model):
     lines += [""] + src_embed(src, m)
     for i, block in enumerate(m.blocks):
         lines += src_attention(src, m, i, block) + src_mlp(src, m, i, block)
+    lines += applied_again(src, m)
     lines += src_readout(src, m)
     if m.roles:
         lines += [""] + pack_words("roles", [f"{k}={v}" for k, v in m.roles.items()])
@@ -680,6 +681,28 @@ def pack_words(head, words, width=80):
     return lines
 
 
+def applied_again(src, m):
+    """The ``repeat`` and ``mix`` directives: a layer that is an earlier one applied again
+    (the model file's ``same_as``: its sections above are that layer's, written again), and
+    the mix after the last layer (x = h + gain (x - h))."""
+    lines = [f"repeat L{i} = L{m.blocks.index(b)}" for i, b in enumerate(m.blocks)
+             if m.blocks.index(b) < i]
+    if m.mix is not None:
+        lines.append(f"mix L{m.mix.first} gain = {src.value(m.mix.gain)}")
+    return [""] + lines if lines else []
+
+
+def held_at_zero(model):
+    """The slots of the embedding's width that a half-layer reads before any stage writes
+    them (the stream holds 0 there): the program says so in its embedding, ``SLOT = 0``."""
+    written, out = set(), []
+    for _, reads, writes in half_layers(model):
+        out += [s for s in model.slots[:model.width_embed]
+                if s in reads and s not in written and s not in out]
+        written |= writes
+    return out
+
+
 def task_lines(task):
     """The ``task`` directives of a model that does not add: its prompt around the input,
     then each input and the answer it should get."""
@@ -711,6 +734,8 @@ def src_embed(src, m):
         parts = [f"{_factor(v) if v.startswith('-') else v} on " + ", ".join(map(_token, ts))
                  for v, ts in groups.items()]
         lines.append(f"  {_name(slot)} = " + ", ".join(parts))
+    lines += [f"  {_name(slot)} = 0  # on every token: read before a half-layer writes it"
+              for slot in held_at_zero(m)]
     table = m.W_pos
     if isinstance(m.W_pos, Factored):  # its inner lanes over the positions, then the slots
         for r in m.W_pos.inner:
