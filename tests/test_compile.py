@@ -1,6 +1,7 @@
 """The compiler (programs to model files, ``tinyadder compile``) and the program view that
 prints what it reads (``tinyadder program``): round trips, seed 003's lookup, errors."""
 
+from dataclasses import replace
 import io
 import json
 import re
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tinyadder import build, number_system
-from tinyadder.analysis.program import not_expressible, source
+from tinyadder.analysis.program import not_expressible, real_view, source
 from tinyadder.cli import main
 from tinyadder.compiler import ProgramError, compile_model, compile_program, difference
 from tinyadder.forward import forward
@@ -56,6 +57,23 @@ def test_every_program_in_the_docs_compiles():
     assert blocks and blocks[0] == LOOKUP.read_text()
     for block in blocks:
         compile_program(block)
+
+
+def test_every_listing_printed_in_the_docs_compiles_to_its_model():
+    """The pages' `program --model M` outputs (test_docs keeps them what the command prints)
+    compile to M's weights, every one exact: the 36p's listing is the published model."""
+    text = (ROOT / "docs" / "program.md").read_text()
+    listings = re.findall(r"```console\n\$ python -m tinyadder program --model (\S+)( --real)?"
+                          r"\n(.*?)```", text, re.S)
+    assert [name for name, *_ in listings] == ["published", "zcbtrak-6"]
+    for name, real, listing in listings:
+        model = real_view(build(name)) if real else build(name)
+        assert difference(compile_model(listing), model) is None
+    # and the published weights are AdderBoard's 36p entry's, every one (its facts aside)
+    board = build("alexlitz-36")
+    facts = ("name", "about", "meta", "roles", "ties", "derived", "constants", "fixed")
+    compiled = compile_model(listings[0][2])
+    assert difference(replace(compiled, **{f: getattr(board, f) for f in facts}), board) is None
 
 
 @pytest.mark.parametrize("digits", [1, 3])
@@ -333,3 +351,17 @@ def test_a_slot_read_before_a_layer_writes_it_is_held_at_zero_by_the_embedding()
     with pytest.raises(ProgramError, match="the slot 'x2' is read in L0.attn before it is "
                                            "written"):
         compile_program(text.replace(zero + "\n", ""))
+
+
+def test_the_readmes_parameter_table_is_what_its_commands_print():
+    """README's table of seed 000's path, 36 / 28 / 22 and without the embedding 23 / 15 /
+    10: each row's command prints the first figure on its seed000 line, and with
+    --no-embedding the second."""
+    readme = (ROOT / "README.md").read_text()
+    rows = re.findall(r"^  \| [^|]+ \| (\d+) \| (\d+)[^|]* \| `tinyadder (params[^`]*)` \|$",
+                      readme, re.M)
+    assert [row[:2] for row in rows] == [("36", "23"), ("28", "15"), ("22", "10")]
+    for whole, bare, command in rows:
+        for flags, figure in (([], whole), (["--no-embedding"], bare)):
+            status, out, _ = run_cli(*command.split(), *flags)
+            assert status == 0 and re.search(r"^seed000 +(\d+) ", out, re.M).group(1) == figure
