@@ -364,11 +364,15 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     loki = tmp_path / "loki.html"
     views = views_of(models.build("lokimorty-10", None), 7650676663, 149460439)
     loki.write_text(explore_page.page(views), encoding="utf-8")
+    both = tmp_path / "both.html"  # the compare mode: TinyAdder-36 against lokimorty-10
+    both.write_text(explore_page.page(traced(EXAMPLE)[1], None, views), encoding="utf-8")
     flaw = pages["flaw"].as_uri() + "#pos=23&stage=readout"
-    urls = [loki.as_uri() + "#pos=31&stage=readout", flaw]
+    urls = [loki.as_uri() + "#pos=31&stage=readout", flaw,
+            both.as_uri() + "#pos=32&stage=readout", both.as_uri() + "#pos=7&compare=0"]
     doms = dump(urls)
     for url in urls:
         assert_ran_cleanly(*doms[url])
+    compared(doms[urls[2]][0], doms[urls[3]][0], views)
     dom = doms[urls[0]][0]
     assert status_of(dom) == DOT.join(["position 31", "after readout",
                                        "s0 '2': predicts '0'", "head L0.h softmax"])
@@ -382,6 +386,35 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     t = len(traced(FLAW)[1]["tokens"])
     six, seven = (cells[(len(slots) + u) * t + 23] for u in (6, 7))
     assert seven == "dz" and six != seven and six != cells[(len(slots) + 5) * t + 23]
+
+
+def compared(dom, off, loki):
+    """Position 32 of TinyAdder-36 predicts s0; lokimorty-10 writes s0 first, predicting it
+    at position 30: the page compares those two, every live head's weights from each query
+    (lokimorty-10's 10:1 carry-in, a0 and b0 at 0.4545 each and the '0' before them at
+    0.04545, in numbers) and the lanes by slot name, the logits both name first, each value
+    the tracer's. With compare=0 the view is hidden and the status line does not mention it."""
+    assert status_of(dom).endswith(DOT + "compare lokimorty-10: position 30 (predicts s0)")
+    where = re.search(r'<p id="cmp-where">(.*?)</p>', dom).group(1)
+    assert html.unescape(where) == ("Position 32 here holds s1 '0'; it predicts '2'. In "
+                                    "lokimorty-10 the position that predicts s0 is 30: it "
+                                    "holds '0'; it predicts '2'.")
+    b = re.search(r'<div id="cmp-attn-b">(.*?)</div></div>', dom, re.S).group(1)
+    assert "L0.h (softmax) from query 30: largest a0 ~0.454500, b0 ~0.454500, '0' ~0.0454501" \
+        in html.unescape(b)
+    assert len(re.findall(r'<div class="strip">', re.search(
+        r'<div id="cmp-attn-a">(.*?)<div id="cmp-attn-b">', dom, re.S).group(1))) == 3
+    rows = re.findall(r'<tr class="(\w+)"><td>(.*?)</td><td class="num">(.*?)</td>'
+                      r'<td class="num">(.*?)</td>', dom)
+    assert [r[1] for r in rows[:10]] == [f"logit {u}" for u in range(10)]
+    mine = {r["slot"]: r["cells"][32][2] for r in traced(EXAMPLE)[1]["residual"][-1]["slots"]}
+    theirs = {r["slot"]: r["cells"][30][2] for r in loki["residual"][-1]["slots"]}
+    for kind, slot, a, b in rows:
+        assert a == ("\u2014" if slot not in mine else page_number(mine[slot]))
+        assert b == ("\u2014" if slot not in theirs else page_number(theirs[slot]))
+        assert kind == ("alone" if "\u2014" in (a, b) else "same" if a == b else "differs")
+    assert {r[1] for r in rows} == set(mine) | set(theirs)
+    assert '<section id="view-compare" hidden="">' in off and "compare" not in status_of(off)
 
 
 NARROW_PROBE = """<script>window.addEventListener("load", function () {

@@ -25,10 +25,15 @@ def build_parser():
                         help=f"where to write the page (default {DEFAULT_NAME} in the "
                              f"current directory)")
     parser.add_argument("--compare", nargs=2, type=model_arg, metavar=("A", "B"),
-                        help="two models (names or files) on the same sum, side by side, "
-                             "stage by stage, in place of --model: the slots they name alike "
-                             "compared position by position, their residual streams, "
-                             "attention and logits")
+                        help="two models (names or files) on the same sum, in place of "
+                             "--model: A's explorer page with a compare mode that shows B "
+                             "beside it at the selected position and stage (each head's "
+                             "weights from that query, the residual lanes by slot name, the "
+                             "logits), positions matched by what they hold, and the slots "
+                             "they name alike compared over all positions")
+    parser.add_argument("--static", action="store_true",
+                        help="with --compare: a page without script instead, every stage "
+                             "of both models drawn side by side at one position")
     add_model_options(parser)
     add_digits_option(parser)
     return parser
@@ -78,6 +83,8 @@ def main(argv, out, err, stdin):
                      f"figure' or --trace for longer operands)")
     if args.compare:
         return compare(parser, args, out, err)
+    if args.static:
+        parser.error("--static is a form of --compare A B; give both")
     model = model_of(parser, args)
     try:
         a, b = addition.parse_expression(args.expression, addition.digits_of(model))
@@ -124,7 +131,10 @@ def compare(parser, args, out, err):
             views = [views_of(model, a, b, args.number) for _, model in built]
         except Overflowed as error:
             parser.error(str(error))
-        text = compare_page(*views)
+        if args.static:
+            text = compare_page(*views)
+        else:
+            text = page(views[0], walkthrough() if views[0]["family"] else None, views[1])
         f.write(text)
     print(f"wrote {args.output} ({len(text.encode('utf-8')) // 1024} kB): open it in a browser",
           file=out)

@@ -14,7 +14,7 @@ from html import escape
 from importlib import resources
 import json
 
-from . import figures, markdown, svg, tour
+from . import compare, figures, markdown, svg, tour
 
 DEFAULT_NAME = "tinyadder-explore.html"
 # The page holds every attention weight, so it grows with the square of the sequence:
@@ -46,12 +46,48 @@ def defaults(views):
             "variant": "built"}
 
 
+def deciding(views):
+    """{sum digit label: the position that predicts it}: 's1' -> 32 in TinyAdder-36 at N = 10
+    (it writes s10 first), 31 in lokimorty-10 (s0 first)."""
+    tokens, out = views["tokens"], {}
+    for pos in views["predicting"]:
+        if pos + 1 < len(tokens) and tokens[pos + 1]["role"] == "sum":
+            out[tokens[pos + 1]["label"]] = pos
+    return out
+
+
+def compare_data(views, other):
+    """What the page's compare mode needs of a second run ``other`` of the same sum: its
+    positions' roles (the page matches a position that predicts a digit of the sum with the
+    one predicting the same digit, ``deciding``, any other by what it holds,
+    ``compare.by_label``), every live
+    head's weights (class letters on the head's own clipped log scale, and the tracer's text),
+    its residual stream by stage and slot name (the tracer's text; the readout's logits among
+    them), and the agreement table of ``compare.agreement``."""
+    heads = {key: {"layer": h["layer"], "kind": h["kind"],
+                   "classes": figures.attention_classes(other, key, "softmax1"),
+                   "cells": [[c[2] for c in row] for row in h["softmax1"]]}
+             for key, h in other["heads"].items()}
+    residual = {s["short"]: {row["slot"]: [c[2] for c in row["cells"]] for row in s["slots"]}
+                for s in other["residual"]}
+    return {"model": other["model"], "layout": other["layout"], "answer": other["answer"],
+            "correct": other["correct"],
+            "tokens": [{k: t[k] for k in ("pos", "text", "role", "label", "predicts")}
+                       for t in other["tokens"]],
+            "stages": [s["short"] for s in other["stages"]], "heads": heads,
+            "residual": residual, "labels": compare.by_label(other),
+            "own_labels": compare.by_label(views),
+            "decides": deciding(other), "own_decides": deciding(views),
+            "agreement": compare.agreement(views, other)}
+
+
 def _flags(values):
     return "".join("1" if v else "0" for v in values)
 
 
-def page_data(views):
-    """What the script needs: the views data, with colour classes and flags made compact."""
+def page_data(views, other=None):
+    """What the script needs: the views data, with colour classes and flags made compact;
+    with ``other``, a second run of the same sum for the compare mode (``compare_data``)."""
     letters = figures.residual_classes(views)
     scales = figures.residual_scales(views)
     slot_rows, logit_rows = figures.residual_rows(views)
@@ -86,6 +122,7 @@ def page_data(views):
         "defaults": defaults(views), "tour": tour.steps(views),
         "variants": [v["key"] for v in views["variants"]],
         "softmax": views["softmax"] is not None, "levels": svg.LEVEL_LETTERS,
+        "compare": compare_data(views, other) if other else None,
     }
 
 
@@ -112,7 +149,57 @@ def _tokens_html(views):
     return f'<div id="tokens">{"".join(buttons)}</div>'
 
 
-def _controls(views, state):
+def compare_css():
+    """The compare view's strips of weights are HTML, not SVG: the weight colours as
+    backgrounds."""
+    return "\n".join([f".strip .s{i}{{background:{c}}}" for i, c in enumerate(svg.SEQ)] +
+                     [f".strip .sz{{background:{svg.NEARLY_ZERO}}}"])
+
+
+def _compare_section(views, other):
+    """The compare mode's view: both runs' prompts and sums, then (drawn by the page's script
+    for the selected position and stage) each live head's weights from that query in both
+    models, the residual lanes by slot name side by side (the logits at the readout stage),
+    and the agreement over all positions."""
+    def side(v):
+        n = v["digits"]
+        verdict = "right" if v["correct"] else f'wrong: a + b = {v["sum"]}'
+        return (f'<div><b>{escape(v["model"])}</b>: prompt <code>{escape(v["layout"])}</code>; '
+                f'{int(v["a"]):0{n}d} + {int(v["b"]):0{n}d}: it writes '
+                f'<b class="mono">{escape(v["answer"])}</b>, {verdict}.</div>')
+    rows = "".join(
+        f'<tr><td>{escape(r["stage"])}</td><td><code>{escape(r["slot"])}</code></td>'
+        f'<td>{r["same"]} of {r["compared"]}</td><td>' +
+        ("" if r["first"] is None else
+         f'{escape(r["first"][0])}: {escape(r["first"][1])} against {escape(r["first"][2])}') +
+        "</td></tr>" for r in compare.agreement(views, other))
+    table = (f'<details id="cmp-agreement"><summary>Over all positions: the slots both name '
+             f'alike, stage by stage</summary><table class="cmp"><thead><tr><th>stage</th>'
+             f'<th>slot</th><th>same (6 significant digits)</th><th>first that differs</th>'
+             f'</tr></thead><tbody>{rows}</tbody></table></details>' if rows else
+             '<p>The two models name no slot alike at any stage.</p>')
+    return (
+        f'<section id="view-compare"><h2>Compare: {escape(views["model"])} against '
+        f'{escape(other["model"])}</h2><p class="intro">The same sum in a second design. '
+        'Positions are matched by what they do, not by index: one that predicts a digit of '
+        'the sum with the one that predicts the same digit (s0 is the units digit; one model '
+        'may write it first, the other last), any other with the one that holds the same '
+        '(a3 is the digit of a at 10<sup>3</sup>); two prompt layouts put a3 in different '
+        'places. Slots both models name alike come first. '
+        'Choose a position and a stage above as for the rest of the page; untick '
+        '<i>compare</i> to hide this view.</p>'
+        f'<div class="pair">{side(views)}{side(other)}</div>'
+        '<p id="cmp-where"></p>'
+        '<h3>Attention from this query, every live head (each head on its own clipped log '
+        'scale; grey ≈ 0)</h3><div class="pair"><div id="cmp-attn-a"></div>'
+        '<div id="cmp-attn-b"></div></div>'
+        '<h3 id="cmp-lanes-title">Residual lanes by slot name</h3>'
+        '<table id="cmp-lanes" class="cmp"><thead><tr><th>slot</th>'
+        f'<th>{escape(views["model"])}</th><th>{escape(other["model"])}</th><th></th></tr>'
+        f'</thead><tbody id="cmp-lanes-body"></tbody></table>{table}</section>')
+
+
+def _controls(views, state, other=None):
     stages = views["stages"]
     heads = "".join(f'<button type="button" data-head="{h}" aria-pressed="false">{h}</button>'
                     for h in views["heads"])
@@ -130,7 +217,10 @@ def _controls(views, state):
         f'<span id="stage-label"></span><br><small>{ticks}</small></div>'
         f'<div class="group">head {heads}</div>'
         '<div class="group"><label><input type="checkbox" id="mode"> ordinary softmax of the '
-        'same scores</label></div>'
+        'same scores</label></div>' +
+        ('' if other is None else
+         f'<div class="group"><label><input type="checkbox" id="compare"> compare with '
+         f'{escape(other["model"])}</label></div>') +
         '<p id="status" role="status" aria-live="polite">the script has not run</p>'
         '</nav>')
 
@@ -320,9 +410,10 @@ NO_DECISION = ('<p class="needs-decision" hidden>This position predicts no digit
                'choose one from = on.</p>')
 
 
-def page(views, docs=None):
+def page(views, docs=None, other=None):
     """The whole HTML page as a string; ``docs``: the walkthrough's sections to embed and link
-    (``walkthrough()``), or None."""
+    (``walkthrough()``), or None; ``other``: a second model's views of the same sum, for the
+    compare mode (on when the page opens; ``#compare=0`` turns it off)."""
     state = defaults(views)
     pos, stage = state["pos"], state["stage"]
     n = views["digits"]
@@ -370,23 +461,26 @@ def page(views, docs=None):
             "A softmax1 head has a sink column, the weight given to nothing. Choose a head "
             "above; hover a cell for its exact value; click to select the query.")
     sections = [_section(views, v, titles[v], intro[v], bodies[v], docs) for v in VIEWS]
+    if other is not None:
+        sections.insert(1, _compare_section(views, other))
     title = f"tinyadder explorer: {expr}"
     return "".join([
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
         f"<title>{escape(title)}</title>",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
-        f"<style>{svg.CSS}\n{asset('explore.css')}</style></head>\n<body>",
+        f"<style>{svg.CSS}\n{asset('explore.css')}{compare_css() if other else ''}"
+        "</style></head>\n<body>",
         f"<header><h1>{escape(views['title'])} adds {escape(expr)}</h1>",
         f"<p>{escape(views['model'])}, numbers: {escape(views['number'])}. "
         f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}."
         f"{'' if flaw_note or not views['verdict'] else ' ' + escape(views['verdict']) + '.'}"
         f"</p>{flaw_note}", _how(views, docs), "</header>",
-        _controls(views, state),
+        _controls(views, state, other),
         _tour_card(views, docs),
         "<main>", *sections, _embedded(docs), "</main>",
         '<pre id="errors" hidden></pre><div id="tip" hidden></div>',
-        f'<script type="application/json" id="data">{_json_for_script(page_data(views))}'
-        "</script>",
+        '<script type="application/json" id="data">',
+        f'{_json_for_script(page_data(views, other))}</script>',
         f"<script>{asset('explore.js')}</script>",
         "</body></html>\n",
     ])
