@@ -63,6 +63,15 @@ def example():
     return cache, views, text, Page(text)
 
 
+def test_one_number_format_on_the_page(example):
+    """Every number the page draws or writes is in one format, 1.05·10¹³ (the
+    tracer's ~1.05502e+13 sat beside it in the ruler, and 2.5e-6 in the flaw plot); only the
+    embedded walkthrough quotes the tracer's terminal output as it prints."""
+    text = re.sub(r'<script.*?</script>|<section id="walkthrough">.*?</section>', "",
+                  example[2], flags=re.S)
+    assert re.findall(r".{40}\de[+-]?\d", text) == []
+
+
 def log10_exact(x):
     """log10 |x| of a Fraction by math.log10 of its integers (exact for ints of any size;
     independent of the page's own top-bits computation)."""

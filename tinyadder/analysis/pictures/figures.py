@@ -507,7 +507,7 @@ def ruler_verdict(d):
         lines.append(f"margin: {d['rival']}'s mark is farther by {pretty(d['margin'])} units "
                      f"({pretty(d['margin_logits'])} in logits); tilt {pretty(d['tilt'])} "
                      f"units; lead of {d['chosen']}: {pretty(d['lead'])} units "
-                     f"({d['lead_logits']} in logits)")
+                     f"({shown(d['lead_logits'])} in logits)")
     return lines
 
 

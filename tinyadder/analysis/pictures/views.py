@@ -43,6 +43,7 @@ from ..program import half_layers
 from ..show import MARK, SHORT, SIG, fmt, rounded
 from ...cache import run_with_cache, stages
 from . import variants
+from .svg import pretty
 
 
 def _rounded_decimal(x, sig):
@@ -372,7 +373,7 @@ def decisions_view(cache, a, b):
             "margin_logits": figure(d.margin * d.size), "tilt_logits": figure(d.tilt * d.size),
             "lead_logits": text(d.lead * d.size), "unit": figure(d.size),
             "ratio": _ratio(d.tilt, d.margin), "margin_p": to_float(d.margin / d.place),
-            "ratio_text": figure(d.tilt / d.margin, 2) if d.margin else "",
+            "ratio_text": pretty(figure(d.tilt / d.margin, 2)) if d.margin else "",
             "per_digit": per_digit,
             "tilted": any(o != d.others[0] for o in d.others),
             "offset": to_float(d.bias + d.leakage), "offset_text": short(d.bias + d.leakage),
