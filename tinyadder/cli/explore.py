@@ -98,7 +98,7 @@ def main(argv, out, err, stdin):
             views = views_of(model, a, b, args.number)
         except Overflowed as error:
             parser.error(str(error))
-        text = page(views, walkthrough() if views["family"] else None)  # it is the 36p's
+        text = page(views, walkthrough())  # the page embeds the sections it cites
         f.write(text)
     print(f"wrote {args.output} ({len(text.encode('utf-8')) // 1024} kB): open it in a browser",
           file=out)
@@ -134,7 +134,7 @@ def compare(parser, args, out, err):
         if args.static:
             text = compare_page(*views)
         else:
-            text = page(views[0], walkthrough() if views[0]["family"] else None, views[1])
+            text = page(views[0], walkthrough(), views[1])
         f.write(text)
     print(f"wrote {args.output} ({len(text.encode('utf-8')) // 1024} kB): open it in a browser",
           file=out)

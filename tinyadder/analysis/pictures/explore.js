@@ -164,6 +164,16 @@
             (sunk ? " (sink: the weight given to nothing)" : " (no sink: each row sums to 1)"));
     setText("attn-sinklabel", sunk ? "sink" : "");
     each("[data-legend]", function (g) { show(g, g.dataset.legend === state.head); });
+    var top = [], cells = head.cells[state.mode][state.pos];
+    for (var k = 0; k <= state.pos; k++) {
+      if (cells[k][2] !== "masked") { top.push([cells[k][1], k, cells[k][2]]); }
+    }
+    var log = function (t) { return t[0] === null ? -1e9 : t[0]; };  // a zero weight: last
+    top.sort(function (x, y) { return log(y) - log(x); });
+    setText("attn-top", "Query " + state.pos + " (" + D.tokens[state.pos].label + "), largest " +
+            "weights: " + top.slice(0, 4).map(function (t) {
+              return D.tokens[t[1]].label + " (" + t[1] + ") " + shown(t[2]);
+            }).join(", ") + (sunk ? "; sink " + shown(cells[state.pos + 1][2]) : "") + ".");
     each("[data-head]", function (b) {
       b.setAttribute("aria-pressed", String(b.dataset.head === state.head));
     });

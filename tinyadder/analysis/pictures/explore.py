@@ -227,21 +227,37 @@ def _controls(views, state, other=None):
 
 def doc_link(docs, section):
     """A link to a walkthrough section embedded in the page ('walkthrough §4'), or its name
-    when there is no walkthrough to embed."""
+    when there is no walkthrough to embed; nothing for no section (None)."""
+    if section is None:
+        return ""
     number, anchor = tour.SECTIONS[section]
-    label = f"walkthrough \u00a7{number}"
+    label = (f"walkthrough \u00a7{number}" if number.isdigit() else
+             f"walkthrough: {number}")
     if not docs or anchor not in docs:
         return f'<span class="doc">{label}</span>'
     return f'<a class="doc" href="#wt-{escape(anchor)}">{label}</a>'
 
 
-def _embedded(docs):
+def cited(views):
+    """The walkthrough sections this page cites: its views', its tour steps' and, on a
+    TinyAdder-36 family page, the whole picture (section 0)."""
+    keys = set(tour.view_sections(views).values()) | {
+        s["section"] for s in tour.steps(views) if s["section"]}
+    return keys | ({"whole"} if views["family"] else set())
+
+
+def _embedded(docs, views):
     """The walkthrough's cited sections, at the end of the page, in its own order."""
     if not docs:
         return ""
-    order = [anchor for _, anchor in sorted(tour.SECTIONS.values(), key=lambda s: int(s[0]))]
+    keys = cited(views)
+    order = [anchor for key, (number, anchor) in sorted(
+        tour.SECTIONS.items(), key=lambda s: int(s[1][0]) if s[1][0].isdigit() else 99)
+        if key in keys]
     parts = "".join(f'<article id="wt-{escape(a)}"><h3>{escape(docs[a][0])}</h3>{docs[a][1]}'
                     f'</article>' for a in order if a in docs)
+    if not parts:
+        return ""
     return ('<section id="walkthrough"><h2>From the walkthrough</h2><p class="intro">The '
             'sections of docs/walkthrough.md that the views above cite, carried in this page '
             '(its doctests and commands are checked by the test suite).</p>'
@@ -249,7 +265,7 @@ def _embedded(docs):
 
 
 def _section(views, ident, title, intro, body, docs):
-    link = doc_link(docs, tour.VIEW_SECTIONS[ident])
+    link = doc_link(docs, tour.view_sections(views).get(ident))
     why = views["missing"].get(ident)
     if why:
         intro, body = escape(why), ""
@@ -432,7 +448,8 @@ def page(views, docs=None, other=None):
     bodies = {
         "tokens": _tokens_html(views) + '<p id="token-info"></p>',
         "place": figures.place(views, pos),
-        "attention": figures.attention(views, state["head"], mode, pos),
+        "attention": ('<p id="attn-top" class="note"></p>' +
+                      figures.attention(views, state["head"], mode, pos)),
         "count": figures.count(views, pos),
         "residual": figures.residual(views, stage, pos),
         "sum": figures.running_sum(views, pos),
@@ -460,6 +477,13 @@ def page(views, docs=None, other=None):
             "(its legend says where); weights below it are one grey \u201c\u2248 0\u201d. "
             "A softmax1 head has a sink column, the weight given to nothing. Choose a head "
             "above; hover a cell for its exact value; click to select the query.")
+    if not views["family"]:
+        intro["residual"] = (
+            "Every slot (row) at every position (column) after the selected stage; move the "
+            "stage slider. Each row has its own colour scale (log of |x|, purple negative, "
+            "orange positive), so a small slot still shows beside a large one. Outlined: "
+            "changed by this stage. At the readout stage the logits follow, each coloured by "
+            "its gap to the winner (outlined). Hover a cell for its value.")
     sections = [_section(views, v, titles[v], intro[v], bodies[v], docs) for v in VIEWS]
     if other is not None:
         sections.insert(1, _compare_section(views, other))
@@ -472,12 +496,15 @@ def page(views, docs=None, other=None):
         "</style></head>\n<body>",
         f"<header><h1>{escape(views['title'])} adds {escape(expr)}</h1>",
         f"<p>{escape(views['model'])}, numbers: {escape(views['number'])}. "
-        f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}."
+        + (f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}."
+           if views["family"] else
+           f"It writes the sum <b class=\"mono\">{escape(views['answer'])}</b>: {verdict} "
+           f"(the whole sequence: <code>{escape(views['text'])}</code>).") +
         f"{'' if flaw_note or not views['verdict'] else ' ' + escape(views['verdict']) + '.'}"
         f"</p>{flaw_note}", _how(views, docs), "</header>",
         _controls(views, state, other),
         _tour_card(views, docs),
-        "<main>", *sections, _embedded(docs), "</main>",
+        "<main>", *sections, _embedded(docs, views), "</main>",
         '<pre id="errors" hidden></pre><div id="tip" hidden></div>',
         '<script type="application/json" id="data">',
         f'{_json_for_script(page_data(views, other))}</script>',
@@ -486,18 +513,52 @@ def page(views, docs=None, other=None):
     ])
 
 
+FAMILY_HOW = {
+    "rope-19": "one layer, two slots x0 and x1, rotary positions of period 19. The position "
+               "that predicts s_k attends to a_k and b_k and a tenth as much to a_(k\u22121) "
+               "and b_(k\u22121), the column below, whose size says whether a carry comes in: "
+               "x1 becomes ten times the column sum with its carry-in. The FFN takes 100 away "
+               "when that reaches 10 (the wrap), and the readout is a parabola in the digit "
+               "with its vertex at x1/10.",
+    "rope-10000": "one layer; rotary positions with base 10000 at head dimension 2 turn each "
+                  "query back by a fixed offset, so each head attends, almost one-hot, to one "
+                  "key: a_(i\u22121), b_(i\u22121), a_i or b_i for the answer digit i. The "
+                  "FFN makes the carry and the wrap from the digits below; the readout is a "
+                  "parabola in the digit.",
+    "sinusoid-11": "one layer of width 4 with added sinusoidal positions of period 11; each "
+                   "head's query is the key's position turned by a fixed angle, so it attends "
+                   "to the same digit of both operands, an intended two-way tie. ReLU hinge "
+                   "pairs compute the carry and the wrap; the readout is a parabola in the "
+                   "digit.",
+    "fixed-bias": "attention without learned queries: a fixed bias table picks the keys; one "
+                  "head gathers a_k + b_k, another an ALiBi-weighted prefix sum whose floor is "
+                  "the carry.",
+    "trained": "its weights are a trained checkpoint's, not a construction: no slot has a "
+               "designed meaning, so the page shows what each head looks at and which digit "
+               "the readout picks, not why.",
+}
+
+
 def _how(views, docs):
     """How the model adds, in one paragraph, and the box for a reader who knows
     transformers (the TinyAdder-36 family); for another model, what the page can show."""
     if not views["family"]:
-        return (f"<p>Its prompt: <code>{escape(views['layout'])}</code>. {escape(views['model'])}"
-                " is not of the TinyAdder-36 family: the views that read that family's slots "
-                "(place values, running sum, ruler, why it fails, change one thing) say so in "
-                "place. The tokens with their roles, every head's attention, the residual "
-                "stream by slot name stage by stage, the logits (the readout stage) and the "
-                "parameters are this model's own. Move through the stages with the slider and "
-                "through the positions with \u2190 / \u2192; every number is the run's, as "
-                "<code>tinyadder --trace</code> prints it.</p>")
+        about, family = views["about"], views["about"].get("family")
+        who = escape(about["title"]) + (f" (by {escape(about['author'])})"
+                                        if about.get("author") else "")
+        how = (f" How it adds, as docs/models.md describes its family, {escape(family)}: "
+               f"{escape(FAMILY_HOW[family])}" if family in FAMILY_HOW else "")
+        link = doc_link(docs, "rope") if family == "rope-19" else ""
+        return (f"<p>{who}.{how}{' (' + link + ')' if link else ''}</p>"
+                f"<p>Its prompt: <code>{escape(views['layout'])}</code>. It is not of the "
+                "TinyAdder-36 family: the views that read that family's slots (place values, "
+                "running sum, ruler, why it fails, change one thing) say so in place. The "
+                "tokens with their roles, every head's attention, the residual stream by slot "
+                "name stage by stage, the logits (the readout stage) and the parameters are "
+                "this model's own. <b>Take the tour</b> for four steps through them, or move "
+                "through the stages with the slider and through the positions with \u2190 / "
+                "\u2192; every number is the run's, as <code>tinyadder --trace</code> prints "
+                "it.</p>")
     return "".join([
         "<p>How it adds: layer 0's attention gives every position its place value "
         "(<code>count</code>) and 1/(i+2) (<code>scale</code>); layer 0's FFN multiplies each "

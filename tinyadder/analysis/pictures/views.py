@@ -485,6 +485,8 @@ def _build_views(cache, a, b, changes):
         "model": model.name, "number": cache.ns.describe(), "digits": n,
         "family": not lacks["probes"], "layout": layout_text(model),
         "title": "TinyAdder-36" if not lacks["probes"] else model.name,
+        "about": {k: model.about.get(k) for k in ("title", "author", "family",
+                                                   "params_claimed")},
         "a": str(a), "b": str(b), "sum": str(a + b), "answer": answer,
         "correct": answer == f"{a + b:0{len(answer)}d}", "text": cache.text,
         "prompt_len": cache.prompt_len, "predicting": list(cache.predicting),
