@@ -368,11 +368,21 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     both.write_text(explore_page.page(traced(EXAMPLE)[1], None, views), encoding="utf-8")
     flaw = pages["flaw"].as_uri() + "#pos=23&stage=readout"
     urls = [loki.as_uri() + "#pos=31&stage=readout", flaw,
-            both.as_uri() + "#pos=32&stage=readout", both.as_uri() + "#pos=7&compare=0"]
+            both.as_uri() + "#pos=32&stage=readout", both.as_uri() + "#pos=7&compare=0",
+            loki.as_uri() + "#tour=2"]
     doms = dump(urls)
     for url in urls:
         assert_ran_cleanly(*doms[url])
     compared(doms[urls[2]][0], doms[urls[3]][0], views)
+    # its own tour: the query that predicts s1 (position 31, which holds s0) and the keys it
+    # weighs most, named by role, in the step and in the line above the map
+    dom = doms[urls[4]][0]
+    assert status_of(dom) == DOT.join(["tour 2. Where the query looks", "position 31",
+                                       "after L0.attn", "s0 '2': predicts '0'",
+                                       "head L0.h softmax"])
+    top = html.unescape(re.search(r'<p id="attn-top" class="note">(.*?)</p>', dom).group(1))
+    assert top.startswith("Query 31 (s0), largest weights: b1 (21) ~0.454500, a1 (2) "
+                          "~0.454500, "), top
     dom = doms[urls[0]][0]
     assert status_of(dom) == DOT.join(["position 31", "after readout",
                                        "s0 '2': predicts '0'", "head L0.h softmax"])

@@ -14,7 +14,7 @@ import pytest
 
 from explore_cases import EXAMPLE, FLAW, page_text, traced
 from tinyadder.analysis import show
-from tinyadder import add, build
+from tinyadder import add, build, models
 from tinyadder.addition import encode
 from tinyadder.analysis.pictures import explore, figures, views as views_module
 from tinyadder.numbers import Ln
@@ -442,3 +442,16 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
     for name in ("tokens", "attention", "residual", "params"):
         section = re.search(f'<section id="view-{name}">(.*?)</section>', text, re.S).group(1)
         assert "Not for this model" not in section, name
+    # no walkthrough section is about this model: none is cited, none embedded
+    assert "walkthrough \u00a7" not in text and 'id="walkthrough"' not in text
+    # its tour: where a0 is and who predicts s0; where the query that predicts s1 (the '=')
+    # looks; the readout's winner there and its lead over the runner-up; the parameters
+    tour = data["tour"]
+    assert [s["title"] for s in tour] == ["1. Tokens by role", "2. Where the query looks",
+                                          "3. The readout", "4. The parameters"]
+    logits = sorted(r["cells"][4][0] for name, r in data["residual"]["readout"]["rows"].items()
+                    if name.startswith("logit"))
+    assert [s["expect"]["values"] for s in tour] == [
+        [1, 5], ["a0", "b0"], [int(data["tokens"][5]["text"]), logits[-1] - logits[-2]],
+        [sum(line.params for line in ledger(models.read_file(str(ADDER1))))]]
+    assert tour[2]["expect"]["values"] == [1, 0.75] and tour[2]["state"]["pos"] == 4

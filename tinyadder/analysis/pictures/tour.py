@@ -394,10 +394,10 @@ def _top_keys(views, key, q):
 
 def _any_attention(views, q, key):
     top = _top_keys(views, key, q)
-    if len(top) < 3:
+    if len(top) < 2:
         return None
     said = ", ".join(f"{label} {shown(text)}" for label, _, text in top[:4])
-    ratio = top[1][1] / top[2][1] if top[2][1] else None
+    ratio = top[1][1] / top[2][1] if len(top) > 2 and top[2][1] else None
     return {
         "view": "attention", "state": {"pos": q, "head": key, "stage": "L0.attn"},
         "section": "rope",
