@@ -110,7 +110,8 @@
       }
       parts.push("lead " + shown(d.lead) + " units (" + shown(d.lead_logits) + " in logits)");
     } else {
-      parts.push(tok.predicts !== null ? tok.label + " '" + tok.text + "': predicts '" +
+      var held = tok.role === "special" ? tok.label : tok.label + " '" + tok.text + "'";
+      parts.push(tok.predicts !== null ? held + ": predicts '" +
                  tok.predicts + "'" : tok.role === "sum" ? "the last digit: predicts nothing" :
                  "prompt '" + tok.text + "': predicts no digit of the sum");
     }
