@@ -71,6 +71,9 @@ def test_command_line(tmp_path):
     (["attention", "12+34", "--head", "L0.h1"], "head 'L0.h1' is not drawn; use L0.h3"),
     (["ruler", "12+34", "--pos", "34"], "position 34 is outside the sequence; use 0 to 33"),
     (["heat", "12+34"], "argument NAME: invalid choice: 'heat'"),
+    # a mixed block's hook_mix has no labels in the trace yet: one line, not a traceback
+    (["attention", "1+2", "--model", "lokimorty-39"],
+     "the views cannot draw lokimorty-39 yet: it mixes two passes of its block"),
 ])
 def test_bad_options(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
