@@ -79,7 +79,7 @@ def lead(expr, pos):
 def status(d, pos, stage, head, mode, extra=()):
     """The status line at a deciding position: what it predicts, x and the lead."""
     return DOT.join([*extra, f"position {pos}", f"after {stage}", f"predicts {d['written']}",
-                     f"x = {d['x_text']}",
+                     f"x = {page_number(d['x_text'])}",
                      f"lead {page_number(d['lead'])} units ({page_number(d['lead_logits'])} "
                      f"in logits)",
                      f"head {head} {mode}"])

@@ -103,7 +103,7 @@
       var pred = "predicts " + d.written;
       if (d.right !== d.written) { pred += ", right digit " + d.right; }
       parts.push(pred);
-      parts.push("x = " + d.x_text);
+      parts.push("x = " + shown(d.x_text));
       if (d.flipped) {
         parts.push("tilt/margin = " + d.ratio_text + ": the tilt (" + shown(d.tilt) +
                    " units) beats the margin (" + shown(d.margin) + " units)");
@@ -567,7 +567,7 @@
     var d = decision(pos), text = stage[name][d ? 1 : 0];
     return text.replace(/\{i2\}/g, String(pos + 2))
                .replace(/\{P\}/g, d ? power(d.power) : "")
-               .replace(/\{x\}/g, d ? d.x_text : "");
+               .replace(/\{x\}/g, d ? shown(d.x_text) : "");
   }
 
   function residualHover(ev) {

@@ -43,7 +43,7 @@ from ..program import half_layers
 from ..show import MARK, SHORT, SIG, fmt, rounded
 from ...cache import run_with_cache, stages
 from . import variants
-from .svg import pretty
+from .svg import pretty, shown
 
 
 def _rounded_decimal(x, sig):
@@ -366,7 +366,7 @@ def decisions_view(cache, a, b):
             "flipped": d.flipped, "power": d.power,
             "R": str(d.remaining), "expected_R": str(expected[k]),
             "total": _decimal_text(d.total), "b": short(d.bias),
-            "leak": short(d.leakage), "x": to_float(d.x), "x_text": x_text(d),
+            "leak": short(d.leakage), "x": to_float(d.x), "x_text": shown(x_text(d)),
             "distance": _distance_texts(d),
             "margin": figure(d.margin), "tilt": figure(d.tilt), "lead": figure(d.lead),
             "margin_f": to_float(d.margin), "tilt_f": to_float(d.tilt),
@@ -546,7 +546,7 @@ def change_view(change, a, b):
     cache = variants.run(change.model, a, b)
     answer = _answer(cache)
     with cache.ns.arithmetic():
-        rows = [{"pos": d.pos, "x": to_float(d.x), "x_text": x_text(d), "written": d.written,
+        rows = [{"pos": d.pos, "x": to_float(d.x), "x_text": shown(x_text(d)), "written": d.written,
                  "lead": figure(d.lead)} for d in decisions(cache)]
     return {"key": change.key, "label": change.label, "what": change.what, "answer": answer,
             "correct": answer == f"{a + b:0{len(answer)}d}", "number": cache.ns.describe(),
