@@ -456,3 +456,40 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
         [1, 5], ["a0", "b0"], [int(data["tokens"][5]["text"]), logits[-1] - logits[-2]],
         [sum(line.params for line in ledger(models.read_file(str(ADDER1))))]]
     assert tour[2]["expect"]["values"] == [1, 0.75] and tour[2]["state"]["pos"] == 4
+
+
+ROPE_19 = ["zcbtrak-6", "yieldthought-20"] + [
+    pytest.param(name, marks=pytest.mark.slow) for name in (
+        "kswain98-2", "kswain98-4", "kswain98-8", "lokimorty-10", "lokimorty-12",
+        "wonderfall-27")]
+
+
+@pytest.mark.parametrize("name", ROPE_19)
+def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
+    """The hovers' formulas for a rope-19 model (views.rope19_meanings) hold in its run, at
+    every position that predicts s_k, on sums with and without carries (float: the formulas
+    are about the real-number model, the tolerance 0.25 covers the float rounding)."""
+    model = models.build(name, None)
+    for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
+        v = views_module.views_of(model, a, b, "float")
+        assert v["meanings"] == views_module.rope19_meanings()
+        x = {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
+             for s in v["residual"]}
+
+        def carry(k):
+            return (a % 10 ** k + b % 10 ** k) // 10 ** k
+
+        for t in v["tokens"]:
+            if t["role"] != "special" and t["text"].isdigit():
+                d = int(t["text"])
+                assert abs(x["embed"]["x0"][t["pos"]] - (1000 - d * d / 1000)) < 1e-6
+                assert abs(x["embed"]["x1"][t["pos"]] + d) < 1e-6
+        for p in v["predicting"]:
+            k = v["tokens"][p]["next_place"]  # it predicts s_k
+            if k is None:
+                continue
+            column = a // 10 ** k % 10 + b // 10 ** k % 10 + carry(k)
+            below = carry(k - 1) if k else 0
+            assert x["L0.attn"]["x0"][p] == x["L0.mlp"]["x0"][p] == x["embed"]["x0"][p]
+            assert abs(x["L0.attn"]["x1"][p] - (10 * column - below)) < 0.25
+            assert abs(x["L0.mlp"]["x1"][p] / 10 - (a + b) // 10 ** k % 10) < 0.25

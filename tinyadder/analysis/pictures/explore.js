@@ -564,7 +564,8 @@
   function meaning(name, pos) {
     var stage = D.meanings[state.stage];
     if (!stage || !stage[name]) { return null; }
-    var d = decision(pos), text = stage[name][d ? 1 : 0];
+    // the second form at a position that predicts a digit of the sum
+    var d = decision(pos), text = stage[name][d || D.tokens[pos].next_place !== null ? 1 : 0];
     return text.replace(/\{i2\}/g, String(pos + 2))
                .replace(/\{P\}/g, d ? power(d.power) : "")
                .replace(/\{x\}/g, d ? shown(d.x_text) : "");

@@ -324,6 +324,27 @@ def meanings(model):
     return out
 
 
+def rope19_meanings():
+    """What x0 and x1 hold in a rope-19 model (the walkthrough's zcbtrak-6 section), in the
+    form of ``meanings``: [anywhere, at a position that predicts s_k]. c_k is the carry into
+    place k. tests/test_explore.py checks the formulas against runs of all eight files."""
+    none = "no designed meaning at a position that predicts no digit of the sum"
+    return {
+        "embed": {"x0": ["1000 \u2212 d\u00b2/1000 on a digit d, to within 10^-6 (the "
+                         "readout's parabola)"] * 2,
+                  "x1": ["\u2212d on a digit d, to within 10^-6"] * 2},
+        "L0.attn": {"x0": ["as embedded: the attention and the FFN leave x0 alone"] * 2,
+                    "x1": [none, "10\u00b7(a_k + b_k + c_k) \u2212 c_(k\u22121): ten times "
+                                 "the column sum with its carry-in, to within 0.25 (the head "
+                                 "weighs a_k, b_k 10 : 1 against a_(k\u22121), b_(k\u22121))"]},
+        "L0.mlp": {"x0": ["as embedded: the attention and the FFN leave x0 alone"] * 2,
+                   "x1": [none, "the column sum less 100 when it reached 10 (the wrap): x1/10 "
+                                "is within 0.25 of s_k"]},
+        "readout": {f"logit {u}": ["a parabola in the digit with x0, largest at the digit "
+                                   "nearest x1/10"] * 2 for u in range(10)},
+    }
+
+
 # ----------------------------------------------------------------------------- decisions
 
 def _distance_texts(d):
@@ -501,7 +522,8 @@ def _build_views(cache, a, b, changes):
                         if not lacks["alibi"] else None),
         "count": [cell(c) for c in count] if count else None,
         "residual": residual_view(cache, probe, intents),
-        "meanings": meanings(model) if probe else {},
+        "meanings": meanings(model) if probe else (
+            rope19_meanings() if model.about.get("family") == "rope-19" else {}),
         "decisions": decisions_view(cache, a, b) if not gaps["ruler"] else [],
         "verdict": probe.verdict() if probe else "",
         "first_departure": None if first is None else {
