@@ -14,6 +14,7 @@ regenerated and compared, as the doctests keep the text honest. To redraw them a
 
 import html
 import io
+import re
 import sys
 from pathlib import Path
 import xml.etree.ElementTree as ET
@@ -130,3 +131,19 @@ def test_the_ruler_magnifies_around_the_boundary():
             "7 \u2212 10\u207b\u2076 to 7 + 10\u207b\u2076") in drawn
     assert ">x: 5.96\u00b710\u207b\u2078 below 7</text>" in drawn
     assert ">the tilt moves the boundary here</text>" in drawn
+
+
+def test_the_count_label_sits_beside_its_own_dot():
+    """Each position's 'count = ...' label is drawn beside that position's dot (within a
+    line's height of it, on its side of the selection line), not beside a neighbour's."""
+    import re
+    drawn = FIGURES["count"](traced(EXAMPLE)[1], {**defaults(traced(EXAMPLE)[1]), "pos": 24})
+    dots = {float(x): float(y) for x, y in re.findall(r"M([\d.]+) ([\d.]+)h0", drawn)}
+    groups = re.findall(r'<g data-show-pos="(\d+)"[^>]*>(.*?)</g>', drawn, re.S)
+    assert len(groups) == len(traced(EXAMPLE)[1]["tokens"])
+    for pos, body in groups:
+        x = float(re.search(r'<line x1="([\d.]+)"', body).group(1))
+        tx, ty = map(float, re.search(r'<text x="([\d.]+)" y="([\d.]+)"', body).groups())
+        y = dots[min(dots, key=lambda d: abs(d - x))]
+        assert abs(min(dots, key=lambda d: abs(d - x)) - x) < 0.01, pos
+        assert abs(ty - y) <= 20 and 0 < abs(tx - x) <= 12, (pos, tx, ty, x, y)
