@@ -136,7 +136,6 @@ def test_the_ruler_magnifies_around_the_boundary():
 def test_the_count_label_sits_beside_its_own_dot():
     """Each position's 'count = ...' label is drawn beside that position's dot (within a
     line's height of it, on its side of the selection line), not beside a neighbour's."""
-    import re
     drawn = FIGURES["count"](traced(EXAMPLE)[1], {**defaults(traced(EXAMPLE)[1]), "pos": 24})
     dots = {float(x): float(y) for x, y in re.findall(r"M([\d.]+) ([\d.]+)h0", drawn)}
     groups = re.findall(r'<g data-show-pos="(\d+)"[^>]*>(.*?)</g>', drawn, re.S)
