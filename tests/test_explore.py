@@ -16,7 +16,7 @@ from explore_cases import EXAMPLE, FLAW, page_text, traced
 from tinyadder.analysis import show
 from tinyadder import add, build, models
 from tinyadder.addition import encode
-from tinyadder.analysis.pictures import explore, figures, views as views_module
+from tinyadder.analysis.pictures import explore, figures, svg, views as views_module
 from tinyadder.numbers import Ln
 from tinyadder.weights import with_entry
 from tinyadder.analysis.ledger import ledger
@@ -473,6 +473,12 @@ def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
     for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
         v = views_module.views_of(model, a, b, "float")
         assert v["meanings"] == views_module.rope19_meanings()
+        # its ordinary-softmax head is coloured over 10^-10 .. 1: the 10 : 1 of a1 (position
+        # 2) against a0 (position 1) seen from query 31 is six colour steps, not one
+        key = next(iter(v["heads"]))
+        assert tuple(v["heads"][key]["scale"]) == (-10, 0)
+        row = figures.attention_classes(v, key, "softmax1")[31]
+        assert 5 <= svg.LEVEL_LETTERS.index(row[2]) - svg.LEVEL_LETTERS.index(row[1]) <= 7
         x = {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
              for s in v["residual"]}
 
