@@ -280,6 +280,9 @@ def test_other_lengths(tmp_path, digits, expr, number):
     assert "".join(t["text"] for t in data["tokens"][-digits - 1:]) == f"{a + b:0{digits + 1}d}"
     # the running sum in the run's own arithmetic (decimal: N + 30 digits, not Python's 28)
     assert data["decisions"][0]["R"] == str(a + b)
+    # the ordinary-softmax count, read from the run: e^19 at N = 3 (not e^40), e^40 at N = 10
+    size = {3: 19, 10: 40}.get(digits)
+    assert size is None or f"about e^{size} everywhere" in path.read_text(encoding="utf-8")
 
 
 def test_a_long_sum_is_taken_in_the_runs_own_arithmetic():
