@@ -232,7 +232,7 @@ def doc_link(docs, section):
         return ""
     number, anchor = tour.SECTIONS[section]
     label = (f"walkthrough \u00a7{number}" if number.isdigit() else
-             f"walkthrough: {number}")
+             f"walkthrough: {number.replace('-', ' ')}")
     if not docs or anchor not in docs:
         return f'<span class="doc">{label}</span>'
     return f'<a class="doc" href="#wt-{escape(anchor)}">{label}</a>'

@@ -21,7 +21,7 @@ SECTIONS = {
     "layer1": ("7", "7-layer-1-a-running-sum-and-the-nearest-mark-wins"),
     "flaw": ("8", "8-the-published-models-flaw"),
     "params": ("9", "9-the-36-parameters"),
-    "rope": ("another design", "another-design-zcbtrak-6-one-layer-and-rope"),
+    "rope": ("another-design", "another-design-zcbtrak-6-one-layer-and-rope"),
 }
 # the section each view of the page is explained in
 VIEW_SECTIONS = {"tokens": "tokens", "place": "head3", "attention": "head3", "count": "head3",
