@@ -79,7 +79,7 @@ def lead(expr, pos):
 def status(d, pos, stage, head, mode, extra=()):
     """The status line at a deciding position: what it predicts, x and the lead."""
     return DOT.join([*extra, f"position {pos}", f"after {stage}", f"predicts {d['written']}",
-                     f"x = {d['x_text']}",
+                     f"x = {page_number(d['x_text'])}",
                      f"lead {page_number(d['lead'])} units ({page_number(d['lead_logits'])} "
                      f"in logits)",
                      f"head {head} {mode}"])
@@ -355,8 +355,9 @@ def test_tour_colours_and_softmax_mode(pages):
 
 def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     """A board model's page runs: its tokens say their roles (lokimorty-10 reads its operands
-    reversed, so position 1 holds a0), and the status line names what a position predicts.
-    At the flaw's readout, logits 6 and 7 at position 23 (2.5 units of the sum apart among
+    reversed, so position 1 holds a0), its tour names what a position predicts and the keys it
+    weighs most; TinyAdder-36's page compares lokimorty-10 beside it (``compared``). At the
+    flaw's readout, logits 6 and 7 at position 23 (2.5 units of the sum apart among
     gaps of 10^9) no longer share a colour: each logit is coloured by its gap to the winner."""
     from tinyadder import models
     from tinyadder.analysis.pictures import explore as explore_page, figures
@@ -364,24 +365,63 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     loki = tmp_path / "loki.html"
     views = views_of(models.build("lokimorty-10", None), 7650676663, 149460439)
     loki.write_text(explore_page.page(views), encoding="utf-8")
+    both = tmp_path / "both.html"  # the compare mode: TinyAdder-36 against lokimorty-10
+    both.write_text(explore_page.page(traced(EXAMPLE)[1], None, views), encoding="utf-8")
     flaw = pages["flaw"].as_uri() + "#pos=23&stage=readout"
-    urls = [loki.as_uri() + "#pos=31&stage=readout", flaw]
+    urls = [loki.as_uri() + "#tour=2", flaw,
+            both.as_uri() + "#pos=32&stage=readout", both.as_uri() + "#pos=7&compare=0"]
     doms = dump(urls)
     for url in urls:
         assert_ran_cleanly(*doms[url])
+    compared(doms[urls[2]][0], doms[urls[3]][0], views)
+    # its own tour: the query that predicts s1 (position 31, which holds s0) and the keys it
+    # weighs most, named by role, in the step and in the line above the map
     dom = doms[urls[0]][0]
-    assert status_of(dom) == DOT.join(["position 31", "after readout",
-                                       "s0 '2': predicts '0'", "head L0.h softmax"])
+    assert status_of(dom) == DOT.join(["tour 2. Where the query looks", "position 31",
+                                       "after L0.attn", "s0 '2': predicts '0'",
+                                       "head L0.h softmax"])
+    top = html.unescape(re.search(r'<p id="attn-top" class="note">(.*?)</p>', dom).group(1))
+    assert top.startswith("Query 31 (s0), largest weights: b1 (21) ~0.454500, a1 (2) "
+                          "~0.454500, "), top
     assert re.search(r'data-pos="1"[^>]*><span>3</span><small>1</small>'
                      r'<small class="role">a0</small>', dom)
-    assert "Not for this model" in re.search(r'<section id="view-ruler">(.*?)</section>', dom,
-                                             re.S).group(1)
+    ruler = re.search(r'<section id="view-ruler"[^>]*>(.*?)</section>', dom, re.S).group(1)
+    assert "Not for this model" in ruler
     slots, _ = figures.residual_rows(traced(FLAW)[1])
     cells = re.findall(r'<rect [^>]*class="([^"]+)"', re.search(
         r'<g id="resid-cells">(.*?)</g>', doms[flaw][0], re.S).group(1))
     t = len(traced(FLAW)[1]["tokens"])
     six, seven = (cells[(len(slots) + u) * t + 23] for u in (6, 7))
     assert seven == "dz" and six != seven and six != cells[(len(slots) + 5) * t + 23]
+
+
+def compared(dom, off, loki):
+    """Position 32 of TinyAdder-36 predicts s0; lokimorty-10 writes s0 first, predicting it
+    at position 30: the page compares those two, every live head's weights from each query
+    (lokimorty-10's 10:1 carry-in, a0 and b0 at 0.4545 each and the '0' before them at
+    0.04545, in numbers) and the lanes by slot name, the logits both name first, each value
+    the tracer's. With compare=0 the view is hidden and the status line does not mention it."""
+    assert status_of(dom).endswith(DOT + "compare lokimorty-10: position 30 (predicts s0)")
+    where = re.search(r'<p id="cmp-where">(.*?)</p>', dom).group(1)
+    assert html.unescape(where) == ("Position 32 here holds s1 '0'; it predicts '2'. In "
+                                    "lokimorty-10 the position that predicts s0 is 30: it "
+                                    "holds '0'; it predicts '2'.")
+    b = re.search(r'<div id="cmp-attn-b">(.*?)</div></div>', dom, re.S).group(1)
+    assert "L0.h (softmax) from query 30: largest a0 ~0.454500, b0 ~0.454500, '0' ~0.0454501" \
+        in html.unescape(b)
+    assert len(re.findall(r'<div class="strip">', re.search(
+        r'<div id="cmp-attn-a">(.*?)<div id="cmp-attn-b">', dom, re.S).group(1))) == 3
+    rows = re.findall(r'<tr class="(\w+)"><td>(.*?)</td><td class="num">(.*?)</td>'
+                      r'<td class="num">(.*?)</td>', dom)
+    assert [r[1] for r in rows[:10]] == [f"logit {u}" for u in range(10)]
+    mine = {r["slot"]: r["cells"][32][2] for r in traced(EXAMPLE)[1]["residual"][-1]["slots"]}
+    theirs = {r["slot"]: r["cells"][30][2] for r in loki["residual"][-1]["slots"]}
+    for kind, slot, a, b in rows:
+        assert a == ("\u2014" if slot not in mine else page_number(mine[slot]))
+        assert b == ("\u2014" if slot not in theirs else page_number(theirs[slot]))
+        assert kind == ("alone" if "\u2014" in (a, b) else "same" if a == b else "differs")
+    assert {r[1] for r in rows} == set(mine) | set(theirs)
+    assert '<section id="view-compare" hidden="">' in off and "compare" not in status_of(off)
 
 
 NARROW_PROBE = """<script>window.addEventListener("load", function () {

@@ -1,8 +1,11 @@
 """``tinyadder explore --compare A B EXPR``: two designs on one sum, side by side; the slots
-both name alike compared position by position, matched by role."""
+both name alike compared position by position, matched by role. ``--compare`` writes A's
+explorer page with a compare mode (test_browser draws it); ``--static`` the page without
+script."""
 
 import io
 from pathlib import Path
+import json
 import re
 
 import pytest
@@ -26,7 +29,7 @@ def test_published_against_repaired(tmp_path):
     """The two readouts differ only in layer 1's FFN: the published one writes each digit's
     error into the slots eq .. cand4, which still hold what they held."""
     status, text, rows, err = compare(tmp_path, "published", "repaired", "--digits", "3",
-                                      "599+400")
+                                      "599+400", "--static")
     assert (status, err) == (0, "")
     assert "<h1>tinyadder36-published and tinyadder36-repaired add 599 + 400</h1>" in text
     assert rows[("L1.attn", "count")] == "the same at all 13 positions"
@@ -35,6 +38,29 @@ def test_published_against_repaired(tmp_path):
     assert rows[("readout", "logit 0")].startswith("the same at 7 of 13;")
     assert text.count('<section class="stage"') == 6 + 2  # six stages, two layers' heads
     assert "<script" not in text
+
+
+def test_the_explorer_page_carries_the_second_model(tmp_path):
+    """The compare mode's data: the second run's positions by role, its heads and its lanes as
+    the tracer prints them; the agreement over all positions as a table in the page."""
+    status, text, _, err = compare(tmp_path, "published", "repaired", "--digits", "3",
+                                   "599+400")
+    assert (status, err) == (0, "")
+    data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
+                                text, re.S).group(1))
+    c = data["compare"]
+    assert c["model"] == "tinyadder36-repaired" and c["answer"] == "0999"
+    assert c["labels"] == c["own_labels"] == {label: pos for pos, label in enumerate(
+        ["<bos>", "a2", "a1", "a0", "'+'", "b2", "b1", "b0", "'='", "s3", "s2", "s1", "s0"])}
+    assert sorted(c["heads"]) == ["L0.h3", "L0.h4", "L1.h0"]
+    mine = {stage: {slot: row["cells"] for slot, row in r["rows"].items()}
+            for stage, r in data["residual"].items()}
+    assert c["residual"]["L1.attn"]["count"] == [x[2] for x in mine["L1.attn"]["count"]]
+    assert c["residual"]["L1.mlp"]["eq"][0] == "41/2" != mine["L1.mlp"]["eq"][0][2]
+    assert 'id="view-compare"' in text and 'id="compare"' in text
+    assert "<td>L1.mlp</td><td><code>eq</code></td><td>0 of 13</td>" in text
+    with pytest.raises(SystemExit):  # --static is a form of --compare
+        explore.main(["--static", "1+2"], io.StringIO(), io.StringIO(), None)
 
 
 def test_models_of_different_n_are_refused(tmp_path, capsys):

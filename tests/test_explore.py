@@ -14,9 +14,9 @@ import pytest
 
 from explore_cases import EXAMPLE, FLAW, page_text, traced
 from tinyadder.analysis import show
-from tinyadder import add, build
+from tinyadder import add, build, models
 from tinyadder.addition import encode
-from tinyadder.analysis.pictures import explore, figures, views as views_module
+from tinyadder.analysis.pictures import explore, figures, svg, views as views_module
 from tinyadder.numbers import Ln
 from tinyadder.weights import with_entry
 from tinyadder.analysis.ledger import ledger
@@ -61,6 +61,16 @@ def example():
     cache, views = traced(EXAMPLE)
     text = page_text(EXAMPLE)
     return cache, views, text, Page(text)
+
+
+def test_one_number_format_on_the_page(example):
+    """Every number the page draws or writes is in one format, 1.05·10¹³ (the
+    tracer's ~1.05502e+13 sat beside it in the ruler, and 2.5e-6 in the flaw plot); only the
+    embedded walkthrough quotes the tracer's terminal output as it prints."""
+    for page in (example[2], page_text(FLAW)):  # the flaw's x goes negative: -6.0e-7
+        text = re.sub(r'<script.*?</script>|<section id="walkthrough">.*?</section>', "",
+                      page, flags=re.S)
+        assert re.findall(r".{40}\de[+-]?\d", text) == []
 
 
 def log10_exact(x):
@@ -270,6 +280,9 @@ def test_other_lengths(tmp_path, digits, expr, number):
     assert "".join(t["text"] for t in data["tokens"][-digits - 1:]) == f"{a + b:0{digits + 1}d}"
     # the running sum in the run's own arithmetic (decimal: N + 30 digits, not Python's 28)
     assert data["decisions"][0]["R"] == str(a + b)
+    # the ordinary-softmax count, read from the run: e^19 at N = 3 (not e^40), e^40 at N = 10
+    size = {3: 19, 10: 40}.get(digits)
+    assert size is None or f"about e^{size} everywhere" in path.read_text(encoding="utf-8")
 
 
 def test_a_long_sum_is_taken_in_the_runs_own_arithmetic():
@@ -433,3 +446,59 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
     for name in ("tokens", "attention", "residual", "params"):
         section = re.search(f'<section id="view-{name}">(.*?)</section>', text, re.S).group(1)
         assert "Not for this model" not in section, name
+    # no walkthrough section is about this model: none is cited, none embedded
+    assert "walkthrough \u00a7" not in text and 'id="walkthrough"' not in text
+    # its tour: where a0 is and who predicts s0; where the query that predicts s1 (the '=')
+    # looks; the readout's winner there and its lead over the runner-up; the parameters
+    tour = data["tour"]
+    assert [s["title"] for s in tour] == ["1. Tokens by role", "2. Where the query looks",
+                                          "3. The readout", "4. The parameters"]
+    logits = sorted(r["cells"][4][0] for name, r in data["residual"]["readout"]["rows"].items()
+                    if name.startswith("logit"))
+    assert [s["expect"]["values"] for s in tour] == [
+        [1, 5], ["a0", "b0"], [int(data["tokens"][5]["text"]), logits[-1] - logits[-2]],
+        [sum(line.params for line in ledger(models.read_file(str(ADDER1))))]]
+    assert tour[2]["expect"]["values"] == [1, 0.75] and tour[2]["state"]["pos"] == 4
+
+
+ROPE_19 = ["zcbtrak-6", "yieldthought-20"] + [
+    pytest.param(name, marks=pytest.mark.slow) for name in (
+        "kswain98-2", "kswain98-4", "kswain98-8", "lokimorty-10", "lokimorty-12",
+        "wonderfall-27")]
+
+
+@pytest.mark.parametrize("name", ROPE_19)
+def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
+    """The hovers' formulas for a rope-19 model (views.rope19_meanings) hold in its run, at
+    every position that predicts s_k, on sums with and without carries (float: the formulas
+    are about the real-number model, the tolerance 0.25 covers the float rounding)."""
+    model = models.build(name, None)
+    for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
+        v = views_module.views_of(model, a, b, "float")
+        assert v["meanings"] == views_module.rope19_meanings()
+        # its ordinary-softmax head is coloured over 10^-10 .. 1: the 10 : 1 of a1 (position
+        # 2) against a0 (position 1) seen from query 31 is six colour steps, not one
+        key = next(iter(v["heads"]))
+        assert tuple(v["heads"][key]["scale"]) == (-10, 0)
+        row = figures.attention_classes(v, key, "softmax1")[31]
+        assert 5 <= svg.LEVEL_LETTERS.index(row[2]) - svg.LEVEL_LETTERS.index(row[1]) <= 7
+        x = {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
+             for s in v["residual"]}
+
+        def carry(k):
+            return (a % 10 ** k + b % 10 ** k) // 10 ** k
+
+        for t in v["tokens"]:
+            if t["role"] != "special" and t["text"].isdigit():
+                d = int(t["text"])
+                assert abs(x["embed"]["x0"][t["pos"]] - (1000 - d * d / 1000)) < 1e-6
+                assert abs(x["embed"]["x1"][t["pos"]] + d) < 1e-6
+        for p in v["predicting"]:
+            k = v["tokens"][p]["next_place"]  # it predicts s_k
+            if k is None:
+                continue
+            column = a // 10 ** k % 10 + b // 10 ** k % 10 + carry(k)
+            below = carry(k - 1) if k else 0
+            assert x["L0.attn"]["x0"][p] == x["L0.mlp"]["x0"][p] == x["embed"]["x0"][p]
+            assert abs(x["L0.attn"]["x1"][p] - (10 * column - below)) < 0.25
+            assert abs(x["L0.mlp"]["x1"][p] / 10 - (a + b) // 10 ** k % 10) < 0.25

@@ -14,6 +14,7 @@ regenerated and compared, as the doctests keep the text honest. To redraw them a
 
 import html
 import io
+import re
 import sys
 from pathlib import Path
 import xml.etree.ElementTree as ET
@@ -71,6 +72,9 @@ def test_command_line(tmp_path):
     (["attention", "12+34", "--head", "L0.h1"], "head 'L0.h1' is not drawn; use L0.h3"),
     (["ruler", "12+34", "--pos", "34"], "position 34 is outside the sequence; use 0 to 33"),
     (["heat", "12+34"], "argument NAME: invalid choice: 'heat'"),
+    # a mixed block's hook_mix has no labels in the trace yet: one line, not a traceback
+    (["attention", "1+2", "--model", "lokimorty-39"],
+     "the views cannot draw lokimorty-39 yet: it mixes two passes of its block"),
 ])
 def test_bad_options(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
@@ -127,3 +131,18 @@ def test_the_ruler_magnifies_around_the_boundary():
             "7 \u2212 10\u207b\u2076 to 7 + 10\u207b\u2076") in drawn
     assert ">x: 5.96\u00b710\u207b\u2078 below 7</text>" in drawn
     assert ">the tilt moves the boundary here</text>" in drawn
+
+
+def test_the_count_label_sits_beside_its_own_dot():
+    """Each position's 'count = ...' label is drawn beside that position's dot (within a
+    line's height of it, on its side of the selection line), not beside a neighbour's."""
+    drawn = FIGURES["count"](traced(EXAMPLE)[1], {**defaults(traced(EXAMPLE)[1]), "pos": 24})
+    dots = {float(x): float(y) for x, y in re.findall(r"M([\d.]+) ([\d.]+)h0", drawn)}
+    groups = re.findall(r'<g data-show-pos="(\d+)"[^>]*>(.*?)</g>', drawn, re.S)
+    assert len(groups) == len(traced(EXAMPLE)[1]["tokens"])
+    for pos, body in groups:
+        x = float(re.search(r'<line x1="([\d.]+)"', body).group(1))
+        tx, ty = map(float, re.search(r'<text x="([\d.]+)" y="([\d.]+)"', body).groups())
+        y = dots[min(dots, key=lambda d: abs(d - x))]
+        assert abs(min(dots, key=lambda d: abs(d - x)) - x) < 0.01, pos
+        assert abs(ty - y) <= 20 and 0 < abs(tx - x) <= 12, (pos, tx, ty, x, y)

@@ -6,7 +6,7 @@ from ..analysis.pictures.figures import FIGURES
 from ..cache import stages
 from ..analysis.pictures.views import Overflowed, views_of
 from ..weights import live_heads
-from .explore import open_output, wrong_sum
+from .explore import open_output, undrawable, wrong_sum
 from .options import PROG, Parser, add_digits_option, add_model_options, model_of
 from .tracing import VIEW_COPIES, size_problem
 
@@ -55,7 +55,8 @@ def main(argv, out, err, stdin):
     if args.head is not None and args.head not in heads:
         parser.error(f"head {args.head!r} is not drawn; use {', '.join(heads)} (the others "
                      f"have no value or output map)")
-    refusal = size_problem("figure", args.model, model, [args.number], VIEW_COPIES)
+    refusal = (undrawable(args.model, model) or
+               size_problem("figure", args.model, model, [args.number], VIEW_COPIES))
     if refusal:
         parser.error(refusal)
     path = args.output or f"{args.name}.svg"

@@ -16,10 +16,10 @@ everything is drawn for the first position that predicts a digit.
 from html import escape
 
 from . import figures, svg
-from .explore import defaults
+from . import explore
 
 
-def _by_label(views):
+def by_label(views):
     """{role label: position} of a run; a separator's label is its text, which several
     positions may share: the second and later are numbered ("'0' #2")."""
     out, seen = {}, {}
@@ -33,7 +33,7 @@ def agreement(left, right):
     """[{stage, slot, same, compared, first}]: per stage both runs have and slot both name,
     how many of the ``compared`` positions (matched by role label) hold the same value to six
     significant digits, and the first that differs as (label, left text, right text)."""
-    lpos, rpos = _by_label(left), _by_label(right)
+    lpos, rpos = by_label(left), by_label(right)
     labels = [label for label in lpos if label in rpos]
     rstages = {s["short"]: s for s in right["residual"]}
     out = []
@@ -79,7 +79,7 @@ def _table(left, right):
 
 
 def _side(views):
-    state = defaults(views)
+    state = explore.defaults(views)
     n = views["digits"]
     expr = f'{int(views["a"]):0{n}d} + {int(views["b"]):0{n}d}'
     verdict = "right" if views["correct"] else f'wrong: a + b = {views["sum"]}'
@@ -90,14 +90,14 @@ def _side(views):
 
 
 def _stage_figure(views, short):
-    state = defaults(views)
+    state = explore.defaults(views)
     if short not in [s["short"] for s in views["stages"]]:
         return f"<p>{escape(views['model'])} has no stage {escape(short)}.</p>"
     return figures.residual(views, short, state["pos"])
 
 
 def _heads(views, layer):
-    state = defaults(views)
+    state = explore.defaults(views)
     keys = [k for k, h in views["heads"].items() if h["layer"] == layer]
     if not keys:
         return f"<p>{escape(views['model'])} has no live head in layer {layer}.</p>"

@@ -17,8 +17,9 @@
   var HEADS = Object.keys(D.heads);
   var MODES = ["softmax1", "softmax"];
   var TOUR = D.tour;
+  var C = D.compare;  // a second model on the same sum (explore --compare A B), or null
   var state = {tour: 0, pos: D.defaults.pos, stage: D.defaults.stage, head: D.defaults.head,
-               mode: D.defaults.mode, variant: D.defaults.variant};
+               mode: D.defaults.mode, variant: D.defaults.variant, compare: C !== null};
   var notes = [];  // what the fragment asked for that could not be shown
   var shownStep = 0;  // the tour step the card last scrolled to
 
@@ -69,6 +70,9 @@
         if (MODES.indexOf(value) >= 0) { state.mode = value; }
         else if (key === "softmax") { state.mode = value === "1" ? "softmax" : "softmax1"; }
         else { notes.push("no mode " + value + " (softmax1, softmax)"); }
+      } else if (key === "compare" && C) {
+        if (value === "0" || value === "1") { state.compare = value === "1"; }
+        else { notes.push("compare is 0 or 1"); }
       } else if (key === "variant") {
         if (D.variants.indexOf(value) >= 0) { state.variant = value; }
         else { notes.push("no variant " + value + " (" + D.variants.join(", ") + ")"); }
@@ -81,7 +85,8 @@
     var text = "#" + (state.tour ? "tour=" + state.tour + "&" : "") + "pos=" + state.pos +
                "&stage=" + state.stage + "&head=" + state.head +
                (state.mode === "softmax" ? "&mode=softmax" : "") +
-               (state.variant !== D.defaults.variant ? "&variant=" + state.variant : "");
+               (state.variant !== D.defaults.variant ? "&variant=" + state.variant : "") +
+               (C && !state.compare ? "&compare=0" : "");
     if (window.location.hash === text) { return; }
     try { window.history.replaceState(null, "", text); }
     catch (e) { /* some file:// contexts refuse; the state still shows */ }
@@ -98,19 +103,26 @@
       var pred = "predicts " + d.written;
       if (d.right !== d.written) { pred += ", right digit " + d.right; }
       parts.push(pred);
-      parts.push("x = " + d.x_text);
+      parts.push("x = " + shown(d.x_text));
       if (d.flipped) {
         parts.push("tilt/margin = " + d.ratio_text + ": the tilt (" + shown(d.tilt) +
                    " units) beats the margin (" + shown(d.margin) + " units)");
       }
       parts.push("lead " + shown(d.lead) + " units (" + shown(d.lead_logits) + " in logits)");
     } else {
-      parts.push(tok.predicts !== null ? tok.label + " '" + tok.text + "': predicts '" +
+      var held = tok.role === "special" ? tok.label : tok.label + " '" + tok.text + "'";
+      parts.push(tok.predicts !== null ? held + ": predicts '" +
                  tok.predicts + "'" : tok.role === "sum" ? "the last digit: predicts nothing" :
                  "prompt '" + tok.text + "': predicts no digit of the sum");
     }
     parts.push("head " + state.head + " " +
                (state.mode === "softmax1" ? D.heads[state.head].kind : "softmax"));
+    if (C && state.compare) {
+      var m = matched(state.pos);
+      parts.push("compare " + C.model + ": " + (m.pos === null
+        ? "no position " + (m.label.indexOf("predicts ") === 0 ? m.label : "holds " + m.label)
+        : "position " + m.pos + " (" + m.label + ")"));
+    }
     var text = parts.join(" \u00b7 ");
     if (notes.length) { text += " \u00b7 ignored: " + notes.join("; "); }
     return text;
@@ -153,6 +165,16 @@
             (sunk ? " (sink: the weight given to nothing)" : " (no sink: each row sums to 1)"));
     setText("attn-sinklabel", sunk ? "sink" : "");
     each("[data-legend]", function (g) { show(g, g.dataset.legend === state.head); });
+    var top = [], cells = head.cells[state.mode][state.pos];
+    for (var k = 0; k <= state.pos; k++) {
+      if (cells[k][2] !== "masked") { top.push([cells[k][1], k, cells[k][2]]); }
+    }
+    var log = function (t) { return t[0] === null ? -1e9 : t[0]; };  // a zero weight: last
+    top.sort(function (x, y) { return log(y) - log(x); });
+    setText("attn-top", "Query " + state.pos + " (" + D.tokens[state.pos].label + "), largest " +
+            "weights: " + top.slice(0, 4).map(function (t) {
+              return D.tokens[t[1]].label + " (" + t[1] + ") " + shown(t[2]);
+            }).join(", ") + (sunk ? "; sink " + shown(cells[state.pos + 1][2]) : "") + ".");
     each("[data-head]", function (b) {
       b.setAttribute("aria-pressed", String(b.dataset.head === state.head));
     });
@@ -256,6 +278,113 @@
               (tok.next_place !== null ? ", of place " + power(tok.next_place) : "");
     } else { text += "; its prediction is not used"; }
     return text;
+  }
+
+  // ------------------------------------------------------------------ compare
+  // the second model's position that predicts the digit of the sum position pos predicts
+  // here, or else that holds what pos holds (by role label)
+  var ownLabel = {}, ownDecides = {};
+  if (C) {
+    for (var l in C.own_labels) { ownLabel[C.own_labels[l]] = l; }
+    for (var s in C.own_decides) { ownDecides[C.own_decides[s]] = s; }
+  }
+  function matched(pos) {
+    var digit = ownDecides[pos];
+    if (digit !== undefined) {
+      return {label: "predicts " + digit,
+              pos: C.decides.hasOwnProperty(digit) ? C.decides[digit] : null};
+    }
+    var label = ownLabel[pos];
+    return {label: label, pos: C.labels.hasOwnProperty(label) ? C.labels[label] : null};
+  }
+  function valueOf(text) {  // the tracer's text as a number, for ranking weights only
+    var t = text.replace(/^~/, ""), parts = t.split("/");
+    return parts.length === 2 ? parseFloat(parts[0]) / parseFloat(parts[1]) : parseFloat(t);
+  }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) { e.className = cls; }
+    if (text !== undefined) { e.textContent = text; }
+    return e;
+  }
+  // one head's weights from query q: a strip of cells on the head's own log scale, and its
+  // three largest weights in numbers
+  function strip(key, kind, letters, texts, labels, q) {
+    var box = el("div", "strip"), cells = el("div", "cells"), ranked = [];
+    var keys = kind === "softmax1" ? texts.length : q + 1;  // an ordinary softmax: no sink
+    for (var k = 0; k < keys; k++) {
+      var sink = k === q + 1, letter = letters.charAt(k);
+      var c = el("span", (letter ? weightClass(letter) : "blank") + (k === q ? " q" : "") +
+                 (sink ? " sink" : ""));
+      var name = sink ? "sink (weight to nothing)" : "key " + k + " " + labels[k];
+      c.title = name + ": " + shown(texts[k]);
+      cells.appendChild(c);
+      if (texts[k] !== "masked" && !sink) { ranked.push([valueOf(texts[k]), labels[k], texts[k]]); }
+    }
+    ranked.sort(function (x, y) { return y[0] - x[0]; });
+    box.appendChild(el("div", "top", key + " (" + kind + ") from query " + q + ": largest " +
+      ranked.slice(0, 3).map(function (r) { return r[1] + " " + shown(r[2]); }).join(", ") +
+      (kind === "softmax1" ? "; sink " + shown(texts[q + 1]) : "")));
+    box.appendChild(cells);
+    return box;
+  }
+  function fill(id, nodes) {
+    var box = document.getElementById(id);
+    while (box.firstChild) { box.removeChild(box.firstChild); }
+    nodes.forEach(function (n) { box.appendChild(n); });
+  }
+  function drawCompare() {
+    var view = document.getElementById("view-compare");
+    if (!view) { return; }
+    view.hidden = !state.compare;
+    document.getElementById("compare").checked = state.compare;
+    if (!state.compare) { return; }
+    var m = matched(state.pos), tok = D.tokens[state.pos];
+    var other = m.pos === null ? null : C.tokens[m.pos];
+    var said = function (t) { return t.predicts === null ? "predicts no digit it writes"
+                                                         : "predicts '" + t.predicts + "'"; };
+    var what = function (t) {  // a digit's label and text, a separator's text once
+      return (t.role === "special" ? "" : " '" + t.text + "'") + "; it " + said(t);
+    };
+    var decides = m.label.indexOf("predicts ") === 0, held = ownLabel[state.pos];
+    setText("cmp-where", "Position " + state.pos + " here holds " + held + what(tok) + ". " +
+            (other === null ? C.model + " has no position that " +
+             (decides ? m.label : "holds " + m.label) + "." :
+             "In " + C.model + " the position that " + (decides ? m.label : "holds " + held) +
+             " is " + m.pos + ": it holds " + C.tokens[m.pos].label + what(other) + "."));
+    var labels = D.tokens.map(function (t) { return t.label; });
+    fill("cmp-attn-a", HEADS.map(function (key) {
+      var h = D.heads[key];
+      return strip(key, h.kind, h.classes.softmax1[state.pos],
+                   h.cells.softmax1[state.pos].map(function (c) { return c[2]; }), labels,
+                   state.pos);
+    }));
+    var theirs = C.tokens.map(function (t) { return t.label; });
+    fill("cmp-attn-b", m.pos === null ? [el("p", "", "no matching query")] :
+      Object.keys(C.heads).map(function (key) {
+        var h = C.heads[key];
+        return strip(key, h.kind, h.classes[m.pos], h.cells[m.pos], theirs, m.pos);
+      }));
+    var mine = D.residual[state.stage].rows, rows = C.residual[state.stage];
+    setText("cmp-lanes-title", "Residual lanes by slot name after " + state.stage +
+            (state.stage === "readout" ? " (and the logits)" : "") +
+            (rows ? "" : ": " + C.model + " has no stage " + state.stage));
+    // the slots both name first (the logits at the readout), then each model's own
+    var theirNames = rows ? Object.keys(rows) : [];
+    var names = Object.keys(mine).filter(function (n) { return theirNames.indexOf(n) >= 0; })
+      .concat(Object.keys(mine).filter(function (n) { return theirNames.indexOf(n) < 0; }),
+              theirNames.filter(function (n) { return !mine[n]; }));
+    fill("cmp-lanes-body", names.map(function (n) {
+      var a = mine[n] ? mine[n].cells[state.pos][2] : null;
+      var b = rows && rows[n] && m.pos !== null ? rows[n][m.pos] : null;
+      var tr = el("tr", a === null || b === null ? "alone" : a === b ? "same" : "differs");
+      tr.appendChild(el("td", "", n));
+      tr.appendChild(el("td", "num", a === null ? "\u2014" : shown(a)));
+      tr.appendChild(el("td", "num", b === null ? "\u2014" : shown(b)));
+      tr.appendChild(el("td", "", a === null || b === null ? "in one only" :
+                                  a === b ? "same" : "differs"));
+      return tr;
+    }));
   }
 
   // ------------------------------------------------------------------ tour
@@ -364,6 +493,7 @@
     drawResidual();
     drawPositionParts();
     drawVariant();
+    drawCompare();
     drawTour();
     document.getElementById("status").textContent = statusText();
     if (scrollCard) {  // a new tour step: its card below the sticky controls, however many
@@ -434,10 +564,11 @@
   function meaning(name, pos) {
     var stage = D.meanings[state.stage];
     if (!stage || !stage[name]) { return null; }
-    var d = decision(pos), text = stage[name][d ? 1 : 0];
+    // the second form at a position that predicts a digit of the sum
+    var d = decision(pos), text = stage[name][d || D.tokens[pos].next_place !== null ? 1 : 0];
     return text.replace(/\{i2\}/g, String(pos + 2))
                .replace(/\{P\}/g, d ? power(d.power) : "")
-               .replace(/\{x\}/g, d ? d.x_text : "");
+               .replace(/\{x\}/g, d ? shown(d.x_text) : "");
   }
 
   function residualHover(ev) {
@@ -521,6 +652,7 @@
     each("[data-step]", function (b) {
       b.addEventListener("click", function () { goStep(parseInt(b.dataset.step, 10)); });
     });
+    on("compare", "change", function (ev) { set({compare: ev.target.checked}); });
     on("mode", "change", function (ev) {
       set({mode: ev.target.checked ? "softmax" : "softmax1"});
     });

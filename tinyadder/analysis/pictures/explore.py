@@ -14,7 +14,7 @@ from html import escape
 from importlib import resources
 import json
 
-from . import figures, markdown, svg, tour
+from . import compare, figures, markdown, svg, tour
 
 DEFAULT_NAME = "tinyadder-explore.html"
 # The page holds every attention weight, so it grows with the square of the sequence:
@@ -46,12 +46,48 @@ def defaults(views):
             "variant": "built"}
 
 
+def deciding(views):
+    """{sum digit label: the position that predicts it}: 's1' -> 32 in TinyAdder-36 at N = 10
+    (it writes s10 first), 31 in lokimorty-10 (s0 first)."""
+    tokens, out = views["tokens"], {}
+    for pos in views["predicting"]:
+        if pos + 1 < len(tokens) and tokens[pos + 1]["role"] == "sum":
+            out[tokens[pos + 1]["label"]] = pos
+    return out
+
+
+def compare_data(views, other):
+    """What the page's compare mode needs of a second run ``other`` of the same sum: its
+    positions' roles (the page matches a position that predicts a digit of the sum with the
+    one predicting the same digit, ``deciding``, any other by what it holds,
+    ``compare.by_label``), every live
+    head's weights (class letters on the head's own clipped log scale, and the tracer's text),
+    its residual stream by stage and slot name (the tracer's text; the readout's logits among
+    them), and the agreement table of ``compare.agreement``."""
+    heads = {key: {"layer": h["layer"], "kind": h["kind"],
+                   "classes": figures.attention_classes(other, key, "softmax1"),
+                   "cells": [[c[2] for c in row] for row in h["softmax1"]]}
+             for key, h in other["heads"].items()}
+    residual = {s["short"]: {row["slot"]: [c[2] for c in row["cells"]] for row in s["slots"]}
+                for s in other["residual"]}
+    return {"model": other["model"], "layout": other["layout"], "answer": other["answer"],
+            "correct": other["correct"],
+            "tokens": [{k: t[k] for k in ("pos", "text", "role", "label", "predicts")}
+                       for t in other["tokens"]],
+            "stages": [s["short"] for s in other["stages"]], "heads": heads,
+            "residual": residual, "labels": compare.by_label(other),
+            "own_labels": compare.by_label(views),
+            "decides": deciding(other), "own_decides": deciding(views),
+            "agreement": compare.agreement(views, other)}
+
+
 def _flags(values):
     return "".join("1" if v else "0" for v in values)
 
 
-def page_data(views):
-    """What the script needs: the views data, with colour classes and flags made compact."""
+def page_data(views, other=None):
+    """What the script needs: the views data, with colour classes and flags made compact;
+    with ``other``, a second run of the same sum for the compare mode (``compare_data``)."""
     letters = figures.residual_classes(views)
     scales = figures.residual_scales(views)
     slot_rows, logit_rows = figures.residual_rows(views)
@@ -86,6 +122,7 @@ def page_data(views):
         "defaults": defaults(views), "tour": tour.steps(views),
         "variants": [v["key"] for v in views["variants"]],
         "softmax": views["softmax"] is not None, "levels": svg.LEVEL_LETTERS,
+        "compare": compare_data(views, other) if other else None,
     }
 
 
@@ -112,7 +149,57 @@ def _tokens_html(views):
     return f'<div id="tokens">{"".join(buttons)}</div>'
 
 
-def _controls(views, state):
+def compare_css():
+    """The compare view's strips of weights are HTML, not SVG: the weight colours as
+    backgrounds."""
+    return "\n".join([f".strip .s{i}{{background:{c}}}" for i, c in enumerate(svg.SEQ)] +
+                     [f".strip .sz{{background:{svg.NEARLY_ZERO}}}"])
+
+
+def _compare_section(views, other):
+    """The compare mode's view: both runs' prompts and sums, then (drawn by the page's script
+    for the selected position and stage) each live head's weights from that query in both
+    models, the residual lanes by slot name side by side (the logits at the readout stage),
+    and the agreement over all positions."""
+    def side(v):
+        n = v["digits"]
+        verdict = "right" if v["correct"] else f'wrong: a + b = {v["sum"]}'
+        return (f'<div><b>{escape(v["model"])}</b>: prompt <code>{escape(v["layout"])}</code>; '
+                f'{int(v["a"]):0{n}d} + {int(v["b"]):0{n}d}: it writes '
+                f'<b class="mono">{escape(v["answer"])}</b>, {verdict}.</div>')
+    rows = "".join(
+        f'<tr><td>{escape(r["stage"])}</td><td><code>{escape(r["slot"])}</code></td>'
+        f'<td>{r["same"]} of {r["compared"]}</td><td>' +
+        ("" if r["first"] is None else
+         f'{escape(r["first"][0])}: {escape(r["first"][1])} against {escape(r["first"][2])}') +
+        "</td></tr>" for r in compare.agreement(views, other))
+    table = (f'<details id="cmp-agreement"><summary>Over all positions: the slots both name '
+             f'alike, stage by stage</summary><table class="cmp"><thead><tr><th>stage</th>'
+             f'<th>slot</th><th>same (6 significant digits)</th><th>first that differs</th>'
+             f'</tr></thead><tbody>{rows}</tbody></table></details>' if rows else
+             '<p>The two models name no slot alike at any stage.</p>')
+    return (
+        f'<section id="view-compare"><h2>Compare: {escape(views["model"])} against '
+        f'{escape(other["model"])}</h2><p class="intro">The same sum in a second design. '
+        'Positions are matched by what they do, not by index: one that predicts a digit of '
+        'the sum with the one that predicts the same digit (s0 is the units digit; one model '
+        'may write it first, the other last), any other with the one that holds the same '
+        '(a3 is the digit of a at 10<sup>3</sup>); two prompt layouts put a3 in different '
+        'places. Slots both models name alike come first. '
+        'Choose a position and a stage above as for the rest of the page; untick '
+        '<i>compare</i> to hide this view.</p>'
+        f'<div class="pair">{side(views)}{side(other)}</div>'
+        '<p id="cmp-where"></p>'
+        '<h3>Attention from this query, every live head (each head on its own clipped log '
+        'scale; grey ≈ 0)</h3><div class="pair"><div id="cmp-attn-a"></div>'
+        '<div id="cmp-attn-b"></div></div>'
+        '<h3 id="cmp-lanes-title">Residual lanes by slot name</h3>'
+        '<table id="cmp-lanes" class="cmp"><thead><tr><th>slot</th>'
+        f'<th>{escape(views["model"])}</th><th>{escape(other["model"])}</th><th></th></tr>'
+        f'</thead><tbody id="cmp-lanes-body"></tbody></table>{table}</section>')
+
+
+def _controls(views, state, other=None):
     stages = views["stages"]
     heads = "".join(f'<button type="button" data-head="{h}" aria-pressed="false">{h}</button>'
                     for h in views["heads"])
@@ -130,28 +217,47 @@ def _controls(views, state):
         f'<span id="stage-label"></span><br><small>{ticks}</small></div>'
         f'<div class="group">head {heads}</div>'
         '<div class="group"><label><input type="checkbox" id="mode"> ordinary softmax of the '
-        'same scores</label></div>'
+        'same scores</label></div>' +
+        ('' if other is None else
+         f'<div class="group"><label><input type="checkbox" id="compare"> compare with '
+         f'{escape(other["model"])}</label></div>') +
         '<p id="status" role="status" aria-live="polite">the script has not run</p>'
         '</nav>')
 
 
 def doc_link(docs, section):
     """A link to a walkthrough section embedded in the page ('walkthrough §4'), or its name
-    when there is no walkthrough to embed."""
+    when there is no walkthrough to embed; nothing for no section (None)."""
+    if section is None:
+        return ""
     number, anchor = tour.SECTIONS[section]
-    label = f"walkthrough \u00a7{number}"
+    label = (f"walkthrough \u00a7{number}" if number.isdigit() else
+             f"walkthrough: {number.replace('-', ' ')}")
     if not docs or anchor not in docs:
         return f'<span class="doc">{label}</span>'
     return f'<a class="doc" href="#wt-{escape(anchor)}">{label}</a>'
 
 
-def _embedded(docs):
+def cited(views):
+    """The walkthrough sections this page cites: its views', its tour steps' and, on a
+    TinyAdder-36 family page, the whole picture (section 0)."""
+    keys = set(tour.view_sections(views).values()) | {
+        s["section"] for s in tour.steps(views) if s["section"]}
+    return keys | ({"whole"} if views["family"] else set())
+
+
+def _embedded(docs, views):
     """The walkthrough's cited sections, at the end of the page, in its own order."""
     if not docs:
         return ""
-    order = [anchor for _, anchor in sorted(tour.SECTIONS.values(), key=lambda s: int(s[0]))]
+    keys = cited(views)
+    order = [anchor for key, (number, anchor) in sorted(
+        tour.SECTIONS.items(), key=lambda s: int(s[1][0]) if s[1][0].isdigit() else 99)
+        if key in keys]
     parts = "".join(f'<article id="wt-{escape(a)}"><h3>{escape(docs[a][0])}</h3>{docs[a][1]}'
                     f'</article>' for a in order if a in docs)
+    if not parts:
+        return ""
     return ('<section id="walkthrough"><h2>From the walkthrough</h2><p class="intro">The '
             'sections of docs/walkthrough.md that the views above cite, carried in this page '
             '(its doctests and commands are checked by the test suite).</p>'
@@ -159,7 +265,7 @@ def _embedded(docs):
 
 
 def _section(views, ident, title, intro, body, docs):
-    link = doc_link(docs, tour.VIEW_SECTIONS[ident])
+    link = doc_link(docs, tour.view_sections(views).get(ident))
     why = views["missing"].get(ident)
     if why:
         intro, body = escape(why), ""
@@ -320,9 +426,10 @@ NO_DECISION = ('<p class="needs-decision" hidden>This position predicts no digit
                'choose one from = on.</p>')
 
 
-def page(views, docs=None):
+def page(views, docs=None, other=None):
     """The whole HTML page as a string; ``docs``: the walkthrough's sections to embed and link
-    (``walkthrough()``), or None."""
+    (``walkthrough()``), or None; ``other``: a second model's views of the same sum, for the
+    compare mode (on when the page opens; ``#compare=0`` turns it off)."""
     state = defaults(views)
     pos, stage = state["pos"], state["stage"]
     n = views["digits"]
@@ -341,7 +448,8 @@ def page(views, docs=None):
     bodies = {
         "tokens": _tokens_html(views) + '<p id="token-info"></p>',
         "place": figures.place(views, pos),
-        "attention": figures.attention(views, state["head"], mode, pos),
+        "attention": ('<p id="attn-top" class="note"></p>' +
+                      figures.attention(views, state["head"], mode, pos)),
         "count": figures.count(views, pos),
         "residual": figures.residual(views, stage, pos),
         "sum": figures.running_sum(views, pos),
@@ -369,41 +477,88 @@ def page(views, docs=None):
             "(its legend says where); weights below it are one grey \u201c\u2248 0\u201d. "
             "A softmax1 head has a sink column, the weight given to nothing. Choose a head "
             "above; hover a cell for its exact value; click to select the query.")
+    if not views["family"]:
+        intro["residual"] = (
+            "Every slot (row) at every position (column) after the selected stage; move the "
+            "stage slider. Each row has its own colour scale (log of |x|, purple negative, "
+            "orange positive), so a small slot still shows beside a large one. Outlined: "
+            "changed by this stage. At the readout stage the logits follow, each coloured by "
+            "its gap to the winner (outlined). Hover a cell for its value.")
     sections = [_section(views, v, titles[v], intro[v], bodies[v], docs) for v in VIEWS]
+    if other is not None:
+        sections.insert(1, _compare_section(views, other))
     title = f"tinyadder explorer: {expr}"
     return "".join([
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
         f"<title>{escape(title)}</title>",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
-        f"<style>{svg.CSS}\n{asset('explore.css')}</style></head>\n<body>",
+        f"<style>{svg.CSS}\n{asset('explore.css')}{compare_css() if other else ''}"
+        "</style></head>\n<body>",
         f"<header><h1>{escape(views['title'])} adds {escape(expr)}</h1>",
         f"<p>{escape(views['model'])}, numbers: {escape(views['number'])}. "
-        f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}."
+        + (f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}."
+           if views["family"] else
+           f"It writes the sum <b class=\"mono\">{escape(views['answer'])}</b>: {verdict} "
+           f"(the whole sequence: <code>{escape(views['text'])}</code>).") +
         f"{'' if flaw_note or not views['verdict'] else ' ' + escape(views['verdict']) + '.'}"
         f"</p>{flaw_note}", _how(views, docs), "</header>",
-        _controls(views, state),
+        _controls(views, state, other),
         _tour_card(views, docs),
-        "<main>", *sections, _embedded(docs), "</main>",
+        "<main>", *sections, _embedded(docs, views), "</main>",
         '<pre id="errors" hidden></pre><div id="tip" hidden></div>',
-        f'<script type="application/json" id="data">{_json_for_script(page_data(views))}'
-        "</script>",
+        '<script type="application/json" id="data">',
+        f'{_json_for_script(page_data(views, other))}</script>',
         f"<script>{asset('explore.js')}</script>",
         "</body></html>\n",
     ])
+
+
+FAMILY_HOW = {
+    "rope-19": "one layer, two slots x0 and x1, rotary positions of period 19. The position "
+               "that predicts s_k attends to a_k and b_k and a tenth as much to a_(k\u22121) "
+               "and b_(k\u22121), the column below, whose size says whether a carry comes in: "
+               "x1 becomes ten times the column sum with its carry-in. The FFN takes 100 away "
+               "when that reaches 10 (the wrap), and the readout is a parabola in the digit "
+               "with its vertex at x1/10.",
+    "rope-10000": "one layer; rotary positions with base 10000 at head dimension 2 turn each "
+                  "query back by a fixed offset, so each head attends, almost one-hot, to one "
+                  "key: a_(i\u22121), b_(i\u22121), a_i or b_i for the answer digit i. The "
+                  "FFN makes the carry and the wrap from the digits below; the readout is a "
+                  "parabola in the digit.",
+    "sinusoid-11": "one layer of width 4 with added sinusoidal positions of period 11; each "
+                   "head's query is the key's position turned by a fixed angle, so it attends "
+                   "to the same digit of both operands, an intended two-way tie. ReLU hinge "
+                   "pairs compute the carry and the wrap; the readout is a parabola in the "
+                   "digit.",
+    "fixed-bias": "attention without learned queries: a fixed bias table picks the keys; one "
+                  "head gathers a_k + b_k, another an ALiBi-weighted prefix sum whose floor is "
+                  "the carry.",
+    "trained": "its weights are a trained checkpoint's, not a construction: no slot has a "
+               "designed meaning, so the page shows what each head looks at and which digit "
+               "the readout picks, not why.",
+}
 
 
 def _how(views, docs):
     """How the model adds, in one paragraph, and the box for a reader who knows
     transformers (the TinyAdder-36 family); for another model, what the page can show."""
     if not views["family"]:
-        return (f"<p>Its prompt: <code>{escape(views['layout'])}</code>. {escape(views['model'])}"
-                " is not of the TinyAdder-36 family: the views that read that family's slots "
-                "(place values, running sum, ruler, why it fails, change one thing) say so in "
-                "place. The tokens with their roles, every head's attention, the residual "
-                "stream by slot name stage by stage, the logits (the readout stage) and the "
-                "parameters are this model's own. Move through the stages with the slider and "
-                "through the positions with \u2190 / \u2192; every number is the run's, as "
-                "<code>tinyadder --trace</code> prints it.</p>")
+        about, family = views["about"], views["about"].get("family")
+        who = escape(about["title"]) + (f" (by {escape(about['author'])})"
+                                        if about.get("author") else "")
+        how = (f" How it adds, as docs/models.md describes its family, {escape(family)}: "
+               f"{escape(FAMILY_HOW[family])}" if family in FAMILY_HOW else "")
+        link = doc_link(docs, "rope") if family == "rope-19" else ""
+        return (f"<p>{who}.{how}{' (' + link + ')' if link else ''}</p>"
+                f"<p>Its prompt: <code>{escape(views['layout'])}</code>. It is not of the "
+                "TinyAdder-36 family: the views that read that family's slots (place values, "
+                "running sum, ruler, why it fails, change one thing) say so in place. The "
+                "tokens with their roles, every head's attention, the residual stream by slot "
+                "name stage by stage, the logits (the readout stage) and the parameters are "
+                "this model's own. <b>Take the tour</b> for four steps through them, or move "
+                "through the stages with the slider and through the positions with \u2190 / "
+                "\u2192; every number is the run's, as <code>tinyadder --trace</code> prints "
+                "it.</p>")
     return "".join([
         "<p>How it adds: layer 0's attention gives every position its place value "
         "(<code>count</code>) and 1/(i+2) (<code>scale</code>); layer 0's FFN multiplies each "

@@ -76,10 +76,13 @@ def log_axis(x0, y0, height, lo, hi, x1=None):
 # ----------------------------------------------------------------------------- attention
 
 def attention_classes(views, head, mode):
-    """Per query row, one class letter per key (and the sink under softmax1), on the head's
-    clipped scale."""
-    lo, hi = views["heads"][head]["scale"]
-    return [weight_classes([c[1] for c in row], lo, hi) for row in views["heads"][head][mode]]
+    """Per query row, one class letter per key (and the sink under the model's own softmax1),
+    on the head's clipped scale; a head with an ordinary softmax has no sink to draw."""
+    h = views["heads"][head]
+    lo, hi = h["scale"]
+    rows = [weight_classes([c[1] for c in row], lo, hi) for row in h[mode]]
+    return rows if h.get("kind", "softmax1") == "softmax1" else [r[:q + 1] for q, r in
+                                                                  enumerate(rows)]
 
 
 def attention_title(head, mode, kind="softmax1"):
@@ -118,7 +121,8 @@ def attention(views, head="L0.h3", mode="softmax1", pos=None, standalone=False):
             body.append(text(x0 + i * c + c / 2, y0 - 6, label, "small", "middle"))
             body.append(text(x0 - 4, y0 + i * c + c * 0.75,
                              f"{i} {tok['text']}" if c >= 11 else i, "small", "end"))
-    body.append(text(sink_x + c / 2, y0 - 6, "sink" if mode == "softmax1" else "", "small",
+    sunk = mode == views["heads"][head].get("kind", "softmax1") == "softmax1"
+    body.append(text(sink_x + c / 2, y0 - 6, "sink" if sunk else "", "small",
                      "middle", ' id="attn-sinklabel"'))
     body.append(text(x0, y0 - 22, "keys (earlier positions) \u2192", "small"))
     body.append(text(12, y0 + t * c / 2, "queries \u2193", "small", "middle",
@@ -503,7 +507,7 @@ def ruler_verdict(d):
         lines.append(f"margin: {d['rival']}'s mark is farther by {pretty(d['margin'])} units "
                      f"({pretty(d['margin_logits'])} in logits); tilt {pretty(d['tilt'])} "
                      f"units; lead of {d['chosen']}: {pretty(d['lead'])} units "
-                     f"({d['lead_logits']} in logits)")
+                     f"({shown(d['lead_logits'])} in logits)")
     return lines
 
 

@@ -21,11 +21,24 @@ SECTIONS = {
     "layer1": ("7", "7-layer-1-a-running-sum-and-the-nearest-mark-wins"),
     "flaw": ("8", "8-the-published-models-flaw"),
     "params": ("9", "9-the-36-parameters"),
+    "rope": ("another-design", "another-design-zcbtrak-6-one-layer-and-rope"),
 }
 # the section each view of the page is explained in
 VIEW_SECTIONS = {"tokens": "tokens", "place": "head3", "attention": "head3", "count": "head3",
                  "residual": "ffn0", "sum": "layer1", "ruler": "layer1", "flaw": "flaw",
                  "change": "layer1", "params": "params"}
+
+
+def view_sections(views):
+    """{view: the walkthrough section that explains it on this model's page}: every view of a
+    TinyAdder-36 family page (``VIEW_SECTIONS``); a rope-19 model's tokens, attention and
+    residual stream the walkthrough's section on zcbtrak-6; another model's none (the
+    walkthrough's sections are about TinyAdder-36)."""
+    if views["family"]:
+        return VIEW_SECTIONS
+    if views["about"].get("family") == "rope-19":
+        return {"tokens": "rope", "attention": "rope", "residual": "rope"}
+    return {}
 
 
 def focus(views):
@@ -340,10 +353,142 @@ def _your_own(views):
     }
 
 
+# ----------------------------------------------------------------------------- any model
+
+def _label_of(views, pos):
+    return views["tokens"][pos]["label"]
+
+
+def _word(label):
+    """A role label as the reader types it: a3, <bos>, 0 for the separator '0'."""
+    return label.strip("'").lower()
+
+
+def _any_tokens(views, q):
+    a0 = next((t["pos"] for t in views["tokens"] if t["label"] == "a0"), None)
+    units = next((p for p in views["predicting"] if p + 1 < len(views["tokens"]) and
+                  _label_of(views, p + 1) == "s0"), None)
+    if units is None or a0 is None:
+        return None
+    return {
+        "view": "tokens", "state": {"pos": a0, "stage": "embed"}, "section": "rope",
+        "title": "Tokens by role",
+        "text": f"This model's prompt is {views['layout']}: a3 is the digit of a at 10^3, s0 "
+                f"the sum's units digit. Each position predicts the next token, so the "
+                f"position before s0 decides it. Colours and the labels under each token "
+                f"say the role.",
+        "question": "Which position holds a0, and which position predicts s0? (two positions)",
+        "expect": {"kind": "integers", "values": [a0, units]},
+        "answer": f"a0 is at position {a0}; s0 is written at position {units + 1}, so "
+                  f"position {units} ({_label_of(views, units)}) predicts it.",
+    }
+
+
+def _top_keys(views, key, q):
+    """The keys of head ``key``'s row q, largest weight first: [(label, float, text)]."""
+    row = views["heads"][key]["softmax1"][q][:q + 1]
+    keys = [(_label_of(views, k), c[0] or 0.0, c[2]) for k, c in enumerate(row)
+            if c[2] != "masked"]
+    return sorted(keys, key=lambda k: -k[1])
+
+
+def _any_attention(views, q, key):
+    top = _top_keys(views, key, q)
+    if len(top) < 2:
+        return None
+    said = ", ".join(f"{label} {shown(text)}" for label, _, text in top[:4])
+    ratio = top[1][1] / top[2][1] if len(top) > 2 and top[2][1] else None
+    return {
+        "view": "attention", "state": {"pos": q, "head": key, "stage": "L0.attn"},
+        "section": "rope",
+        "title": "Where the query looks",
+        "text": f"Position {q} ({_label_of(views, q)}) predicts "
+                f"{_label_of(views, q + 1)}. Its row in head {key}'s map is the weight it "
+                f"gives each earlier key; the colours are on a log scale, and the line above "
+                f"the map lists the largest weights in numbers.",
+        "question": f"Which two keys does query {q} weigh most? (their labels, e.g. a3 b3)",
+        "expect": {"kind": "words", "values": [_word(top[0][0]), _word(top[1][0])],
+                   "texts": [top[0][0], top[1][0]]},
+        "answer": f"The largest weights: {said}." + (
+            f" The second is {ratio:.3g} times the third." if ratio else ""),
+    }
+
+
+def _lead(views, q):
+    """(winner digit, the lead over the runner-up as [float, text]) at position q, from the
+    readout's logits and their gaps to the winner."""
+    rows = [r for r in views["residual"][-1]["slots"] if "gap" in r]
+    win = next((r for r in rows if r["changed"][q]), None)
+    if win is None:
+        return None
+    runner = max((r for r in rows if r is not win), key=lambda r: r["gap"][q][0] or -1e308)
+    gap = runner["gap"][q]
+    return win["slot"].split(" ", 1)[1], (-gap[0] if gap[0] is not None else None,
+                                          gap[2].lstrip("-"), runner["slot"].split(" ", 1)[1])
+
+
+def _any_readout(views, q):
+    found = _lead(views, q)
+    if found is None or found[1][0] is None:
+        return None
+    digit, (lead, text, runner) = found
+    right = views["sum"].zfill(len(views["answer"]))
+    return {
+        "view": "residual", "state": {"pos": q, "stage": "readout"}, "section": "rope",
+        "title": "The readout",
+        "text": "The readout stage shows the last slots and then one logit per token: the "
+                "largest wins. Each logit row is coloured by its gap to the winner (outlined); "
+                "hover a cell for the value.",
+        "question": f"Which digit wins at position {q}, and by how many logits does it lead "
+                    f"the runner-up? (two numbers)",
+        "expect": {"kind": "numbers", "values": [int(digit), lead],
+                   "texts": [digit, shown(text)]},
+        "answer": f"{digit}, ahead of {runner} by {shown(text)} logits. The sum is {right}; "
+                  f"this lead is what a rounding error would have to overcome.",
+    }
+
+
+def _any_params(views):
+    claimed = views["about"].get("params_claimed")
+    return {
+        "view": "params", "state": {}, "section": None,
+        "title": "The parameters",
+        "text": "Every counted parameter, drawn over the slots it writes. The ledger counts "
+                "them by the model's own rule (tinyadder params prints every rule side by "
+                "side).",
+        "question": "How many parameters does the ledger count?",
+        "expect": {"kind": "integers", "values": [views["param_total"]]},
+        "answer": f"{views['param_total']}" + (f"; its authors claim {claimed}" if claimed
+                                               else "") + ".",
+    }
+
+
+def any_steps(views):
+    """A short tour of a model outside the TinyAdder-36 family, from what every model has:
+    the tokens by role, where the query that predicts the tens digit looks, the readout's
+    winner and lead there, the parameters."""
+    decides = {_label_of(views, p + 1): p for p in views["predicting"]
+               if p + 1 < len(views["tokens"]) and views["tokens"][p + 1]["role"] == "sum"}
+    q = decides.get("s1", views["predicting"][0])
+    key = next(iter(views["heads"]), None)
+    steps = [_any_tokens(views, q), _any_attention(views, q, key) if key else None,
+             _any_readout(views, q), _any_params(views)]
+    return [s for s in steps if s is not None]
+
+
 def steps(views):
-    """The tour of one page, [] when a view it needs does not apply to the model: eight steps
-    through the mechanism, then four that go further (head 4, the candidates, change one
-    thing, and an input of the reader's own)."""
+    """The tour of one page: eight steps through the mechanism, then four that go further
+    (head 4, the candidates, change one thing, and an input of the reader's own); for a model
+    outside the family, ``any_steps``; [] when a family model lacks a view the tour needs."""
+    if not views["family"]:
+        out = any_steps(views)
+        cited = view_sections(views)
+        for k, step in enumerate(out, 1):
+            step["section"] = cited.get(step["view"])
+            step["state"] = {"stage": "L0.attn", "head": next(iter(views["heads"])),
+                             "mode": "softmax1", "variant": "built", **step["state"]}
+            step["title"] = f"{k}. {step['title']}"
+        return out
     if any(views["missing"][v] for v in ("place", "count", "sum", "ruler", "flaw")):
         return []
     q = focus(views)

@@ -43,6 +43,7 @@ from ..program import half_layers
 from ..show import MARK, SHORT, SIG, fmt, rounded
 from ...cache import run_with_cache, stages
 from . import variants
+from .svg import pretty, shown
 
 
 def _rounded_decimal(x, sig):
@@ -183,9 +184,16 @@ def head_key(layer, head):
     return f"L{layer}.{head}"
 
 
-def weight_scale(rows):
-    """(lo, 0): ``heat.clipped_scale`` of a head's cells, the range its colours span."""
-    return clipped_scale([c[1] for row in rows for c in row])
+SOFTMAX_FLOOR = -10  # an ordinary-softmax head's colours span at most 10^-10 .. 1
+
+
+def weight_scale(rows, kind="softmax1"):
+    """(lo, 0): ``heat.clipped_scale`` of a head's cells, the range its colours span; for a
+    head with an ordinary softmax at most ``SOFTMAX_FLOOR`` decades, so that a factor of ten
+    is six colour steps: rope-19's weights decay smoothly over a hundred decades, and the
+    10 : 1 of a_k against a_(k-1) (0.454 and 0.0455) would be one step of such a scale."""
+    lo, hi = clipped_scale([c[1] for row in rows for c in row])
+    return (max(lo, SOFTMAX_FLOOR), hi) if kind == "softmax" else (lo, hi)
 
 
 MASKED = [None, None, "masked"]
@@ -223,7 +231,7 @@ def attention_view(cache):
             heads[head_key(layer, h)] = {"layer": layer, "head": h, "kind": block.attn.softmax,
                                          "softmax1": one,
                                          "softmax": two, "score": said,
-                                         "scale": weight_scale(one)}
+                                         "scale": weight_scale(one, block.attn.softmax)}
     why = (f"{', '.join(hidden)} have no value or no output map (their output is zero), "
            f"so they cannot change the stream and are not shown") if hidden else ""
     return heads, hidden, why
@@ -323,6 +331,27 @@ def meanings(model):
     return out
 
 
+def rope19_meanings():
+    """What x0 and x1 hold in a rope-19 model (the walkthrough's zcbtrak-6 section), in the
+    form of ``meanings``: [anywhere, at a position that predicts s_k]. c_k is the carry into
+    place k. tests/test_explore.py checks the formulas against runs of all eight files."""
+    none = "no designed meaning at a position that predicts no digit of the sum"
+    return {
+        "embed": {"x0": ["1000 \u2212 d\u00b2/1000 on a digit d, to within 10^-6 (the "
+                         "readout's parabola)"] * 2,
+                  "x1": ["\u2212d on a digit d, to within 10^-6"] * 2},
+        "L0.attn": {"x0": ["as embedded: the attention and the FFN leave x0 alone"] * 2,
+                    "x1": [none, "10\u00b7(a_k + b_k + c_k) \u2212 c_(k\u22121): ten times "
+                                 "the column sum with its carry-in, to within 0.25 (the head "
+                                 "weighs a_k, b_k 10 : 1 against a_(k\u22121), b_(k\u22121))"]},
+        "L0.mlp": {"x0": ["as embedded: the attention and the FFN leave x0 alone"] * 2,
+                   "x1": [none, "the column sum less 100 when it reached 10 (the wrap): x1/10 "
+                                "is within 0.25 of s_k"]},
+        "readout": {f"logit {u}": ["a parabola in the digit with x0, largest at the digit "
+                                   "nearest x1/10"] * 2 for u in range(10)},
+    }
+
+
 # ----------------------------------------------------------------------------- decisions
 
 def _distance_texts(d):
@@ -365,14 +394,14 @@ def decisions_view(cache, a, b):
             "flipped": d.flipped, "power": d.power,
             "R": str(d.remaining), "expected_R": str(expected[k]),
             "total": _decimal_text(d.total), "b": short(d.bias),
-            "leak": short(d.leakage), "x": to_float(d.x), "x_text": x_text(d),
+            "leak": short(d.leakage), "x": to_float(d.x), "x_text": shown(x_text(d)),
             "distance": _distance_texts(d),
             "margin": figure(d.margin), "tilt": figure(d.tilt), "lead": figure(d.lead),
             "margin_f": to_float(d.margin), "tilt_f": to_float(d.tilt),
             "margin_logits": figure(d.margin * d.size), "tilt_logits": figure(d.tilt * d.size),
             "lead_logits": text(d.lead * d.size), "unit": figure(d.size),
             "ratio": _ratio(d.tilt, d.margin), "margin_p": to_float(d.margin / d.place),
-            "ratio_text": figure(d.tilt / d.margin, 2) if d.margin else "",
+            "ratio_text": pretty(figure(d.tilt / d.margin, 2)) if d.margin else "",
             "per_digit": per_digit,
             "tilted": any(o != d.others[0] for o in d.others),
             "offset": to_float(d.bias + d.leakage), "offset_text": short(d.bias + d.leakage),
@@ -484,6 +513,8 @@ def _build_views(cache, a, b, changes):
         "model": model.name, "number": cache.ns.describe(), "digits": n,
         "family": not lacks["probes"], "layout": layout_text(model),
         "title": "TinyAdder-36" if not lacks["probes"] else model.name,
+        "about": {k: model.about.get(k) for k in ("title", "author", "family",
+                                                   "params_claimed")},
         "a": str(a), "b": str(b), "sum": str(a + b), "answer": answer,
         "correct": answer == f"{a + b:0{len(answer)}d}", "text": cache.text,
         "prompt_len": cache.prompt_len, "predicting": list(cache.predicting),
@@ -498,7 +529,8 @@ def _build_views(cache, a, b, changes):
                         if not lacks["alibi"] else None),
         "count": [cell(c) for c in count] if count else None,
         "residual": residual_view(cache, probe, intents),
-        "meanings": meanings(model) if probe else {},
+        "meanings": meanings(model) if probe else (
+            rope19_meanings() if model.about.get("family") == "rope-19" else {}),
         "decisions": decisions_view(cache, a, b) if not gaps["ruler"] else [],
         "verdict": probe.verdict() if probe else "",
         "first_departure": None if first is None else {
@@ -543,7 +575,7 @@ def change_view(change, a, b):
     cache = variants.run(change.model, a, b)
     answer = _answer(cache)
     with cache.ns.arithmetic():
-        rows = [{"pos": d.pos, "x": to_float(d.x), "x_text": x_text(d), "written": d.written,
+        rows = [{"pos": d.pos, "x": to_float(d.x), "x_text": shown(x_text(d)), "written": d.written,
                  "lead": figure(d.lead)} for d in decisions(cache)]
     return {"key": change.key, "label": change.label, "what": change.what, "answer": answer,
             "correct": answer == f"{a + b:0{len(answer)}d}", "number": cache.ns.describe(),
