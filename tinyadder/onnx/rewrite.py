@@ -179,6 +179,12 @@ class _Graph:
         self.tensors = {t.name: t for t in g.initializer}
         self.shapes = {v.name: tuple(v.shape) if v.shape is not None and all(
             isinstance(d, int) for d in v.shape) else None for v in g.input}
+        for name, dims in self.shapes.items():
+            if dims is not None and math.prod(dims) > LIMITS.elements:
+                raise OnnxError(f"graph input {name!r}: shape {list(dims)} makes "
+                                f"{math.prod(dims):,} elements (limit elements, "
+                                f"{LIMITS.elements:,})")
+        _in_order(self.nodes, set(self.consts) | set(self.shapes))
         self.types = {v.name: v.elem_type for v in g.input}
         self.inputs = list(g.input)
         self.outputs = list(g.output)
@@ -216,6 +222,13 @@ class _Graph:
                 try:
                     value = FOLD[node.op_type](self, node, [self.consts.get(x) for x in
                                                             node.input])
+                except OnnxError as why:
+                    if str(why).startswith(_what(node)):
+                        raise
+                    raise OnnxError(f"{_what(node)}: cannot be folded: {why}") from None
+                except KeyError as why:
+                    raise OnnxError(f"{_what(node)}: cannot be folded: attribute {why} is "
+                                    f"missing") from None
                 except (ValueError, IndexError, KeyError, ZeroDivisionError, TypeError,
                         AttributeError, OverflowError) as why:
                     raise OnnxError(f"{_what(node)}: cannot be folded: {why}") from None
@@ -537,6 +550,19 @@ class _Graph:
         return replace(self.model_in, graph=graph)
 
 
+def _in_order(nodes, known):
+    """Refuse a node that reads a value no initializer, graph input or earlier node defines
+    (a cycle among them): ONNX writes a graph's nodes in the order they compute."""
+    known = set(known)
+    for node in nodes:
+        for value in node.input:
+            if value and value not in known:
+                raise OnnxError(f"{_what(node)}: input {value!r} is defined by no initializer, "
+                                f"graph input or earlier node (the nodes of a graph are in "
+                                f"the order they compute)")
+        known.update(node.output)
+
+
 def _topological(nodes, consts, inputs):
     done = set(consts) | set(inputs) | {""}
     out, waiting = [], list(nodes)
@@ -554,7 +580,25 @@ def _topological(nodes, consts, inputs):
     return out
 
 
+# the type of each attribute the rewrite reads: a string where an integer goes is refused
+ATTRIBUTE_TYPES = {
+    "axis": AttributeType.INT, "axes": AttributeType.INTS, "perm": AttributeType.INTS,
+    "to": AttributeType.INT, "keepdims": AttributeType.INT, "upper": AttributeType.INT,
+    "batch_dims": AttributeType.INT, "start": AttributeType.INT, "end": AttributeType.INT,
+    "allowzero": AttributeType.INT, "noop_with_empty_axes": AttributeType.INT,
+    "transA": AttributeType.INT, "transB": AttributeType.INT, "alpha": AttributeType.FLOAT,
+    "beta": AttributeType.FLOAT, "epsilon": AttributeType.FLOAT,
+    "equation": AttributeType.STRING, "reduction": AttributeType.STRING,
+    "value": AttributeType.TENSOR}
+
+
 def _attrs(node):
+    """{name: value} of the node's attributes, each of the type ATTRIBUTE_TYPES says."""
+    for a in node.attribute:
+        expected = ATTRIBUTE_TYPES.get(a.name)
+        if expected is not None and a.type != expected:
+            raise OnnxError(f"{_what(node)}: attribute {a.name!r} is {a.type.name}, where "
+                            f"{expected.name} goes")
     return {a.name: a.value for a in node.attribute}
 
 
@@ -608,21 +652,27 @@ def _fold_cast(g, node, xs):
     return _Const(to, x.dims, vals)
 
 
+def _reshaped(dims, target):
+    """The dims a Reshape of ``dims`` to ``target`` makes (0 keeps a dim, -1 is the rest)."""
+    out = [dims[i] if d == 0 and i < len(dims) else d for i, d in enumerate(target)]
+    if out.count(-1) == 1:
+        known = math.prod(d for d in out if d != -1)
+        out[out.index(-1)] = math.prod(dims) // known if known else 0
+    if any(d < 0 for d in out) or math.prod(out) != math.prod(dims):
+        raise ValueError(f"a Reshape of {list(dims)} to {target}")
+    return out
+
+
 def _fold_reshape(g, node, xs):
     x, shape = xs
-    target = _ints(shape)
-    dims = [x.dims[i] if d == 0 else d for i, d in enumerate(target)]
-    if dims.count(-1) == 1:
-        known = math.prod(d for d in dims if d != -1)
-        dims[dims.index(-1)] = math.prod(x.dims) // known if known else 0
-    if math.prod(dims) != len(x.values):
-        raise ValueError(f"a Reshape of {list(x.dims)} to {target}")
-    return _Const(x.dtype, dims, x.values)
+    return _Const(x.dtype, _reshaped(x.dims, _ints(shape)), x.values)
 
 
 def _fold_transpose(g, node, xs):
     x = xs[0]
     perm = _attrs(node).get("perm", tuple(reversed(range(len(x.dims)))))
+    if sorted(perm) != list(range(len(x.dims))):
+        raise ValueError(f"perm {list(perm)} is not a permutation of {len(x.dims)} axes")
     dims, vals = _transpose(x.values, x.dims, perm)
     return _Const(x.dtype, dims, vals)
 
@@ -631,7 +681,9 @@ def _fold_unsqueeze(g, node, xs):
     x = xs[0]
     axes = _ints(xs[1]) if len(xs) > 1 else list(_attrs(node).get("axes", ()))
     rank = len(x.dims) + len(axes)
-    axes = sorted(a % rank for a in axes)
+    axes = sorted(_axis(a, rank, "axis") for a in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"axes {axes} name an axis twice")
     dims = list(x.dims)
     for a in axes:
         dims.insert(a, 1)
@@ -642,13 +694,19 @@ def _fold_squeeze(g, node, xs):
     x = xs[0]
     axes = _ints(xs[1]) if len(xs) > 1 and xs[1] is not None else \
         list(_attrs(node).get("axes", [i for i, d in enumerate(x.dims) if d == 1]))
-    axes = {a % len(x.dims) for a in axes}
+    axes = {_axis(a, len(x.dims), "axis") for a in axes}
+    if any(x.dims[a] != 1 for a in axes):
+        raise ValueError(f"a Squeeze of an axis of length other than 1 (dims {list(x.dims)})")
     return _Const(x.dtype, [d for i, d in enumerate(x.dims) if i not in axes], x.values)
 
 
 def _fold_concat(g, node, xs):
     axis = _axis(_attrs(node)["axis"], len(xs[0].dims), "axis")
     dims = list(xs[0].dims)
+    for x in xs:
+        if x.dtype != xs[0].dtype or len(x.dims) != len(dims) or \
+                any(d != e for i, (d, e) in enumerate(zip(x.dims, dims)) if i != axis):
+            raise ValueError(f"a Concat of {[list(x.dims) for x in xs]} on axis {axis}")
     dims[axis] = sum(x.dims[axis] for x in xs)
     outer = math.prod(dims[:axis])
     vals = []
@@ -666,7 +724,7 @@ def _fold_slice(g, node, xs):
     steps = _ints(xs[4]) if len(xs) > 4 and xs[4] is not None else [1] * len(axes)
     ranges = [range(d) for d in x.dims]
     for a, s, e, st in zip(axes, _ints(starts), _ints(ends), steps):
-        a %= rank
+        a = _axis(a, rank, "axis")
         ranges[a] = range(ranges[a].stop)[slice(s, e, st)]
     dims = [len(r) for r in ranges]
     strides = _strides(x.dims)
@@ -715,11 +773,15 @@ def _fold_constant_of_shape(g, node, xs):
 
 def _fold_range(g, node, xs):
     start, limit, delta = (x.values[0] for x in xs)
+    if not all(math.isfinite(v) for v in (start, limit, delta)):
+        raise ValueError(f"a Range from {start} to {limit} by {delta}")
     if delta == 0:
         raise ValueError("a Range of step 0")
-    n = max(math.ceil((limit - start) / delta), 0)
+    steps = (limit - start) / delta
+    n = max(math.ceil(steps), 0) if math.isfinite(steps) else math.inf
     if n > LIMITS.elements:
-        raise OnnxError(f"{_what(node)}: a Range of {n:,} elements (limit elements)")
+        raise OnnxError(f"{_what(node)}: a Range of {n:,} elements (limit elements, "
+                        f"{LIMITS.elements:,})")
     return _Const(xs[0].dtype, (n,), [start + i * delta for i in range(n)])
 
 
@@ -740,6 +802,8 @@ def _fold_trilu(g, node, xs):
 def _fold_tile(g, node, xs):
     x, reps = xs
     reps = _ints(reps)
+    if len(reps) != len(x.dims) or any(r < 0 for r in reps):
+        raise ValueError(f"a Tile of {list(x.dims)} by {reps}")
     dims = [d * r for d, r in zip(x.dims, reps)]
     if math.prod(dims) > LIMITS.elements:
         raise OnnxError(f"{_what(node)}: a folded constant of {math.prod(dims):,} elements")
@@ -800,6 +864,13 @@ def _fold_where(g, node, xs):
     return _elementwise(a.dtype, lambda f, x, y: x if f else y, c, a, b)
 
 
+def _at(index, dims):
+    """An index of ScatterND or GatherND, each entry in [-d, d - 1]."""
+    if any(not -d <= i < d for i, d in zip(index, dims)):
+        raise ValueError(f"index {index} outside dims {list(dims)}")
+    return [i % d for i, d in zip(index, dims)]
+
+
 def _fold_scatter_nd(g, node, xs):
     data, indices, updates = xs
     if _attrs(node).get("reduction", b"none") not in (b"none", "none"):
@@ -807,10 +878,13 @@ def _fold_scatter_nd(g, node, xs):
     vals = list(data.values)
     k = indices.dims[-1]
     inner = math.prod(data.dims[k:])
+    if k > len(data.dims) or len(updates.values) != math.prod(indices.dims[:-1]) * inner:
+        raise ValueError(f"a ScatterND of {list(updates.dims)} into {list(data.dims)} at "
+                         f"{list(indices.dims)}")
     strides = _strides(data.dims)
     idx = _ints(indices)
     for n in range(len(idx) // k if k else 0):
-        at = [i % d for i, d in zip(idx[n * k:(n + 1) * k], data.dims)]
+        at = _at(idx[n * k:(n + 1) * k], data.dims)
         start = sum(i * s for i, s in zip(at, strides))
         vals[start:start + inner] = updates.values[n * inner:(n + 1) * inner]
     return _Const(data.dtype, data.dims, vals)
@@ -821,12 +895,14 @@ def _fold_gather_nd(g, node, xs):
     if _attrs(node).get("batch_dims", 0):
         raise ValueError("a GatherND with batch_dims")
     k = indices.dims[-1]
+    if k > len(data.dims):
+        raise ValueError(f"a GatherND of {list(data.dims)} at {list(indices.dims)}")
     inner = math.prod(data.dims[k:])
     strides = _strides(data.dims)
     idx = _ints(indices)
     vals = []
     for n in range(len(idx) // k if k else 0):
-        at = [i % d for i, d in zip(idx[n * k:(n + 1) * k], data.dims)]
+        at = _at(idx[n * k:(n + 1) * k], data.dims)
         start = sum(i * s for i, s in zip(at, strides))
         vals.extend(data.values[start:start + inner])
     return _Const(data.dtype, tuple(indices.dims[:-1]) + tuple(data.dims[k:]), vals)
@@ -902,7 +978,7 @@ def _shape_gemm(g, n):
 
 def _shape_reshape(g, n):
     x, shape = g.shape(n.input[0]), g.consts.get(n.input[1])
-    return _fold_reshape(g, n, [_Const(DataType.INT64, x, [0] * math.prod(x)), shape]).dims
+    return _reshaped(x, _ints(shape))
 
 
 def _shape_transpose(g, n):

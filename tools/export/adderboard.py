@@ -52,6 +52,10 @@ ENTRIES = {
     "dimopep-140": "submissions/trained/dimopep_140p.py",
     "wonderfall-27": "submissions/hand_coded/Wonderfall_27p.py",
     "zcbtrak-6": "submissions/hand_coded/zcbtrak_6p.py",
+    "jacobli99-28": "submissions/hand_coded/SeuperHakkerJa_28p.py",
+    "evindor-57": "submissions/trained/evindor_57p.py",
+    "evindor-67": "submissions/trained/evindor_67p.py",
+    "vijec-52": "submissions/trained/vijec_52p.py",
 }
 
 
