@@ -464,11 +464,17 @@ HOSTILE = {
             Tensor("r0", DataType.DOUBLE, (), (0.0,)), Tensor("r1", DataType.DOUBLE, (), (1e300,)),
             Tensor("r2", DataType.DOUBLE, (), (1e-300,)))),
         "node 'range' (Range): a Range of inf elements (limit elements, 4,194,304)"),
-    "an Einsum": (
+    "an Einsum with an ellipsis": (
         lambda g: _prepend(g, Node(("e0", "e0"), ("e",), "Einsum", "einsum", (
-            Attribute("equation", AttributeType.STRING, b"i,i->"),)),
+            Attribute("equation", AttributeType.STRING, b"...i,...i->..."),)),
             inits=(Tensor("e0", DataType.DOUBLE, (2,), (1.0, 2.0)),)),
-        "node 'einsum' (Einsum): operator Einsum is not one tinyadder reads"),
+        "node 'einsum' (Einsum): cannot be folded: an Einsum of 2 operands written "
+        "'...i,...i->...' (tinyadder takes words of distinct letters, no '...')"),
+    "an Einsum of too many products": (
+        lambda g: _prepend(g, Node(("e0", "e0"), ("e",), "Einsum", "einsum", (
+            Attribute("equation", AttributeType.STRING, b"i,j->ij"),)),
+            inits=(Tensor("e0", DataType.DOUBLE, (4096,), (1.0,) * 4096),)),
+        "node 'einsum' (Einsum): an Einsum of more products than the limit"),
 }
 
 
@@ -564,6 +570,48 @@ def test_the_import_proves_as_the_shipped_file_does(entry, tmp_path):
         verdicts.append((status, [line.split(":")[0] for line in out.splitlines()
                                   if line.startswith(("proved", "fails"))]))
     assert verdicts[0] == verdicts[1] == (0, ["proved"]), verdicts
+
+
+def test_an_einsum_of_constants_folds_in_the_graphs_type():
+    """An outer product (rotary positions times frequencies, as lokimorty-39 writes it) and a
+    contraction, each product and partial sum rounded once in float32, in index order."""
+    from tinyadder.onnx.messages import float32
+    from tinyadder.onnx.rewrite import _Const, _fold_einsum
+
+    def einsum(equation, a, b):
+        node = Node(("a", "b"), ("c",), "Einsum", "e",
+                    (Attribute("equation", AttributeType.STRING, equation),))
+        c = _fold_einsum(None, node, [_Const(DataType.FLOAT, *a), _Const(DataType.FLOAT, *b)])
+        return list(c.dims), list(c.values)
+    third = float32(1 / 3)
+    assert einsum(b"i,j->ij", ((2,), [1.0, 2.0]), ((3,), [0.5, third, 3.0])) == (
+        [2, 3], [0.5, third, 3.0, 1.0, float32(2 * third), 6.0])
+    big, tiny = 2.0 ** 24, 1.0
+    # (2^24 + 1) + 1 in float32 is 2^24 twice over: the sum's order is the graph's
+    assert einsum(b"ij,jk->ik", ((1, 3), [big, tiny, tiny]), ((3, 1), [1.0, 1.0, 1.0])) == (
+        [1, 1], [big])
+
+
+def test_a_computed_embedding_and_einsum_attention_are_rewritten(tmp_path):
+    """jacobli99-28 computes its embedding per token ([C - (eps/2) d^2, d] of
+    digit_values[tokens]) and attends by Einsum: the rewrite makes the embedding one table,
+    equal to the shipped file's W_E in float32, and the Einsums q @ k^T and p @ v."""
+    from tinyadder.onnx.rewrite import _einsums, _Graph, _token_tables
+    g = _Graph(parse(_graph_file("jacobli99-28.torchscript", tmp_path).read_bytes()))
+    g.fold()
+    _token_tables(g)
+    _einsums(g)
+    embed = g.nodes[0]
+    assert (embed.op_type, embed.input[1]) == ("Gather", "tokens")
+    table = g.consts[embed.input[0]]
+    W_E = next(t for t in export(build("jacobli99-28"), length=34, dtype="float32")
+               .graph.initializer if t.name == "W_E")
+    assert (tuple(table.dims), tuple(table.values)) == (W_E.dims, W_E.values)
+    assert not any(n.op_type == "Einsum" for n in g.nodes)
+    scores, z = [n for n in g.nodes if n.op_type == "MatMul"][:2]
+    k_T = next(n for n in g.nodes if n.output[0] == scores.input[1])
+    assert (k_T.op_type, k_T.attribute[0].value, z.input[0]) == (
+        "Transpose", (0, 1, 3, 2), "/Softmax_output_0")
 
 
 def test_the_rewrite_folds_shape_arithmetic_exactly():

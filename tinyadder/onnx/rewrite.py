@@ -51,6 +51,8 @@ def canonical(onnx_model):
     g = _Graph(onnx_model)
     try:
         g.fold()
+        _token_tables(g)
+        _einsums(g)
         _heads_transposes(g)
         _lookups(g)
         _linear(g)
@@ -364,6 +366,14 @@ class _Graph:
                     x = self.unbatched[x]
                 inputs.append(x)
             return replace(node, input=tuple(inputs))
+        if op == "Expand" and node.input[0] in batched:
+            shape = self.consts.get(node.input[1])
+            if shape is None or len(shape.values) != rank or shape.values[0] != 1:
+                raise OnnxError(f"{_what(node)}: an Expand of a batch to a constant shape "
+                                f"with a batch of one first")
+            name = self.fresh(f"{node.input[1]}.unbatched")
+            self.add_const(name, _Const(shape.dtype, (rank - 1,), shape.values[1:]))
+            return replace(node, input=(node.input[0], name))
         if op in SAME_SHAPE:
             return node
         raise OnnxError(f"{_what(node)}: operator {op} on a batch of one is not one tinyadder "
@@ -908,7 +918,89 @@ def _fold_gather_nd(g, node, xs):
     return _Const(data.dtype, tuple(indices.dims[:-1]) + tuple(data.dims[k:]), vals)
 
 
+def _equation(node, count):
+    """The Einsum's equation as (input letters, output letters): ``count`` operands, each a
+    word of distinct letters, no ellipsis, every output letter one of the inputs'."""
+    text = _attrs(node)["equation"]
+    text = text.decode("ascii", "replace") if isinstance(text, bytes) else str(text)
+    left, arrow, right = text.replace(" ", "").partition("->")
+    words = left.split(",")
+    if not arrow or len(words) != count or "." in text or any(
+            not w.isalpha() or len(set(w)) != len(w) for w in words + [right]) or \
+            len(set(right)) != len(right) or not set(right) <= set("".join(words)):
+        raise ValueError(f"an Einsum of {count} operands written {text[:40]!r} (tinyadder "
+                         f"takes words of distinct letters, no '...')")
+    return words, right
+
+
+def _fold_einsum(g, node, xs):
+    """Two constants contracted, each product and each partial sum rounded once in the type,
+    the sum over the letters not in the output in index order (a MatMul's order)."""
+    (a_word, b_word), out = _equation(node, 2)
+    a, b = xs
+    if a.dtype != b.dtype or len(a_word) != len(a.dims) or len(b_word) != len(b.dims):
+        raise ValueError(f"an Einsum of {list(a.dims)} and {list(b.dims)}")
+    size = {}
+    for word, dims in ((a_word, a.dims), (b_word, b.dims)):
+        for letter, d in zip(word, dims):
+            if size.setdefault(letter, d) != d:
+                raise ValueError(f"letter {letter!r} of lengths {size[letter]} and {d}")
+    summed = [c for c in dict.fromkeys(a_word + b_word) if c not in out]
+    dims = [size[c] for c in out]
+    if math.prod(dims) * max(math.prod(size[c] for c in summed), 1) > LIMITS.elements:
+        raise OnnxError(f"{_what(node)}: an Einsum of more products than the limit "
+                        f"(limit elements, {LIMITS.elements:,})")
+    sa, sb = _strides(a.dims), _strides(b.dims)
+    mul, add = _arith("Mul"), _arith("Add")
+    vals = []
+    for i in range(math.prod(dims)):
+        at = dict(zip(out, _index(i, dims)))
+        total = None
+        for j in range(math.prod(size[c] for c in summed)):
+            at.update(zip(summed, _index(j, [size[c] for c in summed])))
+            x = a.values[sum(at[c] * s for c, s in zip(a_word, sa))]
+            y = b.values[sum(at[c] * s for c, s in zip(b_word, sb))]
+            term = mul(a.dtype, x, y)
+            total = term if total is None else add(a.dtype, total, term)
+        vals.append(total)
+    return _Const(a.dtype, dims, vals)
+
+
+def _einsums(g):
+    """An Einsum that is a MatMul: ``P ij, P kj -> P ik`` is q @ k^T (a Transpose of k's last
+    two axes, then MatMul), ``P ij, P jk -> P ik`` is p @ v, P the same batch letters."""
+    nodes = []
+    for node in g.nodes:
+        if node.op_type != "Einsum":
+            nodes.append(node)
+            continue
+        try:
+            (a, b), out = _equation(node, 2) if len(node.input) == 2 else ((None, None), None)
+        except (ValueError, KeyError):
+            a = None
+        batch = out[:-2] if out else None
+        if a is None or len(out) < 2 or a[:-2] != batch or b[:-2] != batch:
+            nodes.append(node)  # the reader refuses it: Einsum is not one it reads
+            continue
+        i, j, k = a[-2], a[-1], out[-1]
+        if out[-2] != i or len({i, j, k}) != 3 or b[-2:] not in (k + j, j + k):
+            nodes.append(node)
+            continue
+        right = node.input[1]
+        if b[-2:] == k + j:
+            rank = len(out)
+            right = g.fresh(f"{node.output[0]}.kT")
+            nodes.append(Node((node.input[1],), (right,), "Transpose", g.fresh(
+                node.name or "Einsum"), (Attribute("perm", AttributeType.INTS, tuple(
+                    range(rank - 2)) + (rank - 1, rank - 2)),)))
+            g.infer(nodes[-1])
+        nodes.append(Node((node.input[0], right), node.output, "MatMul", node.name))
+        g.infer(nodes[-1])
+    g.nodes = nodes
+
+
 FOLD = {
+    "Einsum": _fold_einsum,
     "ScatterND": _fold_scatter_nd,
     "GatherND": _fold_gather_nd,
     "Identity": lambda g, n, xs: xs[0],
@@ -1398,6 +1490,60 @@ def _lookups(g):
     g.nodes = _pruned(g, nodes)
     for node in g.nodes:  # the shapes after a lookup the fold could not follow
         g.infer(node)
+
+
+def _token_tables(g):
+    """An embedding computed per token from lookups: Gather(C, ids) of a table C [V] of one
+    value per token, Add, Sub, Mul, Div, Neg of such lookups and of single constants, each
+    Unsqueezed on a last axis of 1 and joined by a Concat on the last axis, is Gather(E, ids)
+    of the table E [V, n] those operations make, entry by entry in the graph's type (the same
+    roundings, token by token). Only the Concat is replaced: the lookups it reads stay where
+    another node reads them."""
+    if len(g.inputs) != 1:
+        return
+    ids = g.inputs[0].name
+    per_token = {}  # value: (dtype, V values), one per token id
+    columns = {}  # value: the same, Unsqueezed on a new last axis
+    nodes = []
+    for node in g.nodes:
+        op = node.op_type
+        if op == "Gather" and node.input[1] == ids and node.input[0] in g.consts and \
+                _attrs(node).get("axis", 0) == 0 and len(g.consts[node.input[0]].dims) == 1:
+            c = g.consts[node.input[0]]
+            per_token[node.output[0]] = (c.dtype, list(c.values))
+        elif op in ("Add", "Sub", "Mul", "Div", "Neg") and \
+                any(x in per_token for x in node.input) and \
+                all(x in per_token or (x in g.consts and len(g.consts[x].values) == 1 and
+                                       g.consts[x].dtype in FLOATS) for x in node.input):
+            dtype = next(per_token[x][0] for x in node.input if x in per_token)
+            V = next(len(per_token[x][1]) for x in node.input if x in per_token)
+            rows = [per_token[x][1] if x in per_token else [g.consts[x].values[0]] * V
+                    for x in node.input]
+            if dtype in FLOATS and all(g.consts[x].dtype == dtype for x in node.input
+                                       if x not in per_token):
+                if op == "Neg":
+                    values = [-v for v in rows[0]]
+                elif op == "Div":
+                    values = [_div(dtype, a, b) for a, b in zip(*rows)]
+                else:
+                    values = [_arith(op)(dtype, a, b) for a, b in zip(*rows)]
+                per_token[node.output[0]] = (dtype, values)
+        elif op == "Unsqueeze" and node.input[0] in per_token and len(node.input) > 1 and \
+                node.input[1] in g.consts and g.shape(node.input[0]) is not None and \
+                [a % (len(g.shape(node.input[0])) + 1) for a in g.consts[node.input[1]].values]\
+                == [len(g.shape(node.input[0]))]:
+            columns[node.output[0]] = per_token[node.input[0]]
+        elif op == "Concat" and node.input and all(x in columns for x in node.input) and \
+                _attrs(node).get("axis") in (-1, len(g.shape(node.input[0]) or ()) - 1) and \
+                len({columns[x][0] for x in node.input}) == 1:
+            dtype = columns[node.input[0]][0]
+            table = g.fresh(f"{node.output[0]}.table")
+            V, n = len(columns[node.input[0]][1]), len(node.input)
+            g.add_const(table, _Const(dtype, (V, n), [columns[x][1][v] for v in range(V)
+                                                      for x in node.input]))
+            node = Node((table, ids), node.output, "Gather", node.name, ())
+        nodes.append(node)
+    g.nodes = _pruned(g, nodes)
 
 
 # [T, heads, d] <-> [heads, T, d], with a batch axis or not: each its own inverse; and the
