@@ -607,24 +607,25 @@ def _real_graph(name):
     return parse(gzip.decompress((fixture / f"{name}.onnx.gz").read_bytes()))
 
 
-# real exports the patterns do not reach: Einsum, Expand of heads, ScatterND, Where, Trilu,
-# Unsqueeze, Cast, ConstantOfShape, Equal (docs/onnx.md, "What imports, entry by entry")
-REFUSED_REAL = ("jacobli99-28.torchscript", "jacobli99-28.dynamo", "lichengliu03-50.dynamo",
-                "prasannakotyal-116.torchscript", "dimopep-140.torchscript",
-                "lokimorty-39.torchscript.onnxscript")
+# real exports with the operators the rewrite added (Einsum, Expand of heads, a Gemm of
+# onnxruntime's, ScatterND, Where, Trilu, Unsqueeze, Cast, ConstantOfShape, Equal): the
+# first three import, the others are refused (docs/onnx.md, "What imports, entry by entry")
+REAL_GRAPHS = ("jacobli99-28.torchscript", "jacobli99-28.dynamo", "jacobli99-93.torchscript.ort",
+               "lichengliu03-50.dynamo", "prasannakotyal-116.torchscript",
+               "dimopep-140.torchscript", "lokimorty-39.torchscript.onnxscript")
 
 
 def test_real_graphs_with_the_new_operators_survive_mutations():
-    """Mutations of jacobli99-28's graph (Einsum, Expand, ScatterND, Where,
-    ConstantOfShape, Equal) are refused in one line, each within 2 s (_fuzz)."""
+    """Mutations of jacobli99-28's graph after onnxruntime (Einsum, Expand, a Gemm between
+    Reshapes, ScatterND, Where) read or are refused in one line, each within 2 s (_fuzz)."""
     from test_onnx import _fuzz
     from test_onnx_import import NoMetadata
     outcomes = _fuzz(range(4), _real_graph("jacobli99-28.torchscript.ort"), NoMetadata)
-    assert outcomes == {"read": 0, "refused": 3}, outcomes  # one is refused as it is made
+    assert outcomes["refused"] >= 2, outcomes
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", REFUSED_REAL)
+@pytest.mark.parametrize("name", REAL_GRAPHS)
 def test_real_graphs_survive_many_mutations(name):
     from test_onnx import _fuzz
     from test_onnx_import import NoMetadata

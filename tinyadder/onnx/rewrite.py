@@ -51,12 +51,14 @@ def canonical(onnx_model):
     g = _Graph(onnx_model)
     try:
         g.fold()
-        _token_tables(g)
         _einsums(g)
         _heads_transposes(g)
         _lookups(g)
+        _token_tables(g)
         _linear(g)
         _trig_tables(g)
+        _flattened_gemms(g)
+        _broadcast_heads(g)
         g.unbatch()
         g.split_mask()
         g.unshare()
@@ -1544,6 +1546,180 @@ def _token_tables(g):
             node = Node((table, ids), node.output, "Gather", node.name, ())
         nodes.append(node)
     g.nodes = _pruned(g, nodes)
+
+
+def _flattened_gemms(g):
+    """onnxruntime's MatMul and Add fused to a Gemm, which takes matrices: Reshape(x [1, ..., n]
+    to [m, n]), Gemm(., B, C), Reshape back to [1, ..., k], is MatMul(x, B) then Add C (B^T
+    for transB 1; alpha = beta = 1, transA 0), the same product, sum and bias."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    readers = {}
+    for n in g.nodes:
+        for x in n.input:
+            readers.setdefault(x, []).append(n)
+    replaced, nodes = {}, []
+    for node in g.nodes:
+        if id(node) in replaced:
+            nodes.extend(replaced[id(node)])
+            continue
+        if node.op_type == "Gemm" and len(node.input) in (2, 3) and \
+                node.input[1] in g.consts:
+            flat = producer.get(node.input[0])
+            back = readers.get(node.output[0], [])
+            attrs = _attrs(node)
+            if flat is not None and flat.op_type == "Reshape" and len(back) == 1 and \
+                    back[0].op_type == "Reshape" and len(readers[flat.output[0]]) == 1 and \
+                    attrs.get("alpha", 1.0) == 1.0 and attrs.get("beta", 1.0) == 1.0 and \
+                    not attrs.get("transA", 0) and g.shape(flat.input[0]) is not None and \
+                    g.shape(back[0].output[0]) is not None and \
+                    g.shape(flat.input[0])[:-1] == g.shape(back[0].output[0])[:-1]:
+                B = g.consts[node.input[1]]
+                weights = node.input[1]
+                if attrs.get("transB", 0):
+                    weights = g.fresh(f"{node.input[1]}.T")
+                    g.add_const(weights, _Const(B.dtype, *_transpose(B.values, B.dims, (1, 0))))
+                out = back[0].output[0]
+                made = [Node((flat.input[0], weights), (out if len(node.input) == 2 else
+                                                        g.fresh(f"{out}.matmul"),),
+                             "MatMul", g.fresh(node.name or "Gemm"))]
+                if len(node.input) == 3:
+                    made.append(Node((made[0].output[0], node.input[2]), (out,), "Add",
+                                     g.fresh(node.name or "Gemm")))
+                replaced[id(back[0])] = made
+                continue
+        nodes.append(node)
+    if replaced:
+        g.nodes = _pruned(g, nodes)
+        for node in g.nodes:
+            g.infer(node)
+
+
+def _broadcast_heads(g):
+    """Heads made by broadcasting, as a batched graph [1, heads, T, d] writes them:
+
+    - ``Unsqueeze(Unsqueeze(x[..., l], heads axis), -1) * C``, C [1, H, 1, d], is q = x @ W
+      with W[l, h d + j] = C[h, j] (0 elsewhere: each other lane adds 0 x, which is 0 unless
+      that lane is infinite), Reshaped to [1, T, H, d] and Transposed to [1, H, T, d];
+    - ``Expand(Unsqueeze(y, heads axis), [1, H, T, d])`` of y [1, T, d] is one key/value head
+      (Reshape and Transpose) read by all H, and so is the Expand of a head [1, 1, T, d]: its operations that are the same for every head
+      (Slices, Concats on the last axis, Mul, Add, Sub, Neg with tables of one head) are done
+      on the one head, and a Gather of it, head 0 H times, is put where another operation
+      reads it (the grouped heads of the export)."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    nodes, one, gathered = [], {}, set()
+
+    def const_ints(value):
+        c = g.consts.get(value)
+        return [int(v) for v in c.values] if c is not None and c.dtype in INTS else None
+
+    def lane_of(value):
+        """(x, l) when value is Gather(x, scalar l, last axis), else None."""
+        n = producer.get(value)
+        if n is None or n.op_type != "Gather" or g.shape(n.input[0]) is None:
+            return None
+        rank = len(g.shape(n.input[0]))
+        index = g.consts.get(n.input[1])
+        if index is None or index.dims != () or _attrs(n).get("axis", 0) % rank != rank - 1:
+            return None
+        return n.input[0], int(index.values[0]) % g.shape(n.input[0])[-1]
+
+    def emit(node):
+        nodes.append(node)
+        g.infer(node)
+
+    def to_heads(value, y, T, H, d, stem):
+        """Nodes making ``value`` [1, H, T, d] of y [1, T, H d]."""
+        shape = g.fresh(f"{stem}.shape")
+        g.add_const(shape, _Const(DataType.INT64, (4,), [1, T, H, d]))
+        split = g.fresh(f"{stem}.split")
+        emit(Node((y, shape), (split,), "Reshape", g.fresh(f"{stem}.reshape")))
+        emit(Node((split,), (value,), "Transpose", g.fresh(f"{stem}.heads"),
+                  (Attribute("perm", AttributeType.INTS, (0, 2, 1, 3)),)))
+
+    def head_uniform(node):
+        op, rank = node.op_type, len(g.shape(node.output[0]) or ())
+        if rank != 4:
+            return False
+        if op in ("Concat",):
+            return _attrs(node).get("axis", 0) % 4 == 3
+        if op == "Slice":
+            axes = const_ints(node.input[3]) if len(node.input) > 3 else None
+            return axes is not None and all(a % 4 == 3 for a in axes)
+        if op in ("Mul", "Add", "Sub", "Neg"):
+            for x in node.input:
+                if x in one:
+                    continue
+                shape = g.shape(x)
+                if shape is None or (len(shape) >= 3 and shape[len(shape) - 3] != 1):
+                    return False
+            return True
+        return False
+
+    def single(value):
+        """The one head a value read by an operation that is not the same per head."""
+        name, H = one[value]
+        if value not in gathered:
+            gathered.add(value)
+            index = g.fresh(f"{value}.kv_of")
+            g.add_const(index, _Const(DataType.INT64, (H,), [0] * H))
+            emit(Node((name, index), (value,), "Gather", g.fresh(f"{value}.shared"),
+                      (Attribute("axis", AttributeType.INT, 1),)))
+        return value
+
+    for node in g.nodes:
+        out_shape = g.shape(node.output[0]) if len(node.output) == 1 else None
+        if node.op_type == "Mul" and out_shape is not None and len(out_shape) == 4:
+            a, c = node.input
+            C = g.consts.get(c)
+            u1 = producer.get(a)
+            u0 = producer.get(u1.input[0]) if u1 is not None and \
+                u1.op_type == "Unsqueeze" else None
+            lane = lane_of(u0.input[0]) if u0 is not None and u0.op_type == "Unsqueeze" \
+                else None
+            if C is not None and C.dtype in FLOATS and len(C.dims) == 4 and \
+                    C.dims[0] == C.dims[2] == 1 and lane is not None and \
+                    g.shape(a) == (1, 1, out_shape[2], 1):
+                x, l = lane
+                (_, H, _, d), width, T = C.dims, g.shape(x)[-1], out_shape[2]
+                W = [0.0] * (width * H * d)
+                for h in range(H):
+                    for j in range(d):
+                        W[l * H * d + h * d + j] = C.values[h * d + j]
+                weights = g.fresh(f"{node.output[0]}.W")
+                g.add_const(weights, _Const(C.dtype, (width, H * d), W))
+                flat = g.fresh(f"{node.output[0]}.flat")
+                emit(Node((x, weights), (flat,), "MatMul", g.fresh(node.name or "q")))
+                to_heads(node.output[0], flat, T, H, d, node.output[0])
+                continue
+        if node.op_type == "Expand" and out_shape is not None and len(out_shape) == 4:
+            u = producer.get(node.input[0])
+            y = u.input[0] if u is not None and u.op_type == "Unsqueeze" else None
+            if y is not None and g.shape(y) is not None and len(g.shape(y)) == 3 and \
+                    g.shape(node.input[0]) == (1, 1) + g.shape(y)[1:] and \
+                    out_shape[2:] == g.shape(y)[1:]:
+                T, d, H = g.shape(y)[1], g.shape(y)[2], out_shape[1]
+                name = g.fresh(f"{node.output[0]}.head")
+                to_heads(name, y, T, 1, d, node.output[0])
+                one[node.output[0]] = (name, H)
+                continue
+            if g.shape(node.input[0]) == (1, 1) + out_shape[2:]:  # one head already
+                one[node.output[0]] = (node.input[0], out_shape[1])
+                continue
+        if any(x in one for x in node.input):
+            if head_uniform(node):
+                name = g.fresh(f"{node.output[0]}.head")
+                H = next(one[x][1] for x in node.input if x in one)
+                inputs = tuple(one[x][0] if x in one else x for x in node.input)
+                emit(replace(node, input=inputs, output=(name,)))
+                one[node.output[0]] = (name, H)
+                continue
+            node = replace(node, input=tuple(single(x) if x in one else x
+                                             for x in node.input))
+        nodes.append(node)
+    for v in g.outputs:
+        if v.name in one:
+            single(v.name)
+    g.nodes = _pruned(g, _topological(nodes, g.consts, {v.name for v in g.inputs}))
 
 
 # [T, heads, d] <-> [heads, T, d], with a batch axis or not: each its own inverse; and the
