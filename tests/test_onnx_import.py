@@ -486,6 +486,10 @@ HOSTILE = {
             inits=(Tensor("e0", DataType.DOUBLE, (2,), (1.0, 2.0)),)),
         "node 'einsum' (Einsum): cannot be folded: an Einsum of 2 operands written "
         "'...i,...i->...' (tinyadder takes words of distinct letters, no '...')"),
+    "an Einsum of values with an ellipsis": (
+        lambda g: _prepend(g, Node(("tokens", "tokens"), ("e",), "Einsum", "einsum", (
+            Attribute("equation", AttributeType.STRING, b"...i,...i->..."),))),
+        "node 'einsum' (Einsum): the shape of its output is not known"),
     "an Einsum of too many products": (
         lambda g: _prepend(g, Node(("e0", "e0"), ("e",), "Einsum", "einsum", (
             Attribute("equation", AttributeType.STRING, b"i,j->ij"),)),

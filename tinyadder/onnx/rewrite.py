@@ -978,8 +978,8 @@ def _einsums(g):
             continue
         try:
             (a, b), out = _equation(node, 2) if len(node.input) == 2 else ((None, None), None)
-        except (ValueError, KeyError):
-            a = None
+        except (ValueError, KeyError):  # the reader refuses it: Einsum is not one it reads
+            a, b, out = None, None, None
         batch = out[:-2] if out else None
         if a is None or len(out) < 2 or a[:-2] != batch or b[:-2] != batch:
             nodes.append(node)  # the reader refuses it: Einsum is not one it reads
