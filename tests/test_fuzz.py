@@ -598,3 +598,36 @@ def test_lane_by_lane_graphs_survive_mutations_and_size():
         loads(serialize(_wide_projection(graph)))
     assert str(caught.value) == "node 'wide.scale' (Mul): a projection of 4,096 x 4,096 " \
         "lanes (limit elements, 4,194,304)"
+
+
+def _real_graph(name):
+    import gzip
+    from tinyadder.onnx import parse
+    fixture = Path(__file__).resolve().parent / "fixtures" / "onnx"
+    return parse(gzip.decompress((fixture / f"{name}.onnx.gz").read_bytes()))
+
+
+# real exports with the operators the rewrite added (Einsum, Expand of heads, a Gemm of
+# onnxruntime's, ScatterND, Where, Trilu, Unsqueeze, Cast, ConstantOfShape, Equal): the
+# first three import, the others are refused (docs/onnx.md, "What imports, entry by entry")
+REAL_GRAPHS = ("jacobli99-28.torchscript", "jacobli99-28.dynamo", "jacobli99-93.torchscript.ort",
+               "lichengliu03-50.dynamo", "prasannakotyal-116.torchscript",
+               "dimopep-140.torchscript", "lokimorty-39.torchscript.onnxscript")
+
+
+def test_real_graphs_with_the_new_operators_survive_mutations():
+    """Mutations of jacobli99-28's graph after onnxruntime (Einsum, Expand, a Gemm between
+    Reshapes, ScatterND, Where) read or are refused in one line, each within 2 s (_fuzz)."""
+    from test_onnx import _fuzz
+    from test_onnx_import import NoMetadata
+    outcomes = _fuzz(range(4), _real_graph("jacobli99-28.torchscript.ort"), NoMetadata)
+    assert outcomes["refused"] >= 2, outcomes
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", REAL_GRAPHS)
+def test_real_graphs_survive_many_mutations(name):
+    from test_onnx import _fuzz
+    from test_onnx_import import NoMetadata
+    outcomes = _fuzz(range(200), _real_graph(name), NoMetadata)
+    assert outcomes["refused"] > 100, outcomes

@@ -369,7 +369,7 @@ def _mutate(onnx_model, rng):
         nodes[i] = replace(nodes[i], attribute=(Attribute(
             rng.choice(["axis", "perm", "keepdims"]), AttributeType.INT,
             rng.choice([-1, 0, 1, 2, 5])),))
-    elif kind == 3:
+    elif kind == 3 or (kind in (4, 5) and not inits):  # a graph of Constant nodes only
         del nodes[i]
     elif kind == 4:
         j = rng.randrange(len(inits))
@@ -388,13 +388,15 @@ def _mutate(onnx_model, rng):
         t = inits[j]
         if len(t.dims) == 2:
             inits[j] = replace(t, dims=(t.dims[1], t.dims[0]))
-    else:
+    elif onnx_model.metadata_props:
         props = list(onnx_model.metadata_props)
         k = rng.randrange(len(props))
         key, value = props[k]
         props[k] = (key, rng.choice(["", "1/3", '{"0": "exp(40)"}', value[:len(value) // 2],
                                      "{}"]))
         return replace(onnx_model, metadata_props=tuple(props))
+    else:  # a graph without metadata, a node without inputs: drop it
+        del nodes[i]
     return replace(onnx_model, graph=replace(g, node=tuple(nodes), initializer=tuple(inits)))
 
 

@@ -6,6 +6,8 @@ import json
 import random
 import math
 import struct
+import time
+import tracemalloc
 
 import pytest
 
@@ -113,7 +115,8 @@ from tinyadder.onnx.read import load
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "onnx"
 ALL_GRAPHS = sorted(p.name[:-len(".onnx.gz")] for p in FIXTURES.glob("*.onnx.gz"))
 # the graphs that import (their entry has a layout); the others are refused (below)
-GRAPHS = [f"{entry}.{k}" for entry in ("fblissjr-33", "kswain98-8", "yieldthought-20")
+GRAPHS = [f"{entry}.{k}" for entry in ("fblissjr-33", "kswain98-8", "yieldthought-20",
+                                        "jacobli99-28", "jacobli99-93")
           for k in ("dynamo", "torchscript", "torchscript.onnxscript", "torchscript.ort")]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
 # the default suite reads fblissjr-33's four and the others' TorchScript graphs (CPU budget)
@@ -122,12 +125,18 @@ CHEAP = [pytest.param(g, marks=() if g.startswith("fblissjr-33.") or g.endswith(
 # the shipped model file of the same model, where there is one: Kiguli/AdderBoard's
 # kswain98_8p.py, which the kswain98-8 fixtures export, is byte for byte the 2p file
 SHIPPED = {"fblissjr-33": "fblissjr-33", "kswain98-8": "kswain98-2",
-           "yieldthought-20": "yieldthought-20"}
+           "yieldthought-20": "yieldthought-20", "jacobli99-28": "jacobli99-28",
+           "jacobli99-93": "jacobli99-93"}
 # what an optimiser made other than the original computes it: onnxscript's (numpy's) float32
 # sin of yieldthought-20's q_phase, 1 ulp from the correctly rounded one torch's graph leaves
 # to the runtime; onnxruntime's norms x / root where yieldthought-20 multiplies by 1 / root
 # (so the export's constant one is not written)
+# jacobli99-28's q directions S (cos, -sin) of its offsets, which both exporters fold with
+# torch's or numpy's float32 sin: one of them 1 ulp from the correctly rounded value
 FOLDED_OTHERWISE = {"yieldthought-20.dynamo": {"blocks.0.attn.W_Q.B"},
+                    **{f"jacobli99-28.{k}": {"blocks.0.attn.W_Q"} for k in (
+                        "dynamo", "torchscript", "torchscript.onnxscript",
+                        "torchscript.ort")},
                     "yieldthought-20.torchscript.onnxscript": {"blocks.0.attn.W_Q.B"},
                     "yieldthought-20.torchscript.ort": {"one"}}
 
@@ -168,6 +177,13 @@ def _weights(model, T, dtype="float64"):
     return out
 
 
+def _adjacent(a, b, dtype):
+    """a and b are neighbouring floats of the type."""
+    fmt, bits = ("<f", "<i") if dtype == "float32" else ("<d", "<q")
+    return abs(struct.unpack(bits, struct.pack(fmt, a))[0] -
+               struct.unpack(bits, struct.pack(fmt, b))[0]) == 1 and (a > 0) == (b > 0)
+
+
 def _applies(model):
     """(where, how) of each RMSNorm: 'divide' or None (multiply by 1 / root)."""
     doc = json.loads(dump(model))
@@ -189,6 +205,8 @@ def test_a_real_export_imports_as_the_shipped_model(graph, tmp_path):
         differ = (ours.keys() ^ theirs.keys()) | {
             k for k in ours.keys() & theirs.keys() if ours[k] != theirs[k]}
         assert differ == FOLDED_OTHERWISE.get(graph, set())
+        for k in differ & ours.keys() & theirs.keys():  # each a float of the type apart
+            assert all(a == b or _adjacent(a, b, dtype) for a, b in zip(ours[k], theirs[k]))
         # onnxruntime applies every norm as x / root (its fusion of x * (1 / root))
         theirs = {k: v if v != "multiply" else None for k, v in _applies(build(SHIPPED[entry]))}
         expected = {k: "divide" for k in theirs} if graph.endswith(".ort") else theirs
@@ -283,12 +301,31 @@ def test_a_real_export_the_patterns_do_not_reach_is_refused_in_one_line(graph, t
 # another tool's, and must store the model in its metadata weight for weight.
 
 OWN = FIXTURES / "own"
-OWN_READ = [f"{name}.{optimiser}" for name in (
-    "alexlitz-36", "cosminscn-130", "cosminscn-66", "fblissjr-33", "lichengliu03-50",
-    "published", "repaired", "variant-28") for optimiser in ("onnxscript", "ort")] + [
-    "jacobli99-28.onnxscript", "kswain98-2.onnxscript", "wonderfall-27.onnxscript"]
-OWN_REFUSED = ["jacobli99-28.ort", "kswain98-2.ort", "wonderfall-27.ort",
-               "rezabyt-311.onnxscript"]
+OWN_ALL = sorted(p.name[:-len(".onnx.gz")] for p in OWN.glob("*.onnx.gz"))
+# onnxruntime applies yieldthought-20's and wonderfall-27's norms as x / root, where they
+# multiply by 1 / root (another float program: the model file says which); onnxscript drops
+# rezabyt-311's final norm's Add of eps (10^-8)
+OWN_REFUSED = ["rezabyt-311.onnxscript", "wonderfall-27.ort", "yieldthought-20.ort"]
+# the default suite reads the optimisers' forms of four models (two with rotary tables)
+OWN_CHEAP = {f"{name}.{optimiser}" for name in ("published", "fblissjr-33", "kswain98-2",
+                                                 "jacobli99-28")
+             for optimiser in ("onnxscript", "ort")}
+OWN_READ = [pytest.param(g, marks=() if g in OWN_CHEAP else pytest.mark.slow)
+            for g in OWN_ALL if g not in OWN_REFUSED]
+
+
+def test_the_optimised_exports_are_every_shipped_models():
+    """Every shipped model's export after onnxscript (28: lokimorty-39's mixed block is not
+    exported) and after onnxruntime (25: it has no float64 Erf for evindor-57, -67 and
+    rezabyt-311): 50 of 53 read back."""
+    from tinyadder.models import names
+    # the 29 models shipped when the fixtures were made (a model shipped since has none yet)
+    exported = [n for n in names() if n != "lokimorty-39" and (OWN / f"{n}.onnxscript.onnx.gz")
+                .exists()]
+    no_ort = {"evindor-57", "evindor-67", "rezabyt-311"}
+    assert OWN_ALL == sorted([f"{n}.onnxscript" for n in exported] +
+                             [f"{n}.ort" for n in exported if n not in no_ort])
+    assert (len(exported), len(OWN_ALL), len(OWN_READ)) == (28, 53, 50)
 
 
 def _own(name, tmp_path):
@@ -304,12 +341,35 @@ def test_an_optimised_export_reads_back_to_the_same_model(graph, tmp_path):
 
 @pytest.mark.parametrize("graph", OWN_REFUSED)
 def test_an_optimised_export_not_read_yet_is_refused_in_one_line(graph, tmp_path):
-    """Not yet: onnxruntime's transposes moved through a head's slices (jacobli99-28,
-    wonderfall-27), its float32 rotary tables, which are not cos(p f) rounded once
-    (kswain98-2), an RMSNorm's mean rewritten (rezabyt-311)."""
+    """Another float program than the model file in their metadata (OWN_REFUSED)."""
     with pytest.raises(OnnxError) as caught:
         load(_own(graph, tmp_path))
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("steps, read", [(5, True), (9, False)])
+def test_a_folded_rotary_table_is_read_within_eight_floats_of_cos(steps, read, tmp_path):
+    """onnxruntime folds kswain98-2's Cos and Sin with its own kernels, up to 5 floats from
+    the correctly rounded values; the import takes a table within RUNTIME_ULPS (8) of cos and
+    sin of p f for a frequency f of the model in its metadata, and no further."""
+    from tinyadder.onnx import parse, serialize as write
+    from tinyadder.onnx.read import RUNTIME_ULPS
+    graph = parse(_own("kswain98-2.ort", tmp_path).read_bytes())
+    cos = next(t for t in graph.graph.initializer if t.name == "blocks.0.attn.rope_cos")
+    moved = list(cos.values)
+    for _ in range(steps):
+        moved[3] = math.nextafter(moved[3], math.inf)
+    # both copies of the table: q's as folded, k's as the transpose optimiser left it
+    inits = tuple(replace(t, values=tuple(moved)) if t.values == cos.values else t
+                  for t in graph.graph.initializer)
+    assert sum(t.values == tuple(moved) for t in inits) == 2
+    data = write(replace(graph, graph=replace(graph.graph, initializer=inits)))
+    assert RUNTIME_ULPS == 8
+    if read:
+        assert dump(loads(data)) == dump(build("kswain98-2"))
+    else:
+        with pytest.raises(OnnxError, match="rotary table column 0 is not cos and sin"):
+            loads(data)
 
 
 def test_an_optimised_export_whose_weights_were_changed_is_refused(tmp_path):
@@ -368,6 +428,100 @@ HOSTILE = {
     "an unknown opset": (
         lambda g: replace(g, opset_import=(replace(g.opset_import[0], version=99),)),
         "opset 99: tinyadder reads opsets 13 to 23"),
+    "a cycle": (
+        lambda g: replace(g, graph=replace(g.graph, node=(replace(
+            g.graph.node[0], input=(g.graph.node[3].output[0],)),) + g.graph.node[1:])),
+        "node 'Identity_4' (Identity): input '/block/Constant_output_0' is defined by no "
+        "initializer, graph input or earlier node"),
+    "tokens of 10^12 positions": (
+        lambda g: replace(g, graph=replace(g.graph, input=(replace(
+            g.graph.input[0], shape=(1, 10 ** 12)),))),
+        "graph input 'tokens': shape [1, 1000000000000] makes 1,000,000,000,000 elements "
+        "(limit elements, 4,194,304)"),
+    "a string where an integer goes": (
+        lambda g: _prepend(g, Node(("c0", "i0"), ("c",), "Gather", "gather", (
+            Attribute("axis", AttributeType.STRING, b"0"),)),
+            inits=(_int64("c0", [1, 2]), _int64("i0", [0]))),
+        "node 'gather' (Gather): attribute 'axis' is STRING, where INT goes"),
+    "a ScatterND outside its data": (
+        lambda g: _prepend(g, Node(("d0", "i0", "u0"), ("s",), "ScatterND", "scatter"),
+                           inits=(_int64("d0", [1, 2, 3]), _int64("i0", [7], (1, 1)),
+                                  _int64("u0", [5]))),
+        "node 'scatter' (ScatterND): cannot be folded: index [7] outside dims [3]"),
+    "a GatherND outside its data": (
+        lambda g: _prepend(g, Node(("d0", "i0"), ("s",), "GatherND", "gather"),
+                           inits=(_int64("d0", [1, 2, 3, 4], (2, 2)),
+                                  _int64("i0", [-3, 0], (1, 2)))),
+        "node 'gather' (GatherND): cannot be folded: index [-3, 0] outside dims [2, 2]"),
+    "a Squeeze of an axis of 3": (
+        lambda g: _prepend(g, Node(("d0", "a0"), ("s",), "Squeeze", "squeeze"),
+                           inits=(_int64("d0", [1, 2, 3]), _int64("a0", [0]))),
+        "node 'squeeze' (Squeeze): cannot be folded: a Squeeze of an axis of length other "
+        "than 1 (dims [3])"),
+    "an Unsqueeze past the rank": (
+        lambda g: _prepend(g, Node(("d0", "a0"), ("s",), "Unsqueeze", "unsqueeze"),
+                           inits=(_int64("d0", [1, 2, 3]), _int64("a0", [99]))),
+        "node 'unsqueeze' (Unsqueeze): cannot be folded: axis 99 outside a rank of 2"),
+    "a Concat of two ranks": (
+        lambda g: _prepend(g, Node(("d0", "d1"), ("s",), "Concat", "concat", (
+            Attribute("axis", AttributeType.INT, 0),)),
+            inits=(_int64("d0", [1, 2, 3, 4], (2, 2)), _int64("d1", [1, 2]))),
+        "node 'concat' (Concat): cannot be folded: a Concat of [[2, 2], [2]] on axis 0"),
+    "a Transpose by no permutation": (
+        lambda g: _prepend(g, Node(("d0",), ("s",), "Transpose", "transpose", (
+            Attribute("perm", AttributeType.INTS, (0, 0)),)),
+            inits=(_int64("d0", [1, 2, 3, 4], (2, 2)),)),
+        "node 'transpose' (Transpose): cannot be folded: perm [0, 0] is not a permutation of "
+        "2 axes"),
+    "a Tile by -3": (
+        lambda g: _prepend(g, Node(("d0", "r0"), ("s",), "Tile", "tile"),
+                           inits=(_int64("d0", [1, 2]), _int64("r0", [-3]))),
+        "node 'tile' (Tile): cannot be folded: a Tile of [2] by [-3]"),
+    "a Range of infinitely many steps": (
+        lambda g: _prepend(g, Node(("r0", "r1", "r2"), ("r",), "Range", "range"), inits=(
+            Tensor("r0", DataType.DOUBLE, (), (0.0,)), Tensor("r1", DataType.DOUBLE, (), (1e300,)),
+            Tensor("r2", DataType.DOUBLE, (), (1e-300,)))),
+        "node 'range' (Range): a Range of inf elements (limit elements, 4,194,304)"),
+    "an Einsum with an ellipsis": (
+        lambda g: _prepend(g, Node(("e0", "e0"), ("e",), "Einsum", "einsum", (
+            Attribute("equation", AttributeType.STRING, b"...i,...i->..."),)),
+            inits=(Tensor("e0", DataType.DOUBLE, (2,), (1.0, 2.0)),)),
+        "node 'einsum' (Einsum): cannot be folded: an Einsum of 2 operands written "
+        "'...i,...i->...' (tinyadder takes words of distinct letters, no '...')"),
+    "an Einsum of values with an ellipsis": (
+        lambda g: _prepend(g, Node(("tokens", "tokens"), ("e",), "Einsum", "einsum", (
+            Attribute("equation", AttributeType.STRING, b"...i,...i->..."),))),
+        "node 'einsum' (Einsum): the shape of its output is not known"),
+    "an Einsum of too many products": (
+        lambda g: _prepend(g, Node(("e0", "e0"), ("e",), "Einsum", "einsum", (
+            Attribute("equation", AttributeType.STRING, b"i,j->ij"),)),
+            inits=(Tensor("e0", DataType.DOUBLE, (4096,), (1.0,) * 4096),)),
+        "node 'einsum' (Einsum): an Einsum of more products than the limit"),
+}
+
+
+def _tensor_edited(graph, old, new):
+    """The graph's bytes with one more initializer 'huge' whose own bytes ``old`` (dims
+    [1, 1, 1], DOUBLE, doc_string 'xx') are ``new``: what the message classes will not make."""
+    tensor = Tensor("huge", DataType.DOUBLE, (1, 1, 1), (0.0,), raw=True, doc_string="xx")
+    data = serialize(replace(graph, graph=replace(
+        graph.graph, initializer=graph.graph.initializer + (tensor,))))
+    assert len(old) == len(new) and serialize(tensor).count(old) == 1
+    return data.replace(serialize(tensor), serialize(tensor).replace(old, new))
+
+
+# declared in the file's bytes: a tensor of 10^9 elements (dims [10^9], 8 bytes of data), one
+# whose data is in another file (data_location EXTERNAL), one of strings (data_type STRING)
+HOSTILE_BYTES = {
+    "a tensor of 10^9 elements": (
+        bytes.fromhex("080108010801"), bytes.fromhex("088094ebdc03"),
+        "tensor 'huge': dims [1000000000] make 1000000000 elements, over the limit of "
+        "4194304 (limit elements)"),
+    "external data": (bytes.fromhex("62027878"), bytes.fromhex("70016200"),
+                      "data_location 1 (EXTERNAL: external data) is not supported"),
+    "strings where numbers go": (
+        bytes.fromhex("100b"), bytes.fromhex("1008"),
+        "tensor 'huge': data type 8 (STRING) is not supported"),
 }
 
 
@@ -382,13 +536,33 @@ def test_a_hostile_graph_is_refused_in_one_line(case, tmp_path):
     assert message in str(caught.value) and "\n" not in str(caught.value), str(caught.value)
 
 
+def _hostile_files(tmp_path):
+    graph = _torch_graph(tmp_path)
+    for case, (edit, message) in HOSTILE.items():
+        yield case, serialize(edit(graph)), message
+    for case, (old, new, message) in HOSTILE_BYTES.items():
+        yield case, _tensor_edited(graph, old, new), message
+
+
 def test_hostile_graphs_on_the_command_line_exit_2_in_one_line(tmp_path, monkeypatch):
+    """Each hostile graph: exit 2, one line, within 1 s of CPU; two that declare sizes, in
+    under 64 MB of Python memory (the clean graph's import peaks at 35 MB traced): what a file
+    declares is never allocated."""
     monkeypatch.chdir(tmp_path)
-    edit, message = HOSTILE["a constant of 10^9 elements, by ConstantOfShape"]
-    Path("hostile.onnx").write_bytes(serialize(edit(_torch_graph(tmp_path))))
-    status, out, err = _cli("import", "hostile.onnx", "--layout",
-                            str(FIXTURES / "fblissjr-33.layout.json"))
-    assert (status, out) == (2, "") and err.count("\n") == 1 and message in err, err
+    sizes = {"a constant of 10^9 elements, by ConstantOfShape", "tokens of 10^12 positions"}
+    for case, data, message in _hostile_files(tmp_path):
+        Path("hostile.onnx").write_bytes(data)
+        started = time.process_time()
+        if case in sizes:
+            tracemalloc.start()
+        try:
+            status, out, err = _cli("import", "hostile.onnx", "--layout",
+                                    str(FIXTURES / "fblissjr-33.layout.json"))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert (status, out) == (2, "") and err.count("\n") == 1 and message in err, (case, err)
+        assert time.process_time() - started < 1 and peak < 64 * 2 ** 20, (case, peak)
 
 
 class NoMetadata(random.Random):
@@ -418,6 +592,48 @@ def test_the_import_proves_as_the_shipped_file_does(entry, tmp_path):
         verdicts.append((status, [line.split(":")[0] for line in out.splitlines()
                                   if line.startswith(("proved", "fails"))]))
     assert verdicts[0] == verdicts[1] == (0, ["proved"]), verdicts
+
+
+def test_an_einsum_of_constants_folds_in_the_graphs_type():
+    """An outer product (rotary positions times frequencies, as lokimorty-39 writes it) and a
+    contraction, each product and partial sum rounded once in float32, in index order."""
+    from tinyadder.onnx.messages import float32
+    from tinyadder.onnx.rewrite import _Const, _fold_einsum
+
+    def einsum(equation, a, b):
+        node = Node(("a", "b"), ("c",), "Einsum", "e",
+                    (Attribute("equation", AttributeType.STRING, equation),))
+        c = _fold_einsum(None, node, [_Const(DataType.FLOAT, *a), _Const(DataType.FLOAT, *b)])
+        return list(c.dims), list(c.values)
+    third = float32(1 / 3)
+    assert einsum(b"i,j->ij", ((2,), [1.0, 2.0]), ((3,), [0.5, third, 3.0])) == (
+        [2, 3], [0.5, third, 3.0, 1.0, float32(2 * third), 6.0])
+    big, tiny = 2.0 ** 24, 1.0
+    # (2^24 + 1) + 1 in float32 is 2^24 twice over: the sum's order is the graph's
+    assert einsum(b"ij,jk->ik", ((1, 3), [big, tiny, tiny]), ((3, 1), [1.0, 1.0, 1.0])) == (
+        [1, 1], [big])
+
+
+def test_a_computed_embedding_and_einsum_attention_are_rewritten(tmp_path):
+    """jacobli99-28 computes its embedding per token ([C - (eps/2) d^2, d] of
+    digit_values[tokens]) and attends by Einsum: the rewrite makes the embedding one table,
+    equal to the shipped file's W_E in float32, and the Einsums q @ k^T and p @ v."""
+    from tinyadder.onnx.rewrite import _einsums, _Graph, _token_tables
+    g = _Graph(parse(_graph_file("jacobli99-28.torchscript", tmp_path).read_bytes()))
+    g.fold()
+    _token_tables(g)
+    _einsums(g)
+    embed = g.nodes[0]
+    assert (embed.op_type, embed.input[1]) == ("Gather", "tokens")
+    table = g.consts[embed.input[0]]
+    W_E = next(t for t in export(build("jacobli99-28"), length=34, dtype="float32")
+               .graph.initializer if t.name == "W_E")
+    assert (tuple(table.dims), tuple(table.values)) == (W_E.dims, W_E.values)
+    assert not any(n.op_type == "Einsum" for n in g.nodes)
+    scores, z = [n for n in g.nodes if n.op_type == "MatMul"][:2]
+    k_T = next(n for n in g.nodes if n.output[0] == scores.input[1])
+    assert (k_T.op_type, k_T.attribute[0].value, z.input[0]) == (
+        "Transpose", (0, 1, 3, 2), "/Softmax_output_0")
 
 
 def test_the_rewrite_folds_shape_arithmetic_exactly():

@@ -106,7 +106,7 @@ def read(onnx_model, layout=None):
         foreign = replace(onnx_model, metadata_props=tuple(
             (k, v) for k, v in onnx_model.metadata_props if not k.startswith("tinyadder.")))
         try:
-            graph_model = _read(canonical(foreign), None)
+            graph_model = _read(canonical(foreign), None, _rotary_floats(view.file, view.dtype))
         except OnnxError as second:
             raise (second if renamed else first) from None
         if layout is not None:
@@ -119,9 +119,10 @@ def read(onnx_model, layout=None):
         return view.file
 
 
-def _read(onnx_model, layout):
+def _read(onnx_model, layout, known_freqs=()):
     view = _View(onnx_model)
     view.layout = layout
+    view.known_freqs = known_freqs
     unembed, x = view.readout(view.output)
     ln_final, x = view.maybe_norm(x, 2)
     blocks = []
@@ -927,7 +928,8 @@ class _View:
             tuple(sorted(self.node(v, ("Mul",), what).input, key=self.is_table))
             for v in first.input + second.input)
         (a, cos), (b, sin) = a_cos, b_sin
-        if (list(a_sin), list(b_cos)) != ([a, sin], [b, cos]):
+        if (a_sin[0], b_cos[0]) != (a, b) or not self.same_table(a_sin[1], sin) or \
+                not self.same_table(b_cos[1], cos):
             raise OnnxError(f"{_what(node)}: {what} are (a cos - b sin, a sin + b cos)")
         x, start_a, n = self.lanes(a)
         x_b, half, n_b = self.lanes(b)
@@ -948,9 +950,35 @@ class _View:
             raise OnnxError(f"{_what(node)}: Cos and Sin of one angle")
         return x, self.freqs(angle_cos, n)
 
+    def same_table(self, value, other):
+        """One table read twice: one value, or two constants of the same values whose dims
+        differ only by leading 1s (an optimiser transposed one of them)."""
+        if value == other or not (self.is_const(value) and self.is_const(other)):
+            return value == other
+        x, y = self.constants[value], self.constants[other]
+
+        def core(dims):
+            dims = list(dims)
+            while dims and dims[0] == 1:
+                dims.pop(0)
+            return dims
+        return core(x.dims) == core(y.dims) and x.values == y.values
+
     def is_table(self, value):
         """A rotary table: a constant, or Cos or Sin."""
         return self.is_const(value) or self.op(value) in ("Cos", "Sin")
+
+    def known_freq(self, tables, n, c):
+        """A rotary frequency of the model file in the graph's metadata whose cos and sin of
+        p * f the tables hold, each within RUNTIME_ULPS floats of the correctly rounded value:
+        onnxruntime folds Cos and Sin of a tinyadder export with its own kernels."""
+        for f in getattr(self, "known_freqs", ()):
+            rnd = float32 if self.dtype == DataType.FLOAT else float
+            if all(_ulp_distance(rnd(fn(rnd(p * f))), table[p * n + c], self.dtype)
+                   <= RUNTIME_ULPS for p in range(self.T)
+                   for fn, table in ((math.cos, tables[0]), (math.sin, tables[1]))):
+                return f
+        return None
 
     def tabled_freqs(self, node, cos, sin, n):
         """The frequencies of cos and sin tables [T, n]: f_c the float (within 4 steps of
@@ -965,7 +993,10 @@ class _View:
         freqs = []
         for c in range(n):
             guess = rnd(math.atan2(tables[1][n + c], tables[0][n + c]))
-            found = None
+            found = self.known_freq(tables, n, c)
+            if found is not None:
+                freqs.append(exact_of(found, self.dtype, None, f"{cos}[{c}]"))
+                continue
             for k in range(-4, 5):
                 f = _ulps(guess, k, self.dtype)
                 if all(self.faithful(math.cos(rnd(p * f)), tables[0][p * n + c]) and
@@ -1162,6 +1193,29 @@ class _View:
 
 def _what(node):
     return f"node {node.name!r} ({node.op_type})" if node.name else f"a {node.op_type} node"
+
+
+# how far (in floats of the graph's type) a folded rotary table of tinyadder's own export may
+# be from the correctly rounded cos and sin: onnxruntime 1.32's float64 kernels, measured on
+# the shipped models' exports, are up to 5 floats off
+RUNTIME_ULPS = 8
+
+
+def _rotary_floats(model, dtype):
+    """Every rotary frequency of the model, as the float the export stores."""
+    return tuple(dict.fromkeys(float(stored(f, dtype)) for b in model.blocks
+                               for f in (b.attn.rope_freqs or ())))
+
+
+def _ulp_distance(a, b, dtype):
+    """How many floats of the type lie from a to b (0 when equal; -0 and 0 are one)."""
+    fmt, bits = ("<f", "<i") if dtype == DataType.FLOAT else ("<d", "<q")
+    sign = 2 ** 31 if dtype == DataType.FLOAT else 2 ** 63
+
+    def ordinal(x):
+        i = struct.unpack(bits, struct.pack(fmt, x))[0]
+        return i if i >= 0 else -(i + sign)
+    return abs(ordinal(a) - ordinal(b))
 
 
 def _next(x, up, dtype):

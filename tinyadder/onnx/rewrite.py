@@ -51,10 +51,14 @@ def canonical(onnx_model):
     g = _Graph(onnx_model)
     try:
         g.fold()
+        _einsums(g)
         _heads_transposes(g)
         _lookups(g)
+        _token_tables(g)
         _linear(g)
         _trig_tables(g)
+        _flattened_gemms(g)
+        _broadcast_heads(g)
         g.unbatch()
         g.split_mask()
         g.unshare()
@@ -179,6 +183,12 @@ class _Graph:
         self.tensors = {t.name: t for t in g.initializer}
         self.shapes = {v.name: tuple(v.shape) if v.shape is not None and all(
             isinstance(d, int) for d in v.shape) else None for v in g.input}
+        for name, dims in self.shapes.items():
+            if dims is not None and math.prod(dims) > LIMITS.elements:
+                raise OnnxError(f"graph input {name!r}: shape {list(dims)} makes "
+                                f"{math.prod(dims):,} elements (limit elements, "
+                                f"{LIMITS.elements:,})")
+        _in_order(self.nodes, set(self.consts) | set(self.shapes))
         self.types = {v.name: v.elem_type for v in g.input}
         self.inputs = list(g.input)
         self.outputs = list(g.output)
@@ -216,6 +226,13 @@ class _Graph:
                 try:
                     value = FOLD[node.op_type](self, node, [self.consts.get(x) for x in
                                                             node.input])
+                except OnnxError as why:
+                    if str(why).startswith(_what(node)):
+                        raise
+                    raise OnnxError(f"{_what(node)}: cannot be folded: {why}") from None
+                except KeyError as why:
+                    raise OnnxError(f"{_what(node)}: cannot be folded: attribute {why} is "
+                                    f"missing") from None
                 except (ValueError, IndexError, KeyError, ZeroDivisionError, TypeError,
                         AttributeError, OverflowError) as why:
                     raise OnnxError(f"{_what(node)}: cannot be folded: {why}") from None
@@ -351,6 +368,14 @@ class _Graph:
                     x = self.unbatched[x]
                 inputs.append(x)
             return replace(node, input=tuple(inputs))
+        if op == "Expand" and node.input[0] in batched:
+            shape = self.consts.get(node.input[1])
+            if shape is None or len(shape.values) != rank or shape.values[0] != 1:
+                raise OnnxError(f"{_what(node)}: an Expand of a batch to a constant shape "
+                                f"with a batch of one first")
+            name = self.fresh(f"{node.input[1]}.unbatched")
+            self.add_const(name, _Const(shape.dtype, (rank - 1,), shape.values[1:]))
+            return replace(node, input=(node.input[0], name))
         if op in SAME_SHAPE:
             return node
         raise OnnxError(f"{_what(node)}: operator {op} on a batch of one is not one tinyadder "
@@ -537,6 +562,19 @@ class _Graph:
         return replace(self.model_in, graph=graph)
 
 
+def _in_order(nodes, known):
+    """Refuse a node that reads a value no initializer, graph input or earlier node defines
+    (a cycle among them): ONNX writes a graph's nodes in the order they compute."""
+    known = set(known)
+    for node in nodes:
+        for value in node.input:
+            if value and value not in known:
+                raise OnnxError(f"{_what(node)}: input {value!r} is defined by no initializer, "
+                                f"graph input or earlier node (the nodes of a graph are in "
+                                f"the order they compute)")
+        known.update(node.output)
+
+
 def _topological(nodes, consts, inputs):
     done = set(consts) | set(inputs) | {""}
     out, waiting = [], list(nodes)
@@ -554,7 +592,25 @@ def _topological(nodes, consts, inputs):
     return out
 
 
+# the type of each attribute the rewrite reads: a string where an integer goes is refused
+ATTRIBUTE_TYPES = {
+    "axis": AttributeType.INT, "axes": AttributeType.INTS, "perm": AttributeType.INTS,
+    "to": AttributeType.INT, "keepdims": AttributeType.INT, "upper": AttributeType.INT,
+    "batch_dims": AttributeType.INT, "start": AttributeType.INT, "end": AttributeType.INT,
+    "allowzero": AttributeType.INT, "noop_with_empty_axes": AttributeType.INT,
+    "transA": AttributeType.INT, "transB": AttributeType.INT, "alpha": AttributeType.FLOAT,
+    "beta": AttributeType.FLOAT, "epsilon": AttributeType.FLOAT,
+    "equation": AttributeType.STRING, "reduction": AttributeType.STRING,
+    "value": AttributeType.TENSOR}
+
+
 def _attrs(node):
+    """{name: value} of the node's attributes, each of the type ATTRIBUTE_TYPES says."""
+    for a in node.attribute:
+        expected = ATTRIBUTE_TYPES.get(a.name)
+        if expected is not None and a.type != expected:
+            raise OnnxError(f"{_what(node)}: attribute {a.name!r} is {a.type.name}, where "
+                            f"{expected.name} goes")
     return {a.name: a.value for a in node.attribute}
 
 
@@ -608,21 +664,27 @@ def _fold_cast(g, node, xs):
     return _Const(to, x.dims, vals)
 
 
+def _reshaped(dims, target):
+    """The dims a Reshape of ``dims`` to ``target`` makes (0 keeps a dim, -1 is the rest)."""
+    out = [dims[i] if d == 0 and i < len(dims) else d for i, d in enumerate(target)]
+    if out.count(-1) == 1:
+        known = math.prod(d for d in out if d != -1)
+        out[out.index(-1)] = math.prod(dims) // known if known else 0
+    if any(d < 0 for d in out) or math.prod(out) != math.prod(dims):
+        raise ValueError(f"a Reshape of {list(dims)} to {target}")
+    return out
+
+
 def _fold_reshape(g, node, xs):
     x, shape = xs
-    target = _ints(shape)
-    dims = [x.dims[i] if d == 0 else d for i, d in enumerate(target)]
-    if dims.count(-1) == 1:
-        known = math.prod(d for d in dims if d != -1)
-        dims[dims.index(-1)] = math.prod(x.dims) // known if known else 0
-    if math.prod(dims) != len(x.values):
-        raise ValueError(f"a Reshape of {list(x.dims)} to {target}")
-    return _Const(x.dtype, dims, x.values)
+    return _Const(x.dtype, _reshaped(x.dims, _ints(shape)), x.values)
 
 
 def _fold_transpose(g, node, xs):
     x = xs[0]
     perm = _attrs(node).get("perm", tuple(reversed(range(len(x.dims)))))
+    if sorted(perm) != list(range(len(x.dims))):
+        raise ValueError(f"perm {list(perm)} is not a permutation of {len(x.dims)} axes")
     dims, vals = _transpose(x.values, x.dims, perm)
     return _Const(x.dtype, dims, vals)
 
@@ -631,7 +693,9 @@ def _fold_unsqueeze(g, node, xs):
     x = xs[0]
     axes = _ints(xs[1]) if len(xs) > 1 else list(_attrs(node).get("axes", ()))
     rank = len(x.dims) + len(axes)
-    axes = sorted(a % rank for a in axes)
+    axes = sorted(_axis(a, rank, "axis") for a in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"axes {axes} name an axis twice")
     dims = list(x.dims)
     for a in axes:
         dims.insert(a, 1)
@@ -642,13 +706,19 @@ def _fold_squeeze(g, node, xs):
     x = xs[0]
     axes = _ints(xs[1]) if len(xs) > 1 and xs[1] is not None else \
         list(_attrs(node).get("axes", [i for i, d in enumerate(x.dims) if d == 1]))
-    axes = {a % len(x.dims) for a in axes}
+    axes = {_axis(a, len(x.dims), "axis") for a in axes}
+    if any(x.dims[a] != 1 for a in axes):
+        raise ValueError(f"a Squeeze of an axis of length other than 1 (dims {list(x.dims)})")
     return _Const(x.dtype, [d for i, d in enumerate(x.dims) if i not in axes], x.values)
 
 
 def _fold_concat(g, node, xs):
     axis = _axis(_attrs(node)["axis"], len(xs[0].dims), "axis")
     dims = list(xs[0].dims)
+    for x in xs:
+        if x.dtype != xs[0].dtype or len(x.dims) != len(dims) or \
+                any(d != e for i, (d, e) in enumerate(zip(x.dims, dims)) if i != axis):
+            raise ValueError(f"a Concat of {[list(x.dims) for x in xs]} on axis {axis}")
     dims[axis] = sum(x.dims[axis] for x in xs)
     outer = math.prod(dims[:axis])
     vals = []
@@ -666,7 +736,7 @@ def _fold_slice(g, node, xs):
     steps = _ints(xs[4]) if len(xs) > 4 and xs[4] is not None else [1] * len(axes)
     ranges = [range(d) for d in x.dims]
     for a, s, e, st in zip(axes, _ints(starts), _ints(ends), steps):
-        a %= rank
+        a = _axis(a, rank, "axis")
         ranges[a] = range(ranges[a].stop)[slice(s, e, st)]
     dims = [len(r) for r in ranges]
     strides = _strides(x.dims)
@@ -715,11 +785,15 @@ def _fold_constant_of_shape(g, node, xs):
 
 def _fold_range(g, node, xs):
     start, limit, delta = (x.values[0] for x in xs)
+    if not all(math.isfinite(v) for v in (start, limit, delta)):
+        raise ValueError(f"a Range from {start} to {limit} by {delta}")
     if delta == 0:
         raise ValueError("a Range of step 0")
-    n = max(math.ceil((limit - start) / delta), 0)
+    steps = (limit - start) / delta
+    n = max(math.ceil(steps), 0) if math.isfinite(steps) else math.inf
     if n > LIMITS.elements:
-        raise OnnxError(f"{_what(node)}: a Range of {n:,} elements (limit elements)")
+        raise OnnxError(f"{_what(node)}: a Range of {n:,} elements (limit elements, "
+                        f"{LIMITS.elements:,})")
     return _Const(xs[0].dtype, (n,), [start + i * delta for i in range(n)])
 
 
@@ -740,6 +814,8 @@ def _fold_trilu(g, node, xs):
 def _fold_tile(g, node, xs):
     x, reps = xs
     reps = _ints(reps)
+    if len(reps) != len(x.dims) or any(r < 0 for r in reps):
+        raise ValueError(f"a Tile of {list(x.dims)} by {reps}")
     dims = [d * r for d, r in zip(x.dims, reps)]
     if math.prod(dims) > LIMITS.elements:
         raise OnnxError(f"{_what(node)}: a folded constant of {math.prod(dims):,} elements")
@@ -800,6 +876,13 @@ def _fold_where(g, node, xs):
     return _elementwise(a.dtype, lambda f, x, y: x if f else y, c, a, b)
 
 
+def _at(index, dims):
+    """An index of ScatterND or GatherND, each entry in [-d, d - 1]."""
+    if any(not -d <= i < d for i, d in zip(index, dims)):
+        raise ValueError(f"index {index} outside dims {list(dims)}")
+    return [i % d for i, d in zip(index, dims)]
+
+
 def _fold_scatter_nd(g, node, xs):
     data, indices, updates = xs
     if _attrs(node).get("reduction", b"none") not in (b"none", "none"):
@@ -807,10 +890,13 @@ def _fold_scatter_nd(g, node, xs):
     vals = list(data.values)
     k = indices.dims[-1]
     inner = math.prod(data.dims[k:])
+    if k > len(data.dims) or len(updates.values) != math.prod(indices.dims[:-1]) * inner:
+        raise ValueError(f"a ScatterND of {list(updates.dims)} into {list(data.dims)} at "
+                         f"{list(indices.dims)}")
     strides = _strides(data.dims)
     idx = _ints(indices)
     for n in range(len(idx) // k if k else 0):
-        at = [i % d for i, d in zip(idx[n * k:(n + 1) * k], data.dims)]
+        at = _at(idx[n * k:(n + 1) * k], data.dims)
         start = sum(i * s for i, s in zip(at, strides))
         vals[start:start + inner] = updates.values[n * inner:(n + 1) * inner]
     return _Const(data.dtype, data.dims, vals)
@@ -821,18 +907,102 @@ def _fold_gather_nd(g, node, xs):
     if _attrs(node).get("batch_dims", 0):
         raise ValueError("a GatherND with batch_dims")
     k = indices.dims[-1]
+    if k > len(data.dims):
+        raise ValueError(f"a GatherND of {list(data.dims)} at {list(indices.dims)}")
     inner = math.prod(data.dims[k:])
     strides = _strides(data.dims)
     idx = _ints(indices)
     vals = []
     for n in range(len(idx) // k if k else 0):
-        at = [i % d for i, d in zip(idx[n * k:(n + 1) * k], data.dims)]
+        at = _at(idx[n * k:(n + 1) * k], data.dims)
         start = sum(i * s for i, s in zip(at, strides))
         vals.extend(data.values[start:start + inner])
     return _Const(data.dtype, tuple(indices.dims[:-1]) + tuple(data.dims[k:]), vals)
 
 
+def _equation(node, count):
+    """The Einsum's equation as (input letters, output letters): ``count`` operands, each a
+    word of distinct letters, no ellipsis, every output letter one of the inputs'."""
+    text = _attrs(node)["equation"]
+    text = text.decode("ascii", "replace") if isinstance(text, bytes) else str(text)
+    left, arrow, right = text.replace(" ", "").partition("->")
+    words = left.split(",")
+    if not arrow or len(words) != count or "." in text or any(
+            not w.isalpha() or len(set(w)) != len(w) for w in words + [right]) or \
+            len(set(right)) != len(right) or not set(right) <= set("".join(words)):
+        raise ValueError(f"an Einsum of {count} operands written {text[:40]!r} (tinyadder "
+                         f"takes words of distinct letters, no '...')")
+    return words, right
+
+
+def _fold_einsum(g, node, xs):
+    """Two constants contracted, each product and each partial sum rounded once in the type,
+    the sum over the letters not in the output in index order (a MatMul's order)."""
+    (a_word, b_word), out = _equation(node, 2)
+    a, b = xs
+    if a.dtype != b.dtype or len(a_word) != len(a.dims) or len(b_word) != len(b.dims):
+        raise ValueError(f"an Einsum of {list(a.dims)} and {list(b.dims)}")
+    size = {}
+    for word, dims in ((a_word, a.dims), (b_word, b.dims)):
+        for letter, d in zip(word, dims):
+            if size.setdefault(letter, d) != d:
+                raise ValueError(f"letter {letter!r} of lengths {size[letter]} and {d}")
+    summed = [c for c in dict.fromkeys(a_word + b_word) if c not in out]
+    dims = [size[c] for c in out]
+    if math.prod(dims) * max(math.prod(size[c] for c in summed), 1) > LIMITS.elements:
+        raise OnnxError(f"{_what(node)}: an Einsum of more products than the limit "
+                        f"(limit elements, {LIMITS.elements:,})")
+    sa, sb = _strides(a.dims), _strides(b.dims)
+    mul, add = _arith("Mul"), _arith("Add")
+    vals = []
+    for i in range(math.prod(dims)):
+        at = dict(zip(out, _index(i, dims)))
+        total = None
+        for j in range(math.prod(size[c] for c in summed)):
+            at.update(zip(summed, _index(j, [size[c] for c in summed])))
+            x = a.values[sum(at[c] * s for c, s in zip(a_word, sa))]
+            y = b.values[sum(at[c] * s for c, s in zip(b_word, sb))]
+            term = mul(a.dtype, x, y)
+            total = term if total is None else add(a.dtype, total, term)
+        vals.append(total)
+    return _Const(a.dtype, dims, vals)
+
+
+def _einsums(g):
+    """An Einsum that is a MatMul: ``P ij, P kj -> P ik`` is q @ k^T (a Transpose of k's last
+    two axes, then MatMul), ``P ij, P jk -> P ik`` is p @ v, P the same batch letters."""
+    nodes = []
+    for node in g.nodes:
+        if node.op_type != "Einsum":
+            nodes.append(node)
+            continue
+        try:
+            (a, b), out = _equation(node, 2) if len(node.input) == 2 else ((None, None), None)
+        except (ValueError, KeyError):  # the reader refuses it: Einsum is not one it reads
+            a, b, out = None, None, None
+        batch = out[:-2] if out else None
+        if a is None or len(out) < 2 or a[:-2] != batch or b[:-2] != batch:
+            nodes.append(node)  # the reader refuses it: Einsum is not one it reads
+            continue
+        i, j, k = a[-2], a[-1], out[-1]
+        if out[-2] != i or len({i, j, k}) != 3 or b[-2:] not in (k + j, j + k):
+            nodes.append(node)
+            continue
+        right = node.input[1]
+        if b[-2:] == k + j:
+            rank = len(out)
+            right = g.fresh(f"{node.output[0]}.kT")
+            nodes.append(Node((node.input[1],), (right,), "Transpose", g.fresh(
+                node.name or "Einsum"), (Attribute("perm", AttributeType.INTS, tuple(
+                    range(rank - 2)) + (rank - 1, rank - 2)),)))
+            g.infer(nodes[-1])
+        nodes.append(Node((node.input[0], right), node.output, "MatMul", node.name))
+        g.infer(nodes[-1])
+    g.nodes = nodes
+
+
 FOLD = {
+    "Einsum": _fold_einsum,
     "ScatterND": _fold_scatter_nd,
     "GatherND": _fold_gather_nd,
     "Identity": lambda g, n, xs: xs[0],
@@ -902,7 +1072,7 @@ def _shape_gemm(g, n):
 
 def _shape_reshape(g, n):
     x, shape = g.shape(n.input[0]), g.consts.get(n.input[1])
-    return _fold_reshape(g, n, [_Const(DataType.INT64, x, [0] * math.prod(x)), shape]).dims
+    return _reshaped(x, _ints(shape))
 
 
 def _shape_transpose(g, n):
@@ -1322,6 +1492,234 @@ def _lookups(g):
     g.nodes = _pruned(g, nodes)
     for node in g.nodes:  # the shapes after a lookup the fold could not follow
         g.infer(node)
+
+
+def _token_tables(g):
+    """An embedding computed per token from lookups: Gather(C, ids) of a table C [V] of one
+    value per token, Add, Sub, Mul, Div, Neg of such lookups and of single constants, each
+    Unsqueezed on a last axis of 1 and joined by a Concat on the last axis, is Gather(E, ids)
+    of the table E [V, n] those operations make, entry by entry in the graph's type (the same
+    roundings, token by token). Only the Concat is replaced: the lookups it reads stay where
+    another node reads them."""
+    if len(g.inputs) != 1:
+        return
+    ids = g.inputs[0].name
+    per_token = {}  # value: (dtype, V values), one per token id
+    columns = {}  # value: the same, Unsqueezed on a new last axis
+    nodes = []
+    for node in g.nodes:
+        op = node.op_type
+        if op == "Gather" and node.input[1] == ids and node.input[0] in g.consts and \
+                _attrs(node).get("axis", 0) == 0 and len(g.consts[node.input[0]].dims) == 1:
+            c = g.consts[node.input[0]]
+            per_token[node.output[0]] = (c.dtype, list(c.values))
+        elif op in ("Add", "Sub", "Mul", "Div", "Neg") and \
+                any(x in per_token for x in node.input) and \
+                all(x in per_token or (x in g.consts and len(g.consts[x].values) == 1 and
+                                       g.consts[x].dtype in FLOATS) for x in node.input):
+            dtype = next(per_token[x][0] for x in node.input if x in per_token)
+            V = next(len(per_token[x][1]) for x in node.input if x in per_token)
+            rows = [per_token[x][1] if x in per_token else [g.consts[x].values[0]] * V
+                    for x in node.input]
+            if dtype in FLOATS and all(g.consts[x].dtype == dtype for x in node.input
+                                       if x not in per_token):
+                if op == "Neg":
+                    values = [-v for v in rows[0]]
+                elif op == "Div":
+                    values = [_div(dtype, a, b) for a, b in zip(*rows)]
+                else:
+                    values = [_arith(op)(dtype, a, b) for a, b in zip(*rows)]
+                per_token[node.output[0]] = (dtype, values)
+        elif op == "Unsqueeze" and node.input[0] in per_token and len(node.input) > 1 and \
+                node.input[1] in g.consts and g.shape(node.input[0]) is not None and \
+                [a % (len(g.shape(node.input[0])) + 1) for a in g.consts[node.input[1]].values]\
+                == [len(g.shape(node.input[0]))]:
+            columns[node.output[0]] = per_token[node.input[0]]
+        elif op == "Concat" and node.input and all(x in columns for x in node.input) and \
+                _attrs(node).get("axis") in (-1, len(g.shape(node.input[0]) or ()) - 1) and \
+                len({columns[x][0] for x in node.input}) == 1:
+            dtype = columns[node.input[0]][0]
+            table = g.fresh(f"{node.output[0]}.table")
+            V, n = len(columns[node.input[0]][1]), len(node.input)
+            g.add_const(table, _Const(dtype, (V, n), [columns[x][1][v] for v in range(V)
+                                                      for x in node.input]))
+            node = Node((table, ids), node.output, "Gather", node.name, ())
+        nodes.append(node)
+    g.nodes = _pruned(g, nodes)
+
+
+def _flattened_gemms(g):
+    """onnxruntime's MatMul and Add fused to a Gemm, which takes matrices: Reshape(x [1, ..., n]
+    to [m, n]), Gemm(., B, C), Reshape back to [1, ..., k], is MatMul(x, B) then Add C (B^T
+    for transB 1; alpha = beta = 1, transA 0), the same product, sum and bias."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    readers = {}
+    for n in g.nodes:
+        for x in n.input:
+            readers.setdefault(x, []).append(n)
+    replaced, nodes = {}, []
+    for node in g.nodes:
+        if id(node) in replaced:
+            nodes.extend(replaced[id(node)])
+            continue
+        if node.op_type == "Gemm" and len(node.input) in (2, 3) and \
+                node.input[1] in g.consts:
+            flat = producer.get(node.input[0])
+            back = readers.get(node.output[0], [])
+            attrs = _attrs(node)
+            if flat is not None and flat.op_type == "Reshape" and len(back) == 1 and \
+                    back[0].op_type == "Reshape" and len(readers[flat.output[0]]) == 1 and \
+                    attrs.get("alpha", 1.0) == 1.0 and attrs.get("beta", 1.0) == 1.0 and \
+                    not attrs.get("transA", 0) and g.shape(flat.input[0]) is not None and \
+                    g.shape(back[0].output[0]) is not None and \
+                    g.shape(flat.input[0])[:-1] == g.shape(back[0].output[0])[:-1]:
+                B = g.consts[node.input[1]]
+                weights = node.input[1]
+                if attrs.get("transB", 0):
+                    weights = g.fresh(f"{node.input[1]}.T")
+                    g.add_const(weights, _Const(B.dtype, *_transpose(B.values, B.dims, (1, 0))))
+                out = back[0].output[0]
+                made = [Node((flat.input[0], weights), (out if len(node.input) == 2 else
+                                                        g.fresh(f"{out}.matmul"),),
+                             "MatMul", g.fresh(node.name or "Gemm"))]
+                if len(node.input) == 3:
+                    made.append(Node((made[0].output[0], node.input[2]), (out,), "Add",
+                                     g.fresh(node.name or "Gemm")))
+                replaced[id(back[0])] = made
+                continue
+        nodes.append(node)
+    if replaced:
+        g.nodes = _pruned(g, nodes)
+        for node in g.nodes:
+            g.infer(node)
+
+
+def _broadcast_heads(g):
+    """Heads made by broadcasting, as a batched graph [1, heads, T, d] writes them:
+
+    - ``Unsqueeze(Unsqueeze(x[..., l], heads axis), -1) * C``, C [1, H, 1, d], is q = x @ W
+      with W[l, h d + j] = C[h, j] (0 elsewhere: each other lane adds 0 x, which is 0 unless
+      that lane is infinite), Reshaped to [1, T, H, d] and Transposed to [1, H, T, d];
+    - ``Expand(Unsqueeze(y, heads axis), [1, H, T, d])`` of y [1, T, d] is one key/value head
+      (Reshape and Transpose) read by all H, and so is the Expand of a head [1, 1, T, d]: its operations that are the same for every head
+      (Slices, Concats on the last axis, Mul, Add, Sub, Neg with tables of one head) are done
+      on the one head, and a Gather of it, head 0 H times, is put where another operation
+      reads it (the grouped heads of the export)."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    nodes, one, gathered = [], {}, set()
+
+    def const_ints(value):
+        c = g.consts.get(value)
+        return [int(v) for v in c.values] if c is not None and c.dtype in INTS else None
+
+    def lane_of(value):
+        """(x, l) when value is Gather(x, scalar l, last axis), else None."""
+        n = producer.get(value)
+        if n is None or n.op_type != "Gather" or g.shape(n.input[0]) is None:
+            return None
+        rank = len(g.shape(n.input[0]))
+        index = g.consts.get(n.input[1])
+        if index is None or index.dims != () or _attrs(n).get("axis", 0) % rank != rank - 1:
+            return None
+        return n.input[0], int(index.values[0]) % g.shape(n.input[0])[-1]
+
+    def emit(node):
+        nodes.append(node)
+        g.infer(node)
+
+    def to_heads(value, y, T, H, d, stem):
+        """Nodes making ``value`` [1, H, T, d] of y [1, T, H d]."""
+        shape = g.fresh(f"{stem}.shape")
+        g.add_const(shape, _Const(DataType.INT64, (4,), [1, T, H, d]))
+        split = g.fresh(f"{stem}.split")
+        emit(Node((y, shape), (split,), "Reshape", g.fresh(f"{stem}.reshape")))
+        emit(Node((split,), (value,), "Transpose", g.fresh(f"{stem}.heads"),
+                  (Attribute("perm", AttributeType.INTS, (0, 2, 1, 3)),)))
+
+    def head_uniform(node):
+        op, rank = node.op_type, len(g.shape(node.output[0]) or ())
+        if rank != 4:
+            return False
+        if op in ("Concat",):
+            return _attrs(node).get("axis", 0) % 4 == 3
+        if op == "Slice":
+            axes = const_ints(node.input[3]) if len(node.input) > 3 else None
+            return axes is not None and all(a % 4 == 3 for a in axes)
+        if op in ("Mul", "Add", "Sub", "Neg"):
+            for x in node.input:
+                if x in one:
+                    continue
+                shape = g.shape(x)
+                if shape is None or (len(shape) >= 3 and shape[len(shape) - 3] != 1):
+                    return False
+            return True
+        return False
+
+    def single(value):
+        """The one head a value read by an operation that is not the same per head."""
+        name, H = one[value]
+        if value not in gathered:
+            gathered.add(value)
+            index = g.fresh(f"{value}.kv_of")
+            g.add_const(index, _Const(DataType.INT64, (H,), [0] * H))
+            emit(Node((name, index), (value,), "Gather", g.fresh(f"{value}.shared"),
+                      (Attribute("axis", AttributeType.INT, 1),)))
+        return value
+
+    for node in g.nodes:
+        out_shape = g.shape(node.output[0]) if len(node.output) == 1 else None
+        if node.op_type == "Mul" and out_shape is not None and len(out_shape) == 4:
+            a, c = node.input
+            C = g.consts.get(c)
+            u1 = producer.get(a)
+            u0 = producer.get(u1.input[0]) if u1 is not None and \
+                u1.op_type == "Unsqueeze" else None
+            lane = lane_of(u0.input[0]) if u0 is not None and u0.op_type == "Unsqueeze" \
+                else None
+            if C is not None and C.dtype in FLOATS and len(C.dims) == 4 and \
+                    C.dims[0] == C.dims[2] == 1 and lane is not None and \
+                    g.shape(a) == (1, 1, out_shape[2], 1):
+                x, l = lane
+                (_, H, _, d), width, T = C.dims, g.shape(x)[-1], out_shape[2]
+                W = [0.0] * (width * H * d)
+                for h in range(H):
+                    for j in range(d):
+                        W[l * H * d + h * d + j] = C.values[h * d + j]
+                weights = g.fresh(f"{node.output[0]}.W")
+                g.add_const(weights, _Const(C.dtype, (width, H * d), W))
+                flat = g.fresh(f"{node.output[0]}.flat")
+                emit(Node((x, weights), (flat,), "MatMul", g.fresh(node.name or "q")))
+                to_heads(node.output[0], flat, T, H, d, node.output[0])
+                continue
+        if node.op_type == "Expand" and out_shape is not None and len(out_shape) == 4:
+            u = producer.get(node.input[0])
+            y = u.input[0] if u is not None and u.op_type == "Unsqueeze" else None
+            if y is not None and g.shape(y) is not None and len(g.shape(y)) == 3 and \
+                    g.shape(node.input[0]) == (1, 1) + g.shape(y)[1:] and \
+                    out_shape[2:] == g.shape(y)[1:]:
+                T, d, H = g.shape(y)[1], g.shape(y)[2], out_shape[1]
+                name = g.fresh(f"{node.output[0]}.head")
+                to_heads(name, y, T, 1, d, node.output[0])
+                one[node.output[0]] = (name, H)
+                continue
+            if g.shape(node.input[0]) == (1, 1) + out_shape[2:]:  # one head already
+                one[node.output[0]] = (node.input[0], out_shape[1])
+                continue
+        if any(x in one for x in node.input):
+            if head_uniform(node):
+                name = g.fresh(f"{node.output[0]}.head")
+                H = next(one[x][1] for x in node.input if x in one)
+                inputs = tuple(one[x][0] if x in one else x for x in node.input)
+                emit(replace(node, input=inputs, output=(name,)))
+                one[node.output[0]] = (name, H)
+                continue
+            node = replace(node, input=tuple(single(x) if x in one else x
+                                             for x in node.input))
+        nodes.append(node)
+    for v in g.outputs:
+        if v.name in one:
+            single(v.name)
+    g.nodes = _pruned(g, _topological(nodes, g.consts, {v.name for v in g.inputs}))
 
 
 # [T, heads, d] <-> [heads, T, d], with a batch axis or not: each its own inverse; and the
