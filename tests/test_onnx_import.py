@@ -122,6 +122,17 @@ REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
 # the default suite reads fblissjr-33's four and the others' TorchScript graphs (CPU budget)
 CHEAP = [pytest.param(g, marks=() if g.startswith("fblissjr-33.") or g.endswith(".torchscript")
                       else pytest.mark.slow) for g in GRAPHS]
+
+
+def test_no_graph_carries_a_line_of_the_submissions_source():
+    """The dynamo exporter records a stack trace per node, quoting the submission's source;
+    the fixtures keep what the graphs compute and none of their authors' code."""
+    quoted = [p.name for p in sorted(FIXTURES.rglob("*.onnx*"))
+              if b'File "' in (gzip.decompress(p.read_bytes()) if p.suffix == ".gz"
+                               else p.read_bytes())]
+    assert quoted == []
+
+
 # the shipped model file of the same model, where there is one: Kiguli/AdderBoard's
 # kswain98_8p.py, which the kswain98-8 fixtures export, is byte for byte the 2p file
 SHIPPED = {"fblissjr-33": "fblissjr-33", "kswain98-8": "kswain98-2",

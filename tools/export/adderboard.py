@@ -117,6 +117,16 @@ def load(mirror, path):
     return module
 
 
+def _without_their_source(graph):
+    """The graph less the dynamo exporter's stack traces: they quote the submission's source
+    lines, and nothing of a submission's code is committed, only what it computes."""
+    for node in list(graph.graph.node) + [n for f in graph.functions for n in f.node]:
+        keep = [p for p in node.metadata_props if p.key != "pkg.torch.onnx.stack_trace"]
+        del node.metadata_props[:]
+        node.metadata_props.extend(keep)
+    return graph
+
+
 def export_one(mirror, out, name, path):
     module = load(mirror, path)
     if name in ADAPTERS:
@@ -139,7 +149,7 @@ def export_one(mirror, out, name, path):
         torch.onnx.export(model, example, str(f), input_names=["tokens"],
                           output_names=["logits"], opset_version=18, **kwargs)
         # the dynamo exporter writes weights as external data: keep them in the file
-        onnx.save(onnx.load(str(f)), str(f), save_as_external_data=False)
+        onnx.save(_without_their_source(onnx.load(str(f))), str(f), save_as_external_data=False)
         Path(f"{f}.data").unlink(missing_ok=True)
         files[exporter] = f
     raw = onnx.load(str(files["torchscript"]))
