@@ -69,6 +69,8 @@ def rounded(x, sig=SIG):
     """x to ``sig`` significant digits (half to even), in decimal or scientific notation."""
     if isinstance(x, (Fraction, int)):
         d = _significant(x, sig) if x else Decimal(0)
+    elif hasattr(x, "significant"):  # a Multiscale: read off its enclosures
+        d = x.significant(sig)
     else:
         with localcontext() as ctx:
             ctx.prec = sig
