@@ -103,7 +103,6 @@ class FractionSystem(_Fits):
         self.exp_digits = DEFAULT_EXP_DIGITS if exp_digits is None else exp_digits
         self.picked = picked
         self._roundings = {}
-        self._by_float = {}  # (op, float(x)): the Multiscale arguments x rounded
         self._decider = None
         self.zero = Fraction(0)
         self.one = Fraction(1)
@@ -186,22 +185,12 @@ class FractionSystem(_Fits):
             value = exact_value(op, x)
             if value is not None:
                 return value
-        hit = self._roundings.get((op, x)) if not isinstance(x, Multiscale) else (
-            self._rounded_multiscale(op, x))
+        key = (op, x) if not isinstance(x, Multiscale) else (op, "shape", x.shape())
+        hit = self._roundings.get(key)
         if hit is None:
-            hit = self._round((op, x), f"{op}({_shown(x)})",
+            hit = self._round(key, f"{op}({_shown(x)})",
                               lambda ns: getattr(ns, op)(_enclosed(ns, x)))
         return hit.value
-
-    def _rounded_multiscale(self, op, x):
-        """The rounding of op at an argument equal to the Multiscale x, where one is recorded
-        and the equality is decided without expanding them (a memo by value: a miss rounds
-        the same value again)."""
-        for y in self._by_float.get((op, float(x)), ()):
-            if x.same(y):
-                return self._roundings[(op, y)]
-        self._by_float.setdefault((op, float(x)), []).append(x)
-        return None
 
     def _round(self, key, what, enclose):
         """Round the real value that ``enclose(ns)`` encloses in an interval system ns to

@@ -27,6 +27,7 @@ as before.
 from decimal import Decimal
 from fractions import Fraction
 import math
+import weakref
 
 from .enclosures import interval_at
 from .protocol import Undecided, _decimal_context
@@ -52,6 +53,11 @@ class _Atom:
 
     def __hash__(self):
         return hash(self.x) if self.op == "leaf" else id(self)
+
+    def shape(self):
+        if self.op == "leaf":
+            return ("leaf", self.x)
+        return ("mul", _shape(self.x), _shape(self.y))
 
     def box(self, digits):
         """An enclosure at ``digits`` digits (``interval_at``); Undecided for a quotient by
@@ -118,12 +124,13 @@ class Multiscale:
     and its like is exact; comparisons, ``float``, ``bool`` and ``significant`` are decided
     on enclosures, and on the exact rational where those do not decide."""
 
-    __slots__ = ("const", "terms", "quots", "_boxes", "_exact", "_cleared")
+    __slots__ = ("const", "terms", "quots", "_boxes", "_exact", "_cleared", "_split",
+                 "_shape", "__weakref__")
 
     def __init__(self, const, terms, quots=_NONE):
         self.const, self.terms, self.quots = Fraction(const), terms, quots
         self._boxes = {}
-        self._exact = self._cleared = None
+        self._exact = self._cleared = self._split = self._shape = None
 
     # ---- arithmetic ----------------------------------------------------------------------
     def __add__(self, other):
@@ -182,7 +189,7 @@ class Multiscale:
             return self.scaled(1 / r)
         if not isinstance(other, Multiscale):
             return NotImplemented
-        return Multiscale(Fraction(0), _NONE, {other: self})
+        return Multiscale(Fraction(0), _NONE, {_canonical(other): self})
 
     def __rtruediv__(self, other):
         r = _rational(other)
@@ -190,7 +197,7 @@ class Multiscale:
             return NotImplemented
         if r == 0:
             return Fraction(0)
-        return Multiscale(Fraction(0), _NONE, {self: r})
+        return Multiscale(Fraction(0), _NONE, {_canonical(self): r})
 
     def __abs__(self):
         return -self if self.sign() < 0 else self
@@ -218,10 +225,12 @@ class Multiscale:
             return ns.value(box.lo, box.hi)
         return ns.point(self.exact())
 
-    def _decide(self, read, levels=LEVELS):
-        """read(box) at 40, 80, ... digits until it is not None; else None."""
+    def _decide(self, read, levels=LEVELS, deep=True):
+        """read(box) at 40, 80, ... digits until it is not None; else None. Each level reads
+        the value's own enclosure, then (``deep``) its parts' (``split``) and over a
+        denominator."""
         for digits in levels:
-            for box in (self.box, self._cleared_box):
+            for box in (self.box, self._tiny_box, self._cleared_box)[:3 if deep else 1]:
                 try:
                     found = read(box(digits))
                 except Undecided:
@@ -229,6 +238,22 @@ class Multiscale:
                 if found is not None:
                     return found
         return None
+
+    def split(self):
+        """(R, T) with self = R + T exactly: R the rational part (every leaf m 10^k, all below
+        10^-10000, taken as 0) and T the rest, whose every term carries a leaf (a quotient
+        N / D as R_N / R_D + (T_N - T_D R_N / R_D) / D); None where some R_D is 0."""
+        if self._split is None:
+            self._split = _split(self) or False
+        return self._split or None
+
+    def _tiny_box(self, digits):
+        """An enclosure of T where self = T (R = 0): T's terms are of self's size, where
+        self's own enclosure adds terms that cancel."""
+        parts = self.split()
+        if parts is None or parts[0] != 0 or not isinstance(parts[1], Multiscale):
+            raise Undecided("not of leaves alone")
+        return parts[1].box(digits)
 
     def _cleared_box(self, digits):
         """An enclosure as (self D) / D, D a denominator of self: where self is far smaller
@@ -245,16 +270,32 @@ class Multiscale:
             self._cleared = (self._times(d), d)
         return self._cleared
 
-    def same(self, other):
-        """Whether other is this value, where that is decided without expanding either."""
-        d = self - other
-        return d.sign(expand=False) == 0 if isinstance(d, Multiscale) else d == 0
+    def shape(self):
+        """An int that two values share when they are built alike from equal parts (the same
+        rationals, leaves and shapes): equal shapes are equal values (a memo's key)."""
+        if self._shape is None:
+            key = (self.const, frozenset((a.shape(), w) for a, w in self.terms.items()),
+                   frozenset((d.shape(), _shape(n)) for d, n in self.quots.items()))
+            self._shape = _SHAPES.setdefault(key, len(_SHAPES))
+        return self._shape
 
-    def sign(self, expand=True):
+    def sign(self, expand=True, deep=True):
         """-1, 0 or 1: from enclosures at 40 and 80 digits; else, over a denominator D, as
         sign(self D) sign(D), where terms may cancel; else from enclosures up to 1280
         digits; else from the exact rational (None instead, without ``expand``)."""
         found = self._decide(_sign_of, LEVELS[:2])
+        parts = self.split() if found is None and deep else None
+        if parts is not None:
+            r, t = parts
+            if r == 0:
+                found = _sign(t, expand, deep=False)
+            elif isinstance(t, Multiscale):
+                try:
+                    b = t.box(LEVELS[0])
+                    if max(abs(b.lo), abs(b.hi)) < abs(r):
+                        found = (r > 0) - (r < 0)
+                except Undecided:
+                    pass
         if found is None and self.quots:
             cleared, d = self._clear()
             found = _sign(cleared, expand)
@@ -270,10 +311,10 @@ class Multiscale:
         """self times the denominator d: c d + sum w_a (a d) + N_d + sum N_E d / E."""
         out = d.scaled(self.const) + self.quots[d]
         for a, w in self.terms.items():
-            out = out + Multiscale(Fraction(0), {_Atom("mul", _single(a), d): w})
+            out = out + _product(_single(a), d) * w
         for e, n in self.quots.items():
             if e is not d:
-                out = out + Multiscale(Fraction(0), _NONE, {e: n * d})
+                out = out + Multiscale(Fraction(0), _NONE, {e: _product(n, d)})
         return out
 
     def exact(self):
@@ -314,7 +355,7 @@ class Multiscale:
 
     # ---- order ---------------------------------------------------------------------------
     def _cmp(self, other):
-        d = self - other
+        d = self.__sub__(other)
         if d is NotImplemented:
             return None
         return d.sign() if isinstance(d, Multiscale) else (d > 0) - (d < 0)
@@ -360,10 +401,98 @@ def _sign_of(b):
     return 1 if b.lo > 0 else (-1 if b.hi < 0 else None)
 
 
-def _sign(x, expand=True):
+def _sign(x, expand=True, deep=True):
     if isinstance(x, Multiscale):
-        return x.sign(expand)
+        return x.sign(expand, deep)
     return (x > 0) - (x < 0)
+
+
+_FLAT = weakref.WeakValueDictionary()
+
+
+def _canonical(d):
+    """One object per value of a denominator made of a rational and leaves (a softmax row's
+    total), so that quotients over equal denominators add their numerators."""
+    if d.quots or any(a.op != "leaf" for a in d.terms):
+        return d
+    key = (d.const, frozenset(d.terms.items()))
+    found = _FLAT.get(key)
+    if found is None:
+        _FLAT[key] = found = d
+    return found
+
+
+_SHAPES = {}
+
+
+def _shape(x):
+    return x.shape() if isinstance(x, Multiscale) else ("q", Fraction(x))
+
+
+def _split(x):
+    """(R, T) of ``Multiscale.split`` for a value x (a Fraction: (x, 0)), or None."""
+    if not isinstance(x, Multiscale):
+        return Fraction(x), Fraction(0)
+    r, t = x.const, Fraction(0)
+    for a, w in x.terms.items():
+        if a.op == "leaf":
+            t = t + _single(a) * w
+            continue
+        sx, sy = _split_of(a.x), _split_of(a.y)
+        if sx is None or sy is None:
+            return None
+        (rx, tx), (ry, ty) = sx, sy
+        r += w * rx * ry
+        t = t + (tx * ry + ty * rx) * w
+        if isinstance(tx, Multiscale) and isinstance(ty, Multiscale):
+            t = t + _product(tx, ty) * w
+    for d, n in x.quots.items():
+        sn, sd = _split_of(n), d.split()
+        if sn is None or sd is None or sd[0] == 0:
+            return None
+        (rn, tn), (rd, td) = sn, sd
+        r += rn / rd
+        t = t + made(Fraction(0), {}, {d: tn - td * (rn / rd)})
+    return r, t
+
+
+def _split_of(x):
+    return x.split() if isinstance(x, Multiscale) else (Fraction(x), Fraction(0))
+
+
+def _product(x, y):
+    """x y, multiplied out where neither has a denominator, so that terms can cancel: a
+    product of two leaves m 10^k is the leaf of their exact product."""
+    if not (isinstance(x, Multiscale) and isinstance(y, Multiscale)):
+        return x * y
+    if _quotient(x) and _quotient(y):  # (n / d)(m / e) = (n m) / (d e)
+        (d, n), = x.quots.items()
+        (e, m), = y.quots.items()
+        return made(Fraction(0), {}, {_canonical(_product(d, e)): _product(n, m)})
+    if x.quots or y.quots:
+        return x * y
+    terms = {}
+    for a, w in x.terms.items():
+        terms[a] = terms.get(a, 0) + w * y.const
+    for b, u in y.terms.items():
+        terms[b] = terms.get(b, 0) + u * x.const
+    for a, w in x.terms.items():
+        for b, u in y.terms.items():
+            ab = _atom_product(a, b)
+            terms[ab] = terms.get(ab, 0) + w * u
+    return made(x.const * y.const, terms)
+
+
+def _quotient(x):
+    """Whether x is n / d alone."""
+    return not x.const and not x.terms and len(x.quots) == 1
+
+
+def _atom_product(a, b):
+    if a.op == b.op == "leaf":
+        digits = len(a.x.as_tuple().digits) + len(b.x.as_tuple().digits)
+        return _Atom("leaf", _decimal_context(digits).multiply(a.x, b.x))  # exact
+    return _Atom("mul", _single(a), _single(b))
 
 
 def _single(a):
