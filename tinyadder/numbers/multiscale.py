@@ -292,7 +292,7 @@ class Multiscale:
             elif isinstance(t, Multiscale):
                 try:
                     b = t.box(LEVELS[0])
-                    if max(abs(b.lo), abs(b.hi)) < abs(r):
+                    if max(b.lo.copy_abs(), b.hi.copy_abs()) < abs(r):  # copy_abs: exact
                         found = (r > 0) - (r < 0)
                 except Undecided:
                     pass
