@@ -45,8 +45,8 @@ def int_text(n):
 
 
 def rational_text(x):
-    """'n' or 'n/d' for a Fraction, however long."""
-    x = Fraction(x)
+    """'n' or 'n/d' for a Fraction, however long (a Multiscale expanded: as long)."""
+    x = x.exact() if hasattr(x, "exact") else Fraction(x)
     if x.denominator == 1:
         return int_text(x.numerator)
     return f"{int_text(x.numerator)}/{int_text(x.denominator)}"
