@@ -12,16 +12,16 @@ whose gcds took minutes per row. A :class:`Multiscale` is the same exact rationa
 
 so sums and rational multiples are exact and cheap (dicts: x + z - x is z exactly, and
 quotients over one denominator D, such as a softmax row's weights, add their numerators),
-and only a product of two such values makes a new atom. A sign that the enclosures leave
-open is asked again of the value times a denominator D, over which terms cancel exactly
-(a softmax row's weights minus 1 times its total). Its digits
-are read off enclosures (``interval_at``), each atom's memoised per precision, 40, 80, ...,
+and only a product of two such values makes a new atom. Its digits are read off enclosures (``interval_at``), each atom's memoised per precision, 40, 80, ...,
 1280 digits, until they decide what is asked: a sign (so an order, an equality), a float, a
 value to ``sig`` digits, or an enclosure for the fraction system's roundings (sqrt, e^x) at
 the digits they ask. Rounding is monotone and the enclosures contain the exact value, so each
-answer is the exact rational's. Where no enclosure decides (a value that is 0 exactly
-without being 0 structurally), the exact rational is expanded (``exact``): right, and as slow
-as before.
+answer is the exact rational's. A sign they leave open (a logit that is 0 plus terms of
+10^-48,000, or exactly 0) is read off the value's parts (``split``: its rational part, and the
+rest, whose enclosures are of its own size), else off the value times a denominator D, where
+terms cancel exactly (a softmax row's weights, less 1, times its total), leaf products
+multiplied out. Where none of that decides, the exact rational is expanded (``exact``): right,
+and as slow as before.
 """
 
 from decimal import Decimal
