@@ -248,3 +248,62 @@ def test_long_rationals_round_in_a_pure_python_decimal(monkeypatch):
     expected = str(protocol._decimal_of(x, protocol._decimal_context(2045)))
     monkeypatch.setattr(protocol, "decimal", _pydecimal)
     assert str(protocol._decimal_of(x, protocol._decimal_context(2045))) == expected
+
+
+# ---- values of far-apart scales (numbers/multiscale.py) -------------------------------------
+
+def _trace(model, monkeypatch=None, far=None):
+    from tinyadder.numbers import fraction
+    if far is not None:
+        monkeypatch.setattr(fraction, "FAR", far)
+    return run_with_cache(build(model), "7650676663+0149460439")
+
+
+def test_a_trace_with_e_to_the_x_kept_unexpanded_has_the_same_values(monkeypatch):
+    # every e^x below 10^-20 held as a Multiscale leaf: the same exact rationals as Fractions,
+    # and the same text where the tracer prints them
+    from tinyadder.analysis.show import render
+    from tinyadder.numbers.multiscale import Multiscale
+    _, plain = _trace("fblissjr-33")
+    _, kept = _trace("fblissjr-33", monkeypatch, far=20)
+    far = 0
+    for name in plain.keys():
+        def walk(a, b):
+            nonlocal far
+            if isinstance(a, list):
+                assert len(a) == len(b)
+                for x, y in zip(a, b):
+                    walk(x, y)
+            elif isinstance(b, Multiscale):
+                far += 1
+                assert b.exact() == a and b == a and float(b) == float(a)
+            else:
+                assert b == a and type(b) is type(a)
+        walk(plain[name], kept[name])
+    assert far > 400
+    assert render(kept) == render(plain)
+
+
+def test_multiscale_signs_where_the_enclosures_cannot_see():
+    from decimal import Decimal
+    from tinyadder.numbers.multiscale import leaf
+    tiny = [leaf(Decimal(f"{m}E-700000")) for m in (3, 7, 11)]
+    total = 1 + tiny[0] + tiny[1] + tiny[2]
+    weights = [1 / total] + [t / total for t in tiny]
+    one = weights[0] + weights[1] + weights[2] + weights[3]
+    assert one == 1 and not (one - 1) and str(one - 1) == "0"  # over the denominator
+    left = weights[0] - 1  # -(21 10^-700000) / total
+    assert left < 0 and left.significant(6) == Decimal("-2.10000E-699999")
+    assert float(left) == -0.0 and (left * left) > 0
+    x = 5 + tiny[2] * Fraction(1, 3)
+    assert (x - 5) > 0 and x - 5 - tiny[2] / 3 == 0 and x > 5
+
+
+def test_exact_traces_of_far_scales_finish():
+    # cosminscn-66 attends with weights down to e^-1,385,000, each kept as m 10^k; its
+    # logits are ordered and printed from their enclosures
+    from tinyadder.analysis.show import render
+    _, cache = _trace("cosminscn-66")
+    text = render(cache)
+    assert "as an addition: 7650676663+0149460439=07800137102" in text
+    assert text.count("    winner ") == 11 and "e-601747" in text

@@ -217,3 +217,24 @@ def long_addition(variant, digits, spec):
     (a, b), = random_pairs(1, digits=digits)
     seconds, text = cpu_seconds(lambda: run(model, number_system(spec), a, b))
     return seconds, int(text.split("=")[1]) == a + b
+
+
+TRACE_PAIR = "7650676663+0149460439"
+TRACE_TARGET = 10.0  # CPU seconds: the speed issue's exact trace of every model at N = 10
+
+
+def trace_seconds(name, expression=TRACE_PAIR):
+    """CPU seconds of the exact text trace of ``expression`` by the model ``name`` (the
+    fraction system, as ``tinyadder --model NAME --trace`` runs it: the decoding, the recorded
+    pass and the rendering), and the answer it prints."""
+    from ..addition import answer
+    from ..cache import run_with_cache
+    from .show import render
+    model = build(name)
+
+    def work():
+        _, cache = run_with_cache(model, expression)
+        render(cache)
+        return cache
+    seconds, cache = cpu_seconds(work)
+    return seconds, answer(model, cache.tokens)

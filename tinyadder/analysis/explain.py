@@ -57,7 +57,10 @@ TILT_SHOWN = Fraction(1, 10)   # show a tilt against the winner of a tenth of th
 
 
 def _q(x):
-    """A trace value as an exact rational (float and Decimal values convert exactly)."""
+    """A trace value as an exact rational (float and Decimal values convert exactly; a
+    Multiscale is expanded, as long as its digits)."""
+    if hasattr(x, "exact"):
+        return x.exact()
     return x if isinstance(x, Fraction) else Fraction(x)
 
 

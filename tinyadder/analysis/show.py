@@ -46,8 +46,8 @@ def int_text(n):
 
 
 def rational_text(x):
-    """'n' or 'n/d' for a Fraction, however long."""
-    x = Fraction(x)
+    """'n' or 'n/d' for a Fraction, however long (a Multiscale expanded: as long)."""
+    x = x.exact() if hasattr(x, "exact") else Fraction(x)
     if x.denominator == 1:
         return int_text(x.numerator)
     return f"{int_text(x.numerator)}/{int_text(x.denominator)}"
@@ -70,6 +70,8 @@ def rounded(x, sig=SIG):
     """x to ``sig`` significant digits (half to even), in decimal or scientific notation."""
     if isinstance(x, (Fraction, int)):
         d = _significant(x, sig) if x else Decimal(0)
+    elif hasattr(x, "significant"):  # a Multiscale: read off its enclosures
+        d = x.significant(sig)
     else:
         with localcontext() as ctx:
             ctx.prec = sig

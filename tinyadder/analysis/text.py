@@ -186,6 +186,8 @@ def log10_abs(x):
         return _log10_int(int("".join(map(str, digits)))) + exponent
     if isinstance(x, int):
         return _log10_int(abs(x))
+    if hasattr(x, "significant"):  # a Multiscale: its digits, read off its enclosures
+        return log10_abs(x.significant(17))
     return math.log10(abs(x))
 
 

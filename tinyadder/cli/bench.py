@@ -10,9 +10,9 @@ import time
 
 from ..analysis import board
 from ..analysis.bench import (CASES, MODEL_CASES, MODEL_TARGETS, SYSTEMS, TARGETS,
-                              TORCH_CASES, cpu_seconds, long_addition, model_rates,
-                              originals, per_digit_factor, rates, references, same_tokens,
-                              spread)
+                              TORCH_CASES, TRACE_PAIR, TRACE_TARGET, cpu_seconds,
+                              long_addition, model_rates, originals, per_digit_factor, rates,
+                              references, same_tokens, spread, trace_seconds)
 from ..proof.census import census
 from ..proof.search import floatsets, generic
 from ..proof.formulas import digit_formulas
@@ -26,8 +26,10 @@ from . import main_command
 from .options import (PROG, Parser, add_jobs_option, add_model_options, construction_only,
                       digits_list_arg, excerpt, int_arg, model_of)
 
-PARTS = ("rates", "models", "tokens", "long", "census", "prove", "verify", "board")
-DEFAULT_PARTS = PARTS[:-1]   # board: every proved board model and program again, minutes
+PARTS = ("rates", "models", "tokens", "long", "census", "prove", "verify", "traces", "board")
+# traces: every shipped model's exact trace, a minute; board: every proved board model and
+# program again, minutes
+DEFAULT_PARTS = PARTS[:-2]
 BOARD_MAX_SETS = 1000        # the budget the board's proofs were run with (docs/proof.md)
 QUICK = {"tokens": (1001, 2), "long": [1000, 2000], "census": [8, 9, 10],
          "prove": [10, 20, 30]}
@@ -48,9 +50,10 @@ def build_parser():
     add_model_options(parser, number=None)
     parser.add_argument("--only", type=_parts_arg, default=None, metavar="PARTS",
                         help=f"run only these parts, comma-separated: {', '.join(PARTS)} "
-                             f"(default: all but board, which proves every board model "
-                             f"and float program the board lists as proved again; --long "
-                             f"alone: long)")
+                             f"(default: all but traces, every shipped model's exact "
+                             f"trace, and board, which proves every board model and float "
+                             f"program the board lists as proved again; --long alone: "
+                             f"long)")
     parser.add_argument("--repeats", type=int_arg(1, 100), default=5, metavar="R",
                         help="repeats per rate (default 5)")
     parser.add_argument("--scale", type=_fraction_arg, default=1.0, metavar="F",
@@ -292,6 +295,21 @@ def _proofs(title, what, entries, prover, jobs, out):
     return status
 
 
+def _traces(out):
+    """Per shipped model the CPU seconds of its exact text trace at N = 10."""
+    print(f"exact --trace {TRACE_PAIR}, CPU s (decoding, recorded pass, text), target "
+          f"{TRACE_TARGET:.0f} s", file=out, flush=True)
+    over = []
+    for name in names():
+        seconds, total = trace_seconds(name)
+        a, b = (int(x) for x in TRACE_PAIR.split("+"))
+        if seconds > TRACE_TARGET:
+            over.append(name)
+        print(f"  {name:<17}{seconds:>7.1f}  {'right' if total == a + b else 'WRONG'}",
+              file=out, flush=True)
+    print(f"over {TRACE_TARGET:.0f} s: {', '.join(over) or 'none'}", file=out)
+
+
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
@@ -327,6 +345,8 @@ def main(argv, out, err, stdin):
             _per_n(args, out, "prove", prove, "repaired", "prove --model repaired")
         elif part == "verify":
             status = max(status, _verify(args, model, out))
+        elif part == "traces":
+            _traces(out)
         else:
             status = max(status, _board(args, out))
     print(f"\nbench: {time.process_time() - start:.0f} CPU s", file=out)

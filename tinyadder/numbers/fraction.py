@@ -8,6 +8,7 @@ import math
 from ..constants import MARKERS, Expr, ExpTerm, Ln, is_rational, text
 from .elementary import exact_value
 from .enclosures import enclosure, interval_at
+from .multiscale import Multiscale, leaf
 from .protocol import (DEFAULT_EXP_DIGITS, EXP_GUARD_DIGITS, MAX_CERTIFIED_DIGITS, Rounding,
                        Undecided, _decimal_context, _decimal_of, _Fits,
                        correctly_rounded)
@@ -155,7 +156,7 @@ class FractionSystem(_Fits):
         per x, memoised, recorded); for x > 0 exactly 1 / e**-x; e^(r + c ln b) = e^r b^c."""
         if isinstance(x, LogScore):
             return self.exp(x.rational) * x.base ** x.ln_coef
-        x = Fraction(x)
+        x = x if isinstance(x, Multiscale) else Fraction(x)
         if x > 0:
             return 1 / self.exp(-x)
         return self._function("exp", x)
@@ -179,14 +180,15 @@ class FractionSystem(_Fits):
     def _function(self, op, x):
         """op(x) of a value (a Fraction or a LogScore): exact where it is rational
         (``elementary.exact_value``), else correctly rounded once per argument and recorded."""
-        if not isinstance(x, LogScore):
+        if not isinstance(x, (LogScore, Multiscale)):
             x = Fraction(x)
             value = exact_value(op, x)
             if value is not None:
                 return value
-        hit = self._roundings.get((op, x))
+        key = (op, x) if not isinstance(x, Multiscale) else (op, "shape", x.shape())
+        hit = self._roundings.get(key)
         if hit is None:
-            hit = self._round((op, x), f"{op}({_shown(x)})",
+            hit = self._round(key, f"{op}({_shown(x)})",
                               lambda ns: getattr(ns, op)(_enclosed(ns, x)))
         return hit.value
 
@@ -196,7 +198,7 @@ class FractionSystem(_Fits):
         digits = self.exp_digits
         value = correctly_rounded(lambda extra: enclose(interval_at(digits + extra)).ends(),
                                   digits, what)
-        hit = self._roundings[key] = Rounding(what, digits, Fraction(value))
+        hit = self._roundings[key] = Rounding(what, digits, _kept(value))
         return hit
 
     def largest(self, values):
@@ -324,8 +326,23 @@ def _combined(op, x, y):
     return r * s, k * s, b if k * s else None
 
 
+def _kept(value):
+    """A rounded value (a Decimal m 10^k) as the fraction system holds it: a Fraction, or
+    for k below -FAR a :class:`Multiscale` leaf, which sums and quotients keep unexpanded
+    (a Fraction of 10^-FAR has a 33,000-bit denominator, and each sum with it as many)."""
+    if value and value.adjusted() < -FAR:
+        return leaf(value)
+    return Fraction(value)
+
+
+FAR = 10_000  # digits: e^-23,026; TinyAdder-36's e^-(1000 + 2N) is 10^-2171 at N = 2000
+
+
 def _enclosed(ns, x):
-    """A fraction-system value (a Fraction or a LogScore) in the enclosing system ns."""
+    """A fraction-system value (a Fraction, a LogScore or a Multiscale) in the enclosing
+    system ns."""
+    if isinstance(x, Multiscale):
+        return x.enclosure(ns)
     if isinstance(x, LogScore):
         return ns.const(x.rational) + ns.const(Ln(x.base)) * x.ln_coef
     return ns.const(x)
@@ -336,6 +353,8 @@ def _shown(x):
     size (the exact value may have thousands of digits)."""
     if isinstance(x, LogScore):
         return f"{_shown(x.rational)} {'-' if x.ln_coef < 0 else '+'} {abs(x.ln_coef)}*ln {x.base}"
+    if isinstance(x, Multiscale):
+        return f"{x.significant(12)}..., a rational of far-apart scales"
     size = x.numerator.bit_length() + x.denominator.bit_length()
     if size <= 200:
         return text(x)

@@ -175,6 +175,12 @@ def _decimal_of(x, ctx):
     return ctx.plus(cut)
 
 
+def _rounded(x, ctx):
+    """A Decimal or a rational rounded in ctx: a Decimal directly (its exact value, without
+    expanding m 10^k into a rational of |k| digits), a rational by ``_decimal_of``."""
+    return ctx.plus(x) if isinstance(x, decimal.Decimal) else _decimal_of(x, ctx)
+
+
 def correctly_rounded(enclose, digits, what):
     """A real number correctly rounded to ``digits`` significant digits (half even), from
     ``enclose(extra)``: rationals lo <= value <= hi, known to about digits + extra digits.
@@ -190,13 +196,14 @@ def correctly_rounded(enclose, digits, what):
     ctx = _decimal_context(digits)
     extra = 10
     while True:
-        lo, hi = (Fraction(end) for end in enclose(extra))
-        down, up = _decimal_of(lo, ctx), _decimal_of(hi, ctx)
+        ends = enclose(extra)
+        down, up = (_rounded(end, ctx) for end in ends)
         if down == up:
             return down
         if extra > 4 * digits + 64:
             break
         extra *= 2
+    lo, hi = (Fraction(end) for end in ends)
     if (hi - lo) * 10 ** (digits + 1) <= min(abs(lo), abs(hi)) and (lo > 0 or hi < 0):
         return _decimal_of((lo + hi) / 2, ctx)
     if lo <= 0 <= hi and 2 * max(-lo, hi) * 10 ** (2 * digits) < 1:
