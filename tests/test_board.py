@@ -193,6 +193,7 @@ wonderfall-130   hand-coded       rope-10000   Wonderfall        130      130  n
 wonderfall-139   hand-coded       rope-10000   Wonderfall        139      139  numel        57  float32    100%  proved                    proved
 dimopep-140      trained          trained      dimopep           140      140  unique      140  float32    100%  undecided                 undecided
 rezabyt-311      trained          trained      rezabyt           311      311  unique      311  float32    100%  fails                     fails
+yinglunz-456     trained          trained      yinglunz          456      456  unique      456  float32    100%  undecided                 undecided
 """
 
 
@@ -627,5 +628,5 @@ def test_tinyadder_own_entries_are_listed_and_marked():
     assert [add(models.build(n), float64, a, b) for n in board.OWN] == [
         5000000000, a + b, a + b, a + b]
     assert board.program_verdict("published") == "fails"
-    assert Path(f"tests/fixtures/proofs/variant-22.float64.cert.json.gz").exists()
+    assert Path("tests/fixtures/proofs/variant-22.float64.cert.json.gz").exists()
     assert board.program_verdict("variant-22") == board.verdict("variant-22") == "proved"

@@ -396,7 +396,7 @@ def program_verdict(name):
 # ---- counts: how many of the 10^20 pairs each real-number model adds wrong ---------------
 
 TOTAL = 10 ** 20
-COUNT_SETS = 300  # ``board --count``: regions per answer position (failure_count's max_sets)
+COUNT_SETS = 100  # ``board --count``: regions per answer position (failure_count's max_sets)
 
 
 @dataclass(frozen=True)
