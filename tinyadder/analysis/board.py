@@ -418,7 +418,8 @@ PUBLISHED_FAILURES = 74_318_182_169_594  # docs/proof.md, "Results", N = 10
 COUNTS = {"published": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES, "census"),
           "alexlitz-36": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES,
                                "census --model alexlitz-36"),
-          "vijec-52": Count(0, TOTAL, "board --count vijec-52")}
+          "vijec-52": Count(0, TOTAL, "board --count vijec-52"),
+          "dimopep-140": Count(0, TOTAL, "board --count dimopep-140")}
 
 
 COUNT_SECONDS = 10 ** 6  # ``board --count``: seconds per position, beyond the region budget
