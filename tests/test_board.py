@@ -181,14 +181,14 @@ repaired             tinyadder's own  tinyadder    tinyadder              36    
 lokimorty-39         trained          trained      Lokimorty              39       90  unique       70  float32  99.91%  fails                     fails
 lichengliu03-50      hand-coded       sinusoid-11  lichengliu03           50      148  numel        45  float32    100%  proved                    proved
 vijec-52             trained          trained      vijec                  52       79  unique       79  float32    100%  undecided [0, 10^20]      undecided
-evindor-57           trained          trained      evindor                57      313  unique      170  float32    100%  undecided                 undecided
+evindor-57           trained          trained      evindor                57      313  unique      170  float32    100%  undecided [0, 10^20]      undecided
 cosminscn-66         hand-coded       sinusoid-11  cosminscn              66      156  numel        48  float32    100%  proved                    undecided
-evindor-67           trained          trained      evindor                67      323  unique      180  float32    100%  undecided                 undecided
+evindor-67           trained          trained      evindor                67      323  unique      180  float32    100%  undecided [0, 10^20]      undecided
 bingbangboom-lab-87  hand-coded       qwen-svd     bingbangboom-lab       87      283  numel        94  float32    100%  undecided                 undecided
 jacobli99-93         hand-coded       rope-10000   jacobli99              93       90  numel        44  float32    100%  proved                    proved
 nino-116             hand-coded       rope-10000   nino                  116      116  unique       52  float32    100%  proved                    undecided
 wonderfall-121       hand-coded       rope-10000   Wonderfall            121      121  numel        53  float32    100%  proved                    undecided
-staghado-122         trained          trained      staghado              122      122  unique      122  float32  99.95%  fails                     fails
+staghado-122         trained          trained      staghado              122      122  unique      122  float32  99.95%  fails [1, 10^20]          fails
 cosminscn-130        hand-coded       sinusoid-11  cosminscn             130      156  numel        47  float32    100%  proved                    undecided
 wonderfall-130       hand-coded       rope-10000   Wonderfall            130      130  numel        56  float32    100%  proved                    proved
 wonderfall-139       hand-coded       rope-10000   Wonderfall            139      139  numel        57  float32    100%  proved                    proved
@@ -551,7 +551,8 @@ def test_every_count_fits_its_verdict():
     "undecided" one none (lo = 0, else it would fail) and leaves some open; a "proved" model
     counts [0, 0] by its proof, never a record."""
     assert set(board.COUNTS) <= set(board.names())
-    for name, c in board.COUNTS.items():
+    for name in board.COUNTS:
+        c = board.count(name)
         assert 0 <= c.low <= c.high <= board.TOTAL, name
         v = board.verdict(name)
         assert (v, c.low > 0) in (("fails", True), ("undecided", False)), name
@@ -571,6 +572,11 @@ def test_rate_lines_state_the_suite_beside_the_count():
     assert board.rate_line("lokimorty-39").startswith(
         "99.91% on the test suite (9 of 10,010 wrong); fails on ")
     assert board.prove_cell("alexlitz-36") == "fails 74,318,182,169,594"
+    assert board.prove_cell("staghado-122") == "fails [1, 10^20]"
+    assert board.rate_line("staghado-122") == (
+        "99.95% on the test suite (5 of 10,010 wrong); fails on between 1 and "
+        "100,000,000,000,000,000,000 of 10^20 pairs (certified: tinyadder board --count "
+        "staghado-122; 6190105256 + 9983555477, an exact run)")
 
 
 @pytest.mark.slow

@@ -419,7 +419,10 @@ COUNTS = {"published": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES, "census"),
           "alexlitz-36": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES,
                                "census --model alexlitz-36"),
           "vijec-52": Count(0, TOTAL, "board --count vijec-52"),
-          "dimopep-140": Count(0, TOTAL, "board --count dimopep-140")}
+          "dimopep-140": Count(0, TOTAL, "board --count dimopep-140"),
+          "evindor-57": Count(0, TOTAL, "board --count evindor-57"),
+          "evindor-67": Count(0, TOTAL, "board --count evindor-67"),
+          "staghado-122": Count(0, TOTAL, "board --count staghado-122")}
 
 
 COUNT_SECONDS = 10 ** 6  # ``board --count``: seconds per position, beyond the region budget
@@ -449,12 +452,17 @@ def count_lines(name, got, sets, runs, examples):
 
 
 def count(name):
-    """The Count of ``name``: [0, 0] for a proved model, COUNTS for a counted one, else
-    None."""
+    """The Count of ``name``: [0, 0] for a proved model, COUNTS for a counted one (a failing
+    model's low bound at least 1, its pair that an exact run adds wrong, where the search
+    showed none), else None."""
     if verdict(name) == "proved":
         how = f"prove --model {name}" + (" --carries-first" if PROOF_OPTIONS.get(name) else "")
         return Count(0, 0, how)
-    return COUNTS.get(name)
+    c = COUNTS.get(name)
+    found = WITNESSES.get(name) or SEARCHED.get(name)
+    if c is not None and c.low == 0 and verdict(name) == "fails" and found:
+        return Count(1, c.high, f"{c.how}; {found[0]} + {found[1]}, an exact run")
+    return c
 
 
 def rounded(n, up):
