@@ -609,6 +609,15 @@ def test_board_count_reports_the_bounds_beside_the_record(monkeypatch):
     assert out.splitlines()[2] == ("the list holds no count of it" if held is None else
                                    f"the list's record: [{held.low:,}, {held.high:,}] "
                                    f"(tinyadder board --count vijec-52): different")
+    def overflows(model, **kw):
+        import decimal
+        raise decimal.Overflow("an exp enclosure overflows")
+
+    monkeypatch.setattr(generic, "failure_count", overflows)
+    status, out, err = run_cli("board", "--count", "lokimorty-39")
+    assert (status, out) == (3, "") and err == (
+        "tinyadder: board: --count lokimorty-39: the generic method does not reach this model: "
+        "Overflow: an exp enclosure overflows\n")
     status, out, err = run_cli("board", "--count", "vijec-52", "--table")
     assert (status, out) == (2, "") and "--count is a command of its own" in err
 

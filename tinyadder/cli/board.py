@@ -224,10 +224,15 @@ def count(name, out, err):
     """--count: the generic method's certified bounds on the failures of ``name``, beside the
     list's record."""
     model = models.build(name)
-    found = generic.failure_count(model, max_sets=board.COUNT_SETS,
-                                  max_seconds=board.COUNT_SECONDS,
-                                  progress=Progress(err, f"{name} count"),
-                                  carries_first=bool(board.PROOF_OPTIONS.get(name)))
+    try:
+        found = generic.failure_count(model, max_sets=board.COUNT_SETS,
+                                      max_seconds=board.COUNT_SECONDS,
+                                      progress=Progress(err, f"{name} count"),
+                                      carries_first=bool(board.PROOF_OPTIONS.get(name)))
+    except (ValueError, ArithmeticError) as why:  # a model the method does not reach
+        print(f"{PROG}: board: --count {name}: the generic method does not reach this "
+              f"model: {type(why).__name__}: {str(why)[:120]}", file=err)
+        return 3
     got = board.Count(found.low, found.high, f"board --count {name}")
     print(board.count_lines(name, got, found.sets, found.runs, found.counterexamples),
           file=out)
