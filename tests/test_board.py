@@ -194,7 +194,7 @@ wonderfall-130       hand-coded       rope-10000   Wonderfall            130    
 wonderfall-139       hand-coded       rope-10000   Wonderfall            139      139  numel        57  float32    100%  proved                    proved
 dimopep-140          trained          trained      dimopep               140      140  unique      140  float32    100%  undecided [0, 10^20]      undecided
 rezabyt-311          trained          trained      rezabyt               311      311  unique      311  float32    100%  fails [1, 10^20]          fails
-yinglunz-456         trained          trained      yinglunz              456      456  unique      456  float32    100%  undecided                 undecided
+yinglunz-456         trained          trained      yinglunz              456      456  unique      456  float32    100%  undecided [0, 10^20]      undecided
 """
 
 

@@ -423,7 +423,8 @@ COUNTS = {"published": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES, "census"),
           "evindor-57": Count(0, TOTAL, "board --count evindor-57"),
           "evindor-67": Count(0, TOTAL, "board --count evindor-67"),
           "staghado-122": Count(0, TOTAL, "board --count staghado-122"),
-          "rezabyt-311": Count(0, TOTAL, "board --count rezabyt-311")}
+          "rezabyt-311": Count(0, TOTAL, "board --count rezabyt-311"),
+          "yinglunz-456": Count(0, TOTAL, "board --count yinglunz-456")}
 
 
 COUNT_SECONDS = 10 ** 6  # ``board --count``: seconds per position, beyond the region budget
