@@ -32,10 +32,10 @@ NAMES = sorted(p.name[:-len(".json")] for p in FILES.glob("*.json"))
 SUITE_OF = {"adderboard": "adderboard", "carries": "carries", "edge": "edges"}
 PER_SUITE = 2  # sampled pairs per suite in the default run, besides two the original got wrong
 ABOUT = ("title", "author", "params_claimed", "dtype", "family", "source")
-FAMILIES = ("rope-19", "rope-10000", "sinusoid-11", "fixed-bias", "trained")
+FAMILIES = ("rope-19", "rope-10000", "sinusoid-11", "fixed-bias", "qwen-svd", "trained")
 # the files whose replays the default run checks: one of each family in each of its dtypes
 REPLAYED = ("kswain98-2", "zcbtrak-6", "jacobli99-28", "lichengliu03-50", "alexlitz-36",
-            "rezabyt-311")
+            "bingbangboom-lab-87", "rezabyt-311")
 
 
 def fixture(name):
@@ -118,7 +118,7 @@ def replayed(name, rows):
 def test_sampled_pairs_give_the_originals_answers(name):
     """A few pairs of each suite, and the first two the original got wrong, in the original's
     dtype: the same answers, right or wrong. The default run replays REPLAYED, one file of
-    each family in each of its dtypes (6 of the 20); -m slow adds the other files."""
+    each family in each of its dtypes; -m slow adds the other files."""
     fx = fixture(name)
     rows = []
     for suite in SUITE_OF:
@@ -162,33 +162,39 @@ def test_one_exact_pair(name):
 # ---- tinyadder board --------------------------------------------------------------------
 
 BOARD_LIST = """\
-model            category    family       author        claimed  counted  rule     ledger  dtype    prove      program
-kswain98-2       hand-coded  rope-19      kswain98            2        2  free         29  float32  proved     proved
-kswain98-4       hand-coded  rope-19      kswain98            4        4  free         30  float32  proved     proved
-zcbtrak-6        hand-coded  rope-19      zcbtrak             6        6  free         47  float64  proved     proved
-kswain98-8       hand-coded  rope-19      kswain98            8        8  free         30  float32  proved     proved
-lokimorty-10     hand-coded  rope-19      Lokimorty          10       10  free         30  float32  proved     proved
-lokimorty-12     hand-coded  rope-19      Lokimorty          12       12  free         31  float32  proved     proved
-yieldthought-20  hand-coded  rope-19      yieldthought       20       10  free         34  float32  proved     proved
-wonderfall-27    hand-coded  rope-19      Wonderfall         27       10  free         30  float32  proved     proved
-jacobli99-28     hand-coded  rope-10000   jacobli99          28       90  numel        22  float32  proved     proved
-fblissjr-33      hand-coded  fixed-bias   fblissjr           33      123  numel        41  float64  proved     proved
-alexlitz-36      hand-coded  fixed-bias   alexlitz           36       36  seed000      36  float64  fails      fails
-lokimorty-39     trained     trained      Lokimorty          39       90  unique       70  float32  fails      fails
-lichengliu03-50  hand-coded  sinusoid-11  lichengliu03       50      148  numel        45  float32  proved     proved
-vijec-52         trained     trained      vijec              52       79  unique       79  float32  undecided  undecided
-evindor-57       trained     trained      evindor            57      313  unique      170  float32  undecided  undecided
-cosminscn-66     hand-coded  sinusoid-11  cosminscn          66      156  numel        48  float32  proved     undecided
-evindor-67       trained     trained      evindor            67      323  unique      180  float32  undecided  undecided
-jacobli99-93     hand-coded  rope-10000   jacobli99          93       90  numel        44  float32  proved     proved
-nino-116         hand-coded  rope-10000   nino              116      116  unique       52  float32  proved     undecided
-wonderfall-121   hand-coded  rope-10000   Wonderfall        121      121  numel        53  float32  proved     undecided
-staghado-122     trained     trained      staghado          122      122  unique      122  float32  fails      fails
-cosminscn-130    hand-coded  sinusoid-11  cosminscn         130      156  numel        47  float32  proved     undecided
-wonderfall-130   hand-coded  rope-10000   Wonderfall        130      130  numel        56  float32  proved     proved
-wonderfall-139   hand-coded  rope-10000   Wonderfall        139      139  numel        57  float32  proved     proved
-dimopep-140      trained     trained      dimopep           140      140  unique      140  float32  undecided  undecided
-rezabyt-311      trained     trained      rezabyt           311      311  unique      311  float32  fails      fails
+model                category         family       author            claimed  counted  rule     ledger  dtype     suite  prove                     program
+kswain98-2           hand-coded       rope-19      kswain98                2        2  free         29  float32    100%  proved                    proved
+kswain98-4           hand-coded       rope-19      kswain98                4        4  free         30  float32    100%  proved                    proved
+zcbtrak-6            hand-coded       rope-19      zcbtrak                 6        6  free         47  float64    100%  proved                    proved
+kswain98-8           hand-coded       rope-19      kswain98                8        8  free         30  float32    100%  proved                    proved
+lokimorty-10         hand-coded       rope-19      Lokimorty              10       10  free         30  float32    100%  proved                    proved
+lokimorty-12         hand-coded       rope-19      Lokimorty              12       12  free         31  float32    100%  proved                    proved
+yieldthought-20      hand-coded       rope-19      yieldthought           20       10  free         34  float32    100%  proved                    proved
+variant-22           tinyadder's own  tinyadder    tinyadder              22       22  seed000      22  float64    100%  proved                    proved
+wonderfall-27        hand-coded       rope-19      Wonderfall             27       10  free         30  float32    100%  proved                    proved
+jacobli99-28         hand-coded       rope-10000   jacobli99              28       90  numel        22  float32    100%  proved                    proved
+variant-28           tinyadder's own  tinyadder    tinyadder              28       28  seed000      28  float64    100%  proved                    undecided
+fblissjr-33          hand-coded       fixed-bias   fblissjr               33      123  numel        41  float64    100%  proved                    proved
+alexlitz-36          hand-coded       fixed-bias   alexlitz               36       36  seed000      36  float64    100%  fails 74,318,182,169,594  fails
+published            tinyadder's own  tinyadder    tinyadder              36       36  seed000      36  float64    100%  fails 74,318,182,169,594  fails
+repaired             tinyadder's own  tinyadder    tinyadder              36       36  seed000      36  float64    100%  proved                    undecided
+lokimorty-39         trained          trained      Lokimorty              39       90  unique       70  float32  99.91%  fails                     fails
+lichengliu03-50      hand-coded       sinusoid-11  lichengliu03           50      148  numel        45  float32    100%  proved                    proved
+vijec-52             trained          trained      vijec                  52       79  unique       79  float32    100%  undecided [0, 10^20]      undecided
+evindor-57           trained          trained      evindor                57      313  unique      170  float32    100%  undecided [0, 10^20]      undecided
+cosminscn-66         hand-coded       sinusoid-11  cosminscn              66      156  numel        48  float32    100%  proved                    undecided
+evindor-67           trained          trained      evindor                67      323  unique      180  float32    100%  undecided [0, 10^20]      undecided
+bingbangboom-lab-87  hand-coded       qwen-svd     bingbangboom-lab       87      283  numel        94  float32    100%  undecided                 undecided
+jacobli99-93         hand-coded       rope-10000   jacobli99              93       90  numel        44  float32    100%  proved                    proved
+nino-116             hand-coded       rope-10000   nino                  116      116  unique       52  float32    100%  proved                    undecided
+wonderfall-121       hand-coded       rope-10000   Wonderfall            121      121  numel        53  float32    100%  proved                    undecided
+staghado-122         trained          trained      staghado              122      122  unique      122  float32  99.95%  fails [1, 10^20]          fails
+cosminscn-130        hand-coded       sinusoid-11  cosminscn             130      156  numel        47  float32    100%  proved                    undecided
+wonderfall-130       hand-coded       rope-10000   Wonderfall            130      130  numel        56  float32    100%  proved                    proved
+wonderfall-139       hand-coded       rope-10000   Wonderfall            139      139  numel        57  float32    100%  proved                    proved
+dimopep-140          trained          trained      dimopep               140      140  unique      140  float32    100%  undecided [0, 10^20]      undecided
+rezabyt-311          trained          trained      rezabyt               311      311  unique      311  float32    100%  fails [1, 10^20]          fails
+yinglunz-456         trained          trained      yinglunz              456      456  unique      456  float32    100%  undecided [0, 10^20]      undecided
 """
 
 
@@ -196,16 +202,18 @@ def test_board_lists_every_file_with_its_counts():
     status, out, err = run_cli("board")
     table, rest = out.split("\n\n", 1)
     assert (status, table + "\n", err) == (0, BOARD_LIST, "")
-    assert "  zcbtrak-6        Kiguli/AdderBoard submissions/hand_coded/zcbtrak_6p.py @ " \
-           "e5167440c8e9\n                   https://gist.github.com/zcbtrak/" in rest
+    width = max(map(len, board.names()))
+    assert (f"  {'zcbtrak-6':<{width}}  Kiguli/AdderBoard submissions/hand_coded/zcbtrak_6p.py @ "
+            f"e5167440c8e9\n  {'':<{width}}  https://gist.github.com/zcbtrak/") in rest
     status, out, _ = run_cli("board", "--json")
     rows = json.loads(out)
     assert [r["model"] for r in rows] == [line.split()[0] for line in BOARD_LIST.splitlines()[1:]]
     assert rows[2]["source"]["commit"] == "e5167440c8e9d0ba167f54e0882bc525f8d06a84"
     status, out, _ = run_cli("board", "--markdown")
     assert out.splitlines()[4] == (
-        "| zcbtrak-6 | hand-coded | rope-19 | zcbtrak | 6 | 6 | free | 47 | float64 | proved | "
-        "proved | used by no entry: embed_w1, v_proj_w, gate_w0, gate_w1, carry_w; 47 other "
+        "| zcbtrak-6 | hand-coded | rope-19 | zcbtrak | 6 | 6 | free | 47 | float64 | 100% | "
+        "proved | proved | 100% on the test suite; fails on none of 10^20 pairs (proved: "
+        "tinyadder prove --model zcbtrak-6 --carries-first) | used by no entry: embed_w1, v_proj_w, gate_w0, gate_w1, carry_w; 47 other "
         "non-zero entries are literals, not derived from them (the original's constants "
         "outside its count) | Kiguli/AdderBoard "
         "submissions/hand_coded/zcbtrak_6p.py @ e5167440c8e9d0ba167f54e0882bc525f8d06a84 "
@@ -222,6 +230,7 @@ def test_board_lists_every_file_with_its_counts():
         ('evindor-57', 'unique', 313),
         ('cosminscn-66', 'numel', 156),
         ('evindor-67', 'unique', 323),
+        ('bingbangboom-lab-87', 'numel', 283),
         ('jacobli99-93', 'numel', 90),
         ('cosminscn-130', 'numel', 156)]
 
@@ -325,16 +334,18 @@ BOARD_TABLE = """\
 AdderBoard's protocol (verify.py: 10 edge cases, then 10,000 pairs from
   random.Random(2025)): a sample: the first 12 of its 10,010 cases
 
-model            category         claimed  counted  dtype      exact  float64  float32      prove    program       time
-alexlitz-36      hand-coded            36       36  float64    12/12   12/12*     2/12      fails      fails      T s
-lichengliu03-50  hand-coded            50      148  float32    12/12    12/12   12/12*     proved     proved      T s
+model            category         claimed  counted  dtype      exact  float64  float32                     prove    program       time
+alexlitz-36      hand-coded            36       36  float64    12/12   12/12*     2/12  fails 74,318,182,169,594      fails      T s
+lichengliu03-50  hand-coded            50      148  float32    12/12    12/12   12/12*                    proved     proved      T s
 
 exact: the fraction system, every digit certified for the real-number model; ?:
 some pairs open, their digits not certified at any precision tried; *: the dtype
 the entry was published in; time: the row's runs, wall seconds; prove: the
-generic prover's verdict on all 10^20 pairs of the real-number model, program:
-of the float program in its dtype (proved: a certificate; fails: a pair an exact
-or float run adds wrong; undecided: why below)
+prover's verdict on all 10^20 pairs of the real-number model, with the pairs it
+adds wrong where counted (exact, or [lo, hi]: certified bounds, lo shown wrong,
+hi = lo + those left open), program: the verdict on the float program in its
+dtype (proved: a certificate; fails: a pair an exact or float run adds wrong;
+undecided: why below)
 first wrong case:
   alexlitz-36 float32  9999999999+0000000000=10000001048, not 09999999999 (10 wrong)
 sources:
@@ -361,7 +372,7 @@ def test_board_table_runs_the_protocol_in_each_system():
     assert lines[2:6] == [
         '| model | category | claimed | counted | dtype | exact | float64 | float32 | prove | program | first wrong | time | source |',
         '|---|---|---:|---:|---|---:|---:|---:|---|---|---|---:|---|',
-        '| alexlitz-36 | hand-coded | 36 | 36 | float64 | 12/12 | 12/12\\* | 2/12 | fails | fails | float32: 9999999999+0000000000=10000001048, not 09999999999 (10 wrong) | T s | Kiguli/AdderBoard submissions/hand_coded/alexlitz_36p.py @ e5167440c8e9d0ba167f54e0882bc525f8d06a84 |',
+        '| alexlitz-36 | hand-coded | 36 | 36 | float64 | 12/12 | 12/12\\* | 2/12 | fails 74,318,182,169,594 | fails | float32: 9999999999+0000000000=10000001048, not 09999999999 (10 wrong) | T s | Kiguli/AdderBoard submissions/hand_coded/alexlitz_36p.py @ e5167440c8e9d0ba167f54e0882bc525f8d06a84 |',
         '| lichengliu03-50 | hand-coded | 50 | 148 | float32 | 12/12 | 12/12 | 12/12\\* | proved | proved |  | T s | Kiguli/AdderBoard submissions/hand_coded/lichengliu03_50p.py @ e5167440c8e9d0ba167f54e0882bc525f8d06a84 |',
     ]
     assert lines[0].endswith("the first 12 of its 10,010 cases.")
@@ -378,7 +389,7 @@ def test_jobs_split_the_models_and_change_nothing_else():
     replay = ["board", "--run", "all", "--sample", "2", "--number", "float"]
     one, two = run_cli(*replay), run_cli(*replay, "--jobs", "3")
     assert one[:2] == two[:2] and one[1].count("\n") >= len(NAMES)
-    assert [line.split(":")[0] for line in two[2].splitlines()] == NAMES
+    assert [line.split(":")[0] for line in two[2].splitlines()] == board.names()
 
 
 def test_board_table_as_json():
@@ -417,8 +428,9 @@ def test_board_table_stops_at_ctrl_c_with_what_it_checked(monkeypatch):
     status, out, _ = run_cli("board", "--table", "--cases", "5", "--models",
                              "alexlitz-36,fblissjr-33", "--systems", "float")
     lines = timeless(out).splitlines()
-    assert status == 130 and lines[4] == 'alexlitz-36  hand-coded            36       36  float64     3/3*      fails      fails      T s'
-    assert len(lines) == 16 and lines[-1] == (
+    assert status == 130 and lines[4] == ('alexlitz-36  hand-coded            36       36  float64     3/3*  '
+                                     'fails 74,318,182,169,594      fails      T s')
+    assert len(lines) == 18 and lines[-1] == (
         "interrupted (Ctrl-C): the last row counts the cases checked until then")
 
 
@@ -458,7 +470,8 @@ def test_board_keeps_open_pairs_apart(monkeypatch):
                              "--systems", "fraction,float")
     lines = timeless(out).splitlines()
     assert status == 1 and lines[4] == ("alexlitz-36  hand-coded            36       36  "
-                                        "float64   4/5?     5/5*      fails      fails      T s")
+                                        "float64   4/5?     5/5*  fails 74,318,182,169,594  "
+                                        "    fails      T s")
     assert "  alexlitz-36 exact  1 open (not certified), the first 9999999999+0000000001" \
         in lines
     status, out, _ = run_cli("board", "--table", "--cases", "5", "--models", "alexlitz-36",
@@ -508,3 +521,130 @@ def test_proof_options_name_proved_models_and_the_provers_options():
     for name, options in board.PROOF_OPTIONS.items():
         assert board.verdict(name) == "proved"
         assert generic.Prover(models.build(name), **options).carries_first
+
+
+# ---- verdicts and counts ----------------------------------------------------------------
+
+def test_the_suite_column_is_the_originals_wrong_answers():
+    """ORIGINAL_WRONG holds what each fixture records of the original on AdderBoard's 10,010
+    cases; the column floors the accuracy, so a wrong case never reads 100%."""
+    held = {name: len(fixture(name)["suites"]["adderboard"]["wrong"]) for name in NAMES}
+    assert {n: k for n, k in held.items() if k} == board.ORIGINAL_WRONG
+    assert [board.suite_text(n) for n in ("lokimorty-39", "staghado-122", "zcbtrak-6")] == [
+        "99.91%", "99.95%", "100%"]
+    assert board.suite_text("published") == "100%"
+
+
+def test_counts_round_outwards():
+    assert [board.rounded(74_318_182_169_594, up) for up in (False, True)] == [
+        "7.43e13", "7.44e13"]
+    assert [board.rounded(999_501, up) for up in (False, True)] == ["9.99e5", "1.00e6"]
+    assert (board.rounded(9999, True), board.rounded(0, False)) == ("9999", "0")
+    assert board.rounded(10 ** 20, True) == "10^20" and board.rounded(10 ** 20 - 1, True) == \
+        "1.00e20"
+    assert board.interval_text(board.Count(0, 10 ** 20, "")) == "[0, 10^20]"
+    assert board.interval_text(board.Count(5, 5, "")) == "5"
+
+
+def test_every_count_fits_its_verdict():
+    """A recorded count lies in [0, 10^20]; a "fails" count shows a pair wrong (lo >= 1), an
+    "undecided" one none (lo = 0, else it would fail) and leaves some open; a "proved" model
+    counts [0, 0] by its proof, never a record."""
+    assert set(board.COUNTS) <= set(board.names())
+    for name in board.COUNTS:
+        c = board.count(name)
+        assert 0 <= c.low <= c.high <= board.TOTAL, name
+        v = board.verdict(name)
+        assert (v, c.low > 0) in (("fails", True), ("undecided", False)), name
+        assert v == "fails" or c.high > 0
+    for name in board.names():
+        if board.verdict(name) == "proved":
+            assert name not in board.COUNTS and board.count(name).high == 0
+
+
+def test_rate_lines_state_the_suite_beside_the_count():
+    assert board.rate_line("alexlitz-36") == (
+        "100% on the test suite; fails on 74,318,182,169,594 of 10^20 pairs (certified: "
+        "tinyadder census --model alexlitz-36)")
+    assert board.rate_line("zcbtrak-6") == (
+        "100% on the test suite; fails on none of 10^20 pairs (proved: tinyadder prove "
+        "--model zcbtrak-6 --carries-first)")
+    assert board.rate_line("lokimorty-39").startswith(
+        "99.91% on the test suite (9 of 10,010 wrong); fails on ")
+    assert board.prove_cell("alexlitz-36") == "fails 74,318,182,169,594"
+    assert board.prove_cell("staghado-122") == "fails [1, 10^20]"
+    assert board.rate_line("staghado-122") == (
+        "99.95% on the test suite (5 of 10,010 wrong); fails on between 1 and "
+        "100,000,000,000,000,000,000 of 10^20 pairs (certified: tinyadder board --count "
+        "staghado-122; 6190105256 + 9983555477, an exact run)")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["published", "alexlitz-36"])
+def test_the_census_gives_the_recorded_count(name):
+    """The closed-form census counts what the list records (about 2 s each)."""
+    from tinyadder.proof.census import census
+    c = board.COUNTS[name]
+    assert census(models.build(name)).count == c.low == c.high
+
+
+def test_board_count_reports_the_bounds_beside_the_record(monkeypatch):
+    """``board --count`` runs the generic method's failure_count with the list's budget and
+    says whether it derives the record (failure_count stubbed: the real runs are slow)."""
+    from tinyadder.proof.search import generic
+    calls = []
+
+    def stub(model, **kw):
+        calls.append((model.name, kw["max_sets"], kw["carries_first"]))
+        return generic.FailureCount(10, 3, 12, [(1, 2, 4)], 40, 7)
+
+    monkeypatch.setattr(generic, "failure_count", stub)
+    status, out, err = run_cli("board", "--count", "vijec-52")
+    held = board.COUNTS.get("vijec-52")
+    assert status == 1 and calls == [("vijec-52", board.COUNT_SETS, False)]
+    assert out.splitlines()[:2] == [
+        f"vijec-52: fails on between 3 and 12 of 10^20 pairs (certified: the generic method, "
+        f"{board.COUNT_SETS} regions per answer position; 40 regions, 7 exact runs)",
+        "  1 + 2 = 3, model 4"]
+    assert out.splitlines()[2] == ("the list holds no count of it" if held is None else
+                                   f"the list's record: [{held.low:,}, {held.high:,}] "
+                                   f"(tinyadder board --count vijec-52): different")
+    def overflows(model, **kw):
+        import decimal
+        raise decimal.Overflow("an exp enclosure overflows")
+
+    monkeypatch.setattr(generic, "failure_count", overflows)
+    status, out, err = run_cli("board", "--count", "lokimorty-39")
+    assert (status, out) == (3, "") and err == (
+        "tinyadder: board: --count lokimorty-39: the generic method does not reach this model: "
+        "Overflow: an exp enclosure overflows\n")
+    status, out, err = run_cli("board", "--count", "vijec-52", "--table")
+    assert (status, out) == (2, "") and "--count is a command of its own" in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(n for n, c in board.COUNTS.items()
+                                        if c.how.startswith("board --count")))
+def test_board_count_derives_the_record(name):
+    """Each count the list holds from ``board --count`` is derived again, the same (about
+    10 to 15 minutes of CPU each)."""
+    status, out, _ = run_cli("board", "--count", name)
+    assert out.rstrip().endswith("the same as the list's record")
+
+
+def test_tinyadder_own_entries_are_listed_and_marked():
+    """TinyAdder-36 (published, repaired) and seed 000's variants join the list as
+    tinyadder's own, counted by the same rules; the published float64 program writes a wrong
+    sum, the others' right."""
+    own = {e.name: e for e in board.listed() if e.category == "tinyadder's own"}
+    assert sorted(own) == sorted(board.OWN)
+    assert [(own[n].claimed, own[n].own, own[n].rule) for n in board.OWN] == [
+        (36, 36, "seed000"), (36, 36, "seed000"), (28, 28, "seed000"), (22, 22, "seed000")]
+    assert [board.verdict(n) for n in board.OWN] == ["fails", "proved", "proved", "proved"]
+    float64 = number_system("float")
+    a, b = 2999999999, 1999999999
+    assert [add(models.build(n), float64, a, b) for n in board.OWN] == [
+        5000000000, a + b, a + b, a + b]
+    assert board.program_verdict("published") == "fails"
+    assert Path("tests/fixtures/proofs/variant-22.float64.cert.json.gz").exists()
+    assert board.program_verdict("variant-22") == board.verdict("variant-22") == "proved"

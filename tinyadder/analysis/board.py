@@ -14,7 +14,7 @@ number systems; ``table_head``/``table_line``/``table_foot``, the ``markdown_`` 
 ``table_json`` print it.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import textwrap
 import time
 from typing import Mapping, Optional, Tuple
@@ -112,8 +112,47 @@ def entry(name):
 
 def entries():
     """Every board model's Entry, by claimed parameters, then name."""
-    found = [entry(name) for name in models.board_names()]
+    return _ordered(entry(name) for name in models.board_names())
+
+
+def _ordered(found):
     return sorted(found, key=lambda e: (e.claimed is None, e.claimed or 0, e.name))
+
+
+# tinyadder's own models that join the list, marked as such (category "tinyadder's own"):
+# TinyAdder-36 as published and repaired (docs/spec.md), seed 000's variants (docs/variant-28.md,
+# docs/variant-22.md); each model's file in the package is its source.
+OWN = {"published": "models/published.json", "repaired": "models/repaired.json",
+       "variant-28": "models/variant-28.json", "variant-22": "models/programs/variant-22.json"}
+
+
+def own_entry(name):
+    """The Entry of tinyadder's own model ``name`` (OWN), counted as the board's are."""
+    model = models.build(name)
+    counts = ledger.rules(model)
+    claimed = model.about.get("params_claimed")
+    rule = own_rule(name, claimed, counts)
+    return Entry(name=name, family="tinyadder", author="tinyadder", claimed=claimed,
+                 counted=counts["seed000"].params, dtype=model.about.get("dtype", ""),
+                 source={"path": f"tinyadder/{OWN[name]}"}, rule=rule,
+                 own=counts[rule].params, why=why(rule, claimed, counts))
+
+
+def listed():
+    """The board's list: every board model's Entry and tinyadder's own (OWN), by claimed
+    parameters, then name."""
+    return _ordered([entry(name) for name in models.board_names()]
+                    + [own_entry(name) for name in OWN])
+
+
+def names():
+    """Every listed model's name: the board's files, then tinyadder's own (OWN)."""
+    return list(models.board_names()) + list(OWN)
+
+
+def any_entry(name):
+    """The Entry of a board model or of one of tinyadder's own (OWN)."""
+    return own_entry(name) if name in OWN else entry(name)
 
 
 def native(model):
@@ -195,8 +234,10 @@ def run(model, suite, pairs, ns=None, progress=None):
 
 
 def replay(name, suite, k=None, ns=None, progress=None):
-    """Run the board model ``name`` on ``sample(suite_pairs(suite), k)`` in ``ns``."""
-    return run(models.build(name), suite, sample(suite_pairs(suite), k), ns, progress)
+    """Run the listed model ``name`` on ``sample(suite_pairs(suite), k)`` in ``ns``, the
+    Replay under that name."""
+    result = run(models.build(name), suite, sample(suite_pairs(suite), k), ns, progress)
+    return replace(result, name=name)
 
 
 def step_logits(model, ns, a, b, steps=None):
@@ -241,7 +282,7 @@ def source_text(source, commit=12):
 
 
 COLUMNS = ("model", "category", "family", "author", "claimed", "counted", "rule", "ledger",
-           "dtype", "prove", "program")
+           "dtype", "suite", "prove", "program")
 
 # The generic prover's verdict on each board model's real-number model, all 10^20 pairs
 # (``tinyadder prove --model NAME``; budgets and regions left: docs/proof.md, "The board").
@@ -307,6 +348,11 @@ WITNESSES = {"staghado-122": (6190105256, 9983555477, 16273660733),
              "lokimorty-39": (4852919719, 6296009553, 11148939272)}
 
 
+# A "fails" whose pair a search of single pairs found, not the test suite (docs/proof.md, "The
+# board"): the pair and the sum the exact run writes (tests/test_prove_generic.py checks it).
+SEARCHED = {"rezabyt-311": (9399137648, 9500813250, 18999950898)}
+
+
 # Why a verdict above is undecided (``undecided_why``); the default: not yet run.
 UNDECIDED = {
     ("cosminscn-66", "program"): "its first digit rests on a one-ulp float32 tie",
@@ -318,37 +364,190 @@ UNDECIDED = {
 
 def undecided_why(name, what):
     """Why the ``what`` ('prove' or 'program') verdict on ``name`` is undecided."""
+    if what == "prove" and name in COUNTS and COUNTS[name].high:
+        c = COUNTS[name]
+        left = "all 10^20" if c.high - c.low == TOTAL else f"{c.high - c.low:,}"
+        return f"{COUNT_SETS} regions per answer position leave {left} pairs open"
     return UNDECIDED.get((name, what), "not run within a budget yet")
 
 
+# tinyadder's own models (OWN): the published model fails (its failures counted by the closed
+# form, docs/proof.md), the repaired one and variant-28 are proved by the closed form
+# (``prove --model NAME``), variant-22 by the generic method (its certificate
+# tests/fixtures/proofs/variant-22.cert.json.gz). Their float64 programs: the published one
+# writes 2999999999 + 1999999999 = 5000000000; variant-22's is proved (variant-22.float64.cert
+# .json.gz); the others' are not run yet.
+OWN_VERDICTS = {"published": "fails", "repaired": "proved", "variant-28": "proved",
+                "variant-22": "proved"}
+OWN_PROGRAM_VERDICTS = {"published": "fails", "variant-22": "proved"}
+
+
 def verdict(name):
-    """The generic prover's verdict on the board model ``name`` (VERDICTS)."""
-    return VERDICTS.get(name, "undecided")
+    """The prover's verdict on the real-number model ``name`` (VERDICTS, OWN_VERDICTS)."""
+    return VERDICTS.get(name) or OWN_VERDICTS.get(name, "undecided")
 
 
 def program_verdict(name):
-    """The verdict on the float program of the board model ``name`` (PROGRAM_VERDICTS)."""
-    return PROGRAM_VERDICTS.get(name, "undecided")
+    """The verdict on the float program of ``name`` (PROGRAM_VERDICTS,
+    OWN_PROGRAM_VERDICTS)."""
+    return PROGRAM_VERDICTS.get(name) or OWN_PROGRAM_VERDICTS.get(name, "undecided")
+
+
+# ---- counts: how many of the 10^20 pairs each real-number model adds wrong ---------------
+
+TOTAL = 10 ** 20
+COUNT_SETS = 100  # ``board --count``: regions per answer position (failure_count's max_sets)
+
+
+@dataclass(frozen=True)
+class Count:
+    """Certified bounds on the pairs of 10^20 the real-number model adds wrong: ``low`` pairs
+    shown wrong, ``high`` = low + the pairs left open (exact when they meet); ``how``: the
+    command that derives them (after ``tinyadder``)."""
+
+    low: int
+    high: int
+    how: str
+
+
+# The counts run so far (docs/models.md, "Verdicts and counts"): the closed-form census where
+# it reaches the model (exact), else ``board --count NAME``: the generic method's
+# failure_count with COUNT_SETS regions per answer position, the budget a region count so
+# that a rerun derives the same bounds.
+PUBLISHED_FAILURES = 74_318_182_169_594  # docs/proof.md, "Results", N = 10
+COUNTS = {"published": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES, "census"),
+          "alexlitz-36": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES,
+                               "census --model alexlitz-36"),
+          "vijec-52": Count(0, TOTAL, "board --count vijec-52"),
+          "dimopep-140": Count(0, TOTAL, "board --count dimopep-140"),
+          "evindor-57": Count(0, TOTAL, "board --count evindor-57"),
+          "evindor-67": Count(0, TOTAL, "board --count evindor-67"),
+          "staghado-122": Count(0, TOTAL, "board --count staghado-122"),
+          "rezabyt-311": Count(0, TOTAL, "board --count rezabyt-311"),
+          "yinglunz-456": Count(0, TOTAL, "board --count yinglunz-456")}
+
+
+COUNT_SECONDS = 10 ** 6  # ``board --count``: seconds per position, beyond the region budget
+
+
+def count_lines(name, got, sets, runs, examples):
+    """``board --count``'s report: the bounds found, a few pairs shown wrong, the budget,
+    and the list's record beside them (one text)."""
+    if got.high == 0:
+        bounds = "fails on none of 10^20 pairs"
+    elif got.low == got.high:
+        bounds = f"fails on {got.low:,} of 10^20 pairs"
+    else:
+        bounds = f"fails on between {got.low:,} and {got.high:,} of 10^20 pairs"
+    lines = [f"{name}: {bounds} (certified: the generic method, {COUNT_SETS} regions per "
+             f"answer position; {sets} regions, {runs} exact runs)"]
+    lines += [f"  {a} + {b} = {a + b}, model {wrote}" for a, b, wrote in examples[:3]]
+    held = COUNTS.get(name)
+    if held is None:
+        lines.append("the list holds no count of it")
+    elif (held.low, held.high) == (got.low, got.high):
+        lines.append("the same as the list's record")
+    else:
+        lines.append(f"the list's record: [{held.low:,}, {held.high:,}] (tinyadder "
+                     f"{held.how}): different")
+    return "\n".join(lines)
+
+
+def count(name):
+    """The Count of ``name``: [0, 0] for a proved model, COUNTS for a counted one (a failing
+    model's low bound at least 1, its pair that an exact run adds wrong, where the search
+    showed none), else None."""
+    if verdict(name) == "proved":
+        how = f"prove --model {name}" + (" --carries-first" if PROOF_OPTIONS.get(name) else "")
+        return Count(0, 0, how)
+    c = COUNTS.get(name)
+    found = WITNESSES.get(name) or SEARCHED.get(name)
+    if c is not None and c.low == 0 and verdict(name) == "fails" and found:
+        return Count(1, c.high, f"{c.how}; {found[0]} + {found[1]}, an exact run")
+    return c
+
+
+def rounded(n, up):
+    """``n`` to 3 significant digits ('7.43e13'), rounded up (``up``) or down so that a bound
+    stays a bound; exact below 10^4; 10^20 as '10^20'."""
+    if n == TOTAL:
+        return "10^20"
+    if n < 10 ** 4:
+        return str(n)
+    k = len(str(n)) - 3
+    m = -(-n // 10 ** k) if up else n // 10 ** k
+    if m == 1000:
+        m, k = 100, k + 1
+    return f"{m // 100}.{m % 100:02d}e{k + 2}"
+
+
+def interval_text(c):
+    """A Count as a column writes it: '[lo, hi]', rounded outwards; an exact count whole."""
+    if c.low == c.high:
+        return f"{c.low:,}"
+    return f"[{rounded(c.low, False)}, {rounded(c.high, True)}]"
+
+
+def prove_cell(name):
+    """The real-number model's column: 'proved', 'fails [lo, hi]', 'undecided [lo, hi]' or
+    the bare verdict where no count is run."""
+    v, c = verdict(name), count(name)
+    return v if v == "proved" or c is None else f"{v} {interval_text(c)}"
+
+
+# The answers the original (for tinyadder's own models: the float64 program) got wrong on
+# AdderBoard's 10,010 cases, from the fixtures (tests/test_board.py checks them); 0 elsewhere.
+ORIGINAL_WRONG = {"lokimorty-39": 9, "staghado-122": 5}
+
+
+def suite_text(name):
+    """The original's accuracy on AdderBoard's protocol, floored to 0.01% (never 100% with a
+    wrong case): '99.95%'."""
+    wrong = ORIGINAL_WRONG.get(name, 0)
+    if not wrong:
+        return "100%"
+    hundredths = (PROTOCOL_CASES - wrong) * 10_000 // PROTOCOL_CASES
+    return f"{hundredths // 100}.{hundredths % 100:02d}%"
+
+
+def rate_line(name):
+    """The test suite's accuracy beside the certified count of failures over 10^20 pairs."""
+    wrong = ORIGINAL_WRONG.get(name, 0)
+    head = (f"{suite_text(name)} on the test suite ({wrong} of {PROTOCOL_CASES:,} wrong); "
+            if wrong else f"{suite_text(name)} on the test suite; ")
+    c = count(name)
+    if c is None:
+        found = WITNESSES.get(name) or SEARCHED.get(name)
+        return head + (f"fails on at least 1 of 10^20 pairs ({found[0]} + {found[1]}, an "
+                       f"exact run); not counted yet" if found else "not counted yet")
+    if c.high == 0:
+        return head + f"fails on none of 10^20 pairs (proved: tinyadder {c.how})"
+    if c.low == c.high:
+        return head + f"fails on {c.low:,} of 10^20 pairs (certified: tinyadder {c.how})"
+    return head + (f"fails on between {c.low:,} and {c.high:,} of 10^20 pairs (certified: "
+                   f"tinyadder {c.how})")
 
 
 def _row(e):
     return (e.name, e.category, e.family, e.author, "" if e.claimed is None else str(e.claimed),
             "" if e.own is None else str(e.own), e.rule, str(e.counted), e.dtype,
-            verdict(e.name), program_verdict(e.name))
+            suite_text(e.name), prove_cell(e.name), program_verdict(e.name))
 
 
 def table(found):
     """The list as aligned text: one row per entry, then each entry's source."""
     rows = [COLUMNS] + [_row(e) for e in found]
     widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
-    right = {4, 5, 7}
+    right = {4, 5, 7, 9}
     lines = ["  ".join(c.rjust(w) if i in right else c.ljust(w)
                        for i, (c, w) in enumerate(zip(r, widths))).rstrip() for r in rows]
     lines += ["", "claimed: the entry's own count; counted: tinyadder params from the file, "
               "under", "the rule the claim is read under (rule; docs/params.md); ledger: "
-              "the ledger's", "count (seed 000's rule); prove: the generic prover's verdict "
-              "on all 10^20", "pairs, real-number model; program: the same of the float "
-              "program, in its dtype", "(docs/proof.md)"]
+              "the ledger's", "count (seed 000's rule); suite: the original's accuracy on "
+              "AdderBoard's 10,010", "cases; prove: the prover's verdict on all 10^20 pairs, "
+              "real-number model, with", "[lo, hi], certified bounds on the pairs it adds "
+              "wrong (lo: shown wrong; hi:", "lo + those left open); program: the verdict "
+              "on the float program, in its", "dtype (docs/proof.md, docs/models.md)"]
     width = widths[0]
     flagged = [e for e in found if e.why]
     if flagged:
@@ -356,6 +555,13 @@ def table(found):
         for e in flagged:
             lines += textwrap.wrap(f"{e.name:<{width}}  {e.why}", 88,
                                    initial_indent="  ", subsequent_indent=" " * (width + 4))
+    lines += ["", "failures over all 10^20 pairs, beside the test suite:"]
+    for e in found:
+        lines += textwrap.wrap(f"{e.name:<{width}}  {rate_line(e.name)}", 88,
+                               initial_indent="  ", subsequent_indent=" " * (width + 4))
+    undecided = undecided_lines(found)
+    if undecided:
+        lines += ["", "undecided:"] + undecided
     lines += ["", "sources (repository path @ commit, where it was read; the original):"]
     for e in found:
         lines.append(f"  {e.name:<{width}}  {source_text(e.source)}")
@@ -366,16 +572,16 @@ def table(found):
 
 def markdown(found):
     """The list as a Markdown table, the source in its last column."""
-    head = COLUMNS + ("why", "source",)
+    head = COLUMNS + ("failures", "why", "source",)
     lines = ["| " + " | ".join(head) + " |",
-             "|" + "|".join("---:" if c in ("claimed", "counted", "ledger") else "---"
+             "|" + "|".join("---:" if c in ("claimed", "counted", "ledger", "suite") else "---"
                             for c in head)
              + "|"]
     for e in found:
         where = source_text(e.source, 40)
         if e.source.get("url"):
             where += f" ({e.source['url']})"
-        lines.append("| " + " | ".join(_row(e) + (e.why, where)) + " |")
+        lines.append("| " + " | ".join(_row(e) + (rate_line(e.name), e.why, where)) + " |")
     return lines
 
 
@@ -383,8 +589,20 @@ def as_json(found):
     return [{"model": e.name, "category": e.category, "family": e.family, "author": e.author,
              "params_claimed": e.claimed, "params_counted": e.counted, "params_rule": e.rule,
              "params_under_rule": e.own, "params_why": e.why, "dtype": e.dtype,
+             "suite_wrong": ORIGINAL_WRONG.get(e.name, 0), "suite_cases": PROTOCOL_CASES,
              "prove": verdict(e.name), "program": program_verdict(e.name),
+             "failures": _count_json(count(e.name)), "undecided": _why_json(e.name),
              "source": dict(e.source)} for e in found]
+
+
+def _count_json(c):
+    return None if c is None else {"low": c.low, "high": c.high, "of": TOTAL,
+                                   "command": f"tinyadder {c.how}"}
+
+
+def _why_json(name):
+    return {what: undecided_why(name, what) for what, v in
+            (("prove", verdict(name)), ("program", program_verdict(name))) if v == "undecided"}
 
 
 def replay_lines(result, show=3):
@@ -488,7 +706,8 @@ def table_widths(names, columns, k=None):
     return ([max(len("model"), *map(len, names)), len("tinyadder's own"), len("claimed"),
              len("counted"), len("float64")]
             + [max(len(c), 2 * count + 3) for c in columns]
-            + [VERDICT_WIDTH, VERDICT_WIDTH, TIME_WIDTH])
+            + [max(VERDICT_WIDTH, *(len(prove_cell(n)) for n in names)), VERDICT_WIDTH,
+               TIME_WIDTH])
 
 
 HEAD = ("model", "category", "claimed", "counted", "dtype")
@@ -513,7 +732,7 @@ def table_line(row, widths):
     runs = len(widths) - len(HEAD) - len(TAIL) - 1
     cells = (_front(e) + tuple(cell(row, r) for r in row.runs)
              + ("",) * (runs - len(row.runs))
-             + (verdict(e.name), program_verdict(e.name), f"{row.seconds:.1f} s"))
+             + (prove_cell(e.name), program_verdict(e.name), f"{row.seconds:.1f} s"))
     return _aligned(cells, widths)
 
 
@@ -530,9 +749,11 @@ def problems(replay_):
     return "; ".join(parts + ([open_text(replay_)] if replay_.undecided else []))
 
 
-VERDICT_NOTE = ("prove: the generic prover's verdict on all 10^20 pairs of the real-number "
-                "model, program: of the float program in its dtype (proved: a certificate; "
-                "fails: a pair an exact or float run adds wrong; undecided: why below)")
+VERDICT_NOTE = ("prove: the prover's verdict on all 10^20 pairs of the real-number model, "
+                "with the pairs it adds wrong where counted (exact, or [lo, hi]: certified "
+                "bounds, lo shown wrong, hi = lo + those left open), program: the verdict on "
+                "the float program in its dtype (proved: a certificate; fails: a pair an "
+                "exact or float run adds wrong; undecided: why below)")
 
 
 def undecided_lines(entries_):
@@ -580,8 +801,9 @@ def markdown_line(row, columns):
     cells = ([cell(row, r).replace("*", "\\*") for r in row.runs]
              + [""] * (len(columns) - len(row.runs)))
     wrong = "; ".join(f"{column(r.system)}: {problems(r)}" for r in row.runs if problems(r))
-    verdicts = [v if v != "undecided" else f"undecided ({undecided_why(e.name, w)})"
-                for w, v in (("prove", verdict(e.name)), ("program", program_verdict(e.name)))]
+    verdicts = [c if v != "undecided" else f"{c} ({undecided_why(e.name, w)})"
+                for w, v, c in (("prove", verdict(e.name), prove_cell(e.name)),
+                                ("program", program_verdict(e.name), program_verdict(e.name)))]
     return "| " + " | ".join(list(_front(e)) + cells + verdicts
                              + [wrong, f"{row.seconds:.1f} s", source_text(e.source, 40)]) + " |"
 

@@ -7,6 +7,7 @@ from .. import models
 from ..addition import excerpt
 from ..analysis import board
 from ..analysis.parallel import each_share
+from ..proof.search import generic
 from .options import PROG, Parser, Progress, add_jobs_option, int_arg, number_arg
 
 
@@ -63,6 +64,13 @@ def build_parser():
         "--number", type=number_arg, metavar="SYSTEM",
         help="with --run: number system of the replay (fraction, decimal, decimal:P, float "
              "or float32); default: each model's published dtype")
+    parser.add_argument(
+        "--count", metavar="NAME", type=count_arg,
+        help="count the pairs of all 10^20 that NAME's real-number model adds wrong, by the "
+             "generic method with the board's budget (regions per answer position, so that "
+             "a rerun derives the same bounds): certified bounds [lo, hi], compared with "
+             "the list's record; exit status 0 when none fail, 1 when some do, 3 when the "
+             "bounds leave it open")
     add_jobs_option(parser, "the models of --table or --run all (one model a part; "
                             "progress then per model)")
     return parser
@@ -70,17 +78,25 @@ def build_parser():
 
 def run_arg(text):
     """--run: 'all' or a board model's name."""
-    if text == "all" or text in models.board_names():
+    if text == "all" or text in board.names():
         return text
     raise argparse.ArgumentTypeError(f"unknown board model {excerpt(text)}; use all or a "
                                      f"name '{PROG} board' lists")
+
+
+def count_arg(text):
+    """--count: a listed model's name."""
+    if text in board.names():
+        return text
+    raise argparse.ArgumentTypeError(f"unknown board model {excerpt(text)}; use a name "
+                                     f"'{PROG} board' lists")
 
 
 def models_arg(text):
     """--models: board model names, comma-separated, each once."""
     names = text.split(",")
     for name in names:
-        if name not in models.board_names():
+        if name not in board.names():
             raise argparse.ArgumentTypeError(f"unknown board model {excerpt(name)}; use "
                                              f"names '{PROG} board' lists, comma-separated")
     if len(set(names)) < len(names):
@@ -111,10 +127,14 @@ def main(argv, out, err, stdin):
         parser.error("--table and --run are two commands; give one")
     if args.jobs > 1 and not args.table and args.run is None:
         parser.error("--jobs goes with --table or --run")
+    if args.count is not None:
+        if args.table or args.run is not None or args.json or args.markdown:
+            parser.error("--count is a command of its own; give it alone")
+        return count(args.count, out, err)
     if args.table:
         return table(args, out, err)
     if args.run is None:
-        found = board.entries()
+        found = board.listed()
         if args.json:
             print(json.dumps(board.as_json(found), indent=1), file=out)
         else:
@@ -128,7 +148,7 @@ def main(argv, out, err, stdin):
 
 def replay(args, out, err):
     """--run: one line per model, its wrong sums below it."""
-    names = models.board_names() if args.run == "all" else [args.run]
+    names = board.names() if args.run == "all" else [args.run]
     suite = args.suite or "adderboard"
 
     def one(name):
@@ -154,7 +174,7 @@ def replay(args, out, err):
 
 def table(args, out, err):
     """--table: each row printed when its runs end (text, Markdown), or all as JSON."""
-    found = [board.entry(name) for name in args.models] if args.models else board.entries()
+    found = [board.any_entry(name) for name in args.models] if args.models else board.listed()
     systems = args.systems or [number_arg(s) for s in board.TABLE_SYSTEMS]
     names = [board.label(ns) for ns in systems]
     columns = [board.column(n) for n in names]
@@ -198,3 +218,22 @@ def table_row(e, systems, pairs, err, shown=True):
         if runs[-1].interrupted:
             break
     return board.Row(e, tuple(runs))
+
+
+def count(name, out, err):
+    """--count: the generic method's certified bounds on the failures of ``name``, beside the
+    list's record."""
+    model = models.build(name)
+    try:
+        found = generic.failure_count(model, max_sets=board.COUNT_SETS,
+                                      max_seconds=board.COUNT_SECONDS,
+                                      progress=Progress(err, f"{name} count"),
+                                      carries_first=bool(board.PROOF_OPTIONS.get(name)))
+    except (ValueError, ArithmeticError) as why:  # a model the method does not reach
+        print(f"{PROG}: board: --count {name}: the generic method does not reach this "
+              f"model: {type(why).__name__}: {str(why)[:120]}", file=err)
+        return 3
+    got = board.Count(found.low, found.high, f"board --count {name}")
+    print(board.count_lines(name, got, found.sets, found.runs, found.counterexamples),
+          file=out)
+    return 0 if got.high == 0 else 1 if got.low else 3

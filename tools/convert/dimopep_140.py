@@ -16,7 +16,7 @@ import sys
 
 import torch
 
-from common import LOGIT_PAIRS, greedy_logits, qwen_tied, record  # noqa: F401
+from common import greedy_logits, qwen_tied, record
 
 REPO, COMMIT = "Kiguli/AdderBoard", "e5167440c8e9d0ba167f54e0882bc525f8d06a84"
 PATH = "submissions/trained/dimopep_140p.py"
