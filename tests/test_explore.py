@@ -461,6 +461,33 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
     assert tour[2]["expect"]["values"] == [1, 0.75] and tour[2]["state"]["pos"] == 4
 
 
+def test_a_mixed_block_is_drawn_with_its_mix_as_a_stage(tmp_path):
+    """lokimorty-39 mixes its two blocks' outputs, x = first + g·(last − first) (hook_mix):
+    the page lists the mix as a stage between layer 1's FFN and the readout, and its values
+    are that formula of the two stages before it, as the readout then shows them."""
+    out, err = io.StringIO(), io.StringIO()
+    path = tmp_path / "l39.html"
+    assert explore_cli.main(["--model", "lokimorty-39", "--number", "float", "123+456", "-o",
+                             str(path)], out, err, None) == 0
+    assert err.getvalue() == ""  # exit 0 and no warning: its sum, 579, is right
+    text = path.read_text(encoding="utf-8")
+    assert "<h1>lokimorty-39 adds 0000000123 + 0000000456</h1>" in text
+    data = json.loads(Page(text).data)
+    assert [s["short"] for s in data["stages"]] == ["embed", "L0.attn", "L0.mlp", "L1.attn",
+                                                    "L1.mlp", "mix", "readout"]
+    assert data["stages"][5]["label"] == "the mix of layer 0's and layer 1's outputs"
+    gain = float(build("lokimorty-39").mix.gain)
+    rows = {k: data["residual"][k]["rows"] for k in ("L0.mlp", "L1.mlp", "mix", "readout")}
+    assert list(rows["mix"]) == ["x0", "x1", "x2"]
+    for slot in rows["mix"]:
+        first, last, mixed = ([c[0] for c in rows[k][slot]["cells"]]
+                              for k in ("L0.mlp", "L1.mlp", "mix"))
+        assert len(mixed) == len(data["tokens"])
+        for f, g, m in zip(first, last, mixed):
+            assert math.isclose(m, f + gain * (g - f), rel_tol=1e-12, abs_tol=1e-12)
+        assert [c[0] for c in rows["readout"][slot]["cells"]] == mixed
+
+
 ROPE_19 = ["zcbtrak-6", "yieldthought-20"] + [
     pytest.param(name, marks=pytest.mark.slow) for name in (
         "kswain98-2", "kswain98-4", "kswain98-8", "lokimorty-10", "lokimorty-12",

@@ -90,8 +90,7 @@ def main(argv, out, err, stdin):
         a, b = addition.parse_expression(args.expression, addition.digits_of(model))
     except addition.InputError as error:
         parser.error(str(error))
-    refusal = (undrawable(args.model, model) or
-               size_problem("explore", args.model, model, [args.number], VIEW_COPIES))
+    refusal = size_problem("explore", args.model, model, [args.number], VIEW_COPIES)
     if refusal:
         parser.error(refusal)
     with open_output(args.output, parser) as f:
@@ -124,8 +123,7 @@ def compare(parser, args, out, err):
     except addition.InputError as error:
         parser.error(str(error))
     for choice, model in built:
-        refusal = (undrawable(choice, model) or
-                   size_problem("explore", choice, model, [args.number], VIEW_COPIES))
+        refusal = size_problem("explore", choice, model, [args.number], VIEW_COPIES)
         if refusal:
             parser.error(refusal)
     with open_output(args.output, parser) as f:
@@ -141,17 +139,6 @@ def compare(parser, args, out, err):
     print(f"wrote {args.output} ({len(text.encode('utf-8')) // 1024} kB): open it in a browser",
           file=out)
     return max(wrong_sum(choice, v, a, b, err) for (choice, _), v in zip(built, views))
-
-
-def undrawable(name, model):
-    """Why the views cannot draw ``model``, in one line, or None. A mixed block (lokimorty-39:
-    x = first + g·(second − first), model.mix) records the trace point hook_mix, which the
-    trace's labels (cache.point_labels) do not list yet."""
-    if model.mix is None:
-        return None
-    return (f"the views cannot draw {name} yet: it mixes two passes of its block (its trace "
-            f"point hook_mix has no slot labels in the trace); 'tinyadder --model {name} "
-            f"--trace EXPR' prints its run")
 
 
 def wrong_sum(model, views, a, b, err):

@@ -41,7 +41,7 @@ from ..roles import layout_text, roles as position_roles
 from ..probes import READOUT, check, intended, overflow
 from ..program import half_layers
 from ..show import MARK, SHORT, SIG, fmt, rounded
-from ...cache import run_with_cache, stages
+from ...cache import Stage, run_with_cache, stages
 from . import variants
 from .svg import pretty, shown
 
@@ -244,6 +244,17 @@ def _slot_row(cache, name, slot):
 
 # ----------------------------------------------------------------------------- residual
 
+def view_stages(model):
+    """``cache.stages``, then the mix (``model.mix``: x = first + g·(last − first), recorded as
+    hook_mix), which the readout reads in place of the last block's output."""
+    out = stages(model)
+    if model.mix is not None:
+        first, last = model.mix.first, len(model.blocks) - 1
+        out.append(Stage(f"the mix of layer {first}'s and layer {last}'s outputs", "mix",
+                         "hook_mix", None, "mix"))
+    return out
+
+
 def residual_view(cache, probe, intents):
     """Per stage (embedding, each half-layer) and slot, the value at every position, whether
     that stage changed it, whether it departs from its intended value (``probes.check``; never
@@ -253,7 +264,7 @@ def residual_view(cache, probe, intents):
     model = cache.model
     out = []
     before = None
-    for stage in stages(model):
+    for stage in view_stages(model):
         values = cache[stage.name]
         labels = cache.labels(stage.name)
         slots = []
@@ -521,7 +532,7 @@ def _build_views(cache, a, b, changes):
         "missing": gaps,
         "tokens": tokens_view(cache, not lacks["alibi"]),
         "stages": [{"short": s.short, "label": s.label, "name": s.name}
-                   for s in stages(model)] + [
+                   for s in view_stages(model)] + [
             {"short": "readout", "label": "readout", "name": "unembed.hook_out"}],
         "heads": heads, "hidden_heads": hidden, "hidden_why": why,
         "place_head": head_key(0, alibi_head(model)) if not lacks["alibi"] else None,
