@@ -3,7 +3,7 @@
 from contextlib import contextmanager
 import os
 
-from .. import addition
+from .. import addition, task
 from ..analysis.pictures.explore import DEFAULT_NAME, MAX_DIGITS, page, walkthrough
 from ..analysis.pictures.views import Overflowed, views_of
 from ..analysis.pictures.compare import page as compare_page
@@ -85,11 +85,8 @@ def main(argv, out, err, stdin):
         return compare(parser, args, out, err)
     if args.static:
         parser.error("--static is a form of --compare A B; give both")
-    model = model_of(parser, args)
-    try:
-        a, b = addition.parse_expression(args.expression, addition.digits_of(model))
-    except addition.InputError as error:
-        parser.error(str(error))
+    model = model_of(parser, args, tasks=True)
+    a, b = question_of(parser, args, model)
     refusal = size_problem("explore", args.model, model, [args.number], VIEW_COPIES)
     if refusal:
         parser.error(refusal)
@@ -141,12 +138,27 @@ def compare(parser, args, out, err):
     return max(wrong_sum(choice, v, a, b, err) for (choice, _), v in zip(built, views))
 
 
+def question_of(parser, args, model):
+    """(a, b) parsed from ``args.expression``, or a finite task's (input, None); a bad one is
+    the parser's one-line error."""
+    try:
+        if task.has_task(model):
+            return task.parse_input(model, args.expression), None
+        return addition.parse_expression(args.expression, addition.digits_of(model))
+    except addition.InputError as error:
+        parser.error(str(error))
+
+
 def wrong_sum(model, views, a, b, err):
     """The exit status for a drawn run: 1, and a warning on ``err``, when the model's sum is
     wrong (as every command that runs the model), else 0."""
     if views["correct"]:
         return 0
     said = views["answer"]
+    if views.get("task"):
+        print(f"{PROG}: warning: the {model} model's answer {ascii(said)} to {a} is wrong: "
+              f"the task says {views['sum']}", file=err)
+        return 1
     said = said.lstrip("0") or "0" if said.isdigit() else ascii(said)
     print(f"{PROG}: warning: the {model} model's sum {said} is wrong: {a} + {b} = {a + b}",
           file=err)

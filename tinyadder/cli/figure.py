@@ -5,7 +5,7 @@ from ..analysis.pictures.explore import defaults
 from ..analysis.pictures.figures import FIGURES
 from ..analysis.pictures.views import Overflowed, view_stages, views_of
 from ..weights import live_heads
-from .explore import open_output, wrong_sum
+from .explore import open_output, question_of, wrong_sum
 from .options import PROG, Parser, add_digits_option, add_model_options, model_of
 from .tracing import VIEW_COPIES, size_problem
 
@@ -39,11 +39,8 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    model = model_of(parser, args)
-    try:
-        a, b = addition.parse_expression(args.expression, addition.digits_of(model))
-    except addition.InputError as error:
-        parser.error(str(error))
+    model = model_of(parser, args, tasks=True)
+    a, b = question_of(parser, args, model)
     length = addition.sequence_length(model)
     if args.pos is not None and not 0 <= args.pos < length:
         parser.error(f"position {args.pos} is outside the sequence; use 0 to {length - 1}")

@@ -365,22 +365,26 @@ def _word(label):
 
 
 def _any_tokens(views, q):
-    a0 = next((t["pos"] for t in views["tokens"] if t["label"] == "a0"), None)
+    task = bool(views.get("task"))
+    first, last = ("input", "out0") if task else ("a0", "s0")
+    a0 = next((t["pos"] for t in views["tokens"] if t["label"] == first), None)
     units = next((p for p in views["predicting"] if p + 1 < len(views["tokens"]) and
-                  _label_of(views, p + 1) == "s0"), None)
+                  _label_of(views, p + 1) == last), None)
     if units is None or a0 is None:
         return None
+    said = ("input is the token it computes from, out0 the first token of its answer" if task
+            else "a3 is the digit of a at 10^3, s0 the sum's units digit")
     return {
         "view": "tokens", "state": {"pos": a0, "stage": "embed"}, "section": "rope",
         "title": "Tokens by role",
-        "text": f"This model's prompt is {views['layout']}: a3 is the digit of a at 10^3, s0 "
-                f"the sum's units digit. Each position predicts the next token, so the "
-                f"position before s0 decides it. Colours and the labels under each token "
-                f"say the role.",
-        "question": "Which position holds a0, and which position predicts s0? (two positions)",
+        "text": f"This model's prompt is {views['layout']}: {said}. Each position predicts "
+                f"the next token, so the position before {last} decides it. Colours and the "
+                f"labels under each token say the role.",
+        "question": f"Which position holds {first}, and which position predicts {last}? "
+                    f"(two positions)",
         "expect": {"kind": "integers", "values": [a0, units]},
-        "answer": f"a0 is at position {a0}; s0 is written at position {units + 1}, so "
-                  f"position {units} ({_label_of(views, units)}) predicts it.",
+        "answer": f"{first} is at position {a0}; {last} is written at position {units + 1}, "
+                  f"so position {units} ({_label_of(views, units)}) predicts it.",
     }
 
 
@@ -443,7 +447,8 @@ def _any_readout(views, q):
                     f"the runner-up? (two numbers)",
         "expect": {"kind": "numbers", "values": [int(digit), lead],
                    "texts": [digit, shown(text)]},
-        "answer": f"{digit}, ahead of {runner} by {shown(text)} logits. The sum is {right}; "
+        "answer": f"{digit}, ahead of {runner} by {shown(text)} logits. The "
+                  f"{'answer' if views.get('task') else 'sum'} is {right}; "
                   f"this lead is what a rounding error would have to overcome.",
     }
 
@@ -469,7 +474,7 @@ def any_steps(views):
     winner and lead there, the parameters."""
     decides = {_label_of(views, p + 1): p for p in views["predicting"]
                if p + 1 < len(views["tokens"]) and views["tokens"][p + 1]["role"] == "sum"}
-    q = decides.get("s1", views["predicting"][0])
+    q = decides.get("out1" if views.get("task") else "s1", views["predicting"][0])
     key = next(iter(views["heads"]), None)
     steps = [_any_tokens(views, q), _any_attention(views, q, key) if key else None,
              _any_readout(views, q), _any_params(views)]

@@ -32,6 +32,7 @@ from ...addition import answer, digits_of, encode
 from ...construction import SLOTS
 from ...generate import argmax
 from ...numbers import is_zero
+from ... import task as tasks
 from ...weights import live_heads
 from ..explain import decisions, remaining_values, scales, short, x_text
 from ..ledger import ledger, tensors
@@ -161,11 +162,11 @@ def tokens_view(cache, with_places):
     the place value its digit holds and the place value it predicts. With ``with_places``
     (a place-value head), the place is read from the ``count`` slot (layer 0 head 3's
     output: count ~ +-10^(e - N) on a digit of place 10^e), else from the layout."""
-    n = digits_of(cache.model)
     layout = position_roles(cache.model)
     places = [r.place for r in layout]
     if with_places:
         count = [row[cache.model.slots.index("count")] for row in cache["resid_mid", 0]]
+        n = digits_of(cache.model)
         places = [round(log10_abs(c)) + n if r.role != "special" and c else None
                   for r, c in zip(layout, count)]
     out = []
@@ -511,7 +512,8 @@ def build_views(cache, a, b, changes=True):
 
 def _build_views(cache, a, b, changes):
     model = cache.model
-    n = digits_of(model)
+    task = tasks.has_task(model)  # then a is the task's input and b is None
+    n = None if task else digits_of(model)
     gaps = missing(model)
     lacks = {name: need(model) for name, need in NEEDS.items()}
     probe = check(cache, a, b, n) if not lacks["probes"] else None
@@ -525,9 +527,10 @@ def _build_views(cache, a, b, changes):
         "family": not lacks["probes"], "layout": layout_text(model),
         "title": "TinyAdder-36" if not lacks["probes"] else model.name,
         "about": {k: model.about.get(k) for k in ("title", "author", "family",
-                                                   "params_claimed")},
-        "a": str(a), "b": str(b), "sum": str(a + b), "answer": answer,
-        "correct": answer == f"{a + b:0{len(answer)}d}", "text": cache.text,
+                                                   "params_claimed", "notes")},
+        "a": str(a), "b": str(b), "sum": _expected(model, a, b), "answer": answer,
+        "correct": answer == _expected(model, a, b).zfill(len(answer)), "text": cache.text,
+        "task": {"input": a, "expected": tasks.expected(model, a)} if task else None,
         "prompt_len": cache.prompt_len, "predicting": list(cache.predicting),
         "missing": gaps,
         "tokens": tokens_view(cache, not lacks["alibi"]),
@@ -563,10 +566,17 @@ def _build_views(cache, a, b, changes):
     return views
 
 
+def _expected(model, a, b):
+    """The right answer as text: a + b, or a finite task's answer for its input a."""
+    return tasks.expected(model, a) if tasks.has_task(model) else str(a + b)
+
+
 def _answer(cache):
     """The sum the model wrote, most significant digit first and zero-padded to the answer's
     digits whatever order it writes them in (lokimorty-10 writes s0 first); what it wrote,
     as text, where it wrote something else than digits."""
+    if tasks.has_task(cache.model):
+        return tasks.answer(cache.model, cache.tokens)
     value = answer(cache.model, cache.tokens)
     return f"{value:0{cache.model.prompt.answer_digits}d}" if isinstance(value, int) else value
 
@@ -599,9 +609,11 @@ class Overflowed(ValueError):
 
 
 def views_of(model, a, b, ns=None):
-    """Trace a + b (``trace.run_with_cache``, fraction by default) and build its views; raise
-    Overflowed when a float run overflowed."""
-    _, cache = run_with_cache(model, encode(model, a, b), ns=ns)
+    """Trace a + b (a finite task's input a, b None: ``task``) with
+    ``trace.run_with_cache``, fraction by default, and build its views; raise Overflowed when
+    a float run overflowed."""
+    prompt = tasks.encode(model, a) if tasks.has_task(model) else encode(model, a, b)
+    _, cache = run_with_cache(model, prompt, ns=ns)
     where = overflow(cache)
     if where:
         raise Overflowed(f"the run in {cache.ns.spec} overflows ({where}): the figures are read "
