@@ -195,6 +195,10 @@ def test_figure_and_explain_take_the_task_and_refuse_other_inputs(tmp_path, wron
     code, out, err = cli_once("explain", "--model", "seed003-lookup", "C")
     assert code == 0 and out.endswith("position 2 (out0 = '1') writes out1 = '0': lead 1 "
                                       "logits over '1'\n\nanswer 10: right\n")
+    code, out, err = cli_once("explore", "--compare", "seed003-lookup", "published", "B")
+    assert (code, out) == (2, "") and err == (
+        "tinyadder explore: error: --compare draws two adders on one sum; seed003-lookup "
+        "computes a finite task ('explore --model seed003-lookup INPUT' draws it alone)\n")
     for argv in (["explore", "D"], ["figure", "slots", "D"], ["explain", "D"]):
         code, out, err = cli_once(argv[0], "--model", "seed003-lookup", *argv[1:])
         assert (code, out) == (2, "") and err.count("\n") == 1

@@ -108,7 +108,11 @@ def compare(parser, args, out, err):
     built = []
     for choice in args.compare:
         args.model = choice
-        built.append((choice, model_of(parser, args)))
+        model = model_of(parser, args, tasks=True)
+        if task.has_task(model):
+            parser.error(f"--compare draws two adders on one sum; {choice} computes a finite "
+                         f"task ('explore --model {choice} INPUT' draws it alone)")
+        built.append((choice, model))
     (left, lm), (right, rm) = built
     digits = {addition.digits_of(m) for _, m in built}
     if len(digits) > 1:
