@@ -16,7 +16,7 @@ from explore_cases import EXAMPLE, FLAW, page_text, traced
 from tinyadder.analysis import show
 from tinyadder import add, build, models
 from tinyadder.addition import encode
-from tinyadder.analysis.pictures import explore, figures, svg, views as views_module
+from tinyadder.analysis.pictures import explore, figures, svg, tour, views as views_module
 from tinyadder.numbers import Ln
 from tinyadder.weights import with_entry
 from tinyadder.analysis.ledger import ledger
@@ -486,6 +486,53 @@ def test_a_mixed_block_is_drawn_with_its_mix_as_a_stage(tmp_path):
         for f, g, m in zip(first, last, mixed):
             assert math.isclose(m, f + gain * (g - f), rel_tol=1e-12, abs_tol=1e-12)
         assert [c[0] for c in rows["readout"][slot]["cells"]] == mixed
+
+
+@pytest.mark.parametrize("name", ["lichengliu03-50"] + [
+    pytest.param(name, marks=pytest.mark.slow) for name in ("cosminscn-66", "cosminscn-130")])
+def test_a_sinusoid_11_pages_hovers_say_what_acc_and_pe_sin_hold(name):
+    """The hovers' formulas for a sinusoid-11 model (views.sinusoid11_meanings) hold in its
+    float32 run, the file's dtype, at every position that predicts s_k, on sums with and
+    without carries (a long carry chain among them)."""
+    model = models.build(name, None)
+    for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
+        v = views_module.views_of(model, a, b, "float32")
+        assert v["meanings"] == views_module.sinusoid11_meanings()
+        x = {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
+             for s in v["residual"]}
+
+        def digit(n, k):
+            return n // 10 ** k % 10 if k >= 0 else 0
+
+        for t in v["tokens"]:
+            amplitude = math.hypot(x["embed"]["pe_sin"][t["pos"]], x["embed"]["pe_cos"][t["pos"]])
+            assert math.isclose(amplitude, 100 if t["pos"] < v["prompt_len"] else 1,
+                                rel_tol=1e-6)
+            assert x["embed"]["digit"][t["pos"]] == (int(t["text"]) if t["role"] != "special"
+                                                     else 0)
+        for p in v["predicting"]:
+            k = v["tokens"][p]["next_place"]  # it predicts s_k
+            if k is None:
+                continue
+            for slot in ("digit", "pe_cos"):
+                assert x["embed"][slot][p] == x["L0.attn"][slot][p] == x["L0.mlp"][slot][p]
+            assert x["L0.attn"]["pe_sin"][p] == x["L0.mlp"]["pe_sin"][p]
+            assert abs(x["L0.attn"]["acc"][p] - digit(a, k) - digit(b, k)) < (0.3 if k == 0
+                                                                             else 0.005)
+            if k > 0:
+                below = digit(a, k - 1) + digit(b, k - 1)
+                assert abs(x["L0.attn"]["pe_sin"][p] - x["embed"]["pe_sin"][p] - below) < 0.005
+                carry = min(max(x["L0.attn"]["pe_sin"][p] - x["embed"]["digit"][p] - 0.5, 0), 1)
+                column = digit(a, k) + digit(b, k) + carry
+                assert abs(x["L0.mlp"]["acc"][p] - (column - 10 * (column >= 9.5))) < 0.3
+            assert abs(x["L0.mlp"]["acc"][p] - digit(a + b, k)) < 0.5
+        # its tour's step on the column: acc after the attention at the query for s1
+        step = next(s for s in tour.steps(v) if s["title"].endswith("The column, read by a tie"))
+        q = step["state"]["pos"]
+        assert v["tokens"][q]["next_place"] == 1 and step["state"]["stage"] == "L0.attn"
+        assert step["expect"]["values"] == [x["L0.attn"]["acc"][q]]
+        assert abs(step["expect"]["values"][0] - digit(a, 1) - digit(b, 1)) < 0.005
+        assert f"a1 + b1 = {digit(a, 1)} + {digit(b, 1)}." in step["answer"]
 
 
 ROPE_19 = ["zcbtrak-6", "yieldthought-20"] + [

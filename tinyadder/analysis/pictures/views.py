@@ -364,6 +364,39 @@ def rope19_meanings():
     }
 
 
+def sinusoid11_meanings():
+    """What the slots of a sinusoid-11 model (lichengliu03-50, cosminscn-66/130) hold, in the
+    form of ``meanings``: [anywhere, at a position that predicts s_k]. c_k is the carry into
+    place k; checked against runs of all three files (tests/test_explore.py)."""
+    none = "no designed meaning at a position that predicts no digit of the sum"
+    same = "as embedded: no stage writes it"
+    sinusoid = ("the position's sinusoid of period 11 (amplitude 100 in the prompt, 1 after "
+                "it)")
+    return {
+        "embed": {"digit": ["d on a digit d ('+' and '=' read as the token 0)"] * 2,
+                  "pe_sin": [sinusoid] * 2, "pe_cos": [sinusoid] * 2,
+                  "acc": ["0: a head writes it"] * 2},
+        "L0.attn": {"digit": [same] * 2, "pe_cos": [same] * 2,
+                    "acc": [none, "a_k + b_k: a head weighs a_k and b_k 1/2 each (an intended "
+                                  "tie) and writes twice the digit, to within 0.3 (0.005 "
+                                  "above the units)"],
+                    "pe_sin": [none, "its sinusoid + a_(k\u22121) + b_(k\u22121): the other "
+                                     "head reads the column below, to within 0.005"]},
+        "L0.mlp": {"digit": [same] * 2, "pe_cos": [same] * 2, "pe_sin": [same] * 2,
+                   "acc": [none, "a_k + b_k + carry, less 10 when that reaches 10 (the wrap); "
+                                 "carry = min(max(pe_sin \u2212 digit \u2212 1/2, 0), 1), "
+                                 "digit being s_(k\u22121), so pe_sin \u2212 digit = its "
+                                 "sinusoid + 10\u00b7c_k \u2212 c_(k\u22121): within 1/2 of "
+                                 "s_k"]},
+        "readout": {f"logit {u}": ["2u\u00b7acc \u2212 u\u00b2: a parabola in the digit u "
+                                   "with its vertex at acc; the digit nearest acc wins"] * 2
+                    for u in range(10)},
+    }
+
+
+FAMILY_MEANINGS = {"rope-19": rope19_meanings, "sinusoid-11": sinusoid11_meanings}
+
+
 # ----------------------------------------------------------------------------- decisions
 
 def _distance_texts(d):
@@ -544,7 +577,7 @@ def _build_views(cache, a, b, changes):
         "count": [cell(c) for c in count] if count else None,
         "residual": residual_view(cache, probe, intents),
         "meanings": meanings(model) if probe else (
-            rope19_meanings() if model.about.get("family") == "rope-19" else {}),
+            FAMILY_MEANINGS.get(model.about.get("family"), dict)()),
         "decisions": decisions_view(cache, a, b) if not gaps["ruler"] else [],
         "verdict": probe.verdict() if probe else "",
         "first_departure": None if first is None else {
