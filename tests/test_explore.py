@@ -527,12 +527,55 @@ def test_a_sinusoid_11_pages_hovers_say_what_acc_and_pe_sin_hold(name):
                 assert abs(x["L0.mlp"]["acc"][p] - (column - 10 * (column >= 9.5))) < 0.3
             assert abs(x["L0.mlp"]["acc"][p] - digit(a + b, k)) < 0.5
         # its tour's step on the column: acc after the attention at the query for s1
-        step = next(s for s in tour.steps(v) if s["title"].endswith("The column, read by a tie"))
+        step = next(s for s in tour.steps(v) if s["title"].endswith("The column"))
         q = step["state"]["pos"]
         assert v["tokens"][q]["next_place"] == 1 and step["state"]["stage"] == "L0.attn"
         assert step["expect"]["values"] == [x["L0.attn"]["acc"][q]]
         assert abs(step["expect"]["values"][0] - digit(a, 1) - digit(b, 1)) < 0.005
         assert f"a1 + b1 = {digit(a, 1)} + {digit(b, 1)}." in step["answer"]
+
+
+@pytest.mark.parametrize("name", ["jacobli99-28", pytest.param("jacobli99-93",
+                                                                  marks=pytest.mark.slow)])
+def test_a_two_slot_rope_10000_pages_hovers_say_what_x0_and_x1_hold(name):
+    """The hovers' formulas for jacobli99's design (views.rope10000_meanings) hold exactly in
+    its float32 run at every position that predicts s_k; the Qwen-style four of the family
+    get none (their carry enters through the final norm)."""
+    model = models.build(name, None)
+    for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
+        v = views_module.views_of(model, a, b, "float32")
+        assert v["meanings"] == views_module.rope10000_meanings()
+        x = {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
+             for s in v["residual"]}
+
+        def digit(n, k):
+            return n // 10 ** k % 10 if k >= 0 else 0
+
+        def carry(k):
+            return int(k > 0 and a % 10 ** k + b % 10 ** k >= 10 ** k)
+
+        for t in v["tokens"]:
+            d = int(t["text"])
+            assert abs(x["embed"]["x0"][t["pos"]] - (1000 - 2.5e-4 * d * d)) < 1e-4
+            assert x["embed"]["x1"][t["pos"]] == d
+        for p in v["predicting"]:
+            k = v["tokens"][p]["next_place"]
+            if k is None:
+                continue
+            D = carry(k - 1) - 10 * carry(k) if k else 0
+            assert x["L0.attn"]["x1"][p] == digit(a, k) + digit(b, k)
+            assert x["L0.attn"]["x0"][p] == x["embed"]["x0"][p] + D == x["L0.mlp"]["x0"][p]
+            assert x["L0.mlp"]["x1"][p] == digit(a + b, k)
+            logits = [x["readout"][f"logit {u}"][p] for u in range(10)]
+            top = int(x["L0.mlp"]["x1"][p])  # the vertex: the logits fall away from it
+            assert max(range(10), key=lambda u: logits[u]) == top
+            assert all(logits[u] >= logits[u + 1] for u in range(top, 9))
+            assert all(logits[u] <= logits[u + 1] for u in range(top))
+        step = next(s for s in tour.steps(v) if s["title"].endswith("The column"))
+        q = step["state"]["pos"]
+        assert v["tokens"][q]["next_place"] == 1
+        assert step["expect"]["values"] == [x["L0.attn"]["x1"][q]] == [digit(a, 1) + digit(b, 1)]
+    assert views_module.family_meanings(models.build("wonderfall-121", None)) == {}
 
 
 ROPE_19 = ["zcbtrak-6", "yieldthought-20"] + [

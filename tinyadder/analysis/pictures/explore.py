@@ -577,7 +577,8 @@ def _how(views, docs):
                 "tokens with their roles, every head's attention, the residual stream by slot "
                 "name stage by stage, the logits (the readout stage) and the parameters are "
                 f"this model's own. <b>Take the tour</b> for {len(tour.steps(views))} steps "
-                "through them, or move through the stages with the slider and through the positions with \u2190 / "
+                "through them, or move through the stages with the slider and through the "
+                "positions with \u2190 / "
                 "\u2192; every number is the run's, as <code>tinyadder --trace</code> prints "
                 "it.</p>")
     return "".join([

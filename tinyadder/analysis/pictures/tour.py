@@ -428,7 +428,8 @@ def _lead(views, q):
     runner = max((r for r in rows if r is not win), key=lambda r: r["gap"][q][0] or -1e308)
     gap = runner["gap"][q]
     return win["slot"].split(" ", 1)[1], (-gap[0] if gap[0] is not None else None,
-                                          gap[2].replace("-", "", 1), runner["slot"].split(" ", 1)[1])
+                                          gap[2].replace("-", "", 1),
+                                          runner["slot"].split(" ", 1)[1])
 
 
 def _any_readout(views, q):
@@ -473,29 +474,38 @@ def _residual_at(views, stage, slot, pos):
     return next(r for r in rows if r["slot"] == slot)["cells"][pos]
 
 
-def _sinusoid_columns(views, q):
-    """sinusoid-11 (views.sinusoid11_meanings): after the attention, at the position that
-    predicts s_k, acc holds a_k + b_k and pe_sin its sinusoid plus a_(k-1) + b_(k-1)."""
-    if views["about"].get("family") != "sinusoid-11" or q + 1 >= len(views["tokens"]):
+COLUMN_READERS = {  # family: (slot holding a_k + b_k after the attention, how it is read)
+    "sinusoid-11": ("acc", "One head weighs a{k} and b{k} a half each (an intended tie) and "
+                           "writes twice the digit into acc; the other reads the column below "
+                           "into pe_sin."),
+    "rope-10000": ("x1", "Two heads, each turned back by its own fixed offset, attend "
+                         "one-hot to a{k} and b{k} and add them into x1; the others read the "
+                         "column below into x0."),
+}
+
+
+def _column(views, q):
+    """A designed family's column step (views.sinusoid11_meanings, rope10000_meanings):
+    after the attention, at the position that predicts s_k, one slot holds a_k + b_k."""
+    reader = COLUMN_READERS.get(views["about"].get("family"))
+    if reader is None or not views["meanings"] or q + 1 >= len(views["tokens"]):
         return None
     k = views["tokens"][q]["next_place"]
     digits = {t["label"]: int(t["text"]) for t in views["tokens"] if t["role"] in ("a", "b")}
-    if not k or f"a{k}" not in digits or f"a{k - 1}" not in digits:
+    if not k or f"a{k}" not in digits:
         return None
-    acc = _residual_at(views, "L0.attn", "acc", q)
-    below = digits[f"a{k - 1}"] + digits[f"b{k - 1}"]
+    slot, how = reader
+    value = _residual_at(views, "L0.attn", slot, q)
     return {
         "view": "residual", "state": {"pos": q, "stage": "L0.attn"}, "section": None,
-        "title": "The column, read by a tie",
-        "text": f"Position {q} predicts s{k}. One head weighs a{k} and b{k} a half each (an "
-                f"intended tie) and writes twice the digit into acc; the other reads the "
-                f"column below into pe_sin. Hover acc and pe_sin after L0.attn.",
-        "question": f"What does acc hold at position {q} after the attention? (a number)",
-        "expect": {"kind": "numbers", "values": [acc[0]], "texts": [shown(acc[2])]},
-        "answer": f"{shown(acc[2])}: a{k} + b{k} = {digits[f'a{k}']} + {digits[f'b{k}']}. "
-                  f"pe_sin holds its sinusoid plus a{k - 1} + b{k - 1} = {below}; the FFN "
-                  f"reads the carry from it and wraps acc to s{k}, which the readout's "
-                  f"parabola 2u\u00b7acc \u2212 u\u00b2 writes.",
+        "title": "The column",
+        "text": f"Position {q} predicts s{k}. " + how.format(k=k) +
+                f" Hover {slot} after L0.attn.",
+        "question": f"What does {slot} hold at position {q} after the attention? (a number)",
+        "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])]},
+        "answer": f"{shown(value[2])}: a{k} + b{k} = {digits[f'a{k}']} + {digits[f'b{k}']}. "
+                  f"The FFN adds the carry it reads from the column below and wraps {slot} "
+                  f"to s{k}, which the readout's parabola writes.",
     }
 
 
@@ -508,7 +518,7 @@ def any_steps(views):
     q = decides.get("out1" if views.get("task") else "s1", views["predicting"][0])
     key = next(iter(views["heads"]), None)
     steps = [_any_tokens(views, q), _any_attention(views, q, key) if key else None,
-             _sinusoid_columns(views, q), _any_readout(views, q), _any_params(views)]
+             _column(views, q), _any_readout(views, q), _any_params(views)]
     return [s for s in steps if s is not None]
 
 

@@ -397,6 +397,41 @@ def sinusoid11_meanings():
 FAMILY_MEANINGS = {"rope-19": rope19_meanings, "sinusoid-11": sinusoid11_meanings}
 
 
+def rope10000_meanings():
+    """What x0 and x1 of a two-slot rope-10000 model (jacobli99-28/93) hold, in the form of
+    ``meanings``: [anywhere, at a position that predicts s_k]; c_k is the carry into place k.
+    Checked against runs of both files (tests/test_explore.py): exact in float32."""
+    none = "no designed meaning at a position that predicts no digit of the sum"
+    return {
+        "embed": {"x0": ["1000 \u2212 2.5\u00b710^-4\u00b7d\u00b2 on a digit d (the "
+                         "readout's parabola)"] * 2,
+                  "x1": ["d on a digit d"] * 2},
+        "L0.attn": {"x0": [none, "as embedded + D, D = s_(k\u22121) \u2212 a_(k\u22121) "
+                                 "\u2212 b_(k\u22121) = c_(k\u22121) \u2212 10\u00b7c_k: "
+                                 "heads at fixed offsets read the column below (D \u2264 "
+                                 "\u22129: a carry into place k)"],
+                    "x1": [none, "a_k + b_k: two heads attend one-hot to a_k and b_k"]},
+        "L0.mlp": {"x0": ["as after the attention: the FFN leaves x0 alone"] * 2,
+                   "x1": [none, "s_k: a_k + b_k plus the carry, less 10 when that reaches 10 "
+                                "(hinge pairs on D)"]},
+        "readout": {f"logit {u}": ["near 1000: a parabola in the digit with its vertex at "
+                                   "x1, neighbours 2.5\u00b710^-4 apart"] * 2
+                    for u in range(10)},
+    }
+
+
+def family_meanings(model):
+    """The hovers' formulas of a designed family the page knows ({} for others): rope-19,
+    sinusoid-11, and rope-10000's two-slot design (jacobli99; not the Qwen-style four, whose
+    carry enters through the final norm)."""
+    family = model.about.get("family")
+    if family == "rope-10000":
+        return rope10000_meanings() if tuple(model.slots) == ("x0", "x1") else {}
+    return FAMILY_MEANINGS.get(family, dict)()
+
+
+
+
 # ----------------------------------------------------------------------------- decisions
 
 def _distance_texts(d):
@@ -577,7 +612,7 @@ def _build_views(cache, a, b, changes):
         "count": [cell(c) for c in count] if count else None,
         "residual": residual_view(cache, probe, intents),
         "meanings": meanings(model) if probe else (
-            FAMILY_MEANINGS.get(model.about.get("family"), dict)()),
+            family_meanings(model)),
         "decisions": decisions_view(cache, a, b) if not gaps["ruler"] else [],
         "verdict": probe.verdict() if probe else "",
         "first_departure": None if first is None else {
