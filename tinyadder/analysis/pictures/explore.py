@@ -15,6 +15,7 @@ from importlib import resources
 import json
 
 from . import compare, figures, markdown, svg, tour
+from .figures import defaults
 
 DEFAULT_NAME = "tinyadder-explore.html"
 # The page holds every attention weight, so it grows with the square of the sequence:
@@ -34,16 +35,6 @@ def walkthrough():
     """The walkthrough's sections the page cites, rendered for the page to embed
     (``markdown.sections``), or None outside a checkout."""
     return markdown.sections({anchor for _, anchor in tour.SECTIONS.values()})
-
-
-def defaults(views):
-    """The state a page opens in: the first wrong position at the readout when the model
-    errs (5193798811+1806201129 opens at position 23), else the first predicting position."""
-    flaw = views["flaw_pos"]
-    return {"pos": flaw if flaw is not None else views["predicting"][0],
-            "stage": "readout" if flaw is not None else "embed",
-            "head": views["place_head"] or next(iter(views["heads"])), "mode": "softmax1",
-            "variant": "built"}
 
 
 def deciding(views):
