@@ -4,6 +4,7 @@ and the page must log no script error. Skipped when chromium is not installed (.
 installs it, so CI always runs these)."""
 
 import html
+import io
 import json
 import math
 import os
@@ -440,3 +441,31 @@ def test_a_narrow_screen_keeps_the_tour_title_in_sight(pages):
     out = probe(pages["example"], NARROW_PROBE, "#tour=5",
                 ["--window-size=600,900", "--virtual-time-budget=2000"])
     assert out["scrolled"] > 0 and out["title"] >= out["bar"], out
+
+
+def test_a_finite_task_in_the_browser(tmp_path):
+    """seed003-lookup on input B, rendered: the header says it computes B and writes 06, the
+    tokens are <bos>, the input B and the answer's 0 and 6, the status line names the input,
+    and the residual view after layer 0's FFN has the rows x, y, z (z = lookup[B] + 1 = 6)."""
+    from tinyadder.cli import explore as explore_cli
+    path = tmp_path / "seed003.html"
+    assert explore_cli.main(["--model", "seed003-lookup", "B", "-o", str(path)], io.StringIO(),
+                            io.StringIO(), None) == 0
+    url = path.as_uri() + "#pos=1&stage=L0.mlp"
+    dom, log = dump([url])[url]
+    assert_ran_cleanly(dom, log)
+    assert "<h1>seed003-lookup computes B</h1>" in dom
+    assert 'It writes the answer <b class="mono">06</b>: right' in dom
+    tokens = re.search(r'<div id="tokens">(.*?)</div>', dom, re.S).group(1)
+    assert [re.sub(r"<[^>]+>", "|", b).strip("|").split("|")[0] for b in
+            re.findall(r"<button[^>]*>(.*?)</button>", tokens, re.S)] == [
+        "&lt;bos&gt;", "B", "0", "6"]
+    assert status_of(dom) == DOT.join(["position 1", "after L0.mlp",
+                                       "input 'B': predicts '0'", "head L0.h0 softmax"])
+    resid = re.search(r'<svg[^>]*id="resid-svg".*?</svg>', dom, re.S).group(0)
+    assert "Residual stream after layer 0 FFN (L0.mlp)" in resid
+    rows = re.findall(r'<text[^>]*>(x|y|z)</text>', resid)
+    assert rows == ["x", "y", "z"]
+    info = re.search(r'<p id="token-info">(.*?)</p>', dom, re.S).group(1)
+    assert html.unescape(info) == ("position 1: 'B', the task's input; it predicts the next "
+                                   "token: '0'")

@@ -16,7 +16,7 @@ from explore_cases import EXAMPLE, FLAW, page_text, traced
 from tinyadder.analysis import show
 from tinyadder import add, build, models
 from tinyadder.addition import encode
-from tinyadder.analysis.pictures import explore, figures, svg, views as views_module
+from tinyadder.analysis.pictures import explore, figures, svg, tour, views as views_module
 from tinyadder.numbers import Ln
 from tinyadder.weights import with_entry
 from tinyadder.analysis.ledger import ledger
@@ -459,6 +459,123 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
         [1, 5], ["a0", "b0"], [int(data["tokens"][5]["text"]), logits[-1] - logits[-2]],
         [sum(line.params for line in ledger(models.read_file(str(ADDER1))))]]
     assert tour[2]["expect"]["values"] == [1, 0.75] and tour[2]["state"]["pos"] == 4
+
+
+def test_a_mixed_block_is_drawn_with_its_mix_as_a_stage(tmp_path):
+    """lokimorty-39 mixes its two blocks' outputs, x = first + g·(last − first) (hook_mix):
+    the page lists the mix as a stage between layer 1's FFN and the readout, and its values
+    are that formula of the two stages before it, as the readout then shows them."""
+    out, err = io.StringIO(), io.StringIO()
+    path = tmp_path / "l39.html"
+    assert explore_cli.main(["--model", "lokimorty-39", "--number", "float", "123+456", "-o",
+                             str(path)], out, err, None) == 0
+    assert err.getvalue() == ""  # exit 0 and no warning: its sum, 579, is right
+    text = path.read_text(encoding="utf-8")
+    assert "<h1>lokimorty-39 adds 0000000123 + 0000000456</h1>" in text
+    data = json.loads(Page(text).data)
+    assert [s["short"] for s in data["stages"]] == ["embed", "L0.attn", "L0.mlp", "L1.attn",
+                                                    "L1.mlp", "mix", "readout"]
+    assert data["stages"][5]["label"] == "the mix of layer 0's and layer 1's outputs"
+    gain = float(build("lokimorty-39").mix.gain)
+    rows = {k: data["residual"][k]["rows"] for k in ("L0.mlp", "L1.mlp", "mix", "readout")}
+    assert list(rows["mix"]) == ["x0", "x1", "x2"]
+    for slot in rows["mix"]:
+        first, last, mixed = ([c[0] for c in rows[k][slot]["cells"]]
+                              for k in ("L0.mlp", "L1.mlp", "mix"))
+        assert len(mixed) == len(data["tokens"])
+        for f, g, m in zip(first, last, mixed):
+            assert math.isclose(m, f + gain * (g - f), rel_tol=1e-12, abs_tol=1e-12)
+        assert [c[0] for c in rows["readout"][slot]["cells"]] == mixed
+
+
+@pytest.mark.parametrize("name", ["lichengliu03-50"] + [
+    pytest.param(name, marks=pytest.mark.slow) for name in ("cosminscn-66", "cosminscn-130")])
+def test_a_sinusoid_11_pages_hovers_say_what_acc_and_pe_sin_hold(name):
+    """The hovers' formulas for a sinusoid-11 model (views.sinusoid11_meanings) hold in its
+    float32 run, the file's dtype, at every position that predicts s_k, on sums with and
+    without carries (a long carry chain among them)."""
+    model = models.build(name, None)
+    for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
+        v = views_module.views_of(model, a, b, "float32")
+        assert v["meanings"] == views_module.sinusoid11_meanings()
+        x = {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
+             for s in v["residual"]}
+
+        def digit(n, k):
+            return n // 10 ** k % 10 if k >= 0 else 0
+
+        for t in v["tokens"]:
+            amplitude = math.hypot(x["embed"]["pe_sin"][t["pos"]], x["embed"]["pe_cos"][t["pos"]])
+            assert math.isclose(amplitude, 100 if t["pos"] < v["prompt_len"] else 1,
+                                rel_tol=1e-6)
+            assert x["embed"]["digit"][t["pos"]] == (int(t["text"]) if t["role"] != "special"
+                                                     else 0)
+        for p in v["predicting"]:
+            k = v["tokens"][p]["next_place"]  # it predicts s_k
+            if k is None:
+                continue
+            for slot in ("digit", "pe_cos"):
+                assert x["embed"][slot][p] == x["L0.attn"][slot][p] == x["L0.mlp"][slot][p]
+            assert x["L0.attn"]["pe_sin"][p] == x["L0.mlp"]["pe_sin"][p]
+            assert abs(x["L0.attn"]["acc"][p] - digit(a, k) - digit(b, k)) < (0.3 if k == 0
+                                                                             else 0.005)
+            if k > 0:
+                below = digit(a, k - 1) + digit(b, k - 1)
+                assert abs(x["L0.attn"]["pe_sin"][p] - x["embed"]["pe_sin"][p] - below) < 0.005
+                carry = min(max(x["L0.attn"]["pe_sin"][p] - x["embed"]["digit"][p] - 0.5, 0), 1)
+                column = digit(a, k) + digit(b, k) + carry
+                assert abs(x["L0.mlp"]["acc"][p] - (column - 10 * (column >= 9.5))) < 0.3
+            assert abs(x["L0.mlp"]["acc"][p] - digit(a + b, k)) < 0.5
+        # its tour's step on the column: acc after the attention at the query for s1
+        step = next(s for s in tour.steps(v) if s["title"].endswith("The column"))
+        q = step["state"]["pos"]
+        assert v["tokens"][q]["next_place"] == 1 and step["state"]["stage"] == "L0.attn"
+        assert step["expect"]["values"] == [x["L0.attn"]["acc"][q]]
+        assert abs(step["expect"]["values"][0] - digit(a, 1) - digit(b, 1)) < 0.005
+        assert f"a1 + b1 = {digit(a, 1)} + {digit(b, 1)}." in step["answer"]
+
+
+@pytest.mark.parametrize("name", ["jacobli99-28", pytest.param("jacobli99-93",
+                                                                  marks=pytest.mark.slow)])
+def test_a_two_slot_rope_10000_pages_hovers_say_what_x0_and_x1_hold(name):
+    """The hovers' formulas for jacobli99's design (views.rope10000_meanings) hold exactly in
+    its float32 run at every position that predicts s_k; the Qwen-style four of the family
+    get none (their carry enters through the final norm)."""
+    model = models.build(name, None)
+    for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
+        v = views_module.views_of(model, a, b, "float32")
+        assert v["meanings"] == views_module.rope10000_meanings()
+        x = {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
+             for s in v["residual"]}
+
+        def digit(n, k):
+            return n // 10 ** k % 10 if k >= 0 else 0
+
+        def carry(k):
+            return int(k > 0 and a % 10 ** k + b % 10 ** k >= 10 ** k)
+
+        for t in v["tokens"]:
+            d = int(t["text"])
+            assert abs(x["embed"]["x0"][t["pos"]] - (1000 - 2.5e-4 * d * d)) < 1e-4
+            assert x["embed"]["x1"][t["pos"]] == d
+        for p in v["predicting"]:
+            k = v["tokens"][p]["next_place"]
+            if k is None:
+                continue
+            D = carry(k - 1) - 10 * carry(k) if k else 0
+            assert x["L0.attn"]["x1"][p] == digit(a, k) + digit(b, k)
+            assert x["L0.attn"]["x0"][p] == x["embed"]["x0"][p] + D == x["L0.mlp"]["x0"][p]
+            assert x["L0.mlp"]["x1"][p] == digit(a + b, k)
+            logits = [x["readout"][f"logit {u}"][p] for u in range(10)]
+            top = int(x["L0.mlp"]["x1"][p])  # the vertex: the logits fall away from it
+            assert max(range(10), key=lambda u: logits[u]) == top
+            assert all(logits[u] >= logits[u + 1] for u in range(top, 9))
+            assert all(logits[u] <= logits[u + 1] for u in range(top))
+        step = next(s for s in tour.steps(v) if s["title"].endswith("The column"))
+        q = step["state"]["pos"]
+        assert v["tokens"][q]["next_place"] == 1
+        assert step["expect"]["values"] == [x["L0.attn"]["x1"][q]] == [digit(a, 1) + digit(b, 1)]
+    assert views_module.family_meanings(models.build("wonderfall-121", None)) == {}
 
 
 ROPE_19 = ["zcbtrak-6", "yieldthought-20"] + [

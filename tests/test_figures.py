@@ -72,9 +72,9 @@ def test_command_line(tmp_path):
     (["attention", "12+34", "--head", "L0.h1"], "head 'L0.h1' is not drawn; use L0.h3"),
     (["ruler", "12+34", "--pos", "34"], "position 34 is outside the sequence; use 0 to 33"),
     (["heat", "12+34"], "argument NAME: invalid choice: 'heat'"),
-    # a mixed block's hook_mix has no labels in the trace yet: one line, not a traceback
-    (["attention", "1+2", "--model", "lokimorty-39"],
-     "the views cannot draw lokimorty-39 yet: it mixes two passes of its block"),
+    # a mixed block's stages end with its mix
+    (["slots", "1+2", "--model", "lokimorty-39", "--stage", "L2.mlp"],
+     "unknown stage 'L2.mlp'; use embed, L0.attn, L0.mlp, L1.attn, L1.mlp, mix, readout"),
 ])
 def test_bad_options(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
@@ -82,6 +82,16 @@ def test_bad_options(capsys, argv, message):
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith(f"tinyadder figure: error: {message}") and err.count("\n") == 1
+
+
+def test_a_mixed_blocks_mix_is_drawn(tmp_path):
+    """lokimorty-39's mix (hook_mix) is a stage a figure draws, as the explorer lists it."""
+    path = tmp_path / "mix.svg"
+    assert figure.main(["slots", "123+456", "--model", "lokimorty-39", "--number", "float",
+                        "--stage", "mix", "-o", str(path)], io.StringIO(), io.StringIO(),
+                       None) == 0
+    assert ("<title>Residual stream after the mix of layer 0&#x27;s and layer 1&#x27;s "
+            "outputs (mix)</title>") in path.read_text(encoding="utf-8")
 
 
 def test_a_wrong_sum_warns_and_exits_1(tmp_path, monkeypatch):

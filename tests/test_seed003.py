@@ -4,6 +4,7 @@ prove by exhaustion (docs/program.md, docs/model-format.md)."""
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -110,7 +111,7 @@ def test_exhaustion_decides_every_input():
     assert exhaust.verdict(found) == "proved"
 
 
-@pytest.mark.parametrize("argv", [["census"], ["explain", "A"], ["verify", "--suite", "edges"],
+@pytest.mark.parametrize("argv", [["census"], ["verify", "--suite", "edges"],
                                   ["prove", "--generic"], ["verify", "--digits", "3"]])
 def test_commands_that_read_an_addition_refuse_it_in_one_line(argv):
     code, out, err = cli_once(argv[0], "--model", "seed003-lookup", *argv[1:])
@@ -151,3 +152,57 @@ def test_digits_are_refused_for_a_model_without_operands():
     assert cli_once("--model", "seed003-lookup", "--digits", "3", "A") == (
         2, "", "tinyadder: error: the model seed003-lookup has no operands (it does not add); "
                "leave the digits out\n")
+
+
+# ---- the explorer, figure and explain draw the task ---------------------------------------
+
+def page_data(text):
+    """The explorer page's embedded data (its <script id="data">)."""
+    found = re.search(r'<script type="application/json" id="data">(.*?)</script>', text, re.S)
+    return json.loads(found.group(1))
+
+
+def test_explore_shows_the_slots_and_the_tasks_answer(tmp_path):
+    """explore --model seed003-lookup B: "computes B", the positions by role (the input, the
+    answer's tokens), x = 2 and y = lookup[B] = 5 after layer 0's attention and z = 6 after its
+    FFN at the input's position, and the readout's winners 0 then 6: the answer 06."""
+    path = tmp_path / "b.html"
+    code, out, err = cli_once("explore", "--model", "seed003-lookup", "B", "-o", str(path))
+    assert (code, err) == (0, "")
+    text = path.read_text(encoding="utf-8")
+    assert "<h1>seed003-lookup computes B</h1>" in text
+    assert 'It writes the answer <b class="mono">06</b>: right' in text
+    data = page_data(text)
+    assert [(t["label"], t["text"], t["role"]) for t in data["tokens"]] == [
+        ("<bos>", "<bos>", "special"), ("input", "B", "input"), ("out0", "0", "sum"),
+        ("out1", "6", "sum")]
+    rows = {stage: data["residual"][stage]["rows"] for stage in ("L0.attn", "L0.mlp")}
+    at_input = {slot: rows["L0.attn"][slot]["cells"][1][2] for slot in ("x", "y", "z")}
+    assert at_input == {"x": "2", "y": "5", "z": "0"}
+    assert rows["L0.mlp"]["z"]["cells"][1][2] == "6"
+    readout = data["residual"]["readout"]["rows"]
+    winners = [next(r[6:] for r, row in readout.items() if r.startswith("logit ") and
+                    row["changed"][pos] == "1") for pos in (1, 2)]
+    assert "".join(winners) == "06" == "".join(build("seed003-lookup").task.cases["B"])
+
+
+def test_figure_and_explain_take_the_task_and_refuse_other_inputs(tmp_path, wrong_file):
+    path = tmp_path / "z.svg"
+    code, out, err = cli_once("figure", "slots", "--model", "seed003-lookup", "--stage",
+                              "L0.mlp", "--pos", "1", "C", "-o", str(path))
+    assert (code, err) == (0, "")
+    assert "<title>Residual stream after layer 0 FFN (L0.mlp)</title>" in path.read_text()
+    code, out, err = cli_once("explain", "--model", "seed003-lookup", "C")
+    assert code == 0 and out.endswith("position 2 (out0 = '1') writes out1 = '0': lead 1 "
+                                      "logits over '1'\n\nanswer 10: right\n")
+    code, out, err = cli_once("explore", "--compare", "seed003-lookup", "published", "B")
+    assert (code, out) == (2, "") and err == (
+        "tinyadder explore: error: --compare draws two adders on one sum; seed003-lookup "
+        "computes a finite task ('explore --model seed003-lookup INPUT' draws it alone)\n")
+    for argv in (["explore", "D"], ["figure", "slots", "D"], ["explain", "D"]):
+        code, out, err = cli_once(argv[0], "--model", "seed003-lookup", *argv[1:])
+        assert (code, out) == (2, "") and err.count("\n") == 1
+        assert "'D' is not an input of seed003-lookup; use A, B or C" in err
+    code, out, err = cli_once("explore", "--model", wrong_file, "B", "-o",
+                              str(tmp_path / "w.html"))
+    assert code == 1 and err.endswith("model's answer '08' to B is wrong: the task says 06\n")

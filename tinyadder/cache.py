@@ -152,6 +152,9 @@ def point_labels(model, name):
         return model.slots[:model.width_embed]
     if name.startswith("ln_final."):
         return model.slots[:model.width_out]
+    if name == "hook_mix":  # first + g·(last − first), zipped: the narrower block's slots
+        return model.slots[:min(model.blocks[model.mix.first].width_out,
+                                model.blocks[-1].width_out)]
     block = model.blocks[int(name.split(".")[1])]
     attn = block.attn
     if name.endswith(("hook_k", "hook_v", "hook_rot_k")):
@@ -200,6 +203,8 @@ def trace_points(model):
         names.add("hook_pos_embed")
     if model.ln_final is not None:
         names.add("ln_final.hook_normalized")
+    if model.mix is not None:
+        names.add("hook_mix")
     for i, block in enumerate(model.blocks):
         names.update(full.format(i) for full in _SHORT.values() if "{}" in full)
         a = block.attn

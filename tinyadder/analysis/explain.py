@@ -48,6 +48,7 @@ from ..numbers import first_largest, ordered
 from .text import brief, exponent, figure, finite
 from .show import rational_text, rounded
 from ..addition import answer
+from .. import task as tasks
 from ..cache import act_name
 from .roles import layout_text, roles
 
@@ -379,6 +380,22 @@ GENERIC_LEGEND = ("Every figure is read from the trace. Each position that predi
                   "logit's, and the lead is its logit minus the runner-up's.")
 
 
+TASK_LEGEND = ("Every figure is read from the trace. Each position that predicts a token of "
+               "the answer is named by its role in the prompt layout (input: the task's "
+               "input; out0: the answer's first token); the token written is the largest "
+               "logit's, and the lead is its logit minus the runner-up's.")
+
+
+def verdict_line(model, tokens, a, b):
+    """'sum 579: right', or for a finite task (input a, b None) 'answer 06: right' or
+    'answer 07: wrong, the task says 06'."""
+    if tasks.has_task(model):
+        value, right = tasks.answer(model, tokens), tasks.expected(model, a)
+        return f"answer {value}: {'right' if value == right else f'wrong, the task says {right}'}"
+    value = answer(model, tokens)
+    return f"sum {value}: {'right' if value == a + b else f'wrong, a + b = {a + b}'}"
+
+
 def narrate_logits(cache, a, b, verbose=False):
     """The narration of any model's run: per predicting position, its role, the digit it
     writes (the largest logit) and its lead over the runner-up, in logits (for a model
@@ -388,7 +405,7 @@ def narrate_logits(cache, a, b, verbose=False):
     labels = cache.labels("unembed.hook_out")
     lines = [cache.text, f"{model.name}, numbers: {numbers(cache.ns, verbose)}",
              f"prompt layout: {layout_text(model)}", ""]
-    lines += textwrap.wrap(GENERIC_LEGEND, WIDTH)
+    lines += textwrap.wrap(TASK_LEGEND if tasks.has_task(model) else GENERIC_LEGEND, WIDTH)
     lines.append("")
     for pos in cache.predicting:
         logits = [_q(v) if finite(v) else None for v in cache["logits"][pos]]
@@ -405,9 +422,7 @@ def narrate_logits(cache, a, b, verbose=False):
         runner = max(rest, key=lambda k: ordered(logits[k]))
         lines.append(f"{said}: lead {figure(logits[best] - logits[runner])} logits over "
                      f"{labels[runner]!r}")
-    value = answer(model, cache.tokens)
-    right = value == a + b
-    lines += ["", f"sum {value}: {'right' if right else f'wrong, a + b = {a + b}'}"]
+    lines += ["", verdict_line(model, cache.tokens, a, b)]
     return "\n".join(piece for line in lines
                      for piece in (textwrap.wrap(line, WIDTH, subsequent_indent="  ")
                                    or [""])) + "\n"

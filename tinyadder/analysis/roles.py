@@ -15,6 +15,12 @@ digit first, so position 1 holds a9; lokimorty-10 reads them reversed, so positi
 ("'0' a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 '0' '0' '0'", 's0', 's10')
 >>> layout_text(models.build("lokimorty-10", None))
 "'0' a0..a9 '0'x9 b0..b9 '0' then s0..s10"
+
+A model with a finite task (``model.task``: seed 003's lookup machine) has its prompt around
+one input, and then its answer's tokens, out0 first:
+
+>>> [r.label for r in roles(build("seed003-lookup"))], layout_text(build("seed003-lookup"))
+(['<bos>', 'input', 'out0', 'out1'], '<bos> input then out0..out1')
 """
 
 from dataclasses import dataclass
@@ -22,7 +28,7 @@ from typing import Optional
 
 from ..addition import digits_of
 
-ROLES = ("a", "b", "special", "sum")
+ROLES = ("a", "b", "special", "sum", "input")
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,8 @@ def _quoted(text):
 
 def roles(model):
     """[Role] per position of a whole addition of ``model``: its prompt, then what it writes."""
+    if model.task is not None:
+        return _task_roles(model.task)
     p = model.prompt
     n = digits_of(model)
     out = []
@@ -58,6 +66,16 @@ def roles(model):
     if p.stop is not None:
         out.append(Role("special", _quoted(p.stop), None))
     return out
+
+
+def _task_roles(task):
+    """A finite task's positions: ``before``, the input, ``after`` (separators), then the
+    answer's tokens out0, out1, ... in the order written (role 'sum': what the model writes)."""
+    length = len(next(iter(task.cases.values())))
+    return ([Role("special", _quoted(t), None) for t in task.before] +
+            [Role("input", "input", None)] +
+            [Role("special", _quoted(t), None) for t in task.after] +
+            [Role("sum", f"out{k}", None) for k in range(length)])
 
 
 def _run(labels):
@@ -73,7 +91,11 @@ def layout_text(model):
     """The prompt layout in one line: runs of one role (separators by their text) joined,
     then the sum's digits after 'then'."""
     out, run, key = [], [], None
-    p, parts = model.prompt, roles(model)
+    parts = roles(model)
+    if model.task is not None:
+        answer = [r.label for r in parts if r.role == "sum"]
+        return f"{' '.join(r.label for r in parts[:-len(answer)])} then {_run(answer)}"
+    p = model.prompt
     for r in parts[:len(parts) - p.answer_digits - (p.stop is not None)]:
         k = r.role if r.role != "special" else r.label
         if k != key and run:

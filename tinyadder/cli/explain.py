@@ -2,7 +2,7 @@
 
 import textwrap
 
-from .. import addition
+from .. import addition, task
 from ..analysis.explain import WIDTH, narrate, narrate_logits
 from ..analysis.pictures.views import missing
 from ..cache import run_with_cache
@@ -33,9 +33,10 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    model = model_of(parser, args)
+    model = model_of(parser, args, tasks=True)
     try:
-        a, b = addition.parse_expression(args.expression, addition.digits_of(model))
+        a, b = ((task.parse_input(model, args.expression), None) if task.has_task(model) else
+                addition.parse_expression(args.expression, addition.digits_of(model)))
     except addition.InputError as error:
         print(f"{PROG}: error: {error}", file=err)
         return 2
@@ -43,10 +44,18 @@ def main(argv, out, err, stdin):
     if refusal:
         print(f"{PROG}: error: {refusal}", file=err)
         return 2
-    _, cache = run_with_cache(model, addition.encode(model, a, b), ns=args.number)
+    prompt = task.encode(model, a) if b is None else addition.encode(model, a, b)
+    _, cache = run_with_cache(model, prompt, ns=args.number)
     family = not missing(model)["ruler"]
     out.write(narrate(cache, a, b, args.verbose) if family else
               narrate_logits(cache, a, b, args.verbose))
+    if b is None:
+        said, right = task.answer(model, cache.tokens), task.expected(model, a)
+        if said == right:
+            return 0
+        print(f"{PROG}: warning: the {args.model} model's answer {said} to {a} is wrong: the "
+              f"task says {right}", file=err)
+        return 1
     answer = addition.answer(model, cache.tokens)
     if answer != a + b:
         warning = (f"{PROG}: warning: the {args.model} model's sum {answer} is wrong: "

@@ -3,7 +3,7 @@
 from contextlib import contextmanager
 import os
 
-from .. import addition
+from .. import addition, task
 from ..analysis.pictures.explore import DEFAULT_NAME, MAX_DIGITS, page, walkthrough
 from ..analysis.pictures.views import Overflowed, views_of
 from ..analysis.pictures.compare import page as compare_page
@@ -85,13 +85,9 @@ def main(argv, out, err, stdin):
         return compare(parser, args, out, err)
     if args.static:
         parser.error("--static is a form of --compare A B; give both")
-    model = model_of(parser, args)
-    try:
-        a, b = addition.parse_expression(args.expression, addition.digits_of(model))
-    except addition.InputError as error:
-        parser.error(str(error))
-    refusal = (undrawable(args.model, model) or
-               size_problem("explore", args.model, model, [args.number], VIEW_COPIES))
+    model = model_of(parser, args, tasks=True)
+    a, b = question_of(parser, args, model)
+    refusal = size_problem("explore", args.model, model, [args.number], VIEW_COPIES)
     if refusal:
         parser.error(refusal)
     with open_output(args.output, parser) as f:
@@ -112,7 +108,11 @@ def compare(parser, args, out, err):
     built = []
     for choice in args.compare:
         args.model = choice
-        built.append((choice, model_of(parser, args)))
+        model = model_of(parser, args, tasks=True)
+        if task.has_task(model):
+            parser.error(f"--compare draws two adders on one sum; {choice} computes a finite "
+                         f"task ('explore --model {choice} INPUT' draws it alone)")
+        built.append((choice, model))
     (left, lm), (right, rm) = built
     digits = {addition.digits_of(m) for _, m in built}
     if len(digits) > 1:
@@ -124,8 +124,7 @@ def compare(parser, args, out, err):
     except addition.InputError as error:
         parser.error(str(error))
     for choice, model in built:
-        refusal = (undrawable(choice, model) or
-                   size_problem("explore", choice, model, [args.number], VIEW_COPIES))
+        refusal = size_problem("explore", choice, model, [args.number], VIEW_COPIES)
         if refusal:
             parser.error(refusal)
     with open_output(args.output, parser) as f:
@@ -143,15 +142,15 @@ def compare(parser, args, out, err):
     return max(wrong_sum(choice, v, a, b, err) for (choice, _), v in zip(built, views))
 
 
-def undrawable(name, model):
-    """Why the views cannot draw ``model``, in one line, or None. A mixed block (lokimorty-39:
-    x = first + g·(second − first), model.mix) records the trace point hook_mix, which the
-    trace's labels (cache.point_labels) do not list yet."""
-    if model.mix is None:
-        return None
-    return (f"the views cannot draw {name} yet: it mixes two passes of its block (its trace "
-            f"point hook_mix has no slot labels in the trace); 'tinyadder --model {name} "
-            f"--trace EXPR' prints its run")
+def question_of(parser, args, model):
+    """(a, b) parsed from ``args.expression``, or a finite task's (input, None); a bad one is
+    the parser's one-line error."""
+    try:
+        if task.has_task(model):
+            return task.parse_input(model, args.expression), None
+        return addition.parse_expression(args.expression, addition.digits_of(model))
+    except addition.InputError as error:
+        parser.error(str(error))
 
 
 def wrong_sum(model, views, a, b, err):
@@ -160,6 +159,10 @@ def wrong_sum(model, views, a, b, err):
     if views["correct"]:
         return 0
     said = views["answer"]
+    if views.get("task"):
+        print(f"{PROG}: warning: the {model} model's answer {ascii(said)} to {a} is wrong: "
+              f"the task says {views['sum']}", file=err)
+        return 1
     said = said.lstrip("0") or "0" if said.isdigit() else ascii(said)
     print(f"{PROG}: warning: the {model} model's sum {said} is wrong: {a} + {b} = {a + b}",
           file=err)

@@ -3,10 +3,9 @@
 from .. import addition
 from ..analysis.pictures.explore import defaults
 from ..analysis.pictures.figures import FIGURES
-from ..cache import stages
-from ..analysis.pictures.views import Overflowed, views_of
+from ..analysis.pictures.views import Overflowed, view_stages, views_of
 from ..weights import live_heads
-from .explore import open_output, undrawable, wrong_sum
+from .explore import open_output, question_of, wrong_sum
 from .options import PROG, Parser, add_digits_option, add_model_options, model_of
 from .tracing import VIEW_COPIES, size_problem
 
@@ -40,23 +39,19 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    model = model_of(parser, args)
-    try:
-        a, b = addition.parse_expression(args.expression, addition.digits_of(model))
-    except addition.InputError as error:
-        parser.error(str(error))
+    model = model_of(parser, args, tasks=True)
+    a, b = question_of(parser, args, model)
     length = addition.sequence_length(model)
     if args.pos is not None and not 0 <= args.pos < length:
         parser.error(f"position {args.pos} is outside the sequence; use 0 to {length - 1}")
-    shorts = [s.short for s in stages(model)] + ["readout"]
+    shorts = [s.short for s in view_stages(model)] + ["readout"]
     if args.stage is not None and args.stage not in shorts:
         parser.error(f"unknown stage {args.stage!r}; use {', '.join(shorts)}")
     heads = [f"L{i}.{h}" for i, block in enumerate(model.blocks) for h in live_heads(block.attn)]
     if args.head is not None and args.head not in heads:
         parser.error(f"head {args.head!r} is not drawn; use {', '.join(heads)} (the others "
                      f"have no value or output map)")
-    refusal = (undrawable(args.model, model) or
-               size_problem("figure", args.model, model, [args.number], VIEW_COPIES))
+    refusal = size_problem("figure", args.model, model, [args.number], VIEW_COPIES)
     if refusal:
         parser.error(refusal)
     path = args.output or f"{args.name}.svg"

@@ -188,8 +188,8 @@ def model_of(parser, args, adds=True, tasks=False):
         parser.error(str(err))
     if adds and model.prompt is None and model.task is not None and not tasks:
         parser.error(f"the model {args.model} does not add: it computes a finite task "
-                     f"(inputs {task.listing(model)}), which the main command, verify and "
-                     f"prove take")
+                     f"(inputs {task.listing(model)}), which the main command, verify, "
+                     f"prove, explore, figure and explain take")
     if adds and model.prompt is None and model.task is None:
         hint = "; give its layout with --layout FILE.json (docs/onnx.md)" if \
             str(args.model).endswith(".onnx") else ""

@@ -16,7 +16,6 @@ everything is drawn for the first position that predicts a digit.
 from html import escape
 
 from . import figures, svg
-from . import explore
 
 
 def by_label(views):
@@ -79,7 +78,7 @@ def _table(left, right):
 
 
 def _side(views):
-    state = explore.defaults(views)
+    state = figures.defaults(views)
     n = views["digits"]
     expr = f'{int(views["a"]):0{n}d} + {int(views["b"]):0{n}d}'
     verdict = "right" if views["correct"] else f'wrong: a + b = {views["sum"]}'
@@ -90,14 +89,14 @@ def _side(views):
 
 
 def _stage_figure(views, short):
-    state = explore.defaults(views)
+    state = figures.defaults(views)
     if short not in [s["short"] for s in views["stages"]]:
         return f"<p>{escape(views['model'])} has no stage {escape(short)}.</p>"
     return figures.residual(views, short, state["pos"])
 
 
 def _heads(views, layer):
-    state = explore.defaults(views)
+    state = figures.defaults(views)
     keys = [k for k, h in views["heads"].items() if h["layer"] == layer]
     if not keys:
         return f"<p>{escape(views['model'])} has no live head in layer {layer}.</p>"

@@ -270,7 +270,8 @@
   }
   function tokenText(tok) {
     var who = {a: "a digit of a", b: "a digit of b", sum: "a digit of the sum",
-               special: "a special token"}[tok.role];
+               special: "a special token", input: "the task's input"}[tok.role];
+    if (tok.role === "sum" && /^out/.test(tok.label)) { who = "a token of the answer"; }
     var text = "position " + tok.pos + ": '" + tok.text + "', " + who;
     if (tok.place !== null) { text += ", of place " + power(tok.place); }
     if (tok.predicts !== null) {

@@ -15,6 +15,7 @@ from importlib import resources
 import json
 
 from . import compare, figures, markdown, svg, tour
+from .figures import defaults
 
 DEFAULT_NAME = "tinyadder-explore.html"
 # The page holds every attention weight, so it grows with the square of the sequence:
@@ -34,16 +35,6 @@ def walkthrough():
     """The walkthrough's sections the page cites, rendered for the page to embed
     (``markdown.sections``), or None outside a checkout."""
     return markdown.sections({anchor for _, anchor in tour.SECTIONS.values()})
-
-
-def defaults(views):
-    """The state a page opens in: the first wrong position at the readout when the model
-    errs (5193798811+1806201129 opens at position 23), else the first predicting position."""
-    flaw = views["flaw_pos"]
-    return {"pos": flaw if flaw is not None else views["predicting"][0],
-            "stage": "readout" if flaw is not None else "embed",
-            "head": views["place_head"] or next(iter(views["heads"])), "mode": "softmax1",
-            "variant": "built"}
 
 
 def deciding(views):
@@ -162,10 +153,9 @@ def _compare_section(views, other):
     models, the residual lanes by slot name side by side (the logits at the readout stage),
     and the agreement over all positions."""
     def side(v):
-        n = v["digits"]
-        verdict = "right" if v["correct"] else f'wrong: a + b = {v["sum"]}'
+        _, expr, verdict = question(v)
         return (f'<div><b>{escape(v["model"])}</b>: prompt <code>{escape(v["layout"])}</code>; '
-                f'{int(v["a"]):0{n}d} + {int(v["b"]):0{n}d}: it writes '
+                f'{escape(expr)}: it writes '
                 f'<b class="mono">{escape(v["answer"])}</b>, {verdict}.</div>')
     rows = "".join(
         f'<tr><td>{escape(r["stage"])}</td><td><code>{escape(r["slot"])}</code></td>'
@@ -365,12 +355,21 @@ def _intros(views, state):
     soft = views["softmax"]
     layout = (f"This model's prompt is <code>{escape(views['layout'])}</code> (a3 is the "
               f"digit of a at 10<sup>3</sup>, s0 the sum's units digit)")
-    return {
-        "tokens": layout + "; the model writes the sum's digits one per position. Colours: "
+    if views.get("task"):
+        tokens = (f"This model's prompt is <code>{escape(views['layout'])}</code> (input is "
+                  f"the token it computes from, out0 its answer's first token); the model "
+                  f"writes its answer one token per position. Colours: <span class='k input'>"
+                  f"input</span> <span class='k special'>special</span> <span class='k sum'>"
+                  f"generated</span>; under each token its position and its role. Click a "
+                  f"position to select it everywhere (or use \u2190 / \u2192).")
+    else:
+        tokens = (layout + "; the model writes the sum's digits one per position. Colours: "
                   "<span class='k a'>a</span> <span class='k b'>b</span> "
                   "<span class='k special'>special</span> <span class='k sum'>generated</span>; "
                   "under each token its position and the place value its digit holds. Click "
-                  "a position to select it everywhere (or use \u2190 / \u2192).",
+                  "a position to select it everywhere (or use \u2190 / \u2192).")
+    return {
+        "tokens": tokens,
         "place": f"Layer 0's head {head} has ALiBi slope {escape(views['place_slope'] or '')}: "
                  "each step back costs a factor of ten. Its weights from the selected query, "
                  "on the head's log scale; keys below the scale are \u2248 0.",
@@ -426,15 +425,24 @@ NO_DECISION = ('<p class="needs-decision" hidden>This position predicts no digit
                'choose one from = on.</p>')
 
 
+def question(views):
+    """(verb, question, verdict) for the header: ('adds', '0012 + 0034', 'right'), or for a
+    finite task ('computes', 'B', 'wrong: the task says 06')."""
+    if views.get("task"):
+        return ("computes", views["task"]["input"],
+                "right" if views["correct"] else f'wrong: the task says {views["sum"]}')
+    n = views["digits"]
+    return ("adds", f'{int(views["a"]):0{n}d} + {int(views["b"]):0{n}d}',
+            "right" if views["correct"] else f'wrong: a + b = {views["sum"]}')
+
+
 def page(views, docs=None, other=None):
     """The whole HTML page as a string; ``docs``: the walkthrough's sections to embed and link
     (``walkthrough()``), or None; ``other``: a second model's views of the same sum, for the
     compare mode (on when the page opens; ``#compare=0`` turns it off)."""
     state = defaults(views)
     pos, stage = state["pos"], state["stage"]
-    n = views["digits"]
-    expr = f'{int(views["a"]):0{n}d} + {int(views["b"]):0{n}d}'
-    verdict = "right" if views["correct"] else f'wrong: a + b = {views["sum"]}'
+    verb, expr, verdict = question(views)
     flaw_note = ""
     if views["flaw_pos"] is not None:
         flaw_note = (f'<p class="alert">The model writes {escape(views["answer"])}, but '
@@ -494,11 +502,12 @@ def page(views, docs=None, other=None):
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
         f"<style>{svg.CSS}\n{asset('explore.css')}{compare_css() if other else ''}"
         "</style></head>\n<body>",
-        f"<header><h1>{escape(views['title'])} adds {escape(expr)}</h1>",
+        f"<header><h1>{escape(views['title'])} {verb} {escape(expr)}</h1>",
         f"<p>{escape(views['model'])}, numbers: {escape(views['number'])}. "
         + (f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}."
            if views["family"] else
-           f"It writes the sum <b class=\"mono\">{escape(views['answer'])}</b>: {verdict} "
+           f"It writes {'the answer' if views.get('task') else 'the sum'} "
+           f"<b class=\"mono\">{escape(views['answer'])}</b>: {verdict} "
            f"(the whole sequence: <code>{escape(views['text'])}</code>).") +
         f"{'' if flaw_note or not views['verdict'] else ' ' + escape(views['verdict']) + '.'}"
         f"</p>{flaw_note}", _how(views, docs), "</header>",
@@ -546,7 +555,10 @@ def _how(views, docs):
         about, family = views["about"], views["about"].get("family")
         who = escape(about["title"]) + (f" (by {escape(about['author'])})"
                                         if about.get("author") else "")
-        how = (f" How it adds, as docs/models.md describes its family, {escape(family)}: "
+        how = (f" What it computes: {escape(about.get('notes') or '')} Its task gives "
+               f"{escape(views['task']['input'])} the answer {escape(views['sum'])}."
+               if views.get("task") else
+               f" How it adds, as docs/models.md describes its family, {escape(family)}: "
                f"{escape(FAMILY_HOW[family])}" if family in FAMILY_HOW else "")
         link = doc_link(docs, "rope") if family == "rope-19" else ""
         return (f"<p>{who}.{how}{' (' + link + ')' if link else ''}</p>"
@@ -555,8 +567,9 @@ def _how(views, docs):
                 "running sum, ruler, why it fails, change one thing) say so in place. The "
                 "tokens with their roles, every head's attention, the residual stream by slot "
                 "name stage by stage, the logits (the readout stage) and the parameters are "
-                "this model's own. <b>Take the tour</b> for four steps through them, or move "
-                "through the stages with the slider and through the positions with \u2190 / "
+                f"this model's own. <b>Take the tour</b> for {len(tour.steps(views))} steps "
+                "through them, or move through the stages with the slider and through the "
+                "positions with \u2190 / "
                 "\u2192; every number is the run's, as <code>tinyadder --trace</code> prints "
                 "it.</p>")
     return "".join([

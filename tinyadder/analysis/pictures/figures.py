@@ -908,3 +908,13 @@ FIGURES = {
     "flaw": lambda v, s: flaw(v, s.get("pos"), True),
     "change": lambda v, s: change(v, s.get("variant", "built"), True),
 }
+
+
+def defaults(views):
+    """The state a page opens in: the first wrong position at the readout when the model
+    errs (5193798811+1806201129 opens at position 23), else the first predicting position."""
+    flaw = views["flaw_pos"]
+    return {"pos": flaw if flaw is not None else views["predicting"][0],
+            "stage": "readout" if flaw is not None else "embed",
+            "head": views["place_head"] or next(iter(views["heads"])), "mode": "softmax1",
+            "variant": "built"}

@@ -30,7 +30,8 @@ VIRIDIS = ("#440154", "#482475", "#414487", "#355f8d", "#2a788e", "#21918c", "#2
 STEPS = 60                                               # colours of the weight scale
 DIV = ("#2d004b", "#542788", "#8073ac", "#b2abd2", "#d8daeb", "#f7f7f7", "#fee0b6",
        "#fdb863", "#e08214", "#b35806", "#7f3b08")       # PuOr: purple < 0 < orange
-ROLE = {"a": "#0072B2", "b": "#E69F00", "special": "#999999", "sum": "#009E73"}
+ROLE = {"a": "#0072B2", "b": "#E69F00", "special": "#999999", "sum": "#009E73",
+        "input": "#0072B2"}
 MARGIN, TILT, INK, FAINT, NEG = "#0072B2", "#D55E00", "#222222", "#bbbbbb", "#542788"
 NEARLY_ZERO = "#d9d9d9"   # a weight below the scale: "≈ 0"
 ZERO = "z"                # class letter of a zero value on the signed scale

@@ -365,22 +365,26 @@ def _word(label):
 
 
 def _any_tokens(views, q):
-    a0 = next((t["pos"] for t in views["tokens"] if t["label"] == "a0"), None)
+    task = bool(views.get("task"))
+    first, last = ("input", "out0") if task else ("a0", "s0")
+    a0 = next((t["pos"] for t in views["tokens"] if t["label"] == first), None)
     units = next((p for p in views["predicting"] if p + 1 < len(views["tokens"]) and
-                  _label_of(views, p + 1) == "s0"), None)
+                  _label_of(views, p + 1) == last), None)
     if units is None or a0 is None:
         return None
+    said = ("input is the token it computes from, out0 the first token of its answer" if task
+            else "a3 is the digit of a at 10^3, s0 the sum's units digit")
     return {
         "view": "tokens", "state": {"pos": a0, "stage": "embed"}, "section": "rope",
         "title": "Tokens by role",
-        "text": f"This model's prompt is {views['layout']}: a3 is the digit of a at 10^3, s0 "
-                f"the sum's units digit. Each position predicts the next token, so the "
-                f"position before s0 decides it. Colours and the labels under each token "
-                f"say the role.",
-        "question": "Which position holds a0, and which position predicts s0? (two positions)",
+        "text": f"This model's prompt is {views['layout']}: {said}. Each position predicts "
+                f"the next token, so the position before {last} decides it. Colours and the "
+                f"labels under each token say the role.",
+        "question": f"Which position holds {first}, and which position predicts {last}? "
+                    f"(two positions)",
         "expect": {"kind": "integers", "values": [a0, units]},
-        "answer": f"a0 is at position {a0}; s0 is written at position {units + 1}, so "
-                  f"position {units} ({_label_of(views, units)}) predicts it.",
+        "answer": f"{first} is at position {a0}; {last} is written at position {units + 1}, "
+                  f"so position {units} ({_label_of(views, units)}) predicts it.",
     }
 
 
@@ -424,7 +428,8 @@ def _lead(views, q):
     runner = max((r for r in rows if r is not win), key=lambda r: r["gap"][q][0] or -1e308)
     gap = runner["gap"][q]
     return win["slot"].split(" ", 1)[1], (-gap[0] if gap[0] is not None else None,
-                                          gap[2].lstrip("-"), runner["slot"].split(" ", 1)[1])
+                                          gap[2].replace("-", "", 1),
+                                          runner["slot"].split(" ", 1)[1])
 
 
 def _any_readout(views, q):
@@ -443,7 +448,8 @@ def _any_readout(views, q):
                     f"the runner-up? (two numbers)",
         "expect": {"kind": "numbers", "values": [int(digit), lead],
                    "texts": [digit, shown(text)]},
-        "answer": f"{digit}, ahead of {runner} by {shown(text)} logits. The sum is {right}; "
+        "answer": f"{digit}, ahead of {runner} by {shown(text)} logits. The "
+                  f"{'answer' if views.get('task') else 'sum'} is {right}; "
                   f"this lead is what a rounding error would have to overcome.",
     }
 
@@ -463,16 +469,56 @@ def _any_params(views):
     }
 
 
+def _residual_at(views, stage, slot, pos):
+    rows = next(s for s in views["residual"] if s["short"] == stage)["slots"]
+    return next(r for r in rows if r["slot"] == slot)["cells"][pos]
+
+
+COLUMN_READERS = {  # family: (slot holding a_k + b_k after the attention, how it is read)
+    "sinusoid-11": ("acc", "One head weighs a{k} and b{k} a half each (an intended tie) and "
+                           "writes twice the digit into acc; the other reads the column below "
+                           "into pe_sin."),
+    "rope-10000": ("x1", "Two heads, each turned back by its own fixed offset, attend "
+                         "one-hot to a{k} and b{k} and add them into x1; the others read the "
+                         "column below into x0."),
+}
+
+
+def _column(views, q):
+    """A designed family's column step (views.sinusoid11_meanings, rope10000_meanings):
+    after the attention, at the position that predicts s_k, one slot holds a_k + b_k."""
+    reader = COLUMN_READERS.get(views["about"].get("family"))
+    if reader is None or not views["meanings"] or q + 1 >= len(views["tokens"]):
+        return None
+    k = views["tokens"][q]["next_place"]
+    digits = {t["label"]: int(t["text"]) for t in views["tokens"] if t["role"] in ("a", "b")}
+    if not k or f"a{k}" not in digits:
+        return None
+    slot, how = reader
+    value = _residual_at(views, "L0.attn", slot, q)
+    return {
+        "view": "residual", "state": {"pos": q, "stage": "L0.attn"}, "section": None,
+        "title": "The column",
+        "text": f"Position {q} predicts s{k}. " + how.format(k=k) +
+                f" Hover {slot} after L0.attn.",
+        "question": f"What does {slot} hold at position {q} after the attention? (a number)",
+        "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])]},
+        "answer": f"{shown(value[2])}: a{k} + b{k} = {digits[f'a{k}']} + {digits[f'b{k}']}. "
+                  f"The FFN adds the carry it reads from the column below and wraps {slot} "
+                  f"to s{k}, which the readout's parabola writes.",
+    }
+
+
 def any_steps(views):
     """A short tour of a model outside the TinyAdder-36 family, from what every model has:
     the tokens by role, where the query that predicts the tens digit looks, the readout's
     winner and lead there, the parameters."""
     decides = {_label_of(views, p + 1): p for p in views["predicting"]
                if p + 1 < len(views["tokens"]) and views["tokens"][p + 1]["role"] == "sum"}
-    q = decides.get("s1", views["predicting"][0])
+    q = decides.get("out1" if views.get("task") else "s1", views["predicting"][0])
     key = next(iter(views["heads"]), None)
     steps = [_any_tokens(views, q), _any_attention(views, q, key) if key else None,
-             _any_readout(views, q), _any_params(views)]
+             _column(views, q), _any_readout(views, q), _any_params(views)]
     return [s for s in steps if s is not None]
 
 

@@ -32,6 +32,7 @@ from ...addition import answer, digits_of, encode
 from ...construction import SLOTS
 from ...generate import argmax
 from ...numbers import is_zero
+from ... import task as tasks
 from ...weights import live_heads
 from ..explain import decisions, remaining_values, scales, short, x_text
 from ..ledger import ledger, tensors
@@ -41,7 +42,7 @@ from ..roles import layout_text, roles as position_roles
 from ..probes import READOUT, check, intended, overflow
 from ..program import half_layers
 from ..show import MARK, SHORT, SIG, fmt, rounded
-from ...cache import run_with_cache, stages
+from ...cache import Stage, run_with_cache, stages
 from . import variants
 from .svg import pretty, shown
 
@@ -161,11 +162,11 @@ def tokens_view(cache, with_places):
     the place value its digit holds and the place value it predicts. With ``with_places``
     (a place-value head), the place is read from the ``count`` slot (layer 0 head 3's
     output: count ~ +-10^(e - N) on a digit of place 10^e), else from the layout."""
-    n = digits_of(cache.model)
     layout = position_roles(cache.model)
     places = [r.place for r in layout]
     if with_places:
         count = [row[cache.model.slots.index("count")] for row in cache["resid_mid", 0]]
+        n = digits_of(cache.model)
         places = [round(log10_abs(c)) + n if r.role != "special" and c else None
                   for r, c in zip(layout, count)]
     out = []
@@ -244,6 +245,17 @@ def _slot_row(cache, name, slot):
 
 # ----------------------------------------------------------------------------- residual
 
+def view_stages(model):
+    """``cache.stages``, then the mix (``model.mix``: x = first + g·(last − first), recorded as
+    hook_mix), which the readout reads in place of the last block's output."""
+    out = stages(model)
+    if model.mix is not None:
+        first, last = model.mix.first, len(model.blocks) - 1
+        out.append(Stage(f"the mix of layer {first}'s and layer {last}'s outputs", "mix",
+                         "hook_mix", None, "mix"))
+    return out
+
+
 def residual_view(cache, probe, intents):
     """Per stage (embedding, each half-layer) and slot, the value at every position, whether
     that stage changed it, whether it departs from its intended value (``probes.check``; never
@@ -253,7 +265,7 @@ def residual_view(cache, probe, intents):
     model = cache.model
     out = []
     before = None
-    for stage in stages(model):
+    for stage in view_stages(model):
         values = cache[stage.name]
         labels = cache.labels(stage.name)
         slots = []
@@ -350,6 +362,74 @@ def rope19_meanings():
         "readout": {f"logit {u}": ["a parabola in the digit with x0, largest at the digit "
                                    "nearest x1/10"] * 2 for u in range(10)},
     }
+
+
+def sinusoid11_meanings():
+    """What the slots of a sinusoid-11 model (lichengliu03-50, cosminscn-66/130) hold, in the
+    form of ``meanings``: [anywhere, at a position that predicts s_k]. c_k is the carry into
+    place k; checked against runs of all three files (tests/test_explore.py)."""
+    none = "no designed meaning at a position that predicts no digit of the sum"
+    same = "as embedded: no stage writes it"
+    sinusoid = ("the position's sinusoid of period 11 (amplitude 100 in the prompt, 1 after "
+                "it)")
+    return {
+        "embed": {"digit": ["d on a digit d ('+' and '=' read as the token 0)"] * 2,
+                  "pe_sin": [sinusoid] * 2, "pe_cos": [sinusoid] * 2,
+                  "acc": ["0: a head writes it"] * 2},
+        "L0.attn": {"digit": [same] * 2, "pe_cos": [same] * 2,
+                    "acc": [none, "a_k + b_k: a head weighs a_k and b_k 1/2 each (an intended "
+                                  "tie) and writes twice the digit, to within 0.3 (0.005 "
+                                  "above the units)"],
+                    "pe_sin": [none, "its sinusoid + a_(k\u22121) + b_(k\u22121): the other "
+                                     "head reads the column below, to within 0.005"]},
+        "L0.mlp": {"digit": [same] * 2, "pe_cos": [same] * 2, "pe_sin": [same] * 2,
+                   "acc": [none, "a_k + b_k + carry, less 10 when that reaches 10 (the wrap); "
+                                 "carry = min(max(pe_sin \u2212 digit \u2212 1/2, 0), 1), "
+                                 "digit being s_(k\u22121), so pe_sin \u2212 digit = its "
+                                 "sinusoid + 10\u00b7c_k \u2212 c_(k\u22121): within 1/2 of "
+                                 "s_k"]},
+        "readout": {f"logit {u}": ["2u\u00b7acc \u2212 u\u00b2: a parabola in the digit u "
+                                   "with its vertex at acc; the digit nearest acc wins"] * 2
+                    for u in range(10)},
+    }
+
+
+FAMILY_MEANINGS = {"rope-19": rope19_meanings, "sinusoid-11": sinusoid11_meanings}
+
+
+def rope10000_meanings():
+    """What x0 and x1 of a two-slot rope-10000 model (jacobli99-28/93) hold, in the form of
+    ``meanings``: [anywhere, at a position that predicts s_k]; c_k is the carry into place k.
+    Checked against runs of both files (tests/test_explore.py): exact in float32."""
+    none = "no designed meaning at a position that predicts no digit of the sum"
+    return {
+        "embed": {"x0": ["1000 \u2212 2.5\u00b710^-4\u00b7d\u00b2 on a digit d (the "
+                         "readout's parabola)"] * 2,
+                  "x1": ["d on a digit d"] * 2},
+        "L0.attn": {"x0": [none, "as embedded + D, D = s_(k\u22121) \u2212 a_(k\u22121) "
+                                 "\u2212 b_(k\u22121) = c_(k\u22121) \u2212 10\u00b7c_k: "
+                                 "heads at fixed offsets read the column below (D \u2264 "
+                                 "\u22129: a carry into place k)"],
+                    "x1": [none, "a_k + b_k: two heads attend one-hot to a_k and b_k"]},
+        "L0.mlp": {"x0": ["as after the attention: the FFN leaves x0 alone"] * 2,
+                   "x1": [none, "s_k: a_k + b_k plus the carry, less 10 when that reaches 10 "
+                                "(hinge pairs on D)"]},
+        "readout": {f"logit {u}": ["near 1000: a parabola in the digit with its vertex at "
+                                   "x1, neighbours 2.5\u00b710^-4 apart"] * 2
+                    for u in range(10)},
+    }
+
+
+def family_meanings(model):
+    """The hovers' formulas of a designed family the page knows ({} for others): rope-19,
+    sinusoid-11, and rope-10000's two-slot design (jacobli99; not the Qwen-style four, whose
+    carry enters through the final norm)."""
+    family = model.about.get("family")
+    if family == "rope-10000":
+        return rope10000_meanings() if tuple(model.slots) == ("x0", "x1") else {}
+    return FAMILY_MEANINGS.get(family, dict)()
+
+
 
 
 # ----------------------------------------------------------------------------- decisions
@@ -500,7 +580,8 @@ def build_views(cache, a, b, changes=True):
 
 def _build_views(cache, a, b, changes):
     model = cache.model
-    n = digits_of(model)
+    task = tasks.has_task(model)  # then a is the task's input and b is None
+    n = None if task else digits_of(model)
     gaps = missing(model)
     lacks = {name: need(model) for name, need in NEEDS.items()}
     probe = check(cache, a, b, n) if not lacks["probes"] else None
@@ -514,14 +595,15 @@ def _build_views(cache, a, b, changes):
         "family": not lacks["probes"], "layout": layout_text(model),
         "title": "TinyAdder-36" if not lacks["probes"] else model.name,
         "about": {k: model.about.get(k) for k in ("title", "author", "family",
-                                                   "params_claimed")},
-        "a": str(a), "b": str(b), "sum": str(a + b), "answer": answer,
-        "correct": answer == f"{a + b:0{len(answer)}d}", "text": cache.text,
+                                                   "params_claimed", "notes")},
+        "a": str(a), "b": str(b), "sum": _expected(model, a, b), "answer": answer,
+        "correct": answer == _expected(model, a, b).zfill(len(answer)), "text": cache.text,
+        "task": {"input": a, "expected": tasks.expected(model, a)} if task else None,
         "prompt_len": cache.prompt_len, "predicting": list(cache.predicting),
         "missing": gaps,
         "tokens": tokens_view(cache, not lacks["alibi"]),
         "stages": [{"short": s.short, "label": s.label, "name": s.name}
-                   for s in stages(model)] + [
+                   for s in view_stages(model)] + [
             {"short": "readout", "label": "readout", "name": "unembed.hook_out"}],
         "heads": heads, "hidden_heads": hidden, "hidden_why": why,
         "place_head": head_key(0, alibi_head(model)) if not lacks["alibi"] else None,
@@ -530,7 +612,7 @@ def _build_views(cache, a, b, changes):
         "count": [cell(c) for c in count] if count else None,
         "residual": residual_view(cache, probe, intents),
         "meanings": meanings(model) if probe else (
-            rope19_meanings() if model.about.get("family") == "rope-19" else {}),
+            family_meanings(model)),
         "decisions": decisions_view(cache, a, b) if not gaps["ruler"] else [],
         "verdict": probe.verdict() if probe else "",
         "first_departure": None if first is None else {
@@ -552,10 +634,17 @@ def _build_views(cache, a, b, changes):
     return views
 
 
+def _expected(model, a, b):
+    """The right answer as text: a + b, or a finite task's answer for its input a."""
+    return tasks.expected(model, a) if tasks.has_task(model) else str(a + b)
+
+
 def _answer(cache):
     """The sum the model wrote, most significant digit first and zero-padded to the answer's
     digits whatever order it writes them in (lokimorty-10 writes s0 first); what it wrote,
     as text, where it wrote something else than digits."""
+    if tasks.has_task(cache.model):
+        return tasks.answer(cache.model, cache.tokens)
     value = answer(cache.model, cache.tokens)
     return f"{value:0{cache.model.prompt.answer_digits}d}" if isinstance(value, int) else value
 
@@ -588,9 +677,11 @@ class Overflowed(ValueError):
 
 
 def views_of(model, a, b, ns=None):
-    """Trace a + b (``trace.run_with_cache``, fraction by default) and build its views; raise
-    Overflowed when a float run overflowed."""
-    _, cache = run_with_cache(model, encode(model, a, b), ns=ns)
+    """Trace a + b (a finite task's input a, b None: ``task``) with
+    ``trace.run_with_cache``, fraction by default, and build its views; raise Overflowed when
+    a float run overflowed."""
+    prompt = tasks.encode(model, a) if tasks.has_task(model) else encode(model, a, b)
+    _, cache = run_with_cache(model, prompt, ns=ns)
     where = overflow(cache)
     if where:
         raise Overflowed(f"the run in {cache.ns.spec} overflows ({where}): the figures are read "
