@@ -378,6 +378,7 @@ def test_board_table_runs_the_protocol_in_each_system():
     assert lines[0].endswith("the first 12 of its 10,010 cases.")
 
 
+@pytest.mark.slow  # 1.6 s of CPU: over the default suite's budget for one option
 def test_jobs_split_the_models_and_change_nothing_else():
     """--jobs 2: the rows and the replays in the list's order, as one process prints them
     (progress, written by one process only, is left out)."""

@@ -120,8 +120,8 @@ def test_run_with_cache_completes_a_prefix_of_the_sum(published):
 
 # --- the size of a trace (item 8) --------------------------------------------------------
 
-@pytest.mark.parametrize("digits, spec", [(10, "fraction"), (40, "decimal"), (40, "float"),
-                                          (40, "float32")])
+@pytest.mark.parametrize("digits, spec", [(10, "fraction")] + [
+    pytest.param(40, s, marks=pytest.mark.slow) for s in ("decimal", "float", "float32")])
 def test_the_size_estimate_bounds_the_memory_a_trace_takes(digits, spec):
     """trace_bytes is at least the memory a whole run_with_cache allocates at its peak (decoding
     and the recorded trace; tracemalloc: exact and repeatable) and at most twice it, for

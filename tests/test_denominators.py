@@ -33,7 +33,8 @@ def _traced_sums(compiled, tokens):
             for h, sums in layer.sums.items()}
 
 
-@pytest.mark.parametrize("spec", ["float", "decimal:16", "decimal:5"])
+@pytest.mark.parametrize("spec", ["float", pytest.param("decimal:16", marks=pytest.mark.slow),
+                                  "decimal:5"])
 def test_each_entry_is_the_traced_denominator_bit_for_bit(spec):
     """On seeded random models (later blocks' keys have no weights: e is a constant there,
     often not 1, and slopes ln b decay the sums), 60 positions each. (The single-precision

@@ -174,6 +174,7 @@ def test_every_number_system_has_the_interface():
     assert FractionSystem(30).refined().exp_digits == 60
 
 
+@pytest.mark.slow  # 3 s of CPU; test_trace and test_modelfile load JSON traces by default
 def test_an_exact_json_trace_stays_small_exact_and_loads(published):
     """forward.derive recomputes the resid, FFN and logit points with the pass's own
     functions; the JSON trace stores the rest, and only omits what derives identically."""

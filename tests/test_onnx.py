@@ -446,6 +446,7 @@ def ort():
     return pytest.importorskip("onnxruntime")
 
 
+@pytest.mark.slow  # 1.8 s of CPU; test_onnx_wire runs onnx.checker on a graph by default
 def test_the_checker_accepts_every_exported_file(onnx):
     models = [build(name) for name in SHIPPED] + [make() for make in FAMILY.values()]
     for model in models:
