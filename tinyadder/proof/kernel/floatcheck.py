@@ -59,16 +59,69 @@ def log2_floor(x):
     return e - 1 if (x.numerator << max(-e, 0)) < (x.denominator << max(e, 0)) else e
 
 
-def to_nearest(x, bits, emin, emax):
+def to_nearest(x, bits, emin, emax, fail=Invalid):
     """x rounded to nearest, ties to even, in ``bits`` significant bits (least normal
-    exponent ``emin``); Invalid past 2^emax."""
+    exponent ``emin``); ``fail`` raised past 2^emax."""
     if not x:
         return Fraction(0)
     q = max(log2_floor(abs(x)), emin) - bits + 1
     v = round(x / Fraction(2) ** q) * Fraction(2) ** q
     if abs(v) >= Fraction(2) ** emax:
-        raise Invalid(f"a constant {x} overflows the float format")
+        raise fail(f"a constant {x} overflows the float format")
     return v
+
+
+def half_ulp(m, bits, emin, emax, fail=Invalid):
+    """Half the spacing of the format (``bits``, ``emin``) at magnitude m; ``fail`` raised
+    past 2^emax (the value may overflow)."""
+    if m and log2_floor(m) >= emax:
+        raise fail("may overflow")
+    e = max(log2_floor(m), emin) if m else emin
+    return Fraction(2) ** (e - bits)
+
+
+def on_grid(grid, m, bits, emin):
+    """Whether every multiple of 2^-grid up to m is a float of the format."""
+    return grid is not None and m < Fraction(2) ** (bits - grid) and grid <= bits - 1 - emin
+
+
+def sum_bound(n, m, bits, half):
+    """The rounding of a sum of n adds whose terms' magnitudes add up to m: n h(m (1 + n
+    2^(1 - p))), h = ``half`` (the half ulp)."""
+    return n * half(m * (1 + n * Fraction(2) ** (1 - bits)))
+
+
+def single_bound(m):
+    """The rounding of a value of magnitude m to float32 (an ``f32(...)`` marker)."""
+    return Fraction(2) ** (max(log2_floor(m), -126) - 24 if m else -150)
+
+
+def exp_case(lo, hi, bits, emin, emax):
+    """How e^x is bounded for x in [lo, hi] (rationals): "inf" where it overflows at every x,
+    "tiny" where it is below half the least subnormal, "may overflow", else None."""
+    if lo > (emax + 1) * LN2_ABOVE:
+        return "inf"
+    if hi < (emin - bits) * LN2_ABOVE:
+        return "tiny"
+    return "may overflow" if hi > emax * LN2_ABOVE else None
+
+
+def with_symbol(ns, k, coefs, lo, hi, b):
+    """(k', coefs'): k + coefs + [lo, hi] + [-b, b] (b a grid integer) with that interval one
+    new symbol of ``ns`` (numbered by ns.symbols); past KEEP_SYMBOLS symbols the smallest
+    join it (c r lies in [min(0, c), max(0, c)]); no symbol where the width is 0."""
+    low, width = k + lo - b, hi - lo + 2 * b
+    coefs = dict(coefs)
+    noise = [v for v in coefs if _symbol(v)]
+    if len(noise) > KEEP_SYMBOLS:
+        noise.sort(key=lambda v: abs(coefs[v]))
+        for v in noise[:len(noise) - KEEP_SYMBOLS + 1]:
+            c = coefs.pop(v)
+            low, width = low + min(c, 0), width + abs(c)
+    if width:
+        ns.symbols += 1
+        coefs[("r", ns.symbols)] = width
+    return low, coefs
 
 
 def _lo(x):
@@ -81,6 +134,7 @@ def _hi(x):
 
 
 def _symbol(v):
+    """Whether the variable v is a rounding symbol (("r", i), in [0, 1])."""
     return v[0] == "r"
 
 
@@ -205,16 +259,12 @@ class FloatFormSystem(FormSystem):
 
     # ---- bounds ---------------------------------------------------------------------------
     def half_ulp(self, m):
-        """Half the format's spacing at magnitude m."""
-        if m and log2_floor(m) >= self.emax:
-            raise Invalid(f"a value of the {self.name} program may overflow")
-        e = max(log2_floor(m), self.emin) if m else self.emin
-        return Fraction(2) ** (e - self.bits)
+        """Half the format's spacing at magnitude m (``half_ulp``)."""
+        return half_ulp(m, self.bits, self.emin, self.emax,
+                        lambda why: Invalid(f"a value of the {self.name} program {why}"))
 
     def on_grid(self, grid, m):
-        """Every multiple of 2^-grid up to m is a float of the format."""
-        return grid is not None and m < Fraction(2) ** (self.bits - grid) and \
-            grid <= self.bits - 1 - self.emin
+        return on_grid(grid, m, self.bits, self.emin)
 
     def size(self, f):
         lo, hi = self.box(f)
@@ -243,19 +293,8 @@ class FloatFormSystem(FormSystem):
     def fresh(self, f, bound, grid=None):
         """f + [-bound, bound] with f's interval and the bound one new symbol; past
         KEEP_SYMBOLS symbols the smallest join it (c r lies in [min(0, c), max(0, c)])."""
-        b = _hi(bound)
-        low, width = f.k + f.lo - b, f.hi - f.lo + 2 * b
-        coefs = dict(f.coefs)
-        noise = [v for v in coefs if _symbol(v)]
-        if len(noise) > KEEP_SYMBOLS:
-            noise.sort(key=lambda v: abs(coefs[v]))
-            for v in noise[:len(noise) - KEEP_SYMBOLS + 1]:
-                c = coefs.pop(v)
-                low, width = low + min(c, 0), width + abs(c)
-        if width:
-            self.symbols += 1
-            coefs[("r", self.symbols)] = width
-        elif grid is None:
+        low, coefs = with_symbol(self, f.k, f.coefs, f.lo, f.hi, _hi(bound))
+        if grid is None and not any(_symbol(v) for v in coefs):
             grid = _grid_bits(low, coefs)
         return FloatForm(self, low, coefs, grid=grid)
 
@@ -337,8 +376,7 @@ class FloatFormSystem(FormSystem):
             elif f.constant() and n == 1:
                 x.closed = self.point(self.nearest(Fraction(f.k, ONE)))
             else:
-                reach = m * (1 + n * Fraction(2) ** (1 - self.bits))
-                x.closed = self.fresh(f, n * self.half_ulp(reach))
+                x.closed = self.fresh(f, sum_bound(n, m, self.bits, self.half_ulp))
         return x.closed
 
     def nearest(self, x):
@@ -410,7 +448,7 @@ class FloatFormSystem(FormSystem):
         if x.constant():
             return self.point(to_nearest(Fraction(x.k, ONE), 24, -126, 128))
         m = self.size(x)
-        return self.fresh(x, Fraction(2) ** (max(log2_floor(m), -126) - 24 if m else -150))
+        return self.fresh(x, single_bound(m))
 
     def pi(self):
         return self.computed(FormSystem.const(self, PI), Fraction(0))
@@ -424,13 +462,14 @@ class FloatFormSystem(FormSystem):
         x = self.bounded(self.lift(x))
         if x.constant() and not x.k:
             return self.one
-        lo, hi = (Fraction(e, ONE) for e in self.box(x))
-        if lo > (self.emax + 1) * LN2_ABOVE:
+        case = exp_case(*(Fraction(e, ONE) for e in self.box(x)), self.bits, self.emin,
+                        self.emax)
+        if case == "inf":
             return INFINITE
-        if hi < (self.emin - self.bits) * LN2_ABOVE:
+        if case == "tiny":
             return self.fresh(self.interval(0, Fraction(2) ** (self.emin - self.bits + 1)),
                               Fraction(0))
-        if hi > self.emax * LN2_ABOVE:
+        if case:
             raise Invalid(f"e^x of the {self.name} program may overflow")
         return self.library(super().exp, x, LIBRARY_ULPS["exp"])
 

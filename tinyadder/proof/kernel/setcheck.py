@@ -157,24 +157,25 @@ def _cdiv(a, b):
     return -(-a // b)
 
 
-def _floor_of(x):
-    """The grid integer at or below a Decimal (a tiny one is 0 or -1 at once)."""
+def _floor_of(x, fail=Invalid):
+    """The grid integer at or below a Decimal (a tiny one is 0 or -1 at once); ``fail(why)``
+    raised for an end that is no number or past 10^MAX_DIGITS, which no decision can use."""
     sign, digits, exp = x.as_tuple()
     if not isinstance(exp, int):
-        raise Invalid(f"an enclosure end {x}")
+        raise fail(f"an enclosure end {x}")
     m = int("".join(map(str, digits))) if digits else 0
     m = -m if sign else m
     if exp >= 0:
         if exp + len(digits) > MAX_DIGITS:
-            raise Invalid(f"a value beyond 10^{MAX_DIGITS}")
+            raise fail(f"a value beyond 10^{MAX_DIGITS}")
         return (m * 10 ** exp) << SCALE
     if len(digits) + exp < -(SCALE * 3 // 10 + 2):
         return -1 if m < 0 else 0
     return (m << SCALE) // 10 ** -exp
 
 
-def _ceil_of(x):
-    return -_floor_of(-x)
+def _ceil_of(x, fail=Invalid):
+    return -_floor_of(-x, fail)
 
 
 def _floor_rational(x):
@@ -229,20 +230,10 @@ class Form:
         return not self.coefs and not self.lo and not self.hi
 
     def times(self, num, den=1):
-        """num/den times this form: each number rounded down to the grid, hi raised by the
-        roundings times the variables' greatest values."""
+        """num/den times this form (``scaled``)."""
         if not num:
             return Form(self.sys, 0)
-        coefs, slack = {}, 0
-        for v, c in self.coefs.items():
-            q, r = divmod(c * num, den)
-            if q:
-                coefs[v] = q
-            slack += _top(v) if r else 0
-        k, r = divmod(self.k * num, den)
-        slack += 1 if r else 0
-        lo, hi = (self.lo, self.hi) if num > 0 else (self.hi, self.lo)
-        return Form(self.sys, k, coefs, lo * num // den, _cdiv(hi * num, den) + slack)
+        return Form(self.sys, *scaled(self.k, self.coefs, self.lo, self.hi, num, den))
 
     def __mul__(self, other):
         o = self.lift(other)
@@ -254,22 +245,8 @@ class Form:
         per_digit = ns.per_digit(self, o, _times)
         if per_digit is not None:
             return per_digit
-        # f g = m_f g + m_g f - m_f m_g + (f - m_f)(g - m_g), m the middle of a box
-        a, b = ns.box(self)
-        mf = (a + b) // 2
-        a, b = a - mf, b - mf
-        if o is self:
-            mg = mf
-            ends = [0 if a <= 0 <= b else min(a * a, b * b), max(a * a, b * b)]
-        else:
-            c, d = ns.box(o)
-            mg = (c + d) // 2
-            c, d = c - mg, d - mg
-            ends = [a * c, a * d, b * c, b * d]
-        mm = mf * mg
-        rest = Form(ns, -(mm >> SCALE), None, (min(ends) >> SCALE) - (1 if mm % ONE else 0),
-                    _cdiv(max(ends), ONE))
-        product = self.times(mg, ONE) + o.times(mf, ONE) + rest
+        mf, mg, rest = middles(ns.box(self), None if o is self else ns.box(o))
+        product = self.times(mg, ONE) + o.times(mf, ONE) + Form(ns, rest[0], None, *rest[1:])
         if o is self:  # a square is at least 0: where the form's box says less, [0, its top]
             low, high = ns.box(product)
             if low < 0:
@@ -304,6 +281,91 @@ class Form:
 
     def __lt__(self, other):
         return self.lift(other) > self
+
+
+def scaled(k, coefs, lo, hi, num, den):
+    """(k, coefs, lo, hi) of num/den (den > 0, num != 0) times k + sum coefs[v] v + [lo, hi]:
+    each number rounded down to the grid, hi raised by the roundings times the variables'
+    greatest values (``_top``); den = 2^SCALE by shifts, the same floors."""
+    coefs_out, slack = {}, 0
+    if den == ONE:
+        for v, c in coefs.items():
+            p = c * num
+            if p >> SCALE:
+                coefs_out[v] = p >> SCALE
+            slack += _top(v) if p & (ONE - 1) else 0
+        p = k * num
+        slack += 1 if p & (ONE - 1) else 0
+        lo, hi = (lo, hi) if num > 0 else (hi, lo)
+        return p >> SCALE, coefs_out, (lo * num) >> SCALE, -((-hi * num) >> SCALE) + slack
+    for v, c in coefs.items():
+        q, r = divmod(c * num, den)
+        if q:
+            coefs_out[v] = q
+        slack += _top(v) if r else 0
+    k, r = divmod(k * num, den)
+    slack += 1 if r else 0
+    lo, hi = (lo, hi) if num > 0 else (hi, lo)
+    return k, coefs_out, lo * num // den, _cdiv(hi * num, den) + slack
+
+
+def middles(f_box, g_box=None):
+    """(m_f, m_g, (k, lo, hi)): f g = m_g f + m_f g + k + [lo, hi], m the middle of a box:
+    k + [lo, hi] holds (f - m_f)(g - m_g) - m_f m_g over the boxes, a square's (g_box None)
+    (f - m_f)^2 at or above 0."""
+    a, b = f_box
+    mf = (a + b) // 2
+    a, b = a - mf, b - mf
+    if g_box is None:
+        mg = mf
+        ends = [0 if a <= 0 <= b else min(a * a, b * b), max(a * a, b * b)]
+    else:
+        mg = (g_box[0] + g_box[1]) // 2
+        c, d = g_box[0] - mg, g_box[1] - mg
+        ends = [a * c, a * d, b * c, b * d]
+    mm = mf * mg
+    return mf, mg, (-(mm >> SCALE), (min(ends) >> SCALE) - (1 if mm % ONE else 0),
+                    _cdiv(max(ends), ONE))
+
+
+def chord(lo, hi):
+    """(lam, 2^CHORD_BITS, w): relu(g) lies in lam / 2^CHORD_BITS g + [0, w] for g in [lo, hi],
+    lo < 0 < hi, lam near hi / (hi - lo), w >= max(-lam lo, (1 - lam) hi)."""
+    unit = 1 << CHORD_BITS
+    lam = (hi << CHORD_BITS) // (hi - lo)
+    return lam, unit, _cdiv(max(-lam * lo, (unit - lam) * hi), unit)
+
+
+def mean_value(lo, hi, slope, width, at):
+    """(alpha, k, l, h): f(x) in alpha x + k + [l, h] for x in [lo, hi], where f's slope lies
+    in ``slope`` and f(m) in at(m), m the middle; None where that is no narrower than
+    ``width``."""
+    m = (lo + hi) // 2
+    alpha = (slope[0] + slope[1]) // 2
+    rad = _cdiv(max(slope[1] - alpha, alpha - slope[0]) * max(hi - m, m - lo), ONE)
+    if 2 * rad >= width:
+        return None
+    v_lo, v_hi = at(m)
+    am = alpha * m
+    k = v_lo - _cdiv(am, ONE)
+    return alpha, k, -rad, v_hi - (am >> SCALE) - k + rad
+
+
+def keeps_sign(box, whole):
+    """Whether a form of box ``box`` keeps the strict sign of the enclosure ``whole`` of the
+    same function (a steep function's mean-value form can reach past 0 where it does not)."""
+    return not (whole[0] > 0 >= box[0] or whole[1] < 0 <= box[1])
+
+
+def inverse_slope(lo, hi):
+    """The ends of 1/t's slope -1/t^2 over [lo, hi] (0 not in it)."""
+    near, far = sorted((abs(lo), abs(hi)))
+    return -_cdiv(ONE ** 3, near * near), -((ONE ** 3) // (far * far))
+
+
+def root_slope(r_lo, r_hi):
+    """The ends of sqrt's slope 1 / (2 sqrt t) where sqrt t lies in [r_lo, r_hi], r_lo > 0."""
+    return (ONE * ONE) // (2 * r_hi), _cdiv(ONE * ONE, 2 * r_lo)
 
 
 def _times(a, b, c, d):
@@ -447,11 +509,9 @@ class FormSystem(OverSets):
             return Relu(self, g.k, g.coefs, g.lo, g.hi)
         if hi <= 0:
             return Relu(self, 0, slope=(0, 1))
-        unit = 1 << CHORD_BITS
-        lam = (hi << CHORD_BITS) // (hi - lo)
-        chord = g.times(lam, unit)
-        w = _cdiv(max(-lam * lo, (unit - lam) * hi), unit)
-        return Relu(self, chord.k, chord.coefs, chord.lo, chord.hi + w, (lam, unit), w)
+        lam, unit, w = chord(lo, hi)
+        line = g.times(lam, unit)
+        return Relu(self, line.k, line.coefs, line.lo, line.hi + w, (lam, unit), w)
 
     # ---- a value of one column, digit by digit -------------------------------------------
     def column(self, *forms):
@@ -545,27 +605,21 @@ class FormSystem(OverSets):
         r_lo, r_hi = _inverse(lo, hi)
         if not f.coefs or lo == hi:
             return Form(self, r_lo, None, 0, r_hi - r_lo)
-        near, far = sorted((abs(lo), abs(hi)))
-        slope = (-_cdiv(ONE ** 3, near * near), -((ONE ** 3) // (far * far)))
-        return self._mean_value(f, lo, hi, (r_lo, r_hi), slope, lambda m: _inverse(m, m))
+        return self._mean_value(f, lo, hi, (r_lo, r_hi), inverse_slope(lo, hi),
+                                lambda m: _inverse(m, m))
 
     def _mean_value(self, f, lo, hi, whole, slope, at):
         """f's image by a function whose range over [lo, hi] is ``whole``, whose slope lies
         in ``slope`` there and whose value at a point m is in ``at(m)``: the narrower of
         ``whole`` and  alpha f + value(m) - alpha m + [-rad, rad]; ``whole`` where that form's
         box reaches 0 or past it and ``whole`` does not."""
-        m = (lo + hi) // 2
-        alpha = (slope[0] + slope[1]) // 2
-        rad = _cdiv(max(slope[1] - alpha, alpha - slope[0]) * max(hi - m, m - lo), ONE)
         flat = Form(self, whole[0], None, 0, whole[1] - whole[0])
-        if 2 * rad >= whole[1] - whole[0]:
+        parts = mean_value(lo, hi, slope, whole[1] - whole[0], at)
+        if parts is None:
             return flat
-        v_lo, v_hi = at(m)
-        am = alpha * m
-        k = v_lo - _cdiv(am, ONE)
-        form = f.times(alpha, ONE) + Form(self, k, None, -rad, v_hi - (am >> SCALE) - k + rad)
-        b_lo, b_hi = self.box(form)
-        return flat if whole[0] > 0 >= b_lo or whole[1] < 0 <= b_hi else form
+        alpha, k, low, high = parts
+        form = f.times(alpha, ONE) + Form(self, k, None, low, high)
+        return form if keeps_sign(self.box(form), whole) else flat
 
     def _ends(self, fn, lo, hi):
         p = self.enclose.point
@@ -605,7 +659,7 @@ class FormSystem(OverSets):
             r_lo, r_hi = self._ends(self.enclose.sqrt, lo, hi)
             if r_lo <= 0:
                 raise Invalid("a root near 0")
-            return (ONE * ONE) // (2 * r_hi), _cdiv(ONE * ONE, 2 * r_lo)
+            return root_slope(r_lo, r_hi)
         return self._apply(self.enclose.sqrt, x, slope)
 
     def erf(self, x):

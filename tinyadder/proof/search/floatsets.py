@@ -60,49 +60,31 @@ from ...numbers import Undecided
 from ...numbers.rounding import evaluate
 from .generic import Prover
 from .setsystem import ONE, SCALE, SetSystem, SetValue, down, rational, up
+from ..kernel.floatcheck import (CONSTANT_SLACK, FORMATS, LIBRARY_ULPS, _grid_bits, _symbol,
+                                 exp_case, half_ulp, log2_floor, on_grid, single_bound,
+                                 sum_bound, to_nearest, with_symbol)
 
 ZERO = Fraction(0)
 CERTIFICATE = "tinyadder-float-certificate"
 
-# (significant bits p, least normal exponent, overflow exponent) per program
-FORMATS = {"float32": (24, -126, 128), "float": (53, -1022, 1024)}
-# ulps of the true value within which the program's library returns each function (trusted)
-LIBRARY_ULPS = {"exp": 1, "sin": 1, "cos": 1, "erf": 1}
-CONSTANT_SLACK = Fraction(1, 2 ** 50)  # a double computation of e^c or ln b, relative
-LN2_ABOVE = Fraction(6932, 10000)      # > ln 2
-KEEP_SYMBOLS = 32   # rounding symbols a value keeps (the largest). A logit holds its residual's
-                    # symbols and its own; where a cap merges symbols two logits share into
-                    # each one's fresh symbol, they do not cancel in the difference
-                    # (jacobli99-28: 12 cost up to 8e-5 of a 2.1e-4 margin; 32 costs nothing)
-
-
-def floor_log2(x):
-    """floor(log2 x) for a rational x > 0."""
-    e = x.numerator.bit_length() - x.denominator.bit_length()
-    if (x.numerator << max(-e, 0)) < (x.denominator << max(e, 0)):
-        e -= 1
-    return e
+# The formats, the library's ulps (trusted), the constants' slack and the rounding symbols
+# a value keeps are the kernel's (``kernel.floatcheck``): one rule, one place. KEEP_SYMBOLS:
+# a logit holds its residual's symbols and its own; where a cap merges symbols two logits
+# share into each one's fresh symbol, they do not cancel in the difference (jacobli99-28: 12
+# cost up to 8e-5 of a 2.1e-4 margin; 32 costs nothing).
+floor_log2 = log2_floor
+is_symbol = _symbol
 
 
 def round_to(x, bits, emin, emax):
     """The rational x rounded to nearest (ties to even) in binary floating point of ``bits``
-    significant bits, least normal exponent ``emin``; Undecided past 2^emax."""
-    if not x:
-        return ZERO
-    q = max(floor_log2(abs(x)), emin) - bits + 1
-    value = round(x / Fraction(2) ** q) * Fraction(2) ** q   # Fraction rounds half to even
-    if abs(value) >= Fraction(2) ** emax:
-        raise Undecided(f"{x} overflows the float format")
-    return value
+    significant bits, least normal exponent ``emin``; Undecided past 2^emax
+    (``floatcheck.to_nearest``)."""
+    return to_nearest(x, bits, emin, emax, Undecided)
 
 
 def _magnitude(lo, hi):
     return max(abs(lo), abs(hi))
-
-
-def is_symbol(v):
-    """Whether the variable v is a rounding symbol (("r", i), in [0, 1])."""
-    return v[0] == "r"
 
 
 def _has_symbol(x):
@@ -218,16 +200,14 @@ class FloatSets(SetSystem):
 
     # ---- rounding bounds ------------------------------------------------------------------
     def half_ulp(self, m):
-        """h(m): half the spacing of the format at magnitude m (Undecided past its range)."""
-        if m and floor_log2(m) >= self.emax:
-            raise Undecided(f"a value of the {self.name} program may overflow")
-        e = max(floor_log2(m), self.emin) if m else self.emin
-        return Fraction(2) ** (e - self.bits)
+        """h(m): half the spacing of the format at magnitude m (Undecided past its range;
+        ``floatcheck.half_ulp``)."""
+        return half_ulp(m, self.bits, self.emin, self.emax,
+                        lambda why: Undecided(f"a value of the {self.name} program {why}"))
 
     def _fits_grid(self, grid, m):
         """Whether every multiple of 2^-grid up to m is a float of the format."""
-        return grid is not None and m < Fraction(2) ** (self.bits - grid) and \
-            grid <= self.bits - 1 - self.emin
+        return on_grid(grid, m, self.bits, self.emin)
 
     # ---- building values ------------------------------------------------------------------
     def exact_zero(self):
@@ -255,19 +235,8 @@ class FloatSets(SetSystem):
         symbol r in [0, 1]: x's form + (lo - bound) + (hi - lo + 2 bound) r, on the grid
         (bound rounded up). Past ``KEEP_SYMBOLS`` rounding symbols the smallest join it too
         (a term c r lies between min(0, c) and max(0, c))."""
-        b = up(bound)
-        low, width = x.k + x.lo - b, x.hi - x.lo + 2 * b
-        coefs = dict(x.coefs)
-        noise = [v for v in coefs if is_symbol(v)]
-        if len(noise) > KEEP_SYMBOLS:
-            noise.sort(key=lambda v: abs(coefs[v]))
-            for v in noise[:len(noise) - KEEP_SYMBOLS + 1]:
-                c = coefs.pop(v)
-                low, width = low + min(c, 0), width + abs(c)
-        if width:
-            self.symbols += 1
-            coefs[("r", self.symbols)] = width
-        elif grid is None:
+        low, coefs = with_symbol(self, x.k, x.coefs, x.lo, x.hi, up(bound))
+        if grid is None and not any(is_symbol(v) for v in coefs):
             grid = _grid_of(low, coefs)
         return FloatValue(self, low, coefs, grid=grid)
 
@@ -321,8 +290,7 @@ class FloatSets(SetSystem):
             elif form.point and n == 1:
                 x.closed = self.point(self.round(rational(form.k)))
             else:
-                reach = m * (1 + n * Fraction(2) ** (1 - self.bits))
-                x.closed = self.symbolize(form, n * self.half_ulp(reach))
+                x.closed = self.symbolize(form, sum_bound(n, m, self.bits, self.half_ulp))
         return x.closed
 
     def round(self, x):
@@ -443,7 +411,7 @@ class FloatSets(SetSystem):
         if x.point:
             return self.point(round_to(rational(x.k), 24, -126, 128))
         m = self.magnitude(x)
-        return self.symbolize(x, Fraction(2) ** (max(floor_log2(m), -126) - 24 if m else -150))
+        return self.symbolize(x, single_bound(m))
 
     def pi(self):
         """Python's math.pi (the double nearest pi), stored."""
@@ -461,13 +429,13 @@ class FloatSets(SetSystem):
         x = self.close(self.lift(x))
         if x.point and not x.k:
             return self.one
-        lo, hi = self.box(x)
-        if lo > (self.emax + 1) * LN2_ABOVE:
+        case = exp_case(*self.box(x), self.bits, self.emin, self.emax)
+        if case == "inf":
             return INFINITE
-        if hi < (self.emin - self.bits) * LN2_ABOVE:
+        if case == "tiny":
             return self.symbolize(self.interval(ZERO, Fraction(2) ** (self.emin - self.bits + 1)),
                                   ZERO)
-        if hi > self.emax * LN2_ABOVE:
+        if case:
             raise Undecided(f"e^x of the {self.name} program may overflow")
         return self._library(super().exp, x, LIBRARY_ULPS["exp"])
 
@@ -506,17 +474,7 @@ def _same(x, y):
                                                         and x.closed is y.closed)
 
 
-def _grid_of(k, coefs):
-    """g when k and every coefficient (grid integers) are multiples of 2^-g, g >= 0 (the
-    variables are integers; a rounding symbol is not), else None."""
-    if any(is_symbol(v) for v in coefs):
-        return None
-    bits = 0
-    for c in [k, *coefs.values()]:
-        bits |= c
-    if not bits:
-        return 0
-    return max(SCALE - ((bits & -bits).bit_length() - 1), 0)
+_grid_of = _grid_bits
 
 
 class FloatProver(Prover):

@@ -26,7 +26,7 @@ the form at the pair. The rules keep that true:
   too (docs/exactness.md), and their ends are rounded outward to the grid; where it is
   narrower, the mean-value form alpha x + f(m) - alpha m + [-rad, rad] (alpha the middle of
   f's slope over the range, m the range's middle) keeps x's terms, unless its box leaves the
-  strict sign of the enclosure (``signed``);
+  strict sign of the enclosure (``setcheck.keeps_sign``);
 - a value that depends on one digit only (one *column*: a_j, b_j, s_j or a carry c_j, its
   linear term and its indicators) is a table of at most 10 numbers: a product, a quotient or
   a function of such values is taken digit by digit, each entry enclosed on its own, and the
@@ -52,44 +52,25 @@ from fractions import Fraction
 from ...numbers import for_model, number_system
 from ...numbers.enclosures import IntervalSystem
 from ...numbers.protocol import OverSets, Undecided
+from ..kernel.setcheck import (FOLD_BITS, ONE, SCALE, _col, _floor_of,
+                               _floor_rational, _inverse, _over, _times, _top, chord,
+                               inverse_slope, keeps_sign, mean_value, middles, root_slope,
+                               scaled)
 
-SCALE = 200          # every number of a value is an integer times 2^-SCALE
-ONE = 1 << SCALE
-MASK = ONE - 1
-FOLD_BITS = 40      # a rest this much narrower than a column's part is folded (near_column)
-LAMBDA_BITS = 32     # a ReLU chord's slope is a multiple of 2^-LAMBDA_BITS
-MAX_DIGITS = 10000   # an enclosure whose end passes 10^MAX_DIGITS stops the pass (Split)
 MAX_ENDS = 1 << 16   # enclosures remembered (``_grid_ends``)
-
-
-def down(x):
-    """The grid's integer at or below the rational x (times 2^SCALE)."""
-    x = Fraction(x)
-    return (x.numerator << SCALE) // x.denominator
+# the grid's rounding rules are the kernel's (``kernel.setcheck``): one rule, one place
+down = _floor_rational
 
 
 def up(x):
     """The grid's integer at or above the rational x (times 2^SCALE)."""
-    x = Fraction(x)
-    return -((-x.numerator << SCALE) // x.denominator)
+    return -_floor_rational(-Fraction(x))
 
 
 def grid_floor(x):
-    """The grid's integer at or below a Decimal enclosure end (no long rational is formed:
-    one below 2^-SCALE in size is 0 or -1 at once); Split for an end of more than MAX_DIGITS
-    digits before the point, which no decision can use."""
-    sign, digits, exp = x.as_tuple()
-    if not isinstance(exp, int):
-        raise Split(None, f"an enclosure end {x}")
-    m = int("".join(map(str, digits))) if digits else 0
-    m = -m if sign else m
-    if exp >= 0:
-        if exp + len(digits) > MAX_DIGITS:
-            raise Split(None, f"a value beyond 10^{MAX_DIGITS}")
-        return (m * 10 ** exp) << SCALE
-    if len(digits) + exp < -(SCALE * 3 // 10 + 2):   # |x| < 10^-(0.3 SCALE + 2) < 2^-SCALE
-        return -1 if m < 0 else 0
-    return (m << SCALE) // 10 ** -exp
+    """The grid's integer at or below a Decimal enclosure end (``setcheck._floor_of``);
+    Split for an end no decision can use."""
+    return _floor_of(x, lambda what: Split(None, what))
 
 
 def grid_ceil(x):
@@ -102,10 +83,6 @@ def rational(n):
     return Fraction(n, ONE)
 
 
-def _ceil_div(a, b):
-    return -(-a // b)
-
-
 class Split(Undecided):
     """A sign that the region does not decide: ``value`` is the undecided form."""
 
@@ -114,9 +91,7 @@ class Split(Undecided):
         self.value = value
 
 
-def column(v):
-    """The column a variable belongs to: ("a", j), ("b", j), ("s", j) or ("c", j)."""
-    return v if len(v) == 2 else v[:2]
+column = _col  # the column a variable belongs to: ("a", j), ("b", j), ("s", j) or ("c", j)
 
 
 class SetValue:
@@ -174,48 +149,10 @@ class SetValue:
         return self.times(r.numerator, r.denominator)
 
     def times(self, num, den):
-        """num/den times this value (integers, den > 0), each number rounded down to the
-        grid and the roundings added to hi."""
+        """num/den times this value (integers, den > 0; ``setcheck.scaled``)."""
         if not num:
             return SetValue(self.system, 0)
-        if den == 1:
-            lo, hi = (self.lo * num, self.hi * num) if num > 0 else (self.hi * num, self.lo * num)
-            return SetValue(self.system, self.k * num, {v: c * num for v, c in self.coefs.items()},
-                            lo, hi)
-        if den == ONE:
-            return self._times_grid(num)
-        top = self.system.top
-        coefs, slack = {}, 0
-        for v, c in self.coefs.items():
-            q, r = divmod(c * num, den)
-            if q:
-                coefs[v] = q
-            if r:
-                slack += top[v]
-        k, r = divmod(self.k * num, den)
-        if r:
-            slack += 1
-        lo, hi = (self.lo, self.hi) if num > 0 else (self.hi, self.lo)
-        return SetValue(self.system, k, coefs, lo * num // den,
-                        _ceil_div(hi * num, den) + slack)
-
-    def _times_grid(self, num):
-        """``times(num, ONE)``: the floors of division by 2^SCALE taken as shifts."""
-        top = self.system.top
-        coefs, slack = {}, 0
-        for v, c in self.coefs.items():
-            p = c * num
-            q = p >> SCALE
-            if q:
-                coefs[v] = q
-            if p & MASK:
-                slack += top[v]
-        p = self.k * num
-        if p & MASK:
-            slack += 1
-        lo, hi = (self.lo, self.hi) if num > 0 else (self.hi, self.lo)
-        return SetValue(self.system, p >> SCALE, coefs, (lo * num) >> SCALE,
-                        -((-hi * num) >> SCALE) + slack)
+        return SetValue(self.system, *scaled(self.k, self.coefs, self.lo, self.hi, num, den))
 
     def __mul__(self, other):
         o = self._lift(other)
@@ -224,26 +161,13 @@ class SetValue:
         if self.point:
             return o.times(self.k, ONE)
         ns = self.system
-        table = ns.tabulate2(self, o, _product)
+        table = ns.tabulate2(self, o, _times)
         if table is not None:
             return table
-        # f g = m_f g + m_g f - m_f m_g + (f - m_f)(g - m_g), m the middle of the box
-        a, b = ns.grid_box(self)
-        m_f = (a + b) // 2
-        a, b = a - m_f, b - m_f
-        if o is self:  # a square: (f - m)^2 lies in [0 or the nearer end squared, the farther]
-            m_g = m_f
-            low = 0 if a <= 0 <= b else min(a * a, b * b)
-            ends = (low, max(a * a, b * b))
-        else:
-            c, d = ns.grid_box(o)
-            m_g = (c + d) // 2
-            c, d = c - m_g, d - m_g
-            ends = (a * c, a * d, b * c, b * d)
-        mm = m_f * m_g
+        # f g = m_f g + m_g f + (f - m_f)(g - m_g) - m_f m_g (``setcheck.middles``)
+        m_f, m_g, rest = middles(ns.grid_box(self), None if o is self else ns.grid_box(o))
         lin = self.times(m_g, ONE) + o.times(m_f, ONE)
-        rest = SetValue(ns, -(mm >> SCALE), {}, (min(ends) >> SCALE) - (1 if mm % ONE else 0),
-                        _ceil_div(max(ends), ONE))
+        rest = SetValue(ns, rest[0], {}, *rest[1:])
         return _non_negative(lin + rest) if o is self else lin + rest
 
     __rmul__ = __mul__
@@ -255,7 +179,7 @@ class SetValue:
                 raise ZeroDivisionError("division by 0")
             return self.times(ONE, o.k) if o.k > 0 else self.times(-ONE, -o.k)
         ns = self.system
-        table = ns.tabulate2(self, o, _quotient)
+        table = ns.tabulate2(self, o, _over)
         if table is not None:
             return table
         return self * ns.reciprocal(o)
@@ -283,33 +207,6 @@ def _column_values(terms, j, steps, digits):
         return [alpha * x + beta * y + ta[x] + tb[y] for x, y in digits]
     return [alpha * x + beta * y + gamma * out + ta[x] + tb[y] + ts[(c + x + y) % 10]
             for c, x, y, out in steps]
-
-
-def signed(box, lo, hi):
-    """Whether a form whose box is ``box`` keeps the strict sign of the enclosure [lo, hi] of
-    the same function (True if [lo, hi] holds 0). A steep function's mean-value form can
-    reach past 0 where the function does not (e^x over a range 1.2 to 2 wide: its slope
-    varies e^2-fold), and a divisor 1 + e^-x whose box holds 0 stops the pass (SiLU x / (1 +
-    e^-x) of a gate far below 0, where it is all but 0)."""
-    return not (lo > 0 >= box[0] or hi < 0 <= box[1])
-
-
-def _product(a, b, c, d):
-    """[a, b] [c, d] on the grid (ends rounded outward)."""
-    ends = (a * c, a * d, b * c, b * d)
-    return min(ends) >> SCALE, _ceil_div(max(ends), ONE)
-
-
-def _reciprocal(lo, hi):
-    """1 / [lo, hi] on the grid, 0 not in [lo, hi]."""
-    return (ONE * ONE) // hi, _ceil_div(ONE * ONE, lo)
-
-
-def _quotient(a, b, c, d):
-    """[a, b] / [c, d] on the grid; Split-free callers check 0 is not in [c, d]."""
-    if c <= 0 <= d:
-        return None
-    return _product(a, b, *_reciprocal(c, d))
 
 
 class Relu(SetValue):
@@ -485,7 +382,7 @@ class SetSystem(OverSets):
     def relu(self, g):
         """relu(g) over the region: g where g >= 0 at every pair, 0 where g <= 0, else the
         chord-like  lam g + [0, w]  with l < 0 < u the range of g, lam in [0, 1] a multiple
-        of 2^-LAMBDA_BITS near u / (u - l) and w >= max(-lam l, (1 - lam) u): relu(g) - lam g
+        of 2^-CHORD_BITS near u / (u - l) and w >= max(-lam l, (1 - lam) u): relu(g) - lam g
         is -lam g on [l, 0] and (1 - lam) g on [0, u] (the value's ``slope`` lam, ``gap`` w; 1
         and 0, or 0 and 0, where the sign is decided). The undecided gates are listed in
         ``relaxed``."""
@@ -498,11 +395,9 @@ class SetSystem(OverSets):
         if hi <= 0:
             return Relu(self, 0, slope=(0, 1))
         self.relaxed.append(g)
-        unit = 1 << LAMBDA_BITS
-        lam = (hi << LAMBDA_BITS) // (hi - lo)
-        chord = g.times(lam, unit)
-        w = _ceil_div(max(-lam * lo, (unit - lam) * hi), unit)
-        return Relu(self, chord.k, chord.coefs, chord.lo, chord.hi + w, (lam, unit), w)
+        lam, unit, w = chord(lo, hi)
+        line = g.times(lam, unit)
+        return Relu(self, line.k, line.coefs, line.lo, line.hi + w, (lam, unit), w)
 
     # ---- values of one column, digit by digit ---------------------------------------------
     def column_of(self, *values):
@@ -604,19 +499,13 @@ class SetSystem(OverSets):
         """The narrower of ``whole`` and the mean-value form  alpha x + f(m) - alpha m +
         [-rad, rad]  of a function f whose slope lies in ``slope`` over x's box [lo, hi] and
         whose value at a point m lies in ``at(m)`` (grid integers), m the box's middle;
-        ``whole`` where the form's box reaches 0 or past it and ``whole`` does not (``signed``)."""
-        d_lo, d_hi = slope
-        m = (lo + hi) // 2
-        alpha = (d_lo + d_hi) // 2
-        rad = _ceil_div(max(d_hi - alpha, alpha - d_lo) * max(hi - m, m - lo), ONE)
-        if 2 * rad >= whole.hi - whole.lo:
+        ``whole`` where the form's box reaches 0 or past it and ``whole`` does not (``keeps_sign``)."""
+        parts = mean_value(lo, hi, slope, whole.hi - whole.lo, at)
+        if parts is None:
             return whole
-        f_lo, f_hi = at(m)
-        am = alpha * m
-        form = x.times(alpha, ONE) + SetValue(self, f_lo - _ceil_div(am, ONE), {}, -rad,
-                                              f_hi - f_lo - (am >> SCALE) +
-                                              _ceil_div(am, ONE) + rad)
-        return form if signed(self.grid_box(form), whole.k + whole.lo, whole.k + whole.hi) \
+        alpha, k, low, high = parts
+        form = x.times(alpha, ONE) + SetValue(self, k, {}, low, high)
+        return form if keeps_sign(self.grid_box(form), (whole.k + whole.lo, whole.k + whole.hi)) \
             else whole
 
     def _grid_ends(self, f, lo, hi):
@@ -644,7 +533,7 @@ class SetSystem(OverSets):
         r_lo, r_hi = self._grid_ends(self.enclose.sqrt, lo, hi)
         if r_lo <= 0:
             raise Split(None, "a root near 0")
-        return (ONE * ONE) // (2 * r_hi), _ceil_div(ONE * ONE, 2 * r_lo)
+        return root_slope(r_lo, r_hi)
 
     def _sin_slope(self, lo, hi):
         return self._grid_ends(self.enclose.cos, lo, hi)
@@ -662,13 +551,12 @@ class SetSystem(OverSets):
         lo, hi = self.grid_box(x)
         if lo <= 0 <= hi:
             raise Split(x, "a division by a value that may be 0")
-        r_lo, r_hi = _reciprocal(lo, hi)
+        r_lo, r_hi = _inverse(lo, hi)
         whole = self.grid_interval(r_lo, r_hi)
         if not x.coefs or lo == hi:
             return whole
-        near, far = sorted((abs(lo), abs(hi)))
-        slope = (-_ceil_div(ONE ** 3, near * near), -((ONE ** 3) // (far * far)))
-        return self._mean_value(x, lo, hi, whole, slope, lambda m: _reciprocal(m, m))
+        return self._mean_value(x, lo, hi, whole, inverse_slope(lo, hi),
+                                lambda m: _inverse(m, m))
 
     # ---- constants and functions ----------------------------------------------------------
     def const(self, c):
@@ -705,10 +593,10 @@ class SetSystem(OverSets):
 
 
 class _Top(dict):
-    """The greatest value of each variable: 9 for a digit, 1 for a carry or an indicator."""
+    """The greatest value of each variable (``setcheck._top``), remembered."""
 
     def __missing__(self, v):
-        top = self[v] = 9 if len(v) == 2 and v[0] in "ab" else 1
+        top = self[v] = _top(v)
         return top
 
 
