@@ -8,7 +8,7 @@ import pytest
 
 from tinyadder import build, run_with_cache
 from tinyadder.addition import encode
-from tinyadder.proof.kernel import certificate as checker
+from tinyadder.proof import closedform_check as checker
 from tinyadder.proof.census import census
 from tinyadder.proof.kernel.claim import model_hash
 from tinyadder.modelfile import dump

@@ -105,7 +105,7 @@ def test_a_rounding_symbol_is_no_digit():
     a third of a value hold every value at the symbol's ends."""
     ns = FloatSets(load(ADDER1)).at(Region.every(2).children(("a", 1, 4))[0])
     x = ns.symbolize(ns.variable(("a", 0)), Fraction(1, 8))   # a_0 + [-1/8, 1/8]
-    assert ("r", 1) in x.coefs and 1 in ns._joint
+    assert ("r", 1) in x.coefs and 1 in ns.tied
     assert ns.box(x) == (Fraction(-1, 8), 9 + Fraction(1, 8))
     assert ns.column_of(x) is None and ns.near_column(x) == (None, x)
     square, third = ns.box(ns.plain(x) * ns.plain(x)), ns.box((-ns.plain(x)).scaled(Fraction(1, 3)))

@@ -34,15 +34,16 @@ few pairs could never be re-decided by intervals.
 """
 
 from fractions import Fraction
+from functools import partial
 
 from ...forward import add_up, forward
 from ...modelfile import loads
 from ...numbers import for_model, number_system
 from ...numbers.enclosures import IntervalSystem
-from ...numbers.protocol import OverSets
+from ...numbers.protocol import OverSets, Undecided
 from ...plan import compile_model
 from ...analysis.parallel import each_share
-from .certificate import Invalid, Malformed, read_json  # the verdicts' types; the reader
+from .reading import Invalid, Malformed, read_json  # the verdicts' types; the reader
 from .claim import named, short_answer
 
 FORMAT = "tinyadder-sets-certificate"
@@ -192,63 +193,86 @@ def _col(v):
     return v if len(v) == 2 else v[:2]
 
 
+class Open(Invalid, Undecided):
+    """What the region does not settle (a sign, a divisor away from 0, a root's slope): to
+    the checker the leaf does not hold, to the search the region is to be split."""
+
+
 class Form:
     """k + sum coefs[v] v + [lo, hi], every number an integer times 2^-SCALE, over the
-    checker's current region."""
+    system's current region: at every pair of it the value lies in the form at the pair plus
+    [lo, hi]."""
 
-    __slots__ = ("sys", "k", "coefs", "lo", "hi")
+    __slots__ = ("system", "k", "coefs", "lo", "hi")
 
-    def __init__(self, sys, k, coefs=None, lo=0, hi=0):
-        self.sys, self.k, self.coefs, self.lo, self.hi = sys, k, coefs or {}, lo, hi
+    def __init__(self, system, k, coefs=None, lo=0, hi=0):
+        self.system, self.k, self.coefs, self.lo, self.hi = system, k, coefs or {}, lo, hi
 
-    def lift(self, x):
-        return x if isinstance(x, Form) else self.sys.const(x)
+    def __repr__(self):
+        terms = " + ".join(f"{Fraction(c, ONE)}*{'_'.join(map(str, v))}"
+                           for v, c in sorted(self.coefs.items()))
+        return (f"Form({Fraction(self.k, ONE)}{' + ' + terms if terms else ''} + "
+                f"[{Fraction(self.lo, ONE)}, {Fraction(self.hi, ONE)}])")
+
+    @property
+    def point(self):
+        """Whether the form is one number (no variable, no width)."""
+        return not self.coefs and not self.lo and not self.hi
+
+    def _lift(self, x):
+        return x if isinstance(x, Form) else self.system.const(x)
 
     def __add__(self, other):
-        o = self.lift(other)
+        o = self._lift(other)
         coefs = dict(self.coefs)
         for v, c in o.coefs.items():
-            coefs[v] = coefs.get(v, 0) + c
-        return Form(self.sys, self.k + o.k, {v: c for v, c in coefs.items() if c},
-                    self.lo + o.lo, self.hi + o.hi)
+            c += coefs.get(v, 0)
+            if c:
+                coefs[v] = c
+            else:
+                del coefs[v]
+        return Form(self.system, self.k + o.k, coefs, self.lo + o.lo, self.hi + o.hi)
 
     __radd__ = __add__
 
     def __neg__(self):
-        return Form(self.sys, -self.k, {v: -c for v, c in self.coefs.items()}, -self.hi, -self.lo)
+        return Form(self.system, -self.k, {v: -c for v, c in self.coefs.items()}, -self.hi,
+                    -self.lo)
 
     def __sub__(self, other):
         """x - x is 0: one form stands for one value at each pair, whatever its interval."""
         if other is self:
-            return Form(self.sys, 0)
-        return self + -self.lift(other)
+            return Form(self.system, 0)
+        return self + -self._lift(other)
 
     def __rsub__(self, other):
-        return self.lift(other) + -self
+        return self._lift(other) + -self
 
-    def constant(self):
-        return not self.coefs and not self.lo and not self.hi
+    def scaled(self, r):
+        """r times this form, r rational (``times``)."""
+        r = Fraction(r)
+        return self.times(r.numerator, r.denominator)
 
     def times(self, num, den=1):
         """num/den times this form (``scaled``)."""
         if not num:
-            return Form(self.sys, 0)
-        return Form(self.sys, *scaled(self.k, self.coefs, self.lo, self.hi, num, den))
+            return Form(self.system, 0)
+        return Form(self.system, *scaled(self.k, self.coefs, self.lo, self.hi, num, den))
 
     def __mul__(self, other):
-        o = self.lift(other)
-        if o.constant():
+        o = self._lift(other)
+        if o.point:
             return self.times(o.k, ONE)
-        if self.constant():
+        if self.point:
             return o.times(self.k, ONE)
-        ns = self.sys
-        per_digit = ns.per_digit(self, o, _times)
-        if per_digit is not None:
-            return per_digit
-        mf, mg, rest = middles(ns.box(self), None if o is self else ns.box(o))
+        ns = self.system
+        table = ns.tabulate2(self, o, _times)
+        if table is not None:
+            return table
+        mf, mg, rest = middles(ns.grid_box(self), None if o is self else ns.grid_box(o))
         product = self.times(mg, ONE) + o.times(mf, ONE) + Form(ns, rest[0], None, *rest[1:])
         if o is self:  # a square is at least 0: where the form's box says less, [0, its top]
-            low, high = ns.box(product)
+            low, high = ns.grid_box(product)
             if low < 0:
                 return Form(ns, 0, None, 0, high)
         return product
@@ -256,31 +280,25 @@ class Form:
     __rmul__ = __mul__
 
     def __truediv__(self, other):
-        o = self.lift(other)
-        if o.constant():
+        o = self._lift(other)
+        if o.point:
             if not o.k:
-                raise Invalid("a division by 0")
+                raise Open("a division by 0")
             return self.times(ONE, o.k) if o.k > 0 else self.times(-ONE, -o.k)
-        per_digit = self.sys.per_digit(self, o, _over)
-        if per_digit is not None:
-            return per_digit
-        return self * self.sys.inverse(o)
+        table = self.system.tabulate2(self, o, _over)
+        if table is not None:
+            return table
+        return self * self.system.reciprocal(o)
 
     def __rtruediv__(self, other):
-        return self.lift(other) / self
+        return self._lift(other) / self
 
     def __gt__(self, other):
-        """A ReLU's ``g > 0``: True when g >= 0 at every pair, False when g <= 0 (the
-        branches agree at 0); otherwise the leaf does not hold."""
-        lo, hi = self.sys.range(self - self.lift(other))
-        if lo >= 0:
-            return True
-        if hi <= 0:
-            return False
-        raise Invalid("a ReLU whose sign the region does not decide")
+        """A ReLU's ``g > 0`` (``FormSystem.positive``)."""
+        return self.system.positive(self - self._lift(other))
 
     def __lt__(self, other):
-        return self.lift(other) > self
+        return self.system.positive(self._lift(other) - self)
 
 
 def scaled(k, coefs, lo, hi, num, den):
@@ -351,33 +369,19 @@ def mean_value(lo, hi, slope, width, at):
     return alpha, k, -rad, v_hi - (am >> SCALE) - k + rad
 
 
-def keeps_sign(box, whole):
-    """Whether a form of box ``box`` keeps the strict sign of the enclosure ``whole`` of the
-    same function (a steep function's mean-value form can reach past 0 where it does not)."""
-    return not (whole[0] > 0 >= box[0] or whole[1] < 0 <= box[1])
-
-
-def inverse_slope(lo, hi):
-    """The ends of 1/t's slope -1/t^2 over [lo, hi] (0 not in it)."""
-    near, far = sorted((abs(lo), abs(hi)))
-    return -_cdiv(ONE ** 3, near * near), -((ONE ** 3) // (far * far))
-
-
-def root_slope(r_lo, r_hi):
-    """The ends of sqrt's slope 1 / (2 sqrt t) where sqrt t lies in [r_lo, r_hi], r_lo > 0."""
-    return (ONE * ONE) // (2 * r_hi), _cdiv(ONE * ONE, 2 * r_lo)
-
-
 def _times(a, b, c, d):
+    """[a, b] [c, d] on the grid, ends rounded outward."""
     ends = (a * c, a * d, b * c, b * d)
     return min(ends) >> SCALE, _cdiv(max(ends), ONE)
 
 
 def _inverse(lo, hi):
+    """1 / [lo, hi] on the grid (0 not in it)."""
     return (ONE * ONE) // hi, _cdiv(ONE * ONE, lo)
 
 
 def _over(a, b, c, d):
+    """[a, b] / [c, d] on the grid; None where [c, d] holds 0."""
     return None if c <= 0 <= d else _times(a, b, *_inverse(c, d))
 
 
@@ -388,8 +392,8 @@ class Relu(Form):
 
     __slots__ = ("slope", "gap")
 
-    def __init__(self, sys, k, coefs=None, lo=0, hi=0, slope=(1, 1), gap=0):
-        super().__init__(sys, k, coefs, lo, hi)
+    def __init__(self, system, k, coefs=None, lo=0, hi=0, slope=(1, 1), gap=0):
+        super().__init__(system, k, coefs, lo, hi)
         self.slope, self.gap = slope, gap
 
     def __gt__(self, other):
@@ -400,19 +404,21 @@ class FormSystem(OverSets):
     """The number system of :class:`Form` values (what ``forward`` needs of one)."""
 
     name = spec = "check"
+    exact = True    # an enclosure of exact values: any grouping of a product is as sound
     roundings = ()
 
     def __init__(self, model):
         self.enclose = IntervalSystem(for_model(number_system("fraction"), model).exp_digits)
         self.zero, self.one = Form(self, 0), Form(self, ONE)
-        self.region = self.n = None
+        self.where = self.n = None
         self.allowed, self.tied = {}, {}   # no region yet: constants only
-        self.points, self.columns, self.inverses = {}, {}, {}
+        self.points, self.recent, self.ends = {}, {}, {}
 
     def at(self, region, n):
-        """Take ranges over ``region`` from now on: each column's digits and carries as the
-        steps on a whole walk over the columns allow them."""
-        self.region, self.n = region, n
+        """Take ranges over ``region`` (the walk's: digit ranges by column "a", "b", "s",
+        the carries' values "c") from now on: each column's digits and carries as the steps
+        on a whole walk over the columns allow them."""
+        self.where, self.n = region, n
         live = live_steps(region, n)
         self.allowed, self.tied = {}, {}
         for j, st in enumerate(live):
@@ -422,17 +428,40 @@ class FormSystem(OverSets):
             self.allowed[("c", j + 1)] = sorted({o for _, _, _, o in st}) or [0]
             if len(st) < (200 if j else 100):
                 self.tied[j] = st
-        self.points, self.columns, self.inverses = {}, {}, {}
+        self.points, self.recent = {}, {}
 
-    def box(self, f):
+    def undecided(self, value, why):
+        """The exception for what the region does not settle about ``value`` (None: no
+        form of the pass)."""
+        return Open(why)
+
+    def recall(self, what, x, compute):
+        """compute(x), remembered for the last 64 x over this region (a softmax divides by
+        one sum: its box, fold and reciprocal are taken once); x is kept beside its result,
+        so that its id names it while remembered."""
+        key = (what, id(x))
+        hit = self.recent.get(key)
+        if hit is not None and hit[0] is x:
+            return hit[1]
+        if len(self.recent) >= 64:
+            self.recent.clear()
+        result = compute(x)
+        self.recent[key] = (x, result)
+        return result
+
+    def grid_box(self, f):
         """(least, greatest) of f over the region's box: the sum over its units (``unit``)
         of each unit's terms' range (grid integers)."""
+        if not f.coefs:
+            return f.k + f.lo, f.k + f.hi
+        return self.recall("box", f, self._box)
+
+    def _box(self, f):
         lo = hi = f.k
         for unit, terms in self.units(f.coefs).items():
             least, most = self.unit_box(unit, terms)
             lo, hi = lo + least, hi + most
         return lo + f.lo, hi + f.hi
-
     def unit(self, col):
         """The unit of the box that holds column ``col``'s terms: a constrained column j
         (an int: its digits', sum's and carry-out's terms together, over its steps), else the
@@ -493,28 +522,46 @@ class FormSystem(OverSets):
         (0, 0)); grid integers."""
         if not f.coefs:
             return f.k + f.lo, f.k + f.hi
-        lo = extreme(self.region, self.n, f.coefs, min)
+        lo = extreme(self.where, self.n, f.coefs, min)
         if lo is None:
             return 0, 0
-        return f.k + lo + f.lo, f.k + extreme(self.region, self.n, f.coefs, max) + f.hi
+        return f.k + lo + f.lo, f.k + extreme(self.where, self.n, f.coefs, max) + f.hi
+
+
+    def positive(self, f):
+        """``f > 0`` as a ReLU asks it (its branches agree at 0): True when f >= 0 at every
+        pair of the region, False when f <= 0 (the box, else the walk); else what the region
+        does not settle (``undecided``)."""
+        lo, hi = self.grid_box(f)
+        if lo < 0 < hi:
+            lo, hi = self.range(f)
+        if lo >= 0:
+            return True
+        if hi <= 0:
+            return False
+        raise self.undecided(f, "a sign that depends on the pair")
 
     def relu(self, g):
         """relu(g) over the region: g if g >= 0 there, 0 if g <= 0, else the chord
-        lam g + [0, w], lam a multiple of 2^-CHORD_BITS near u / (u - l), w >= max(-lam l,
-        (1 - lam) u), [l, u] the range of g (the box, else the walk)."""
-        lo, hi = self.box(g)
+        lam g + [0, w] (``chord``), [l, u] the range of g (the box, else the walk)."""
+        lo, hi = self.grid_box(g)
         if lo < 0 < hi:
             lo, hi = self.range(g)
         if lo >= 0:
             return Relu(self, g.k, g.coefs, g.lo, g.hi)
         if hi <= 0:
             return Relu(self, 0, slope=(0, 1))
+        self.chorded(g)
         lam, unit, w = chord(lo, hi)
         line = g.times(lam, unit)
         return Relu(self, line.k, line.coefs, line.lo, line.hi + w, (lam, unit), w)
 
+    def chorded(self, g):
+        """Told of a gate g that ``relu`` relaxes to its chord (the search lists them)."""
+
     # ---- a value of one column, digit by digit -------------------------------------------
-    def column(self, *forms):
+    def column_of(self, *forms):
+        """The one column every variable of ``forms`` belongs to, else None."""
         found = None
         for f in forms:
             for v in f.coefs:
@@ -524,7 +571,7 @@ class FormSystem(OverSets):
                     return None
         return found
 
-    def digits(self, f, col):
+    def entries(self, f, col):
         """[(d, least, greatest)] of f at each digit d of column ``col``."""
         lin = f.coefs.get(col, 0)
         out = []
@@ -534,7 +581,8 @@ class FormSystem(OverSets):
         return out
 
     def table(self, col, rows):
-        """The form that is in [lo_d, hi_d] at digit d (rows: (d, lo_d, hi_d))."""
+        """The form that is in [lo_d, hi_d] at digit d (rows: (d, lo_d, hi_d)): indicators
+        [x = d] (a carry's: affine in it) plus [0, the widest]."""
         width = max(h - lo for _, lo, h in rows)
         base = rows[0][1]
         if len(rows) == 1:
@@ -544,17 +592,13 @@ class FormSystem(OverSets):
         return Form(self, base, {col + (d,): lo - base for d, lo, _ in rows[1:] if lo != base},
                     0, width)
 
-    def one_column(self, f):
+    def near_column(self, f):
         """(column, f with the terms of every other column in its interval) where those terms
-        vary less than 2^-FOLD_BITS of the column's that varies most; else (None, f).
-        Memoised per region (a value is read by many products)."""
-        memo = self.columns.get(id(f))
-        if memo is None or memo[0] is not f:
-            memo = self.columns[id(f)] = (f, self._one_column(f))
-        return memo[1]
+        vary less than 2^-FOLD_BITS of the column's that varies most; else (None, f)."""
+        return self.recall("fold", f, self._near_column)
 
-    def _one_column(self, f):
-        """``one_column``: each column's span and the others' box from the box's units, a
+    def _near_column(self, f):
+        """``near_column``: each column's span and the others' box from the box's units, a
         constrained column's own terms and the rest of its unit taken apart."""
         by = {}
         units = self.units(f.coefs, by)
@@ -575,109 +619,126 @@ class FormSystem(OverSets):
             return None, f
         return col, Form(self, f.k, by[col], f.lo + lo, f.hi + hi)
 
-    def per_digit(self, f, g, op):
-        col = self.column(f, g)
+    def tabulate2(self, f, g, op):
+        """op(f, g) digit by digit where f and g depend on one column (up to terms folded by
+        ``near_column``), else None; ``op`` takes two ranges' ends, gives the result's."""
+        col = self.column_of(f, g)
         if col is None:
-            (cf, f), (cg, g) = self.one_column(f), self.one_column(g)
+            (cf, f), (cg, g) = self.near_column(f), self.near_column(g)
             col = cf if cf == cg or not g.coefs else cg if not f.coefs else None
             if col is None:
                 return None
         rows = []
-        for (d, a, b), (_, c, e) in zip(self.digits(f, col), self.digits(g, col)):
+        for (d, a, b), (_, c, e) in zip(self.entries(f, col), self.entries(g, col)):
             ends = op(a, b, c, e)
             if ends is None:
                 return None
             rows.append((d,) + ends)
         return self.table(col, rows)
 
-    def inverse(self, f):
+    def reciprocal(self, f):
         """1 / f: over the box, or by the mean value (slope -1/t^2 between -1/near^2 and
-        -1/far^2) where narrower. Memoised per region (a softmax divides by one sum)."""
-        memo = self.inverses.get(id(f))
-        if memo is None or memo[0] is not f:
-            memo = self.inverses[id(f)] = (f, self._inverse(f))
-        return memo[1]
+        -1/far^2) where narrower."""
+        return self.recall("1/x", f, self._inverse)
 
     def _inverse(self, f):
-        lo, hi = self.box(f)
+        lo, hi = self.grid_box(f)
         if lo <= 0 <= hi:
-            raise Invalid("a division by a value that may be 0")
+            raise self.undecided(f, "a division by a value that may be 0")
         r_lo, r_hi = _inverse(lo, hi)
         if not f.coefs or lo == hi:
-            return Form(self, r_lo, None, 0, r_hi - r_lo)
-        return self._mean_value(f, lo, hi, (r_lo, r_hi), inverse_slope(lo, hi),
-                                lambda m: _inverse(m, m))
+            return self.grid_interval(r_lo, r_hi)
+        near, far = sorted((abs(lo), abs(hi)))
+        slope = (-_cdiv(ONE ** 3, near * near), -((ONE ** 3) // (far * far)))
+        return self._mean_value(f, lo, hi, (r_lo, r_hi), slope, lambda m: _inverse(m, m))
 
     def _mean_value(self, f, lo, hi, whole, slope, at):
-        """f's image by a function whose range over [lo, hi] is ``whole``, whose slope lies
-        in ``slope`` there and whose value at a point m is in ``at(m)``: the narrower of
-        ``whole`` and  alpha f + value(m) - alpha m + [-rad, rad]; ``whole`` where that form's
-        box reaches 0 or past it and ``whole`` does not."""
-        flat = Form(self, whole[0], None, 0, whole[1] - whole[0])
+        """The narrower of the enclosure ``whole`` and the mean-value form (``mean_value``);
+        ``whole`` where the form's box reaches 0 or past it and ``whole`` does not (a steep
+        function's form can, where the function does not)."""
+        flat = self.grid_interval(*whole)
         parts = mean_value(lo, hi, slope, whole[1] - whole[0], at)
         if parts is None:
             return flat
         alpha, k, low, high = parts
         form = f.times(alpha, ONE) + Form(self, k, None, low, high)
-        return form if keeps_sign(self.box(form), whole) else flat
+        b_lo, b_hi = self.grid_box(form)
+        return flat if whole[0] > 0 >= b_lo or whole[1] < 0 <= b_hi else form
 
-    def _ends(self, fn, lo, hi):
-        p = self.enclose.point
-        iv = fn(self.enclose.value(p(Fraction(lo, ONE)).lo, p(Fraction(hi, ONE)).hi))
-        return _floor_of(iv.lo), _ceil_of(iv.hi)
+    def grid_ends(self, fn, lo, hi):
+        """fn's enclosure over [lo, hi] (grid integers), its ends rounded outward to the grid;
+        remembered across regions (a function of fn, lo and hi alone; at most 2^16)."""
+        key = (fn, lo, hi)
+        found = self.ends.get(key)
+        if found is None:
+            p = self.enclose.point
+            iv = fn(self.enclose.value(p(Fraction(lo, ONE)).lo, p(Fraction(hi, ONE)).hi))
+            fail = partial(self.undecided, None)
+            if len(self.ends) >= 1 << 16:
+                self.ends.clear()
+            found = self.ends[key] = _floor_of(iv.lo, fail), _ceil_of(iv.hi, fail)
+        return found
 
-    def _apply(self, fn, f, slope=None):
-        col, f = self.one_column(f)
+    def function(self, fn, f, slope=None):
+        """fn(f): digit by digit where f depends on one column; else over f's box, or by the
+        mean value where ``slope(lo, hi)`` gives fn's slope over [lo, hi] and that is
+        narrower."""
+        col, f = self.near_column(f)
         if col is not None:
-            return self.table(col, [(d,) + self._ends(fn, a, b) for d, a, b in self.digits(f, col)])
-        lo, hi = self.box(f)
-        whole = self._ends(fn, lo, hi)
+            return self.table(col, [(d,) + self.grid_ends(fn, a, b)
+                                    for d, a, b in self.entries(f, col)])
+        lo, hi = self.grid_box(f)
+        whole = self.grid_ends(fn, lo, hi)
         if slope is None or lo == hi or not f.coefs:
-            return Form(self, whole[0], None, 0, whole[1] - whole[0])
+            return self.grid_interval(*whole)
         return self._mean_value(f, lo, hi, whole, slope(lo, hi),
-                                lambda m: self._ends(fn, m, m))
+                                lambda m: self.grid_ends(fn, m, m))
 
-    def between(self, lo, hi):
+    def grid_interval(self, lo, hi):
+        """The constant interval [lo, hi] (grid integers)."""
         return Form(self, lo, None, 0, hi - lo)
 
     def const(self, c):
         if isinstance(c, (int, Fraction)):
-            lo = _floor_rational(c)
-            return Form(self, lo, None, 0, -_floor_rational(-c) - lo)
+            return self.grid_interval(_floor_rational(c), -_floor_rational(-c))
         iv = self.enclose.const(c)
-        return self.between(_floor_of(iv.lo), _ceil_of(iv.hi))
+        fail = partial(self.undecided, None)
+        return self.grid_interval(_floor_of(iv.lo, fail), _ceil_of(iv.hi, fail))
 
     slope = const
 
     def exp(self, x):
-        if x.constant() and not x.k:
+        if x.point and not x.k:
             return self.one
-        return self._apply(self.enclose.exp, x, lambda lo, hi: self._ends(self.enclose.exp, lo, hi))
+        return self.function(self.enclose.exp, x,
+                             lambda lo, hi: self.grid_ends(self.enclose.exp, lo, hi))
 
     def sqrt(self, x):
         def slope(lo, hi):
-            r_lo, r_hi = self._ends(self.enclose.sqrt, lo, hi)
+            """1 / (2 sqrt t) over [lo, hi]."""
+            r_lo, r_hi = self.grid_ends(self.enclose.sqrt, lo, hi)
             if r_lo <= 0:
-                raise Invalid("a root near 0")
-            return root_slope(r_lo, r_hi)
-        return self._apply(self.enclose.sqrt, x, slope)
+                raise self.undecided(None, "a root near 0")
+            return (ONE * ONE) // (2 * r_hi), _cdiv(ONE * ONE, 2 * r_lo)
+        return self.function(self.enclose.sqrt, x, slope)
 
     def erf(self, x):
-        return self._apply(self.enclose.erf, x)
+        return self.function(self.enclose.erf, x)
 
     def sin(self, x):
-        return self._apply(self.enclose.sin, x,
-                           lambda lo, hi: self._ends(self.enclose.cos, lo, hi))
+        return self.function(self.enclose.sin, x,
+                             lambda lo, hi: self.grid_ends(self.enclose.cos, lo, hi))
 
     def cos(self, x):
         def slope(lo, hi):
-            a, b = self._ends(self.enclose.sin, lo, hi)
+            a, b = self.grid_ends(self.enclose.sin, lo, hi)
             return -b, -a
-        return self._apply(self.enclose.cos, x, slope)
+        return self.function(self.enclose.cos, x, slope)
 
     def largest(self, values):
-        """The value with the greatest least end (the pattern is the same for any m)."""
-        return max(values, key=lambda v: self.box(v)[0])
+        """The value with the greatest least end (a softmax's pattern is the same for any m
+        subtracted, so s - m is exactly 0 for it)."""
+        return max(values, key=lambda v: self.grid_box(v)[0])
 
     def describe(self):
         return "affine forms over a region on a 2^-200 grid (the certificate checker)"
@@ -712,7 +773,7 @@ class Leaves:
         self.compiled = compile_model(model, self.ns)
         self.ids = [model.vocab.index(str(d)) for d in range(10)]
         self.slots, self.targets = layout(model)
-        rows = [[v.k if v.constant() else None for v in self.compiled.embed[t]]
+        rows = [[v.k if v.point else None for v in self.compiled.embed[t]]
                 for t in self.ids]
         flat = all(None not in r for r in rows)
         self.line = flat and all(rows[d][s] == rows[0][s] + d * (rows[1][s] - rows[0][s])
