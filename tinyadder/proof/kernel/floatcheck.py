@@ -481,7 +481,8 @@ class FloatFormSystem(FormSystem):
         top = max(range(len(values)), key=lambda i: boxes[i][0])
         if all(boxes[top][0] > hi for i, (_, hi) in enumerate(boxes) if i != top):
             return values[top]
-        return self.symbolize(self.grid_interval(boxes[top][0], max(hi for _, hi in boxes)), Fraction(0))
+        return self.symbolize(self.grid_interval(boxes[top][0], max(hi for _, hi in boxes)),
+                              Fraction(0))
 
     def relu(self, g):
         r = super().relu(self.plain(g))

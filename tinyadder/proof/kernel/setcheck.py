@@ -75,21 +75,23 @@ def count(region, n):
     return sum(ways.values())
 
 
-def extreme(region, n, coefs, pick):
-    """The least (pick=min) or greatest value over the region of sum coefs[v] v (v: ("a", j),
+def extreme(columns, coefs, pick):
+    """The least (pick=min) or greatest value over a region of sum coefs[v] v (v: ("a", j),
     ("b", j), ("c", j) the carry into column j, or an indicator ("a", j, d), ("b", j, d),
-    ("s", j, d): 1 when a_j, b_j or the sum's digit s_j is d); None if the region is empty."""
+    ("s", j, d): 1 when a_j, b_j or the sum's digit s_j is d), by the walk over its columns'
+    steps ``columns`` (``steps``, or ``live_steps``: the same walks); None if it is empty."""
     best = {0: 0}
     get = coefs.get
-    for j in range(n):
+    for j, st in enumerate(columns):
         new = {}
-        for c, x, y, out in steps(region, n, j):
+        ka, kb, kc = get(("a", j), 0), get(("b", j), 0), get(("c", j), 0)
+        for c, x, y, out in st:
             if c in best:
-                v = best[c] + get(("a", j), 0) * x + get(("b", j), 0) * y + get(("c", j), 0) * c \
+                v = best[c] + ka * x + kb * y + kc * c \
                     + get(("a", j, x), 0) + get(("b", j, y), 0) + get(("s", j, (c + x + y) % 10), 0)
                 new[out] = v if out not in new else pick(v, new[out])
         best = new
-    values = [v + coefs.get(("c", n), 0) * c for c, v in best.items()]
+    values = [v + coefs.get(("c", len(columns)), 0) * c for c, v in best.items()]
     return pick(values) if values else None
 
 
@@ -410,7 +412,7 @@ class FormSystem(OverSets):
     def __init__(self, model):
         self.enclose = IntervalSystem(for_model(number_system("fraction"), model).exp_digits)
         self.zero, self.one = Form(self, 0), Form(self, ONE)
-        self.where = self.n = None
+        self.live = self.n = None
         self.allowed, self.tied = {}, {}   # no region yet: constants only
         self.points, self.recent, self.ends = {}, {}, {}
 
@@ -418,8 +420,8 @@ class FormSystem(OverSets):
         """Take ranges over ``region`` (the walk's: digit ranges by column "a", "b", "s",
         the carries' values "c") from now on: each column's digits and carries as the steps
         on a whole walk over the columns allow them."""
-        self.where, self.n = region, n
-        live = live_steps(region, n)
+        self.n = n
+        self.live = live = live_steps(region, n)
         self.allowed, self.tied = {}, {}
         for j, st in enumerate(live):
             self.allowed[("a", j)] = sorted({x for _, x, _, _ in st}) or [0]
@@ -522,10 +524,10 @@ class FormSystem(OverSets):
         (0, 0)); grid integers."""
         if not f.coefs:
             return f.k + f.lo, f.k + f.hi
-        lo = extreme(self.where, self.n, f.coefs, min)
+        lo = extreme(self.live, f.coefs, min)
         if lo is None:
             return 0, 0
-        return f.k + lo + f.lo, f.k + extreme(self.where, self.n, f.coefs, max) + f.hi
+        return f.k + lo + f.lo, f.k + extreme(self.live, f.coefs, max) + f.hi
 
 
     def positive(self, f):
@@ -747,8 +749,8 @@ class FormSystem(OverSets):
 # ---- one leaf -----------------------------------------------------------------------------
 
 def layout(model):
-    """(the prompt's slots, the answer's targets): a slot is ("t", id), ("a", j), ("b", j);
-    a target ("digit", place) or ("t", id)."""
+    """(the prompt's slots, the answer's targets): a slot is ("token", id), ("a", j) or
+    ("b", j); a target ("digit", place) or ("token", id)."""
     p = model.prompt
     slots = []
     for item in p.question:
@@ -756,11 +758,11 @@ def layout(model):
             order = range(p.digits - 1, -1, -1) if p.operands == "msb" else range(p.digits)
             slots += [(item, j) for j in order]
         else:
-            slots.append(("t", model.vocab.index(item)))
+            slots.append(("token", model.vocab.index(item)))
     places = range(p.answer_digits - 1, -1, -1) if p.answer == "msb" else range(p.answer_digits)
     targets = [("digit", q) for q in places]
     if p.stop is not None:
-        targets.append(("t", model.vocab.index(p.stop)))
+        targets.append(("token", model.vocab.index(p.stop)))
     return slots, targets
 
 
@@ -805,7 +807,7 @@ class Leaves:
     def row(self, slot, region):
         kind, j = slot
         ns = self.ns
-        if kind == "t":
+        if kind == "token":
             return list(self.compiled.embed[j])
         if kind in ("a", "b"):
             lo, hi = region[kind][j]
@@ -831,7 +833,7 @@ class Leaves:
     def token(self, k, region):
         """The target token at position k: one digit over the region, or Invalid."""
         kind, q = self.targets[k]
-        if kind == "t":
+        if kind == "token":
             return q
         if q > self.n:
             return self.ids[0]
