@@ -539,7 +539,7 @@ class FloatLeaves(Leaves):
         slots = self.slots + [("sum", p) for _, p in self.targets[:k]]
         rows = [self.row(s, region) for s in slots[start:]]
         logits = forward(self.compiled, [0] * len(rows), past, patch=self.patch(rows),
-                         logits="last")[0][-1]
+                         logits="last", last_row=True)[0][-1]
         logits = [ns.close(v) for v in logits]
         t = list(self.compiled.readout_tokens).index(token)
         for u, other in enumerate(logits):

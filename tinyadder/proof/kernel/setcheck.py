@@ -887,7 +887,8 @@ class Leaves:
         rows = [self.row(s, region) for s in slots[start:]]
         patch, final = self.patch(rows), []
         patch[final_point(self.compiled)] = lambda x: final.append(x[-1]) or x
-        forward(self.compiled, [0] * len(rows), past, patch=patch, logits="last")
+        forward(self.compiled, [0] * len(rows), past, patch=patch, logits="last",
+                last_row=True)
         t = list(self.compiled.readout_tokens).index(token)
         for u in range(len(self.readout)):
             if u != t and self.ns.range(gap(self.readout, final[-1], t, u,
