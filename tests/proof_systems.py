@@ -16,7 +16,7 @@ def both_systems(model, n):
     checker.at(setcheck.root(n), n)
     return ((prover, lambda v, c: prover.variable(v, c), prover.box),
             (checker, lambda v, c: setcheck.Form(checker, 0, {v: int(c * ONE)}),
-             lambda f: tuple(Fraction(e, ONE) for e in checker.box(f))))
+             lambda f: tuple(Fraction(e, ONE) for e in checker.grid_box(f))))
 
 
 def cut_regions(cuts, n=10):

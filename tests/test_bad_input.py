@@ -620,7 +620,7 @@ def test_no_number_in_a_certificate_stalls_the_checker(stall_runs, index):
 
 
 def test_a_certificate_too_large_to_be_one_is_not_read(tmp_path):
-    from tinyadder.proof.kernel.certificate import MAX_BYTES
+    from tinyadder.proof.closedform_check import MAX_BYTES
     path = tmp_path / "big.json"
     with open(path, "w") as f:
         f.write('{"format": "tinyadder-proof-1", "x": "')
@@ -645,7 +645,7 @@ def test_a_zero_guard_does_not_cover_the_rounded_exponentials(certificate, tmp_p
 
 @pytest.mark.parametrize("digits", [1, 3, 10, 40])
 def test_the_checker_rounds_exponentials_as_the_fraction_system(digits):
-    from tinyadder.proof.kernel.certificate import exp_digits_of
+    from tinyadder.proof.closedform_check import exp_digits_of
     from tinyadder.numbers import FractionSystem, for_model
     model = build("repaired", digits)
     assert exp_digits_of(model) == for_model(FractionSystem(), model).exp_digits == digits + 40

@@ -9,7 +9,7 @@ import pytest
 
 from tinyadder import models
 from tinyadder.proof.kernel import floatcheck, setcheck
-from tinyadder.proof.kernel.certificate import Invalid
+from tinyadder.proof.kernel.reading import Invalid
 from tinyadder.cli import main
 from tinyadder.modelfile import load
 
@@ -172,9 +172,9 @@ def test_the_box_and_one_column_by_units_are_the_first_written():
                  for v in rng.sample(names, rng.randrange(1, 9))}
         f = setcheck.Form(ns, 7, coefs, -3, 5)
         lo, hi = reference_box(ns, coefs)
-        assert ns.box(f) == (7 + lo - 3, 7 + hi + 5)
-        col, folded = ns.one_column(f)
-        assert ns.one_column(f)[1] is folded
+        assert ns.grid_box(f) == (7 + lo - 3, 7 + hi + 5)
+        col, folded = ns.near_column(f)
+        assert ns.near_column(f)[1] is folded
         by = {}
         for v, c in coefs.items():
             by.setdefault(setcheck._col(v), {})[v] = c
@@ -196,5 +196,5 @@ def test_a_constant_is_folded_before_any_region():
     """A constant expression (kswain98-8's cos of a constant) is evaluated as the model is
     compiled, before the checker takes any region: no column is constrained yet."""
     ns = floatcheck.FloatFormSystem(models.build("kswain98-8"), "float32")
-    assert ns.tied == {} and ns.one_column(ns.one) == (None, ns.one)
+    assert ns.tied == {} and ns.near_column(ns.one) == (None, ns.one)
     assert floatcheck.FloatLeaves(models.build("kswain98-8"), "float32").prompt()[1] > 0

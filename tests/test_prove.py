@@ -8,7 +8,7 @@ import pytest
 
 from tinyadder import build, run_with_cache
 from tinyadder.addition import encode
-from tinyadder.proof.kernel import certificate as checker
+from tinyadder.proof import closedform_check as checker
 from tinyadder.proof.census import census
 from tinyadder.proof.kernel.claim import model_hash
 from tinyadder.modelfile import dump
@@ -235,3 +235,21 @@ def test_a_certificate_named_gz_is_written_compressed_and_checks(tmp_path, capsy
     capsys.readouterr()
     assert main(["check-certificate", str(packed)]) == 0
     assert "valid" in capsys.readouterr().out
+
+
+def test_prove_splits_a_board_model_in_the_order_its_proof_was_found():
+    """prove --model M uses the board's own split order for M by default (jacobli99-28:
+    carries first, 26 s against 105 s in the rule's order), for the board's model text only
+    (a copy of another prompt keeps the rule's order), and for its float program only where
+    that proof was found so."""
+    from tinyadder import models
+    from tinyadder.cli.prove import carries_first
+    from tinyadder.modelfile import dump, loads
+    model = models.build("jacobli99-28")
+    assert carries_first(model, "fraction") and carries_first(model, "float32")
+    zcb = models.build("zcbtrak-6")
+    assert carries_first(zcb, "fraction") and not carries_first(zcb, "float")
+    assert not carries_first(models.build("yieldthought-20"), "fraction")
+    text = dump(model)
+    other = loads(text.replace('"digits": 10', '"digits": 9', 1))
+    assert dump(other) != text and not carries_first(other, "fraction")

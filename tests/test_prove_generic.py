@@ -14,7 +14,7 @@ from tinyadder.addition import add
 from tinyadder.analysis import board
 from tinyadder.proof.kernel import setcheck
 from tinyadder.proof.search import generic
-from tinyadder.proof.kernel.certificate import Invalid
+from tinyadder.proof.kernel.reading import Invalid
 from tinyadder.proof.kernel.claim import differs, model_hash
 from tinyadder.proof.prove import prove as closed_form
 from tinyadder.proof.search.sets import Region, a_var, b_var, c_var
@@ -521,7 +521,7 @@ def test_a_score_minus_itself_is_zero_however_wide_its_interval():
     e^[-10, 10] over a sum of at least 1: a weight down to 4.5 10^-5."""
     from tinyadder.forward import softmax
     for ns, form, box in both_systems(build("published", 2), 2):
-        wide = ns.interval(0, 10) if isinstance(ns, SetSystem) else ns.between(0, 10 * ONE)
+        wide = ns.interval(0, 10) if isinstance(ns, SetSystem) else ns.grid_interval(0, 10 * ONE)
         s = form(a_var(0), 10 ** 8) + wide
         assert box(s - s) == (0, 0)
         first, second = softmax([s, form(a_var(0), 10 ** 8) - 10 ** 8], ns)

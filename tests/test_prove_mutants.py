@@ -10,6 +10,7 @@ import pytest
 
 from tinyadder import cases, modelfile
 from tinyadder.addition import add
+from tinyadder.proof.kernel import setcheck
 from tinyadder.proof.search import generic
 
 FACTORS = ["1001/1000", "101/100", "11/10", "999/1000", "99/100", "9/10"]
@@ -61,3 +62,51 @@ def test_a_mutant_that_fails_a_known_pair_is_found_failing(name, path):
     assert outcome.counterexamples
     for x, y, wrote in outcome.counterexamples:
         assert add(model, "fraction", x, y) == wrote != x + y
+
+
+# Thin mutants (issue 36): one weight of a small model moved 10^-10 or 10^-11 to either side
+# of where the model starts to add a pair wrong (found by bisection over every pair), with
+# the number of pairs an exact run adds wrong there: a carry step (adder1's lower ramp of
+# the carry, moved from -37/4 to 10^-10 around -369/40), a readout bias shifted by less than
+# its margin and by a hair more (rope1's b_U for 5, around -24 - 6.5957 10^-8: the margin
+# left 10^-11), one positional amplitude scaled at one place (rope1's position 5 flag, around
+# 1.499999996908).
+E10 = "1/10000000000"
+THIN = [
+    ("tests/models/adder1.json", ("blocks", 0, "mlp", "b_gate", "s9"), f"-369/40-{E10}", 0),
+    ("tests/models/adder1.json", ("blocks", 0, "mlp", "b_gate", "s9"), f"-369/40+{E10}", 45),
+    ("tests/models/rope1.json", ("unembed", "b_U", "5"), "-2400000006596/100000000000", 0),
+    ("tests/models/rope1.json", ("unembed", "b_U", "5"), "-2400000006595/100000000000", 3),
+    ("tests/models/rope1.json", ("embed", "W_pos", "5", "f5"), "1499999996908/1000000000000", 0),
+    ("tests/models/rope1.json", ("embed", "W_pos", "5", "f5"), "1499999996909/1000000000000", 8),
+]
+
+
+def with_entry(path, keys, value):
+    """The model file at ``path`` with the entry at ``keys`` set to ``value``."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    node = data
+    for key in keys[:-1]:
+        node = node[key]
+    node[keys[-1]] = value
+    return modelfile.loads(json.dumps(data))
+
+
+@pytest.mark.parametrize("path, keys, value, wrong", THIN)
+def test_a_thin_mutant_is_proved_exactly_when_every_pair_runs_right(path, keys, value, wrong):
+    """Every pair run exactly is the ground truth: a mutant an exact run shows wrong is never
+    "proved" and is "fails" with counterexamples from the wrong pairs; one right everywhere,
+    10^-10 away, is "proved", never "fails"."""
+    model = with_entry(path, keys, value)
+    n = model.prompt.digits
+    bad = {(a, b) for a in range(10 ** n) for b in range(10 ** n)
+           if add(model, "fraction", a, b) != a + b}
+    assert len(bad) == wrong
+    outcome = generic.prove(model, max_sets=2000, examples=3)
+    assert outcome.verdict == ("fails" if bad else "proved")
+    for a, b, wrote in outcome.counterexamples:
+        assert (a, b) in bad and add(model, "fraction", a, b) == wrote
+    if not bad:   # "proved" is a certificate the kernel accepts
+        assert setcheck.check(generic.certificate(outcome, model, "thin")).startswith(
+            "certificate valid: 'thin' model")

@@ -4,6 +4,7 @@ certificate accepted. Each mutant's ground truth is an exact run, the census's e
 or (slow) every pair run."""
 
 import json
+import random
 import re
 from fractions import Fraction
 
@@ -13,7 +14,8 @@ from tinyadder import build, modelfile
 from tinyadder.addition import add
 from tinyadder.cli import main
 from tinyadder.modelfile import dump
-from tinyadder.proof.kernel import certificate as checker, setcheck
+from tinyadder.proof import closedform_check as checker
+from tinyadder.proof.kernel import setcheck
 from tinyadder.proof.search import generic
 from tinyadder.proof.census import census
 from tinyadder.proof.prove import certificate, prove
@@ -104,6 +106,30 @@ def test_an_invented_tilt_for_a_digit_no_sum_has_there_is_refused(repaired2):
         checker._check_decision(2, d)  # the induction still holds with the invented tilts
     with pytest.raises(checker.Invalid, match="does not follow the certificate's formula"):
         checker.check(forged)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [3])
+def test_invented_tilts_for_digits_no_spot_sum_has_are_refused(n):
+    """The issue's case at N = 3: tilts invented at the second and third decisions for
+    previous digits that none of the six spot pairs' sums has there (small enough for the
+    induction to hold) are refused, by the prompts whose answer digits are all y."""
+    model = build("repaired", n)
+    cert = json.loads(json.dumps(certificate(prove(model), model, "repaired")))
+    rng, top = random.Random(2025), 10 ** n - 1   # the checker's six spot pairs
+    pairs = [(top, top), (top, 0), (top // 2, top // 2 + 1)]
+    pairs += [(rng.randint(0, top), rng.randint(0, top)) for _ in range(checker.SPOT_PAIRS - 3)]
+    for t in (1, 2):
+        seen = {f"{a + b:0{n + 1}d}"[t - 1] for a, b in pairs}
+        y = next(str(d) for d in (7, 5, 3, 8) if str(d) not in seen)
+        forged = json.loads(json.dumps(cert))
+        tilts = forged["decisions"][t]["tilts"]
+        tilts[y] = [str(Fraction(x) + Fraction(u, 10 ** 6)) for u, x in enumerate(tilts[y])]
+        for d in checker.parse(forged).decisions:
+            checker._check_decision(n, d)  # the induction holds with the invented tilts
+        with pytest.raises(checker.Invalid, match="does not follow the certificate's formula"):
+            checker.check(forged)
+    assert checker.check(cert).endswith("(checked there, not derived)")
 
 
 @pytest.mark.parametrize("edit", ["marks", "L", "gain", "model"])

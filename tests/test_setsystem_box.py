@@ -1,6 +1,7 @@
-"""The prover's box and fold (``setsystem``) against the checker's (``setcheck``), which
-writes the same rules again: equal on random forms over random regions, so a faster search
-decides every leaf as the checker does."""
+"""The search's number system (``setsystem``) is the kernel's (``setcheck``) over the
+search's regions: its box and fold over a ``sets.Region`` equal the kernel's over the region
+the checker rebuilds from the same splits, on random forms over random regions, so the
+search decides every leaf as the checker does."""
 
 import random
 
@@ -60,9 +61,9 @@ def test_the_box_and_the_fold_are_the_checkers(seed):
             k, lo, width = rng.randrange(-ONE, ONE), rng.randrange(-9, 9), rng.randrange(99)
             x = SetValue(ours, k, dict(coefs), lo, lo + width)
             f = setcheck.Form(check, k, dict(coefs), lo, lo + width)
-            assert ours.grid_box(x) == check.box(f)
+            assert ours.grid_box(x) == check.grid_box(f)
             col, folded = ours.near_column(x)
-            col2, folded2 = check.one_column(f)
+            col2, folded2 = check.near_column(f)
             assert col == col2
             folds += col is not None and len(set(v[:2] for v in coefs)) > 1
             assert (folded.k, folded.coefs, folded.lo, folded.hi) == \
@@ -111,14 +112,14 @@ def test_a_product_by_a_grid_number_is_the_quotients_rule(seed):
 
 
 def test_an_enclosure_remembered_is_the_one_taken_afresh():
-    """``_grid_ends`` remembers f's enclosure over [lo, hi] across regions: a remembered one
+    """``grid_ends`` remembers f's enclosure over [lo, hi] across regions: a remembered one
     is the enclosure a fresh system takes, whatever region came between."""
     model = build(ADDER1)
     ns, fresh = SetSystem(model), SetSystem(model)
     ends = [(ns.enclose.exp, -3 * ONE, ONE // 7), (ns.enclose.sqrt, ONE // 3, 5 * ONE)]
-    first = [ns._grid_ends(f, lo, hi) for f, lo, hi in ends]
+    first = [ns.grid_ends(f, lo, hi) for f, lo, hi in ends]
     ns.at(Region.every(2).children(["c", 1])[1])
-    again = [ns._grid_ends(f, lo, hi) for f, lo, hi in ends]
+    again = [ns.grid_ends(f, lo, hi) for f, lo, hi in ends]
     assert all(a is b for a, b in zip(again, first))
-    assert again == [fresh._grid_ends(getattr(fresh.enclose, f.__name__), lo, hi)
+    assert again == [fresh.grid_ends(getattr(fresh.enclose, f.__name__), lo, hi)
                      for f, lo, hi in ends]

@@ -4,7 +4,7 @@ import time
 
 from .. import addition
 from ..proof.census import ADDERBOARD_RANDOM, census, examples
-from ..proof.census import estimate_seconds as counting_seconds
+from ..proof.census import estimate_bytes, estimate_seconds as counting_seconds
 from ..proof.search import generic
 from ..proof.symbolic import NotAffine
 from ..numbers import number_system
@@ -28,6 +28,11 @@ def build_parser():
     add_digits_option(parser)
     add_jobs_option(parser, "the symbolic pass and the counting")
     return parser
+
+
+def memory(size):
+    """'620 MB', '23 GB': a byte count, rounded, in MB below 10 GB."""
+    return f"{size / 1e9:.0f} GB" if size >= 1e10 else f"{size / 1e6:,.0f} MB"
 
 
 def _pairs(x):
@@ -108,7 +113,8 @@ def main(argv, out, err, stdin):
 
     def estimate(wins):
         print(f"{len(wins)} windows; counting should take about "
-              f"{counting_seconds(wins, digits):.0f} s", file=err, flush=True)
+              f"{counting_seconds(wins, digits):.0f} s and {memory(estimate_bytes(wins, digits))} "
+              f"of memory", file=err, flush=True)
     counting = Progress(err, "counting", seconds=0)
     try:
         result = census(model, progress=progress, before_count=estimate, counting=counting,

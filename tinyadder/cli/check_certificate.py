@@ -4,7 +4,7 @@ checker, and (``--model``) that it is about M."""
 import re
 
 from ..proof.kernel import floatcheck, setcheck
-from ..proof.kernel.certificate import (FORMAT, Invalid, Malformed, check, json_of, load, parse,
+from ..proof.closedform_check import (FORMAT, Invalid, Malformed, check, json_of, load, parse,
                                  read_bytes)
 from ..proof.kernel.claim import differs
 from .options import PROG, Parser, add_jobs_option, add_model_option

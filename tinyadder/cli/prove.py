@@ -16,6 +16,9 @@ from ..proof.search import floatsets, generic
 from ..proof.prove import certificate, prove
 from ..addition import add, digits_of, text
 from ..numbers import number_system
+from ..analysis import board
+from ..modelfile import dump
+from .. import models
 from ..proof.census import census, examples as census_examples
 from ..proof.formulas import estimate_seconds
 from .options import (PROG, Parser, Progress, add_digits_option, add_jobs_option,
@@ -49,7 +52,12 @@ def build_parser():
     parser.add_argument("--carries-first", action="store_true",
                         help="the generic method (implies --generic): split each region "
                              "first on the carries out of and into the target's column, then "
-                             "its sum digit (docs/proof.md, 'Any model: the generic method')")
+                             "its sum digit (docs/proof.md, 'Any model: the generic method'); "
+                             "the default for a board model whose proof was found so "
+                             "(analysis.board.PROOF_OPTIONS, PROGRAM_OPTIONS)")
+    parser.add_argument("--rule-order", action="store_true",
+                        help="the generic method: split in the rule's own order, even for a "
+                             "board model whose proof was found carries first")
     parser.add_argument("--generic", action="store_true",
                         help="use the generic method even where the closed form applies")
     parser.add_argument("--max-sets", type=int_arg(1, 10 ** 9), default=generic.MAX_SETS,
@@ -65,6 +73,20 @@ def build_parser():
                         metavar="K", help="the generic method stops after K counterexamples "
                                           f"(default {generic.EXAMPLES})")
     return parser
+
+
+def carries_first(model, number):
+    """Whether the generic method splits carries first for ``model`` by default: where the
+    board's proof of the model (the board model of its name, the same model text) was found
+    so (``board.PROOF_OPTIONS`` for the real-number model, ``PROGRAM_OPTIONS`` for its float
+    program), the order that proves it fastest."""
+    options = board.PROOF_OPTIONS if number == "fraction" else board.PROGRAM_OPTIONS
+    if not options.get(model.name, {}).get("carries_first"):
+        return False
+    try:
+        return dump(models.build(model.name)) == dump(model)
+    except ValueError:
+        return False
 
 
 def program_arg(text):
@@ -259,7 +281,9 @@ def main(argv, out, err, stdin):
             print(f"{PROG}: prove: the closed form does not reach this model ({proof.refusal}); "
                   f"the generic method", file=err)
     budget = dict(max_sets=args.max_sets, max_seconds=args.seconds, examples=args.examples,
-                  progress=Progress(err, "generic prover"), carries_first=args.carries_first)
+                  progress=Progress(err, "generic prover"),
+                  carries_first=args.carries_first or (not args.rule_order
+                                                       and carries_first(model, args.number)))
     if args.number == "fraction":
         prover, certify = generic.Prover(model, **budget), generic.certificate
     else:

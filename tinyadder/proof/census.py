@@ -196,3 +196,12 @@ def estimate_seconds(wins, n):
     (the fit over N = 10..14, docs/proof.md)."""
     boundary = any(w.cond is not None for w in wins)
     return 0.05 * len(wins) + (0.6 * 3.4 ** (n - 10) if boundary else 0)
+
+
+def estimate_bytes(wins, n):
+    """A rough peak memory of the census on this machine: the process's 40 MB, and for the
+    boundary windows the count's memo tables, 0.58 GB at N = 13 times 3.4 per digit (peak
+    resident sizes measured at N = 10..13: 60, 97, 193, 620 MB)."""
+    boundary = any(w.cond is not None for w in wins)
+    return int(40e6 + (0.58e9 * 3.4 ** (n - 13) if boundary else 0))
+

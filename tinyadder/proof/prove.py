@@ -26,7 +26,7 @@ from typing import List, Optional
 
 from ..modelfile import dump
 from ..numbers import for_model, number_system
-from .kernel.certificate import FORMAT  # the format's name only: the checker shares no logic
+from .closedform_check import FORMAT  # the format's name only: the checker shares no logic
 from .formulas import digit_formulas, layout
 from .symbolic import NotAffine
 

@@ -11,20 +11,20 @@ and folded into the interval wherever a range is taken:
 
 - x * y, x / y: the exact result plus [-h(M), h(M)], M the largest |result| over the region's
   box, h(M) half an ulp at M (none where every value is a float on a grid within range); a
-  product of two points is rounded exactly where it is a float or in a constant expression,
+  product of two points is _rounded exactly where it is a float or in a constant expression,
   else (it may be fused) widened by h;
 - a chain of n adds of mass m = sum |terms|: its exact sum plus [-e, e], e = n h(m (1 + n
   2^(1 - p))), any order; none where the terms are multiples of 2^-g and m < 2^(p - g); one add
-  of two points rounded exactly; x - x = 0, x + 0 = x;
+  of two points _rounded exactly; x - x = 0, x + 0 = x;
 - exp, sin, cos, erf: the real function's enclosure plus 1 ulp (LIBRARY_ULPS, the trusted
   premise), sqrt half an ulp; exp(0) = 1; e^x below half the least subnormal is in [0, the
   least subnormal]; softmax's max is the score whose box lies above every other's;
 - e^x where x > (emax + 1) ln 2 at every pair is +inf (more than an ulp past the largest
   float; :data:`INFINITE`); inf + x = inf, x / inf = 0 for a finite x, any other use Invalid;
-- constants rounded as the program stores them (to double, then to float32), e^c and ln b
+- constants _rounded as the program stores them (to double, then to float32), e^c and ln b
   enclosed, widened by CONSTANT_SLACK, then stored.
 
-A leaf's pass continues from the prompt's keys and values computed once over every pair (they
+A leaf's pass continues from the prompt's keys and values _computed once over every pair (they
 hold at every pair of any leaf). A ``pair`` leaf (one pair) is run by the float replay
 (``addition.add`` in the certificate's format): the checker trusts it to answer as the
 original program does (tests/test_board.py).
@@ -37,10 +37,10 @@ from ...constants import PI, Expr, ExpTerm, Ln
 from ...forward import forward
 from ...numbers.rounding import evaluate
 from ...plan import compile_model
-from .certificate import Invalid, Malformed
+from .reading import Invalid, Malformed
 from .claim import named
-from .setcheck import (ONE, SCALE, Form, FormSystem, Leaves, count, layout, model_of, of_format,
-                       read, steps, walk)
+from .setcheck import (ONE, SCALE, Form, FormSystem, Leaves, Open, count, layout, model_of,
+                       of_format, read, steps, walk)
 
 FORMAT = "tinyadder-float-certificate"
 # (significant bits p, least normal exponent, overflow exponent) per program
@@ -59,16 +59,69 @@ def log2_floor(x):
     return e - 1 if (x.numerator << max(-e, 0)) < (x.denominator << max(e, 0)) else e
 
 
-def to_nearest(x, bits, emin, emax):
-    """x rounded to nearest, ties to even, in ``bits`` significant bits (least normal
-    exponent ``emin``); Invalid past 2^emax."""
+def to_nearest(x, bits, emin, emax, fail=Open):
+    """x _rounded to round, ties to even, in ``bits`` significant bits (least normal
+    exponent ``emin``); ``fail`` raised past 2^emax."""
     if not x:
         return Fraction(0)
     q = max(log2_floor(abs(x)), emin) - bits + 1
     v = round(x / Fraction(2) ** q) * Fraction(2) ** q
     if abs(v) >= Fraction(2) ** emax:
-        raise Invalid(f"a constant {x} overflows the float format")
+        raise fail(f"a constant {x} overflows the float format")
     return v
+
+
+def half_ulp(m, bits, emin, emax, fail=Invalid):
+    """Half the spacing of the format (``bits``, ``emin``) at magnitude m; ``fail`` raised
+    past 2^emax (the value may overflow)."""
+    if m and log2_floor(m) >= emax:
+        raise fail("may overflow")
+    e = max(log2_floor(m), emin) if m else emin
+    return Fraction(2) ** (e - bits)
+
+
+def on_grid(grid, m, bits, emin):
+    """Whether every multiple of 2^-grid up to m is a float of the format."""
+    return grid is not None and m < Fraction(2) ** (bits - grid) and grid <= bits - 1 - emin
+
+
+def sum_bound(n, m, bits, half):
+    """The rounding of a sum of n adds whose terms' magnitudes add up to m: n h(m (1 + n
+    2^(1 - p))), h = ``half`` (the half ulp)."""
+    return n * half(m * (1 + n * Fraction(2) ** (1 - bits)))
+
+
+def single_bound(m):
+    """The rounding of a value of magnitude m to float32 (an ``f32(...)`` marker)."""
+    return Fraction(2) ** (max(log2_floor(m), -126) - 24 if m else -150)
+
+
+def exp_case(lo, hi, bits, emin, emax):
+    """How e^x is close for x in [lo, hi] (rationals): "inf" where it overflows at every x,
+    "tiny" where it is below half the least subnormal, "may overflow", else None."""
+    if lo > (emax + 1) * LN2_ABOVE:
+        return "inf"
+    if hi < (emin - bits) * LN2_ABOVE:
+        return "tiny"
+    return "may overflow" if hi > emax * LN2_ABOVE else None
+
+
+def with_symbol(ns, k, coefs, lo, hi, b):
+    """(k', coefs'): k + coefs + [lo, hi] + [-b, b] (b a grid integer) with that interval one
+    new symbol of ``ns`` (numbered by ns.symbols); past KEEP_SYMBOLS symbols the smallest
+    join it (c r lies in [min(0, c), max(0, c)]); no symbol where the width is 0."""
+    low, width = k + lo - b, hi - lo + 2 * b
+    coefs = dict(coefs)
+    noise = [v for v in coefs if _symbol(v)]
+    if len(noise) > KEEP_SYMBOLS:
+        noise.sort(key=lambda v: abs(coefs[v]))
+        for v in noise[:len(noise) - KEEP_SYMBOLS + 1]:
+            c = coefs.pop(v)
+            low, width = low + min(c, 0), width + abs(c)
+    if width:
+        ns.symbols += 1
+        coefs[("r", ns.symbols)] = width
+    return low, coefs
 
 
 def _lo(x):
@@ -81,6 +134,7 @@ def _hi(x):
 
 
 def _symbol(v):
+    """Whether the variable v is a rounding symbol (("r", i), in [0, 1])."""
     return v[0] == "r"
 
 
@@ -104,47 +158,47 @@ class FloatForm(Form):
 
     __slots__ = ("adds", "mass", "grid", "closed")
 
-    def __init__(self, sys, k, coefs=None, lo=0, hi=0, adds=0, mass=None, grid=None):
-        super().__init__(sys, k, coefs, lo, hi)
+    def __init__(self, system, k, coefs=None, lo=0, hi=0, adds=0, mass=None, grid=None):
+        super().__init__(system, k, coefs, lo, hi)
         self.adds, self.mass, self.grid, self.closed = adds, mass, grid, None
 
-    def lift(self, x):
-        return self.sys.lift(x)
+    def _lift(self, x):
+        return self.system.lift(x)
 
     def __add__(self, other):
-        return self.sys.add(self, self.lift(other))
+        return self.system.add(self, self._lift(other))
 
     __radd__ = __add__
 
     def __neg__(self):
-        return FloatForm(self.sys, -self.k, {v: -c for v, c in self.coefs.items()}, -self.hi,
+        return FloatForm(self.system, -self.k, {v: -c for v, c in self.coefs.items()}, -self.hi,
                          -self.lo, self.adds, self.mass, self.grid)
 
     def __sub__(self, other):
-        o = self.lift(other)
+        o = self._lift(other)
         if _one_value(self, o):
-            return self.sys.exact_zero()
-        return self.sys.add(self, -o)
+            return self.system.exact_zero()
+        return self.system.add(self, -o)
 
     def __rsub__(self, other):
-        return self.lift(other) - self
+        return self._lift(other) - self
 
     def __mul__(self, other):
-        return self.sys.mul(self, self.lift(other))
+        return self.system.mul(self, self._lift(other))
 
     __rmul__ = __mul__
 
     def __truediv__(self, other):
-        return self.sys.div(self, self.lift(other))
+        return self.system.div(self, self._lift(other))
 
     def __rtruediv__(self, other):
-        return self.sys.div(self.lift(other), self)
+        return self.system.div(self._lift(other), self)
 
     def __gt__(self, other):
-        return self.sys.sign(self.sys.minus(self, self.lift(other)))
+        return self.system.positive(self.system.difference(self, self._lift(other)))
 
     def __lt__(self, other):
-        return self.sys.sign(self.sys.minus(self.lift(other), self))
+        return self.system.positive(self.system.difference(self._lift(other), self))
 
 
 class FloatRelu(FloatForm):
@@ -162,7 +216,7 @@ def _one_value(x, y):
 
 
 def _infinite_use(*_):
-    raise Invalid("an infinite value of the program used other than in inf + x or x / inf")
+    raise Open("an infinite value of the program used other than in inf + x or x / inf")
 
 
 class Infinite:
@@ -197,7 +251,7 @@ class FloatFormSystem(FormSystem):
         self.name = self.spec = program
         self.bits, self.emin, self.emax = FORMATS[program]
         self.symbols = 0
-        self.constant_expr = False
+        self._constant = False
         self.zero, self.one = self.exact_zero(), self.point(Fraction(1))
 
     def describe(self):
@@ -205,19 +259,15 @@ class FloatFormSystem(FormSystem):
 
     # ---- bounds ---------------------------------------------------------------------------
     def half_ulp(self, m):
-        """Half the format's spacing at magnitude m."""
-        if m and log2_floor(m) >= self.emax:
-            raise Invalid(f"a value of the {self.name} program may overflow")
-        e = max(log2_floor(m), self.emin) if m else self.emin
-        return Fraction(2) ** (e - self.bits)
+        """Half the format's spacing at magnitude m (``half_ulp``)."""
+        return half_ulp(m, self.bits, self.emin, self.emax,
+                        lambda why: Open(f"a value of the {self.name} program {why}"))
 
-    def on_grid(self, grid, m):
-        """Every multiple of 2^-grid up to m is a float of the format."""
-        return grid is not None and m < Fraction(2) ** (self.bits - grid) and \
-            grid <= self.bits - 1 - self.emin
+    def _fits_grid(self, grid, m):
+        return on_grid(grid, m, self.bits, self.emin)
 
-    def size(self, f):
-        lo, hi = self.box(f)
+    def magnitude(self, f):
+        lo, hi = self.grid_box(f)
         return Fraction(max(abs(lo), abs(hi)), ONE)
 
     # ---- values ---------------------------------------------------------------------------
@@ -228,40 +278,29 @@ class FloatFormSystem(FormSystem):
         lo, hi = _lo(x), _hi(x)
         if lo == hi:
             return FloatForm(self, lo, grid=_grid_bits(lo, {}))
-        return self.fresh(self.between(lo, hi), Fraction(0))
+        return self.symbolize(self.grid_interval(lo, hi), Fraction(0))
 
     def lift(self, x):
         if isinstance(x, (FloatForm, Infinite)):
             return x
         if isinstance(x, Form):
-            return self.fresh(x, Fraction(0))
+            return self.symbolize(x, Fraction(0))
         return self.point(Fraction(x))
 
     def interval(self, lo, hi):
-        return self.between(_lo(lo), _hi(hi))
+        return self.grid_interval(_lo(lo), _hi(hi))
 
-    def fresh(self, f, bound, grid=None):
+    def symbolize(self, f, bound, grid=None):
         """f + [-bound, bound] with f's interval and the bound one new symbol; past
         KEEP_SYMBOLS symbols the smallest join it (c r lies in [min(0, c), max(0, c)])."""
-        b = _hi(bound)
-        low, width = f.k + f.lo - b, f.hi - f.lo + 2 * b
-        coefs = dict(f.coefs)
-        noise = [v for v in coefs if _symbol(v)]
-        if len(noise) > KEEP_SYMBOLS:
-            noise.sort(key=lambda v: abs(coefs[v]))
-            for v in noise[:len(noise) - KEEP_SYMBOLS + 1]:
-                c = coefs.pop(v)
-                low, width = low + min(c, 0), width + abs(c)
-        if width:
-            self.symbols += 1
-            coefs[("r", self.symbols)] = width
-        elif grid is None:
+        low, coefs = with_symbol(self, f.k, f.coefs, f.lo, f.hi, _hi(bound))
+        if grid is None and not any(_symbol(v) for v in coefs):
             grid = _grid_bits(low, coefs)
         return FloatForm(self, low, coefs, grid=grid)
 
-    def bare(self, f):
+    def plain(self, f):
         """f bounded (a pending sum) as a plain Form, symbols kept."""
-        f = self.bounded(f)
+        f = self.close(f)
         return Form(self, f.k, f.coefs, f.lo, f.hi)
 
     def folded(self, f):
@@ -274,190 +313,180 @@ class FloatFormSystem(FormSystem):
                 coefs[v] = c
         return Form(self, f.k, coefs, lo, hi)
 
-    def minus(self, x, y):
+    def difference(self, x, y):
         """x - y exactly (a comparison's): a plain Form."""
-        return self.bare(x) - self.bare(y)
+        return self.plain(x) - self.plain(y)
 
     # ---- ranges: a symbol is no digit ---------------------------------------------------------
-    def box(self, f):
+    def grid_box(self, f):
         if any(_symbol(v) for v in f.coefs):
             f = self.folded(f)
         if not f.coefs:
             return f.k + f.lo, f.k + f.hi
-        return super().box(f)
+        return super().grid_box(f)
 
     def range(self, f):
         return super().range(self.folded(f))
 
-    def sign(self, f):
-        """``f > 0`` as a ReLU asks it: True where f >= 0 at every pair, False where f <= 0."""
-        lo, hi = self.box(f)
-        if lo < 0 < hi:
-            lo, hi = self.range(f)
-        if lo >= 0:
-            return True
-        if hi <= 0:
-            return False
-        raise Invalid("a sign that the region does not decide")
-
-    def column(self, *forms):
+    def column_of(self, *forms):
         if any(_symbol(v) for f in forms for v in f.coefs):
             return None
-        return super().column(*forms)
+        return super().column_of(*forms)
 
-    def one_column(self, f):
+    def near_column(self, f):
         if any(_symbol(v) for v in f.coefs):
             return None, f
-        return super().one_column(f)
+        return super().near_column(f)
 
     # ---- operations -----------------------------------------------------------------------
     def add(self, x, y):
-        """x + y, pending (bounded where used); inf where one is inf."""
+        """x + y, pending (close where used); inf where one is inf."""
         if isinstance(x, Infinite) or isinstance(y, Infinite):
             return INFINITE
-        if y.constant() and not y.k and not y.adds:
+        if y.point and not y.k and not y.adds:
             return x
-        if x.constant() and not x.k and not x.adds:
+        if x.point and not x.k and not x.adds:
             return y
-        parts = [(v.adds, v.mass, v.grid) if v.adds else (0, self.size(v), v.grid)
+        parts = [(v.adds, v.mass, v.grid) if v.adds else (0, self.magnitude(v), v.grid)
                  for v in (x, y)]
         f = Form(self, x.k, x.coefs, x.lo, x.hi) + Form(self, y.k, y.coefs, y.lo, y.hi)
         grid = None if None in (parts[0][2], parts[1][2]) else max(parts[0][2], parts[1][2])
         return FloatForm(self, f.k, f.coefs, f.lo, f.hi, parts[0][0] + parts[1][0] + 1,
                          parts[0][1] + parts[1][1], grid)
 
-    def bounded(self, x):
+    def close(self, x):
         """A pending sum with its rounding: n h(m (1 + n 2^(1 - p))), or none on a grid."""
         if not x.adds:
             return x
         if x.closed is None:
             f, n, m = Form(self, x.k, x.coefs, x.lo, x.hi), x.adds, x.mass
-            if self.on_grid(x.grid, m):
-                x.closed = self.fresh(f, Fraction(0), x.grid)
-            elif f.constant() and n == 1:
-                x.closed = self.point(self.nearest(Fraction(f.k, ONE)))
+            if self._fits_grid(x.grid, m):
+                x.closed = self.symbolize(f, Fraction(0), x.grid)
+            elif f.point and n == 1:
+                x.closed = self.point(self.round(Fraction(f.k, ONE)))
             else:
-                reach = m * (1 + n * Fraction(2) ** (1 - self.bits))
-                x.closed = self.fresh(f, n * self.half_ulp(reach))
+                x.closed = self.symbolize(f, sum_bound(n, m, self.bits, self.half_ulp))
         return x.closed
 
-    def nearest(self, x):
+    def round(self, x):
         return to_nearest(x, self.bits, self.emin, self.emax)
 
     def mul(self, x, y):
-        x, y = self.bounded(x), self.bounded(y)
+        x, y = self.close(x), self.close(y)
         for a, b in ((x, y), (y, x)):
-            if a.constant() and a.k == ONE:
+            if a.point and a.k == ONE:
                 return b
-            if a.constant() and not a.k:
+            if a.point and not a.k:
                 return self.exact_zero()
-        if x.constant() and y.constant():
+        if x.point and y.point:
             z = Fraction(x.k, ONE) * Fraction(y.k, ONE)
-            r = self.nearest(z)
-            if r == z or self.constant_expr:
+            r = self.round(z)
+            if r == z or self._constant:
                 return self.point(r)
-            return self.fresh(self.interval(z, z), self.half_ulp(abs(z)))
-        px = self.bare(x)
-        f = px * (px if y is x else self.bare(y))
-        return self.rounded(f, None if None in (x.grid, y.grid) else x.grid + y.grid)
+            return self.symbolize(self.interval(z, z), self.half_ulp(abs(z)))
+        px = self.plain(x)
+        f = px * (px if y is x else self.plain(y))
+        return self._rounded(f, None if None in (x.grid, y.grid) else x.grid + y.grid)
 
     def div(self, x, y):
-        x = self.bounded(x)
+        x = self.close(x)
         if isinstance(y, Infinite):
             return self.exact_zero()
-        y = self.bounded(y)
-        if y.constant() and y.k == ONE:
+        y = self.close(y)
+        if y.point and y.k == ONE:
             return x
-        if x.constant() and y.constant():
+        if x.point and y.point:
             if not y.k:
-                raise Invalid("a division by 0")
-            return self.point(self.nearest(Fraction(x.k, y.k)))
-        return self.rounded(self.bare(x) / self.bare(y), None)
+                raise Open("a division by 0")
+            return self.point(self.round(Fraction(x.k, y.k)))
+        return self._rounded(self.plain(x) / self.plain(y), None)
 
-    def rounded(self, f, grid):
-        m = self.size(f)
-        if self.on_grid(grid, m):
-            return self.fresh(f, Fraction(0), grid)
-        return self.fresh(f, self.half_ulp(m))
+    def _rounded(self, f, grid):
+        m = self.magnitude(f)
+        if self._fits_grid(grid, m):
+            return self.symbolize(f, Fraction(0), grid)
+        return self.symbolize(f, self.half_ulp(m))
 
     # ---- constants and functions ----------------------------------------------------------
     def const(self, c):
         if isinstance(c, Expr):
-            self.constant_expr = True
+            self._constant = True
             try:
-                return self.bounded(self.lift(evaluate(self, c)))
+                return self.close(self.lift(evaluate(self, c)))
             finally:
-                self.constant_expr = False
+                self._constant = False
         if isinstance(c, (ExpTerm, Ln)):
             slack = CONSTANT_SLACK * (1 + abs(Fraction(c.power))) if isinstance(c, ExpTerm) \
                 else CONSTANT_SLACK
-            return self.computed(FormSystem.const(self, c), slack)
+            return self._computed(FormSystem.const(self, c), slack)
         return self.point(self.stored(Fraction(c)))
 
     slope = const
 
-    def computed(self, v, slack):
+    def _computed(self, v, slack):
         """A real constant (enclosed by v) computed in double within ``slack`` and stored."""
-        lo, hi = (Fraction(e, ONE) for e in self.box(v))
+        lo, hi = (Fraction(e, ONE) for e in self.grid_box(v))
         lo, hi = self.stored(lo - abs(lo) * slack), self.stored(hi + abs(hi) * slack)
-        return self.point(lo) if lo == hi else self.fresh(self.interval(lo, hi), Fraction(0))
+        return self.point(lo) if lo == hi else self.symbolize(self.interval(lo, hi), Fraction(0))
 
     def stored(self, x):
-        return self.nearest(to_nearest(x, 53, -1022, 1024))
+        return self.round(to_nearest(x, 53, -1022, 1024))
 
     def single(self, x):
-        x = self.bounded(self.lift(x))
-        if x.constant():
+        x = self.close(self.lift(x))
+        if x.point:
             return self.point(to_nearest(Fraction(x.k, ONE), 24, -126, 128))
-        m = self.size(x)
-        return self.fresh(x, Fraction(2) ** (max(log2_floor(m), -126) - 24 if m else -150))
+        m = self.magnitude(x)
+        return self.symbolize(x, single_bound(m))
 
     def pi(self):
-        return self.computed(FormSystem.const(self, PI), Fraction(0))
+        return self._computed(FormSystem.const(self, PI), Fraction(0))
 
-    def library(self, real, x, ulps):
-        x = self.bounded(self.lift(x))
-        v = real(self.bare(x))
-        return self.fresh(v, 2 * ulps * self.half_ulp(self.size(v)))
+    def _library(self, real, x, ulps):
+        x = self.close(self.lift(x))
+        v = real(self.plain(x))
+        return self.symbolize(v, 2 * ulps * self.half_ulp(self.magnitude(v)))
 
     def exp(self, x):
-        x = self.bounded(self.lift(x))
-        if x.constant() and not x.k:
+        x = self.close(self.lift(x))
+        if x.point and not x.k:
             return self.one
-        lo, hi = (Fraction(e, ONE) for e in self.box(x))
-        if lo > (self.emax + 1) * LN2_ABOVE:
+        case = exp_case(*(Fraction(e, ONE) for e in self.grid_box(x)), self.bits, self.emin,
+                        self.emax)
+        if case == "inf":
             return INFINITE
-        if hi < (self.emin - self.bits) * LN2_ABOVE:
-            return self.fresh(self.interval(0, Fraction(2) ** (self.emin - self.bits + 1)),
-                              Fraction(0))
-        if hi > self.emax * LN2_ABOVE:
-            raise Invalid(f"e^x of the {self.name} program may overflow")
-        return self.library(super().exp, x, LIBRARY_ULPS["exp"])
+        if case == "tiny":
+            return self.symbolize(self.interval(0, Fraction(2) ** (self.emin - self.bits + 1)),
+                                  Fraction(0))
+        if case:
+            raise Open(f"e^x of the {self.name} program may overflow")
+        return self._library(super().exp, x, LIBRARY_ULPS["exp"])
 
     def sqrt(self, x):
-        return self.library(super().sqrt, x, Fraction(1, 2))
+        return self._library(super().sqrt, x, Fraction(1, 2))
 
     def erf(self, x):
-        return self.library(super().erf, x, LIBRARY_ULPS["erf"])
+        return self._library(super().erf, x, LIBRARY_ULPS["erf"])
 
     def sin(self, x):
-        return self.library(super().sin, x, LIBRARY_ULPS["sin"])
+        return self._library(super().sin, x, LIBRARY_ULPS["sin"])
 
     def cos(self, x):
-        return self.library(super().cos, x, LIBRARY_ULPS["cos"])
+        return self._library(super().cos, x, LIBRARY_ULPS["cos"])
 
     def largest(self, values):
         """The score whose box lies above every other's, else the hull of the tops."""
-        values = [self.bounded(v) for v in values]
-        boxes = [self.box(v) for v in values]
+        values = [self.close(v) for v in values]
+        boxes = [self.grid_box(v) for v in values]
         top = max(range(len(values)), key=lambda i: boxes[i][0])
         if all(boxes[top][0] > hi for i, (_, hi) in enumerate(boxes) if i != top):
             return values[top]
-        return self.fresh(self.between(boxes[top][0], max(hi for _, hi in boxes)), Fraction(0))
+        return self.symbolize(self.grid_interval(boxes[top][0], max(hi for _, hi in boxes)),
+                              Fraction(0))
 
     def relu(self, g):
-        r = super().relu(self.bare(g))
-        v = self.fresh(r, Fraction(0))
+        r = super().relu(self.plain(g))
+        v = self.symbolize(r, Fraction(0))
         return FloatRelu(self, v.k, v.coefs, v.lo, v.hi, grid=v.grid)
 
 
@@ -486,8 +515,8 @@ class FloatLeaves(Leaves):
         ns, out = self.ns, []
         for column in zip(*embeds):
             e, s = column[0].k, column[1].k - column[0].k
-            if all(v.constant() and v.k == e + i * s for i, v in enumerate(column)):
-                out.append(form.times(s, ONE) + ns.between(e - lo * s, e - lo * s))
+            if all(v.point and v.k == e + i * s for i, v in enumerate(column)):
+                out.append(form.times(s, ONE) + ns.grid_interval(e - lo * s, e - lo * s))
             else:
                 rows = [(d, f.k + f.lo, f.k + f.hi)
                         for d, f in zip(range(lo, hi + 1), map(ns.folded, column))]
@@ -499,7 +528,7 @@ class FloatLeaves(Leaves):
 
     def holds(self, k, region):
         """Whether the target's logit beats every other over the region (each difference
-        formed exactly from the bounded logits, its symbols folded); a region of one pair:
+        formed exactly from the close logits, its symbols folded); a region of one pair:
         whether the float replay adds it right."""
         if count(region, self.n) == 1:
             return self.pair_holds(region)
@@ -510,11 +539,11 @@ class FloatLeaves(Leaves):
         slots = self.slots + [("sum", p) for _, p in self.targets[:k]]
         rows = [self.row(s, region) for s in slots[start:]]
         logits = forward(self.compiled, [0] * len(rows), past, patch=self.patch(rows),
-                         logits="last")[0][-1]
-        logits = [ns.bounded(v) for v in logits]
+                         logits="last", last_row=True)[0][-1]
+        logits = [ns.close(v) for v in logits]
         t = list(self.compiled.readout_tokens).index(token)
         for u, other in enumerate(logits):
-            if u != t and ns.range(ns.folded(ns.minus(logits[t], other)))[0] <= 0:
+            if u != t and ns.range(ns.folded(ns.difference(logits[t], other)))[0] <= 0:
                 raise Invalid(f"at position {k}, token {u}'s logit may reach the target's")
         return True
 

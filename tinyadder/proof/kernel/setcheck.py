@@ -34,15 +34,16 @@ few pairs could never be re-decided by intervals.
 """
 
 from fractions import Fraction
+from functools import partial
 
 from ...forward import add_up, forward
 from ...modelfile import loads
 from ...numbers import for_model, number_system
 from ...numbers.enclosures import IntervalSystem
-from ...numbers.protocol import OverSets
+from ...numbers.protocol import OverSets, Undecided
 from ...plan import compile_model
 from ...analysis.parallel import each_share
-from .certificate import Invalid, Malformed, read_json  # the verdicts' types; the reader
+from .reading import Invalid, Malformed, read_json  # the verdicts' types; the reader
 from .claim import named, short_answer
 
 FORMAT = "tinyadder-sets-certificate"
@@ -74,21 +75,23 @@ def count(region, n):
     return sum(ways.values())
 
 
-def extreme(region, n, coefs, pick):
-    """The least (pick=min) or greatest value over the region of sum coefs[v] v (v: ("a", j),
+def extreme(columns, coefs, pick):
+    """The least (pick=min) or greatest value over a region of sum coefs[v] v (v: ("a", j),
     ("b", j), ("c", j) the carry into column j, or an indicator ("a", j, d), ("b", j, d),
-    ("s", j, d): 1 when a_j, b_j or the sum's digit s_j is d); None if the region is empty."""
+    ("s", j, d): 1 when a_j, b_j or the sum's digit s_j is d), by the walk over its columns'
+    steps ``columns`` (``steps``, or ``live_steps``: the same walks); None if it is empty."""
     best = {0: 0}
     get = coefs.get
-    for j in range(n):
+    for j, st in enumerate(columns):
         new = {}
-        for c, x, y, out in steps(region, n, j):
+        ka, kb, kc = get(("a", j), 0), get(("b", j), 0), get(("c", j), 0)
+        for c, x, y, out in st:
             if c in best:
-                v = best[c] + get(("a", j), 0) * x + get(("b", j), 0) * y + get(("c", j), 0) * c \
+                v = best[c] + ka * x + kb * y + kc * c \
                     + get(("a", j, x), 0) + get(("b", j, y), 0) + get(("s", j, (c + x + y) % 10), 0)
                 new[out] = v if out not in new else pick(v, new[out])
         best = new
-    values = [v + coefs.get(("c", n), 0) * c for c, v in best.items()]
+    values = [v + coefs.get(("c", len(columns)), 0) * c for c, v in best.items()]
     return pick(values) if values else None
 
 
@@ -157,24 +160,25 @@ def _cdiv(a, b):
     return -(-a // b)
 
 
-def _floor_of(x):
-    """The grid integer at or below a Decimal (a tiny one is 0 or -1 at once)."""
+def _floor_of(x, fail=Invalid):
+    """The grid integer at or below a Decimal (a tiny one is 0 or -1 at once); ``fail(why)``
+    raised for an end that is no number or past 10^MAX_DIGITS, which no decision can use."""
     sign, digits, exp = x.as_tuple()
     if not isinstance(exp, int):
-        raise Invalid(f"an enclosure end {x}")
+        raise fail(f"an enclosure end {x}")
     m = int("".join(map(str, digits))) if digits else 0
     m = -m if sign else m
     if exp >= 0:
         if exp + len(digits) > MAX_DIGITS:
-            raise Invalid(f"a value beyond 10^{MAX_DIGITS}")
+            raise fail(f"a value beyond 10^{MAX_DIGITS}")
         return (m * 10 ** exp) << SCALE
     if len(digits) + exp < -(SCALE * 3 // 10 + 2):
         return -1 if m < 0 else 0
     return (m << SCALE) // 10 ** -exp
 
 
-def _ceil_of(x):
-    return -_floor_of(-x)
+def _ceil_of(x, fail=Invalid):
+    return -_floor_of(-x, fail)
 
 
 def _floor_rational(x):
@@ -191,87 +195,86 @@ def _col(v):
     return v if len(v) == 2 else v[:2]
 
 
+class Open(Invalid, Undecided):
+    """What the region does not settle (a sign, a divisor away from 0, a root's slope): to
+    the checker the leaf does not hold, to the search the region is to be split."""
+
+
 class Form:
     """k + sum coefs[v] v + [lo, hi], every number an integer times 2^-SCALE, over the
-    checker's current region."""
+    system's current region: at every pair of it the value lies in the form at the pair plus
+    [lo, hi]."""
 
-    __slots__ = ("sys", "k", "coefs", "lo", "hi")
+    __slots__ = ("system", "k", "coefs", "lo", "hi")
 
-    def __init__(self, sys, k, coefs=None, lo=0, hi=0):
-        self.sys, self.k, self.coefs, self.lo, self.hi = sys, k, coefs or {}, lo, hi
+    def __init__(self, system, k, coefs=None, lo=0, hi=0):
+        self.system, self.k, self.coefs, self.lo, self.hi = system, k, coefs or {}, lo, hi
 
-    def lift(self, x):
-        return x if isinstance(x, Form) else self.sys.const(x)
+    def __repr__(self):
+        terms = " + ".join(f"{Fraction(c, ONE)}*{'_'.join(map(str, v))}"
+                           for v, c in sorted(self.coefs.items()))
+        return (f"Form({Fraction(self.k, ONE)}{' + ' + terms if terms else ''} + "
+                f"[{Fraction(self.lo, ONE)}, {Fraction(self.hi, ONE)}])")
+
+    @property
+    def point(self):
+        """Whether the form is one number (no variable, no width)."""
+        return not self.coefs and not self.lo and not self.hi
+
+    def _lift(self, x):
+        return x if isinstance(x, Form) else self.system.const(x)
 
     def __add__(self, other):
-        o = self.lift(other)
+        o = self._lift(other)
         coefs = dict(self.coefs)
         for v, c in o.coefs.items():
-            coefs[v] = coefs.get(v, 0) + c
-        return Form(self.sys, self.k + o.k, {v: c for v, c in coefs.items() if c},
-                    self.lo + o.lo, self.hi + o.hi)
+            c += coefs.get(v, 0)
+            if c:
+                coefs[v] = c
+            else:
+                del coefs[v]
+        return Form(self.system, self.k + o.k, coefs, self.lo + o.lo, self.hi + o.hi)
 
     __radd__ = __add__
 
     def __neg__(self):
-        return Form(self.sys, -self.k, {v: -c for v, c in self.coefs.items()}, -self.hi, -self.lo)
+        return Form(self.system, -self.k, {v: -c for v, c in self.coefs.items()}, -self.hi,
+                    -self.lo)
 
     def __sub__(self, other):
         """x - x is 0: one form stands for one value at each pair, whatever its interval."""
         if other is self:
-            return Form(self.sys, 0)
-        return self + -self.lift(other)
+            return Form(self.system, 0)
+        return self + -self._lift(other)
 
     def __rsub__(self, other):
-        return self.lift(other) + -self
+        return self._lift(other) + -self
 
-    def constant(self):
-        return not self.coefs and not self.lo and not self.hi
+    def scaled(self, r):
+        """r times this form, r rational (``times``)."""
+        r = Fraction(r)
+        return self.times(r.numerator, r.denominator)
 
     def times(self, num, den=1):
-        """num/den times this form: each number rounded down to the grid, hi raised by the
-        roundings times the variables' greatest values."""
+        """num/den times this form (``scaled``)."""
         if not num:
-            return Form(self.sys, 0)
-        coefs, slack = {}, 0
-        for v, c in self.coefs.items():
-            q, r = divmod(c * num, den)
-            if q:
-                coefs[v] = q
-            slack += _top(v) if r else 0
-        k, r = divmod(self.k * num, den)
-        slack += 1 if r else 0
-        lo, hi = (self.lo, self.hi) if num > 0 else (self.hi, self.lo)
-        return Form(self.sys, k, coefs, lo * num // den, _cdiv(hi * num, den) + slack)
+            return Form(self.system, 0)
+        return Form(self.system, *scaled(self.k, self.coefs, self.lo, self.hi, num, den))
 
     def __mul__(self, other):
-        o = self.lift(other)
-        if o.constant():
+        o = self._lift(other)
+        if o.point:
             return self.times(o.k, ONE)
-        if self.constant():
+        if self.point:
             return o.times(self.k, ONE)
-        ns = self.sys
-        per_digit = ns.per_digit(self, o, _times)
-        if per_digit is not None:
-            return per_digit
-        # f g = m_f g + m_g f - m_f m_g + (f - m_f)(g - m_g), m the middle of a box
-        a, b = ns.box(self)
-        mf = (a + b) // 2
-        a, b = a - mf, b - mf
-        if o is self:
-            mg = mf
-            ends = [0 if a <= 0 <= b else min(a * a, b * b), max(a * a, b * b)]
-        else:
-            c, d = ns.box(o)
-            mg = (c + d) // 2
-            c, d = c - mg, d - mg
-            ends = [a * c, a * d, b * c, b * d]
-        mm = mf * mg
-        rest = Form(ns, -(mm >> SCALE), None, (min(ends) >> SCALE) - (1 if mm % ONE else 0),
-                    _cdiv(max(ends), ONE))
-        product = self.times(mg, ONE) + o.times(mf, ONE) + rest
+        ns = self.system
+        table = ns.tabulate2(self, o, _times)
+        if table is not None:
+            return table
+        mf, mg, rest = middles(ns.grid_box(self), None if o is self else ns.grid_box(o))
+        product = self.times(mg, ONE) + o.times(mf, ONE) + Form(ns, rest[0], None, *rest[1:])
         if o is self:  # a square is at least 0: where the form's box says less, [0, its top]
-            low, high = ns.box(product)
+            low, high = ns.grid_box(product)
             if low < 0:
                 return Form(ns, 0, None, 0, high)
         return product
@@ -279,43 +282,108 @@ class Form:
     __rmul__ = __mul__
 
     def __truediv__(self, other):
-        o = self.lift(other)
-        if o.constant():
+        o = self._lift(other)
+        if o.point:
             if not o.k:
-                raise Invalid("a division by 0")
+                raise Open("a division by 0")
             return self.times(ONE, o.k) if o.k > 0 else self.times(-ONE, -o.k)
-        per_digit = self.sys.per_digit(self, o, _over)
-        if per_digit is not None:
-            return per_digit
-        return self * self.sys.inverse(o)
+        table = self.system.tabulate2(self, o, _over)
+        if table is not None:
+            return table
+        return self * self.system.reciprocal(o)
 
     def __rtruediv__(self, other):
-        return self.lift(other) / self
+        return self._lift(other) / self
 
     def __gt__(self, other):
-        """A ReLU's ``g > 0``: True when g >= 0 at every pair, False when g <= 0 (the
-        branches agree at 0); otherwise the leaf does not hold."""
-        lo, hi = self.sys.range(self - self.lift(other))
-        if lo >= 0:
-            return True
-        if hi <= 0:
-            return False
-        raise Invalid("a ReLU whose sign the region does not decide")
+        """A ReLU's ``g > 0`` (``FormSystem.positive``)."""
+        return self.system.positive(self - self._lift(other))
 
     def __lt__(self, other):
-        return self.lift(other) > self
+        return self.system.positive(self._lift(other) - self)
+
+
+def scaled(k, coefs, lo, hi, num, den):
+    """(k, coefs, lo, hi) of num/den (den > 0, num != 0) times k + sum coefs[v] v + [lo, hi]:
+    each number rounded down to the grid, hi raised by the roundings times the variables'
+    greatest values (``_top``); den = 2^SCALE by shifts, the same floors."""
+    coefs_out, slack = {}, 0
+    if den == ONE:
+        for v, c in coefs.items():
+            p = c * num
+            if p >> SCALE:
+                coefs_out[v] = p >> SCALE
+            slack += _top(v) if p & (ONE - 1) else 0
+        p = k * num
+        slack += 1 if p & (ONE - 1) else 0
+        lo, hi = (lo, hi) if num > 0 else (hi, lo)
+        return p >> SCALE, coefs_out, (lo * num) >> SCALE, -((-hi * num) >> SCALE) + slack
+    for v, c in coefs.items():
+        q, r = divmod(c * num, den)
+        if q:
+            coefs_out[v] = q
+        slack += _top(v) if r else 0
+    k, r = divmod(k * num, den)
+    slack += 1 if r else 0
+    lo, hi = (lo, hi) if num > 0 else (hi, lo)
+    return k, coefs_out, lo * num // den, _cdiv(hi * num, den) + slack
+
+
+def middles(f_box, g_box=None):
+    """(m_f, m_g, (k, lo, hi)): f g = m_g f + m_f g + k + [lo, hi], m the middle of a box:
+    k + [lo, hi] holds (f - m_f)(g - m_g) - m_f m_g over the boxes, a square's (g_box None)
+    (f - m_f)^2 at or above 0."""
+    a, b = f_box
+    mf = (a + b) // 2
+    a, b = a - mf, b - mf
+    if g_box is None:
+        mg = mf
+        ends = [0 if a <= 0 <= b else min(a * a, b * b), max(a * a, b * b)]
+    else:
+        mg = (g_box[0] + g_box[1]) // 2
+        c, d = g_box[0] - mg, g_box[1] - mg
+        ends = [a * c, a * d, b * c, b * d]
+    mm = mf * mg
+    return mf, mg, (-(mm >> SCALE), (min(ends) >> SCALE) - (1 if mm % ONE else 0),
+                    _cdiv(max(ends), ONE))
+
+
+def chord(lo, hi):
+    """(lam, 2^CHORD_BITS, w): relu(g) lies in lam / 2^CHORD_BITS g + [0, w] for g in [lo, hi],
+    lo < 0 < hi, lam near hi / (hi - lo), w >= max(-lam lo, (1 - lam) hi)."""
+    unit = 1 << CHORD_BITS
+    lam = (hi << CHORD_BITS) // (hi - lo)
+    return lam, unit, _cdiv(max(-lam * lo, (unit - lam) * hi), unit)
+
+
+def mean_value(lo, hi, slope, width, at):
+    """(alpha, k, l, h): f(x) in alpha x + k + [l, h] for x in [lo, hi], where f's slope lies
+    in ``slope`` and f(m) in at(m), m the middle; None where that is no narrower than
+    ``width``."""
+    m = (lo + hi) // 2
+    alpha = (slope[0] + slope[1]) // 2
+    rad = _cdiv(max(slope[1] - alpha, alpha - slope[0]) * max(hi - m, m - lo), ONE)
+    if 2 * rad >= width:
+        return None
+    v_lo, v_hi = at(m)
+    am = alpha * m
+    k = v_lo - _cdiv(am, ONE)
+    return alpha, k, -rad, v_hi - (am >> SCALE) - k + rad
 
 
 def _times(a, b, c, d):
+    """[a, b] [c, d] on the grid, ends rounded outward."""
     ends = (a * c, a * d, b * c, b * d)
     return min(ends) >> SCALE, _cdiv(max(ends), ONE)
 
 
 def _inverse(lo, hi):
+    """1 / [lo, hi] on the grid (0 not in it)."""
     return (ONE * ONE) // hi, _cdiv(ONE * ONE, lo)
 
 
 def _over(a, b, c, d):
+    """[a, b] / [c, d] on the grid; None where [c, d] holds 0."""
     return None if c <= 0 <= d else _times(a, b, *_inverse(c, d))
 
 
@@ -326,8 +394,8 @@ class Relu(Form):
 
     __slots__ = ("slope", "gap")
 
-    def __init__(self, sys, k, coefs=None, lo=0, hi=0, slope=(1, 1), gap=0):
-        super().__init__(sys, k, coefs, lo, hi)
+    def __init__(self, system, k, coefs=None, lo=0, hi=0, slope=(1, 1), gap=0):
+        super().__init__(system, k, coefs, lo, hi)
         self.slope, self.gap = slope, gap
 
     def __gt__(self, other):
@@ -338,20 +406,22 @@ class FormSystem(OverSets):
     """The number system of :class:`Form` values (what ``forward`` needs of one)."""
 
     name = spec = "check"
+    exact = True    # an enclosure of exact values: any grouping of a product is as sound
     roundings = ()
 
     def __init__(self, model):
         self.enclose = IntervalSystem(for_model(number_system("fraction"), model).exp_digits)
         self.zero, self.one = Form(self, 0), Form(self, ONE)
-        self.region = self.n = None
+        self.live = self.n = None
         self.allowed, self.tied = {}, {}   # no region yet: constants only
-        self.points, self.columns, self.inverses = {}, {}, {}
+        self.points, self.recent, self.ends = {}, {}, {}
 
     def at(self, region, n):
-        """Take ranges over ``region`` from now on: each column's digits and carries as the
-        steps on a whole walk over the columns allow them."""
-        self.region, self.n = region, n
-        live = live_steps(region, n)
+        """Take ranges over ``region`` (the walk's: digit ranges by column "a", "b", "s",
+        the carries' values "c") from now on: each column's digits and carries as the steps
+        on a whole walk over the columns allow them."""
+        self.n = n
+        self.live = live = live_steps(region, n)
         self.allowed, self.tied = {}, {}
         for j, st in enumerate(live):
             self.allowed[("a", j)] = sorted({x for _, x, _, _ in st}) or [0]
@@ -360,17 +430,40 @@ class FormSystem(OverSets):
             self.allowed[("c", j + 1)] = sorted({o for _, _, _, o in st}) or [0]
             if len(st) < (200 if j else 100):
                 self.tied[j] = st
-        self.points, self.columns, self.inverses = {}, {}, {}
+        self.points, self.recent = {}, {}
 
-    def box(self, f):
+    def undecided(self, value, why):
+        """The exception for what the region does not settle about ``value`` (None: no
+        form of the pass)."""
+        return Open(why)
+
+    def recall(self, what, x, compute):
+        """compute(x), remembered for the last 64 x over this region (a softmax divides by
+        one sum: its box, fold and reciprocal are taken once); x is kept beside its result,
+        so that its id names it while remembered."""
+        key = (what, id(x))
+        hit = self.recent.get(key)
+        if hit is not None and hit[0] is x:
+            return hit[1]
+        if len(self.recent) >= 64:
+            self.recent.clear()
+        result = compute(x)
+        self.recent[key] = (x, result)
+        return result
+
+    def grid_box(self, f):
         """(least, greatest) of f over the region's box: the sum over its units (``unit``)
         of each unit's terms' range (grid integers)."""
+        if not f.coefs:
+            return f.k + f.lo, f.k + f.hi
+        return self.recall("box", f, self._box)
+
+    def _box(self, f):
         lo = hi = f.k
         for unit, terms in self.units(f.coefs).items():
             least, most = self.unit_box(unit, terms)
             lo, hi = lo + least, hi + most
         return lo + f.lo, hi + f.hi
-
     def unit(self, col):
         """The unit of the box that holds column ``col``'s terms: a constrained column j
         (an int: its digits', sum's and carry-out's terms together, over its steps), else the
@@ -431,30 +524,46 @@ class FormSystem(OverSets):
         (0, 0)); grid integers."""
         if not f.coefs:
             return f.k + f.lo, f.k + f.hi
-        lo = extreme(self.region, self.n, f.coefs, min)
+        lo = extreme(self.live, f.coefs, min)
         if lo is None:
             return 0, 0
-        return f.k + lo + f.lo, f.k + extreme(self.region, self.n, f.coefs, max) + f.hi
+        return f.k + lo + f.lo, f.k + extreme(self.live, f.coefs, max) + f.hi
+
+
+    def positive(self, f):
+        """``f > 0`` as a ReLU asks it (its branches agree at 0): True when f >= 0 at every
+        pair of the region, False when f <= 0 (the box, else the walk); else what the region
+        does not settle (``undecided``)."""
+        lo, hi = self.grid_box(f)
+        if lo < 0 < hi:
+            lo, hi = self.range(f)
+        if lo >= 0:
+            return True
+        if hi <= 0:
+            return False
+        raise self.undecided(f, "a sign that depends on the pair")
 
     def relu(self, g):
         """relu(g) over the region: g if g >= 0 there, 0 if g <= 0, else the chord
-        lam g + [0, w], lam a multiple of 2^-CHORD_BITS near u / (u - l), w >= max(-lam l,
-        (1 - lam) u), [l, u] the range of g (the box, else the walk)."""
-        lo, hi = self.box(g)
+        lam g + [0, w] (``chord``), [l, u] the range of g (the box, else the walk)."""
+        lo, hi = self.grid_box(g)
         if lo < 0 < hi:
             lo, hi = self.range(g)
         if lo >= 0:
             return Relu(self, g.k, g.coefs, g.lo, g.hi)
         if hi <= 0:
             return Relu(self, 0, slope=(0, 1))
-        unit = 1 << CHORD_BITS
-        lam = (hi << CHORD_BITS) // (hi - lo)
-        chord = g.times(lam, unit)
-        w = _cdiv(max(-lam * lo, (unit - lam) * hi), unit)
-        return Relu(self, chord.k, chord.coefs, chord.lo, chord.hi + w, (lam, unit), w)
+        self.chorded(g)
+        lam, unit, w = chord(lo, hi)
+        line = g.times(lam, unit)
+        return Relu(self, line.k, line.coefs, line.lo, line.hi + w, (lam, unit), w)
+
+    def chorded(self, g):
+        """Told of a gate g that ``relu`` relaxes to its chord (the search lists them)."""
 
     # ---- a value of one column, digit by digit -------------------------------------------
-    def column(self, *forms):
+    def column_of(self, *forms):
+        """The one column every variable of ``forms`` belongs to, else None."""
         found = None
         for f in forms:
             for v in f.coefs:
@@ -464,7 +573,7 @@ class FormSystem(OverSets):
                     return None
         return found
 
-    def digits(self, f, col):
+    def entries(self, f, col):
         """[(d, least, greatest)] of f at each digit d of column ``col``."""
         lin = f.coefs.get(col, 0)
         out = []
@@ -474,7 +583,8 @@ class FormSystem(OverSets):
         return out
 
     def table(self, col, rows):
-        """The form that is in [lo_d, hi_d] at digit d (rows: (d, lo_d, hi_d))."""
+        """The form that is in [lo_d, hi_d] at digit d (rows: (d, lo_d, hi_d)): indicators
+        [x = d] (a carry's: affine in it) plus [0, the widest]."""
         width = max(h - lo for _, lo, h in rows)
         base = rows[0][1]
         if len(rows) == 1:
@@ -484,17 +594,13 @@ class FormSystem(OverSets):
         return Form(self, base, {col + (d,): lo - base for d, lo, _ in rows[1:] if lo != base},
                     0, width)
 
-    def one_column(self, f):
+    def near_column(self, f):
         """(column, f with the terms of every other column in its interval) where those terms
-        vary less than 2^-FOLD_BITS of the column's that varies most; else (None, f).
-        Memoised per region (a value is read by many products)."""
-        memo = self.columns.get(id(f))
-        if memo is None or memo[0] is not f:
-            memo = self.columns[id(f)] = (f, self._one_column(f))
-        return memo[1]
+        vary less than 2^-FOLD_BITS of the column's that varies most; else (None, f)."""
+        return self.recall("fold", f, self._near_column)
 
-    def _one_column(self, f):
-        """``one_column``: each column's span and the others' box from the box's units, a
+    def _near_column(self, f):
+        """``near_column``: each column's span and the others' box from the box's units, a
         constrained column's own terms and the rest of its unit taken apart."""
         by = {}
         units = self.units(f.coefs, by)
@@ -515,115 +621,126 @@ class FormSystem(OverSets):
             return None, f
         return col, Form(self, f.k, by[col], f.lo + lo, f.hi + hi)
 
-    def per_digit(self, f, g, op):
-        col = self.column(f, g)
+    def tabulate2(self, f, g, op):
+        """op(f, g) digit by digit where f and g depend on one column (up to terms folded by
+        ``near_column``), else None; ``op`` takes two ranges' ends, gives the result's."""
+        col = self.column_of(f, g)
         if col is None:
-            (cf, f), (cg, g) = self.one_column(f), self.one_column(g)
+            (cf, f), (cg, g) = self.near_column(f), self.near_column(g)
             col = cf if cf == cg or not g.coefs else cg if not f.coefs else None
             if col is None:
                 return None
         rows = []
-        for (d, a, b), (_, c, e) in zip(self.digits(f, col), self.digits(g, col)):
+        for (d, a, b), (_, c, e) in zip(self.entries(f, col), self.entries(g, col)):
             ends = op(a, b, c, e)
             if ends is None:
                 return None
             rows.append((d,) + ends)
         return self.table(col, rows)
 
-    def inverse(self, f):
+    def reciprocal(self, f):
         """1 / f: over the box, or by the mean value (slope -1/t^2 between -1/near^2 and
-        -1/far^2) where narrower. Memoised per region (a softmax divides by one sum)."""
-        memo = self.inverses.get(id(f))
-        if memo is None or memo[0] is not f:
-            memo = self.inverses[id(f)] = (f, self._inverse(f))
-        return memo[1]
+        -1/far^2) where narrower."""
+        return self.recall("1/x", f, self._inverse)
 
     def _inverse(self, f):
-        lo, hi = self.box(f)
+        lo, hi = self.grid_box(f)
         if lo <= 0 <= hi:
-            raise Invalid("a division by a value that may be 0")
+            raise self.undecided(f, "a division by a value that may be 0")
         r_lo, r_hi = _inverse(lo, hi)
         if not f.coefs or lo == hi:
-            return Form(self, r_lo, None, 0, r_hi - r_lo)
+            return self.grid_interval(r_lo, r_hi)
         near, far = sorted((abs(lo), abs(hi)))
         slope = (-_cdiv(ONE ** 3, near * near), -((ONE ** 3) // (far * far)))
         return self._mean_value(f, lo, hi, (r_lo, r_hi), slope, lambda m: _inverse(m, m))
 
     def _mean_value(self, f, lo, hi, whole, slope, at):
-        """f's image by a function whose range over [lo, hi] is ``whole``, whose slope lies
-        in ``slope`` there and whose value at a point m is in ``at(m)``: the narrower of
-        ``whole`` and  alpha f + value(m) - alpha m + [-rad, rad]; ``whole`` where that form's
-        box reaches 0 or past it and ``whole`` does not."""
-        m = (lo + hi) // 2
-        alpha = (slope[0] + slope[1]) // 2
-        rad = _cdiv(max(slope[1] - alpha, alpha - slope[0]) * max(hi - m, m - lo), ONE)
-        flat = Form(self, whole[0], None, 0, whole[1] - whole[0])
-        if 2 * rad >= whole[1] - whole[0]:
+        """The narrower of the enclosure ``whole`` and the mean-value form (``mean_value``);
+        ``whole`` where the form's box reaches 0 or past it and ``whole`` does not (a steep
+        function's form can, where the function does not)."""
+        flat = self.grid_interval(*whole)
+        parts = mean_value(lo, hi, slope, whole[1] - whole[0], at)
+        if parts is None:
             return flat
-        v_lo, v_hi = at(m)
-        am = alpha * m
-        k = v_lo - _cdiv(am, ONE)
-        form = f.times(alpha, ONE) + Form(self, k, None, -rad, v_hi - (am >> SCALE) - k + rad)
-        b_lo, b_hi = self.box(form)
+        alpha, k, low, high = parts
+        form = f.times(alpha, ONE) + Form(self, k, None, low, high)
+        b_lo, b_hi = self.grid_box(form)
         return flat if whole[0] > 0 >= b_lo or whole[1] < 0 <= b_hi else form
 
-    def _ends(self, fn, lo, hi):
-        p = self.enclose.point
-        iv = fn(self.enclose.value(p(Fraction(lo, ONE)).lo, p(Fraction(hi, ONE)).hi))
-        return _floor_of(iv.lo), _ceil_of(iv.hi)
+    def grid_ends(self, fn, lo, hi):
+        """fn's enclosure over [lo, hi] (grid integers), its ends rounded outward to the grid;
+        remembered across regions (a function of fn, lo and hi alone; at most 2^16)."""
+        key = (fn, lo, hi)
+        found = self.ends.get(key)
+        if found is None:
+            p = self.enclose.point
+            iv = fn(self.enclose.value(p(Fraction(lo, ONE)).lo, p(Fraction(hi, ONE)).hi))
+            fail = partial(self.undecided, None)
+            if len(self.ends) >= 1 << 16:
+                self.ends.clear()
+            found = self.ends[key] = _floor_of(iv.lo, fail), _ceil_of(iv.hi, fail)
+        return found
 
-    def _apply(self, fn, f, slope=None):
-        col, f = self.one_column(f)
+    def function(self, fn, f, slope=None):
+        """fn(f): digit by digit where f depends on one column; else over f's box, or by the
+        mean value where ``slope(lo, hi)`` gives fn's slope over [lo, hi] and that is
+        narrower."""
+        col, f = self.near_column(f)
         if col is not None:
-            return self.table(col, [(d,) + self._ends(fn, a, b) for d, a, b in self.digits(f, col)])
-        lo, hi = self.box(f)
-        whole = self._ends(fn, lo, hi)
+            return self.table(col, [(d,) + self.grid_ends(fn, a, b)
+                                    for d, a, b in self.entries(f, col)])
+        lo, hi = self.grid_box(f)
+        whole = self.grid_ends(fn, lo, hi)
         if slope is None or lo == hi or not f.coefs:
-            return Form(self, whole[0], None, 0, whole[1] - whole[0])
+            return self.grid_interval(*whole)
         return self._mean_value(f, lo, hi, whole, slope(lo, hi),
-                                lambda m: self._ends(fn, m, m))
+                                lambda m: self.grid_ends(fn, m, m))
 
-    def between(self, lo, hi):
+    def grid_interval(self, lo, hi):
+        """The constant interval [lo, hi] (grid integers)."""
         return Form(self, lo, None, 0, hi - lo)
 
     def const(self, c):
         if isinstance(c, (int, Fraction)):
-            lo = _floor_rational(c)
-            return Form(self, lo, None, 0, -_floor_rational(-c) - lo)
+            return self.grid_interval(_floor_rational(c), -_floor_rational(-c))
         iv = self.enclose.const(c)
-        return self.between(_floor_of(iv.lo), _ceil_of(iv.hi))
+        fail = partial(self.undecided, None)
+        return self.grid_interval(_floor_of(iv.lo, fail), _ceil_of(iv.hi, fail))
 
     slope = const
 
     def exp(self, x):
-        if x.constant() and not x.k:
+        if x.point and not x.k:
             return self.one
-        return self._apply(self.enclose.exp, x, lambda lo, hi: self._ends(self.enclose.exp, lo, hi))
+        return self.function(self.enclose.exp, x,
+                             lambda lo, hi: self.grid_ends(self.enclose.exp, lo, hi))
 
     def sqrt(self, x):
         def slope(lo, hi):
-            r_lo, r_hi = self._ends(self.enclose.sqrt, lo, hi)
+            """1 / (2 sqrt t) over [lo, hi]."""
+            r_lo, r_hi = self.grid_ends(self.enclose.sqrt, lo, hi)
             if r_lo <= 0:
-                raise Invalid("a root near 0")
+                raise self.undecided(None, "a root near 0")
             return (ONE * ONE) // (2 * r_hi), _cdiv(ONE * ONE, 2 * r_lo)
-        return self._apply(self.enclose.sqrt, x, slope)
+        return self.function(self.enclose.sqrt, x, slope)
 
     def erf(self, x):
-        return self._apply(self.enclose.erf, x)
+        return self.function(self.enclose.erf, x)
 
     def sin(self, x):
-        return self._apply(self.enclose.sin, x,
-                           lambda lo, hi: self._ends(self.enclose.cos, lo, hi))
+        return self.function(self.enclose.sin, x,
+                             lambda lo, hi: self.grid_ends(self.enclose.cos, lo, hi))
 
     def cos(self, x):
         def slope(lo, hi):
-            a, b = self._ends(self.enclose.sin, lo, hi)
+            a, b = self.grid_ends(self.enclose.sin, lo, hi)
             return -b, -a
-        return self._apply(self.enclose.cos, x, slope)
+        return self.function(self.enclose.cos, x, slope)
 
     def largest(self, values):
-        """The value with the greatest least end (the pattern is the same for any m)."""
-        return max(values, key=lambda v: self.box(v)[0])
+        """The value with the greatest least end (a softmax's pattern is the same for any m
+        subtracted, so s - m is exactly 0 for it)."""
+        return max(values, key=lambda v: self.grid_box(v)[0])
 
     def describe(self):
         return "affine forms over a region on a 2^-200 grid (the certificate checker)"
@@ -632,8 +749,8 @@ class FormSystem(OverSets):
 # ---- one leaf -----------------------------------------------------------------------------
 
 def layout(model):
-    """(the prompt's slots, the answer's targets): a slot is ("t", id), ("a", j), ("b", j);
-    a target ("digit", place) or ("t", id)."""
+    """(the prompt's slots, the answer's targets): a slot is ("token", id), ("a", j) or
+    ("b", j); a target ("digit", place) or ("token", id)."""
     p = model.prompt
     slots = []
     for item in p.question:
@@ -641,11 +758,11 @@ def layout(model):
             order = range(p.digits - 1, -1, -1) if p.operands == "msb" else range(p.digits)
             slots += [(item, j) for j in order]
         else:
-            slots.append(("t", model.vocab.index(item)))
+            slots.append(("token", model.vocab.index(item)))
     places = range(p.answer_digits - 1, -1, -1) if p.answer == "msb" else range(p.answer_digits)
     targets = [("digit", q) for q in places]
     if p.stop is not None:
-        targets.append(("t", model.vocab.index(p.stop)))
+        targets.append(("token", model.vocab.index(p.stop)))
     return slots, targets
 
 
@@ -658,7 +775,7 @@ class Leaves:
         self.compiled = compile_model(model, self.ns)
         self.ids = [model.vocab.index(str(d)) for d in range(10)]
         self.slots, self.targets = layout(model)
-        rows = [[v.k if v.constant() else None for v in self.compiled.embed[t]]
+        rows = [[v.k if v.point else None for v in self.compiled.embed[t]]
                 for t in self.ids]
         flat = all(None not in r for r in rows)
         self.line = flat and all(rows[d][s] == rows[0][s] + d * (rows[1][s] - rows[0][s])
@@ -690,7 +807,7 @@ class Leaves:
     def row(self, slot, region):
         kind, j = slot
         ns = self.ns
-        if kind == "t":
+        if kind == "token":
             return list(self.compiled.embed[j])
         if kind in ("a", "b"):
             lo, hi = region[kind][j]
@@ -716,7 +833,7 @@ class Leaves:
     def token(self, k, region):
         """The target token at position k: one digit over the region, or Invalid."""
         kind, q = self.targets[k]
-        if kind == "t":
+        if kind == "token":
             return q
         if q > self.n:
             return self.ids[0]
@@ -770,7 +887,8 @@ class Leaves:
         rows = [self.row(s, region) for s in slots[start:]]
         patch, final = self.patch(rows), []
         patch[final_point(self.compiled)] = lambda x: final.append(x[-1]) or x
-        forward(self.compiled, [0] * len(rows), past, patch=patch, logits="last")
+        forward(self.compiled, [0] * len(rows), past, patch=patch, logits="last",
+                last_row=True)
         t = list(self.compiled.readout_tokens).index(token)
         for u in range(len(self.readout)):
             if u != t and self.ns.range(gap(self.readout, final[-1], t, u,

@@ -38,12 +38,13 @@ import time
 from typing import List, Optional
 
 from ...addition import add, digits_of
-from ...forward import add_up, forward
+from ...forward import forward
 from ...modelfile import dump
 from ...numbers import Undecided
 from ...plan import compile_model
 from ...analysis.parallel import each_share
 from ..kernel.claim import short_answer, witness
+from ..kernel.setcheck import ffn_map, final_point, gap, layout
 from .sets import Region, a_var, b_var, c_var
 from .setsystem import ONE, SetSystem, rational
 
@@ -83,27 +84,15 @@ class _Stop(Exception):
 
 
 def targets(model):
-    """Per answer position (in the model's order): ("digit", place) or ("token", id)."""
-    p = model.prompt
-    places = list(range(p.answer_digits))
-    if p.answer == "msb":
-        places.reverse()
-    out = [("digit", q) for q in places]
-    if p.stop is not None:
-        out.append(("token", model.vocab.index(p.stop)))
-    return out
+    """Per answer position (in the model's order): ("digit", place) or ("token", id)
+    (``setcheck.layout``)."""
+    return layout(model)[1]
 
 
 def prompt_slots(model):
-    """The prompt's tokens: ("token", id), ("a", j) or ("b", j) per position."""
-    p, out = model.prompt, []
-    for item in p.question:
-        if item in ("a", "b"):
-            cols = range(p.digits - 1, -1, -1) if p.operands == "msb" else range(p.digits)
-            out += [(item, j) for j in cols]
-        else:
-            out.append(("token", model.vocab.index(item)))
-    return out
+    """The prompt's tokens: ("token", id), ("a", j) or ("b", j) per position
+    (``setcheck.layout``)."""
+    return layout(model)[0]
 
 
 class Prover:
@@ -650,52 +639,10 @@ def nearest(region, pair):
     return region.bound(coefs)[2]
 
 
-def through_relus(up, down, x, post, ns):
-    """One row's mlp_out = D relu(U x + b_U) + b_D as one affine map of the FFN's input x, U
-    and D the maps multiplied out (``AffineMap.multiplied_out``): each relu(g_u) lies in
-    lam_u g_u + [0, w_u] (``post``: the ReLU values, ``SetSystem.relu``), so
-
-        mlp_out_t in sum_s (sum_u D_tu lam_u U_us) x_s + sum_u D_tu (lam_u b_u + [0, w_u]) + b_t.
-
-    The interval of x_s enters once, times |sum_u D_tu lam_u U_us|: where units read x alike
-    and their outputs cancel (a two-hinge step, relu(g) - relu(g - h): yieldthought-20's,
-    128000 x_1 in both), it cancels with them instead of entering once per unit."""
-    out = []
-    for weights, bias in down:
-        through, terms = {}, []
-        for u, w in weights.items():
-            (num, den), gap = post[u].slope, post[u].gap
-            if num:
-                scaled = w.times(num, den)
-                first, b = up[u]
-                for s, a in first.items():
-                    through[s] = through[s] + scaled * a if s in through else scaled * a
-                if b is not None:
-                    terms.append(scaled * b)
-            if gap:
-                terms.append(w * ns.grid_interval(0, gap))
-        terms = [c * x[s] for s, c in sorted(through.items())] + terms
-        out.append(add_up(terms + ([bias] if bias is not None else []), ns.zero))
-    return out
-
-
-def difference(rows, y, t, u, zero):
-    """logit_t - logit_u of the readout ``rows`` (``Compiled.readout_map``) at the final row y:
-    sum_s (w_ts - w_us) y_s + b_t - b_u. The interval of y_s enters once, times
-    |w_ts - w_us|, where the difference of the two logits would hold it twice, times
-    |w_ts| + |w_us| (a tied readout's logits near 10^5 differ by 10^-2)."""
-    (wt, bt), (wu, bu) = rows[t], rows[u]
-    terms = [(wt.get(s, zero) - wu.get(s, zero)) * y[s] for s in sorted(set(wt) | set(wu))]
-    terms += [bt] if bt is not None else []
-    terms += [-bu] if bu is not None else []
-    return add_up(terms, zero)
-
-
-def _final_point(compiled):
-    """The trace point of the readout's input: ln_final's output, else the last block's."""
-    if compiled.ln_final is not None:
-        return "ln_final.hook_normalized"
-    return f"blocks.{len(compiled.blocks) - 1}.hook_resid_post"
+# one row's FFN as one affine map, a logit difference from the final row, the readout's
+# input: the kernel's (``setcheck.ffn_map``, ``gap``, ``final_point``), so that the search
+# forms each leaf's numbers as the checker re-forms them
+through_relus, difference, _final_point = ffn_map, gap, final_point
 
 
 def choose(region, coefs, target):

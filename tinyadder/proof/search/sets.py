@@ -26,6 +26,8 @@ from functools import lru_cache
 from math import gcd
 from typing import Tuple
 
+from ..kernel.setcheck import live_steps, steps
+
 ZERO = Fraction(0)
 
 
@@ -215,34 +217,25 @@ def _by_column(coefs, n):
             for j in range(n)]
 
 
+def walk_region(region):
+    """The region as the kernel's walk reads it (``setcheck.steps``): digit ranges, the sum's
+    digit ranges and the carries' allowed values by column."""
+    n = region.digits
+    carries = [{0}] + [{0, 1} if region.carry(j) is None else {region.carry(j)}
+                       for j in range(1, n + 1)]
+    return {"a": region.a, "b": region.b, "s": [region.sum_range(j) for j in range(n)],
+            "c": carries}
+
+
 @lru_cache(maxsize=1 << 12)
 def _live(region):
-    """Each column's steps that lie on a whole walk (``Region.column_steps``)."""
-    n = region.digits
-    raw = [_steps(region, j) for j in range(n)]
-    reach = [{0}]
-    for j in range(n):
-        reach.append({out for c, _, _, out in raw[j] if c in reach[j]})
-    done = [set() for _ in range(n)] + [reach[n]]
-    for j in reversed(range(n)):
-        done[j] = {c for c, _, _, out in raw[j] if c in reach[j] and out in done[j + 1]}
-    return [tuple(t for t in raw[j] if t[0] in done[j] and t[3] in done[j + 1])
-            for j in range(n)]
+    """Each column's steps that lie on a whole walk (``Region.column_steps``): the kernel's
+    ``setcheck.live_steps``."""
+    return [tuple(st) for st in live_steps(walk_region(region), region.digits)]
 
 
 @lru_cache(maxsize=1 << 14)
 def _steps(region, j):
-    """(carry in, a_j, b_j, carry out) of column j that the region's constraints allow."""
-    fixed_in, fixed_out = region.carry(j), region.carry(j + 1)
-    low, high = region.sum_range(j)
-    (alo, ahi), (blo, bhi) = region.a[j], region.b[j]
-    out = []
-    for c in (0, 1):
-        if fixed_in is not None and c != fixed_in:
-            continue
-        for x in range(alo, ahi + 1):
-            for y in range(blo, bhi + 1):
-                t = x + y + c
-                if low <= t % 10 <= high and (fixed_out is None or t // 10 == fixed_out):
-                    out.append((c, x, y, t // 10))
-    return tuple(out)
+    """(carry in, a_j, b_j, carry out) of column j that the region's constraints allow (the
+    kernel's ``setcheck.steps``)."""
+    return tuple(steps(walk_region(region), region.digits, j))

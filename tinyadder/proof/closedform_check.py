@@ -35,16 +35,15 @@ rounded.
 from dataclasses import dataclass, field, is_dataclass
 from fractions import Fraction
 import decimal
-import json
 import random
 import re
 from typing import Dict, Optional, Tuple
-import zlib
 
-from ...construction import VARIANTS
-from ...modelfile import dump, loads
-from ...models import build
-from .claim import named
+from ..construction import VARIANTS
+from ..modelfile import dump, loads
+from ..models import build
+from .kernel.claim import named
+from .kernel.reading import MAX_INT_DIGITS, Invalid, Malformed, json_of, read_bytes
 
 FORMAT = "tinyadder-proof-1"
 CLAIM = "every pair of N-digit numbers is added right"
@@ -55,22 +54,12 @@ SPOT_PAIRS = 6
 # digits).
 MAX_DIGITS = 40
 MAX_BYTES = 16 * 2 ** 20
-MAX_INT_DIGITS = 4000    # of a numerator or a denominator (int() refuses more than 4300)
 MAX_SMALL_INT = 30       # digits of a JSON integer literal (N, t, position, place)
 # The exponentials are rounded as the fraction system rounds them for the model: to the
 # model's stated precision plus this many digits (numbers.protocol.EXP_GUARD_DIGITS; the file's
 # exp_digits must say the same).
 EXP_GUARD_DIGITS = 10
 _RATIONAL = re.compile(r"-?([0-9]+)(?:/([0-9]+))?")
-
-
-class Invalid(ValueError):
-    """The certificate does not check; the message says where."""
-
-
-class Malformed(Invalid):
-    """The file is not a readable certificate (bad input): a field missing, of the wrong type
-    or out of range; the message names it."""
 
 
 @dataclass(frozen=True)
@@ -98,79 +87,11 @@ class Certificate:
 
 # --- reading the file ---------------------------------------------------------------------
 
-def _no_constant(name):
-    raise Malformed(f"{name} is not JSON")
-
-
 def _small_int(text):
     if len(text.lstrip("-")) > MAX_SMALL_INT:
         raise Malformed(f"an integer literal of {len(text)} characters; the fields that are "
                         f"JSON integers have at most {MAX_SMALL_INT} digits")
     return int(text)
-
-
-def _int(text):
-    if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise Malformed(f"an integer literal of {len(text)} characters; a certificate's "
-                        f"integers have at most {MAX_INT_DIGITS} digits")
-    return int(text)
-
-
-GZIP_MAGIC = b"\x1f\x8b"
-
-
-def read_bytes(path, limit=MAX_BYTES):
-    """The file's bytes, gzip-decompressed where it starts with gzip's magic number, at most
-    ``limit`` of them either way; Malformed saying what is wrong with the file or with its
-    gzip stream (truncated, a bad check, more than one member or data after it, more than
-    ``limit`` once decompressed, compressed twice)."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(limit + 1)
-    except OSError as err:
-        raise Malformed(f"cannot read {path}: {err.strerror}") from None
-    if len(raw) > limit:
-        raise Malformed(f"{path} is larger than {limit:,} bytes; a certificate at "
-                        f"N = {MAX_DIGITS} has about 6.3 MB")
-    if raw[:2] != GZIP_MAGIC:
-        return raw
-    stream = zlib.decompressobj(wbits=31)  # 31: a gzip header and trailer
-    try:
-        text = stream.decompress(raw, limit + 1)
-    except zlib.error as err:
-        raise Malformed(f"{path} is a broken gzip stream ({err})") from None
-    if len(text) > limit or stream.unconsumed_tail:
-        raise Malformed(f"{path} decompresses to more than {limit:,} bytes")
-    if not stream.eof:
-        raise Malformed(f"{path} is a truncated gzip stream (it ends before its trailer)")
-    if stream.unused_data:
-        raise Malformed(f"{path} has data after its gzip stream (a second member, or bytes "
-                        f"appended); a certificate is one gzip member")
-    if text[:2] == GZIP_MAGIC:
-        raise Malformed(f"{path} is gzip-compressed twice; decompress it once")
-    return text
-
-
-def read_json(path, limit=MAX_BYTES, parse_int=_int):
-    """The JSON data of the file (``read_bytes``, ``json_of``)."""
-    return json_of(read_bytes(path, limit), path, parse_int)
-
-
-def json_of(raw, path, parse_int=_int):
-    """The JSON data in the bytes ``raw`` read from ``path``: no NaN or Infinity, no integer
-    literal over MAX_INT_DIGITS digits (``parse_int``), nesting as deep as Python's recursion
-    allows; Malformed otherwise."""
-    try:
-        return json.loads(raw.decode("utf-8"), parse_constant=_no_constant,
-                          parse_int=parse_int)
-    except Malformed:
-        raise
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise Malformed(f"{path} is not JSON: {err}") from None
-    except ValueError as err:  # an integer literal past int()'s digit limit
-        raise Malformed(f"{path} is not a certificate: {err}") from None
-    except RecursionError:
-        raise Malformed(f"{path} is not a certificate: JSON nested too deeply") from None
 
 
 def load(path, raw=None):
@@ -180,7 +101,7 @@ def load(path, raw=None):
     if raw is not None and len(raw) > MAX_BYTES:
         raise Malformed(f"{path} is larger than {MAX_BYTES:,} bytes; a certificate at "
                         f"N = {MAX_DIGITS} has about 6.3 MB")
-    data = json_of(raw if raw is not None else read_bytes(path), path, _small_int)
+    data = json_of(raw if raw is not None else read_bytes(path, MAX_BYTES), path, _small_int)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise Malformed(f"{path} is not a {FORMAT} certificate")
     return data
