@@ -1,4 +1,5 @@
 import gc
+from pathlib import Path
 
 import pytest
 
@@ -33,3 +34,15 @@ def pytest_runtest_teardown(item, nextitem):
     run's peak memory is some 150 MB higher)."""
     gc.collect()
     gc.freeze()
+
+
+BUDGET = Path(__file__).with_name("slow_for_budget.txt")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The cases tests/slow_for_budget.txt lists run with -m slow, not by default."""
+    listed = {line.strip() for line in BUDGET.read_text().splitlines()
+              if line.strip() and not line.startswith("#")}
+    for item in items:
+        if item.nodeid in listed:
+            item.add_marker(pytest.mark.slow)
