@@ -628,3 +628,13 @@ def test_a_search_that_decides_never_probes_and_a_probe_that_finds_nothing_adds_
         [(o.position, o.region, o.margin) for o in alone.open]
     assert (probed.positions, probed.margins) == (alone.positions, alone.margins)
     assert probed.sets > alone.sets
+
+
+def test_an_enclosure_end_past_the_decimal_range_is_beyond_the_grid_not_an_overflow():
+    """An upper end near the decimal context's Emax (an e^x of a gate far off, as in
+    bingbangboom-lab-87's SiLU) is refused as past 10^MAX_DIGITS, which leaves its region
+    open; negating it in the context would round it past Emax and raise decimal.Overflow."""
+    from decimal import Decimal
+    from tinyadder.proof.kernel.setcheck import Invalid, _ceil_of
+    with pytest.raises(Invalid, match="beyond"):
+        _ceil_of(Decimal("9" * 40 + "E+999960"))

@@ -178,7 +178,8 @@ def _floor_of(x, fail=Invalid):
 
 
 def _ceil_of(x, fail=Invalid):
-    return -_floor_of(-x, fail)
+    # copy_negate is exact: -x rounds in the context, and overflows past its Emax
+    return -_floor_of(x.copy_negate(), fail)
 
 
 def _floor_rational(x):
