@@ -424,7 +424,9 @@ COUNTS = {"published": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES, "census"),
           "evindor-67": Count(0, TOTAL, "board --count evindor-67"),
           "staghado-122": Count(0, TOTAL, "board --count staghado-122"),
           "rezabyt-311": Count(0, TOTAL, "board --count rezabyt-311"),
-          "yinglunz-456": Count(0, TOTAL, "board --count yinglunz-456")}
+          "yinglunz-456": Count(0, TOTAL, "board --count yinglunz-456"),
+          "bingbangboom-lab-87": Count(0, TOTAL, "board --count bingbangboom-lab-87"),
+          "lokimorty-39": Count(0, TOTAL, "board --count lokimorty-39")}
 
 
 COUNT_SECONDS = 10 ** 6  # ``board --count``: seconds per position, beyond the region budget
