@@ -128,7 +128,9 @@ IMPORTS = {**{entry: FORMS for entry in ("fblissjr-33", "kswain98-8", "yieldthou
            # masks), so there is no dynamo graph; its TorchScript graph computes the token
            # and position tables with Cos and Sin, which are not folded
            **{entry: ("torchscript.onnxscript", "torchscript.ort") for entry in (
-               "evindor-57", "evindor-67")}}
+               "evindor-57", "evindor-67")},
+           # vijec-52's TorchScript graph computes its token arc with Cos and Sin
+           "vijec-52": ("dynamo", "torchscript.onnxscript", "torchscript.ort")}
 GRAPHS = [f"{entry}.{k}" for entry, forms in IMPORTS.items() for k in forms]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
 # the default suite reads fblissjr-33's four and the others' TorchScript graphs (CPU budget)
@@ -152,7 +154,7 @@ SHIPPED = {"fblissjr-33": "fblissjr-33", "kswain98-8": "kswain98-2",
            "yieldthought-20": "yieldthought-20", "jacobli99-28": "jacobli99-28",
            "jacobli99-93": "jacobli99-93", "yinglunz-456": "yinglunz-456",
            "rezabyt-311": "rezabyt-311", "evindor-57": "evindor-57",
-           "evindor-67": "evindor-67"}
+           "evindor-67": "evindor-67", "vijec-52": "vijec-52"}
 # what an optimiser made other than the original computes it: onnxscript's (numpy's) float32
 # sin of yieldthought-20's q_phase, 1 ulp from the correctly rounded one torch's graph leaves
 # to the runtime; onnxruntime's norms x / root where yieldthought-20 multiplies by 1 / root
@@ -171,6 +173,9 @@ FOLDED_OTHERWISE = {"yieldthought-20.dynamo": {"blocks.0.attn.W_Q.B"},
                     **{f"evindor-57.torchscript.{k}": {"W_E", "W_pos", "unembed.W_U.B"}
                        for k in ("onnxscript", "ort")},
                     **{f"evindor-67.torchscript.{k}": {"W_pos"} for k in ("onnxscript", "ort")},
+                    # vijec-52's token arc, likewise
+                    **{f"vijec-52.{k}": {"W_E"} for k in ("dynamo", "torchscript.onnxscript",
+                                                         "torchscript.ort")},
                     # onnxruntime folds factored positions A B into one table W_pos
                     **{f"{e}.torchscript.ort": {"W_pos", "W_pos.A", "W_pos.B"}
                        for e in ("yinglunz-456", "rezabyt-311")}}

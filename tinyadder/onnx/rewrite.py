@@ -66,6 +66,7 @@ def canonical(onnx_model):
         _heads_of_one(g)
         g.split_mask()
         g.unshare()
+        _interleaved_rotary(g)
         g.split_transposes()
         g.drop_defaults()
         return g.model()
@@ -1782,6 +1783,136 @@ def _heads_of_one(g):
         g.nodes = _topological(nodes, g.consts, {v.name for v in g.inputs})
         if not changed:
             return
+
+
+def _interleaved_rotary(g):
+    """Rotary positions on interleaved pairs (lanes 2i, 2i + 1: x[..., 0::2] and x[..., 1::2]
+    turned, stacked on a new last axis and flattened) are the half-split rotary the reader
+    matches, of the head's lanes in the order 0, 2, ..., 1, 3, ...: the projection's columns
+    and every per-lane constant from it to the rotation (a q/k norm's weight) permuted so,
+    head by head. The rotated q and k are then that permutation of the graph's, and their
+    products are summed in that order (as the norm's mean of squares): the same terms, summed
+    in another order, as a model file with interleaved rotary writes them."""
+    while True:
+        producer = {o: n for n in g.nodes for o in n.output}
+        found = next((f for f in map(lambda n: _interleaved_at(g, producer, n), g.nodes)
+                      if f is not None), None)
+        if found is None:
+            return
+        flatten, pieces, cuts, y, chain, d = found
+        perm = list(range(0, d, 2)) + list(range(1, d, 2))
+        renamed, made = {}, []
+        for node in chain:  # y's chain from the projection, made again on permuted lanes
+            inputs = []
+            for x in node.input:
+                if x in renamed:
+                    inputs.append(renamed[x])
+                elif x in g.consts and node.op_type in ("MatMul", "Add", "Mul") and \
+                        g.consts[x].dims and g.consts[x].dims[-1] % d == 0 and \
+                        g.consts[x].dims[-1] > 1:
+                    c = g.consts[x]
+                    n = c.dims[-1]
+                    cols = [h * d + perm[j] for h in range(n // d) for j in range(d)]
+                    name = g.fresh(f"{x}.interleaved")
+                    g.add_const(name, _Const(c.dtype, c.dims, [
+                        c.values[r * n + cols[j]] for r in range(len(c.values) // n)
+                        for j in range(n)]))
+                    inputs.append(name)
+                else:
+                    inputs.append(x)
+            renamed[node.output[0]] = g.fresh(node.output[0])
+            g.shapes[renamed[node.output[0]]] = g.shapes.get(node.output[0])
+            made.append(replace(node, input=tuple(inputs), output=(renamed[node.output[0]],),
+                                name=g.fresh(node.name or node.op_type)))
+        half, new = d // 2, {}
+        for cut, start in zip(cuts, (0, half)):
+            bounds = [g.fresh(f"{cut.output[0]}.{k}") for k in ("starts", "ends")]
+            g.add_const(bounds[0], _Const(DataType.INT64, (1,), (start,)))
+            g.add_const(bounds[1], _Const(DataType.INT64, (1,), (start + half,)))
+            new[id(cut)] = replace(cut, input=(renamed[y], bounds[0], bounds[1], cut.input[3]))
+        joined = Node(pieces, flatten.output, "Concat", flatten.name,
+                      (Attribute("axis", AttributeType.INT, -1),))
+        nodes = []
+        for node in g.nodes:
+            if node is flatten:
+                nodes.append(joined)
+            else:
+                nodes.append(new.get(id(node), node))
+        g.nodes = _pruned(g, _topological(made + nodes, g.consts,
+                                          {v.name for v in g.inputs}))
+
+
+def _interleaved_at(g, producer, flatten):
+    """(the Reshape, the two rotated halves, the two strided Slices, the value they cut, the
+    chain from its projection, the head width) of an interleaved rotary at ``flatten``."""
+    if flatten.op_type != "Reshape":
+        return None
+    stack = producer.get(flatten.input[0])
+    shape = g.shapes.get(flatten.output[0])
+    if stack is None or stack.op_type != "Concat" or len(stack.input) != 2 or not shape or \
+            _attrs(stack).get("axis") not in (-1, len(shape)):
+        return None
+    ups = [producer.get(v) for v in stack.input]
+    if any(u is None or u.op_type != "Unsqueeze" or u.input[1] not in g.consts or
+           list(g.consts[u.input[1]].values) not in ([-1], [len(shape)]) for u in ups):
+        return None
+    d = shape[-1]
+    if g.shapes.get(stack.output[0]) != tuple(shape[:-1]) + (d // 2, 2) or d % 2:
+        return None
+    pieces = tuple(u.input[0] for u in ups)
+    # the Slices of step 2 the rotated halves read (through their Muls)
+    cuts = {}
+    for piece in pieces:
+        for m in producer[piece].input if piece in producer else ():
+            mul = producer.get(m)
+            for x in mul.input if mul is not None and mul.op_type == "Mul" else ():
+                cut = producer.get(x)
+                if cut is not None and cut.op_type == "Slice" and len(cut.input) == 5 and \
+                        all(v in g.consts for v in cut.input[1:]) and \
+                        list(g.consts[cut.input[4]].values) == [2]:
+                    cuts[list(g.consts[cut.input[1]].values)[0]] = cut
+    if sorted(cuts) != [0, 1] or cuts[0].input[0] != cuts[1].input[0] or \
+            g.shapes.get(cuts[0].input[0]) != tuple(shape):
+        return None
+    y = cuts[0].input[0]
+    chain, value = [], y
+    while True:  # back through the norm, the heads' Transpose and Reshape, to the MatMul
+        node = producer.get(value)
+        if node is None or node.op_type not in ("Mul", "Div", "Transpose", "Reshape", "Add",
+                                                 "MatMul"):
+            return None
+        chain.append(node)
+        if node.op_type == "MatMul":
+            if node.input[1] not in g.consts:
+                return None
+            break
+        value = next((x for x in node.input if x not in g.consts), None)
+    top = chain[-1]
+    inside = {top.output[0]}
+    ordered = []
+    for node in g.nodes:  # every node between the projection and y, in order
+        if node is top:
+            ordered.append(node)
+        elif any(x in inside for x in node.input) and _reaches(g, producer, node, y):
+            inside.add(node.output[0])
+            ordered.append(node)
+    return flatten, pieces, (cuts[0], cuts[1]), y, ordered, d
+
+
+def _reaches(g, producer, node, target):
+    """Whether target depends on node's output."""
+    need, seen = [target], set()
+    while need:
+        v = need.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if v == node.output[0]:
+            return True
+        n = producer.get(v)
+        if n is not None:
+            need.extend(n.input)
+    return False
 
 
 def _broadcast_heads(g):
