@@ -130,7 +130,9 @@ IMPORTS = {**{entry: FORMS for entry in ("fblissjr-33", "kswain98-8", "yieldthou
            **{entry: ("torchscript.onnxscript", "torchscript.ort") for entry in (
                "evindor-57", "evindor-67")},
            # vijec-52's TorchScript graph computes its token arc with Cos and Sin
-           "vijec-52": ("dynamo", "torchscript.onnxscript", "torchscript.ort")}
+           "vijec-52": ("dynamo", "torchscript.onnxscript", "torchscript.ort"),
+           # dimopep-140's TorchScript graph computes its rotary frequencies by a float Pow
+           "dimopep-140": ("dynamo", "torchscript.onnxscript", "torchscript.ort")}
 GRAPHS = [f"{entry}.{k}" for entry, forms in IMPORTS.items() for k in forms]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
 # the default suite reads fblissjr-33's four and the others' TorchScript graphs (CPU budget)
@@ -154,7 +156,7 @@ SHIPPED = {"fblissjr-33": "fblissjr-33", "kswain98-8": "kswain98-2",
            "yieldthought-20": "yieldthought-20", "jacobli99-28": "jacobli99-28",
            "jacobli99-93": "jacobli99-93", "yinglunz-456": "yinglunz-456",
            "rezabyt-311": "rezabyt-311", "evindor-57": "evindor-57",
-           "evindor-67": "evindor-67", "vijec-52": "vijec-52"}
+           "evindor-67": "evindor-67", "vijec-52": "vijec-52", "dimopep-140": "dimopep-140"}
 # what an optimiser made other than the original computes it: onnxscript's (numpy's) float32
 # sin of yieldthought-20's q_phase, 1 ulp from the correctly rounded one torch's graph leaves
 # to the runtime; onnxruntime's norms x / root where yieldthought-20 multiplies by 1 / root

@@ -66,7 +66,8 @@ def canonical(onnx_model):
         _heads_of_one(g)
         g.split_mask()
         g.unshare()
-        _interleaved_rotary(g)
+        if _interleaved_rotary(g):
+            _heads_transposes(g)
         g.split_transposes()
         g.drop_defaults()
         return g.model()
@@ -1793,12 +1794,14 @@ def _interleaved_rotary(g):
     head by head. The rotated q and k are then that permutation of the graph's, and their
     products are summed in that order (as the norm's mean of squares): the same terms, summed
     in another order, as a model file with interleaved rotary writes them."""
+    changed = False
     while True:
         producer = {o: n for n in g.nodes for o in n.output}
         found = next((f for f in map(lambda n: _interleaved_at(g, producer, n), g.nodes)
                       if f is not None), None)
         if found is None:
-            return
+            return changed
+        changed = True
         flatten, pieces, cuts, y, chain, d = found
         perm = list(range(0, d, 2)) + list(range(1, d, 2))
         renamed, made = {}, []
@@ -1826,10 +1829,11 @@ def _interleaved_rotary(g):
                                 name=g.fresh(node.name or node.op_type)))
         half, new = d // 2, {}
         for cut, start in zip(cuts, (0, half)):
-            bounds = [g.fresh(f"{cut.output[0]}.{k}") for k in ("starts", "ends")]
+            bounds = [g.fresh(f"{cut.output[0]}.{k}") for k in ("starts", "ends", "axes")]
             g.add_const(bounds[0], _Const(DataType.INT64, (1,), (start,)))
             g.add_const(bounds[1], _Const(DataType.INT64, (1,), (start + half,)))
-            new[id(cut)] = replace(cut, input=(renamed[y], bounds[0], bounds[1], cut.input[3]))
+            g.add_const(bounds[2], _Const(DataType.INT64, (1,), (-1,)))
+            new[id(cut)] = Node((renamed[y], *bounds), cut.output, "Slice", cut.name)
         joined = Node(pieces, flatten.output, "Concat", flatten.name,
                       (Attribute("axis", AttributeType.INT, -1),))
         nodes = []
@@ -1870,11 +1874,20 @@ def _interleaved_at(g, producer, flatten):
                 if cut is not None and cut.op_type == "Slice" and len(cut.input) == 5 and \
                         all(v in g.consts for v in cut.input[1:]) and \
                         list(g.consts[cut.input[4]].values) == [2]:
-                    cuts[list(g.consts[cut.input[1]].values)[0]] = cut
-    if sorted(cuts) != [0, 1] or cuts[0].input[0] != cuts[1].input[0] or \
-            g.shapes.get(cuts[0].input[0]) != tuple(shape):
+                    cuts[list(g.consts[cut.input[1]].values)[0]] = (cut, cut.input[0])
+                pairs = producer.get(cut.input[0]) if cut is not None and \
+                    cut.op_type == "Gather" and cut.input[1] in g.consts else None
+                if pairs is not None and pairs.op_type == "Reshape" and \
+                        _attrs(cut).get("axis") in (-1, len(shape)) and \
+                        g.shapes.get(pairs.output[0]) == tuple(shape[:-1]) + (d // 2, 2) and \
+                        list(g.consts[cut.input[1]].values) in ([0], [1]) and \
+                        not g.consts[cut.input[1]].dims:  # x.view(..., d/2, 2)[..., i]
+                    cuts[g.consts[cut.input[1]].values[0]] = (cut, pairs.input[0])
+    if sorted(cuts) != [0, 1] or cuts[0][1] != cuts[1][1] or \
+            g.shapes.get(cuts[0][1]) != tuple(shape):
         return None
-    y = cuts[0].input[0]
+    y = cuts[0][1]
+    cuts = {k: cut for k, (cut, _) in cuts.items()}
     chain, value = [], y
     while True:  # back through the norm, the heads' Transpose and Reshape, to the MatMul
         node = producer.get(value)
