@@ -132,7 +132,9 @@ IMPORTS = {**{entry: FORMS for entry in ("fblissjr-33", "kswain98-8", "yieldthou
            # vijec-52's TorchScript graph computes its token arc with Cos and Sin
            "vijec-52": ("dynamo", "torchscript.onnxscript", "torchscript.ort"),
            # dimopep-140's TorchScript graph computes its rotary frequencies by a float Pow
-           "dimopep-140": ("dynamo", "torchscript.onnxscript", "torchscript.ort")}
+           "dimopep-140": ("dynamo", "torchscript.onnxscript", "torchscript.ort"),
+           # lokimorty-39's TorchScript graph: its norm's Casts and an Expand of the mask
+           "lokimorty-39": ("dynamo", "torchscript.onnxscript", "torchscript.ort")}
 GRAPHS = [f"{entry}.{k}" for entry, forms in IMPORTS.items() for k in forms]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
 # the default suite reads fblissjr-33's four and the others' TorchScript graphs (CPU budget)
@@ -156,7 +158,8 @@ SHIPPED = {"fblissjr-33": "fblissjr-33", "kswain98-8": "kswain98-2",
            "yieldthought-20": "yieldthought-20", "jacobli99-28": "jacobli99-28",
            "jacobli99-93": "jacobli99-93", "yinglunz-456": "yinglunz-456",
            "rezabyt-311": "rezabyt-311", "evindor-57": "evindor-57",
-           "evindor-67": "evindor-67", "vijec-52": "vijec-52", "dimopep-140": "dimopep-140"}
+           "evindor-67": "evindor-67", "vijec-52": "vijec-52", "dimopep-140": "dimopep-140",
+           "lokimorty-39": "lokimorty-39"}
 # what an optimiser made other than the original computes it: onnxscript's (numpy's) float32
 # sin of yieldthought-20's q_phase, 1 ulp from the correctly rounded one torch's graph leaves
 # to the runtime; onnxruntime's norms x / root where yieldthought-20 multiplies by 1 / root
@@ -175,9 +178,9 @@ FOLDED_OTHERWISE = {"yieldthought-20.dynamo": {"blocks.0.attn.W_Q.B"},
                     **{f"evindor-57.torchscript.{k}": {"W_E", "W_pos", "unembed.W_U.B"}
                        for k in ("onnxscript", "ort")},
                     **{f"evindor-67.torchscript.{k}": {"W_pos"} for k in ("onnxscript", "ort")},
-                    # vijec-52's token arc, likewise
-                    **{f"vijec-52.{k}": {"W_E"} for k in ("dynamo", "torchscript.onnxscript",
-                                                         "torchscript.ort")},
+                    # vijec-52's and lokimorty-39's token arcs, likewise
+                    **{f"{e}.{k}": {"W_E"} for e in ("vijec-52", "lokimorty-39")
+                       for k in ("dynamo", "torchscript.onnxscript", "torchscript.ort")},
                     # onnxruntime folds factored positions A B into one table W_pos
                     **{f"{e}.torchscript.ort": {"W_pos", "W_pos.A", "W_pos.B"}
                        for e in ("yinglunz-456", "rezabyt-311")}}
@@ -207,6 +210,9 @@ def _weights(model, T, dtype="float64"):
     by TransformerLens name: the model's exact values as the floats they are, whatever the
     slots and tokens are called; a fixed bias on and below the diagonal only."""
     out = {}
+    if model.mix is not None:  # which the exporter does not write: compared as it is
+        out["mix"] = (model.mix.first, model.mix.gain)
+        model = replace(model, mix=None)
     for t in export(model, length=T, dtype=dtype).graph.initializer:
         values = t.values
         if t.name.endswith("attn.bias"):
@@ -231,6 +237,7 @@ def _applies(model):
     doc = json.loads(dump(model))
     norms = [("ln_final", doc.get("ln_final"))]
     for i, block in enumerate(doc["blocks"]):
+        block = doc["blocks"][block["same_as"]] if "same_as" in block else block
         norms += [(f"{i}.{k}", block.get(k)) for k in ("ln1", "ln2")]
         norms += [(f"{i}.{k}", block["attn"].get(k)) for k in ("q_norm", "k_norm")]
     return [(k, v.get("apply")) for k, v in norms if isinstance(v, dict)]

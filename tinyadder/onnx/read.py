@@ -25,7 +25,7 @@ from typing import Optional
 
 from .. import modelfile
 from ..constants import NEG_INF, is_zero, sqrt
-from ..weights import (MLP, Attention, Block, Factored, Model, Norm, Unembed, WeightError)
+from ..weights import (MLP, Attention, Block, Factored, Mix, Model, Norm, Unembed, WeightError)
 from .codec import load as load_file, parse
 from .messages import AttributeType, DataType, float32
 from .rewrite import canonical
@@ -125,13 +125,22 @@ def _read(onnx_model, layout, known_freqs=()):
     view.known_freqs = known_freqs
     unembed, x = view.readout(view.output)
     ln_final, x = view.maybe_norm(x, 2)
-    blocks = []
+    gain, first, x = view.maybe_mix(x)
+    blocks, outputs = [], []
     while not view.is_embedding(x):
+        outputs.append(x)
         block, x = view.block(x)
         blocks.append(block)
     embed = view.embedding(x)
     view.all_used()
-    return _assemble(view, embed, tuple(reversed(blocks)), ln_final, unembed)
+    mix = None
+    if first is not None:
+        outputs = outputs[::-1]
+        if first not in outputs[:-1]:
+            raise OnnxError(f"value {first!r}: a mix of the last block's output with "
+                            f"another block's")
+        mix = Mix(outputs.index(first), gain)
+    return _assemble(view, embed, tuple(reversed(blocks)), ln_final, unembed, mix)
 
 
 # ---- what the match finds, before names ---------------------------------------------------
@@ -484,6 +493,28 @@ class _View:
             raise OnnxError(f"{what}: bias {bias!r} has {len(b)} values for "
                             f"{result.cols} columns")
         return x, result
+
+    # ---- a block applied again, mixed with its first application ------------------------
+
+    def maybe_mix(self, value):
+        """(gain, h, x) of value = h + (x - h) * gain (a constant gain), else (None, None,
+        value)."""
+        node = self.producer.get(value)
+        if node is None or node.op_type != "Add":
+            return None, None, value
+        for h, scaled in (node.input, node.input[::-1]):
+            mul = self.producer.get(scaled)
+            if mul is None or mul.op_type != "Mul" or not any(map(self.is_const, mul.input)):
+                continue
+            diff, gain = mul.input if self.is_const(mul.input[1]) else mul.input[::-1]
+            sub = self.producer.get(diff)
+            if sub is None or sub.op_type != "Sub" or sub.input[1] != h:
+                continue
+            self.node(value, ("Add",), "a mix")
+            self.node(scaled, ("Mul",), "a mix")
+            self.node(diff, ("Sub",), "a mix")
+            return self.scalar(gain, "the mix's gain"), h, sub.input[0]
+        return None, None, value
 
     # ---- norms -------------------------------------------------------------------------
 
@@ -1530,7 +1561,7 @@ def _unembed(match, vocab, final, embedded, view, file_model):
                    b_U=_vector(match.W.b, tokens, file_model and file_model.unembed.b_U))
 
 
-def _assemble(view, embed, blocks, ln_final, readout):
+def _assemble(view, embed, blocks, ln_final, readout, mix=None):
     f = view.file
     if f is not None and len(f.blocks) != len(blocks):
         raise OnnxError(f"the graph does not fit the model file in its metadata: "
@@ -1583,7 +1614,8 @@ def _assemble(view, embed, blocks, ln_final, readout):
             slots=slots, W_E=_table(embed.W_E, vocab, embedded, f and f.W_E),
             width_embed=width_embed,
             blocks=tuple(built), unembed=_unembed(readout, vocab, final, embedded, view, f),
-            W_pos=W_pos, ln_final=_norm(ln_final, final, f and f.ln_final), **extras)
+            W_pos=W_pos, ln_final=_norm(ln_final, final, f and f.ln_final), mix=mix,
+            **extras)
     except WeightError as err:
         raise OnnxError(f"the graph's model is not one tinyadder runs: {err}") from None
     # the file's name and facts are the graph's only if its weights are the graph's too

@@ -63,6 +63,8 @@ def canonical(onnx_model):
         g.unbatch()
         _concat_embedding(g)
         _sliced_projections(g)
+        _joined_projections(g)
+        _unit_corrections(g)
         _heads_of_one(g)
         g.split_mask()
         g.unshare()
@@ -1725,6 +1727,114 @@ def _sliced_projections(g):
         g.add_const(name, _Const(W.dtype, (n, cols), values))
         nodes[i] = replace(node, input=(cut.input[0], name))
     g.nodes = _pruned(g, nodes)
+
+
+def _joined_projections(g):
+    """Concat(x @ A, x @ B) on the last axis (constants A and B) is x @ [A | B]: each column
+    its own sum, the same."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    nodes = list(g.nodes)
+    for i, node in enumerate(g.nodes):
+        if node.op_type != "Concat" or len(node.input) < 2 or \
+                _attrs(node).get("axis") not in (-1, len(g.shapes.get(node.output[0]) or ()) - 1):
+            continue
+        parts = [producer.get(v) for v in node.input]
+        if any(p is None or p.op_type != "MatMul" or p.input[1] not in g.consts or
+               len(g.consts[p.input[1]].dims) != 2 for p in parts) or \
+                len({p.input[0] for p in parts}) != 1 or \
+                len({g.consts[p.input[1]].dims[0] for p in parts}) != 1:
+            continue
+        Ws = [g.consts[p.input[1]] for p in parts]
+        rows, cols = Ws[0].dims[0], sum(W.dims[1] for W in Ws)
+        values = [v for r in range(rows) for W in Ws
+                  for v in W.values[r * W.dims[1]:(r + 1) * W.dims[1]]]
+        name = g.fresh(parts[0].input[1])
+        g.add_const(name, _Const(Ws[0].dtype, (rows, cols), values))
+        nodes[i] = Node((parts[0].input[0], name), node.output, "MatMul", node.name)
+    g.nodes = _pruned(g, nodes)
+
+
+def _unit_corrections(g):
+    """h @ D + h[..., k:k+1] * c (an FFN's down map plus one unit's output times a row c) is
+    the FFN with unit k made twice, the copy's down row c: [h | h_k] @ [D; c], the same
+    products summed in the same order (D's sum, then + h_k c). The copy is made by the
+    gate's and the up map's columns k again (the same unit, the same value)."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    readers = g.readers()
+    for node in g.nodes:
+        if node.op_type != "Add":
+            continue
+        for down_out, corr_out in (node.input, node.input[::-1]):
+            down, corr = producer.get(down_out), producer.get(corr_out)
+            if down is None or corr is None or down.op_type != "MatMul" or \
+                    corr.op_type != "Mul" or down.input[1] not in g.consts:
+                continue
+            cut_v, c = corr.input if corr.input[1] in g.consts else corr.input[::-1]
+            cut = producer.get(cut_v)
+            C, D = g.consts.get(c), g.consts[down.input[1]]
+            if cut is None or cut.op_type != "Slice" or cut.input[0] != down.input[0] or \
+                    C is None or len(D.dims) != 2 or tuple(C.dims) not in (
+                        (D.dims[1],), (1, D.dims[1])) or \
+                    any(v not in g.consts for v in cut.input[1:4]):
+                continue
+            units, rank = D.dims[0], len(g.shape(cut.input[0]) or ())
+            steps = g.consts[cut.input[4]].values[0] if len(cut.input) > 4 else 1
+            lanes = list(range(units))[slice(g.consts[cut.input[1]].values[0],
+                                             g.consts[cut.input[2]].values[0], steps)]
+            if len(lanes) != 1 or not rank or \
+                    g.consts[cut.input[3]].values[0] % rank != rank - 1:
+                continue
+            start = lanes[0]
+            hidden = producer.get(down.input[0])  # act(gate) * up
+            made = _unit_again(g, producer, hidden, start)
+            if made is None or len(readers.get(down.input[0], ())) != 2:
+                continue
+            name = g.fresh(down.input[1])
+            g.add_const(name, _Const(D.dtype, (units + 1, D.dims[1]),
+                                     list(D.values) + list(C.values)))
+            g.nodes = [n for n in g.nodes if n is not corr and n is not cut]
+            g.nodes = [Node((made, name), node.output, "MatMul", node.name) if n is node
+                       else (n if n is not down else None) for n in g.nodes]
+            g.nodes = [n for n in g.nodes if n is not None]
+            g.nodes = _topological(g.nodes, g.consts, {v.name for v in g.inputs})
+            return _unit_corrections(g)
+
+
+def _unit_again(g, producer, hidden, k):
+    """The FFN's hidden value with unit k made again at its end: the gate's and the up map's
+    weights with column k appended (act(x @ G') * (x @ U')); its name, or None."""
+    if hidden is None or hidden.op_type != "Mul":
+        return None
+    maps = []
+    for v in hidden.input:
+        n = producer.get(v)
+        if n is not None and n.op_type == "Mul":  # silu: g * Sigmoid(g)
+            g_in = next((x for x in n.input if getattr(producer.get(x), "op_type", None) ==
+                         "MatMul"), None)
+            n = producer.get(g_in) if g_in is not None else None
+        if n is None or n.op_type != "MatMul" or n.input[1] not in g.consts:
+            return None
+        maps.append(n)
+    for n in maps:
+        W = g.consts[n.input[1]]
+        if len(W.dims) != 2:
+            return None
+        rows, cols = W.dims
+        name = g.fresh(n.input[1])
+        g.add_const(name, _Const(W.dtype, (rows, cols + 1), [
+            v for r in range(rows) for v in list(W.values[r * cols:(r + 1) * cols]) +
+            [W.values[r * cols + k]]]))
+        g.nodes = [replace(m, input=(m.input[0], name)) if m is n else m for m in g.nodes]
+        x = g.shape(n.input[0])
+        wide = tuple(x[:-1]) + (cols + 1,) if x else None
+        changed = {n.output[0]}
+        for m in g.nodes:  # the maps' outputs, the activation, the product: one unit more
+            if m.output[0] in changed or any(v in changed for v in m.input) and \
+                    m.op_type in ("Sigmoid", "Mul") and \
+                    _reaches(g, producer, m, hidden.output[0]):
+                changed.add(m.output[0])
+                g.shapes[m.output[0]] = wide
+    return hidden.output[0]
 
 
 def _heads_of_one(g):
