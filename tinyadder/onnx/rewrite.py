@@ -1785,9 +1785,11 @@ def _unit_corrections(g):
                     g.consts[cut.input[3]].values[0] % rank != rank - 1:
                 continue
             start = lanes[0]
+            if len(readers.get(down.input[0], ())) != 2:
+                continue
             hidden = producer.get(down.input[0])  # act(gate) * up
             made = _unit_again(g, producer, hidden, start)
-            if made is None or len(readers.get(down.input[0], ())) != 2:
+            if made is None:
                 continue
             name = g.fresh(down.input[1])
             g.add_const(name, _Const(D.dtype, (units + 1, D.dims[1]),
@@ -1853,9 +1855,8 @@ def _heads_of_one(g):
             axes = g.consts.get(node.input[1]) if node.op_type in ("Unsqueeze", "Squeeze") \
                 and len(node.input) == 2 else None
             shape = g.shape(node.input[0]) if axes is not None else None
-            if shape is None or list(axes.values) not in ([0], [-len(shape) - 1]
-                                                         if node.op_type == "Unsqueeze"
-                                                         else [0], [-len(shape)]):
+            rank = len(shape or ()) + (node.op_type == "Unsqueeze")
+            if shape is None or list(axes.values) not in ([0], [-rank]):
                 nodes.append(node)
                 continue
             if node.op_type == "Squeeze" and len(shape) == 3 and shape[0] == 1:
