@@ -607,12 +607,17 @@ def _real_graph(name):
     return parse(gzip.decompress((fixture / f"{name}.onnx.gz").read_bytes()))
 
 
-# real exports with the operators the rewrite added (Einsum, Expand of heads, a Gemm of
-# onnxruntime's, ScatterND, Where, Trilu, Unsqueeze, Cast, ConstantOfShape, Equal): the
-# first three import, the others are refused (docs/onnx.md, "What imports, entry by entry")
+# real exports with the operators and patterns the rewrite added (Einsum, Expand of heads, a
+# Gemm of onnxruntime's, ScatterND, Where, Trilu, Unsqueeze, Cast, ConstantOfShape, Equal,
+# NonZero, lanes assigned by ScatterND, [tok | pos], a head of one, interleaved rotary, a
+# mix, gelu by 0.5): lichengliu03-50, prasannakotyal-116 and the two TorchScript graphs of
+# dimopep-140 and evindor-57 are refused, the others import (docs/onnx.md, "What imports,
+# entry by entry")
 REAL_GRAPHS = ("jacobli99-28.torchscript", "jacobli99-28.dynamo", "jacobli99-93.torchscript.ort",
                "lichengliu03-50.dynamo", "prasannakotyal-116.torchscript",
-               "dimopep-140.torchscript", "lokimorty-39.torchscript.onnxscript")
+               "dimopep-140.torchscript", "lokimorty-39.torchscript.onnxscript",
+               "evindor-57.torchscript.ort", "evindor-57.torchscript", "vijec-52.dynamo",
+               "dimopep-140.torchscript.ort", "yinglunz-456.torchscript")
 
 
 def test_real_graphs_with_the_new_operators_survive_mutations():
@@ -622,6 +627,17 @@ def test_real_graphs_with_the_new_operators_survive_mutations():
     from test_onnx_import import NoMetadata
     outcomes = _fuzz(range(4), _real_graph("jacobli99-28.torchscript.ort"), NoMetadata)
     assert outcomes["refused"] >= 2, outcomes
+
+
+@pytest.mark.parametrize("name", ["vijec-52.dynamo", "lokimorty-39.torchscript.ort"])
+def test_real_graphs_with_the_new_patterns_survive_mutations(name):
+    """Two mutations each of graphs that need interleaved rotary (vijec-52), a mix and a
+    unit correction (lokimorty-39): read or refused in one line, each within 2 s (_fuzz);
+    evindor-57's (NonZero, ScatterND lanes, [tok | pos], a head of one) under -m slow."""
+    from test_onnx import _fuzz
+    from test_onnx_import import NoMetadata
+    outcomes = _fuzz(range(2), _real_graph(name), NoMetadata)
+    assert sum(outcomes.values()) >= 1, outcomes
 
 
 @pytest.mark.slow

@@ -25,7 +25,7 @@ from typing import Optional
 
 from .. import modelfile
 from ..constants import NEG_INF, is_zero, sqrt
-from ..weights import (MLP, Attention, Block, Factored, Model, Norm, Unembed, WeightError)
+from ..weights import (MLP, Attention, Block, Factored, Mix, Model, Norm, Unembed, WeightError)
 from .codec import load as load_file, parse
 from .messages import AttributeType, DataType, float32
 from .rewrite import canonical
@@ -125,13 +125,22 @@ def _read(onnx_model, layout, known_freqs=()):
     view.known_freqs = known_freqs
     unembed, x = view.readout(view.output)
     ln_final, x = view.maybe_norm(x, 2)
-    blocks = []
+    gain, first, x = view.maybe_mix(x)
+    blocks, outputs = [], []
     while not view.is_embedding(x):
+        outputs.append(x)
         block, x = view.block(x)
         blocks.append(block)
     embed = view.embedding(x)
     view.all_used()
-    return _assemble(view, embed, tuple(reversed(blocks)), ln_final, unembed)
+    mix = None
+    if first is not None:
+        outputs = outputs[::-1]
+        if first not in outputs[:-1]:
+            raise OnnxError(f"value {first!r}: a mix of the last block's output with "
+                            f"another block's")
+        mix = Mix(outputs.index(first), gain)
+    return _assemble(view, embed, tuple(reversed(blocks)), ln_final, unembed, mix)
 
 
 # ---- what the match finds, before names ---------------------------------------------------
@@ -152,6 +161,17 @@ class Affine:
     @property
     def cols(self):
         return len(self.b) if self.b is not None else _cols(self.W if self.A is None else self.B)
+
+
+def _widened(affine, heads, d, width):
+    """The Affine's heads of d columns each made ``width`` wide by zero columns after them."""
+    def wide(rows):
+        return [[x for h in range(heads) for x in row[h * d:(h + 1) * d] + [0] * (width - d)]
+                for row in rows]
+    b = wide([affine.b])[0] if affine.b is not None else None
+    if affine.A is None:
+        return Affine(wide(affine.W), b)
+    return Affine(None, b, affine.A, wide(affine.B))
 
 
 def _cols(matrix):
@@ -474,6 +494,28 @@ class _View:
                             f"{result.cols} columns")
         return x, result
 
+    # ---- a block applied again, mixed with its first application ------------------------
+
+    def maybe_mix(self, value):
+        """(gain, h, x) of value = h + (x - h) * gain (a constant gain), else (None, None,
+        value)."""
+        node = self.producer.get(value)
+        if node is None or node.op_type != "Add":
+            return None, None, value
+        for h, scaled in (node.input, node.input[::-1]):
+            mul = self.producer.get(scaled)
+            if mul is None or mul.op_type != "Mul" or not any(map(self.is_const, mul.input)):
+                continue
+            diff, gain = mul.input if self.is_const(mul.input[1]) else mul.input[::-1]
+            sub = self.producer.get(diff)
+            if sub is None or sub.op_type != "Sub" or sub.input[1] != h:
+                continue
+            self.node(value, ("Add",), "a mix")
+            self.node(scaled, ("Mul",), "a mix")
+            self.node(diff, ("Sub",), "a mix")
+            return self.scalar(gain, "the mix's gain"), h, sub.input[0]
+        return None, None, value
+
     # ---- norms -------------------------------------------------------------------------
 
     def maybe_norm(self, value, rank):
@@ -503,7 +545,14 @@ class _View:
             root, apply = reciprocal.input[1], "rsqrt"
         else:
             x, root, apply = node.input[0], node.input[1], "divide"
-        shifted = self.node(self.node(root, ("Sqrt",), what).input[0], ("Add",), what)
+        mean = self.node(root, ("Sqrt",), what).input[0]
+        if self.op(mean) in ("ReduceMean", "ReduceSum") or (
+                self.op(mean) in ("Mul", "Div") and self.op(self.producer[mean].input[0]) in
+                ("ReduceSum",)):
+            raise OnnxError(f"{_what(self.producer[mean])}: an RMSNorm of no eps (the root of "
+                            f"the mean itself), which a model file cannot state (onnxscript's "
+                            f"optimizer drops an Add of an eps within 1e-8 of 0)")
+        shifted = self.node(mean, ("Add",), what)
         mean, eps = shifted.input if self.is_const(shifted.input[1]) else shifted.input[::-1]
         eps = self.scalar(eps, f"{what}'s eps")
         n, kind, squares = self.mean(mean, rank, what)
@@ -613,7 +662,8 @@ class _View:
         post, down = self.affine(value, f"{what}'s W_out")
         gate = None
         node = self.node(post, ACTIVATION_OPS, f"{what}'s hook_post")
-        act = self.activation(post) if node.op_type != "Mul" or self.is_silu(post) else None
+        act = self.activation(post) if node.op_type != "Mul" or self.is_silu(post) or \
+            self.gelu_halves(post) is not None else None
         if act is None:  # gated: Mul(act(gate), up)
             a, b = node.input
             if self.activation(a, peek=True) is None:
@@ -658,6 +708,8 @@ class _View:
             if self.node(s, ("Sigmoid",), "silu").input[0] != g:
                 raise OnnxError(f"{_what(node)}: silu is x * Sigmoid(x) of one x")
             return "silu", g
+        if op == "Mul" and self.gelu_halves(value) is not None:
+            return self.gelu(value, *self.gelu_halves(value), peek)
         if op != "Div":
             return None
         x, by = node.input
@@ -686,6 +738,40 @@ class _View:
                                 f"one x")
             return "gelu", g
         return None
+
+    def gelu_halves(self, value):
+        """(x, erf + 1, 0.5) of torch's gelu, (x (erf + 1)) 0.5 (TorchScript) or
+        x (0.5 (erf + 1)) (dynamo), or None."""
+        node = self.producer.get(value)
+        for half, rest in (node.input, node.input[::-1]):
+            if self.is_const(half) and self.op(rest) == "Mul":  # (x (erf + 1)) 0.5
+                g, erf1 = self.producer[rest].input
+                if self.op(erf1) != "Add":
+                    g, erf1 = erf1, g
+                return (g, erf1, half, rest) if self.op(erf1) == "Add" else None
+            if self.op(half) == "Mul" and any(map(self.is_const, self.producer[half].input)):
+                h, erf1 = self.producer[half].input  # x (0.5 (erf + 1))
+                if not self.is_const(h):
+                    h, erf1 = erf1, h
+                return (rest, erf1, h, half) if self.op(erf1) == "Add" else None
+        return None
+
+    def gelu(self, value, g, erf1, half, inner, peek):
+        """gelu as torch writes it: a product by 0.5 is the division by 2 of x (1 + Erf(x /
+        sqrt 2)) the pattern reads (the same float: both are x (1 + erf) / 2 correctly
+        rounded; dynamo's x (0.5 (1 + erf)) also, but where x (1 + erf) / 2 is subnormal)."""
+        if peek:
+            return "gelu", g
+        self.node(value, ("Mul",), "gelu")
+        self.node(inner, ("Mul",), "gelu")
+        if self.stored_scalar(half, "gelu's 0.5") != 0.5:
+            raise OnnxError(f"{_what(self.producer[value])}: gelu multiplies by 0.5")
+        _, erf = self._one_plus(erf1, "gelu")
+        scaled = self.node(self.node(erf, ("Erf",), "gelu").input[0], ("Div",), "gelu")
+        root = self.stored_scalar(scaled.input[1], "gelu's sqrt 2")
+        if scaled.input[0] != g or root != stored(sqrt(2), self.dtype):
+            raise OnnxError(f"{_what(scaled)}: gelu is x (1 + Erf(x / sqrt 2)) / 2 of one x")
+        return "gelu", g
 
     def _one_plus(self, value, what):
         node = self.node(value, ("Add",), what)
@@ -729,6 +815,11 @@ class _View:
         x_v, v, G_v, d_v = self.heads(v_node, "v")
         if not (x == x_k == x_v):
             raise OnnxError(f"{_what(qk)}: q, k and v read different values")
+        if d == d_k < d_v and not freqs_q and not freqs_k and q_norm is None and \
+                k_norm is None:
+            # q and k narrower than v: a head of v's width whose q and k lanes past theirs are
+            # zero (each score gains 0 * 0 terms, +0)
+            q, k, d, d_k = _widened(q, H, d, d_v), _widened(k, G, d, d_v), d_v, d_v
         if (G, d) != (G_v, d_k) or d != d_v or freqs_q != freqs_k:
             raise OnnxError(f"{_what(qk)}: q, k and v disagree on heads or rotary positions")
         if kv_of is None:
@@ -1470,7 +1561,7 @@ def _unembed(match, vocab, final, embedded, view, file_model):
                    b_U=_vector(match.W.b, tokens, file_model and file_model.unembed.b_U))
 
 
-def _assemble(view, embed, blocks, ln_final, readout):
+def _assemble(view, embed, blocks, ln_final, readout, mix=None):
     f = view.file
     if f is not None and len(f.blocks) != len(blocks):
         raise OnnxError(f"the graph does not fit the model file in its metadata: "
@@ -1523,7 +1614,8 @@ def _assemble(view, embed, blocks, ln_final, readout):
             slots=slots, W_E=_table(embed.W_E, vocab, embedded, f and f.W_E),
             width_embed=width_embed,
             blocks=tuple(built), unembed=_unembed(readout, vocab, final, embedded, view, f),
-            W_pos=W_pos, ln_final=_norm(ln_final, final, f and f.ln_final), **extras)
+            W_pos=W_pos, ln_final=_norm(ln_final, final, f and f.ln_final), mix=mix,
+            **extras)
     except WeightError as err:
         raise OnnxError(f"the graph's model is not one tinyadder runs: {err}") from None
     # the file's name and facts are the graph's only if its weights are the graph's too

@@ -59,9 +59,17 @@ def canonical(onnx_model):
         _trig_tables(g)
         _flattened_gemms(g)
         _broadcast_heads(g)
+        _batched_factors(g)
         g.unbatch()
+        _concat_embedding(g)
+        _sliced_projections(g)
+        _joined_projections(g)
+        _unit_corrections(g)
+        _heads_of_one(g)
         g.split_mask()
         g.unshare()
+        if _interleaved_rotary(g):
+            _heads_transposes(g)
         g.split_transposes()
         g.drop_defaults()
         return g.model()
@@ -473,10 +481,13 @@ class _Graph:
                 out.append(node)
                 value = node.output[0]
                 distinct = list({id(r): r for r in readers.get(value, ())}.values())
-                # heads split from one projection: q and k (or k and v) of the same weights
+                # heads split from one projection: q and k (or k and v) of the same weights;
+                # or a factor A of q, k and v, each its own B after it (x A B_q, x A B_k)
                 if len(distinct) < 2 or len(distinct) != len(readers[value]) or \
                         node.op_type not in CLONED or not self.projection_step(node) or \
-                        any(r.op_type not in ("Reshape", "Transpose") for r in distinct):
+                        any(r.op_type not in ("Reshape", "Transpose") and not (
+                            r.op_type == "MatMul" and self.projection_step(r))
+                            for r in distinct):
                     continue
                 for reader in distinct[1:]:
                     copy = self.fresh(value)
@@ -811,6 +822,14 @@ def _fold_trilu(g, node, xs):
     return _Const(x.dtype, x.dims, vals)
 
 
+def _fold_nonzero(g, node, xs):
+    """The indices of the nonzero entries, [rank, count], in row-major order."""
+    x = xs[0]
+    hits = [_index(i, x.dims) for i, v in enumerate(x.values) if v]
+    return _Const(DataType.INT64, (len(x.dims), len(hits)),
+                  [idx[axis] for axis in range(len(x.dims)) for idx in hits])
+
+
 def _fold_tile(g, node, xs):
     x, reps = xs
     reps = _ints(reps)
@@ -1016,6 +1035,7 @@ FOLD = {
     "Gather": _fold_gather,
     "Expand": _fold_expand,
     "Tile": _fold_tile,
+    "NonZero": _fold_nonzero,
     "ConstantOfShape": _fold_constant_of_shape,
     "Range": _fold_range,
     "Trilu": _fold_trilu,
@@ -1131,7 +1151,7 @@ _SHAPE = {
     **dict.fromkeys(ELEMENTWISE, _shape_broadcast),
     "Gather": _shape_gather, "MatMul": _shape_matmul, "Gemm": _shape_gemm,
     "Reshape": _shape_reshape, "Transpose": _shape_transpose, "Concat": _shape_concat,
-    "Slice": _shape_slice, "Expand": _shape_axes(_fold_expand),
+    "Slice": _shape_slice, "Expand": _shape_axes(_fold_expand), "ScatterND": _shape_same,
     "Tile": _shape_axes(_fold_tile), "Unsqueeze": _shape_axes(_fold_unsqueeze),
     "Squeeze": _shape_axes(_fold_squeeze), "ArgMax": _shape_arg, "ArgMin": _shape_arg,
     **{op: _shape_reduce for op in ("ReduceSum", "ReduceMean", "ReduceMax")},
@@ -1305,7 +1325,8 @@ def _linear(g):
             continue
         x = node.input[0] if node.input else None
         lin = lins.get(x)
-        if lin is None and x not in g.consts and op in ("Slice", "Gather", "Expand") and \
+        if lin is None and x not in g.consts and op in ("Slice", "Gather", "Expand",
+                                                        "ScatterND") and \
                 g.shape(x) and g.shape(x)[-1] and g.shape(x)[-1] <= 4096:
             n = g.shape(x)[-1]
             lin = _Lin(x, n, [[((i, 1.0),) for i in range(n)]])
@@ -1351,6 +1372,24 @@ def _linear(g):
                 if cs is not None:
                     result = other.scale(cs)
                 break
+        elif op in ("Reshape", "Expand") and x in lins and g.shape(x) == tuple(shape):
+            result = lin  # to the shape it has
+        elif op == "Reshape" and lin is not None and lin.scalar and \
+                tuple(g.shape(x)) + (1,) == tuple(shape):  # a lane made a last axis of 1
+            result = _Lin(lin.src, lin.width, lin.stages, False, lin.steps)
+        elif op == "ScatterND" and lin is not None and not lin.scalar and \
+                len(node.input) == 3 and node.input[2] in lins and \
+                _attrs(node).get("reduction", b"none") in (b"none", "none"):
+            # q[..., l] = u (an assignment to one lane): the lanes of q with u for lane l
+            lane = _lane_written(g.consts.get(node.input[1]), shape)
+            u = lins[node.input[2]]
+            if lane is not None and u.src == lin.src and \
+                    (u.scalar or len(u.stages[-1]) == 1):
+                w = len(lin.stages[-1])
+                parts = [lin.select(list(range(lane))) if lane else None,
+                         _Lin(u.src, u.width, u.stages, False, u.steps),
+                         lin.select(list(range(lane + 1, w))) if lane + 1 < w else None]
+                result = _concat([part for part in parts if part is not None])
         elif op in ("Add", "Sub") and len(node.input) == 2 and \
                 all(v in lins for v in node.input):
             result = _add(lins[node.input[0]], lins[node.input[1]], -1 if op == "Sub" else 1)
@@ -1408,6 +1447,21 @@ def _linear(g):
             value, rows = target, cols
         del producer[out]
     g.nodes = _pruned(g, nodes)
+
+
+def _lane_written(indices, shape):
+    """l if ScatterND's indices write lane l of the last axis at every position of
+    ``shape`` in row-major order (``q[..., l] = u`` or ``q[..., l:l+1] = u``), else None."""
+    if indices is None or not shape or tuple(indices.dims) not in (
+            tuple(shape[:-1]) + (len(shape),), tuple(shape[:-1]) + (1, len(shape))):
+        return None
+    rank, lane = len(shape), indices.values[len(shape) - 1] if indices.values else None
+    if not isinstance(lane, int) or not 0 <= lane < shape[-1]:
+        return None
+    for i in range(math.prod(shape[:-1])):
+        if list(indices.values[i * rank:(i + 1) * rank]) != _index(i, shape[:-1]) + [lane]:
+            return None
+    return lane
 
 
 def _live(nodes, outputs):
@@ -1592,6 +1646,397 @@ def _flattened_gemms(g):
         g.nodes = _pruned(g, nodes)
         for node in g.nodes:
             g.infer(node)
+
+
+def _batched_factors(g):
+    """A MatMul of two constants, the first with a batch of one ([1, T, r] @ [r, n]: factored
+    positions, F.embedding(arange(T)[None], A) @ B) is left a product (the model's factors),
+    of the first without its leading 1s: the same values, [T, n] for the batch to drop."""
+    for i, node in enumerate(g.nodes):
+        A = g.consts.get(node.input[0]) if node.op_type == "MatMul" else None
+        if A is None or node.input[1] not in g.consts or len(A.dims) < 3 or \
+                any(d != 1 for d in A.dims[:-2]):
+            continue
+        name = g.fresh(node.input[0])
+        g.add_const(name, _Const(A.dtype, A.dims[-2:], A.values))
+        g.nodes[i] = replace(node, input=(name, node.input[1]))
+        g.shapes[node.output[0]] = None
+        g.infer(g.nodes[i])
+
+
+def _concat_embedding(g):
+    """[E[t] | P[p]] (a token table and a positional table side by side: Concat on the last
+    axis of Gather(E, tokens) and a constant [T, b]) is E'[t] + P'[p], E' = [E | 0] and
+    P' = [0 | P]: each lane one value plus 0, the same value (but -0 + 0, which is +0)."""
+    tokens = {v.name for v in g.inputs}
+    producer = {o: n for n in g.nodes for o in n.output}
+    for i, node in enumerate(g.nodes):
+        if node.op_type != "Concat" or len(node.input) != 2 or \
+                _attrs(node).get("axis") not in (-1, 1):
+            continue
+        lookup, table = producer.get(node.input[0]), g.consts.get(node.input[1])
+        E = g.consts.get(lookup.input[0]) if lookup is not None and \
+            lookup.op_type == "Gather" and lookup.input[1] in tokens and \
+            not _attrs(lookup).get("axis", 0) else None
+        if E is None or table is None or len(E.dims) != 2 or len(table.dims) < 2 or \
+                table.dtype != E.dtype or any(d != 1 for d in table.dims[:-2]) or \
+                g.shape(lookup.output[0]) != (table.dims[-2], E.dims[1]):
+            continue
+        T = table.dims[-2]
+        a, b = E.dims[1], table.dims[-1]
+        padded = [v for r in range(E.dims[0]) for v in
+                  list(E.values[r * a:(r + 1) * a]) + [0.0] * b]
+        positions = [v for r in range(T) for v in
+                     [0.0] * a + list(table.values[r * b:(r + 1) * b])]
+        E2, P2, looked = g.fresh(lookup.input[0]), g.fresh(node.input[1]), g.fresh(node.output[0])
+        g.add_const(E2, _Const(E.dtype, (E.dims[0], a + b), padded))
+        g.add_const(P2, _Const(E.dtype, (T, a + b), positions))
+        g.nodes = _pruned(g, g.nodes[:i] + [
+            Node((E2, lookup.input[1]), (looked,), "Gather", g.fresh(lookup.name or "Gather")),
+            Node((looked, P2), (node.output[0],), "Add", node.name)] + g.nodes[i + 1:])
+        g.shapes[looked] = g.shapes[node.output[0]] = (T, a + b)
+        return
+
+
+def _sliced_projections(g):
+    """x[..., a:b] @ W (a Slice of the last axis read by a MatMul by a constant) is x @ W',
+    W' = W with zero rows for the lanes the slice leaves out: each other lane adds 0 x,
+    which is 0 unless that lane is infinite (as the lane-by-lane maps)."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    nodes = list(g.nodes)
+    for i, node in enumerate(g.nodes):
+        cut = producer.get(node.input[0]) if node.op_type == "MatMul" else None
+        W = g.consts.get(node.input[1]) if cut is not None else None
+        if W is None or cut.op_type != "Slice" or len(W.dims) != 2 or \
+                g.shape(cut.input[0]) is None:
+            continue
+        n, rank = g.shape(cut.input[0])[-1], len(g.shape(cut.input[0]))
+        args = [g.consts.get(v) if v else None for v in cut.input[1:]]
+        if len(args) < 3 or any(a is None or len(a.values) != 1 for a in args[:3]) or \
+                args[2].values[0] % rank != rank - 1 or \
+                (len(args) > 3 and args[3] is not None and list(args[3].values) != [1]):
+            continue
+        lanes = list(range(n))[slice(int(args[0].values[0]), int(args[1].values[0]))]
+        if len(lanes) != W.dims[0]:
+            continue
+        rows = {lane: k for k, lane in enumerate(lanes)}
+        cols = W.dims[1]
+        values = [W.values[rows[r] * cols + c] if r in rows else 0.0
+                  for r in range(n) for c in range(cols)]
+        name = g.fresh(node.input[1])
+        g.add_const(name, _Const(W.dtype, (n, cols), values))
+        nodes[i] = replace(node, input=(cut.input[0], name))
+    g.nodes = _pruned(g, nodes)
+
+
+def _joined_projections(g):
+    """Concat(x @ A, x @ B) on the last axis (constants A and B) is x @ [A | B]: each column
+    its own sum, the same."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    nodes = list(g.nodes)
+    for i, node in enumerate(g.nodes):
+        if node.op_type != "Concat" or len(node.input) < 2 or \
+                _attrs(node).get("axis") not in (-1, len(g.shapes.get(node.output[0]) or ()) - 1):
+            continue
+        parts = [producer.get(v) for v in node.input]
+        if any(p is None or p.op_type != "MatMul" or p.input[1] not in g.consts or
+               len(g.consts[p.input[1]].dims) != 2 for p in parts) or \
+                len({p.input[0] for p in parts}) != 1 or \
+                len({g.consts[p.input[1]].dims[0] for p in parts}) != 1:
+            continue
+        Ws = [g.consts[p.input[1]] for p in parts]
+        rows, cols = Ws[0].dims[0], sum(W.dims[1] for W in Ws)
+        values = [v for r in range(rows) for W in Ws
+                  for v in W.values[r * W.dims[1]:(r + 1) * W.dims[1]]]
+        name = g.fresh(parts[0].input[1])
+        g.add_const(name, _Const(Ws[0].dtype, (rows, cols), values))
+        nodes[i] = Node((parts[0].input[0], name), node.output, "MatMul", node.name)
+    g.nodes = _pruned(g, nodes)
+
+
+def _unit_corrections(g):
+    """h @ D + h[..., k:k+1] * c (an FFN's down map plus one unit's output times a row c) is
+    the FFN with unit k made twice, the copy's down row c: [h | h_k] @ [D; c], the same
+    products summed in the same order (D's sum, then + h_k c). The copy is made by the
+    gate's and the up map's columns k again (the same unit, the same value)."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    readers = g.readers()
+    for node in g.nodes:
+        if node.op_type != "Add":
+            continue
+        for down_out, corr_out in (node.input, node.input[::-1]):
+            down, corr = producer.get(down_out), producer.get(corr_out)
+            if down is None or corr is None or down.op_type != "MatMul" or \
+                    corr.op_type != "Mul" or down.input[1] not in g.consts:
+                continue
+            cut_v, c = corr.input if corr.input[1] in g.consts else corr.input[::-1]
+            cut = producer.get(cut_v)
+            C, D = g.consts.get(c), g.consts[down.input[1]]
+            if cut is None or cut.op_type != "Slice" or cut.input[0] != down.input[0] or \
+                    C is None or len(D.dims) != 2 or tuple(C.dims) not in (
+                        (D.dims[1],), (1, D.dims[1])) or \
+                    any(v not in g.consts for v in cut.input[1:4]):
+                continue
+            units, rank = D.dims[0], len(g.shape(cut.input[0]) or ())
+            steps = g.consts[cut.input[4]].values[0] if len(cut.input) > 4 else 1
+            lanes = list(range(units))[slice(g.consts[cut.input[1]].values[0],
+                                             g.consts[cut.input[2]].values[0], steps)]
+            if len(lanes) != 1 or not rank or \
+                    g.consts[cut.input[3]].values[0] % rank != rank - 1:
+                continue
+            start = lanes[0]
+            if len(readers.get(down.input[0], ())) != 2:
+                continue
+            hidden = producer.get(down.input[0])  # act(gate) * up
+            made = _unit_again(g, producer, hidden, start)
+            if made is None:
+                continue
+            name = g.fresh(down.input[1])
+            g.add_const(name, _Const(D.dtype, (units + 1, D.dims[1]),
+                                     list(D.values) + list(C.values)))
+            g.nodes = [n for n in g.nodes if n is not corr and n is not cut]
+            g.nodes = [Node((made, name), node.output, "MatMul", node.name) if n is node
+                       else (n if n is not down else None) for n in g.nodes]
+            g.nodes = [n for n in g.nodes if n is not None]
+            g.nodes = _topological(g.nodes, g.consts, {v.name for v in g.inputs})
+            return _unit_corrections(g)
+
+
+def _unit_again(g, producer, hidden, k):
+    """The FFN's hidden value with unit k made again at its end: the gate's and the up map's
+    weights with column k appended (act(x @ G') * (x @ U')); its name, or None."""
+    if hidden is None or hidden.op_type != "Mul":
+        return None
+    maps = []
+    for v in hidden.input:
+        n = producer.get(v)
+        if n is not None and n.op_type == "Mul":  # silu: g * Sigmoid(g)
+            g_in = next((x for x in n.input if getattr(producer.get(x), "op_type", None) ==
+                         "MatMul"), None)
+            n = producer.get(g_in) if g_in is not None else None
+        if n is None or n.op_type != "MatMul" or n.input[1] not in g.consts:
+            return None
+        maps.append(n)
+    for n in maps:
+        W = g.consts[n.input[1]]
+        if len(W.dims) != 2:
+            return None
+        rows, cols = W.dims
+        name = g.fresh(n.input[1])
+        g.add_const(name, _Const(W.dtype, (rows, cols + 1), [
+            v for r in range(rows) for v in list(W.values[r * cols:(r + 1) * cols]) +
+            [W.values[r * cols + k]]]))
+        g.nodes = [replace(m, input=(m.input[0], name)) if m is n else m for m in g.nodes]
+        x = g.shape(n.input[0])
+        wide = tuple(x[:-1]) + (cols + 1,) if x else None
+        changed = {n.output[0]}
+        for m in g.nodes:  # the maps' outputs, the activation, the product: one unit more
+            if m.output[0] in changed or any(v in changed for v in m.input) and \
+                    m.op_type in ("Sigmoid", "Mul") and \
+                    _reaches(g, producer, m, hidden.output[0]):
+                changed.add(m.output[0])
+                g.shapes[m.output[0]] = wide
+    return hidden.output[0]
+
+
+def _heads_of_one(g):
+    """A head axis of one made by Unsqueeze(x [T, d], 0) (torch's q.unsqueeze(1)) is the
+    heads' Reshape to [T, 1, d] and Transpose to [1, T, d]; a MatMul by a constant after it
+    is done before it (the same products and sums, row by row); Squeeze(y [1, T, d], 0) is
+    the heads' merge, Transpose to [T, 1, d] and Reshape to [T, d]."""
+    for _ in range(8):
+        readers = g.readers()
+        nodes, changed = [], False
+        moved = {}  # a MatMul read through an Unsqueeze: (its new output, the Unsqueeze's)
+        for node in g.nodes:
+            if id(node) in moved:
+                nodes.extend(moved[id(node)])
+                continue
+            axes = g.consts.get(node.input[1]) if node.op_type in ("Unsqueeze", "Squeeze") \
+                and len(node.input) == 2 else None
+            shape = g.shape(node.input[0]) if axes is not None else None
+            rank = len(shape or ()) + (node.op_type == "Unsqueeze")
+            if shape is None or list(axes.values) not in ([0], [-rank]):
+                nodes.append(node)
+                continue
+            if node.op_type == "Squeeze" and len(shape) == 3 and shape[0] == 1:
+                mid = g.fresh(node.output[0])
+                dims = g.fresh(f"{node.output[0]}.shape")
+                g.add_const(dims, _Const(DataType.INT64, (2,), shape[1:]))
+                nodes += [Node((node.input[0],), (mid,), "Transpose", g.fresh(node.name),
+                               (Attribute("perm", AttributeType.INTS, (1, 0, 2)),)),
+                          Node((mid, dims), node.output, "Reshape", node.name)]
+                g.shapes[mid] = (shape[1], 1, shape[2])
+                changed = True
+                continue
+            if node.op_type != "Unsqueeze" or len(shape) != 2:
+                nodes.append(node)
+                continue
+            out = readers.get(node.output[0], [])
+            by_const = [r for r in out if r.op_type == "MatMul" and r.input[0] ==
+                        node.output[0] and r.input[1] in g.consts and
+                        len(g.consts[r.input[1]].dims) == 2]
+            for r in by_const:  # MatMul(Unsqueeze(x), W) = Unsqueeze(MatMul(x, W))
+                inner = g.fresh(r.output[0])
+                moved[id(r)] = [Node((node.input[0], r.input[1]), (inner,), "MatMul",
+                                     g.fresh(r.name)),
+                                Node((inner, node.input[1]), r.output, "Unsqueeze",
+                                     g.fresh(node.name))]
+                g.shapes[inner] = (shape[0], g.consts[r.input[1]].dims[1])
+            if len(by_const) < len(out):
+                mid = g.fresh(node.output[0])
+                dims = g.fresh(f"{node.output[0]}.shape")
+                g.add_const(dims, _Const(DataType.INT64, (3,), (shape[0], 1, shape[1])))
+                nodes += [Node((node.input[0], dims), (mid,), "Reshape", g.fresh(node.name)),
+                          Node((mid,), node.output, "Transpose", node.name,
+                               (Attribute("perm", AttributeType.INTS, (1, 0, 2)),))]
+                g.shapes[mid] = (shape[0], 1, shape[1])
+            changed = True
+        g.nodes = _topological(nodes, g.consts, {v.name for v in g.inputs})
+        if not changed:
+            return
+
+
+def _interleaved_rotary(g):
+    """Rotary positions on interleaved pairs (lanes 2i, 2i + 1: x[..., 0::2] and x[..., 1::2]
+    turned, stacked on a new last axis and flattened) are the half-split rotary the reader
+    matches, of the head's lanes in the order 0, 2, ..., 1, 3, ...: the projection's columns
+    and every per-lane constant from it to the rotation (a q/k norm's weight) permuted so,
+    head by head. The rotated q and k are then that permutation of the graph's, and their
+    products are summed in that order (as the norm's mean of squares): the same terms, summed
+    in another order, as a model file with interleaved rotary writes them."""
+    changed = False
+    while True:
+        producer = {o: n for n in g.nodes for o in n.output}
+        found = next((f for f in map(lambda n: _interleaved_at(g, producer, n), g.nodes)
+                      if f is not None), None)
+        if found is None:
+            return changed
+        changed = True
+        flatten, pieces, cuts, y, chain, d = found
+        perm = list(range(0, d, 2)) + list(range(1, d, 2))
+        renamed, made = {}, []
+        for node in chain:  # y's chain from the projection, made again on permuted lanes
+            inputs = []
+            for x in node.input:
+                if x in renamed:
+                    inputs.append(renamed[x])
+                elif x in g.consts and node.op_type in ("MatMul", "Add", "Mul") and \
+                        g.consts[x].dims and g.consts[x].dims[-1] % d == 0 and \
+                        g.consts[x].dims[-1] > 1:
+                    c = g.consts[x]
+                    n = c.dims[-1]
+                    cols = [h * d + perm[j] for h in range(n // d) for j in range(d)]
+                    name = g.fresh(f"{x}.interleaved")
+                    g.add_const(name, _Const(c.dtype, c.dims, [
+                        c.values[r * n + cols[j]] for r in range(len(c.values) // n)
+                        for j in range(n)]))
+                    inputs.append(name)
+                else:
+                    inputs.append(x)
+            renamed[node.output[0]] = g.fresh(node.output[0])
+            g.shapes[renamed[node.output[0]]] = g.shapes.get(node.output[0])
+            made.append(replace(node, input=tuple(inputs), output=(renamed[node.output[0]],),
+                                name=g.fresh(node.name or node.op_type)))
+        half, new = d // 2, {}
+        for cut, start in zip(cuts, (0, half)):
+            bounds = [g.fresh(f"{cut.output[0]}.{k}") for k in ("starts", "ends", "axes")]
+            g.add_const(bounds[0], _Const(DataType.INT64, (1,), (start,)))
+            g.add_const(bounds[1], _Const(DataType.INT64, (1,), (start + half,)))
+            g.add_const(bounds[2], _Const(DataType.INT64, (1,), (-1,)))
+            new[id(cut)] = Node((renamed[y], *bounds), cut.output, "Slice", cut.name)
+        joined = Node(pieces, flatten.output, "Concat", flatten.name,
+                      (Attribute("axis", AttributeType.INT, -1),))
+        nodes = []
+        for node in g.nodes:
+            if node is flatten:
+                nodes.append(joined)
+            else:
+                nodes.append(new.get(id(node), node))
+        g.nodes = _pruned(g, _topological(made + nodes, g.consts,
+                                          {v.name for v in g.inputs}))
+
+
+def _interleaved_at(g, producer, flatten):
+    """(the Reshape, the two rotated halves, the two strided Slices, the value they cut, the
+    chain from its projection, the head width) of an interleaved rotary at ``flatten``."""
+    if flatten.op_type != "Reshape":
+        return None
+    stack = producer.get(flatten.input[0])
+    shape = g.shapes.get(flatten.output[0])
+    if stack is None or stack.op_type != "Concat" or len(stack.input) != 2 or not shape or \
+            _attrs(stack).get("axis") not in (-1, len(shape)):
+        return None
+    ups = [producer.get(v) for v in stack.input]
+    if any(u is None or u.op_type != "Unsqueeze" or u.input[1] not in g.consts or
+           list(g.consts[u.input[1]].values) not in ([-1], [len(shape)]) for u in ups):
+        return None
+    d = shape[-1]
+    if g.shapes.get(stack.output[0]) != tuple(shape[:-1]) + (d // 2, 2) or d % 2:
+        return None
+    pieces = tuple(u.input[0] for u in ups)
+    # the Slices of step 2 the rotated halves read (through their Muls)
+    cuts = {}
+    for piece in pieces:
+        for m in producer[piece].input if piece in producer else ():
+            mul = producer.get(m)
+            for x in mul.input if mul is not None and mul.op_type == "Mul" else ():
+                cut = producer.get(x)
+                if cut is not None and cut.op_type == "Slice" and len(cut.input) == 5 and \
+                        all(v in g.consts for v in cut.input[1:]) and \
+                        list(g.consts[cut.input[4]].values) == [2]:
+                    cuts[list(g.consts[cut.input[1]].values)[0]] = (cut, cut.input[0])
+                pairs = producer.get(cut.input[0]) if cut is not None and \
+                    cut.op_type == "Gather" and cut.input[1] in g.consts else None
+                if pairs is not None and pairs.op_type == "Reshape" and \
+                        _attrs(cut).get("axis") in (-1, len(shape)) and \
+                        g.shapes.get(pairs.output[0]) == tuple(shape[:-1]) + (d // 2, 2) and \
+                        list(g.consts[cut.input[1]].values) in ([0], [1]) and \
+                        not g.consts[cut.input[1]].dims:  # x.view(..., d/2, 2)[..., i]
+                    cuts[g.consts[cut.input[1]].values[0]] = (cut, pairs.input[0])
+    if sorted(cuts) != [0, 1] or cuts[0][1] != cuts[1][1] or \
+            g.shapes.get(cuts[0][1]) != tuple(shape):
+        return None
+    y = cuts[0][1]
+    cuts = {k: cut for k, (cut, _) in cuts.items()}
+    chain, value = [], y
+    while True:  # back through the norm, the heads' Transpose and Reshape, to the MatMul
+        node = producer.get(value)
+        if node is None or node.op_type not in ("Mul", "Div", "Transpose", "Reshape", "Add",
+                                                 "MatMul"):
+            return None
+        chain.append(node)
+        if node.op_type == "MatMul":
+            if node.input[1] not in g.consts:
+                return None
+            break
+        value = next((x for x in node.input if x not in g.consts), None)
+    top = chain[-1]
+    inside = {top.output[0]}
+    ordered = []
+    for node in g.nodes:  # every node between the projection and y, in order
+        if node is top:
+            ordered.append(node)
+        elif any(x in inside for x in node.input) and _reaches(g, producer, node, y):
+            inside.add(node.output[0])
+            ordered.append(node)
+    return flatten, pieces, (cuts[0], cuts[1]), y, ordered, d
+
+
+def _reaches(g, producer, node, target):
+    """Whether target depends on node's output."""
+    need, seen = [target], set()
+    while need:
+        v = need.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if v == node.output[0]:
+            return True
+        n = producer.get(v)
+        if n is not None:
+            need.extend(n.input)
+    return False
 
 
 def _broadcast_heads(g):
