@@ -114,3 +114,10 @@ def test_a_tiny_term_is_not_expanded():
         del ns.exp
     positions = answer_length(model) * len(model.blocks[0].attn.heads)
     assert len(calls) < 3 * positions
+
+
+@pytest.mark.parametrize("spec", ["float32", "decimal:20"])
+def test_two_blocks_and_a_mix_bit_for_bit(spec):
+    """lokimorty-39: a second block (the first applied again, its rows a function of the
+    prefix) and the mix of the two."""
+    check_rounding("lokimorty-39", spec)  # its exact tokens: -m slow, with every board model
