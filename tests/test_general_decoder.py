@@ -6,7 +6,8 @@ the fraction system the same decided tokens.
 
 By default three models that cover the operations (RoPE with q/k norms and grouped heads,
 fixed positions with a linear readout, a fixed attention bias, learned factored positions
-with GELU and a divided norm) on two additions each; ``-m slow`` every board model."""
+with GELU and a divided norm) on two additions each, and lokimorty-39's second block and mix
+in float32 and decimal; ``-m slow`` every board model."""
 
 import pytest
 
