@@ -1143,7 +1143,8 @@ def greedy_general(compiled, tokens, n_new, pick, ops):
     on the grouping, and each e^s is enclosed to within 10^(2 - digits) of itself (relative),
     which holds the fraction system's e^(s - m) times e^m, so the values still hold both the
     real model's and the fraction system's, and a decided token is theirs. A later block's
-    scores and terms are computed per position (its rows depend on the prefix)."""
+    scores and terms are computed per position (its rows depend on the prefix); a mixed
+    block's output is x = h + (x - h) g, h the output of block ``mix.first`` (``forward.mix``)."""
     ns = compiled.ns
     memo = compiled.__dict__.get("_rows")
     if memo is None:
