@@ -390,3 +390,39 @@ def test_argmax_of_logits_with_a_nan():
     assert argmax([1.0, nan]) == 0 and argmax([nan, 1.0]) == 0 and argmax([0.0, nan, -1.0]) == 0
     assert argmax([2.0, 3.0, nan, nan, 1.0]) == 1
     assert argmax([1.0, nan, 2.0]) == 1 and argmax([2.0, nan, 3.0, nan]) == 1
+
+
+@pytest.mark.parametrize("spec", ["float", "float32", "decimal:16"])
+def test_random_mixed_models_decode_the_traced_pass_bit_for_bit(spec):
+    """Random models of two or three blocks with a mix (x = h + g (x - h), h the first block's
+    output) are decoded by ``codegen.greedy_general`` where no live head is carried (plan rule
+    9): every step's logits are the readable pass's, run step by step with its KV cache,
+    ``repr`` for ``repr``."""
+    from tinyadder.codegen import decodes_in_general
+    from tinyadder.forward import greedy
+    from tinyadder.numbers import number_system
+    from tinyadder.weights import Mix
+    rng = random.Random(37)
+    ns, general = number_system(spec), 0
+    while general < 8:
+        model = random_model(rng)
+        if len(model.blocks) < 2 or model.blocks[0].width_out != model.blocks[-1].width_out:
+            continue  # a mix is of the same block applied again: one width
+        blocks = tuple(replace(b, attn=replace(b.attn, slopes={  # no head carried
+            h: Fraction(rng.randint(1, 3), 2) for h in b.attn.heads})) for b in model.blocks)
+        model = replace(model, blocks=blocks,
+                        mix=Mix(first=0, gain=Fraction(rng.randint(-4, 4), 4)))
+        compiled = compile_model(model, ns)
+        assert decodes_in_general(compiled)
+        general += 1
+        tokens = [rng.randrange(len(model.vocab)) for _ in range(rng.randint(1, 6))]
+        n_new, steps = rng.randint(1, 4), []
+        got = greedy(compiled, list(tokens), n_new, lambda logits: steps.append(logits)
+                     or argmax(logits))
+        want, out, past = [], *forward(compiled, tokens, KVCache(), logits="last")
+        for _ in range(n_new):
+            want.append(out[-1])
+            tokens = tokens + [compiled.readout_tokens[argmax(out[-1])]]
+            out, past = forward(compiled, tokens[-1:], past, logits="last")
+        assert got == tokens
+        assert repr(steps) == repr(want)

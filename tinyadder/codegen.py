@@ -1088,22 +1088,29 @@ class _Rows:
         """(resid_pre, q, k, v, id) of token at position p in the first block."""
         hit = self.rows.get((token, p))
         if hit is None:
-            ns, block = compiled.ns, compiled.blocks[0]
+            ns = compiled.ns
             x = list(compiled.embed[token])
             if compiled.pos:
                 x = [e + q if q is not None else e
                      for e, q in zip(x, ops.position(compiled, p, ns))]
-            normed = ops.rms_norm(x, block.ln1, ns) if block.ln1 is not None else x
-            q, k, v = (ops.linear(normed, m, ns.zero) for m in (block.q, block.k, block.v))
-            if block.rope or block.q_norm is not None or block.k_norm is not None:
-                heads = block.heads
-                q = ops.heads_of([q], block.q_norm, block.rope, heads,
-                                 lambda head: head.q_lanes, p, ns)[0]
-                k = ops.heads_of([k], block.k_norm, block.rope, ops.groups(heads),
-                                 lambda head: head.kv_lanes, p, ns)[0]
+            q, k, v = _qkv(ops, ns, compiled.blocks[0], x, p)
             with self.lock:
                 hit = self.rows.setdefault((token, p), (x, q, k, v, len(self.rows)))
         return hit
+
+
+def _qkv(ops, ns, block, x, p):
+    """(q, k, v) of resid_pre x at position p as ``forward.attention`` scores them: after ln1,
+    the three maps, then each head's lanes normed and turned."""
+    normed = ops.rms_norm(x, block.ln1, ns) if block.ln1 is not None else x
+    q, k, v = (ops.linear(normed, m, ns.zero) for m in (block.q, block.k, block.v))
+    if block.rope or block.q_norm is not None or block.k_norm is not None:
+        heads = block.heads
+        q = ops.heads_of([q], block.q_norm, block.rope, heads,
+                         lambda head: head.q_lanes, p, ns)[0]
+        k = ops.heads_of([k], block.k_norm, block.rope, ops.groups(heads),
+                         lambda head: head.kv_lanes, p, ns)[0]
+    return q, k, v
 
 
 def decodes(compiled):
@@ -1112,11 +1119,9 @@ def decodes(compiled):
 
 
 def decodes_in_general(compiled):
-    """Whether ``greedy_general`` decodes the model: one block (every shipped model that
-    ``codegen`` does not write out has one), none of its live heads carried (those keep
-    running sums: the textbook pass or the generated code)."""
-    block = compiled.blocks[0]
-    return len(compiled.blocks) == 1 and not any(block.heads[h].carried for h in block.live)
+    """Whether ``greedy_general`` decodes the model: no live head of any block carried (those
+    keep running sums: the textbook pass or the generated code)."""
+    return not any(b.heads[h].carried for b in compiled.blocks for h in b.live)
 
 
 def _enclosures(ns):
@@ -1129,44 +1134,60 @@ def greedy_general(compiled, tokens, n_new, pick, ops):
     """Greedy decoding of a model ``codegen`` does not write out (``forward.greedy``): the
     readable pass's own functions (``ops``) on the same operands in the same order, but the
     first block's stream, norm, q, k and v looked up per (token, position) and its scores per
-    pair of those (plan rule 9, ``_Rows``); a one-block model's position without logits
-    computes nothing more (later positions read its key and value alone).
+    pair of those (plan rule 9, ``_Rows``). A position without logits computes only what later
+    positions read: the last block's key and value, so every block before it in full.
 
     In an enclosure system (``_enclosures``) a first-block head's z is formed as
     (sum_j e^s_j v_j) / (sum_j e^s_j), plus 1 for softmax1, with e^s_j and e^s_j v_j looked up
     per pair: the real-number pattern does not depend on the maximum a program subtracts, nor
     on the grouping, and each e^s is enclosed to within 10^(2 - digits) of itself (relative),
     which holds the fraction system's e^(s - m) times e^m, so the values still hold both the
-    real model's and the fraction system's, and a decided token is theirs."""
+    real model's and the fraction system's, and a decided token is theirs. A later block's
+    scores and terms are computed per position (its rows depend on the prefix); a mixed
+    block's output is x = h + (x - h) g, h the output of block ``mix.first`` (``forward.mix``)."""
     ns = compiled.ns
     memo = compiled.__dict__.get("_rows")
     if memo is None:
         memo = _Rows()
         object.__setattr__(compiled, "_rows", memo)
-    hook, first = ops.hooks(None, None, None), compiled.blocks[0]
-    keys, values, ids = [], [], []
+    hook, blocks = ops.hooks(None, None, None), compiled.blocks
+    mixed = compiled.model.mix
+    gain = ns.const(mixed.gain) if mixed is not None else None
+    layers = [([], [], []) for _ in blocks]  # per block: keys, values, row ids (or None)
     enclosed = _enclosures(ns)
     attend = _enclosed_z if enclosed else _single_z if ns.name == "float32" else _textbook_z
-    bounds = None  # in intervals: [-V, V] per value lane, V the largest |v| so far
-    readout = compiled.readout_tokens
+    bounds = [None] * len(blocks)  # in intervals: [-V, V] per value lane, V the largest |v|
+    readout, last = compiled.readout_tokens, len(blocks) - 1
     for pos in range(len(tokens) - 1 + n_new):
-        token = tokens[pos]
-        x, q, k, v, ident = memo.row(compiled, ops, token, pos)
-        keys.append(k)
-        values.append(v)
-        ids.append(ident)
-        if enclosed:
-            bounds = _widest(ns, bounds, v)
-        if pos < len(tokens) - 1:  # later positions read this one's key and value alone
-            continue
-        z = [ns.zero] * len(first.q.columns)
-        for h in first.live:
-            head = first.heads[h]
-            attend(memo, ops, ns, first, h, head, q, keys, values, ids, pos, z, bounds)
-        x = [ops.residual([x], [ops.linear(z, first.o_live, ns.zero)], set(first.attn_writes))[0]]
-        x = _ffn(ops, ns, first, x, hook, "blocks.0")
-        logits = ops.logits(compiled, ops.normed(x, compiled.ln_final, hook, "", ns), ns)[0]
-        tokens.append(readout[pick(logits)])
+        x, q, k, v, ident = memo.row(compiled, ops, tokens[pos], pos)
+        wanted = pos >= len(tokens) - 1  # later positions read the others' keys and values
+        for b, block in enumerate(blocks):
+            if b:
+                q, k, v = _qkv(ops, ns, block, x, pos)
+                ident = None
+            keys, values, ids = layers[b]
+            keys.append(k)
+            values.append(v)
+            ids.append(ident)
+            if enclosed:
+                bounds[b] = _widest(ns, bounds[b], v)
+            if b == last and not wanted:
+                break
+            z = [ns.zero] * len(block.q.columns)
+            for h in block.live:
+                attend(memo, ops, ns, block, h, block.heads[h], q, keys, values, ids, pos, z,
+                       bounds[b])
+            x = [ops.residual([x], [ops.linear(z, block.o_live, ns.zero)],
+                              set(block.attn_writes))[0]]
+            x = _ffn(ops, ns, block, x, hook, f"blocks.{b}")[0]
+            if mixed is not None and b == mixed.first:
+                first = x
+        else:
+            if mixed is not None:
+                x = ops.mix(first, x, gain)
+            logits = ops.logits(compiled, ops.normed([x], compiled.ln_final, hook, "", ns),
+                                ns)[0]
+            tokens.append(readout[pick(logits)])
     return tokens
 
 
@@ -1187,16 +1208,17 @@ def _ffn(ops, ns, block, x, hook, name):
 
 def _scores(memo, ops, h, head, q, keys, ids, i, score):
     """[(s_ij, j)] of head h's unmasked keys j <= i, each looked up per pair of (token,
-    position) rows (``_Rows``) or computed by ``score`` (``ops.score``'s formula)."""
+    position) rows (``_Rows``; a later block's rows, id None, are not) or computed by
+    ``score`` (``ops.score``'s formula)."""
     ql = [q[c] for c in head.q_lanes]
     scores, me, seen = memo.scores, ids[i], []
     for j in range(i + 1):
         key = (h, me, ids[j])
-        s = scores.get(key, scores)
+        s = scores.get(key, scores) if me is not None else scores
         if s is scores:
             s = (None if ops.masked(head, i, j) else
                  score(ql, [keys[j][c] for c in head.kv_lanes], head, i, j))
-            if len(scores) < memo.LIMIT:
+            if me is not None and len(scores) < memo.LIMIT:
                 scores[key] = s
         if s is not None:
             seen.append((s, j))
@@ -1335,12 +1357,13 @@ def _enclosed_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bound
 
 
 def _term(memo, ns, h, me, other, s, v, head):
-    """(e^s, e^s v per value lane) of a pair of rows, recorded in ``memo.terms``."""
+    """(e^s, e^s v per value lane) of a pair of rows, recorded in ``memo.terms`` (a first-block
+    pair's: ``me`` not None)."""
     key = (h, me, other)
     hit = memo.terms.get(key)
     if hit is None:
         e = ns.exp(s)
         hit = (e, *[e * v[lane] for lane in head.kv_lanes])
-        if len(memo.terms) < memo.LIMIT:
+        if me is not None and len(memo.terms) < memo.LIMIT:
             memo.terms[key] = hit
     return hit

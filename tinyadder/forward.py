@@ -537,6 +537,7 @@ _OPS = SimpleNamespace(linear=linear, score=score, softmax1=softmax1, attend=att
                        rms_norm=rms_norm, heads_of=_heads_of, groups=_groups,
                        position=_position, residual=residual, mlp=mlp, normed=_normed,
                        logits=logits, hooks=_Hooks)
+_OPS.mix = mix  # a mixed block's decoding (codegen.greedy_general)
 
 
 # ---- trace points that follow from others ---------------------------------------------------

@@ -53,7 +53,9 @@ with no value map or no output map (``weights.live_heads``) adds no term to the 
    (after any q/k norm and rotary turn, whose cos and sin are then taken once per position)
    are a function of (token, p), and a score of two such pairs: greedy decoding computes each
    once, with the readable pass's own functions, and a position whose logits are not wanted
-   in a one-block model computes nothing more. In an interval system the head's z is the
+   computes only what later positions read: the last block's key and value (every block
+   before it in full; a later block's rows depend on the prefix, and its rotary cos and sin
+   are memoised by the number system). In an interval system the head's z is the
    real-number (sum e^s v) / (sum e^s) with e^s and e^s v per pair, and a term whose score
    lies far enough below the largest (2.31 (digits + 11)) is bounded, not expanded.
 

@@ -227,6 +227,7 @@ class IntervalSystem(_Decides):
         self.one = self.point(1)
         self.roundings = ()
         self._exp = {}
+        self._trig = {}
         self._constants = {}
 
     def __repr__(self):
@@ -390,11 +391,22 @@ class IntervalSystem(_Decides):
 
     def sin(self, x):
         """sin over [lo, hi] (:meth:`_periodic`; extrema at (k + 1/2) pi, of value (-1)^k)."""
-        return self._periodic(x, elementary.sin, Fraction(1, 2))
+        return self._turn("sin", x, elementary.sin, Fraction(1, 2))
 
     def cos(self, x):
         """cos over [lo, hi] (:meth:`_periodic`; extrema at k pi, of value (-1)^k)."""
-        return self._periodic(x, elementary.cos, Fraction(0))
+        return self._turn("cos", x, elementary.cos, Fraction(0))
+
+    def _turn(self, op, x, f, phase):
+        """:meth:`_periodic`, memoised per op and ends (a rotary angle recurs at every addition;
+        the result is a function of the ends' values)."""
+        key = (op, x.lo, x.hi)
+        hit = self._trig.get(key)
+        if hit is None:
+            hit = self._periodic(x, f, phase)
+            if len(self._trig) < 4096:
+                self._trig[key] = hit
+        return hit
 
     def _periodic(self, x, f, phase):
         """sin or cos (``f``) over [lo, hi]. Narrow: f(lo)'s enclosure plus hi - lo (f is
