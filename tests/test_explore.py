@@ -449,15 +449,20 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
     # no walkthrough section is about this model: none is cited, none embedded
     assert "walkthrough \u00a7" not in text and 'id="walkthrough"' not in text
     # its tour: where a0 is and who predicts s0; where the query that predicts s1 (the '=')
-    # looks; the readout's winner there and its lead over the runner-up; the parameters
+    # looks; the readout's winner there and its lead over the runner-up; the digit it writes
+    # with its FFN switched off; the parameters
     tour = data["tour"]
     assert [s["title"] for s in tour] == ["1. Tokens by role", "2. Where the query looks",
-                                          "3. The readout", "4. The parameters"]
+                                          "3. The readout", "4. Change one thing",
+                                          "5. The parameters"]
     logits = sorted(r["cells"][4][0] for name, r in data["residual"]["readout"]["rows"].items()
                     if name.startswith("logit"))
+    model = models.read_file(str(ADDER1))
+    off = {"blocks.1.hook_mlp_out": lambda rows: [[0 * v for v in r] for r in rows]}
+    tokens = run_with_cache(model, encode(model, 7, 8), patch=off)[1].tokens
     assert [s["expect"]["values"] for s in tour] == [
         [1, 5], ["a0", "b0"], [int(data["tokens"][5]["text"]), logits[-1] - logits[-2]],
-        [sum(line.params for line in ledger(models.read_file(str(ADDER1))))]]
+        [int(model.vocab[tokens[5]])], [sum(line.params for line in ledger(model))]]
     assert tour[2]["expect"]["values"] == [1, 0.75] and tour[2]["state"]["pos"] == 4
 
 
@@ -526,6 +531,9 @@ def test_a_sinusoid_11_pages_hovers_say_what_acc_and_pe_sin_hold(name):
                 column = digit(a, k) + digit(b, k) + carry
                 assert abs(x["L0.mlp"]["acc"][p] - (column - 10 * (column >= 9.5))) < 0.3
             assert abs(x["L0.mlp"]["acc"][p] - digit(a + b, k)) < 0.5
+        # its FFN adds the carry and wraps: switched off, each column writes min(a_k + b_k, 9)
+        assert v["ffn_off"]["answer"] == "".join(
+            str(min(digit(a, k) + digit(b, k), 9)) for k in range(10, -1, -1))
         # its tour's step on the column: acc after the attention at the query for s1
         step = next(s for s in tour.steps(v) if s["title"].endswith("The column"))
         q = step["state"]["pos"]
@@ -575,7 +583,80 @@ def test_a_two_slot_rope_10000_pages_hovers_say_what_x0_and_x1_hold(name):
         q = step["state"]["pos"]
         assert v["tokens"][q]["next_place"] == 1
         assert step["expect"]["values"] == [x["L0.attn"]["x1"][q]] == [digit(a, 1) + digit(b, 1)]
-    assert views_module.family_meanings(models.build("wonderfall-121", None)) == {}
+        # its FFN adds the carry and wraps: switched off, each column writes min(a_k + b_k, 9)
+        off = next(s for s in tour.steps(v) if s["title"].endswith("Change one thing"))
+        assert v["ffn_off"]["answer"] == "".join(
+            str(min(digit(a, k) + digit(b, k), 9)) for k in range(10, -1, -1))
+        assert off["expect"]["values"] == [min(digit(a, 1) + digit(b, 1), 9)]
+
+
+def run_views(model, a, b, ns):
+    """The page's views of a + b without the extra runs of "change one thing"."""
+    cache = run_with_cache(model, encode(model, a, b), ns=ns)[1]
+    return views_module.build_views(cache, a, b, changes=False)
+
+
+QWEN = ["nino-116"] + [pytest.param(name, marks=pytest.mark.slow) for name in (
+    "wonderfall-121", "wonderfall-130", "wonderfall-139")]
+
+
+@pytest.mark.parametrize("name", QWEN)
+def test_a_qwen_style_rope_10000_pages_hovers_say_what_x0_x1_x2_hold(name):
+    """The hovers' formulas for the Qwen-style rope-10000 models (views.qwen_meanings) hold in
+    their float32 runs at every position that predicts s_k, within the bounds they state: the
+    attention writes the column a_k + b_k into x2 and D = c_(k-1) - 10 c_k into x1; the FFN
+    wraps x2 and, where the final norm does not, adds the carry; the readout's parabola has
+    its vertex at x2 - x1/10 (norm) or x2. The tour's column, carry and FFN steps ask for
+    those values at the query for s1."""
+    model = models.build(name, None)
+    carry_by = views_module.qwen_carry(model)
+    assert carry_by == {"nino-116": "norm", "wonderfall-121": "norm", "wonderfall-130": "linear",
+                        "wonderfall-139": "hinge"}[name]
+    for a, b in ((7650676663, 149460439), (9999999999, 1)):
+        v = run_views(model, a, b, "float32")
+        assert v["meanings"] == views_module.qwen_meanings(carry_by)
+        x = {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
+             for s in v["residual"]}
+
+        def digit(n, k):
+            return n // 10 ** k % 10 if k >= 0 else 0
+
+        def carry(k):
+            return int(k > 0 and a % 10 ** k + b % 10 ** k >= 10 ** k)
+
+        for t in v["tokens"]:
+            d = int(t["text"])
+            assert abs(x["embed"]["x0"][t["pos"]] - (1000 - d * d / 4000)) < 3e-5
+            assert x["embed"]["x1"][t["pos"]] == d
+            assert abs(x["embed"]["x2"][t["pos"]] - d / 2000) < 1e-9
+        for p in v["predicting"]:
+            k = v["tokens"][p]["next_place"]
+            if k is None:
+                continue
+            s, column = digit(a + b, k), digit(a, k) + digit(b, k)
+            D = carry(k - 1) - 10 * carry(k)
+            assert x["L0.attn"]["x0"][p] == x["L0.mlp"]["x0"][p] == x["embed"]["x0"][p]
+            assert abs(x["L0.attn"]["x1"][p] - D) < 0.001
+            assert x["L0.mlp"]["x1"][p] == x["L0.attn"]["x1"][p]
+            assert abs(x["L0.attn"]["x2"][p] - x["embed"]["x2"][p] - column) < 0.001
+            after = {"norm": column - 10 * carry(k + 1),
+                     "linear": s - carry(k - 1) / 10 + 1 / 20, "hinge": s}[carry_by]
+            assert abs(x["L0.mlp"]["x2"][p] - after) < 0.01
+            vertex = x["L0.mlp"]["x2"][p] - (x["L0.mlp"]["x1"][p] / 10 if carry_by == "norm"
+                                             else 0)
+            logits = [x["readout"][f"logit {u}"][p] for u in range(10)]
+            assert max(range(10), key=lambda u: logits[u]) == s == min(max(round(vertex), 0), 9)
+        steps = {st["title"].split(". ", 1)[1]: st for st in tour.steps(v)}
+        q = steps["The column"]["state"]["pos"]
+        assert v["tokens"][q]["next_place"] == 1
+        assert steps["The column"]["expect"]["values"] == [x["L0.attn"]["x2"][q]]
+        assert steps["The carry"]["expect"]["values"] == [x["L0.attn"]["x1"][q]]
+        assert steps["The FFN"]["expect"]["values"] == [x["L0.mlp"]["x2"][q]]
+        assert f"c0 \u2212 10\u00b7c1 = 0 \u2212 10\u00b7{carry(1)}" in steps["The carry"]["answer"]
+        assert steps["Layer 0's 4 heads"]["expect"]["values"] == ["a0", "b0", "a1", "b1"]
+        if carry_by != "norm":  # its FFN adds the carry and wraps: off, min(a_k + b_k, 9)
+            assert views_module.ffn_off_view(model, a, b, "float32")["answer"] == "".join(
+                str(min(digit(a, k) + digit(b, k), 9)) for k in range(10, -1, -1))
 
 
 ROPE_19 = ["zcbtrak-6", "yieldthought-20"] + [
@@ -591,7 +672,7 @@ def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
     are about the real-number model, the tolerance 0.25 covers the float rounding)."""
     model = models.build(name, None)
     for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
-        v = views_module.views_of(model, a, b, "float")
+        v = run_views(model, a, b, "float")
         assert v["meanings"] == views_module.rope19_meanings()
         # its ordinary-softmax head is coloured over 10^-10 .. 1: the 10 : 1 of a1 (position
         # 2) against a0 (position 1) seen from query 31 is six colour steps, not one
@@ -619,3 +700,9 @@ def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
             assert x["L0.attn"]["x0"][p] == x["L0.mlp"]["x0"][p] == x["embed"]["x0"][p]
             assert abs(x["L0.attn"]["x1"][p] - (10 * column - below)) < 0.25
             assert abs(x["L0.mlp"]["x1"][p] / 10 - (a + b) // 10 ** k % 10) < 0.25
+        # its tour asks for the 10 : 1 and for x1 after the attention at the query for s1
+        steps = {st["title"].split(". ", 1)[1]: st for st in tour.steps(v)}
+        q = steps["Ten to one"]["state"]["pos"]
+        assert v["tokens"][q]["next_place"] == 1
+        assert abs(steps["Ten to one"]["expect"]["values"][0] - 10) < 0.05
+        assert steps["The column"]["expect"]["values"] == [x["L0.attn"]["x1"][q]]

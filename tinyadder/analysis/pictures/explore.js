@@ -413,6 +413,11 @@
     if (!m || m[1].length > expect.digits || m[2].length > expect.digits) {
       return "type A+B, each of at most " + expect.digits + " digits";
     }
+    if (expect.run) {  // no rule the page can apply: the run decides
+      return "the page cannot run " + expect.model + "; run " + expect.run.replace(
+        "A+B", m[1] + "+" + m[2]) + ": it writes " + (BigInt(m[1]) + BigInt(m[2])).toString() +
+        " when it adds right, and warns and exits with status 1 when it does not.";
+    }
     var s = BigInt(m[1]) + BigInt(m[2]), found = [];
     for (var k = expect.digits; k >= 0; k--) {
       var P = 10n ** BigInt(k), r = s % (10n * P), gap = P - r % P, above = r / P + 1n;
@@ -437,7 +442,9 @@
       right = got.length === want.length && want.every(function (w, i) {
         var g = got[i];
         if (expect.kind === "integers") { return g === w; }
-        if (expect.kind === "numbers") { return Math.abs(g - w) <= 0.005 * Math.abs(w); }
+        if (expect.kind === "numbers") {  // within 0.5 %, or the step's stated tolerance
+          return Math.abs(g - w) <= Math.max(0.005 * Math.abs(w), expect.tol || 0);
+        }
         var sign = expect.signs ? expect.signs[i] : 1;  // magnitudes: the decade and sign
         return g !== 0 && (g < 0 ? -1 : 1) === sign &&
                Math.abs(Math.log10(Math.abs(g)) - w) <= 1;  // within a decade

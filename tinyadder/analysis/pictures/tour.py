@@ -8,6 +8,7 @@ section that explains it, a key of ``SECTIONS``), ``title``, ``text``, ``questio
 ``answer`` (plain text; the page escapes it).
 """
 
+from ..board import SEARCHED, VERDICTS, WITNESSES
 from .svg import power, pretty, shown
 
 # walkthrough.md's sections, for the links between page and text: key -> (number, anchor)
@@ -398,14 +399,15 @@ def _top_keys(views, key, q):
 
 def _any_attention(views, q, key):
     top = _top_keys(views, key, q)
+    layer = views["heads"][key]["layer"]
     if len(top) < 2:
         return None
     said = ", ".join(f"{label} {shown(text)}" for label, _, text in top[:4])
     ratio = top[1][1] / top[2][1] if len(top) > 2 and top[2][1] else None
     return {
-        "view": "attention", "state": {"pos": q, "head": key, "stage": "L0.attn"},
+        "view": "attention", "state": {"pos": q, "head": key, "stage": f"L{layer}.attn"},
         "section": "rope",
-        "title": "Where the query looks",
+        "title": "Where the query looks" + (f" in layer {layer}" if layer else ""),
         "text": f"Position {q} ({_label_of(views, q)}) predicts "
                 f"{_label_of(views, q + 1)}. Its row in head {key}'s map is the weight it "
                 f"gives each earlier key; the colours are on a log scale, and the line above "
@@ -474,51 +476,319 @@ def _residual_at(views, stage, slot, pos):
     return next(r for r in rows if r["slot"] == slot)["cells"][pos]
 
 
-COLUMN_READERS = {  # family: (slot holding a_k + b_k after the attention, how it is read)
+# A designed family's tour steps on the column (``views.design``): after the attention, at
+# the position that predicts s_k, the slot that holds the column and how the heads fill it;
+# the slot that tells the carry into place k; what the FFN leaves in the column's slot (and
+# the tolerance a typed prediction is checked to: the formulas are the hovers', within the
+# bounds tests/test_explore.py checks on the run).
+COLUMN = {
+    "rope-19": ("x1", "The one head weighs a{k} and b{k} ten times as much as a{j} and b{j} "
+                      "(the 10 : 1 of its rotary angles), and the position's own digit s{j} "
+                      "sits in x1 as \u2212s{j}: x1 becomes 10\u00b7(a{k} + b{k}) + a{j} + b{j} "
+                      "\u2212 s{j} = 10\u00b7(a{k} + b{k} + c{k}) \u2212 c{j}, c{k} the carry "
+                      "into place {k}.", 0.5),
     "sinusoid-11": ("acc", "One head weighs a{k} and b{k} a half each (an intended tie) and "
                            "writes twice the digit into acc; the other reads the column below "
-                           "into pe_sin."),
-    "rope-10000": ("x1", "Two heads, each turned back by its own fixed offset, attend "
-                         "one-hot to a{k} and b{k} and add them into x1; the others read the "
-                         "column below into x0."),
+                           "into pe_sin.", 0.05),
+    "rope-10000": ("x1", "Two heads, each turned back by its own fixed offset, attend one-hot "
+                         "to a{k} and b{k} and add them into x1; the others read the column "
+                         "below into x0.", 0.05),
+    "rope-10000/norm": ("x2", "Heads ca and cb (offsets 22 and 10 back) attend one-hot to a{k} "
+                              "and b{k} and add them into x2; pa and pb (offsets 23 and 11) "
+                              "read the column below into x1.", 0.05),
+}
+for _carry in ("linear", "hinge"):
+    COLUMN[f"rope-10000/{_carry}"] = COLUMN["rope-10000/norm"]
+CARRY = {  # design: (slot, whether the step asks for its change in the attention, the text)
+    "sinusoid-11": ("pe_sin", True, "The second head reads a{j} and b{j} and adds them to "
+                                    "pe_sin, on top of the position's sinusoid. The FFN "
+                                    "compares pe_sin with the digit s{j} the position holds: "
+                                    "their difference, less the sinusoid, is 10\u00b7c{k} "
+                                    "\u2212 c{j}, so it tells whether a{j} + b{j} overflowed."),
+    "rope-10000": ("x0", True, "Three heads read the digit the position holds, s{j}, and "
+                               "a{j} and b{j} into x0: it changes by D = s{j} \u2212 a{j} "
+                               "\u2212 b{j} = c{j} \u2212 10\u00b7c{k}, which is \u22129 or "
+                               "\u221210 exactly when a carry comes into place {k}."),
+    "rope-10000/norm": ("x1", False, "Heads pa and pb read a{j} and b{j} and subtract them "
+                                     "from the digit the position holds, s{j} (x1 = s{j} on "
+                                     "the embedding): x1 becomes D = s{j} \u2212 a{j} \u2212 "
+                                     "b{j} = c{j} \u2212 10\u00b7c{k}, \u22129 or \u221210 "
+                                     "exactly when a carry comes into place {k}."),
+}
+for _carry in ("linear", "hinge"):
+    CARRY[f"rope-10000/{_carry}"] = CARRY["rope-10000/norm"]
+FFN = {  # design: (slot, what the FFN does there, tolerance)
+    "rope-19": ("x1", "It wraps the column: a pair of SiLU units takes 100 off x1 when x1/10 "
+                      "reaches 9.5, so x1/10 is within 0.25 of s{k}; the carry came in "
+                      "through the attention.", 2.5),
+    "sinusoid-11": ("acc", "It adds the carry, min(max(pe_sin \u2212 digit \u2212 1/2, 0), 1) "
+                           "(a hinge pair), and wraps acc (another pair takes 10 off when it "
+                           "reaches 10): acc is within 1/2 of s{k}.", 0.5),
+    "rope-10000": ("x1", "It adds the carry (a hinge pair on x0 fires when D \u2264 \u22129) "
+                         "and wraps x1 (another pair takes 10 off when the column with its "
+                         "carry reaches 10): x1 = s{k} exactly.", 0.05),
+    "rope-10000/norm": ("x2", "It wraps the column (a pair of SiLU units takes 10 off x2 when "
+                              "x2 \u2212 x1/10 reaches 9.45) but does not add the carry: x2 = "
+                              "a{k} + b{k} \u2212 10\u00b7c{n}. The carry comes in at the final "
+                              "norm, which weighs x1 by \u22121/10 of x2: the readout's "
+                              "parabola has its vertex at x2 \u2212 x1/10 = s{k} \u2212 "
+                              "c{j}/10.", 0.05),
+    "rope-10000/linear": ("x2", "It wraps the column (a pair of SiLU units takes 10 off x2 "
+                                "when x2 \u2212 x1/10 reaches 9.45), and a third unit adds "
+                                "(1/2 \u2212 x1)/10 = c{k} \u2212 c{j}/10 + 1/20, the carry: "
+                                "x2 = s{k} \u2212 c{j}/10 + 1/20.", 0.05),
+    "rope-10000/hinge": ("x2", "It wraps the column (a pair of SiLU units takes 10 off x2 "
+                               "when x2 \u2212 x1/10 reaches 9.45), and a hinge pair on x1 adds "
+                               "1 when x1 \u2264 \u22129, the carry: x2 = s{k}.", 0.05),
+}
+# what the FFN does, and what is left with it switched off (the "change one thing" step;
+# tests/test_explore.py checks the min(a_k + b_k, 9) on runs)
+_ADDS = ("In this design the FFN adds the carry and wraps.",
+         "With neither, each column writes min(a_k + b_k, 9): no carry, and a column that "
+         "reaches 10 puts the readout's vertex past 9, where the largest digit, 9, wins.")
+FFN_DOES = {
+    "rope-19": ("In this design the FFN only wraps: the carry is in x1 already.",
+                "The carry still comes in through the attention, but nothing wraps: a column "
+                "that reaches 10 puts x1/10 past 9, where the largest digit, 9, wins, and "
+                "each digit written feeds the next column's carry."),
+    "rope-10000/norm": ("In this design the FFN only wraps: the carry comes in at the final "
+                        "norm, from x1.",
+                        "The carry still comes in at the final norm, but nothing wraps: a "
+                        "column that reaches 10 puts the vertex past 9, where the largest "
+                        "digit, 9, wins, and each digit written feeds the next column's "
+                        "carry."),
+    "sinusoid-11": _ADDS, "rope-10000": _ADDS, "rope-10000/linear": _ADDS,
+    "rope-10000/hinge": _ADDS,
 }
 
 
-def _column(views, q):
-    """A designed family's column step (views.sinusoid11_meanings, rope10000_meanings):
-    after the attention, at the position that predicts s_k, one slot holds a_k + b_k."""
-    reader = COLUMN_READERS.get(views["about"].get("family"))
-    if reader is None or not views["meanings"] or q + 1 >= len(views["tokens"]):
+def _place_digits(views, k):
+    """(a_k, b_k, c_k, c_(k-1), c_(k+1)): the column's digits and the carries into places k,
+    k - 1 and k + 1 of the page's sum."""
+    a, b = int(views["a"]), int(views["b"])
+
+    def carry(j):
+        return int(j > 0 and a % 10 ** j + b % 10 ** j >= 10 ** j)
+    return a // 10 ** k % 10, b // 10 ** k % 10, carry(k), carry(k - 1), carry(k + 1)
+
+
+def _column_place(views, q):
+    """The place k that position q predicts, when it is a designed family's column above the
+    units (k >= 1) and the prompt holds a_k; else None."""
+    if not views.get("design") or not views["meanings"] or q + 1 >= len(views["tokens"]):
         return None
     k = views["tokens"][q]["next_place"]
-    digits = {t["label"]: int(t["text"]) for t in views["tokens"] if t["role"] in ("a", "b")}
-    if not k or f"a{k}" not in digits:
+    labels = {t["label"] for t in views["tokens"]}
+    return k if k and f"a{k}" in labels else None
+
+
+def _column(views, q):
+    """A designed family's column step: after the attention, at the position that predicts
+    s_k, one slot holds the column (``COLUMN``)."""
+    k = _column_place(views, q)
+    if k is None or views["design"] not in COLUMN:
         return None
-    slot, how = reader
+    slot, how, tol = COLUMN[views["design"]]
+    ak, bk, ck, cj, _ = _place_digits(views, k)
     value = _residual_at(views, "L0.attn", slot, q)
+    said = (f"10\u00b7(a{k} + b{k} + c{k}) \u2212 c{k - 1} = 10\u00b7({ak} + {bk} + {ck}) "
+            f"\u2212 {cj}" if views["design"] == "rope-19" else
+            f"a{k} + b{k} = {ak} + {bk}")
     return {
         "view": "residual", "state": {"pos": q, "stage": "L0.attn"}, "section": None,
         "title": "The column",
-        "text": f"Position {q} predicts s{k}. " + how.format(k=k) +
+        "text": f"Position {q} predicts s{k}. " + how.format(k=k, j=k - 1) +
                 f" Hover {slot} after L0.attn.",
         "question": f"What does {slot} hold at position {q} after the attention? (a number)",
-        "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])]},
-        "answer": f"{shown(value[2])}: a{k} + b{k} = {digits[f'a{k}']} + {digits[f'b{k}']}. "
-                  f"The FFN adds the carry it reads from the column below and wraps {slot} "
-                  f"to s{k}, which the readout's parabola writes.",
+        "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
+                   "tol": tol},
+        "answer": f"{shown(value[2])}: {said}.",
+    }
+
+
+def _carry(views, q):
+    """A designed family's carry step: the slot that tells whether a carry comes into place
+    k, after the attention at the position that predicts s_k (``CARRY``)."""
+    k = _column_place(views, q)
+    if k is None or views["design"] not in CARRY:
+        return None
+    slot, change, how = CARRY[views["design"]]
+    ak, bk, ck, cj, _ = _place_digits(views, k)
+    below = [int(t["text"]) for t in views["tokens"] if t["label"] in (f"a{k - 1}", f"b{k - 1}")]
+    after = _residual_at(views, "L0.attn", slot, q)
+    before = _residual_at(views, "embed", slot, q)
+    value = after[0] - before[0] if change else after[0]
+    if views["design"] == "sinusoid-11":
+        s = int(views["sum"]) // 10 ** (k - 1) % 10
+        said = (f"a{k - 1} + b{k - 1} = {' + '.join(map(str, below))}. Less the digit s{k - 1} "
+                f"= {s} the position holds, that is {sum(below) - s} = 10\u00b7c{k} \u2212 "
+                f"c{k - 1}")
+    else:
+        said = f"c{k - 1} \u2212 10\u00b7c{k} = {cj} \u2212 10\u00b7{ck}"
+    asked = (f"By how much does the attention change {slot} at position {q}?" if change else
+             f"What does {slot} hold at position {q} after the attention?")
+    text = shown(f"~{value:.6g}")
+    return {
+        "view": "residual", "state": {"pos": q, "stage": "L0.attn"}, "section": None,
+        "title": "The carry",
+        "text": how.format(k=k, j=k - 1) + f" Compare {slot} at the embedding and after "
+                                           f"L0.attn.",
+        "question": asked + " (a number)",
+        "expect": {"kind": "numbers", "values": [value], "texts": [text], "tol": 0.05},
+        "answer": f"{text}: {said}, so " + (f"a carry comes into place {k}." if ck else
+                                          f"no carry comes into place {k}."),
+    }
+
+
+def _ffn(views, q):
+    """A designed family's FFN step: the column's slot after the FFN at the position that
+    predicts s_k (``FFN``)."""
+    k = _column_place(views, q)
+    if k is None or views["design"] not in FFN:
+        return None
+    slot, how, tol = FFN[views["design"]]
+    value = _residual_at(views, "L0.mlp", slot, q)
+    s = int(views["sum"]) // 10 ** k % 10
+    return {
+        "view": "residual", "state": {"pos": q, "stage": "L0.mlp"}, "section": None,
+        "title": "The FFN",
+        "text": how.format(k=k, j=k - 1, n=k + 1) + f" Hover {slot} after L0.mlp.",
+        "question": f"What does {slot} hold at position {q} after the FFN? (a number; "
+                    f"s{k} = {s})",
+        "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
+                   "tol": tol},
+        "answer": f"{shown(value[2])}. The readout's parabola then writes the digit nearest "
+                  f"{'x1/10' if views['design'] == 'rope-19' else 'its vertex'}: {s}.",
+    }
+
+
+def _layer_heads(views, layer, q):
+    """One step per attention stage: where query q looks in each of layer ``layer``'s heads
+    (the largest key of each, or the two largest of a one-head layer)."""
+    keys = [key for key, h in views["heads"].items() if h["layer"] == layer]
+    if len(keys) == 1 or not keys:
+        return _any_attention(views, q, keys[0]) if keys else None
+    tops = [(key, _top_keys(views, key, q)) for key in keys]
+    if any(not top for _, top in tops):
+        return None
+    # a head whose two largest weights tie (within 0.1 %, sinusoid-11's intended halves)
+    # names both
+    tops = [(key, top[:2] if len(top) > 1 and top[1][1] >= 0.999 * top[0][1] else top[:1])
+            for key, top in tops]
+    said = "; ".join(f"{key}: " + " and ".join(f"{label} {shown(text)}" for label, _, text
+                                               in top) for key, top in tops)
+    words = []
+    for _, top in tops:
+        words += [_word(label) for label, _, _ in top if _word(label) not in words]
+    return {
+        "view": "attention", "state": {"pos": q, "head": keys[0], "stage": f"L{layer}.attn"},
+        "section": "rope",
+        "title": f"Layer {layer}'s {len(keys)} heads",
+        "text": f"Layer {layer} has {len(keys)} heads, each with its own map: choose one with "
+                f"the head buttons. Position {q} ({_label_of(views, q)}) predicts "
+                f"{_label_of(views, q + 1)}.",
+        "question": f"Which key does each head weigh most from query {q}? (the labels, "
+                    f"e.g. a3 b3; both where two tie)",
+        "expect": {"kind": "words", "values": words,
+                   "texts": [label for _, top in tops for label, _, _ in top]},
+        "answer": f"The largest weight of each head: {said}.",
+    }
+
+
+def _ratio_step(views, q):
+    """rope-19's 10 : 1: the weight of a_k against a_(k-1) from the query that predicts
+    s_k."""
+    k = _column_place(views, q)
+    if k is None or views["design"] != "rope-19":
+        return None
+    key = next(iter(views["heads"]))
+    weights = {label: (w, text) for label, w, text in _top_keys(views, key, q)}
+    if f"a{k}" not in weights or not weights.get(f"a{k - 1}", (0,))[0]:
+        return None
+    ratio = weights[f"a{k}"][0] / weights[f"a{k - 1}"][0]
+    return {
+        "view": "attention", "state": {"pos": q, "head": key, "stage": "L0.attn"},
+        "section": "rope", "title": "Ten to one",
+        "text": f"The head gives a{k}, b{k} and a{k - 1}, b{k - 1} nearly all its weight, "
+                f"in a fixed ratio set by the rotary angles. Written into x1, the column "
+                f"below counts once and the column itself ten times: a carry out of the "
+                f"column below is already a unit of the column.",
+        "question": f"How many times a{k - 1}'s weight does a{k} get from query {q}? (a "
+                    f"number)",
+        "expect": {"kind": "numbers", "values": [ratio], "texts": [f"{ratio:.4g}"],
+                   "tol": 0.05},
+        "answer": f"{ratio:.4g}: a{k} {shown(weights[f'a{k}'][1])} against a{k - 1} "
+                  f"{shown(weights[f'a{k - 1}'][1])}.",
+    }
+
+
+def _switch_off(views, q):
+    """Change one thing: the run with the last block's FFN switched off (``views.ffn_off``),
+    the digit position q writes then."""
+    off = views.get("ffn_off")
+    if not off or q + 1 >= len(off["tokens"]):
+        return None
+    digit, built = off["tokens"][q + 1], views["tokens"][q + 1]["text"]
+    changed = sum(x != y for x, y in zip(off["answer"], views["answer"]))
+    right = views["sum"].zfill(len(views["answer"]))
+    does, left = FFN_DOES.get(views.get("design"), (
+        "What this FFN does was learned, not designed: the run shows what it contributes.",
+        ""))
+    return {
+        "view": "residual", "state": {"pos": q, "stage": f"L{off['layer']}.mlp"},
+        "section": None, "title": "Change one thing",
+        "text": f"The page also ran this sum with layer {off['layer']}'s FFN switched off: its "
+                f"output replaced by zeros at every position, the attention and the readout as "
+                f"built ({off['number']}). {does}",
+        "question": f"With the FFN off, which digit does position {q} write? (the model as "
+                    f"built writes {built})",
+        "expect": {"kind": "integers", "values": [int(digit)]} if digit.isdigit() else
+                  {"kind": "words", "values": [digit.lower()]},
+        "answer": f"{digit}. The whole answer becomes {off['answer']} against {right}: "
+                  f"{changed} of its {len(right)} digits change." + (" " + left if left
+                                                                      else ""),
+    }
+
+
+def _any_failing(views):
+    """Find your own failing input, for a model the board shows failing (a pair the run gets
+    wrong): the page cannot run the model, so the reader runs the sum typed."""
+    name = views["model"]
+    if VERDICTS.get(name) != "fails" or views.get("task"):
+        return None
+    known = WITNESSES.get(name) or SEARCHED.get(name)
+    n = views["digits"]
+    run = f"tinyadder --model {name} A+B"
+    example = (f" One the board knows: {known[0]} + {known[1]}, where the exact run writes "
+               f"{known[2]} (right: {known[0] + known[1]})." if known else "")
+    return {
+        "view": "residual", "state": {"stage": "readout"}, "section": None,
+        "title": "Find your own failing input",
+        "text": "This model does not add every pair right: tinyadder board lists it as "
+                "failing. Look at where its decisions are closest, the smallest leads in the "
+                "readout, for a sum that might tip one.",
+        "question": f"Type an addition of {n}-digit numbers that you think {name} gets wrong, "
+                    f"as A+B.",
+        "expect": {"kind": "failing", "digits": n, "run": run, "model": name},
+        "answer": f"The page cannot run the model; {run} does, and warns with exit status 1 "
+                  f"on a wrong sum.{example}",
     }
 
 
 def any_steps(views):
-    """A short tour of a model outside the TinyAdder-36 family, from what every model has:
-    the tokens by role, where the query that predicts the tens digit looks, the readout's
-    winner and lead there, the parameters."""
+    """The tour of a model outside the TinyAdder-36 family, from what every model has and, for
+    a designed family (``views.design``), its column mechanism: the tokens by role; where the
+    query that predicts the tens digit looks, one step per attention stage; the column, the
+    carry and the FFN; the readout's winner and lead; the run with the FFN switched off; an
+    input of the reader's own where the model fails; the parameters."""
     decides = {_label_of(views, p + 1): p for p in views["predicting"]
                if p + 1 < len(views["tokens"]) and views["tokens"][p + 1]["role"] == "sum"}
     q = decides.get("out1" if views.get("task") else "s1", views["predicting"][0])
-    key = next(iter(views["heads"]), None)
-    steps = [_any_tokens(views, q), _any_attention(views, q, key) if key else None,
-             _column(views, q), _any_readout(views, q), _any_params(views)]
+    layers = sorted({h["layer"] for h in views["heads"].values()})
+    steps = ([_any_tokens(views, q)] + [_layer_heads(views, layer, q) for layer in layers] +
+             [_ratio_step(views, q), _column(views, q), _carry(views, q), _ffn(views, q),
+              _any_readout(views, q), _switch_off(views, q), _any_failing(views),
+              _any_params(views)])
     return [s for s in steps if s is not None]
 
 
