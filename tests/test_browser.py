@@ -469,3 +469,74 @@ def test_a_finite_task_in_the_browser(tmp_path):
     info = re.search(r'<p id="token-info">(.*?)</p>', dom, re.S).group(1)
     assert html.unescape(info) == ("position 1: 'B', the task's input; it predicts the next "
                                    "token: '0'")
+
+
+BOARD_TOUR_PROBE = """<script>(function () {
+  var out = {steps: [], checks: []}, guesses = %(guesses)s;
+  function key(k) {
+    document.dispatchEvent(new KeyboardEvent("keydown", {key: k, bubbles: true}));
+  }
+  document.getElementById("tour-start").click();
+  for (var k = 0; k < %(n)d; k++) {
+    var card = document.getElementById("tour");
+    out.steps.push({hash: location.hash, title: document.getElementById("tour-title").textContent,
+                    status: document.getElementById("status").textContent,
+                    before: card.nextElementSibling.id});
+    key("ArrowRight");
+  }
+  guesses.forEach(function (g) {
+    document.querySelector('[data-step="' + g[0] + '"]').click();
+    document.getElementById("tour-guess").value = g[1];
+    document.getElementById("tour-check").click();
+    out.checks.push(document.getElementById("tour-verdict").textContent);
+  });
+  document.body.setAttribute("data-probe", JSON.stringify(out));
+}());</script>"""
+
+
+def _guesses(step):
+    """What a reader who got the step right types, and what one who got it wrong types."""
+    e = step["expect"]
+    if e["kind"] == "words":
+        return " ".join(e["texts"]), "a9"
+    if e["kind"] == "failing":
+        return "1+1", "1+"
+    right = ", ".join(str(v) for v in e["values"])
+    return right, ", ".join(str(v + 3) for v in e["values"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["nino-116", "zcbtrak-6", "lokimorty-39"])
+def test_a_board_models_tour_in_the_browser(tmp_path, name):
+    """A board model's whole tour in Chromium: each step sets its view (the card above it) and
+    its state (the status line names the step), and every typed prediction is checked against
+    the run's number: the right one is called right, one three off is not; a model that
+    fails asks for the reader's own failing input, which the page sends to the CLI."""
+    from tinyadder.cli import explore as explore_cli
+    path = tmp_path / f"{name}.html"
+    assert explore_cli.main(["--model", name, "--number", "float32", "7650676663+0149460439",
+                             "-o", path.as_posix()], io.StringIO(), io.StringIO(), None) == 0
+    steps = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
+                                 path.read_text(encoding="utf-8"), re.S).group(1))["tour"]
+    titles = [s["title"].split(". ", 1)[1] for s in steps]
+    designed = {"nino-116": ["The column", "The carry", "The FFN"],
+                "zcbtrak-6": ["Ten to one", "The column", "The FFN"], "lokimorty-39": []}[name]
+    assert titles[0] == "Tokens by role" and titles[-1] == "The parameters"
+    assert set(designed + ["The readout", "Change one thing"]) <= set(titles)
+    assert ("Find your own failing input" in titles) == (name == "lokimorty-39")
+    asked = [(k, step) for k, step in enumerate(steps, 1) if step.get("expect")]
+    guesses = [[k, g] for k, step in asked for g in _guesses(step)]
+    out = probe(path, BOARD_TOUR_PROBE % {"n": len(steps), "guesses": json.dumps(guesses)})
+    assert len(out["steps"]) == len(steps) and len(out["checks"]) == 2 * len(asked)
+    for step, got in zip(steps, out["steps"]):
+        assert got["title"] == step["title"]
+        assert got["status"].startswith(f"tour {step['title']}")
+        assert got["before"] == f"view-{step['view']}"
+    for (k, step), right, wrong in zip(asked, out["checks"][::2], out["checks"][1::2]):
+        if step["expect"]["kind"] == "failing":
+            assert right.startswith(f"the page cannot run {name}; run tinyadder --model {name} "
+                                    f"1+1: it writes 2 when"), right
+            assert wrong.startswith("type A+B"), wrong
+        else:
+            assert right.startswith("right: the run says "), (step["title"], right)
+            assert wrong.startswith("not quite: "), (step["title"], wrong)
