@@ -737,9 +737,9 @@ def _switch_off(views, q):
     return {
         "view": "residual", "state": {"pos": q, "stage": f"L{off['layer']}.mlp"},
         "section": None, "title": "Change one thing",
-        "text": f"The page also ran this sum with layer {off['layer']}'s FFN switched off: its "
-                f"output replaced by zeros at every position, the attention and the readout as "
-                f"built ({off['number']}). {does}",
+        "text": f"The page also ran this sum, in {off['number'].split(' (')[0]}, with layer "
+                f"{off['layer']}'s FFN switched off: its output replaced by zeros at every "
+                f"position, the attention and the readout as built. {does}",
         "question": f"With the FFN off, which digit does position {q} write? (the model as "
                     f"built writes {built})",
         "expect": {"kind": "integers", "values": [int(digit)]} if digit.isdigit() else
@@ -771,7 +771,9 @@ def _any_failing(views):
                     f"as A+B.",
         "expect": {"kind": "failing", "digits": n, "run": run, "model": name},
         "answer": f"The page cannot run the model; {run} does, and warns with exit status 1 "
-                  f"on a wrong sum.{example}",
+                  f"on a wrong sum.{example}" + (
+                      "" if views["correct"] else f" This page's sum is one: it writes "
+                      f"{views['answer']} for {views['sum']}."),
     }
 
 
