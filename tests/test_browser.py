@@ -506,7 +506,7 @@ def _guesses(step):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["nino-116", "zcbtrak-6", "lokimorty-39"])
+@pytest.mark.parametrize("name", ["nino-116", "zcbtrak-6", "lokimorty-39", "evindor-57"])
 def test_a_board_models_tour_in_the_browser(tmp_path, name):
     """A board model's whole tour in Chromium: each step sets its view (the card above it) and
     its state (the status line names the step), and every typed prediction is checked against
@@ -520,7 +520,9 @@ def test_a_board_models_tour_in_the_browser(tmp_path, name):
                                  path.read_text(encoding="utf-8"), re.S).group(1))["tour"]
     titles = [s["title"].split(". ", 1)[1] for s in steps]
     designed = {"nino-116": ["The column", "The carry", "The FFN"],
-                "zcbtrak-6": ["Ten to one", "The column", "The FFN"], "lokimorty-39": []}[name]
+                "zcbtrak-6": ["Ten to one", "The column", "The FFN"],
+                "lokimorty-39": ["What L0.attn writes", "What L1.mlp writes"],
+                "evindor-57": ["What L0.attn writes", "What L0.mlp writes"]}[name]
     assert titles[0] == "Tokens by role" and titles[-1] == "The parameters"
     assert set(designed + ["The readout", "Change one thing"]) <= set(titles)
     assert ("Find your own failing input" in titles) == (name == "lokimorty-39")

@@ -449,21 +449,23 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
     # no walkthrough section is about this model: none is cited, none embedded
     assert "walkthrough \u00a7" not in text and 'id="walkthrough"' not in text
     # its tour: where a0 is and who predicts s0; where the query that predicts s1 (the '=')
-    # looks; the readout's winner there and its lead over the runner-up; the digit it writes
-    # with its FFN switched off; the parameters
+    # looks; the slot its attention changes most there (s, which becomes a0 + b0 = 15); the
+    # readout's winner there and its lead over the runner-up; the digit it writes with its
+    # FFN switched off; the parameters
     tour = data["tour"]
     assert [s["title"] for s in tour] == ["1. Tokens by role", "2. Where the query looks",
-                                          "3. The readout", "4. Change one thing",
-                                          "5. The parameters"]
+                                          "3. What L0.attn writes", "4. The readout",
+                                          "5. Change one thing", "6. The parameters"]
+    assert tour[2]["answer"].startswith("s, by 15, to 15; ")
     logits = sorted(r["cells"][4][0] for name, r in data["residual"]["readout"]["rows"].items()
                     if name.startswith("logit"))
     model = models.read_file(str(ADDER1))
     off = {"blocks.1.hook_mlp_out": lambda rows: [[0 * v for v in r] for r in rows]}
     tokens = run_with_cache(model, encode(model, 7, 8), patch=off)[1].tokens
     assert [s["expect"]["values"] for s in tour] == [
-        [1, 5], ["a0", "b0"], [int(data["tokens"][5]["text"]), logits[-1] - logits[-2]],
+        [1, 5], ["a0", "b0"], ["s"], [int(data["tokens"][5]["text"]), logits[-1] - logits[-2]],
         [int(model.vocab[tokens[5]])], [sum(line.params for line in ledger(model))]]
-    assert tour[2]["expect"]["values"] == [1, 0.75] and tour[2]["state"]["pos"] == 4
+    assert tour[3]["expect"]["values"] == [1, 0.75] and tour[3]["state"]["pos"] == 4
 
 
 def test_a_mixed_block_is_drawn_with_its_mix_as_a_stage(tmp_path):

@@ -627,7 +627,7 @@ def _carry(views, q):
         said = f"c{k - 1} \u2212 10\u00b7c{k} = {cj} \u2212 10\u00b7{ck}"
     asked = (f"By how much does the attention change {slot} at position {q}?" if change else
              f"What does {slot} hold at position {q} after the attention?")
-    text = shown(f"~{value:.6g}")
+    text = _amount(value)
     return {
         "view": "residual", "state": {"pos": q, "stage": "L0.attn"}, "section": None,
         "title": "The carry",
@@ -722,6 +722,41 @@ def _ratio_step(views, q):
     }
 
 
+def _amount(x):
+    """x to 6 significant digits, marked ~ when that rounds it (the tracer's convention)."""
+    text = f"{x:.6g}"
+    return shown(text if float(text) == x else f"~{text}")
+
+
+def _any_writes(views, q, stage):
+    """For a model without a designed family's steps: which slot a stage changes most at
+    position q (by |after - before|, from the residual view), to be read off the view."""
+    shorts = [st["short"] for st in views["residual"]]
+    if stage not in shorts or shorts.index(stage) == 0:
+        return None
+    before, after = (views["residual"][shorts.index(stage) + d]["slots"] for d in (-1, 0))
+    was = {r["slot"]: r["cells"][q][0] for r in before}
+    moved = sorted(((abs(r["cells"][q][0] - was[r["slot"]]), r["slot"], r["cells"][q][2])
+                    for r in after if r["slot"] in was and r["cells"][q][0] is not None
+                    and was[r["slot"]] is not None), reverse=True)
+    if len(moved) < 2 or not moved[0][0]:
+        return None
+    size, slot, text = moved[0]
+    label = next(st["label"] for st in views["residual"] if st["short"] == stage)
+    return {
+        "view": "residual", "state": {"pos": q, "stage": stage}, "section": None,
+        "title": f"What {stage} writes",
+        "text": f"The residual stream after {label}: outlined cells are the ones this stage "
+                f"changed. Hover the cells of position {q} here and at the stage before to "
+                f"compare.",
+        "question": f"Which slot does {stage} change most at position {q}? (its name)",
+        "expect": {"kind": "words", "values": [slot.lower()], "texts": [slot]},
+        "answer": f"{slot}, by {_amount(size)}, to {shown(text)}; " + (
+            f"next {moved[1][1]}, by {_amount(moved[1][0])}." if moved[1][0] else
+            "no other slot changes."),
+    }
+
+
 def _switch_off(views, q):
     """Change one thing: the run with the last block's FFN switched off (``views.ffn_off``),
     the digit position q writes then."""
@@ -787,10 +822,13 @@ def any_steps(views):
                if p + 1 < len(views["tokens"]) and views["tokens"][p + 1]["role"] == "sum"}
     q = decides.get("out1" if views.get("task") else "s1", views["predicting"][0])
     layers = sorted({h["layer"] for h in views["heads"].values()})
+    designed = [_ratio_step(views, q), _column(views, q), _carry(views, q), _ffn(views, q)]
+    if not any(designed) and not views.get("task"):  # what the first and the last layer write
+        designed = [_any_writes(views, q, f"L{layers[0]}.attn"),
+                    _any_writes(views, q, f"L{layers[-1]}.mlp")] if layers else []
     steps = ([_any_tokens(views, q)] + [_layer_heads(views, layer, q) for layer in layers] +
-             [_ratio_step(views, q), _column(views, q), _carry(views, q), _ffn(views, q),
-              _any_readout(views, q), _switch_off(views, q), _any_failing(views),
-              _any_params(views)])
+             designed + [_any_readout(views, q), _switch_off(views, q), _any_failing(views),
+                         _any_params(views)])
     return [s for s in steps if s is not None]
 
 
