@@ -772,7 +772,9 @@ def _switch_off(views, q):
     return {
         "view": "residual", "state": {"pos": q, "stage": f"L{off['layer']}.mlp"},
         "section": None, "title": "Change one thing",
-        "text": f"The page also ran this sum, in {off['number'].split(' (')[0]}, with layer "
+        "text": f"The page also ran this sum, in {off['number'].split(' (')[0]}" + (
+                    ", the model's own dtype" if off["number"] != views["number"] else "") +
+                f", with layer "
                 f"{off['layer']}'s FFN switched off: its output replaced by zeros at every "
                 f"position, the attention and the readout as built. {does}",
         "question": f"With the FFN off, which digit does position {q} write? (the model as "

@@ -704,8 +704,16 @@ def _build_views(cache, a, b, changes):
         views["softmax"] = softmax_view(model, a, b)
         views["variants"] = [change_view(c, a, b) for c in variants.changes(model)]
     elif changes and lacks["probes"] and not task:
-        views["ffn_off"] = ffn_off_view(model, a, b, cache.ns)
+        views["ffn_off"] = ffn_off_view(model, a, b, off_numbers(model, cache.ns))
     return views
+
+
+def off_numbers(model, ns):
+    """The numbers the FFN-off run takes: the page's when they are floats; else the model's
+    own dtype (float32 or float), so that an exact page does not pay for a second exact run."""
+    if ns.describe().startswith("float"):
+        return ns
+    return {"float64": "float"}.get(model.about.get("dtype"), model.about.get("dtype")) or ns
 
 
 def ffn_off_view(model, a, b, ns):
