@@ -1,11 +1,13 @@
-"""The explorer's guided tour: eight steps, each one view in one state with a question to
-answer before the page reveals it, every number from the run's views (``views.build_views``).
+"""The explorer's guided tour: steps, each one view in one state with a question to answer
+before the page reveals it, every number from the run's views (``views.build_views``).
 
-tokens -> place values -> attention -> count -> the running sum -> the ruler -> the readout ->
-why it fails (for the repaired readout: why it does not). A step is a dict: ``view`` (the
-section it shows), ``state`` (position, stage, head, mode), ``section`` (the walkthrough
-section that explains it, a key of ``SECTIONS``), ``title``, ``text``, ``question`` and
-``answer`` (plain text; the page escapes it).
+TinyAdder-36's family: tokens -> place values -> attention -> count -> the running sum -> the
+ruler -> the readout -> why it fails (for the repaired readout: why it does not), then head 4,
+the candidates, change one thing and an input of the reader's own (``steps``). Any other
+model: ``any_steps``, with a designed family's column, carry and FFN. A step is a dict:
+``view`` (the section it shows), ``state`` (position, stage, head, mode), ``section`` (the
+walkthrough section that explains it, a key of ``SECTIONS``), ``title``, ``text``,
+``question`` and ``answer`` (plain text; the page escapes it).
 """
 
 from ..board import SEARCHED, VERDICTS, WITNESSES
