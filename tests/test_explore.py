@@ -545,6 +545,22 @@ def test_a_sinusoid_11_pages_hovers_say_what_acc_and_pe_sin_hold(name):
         assert f"a1 + b1 = {digit(a, 1)} + {digit(b, 1)}." in step["answer"]
 
 
+def slot_values(v):
+    """{stage: {slot: [value per position]}} of a page's residual view."""
+    return {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
+            for s in v["residual"]}
+
+
+def digit_of(n, k):
+    """The digit of n at place 10^k (0 below the units)."""
+    return n // 10 ** k % 10 if k >= 0 else 0
+
+
+def carry_into(a, b, k):
+    """c_k, the carry into place k of a + b."""
+    return int(k > 0 and a % 10 ** k + b % 10 ** k >= 10 ** k)
+
+
 @pytest.mark.parametrize("name", ["jacobli99-28", pytest.param("jacobli99-93",
                                                                   marks=pytest.mark.slow)])
 def test_a_two_slot_rope_10000_pages_hovers_say_what_x0_and_x1_hold(name):
@@ -555,14 +571,7 @@ def test_a_two_slot_rope_10000_pages_hovers_say_what_x0_and_x1_hold(name):
     for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
         v = views_module.views_of(model, a, b, "float32")
         assert v["meanings"] == views_module.rope10000_meanings()
-        x = {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
-             for s in v["residual"]}
-
-        def digit(n, k):
-            return n // 10 ** k % 10 if k >= 0 else 0
-
-        def carry(k):
-            return int(k > 0 and a % 10 ** k + b % 10 ** k >= 10 ** k)
+        x = slot_values(v)
 
         for t in v["tokens"]:
             d = int(t["text"])
@@ -572,10 +581,10 @@ def test_a_two_slot_rope_10000_pages_hovers_say_what_x0_and_x1_hold(name):
             k = v["tokens"][p]["next_place"]
             if k is None:
                 continue
-            D = carry(k - 1) - 10 * carry(k) if k else 0
-            assert x["L0.attn"]["x1"][p] == digit(a, k) + digit(b, k)
+            D = carry_into(a, b, k - 1) - 10 * carry_into(a, b, k) if k else 0
+            assert x["L0.attn"]["x1"][p] == digit_of(a, k) + digit_of(b, k)
             assert x["L0.attn"]["x0"][p] == x["embed"]["x0"][p] + D == x["L0.mlp"]["x0"][p]
-            assert x["L0.mlp"]["x1"][p] == digit(a + b, k)
+            assert x["L0.mlp"]["x1"][p] == digit_of(a + b, k)
             logits = [x["readout"][f"logit {u}"][p] for u in range(10)]
             top = int(x["L0.mlp"]["x1"][p])  # the vertex: the logits fall away from it
             assert max(range(10), key=lambda u: logits[u]) == top
@@ -584,12 +593,13 @@ def test_a_two_slot_rope_10000_pages_hovers_say_what_x0_and_x1_hold(name):
         step = next(s for s in tour.steps(v) if s["title"].endswith("The column"))
         q = step["state"]["pos"]
         assert v["tokens"][q]["next_place"] == 1
-        assert step["expect"]["values"] == [x["L0.attn"]["x1"][q]] == [digit(a, 1) + digit(b, 1)]
+        assert step["expect"]["values"] == [x["L0.attn"]["x1"][q]] == [
+            digit_of(a, 1) + digit_of(b, 1)]
         # its FFN adds the carry and wraps: switched off, each column writes min(a_k + b_k, 9)
         off = next(s for s in tour.steps(v) if s["title"].endswith("Change one thing"))
         assert v["ffn_off"]["answer"] == "".join(
-            str(min(digit(a, k) + digit(b, k), 9)) for k in range(10, -1, -1))
-        assert off["expect"]["values"] == [min(digit(a, 1) + digit(b, 1), 9)]
+            str(min(digit_of(a, k) + digit_of(b, k), 9)) for k in range(10, -1, -1))
+        assert off["expect"]["values"] == [min(digit_of(a, 1) + digit_of(b, 1), 9)]
 
 
 def run_views(model, a, b, ns):
@@ -617,14 +627,7 @@ def test_a_qwen_style_rope_10000_pages_hovers_say_what_x0_x1_x2_hold(name):
     for a, b in ((7650676663, 149460439), (9999999999, 1)):
         v = run_views(model, a, b, "float32")
         assert v["meanings"] == views_module.qwen_meanings(carry_by)
-        x = {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
-             for s in v["residual"]}
-
-        def digit(n, k):
-            return n // 10 ** k % 10 if k >= 0 else 0
-
-        def carry(k):
-            return int(k > 0 and a % 10 ** k + b % 10 ** k >= 10 ** k)
+        x = slot_values(v)
 
         for t in v["tokens"]:
             d = int(t["text"])
@@ -635,14 +638,14 @@ def test_a_qwen_style_rope_10000_pages_hovers_say_what_x0_x1_x2_hold(name):
             k = v["tokens"][p]["next_place"]
             if k is None:
                 continue
-            s, column = digit(a + b, k), digit(a, k) + digit(b, k)
-            D = carry(k - 1) - 10 * carry(k)
+            s, column = digit_of(a + b, k), digit_of(a, k) + digit_of(b, k)
+            D = carry_into(a, b, k - 1) - 10 * carry_into(a, b, k)
             assert x["L0.attn"]["x0"][p] == x["L0.mlp"]["x0"][p] == x["embed"]["x0"][p]
             assert abs(x["L0.attn"]["x1"][p] - D) < 0.001
             assert x["L0.mlp"]["x1"][p] == x["L0.attn"]["x1"][p]
             assert abs(x["L0.attn"]["x2"][p] - x["embed"]["x2"][p] - column) < 0.001
-            after = {"norm": column - 10 * carry(k + 1),
-                     "linear": s - carry(k - 1) / 10 + 1 / 20, "hinge": s}[carry_by]
+            after = {"norm": column - 10 * carry_into(a, b, k + 1),
+                     "linear": s - carry_into(a, b, k - 1) / 10 + 1 / 20, "hinge": s}[carry_by]
             assert abs(x["L0.mlp"]["x2"][p] - after) < 0.01
             vertex = x["L0.mlp"]["x2"][p] - (x["L0.mlp"]["x1"][p] / 10 if carry_by == "norm"
                                              else 0)
@@ -654,11 +657,12 @@ def test_a_qwen_style_rope_10000_pages_hovers_say_what_x0_x1_x2_hold(name):
         assert steps["The column"]["expect"]["values"] == [x["L0.attn"]["x2"][q]]
         assert steps["The carry"]["expect"]["values"] == [x["L0.attn"]["x1"][q]]
         assert steps["The FFN"]["expect"]["values"] == [x["L0.mlp"]["x2"][q]]
-        assert f"c0 \u2212 10\u00b7c1 = 0 \u2212 10\u00b7{carry(1)}" in steps["The carry"]["answer"]
+        assert (f"c0 \u2212 10\u00b7c1 = 0 \u2212 10\u00b7{carry_into(a, b, 1)}" in
+                steps["The carry"]["answer"])
         assert steps["Layer 0's 4 heads"]["expect"]["values"] == ["a0", "b0", "a1", "b1"]
         if carry_by != "norm":  # its FFN adds the carry and wraps: off, min(a_k + b_k, 9)
             assert views_module.ffn_off_view(model, a, b, "float32")["answer"] == "".join(
-                str(min(digit(a, k) + digit(b, k), 9)) for k in range(10, -1, -1))
+                str(min(digit_of(a, k) + digit_of(b, k), 9)) for k in range(10, -1, -1))
 
 
 ROPE_19 = ["zcbtrak-6", "yieldthought-20"] + [
