@@ -519,8 +519,8 @@ def test_a_board_models_tour_in_the_browser(tmp_path, name):
     steps = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
                                  path.read_text(encoding="utf-8"), re.S).group(1))["tour"]
     titles = [s["title"].split(". ", 1)[1] for s in steps]
-    designed = {"nino-116": ["The column", "The carry", "The FFN"],
-                "zcbtrak-6": ["Ten to one", "The column", "The FFN"],
+    designed = {"nino-116": ["The embedding", "The column", "The carry", "The FFN"],
+                "zcbtrak-6": ["The embedding", "Ten to one", "The column", "The FFN"],
                 "lokimorty-39": ["What L0.attn writes", "What L1.mlp writes"],
                 "evindor-57": ["What L0.attn writes", "What L0.mlp writes"]}[name]
     assert titles[0] == "Tokens by role" and titles[-1] == "The parameters"

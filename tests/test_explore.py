@@ -660,6 +660,8 @@ def test_a_qwen_style_rope_10000_pages_hovers_say_what_x0_x1_x2_hold(name):
         assert (f"c0 \u2212 10\u00b7c1 = 0 \u2212 10\u00b7{carry_into(a, b, 1)}" in
                 steps["The carry"]["answer"])
         assert steps["Layer 0's 4 heads"]["expect"]["values"] == ["a0", "b0", "a1", "b1"]
+        assert steps["The embedding"]["expect"]["values"] == [x["embed"]["x2"][1]]
+        assert abs(x["embed"]["x2"][1] - a % 10 / 2000) < 1e-9  # a0 at position 1
         if carry_by != "norm":  # its FFN adds the carry and wraps: off, min(a_k + b_k, 9)
             assert views_module.ffn_off_view(model, a, b, "float32")["answer"] == "".join(
                 str(min(digit_of(a, k) + digit_of(b, k), 9)) for k in range(10, -1, -1))
@@ -711,4 +713,7 @@ def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
         q = steps["Ten to one"]["state"]["pos"]
         assert v["tokens"][q]["next_place"] == 1
         assert abs(steps["Ten to one"]["expect"]["values"][0] - 10) < 0.05
+        a0 = steps["The embedding"]["state"]["pos"]
+        assert steps["The embedding"]["expect"]["values"] == [x["embed"]["x1"][a0]]
+        assert abs(x["embed"]["x1"][a0] + a % 10) < 1e-6
         assert steps["The column"]["expect"]["values"] == [x["L0.attn"]["x1"][q]]

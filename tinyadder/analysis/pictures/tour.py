@@ -564,6 +564,45 @@ FFN_DOES = {
 }
 
 
+EMBED = {  # design: (the slot asked for, its value for a digit d, what the embedding holds)
+    "rope-19": ("x1", "\u2212{d}", "Each digit d is embedded as two numbers: x0 = 1000 \u2212 d\u00b2/1000 "
+                      "and x1 = \u2212d. x0 is the readout's parabola; x1 carries the digit, "
+                      "which the head sums column by column."),
+    "rope-10000": ("x1", "{d}", "Each digit d is embedded as two numbers: x0 = 1000 \u2212 "
+                         "2.5\u00b710^-4\u00b7d\u00b2 (the readout's parabola) and x1 = d, "
+                         "the digit the heads add."),
+    "rope-10000/norm": ("x2", "{d}/2000", "Each digit d is embedded as three numbers: x0 = 1000 \u2212 "
+                              "d\u00b2/4000, x1 = d and x2 = d/2000. The embedding is tied, so "
+                              "x0 and x2 are also the readout's parabola; x1 is the digit the "
+                              "heads read."),
+    "sinusoid-11": ("digit", "{d}", "Each token is embedded as its digit (digit = d), the position's "
+                             "sinusoid of period 11 in pe_sin and pe_cos (amplitude 100 in the "
+                             "prompt, 1 after it) and acc = 0, which the heads fill."),
+}
+for _carry in ("linear", "hinge"):
+    EMBED[f"rope-10000/{_carry}"] = EMBED["rope-10000/norm"]
+
+
+def _embedding(views):
+    """A designed family's embedding step: what a0's token holds in one slot."""
+    design = views.get("design")
+    a0 = next((t for t in views["tokens"] if t["label"] == "a0"), None)
+    if design not in EMBED or a0 is None or not views["meanings"]:
+        return None
+    slot, formula, how = EMBED[design]
+    value = _residual_at(views, "embed", slot, a0["pos"])
+    return {
+        "view": "residual", "state": {"pos": a0["pos"], "stage": "embed"}, "section": None,
+        "title": "The embedding",
+        "text": how + f" Hover {slot} at the embedding stage.",
+        "question": f"What does {slot} hold at position {a0['pos']}, the digit a0 = "
+                    f"{a0['text']}, on the embedding? (a number)",
+        "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
+                   "tol": 1e-4},
+        "answer": f"{shown(value[2])}: " + formula.format(d=a0["text"]) + ".",
+    }
+
+
 def _place_digits(views, k):
     """(a_k, b_k, c_k, c_(k-1), c_(k+1)): the column's digits and the carries into places k,
     k - 1 and k + 1 of the page's sum."""
@@ -830,7 +869,8 @@ def any_steps(views):
     if not any(designed) and not views.get("task"):  # what the first and the last layer write
         designed = [_any_writes(views, q, f"L{layers[0]}.attn"),
                     _any_writes(views, q, f"L{layers[-1]}.mlp")] if layers else []
-    steps = ([_any_tokens(views, q)] + [_layer_heads(views, layer, q) for layer in layers] +
+    steps = ([_any_tokens(views, q), _embedding(views)] +
+             [_layer_heads(views, layer, q) for layer in layers] +
              designed + [_any_readout(views, q), _switch_off(views, q), _any_failing(views),
                          _any_params(views)])
     return [s for s in steps if s is not None]
