@@ -369,7 +369,7 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     both = tmp_path / "both.html"  # the compare mode: TinyAdder-36 against lokimorty-10
     both.write_text(explore_page.page(traced(EXAMPLE)[1], None, views), encoding="utf-8")
     flaw = pages["flaw"].as_uri() + "#pos=23&stage=readout"
-    urls = [loki.as_uri() + "#tour=2", flaw,
+    urls = [loki.as_uri() + "#tour=3", flaw,
             both.as_uri() + "#pos=32&stage=readout", both.as_uri() + "#pos=7&compare=0"]
     doms = dump(urls)
     for url in urls:
@@ -378,7 +378,7 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     # its own tour: the query that predicts s1 (position 31, which holds s0) and the keys it
     # weighs most, named by role, in the step and in the line above the map
     dom = doms[urls[0]][0]
-    assert status_of(dom) == DOT.join(["tour 2. Where the query looks", "position 31",
+    assert status_of(dom) == DOT.join(["tour 3. Where the query looks", "position 31",
                                        "after L0.attn", "s0 '2': predicts '0'",
                                        "head L0.h softmax"])
     top = html.unescape(re.search(r'<p id="attn-top" class="note">(.*?)</p>', dom).group(1))
