@@ -370,11 +370,21 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     both.write_text(explore_page.page(traced(EXAMPLE)[1], None, views), encoding="utf-8")
     flaw = pages["flaw"].as_uri() + "#pos=23&stage=readout"
     urls = [loki.as_uri() + "#tour=3", flaw,
-            both.as_uri() + "#pos=32&stage=readout", both.as_uri() + "#pos=7&compare=0"]
+            both.as_uri() + "#pos=32&stage=readout", both.as_uri() + "#pos=7&compare=0",
+            both.as_uri() + "#pos=31&stage=L1.attn"]
     doms = dump(urls)
     for url in urls:
         assert_ran_cleanly(*doms[url])
     compared(doms[urls[2]][0], doms[urls[3]][0], views)
+    # a stage lokimorty-10 lacks is matched by role: TinyAdder-36's running total after
+    # layer 1's attention beside lokimorty-10's column sum after its only attention
+    dom = doms[urls[4]][0]
+    title = re.search(r'id="cmp-lanes-title"[^>]*>(.*?)<', dom).group(1)
+    assert title == ("Residual lanes by slot name after L1.attn (lokimorty-10: after its last "
+                     "attention, L0.attn)")
+    x1 = next(r for r in views["residual"][1]["slots"] if r["slot"] == "x1")["cells"][31][2]
+    assert re.search(r'<td>x1</td><td class="num">—</td><td class="num">' +
+                     re.escape(page_number(x1)) + "</td>", dom)
     # its own tour: the query that predicts s1 (position 31, which holds s0) and the keys it
     # weighs most, named by role, in the step and in the line above the map
     dom = doms[urls[0]][0]

@@ -366,10 +366,20 @@
         var h = C.heads[key];
         return strip(key, h.kind, h.classes[m.pos], h.cells[m.pos], theirs, m.pos);
       }));
-    var mine = D.residual[state.stage].rows, rows = C.residual[state.stage];
+    // a stage the other model lacks is matched by role: its last stage of the same kind
+    // (TinyAdder-36's L1.attn, the running total, against a one-layer model's L0.attn)
+    var other = state.stage, kind = state.stage.split(".")[1];
+    if (!C.residual[other] && kind) {
+      Object.keys(C.residual).forEach(function (s) {
+        if (s.split(".")[1] === kind) { other = s; }
+      });
+    }
+    var mine = D.residual[state.stage].rows, rows = C.residual[other];
     setText("cmp-lanes-title", "Residual lanes by slot name after " + state.stage +
             (state.stage === "readout" ? " (and the logits)" : "") +
-            (rows ? "" : ": " + C.model + " has no stage " + state.stage));
+            (!rows ? ": " + C.model + " has no stage " + state.stage :
+             other !== state.stage ? " (" + C.model + ": after its last " +
+             (kind === "attn" ? "attention" : "FFN") + ", " + other + ")" : ""));
     // the slots both name first (the logits at the readout), then each model's own
     var theirNames = rows ? Object.keys(rows) : [];
     var names = Object.keys(mine).filter(function (n) { return theirNames.indexOf(n) >= 0; })
