@@ -186,3 +186,17 @@ def test_any_model_is_narrated_by_its_roles_and_logits():
     assert "position 5 (s0 = '5') writes s1 = '1': lead 1 logits over '2'\n" in out
     assert "position 6 (s1 = '1') writes '<eos>': lead 50 logits over '0'\n" in out
     assert out.endswith("sum 15: right\n")
+
+
+def test_zcbtrak_6s_leads_are_about_a_tenth_of_a_logit():
+    """The walkthrough's zcbtrak-6 section: on its sum the lead of the winner over the
+    runner-up is 'about a tenth of a logit (0.072 to 0.101)' at every position that decides a
+    digit (float, the file's dtype float64)."""
+    from tinyadder import models
+    from tinyadder.addition import encode
+    from tinyadder.cache import run_with_cache
+    model = models.build("zcbtrak-6", None)
+    logits, cache = run_with_cache(model, encode(model, 7650676663, 149460439), ns="float")
+    leads = [(lambda top: top[-1] - top[-2])(sorted(logits[p])) for p in cache.predicting]
+    assert len(leads) == 11 and all(0.0715 <= x < 0.1015 for x in leads), leads
+    assert max(leads) > 0.1  # "about", not "under": 0.1005 and 0.1006 at positions 36, 37
