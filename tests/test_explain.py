@@ -169,7 +169,7 @@ def test_repr_is_readable_and_the_digits_are_there_on_request():
 
 
 def test_the_offset_not_a_negative_leakage():
-    """59999999+0's leakage is -2.2e-13, which the glossary calls small and positive: the
+    """59999999+0's leakage is negative (-8.7e-9 at N = 8, -2.2e-13 at N = 10): the
     narration prints the offset b + leakage that x reads."""
     status, out, err = run_cli("--digits", "8", "59999999+0")
     assert "position 18 ('='): R = 59999999, P = 10^8, offset 0.34\n" in out
