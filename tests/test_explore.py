@@ -717,3 +717,12 @@ def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
         assert steps["The embedding"]["expect"]["values"] == [x["embed"]["x1"][a0]]
         assert abs(x["embed"]["x1"][a0] + a % 10) < 1e-6
         assert steps["The column"]["expect"]["values"] == [x["L0.attn"]["x1"][q]]
+
+
+def test_the_pages_size_is_the_one_explorer_md_states():
+    """docs/explorer.md: 'writes one HTML file (about K kB at N = 10)': the example's page,
+    within 5 %."""
+    doc = (ROOT / "docs" / "explorer.md").read_text(encoding="utf-8")
+    stated = int(re.search(r"writes one HTML file \(about (\d+) kB at N = 10\)", doc).group(1))
+    size = len(page_text(EXAMPLE).encode("utf-8")) / 1024  # as the CLI prints it
+    assert abs(size - stated) <= 0.05 * stated, (size, stated)
