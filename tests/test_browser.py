@@ -280,7 +280,8 @@ TOUR_PROBE = """<script>(function () {
   key("ArrowLeft"); step();
   out.checks = [];
   [[2, "1e-42"], [2, "10^-30"], [4, "1e-10, 0.1, -10"], [5, "800137102"], [6, "8"],
-   [7, "cand2"], [9, "1/26"], [12, "5193798811+1806201129"], [12, "12+34"]].forEach(
+   [7, "cand2"], [9, "1/26"], [12, "5193798811+1806201129"], [12, "12+34"],
+   [6, "8.5, so 8"], [6, "8.5, so 9"]].forEach(
     function (t) {
       document.querySelector('[data-step="' + t[0] + '"]').click();
       document.getElementById("tour-guess").value = t[1];
@@ -352,6 +353,8 @@ def test_tour_colours_and_softmax_mode(pages):
                                        "tinyadder 5193798811+1806201129")
     assert out["checks"][8].startswith("no candidate: by this rule the published model "
                                        "writes 46.")
+    # an integer answer is the conclusion typed last: the mark, then its digit
+    assert out["checks"][9:] == ["right: the run says 8", "not quite: the run says 8"]
 
 
 def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):

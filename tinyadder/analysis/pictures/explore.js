@@ -449,6 +449,10 @@
       right = expect.values.every(function (w) { return words.indexOf(w) >= 0; });
     } else {
       var got = numbersIn(text), want = expect.values || expect.logs;
+      // an integer answer is the reader's conclusion: the last numbers typed ("8.5, so 8")
+      if (expect.kind === "integers" && got.length > want.length) {
+        got = got.slice(got.length - want.length);
+      }
       right = got.length === want.length && want.every(function (w, i) {
         var g = got[i];
         if (expect.kind === "integers") { return g === w; }

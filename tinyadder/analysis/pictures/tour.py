@@ -196,7 +196,7 @@ def _ruler(views, q):
                 f"\u00bd)P| for each mark (relu(x) + relu(\u2212x)): err_u, and the readout "
                 f"takes the smallest.",
         "question": f"At position {q}, x = (R + b + \u2113)/P = {d['x_text']}. Which mark is "
-                    f"nearest, and so which digit?",
+                    f"nearest, and so which digit? (type the digit)",
         "expect": {"kind": "integers", "values": [d["nearest"]]},
         "answer": f"{d['nearest']}.5, so {d['nearest']} = floor(x): every x from "
                   f"{d['nearest']} to {d['nearest'] + 1} is nearest the mark {d['nearest']}.5, "
