@@ -166,8 +166,10 @@
     setText("attn-sinklabel", sunk ? "sink" : "");
     each("[data-legend]", function (g) { show(g, g.dataset.legend === state.head); });
     var top = [], cells = head.cells[state.mode][state.pos];
-    for (var k = 0; k <= state.pos; k++) {
-      if (cells[k][2] !== "masked") { top.push([cells[k][1], k, cells[k][2]]); }
+    for (var k = 0; k <= state.pos; k++) {  // a weight of 0 is none of the largest
+      if (cells[k][2] !== "masked" && cells[k][1] !== null) {
+        top.push([cells[k][1], k, cells[k][2]]);
+      }
     }
     var log = function (t) { return t[0] === null ? -1e9 : t[0]; };  // a zero weight: last
     top.sort(function (x, y) { return log(y) - log(x); });

@@ -394,8 +394,8 @@ def _any_tokens(views, q):
 def _top_keys(views, key, q):
     """The keys of head ``key``'s row q, largest weight first: [(label, float, text)]."""
     row = views["heads"][key]["softmax1"][q][:q + 1]
-    keys = [(_label_of(views, k), c[0] or 0.0, c[2]) for k, c in enumerate(row)
-            if c[2] != "masked"]
+    keys = [(_label_of(views, k), c[0], c[2]) for k, c in enumerate(row)
+            if c[2] != "masked" and c[0]]  # a weight of 0 is none of the largest
     return sorted(keys, key=lambda k: -k[1])
 
 
