@@ -458,6 +458,14 @@ def _any_readout(views, q):
     }
 
 
+def _claimed_rule(views, claimed):
+    """Which counting rules give the authors' claimed count, in words."""
+    names = [f"{name} ({what})" for name, (n, what) in views.get("rule_counts", {}).items()
+             if n == claimed]
+    return (", the count under the rule " + " and ".join(names) if names else
+            ", a count none of the rules here gives")
+
+
 def _any_params(views):
     claimed = views["about"].get("params_claimed")
     return {
@@ -468,8 +476,10 @@ def _any_params(views):
                 "side).",
         "question": "How many parameters does the ledger count?",
         "expect": {"kind": "integers", "values": [views["param_total"]]},
-        "answer": f"{views['param_total']}" + (f"; its authors claim {claimed}" if claimed
-                                               else "") + ".",
+        "answer": f"{views['param_total']}" + (f"; its authors claim {claimed}" +
+                                               _claimed_rule(views, claimed) if claimed
+                                               else "") + ". tinyadder params --model "
+                  f"{views['model']} --rules prints the count under every rule.",
     }
 
 

@@ -35,7 +35,7 @@ from ...numbers import is_zero
 from ... import task as tasks
 from ...weights import live_heads
 from ..explain import decisions, remaining_values, scales, short, x_text
-from ..ledger import ledger, tensors
+from ..ledger import RULES, ledger, rules, tensors
 from ..text import exponent, figure, finite, log10_abs, to_float
 from ..heat import clipped_scale
 from ..roles import layout_text, roles as position_roles
@@ -693,6 +693,8 @@ def _build_views(cache, a, b, changes):
                     for name, r, w in half_layers(model)],
         "params": parameters(model),
         "param_total": sum(line.params for line in ledger(model)),
+        "rule_counts": {name: [rule.params, RULES[name].split(":")[0]]
+                        for name, rule in rules(model).items()},
         "slots": list(model.slots),
         "digit_scale": model.W_E["1"].get("digit") if "1" in model.W_E else None,
         "softmax": None, "variants": [], "design": None if task else design(model),
