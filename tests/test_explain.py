@@ -200,3 +200,12 @@ def test_zcbtrak_6s_leads_are_about_a_tenth_of_a_logit():
     leads = [(lambda top: top[-1] - top[-2])(sorted(logits[p])) for p in cache.predicting]
     assert len(leads) == 11 and all(0.0715 <= x < 0.1015 for x in leads), leads
     assert max(leads) > 0.1  # "about", not "under": 0.1005 and 0.1006 at positions 36, 37
+
+
+def test_a_board_models_verdict_prints_every_digit_written():
+    """zcbtrak-6 writes 11 digits, the leading 0 of 07800137102 among them: its narration's
+    last line prints all of them, as TinyAdder-36's does."""
+    status, out, err = run_cli("--model", "zcbtrak-6", "--number", "float",
+                               "7650676663+0149460439")
+    assert (status, err) == (0, "")
+    assert out.endswith("\nsum 07800137102: right\n")

@@ -387,13 +387,15 @@ TASK_LEGEND = ("Every figure is read from the trace. Each position that predicts
 
 
 def verdict_line(model, tokens, a, b):
-    """'sum 579: right', or for a finite task (input a, b None) 'answer 06: right' or
+    """'sum 0579: right' (every digit written, as TinyAdder-36's narration prints it), or for
+    a finite task (input a, b None) 'answer 06: right' or
     'answer 07: wrong, the task says 06'."""
     if tasks.has_task(model):
         value, right = tasks.answer(model, tokens), tasks.expected(model, a)
         return f"answer {value}: {'right' if value == right else f'wrong, the task says {right}'}"
-    value = answer(model, tokens)
-    return f"sum {value}: {'right' if value == a + b else f'wrong, a + b = {a + b}'}"
+    value, width = answer(model, tokens), model.prompt.answer_digits
+    shown = f"{value:0{width}d}" if isinstance(value, int) else value  # all its digits
+    return f"sum {shown}: {'right' if value == a + b else f'wrong, a + b = {a + b}'}"
 
 
 def narrate_logits(cache, a, b, verbose=False):
