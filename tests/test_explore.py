@@ -435,6 +435,7 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
                             None) == 0
     text = path.read_text(encoding="utf-8")
     assert "<h1>adder1 adds 7 + 8</h1>" in text
+    assert "(a0 is the digit of a at 10<sup>0</sup>, s0 the sum's units digit)" in text
     assert "Its prompt: <code>&lt;bos&gt; a0 &#x27;+&#x27; b0 &#x27;=&#x27; then s1..s0" in text
     data = json.loads(Page(text).data)
     assert [t["label"] for t in data["tokens"]] == ["<bos>", "a0", "'+'", "b0", "'='", "s1",

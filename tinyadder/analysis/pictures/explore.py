@@ -147,6 +147,12 @@ def compare_css():
                      [f".strip .sz{{background:{svg.NEARLY_ZERO}}}"])
 
 
+def place_example(views):
+    """The place k of the texts' example 'a_k is the digit of a at 10^k': 3, or the top place
+    of a shorter operand (a2 at N = 3, a0 for a 1-digit adder)."""
+    return min(3, (views["digits"] or 4) - 1)
+
+
 def _compare_section(views, other):
     """The compare mode's view: both runs' prompts and sums, then (drawn by the page's script
     for the selected position and stage) each live head's weights from that query in both
@@ -168,14 +174,15 @@ def _compare_section(views, other):
              f'<th>slot</th><th>same (6 significant digits)</th><th>first that differs</th>'
              f'</tr></thead><tbody>{rows}</tbody></table></details>' if rows else
              '<p>The two models name no slot alike at any stage.</p>')
+    k = place_example(views)
     return (
         f'<section id="view-compare"><h2>Compare: {escape(views["model"])} against '
         f'{escape(other["model"])}</h2><p class="intro">The same sum in a second design. '
         'Positions are matched by what they do, not by index: one that predicts a digit of '
         'the sum with the one that predicts the same digit (s0 is the units digit; one model '
         'may write it first, the other last), any other with the one that holds the same '
-        '(a3 is the digit of a at 10<sup>3</sup>); two prompt layouts put a3 in different '
-        'places. Slots both models name alike come first. '
+        f'(a{k} is the digit of a at 10<sup>{k}</sup>); two prompt layouts put a{k} in '
+        'different places. Slots both models name alike come first. '
         'Choose a position and a stage above as for the rest of the page; untick '
         '<i>compare</i> to hide this view.</p>'
         f'<div class="pair">{side(views)}{side(other)}</div>'
@@ -353,8 +360,9 @@ def _intros(views, state):
     v1 = (f'{escape(value.get("blocks.1.attn.W_V", "?"))}\u00b7digit_pos + '
           f'{escape(value.get("blocks.1.attn.b_V", "?"))}')
     soft = views["softmax"]
-    layout = (f"This model's prompt is <code>{escape(views['layout'])}</code> (a3 is the "
-              f"digit of a at 10<sup>3</sup>, s0 the sum's units digit)")
+    k = place_example(views)
+    layout = (f"This model's prompt is <code>{escape(views['layout'])}</code> (a{k} is the "
+              f"digit of a at 10<sup>{k}</sup>, s0 the sum's units digit)")
     if views.get("task"):
         tokens = (f"This model's prompt is <code>{escape(views['layout'])}</code> (input is "
                   f"the token it computes from, out0 its answer's first token); the model "

@@ -375,8 +375,9 @@ def _any_tokens(views, q):
                   _label_of(views, p + 1) == last), None)
     if units is None or a0 is None:
         return None
+    k = min(3, (views["digits"] or 4) - 1)  # explore.place_example: a2 at N = 3
     said = ("input is the token it computes from, out0 the first token of its answer" if task
-            else "a3 is the digit of a at 10^3, s0 the sum's units digit")
+            else f"a{k} is the digit of a at 10^{k}, s0 the sum's units digit")
     return {
         "view": "tokens", "state": {"pos": a0, "stage": "embed"}, "section": "rope",
         "title": "Tokens by role",
