@@ -436,6 +436,7 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
     text = path.read_text(encoding="utf-8")
     assert "<h1>adder1 adds 7 + 8</h1>" in text
     assert "(a0 is the digit of a at 10<sup>0</sup>, s0 the sum's units digit)" in text
+    assert '<div class="group" id="mode-group">' in text  # softmax1 heads: the box shows
     assert "Its prompt: <code>&lt;bos&gt; a0 &#x27;+&#x27; b0 &#x27;=&#x27; then s1..s0" in text
     data = json.loads(Page(text).data)
     assert [t["label"] for t in data["tokens"]] == ["<bos>", "a0", "'+'", "b0", "'='", "s1",
@@ -683,6 +684,9 @@ def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
     for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
         v = run_views(model, a, b, "float")
         assert v["meanings"] == views_module.rope19_meanings()
+        # its one head has an ordinary softmax: no box turns softmax1 into one
+        assert '<div class="group" id="mode-group" hidden>' in explore._controls(
+            v, {"stage": "embed"})
         # its ordinary-softmax head is coloured over 10^-10 .. 1: the 10 : 1 of a1 (position
         # 2) against a0 (position 1) seen from query 31 is six colour steps, not one
         key = next(iter(v["heads"]))

@@ -213,8 +213,11 @@ def _controls(views, state, other=None):
         f'min="0" max="{len(stages) - 1}" step="1" value="{index}">'
         f'<span id="stage-label"></span><br><small>{ticks}</small></div>'
         f'<div class="group">head {heads}</div>'
-        '<div class="group"><label><input type="checkbox" id="mode"> ordinary softmax of the '
-        'same scores</label></div>' +
+        # the box turns softmax1 heads into ordinary ones: hidden where there are none
+        '<div class="group" id="mode-group"' +
+        ('' if any(h["kind"] == "softmax1" for h in views["heads"].values()) else ' hidden') +
+        '><label><input type="checkbox" id="mode"> ordinary softmax of the same scores'
+        '</label></div>' +
         ('' if other is None else
          f'<div class="group"><label><input type="checkbox" id="compare"> compare with '
          f'{escape(other["model"])}</label></div>') +
