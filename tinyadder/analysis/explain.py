@@ -414,7 +414,9 @@ def narrate_logits(cache, a, b, verbose=False):
         here, nxt = layout[pos], layout[pos + 1]
         token = "" if here.role == "special" else f" = {model.vocab[cache.tokens[pos]]!r}"
         what = "" if nxt.role == "special" else f"{nxt.label} = "
-        said = (f"position {pos} ({here.label}{token}) writes {what}"
+        name = (f"separator {here.label}" if here.role == "special" and
+                here.label.startswith("'") else here.label)  # a token, not a place
+        said = (f"position {pos} ({name}{token}) writes {what}"
                 f"{model.vocab[cache.tokens[pos + 1]]!r}")
         if any(v is None for v in logits):
             lines.append(f"{said}; the logits are not finite (the number system overflowed)")
