@@ -437,6 +437,10 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
     assert "<h1>adder1 adds 7 + 8</h1>" in text
     assert "(a0 is the digit of a at 10<sup>0</sup>, s0 the sum's units digit)" in text
     assert '<div class="group" id="mode-group">' in text  # softmax1 heads: the box shows
+    # the header says what it writes; the arithmetic and the checks are folded
+    header = re.search(r"<header>(.*?)</header>", text, re.S).group(1)
+    assert '<details id="numbers"><summary>numbers and checks</summary><p>adder1, numbers: ' \
+        in header and "numbers:" not in header.split("<details")[0]
     assert "Its prompt: <code>&lt;bos&gt; a0 &#x27;+&#x27; b0 &#x27;=&#x27; then s1..s0" in text
     data = json.loads(Page(text).data)
     assert [t["label"] for t in data["tokens"]] == ["<bos>", "a0", "'+'", "b0", "'='", "s1",

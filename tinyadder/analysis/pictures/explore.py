@@ -514,14 +514,17 @@ def page(views, docs=None, other=None):
         f"<style>{svg.CSS}\n{asset('explore.css')}{compare_css() if other else ''}"
         "</style></head>\n<body>",
         f"<header><h1>{escape(views['title'])} {verb} {escape(expr)}</h1>",
-        f"<p>{escape(views['model'])}, numbers: {escape(views['number'])}. "
-        + (f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}."
-           if views["family"] else
-           f"It writes {'the answer' if views.get('task') else 'the sum'} "
-           f"<b class=\"mono\">{escape(views['answer'])}</b>: {verdict} "
-           f"(the whole sequence: <code>{escape(views['text'])}</code>).") +
+        "<p>" + (f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}."
+                 if views["family"] else
+                 f"It writes {'the answer' if views.get('task') else 'the sum'} "
+                 f"<b class=\"mono\">{escape(views['answer'])}</b>: {verdict} "
+                 f"(the whole sequence: <code>{escape(views['text'])}</code>).") +
+        f"</p>{flaw_note}",
+        # the arithmetic and the probes' check, for whoever asks: folded
+        f"<details id=\"numbers\"><summary>numbers and checks</summary><p>"
+        f"{escape(views['model'])}, numbers: {escape(views['number'])}."
         f"{'' if flaw_note or not views['verdict'] else ' ' + escape(views['verdict']) + '.'}"
-        f"</p>{flaw_note}", _how(views, docs), "</header>",
+        "</p></details>", _how(views, docs), "</header>",
         _controls(views, state, other),
         _tour_card(views, docs),
         "<main>", *sections, _embedded(docs, views), "</main>",
