@@ -503,6 +503,16 @@ BOARD_TOUR_PROBE = """<script>(function () {
     document.getElementById("tour-check").click();
     out.checks.push(document.getElementById("tour-verdict").textContent);
   });
+  var at = %(hover)s;  // [row, position, positions]: a residual cell after L0.attn
+  if (at) {
+    document.getElementById("stage").value = "1";
+    document.getElementById("stage").dispatchEvent(new Event("input"));
+    var r = document.getElementById("resid-cells").children[at[0] * at[2] + at[1]]
+      .getBoundingClientRect();
+    document.getElementById("resid-svg").dispatchEvent(new MouseEvent("mousemove", {
+      bubbles: true, clientX: r.left + r.width / 2, clientY: r.top + r.height / 2}));
+    out.tip = document.getElementById("tip").textContent;
+  }
   document.body.setAttribute("data-probe", JSON.stringify(out));
 }());</script>"""
 
@@ -541,7 +551,17 @@ def test_a_board_models_tour_in_the_browser(tmp_path, name):
     assert ("Find your own failing input" in titles) == (name == "lokimorty-39")
     asked = [(k, step) for k, step in enumerate(steps, 1) if step.get("expect")]
     guesses = [[k, g] for k, step in asked for g in _guesses(step)]
-    out = probe(path, BOARD_TOUR_PROBE % {"n": len(steps), "guesses": json.dumps(guesses)})
+    data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
+                                path.read_text(encoding="utf-8"), re.S).group(1))
+    column = next((s for s in steps if s["title"].endswith("The column")), None)
+    hover = ([data["resid_rows"].index("x1"), column["state"]["pos"], len(data["tokens"])]
+             if column else None)
+    out = probe(path, BOARD_TOUR_PROBE % {"n": len(steps), "guesses": json.dumps(guesses),
+                                          "hover": json.dumps(hover)})
+    if column:  # a designed family's hover says its formula, then this position's case
+        lines = out["tip"].splitlines()
+        assert lines[2] == data["meanings"]["L0.attn"]["x1"][1]
+        assert lines[3] == "here k = 1: a1 = 6, b1 = 3, c1 = 1, a0 = 3, b0 = 9, c0 = 0, s1 = 0"
     assert len(out["steps"]) == len(steps) and len(out["checks"]) == 2 * len(asked)
     for step, got in zip(steps, out["steps"]):
         assert got["title"] == step["title"]

@@ -667,6 +667,11 @@ def test_a_qwen_style_rope_10000_pages_hovers_say_what_x0_x1_x2_hold(name):
                 steps["The carry"]["answer"])
         assert steps["Layer 0's 4 heads"]["expect"]["values"] == ["a0", "b0", "a1", "b1"]
         assert steps["The embedding"]["expect"]["values"] == [x["embed"]["x2"][1]]
+        # the hovers name this position's case of the formulas
+        assert explore.column_cases(v)[q] == (
+            f"here k = 1: a1 = {digit_of(a, 1)}, b1 = {digit_of(b, 1)}, c1 = "
+            f"{carry_into(a, b, 1)}, a0 = {a % 10}, b0 = {b % 10}, c0 = 0, s1 = "
+            f"{digit_of(a + b, 1)}")
         assert abs(x["embed"]["x2"][1] - a % 10 / 2000) < 1e-9  # a0 at position 1
         if carry_by != "norm":  # its FFN adds the carry and wraps: off, min(a_k + b_k, 9)
             assert views_module.ffn_off_view(model, a, b, "float32")["answer"] == "".join(

@@ -608,6 +608,7 @@
                  state.stage, cellText(row.cells[pos])];
     var what = meaning(name, pos);
     if (what) { lines.push(what); }
+    if (what && D.cases[pos] && what.indexOf("_k") >= 0) { lines.push(D.cases[pos]); }
     if (row.intended[pos]) { lines.push("intended " + row.intended[pos]); }
     if (row.gap && row.gap[pos] !== "0") {
       lines.push("behind the winner by " + shown(row.gap[pos].replace(/^-/, "")) +

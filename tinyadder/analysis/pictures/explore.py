@@ -110,11 +110,34 @@ def page_data(views, other=None):
         "stages": views["stages"], "heads": heads, "residual": residual,
         "resid_rows": slot_rows + logit_rows, "decisions": decisions,
         "params": views["params"], "meanings": views["meanings"],
+        "cases": column_cases(views) if views.get("design") else {},
         "defaults": defaults(views), "tour": tour.steps(views),
         "variants": [v["key"] for v in views["variants"]],
         "softmax": views["softmax"] is not None, "levels": svg.LEVEL_LETTERS,
         "compare": compare_data(views, other) if other else None,
     }
+
+
+def column_cases(views):
+    """{position: its case of a designed family's hover formulas}: at the position that
+    predicts s_k, k and the digits and carries the formulas name ('k = 1: a1 = 6, b1 = 3,
+    c1 = 1, c0 = 0, s1 = 0'; c_k the carry into place k)."""
+    a, b = int(views["a"]), int(views["b"])
+
+    def digit(n, k):
+        return n // 10 ** k % 10 if k >= 0 else 0
+
+    def carry(k):
+        return int(k > 0 and a % 10 ** k + b % 10 ** k >= 10 ** k)
+    out = {}
+    for t in views["tokens"]:
+        k = t["next_place"]
+        if t["pos"] in views["predicting"] and k is not None:
+            below = (f", a{k - 1} = {digit(a, k - 1)}, b{k - 1} = {digit(b, k - 1)}, "
+                     f"c{k - 1} = {carry(k - 1)}" if k else "")
+            out[t["pos"]] = (f"here k = {k}: a{k} = {digit(a, k)}, b{k} = {digit(b, k)}, "
+                             f"c{k} = {carry(k)}{below}, s{k} = {digit(a + b, k)}")
+    return out
 
 
 def _json_for_script(data):
