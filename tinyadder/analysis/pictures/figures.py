@@ -504,8 +504,9 @@ def ruler_verdict(d):
                      f"({pretty(d['tilt_logits'])}), {d['ratio_text']} times the margin: "
                      f"{d['chosen']} leads by {pretty(d['lead'])} units")
     else:
+        # both logit figures to the tracer's six digits: they differ by the tilt
         lines.append(f"margin: {d['rival']}'s mark is farther by {pretty(d['margin'])} units "
-                     f"({pretty(d['margin_logits'])} in logits); tilt {pretty(d['tilt'])} "
+                     f"({shown(d['margin_logits_text'])} in logits); tilt {pretty(d['tilt'])} "
                      f"units; lead of {d['chosen']}: {pretty(d['lead'])} units "
                      f"({shown(d['lead_logits'])} in logits)")
     return lines

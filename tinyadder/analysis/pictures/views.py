@@ -550,6 +550,7 @@ def decisions_view(cache, a, b):
             "margin": figure(d.margin), "tilt": figure(d.tilt), "lead": figure(d.lead),
             "margin_f": to_float(d.margin), "tilt_f": to_float(d.tilt),
             "margin_logits": figure(d.margin * d.size), "tilt_logits": figure(d.tilt * d.size),
+            "margin_logits_text": text(d.margin * d.size),
             "lead_logits": text(d.lead * d.size), "unit": figure(d.size),
             "ratio": _ratio(d.tilt, d.margin), "margin_p": to_float(d.margin / d.place),
             "ratio_text": pretty(figure(d.tilt / d.margin, 2)) if d.margin else "",
