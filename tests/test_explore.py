@@ -740,3 +740,12 @@ def test_the_pages_size_is_the_one_explorer_md_states():
     stated = int(re.search(r"writes one HTML file \(about (\d+) kB at N = 10\)", doc).group(1))
     size = len(page_text(EXAMPLE).encode("utf-8")) / 1024  # as the CLI prints it
     assert abs(size - stated) <= 0.05 * stated, (size, stated)
+
+
+def test_the_readouts_slots_are_listed_under_the_grid():
+    """Tour step 7 asks which slot the published readout reads for digit 7: the residual view
+    lists logit u = -(slot) for every u under its grid, so the view answers it."""
+    text = page_text(EXAMPLE)
+    assert ("the readout: logit u = \u2212(the slot it reads for u): 0 \u2212eq, 1 \u2212special, "
+            "2 \u2212digit, 3 \u2212count, 4 \u2212scale, 5 \u2212cand0, 6 \u2212cand1, 7 \u2212cand2, "
+            "8 \u2212cand3, 9 \u2212cand4</text>") in text

@@ -132,7 +132,8 @@
   function weightClass(letter) {
     return letter === "." ? "sz" : "s" + D.levels.indexOf(letter);
   }
-  function signedClass(letter) {
+  function signedClass(letter) {  // svg.signed_class: '-' is an unused logit, grey
+    if (letter === "-") { return "na"; }
     return "d" + (letter === "z" ? "z" : String(letter.charCodeAt(0) - 97));
   }
   function setText(id, text) {

@@ -224,9 +224,10 @@ def _readout(views, q):
         "view": "residual", "state": {"pos": q, "stage": "readout"}, "section": "flaw",
         "title": "The readout",
         "text": "The readout has no weight matrix: logit u = \u2212(the slot it reads for "
-                "digit u), and the largest logit wins. The bottom rows are the ten logits, "
-                "each coloured by how far it is behind the winner at its position (the "
-                "winner outlined, the runner-up palest); hover a cell for the gap.",
+                "digit u; the line under the grid lists them), and the largest logit wins. "
+                "The bottom rows are the ten logits, each coloured by how far it is behind "
+                "the winner at its position (the winner outlined, the runner-up palest); "
+                "hover a cell for the gap.",
         "question": question, "answer": answer,
         "expect": {"kind": "words", "values": ["cand2" if published else "err7"]},
     }

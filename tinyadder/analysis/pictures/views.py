@@ -697,6 +697,8 @@ def _build_views(cache, a, b, changes):
         "rule_counts": {name: [rule.params, RULES[name].split(":")[0]]
                         for name, rule in rules(model).items()},
         "slots": list(model.slots),
+        "readout_slots": [model.readout.get(str(u)) for u in range(10)] if model.readout
+        else None,
         "digit_scale": model.W_E["1"].get("digit") if "1" in model.W_E else None,
         "softmax": None, "variants": [], "design": None if task else design(model),
         "ffn_off": None,
