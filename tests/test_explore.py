@@ -749,3 +749,11 @@ def test_the_readouts_slots_are_listed_under_the_grid():
     assert ("the readout: logit u = \u2212(the slot it reads for u): 0 \u2212eq, 1 \u2212special, "
             "2 \u2212digit, 3 \u2212count, 4 \u2212scale, 5 \u2212cand0, 6 \u2212cand1, 7 \u2212cand2, "
             "8 \u2212cand3, 9 \u2212cand4</text>") in text
+
+
+def test_logits_whose_prediction_is_not_read_are_grey():
+    """The readout's rows colour a logit only at the positions whose prediction the model
+    writes (22 to 32 here); the prompt's and the last position's are grey ('-')."""
+    views = traced(EXAMPLE)[1]
+    row = figures.residual_classes(views)["readout"]["logit 7"]
+    assert [p for p, c in enumerate(row) if c != svg.UNUSED] == views["predicting"]
