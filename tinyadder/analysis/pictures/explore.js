@@ -325,9 +325,14 @@
       cells.appendChild(c);
       if (texts[k] !== "masked" && !sink) { ranked.push([valueOf(texts[k]), labels[k], texts[k]]); }
     }
+    ranked = ranked.filter(function (r) { return r[0] > 0; });  // a 0 is none of the largest
     ranked.sort(function (x, y) { return y[0] - x[0]; });
+    // the three largest, and a fourth that ties the third (rope-19's b_(k-1) beside a_(k-1))
+    var shownTop = ranked.length > 3 && ranked[3][0] >= 0.999 * ranked[2][0] ? 4 : 3;
     box.appendChild(el("div", "top", key + " (" + kind + ") from query " + q + ": largest " +
-      ranked.slice(0, 3).map(function (r) { return r[1] + " " + shown(r[2]); }).join(", ") +
+      ranked.slice(0, shownTop).map(function (r) {
+        return r[1] + " " + shown(r[2]);
+      }).join(", ") +
       (kind === "softmax1" ? "; sink " + shown(texts[q + 1]) : "")));
     box.appendChild(cells);
     return box;
