@@ -575,3 +575,25 @@ def test_a_board_models_tour_in_the_browser(tmp_path, name):
         else:
             assert right.startswith("right: the run says "), (step["title"], right)
             assert wrong.startswith("not quite: "), (step["title"], wrong)
+
+
+VIEW_PROBE = """<script>window.addEventListener("load", function () {
+  setTimeout(function () {
+    var bar = document.getElementById("controls").getBoundingClientRect();
+    var view = document.getElementById("view-ruler").getBoundingClientRect();
+    document.body.setAttribute("data-probe", JSON.stringify(
+      {bar: bar.bottom, view: view.top, scrolled: window.scrollY,
+       status: document.getElementById("status").textContent}));
+  }, 300);
+});</script>"""
+
+
+@pytest.mark.slow
+def test_a_link_to_a_view_scrolls_to_it(pages):
+    """The walkthrough's links name the view they mean (view=ruler): the page opens with that
+    view just below the sticky controls, the state set, and no note about the setting."""
+    out = probe(pages["example"], VIEW_PROBE, "#pos=24&stage=L1.mlp&view=ruler",
+                ["--window-size=1200,900", "--virtual-time-budget=2000"])
+    assert out["scrolled"] > 1000 and 0 <= out["view"] - out["bar"] <= 20, out
+    assert out["status"].startswith("position 24 \u00b7 after L1.mlp"), out["status"]
+    assert "view" not in out["status"]

@@ -76,10 +76,21 @@
       } else if (key === "variant") {
         if (D.variants.indexOf(value) >= 0) { state.variant = value; }
         else { notes.push("no variant " + value + " (" + D.variants.join(", ") + ")"); }
+      } else if (key === "view") {  // scroll to this view once drawn (a link's target)
+        if (document.getElementById("view-" + value)) { scrollView = value; }
+        else { notes.push("no view " + value); }
       } else if (key) {
         notes.push("unknown setting " + key);
       }
     });
+  }
+  var scrollView = null;  // a view the fragment names (view=ruler): shown below the controls
+  function scrollToView() {
+    if (!scrollView) { return; }
+    var view = document.getElementById("view-" + scrollView), bar =
+        document.getElementById("controls").getBoundingClientRect().height;
+    scrollView = null;
+    window.scrollTo(0, view.getBoundingClientRect().top + window.scrollY - bar - 8);
   }
   function writeHash() {
     var text = "#" + (state.tour ? "tour=" + state.tour + "&" : "") + "pos=" + state.pos +
@@ -719,9 +730,10 @@
     });
     window.addEventListener("hashchange", function () {
       if (/^#wt-/.test(window.location.hash)) { return; }  // the reader follows a link
-      readHash(); render();
+      readHash(); render(); scrollToView();
     });
     render();  // notes from readHash() stay in the status line until the next change
+    scrollToView();
     document.body.dataset.ready = "yes";
   }
   try { init(); }
