@@ -384,7 +384,8 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     dom = doms[urls[4]][0]
     title = re.search(r'id="cmp-lanes-title"[^>]*>(.*?)<', dom).group(1)
     assert title == ("Residual lanes by slot name after L1.attn (lokimorty-10: after its last "
-                     "attention, L0.attn)")
+                     "attention, L0.attn); no slot in common: read each model's own lanes, "
+                     "with their meanings in its hovers")
     x1 = next(r for r in views["residual"][1]["slots"] if r["slot"] == "x1")["cells"][31][2]
     assert re.search(r'<td>x1</td><td class="num">—</td><td class="num">' +
                      re.escape(page_number(x1)) + "</td>", dom)

@@ -394,11 +394,17 @@
       });
     }
     var mine = D.residual[state.stage].rows, rows = C.residual[other];
+    var common = rows ? Object.keys(mine).filter(function (n) {
+      return rows[n] && !/^logit /.test(n);
+    }).length : 0;
     setText("cmp-lanes-title", "Residual lanes by slot name after " + state.stage +
             (state.stage === "readout" ? " (and the logits)" : "") +
             (!rows ? ": " + C.model + " has no stage " + state.stage :
              other !== state.stage ? " (" + C.model + ": after its last " +
-             (kind === "attn" ? "attention" : "FFN") + ", " + other + ")" : ""));
+             (kind === "attn" ? "attention" : "FFN") + ", " + other + ")" : "") +
+            // two designs that name no slot alike: each one's lanes, side by side
+            (rows && !common ? "; no slot in common: read each model's own lanes, with their " +
+             "meanings in its hovers" : ""));
     // the slots both name first (the logits at the readout), then each model's own
     var theirNames = rows ? Object.keys(rows) : [];
     var names = Object.keys(mine).filter(function (n) { return theirNames.indexOf(n) >= 0; })
