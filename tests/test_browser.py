@@ -274,7 +274,9 @@ TOUR_PROBE = """<script>(function () {
   document.getElementById("mode").click();
   document.getElementById("tour-start").click();
   step();
+  out.first = document.getElementById("status").textContent;
   for (var k = 0; k < 7; k++) { key("ArrowRight"); step(); }
+  out.ruler = document.getElementById("status").textContent;  // step 8, after the ruler
   document.getElementById("tour-reveal").click();
   step();
   key("ArrowLeft"); step();
@@ -353,6 +355,10 @@ def test_tour_colours_and_softmax_mode(pages):
                                        "tinyadder 5193798811+1806201129")
     assert out["checks"][8].startswith("no candidate: by this rule the published model "
                                        "writes 46.")
+    # x and the lead appear in the status line from the ruler's step on, where defined
+    assert out["first"].startswith("tour 1. Tokens and positions \u00b7 position 22 \u00b7 "
+                                   "after embed \u00b7 predicts 0 \u00b7 head"), out["first"]
+    assert " x = " in out["ruler"] and " lead " in out["ruler"]
     # an integer answer is the conclusion typed last: the mark, then its digit
     assert out["checks"][9:] == ["right: the run says 8", "not quite: the run says 8"]
 

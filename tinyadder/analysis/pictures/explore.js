@@ -110,7 +110,12 @@
     if (state.tour) { parts.push("tour " + TOUR[state.tour - 1].title); }
     parts.push("position " + state.pos, "after " + state.stage);
     var d = decision(state.pos);
-    if (d) {
+    // in the tour, x, the tilt and the lead wait for the step that defines them (the ruler)
+    var ruler = TOUR.map(function (t) { return t.view; }).indexOf("ruler") + 1;
+    var early = state.tour && ruler && state.tour < ruler;
+    if (d && early) {
+      parts.push("predicts " + d.written);
+    } else if (d) {
       var pred = "predicts " + d.written;
       if (d.right !== d.written) { pred += ", right digit " + d.right; }
       parts.push(pred);
