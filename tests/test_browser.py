@@ -274,13 +274,16 @@ TOUR_PROBE = """<script>(function () {
   document.getElementById("mode").click();
   document.getElementById("tour-start").click();
   step();
+  out.first = document.getElementById("status").textContent;
   for (var k = 0; k < 7; k++) { key("ArrowRight"); step(); }
+  out.ruler = document.getElementById("status").textContent;  // step 8, after the ruler
   document.getElementById("tour-reveal").click();
   step();
   key("ArrowLeft"); step();
   out.checks = [];
   [[2, "1e-42"], [2, "10^-30"], [4, "1e-10, 0.1, -10"], [5, "800137102"], [6, "8"],
-   [7, "cand2"], [9, "1/26"], [12, "5193798811+1806201129"], [12, "12+34"]].forEach(
+   [7, "cand2"], [9, "1/26"], [12, "5193798811+1806201129"], [12, "12+34"],
+   [6, "8.5, so 8"], [6, "8.5, so 9"]].forEach(
     function (t) {
       document.querySelector('[data-step="' + t[0] + '"]').click();
       document.getElementById("tour-guess").value = t[1];
@@ -352,6 +355,12 @@ def test_tour_colours_and_softmax_mode(pages):
                                        "tinyadder 5193798811+1806201129")
     assert out["checks"][8].startswith("no candidate: by this rule the published model "
                                        "writes 46.")
+    # x and the lead appear in the status line from the ruler's step on, where defined
+    assert out["first"].startswith("tour 1. Tokens and positions \u00b7 position 22 \u00b7 "
+                                   "after embed \u00b7 predicts 0 \u00b7 head"), out["first"]
+    assert " x = " in out["ruler"] and " lead " in out["ruler"]
+    # an integer answer is the conclusion typed last: the mark, then its digit
+    assert out["checks"][9:] == ["right: the run says 8", "not quite: the run says 8"]
 
 
 def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
@@ -369,16 +378,27 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     both = tmp_path / "both.html"  # the compare mode: TinyAdder-36 against lokimorty-10
     both.write_text(explore_page.page(traced(EXAMPLE)[1], None, views), encoding="utf-8")
     flaw = pages["flaw"].as_uri() + "#pos=23&stage=readout"
-    urls = [loki.as_uri() + "#tour=2", flaw,
-            both.as_uri() + "#pos=32&stage=readout", both.as_uri() + "#pos=7&compare=0"]
+    urls = [loki.as_uri() + "#tour=3", flaw,
+            both.as_uri() + "#pos=32&stage=readout", both.as_uri() + "#pos=7&compare=0",
+            both.as_uri() + "#pos=31&stage=L1.attn"]
     doms = dump(urls)
     for url in urls:
         assert_ran_cleanly(*doms[url])
     compared(doms[urls[2]][0], doms[urls[3]][0], views)
+    # a stage lokimorty-10 lacks is matched by role: TinyAdder-36's running total after
+    # layer 1's attention beside lokimorty-10's column sum after its only attention
+    dom = doms[urls[4]][0]
+    title = re.search(r'id="cmp-lanes-title"[^>]*>(.*?)<', dom).group(1)
+    assert title == ("Residual lanes by slot name after L1.attn (lokimorty-10: after its last "
+                     "attention, L0.attn); no slot in common: read each model's own lanes, "
+                     "with their meanings in its hovers")
+    x1 = next(r for r in views["residual"][1]["slots"] if r["slot"] == "x1")["cells"][31][2]
+    assert re.search(r'<td>x1</td><td class="num">—</td><td class="num">' +
+                     re.escape(page_number(x1)) + "</td>", dom)
     # its own tour: the query that predicts s1 (position 31, which holds s0) and the keys it
     # weighs most, named by role, in the step and in the line above the map
     dom = doms[urls[0]][0]
-    assert status_of(dom) == DOT.join(["tour 2. Where the query looks", "position 31",
+    assert status_of(dom) == DOT.join(["tour 3. Where the query looks", "position 31",
                                        "after L0.attn", "s0 '2': predicts '0'",
                                        "head L0.h softmax"])
     top = html.unescape(re.search(r'<p id="attn-top" class="note">(.*?)</p>', dom).group(1))
@@ -469,3 +489,118 @@ def test_a_finite_task_in_the_browser(tmp_path):
     info = re.search(r'<p id="token-info">(.*?)</p>', dom, re.S).group(1)
     assert html.unescape(info) == ("position 1: 'B', the task's input; it predicts the next "
                                    "token: '0'")
+
+
+BOARD_TOUR_PROBE = """<script>(function () {
+  var out = {steps: [], checks: []}, guesses = %(guesses)s;
+  function key(k) {
+    document.dispatchEvent(new KeyboardEvent("keydown", {key: k, bubbles: true}));
+  }
+  document.getElementById("tour-start").click();
+  for (var k = 0; k < %(n)d; k++) {
+    var card = document.getElementById("tour");
+    out.steps.push({hash: location.hash, title: document.getElementById("tour-title").textContent,
+                    status: document.getElementById("status").textContent,
+                    before: card.nextElementSibling.id});
+    key("ArrowRight");
+  }
+  guesses.forEach(function (g) {
+    document.querySelector('[data-step="' + g[0] + '"]').click();
+    document.getElementById("tour-guess").value = g[1];
+    document.getElementById("tour-check").click();
+    out.checks.push(document.getElementById("tour-verdict").textContent);
+  });
+  var at = %(hover)s;  // [row, position, positions]: a residual cell after L0.attn
+  if (at) {
+    document.getElementById("stage").value = "1";
+    document.getElementById("stage").dispatchEvent(new Event("input"));
+    var r = document.getElementById("resid-cells").children[at[0] * at[2] + at[1]]
+      .getBoundingClientRect();
+    document.getElementById("resid-svg").dispatchEvent(new MouseEvent("mousemove", {
+      bubbles: true, clientX: r.left + r.width / 2, clientY: r.top + r.height / 2}));
+    out.tip = document.getElementById("tip").textContent;
+  }
+  document.body.setAttribute("data-probe", JSON.stringify(out));
+}());</script>"""
+
+
+def _guesses(step):
+    """What a reader who got the step right types, and what one who got it wrong types."""
+    e = step["expect"]
+    if e["kind"] == "words":
+        return " ".join(e["texts"]), "a9"
+    if e["kind"] == "failing":
+        return "1+1", "1+"
+    right = ", ".join(str(v) for v in e["values"])
+    return right, ", ".join(str(v + 3) for v in e["values"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["nino-116", "zcbtrak-6", "lokimorty-39", "evindor-57"])
+def test_a_board_models_tour_in_the_browser(tmp_path, name):
+    """A board model's whole tour in Chromium: each step sets its view (the card above it) and
+    its state (the status line names the step), and every typed prediction is checked against
+    the run's number: the right one is called right, one three off is not; a model that
+    fails asks for the reader's own failing input, which the page sends to the CLI."""
+    from tinyadder.cli import explore as explore_cli
+    path = tmp_path / f"{name}.html"
+    assert explore_cli.main(["--model", name, "--number", "float32", "7650676663+0149460439",
+                             "-o", path.as_posix()], io.StringIO(), io.StringIO(), None) == 0
+    steps = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
+                                 path.read_text(encoding="utf-8"), re.S).group(1))["tour"]
+    titles = [s["title"].split(". ", 1)[1] for s in steps]
+    designed = {"nino-116": ["The embedding", "The column", "The carry", "The FFN"],
+                "zcbtrak-6": ["The embedding", "Ten to one", "The column", "The FFN"],
+                "lokimorty-39": ["What L0.attn writes", "What L1.mlp writes"],
+                "evindor-57": ["What L0.attn writes", "What L0.mlp writes"]}[name]
+    assert titles[0] == "Tokens by role" and titles[-1] == "The parameters"
+    assert set(designed + ["The readout", "Change one thing"]) <= set(titles)
+    assert ("Find your own failing input" in titles) == (name == "lokimorty-39")
+    asked = [(k, step) for k, step in enumerate(steps, 1) if step.get("expect")]
+    guesses = [[k, g] for k, step in asked for g in _guesses(step)]
+    data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
+                                path.read_text(encoding="utf-8"), re.S).group(1))
+    column = next((s for s in steps if s["title"].endswith("The column")), None)
+    hover = ([data["resid_rows"].index("x1"), column["state"]["pos"], len(data["tokens"])]
+             if column else None)
+    out = probe(path, BOARD_TOUR_PROBE % {"n": len(steps), "guesses": json.dumps(guesses),
+                                          "hover": json.dumps(hover)})
+    if column:  # a designed family's hover says its formula, then this position's case
+        lines = out["tip"].splitlines()
+        assert lines[2] == data["meanings"]["L0.attn"]["x1"][1]
+        assert lines[3] == "here k = 1: a1 = 6, b1 = 3, c1 = 1, a0 = 3, b0 = 9, c0 = 0, s1 = 0"
+    assert len(out["steps"]) == len(steps) and len(out["checks"]) == 2 * len(asked)
+    for step, got in zip(steps, out["steps"]):
+        assert got["title"] == step["title"]
+        assert got["status"].startswith(f"tour {step['title']}")
+        assert got["before"] == f"view-{step['view']}"
+    for (k, step), right, wrong in zip(asked, out["checks"][::2], out["checks"][1::2]):
+        if step["expect"]["kind"] == "failing":
+            assert right.startswith(f"the page cannot run {name}; run tinyadder --model {name} "
+                                    f"1+1: it writes 2 when"), right
+            assert wrong.startswith("type A+B"), wrong
+        else:
+            assert right.startswith("right: the run says "), (step["title"], right)
+            assert wrong.startswith("not quite: "), (step["title"], wrong)
+
+
+VIEW_PROBE = """<script>window.addEventListener("load", function () {
+  setTimeout(function () {
+    var bar = document.getElementById("controls").getBoundingClientRect();
+    var view = document.getElementById("view-ruler").getBoundingClientRect();
+    document.body.setAttribute("data-probe", JSON.stringify(
+      {bar: bar.bottom, view: view.top, scrolled: window.scrollY,
+       status: document.getElementById("status").textContent}));
+  }, 300);
+});</script>"""
+
+
+@pytest.mark.slow
+def test_a_link_to_a_view_scrolls_to_it(pages):
+    """The walkthrough's links name the view they mean (view=ruler): the page opens with that
+    view just below the sticky controls, the state set, and no note about the setting."""
+    out = probe(pages["example"], VIEW_PROBE, "#pos=24&stage=L1.mlp&view=ruler",
+                ["--window-size=1200,900", "--virtual-time-budget=2000"])
+    assert out["scrolled"] > 1000 and 0 <= out["view"] - out["bar"] <= 20, out
+    assert out["status"].startswith("position 24 \u00b7 after L1.mlp"), out["status"]
+    assert "view" not in out["status"]

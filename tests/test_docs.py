@@ -8,6 +8,7 @@ import pytest
 
 from cli_runs import cli_once
 from explore_cases import EXAMPLE, traced
+from tinyadder.analysis.pictures.explore import VIEWS
 from tinyadder.analysis.pictures.tour import SECTIONS, steps
 from tinyadder.analysis.pictures.variants import changes
 from tinyadder.construction import build
@@ -87,7 +88,8 @@ def test_every_walkthrough_section_links_the_explorer():
                         "stage": lambda v: v in stages,
                         "head": lambda v: v in ("L0.h3", "L0.h4", "L1.h0"),
                         "mode": lambda v: v in ("softmax1", "softmax"),
-                        "variant": lambda v: v in variants}[key](value), (page, fragment)
+                        "variant": lambda v: v in variants,
+                        "view": lambda v: v in VIEWS}[key](value), (page, fragment)
     assert len(steps(traced(EXAMPLE)[1])) == 12
 
 

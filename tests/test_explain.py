@@ -169,7 +169,7 @@ def test_repr_is_readable_and_the_digits_are_there_on_request():
 
 
 def test_the_offset_not_a_negative_leakage():
-    """59999999+0's leakage is -2.2e-13, which the glossary calls small and positive: the
+    """59999999+0's leakage is negative (-8.7e-9 at N = 8, -2.2e-13 at N = 10): the
     narration prints the offset b + leakage that x reads."""
     status, out, err = run_cli("--digits", "8", "59999999+0")
     assert "position 18 ('='): R = 59999999, P = 10^8, offset 0.34\n" in out
@@ -182,7 +182,30 @@ def test_any_model_is_narrated_by_its_roles_and_logits():
     status, out, err = run_cli("--model", str(ROPE1), "7+8")
     assert (status, err) == (0, "")
     assert "prompt layout: <bos> a0 '+' b0 '=' then s0..s1 <eos>\n" in out
-    assert "position 4 ('=') writes s0 = '5': lead 1 logits over '4'\n" in out
+    assert "position 4 (separator '=') writes s0 = '5': lead 1 logits over '4'\n" in out
     assert "position 5 (s0 = '5') writes s1 = '1': lead 1 logits over '2'\n" in out
     assert "position 6 (s1 = '1') writes '<eos>': lead 50 logits over '0'\n" in out
     assert out.endswith("sum 15: right\n")
+
+
+def test_zcbtrak_6s_leads_are_about_a_tenth_of_a_logit():
+    """The walkthrough's zcbtrak-6 section: on its sum the lead of the winner over the
+    runner-up is 'about a tenth of a logit (0.072 to 0.101)' at every position that decides a
+    digit (float, the file's dtype float64)."""
+    from tinyadder import models
+    from tinyadder.addition import encode
+    from tinyadder.cache import run_with_cache
+    model = models.build("zcbtrak-6", None)
+    logits, cache = run_with_cache(model, encode(model, 7650676663, 149460439), ns="float")
+    leads = [(lambda top: top[-1] - top[-2])(sorted(logits[p])) for p in cache.predicting]
+    assert len(leads) == 11 and all(0.0715 <= x < 0.1015 for x in leads), leads
+    assert max(leads) > 0.1  # "about", not "under": 0.1005 and 0.1006 at positions 36, 37
+
+
+def test_a_board_models_verdict_prints_every_digit_written():
+    """zcbtrak-6 writes 11 digits, the leading 0 of 07800137102 among them: its narration's
+    last line prints all of them, as TinyAdder-36's does."""
+    status, out, err = run_cli("--model", "zcbtrak-6", "--number", "float",
+                               "7650676663+0149460439")
+    assert (status, err) == (0, "")
+    assert out.endswith("\nsum 07800137102: right\n")

@@ -435,6 +435,12 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
                             None) == 0
     text = path.read_text(encoding="utf-8")
     assert "<h1>adder1 adds 7 + 8</h1>" in text
+    assert "(a0 is the digit of a at 10<sup>0</sup>, s0 the sum's units digit)" in text
+    assert '<div class="group" id="mode-group">' in text  # softmax1 heads: the box shows
+    # the header says what it writes; the arithmetic and the checks are folded
+    header = re.search(r"<header>(.*?)</header>", text, re.S).group(1)
+    assert '<details id="numbers"><summary>numbers and checks</summary><p>adder1, numbers: ' \
+        in header and "numbers:" not in header.split("<details")[0]
     assert "Its prompt: <code>&lt;bos&gt; a0 &#x27;+&#x27; b0 &#x27;=&#x27; then s1..s0" in text
     data = json.loads(Page(text).data)
     assert [t["label"] for t in data["tokens"]] == ["<bos>", "a0", "'+'", "b0", "'='", "s1",
@@ -449,16 +455,23 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
     # no walkthrough section is about this model: none is cited, none embedded
     assert "walkthrough \u00a7" not in text and 'id="walkthrough"' not in text
     # its tour: where a0 is and who predicts s0; where the query that predicts s1 (the '=')
-    # looks; the readout's winner there and its lead over the runner-up; the parameters
+    # looks; the slot its attention changes most there (s, which becomes a0 + b0 = 15); the
+    # readout's winner there and its lead over the runner-up; the digit it writes with its
+    # FFN switched off; the parameters
     tour = data["tour"]
     assert [s["title"] for s in tour] == ["1. Tokens by role", "2. Where the query looks",
-                                          "3. The readout", "4. The parameters"]
+                                          "3. What L0.attn writes", "4. The readout",
+                                          "5. Change one thing", "6. The parameters"]
+    assert tour[2]["answer"].startswith("s, by 15, to 15; ")
     logits = sorted(r["cells"][4][0] for name, r in data["residual"]["readout"]["rows"].items()
                     if name.startswith("logit"))
+    model = models.read_file(str(ADDER1))
+    off = {"blocks.1.hook_mlp_out": lambda rows: [[0 * v for v in r] for r in rows]}
+    tokens = run_with_cache(model, encode(model, 7, 8), patch=off)[1].tokens
     assert [s["expect"]["values"] for s in tour] == [
-        [1, 5], ["a0", "b0"], [int(data["tokens"][5]["text"]), logits[-1] - logits[-2]],
-        [sum(line.params for line in ledger(models.read_file(str(ADDER1))))]]
-    assert tour[2]["expect"]["values"] == [1, 0.75] and tour[2]["state"]["pos"] == 4
+        [1, 5], ["a0", "b0"], ["s"], [int(data["tokens"][5]["text"]), logits[-1] - logits[-2]],
+        [int(model.vocab[tokens[5]])], [sum(line.params for line in ledger(model))]]
+    assert tour[3]["expect"]["values"] == [1, 0.75] and tour[3]["state"]["pos"] == 4
 
 
 def test_a_mixed_block_is_drawn_with_its_mix_as_a_stage(tmp_path):
@@ -526,6 +539,9 @@ def test_a_sinusoid_11_pages_hovers_say_what_acc_and_pe_sin_hold(name):
                 column = digit(a, k) + digit(b, k) + carry
                 assert abs(x["L0.mlp"]["acc"][p] - (column - 10 * (column >= 9.5))) < 0.3
             assert abs(x["L0.mlp"]["acc"][p] - digit(a + b, k)) < 0.5
+        # its FFN adds the carry and wraps: switched off, each column writes min(a_k + b_k, 9)
+        assert v["ffn_off"]["answer"] == "".join(
+            str(min(digit(a, k) + digit(b, k), 9)) for k in range(10, -1, -1))
         # its tour's step on the column: acc after the attention at the query for s1
         step = next(s for s in tour.steps(v) if s["title"].endswith("The column"))
         q = step["state"]["pos"]
@@ -533,6 +549,22 @@ def test_a_sinusoid_11_pages_hovers_say_what_acc_and_pe_sin_hold(name):
         assert step["expect"]["values"] == [x["L0.attn"]["acc"][q]]
         assert abs(step["expect"]["values"][0] - digit(a, 1) - digit(b, 1)) < 0.005
         assert f"a1 + b1 = {digit(a, 1)} + {digit(b, 1)}." in step["answer"]
+
+
+def slot_values(v):
+    """{stage: {slot: [value per position]}} of a page's residual view."""
+    return {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
+            for s in v["residual"]}
+
+
+def digit_of(n, k):
+    """The digit of n at place 10^k (0 below the units)."""
+    return n // 10 ** k % 10 if k >= 0 else 0
+
+
+def carry_into(a, b, k):
+    """c_k, the carry into place k of a + b."""
+    return int(k > 0 and a % 10 ** k + b % 10 ** k >= 10 ** k)
 
 
 @pytest.mark.parametrize("name", ["jacobli99-28", pytest.param("jacobli99-93",
@@ -545,14 +577,7 @@ def test_a_two_slot_rope_10000_pages_hovers_say_what_x0_and_x1_hold(name):
     for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
         v = views_module.views_of(model, a, b, "float32")
         assert v["meanings"] == views_module.rope10000_meanings()
-        x = {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
-             for s in v["residual"]}
-
-        def digit(n, k):
-            return n // 10 ** k % 10 if k >= 0 else 0
-
-        def carry(k):
-            return int(k > 0 and a % 10 ** k + b % 10 ** k >= 10 ** k)
+        x = slot_values(v)
 
         for t in v["tokens"]:
             d = int(t["text"])
@@ -562,10 +587,10 @@ def test_a_two_slot_rope_10000_pages_hovers_say_what_x0_and_x1_hold(name):
             k = v["tokens"][p]["next_place"]
             if k is None:
                 continue
-            D = carry(k - 1) - 10 * carry(k) if k else 0
-            assert x["L0.attn"]["x1"][p] == digit(a, k) + digit(b, k)
+            D = carry_into(a, b, k - 1) - 10 * carry_into(a, b, k) if k else 0
+            assert x["L0.attn"]["x1"][p] == digit_of(a, k) + digit_of(b, k)
             assert x["L0.attn"]["x0"][p] == x["embed"]["x0"][p] + D == x["L0.mlp"]["x0"][p]
-            assert x["L0.mlp"]["x1"][p] == digit(a + b, k)
+            assert x["L0.mlp"]["x1"][p] == digit_of(a + b, k)
             logits = [x["readout"][f"logit {u}"][p] for u in range(10)]
             top = int(x["L0.mlp"]["x1"][p])  # the vertex: the logits fall away from it
             assert max(range(10), key=lambda u: logits[u]) == top
@@ -574,8 +599,83 @@ def test_a_two_slot_rope_10000_pages_hovers_say_what_x0_and_x1_hold(name):
         step = next(s for s in tour.steps(v) if s["title"].endswith("The column"))
         q = step["state"]["pos"]
         assert v["tokens"][q]["next_place"] == 1
-        assert step["expect"]["values"] == [x["L0.attn"]["x1"][q]] == [digit(a, 1) + digit(b, 1)]
-    assert views_module.family_meanings(models.build("wonderfall-121", None)) == {}
+        assert step["expect"]["values"] == [x["L0.attn"]["x1"][q]] == [
+            digit_of(a, 1) + digit_of(b, 1)]
+        # its FFN adds the carry and wraps: switched off, each column writes min(a_k + b_k, 9)
+        off = next(s for s in tour.steps(v) if s["title"].endswith("Change one thing"))
+        assert v["ffn_off"]["answer"] == "".join(
+            str(min(digit_of(a, k) + digit_of(b, k), 9)) for k in range(10, -1, -1))
+        assert off["expect"]["values"] == [min(digit_of(a, 1) + digit_of(b, 1), 9)]
+
+
+def run_views(model, a, b, ns):
+    """The page's views of a + b without the extra runs of "change one thing"."""
+    cache = run_with_cache(model, encode(model, a, b), ns=ns)[1]
+    return views_module.build_views(cache, a, b, changes=False)
+
+
+QWEN = ["nino-116"] + [pytest.param(name, marks=pytest.mark.slow) for name in (
+    "wonderfall-121", "wonderfall-130", "wonderfall-139")]
+
+
+@pytest.mark.parametrize("name", QWEN)
+def test_a_qwen_style_rope_10000_pages_hovers_say_what_x0_x1_x2_hold(name):
+    """The hovers' formulas for the Qwen-style rope-10000 models (views.qwen_meanings) hold in
+    their float32 runs at every position that predicts s_k, within the bounds they state: the
+    attention writes the column a_k + b_k into x2 and D = c_(k-1) - 10 c_k into x1; the FFN
+    wraps x2 and, where the final norm does not, adds the carry; the readout's parabola has
+    its vertex at x2 - x1/10 (norm) or x2. The tour's column, carry and FFN steps ask for
+    those values at the query for s1."""
+    model = models.build(name, None)
+    carry_by = views_module.qwen_carry(model)
+    assert carry_by == {"nino-116": "norm", "wonderfall-121": "norm", "wonderfall-130": "linear",
+                        "wonderfall-139": "hinge"}[name]
+    for a, b in ((7650676663, 149460439), (9999999999, 1)):
+        v = run_views(model, a, b, "float32")
+        assert v["meanings"] == views_module.qwen_meanings(carry_by)
+        x = slot_values(v)
+
+        for t in v["tokens"]:
+            d = int(t["text"])
+            assert abs(x["embed"]["x0"][t["pos"]] - (1000 - d * d / 4000)) < 3e-5
+            assert x["embed"]["x1"][t["pos"]] == d
+            assert abs(x["embed"]["x2"][t["pos"]] - d / 2000) < 1e-9
+        for p in v["predicting"]:
+            k = v["tokens"][p]["next_place"]
+            if k is None:
+                continue
+            s, column = digit_of(a + b, k), digit_of(a, k) + digit_of(b, k)
+            D = carry_into(a, b, k - 1) - 10 * carry_into(a, b, k)
+            assert x["L0.attn"]["x0"][p] == x["L0.mlp"]["x0"][p] == x["embed"]["x0"][p]
+            assert abs(x["L0.attn"]["x1"][p] - D) < 0.001
+            assert x["L0.mlp"]["x1"][p] == x["L0.attn"]["x1"][p]
+            assert abs(x["L0.attn"]["x2"][p] - x["embed"]["x2"][p] - column) < 0.001
+            after = {"norm": column - 10 * carry_into(a, b, k + 1),
+                     "linear": s - carry_into(a, b, k - 1) / 10 + 1 / 20, "hinge": s}[carry_by]
+            assert abs(x["L0.mlp"]["x2"][p] - after) < 0.01
+            vertex = x["L0.mlp"]["x2"][p] - (x["L0.mlp"]["x1"][p] / 10 if carry_by == "norm"
+                                             else 0)
+            logits = [x["readout"][f"logit {u}"][p] for u in range(10)]
+            assert max(range(10), key=lambda u: logits[u]) == s == min(max(round(vertex), 0), 9)
+        steps = {st["title"].split(". ", 1)[1]: st for st in tour.steps(v)}
+        q = steps["The column"]["state"]["pos"]
+        assert v["tokens"][q]["next_place"] == 1
+        assert steps["The column"]["expect"]["values"] == [x["L0.attn"]["x2"][q]]
+        assert steps["The carry"]["expect"]["values"] == [x["L0.attn"]["x1"][q]]
+        assert steps["The FFN"]["expect"]["values"] == [x["L0.mlp"]["x2"][q]]
+        assert (f"c0 \u2212 10\u00b7c1 = 0 \u2212 10\u00b7{carry_into(a, b, 1)}" in
+                steps["The carry"]["answer"])
+        assert steps["Layer 0's 4 heads"]["expect"]["values"] == ["a0", "b0", "a1", "b1"]
+        assert steps["The embedding"]["expect"]["values"] == [x["embed"]["x2"][1]]
+        # the hovers name this position's case of the formulas
+        assert explore.column_cases(v)[q] == (
+            f"here k = 1: a1 = {digit_of(a, 1)}, b1 = {digit_of(b, 1)}, c1 = "
+            f"{carry_into(a, b, 1)}, a0 = {a % 10}, b0 = {b % 10}, c0 = 0, s1 = "
+            f"{digit_of(a + b, 1)}")
+        assert abs(x["embed"]["x2"][1] - a % 10 / 2000) < 1e-9  # a0 at position 1
+        if carry_by != "norm":  # its FFN adds the carry and wraps: off, min(a_k + b_k, 9)
+            assert views_module.ffn_off_view(model, a, b, "float32")["answer"] == "".join(
+                str(min(digit_of(a, k) + digit_of(b, k), 9)) for k in range(10, -1, -1))
 
 
 ROPE_19 = ["zcbtrak-6", "yieldthought-20"] + [
@@ -591,8 +691,11 @@ def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
     are about the real-number model, the tolerance 0.25 covers the float rounding)."""
     model = models.build(name, None)
     for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
-        v = views_module.views_of(model, a, b, "float")
+        v = run_views(model, a, b, "float")
         assert v["meanings"] == views_module.rope19_meanings()
+        # its one head has an ordinary softmax: no box turns softmax1 into one
+        assert '<div class="group" id="mode-group" hidden>' in explore._controls(
+            v, {"stage": "embed"})
         # its ordinary-softmax head is coloured over 10^-10 .. 1: the 10 : 1 of a1 (position
         # 2) against a0 (position 1) seen from query 31 is six colour steps, not one
         key = next(iter(v["heads"]))
@@ -619,3 +722,38 @@ def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
             assert x["L0.attn"]["x0"][p] == x["L0.mlp"]["x0"][p] == x["embed"]["x0"][p]
             assert abs(x["L0.attn"]["x1"][p] - (10 * column - below)) < 0.25
             assert abs(x["L0.mlp"]["x1"][p] / 10 - (a + b) // 10 ** k % 10) < 0.25
+        # its tour asks for the 10 : 1 and for x1 after the attention at the query for s1
+        steps = {st["title"].split(". ", 1)[1]: st for st in tour.steps(v)}
+        q = steps["Ten to one"]["state"]["pos"]
+        assert v["tokens"][q]["next_place"] == 1
+        assert abs(steps["Ten to one"]["expect"]["values"][0] - 10) < 0.05
+        a0 = steps["The embedding"]["state"]["pos"]
+        assert steps["The embedding"]["expect"]["values"] == [x["embed"]["x1"][a0]]
+        assert abs(x["embed"]["x1"][a0] + a % 10) < 1e-6
+        assert steps["The column"]["expect"]["values"] == [x["L0.attn"]["x1"][q]]
+
+
+def test_the_pages_size_is_the_one_explorer_md_states():
+    """docs/explorer.md: 'writes one HTML file (about K kB at N = 10)': the example's page,
+    within 5 %."""
+    doc = (ROOT / "docs" / "explorer.md").read_text(encoding="utf-8")
+    stated = int(re.search(r"writes one HTML file \(about (\d+) kB at N = 10\)", doc).group(1))
+    size = len(page_text(EXAMPLE).encode("utf-8")) / 1024  # as the CLI prints it
+    assert abs(size - stated) <= 0.05 * stated, (size, stated)
+
+
+def test_the_readouts_slots_are_listed_under_the_grid():
+    """Tour step 7 asks which slot the published readout reads for digit 7: the residual view
+    lists logit u = -(slot) for every u under its grid, so the view answers it."""
+    text = page_text(EXAMPLE)
+    assert ("the readout: logit u = \u2212(the slot it reads for u): 0 \u2212eq, 1 \u2212special, "
+            "2 \u2212digit, 3 \u2212count, 4 \u2212scale, 5 \u2212cand0, 6 \u2212cand1, 7 \u2212cand2, "
+            "8 \u2212cand3, 9 \u2212cand4</text>") in text
+
+
+def test_logits_whose_prediction_is_not_read_are_grey():
+    """The readout's rows colour a logit only at the positions whose prediction the model
+    writes (22 to 32 here); the prompt's and the last position's are grey ('-')."""
+    views = traced(EXAMPLE)[1]
+    row = figures.residual_classes(views)["readout"]["logit 7"]
+    assert [p for p, c in enumerate(row) if c != svg.UNUSED] == views["predicting"]

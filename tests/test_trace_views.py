@@ -52,4 +52,4 @@ def test_heat_tells_rope_19s_ten_to_one_apart():
     at = next(k for k, line in enumerate(lines) if line.startswith("    L0.h from 31: "))
     row = lines[at + 1].split()[1]
     assert (row[2], row[21], row[1], row[20]) == ("@", "@", "%", "%")
-    assert lines[at + 2] == "      top: 21:~0.454  2:~0.454  1:~0.0455"
+    assert lines[at + 2] == "      top: 21:~0.454  2:~0.454  1:~0.0455  20:~0.0455"

@@ -387,13 +387,15 @@ TASK_LEGEND = ("Every figure is read from the trace. Each position that predicts
 
 
 def verdict_line(model, tokens, a, b):
-    """'sum 579: right', or for a finite task (input a, b None) 'answer 06: right' or
+    """'sum 0579: right' (every digit written, as TinyAdder-36's narration prints it), or for
+    a finite task (input a, b None) 'answer 06: right' or
     'answer 07: wrong, the task says 06'."""
     if tasks.has_task(model):
         value, right = tasks.answer(model, tokens), tasks.expected(model, a)
         return f"answer {value}: {'right' if value == right else f'wrong, the task says {right}'}"
-    value = answer(model, tokens)
-    return f"sum {value}: {'right' if value == a + b else f'wrong, a + b = {a + b}'}"
+    value, width = answer(model, tokens), model.prompt.answer_digits
+    shown = f"{value:0{width}d}" if isinstance(value, int) else value  # all its digits
+    return f"sum {shown}: {'right' if value == a + b else f'wrong, a + b = {a + b}'}"
 
 
 def narrate_logits(cache, a, b, verbose=False):
@@ -412,7 +414,9 @@ def narrate_logits(cache, a, b, verbose=False):
         here, nxt = layout[pos], layout[pos + 1]
         token = "" if here.role == "special" else f" = {model.vocab[cache.tokens[pos]]!r}"
         what = "" if nxt.role == "special" else f"{nxt.label} = "
-        said = (f"position {pos} ({here.label}{token}) writes {what}"
+        name = (f"separator {here.label}" if here.role == "special" and
+                here.label.startswith("'") else here.label)  # a token, not a place
+        said = (f"position {pos} ({name}{token}) writes {what}"
                 f"{model.vocab[cache.tokens[pos + 1]]!r}")
         if any(v is None for v in logits):
             lines.append(f"{said}; the logits are not finite (the number system overflowed)")

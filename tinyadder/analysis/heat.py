@@ -120,12 +120,16 @@ def heat_lines(cache, layer, head, pos, colour=False, width=80, lo_hi=None):
 
 
 def top_weights(cache, layer, head, pos, count=3):
-    """[(key, weight)]: the ``count`` largest weights of a head's row at ``pos`` (softmax1's
-    sink as the key 'sink'), largest first."""
+    """[(key, weight)]: the ``count`` largest nonzero weights of a head's row at ``pos``
+    (softmax1's sink as the key 'sink'), largest first, and one more where it ties the last
+    of them to 0.1 % (rope-19's b_(k-1), as large as a_(k-1))."""
     attn = cache.model.blocks[layer].attn
     row = cache["pattern", layer][attn.heads.index(head)][pos][:pos + 1]
     weights = [(str(k), w) for k, w in enumerate(row) if w is not None and finite(w)]
     if attn.softmax == "softmax1":
         weights.append(("sink", sink(cache, row)))
+    weights = [kw for kw in weights if to_float(kw[1]) != 0]
     weights.sort(key=lambda kw: -to_float(kw[1]))
-    return weights[:count]
+    tie = (len(weights) > count and
+           to_float(weights[count][1]) >= 0.999 * to_float(weights[count - 1][1]))
+    return weights[:count + tie]

@@ -76,10 +76,21 @@
       } else if (key === "variant") {
         if (D.variants.indexOf(value) >= 0) { state.variant = value; }
         else { notes.push("no variant " + value + " (" + D.variants.join(", ") + ")"); }
+      } else if (key === "view") {  // scroll to this view once drawn (a link's target)
+        if (document.getElementById("view-" + value)) { scrollView = value; }
+        else { notes.push("no view " + value); }
       } else if (key) {
         notes.push("unknown setting " + key);
       }
     });
+  }
+  var scrollView = null;  // a view the fragment names (view=ruler): shown below the controls
+  function scrollToView() {
+    if (!scrollView) { return; }
+    var view = document.getElementById("view-" + scrollView), bar =
+        document.getElementById("controls").getBoundingClientRect().height;
+    scrollView = null;
+    window.scrollTo(0, view.getBoundingClientRect().top + window.scrollY - bar - 8);
   }
   function writeHash() {
     var text = "#" + (state.tour ? "tour=" + state.tour + "&" : "") + "pos=" + state.pos +
@@ -99,7 +110,12 @@
     if (state.tour) { parts.push("tour " + TOUR[state.tour - 1].title); }
     parts.push("position " + state.pos, "after " + state.stage);
     var d = decision(state.pos);
-    if (d) {
+    // in the tour, x, the tilt and the lead wait for the step that defines them (the ruler)
+    var ruler = TOUR.map(function (t) { return t.view; }).indexOf("ruler") + 1;
+    var early = state.tour && ruler && state.tour < ruler;
+    if (d && early) {
+      parts.push("predicts " + d.written);
+    } else if (d) {
       var pred = "predicts " + d.written;
       if (d.right !== d.written) { pred += ", right digit " + d.right; }
       parts.push(pred);
@@ -132,7 +148,8 @@
   function weightClass(letter) {
     return letter === "." ? "sz" : "s" + D.levels.indexOf(letter);
   }
-  function signedClass(letter) {
+  function signedClass(letter) {  // svg.signed_class: '-' is an unused logit, grey
+    if (letter === "-") { return "na"; }
     return "d" + (letter === "z" ? "z" : String(letter.charCodeAt(0) - 97));
   }
   function setText(id, text) {
@@ -166,8 +183,10 @@
     setText("attn-sinklabel", sunk ? "sink" : "");
     each("[data-legend]", function (g) { show(g, g.dataset.legend === state.head); });
     var top = [], cells = head.cells[state.mode][state.pos];
-    for (var k = 0; k <= state.pos; k++) {
-      if (cells[k][2] !== "masked") { top.push([cells[k][1], k, cells[k][2]]); }
+    for (var k = 0; k <= state.pos; k++) {  // a weight of 0 is none of the largest
+      if (cells[k][2] !== "masked" && cells[k][1] !== null) {
+        top.push([cells[k][1], k, cells[k][2]]);
+      }
     }
     var log = function (t) { return t[0] === null ? -1e9 : t[0]; };  // a zero weight: last
     top.sort(function (x, y) { return log(y) - log(x); });
@@ -322,9 +341,14 @@
       cells.appendChild(c);
       if (texts[k] !== "masked" && !sink) { ranked.push([valueOf(texts[k]), labels[k], texts[k]]); }
     }
+    ranked = ranked.filter(function (r) { return r[0] > 0; });  // a 0 is none of the largest
     ranked.sort(function (x, y) { return y[0] - x[0]; });
+    // the three largest, and a fourth that ties the third (rope-19's b_(k-1) beside a_(k-1))
+    var shownTop = ranked.length > 3 && ranked[3][0] >= 0.999 * ranked[2][0] ? 4 : 3;
     box.appendChild(el("div", "top", key + " (" + kind + ") from query " + q + ": largest " +
-      ranked.slice(0, 3).map(function (r) { return r[1] + " " + shown(r[2]); }).join(", ") +
+      ranked.slice(0, shownTop).map(function (r) {
+        return r[1] + " " + shown(r[2]);
+      }).join(", ") +
       (kind === "softmax1" ? "; sink " + shown(texts[q + 1]) : "")));
     box.appendChild(cells);
     return box;
@@ -366,10 +390,26 @@
         var h = C.heads[key];
         return strip(key, h.kind, h.classes[m.pos], h.cells[m.pos], theirs, m.pos);
       }));
-    var mine = D.residual[state.stage].rows, rows = C.residual[state.stage];
+    // a stage the other model lacks is matched by role: its last stage of the same kind
+    // (TinyAdder-36's L1.attn, the running total, against a one-layer model's L0.attn)
+    var other = state.stage, kind = state.stage.split(".")[1];
+    if (!C.residual[other] && kind) {
+      Object.keys(C.residual).forEach(function (s) {
+        if (s.split(".")[1] === kind) { other = s; }
+      });
+    }
+    var mine = D.residual[state.stage].rows, rows = C.residual[other];
+    var common = rows ? Object.keys(mine).filter(function (n) {
+      return rows[n] && !/^logit /.test(n);
+    }).length : 0;
     setText("cmp-lanes-title", "Residual lanes by slot name after " + state.stage +
             (state.stage === "readout" ? " (and the logits)" : "") +
-            (rows ? "" : ": " + C.model + " has no stage " + state.stage));
+            (!rows ? ": " + C.model + " has no stage " + state.stage :
+             other !== state.stage ? " (" + C.model + ": after its last " +
+             (kind === "attn" ? "attention" : "FFN") + ", " + other + ")" : "") +
+            // two designs that name no slot alike: each one's lanes, side by side
+            (rows && !common ? "; no slot in common: read each model's own lanes, with their " +
+             "meanings in its hovers" : ""));
     // the slots both name first (the logits at the readout), then each model's own
     var theirNames = rows ? Object.keys(rows) : [];
     var names = Object.keys(mine).filter(function (n) { return theirNames.indexOf(n) >= 0; })
@@ -413,6 +453,11 @@
     if (!m || m[1].length > expect.digits || m[2].length > expect.digits) {
       return "type A+B, each of at most " + expect.digits + " digits";
     }
+    if (expect.run) {  // no rule the page can apply: the run decides
+      return "the page cannot run " + expect.model + "; run " + expect.run.replace(
+        "A+B", m[1] + "+" + m[2]) + ": it writes " + (BigInt(m[1]) + BigInt(m[2])).toString() +
+        " when it adds right, and warns and exits with status 1 when it does not.";
+    }
     var s = BigInt(m[1]) + BigInt(m[2]), found = [];
     for (var k = expect.digits; k >= 0; k--) {
       var P = 10n ** BigInt(k), r = s % (10n * P), gap = P - r % P, above = r / P + 1n;
@@ -434,10 +479,16 @@
       right = expect.values.every(function (w) { return words.indexOf(w) >= 0; });
     } else {
       var got = numbersIn(text), want = expect.values || expect.logs;
+      // an integer answer is the reader's conclusion: the last numbers typed ("8.5, so 8")
+      if (expect.kind === "integers" && got.length > want.length) {
+        got = got.slice(got.length - want.length);
+      }
       right = got.length === want.length && want.every(function (w, i) {
         var g = got[i];
         if (expect.kind === "integers") { return g === w; }
-        if (expect.kind === "numbers") { return Math.abs(g - w) <= 0.005 * Math.abs(w); }
+        if (expect.kind === "numbers") {  // within 0.5 %, or the step's stated tolerance
+          return Math.abs(g - w) <= Math.max(0.005 * Math.abs(w), expect.tol || 0);
+        }
         var sign = expect.signs ? expect.signs[i] : 1;  // magnitudes: the decade and sign
         return g !== 0 && (g < 0 ? -1 : 1) === sign &&
                Math.abs(Math.log10(Math.abs(g)) - w) <= 1;  // within a decade
@@ -585,6 +636,7 @@
                  state.stage, cellText(row.cells[pos])];
     var what = meaning(name, pos);
     if (what) { lines.push(what); }
+    if (what && D.cases[pos] && what.indexOf("_k") >= 0) { lines.push(D.cases[pos]); }
     if (row.intended[pos]) { lines.push("intended " + row.intended[pos]); }
     if (row.gap && row.gap[pos] !== "0") {
       lines.push("behind the winner by " + shown(row.gap[pos].replace(/^-/, "")) +
@@ -689,9 +741,10 @@
     });
     window.addEventListener("hashchange", function () {
       if (/^#wt-/.test(window.location.hash)) { return; }  // the reader follows a link
-      readHash(); render();
+      readHash(); render(); scrollToView();
     });
     render();  // notes from readHash() stay in the status line until the next change
+    scrollToView();
     document.body.dataset.ready = "yes";
   }
   try { init(); }

@@ -110,11 +110,34 @@ def page_data(views, other=None):
         "stages": views["stages"], "heads": heads, "residual": residual,
         "resid_rows": slot_rows + logit_rows, "decisions": decisions,
         "params": views["params"], "meanings": views["meanings"],
+        "cases": column_cases(views) if views.get("design") else {},
         "defaults": defaults(views), "tour": tour.steps(views),
         "variants": [v["key"] for v in views["variants"]],
         "softmax": views["softmax"] is not None, "levels": svg.LEVEL_LETTERS,
         "compare": compare_data(views, other) if other else None,
     }
+
+
+def column_cases(views):
+    """{position: its case of a designed family's hover formulas}: at the position that
+    predicts s_k, k and the digits and carries the formulas name ('k = 1: a1 = 6, b1 = 3,
+    c1 = 1, c0 = 0, s1 = 0'; c_k the carry into place k)."""
+    a, b = int(views["a"]), int(views["b"])
+
+    def digit(n, k):
+        return n // 10 ** k % 10 if k >= 0 else 0
+
+    def carry(k):
+        return int(k > 0 and a % 10 ** k + b % 10 ** k >= 10 ** k)
+    out = {}
+    for t in views["tokens"]:
+        k = t["next_place"]
+        if t["pos"] in views["predicting"] and k is not None:
+            below = (f", a{k - 1} = {digit(a, k - 1)}, b{k - 1} = {digit(b, k - 1)}, "
+                     f"c{k - 1} = {carry(k - 1)}" if k else "")
+            out[t["pos"]] = (f"here k = {k}: a{k} = {digit(a, k)}, b{k} = {digit(b, k)}, "
+                             f"c{k} = {carry(k)}{below}, s{k} = {digit(a + b, k)}")
+    return out
 
 
 def _json_for_script(data):
@@ -147,6 +170,12 @@ def compare_css():
                      [f".strip .sz{{background:{svg.NEARLY_ZERO}}}"])
 
 
+def place_example(views):
+    """The place k of the texts' example 'a_k is the digit of a at 10^k': 3, or the top place
+    of a shorter operand (a2 at N = 3, a0 for a 1-digit adder)."""
+    return min(3, (views["digits"] or 4) - 1)
+
+
 def _compare_section(views, other):
     """The compare mode's view: both runs' prompts and sums, then (drawn by the page's script
     for the selected position and stage) each live head's weights from that query in both
@@ -168,14 +197,15 @@ def _compare_section(views, other):
              f'<th>slot</th><th>same (6 significant digits)</th><th>first that differs</th>'
              f'</tr></thead><tbody>{rows}</tbody></table></details>' if rows else
              '<p>The two models name no slot alike at any stage.</p>')
+    k = place_example(views)
     return (
         f'<section id="view-compare"><h2>Compare: {escape(views["model"])} against '
         f'{escape(other["model"])}</h2><p class="intro">The same sum in a second design. '
         'Positions are matched by what they do, not by index: one that predicts a digit of '
         'the sum with the one that predicts the same digit (s0 is the units digit; one model '
         'may write it first, the other last), any other with the one that holds the same '
-        '(a3 is the digit of a at 10<sup>3</sup>); two prompt layouts put a3 in different '
-        'places. Slots both models name alike come first. '
+        f'(a{k} is the digit of a at 10<sup>{k}</sup>); two prompt layouts put a{k} in '
+        'different places. Slots both models name alike come first. '
         'Choose a position and a stage above as for the rest of the page; untick '
         '<i>compare</i> to hide this view.</p>'
         f'<div class="pair">{side(views)}{side(other)}</div>'
@@ -206,8 +236,11 @@ def _controls(views, state, other=None):
         f'min="0" max="{len(stages) - 1}" step="1" value="{index}">'
         f'<span id="stage-label"></span><br><small>{ticks}</small></div>'
         f'<div class="group">head {heads}</div>'
-        '<div class="group"><label><input type="checkbox" id="mode"> ordinary softmax of the '
-        'same scores</label></div>' +
+        # the box turns softmax1 heads into ordinary ones: hidden where there are none
+        '<div class="group" id="mode-group"' +
+        ('' if any(h["kind"] == "softmax1" for h in views["heads"].values()) else ' hidden') +
+        '><label><input type="checkbox" id="mode"> ordinary softmax of the same scores'
+        '</label></div>' +
         ('' if other is None else
          f'<div class="group"><label><input type="checkbox" id="compare"> compare with '
          f'{escape(other["model"])}</label></div>') +
@@ -353,8 +386,9 @@ def _intros(views, state):
     v1 = (f'{escape(value.get("blocks.1.attn.W_V", "?"))}\u00b7digit_pos + '
           f'{escape(value.get("blocks.1.attn.b_V", "?"))}')
     soft = views["softmax"]
-    layout = (f"This model's prompt is <code>{escape(views['layout'])}</code> (a3 is the "
-              f"digit of a at 10<sup>3</sup>, s0 the sum's units digit)")
+    k = place_example(views)
+    layout = (f"This model's prompt is <code>{escape(views['layout'])}</code> (a{k} is the "
+              f"digit of a at 10<sup>{k}</sup>, s0 the sum's units digit)")
     if views.get("task"):
         tokens = (f"This model's prompt is <code>{escape(views['layout'])}</code> (input is "
                   f"the token it computes from, out0 its answer's first token); the model "
@@ -503,14 +537,17 @@ def page(views, docs=None, other=None):
         f"<style>{svg.CSS}\n{asset('explore.css')}{compare_css() if other else ''}"
         "</style></head>\n<body>",
         f"<header><h1>{escape(views['title'])} {verb} {escape(expr)}</h1>",
-        f"<p>{escape(views['model'])}, numbers: {escape(views['number'])}. "
-        + (f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}."
-           if views["family"] else
-           f"It writes {'the answer' if views.get('task') else 'the sum'} "
-           f"<b class=\"mono\">{escape(views['answer'])}</b>: {verdict} "
-           f"(the whole sequence: <code>{escape(views['text'])}</code>).") +
+        "<p>" + (f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}."
+                 if views["family"] else
+                 f"It writes {'the answer' if views.get('task') else 'the sum'} "
+                 f"<b class=\"mono\">{escape(views['answer'])}</b>: {verdict} "
+                 f"(the whole sequence: <code>{escape(views['text'])}</code>).") +
+        f"</p>{flaw_note}",
+        # the arithmetic and the probes' check, for whoever asks: folded
+        f"<details id=\"numbers\"><summary>numbers and checks</summary><p>"
+        f"{escape(views['model'])}, numbers: {escape(views['number'])}."
         f"{'' if flaw_note or not views['verdict'] else ' ' + escape(views['verdict']) + '.'}"
-        f"</p>{flaw_note}", _how(views, docs), "</header>",
+        "</p></details>", _how(views, docs), "</header>",
         _controls(views, state, other),
         _tour_card(views, docs),
         "<main>", *sections, _embedded(docs, views), "</main>",

@@ -11,8 +11,8 @@ from html import escape
 import math
 import textwrap
 
-from .svg import (DIV, FAINT, INK, MARGIN, NEG, ROLE, TILT, cell_size, decade_ticks, dot,
-                  group, line, log_range, negative, num, power, pretty, range_text, rect,
+from .svg import (DIV, FAINT, INK, MARGIN, NEG, ROLE, TILT, UNUSED, cell_size, decade_ticks,
+                  dot, group, line, log_range, negative, num, power, pretty, range_text, rect,
                   shown, shown_at, signed_class, signed_classes, svg, text, text_width,
                   weight_class, weight_classes, weight_legend)
 
@@ -335,7 +335,12 @@ def residual_classes(views):
     out = {stage["short"]: {row["slot"]: signed_classes(row["cells"],
                                                         *scales[stage["short"]][row["slot"]])
                             for row in stage["slots"]} for stage in views["residual"]}
-    out["readout"].update(gap_classes(views["residual"][-1]["slots"]))
+    # a logit counts only where its position predicts a token the model writes
+    used = set(views["predicting"])
+    out["readout"].update({slot: "".join(c if p in used else UNUSED
+                                         for p, c in enumerate(letters))
+                           for slot, letters in gap_classes(views["residual"][-1]["slots"])
+                           .items()})
     return out
 
 
@@ -422,16 +427,23 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
     body.append(text(x0, bottom + 22, "colour: each slot row its own log scale of |x| at this "
                                       "stage (the logits: their gap to the winner); purple "
                                       "negative, orange positive, pale small, grey: slot not "
-                                      "there yet", "small"))
+                                      "there yet, or a logit no token is read from",
+                     "small"))
     for i in range(len(DIV)):
         body.append(rect(x0 + i * 16, bottom + 30, 16, 10, f"d{i}"))
     body.append(text(x0 + 11 * 16 + 8, bottom + 39, "\u25a1 changed by this stage   "
                                                    "\u2715 departs from its intended value "
                                                    "(probes)", "small"))
+    reads = views.get("readout_slots") or []  # a negative-error readout: logit u = -slot
+    if any(reads):
+        body.append(text(x0, bottom + 56, "the readout: logit u = \u2212(the slot it reads for "
+                                          "u): " + ", ".join(f"{u} \u2212{slot}" for u, slot
+                                                             in enumerate(reads) if slot),
+                         "small"))
     geometry = (f' data-x0="{num(x0)}" data-y0="{num(y0)}" data-c="{c:.4f}" data-h="{h}"'
                 f' data-ys="{",".join(num(y) for y in ys)}"')
-    return svg(max(760, x0 + t * c + 110), bottom + 50, body, "resid-svg", standalone,
-               geometry)
+    return svg(max(760, x0 + t * c + 110), bottom + (66 if any(reads) else 50), body,
+               "resid-svg", standalone, geometry)
 
 
 # ----------------------------------------------------------------------------- running sum
@@ -504,8 +516,9 @@ def ruler_verdict(d):
                      f"({pretty(d['tilt_logits'])}), {d['ratio_text']} times the margin: "
                      f"{d['chosen']} leads by {pretty(d['lead'])} units")
     else:
+        # both logit figures to the tracer's six digits: they differ by the tilt
         lines.append(f"margin: {d['rival']}'s mark is farther by {pretty(d['margin'])} units "
-                     f"({pretty(d['margin_logits'])} in logits); tilt {pretty(d['tilt'])} "
+                     f"({shown(d['margin_logits_text'])} in logits); tilt {pretty(d['tilt'])} "
                      f"units; lead of {d['chosen']}: {pretty(d['lead'])} units "
                      f"({shown(d['lead_logits'])} in logits)")
     return lines

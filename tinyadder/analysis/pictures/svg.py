@@ -117,9 +117,12 @@ def signed_classes(cells, lo, hi):
     return "".join(out)
 
 
+UNUSED = "-"  # a cell drawn grey, as a slot not there yet: a logit whose prediction is unused
+
+
 def signed_class(letter):
-    """The class of a signed letter: 'c' -> 'd2'; 'z' (zero) -> 'dz'."""
-    return "dz" if letter == ZERO else f"d{ord(letter) - 97}"
+    """The class of a signed letter: 'c' -> 'd2'; 'z' (zero) -> 'dz'; '-' -> 'na'."""
+    return "na" if letter == UNUSED else "dz" if letter == ZERO else f"d{ord(letter) - 97}"
 
 
 def log_range(cells):

@@ -1,13 +1,16 @@
-"""The explorer's guided tour: eight steps, each one view in one state with a question to
-answer before the page reveals it, every number from the run's views (``views.build_views``).
+"""The explorer's guided tour: steps, each one view in one state with a question to answer
+before the page reveals it, every number from the run's views (``views.build_views``).
 
-tokens -> place values -> attention -> count -> the running sum -> the ruler -> the readout ->
-why it fails (for the repaired readout: why it does not). A step is a dict: ``view`` (the
-section it shows), ``state`` (position, stage, head, mode), ``section`` (the walkthrough
-section that explains it, a key of ``SECTIONS``), ``title``, ``text``, ``question`` and
-``answer`` (plain text; the page escapes it).
+TinyAdder-36's family: tokens -> place values -> attention -> count -> the running sum -> the
+ruler -> the readout -> why it fails (for the repaired readout: why it does not), then head 4,
+the candidates, change one thing and an input of the reader's own (``steps``). Any other
+model: ``any_steps``, with a designed family's column, carry and FFN. A step is a dict:
+``view`` (the section it shows), ``state`` (position, stage, head, mode), ``section`` (the
+walkthrough section that explains it, a key of ``SECTIONS``), ``title``, ``text``,
+``question`` and ``answer`` (plain text; the page escapes it).
 """
 
+from ..board import SEARCHED, VERDICTS, WITNESSES
 from .svg import power, pretty, shown
 
 # walkthrough.md's sections, for the links between page and text: key -> (number, anchor)
@@ -193,7 +196,7 @@ def _ruler(views, q):
                 f"\u00bd)P| for each mark (relu(x) + relu(\u2212x)): err_u, and the readout "
                 f"takes the smallest.",
         "question": f"At position {q}, x = (R + b + \u2113)/P = {d['x_text']}. Which mark is "
-                    f"nearest, and so which digit?",
+                    f"nearest, and so which digit? (type the digit)",
         "expect": {"kind": "integers", "values": [d["nearest"]]},
         "answer": f"{d['nearest']}.5, so {d['nearest']} = floor(x): every x from "
                   f"{d['nearest']} to {d['nearest'] + 1} is nearest the mark {d['nearest']}.5, "
@@ -221,9 +224,10 @@ def _readout(views, q):
         "view": "residual", "state": {"pos": q, "stage": "readout"}, "section": "flaw",
         "title": "The readout",
         "text": "The readout has no weight matrix: logit u = \u2212(the slot it reads for "
-                "digit u), and the largest logit wins. The bottom rows are the ten logits, "
-                "each coloured by how far it is behind the winner at its position (the "
-                "winner outlined, the runner-up palest); hover a cell for the gap.",
+                "digit u; the line under the grid lists them), and the largest logit wins. "
+                "The bottom rows are the ten logits, each coloured by how far it is behind "
+                "the winner at its position (the winner outlined, the runner-up palest); "
+                "hover a cell for the gap.",
         "question": question, "answer": answer,
         "expect": {"kind": "words", "values": ["cand2" if published else "err7"]},
     }
@@ -372,8 +376,9 @@ def _any_tokens(views, q):
                   _label_of(views, p + 1) == last), None)
     if units is None or a0 is None:
         return None
+    k = min(3, (views["digits"] or 4) - 1)  # explore.place_example: a2 at N = 3
     said = ("input is the token it computes from, out0 the first token of its answer" if task
-            else "a3 is the digit of a at 10^3, s0 the sum's units digit")
+            else f"a{k} is the digit of a at 10^{k}, s0 the sum's units digit")
     return {
         "view": "tokens", "state": {"pos": a0, "stage": "embed"}, "section": "rope",
         "title": "Tokens by role",
@@ -391,21 +396,22 @@ def _any_tokens(views, q):
 def _top_keys(views, key, q):
     """The keys of head ``key``'s row q, largest weight first: [(label, float, text)]."""
     row = views["heads"][key]["softmax1"][q][:q + 1]
-    keys = [(_label_of(views, k), c[0] or 0.0, c[2]) for k, c in enumerate(row)
-            if c[2] != "masked"]
+    keys = [(_label_of(views, k), c[0], c[2]) for k, c in enumerate(row)
+            if c[2] != "masked" and c[0]]  # a weight of 0 is none of the largest
     return sorted(keys, key=lambda k: -k[1])
 
 
 def _any_attention(views, q, key):
     top = _top_keys(views, key, q)
+    layer = views["heads"][key]["layer"]
     if len(top) < 2:
         return None
     said = ", ".join(f"{label} {shown(text)}" for label, _, text in top[:4])
     ratio = top[1][1] / top[2][1] if len(top) > 2 and top[2][1] else None
     return {
-        "view": "attention", "state": {"pos": q, "head": key, "stage": "L0.attn"},
+        "view": "attention", "state": {"pos": q, "head": key, "stage": f"L{layer}.attn"},
         "section": "rope",
-        "title": "Where the query looks",
+        "title": "Where the query looks" + (f" in layer {layer}" if layer else ""),
         "text": f"Position {q} ({_label_of(views, q)}) predicts "
                 f"{_label_of(views, q + 1)}. Its row in head {key}'s map is the weight it "
                 f"gives each earlier key; the colours are on a log scale, and the line above "
@@ -454,6 +460,14 @@ def _any_readout(views, q):
     }
 
 
+def _claimed_rule(views, claimed):
+    """Which counting rules give the authors' claimed count, in words."""
+    names = [f"{name} ({what})" for name, (n, what) in views.get("rule_counts", {}).items()
+             if n == claimed]
+    return (", the count under the rule " + " and ".join(names) if names else
+            ", a count none of the rules here gives")
+
+
 def _any_params(views):
     claimed = views["about"].get("params_claimed")
     return {
@@ -464,8 +478,10 @@ def _any_params(views):
                 "side).",
         "question": "How many parameters does the ledger count?",
         "expect": {"kind": "integers", "values": [views["param_total"]]},
-        "answer": f"{views['param_total']}" + (f"; its authors claim {claimed}" if claimed
-                                               else "") + ".",
+        "answer": f"{views['param_total']}" + (f"; its authors claim {claimed}" +
+                                               _claimed_rule(views, claimed) if claimed
+                                               else "") + ". tinyadder params --model "
+                  f"{views['model']} --rules prints the count under every rule.",
     }
 
 
@@ -474,51 +490,401 @@ def _residual_at(views, stage, slot, pos):
     return next(r for r in rows if r["slot"] == slot)["cells"][pos]
 
 
-COLUMN_READERS = {  # family: (slot holding a_k + b_k after the attention, how it is read)
+# A designed family's tour steps on the column (``views.design``): after the attention, at
+# the position that predicts s_k, the slot that holds the column and how the heads fill it;
+# the slot that tells the carry into place k; what the FFN leaves in the column's slot (and
+# the tolerance a typed prediction is checked to: the formulas are the hovers', within the
+# bounds tests/test_explore.py checks on the run).
+COLUMN = {
+    "rope-19": ("x1", "The one head weighs a{k} and b{k} ten times as much as a{j} and b{j} "
+                      "(the 10 : 1 of its rotary angles), and the position's own digit s{j} "
+                      "sits in x1 as \u2212s{j}: x1 becomes 10\u00b7(a{k} + b{k}) + a{j} + b{j} "
+                      "\u2212 s{j} = 10\u00b7(a{k} + b{k} + c{k}) \u2212 c{j}, c{k} the carry "
+                      "into place {k}.", 0.5),
     "sinusoid-11": ("acc", "One head weighs a{k} and b{k} a half each (an intended tie) and "
                            "writes twice the digit into acc; the other reads the column below "
-                           "into pe_sin."),
-    "rope-10000": ("x1", "Two heads, each turned back by its own fixed offset, attend "
-                         "one-hot to a{k} and b{k} and add them into x1; the others read the "
-                         "column below into x0."),
+                           "into pe_sin.", 0.05),
+    "rope-10000": ("x1", "Two heads, each turned back by its own fixed offset, attend one-hot "
+                         "to a{k} and b{k} and add them into x1; the others read the column "
+                         "below into x0.", 0.05),
+    "rope-10000/norm": ("x2", "Heads ca and cb (offsets 22 and 10 back) attend one-hot to a{k} "
+                              "and b{k} and add them into x2; pa and pb (offsets 23 and 11) "
+                              "read the column below into x1.", 0.05),
+}
+for _carry in ("linear", "hinge"):
+    COLUMN[f"rope-10000/{_carry}"] = COLUMN["rope-10000/norm"]
+CARRY = {  # design: (slot, whether the step asks for its change in the attention, the text)
+    "sinusoid-11": ("pe_sin", True, "The second head reads a{j} and b{j} and adds them to "
+                                    "pe_sin, on top of the position's sinusoid. The FFN "
+                                    "compares pe_sin with the digit s{j} the position holds: "
+                                    "their difference, less the sinusoid, is 10\u00b7c{k} "
+                                    "\u2212 c{j}, so it tells whether a{j} + b{j} overflowed."),
+    "rope-10000": ("x0", True, "Three heads read the digit the position holds, s{j}, and "
+                               "a{j} and b{j} into x0: it changes by D = s{j} \u2212 a{j} "
+                               "\u2212 b{j} = c{j} \u2212 10\u00b7c{k}, which is \u22129 or "
+                               "\u221210 exactly when a carry comes into place {k}."),
+    "rope-10000/norm": ("x1", False, "Heads pa and pb read a{j} and b{j} and subtract them "
+                                     "from the digit the position holds, s{j} (x1 = s{j} on "
+                                     "the embedding): x1 becomes D = s{j} \u2212 a{j} \u2212 "
+                                     "b{j} = c{j} \u2212 10\u00b7c{k}, \u22129 or \u221210 "
+                                     "exactly when a carry comes into place {k}."),
+}
+for _carry in ("linear", "hinge"):
+    CARRY[f"rope-10000/{_carry}"] = CARRY["rope-10000/norm"]
+FFN = {  # design: (slot, what the FFN does there, tolerance)
+    "rope-19": ("x1", "It wraps the column: a pair of SiLU units takes 100 off x1 when x1/10 "
+                      "reaches 9.5, so x1/10 is within 0.25 of s{k}; the carry came in "
+                      "through the attention.", 2.5),
+    "sinusoid-11": ("acc", "It adds the carry, min(max(pe_sin \u2212 digit \u2212 1/2, 0), 1) "
+                           "(a hinge pair), and wraps acc (another pair takes 10 off when it "
+                           "reaches 10): acc is within 1/2 of s{k}.", 0.5),
+    "rope-10000": ("x1", "It adds the carry (a hinge pair on x0 fires when D \u2264 \u22129) "
+                         "and wraps x1 (another pair takes 10 off when the column with its "
+                         "carry reaches 10): x1 = s{k} exactly.", 0.05),
+    "rope-10000/norm": ("x2", "It wraps the column (a pair of SiLU units takes 10 off x2 when "
+                              "x2 \u2212 x1/10 reaches 9.45) but does not add the carry: x2 = "
+                              "a{k} + b{k} \u2212 10\u00b7c{n}. The carry comes in at the final "
+                              "norm, which weighs x1 by \u22121/10 of x2: the readout's "
+                              "parabola has its vertex at x2 \u2212 x1/10 = s{k} \u2212 "
+                              "c{j}/10.", 0.05),
+    "rope-10000/linear": ("x2", "It wraps the column (a pair of SiLU units takes 10 off x2 "
+                                "when x2 \u2212 x1/10 reaches 9.45), and a third unit adds "
+                                "(1/2 \u2212 x1)/10 = c{k} \u2212 c{j}/10 + 1/20, the carry: "
+                                "x2 = s{k} \u2212 c{j}/10 + 1/20.", 0.05),
+    "rope-10000/hinge": ("x2", "It wraps the column (a pair of SiLU units takes 10 off x2 "
+                               "when x2 \u2212 x1/10 reaches 9.45), and a hinge pair on x1 adds "
+                               "1 when x1 \u2264 \u22129, the carry: x2 = s{k}.", 0.05),
+}
+# what the FFN does, and what is left with it switched off (the "change one thing" step;
+# tests/test_explore.py checks the min(a_k + b_k, 9) on runs)
+_ADDS = ("In this design the FFN adds the carry and wraps.",
+         "With neither, each column writes min(a_k + b_k, 9): no carry, and a column that "
+         "reaches 10 puts the readout's vertex past 9, where the largest digit, 9, wins.")
+FFN_DOES = {
+    "rope-19": ("In this design the FFN only wraps: the carry is in x1 already.",
+                "The carry still comes in through the attention, but nothing wraps: a column "
+                "that reaches 10 puts x1/10 past 9, where the largest digit, 9, wins, and "
+                "each digit written feeds the next column's carry."),
+    "rope-10000/norm": ("In this design the FFN only wraps: the carry comes in at the final "
+                        "norm, from x1.",
+                        "The carry still comes in at the final norm, but nothing wraps: a "
+                        "column that reaches 10 puts the vertex past 9, where the largest "
+                        "digit, 9, wins, and each digit written feeds the next column's "
+                        "carry."),
+    "sinusoid-11": _ADDS, "rope-10000": _ADDS, "rope-10000/linear": _ADDS,
+    "rope-10000/hinge": _ADDS,
 }
 
 
-def _column(views, q):
-    """A designed family's column step (views.sinusoid11_meanings, rope10000_meanings):
-    after the attention, at the position that predicts s_k, one slot holds a_k + b_k."""
-    reader = COLUMN_READERS.get(views["about"].get("family"))
-    if reader is None or not views["meanings"] or q + 1 >= len(views["tokens"]):
+EMBED = {  # design: (the slot asked for, its value for a digit d, what the embedding holds)
+    "rope-19": ("x1", "\u2212{d}", "Each digit d is embedded as two numbers: x0 = 1000 \u2212 d\u00b2/1000 "
+                      "and x1 = \u2212d. x0 is the readout's parabola; x1 carries the digit, "
+                      "which the head sums column by column."),
+    "rope-10000": ("x1", "{d}", "Each digit d is embedded as two numbers: x0 = 1000 \u2212 "
+                         "2.5\u00b710^-4\u00b7d\u00b2 (the readout's parabola) and x1 = d, "
+                         "the digit the heads add."),
+    "rope-10000/norm": ("x2", "{d}/2000", "Each digit d is embedded as three numbers: x0 = 1000 \u2212 "
+                              "d\u00b2/4000, x1 = d and x2 = d/2000. The embedding is tied, so "
+                              "x0 and x2 are also the readout's parabola; x1 is the digit the "
+                              "heads read."),
+    "sinusoid-11": ("digit", "{d}", "Each token is embedded as its digit (digit = d), the position's "
+                             "sinusoid of period 11 in pe_sin and pe_cos (amplitude 100 in the "
+                             "prompt, 1 after it) and acc = 0, which the heads fill."),
+}
+for _carry in ("linear", "hinge"):
+    EMBED[f"rope-10000/{_carry}"] = EMBED["rope-10000/norm"]
+
+
+def _embedding(views):
+    """A designed family's embedding step: what a0's token holds in one slot."""
+    design = views.get("design")
+    a0 = next((t for t in views["tokens"] if t["label"] == "a0"), None)
+    if design not in EMBED or a0 is None or not views["meanings"]:
+        return None
+    slot, formula, how = EMBED[design]
+    value = _residual_at(views, "embed", slot, a0["pos"])
+    return {
+        "view": "residual", "state": {"pos": a0["pos"], "stage": "embed"}, "section": None,
+        "title": "The embedding",
+        "text": how + f" Hover {slot} at the embedding stage.",
+        "question": f"What does {slot} hold at position {a0['pos']}, the digit a0 = "
+                    f"{a0['text']}, on the embedding? (a number)",
+        "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
+                   "tol": 1e-4},
+        "answer": f"{shown(value[2])}: " + formula.format(d=a0["text"]) + ".",
+    }
+
+
+def _place_digits(views, k):
+    """(a_k, b_k, c_k, c_(k-1), c_(k+1)): the column's digits and the carries into places k,
+    k - 1 and k + 1 of the page's sum."""
+    a, b = int(views["a"]), int(views["b"])
+
+    def carry(j):
+        return int(j > 0 and a % 10 ** j + b % 10 ** j >= 10 ** j)
+    return a // 10 ** k % 10, b // 10 ** k % 10, carry(k), carry(k - 1), carry(k + 1)
+
+
+def _column_place(views, q):
+    """The place k that position q predicts, when it is a designed family's column above the
+    units (k >= 1) and the prompt holds a_k; else None."""
+    if not views.get("design") or not views["meanings"] or q + 1 >= len(views["tokens"]):
         return None
     k = views["tokens"][q]["next_place"]
-    digits = {t["label"]: int(t["text"]) for t in views["tokens"] if t["role"] in ("a", "b")}
-    if not k or f"a{k}" not in digits:
+    labels = {t["label"] for t in views["tokens"]}
+    return k if k and f"a{k}" in labels else None
+
+
+def _column(views, q):
+    """A designed family's column step: after the attention, at the position that predicts
+    s_k, one slot holds the column (``COLUMN``)."""
+    k = _column_place(views, q)
+    if k is None or views["design"] not in COLUMN:
         return None
-    slot, how = reader
+    slot, how, tol = COLUMN[views["design"]]
+    ak, bk, ck, cj, _ = _place_digits(views, k)
     value = _residual_at(views, "L0.attn", slot, q)
+    said = (f"10\u00b7(a{k} + b{k} + c{k}) \u2212 c{k - 1} = 10\u00b7({ak} + {bk} + {ck}) "
+            f"\u2212 {cj}" if views["design"] == "rope-19" else
+            f"a{k} + b{k} = {ak} + {bk}")
     return {
         "view": "residual", "state": {"pos": q, "stage": "L0.attn"}, "section": None,
         "title": "The column",
-        "text": f"Position {q} predicts s{k}. " + how.format(k=k) +
+        "text": f"Position {q} predicts s{k}. " + how.format(k=k, j=k - 1) +
                 f" Hover {slot} after L0.attn.",
         "question": f"What does {slot} hold at position {q} after the attention? (a number)",
-        "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])]},
-        "answer": f"{shown(value[2])}: a{k} + b{k} = {digits[f'a{k}']} + {digits[f'b{k}']}. "
-                  f"The FFN adds the carry it reads from the column below and wraps {slot} "
-                  f"to s{k}, which the readout's parabola writes.",
+        "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
+                   "tol": tol},
+        "answer": f"{shown(value[2])}: {said}.",
+    }
+
+
+def _carry(views, q):
+    """A designed family's carry step: the slot that tells whether a carry comes into place
+    k, after the attention at the position that predicts s_k (``CARRY``)."""
+    k = _column_place(views, q)
+    if k is None or views["design"] not in CARRY:
+        return None
+    slot, change, how = CARRY[views["design"]]
+    ak, bk, ck, cj, _ = _place_digits(views, k)
+    below = [int(t["text"]) for t in views["tokens"] if t["label"] in (f"a{k - 1}", f"b{k - 1}")]
+    after = _residual_at(views, "L0.attn", slot, q)
+    before = _residual_at(views, "embed", slot, q)
+    value = after[0] - before[0] if change else after[0]
+    if views["design"] == "sinusoid-11":
+        s = int(views["sum"]) // 10 ** (k - 1) % 10
+        said = (f"a{k - 1} + b{k - 1} = {' + '.join(map(str, below))}. Less the digit s{k - 1} "
+                f"= {s} the position holds, that is {sum(below) - s} = 10\u00b7c{k} \u2212 "
+                f"c{k - 1}")
+    else:
+        said = f"c{k - 1} \u2212 10\u00b7c{k} = {cj} \u2212 10\u00b7{ck}"
+    asked = (f"By how much does the attention change {slot} at position {q}?" if change else
+             f"What does {slot} hold at position {q} after the attention?")
+    text = _amount(value)
+    return {
+        "view": "residual", "state": {"pos": q, "stage": "L0.attn"}, "section": None,
+        "title": "The carry",
+        "text": how.format(k=k, j=k - 1) + f" Compare {slot} at the embedding and after "
+                                           f"L0.attn.",
+        "question": asked + " (a number)",
+        "expect": {"kind": "numbers", "values": [value], "texts": [text], "tol": 0.05},
+        "answer": f"{text}: {said}, so " + (f"a carry comes into place {k}." if ck else
+                                          f"no carry comes into place {k}."),
+    }
+
+
+def _ffn(views, q):
+    """A designed family's FFN step: the column's slot after the FFN at the position that
+    predicts s_k (``FFN``)."""
+    k = _column_place(views, q)
+    if k is None or views["design"] not in FFN:
+        return None
+    slot, how, tol = FFN[views["design"]]
+    value = _residual_at(views, "L0.mlp", slot, q)
+    s = int(views["sum"]) // 10 ** k % 10
+    return {
+        "view": "residual", "state": {"pos": q, "stage": "L0.mlp"}, "section": None,
+        "title": "The FFN",
+        "text": how.format(k=k, j=k - 1, n=k + 1) + f" Hover {slot} after L0.mlp.",
+        "question": f"What does {slot} hold at position {q} after the FFN? (a number; "
+                    f"s{k} = {s})",
+        "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
+                   "tol": tol},
+        "answer": f"{shown(value[2])}. The readout's parabola then writes the digit nearest "
+                  f"{'x1/10' if views['design'] == 'rope-19' else 'its vertex'}: {s}.",
+    }
+
+
+def _layer_heads(views, layer, q):
+    """One step per attention stage: where query q looks in each of layer ``layer``'s heads
+    (the largest key of each, or the two largest of a one-head layer)."""
+    keys = [key for key, h in views["heads"].items() if h["layer"] == layer]
+    if len(keys) == 1 or not keys:
+        return _any_attention(views, q, keys[0]) if keys else None
+    tops = [(key, _top_keys(views, key, q)) for key in keys]
+    if any(not top for _, top in tops):
+        return None
+    # a head whose two largest weights tie (within 0.1 %, sinusoid-11's intended halves)
+    # names both
+    tops = [(key, top[:2] if len(top) > 1 and top[1][1] >= 0.999 * top[0][1] else top[:1])
+            for key, top in tops]
+    said = "; ".join(f"{key}: " + " and ".join(f"{label} {shown(text)}" for label, _, text
+                                               in top) for key, top in tops)
+    words = []
+    for _, top in tops:
+        words += [_word(label) for label, _, _ in top if _word(label) not in words]
+    return {
+        "view": "attention", "state": {"pos": q, "head": keys[0], "stage": f"L{layer}.attn"},
+        "section": "rope",
+        "title": f"Layer {layer}'s {len(keys)} heads",
+        "text": f"Layer {layer} has {len(keys)} heads, each with its own map: choose one with "
+                f"the head buttons. Position {q} ({_label_of(views, q)}) predicts "
+                f"{_label_of(views, q + 1)}.",
+        "question": f"Which key does each head weigh most from query {q}? (the labels, "
+                    f"e.g. a3 b3; both where two tie)",
+        "expect": {"kind": "words", "values": words,
+                   "texts": [label for _, top in tops for label, _, _ in top]},
+        "answer": f"The largest weight of each head: {said}.",
+    }
+
+
+def _ratio_step(views, q):
+    """rope-19's 10 : 1: the weight of a_k against a_(k-1) from the query that predicts
+    s_k."""
+    k = _column_place(views, q)
+    if k is None or views["design"] != "rope-19":
+        return None
+    key = next(iter(views["heads"]))
+    weights = {label: (w, text) for label, w, text in _top_keys(views, key, q)}
+    if f"a{k}" not in weights or not weights.get(f"a{k - 1}", (0,))[0]:
+        return None
+    ratio = weights[f"a{k}"][0] / weights[f"a{k - 1}"][0]
+    return {
+        "view": "attention", "state": {"pos": q, "head": key, "stage": "L0.attn"},
+        "section": "rope", "title": "Ten to one",
+        "text": f"The head gives a{k}, b{k} and a{k - 1}, b{k - 1} nearly all its weight, "
+                f"in a fixed ratio set by the rotary angles. Written into x1, the column "
+                f"below counts once and the column itself ten times: a carry out of the "
+                f"column below is already a unit of the column.",
+        "question": f"How many times a{k - 1}'s weight does a{k} get from query {q}? (a "
+                    f"number)",
+        "expect": {"kind": "numbers", "values": [ratio], "texts": [f"{ratio:.4g}"],
+                   "tol": 0.05},
+        "answer": f"{ratio:.4g}: a{k} {shown(weights[f'a{k}'][1])} against a{k - 1} "
+                  f"{shown(weights[f'a{k - 1}'][1])}.",
+    }
+
+
+def _amount(x):
+    """x to 6 significant digits, marked ~ when that rounds it (the tracer's convention)."""
+    text = f"{x:.6g}"
+    return shown(text if float(text) == x else f"~{text}")
+
+
+def _any_writes(views, q, stage):
+    """For a model without a designed family's steps: which slot a stage changes most at
+    position q (by |after - before|, from the residual view), to be read off the view."""
+    shorts = [st["short"] for st in views["residual"]]
+    if stage not in shorts or shorts.index(stage) == 0:
+        return None
+    before, after = (views["residual"][shorts.index(stage) + d]["slots"] for d in (-1, 0))
+    was = {r["slot"]: r["cells"][q][0] for r in before}
+    moved = sorted(((abs(r["cells"][q][0] - was[r["slot"]]), r["slot"], r["cells"][q][2])
+                    for r in after if r["slot"] in was and r["cells"][q][0] is not None
+                    and was[r["slot"]] is not None), reverse=True)
+    if len(moved) < 2 or not moved[0][0]:
+        return None
+    size, slot, text = moved[0]
+    label = next(st["label"] for st in views["residual"] if st["short"] == stage)
+    return {
+        "view": "residual", "state": {"pos": q, "stage": stage}, "section": None,
+        "title": f"What {stage} writes",
+        "text": f"The residual stream after {label}: outlined cells are the ones this stage "
+                f"changed. Hover the cells of position {q} here and at the stage before to "
+                f"compare.",
+        "question": f"Which slot does {stage} change most at position {q}? (its name)",
+        "expect": {"kind": "words", "values": [slot.lower()], "texts": [slot]},
+        "answer": f"{slot}, by {_amount(size)}, to {shown(text)}; " + (
+            f"next {moved[1][1]}, by {_amount(moved[1][0])}." if moved[1][0] else
+            "no other slot changes."),
+    }
+
+
+def _switch_off(views, q):
+    """Change one thing: the run with the last block's FFN switched off (``views.ffn_off``),
+    the digit position q writes then."""
+    off = views.get("ffn_off")
+    if not off or q + 1 >= len(off["tokens"]):
+        return None
+    digit, built = off["tokens"][q + 1], views["tokens"][q + 1]["text"]
+    changed = sum(x != y for x, y in zip(off["answer"], views["answer"]))
+    right = views["sum"].zfill(len(views["answer"]))
+    does, left = FFN_DOES.get(views.get("design"), (
+        "What this FFN does was learned, not designed: the run shows what it contributes.",
+        ""))
+    return {
+        "view": "residual", "state": {"pos": q, "stage": f"L{off['layer']}.mlp"},
+        "section": None, "title": "Change one thing",
+        "text": f"The page also ran this sum, in {off['number'].split(' (')[0]}" + (
+                    ", the model's own dtype" if off["number"] != views["number"] else "") +
+                f", with layer "
+                f"{off['layer']}'s FFN switched off: its output replaced by zeros at every "
+                f"position, the attention and the readout as built. {does}",
+        "question": f"With the FFN off, which digit does position {q} write? (the model as "
+                    f"built writes {built})",
+        "expect": {"kind": "integers", "values": [int(digit)]} if digit.isdigit() else
+                  {"kind": "words", "values": [digit.lower()]},
+        "answer": f"{digit}. The whole answer becomes {off['answer']} against {right}: "
+                  f"{changed} of its {len(right)} digits change." + (" " + left if left
+                                                                      else ""),
+    }
+
+
+def _any_failing(views):
+    """Find your own failing input, for a model the board shows failing (a pair the run gets
+    wrong): the page cannot run the model, so the reader runs the sum typed."""
+    name = views["model"]
+    if VERDICTS.get(name) != "fails" or views.get("task"):
+        return None
+    known = WITNESSES.get(name) or SEARCHED.get(name)
+    n = views["digits"]
+    run = f"tinyadder --model {name} A+B"
+    example = (f" One the board knows: {known[0]} + {known[1]}, where the exact run writes "
+               f"{known[2]} (right: {known[0] + known[1]})." if known else "")
+    return {
+        "view": "residual", "state": {"stage": "readout"}, "section": None,
+        "title": "Find your own failing input",
+        "text": "This model does not add every pair right: tinyadder board lists it as "
+                "failing. Look at where its decisions are closest, the smallest leads in the "
+                "readout, for a sum that might tip one.",
+        "question": f"Type an addition of {n}-digit numbers that you think {name} gets wrong, "
+                    f"as A+B.",
+        "expect": {"kind": "failing", "digits": n, "run": run, "model": name},
+        "answer": f"The page cannot run the model; {run} does, and warns with exit status 1 "
+                  f"on a wrong sum.{example}" + (
+                      "" if views["correct"] else f" This page's sum is one: it writes "
+                      f"{views['answer']} for {views['sum']}."),
     }
 
 
 def any_steps(views):
-    """A short tour of a model outside the TinyAdder-36 family, from what every model has:
-    the tokens by role, where the query that predicts the tens digit looks, the readout's
-    winner and lead there, the parameters."""
+    """The tour of a model outside the TinyAdder-36 family, from what every model has and, for
+    a designed family (``views.design``), its column mechanism: the tokens by role; where the
+    query that predicts the tens digit looks, one step per attention stage; the column, the
+    carry and the FFN; the readout's winner and lead; the run with the FFN switched off; an
+    input of the reader's own where the model fails; the parameters."""
     decides = {_label_of(views, p + 1): p for p in views["predicting"]
                if p + 1 < len(views["tokens"]) and views["tokens"][p + 1]["role"] == "sum"}
     q = decides.get("out1" if views.get("task") else "s1", views["predicting"][0])
-    key = next(iter(views["heads"]), None)
-    steps = [_any_tokens(views, q), _any_attention(views, q, key) if key else None,
-             _column(views, q), _any_readout(views, q), _any_params(views)]
+    layers = sorted({h["layer"] for h in views["heads"].values()})
+    designed = [_ratio_step(views, q), _column(views, q), _carry(views, q), _ffn(views, q)]
+    if not any(designed) and not views.get("task"):  # what the first and the last layer write
+        designed = [_any_writes(views, q, f"L{layers[0]}.attn"),
+                    _any_writes(views, q, f"L{layers[-1]}.mlp")] if layers else []
+    steps = ([_any_tokens(views, q), _embedding(views)] +
+             [_layer_heads(views, layer, q) for layer in layers] +
+             designed + [_any_readout(views, q), _switch_off(views, q), _any_failing(views),
+                         _any_params(views)])
     return [s for s in steps if s is not None]
 
 

@@ -35,7 +35,7 @@ from ...numbers import is_zero
 from ... import task as tasks
 from ...weights import live_heads
 from ..explain import decisions, remaining_values, scales, short, x_text
-from ..ledger import ledger, tensors
+from ..ledger import RULES, ledger, rules, tensors
 from ..text import exponent, figure, finite, log10_abs, to_float
 from ..heat import clipped_scale
 from ..roles import layout_text, roles as position_roles
@@ -420,16 +420,87 @@ def rope10000_meanings():
     }
 
 
-def family_meanings(model):
-    """The hovers' formulas of a designed family the page knows ({} for others): rope-19,
-    sinusoid-11, and rope-10000's two-slot design (jacobli99; not the Qwen-style four, whose
-    carry enters through the final norm)."""
+# How a three-slot rope-10000 model (the Qwen-style four) brings the carry into place k: by
+# its final norm (nino-116, wonderfall-121), by an FFN unit that reads x1 linearly
+# (wonderfall-130), or by a hinge pair on x1 (wonderfall-139).
+QWEN_CARRIES = {
+    "norm": ("a_k + b_k \u2212 10\u00b7c_(k+1), to within 0.01: a pair of SiLU units wraps x2 "
+             "when x2 \u2212 x1/10 = a_k + b_k + c_k \u2212 c_(k\u22121)/10 reaches 9.45; the "
+             "carry c_k itself is not added here (the final norm adds it)",
+             "the final norm weighs x1 by \u22121/10 of x2's weight (in the tied embedding's "
+             "units), so the parabola's vertex is at x2 \u2212 x1/10 = s_k \u2212 "
+             "c_(k\u22121)/10: the carry enters here; the digit nearest the vertex wins"),
+    "linear": ("s_k \u2212 c_(k\u22121)/10 + 1/20, to within 0.01: a pair of SiLU units wraps "
+               "x2 when x2 \u2212 x1/10 reaches 9.45, and a third unit adds (1/2 \u2212 x1)/10 "
+               "= c_k \u2212 c_(k\u22121)/10 + 1/20: the carry",
+               "a parabola in the digit with its vertex at x2 (the final norm reads x0 and x2 "
+               "only); the digit nearest x2 wins"),
+    "hinge": ("s_k, to within 0.01: a pair of SiLU units wraps x2 when x2 \u2212 x1/10 "
+              "reaches 9.45, and a hinge pair on x1 adds 1 when x1 \u2264 \u22129: the carry "
+              "c_k",
+              "a parabola in the digit with its vertex at x2 (the final norm reads x0 and x2 "
+              "only); the digit nearest x2 wins"),
+}
+
+
+def qwen_carry(model):
+    """Which of ``QWEN_CARRIES`` a three-slot rope-10000 model uses: 'norm' when its final
+    norm weighs x1, else 'hinge' when its FFN has two carry units (c0, c1), else 'linear'."""
+    if "x1" in model.ln_final.w:
+        return "norm"
+    return "hinge" if "c1" in model.blocks[0].mlp.units else "linear"
+
+
+def qwen_meanings(carry):
+    """What x0, x1 and x2 of a Qwen-style rope-10000 model (nino-116, wonderfall-121/130/139)
+    hold, in the form of ``meanings``: [anywhere, at a position that predicts s_k]; c_k is
+    the carry into place k, ``carry`` a key of ``QWEN_CARRIES``. Checked against float32 runs
+    of all four files (tests/test_explore.py)."""
+    none = "no designed meaning at a position that predicts no digit of the sum"
+    same = "as before: this stage leaves it alone"
+    ffn, readout = QWEN_CARRIES[carry]
+    return {
+        "embed": {"x0": ["1000 \u2212 d\u00b2/4000 on a digit d, to within 3\u00b710^-5 "
+                         "(the readout's parabola, with x2)"] * 2,
+                  "x1": ["d on a digit d"] * 2,
+                  "x2": ["d/2000 on a digit d (the readout's parabola, with x0)"] * 2},
+        "L0.attn": {"x0": ["as embedded: no stage writes it"] * 2,
+                    "x1": [none, "D = s_(k\u22121) \u2212 a_(k\u22121) \u2212 b_(k\u22121) "
+                                 "= c_(k\u22121) \u2212 10\u00b7c_k, to within 0.001: heads "
+                                 "pa and pb (offsets 23 and 11) read a_(k\u22121) and "
+                                 "b_(k\u22121) and subtract them from the digit written, "
+                                 "s_(k\u22121) (D \u2264 \u22129: a carry into place k)"],
+                    "x2": [none, "a_k + b_k (plus the embedded d/2000), to within 0.001: heads "
+                                 "ca and cb (offsets 22 and 10) attend one-hot to a_k and b_k"]},
+        "L0.mlp": {"x0": [same] * 2, "x1": [same] * 2, "x2": [none, ffn]},
+        "readout": {f"logit {u}": ["near 1000: " + readout] * 2 for u in range(10)},
+    }
+
+
+def design(model):
+    """The designed family whose hovers and tour steps the page knows: 'rope-19',
+    'sinusoid-11', 'rope-10000' (jacobli99's two slots), 'rope-10000/norm', '/linear' or
+    '/hinge' (the Qwen-style three, ``qwen_carry``); None for any other model."""
     family = model.about.get("family")
     if family == "rope-10000":
-        return rope10000_meanings() if tuple(model.slots) == ("x0", "x1") else {}
+        slots = tuple(model.slots)
+        if slots == ("x0", "x1", "x2"):
+            return f"rope-10000/{qwen_carry(model)}"
+        return family if slots == ("x0", "x1") else None
+    return family if family in FAMILY_MEANINGS else None
+
+
+def family_meanings(model):
+    """The hovers' formulas of a designed family the page knows ({} for others): rope-19,
+    sinusoid-11, and rope-10000's two designs (jacobli99's two slots, and the Qwen-style
+    three, ``qwen_meanings``)."""
+    family = model.about.get("family")
+    if family == "rope-10000":
+        slots = tuple(model.slots)
+        if slots == ("x0", "x1"):
+            return rope10000_meanings()
+        return qwen_meanings(qwen_carry(model)) if slots == ("x0", "x1", "x2") else {}
     return FAMILY_MEANINGS.get(family, dict)()
-
-
 
 
 # ----------------------------------------------------------------------------- decisions
@@ -479,6 +550,7 @@ def decisions_view(cache, a, b):
             "margin": figure(d.margin), "tilt": figure(d.tilt), "lead": figure(d.lead),
             "margin_f": to_float(d.margin), "tilt_f": to_float(d.tilt),
             "margin_logits": figure(d.margin * d.size), "tilt_logits": figure(d.tilt * d.size),
+            "margin_logits_text": text(d.margin * d.size),
             "lead_logits": text(d.lead * d.size), "unit": figure(d.size),
             "ratio": _ratio(d.tilt, d.margin), "margin_p": to_float(d.margin / d.place),
             "ratio_text": pretty(figure(d.tilt / d.margin, 2)) if d.margin else "",
@@ -622,16 +694,44 @@ def _build_views(cache, a, b, changes):
                     for name, r, w in half_layers(model)],
         "params": parameters(model),
         "param_total": sum(line.params for line in ledger(model)),
+        "rule_counts": {name: [rule.params, RULES[name].split(":")[0]]
+                        for name, rule in rules(model).items()},
         "slots": list(model.slots),
+        "readout_slots": [model.readout.get(str(u)) for u in range(10)] if model.readout
+        else None,
         "digit_scale": model.W_E["1"].get("digit") if "1" in model.W_E else None,
-        "softmax": None, "variants": [],
+        "softmax": None, "variants": [], "design": None if task else design(model),
+        "ffn_off": None,
     }
     flaw = next((d["pos"] for d in views["decisions"] if d["written"] != d["right"]), None)
     views["flaw_pos"] = flaw
     if changes and not gaps["change"]:
         views["softmax"] = softmax_view(model, a, b)
         views["variants"] = [change_view(c, a, b) for c in variants.changes(model)]
+    elif changes and lacks["probes"] and not task:
+        views["ffn_off"] = ffn_off_view(model, a, b, off_numbers(model, cache.ns))
     return views
+
+
+def off_numbers(model, ns):
+    """The numbers the FFN-off run takes: the page's when they are floats; else the model's
+    own dtype (float32 or float), so that an exact page does not pay for a second exact run."""
+    if ns.describe().startswith("float"):
+        return ns
+    return {"float64": "float"}.get(model.about.get("dtype"), model.about.get("dtype")) or ns
+
+
+def ffn_off_view(model, a, b, ns):
+    """The run of a + b with the last block's FFN switched off (its output, hook_mlp_out,
+    replaced by zeros at every position, in generation too): the block's index, the answer
+    and every token, for the tour's "change one thing" of a model outside the family."""
+    layer = len(model.blocks) - 1
+    patch = {f"blocks.{layer}.hook_mlp_out": lambda rows: [[v - v for v in r] for r in rows]}
+    cache = run_with_cache(model, encode(model, a, b), ns=ns, patch=patch)[1]
+    answer = _answer(cache)
+    return {"layer": layer, "answer": answer, "number": cache.ns.describe(),
+            "correct": answer == f"{a + b:0{len(answer)}d}",
+            "tokens": [model.vocab[t] for t in cache.tokens]}
 
 
 def _expected(model, a, b):
