@@ -16,6 +16,7 @@ from tinyadder.cli import main
 from tinyadder.modelfile import dump
 from tinyadder.proof import closedform_check as checker
 from tinyadder.proof.kernel import setcheck
+from tinyadder.proof import reading
 from tinyadder.proof.search import generic
 from tinyadder.proof.census import census
 from tinyadder.proof.prove import certificate, prove
@@ -50,7 +51,7 @@ def test_a_model_right_everywhere_but_on_the_box_is_not_said_to_fail(tmp_path, c
     assert "not proved by the closed form: over the digit box" in out
     assert "FAILS" not in out and "fails" not in out
     assert out.count("proved: the ") == 1 and "(generic method" in out
-    assert setcheck.check(setcheck.load(str(cert))).startswith("certificate valid: ")
+    assert setcheck.check(reading.load(str(cert))).startswith("certificate valid: ")
 
 
 @pytest.mark.slow
@@ -152,7 +153,7 @@ def test_an_edited_closed_form_certificate_is_refused(repaired2, edit):
 def test_a_renamed_generic_certificate_names_its_true_model():
     """The name is a label: renamed, the verdict quotes the new name beside the hash of the
     model text, which --model checks."""
-    cert = setcheck.load("tests/fixtures/proofs/adder1_squares.cert.json")
+    cert = reading.load("tests/fixtures/proofs/adder1_squares.cert.json")
     line = setcheck.check(dict(cert, name="zcbtrak-6"))
     assert line.startswith("certificate valid: 'zcbtrak-6' model (sha256 ")
     assert setcheck.check(cert).split("(sha256 ")[1] == line.split("(sha256 ")[1]
@@ -196,7 +197,7 @@ def test_the_generic_method_never_proves_a_thin_failing_set():
     ("the model text", "position 0")])
 def test_an_edited_generic_certificate_is_refused(edit, says):
     """adder1_squares's certificate (N = 1: two answer tokens) with one thing changed."""
-    cert = setcheck.load("tests/fixtures/proofs/adder1_squares.cert.json")
+    cert = reading.load("tests/fixtures/proofs/adder1_squares.cert.json")
     forged = json.loads(json.dumps(cert))
     tree = forged["positions"][0]
     if edit == "drop a tree":

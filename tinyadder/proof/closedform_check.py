@@ -43,7 +43,8 @@ from ..construction import VARIANTS
 from ..modelfile import dump, loads
 from ..models import build
 from .kernel.claim import named
-from .kernel.reading import MAX_INT_DIGITS, Invalid, Malformed, json_of, read_bytes
+from .kernel.claim import Invalid, Malformed
+from .reading import MAX_INT_DIGITS, json_of, read_bytes
 
 FORMAT = "tinyadder-proof-1"
 CLAIM = "every pair of N-digit numbers is added right"

@@ -43,11 +43,9 @@ from ...numbers.enclosures import IntervalSystem
 from ...numbers.protocol import OverSets, Undecided
 from ...plan import compile_model
 from ...analysis.parallel import each_share
-from .reading import Invalid, Malformed, read_json  # the verdicts' types; the reader
-from .claim import named, short_answer
+from .claim import Invalid, Malformed, named, short_answer
 
 FORMAT = "tinyadder-sets-certificate"
-MAX_BYTES = 64 << 20
 MAX_DEPTH = 900  # a split tree deeper than this is refused (far below the recursion limit)
 
 
@@ -182,9 +180,15 @@ def _ceil_of(x, fail=Invalid):
     return -_floor_of(x.copy_negate(), fail)
 
 
-def _floor_rational(x):
+def down(x):
+    """The grid integer at or below the rational x."""
     x = Fraction(x)
     return (x.numerator << SCALE) // x.denominator
+
+
+def up(x):
+    """The grid integer at or above the rational x."""
+    return -down(-Fraction(x))
 
 
 def _top(v):
@@ -703,7 +707,7 @@ class FormSystem(OverSets):
 
     def const(self, c):
         if isinstance(c, (int, Fraction)):
-            return self.grid_interval(_floor_rational(c), -_floor_rational(-c))
+            return self.grid_interval(down(c), up(c))
         iv = self.enclose.const(c)
         fail = partial(self.undecided, None)
         return self.grid_interval(_floor_of(iv.lo, fail), _ceil_of(iv.hi, fail))
@@ -768,25 +772,26 @@ def layout(model):
 
 
 class Leaves:
-    """Re-decides leaves of one model."""
+    """Re-decides leaves of one model, in the number system ``ns`` (by default the
+    real-number model's, :class:`FormSystem`)."""
 
-    def __init__(self, model):
+    def __init__(self, model, ns=None):
         self.model, self.n = model, model.prompt.digits
-        self.ns = FormSystem(model)
-        self.compiled = compile_model(model, self.ns)
+        self.ns = ns = ns or FormSystem(model)
+        self.compiled = compile_model(model, ns)
         self.ids = [model.vocab.index(str(d)) for d in range(10)]
         self.slots, self.targets = layout(model)
-        rows = [[v.k if v.point else None for v in self.compiled.embed[t]]
-                for t in self.ids]
-        flat = all(None not in r for r in rows)
-        self.line = flat and all(rows[d][s] == rows[0][s] + d * (rows[1][s] - rows[0][s])
-                                 for d in range(10) for s in range(len(rows[0])))
-        self.rows = rows
-        self.readout = self.compiled.readout_map()
+        self.rows = rows = [[v.k if v.point else None for v in self.compiled.embed[t]]
+                            for t in self.ids]
+        self.line = all(None not in r for r in rows) and all(
+            rows[d][s] == rows[0][s] + d * (rows[1][s] - rows[0][s])
+            for d in range(10) for s in range(len(rows[0])))
+        # the readout and a ReLU FFN regrouped: the same numbers in exact arithmetic only
+        self.readout = self.compiled.readout_map() if ns.exact else None
         self.ffns = {i: (b.up.multiplied_out(), b.down.multiplied_out())
                      for i, b in enumerate(self.compiled.blocks)
                      if model.blocks[i].mlp is not None and model.blocks[i].mlp.act == "relu"
-                     and not b.gated}
+                     and not b.gated and ns.exact}
         self._prompt = None
         self.prompt()  # once, before the leaves (in every process of ``walk``) continue from it
 
@@ -880,7 +885,7 @@ class Leaves:
     def holds(self, k, region):
         """Whether the target token's logit beats every other over the region (Invalid:
         why not), the pass continuing from the prompt's (``prompt``), each difference of
-        logits formed from the final row (``gap``)."""
+        logits taken by ``difference``."""
         token = self.token(k, region)
         past, start = self.prompt()
         self.ns.at(region, self.n)
@@ -888,14 +893,17 @@ class Leaves:
         rows = [self.row(s, region) for s in slots[start:]]
         patch, final = self.patch(rows), []
         patch[final_point(self.compiled)] = lambda x: final.append(x[-1]) or x
-        forward(self.compiled, [0] * len(rows), past, patch=patch, logits="last",
-                last_row=True)
+        logits = forward(self.compiled, [0] * len(rows), past, patch=patch, logits="last",
+                         last_row=True)[0][-1]
         t = list(self.compiled.readout_tokens).index(token)
-        for u in range(len(self.readout)):
-            if u != t and self.ns.range(gap(self.readout, final[-1], t, u,
-                                            self.ns.zero))[0] <= 0:
+        for u in range(len(logits)):
+            if u != t and self.ns.range(self.difference(final[-1], logits, t, u))[0] <= 0:
                 raise Invalid(f"at position {k}, token {u}'s logit may reach the target's")
         return True
+
+    def difference(self, y, logits, t, u):
+        """logit_t - logit_u, formed from the final row y (``gap``)."""
+        return gap(self.readout, y, t, u, self.ns.zero)
 
     def one_map(self, patch, i):
         """Block i's ReLU FFN (not gated) as one affine map of its input (``ffn_map``)."""
@@ -955,24 +963,6 @@ def final_point(compiled):
 
 
 # ---- the certificate ----------------------------------------------------------------------
-
-def read(path):
-    """The file's JSON data (plain or gzip-compressed, at most MAX_BYTES once decompressed);
-    Malformed saying what is wrong with the file, its gzip stream or its JSON
-    (``certificate.read_json``)."""
-    return read_json(path, MAX_BYTES)
-
-
-def of_format(data, kind=FORMAT):
-    """``data`` if it is a certificate of format ``kind``, else None."""
-    return data if isinstance(data, dict) and data.get("format") == kind else None
-
-
-def load(path):
-    """The certificate's JSON data if the file is a readable one of this format (``read``),
-    else None; Malformed if it is not readable JSON."""
-    return of_format(read(path))
-
 
 def check(cert, progress=None, jobs=1):
     """A one-line verdict if ``cert`` proves its model adds every pair; Invalid otherwise
