@@ -255,13 +255,8 @@ class Form:
     def __rsub__(self, other):
         return self._lift(other) + -self
 
-    def scaled(self, r):
-        """r times this form, r rational (``times``)."""
-        r = Fraction(r)
-        return self.times(r.numerator, r.denominator)
-
     def times(self, num, den=1):
-        """num/den times this form (``scaled``)."""
+        """num/den times this form (den > 0)."""
         if not num:
             return Form(self.system, 0)
         return Form(self.system, *scaled(self.k, self.coefs, self.lo, self.hi, num, den))

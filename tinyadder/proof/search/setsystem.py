@@ -116,7 +116,8 @@ class Searching:
 
     def variable(self, v, coef=1, const=0):
         """const + coef v (rationals; rounded outward to the grid)."""
-        return self.const(const) + SetValue(self, 0, {v: ONE}).scaled(coef)
+        r = Fraction(coef)
+        return self.const(const) + SetValue(self, 0, {v: ONE}).times(r.numerator, r.denominator)
 
     def interval(self, lo, hi):
         """The constant interval [lo, hi] (rationals)."""
