@@ -189,7 +189,8 @@ def test_the_generic_method_never_proves_a_thin_failing_set():
     ("a leaf left open", "a leaf 'open' at position 0: the certificate proves nothing"),
     ("a split renamed", "unknown split ['x', 0]"),
     ("one child fewer", "2 children expected"),
-    ("the model text", "position 0")])
+    ("the model text", "position 0"),
+    ("the trees swapped", "at position 0")])
 def test_an_edited_generic_certificate_is_refused(edit, says):
     """adder1_squares's certificate (N = 1: two answer tokens) with one thing changed."""
     cert = reading.load("tests/fixtures/proofs/adder1_squares.cert.json")
@@ -203,6 +204,8 @@ def test_an_edited_generic_certificate_is_refused(edit, says):
         tree["split"] = ["x", 0]
     elif edit == "one child fewer":
         tree["children"] = tree["children"][:1]
+    elif edit == "the trees swapped":   # each tree proved for the other's target
+        forged["positions"] = forged["positions"][::-1]
     else:
         forged["model"] = forged["model"].replace('"s9": "-37/4"', '"s9": "-35/4"', 1)
         assert forged["model"] != cert["model"]

@@ -53,10 +53,9 @@ from .reading import MAX_INT_DIGITS, json_of, read_bytes
 
 FORMAT = "tinyadder-proof-1"
 CLAIM = "every pair of N-digit numbers is added right"
-# Every size the file controls is bounded before it is used. N: the check's time grows about
-# as N^4 (wall clock on the project's 2-core machine under load: 9 s at N = 10, 55 s at
-# N = 20, 18 min at N = 40, where the certificate is 6.3 MB and its longest integer 1,309
-# digits).
+# Every size the file controls is bounded before it is used. N: the check's CPU grows about
+# as N^3 (4.3 s at N = 10 and 31 s at N = 20 on the project's machine; at N = 40 the
+# certificate is 6.3 MB and its longest integer 1,309 digits).
 MAX_DIGITS = 40
 MAX_BYTES = 16 * 2 ** 20
 MAX_SMALL_INT = 30       # digits of a JSON integer literal (N, t, position, place)
