@@ -35,9 +35,9 @@ from fractions import Fraction
 from ...addition import add
 from ...constants import PI, Expr, ExpTerm, Ln
 from ...numbers.rounding import evaluate
-from .claim import Invalid, Malformed, named
+from .claim import Invalid, Malformed
 from .setcheck import (ONE, SCALE, Form, FormSystem, Leaves, Open, count, down, live_steps,
-                       model_of, up, walk)
+                       of_format, up, verdict)
 
 FORMAT = "tinyadder-float-certificate"
 # (significant bits p, least normal exponent, overflow exponent) per program
@@ -495,12 +495,8 @@ def check(cert, progress=None, jobs=1):
     """A one-line verdict if ``cert`` proves its model's float program adds every pair;
     Invalid (Malformed: not a readable certificate) otherwise; the same for every number of
     processes ``jobs`` (``setcheck.walk``)."""
-    if not isinstance(cert, dict) or cert.get("format") != FORMAT or cert.get("version") != 1:
-        raise Malformed(f"format: not a {FORMAT} of version 1")
-    program = cert.get("number")
-    if program not in FORMATS:
+    program = cert.get("number") if isinstance(cert, dict) else None
+    if of_format(cert, FORMAT) and program not in FORMATS:
         raise Malformed(f"number: {program!r} is not float32 or float")
-    model, n = model_of(cert)
-    done = walk(FloatLeaves(model, program), cert, progress, jobs)
-    return (f"certificate valid: {named(cert.get('name', ''), cert['model'])} as a {program} "
-            f"program, N = {n}: every pair is added right ({done} leaves re-decided)")
+    return verdict(cert, FORMAT, lambda model: FloatLeaves(model, program),
+                   f" as a {program} program", progress, jobs)

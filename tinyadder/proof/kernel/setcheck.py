@@ -1,36 +1,26 @@
-"""The checker of the generic prover's certificates (``generic``): does the split tree cover
-every pair exactly once, and does every leaf hold?
+"""The checker of the generic prover's certificates: does the split tree cover every pair
+exactly once, and does every leaf hold?
 
-Written apart from the prover: it shares the model reader (``modelfile``), the reference pass
-(``forward``, run traced: no generated fast path), the weights' compilation (``plan``) and the
-certified enclosures of e^x, sqrt, sin, cos, erf (``numbers.enclosures``), and nothing of the
-search (``generic``, ``sets``, ``setsystem``). What it trusts is exactly that list.
+It shares with the prover the model reader (``modelfile``), the reference pass (``forward``,
+run traced: no generated fast path), the weights' compilation (``plan``) and the certified
+enclosures of e^x, sqrt, sin, cos, erf (``numbers.enclosures``), and nothing of the search.
 
-1. The partition. Per answer position, the tree is rebuilt from the root, every pair of
+1. The partition. Per answer position the tree is rebuilt from the root, every pair of
    N-digit numbers: each split's children are derived here from the split's name (a digit
-   range cut at mid, a carry fixed to 0 and to 1, the sum's digit range cut at mid), so
-   children are disjoint and their union is their parent by construction; the checker also
-   counts the pairs of every region by its own walk over the columns and checks that the
-   children's counts add up to the parent's and the root's is 10^(2N).
+   range cut at mid, a carry fixed to 0 and to 1, the sum's digit range cut at mid), so they
+   are disjoint and their union is their parent by construction; the pairs of every region
+   are also counted by a walk over the columns, the children's counts adding up to the
+   parent's and the root's being 10^(2N).
 2. Every leaf. ``empty``: its count is 0. ``pair``: it holds that one pair. ``bound`` and
-   ``pair``: the reference pass run over the leaf's region in :class:`Form` values (an affine
-   form in the digits and carries plus an interval, every coefficient an exact rational), with
-   the earlier answer digits the true sum's, gives a target logit above every other logit at
-   every pair of the region, each range taken exactly over the region's pairs by the walk;
-   each difference logit_t - logit_u is formed from the final row y as sum_s (w_ts - w_us)
-   y_s + b_t - b_u, the readout's affine map regrouped (the same number in exact arithmetic).
-   The pass continues from the prompt's keys and values (all its tokens but the last), run
-   once over every pair: they hold at every pair of any leaf. A ReLU is taken whole, as the
-   prover takes it: g or 0 where the region decides its sign, else its chord lam g + [0, w]
-   (which holds relu on the range [l, u] of g); a ReLU FFN that is not gated, D relu(U x + b)
-   + b', as the one affine map (D lam U) x + D (lam b + [0, w]) + b' of its input x (lam 1 or
-   0 where the sign is decided).
-   Any other leaf (a counterexample, an open region) means the certificate proves nothing.
+   ``pair``: the reference pass run over the leaf's region in :class:`Form` values (an
+   affine form in the digits and carries plus an interval, on a binary grid, rounded
+   outward), the earlier answer digits the true sum's, gives the target logit above every
+   other at every pair of the region, each range taken exactly over the region's pairs by
+   the walk (``Leaves.holds``). Any other leaf means the certificate proves nothing.
 
-Why affine forms and not plain intervals: a written digit of the sum enters the pass beside
-the operands' digits, and a model that adds subtracts them (the 36p's decision scalar is a
-difference of sums of size 10^N); intervals lose that cancellation, so a leaf of more than a
-few pairs could never be re-decided by intervals.
+Affine forms and not plain intervals: a written digit of the sum enters the pass beside the
+operands' digits, and a model that adds subtracts them (the 36p's decision scalar is a
+difference of sums of size 10^N); intervals lose that cancellation.
 """
 
 from fractions import Fraction
@@ -214,12 +204,6 @@ class Form:
 
     def __init__(self, system, k, coefs=None, lo=0, hi=0):
         self.system, self.k, self.coefs, self.lo, self.hi = system, k, coefs or {}, lo, hi
-
-    def __repr__(self):
-        terms = " + ".join(f"{Fraction(c, ONE)}*{'_'.join(map(str, v))}"
-                           for v, c in sorted(self.coefs.items()))
-        return (f"Form({Fraction(self.k, ONE)}{' + ' + terms if terms else ''} + "
-                f"[{Fraction(self.lo, ONE)}, {Fraction(self.hi, ONE)}])")
 
     @property
     def point(self):
@@ -530,13 +514,16 @@ class FormSystem(OverSets):
         return f.k + lo + f.lo, f.k + extreme(self.live, f.coefs, max) + f.hi
 
 
+    def sign_range(self, f):
+        """f's box, else (where it holds 0 inside) its range by the walk."""
+        lo, hi = self.grid_box(f)
+        return self.range(f) if lo < 0 < hi else (lo, hi)
+
     def positive(self, f):
         """``f > 0`` as a ReLU asks it (its branches agree at 0): True when f >= 0 at every
-        pair of the region, False when f <= 0 (the box, else the walk); else what the region
-        does not settle (``undecided``)."""
-        lo, hi = self.grid_box(f)
-        if lo < 0 < hi:
-            lo, hi = self.range(f)
+        pair of the region, False when f <= 0 (``sign_range``); else what the region does
+        not settle (``undecided``)."""
+        lo, hi = self.sign_range(f)
         if lo >= 0:
             return True
         if hi <= 0:
@@ -545,10 +532,8 @@ class FormSystem(OverSets):
 
     def relu(self, g):
         """relu(g) over the region: g if g >= 0 there, 0 if g <= 0, else the chord
-        lam g + [0, w] (``chord``), [l, u] the range of g (the box, else the walk)."""
-        lo, hi = self.grid_box(g)
-        if lo < 0 < hi:
-            lo, hi = self.range(g)
+        lam g + [0, w] (``chord``), [l, u] the range of g (``sign_range``)."""
+        lo, hi = self.sign_range(g)
         if lo >= 0:
             return Relu(self, g.k, g.coefs, g.lo, g.hi)
         if hi <= 0:
@@ -962,12 +947,23 @@ def final_point(compiled):
 def check(cert, progress=None, jobs=1):
     """A one-line verdict if ``cert`` proves its model adds every pair; Invalid otherwise
     (the same verdict and message for every number of processes ``jobs``: ``walk``)."""
-    if not isinstance(cert, dict) or cert.get("format") != FORMAT or cert.get("version") != 1:
-        raise Malformed(f"format: not a {FORMAT} of version 1")
+    return verdict(cert, FORMAT, Leaves, "", progress, jobs)
+
+
+def verdict(cert, kind, leaves, what, progress, jobs):
+    """The verdict on a certificate of format ``kind`` whose leaves ``leaves(model)``
+    re-decides (``what``: the program, where not the real-number model)."""
+    if not of_format(cert, kind):
+        raise Malformed(f"format: not a {kind} of version 1")
     model, n = model_of(cert)
-    done = walk(Leaves(model), cert, progress, jobs)
-    return (f"certificate valid: {named(cert.get('name', ''), cert['model'])}, N = {n}: "
+    done = walk(leaves(model), cert, progress, jobs)
+    return (f"certificate valid: {named(cert.get('name', ''), cert['model'])}{what}, N = {n}: "
             f"every pair is added right ({done} leaves re-decided)")
+
+
+def of_format(cert, kind):
+    """Whether ``cert`` is a certificate of format ``kind``, version 1."""
+    return isinstance(cert, dict) and cert.get("format") == kind and cert.get("version") == 1
 
 
 def model_of(cert):
