@@ -11,20 +11,20 @@ and folded into the interval wherever a range is taken:
 
 - x * y, x / y: the exact result plus [-h(M), h(M)], M the largest |result| over the region's
   box, h(M) half an ulp at M (none where every value is a float on a grid within range); a
-  product of two points is _rounded exactly where it is a float or in a constant expression,
+  product of two points is rounded exactly where it is a float or in a constant expression,
   else (it may be fused) widened by h;
 - a chain of n adds of mass m = sum |terms|: its exact sum plus [-e, e], e = n h(m (1 + n
   2^(1 - p))), any order; none where the terms are multiples of 2^-g and m < 2^(p - g); one add
-  of two points _rounded exactly; x - x = 0, x + 0 = x;
+  of two points rounded exactly; x - x = 0, x + 0 = x;
 - exp, sin, cos, erf: the real function's enclosure plus 1 ulp (LIBRARY_ULPS, the trusted
   premise), sqrt half an ulp; exp(0) = 1; e^x below half the least subnormal is in [0, the
   least subnormal]; softmax's max is the score whose box lies above every other's;
 - e^x where x > (emax + 1) ln 2 at every pair is +inf (more than an ulp past the largest
   float; :data:`INFINITE`); inf + x = inf, x / inf = 0 for a finite x, any other use Invalid;
-- constants _rounded as the program stores them (to double, then to float32), e^c and ln b
+- constants rounded as the program stores them (to double, then to float32), e^c and ln b
   enclosed, widened by CONSTANT_SLACK, then stored.
 
-A leaf's pass continues from the prompt's keys and values _computed once over every pair (they
+A leaf's pass continues from the prompt's keys and values computed once over every pair (they
 hold at every pair of any leaf). A ``pair`` leaf (one pair) is run by the float replay
 (``addition.add`` in the certificate's format): the checker trusts it to answer as the
 original program does (tests/test_board.py).
@@ -57,7 +57,7 @@ def log2_floor(x):
 
 
 def to_nearest(x, bits, emin, emax, fail=Open):
-    """x _rounded to round, ties to even, in ``bits`` significant bits (least normal
+    """x rounded to nearest, ties to even, in ``bits`` significant bits (least normal
     exponent ``emin``); ``fail`` raised past 2^emax."""
     if not x:
         return Fraction(0)
@@ -433,6 +433,23 @@ class FloatFormSystem(FormSystem):
         return self.symbolize(self.grid_interval(boxes[top][0], max(hi for _, hi in boxes)),
                               Fraction(0))
 
+    def digit_row(self, embeds, form, col, lo):
+        """The embedding of a digit token whose value is ``form``, the digit of column
+        ``col`` from lo on (``embeds``: the digits' rows), column by column: e + (d - lo) s
+        where the column's entries are points exactly affine in the digit d, else the table
+        of its entries (exact at every digit)."""
+        if len(embeds) == 1:
+            return list(embeds[0])
+        out = []
+        for column in zip(*embeds):
+            e, s = column[0].k, column[1].k - column[0].k
+            if all(v.point and v.k == e + i * s for i, v in enumerate(column)):
+                out.append(form.times(s, ONE) + self.grid_interval(e - lo * s, e - lo * s))
+            else:
+                out.append(self.table(col, [(lo + i, f.k + f.lo, f.k + f.hi)
+                                            for i, f in enumerate(map(self.folded, column))]))
+        return out
+
     def relu(self, g):
         r = super().relu(self.plain(g))
         v = self.symbolize(r, Fraction(0))
@@ -449,21 +466,9 @@ class FloatLeaves(Leaves):
         super().__init__(model, FloatFormSystem(model, program))
 
     def digit(self, form, col, lo, hi):
-        """A digit token's embedding, column by column: e + (d - lo) s where the column's
-        entries are points exactly affine in the digit d, else the table of its entries."""
-        embeds = [self.compiled.embed[self.ids[d]] for d in range(lo, hi + 1)]
-        if lo == hi:
-            return list(embeds[0])
-        ns, out = self.ns, []
-        for column in zip(*embeds):
-            e, s = column[0].k, column[1].k - column[0].k
-            if all(v.point and v.k == e + i * s for i, v in enumerate(column)):
-                out.append(form.times(s, ONE) + ns.grid_interval(e - lo * s, e - lo * s))
-            else:
-                rows = [(d, f.k + f.lo, f.k + f.hi)
-                        for d, f in zip(range(lo, hi + 1), map(ns.folded, column))]
-                out.append(ns.table(col, rows))
-        return out
+        """A digit token's embedding (``FloatFormSystem.digit_row``)."""
+        return self.ns.digit_row([self.compiled.embed[self.ids[d]] for d in range(lo, hi + 1)],
+                                 form, col, lo)
 
     def row(self, slot, region):
         return [self.ns.lift(v) for v in super().row(slot, region)]
