@@ -11,6 +11,7 @@ from .kernel.setcheck import FORMAT
 MAX_INT_DIGITS = 4000    # of a numerator or a denominator (int() refuses more than 4300)
 MAX_BYTES = 64 << 20     # a generic or a float certificate, once decompressed
 
+
 def _no_constant(name):
     raise Malformed(f"{name} is not JSON")
 
