@@ -21,6 +21,7 @@ from tinyadder import models
 from tinyadder.addition import add
 from tinyadder.analysis import board, ledger
 from tinyadder.proof.kernel import floatcheck
+from tinyadder.proof import reading
 from tinyadder.cli import main
 from tinyadder.modelfile import dump, load
 from tinyadder.numbers import number_system
@@ -268,7 +269,7 @@ def test_the_program_column_is_backed_by_a_certificate_or_a_wrong_pair():
     for name, v in board.PROGRAM_VERDICTS.items():
         system = board.entry(name).program
         if v == "proved":
-            cert = floatcheck.load(program_certificate(name))
+            cert = reading.load(program_certificate(name), floatcheck.FORMAT)
             assert cert["model"] == dump(models.build(name)) and cert["number"] == system
         else:
             a, b = PROGRAM_FAILS[name]

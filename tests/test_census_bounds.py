@@ -10,13 +10,13 @@ from tinyadder import build
 from tinyadder.addition import add
 from tinyadder.cli import main
 from tinyadder.modelfile import dump, loads
-from tinyadder.proof.kernel import setcheck
+from tinyadder.proof import reading
 from tinyadder.proof.search import generic
 
 
 def squares_mutant():
     """adder1_squares with its carry threshold moved from 37/4 to 35/4 (0 + 9 written 4)."""
-    cert = setcheck.load("tests/fixtures/proofs/adder1_squares.cert.json")
+    cert = reading.load("tests/fixtures/proofs/adder1_squares.cert.json")
     return cert["model"].replace('"s9": "-37/4"', '"s9": "-35/4"', 1)
 
 

@@ -14,7 +14,7 @@ from tinyadder.proof.kernel import floatcheck, setcheck
 from tinyadder.proof.search import generic
 from tinyadder.proof.census import census
 from tinyadder.proof.search.floatsets import FloatProver
-from tinyadder.proof.kernel.reading import Invalid
+from tinyadder.proof.kernel.claim import Invalid
 from tinyadder.proof.prove import prove
 from tinyadder.proof.symbolic import NotAffine
 from tinyadder.cli import main

@@ -272,10 +272,11 @@ def test_variant22_is_proved_and_without_its_rounding_offset_is_not():
 
 def test_variant22s_certificates_are_of_the_shipped_file():
     """The real-number model's and the float64 program's."""
-    from tinyadder.proof.kernel import floatcheck, setcheck
-    cert = setcheck.load(PROOF)
+    from tinyadder.proof.kernel import floatcheck
+    from tinyadder.proof import reading
+    cert = reading.load(PROOF)
     assert cert["model"] == (SHIPPED / "variant-22.json").read_text()
-    cert = floatcheck.load(FLOAT_PROOF)
+    cert = reading.load(FLOAT_PROOF, floatcheck.FORMAT)
     assert cert["model"] == (SHIPPED / "variant-22.json").read_text()
     assert cert["number"] == "float"
 
@@ -285,7 +286,8 @@ def test_variant22s_certificate_is_valid():
     """The generic method's certificate, re-decided by the independent checker (about 16 s
     of CPU)."""
     from tinyadder.proof.kernel import setcheck
-    assert setcheck.check(setcheck.load(PROOF)).startswith("certificate valid")
+    from tinyadder.proof import reading
+    assert setcheck.check(reading.load(PROOF)).startswith("certificate valid")
 
 
 @pytest.mark.slow
@@ -293,7 +295,8 @@ def test_variant22s_float64_program_certificate_is_valid():
     """The float64 program's certificate (`prove --model variant-22 --number float`: 104
     regions, 13.5 s), re-decided by the float checker (about 18 s of CPU)."""
     from tinyadder.proof.kernel import floatcheck
-    assert floatcheck.check(floatcheck.load(FLOAT_PROOF)).startswith(
+    from tinyadder.proof import reading
+    assert floatcheck.check(reading.load(FLOAT_PROOF, floatcheck.FORMAT)).startswith(
         "certificate valid: 'variant-22' model")
 
 

@@ -12,8 +12,9 @@ import pytest
 from tinyadder import build, models
 from tinyadder.analysis import board
 from tinyadder.proof.kernel import floatcheck, setcheck
+from tinyadder.proof import reading
 from tinyadder.proof.search import floatsets, generic
-from tinyadder.proof.kernel.reading import Invalid, Malformed
+from tinyadder.proof.kernel.claim import Invalid, Malformed
 from tinyadder.proof.kernel.claim import model_hash
 from tinyadder.proof.search.sets import Region
 from tinyadder.cli import main
@@ -156,7 +157,7 @@ def test_the_board_float_program_certificates_check(name):
     NAME --number float32``, float for a float64 entry; jacobli99-28 with
     ``--carries-first``) checks, its leaves in two processes, and its model text is the
     shipped file's."""
-    cert = floatcheck.load(program_certificate(name))
+    cert = reading.load(program_certificate(name), floatcheck.FORMAT)
     assert cert["model"] == dump(models.build(name))
     system = board.entry(name).program
     line = floatcheck.check(cert, jobs=2)

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from tinyadder.cli import main
-from tinyadder.proof.kernel import setcheck
+from tinyadder.proof import reading
 
 
 def run(*argv):
@@ -72,7 +72,7 @@ def test_every_gzip_problem_is_named(plain, tmp_path, problem):
 def test_a_gzip_bomb_is_stopped_at_the_limit(plain, tmp_path, monkeypatch):
     """A stream that decompresses past the limit is refused once the limit is reached (the
     limit lowered here to 4 KB, for speed)."""
-    monkeypatch.setattr(setcheck, "MAX_BYTES", 4096)
+    monkeypatch.setattr(reading, "MAX_BYTES", 4096)
     path = tmp_path / "bomb.json.gz"
     path.write_bytes(_member(b" " * 10 ** 6 + b"{}"))  # 1 MB in about 1 KB
     status, out, err = run("check-certificate", str(path))
@@ -124,7 +124,7 @@ def test_a_generic_certificate_is_bound_to_its_model_by_model():
     status, out, err = run("check-certificate", path, "--model", "tests/models/adder1_squares.json")
     assert (status, err) == (0, "") and out.startswith("certificate valid: ")
     status, out, err = run("check-certificate", path, "--model", "tests/models/adder1.json")
-    theirs = model_hash(setcheck.load(path)["model"])
+    theirs = model_hash(reading.load(path)["model"])
     assert (status, err) == (1, "") and out == (
         f"certificate not about the given model: it holds the model of sha256 {theirs}; the "
         f"given model is sha256 {model_hash(dump(load('tests/models/adder1.json')))}\n")

@@ -108,7 +108,7 @@ def test_a_rounding_symbol_is_no_digit():
     assert ("r", 1) in x.coefs and 1 in ns.tied
     assert ns.box(x) == (Fraction(-1, 8), 9 + Fraction(1, 8))
     assert ns.column_of(x) is None and ns.near_column(x) == (None, x)
-    square, third = ns.box(ns.plain(x) * ns.plain(x)), ns.box((-ns.plain(x)).scaled(Fraction(1, 3)))
+    square, third = ns.box(ns.plain(x) * ns.plain(x)), ns.box((-ns.plain(x)).times(1, 3))
     for a in range(10):
         for e in (Fraction(-1, 8), Fraction(1, 8)):
             assert square[0] <= (a + e) ** 2 <= square[1]

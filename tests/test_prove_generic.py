@@ -13,8 +13,9 @@ from tinyadder import build, models
 from tinyadder.addition import add
 from tinyadder.analysis import board
 from tinyadder.proof.kernel import setcheck
+from tinyadder.proof import reading
 from tinyadder.proof.search import generic
-from tinyadder.proof.kernel.reading import Invalid
+from tinyadder.proof.kernel.claim import Invalid
 from tinyadder.proof.kernel.claim import differs, model_hash
 from tinyadder.proof.prove import prove as closed_form
 from tinyadder.proof.search.sets import Region, a_var, b_var, c_var
@@ -332,7 +333,7 @@ def test_a_committed_certificate_checks(capsys):
     assert main(["check-certificate", path]) == 0
     assert capsys.readouterr().out.startswith(
         "certificate valid: 'tests/models/adder1_squares.json' model (sha256 ")
-    cert = setcheck.load(path)
+    cert = reading.load(path)
     with pytest.raises(Invalid):
         setcheck.check(dict(cert, model=dump(mutant(build(SQUARES), "b_gate", MUTATION))))
 
@@ -343,7 +344,7 @@ def test_every_proved_verdict_has_its_certificate():
     re-checks it."""
     proved = [name for name, verdict in board.VERDICTS.items() if verdict == "proved"]
     for name in proved:
-        cert = setcheck.load(f"{PROOFS}/{name}.cert.json.gz")
+        cert = reading.load(f"{PROOFS}/{name}.cert.json.gz")
         assert cert is not None and cert["name"] == name
         assert differs(cert["model"], models.build(name)) is None  # check-certificate --model
 
@@ -363,7 +364,7 @@ def test_the_board_verdicts_hold(name):
     verdict = board.VERDICTS[name]
     model = models.build(name)
     if verdict == "proved":
-        assert setcheck.check(setcheck.load(f"{PROOFS}/{name}.cert.json.gz")).startswith(
+        assert setcheck.check(reading.load(f"{PROOFS}/{name}.cert.json.gz")).startswith(
             f"certificate valid: '{name}' model (sha256 {model_hash(dump(model))}), N = 10")
         return
     assert verdict == "fails"

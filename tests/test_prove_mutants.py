@@ -10,8 +10,9 @@ import pytest
 
 from tinyadder import cases, modelfile
 from tinyadder.addition import add
-from tinyadder.proof.kernel import setcheck
-from tinyadder.proof.search import generic
+from tinyadder.proof.kernel import floatcheck, setcheck
+from tinyadder.proof.search import floatsets, generic
+from tinyadder.proof.search.floatsets import FloatProver
 
 FACTORS = ["1001/1000", "101/100", "11/10", "999/1000", "99/100", "9/10"]
 
@@ -109,4 +110,33 @@ def test_a_thin_mutant_is_proved_exactly_when_every_pair_runs_right(path, keys, 
         assert (a, b) in bad and add(model, "fraction", a, b) == wrote
     if not bad:   # "proved" is a certificate the kernel accepts
         assert setcheck.check(generic.certificate(outcome, model, "thin")).startswith(
+            "certificate valid: 'thin' model")
+
+
+# The thin mutants' float programs (issue 36: the rule for the float prover too): the ground
+# truth is every pair run by the float replay, which for float64 keeps the real-number
+# model's failing set and for float32 need not (the 10^-10 moves fall inside a float32 ulp,
+# so both sides of a pair of mutants add alike there).
+FLOAT_WRONG = {("float", 0): 0, ("float", 1): 45, ("float", 2): 0, ("float", 3): 3,
+               ("float", 4): 0, ("float", 5): 8, ("float32", 0): 10, ("float32", 1): 10,
+               ("float32", 2): 10, ("float32", 3): 10, ("float32", 4): 0, ("float32", 5): 0}
+
+
+@pytest.mark.parametrize("program, i", [
+    pytest.param(p, i, marks=[] if (p, i) in (("float", 0), ("float", 1)) else [pytest.mark.slow])
+    for p, i in sorted(FLOAT_WRONG)])
+def test_a_thin_mutants_float_program_is_proved_exactly_when_its_replay_adds_every_pair(
+        program, i):
+    """"proved" (with a certificate the float kernel accepts) exactly when the replay adds
+    every pair right; else "fails" with counterexamples among the pairs it adds wrong."""
+    path, keys, value, _ = THIN[i]
+    model = with_entry(path, keys, value)
+    bad = {(a, b) for a in range(10) for b in range(10) if add(model, program, a, b) != a + b}
+    assert len(bad) == FLOAT_WRONG[program, i]
+    outcome = FloatProver(model, program, max_sets=2000, examples=3).run()
+    assert outcome.verdict == ("fails" if bad else "proved")
+    for a, b, wrote in outcome.counterexamples:
+        assert (a, b) in bad and add(model, program, a, b) == wrote
+    if not bad:
+        assert floatcheck.check(floatsets.certificate(outcome, model, "thin", program)).startswith(
             "certificate valid: 'thin' model")

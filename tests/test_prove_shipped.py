@@ -9,6 +9,7 @@ import pytest
 from tinyadder import models
 from tinyadder.analysis import board
 from tinyadder.proof.kernel import floatcheck, setcheck
+from tinyadder.proof import reading
 from tinyadder.proof.kernel.claim import differs, model_hash
 
 PROOFS = Path("tests/fixtures/proofs")
@@ -19,7 +20,7 @@ BOARD = set(board.VERDICTS) | set(board.PROGRAM_VERDICTS)
 
 def kernel_check(name):
     """The kernel's verdict line on the shipped certificate ``name`` (its format's checker)."""
-    cert = setcheck.read(PROOFS / name)
+    cert = reading.read(PROOFS / name)
     check = {setcheck.FORMAT: setcheck.check, floatcheck.FORMAT: floatcheck.check}
     return cert, check[cert["format"]](cert)
 
@@ -35,7 +36,7 @@ def test_every_shipped_certificate_is_of_a_kernel_format():
     among them), and each of a board model holds the board's model text."""
     assert len(FILES) >= 30
     for name in FILES:
-        cert = setcheck.read(PROOFS / name)
+        cert = reading.read(PROOFS / name)
         assert cert["format"] in (setcheck.FORMAT, floatcheck.FORMAT), name
         model = name.split(".")[0]
         if model in BOARD:

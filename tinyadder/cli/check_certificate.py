@@ -4,8 +4,9 @@ checker, and (``--model``) that it is about M."""
 import re
 
 from ..proof.kernel import floatcheck, setcheck
-from ..proof.closedform_check import (FORMAT, Invalid, Malformed, check, json_of, load, parse,
-                                 read_bytes)
+from ..proof.closedform_check import FORMAT, Invalid, Malformed, check, load, parse
+from ..proof import reading
+from ..proof.reading import json_of, of_format, read_bytes
 from ..proof.kernel.claim import differs
 from .options import PROG, Parser, add_jobs_option, add_model_option
 
@@ -42,7 +43,7 @@ def _about(data, args):
     """None when no --model is given or the certificate is about it, else why not."""
     if args.model is None:
         return None
-    if setcheck.of_format(data) or setcheck.of_format(data, floatcheck.FORMAT):
+    if of_format(data, setcheck.FORMAT) or of_format(data, floatcheck.FORMAT):
         text, n = data.get("model"), data.get("digits")
         if not isinstance(text, str):
             raise Malformed("model: not the text of a model file")
@@ -67,7 +68,7 @@ def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     args = build_parser().parse_args(argv)  # a usage error exits 2 (cli.main)
     try:
-        raw = read_bytes(args.file, setcheck.MAX_BYTES)  # read once, by its format's checker
+        raw = read_bytes(args.file, reading.MAX_BYTES)  # read once, by its format's checker
         data = json_of(raw, args.file)
         if isinstance(data, dict) and data.get("format") == FORMAT:
             data = load(args.file, raw)  # its own bounds
@@ -75,9 +76,9 @@ def main(argv, out, err, stdin):
         if other:
             print(f"certificate not about the given model: {other}", file=out)
             return 1
-        if setcheck.of_format(data):
+        if of_format(data, setcheck.FORMAT):
             print(quoted(setcheck.check(data, jobs=args.jobs)), file=out)
-        elif setcheck.of_format(data, floatcheck.FORMAT):
+        elif of_format(data, floatcheck.FORMAT):
             print(quoted(floatcheck.check(data, jobs=args.jobs)), file=out)
         elif isinstance(data, dict) and data.get("format") == FORMAT:
             print(quoted(check(data)), file=out)

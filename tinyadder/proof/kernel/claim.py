@@ -15,6 +15,15 @@ import hashlib
 from ...modelfile import dump, loads
 
 
+class Invalid(ValueError):
+    """The certificate does not check; the message says where."""
+
+
+class Malformed(Invalid):
+    """The certificate is not a readable one (bad input): a field missing, of the wrong type
+    or out of range; the message names it."""
+
+
 def unwritten(model):
     """The places of the sum that the model's answer does not write: N − A + 1 of them from
     place A up, or none when A ≥ N + 1 (places above N are the digit 0)."""
@@ -31,12 +40,6 @@ def short_answer(model):
     return (f"the answer writes {p.answer_digits} digits (places 0..{p.answer_digits - 1}), "
             f"but a sum of two {p.digits}-digit numbers has {p.digits + 1} (place {p.digits} "
             f"is never written)")
-
-
-def witness(model):
-    """A pair whose sum the model cannot write when its answer is short: (10^N − 1) + 1 =
-    10^N, whose digit at place N is 1."""
-    return 10 ** model.prompt.digits - 1, 1
 
 
 # A verdict names the model it is about by the hash of the model file's text (the name in a

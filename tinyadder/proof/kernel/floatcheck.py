@@ -11,20 +11,20 @@ and folded into the interval wherever a range is taken:
 
 - x * y, x / y: the exact result plus [-h(M), h(M)], M the largest |result| over the region's
   box, h(M) half an ulp at M (none where every value is a float on a grid within range); a
-  product of two points is _rounded exactly where it is a float or in a constant expression,
+  product of two points is rounded exactly where it is a float or in a constant expression,
   else (it may be fused) widened by h;
 - a chain of n adds of mass m = sum |terms|: its exact sum plus [-e, e], e = n h(m (1 + n
   2^(1 - p))), any order; none where the terms are multiples of 2^-g and m < 2^(p - g); one add
-  of two points _rounded exactly; x - x = 0, x + 0 = x;
+  of two points rounded exactly; x - x = 0, x + 0 = x;
 - exp, sin, cos, erf: the real function's enclosure plus 1 ulp (LIBRARY_ULPS, the trusted
   premise), sqrt half an ulp; exp(0) = 1; e^x below half the least subnormal is in [0, the
   least subnormal]; softmax's max is the score whose box lies above every other's;
 - e^x where x > (emax + 1) ln 2 at every pair is +inf (more than an ulp past the largest
   float; :data:`INFINITE`); inf + x = inf, x / inf = 0 for a finite x, any other use Invalid;
-- constants _rounded as the program stores them (to double, then to float32), e^c and ln b
+- constants rounded as the program stores them (to double, then to float32), e^c and ln b
   enclosed, widened by CONSTANT_SLACK, then stored.
 
-A leaf's pass continues from the prompt's keys and values _computed once over every pair (they
+A leaf's pass continues from the prompt's keys and values computed once over every pair (they
 hold at every pair of any leaf). A ``pair`` leaf (one pair) is run by the float replay
 (``addition.add`` in the certificate's format): the checker trusts it to answer as the
 original program does (tests/test_board.py).
@@ -34,13 +34,10 @@ from fractions import Fraction
 
 from ...addition import add
 from ...constants import PI, Expr, ExpTerm, Ln
-from ...forward import forward
 from ...numbers.rounding import evaluate
-from ...plan import compile_model
-from .reading import Invalid, Malformed
-from .claim import named
-from .setcheck import (ONE, SCALE, Form, FormSystem, Leaves, Open, count, layout, model_of,
-                       of_format, read, steps, walk)
+from .claim import Invalid, Malformed
+from .setcheck import (ONE, SCALE, Form, FormSystem, Leaves, Open, count, down, live_steps,
+                       of_format, up, verdict)
 
 FORMAT = "tinyadder-float-certificate"
 # (significant bits p, least normal exponent, overflow exponent) per program
@@ -60,7 +57,7 @@ def log2_floor(x):
 
 
 def to_nearest(x, bits, emin, emax, fail=Open):
-    """x _rounded to round, ties to even, in ``bits`` significant bits (least normal
+    """x rounded to nearest, ties to even, in ``bits`` significant bits (least normal
     exponent ``emin``); ``fail`` raised past 2^emax."""
     if not x:
         return Fraction(0)
@@ -69,68 +66,6 @@ def to_nearest(x, bits, emin, emax, fail=Open):
     if abs(v) >= Fraction(2) ** emax:
         raise fail(f"a constant {x} overflows the float format")
     return v
-
-
-def half_ulp(m, bits, emin, emax, fail=Invalid):
-    """Half the spacing of the format (``bits``, ``emin``) at magnitude m; ``fail`` raised
-    past 2^emax (the value may overflow)."""
-    if m and log2_floor(m) >= emax:
-        raise fail("may overflow")
-    e = max(log2_floor(m), emin) if m else emin
-    return Fraction(2) ** (e - bits)
-
-
-def on_grid(grid, m, bits, emin):
-    """Whether every multiple of 2^-grid up to m is a float of the format."""
-    return grid is not None and m < Fraction(2) ** (bits - grid) and grid <= bits - 1 - emin
-
-
-def sum_bound(n, m, bits, half):
-    """The rounding of a sum of n adds whose terms' magnitudes add up to m: n h(m (1 + n
-    2^(1 - p))), h = ``half`` (the half ulp)."""
-    return n * half(m * (1 + n * Fraction(2) ** (1 - bits)))
-
-
-def single_bound(m):
-    """The rounding of a value of magnitude m to float32 (an ``f32(...)`` marker)."""
-    return Fraction(2) ** (max(log2_floor(m), -126) - 24 if m else -150)
-
-
-def exp_case(lo, hi, bits, emin, emax):
-    """How e^x is close for x in [lo, hi] (rationals): "inf" where it overflows at every x,
-    "tiny" where it is below half the least subnormal, "may overflow", else None."""
-    if lo > (emax + 1) * LN2_ABOVE:
-        return "inf"
-    if hi < (emin - bits) * LN2_ABOVE:
-        return "tiny"
-    return "may overflow" if hi > emax * LN2_ABOVE else None
-
-
-def with_symbol(ns, k, coefs, lo, hi, b):
-    """(k', coefs'): k + coefs + [lo, hi] + [-b, b] (b a grid integer) with that interval one
-    new symbol of ``ns`` (numbered by ns.symbols); past KEEP_SYMBOLS symbols the smallest
-    join it (c r lies in [min(0, c), max(0, c)]); no symbol where the width is 0."""
-    low, width = k + lo - b, hi - lo + 2 * b
-    coefs = dict(coefs)
-    noise = [v for v in coefs if _symbol(v)]
-    if len(noise) > KEEP_SYMBOLS:
-        noise.sort(key=lambda v: abs(coefs[v]))
-        for v in noise[:len(noise) - KEEP_SYMBOLS + 1]:
-            c = coefs.pop(v)
-            low, width = low + min(c, 0), width + abs(c)
-    if width:
-        ns.symbols += 1
-        coefs[("r", ns.symbols)] = width
-    return low, coefs
-
-
-def _lo(x):
-    x = Fraction(x)
-    return (x.numerator << SCALE) // x.denominator
-
-
-def _hi(x):
-    return -_lo(-Fraction(x))
 
 
 def _symbol(v):
@@ -259,12 +194,15 @@ class FloatFormSystem(FormSystem):
 
     # ---- bounds ---------------------------------------------------------------------------
     def half_ulp(self, m):
-        """Half the format's spacing at magnitude m (``half_ulp``)."""
-        return half_ulp(m, self.bits, self.emin, self.emax,
-                        lambda why: Open(f"a value of the {self.name} program {why}"))
+        """Half the format's spacing at magnitude m; Open past 2^emax (it may overflow)."""
+        if m and log2_floor(m) >= self.emax:
+            raise Open(f"a value of the {self.name} program may overflow")
+        return Fraction(2) ** ((max(log2_floor(m), self.emin) if m else self.emin) - self.bits)
 
     def _fits_grid(self, grid, m):
-        return on_grid(grid, m, self.bits, self.emin)
+        """Whether every multiple of 2^-grid up to m is a float of the format."""
+        return grid is not None and m < Fraction(2) ** (self.bits - grid) \
+            and grid <= self.bits - 1 - self.emin
 
     def magnitude(self, f):
         lo, hi = self.grid_box(f)
@@ -275,7 +213,7 @@ class FloatFormSystem(FormSystem):
         return FloatForm(self, 0, grid=0)
 
     def point(self, x):
-        lo, hi = _lo(x), _hi(x)
+        lo, hi = down(x), up(x)
         if lo == hi:
             return FloatForm(self, lo, grid=_grid_bits(lo, {}))
         return self.symbolize(self.grid_interval(lo, hi), Fraction(0))
@@ -288,12 +226,23 @@ class FloatFormSystem(FormSystem):
         return self.point(Fraction(x))
 
     def interval(self, lo, hi):
-        return self.grid_interval(_lo(lo), _hi(hi))
+        return self.grid_interval(down(lo), up(hi))
 
     def symbolize(self, f, bound, grid=None):
-        """f + [-bound, bound] with f's interval and the bound one new symbol; past
-        KEEP_SYMBOLS symbols the smallest join it (c r lies in [min(0, c), max(0, c)])."""
-        low, coefs = with_symbol(self, f.k, f.coefs, f.lo, f.hi, _hi(bound))
+        """f + [-bound, bound] with f's interval and the bound one new symbol ("r", i) (none
+        where the width is 0); past KEEP_SYMBOLS symbols the smallest join the interval (c r
+        lies in [min(0, c), max(0, c)])."""
+        b, coefs = up(bound), dict(f.coefs)
+        low, width = f.k + f.lo - b, f.hi - f.lo + 2 * b
+        noise = [v for v in coefs if _symbol(v)]
+        if len(noise) > KEEP_SYMBOLS:
+            noise.sort(key=lambda v: abs(coefs[v]))
+            for v in noise[:len(noise) - KEEP_SYMBOLS + 1]:
+                c = coefs.pop(v)
+                low, width = low + min(c, 0), width + abs(c)
+        if width:
+            self.symbols += 1
+            coefs[("r", self.symbols)] = width
         if grid is None and not any(_symbol(v) for v in coefs):
             grid = _grid_bits(low, coefs)
         return FloatForm(self, low, coefs, grid=grid)
@@ -365,7 +314,8 @@ class FloatFormSystem(FormSystem):
             elif f.point and n == 1:
                 x.closed = self.point(self.round(Fraction(f.k, ONE)))
             else:
-                x.closed = self.symbolize(f, sum_bound(n, m, self.bits, self.half_ulp))
+                x.closed = self.symbolize(f, n * self.half_ulp(
+                    m * (1 + n * Fraction(2) ** (1 - self.bits))))
         return x.closed
 
     def round(self, x):
@@ -437,7 +387,7 @@ class FloatFormSystem(FormSystem):
         if x.point:
             return self.point(to_nearest(Fraction(x.k, ONE), 24, -126, 128))
         m = self.magnitude(x)
-        return self.symbolize(x, single_bound(m))
+        return self.symbolize(x, Fraction(2) ** (max(log2_floor(m), -126) - 24 if m else -150))
 
     def pi(self):
         return self._computed(FormSystem.const(self, PI), Fraction(0))
@@ -451,14 +401,13 @@ class FloatFormSystem(FormSystem):
         x = self.close(self.lift(x))
         if x.point and not x.k:
             return self.one
-        case = exp_case(*(Fraction(e, ONE) for e in self.grid_box(x)), self.bits, self.emin,
-                        self.emax)
-        if case == "inf":
+        lo, hi = (Fraction(e, ONE) for e in self.grid_box(x))
+        if lo > (self.emax + 1) * LN2_ABOVE:   # more than an ulp past the largest float
             return INFINITE
-        if case == "tiny":
+        if hi < (self.emin - self.bits) * LN2_ABOVE:   # below half the least subnormal
             return self.symbolize(self.interval(0, Fraction(2) ** (self.emin - self.bits + 1)),
                                   Fraction(0))
-        if case:
+        if hi > self.emax * LN2_ABOVE:
             raise Open(f"e^x of the {self.name} program may overflow")
         return self._library(super().exp, x, LIBRARY_ULPS["exp"])
 
@@ -484,6 +433,23 @@ class FloatFormSystem(FormSystem):
         return self.symbolize(self.grid_interval(boxes[top][0], max(hi for _, hi in boxes)),
                               Fraction(0))
 
+    def digit_row(self, embeds, form, col, lo):
+        """The embedding of a digit token whose value is ``form``, the digit of column
+        ``col`` from lo on (``embeds``: the digits' rows), column by column: e + (d - lo) s
+        where the column's entries are points exactly affine in the digit d, else the table
+        of its entries (exact at every digit)."""
+        if len(embeds) == 1:
+            return list(embeds[0])
+        out = []
+        for column in zip(*embeds):
+            e, s = column[0].k, column[1].k - column[0].k
+            if all(v.point and v.k == e + i * s for i, v in enumerate(column)):
+                out.append(form.times(s, ONE) + self.grid_interval(e - lo * s, e - lo * s))
+            else:
+                out.append(self.table(col, [(lo + i, f.k + f.lo, f.k + f.hi)
+                                            for i, f in enumerate(map(self.folded, column))]))
+        return out
+
     def relu(self, g):
         r = super().relu(self.plain(g))
         v = self.symbolize(r, Fraction(0))
@@ -497,92 +463,45 @@ class FloatLeaves(Leaves):
 
     def __init__(self, model, program):
         self.program = program
-        self.model, self.n = model, model.prompt.digits
-        self.ns = FloatFormSystem(model, program)
-        self.compiled = compile_model(model, self.ns)
-        self.ids = [model.vocab.index(str(d)) for d in range(10)]
-        self.slots, self.targets = layout(model)
-        self.ffns = {}   # an FFN regrouped is the same number in exact arithmetic only
-        self._prompt = None
-        self.prompt()  # once, before the leaves (in every process of ``walk``) continue from it
+        super().__init__(model, FloatFormSystem(model, program))
 
     def digit(self, form, col, lo, hi):
-        """A digit token's embedding, column by column: e + (d - lo) s where the column's
-        entries are points exactly affine in the digit d, else the table of its entries."""
-        embeds = [self.compiled.embed[self.ids[d]] for d in range(lo, hi + 1)]
-        if lo == hi:
-            return list(embeds[0])
-        ns, out = self.ns, []
-        for column in zip(*embeds):
-            e, s = column[0].k, column[1].k - column[0].k
-            if all(v.point and v.k == e + i * s for i, v in enumerate(column)):
-                out.append(form.times(s, ONE) + ns.grid_interval(e - lo * s, e - lo * s))
-            else:
-                rows = [(d, f.k + f.lo, f.k + f.hi)
-                        for d, f in zip(range(lo, hi + 1), map(ns.folded, column))]
-                out.append(ns.table(col, rows))
-        return out
+        """A digit token's embedding (``FloatFormSystem.digit_row``)."""
+        return self.ns.digit_row([self.compiled.embed[self.ids[d]] for d in range(lo, hi + 1)],
+                                 form, col, lo)
 
     def row(self, slot, region):
         return [self.ns.lift(v) for v in super().row(slot, region)]
 
     def holds(self, k, region):
-        """Whether the target's logit beats every other over the region (each difference
-        formed exactly from the close logits, its symbols folded); a region of one pair:
-        whether the float replay adds it right."""
+        """``Leaves.holds``; a region of one pair: whether the float replay adds it right."""
         if count(region, self.n) == 1:
             return self.pair_holds(region)
-        token = self.token(k, region)
+        return super().holds(k, region)
+
+    def difference(self, y, logits, t, u):
+        """logit_t - logit_u formed exactly from the close logits, its symbols folded."""
         ns = self.ns
-        past, start = self.prompt()
-        ns.at(region, self.n)
-        slots = self.slots + [("sum", p) for _, p in self.targets[:k]]
-        rows = [self.row(s, region) for s in slots[start:]]
-        logits = forward(self.compiled, [0] * len(rows), past, patch=self.patch(rows),
-                         logits="last", last_row=True)[0][-1]
-        logits = [ns.close(v) for v in logits]
-        t = list(self.compiled.readout_tokens).index(token)
-        for u, other in enumerate(logits):
-            if u != t and ns.range(ns.folded(ns.difference(logits[t], other)))[0] <= 0:
-                raise Invalid(f"at position {k}, token {u}'s logit may reach the target's")
-        return True
+        return ns.folded(ns.difference(ns.close(logits[t]), ns.close(logits[u])))
 
     def pair_holds(self, region):
-        """Whether the float replay adds the region's one pair right."""
-        (a, b), = pairs(region, self.n)
+        """Whether the float replay adds the region's one pair right (its digits: the one
+        step of each column on the region's one walk)."""
+        live = live_steps(region, self.n)
+        a, b = (sum(st[0][i] * 10 ** j for j, st in enumerate(live)) for i in (1, 2))
         if add(self.model, self.program, a, b) != a + b:
             raise Invalid(f"the {self.program} replay adds {a} + {b} wrong")
         return True
 
 
-def pairs(region, n):
-    """The region's pairs (a, b), by a walk over the columns."""
-    found = [(0, 0, 0)]
-    for j in range(n):
-        st = list(steps(region, n, j))
-        found = [(out, a + x * 10 ** j, b + y * 10 ** j) for c0, a, b in found
-                 for c, x, y, out in st if c == c0]
-    return sorted((a, b) for _, a, b in found)
-
-
 # ---- the certificate ----------------------------------------------------------------------
-
-def load(path):
-    """The certificate's JSON data if the file is a readable float certificate
-    (``setcheck.read``: plain or gzip-compressed), else None."""
-    return of_format(read(path), FORMAT)
-
 
 def check(cert, progress=None, jobs=1):
     """A one-line verdict if ``cert`` proves its model's float program adds every pair;
     Invalid (Malformed: not a readable certificate) otherwise; the same for every number of
     processes ``jobs`` (``setcheck.walk``)."""
-    if not isinstance(cert, dict) or cert.get("format") != FORMAT or cert.get("version") != 1:
-        raise Malformed(f"format: not a {FORMAT} of version 1")
-    program = cert.get("number")
-    if program not in FORMATS:
+    program = cert.get("number") if isinstance(cert, dict) else None
+    if of_format(cert, FORMAT) and program not in FORMATS:
         raise Malformed(f"number: {program!r} is not float32 or float")
-    model, n = model_of(cert)
-    done = walk(FloatLeaves(model, program), cert, progress, jobs)
-    return (f"certificate valid: {named(cert.get('name', ''), cert['model'])} as a {program} "
-            f"program, N = {n}: every pair is added right ({done} leaves re-decided)")
+    return verdict(cert, FORMAT, lambda model: FloatLeaves(model, program),
+                   f" as a {program} program", progress, jobs)

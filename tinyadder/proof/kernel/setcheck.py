@@ -1,36 +1,26 @@
-"""The checker of the generic prover's certificates (``generic``): does the split tree cover
-every pair exactly once, and does every leaf hold?
+"""The checker of the generic prover's certificates: does the split tree cover every pair
+exactly once, and does every leaf hold?
 
-Written apart from the prover: it shares the model reader (``modelfile``), the reference pass
-(``forward``, run traced: no generated fast path), the weights' compilation (``plan``) and the
-certified enclosures of e^x, sqrt, sin, cos, erf (``numbers.enclosures``), and nothing of the
-search (``generic``, ``sets``, ``setsystem``). What it trusts is exactly that list.
+It shares with the prover the model reader (``modelfile``), the reference pass (``forward``,
+run traced: no generated fast path), the weights' compilation (``plan``) and the certified
+enclosures of e^x, sqrt, sin, cos, erf (``numbers.enclosures``), and nothing of the search.
 
-1. The partition. Per answer position, the tree is rebuilt from the root, every pair of
+1. The partition. Per answer position the tree is rebuilt from the root, every pair of
    N-digit numbers: each split's children are derived here from the split's name (a digit
-   range cut at mid, a carry fixed to 0 and to 1, the sum's digit range cut at mid), so
-   children are disjoint and their union is their parent by construction; the checker also
-   counts the pairs of every region by its own walk over the columns and checks that the
-   children's counts add up to the parent's and the root's is 10^(2N).
+   range cut at mid, a carry fixed to 0 and to 1, the sum's digit range cut at mid), so they
+   are disjoint and their union is their parent by construction; the pairs of every region
+   are also counted by a walk over the columns, the children's counts adding up to the
+   parent's and the root's being 10^(2N).
 2. Every leaf. ``empty``: its count is 0. ``pair``: it holds that one pair. ``bound`` and
-   ``pair``: the reference pass run over the leaf's region in :class:`Form` values (an affine
-   form in the digits and carries plus an interval, every coefficient an exact rational), with
-   the earlier answer digits the true sum's, gives a target logit above every other logit at
-   every pair of the region, each range taken exactly over the region's pairs by the walk;
-   each difference logit_t - logit_u is formed from the final row y as sum_s (w_ts - w_us)
-   y_s + b_t - b_u, the readout's affine map regrouped (the same number in exact arithmetic).
-   The pass continues from the prompt's keys and values (all its tokens but the last), run
-   once over every pair: they hold at every pair of any leaf. A ReLU is taken whole, as the
-   prover takes it: g or 0 where the region decides its sign, else its chord lam g + [0, w]
-   (which holds relu on the range [l, u] of g); a ReLU FFN that is not gated, D relu(U x + b)
-   + b', as the one affine map (D lam U) x + D (lam b + [0, w]) + b' of its input x (lam 1 or
-   0 where the sign is decided).
-   Any other leaf (a counterexample, an open region) means the certificate proves nothing.
+   ``pair``: the reference pass run over the leaf's region in :class:`Form` values (an
+   affine form in the digits and carries plus an interval, on a binary grid, rounded
+   outward), the earlier answer digits the true sum's, gives the target logit above every
+   other at every pair of the region, each range taken exactly over the region's pairs by
+   the walk (``Leaves.holds``). Any other leaf means the certificate proves nothing.
 
-Why affine forms and not plain intervals: a written digit of the sum enters the pass beside
-the operands' digits, and a model that adds subtracts them (the 36p's decision scalar is a
-difference of sums of size 10^N); intervals lose that cancellation, so a leaf of more than a
-few pairs could never be re-decided by intervals.
+Affine forms and not plain intervals: a written digit of the sum enters the pass beside the
+operands' digits, and a model that adds subtracts them (the 36p's decision scalar is a
+difference of sums of size 10^N); intervals lose that cancellation.
 """
 
 from fractions import Fraction
@@ -43,11 +33,9 @@ from ...numbers.enclosures import IntervalSystem
 from ...numbers.protocol import OverSets, Undecided
 from ...plan import compile_model
 from ...analysis.parallel import each_share
-from .reading import Invalid, Malformed, read_json  # the verdicts' types; the reader
-from .claim import named, short_answer
+from .claim import Invalid, Malformed, named, short_answer
 
 FORMAT = "tinyadder-sets-certificate"
-MAX_BYTES = 64 << 20
 MAX_DEPTH = 900  # a split tree deeper than this is refused (far below the recursion limit)
 
 
@@ -182,9 +170,15 @@ def _ceil_of(x, fail=Invalid):
     return -_floor_of(x.copy_negate(), fail)
 
 
-def _floor_rational(x):
+def down(x):
+    """The grid integer at or below the rational x."""
     x = Fraction(x)
     return (x.numerator << SCALE) // x.denominator
+
+
+def up(x):
+    """The grid integer at or above the rational x."""
+    return -down(-Fraction(x))
 
 
 def _top(v):
@@ -210,12 +204,6 @@ class Form:
 
     def __init__(self, system, k, coefs=None, lo=0, hi=0):
         self.system, self.k, self.coefs, self.lo, self.hi = system, k, coefs or {}, lo, hi
-
-    def __repr__(self):
-        terms = " + ".join(f"{Fraction(c, ONE)}*{'_'.join(map(str, v))}"
-                           for v, c in sorted(self.coefs.items()))
-        return (f"Form({Fraction(self.k, ONE)}{' + ' + terms if terms else ''} + "
-                f"[{Fraction(self.lo, ONE)}, {Fraction(self.hi, ONE)}])")
 
     @property
     def point(self):
@@ -251,13 +239,8 @@ class Form:
     def __rsub__(self, other):
         return self._lift(other) + -self
 
-    def scaled(self, r):
-        """r times this form, r rational (``times``)."""
-        r = Fraction(r)
-        return self.times(r.numerator, r.denominator)
-
     def times(self, num, den=1):
-        """num/den times this form (``scaled``)."""
+        """num/den times this form (den > 0)."""
         if not num:
             return Form(self.system, 0)
         return Form(self.system, *scaled(self.k, self.coefs, self.lo, self.hi, num, den))
@@ -531,13 +514,16 @@ class FormSystem(OverSets):
         return f.k + lo + f.lo, f.k + extreme(self.live, f.coefs, max) + f.hi
 
 
+    def sign_range(self, f):
+        """f's box, else (where it holds 0 inside) its range by the walk."""
+        lo, hi = self.grid_box(f)
+        return self.range(f) if lo < 0 < hi else (lo, hi)
+
     def positive(self, f):
         """``f > 0`` as a ReLU asks it (its branches agree at 0): True when f >= 0 at every
-        pair of the region, False when f <= 0 (the box, else the walk); else what the region
-        does not settle (``undecided``)."""
-        lo, hi = self.grid_box(f)
-        if lo < 0 < hi:
-            lo, hi = self.range(f)
+        pair of the region, False when f <= 0 (``sign_range``); else what the region does
+        not settle (``undecided``)."""
+        lo, hi = self.sign_range(f)
         if lo >= 0:
             return True
         if hi <= 0:
@@ -546,10 +532,8 @@ class FormSystem(OverSets):
 
     def relu(self, g):
         """relu(g) over the region: g if g >= 0 there, 0 if g <= 0, else the chord
-        lam g + [0, w] (``chord``), [l, u] the range of g (the box, else the walk)."""
-        lo, hi = self.grid_box(g)
-        if lo < 0 < hi:
-            lo, hi = self.range(g)
+        lam g + [0, w] (``chord``), [l, u] the range of g (``sign_range``)."""
+        lo, hi = self.sign_range(g)
         if lo >= 0:
             return Relu(self, g.k, g.coefs, g.lo, g.hi)
         if hi <= 0:
@@ -703,7 +687,7 @@ class FormSystem(OverSets):
 
     def const(self, c):
         if isinstance(c, (int, Fraction)):
-            return self.grid_interval(_floor_rational(c), -_floor_rational(-c))
+            return self.grid_interval(down(c), up(c))
         iv = self.enclose.const(c)
         fail = partial(self.undecided, None)
         return self.grid_interval(_floor_of(iv.lo, fail), _ceil_of(iv.hi, fail))
@@ -768,25 +752,26 @@ def layout(model):
 
 
 class Leaves:
-    """Re-decides leaves of one model."""
+    """Re-decides leaves of one model, in the number system ``ns`` (by default the
+    real-number model's, :class:`FormSystem`)."""
 
-    def __init__(self, model):
+    def __init__(self, model, ns=None):
         self.model, self.n = model, model.prompt.digits
-        self.ns = FormSystem(model)
-        self.compiled = compile_model(model, self.ns)
+        self.ns = ns = ns or FormSystem(model)
+        self.compiled = compile_model(model, ns)
         self.ids = [model.vocab.index(str(d)) for d in range(10)]
         self.slots, self.targets = layout(model)
-        rows = [[v.k if v.point else None for v in self.compiled.embed[t]]
-                for t in self.ids]
-        flat = all(None not in r for r in rows)
-        self.line = flat and all(rows[d][s] == rows[0][s] + d * (rows[1][s] - rows[0][s])
-                                 for d in range(10) for s in range(len(rows[0])))
-        self.rows = rows
-        self.readout = self.compiled.readout_map()
+        self.rows = rows = [[v.k if v.point else None for v in self.compiled.embed[t]]
+                            for t in self.ids]
+        self.line = all(None not in r for r in rows) and all(
+            rows[d][s] == rows[0][s] + d * (rows[1][s] - rows[0][s])
+            for d in range(10) for s in range(len(rows[0])))
+        # the readout and a ReLU FFN regrouped: the same numbers in exact arithmetic only
+        self.readout = self.compiled.readout_map() if ns.exact else None
         self.ffns = {i: (b.up.multiplied_out(), b.down.multiplied_out())
                      for i, b in enumerate(self.compiled.blocks)
                      if model.blocks[i].mlp is not None and model.blocks[i].mlp.act == "relu"
-                     and not b.gated}
+                     and not b.gated and ns.exact}
         self._prompt = None
         self.prompt()  # once, before the leaves (in every process of ``walk``) continue from it
 
@@ -880,7 +865,7 @@ class Leaves:
     def holds(self, k, region):
         """Whether the target token's logit beats every other over the region (Invalid:
         why not), the pass continuing from the prompt's (``prompt``), each difference of
-        logits formed from the final row (``gap``)."""
+        logits taken by ``difference``."""
         token = self.token(k, region)
         past, start = self.prompt()
         self.ns.at(region, self.n)
@@ -888,14 +873,17 @@ class Leaves:
         rows = [self.row(s, region) for s in slots[start:]]
         patch, final = self.patch(rows), []
         patch[final_point(self.compiled)] = lambda x: final.append(x[-1]) or x
-        forward(self.compiled, [0] * len(rows), past, patch=patch, logits="last",
-                last_row=True)
+        logits = forward(self.compiled, [0] * len(rows), past, patch=patch, logits="last",
+                         last_row=True)[0][-1]
         t = list(self.compiled.readout_tokens).index(token)
-        for u in range(len(self.readout)):
-            if u != t and self.ns.range(gap(self.readout, final[-1], t, u,
-                                            self.ns.zero))[0] <= 0:
+        for u in range(len(logits)):
+            if u != t and self.ns.range(self.difference(final[-1], logits, t, u))[0] <= 0:
                 raise Invalid(f"at position {k}, token {u}'s logit may reach the target's")
         return True
+
+    def difference(self, y, logits, t, u):
+        """logit_t - logit_u, formed from the final row y (``gap``)."""
+        return gap(self.readout, y, t, u, self.ns.zero)
 
     def one_map(self, patch, i):
         """Block i's ReLU FFN (not gated) as one affine map of its input (``ffn_map``)."""
@@ -956,33 +944,26 @@ def final_point(compiled):
 
 # ---- the certificate ----------------------------------------------------------------------
 
-def read(path):
-    """The file's JSON data (plain or gzip-compressed, at most MAX_BYTES once decompressed);
-    Malformed saying what is wrong with the file, its gzip stream or its JSON
-    (``certificate.read_json``)."""
-    return read_json(path, MAX_BYTES)
-
-
-def of_format(data, kind=FORMAT):
-    """``data`` if it is a certificate of format ``kind``, else None."""
-    return data if isinstance(data, dict) and data.get("format") == kind else None
-
-
-def load(path):
-    """The certificate's JSON data if the file is a readable one of this format (``read``),
-    else None; Malformed if it is not readable JSON."""
-    return of_format(read(path))
-
-
 def check(cert, progress=None, jobs=1):
     """A one-line verdict if ``cert`` proves its model adds every pair; Invalid otherwise
     (the same verdict and message for every number of processes ``jobs``: ``walk``)."""
-    if not isinstance(cert, dict) or cert.get("format") != FORMAT or cert.get("version") != 1:
-        raise Malformed(f"format: not a {FORMAT} of version 1")
+    return verdict(cert, FORMAT, Leaves, "", progress, jobs)
+
+
+def verdict(cert, kind, leaves, what, progress, jobs):
+    """The verdict on a certificate of format ``kind`` whose leaves ``leaves(model)``
+    re-decides (``what``: the program, where not the real-number model)."""
+    if not of_format(cert, kind):
+        raise Malformed(f"format: not a {kind} of version 1")
     model, n = model_of(cert)
-    done = walk(Leaves(model), cert, progress, jobs)
-    return (f"certificate valid: {named(cert.get('name', ''), cert['model'])}, N = {n}: "
+    done = walk(leaves(model), cert, progress, jobs)
+    return (f"certificate valid: {named(cert.get('name', ''), cert['model'])}{what}, N = {n}: "
             f"every pair is added right ({done} leaves re-decided)")
+
+
+def of_format(cert, kind):
+    """Whether ``cert`` is a certificate of format ``kind``, version 1."""
+    return isinstance(cert, dict) and cert.get("format") == kind and cert.get("version") == 1
 
 
 def model_of(cert):

@@ -55,7 +55,7 @@ overflow (a magnitude past the largest float) is not bounded: it raises :class:`
 from ...modelfile import dump
 from ...numbers import for_model, number_system
 from .generic import Prover
-from .setsystem import ONE, SCALE, Searching, SetValue
+from .setsystem import SCALE, Searching, SetValue
 from ..kernel.floatcheck import (FORMAT as CERTIFICATE, FORMATS, INFINITE, FloatForm,
                                  FloatFormSystem, FloatRelu, log2_floor, to_nearest)
 
@@ -102,23 +102,9 @@ class FloatProver(Prover):
         return [self.ns.lift(v) for v in super()._row(slot, region)]
 
     def _digit_row(self, form, col, lo, hi):
-        """The embedding of a digit token whose value is ``form``, in lo..hi, the digit of
-        column ``col``, column by column of the embedding: e + (d - lo) s as a form where the
-        entries are exactly affine in the digit d over lo..hi (a parabola's linear
-        coordinate, say), else the indicator form sum_d e_d [x = d] of the entries (exact at
-        every digit)."""
-        rows = [self.compiled.embed[self.digit_ids[d]] for d in range(lo, hi + 1)]
-        if lo == hi:
-            return list(rows[0])
-        ns, out = self.ns, []
-        for column in zip(*rows):
-            e, s = column[0].k, column[1].k - column[0].k
-            if all(v.point and v.k == e + i * s for i, v in enumerate(column)):
-                out.append(form.times(s, ONE) + ns.grid_interval(e - lo * s, e - lo * s))
-            else:
-                out.append(ns.indicators(col, [(d, ns.folded(v))
-                                               for d, v in zip(range(lo, hi + 1), column)]))
-        return out
+        """The kernel's embedding of a digit token (``FloatFormSystem.digit_row``)."""
+        return self.ns.digit_row([self.compiled.embed[self.digit_ids[d]]
+                                  for d in range(lo, hi + 1)], form, col, lo)
 
     def logits(self, k, region):
         return [self.ns.close(v) for v in super().logits(k, region)]

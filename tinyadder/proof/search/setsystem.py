@@ -53,22 +53,12 @@ from fractions import Fraction
 
 from ...numbers import for_model, number_system
 from ...numbers.protocol import Undecided
-from ..kernel.setcheck import ONE, SCALE, Form, FormSystem, _col, _floor_rational
+from ..kernel.setcheck import ONE, SCALE, Form, FormSystem, _col, down, up
 from .sets import walk_region
 
 SetValue = Form   # the kernel's affine form: the one value class of the proof
 column = _col     # the column a variable belongs to: ("a", j), ("b", j), ("s", j) or ("c", j)
 __all__ = ["ONE", "SCALE", "SetValue", "SetSystem", "Split", "column", "down", "up", "rational"]
-
-
-def down(x):
-    """The grid's integer at or below the rational x (times 2^SCALE)."""
-    return _floor_rational(x)
-
-
-def up(x):
-    """The grid's integer at or above the rational x (times 2^SCALE)."""
-    return -_floor_rational(-Fraction(x))
 
 
 def rational(n):
@@ -126,7 +116,8 @@ class Searching:
 
     def variable(self, v, coef=1, const=0):
         """const + coef v (rationals; rounded outward to the grid)."""
-        return self.const(const) + SetValue(self, 0, {v: ONE}).scaled(coef)
+        r = Fraction(coef)
+        return self.const(const) + SetValue(self, 0, {v: ONE}).times(r.numerator, r.denominator)
 
     def interval(self, lo, hi):
         """The constant interval [lo, hi] (rationals)."""

@@ -1,21 +1,16 @@
-"""Reading a certificate file, every size bounded, and the checkers' verdicts' types."""
+"""Reading a certificate file, every size bounded. Outside the kernel: the kernel checks the
+JSON data it is given, and its verdict names the model text those data hold by its sha256,
+whatever read the file."""
 
 import json
 import zlib
 
+from .kernel.claim import Malformed
+from .kernel.setcheck import FORMAT
+
 MAX_INT_DIGITS = 4000    # of a numerator or a denominator (int() refuses more than 4300)
+MAX_BYTES = 64 << 20     # a generic or a float certificate, once decompressed
 
-
-class Invalid(ValueError):
-    """The certificate does not check; the message says where."""
-
-
-class Malformed(Invalid):
-    """The file is not a readable certificate (bad input): a field missing, of the wrong type
-    or out of range; the message names it."""
-
-
-# --- reading the file ---------------------------------------------------------------------
 
 def _no_constant(name):
     raise Malformed(f"{name} is not JSON")
@@ -60,6 +55,21 @@ def read_bytes(path, limit):
     if text[:2] == GZIP_MAGIC:
         raise Malformed(f"{path} is gzip-compressed twice; decompress it once")
     return text
+
+
+def read(path):
+    """A generic or a float certificate's JSON data (``read_json``, at most MAX_BYTES)."""
+    return read_json(path, MAX_BYTES)
+
+
+def of_format(data, kind):
+    """``data`` if it is a certificate of format ``kind``, else None."""
+    return data if isinstance(data, dict) and data.get("format") == kind else None
+
+
+def load(path, kind=FORMAT):
+    """The certificate's JSON data (``read``) if it is of format ``kind``, else None."""
+    return of_format(read(path), kind)
 
 
 def read_json(path, limit, parse_int=_int):
