@@ -1093,7 +1093,7 @@ class _Rows:
             if compiled.pos:
                 x = [e + q if q is not None else e
                      for e, q in zip(x, ops.position(compiled, p, ns))]
-            normed = ops.rms_norm(x, block.ln1, ns) if block.ln1 is not None else x
+            normed = ops.normalize(x, block.ln1, ns) if block.ln1 is not None else x
             q, k, v = (ops.linear(normed, m, ns.zero) for m in (block.q, block.k, block.v))
             if block.rope or block.q_norm is not None or block.k_norm is not None:
                 heads = block.heads
