@@ -17,12 +17,13 @@ two units with biases; the readout head_proj(x) @ tok_emb.T, a factored map whos
 factor is the token table (tied).
 """
 
+import gzip
+import json
 import sys
-from pathlib import Path
 
 import torch
 
-from common import h, record, write_model
+from common import ROOT, h, record, write_model
 
 REPO = "JackCai1206/smallest-addition-transformer"
 COMMIT = "c9e31ff9515f5c277e21a0cdcccc16222f5f0d94"
@@ -141,10 +142,38 @@ def main(where, what="both"):
                 x = torch.cat([x, row.argmax().view(1, 1)], dim=1)
         return rows
 
+    read = {}
+
+    def add(a, b):
+        """The original's add(); where it is wrong, the sum as its 11 written tokens give it
+        (the text of the tokens where one is not a digit, as tinyadder's answer() reads
+        them), the original's own reading (digits up to the first token >= 10) kept apart."""
+        got = sub.add(model, a, b)
+        if got == a + b:
+            return got
+        with torch.no_grad():
+            written = model.generate(torch.tensor([prompt(a, b)]))[0, :11].tolist()
+        mine = (int("".join(str(t) for t in reversed(written))) if max(written) < 10
+                else "".join(VOCAB[t] for t in written))
+        if mine != got:
+            read[f"{a}+{b}"] = got
+        return mine
+
     source = {"repo": REPO, "path": "submission_234.py, " + PATH, "commit": COMMIT}
-    record(NAME, source, lambda a, b: sub.add(model, a, b), step_logits,
+    record(NAME, source, add, step_logits,
            note="11 steps (the sum's digits), every token's logit, as the original's "
                 "generate()")
+    path = ROOT / "tests" / "fixtures" / "board" / f"{NAME}.json.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        fixture = json.load(f)
+    fixture["original_reading"] = read
+    fixture["original_reading_note"] = (
+        "where the original wrote a token other than a digit among the sum's 11, 'wrong' "
+        "holds the 11 tokens' text (as tinyadder's answer() gives it) and this map the "
+        "original add()'s own reading of them (the digits before the first token >= 10, "
+        "least significant first)")
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        json.dump(fixture, f)
 
 
 if __name__ == "__main__":
