@@ -133,10 +133,13 @@ def fixture(name):
 
 @pytest.mark.parametrize("name", ENTRIES)
 def test_a_sample_gives_the_originals_answers(name):
-    """The middle pair of AdderBoard's cases and every pair the original got wrong
-    (yinglunz-512's two), in float32: the original's answers, right or wrong (every pair:
-    tests/test_board.py, -m slow)."""
-    wrong = [tuple(r) for s in fixture(name)["suites"].values() for r in s["wrong"]]
+    """The middle pair of AdderBoard's cases, the first two pairs of each suite the original
+    got wrong and every answer of its that is not a number (jackcai1206-234 writes '=' among
+    the digits of 7400652012 + 9506612997), in float32: the original's answers, right or
+    wrong (every pair: tests/test_board.py, -m slow)."""
+    suites = fixture(name)["suites"].values()
+    wrong = [tuple(r) for s in suites for r in s["wrong"][:2]]
+    wrong += [tuple(r) for s in suites for r in s["wrong"][2:] if isinstance(r[2], str)]
     a, b = board.suite_pairs("adderboard")[5005]
     want = [(a, b, {(x, y): got for x, y, got in wrong}.get((a, b), a + b))] + wrong
     model = build(name)
