@@ -139,9 +139,9 @@ def moments(x, norm, ns):
 
 
 def fused(a, w, b, ns):
-    """a w + b rounded once (a fused multiply-add, ``ns.fma``) in a system that rounds; in
-    an exact one a w + b, the same value (an enclosure's product may be off by 0, so it
-    holds the fused value too)."""
+    """a w + b rounded once (a fused multiply-add) in a system with ``fma`` (float, float32);
+    elsewhere a w + b: exact in an exact system, and in an enclosure the product's error may
+    be 0, so it holds the fused value too (decimal rounds twice)."""
     fma = getattr(ns, "fma", None)
     return fma(a, w, b) if fma is not None else a * w + b
 
