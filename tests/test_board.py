@@ -194,8 +194,10 @@ cosminscn-130        hand-coded       sinusoid-11  cosminscn             130    
 wonderfall-130       hand-coded       rope-10000   Wonderfall            130      130  numel        56  float32    100%  proved                    proved
 wonderfall-139       hand-coded       rope-10000   Wonderfall            139      139  numel        57  float32    100%  proved                    proved
 dimopep-140          trained          trained      dimopep               140      140  unique      140  float32    100%  undecided [0, 10^20]      undecided
+jackcai1206-234      trained          trained      JackCai1206           234      518  unique      319  float32  99.91%  fails                     fails
 rezabyt-311          trained          trained      rezabyt               311      311  unique      311  float32    100%  fails [1, 10^20]          fails
 yinglunz-456         trained          trained      yinglunz              456      456  unique      456  float32    100%  undecided [0, 10^20]      undecided
+yinglunz-512         trained          trained      yinglunz              512      512  unique      512  float32  99.98%  fails [1, 10^20]          fails
 """
 
 
@@ -233,7 +235,8 @@ def test_board_lists_every_file_with_its_counts():
         ('evindor-67', 'unique', 323),
         ('bingbangboom-lab-87', 'numel', 283),
         ('jacobli99-93', 'numel', 90),
-        ('cosminscn-130', 'numel', 156)]
+        ('cosminscn-130', 'numel', 156),
+        ('jackcai1206-234', 'unique', 518)]
 
 
 # a pair each "fails" of the program column is added wrong by its float replay

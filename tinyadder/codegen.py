@@ -1102,7 +1102,7 @@ class _Rows:
 def _qkv(ops, ns, block, x, p):
     """(q, k, v) of resid_pre x at position p as ``forward.attention`` scores them: after ln1,
     the three maps, then each head's lanes normed and turned."""
-    normed = ops.rms_norm(x, block.ln1, ns) if block.ln1 is not None else x
+    normed = ops.normalize(x, block.ln1, ns) if block.ln1 is not None else x
     q, k, v = (ops.linear(normed, m, ns.zero) for m in (block.q, block.k, block.v))
     if block.rope or block.q_norm is not None or block.k_norm is not None:
         heads = block.heads

@@ -865,21 +865,24 @@ class _Program:
             a["options"][key] = self.norm(text, col)
 
     def norm(self, text, col):
-        """rms(eps = E[, w = (KEY: V, ...)][, mean = multiply][, apply = divide]) as the model
-        file's norm."""
-        if not (text.startswith("rms(") and text.endswith(")")):
+        """rms(eps = E[, w = (KEY: V, ...)][, mean = multiply][, apply = divide]), or
+        layer(...) with also b = (KEY: V, ...), as the model file's norm."""
+        kind = text[:text.find("(")]
+        if kind not in ("rms", "layer") or not text.endswith(")"):
             self.fail(col, "a norm is rms(eps = E, w = (SLOT: V, ...), mean = divide|multiply, "
-                           "apply = rsqrt|divide)")
-        out = {"kind": "rms"}
-        for part in _split_top(text[4:-1]):
+                           "apply = rsqrt|divide), or layer(...) with also b = (SLOT: V, ...)")
+        keys = ("eps", "w", "mean", "apply") + (("b",) if kind == "layer" else ())
+        out = {"kind": kind}
+        for part in _split_top(text[len(kind) + 1:-1]):
             key, eq, value = part.partition("=")
             key, value = key.strip(), value.strip()
-            if not eq or key not in ("eps", "w", "mean", "apply") or key in out:
-                self.fail(col, f"{part.strip()!r}: rms takes eps, w, mean and apply, once each")
-            if key == "w":
+            if not eq or key not in keys or key in out:
+                self.fail(col, f"{part.strip()!r}: {kind} takes {', '.join(keys[:-1])} and "
+                               f"{keys[-1]}, once each")
+            if key in ("w", "b"):
                 if not (value.startswith("(") and value.endswith(")")):
-                    self.fail(col, "w = (KEY: VALUE, ...)")
-                out["w"] = {}
+                    self.fail(col, f"{key} = (KEY: VALUE, ...)")
+                out[key] = {}
                 for item in _split_top(value[1:-1]):
                     k, colon, v = item.partition(":")
                     k = k.strip()
@@ -887,14 +890,14 @@ class _Program:
                     if not colon:
                         self.fail(col, f"{item.strip()!r}: write KEY: VALUE")
                     self.value(v.strip(), col)
-                    out["w"][k] = v.strip()
+                    out[key][k] = v.strip()
             elif key == "eps":
                 self.value(value, col)
                 out["eps"] = value
             else:
                 out[key] = value
         if "eps" not in out:
-            self.fail(col, "rms(...) needs eps")
+            self.fail(col, f"{kind}(...) needs eps")
         return out
 
     def targets(self, toks):

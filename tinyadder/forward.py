@@ -18,7 +18,8 @@ formula, in any number system.
     mlp         post = act(W_gate x + b_gate) * (W_in x + b_in)    ReGLU with relu, SwiGLU
                   with silu (or, not gated, post = act(W_in x + b_in));
                 mlp_out = W_out post + b_out;  new slots (the stream widens) start at 0
-    norm        RMSNorm: y = w x / sqrt(mean(x^2) + eps)
+    norm        RMSNorm: y = w x / sqrt(mean(x^2) + eps); or LayerNorm:
+                y = w (x - m) / sqrt(v + eps) + b, m = mean(x), v = mean((x - m)^2)
     mix         a block applied again (a later block that is the same one) and mixed with its
                 first application: x = h + gain (x - h), h that block's resid_post
     readout     negative error: logit_t = -x[slot of t] (the slot holds an error, the
@@ -106,6 +107,48 @@ def rms_norm(x, norm, ns):
         y = [v / root for v in x]
     return y if norm.w is None else [v * w if w is not None else ns.zero
                                      for v, w in zip(y, norm.w)]
+
+
+def layer_norm(x, norm, ns):
+    """LayerNorm: y_s = w_s (x_s - m) / sqrt(v + eps) + b_s, (m, v) = ``moments(x)``, each
+    w_s (.) + b_s one rounding (``fused``), as torch's CPU kernel applies it."""
+    m, v = moments(x, norm, ns)
+    root = ns.sqrt(v + norm.eps)
+    r = ns.one / root if norm.rsqrt else None
+    y = [(u - m) * r if r is not None else (u - m) / root for u in x]
+    w, b = norm.w or (ns.one,) * norm.n, norm.b or (None,) * norm.n
+    return [fused(y_s, ns.zero if w_s is None else w_s, ns.zero if b_s is None else b_s, ns)
+            for y_s, w_s, b_s in zip(y, w, b)]
+
+
+def moments(x, norm, ns):
+    """(m, v): the mean m of x and v = mean((x - m)^2). A rounding system forms them in
+    Welford's order, as torch's CPU kernel does (d = x_k - m; m = m + d / k;
+    M = M + d (x_k - m); v = M / n); an exact one as written (the same real numbers, each
+    square a square)."""
+    if ns.exact:
+        m = add_up(x, ns.zero) / norm.n
+        squares = add_up([c * c for c in (u - m for u in x)], ns.zero)
+    else:
+        m = squares = ns.zero
+        for k, u in enumerate(x, 1):
+            d = u - m
+            m = m + d / k
+            squares = squares + d * (u - m)
+    return m, squares * norm.inv_n if norm.inv_n is not None else squares / norm.n
+
+
+def fused(a, w, b, ns):
+    """a w + b rounded once (a fused multiply-add) in a system with ``fma`` (float, float32);
+    elsewhere a w + b: exact in an exact system, and in an enclosure the product's error may
+    be 0, so it holds the fused value too (decimal rounds twice)."""
+    fma = getattr(ns, "fma", None)
+    return fma(a, w, b) if fma is not None else a * w + b
+
+
+def normalize(x, norm, ns):
+    """x after its norm: ``layer_norm`` or ``rms_norm``."""
+    return (layer_norm if norm.layer else rms_norm)(x, norm, ns)
 
 
 def rope(x, p, freqs, ns):
@@ -292,7 +335,7 @@ def _heads_of(rows, norm, freqs, heads, lanes, start, ns):
         for head in heads:
             part = [row[c] for c in lanes(head)]
             if norm is not None:
-                part = rms_norm(part, norm, ns)
+                part = normalize(part, norm, ns)
             if freqs:
                 part = rope(part, start + a, freqs, ns)
             for c, value in zip(lanes(head), part):
@@ -421,7 +464,7 @@ def _normed(rows, norm, hook, name, ns):
     """rows after a norm (recorded as ``name.hook_normalized``), or rows without one."""
     if norm is None:
         return rows
-    return hook(f"{name}.hook_normalized", [rms_norm(row, norm, ns) for row in rows])
+    return hook(f"{name}.hook_normalized", [normalize(row, norm, ns) for row in rows])
 
 
 def logits(compiled, rows, ns):
@@ -534,10 +577,9 @@ _EMPTY = KVCache()
 # what the generated code calls of this module (it does not import it: no circle)
 _OPS = SimpleNamespace(linear=linear, score=score, softmax1=softmax1, attend=attend,
                        softmax=softmax, softmax_parts=softmax_parts, masked=masked,
-                       rms_norm=rms_norm, heads_of=_heads_of, groups=_groups,
+                       normalize=normalize, heads_of=_heads_of, groups=_groups,
                        position=_position, residual=residual, mlp=mlp, normed=_normed,
-                       logits=logits, hooks=_Hooks)
-_OPS.mix = mix  # a mixed block's decoding (codegen.greedy_general)
+                       logits=logits, hooks=_Hooks, mix=mix)
 
 
 # ---- trace points that follow from others ---------------------------------------------------

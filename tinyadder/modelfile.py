@@ -410,15 +410,20 @@ class _Reader:
     def norm(self, where, obj):
         if obj is None:
             return None
-        n = self.fields(where, obj, ("kind", "eps"), ("w", "mean", "apply"))
-        self.choice(f"{where}.kind", n["kind"], ("rms",))
+        n = self.fields(where, obj, ("kind", "eps"), ("w", "b", "mean", "apply"))
+        kind = self.choice(f"{where}.kind", n["kind"], ("rms", "layer"))
         eps = self.value(f"{where}.eps", n["eps"])
         if not _positive(eps):
-            raise ModelFileError(f"{where}.eps: {_json(n['eps'])}; an RMS norm's eps is "
-                                 f"positive (the norm takes the square root of a mean plus it)")
+            what = "an RMS norm" if kind == "rms" else "a LayerNorm"
+            raise ModelFileError(f"{where}.eps: {_json(n['eps'])}; {what}'s eps is positive "
+                                 f"(the norm takes the square root of a mean plus it)")
+        if "b" in n and kind != "layer":
+            raise ModelFileError(f"{where}.b: an RMS norm has no bias; a LayerNorm (kind "
+                                 f"\"layer\") has")
         return Norm(
-            eps=eps,
+            eps=eps, kind=kind,
             w=self.optional(n, "w", lambda x: self.vector(f"{where}.w", x), {}),
+            b=self.optional(n, "b", lambda x: self.vector(f"{where}.b", x), {}),
             mean=self.optional(n, "mean", lambda x: self.choice(
                 f"{where}.mean", x, ("divide", "multiply")), "divide"),
             apply=self.optional(n, "apply", lambda x: self.choice(
@@ -631,9 +636,10 @@ class _Writer:
         return out
 
     def norm(self, n, where=None):
-        out = {"kind": "rms", "eps": self.value(n.eps)}
-        if n.w:
-            out["w"] = self.vector(n.w, f"{where}.w" if where else None)
+        out = {"kind": n.kind, "eps": self.value(n.eps)}
+        for v in ("w", "b"):
+            if getattr(n, v):
+                out[v] = self.vector(getattr(n, v), f"{where}.{v}" if where else None)
         if n.mean != "divide":
             out["mean"] = n.mean
         if n.apply != "rsqrt":

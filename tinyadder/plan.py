@@ -170,15 +170,18 @@ _NO_BIAS = Tensor("", "", (None,), (), {})
 
 @dataclass(frozen=True)
 class Norm:
-    """A compiled RMSNorm: ``eps``, the weight per slot or lane (``w``: None without one),
-    how the program forms the mean (``inv_n``: 1/n as a value when it multiplies) and applies
-    it (``rsqrt``: x * (1/sqrt(.)), else x / sqrt(.))."""
+    """A compiled RMSNorm, or LayerNorm where ``layer``: ``eps``, the weight and bias per slot
+    or lane (``w``, ``b``: None without one), how the program forms the mean (``inv_n``: 1/n
+    as a value when it multiplies) and applies it (``rsqrt``: x * (1/sqrt(.)), else
+    x / sqrt(.))."""
 
     eps: object
     w: Optional[Tuple[Optional[object], ...]]
     n: int
     inv_n: Optional[object]
     rsqrt: bool
+    layer: bool = False
+    b: Optional[Tuple[Optional[object], ...]] = None
 
 
 @dataclass(frozen=True)
@@ -287,11 +290,12 @@ def _norm(ns, norm, names):
     """A weights.Norm over ``names`` (slots or lane components) as a compiled Norm."""
     if norm is None:
         return None
-    w = tuple(ns.const(norm.w[s]) if s in norm.w else None for s in names) if norm.w else None
+    w, b = (tuple(ns.const(v[s]) if s in v else None for s in names) if v else None
+            for v in (norm.w, norm.b))
     n = len(names)
     return Norm(ns.const(norm.eps), w, n,
                 ns.const(Fraction(1, n)) if norm.mean == "multiply" else None,
-                norm.apply == "rsqrt")
+                norm.apply == "rsqrt", norm.kind == "layer", b)
 
 
 def _head(ns, attn, h, q, k, live):

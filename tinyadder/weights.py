@@ -55,17 +55,22 @@ class Factored:
 
 @dataclass(frozen=True, eq=False)
 class Norm:
-    """RMSNorm: y_s = w_s x_s / sqrt(mean_s x_s^2 + eps), over the slots (or lanes) it reads.
+    """RMSNorm (``kind`` 'rms'): y_s = w_s x_s / sqrt(mean_s x_s^2 + eps), over the slots (or
+    lanes) it reads; LayerNorm ('layer'): y_s = w_s (x_s - m) / sqrt(v + eps) + b_s, m the
+    mean of x and v the mean of (x - m)^2.
 
-    ``w`` absent: no weight. ``mean`` and ``apply`` say how the program forms the mean
-    ('divide': sum / n; 'multiply': sum * (1/n)) and applies it ('rsqrt': x * (1/sqrt(.));
-    'divide': x / sqrt(.)): the same real number, other roundings.
+    ``w`` absent: no weight; ``b`` (LayerNorm only) absent: no bias. ``mean`` and ``apply``
+    say how the program forms the mean of the squares ('divide': sum / n; 'multiply':
+    sum * (1/n)) and applies the root ('rsqrt': x * (1/sqrt(.)); 'divide': x / sqrt(.)): the
+    same real number, other roundings.
     """
 
     eps: object
     w: Bias = field(default_factory=dict)
     mean: str = "divide"
     apply: str = "rsqrt"
+    kind: str = "rms"
+    b: Bias = field(default_factory=dict)
 
     def __post_init__(self):
         _freeze_fields(self)
@@ -410,6 +415,10 @@ def _check_norm(where, norm, targets):
     _check_vector(f"{where}.w", norm.w, targets)
     _check_choice(f"{where}.mean", norm.mean, ("divide", "multiply"))
     _check_choice(f"{where}.apply", norm.apply, ("rsqrt", "divide"))
+    _check_choice(f"{where}.kind", norm.kind, ("rms", "layer"))
+    _check_vector(f"{where}.b", norm.b, targets)
+    if norm.b and norm.kind != "layer":
+        raise WeightError(f"{where}.b: an RMS norm has no bias (LayerNorm, kind 'layer', has)")
 
 
 def _check_attention(where, a, slots, last_block):
@@ -781,5 +790,8 @@ def tensors(model):
 
 
 def _norm(name, part, norm, cols):
-    """A norm's weight vector as a tensor (nothing without a norm or a weight)."""
-    return [_vector(f"{name}.w", part, norm.w, cols)] if norm is not None and norm.w else []
+    """A norm's weight and bias vectors as tensors (none without a norm, a weight, a bias)."""
+    if norm is None:
+        return []
+    return [_vector(f"{name}.{v}", part, getattr(norm, v), cols)
+            for v in ("w", "b") if getattr(norm, v)]

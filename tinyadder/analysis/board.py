@@ -308,7 +308,9 @@ VERDICTS = {"alexlitz-36": "fails", "zcbtrak-6": "proved",
             "nino-116": "proved",
             "wonderfall-121": "proved",
             "wonderfall-130": "proved",
-            "wonderfall-139": "proved"}
+            "wonderfall-139": "proved",
+            "yinglunz-512": "fails",
+            "jackcai1206-234": "fails"}
 
 
 # The generic prover's options a proof above was found with, where not the defaults (the
@@ -338,14 +340,17 @@ PROGRAM_VERDICTS = {"kswain98-2": "proved", "kswain98-4": "proved", "zcbtrak-6":
                     "jacobli99-28": "proved", "fblissjr-33": "proved", "alexlitz-36": "fails",
                     "lichengliu03-50": "proved", "jacobli99-93": "proved",
                     "wonderfall-130": "proved", "wonderfall-139": "proved",
-                    "rezabyt-311": "fails", "staghado-122": "fails", "lokimorty-39": "fails"}
+                    "rezabyt-311": "fails", "staghado-122": "fails", "lokimorty-39": "fails",
+                    "yinglunz-512": "fails", "jackcai1206-234": "fails"}
 
 
 # For the trained entries' "fails": a pair the original gets wrong, and the sum the exact run
 # of the real-number model writes for it (the float replay writes the original's): taken from
 # the fixtures' wrong pairs, checked by tests/test_board.py.
 WITNESSES = {"staghado-122": (6190105256, 9983555477, 16273660733),
-             "lokimorty-39": (4852919719, 6296009553, 11148939272)}
+             "lokimorty-39": (4852919719, 6296009553, 11148939272),
+             "yinglunz-512": (7478401963, 1252460988, 8730862851),
+             "jackcai1206-234": (7194558397, 5495045311, 12699603708)}
 
 
 # A "fails" whose pair a search of single pairs found, not the test suite (docs/proof.md, "The
@@ -426,7 +431,8 @@ COUNTS = {"published": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES, "census"),
           "rezabyt-311": Count(0, TOTAL, "board --count rezabyt-311"),
           "yinglunz-456": Count(0, TOTAL, "board --count yinglunz-456"),
           "bingbangboom-lab-87": Count(0, TOTAL, "board --count bingbangboom-lab-87"),
-          "lokimorty-39": Count(0, TOTAL, "board --count lokimorty-39")}
+          "lokimorty-39": Count(0, TOTAL, "board --count lokimorty-39"),
+          "yinglunz-512": Count(0, TOTAL, "board --count yinglunz-512")}
 
 
 COUNT_SECONDS = 10 ** 6  # ``board --count``: seconds per position, beyond the region budget
@@ -499,7 +505,8 @@ def prove_cell(name):
 
 # The answers the original (for tinyadder's own models: the float64 program) got wrong on
 # AdderBoard's 10,010 cases, from the fixtures (tests/test_board.py checks them); 0 elsewhere.
-ORIGINAL_WRONG = {"lokimorty-39": 9, "staghado-122": 5}
+ORIGINAL_WRONG = {"lokimorty-39": 9, "staghado-122": 5,
+                  "yinglunz-512": 2, "jackcai1206-234": 9}
 
 
 def suite_text(name):

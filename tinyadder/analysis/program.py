@@ -178,6 +178,11 @@ def _norm_lines(name, norm, over):
         return []
     weight = (", then times " + ", ".join(f"w[{s}] = {value_text(w)}"
                                            for s, w in norm.w.items()) if norm.w else "")
+    if norm.kind == "layer":
+        bias = (", plus " + ", ".join(f"b[{s}] = {value_text(b)}" for s, b in norm.b.items())
+                if norm.b else "")
+        return [f"  {name}: (x - mean(x))/sqrt(mean((x - mean(x))^2) + "
+                f"{value_text(norm.eps)}) over {over}{weight}{bias} (LayerNorm)"]
     return [f"  {name}: x/sqrt(mean(x^2) + {value_text(norm.eps)}) over {over}{weight} "
             f"(RMSNorm)"]
 
@@ -770,16 +775,19 @@ def _minimal_widths(m):
 
 
 def _norm_text(src, norm, where):
-    """A norm as the language writes it: 'rms(eps = 1/1000000, w = (x0: 2))'."""
+    """A norm as the language writes it: 'rms(eps = 1/1000000, w = (x0: 2))', a LayerNorm
+    'layer(eps = 1/100000, w = (x0: 2), b = (x0: 1))'."""
     parts = [f"eps = {src.value(norm.eps)}"]
-    if norm.w:
-        parts.append("w = (" + ", ".join(f"{_name(k)}: {src.value(v, f'{where}.w[{k}]')}"
-                                         for k, v in norm.w.items()) + ")")
+    for v in ("w", "b"):
+        if getattr(norm, v):
+            parts.append(f"{v} = (" + ", ".join(
+                f"{_name(k)}: {src.value(x, f'{where}.{v}[{k}]')}"
+                for k, x in getattr(norm, v).items()) + ")")
     if norm.mean != "divide":
         parts.append(f"mean = {norm.mean}")
     if norm.apply != "rsqrt":
         parts.append(f"apply = {norm.apply}")
-    return f"rms({', '.join(parts)})"
+    return f"{norm.kind}({', '.join(parts)})"
 
 
 def _tuple(texts):

@@ -205,6 +205,10 @@ class FloatSystem(_Decides):
         """x rounded to IEEE single (the program's float32 cast), kept as a double."""
         return to_float32(x)
 
+    def fma(self, a, w, b):
+        """a w + b rounded once (a fused multiply-add)."""
+        return float(Fraction(a) * Fraction(w) + Fraction(b))
+
 
 _SINGLE = struct.Struct("<f")
 
@@ -346,6 +350,9 @@ class Float32System(FloatSystem):
 
     def single(self, x):
         return x
+
+    def fma(self, a, w, b):
+        return Float32(single_of(Fraction(a) * Fraction(w) + Fraction(b)))
 
 
 

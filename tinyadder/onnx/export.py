@@ -68,6 +68,10 @@ def export(model, length=None, dtype="float64"):
     if model.mix is not None:  # the graph would leave it out: another model, not this one
         raise OnnxError(f"the model {model.name} mixes two blocks' outputs (x = h + g (x - h), "
                         f"'mix' in its file), which the ONNX export does not write")
+    norms = [b.ln1 for b in model.blocks] + [b.ln2 for b in model.blocks] + [model.ln_final]
+    if any(n is not None and n.kind == "layer" for n in norms):
+        raise OnnxError(f"the model {model.name} has a LayerNorm, which the ONNX export does "
+                        f"not write (it writes RMSNorm)")
     T = default_length(model) if length is None else length
     if isinstance(T, bool) or not isinstance(T, int) or not 1 <= T <= MAX_LENGTH:
         raise OnnxError(f"sequence length {T!r}: an integer from 1 to {MAX_LENGTH}")
