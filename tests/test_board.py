@@ -35,7 +35,9 @@ ABOUT = ("title", "author", "params_claimed", "dtype", "family", "source")
 FAMILIES = ("rope-19", "rope-10000", "sinusoid-11", "fixed-bias", "qwen-svd", "trained")
 # the files whose replays the default run checks: one of each family in each of its dtypes
 REPLAYED = ("kswain98-2", "zcbtrak-6", "jacobli99-28", "lichengliu03-50", "alexlitz-36",
-            "bingbangboom-lab-87", "rezabyt-311")
+            "bingbangboom-lab-87", "rezabyt-311",
+            # qwen-svd's other originals, each run on its own (torch; MLX; MLX, full head)
+            "bingbangboom-lab-148", "xangma-177", "xangma-197")
 
 
 def fixture(name):
@@ -162,39 +164,42 @@ def test_one_exact_pair(name):
 # ---- tinyadder board --------------------------------------------------------------------
 
 BOARD_LIST = """\
-model                category         family       author            claimed  counted  rule     ledger  dtype     suite  prove                     program
-kswain98-2           hand-coded       rope-19      kswain98                2        2  free         29  float32    100%  proved                    proved
-kswain98-4           hand-coded       rope-19      kswain98                4        4  free         30  float32    100%  proved                    proved
-zcbtrak-6            hand-coded       rope-19      zcbtrak                 6        6  free         47  float64    100%  proved                    proved
-kswain98-8           hand-coded       rope-19      kswain98                8        8  free         30  float32    100%  proved                    proved
-lokimorty-10         hand-coded       rope-19      Lokimorty              10       10  free         30  float32    100%  proved                    proved
-lokimorty-12         hand-coded       rope-19      Lokimorty              12       12  free         31  float32    100%  proved                    proved
-yieldthought-20      hand-coded       rope-19      yieldthought           20       10  free         34  float32    100%  proved                    proved
-variant-22           tinyadder's own  tinyadder    tinyadder              22       22  seed000      22  float64    100%  proved                    proved
-wonderfall-27        hand-coded       rope-19      Wonderfall             27       10  free         30  float32    100%  proved                    proved
-jacobli99-28         hand-coded       rope-10000   jacobli99              28       90  numel        22  float32    100%  proved                    proved
-variant-28           tinyadder's own  tinyadder    tinyadder              28       28  seed000      28  float64    100%  proved                    undecided
-fblissjr-33          hand-coded       fixed-bias   fblissjr               33      123  numel        41  float64    100%  proved                    proved
-alexlitz-36          hand-coded       fixed-bias   alexlitz               36       36  seed000      36  float64    100%  fails 74,318,182,169,594  fails
-published            tinyadder's own  tinyadder    tinyadder              36       36  seed000      36  float64    100%  fails 74,318,182,169,594  fails
-repaired             tinyadder's own  tinyadder    tinyadder              36       36  seed000      36  float64    100%  proved                    undecided
-lokimorty-39         trained          trained      Lokimorty              39       90  unique       70  float32  99.91%  fails                     fails
-lichengliu03-50      hand-coded       sinusoid-11  lichengliu03           50      148  numel        45  float32    100%  proved                    proved
-vijec-52             trained          trained      vijec                  52       79  unique       79  float32    100%  undecided [0, 10^20]      undecided
-evindor-57           trained          trained      evindor                57      313  unique      170  float32    100%  undecided [0, 10^20]      undecided
-cosminscn-66         hand-coded       sinusoid-11  cosminscn              66      156  numel        48  float32    100%  proved                    undecided
-evindor-67           trained          trained      evindor                67      323  unique      180  float32    100%  undecided [0, 10^20]      undecided
-bingbangboom-lab-87  hand-coded       qwen-svd     bingbangboom-lab       87      283  numel        94  float32    100%  undecided                 undecided
-jacobli99-93         hand-coded       rope-10000   jacobli99              93       90  numel        44  float32    100%  proved                    proved
-nino-116             hand-coded       rope-10000   nino                  116      116  unique       52  float32    100%  proved                    undecided
-wonderfall-121       hand-coded       rope-10000   Wonderfall            121      121  numel        53  float32    100%  proved                    undecided
-staghado-122         trained          trained      staghado              122      122  unique      122  float32  99.95%  fails [1, 10^20]          fails
-cosminscn-130        hand-coded       sinusoid-11  cosminscn             130      156  numel        47  float32    100%  proved                    undecided
-wonderfall-130       hand-coded       rope-10000   Wonderfall            130      130  numel        56  float32    100%  proved                    proved
-wonderfall-139       hand-coded       rope-10000   Wonderfall            139      139  numel        57  float32    100%  proved                    proved
-dimopep-140          trained          trained      dimopep               140      140  unique      140  float32    100%  undecided [0, 10^20]      undecided
-rezabyt-311          trained          trained      rezabyt               311      311  unique      311  float32    100%  fails [1, 10^20]          fails
-yinglunz-456         trained          trained      yinglunz              456      456  unique      456  float32    100%  undecided [0, 10^20]      undecided
+model                 category         family       author            claimed  counted  rule     ledger  dtype     suite  prove                     program
+kswain98-2            hand-coded       rope-19      kswain98                2        2  free         29  float32    100%  proved                    proved
+kswain98-4            hand-coded       rope-19      kswain98                4        4  free         30  float32    100%  proved                    proved
+zcbtrak-6             hand-coded       rope-19      zcbtrak                 6        6  free         47  float64    100%  proved                    proved
+kswain98-8            hand-coded       rope-19      kswain98                8        8  free         30  float32    100%  proved                    proved
+lokimorty-10          hand-coded       rope-19      Lokimorty              10       10  free         30  float32    100%  proved                    proved
+lokimorty-12          hand-coded       rope-19      Lokimorty              12       12  free         31  float32    100%  proved                    proved
+yieldthought-20       hand-coded       rope-19      yieldthought           20       10  free         34  float32    100%  proved                    proved
+variant-22            tinyadder's own  tinyadder    tinyadder              22       22  seed000      22  float64    100%  proved                    proved
+wonderfall-27         hand-coded       rope-19      Wonderfall             27       10  free         30  float32    100%  proved                    proved
+jacobli99-28          hand-coded       rope-10000   jacobli99              28       90  numel        22  float32    100%  proved                    proved
+variant-28            tinyadder's own  tinyadder    tinyadder              28       28  seed000      28  float64    100%  proved                    undecided
+fblissjr-33           hand-coded       fixed-bias   fblissjr               33      123  numel        41  float64    100%  proved                    proved
+alexlitz-36           hand-coded       fixed-bias   alexlitz               36       36  seed000      36  float64    100%  fails 74,318,182,169,594  fails
+published             tinyadder's own  tinyadder    tinyadder              36       36  seed000      36  float64    100%  fails 74,318,182,169,594  fails
+repaired              tinyadder's own  tinyadder    tinyadder              36       36  seed000      36  float64    100%  proved                    undecided
+lokimorty-39          trained          trained      Lokimorty              39       90  unique       70  float32  99.91%  fails [1, 10^20]          fails
+lichengliu03-50       hand-coded       sinusoid-11  lichengliu03           50      148  numel        45  float32    100%  proved                    proved
+vijec-52              trained          trained      vijec                  52       79  unique       79  float32    100%  undecided [0, 10^20]      undecided
+evindor-57            trained          trained      evindor                57      313  unique      170  float32    100%  undecided [0, 10^20]      undecided
+cosminscn-66          hand-coded       sinusoid-11  cosminscn              66      156  numel        48  float32    100%  proved                    undecided
+evindor-67            trained          trained      evindor                67      323  unique      180  float32    100%  undecided [0, 10^20]      undecided
+bingbangboom-lab-87   hand-coded       qwen-svd     bingbangboom-lab       87      283  numel        94  float32    100%  undecided [0, 10^20]      undecided
+jacobli99-93          hand-coded       rope-10000   jacobli99              93       90  numel        44  float32    100%  proved                    proved
+nino-116              hand-coded       rope-10000   nino                  116      116  unique       52  float32    100%  proved                    undecided
+wonderfall-121        hand-coded       rope-10000   Wonderfall            121      121  numel        53  float32    100%  proved                    undecided
+staghado-122          trained          trained      staghado              122      122  unique      122  float32  99.95%  fails [1, 10^20]          fails
+cosminscn-130         hand-coded       sinusoid-11  cosminscn             130      156  numel        47  float32    100%  proved                    undecided
+wonderfall-130        hand-coded       rope-10000   Wonderfall            130      130  numel        56  float32    100%  proved                    proved
+wonderfall-139        hand-coded       rope-10000   Wonderfall            139      139  numel        57  float32    100%  proved                    proved
+dimopep-140           trained          trained      dimopep               140      140  unique      140  float32    100%  undecided [0, 10^20]      undecided
+bingbangboom-lab-148  hand-coded       qwen-svd     bingbangboom-lab      148      283  numel        94  float32    100%  undecided                 undecided
+xangma-177            hand-coded       qwen-svd     xangma                177      283  numel        94  float32    100%  undecided                 undecided
+xangma-197            hand-coded       qwen-svd     xangma                197      303  numel       114  float32    100%  undecided                 undecided
+rezabyt-311           trained          trained      rezabyt               311      311  unique      311  float32    100%  fails [1, 10^20]          fails
+yinglunz-456          trained          trained      yinglunz              456      456  unique      456  float32    100%  undecided [0, 10^20]      undecided
 """
 
 
@@ -232,7 +237,10 @@ def test_board_lists_every_file_with_its_counts():
         ('evindor-67', 'unique', 323),
         ('bingbangboom-lab-87', 'numel', 283),
         ('jacobli99-93', 'numel', 90),
-        ('cosminscn-130', 'numel', 156)]
+        ('cosminscn-130', 'numel', 156),
+        ('bingbangboom-lab-148', 'numel', 283),
+        ('xangma-177', 'numel', 283),
+        ('xangma-197', 'numel', 303)]
 
 
 # a pair each "fails" of the program column is added wrong by its float replay
