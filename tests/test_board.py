@@ -234,7 +234,7 @@ wonderfall-139        float32    100%  proved                    proved
 dimopep-140           float32    100%  undecided [0, 10^20]      undecided
 bingbangboom-lab-148  float32    100%  undecided                 undecided
 xangma-177            float32    100%  undecided [0, 10^20]      undecided
-xangma-197            float32    100%  undecided                 undecided
+xangma-197            float32    100%  undecided [0, 10^20]      undecided
 rezabyt-311           float32    100%  fails [1, 10^20]          fails
 yinglunz-456          float32    100%  undecided [0, 10^20]      undecided
 """

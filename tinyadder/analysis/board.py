@@ -436,7 +436,8 @@ COUNTS = {"published": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES, "census"),
           "yinglunz-456": Count(0, TOTAL, "board --count yinglunz-456"),
           "bingbangboom-lab-87": Count(0, TOTAL, "board --count bingbangboom-lab-87"),
           "lokimorty-39": Count(0, TOTAL, "board --count lokimorty-39"),
-          "xangma-177": Count(0, TOTAL, "board --count xangma-177")}
+          "xangma-177": Count(0, TOTAL, "board --count xangma-177"),
+          "xangma-197": Count(0, TOTAL, "board --count xangma-197")}
 
 
 COUNT_SECONDS = 10 ** 6  # ``board --count``: seconds per position, beyond the region budget
