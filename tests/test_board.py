@@ -36,7 +36,9 @@ ABOUT = ("title", "author", "params_claimed", "dtype", "family", "source")
 FAMILIES = ("rope-19", "rope-10000", "sinusoid-11", "fixed-bias", "qwen-svd", "trained")
 # the files whose replays the default run checks: one of each family in each of its dtypes
 REPLAYED = ("kswain98-2", "zcbtrak-6", "jacobli99-28", "lichengliu03-50", "alexlitz-36",
-            "bingbangboom-lab-87", "rezabyt-311")
+            "bingbangboom-lab-87", "rezabyt-311",
+            # qwen-svd's other originals, each run on its own (torch; MLX; MLX, full head)
+            "bingbangboom-lab-148", "xangma-177", "xangma-197")
 
 
 def fixture(name):
@@ -163,54 +165,102 @@ def test_one_exact_pair(name):
 # ---- tinyadder board --------------------------------------------------------------------
 
 BOARD_LIST = """\
-model                category         family       author            claimed  counted  rule     ledger  dtype     suite  prove                     program
-kswain98-2           hand-coded       rope-19      kswain98                2        2  free         29  float32    100%  proved                    proved
-kswain98-4           hand-coded       rope-19      kswain98                4        4  free         30  float32    100%  proved                    proved
-zcbtrak-6            hand-coded       rope-19      zcbtrak                 6        6  free         47  float64    100%  proved                    proved
-kswain98-8           hand-coded       rope-19      kswain98                8        8  free         30  float32    100%  proved                    proved
-lokimorty-10         hand-coded       rope-19      Lokimorty              10       10  free         30  float32    100%  proved                    proved
-lokimorty-12         hand-coded       rope-19      Lokimorty              12       12  free         31  float32    100%  proved                    proved
-yieldthought-20      hand-coded       rope-19      yieldthought           20       10  free         34  float32    100%  proved                    proved
-variant-22           tinyadder's own  tinyadder    tinyadder              22       22  seed000      22  float64    100%  proved                    proved
-wonderfall-27        hand-coded       rope-19      Wonderfall             27       10  free         30  float32    100%  proved                    proved
-jacobli99-28         hand-coded       rope-10000   jacobli99              28       90  numel        22  float32    100%  proved                    proved
-variant-28           tinyadder's own  tinyadder    tinyadder              28       28  seed000      28  float64    100%  proved                    undecided
-fblissjr-33          hand-coded       fixed-bias   fblissjr               33      123  numel        41  float64    100%  proved                    proved
-alexlitz-36          hand-coded       fixed-bias   alexlitz               36       36  seed000      36  float64    100%  fails 74,318,182,169,594  fails
-published            tinyadder's own  tinyadder    tinyadder              36       36  seed000      36  float64    100%  fails 74,318,182,169,594  fails
-repaired             tinyadder's own  tinyadder    tinyadder              36       36  seed000      36  float64    100%  proved                    undecided
-lokimorty-39         trained          trained      Lokimorty              39       90  unique       70  float32  99.91%  fails                     fails
-lichengliu03-50      hand-coded       sinusoid-11  lichengliu03           50      148  numel        45  float32    100%  proved                    proved
-vijec-52             trained          trained      vijec                  52       79  unique       79  float32    100%  undecided [0, 10^20]      undecided
-evindor-57           trained          trained      evindor                57      313  unique      170  float32    100%  undecided [0, 10^20]      undecided
-cosminscn-66         hand-coded       sinusoid-11  cosminscn              66      156  numel        48  float32    100%  proved                    undecided
-evindor-67           trained          trained      evindor                67      323  unique      180  float32    100%  undecided [0, 10^20]      undecided
-bingbangboom-lab-87  hand-coded       qwen-svd     bingbangboom-lab       87      283  numel        94  float32    100%  undecided                 undecided
-jacobli99-93         hand-coded       rope-10000   jacobli99              93       90  numel        44  float32    100%  proved                    proved
-nino-116             hand-coded       rope-10000   nino                  116      116  unique       52  float32    100%  proved                    undecided
-wonderfall-121       hand-coded       rope-10000   Wonderfall            121      121  numel        53  float32    100%  proved                    undecided
-staghado-122         trained          trained      staghado              122      122  unique      122  float32  99.95%  fails [1, 10^20]          fails
-cosminscn-130        hand-coded       sinusoid-11  cosminscn             130      156  numel        47  float32    100%  proved                    undecided
-wonderfall-130       hand-coded       rope-10000   Wonderfall            130      130  numel        56  float32    100%  proved                    proved
-wonderfall-139       hand-coded       rope-10000   Wonderfall            139      139  numel        57  float32    100%  proved                    proved
-dimopep-140          trained          trained      dimopep               140      140  unique      140  float32    100%  undecided [0, 10^20]      undecided
-jackcai1206-234      trained          trained      JackCai1206           234      518  unique      319  float32  99.91%  fails                     fails
-rezabyt-311          trained          trained      rezabyt               311      311  unique      311  float32    100%  fails [1, 10^20]          fails
-yinglunz-456         trained          trained      yinglunz              456      456  unique      456  float32    100%  undecided [0, 10^20]      undecided
-yinglunz-512         trained          trained      yinglunz              512      512  unique      512  float32  99.98%  fails [1, 10^20]          fails
+model                 category         family       author            claimed  counted  rule     ledger
+kswain98-2            hand-coded       rope-19      kswain98                2        2  free         29
+kswain98-4            hand-coded       rope-19      kswain98                4        4  free         30
+zcbtrak-6             hand-coded       rope-19      zcbtrak                 6        6  free         47
+kswain98-8            hand-coded       rope-19      kswain98                8        8  free         30
+lokimorty-10          hand-coded       rope-19      Lokimorty              10       10  free         30
+lokimorty-12          hand-coded       rope-19      Lokimorty              12       12  free         31
+yieldthought-20       hand-coded       rope-19      yieldthought           20       10  free         34
+variant-22            tinyadder's own  tinyadder    tinyadder              22       22  seed000      22
+wonderfall-27         hand-coded       rope-19      Wonderfall             27       10  free         30
+jacobli99-28          hand-coded       rope-10000   jacobli99              28       90  numel        22
+variant-28            tinyadder's own  tinyadder    tinyadder              28       28  seed000      28
+fblissjr-33           hand-coded       fixed-bias   fblissjr               33      123  numel        41
+alexlitz-36           hand-coded       fixed-bias   alexlitz               36       36  seed000      36
+published             tinyadder's own  tinyadder    tinyadder              36       36  seed000      36
+repaired              tinyadder's own  tinyadder    tinyadder              36       36  seed000      36
+lokimorty-39          trained          trained      Lokimorty              39       90  unique       70
+lichengliu03-50       hand-coded       sinusoid-11  lichengliu03           50      148  numel        45
+vijec-52              trained          trained      vijec                  52       79  unique       79
+evindor-57            trained          trained      evindor                57      313  unique      170
+cosminscn-66          hand-coded       sinusoid-11  cosminscn              66      156  numel        48
+evindor-67            trained          trained      evindor                67      323  unique      180
+bingbangboom-lab-87   hand-coded       qwen-svd     bingbangboom-lab       87      283  numel        94
+jacobli99-93          hand-coded       rope-10000   jacobli99              93       90  numel        44
+nino-116              hand-coded       rope-10000   nino                  116      116  unique       52
+wonderfall-121        hand-coded       rope-10000   Wonderfall            121      121  numel        53
+staghado-122          trained          trained      staghado              122      122  unique      122
+cosminscn-130         hand-coded       sinusoid-11  cosminscn             130      156  numel        47
+wonderfall-130        hand-coded       rope-10000   Wonderfall            130      130  numel        56
+wonderfall-139        hand-coded       rope-10000   Wonderfall            139      139  numel        57
+dimopep-140           trained          trained      dimopep               140      140  unique      140
+bingbangboom-lab-148  hand-coded       qwen-svd     bingbangboom-lab      148      283  numel        94
+xangma-177            hand-coded       qwen-svd     xangma                177      283  numel        94
+xangma-197            hand-coded       qwen-svd     xangma                197      303  numel       114
+jackcai1206-234       trained          trained      JackCai1206           234      518  unique      319
+rezabyt-311           trained          trained      rezabyt               311      311  unique      311
+yinglunz-456          trained          trained      yinglunz              456      456  unique      456
+yinglunz-512          trained          trained      yinglunz              512      512  unique      512
+
+model                 dtype     suite  prove                     program
+kswain98-2            float32    100%  proved                    proved
+kswain98-4            float32    100%  proved                    proved
+zcbtrak-6             float64    100%  proved                    proved
+kswain98-8            float32    100%  proved                    proved
+lokimorty-10          float32    100%  proved                    proved
+lokimorty-12          float32    100%  proved                    proved
+yieldthought-20       float32    100%  proved                    proved
+variant-22            float64    100%  proved                    proved
+wonderfall-27         float32    100%  proved                    proved
+jacobli99-28          float32    100%  proved                    proved
+variant-28            float64    100%  proved                    undecided
+fblissjr-33           float64    100%  proved                    proved
+alexlitz-36           float64    100%  fails 74,318,182,169,594  fails
+published             float64    100%  fails 74,318,182,169,594  fails
+repaired              float64    100%  proved                    undecided
+lokimorty-39          float32  99.91%  fails [1, 10^20]          fails
+lichengliu03-50       float32    100%  proved                    proved
+vijec-52              float32    100%  undecided [0, 10^20]      undecided
+evindor-57            float32    100%  undecided [0, 10^20]      undecided
+cosminscn-66          float32    100%  proved                    undecided
+evindor-67            float32    100%  undecided [0, 10^20]      undecided
+bingbangboom-lab-87   float32    100%  undecided [0, 10^20]      undecided
+jacobli99-93          float32    100%  proved                    proved
+nino-116              float32    100%  proved                    undecided
+wonderfall-121        float32    100%  proved                    undecided
+staghado-122          float32  99.95%  fails [1, 10^20]          fails
+cosminscn-130         float32    100%  proved                    undecided
+wonderfall-130        float32    100%  proved                    proved
+wonderfall-139        float32    100%  proved                    proved
+dimopep-140           float32    100%  undecided [0, 10^20]      undecided
+bingbangboom-lab-148  float32    100%  undecided                 undecided
+xangma-177            float32    100%  undecided [0, 10^20]      undecided
+xangma-197            float32    100%  undecided [0, 10^20]      undecided
+jackcai1206-234       float32  99.91%  fails                     fails
+rezabyt-311           float32    100%  fails [1, 10^20]          fails
+yinglunz-456          float32    100%  undecided [0, 10^20]      undecided
+yinglunz-512          float32  99.98%  fails [1, 10^20]          fails
 """
 
 
 def test_board_lists_every_file_with_its_counts():
+    """The list is two tables, each about 100 columns wide (the parameters, the verdicts),
+    every column of board.COLUMNS in one of them."""
     status, out, err = run_cli("board")
-    table, rest = out.split("\n\n", 1)
-    assert (status, table + "\n", err) == (0, BOARD_LIST, "")
+    params, verdicts, rest = out.split("\n\n", 2)
+    assert (status, f"{params}\n\n{verdicts}\n", err) == (0, BOARD_LIST, "")
+    heads = params.split("\n", 1)[0].split() + verdicts.split("\n", 1)[0].split()[1:]
+    assert heads == list(board.COLUMNS)
+    assert max(map(len, f"{params}\n{verdicts}".splitlines())) <= 104
     width = max(map(len, board.names()))
     assert (f"  {'zcbtrak-6':<{width}}  Kiguli/AdderBoard submissions/hand_coded/zcbtrak_6p.py @ "
             f"e5167440c8e9\n  {'':<{width}}  https://gist.github.com/zcbtrak/") in rest
     status, out, _ = run_cli("board", "--json")
     rows = json.loads(out)
-    assert [r["model"] for r in rows] == [line.split()[0] for line in BOARD_LIST.splitlines()[1:]]
+    assert [r["model"] for r in rows] == [line.split()[0] for line in
+                                          BOARD_LIST.split("\n\n")[0].splitlines()[1:]]
     assert rows[2]["source"]["commit"] == "e5167440c8e9d0ba167f54e0882bc525f8d06a84"
     status, out, _ = run_cli("board", "--markdown")
     assert out.splitlines()[4] == (
@@ -236,7 +286,10 @@ def test_board_lists_every_file_with_its_counts():
         ('bingbangboom-lab-87', 'numel', 283),
         ('jacobli99-93', 'numel', 90),
         ('cosminscn-130', 'numel', 156),
-        ('jackcai1206-234', 'unique', 518)]
+        ('jackcai1206-234', 'unique', 518),
+        ('bingbangboom-lab-148', 'numel', 283),
+        ('xangma-177', 'numel', 283),
+        ('xangma-197', 'numel', 303)]
 
 
 # a pair each "fails" of the program column is added wrong by its float replay
