@@ -193,7 +193,7 @@ cosminscn-130        hand-coded       sinusoid-11  cosminscn             130    
 wonderfall-130       hand-coded       rope-10000   Wonderfall            130      130  numel        56  float32    100%  proved                    proved
 wonderfall-139       hand-coded       rope-10000   Wonderfall            139      139  numel        57  float32    100%  proved                    proved
 dimopep-140          trained          trained      dimopep               140      140  unique      140  float32    100%  undecided [0, 10^20]      undecided
-jackcai1206-234      trained          trained      JackCai1206           234      518  unique      319  float32  99.91%  fails                     fails
+jackcai1206-234      trained          trained      JackCai1206           234      518  unique      319  float32  99.91%  fails [1, 10^20]          fails
 rezabyt-311          trained          trained      rezabyt               311      311  unique      311  float32    100%  fails [1, 10^20]          fails
 yinglunz-456         trained          trained      yinglunz              456      456  unique      456  float32    100%  undecided [0, 10^20]      undecided
 yinglunz-512         trained          trained      yinglunz              512      512  unique      512  float32  99.98%  fails [1, 10^20]          fails

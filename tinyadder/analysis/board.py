@@ -432,7 +432,8 @@ COUNTS = {"published": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES, "census"),
           "yinglunz-456": Count(0, TOTAL, "board --count yinglunz-456"),
           "bingbangboom-lab-87": Count(0, TOTAL, "board --count bingbangboom-lab-87"),
           "lokimorty-39": Count(0, TOTAL, "board --count lokimorty-39"),
-          "yinglunz-512": Count(0, TOTAL, "board --count yinglunz-512")}
+          "yinglunz-512": Count(0, TOTAL, "board --count yinglunz-512"),
+          "jackcai1206-234": Count(0, TOTAL, "board --count jackcai1206-234")}
 
 
 COUNT_SECONDS = 10 ** 6  # ``board --count``: seconds per position, beyond the region budget
