@@ -238,7 +238,7 @@ dimopep-140           float32    100%  undecided [0, 10^20]      undecided
 bingbangboom-lab-148  float32    100%  undecided                 undecided
 xangma-177            float32    100%  undecided [0, 10^20]      undecided
 xangma-197            float32    100%  undecided [0, 10^20]      undecided
-jackcai1206-234       float32  99.91%  fails                     fails
+jackcai1206-234       float32  99.91%  fails [1, 10^20]          fails
 rezabyt-311           float32    100%  fails [1, 10^20]          fails
 yinglunz-456          float32    100%  undecided [0, 10^20]      undecided
 yinglunz-512          float32  99.98%  fails [1, 10^20]          fails

@@ -443,7 +443,8 @@ COUNTS = {"published": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES, "census"),
           "lokimorty-39": Count(0, TOTAL, "board --count lokimorty-39"),
           "yinglunz-512": Count(0, TOTAL, "board --count yinglunz-512"),
           "xangma-177": Count(0, TOTAL, "board --count xangma-177"),
-          "xangma-197": Count(0, TOTAL, "board --count xangma-197")}
+          "xangma-197": Count(0, TOTAL, "board --count xangma-197"),
+          "jackcai1206-234": Count(0, TOTAL, "board --count jackcai1206-234")}
 
 
 COUNT_SECONDS = 10 ** 6  # ``board --count``: seconds per position, beyond the region budget
