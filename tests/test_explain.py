@@ -2,6 +2,7 @@
 
 from fractions import Fraction
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,9 @@ def test_the_flaw():
             "  x = 6.99999994 -> nearest mark 6.5 -> digit 6; margin 119 units over 7\n"
             "  ! the readout's tilt favours 7 by 1000 units, 8.4 times the margin: it writes\n"
             "    7, not 6\n") in text
+    # one notation for large figures, the page's m·10^e, never 6e9 beside 74200
+    assert "digit 0; margin 6·10^9 units over 1\n" in text
+    assert not re.search(r"\de-?\d", text)
     # the nine zeros after the false carry are one block, not nine
     assert text.count("R < 0") == 1
     assert ("positions 24 to 32: R = -60 at each place from 10^8 to 10^0, offset 0.40 to "

@@ -45,7 +45,7 @@ from fractions import Fraction
 import textwrap
 
 from ..numbers import first_largest, ordered
-from .text import brief, exponent, figure, finite
+from .text import brief, exponent, finite, round_sig, term_text
 from .show import rational_text, rounded
 from ..addition import answer
 from .. import task as tasks
@@ -221,13 +221,34 @@ def fixed(q, places):
     return f"{sign}{text[:-places]}.{text[-places:]}"
 
 
+def figure(q, sig=3):
+    """q to ``sig`` significant digits, in the explorer page's one notation: plain for
+    10^-3 <= |q| < 10^4 ('119', '0.991', '5800'), else m·10^e ('7.42·10^4', '10^7').
+
+    >>> [figure(q) for q in (Fraction(1), 4.4e9, 74200, 5800, Fraction(-22, 10 ** 14))]
+    ['1', '4.4·10^9', '7.42·10^4', '5800', '-2.2·10^-13']
+    """
+    q = Fraction(q)
+    if not q:
+        return "0"
+    m, e = round_sig(q, sig)
+    digits = str(abs(m))
+    top = e + len(digits) - 1
+    sign = "-" if m < 0 else ""
+    if -3 <= top < 4:
+        return sign + term_text(m, e)
+    mantissa = "" if digits == "1" else f"{digits[0]}{'.' + digits[1:] if digits[1:] else ''}·"
+    return f"{sign}{mantissa}10^{top}"
+
+
 def short(q, most=6, sig=2):
     """q exactly when it has at most ``most`` decimals ('0.345'), else to ``sig`` digits."""
     q = Fraction(q)
     for places in range(most + 1):
         if (q * 10 ** places).denominator == 1:
             return fixed(q, places)
-    return rounded(q, sig)
+    text = rounded(q, sig)  # '0.40': its trailing zero is a significant digit
+    return figure(q, sig) if "e" in text else text
 
 
 def x_text(d):
@@ -236,7 +257,7 @@ def x_text(d):
     places = max(4, 1 - exponent(d.margin / d.place)) if d.margin else 4
     x = d.x
     if x and abs(x) < Fraction(1, 10 ** places):
-        return rounded(x, 2)
+        return figure(x, 2)
     return fixed(x, min(places, 30))
 
 
