@@ -10,6 +10,8 @@ import math
 from pathlib import Path
 import re
 
+from html import escape
+
 import pytest
 
 from explore_cases import EXAMPLE, FLAW, page_text, traced
@@ -693,6 +695,10 @@ def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
     for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
         v = run_views(model, a, b, "float")
         assert v["meanings"] == views_module.rope19_meanings()
+        # the title's words are glossed in the header ("Q hard-coded", "tied gate")
+        how = explore._how(v, None)
+        assert all(f"<i>{escape(t)}</i>: {escape(g)}" in how
+                   for t, g in explore.title_terms(model.about["title"]))
         # its one head has an ordinary softmax: no box turns softmax1 into one
         assert '<div class="group" id="mode-group" hidden>' in explore._controls(
             v, {"stage": "embed"})
@@ -701,6 +707,9 @@ def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
         key = next(iter(v["heads"]))
         assert tuple(v["heads"][key]["scale"]) == (-10, 0)
         row = figures.attention_classes(v, key, "softmax1")[31]
+        # its axes name positions by role: the twelve '0's are a separator and s0..s10
+        drawn = figures.attention(v, key)
+        assert all(f">{label}</text>" in drawn for label in ("sep", "a1", "b0", "31 s0"))
         assert 5 <= svg.LEVEL_LETTERS.index(row[2]) - svg.LEVEL_LETTERS.index(row[1]) <= 7
         x = {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
              for s in v["residual"]}
@@ -757,3 +766,12 @@ def test_logits_whose_prediction_is_not_read_are_grey():
     views = traced(EXAMPLE)[1]
     row = figures.residual_classes(views)["readout"]["logit 7"]
     assert [p for p, c in enumerate(row) if c != svg.UNUSED] == views["predicting"]
+
+
+def test_a_board_titles_jargon_is_glossed():
+    """The header glosses the words of a board file's title that name its tricks."""
+    def terms(name):
+        return [t for t, _ in explore.title_terms(models.build(name, None).about["title"])]
+    assert terms("lokimorty-10") == ["Qwen-derived", "free Q", "tied gate", "shared carry"]
+    assert terms("zcbtrak-6") == ["Q hard-coded", "final norm folded into the head"]
+    assert terms("lokimorty-12") == ["Qwen-derived", "parametric embedding"]

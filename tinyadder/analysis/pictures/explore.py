@@ -585,6 +585,33 @@ FAMILY_HOW = {
 }
 
 
+# the board files' title words, glossed from their sources (Kiguli/AdderBoard
+# submissions/hand_coded/Lokimorty_10p.py at e5167440; zcbtrak-6.json's notes)
+TITLE_TERMS = {
+    "Qwen-derived": "built from mlx_lm's Qwen3 parts: RMSNorm, RoPE, a SwiGLU FFN, the "
+                    "embedding reused as the readout",
+    "free Q": "the query projection keeps its own two weights (cos \u03c6, \u2212sin \u03c6), "
+              "counted as parameters",
+    "Q hard-coded": "the query's angle \u03c6 is a constant of the code, not a counted "
+                    "parameter",
+    "tied gate": "the FFN's two gate units share two weights a, c: g0 = a\u00b7x0 + c\u00b7x1, "
+                 "g1 = (a \u2212 c/1000)\u00b7x0 + c\u00b7x1",
+    "shared carry": "one number w stands for the FFN's up and down projections: x1 += "
+                    "w\u00b7(silu(g1) \u2212 silu(g0))\u00b7x0",
+    "parametric embedding": "the embedding table is two numbers c0, c1: digit d embeds as "
+                            "(c0 \u2212 c1\u00b7d\u00b2, \u2212d)",
+    "final norm folded into the head": "the final RMSNorm's weights (50\u221a2, "
+                                       "\u221210\u221a2) are multiplied into the attention "
+                                       "head's constants",
+}
+
+
+def title_terms(title):
+    """[(term, gloss)] for each TITLE_TERMS word the title uses, in the title's order."""
+    found = [(title.find(term), term) for term in TITLE_TERMS if term in title]
+    return [(term, TITLE_TERMS[term]) for _, term in sorted(found)]
+
+
 def _how(views, docs):
     """How the model adds, in one paragraph, and the box for a reader who knows
     transformers (the TinyAdder-36 family); for another model, what the page can show."""
@@ -598,8 +625,11 @@ def _how(views, docs):
                f" How it adds, as docs/models.md describes its family, {escape(family)}: "
                f"{escape(FAMILY_HOW[family])}" if family in FAMILY_HOW else "")
         link = doc_link(docs, "rope") if family == "rope-19" else ""
+        terms = "; ".join(f"<i>{escape(t)}</i>: {escape(g)}" for t, g in
+                          title_terms(about["title"]))
         return (f"<p>{who}.{how}{' (' + link + ')' if link else ''}</p>"
-                f"<p>Its prompt: <code>{escape(views['layout'])}</code>. It is not of the "
+                + (f'<p class="terms">The title\'s terms: {terms}.</p>' if terms else "")
+                + f"<p>Its prompt: <code>{escape(views['layout'])}</code>. It is not of the "
                 "TinyAdder-36 family: the views that read that family's slots (place values, "
                 "running sum, ruler, why it fails, change one thing) say so in place. The "
                 "tokens with their roles, every head's attention, the residual stream by slot "
