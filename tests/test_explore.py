@@ -18,7 +18,8 @@ from explore_cases import EXAMPLE, FLAW, page_text, traced
 from tinyadder.analysis import show
 from tinyadder import add, build, models
 from tinyadder.addition import encode
-from tinyadder.analysis.pictures import explore, figures, svg, tour, views as views_module
+from tinyadder.analysis.pictures import (compare, explore, figures, svg, tour,
+                                        views as views_module)
 from tinyadder.numbers import Ln
 from tinyadder.weights import with_entry
 from tinyadder.analysis.ledger import ledger
@@ -775,3 +776,24 @@ def test_a_board_titles_jargon_is_glossed():
     assert terms("lokimorty-10") == ["Qwen-derived", "free Q", "tied gate", "shared carry"]
     assert terms("zcbtrak-6") == ["Q hard-coded", "final norm folded into the head"]
     assert terms("lokimorty-12") == ["Qwen-derived", "parametric embedding"]
+
+
+def test_compare_counts_dust_as_zero_and_says_when_no_slot_is_in_common():
+    """The compare table measures a difference against the slot's scale: exact dust of
+    10^-7386 beside a float's 0 is the same 0 (its text differs); two designs that share
+    only the readout's logits, on different scales, get a sentence, not a row of noise."""
+    def run(stage, slot, cells):
+        return {"tokens": [{"label": "a0", "pos": 0}, {"label": "s0", "pos": 1}],
+                "residual": [{"short": stage, "slots": [{"slot": slot, "cells": cells}]}]}
+    exact = run("L0.attn", "x1", [[0.0, -7386, "~1.25155e-7386"], [100.002, 2, "~100.002"]])
+    floats = run("L0.attn", "x1", [[0.0, None, "0"], [100.0021, 2, "~100.002"]])
+    other = run("L0.attn", "x1", [[0.0, None, "0"], [99.9, 2, "~99.9"]])
+    assert [(r["same"], r["first"]) for r in compare.agreement(exact, floats)] == [(2, None)]
+    assert [(r["same"], r["first"]) for r in compare.agreement(exact, other)] == [
+        (1, ("s0", "~100.002", "~99.9"))]
+    big = run("readout", "logit 0", [[None, None, "x"], [-2.33334e18, 18, "~-2.33334e+18"]])
+    small = run("readout", "logit 0", [[None, None, "y"], [99997.6, 5, "~99997.6"]])
+    assert compare.only_logits_differ(compare.agreement(big, small))
+    assert not compare.only_logits_differ(compare.agreement(exact, other))
+    assert compare._table(dict(big, model="A"), dict(small, model="B")) == (
+        f"<p>{escape(compare.NO_COMMON_SLOT)}</p>")

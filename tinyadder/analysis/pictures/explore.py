@@ -53,20 +53,22 @@ def compare_data(views, other):
     one predicting the same digit, ``deciding``, any other by what it holds,
     ``compare.by_label``), every live
     head's weights (class letters on the head's own clipped log scale, and the tracer's text),
-    its residual stream by stage and slot name (the tracer's text; the readout's logits among
-    them), and the agreement table of ``compare.agreement``."""
+    its residual stream by stage and slot name (the tracer's text and the value; the readout's
+    logits among them), and the agreement table of ``compare.agreement``."""
     heads = {key: {"layer": h["layer"], "kind": h["kind"],
                    "classes": figures.attention_classes(other, key, "softmax1"),
                    "cells": [[c[2] for c in row] for row in h["softmax1"]]}
              for key, h in other["heads"].items()}
     residual = {s["short"]: {row["slot"]: [c[2] for c in row["cells"]] for row in s["slots"]}
                 for s in other["residual"]}
+    values = {s["short"]: {row["slot"]: [c[0] for c in row["cells"]] for row in s["slots"]}
+              for s in other["residual"]}  # for compare.alike: a difference at the slot's scale
     return {"model": other["model"], "layout": other["layout"], "answer": other["answer"],
             "correct": other["correct"],
             "tokens": [{k: t[k] for k in ("pos", "text", "role", "label", "predicts")}
                        for t in other["tokens"]],
             "stages": [s["short"] for s in other["stages"]], "heads": heads,
-            "residual": residual, "labels": compare.by_label(other),
+            "residual": residual, "values": values, "labels": compare.by_label(other),
             "own_labels": compare.by_label(views),
             "decides": deciding(other), "own_decides": deciding(views),
             "agreement": compare.agreement(views, other)}
@@ -186,15 +188,19 @@ def _compare_section(views, other):
         return (f'<div><b>{escape(v["model"])}</b>: prompt <code>{escape(v["layout"])}</code>; '
                 f'{escape(expr)}: it writes '
                 f'<b class="mono">{escape(v["answer"])}</b>, {verdict}.</div>')
+    found = compare.agreement(views, other)
     rows = "".join(
         f'<tr><td>{escape(r["stage"])}</td><td><code>{escape(r["slot"])}</code></td>'
         f'<td>{r["same"]} of {r["compared"]}</td><td>' +
         ("" if r["first"] is None else
          f'{escape(r["first"][0])}: {escape(r["first"][1])} against {escape(r["first"][2])}') +
-        "</td></tr>" for r in compare.agreement(views, other))
-    table = (f'<details id="cmp-agreement"><summary>Over all positions: the slots both name '
+        "</td></tr>" for r in found)
+    table = (f'<p id="cmp-agreement">{escape(compare.NO_COMMON_SLOT)}</p>'
+             if compare.only_logits_differ(found) else
+             f'<details id="cmp-agreement"><summary>Over all positions: the slots both name '
              f'alike, stage by stage</summary><table class="cmp"><thead><tr><th>stage</th>'
-             f'<th>slot</th><th>same (6 significant digits)</th><th>first that differs</th>'
+             f'<th>slot</th><th>same (6 significant digits; dust as 0)</th>'
+             f'<th>first that differs</th>'
              f'</tr></thead><tbody>{rows}</tbody></table></details>' if rows else
              '<p>The two models name no slot alike at any stage.</p>')
     k = place_example(views)
