@@ -794,6 +794,8 @@ def test_compare_counts_dust_as_zero_and_says_when_no_slot_is_in_common():
     big = run("readout", "logit 0", [[None, None, "x"], [-2.33334e18, 18, "~-2.33334e+18"]])
     small = run("readout", "logit 0", [[None, None, "y"], [99997.6, 5, "~99997.6"]])
     assert compare.only_logits_differ(compare.agreement(big, small))
+    # each side is dust only against its own scale: 5 is dust beside 10^18, 99997.6 is not
+    assert not compare.alike([5.0, 0.7, "5"], [99997.6, 5, "~99997.6"], 1e18, 1e5)
     assert not compare.only_logits_differ(compare.agreement(exact, other))
     assert compare._table(dict(big, model="A"), dict(small, model="B")) == (
         f"<p>{escape(compare.NO_COMMON_SLOT)}</p>")

@@ -36,14 +36,15 @@ def scale(cells):
     return max((abs(c[0]) for c in cells if c[0] is not None), default=0.0)
 
 
-def alike(a, b, size):
+def alike(a, b, size_a, size_b):
     """Whether two cells hold the same: the same text (six significant digits), or both
-    dust, at most ``DUST`` times the slot's scale ``size`` (the larger of the two rows'
-    largest |value|): exact 10^-7386 beside a float's 0, whose texts differ."""
+    dust, each at most ``DUST`` times its own run's scale of the slot (``size_a``,
+    ``size_b``: each row's largest |value|; two designs' logits are on different scales):
+    exact 10^-7386 beside a float's 0, whose texts differ."""
     if a[2] == b[2]:
         return True
     return (a[0] is not None and b[0] is not None and
-            max(abs(a[0]), abs(b[0])) <= DUST * size)
+            abs(a[0]) <= DUST * size_a and abs(b[0]) <= DUST * size_b)
 
 
 def agreement(left, right):
@@ -64,11 +65,11 @@ def agreement(left, right):
             twin = rslots.get(row["slot"])
             if twin is None:
                 continue
-            size = max(scale(row["cells"]), scale(twin["cells"]))
+            sizes = scale(row["cells"]), scale(twin["cells"])
             same, first = 0, None
             for label in labels:
                 a, b = row["cells"][lpos[label]], twin["cells"][rpos[label]]
-                if alike(a, b, size):
+                if alike(a, b, *sizes):
                     same += 1
                 elif first is None:
                     first = (label, a[2], b[2])

@@ -420,15 +420,14 @@
       return list.reduce(function (m, v) { return v === null ? m : Math.max(m, Math.abs(v)); },
                          0);
     };
-    // compare.alike: the same text, or both dust, 10^-12 of the slot's largest value or less
-    // (exact 10^-7386 beside a float's 0)
+    // compare.alike: the same text, or both dust, each 10^-12 of its own run's largest value
+    // of the slot or less (exact 10^-7386 beside a float's 0)
     var alike = function (n, a, b) {
       var fa = mine[n].cells[state.pos][0], fb = values[n] ? values[n][m.pos] : null;
       if (a === b) { return true; }
       if (fa === null || fb === null) { return false; }
-      var size = Math.max(largest(mine[n].cells.map(function (c) { return c[0]; })),
-                          largest(values[n]));
-      return Math.max(Math.abs(fa), Math.abs(fb)) <= 1e-12 * size;
+      return Math.abs(fa) <= 1e-12 * largest(mine[n].cells.map(function (c) { return c[0]; }))
+        && Math.abs(fb) <= 1e-12 * largest(values[n]);
     };
     fill("cmp-lanes-body", names.map(function (n) {
       var a = mine[n] ? mine[n].cells[state.pos][2] : null;
