@@ -2,6 +2,7 @@
 
 from fractions import Fraction
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,9 @@ def test_the_flaw():
             "  x = 6.99999994 -> nearest mark 6.5 -> digit 6; margin 119 units over 7\n"
             "  ! the readout's tilt favours 7 by 1000 units, 8.4 times the margin: it writes\n"
             "    7, not 6\n") in text
+    # one notation for large figures, the page's m·10^e, never 6e9 beside 74200
+    assert "digit 0; margin 6·10^9 units over 1\n" in text
+    assert not re.search(r"\de-?\d", text)
     # the nine zeros after the false carry are one block, not nine
     assert text.count("R < 0") == 1
     assert ("positions 24 to 32: R = -60 at each place from 10^8 to 10^0, offset 0.40 to "
@@ -209,3 +213,25 @@ def test_a_board_models_verdict_prints_every_digit_written():
                                "7650676663+0149460439")
     assert (status, err) == (0, "")
     assert out.endswith("\nsum 07800137102: right\n")
+    # a rope-19 model's column, with the digits put in (the page's hovers say the same)
+    assert ("position 31 (s0 = '2') writes s1 = '0': lead 0.0801 logits over '1'\n"
+            "  x1 after attention 100.002 = 10·(a1 + b1 + c1) − c0 = 10·(6 + 3 + 1) − 0;\n"
+            "  after the FFN 0.992544, near 10·s1 = 0\n") in out
+
+
+def test_a_rope_19_column_line_holds_at_every_position():
+    """x1 after the attention is 10·(a_k + b_k + c_k) − c_(k−1) to within 0.25, and after the
+    FFN 10·s_k to within 2.5, at each position the narration names (the numbers it prints)."""
+    import re
+    from tinyadder.analysis.explain import _q
+    status, out, err = run_cli("--model", "zcbtrak-6", "--number", "float", "5999999999+1")
+    assert status == 0
+    found = re.findall(r"attention (\S+) = 10·\(a\d+ \+ b\d+ \+ c\d+\)(?: − c\d+)? = "
+                       r"10·\((\d) \+ (\d) \+ (\d)\)(?: − (\d))?;?\s+after the FFN (\S+), near "
+                       r"10·s\d+ = (\d+)", " ".join(out.split()))
+    assert len(found) == 11
+    for mid, a, b, c, below, post, target in found:
+        column = 10 * (int(a) + int(b) + int(c)) - int(below or 0)
+        assert abs(_q(float(mid)) - column) < Fraction(1, 4)
+        assert abs(float(post) - int(target)) < 2.5
+    assert "10·(9 + 0 + 1) − 1" in out   # the carry chain of 5999999999 + 1

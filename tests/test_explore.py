@@ -10,13 +10,16 @@ import math
 from pathlib import Path
 import re
 
+from html import escape
+
 import pytest
 
 from explore_cases import EXAMPLE, FLAW, page_text, traced
 from tinyadder.analysis import show
 from tinyadder import add, build, models
 from tinyadder.addition import encode
-from tinyadder.analysis.pictures import explore, figures, svg, tour, views as views_module
+from tinyadder.analysis.pictures import (compare, explore, figures, svg, tour,
+                                        views as views_module)
 from tinyadder.numbers import Ln
 from tinyadder.weights import with_entry
 from tinyadder.analysis.ledger import ledger
@@ -693,6 +696,10 @@ def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
     for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
         v = run_views(model, a, b, "float")
         assert v["meanings"] == views_module.rope19_meanings()
+        # the title's words are glossed in the header ("Q hard-coded", "tied gate")
+        how = explore._how(v, None)
+        assert all(f"<i>{escape(t)}</i>: {escape(g)}" in how
+                   for t, g in explore.title_terms(model.about["title"]))
         # its one head has an ordinary softmax: no box turns softmax1 into one
         assert '<div class="group" id="mode-group" hidden>' in explore._controls(
             v, {"stage": "embed"})
@@ -701,6 +708,9 @@ def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
         key = next(iter(v["heads"]))
         assert tuple(v["heads"][key]["scale"]) == (-10, 0)
         row = figures.attention_classes(v, key, "softmax1")[31]
+        # its axes name positions by role: the twelve '0's are a separator and s0..s10
+        drawn = figures.attention(v, key)
+        assert all(f">{label}</text>" in drawn for label in ("sep", "a1", "b0", "31 s0"))
         assert 5 <= svg.LEVEL_LETTERS.index(row[2]) - svg.LEVEL_LETTERS.index(row[1]) <= 7
         x = {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
              for s in v["residual"]}
@@ -757,3 +767,35 @@ def test_logits_whose_prediction_is_not_read_are_grey():
     views = traced(EXAMPLE)[1]
     row = figures.residual_classes(views)["readout"]["logit 7"]
     assert [p for p, c in enumerate(row) if c != svg.UNUSED] == views["predicting"]
+
+
+def test_a_board_titles_jargon_is_glossed():
+    """The header glosses the words of a board file's title that name its tricks."""
+    def terms(name):
+        return [t for t, _ in explore.title_terms(models.build(name, None).about["title"])]
+    assert terms("lokimorty-10") == ["Qwen-derived", "free Q", "tied gate", "shared carry"]
+    assert terms("zcbtrak-6") == ["Q hard-coded", "final norm folded into the head"]
+    assert terms("lokimorty-12") == ["Qwen-derived", "parametric embedding"]
+
+
+def test_compare_counts_dust_as_zero_and_says_when_no_slot_is_in_common():
+    """The compare table measures a difference against the slot's scale: exact dust of
+    10^-7386 beside a float's 0 is the same 0 (its text differs); two designs that share
+    only the readout's logits, on different scales, get a sentence, not a row of noise."""
+    def run(stage, slot, cells):
+        return {"tokens": [{"label": "a0", "pos": 0}, {"label": "s0", "pos": 1}],
+                "residual": [{"short": stage, "slots": [{"slot": slot, "cells": cells}]}]}
+    exact = run("L0.attn", "x1", [[0.0, -7386, "~1.25155e-7386"], [100.002, 2, "~100.002"]])
+    floats = run("L0.attn", "x1", [[0.0, None, "0"], [100.0021, 2, "~100.002"]])
+    other = run("L0.attn", "x1", [[0.0, None, "0"], [99.9, 2, "~99.9"]])
+    assert [(r["same"], r["first"]) for r in compare.agreement(exact, floats)] == [(2, None)]
+    assert [(r["same"], r["first"]) for r in compare.agreement(exact, other)] == [
+        (1, ("s0", "~100.002", "~99.9"))]
+    big = run("readout", "logit 0", [[None, None, "x"], [-2.33334e18, 18, "~-2.33334e+18"]])
+    small = run("readout", "logit 0", [[None, None, "y"], [99997.6, 5, "~99997.6"]])
+    assert compare.only_logits_differ(compare.agreement(big, small))
+    # each side is dust only against its own scale: 5 is dust beside 10^18, 99997.6 is not
+    assert not compare.alike([5.0, 0.7, "5"], [99997.6, 5, "~99997.6"], 1e18, 1e5)
+    assert not compare.only_logits_differ(compare.agreement(exact, other))
+    assert compare._table(dict(big, model="A"), dict(small, model="B")) == (
+        f"<p>{escape(compare.NO_COMMON_SLOT)}</p>")

@@ -34,12 +34,26 @@ def test_heat_is_clipped_and_says_the_top_weights():
     status, out, _ = cli_once("--digits", "3", "12+34", "--trace", "--heat", "--pos", "10",
                               "--layer", "0", "--slots", "count")
     lines = out.splitlines()
-    at = lines.index("    L0.h3 from 10: ' ' below 10^-30, '.'..'=' to 10^-5, '+'..'@' a "
-                     "decade each")
-    row = lines[at + 1].split()
+    at = lines.index("    L0.h3 from 10: ' ' below 10^-30, '0'..'9' below 10^-5, 3 decades "
+                     "each ('3' is e-9..e-11),")
+    assert lines[at + 1] == "      '+*#%@' a decade each up to 1"
+    row = lines[at + 2].split()
     assert row[0] == "0-10" and row[-2:] == ["sink", "@"]
-    assert lines[at + 1] == "      0-10 :   -   =   sink @"
-    assert lines[at + 2] == "      top: sink:~1.00  8:~5.60e-11  4:~5.60e-15"
+    assert lines[at + 2] == "      0-10 6   5   3   sink @"
+    assert lines[at + 3] == "      top: sink:~1.00  8:~5.60e-11  4:~5.60e-15"
+
+
+def test_heat_keeps_head_3s_special_keys_eleven_decades_apart():
+    """Head 3's '=' (4.25e-20), '+' (4.25e-31) and <bos> (e-42) drew alike ('-') when four
+    characters shared the 55 decades below 10^-5; a digit per 6 decades tells them apart."""
+    from tinyadder import build
+    from tinyadder.analysis import heat
+    from tinyadder.cache import run_with_cache
+    _, cache = run_with_cache(build("published"), "12+34")
+    row = heat.heat_lines(cache, 0, "h3", 24)[2][len("      0-24 "):]
+    assert (row[0], row[11], row[22], row[25:]) == ("7", "5", "3", " sink @")
+    assert [heat.ramp(log, -60) for log in (-4.5, -5.5, -19.4, -30.4, -41.4, -60, -61)] == [
+        "+", "1", "3", "5", "7", "9", " "]
 
 
 def test_heat_tells_rope_19s_ten_to_one_apart():
@@ -50,6 +64,6 @@ def test_heat_tells_rope_19s_ten_to_one_apart():
                               "--layer", "0")
     lines = out.splitlines()
     at = next(k for k, line in enumerate(lines) if line.startswith("    L0.h from 31: "))
-    row = lines[at + 1].split()[1]
+    row = lines[at + 2].split()[1]
     assert (row[2], row[21], row[1], row[20]) == ("@", "@", "%", "%")
-    assert lines[at + 2] == "      top: 21:~0.454  2:~0.454  1:~0.0455  20:~0.0455"
+    assert lines[at + 3] == "      top: 21:~0.454  2:~0.454  1:~0.0455  20:~0.0455"

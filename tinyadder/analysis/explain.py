@@ -45,7 +45,7 @@ from fractions import Fraction
 import textwrap
 
 from ..numbers import first_largest, ordered
-from .text import brief, exponent, figure, finite
+from .text import brief, exponent, finite, round_sig, term_text
 from .show import rational_text, rounded
 from ..addition import answer
 from .. import task as tasks
@@ -221,13 +221,34 @@ def fixed(q, places):
     return f"{sign}{text[:-places]}.{text[-places:]}"
 
 
+def figure(q, sig=3):
+    """q to ``sig`` significant digits, in the explorer page's one notation: plain for
+    10^-3 <= |q| < 10^4 ('119', '0.991', '5800'), else m·10^e ('7.42·10^4', '10^7').
+
+    >>> [figure(q) for q in (Fraction(1), 4.4e9, 74200, 5800, Fraction(-22, 10 ** 14))]
+    ['1', '4.4·10^9', '7.42·10^4', '5800', '-2.2·10^-13']
+    """
+    q = Fraction(q)
+    if not q:
+        return "0"
+    m, e = round_sig(q, sig)
+    digits = str(abs(m))
+    top = e + len(digits) - 1
+    sign = "-" if m < 0 else ""
+    if -3 <= top < 4:
+        return sign + term_text(m, e)
+    mantissa = "" if digits == "1" else f"{digits[0]}{'.' + digits[1:] if digits[1:] else ''}·"
+    return f"{sign}{mantissa}10^{top}"
+
+
 def short(q, most=6, sig=2):
     """q exactly when it has at most ``most`` decimals ('0.345'), else to ``sig`` digits."""
     q = Fraction(q)
     for places in range(most + 1):
         if (q * 10 ** places).denominator == 1:
             return fixed(q, places)
-    return rounded(q, sig)
+    text = rounded(q, sig)  # '0.40': its trailing zero is a significant digit
+    return figure(q, sig) if "e" in text else text
 
 
 def x_text(d):
@@ -236,7 +257,7 @@ def x_text(d):
     places = max(4, 1 - exponent(d.margin / d.place)) if d.margin else 4
     x = d.x
     if x and abs(x) < Fraction(1, 10 ** places):
-        return rounded(x, 2)
+        return figure(x, 2)
     return fixed(x, min(places, 30))
 
 
@@ -380,6 +401,29 @@ GENERIC_LEGEND = ("Every figure is read from the trace. Each position that predi
                   "logit's, and the lead is its logit minus the runner-up's.")
 
 
+ROPE19_LEGEND = ("rope-19 (the walkthrough's last section): at the position that predicts s_k, "
+                 "the head leaves x1 = 10·(a_k + b_k + c_k) − c_(k−1), c_k the carry into "
+                 "place k, and the FFN wraps it to within 2.5 of 10·s_k.")
+
+
+def rope19_column(cache, pos, k, a, b):
+    """rope-19's column at ``pos``, which predicts s_k: x1 after the attention against
+    10·(a_k + b_k + c_k) − c_(k−1) with the digits put in, and x1 after the FFN against
+    10·s_k (the hovers' formulas, ``pictures.views.rope19_meanings``)."""
+    def digit(n, j):
+        return n // 10 ** j % 10 if j >= 0 else 0
+
+    def carry(j):
+        return int(j > 0 and a % 10 ** j + b % 10 ** j >= 10 ** j)
+    mid = _q(cache.view("blocks.0.hook_resid_mid", pos)["x1"])
+    post = _q(cache.view("blocks.0.hook_resid_post", pos)["x1"])
+    below = f" − c{k - 1}" if k else ""
+    put = f" − {carry(k - 1)}" if k else ""
+    return (f"  x1 after attention {figure(mid, 6)} = 10·(a{k} + b{k} + c{k}){below} = "
+            f"10·({digit(a, k)} + {digit(b, k)} + {carry(k)}){put}; after the FFN "
+            f"{figure(post, 6)}, near 10·s{k} = {10 * digit(a + b, k)}")
+
+
 TASK_LEGEND = ("Every figure is read from the trace. Each position that predicts a token of "
                "the answer is named by its role in the prompt layout (input: the task's "
                "input; out0: the answer's first token); the token written is the largest "
@@ -408,6 +452,9 @@ def narrate_logits(cache, a, b, verbose=False):
     lines = [cache.text, f"{model.name}, numbers: {numbers(cache.ns, verbose)}",
              f"prompt layout: {layout_text(model)}", ""]
     lines += textwrap.wrap(TASK_LEGEND if tasks.has_task(model) else GENERIC_LEGEND, WIDTH)
+    column = b is not None and model.about.get("family") == "rope-19"
+    if column:
+        lines += [""] + textwrap.wrap(ROPE19_LEGEND, WIDTH)
     lines.append("")
     for pos in cache.predicting:
         logits = [_q(v) if finite(v) else None for v in cache["logits"][pos]]
@@ -426,6 +473,8 @@ def narrate_logits(cache, a, b, verbose=False):
         runner = max(rest, key=lambda k: ordered(logits[k]))
         lines.append(f"{said}: lead {figure(logits[best] - logits[runner])} logits over "
                      f"{labels[runner]!r}")
+        if column and nxt.role == "sum":
+            lines.append(rope19_column(cache, pos, nxt.place, a, b))
     lines += ["", verdict_line(model, cache.tokens, a, b)]
     return "\n".join(piece for line in lines
                      for piece in (textwrap.wrap(line, WIDTH, subsequent_indent="  ")

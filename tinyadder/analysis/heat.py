@@ -1,20 +1,22 @@
 """Attention as a character ramp in the terminal (``--trace --heat``).
 
-Each visible key of a head's row becomes one character of ``RAMP`` by log10 of its weight,
-on the explorer's clipped scale (``clipped_scale``: the head's highest band of weights over
-the run, down to a round number of decades): ' ' below it ("≈ 0"), then ``ramp``'s steps up
-to 1, a decade each for the top five; the softmax1 sink comes last (an ordinary softmax has
-none). A key a fixed attention bias masks is ``MASKED``, a weight that is not a number (a
-float overflow) ``NOT_A_NUMBER``. The digit keys' 10^-458 are ' ', the special keys' 10^-20
-to 10^-42 ':' and '-'. ANSI colour (viridis) is added only when asked, which the command line
-does on a terminal unless NO_COLOR is set.
+Each visible key of a head's row becomes one character by log10 of its weight, on the
+explorer's clipped scale (``clipped_scale``: the head's highest band of weights over the run,
+down to a round number of decades): ' ' below it ("≈ 0"); below 10^-5, a digit per ``step``
+decades of the weight's exponent (head 3's e-20, e-31, e-42 are '3', '5', '7', eleven decades
+apart); then ``TOP``, '+' '*' '#' '%' '@', a decade each up to 1. The softmax1 sink comes last (an ordinary softmax
+has none). A key a fixed attention bias masks is ``MASKED``, a weight that is not a number (a
+float overflow) ``NOT_A_NUMBER``. Head 3's digit keys' 10^-458 are ' ', its special keys'
+10^-20, 10^-31 and 10^-42 are '3', '5' and '7'. ANSI colour (viridis) is added only when
+asked, which the command line does on a terminal unless NO_COLOR is set.
 
 >>> from tinyadder import build
 >>> from tinyadder.cache import run_with_cache
 >>> _, cache = run_with_cache(build("published"), "12+34")
 >>> print("\\n".join(heat_lines(cache, 0, "h3", 24)))   # special keys stand out: 0, 11, 22
-    L0.h3 from 24: ' ' below 10^-60, '.'..'=' to 10^-5, '+'..'@' a decade each
-      0-24 :          -          -   sink @
+    L0.h3 from 24: ' ' below 10^-60, '0'..'9' below 10^-5, 6 decades each ('3' is e-18..e-23),
+      '+*#%@' a decade each up to 1
+      0-24 7          5          3   sink @
 >>> line = heat_lines(cache, 0, "h4", 3, colour=True)[1]   # uniform 1/5, in ANSI colour
 >>> line.count("\\x1b[38;5;"), line.endswith(RESET)        # 4 keys and the sink
 (5, True)
@@ -24,7 +26,8 @@ import math
 
 from .text import finite, log10_abs, to_float
 
-RAMP = " .:-=+*#%@"
+RAMP = " .:-=+*#%@"  # the colours' order: ' ', four steps below 10^-5, then TOP
+TOP = RAMP[-5:]      # '+*#%@': a decade each from 10^-5 to 1
 MASKED = "_"  # a key the fixed attention bias hides (-inf): no weight at all
 NOT_A_NUMBER = "?"  # a weight a float system's overflow made nan
 # viridis in the xterm 256-colour palette, dark (small) to yellow (near 1)
@@ -80,20 +83,40 @@ def head_range(cache, layer, head):
 DECADES = 5  # the top characters '+' .. '@' are a decade each: 0.454 and 0.0455 differ
 
 
+def step(lo):
+    """Decades per digit below 10^-5: ceil(-lo / 10), so that the digits 0..9 span the scale
+    (6 for head 3's 10^-60, 10 for rope-19's 10^-100, 3 for head 3's 10^-30 at N = 3)."""
+    return max(1, math.ceil(-lo / 10))
+
+
 def ramp(log, lo, hi=0.0, colour=False):
     """One character for log10 |weight| on the clipped scale [lo, hi = 0]: ' ' below lo (≈ 0,
     and a zero or masked weight, None); '+' '*' '#' '%' '@' a decade each from 10^-5 to 1, so
-    that rope-19's 0.454 and 0.0455 are '@' and '%'; '.' ':' '-' '=' share the decades from
-    lo to 10^-5 evenly, so that head 3's special keys still fade step by step."""
+    that rope-19's 0.454 and 0.0455 are '@' and '%'; below 10^-5, the digit
+    min(9, -exponent // step(lo)), so that head 3's special keys (e-20, e-31, e-42 on a
+    10^-60 scale, 6 decades a digit) are '3', '5', '7'. The colour of a digit spreads
+    lo .. 10^-5 over RAMP's four lower steps."""
     top = len(RAMP) - DECADES             # the index of the first one-decade character
     if log is None or log < lo:
-        k = 0
+        k, char = 0, RAMP[0]
     elif log >= hi - DECADES:
         k = len(RAMP) - 1 - min(DECADES - 1, math.floor(hi - log))
+        char = RAMP[k]
     else:
         t = (log - lo) / (hi - DECADES - lo)
         k = max(1, min(top - 1, 1 + math.floor(t * (top - 1))))
-    return f"\x1b[38;5;{ANSI[k]}m{RAMP[k]}{RESET}" if colour else RAMP[k]
+        char = str(min(9, -math.floor(log) // step(lo)))
+    return f"\x1b[38;5;{ANSI[k]}m{char}{RESET}" if colour else char
+
+
+def legend(layer, head, pos, lo):
+    """The ramp's key: the scale's floor, the digits' decades where the scale reaches below
+    10^-5, and ``TOP``."""
+    n = step(lo)
+    lower = (f", '0'..'{min(9, -math.floor(lo) // n)}' below 10^-{DECADES}, {n} decades each "
+             f"('3' is e-{3 * n}..e-{4 * n - 1}),\n      " if lo < -DECADES else ", ")
+    return (f"    L{layer}.{head} from {pos}: '{RAMP[0]}' below 10^{lo}{lower}"
+            f"'{TOP}' a decade each up to 1").split("\n")
 
 
 def heat_lines(cache, layer, head, pos, colour=False, width=80, lo_hi=None):
@@ -103,10 +126,7 @@ def heat_lines(cache, layer, head, pos, colour=False, width=80, lo_hi=None):
     lo, hi = lo_hi or head_range(cache, layer, head)
     chars = [MASKED if w is None else NOT_A_NUMBER if not finite(w) else
              ramp(log10_abs(w), lo, hi, colour) for w in row]
-    top = len(RAMP) - DECADES
-    lower = (f"'{RAMP[1]}'..'{RAMP[top - 1]}' to 10^-{DECADES}, " if lo < -DECADES else "")
-    lines = [f"    L{layer}.{head} from {pos}: '{RAMP[0]}' below 10^{lo}, {lower}"
-             f"'{RAMP[top]}'..'{RAMP[-1]}' a decade each"]
+    lines = legend(layer, head, pos, lo)
     room = width - 24
     for start in range(0, len(chars), room):
         part = chars[start:start + room]

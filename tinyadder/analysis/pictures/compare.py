@@ -3,8 +3,8 @@
 ``agreement(left, right)`` lines the two runs up by what each position holds (``roles``: a3,
 s0, a separator), not by its index, since two prompt layouts put a3 in different places; for
 every stage both have (by its short name: embed, L0.attn, ..., readout) and every slot both
-name alike, it says whether the values agree, to the tracer's six significant digits, at
-every position both have. zcbtrak-6, lokimorty-10 and kswain98-2 compute the same x1 in
+name alike, it says whether the values agree (to six significant digits, dust 10^-12 times
+the slot's largest value and less counting as zero: ``alike``) at every position both have. zcbtrak-6, lokimorty-10 and kswain98-2 compute the same x1 in
 layer 0's attention, yieldthought-20 and wonderfall-27 another.
 
 ``page(left, right)`` is one self-contained HTML page: both prompt layouts and sums, that
@@ -28,10 +28,30 @@ def by_label(views):
     return out
 
 
+DUST = 1e-12   # a value this far below its slot's largest is rounding noise or underflow
+
+
+def scale(cells):
+    """The largest |value| of a slot's cells (0 when none is a finite number)."""
+    return max((abs(c[0]) for c in cells if c[0] is not None), default=0.0)
+
+
+def alike(a, b, size_a, size_b):
+    """Whether two cells hold the same: the same text (six significant digits), or both
+    dust, each at most ``DUST`` times its own run's scale of the slot (``size_a``,
+    ``size_b``: each row's largest |value|; two designs' logits are on different scales):
+    exact 10^-7386 beside a float's 0, whose texts differ."""
+    if a[2] == b[2]:
+        return True
+    return (a[0] is not None and b[0] is not None and
+            abs(a[0]) <= DUST * size_a and abs(b[0]) <= DUST * size_b)
+
+
 def agreement(left, right):
     """[{stage, slot, same, compared, first}]: per stage both runs have and slot both name,
-    how many of the ``compared`` positions (matched by role label) hold the same value to six
-    significant digits, and the first that differs as (label, left text, right text)."""
+    how many of the ``compared`` positions (matched by role label) hold the same value
+    (``alike``), and the first that differs as
+    (label, left text, right text)."""
     lpos, rpos = by_label(left), by_label(right)
     labels = [label for label in lpos if label in rpos]
     rstages = {s["short"]: s for s in right["residual"]}
@@ -45,21 +65,34 @@ def agreement(left, right):
             twin = rslots.get(row["slot"])
             if twin is None:
                 continue
+            sizes = scale(row["cells"]), scale(twin["cells"])
             same, first = 0, None
             for label in labels:
-                a, b = row["cells"][lpos[label]][2], twin["cells"][rpos[label]][2]
-                if a == b:
+                a, b = row["cells"][lpos[label]], twin["cells"][rpos[label]]
+                if alike(a, b, *sizes):
                     same += 1
                 elif first is None:
-                    first = (label, a, b)
+                    first = (label, a[2], b[2])
             out.append({"stage": stage["short"], "slot": row["slot"], "same": same,
                         "compared": len(labels), "first": first})
     return out
 
 
+def only_logits_differ(found):
+    """Whether the rows of ``agreement`` are the readout's logits alone and none agrees: two
+    designs with no slot in common, whose logits are on different scales."""
+    return bool(found) and all(r["stage"] == "readout" and not r["same"] for r in found)
+
+
+NO_COMMON_SLOT = ("No slot in common; the logits are on different scales (each model's "
+                  "readout has its own), so no value compares: read each model's own lanes.")
+
+
 def _table(left, right):
-    rows = []
-    for r in agreement(left, right):
+    rows, found = [], agreement(left, right)
+    if only_logits_differ(found):
+        return f"<p>{escape(NO_COMMON_SLOT)}</p>"
+    for r in found:
         if r["first"] is None:
             verdict = f"the same at all {r['compared']} positions"
         else:
@@ -73,7 +106,7 @@ def _table(left, right):
                 "drawings below.</p>")
     return ('<table id="agreement"><thead><tr><th>stage</th><th>slot</th><th>'
             f'{escape(left["model"])} against {escape(right["model"])} (positions matched by '
-            'role, values to six significant digits)</th></tr></thead><tbody>'
+            'role; the same to six significant digits, dust counting as 0)</th></tr></thead><tbody>'
             f'{"".join(rows)}</tbody></table>')
 
 

@@ -415,15 +415,30 @@
     var names = Object.keys(mine).filter(function (n) { return theirNames.indexOf(n) >= 0; })
       .concat(Object.keys(mine).filter(function (n) { return theirNames.indexOf(n) < 0; }),
               theirNames.filter(function (n) { return !mine[n]; }));
+    var values = C.values[other] || {};
+    var largest = function (list) {
+      return list.reduce(function (m, v) { return v === null ? m : Math.max(m, Math.abs(v)); },
+                         0);
+    };
+    // compare.alike: the same text, or both dust, each 10^-12 of its own run's largest value
+    // of the slot or less (exact 10^-7386 beside a float's 0)
+    var alike = function (n, a, b) {
+      var fa = mine[n].cells[state.pos][0], fb = values[n] ? values[n][m.pos] : null;
+      if (a === b) { return true; }
+      if (fa === null || fb === null) { return false; }
+      return Math.abs(fa) <= 1e-12 * largest(mine[n].cells.map(function (c) { return c[0]; }))
+        && Math.abs(fb) <= 1e-12 * largest(values[n]);
+    };
     fill("cmp-lanes-body", names.map(function (n) {
       var a = mine[n] ? mine[n].cells[state.pos][2] : null;
       var b = rows && rows[n] && m.pos !== null ? rows[n][m.pos] : null;
-      var tr = el("tr", a === null || b === null ? "alone" : a === b ? "same" : "differs");
+      var same = a !== null && b !== null && alike(n, a, b);
+      var tr = el("tr", a === null || b === null ? "alone" : same ? "same" : "differs");
       tr.appendChild(el("td", "", n));
       tr.appendChild(el("td", "num", a === null ? "\u2014" : shown(a)));
       tr.appendChild(el("td", "num", b === null ? "\u2014" : shown(b)));
       tr.appendChild(el("td", "", a === null || b === null ? "in one only" :
-                                  a === b ? "same" : "differs"));
+                                  same ? "same" : "differs"));
       return tr;
     }));
   }

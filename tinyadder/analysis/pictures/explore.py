@@ -53,20 +53,22 @@ def compare_data(views, other):
     one predicting the same digit, ``deciding``, any other by what it holds,
     ``compare.by_label``), every live
     head's weights (class letters on the head's own clipped log scale, and the tracer's text),
-    its residual stream by stage and slot name (the tracer's text; the readout's logits among
-    them), and the agreement table of ``compare.agreement``."""
+    its residual stream by stage and slot name (the tracer's text and the value; the readout's
+    logits among them), and the agreement table of ``compare.agreement``."""
     heads = {key: {"layer": h["layer"], "kind": h["kind"],
                    "classes": figures.attention_classes(other, key, "softmax1"),
                    "cells": [[c[2] for c in row] for row in h["softmax1"]]}
              for key, h in other["heads"].items()}
     residual = {s["short"]: {row["slot"]: [c[2] for c in row["cells"]] for row in s["slots"]}
                 for s in other["residual"]}
+    values = {s["short"]: {row["slot"]: [c[0] for c in row["cells"]] for row in s["slots"]}
+              for s in other["residual"]}  # for compare.alike: a difference at the slot's scale
     return {"model": other["model"], "layout": other["layout"], "answer": other["answer"],
             "correct": other["correct"],
             "tokens": [{k: t[k] for k in ("pos", "text", "role", "label", "predicts")}
                        for t in other["tokens"]],
             "stages": [s["short"] for s in other["stages"]], "heads": heads,
-            "residual": residual, "labels": compare.by_label(other),
+            "residual": residual, "values": values, "labels": compare.by_label(other),
             "own_labels": compare.by_label(views),
             "decides": deciding(other), "own_decides": deciding(views),
             "agreement": compare.agreement(views, other)}
@@ -186,15 +188,19 @@ def _compare_section(views, other):
         return (f'<div><b>{escape(v["model"])}</b>: prompt <code>{escape(v["layout"])}</code>; '
                 f'{escape(expr)}: it writes '
                 f'<b class="mono">{escape(v["answer"])}</b>, {verdict}.</div>')
+    found = compare.agreement(views, other)
     rows = "".join(
         f'<tr><td>{escape(r["stage"])}</td><td><code>{escape(r["slot"])}</code></td>'
         f'<td>{r["same"]} of {r["compared"]}</td><td>' +
         ("" if r["first"] is None else
          f'{escape(r["first"][0])}: {escape(r["first"][1])} against {escape(r["first"][2])}') +
-        "</td></tr>" for r in compare.agreement(views, other))
-    table = (f'<details id="cmp-agreement"><summary>Over all positions: the slots both name '
+        "</td></tr>" for r in found)
+    table = (f'<p id="cmp-agreement">{escape(compare.NO_COMMON_SLOT)}</p>'
+             if compare.only_logits_differ(found) else
+             f'<details id="cmp-agreement"><summary>Over all positions: the slots both name '
              f'alike, stage by stage</summary><table class="cmp"><thead><tr><th>stage</th>'
-             f'<th>slot</th><th>same (6 significant digits)</th><th>first that differs</th>'
+             f'<th>slot</th><th>same (6 significant digits; dust as 0)</th>'
+             f'<th>first that differs</th>'
              f'</tr></thead><tbody>{rows}</tbody></table></details>' if rows else
              '<p>The two models name no slot alike at any stage.</p>')
     k = place_example(views)
@@ -585,6 +591,33 @@ FAMILY_HOW = {
 }
 
 
+# the board files' title words, glossed from their sources (Kiguli/AdderBoard
+# submissions/hand_coded/Lokimorty_10p.py at e5167440; zcbtrak-6.json's notes)
+TITLE_TERMS = {
+    "Qwen-derived": "built from mlx_lm's Qwen3 parts: RMSNorm, RoPE, a SwiGLU FFN, the "
+                    "embedding reused as the readout",
+    "free Q": "the query projection keeps its own two weights (cos \u03c6, \u2212sin \u03c6), "
+              "counted as parameters",
+    "Q hard-coded": "the query's angle \u03c6 is a constant of the code, not a counted "
+                    "parameter",
+    "tied gate": "the FFN's two gate units share two weights a, c: g0 = a\u00b7x0 + c\u00b7x1, "
+                 "g1 = (a \u2212 c/1000)\u00b7x0 + c\u00b7x1",
+    "shared carry": "one number w stands for the FFN's up and down projections: x1 += "
+                    "w\u00b7(silu(g1) \u2212 silu(g0))\u00b7x0",
+    "parametric embedding": "the embedding table is two numbers c0, c1: digit d embeds as "
+                            "(c0 \u2212 c1\u00b7d\u00b2, \u2212d)",
+    "final norm folded into the head": "the final RMSNorm's weights (50\u221a2, "
+                                       "\u221210\u221a2) are multiplied into the attention "
+                                       "head's constants",
+}
+
+
+def title_terms(title):
+    """[(term, gloss)] for each TITLE_TERMS word the title uses, in the title's order."""
+    found = [(title.find(term), term) for term in TITLE_TERMS if term in title]
+    return [(term, TITLE_TERMS[term]) for _, term in sorted(found)]
+
+
 def _how(views, docs):
     """How the model adds, in one paragraph, and the box for a reader who knows
     transformers (the TinyAdder-36 family); for another model, what the page can show."""
@@ -598,8 +631,11 @@ def _how(views, docs):
                f" How it adds, as docs/models.md describes its family, {escape(family)}: "
                f"{escape(FAMILY_HOW[family])}" if family in FAMILY_HOW else "")
         link = doc_link(docs, "rope") if family == "rope-19" else ""
+        terms = "; ".join(f"<i>{escape(t)}</i>: {escape(g)}" for t, g in
+                          title_terms(about["title"]))
         return (f"<p>{who}.{how}{' (' + link + ')' if link else ''}</p>"
-                f"<p>Its prompt: <code>{escape(views['layout'])}</code>. It is not of the "
+                + (f'<p class="terms">The title\'s terms: {terms}.</p>' if terms else "")
+                + f"<p>Its prompt: <code>{escape(views['layout'])}</code>. It is not of the "
                 "TinyAdder-36 family: the views that read that family's slots (place values, "
                 "running sum, ruler, why it fails, change one thing) say so in place. The "
                 "tokens with their roles, every head's attention, the residual stream by slot "

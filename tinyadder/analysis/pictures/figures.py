@@ -96,6 +96,16 @@ def attention_title(head, mode, kind="softmax1"):
     return f"{head}: attention weight of each key (column) for each query (row), {name}{own}{why}"
 
 
+def axis_label(tok):
+    """A position's name on the attention map's axes: its role (a1, b0, s0), a special token
+    by its text ('bos', '+', '='), and a separator, a digit token that is no operand's, as
+    'sep' (rope-19's twelve '0's are not digits of a or b)."""
+    if tok["role"] != "special":
+        return tok["label"]
+    bare = tok["text"].strip("<>")
+    return "sep" if bare.isdigit() else bare
+
+
 def attention(views, head="L0.h3", mode="softmax1", pos=None, standalone=False):
     """Heat map of one head: queries as rows, keys as columns, each weight's colour on the
     head's clipped log scale (one step per decade on head 3), "≈ 0" below it, the softmax1
@@ -117,10 +127,10 @@ def attention(views, head="L0.h3", mode="softmax1", pos=None, standalone=False):
     step = 1 if c >= 11 else 5
     for i, tok in enumerate(tokens):
         if i % step == 0 or tok["role"] == "special":
-            label = tok["text"].strip("<>") if c >= 11 else i  # '<bos>' is wider than a cell
+            label = axis_label(tok) if c >= 11 else i
             body.append(text(x0 + i * c + c / 2, y0 - 6, label, "small", "middle"))
             body.append(text(x0 - 4, y0 + i * c + c * 0.75,
-                             f"{i} {tok['text']}" if c >= 11 else i, "small", "end"))
+                             f"{i} {axis_label(tok)}" if c >= 11 else i, "small", "end"))
     sunk = mode == views["heads"][head].get("kind", "softmax1") == "softmax1"
     body.append(text(sink_x + c / 2, y0 - 6, "sink" if sunk else "", "small",
                      "middle", ' id="attn-sinklabel"'))
