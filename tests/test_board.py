@@ -235,7 +235,7 @@ cosminscn-130         float32    100%  proved                    undecided
 wonderfall-130        float32    100%  proved                    proved
 wonderfall-139        float32    100%  proved                    proved
 dimopep-140           float32    100%  undecided [0, 10^20]      undecided
-bingbangboom-lab-148  float32    100%  undecided                 undecided
+bingbangboom-lab-148  float32    100%  undecided [0, 10^20]      undecided
 xangma-177            float32    100%  undecided [0, 10^20]      undecided
 xangma-197            float32    100%  undecided [0, 10^20]      undecided
 jackcai1206-234       float32  99.91%  fails [1, 10^20]          fails

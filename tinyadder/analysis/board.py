@@ -444,7 +444,8 @@ COUNTS = {"published": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES, "census"),
           "yinglunz-512": Count(0, TOTAL, "board --count yinglunz-512"),
           "xangma-177": Count(0, TOTAL, "board --count xangma-177"),
           "xangma-197": Count(0, TOTAL, "board --count xangma-197"),
-          "jackcai1206-234": Count(0, TOTAL, "board --count jackcai1206-234")}
+          "jackcai1206-234": Count(0, TOTAL, "board --count jackcai1206-234"),
+          "bingbangboom-lab-148": Count(0, TOTAL, "board --count bingbangboom-lab-148")}
 
 
 COUNT_SECONDS = 10 ** 6  # ``board --count``: seconds per position, beyond the region budget
