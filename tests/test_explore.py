@@ -799,3 +799,31 @@ def test_compare_counts_dust_as_zero_and_says_when_no_slot_is_in_common():
     assert not compare.only_logits_differ(compare.agreement(exact, other))
     assert compare._table(dict(big, model="A"), dict(small, model="B")) == (
         f"<p>{escape(compare.NO_COMMON_SLOT)}</p>")
+
+
+def test_compare_sets_each_designs_key_quantity_beside_its_meaning(example):
+    """Compare mode's key quantities: TinyAdder-36's R + b + ℓ (the narration's total) and
+    rope-19's x1 after the attention, its run's value beside the formula with the digits put
+    in, which the value holds to within 0.25; both in one table, by the sum digit predicted."""
+    _, published, _, _ = example
+    a, b = map(int, EXAMPLE.split("+"))
+    rope = run_views(models.build("zcbtrak-6", None), a, b, "float")
+    meaning, values = compare.key_quantity(rope)
+    assert meaning == ("x1 after the attention = 10·(a_k + b_k + c_k) − c_(k−1) (c_k the "
+                       "carry into place k)")
+    assert values["s1"] == "~100.002; 10·(6 + 3 + 1) − 0"
+    assert sorted(values) == sorted(f"s{k}" for k in range(11))
+    for k in range(11):
+        value, filled = values[f"s{k}"].split("; ")
+        column = 10 * (digit_of(a, k) + digit_of(b, k) + carry_into(a, b, k)) - carry_into(
+            a, b, k - 1)
+        assert eval(filled.replace("·", "*").replace("−", "-")) == column
+        assert abs(float(value.lstrip("~")) - column) < 0.25
+    meaning, totals = compare.key_quantity(published)
+    assert meaning == compare.RUNNING_TOTAL
+    assert totals["s1"] == "2.489" and totals["s10"] == "7800137102.346"
+    table = compare.key_table(published, rope)
+    assert ('<tr><td>s1</td><td class="mono">2.489</td><td class="mono">~100.002; '
+            '10·(6 + 3 + 1) − 0</td></tr>') in table
+    assert compare.key_table(dict(published, decisions=[]), dict(rope, design=None)) == ""
+    assert table in explore._compare_section(published, rope)
