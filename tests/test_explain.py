@@ -10,6 +10,7 @@ import pytest
 from explore_cases import exact_run
 from tinyadder import build, cases, run_with_cache
 from tinyadder.analysis.explain import decisions, narrate, remaining_values, scales
+from tinyadder.analysis.families import carry as carry_into, digit as digit_of
 from tinyadder.cli import main
 from tinyadder.numbers import number_system
 
@@ -237,16 +238,6 @@ def test_a_rope_19_column_line_holds_at_every_position():
         assert abs(_q(float(mid)) - column) < Fraction(1, 4)
         assert abs(float(post) - int(target)) < 2.5
     assert "10·(9 + 0 + 1) − 1" in said   # the carry chain of 5999999999 + 1
-
-
-def digit_of(n, k):
-    """The digit of n at place 10^k (0 below the units)."""
-    return n // 10 ** k % 10 if k >= 0 else 0
-
-
-def carry_into(a, b, k):
-    """c_k, the carry into place k of a + b."""
-    return int(k > 0 and a % 10 ** k + b % 10 ** k >= 10 ** k)
 
 
 def _column(a, b, k):
