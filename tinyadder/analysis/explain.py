@@ -411,10 +411,12 @@ def column_lines(cache, pos, k, a, b):
     stage = {s.short: s.name for s in stages(model)}
     lines = []
     for q in families.column(families.design(model)):
-        if k == 0 and not q.at_units:
+        if (k == 0 and not q.at_units) or q.slot not in model.slots:
             continue
-        read = _q(cache.view(stage[q.stage], pos)[q.slot])
-        embedded = _q(cache.view(stage["embed"], pos)[q.slot])
+        read, embedded = (cache.view(stage[s], pos)[q.slot] for s in (q.stage, "embed"))
+        if not (finite(read) and finite(embedded)):
+            continue  # an overflowed float run: no value to hold to the formula
+        read, embedded = _q(read), _q(embedded)
         want = Fraction(q.value(a, b, k, embedded))
         filled = q.filled(a, b, k, embedded, figure(embedded, 6))
         value = figure(want, 6)
