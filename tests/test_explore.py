@@ -15,7 +15,7 @@ from html import escape
 import pytest
 
 from explore_cases import EXAMPLE, FLAW, page_text, traced
-from tinyadder.analysis import show
+from tinyadder.analysis import families, show
 from tinyadder import add, build, models
 from tinyadder.addition import encode
 from tinyadder.analysis.pictures import (compare, explore, figures, svg, tour,
@@ -507,13 +507,13 @@ def test_a_mixed_block_is_drawn_with_its_mix_as_a_stage(tmp_path):
 @pytest.mark.parametrize("name", ["lichengliu03-50"] + [
     pytest.param(name, marks=pytest.mark.slow) for name in ("cosminscn-66", "cosminscn-130")])
 def test_a_sinusoid_11_pages_hovers_say_what_acc_and_pe_sin_hold(name):
-    """The hovers' formulas for a sinusoid-11 model (views.sinusoid11_meanings) hold in its
+    """The hovers' formulas for a sinusoid-11 model (families.sinusoid11_meanings) hold in its
     float32 run, the file's dtype, at every position that predicts s_k, on sums with and
     without carries (a long carry chain among them)."""
     model = models.build(name, None)
     for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
         v = views_module.views_of(model, a, b, "float32")
-        assert v["meanings"] == views_module.sinusoid11_meanings()
+        assert v["meanings"] == families.sinusoid11_meanings()
         x = {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
              for s in v["residual"]}
 
@@ -573,13 +573,13 @@ def carry_into(a, b, k):
 @pytest.mark.parametrize("name", ["jacobli99-28", pytest.param("jacobli99-93",
                                                                   marks=pytest.mark.slow)])
 def test_a_two_slot_rope_10000_pages_hovers_say_what_x0_and_x1_hold(name):
-    """The hovers' formulas for jacobli99's design (views.rope10000_meanings) hold exactly in
+    """The hovers' formulas for jacobli99's design (families.rope10000_meanings) hold exactly in
     its float32 run at every position that predicts s_k; the Qwen-style four of the family
     get none (their carry enters through the final norm)."""
     model = models.build(name, None)
     for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
         v = views_module.views_of(model, a, b, "float32")
-        assert v["meanings"] == views_module.rope10000_meanings()
+        assert v["meanings"] == families.rope10000_meanings()
         x = slot_values(v)
 
         for t in v["tokens"]:
@@ -623,19 +623,19 @@ QWEN = ["nino-116"] + [pytest.param(name, marks=pytest.mark.slow) for name in (
 
 @pytest.mark.parametrize("name", QWEN)
 def test_a_qwen_style_rope_10000_pages_hovers_say_what_x0_x1_x2_hold(name):
-    """The hovers' formulas for the Qwen-style rope-10000 models (views.qwen_meanings) hold in
+    """The hovers' formulas for the Qwen-style rope-10000 models (families.qwen_meanings) hold in
     their float32 runs at every position that predicts s_k, within the bounds they state: the
     attention writes the column a_k + b_k into x2 and D = c_(k-1) - 10 c_k into x1; the FFN
     wraps x2 and, where the final norm does not, adds the carry; the readout's parabola has
     its vertex at x2 - x1/10 (norm) or x2. The tour's column, carry and FFN steps ask for
     those values at the query for s1."""
     model = models.build(name, None)
-    carry_by = views_module.qwen_carry(model)
+    carry_by = families.qwen_carry(model)
     assert carry_by == {"nino-116": "norm", "wonderfall-121": "norm", "wonderfall-130": "linear",
                         "wonderfall-139": "hinge"}[name]
     for a, b in ((7650676663, 149460439), (9999999999, 1)):
         v = run_views(model, a, b, "float32")
-        assert v["meanings"] == views_module.qwen_meanings(carry_by)
+        assert v["meanings"] == families.qwen_meanings(carry_by)
         x = slot_values(v)
 
         for t in v["tokens"]:
@@ -689,13 +689,13 @@ ROPE_19 = ["zcbtrak-6", "yieldthought-20"] + [
 
 @pytest.mark.parametrize("name", ROPE_19)
 def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
-    """The hovers' formulas for a rope-19 model (views.rope19_meanings) hold in its run, at
+    """The hovers' formulas for a rope-19 model (families.rope19_meanings) hold in its run, at
     every position that predicts s_k, on sums with and without carries (float: the formulas
     are about the real-number model, the tolerance 0.25 covers the float rounding)."""
     model = models.build(name, None)
     for a, b in ((7650676663, 149460439), (9999999999, 1), (5193798811, 1806201129)):
         v = run_views(model, a, b, "float")
-        assert v["meanings"] == views_module.rope19_meanings()
+        assert v["meanings"] == families.rope19_meanings()
         # the title's words are glossed in the header ("Q hard-coded", "tied gate")
         how = explore._how(v, None)
         assert all(f"<i>{escape(t)}</i>: {escape(g)}" in how
@@ -799,3 +799,31 @@ def test_compare_counts_dust_as_zero_and_says_when_no_slot_is_in_common():
     assert not compare.only_logits_differ(compare.agreement(exact, other))
     assert compare._table(dict(big, model="A"), dict(small, model="B")) == (
         f"<p>{escape(compare.NO_COMMON_SLOT)}</p>")
+
+
+def test_compare_sets_each_designs_key_quantity_beside_its_meaning(example):
+    """Compare mode's key quantities: TinyAdder-36's R + b + ℓ (the narration's total) and
+    rope-19's x1 after the attention, its run's value beside the formula with the digits put
+    in, which the value holds to within 0.25; both in one table, by the sum digit predicted."""
+    _, published, _, _ = example
+    a, b = map(int, EXAMPLE.split("+"))
+    rope = run_views(models.build("zcbtrak-6", None), a, b, "float")
+    meaning, values = compare.key_quantity(rope)
+    assert meaning == ("x1 after the attention = 10·(a_k + b_k + c_k) − c_(k−1) (c_k the "
+                       "carry into place k)")
+    assert values["s1"] == "~100.002; 10·(6 + 3 + 1) − 0"
+    assert sorted(values) == sorted(f"s{k}" for k in range(11))
+    for k in range(11):
+        value, filled = values[f"s{k}"].split("; ")
+        column = 10 * (digit_of(a, k) + digit_of(b, k) + carry_into(a, b, k)) - carry_into(
+            a, b, k - 1)
+        assert eval(filled.replace("·", "*").replace("−", "-")) == column
+        assert abs(float(value.lstrip("~")) - column) < 0.25
+    meaning, totals = compare.key_quantity(published)
+    assert meaning == compare.RUNNING_TOTAL
+    assert totals["s1"] == "2.489" and totals["s10"] == "7800137102.346"
+    table = compare.key_table(published, rope)
+    assert ('<tr><td>s1</td><td class="mono">2.489</td><td class="mono">~100.002; '
+            '10·(6 + 3 + 1) − 0</td></tr>') in table
+    assert compare.key_table(dict(published, decisions=[]), dict(rope, design=None)) == ""
+    assert table in explore._compare_section(published, rope)

@@ -49,7 +49,8 @@ from .text import brief, exponent, finite, round_sig, term_text
 from .show import rational_text, rounded
 from ..addition import answer
 from .. import task as tasks
-from ..cache import act_name
+from ..cache import act_name, stages
+from . import families
 from .roles import layout_text, roles
 
 WIDTH = 80
@@ -401,27 +402,32 @@ GENERIC_LEGEND = ("Every figure is read from the trace. Each position that predi
                   "logit's, and the lead is its logit minus the runner-up's.")
 
 
-ROPE19_LEGEND = ("rope-19 (the walkthrough's last section): at the position that predicts s_k, "
-                 "the head leaves x1 = 10·(a_k + b_k + c_k) − c_(k−1), c_k the carry into "
-                 "place k, and the FFN wraps it to within 2.5 of 10·s_k.")
-
-
-def rope19_column(cache, pos, k, a, b):
-    """rope-19's column at ``pos``, which predicts s_k: x1 after the attention against
-    10·(a_k + b_k + c_k) − c_(k−1) with the digits put in, and x1 after the FFN against
-    10·s_k (the hovers' formulas, ``pictures.views.rope19_meanings``)."""
-    def digit(n, j):
-        return n // 10 ** j % 10 if j >= 0 else 0
-
-    def carry(j):
-        return int(j > 0 and a % 10 ** j + b % 10 ** j >= 10 ** j)
-    mid = _q(cache.view("blocks.0.hook_resid_mid", pos)["x1"])
-    post = _q(cache.view("blocks.0.hook_resid_post", pos)["x1"])
-    below = f" − c{k - 1}" if k else ""
-    put = f" − {carry(k - 1)}" if k else ""
-    return (f"  x1 after attention {figure(mid, 6)} = 10·(a{k} + b{k} + c{k}){below} = "
-            f"10·({digit(a, k)} + {digit(b, k)} + {carry(k)}){put}; after the FFN "
-            f"{figure(post, 6)}, near 10·s{k} = {10 * digit(a + b, k)}")
+def column_lines(cache, pos, k, a, b):
+    """At ``pos``, which predicts s_k, each quantity of the model's design
+    (``families.column``): the value the run holds, the formula, the formula with the digits
+    of a, b and a + b put in, and whether the run holds it exactly, within the design's
+    bound, or off by how much (a line that wraps goes on indented by four)."""
+    model = cache.model
+    stage = {s.short: s.name for s in stages(model)}
+    lines = []
+    for q in families.column(families.design(model)):
+        if (k == 0 and not q.at_units) or q.slot not in model.slots:
+            continue
+        read, embedded = (cache.view(stage[s], pos)[q.slot] for s in (q.stage, "embed"))
+        if not (finite(read) and finite(embedded)):
+            continue  # an overflowed float run: no value to hold to the formula
+        read, embedded = _q(read), _q(embedded)
+        want = Fraction(q.value(a, b, k, embedded))
+        filled = q.filled(a, b, k, embedded, figure(embedded, 6))
+        value = figure(want, 6)
+        said = f"{q.text(k)} = {filled}" + (f" = {value}" if filled != value else "")
+        how = (" = " if read == want else f", within {short(q.within)} of "
+               if abs(read - want) <= q.within else
+               f", off by {figure(read - want)} (more than {short(q.within)}) from ")
+        where = "after attention" if q.stage.endswith("attn") else "after the FFN"
+        lines += textwrap.wrap(f"  {q.slot} {where} {figure(read, 6)}{how}{said}", WIDTH,
+                               subsequent_indent="    ")
+    return lines
 
 
 TASK_LEGEND = ("Every figure is read from the trace. Each position that predicts a token of "
@@ -452,9 +458,9 @@ def narrate_logits(cache, a, b, verbose=False):
     lines = [cache.text, f"{model.name}, numbers: {numbers(cache.ns, verbose)}",
              f"prompt layout: {layout_text(model)}", ""]
     lines += textwrap.wrap(TASK_LEGEND if tasks.has_task(model) else GENERIC_LEGEND, WIDTH)
-    column = b is not None and model.about.get("family") == "rope-19"
-    if column:
-        lines += [""] + textwrap.wrap(ROPE19_LEGEND, WIDTH)
+    design = families.design(model) if b is not None else None
+    if design:
+        lines += [""] + textwrap.wrap(families.LEGENDS[design], WIDTH)
     lines.append("")
     for pos in cache.predicting:
         logits = [_q(v) if finite(v) else None for v in cache["logits"][pos]]
@@ -473,8 +479,8 @@ def narrate_logits(cache, a, b, verbose=False):
         runner = max(rest, key=lambda k: ordered(logits[k]))
         lines.append(f"{said}: lead {figure(logits[best] - logits[runner])} logits over "
                      f"{labels[runner]!r}")
-        if column and nxt.role == "sum":
-            lines.append(rope19_column(cache, pos, nxt.place, a, b))
+        if design and nxt.role == "sum":
+            lines += column_lines(cache, pos, nxt.place, a, b)
     lines += ["", verdict_line(model, cache.tokens, a, b)]
     return "\n".join(piece for line in lines
                      for piece in (textwrap.wrap(line, WIDTH, subsequent_indent="  ")

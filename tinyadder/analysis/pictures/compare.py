@@ -15,6 +15,7 @@ everything is drawn for the first position that predicts a digit.
 
 from html import escape
 
+from .. import families
 from . import figures, svg
 
 
@@ -110,6 +111,59 @@ def _table(left, right):
             f'{"".join(rows)}</tbody></table>')
 
 
+RUNNING_TOTAL = ("R + b + \u2113: what remains to be written plus the offset, in units of "
+                 "the sum, which layer 1's running average holds (x = (R + b + \u2113)/P "
+                 "falls on the ruler)")
+
+
+def key_quantity(views):
+    """(what it means, {the sum digit predicted (s0): its text}) at each position that
+    predicts a digit of the sum: R + b + \u2113 for the TinyAdder-36 family (the narration's
+    decisions); a designed family's column after the attention (``families.column``'s first
+    quantity: its formula in general, and per digit the run's value and the formula with the
+    digits put in, '~100.002; 10·(6 + 3 + 1) − 0'); None for any other model."""
+    tokens = views["tokens"]
+    if views["decisions"]:
+        return RUNNING_TOTAL, {tokens[d["pos"] + 1]["label"]: d["total"]
+                               for d in views["decisions"]}
+    quantity = next(iter(families.column(views.get("design"))), None)
+    if quantity is None:
+        return None
+    def cells(short):
+        stage = next(s for s in views["residual"] if s["short"] == short)
+        return next(r for r in stage["slots"] if r["slot"] == quantity.slot)["cells"]
+    read, embedded = cells(quantity.stage), cells("embed")
+    a, b = int(views["a"]), int(views["b"])
+    formula = quantity.formula.format(k="_k", j="_(k\u22121)", n="_(k+1)")
+    where = "after the attention" if quantity.stage.endswith("attn") else "after the FFN"
+    carry = " (c_k the carry into place k)" if "c_" in formula else ""
+    out = {}
+    for p in views["predicting"]:
+        k = tokens[p]["next_place"]
+        if k is not None and (k or quantity.at_units):
+            out[tokens[p + 1]["label"]] = (f"{read[p][2]}; "
+                                           f"{quantity.filled(a, b, k, None, embedded[p][2])}")
+    return f"{quantity.slot} {where} = {formula}{carry}", out
+
+
+def key_table(left, right):
+    """Each model's key quantity (``key_quantity``) at the position that predicts each digit
+    of the sum, side by side with its meaning; '' when neither model has one."""
+    keys = [key_quantity(v) for v in (left, right)]
+    if not any(keys):
+        return ""
+    keys = [k or ("no designed quantity this page knows", {}) for k in keys]
+    digits = list(dict.fromkeys(list(keys[0][1]) + list(keys[1][1])))
+    rows = "".join(f'<tr><td>{escape(d)}</td>' + "".join(
+        f'<td class="mono">{escape(k[1].get(d, ""))}</td>' for k in keys) + "</tr>"
+        for d in digits)
+    heads = "".join(f"<th>{escape(v['model'])}: {escape(k[0])}</th>"
+                    for v, k in zip((left, right), keys))
+    return ('<table id="key-quantities" class="cmp"><caption>Each design\'s key quantity at '
+            'the position that predicts each digit of the sum</caption><thead><tr><th>predicts'
+            f'</th>{heads}</tr></thead><tbody>{rows}</tbody></table>')
+
+
 def _side(views):
     state = figures.defaults(views)
     n = views["digits"]
@@ -170,7 +224,7 @@ def page(left, right):
         "prints it; <code>tinyadder explore --model NAME</code> draws either alone, with "
         "hovers.</p>",
         f'<div class="pair"><div>{_side(left)}</div><div>{_side(right)}</div></div>',
-        f"{_table(left, right)}</header><main>", *parts, "</main></body></html>\n",
+        f"{_table(left, right)}{key_table(left, right)}</header><main>", *parts, "</main></body></html>\n",
     ])
 
 

@@ -215,6 +215,7 @@ def _compare_section(views, other):
         'Choose a position and a stage above as for the rest of the page; untick '
         '<i>compare</i> to hide this view.</p>'
         f'<div class="pair">{side(views)}{side(other)}</div>'
+        f'{compare.key_table(views, other)}'
         '<p id="cmp-where"></p>'
         '<h3>Attention from this query, every live head (each head on its own clipped log '
         'scale; grey ≈ 0)</h3><div class="pair"><div id="cmp-attn-a"></div>'
