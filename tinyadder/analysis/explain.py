@@ -45,7 +45,7 @@ from fractions import Fraction
 import textwrap
 
 from ..numbers import first_largest, ordered
-from .text import brief, exponent, finite, round_sig, term_text
+from .text import brief, exponent, figure as text_figure, finite
 from .show import rational_text, rounded
 from ..addition import answer
 from .. import task as tasks
@@ -223,23 +223,14 @@ def fixed(q, places):
 
 
 def figure(q, sig=3):
-    """q to ``sig`` significant digits, in the explorer page's one notation: plain for
-    10^-3 <= |q| < 10^4 ('119', '0.991', '5800'), else m·10^e ('7.42·10^4', '10^7').
+    """q to ``sig`` significant digits, in the explorer page's one notation
+    (``text.figure`` with ``power``): plain for 10^-3 <= |q| < 10^4 ('119', '0.991', '5800'),
+    else m·10^e ('7.42·10^4', '10^7').
 
     >>> [figure(q) for q in (Fraction(1), 4.4e9, 74200, 5800, Fraction(-22, 10 ** 14))]
     ['1', '4.4·10^9', '7.42·10^4', '5800', '-2.2·10^-13']
     """
-    q = Fraction(q)
-    if not q:
-        return "0"
-    m, e = round_sig(q, sig)
-    digits = str(abs(m))
-    top = e + len(digits) - 1
-    sign = "-" if m < 0 else ""
-    if -3 <= top < 4:
-        return sign + term_text(m, e)
-    mantissa = "" if digits == "1" else f"{digits[0]}{'.' + digits[1:] if digits[1:] else ''}·"
-    return f"{sign}{mantissa}10^{top}"
+    return text_figure(q, sig, power=True)
 
 
 def short(q, most=6, sig=2):

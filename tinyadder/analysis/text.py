@@ -133,9 +133,10 @@ def readable(x, sig=SIG):
     return text
 
 
-def figure(q, sig=3):
+def figure(q, sig=3, power=False):
     """q to ``sig`` significant digits as ASCII text: plain for 0.001 <= |q| < 10^5
-    ('119', '0.991'), else mantissa and exponent ('2.74e5', '-4e10')."""
+    ('119', '0.991'), else mantissa and exponent ('2.74e5', '-4e10'); with ``power``, the
+    explorer page's notation: plain below 10^4, else m·10^e ('7.42·10^4', '10^7')."""
     q = Fraction(q)
     if not q:
         return "0"
@@ -143,10 +144,12 @@ def figure(q, sig=3):
     digits = str(abs(m))
     top = e + len(digits) - 1
     sign = "-" if m < 0 else ""
-    if -3 <= top < 5:
+    if -3 <= top < (4 if power else 5):
         return sign + term_text(m, e)
-    mantissa = digits if len(digits) == 1 else f"{digits[0]}.{digits[1:]}"
-    return f"{sign}{mantissa}e{top}"
+    point = f"{digits[0]}.{digits[1:]}" if digits[1:] else digits
+    if power:
+        return f"{sign}{'' if digits == '1' else point + '·'}10^{top}"
+    return f"{sign}{point}e{top}"
 
 
 def brief(x, sig=12):
