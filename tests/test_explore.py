@@ -352,7 +352,7 @@ def test_the_repaired_readout_has_no_tilt():
     assert views["correct"] and not any(d["tilted"] for d in views["decisions"])
     drawn = figures.flaw(views)
     assert "reads only the FFN&#x27;s own error slots, so nothing tilts" in drawn
-    assert "b + \u2113 = 0.37, margin 0.37" in drawn
+    assert "b + \u2113 = 0.37, room 0.37" in drawn
     assert [s["short"] for s in views["stages"]][-1] == "readout"
     rows = [r["slot"] for r in views["residual"][-2]["slots"]]
     assert rows[-10:] == [f"err{u}" for u in range(10)]

@@ -493,20 +493,20 @@
       var words = text.toLowerCase().split(/[^a-z0-9_]+/);
       right = expect.values.every(function (w) { return words.indexOf(w) >= 0; });
     } else {
-      var got = numbersIn(text), want = expect.values || expect.logs;
-      // an integer answer is the reader's conclusion: the last numbers typed ("8.5, so 8")
-      if (expect.kind === "integers" && got.length > want.length) {
-        got = got.slice(got.length - want.length);
-      }
-      right = got.length === want.length && want.every(function (w, i) {
-        var g = got[i];
-        if (expect.kind === "integers") { return g === w; }
-        if (expect.kind === "numbers") {  // within 0.5 %, or the step's stated tolerance
-          return Math.abs(g - w) <= Math.max(0.005 * Math.abs(w), expect.tol || 0);
-        }
-        var sign = expect.signs ? expect.signs[i] : 1;  // magnitudes: the decade and sign
-        return g !== 0 && (g < 0 ? -1 : 1) === sign &&
-               Math.abs(Math.log10(Math.abs(g)) - w) <= 1;  // within a decade
+      var typed = numbersIn(text), want = expect.values || expect.logs;
+      // the answer is the first numbers typed or, after working ("10*(6+3+1)-0 = 100",
+      // "8.5, so 8"), the last ones
+      right = [typed.slice(0, want.length), typed.slice(-want.length)].some(function (got) {
+        return got.length === want.length && want.every(function (w, i) {
+          var g = got[i];
+          if (expect.kind === "integers") { return g === w; }
+          if (expect.kind === "numbers") {  // within 0.5 %, or the step's stated tolerance
+            return Math.abs(g - w) <= Math.max(0.005 * Math.abs(w), expect.tol || 0);
+          }
+          var sign = expect.signs ? expect.signs[i] : 1;  // magnitudes: the decade and sign
+          return g !== 0 && (g < 0 ? -1 : 1) === sign &&
+                 Math.abs(Math.log10(Math.abs(g)) - w) <= 1;  // within a decade
+        });
       });
     }
     return (right ? "right: " : "not quite: ") + "the run says " + said;

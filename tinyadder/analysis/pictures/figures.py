@@ -776,9 +776,9 @@ def offsets(views, standalone=False):
         body.append(text(0, y + 4, f"{d['pos']} ({power(d['power'])})", "t mono"))
         body.append(line(x0, y, x0 + width, y, "", ' stroke="#eee"'))
         body.append(dot(x0 + max(0, min(1, d["offset"])) * width, y, MARGIN, 5))
-        margin = min(d["offset"], 1 - d["offset"])
+        room = min(d["offset"], 1 - d["offset"])  # to the interval's nearer end
         body.append(text(x0 + width + 10, y + 4, f"b + \u2113 = {d['offset_text']}, "
-                                                 f"margin {margin:.2f}", "small"))
+                                                 f"room {room:.2f}", "small"))
     return svg(width_for(x0 + width + 160, heading, size=13), y0 + len(rows) * h + 16, body,
                "flaw-svg", standalone)
 

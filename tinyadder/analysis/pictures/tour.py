@@ -701,13 +701,13 @@ def _ffn(views, q):
         return None
     slot, how, tol = FFN[views["design"]]
     value = _residual_at(views, "L0.mlp", slot, q)
-    s = int(views["sum"]) // 10 ** k % 10
+    a, b, s = (int(views[n]) // 10 ** k % 10 for n in ("a", "b", "sum"))
     return {
         "view": "residual", "state": {"pos": q, "stage": "L0.mlp"}, "section": None,
         "title": "The FFN",
         "text": how.format(k=k, j=k - 1, n=k + 1) + f" Hover {slot} after L0.mlp.",
         "question": f"What does {slot} hold at position {q} after the FFN? (a number; "
-                    f"s{k} = {s})",
+                    f"a{k} = {a}, b{k} = {b}, s{k} = {s})",
         "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
                    "tol": tol},
         "answer": f"{shown(value[2])}. The readout's parabola then writes the digit nearest "
