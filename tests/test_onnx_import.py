@@ -132,7 +132,8 @@ IMPORTS = {**{entry: FORMS for entry in ("fblissjr-33", "kswain98-8", "yieldthou
            # vijec-52's TorchScript graph computes its token arc with Cos and Sin
            "vijec-52": ("dynamo", "torchscript.onnxscript", "torchscript.ort"),
            # dimopep-140's TorchScript graph computes its rotary frequencies by a float Pow
-           "dimopep-140": ("dynamo", "torchscript.onnxscript", "torchscript.ort"),
+           # (3 ** (-[0, 1/2])) and its tables by Cos and Sin of positions * frequencies
+           "dimopep-140": FORMS,
            # lokimorty-39's TorchScript graph: its norm's Casts and an Expand of the mask
            "lokimorty-39": ("dynamo", "torchscript.onnxscript", "torchscript.ort")}
 GRAPHS = [f"{entry}.{k}" for entry, forms in IMPORTS.items() for k in forms]

@@ -36,8 +36,10 @@ What does not fit stays as it is, and the reader refuses it in one line naming t
 """
 
 from dataclasses import replace
+from fractions import Fraction
 import math
 
+from ..numbers.rounding import single_of
 from .limits import LIMITS
 from .messages import Attribute, AttributeType, DataType, Node, Tensor, float32
 from .wire import OnnxError
@@ -59,6 +61,7 @@ def canonical(onnx_model):
         _trig_tables(g)
         _flattened_gemms(g)
         _broadcast_heads(g)
+        _trig_tables(g)
         _batched_factors(g)
         g.unbatch()
         _concat_embedding(g)
@@ -70,6 +73,7 @@ def canonical(onnx_model):
         g.unshare()
         if _interleaved_rotary(g):
             _heads_transposes(g)
+            _trig_tables(g)
         g.split_transposes()
         g.drop_defaults()
         return g.model()
@@ -890,6 +894,27 @@ def _reciprocal(dtype, v):
     return _div(dtype, 1.0, v)
 
 
+def _pow(dtype, a, b):
+    """a ** b rounded once: b an integer (the exact power of the float a) or 1/2 (a's root)."""
+    if b == 0.5:
+        return _sqrt(dtype, a)
+    exact = Fraction(a) ** int(b)
+    return single_of(exact) if dtype == DataType.FLOAT else float(exact)
+
+
+def _fold_pow(g, node, xs):
+    """Pow of constants where every power has a certified value (integer exponents up to 64
+    of finite floats, not 0 ** -k; exponent 1/2); otherwise the node stays a Pow."""
+    a, b = xs
+    if a.dtype not in FLOATS or b.dtype != a.dtype or \
+            not all(map(math.isfinite, a.values)) or \
+            not all(y == 0.5 or (y == int(y) and abs(y) <= 64 and (y >= 0 or 0 not in a.values))
+                    for y in b.values if math.isfinite(y)) or \
+            not all(map(math.isfinite, b.values)):
+        return None
+    return _elementwise(a.dtype, lambda x, y: _pow(a.dtype, x, y), a, b)
+
+
 def _fold_where(g, node, xs):
     c, a, b = xs
     return _elementwise(a.dtype, lambda f, x, y: x if f else y, c, a, b)
@@ -1055,6 +1080,7 @@ FOLD = {
     "Neg": _unary(_neg),
     "Sqrt": _unary(_sqrt),
     "Reciprocal": _unary(_reciprocal),
+    "Pow": _fold_pow,
 }
 
 
@@ -1501,12 +1527,14 @@ def _trig_tables(g):
             g.add_const(tables[key], _Const(c.dtype, dims, c.values))
         return tables[key], tuple(dims)
 
-    nodes = []
+    nodes, nodes_by_output = [], {}  # a table reshaped twice: the second reads the first
     for node in g.nodes:
         trig = producer.get(node.input[0]) if node.input else None
+        trig = nodes_by_output.get(node.input[0], trig) if node.input else None
         shape = g.shapes.get(node.output[0]) if len(node.output) == 1 else None
-        if node.op_type in ("Reshape", "Unsqueeze") and trig is not None and \
-                trig.op_type in ("Cos", "Sin") and trig.input[0] in g.consts and shape:
+        if (node.op_type in ("Reshape", "Unsqueeze") or _moves_ones(g, node)) and \
+                trig is not None and trig.op_type in ("Cos", "Sin") and \
+                trig.input[0] in g.consts and shape:
             name, dims = table(trig.input[0], shape)
             node = replace(trig, input=(name,), output=node.output,
                            name=g.fresh(trig.name or trig.op_type))
@@ -1519,7 +1547,16 @@ def _trig_tables(g):
             continue
         g.shapes[node.output[0]] = dims
         nodes.append(node)
+        nodes_by_output[node.output[0]] = node
     g.nodes = _pruned(g, nodes)
+
+
+def _moves_ones(g, node):
+    """A Transpose that moves only axes of 1: a reshape of the values in their order."""
+    dims = g.shapes.get(node.input[0]) if node.op_type == "Transpose" else None
+    perm = _attrs(node).get("perm") if dims is not None else None
+    return perm is not None and [p for p in perm if dims[p] != 1] == \
+        [p for p in range(len(dims)) if dims[p] != 1]
 
 
 def _lookups(g):
@@ -2172,7 +2209,7 @@ def _broadcast_heads(g):
 _SWAPS = {3: (1, 0, 2), 4: (0, 2, 1, 3)}
 _TO_KT = {3: ((1, 2, 0), (0, 2, 1)), 4: ((0, 2, 3, 1), (0, 1, 3, 2))}
 _HOISTED = ("Mul", "Add", "Sub", "Div", "Sqrt", "Neg", "Reciprocal", "Identity", "Concat",
-            "Slice", "ReduceMean", "ReduceSum")
+            "Slice", "ReduceMean", "ReduceSum", "Cos", "Sin")
 
 
 def _heads_transposes(g):
