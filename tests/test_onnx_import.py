@@ -129,13 +129,11 @@ IMPORTS = {**{entry: FORMS for entry in ("fblissjr-33", "kswain98-8", "yieldthou
            # and position tables with Cos and Sin, which are not folded
            **{entry: ("torchscript.onnxscript", "torchscript.ort") for entry in (
                "evindor-57", "evindor-67")},
-           # vijec-52's TorchScript graph computes its token arc with Cos and Sin
-           "vijec-52": ("dynamo", "torchscript.onnxscript", "torchscript.ort"),
+           "vijec-52": FORMS,
            # dimopep-140's TorchScript graph computes its rotary frequencies by a float Pow
            # (3 ** (-[0, 1/2])) and its tables by Cos and Sin of positions * frequencies
            "dimopep-140": FORMS,
-           # lokimorty-39's TorchScript graph: its norm's Casts and an Expand of the mask
-           "lokimorty-39": ("dynamo", "torchscript.onnxscript", "torchscript.ort")}
+           "lokimorty-39": FORMS}
 GRAPHS = [f"{entry}.{k}" for entry, forms in IMPORTS.items() for k in forms]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
 # the default suite reads fblissjr-33's four and the others' TorchScript graphs (CPU budget)
@@ -179,9 +177,10 @@ FOLDED_OTHERWISE = {"yieldthought-20.dynamo": {"blocks.0.attn.W_Q.B"},
                     **{f"evindor-57.torchscript.{k}": {"W_E", "W_pos", "unembed.W_U.B"}
                        for k in ("onnxscript", "ort")},
                     **{f"evindor-67.torchscript.{k}": {"W_pos"} for k in ("onnxscript", "ort")},
-                    # vijec-52's and lokimorty-39's token arcs, likewise
+                    # vijec-52's and lokimorty-39's token arcs, likewise (their TorchScript
+                    # graphs' Cos and Sin, which the import folds correctly rounded)
                     **{f"{e}.{k}": {"W_E"} for e in ("vijec-52", "lokimorty-39")
-                       for k in ("dynamo", "torchscript.onnxscript", "torchscript.ort")},
+                       for k in FORMS},
                     # onnxruntime folds factored positions A B into one table W_pos
                     **{f"{e}.torchscript.ort": {"W_pos", "W_pos.A", "W_pos.B"}
                        for e in ("yinglunz-456", "rezabyt-311")}}

@@ -39,6 +39,7 @@ from dataclasses import replace
 from fractions import Fraction
 import math
 
+from ..numbers import elementary
 from ..numbers.rounding import single_of
 from .limits import LIMITS
 from .messages import Attribute, AttributeType, DataType, Node, Tensor, float32
@@ -53,6 +54,7 @@ def canonical(onnx_model):
     g = _Graph(onnx_model)
     try:
         g.fold()
+        _same_type_casts(g)
         _einsums(g)
         _heads_transposes(g)
         _lookups(g)
@@ -206,6 +208,7 @@ class _Graph:
         self.outputs = list(g.output)
         self.counter = 0
         self.unbatched = {}
+        self.meets_data = _meeting_data(self.nodes, self.shapes)
 
     def fresh(self, stem):
         self.counter += 1
@@ -577,6 +580,26 @@ class _Graph:
         return replace(self.model_in, graph=graph)
 
 
+_VIEWS = ("Reshape", "Unsqueeze", "Squeeze", "Transpose", "Expand", "Cast", "Identity")
+
+
+def _meeting_data(nodes, inputs):
+    """The values computed before the graph's inputs (not from them) that a node computing
+    with the inputs reads, directly or through views: a rotary table's Cos meets q and k."""
+    data = set(inputs)
+    for n in nodes:
+        if n.op_type != "Shape" and any(x in data for x in n.input):
+            data.update(n.output)
+    meets = set()
+    for n in reversed(nodes):
+        if n.op_type in _VIEWS and n.input and n.input[0] not in data:
+            if any(o in meets for o in n.output):
+                meets.add(n.input[0])
+        elif any(x in data for x in n.input):
+            meets.update(x for x in n.input if x not in data)
+    return meets
+
+
 def _in_order(nodes, known):
     """Refuse a node that reads a value no initializer, graph input or earlier node defines
     (a cycle among them): ONNX writes a graph's nodes in the order they compute."""
@@ -915,6 +938,30 @@ def _fold_pow(g, node, xs):
     return _elementwise(a.dtype, lambda x, y: _pow(a.dtype, x, y), a, b)
 
 
+def _correct_trig(op, dtype, v):
+    """cos v or sin v correctly rounded to the type: the ends of ``elementary``'s enclosure,
+    at more bits until both round to one float (a value no 1024 bits settle is not folded)."""
+    if not math.isfinite(v):
+        return math.nan
+    rnd = single_of if dtype == DataType.FLOAT else float
+    for bits in (64, 128, 256, 1024):
+        lo, hi = (rnd(end) for end in getattr(elementary, op)(Fraction(v), bits))
+        if lo == hi:
+            return lo
+    raise ValueError(f"{op}({v!r}) is not settled at 1024 bits")
+
+
+def _fold_trig(op):
+    """Cos or Sin of a constant that only constants read (not a rotary table, which the
+    reader matches with its angles): each value correctly rounded, the model's own cos."""
+    def fold(g, node, xs):
+        if node.output[0] in g.meets_data or xs[0].dtype not in FLOATS:
+            return None
+        return _Const(xs[0].dtype, xs[0].dims,
+                      [_correct_trig(op, xs[0].dtype, v) for v in xs[0].values])
+    return fold
+
+
 def _fold_where(g, node, xs):
     c, a, b = xs
     return _elementwise(a.dtype, lambda f, x, y: x if f else y, c, a, b)
@@ -1081,6 +1128,8 @@ FOLD = {
     "Sqrt": _unary(_sqrt),
     "Reciprocal": _unary(_reciprocal),
     "Pow": _fold_pow,
+    "Cos": _fold_trig("cos"),
+    "Sin": _fold_trig("sin"),
 }
 
 
@@ -1557,6 +1606,38 @@ def _moves_ones(g, node):
     perm = _attrs(node).get("perm") if dims is not None else None
     return perm is not None and [p for p in perm if dims[p] != 1] == \
         [p for p in range(len(dims)) if dims[p] != 1]
+
+
+_TYPE_OF_FIRST = ("Reshape", "Unsqueeze", "Squeeze", "Transpose", "Expand", "Identity",
+                  "Gather", "Slice", "Concat", "Mul", "Add", "Sub", "Div", "Neg", "Sqrt", "Pow",
+                  "MatMul", "Gemm", "ReduceMean", "ReduceSum", "ReduceMax", "Softmax", "Exp",
+                  "Cos", "Sin", "Erf", "Relu", "Sigmoid", "Tanh", "Reciprocal")
+
+
+def _same_type_casts(g):
+    """Cast(x, to) of an x already of type ``to`` (torch's ``.float()`` in a float32 model)
+    is x: no rounding, no node. A type is known from the graph's inputs and constants, through
+    operators whose result has their first input's type."""
+    types = dict(g.types)
+    types.update((name, c.dtype) for name, c in g.consts.items())
+    rename = {}
+    nodes = []
+    for node in g.nodes:
+        inputs = tuple(rename.get(x, x) for x in node.input)
+        node = replace(node, input=inputs) if inputs != node.input else node
+        first = types.get(inputs[0]) if inputs else None
+        if node.op_type == "Cast" and len(node.output) == 1 and first is not None and \
+                _attrs(node).get("to") == first:
+            rename[node.output[0]] = inputs[0]
+            continue
+        if node.op_type == "Cast":
+            types[node.output[0]] = _attrs(node).get("to")
+        elif node.op_type in _TYPE_OF_FIRST and len(node.output) == 1:
+            types[node.output[0]] = first
+        nodes.append(node)
+    if rename:
+        g.outputs = [replace(v, name=rename.get(v.name, v.name)) for v in g.outputs]
+        g.nodes = nodes
 
 
 def _lookups(g):
