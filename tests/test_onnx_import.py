@@ -125,10 +125,9 @@ IMPORTS = {**{entry: FORMS for entry in ("fblissjr-33", "kswain98-8", "yieldthou
            **{entry: ("torchscript", "torchscript.ort") for entry in ("yinglunz-456",
                                                                       "rezabyt-311")},
            # torch.export refuses evindor's models (a guard on data: its positions' boolean
-           # masks), so there is no dynamo graph; its TorchScript graph computes the token
-           # and position tables with Cos and Sin, which are not folded
-           **{entry: ("torchscript.onnxscript", "torchscript.ort") for entry in (
-               "evindor-57", "evindor-67")},
+           # masks), so there is no dynamo graph
+           **{entry: ("torchscript", "torchscript.onnxscript", "torchscript.ort")
+              for entry in ("evindor-57", "evindor-67")},
            "vijec-52": FORMS,
            # dimopep-140's TorchScript graph computes its rotary frequencies by a float Pow
            # (3 ** (-[0, 1/2])) and its tables by Cos and Sin of positions * frequencies
@@ -174,9 +173,12 @@ FOLDED_OTHERWISE = {"yieldthought-20.dynamo": {"blocks.0.attn.W_Q.B"},
                     # evindor's token arc and sinusoidal positions, which the optimisers
                     # fold with numpy's or onnxruntime's float32 cos and sin, torch's run
                     # computes with its own: some a float apart
+                    # (and their TorchScript graphs' Cos and Sin, which the import folds
+                    # correctly rounded)
                     **{f"evindor-57.torchscript.{k}": {"W_E", "W_pos", "unembed.W_U.B"}
                        for k in ("onnxscript", "ort")},
-                    **{f"evindor-67.torchscript.{k}": {"W_pos"} for k in ("onnxscript", "ort")},
+                    "evindor-57.torchscript": {"W_pos"},
+                    **{f"evindor-67.{k}": {"W_pos"} for k in FORMS if k != "dynamo"},
                     # vijec-52's and lokimorty-39's token arcs, likewise (their TorchScript
                     # graphs' Cos and Sin, which the import folds correctly rounded)
                     **{f"{e}.{k}": {"W_E"} for e in ("vijec-52", "lokimorty-39")

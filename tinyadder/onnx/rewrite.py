@@ -257,7 +257,7 @@ class _Graph:
                 continue
             kept.append(node)
             self.infer(node)
-        self.nodes = kept
+        self.nodes = _pruned(self, kept)  # a value read only by a folded Shape goes too
 
     def infer(self, node):
         """Record the static shape of the node's output where its inputs' are known."""
