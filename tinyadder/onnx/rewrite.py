@@ -14,8 +14,12 @@ those, and only those, into the exporter's forms, each rewrite exact:
   Range, Trilu),
   comparisons and Where, and Add, Sub, Mul, Div, Neg, Reciprocal, Sqrt in the constant's
   type: a float32 constant's fold is the float32 program's value (a float32 operation done in
-  float64 and rounded once is correctly rounded: 53 >= 2 x 24 + 2). Exp, Cos, Sin and the
-  like are left to the patterns that read them;
+  float64 and rounded once is correctly rounded: 53 >= 2 x 24 + 2). Pow folds for integer
+  exponents (the exact power, rounded once) and 1/2 (the root); Cos and Sin of a constant
+  that no computation with the tokens reads fold correctly rounded (``_correct_trig``), and a
+  rotary table's Cos, which q and k read, stays for the reader to match with its angles. Exp
+  and the like are left to the patterns that read them;
+- **casts**: a Cast to the type its input has is its input;
 - **batch**: an input [1, T] becomes [T], and every axis, perm, shape and constant that
   counts the batch axis follows;
 - **shared**: a projection (MatMul by a constant, its bias, Reshape, Transpose) whose output
@@ -27,7 +31,8 @@ those, and only those, into the exporter's forms, each rewrite exact:
   becomes the two Adds of the exporter;
 - **attributes**: attributes written out at their default values are dropped;
 - **lookups**: GatherND(W_E, Unsqueeze(ids, -1)) is Gather(W_E, ids), Reciprocal(x) is
-  Div(1, x), and Cos (or Sin) of a constant, reshaped, is Cos of the constant as [T, n];
+  Div(1, x), and Cos (or Sin) of a constant, reshaped (or transposed across axes of 1), is
+  Cos of the constant as [T, n];
 - **linear maps**: a projection written lane by lane (Slices and Gathers of the last axis,
   Muls by constants, Adds, Subs, Unsqueezes, Expands, Concats with zeros) is the chain of
   MatMuls that computes the same float program (``_linear``).
