@@ -927,20 +927,33 @@ def _pow(dtype, a, b):
     if b == 0.5:
         return _sqrt(dtype, a)
     exact = Fraction(a) ** int(b)
-    return single_of(exact) if dtype == DataType.FLOAT else float(exact)
+    if dtype == DataType.FLOAT:
+        return single_of(exact)
+    try:
+        return float(exact)
+    except OverflowError:
+        return math.copysign(math.inf, exact)
+
+
+def _certified_powers(bases, exponents):
+    """Every exponent 1/2 or an integer up to 64, and none negative if a base is 0."""
+    return all(b == 0.5 or (b == int(b) and abs(b) <= 64) for b in exponents) and \
+        (0 not in bases or all(b >= 0 for b in exponents))
 
 
 def _fold_pow(g, node, xs):
-    """Pow of constants where every power has a certified value (integer exponents up to 64
-    of finite floats, not 0 ** -k; exponent 1/2); otherwise the node stays a Pow."""
+    """Pow of finite float constants where every power has a certified value (an integer
+    exponent up to 64, not 0 ** -k; exponent 1/2); otherwise the node stays a Pow."""
     a, b = xs
     if a.dtype not in FLOATS or b.dtype != a.dtype or \
-            not all(map(math.isfinite, a.values)) or \
-            not all(y == 0.5 or (y == int(y) and abs(y) <= 64 and (y >= 0 or 0 not in a.values))
-                    for y in b.values if math.isfinite(y)) or \
-            not all(map(math.isfinite, b.values)):
+            not all(map(math.isfinite, a.values + b.values)) or \
+            not _certified_powers(a.values, b.values):
         return None
     return _elementwise(a.dtype, lambda x, y: _pow(a.dtype, x, y), a, b)
+
+
+# the most values a Cos or Sin fold computes (about 60 us each): a larger table stays a node
+TRIG_FOLDED = 65536
 
 
 def _correct_trig(op, dtype, v):
@@ -960,7 +973,8 @@ def _fold_trig(op):
     """Cos or Sin of a constant that only constants read (not a rotary table, which the
     reader matches with its angles): each value correctly rounded, the model's own cos."""
     def fold(g, node, xs):
-        if node.output[0] in g.meets_data or xs[0].dtype not in FLOATS:
+        if node.output[0] in g.meets_data or xs[0].dtype not in FLOATS or \
+                len(xs[0].values) > TRIG_FOLDED:
             return None
         return _Const(xs[0].dtype, xs[0].dims,
                       [_correct_trig(op, xs[0].dtype, v) for v in xs[0].values])
