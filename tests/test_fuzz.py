@@ -617,7 +617,7 @@ REAL_GRAPHS = ("jacobli99-28.torchscript", "jacobli99-28.dynamo", "jacobli99-93.
                "lichengliu03-50.dynamo", "prasannakotyal-116.torchscript",
                "dimopep-140.torchscript", "lokimorty-39.torchscript.onnxscript",
                "evindor-57.torchscript.ort", "evindor-57.torchscript", "vijec-52.dynamo",
-               "dimopep-140.torchscript.ort", "yinglunz-456.torchscript")
+               "dimopep-140.torchscript.ort", "yinglunz-456.torchscript", "vijec-52.torchscript")
 
 
 def test_real_graphs_with_the_new_operators_survive_mutations():

@@ -125,16 +125,14 @@ IMPORTS = {**{entry: FORMS for entry in ("fblissjr-33", "kswain98-8", "yieldthou
            **{entry: ("torchscript", "torchscript.ort") for entry in ("yinglunz-456",
                                                                       "rezabyt-311")},
            # torch.export refuses evindor's models (a guard on data: its positions' boolean
-           # masks), so there is no dynamo graph; its TorchScript graph computes the token
-           # and position tables with Cos and Sin, which are not folded
-           **{entry: ("torchscript.onnxscript", "torchscript.ort") for entry in (
-               "evindor-57", "evindor-67")},
-           # vijec-52's TorchScript graph computes its token arc with Cos and Sin
-           "vijec-52": ("dynamo", "torchscript.onnxscript", "torchscript.ort"),
+           # masks), so there is no dynamo graph
+           **{entry: ("torchscript", "torchscript.onnxscript", "torchscript.ort")
+              for entry in ("evindor-57", "evindor-67")},
+           "vijec-52": FORMS,
            # dimopep-140's TorchScript graph computes its rotary frequencies by a float Pow
-           "dimopep-140": ("dynamo", "torchscript.onnxscript", "torchscript.ort"),
-           # lokimorty-39's TorchScript graph: its norm's Casts and an Expand of the mask
-           "lokimorty-39": ("dynamo", "torchscript.onnxscript", "torchscript.ort")}
+           # (3 ** (-[0, 1/2])) and its tables by Cos and Sin of positions * frequencies
+           "dimopep-140": FORMS,
+           "lokimorty-39": FORMS}
 GRAPHS = [f"{entry}.{k}" for entry, forms in IMPORTS.items() for k in forms]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
 # the default suite reads fblissjr-33's four and the others' TorchScript graphs (CPU budget)
@@ -175,12 +173,16 @@ FOLDED_OTHERWISE = {"yieldthought-20.dynamo": {"blocks.0.attn.W_Q.B"},
                     # evindor's token arc and sinusoidal positions, which the optimisers
                     # fold with numpy's or onnxruntime's float32 cos and sin, torch's run
                     # computes with its own: some a float apart
+                    # (and their TorchScript graphs' Cos and Sin, which the import folds
+                    # correctly rounded)
                     **{f"evindor-57.torchscript.{k}": {"W_E", "W_pos", "unembed.W_U.B"}
                        for k in ("onnxscript", "ort")},
-                    **{f"evindor-67.torchscript.{k}": {"W_pos"} for k in ("onnxscript", "ort")},
-                    # vijec-52's and lokimorty-39's token arcs, likewise
+                    "evindor-57.torchscript": {"W_pos"},
+                    **{f"evindor-67.{k}": {"W_pos"} for k in FORMS if k != "dynamo"},
+                    # vijec-52's and lokimorty-39's token arcs, likewise (their TorchScript
+                    # graphs' Cos and Sin, which the import folds correctly rounded)
                     **{f"{e}.{k}": {"W_E"} for e in ("vijec-52", "lokimorty-39")
-                       for k in ("dynamo", "torchscript.onnxscript", "torchscript.ort")},
+                       for k in FORMS},
                     # onnxruntime folds factored positions A B into one table W_pos
                     **{f"{e}.torchscript.ort": {"W_pos", "W_pos.A", "W_pos.B"}
                        for e in ("yinglunz-456", "rezabyt-311")}}
@@ -852,3 +854,94 @@ def test_a_sum_lane_by_lane_is_a_matmul_only_in_the_graphs_order():
         [((0, 1.0),), ((1, 0.5), (2, 1.0))],
         [((0, 1.0), (1, 1.0))]]
     assert _add(lane(0, 2.0), _Lin("y", 3, [[((0, 1.0),)]]), 1) is None
+
+
+def _folded(nodes, inits, x_type=DataType.FLOAT):
+    """The graph's values after the fold: {name: values} of its constants, and its nodes."""
+    from tinyadder.onnx import Graph, Model, OperatorSetId, ValueInfo
+    from tinyadder.onnx.rewrite import _Graph
+    graph = Graph(nodes, "g", inits, input=(ValueInfo("x", x_type, (2,)),),
+                  output=(ValueInfo("y", DataType.FLOAT, (2,)),))
+    g = _Graph(Model(8, graph, (OperatorSetId("", 18),)))
+    g.fold()
+    return {k: c.values for k, c in g.consts.items()}, [n.op_type for n in g.nodes]
+
+
+def test_a_pow_of_constants_folds_only_where_its_value_is_certified():
+    """dimopep-140's 3 ** [0, 1/2] (its rotary frequencies' denominators): an integer power
+    is the float's exact power rounded once, 1/2 the correctly rounded root; 3 ** (1/4) has
+    no certified value here and stays a Pow."""
+    from tinyadder.onnx.messages import float32
+    f32 = DataType.FLOAT
+    nodes = (Node(("three", "exps"), ("powers",), "Pow", "powers"),
+             Node(("three", "quarter"), ("root4",), "Pow", "root4"),
+             Node(("x", "root4"), ("y",), "Mul", "y"))
+    inits = (Tensor("three", f32, (), (3.0,)), Tensor("exps", f32, (4,), (0.0, 0.5, 2.0, -1.0)),
+             Tensor("quarter", f32, (), (0.25,)))
+    consts, ops = _folded(nodes, inits)
+    assert consts["powers"] == [1.0, float32(math.sqrt(3.0)), 9.0, single_of(Fraction(1, 3))]
+    assert "root4" not in consts and ops == ["Pow", "Mul"]
+
+
+def test_cos_and_sin_fold_correctly_rounded_unless_the_data_reads_them():
+    """A token arc's cos and sin of constant angles (vijec-52, evindor's) fold, each value the
+    float32 nearest the true cos or sin (single_of of a 200-bit enclosure whose ends agree);
+    Cos of angles that q reads through an Unsqueeze (a rotary table) stays a Cos, for the
+    reader to match with its angles. A Cast of x to the type x has is x itself."""
+    from tinyadder.numbers import elementary
+    f32 = DataType.FLOAT
+    nodes = (Node(("angles",), ("cos",), "Cos", "cos"),
+             Node(("angles",), ("sin",), "Sin", "sin"),
+             Node(("cos", "sin"), ("arc",), "Add", "arc"),
+             Node(("rotary_angles",), ("table",), "Cos", "table"),
+             Node(("table", "axis"), ("table1",), "Unsqueeze", "table1"),
+             Node(("x",), ("x32",), "Cast", "x32", (Attribute("to", AttributeType.INT, 1),)),
+             Node(("x32", "table1"), ("turned",), "Mul", "turned"),
+             Node(("turned", "arc"), ("y",), "Add", "y"))
+    angles = (1.0, 0.7853981852531433)  # 1 and pi/4 in float32
+    inits = (Tensor("angles", f32, (2,), angles), Tensor("rotary_angles", f32, (2,), (0.0, 1.0)),
+             Tensor("axis", DataType.INT64, (1,), (0,)))
+    consts, ops = _folded(nodes, inits)
+
+    def nearest(op, a):
+        lo, hi = getattr(elementary, op)(Fraction(a), 200)
+        assert single_of(lo) == single_of(hi)
+        return single_of(lo)
+    assert consts["cos"] == [nearest("cos", a) for a in angles]
+    assert consts["sin"] == [nearest("sin", a) for a in angles]
+    assert consts["cos"][0] == 0.5403022766113281
+    assert "table" not in consts and ops == ["Cos", "Unsqueeze", "Cast", "Mul", "Add"]
+    from tinyadder.onnx import Graph, Model, OperatorSetId, ValueInfo
+    from tinyadder.onnx.rewrite import canonical
+    graph = Graph(nodes, "g", inits, input=(ValueInfo("x", f32, (2,)),),
+                  output=(ValueInfo("y", f32, (2,)),))
+    out = canonical(Model(8, graph, (OperatorSetId("", 18),))).graph
+    assert "Cast" not in [n.op_type for n in out.node]
+
+
+def _with_constant(graph, name, values):
+    """``graph`` with the Constant node that writes ``name`` writing ``values`` instead."""
+    def edited(node):
+        if node.op_type != "Constant" or node.output != (name,):
+            return node
+        t = node.attribute[0].value
+        return replace(node, attribute=(replace(node.attribute[0], value=Tensor(
+            t.name, t.data_type, t.dims, tuple(values))),))
+    return replace(graph, graph=replace(graph.graph, node=tuple(
+        edited(n) for n in graph.graph.node)))
+
+
+@pytest.mark.parametrize("name, values, refusal", [
+    # position 5 at 5.5: the angles are no longer p * f at every p
+    ("/Constant_8_output_0", [p + (p == 5) / 2 for p in range(34)],
+     "folded rotary angles are p * f, each product rounded once"),
+    # 3 ** (1/4): a power with no certified value is not folded, nor the Unsqueeze after it
+    ("/Constant_5_output_0", [0.0, 0.25], "node '/Unsqueeze' (Unsqueeze): operator Unsqueeze "
+                                          "is not one tinyadder reads")])
+def test_a_computed_rotary_that_is_not_positions_times_frequencies_is_refused(
+        name, values, refusal, tmp_path):
+    """dimopep-140's TorchScript graph computes its rotary tables as Cos and Sin of
+    positions [T, 1] times 1 / 3 ** [0, 1/2]; changed, it is refused in one line."""
+    graph = parse(_graph_file("dimopep-140.torchscript", tmp_path).read_bytes())
+    message = _refusal(_with_constant(graph, name, values))
+    assert refusal in message, message

@@ -14,8 +14,12 @@ those, and only those, into the exporter's forms, each rewrite exact:
   Range, Trilu),
   comparisons and Where, and Add, Sub, Mul, Div, Neg, Reciprocal, Sqrt in the constant's
   type: a float32 constant's fold is the float32 program's value (a float32 operation done in
-  float64 and rounded once is correctly rounded: 53 >= 2 x 24 + 2). Exp, Cos, Sin and the
-  like are left to the patterns that read them;
+  float64 and rounded once is correctly rounded: 53 >= 2 x 24 + 2). Pow folds for integer
+  exponents (the exact power, rounded once) and 1/2 (the root); Cos and Sin of a constant
+  that no computation with the tokens reads fold correctly rounded (``_correct_trig``), and a
+  rotary table's Cos, which q and k read, stays for the reader to match with its angles. Exp
+  and the like are left to the patterns that read them;
+- **casts**: a Cast to the type its input has is its input;
 - **batch**: an input [1, T] becomes [T], and every axis, perm, shape and constant that
   counts the batch axis follows;
 - **shared**: a projection (MatMul by a constant, its bias, Reshape, Transpose) whose output
@@ -27,7 +31,8 @@ those, and only those, into the exporter's forms, each rewrite exact:
   becomes the two Adds of the exporter;
 - **attributes**: attributes written out at their default values are dropped;
 - **lookups**: GatherND(W_E, Unsqueeze(ids, -1)) is Gather(W_E, ids), Reciprocal(x) is
-  Div(1, x), and Cos (or Sin) of a constant, reshaped, is Cos of the constant as [T, n];
+  Div(1, x), and Cos (or Sin) of a constant, reshaped (or transposed across axes of 1), is
+  Cos of the constant as [T, n];
 - **linear maps**: a projection written lane by lane (Slices and Gathers of the last axis,
   Muls by constants, Adds, Subs, Unsqueezes, Expands, Concats with zeros) is the chain of
   MatMuls that computes the same float program (``_linear``).
@@ -36,8 +41,11 @@ What does not fit stays as it is, and the reader refuses it in one line naming t
 """
 
 from dataclasses import replace
+from fractions import Fraction
 import math
 
+from ..numbers import elementary
+from ..numbers.rounding import single_of
 from .limits import LIMITS
 from .messages import Attribute, AttributeType, DataType, Node, Tensor, float32
 from .wire import OnnxError
@@ -51,6 +59,7 @@ def canonical(onnx_model):
     g = _Graph(onnx_model)
     try:
         g.fold()
+        _same_type_casts(g)
         _einsums(g)
         _heads_transposes(g)
         _lookups(g)
@@ -59,6 +68,7 @@ def canonical(onnx_model):
         _trig_tables(g)
         _flattened_gemms(g)
         _broadcast_heads(g)
+        _trig_tables(g)
         _batched_factors(g)
         g.unbatch()
         _concat_embedding(g)
@@ -70,6 +80,7 @@ def canonical(onnx_model):
         g.unshare()
         if _interleaved_rotary(g):
             _heads_transposes(g)
+            _trig_tables(g)
         g.split_transposes()
         g.drop_defaults()
         return g.model()
@@ -202,6 +213,7 @@ class _Graph:
         self.outputs = list(g.output)
         self.counter = 0
         self.unbatched = {}
+        self.meets_data = _meeting_data(self.nodes, self.shapes)
 
     def fresh(self, stem):
         self.counter += 1
@@ -250,7 +262,7 @@ class _Graph:
                 continue
             kept.append(node)
             self.infer(node)
-        self.nodes = kept
+        self.nodes = _pruned(self, kept)  # a value read only by a folded Shape goes too
 
     def infer(self, node):
         """Record the static shape of the node's output where its inputs' are known."""
@@ -573,6 +585,26 @@ class _Graph:
         return replace(self.model_in, graph=graph)
 
 
+_VIEWS = ("Reshape", "Unsqueeze", "Squeeze", "Transpose", "Expand", "Cast", "Identity")
+
+
+def _meeting_data(nodes, inputs):
+    """The values computed before the graph's inputs (not from them) that a node computing
+    with the inputs reads, directly or through views: a rotary table's Cos meets q and k."""
+    data = set(inputs)
+    for n in nodes:
+        if n.op_type != "Shape" and any(x in data for x in n.input):
+            data.update(n.output)
+    meets = set()
+    for n in reversed(nodes):
+        if n.op_type in _VIEWS and n.input and n.input[0] not in data:
+            if any(o in meets for o in n.output):
+                meets.add(n.input[0])
+        elif any(x in data for x in n.input):
+            meets.update(x for x in n.input if x not in data)
+    return meets
+
+
 def _in_order(nodes, known):
     """Refuse a node that reads a value no initializer, graph input or earlier node defines
     (a cycle among them): ONNX writes a graph's nodes in the order they compute."""
@@ -890,6 +922,65 @@ def _reciprocal(dtype, v):
     return _div(dtype, 1.0, v)
 
 
+def _pow(dtype, a, b):
+    """a ** b rounded once: b an integer (the exact power of the float a) or 1/2 (a's root)."""
+    if b == 0.5:
+        return _sqrt(dtype, a)
+    exact = Fraction(a) ** int(b)
+    if dtype == DataType.FLOAT:
+        return single_of(exact)
+    try:
+        return float(exact)
+    except OverflowError:
+        return math.copysign(math.inf, exact)
+
+
+def _certified_powers(bases, exponents):
+    """Every exponent 1/2 or an integer up to 64, and none negative if a base is 0."""
+    return all(b == 0.5 or (b == int(b) and abs(b) <= 64) for b in exponents) and \
+        (0 not in bases or all(b >= 0 for b in exponents))
+
+
+def _fold_pow(g, node, xs):
+    """Pow of finite float constants where every power has a certified value (an integer
+    exponent up to 64, not 0 ** -k; exponent 1/2); otherwise the node stays a Pow."""
+    a, b = xs
+    if a.dtype not in FLOATS or b.dtype != a.dtype or \
+            not all(map(math.isfinite, a.values + b.values)) or \
+            not _certified_powers(a.values, b.values):
+        return None
+    return _elementwise(a.dtype, lambda x, y: _pow(a.dtype, x, y), a, b)
+
+
+# the most values a Cos or Sin fold computes (about 60 us each): a larger table stays a node
+TRIG_FOLDED = 65536
+
+
+def _correct_trig(op, dtype, v):
+    """cos v or sin v correctly rounded to the type: the ends of ``elementary``'s enclosure,
+    at more bits until both round to one float (a value no 1024 bits settle is not folded)."""
+    if not math.isfinite(v):
+        return math.nan
+    rnd = single_of if dtype == DataType.FLOAT else float
+    for bits in (64, 128, 256, 1024):
+        lo, hi = (rnd(end) for end in getattr(elementary, op)(Fraction(v), bits))
+        if lo == hi:
+            return lo
+    raise ValueError(f"{op}({v!r}) is not settled at 1024 bits")
+
+
+def _fold_trig(op):
+    """Cos or Sin of a constant that only constants read (not a rotary table, which the
+    reader matches with its angles): each value correctly rounded, the model's own cos."""
+    def fold(g, node, xs):
+        if node.output[0] in g.meets_data or xs[0].dtype not in FLOATS or \
+                len(xs[0].values) > TRIG_FOLDED:
+            return None
+        return _Const(xs[0].dtype, xs[0].dims,
+                      [_correct_trig(op, xs[0].dtype, v) for v in xs[0].values])
+    return fold
+
+
 def _fold_where(g, node, xs):
     c, a, b = xs
     return _elementwise(a.dtype, lambda f, x, y: x if f else y, c, a, b)
@@ -1055,6 +1146,9 @@ FOLD = {
     "Neg": _unary(_neg),
     "Sqrt": _unary(_sqrt),
     "Reciprocal": _unary(_reciprocal),
+    "Pow": _fold_pow,
+    "Cos": _fold_trig("cos"),
+    "Sin": _fold_trig("sin"),
 }
 
 
@@ -1501,12 +1595,14 @@ def _trig_tables(g):
             g.add_const(tables[key], _Const(c.dtype, dims, c.values))
         return tables[key], tuple(dims)
 
-    nodes = []
+    nodes, nodes_by_output = [], {}  # a table reshaped twice: the second reads the first
     for node in g.nodes:
         trig = producer.get(node.input[0]) if node.input else None
+        trig = nodes_by_output.get(node.input[0], trig) if node.input else None
         shape = g.shapes.get(node.output[0]) if len(node.output) == 1 else None
-        if node.op_type in ("Reshape", "Unsqueeze") and trig is not None and \
-                trig.op_type in ("Cos", "Sin") and trig.input[0] in g.consts and shape:
+        if (node.op_type in ("Reshape", "Unsqueeze") or _moves_ones(g, node)) and \
+                trig is not None and trig.op_type in ("Cos", "Sin") and \
+                trig.input[0] in g.consts and shape:
             name, dims = table(trig.input[0], shape)
             node = replace(trig, input=(name,), output=node.output,
                            name=g.fresh(trig.name or trig.op_type))
@@ -1519,7 +1615,48 @@ def _trig_tables(g):
             continue
         g.shapes[node.output[0]] = dims
         nodes.append(node)
+        nodes_by_output[node.output[0]] = node
     g.nodes = _pruned(g, nodes)
+
+
+def _moves_ones(g, node):
+    """A Transpose that moves only axes of 1: a reshape of the values in their order."""
+    dims = g.shapes.get(node.input[0]) if node.op_type == "Transpose" else None
+    perm = _attrs(node).get("perm") if dims is not None else None
+    return perm is not None and [p for p in perm if dims[p] != 1] == \
+        [p for p in range(len(dims)) if dims[p] != 1]
+
+
+_TYPE_OF_FIRST = ("Reshape", "Unsqueeze", "Squeeze", "Transpose", "Expand", "Identity",
+                  "Gather", "Slice", "Concat", "Mul", "Add", "Sub", "Div", "Neg", "Sqrt", "Pow",
+                  "MatMul", "Gemm", "ReduceMean", "ReduceSum", "ReduceMax", "Softmax", "Exp",
+                  "Cos", "Sin", "Erf", "Relu", "Sigmoid", "Tanh", "Reciprocal")
+
+
+def _same_type_casts(g):
+    """Cast(x, to) of an x already of type ``to`` (torch's ``.float()`` in a float32 model)
+    is x: no rounding, no node. A type is known from the graph's inputs and constants, through
+    operators whose result has their first input's type."""
+    types = dict(g.types)
+    types.update((name, c.dtype) for name, c in g.consts.items())
+    rename = {}
+    nodes = []
+    for node in g.nodes:
+        inputs = tuple(rename.get(x, x) for x in node.input)
+        node = replace(node, input=inputs) if inputs != node.input else node
+        first = types.get(inputs[0]) if inputs else None
+        if node.op_type == "Cast" and len(node.output) == 1 and first is not None and \
+                _attrs(node).get("to") == first:
+            rename[node.output[0]] = inputs[0]
+            continue
+        if node.op_type == "Cast":
+            types[node.output[0]] = _attrs(node).get("to")
+        elif node.op_type in _TYPE_OF_FIRST and len(node.output) == 1:
+            types[node.output[0]] = first
+        nodes.append(node)
+    if rename:
+        g.outputs = [replace(v, name=rename.get(v.name, v.name)) for v in g.outputs]
+        g.nodes = nodes
 
 
 def _lookups(g):
@@ -2172,7 +2309,7 @@ def _broadcast_heads(g):
 _SWAPS = {3: (1, 0, 2), 4: (0, 2, 1, 3)}
 _TO_KT = {3: ((1, 2, 0), (0, 2, 1)), 4: ((0, 2, 3, 1), (0, 1, 3, 2))}
 _HOISTED = ("Mul", "Add", "Sub", "Div", "Sqrt", "Neg", "Reciprocal", "Identity", "Concat",
-            "Slice", "ReduceMean", "ReduceSum")
+            "Slice", "ReduceMean", "ReduceSum", "Cos", "Sin")
 
 
 def _heads_transposes(g):
