@@ -78,12 +78,13 @@ def lead(expr, pos):
 
 
 def status(d, pos, stage, head, mode, extra=()):
-    """The status line at a deciding position: what it predicts, x and the lead."""
+    """The status line at a deciding position: what it predicts, and x and the lead from the
+    last FFN's stage on (before it, neither exists yet)."""
+    values = [f"x = {page_number(d['x_text'])}",
+              f"lead {page_number(d['lead'])} units ({page_number(d['lead_logits'])} "
+              f"in logits)"] if stage in ("L1.mlp", "readout") else []
     return DOT.join([*extra, f"position {pos}", f"after {stage}", f"predicts {d['written']}",
-                     f"x = {page_number(d['x_text'])}",
-                     f"lead {page_number(d['lead'])} units ({page_number(d['lead_logits'])} "
-                     f"in logits)",
-                     f"head {head} {mode}"])
+                     *values, f"head {head} {mode}"])
 
 
 def decision(expr, pos):

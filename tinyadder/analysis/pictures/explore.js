@@ -110,9 +110,11 @@
     if (state.tour) { parts.push("tour " + TOUR[state.tour - 1].title); }
     parts.push("position " + state.pos, "after " + state.stage);
     var d = decision(state.pos);
-    // in the tour, x, the tilt and the lead wait for the step that defines them (the ruler)
+    // x, the tilt and the lead are the last FFN's and the readout's: they wait for those
+    // stages, and in the tour for the step that defines them (the ruler)
     var ruler = TOUR.map(function (t) { return t.view; }).indexOf("ruler") + 1;
-    var early = state.tour && ruler && state.tour < ruler;
+    var early = (state.tour && ruler && state.tour < ruler) ||
+                STAGES.indexOf(state.stage) < STAGES.length - 2;
     if (d && early) {
       parts.push("predicts " + d.written);
     } else if (d) {
