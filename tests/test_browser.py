@@ -128,6 +128,11 @@ def test_status_line_follows_the_fragment(pages):
     assert "tilt/margin = 8.4 &gt; 1: 7 is written instead of 6" in shown
     assert "+119 units from layer 1's FFN" in html.unescape(shown)
     assert lead(EXAMPLE, 24) == decision(EXAMPLE, 24)["lead_logits"]  # the tracer's text
+    # the largest weights stop at the colour scale's floor: s9's own 10^-435 is drawn as ~0
+    top = html.unescape(re.search(r'<p id="attn-top" class="note">(.*?)</p>',
+                                  doms[example + "#tour=6"][0]).group(1))
+    assert top == ("Query 24 (s9), largest weights: '=' (22) ~4.24835·10⁻²⁰, '+' (11) "
+                   "~4.24835·10⁻³¹, <bos> (0) ~4.24835·10⁻⁴²; sink ~1.00000."), top
 
 
 @pytest.mark.slow

@@ -185,8 +185,11 @@
     setText("attn-sinklabel", sunk ? "sink" : "");
     each("[data-legend]", function (g) { show(g, g.dataset.legend === state.head); });
     var top = [], cells = head.cells[state.mode][state.pos];
-    for (var k = 0; k <= state.pos; k++) {  // a weight of 0 is none of the largest
-      if (cells[k][2] !== "masked" && cells[k][1] !== null) {
+    var drawn = head.classes[state.mode][state.pos];
+    // a weight of 0, or one below the colour scale's floor ('.', drawn as ~0), is none of
+    // the largest
+    for (var k = 0; k <= state.pos; k++) {
+      if (cells[k][2] !== "masked" && cells[k][1] !== null && drawn.charAt(k) !== ".") {
         top.push([cells[k][1], k, cells[k][2]]);
       }
     }
@@ -341,7 +344,9 @@
       var name = sink ? "sink (weight to nothing)" : "key " + k + " " + labels[k];
       c.title = name + ": " + shown(texts[k]);
       cells.appendChild(c);
-      if (texts[k] !== "masked" && !sink) { ranked.push([valueOf(texts[k]), labels[k], texts[k]]); }
+      if (texts[k] !== "masked" && !sink && letter !== ".") {  // '.': below the scale's floor
+        ranked.push([valueOf(texts[k]), labels[k], texts[k]]);
+      }
     }
     ranked = ranked.filter(function (r) { return r[0] > 0; });  // a 0 is none of the largest
     ranked.sort(function (x, y) { return y[0] - x[0]; });
