@@ -187,8 +187,8 @@ def test_any_model_is_narrated_by_its_roles_and_logits():
     status, out, err = run_cli("--model", str(ROPE1), "7+8")
     assert (status, err) == (0, "")
     assert "prompt layout: <bos> a0 '+' b0 '=' then s0..s1 <eos>\n" in out
-    assert "position 4 (separator '=') writes s0 = '5': lead 1 logits over '4'\n" in out
-    assert "position 5 (s0 = '5') writes s1 = '1': lead 1 logits over '2'\n" in out
+    assert "position 4 (separator '=') writes s0 = '5': lead 1.00 logits over '4'\n" in out
+    assert "position 5 (s0 = '5') writes s1 = '1': lead 1.00 logits over '2'\n" in out
     assert "position 6 (s1 = '1') writes '<eos>': lead 50 logits over '0'\n" in out
     assert out.endswith("sum 15: right\n")
 

@@ -229,6 +229,8 @@ def figure(q, sig=3):
 
     >>> [figure(q) for q in (Fraction(1), 4.4e9, 74200, 5800, Fraction(-22, 10 ** 14))]
     ['1', '4.4·10^9', '7.42·10^4', '5800', '-2.2·10^-13']
+    >>> figure(Fraction(79999, 10 ** 6)), figure(Fraction(8, 100))  # rounded, and exact
+    ('0.0800', '0.08')
     """
     return text_figure(q, sig, power=True)
 

@@ -136,7 +136,8 @@ def readable(x, sig=SIG):
 def figure(q, sig=3, power=False):
     """q to ``sig`` significant digits as ASCII text: plain for 0.001 <= |q| < 10^5
     ('119', '0.991'), else mantissa and exponent ('2.74e5', '-4e10'); with ``power``, the
-    explorer page's notation: plain below 10^4, else m·10^e ('7.42·10^4', '10^7')."""
+    explorer page's notation: plain below 10^4, else m·10^e ('7.42·10^4', '10^7'), and a
+    rounded plain value keeps its ``sig`` digits ('0.0800' for 0.079999, '1' for 1)."""
     q = Fraction(q)
     if not q:
         return "0"
@@ -145,6 +146,9 @@ def figure(q, sig=3, power=False):
     top = e + len(digits) - 1
     sign = "-" if m < 0 else ""
     if -3 <= top < (4 if power else 5):
+        if power and m * Fraction(10) ** e != q:  # rounded: its trailing zeros are digits
+            pad = sig - len(digits)
+            m, e = m * 10 ** pad, e - pad
         return sign + term_text(m, e)
     point = f"{digits[0]}.{digits[1:]}" if digits[1:] else digits
     if power:
