@@ -776,6 +776,9 @@ def test_a_board_titles_jargon_is_glossed():
     assert terms("lokimorty-10") == ["Qwen-derived", "free Q", "tied gate", "shared carry"]
     assert terms("zcbtrak-6") == ["Q hard-coded", "final norm folded into the head"]
     assert terms("lokimorty-12") == ["Qwen-derived", "parametric embedding"]
+    # the leaderboard's architecture shorthand too
+    assert terms("jacobli99-28") == ["1L", "d=2", "5h", "MQA", "hd=2", "ff=4"]
+    assert terms("nino-116") == ["1L", "d=3", "4h", "1kv", "hd=2"]
 
 
 def test_compare_counts_dust_as_zero_and_says_when_no_slot_is_in_common():

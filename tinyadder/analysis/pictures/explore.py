@@ -13,6 +13,7 @@ each view links the one that explains it; no link leaves the page.
 from html import escape
 from importlib import resources
 import json
+import re
 
 from . import compare, figures, markdown, svg, tour
 from .figures import defaults
@@ -613,10 +614,27 @@ TITLE_TERMS = {
 }
 
 
+# the leaderboard's architecture shorthand ("1L Qwen3, d=3, 4h/1kv, hd=2, ff=4 (MQA)")
+SHORTHAND = {
+    r"\b\d+L\b": "the number of layers (blocks)",
+    r"\bd=\d+": "the residual stream's width, its slots",
+    r"\b\d+h\b": "the number of attention heads",
+    r"\b\d+kv\b": "the number of key/value heads the query heads share",
+    r"\bqk=\d+": "the width of each head's queries and keys",
+    r"\bhd=\d+": "each head's width",
+    r"\bff=\d+": "the FFN's hidden units",
+    r"\bMQA\b": "multi-query attention: every query head reads one shared key/value head",
+}
+
+
 def title_terms(title):
-    """[(term, gloss)] for each TITLE_TERMS word the title uses, in the title's order."""
-    found = [(title.find(term), term) for term in TITLE_TERMS if term in title]
-    return [(term, TITLE_TERMS[term]) for _, term in sorted(found)]
+    """[(term, gloss)] for each TITLE_TERMS word and each SHORTHAND the title uses, in the
+    title's order."""
+    found = [(title.find(term), term, TITLE_TERMS[term]) for term in TITLE_TERMS
+             if term in title]
+    found += [(m.start(), m.group(), gloss) for pattern, gloss in SHORTHAND.items()
+              for m in re.finditer(pattern, title)]
+    return [(term, gloss) for _, term, gloss in sorted(found)]
 
 
 def _how(views, docs):
