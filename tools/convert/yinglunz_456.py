@@ -121,8 +121,13 @@ def main(checkout):
     sd = {k: v for k, v in model.state_dict().items()}
     assert sum(p.numel() for p in model.parameters()) == 456
     print("wrote", write_model(NAME, convert(sd, cfg)), flush=True)
+    record_original(NAME, PATH, model, preprocess, postprocess)
 
-    def add(a, b):  # the repository's own path: preprocess, generate 12 tokens, postprocess
+
+def record_original(name, path, model, preprocess, postprocess):
+    """The fixture of a checkpoint of this repository run as its own code runs it: its
+    preprocess, generate() of 12 tokens and postprocess; every token's logit at 11 steps."""
+    def add(a, b):
         with torch.no_grad():
             out = model.generate(torch.tensor([preprocess(a, b)]), max_new_tokens=12)
         return postprocess(out[0, 22:].tolist())
@@ -136,8 +141,8 @@ def main(checkout):
                 x = torch.cat([x, row.argmax().view(1, 1)], dim=1)
         return rows
 
-    source = {"repo": REPO, "path": PATH, "commit": COMMIT}
-    record(NAME, source, add, step_logits,
+    source = {"repo": REPO, "path": path, "commit": COMMIT}
+    record(name, source, add, step_logits,
            note="11 steps (the sum's digits), every token's logit, as the original's "
                 "generate()")
 

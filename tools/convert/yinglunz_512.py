@@ -16,8 +16,8 @@ from pathlib import Path
 
 import torch
 
-from common import h, record, write_model
-from yinglunz_456 import VOCAB, factored
+from common import h, write_model
+from yinglunz_456 import VOCAB, factored, record_original
 
 REPO = "yinglunz/A-456-Parameter-Transformer-Solves-10-Digit-Addition"
 COMMIT = "1fb37db3fb7dd0df9da51f1d91b86b3f5e507e85"
@@ -116,25 +116,7 @@ def main(checkout, what="both"):
     if what == "model":
         return
 
-    def add(a, b):  # the repository's own path: preprocess, generate 12 tokens, postprocess
-        with torch.no_grad():
-            out = model.generate(torch.tensor([preprocess(a, b)]), max_new_tokens=12)
-        return postprocess(out[0, 22:].tolist())
-
-    def step_logits(a, b):
-        x, rows = torch.tensor([preprocess(a, b)]), []
-        with torch.no_grad():
-            for _ in range(11):
-                row = model(x)[0][0, -1, :]
-                rows.append(row.tolist())
-                x = torch.cat([x, row.argmax().view(1, 1)], dim=1)
-        return rows
-
-    source = {"repo": REPO, "path": PATH, "commit": COMMIT}
-    record(NAME, source, add, step_logits,
-           note="11 steps (the sum's digits), every token's logit, as the original's "
-                "generate()")
-
+    record_original(NAME, PATH, model, preprocess, postprocess)
 
 if __name__ == "__main__":
     torch.set_num_threads(1)
