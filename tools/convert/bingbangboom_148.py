@@ -23,7 +23,8 @@ import sys
 import numpy as np
 import torch
 
-from common import PROMPT, h, record, table, write_model
+from bingbangboom_87 import record_original
+from common import PROMPT, h, table, write_model
 
 REPO, COMMIT = "Kiguli/AdderBoard", "e5167440c8e9d0ba167f54e0882bc525f8d06a84"
 PATH = "submissions/hand_coded/bingbangboom-lab_148p.py"
@@ -190,23 +191,7 @@ def main(path):
     model.eval()
     assert sum(p.numel() for p in model.parameters()) == 148
     print("wrote", convert(model), flush=True)
-    cpu = torch.device("cpu")
-
-    def add(a, b):
-        return int(src._generate_output_batch(model, [(a, b)], cpu)[0][::-1])
-
-    def step_logits(a, b):
-        seq, rows = src._encode_addends_internal(a, b), []
-        with torch.no_grad():
-            for _ in range(11):
-                row = model(torch.tensor([seq]))[0, -1, :]
-                rows.append(row.tolist())
-                seq.append(int(row.argmax()))
-        return rows
-
-    record(NAME, {"repo": REPO, "path": PATH, "commit": COMMIT}, add, step_logits,
-           note="11 steps (the sum's digits), as the original's _generate_output_batch "
-                "on one pair")
+    record_original(NAME, PATH, src, model)
 
 
 if __name__ == "__main__":

@@ -120,6 +120,13 @@ def main(path):
     model.eval()
     assert sum(p.numel() for p in model.parameters()) == 87
     print("wrote", write_model(NAME, convert(model)), flush=True)
+    record_original(NAME, PATH, src, model)
+
+
+def record_original(name, path, src, model):
+    """The fixture of a bingbangboom-lab submission (module ``src``, in Kiguli/AdderBoard at
+    ``path``) run as its own code runs: _generate_output_batch on one pair; the logits of
+    11 greedy steps from its own encoding."""
     cpu = torch.device("cpu")
 
     def add(a, b):
@@ -134,7 +141,7 @@ def main(path):
                 seq.append(int(row.argmax()))
         return rows
 
-    record(NAME, {"repo": REPO, "path": PATH, "commit": COMMIT}, add, step_logits,
+    record(name, {"repo": REPO, "path": path, "commit": COMMIT}, add, step_logits,
            note="11 steps (the sum's digits), as the original's _generate_output_batch "
                 "on one pair")
 
