@@ -240,13 +240,13 @@ def _selected(names):
     return lambda name: name in wanted
 
 
-def _prompt(model, expression, digits):
+def _prompt(model, expression):
     """The prompt's token ids: 'a+b' parsed and encoded (a finite task's input, 'A', for a
     model with a task), or token ids checked (``addition.check_tokens``)."""
     if isinstance(expression, str) and finite.has_task(model):
         return finite.encode(model, finite.parse_input(model, expression))
     if isinstance(expression, str):
-        return encode(model, *parse_expression(expression, digits))
+        return encode(model, *parse_expression(expression, digits_of(model)))
     if isinstance(expression, tuple) and len(expression) == 2:
         raise TypeError(f"expected 'a+b' text or a list of prompt token ids, got the pair "
                         f"{expression!r}: for operands a, b pass f'{{a}}+{{b}}'")
@@ -344,25 +344,25 @@ def run_with_cache(model, expression, *, ns=None, names=None, names_filter=None,
     if names is not None and names_filter is not None:
         raise TypeError("give names or names_filter, not both (they are the same option)")
     names = names if names_filter is None else names_filter
-    digits = size_digits(model)
+    n = size_digits(model)
     ns = for_model(FractionSystem() if ns is None else system_of(ns, fresh=True), model)
-    prompt = _prompt(model, expression, digits)
+    prompt = _prompt(model, expression)
     if isinstance(names, str) or (names is not None and not callable(names)):
         _known(model, [names] if isinstance(names, str) else list(names), "names=")
     if patch:
         _known(model, list(patch), "patch=")
     # the pass itself, whatever it records: its attention entries as values (a full trace
     # holds them four times over, so that any trace within the budget passes)
-    work = pass_entries(model) * value_bytes(ns, digits)
+    work = pass_entries(model) * value_bytes(ns, n)
     nbytes = trace_bytes(model, ns, names)
     if nbytes > TRACE_BUDGET:
         advice = ("keep fewer trace points with names=, or use a smaller N" if
                   work <= TRACE_BUDGET else "use a smaller N")
-        raise TraceTooLarge(f"a trace of {model.name} at N = {digits} in {ns.spec} would take "
+        raise TraceTooLarge(f"a trace of {model.name} at N = {n} in {ns.spec} would take "
                             f"about {gigabytes(nbytes)}, over the {gigabytes(TRACE_BUDGET)} "
                             f"budget; {advice}")
     if work > TRACE_BUDGET:
-        raise TraceTooLarge(f"the recorded pass of {model.name} at N = {digits} computes "
+        raise TraceTooLarge(f"the recorded pass of {model.name} at N = {n} computes "
                             f"{pass_entries(model):,} attention entries (heads times pairs of "
                             f"positions) whatever names= keeps, as many values as "
                             f"{gigabytes(work)} in {ns.spec}, over the "
