@@ -24,18 +24,11 @@ class Malformed(Invalid):
     or out of range; the message names it."""
 
 
-def unwritten(model):
-    """The places of the sum that the model's answer does not write: N − A + 1 of them from
-    place A up, or none when A ≥ N + 1 (places above N are the digit 0)."""
-    p = model.prompt
-    return range(p.answer_digits, p.digits + 1)
-
-
 def short_answer(model):
-    """None when the answer writes every place of the sum, else the line that says which
-    places it leaves out."""
+    """None when the answer writes every place of the sum (A ≥ N + 1; places above N are the
+    digit 0), else the line that says which it leaves out: places A..N."""
     p = model.prompt
-    if not unwritten(model):
+    if p.answer_digits > p.digits:
         return None
     return (f"the answer writes {p.answer_digits} digits (places 0..{p.answer_digits - 1}), "
             f"but a sum of two {p.digits}-digit numbers has {p.digits + 1} (place {p.digits} "

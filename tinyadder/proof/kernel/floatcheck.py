@@ -1,33 +1,12 @@
-"""The checker of the float prover's certificates (``floatsets``): does the split tree cover
-every pair exactly once, and does every leaf hold for the model's IEEE float32 or float64
-program?
+"""The checker of the float prover's certificates: does the split tree cover every pair
+exactly once, and does every leaf hold for the model's IEEE float32 or float64 program?
 
-Written apart from the prover, beside the real-number checker (``setcheck``), whose region
-walk, tree rebuilding and :class:`~.setcheck.Form` evaluator it reuses; it imports nothing of
-the search (``generic``, ``sets``, ``setsystem``, ``floatsets``). It re-derives each leaf
-with its own copy of the rounding rules (docs/proof.md, "Float programs"), on Forms that also
-hold *rounding symbols* ("r", i), each an unknown in [0, 1], kept out of every per-digit table
-and folded into the interval wherever a range is taken:
-
-- x * y, x / y: the exact result plus [-h(M), h(M)], M the largest |result| over the region's
-  box, h(M) half an ulp at M (none where every value is a float on a grid within range); a
-  product of two points is rounded exactly where it is a float or in a constant expression,
-  else (it may be fused) widened by h;
-- a chain of n adds of mass m = sum |terms|: its exact sum plus [-e, e], e = n h(m (1 + n
-  2^(1 - p))), any order; none where the terms are multiples of 2^-g and m < 2^(p - g); one add
-  of two points rounded exactly; x - x = 0, x + 0 = x;
-- exp, sin, cos, erf: the real function's enclosure plus 1 ulp (LIBRARY_ULPS, the trusted
-  premise), sqrt half an ulp; exp(0) = 1; e^x below half the least subnormal is in [0, the
-  least subnormal]; softmax's max is the score whose box lies above every other's;
-- e^x where x > (emax + 1) ln 2 at every pair is +inf (more than an ulp past the largest
-  float; :data:`INFINITE`); inf + x = inf, x / inf = 0 for a finite x, any other use Invalid;
-- constants rounded as the program stores them (to double, then to float32), e^c and ln b
-  enclosed, widened by CONSTANT_SLACK, then stored.
-
-A leaf's pass continues from the prompt's keys and values computed once over every pair (they
-hold at every pair of any leaf). A ``pair`` leaf (one pair) is run by the float replay
-(``addition.add`` in the certificate's format): the checker trusts it to answer as the
-original program does (tests/test_board.py).
+The partition and the leaf pass are ``setcheck``'s; the values are its :class:`~.setcheck.Form`
+with *rounding symbols* ("r", i), each an unknown in [0, 1], kept out of every per-digit table
+and folded into the interval wherever a range is taken. The rounding rules (docs/proof.md,
+"Float programs") are stated at the operations that apply them. A ``pair`` leaf is run by the
+float replay (``addition.add``), trusted to answer as the original program does
+(tests/test_board.py). It imports nothing of the search.
 """
 
 from fractions import Fraction
@@ -189,9 +168,6 @@ class FloatFormSystem(FormSystem):
         self._constant = False
         self.zero, self.one = self.exact_zero(), self.point(Fraction(1))
 
-    def describe(self):
-        return f"{self.name} program values on a 2^-{SCALE} grid (the float certificate checker)"
-
     # ---- bounds ---------------------------------------------------------------------------
     def half_ulp(self, m):
         """Half the format's spacing at magnitude m; Open past 2^emax (it may overflow)."""
@@ -304,7 +280,9 @@ class FloatFormSystem(FormSystem):
                          parts[0][1] + parts[1][1], grid)
 
     def close(self, x):
-        """A pending sum with its rounding: n h(m (1 + n 2^(1 - p))), or none on a grid."""
+        """A pending chain of n adds of mass m = sum |terms|, bounded for any order: its exact
+        sum plus [-e, e], e = n h(m (1 + n 2^(1 - p))); none where the terms are multiples of
+        2^-g and m < 2^(p - g); one add of two points rounded exactly."""
         if not x.adds:
             return x
         if x.closed is None:
@@ -322,6 +300,8 @@ class FloatFormSystem(FormSystem):
         return to_nearest(x, self.bits, self.emin, self.emax)
 
     def mul(self, x, y):
+        """x y: the exact product plus [-h(M), h(M)] (``_rounded``); of two points, rounded
+        where the result is a float or in a constant expression, else (it may be fused) h."""
         x, y = self.close(x), self.close(y)
         for a, b in ((x, y), (y, x)):
             if a.point and a.k == ONE:
@@ -339,6 +319,7 @@ class FloatFormSystem(FormSystem):
         return self._rounded(f, None if None in (x.grid, y.grid) else x.grid + y.grid)
 
     def div(self, x, y):
+        """x / y: the exact quotient plus [-h(M), h(M)]; of two points, rounded; x / inf = 0."""
         x = self.close(x)
         if isinstance(y, Infinite):
             return self.exact_zero()
@@ -352,6 +333,8 @@ class FloatFormSystem(FormSystem):
         return self._rounded(self.plain(x) / self.plain(y), None)
 
     def _rounded(self, f, grid):
+        """f plus [-h(M), h(M)], M the largest |f| over the box; none where every value is a
+        float on the grid 2^-grid."""
         m = self.magnitude(f)
         if self._fits_grid(grid, m):
             return self.symbolize(f, Fraction(0), grid)
@@ -359,6 +342,9 @@ class FloatFormSystem(FormSystem):
 
     # ---- constants and functions ----------------------------------------------------------
     def const(self, c):
+        """A constant as the program stores it: rounded to double, then to the format; an
+        expression evaluated by these rules; e^c and ln b enclosed, widened by
+        CONSTANT_SLACK for their double computation, then stored."""
         if isinstance(c, Expr):
             self._constant = True
             try:
@@ -393,11 +379,16 @@ class FloatFormSystem(FormSystem):
         return self._computed(FormSystem.const(self, PI), Fraction(0))
 
     def _library(self, real, x, ulps):
+        """A library function: the real function's enclosure plus ``ulps`` ulps (the trusted
+        premise, LIBRARY_ULPS; sqrt's half an ulp)."""
         x = self.close(self.lift(x))
         v = real(self.plain(x))
         return self.symbolize(v, 2 * ulps * self.half_ulp(self.magnitude(v)))
 
     def exp(self, x):
+        """e^x: exp(0) = 1; +inf past (emax + 1) ln 2 (more than an ulp past the largest
+        float); [0, the least subnormal] below half of it; else the enclosure plus the
+        library's ulps."""
         x = self.close(self.lift(x))
         if x.point and not x.k:
             return self.one

@@ -1,26 +1,15 @@
 """The checker of the generic prover's certificates: does the split tree cover every pair
-exactly once, and does every leaf hold?
-
-It shares with the prover the model reader (``modelfile``), the reference pass (``forward``,
-run traced: no generated fast path), the weights' compilation (``plan``) and the certified
-enclosures of e^x, sqrt, sin, cos, erf (``numbers.enclosures``), and nothing of the search.
+exactly once, and does every leaf hold? It imports nothing of the search.
 
 1. The partition. Per answer position the tree is rebuilt from the root, every pair of
-   N-digit numbers: each split's children are derived here from the split's name (a digit
-   range cut at mid, a carry fixed to 0 and to 1, the sum's digit range cut at mid), so they
-   are disjoint and their union is their parent by construction; the pairs of every region
-   are also counted by a walk over the columns, the children's counts adding up to the
-   parent's and the root's being 10^(2N).
-2. Every leaf. ``empty``: its count is 0. ``pair``: it holds that one pair. ``bound`` and
-   ``pair``: the reference pass run over the leaf's region in :class:`Form` values (an
-   affine form in the digits and carries plus an interval, on a binary grid, rounded
-   outward), the earlier answer digits the true sum's, gives the target logit above every
-   other at every pair of the region, each range taken exactly over the region's pairs by
-   the walk (``Leaves.holds``). Any other leaf means the certificate proves nothing.
-
-Affine forms and not plain intervals: a written digit of the sum enters the pass beside the
-operands' digits, and a model that adds subtracts them (the 36p's decision scalar is a
-difference of sums of size 10^N); intervals lose that cancellation.
+   N-digit numbers, each split's children derived from its name (``cut``): disjoint and
+   their union their parent by construction.
+2. Every leaf. ``empty``: its count (a walk over the columns, ``count``) is 0. ``pair``: 1.
+   ``bound`` and ``pair``: the reference pass over the leaf's region in :class:`Form`
+   values, the earlier answer digits the true sum's, gives the target logit above every
+   other at every pair of the region (``Leaves.holds``). Affine forms, not intervals: a model
+   that adds subtracts a written digit of the sum from the operands' digits, and intervals
+   lose that cancellation.
 """
 
 from fractions import Fraction
@@ -102,28 +91,22 @@ def root(n):
 
 
 def cut(region, n, split):
-    """The children of a split, derived from its name; Invalid if it names no split here."""
-    if not isinstance(split, list) or not split or split[0] not in ("a", "b", "c", "s"):
+    """The children of a split, derived from its name: ["c", j] fixes the carry into column
+    j to 0 and to 1; [x, j, mid] cuts the range lo..hi of a_j, b_j or s_j (x "a", "b", "s")
+    into lo..mid and mid + 1..hi; Invalid if it names no split of ``region``."""
+    kind = split[0] if isinstance(split, list) and split else None
+    if kind == "c" and len(split) == 2 and _int(split[1]) and 1 <= split[1] <= n \
+            and region["c"][split[1]] == {0, 1}:
+        j, parts = split[1], ({0}, {1})
+    elif kind in ("a", "b", "s") and len(split) == 3 and all(map(_int, split[1:])) \
+            and 0 <= split[1] < n and region[kind][split[1]][0] <= split[2] \
+            and split[2] < region[kind][split[1]][1]:
+        (j, mid), (lo, hi) = split[1:], region[kind][split[1]]
+        parts = ((lo, mid), (mid + 1, hi))
+    else:
         raise Invalid(f"unknown split {split!r}")
-    kind = split[0]
-    if kind == "c":
-        if len(split) != 2 or not _int(split[1]) or not 1 <= split[1] <= n \
-                or region["c"][split[1]] != {0, 1}:
-            raise Invalid(f"split {split!r}: not an open carry")
-        out = []
-        for c in (0, 1):
-            child = dict(region, c=list(region["c"]))
-            child["c"][split[1]] = {c}
-            out.append(child)
-        return out
-    if len(split) != 3 or not all(_int(x) for x in split[1:]) or not 0 <= split[1] < n:
-        raise Invalid(f"split {split!r}: not a column and a cut")
-    j, mid = split[1], split[2]
-    lo, hi = region[kind][j]
-    if not lo <= mid < hi:
-        raise Invalid(f"split {split!r}: {mid} does not cut {lo}..{hi}")
     out = []
-    for part in ((lo, mid), (mid + 1, hi)):
+    for part in parts:
         child = dict(region)
         child[kind] = list(region[kind])
         child[kind][j] = part
@@ -149,25 +132,18 @@ def _cdiv(a, b):
 
 
 def _floor_of(x, fail=Invalid):
-    """The grid integer at or below a Decimal (a tiny one is 0 or -1 at once); ``fail(why)``
-    raised for an end that is no number or past 10^MAX_DIGITS, which no decision can use."""
-    sign, digits, exp = x.as_tuple()
-    if not isinstance(exp, int):
-        raise fail(f"an enclosure end {x}")
-    m = int("".join(map(str, digits))) if digits else 0
-    m = -m if sign else m
-    if exp >= 0:
-        if exp + len(digits) > MAX_DIGITS:
-            raise fail(f"a value beyond 10^{MAX_DIGITS}")
-        return (m * 10 ** exp) << SCALE
-    if len(digits) + exp < -(SCALE * 3 // 10 + 2):
-        return -1 if m < 0 else 0
-    return (m << SCALE) // 10 ** -exp
+    """The grid integer at or below a Decimal, exactly (one below 10^-62 in size: 0 or -1 at
+    once); ``fail(why)`` for an end that is no number or past 10^MAX_DIGITS, which no
+    decision can use."""
+    if not x.is_finite() or x.adjusted() >= MAX_DIGITS:
+        raise fail(f"an enclosure end {x} (none beyond 10^{MAX_DIGITS})")
+    if x.adjusted() < -(SCALE * 3 // 10 + 3):
+        return -1 if x < 0 else 0
+    return down(Fraction(x))
 
 
 def _ceil_of(x, fail=Invalid):
-    # copy_negate is exact: -x rounds in the context, and overflows past its Emax
-    return -_floor_of(x.copy_negate(), fail)
+    return -_floor_of(x.copy_negate(), fail)   # copy_negate is exact; -x rounds
 
 
 def down(x):
@@ -340,21 +316,6 @@ def chord(lo, hi):
     return lam, unit, _cdiv(max(-lam * lo, (unit - lam) * hi), unit)
 
 
-def mean_value(lo, hi, slope, width, at):
-    """(alpha, k, l, h): f(x) in alpha x + k + [l, h] for x in [lo, hi], where f's slope lies
-    in ``slope`` and f(m) in at(m), m the middle; None where that is no narrower than
-    ``width``."""
-    m = (lo + hi) // 2
-    alpha = (slope[0] + slope[1]) // 2
-    rad = _cdiv(max(slope[1] - alpha, alpha - slope[0]) * max(hi - m, m - lo), ONE)
-    if 2 * rad >= width:
-        return None
-    v_lo, v_hi = at(m)
-    am = alpha * m
-    k = v_lo - _cdiv(am, ONE)
-    return alpha, k, -rad, v_hi - (am >> SCALE) - k + rad
-
-
 def _times(a, b, c, d):
     """[a, b] [c, d] on the grid, ends rounded outward."""
     ends = (a * c, a * d, b * c, b * d)
@@ -457,16 +418,10 @@ class FormSystem(OverSets):
 
     def units(self, coefs, by_column=None):
         """The terms by unit (and, into ``by_column``, by column)."""
-        by, tied = {}, self.tied
+        by = {}
         for v, c in coefs.items():
-            col = v if len(v) == 2 else v[:2]
-            j = v[1] - 1 if v[0] == "c" else v[1]
-            unit = j if j in tied else col
-            terms = by.get(unit)
-            if terms is None:
-                by[unit] = {v: c}
-            else:
-                terms[v] = c
+            col = _col(v)
+            by.setdefault(self.unit(col), {})[v] = c
             if by_column is not None:
                 by_column.setdefault(col, {})[v] = c
         return by
@@ -640,15 +595,19 @@ class FormSystem(OverSets):
         return self._mean_value(f, lo, hi, (r_lo, r_hi), slope, lambda m: _inverse(m, m))
 
     def _mean_value(self, f, lo, hi, whole, slope, at):
-        """The narrower of the enclosure ``whole`` and the mean-value form (``mean_value``);
-        ``whole`` where the form's box reaches 0 or past it and ``whole`` does not (a steep
-        function's form can, where the function does not)."""
+        """fn(f) for f in [lo, hi]: the narrower of fn's enclosure ``whole`` there and the
+        mean-value form alpha f + fn(m) - alpha m + [-r, r], m the middle, at(m) fn(m)'s
+        enclosure, alpha the middle of fn's ``slope`` there, r its spread times the half
+        width; ``whole`` where the form's box reaches 0 or past it and ``whole`` does not (a
+        steep function's form can, where the function does not)."""
         flat = self.grid_interval(*whole)
-        parts = mean_value(lo, hi, slope, whole[1] - whole[0], at)
-        if parts is None:
+        m, alpha = (lo + hi) // 2, (slope[0] + slope[1]) // 2
+        rad = _cdiv(max(slope[1] - alpha, alpha - slope[0]) * max(hi - m, m - lo), ONE)
+        if 2 * rad >= whole[1] - whole[0]:
             return flat
-        alpha, k, low, high = parts
-        form = f.times(alpha, ONE) + Form(self, k, None, low, high)
+        (v_lo, v_hi), am = at(m), alpha * m
+        k = v_lo - _cdiv(am, ONE)
+        form = f.times(alpha, ONE) + Form(self, k, None, -rad, v_hi - (am >> SCALE) - k + rad)
         b_lo, b_hi = self.grid_box(form)
         return flat if whole[0] > 0 >= b_lo or whole[1] < 0 <= b_hi else form
 
@@ -728,7 +687,7 @@ class FormSystem(OverSets):
         return max(values, key=lambda v: self.grid_box(v)[0])
 
     def describe(self):
-        return "affine forms over a region on a 2^-200 grid (the certificate checker)"
+        return f"{self.name} values: affine forms over a region on a 2^-{SCALE} grid (the kernel)"
 
 
 # ---- one leaf -----------------------------------------------------------------------------
@@ -996,10 +955,7 @@ def walk(leaves, cert, progress=None, jobs=1):
     found, broken = [], None
     try:
         for k, tree in enumerate(trees):
-            whole = root(n)
-            if count(whole, n) != 10 ** (2 * n):
-                raise Invalid("the root does not hold every pair")
-            _node(k, tree, whole, n, found)
+            _node(k, tree, root(n), n, found)
     except Invalid as why:  # raised once the leaves before it are re-decided
         broken = why
     done = 0
@@ -1025,8 +981,6 @@ def _node(k, node, region, n, found, depth=0):
         parts = cut(region, n, node["split"])
         if not isinstance(kids, list) or len(kids) != len(parts):
             raise Invalid(f"split {node['split']!r}: {len(parts)} children expected")
-        if sum(count(p, n) for p in parts) != count(region, n):
-            raise Invalid(f"split {node['split']!r}: the children's counts do not add up")
         for kid, part in zip(kids, parts):
             _node(k, kid, part, n, found, depth + 1)
         return
