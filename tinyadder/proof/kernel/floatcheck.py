@@ -10,6 +10,7 @@ float replay (``addition.add``), trusted to answer as the original program does
 """
 
 from fractions import Fraction
+from functools import partialmethod
 
 from ...addition import add
 from ...constants import PI, Expr, ExpTerm, Ln
@@ -244,11 +245,7 @@ class FloatFormSystem(FormSystem):
 
     # ---- ranges: a symbol is no digit ---------------------------------------------------------
     def grid_box(self, f):
-        if any(_symbol(v) for v in f.coefs):
-            f = self.folded(f)
-        if not f.coefs:
-            return f.k + f.lo, f.k + f.hi
-        return super().grid_box(f)
+        return super().grid_box(self.folded(f) if any(map(_symbol, f.coefs)) else f)
 
     def range(self, f):
         return super().range(self.folded(f))
@@ -378,12 +375,12 @@ class FloatFormSystem(FormSystem):
     def pi(self):
         return self._computed(FormSystem.const(self, PI), Fraction(0))
 
-    def _library(self, real, x, ulps):
-        """A library function: the real function's enclosure plus ``ulps`` ulps (the trusted
-        premise, LIBRARY_ULPS; sqrt's half an ulp)."""
-        x = self.close(self.lift(x))
-        v = real(self.plain(x))
-        return self.symbolize(v, 2 * ulps * self.half_ulp(self.magnitude(v)))
+    def _library(self, name, x):
+        """A library function: the real function's enclosure plus its ulps (LIBRARY_ULPS, the
+        trusted premise); sqrt, correctly rounded, half an ulp."""
+        v = getattr(FormSystem, name)(self, self.plain(self.close(self.lift(x))))
+        return self.symbolize(v, 2 * LIBRARY_ULPS.get(name, Fraction(1, 2))
+                              * self.half_ulp(self.magnitude(v)))
 
     def exp(self, x):
         """e^x: exp(0) = 1; +inf past (emax + 1) ln 2 (more than an ulp past the largest
@@ -400,19 +397,12 @@ class FloatFormSystem(FormSystem):
                                   Fraction(0))
         if hi > self.emax * LN2_ABOVE:
             raise Open(f"e^x of the {self.name} program may overflow")
-        return self._library(super().exp, x, LIBRARY_ULPS["exp"])
+        return self._library("exp", x)
 
-    def sqrt(self, x):
-        return self._library(super().sqrt, x, Fraction(1, 2))
-
-    def erf(self, x):
-        return self._library(super().erf, x, LIBRARY_ULPS["erf"])
-
-    def sin(self, x):
-        return self._library(super().sin, x, LIBRARY_ULPS["sin"])
-
-    def cos(self, x):
-        return self._library(super().cos, x, LIBRARY_ULPS["cos"])
+    sqrt = partialmethod(_library, "sqrt")
+    erf = partialmethod(_library, "erf")
+    sin = partialmethod(_library, "sin")
+    cos = partialmethod(_library, "cos")
 
     def largest(self, values):
         """The score whose box lies above every other's, else the hull of the tops."""
@@ -423,23 +413,6 @@ class FloatFormSystem(FormSystem):
             return values[top]
         return self.symbolize(self.grid_interval(boxes[top][0], max(hi for _, hi in boxes)),
                               Fraction(0))
-
-    def digit_row(self, embeds, form, col, lo):
-        """The embedding of a digit token whose value is ``form``, the digit of column
-        ``col`` from lo on (``embeds``: the digits' rows), column by column: e + (d - lo) s
-        where the column's entries are points exactly affine in the digit d, else the table
-        of its entries (exact at every digit)."""
-        if len(embeds) == 1:
-            return list(embeds[0])
-        out = []
-        for column in zip(*embeds):
-            e, s = column[0].k, column[1].k - column[0].k
-            if all(v.point and v.k == e + i * s for i, v in enumerate(column)):
-                out.append(form.times(s, ONE) + self.grid_interval(e - lo * s, e - lo * s))
-            else:
-                out.append(self.table(col, [(lo + i, f.k + f.lo, f.k + f.hi)
-                                            for i, f in enumerate(map(self.folded, column))]))
-        return out
 
     def relu(self, g):
         r = super().relu(self.plain(g))
@@ -455,11 +428,6 @@ class FloatLeaves(Leaves):
     def __init__(self, model, program):
         self.program = program
         super().__init__(model, FloatFormSystem(model, program))
-
-    def digit(self, form, col, lo, hi):
-        """A digit token's embedding (``FloatFormSystem.digit_row``)."""
-        return self.ns.digit_row([self.compiled.embed[self.ids[d]] for d in range(lo, hi + 1)],
-                                 form, col, lo)
 
     def row(self, slot, region):
         return [self.ns.lift(v) for v in super().row(slot, region)]

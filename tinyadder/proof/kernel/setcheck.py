@@ -409,6 +409,7 @@ class FormSystem(OverSets):
             least, most = self.unit_box(unit, terms)
             lo, hi = lo + least, hi + most
         return lo + f.lo, hi + f.hi
+
     def unit(self, col):
         """The unit of the box that holds column ``col``'s terms: a constrained column j
         (an int: its digits', sum's and carry-out's terms together, over its steps), else the
@@ -468,7 +469,6 @@ class FormSystem(OverSets):
             return 0, 0
         return f.k + lo + f.lo, f.k + extreme(self.live, f.coefs, max) + f.hi
 
-
     def sign_range(self, f):
         """f's box, else (where it holds 0 inside) its range by the walk."""
         lo, hi = self.grid_box(f)
@@ -504,23 +504,14 @@ class FormSystem(OverSets):
     # ---- a value of one column, digit by digit -------------------------------------------
     def column_of(self, *forms):
         """The one column every variable of ``forms`` belongs to, else None."""
-        found = None
-        for f in forms:
-            for v in f.coefs:
-                if found is None:
-                    found = _col(v)
-                elif _col(v) != found:
-                    return None
-        return found
+        cols = {_col(v) for f in forms for v in f.coefs}
+        return cols.pop() if len(cols) == 1 else None
 
     def entries(self, f, col):
         """[(d, least, greatest)] of f at each digit d of column ``col``."""
-        lin = f.coefs.get(col, 0)
-        out = []
-        for d in self.allowed[col]:
-            v = f.k + lin * d + f.coefs.get(col + (d,), 0)
-            out.append((d, v + f.lo, v + f.hi))
-        return out
+        lin, get = f.coefs.get(col, 0), f.coefs.get
+        values = [(d, f.k + lin * d + get(col + (d,), 0)) for d in self.allowed[col]]
+        return [(d, v + f.lo, v + f.hi) for d, v in values]
 
     def table(self, col, rows):
         """The form that is in [lo_d, hi_d] at digit d (rows: (d, lo_d, hi_d)): indicators
@@ -640,6 +631,23 @@ class FormSystem(OverSets):
         return self._mean_value(f, lo, hi, whole, slope(lo, hi),
                                 lambda m: self.grid_ends(fn, m, m))
 
+    def digit_row(self, embeds, form, col, lo, affine=True):
+        """The embedding of a digit token whose value is ``form``, the digit of column ``col``
+        from lo on (``embeds``: the digits' rows), column by column: e + (d - lo) s where
+        ``affine`` and the column's entries are points exactly affine in the digit d, else
+        the table of its entries (exact at every digit)."""
+        if len(embeds) == 1:
+            return list(embeds[0])
+        out = []
+        for column in zip(*embeds):
+            e, s = column[0].k, column[1].k - column[0].k
+            if affine and all(v.point and v.k == e + i * s for i, v in enumerate(column)):
+                out.append(form.times(s, ONE) + self.grid_interval(e - lo * s, e - lo * s))
+            else:
+                out.append(self.table(col, [(lo + i, *self.grid_box(v))
+                                            for i, v in enumerate(column)]))
+        return out
+
     def grid_interval(self, lo, hi):
         """The constant interval [lo, hi] (grid integers)."""
         return Form(self, lo, None, 0, hi - lo)
@@ -720,9 +728,10 @@ class Leaves:
         self.compiled = compile_model(model, ns)
         self.ids = [model.vocab.index(str(d)) for d in range(10)]
         self.slots, self.targets = layout(model)
-        self.rows = rows = [[v.k if v.point else None for v in self.compiled.embed[t]]
-                            for t in self.ids]
-        self.line = all(None not in r for r in rows) and all(
+        # the real-number model's digit rows are affine only where all ten rows are exactly
+        # affine in the digit; a float program's column by column (``digit_row``)
+        rows = [[v.k if v.point else None for v in self.compiled.embed[t]] for t in self.ids]
+        self.line = not ns.exact or all(None not in r for r in rows) and all(
             rows[d][s] == rows[0][s] + d * (rows[1][s] - rows[0][s])
             for d in range(10) for s in range(len(rows[0])))
         # the readout and a ReLU FFN regrouped: the same numbers in exact arithmetic only
@@ -736,18 +745,9 @@ class Leaves:
 
     def digit(self, form, col, lo, hi):
         """A digit token's embedding: its value is ``form``, in lo..hi, the digit of column
-        ``col`` (("a", j), ("b", j), ("s", j) or the carry ("c", N)): the form through an
-        affine embedding, else the form that is row_d at digit d (indicators [x = d]; a
-        carry's rows: row_0 + (row_1 - row_0) c)."""
-        if lo == hi:
-            return list(self.compiled.embed[self.ids[lo]])
-        if self.line:
-            r0, r1 = self.rows[0], self.rows[1]
-            return [form.times(b - a, ONE) + Form(self.ns, a) for a, b in zip(r0, r1)]
-        embeds = [self.compiled.embed[self.ids[d]] for d in range(lo, hi + 1)]
-        return [self.ns.table(col, [(d, v.k + v.lo, v.k + v.hi)
-                                    for d, v in zip(range(lo, hi + 1), column)])
-                for column in zip(*embeds)]
+        ``col`` (("a", j), ("b", j), ("s", j) or the carry ("c", N)), by ``digit_row``."""
+        return self.ns.digit_row([self.compiled.embed[self.ids[d]] for d in range(lo, hi + 1)],
+                                 form, col, lo, self.line)
 
     def row(self, slot, region):
         kind, j = slot
@@ -852,10 +852,7 @@ class Leaves:
         before, gates = patch.get(where, lambda x: x), patch[f"blocks.{i}.mlp.hook_pre"]
 
         def keep(name, f):
-            def kept(value):
-                seen[name] = value = f(value)
-                return value
-            return kept
+            return lambda value: seen.__setitem__(name, f(value)) or seen[name]
 
         patch[where] = keep("x", before)
         patch[f"blocks.{i}.mlp.hook_pre"] = keep("post", gates)
