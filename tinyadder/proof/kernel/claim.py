@@ -1,10 +1,9 @@
 """What every verdict is about: the model adds a + b, the whole sum.
 
-Two N-digit numbers add to at most 2·10^N − 2, which has N + 1 digits, places 0..N. A model
-whose answer writes A digits (``prompt.answer_digits``) writes places 0..A − 1; for A ≤ N it
-never writes place N, so every pair with a + b ≥ 10^A is added wrong, the first of them
-(10^N − 1) + 1 = 10^N. "Proved" and "every pair is added right" are claims about the whole
-sum: the prover, the checkers and the census read the places through this module.
+Two N-digit numbers add to at most 2·10^N − 2: N + 1 digits, places 0..N. An answer of A ≤ N
+digits (``prompt.answer_digits``) never writes place N, and adds (10^N − 1) + 1 wrong.
+"Proved" and "every pair is added right" are about the whole sum: the prover, the checkers
+and the census read the places through this module.
 
 A verdict is also about one model: the model file text a certificate holds, named by its
 sha256 (``named``); the certificate's name is a label, printed quoted. ``differs`` binds a

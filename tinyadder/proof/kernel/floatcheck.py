@@ -95,9 +95,6 @@ class FloatForm(Form):
             return self.system.exact_zero()
         return self.system.add(self, -o)
 
-    def __rsub__(self, other):
-        return self._lift(other) - self
-
     def __mul__(self, other):
         return self.system.mul(self, self._lift(other))
 
@@ -105,9 +102,6 @@ class FloatForm(Form):
 
     def __truediv__(self, other):
         return self.system.div(self, self._lift(other))
-
-    def __rtruediv__(self, other):
-        return self.system.div(self._lift(other), self)
 
     def __gt__(self, other):
         return self.system.positive(self.system.difference(self, self._lift(other)))
@@ -138,8 +132,6 @@ class Infinite:
     """The program's +inf: inf + x = inf, x / inf = 0 (``FloatFormSystem.add``, ``div``);
     any other operation on it, or a look at its form, is Invalid."""
 
-    __slots__ = ()
-
     def __add__(self, other):
         return self
 
@@ -165,8 +157,7 @@ class FloatFormSystem(FormSystem):
         super().__init__(model)
         self.name = self.spec = program
         self.bits, self.emin, self.emax = FORMATS[program]
-        self.symbols = 0
-        self._constant = False
+        self.symbols, self._constant = 0, False
         self.zero, self.one = self.exact_zero(), self.point(Fraction(1))
 
     # ---- bounds ---------------------------------------------------------------------------
@@ -433,32 +424,27 @@ class FloatLeaves(Leaves):
         return [self.ns.lift(v) for v in super().row(slot, region)]
 
     def holds(self, k, region):
-        """``Leaves.holds``; a region of one pair: whether the float replay adds it right."""
-        if count(region, self.n) == 1:
-            return self.pair_holds(region)
-        return super().holds(k, region)
-
-    def difference(self, y, logits, t, u):
-        """logit_t - logit_u formed exactly from the close logits, its symbols folded."""
-        ns = self.ns
-        return ns.folded(ns.difference(ns.close(logits[t]), ns.close(logits[u])))
-
-    def pair_holds(self, region):
-        """Whether the float replay adds the region's one pair right (its digits: the one
-        step of each column on the region's one walk)."""
+        """``Leaves.holds``; a region of one pair: whether the float replay adds it right (its
+        digits: the one step of each column on the region's one walk)."""
+        if count(region, self.n) != 1:
+            return super().holds(k, region)
         live = live_steps(region, self.n)
         a, b = (sum(st[0][i] * 10 ** j for j, st in enumerate(live)) for i in (1, 2))
         if add(self.model, self.program, a, b) != a + b:
             raise Invalid(f"the {self.program} replay adds {a} + {b} wrong")
         return True
 
+    def difference(self, y, logits, t, u):
+        """logit_t - logit_u formed exactly from the close logits, its symbols folded."""
+        ns = self.ns
+        return ns.folded(ns.difference(ns.close(logits[t]), ns.close(logits[u])))
+
 
 # ---- the certificate ----------------------------------------------------------------------
 
 def check(cert, progress=None, jobs=1):
     """A one-line verdict if ``cert`` proves its model's float program adds every pair;
-    Invalid (Malformed: not a readable certificate) otherwise; the same for every number of
-    processes ``jobs`` (``setcheck.walk``)."""
+    Invalid (Malformed: not a readable certificate) otherwise (``setcheck.verdict``)."""
     program = cert.get("number") if isinstance(cert, dict) else None
     if of_format(cert, FORMAT) and program not in FORMATS:
         raise Malformed(f"number: {program!r} is not float32 or float")

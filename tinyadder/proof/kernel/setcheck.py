@@ -95,10 +95,10 @@ def cut(region, n, split):
     j to 0 and to 1; [x, j, mid] cuts the range lo..hi of a_j, b_j or s_j (x "a", "b", "s")
     into lo..mid and mid + 1..hi; Invalid if it names no split of ``region``."""
     kind = split[0] if isinstance(split, list) and split else None
-    if kind == "c" and len(split) == 2 and _int(split[1]) and 1 <= split[1] <= n \
+    if kind == "c" and len(split) == 2 and type(split[1]) is int and 1 <= split[1] <= n \
             and region["c"][split[1]] == {0, 1}:
         j, parts = split[1], ({0}, {1})
-    elif kind in ("a", "b", "s") and len(split) == 3 and all(map(_int, split[1:])) \
+    elif kind in ("a", "b", "s") and len(split) == 3 and {type(x) for x in split[1:]} == {int} \
             and 0 <= split[1] < n and region[kind][split[1]][0] <= split[2] \
             and split[2] < region[kind][split[1]][1]:
         (j, mid), (lo, hi) = split[1:], region[kind][split[1]]
@@ -112,10 +112,6 @@ def cut(region, n, split):
         child[kind][j] = part
         out.append(child)
     return out
-
-
-def _int(x):
-    return isinstance(x, int) and not isinstance(x, bool)
 
 
 # ---- the values: affine forms plus an interval, on a binary grid -------------------------
@@ -132,9 +128,8 @@ def _cdiv(a, b):
 
 
 def _floor_of(x, fail=Invalid):
-    """The grid integer at or below a Decimal, exactly (one below 10^-62 in size: 0 or -1 at
-    once); ``fail(why)`` for an end that is no number or past 10^MAX_DIGITS, which no
-    decision can use."""
+    """The grid integer at or below a Decimal, exactly (below 10^-62 in size: 0 or -1);
+    ``fail(why)`` for no number or one past 10^MAX_DIGITS, which no decision can use."""
     if not x.is_finite() or x.adjusted() >= MAX_DIGITS:
         raise fail(f"an enclosure end {x} (none beyond 10^{MAX_DIGITS})")
     if x.adjusted() < -(SCALE * 3 // 10 + 3):
@@ -357,17 +352,15 @@ class FormSystem(OverSets):
     def __init__(self, model):
         self.enclose = IntervalSystem(for_model(number_system("fraction"), model).exp_digits)
         self.zero, self.one = Form(self, 0), Form(self, ONE)
-        self.live = self.n = None
-        self.allowed, self.tied = {}, {}   # no region yet: constants only
-        self.points, self.recent, self.ends = {}, {}, {}
+        self.live = self.n = None   # no region yet: constants only
+        self.allowed, self.tied, self.points, self.recent, self.ends = {}, {}, {}, {}, {}
 
     def at(self, region, n):
-        """Take ranges over ``region`` (the walk's: digit ranges by column "a", "b", "s",
-        the carries' values "c") from now on: each column's digits and carries as the steps
-        on a whole walk over the columns allow them."""
+        """Take ranges over ``region`` from now on: each column's digits and carries as the
+        steps on a whole walk over the columns allow them."""
         self.n = n
         self.live = live = live_steps(region, n)
-        self.allowed, self.tied = {}, {}
+        self.allowed, self.tied, self.points, self.recent = {}, {}, {}, {}
         for j, st in enumerate(live):
             self.allowed[("a", j)] = sorted({x for _, x, _, _ in st}) or [0]
             self.allowed[("b", j)] = sorted({y for _, _, y, _ in st}) or [0]
@@ -375,17 +368,14 @@ class FormSystem(OverSets):
             self.allowed[("c", j + 1)] = sorted({o for _, _, _, o in st}) or [0]
             if len(st) < (200 if j else 100):
                 self.tied[j] = st
-        self.points, self.recent = {}, {}
 
     def undecided(self, value, why):
-        """The exception for what the region does not settle about ``value`` (None: no
-        form of the pass)."""
+        """The exception for what the region does not settle about ``value`` (or None)."""
         return Open(why)
 
     def recall(self, what, x, compute):
-        """compute(x), remembered for the last 64 x over this region (a softmax divides by
-        one sum: its box, fold and reciprocal are taken once); x is kept beside its result,
-        so that its id names it while remembered."""
+        """compute(x), remembered for the last 64 x over this region (a softmax's one sum);
+        x is kept beside its result, so that its id names it while remembered."""
         key = (what, id(x))
         hit = self.recent.get(key)
         if hit is not None and hit[0] is x:
@@ -586,11 +576,10 @@ class FormSystem(OverSets):
         return self._mean_value(f, lo, hi, (r_lo, r_hi), slope, lambda m: _inverse(m, m))
 
     def _mean_value(self, f, lo, hi, whole, slope, at):
-        """fn(f) for f in [lo, hi]: the narrower of fn's enclosure ``whole`` there and the
-        mean-value form alpha f + fn(m) - alpha m + [-r, r], m the middle, at(m) fn(m)'s
-        enclosure, alpha the middle of fn's ``slope`` there, r its spread times the half
-        width; ``whole`` where the form's box reaches 0 or past it and ``whole`` does not (a
-        steep function's form can, where the function does not)."""
+        """fn(f), f in [lo, hi]: the narrower of fn's enclosure ``whole`` and alpha f + fn(m)
+        - alpha m + [-r, r] (m the middle, at(m) fn(m)'s enclosure, alpha the middle of fn's
+        ``slope``, r its spread times the half width); ``whole`` where that form's box reaches
+        0 or past it and ``whole`` does not (a steep function's form can)."""
         flat = self.grid_interval(*whole)
         m, alpha = (lo + hi) // 2, (slope[0] + slope[1]) // 2
         rad = _cdiv(max(slope[1] - alpha, alpha - slope[0]) * max(hi - m, m - lo), ONE)
@@ -618,8 +607,7 @@ class FormSystem(OverSets):
 
     def function(self, fn, f, slope=None):
         """fn(f): digit by digit where f depends on one column; else over f's box, or by the
-        mean value where ``slope(lo, hi)`` gives fn's slope over [lo, hi] and that is
-        narrower."""
+        mean value where narrower (``slope(lo, hi)``: fn's slope over [lo, hi])."""
         col, f = self.near_column(f)
         if col is not None:
             return self.table(col, [(d,) + self.grid_ends(fn, a, b)
@@ -805,10 +793,9 @@ class Leaves:
         return patch
 
     def prompt(self):
-        """(keys and values, positions): the prompt but its last token run once over every
-        pair, whose values hold at every pair of any leaf, so each leaf's pass continues from
-        them; (None, 0) where that pass meets a sign it cannot decide. What the last block
-        adds after its attention is no key or value: replaced by zeros."""
+        """(keys and values, positions) of the prompt but its last token, run once over every
+        pair (they hold at every pair of any leaf; the last block's rows after its attention
+        are zeros); (None, 0) where that pass meets a sign it cannot decide."""
         if self._prompt is None:
             whole = root(self.n)
             self.ns.at(whole, self.n)
@@ -822,9 +809,8 @@ class Leaves:
         return self._prompt
 
     def holds(self, k, region):
-        """Whether the target token's logit beats every other over the region (Invalid:
-        why not), the pass continuing from the prompt's (``prompt``), each difference of
-        logits taken by ``difference``."""
+        """Whether the target token's logit beats every other over the region (Invalid: why
+        not), the pass continuing from ``prompt``'s, the differences by ``difference``."""
         token = self.token(k, region)
         past, start = self.prompt()
         self.ns.at(region, self.n)
@@ -937,11 +923,9 @@ def model_of(cert):
 
 
 def walk(leaves, cert, progress=None, jobs=1):
-    """The number of leaves re-decided by ``leaves`` over the certificate's trees, one per
-    answer token, each from the root of every pair; Invalid at the first, in the trees'
-    order, that does not hold. The trees are rebuilt here, and their leaves re-decided in
-    ``jobs`` processes (leaf i by process i mod jobs, ``parallel.each_share``), read back in
-    order: the first failure is the same for every ``jobs``."""
+    """The number of leaves re-decided by ``leaves`` over the trees, one per answer token,
+    each rebuilt from the root; Invalid at the first, in the trees' order, that does not hold,
+    whatever the processes ``jobs`` (leaf i by process i mod jobs, ``parallel.each_share``)."""
     n = leaves.n
     short = short_answer(leaves.model)
     if short:
@@ -955,16 +939,15 @@ def walk(leaves, cert, progress=None, jobs=1):
             _node(k, tree, root(n), n, found)
     except Invalid as why:  # raised once the leaves before it are re-decided
         broken = why
-    done = 0
-    for (k, _), failure in zip(found, each_share(leaves.failure, found, jobs)):
+    results = zip(found, each_share(leaves.failure, found, jobs))
+    for done, ((k, _), failure) in enumerate(results, 1):
         if failure is not None:
             raise Invalid(failure)
-        done += 1
         if progress:
             progress(done, None, f" leaves, position {k}")
     if broken is not None:
         raise broken
-    return done
+    return len(found)
 
 
 def _node(k, node, region, n, found, depth=0):
