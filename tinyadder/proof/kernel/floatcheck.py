@@ -238,8 +238,8 @@ class FloatFormSystem(FormSystem):
     def grid_box(self, f):
         return super().grid_box(self.folded(f) if any(map(_symbol, f.coefs)) else f)
 
-    def range(self, f):
-        return super().range(self.folded(f))
+    def range(self, f, least=False):
+        return super().range(self.folded(f), least)
 
     def column_of(self, *forms):
         if any(_symbol(v) for f in forms for v in f.coefs):

@@ -328,9 +328,8 @@ def _over(a, b, c, d):
 
 
 class Relu(Form):
-    """relu(g) as a value; its ``> 0`` is True, so the pass's ``g if g > 0 else 0`` and
-    ``g u if g > 0 else 0`` take it whole. relu(g) lies in (num/den) g + [0, gap] over the
-    region, ``slope`` = (num, den)."""
+    """relu(g), in (num/den) g + [0, gap] over the region (``slope`` = (num, den)); its ``> 0``
+    is True, so the pass's ``g if g > 0 else 0`` and ``g u if g > 0 else 0`` take it whole."""
 
     __slots__ = ("slope", "gap")
 
@@ -449,15 +448,15 @@ class FormSystem(OverSets):
         values = [fa[x] + fb[y] + fo[o] + fs[s] for x, y, o, s in points]
         return min(values), max(values)
 
-    def range(self, f):
+    def range(self, f, least=False):
         """(least, greatest) of f over the region's pairs, by the walk (an empty region:
-        (0, 0)); grid integers."""
+        (0, 0); ``least``: the greatest not taken, None); grid integers."""
         if not f.coefs:
             return f.k + f.lo, f.k + f.hi
         lo = extreme(self.live, f.coefs, min)
         if lo is None:
             return 0, 0
-        return f.k + lo + f.lo, f.k + extreme(self.live, f.coefs, max) + f.hi
+        return f.k + lo + f.lo, None if least else f.k + extreme(self.live, f.coefs, max) + f.hi
 
     def sign_range(self, f):
         """f's box, else (where it holds 0 inside) its range by the walk."""
@@ -820,9 +819,11 @@ class Leaves:
         patch[final_point(self.compiled)] = lambda x: final.append(x[-1]) or x
         logits = forward(self.compiled, [0] * len(rows), past, patch=patch, logits="last",
                          last_row=True)[0][-1]
-        t = list(self.compiled.readout_tokens).index(token)
+        t, ns = list(self.compiled.readout_tokens).index(token), self.ns
         for u in range(len(logits)):
-            if u != t and self.ns.range(self.difference(final[-1], logits, t, u))[0] <= 0:
+            d = u != t and self.difference(final[-1], logits, t, u)
+            # the box is below every pair's value: above 0, no walk is needed
+            if d and ns.grid_box(d)[0] <= 0 and ns.range(d, least=True)[0] <= 0:
                 raise Invalid(f"at position {k}, token {u}'s logit may reach the target's")
         return True
 
@@ -952,8 +953,7 @@ def walk(leaves, cert, progress=None, jobs=1):
 
 def _node(k, node, region, n, found, depth=0):
     """Appends (k, region) to ``found`` for each leaf of ``node`` to re-decide, in order;
-    Invalid where the tree does not partition ``region`` or a leaf is none of ``empty``,
-    ``bound``, ``pair`` or of the wrong size."""
+    Invalid at an unknown split or a leaf not ``empty`` (0 pairs), ``pair`` (1) or ``bound``."""
     if not isinstance(node, dict) or depth > MAX_DEPTH:
         raise Invalid("a tree node that is not an object (or a tree too deep)")
     if "split" in node:
