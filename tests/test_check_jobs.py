@@ -199,3 +199,40 @@ def test_a_constant_is_folded_before_any_region():
     ns = floatcheck.FloatFormSystem(models.build("kswain98-8"), "float32")
     assert ns.tied == {} and ns.near_column(ns.one) == (None, ns.one)
     assert floatcheck.FloatLeaves(models.build("kswain98-8"), "float32").prompt()[1] > 0
+
+
+def holds_pair(region, n, a, b):
+    """Whether the pair (a, b) of n-digit numbers lies in ``region``: every column's digits,
+    sum digit and carry in its ranges."""
+    c = 0
+    for j in range(n):
+        x, y = a // 10 ** j % 10, b // 10 ** j % 10
+        s, out = (x + y + c) % 10, (x + y + c) // 10
+        if not (c in region["c"][j] and all(lo <= v <= hi for v, (lo, hi) in
+                                            ((x, region["a"][j]), (y, region["b"][j]),
+                                             (s, region["s"][j])))):
+            return False
+        c = out
+    return c in region["c"][n]
+
+
+def test_a_split_s_children_partition_its_region_and_count_it():
+    """setcheck.cut: every pair of a region lies in exactly one child, and ``count`` is the
+    number of pairs it holds, over random regions and splits of 2-digit pairs (the walk
+    takes this from the construction and checks no sum of counts)."""
+    rng, n = random.Random(22), 2
+    pairs = [(a, b) for a in range(100) for b in range(100)]
+    for _ in range(5):
+        region = random_region(rng, n)
+        open_splits = [["c", j] for j in range(1, n + 1) if region["c"][j] == {0, 1}] + \
+            [[x, j, m] for x in "abs" for j in range(n)
+             for m in range(region[x][j][0], region[x][j][1])]
+        kids = setcheck.cut(region, n, rng.choice(open_splits))
+        sizes = [0] * (len(kids) + 1)
+        for p in pairs:
+            homes = [k for k, kid in enumerate(kids) if holds_pair(kid, n, *p)]
+            assert len(homes) == holds_pair(region, n, *p)
+            sizes[-1] += len(homes)
+            for k in homes:
+                sizes[k] += 1
+        assert [setcheck.count(r, n) for r in kids + [region]] == sizes

@@ -1,10 +1,9 @@
 """What every verdict is about: the model adds a + b, the whole sum.
 
-Two N-digit numbers add to at most 2·10^N − 2, which has N + 1 digits, places 0..N. A model
-whose answer writes A digits (``prompt.answer_digits``) writes places 0..A − 1; for A ≤ N it
-never writes place N, so every pair with a + b ≥ 10^A is added wrong, the first of them
-(10^N − 1) + 1 = 10^N. "Proved" and "every pair is added right" are claims about the whole
-sum: the prover, the checkers and the census read the places through this module.
+Two N-digit numbers add to at most 2·10^N − 2: N + 1 digits, places 0..N. An answer of A ≤ N
+digits (``prompt.answer_digits``) never writes place N, and adds (10^N − 1) + 1 wrong.
+"Proved" and "every pair is added right" are about the whole sum: the prover, the checkers
+and the census read the places through this module.
 
 A verdict is also about one model: the model file text a certificate holds, named by its
 sha256 (``named``); the certificate's name is a label, printed quoted. ``differs`` binds a
@@ -24,18 +23,11 @@ class Malformed(Invalid):
     or out of range; the message names it."""
 
 
-def unwritten(model):
-    """The places of the sum that the model's answer does not write: N − A + 1 of them from
-    place A up, or none when A ≥ N + 1 (places above N are the digit 0)."""
-    p = model.prompt
-    return range(p.answer_digits, p.digits + 1)
-
-
 def short_answer(model):
-    """None when the answer writes every place of the sum, else the line that says which
-    places it leaves out."""
+    """None when the answer writes every place of the sum (A ≥ N + 1; places above N are the
+    digit 0), else the line that says which it leaves out: places A..N."""
     p = model.prompt
-    if not unwritten(model):
+    if p.answer_digits > p.digits:
         return None
     return (f"the answer writes {p.answer_digits} digits (places 0..{p.answer_digits - 1}), "
             f"but a sum of two {p.digits}-digit numbers has {p.digits + 1} (place {p.digits} "

@@ -1,36 +1,16 @@
-"""The checker of the float prover's certificates (``floatsets``): does the split tree cover
-every pair exactly once, and does every leaf hold for the model's IEEE float32 or float64
-program?
+"""The checker of the float prover's certificates: does the split tree cover every pair
+exactly once, and does every leaf hold for the model's IEEE float32 or float64 program?
 
-Written apart from the prover, beside the real-number checker (``setcheck``), whose region
-walk, tree rebuilding and :class:`~.setcheck.Form` evaluator it reuses; it imports nothing of
-the search (``generic``, ``sets``, ``setsystem``, ``floatsets``). It re-derives each leaf
-with its own copy of the rounding rules (docs/proof.md, "Float programs"), on Forms that also
-hold *rounding symbols* ("r", i), each an unknown in [0, 1], kept out of every per-digit table
-and folded into the interval wherever a range is taken:
-
-- x * y, x / y: the exact result plus [-h(M), h(M)], M the largest |result| over the region's
-  box, h(M) half an ulp at M (none where every value is a float on a grid within range); a
-  product of two points is rounded exactly where it is a float or in a constant expression,
-  else (it may be fused) widened by h;
-- a chain of n adds of mass m = sum |terms|: its exact sum plus [-e, e], e = n h(m (1 + n
-  2^(1 - p))), any order; none where the terms are multiples of 2^-g and m < 2^(p - g); one add
-  of two points rounded exactly; x - x = 0, x + 0 = x;
-- exp, sin, cos, erf: the real function's enclosure plus 1 ulp (LIBRARY_ULPS, the trusted
-  premise), sqrt half an ulp; exp(0) = 1; e^x below half the least subnormal is in [0, the
-  least subnormal]; softmax's max is the score whose box lies above every other's;
-- e^x where x > (emax + 1) ln 2 at every pair is +inf (more than an ulp past the largest
-  float; :data:`INFINITE`); inf + x = inf, x / inf = 0 for a finite x, any other use Invalid;
-- constants rounded as the program stores them (to double, then to float32), e^c and ln b
-  enclosed, widened by CONSTANT_SLACK, then stored.
-
-A leaf's pass continues from the prompt's keys and values computed once over every pair (they
-hold at every pair of any leaf). A ``pair`` leaf (one pair) is run by the float replay
-(``addition.add`` in the certificate's format): the checker trusts it to answer as the
-original program does (tests/test_board.py).
+The partition and the leaf pass are ``setcheck``'s; the values are its :class:`~.setcheck.Form`
+with *rounding symbols* ("r", i), each an unknown in [0, 1], kept out of every per-digit table
+and folded into the interval wherever a range is taken. The rounding rules (docs/proof.md,
+"Float programs") are stated at the operations that apply them. A ``pair`` leaf is run by the
+float replay (``addition.add``), trusted to answer as the original program does
+(tests/test_board.py). It imports nothing of the search.
 """
 
 from fractions import Fraction
+from functools import partialmethod
 
 from ...addition import add
 from ...constants import PI, Expr, ExpTerm, Ln
@@ -115,9 +95,6 @@ class FloatForm(Form):
             return self.system.exact_zero()
         return self.system.add(self, -o)
 
-    def __rsub__(self, other):
-        return self._lift(other) - self
-
     def __mul__(self, other):
         return self.system.mul(self, self._lift(other))
 
@@ -125,9 +102,6 @@ class FloatForm(Form):
 
     def __truediv__(self, other):
         return self.system.div(self, self._lift(other))
-
-    def __rtruediv__(self, other):
-        return self.system.div(self._lift(other), self)
 
     def __gt__(self, other):
         return self.system.positive(self.system.difference(self, self._lift(other)))
@@ -158,8 +132,6 @@ class Infinite:
     """The program's +inf: inf + x = inf, x / inf = 0 (``FloatFormSystem.add``, ``div``);
     any other operation on it, or a look at its form, is Invalid."""
 
-    __slots__ = ()
-
     def __add__(self, other):
         return self
 
@@ -185,12 +157,8 @@ class FloatFormSystem(FormSystem):
         super().__init__(model)
         self.name = self.spec = program
         self.bits, self.emin, self.emax = FORMATS[program]
-        self.symbols = 0
-        self._constant = False
+        self.symbols, self._constant = 0, False
         self.zero, self.one = self.exact_zero(), self.point(Fraction(1))
-
-    def describe(self):
-        return f"{self.name} program values on a 2^-{SCALE} grid (the float certificate checker)"
 
     # ---- bounds ---------------------------------------------------------------------------
     def half_ulp(self, m):
@@ -268,14 +236,10 @@ class FloatFormSystem(FormSystem):
 
     # ---- ranges: a symbol is no digit ---------------------------------------------------------
     def grid_box(self, f):
-        if any(_symbol(v) for v in f.coefs):
-            f = self.folded(f)
-        if not f.coefs:
-            return f.k + f.lo, f.k + f.hi
-        return super().grid_box(f)
+        return super().grid_box(self.folded(f) if any(map(_symbol, f.coefs)) else f)
 
-    def range(self, f):
-        return super().range(self.folded(f))
+    def range(self, f, least=False):
+        return super().range(self.folded(f), least)
 
     def column_of(self, *forms):
         if any(_symbol(v) for f in forms for v in f.coefs):
@@ -304,7 +268,9 @@ class FloatFormSystem(FormSystem):
                          parts[0][1] + parts[1][1], grid)
 
     def close(self, x):
-        """A pending sum with its rounding: n h(m (1 + n 2^(1 - p))), or none on a grid."""
+        """A pending chain of n adds of mass m = sum |terms|, bounded for any order: its exact
+        sum plus [-e, e], e = n h(m (1 + n 2^(1 - p))); none where the terms are multiples of
+        2^-g and m < 2^(p - g); one add of two points rounded exactly."""
         if not x.adds:
             return x
         if x.closed is None:
@@ -322,6 +288,8 @@ class FloatFormSystem(FormSystem):
         return to_nearest(x, self.bits, self.emin, self.emax)
 
     def mul(self, x, y):
+        """x y: the exact product plus [-h(M), h(M)] (``_rounded``); of two points, rounded
+        where the result is a float or in a constant expression, else (it may be fused) h."""
         x, y = self.close(x), self.close(y)
         for a, b in ((x, y), (y, x)):
             if a.point and a.k == ONE:
@@ -339,6 +307,7 @@ class FloatFormSystem(FormSystem):
         return self._rounded(f, None if None in (x.grid, y.grid) else x.grid + y.grid)
 
     def div(self, x, y):
+        """x / y: the exact quotient plus [-h(M), h(M)]; of two points, rounded; x / inf = 0."""
         x = self.close(x)
         if isinstance(y, Infinite):
             return self.exact_zero()
@@ -352,6 +321,8 @@ class FloatFormSystem(FormSystem):
         return self._rounded(self.plain(x) / self.plain(y), None)
 
     def _rounded(self, f, grid):
+        """f plus [-h(M), h(M)], M the largest |f| over the box; none where every value is a
+        float on the grid 2^-grid."""
         m = self.magnitude(f)
         if self._fits_grid(grid, m):
             return self.symbolize(f, Fraction(0), grid)
@@ -359,6 +330,9 @@ class FloatFormSystem(FormSystem):
 
     # ---- constants and functions ----------------------------------------------------------
     def const(self, c):
+        """A constant as the program stores it: rounded to double, then to the format; an
+        expression evaluated by these rules; e^c and ln b enclosed, widened by
+        CONSTANT_SLACK for their double computation, then stored."""
         if isinstance(c, Expr):
             self._constant = True
             try:
@@ -392,12 +366,17 @@ class FloatFormSystem(FormSystem):
     def pi(self):
         return self._computed(FormSystem.const(self, PI), Fraction(0))
 
-    def _library(self, real, x, ulps):
-        x = self.close(self.lift(x))
-        v = real(self.plain(x))
-        return self.symbolize(v, 2 * ulps * self.half_ulp(self.magnitude(v)))
+    def _library(self, name, x):
+        """A library function: the real function's enclosure plus its ulps (LIBRARY_ULPS, the
+        trusted premise); sqrt, correctly rounded, half an ulp."""
+        v = getattr(FormSystem, name)(self, self.plain(self.close(self.lift(x))))
+        return self.symbolize(v, 2 * LIBRARY_ULPS.get(name, Fraction(1, 2))
+                              * self.half_ulp(self.magnitude(v)))
 
     def exp(self, x):
+        """e^x: exp(0) = 1; +inf past (emax + 1) ln 2 (more than an ulp past the largest
+        float); [0, the least subnormal] below half of it; else the enclosure plus the
+        library's ulps."""
         x = self.close(self.lift(x))
         if x.point and not x.k:
             return self.one
@@ -409,19 +388,12 @@ class FloatFormSystem(FormSystem):
                                   Fraction(0))
         if hi > self.emax * LN2_ABOVE:
             raise Open(f"e^x of the {self.name} program may overflow")
-        return self._library(super().exp, x, LIBRARY_ULPS["exp"])
+        return self._library("exp", x)
 
-    def sqrt(self, x):
-        return self._library(super().sqrt, x, Fraction(1, 2))
-
-    def erf(self, x):
-        return self._library(super().erf, x, LIBRARY_ULPS["erf"])
-
-    def sin(self, x):
-        return self._library(super().sin, x, LIBRARY_ULPS["sin"])
-
-    def cos(self, x):
-        return self._library(super().cos, x, LIBRARY_ULPS["cos"])
+    sqrt = partialmethod(_library, "sqrt")
+    erf = partialmethod(_library, "erf")
+    sin = partialmethod(_library, "sin")
+    cos = partialmethod(_library, "cos")
 
     def largest(self, values):
         """The score whose box lies above every other's, else the hull of the tops."""
@@ -432,23 +404,6 @@ class FloatFormSystem(FormSystem):
             return values[top]
         return self.symbolize(self.grid_interval(boxes[top][0], max(hi for _, hi in boxes)),
                               Fraction(0))
-
-    def digit_row(self, embeds, form, col, lo):
-        """The embedding of a digit token whose value is ``form``, the digit of column
-        ``col`` from lo on (``embeds``: the digits' rows), column by column: e + (d - lo) s
-        where the column's entries are points exactly affine in the digit d, else the table
-        of its entries (exact at every digit)."""
-        if len(embeds) == 1:
-            return list(embeds[0])
-        out = []
-        for column in zip(*embeds):
-            e, s = column[0].k, column[1].k - column[0].k
-            if all(v.point and v.k == e + i * s for i, v in enumerate(column)):
-                out.append(form.times(s, ONE) + self.grid_interval(e - lo * s, e - lo * s))
-            else:
-                out.append(self.table(col, [(lo + i, f.k + f.lo, f.k + f.hi)
-                                            for i, f in enumerate(map(self.folded, column))]))
-        return out
 
     def relu(self, g):
         r = super().relu(self.plain(g))
@@ -465,41 +420,31 @@ class FloatLeaves(Leaves):
         self.program = program
         super().__init__(model, FloatFormSystem(model, program))
 
-    def digit(self, form, col, lo, hi):
-        """A digit token's embedding (``FloatFormSystem.digit_row``)."""
-        return self.ns.digit_row([self.compiled.embed[self.ids[d]] for d in range(lo, hi + 1)],
-                                 form, col, lo)
-
     def row(self, slot, region):
         return [self.ns.lift(v) for v in super().row(slot, region)]
 
     def holds(self, k, region):
-        """``Leaves.holds``; a region of one pair: whether the float replay adds it right."""
-        if count(region, self.n) == 1:
-            return self.pair_holds(region)
-        return super().holds(k, region)
-
-    def difference(self, y, logits, t, u):
-        """logit_t - logit_u formed exactly from the close logits, its symbols folded."""
-        ns = self.ns
-        return ns.folded(ns.difference(ns.close(logits[t]), ns.close(logits[u])))
-
-    def pair_holds(self, region):
-        """Whether the float replay adds the region's one pair right (its digits: the one
-        step of each column on the region's one walk)."""
+        """``Leaves.holds``; a region of one pair: whether the float replay adds it right (its
+        digits: the one step of each column on the region's one walk)."""
+        if count(region, self.n) != 1:
+            return super().holds(k, region)
         live = live_steps(region, self.n)
         a, b = (sum(st[0][i] * 10 ** j for j, st in enumerate(live)) for i in (1, 2))
         if add(self.model, self.program, a, b) != a + b:
             raise Invalid(f"the {self.program} replay adds {a} + {b} wrong")
         return True
 
+    def difference(self, y, logits, t, u):
+        """logit_t - logit_u formed exactly from the close logits, its symbols folded."""
+        ns = self.ns
+        return ns.folded(ns.difference(ns.close(logits[t]), ns.close(logits[u])))
+
 
 # ---- the certificate ----------------------------------------------------------------------
 
 def check(cert, progress=None, jobs=1):
     """A one-line verdict if ``cert`` proves its model's float program adds every pair;
-    Invalid (Malformed: not a readable certificate) otherwise; the same for every number of
-    processes ``jobs`` (``setcheck.walk``)."""
+    Invalid (Malformed: not a readable certificate) otherwise (``setcheck.verdict``)."""
     program = cert.get("number") if isinstance(cert, dict) else None
     if of_format(cert, FORMAT) and program not in FORMATS:
         raise Malformed(f"number: {program!r} is not float32 or float")

@@ -1,26 +1,15 @@
 """The checker of the generic prover's certificates: does the split tree cover every pair
-exactly once, and does every leaf hold?
-
-It shares with the prover the model reader (``modelfile``), the reference pass (``forward``,
-run traced: no generated fast path), the weights' compilation (``plan``) and the certified
-enclosures of e^x, sqrt, sin, cos, erf (``numbers.enclosures``), and nothing of the search.
+exactly once, and does every leaf hold? It imports nothing of the search.
 
 1. The partition. Per answer position the tree is rebuilt from the root, every pair of
-   N-digit numbers: each split's children are derived here from the split's name (a digit
-   range cut at mid, a carry fixed to 0 and to 1, the sum's digit range cut at mid), so they
-   are disjoint and their union is their parent by construction; the pairs of every region
-   are also counted by a walk over the columns, the children's counts adding up to the
-   parent's and the root's being 10^(2N).
-2. Every leaf. ``empty``: its count is 0. ``pair``: it holds that one pair. ``bound`` and
-   ``pair``: the reference pass run over the leaf's region in :class:`Form` values (an
-   affine form in the digits and carries plus an interval, on a binary grid, rounded
-   outward), the earlier answer digits the true sum's, gives the target logit above every
-   other at every pair of the region, each range taken exactly over the region's pairs by
-   the walk (``Leaves.holds``). Any other leaf means the certificate proves nothing.
-
-Affine forms and not plain intervals: a written digit of the sum enters the pass beside the
-operands' digits, and a model that adds subtracts them (the 36p's decision scalar is a
-difference of sums of size 10^N); intervals lose that cancellation.
+   N-digit numbers, each split's children derived from its name (``cut``): disjoint and
+   their union their parent by construction.
+2. Every leaf. ``empty``: its count (a walk over the columns, ``count``) is 0. ``pair``: 1.
+   ``bound`` and ``pair``: the reference pass over the leaf's region in :class:`Form`
+   values, the earlier answer digits the true sum's, gives the target logit above every
+   other at every pair of the region (``Leaves.holds``). Affine forms, not intervals: a model
+   that adds subtracts a written digit of the sum from the operands' digits, and intervals
+   lose that cancellation.
 """
 
 from fractions import Fraction
@@ -102,37 +91,27 @@ def root(n):
 
 
 def cut(region, n, split):
-    """The children of a split, derived from its name; Invalid if it names no split here."""
-    if not isinstance(split, list) or not split or split[0] not in ("a", "b", "c", "s"):
+    """The children of a split, derived from its name: ["c", j] fixes the carry into column
+    j to 0 and to 1; [x, j, mid] cuts the range lo..hi of a_j, b_j or s_j (x "a", "b", "s")
+    into lo..mid and mid + 1..hi; Invalid if it names no split of ``region``."""
+    kind = split[0] if isinstance(split, list) and split else None
+    if kind == "c" and len(split) == 2 and type(split[1]) is int and 1 <= split[1] <= n \
+            and region["c"][split[1]] == {0, 1}:
+        j, parts = split[1], ({0}, {1})
+    elif kind in ("a", "b", "s") and len(split) == 3 and {type(x) for x in split[1:]} == {int} \
+            and 0 <= split[1] < n and region[kind][split[1]][0] <= split[2] \
+            and split[2] < region[kind][split[1]][1]:
+        (j, mid), (lo, hi) = split[1:], region[kind][split[1]]
+        parts = ((lo, mid), (mid + 1, hi))
+    else:
         raise Invalid(f"unknown split {split!r}")
-    kind = split[0]
-    if kind == "c":
-        if len(split) != 2 or not _int(split[1]) or not 1 <= split[1] <= n \
-                or region["c"][split[1]] != {0, 1}:
-            raise Invalid(f"split {split!r}: not an open carry")
-        out = []
-        for c in (0, 1):
-            child = dict(region, c=list(region["c"]))
-            child["c"][split[1]] = {c}
-            out.append(child)
-        return out
-    if len(split) != 3 or not all(_int(x) for x in split[1:]) or not 0 <= split[1] < n:
-        raise Invalid(f"split {split!r}: not a column and a cut")
-    j, mid = split[1], split[2]
-    lo, hi = region[kind][j]
-    if not lo <= mid < hi:
-        raise Invalid(f"split {split!r}: {mid} does not cut {lo}..{hi}")
     out = []
-    for part in ((lo, mid), (mid + 1, hi)):
+    for part in parts:
         child = dict(region)
         child[kind] = list(region[kind])
         child[kind][j] = part
         out.append(child)
     return out
-
-
-def _int(x):
-    return isinstance(x, int) and not isinstance(x, bool)
 
 
 # ---- the values: affine forms plus an interval, on a binary grid -------------------------
@@ -149,25 +128,17 @@ def _cdiv(a, b):
 
 
 def _floor_of(x, fail=Invalid):
-    """The grid integer at or below a Decimal (a tiny one is 0 or -1 at once); ``fail(why)``
-    raised for an end that is no number or past 10^MAX_DIGITS, which no decision can use."""
-    sign, digits, exp = x.as_tuple()
-    if not isinstance(exp, int):
-        raise fail(f"an enclosure end {x}")
-    m = int("".join(map(str, digits))) if digits else 0
-    m = -m if sign else m
-    if exp >= 0:
-        if exp + len(digits) > MAX_DIGITS:
-            raise fail(f"a value beyond 10^{MAX_DIGITS}")
-        return (m * 10 ** exp) << SCALE
-    if len(digits) + exp < -(SCALE * 3 // 10 + 2):
-        return -1 if m < 0 else 0
-    return (m << SCALE) // 10 ** -exp
+    """The grid integer at or below a Decimal, exactly (below 10^-62 in size: 0 or -1);
+    ``fail(why)`` for no number or one past 10^MAX_DIGITS, which no decision can use."""
+    if not x.is_finite() or x.adjusted() >= MAX_DIGITS:
+        raise fail(f"an enclosure end {x} (none beyond 10^{MAX_DIGITS})")
+    if x.adjusted() < -(SCALE * 3 // 10 + 3):
+        return -1 if x < 0 else 0
+    return down(Fraction(x))
 
 
 def _ceil_of(x, fail=Invalid):
-    # copy_negate is exact: -x rounds in the context, and overflows past its Emax
-    return -_floor_of(x.copy_negate(), fail)
+    return -_floor_of(x.copy_negate(), fail)   # copy_negate is exact; -x rounds
 
 
 def down(x):
@@ -340,21 +311,6 @@ def chord(lo, hi):
     return lam, unit, _cdiv(max(-lam * lo, (unit - lam) * hi), unit)
 
 
-def mean_value(lo, hi, slope, width, at):
-    """(alpha, k, l, h): f(x) in alpha x + k + [l, h] for x in [lo, hi], where f's slope lies
-    in ``slope`` and f(m) in at(m), m the middle; None where that is no narrower than
-    ``width``."""
-    m = (lo + hi) // 2
-    alpha = (slope[0] + slope[1]) // 2
-    rad = _cdiv(max(slope[1] - alpha, alpha - slope[0]) * max(hi - m, m - lo), ONE)
-    if 2 * rad >= width:
-        return None
-    v_lo, v_hi = at(m)
-    am = alpha * m
-    k = v_lo - _cdiv(am, ONE)
-    return alpha, k, -rad, v_hi - (am >> SCALE) - k + rad
-
-
 def _times(a, b, c, d):
     """[a, b] [c, d] on the grid, ends rounded outward."""
     ends = (a * c, a * d, b * c, b * d)
@@ -372,9 +328,8 @@ def _over(a, b, c, d):
 
 
 class Relu(Form):
-    """relu(g) as a value; its ``> 0`` is True, so the pass's ``g if g > 0 else 0`` and
-    ``g u if g > 0 else 0`` take it whole. relu(g) lies in (num/den) g + [0, gap] over the
-    region, ``slope`` = (num, den)."""
+    """relu(g), in (num/den) g + [0, gap] over the region (``slope`` = (num, den)); its ``> 0``
+    is True, so the pass's ``g if g > 0 else 0`` and ``g u if g > 0 else 0`` take it whole."""
 
     __slots__ = ("slope", "gap")
 
@@ -396,17 +351,15 @@ class FormSystem(OverSets):
     def __init__(self, model):
         self.enclose = IntervalSystem(for_model(number_system("fraction"), model).exp_digits)
         self.zero, self.one = Form(self, 0), Form(self, ONE)
-        self.live = self.n = None
-        self.allowed, self.tied = {}, {}   # no region yet: constants only
-        self.points, self.recent, self.ends = {}, {}, {}
+        self.live = self.n = None   # no region yet: constants only
+        self.allowed, self.tied, self.points, self.recent, self.ends = {}, {}, {}, {}, {}
 
     def at(self, region, n):
-        """Take ranges over ``region`` (the walk's: digit ranges by column "a", "b", "s",
-        the carries' values "c") from now on: each column's digits and carries as the steps
-        on a whole walk over the columns allow them."""
+        """Take ranges over ``region`` from now on: each column's digits and carries as the
+        steps on a whole walk over the columns allow them."""
         self.n = n
         self.live = live = live_steps(region, n)
-        self.allowed, self.tied = {}, {}
+        self.allowed, self.tied, self.points, self.recent = {}, {}, {}, {}
         for j, st in enumerate(live):
             self.allowed[("a", j)] = sorted({x for _, x, _, _ in st}) or [0]
             self.allowed[("b", j)] = sorted({y for _, _, y, _ in st}) or [0]
@@ -414,17 +367,14 @@ class FormSystem(OverSets):
             self.allowed[("c", j + 1)] = sorted({o for _, _, _, o in st}) or [0]
             if len(st) < (200 if j else 100):
                 self.tied[j] = st
-        self.points, self.recent = {}, {}
 
     def undecided(self, value, why):
-        """The exception for what the region does not settle about ``value`` (None: no
-        form of the pass)."""
+        """The exception for what the region does not settle about ``value`` (or None)."""
         return Open(why)
 
     def recall(self, what, x, compute):
-        """compute(x), remembered for the last 64 x over this region (a softmax divides by
-        one sum: its box, fold and reciprocal are taken once); x is kept beside its result,
-        so that its id names it while remembered."""
+        """compute(x), remembered for the last 64 x over this region (a softmax's one sum);
+        x is kept beside its result, so that its id names it while remembered."""
         key = (what, id(x))
         hit = self.recent.get(key)
         if hit is not None and hit[0] is x:
@@ -448,6 +398,7 @@ class FormSystem(OverSets):
             least, most = self.unit_box(unit, terms)
             lo, hi = lo + least, hi + most
         return lo + f.lo, hi + f.hi
+
     def unit(self, col):
         """The unit of the box that holds column ``col``'s terms: a constrained column j
         (an int: its digits', sum's and carry-out's terms together, over its steps), else the
@@ -457,16 +408,10 @@ class FormSystem(OverSets):
 
     def units(self, coefs, by_column=None):
         """The terms by unit (and, into ``by_column``, by column)."""
-        by, tied = {}, self.tied
+        by = {}
         for v, c in coefs.items():
-            col = v if len(v) == 2 else v[:2]
-            j = v[1] - 1 if v[0] == "c" else v[1]
-            unit = j if j in tied else col
-            terms = by.get(unit)
-            if terms is None:
-                by[unit] = {v: c}
-            else:
-                terms[v] = c
+            col = _col(v)
+            by.setdefault(self.unit(col), {})[v] = c
             if by_column is not None:
                 by_column.setdefault(col, {})[v] = c
         return by
@@ -503,16 +448,15 @@ class FormSystem(OverSets):
         values = [fa[x] + fb[y] + fo[o] + fs[s] for x, y, o, s in points]
         return min(values), max(values)
 
-    def range(self, f):
+    def range(self, f, least=False):
         """(least, greatest) of f over the region's pairs, by the walk (an empty region:
-        (0, 0)); grid integers."""
+        (0, 0); ``least``: the greatest not taken, None); grid integers."""
         if not f.coefs:
             return f.k + f.lo, f.k + f.hi
         lo = extreme(self.live, f.coefs, min)
         if lo is None:
             return 0, 0
-        return f.k + lo + f.lo, f.k + extreme(self.live, f.coefs, max) + f.hi
-
+        return f.k + lo + f.lo, None if least else f.k + extreme(self.live, f.coefs, max) + f.hi
 
     def sign_range(self, f):
         """f's box, else (where it holds 0 inside) its range by the walk."""
@@ -549,23 +493,14 @@ class FormSystem(OverSets):
     # ---- a value of one column, digit by digit -------------------------------------------
     def column_of(self, *forms):
         """The one column every variable of ``forms`` belongs to, else None."""
-        found = None
-        for f in forms:
-            for v in f.coefs:
-                if found is None:
-                    found = _col(v)
-                elif _col(v) != found:
-                    return None
-        return found
+        cols = {_col(v) for f in forms for v in f.coefs}
+        return cols.pop() if len(cols) == 1 else None
 
     def entries(self, f, col):
         """[(d, least, greatest)] of f at each digit d of column ``col``."""
-        lin = f.coefs.get(col, 0)
-        out = []
-        for d in self.allowed[col]:
-            v = f.k + lin * d + f.coefs.get(col + (d,), 0)
-            out.append((d, v + f.lo, v + f.hi))
-        return out
+        lin, get = f.coefs.get(col, 0), f.coefs.get
+        values = [(d, f.k + lin * d + get(col + (d,), 0)) for d in self.allowed[col]]
+        return [(d, v + f.lo, v + f.hi) for d, v in values]
 
     def table(self, col, rows):
         """The form that is in [lo_d, hi_d] at digit d (rows: (d, lo_d, hi_d)): indicators
@@ -640,15 +575,18 @@ class FormSystem(OverSets):
         return self._mean_value(f, lo, hi, (r_lo, r_hi), slope, lambda m: _inverse(m, m))
 
     def _mean_value(self, f, lo, hi, whole, slope, at):
-        """The narrower of the enclosure ``whole`` and the mean-value form (``mean_value``);
-        ``whole`` where the form's box reaches 0 or past it and ``whole`` does not (a steep
-        function's form can, where the function does not)."""
+        """fn(f), f in [lo, hi]: the narrower of fn's enclosure ``whole`` and alpha f + fn(m)
+        - alpha m + [-r, r] (m the middle, at(m) fn(m)'s enclosure, alpha the middle of fn's
+        ``slope``, r its spread times the half width); ``whole`` where that form's box reaches
+        0 or past it and ``whole`` does not (a steep function's form can)."""
         flat = self.grid_interval(*whole)
-        parts = mean_value(lo, hi, slope, whole[1] - whole[0], at)
-        if parts is None:
+        m, alpha = (lo + hi) // 2, (slope[0] + slope[1]) // 2
+        rad = _cdiv(max(slope[1] - alpha, alpha - slope[0]) * max(hi - m, m - lo), ONE)
+        if 2 * rad >= whole[1] - whole[0]:
             return flat
-        alpha, k, low, high = parts
-        form = f.times(alpha, ONE) + Form(self, k, None, low, high)
+        (v_lo, v_hi), am = at(m), alpha * m
+        k = v_lo - _cdiv(am, ONE)
+        form = f.times(alpha, ONE) + Form(self, k, None, -rad, v_hi - (am >> SCALE) - k + rad)
         b_lo, b_hi = self.grid_box(form)
         return flat if whole[0] > 0 >= b_lo or whole[1] < 0 <= b_hi else form
 
@@ -668,8 +606,7 @@ class FormSystem(OverSets):
 
     def function(self, fn, f, slope=None):
         """fn(f): digit by digit where f depends on one column; else over f's box, or by the
-        mean value where ``slope(lo, hi)`` gives fn's slope over [lo, hi] and that is
-        narrower."""
+        mean value where narrower (``slope(lo, hi)``: fn's slope over [lo, hi])."""
         col, f = self.near_column(f)
         if col is not None:
             return self.table(col, [(d,) + self.grid_ends(fn, a, b)
@@ -680,6 +617,23 @@ class FormSystem(OverSets):
             return self.grid_interval(*whole)
         return self._mean_value(f, lo, hi, whole, slope(lo, hi),
                                 lambda m: self.grid_ends(fn, m, m))
+
+    def digit_row(self, embeds, form, col, lo, affine=True):
+        """The embedding of a digit token whose value is ``form``, the digit of column ``col``
+        from lo on (``embeds``: the digits' rows), column by column: e + (d - lo) s where
+        ``affine`` and the column's entries are points exactly affine in the digit d, else
+        the table of its entries (exact at every digit)."""
+        if len(embeds) == 1:
+            return list(embeds[0])
+        out = []
+        for column in zip(*embeds):
+            e, s = column[0].k, column[1].k - column[0].k
+            if affine and all(v.point and v.k == e + i * s for i, v in enumerate(column)):
+                out.append(form.times(s, ONE) + self.grid_interval(e - lo * s, e - lo * s))
+            else:
+                out.append(self.table(col, [(lo + i, *self.grid_box(v))
+                                            for i, v in enumerate(column)]))
+        return out
 
     def grid_interval(self, lo, hi):
         """The constant interval [lo, hi] (grid integers)."""
@@ -728,7 +682,7 @@ class FormSystem(OverSets):
         return max(values, key=lambda v: self.grid_box(v)[0])
 
     def describe(self):
-        return "affine forms over a region on a 2^-200 grid (the certificate checker)"
+        return f"{self.name} values: affine forms over a region on a 2^-{SCALE} grid (the kernel)"
 
 
 # ---- one leaf -----------------------------------------------------------------------------
@@ -761,9 +715,10 @@ class Leaves:
         self.compiled = compile_model(model, ns)
         self.ids = [model.vocab.index(str(d)) for d in range(10)]
         self.slots, self.targets = layout(model)
-        self.rows = rows = [[v.k if v.point else None for v in self.compiled.embed[t]]
-                            for t in self.ids]
-        self.line = all(None not in r for r in rows) and all(
+        # the real-number model's digit rows are affine only where all ten rows are exactly
+        # affine in the digit; a float program's column by column (``digit_row``)
+        rows = [[v.k if v.point else None for v in self.compiled.embed[t]] for t in self.ids]
+        self.line = not ns.exact or all(None not in r for r in rows) and all(
             rows[d][s] == rows[0][s] + d * (rows[1][s] - rows[0][s])
             for d in range(10) for s in range(len(rows[0])))
         # the readout and a ReLU FFN regrouped: the same numbers in exact arithmetic only
@@ -777,18 +732,9 @@ class Leaves:
 
     def digit(self, form, col, lo, hi):
         """A digit token's embedding: its value is ``form``, in lo..hi, the digit of column
-        ``col`` (("a", j), ("b", j), ("s", j) or the carry ("c", N)): the form through an
-        affine embedding, else the form that is row_d at digit d (indicators [x = d]; a
-        carry's rows: row_0 + (row_1 - row_0) c)."""
-        if lo == hi:
-            return list(self.compiled.embed[self.ids[lo]])
-        if self.line:
-            r0, r1 = self.rows[0], self.rows[1]
-            return [form.times(b - a, ONE) + Form(self.ns, a) for a, b in zip(r0, r1)]
-        embeds = [self.compiled.embed[self.ids[d]] for d in range(lo, hi + 1)]
-        return [self.ns.table(col, [(d, v.k + v.lo, v.k + v.hi)
-                                    for d, v in zip(range(lo, hi + 1), column)])
-                for column in zip(*embeds)]
+        ``col`` (("a", j), ("b", j), ("s", j) or the carry ("c", N)), by ``digit_row``."""
+        return self.ns.digit_row([self.compiled.embed[self.ids[d]] for d in range(lo, hi + 1)],
+                                 form, col, lo, self.line)
 
     def row(self, slot, region):
         kind, j = slot
@@ -846,10 +792,9 @@ class Leaves:
         return patch
 
     def prompt(self):
-        """(keys and values, positions): the prompt but its last token run once over every
-        pair, whose values hold at every pair of any leaf, so each leaf's pass continues from
-        them; (None, 0) where that pass meets a sign it cannot decide. What the last block
-        adds after its attention is no key or value: replaced by zeros."""
+        """(keys and values, positions) of the prompt but its last token, run once over every
+        pair (they hold at every pair of any leaf; the last block's rows after its attention
+        are zeros); (None, 0) where that pass meets a sign it cannot decide."""
         if self._prompt is None:
             whole = root(self.n)
             self.ns.at(whole, self.n)
@@ -863,9 +808,8 @@ class Leaves:
         return self._prompt
 
     def holds(self, k, region):
-        """Whether the target token's logit beats every other over the region (Invalid:
-        why not), the pass continuing from the prompt's (``prompt``), each difference of
-        logits taken by ``difference``."""
+        """Whether the target token's logit beats every other over the region (Invalid: why
+        not), the pass continuing from ``prompt``'s, the differences by ``difference``."""
         token = self.token(k, region)
         past, start = self.prompt()
         self.ns.at(region, self.n)
@@ -875,9 +819,11 @@ class Leaves:
         patch[final_point(self.compiled)] = lambda x: final.append(x[-1]) or x
         logits = forward(self.compiled, [0] * len(rows), past, patch=patch, logits="last",
                          last_row=True)[0][-1]
-        t = list(self.compiled.readout_tokens).index(token)
+        t, ns = list(self.compiled.readout_tokens).index(token), self.ns
         for u in range(len(logits)):
-            if u != t and self.ns.range(self.difference(final[-1], logits, t, u))[0] <= 0:
+            d = u != t and self.difference(final[-1], logits, t, u)
+            # the box is below every pair's value: above 0, no walk is needed
+            if d and ns.grid_box(d)[0] <= 0 and ns.range(d, least=True)[0] <= 0:
                 raise Invalid(f"at position {k}, token {u}'s logit may reach the target's")
         return True
 
@@ -893,10 +839,7 @@ class Leaves:
         before, gates = patch.get(where, lambda x: x), patch[f"blocks.{i}.mlp.hook_pre"]
 
         def keep(name, f):
-            def kept(value):
-                seen[name] = value = f(value)
-                return value
-            return kept
+            return lambda value: seen.__setitem__(name, f(value)) or seen[name]
 
         patch[where] = keep("x", before)
         patch[f"blocks.{i}.mlp.hook_pre"] = keep("post", gates)
@@ -981,11 +924,9 @@ def model_of(cert):
 
 
 def walk(leaves, cert, progress=None, jobs=1):
-    """The number of leaves re-decided by ``leaves`` over the certificate's trees, one per
-    answer token, each from the root of every pair; Invalid at the first, in the trees'
-    order, that does not hold. The trees are rebuilt here, and their leaves re-decided in
-    ``jobs`` processes (leaf i by process i mod jobs, ``parallel.each_share``), read back in
-    order: the first failure is the same for every ``jobs``."""
+    """The number of leaves re-decided by ``leaves`` over the trees, one per answer token,
+    each rebuilt from the root; Invalid at the first, in the trees' order, that does not hold,
+    whatever the processes ``jobs`` (leaf i by process i mod jobs, ``parallel.each_share``)."""
     n = leaves.n
     short = short_answer(leaves.model)
     if short:
@@ -996,28 +937,23 @@ def walk(leaves, cert, progress=None, jobs=1):
     found, broken = [], None
     try:
         for k, tree in enumerate(trees):
-            whole = root(n)
-            if count(whole, n) != 10 ** (2 * n):
-                raise Invalid("the root does not hold every pair")
-            _node(k, tree, whole, n, found)
+            _node(k, tree, root(n), n, found)
     except Invalid as why:  # raised once the leaves before it are re-decided
         broken = why
-    done = 0
-    for (k, _), failure in zip(found, each_share(leaves.failure, found, jobs)):
+    results = zip(found, each_share(leaves.failure, found, jobs))
+    for done, ((k, _), failure) in enumerate(results, 1):
         if failure is not None:
             raise Invalid(failure)
-        done += 1
         if progress:
             progress(done, None, f" leaves, position {k}")
     if broken is not None:
         raise broken
-    return done
+    return len(found)
 
 
 def _node(k, node, region, n, found, depth=0):
     """Appends (k, region) to ``found`` for each leaf of ``node`` to re-decide, in order;
-    Invalid where the tree does not partition ``region`` or a leaf is none of ``empty``,
-    ``bound``, ``pair`` or of the wrong size."""
+    Invalid at an unknown split or a leaf not ``empty`` (0 pairs), ``pair`` (1) or ``bound``."""
     if not isinstance(node, dict) or depth > MAX_DEPTH:
         raise Invalid("a tree node that is not an object (or a tree too deep)")
     if "split" in node:
@@ -1025,8 +961,6 @@ def _node(k, node, region, n, found, depth=0):
         parts = cut(region, n, node["split"])
         if not isinstance(kids, list) or len(kids) != len(parts):
             raise Invalid(f"split {node['split']!r}: {len(parts)} children expected")
-        if sum(count(p, n) for p in parts) != count(region, n):
-            raise Invalid(f"split {node['split']!r}: the children's counts do not add up")
         for kid, part in zip(kids, parts):
             _node(k, kid, part, n, found, depth + 1)
         return
