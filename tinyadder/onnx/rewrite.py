@@ -59,6 +59,7 @@ def canonical(onnx_model):
     g = _Graph(onnx_model)
     try:
         g.fold()
+        _column_slices(g)
         _same_type_casts(g)
         _einsums(g)
         _heads_transposes(g)
@@ -340,8 +341,9 @@ class _Graph:
             self.add_const(name, _Const(shape.dtype, (len(shape.values) - 1,),
                                         shape.values[1:]))
             return replace(node, input=(node.input[0], name))
-        if op in ("Softmax", "LogSoftmax", "Concat", "ArgMax", "ArgMin", "Split", "Flatten"):
-            axis = attrs.get("axis", -1 if op == "Softmax" else 0)
+        if op in ("Softmax", "LogSoftmax", "Concat", "ArgMax", "ArgMin", "Split", "Flatten",
+                  "LayerNormalization"):
+            axis = attrs.get("axis", -1 if op in ("Softmax", "LayerNormalization") else 0)
             return _with(node, axis=axis if axis < 0 else _less(axis, node))
         if op.startswith("Reduce"):
             if len(node.input) > 1 and node.input[1]:
@@ -1241,7 +1243,7 @@ def _shape_arg(g, n):
 
 
 _SHAPE = {
-    **dict.fromkeys(SAME_SHAPE, _shape_same),
+    **dict.fromkeys(SAME_SHAPE, _shape_same), "LayerNormalization": _shape_same,
     **dict.fromkeys(ELEMENTWISE, _shape_broadcast),
     "Gather": _shape_gather, "MatMul": _shape_matmul, "Gemm": _shape_gemm,
     "Reshape": _shape_reshape, "Transpose": _shape_transpose, "Concat": _shape_concat,
@@ -1864,6 +1866,66 @@ def _sliced_projections(g):
         g.add_const(name, _Const(W.dtype, (n, cols), values))
         nodes[i] = replace(node, input=(cut.input[0], name))
     g.nodes = _pruned(g, nodes)
+
+
+def _column_slices(g):
+    """A Slice (step 1) or Split of the last axis of x @ W (W a constant matrix) is x @ W',
+    W' the columns it keeps: each column its own sum, the same. (A qkv projection split
+    into q, k and v.)"""
+    producer = {o: n for n in g.nodes for o in n.output}
+    nodes = []
+    for node in g.nodes:
+        parts = _column_parts(g, node, producer.get(node.input[0]) if node.input else None)
+        if parts is None:
+            nodes.append(node)
+            continue
+        product = producer[node.input[0]]
+        W = g.consts[product.input[1]]
+        shape = g.shape(node.input[0])
+        for out, cols in zip(node.output, parts):
+            name = g.fresh(product.input[1])
+            g.add_const(name, _Const(W.dtype, (W.dims[0], len(cols)), [
+                W.values[r * W.dims[1] + c] for r in range(W.dims[0]) for c in cols]))
+            nodes.append(Node((product.input[0], name), (out,), "MatMul", f"{node.name}.{out}"))
+            g.shapes[out] = tuple(shape[:-1]) + (len(cols),)
+    g.nodes = _pruned(g, nodes)
+
+
+def _column_parts(g, node, product):
+    """The columns each output of a Slice or Split of the last axis of x @ W keeps, or
+    None."""
+    if node.op_type not in ("Slice", "Split") or product is None or \
+            product.op_type != "MatMul" or product.input[1] not in g.consts or \
+            len(g.consts[product.input[1]].dims) != 2 or g.shape(node.input[0]) is None:
+        return None
+    shape, n = g.shape(node.input[0]), g.consts[product.input[1]].dims[1]
+    if node.op_type == "Slice":
+        args = [g.consts.get(v) if v else None for v in node.input[1:]]
+        if len(args) < 3 or any(a is None or a.dtype not in INTS or len(a.values) != 1
+                                for a in args[:3]) or \
+                int(args[2].values[0]) % len(shape) != len(shape) - 1 or \
+                (len(args) > 3 and (args[3] is None or list(args[3].values) != [1])):
+            return None
+        return [list(range(n))[slice(int(args[0].values[0]), int(args[1].values[0]))]]
+    attrs = _attrs(node)
+    if attrs.get("axis", 0) % len(shape) != len(shape) - 1:
+        return None
+    if len(node.input) > 1 and node.input[1]:
+        sizes = g.consts.get(node.input[1])
+        if sizes is None or sizes.dtype not in INTS or sum(sizes.values) != n or \
+                len(sizes.values) != len(node.output) or min(sizes.values) < 0:
+            return None
+        sizes = [int(v) for v in sizes.values]
+    else:
+        k = len(node.output)
+        if attrs.get("num_outputs", k) != k:
+            return None
+        step = -(-n // k)
+        sizes = [min(step, n - i * step) for i in range(k)]
+        if min(sizes) < 0:
+            return None
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+    return [list(range(a, a + size)) for a, size in zip(starts, sizes)]
 
 
 def _joined_projections(g):
