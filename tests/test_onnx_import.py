@@ -133,9 +133,10 @@ IMPORTS = {**{entry: FORMS for entry in ("fblissjr-33", "kswain98-8", "yieldthou
            # (3 ** (-[0, 1/2])) and its tables by Cos and Sin of positions * frequencies
            "dimopep-140": FORMS,
            "lokimorty-39": FORMS,
-           # LayerNorm (a LayerNormalization node in every form); yinglunz-512's q, k and v
-           # split from one projection by Slice or Split
-           "yinglunz-512": FORMS,
+           # LayerNorm (a LayerNormalization node in every form, and its decomposition in
+           # the TorchScript graph at opset 16, tools/export/decomposed.py); yinglunz-512's
+           # q, k and v split from one projection by Slice or Split
+           "yinglunz-512": FORMS + ("torchscript16",),
            # torch.export refuses jackcai1206-234 too (a guard on data: its positions' .item())
            "jackcai1206-234": ("torchscript", "torchscript.onnxscript", "torchscript.ort")}
 GRAPHS = [f"{entry}.{k}" for entry, forms in IMPORTS.items() for k in forms]
@@ -200,7 +201,17 @@ FOLDED_OTHERWISE = {"yieldthought-20.dynamo": {"blocks.0.attn.W_Q.B"},
                     # graphs' Cos and Sin, folded correctly rounded by the import or by an
                     # optimiser's float32 kernel, where torch's run computes its own; times
                     # the amplitude (about 1.9), a float apart in cos is up to two in W_pos
-                    **{f"jackcai1206-234.{k}": {"W_pos"} for k in FORMS}}
+                    **{f"jackcai1206-234.{k}": {"W_pos"} for k in FORMS},
+                    # the decomposed LayerNorm divides by its root (DECOMPOSED), so the
+                    # import's export is the decomposition too: these are its constants
+                    "yinglunz-512.torchscript16": {"axes.last", "blocks.0.ln1.eps",
+                                                   "blocks.0.ln1.n", "blocks.0.ln2.eps",
+                                                   "blocks.0.ln2.n", "ln_final.eps",
+                                                   "ln_final.n"}}
+# graphs whose LayerNorms are decomposed as torch writes them (x - m) / sqrt(v + eps): the
+# import's norms divide by the root, where torch's kernel (the shipped file) multiplies by
+# 1 / root
+DECOMPOSED = {"yinglunz-512.torchscript16"}
 # how many floats of the type apart a FOLDED_OTHERWISE value may be (default 1)
 FLOATS_APART = {"jackcai1206-234": 2}
 
@@ -297,8 +308,8 @@ def test_a_real_export_imports_as_the_shipped_model(graph, tmp_path):
         theirs = {k: v if v != "multiply" else None for k, v in _applies(build(SHIPPED[entry]))}
         # (a LayerNormalization node stays one)
         layer = {where for where, kind, _ in _norms(imported, dtype) if kind == "layer"}
-        expected = {k: "divide" if graph.endswith(".ort") and k not in layer else v
-                    for k, v in theirs.items()}
+        expected = {k: "divide" if graph.endswith(".ort") and k not in layer or
+                    graph in DECOMPOSED else v for k, v in theirs.items()}
         assert dict(_applies(imported)) == expected
 
 
@@ -995,3 +1006,72 @@ def test_a_computed_rotary_that_is_not_positions_times_frequencies_is_refused(
     graph = parse(_graph_file("dimopep-140.torchscript", tmp_path).read_bytes())
     message = _refusal(_with_constant(graph, name, values))
     assert refusal in message, message
+
+
+# ---- LayerNorm ----------------------------------------------------------------------------
+
+def _layer_graph(dtype="float32", **norm):
+    """yinglunz-512's own export at 4 positions in ``dtype``, its norms changed by
+    ``norm``."""
+    model = build("yinglunz-512")
+    if norm:
+        model = replace(model, ln_final=replace(model.ln_final, **norm), blocks=tuple(
+            replace(b, ln1=replace(b.ln1, **norm), ln2=replace(b.ln2, **norm))
+            for b in model.blocks))
+    return model, export(model, length=4, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype, norm, node", [
+    ("float32", {}, True), ("float64", {}, True), ("float32", {"b": {}}, True),
+    ("float32", {"apply": "divide"}, False), ("float32", {"mean": "multiply"}, False),
+    ("float32", {"eps": Fraction(1, 3)}, True), ("float64", {"eps": Fraction(1, 3)}, False)])
+def test_a_layer_norm_comes_back_from_its_node_or_its_decomposition(dtype, norm, node):
+    """LayerNormalization where the node states the norm (x - m times 1 / root, the mean a
+    division, its eps's float a float32); the decomposition otherwise, read back as written.
+    Without the model file, eps is the float the graph holds."""
+    from tinyadder.onnx.messages import DataType
+    from tinyadder.onnx.values import stored
+    model, graph = _layer_graph(dtype, **norm)
+    ops = [n.op_type for n in graph.graph.node]
+    assert (ops.count("LayerNormalization"), ops.count("Sub")) == ((3, 0) if node else (0, 3))
+    assert dump(loads(serialize(graph))) == dump(model)
+    foreign = loads(serialize(replace(graph, metadata_props=())))
+    kind = DataType.FLOAT if dtype == "float32" else DataType.DOUBLE
+    assert foreign.ln_final.eps == Fraction(stored(model.ln_final.eps, kind))
+    assert (foreign.ln_final.kind, foreign.ln_final.apply, foreign.ln_final.mean) == \
+        (model.ln_final.kind, model.ln_final.apply, model.ln_final.mean)
+
+
+def _with_layer_node(graph, **attributes):
+    """The graph with its first LayerNormalization's attributes (None: left out)."""
+    from tinyadder.onnx.builder import attribute
+    node = next(n for n in graph.graph.node if n.op_type == "LayerNormalization")
+    attrs = {a.name: a for a in node.attribute}
+    attrs.update({k: attribute(k, v) for k, v in attributes.items() if v is not None})
+    for k in [k for k, v in attributes.items() if v is None]:
+        attrs.pop(k)
+    changed = replace(node, attribute=tuple(attrs.values()))
+    return _graph(graph, node=tuple(changed if n is node else n for n in graph.graph.node))
+
+
+@pytest.mark.parametrize("attributes, message", [
+    ({"stash_type": 11}, "a LayerNorm forms its moments in float32, the graph's type "
+                         "(stash_type 1)"),
+    ({"axis": 0}, "attribute axis = 0; tinyadder reads (-1, 1)"),
+    ({"epsilon": -1.0}, "a LayerNorm's epsilon -1.0: a finite float from 0"),
+    ({"epsilon": math.inf}, "a LayerNorm's epsilon inf: a finite float from 0"),
+    ({"epsilon": "1e-5"}, "attribute 'epsilon' is STRING, where FLOAT goes"),
+    ({"epsilon": 1}, "attribute 'epsilon' is INT, where FLOAT goes"),
+    ({"momentum": 1}, "attribute 'momentum' is not read here"),
+])
+def test_a_layer_normalization_the_model_format_cannot_state_is_refused(attributes, message):
+    graph = replace(_layer_graph()[1], metadata_props=())
+    assert message in _refusal(_with_layer_node(graph, **attributes))
+
+
+def test_a_layer_normalization_without_its_epsilon_takes_the_default():
+    """ONNX's default epsilon, 1e-5 as a float32: the graph without the attribute is the
+    same model."""
+    graph = replace(_layer_graph()[1], metadata_props=())
+    assert dump(loads(serialize(_with_layer_node(graph, epsilon=None)))) == \
+        dump(loads(serialize(graph)))

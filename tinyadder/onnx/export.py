@@ -172,13 +172,16 @@ class _Graph:
         return self.normalised(x, x, norm, name, cols, f"{name}.hook_normalized")
 
     def mean(self, x, norm, name, n, what):
-        """ReduceSum over the last axis, then Div by n or Mul by 1/n (the model's ``mean``)."""
+        """ReduceSum over the last axis, then Div by n or Mul by 1/n (the model's ``mean``;
+        one constant for the norm's every mean)."""
         total = self.op("ReduceSum", [x, self.constant("axes.last", None)],
                         f"{name}.{what}_sum", keepdims=1)
-        if norm.mean == "divide":
-            return self.op("Div", [total, self.floats(f"{name}.n", [n], ())], f"{name}.{what}")
-        return self.op("Mul", [total, self.floats(f"{name}.inv_n", [Fraction(1, n)], ())],
-                       f"{name}.{what}")
+        op, count, value = (("Div", f"{name}.n", n) if norm.mean == "divide" else
+                            ("Mul", f"{name}.inv_n", Fraction(1, n)))
+        if count not in self.shared:
+            self.shared.add(count)
+            self.floats(count, [value], ())
+        return self.op(op, [total, count], f"{name}.{what}")
 
     def normalised(self, x, centred, norm, name, cols, out):
         """w c / sqrt(mean(c^2) + eps), c = ``centred``: Mul(c, c), the mean, Add eps, Sqrt,
