@@ -138,7 +138,10 @@ IMPORTS = {**{entry: FORMS for entry in ("fblissjr-33", "kswain98-8", "yieldthou
            # q, k and v split from one projection by Slice or Split
            "yinglunz-512": FORMS + ("torchscript16",),
            # torch.export refuses jackcai1206-234 too (a guard on data: its positions' .item())
-           "jackcai1206-234": ("torchscript", "torchscript.onnxscript", "torchscript.ort")}
+           "jackcai1206-234": ("torchscript", "torchscript.onnxscript", "torchscript.ort"),
+           # rotary halves written into zeros by ScatterND, key/value heads repeated by Tile,
+           # q and k each scaled by d^-1/4 (nino-116's shipped file)
+           "prasannakotyal-116": ("torchscript", "torchscript.onnxscript", "torchscript.ort")}
 GRAPHS = [f"{entry}.{k}" for entry, forms in IMPORTS.items() for k in forms]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
 # the default suite reads fblissjr-33's four and the others' TorchScript graphs (CPU budget)
@@ -164,7 +167,7 @@ SHIPPED = {"fblissjr-33": "fblissjr-33", "kswain98-8": "kswain98-2",
            "rezabyt-311": "rezabyt-311", "evindor-57": "evindor-57",
            "evindor-67": "evindor-67", "vijec-52": "vijec-52", "dimopep-140": "dimopep-140",
            "lokimorty-39": "lokimorty-39", "yinglunz-512": "yinglunz-512",
-           "jackcai1206-234": "jackcai1206-234"}
+           "jackcai1206-234": "jackcai1206-234", "prasannakotyal-116": "nino-116"}
 # what an optimiser made other than the original computes it: onnxscript's (numpy's) float32
 # sin of yieldthought-20's q_phase, 1 ulp from the correctly rounded one torch's graph leaves
 # to the runtime; onnxruntime's norms x / root where yieldthought-20 multiplies by 1 / root
@@ -202,6 +205,9 @@ FOLDED_OTHERWISE = {"yieldthought-20.dynamo": {"blocks.0.attn.W_Q.B"},
                     # optimiser's float32 kernel, where torch's run computes its own; times
                     # the amplitude (about 1.9), a float apart in cos is up to two in W_pos
                     **{f"jackcai1206-234.{k}": {"W_pos"} for k in FORMS},
+                    # prasannakotyal-116's scale: a b, its q's and k's scales (each the float32
+                    # of 2^-1/4) multiplied exactly, one float from the file's 1/sqrt(2)
+                    **{f"prasannakotyal-116.{k}": {"blocks.0.attn.scale"} for k in FORMS},
                     # the decomposed LayerNorm divides by its root (DECOMPOSED), so the
                     # import's export is the decomposition too: these are its constants
                     "yinglunz-512.torchscript16": {"axes.last", "blocks.0.ln1.eps",
@@ -716,6 +722,11 @@ def test_a_torch_graph_survives_mutations(tmp_path):
 
 # the hand-coded entries, which prove; the trained ones do not within the board's budget
 PROVED = ("fblissjr-33", "kswain98-8", "yieldthought-20", "jacobli99-28", "jacobli99-93")
+# an import whose real-number model is not its shipped file's: prasannakotyal-116's scale is
+# a b (the float32 scales of q and k) and its eps the float32 of 10^-6, where nino-116's file
+# states 1/sqrt(2) and 10^-6 (the same floats, not the same reals); its digits are decided by
+# two float32 ulps of logits near 1000, so the undecided regions at a budget differ too
+OTHER_REGIONS = {"prasannakotyal-116"}
 
 
 @pytest.mark.slow
@@ -744,7 +755,10 @@ def test_a_trained_import_proves_at_a_budget_as_the_shipped_file_does(entry, tmp
         runs.append((status, [line for line in out.splitlines()
                               if line.lstrip().startswith(("answer position", "proved",
                                                            "fails"))]))
-    assert runs[0] == runs[1] and runs[0][0] == 3 and runs[0][1], runs
+    if entry in OTHER_REGIONS:
+        assert runs[0][0] == runs[1][0] == 3 and runs[0][1] and runs[1][1], runs
+    else:
+        assert runs[0] == runs[1] and runs[0][0] == 3 and runs[0][1], runs
 
 
 def test_an_einsum_of_constants_folds_in_the_graphs_type():

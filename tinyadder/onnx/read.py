@@ -883,6 +883,8 @@ class _View:
         scores, scale, scale_op = self.scale(scores)
         qk = self.node(scores, ("MatMul",), f"{what}'s q @ k^T")
         qh, kt = qk.input
+        if scale_op is None:
+            qh, kt, scale, scale_op = self.scaled_operands(qh, kt)
         kt_node = self.node(kt, ("Transpose",), f"{what}'s k^T")
         self.attributes(kt_node, perm=((0, 2, 1),))
         kh, kv_of = self.shared_heads(kt_node.input[0])
@@ -1037,6 +1039,24 @@ class _View:
         flat = self.floats(table, "a fixed bias", infinite=True)
         return scores, [[flat[(h * P + r) * P:(h * P + r + 1) * P] for r in range(P)]
                         for h in range(dims[0])]
+
+    def scaled_operands(self, qh, kt):
+        """(q, k^T, scale, 'multiply') of (q * a) @ (k^T * b), a and b scalar constants
+        (torch's scaled_dot_product_attention in its math form scales each by sqrt(scale)):
+        scale = a b exactly, one scale of the scores (the same real number; its float program
+        rounds the sum once, docs/onnx.md); else (q, k^T, 1, None)."""
+        operands = []
+        for value in (qh, kt):
+            node = self.producer.get(value)
+            if node is None or node.op_type != "Mul" or \
+                    [self.is_const(v) for v in node.input].count(True) != 1:
+                return qh, kt, 1, None
+            operands.append(node.input if self.is_const(node.input[1]) else node.input[::-1])
+        (q, a), (k, b) = operands
+        for value in (qh, kt):
+            self.node(value, ("Mul",), "a scaled q or k")
+            self.single_use(value, "a scaled q or k")
+        return q, k, self.scalar(a, "q's scale") * self.scalar(b, "k's scale"), "multiply"
 
     def scale(self, value):
         if self.op(value) not in ("Mul", "Div"):

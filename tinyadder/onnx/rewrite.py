@@ -60,6 +60,9 @@ def canonical(onnx_model):
     try:
         g.fold()
         _column_slices(g)
+        _contiguous_slices(g)
+        _tiled_heads(g)
+        _scattered_lanes(g)
         _same_type_casts(g)
         _einsums(g)
         _heads_transposes(g)
@@ -1889,6 +1892,127 @@ def _column_slices(g):
             nodes.append(Node((product.input[0], name), (out,), "MatMul", f"{node.name}.{out}"))
             g.shapes[out] = tuple(shape[:-1]) + (len(cols),)
     g.nodes = _pruned(g, nodes)
+
+
+def _contiguous_slices(g):
+    """A Slice whose step skips nothing it keeps (x[..., 0::2] of two lanes is x[..., 0:1])
+    is that Slice with step 1."""
+    nodes = []
+    for node in g.nodes:
+        args = [g.consts.get(v) if v else None for v in node.input[1:]]
+        shape = g.shape(node.input[0]) if node.input else None
+        if node.op_type != "Slice" or len(args) < 4 or shape is None or \
+                any(a is None or a.dtype not in INTS for a in args[:4]):
+            nodes.append(node)
+            continue
+        starts, ends, axes, steps = (_ints(a) for a in args[:4])
+        kept = [range(shape[a % len(shape)])[slice(b, e, st)] if st else None
+                for b, e, a, st in zip(starts, ends, axes, steps)]
+        if len({len(starts), len(ends), len(axes), len(steps)}) != 1 or \
+                any(r is None or len(r) == 0 or list(r) != list(range(r[0], r[-1] + 1))
+                    for r in kept) or steps == [1] * len(steps):
+            nodes.append(node)
+            continue
+        names = []
+        for what, values in (("starts", [r[0] for r in kept]), ("ends", [r[-1] + 1 for r in kept])):
+            names.append(g.fresh(f"{node.input[0]}.{what}"))
+            g.add_const(names[-1], _Const(DataType.INT64, (len(kept),), values))
+        nodes.append(replace(node, input=(node.input[0], *names, node.input[3])))
+    g.nodes = nodes
+
+
+def _tiled_heads(g):
+    """Key/value heads repeated by Tile, torch's repeat_kv: Reshape(Tile(Unsqueeze(x, a),
+    r at a), x's shape with axis a - 1 times r) is Gather(x, [0]*r + [1]*r + ..., a - 1),
+    the exporter's grouped heads."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    nodes = list(g.nodes)
+    for i, node in enumerate(g.nodes):
+        tile = producer.get(node.input[0]) if node.op_type == "Reshape" else None
+        up = producer.get(tile.input[0]) if tile is not None and tile.op_type == "Tile" \
+            else None
+        if up is None or up.op_type != "Unsqueeze" or len(up.input) < 2 or \
+                g.shape(up.input[0]) is None or g.shape(node.output[0]) is None or \
+                any(v not in g.consts or g.consts[v].dtype not in INTS
+                    for v in (up.input[1], tile.input[1])):
+            continue
+        shape, axes, reps = g.shape(up.input[0]), _ints(g.consts[up.input[1]]), \
+            _ints(g.consts[tile.input[1]])
+        a = axes[0] % (len(shape) + 1) if len(axes) == 1 else 0
+        r = reps[a] if len(reps) == len(shape) + 1 and a > 0 else 0
+        if r < 1 or reps != [r if k == a else 1 for k in range(len(reps))] or \
+                tuple(g.shape(node.output[0])) != tuple(shape[:a - 1]) + (
+                    shape[a - 1] * r,) + tuple(shape[a:]):
+            continue
+        index = g.fresh(f"{node.output[0]}.heads")
+        g.add_const(index, _Const(DataType.INT64, (shape[a - 1] * r,),
+                                  [h for h in range(shape[a - 1]) for _ in range(r)]))
+        nodes[i] = Node((up.input[0], index), node.output, "Gather", node.name,
+                        (Attribute("axis", AttributeType.INT, a - 1),))
+    g.nodes = _pruned(g, nodes)
+
+
+def _scattered_lanes(g):
+    """Lanes written one by one into zeros by ScatterND (out[..., l] = u_l, the indices
+    every position of the other axes): Concat of the u_l in lane order on the last axis
+    (a lane none writes stays zeros). The same values, moved."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    readers = {}
+    for node in g.nodes:
+        for x in node.input:
+            readers.setdefault(x, []).append(node)
+    nodes = list(g.nodes)
+    for i, node in enumerate(g.nodes):
+        if node.op_type != "ScatterND" or any(
+                r.op_type == "ScatterND" and r.input[0] == node.output[0]
+                for r in readers.get(node.output[0], ())):
+            continue
+        lanes, chain, x = {}, [], node
+        while x is not None and x.op_type == "ScatterND" and \
+                _attrs(x).get("reduction", b"none") in (b"none", "none"):
+            lane = _lane_written(g, x)
+            if lane is None or lane in lanes:
+                break
+            update = x.input[2]  # an identity Reshape or Expand of it: the value itself
+            while producer.get(update) is not None and \
+                    producer[update].op_type in ("Reshape", "Expand") and \
+                    g.shape(producer[update].input[0]) == g.shape(update):
+                update = producer[update].input[0]
+            lanes[lane] = update
+            chain.append(x)
+            x = producer.get(x.input[0])
+        base = chain[-1].input[0] if chain else None
+        zeros = g.consts.get(base)
+        if zeros is None or any(v != 0 for v in zeros.values) or \
+                any(len(readers.get(c.output[0], ())) != 1 for c in chain[1:]):
+            continue
+        dims = zeros.dims
+        parts = []
+        for lane in range(dims[-1]):
+            if lane not in lanes:
+                lanes[lane] = g.fresh(f"{base}.lane")
+                g.add_const(lanes[lane], _Const(zeros.dtype, dims[:-1] + (1,),
+                                                [0.0] * math.prod(dims[:-1])))
+            parts.append(lanes[lane])
+        nodes[i] = Node(tuple(parts), node.output, "Concat", node.name,
+                        (Attribute("axis", AttributeType.INT, -1),))
+        g.shapes[node.output[0]] = tuple(dims)
+    g.nodes = _pruned(g, nodes)
+
+
+def _lane_written(g, node):
+    """The lane l of a ScatterND that writes data[..., l] at every position of the other
+    axes from updates of their shape by 1 (constant indices), or None."""
+    data, indices = g.shape(node.input[0]), g.consts.get(node.input[1])
+    updates = g.shape(node.input[2])
+    if data is None or indices is None or indices.dtype not in INTS or updates is None or \
+            tuple(indices.dims) != tuple(data[:-1]) + (1, len(data)) or \
+            tuple(updates) != tuple(data[:-1]) + (1,):
+        return None
+    rows = [_ints(indices)[k:k + len(data)] for k in range(0, len(indices.values), len(data))]
+    lane = rows[0][-1] if rows else None
+    expected = [list(_index(k, data[:-1])) + [lane] for k in range(math.prod(data[:-1]))]
+    return lane if rows == expected and 0 <= lane < data[-1] else None
 
 
 def _column_parts(g, node, product):
