@@ -112,12 +112,14 @@ def read(onnx_model, layout=None):
         if layout is not None:
             _fits(view, layout, len(graph_model.vocab))
         ours, theirs = _stored_weights(graph_model, view), _stored_weights(view.file, view)
+        if ours != theirs and str(first).startswith("the graph does not fit"):
+            raise first from None  # the graph as written already said how
         if ours != theirs:
             differ = ", ".join(sorted((ours.keys() ^ theirs.keys()) | {
                 k for k in ours.keys() & theirs.keys() if ours[k] != theirs[k]}))
             raise OnnxError(f"the graph does not fit the model file in its metadata: its "
-                            f"weights are not those of {ascii(view.file.name)} (another "
-                            f"float program in {ascii(differ[:80])})") from None
+                            f"weights are not those of {ascii(view.file.name)} (they differ "
+                            f"in {ascii(differ[:80])})") from None
         return view.file
 
 
@@ -1441,7 +1443,8 @@ def _shown(value):
 def _sized(norm, n):
     """The norm over n lanes; its weight, if any, has one value per lane."""
     if norm is not None and norm.w is not None and len(norm.w) != n:
-        raise OnnxError(f"a norm weight of {len(norm.w)} values over {n} lanes")
+        what = "an RMSNorm" if norm.kind == "rms" else "a LayerNorm"
+        raise OnnxError(f"{what} weight of {len(norm.w)} values over {n} lanes")
     return None if norm is None else replace(norm, n=n)
 
 

@@ -1970,7 +1970,7 @@ def _scattered_lanes(g):
         lanes, chain, x = {}, [], node
         while x is not None and x.op_type == "ScatterND" and \
                 _attrs(x).get("reduction", b"none") in (b"none", "none"):
-            lane = _lane_written(g, x)
+            lane = _scattered_lane(g, x)
             if lane is None or lane in lanes:
                 break
             update = x.input[2]  # an identity Reshape or Expand of it: the value itself
@@ -2000,7 +2000,7 @@ def _scattered_lanes(g):
     g.nodes = _pruned(g, nodes)
 
 
-def _lane_written(g, node):
+def _scattered_lane(g, node):
     """The lane l of a ScatterND that writes data[..., l] at every position of the other
     axes from updates of their shape by 1 (constant indices), or None."""
     data, indices = g.shape(node.input[0]), g.consts.get(node.input[1])
