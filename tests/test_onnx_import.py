@@ -141,7 +141,9 @@ IMPORTS = {**{entry: FORMS for entry in ("fblissjr-33", "kswain98-8", "yieldthou
            "jackcai1206-234": ("torchscript", "torchscript.onnxscript", "torchscript.ort"),
            # rotary halves written into zeros by ScatterND, key/value heads repeated by Tile,
            # q and k each scaled by d^-1/4 (nino-116's shipped file)
-           "prasannakotyal-116": ("torchscript", "torchscript.onnxscript", "torchscript.ort")}
+           # (dynamo: the rotary halves by Transpose, ScatterND of rows, Transpose back; the
+           # heads repeated by Expand; k^T through a Reshape that drops the batch)
+           "prasannakotyal-116": FORMS}
 GRAPHS = [f"{entry}.{k}" for entry, forms in IMPORTS.items() for k in forms]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
 # the default suite reads fblissjr-33's four and the others' TorchScript graphs (CPU budget)
@@ -208,6 +210,9 @@ FOLDED_OTHERWISE = {"yieldthought-20.dynamo": {"blocks.0.attn.W_Q.B"},
                     # prasannakotyal-116's scale: a b, its q's and k's scales (each the float32
                     # of 2^-1/4) multiplied exactly, one float from the file's 1/sqrt(2)
                     **{f"prasannakotyal-116.{k}": {"blocks.0.attn.scale"} for k in FORMS},
+                    # and its dynamo graph masks with the float32 minimum, -3.4e38, not -inf
+                    # (the graph's float program: the import keeps it)
+                    "prasannakotyal-116.dynamo": {"blocks.0.attn.scale", "blocks.0.attn.mask"},
                     # the decomposed LayerNorm divides by its root (DECOMPOSED), so the
                     # import's export is the decomposition too: these are its constants
                     "yinglunz-512.torchscript16": {"axes.last", "blocks.0.ln1.eps",

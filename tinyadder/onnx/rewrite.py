@@ -63,6 +63,8 @@ def canonical(onnx_model):
         _contiguous_slices(g)
         _tiled_heads(g)
         _scattered_lanes(g)
+        _transposed_scatters(g)
+        _unbatched_transposes(g)
         _same_type_casts(g)
         _einsums(g)
         _heads_transposes(g)
@@ -1924,13 +1926,14 @@ def _contiguous_slices(g):
 def _tiled_heads(g):
     """Key/value heads repeated by Tile, torch's repeat_kv: Reshape(Tile(Unsqueeze(x, a),
     r at a), x's shape with axis a - 1 times r) is Gather(x, [0]*r + [1]*r + ..., a - 1),
-    the exporter's grouped heads."""
+    the exporter's grouped heads (and Reshape to that shape without its batch of one, the
+    Gather's Reshape); an Expand to 1s but r at a is that Tile (the new axis has size 1)."""
     producer = {o: n for n in g.nodes for o in n.output}
     nodes = list(g.nodes)
     for i, node in enumerate(g.nodes):
         tile = producer.get(node.input[0]) if node.op_type == "Reshape" else None
-        up = producer.get(tile.input[0]) if tile is not None and tile.op_type == "Tile" \
-            else None
+        up = producer.get(tile.input[0]) if tile is not None and \
+            tile.op_type in ("Tile", "Expand") else None
         if up is None or up.op_type != "Unsqueeze" or len(up.input) < 2 or \
                 g.shape(up.input[0]) is None or g.shape(node.output[0]) is None or \
                 any(v not in g.consts or g.consts[v].dtype not in INTS
@@ -1940,16 +1943,24 @@ def _tiled_heads(g):
             _ints(g.consts[tile.input[1]])
         a = axes[0] % (len(shape) + 1) if len(axes) == 1 else 0
         r = reps[a] if len(reps) == len(shape) + 1 and a > 0 else 0
+        gathered = tuple(shape[:a - 1]) + (shape[a - 1] * r,) + tuple(shape[a:])
+        out = tuple(g.shape(node.output[0]))
         if r < 1 or reps != [r if k == a else 1 for k in range(len(reps))] or \
-                tuple(g.shape(node.output[0])) != tuple(shape[:a - 1]) + (
-                    shape[a - 1] * r,) + tuple(shape[a:]):
+                out not in (gathered, gathered[1:] if gathered[:1] == (1,) else None):
             continue
         index = g.fresh(f"{node.output[0]}.heads")
         g.add_const(index, _Const(DataType.INT64, (shape[a - 1] * r,),
                                   [h for h in range(shape[a - 1]) for _ in range(r)]))
-        nodes[i] = Node((up.input[0], index), node.output, "Gather", node.name,
-                        (Attribute("axis", AttributeType.INT, a - 1),))
-    g.nodes = _pruned(g, nodes)
+        gather = Node((up.input[0], index), node.output, "Gather", node.name,
+                      (Attribute("axis", AttributeType.INT, a - 1),))
+        if out != gathered:  # then without the batch: a Reshape of the Gather
+            heads = g.fresh(f"{node.output[0]}.gathered")
+            g.shapes[heads] = gathered
+            gather = replace(gather, output=(heads,))
+            nodes[i] = [gather, replace(node, input=(heads, node.input[1]))]
+        else:
+            nodes[i] = gather
+    g.nodes = _pruned(g, [n for x in nodes for n in (x if isinstance(x, list) else [x])])
 
 
 def _scattered_lanes(g):
@@ -1997,6 +2008,80 @@ def _scattered_lanes(g):
         nodes[i] = Node(tuple(parts), node.output, "Concat", node.name,
                         (Attribute("axis", AttributeType.INT, -1),))
         g.shapes[node.output[0]] = tuple(dims)
+    g.nodes = _pruned(g, nodes)
+
+
+def _transposed_scatters(g):
+    """torch.export's slice_scatter of lanes into zeros: Transpose(S, p), p swapping the first
+    and last axes, S zeros whose rows l ScatterND writes (indices [[l]]) from Transpose(u_l, p)
+    (through Identity): Concat of the u_l in lane order on the last axis (a lane none writes
+    stays zeros). The same values, moved."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    nodes = list(g.nodes)
+    for i, node in enumerate(g.nodes):
+        perm = tuple(_attrs(node).get("perm", ())) if node.op_type == "Transpose" else ()
+        n = len(perm)
+        if n < 2 or perm != (n - 1,) + tuple(range(1, n - 1)) + (0,):
+            continue
+        lanes, x = {}, producer.get(node.input[0])
+        while x is not None and x.op_type in ("Identity", "ScatterND"):
+            if x.op_type == "ScatterND":
+                index, update = g.consts.get(x.input[1]), producer.get(x.input[2])
+                if index is None or index.dtype not in INTS or index.dims != (1, 1) or \
+                        update is None or update.op_type != "Transpose" or \
+                        tuple(_attrs(update).get("perm", ())) != perm or \
+                        _attrs(x).get("reduction", b"none") not in (b"none", "none") or \
+                        int(index.values[0]) in lanes:
+                    break
+                lanes[int(index.values[0])] = update.input[0]
+            x = producer.get(x.input[0]) if x.input[0] not in g.consts else None
+        base = _scatter_base(producer, node.input[0])
+        zeros = g.consts.get(base)
+        if zeros is None or len(zeros.dims) != n or any(v != 0 for v in zeros.values) or \
+                not lanes or any(not 0 <= l < zeros.dims[0] for l in lanes):
+            continue
+        dims = tuple(zeros.dims[p] for p in perm)
+        parts = []
+        for lane in range(zeros.dims[0]):
+            if lane not in lanes:
+                lanes[lane] = g.fresh(f"{base}.lane")
+                g.add_const(lanes[lane], _Const(zeros.dtype, dims[:-1] + (1,),
+                                                [0.0] * math.prod(dims[:-1])))
+            parts.append(lanes[lane])
+        nodes[i] = Node(tuple(parts), node.output, "Concat", node.name,
+                        (Attribute("axis", AttributeType.INT, -1),))
+        g.shapes[node.output[0]] = dims
+    g.nodes = _pruned(g, nodes)
+
+
+def _scatter_base(producer, value):
+    """The data a chain of ScatterND (and Identity) nodes starts from."""
+    node = producer.get(value)
+    while node is not None and node.op_type in ("Identity", "ScatterND"):
+        value = node.input[0]
+        node = producer.get(value)
+    return value
+
+
+def _unbatched_transposes(g):
+    """Reshape(x, its shape without the batch of one), Transpose(perm), Reshape back to a
+    batch of one first (torch.export's k^T of a batch): Transpose(x, [0] + (perm + 1))."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    nodes = list(g.nodes)
+    for i, node in enumerate(g.nodes):
+        turn = producer.get(node.input[0]) if node.op_type == "Reshape" else None
+        flat = producer.get(turn.input[0]) if turn is not None and \
+            turn.op_type == "Transpose" else None
+        if flat is None or flat.op_type != "Reshape":
+            continue
+        x, perm = flat.input[0], tuple(_attrs(turn).get("perm", ()))
+        shape, inner, out = g.shape(x), g.shape(flat.output[0]), g.shape(node.output[0])
+        if None in (shape, inner, out) or tuple(shape) != (1,) + tuple(inner) or \
+                sorted(perm) != list(range(len(inner))) or \
+                tuple(out) != (1,) + tuple(inner[p] for p in perm):
+            continue
+        nodes[i] = Node((x,), node.output, "Transpose", node.name, (Attribute(
+            "perm", AttributeType.INTS, (0,) + tuple(p + 1 for p in perm)),))
     g.nodes = _pruned(g, nodes)
 
 
