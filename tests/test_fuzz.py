@@ -610,14 +610,16 @@ def _real_graph(name):
 # real exports with the operators and patterns the rewrite added (Einsum, Expand of heads, a
 # Gemm of onnxruntime's, ScatterND, Where, Trilu, Unsqueeze, Cast, ConstantOfShape, Equal,
 # NonZero, lanes assigned by ScatterND, [tok | pos], a head of one, interleaved rotary, a
-# mix, gelu by 0.5): lichengliu03-50, prasannakotyal-116 and the two TorchScript graphs of
-# dimopep-140 and evindor-57 are refused, the others import (docs/onnx.md, "What imports,
-# entry by entry")
+# mix, gelu by 0.5, LayerNormalization, its decomposition, Split, rotary lanes written by
+# ScatterND, heads repeated by Tile, q and k scaled apart): lichengliu03-50 is refused, the
+# others import (docs/onnx.md, "What imports, entry by entry")
 REAL_GRAPHS = ("jacobli99-28.torchscript", "jacobli99-28.dynamo", "jacobli99-93.torchscript.ort",
                "lichengliu03-50.dynamo", "prasannakotyal-116.torchscript",
                "dimopep-140.torchscript", "lokimorty-39.torchscript.onnxscript",
                "evindor-57.torchscript.ort", "evindor-57.torchscript", "vijec-52.dynamo",
-               "dimopep-140.torchscript.ort", "yinglunz-456.torchscript", "vijec-52.torchscript")
+               "dimopep-140.torchscript.ort", "yinglunz-456.torchscript", "vijec-52.torchscript",
+               "yinglunz-512.dynamo", "yinglunz-512.torchscript16",
+               "jackcai1206-234.torchscript.ort")
 
 
 def test_real_graphs_with_the_new_operators_survive_mutations():
@@ -629,10 +631,15 @@ def test_real_graphs_with_the_new_operators_survive_mutations():
     assert outcomes["refused"] >= 2, outcomes
 
 
-@pytest.mark.parametrize("name", ["vijec-52.dynamo", "lokimorty-39.torchscript.ort"])
+@pytest.mark.parametrize("name", ["vijec-52.dynamo", "lokimorty-39.torchscript.ort",
+                                  "yinglunz-512.dynamo", "yinglunz-512.torchscript16",
+                                  "prasannakotyal-116.torchscript.ort"])
 def test_real_graphs_with_the_new_patterns_survive_mutations(name):
     """Two mutations each of graphs that need interleaved rotary (vijec-52), a mix and a
-    unit correction (lokimorty-39): read or refused in one line, each within 2 s (_fuzz);
+    unit correction (lokimorty-39), LayerNormalization and a Split projection (yinglunz-512's
+    dynamo graph), a decomposed LayerNorm (its TorchScript graph at opset 16), rotary lanes
+    by ScatterND, heads by Tile and q and k scaled apart (prasannakotyal-116): read or
+    refused in one line, each within 2 s (_fuzz);
     evindor-57's (NonZero, ScatterND lanes, [tok | pos], a head of one) under -m slow."""
     from test_onnx import _fuzz
     from test_onnx_import import NoMetadata

@@ -19,7 +19,7 @@ from tinyadder.analysis.program import source
 from tinyadder.compiler import ProgramError, compile_model
 from tinyadder.forward import layer_norm
 from tinyadder.modelfile import ModelFileError, dump, loads
-from tinyadder.onnx.export import OnnxError, export
+from tinyadder.onnx.export import export
 from tinyadder.numbers import number_system
 from tinyadder.plan import Norm
 
@@ -120,10 +120,14 @@ def test_the_language_writes_layer_and_refuses_a_bias_on_rms():
         compile_model(text.replace("ln1 = layer(", "ln1 = rms(", 1))
 
 
-def test_the_onnx_export_refuses_a_layer_norm():
-    with pytest.raises(OnnxError, match="^the model yinglunz-512 has a LayerNorm, which the "
-                                        "ONNX export does not write"):
-        export(build("yinglunz-512"))
+def test_the_onnx_export_writes_a_layer_norm_as_layer_normalization():
+    """docs/onnx.md: one node per norm, its eps the float32 the model's float programs add."""
+    nodes = [n for n in export(build("yinglunz-512")).graph.node
+             if n.op_type == "LayerNormalization"]
+    assert [(n.name, dict((a.name, a.value) for a in n.attribute)) for n in nodes] == [
+        (f"{where}.hook_normalized", {"axis": -1, "epsilon": 9.999999747378752e-06,
+                                      "stash_type": 11})
+        for where in ("blocks.0.ln1", "blocks.0.ln2", "ln_final")]
 
 
 def fixture(name):

@@ -132,7 +132,18 @@ IMPORTS = {**{entry: FORMS for entry in ("fblissjr-33", "kswain98-8", "yieldthou
            # dimopep-140's TorchScript graph computes its rotary frequencies by a float Pow
            # (3 ** (-[0, 1/2])) and its tables by Cos and Sin of positions * frequencies
            "dimopep-140": FORMS,
-           "lokimorty-39": FORMS}
+           "lokimorty-39": FORMS,
+           # LayerNorm (a LayerNormalization node in every form, and its decomposition in
+           # the TorchScript graph at opset 16, tools/export/decomposed.py); yinglunz-512's
+           # q, k and v split from one projection by Slice or Split
+           "yinglunz-512": FORMS + ("torchscript16",),
+           # torch.export refuses jackcai1206-234 too (a guard on data: its positions' .item())
+           "jackcai1206-234": ("torchscript", "torchscript.onnxscript", "torchscript.ort"),
+           # rotary halves written into zeros by ScatterND, key/value heads repeated by Tile,
+           # q and k each scaled by d^-1/4 (nino-116's shipped file)
+           # (dynamo: the rotary halves by Transpose, ScatterND of rows, Transpose back; the
+           # heads repeated by Expand; k^T through a Reshape that drops the batch)
+           "prasannakotyal-116": FORMS}
 GRAPHS = [f"{entry}.{k}" for entry, forms in IMPORTS.items() for k in forms]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
 # the default suite reads fblissjr-33's four and the others' TorchScript graphs (CPU budget)
@@ -157,7 +168,8 @@ SHIPPED = {"fblissjr-33": "fblissjr-33", "kswain98-8": "kswain98-2",
            "jacobli99-93": "jacobli99-93", "yinglunz-456": "yinglunz-456",
            "rezabyt-311": "rezabyt-311", "evindor-57": "evindor-57",
            "evindor-67": "evindor-67", "vijec-52": "vijec-52", "dimopep-140": "dimopep-140",
-           "lokimorty-39": "lokimorty-39"}
+           "lokimorty-39": "lokimorty-39", "yinglunz-512": "yinglunz-512",
+           "jackcai1206-234": "jackcai1206-234", "prasannakotyal-116": "nino-116"}
 # what an optimiser made other than the original computes it: onnxscript's (numpy's) float32
 # sin of yieldthought-20's q_phase, 1 ulp from the correctly rounded one torch's graph leaves
 # to the runtime; onnxruntime's norms x / root where yieldthought-20 multiplies by 1 / root
@@ -185,7 +197,34 @@ FOLDED_OTHERWISE = {"yieldthought-20.dynamo": {"blocks.0.attn.W_Q.B"},
                        for k in FORMS},
                     # onnxruntime folds factored positions A B into one table W_pos
                     **{f"{e}.torchscript.ort": {"W_pos", "W_pos.A", "W_pos.B"}
-                       for e in ("yinglunz-456", "rezabyt-311")}}
+                       for e in ("yinglunz-456", "rezabyt-311")},
+                    # and so do onnxscript's optimizer (which the dynamo exporter runs)
+                    # and onnxruntime for yinglunz-512
+                    **{f"yinglunz-512.{k}": {"W_pos", "W_pos.A", "W_pos.B"}
+                       for k in ("dynamo", "torchscript.onnxscript", "torchscript.ort")},
+                    # jackcai1206-234's spiral positions amp cos(2 pi i / 10 + phase): its
+                    # graphs' Cos and Sin, folded correctly rounded by the import or by an
+                    # optimiser's float32 kernel, where torch's run computes its own; times
+                    # the amplitude (about 1.9), a float apart in cos is up to two in W_pos
+                    **{f"jackcai1206-234.{k}": {"W_pos"} for k in FORMS},
+                    # prasannakotyal-116's scale: a b, its q's and k's scales (each the float32
+                    # of 2^-1/4) multiplied exactly, one float from the file's 1/sqrt(2)
+                    **{f"prasannakotyal-116.{k}": {"blocks.0.attn.scale"} for k in FORMS},
+                    # and its dynamo graph masks with the float32 minimum, -3.4e38, not -inf
+                    # (the graph's float program: the import keeps it)
+                    "prasannakotyal-116.dynamo": {"blocks.0.attn.scale", "blocks.0.attn.mask"},
+                    # the decomposed LayerNorm divides by its root (DECOMPOSED), so the
+                    # import's export is the decomposition too: these are its constants
+                    "yinglunz-512.torchscript16": {"axes.last", "blocks.0.ln1.eps",
+                                                   "blocks.0.ln1.n", "blocks.0.ln2.eps",
+                                                   "blocks.0.ln2.n", "ln_final.eps",
+                                                   "ln_final.n"}}
+# graphs whose LayerNorms are decomposed as torch writes them (x - m) / sqrt(v + eps): the
+# import's norms divide by the root, where torch's kernel (the shipped file) multiplies by
+# 1 / root
+DECOMPOSED = {"yinglunz-512.torchscript16"}
+# how many floats of the type apart a FOLDED_OTHERWISE value may be (default 1)
+FLOATS_APART = {"jackcai1206-234": 2}
 
 
 def _entry(graph):
@@ -221,17 +260,32 @@ def _weights(model, T, dtype="float64"):
             H, P, _ = t.dims
             values = tuple(values[(h * P + i) * P + j] for h in range(H) for i in range(T)
                            for j in range(i + 1))
-        elif ".bias_T." in t.name:  # the slice of a longer table to T
-            continue
+        elif ".bias_T." in t.name or t.name.startswith("hook_pos_embed."):
+            continue  # the slice of a longer table to T
+        elif t.name == "W_pos":  # rows beyond T: no position of the graph reads them
+            values = values[:T * t.dims[1]]
         out[t.name] = values
     return out
 
 
-def _adjacent(a, b, dtype):
-    """a and b are neighbouring floats of the type."""
+def _adjacent(a, b, dtype, apart=1):
+    """a and b are floats of the type of one sign, ``apart`` (or fewer, but not 0) apart."""
     fmt, bits = ("<f", "<i") if dtype == "float32" else ("<d", "<q")
-    return abs(struct.unpack(bits, struct.pack(fmt, a))[0] -
-               struct.unpack(bits, struct.pack(fmt, b))[0]) == 1 and (a > 0) == (b > 0)
+    return 1 <= abs(struct.unpack(bits, struct.pack(fmt, a))[0] -
+                    struct.unpack(bits, struct.pack(fmt, b))[0]) <= apart and \
+        (a > 0) == (b > 0)
+
+
+def _norms(model, dtype):
+    """(where, kind, eps as the float of the type) of each norm: a LayerNormalization's eps
+    is an attribute, not an initializer ``_weights`` holds."""
+    from tinyadder.onnx.messages import DataType
+    from tinyadder.onnx.values import stored
+    kind = DataType.FLOAT if dtype == "float32" else DataType.DOUBLE
+    norms = [("ln_final", model.ln_final)] + [
+        (f"{i}.{k}", getattr(b, k, None) or getattr(b.attn, k, None))
+        for i, b in enumerate(model.blocks) for k in ("ln1", "ln2", "q_norm", "k_norm")]
+    return [(where, n.kind, stored(n.eps, kind)) for where, n in norms if n is not None]
 
 
 def _applies(model):
@@ -256,22 +310,34 @@ def test_a_real_export_imports_as_the_shipped_model(graph, tmp_path):
         differ = (ours.keys() ^ theirs.keys()) | {
             k for k in ours.keys() & theirs.keys() if ours[k] != theirs[k]}
         assert differ == FOLDED_OTHERWISE.get(graph, set())
+        apart = FLOATS_APART.get(entry, 1)
         for k in differ & ours.keys() & theirs.keys():  # each a float of the type apart
-            assert all(a == b or _adjacent(a, b, dtype) for a, b in zip(ours[k], theirs[k]))
+            assert all(a == b or _adjacent(a, b, dtype, apart)
+                       for a, b in zip(ours[k], theirs[k]))
+        assert _norms(imported, dtype) == _norms(build(SHIPPED[entry]), dtype)
         # onnxruntime applies every norm as x / root (its fusion of x * (1 / root))
         theirs = {k: v if v != "multiply" else None for k, v in _applies(build(SHIPPED[entry]))}
-        expected = {k: "divide" for k in theirs} if graph.endswith(".ort") else theirs
+        # (a LayerNormalization node stays one)
+        layer = {where for where, kind, _ in _norms(imported, dtype) if kind == "layer"}
+        expected = {k: "divide" if graph.endswith(".ort") and k not in layer or
+                    graph in DECOMPOSED else v for k, v in theirs.items()}
         assert dict(_applies(imported)) == expected
 
 
-@pytest.mark.parametrize("entry", ["yinglunz-456", "rezabyt-311"])
-def test_onnxruntime_folds_factored_positions_by_fused_multiply_adds(entry, tmp_path):
-    """onnxruntime's basic optimisation folds the constant product A B of factored positions
-    into one table: each entry the fused multiply-adds s = a_k b_k + s (one rounding each) in
-    index order, not the MatMul a run takes (products and sums rounded apart); the import
-    reads that table as the graph holds it."""
+@pytest.mark.parametrize("graph", ["yinglunz-456.torchscript.ort",
+                                   "rezabyt-311.torchscript.ort",
+                                   "yinglunz-512.torchscript.ort",
+                                   pytest.param("yinglunz-512.torchscript.onnxscript",
+                                                marks=pytest.mark.slow),
+                                   pytest.param("yinglunz-512.dynamo", marks=pytest.mark.slow)])
+def test_onnxruntime_folds_factored_positions_by_fused_multiply_adds(graph, tmp_path):
+    """onnxruntime's basic optimisation (and onnxscript's optimizer) folds the constant
+    product A B of factored positions into one table: each entry the fused multiply-adds
+    s = a_k b_k + s (one rounding each) in index order, not the MatMul a run takes (products
+    and sums rounded apart); the import reads that table as the graph holds it."""
+    entry = _entry(graph)
     T = _answers(entry)["T"]
-    ours = _weights(_imported(f"{entry}.torchscript.ort", tmp_path), T, "float32")
+    ours = _weights(_imported(graph, tmp_path), T, "float32")
     theirs = _weights(build(SHIPPED[entry]), T, "float32")
     A, B = theirs["W_pos.A"], theirs["W_pos.B"]
     r, n = len(A) // T, len(B) * T // len(A)
@@ -377,27 +443,34 @@ OWN_ALL = sorted(p.name[:-len(".onnx.gz")] for p in OWN.glob("*.onnx.gz"))
 # onnxruntime applies yieldthought-20's and wonderfall-27's norms as x / root, where they
 # multiply by 1 / root (another float program: the model file says which); onnxscript drops
 # rezabyt-311's final norm's Add of eps (10^-8)
-OWN_REFUSED = ["rezabyt-311.onnxscript", "wonderfall-27.ort", "yieldthought-20.ort"]
+# and yinglunz-456's (likewise); onnxscript folds yinglunz-512's factored positions A B into
+# one table (by fused multiply-adds, as
+# test_onnxruntime_folds_factored_positions_by_fused_multiply_adds shows); onnxruntime folds
+# the rotary cos and sin of bingbangboom-lab's and xangma's with its float64 Cos, which puts
+# cos(11) 494 floats from the correctly rounded value (not the model's cos)
+ROTARY_ORT = [f"{n}.ort" for n in ("bingbangboom-lab-148", "bingbangboom-lab-87",
+                                   "xangma-177", "xangma-197")]
+OWN_REFUSED = ["rezabyt-311.onnxscript", "wonderfall-27.ort", "yieldthought-20.ort",
+               "yinglunz-456.onnxscript", "yinglunz-512.onnxscript"] + ROTARY_ORT
 # the default suite reads the optimisers' forms of four models (two with rotary tables)
 OWN_CHEAP = {f"{name}.{optimiser}" for name in ("published", "fblissjr-33", "kswain98-2",
                                                  "jacobli99-28")
-             for optimiser in ("onnxscript", "ort")}
+             for optimiser in ("onnxscript", "ort")} | {"jackcai1206-234.onnxscript"}
 OWN_READ = [pytest.param(g, marks=() if g in OWN_CHEAP else pytest.mark.slow)
             for g in OWN_ALL if g not in OWN_REFUSED]
 
 
 def test_the_optimised_exports_are_every_shipped_models():
-    """Every shipped model's export after onnxscript (28: lokimorty-39's mixed block is not
-    exported) and after onnxruntime (25: it has no float64 Erf for evindor-57, -67 and
-    rezabyt-311): 50 of 53 read back."""
+    """Every shipped model's export after onnxscript (35: lokimorty-39's mixed block is not
+    exported) and after onnxruntime (29: it has no float64 Erf for the GELU of evindor-57,
+    -67, rezabyt-311, yinglunz-456, yinglunz-512 and jackcai1206-234): 55 of 64 read back."""
     from tinyadder.models import names
-    # the 29 models shipped when the fixtures were made (a model shipped since has none yet)
-    exported = [n for n in names() if n != "lokimorty-39" and (OWN / f"{n}.onnxscript.onnx.gz")
-                .exists()]
-    no_ort = {"evindor-57", "evindor-67", "rezabyt-311"}
+    exported = [n for n in names() if n != "lokimorty-39"]
+    no_ort = {"evindor-57", "evindor-67", "rezabyt-311", "yinglunz-456", "yinglunz-512",
+              "jackcai1206-234"}
     assert OWN_ALL == sorted([f"{n}.onnxscript" for n in exported] +
                              [f"{n}.ort" for n in exported if n not in no_ort])
-    assert (len(exported), len(OWN_ALL), len(OWN_READ)) == (28, 53, 50)
+    assert (len(exported), len(OWN_ALL), len(OWN_READ)) == (35, 64, 55)
 
 
 def _own(name, tmp_path):
@@ -411,7 +484,9 @@ def test_an_optimised_export_reads_back_to_the_same_model(graph, tmp_path):
     assert dump(load(_own(graph, tmp_path))) == dump(build(graph.split(".")[0]))
 
 
-@pytest.mark.parametrize("graph", OWN_REFUSED)
+@pytest.mark.parametrize("graph", [g if g in OWN_REFUSED[:3] + ["yinglunz-512.onnxscript"]
+                                   else pytest.param(g, marks=pytest.mark.slow)
+                                   for g in OWN_REFUSED])
 def test_an_optimised_export_not_read_yet_is_refused_in_one_line(graph, tmp_path):
     """Another float program than the model file in their metadata (OWN_REFUSED)."""
     with pytest.raises(OnnxError) as caught:
@@ -655,6 +730,11 @@ def test_a_torch_graph_survives_mutations(tmp_path):
 
 # the hand-coded entries, which prove; the trained ones do not within the board's budget
 PROVED = ("fblissjr-33", "kswain98-8", "yieldthought-20", "jacobli99-28", "jacobli99-93")
+# an import whose real-number model is not its shipped file's: prasannakotyal-116's scale is
+# a b (the float32 scales of q and k) and its eps the float32 of 10^-6, where nino-116's file
+# states 1/sqrt(2) and 10^-6 (the same floats, not the same reals); its digits are decided by
+# two float32 ulps of logits near 1000, so the undecided regions at a budget differ too
+OTHER_REGIONS = {"prasannakotyal-116"}
 
 
 @pytest.mark.slow
@@ -683,7 +763,10 @@ def test_a_trained_import_proves_at_a_budget_as_the_shipped_file_does(entry, tmp
         runs.append((status, [line for line in out.splitlines()
                               if line.lstrip().startswith(("answer position", "proved",
                                                            "fails"))]))
-    assert runs[0] == runs[1] and runs[0][0] == 3 and runs[0][1], runs
+    if entry in OTHER_REGIONS:
+        assert runs[0][0] == runs[1][0] == 3 and runs[0][1] and runs[1][1], runs
+    else:
+        assert runs[0] == runs[1] and runs[0][0] == 3 and runs[0][1], runs
 
 
 def test_an_einsum_of_constants_folds_in_the_graphs_type():
@@ -945,3 +1028,72 @@ def test_a_computed_rotary_that_is_not_positions_times_frequencies_is_refused(
     graph = parse(_graph_file("dimopep-140.torchscript", tmp_path).read_bytes())
     message = _refusal(_with_constant(graph, name, values))
     assert refusal in message, message
+
+
+# ---- LayerNorm ----------------------------------------------------------------------------
+
+def _layer_graph(dtype="float32", **norm):
+    """yinglunz-512's own export at 4 positions in ``dtype``, its norms changed by
+    ``norm``."""
+    model = build("yinglunz-512")
+    if norm:
+        model = replace(model, ln_final=replace(model.ln_final, **norm), blocks=tuple(
+            replace(b, ln1=replace(b.ln1, **norm), ln2=replace(b.ln2, **norm))
+            for b in model.blocks))
+    return model, export(model, length=4, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype, norm, node", [
+    ("float64", {}, True), ("float32", {"b": {}}, True),
+    ("float32", {"apply": "divide", "mean": "multiply"}, False),
+    ("float32", {"eps": Fraction(1, 3)}, True), ("float64", {"eps": Fraction(1, 3)}, False)])
+def test_a_layer_norm_comes_back_from_its_node_or_its_decomposition(dtype, norm, node):
+    """LayerNormalization where the node states the norm (x - m times 1 / root, the mean a
+    division, its eps's float a float32); the decomposition otherwise, read back as written.
+    Without the model file, eps is the float the graph holds."""
+    from tinyadder.onnx.messages import DataType
+    from tinyadder.onnx.values import stored
+    model, graph = _layer_graph(dtype, **norm)
+    ops = [n.op_type for n in graph.graph.node]
+    assert (ops.count("LayerNormalization"), ops.count("Sub")) == ((3, 0) if node else (0, 3))
+    assert dump(loads(serialize(graph))) == dump(model)
+    foreign = loads(serialize(replace(graph, metadata_props=())))
+    kind = DataType.FLOAT if dtype == "float32" else DataType.DOUBLE
+    assert foreign.ln_final.eps == Fraction(stored(model.ln_final.eps, kind))
+    assert (foreign.ln_final.kind, foreign.ln_final.apply, foreign.ln_final.mean) == \
+        (model.ln_final.kind, model.ln_final.apply, model.ln_final.mean)
+
+
+def _with_layer_node(graph, **attributes):
+    """The graph with its first LayerNormalization's attributes (None: left out)."""
+    from tinyadder.onnx.builder import attribute
+    node = next(n for n in graph.graph.node if n.op_type == "LayerNormalization")
+    attrs = {a.name: a for a in node.attribute}
+    attrs.update({k: attribute(k, v) for k, v in attributes.items() if v is not None})
+    for k in [k for k, v in attributes.items() if v is None]:
+        attrs.pop(k)
+    changed = replace(node, attribute=tuple(attrs.values()))
+    return _graph(graph, node=tuple(changed if n is node else n for n in graph.graph.node))
+
+
+@pytest.mark.parametrize("attributes, message", [
+    ({"stash_type": 11}, "a LayerNorm forms its moments in float32, the graph's type "
+                         "(stash_type 1)"),
+    ({"axis": 0}, "attribute axis = 0; tinyadder reads (-1, 1)"),
+    ({"epsilon": -1.0}, "a LayerNorm's epsilon -1.0: a finite float from 0"),
+    ({"epsilon": math.inf}, "a LayerNorm's epsilon inf: a finite float from 0"),
+    ({"epsilon": "1e-5"}, "attribute 'epsilon' is STRING, where FLOAT goes"),
+    ({"epsilon": 1}, "attribute 'epsilon' is INT, where FLOAT goes"),
+    ({"momentum": 1}, "attribute 'momentum' is not read here"),
+])
+def test_a_layer_normalization_the_model_format_cannot_state_is_refused(attributes, message):
+    graph = replace(_layer_graph()[1], metadata_props=())
+    assert message in _refusal(_with_layer_node(graph, **attributes))
+
+
+def test_a_layer_normalization_without_its_epsilon_takes_the_default():
+    """ONNX's default epsilon, 1e-5 as a float32: the graph without the attribute is the
+    same model."""
+    graph = replace(_layer_graph()[1], metadata_props=())
+    assert dump(loads(serialize(_with_layer_node(graph, epsilon=None)))) == \
+        dump(loads(serialize(graph)))

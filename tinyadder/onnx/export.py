@@ -37,7 +37,7 @@ from ..weights import Factored
 from .builder import GraphBuilder
 from .codec import serialize
 from .limits import LIMITS
-from .messages import DataType
+from .messages import DataType, float32
 from .values import is_stored_exactly, stored
 from .wire import OnnxError
 
@@ -68,10 +68,6 @@ def export(model, length=None, dtype="float64"):
     if model.mix is not None:  # the graph would leave it out: another model, not this one
         raise OnnxError(f"the model {model.name} mixes two blocks' outputs (x = h + g (x - h), "
                         f"'mix' in its file), which the ONNX export does not write")
-    norms = [b.ln1 for b in model.blocks] + [b.ln2 for b in model.blocks] + [model.ln_final]
-    if any(n is not None and n.kind == "layer" for n in norms):
-        raise OnnxError(f"the model {model.name} has a LayerNorm, which the ONNX export does "
-                        f"not write (it writes RMSNorm)")
     T = default_length(model) if length is None else length
     if isinstance(T, bool) or not isinstance(T, int) or not 1 <= T <= MAX_LENGTH:
         raise OnnxError(f"sequence length {T!r}: an integer from 1 to {MAX_LENGTH}")
@@ -169,28 +165,63 @@ class _Graph:
         return self.op("Add", [product, self.vector(_bias_name(name), bias, cols)], out)
 
     def norm(self, x, norm, name, cols):
-        """RMSNorm over the last axis: w x / sqrt(mean(x^2) + eps)."""
-        n = len(cols)
-        squares = self.op("Mul", [x, x], f"{name}.squares")
-        total = self.op("ReduceSum", [squares, self.constant("axes.last", None)],
-                        f"{name}.sum", keepdims=1)
-        if norm.mean == "divide":
-            mean = self.op("Div", [total, self.floats(f"{name}.n", [n], ())], f"{name}.mean")
-        else:
-            mean = self.op("Mul", [total, self.floats(f"{name}.inv_n", [Fraction(1, n)], ())],
-                           f"{name}.mean")
+        """RMSNorm over the last axis: w x / sqrt(mean(x^2) + eps); LayerNorm
+        (``layer_norm``): w (x - m) / sqrt(mean((x - m)^2) + eps) + b."""
+        if norm.kind == "layer":
+            return self.layer_norm(x, norm, name, cols)
+        return self.normalised(x, x, norm, name, cols, f"{name}.hook_normalized")
+
+    def mean(self, x, norm, name, n, what):
+        """ReduceSum over the last axis, then Div by n or Mul by 1/n (the model's ``mean``;
+        one constant for the norm's every mean)."""
+        total = self.op("ReduceSum", [x, self.constant("axes.last", None)],
+                        f"{name}.{what}_sum", keepdims=1)
+        op, count, value = (("Div", f"{name}.n", n) if norm.mean == "divide" else
+                            ("Mul", f"{name}.inv_n", Fraction(1, n)))
+        if count not in self.shared:
+            self.shared.add(count)
+            self.floats(count, [value], ())
+        return self.op(op, [total, count], f"{name}.{what}")
+
+    def normalised(self, x, centred, norm, name, cols, out):
+        """w c / sqrt(mean(c^2) + eps), c = ``centred``: Mul(c, c), the mean, Add eps, Sqrt,
+        then Mul by Div(1, root) or Div by the root, then Mul by w (absent: no Mul)."""
+        squares = self.op("Mul", [centred, centred], f"{name}.squares")
+        mean = self.mean(squares, norm, name, len(cols), "mean")
         shifted = self.op("Add", [mean, self.floats(f"{name}.eps", [norm.eps], ())],
                           f"{name}.mean_eps")
         root = self.op("Sqrt", [shifted], f"{name}.root")
-        out = f"{name}.hook_normalized"
         y = out if not norm.w else f"{name}.unweighted"
         if norm.apply == "rsqrt":
             inverse = self.op("Div", [self.constant("one", 1), root], f"{name}.rsqrt")
-            self.op("Mul", [x, inverse], y)
+            self.op("Mul", [centred, inverse], y)
         else:
-            self.op("Div", [x, root], y)
+            self.op("Div", [centred, root], y)
         if norm.w:
             self.op("Mul", [y, self.vector(f"{name}.w", norm.w, cols)], out)
+        return out
+
+    def layer_norm(self, x, norm, name, cols):
+        """LayerNorm over the last axis. One LayerNormalization node (Scale w, or ones; B b)
+        where the norm is that node's: its eps's float a float32 (a float attribute; the
+        exact constant is the model file's, in the metadata) and its order
+        torch's kernel's, x - m times 1 / root (``apply`` 'rsqrt', ``mean`` 'divide'); its
+        moments in the graph's type (stash_type). Otherwise the decomposition:
+        c = x - ReduceSum(x) / n, ``normalised(c)``, then Add b."""
+        out = f"{name}.hook_normalized"
+        eps = stored(norm.eps, self.dtype)
+        if norm.apply == "rsqrt" and norm.mean == "divide" and float32(eps) == eps:
+            w = self.vector(f"{name}.w", norm.w or {c: 1 for c in cols}, cols)
+            inputs = [x, w] + ([self.vector(f"{name}.b", norm.b, cols)] if norm.b else [])
+            stash = 1 if self.dtype == DataType.FLOAT else 11
+            return self.op("LayerNormalization", inputs, out, axis=-1, epsilon=eps,
+                           stash_type=stash)
+        centre = self.mean(x, norm, name, len(cols), "centre")
+        centred = self.op("Sub", [x, centre], f"{name}.centred")
+        y = out if not norm.b else f"{name}.scaled"
+        self.normalised(x, centred, norm, name, cols, y)
+        if norm.b:
+            self.op("Add", [y, self.vector(f"{name}.b", norm.b, cols)], out)
         return out
 
     def maybe_norm(self, x, norm, name, cols):

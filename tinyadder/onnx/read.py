@@ -34,12 +34,12 @@ from .wire import OnnxError
 
 OPSETS = range(13, 24)  # ReduceSum's axes as an input from 13; 23 is the newest read
 KNOWN = ("Add", "Concat", "Constant", "Cos", "Div", "Erf", "Exp", "Gather", "Gemm", "Identity",
-         "MatMul", "Mul", "Neg", "Pow", "ReduceMax", "ReduceMean", "ReduceSum", "Relu",
+         "LayerNormalization", "MatMul", "Mul", "Neg", "Pow", "ReduceMax", "ReduceMean", "ReduceSum", "Relu",
          "Reshape", "Sigmoid", "Sin", "Slice", "Softmax", "Sqrt", "Sub", "Transpose")
 ACTIVATION_OPS = ("Relu", "Identity", "Div", "Mul")
 # (fewest, most) inputs of each operator as tinyadder reads it; every node has one output
 ARITY = {"Add": (2, 2), "Concat": (1, 4), "Constant": (0, 0), "Div": (2, 2), "Gather": (2, 2),
-         "Gemm": (2, 3), "MatMul": (2, 2), "Mul": (2, 2), "Pow": (2, 2), "ReduceMax": (1, 2),
+         "Gemm": (2, 3), "LayerNormalization": (2, 3), "MatMul": (2, 2), "Mul": (2, 2), "Pow": (2, 2), "ReduceMax": (1, 2),
          "ReduceMean": (1, 2), "ReduceSum": (2, 2), "Reshape": (2, 2), "Slice": (3, 5),
          "Sub": (2, 2)}
 
@@ -111,11 +111,15 @@ def read(onnx_model, layout=None):
             raise (second if renamed else first) from None
         if layout is not None:
             _fits(view, layout, len(graph_model.vocab))
-        if _stored_weights(graph_model, view) != _stored_weights(view.file, view):
-            if not renamed:
-                raise first from None
+        ours, theirs = _stored_weights(graph_model, view), _stored_weights(view.file, view)
+        if ours != theirs and str(first).startswith("the graph does not fit"):
+            raise first from None  # the graph as written already said how
+        if ours != theirs:
+            differ = ", ".join(sorted((ours.keys() ^ theirs.keys()) | {
+                k for k in ours.keys() & theirs.keys() if ours[k] != theirs[k]}))
             raise OnnxError(f"the graph does not fit the model file in its metadata: its "
-                            f"weights are not those of {ascii(view.file.name)}") from None
+                            f"weights are not those of {ascii(view.file.name)} (they differ "
+                            f"in {ascii(differ[:80])})") from None
         return view.file
 
 
@@ -185,6 +189,9 @@ class NormMatch:
     mean: str
     apply: str
     n: int
+    kind: str = "rms"
+    b: Optional[list] = None
+    eps_float: Optional[tuple] = None  # (float, DataType) of an eps written as an attribute
 
 
 @dataclass
@@ -519,22 +526,86 @@ class _View:
     # ---- norms -------------------------------------------------------------------------
 
     def maybe_norm(self, value, rank):
-        """(NormMatch or None, its input) if value is an RMSNorm's output."""
+        """(NormMatch or None, its input) if value is an RMSNorm's or a LayerNorm's
+        output."""
+        if self.op(value) == "LayerNormalization" or self.is_layer_decomposition(value):
+            return self.layer_norm(value, rank)
         if self.op(value) not in ("Mul", "Div"):
             return None, value
         return self.norm(value, rank)
 
-    def norm(self, value, rank):
-        what = "an RMSNorm"
-        node = self.node(value, ("Mul", "Div"), what)
-        w = None
-        if node.op_type == "Mul" and any(map(self.is_const, node.input)):
-            y, weight = node.input if self.is_const(node.input[1]) else node.input[::-1]
-            w = self.floats(weight, f"{what}'s weight")
-            if all(map(is_zero, w)):
-                raise OnnxError(f"{_what(node)}: an RMSNorm weight of zeros is no norm "
-                                f"tinyadder has")
+    def is_layer_decomposition(self, value):
+        """Whether value is [Add b of] [Mul w of] c / root or c * inverse, c = Sub(...)."""
+        node = self.producer.get(value)
+        for op in ("Add", "Mul"):
+            if node is not None and node.op_type == op and \
+                    sum(map(self.is_const, node.input)) == 1:
+                node = self.producer.get(next(x for x in node.input if not self.is_const(x)))
+        return node is not None and node.op_type in ("Mul", "Div") and any(
+            self.op(x) == "Sub" for x in node.input[:2 if node.op_type == "Mul" else 1])
+
+    def weight(self, node, what):
+        """(y, w) of Mul(y, w), w a constant of not only zeros; else (node, None)."""
+        if node.op_type != "Mul" or not any(map(self.is_const, node.input)):
+            return node, None
+        y, weight = node.input if self.is_const(node.input[1]) else node.input[::-1]
+        w = self.floats(weight, f"{what}'s weight")
+        if all(map(is_zero, w)):
+            raise OnnxError(f"{_what(node)}: a norm weight of zeros is no norm tinyadder has")
+        return self.node(y, ("Mul", "Div"), what), w
+
+    def layer_norm(self, value, rank):
+        """A LayerNormalization node over the last axis (epsilon read as the float32 it
+        is; the moments in the graph's type), or its decomposition
+        [Add b] [Mul w] (c * Div(1, root) or c / root), root = Sqrt(mean(c^2) + eps),
+        c = x - mean(x), each mean a ReduceMean or ReduceSum by n or by 1/n."""
+        what = "a LayerNorm"
+        node = self.node(value, ("LayerNormalization", "Add", "Mul", "Div"), what)
+        if node.op_type == "LayerNormalization":
+            return self.layer_node(node, rank, what)
+        b = None
+        if node.op_type == "Add":
+            y, bias = node.input if self.is_const(node.input[1]) else node.input[::-1]
+            b = self.floats(bias, f"{what}'s bias")
             node = self.node(y, ("Mul", "Div"), what)
+        node, w = self.weight(node, what)
+        centred, root, apply = self.applied(node, what)
+        eps, kind, n = self.shifted_mean(root, centred, rank, what)
+        sub = self.node(centred, ("Sub",), f"{what}'s x - mean(x)")
+        x, centre = sub.input
+        n_x, _, of = self.mean(centre, rank, f"{what}'s mean of x")
+        if of != x or None not in (n, n_x) and n != n_x:
+            raise OnnxError(f"{_what(sub)}: {what} subtracts another value than the mean of "
+                            f"x (value {x!r})")
+        n = n or n_x
+        if any(v is not None and len(v) != (n or len(v)) for v in (w, b)) or \
+                None not in (w, b) and len(w) != len(b):
+            raise OnnxError(f"{_what(sub)}: {what}'s weight and bias have one value per "
+                            f"lane")
+        return NormMatch(eps, w, kind, apply, n, "layer", b), x
+
+    def layer_node(self, node, rank, what):
+        attrs = self.attributes(node, axis=(-1, rank - 1), epsilon=None, stash_type=None)
+        stash = 1 if self.dtype == DataType.FLOAT else 11
+        if attrs.get("stash_type", 1) != stash:
+            raise OnnxError(f"{_what(node)}: {what} forms its moments in "
+                            f"{'float32' if stash == 1 else 'float64'}, the graph's type "
+                            f"(stash_type {stash})")
+        eps = attrs.get("epsilon", float32(1e-5))
+        if not isinstance(eps, float) or not math.isfinite(eps) or eps < 0:
+            raise OnnxError(f"{_what(node)}: {what}'s epsilon {_shown(eps)}: a finite float "
+                            f"from 0")
+        x, scale, *bias = node.input
+        w = self.floats(scale, f"{what}'s scale")
+        b = self.floats(bias[0], f"{what}'s bias") if bias and bias[0] else None
+        if len(self.constants[scale].dims) != 1 or (b is not None and len(b) != len(w)):
+            raise OnnxError(f"{_what(node)}: {what}'s scale and bias are vectors of one "
+                            f"length")
+        return NormMatch(Fraction(eps), w, "divide", "rsqrt", len(w), "layer", b,
+                         (eps, self.dtype)), x
+
+    def applied(self, node, what):
+        """(x, root, apply) of x * Div(1, root) ('rsqrt') or x / root ('divide')."""
         if node.op_type == "Mul":
             x, inverse = node.input
             if self.op(inverse) != "Div":
@@ -545,6 +616,19 @@ class _View:
             root, apply = reciprocal.input[1], "rsqrt"
         else:
             x, root, apply = node.input[0], node.input[1], "divide"
+        return x, root, apply
+
+    def norm(self, value, rank):
+        what = "an RMSNorm"
+        node, w = self.weight(self.node(value, ("Mul", "Div"), what), what)
+        x, root, apply = self.applied(node, what)
+        eps, kind, n = self.shifted_mean(root, x, rank, what)
+        if w is not None and n is not None and len(w) != n:
+            raise OnnxError(f"{what}: a weight of {len(w)} values over {n}")
+        return NormMatch(eps, w, kind, apply, n), x
+
+    def shifted_mean(self, root, x, rank, what):
+        """(eps, 'divide' or 'multiply', n or None) of root = Sqrt(mean(x^2) + eps)."""
         mean = self.node(root, ("Sqrt",), what).input[0]
         if self.op(mean) in ("ReduceMean", "ReduceSum") or (
                 self.op(mean) in ("Mul", "Div") and self.op(self.producer[mean].input[0]) in
@@ -559,9 +643,7 @@ class _View:
         if self.square_of(squares, what) != x:
             raise OnnxError(f"{_what(self.producer[squares])}: {what} squares another value "
                             f"than it normalises")
-        if w is not None and n is not None and len(w) != n:
-            raise OnnxError(f"{what}: a weight of {len(w)} values over {n}")
-        return NormMatch(eps, w, kind, apply, n), x
+        return eps, kind, n
 
     def mean(self, value, rank, what):
         """(n or None, 'divide' or 'multiply', the squares) of mean(x^2) over the last axis:
@@ -803,6 +885,8 @@ class _View:
         scores, scale, scale_op = self.scale(scores)
         qk = self.node(scores, ("MatMul",), f"{what}'s q @ k^T")
         qh, kt = qk.input
+        if scale_op is None:
+            qh, kt, scale, scale_op = self.scaled_operands(qh, kt)
         kt_node = self.node(kt, ("Transpose",), f"{what}'s k^T")
         self.attributes(kt_node, perm=((0, 2, 1),))
         kh, kv_of = self.shared_heads(kt_node.input[0])
@@ -957,6 +1041,24 @@ class _View:
         flat = self.floats(table, "a fixed bias", infinite=True)
         return scores, [[flat[(h * P + r) * P:(h * P + r + 1) * P] for r in range(P)]
                         for h in range(dims[0])]
+
+    def scaled_operands(self, qh, kt):
+        """(q, k^T, scale, 'multiply') of (q * a) @ (k^T * b), a and b scalar constants
+        (torch's scaled_dot_product_attention in its math form scales each by sqrt(scale)):
+        scale = a b exactly, one scale of the scores (the same real number; its float program
+        rounds the sum once, docs/onnx.md); else (q, k^T, 1, None)."""
+        operands = []
+        for value in (qh, kt):
+            node = self.producer.get(value)
+            if node is None or node.op_type != "Mul" or \
+                    [self.is_const(v) for v in node.input].count(True) != 1:
+                return qh, kt, 1, None
+            operands.append(node.input if self.is_const(node.input[1]) else node.input[::-1])
+        (q, a), (k, b) = operands
+        for value in (qh, kt):
+            self.node(value, ("Mul",), "a scaled q or k")
+            self.single_use(value, "a scaled q or k")
+        return q, k, self.scalar(a, "q's scale") * self.scalar(b, "k's scale"), "multiply"
 
     def scale(self, value):
         if self.op(value) not in ("Mul", "Div"):
@@ -1341,7 +1443,8 @@ def _shown(value):
 def _sized(norm, n):
     """The norm over n lanes; its weight, if any, has one value per lane."""
     if norm is not None and norm.w is not None and len(norm.w) != n:
-        raise OnnxError(f"an RMSNorm weight of {len(norm.w)} values over {n} lanes")
+        what = "an RMSNorm" if norm.kind == "rms" else "a LayerNorm"
+        raise OnnxError(f"{what} weight of {len(norm.w)} values over {n} lanes")
     return None if norm is None else replace(norm, n=n)
 
 
@@ -1453,10 +1556,20 @@ def _weight(affine, rows, cols, file_table, what):
 
 
 def _norm(match, cols, file_norm=None):
+    """The Norm; a LayerNorm's eps written as a float attribute is the file's constant if
+    that stores as the float (as ``tinyadder.exact.*`` names an initializer's), and a scale
+    of ones is the file's absent weight."""
     if match is None:
         return None
-    return Norm(match.eps, _vector(match.w, cols, file_norm and file_norm.w), match.mean,
-                match.apply)
+    eps, w = match.eps, match.w
+    if match.kind == "layer" and file_norm is not None and file_norm.kind == "layer":
+        if match.eps_float is not None and stored(file_norm.eps, match.eps_float[1]) == \
+                match.eps_float[0]:
+            eps = file_norm.eps
+        if not file_norm.w and w is not None and all(v == 1 for v in w):
+            w = None
+    return Norm(eps, _vector(w, cols, file_norm and file_norm.w), match.mean, match.apply,
+                match.kind, _vector(match.b, cols, file_norm and file_norm.b))
 
 
 def _bias(match, heads, file_attn):

@@ -59,6 +59,12 @@ def canonical(onnx_model):
     g = _Graph(onnx_model)
     try:
         g.fold()
+        _column_slices(g)
+        _contiguous_slices(g)
+        _tiled_heads(g)
+        _scattered_lanes(g)
+        _transposed_scatters(g)
+        _unbatched_transposes(g)
         _same_type_casts(g)
         _einsums(g)
         _heads_transposes(g)
@@ -340,8 +346,9 @@ class _Graph:
             self.add_const(name, _Const(shape.dtype, (len(shape.values) - 1,),
                                         shape.values[1:]))
             return replace(node, input=(node.input[0], name))
-        if op in ("Softmax", "LogSoftmax", "Concat", "ArgMax", "ArgMin", "Split", "Flatten"):
-            axis = attrs.get("axis", -1 if op == "Softmax" else 0)
+        if op in ("Softmax", "LogSoftmax", "Concat", "ArgMax", "ArgMin", "Split", "Flatten",
+                  "LayerNormalization"):
+            axis = attrs.get("axis", -1 if op in ("Softmax", "LayerNormalization") else 0)
             return _with(node, axis=axis if axis < 0 else _less(axis, node))
         if op.startswith("Reduce"):
             if len(node.input) > 1 and node.input[1]:
@@ -1241,7 +1248,7 @@ def _shape_arg(g, n):
 
 
 _SHAPE = {
-    **dict.fromkeys(SAME_SHAPE, _shape_same),
+    **dict.fromkeys(SAME_SHAPE, _shape_same), "LayerNormalization": _shape_same,
     **dict.fromkeys(ELEMENTWISE, _shape_broadcast),
     "Gather": _shape_gather, "MatMul": _shape_matmul, "Gemm": _shape_gemm,
     "Reshape": _shape_reshape, "Transpose": _shape_transpose, "Concat": _shape_concat,
@@ -1864,6 +1871,270 @@ def _sliced_projections(g):
         g.add_const(name, _Const(W.dtype, (n, cols), values))
         nodes[i] = replace(node, input=(cut.input[0], name))
     g.nodes = _pruned(g, nodes)
+
+
+def _column_slices(g):
+    """A Slice (step 1) or Split of the last axis of x @ W (W a constant matrix) is x @ W',
+    W' the columns it keeps: each column its own sum, the same. (A qkv projection split
+    into q, k and v.)"""
+    producer = {o: n for n in g.nodes for o in n.output}
+    nodes = []
+    for node in g.nodes:
+        parts = _column_parts(g, node, producer.get(node.input[0]) if node.input else None)
+        if parts is None:
+            nodes.append(node)
+            continue
+        product = producer[node.input[0]]
+        W = g.consts[product.input[1]]
+        shape = g.shape(node.input[0])
+        for out, cols in zip(node.output, parts):
+            name = g.fresh(product.input[1])
+            g.add_const(name, _Const(W.dtype, (W.dims[0], len(cols)), [
+                W.values[r * W.dims[1] + c] for r in range(W.dims[0]) for c in cols]))
+            nodes.append(Node((product.input[0], name), (out,), "MatMul", f"{node.name}.{out}"))
+            g.shapes[out] = tuple(shape[:-1]) + (len(cols),)
+    g.nodes = _pruned(g, nodes)
+
+
+def _contiguous_slices(g):
+    """A Slice whose step skips nothing it keeps (x[..., 0::2] of two lanes is x[..., 0:1])
+    is that Slice with step 1."""
+    nodes = []
+    for node in g.nodes:
+        args = [g.consts.get(v) if v else None for v in node.input[1:]]
+        shape = g.shape(node.input[0]) if node.input else None
+        if node.op_type != "Slice" or len(args) < 4 or shape is None or \
+                any(a is None or a.dtype not in INTS for a in args[:4]):
+            nodes.append(node)
+            continue
+        starts, ends, axes, steps = (_ints(a) for a in args[:4])
+        kept = [range(shape[a % len(shape)])[slice(b, e, st)] if st else None
+                for b, e, a, st in zip(starts, ends, axes, steps)]
+        if len({len(starts), len(ends), len(axes), len(steps)}) != 1 or \
+                any(r is None or len(r) == 0 or list(r) != list(range(r[0], r[-1] + 1))
+                    for r in kept) or steps == [1] * len(steps):
+            nodes.append(node)
+            continue
+        names = []
+        for what, values in (("starts", [r[0] for r in kept]), ("ends", [r[-1] + 1 for r in kept])):
+            names.append(g.fresh(f"{node.input[0]}.{what}"))
+            g.add_const(names[-1], _Const(DataType.INT64, (len(kept),), values))
+        nodes.append(replace(node, input=(node.input[0], *names, node.input[3])))
+    g.nodes = nodes
+
+
+def _tiled_heads(g):
+    """Key/value heads repeated by Tile, torch's repeat_kv: Reshape(Tile(Unsqueeze(x, a),
+    r at a), x's shape with axis a - 1 times r) is Gather(x, [0]*r + [1]*r + ..., a - 1),
+    the exporter's grouped heads (and Reshape to that shape without its batch of one, the
+    Gather's Reshape); an Expand to 1s but r at a is that Tile (the new axis has size 1)."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    nodes = list(g.nodes)
+    for i, node in enumerate(g.nodes):
+        tile = producer.get(node.input[0]) if node.op_type == "Reshape" else None
+        up = producer.get(tile.input[0]) if tile is not None and \
+            tile.op_type in ("Tile", "Expand") else None
+        if up is None or up.op_type != "Unsqueeze" or len(up.input) < 2 or \
+                g.shape(up.input[0]) is None or g.shape(node.output[0]) is None or \
+                any(v not in g.consts or g.consts[v].dtype not in INTS
+                    for v in (up.input[1], tile.input[1])):
+            continue
+        shape, axes, reps = g.shape(up.input[0]), _ints(g.consts[up.input[1]]), \
+            _ints(g.consts[tile.input[1]])
+        a = axes[0] % (len(shape) + 1) if len(axes) == 1 else 0
+        r = reps[a] if len(reps) == len(shape) + 1 and a > 0 else 0
+        gathered = tuple(shape[:a - 1]) + (shape[a - 1] * r,) + tuple(shape[a:])
+        out = tuple(g.shape(node.output[0]))
+        if r < 1 or reps != [r if k == a else 1 for k in range(len(reps))] or \
+                out not in (gathered, gathered[1:] if gathered[:1] == (1,) else None):
+            continue
+        index = g.fresh(f"{node.output[0]}.heads")
+        g.add_const(index, _Const(DataType.INT64, (shape[a - 1] * r,),
+                                  [h for h in range(shape[a - 1]) for _ in range(r)]))
+        gather = Node((up.input[0], index), node.output, "Gather", node.name,
+                      (Attribute("axis", AttributeType.INT, a - 1),))
+        if out != gathered:  # then without the batch: a Reshape of the Gather
+            heads = g.fresh(f"{node.output[0]}.gathered")
+            g.shapes[heads] = gathered
+            gather = replace(gather, output=(heads,))
+            nodes[i] = [gather, replace(node, input=(heads, node.input[1]))]
+        else:
+            nodes[i] = gather
+    g.nodes = _pruned(g, [n for x in nodes for n in (x if isinstance(x, list) else [x])])
+
+
+def _scattered_lanes(g):
+    """Lanes written one by one into zeros by ScatterND (out[..., l] = u_l, the indices
+    every position of the other axes): Concat of the u_l in lane order on the last axis
+    (a lane none writes stays zeros). The same values, moved."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    readers = {}
+    for node in g.nodes:
+        for x in node.input:
+            readers.setdefault(x, []).append(node)
+    nodes = list(g.nodes)
+    for i, node in enumerate(g.nodes):
+        if node.op_type != "ScatterND" or any(
+                r.op_type == "ScatterND" and r.input[0] == node.output[0]
+                for r in readers.get(node.output[0], ())):
+            continue
+        lanes, chain, x = {}, [], node
+        while x is not None and x.op_type == "ScatterND" and \
+                _attrs(x).get("reduction", b"none") in (b"none", "none"):
+            lane = _scattered_lane(g, x)
+            if lane is None or lane in lanes:
+                break
+            update = x.input[2]  # an identity Reshape or Expand of it: the value itself
+            while producer.get(update) is not None and \
+                    producer[update].op_type in ("Reshape", "Expand") and \
+                    g.shape(producer[update].input[0]) == g.shape(update):
+                update = producer[update].input[0]
+            lanes[lane] = update
+            chain.append(x)
+            x = producer.get(x.input[0])
+        base = chain[-1].input[0] if chain else None
+        zeros = g.consts.get(base)
+        if zeros is None or any(v != 0 for v in zeros.values) or \
+                any(len(readers.get(c.output[0], ())) != 1 for c in chain[1:]):
+            continue
+        dims = zeros.dims
+        parts = []
+        for lane in range(dims[-1]):
+            if lane not in lanes:
+                lanes[lane] = g.fresh(f"{base}.lane")
+                g.add_const(lanes[lane], _Const(zeros.dtype, dims[:-1] + (1,),
+                                                [0.0] * math.prod(dims[:-1])))
+            parts.append(lanes[lane])
+        nodes[i] = Node(tuple(parts), node.output, "Concat", node.name,
+                        (Attribute("axis", AttributeType.INT, -1),))
+        g.shapes[node.output[0]] = tuple(dims)
+    g.nodes = _pruned(g, nodes)
+
+
+def _transposed_scatters(g):
+    """torch.export's slice_scatter of lanes into zeros: Transpose(S, p), p swapping the first
+    and last axes, S zeros whose rows l ScatterND writes (indices [[l]]) from Transpose(u_l, p)
+    (through Identity): Concat of the u_l in lane order on the last axis (a lane none writes
+    stays zeros). The same values, moved."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    nodes = list(g.nodes)
+    for i, node in enumerate(g.nodes):
+        perm = tuple(_attrs(node).get("perm", ())) if node.op_type == "Transpose" else ()
+        n = len(perm)
+        if n < 2 or perm != (n - 1,) + tuple(range(1, n - 1)) + (0,):
+            continue
+        lanes, x = {}, producer.get(node.input[0])
+        while x is not None and x.op_type in ("Identity", "ScatterND"):
+            if x.op_type == "ScatterND":
+                index, update = g.consts.get(x.input[1]), producer.get(x.input[2])
+                if index is None or index.dtype not in INTS or index.dims != (1, 1) or \
+                        update is None or update.op_type != "Transpose" or \
+                        tuple(_attrs(update).get("perm", ())) != perm or \
+                        _attrs(x).get("reduction", b"none") not in (b"none", "none") or \
+                        int(index.values[0]) in lanes:
+                    break
+                lanes[int(index.values[0])] = update.input[0]
+            x = producer.get(x.input[0]) if x.input[0] not in g.consts else None
+        base = _scatter_base(producer, node.input[0])
+        zeros = g.consts.get(base)
+        if zeros is None or len(zeros.dims) != n or any(v != 0 for v in zeros.values) or \
+                not lanes or any(not 0 <= l < zeros.dims[0] for l in lanes):
+            continue
+        dims = tuple(zeros.dims[p] for p in perm)
+        parts = []
+        for lane in range(zeros.dims[0]):
+            if lane not in lanes:
+                lanes[lane] = g.fresh(f"{base}.lane")
+                g.add_const(lanes[lane], _Const(zeros.dtype, dims[:-1] + (1,),
+                                                [0.0] * math.prod(dims[:-1])))
+            parts.append(lanes[lane])
+        nodes[i] = Node(tuple(parts), node.output, "Concat", node.name,
+                        (Attribute("axis", AttributeType.INT, -1),))
+        g.shapes[node.output[0]] = dims
+    g.nodes = _pruned(g, nodes)
+
+
+def _scatter_base(producer, value):
+    """The data a chain of ScatterND (and Identity) nodes starts from."""
+    node = producer.get(value)
+    while node is not None and node.op_type in ("Identity", "ScatterND"):
+        value = node.input[0]
+        node = producer.get(value)
+    return value
+
+
+def _unbatched_transposes(g):
+    """Reshape(x, its shape without the batch of one), Transpose(perm), Reshape back to a
+    batch of one first (torch.export's k^T of a batch): Transpose(x, [0] + (perm + 1))."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    nodes = list(g.nodes)
+    for i, node in enumerate(g.nodes):
+        turn = producer.get(node.input[0]) if node.op_type == "Reshape" else None
+        flat = producer.get(turn.input[0]) if turn is not None and \
+            turn.op_type == "Transpose" else None
+        if flat is None or flat.op_type != "Reshape":
+            continue
+        x, perm = flat.input[0], tuple(_attrs(turn).get("perm", ()))
+        shape, inner, out = g.shape(x), g.shape(flat.output[0]), g.shape(node.output[0])
+        if None in (shape, inner, out) or tuple(shape) != (1,) + tuple(inner) or \
+                sorted(perm) != list(range(len(inner))) or \
+                tuple(out) != (1,) + tuple(inner[p] for p in perm):
+            continue
+        nodes[i] = Node((x,), node.output, "Transpose", node.name, (Attribute(
+            "perm", AttributeType.INTS, (0,) + tuple(p + 1 for p in perm)),))
+    g.nodes = _pruned(g, nodes)
+
+
+def _scattered_lane(g, node):
+    """The lane l of a ScatterND that writes data[..., l] at every position of the other
+    axes from updates of their shape by 1 (constant indices), or None."""
+    data, indices = g.shape(node.input[0]), g.consts.get(node.input[1])
+    updates = g.shape(node.input[2])
+    if data is None or indices is None or indices.dtype not in INTS or updates is None or \
+            tuple(indices.dims) != tuple(data[:-1]) + (1, len(data)) or \
+            tuple(updates) != tuple(data[:-1]) + (1,):
+        return None
+    rows = [_ints(indices)[k:k + len(data)] for k in range(0, len(indices.values), len(data))]
+    lane = rows[0][-1] if rows else None
+    expected = [list(_index(k, data[:-1])) + [lane] for k in range(math.prod(data[:-1]))]
+    return lane if rows == expected and 0 <= lane < data[-1] else None
+
+
+def _column_parts(g, node, product):
+    """The columns each output of a Slice or Split of the last axis of x @ W keeps, or
+    None."""
+    if node.op_type not in ("Slice", "Split") or product is None or \
+            product.op_type != "MatMul" or product.input[1] not in g.consts or \
+            len(g.consts[product.input[1]].dims) != 2 or g.shape(node.input[0]) is None:
+        return None
+    shape, n = g.shape(node.input[0]), g.consts[product.input[1]].dims[1]
+    if node.op_type == "Slice":
+        args = [g.consts.get(v) if v else None for v in node.input[1:]]
+        if len(args) < 3 or any(a is None or a.dtype not in INTS or len(a.values) != 1
+                                for a in args[:3]) or \
+                int(args[2].values[0]) % len(shape) != len(shape) - 1 or \
+                (len(args) > 3 and (args[3] is None or list(args[3].values) != [1])):
+            return None
+        return [list(range(n))[slice(int(args[0].values[0]), int(args[1].values[0]))]]
+    attrs = _attrs(node)
+    if attrs.get("axis", 0) % len(shape) != len(shape) - 1:
+        return None
+    if len(node.input) > 1 and node.input[1]:
+        sizes = g.consts.get(node.input[1])
+        if sizes is None or sizes.dtype not in INTS or sum(sizes.values) != n or \
+                len(sizes.values) != len(node.output) or min(sizes.values) < 0:
+            return None
+        sizes = [int(v) for v in sizes.values]
+    else:
+        k = len(node.output)
+        if attrs.get("num_outputs", k) != k:
+            return None
+        step = -(-n // k)
+        sizes = [min(step, n - i * step) for i in range(k)]
+        if min(sizes) < 0:
+            return None
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+    return [list(range(a, a + size)) for a, size in zip(starts, sizes)]
 
 
 def _joined_projections(g):

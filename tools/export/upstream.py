@@ -84,6 +84,9 @@ ENTRIES = {
                    _submission("submission_57p", "submission_57p.py")),
     "evindor-67": ("evindor/MicroAdder", "fafb573fb9000ff34b3965a02f48d3f30ac7787d",
                    _submission("submission_67p", "submission_67p.py")),
+    "jackcai1206-234": ("JackCai1206/smallest-addition-transformer",
+                        "c9e31ff9515f5c277e21a0cdcccc16222f5f0d94",
+                        _submission(".", "submission_234.py")),
     "vijec-52": ("vijec/AdderBoard-Submission", "2d6f7510bfa7b3a7c041117790bf30effdf81bc4",
                  _submission("submission-52", "submission_52p.py")),
 }
