@@ -529,6 +529,8 @@ BOARD_TOUR_PROBE = """<script>(function () {
     document.getElementById("resid-svg").dispatchEvent(new MouseEvent("mousemove", {
       bubbles: true, clientX: r.left + r.width / 2, clientY: r.top + r.height / 2}));
     out.tip = document.getElementById("tip").textContent;
+    var values = document.getElementById("resid-values");
+    out.value = values ? values.children[at[0] * at[2] + at[1]].textContent : null;
   }
   document.body.setAttribute("data-probe", JSON.stringify(out));
 }());</script>"""
@@ -579,6 +581,9 @@ def test_a_board_models_tour_in_the_browser(tmp_path, name):
         lines = out["tip"].splitlines()
         assert lines[2] == data["meanings"]["L0.attn"]["x1"][1]
         assert lines[3] == "here k = 1: a1 = 6, b1 = 3, c1 = 1, a0 = 3, b0 = 9, c0 = 0, s1 = 0"
+        # at most three slots: the grid prints each value, redrawn for the stage chosen
+        cell = data["residual"]["L0.attn"]["rows"]["x1"]["cells"][column["state"]["pos"]]
+        assert out["value"] == page_number(cell[2])  # both have at most three slots
     assert len(out["steps"]) == len(steps) and len(out["checks"]) == 2 * len(asked)
     for step, got in zip(steps, out["steps"]):
         assert got["title"] == step["title"]

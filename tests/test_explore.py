@@ -755,7 +755,7 @@ def test_the_pages_size_is_the_one_explorer_md_states():
 def test_the_readouts_slots_are_listed_under_the_grid():
     """Tour step 7 asks which slot the published readout reads for digit 7: the residual view
     lists logit u = -(slot) for every u under its grid, so the view answers it."""
-    text = page_text(EXAMPLE)
+    text = re.sub(r"</text><text [^>]*>", " ", page_text(EXAMPLE))  # a wrapped line, joined
     assert ("the readout: logit u = \u2212(the slot it reads for u): 0 \u2212eq, 1 \u2212special, "
             "2 \u2212digit, 3 \u2212count, 4 \u2212scale, 5 \u2212cand0, 6 \u2212cand1, 7 \u2212cand2, "
             "8 \u2212cand3, 9 \u2212cand4</text>") in text
@@ -830,3 +830,24 @@ def test_compare_sets_each_designs_key_quantity_beside_its_meaning(example):
             '10·(6 + 3 + 1) − 0</td></tr>') in table
     assert compare.key_table(dict(published, decisions=[]), dict(rope, design=None)) == ""
     assert table in explore._compare_section(published, rope)
+
+
+def test_a_two_slot_stream_prints_its_values_in_the_grid(example):
+    """zcbtrak-6's stream has two slots, x0 and x1: each cell of the residual grid carries its
+    value as the page prints it (x1 = ~100.002 at position 31 after the attention), white on
+    a dark colour; the published model's 16 slots keep plain cells."""
+    _, published, _, _ = example
+    a, b = map(int, EXAMPLE.split("+"))
+    rope = run_views(models.build("zcbtrak-6", None), a, b, "float")
+    drawn = figures.residual(rope, "L0.attn", 31)
+    values = re.findall(r'<text [^>]*class="small val( dk)?"[^>]*>([^<]*)</text>',
+                        re.search(r'<g id="resid-values">(.*?)</g>', drawn).group(1))
+    stage = next(s for s in rope["residual"] if s["short"] == "L0.attn")
+    cells = {row["slot"]: row["cells"] for row in stage["slots"]}
+    t = len(rope["tokens"])
+    assert [v for _, v in values] == [svg.shown(c[2]) for s in ("x0", "x1") for c in cells[s]]
+    assert values[t + 31][1] == "~100.002"
+    letters = figures.residual_classes(rope)["L0.attn"]
+    assert [bool(dk) for dk, _ in values] == [svg.dark(ch) for s in ("x0", "x1")
+                                              for ch in letters[s]]
+    assert 'data-hs="' in drawn and "resid-values" not in figures.residual(published, "L0.mlp")

@@ -150,6 +150,9 @@
   function weightClass(letter) {
     return letter === "." ? "sz" : "s" + D.levels.indexOf(letter);
   }
+  function dark(letter) {  // svg.dark: white text on PuOr 0..2 and 9..10
+    return letter !== "-" && letter !== "z" && Math.abs(letter.charCodeAt(0) - 102) >= 3;
+  }
   function signedClass(letter) {  // svg.signed_class: '-' is an unused logit, grey
     if (letter === "-") { return "na"; }
     return "d" + (letter === "z" ? "z" : String(letter.charCodeAt(0) - 97));
@@ -209,8 +212,9 @@
     var R = D.residual[state.stage];
     var svg = document.getElementById("resid-svg");
     var rects = document.getElementById("resid-cells").children;
-    var c = parseFloat(svg.dataset.c), h = parseFloat(svg.dataset.h);
+    var c = parseFloat(svg.dataset.c), hs = svg.dataset.hs.split(",").map(parseFloat);
     var x0 = parseFloat(svg.dataset.x0), ys = svg.dataset.ys.split(",").map(parseFloat);
+    var values = document.getElementById("resid-values");
     var marks = document.getElementById("resid-marks");
     while (marks.firstChild) { marks.removeChild(marks.firstChild); }
     var ranges = document.getElementById("resid-ranges").children;
@@ -221,8 +225,13 @@
       for (var p = 0; p < T; p++) {
         var cls = row ? signedClass(row.cls.charAt(p)) : "na";
         rects[r * T + p].setAttribute("class", cls);
+        if (values && r * T + p < values.children.length) {
+          values.children[r * T + p].textContent = row ? shown(row.cells[p][2]) : "";
+          values.children[r * T + p].setAttribute(
+            "class", row && dark(row.cls.charAt(p)) ? "small val dk" : "small val");
+        }
         if (!row) { continue; }
-        var x = x0 + p * c, y = ys[r];
+        var x = x0 + p * c, y = ys[r], h = hs[r];
         if (row.changed.charAt(p) === "1") {
           [[1, "chg"], [2.5, "chg2"]].forEach(function (m) {
             var e = document.createElementNS(NS, "rect");
@@ -647,10 +656,10 @@
 
   function residualHover(ev) {
     var svg = ev.currentTarget, p = svgPoint(svg, ev);
-    var c = parseFloat(svg.dataset.c), h = parseFloat(svg.dataset.h),
+    var c = parseFloat(svg.dataset.c), hs = svg.dataset.hs.split(",").map(parseFloat),
         x0 = parseFloat(svg.dataset.x0), ys = svg.dataset.ys.split(",").map(parseFloat);
     var pos = Math.floor((p.x - x0) / c), r = -1;
-    for (var i = 0; i < ys.length; i++) { if (p.y >= ys[i] && p.y < ys[i] + h) { r = i; } }
+    for (var i = 0; i < ys.length; i++) { if (p.y >= ys[i] && p.y < ys[i] + hs[i]) { r = i; } }
     if (pos < 0 || pos >= T || r < 0) { hideTip(); return null; }
     var name = D.resid_rows[r], row = D.residual[state.stage].rows[name];
     if (!row) { showTip(ev, [name + ": not in the stream after " + state.stage]); return pos; }

@@ -11,10 +11,10 @@ from html import escape
 import math
 import textwrap
 
-from .svg import (DIV, FAINT, INK, MARGIN, NEG, ROLE, TILT, UNUSED, cell_size, decade_ticks,
-                  dot, group, line, log_range, negative, num, power, pretty, range_text, rect,
-                  shown, shown_at, signed_class, signed_classes, svg, text, text_width,
-                  weight_class, weight_classes, weight_legend)
+from .svg import (DIV, FAINT, INK, MARGIN, NEG, ROLE, TILT, UNUSED, cell_size, dark,
+                  decade_ticks, dot, group, line, log_range, negative, num, power, pretty,
+                  range_text, rect, shown, shown_at, signed_class, signed_classes, svg, text,
+                  text_width, weight_class, weight_classes, weight_legend)
 
 MODES = ("softmax1", "softmax")
 
@@ -385,6 +385,36 @@ def _residual_marks(srow, x0, y, c, h, t):
     return marks
 
 
+NUMBERED_SLOTS = 3  # a stream of at most this many slots prints each value in its cell
+
+
+def value_text(cell):
+    """A residual value as the page prints every number (``shown``): '~100.002'."""
+    return shown(cell[2])
+
+
+def value_height(views):
+    """The height of a numbered slot row: its longest value, written upward, and a margin."""
+    texts = [value_text(cell) for stage in views["residual"][:-1] for row in stage["slots"]
+             for cell in row["cells"]]
+    return max(40, round(text_width(max(texts, key=len, default="")) + 8))
+
+
+def _residual_values(stage, letters, slot_rows, x0, ys, c, tall, t):
+    """Each slot's value at each position, written upward in its cell (white on a dark
+    colour)."""
+    cells = {row["slot"]: row["cells"] for row in stage["slots"]}
+    out = []
+    for r, name in enumerate(slot_rows):
+        for p in range(t):
+            x, y = x0 + (p + 0.5) * c + 4, ys[r] + tall - 4
+            said = value_text(cells[name][p]) if name in cells else ""
+            shade = " dk" if name in cells and dark(letters[name][p]) else ""
+            out.append(text(x, y, said, "small val" + shade, "start",
+                            f' transform="rotate(-90 {num(x)} {num(y)})"'))
+    return f'<g id="resid-values">{"".join(out)}</g>'
+
+
 def residual(views, stage="L0.mlp", pos=None, standalone=False):
     """Slot x position grid after one stage, each row on its own symmetric-log scale;
     outlined cells changed at this stage, crossed cells depart from their intended value.
@@ -396,9 +426,11 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
     t = len(views["tokens"])
     c = cell_size(t, room=820, most=20)
     h = 14
-    x0, y0 = 78, 50
+    x0, y0 = 78, 62
     rows = slot_rows + logit_rows
-    ys = [y0 + i * h + (26 if i >= len(slot_rows) else 0) for i in range(len(rows))]
+    tall = value_height(views) if len(slot_rows) <= NUMBERED_SLOTS and c >= 12 else None
+    hs = [tall or h if i < len(slot_rows) else h for i in range(len(rows))]
+    ys = [y0 + sum(hs[:i]) + (26 if i >= len(slot_rows) else 0) for i in range(len(rows))]
     label = next(s["label"] for s in views["stages"] if s["short"] == stage)
     body = [title(f"Residual stream after {label} ({stage})", "resid-title")]
     cells = []
@@ -406,54 +438,63 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
         row = letters[stage].get(name)
         for p in range(t):
             cls = "na" if row is None else signed_class(row[p])
-            cells.append(rect(x0 + p * c, ys[r], c, h, cls))
+            cells.append(rect(x0 + p * c, ys[r], c, hs[r], cls))
     body.append(f'<g id="resid-cells">{"".join(cells)}</g>')
     marks = []
     for r, name in enumerate(rows):
         for srow in stages[stage]["slots"]:
             if srow["slot"] == name:
-                marks += _residual_marks(srow, x0, ys[r], c, h, t)
+                marks += _residual_marks(srow, x0, ys[r], c, hs[r], t)
     body.append(f'<g id="resid-marks">{"".join(marks)}</g>')
+    if tall:
+        body.append(_residual_values(stages[stage], letters[stage], slot_rows, x0, ys, c, tall,
+                                     t))
     ranges = []
     for r, name in enumerate(rows):
-        body.append(text(x0 - 4, ys[r] + 11, name, "small mono", "end"))
+        body.append(text(x0 - 4, ys[r] + hs[r] / 2 + 4, name, "small mono", "end"))
         said = ("vs winner" if stage == "readout" and name in logit_rows else
                 range_text(scales[stage].get(name)))
-        ranges.append(text(x0 + t * c + 6, ys[r] + 11, said,
+        ranges.append(text(x0 + t * c + 6, ys[r] + hs[r] / 2 + 4, said,
                            "small"))
     body.append(f'<g id="resid-ranges">{"".join(ranges)}</g>')
     body.append(text(x0, ys[len(slot_rows)] - 6, "readout: logit of each digit against the "
                                                 "winner (outlined, pale): per position, darker "
                                                 "purple is further behind", "small"))
     step = 1 if c >= 12 else 5
-    bottom = ys[-1] + h
+    bottom = ys[-1] + hs[-1]
     for p, tok in enumerate(views["tokens"]):
         if p % step == 0:
-            body.append(text(x0 + (p + 0.5) * c, y0 - 18, p, "small", "middle"))
-        if c >= 12 or tok["role"] == "special":
+            body.append(text(x0 + (p + 0.5) * c, y0 - 30, p, "small", "middle"))
+        if c >= 16 or tok["role"] == "special":
+            body.append(text(x0 + (p + 0.5) * c, y0 - 18, axis_label(tok), "small", "middle"))
+        if c >= 12 and tok["role"] != "special":
             body.append(text(x0 + (p + 0.5) * c, y0 - 6, tok["text"], "small", "middle"))
     sel = -10 if pos is None else pos
     body.append(rect(x0 + sel * c, y0 - 2, c, bottom - y0 + 4, "sel", ' id="resid-sel"'))
-    body.append(text(x0, bottom + 22, "colour: each slot row its own log scale of |x| at this "
-                                      "stage (the logits: their gap to the winner); purple "
-                                      "negative, orange positive, pale small, grey: slot not "
-                                      "there yet, or a logit no token is read from",
-                     "small"))
+    width = max(760, x0 + t * c + 110)
+    chars = int((width - x0) / 6.4)  # 11 px sans-serif: about 6.4 px a character
+    legend, y = wrapped(x0, bottom + 22, "colour: each slot row its own log scale of |x| at "
+                                         "this stage (the logits: their gap to the winner); "
+                                         "purple negative, orange positive, pale small, grey: "
+                                         "slot not there yet, or a logit no token is read "
+                                         "from", chars, "small", 14)
+    body += legend
     for i in range(len(DIV)):
-        body.append(rect(x0 + i * 16, bottom + 30, 16, 10, f"d{i}"))
-    body.append(text(x0 + 11 * 16 + 8, bottom + 39, "\u25a1 changed by this stage   "
-                                                   "\u2715 departs from its intended value "
-                                                   "(probes)", "small"))
+        body.append(rect(x0 + i * 16, y - 6, 16, 10, f"d{i}"))
+    body.append(text(x0 + 11 * 16 + 8, y + 3, "\u25a1 changed by this stage   "
+                                              "\u2715 departs from its intended value "
+                                              "(probes)", "small"))
+    y += 20
     reads = views.get("readout_slots") or []  # a negative-error readout: logit u = -slot
     if any(reads):
-        body.append(text(x0, bottom + 56, "the readout: logit u = \u2212(the slot it reads for "
-                                          "u): " + ", ".join(f"{u} \u2212{slot}" for u, slot
-                                                             in enumerate(reads) if slot),
-                         "small"))
-    geometry = (f' data-x0="{num(x0)}" data-y0="{num(y0)}" data-c="{c:.4f}" data-h="{h}"'
+        said, y = wrapped(x0, y, "the readout: logit u = \u2212(the slot it reads for u): " +
+                          ", ".join(f"{u} \u2212{slot}" for u, slot in enumerate(reads) if slot),
+                          chars, "small", 14)
+        body += said
+    geometry = (f' data-x0="{num(x0)}" data-y0="{num(y0)}" data-c="{c:.4f}"'
+                f' data-hs="{",".join(num(x) for x in hs)}"'
                 f' data-ys="{",".join(num(y) for y in ys)}"')
-    return svg(max(760, x0 + t * c + 110), bottom + (66 if any(reads) else 50), body,
-               "resid-svg", standalone, geometry)
+    return svg(width, y, body, "resid-svg", standalone, geometry)
 
 
 # ----------------------------------------------------------------------------- running sum
@@ -838,7 +879,7 @@ def change_panel(views, v, x0, y0, width):
                                                f"{min(off, key=lambda r: r['x'])['x_text']} to "
                                                f"{max(off, key=lambda r: r['x'])['x_text']}",
                         "small"))
-    return out, top + height + 56
+    return out, top + height + (64 if off else 56)
 
 
 def change(views, variant="built", standalone=False):
@@ -852,14 +893,14 @@ def change(views, variant="built", standalone=False):
     body = [title(heading)]
     y = 44
     lines = [heading] + [v["what"][:130] for v in views["variants"]]
-    width = 0
+    width, last = 0, y
     for k, v in enumerate(views["variants"]):
         if standalone:  # every variant, two to a row
             part, bottom = change_panel(views, v, 40 + (k % 2) * 660, y, 560)
             body += part
             width = max(width, 40 + (k % 2) * 660 + 640)
-            y = bottom if k % 2 else y
-            last = bottom
+            last = max(last, bottom)
+            y = last if k % 2 else y
         else:
             part, bottom = change_panel(views, v, 40, 44, 600)
             body.append(group(part, f' data-variant="{v["key"]}"' +
