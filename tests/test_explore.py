@@ -609,6 +609,20 @@ def test_a_two_slot_rope_10000_pages_hovers_say_what_x0_and_x1_hold(name):
         assert v["ffn_off"]["answer"] == "".join(
             str(min(digit_of(a, k) + digit_of(b, k), 9)) for k in range(10, -1, -1))
         assert off["expect"]["values"] == [min(digit_of(a, 1) + digit_of(b, 1), 9)]
+        # the step's view is that run beside the run as built: per predicting position, the
+        # digit each writes, and x0, x1 the readout reads; with the FFN off, x1 = a_k + b_k
+        assert off["view"] == "change"
+        drawn = re.search(r'<g id="off-cells">(.*?)</g>', figures.change(v)).group(1)
+        cells = re.findall(r"<text [^>]*>([^<]*)</text>", drawn)
+        n = len(v["predicting"])
+        rows = [cells[k * n:(k + 1) * n] for k in range(len(cells) // n)]
+        assert len(rows) == 8 and rows[0] == [str(q) for q in v["predicting"]]
+        assert rows[3] == [v["ffn_off"]["tokens"][q + 1] for q in v["predicting"]]
+        assert rows[2] == [v["tokens"][q + 1]["text"] for q in v["predicting"]]
+        for q, said in zip(v["predicting"], rows[7]):
+            k = v["tokens"][q]["next_place"]
+            if k is not None:
+                assert float(said) == digit_of(a, k) + digit_of(b, k), (q, said)
 
 
 def run_views(model, a, b, ns):
@@ -851,3 +865,30 @@ def test_a_two_slot_stream_prints_its_values_in_the_grid(example):
     assert [bool(dk) for dk, _ in values] == [svg.dark(ch) for s in ("x0", "x1")
                                               for ch in letters[s]]
     assert 'data-hs="' in drawn and "resid-values" not in figures.residual(published, "L0.mlp")
+
+
+def test_change_one_thing_shows_the_ffn_off_run():
+    """A board model's "change one thing" (its last FFN switched off) has a view: per position
+    that predicts a digit, the digit written as built and with the FFN off (vermillion where it
+    changed), and x0, x1 of the stream the readout reads in both runs; the tour's step opens
+    it."""
+    a, b = map(int, EXAMPLE.split("+"))
+    model = models.build("zcbtrak-6", None)
+    rope = run_views(model, a, b, "float")
+    rope["ffn_off"] = off = views_module.ffn_off_view(model, a, b, "float")
+    drawn = figures.change(rope)
+    cells = re.findall(r"<text ([^>]*)>([^<]*)</text>",
+                       re.search(r'<g id="off-cells">(.*?)</g>', drawn).group(1))
+    n = len(rope["predicting"])
+    rows = [cells[k * n:(k + 1) * n] for k in range(len(cells) // n)]
+    said = [[text for _, text in row] for row in rows]
+    assert len(rows) == 8 and said[0] == [str(q) for q in rope["predicting"]]
+    assert said[2] == [rope["tokens"][q + 1]["text"] for q in rope["predicting"]]
+    assert said[3] == [off["tokens"][q + 1] for q in rope["predicting"]]
+    assert "".join(said[3][::-1]) == off["answer"] == "07799996999"  # s0 written first
+    assert [("fill:" in attrs) for attrs, _ in rows[3]] == [
+        x != y for x, y in zip(said[3], said[2])]
+    assert said[7] == [figures.value_text(off["values"]["x1"][q]) for q in rope["predicting"]]
+    assert said[7][1] == "~93.0024" and said[6][1] == "~0.992544"
+    step = next(s for s in tour.steps(rope) if s["title"].endswith("Change one thing"))
+    assert step["view"] == "change"

@@ -298,7 +298,11 @@ def _embedded(docs, views):
 def _section(views, ident, title, intro, body, docs):
     link = doc_link(docs, tour.view_sections(views).get(ident))
     why = views["missing"].get(ident)
-    if why:
+    if why and ident == "change" and views["ffn_off"]:
+        intro = (f"{escape(why)} In their place, one change any model can take: the run "
+                 f"of the same sum with layer {views['ffn_off']['layer']}'s FFN switched off, "
+                 f"beside the run as built.")
+    elif why:
         intro, body = escape(why), ""
     return (f'<section id="view-{ident}"><h2>{escape(title)} {link}</h2>'
             f'<p class="intro">{intro}</p>{body}</section>')
@@ -505,7 +509,8 @@ def page(views, docs=None, other=None):
         "sum": figures.running_sum(views, pos),
         "ruler": NO_DECISION + figures.ruler(views, pos),
         "flaw": NO_DECISION + figures.flaw(views, pos),
-        "change": _change_body(views) if views["variants"] else "",
+        "change": (_change_body(views) if views["variants"] else
+                   figures.change(views) if views["ffn_off"] else ""),
         "params": figures.parameters(views),
     }
     titles = {"tokens": "Tokens", "place": "Place values", "attention": "Attention",

@@ -7,12 +7,14 @@ carries the mechanism, everything below it one "≈ 0" colour; ratios on a log a
 line at 1 where a digit flips; signs as colours, never as a length.
 """
 
+from fractions import Fraction
 from html import escape
 import math
 import textwrap
 
-from .svg import (DIV, FAINT, INK, MARGIN, NEG, ROLE, TILT, UNUSED, cell_size, dark,
-                  decade_ticks, dot, group, line, log_range, negative, num, power, pretty,
+from ..text import figure as text_figure
+from .svg import (DIV, FAINT, INK, MARGIN, NEG, NUMBERED_SLOTS, ROLE, TILT, UNUSED, cell_size,
+                  dark, decade_ticks, dot, group, line, log_range, negative, num, power, pretty,
                   range_text, rect, shown, shown_at, signed_class, signed_classes, svg, text,
                   text_width, weight_class, weight_classes, weight_legend)
 
@@ -385,12 +387,20 @@ def _residual_marks(srow, x0, y, c, h, t):
     return marks
 
 
-NUMBERED_SLOTS = 3  # a stream of at most this many slots prints each value in its cell
-
-
 def value_text(cell):
-    """A residual value as the page prints every number (``shown``): '~100.002'."""
-    return shown(cell[2])
+    """A residual value as the page prints every number (``shown``), a fraction as its
+    decimal to 6 significant digits ('~' where that rounds), to fit a cell: '~100.002',
+    '999.991' for 999991/1000.
+
+    >>> [value_text([0, 0, t]) for t in ("~100.002", "999991/1000", "-1/3", "~4.2e-20")]
+    ['~100.002', '999.991', '~-0.333333', '~4.2·10⁻²⁰']
+    """
+    said = cell[2]
+    if "/" not in said or said.startswith("~"):
+        return shown(said)
+    q = Fraction(said)
+    decimal = text_figure(q, 6)
+    return ("" if Fraction(decimal) == q else "~") + shown(decimal)
 
 
 def value_height(views):
@@ -882,10 +892,59 @@ def change_panel(views, v, x0, y0, width):
     return out, top + height + (64 if off else 56)
 
 
+def ffn_off(views, standalone=False):
+    """Change one thing for a model outside the family: the run with the last block's FFN
+    switched off (``views.ffn_off``) beside the run as built, per position that predicts a
+    digit: the digit each writes (vermillion where switching the FFN off changed it) and, for
+    a stream of at most ``NUMBERED_SLOTS`` slots, every slot the readout reads."""
+    off = views["ffn_off"]
+    built = views["residual"][-2]["slots"]  # the stream the readout reads, as built
+    heading = (f"Change one thing: layer {off['layer']}'s FFN switched off (its output zeros), "
+               f"the attention and the readout as built")
+    x0, dx = 170, 72
+    cols = [q for q in views["predicting"] if q + 1 < len(off["tokens"])]
+    right = views["sum"].zfill(len(views["answer"]))
+    body = [title(heading)]
+    for y, name, answer, number in ((42, "as built writes", views["answer"], views["number"]),
+                                    (60, "FFN off writes", off["answer"], off["number"])):
+        body.append(text(0, y, name, "t"))
+        body.append(_sum_digits(x0, y, answer, right))
+        body.append(text(x0 + text_width(answer, 11) + 20, y, ("right" if answer == right else
+                                                               f"wrong: a + b = {right}") +
+                         f"  ({number.split(' (')[0]})", "small"))
+    y = 92
+    rows = [("position", lambda q: q, "small"),
+            ("predicts", lambda q: views["tokens"][q + 1]["label"], "small"),
+            ("as built writes", lambda q: views["tokens"][q + 1]["text"], "t mono"),
+            ("FFN off writes", lambda q: off["tokens"][q + 1], "t mono")]
+    for slot, cells in off["values"].items():
+        mine = next((r["cells"] for r in built if r["slot"] == slot), None)
+        if mine:
+            rows.append((f"{slot} as built", lambda q, c=mine: value_text(c[q]), "small"))
+        rows.append((f"{slot} FFN off", lambda q, c=cells: value_text(c[q]), "small"))
+    cells = []
+    for k, (name, value, cls) in enumerate(rows):
+        body.append(text(x0 - 10, y + 16 * k, name, "small", "end"))
+        for j, q in enumerate(cols):
+            said = str(value(q))
+            changed = (name == "FFN off writes" and said != views["tokens"][q + 1]["text"])
+            cells.append(text(x0 + (j + 0.5) * dx, y + 16 * k, said, cls, "middle",
+                              f' style="fill:{TILT};font-weight:bold"' if changed else ""))
+    body.append(f'<g id="off-cells">{"".join(cells)}</g>')
+    bottom = y + 16 * len(rows) + 6
+    note = ("vermillion: a digit the switch changed; a slot's value is the stream the readout "
+            "reads, after the last FFN (with it off: after the last attention)")
+    body.append(text(0, bottom + 8, note, "small"))
+    return svg(width_for(x0 + len(cols) * dx + 10, heading, size=13), bottom + 16, body,
+               "change-svg", standalone)
+
+
 def change(views, variant="built", standalone=False):
     """Change one thing: each variant's x = (R + b + ℓ)/P per deciding position (coloured;
     vermillion where the digit is wrong) against the model as built (grey); one shown in the
     page, every variant in the figure."""
+    if views["missing"]["change"] and views.get("ffn_off"):
+        return ffn_off(views, standalone)
     if views["missing"]["change"]:
         return not_applicable(views, "change", "change-svg", standalone)
     heading = ("Change one thing: where x falls at each deciding position (grey: as built), "

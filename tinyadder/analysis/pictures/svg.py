@@ -38,6 +38,7 @@ ZERO = "z"                # class letter of a zero value on the signed scale
 BELOW = "."               # class letter of a weight below the scale
 LEVEL_LETTERS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx"  # STEPS of them
 LEVELS = 5                # signed levels on each side of zero
+NUMBERED_SLOTS = 3        # a stream at most this wide has its values printed in the views
 
 
 def _mix(a, b, t):

@@ -823,13 +823,14 @@ def _switch_off(views, q):
         "What this FFN does was learned, not designed: the run shows what it contributes.",
         ""))
     return {
-        "view": "residual", "state": {"pos": q, "stage": f"L{off['layer']}.mlp"},
+        "view": "change", "state": {"pos": q, "stage": f"L{off['layer']}.mlp"},
         "section": None, "title": "Change one thing",
         "text": f"The page also ran this sum, in {off['number'].split(' (')[0]}" + (
                     ", the model's own dtype" if off["number"] != views["number"] else "") +
                 f", with layer "
                 f"{off['layer']}'s FFN switched off: its output replaced by zeros at every "
-                f"position, the attention and the readout as built. {does}",
+                f"position, the attention and the readout as built. {does} The view below "
+                f"sets the two runs side by side; predict before you read it.",
         "question": f"With the FFN off, which digit does position {q} write? (the model as "
                     f"built writes {built})",
         "expect": {"kind": "integers", "values": [int(digit)]} if digit.isdigit() else
