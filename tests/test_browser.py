@@ -289,7 +289,8 @@ TOUR_PROBE = """<script>(function () {
   out.checks = [];
   [[2, "1e-42"], [2, "10^-30"], [4, "1e-10, 0.1, -10"], [5, "800137102"], [6, "8"],
    [7, "cand2"], [9, "1/26"], [12, "5193798811+1806201129"], [12, "12+34"],
-   [6, "8.5, so 8"], [6, "8.5, so 9"], [10, "-(1000/26)*3.5e8 = -1.346e10"]].forEach(
+   [6, "8.5, so 8"], [6, "8.5, so 9"], [10, "-(1000/26)*3.5e8 = -1.346e10"],
+   [10, "-(1000/26)*3.5*1e8"], [2, "e^-40*10^-24"], [10, "-(1000/26)*3.5*1e9"]].forEach(
     function (t) {
       document.querySelector('[data-step="' + t[0] + '"]').click();
       document.getElementById("tour-guess").value = t[1];
@@ -371,6 +372,10 @@ def test_tour_colours_and_softmax_mode(pages):
     said10 = ", ".join(views_tour[9]["expect"].get("texts") or
                        map(str, views_tour[9]["expect"]["values"]))
     assert out["checks"][11] == f"right: the run says {said10}"
+    # or the value of the arithmetic typed, e^x included
+    assert out["checks"][12:] == [f"right: the run says {said10}",
+                                  f"right: the run says {said[0]}",
+                                  f"not quite: the run says {said10}"]
 
 
 def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):

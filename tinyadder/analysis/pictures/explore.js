@@ -461,14 +461,72 @@
 
   // ------------------------------------------------------------------ tour
   // numbers as a reader types them: 1e-20, 10^-20, 10⁻²⁰, 2.3·10^17, −10, 1/26
-  function numbersIn(text) {
+  function ascii(text) {  // superscript exponents as ^-20, a minus sign as -
     var sup = "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079";
-    var t = text.replace(/[\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+/g, function (m) {
+    return text.replace(/[\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+/g, function (m) {
       return "^" + m.split("").map(function (ch) {
         var k = sup.indexOf(ch); return k === 0 ? "-" : String(k - 1);
       }).join("");
-    }).replace(/[\u2212\u2013]/g, "-").replace(/\s*[\u00b7*x\u00d7]\s*10\^/g, "e")
+    }).replace(/[\u2212\u2013]/g, "-");
+  }
+  function plain(text) {  // and m·10^e as me
+    return ascii(text).replace(/\s*[\u00b7*x\u00d7]\s*10\^/g, "e")
       .replace(/(^|[^0-9.e])10\^/g, "$11e");
+  }
+  // the value of typed arithmetic ("-(1000/26)*3.5*1e8", "e^-40*10^-24"): numbers as
+  // numbersIn reads them, + - * / ^, brackets and e; null for anything else
+  function evaluate(text) {
+    var t = ascii(text).replace(/[\u00b7\u00d7]/g, "*").replace(/\s+/g, ""), at = 0;
+    function peek() { return t.charAt(at); }
+    function atom() {
+      var m = /^[0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?/.exec(t.slice(at));
+      if (m) { at += m[0].length; return parseFloat(m[0]); }
+      if (peek() === "e") { at++; return Math.E; }
+      if (peek() === "(") {
+        at++;
+        var v = sum();
+        if (peek() !== ")") { throw new Error("bracket"); }
+        at++;
+        return v;
+      }
+      throw new Error("not arithmetic");
+    }
+    function raised() {
+      var base = atom();
+      if (peek() !== "^") { return base; }
+      at++;
+      return Math.pow(base, signed());
+    }
+    function signed() {
+      if (peek() === "-") { at++; return -signed(); }
+      if (peek() === "+") { at++; return signed(); }
+      return raised();
+    }
+    function product() {
+      var v = signed();
+      while (peek() === "*" || peek() === "/") {
+        var op = t.charAt(at++), w = signed();
+        v = op === "*" ? v * w : v / w;
+      }
+      return v;
+    }
+    function sum() {
+      var v = product();
+      while (peek() === "+" || peek() === "-") {
+        var op = t.charAt(at++), w = product();
+        v = op === "+" ? v + w : v - w;
+      }
+      return v;
+    }
+    try {
+      var v = sum();
+      return at === t.length && t.length && isFinite(v) ? v : null;
+    } catch (e) {
+      return null;
+    }
+  }
+  function numbersIn(text) {
+    var t = plain(text);
     var out = [], re = /-?[0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?(?:\/[0-9]+)?/g, m;
     while ((m = re.exec(t)) !== null) {
       var parts = m[0].split("/");
@@ -511,8 +569,11 @@
     } else {
       var typed = numbersIn(text), want = expect.values || expect.logs;
       // the answer is the first numbers typed or, after working ("10*(6+3+1)-0 = 100",
-      // "8.5, so 8"), the last ones
-      right = [typed.slice(0, want.length), typed.slice(-want.length)].some(function (got) {
+      // "8.5, so 8"), the last ones; or the value of arithmetic typed ("-(1000/26)*3.5*1e8")
+      var worked = text.split("=").map(evaluate).filter(function (v) { return v !== null; });
+      var tries = [typed.slice(0, want.length), typed.slice(-want.length)].concat(
+        want.length === 1 ? worked.map(function (v) { return [v]; }) : []);
+      right = tries.some(function (got) {
         return got.length === want.length && want.every(function (w, i) {
           var g = got[i];
           if (expect.kind === "integers") { return g === w; }
