@@ -893,3 +893,20 @@ def test_change_one_thing_shows_the_ffn_off_run():
     assert said[7][1] == "~93.0024" and said[6][1] == "~0.992544"
     step = next(s for s in tour.steps(rope) if s["title"].endswith("Change one thing"))
     assert step["view"] == "change"
+
+
+def test_the_tours_words_at_three_digits(example):
+    """At N = 3 the candidates are not exactly −(1000/(i + 2))·(u + ½)·P: count at = is
+    −9.9999 ('+' still adds 10^-4), so the step says ≈ and why; the no-tilt answer's distance
+    to (0, 1]'s ends is "room" (the ruler's "margin" is another thing); the ledger's rule is
+    one for every model."""
+    steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(traced("999+1", "repaired", 3)[1])}
+    assert steps["The ten candidates"]["answer"] == (
+        "~-349996 \u2248 \u2212(1000/10)\u00b73.5\u00b710\u00b3 = \u2212350000: the candidates "
+        "are built from count at =, which is ~-9.99990, not \u221210 (the + key still adds "
+        "10\u207b\u2074).")
+    assert "room 0.37 units" in steps["Why it does not fail"]["answer"]
+    assert "margin" not in steps["Why it does not fail"]["answer"]
+    flaw = tour.steps(example[1])
+    words = " ".join(s["text"] + s["answer"] for s in flaw if "fail" in s["title"])
+    assert "right digit is 5 to 8" in words and "a 9 has no digit above it" in words
