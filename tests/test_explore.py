@@ -866,6 +866,12 @@ def test_a_two_slot_stream_prints_its_values_in_the_grid(example):
     assert [bool(dk) for dk, _ in values] == [svg.dark(ch) for s in ("x0", "x1")
                                               for ch in letters[s]]
     assert 'data-hs="' in drawn and "resid-values" not in figures.residual(published, "L0.mlp")
+    # x1 after the FFN is 10^-14.8 at one position (10^-7386 in the exact run: SiLU dust):
+    # the row's scale stops at 10^-12 of its largest, or every real value would take one colour
+    lo, hi = figures.residual_scales(rope)["L0.mlp"]["x1"]
+    mlp = next(s for s in rope["residual"] if s["short"] == "L0.mlp")["slots"]
+    x1 = next(r["cells"] for r in mlp if r["slot"] == "x1")
+    assert min(c[1] for c in x1 if c[1] is not None) < -14 and lo == hi - 12
 
 
 def test_change_one_thing_shows_the_ffn_off_run():

@@ -536,9 +536,11 @@ def page(views, docs=None, other=None):
         intro["residual"] = (
             "Every slot (row) at every position (column) after the selected stage; move the "
             "stage slider. Each row has its own colour scale (log of |x|, purple negative, "
-            "orange positive), so a small slot still shows beside a large one. Outlined: "
-            "changed by this stage. At the readout stage the logits follow, each coloured by "
-            "its gap to the winner (outlined). Hover a cell for its value.")
+            "orange positive, down to 10<sup>-12</sup> of the row's largest), so a small "
+            "slot still shows beside a large one. A stream of at most three slots prints "
+            "each value in its cell. Outlined: changed by this stage. At the readout stage "
+            "the logits follow, each coloured by its gap to the winner (outlined). Hover a "
+            "cell for its value.")
     sections = [_section(views, v, titles[v], intro[v], bodies[v], docs) for v in VIEWS]
     if other is not None:
         sections.insert(1, _compare_section(views, other))

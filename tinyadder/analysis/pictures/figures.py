@@ -332,11 +332,24 @@ def residual_rows(views):
     return slots, [s["slot"] for s in views["residual"][-1]["slots"] if s["slot"] not in slots]
 
 
+DUST = 12  # decades: a row's scale stops this far below its largest value
+
+
+def clipped(lo_hi):
+    """A row's log10 range with its floor at most ``DUST`` decades below its top: a value
+    10^-7386 (zcbtrak-6's SiLU dust at position 0) would else push every real value into one
+    colour. clipped((-7386.0, 2.1)) == (-9.9, 2.1)."""
+    lo, hi = lo_hi
+    return max(lo, hi - DUST), hi
+
+
 def residual_scales(views):
     """{stage short: {row name: (lo, hi)}}: log10 |x| over the positions, one
     symmetric-log scale per slot row and stage, so `count` (10^-10) and `cand0` (10^12) are
-    each visible, whatever the other rows hold."""
-    return {stage["short"]: {row["slot"]: log_range(row["cells"]) for row in stage["slots"]}
+    each visible, whatever the other rows hold; each clipped at ``DUST`` decades (a smaller
+    value takes the palest colour of its sign)."""
+    return {stage["short"]: {row["slot"]: clipped(log_range(row["cells"]))
+                             for row in stage["slots"]}
             for stage in views["residual"]}
 
 
