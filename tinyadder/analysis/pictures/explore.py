@@ -583,7 +583,9 @@ FAMILY_HOW = {
                "with its vertex at x1/10.",
     "rope-10000": "one layer; rotary positions with base 10000 at head dimension 2 turn each "
                   "query back by a fixed offset, so each head attends, almost one-hot, to one "
-                  "key: a_(i\u22121), b_(i\u22121), a_i or b_i for the answer digit i. The "
+                  "key: a_(i\u22121), b_(i\u22121), a_i or b_i for the answer digit i (and a "
+                  "head turned by no offset, as jacobli99's h0, to the position's own token, "
+                  "the digit written last). The "
                   "FFN makes the carry and the wrap from the digits below; the readout is a "
                   "parabola in the digit.",
     "sinusoid-11": "one layer of width 4 with added sinusoidal positions of period 11; each "
