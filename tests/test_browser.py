@@ -289,7 +289,8 @@ TOUR_PROBE = """<script>(function () {
   out.checks = [];
   [[2, "1e-42"], [2, "10^-30"], [4, "1e-10, 0.1, -10"], [5, "800137102"], [6, "8"],
    [7, "cand2"], [9, "1/26"], [12, "5193798811+1806201129"], [12, "12+34"],
-   [6, "8.5, so 8"], [6, "8.5, so 9"], [10, "-(1000/26)*3.5e8 = -1.346e10"]].forEach(
+   [6, "8.5, so 8"], [6, "8.5, so 9"], [10, "-(1000/26)*3.5e8 = -1.346e10"],
+   [10, "-(1000/26)*3.5*1e8"], [2, "e^-40*10^-24"], [10, "-(1000/26)*3.5*1e9"]].forEach(
     function (t) {
       document.querySelector('[data-step="' + t[0] + '"]').click();
       document.getElementById("tour-guess").value = t[1];
@@ -371,6 +372,10 @@ def test_tour_colours_and_softmax_mode(pages):
     said10 = ", ".join(views_tour[9]["expect"].get("texts") or
                        map(str, views_tour[9]["expect"]["values"]))
     assert out["checks"][11] == f"right: the run says {said10}"
+    # or the value of the arithmetic typed, e^x included
+    assert out["checks"][12:] == [f"right: the run says {said10}",
+                                  f"right: the run says {said[0]}",
+                                  f"not quite: the run says {said10}"]
 
 
 def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
@@ -529,6 +534,8 @@ BOARD_TOUR_PROBE = """<script>(function () {
     document.getElementById("resid-svg").dispatchEvent(new MouseEvent("mousemove", {
       bubbles: true, clientX: r.left + r.width / 2, clientY: r.top + r.height / 2}));
     out.tip = document.getElementById("tip").textContent;
+    var values = document.getElementById("resid-values");
+    out.value = values ? values.children[at[0] * at[2] + at[1]].textContent : null;
   }
   document.body.setAttribute("data-probe", JSON.stringify(out));
 }());</script>"""
@@ -579,6 +586,9 @@ def test_a_board_models_tour_in_the_browser(tmp_path, name):
         lines = out["tip"].splitlines()
         assert lines[2] == data["meanings"]["L0.attn"]["x1"][1]
         assert lines[3] == "here k = 1: a1 = 6, b1 = 3, c1 = 1, a0 = 3, b0 = 9, c0 = 0, s1 = 0"
+        # at most three slots: the grid prints each value, redrawn for the stage chosen
+        cell = data["residual"]["L0.attn"]["rows"]["x1"]["cells"][column["state"]["pos"]]
+        assert out["value"] == page_number(cell[2])  # both have at most three slots
     assert len(out["steps"]) == len(steps) and len(out["checks"]) == 2 * len(asked)
     for step, got in zip(steps, out["steps"]):
         assert got["title"] == step["title"]

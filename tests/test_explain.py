@@ -319,3 +319,21 @@ def test_every_designed_familys_column_line_holds_at_every_position(name):
             for line, (start, end) in zip(joined, shown)), (joined, shown)
         places.append(k)
     assert places == list(range(11))
+
+
+def test_a_float_lead_is_counted_in_the_systems_spacings():
+    """jacobli99-28's float32 leads (2.44·10^-4 logits) are a few float32 spacings at its
+    logits near 1000, 2^-14 each: the line says how many, and the count is the lead's own."""
+    from tinyadder import models
+    from tinyadder.addition import encode
+    from tinyadder.analysis.explain import narrate_logits
+    model = models.build("jacobli99-28", None)
+    a, b = 7650676663, 149460439
+    _, cache = run_with_cache(model, encode(model, a, b), ns="float32")
+    text = narrate_logits(cache, a, b).replace("\n  ", " ")
+    said = re.findall(r"lead (\S+) logits over '\d' \((\d+) float32 spacings, 2\^-14 = "
+                      r"6\.1·10\^-5 each at (?:990|991|1000|1001)\)", text)
+    assert len(said) == 11
+    for lead, count in said:
+        assert abs(float(lead.replace("·10^", "e")) - int(count) * 2 ** -14) < 1e-6, lead
+    assert "spacings" not in narrate_logits(exact_run("12+34")[1], 12, 34)  # exact: none

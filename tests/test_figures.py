@@ -156,3 +156,17 @@ def test_the_count_label_sits_beside_its_own_dot():
         y = dots[min(dots, key=lambda d: abs(d - x))]
         assert abs(min(dots, key=lambda d: abs(d - x)) - x) < 0.01, pos
         assert abs(ty - y) <= 20 and 0 < abs(tx - x) <= 12, (pos, tx, ty, x, y)
+
+
+def test_chart_text_is_at_least_11_px():
+    """Every text class of the drawings (svg.CSS) and every font size of the page's own style
+    (an em of its 16 px default) is at least 11 px at the default size: labels at 9 px were
+    hard to read."""
+    from tinyadder.analysis.pictures import svg
+    sizes = [int(px) for px in re.findall(r"font-size:(\d+)px", svg.CSS)]
+    assert sizes and min(sizes) >= 11, sizes
+    css = (Path(svg.__file__).parent / "explore.css").read_text(encoding="utf-8")
+    parent = {"h2 .doc": 1.15}  # an em of h2's 1.15 em
+    small = [(rule, em) for rule, em in re.findall(r"([^{}\n]+)\{[^}]*font-size: ([0-9.]+)em", css)
+             if float(em) * parent.get(rule.strip(), 1) * 16 < 11]
+    assert small == [], small

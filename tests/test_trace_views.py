@@ -40,7 +40,7 @@ def test_heat_is_clipped_and_says_the_top_weights():
     row = lines[at + 2].split()
     assert row[0] == "0-10" and row[-2:] == ["sink", "@"]
     assert lines[at + 2] == "      0-10 6   5   3   sink @"
-    assert lines[at + 3] == "      top: sink:~1.00  8:~5.60e-11  4:~5.60e-15"
+    assert lines[at + 3] == "      top: sink 1.00, '=' (8) 5.6·10^-11, '+' (4) 5.6·10^-15"
 
 
 def test_heat_keeps_head_3s_special_keys_eleven_decades_apart():
@@ -66,4 +66,4 @@ def test_heat_tells_rope_19s_ten_to_one_apart():
     at = next(k for k, line in enumerate(lines) if line.startswith("    L0.h from 31: "))
     row = lines[at + 2].split()[1]
     assert (row[2], row[21], row[1], row[20]) == ("@", "@", "%", "%")
-    assert lines[at + 3] == "      top: 21:~0.454  2:~0.454  1:~0.0455  20:~0.0455"
+    assert lines[at + 3] == "      top: b1 (21) 0.454, a1 (2) 0.454, a0 (1) 0.0455, b0 (20) 0.0455"

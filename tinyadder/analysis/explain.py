@@ -441,6 +441,32 @@ def verdict_line(model, tokens, a, b):
     return f"sum {shown}: {'right' if value == a + b else f'wrong, a + b = {a + b}'}"
 
 
+MANTISSA = {"float": 53, "float32": 24}  # significand bits of the binary float systems
+
+
+def spacings(ns, lead, top):
+    """For a binary float system and a lead of at most 64 of its spacings at the winning
+    logit: ' (4 float32 spacings, 2^-14 = 6.1·10^-5 each at 1000)'; else ''. A spacing is
+    2^(e − p + 1) for a logit in [2^e, 2^(e+1)) and p significand bits, the smallest step the
+    system can resolve there.
+
+    >>> spacings(type("NS", (), {"spec": "float32"}), Fraction(1, 2 ** 12), Fraction(1000))
+    ' (4 float32 spacings, 2^-14 = 6.1·10^-5 each at 1000)'
+    """
+    bits = MANTISSA.get(getattr(ns, "spec", None))
+    if bits is None or not top or not lead:
+        return ""
+    e = abs(Fraction(top)).numerator.bit_length() - abs(Fraction(top)).denominator.bit_length()
+    e -= Fraction(2) ** e > abs(Fraction(top))  # now 2^e <= |top| < 2^(e+1)
+    step = Fraction(2) ** (e - bits + 1)
+    n = Fraction(lead) / step
+    if n > 64:
+        return ""
+    count = str(round(n)) if n == round(n) else figure(n, 2)
+    return (f" ({count} {ns.spec} spacings, 2^{e - bits + 1} = {figure(step, 2)} each at "
+            f"{figure(top, 3)})")
+
+
 def narrate_logits(cache, a, b, verbose=False):
     """The narration of any model's run: per predicting position, its role, the digit it
     writes (the largest logit) and its lead over the runner-up, in logits (for a model
@@ -470,8 +496,9 @@ def narrate_logits(cache, a, b, verbose=False):
         best = first_largest(logits)
         rest = [k for k in range(len(logits)) if k != best]
         runner = max(rest, key=lambda k: ordered(logits[k]))
-        lines.append(f"{said}: lead {figure(logits[best] - logits[runner])} logits over "
-                     f"{labels[runner]!r}")
+        lead = logits[best] - logits[runner]
+        lines.append(f"{said}: lead {figure(lead)} logits over {labels[runner]!r}" +
+                     spacings(cache.ns, lead, logits[best]))
         if design and nxt.role == "sum":
             lines += column_lines(cache, pos, nxt.place, a, b)
     lines += ["", verdict_line(model, cache.tokens, a, b)]

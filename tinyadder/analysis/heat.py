@@ -24,7 +24,8 @@ asked, which the command line does on a terminal unless NO_COLOR is set.
 
 import math
 
-from .text import finite, log10_abs, to_float
+from .roles import roles
+from .text import figure, finite, log10_abs, to_float
 
 RAMP = " .:-=+*#%@"  # the colours' order: ' ', four steps below 10^-5, then TOP
 TOP = RAMP[-5:]      # '+*#%@': a decade each from 10^-5 to 1
@@ -153,3 +154,21 @@ def top_weights(cache, layer, head, pos, count=3):
     tie = (len(weights) > count and
            to_float(weights[count][1]) >= 0.999 * to_float(weights[count - 1][1]))
     return weights[:count + tie]
+
+
+def key_name(model, key):
+    """A key as the views name it: its role and position ("b0 (21)", "'=' (22)"), the bare
+    position for a model that does not add, or 'sink'."""
+    if key == "sink" or getattr(model, "prompt", None) is None:
+        return key
+    labels = [r.label for r in roles(model)]
+    k = int(key)
+    return f"{labels[k]} ({k})" if k < len(labels) else key
+
+
+def top_line(cache, layer, head, pos):
+    """The largest weights (``top_weights``) by role, each to 3 significant digits in the
+    explain output's notation: "top: b0 (21) 0.454, a1 (2) 0.454, a0 (1) 0.0455"."""
+    top = top_weights(cache, layer, head, pos)
+    return "      top: " + ", ".join(f"{key_name(cache.model, k)} {figure(w, 3, power=True)}"
+                                     for k, w in top)

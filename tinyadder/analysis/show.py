@@ -21,7 +21,7 @@ from ..cache import stages
 from ..generate import argmax
 from ..numbers import LogScore
 from ..weights import live_heads
-from .heat import heat_lines, sink, top_weights
+from .heat import heat_lines, sink, top_line
 from .roles import roles
 from .text import exponent
 
@@ -224,9 +224,8 @@ def stage_lines(cache, stage_index, pos, slots=None, sig=SIG, exact=False, depar
     if stage.kind == "attn":
         for head in live_heads(cache.model.blocks[stage.layer].attn):
             if heat:
-                top = top_weights(cache, stage.layer, head, pos)
                 lines += heat_lines(cache, stage.layer, head, pos, colour) + [
-                    "      top: " + "  ".join(f"{k}:{fmt(w, 3)}" for k, w in top)]
+                    top_line(cache, stage.layer, head, pos)]
             else:
                 lines += attention_row(cache, stage.layer, head, pos, sig, exact)
     return lines + slot_lines(cache, stage_index, pos, slots, sig, exact, departs)

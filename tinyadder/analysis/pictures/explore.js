@@ -150,6 +150,9 @@
   function weightClass(letter) {
     return letter === "." ? "sz" : "s" + D.levels.indexOf(letter);
   }
+  function dark(letter) {  // svg.dark: white text on PuOr 0..2 and 9..10
+    return letter !== "-" && letter !== "z" && Math.abs(letter.charCodeAt(0) - 102) >= 3;
+  }
   function signedClass(letter) {  // svg.signed_class: '-' is an unused logit, grey
     if (letter === "-") { return "na"; }
     return "d" + (letter === "z" ? "z" : String(letter.charCodeAt(0) - 97));
@@ -209,8 +212,9 @@
     var R = D.residual[state.stage];
     var svg = document.getElementById("resid-svg");
     var rects = document.getElementById("resid-cells").children;
-    var c = parseFloat(svg.dataset.c), h = parseFloat(svg.dataset.h);
+    var c = parseFloat(svg.dataset.c), hs = svg.dataset.hs.split(",").map(parseFloat);
     var x0 = parseFloat(svg.dataset.x0), ys = svg.dataset.ys.split(",").map(parseFloat);
+    var values = document.getElementById("resid-values");
     var marks = document.getElementById("resid-marks");
     while (marks.firstChild) { marks.removeChild(marks.firstChild); }
     var ranges = document.getElementById("resid-ranges").children;
@@ -221,8 +225,13 @@
       for (var p = 0; p < T; p++) {
         var cls = row ? signedClass(row.cls.charAt(p)) : "na";
         rects[r * T + p].setAttribute("class", cls);
+        if (values && r * T + p < values.children.length) {
+          values.children[r * T + p].textContent = row ? shown(row.cells[p][2]) : "";
+          values.children[r * T + p].setAttribute(
+            "class", row && dark(row.cls.charAt(p)) ? "small val dk" : "small val");
+        }
         if (!row) { continue; }
-        var x = x0 + p * c, y = ys[r];
+        var x = x0 + p * c, y = ys[r], h = hs[r];
         if (row.changed.charAt(p) === "1") {
           [[1, "chg"], [2.5, "chg2"]].forEach(function (m) {
             var e = document.createElementNS(NS, "rect");
@@ -452,14 +461,72 @@
 
   // ------------------------------------------------------------------ tour
   // numbers as a reader types them: 1e-20, 10^-20, 10⁻²⁰, 2.3·10^17, −10, 1/26
-  function numbersIn(text) {
+  function ascii(text) {  // superscript exponents as ^-20, a minus sign as -
     var sup = "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079";
-    var t = text.replace(/[\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+/g, function (m) {
+    return text.replace(/[\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+/g, function (m) {
       return "^" + m.split("").map(function (ch) {
         var k = sup.indexOf(ch); return k === 0 ? "-" : String(k - 1);
       }).join("");
-    }).replace(/[\u2212\u2013]/g, "-").replace(/\s*[\u00b7*x\u00d7]\s*10\^/g, "e")
+    }).replace(/[\u2212\u2013]/g, "-");
+  }
+  function plain(text) {  // and m·10^e as me
+    return ascii(text).replace(/\s*[\u00b7*x\u00d7]\s*10\^/g, "e")
       .replace(/(^|[^0-9.e])10\^/g, "$11e");
+  }
+  // the value of typed arithmetic ("-(1000/26)*3.5*1e8", "e^-40*10^-24"): numbers as
+  // numbersIn reads them, + - * / ^, brackets and e; null for anything else
+  function evaluate(text) {
+    var t = ascii(text).replace(/[\u00b7\u00d7]/g, "*").replace(/\s+/g, ""), at = 0;
+    function peek() { return t.charAt(at); }
+    function atom() {
+      var m = /^[0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?/.exec(t.slice(at));
+      if (m) { at += m[0].length; return parseFloat(m[0]); }
+      if (peek() === "e") { at++; return Math.E; }
+      if (peek() === "(") {
+        at++;
+        var v = sum();
+        if (peek() !== ")") { throw new Error("bracket"); }
+        at++;
+        return v;
+      }
+      throw new Error("not arithmetic");
+    }
+    function raised() {
+      var base = atom();
+      if (peek() !== "^") { return base; }
+      at++;
+      return Math.pow(base, signed());
+    }
+    function signed() {
+      if (peek() === "-") { at++; return -signed(); }
+      if (peek() === "+") { at++; return signed(); }
+      return raised();
+    }
+    function product() {
+      var v = signed();
+      while (peek() === "*" || peek() === "/") {
+        var op = t.charAt(at++), w = signed();
+        v = op === "*" ? v * w : v / w;
+      }
+      return v;
+    }
+    function sum() {
+      var v = product();
+      while (peek() === "+" || peek() === "-") {
+        var op = t.charAt(at++), w = product();
+        v = op === "+" ? v + w : v - w;
+      }
+      return v;
+    }
+    try {
+      var v = sum();
+      return at === t.length && t.length && isFinite(v) ? v : null;
+    } catch (e) {
+      return null;
+    }
+  }
+  function numbersIn(text) {
+    var t = plain(text);
     var out = [], re = /-?[0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?(?:\/[0-9]+)?/g, m;
     while ((m = re.exec(t)) !== null) {
       var parts = m[0].split("/");
@@ -502,8 +569,11 @@
     } else {
       var typed = numbersIn(text), want = expect.values || expect.logs;
       // the answer is the first numbers typed or, after working ("10*(6+3+1)-0 = 100",
-      // "8.5, so 8"), the last ones
-      right = [typed.slice(0, want.length), typed.slice(-want.length)].some(function (got) {
+      // "8.5, so 8"), the last ones; or the value of arithmetic typed ("-(1000/26)*3.5*1e8")
+      var worked = text.split("=").map(evaluate).filter(function (v) { return v !== null; });
+      var tries = [typed.slice(0, want.length), typed.slice(-want.length)].concat(
+        want.length === 1 ? worked.map(function (v) { return [v]; }) : []);
+      right = tries.some(function (got) {
         return got.length === want.length && want.every(function (w, i) {
           var g = got[i];
           if (expect.kind === "integers") { return g === w; }
@@ -647,10 +717,10 @@
 
   function residualHover(ev) {
     var svg = ev.currentTarget, p = svgPoint(svg, ev);
-    var c = parseFloat(svg.dataset.c), h = parseFloat(svg.dataset.h),
+    var c = parseFloat(svg.dataset.c), hs = svg.dataset.hs.split(",").map(parseFloat),
         x0 = parseFloat(svg.dataset.x0), ys = svg.dataset.ys.split(",").map(parseFloat);
     var pos = Math.floor((p.x - x0) / c), r = -1;
-    for (var i = 0; i < ys.length; i++) { if (p.y >= ys[i] && p.y < ys[i] + h) { r = i; } }
+    for (var i = 0; i < ys.length; i++) { if (p.y >= ys[i] && p.y < ys[i] + hs[i]) { r = i; } }
     if (pos < 0 || pos >= T || r < 0) { hideTip(); return null; }
     var name = D.resid_rows[r], row = D.residual[state.stage].rows[name];
     if (!row) { showTip(ev, [name + ": not in the stream after " + state.stage]); return pos; }

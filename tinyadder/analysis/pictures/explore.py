@@ -298,7 +298,11 @@ def _embedded(docs, views):
 def _section(views, ident, title, intro, body, docs):
     link = doc_link(docs, tour.view_sections(views).get(ident))
     why = views["missing"].get(ident)
-    if why:
+    if why and ident == "change" and views["ffn_off"]:
+        intro = (f"{escape(why)} In their place, one change any model can take: the run "
+                 f"of the same sum with layer {views['ffn_off']['layer']}'s FFN switched off, "
+                 f"beside the run as built.")
+    elif why:
         intro, body = escape(why), ""
     return (f'<section id="view-{ident}"><h2>{escape(title)} {link}</h2>'
             f'<p class="intro">{intro}</p>{body}</section>')
@@ -505,7 +509,8 @@ def page(views, docs=None, other=None):
         "sum": figures.running_sum(views, pos),
         "ruler": NO_DECISION + figures.ruler(views, pos),
         "flaw": NO_DECISION + figures.flaw(views, pos),
-        "change": _change_body(views) if views["variants"] else "",
+        "change": (_change_body(views) if views["variants"] else
+                   figures.change(views) if views["ffn_off"] else ""),
         "params": figures.parameters(views),
     }
     titles = {"tokens": "Tokens", "place": "Place values", "attention": "Attention",
@@ -531,9 +536,11 @@ def page(views, docs=None, other=None):
         intro["residual"] = (
             "Every slot (row) at every position (column) after the selected stage; move the "
             "stage slider. Each row has its own colour scale (log of |x|, purple negative, "
-            "orange positive), so a small slot still shows beside a large one. Outlined: "
-            "changed by this stage. At the readout stage the logits follow, each coloured by "
-            "its gap to the winner (outlined). Hover a cell for its value.")
+            "orange positive, down to 10<sup>-12</sup> of the row's largest), so a small "
+            "slot still shows beside a large one. A stream of at most three slots prints "
+            "each value in its cell. Outlined: changed by this stage. At the readout stage "
+            "the logits follow, each coloured by its gap to the winner (outlined). Hover a "
+            "cell for its value.")
     sections = [_section(views, v, titles[v], intro[v], bodies[v], docs) for v in VIEWS]
     if other is not None:
         sections.insert(1, _compare_section(views, other))
@@ -576,7 +583,9 @@ FAMILY_HOW = {
                "with its vertex at x1/10.",
     "rope-10000": "one layer; rotary positions with base 10000 at head dimension 2 turn each "
                   "query back by a fixed offset, so each head attends, almost one-hot, to one "
-                  "key: a_(i\u22121), b_(i\u22121), a_i or b_i for the answer digit i. The "
+                  "key: a_(i\u22121), b_(i\u22121), a_i or b_i for the answer digit i (and a "
+                  "head turned by no offset, as jacobli99's h0, to the position's own token, "
+                  "the digit written last). The "
                   "FFN makes the carry and the wrap from the digits below; the readout is a "
                   "parabola in the digit.",
     "sinusoid-11": "one layer of width 4 with added sinusoidal positions of period 11; each "

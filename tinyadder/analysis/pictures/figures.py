@@ -7,14 +7,16 @@ carries the mechanism, everything below it one "≈ 0" colour; ratios on a log a
 line at 1 where a digit flips; signs as colours, never as a length.
 """
 
+from fractions import Fraction
 from html import escape
 import math
 import textwrap
 
-from .svg import (DIV, FAINT, INK, MARGIN, NEG, ROLE, TILT, UNUSED, cell_size, decade_ticks,
-                  dot, group, line, log_range, negative, num, power, pretty, range_text, rect,
-                  shown, shown_at, signed_class, signed_classes, svg, text, text_width,
-                  weight_class, weight_classes, weight_legend)
+from ..text import figure as text_figure
+from .svg import (DIV, FAINT, INK, MARGIN, NEG, NUMBERED_SLOTS, ROLE, TILT, UNUSED, cell_size,
+                  dark, decade_ticks, dot, group, line, log_range, negative, num, power, pretty,
+                  range_text, rect, shown, shown_at, signed_class, signed_classes, svg, text,
+                  text_width, weight_class, weight_classes, weight_legend)
 
 MODES = ("softmax1", "softmax")
 
@@ -330,11 +332,24 @@ def residual_rows(views):
     return slots, [s["slot"] for s in views["residual"][-1]["slots"] if s["slot"] not in slots]
 
 
+DUST = 12  # decades: a row's scale stops this far below its largest value
+
+
+def clipped(lo_hi):
+    """A row's log10 range with its floor at most ``DUST`` decades below its top: a value
+    10^-7386 (zcbtrak-6's SiLU dust at position 0) would else push every real value into one
+    colour. clipped((-7386.0, 2.1)) == (-9.9, 2.1)."""
+    lo, hi = lo_hi
+    return max(lo, hi - DUST), hi
+
+
 def residual_scales(views):
     """{stage short: {row name: (lo, hi)}}: log10 |x| over the positions, one
     symmetric-log scale per slot row and stage, so `count` (10^-10) and `cand0` (10^12) are
-    each visible, whatever the other rows hold."""
-    return {stage["short"]: {row["slot"]: log_range(row["cells"]) for row in stage["slots"]}
+    each visible, whatever the other rows hold; each clipped at ``DUST`` decades (a smaller
+    value takes the palest colour of its sign)."""
+    return {stage["short"]: {row["slot"]: clipped(log_range(row["cells"]))
+                             for row in stage["slots"]}
             for stage in views["residual"]}
 
 
@@ -385,6 +400,44 @@ def _residual_marks(srow, x0, y, c, h, t):
     return marks
 
 
+def value_text(cell):
+    """A residual value as the page prints every number (``shown``), a fraction as its
+    decimal to 6 significant digits ('~' where that rounds), to fit a cell: '~100.002',
+    '999.991' for 999991/1000.
+
+    >>> [value_text([0, 0, t]) for t in ("~100.002", "999991/1000", "-1/3", "~4.2e-20")]
+    ['~100.002', '999.991', '~-0.333333', '~4.2·10⁻²⁰']
+    """
+    said = cell[2]
+    if "/" not in said or said.startswith("~"):
+        return shown(said)
+    q = Fraction(said)
+    decimal = text_figure(q, 6)
+    return ("" if Fraction(decimal) == q else "~") + shown(decimal)
+
+
+def value_height(views):
+    """The height of a numbered slot row: its longest value, written upward, and a margin."""
+    texts = [value_text(cell) for stage in views["residual"][:-1] for row in stage["slots"]
+             for cell in row["cells"]]
+    return max(40, round(text_width(max(texts, key=len, default="")) + 8))
+
+
+def _residual_values(stage, letters, slot_rows, x0, ys, c, tall, t):
+    """Each slot's value at each position, written upward in its cell (white on a dark
+    colour)."""
+    cells = {row["slot"]: row["cells"] for row in stage["slots"]}
+    out = []
+    for r, name in enumerate(slot_rows):
+        for p in range(t):
+            x, y = x0 + (p + 0.5) * c + 4, ys[r] + tall - 4
+            said = value_text(cells[name][p]) if name in cells else ""
+            shade = " dk" if name in cells and dark(letters[name][p]) else ""
+            out.append(text(x, y, said, "small val" + shade, "start",
+                            f' transform="rotate(-90 {num(x)} {num(y)})"'))
+    return f'<g id="resid-values">{"".join(out)}</g>'
+
+
 def residual(views, stage="L0.mlp", pos=None, standalone=False):
     """Slot x position grid after one stage, each row on its own symmetric-log scale;
     outlined cells changed at this stage, crossed cells depart from their intended value.
@@ -396,9 +449,11 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
     t = len(views["tokens"])
     c = cell_size(t, room=820, most=20)
     h = 14
-    x0, y0 = 78, 50
+    x0, y0 = 78, 62
     rows = slot_rows + logit_rows
-    ys = [y0 + i * h + (26 if i >= len(slot_rows) else 0) for i in range(len(rows))]
+    tall = value_height(views) if len(slot_rows) <= NUMBERED_SLOTS and c >= 12 else None
+    hs = [tall or h if i < len(slot_rows) else h for i in range(len(rows))]
+    ys = [y0 + sum(hs[:i]) + (26 if i >= len(slot_rows) else 0) for i in range(len(rows))]
     label = next(s["label"] for s in views["stages"] if s["short"] == stage)
     body = [title(f"Residual stream after {label} ({stage})", "resid-title")]
     cells = []
@@ -406,54 +461,63 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
         row = letters[stage].get(name)
         for p in range(t):
             cls = "na" if row is None else signed_class(row[p])
-            cells.append(rect(x0 + p * c, ys[r], c, h, cls))
+            cells.append(rect(x0 + p * c, ys[r], c, hs[r], cls))
     body.append(f'<g id="resid-cells">{"".join(cells)}</g>')
     marks = []
     for r, name in enumerate(rows):
         for srow in stages[stage]["slots"]:
             if srow["slot"] == name:
-                marks += _residual_marks(srow, x0, ys[r], c, h, t)
+                marks += _residual_marks(srow, x0, ys[r], c, hs[r], t)
     body.append(f'<g id="resid-marks">{"".join(marks)}</g>')
+    if tall:
+        body.append(_residual_values(stages[stage], letters[stage], slot_rows, x0, ys, c, tall,
+                                     t))
     ranges = []
     for r, name in enumerate(rows):
-        body.append(text(x0 - 4, ys[r] + 11, name, "small mono", "end"))
+        body.append(text(x0 - 4, ys[r] + hs[r] / 2 + 4, name, "small mono", "end"))
         said = ("vs winner" if stage == "readout" and name in logit_rows else
                 range_text(scales[stage].get(name)))
-        ranges.append(text(x0 + t * c + 6, ys[r] + 11, said,
+        ranges.append(text(x0 + t * c + 6, ys[r] + hs[r] / 2 + 4, said,
                            "small"))
     body.append(f'<g id="resid-ranges">{"".join(ranges)}</g>')
     body.append(text(x0, ys[len(slot_rows)] - 6, "readout: logit of each digit against the "
                                                 "winner (outlined, pale): per position, darker "
                                                 "purple is further behind", "small"))
     step = 1 if c >= 12 else 5
-    bottom = ys[-1] + h
+    bottom = ys[-1] + hs[-1]
     for p, tok in enumerate(views["tokens"]):
         if p % step == 0:
-            body.append(text(x0 + (p + 0.5) * c, y0 - 18, p, "small", "middle"))
-        if c >= 12 or tok["role"] == "special":
+            body.append(text(x0 + (p + 0.5) * c, y0 - 30, p, "small", "middle"))
+        if c >= 16 or tok["role"] == "special":
+            body.append(text(x0 + (p + 0.5) * c, y0 - 18, axis_label(tok), "small", "middle"))
+        if c >= 12 and tok["role"] != "special":
             body.append(text(x0 + (p + 0.5) * c, y0 - 6, tok["text"], "small", "middle"))
     sel = -10 if pos is None else pos
     body.append(rect(x0 + sel * c, y0 - 2, c, bottom - y0 + 4, "sel", ' id="resid-sel"'))
-    body.append(text(x0, bottom + 22, "colour: each slot row its own log scale of |x| at this "
-                                      "stage (the logits: their gap to the winner); purple "
-                                      "negative, orange positive, pale small, grey: slot not "
-                                      "there yet, or a logit no token is read from",
-                     "small"))
+    width = max(760, x0 + t * c + 110)
+    chars = int((width - x0) / 6.4)  # 11 px sans-serif: about 6.4 px a character
+    legend, y = wrapped(x0, bottom + 22, "colour: each slot row its own log scale of |x| at "
+                                         "this stage (the logits: their gap to the winner); "
+                                         "purple negative, orange positive, pale small, grey: "
+                                         "slot not there yet, or a logit no token is read "
+                                         "from", chars, "small", 14)
+    body += legend
     for i in range(len(DIV)):
-        body.append(rect(x0 + i * 16, bottom + 30, 16, 10, f"d{i}"))
-    body.append(text(x0 + 11 * 16 + 8, bottom + 39, "\u25a1 changed by this stage   "
-                                                   "\u2715 departs from its intended value "
-                                                   "(probes)", "small"))
+        body.append(rect(x0 + i * 16, y - 6, 16, 10, f"d{i}"))
+    body.append(text(x0 + 11 * 16 + 8, y + 3, "\u25a1 changed by this stage   "
+                                              "\u2715 departs from its intended value "
+                                              "(probes)", "small"))
+    y += 20
     reads = views.get("readout_slots") or []  # a negative-error readout: logit u = -slot
     if any(reads):
-        body.append(text(x0, bottom + 56, "the readout: logit u = \u2212(the slot it reads for "
-                                          "u): " + ", ".join(f"{u} \u2212{slot}" for u, slot
-                                                             in enumerate(reads) if slot),
-                         "small"))
-    geometry = (f' data-x0="{num(x0)}" data-y0="{num(y0)}" data-c="{c:.4f}" data-h="{h}"'
+        said, y = wrapped(x0, y, "the readout: logit u = \u2212(the slot it reads for u): " +
+                          ", ".join(f"{u} \u2212{slot}" for u, slot in enumerate(reads) if slot),
+                          chars, "small", 14)
+        body += said
+    geometry = (f' data-x0="{num(x0)}" data-y0="{num(y0)}" data-c="{c:.4f}"'
+                f' data-hs="{",".join(num(x) for x in hs)}"'
                 f' data-ys="{",".join(num(y) for y in ys)}"')
-    return svg(max(760, x0 + t * c + 110), bottom + (66 if any(reads) else 50), body,
-               "resid-svg", standalone, geometry)
+    return svg(width, y, body, "resid-svg", standalone, geometry)
 
 
 # ----------------------------------------------------------------------------- running sum
@@ -838,13 +902,62 @@ def change_panel(views, v, x0, y0, width):
                                                f"{min(off, key=lambda r: r['x'])['x_text']} to "
                                                f"{max(off, key=lambda r: r['x'])['x_text']}",
                         "small"))
-    return out, top + height + 56
+    return out, top + height + (64 if off else 56)
+
+
+def ffn_off(views, standalone=False):
+    """Change one thing for a model outside the family: the run with the last block's FFN
+    switched off (``views.ffn_off``) beside the run as built, per position that predicts a
+    digit: the digit each writes (vermillion where switching the FFN off changed it) and, for
+    a stream of at most ``NUMBERED_SLOTS`` slots, every slot the readout reads."""
+    off = views["ffn_off"]
+    built = views["residual"][-2]["slots"]  # the stream the readout reads, as built
+    heading = (f"Change one thing: layer {off['layer']}'s FFN switched off (its output zeros), "
+               f"the attention and the readout as built")
+    x0, dx = 170, 72
+    cols = [q for q in views["predicting"] if q + 1 < len(off["tokens"])]
+    right = views["sum"].zfill(len(views["answer"]))
+    body = [title(heading)]
+    for y, name, answer, number in ((42, "as built writes", views["answer"], views["number"]),
+                                    (60, "FFN off writes", off["answer"], off["number"])):
+        body.append(text(0, y, name, "t"))
+        body.append(_sum_digits(x0, y, answer, right))
+        body.append(text(x0 + text_width(answer, 11) + 20, y, ("right" if answer == right else
+                                                               f"wrong: a + b = {right}") +
+                         f"  ({number.split(' (')[0]})", "small"))
+    y = 92
+    rows = [("position", lambda q: q, "small"),
+            ("predicts", lambda q: views["tokens"][q + 1]["label"], "small"),
+            ("as built writes", lambda q: views["tokens"][q + 1]["text"], "t mono"),
+            ("FFN off writes", lambda q: off["tokens"][q + 1], "t mono")]
+    for slot, cells in off["values"].items():
+        mine = next((r["cells"] for r in built if r["slot"] == slot), None)
+        if mine:
+            rows.append((f"{slot} as built", lambda q, c=mine: value_text(c[q]), "small"))
+        rows.append((f"{slot} FFN off", lambda q, c=cells: value_text(c[q]), "small"))
+    cells = []
+    for k, (name, value, cls) in enumerate(rows):
+        body.append(text(x0 - 10, y + 16 * k, name, "small", "end"))
+        for j, q in enumerate(cols):
+            said = str(value(q))
+            changed = (name == "FFN off writes" and said != views["tokens"][q + 1]["text"])
+            cells.append(text(x0 + (j + 0.5) * dx, y + 16 * k, said, cls, "middle",
+                              f' style="fill:{TILT};font-weight:bold"' if changed else ""))
+    body.append(f'<g id="off-cells">{"".join(cells)}</g>')
+    bottom = y + 16 * len(rows) + 6
+    note = ("vermillion: a digit the switch changed; a slot's value is the stream the readout "
+            "reads, after the last FFN (with it off: after the last attention)")
+    body.append(text(0, bottom + 8, note, "small"))
+    return svg(width_for(x0 + len(cols) * dx + 10, heading, size=13), bottom + 16, body,
+               "change-svg", standalone)
 
 
 def change(views, variant="built", standalone=False):
     """Change one thing: each variant's x = (R + b + ℓ)/P per deciding position (coloured;
     vermillion where the digit is wrong) against the model as built (grey); one shown in the
     page, every variant in the figure."""
+    if views["missing"]["change"] and views.get("ffn_off"):
+        return ffn_off(views, standalone)
     if views["missing"]["change"]:
         return not_applicable(views, "change", "change-svg", standalone)
     heading = ("Change one thing: where x falls at each deciding position (grey: as built), "
@@ -852,14 +965,14 @@ def change(views, variant="built", standalone=False):
     body = [title(heading)]
     y = 44
     lines = [heading] + [v["what"][:130] for v in views["variants"]]
-    width = 0
+    width, last = 0, y
     for k, v in enumerate(views["variants"]):
         if standalone:  # every variant, two to a row
             part, bottom = change_panel(views, v, 40 + (k % 2) * 660, y, 560)
             body += part
             width = max(width, 40 + (k % 2) * 660 + 640)
-            y = bottom if k % 2 else y
-            last = bottom
+            last = max(last, bottom)
+            y = last if k % 2 else y
         else:
             part, bottom = change_panel(views, v, 40, 44, 600)
             body.append(group(part, f' data-variant="{v["key"]}"' +

@@ -38,6 +38,7 @@ ZERO = "z"                # class letter of a zero value on the signed scale
 BELOW = "."               # class letter of a weight below the scale
 LEVEL_LETTERS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx"  # STEPS of them
 LEVELS = 5                # signed levels on each side of zero
+NUMBERED_SLOTS = 3        # a stream at most this wide has its values printed in the views
 
 
 def _mix(a, b, t):
@@ -60,8 +61,9 @@ CSS = "\n".join(
     [f".d{i}{{fill:{c}}}" for i, c in enumerate(DIV)] +
     [f".sz{{fill:{NEARLY_ZERO}}}", ".blank{fill:none}", ".dz{fill:#f7f7f7}",
      ".na{fill:#e4e4e4}",
-     "text{font-family:sans-serif;fill:#222}", ".t{font-size:11px}", ".small{font-size:9px}",
+     "text{font-family:sans-serif;fill:#222}", ".t{font-size:11px}", ".small{font-size:11px}",
      ".h{font-size:13px;font-weight:bold}", ".mono{font-family:monospace}",
+     ".val.dk{fill:#fff}",
      ".chg{fill:none;stroke:#000;stroke-width:1.5}", ".chg2{fill:none;stroke:#fff;stroke-width:1}",
      ".dep{stroke:#000;stroke-width:1.5}",
      ".sel{fill:none;stroke:#000;stroke-width:2}", ".ax{stroke:#888;stroke-width:1}",
@@ -123,6 +125,12 @@ UNUSED = "-"  # a cell drawn grey, as a slot not there yet: a logit whose predic
 def signed_class(letter):
     """The class of a signed letter: 'c' -> 'd2'; 'z' (zero) -> 'dz'; '-' -> 'na'."""
     return "na" if letter == UNUSED else "dz" if letter == ZERO else f"d{ord(letter) - 97}"
+
+
+def dark(letter):
+    """Whether a signed letter's colour is dark enough to want white text on it (PuOr 0..2
+    and 9..10): dark('a') and not dark('f')."""
+    return letter not in (UNUSED, ZERO) and abs(ord(letter) - 97 - 5) >= 3
 
 
 def log_range(cells):

@@ -24,12 +24,13 @@ SECTIONS = {
     "layer1": ("7", "7-layer-1-a-running-sum-and-the-nearest-mark-wins"),
     "flaw": ("8", "8-the-published-models-flaw"),
     "params": ("9", "9-the-36-parameters"),
+    "digits": ("10", "10-more-digits-and-precision"),
     "rope": ("another-design", "another-design-zcbtrak-6-one-layer-and-rope"),
 }
 # the section each view of the page is explained in
 VIEW_SECTIONS = {"tokens": "tokens", "place": "head3", "attention": "head3", "count": "head3",
                  "residual": "ffn0", "sum": "layer1", "ruler": "layer1", "flaw": "flaw",
-                 "change": "layer1", "params": "params"}
+                 "change": "digits", "params": "params"}
 
 
 def view_sections(views):
@@ -237,7 +238,7 @@ def _flaw(views):
     rows = views["decisions"]
     if not any(d["tilted"] for d in rows):
         lo, hi = min(rows, key=lambda d: d["offset"]), max(rows, key=lambda d: d["offset"])
-        margin = min(lo["offset"], 1 - hi["offset"])
+        room = min(lo["offset"], 1 - hi["offset"])
         return {
             "view": "flaw", "state": {"pos": rows[0]["pos"]}, "section": "flaw",
             "title": "Why it does not fail",
@@ -246,8 +247,8 @@ def _flaw(views):
                     "\u2212 1 as long as the offset b + \u2113 stays in (0, 1].",
             "question": "With no tilt, what could still make a digit wrong?",
             "answer": f"Only an offset outside (0, 1]: here b + \u2113 runs from "
-                      f"{lo['offset_text']} to {hi['offset_text']}, a margin of "
-                      f"{margin:.2f} units. tinyadder prove --model repaired --digits "
+                      f"{lo['offset_text']} to {hi['offset_text']}, room "
+                      f"{room:.2f} units to the interval's ends. tinyadder prove --model repaired --digits "
                       f"{views['digits']} proves it stays inside for every pair.",
         }
     if views["flaw_pos"] is None:
@@ -262,7 +263,9 @@ def _flaw(views):
                     "its margin: above 1, the wrong digit wins.",
             "question": f"{most}. When does the tilt win?",
             "answer": "When the margin falls below P/10^6 units: R + b + \u2113 within "
-                      "P/(2\u00b710^6) below a multiple of P, at a digit from 5 to 9. For "
+                      "P/(2\u00b710^6) below a multiple of P, where the right digit is 5 to 8 "
+                      "and the one above it wins (or 4, within P/(4\u00b710^6): the tilt "
+                      "between 4 and 5 is half; a 9 has no digit above it). For "
                       "example 5193798811 + 1806201129 at place 10^9 (tinyadder explore "
                       "5193798811+1806201129).",
         }
@@ -317,9 +320,22 @@ def _candidates(views, q):
                 "in the running sum's scale, P the place being decided.",
         "question": f"At position {q}, P = {power(d['power'])}. Predict cand3.",
         "expect": {"kind": "numbers", "values": [three[0]], "texts": [shown(three[2])]},
-        "answer": f"{shown(three[2])} = \u2212(1000/{q + 2})\u00b73.5\u00b7"
-                  f"{power(d['power'])}.",
+        "answer": _candidate_answer(views, q, three, d["power"]),
     }
+
+
+def _candidate_answer(views, q, three, e):
+    """cand3 against its formula, −(1000/(q + 2))·3.5·10^e: '≈' (count at '=' is not
+    quite −10), and why where the six digits shown differ (at N = 3, count is ~-9.99990)."""
+    formula = -1000 / (q + 2) * 3.5 * 10 ** e
+    said = f"\u2212(1000/{q + 2})\u00b73.5\u00b7{power(e)}"
+    if abs(three[0] - formula) <= 1e-6 * abs(formula):
+        return f"{shown(three[2])} \u2248 {said}."
+    eq = next(t["pos"] for t in views["tokens"] if t["text"] == "=")
+    count = _slot(views, "L0.attn", "count", eq)
+    return (f"{shown(three[2])} \u2248 {said} = {formula:.0f}: the candidates are built from "
+            f"count at =, which is {shown(count[2])}, not \u221210 (the + key still adds "
+            f"{pretty(f'{count[0] + 10:.0e}')}).").replace("= -", "= \u2212")
 
 
 def _change(views):
@@ -327,7 +343,7 @@ def _change(views):
     if v is None:
         return None
     return {
-        "view": "change", "state": {"variant": "ln2"}, "section": "layer1",
+        "view": "change", "state": {"variant": "ln2"}, "section": "digits",
         "title": "Change one thing",
         "text": "Each button runs the model with one thing changed. Slope ln 2 for head 3: "
                 "each step back costs a factor of two, not ten, so the place values are "
@@ -346,8 +362,9 @@ def _your_own(views):
         "view": "flaw", "state": {}, "section": "flaw",
         "title": "Find your own failing input",
         "text": "The tilt wins when R + b + \u2113 falls within about P/(2\u00b710^6) below a "
-                "multiple of P and the digit above is 5 to 9: the margin is then less than "
-                "the tilt, P/10^6 units.",
+                "multiple of P and the digit that wins wrongly, the one above the right "
+                "digit, is 6 to 9: the margin is then less than the tilt, P/10^6 units (or 5 "
+                "over a right 4, within P/(4\u00b710^6): the tilt between 4 and 5 is half).",
         "question": f"Type an addition of {views['digits']}-digit numbers that you think the "
                     f"published model gets wrong, as A+B.",
         "expect": {"kind": "failing", "digits": views["digits"]},
@@ -474,8 +491,8 @@ def _any_params(views):
         "view": "params", "state": {}, "section": None,
         "title": "The parameters",
         "text": "Every counted parameter, drawn over the slots it writes. The ledger counts "
-                "them by the model's own rule (tinyadder params prints every rule side by "
-                "side).",
+                "them by one rule for every model, seed 000's, which gives TinyAdder-36 its "
+                "36 (tinyadder params --rules prints every rule side by side).",
         "question": "How many parameters does the ledger count?",
         "expect": {"kind": "integers", "values": [views["param_total"]]},
         "answer": f"{views['param_total']}" + (f"; its authors claim {claimed}" +
@@ -823,13 +840,14 @@ def _switch_off(views, q):
         "What this FFN does was learned, not designed: the run shows what it contributes.",
         ""))
     return {
-        "view": "residual", "state": {"pos": q, "stage": f"L{off['layer']}.mlp"},
+        "view": "change", "state": {"pos": q, "stage": f"L{off['layer']}.mlp"},
         "section": None, "title": "Change one thing",
         "text": f"The page also ran this sum, in {off['number'].split(' (')[0]}" + (
                     ", the model's own dtype" if off["number"] != views["number"] else "") +
                 f", with layer "
                 f"{off['layer']}'s FFN switched off: its output replaced by zeros at every "
-                f"position, the attention and the readout as built. {does}",
+                f"position, the attention and the readout as built. {does} The view below "
+                f"sets the two runs side by side; predict before you read it.",
         "question": f"With the FFN off, which digit does position {q} write? (the model as "
                     f"built writes {built})",
         "expect": {"kind": "integers", "values": [int(digit)]} if digit.isdigit() else

@@ -45,7 +45,7 @@ from ..program import half_layers
 from ..show import MARK, SHORT, SIG, fmt, rounded
 from ...cache import Stage, run_with_cache, stages
 from . import variants
-from .svg import pretty, shown
+from .svg import NUMBERED_SLOTS, pretty, shown
 
 
 def _rounded_decimal(x, sig):
@@ -570,9 +570,13 @@ def ffn_off_view(model, a, b, ns):
     patch = {f"blocks.{layer}.hook_mlp_out": lambda rows: [[v - v for v in r] for r in rows]}
     cache = run_with_cache(model, encode(model, a, b), ns=ns, patch=patch)[1]
     answer = _answer(cache)
+    read = view_stages(model)[-1].name  # the stream the readout reads
+    with cache.ns.arithmetic():
+        values = {slot: [cell(v) for v in _slot_row(cache, read, slot)]
+                  for slot in (model.slots if len(model.slots) <= NUMBERED_SLOTS else ())}
     return {"layer": layer, "answer": answer, "number": cache.ns.describe(),
             "correct": answer == f"{a + b:0{len(answer)}d}",
-            "tokens": [model.vocab[t] for t in cache.tokens]}
+            "tokens": [model.vocab[t] for t in cache.tokens], "values": values}
 
 
 def _expected(model, a, b):
