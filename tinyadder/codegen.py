@@ -147,6 +147,8 @@ class _Values:
     # rule 7 where -(w x) is (-w) x and -(x + y) is (-x) + (-y) bit for bit: rounding to
     # nearest, ties to even, is symmetric in sign
     opposes = frozenset({"decimal", "float"})
+    negates = True  # rule 7's second post as g (-c): -c bound as a constant
+    shifts = False  # rule 10: a rounding system's logits are the values its order defines
 
     def __init__(self, compiled, env):
         self.ns, self.env = compiled.ns, env
@@ -260,7 +262,12 @@ class _Values:
         return [f"    g = {gate}",
                 f"    {post} = g * ({self.affine(up, u, var, const)}) if g > zero else zero"]
 
-    def opposite(self, posts, gate, ups, negated=None):
+    @staticmethod
+    def opposed(block, pairs):
+        """The pairs of rule 7 this writer writes together: all of them."""
+        return pairs
+
+    def opposite(self, posts, gate, ups, negated=None, rows=None):
         """Two units whose gates are g and -g (rule 7): g once, and at most one of them open;
         the second one's gate is -g, the value its own gate takes (``ups``: the texts of the
         two up maps). Where the second up map is a constant c, ``negated`` names -c, and its
@@ -323,6 +330,16 @@ def _common_factor(weights):
     return factor if len(values) > 1 or factor.bit_length() >= LONG else 1
 
 
+def _integer(w):
+    """The int of a weight that is an integer point (an int, Fraction or interval of one
+    point), else None."""
+    lo, hi = (w.lo, w.hi) if hasattr(w, "lo") else (w, w)
+    if lo != hi:
+        return None
+    r = Fraction(lo)
+    return int(r) if r.denominator == 1 else None
+
+
 def _kv_names(layer, head):
     """The integer code's names of a carried head's e and e v."""
     return f"L{layer}_e_{head}", f"L{layer}_ev_{head}"
@@ -333,7 +350,10 @@ class _Ints(_Values):
     ``x_hi`` (the module docstring's rules). A weight or decay is a *term*: a function of a
     value's name giving the texts of the ends of w x."""
 
-    opposes = frozenset()
+    # rule 7 on ints, for the pairs ``_folded`` reads: k x and -k x have the ends of x
+    opposes = frozenset({"scaled"})
+    negates = False
+    shifts = True  # rule 10: enclosures of exact values decide the real argmax
 
     def __init__(self, compiled, env):
         super().__init__(compiled, env)
@@ -525,6 +545,44 @@ class _Ints(_Values):
         return self._gated(gate, post, lambda g, times: [
             f"t_lo, t_hi = {up_lo}, {up_hi}", f"{post}_lo, {post}_hi = {times('t')}"])
 
+    def opposed(self, block, pairs):
+        """The pairs of rule 7 this writer writes together: those ``_folded`` reads."""
+        return {u: v for u, v in pairs.items() if self._folded(block, u, v) is not None}
+
+    def opposite(self, posts, gate, ups, negated=None, rows=None):
+        """Two units whose gates are k x and -k x (rule 7, ``_folded``: one integer weight,
+        no bias) and whose up maps are the integer constants c and c': the first open where
+        k x_lo > 0 (x_hi < 0 for k < 0), the second where k x_hi < 0, both shut where x is 0,
+        else Undecided, as each unit alone decides; the posts (c k) x and (-c' k) x are the
+        ints c (k x) and c' (-k x) of the units alone."""
+        (p, q), (block, u, v, mid) = posts, rows
+        x, k, m_p, m_q = self._folded(block, u, v)
+        x = mid[x]
+        first, second = ("lo > 0", "hi < 0") if k > 0 else ("hi < 0", "lo > 0")
+        lines = []
+        for test, open_, shut, m in ((f"if {x}_{first}", p, q, m_p),
+                                     (f"elif {x}_{second}", q, p, m_q)):
+            lo, hi = self.term(Fraction(m), f"{open_}_factor")(x)
+            lines += [f"    {test}:", f"        {open_}_lo, {open_}_hi = {lo}, {hi}",
+                      f"        {shut}_lo = {shut}_hi = 0"]
+        return lines + [f"    elif {x}_lo == 0 == {x}_hi:",
+                        f"        {p}_lo = {p}_hi = {q}_lo = {q}_hi = 0",
+                        "    else:", f"        open_gate({x}_lo, {x}_hi)"]
+
+    @staticmethod
+    def _folded(block, u, v):
+        """(x, k, c k, -c' k) where unit u's gate is k x (k an integer point, no bias) and
+        the up maps of u and v are the integer points c and c'; else None."""
+        column, c, c2 = block.gate.columns[u], block.up.bias[u], block.up.bias[v]
+        if (len(column) != 1 or block.gate.bias[u] is not None or block.up.columns[u]
+                or block.up.columns[v] or c is None or c2 is None):
+            return None
+        (x, k), = column
+        k, c, c2 = (_integer(w) for w in (k, c, c2))
+        if None in (k, c, c2):
+            return None
+        return x, k, c * k, -c2 * k
+
     def shared(self, gate, x, posts, common):
         """As ``_Values.shared``; integer weights w_u with a common factor G > 1 take
         (w_u / G) (G t): one long product for the group (``common`` names G)."""
@@ -698,7 +756,8 @@ def _environment(compiled):
     return _writer(compiled)(compiled, env), env
 
 
-def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state=False):
+def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state=False,
+              argmax=False):
     """(lines, row, sums): the operations of one position, indented for a function body, the
     locals holding the final stream's slots, and ``sums``: (locals, their value before the
     first position) of each carried head kept across positions. With ``memory`` the carried
@@ -706,7 +765,9 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
     where 1 + D is looked up by position (rule 8) (``decoder_source``); with ``state`` too,
     in one tuple ``Li_sums_h`` each (the first block's state, rule 6); else in the KV cache
     ``layers``, which also keeps keys and values; with ``memory`` those only for a block with
-    a textbook head.
+    a textbook head. With ``argmax`` (the decoder's positions with logits) the last block's
+    attention term is left out of the readout's slots where it is one term common to all of
+    them (``_common_term``).
     ``blocks``: the blocks to write (all by default), entered with the stream's locals ``row``
     (by default the embedding's); ``kv``: {block: (keys, values)} of the blocks whose keys and
     values are computed already."""
@@ -759,17 +820,22 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
             elif h in wanted:
                 q = w.affine(block.q, h, row.__getitem__, w.weights(i, "Q", inp, heads))
                 lines += w.textbook(z[h], q, h, c(b, f"L{i}_head_{head[h]}"))
-        mid = list(row)
+        base, mid = list(row), list(row)
         const = w.weights(i, "O", heads, inp)
+        common = argmax and i == len(compiled.blocks) - 1 and _common_term(compiled, w)
+        computed = block.logits_units if logits else block.prefix_units
+        read = block.gate.reads(computed) | block.up.reads(computed) if common else ()
         for s in (block.logits_mid if logits else block.prefix_mid):
+            if common and s in common and s not in read:
+                continue  # read by the readout alone, which it shifts alike
             mid[s] = f"L{i}_attn_{slot[s]}"
             lines += w.assign(mid[s], w.affine(block.o_live, s, z.__getitem__, const), row[s])
         lines.append(f"    # block {i}: FFN")
         post = [f"L{i}_post_{u}" for u in unit]
         gates, ups = w.weights(i, "gate", inp, units), w.weights(i, "in", inp, units)
         shared = {}  # rule 5: (gate, up's source) -> units whose up is one weight on it
-        computed = block.logits_units if logits else block.prefix_units
-        pairs = _opposite_gates(block.gate, computed) if ns.name in w.opposes else {}
+        pairs = (w.opposed(block, _opposite_gates(block.gate, computed))
+                 if ns.name in w.opposes else {})
         for u in computed:
             if u in pairs.values():
                 continue  # written with its pair
@@ -778,9 +844,11 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
                 v = pairs[u]
                 c_v = block.up.bias[v]
                 negated = (w.constant(_signed(c_v, -1), f"L{i}_b_in_{unit[v]}_negated")
-                           if not block.up.columns[v] and c_v is not None else None)
+                           if not block.up.columns[v] and c_v is not None and w.negates
+                           else None)
                 lines += w.opposite((post[u], post[v]), gate, [
-                    w.affine(block.up, t, mid.__getitem__, ups) for t in (u, v)], negated)
+                    w.affine(block.up, t, mid.__getitem__, ups) for t in (u, v)], negated,
+                    (block, u, v, mid))
                 continue
             up_column = block.up.columns[u]
             if ns.exact and len(up_column) == 1 and block.up.bias[u] is None:  # rule 5
@@ -793,6 +861,8 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
                 (post[u], None if x in block.up.unit[u] else block.up.columns[u][0][1],
                  what(x, u)) for u in group], f"L{i}_W_in_{inp[x]}_common")
         row = mid + ["zero"] * (block.width_out - block.width_in)
+        if common:  # the readout's slots from the stream before the common term
+            row = [base[s] if s in compiled.readout else x for s, x in enumerate(row)]
         const = w.weights(i, "out", units, wide)
         for s in (block.logits_post if logits else block.prefix_post):
             name = f"L{i}_mlp_{slot[s]}"
@@ -801,6 +871,23 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
                               None if new else row[s])
             row[s] = name
     return lines, row, sums
+
+
+def _common_term(compiled, w):
+    """The readout's slots, where the last block's attention adds
+    one term to every readout slot alike (the same weights on the same heads' lanes, the
+    same bias) and the writer decides on enclosures of exact values (``_Ints``): the first
+    largest of the logits -(y_s + t) is the first largest of -y_s, t being one real number,
+    so the decoder leaves t out of the readout's slots (the FFN still reads its own slots
+    with t). Else the empty set."""
+    block, readout = compiled.blocks[-1], compiled.readout
+    if not w.shifts or readout is None or not readout:
+        return frozenset()
+    o = block.o_live
+    if any(s >= block.width_in for s in readout) or len(
+            {(repr(o.columns[s]), repr(o.bias[s])) for s in readout}) != 1:
+        return frozenset()
+    return frozenset(readout)
 
 
 def _header(name, arguments, env):
@@ -841,7 +928,7 @@ def decoder_source(compiled):
         lines.append(f"    L0_state = L0_states.start(({w.zeros},) * {len(sums)})")
         rest = rest[1:]
     prefix, _, _ = _position(compiled, w, False, True, rest, row, kv)
-    every, row, later = _position(compiled, w, True, True, rest, row, kv)
+    every, row, later = _position(compiled, w, True, True, rest, row, kv, argmax=True)
     lines += [f"    {name} = {start}" for name, start in later]
     lines += [f"    if len({den}) < len(tokens) + n_new:\n        {den}.upto(len(tokens) + n_new)"
               for den in w.tables.values()]
