@@ -42,6 +42,8 @@ import array
 import decimal
 import keyword
 from fractions import Fraction
+from itertools import repeat
+from operator import itemgetter
 import math
 import re
 import textwrap
@@ -1143,6 +1145,7 @@ class _Rows:
 
     def __init__(self):
         self.rows, self.scores, self.terms = {}, {}, {}
+        self.stored = 0  # scores recorded, over every query row's dict
         self.lock, self._tiny = threading.Lock(), {}
 
     def tiny(self, ns):
@@ -1295,21 +1298,22 @@ def _ffn(ops, ns, block, x, hook, name):
 
 def _scores(memo, ops, h, head, q, keys, ids, i, score):
     """[(s_ij, j)] of head h's unmasked keys j <= i, each looked up per pair of (token,
-    position) rows (``_Rows``; a later block's rows, id None, are not) or computed by
-    ``score`` (``ops.score``'s formula)."""
-    ql = [q[c] for c in head.q_lanes]
-    scores, me, seen = memo.scores, ids[i], []
-    for j in range(i + 1):
-        key = (h, me, ids[j])
-        s = scores.get(key, scores) if me is not None else scores
-        if s is scores:
-            s = (None if ops.masked(head, i, j) else
-                 score(ql, [keys[j][c] for c in head.kv_lanes], head, i, j))
-            if me is not None and len(scores) < memo.LIMIT:
-                scores[key] = s
-        if s is not None:
-            seen.append((s, j))
-    return seen
+    position) rows (``_Rows``, one dict per query row, read for all keys at once by ``map``;
+    a later block's rows, id None, are not looked up) or computed by ``score``
+    (``ops.score``'s formula)."""
+    ql, me = [q[c] for c in head.q_lanes], ids[i]
+    row = None if me is None else memo.scores.get((h, me))
+    if row is None and me is not None:
+        row = memo.scores.setdefault((h, me), {})
+    got = [row] * (i + 1) if row is None else list(map(row.get, ids, repeat(row)))
+    for j, s in enumerate(got):
+        if s is row:  # not recorded: a miss (the dict itself is no score)
+            s = got[j] = (None if ops.masked(head, i, j) else
+                          score(ql, [keys[j][c] for c in head.kv_lanes], head, i, j))
+            if row is not None and memo.stored < memo.LIMIT:
+                row[ids[j]] = s
+                memo.stored += 1
+    return [(s, j) for j, s in enumerate(got) if s is not None]
 
 
 def _textbook_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bounds=None):
@@ -1329,7 +1333,7 @@ def _textbook_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bound
             z[c] = z[c] * inv
 
 
-_sub, _mul = float.__sub__, float.__mul__
+_sub, _mul, _div = float.__sub__, float.__mul__, float.__truediv__
 
 
 def _single_score(R):
@@ -1356,41 +1360,61 @@ def _single_score(R):
 def _single_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bounds=None):
     """``_textbook_z`` in float32 on plain floats: each +, -, *, / and exp done in double and
     rounded once to single by a store into an ``array('f')``, as ``Float32`` rounds it, in the
-    order ``forward.softmax1``, ``softmax`` and ``attend`` take (z's lanes are Float32)."""
+    order ``forward.softmax1``, ``softmax`` and ``attend`` take (z's lanes are Float32). A run
+    of operations that do not depend on each other (the e^s, the weights, one lane's
+    products) is rounded by one array of them (``_singles``); the sums stay one add at a
+    time, over their non-zero terms (``_single_sum``: a softmax row of far-apart scores is
+    mostly zeros)."""
     if block.normalise == "after":
         return _textbook_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z)
-    R = array.array("f", [0.0])
+    R, single = array.array("f", [0.0]), _singles
     seen = _scores(memo, ops, h, head, q, keys, ids, i, _single_score(R))
-    e = []
+    scores, js = zip(*seen) if seen else ((), ())
     if block.softmax == "softmax1":
-        for s, _ in seen:
-            R[0] = exp_double(s)
-            e.append(R[0])
-    else:
-        m = ns.largest([s for s, _ in seen])
-        for s, _ in seen:
-            R[0] = _sub(s, m)  # float's own operators: no Float32 made per operation
-            R[0] = exp_double(R[0])
-            e.append(R[0])
+        e = single(map(exp_double, scores))
+    else:  # s - m <= 0 but where s or m is not finite: math.exp raises only above ~709.78
+        shifted = single(map(_sub, scores, repeat(ns.largest(scores))))
+        try:
+            e = single(map(math.exp, shifted))
+        except OverflowError:
+            e = single(map(exp_double, shifted))
     total = e[0] if e else 0.0
-    for x in e[1:]:
+    for x in filter(None, e[1:]):  # + 0.0 leaves a sum that starts at e^s >= 0 as it is
         R[0] = total + x
         total = R[0]
     if block.softmax == "softmax1":
         R[0] = 1.0 + total
         total = R[0]
-    weights = []
-    for x in e:
-        R[0] = x / total
-        weights.append(R[0])
+    weights = single(map(_div, e, repeat(total)))
+    rows = list(map(values.__getitem__, js))
     for c, lane in zip(head.q_lanes, head.kv_lanes):
-        acc = None
-        for w, (_, j) in zip(weights, seen):
-            R[0] = _mul(w, values[j][lane])
-            if acc is not None:
-                R[0] = acc + R[0]
-            acc = R[0]
+        terms = single(map(_mul, weights, map(itemgetter(lane), rows)))
+        acc = _single_sum(terms, R)
         z[c] = ns.zero if acc is None else Float32(acc)
+
+
+def _single_sum(terms, R):
+    """The float32 sum of ``terms`` left to right (None for none), rounded after each add
+    through ``R``, zeros left out: x + (-0.0) is x, and x + 0.0 is x but for x = -0.0, which a
+    sum is only while every term so far is -0.0 (a sum that cancels is +0.0). So the sum is
+    that of the non-zero terms, or, where every term is a zero, -0.0 if every one is -0.0."""
+    rest = list(filter(None, terms))
+    if not rest:
+        if not terms:
+            return None
+        return -0.0 if all(math.copysign(1.0, x) < 0 for x in terms) else 0.0
+    acc = rest[0]
+    for x in rest[1:]:
+        R[0] = acc + x
+        acc = R[0]
+    return acc
+
+
+def _singles(doubles):
+    """Each double rounded once to single precision (one store each into an ``array('f')``,
+    as ``R[0] = x`` rounds x), read back as floats: the same roundings as one store at a
+    time, for a run of independent operations."""
+    return array.array("f", doubles).tolist()
 
 
 def _enclosed_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bounds):
