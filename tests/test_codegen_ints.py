@@ -1,13 +1,17 @@
 """The integer decoder's rules 7 and 10 (``codegen._Ints.opposite``, ``codegen._common_term``):
-the decided tokens are the interval pass's, on models where the rules fire."""
+the decided tokens are the interval pass's, on models where the rules fire (a pair whose posts
+go out alike merged into one name, and one whose posts do not)."""
 
 from dataclasses import replace
 import random
 
 from tinyadder import build
 from tinyadder.codegen import decoder_source
+from tinyadder.forward import forward
 from tinyadder.generate import _runner, decode
 from tinyadder.numbers import FractionSystem, Undecided
+from tinyadder.numbers.scaled import ScaledSystem
+from tinyadder.plan import compile_model
 from tinyadder.weights import Model
 
 from test_one_pass import random_model
@@ -39,7 +43,7 @@ def _with_rules(model, rng):
     units = mlp.units + ("p", "m")
     W_gate = {s: dict(row) for s, row in mlp.W_gate.items()}
     W_gate.setdefault(x, {}).update(p=k, m=-k)
-    W_out = dict(mlp.W_out, p={out[0]: 1}, m={out[1]: rng.choice([1, -2])})
+    W_out = dict(mlp.W_out, p={out[0]: 1}, m={out[1]: rng.choice([1, 1, -2])})
     mlp = replace(mlp, units=units, W_gate=W_gate, b_in=dict(mlp.b_in, p=rng.choice([3, -4]),
                                                               m=rng.choice([5, -1])),
                   W_out=W_out)
@@ -61,9 +65,10 @@ def test_the_published_decoder_takes_both_rules():
 
 def test_random_models_with_both_rules_decide_the_intervals_tokens():
     """Seeded random models with a broadcast head and an opposite pair in their last block:
-    the integer decoder's tokens are those of the interval pass."""
+    the integer decoder's tokens are those of the interval pass, and the integer step code's
+    logits hold the fraction system's."""
     rng = random.Random(37)
-    fired = 0
+    fired = merged = 0
     for _ in range(24):
         model = _with_rules(random_model(rng), rng)
         assert isinstance(model, Model)
@@ -72,10 +77,17 @@ def test_random_models_with_both_rules_decide_the_intervals_tokens():
             continue
         text, _ = decoder_source(compiled)
         fired += "_factor * " in text
+        merged += "_factor * " in text and "_post_m_lo, " not in text
         prompt = [rng.randrange(len(model.vocab)) for _ in range(rng.randint(1, 5))]
         try:
             want = _interval_tokens(model, prompt, 3)
         except Undecided:
             continue
         assert decode(model, FractionSystem(), prompt, 3)[0] == want
-    assert fired >= 20
+        try:  # the step code's logits (rule 7, no rule 10) hold the exact ones
+            box, _ = forward(compile_model(model, ScaledSystem(50)), prompt)
+        except Undecided:
+            continue
+        exact, _ = forward(compile_model(model, FractionSystem(50)), prompt)
+        assert all(b.contains(x) for brow, xrow in zip(box, exact) for b, x in zip(brow, xrow))
+    assert fired >= 20 and 5 <= merged <= fired - 5

@@ -150,6 +150,7 @@ class _Values:
     # nearest, ties to even, is symmetric in sign
     opposes = frozenset({"decimal", "float"})
     negates = True  # rule 7's second post as g (-c): -c bound as a constant
+    merges = False  # rule 7's two posts in two names
     shifts = False  # rule 10: a rounding system's logits are the values its order defines
 
     def __init__(self, compiled, env):
@@ -355,6 +356,7 @@ class _Ints(_Values):
     # rule 7 on ints, for the pairs ``_folded`` reads: k x and -k x have the ends of x
     opposes = frozenset({"scaled"})
     negates = False
+    merges = True  # rule 7's pair in one name where its posts go out alike (``merged``)
     shifts = True  # rule 10: enclosures of exact values decide the real argmax
 
     def __init__(self, compiled, env):
@@ -420,8 +422,9 @@ class _Ints(_Values):
         return self.term(value, what)
 
     def affine(self, affine, t, var, const):
-        """(lo, hi): the texts of the ends of target t of an Affine."""
-        ends = [const(w, i, t)(var(i)) for i, w in affine.columns[t]]
+        """(lo, hi): the texts of the ends of target t of an Affine; a source named None is
+        no term (the second unit of a merged pair, ``opposite``)."""
+        ends = [const(w, i, t)(var(i)) for i, w in affine.columns[t] if var(i) is not None]
         if affine.bias[t] is not None:
             ends.append(const(affine.bias[t], None, t))
         return " + ".join(lo for lo, _ in ends) or "0", " + ".join(hi for _, hi in ends) or "0"
@@ -559,17 +562,27 @@ class _Ints(_Values):
         ints c (k x) and c' (-k x) of the units alone."""
         (p, q), (block, u, v, mid) = posts, rows
         x, k, m_p, m_q = self._folded(block, u, v)
-        x = mid[x]
+        x, merged = mid[x], self.merged(block, u, v)
         first, second = ("lo > 0", "hi < 0") if k > 0 else ("hi < 0", "lo > 0")
         lines = []
         for test, open_, shut, m in ((f"if {x}_{first}", p, q, m_p),
                                      (f"elif {x}_{second}", q, p, m_q)):
             lo, hi = self.term(Fraction(m), f"{open_}_factor")(x)
-            lines += [f"    {test}:", f"        {open_}_lo, {open_}_hi = {lo}, {hi}",
-                      f"        {shut}_lo = {shut}_hi = 0"]
-        return lines + [f"    elif {x}_lo == 0 == {x}_hi:",
-                        f"        {p}_lo = {p}_hi = {q}_lo = {q}_hi = 0",
+            into = p if merged else open_
+            lines += [f"    {test}:", f"        {into}_lo, {into}_hi = {lo}, {hi}"]
+            lines += [] if merged else [f"        {shut}_lo = {shut}_hi = 0"]
+        both = f"{p}_lo = {p}_hi = 0" if merged else f"{p}_lo = {p}_hi = {q}_lo = {q}_hi = 0"
+        return lines + [f"    elif {x}_lo == 0 == {x}_hi:", f"        {both}",
                         "    else:", f"        open_gate({x}_lo, {x}_hi)"]
+
+    @staticmethod
+    def merged(block, u, v):
+        """Whether the pair's two posts go out alike (the same weight, representation and
+        all, into each slot), so that, one of them being 0, the open one is written into
+        the first's name and the second is no term of the output map (w p + w 0 is w p on
+        ints)."""
+        return all(repr(dict(column).get(u)) == repr(dict(column).get(v))
+                   for column in block.down.columns)
 
     @staticmethod
     def _folded(block, u, v):
@@ -851,6 +864,8 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
                 lines += w.opposite((post[u], post[v]), gate, [
                     w.affine(block.up, t, mid.__getitem__, ups) for t in (u, v)], negated,
                     (block, u, v, mid))
+                if w.merges and w.merged(block, u, v):
+                    post[v] = None  # written into post[u]
                 continue
             up_column = block.up.columns[u]
             if ns.exact and len(up_column) == 1 and block.up.bias[u] is None:  # rule 5
