@@ -628,9 +628,11 @@ class _Ints(_Values):
         first index of the least hi, so that one index is checked, and ``pick`` of the
         boxed logits decides only where the check fails (it raises there)."""
         ends = [[f"{row[s]}_{end}" for s in readout] for end in ("hi", "lo")]
-        return [f"his = [{', '.join(ends[0])}]", "best = his.index(min(his))", "h = his[best]",
-                f"los = [{', '.join(ends[1])}]",
-                "if min(los[:best], default=h + 1) <= h or min(los[best + 1:], default=h) < h:",
+        # the others' least lo, with w's own lo set above h: below h fails, and equal to h
+        # fails where the first such lo comes before w
+        return [f"his = [{', '.join(ends[0])}]", "h = min(his)", "best = his.index(h)",
+                f"los = [{', '.join(ends[1])}]", "los[best] = h + 1", "m = min(los)",
+                "if m < h or m == h and los.index(h) < best:",
                 f"    best = pick({self.logits(row, readout)})"]
 
 
