@@ -122,3 +122,33 @@ def test_two_blocks_and_a_mix_bit_for_bit(spec):
     """lokimorty-39: a second block (the first applied again, its rows a function of the
     prefix) and the mix of the two."""
     check_rounding("lokimorty-39", spec)  # its exact tokens: -m slow, with every board model
+
+
+def test_a_float32_sum_without_its_zeros_is_the_sum_with_them():
+    """``codegen._single_sum``, which leaves the zeros of a softmax row out, against the sum
+    left to right with every term, rounded to single after each add (``repr``: -0.0 is not
+    0.0): seeded lists of zeros of both signs, singles, infinities and NaNs."""
+    import array
+    import math
+    import random
+    from tinyadder.codegen import _single_sum
+
+    def every_term(terms):
+        R, acc = array.array("f", [0.0]), None
+        for x in terms:
+            R[0] = x if acc is None else acc + x
+            acc = R[0]
+        return acc
+
+    rng = random.Random(37)
+    kinds = array.array("f", [0.0, -0.0, 0.0, -0.0, 1.5, -1.5, 2.0 ** -149, 3.0e38, math.inf,
+                              -math.inf, math.nan]).tolist()
+    R = array.array("f", [0.0])
+    for _ in range(3000):
+        terms = [rng.choice(kinds) for _ in range(rng.randint(0, 6))]
+        R[0] = rng.uniform(-2, 2)
+        terms[rng.randrange(len(terms) + 1):0] = [R[0]] * rng.randint(0, 1)
+        assert repr(_single_sum(terms, R)) == repr(every_term(terms)), terms
+    assert repr(_single_sum([-0.0, -0.0], R)) == "-0.0"
+    assert repr(_single_sum([-0.0, 0.0, -0.0], R)) == "0.0"
+    assert _single_sum([], R) is None

@@ -42,6 +42,8 @@ import array
 import decimal
 import keyword
 from fractions import Fraction
+from itertools import repeat
+from operator import itemgetter
 import math
 import re
 import textwrap
@@ -147,6 +149,9 @@ class _Values:
     # rule 7 where -(w x) is (-w) x and -(x + y) is (-x) + (-y) bit for bit: rounding to
     # nearest, ties to even, is symmetric in sign
     opposes = frozenset({"decimal", "float"})
+    negates = True  # rule 7's second post as g (-c): -c bound as a constant
+    merges = False  # rule 7's two posts in two names
+    shifts = False  # rule 10: a rounding system's logits are the values its order defines
 
     def __init__(self, compiled, env):
         self.ns, self.env = compiled.ns, env
@@ -260,7 +265,12 @@ class _Values:
         return [f"    g = {gate}",
                 f"    {post} = g * ({self.affine(up, u, var, const)}) if g > zero else zero"]
 
-    def opposite(self, posts, gate, ups, negated=None):
+    @staticmethod
+    def opposed(block, pairs):
+        """The pairs of rule 7 this writer writes together: all of them."""
+        return pairs
+
+    def opposite(self, posts, gate, ups, negated=None, rows=None):
         """Two units whose gates are g and -g (rule 7): g once, and at most one of them open;
         the second one's gate is -g, the value its own gate takes (``ups``: the texts of the
         two up maps). Where the second up map is a constant c, ``negated`` names -c, and its
@@ -323,6 +333,16 @@ def _common_factor(weights):
     return factor if len(values) > 1 or factor.bit_length() >= LONG else 1
 
 
+def _integer(w):
+    """The int of a weight that is an integer point (an int, Fraction or interval of one
+    point), else None."""
+    lo, hi = (w.lo, w.hi) if hasattr(w, "lo") else (w, w)
+    if lo != hi:
+        return None
+    r = Fraction(lo)
+    return int(r) if r.denominator == 1 else None
+
+
 def _kv_names(layer, head):
     """The integer code's names of a carried head's e and e v."""
     return f"L{layer}_e_{head}", f"L{layer}_ev_{head}"
@@ -333,7 +353,11 @@ class _Ints(_Values):
     ``x_hi`` (the module docstring's rules). A weight or decay is a *term*: a function of a
     value's name giving the texts of the ends of w x."""
 
-    opposes = frozenset()
+    # rule 7 on ints, for the pairs ``_folded`` reads: k x and -k x have the ends of x
+    opposes = frozenset({"scaled"})
+    negates = False
+    merges = True  # rule 7's pair in one name where its posts go out alike (``merged``)
+    shifts = True  # rule 10: enclosures of exact values decide the real argmax
 
     def __init__(self, compiled, env):
         super().__init__(compiled, env)
@@ -398,8 +422,9 @@ class _Ints(_Values):
         return self.term(value, what)
 
     def affine(self, affine, t, var, const):
-        """(lo, hi): the texts of the ends of target t of an Affine."""
-        ends = [const(w, i, t)(var(i)) for i, w in affine.columns[t]]
+        """(lo, hi): the texts of the ends of target t of an Affine; a source named None is
+        no term (the second unit of a merged pair, ``opposite``)."""
+        ends = [const(w, i, t)(var(i)) for i, w in affine.columns[t] if var(i) is not None]
         if affine.bias[t] is not None:
             ends.append(const(affine.bias[t], None, t))
         return " + ".join(lo for lo, _ in ends) or "0", " + ".join(hi for _, hi in ends) or "0"
@@ -525,6 +550,54 @@ class _Ints(_Values):
         return self._gated(gate, post, lambda g, times: [
             f"t_lo, t_hi = {up_lo}, {up_hi}", f"{post}_lo, {post}_hi = {times('t')}"])
 
+    def opposed(self, block, pairs):
+        """The pairs of rule 7 this writer writes together: those ``_folded`` reads."""
+        return {u: v for u, v in pairs.items() if self._folded(block, u, v) is not None}
+
+    def opposite(self, posts, gate, ups, negated=None, rows=None):
+        """Two units whose gates are k x and -k x (rule 7, ``_folded``: one integer weight,
+        no bias) and whose up maps are the integer constants c and c': the first open where
+        k x_lo > 0 (x_hi < 0 for k < 0), the second where k x_hi < 0, both shut where x is 0,
+        else Undecided, as each unit alone decides; the posts (c k) x and (-c' k) x are the
+        ints c (k x) and c' (-k x) of the units alone."""
+        (p, q), (block, u, v, mid) = posts, rows
+        x, k, m_p, m_q = self._folded(block, u, v)
+        x, merged = mid[x], self.merged(block, u, v)
+        first, second = ("lo > 0", "hi < 0") if k > 0 else ("hi < 0", "lo > 0")
+        lines = []
+        for test, open_, shut, m in ((f"if {x}_{first}", p, q, m_p),
+                                     (f"elif {x}_{second}", q, p, m_q)):
+            lo, hi = self.term(Fraction(m), f"{open_}_factor")(x)
+            into = p if merged else open_
+            lines += [f"    {test}:", f"        {into}_lo, {into}_hi = {lo}, {hi}"]
+            lines += [] if merged else [f"        {shut}_lo = {shut}_hi = 0"]
+        both = f"{p}_lo = {p}_hi = 0" if merged else f"{p}_lo = {p}_hi = {q}_lo = {q}_hi = 0"
+        return lines + [f"    elif {x}_lo == 0 == {x}_hi:", f"        {both}",
+                        "    else:", f"        open_gate({x}_lo, {x}_hi)"]
+
+    @staticmethod
+    def merged(block, u, v):
+        """Whether the pair's two posts go out alike (the same weight, representation and
+        all, into each slot), so that, one of them being 0, the open one is written into
+        the first's name and the second is no term of the output map (w p + w 0 is w p on
+        ints)."""
+        return all(repr(dict(column).get(u)) == repr(dict(column).get(v))
+                   for column in block.down.columns)
+
+    @staticmethod
+    def _folded(block, u, v):
+        """(x, k, c k, -c' k) where unit u's gate is k x (k an integer point, no bias) and
+        the up maps of u and v are the integer points c and c'; else None."""
+        column, c, c2 = block.gate.columns[u], block.up.bias[u], block.up.bias[v]
+        if (len(column) != 1 or block.gate.bias[u] is not None or block.up.columns[u]
+                or block.up.columns[v] or c is None or c2 is None):
+            return None
+        (x, k), = column
+        k, c, c2 = (_integer(w) for w in (k, c, c2))
+        if None in (k, c, c2):
+            return None
+        return x, k, c * k, -c2 * k
+
     def shared(self, gate, x, posts, common):
         """As ``_Values.shared``; integer weights w_u with a common factor G > 1 take
         (w_u / G) (G t): one long product for the group (``common`` names G)."""
@@ -555,9 +628,11 @@ class _Ints(_Values):
         first index of the least hi, so that one index is checked, and ``pick`` of the
         boxed logits decides only where the check fails (it raises there)."""
         ends = [[f"{row[s]}_{end}" for s in readout] for end in ("hi", "lo")]
-        return [f"his = [{', '.join(ends[0])}]", "best = his.index(min(his))", "h = his[best]",
-                f"los = [{', '.join(ends[1])}]",
-                "if min(los[:best], default=h + 1) <= h or min(los[best + 1:], default=h) < h:",
+        # the others' least lo, with w's own lo set above h: below h fails, and equal to h
+        # fails where the first such lo comes before w
+        return [f"his = [{', '.join(ends[0])}]", "h = min(his)", "best = his.index(h)",
+                f"los = [{', '.join(ends[1])}]", "los[best] = h + 1", "m = min(los)",
+                "if m < h or m == h and los.index(h) < best:",
                 f"    best = pick({self.logits(row, readout)})"]
 
 
@@ -698,7 +773,8 @@ def _environment(compiled):
     return _writer(compiled)(compiled, env), env
 
 
-def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state=False):
+def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state=False,
+              argmax=False):
     """(lines, row, sums): the operations of one position, indented for a function body, the
     locals holding the final stream's slots, and ``sums``: (locals, their value before the
     first position) of each carried head kept across positions. With ``memory`` the carried
@@ -706,7 +782,9 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
     where 1 + D is looked up by position (rule 8) (``decoder_source``); with ``state`` too,
     in one tuple ``Li_sums_h`` each (the first block's state, rule 6); else in the KV cache
     ``layers``, which also keeps keys and values; with ``memory`` those only for a block with
-    a textbook head.
+    a textbook head. With ``argmax`` (the decoder's positions with logits) the last block's
+    attention term is left out of the readout's slots where it is one term common to all of
+    them (``_common_term``).
     ``blocks``: the blocks to write (all by default), entered with the stream's locals ``row``
     (by default the embedding's); ``kv``: {block: (keys, values)} of the blocks whose keys and
     values are computed already."""
@@ -759,17 +837,22 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
             elif h in wanted:
                 q = w.affine(block.q, h, row.__getitem__, w.weights(i, "Q", inp, heads))
                 lines += w.textbook(z[h], q, h, c(b, f"L{i}_head_{head[h]}"))
-        mid = list(row)
+        base, mid = list(row), list(row)
         const = w.weights(i, "O", heads, inp)
+        common = argmax and i == len(compiled.blocks) - 1 and _common_term(compiled, w)
+        computed = block.logits_units if logits else block.prefix_units
+        read = block.gate.reads(computed) | block.up.reads(computed) if common else ()
         for s in (block.logits_mid if logits else block.prefix_mid):
+            if common and s in common and s not in read:
+                continue  # read by the readout alone, which it shifts alike
             mid[s] = f"L{i}_attn_{slot[s]}"
             lines += w.assign(mid[s], w.affine(block.o_live, s, z.__getitem__, const), row[s])
         lines.append(f"    # block {i}: FFN")
         post = [f"L{i}_post_{u}" for u in unit]
         gates, ups = w.weights(i, "gate", inp, units), w.weights(i, "in", inp, units)
         shared = {}  # rule 5: (gate, up's source) -> units whose up is one weight on it
-        computed = block.logits_units if logits else block.prefix_units
-        pairs = _opposite_gates(block.gate, computed) if ns.name in w.opposes else {}
+        pairs = (w.opposed(block, _opposite_gates(block.gate, computed))
+                 if ns.name in w.opposes else {})
         for u in computed:
             if u in pairs.values():
                 continue  # written with its pair
@@ -778,9 +861,13 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
                 v = pairs[u]
                 c_v = block.up.bias[v]
                 negated = (w.constant(_signed(c_v, -1), f"L{i}_b_in_{unit[v]}_negated")
-                           if not block.up.columns[v] and c_v is not None else None)
+                           if not block.up.columns[v] and c_v is not None and w.negates
+                           else None)
                 lines += w.opposite((post[u], post[v]), gate, [
-                    w.affine(block.up, t, mid.__getitem__, ups) for t in (u, v)], negated)
+                    w.affine(block.up, t, mid.__getitem__, ups) for t in (u, v)], negated,
+                    (block, u, v, mid))
+                if w.merges and w.merged(block, u, v):
+                    post[v] = None  # written into post[u]
                 continue
             up_column = block.up.columns[u]
             if ns.exact and len(up_column) == 1 and block.up.bias[u] is None:  # rule 5
@@ -793,6 +880,8 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
                 (post[u], None if x in block.up.unit[u] else block.up.columns[u][0][1],
                  what(x, u)) for u in group], f"L{i}_W_in_{inp[x]}_common")
         row = mid + ["zero"] * (block.width_out - block.width_in)
+        if common:  # the readout's slots from the stream before the common term
+            row = [base[s] if s in compiled.readout else x for s, x in enumerate(row)]
         const = w.weights(i, "out", units, wide)
         for s in (block.logits_post if logits else block.prefix_post):
             name = f"L{i}_mlp_{slot[s]}"
@@ -801,6 +890,23 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
                               None if new else row[s])
             row[s] = name
     return lines, row, sums
+
+
+def _common_term(compiled, w):
+    """The readout's slots, where the last block's attention adds
+    one term to every readout slot alike (the same weights on the same heads' lanes, the
+    same bias) and the writer decides on enclosures of exact values (``_Ints``): the first
+    largest of the logits -(y_s + t) is the first largest of -y_s, t being one real number,
+    so the decoder leaves t out of the readout's slots (the FFN still reads its own slots
+    with t). Else the empty set."""
+    block, readout = compiled.blocks[-1], compiled.readout
+    if not w.shifts or readout is None or not readout:
+        return frozenset()
+    o = block.o_live
+    if any(s >= block.width_in for s in readout) or len(
+            {(repr(o.columns[s]), repr(o.bias[s])) for s in readout}) != 1:
+        return frozenset()
+    return frozenset(readout)
 
 
 def _header(name, arguments, env):
@@ -841,7 +947,7 @@ def decoder_source(compiled):
         lines.append(f"    L0_state = L0_states.start(({w.zeros},) * {len(sums)})")
         rest = rest[1:]
     prefix, _, _ = _position(compiled, w, False, True, rest, row, kv)
-    every, row, later = _position(compiled, w, True, True, rest, row, kv)
+    every, row, later = _position(compiled, w, True, True, rest, row, kv, argmax=True)
     lines += [f"    {name} = {start}" for name, start in later]
     lines += [f"    if len({den}) < len(tokens) + n_new:\n        {den}.upto(len(tokens) + n_new)"
               for den in w.tables.values()]
@@ -1056,6 +1162,7 @@ class _Rows:
 
     def __init__(self):
         self.rows, self.scores, self.terms = {}, {}, {}
+        self.stored = 0  # scores recorded, over every query row's dict
         self.lock, self._tiny = threading.Lock(), {}
 
     def tiny(self, ns):
@@ -1208,21 +1315,22 @@ def _ffn(ops, ns, block, x, hook, name):
 
 def _scores(memo, ops, h, head, q, keys, ids, i, score):
     """[(s_ij, j)] of head h's unmasked keys j <= i, each looked up per pair of (token,
-    position) rows (``_Rows``; a later block's rows, id None, are not) or computed by
-    ``score`` (``ops.score``'s formula)."""
-    ql = [q[c] for c in head.q_lanes]
-    scores, me, seen = memo.scores, ids[i], []
-    for j in range(i + 1):
-        key = (h, me, ids[j])
-        s = scores.get(key, scores) if me is not None else scores
-        if s is scores:
-            s = (None if ops.masked(head, i, j) else
-                 score(ql, [keys[j][c] for c in head.kv_lanes], head, i, j))
-            if me is not None and len(scores) < memo.LIMIT:
-                scores[key] = s
-        if s is not None:
-            seen.append((s, j))
-    return seen
+    position) rows (``_Rows``, one dict per query row, read for all keys at once by ``map``;
+    a later block's rows, id None, are not looked up) or computed by ``score``
+    (``ops.score``'s formula)."""
+    ql, me = [q[c] for c in head.q_lanes], ids[i]
+    row = None if me is None else memo.scores.get((h, me))
+    if row is None and me is not None:
+        row = memo.scores.setdefault((h, me), {})
+    got = [row] * (i + 1) if row is None else list(map(row.get, ids, repeat(row)))
+    for j, s in enumerate(got):
+        if s is row:  # not recorded: a miss (the dict itself is no score)
+            s = got[j] = (None if ops.masked(head, i, j) else
+                          score(ql, [keys[j][c] for c in head.kv_lanes], head, i, j))
+            if row is not None and memo.stored < memo.LIMIT:
+                row[ids[j]] = s
+                memo.stored += 1
+    return [(s, j) for j, s in enumerate(got) if s is not None]
 
 
 def _textbook_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bounds=None):
@@ -1242,7 +1350,7 @@ def _textbook_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bound
             z[c] = z[c] * inv
 
 
-_sub, _mul = float.__sub__, float.__mul__
+_sub, _mul, _div = float.__sub__, float.__mul__, float.__truediv__
 
 
 def _single_score(R):
@@ -1269,41 +1377,61 @@ def _single_score(R):
 def _single_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bounds=None):
     """``_textbook_z`` in float32 on plain floats: each +, -, *, / and exp done in double and
     rounded once to single by a store into an ``array('f')``, as ``Float32`` rounds it, in the
-    order ``forward.softmax1``, ``softmax`` and ``attend`` take (z's lanes are Float32)."""
+    order ``forward.softmax1``, ``softmax`` and ``attend`` take (z's lanes are Float32). A run
+    of operations that do not depend on each other (the e^s, the weights, one lane's
+    products) is rounded by one array of them (``_singles``); the sums stay one add at a
+    time, over their non-zero terms (``_single_sum``: a softmax row of far-apart scores is
+    mostly zeros)."""
     if block.normalise == "after":
         return _textbook_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z)
-    R = array.array("f", [0.0])
+    R, single = array.array("f", [0.0]), _singles
     seen = _scores(memo, ops, h, head, q, keys, ids, i, _single_score(R))
-    e = []
+    scores, js = zip(*seen) if seen else ((), ())
     if block.softmax == "softmax1":
-        for s, _ in seen:
-            R[0] = exp_double(s)
-            e.append(R[0])
-    else:
-        m = ns.largest([s for s, _ in seen])
-        for s, _ in seen:
-            R[0] = _sub(s, m)  # float's own operators: no Float32 made per operation
-            R[0] = exp_double(R[0])
-            e.append(R[0])
+        e = single(map(exp_double, scores))
+    else:  # s - m <= 0 but where s or m is not finite: math.exp raises only above ~709.78
+        shifted = single(map(_sub, scores, repeat(ns.largest(scores))))
+        try:
+            e = single(map(math.exp, shifted))
+        except OverflowError:
+            e = single(map(exp_double, shifted))
     total = e[0] if e else 0.0
-    for x in e[1:]:
+    for x in filter(None, e[1:]):  # + 0.0 leaves a sum that starts at e^s >= 0 as it is
         R[0] = total + x
         total = R[0]
     if block.softmax == "softmax1":
         R[0] = 1.0 + total
         total = R[0]
-    weights = []
-    for x in e:
-        R[0] = x / total
-        weights.append(R[0])
+    weights = single(map(_div, e, repeat(total)))
+    rows = list(map(values.__getitem__, js))
     for c, lane in zip(head.q_lanes, head.kv_lanes):
-        acc = None
-        for w, (_, j) in zip(weights, seen):
-            R[0] = _mul(w, values[j][lane])
-            if acc is not None:
-                R[0] = acc + R[0]
-            acc = R[0]
+        terms = single(map(_mul, weights, map(itemgetter(lane), rows)))
+        acc = _single_sum(terms, R)
         z[c] = ns.zero if acc is None else Float32(acc)
+
+
+def _single_sum(terms, R):
+    """The float32 sum of ``terms`` left to right (None for none), rounded after each add
+    through ``R``, zeros left out: x + (-0.0) is x, and x + 0.0 is x but for x = -0.0, which a
+    sum is only while every term so far is -0.0 (a sum that cancels is +0.0). So the sum is
+    that of the non-zero terms, or, where every term is a zero, -0.0 if every one is -0.0."""
+    rest = list(filter(None, terms))
+    if not rest:
+        if not terms:
+            return None
+        return -0.0 if all(math.copysign(1.0, x) < 0 for x in terms) else 0.0
+    acc = rest[0]
+    for x in rest[1:]:
+        R[0] = acc + x
+        acc = R[0]
+    return acc
+
+
+def _singles(doubles):
+    """Each double rounded once to single precision (one store each into an ``array('f')``,
+    as ``R[0] = x`` rounds x), read back as floats: the same roundings as one store at a
+    time, for a run of independent operations."""
+    return array.array("f", doubles).tolist()
 
 
 def _enclosed_z(memo, ops, ns, block, h, head, q, keys, values, ids, i, z, bounds):

@@ -39,7 +39,10 @@ with no value map or no output map (``weights.live_heads``) adds no term to the 
    weight and the bias negated) have gates g and -g bit for bit, since such rounding is
    symmetric in sign, so at most one is open: g is computed once and the second unit's post
    is (-g) up, or g (-c) where its up map is a constant c (``codegen._opposite_gates``, read
-   off ``Block.gate``).
+   off ``Block.gate``). On the scaled ints of the fraction system's decider, where a gate
+   is k x (one integer weight, no bias) and both up maps are integer constants c and c',
+   the pair is decided on x's ends and the posts are (c k) x and (-c' k) x, the same ints
+   as c (k x) and c' (-k x) (``codegen._Ints.opposite``).
 8. Denominators by position (``Head.exp_qk``). A carried head whose key has no weights has
    one e = exp(q k) at every position, so its D_i = r D_(i-1) + e from D_(-1) = 0 takes the
    same operations on the same operands whatever the tokens: D_i is a function of i alone,
@@ -58,6 +61,13 @@ with no value map or no output map (``weights.live_heads``) adds no term to the 
    are memoised by the number system). In an interval system the head's z is the
    real-number (sum e^s v) / (sum e^s) with e^s and e^s v per pair, and a term whose score
    lies far enough below the largest (2.31 (digits + 11)) is bounded, not expanded.
+
+10. A common term left out of the readout, in an exact system (``codegen._common_term``).
+   Where the last block's attention adds one term t to every readout slot (the same weights
+   on the same lanes, the same bias), the first largest of the logits -(y_s + t) is the
+   first largest of -y_s, t being one real number: the integer decoder leaves t out of the
+   readout's slots (the FFN still reads its own slots with t). A rounding system keeps it:
+   there the sum is the value its order defines.
 
 Field glossary of :class:`Block` (indices are positions in the model's slot, lane and unit
 orders; a head of dimension d has d lanes):
@@ -87,7 +97,7 @@ orders; a head of dimension d has d lanes):
     token_kv       plan, rule 4: {token id: (k, v, e, e v)}, first block only, filled on use
     memoised       plan, rule 6: the first block, its live heads all carried, no positions
 
-Rules 1 and 3 to 8 serve the code generator, which writes out TinyAdder-36's family of
+Rules 1, 3 to 8 and 10 serve the code generator, which writes out TinyAdder-36's family of
 operations (``Compiled.fast``); any other model's untraced calls run ``forward`` as written,
 and its greedy decoding rule 9.
 """
