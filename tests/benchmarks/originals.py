@@ -3,12 +3,17 @@
 Kiguli/AdderBoard (nothing of theirs is copied here), and writes what it measures to
 ``originals.json`` beside it, which the bench reads where torch or the clone is absent.
 
-    python tests/benchmarks/originals.py /path/to/AdderBoard [CPU seconds per model]
+    python tests/benchmarks/originals.py /path/to/AdderBoard [CPU seconds per model] \
+        [NAME=/path/to/checkout ...]
 
 Each original runs its own ``add(model, a, b)`` (the interface of AdderBoard's verify.py) on
 seeded random 10-digit pairs, one torch thread, for about the given CPU seconds
 (``time.process_time``). Where an original needs more than torch (Apple's MLX) or another
-interface, the file records why instead of a rate."""
+interface, the file records why instead of a rate. An original that is no file of
+Kiguli/AdderBoard (a trained checkpoint in its own repository) runs, given NAME=CHECKOUT (its
+repository at the commit its model file cites), through the ``add(a, b)`` its converter
+(``tools/convert``, ``UPSTREAM``) hands to ``common.record``: the original's own generation
+path, as the board fixture records it."""
 
 import contextlib
 import importlib.util
@@ -24,6 +29,9 @@ RECORDED = HERE / "originals.json"  # read by tinyadder.analysis.bench.originals
 MODELS = HERE.parents[1] / "tinyadder" / "models" / "board"
 # models whose file cites another repository, with their copy on AdderBoard's own
 COPIES = {"kswain98-8": "submissions/hand_coded/kswain98_8p.py"}
+# models timed through their converter's add(a, b), from a checkout of their own repository
+UPSTREAM = {"yinglunz-512": "yinglunz_512", "jackcai1206-234": "jackcai_234"}
+CONVERT = HERE.parents[1] / "tools" / "convert"
 
 
 def _module(path, name, cut=None):
@@ -54,25 +62,44 @@ def _adder(path, name):
     return lambda a, b: module.add(model, a, b)
 
 
-def measure(adderboard, budget=2.0):
+def _upstream_adder(name, checkout):
+    """(add(a, b) -> int) of the original ``name`` as its converter runs it (``UPSTREAM``):
+    the add it hands to ``common.record``, caught before anything is recorded."""
+    sys.path.insert(0, str(CONVERT))
+    import common
+    caught = {}
+
+    def catch(_name, _source, add, *args, **kwargs):
+        caught["add"] = add
+    common.record = catch  # before the converter's ``from common import record``
+    converter = importlib.import_module(UPSTREAM[name])
+    converter.main(checkout, "fixture")
+    return caught["add"]
+
+
+def measure(adderboard, budget=2.0, upstream=None):
     """{model name: {source, cases, cpu_seconds, additions_per_second, right} or {source,
-    why}} of every board model whose source is a file of Kiguli/AdderBoard."""
+    why}} of every board model whose source is a file of Kiguli/AdderBoard, and of those in
+    ``upstream`` ({name: checkout of its own repository})."""
     import torch
     torch.set_num_threads(1)
-    out = {}
+    out, upstream = {}, upstream or {}
     for file in sorted(MODELS.glob("*.json")):
         about = json.loads(file.read_text())["about"]
         source, name = about.get("source", {}), file.stem
         if name in COPIES:
             source = {"repo": "Kiguli/AdderBoard", "path": COPIES[name]}
-        if source.get("repo") != "Kiguli/AdderBoard":
+        if source.get("repo") != "Kiguli/AdderBoard" and name not in upstream:
             out[name] = {"source": source.get("repo"), "why": "not a file of Kiguli/AdderBoard"}
             continue
-        path = Path(adderboard) / source["path"]
         entry = out[name] = {"source": f"{source['repo']}/{source['path']}"}
         try:
             with contextlib.redirect_stdout(io.StringIO()):
-                add = _adder(path, name)
+                if name in upstream:
+                    add = _upstream_adder(name, upstream[name])
+                    entry["via"] = f"tools/convert/{UPSTREAM[name]}.py's add(a, b)"
+                else:
+                    add = _adder(Path(adderboard) / source["path"], name)
                 add(1, 2)
                 rng, cases, right = random.Random(2025), 0, 0
                 start = time.process_time()
@@ -91,7 +118,9 @@ def measure(adderboard, budget=2.0):
 
 if __name__ == "__main__":
     import platform
-    rates = measure(sys.argv[1], float(sys.argv[2]) if len(sys.argv) > 2 else 2.0)
+    given = [arg for arg in sys.argv[2:] if "=" not in arg]
+    rates = measure(sys.argv[1], float(given[0]) if given else 2.0,
+                    dict(arg.split("=", 1) for arg in sys.argv[2:] if "=" in arg))
     import torch
     RECORDED.write_text(json.dumps({
         "measured": time.strftime("%Y-%m-%d", time.gmtime()),

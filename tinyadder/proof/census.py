@@ -199,9 +199,9 @@ def estimate_seconds(wins, n):
 
 
 def estimate_bytes(wins, n):
-    """A rough peak memory of the census on this machine: the process's 40 MB, and for the
-    boundary windows the count's memo tables, 0.58 GB at N = 13 times 3.4 per digit (peak
-    resident sizes measured at N = 10..13: 60, 97, 193, 620 MB)."""
+    """A rough peak memory of the census on this machine: the process's 45 MB, and for the
+    boundary windows the count's memo tables, 70 MB at N = 14 times 1.8 per digit (peak
+    resident sizes measured at N = 12..14: 67, 84, 115 MB; a box's ends are kept in
+    ``columns.KEPT_BITS`` bits, not in the offsets' thousands)."""
     boundary = any(w.cond is not None for w in wins)
-    return int(40e6 + (0.58e9 * 3.4 ** (n - 13) if boundary else 0))
-
+    return int(45e6 + (70e6 * 1.8 ** (n - 14) if boundary else 0))

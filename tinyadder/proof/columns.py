@@ -131,6 +131,8 @@ class ColumnCount:
         self.coord = {k: j for j, k in enumerate(self.owners)}
         self.ths = [th for _, th in thresholds]
         self.patterns, self.known, self.moves, self.decided = {}, {}, {}, {}
+        self.shifts = [max(0, max(abs(th.T_most), abs(th.T_least)).bit_length() - KEPT_BITS)
+                       for th in self.ths]
 
     def total(self, n):
         """(count, whether a pair is within a guard of a threshold)."""
@@ -215,7 +217,9 @@ class ColumnCount:
         if not live:
             return self.pattern(c, need, states), tuple(box), close
         key = (c, need, states, tuple(j in live for j in range(len(flags))))
-        known = self.known.setdefault(key, _Boxes())
+        known = self.known.get(key)
+        if known is None:
+            known = self.known[key] = _Boxes([self.shifts[j] for j in live])
         hit = known.find([flags[j] for j in live])
         if hit is None:
             hit = (self._one if len(live) == 1 else self._every)(c, need, states, flags, live)
@@ -290,31 +294,54 @@ ANY = (-INF, INF)
 
 class _Boxes:
     """Counts known on boxes of partial sums (one interval [lo, hi] per live threshold), as
-    (box, count, close). With one threshold the boxes are kept sorted by lo and found by
-    bisection."""
+    (box, count, close). A box is kept with its ends rounded inwards to multiples of 2^shift
+    (one shift per threshold, ``KEPT_BITS`` below the threshold's size): a sub-box of one
+    where the count holds holds it too, and its ends take a few words where the exact sums
+    take thousands of bits (D clears every denominator of a formula's offset). With one
+    threshold the boxes are kept sorted by lo and found by bisection."""
 
-    def __init__(self):
-        self.los, self.entries = [], []
+    def __init__(self, shifts):
+        self.shifts, self.los, self.entries = shifts, [], []
 
     def find(self, values):
-        """The entry of a known box that holds ``values``, or None."""
-        if len(values) == 1:
-            k = bisect_right(self.los, values[0]) - 1
-            if k >= 0 and values[0] <= self.entries[k][0][0][1]:
-                return self.entries[k]
+        """The entry of a known box that holds ``values`` (its box at full scale), or None."""
+        qs = [x >> s for x, s in zip(values, self.shifts)]
+        if len(qs) == 1:
+            k = bisect_right(self.los, qs[0]) - 1
+            if k >= 0 and qs[0] <= self.entries[k][0][0][1]:
+                return self._full(self.entries[k])
             return None
         for entry in self.entries:
-            if all(lo <= x <= hi for x, (lo, hi) in zip(values, entry[0])):
-                return entry
+            if all(lo <= q <= hi for q, (lo, hi) in zip(qs, entry[0])):
+                return self._full(entry)
         return None
 
     def add(self, box, count, close):
-        if len(box) == 1:
-            k = bisect_right(self.los, box[0][0])
-            self.los.insert(k, box[0][0])
-            self.entries.insert(k, (box, count, close))
+        """Keep (box, count, close), the box rounded inwards; an empty one is not kept."""
+        short = tuple(_inwards(lo, hi, s) for (lo, hi), s in zip(box, self.shifts))
+        if any(lo > hi for lo, hi in short):
+            return
+        if len(short) == 1:
+            k = bisect_right(self.los, short[0][0])
+            self.los.insert(k, short[0][0])
+            self.entries.insert(k, (short, count, close))
         else:
-            self.entries.append((box, count, close))
+            self.entries.append((short, count, close))
+
+    def _full(self, entry):
+        """An entry with its box at full scale: [lo 2^s, (hi + 1) 2^s - 1]."""
+        short, count, close = entry
+        box = tuple((lo if lo == -INF else lo << s, hi if hi == INF else ((hi + 1) << s) - 1)
+                    for (lo, hi), s in zip(short, self.shifts))
+        return box, count, close
+
+
+KEPT_BITS = 256  # bits of a box's ends kept below its threshold's size (the guard: ~110)
+
+
+def _inwards(lo, hi, s):
+    """[lo', hi'] with [lo' 2^s, (hi' + 1) 2^s - 1] the largest such interval in [lo, hi]."""
+    return (lo if lo == -INF else -((-lo) >> s)), (hi if hi == INF else ((hi + 1) >> s) - 1)
 
 
 def _meet(box, child, add):
