@@ -893,12 +893,12 @@ def _position(compiled, w, logits, memory, blocks=None, row=None, kv=None, state
 
 
 def _common_term(compiled, w):
-    """The readout's slots, where the last block's attention adds
-    one term to every readout slot alike (the same weights on the same heads' lanes, the
-    same bias) and the writer decides on enclosures of exact values (``_Ints``): the first
-    largest of the logits -(y_s + t) is the first largest of -y_s, t being one real number,
-    so the decoder leaves t out of the readout's slots (the FFN still reads its own slots
-    with t). Else the empty set."""
+    """The readout's slots where the last block's attention adds one term t to every one of
+    them alike (the same weights on the same heads' lanes, the same bias) and the writer
+    decides on enclosures of exact values (``_Ints``): the first largest of the logits
+    -(y_s + t) is the first largest of -y_s, t being one real number, so the decoder leaves
+    t out of the readout's slots (the FFN still reads its own slots with t). Else the
+    empty set (plan rule 10)."""
     block, readout = compiled.blocks[-1], compiled.readout
     if not w.shifts or readout is None or not readout:
         return frozenset()

@@ -42,7 +42,8 @@ with no value map or no output map (``weights.live_heads``) adds no term to the 
    off ``Block.gate``). On the scaled ints of the fraction system's decider, where a gate
    is k x (one integer weight, no bias) and both up maps are integer constants c and c',
    the pair is decided on x's ends and the posts are (c k) x and (-c' k) x, the same ints
-   as c (k x) and c' (-k x) (``codegen._Ints.opposite``).
+   as c (k x) and c' (-k x), in one name where they go out alike (one of them is 0)
+   (``codegen._Ints.opposite``).
 8. Denominators by position (``Head.exp_qk``). A carried head whose key has no weights has
    one e = exp(q k) at every position, so its D_i = r D_(i-1) + e from D_(-1) = 0 takes the
    same operations on the same operands whatever the tokens: D_i is a function of i alone,
