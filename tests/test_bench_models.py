@@ -11,6 +11,10 @@ def test_the_originals_rates_are_read_from_the_recorded_file():
     rates, why = originals()
     assert "recorded" in why and "not run now" in why
     assert rates["jacobli99-28"] > 0 and "lokimorty-10" not in rates  # MLX: not run here
+    # the board's newest: on Kiguli/AdderBoard, or timed through their converters' add
+    assert all(rates[name] > 0 for name in ("bingbangboom-lab-148", "yinglunz-512",
+                                            "jackcai1206-234", "lokimorty-39"))
+    assert "xangma-177" not in rates and "xangma-197" not in rates  # MLX
 
 
 def test_model_rates_are_of_its_exact_and_float_systems():
@@ -21,12 +25,17 @@ def test_model_rates_are_of_its_exact_and_float_systems():
 
 
 def test_the_part_prints_a_row_per_model_and_the_table(monkeypatch, capsys):
-    monkeypatch.setattr(bench, "names", lambda: ["published", "zcbtrak-6"])
-    monkeypatch.setattr(bench, "board_names", lambda: ["zcbtrak-6"])
+    """A row per shipped model and per built model of the board's list (variant-22), the
+    longest board name (20 characters) within 80 columns; the table counts the board's."""
+    monkeypatch.setattr(bench, "names", lambda: ["published", "bingbangboom-lab-148"])
+    monkeypatch.setattr(bench, "board_names", lambda: ["bingbangboom-lab-148"])
+    monkeypatch.setattr(bench.board, "OWN", {"published": "", "variant-22": ""})
     assert main(["bench", "--only", "models", "--scale", "0.05"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert all(len(line) <= 80 for line in lines)
-    rows = {line.split()[0]: line.split() for line in lines if line.startswith(("pub", "zcb"))}
-    assert rows["published"][2] == "-" and rows["zcbtrak-6"][2] != "-"
-    assert rows["zcbtrak-6"][5:7] == ["f", rows["zcbtrak-6"][6]]
-    assert any(line.startswith("board --table (1 models") for line in lines)
+    rows = {line.split()[0]: line.split() for line in lines
+            if line.startswith(("pub", "bing", "variant"))}
+    assert set(rows) == {"published", "bingbangboom-lab-148", "variant-22"}
+    assert rows["published"][2] == "-" and rows["bingbangboom-lab-148"][2] != "-"
+    assert rows["bingbangboom-lab-148"][5:7] == ["f32", rows["bingbangboom-lab-148"][6]]
+    assert any(line.startswith("board --table (3 models") for line in lines)

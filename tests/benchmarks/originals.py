@@ -58,6 +58,13 @@ def _adder(path, name):
         model = module.Transformer(module.Config())
         return lambda a, b: int(module.generate(model, a, b))
     module = _module(path, f"sub_{name}")
+    if name.startswith("bingbangboom-lab"):  # a Qwen3_* class, set_weights, its batch generator
+        import torch
+        model = next(v for k, v in vars(module).items() if k.startswith("Qwen3_"))()
+        module.set_weights(model)
+        model.eval()
+        cpu = torch.device("cpu")
+        return lambda a, b: int(module._generate_output_batch(model, [(a, b)], cpu)[0][::-1])
     model, _ = module.build_model()
     return lambda a, b: module.add(model, a, b)
 
@@ -77,16 +84,18 @@ def _upstream_adder(name, checkout):
     return caught["add"]
 
 
-def measure(adderboard, budget=2.0, upstream=None):
+def measure(adderboard, budget=2.0, upstream=None, only=None):
     """{model name: {source, cases, cpu_seconds, additions_per_second, right} or {source,
     why}} of every board model whose source is a file of Kiguli/AdderBoard, and of those in
-    ``upstream`` ({name: checkout of its own repository})."""
+    ``upstream`` ({name: checkout of its own repository}); ``only``: of those names alone."""
     import torch
     torch.set_num_threads(1)
     out, upstream = {}, upstream or {}
     for file in sorted(MODELS.glob("*.json")):
         about = json.loads(file.read_text())["about"]
         source, name = about.get("source", {}), file.stem
+        if only is not None and name not in only:
+            continue
         if name in COPIES:
             source = {"repo": "Kiguli/AdderBoard", "path": COPIES[name]}
         if source.get("repo") != "Kiguli/AdderBoard" and name not in upstream:

@@ -13,8 +13,9 @@ is a non-decreasing step function of v, so the count computed at one v holds on 
 interval of v that every branch's count holds on (the intersection of the branches' intervals,
 shifted; a settled branch holds on a half-line). Counts are memoised on (column, carry,
 progress) together with these intervals (``Boxes``): a later v inside a known interval is
-answered at once. With one threshold, the digit pairs of a column that leave the same progress
-and are settled the same way are counted through one of them.
+answered at once (a box is kept rounded inwards to ``KEPT_BITS`` bits: the scaled partial
+sums have tens of thousands). With one threshold, the digit pairs of a column that leave the
+same progress and are settled the same way are counted through one of them.
 
 The cost is set by how many intervals the partial sums hit. Besides place values, the
 columns' coefficients carry leaks: the emitted digits' gamma, unrelated to the place values,
@@ -336,7 +337,7 @@ class _Boxes:
         return box, count, close
 
 
-KEPT_BITS = 256  # bits of a box's ends kept below its threshold's size (the guard: ~110)
+KEPT_BITS = 256  # a box's ends are kept to 2^-256 of its threshold (the guard is ~2^-110 of it)
 
 
 def _inwards(lo, hi, s):
