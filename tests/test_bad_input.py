@@ -872,3 +872,29 @@ def test_an_answer_no_precision_certifies_is_a_one_line_warning_and_the_batch_go
     assert out == "0000000001+0000000002=00000000003\n0000000005+0000000006=00000000011\n"
     assert err == ("tinyadder: warning: no answer certified for 3+4: no decision certified "
                    "with e^x rounded to up to 6400 digits\n")
+
+
+def test_a_wrong_float_line_whose_exact_check_ties_is_a_one_line_warning(monkeypatch):
+    """The warning on a wrong float32 line asks the real-number model; a tie there is said in
+    the warning's hint, not raised: one line each, exit status 1, the batch going on."""
+    from tinyadder import addition
+    from tinyadder.numbers import Undecided
+    add = addition.add
+
+    def tie(model, ns, a, b):
+        if (a, b) == (7650676663, 149460439):
+            raise Undecided("no decision certified with e^x rounded to up to 6400 digits")
+        return add(model, ns, a, b)
+    monkeypatch.setattr(addition, "add", tie)
+    status, out, err = run_cli("--number", "float32", "7650676663+0149460439",
+                               "1234567890+9876543210")
+    assert status == 1
+    assert out == ("7650676663+0149460439=07800136314\n"
+                   "1234567890+9876543210=11111110973\n")
+    assert err.splitlines() == [
+        "tinyadder: warning: the published model's sum 7800136314 is wrong: 7650676663 + "
+        "149460439 = 7800137102 (the real-number model certifies no answer here either: no "
+        "decision certified with e^x rounded to up to 6400 digits)",
+        "tinyadder: warning: the published model's sum 11111110973 is wrong: 1234567890 + "
+        "9876543210 = 11111111100 (a rounding error of float32: fraction is right; see "
+        "'tinyadder precision')"]
