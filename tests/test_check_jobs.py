@@ -236,3 +236,23 @@ def test_a_split_s_children_partition_its_region_and_count_it():
             for k in homes:
                 sizes[k] += 1
         assert [setcheck.count(r, n) for r in kids + [region]] == sizes
+
+
+def test_a_forms_box_holds_its_range_over_the_pairs():
+    """``Leaves.holds`` takes a logit difference as above 0 where its box's least end is:
+    sound because the box holds the walk's exact range (and ``range(least=True)`` gives the
+    walk's least end alone), over random forms and regions of 3-digit pairs."""
+    ns = setcheck.FormSystem(load("tests/models/adder1.json"))
+    rng = random.Random(23)
+    names = [(x, j) for x in "ab" for j in range(3)] + [("c", j) for j in (1, 2, 3)] + \
+        [(x, j, d) for x in "abs" for j in range(3) for d in range(10)]
+    for _ in range(120):
+        region = random_region(rng, 3)
+        if not setcheck.count(region, 3):
+            continue   # no pair: the walk's range is (0, 0), the box any
+        ns.at(region, 3)
+        coefs = {v: rng.randrange(-99, 99) or 1 for v in rng.sample(names, rng.randrange(1, 9))}
+        f = setcheck.Form(ns, rng.randrange(-500, 500), coefs, -3, 5)
+        (blo, bhi), (lo, hi) = ns.grid_box(f), ns.range(f)
+        assert blo <= lo <= hi <= bhi
+        assert ns.range(f, least=True) == (lo, None)
