@@ -22,7 +22,7 @@ from tinyadder.proof.search.sets import Region, a_var, b_var, c_var
 from tinyadder.proof.search.setsystem import ONE, SetSystem
 from tinyadder.numbers.enclosures import IntervalSystem
 from tinyadder.cli import main
-from tinyadder.modelfile import dump
+from tinyadder.modelfile import dump, loads
 
 from proof_systems import both_systems, cut_regions
 
@@ -639,3 +639,23 @@ def test_an_enclosure_end_past_the_decimal_range_is_beyond_the_grid_not_an_overf
     from tinyadder.proof.kernel.setcheck import Invalid, _ceil_of
     with pytest.raises(Invalid, match="beyond"):
         _ceil_of(Decimal("9" * 40 + "E+999960"))
+
+
+def test_a_count_grows_a_seed_into_a_region_of_wrong_pairs():
+    """adder1_squares with its carry threshold moved (55 of 100 pairs wrong, 0 + 9 written
+    4): the wrong pair 1 + 9 first goes wrong at the units digit, and grows into the region
+    c_1 = 1, every pair of it wrong (brute force); a count seeded with it reaches that region
+    on a budget of one region a position, where the unseeded count shows none wrong."""
+    text = reading.load("tests/fixtures/proofs/adder1_squares.cert.json")["model"]
+    model = loads(text.replace('"s9": "-37/4"', '"s9": "-35/4"', 1))
+    prover = generic.Prover(model, counting=True)
+    assert prover.first_wrong(1, 9) == 0 and prover.first_wrong(1, 2) is None
+    grown = prover.grow(0, 1, 9)
+    assert grown.describe() == "c_1 = 1" and grown.count() == 45
+    assert all(add(model, "fraction", a, b) != a + b for a, b in grown.pairs(100))
+    assert prover.grow(1, 1, 9) is None  # not the position where it goes wrong
+    assert prover.grow(1, 0, 9).describe() == "s_0 = 9"
+    seeded = generic.failure_count(model, max_sets=1, seeds=[(1, 9)])
+    assert (generic.failure_count(model, max_sets=1).low, seeded.low, seeded.high) == (0, 45, 100)
+    truth = sum(add(model, "fraction", a, b) != a + b for a in range(10) for b in range(10))
+    assert seeded.low <= truth == 55 <= seeded.high

@@ -451,6 +451,13 @@ COUNTS = {"published": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES, "census"),
 COUNT_SECONDS = 10 ** 6  # ``board --count``: seconds per position, beyond the region budget
 
 
+def seeds(name):
+    """The pairs ``board --count`` grows into regions of wrong pairs (failure_count's
+    ``seeds``): the model's pair of WITNESSES or SEARCHED, that an exact run adds wrong."""
+    found = WITNESSES.get(name) or SEARCHED.get(name)
+    return [found[:2]] if found else []
+
+
 def count_lines(name, got, sets, runs, examples):
     """``board --count``'s report: the bounds found, a few pairs shown wrong, the budget,
     and the list's record beside them (one text)."""

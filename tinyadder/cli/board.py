@@ -228,7 +228,8 @@ def count(name, out, err):
         found = generic.failure_count(model, max_sets=board.COUNT_SETS,
                                       max_seconds=board.COUNT_SECONDS,
                                       progress=Progress(err, f"{name} count"),
-                                      carries_first=bool(board.PROOF_OPTIONS.get(name)))
+                                      carries_first=bool(board.PROOF_OPTIONS.get(name)),
+                                      seeds=board.seeds(name))
     except (ValueError, ArithmeticError) as why:  # a model the method does not reach
         print(f"{PROG}: board: --count {name}: the generic method does not reach this "
               f"model: {type(why).__name__}: {str(why)[:120]}", file=err)
