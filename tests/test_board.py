@@ -653,13 +653,13 @@ def test_board_count_reports_the_bounds_beside_the_record(monkeypatch):
     calls = []
 
     def stub(model, **kw):
-        calls.append((model.name, kw["max_sets"], kw["carries_first"]))
+        calls.append((model.name, kw["max_sets"], kw["carries_first"], kw["seeds"]))
         return generic.FailureCount(10, 3, 12, [(1, 2, 4)], 40, 7)
 
     monkeypatch.setattr(generic, "failure_count", stub)
     status, out, err = run_cli("board", "--count", "vijec-52")
     held = board.COUNTS.get("vijec-52")
-    assert status == 1 and calls == [("vijec-52", board.COUNT_SETS, False)]
+    assert status == 1 and calls == [("vijec-52", board.COUNT_SETS, False, [])]
     assert out.splitlines()[:2] == [
         f"vijec-52: fails on between 3 and 12 of 10^20 pairs (certified: the generic method, "
         f"{board.COUNT_SETS} regions per answer position; 40 regions, 7 exact runs)",
@@ -673,6 +673,8 @@ def test_board_count_reports_the_bounds_beside_the_record(monkeypatch):
 
     monkeypatch.setattr(generic, "failure_count", overflows)
     status, out, err = run_cli("board", "--count", "lokimorty-39")
+    assert board.seeds("lokimorty-39") == [board.WITNESSES["lokimorty-39"][:2]]
+    assert board.seeds("rezabyt-311") == [board.SEARCHED["rezabyt-311"][:2]]
     assert (status, out) == (3, "") and err == (
         "tinyadder: board: --count lokimorty-39: the generic method does not reach this model: "
         "Overflow: an exp enclosure overflows\n")
