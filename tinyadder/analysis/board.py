@@ -458,7 +458,7 @@ def seeds(name):
     return [found[:2]] if found else []
 
 
-def count_lines(name, got, sets, runs, examples):
+def count_lines(name, got, sets, runs, examples, budget=COUNT_SETS):
     """``board --count``'s report: the bounds found, a few pairs shown wrong, the budget,
     and the list's record beside them (one text)."""
     if got.high == 0:
@@ -467,13 +467,13 @@ def count_lines(name, got, sets, runs, examples):
         bounds = f"fails on {got.low:,} of 10^20 pairs"
     else:
         bounds = f"fails on between {got.low:,} and {got.high:,} of 10^20 pairs"
-    lines = [f"{name}: {bounds} (certified: the generic method, {COUNT_SETS} regions per "
+    lines = [f"{name}: {bounds} (certified: the generic method, {budget} regions per "
              f"answer position; {sets} regions, {runs} exact runs)"]
     lines += [f"  {a} + {b} = {a + b}, model {wrote}" for a, b, wrote in examples[:3]]
     held = COUNTS.get(name)
     if held is None:
         lines.append("the list holds no count of it")
-    elif (held.low, held.high) == (got.low, got.high):
+    elif (held.low, held.high, held.how) == (got.low, got.high, got.how):
         lines.append("the same as the list's record")
     else:
         lines.append(f"the list's record: [{held.low:,}, {held.high:,}] (tinyadder "

@@ -44,7 +44,7 @@ from ...numbers import Undecided
 from ...plan import compile_model
 from ...analysis.parallel import each_share
 from ..kernel.claim import short_answer
-from ..kernel.setcheck import ffn_map, final_point, gap, layout
+from ..kernel.setcheck import COUNT_FORMAT, ffn_map, final_point, gap, layout
 from .sets import Region, a_var, b_var, c_var
 from .setsystem import ONE, SetSystem, rational
 
@@ -337,9 +337,16 @@ class Prover:
 
     # ---- the search -----------------------------------------------------------------------
     def explore(self, k, region):
-        """The split tree of ``region`` at position k (raises _Stop)."""
-        self._tick(k, region)
+        """The split tree of ``region`` at position k (raises _Stop; a count keeps going
+        where the budget is spent, each region then an open leaf, a pair its exact run, so
+        that its tree is whole: ``count_certificate``)."""
         count = region.count()
+        if self.counting and self._spent():
+            if count > 1:
+                self.outcome.open.append(Open(k, region, None, "budget"))
+                return {"leaf": "open"}
+        else:
+            self._tick(k, region)
         if count == 0:
             return {"leaf": "empty"}
         t = self.target(k, region)
@@ -362,9 +369,9 @@ class Prover:
         if result[0] == "fails":
             # more counterexamples wanted: the rest of the region is searched too
             if split is None:
-                if self.counting:  # its failing pair is counted; the rest is not known
-                    self.outcome.wrong[-1] += 1
+                if self.counting:  # the rest is not known: the region stays open
                     self.outcome.open.append(Open(k, region, None, "no split narrows it"))
+                    return {"leaf": "open"}
                 return {"leaf": "fails", "pair": list(result[1])}
             return self._split(k, region, split)
         if split is None:
@@ -512,8 +519,10 @@ class Prover:
         right, wrote = self.exact(a, b)
         if right:
             return {"leaf": "pair", "pair": [a, b]}
-        if self.counting:
+        if self.counting:  # a leaf of one wrong pair
             self.outcome.wrong[-1] += 1
+            self._counterexample(a, b, wrote)
+            return {"leaf": "wrong"}
         self._counterexample(a, b, wrote)
         return {"leaf": "fails", "pair": [a, b]}
 
@@ -598,9 +607,14 @@ class Prover:
         except Undecided:
             return False
 
+    def _spent(self):
+        """Whether the position's budget (``max_sets`` regions, ``max_seconds``) is spent."""
+        return self.outcome.sets >= self.max_sets or \
+            time.perf_counter() - self._start > self.max_seconds
+
     def _tick(self, k, region):
         out = self.outcome
-        if out.sets >= self.max_sets or time.perf_counter() - self._start > self.max_seconds:
+        if self._spent():
             if region.count():
                 out.open.append(Open(k, region, None, "budget"))
             raise _Stop()
@@ -918,6 +932,7 @@ class FailureCount:
     counterexamples: List[tuple]   # (a, b, what the model wrote), each from an exact run
     sets: int
     runs: int
+    positions: List[dict] = field(default_factory=list)  # each position's split tree
 
 
 def failure_count(model, max_sets=MAX_SETS, max_seconds=MAX_SECONDS, progress=None, jobs=1,
@@ -942,7 +957,16 @@ def failure_count(model, max_sets=MAX_SETS, max_seconds=MAX_SECONDS, progress=No
         open_by[o.position] += o.region.count()
     high = min(10 ** (2 * n), sum(w + o for w, o in zip(outcome.wrong, open_by)))
     return FailureCount(n, max(outcome.wrong, default=0), high, outcome.counterexamples,
-                        outcome.sets, outcome.runs)
+                        outcome.sets, outcome.runs, outcome.positions)
+
+
+def count_certificate(found, model, name):
+    """The certificate of a :class:`FailureCount` (JSON-ready): the model file's text, the
+    split tree of every answer position (leaves ``bound``, ``pair``, ``empty``, ``wrong``,
+    ``open``) and the bounds [low, high], which ``setcheck.count_check`` derives again."""
+    return {"format": COUNT_FORMAT, "version": 1, "name": name, "digits": found.digits,
+            "model": dump(model), "positions": found.positions,
+            "count": [found.low, found.high]}
 
 
 def certificate(outcome, model, name):
