@@ -308,6 +308,15 @@ def test_a_witness_fails_in_the_real_number_model_and_the_original(name):
     assert add(models.build(name), number_system("fraction"), a, b) == wrote != a + b
 
 
+@pytest.mark.parametrize("name", sorted(board.COUNT_SEEDS))
+def test_the_count_seeds_are_the_originals_wrong_pairs(name):
+    """``board --count``'s seeds beyond the witness: the pairs the original got wrong on
+    AdderBoard's cases and the near-carry pairs (its fixture), each once."""
+    wrong = [tuple(w[:2]) for suite in ("adderboard", "carries")
+             for w in fixture(name)["suites"][suite]["wrong"]]
+    assert sorted(board.seeds(name)) == sorted(set(wrong))
+
+
 def program_certificate(name):
     """The path of a board model's float program certificate, NAME.DTYPE.cert.json, gzip
     compressed (.gz) where large."""
@@ -673,7 +682,7 @@ def test_board_count_reports_the_bounds_beside_the_record(monkeypatch):
 
     monkeypatch.setattr(generic, "failure_count", overflows)
     status, out, err = run_cli("board", "--count", "lokimorty-39")
-    assert board.seeds("lokimorty-39") == [board.WITNESSES["lokimorty-39"][:2]]
+    assert board.seeds("lokimorty-39")[0] == board.WITNESSES["lokimorty-39"][:2]
     assert board.seeds("rezabyt-311") == [board.SEARCHED["rezabyt-311"][:2]]
     assert (status, out) == (3, "") and err == (
         "tinyadder: board: --count lokimorty-39: the generic method does not reach this model: "
