@@ -488,8 +488,9 @@ def count_lines(name, got, sets, runs, examples, budget=COUNT_SETS):
         bounds = f"fails on {got.low:,} of 10^20 pairs"
     else:
         bounds = f"fails on between {got.low:,} and {got.high:,} of 10^20 pairs"
-    lines = [f"{name}: {bounds} (certified: the generic method, {budget} regions per "
-             f"answer position; {sets} regions, {runs} exact runs)"]
+    lines = [f"{name}: {bounds} (certified: the generic method, {budget} "
+             f"region{'s' * (budget != 1)} per answer position; {sets} regions, {runs} exact "
+             f"runs)"]
     lines += [f"  {a} + {b} = {a + b}, model {wrote}" for a, b, wrote in examples[:3]]
     held = COUNTS.get(name)
     if held is None:

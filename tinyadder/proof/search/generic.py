@@ -37,7 +37,9 @@ import itertools
 import time
 from typing import List, Optional
 
-from ...addition import add, digits_of
+from ...addition import add, answer_length, digits_of, encode, system_of
+from ...generate import generate
+from ...numbers import for_model
 from ...forward import forward
 from ...modelfile import dump
 from ...numbers import Undecided
@@ -543,12 +545,14 @@ class Prover:
     def first_wrong(self, a, b):
         """The answer position where the exact run of a + b first writes a wrong token (the
         earlier ones the true sum's), or None where it adds the pair right."""
-        right, wrote = self.exact(a, b)
+        right, _ = self.exact(a, b)
         if right:
             return None
-        s = a + b
-        for k, (kind, q) in enumerate(self.targets):
-            if kind == "digit" and wrote // 10 ** q % 10 != s // 10 ** q % 10:
+        prompt = encode(self.model, a, b)
+        written = generate(self.model, for_model(system_of(self.replay), self.model), prompt,
+                           answer_length(self.model))[len(prompt):]
+        for k, ((kind, q), token) in enumerate(zip(self.targets, written)):
+            if token != (q if kind == "token" else self.digit_ids[(a + b) // 10 ** q % 10]):
                 return k
         return None
 
