@@ -426,8 +426,10 @@ class Count:
 
 # The counts run so far (docs/models.md, "Verdicts and counts"): the closed-form census where
 # it reaches the model (exact), else ``board --count NAME``: the generic method's
-# failure_count with COUNT_SETS regions per answer position, the budget a region count so
-# that a rerun derives the same bounds.
+# failure_count with COUNT_SETS regions per answer position (``--sets S``: S), the budget a
+# region count so that a rerun derives the same bounds; a failing model's regions of wrong
+# pairs grown from its seeds (``seeds``), each count's certificate
+# tests/fixtures/proofs/NAME.count.json.gz, which ``check-certificate`` derives again.
 PUBLISHED_FAILURES = 74_318_182_169_594  # docs/proof.md, "Results", N = 10
 COUNTS = {"published": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES, "census"),
           "alexlitz-36": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES,
@@ -436,15 +438,16 @@ COUNTS = {"published": Count(PUBLISHED_FAILURES, PUBLISHED_FAILURES, "census"),
           "dimopep-140": Count(0, TOTAL, "board --count dimopep-140"),
           "evindor-57": Count(0, TOTAL, "board --count evindor-57"),
           "evindor-67": Count(0, TOTAL, "board --count evindor-67"),
-          "staghado-122": Count(0, TOTAL, "board --count staghado-122"),
-          "rezabyt-311": Count(0, TOTAL, "board --count rezabyt-311"),
+          "staghado-122": Count(1_200_000_000_000_000, TOTAL, "board --count staghado-122 --sets 1"),
+          "rezabyt-311": Count(200_000_020_000_000, TOTAL, "board --count rezabyt-311 --sets 1"),
           "yinglunz-456": Count(0, TOTAL, "board --count yinglunz-456"),
           "bingbangboom-lab-87": Count(0, TOTAL, "board --count bingbangboom-lab-87"),
-          "lokimorty-39": Count(0, TOTAL, "board --count lokimorty-39"),
-          "yinglunz-512": Count(0, TOTAL, "board --count yinglunz-512"),
+          "lokimorty-39": Count(448, TOTAL, "board --count lokimorty-39 --sets 1"),
+          "yinglunz-512": Count(45_000_000_000_000, TOTAL, "board --count yinglunz-512 --sets 1"),
           "xangma-177": Count(0, TOTAL, "board --count xangma-177"),
           "xangma-197": Count(0, TOTAL, "board --count xangma-197"),
-          "jackcai1206-234": Count(0, TOTAL, "board --count jackcai1206-234"),
+          "jackcai1206-234": Count(4_999_999_950_000_000, TOTAL,
+                                     "board --count jackcai1206-234 --sets 1"),
           "bingbangboom-lab-148": Count(0, TOTAL, "board --count bingbangboom-lab-148")}
 
 
