@@ -38,11 +38,10 @@ import time
 from typing import List, Optional
 
 from ...addition import add, answer_length, digits_of, encode, system_of
-from ...generate import generate
-from ...numbers import for_model
 from ...forward import forward
+from ...generate import generate
 from ...modelfile import dump
-from ...numbers import Undecided
+from ...numbers import Undecided, for_model
 from ...plan import compile_model
 from ...analysis.parallel import each_share
 from ..kernel.claim import short_answer
