@@ -220,7 +220,7 @@ fblissjr-33           float64    100%  proved                    proved
 alexlitz-36           float64    100%  fails 74,318,182,169,594  fails
 published             float64    100%  fails 74,318,182,169,594  fails
 repaired              float64    100%  proved                    undecided
-lokimorty-39          float32  99.91%  fails [1, 10^20]          fails
+lokimorty-39          float32  99.91%  fails [448, 10^20]        fails
 lichengliu03-50       float32    100%  proved                    proved
 vijec-52              float32    100%  undecided [0, 10^20]      undecided
 evindor-57            float32    100%  undecided [0, 10^20]      undecided
@@ -230,7 +230,7 @@ bingbangboom-lab-87   float32    100%  undecided [0, 10^20]      undecided
 jacobli99-93          float32    100%  proved                    proved
 nino-116              float32    100%  proved                    undecided
 wonderfall-121        float32    100%  proved                    undecided
-staghado-122          float32  99.95%  fails [1, 10^20]          fails
+staghado-122          float32  99.95%  fails [1.20e15, 10^20]    fails
 cosminscn-130         float32    100%  proved                    undecided
 wonderfall-130        float32    100%  proved                    proved
 wonderfall-139        float32    100%  proved                    proved
@@ -238,10 +238,10 @@ dimopep-140           float32    100%  undecided [0, 10^20]      undecided
 bingbangboom-lab-148  float32    100%  undecided [0, 10^20]      undecided
 xangma-177            float32    100%  undecided [0, 10^20]      undecided
 xangma-197            float32    100%  undecided [0, 10^20]      undecided
-jackcai1206-234       float32  99.91%  fails [1, 10^20]          fails
-rezabyt-311           float32    100%  fails [1, 10^20]          fails
+jackcai1206-234       float32  99.91%  fails [4.99e15, 10^20]    fails
+rezabyt-311           float32    100%  fails [2.00e14, 10^20]    fails
 yinglunz-456          float32    100%  undecided [0, 10^20]      undecided
-yinglunz-512          float32  99.98%  fails [1, 10^20]          fails
+yinglunz-512          float32  99.98%  fails [4.50e13, 10^20]    fails
 """
 
 
@@ -306,6 +306,15 @@ def test_a_witness_fails_in_the_real_number_model_and_the_original(name):
     assert board.verdict(name) == board.program_verdict(name) == "fails"
     assert [a, b, wrote] in fixture(name)["suites"]["adderboard"]["wrong"]
     assert add(models.build(name), number_system("fraction"), a, b) == wrote != a + b
+
+
+@pytest.mark.parametrize("name", sorted(board.COUNT_SEEDS))
+def test_the_count_seeds_are_the_originals_wrong_pairs(name):
+    """``board --count``'s seeds beyond the witness: the pairs the original got wrong on
+    AdderBoard's cases and the near-carry pairs (its fixture), each once."""
+    wrong = [tuple(w[:2]) for suite in ("adderboard", "carries")
+             for w in fixture(name)["suites"][suite]["wrong"]]
+    assert sorted(board.seeds(name)) == sorted(set(wrong))
 
 
 def program_certificate(name):
@@ -630,11 +639,11 @@ def test_rate_lines_state_the_suite_beside_the_count():
     assert board.rate_line("lokimorty-39").startswith(
         "99.91% on the test suite (9 of 10,010 wrong); fails on ")
     assert board.prove_cell("alexlitz-36") == "fails 74,318,182,169,594"
-    assert board.prove_cell("staghado-122") == "fails [1, 10^20]"
+    assert board.prove_cell("staghado-122") == "fails [1.20e15, 10^20]"
     assert board.rate_line("staghado-122") == (
-        "99.95% on the test suite (5 of 10,010 wrong); fails on between 1 and "
-        "100,000,000,000,000,000,000 of 10^20 pairs (certified: tinyadder board --count "
-        "staghado-122; 6190105256 + 9983555477, an exact run)")
+        "99.95% on the test suite (5 of 10,010 wrong); fails on between 1,200,000,000,000,000 "
+        "and 100,000,000,000,000,000,000 of 10^20 pairs (certified: tinyadder board --count "
+        "staghado-122 --sets 1)")
 
 
 @pytest.mark.slow
@@ -653,13 +662,13 @@ def test_board_count_reports_the_bounds_beside_the_record(monkeypatch):
     calls = []
 
     def stub(model, **kw):
-        calls.append((model.name, kw["max_sets"], kw["carries_first"]))
+        calls.append((model.name, kw["max_sets"], kw["carries_first"], kw["seeds"]))
         return generic.FailureCount(10, 3, 12, [(1, 2, 4)], 40, 7)
 
     monkeypatch.setattr(generic, "failure_count", stub)
     status, out, err = run_cli("board", "--count", "vijec-52")
     held = board.COUNTS.get("vijec-52")
-    assert status == 1 and calls == [("vijec-52", board.COUNT_SETS, False)]
+    assert status == 1 and calls == [("vijec-52", board.COUNT_SETS, False, [])]
     assert out.splitlines()[:2] == [
         f"vijec-52: fails on between 3 and 12 of 10^20 pairs (certified: the generic method, "
         f"{board.COUNT_SETS} regions per answer position; 40 regions, 7 exact runs)",
@@ -673,6 +682,8 @@ def test_board_count_reports_the_bounds_beside_the_record(monkeypatch):
 
     monkeypatch.setattr(generic, "failure_count", overflows)
     status, out, err = run_cli("board", "--count", "lokimorty-39")
+    assert board.seeds("lokimorty-39")[0] == board.WITNESSES["lokimorty-39"][:2]
+    assert board.seeds("rezabyt-311") == [board.SEARCHED["rezabyt-311"][:2]]
     assert (status, out) == (3, "") and err == (
         "tinyadder: board: --count lokimorty-39: the generic method does not reach this model: "
         "Overflow: an exp enclosure overflows\n")
@@ -680,13 +691,44 @@ def test_board_count_reports_the_bounds_beside_the_record(monkeypatch):
     assert (status, out) == (2, "") and "--count is a command of its own" in err
 
 
+COUNTED = sorted(n for n, c in board.COUNTS.items() if c.low and c.how.startswith("board"))
+
+
+def count_certificate(name):
+    """The shipped certificate of ``name``'s count (``board --count NAME --certificate``)."""
+    from tinyadder.proof import reading
+    return reading.read(Path(f"tests/fixtures/proofs/{name}.count.json.gz"))
+
+
+@pytest.mark.parametrize("name", COUNTED)
+def test_a_count_with_pairs_shown_wrong_ships_its_certificate(name):
+    """Each count that shows pairs wrong has its certificate: of the shipped model's text,
+    its bounds the list's record (the checker derives them again: the slow test below)."""
+    from tinyadder.modelfile import dump
+    cert, c = count_certificate(name), board.COUNTS[name]
+    assert cert["format"] == "tinyadder-count-certificate" and cert["name"] == name
+    assert cert["model"] == dump(models.build(name)) and cert["count"] == [c.low, c.high]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", COUNTED)
+def test_a_count_certificate_checks(name):
+    """The kernel re-decides the certificate's leaves and derives the list's bounds (1.5 to
+    3 s of CPU each)."""
+    from tinyadder.proof.kernel import setcheck
+    c = board.COUNTS[name]
+    line = setcheck.count_check(count_certificate(name))
+    assert f"N = 10: fails on between {c.low:,} and {c.high:,} of 10^20 pairs (" in line
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(n for n, c in board.COUNTS.items()
                                         if c.how.startswith("board --count")))
 def test_board_count_derives_the_record(name):
-    """Each count the list holds from ``board --count`` is derived again, the same (about
-    10 to 15 minutes of CPU each)."""
-    status, out, _ = run_cli("board", "--count", name)
+    """Each count the list holds from ``board --count`` is derived again by the command its
+    record names, the same (100 regions a position: about 3 to 15 minutes of CPU each; one
+    region and the seeds: 18 s to 5 minutes)."""
+    status, out, _ = run_cli(*board.COUNTS[name].how.split())
     assert out.rstrip().endswith("the same as the list's record")
 
 

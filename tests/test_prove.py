@@ -253,3 +253,5 @@ def test_prove_splits_a_board_model_in_the_order_its_proof_was_found():
     text = dump(model)
     other = loads(text.replace('"digits": 10', '"digits": 9', 1))
     assert dump(other) != text and not carries_first(other, "fraction")
+    copy = loads(text.replace('"jacobli99-28"', '"my-copy"'))  # the same weights, renamed
+    assert copy.name != model.name and carries_first(copy, "fraction")

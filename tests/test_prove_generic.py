@@ -22,7 +22,7 @@ from tinyadder.proof.search.sets import Region, a_var, b_var, c_var
 from tinyadder.proof.search.setsystem import ONE, SetSystem
 from tinyadder.numbers.enclosures import IntervalSystem
 from tinyadder.cli import main
-from tinyadder.modelfile import dump
+from tinyadder.modelfile import dump, loads
 
 from proof_systems import both_systems, cut_regions
 
@@ -639,3 +639,49 @@ def test_an_enclosure_end_past_the_decimal_range_is_beyond_the_grid_not_an_overf
     from tinyadder.proof.kernel.setcheck import Invalid, _ceil_of
     with pytest.raises(Invalid, match="beyond"):
         _ceil_of(Decimal("9" * 40 + "E+999960"))
+
+
+def test_a_count_grows_a_seed_into_a_region_of_wrong_pairs():
+    """adder1_squares with its carry threshold moved (55 of 100 pairs wrong, 0 + 9 written
+    4): the wrong pair 1 + 9 first goes wrong at the units digit, and grows into the region
+    c_1 = 1, every pair of it wrong (brute force); a count seeded with it reaches that region
+    on a budget of one region a position, where the unseeded count shows none wrong."""
+    text = reading.load("tests/fixtures/proofs/adder1_squares.cert.json")["model"]
+    model = loads(text.replace('"s9": "-37/4"', '"s9": "-35/4"', 1))
+    prover = generic.Prover(model, counting=True)
+    assert prover.first_wrong(1, 9) == 0 and prover.first_wrong(1, 2) is None
+    grown = prover.grow(0, 1, 9)
+    assert grown.describe() == "c_1 = 1" and grown.count() == 45
+    assert all(add(model, "fraction", a, b) != a + b for a, b in grown.pairs(100))
+    assert prover.grow(1, 1, 9) is None  # not the position where it goes wrong
+    assert prover.grow(1, 0, 9).describe() == "s_0 = 9"
+    seeded = generic.failure_count(model, max_sets=1, seeds=[(1, 9)])
+    assert (generic.failure_count(model, max_sets=1).low, seeded.low, seeded.high) == (0, 45, 100)
+    truth = sum(add(model, "fraction", a, b) != a + b for a in range(10) for b in range(10))
+    assert seeded.low <= truth == 55 <= seeded.high
+
+
+def test_a_count_certificate_holds_the_regions_and_the_checker_derives_the_bounds(tmp_path,
+                                                                                  capsys):
+    """The same mutant (55 of 100 pairs wrong): the count's certificate holds each position's
+    tree, and the checker re-decides its leaves and derives [46, 91] again; a leaf called
+    wrong that is not, and bounds the trees do not give, are refused."""
+    text = reading.load("tests/fixtures/proofs/adder1_squares.cert.json")["model"]
+    model = loads(text.replace('"s9": "-37/4"', '"s9": "-35/4"', 1))
+    found = generic.failure_count(model)
+    cert = generic.count_certificate(found, model, "mutant")
+    assert (found.low, found.high) == (46, 91) and cert["count"] == [46, 91]
+    assert setcheck.count_check(cert).endswith(
+        "N = 1: fails on between 46 and 91 of 10^2 pairs (24 leaves re-decided)")
+    path = tmp_path / "count.json"
+    path.write_text(json.dumps(cert))
+    assert main(["check-certificate", str(path)]) == 0
+    assert "fails on between 46 and 91 of 10^2 pairs" in capsys.readouterr().out
+    with pytest.raises(Invalid, match="not \\[46, 92\\]"):
+        setcheck.count_check(dict(cert, count=[46, 92]))
+    lied = json.loads(json.dumps(cert).replace('{"leaf": "bound"}', '{"leaf": "wrong"}', 1))
+    with pytest.raises(Invalid, match="no token's logit beats the target's"):
+        setcheck.count_check(lied)
+    opened = json.loads(json.dumps(cert).replace('{"leaf": "wrong"}', '{"leaf": "open"}', 1))
+    with pytest.raises(Invalid, match="derive \\[46, 91\\], not"):
+        setcheck.count_check(dict(opened, count=[0, 0]))

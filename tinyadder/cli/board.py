@@ -8,6 +8,7 @@ from ..addition import excerpt
 from ..analysis import board
 from ..analysis.parallel import each_share
 from ..proof.search import generic
+from .prove import certificate_path_problem, write_certificate
 from .options import PROG, Parser, Progress, add_jobs_option, int_arg, number_arg
 
 
@@ -71,6 +72,13 @@ def build_parser():
              "a rerun derives the same bounds): certified bounds [lo, hi], compared with "
              "the list's record; exit status 0 when none fail, 1 when some do, 3 when the "
              "bounds leave it open")
+    parser.add_argument("--sets", type=int_arg(1, 10 ** 9), default=board.COUNT_SETS,
+                        metavar="S", help=f"with --count: regions per answer position "
+                                          f"(default {board.COUNT_SETS})")
+    parser.add_argument("--certificate", metavar="FILE",
+                        help=f"with --count: write the count's regions (JSON, .gz "
+                             f"compressed), for '{PROG} check-certificate FILE', which derives "
+                             f"the bounds again")
     add_jobs_option(parser, "the models of --table or --run all (one model a part; "
                             "progress then per model)")
     return parser
@@ -130,7 +138,11 @@ def main(argv, out, err, stdin):
     if args.count is not None:
         if args.table or args.run is not None or args.json or args.markdown:
             parser.error("--count is a command of its own; give it alone")
-        return count(args.count, out, err)
+        if args.certificate is not None and certificate_path_problem(args.certificate):
+            parser.error(certificate_path_problem(args.certificate))
+        return count(args.count, out, err, args.sets, args.certificate)
+    if args.sets != board.COUNT_SETS or args.certificate is not None:
+        parser.error("--sets and --certificate go with --count")
     if args.table:
         return table(args, out, err)
     if args.run is None:
@@ -220,20 +232,27 @@ def table_row(e, systems, pairs, err, shown=True):
     return board.Row(e, tuple(runs))
 
 
-def count(name, out, err):
-    """--count: the generic method's certified bounds on the failures of ``name``, beside the
-    list's record."""
+def count(name, out, err, sets=board.COUNT_SETS, path=None):
+    """--count: the generic method's certified bounds on the failures of ``name`` (``sets``
+    regions per answer position), beside the list's record; its certificate written to
+    ``path`` where one is given."""
     model = models.build(name)
     try:
-        found = generic.failure_count(model, max_sets=board.COUNT_SETS,
+        found = generic.failure_count(model, max_sets=sets,
                                       max_seconds=board.COUNT_SECONDS,
                                       progress=Progress(err, f"{name} count"),
-                                      carries_first=bool(board.PROOF_OPTIONS.get(name)))
+                                      carries_first=bool(board.PROOF_OPTIONS.get(name)),
+                                      seeds=board.seeds(name))
     except (ValueError, ArithmeticError) as why:  # a model the method does not reach
         print(f"{PROG}: board: --count {name}: the generic method does not reach this "
               f"model: {type(why).__name__}: {str(why)[:120]}", file=err)
         return 3
-    got = board.Count(found.low, found.high, f"board --count {name}")
-    print(board.count_lines(name, got, found.sets, found.runs, found.counterexamples),
+    how = f"board --count {name}" + (f" --sets {sets}" if sets != board.COUNT_SETS else "")
+    got = board.Count(found.low, found.high, how)
+    print(board.count_lines(name, got, found.sets, found.runs, found.counterexamples, sets),
           file=out)
+    if path is not None:
+        failed = write_certificate(path, generic.count_certificate(found, model, name), err)
+        if failed:
+            return failed
     return 0 if got.high == 0 else 1 if got.low else 3

@@ -43,7 +43,8 @@ def _about(data, args):
     """None when no --model is given or the certificate is about it, else why not."""
     if args.model is None:
         return None
-    if of_format(data, setcheck.FORMAT) or of_format(data, floatcheck.FORMAT):
+    if any(of_format(data, f) for f in (setcheck.FORMAT, setcheck.COUNT_FORMAT,
+                                        floatcheck.FORMAT)):
         text, n = data.get("model"), data.get("digits")
         if not isinstance(text, str):
             raise Malformed("model: not the text of a model file")
@@ -78,6 +79,8 @@ def main(argv, out, err, stdin):
             return 1
         if of_format(data, setcheck.FORMAT):
             print(quoted(setcheck.check(data, jobs=args.jobs)), file=out)
+        elif of_format(data, setcheck.COUNT_FORMAT):
+            print(quoted(setcheck.count_check(data, jobs=args.jobs)), file=out)
         elif of_format(data, floatcheck.FORMAT):
             print(quoted(floatcheck.check(data, jobs=args.jobs)), file=out)
         elif isinstance(data, dict) and data.get("format") == FORMAT:

@@ -2,6 +2,7 @@
 36p family) and of ``proof.search.generic`` (any model file), and ``--certificate``."""
 
 import argparse
+from dataclasses import replace
 from functools import partial
 import gzip
 import json
@@ -77,16 +78,20 @@ def build_parser():
 
 def carries_first(model, number):
     """Whether the generic method splits carries first for ``model`` by default: where the
-    board's proof of the model (the board model of its name, the same model text) was found
-    so (``board.PROOF_OPTIONS`` for the real-number model, ``PROGRAM_OPTIONS`` for its float
-    program), the order that proves it fastest."""
+    board's proof of the same model text, under any name (a copy of a board model's file
+    too), was found so (``board.PROOF_OPTIONS`` for the real-number model,
+    ``PROGRAM_OPTIONS`` for its float program), the order that proves it fastest."""
     options = board.PROOF_OPTIONS if number == "fraction" else board.PROGRAM_OPTIONS
-    if not options.get(model.name, {}).get("carries_first"):
-        return False
-    try:
-        return dump(models.build(model.name)) == dump(model)
-    except ValueError:
-        return False
+    named = [n for n, o in options.items() if o.get("carries_first")]
+    # the model's own name first: one board model to build where the name is the board's
+    named.sort(key=lambda n: n != model.name)
+    for name in named:
+        try:
+            if dump(models.build(name)) == dump(replace(model, name=name)):
+                return True
+        except ValueError:
+            continue
+    return False
 
 
 def program_arg(text):

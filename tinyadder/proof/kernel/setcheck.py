@@ -807,9 +807,10 @@ class Leaves:
                 self._prompt = (None, 0)
         return self._prompt
 
-    def holds(self, k, region):
+    def holds(self, k, region, wrong=False):
         """Whether the target token's logit beats every other over the region (Invalid: why
-        not), the pass continuing from ``prompt``'s, the differences by ``difference``."""
+        not), the pass continuing from ``prompt``'s, the differences by ``difference``;
+        ``wrong`` (a count's leaf): whether one other token's beats it at every pair instead."""
         token = self.token(k, region)
         past, start = self.prompt()
         self.ns.at(region, self.n)
@@ -820,12 +821,26 @@ class Leaves:
         logits = forward(self.compiled, [0] * len(rows), past, patch=patch, logits="last",
                          last_row=True)[0][-1]
         t, ns = list(self.compiled.readout_tokens).index(token), self.ns
-        for u in range(len(logits)):
-            d = u != t and self.difference(final[-1], logits, t, u)
+        gaps = [(u, self.difference(final[-1], logits, t, u)) for u in range(len(logits))
+                if u != t]
+        if wrong:
+            if all(ns.range(d)[1] >= 0 for _, d in gaps):
+                raise Invalid(f"at position {k}, no token's logit beats the target's at every "
+                              f"pair of a 'wrong' leaf")
+            return True
+        for u, d in gaps:
             # the box is below every pair's value: above 0, no walk is needed
-            if d and ns.grid_box(d)[0] <= 0 and ns.range(d, least=True)[0] <= 0:
+            if ns.grid_box(d)[0] <= 0 and ns.range(d, least=True)[0] <= 0:
                 raise Invalid(f"at position {k}, token {u}'s logit may reach the target's")
         return True
+
+    def beaten(self, leaf):
+        """None if the leaf (k, region) is wrong at every pair (``holds``), else why not."""
+        try:
+            self.holds(*leaf, wrong=True)
+        except Invalid as why:
+            return str(why)
+        return None
 
     def difference(self, y, logits, t, u):
         """logit_t - logit_u, formed from the final row y (``gap``)."""
@@ -951,9 +966,11 @@ def walk(leaves, cert, progress=None, jobs=1):
     return len(found)
 
 
-def _node(k, node, region, n, found, depth=0):
+def _node(k, node, region, n, found, depth=0, tally=None):
     """Appends (k, region) to ``found`` for each leaf of ``node`` to re-decide, in order;
-    Invalid at an unknown split or a leaf not ``empty`` (0 pairs), ``pair`` (1) or ``bound``."""
+    Invalid at an unknown split or a leaf not ``empty`` (0 pairs), ``pair`` (1) or ``bound``;
+    with ``tally`` (a count), a ``wrong`` or ``open`` leaf goes there as (k, region, leaf,
+    its size)."""
     if not isinstance(node, dict) or depth > MAX_DEPTH:
         raise Invalid("a tree node that is not an object (or a tree too deep)")
     if "split" in node:
@@ -962,10 +979,13 @@ def _node(k, node, region, n, found, depth=0):
         if not isinstance(kids, list) or len(kids) != len(parts):
             raise Invalid(f"split {node['split']!r}: {len(parts)} children expected")
         for kid, part in zip(kids, parts):
-            _node(k, kid, part, n, found, depth + 1)
+            _node(k, kid, part, n, found, depth + 1, tally)
         return
     leaf = node.get("leaf")
     size = count(region, n)
+    if tally is not None and leaf in ("wrong", "open"):
+        tally.append((k, region, leaf, size))
+        return
     if leaf == "empty":
         if size:
             raise Invalid(f"an 'empty' leaf of {size} pairs")
@@ -975,3 +995,42 @@ def _node(k, node, region, n, found, depth=0):
     if leaf == "pair" and size != 1:
         raise Invalid(f"a 'pair' leaf of {size} pairs")
     found.append((k, region))
+
+
+# ---- a count: certified bounds on the pairs added wrong -----------------------------------
+
+COUNT_FORMAT = "tinyadder-count-certificate"
+
+
+def count_check(cert, jobs=1):
+    """A one-line verdict if ``cert``'s trees derive its bounds [low, high] on the pairs its
+    model adds wrong; Invalid otherwise. Per answer position k the tree partitions every
+    pair (``_node``); its ``bound`` and ``pair`` leaves are re-decided right, its ``wrong``
+    leaves wrong at every pair (``Leaves.beaten``), W_k pairs, and its ``open`` leaves hold
+    O_k. A pair is added wrong exactly when its first wrong token is wrong after a right
+    prefix, so  low = max_k W_k  and  high = min(10^(2N), sum_k (W_k + O_k))."""
+    if not of_format(cert, COUNT_FORMAT):
+        raise Malformed(f"format: not a {COUNT_FORMAT} of version 1")
+    model, n = model_of(cert)
+    leaves = Leaves(model)
+    trees = cert.get("positions")
+    if short_answer(model) or not isinstance(trees, list) or \
+            len(trees) != len(leaves.targets):
+        raise Invalid(f"positions: {len(leaves.targets)} trees expected, one per answer token")
+    found, tally = [], []
+    for k, tree in enumerate(trees):
+        _node(k, tree, root(n), n, found, 0, tally)
+    wrong = [(k, region) for k, region, leaf, _ in tally if leaf == "wrong"]
+    for failure in list(each_share(leaves.failure, found, jobs)) + \
+            list(each_share(leaves.beaten, wrong, jobs)):
+        if failure is not None:
+            raise Invalid(failure)
+    w, o = [0] * len(trees), [0] * len(trees)
+    for k, _, leaf, size in tally:
+        (w if leaf == "wrong" else o)[k] += size
+    low, high = max(w), min(10 ** (2 * n), sum(w) + sum(o))
+    if cert.get("count") != [low, high]:
+        raise Invalid(f"count: the trees derive [{low}, {high}], not {cert.get('count')!r}")
+    return (f"certificate valid: {named(cert.get('name', ''), cert['model'])}, N = {n}: "
+            f"fails on between {low:,} and {high:,} of 10^{2 * n} pairs "
+            f"({len(found) + len(wrong)} leaves re-decided)")

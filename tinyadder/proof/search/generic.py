@@ -30,21 +30,22 @@ prefix), in exact arithmetic and for the real-number model. The result records t
 tree of every position: the certificate (``setcheck`` re-checks it with its own evaluator).
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from heapq import heappop, heappush
 import itertools
 import time
 from typing import List, Optional
 
-from ...addition import add, digits_of
+from ...addition import add, answer_length, digits_of, encode, system_of
 from ...forward import forward
+from ...generate import generate
 from ...modelfile import dump
-from ...numbers import Undecided
+from ...numbers import Undecided, for_model
 from ...plan import compile_model
 from ...analysis.parallel import each_share
 from ..kernel.claim import short_answer
-from ..kernel.setcheck import ffn_map, final_point, gap, layout
+from ..kernel.setcheck import COUNT_FORMAT, ffn_map, final_point, gap, layout
 from .sets import Region, a_var, b_var, c_var
 from .setsystem import ONE, SetSystem, rational
 
@@ -100,7 +101,7 @@ class Prover:
 
     def __init__(self, model, max_sets=MAX_SETS, max_seconds=MAX_SECONDS, examples=EXAMPLES,
                  progress=None, system=SetSystem, replay="fraction", carries_first=False,
-                 counting=False):
+                 counting=False, seeds=()):
         """``system(model)`` is the number system of the sets; ``replay`` the one that runs
         a single pair (``addition.add``).
 
@@ -115,9 +116,14 @@ class Prover:
 
         ``counting``: count rather than prove (``failure_count``): a region where another
         token's logit beats the target's at every pair is a leaf of wrong pairs, the search
-        goes on past every counterexample, and no probe runs."""
+        goes on past every counterexample, and no probe runs. ``seeds``: pairs (a, b) the
+        model adds wrong; at the position where each first goes wrong, the count first grows
+        the largest region around it that is wrong at every pair (``grow``) and the search
+        splits its way to that region (``toward``), a leaf of wrong pairs."""
         self.model, self.n = model, digits_of(model)
         self.counting = counting
+        self.seeds = tuple(seeds)
+        self._focus = []
         self.carries_first = carries_first
         self.ns = system(model)
         self.replay = replay
@@ -332,12 +338,23 @@ class Prover:
 
     # ---- the search -----------------------------------------------------------------------
     def explore(self, k, region):
-        """The split tree of ``region`` at position k (raises _Stop)."""
-        self._tick(k, region)
+        """The split tree of ``region`` at position k (raises _Stop; a count keeps going
+        where the budget is spent, each region then an open leaf, a pair its exact run, so
+        that its tree is whole: ``count_certificate``)."""
         count = region.count()
+        if self.counting and self._spent():
+            if count > 1:
+                self.outcome.open.append(Open(k, region, None, "budget"))
+                return {"leaf": "open"}
+        else:
+            self._tick(k, region)
         if count == 0:
             return {"leaf": "empty"}
         t = self.target(k, region)
+        path = next((toward(region, f) for f in self._focus if f != region and inside(f, region)),
+                    None)
+        if path is not None:  # the way to a grown region of wrong pairs (``grow``)
+            return self._split(k, region, path, forced=True)
         if t is None:  # even at one pair: a leaf's target is one token (setcheck re-decides it)
             return self._split(k, region, self._target_split(k, region))
         if count == 1:
@@ -353,9 +370,9 @@ class Prover:
         if result[0] == "fails":
             # more counterexamples wanted: the rest of the region is searched too
             if split is None:
-                if self.counting:  # its failing pair is counted; the rest is not known
-                    self.outcome.wrong[-1] += 1
+                if self.counting:  # the rest is not known: the region stays open
                     self.outcome.open.append(Open(k, region, None, "no split narrows it"))
+                    return {"leaf": "open"}
                 return {"leaf": "fails", "pair": list(result[1])}
             return self._split(k, region, split)
         if split is None:
@@ -411,23 +428,25 @@ class Prover:
         lo, hi = self.ns.grid_box(form)
         return form.hi - form.lo > hi - lo - (form.hi - form.lo)
 
-    def _split(self, k, region, split, margin=None):
+    def _split(self, k, region, split, margin=None, forced=False):
         """The node of ``region`` cut by ``split`` (by the carries-first split instead,
-        where one is open and the option is on), its children explored."""
+        where one is open and the option is on, unless ``forced``), its children explored."""
         kind, q = self.targets[k]
-        if self.carries_first and kind == "digit":
+        if self.carries_first and kind == "digit" and not forced:
             split = carry_split(region, q, self.target(k, region) is not None) or split
-        node = {"split": list(split), "children": []}
         children = region.children(split)
-        for i, child in enumerate(children):
+        # the part on the way to a grown region first, so that no budget stops short of it
+        order = sorted(range(len(children)), key=lambda i: not any(
+            inside(f, children[i]) for f in self._focus)) if forced else range(len(children))
+        found = [{"leaf": "open"}] * len(children)
+        for m, i in enumerate(order):
             try:
-                node["children"].append(self.explore(k, child))
+                found[i] = self.explore(k, children[i])
             except _Stop:  # this child recorded itself; its later siblings are left open
-                node["children"] += [{"leaf": "open"}] * (len(children) - i)
-                self.outcome.open += [Open(k, c, margin, "budget") for c in children[i + 1:]
-                                      if c.count()]
+                self.outcome.open += [Open(k, children[j], margin, "budget")
+                                      for j in list(order)[m + 1:] if children[j].count()]
                 raise
-        return node
+        return {"split": list(split), "children": found}
 
     def probe(self, k, region):
         """Least margin first: counterexamples at position k over ``region``, searched on a
@@ -501,8 +520,10 @@ class Prover:
         right, wrote = self.exact(a, b)
         if right:
             return {"leaf": "pair", "pair": [a, b]}
-        if self.counting:
+        if self.counting:  # a leaf of one wrong pair
             self.outcome.wrong[-1] += 1
+            self._counterexample(a, b, wrote)
+            return {"leaf": "wrong"}
         self._counterexample(a, b, wrote)
         return {"leaf": "fails", "pair": [a, b]}
 
@@ -520,9 +541,83 @@ class Prover:
         if m is not None and (ms[-1] is None or m < ms[-1]):
             ms[-1] = m
 
+    def first_wrong(self, a, b):
+        """The answer position where the exact run of a + b first writes a wrong token (the
+        earlier ones the true sum's), or None where it adds the pair right."""
+        right, _ = self.exact(a, b)
+        if right:
+            return None
+        prompt = encode(self.model, a, b)
+        written = generate(self.model, for_model(system_of(self.replay), self.model), prompt,
+                           answer_length(self.model))[len(prompt):]
+        for k, ((kind, q), token) in enumerate(zip(self.targets, written)):
+            if token != (q if kind == "token" else self.digit_ids[(a + b) // 10 ** q % 10]):
+                return k
+        return None
+
+    def grow(self, k, a, b):
+        """The region about the pair (a, b), wrong at every pair at position k (``_all_wrong``),
+        from the pair itself, each column's digits and then each carry freed in turn, the
+        farthest from the target's place first, where the region stays wrong: None if the
+        pair does not first go wrong at k or its own region is not shown wrong."""
+        if self.first_wrong(a, b) != k or self.targets[k][0] != "digit":
+            return None
+        q, n = self.targets[k][1], self.n
+        here = point(self.n, a, b)
+        keep, carries = set(range(n)), set(range(1, n + 1))
+        far = sorted(range(n + 1), key=lambda j: -abs(j - q))
+
+        def region(keep, carries):
+            return Region(n, tuple(here.a[j] if j in keep else (0, 9) for j in range(n)),
+                          tuple(here.b[j] if j in keep else (0, 9) for j in range(n)),
+                          tuple((j, here.carry(j)) for j in sorted(carries)),
+                          tuple((j, lo, hi) for j, lo, hi in here.sums if j == q))
+
+        if not self._wrong_at(k, region(keep, carries)):
+            return None
+        for drop in [("column", j) for j in far if j < n] + [("carry", j) for j in far if j]:
+            trial = (keep - {drop[1]}, carries) if drop[0] == "column" else \
+                (keep, carries - {drop[1]})
+            if self._wrong_at(k, region(*trial)):
+                keep, carries = trial
+        return self._widen(k, region(keep, carries))
+
+    def _widen(self, k, region):
+        """``region`` with each fixed digit's range widened a digit at a time, down and up,
+        while the region stays wrong at every pair (``_wrong_at``)."""
+        for j in range(self.n):
+            for kind in ("a", "b"):
+                for step in (-1, 1):
+                    while True:
+                        lo, hi = getattr(region, kind)[j]
+                        if (lo, hi) == (0, 9) or not 0 <= (lo, hi)[step > 0] + step <= 9:
+                            break
+                        wide = (lo + step, hi) if step < 0 else (lo, hi + step)
+                        ranges = getattr(region, kind)[:j] + (wide,) + getattr(region, kind)[j + 1:]
+                        trial = replace(region, **{kind: ranges})
+                        if not self._wrong_at(k, trial):
+                            break
+                        region = trial
+        return region
+
+    def _wrong_at(self, k, region):
+        """Whether the pass over ``region`` at position k shows every pair of it wrong."""
+        t = self.target(k, region)
+        try:
+            self._logits = self.logits(k, region)
+            return t is not None and self.decide(self._logits, t)[0] == "fails" and \
+                self._all_wrong(t)
+        except Undecided:
+            return False
+
+    def _spent(self):
+        """Whether the position's budget (``max_sets`` regions, ``max_seconds``) is spent."""
+        return self.outcome.sets >= self.max_sets or \
+            time.perf_counter() - self._start > self.max_seconds
+
     def _tick(self, k, region):
         out = self.outcome
-        if out.sets >= self.max_sets or time.perf_counter() - self._start > self.max_seconds:
+        if self._spent():
             if region.count():
                 out.open.append(Open(k, region, None, "budget"))
             raise _Stop()
@@ -539,6 +634,8 @@ class Prover:
         self._start = time.perf_counter()
         region = region or Region.every(self.n)
         try:
+            self._focus = [f for f in (self.grow(k, a, b) for a, b in self.seeds)
+                           if f is not None and inside(f, region)] if self.counting else []
             self.outcome.positions.append(self.explore(k, region))
         except _Stop:
             if self.counting:
@@ -689,6 +786,38 @@ def choose(region, coefs, target):
     return None
 
 
+def inside(small, region):
+    """Whether every pair of ``small`` lies in ``region`` (by their constraints)."""
+    n = region.digits
+    return all(lo <= slo and shi <= hi for ranges, sranges in ((region.a, small.a),
+                                                                (region.b, small.b))
+               for (lo, hi), (slo, shi) in zip(ranges, sranges)) and \
+        all(region.carry(j) in (None, small.carry(j)) for j in range(1, n + 1)) and \
+        all(lo <= small.sum_range(j)[0] and small.sum_range(j)[1] <= hi
+            for j in range(n) for lo, hi in [region.sum_range(j)])
+
+
+def toward(region, small):
+    """The split of ``region`` that one of its parts holds all of ``small`` (``inside``) and
+    is nearer it: a carry ``small`` fixes, else a cut at the middle of a digit's or a sum's
+    range wider than ``small``'s."""
+    n = region.digits
+    for j in range(1, n + 1):
+        if region.carry(j) is None and small.carry(j) is not None:
+            return ("c", j)
+    for j in range(n):
+        for kind in ("a", "b"):
+            (lo, hi), (slo, shi) = getattr(region, kind)[j], getattr(small, kind)[j]
+            if (lo, hi) != (slo, shi):
+                return (kind, j, (lo + hi) // 2 if shi <= (lo + hi) // 2 or slo > (lo + hi) // 2
+                        else (slo - 1 if slo > lo else shi))
+        (lo, hi), (slo, shi) = region.sum_range(j), small.sum_range(j)
+        if (lo, hi) != (slo, shi):
+            return ("s", j, (lo + hi) // 2 if shi <= (lo + hi) // 2 or slo > (lo + hi) // 2
+                    else (slo - 1 if slo > lo else shi))
+    return None
+
+
 def chain(region, target):
     """The first carry of the target's column and the columns below it that the region
     leaves open: c_(q+1), c_q, c_(q-1), ..., c_1 for the digit of place q (None if all are
@@ -806,21 +935,24 @@ class FailureCount:
     counterexamples: List[tuple]   # (a, b, what the model wrote), each from an exact run
     sets: int
     runs: int
+    positions: List[dict] = field(default_factory=list)  # each position's split tree
 
 
 def failure_count(model, max_sets=MAX_SETS, max_seconds=MAX_SECONDS, progress=None, jobs=1,
-                  carries_first=False):
+                  carries_first=False, seeds=()):
     """The :class:`FailureCount` of ``model``: at each answer position k (the digits before
     it the true sum's), W_k pairs shown wrong (regions where another token's logit beats the
     target's at every pair, single pairs an exact run adds wrong) and O_k pairs left open on
     the budget. A pair is added wrong exactly when its digit at some position is wrong after
     a right prefix, so  max_k W_k <= failures <= min(10^(2N), sum_k (W_k + O_k)).
-    ValueError for a model whose answer leaves out a place of the sum (``claim``)."""
+    ``seeds``: pairs the model adds wrong, each grown into a region of wrong pairs first
+    (``Prover.grow``). ValueError for a model whose answer leaves out a place of the sum
+    (``claim``)."""
     short = short_answer(model)
     if short:
         raise ValueError(f"the model cannot add every pair: {short}")
     prover = Prover(model, max_sets, max_seconds, examples=10 ** 30, progress=progress,
-                    carries_first=carries_first, counting=True)
+                    carries_first=carries_first, counting=True, seeds=seeds)
     outcome = prover.run(jobs)
     n = outcome.digits
     open_by = [0] * len(outcome.wrong)
@@ -828,7 +960,16 @@ def failure_count(model, max_sets=MAX_SETS, max_seconds=MAX_SECONDS, progress=No
         open_by[o.position] += o.region.count()
     high = min(10 ** (2 * n), sum(w + o for w, o in zip(outcome.wrong, open_by)))
     return FailureCount(n, max(outcome.wrong, default=0), high, outcome.counterexamples,
-                        outcome.sets, outcome.runs)
+                        outcome.sets, outcome.runs, outcome.positions)
+
+
+def count_certificate(found, model, name):
+    """The certificate of a :class:`FailureCount` (JSON-ready): the model file's text, the
+    split tree of every answer position (leaves ``bound``, ``pair``, ``empty``, ``wrong``,
+    ``open``) and the bounds [low, high], which ``setcheck.count_check`` derives again."""
+    return {"format": COUNT_FORMAT, "version": 1, "name": name, "digits": found.digits,
+            "model": dump(model), "positions": found.positions,
+            "count": [found.low, found.high]}
 
 
 def certificate(outcome, model, name):
