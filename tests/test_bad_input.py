@@ -854,19 +854,23 @@ def test_subcommands_give_the_quoting_hint(argv):
                    f"\"{text}\"")
 
 
+def tie_at(pair, function):
+    """``function`` (model, ns, a, b), but a tie no precision settles (Undecided) at ``pair``."""
+    from tinyadder.numbers import Undecided
+
+    def tie(model, ns, a, b):
+        if (a, b) == pair:
+            raise Undecided("no decision certified with e^x rounded to up to 6400 digits")
+        return function(model, ns, a, b)
+    return tie
+
+
 def test_an_answer_no_precision_certifies_is_a_one_line_warning_and_the_batch_goes_on(
         monkeypatch):
     """A real tie (decoding refined to its limit and still open) is the model's, not the
     input's: one warning line, exit status 1, the other expressions answered."""
     from tinyadder import addition
-    from tinyadder.numbers import Undecided
-    run = addition.run
-
-    def tie(model, ns, a, b):
-        if (a, b) == (3, 4):
-            raise Undecided("no decision certified with e^x rounded to up to 6400 digits")
-        return run(model, ns, a, b)
-    monkeypatch.setattr(addition, "run", tie)
+    monkeypatch.setattr(addition, "run", tie_at((3, 4), addition.run))
     status, out, err = run_cli("1+2", "3+4", "5+6")
     assert status == 1
     assert out == "0000000001+0000000002=00000000003\n0000000005+0000000006=00000000011\n"
@@ -878,14 +882,7 @@ def test_a_wrong_float_line_whose_exact_check_ties_is_a_one_line_warning(monkeyp
     """The warning on a wrong float32 line asks the real-number model; a tie there is said in
     the warning's hint, not raised: one line each, exit status 1, the batch going on."""
     from tinyadder import addition
-    from tinyadder.numbers import Undecided
-    add = addition.add
-
-    def tie(model, ns, a, b):
-        if (a, b) == (7650676663, 149460439):
-            raise Undecided("no decision certified with e^x rounded to up to 6400 digits")
-        return add(model, ns, a, b)
-    monkeypatch.setattr(addition, "add", tie)
+    monkeypatch.setattr(addition, "add", tie_at((7650676663, 149460439), addition.add))
     status, out, err = run_cli("--number", "float32", "7650676663+0149460439",
                                "1234567890+9876543210")
     assert status == 1
