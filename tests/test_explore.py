@@ -759,12 +759,12 @@ def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
 
 def test_the_pages_size_is_the_one_explorer_md_states():
     """docs/explorer.md: 'writes one HTML file (about K kB at N = 10)': the example's page as
-    the CLI writes it, the walkthrough's sections it cites embedded, within 2 %."""
+    the CLI writes it, the walkthrough's sections it cites embedded, within 5 %."""
     doc = (ROOT / "docs" / "explorer.md").read_text(encoding="utf-8")
     stated = int(re.search(r"writes one HTML file \(about (\d+) kB at N = 10\)", doc).group(1))
     written = explore.page(traced(EXAMPLE)[1], explore.walkthrough())
     size = len(written.encode("utf-8")) / 1024  # as the CLI prints it
-    assert abs(size - stated) <= 0.02 * stated, (size, stated)
+    assert abs(size - stated) <= 0.05 * stated, (size, stated)
 
 
 def test_the_readouts_slots_are_listed_under_the_grid():
