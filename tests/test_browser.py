@@ -297,6 +297,8 @@ TOUR_PROBE = """<script>(function () {
       document.getElementById("tour-check").click();
       out.checks.push(document.getElementById("tour-verdict").textContent);
     });
+  document.querySelector('[data-step="11"]').click();  // change one thing: slope ln 2
+  out.variant = document.getElementById("status").textContent;
   document.body.setAttribute("data-probe", JSON.stringify(out));
 }());</script>"""
 
@@ -372,6 +374,8 @@ def test_tour_colours_and_softmax_mode(pages):
     said10 = ", ".join(views_tour[9]["expect"].get("texts") or
                        map(str, views_tour[9]["expect"]["values"]))
     assert out["checks"][11] == f"right: the run says {said10}"
+    # the status line names the variant drawn
+    assert " \u00b7 variant slope ln 2" in out["variant"], out["variant"]
     # or the value of the arithmetic typed, e^x included
     assert out["checks"][12:] == [f"right: the run says {said10}",
                                   f"right: the run says {said[0]}",

@@ -135,6 +135,10 @@
     }
     parts.push("head " + state.head + " " +
                (state.mode === "softmax1" ? D.heads[state.head].kind : "softmax"));
+    if (state.variant !== D.defaults.variant) {  // change one thing: which run is drawn
+      var named = document.querySelector('button[data-variant="' + state.variant + '"]');
+      parts.push("variant " + (named ? named.textContent : state.variant));
+    }
     if (C && state.compare) {
       var m = matched(state.pos);
       parts.push("compare " + C.model + ": " + (m.pos === null
@@ -729,7 +733,7 @@
     var what = meaning(name, pos);
     if (what) { lines.push(what); }
     if (what && D.cases[pos] && what.indexOf("_k") >= 0) { lines.push(D.cases[pos]); }
-    if (row.intended[pos]) { lines.push("intended " + row.intended[pos]); }
+    if (row.intended[pos]) { lines.push("intended " + shown(row.intended[pos])); }
     if (row.gap && row.gap[pos] !== "0") {
       lines.push("behind the winner by " + shown(row.gap[pos].replace(/^-/, "")) +
                  " (logit − the largest)");

@@ -630,7 +630,8 @@ def _embedding(views):
                     f"{a0['text']}, on the embedding? (a number)",
         "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
                    "tol": 1e-4},
-        "answer": f"{shown(value[2])}: " + formula.format(d=a0["text"]) + ".",
+        "answer": f"{shown(value[2])}: {slot} = {formula.format(d='d')} = "
+                  f"{formula.format(d=a0['text'])} for d = {a0['text']}.",
     }
 
 
