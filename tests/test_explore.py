@@ -916,3 +916,13 @@ def test_the_tours_words_at_three_digits(example):
     flaw = tour.steps(example[1])
     words = " ".join(s["text"] + s["answer"] for s in flaw if "fail" in s["title"])
     assert "right digit is 5 to 8" in words and "a 9 has no digit above it" in words
+
+
+def test_the_running_average_is_named_for_a_prompt_position():
+    """Layer 1's average at a prompt position holds the digits read so far, not yet "what
+    remains to be written": the hover's first form says so, its second (a position that
+    predicts a digit) keeps R + b + ℓ."""
+    said = views_module.meanings(build("published"))["L1.attn"]
+    for slot in ("cand6", "count"):
+        assert "R the digits read so far at their places" in said[slot][0]
+        assert "read so far" not in said[slot][1] and "(R + b + \u2113)" in said["count"][1]

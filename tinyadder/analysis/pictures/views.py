@@ -373,6 +373,9 @@ def meanings(model):
     published = model.readout.get("0") == "eq"
     read = {slot: u for u, slot in ((u, model.readout.get(str(u))) for u in range(10))}
     avg = "+ layer 1's running average (1000/{i2})\u00b7(R + b + \u2113)"
+    # before a digit of the sum is predicted, R is no remainder yet: the digits read so far
+    read_so_far = (avg + ", R the digits read so far at their places (a's and b's, less the "
+                   "sum's digits written)")
     out = {"embed": {"eq": ["1 on '=', else 0"] * 2,
                      "special": ["1 on <bos>, +, = and <eos>, else 0"] * 2,
                      "digit": ["10\u00b7d on a digit d (0 for the digit 0)"] * 2,
@@ -388,11 +391,11 @@ def meanings(model):
             f"relu(scale)\u00b7({u} + \u00bd)\u00b7count\u00b710^{n + 2}: 0 before =",
             f"\u2212(1000/{{i2}})\u00b7({u} + \u00bd)\u00b7P, P = {{P}}: the ruler mark "
             f"{u} + \u00bd"]
-    out["L1.attn"] = {s: [avg] * 2 for s in model.slots[:len(SLOTS)]}
+    out["L1.attn"] = {s: [read_so_far, avg] for s in model.slots[:len(SLOTS)]}
     out["L1.mlp"] = {}
     for u in range(10):
-        out["L1.attn"][f"cand{u}"] = [avg, f"= (1000/{{i2}})\u00b7(x \u2212 {u}.5)\u00b7P with "
-                                            f"x = {{x}}, P = {{P}}"]
+        out["L1.attn"][f"cand{u}"] = [read_so_far, f"= (1000/{{i2}})\u00b7(x \u2212 {u}.5)"
+                                                   f"\u00b7P with x = {{x}}, P = {{P}}"]
     for slot, u in read.items():
         tilt = (f" + what {slot} held before: the published readout's tilt" if published
                 else "")
