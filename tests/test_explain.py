@@ -363,3 +363,11 @@ def test_an_exact_rope_10000_explain_reads_its_values_without_expanding():
     status, out, _ = cli_once("explain", "--model", "jacobli99-28", "5999999999+1")
     assert status == 0 and out.count("within 0.001 of") == 33, out
     assert "x1 after the FFN -1.99129·10^-226919005, within 0.001 of s0 = 0" in out
+
+
+def test_a_verbose_offset_has_the_digits_of_its_parts():
+    """--verbose prints b to three digits beside the offset b + ℓ: the offset gets three too
+    (0.345 − 2.2·10^-13 printed 0.34 beside b = 0.345)."""
+    from cli_runs import cli_once
+    _, out, _ = cli_once("explain", "--verbose", "--number", "decimal", "59999999+0")
+    assert "offset 0.345 (b = 0.345, leakage\n    -2.2·10^-13)" in out

@@ -387,8 +387,9 @@ def block(d, expected=None, verbose=False):
     digits written), to flag a trace whose R is off (rounding in an inexact number system);
     ``verbose``: the offset's two parts too."""
     parts = f" (b = {short(d.bias)}, leakage {short(d.leakage)})" if verbose else ""
+    # beside b to three digits, the offset to three too: 0.345 − 2.2·10^-13 is 0.345, not 0.34
     lines = [f"position {d.pos} ({d.token!r}): R = {d.remaining}, P = 10^{d.power}, "
-             f"offset {short(d.bias + d.leakage)}{parts}",
+             f"offset {short(d.bias + d.leakage, sig=3 if verbose else 2)}{parts}",
              f"  x = {x_text(d)} -> nearest mark {d.nearest}.5 -> digit "
              f"{d.nearest}; margin {figure(d.margin)} units over {d.rival}"]
     if expected is not None and d.remaining != expected:
