@@ -449,8 +449,14 @@ def compared(dom, off, loki):
     b = re.search(r'<div id="cmp-attn-b">(.*?)</div></div>', dom, re.S).group(1)
     assert "L0.h (softmax) from query 30: largest a0 ~0.454500, b0 ~0.454500, '0' ~0.0454501" \
         in html.unescape(b)
-    assert len(re.findall(r'<div class="strip">', re.search(
-        r'<div id="cmp-attn-a">(.*?)<div id="cmp-attn-b">', dom, re.S).group(1))) == 3
+    a = re.search(r'<div id="cmp-attn-a">(.*?)<div id="cmp-attn-b">', dom, re.S).group(1)
+    assert len(re.findall(r'<div class="strip">', a)) == 3
+    # head 4's equal weights are said once; each strip's keys are named under it
+    assert ("L0.h4 (softmax1) from query 32: uniform: 1/34 on each of the 33 keys and the sink"
+            in html.unescape(a))
+    names = re.findall(r'<span[^>]*>([^<]*)</span>', re.search(
+        r'<div id="cmp-attn-b">.*?<div class="keys">(.*?)</div>', dom, re.S).group(1))
+    assert names[:3] == ["sep", "a0", "a1"] and names[-1] == "sep" and len(names) == 31
     rows = re.findall(r'<tr class="(\w+)"><td>(.*?)</td><td class="num">(.*?)</td>'
                       r'<td class="num">(.*?)</td>', dom)
     assert [r[1] for r in rows[:10]] == [f"logit {u}" for u in range(10)]

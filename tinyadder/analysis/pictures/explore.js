@@ -347,8 +347,14 @@
   }
   // one head's weights from query q: a strip of cells on the head's own log scale, and its
   // three largest weights in numbers
+  // a key's name under a strip: its role (a0, s10), 'sep' for a separator digit, 'bos'
+  function keyName(label) {
+    if (/^'.*'$/.test(label)) { return /[0-9]/.test(label) ? "sep" : label.slice(1, -1); }
+    return /^<.*>$/.test(label) ? label.slice(1, -1) : label;
+  }
   function strip(key, kind, letters, texts, labels, q) {
     var box = el("div", "strip"), cells = el("div", "cells"), ranked = [];
+    var names = el("div", "keys");
     var keys = kind === "softmax1" ? texts.length : q + 1;  // an ordinary softmax: no sink
     for (var k = 0; k < keys; k++) {
       var sink = k === q + 1, letter = letters.charAt(k);
@@ -357,6 +363,7 @@
       var name = sink ? "sink (weight to nothing)" : "key " + k + " " + labels[k];
       c.title = name + ": " + shown(texts[k]);
       cells.appendChild(c);
+      names.appendChild(el("span", sink ? "sink" : "", sink ? "sink" : keyName(labels[k])));
       if (texts[k] !== "masked" && !sink && letter !== ".") {  // '.': below the scale's floor
         ranked.push([valueOf(texts[k]), labels[k], texts[k]]);
       }
@@ -365,12 +372,19 @@
     ranked.sort(function (x, y) { return y[0] - x[0]; });
     // the three largest, and a fourth that ties the third (rope-19's b_(k-1) beside a_(k-1))
     var shownTop = ranked.length > 3 && ranked[3][0] >= 0.999 * ranked[2][0] ? 4 : 3;
-    box.appendChild(el("div", "top", key + " (" + kind + ") from query " + q + ": largest " +
-      ranked.slice(0, shownTop).map(function (r) {
+    // every key alike (head 4, layer 1's average): one weight, said once
+    var uniform = ranked.length > 3 && ranked.length === q + 1 && ranked.every(function (r) {
+      return r[2] === ranked[0][2];
+    });
+    var sinkSame = kind === "softmax1" && texts[q + 1] === ranked[0][2];
+    box.appendChild(el("div", "top", key + " (" + kind + ") from query " + q + ": " + (uniform
+      ? "uniform: " + shown(ranked[0][2]) + " on each of the " + ranked.length + " keys" +
+        (sinkSame ? " and the sink" : kind === "softmax1" ? "; sink " + shown(texts[q + 1]) : "")
+      : "largest " + ranked.slice(0, shownTop).map(function (r) {
         return r[1] + " " + shown(r[2]);
-      }).join(", ") +
-      (kind === "softmax1" ? "; sink " + shown(texts[q + 1]) : "")));
+      }).join(", ") + (kind === "softmax1" ? "; sink " + shown(texts[q + 1]) : ""))));
     box.appendChild(cells);
+    box.appendChild(names);
     return box;
   }
   function fill(id, nodes) {
