@@ -121,7 +121,7 @@ def test_cli_narrates_and_exits_like_the_main_command():
     assert "position 10 ('1'): R = 12, P = 10^1, offset 0.56\n" in out
     assert "numbers: fraction\n" in out  # the rounding's details are --verbose's
     status, out, err = run_cli("--digits", "3", "123+989", "--verbose")
-    assert "position 10 ('1'): R = 12, P = 10^1, offset 0.56 (b = 0.451, leakage 0.11)\n" in out
+    assert "position 10 ('1'): R = 12, P = 10^1, offset 0.561 (b = 0.451, leakage 0.11)\n" in out
     assert "numbers: fraction (exact; e^x rounded to 43 digits once\n" in out
     assert out.endswith("sum 1112: right\n")
     assert max(len(line) for line in out.splitlines()) <= 80
