@@ -117,7 +117,7 @@ def boxed(x, sig):
 def approx(x, sig):
     """For a Multiscale x = R + T (``split``) whose part T is far below R's ``sig``-th digit:
     (p, exact) with p a rational that rounds to ``sig`` digits as x does, R nudged by
-    10^-(sig + 5) of a unit toward T's sign (decided by T's own enclosures), and exact
+    10^-5 of its ``sig``-th digit toward T's sign (decided by T's own enclosures), and exact
     whether x is R; None for any other x. It decides the digits of a value such as
     −0.0009819595 + T (a jacobli99-28 logit gap), a midpoint at 6 digits that only T's sign
     rounds, which x's own enclosures leave open."""

@@ -309,7 +309,7 @@ def differ(x, y):
 
 def quick_argmax(row):
     """``generate.argmax`` (the first of the largest) with ``greater``'s comparisons: the
-    first index whose value no earlier one equals or exceeds and no later one exceeds."""
+    best so far changes only for a strictly greater value."""
     best = 0
     for u in range(1, len(row)):
         if greater(row[u], row[best]):
