@@ -925,7 +925,7 @@ def ffn_off(views, standalone=False):
     built = views["residual"][-2]["slots"]  # the stream the readout reads, as built
     heading = (f"Change one thing: layer {off['layer']}'s FFN switched off (its output zeros), "
                f"the attention and the readout as built")
-    x0, dx = 170, 72
+    x0, dx = 120, 72
     cols = [q for q in views["predicting"] if q + 1 < len(off["tokens"])]
     right = views["sum"].zfill(len(views["answer"]))
     body = [title(heading)]
@@ -946,6 +946,7 @@ def ffn_off(views, standalone=False):
         if mine:
             rows.append((f"{slot} as built", lambda q, c=mine: _table_value(c[q]), "small"))
         rows.append((f"{slot} FFN off", lambda q, c=cells: _table_value(c[q]), "small"))
+    dx = max([dx] + [text_width(value(q)) + 8 for _, value, _ in rows for q in cols])
     cells = []
     for k, (name, value, cls) in enumerate(rows):
         body.append(text(x0 - 10, y + 16 * k, name, "small", "end"))
