@@ -290,7 +290,8 @@ TOUR_PROBE = """<script>(function () {
   [[2, "1e-42"], [2, "10^-30"], [4, "1e-10, 0.1, -10"], [5, "800137102"], [6, "8"],
    [7, "cand2"], [9, "1/26"], [12, "5193798811+1806201129"], [12, "12+34"],
    [6, "8.5, so 8"], [6, "8.5, so 9"], [10, "-(1000/26)*3.5e8 = -1.346e10"],
-   [10, "-(1000/26)*3.5*1e8"], [2, "e^-40*10^-24"], [10, "-(1000/26)*3.5*1e9"]].forEach(
+   [10, "-(1000/26)*3.5*1e8"], [2, "e^-40*10^-24"], [10, "-(1000/26)*3.5*1e9"],
+   [12, "49999998+0"], [12, "49999997+0"]].forEach(
     function (t) {
       document.querySelector('[data-step="' + t[0] + '"]').click();
       document.getElementById("tour-guess").value = t[1];
@@ -377,9 +378,14 @@ def test_tour_colours_and_softmax_mode(pages):
     # the status line names the variant drawn
     assert " \u00b7 variant slope ln 2" in out["variant"], out["variant"]
     # or the value of the arithmetic typed, e^x included
-    assert out["checks"][12:] == [f"right: the run says {said10}",
-                                  f"right: the run says {said[0]}",
-                                  f"not quite: the run says {said10}"]
+    assert out["checks"][12:15] == [f"right: the run says {said10}",
+                                    f"right: the run says {said[0]}",
+                                    f"not quite: the run says {said10}"]
+    # from 4 to 5 the tilt is half: 49999998 + 0 fails (the run writes 50000000), 49999997
+    # + 0 does not
+    assert out["checks"][15].startswith("a candidate: the tilt may win at place 10\u2077")
+    assert out["checks"][16].startswith("no candidate: by this rule the published model "
+                                        "writes 49999997.")
 
 
 def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):

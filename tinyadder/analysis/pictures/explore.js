@@ -554,7 +554,8 @@
     return out;
   }
   // the last step's rule, in BigInt: the tilt P/10⁶ beats the margin 2(gap − b − ℓ) when
-  // the gap below the next multiple of P is under P/(2·10⁶) + b + ℓ, b + ℓ about ½
+  // the gap below the next multiple of P is under P/(2·10⁶) + b + ℓ, b + ℓ about ½; the
+  // tilt from 4 to 5 is half as large: under P/(4·10⁶) + ½
   function failing(expect, text) {
     var m = /^\s*([0-9]+)\s*\+\s*([0-9]+)\s*$/.exec(text);
     if (!m || m[1].length > expect.digits || m[2].length > expect.digits) {
@@ -568,7 +569,8 @@
     var s = BigInt(m[1]) + BigInt(m[2]), found = [];
     for (var k = expect.digits; k >= 0; k--) {
       var P = 10n ** BigInt(k), r = s % (10n * P), gap = P - r % P, above = r / P + 1n;
-      if (above >= 5n && above <= 9n && gap * 2000000n < P + 1000000n) {
+      var per = above === 5n ? 4000000n : 2000000n;  // 2·10⁶ over the tilt, in units of P
+      if (above >= 5n && above <= 9n && gap * per < P + per / 2n) {
         found.push(power(k));
       }
     }
