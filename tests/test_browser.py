@@ -290,13 +290,16 @@ TOUR_PROBE = """<script>(function () {
   [[2, "1e-42"], [2, "10^-30"], [4, "1e-10, 0.1, -10"], [5, "800137102"], [6, "8"],
    [7, "cand2"], [9, "1/26"], [12, "5193798811+1806201129"], [12, "12+34"],
    [6, "8.5, so 8"], [6, "8.5, so 9"], [10, "-(1000/26)*3.5e8 = -1.346e10"],
-   [10, "-(1000/26)*3.5*1e8"], [2, "e^-40*10^-24"], [10, "-(1000/26)*3.5*1e9"]].forEach(
+   [10, "-(1000/26)*3.5*1e8"], [2, "e^-40*10^-24"], [10, "-(1000/26)*3.5*1e9"],
+   [12, "49999998+0"], [12, "49999997+0"]].forEach(
     function (t) {
       document.querySelector('[data-step="' + t[0] + '"]').click();
       document.getElementById("tour-guess").value = t[1];
       document.getElementById("tour-check").click();
       out.checks.push(document.getElementById("tour-verdict").textContent);
     });
+  document.querySelector('[data-step="11"]').click();  // change one thing: slope ln 2
+  out.variant = document.getElementById("status").textContent;
   document.body.setAttribute("data-probe", JSON.stringify(out));
 }());</script>"""
 
@@ -372,10 +375,17 @@ def test_tour_colours_and_softmax_mode(pages):
     said10 = ", ".join(views_tour[9]["expect"].get("texts") or
                        map(str, views_tour[9]["expect"]["values"]))
     assert out["checks"][11] == f"right: the run says {said10}"
+    # the status line names the variant drawn
+    assert " \u00b7 variant slope ln 2" in out["variant"], out["variant"]
     # or the value of the arithmetic typed, e^x included
-    assert out["checks"][12:] == [f"right: the run says {said10}",
-                                  f"right: the run says {said[0]}",
-                                  f"not quite: the run says {said10}"]
+    assert out["checks"][12:15] == [f"right: the run says {said10}",
+                                    f"right: the run says {said[0]}",
+                                    f"not quite: the run says {said10}"]
+    # from 4 to 5 the tilt is half: 49999998 + 0 fails (the run writes 50000000), 49999997
+    # + 0 does not
+    assert out["checks"][15].startswith("a candidate: the tilt may win at place 10\u2077")
+    assert out["checks"][16].startswith("no candidate: by this rule the published model "
+                                        "writes 49999997.")
 
 
 def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
@@ -445,8 +455,14 @@ def compared(dom, off, loki):
     b = re.search(r'<div id="cmp-attn-b">(.*?)</div></div>', dom, re.S).group(1)
     assert "L0.h (softmax) from query 30: largest a0 ~0.454500, b0 ~0.454500, '0' ~0.0454501" \
         in html.unescape(b)
-    assert len(re.findall(r'<div class="strip">', re.search(
-        r'<div id="cmp-attn-a">(.*?)<div id="cmp-attn-b">', dom, re.S).group(1))) == 3
+    a = re.search(r'<div id="cmp-attn-a">(.*?)<div id="cmp-attn-b">', dom, re.S).group(1)
+    assert len(re.findall(r'<div class="strip">', a)) == 3
+    # head 4's equal weights are said once; each strip's keys are named under it
+    assert ("L0.h4 (softmax1) from query 32: uniform: 1/34 on each of the 33 keys and the sink"
+            in html.unescape(a))
+    names = re.findall(r'<span[^>]*>([^<]*)</span>', re.search(
+        r'<div id="cmp-attn-b">.*?<div class="keys">(.*?)</div>', dom, re.S).group(1))
+    assert names[:3] == ["sep", "a0", "a1"] and names[-1] == "sep" and len(names) == 31
     rows = re.findall(r'<tr class="(\w+)"><td>(.*?)</td><td class="num">(.*?)</td>'
                       r'<td class="num">(.*?)</td>', dom)
     assert [r[1] for r in rows[:10]] == [f"logit {u}" for u in range(10)]

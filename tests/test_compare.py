@@ -38,6 +38,9 @@ def test_published_against_repaired(tmp_path):
     assert rows[("readout", "logit 0")].startswith("the same at 7 of 13;")
     assert text.count('<section class="stage"') == 6 + 2  # six stages, two layers' heads
     assert "<script" not in text
+    assert ("Each model is drawn at the position its own page opens at: tinyadder36-published "
+            "at position 8 (the first that predicts a digit); tinyadder36-repaired at position "
+            "8 (the first that predicts a digit).") in text
 
 
 def test_the_explorer_page_carries_the_second_model(tmp_path):

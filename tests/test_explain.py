@@ -121,7 +121,7 @@ def test_cli_narrates_and_exits_like_the_main_command():
     assert "position 10 ('1'): R = 12, P = 10^1, offset 0.56\n" in out
     assert "numbers: fraction\n" in out  # the rounding's details are --verbose's
     status, out, err = run_cli("--digits", "3", "123+989", "--verbose")
-    assert "position 10 ('1'): R = 12, P = 10^1, offset 0.56 (b = 0.451, leakage 0.11)\n" in out
+    assert "position 10 ('1'): R = 12, P = 10^1, offset 0.561 (b = 0.451, leakage 0.11)\n" in out
     assert "numbers: fraction (exact; e^x rounded to 43 digits once\n" in out
     assert out.endswith("sum 1112: right\n")
     assert max(len(line) for line in out.splitlines()) <= 80
@@ -337,3 +337,37 @@ def test_a_float_lead_is_counted_in_the_systems_spacings():
     for lead, count in said:
         assert abs(float(lead.replace("·10^", "e")) - int(count) * 2 ** -14) < 1e-6, lead
     assert "spacings" not in narrate_logits(exact_run("12+34")[1], 12, 34)  # exact: none
+
+
+def test_a_multiscale_is_printed_from_its_parts_without_expanding():
+    """A value such as the fraction system's e^-10^10 (9.28·10^-4342944820: as a rational, ten
+    billion digits) is never expanded to print it: R + e^-10^10 with R = −0.0009819595, a
+    midpoint at 6 digits, rounds by the tiny part's sign (read off its own enclosure), and
+    the tiny part alone prints its own digits. jacobli99-28's exact explain took minutes on
+    such values; it takes seconds."""
+    from tinyadder.analysis.explain import figure
+    from tinyadder.analysis.pictures import views
+    tiny = number_system("fraction").exp(Fraction(-10 ** 10))
+    r = Fraction(-1963919, 2 * 10 ** 9)
+    assert (figure(r + tiny, 6), figure(r - tiny, 6)) == ("-9.81959·10^-4", "-9.8196·10^-4")
+    assert (views.text(r + tiny), views.text(r - tiny)) == ("~-0.000981959", "~-0.000981960")
+    assert figure((r + tiny) - r) == "9.28·10^-4342944820"
+    assert figure(r + tiny - tiny, 6) == "-9.8196·10^-4"  # exactly r: -0.0009819595 to 6 digits
+
+
+@pytest.mark.slow
+def test_an_exact_rope_10000_explain_reads_its_values_without_expanding():
+    """jacobli99-28's exact run holds values 10^-226919005 from 0 (x1 after the FFN where
+    s_k = 0): explain prints their digits, and every column line holds."""
+    from cli_runs import cli_once
+    status, out, _ = cli_once("explain", "--model", "jacobli99-28", "5999999999+1")
+    assert status == 0 and out.count("within 0.001 of") == 33, out
+    assert "x1 after the FFN -1.99129·10^-226919005, within 0.001 of s0 = 0" in out
+
+
+def test_a_verbose_offset_has_the_digits_of_its_parts():
+    """--verbose prints b to three digits beside the offset b + ℓ: the offset gets three too
+    (0.345 − 2.2·10^-13 printed 0.34 beside b = 0.345)."""
+    from cli_runs import cli_once
+    _, out, _ = cli_once("explain", "--verbose", "--number", "decimal", "59999999+0")
+    assert "offset 0.345 (b = 0.345, leakage\n    -2.2·10^-13)" in out

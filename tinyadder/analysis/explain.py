@@ -41,10 +41,14 @@ A Decision's repr shows short values exactly and long ones by their readable for
 """
 
 from dataclasses import dataclass, fields
+from decimal import Context, Decimal, ROUND_HALF_EVEN
 from fractions import Fraction
 import textwrap
 
+from ..generate import argmax
 from ..numbers import first_largest, ordered
+from ..numbers.multiscale import LEVELS, Multiscale
+from ..numbers.protocol import Undecided
 from .text import brief, exponent, figure as text_figure, finite
 from .show import rational_text, rounded
 from ..addition import answer
@@ -64,6 +68,113 @@ def _q(x):
     if hasattr(x, "exact"):
         return x.exact()
     return x if isinstance(x, Fraction) else Fraction(x)
+
+
+def _kept(x):
+    """A trace value to compare and subtract: a Multiscale as it is (its order and its
+    digits are read off enclosures; expanding e^-700000's 10^6-bit denominator takes
+    minutes), anything else as an exact rational (``_q``)."""
+    return x if isinstance(x, Multiscale) else _q(x)
+
+
+def dust(x):
+    """A bound B (a Decimal) with |x| <= B for a Multiscale whose sign its enclosures leave
+    open without expanding it: 0 up to terms that cancel in every enclosure (jacobli99-28's
+    x1 after the FFN where s_k = 0, whose leaves are near 10^-40250041832: as a rational,
+    more digits than memory holds). B is read off the enclosure of its part T (x = R + T,
+    ``split``, R = 0) at 1280 digits, else of x itself. None for any other value, whose
+    digits are read as usual."""
+    if not isinstance(x, Multiscale) or x.sign(expand=False) is not None:
+        return None
+    parts = x.split()
+    tiny = [parts[1]] if parts and parts[0] == 0 and isinstance(parts[1], Multiscale) else []
+    for value in tiny + [x]:
+        try:
+            box = value.box(LEVELS[-1])
+        except Undecided:
+            continue
+        return max(abs(box.lo), abs(box.hi))
+    return None
+
+
+def boxed(x, sig):
+    """A Multiscale's ``sig`` digits as ``significant`` gives them (half to even, zeros kept),
+    read off its 40-digit enclosure alone, the common case: None where the two ends round
+    apart (or to 0)."""
+    try:
+        box = x.box(LEVELS[0])
+    except Undecided:
+        return None
+    ctx = Context(prec=sig, rounding=ROUND_HALF_EVEN)
+    lo, hi = ctx.plus(box.lo), ctx.plus(box.hi)
+    if lo != hi or not lo:
+        return None
+    if len(lo.as_tuple().digits) < sig:
+        lo = lo.quantize(Decimal(1).scaleb(lo.adjusted() - sig + 1), context=ctx)
+    return lo
+
+
+def approx(x, sig):
+    """For a Multiscale x = R + T (``split``) whose part T is far below R's ``sig``-th digit:
+    (p, exact) with p a rational that rounds to ``sig`` digits as x does, R nudged by
+    10^-5 of its ``sig``-th digit toward T's sign (decided by T's own enclosures), and exact
+    whether x is R; None for any other x. It decides the digits of a value such as
+    −0.0009819595 + T (a jacobli99-28 logit gap), a midpoint at 6 digits that only T's sign
+    rounds, which x's own enclosures leave open."""
+    parts = x.split() if isinstance(x, Multiscale) else None
+    if not parts:
+        return None
+    r, t = parts
+    if not isinstance(t, Multiscale):
+        return r + t, True
+    sign = t.sign(expand=False)
+    if sign == 0:
+        return r, True
+    if sign is None or r == 0:
+        return None
+    try:
+        box = t.box(LEVELS[0])
+    except Undecided:
+        return None
+    place = exponent(abs(r)) - sig
+    if max(abs(box.lo), abs(box.hi)).adjusted() >= place - 10:
+        return None
+    return r + sign * Fraction(10) ** (place - 5), False
+
+
+def dust_exponent(bound):
+    """N with a bound below 10^N: 10^-1277 for 2.4·10^-1278."""
+    return bound.adjusted() + 1
+
+
+FAR = 1000  # decades: a Multiscale's digits this far from 1 are printed from its Decimal
+
+
+def _shown(x, sig):
+    """A rational that ``figure`` prints as it would print x to ``sig`` digits: x itself, or
+    for a Multiscale its correctly rounded ``sig`` digits (``significant``), nudged off them
+    by 10^-(sig + 3) of a unit where x is not exactly that (so the text keeps its rounded
+    trailing zeros); or, for digits beyond 10^±FAR (a 10^-304000 difference, whose Fraction
+    would take minutes), the text itself, its zeros kept: ``figure`` passes a str through."""
+    if not isinstance(x, Multiscale):
+        return x
+    bound = dust(x)
+    if bound is not None:
+        return f"~0 (|x| < 10^{dust_exponent(bound)})"
+    near = approx(x, sig)
+    if near is not None:
+        return near[0]
+    d = x.significant(sig)
+    if d and abs(d.adjusted()) > FAR:
+        sign, digits, _ = d.as_tuple()
+        mantissa = "".join(map(str, digits))
+        point = f"{mantissa[0]}.{mantissa[1:]}" if mantissa[1:] else mantissa
+        return f"{'-' if sign else ''}{point}·10^{d.adjusted()}"
+    d = Fraction(d)
+    if x == d:
+        return d
+    nudge = Fraction(10) ** (exponent(abs(d)) - sig - 3) if d else Fraction(0)
+    return d + nudge if x > d else d - nudge
 
 
 def scales(model):
@@ -232,7 +343,8 @@ def figure(q, sig=3):
     >>> figure(Fraction(79999, 10 ** 6)), figure(Fraction(8, 100))  # rounded, and exact
     ('0.0800', '0.08')
     """
-    return text_figure(q, sig, power=True)
+    shown = _shown(q, sig)
+    return shown if isinstance(shown, str) else text_figure(shown, sig, power=True)
 
 
 def short(q, most=6, sig=2):
@@ -275,8 +387,9 @@ def block(d, expected=None, verbose=False):
     digits written), to flag a trace whose R is off (rounding in an inexact number system);
     ``verbose``: the offset's two parts too."""
     parts = f" (b = {short(d.bias)}, leakage {short(d.leakage)})" if verbose else ""
+    # beside b to three digits, the offset to three too: 0.345 − 2.2·10^-13 is 0.345, not 0.34
     lines = [f"position {d.pos} ({d.token!r}): R = {d.remaining}, P = 10^{d.power}, "
-             f"offset {short(d.bias + d.leakage)}{parts}",
+             f"offset {short(d.bias + d.leakage, sig=3 if verbose else 2)}{parts}",
              f"  x = {x_text(d)} -> nearest mark {d.nearest}.5 -> digit "
              f"{d.nearest}; margin {figure(d.margin)} units over {d.rival}"]
     if expected is not None and d.remaining != expected:
@@ -409,18 +522,33 @@ def column_lines(cache, pos, k, a, b):
         read, embedded = (cache.view(stage[s], pos)[q.slot] for s in (q.stage, "embed"))
         if not (finite(read) and finite(embedded)):
             continue  # an overflowed float run: no value to hold to the formula
-        read, embedded = _q(read), _q(embedded)
+        read, embedded = _kept(read), _q(embedded)
         want = Fraction(q.value(a, b, k, embedded))
         filled = q.filled(a, b, k, embedded, figure(embedded, 6))
         value = figure(want, 6)
         said = f"{q.text(k)} = {filled}" + (f" = {value}" if filled != value else "")
-        how = (" = " if read == want else f", within {short(q.within)} of "
-               if abs(read - want) <= q.within else
-               f", off by {figure(read - want)} (more than {short(q.within)}) from ")
+        how = _held(read, want, q.within)
         where = "after attention" if q.stage.endswith("attn") else "after the FFN"
         lines += textwrap.wrap(f"  {q.slot} {where} {figure(read, 6)}{how}{said}", WIDTH,
                                subsequent_indent="    ")
     return lines
+
+
+def _held(read, want, within):
+    """' = ', ', within B of ' or ', off by X (more than B) from ': how the run's value holds
+    the formula's. A value only bounded (``dust``: |read| < 10^-1000 or less) is within B of
+    want where |want| + its bound is, and off by about −want else."""
+    bound = dust(read)
+    if bound is not None and dust_exponent(bound) < -100:
+        off = Fraction(10) ** -100  # |read| < 10^-100: negligible beside any bound here
+        if abs(want) + off <= within:
+            return f", within {short(within)} of "
+        return f", off by {figure(-want)} (more than {short(within)}) from "
+    if read == want:
+        return " = "
+    if abs(read - want) <= within:
+        return f", within {short(within)} of "
+    return f", off by {figure(read - want)} (more than {short(within)}) from "
 
 
 TASK_LEGEND = ("Every figure is read from the trace. Each position that predicts a token of "
@@ -482,7 +610,7 @@ def narrate_logits(cache, a, b, verbose=False):
         lines += [""] + textwrap.wrap(families.LEGENDS[design], WIDTH)
     lines.append("")
     for pos in cache.predicting:
-        logits = [_q(v) if finite(v) else None for v in cache["logits"][pos]]
+        logits = [_kept(v) if finite(v) else None for v in cache["logits"][pos]]
         here, nxt = layout[pos], layout[pos + 1]
         token = "" if here.role == "special" else f" = {model.vocab[cache.tokens[pos]]!r}"
         what = "" if nxt.role == "special" else f"{nxt.label} = "
@@ -493,9 +621,14 @@ def narrate_logits(cache, a, b, verbose=False):
         if any(v is None for v in logits):
             lines.append(f"{said}; the logits are not finite (the number system overflowed)")
             continue
-        best = first_largest(logits)
-        rest = [k for k in range(len(logits)) if k != best]
-        runner = max(rest, key=lambda k: ordered(logits[k]))
+        if any(isinstance(v, Multiscale) for v in logits):  # compared, never expanded
+            best = argmax(logits)
+            runner = argmax([v for k, v in enumerate(logits) if k != best])
+            runner += runner >= best
+        else:
+            best = first_largest(logits)
+            rest = [k for k in range(len(logits)) if k != best]
+            runner = max(rest, key=lambda k: ordered(logits[k]))
         lead = logits[best] - logits[runner]
         lines.append(f"{said}: lead {figure(lead)} logits over {labels[runner]!r}" +
                      spacings(cache.ns, lead, logits[best]))

@@ -175,6 +175,15 @@ def _side(views):
             f'({escape(views["tokens"][state["pos"]]["label"])}).</p>')
 
 
+def _opening(views):
+    """'zcbtrak-6 at position 30 (the first that predicts a digit)': where a model is
+    drawn (``figures.defaults``)."""
+    pos = figures.defaults(views)["pos"]
+    why = ("the first wrong digit's" if views["flaw_pos"] is not None
+           else "the first that predicts a digit")
+    return f"{escape(views['model'])} at position {pos} ({why})"
+
+
 def _stage_figure(views, short):
     state = figures.defaults(views)
     if short not in [s["short"] for s in views["stages"]]:
@@ -222,7 +231,8 @@ def page(left, right):
         "at 10<sup>3</sup>, s0 the sum's units digit), then each model's residual stream and "
         "attention side by side. Every number is the run's, as <code>tinyadder --trace</code> "
         "prints it; <code>tinyadder explore --model NAME</code> draws either alone, with "
-        "hovers.</p>",
+        "hovers. Each model is drawn at the position its own page opens at: "
+        f"{_opening(left)}; {_opening(right)}.</p>",
         f'<div class="pair"><div>{_side(left)}</div><div>{_side(right)}</div></div>',
         f"{_table(left, right)}{key_table(left, right)}</header><main>", *parts, "</main></body></html>\n",
     ])

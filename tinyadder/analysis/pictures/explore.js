@@ -135,6 +135,10 @@
     }
     parts.push("head " + state.head + " " +
                (state.mode === "softmax1" ? D.heads[state.head].kind : "softmax"));
+    if (state.variant !== D.defaults.variant) {  // change one thing: which run is drawn
+      var named = document.querySelector('button[data-variant="' + state.variant + '"]');
+      parts.push("variant " + (named ? named.textContent : state.variant));
+    }
     if (C && state.compare) {
       var m = matched(state.pos);
       parts.push("compare " + C.model + ": " + (m.pos === null
@@ -343,8 +347,14 @@
   }
   // one head's weights from query q: a strip of cells on the head's own log scale, and its
   // three largest weights in numbers
+  // a key's name under a strip: its role (a0, s10), 'sep' for a separator digit, 'bos'
+  function keyName(label) {
+    if (/^'.*'$/.test(label)) { return /[0-9]/.test(label) ? "sep" : label.slice(1, -1); }
+    return /^<.*>$/.test(label) ? label.slice(1, -1) : label;
+  }
   function strip(key, kind, letters, texts, labels, q) {
     var box = el("div", "strip"), cells = el("div", "cells"), ranked = [];
+    var names = el("div", "keys");
     var keys = kind === "softmax1" ? texts.length : q + 1;  // an ordinary softmax: no sink
     for (var k = 0; k < keys; k++) {
       var sink = k === q + 1, letter = letters.charAt(k);
@@ -353,6 +363,7 @@
       var name = sink ? "sink (weight to nothing)" : "key " + k + " " + labels[k];
       c.title = name + ": " + shown(texts[k]);
       cells.appendChild(c);
+      names.appendChild(el("span", sink ? "sink" : "", sink ? "sink" : keyName(labels[k])));
       if (texts[k] !== "masked" && !sink && letter !== ".") {  // '.': below the scale's floor
         ranked.push([valueOf(texts[k]), labels[k], texts[k]]);
       }
@@ -361,12 +372,19 @@
     ranked.sort(function (x, y) { return y[0] - x[0]; });
     // the three largest, and a fourth that ties the third (rope-19's b_(k-1) beside a_(k-1))
     var shownTop = ranked.length > 3 && ranked[3][0] >= 0.999 * ranked[2][0] ? 4 : 3;
-    box.appendChild(el("div", "top", key + " (" + kind + ") from query " + q + ": largest " +
-      ranked.slice(0, shownTop).map(function (r) {
+    // every key alike (head 4, layer 1's average): one weight, said once
+    var uniform = ranked.length > 3 && ranked.length === q + 1 && ranked.every(function (r) {
+      return r[2] === ranked[0][2];
+    });
+    var sinkSame = kind === "softmax1" && texts[q + 1] === ranked[0][2];
+    box.appendChild(el("div", "top", key + " (" + kind + ") from query " + q + ": " + (uniform
+      ? "uniform: " + shown(ranked[0][2]) + " on each of the " + ranked.length + " keys" +
+        (sinkSame ? " and the sink" : kind === "softmax1" ? "; sink " + shown(texts[q + 1]) : "")
+      : "largest " + ranked.slice(0, shownTop).map(function (r) {
         return r[1] + " " + shown(r[2]);
-      }).join(", ") +
-      (kind === "softmax1" ? "; sink " + shown(texts[q + 1]) : "")));
+      }).join(", ") + (kind === "softmax1" ? "; sink " + shown(texts[q + 1]) : ""))));
     box.appendChild(cells);
+    box.appendChild(names);
     return box;
   }
   function fill(id, nodes) {
@@ -536,7 +554,8 @@
     return out;
   }
   // the last step's rule, in BigInt: the tilt P/10⁶ beats the margin 2(gap − b − ℓ) when
-  // the gap below the next multiple of P is under P/(2·10⁶) + b + ℓ, b + ℓ about ½
+  // the gap below the next multiple of P is under P/(2·10⁶) + b + ℓ, b + ℓ about ½; the
+  // tilt from 4 to 5 is half as large: under P/(4·10⁶) + ½
   function failing(expect, text) {
     var m = /^\s*([0-9]+)\s*\+\s*([0-9]+)\s*$/.exec(text);
     if (!m || m[1].length > expect.digits || m[2].length > expect.digits) {
@@ -550,7 +569,8 @@
     var s = BigInt(m[1]) + BigInt(m[2]), found = [];
     for (var k = expect.digits; k >= 0; k--) {
       var P = 10n ** BigInt(k), r = s % (10n * P), gap = P - r % P, above = r / P + 1n;
-      if (above >= 5n && above <= 9n && gap * 2000000n < P + 1000000n) {
+      var per = above === 5n ? 4000000n : 2000000n;  // 2·10⁶ over the tilt, in units of P
+      if (above >= 5n && above <= 9n && gap * per < P + per / 2n) {
         found.push(power(k));
       }
     }
@@ -729,7 +749,7 @@
     var what = meaning(name, pos);
     if (what) { lines.push(what); }
     if (what && D.cases[pos] && what.indexOf("_k") >= 0) { lines.push(D.cases[pos]); }
-    if (row.intended[pos]) { lines.push("intended " + row.intended[pos]); }
+    if (row.intended[pos]) { lines.push("intended " + shown(row.intended[pos])); }
     if (row.gap && row.gap[pos] !== "0") {
       lines.push("behind the winner by " + shown(row.gap[pos].replace(/^-/, "")) +
                  " (logit − the largest)");

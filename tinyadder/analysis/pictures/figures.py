@@ -905,6 +905,17 @@ def change_panel(views, v, x0, y0, width):
     return out, top + height + (64 if off else 56)
 
 
+TINY = 99  # decades: the FFN-off table writes a value below 10^-99 as "≈ 0", to fit
+
+
+def _table_value(cell):
+    """``value_text``, or '≈ 0' for a value below 10^-TINY (jacobli99-28's exact x1 after
+    the FFN, ~-1.99·10^-226919005, would not fit a column)."""
+    if cell[1] is None and cell[2].startswith("~0") or cell[1] is not None and cell[1] < -TINY:
+        return "\u2248 0"
+    return value_text(cell)
+
+
 def ffn_off(views, standalone=False):
     """Change one thing for a model outside the family: the run with the last block's FFN
     switched off (``views.ffn_off``) beside the run as built, per position that predicts a
@@ -914,7 +925,7 @@ def ffn_off(views, standalone=False):
     built = views["residual"][-2]["slots"]  # the stream the readout reads, as built
     heading = (f"Change one thing: layer {off['layer']}'s FFN switched off (its output zeros), "
                f"the attention and the readout as built")
-    x0, dx = 170, 72
+    x0, dx = 120, 72
     cols = [q for q in views["predicting"] if q + 1 < len(off["tokens"])]
     right = views["sum"].zfill(len(views["answer"]))
     body = [title(heading)]
@@ -933,8 +944,9 @@ def ffn_off(views, standalone=False):
     for slot, cells in off["values"].items():
         mine = next((r["cells"] for r in built if r["slot"] == slot), None)
         if mine:
-            rows.append((f"{slot} as built", lambda q, c=mine: value_text(c[q]), "small"))
-        rows.append((f"{slot} FFN off", lambda q, c=cells: value_text(c[q]), "small"))
+            rows.append((f"{slot} as built", lambda q, c=mine: _table_value(c[q]), "small"))
+        rows.append((f"{slot} FFN off", lambda q, c=cells: _table_value(c[q]), "small"))
+    dx = max([dx] + [text_width(value(q)) + 8 for _, value, _ in rows for q in cols])
     cells = []
     for k, (name, value, cls) in enumerate(rows):
         body.append(text(x0 - 10, y + 16 * k, name, "small", "end"))
@@ -946,7 +958,8 @@ def ffn_off(views, standalone=False):
     body.append(f'<g id="off-cells">{"".join(cells)}</g>')
     bottom = y + 16 * len(rows) + 6
     note = ("vermillion: a digit the switch changed; a slot's value is the stream the readout "
-            "reads, after the last FFN (with it off: after the last attention)")
+            f"reads, after the last FFN (with it off: after the last attention); \u2248 0: "
+            f"below {power(-TINY)} in size (an exact run's far keys)")
     body.append(text(0, bottom + 8, note, "small"))
     return svg(width_for(x0 + len(cols) * dx + 10, heading, size=13), bottom + 16, body,
                "change-svg", standalone)

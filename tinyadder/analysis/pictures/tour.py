@@ -557,7 +557,9 @@ FFN = {  # design: (slot, what the FFN does there, tolerance)
                            "reaches 10): acc is within 1/2 of s{k}.", 0.5),
     "rope-10000": ("x1", "It adds the carry (a hinge pair on x0 fires when D \u2264 \u22129) "
                          "and wraps x1 (another pair takes 10 off when the column with its "
-                         "carry reaches 10): x1 = s{k} exactly.", 0.05),
+                         "carry reaches 10): x1 = s{k}, exactly in float32, the file's "
+                         "dtype (an exact run keeps the far keys' tiny weights, which leave "
+                         "x1 a hair off s{k}).", 0.05),
     "rope-10000/norm": ("x2", "It wraps the column (a pair of SiLU units takes 10 off x2 when "
                               "x2 \u2212 x1/10 reaches 9.45) but does not add the carry: x2 = "
                               "a{k} + b{k} \u2212 10\u00b7c{n}. The carry comes in at the final "
@@ -628,7 +630,8 @@ def _embedding(views):
                     f"{a0['text']}, on the embedding? (a number)",
         "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
                    "tol": 1e-4},
-        "answer": f"{shown(value[2])}: " + formula.format(d=a0["text"]) + ".",
+        "answer": f"{shown(value[2])}: {slot} = {formula.format(d='d')} = "
+                  f"{formula.format(d=a0['text'])} for d = {a0['text']}.",
     }
 
 

@@ -30,11 +30,11 @@ import math
 
 from ...addition import answer, digits_of, encode
 from ...construction import SLOTS
-from ...generate import argmax
 from ...numbers import is_zero
 from ... import task as tasks
 from ...weights import live_heads
-from ..explain import decisions, remaining_values, scales, short, x_text
+from ..explain import (approx, boxed, decisions, dust, dust_exponent, remaining_values, scales,
+                       short, x_text)
 from ..families import design, family_meanings
 from ..ledger import RULES, ledger, rules, tensors
 from ..text import exponent, figure, finite, log10_abs, to_float
@@ -45,6 +45,8 @@ from ..program import half_layers
 from ..show import MARK, SHORT, SIG, fmt, rounded
 from ...cache import Stage, run_with_cache, stages
 from . import variants
+from ...numbers.multiscale import Multiscale
+from ...numbers.protocol import Undecided
 from .svg import NUMBERED_SLOTS, pretty, shown
 
 
@@ -69,7 +71,16 @@ def _rounded_decimal(x, sig):
 
 def text(x):
     """``show.fmt(x)``, the tracer's text, computed without converting a long Fraction's
-    thousand-digit numerator and denominator to Decimal (same digits, much faster)."""
+    thousand-digit numerator and denominator to Decimal (same digits, much faster), and for
+    a Multiscale from its rational part where that decides the digits (``explain.approx``)."""
+    if isinstance(x, Multiscale):
+        quick = boxed(x, SIG)
+        if quick is not None:
+            return MARK + format(quick, f".{SIG}g")
+        near = approx(x, SIG)
+        if near is not None:
+            return "0" if near == (0, True) else MARK + rounded(near[0], SIG)
+        return MARK + rounded(x, SIG)
     long = isinstance(x, Fraction) and (
         x.numerator.bit_length() + x.denominator.bit_length() > 4 * SHORT)
     if long:
@@ -80,7 +91,12 @@ def text(x):
 
 
 def cell(x):
-    """[float (None beyond a double's range), log10 |x| (None for 0), the tracer's text]."""
+    """[float (None beyond a double's range), log10 |x| (None for 0), the tracer's text];
+    for a value known only to within a bound of 0 (``explain.dust``): [0.0, None, '~0, |x| <
+    10⁻ᴺ']."""
+    bound = dust(x) if isinstance(x, Multiscale) and boxed(x, SIG) is None else None
+    if bound is not None:
+        return [0.0, None, f"~0, |x| < {pretty(f'1e{dust_exponent(bound)}')}"]
     f = to_float(x)
     return [f if math.isfinite(f) else None, log10_abs(x), text(x)]
 
@@ -257,6 +273,50 @@ def view_stages(model):
     return out
 
 
+def _order(x, y):
+    """1 if x > y, -1 if x < y, read off two Multiscales' 40-digit enclosures (they contain
+    the exact values, so a gap between them decides); None where they overlap or either is
+    not a Multiscale. Subtracting two of them adds their long rational parts, which is what
+    made comparing nino-116's exact logits take seconds a row."""
+    if not (isinstance(x, Multiscale) and isinstance(y, Multiscale)):
+        return None
+    try:
+        bx, by = x.box(40), y.box(40)
+    except Undecided:
+        return None
+    return 1 if bx.lo > by.hi else -1 if bx.hi < by.lo else None
+
+
+def greater(x, y):
+    """x > y, decided by the enclosures where they can (``_order``), else exactly."""
+    found = _order(x, y)
+    return x > y if found is None else found > 0
+
+
+def differ(x, y):
+    """x != y: the same object is equal; else as ``greater`` decides order; a difference
+    whose sign no enclosure decides (``explain.dust``: below 10^-1000 or so) is not a
+    change the page can draw, and counts as none."""
+    if x is y:
+        return False
+    found = _order(x, y)
+    if found is not None:
+        return True
+    if isinstance(x, Multiscale) or isinstance(y, Multiscale):
+        return dust(x - y) is None and x != y
+    return x != y
+
+
+def quick_argmax(row):
+    """``generate.argmax`` (the first of the largest) with ``greater``'s comparisons: the
+    best so far changes only for a strictly greater value."""
+    best = 0
+    for u in range(1, len(row)):
+        if greater(row[u], row[best]):
+            best = u
+    return best
+
+
 def residual_view(cache, probe, intents):
     """Per stage (embedding, each half-layer) and slot, the value at every position, whether
     that stage changed it, whether it departs from its intended value (``probes.check``; never
@@ -275,8 +335,8 @@ def residual_view(cache, probe, intents):
             for pos, row in enumerate(values):
                 old = before[pos][s] if before is not None and s < len(before[pos]) else None
                 cells.append(cell(row[s]))
-                changed.append(before is not None and row[s] != (old if old is not None
-                                                                 else cache.ns.zero))
+                changed.append(before is not None and differ(row[s], old if old is not None
+                                                             else cache.ns.zero))
                 departs.append(probe is not None and slot in probe.departures_at(pos,
                                                                                  stage.name))
                 want.append(text(intents[stage.name][pos][slot].value) if intents else "")
@@ -287,11 +347,11 @@ def residual_view(cache, probe, intents):
         before = values
     logits = cache["logits"]
     tokens = cache.labels("unembed.hook_out")
-    winners = [max(range(len(row)), key=lambda u: row[u]) if pos in cache.predicting else None
-               for pos, row in enumerate(logits)]
+    firsts = [quick_argmax(row) if all(finite(v) for v in row) else None for row in logits]
+    winners = [w if pos in cache.predicting else None for pos, w in enumerate(firsts)]
     # the readout sees the last stage's slots, unchanged; then its logits, winners outlined
     readout = [dict(row, changed=[False] * len(row["changed"])) for row in out[-1]["slots"]]
-    best = [row[argmax(row)] if all(finite(v) for v in row) else None for row in logits]
+    best = [None if w is None else row[w] for row, w in zip(logits, firsts)]
     for u, token in enumerate(tokens):
         readout.append({"slot": f"logit {token}", "cells": [cell(row[u]) for row in logits],
                         "gap": [cell(row[u] - top) if top is not None else [None, None, "?"]
@@ -313,6 +373,9 @@ def meanings(model):
     published = model.readout.get("0") == "eq"
     read = {slot: u for u, slot in ((u, model.readout.get(str(u))) for u in range(10))}
     avg = "+ layer 1's running average (1000/{i2})\u00b7(R + b + \u2113)"
+    # before a digit of the sum is predicted, R is no remainder yet: the digits read so far
+    read_so_far = (avg + ", R the digits read so far at their places (a's and b's, less the "
+                   "sum's digits written)")
     out = {"embed": {"eq": ["1 on '=', else 0"] * 2,
                      "special": ["1 on <bos>, +, = and <eos>, else 0"] * 2,
                      "digit": ["10\u00b7d on a digit d (0 for the digit 0)"] * 2,
@@ -328,11 +391,11 @@ def meanings(model):
             f"relu(scale)\u00b7({u} + \u00bd)\u00b7count\u00b710^{n + 2}: 0 before =",
             f"\u2212(1000/{{i2}})\u00b7({u} + \u00bd)\u00b7P, P = {{P}}: the ruler mark "
             f"{u} + \u00bd"]
-    out["L1.attn"] = {s: [avg] * 2 for s in model.slots[:len(SLOTS)]}
+    out["L1.attn"] = {s: [read_so_far, avg] for s in model.slots[:len(SLOTS)]}
     out["L1.mlp"] = {}
     for u in range(10):
-        out["L1.attn"][f"cand{u}"] = [avg, f"= (1000/{{i2}})\u00b7(x \u2212 {u}.5)\u00b7P with "
-                                            f"x = {{x}}, P = {{P}}"]
+        out["L1.attn"][f"cand{u}"] = [read_so_far, f"= (1000/{{i2}})\u00b7(x \u2212 {u}.5)"
+                                                   f"\u00b7P with x = {{x}}, P = {{P}}"]
     for slot, u in read.items():
         tilt = (f" + what {slot} held before: the published readout's tilt" if published
                 else "")
