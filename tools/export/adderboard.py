@@ -77,8 +77,51 @@ def _bingbangboom_87(module):
     return model, lambda m, a, b: int(module._generate_output_batch(m, [(a, b)], cpu)[0][::-1])
 
 
+class Wrapper(torch.nn.Module):
+    """A submission's forward as the submission defines it, as an nn.Module: ``inner``'s
+    forward (an object of the submission's own class), its output ``pick`` (None: as it is;
+    0: the first of a tuple)."""
+
+    def __init__(self, inner, pick=None):
+        super().__init__()
+        self.inner, self.pick = inner, pick
+
+    def forward(self, tokens):
+        out = self.inner.forward(tokens)
+        return out if self.pick is None else out[self.pick]
+
+
+def _alexlitz_36(module):
+    """build_model gives a TinyAdder of its own (no nn.Module): its forward, which returns
+    token ids (the argmin of its errors), wrapped; its own add."""
+    inner, _ = module.build_model()
+    return Wrapper(inner), module.add
+
+
+def _cosminscn(module):
+    """No build_model or add: build_adder's GPT, whose forward returns (the last position's
+    logits, None), wrapped to the logits; its own test()'s loop as add (digits and 0 for '+'
+    and '=', the sum's 11 digits least significant first)."""
+    model = Wrapper(module.build_adder(), pick=0)
+    return model, lambda m, a, b: module.test(_AsTheirs(m), a, b, verbose=False)[1]
+
+
+class _AsTheirs:
+    """The wrapped model as test() calls it: eval(), and (logits, None) of a call."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def eval(self):
+        return self.model.eval()
+
+    def __call__(self, tokens):
+        return self.model(tokens), None
+
+
 # entries without AdderBoard's build_model and add: (model, add) from their own functions
-ADAPTERS = {"jacobli99-93": _jacobli99_93, "bingbangboom-lab-87": _bingbangboom_87}
+ADAPTERS = {"jacobli99-93": _jacobli99_93, "bingbangboom-lab-87": _bingbangboom_87,
+            "alexlitz-36": _alexlitz_36, "cosminscn-66": _cosminscn, "cosminscn-130": _cosminscn}
 
 
 def recorded_calls(add, model, a, b):
