@@ -612,7 +612,8 @@ def _real_graph(name):
 # NonZero, lanes assigned by ScatterND, [tok | pos], a head of one, interleaved rotary, a
 # mix, gelu by 0.5, LayerNormalization, its decomposition, Split, rotary lanes written by
 # ScatterND, heads repeated by Tile, q and k scaled apart, ScatterElements):
-# lichengliu03-50 and bingbangboom-lab-87 are refused, the others import (docs/onnx.md, "What imports, entry by entry")
+# lichengliu03-50 and bingbangboom-lab-87 are refused, the others import (docs/onnx.md,
+# "What imports, entry by entry")
 REAL_GRAPHS = ("jacobli99-28.torchscript", "jacobli99-28.dynamo", "jacobli99-93.torchscript.ort",
                "lichengliu03-50.dynamo", "prasannakotyal-116.torchscript",
                "dimopep-140.torchscript", "lokimorty-39.torchscript.onnxscript",

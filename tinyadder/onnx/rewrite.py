@@ -1916,7 +1916,8 @@ def _contiguous_slices(g):
             nodes.append(node)
             continue
         names = []
-        for what, values in (("starts", [r[0] for r in kept]), ("ends", [r[-1] + 1 for r in kept])):
+        for what, values in (("starts", [r[0] for r in kept]),
+                             ("ends", [r[-1] + 1 for r in kept])):
             names.append(g.fresh(f"{node.input[0]}.{what}"))
             g.add_const(names[-1], _Const(DataType.INT64, (len(kept),), values))
         nodes.append(replace(node, input=(node.input[0], *names, node.input[3])))
