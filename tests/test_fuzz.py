@@ -611,15 +611,16 @@ def _real_graph(name):
 # Gemm of onnxruntime's, ScatterND, Where, Trilu, Unsqueeze, Cast, ConstantOfShape, Equal,
 # NonZero, lanes assigned by ScatterND, [tok | pos], a head of one, interleaved rotary, a
 # mix, gelu by 0.5, LayerNormalization, its decomposition, Split, rotary lanes written by
-# ScatterND, heads repeated by Tile, q and k scaled apart): lichengliu03-50 is refused, the
-# others import (docs/onnx.md, "What imports, entry by entry")
+# ScatterND, heads repeated by Tile, q and k scaled apart, ScatterElements):
+# lichengliu03-50 and bingbangboom-lab-87 are refused, the others import (docs/onnx.md,
+# "What imports, entry by entry")
 REAL_GRAPHS = ("jacobli99-28.torchscript", "jacobli99-28.dynamo", "jacobli99-93.torchscript.ort",
                "lichengliu03-50.dynamo", "prasannakotyal-116.torchscript",
                "dimopep-140.torchscript", "lokimorty-39.torchscript.onnxscript",
                "evindor-57.torchscript.ort", "evindor-57.torchscript", "vijec-52.dynamo",
                "dimopep-140.torchscript.ort", "yinglunz-456.torchscript", "vijec-52.torchscript",
                "yinglunz-512.dynamo", "yinglunz-512.torchscript16",
-               "jackcai1206-234.torchscript.ort")
+               "jackcai1206-234.torchscript.ort", "bingbangboom-lab-87.dynamo")
 
 
 def test_real_graphs_with_the_new_operators_survive_mutations():

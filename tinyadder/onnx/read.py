@@ -34,14 +34,15 @@ from .wire import OnnxError
 
 OPSETS = range(13, 24)  # ReduceSum's axes as an input from 13; 23 is the newest read
 KNOWN = ("Add", "Concat", "Constant", "Cos", "Div", "Erf", "Exp", "Gather", "Gemm", "Identity",
-         "LayerNormalization", "MatMul", "Mul", "Neg", "Pow", "ReduceMax", "ReduceMean", "ReduceSum", "Relu",
-         "Reshape", "Sigmoid", "Sin", "Slice", "Softmax", "Sqrt", "Sub", "Transpose")
+         "LayerNormalization", "MatMul", "Mul", "Neg", "Pow", "ReduceMax", "ReduceMean",
+         "ReduceSum", "Relu", "Reshape", "Sigmoid", "Sin", "Slice", "Softmax", "Sqrt", "Sub",
+         "Transpose")
 ACTIVATION_OPS = ("Relu", "Identity", "Div", "Mul")
 # (fewest, most) inputs of each operator as tinyadder reads it; every node has one output
 ARITY = {"Add": (2, 2), "Concat": (1, 4), "Constant": (0, 0), "Div": (2, 2), "Gather": (2, 2),
-         "Gemm": (2, 3), "LayerNormalization": (2, 3), "MatMul": (2, 2), "Mul": (2, 2), "Pow": (2, 2), "ReduceMax": (1, 2),
-         "ReduceMean": (1, 2), "ReduceSum": (2, 2), "Reshape": (2, 2), "Slice": (3, 5),
-         "Sub": (2, 2)}
+         "Gemm": (2, 3), "LayerNormalization": (2, 3), "MatMul": (2, 2), "Mul": (2, 2),
+         "Pow": (2, 2), "ReduceMax": (1, 2), "ReduceMean": (1, 2), "ReduceSum": (2, 2),
+         "Reshape": (2, 2), "Slice": (3, 5), "Sub": (2, 2)}
 
 
 def load(path, layout=None):
@@ -1054,6 +1055,8 @@ class _View:
                     [self.is_const(v) for v in node.input].count(True) != 1:
                 return qh, kt, 1, None
             operands.append(node.input if self.is_const(node.input[1]) else node.input[::-1])
+            if math.prod(self.constants[operands[-1][1]].dims) != 1:
+                return qh, kt, 1, None
         (q, a), (k, b) = operands
         for value in (qh, kt):
             self.node(value, ("Mul",), "a scaled q or k")

@@ -35,7 +35,15 @@ those, and only those, into the exporter's forms, each rewrite exact:
   Cos of the constant as [T, n];
 - **linear maps**: a projection written lane by lane (Slices and Gathers of the last axis,
   Muls by constants, Adds, Subs, Unsqueezes, Expands, Concats with zeros) is the chain of
-  MatMuls that computes the same float program (``_linear``).
+  MatMuls that computes the same float program (``_linear``);
+- **columns**: a Slice or Split of the last axis of x @ W is x @ W' (``_column_slices``); a
+  strided Slice that skips nothing it keeps is step 1 (``_contiguous_slices``);
+- **repeated heads**: Reshape(Tile or Expand(Unsqueeze(k))) is a Gather of the heads
+  (``_tiled_heads``);
+- **scattered lanes**: lanes written into zeros by ScatterND, or torch.export's
+  slice_scatter between Transposes, are a Concat (``_scattered_lanes``,
+  ``_transposed_scatters``); Reshape without the batch, Transpose, Reshape back is one
+  Transpose (``_unbatched_transposes``).
 
 What does not fit stays as it is, and the reader refuses it in one line naming the node.
 """
@@ -1916,7 +1924,8 @@ def _contiguous_slices(g):
             nodes.append(node)
             continue
         names = []
-        for what, values in (("starts", [r[0] for r in kept]), ("ends", [r[-1] + 1 for r in kept])):
+        for what, values in (("starts", [r[0] for r in kept]),
+                             ("ends", [r[-1] + 1 for r in kept])):
             names.append(g.fresh(f"{node.input[0]}.{what}"))
             g.add_const(names[-1], _Const(DataType.INT64, (len(kept),), values))
         nodes.append(replace(node, input=(node.input[0], *names, node.input[3])))
