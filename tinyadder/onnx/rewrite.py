@@ -2006,18 +2006,23 @@ def _scattered_lanes(g):
         if zeros is None or any(v != 0 for v in zeros.values) or \
                 any(len(readers.get(c.output[0], ())) != 1 for c in chain[1:]):
             continue
-        dims = zeros.dims
-        parts = []
-        for lane in range(dims[-1]):
-            if lane not in lanes:
-                lanes[lane] = g.fresh(f"{base}.lane")
-                g.add_const(lanes[lane], _Const(zeros.dtype, dims[:-1] + (1,),
-                                                [0.0] * math.prod(dims[:-1])))
-            parts.append(lanes[lane])
-        nodes[i] = Node(tuple(parts), node.output, "Concat", node.name,
-                        (Attribute("axis", AttributeType.INT, -1),))
-        g.shapes[node.output[0]] = tuple(dims)
+        nodes[i] = _lanes_concat(g, node, lanes, zeros.dims[-1], zeros.dims, base, zeros.dtype)
     g.nodes = _pruned(g, nodes)
+
+
+def _lanes_concat(g, node, lanes, count, dims, base, dtype):
+    """Concat on the last axis of lanes 0 .. count − 1 ({lane: value}), a lane none writes
+    zeros of shape dims[:-1] + (1,): ``node``'s output, of shape ``dims``."""
+    parts = []
+    for lane in range(count):
+        if lane not in lanes:
+            lanes[lane] = g.fresh(f"{base}.lane")
+            g.add_const(lanes[lane], _Const(dtype, dims[:-1] + (1,),
+                                            [0.0] * math.prod(dims[:-1])))
+        parts.append(lanes[lane])
+    g.shapes[node.output[0]] = tuple(dims)
+    return Node(tuple(parts), node.output, "Concat", node.name,
+                (Attribute("axis", AttributeType.INT, -1),))
 
 
 def _transposed_scatters(g):
@@ -2050,16 +2055,7 @@ def _transposed_scatters(g):
                 not lanes or any(not 0 <= l < zeros.dims[0] for l in lanes):
             continue
         dims = tuple(zeros.dims[p] for p in perm)
-        parts = []
-        for lane in range(zeros.dims[0]):
-            if lane not in lanes:
-                lanes[lane] = g.fresh(f"{base}.lane")
-                g.add_const(lanes[lane], _Const(zeros.dtype, dims[:-1] + (1,),
-                                                [0.0] * math.prod(dims[:-1])))
-            parts.append(lanes[lane])
-        nodes[i] = Node(tuple(parts), node.output, "Concat", node.name,
-                        (Attribute("axis", AttributeType.INT, -1),))
-        g.shapes[node.output[0]] = dims
+        nodes[i] = _lanes_concat(g, node, lanes, zeros.dims[0], dims, base, zeros.dtype)
     g.nodes = _pruned(g, nodes)
 
 
