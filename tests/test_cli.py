@@ -283,3 +283,14 @@ def test_bench_board_proves_each_proved_board_model_again(monkeypatch, capsys):
     assert lines[7] == "prove --number DTYPE --max-sets 1000 --jobs 2, each board program proved"
     assert lines[8].split()[:4] == ["adder1", "proved", "28", "regions"]
     assert lines[9].startswith("program proofs: ") and lines[11].startswith("bench: ")
+
+
+@pytest.mark.parametrize("path", ["tinyadder", "tinyadder/__main__.py"])
+def test_the_package_folder_runs_as_a_path(tmp_path, path):
+    """``python path/to/tinyadder`` runs the package in that folder (Python puts the folder
+    itself first on the path, where tinyadder/numbers would hide the library's numbers), with
+    the same answer as ``python -m tinyadder``, and bad input stays one line."""
+    done = subprocess.run([sys.executable, str(ROOT / path), "7650676663+0149460439", "1+"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "7650676663+0149460439=07800137102\n")
+    assert done.stderr == "tinyadder: error: missing operand in '1+'; use A+B, e.g. 12+34\n"

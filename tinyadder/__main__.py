@@ -31,8 +31,7 @@ def entry():
     catching = _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler
     if catching:
         _signal.signal(_signal.SIGINT, _interrupted_at_start)
-    from .cli import main
-    from .cli.options import PROG, Diagnostics
+    main, PROG, Diagnostics = _cli()
     try:
         if catching:
             _signal.signal(_signal.SIGINT, _signal.default_int_handler)  # cli.main takes Ctrl-C
@@ -50,6 +49,23 @@ def entry():
         status = 2
     _settle(sys.stderr)
     sys.exit(status)
+
+
+def _cli():
+    """(cli.main, PROG, Diagnostics) of this package; run as a path (``python
+    path/to/tinyadder``), the package is the folder this file sits in, found by its path."""
+    if __package__:
+        from .cli import main
+        from .cli.options import PROG, Diagnostics
+        return main, PROG, Diagnostics
+    import importlib
+    folder = os.path.dirname(os.path.abspath(__file__))
+    # Python put the folder itself first on the path, where its numbers/ hides the library's
+    sys.path[:] = [os.path.dirname(folder)] + [p for p in sys.path
+                                               if os.path.abspath(p or ".") != folder]
+    options = importlib.import_module(f"{os.path.basename(folder)}.cli.options")
+    return importlib.import_module(f"{os.path.basename(folder)}.cli").main, options.PROG, \
+        options.Diagnostics
 
 
 def _settle(stream):
