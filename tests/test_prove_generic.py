@@ -290,7 +290,7 @@ def test_a_non_affine_embedding_is_proved_by_indicators():
     keep it, so the proof needs few exact runs (the hull: one per pair, 100), and its
     certificate checks."""
     model = build(SQUARES)
-    assert generic.Prover(model).affine is None
+    assert generic.Prover(model).line is False
     assert wrong_pairs(model) == set()
     outcome = generic.prove(model)
     assert outcome.verdict == "proved" and outcome.runs <= 10

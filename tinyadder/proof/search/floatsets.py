@@ -101,11 +101,6 @@ class FloatProver(Prover):
     def _row(self, slot, region):
         return [self.ns.lift(v) for v in super()._row(slot, region)]
 
-    def _digit_row(self, form, col, lo, hi):
-        """The kernel's embedding of a digit token (``FloatFormSystem.digit_row``)."""
-        return self.ns.digit_row([self.compiled.embed[self.digit_ids[d]]
-                                  for d in range(lo, hi + 1)], form, col, lo)
-
     def logits(self, k, region):
         return [self.ns.close(v) for v in super().logits(k, region)]
 

@@ -47,7 +47,7 @@ from ...analysis.parallel import each_share
 from ..kernel.claim import short_answer
 from ..kernel.setcheck import COUNT_FORMAT, ffn_map, final_point, gap, layout
 from .sets import Region, a_var, b_var, c_var
-from .setsystem import ONE, SetSystem, rational
+from .setsystem import SetSystem, rational
 
 FORMAT = "tinyadder-sets-certificate"
 MAX_SETS = 20000
@@ -130,7 +130,9 @@ class Prover:
         self.compiled = compile_model(model, self.ns)
         self.digit_ids = [model.vocab.index(str(d)) for d in range(10)]
         self.readout = list(self.compiled.readout_tokens)
-        self.affine = self._affine_embedding()
+        # the kernel's rule (``Leaves``): a real-number model's digit rows are affine only
+        # where all ten rows are exactly affine in the digit; a float program's column by column
+        self.line = not self.ns.exact or self._affine_embedding()
         # an exact system's logit differences are formed from the final row (``difference``)
         self._readout = self.compiled.readout_map() if self.ns.exact else None
         self._final = None
@@ -145,32 +147,17 @@ class Prover:
 
     # ---- the embedding of a set of tokens -------------------------------------------------
     def _affine_embedding(self):
-        """(row of 0, row of 1 - row of 0) if the digits' rows are exactly affine in the
-        digit (every entry a rational), else None."""
+        """Whether the digits' rows are exactly affine in the digit (every entry a rational)."""
         rows = [self.compiled.embed[t] for t in self.digit_ids]
-        if not all(v.point for row in rows for v in row):
-            return None
-        e0 = [v.k for v in rows[0]]
-        step = [v.k - e for v, e in zip(rows[1], e0)]
-        for d, row in enumerate(rows):
-            if any(v.k != e + d * s for v, e, s in zip(row, e0, step)):
-                return None
-        return e0, step
+        return all(v.point for row in rows for v in row) and all(
+            v.k == e.k + d * (o.k - e.k) for d, row in enumerate(rows)
+            for v, e, o in zip(row, rows[0], rows[1]))
 
     def _digit_row(self, form, col, lo, hi):
-        """The embedding of a digit token whose value is ``form`` (a SetValue) in lo..hi, the
-        digit of column ``col``: the form through the affine embedding, else the indicator
-        form sum_d row_d [x = d] (exact at every digit)."""
-        ns = self.ns
-        if lo == hi:
-            return list(self.compiled.embed[self.digit_ids[lo]])
-        if self.affine is not None:
-            e0, step = self.affine
-            return [form.times(s, ONE) + ns.grid_interval(e, e) if s else
-                    ns.grid_interval(e, e) for e, s in zip(e0, step)]
-        rows = [(d, self.compiled.embed[self.digit_ids[d]]) for d in range(lo, hi + 1)]
-        return [ns.indicators(col, [(d, row[i]) for d, row in rows])
-                for i in range(len(rows[0][1]))]
+        """The kernel's embedding of a digit token whose value is ``form`` in lo..hi, the
+        digit of column ``col`` (``FormSystem.digit_row``)."""
+        return self.ns.digit_row([self.compiled.embed[self.digit_ids[d]]
+                                  for d in range(lo, hi + 1)], form, col, lo, self.line)
 
     def _row(self, slot, region):
         kind, j = slot

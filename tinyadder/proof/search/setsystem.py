@@ -123,11 +123,6 @@ class Searching:
         """The constant interval [lo, hi] (rationals)."""
         return self.grid_interval(down(lo), up(hi))
 
-    def indicators(self, col, entries):
-        """sum_d value_d [x = d] over ``entries`` (d, SetValue without variables) of column
-        ``col``: exact while x is one of those digits."""
-        return self.table(col, [(d, e.k + e.lo, e.k + e.hi) for d, e in entries])
-
 
 class SetSystem(Searching, FormSystem):
     """The number system of :class:`SetValue` for one model; ``region`` (set by the prover
