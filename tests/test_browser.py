@@ -403,12 +403,30 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     both = tmp_path / "both.html"  # the compare mode: TinyAdder-36 against lokimorty-10
     both.write_text(explore_page.page(traced(EXAMPLE)[1], None, views), encoding="utf-8")
     flaw = pages["flaw"].as_uri() + "#pos=23&stage=readout"
-    urls = [loki.as_uri() + "#tour=3", flaw,
+    zc = tmp_path / "zc.html"  # exact: x0 = 1000 - d^2/1000, 249991/250 at position 2
+    zc_views = views_of(models.build("zcbtrak-6", None), 7650676663, 149460439)
+    zc.write_text(explore_page.page(zc_views), encoding="utf-8")
+    urls = [zc.as_uri() + "#pos=31&stage=L0.mlp", loki.as_uri() + "#tour=3", flaw,
             both.as_uri() + "#pos=32&stage=readout", both.as_uri() + "#pos=7&compare=0",
             both.as_uri() + "#pos=31&stage=L1.attn"]
     doms = dump(urls)
     for url in urls:
         assert_ran_cleanly(*doms[url])
+    # the script redraws the grid for the stage chosen: x0 in one shade (under a decade),
+    # its range beside it, each value a decimal (249991/250 at position 2 is 999.964)
+    dom = doms[urls.pop(0)][0]
+    t = len(zc_views["tokens"])
+    said = re.findall(r">([^<]*)</text>", re.search(r'<g id="resid-values">(.*?)</g>', dom,
+                                                    re.S).group(1))
+    assert said[2] == "999.964" and not [v for v in said if "/" in v], said
+    x0 = next(r["cells"] for r in zc_views["residual"][2]["slots"] if r["slot"] == "x0")
+    assert x0[2][2] == "249991/250" and zc_views["residual"][2]["short"] == "L0.mlp"
+    ranges = re.findall(r">([^<]*)</text>", re.search(r'<g id="resid-ranges">(.*?)</g>', dom,
+                                                      re.S).group(1))
+    assert ranges[0] == "|x| 999.919 .. 1000, one shade"
+    cells = re.findall(r'<rect [^>]*class="([^"]+)"', re.search(
+        r'<g id="resid-cells">(.*?)</g>', dom, re.S).group(1))
+    assert len(set(cells[:t])) == 1 and len(set(cells[t:2 * t])) > 3
     compared(doms[urls[2]][0], doms[urls[3]][0], views)
     # a stage lokimorty-10 lacks is matched by role: TinyAdder-36's running total after
     # layer 1's attention beside lokimorty-10's column sum after its only attention

@@ -860,7 +860,8 @@ def test_a_two_slot_stream_prints_its_values_in_the_grid(example):
     stage = next(s for s in rope["residual"] if s["short"] == "L0.attn")
     cells = {row["slot"]: row["cells"] for row in stage["slots"]}
     t = len(rope["tokens"])
-    assert [v for _, v in values] == [svg.shown(c[2]) for s in ("x0", "x1") for c in cells[s]]
+    assert [v for _, v in values] == [figures.value_text(c) for s in ("x0", "x1")
+                                      for c in cells[s]]
     assert values[t + 31][1] == "~100.002"
     letters = figures.residual_classes(rope)["L0.attn"]
     assert [bool(dk) for dk, _ in values] == [svg.dark(ch) for s in ("x0", "x1")
@@ -872,6 +873,36 @@ def test_a_two_slot_stream_prints_its_values_in_the_grid(example):
     mlp = next(s for s in rope["residual"] if s["short"] == "L0.mlp")["slots"]
     x1 = next(r["cells"] for r in mlp if r["slot"] == "x1")
     assert min(c[1] for c in x1 if c[1] is not None) < -14 and lo == hi - 12
+
+
+def test_a_row_under_a_decade_is_one_shade_with_its_range_printed(example):
+    """A row whose |x| spans under a decade is drawn in one shade, its real range beside it:
+    zcbtrak-6's x0 (999.919 .. 1000) and TinyAdder-36's scale (1/35 .. 1/24) would else run
+    from the palest colour to the darkest under a legend of whole decades; a row over a
+    decade keeps its log scale. The exact run's grid prints x0 as decimals, 249991/250 as
+    999.964, the fraction only in the hover (``page_data``'s "dec")."""
+    _, published, _, _ = example
+    a, b = map(int, EXAMPLE.split("+"))
+    rope = run_views(models.build("zcbtrak-6", None), a, b, "fraction")
+    letters, scales = figures.residual_classes(rope), figures.residual_scales(rope)
+    x0 = next(r["cells"] for r in rope["residual"][1]["slots"] if r["slot"] == "x0")
+    assert {c[2] for c in x0} >= {"1000", "249991/250", "999919/1000"}
+    assert len(set(letters["L0.attn"]["x0"])) == 1 and len(set(letters["L0.attn"]["x1"])) > 3
+    assert figures.row_legend(x0, scales["L0.attn"]["x0"]) == "|x| 999.919 .. 1000, one shade"
+    drawn = figures.residual(rope, "L0.attn", 31)
+    assert ">|x| 999.919 .. 1000, one shade</text>" in drawn and ">|x| 10⁻¹⁰ .. 10³<" in drawn
+    values = re.findall(r">([^<]*)</text>", re.search(r'<g id="resid-values">(.*?)</g>',
+                                                       drawn).group(1))
+    assert values[2] == "999.964" and not [v for v in values if "/" in v]
+    row = explore.page_data(rope)["residual"]["L0.attn"]["rows"]["x0"]
+    assert row["range"] == "|x| 999.919 .. 1000, one shade"
+    assert row["dec"][2] == "999.964" and row["cells"][2][2] == "249991/250"
+    assert {k for k, c in enumerate(x0) if "/" in c[2]} == set(row["dec"])
+    scale = next(r["cells"] for s in published["residual"] for r in s["slots"]
+                 if r["slot"] == "scale" and s["short"] == "L0.mlp")
+    said = figures.row_legend(scale, figures.residual_scales(published)["L0.mlp"]["scale"])
+    assert said == "|x| 0.0285714 .. 0.0416667, one shade"
+    assert len(set(figures.residual_classes(published)["L0.mlp"]["scale"]) - {"z"}) == 1
 
 
 def test_change_one_thing_shows_the_ffn_off_run():

@@ -230,7 +230,7 @@
         var cls = row ? signedClass(row.cls.charAt(p)) : "na";
         rects[r * T + p].setAttribute("class", cls);
         if (values && r * T + p < values.children.length) {
-          values.children[r * T + p].textContent = row ? shown(row.cells[p][2]) : "";
+          values.children[r * T + p].textContent = row ? decimal(row, p) : "";
           values.children[r * T + p].setAttribute(
             "class", row && dark(row.cls.charAt(p)) ? "small val dk" : "small val");
         }
@@ -696,8 +696,13 @@
     if (!m) { return text; }
     return m[1] + (m[2] === "1" ? "" : m[2] + "\u00b7") + power(parseInt(m[3], 10));
   }
-  function cellText(cell) {
-    return shown(cell[2]) +
+  // a residual value as the grid prints it: a fraction as its decimal (figures.value_text)
+  function decimal(row, p) {
+    return row.dec[p] !== undefined ? row.dec[p] : shown(row.cells[p][2]);
+  }
+
+  function cellText(cell, dec) {
+    return (dec !== undefined ? dec + " = " + cell[2] : shown(cell[2])) +
            (cell[1] === null ? "" : "   (log10 |x| = " + cell[1].toFixed(4) + ")");
   }
 
@@ -745,7 +750,7 @@
     var name = D.resid_rows[r], row = D.residual[state.stage].rows[name];
     if (!row) { showTip(ev, [name + ": not in the stream after " + state.stage]); return pos; }
     var lines = [name + " at position " + pos + " ('" + D.tokens[pos].text + "') after " +
-                 state.stage, cellText(row.cells[pos])];
+                 state.stage, cellText(row.cells[pos], row.dec[pos])];
     var what = meaning(name, pos);
     if (what) { lines.push(what); }
     if (what && D.cases[pos] && what.indexOf("_k") >= 0) { lines.push(D.cases[pos]); }

@@ -94,7 +94,10 @@ def page_data(views, other=None):
                 "changed": _flags(row["changed"]), "departs": _flags(row["departs"]),
                 "cells": row["cells"], "intended": row["intended"],
                 "range": ("vs winner" if "gap" in row else
-                          figures.range_text(scales[stage["short"]][row["slot"]]))}
+                          figures.row_legend(row["cells"], scales[stage["short"]][row["slot"]])),
+                # a fraction's decimal, where the page prints one ('999.964' for 249991/250)
+                "dec": {p: figures.value_text(c) for p, c in enumerate(row["cells"])
+                        if "/" in c[2] and not c[2].startswith("~")}}
             if "gap" in row:
                 rows[row["slot"]]["gap"] = [c[2] for c in row["gap"]]
         residual[stage["short"]] = {"rows": rows}
