@@ -609,6 +609,14 @@ def test_a_board_models_tour_in_the_browser(tmp_path, name):
     assert ("Find your own failing input" in titles) == (name == "lokimorty-39")
     asked = [(k, step) for k, step in enumerate(steps, 1) if step.get("expect")]
     guesses = [[k, g] for k, step in asked for g in _guesses(step)]
+    # each kind of quantity is checked to one rule, which the verdict states: a slot's value
+    # within its step's tolerance (100.003 whole, so 99 is another column), a lead to two
+    # significant digits (0.078125: 0.078, not 0.085)
+    numbered = {s["title"].split(". ", 1)[1]: k for k, s in enumerate(steps, 1)}
+    extra = ([[numbered["The column"], g] for g in ("100", "99", "101")] +
+             [[numbered["The readout"], g] for g in ("0, 0.078", "0, 0.0781", "0, 0.085")]
+             if name == "zcbtrak-6" else [])
+    guesses += extra
     data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
                                 path.read_text(encoding="utf-8"), re.S).group(1))
     column = next((s for s in steps if s["title"].endswith("The column")), None)
@@ -623,6 +631,18 @@ def test_a_board_models_tour_in_the_browser(tmp_path, name):
         # at most three slots: the grid prints each value, redrawn for the stage chosen
         cell = data["residual"]["L0.attn"]["rows"]["x1"]["cells"][column["state"]["pos"]]
         assert out["value"] == page_number(cell[2])  # both have at most three slots
+    if extra:
+        column, lead = out["checks"][-6:-3], out["checks"][-3:]
+        out["checks"] = out["checks"][:-6]
+        rule = (" (a typed value counts within 0.5 of it: nearer it than any other whole "
+                "number)")
+        assert column == [f"right: the run says ~100.003{rule}",
+                          f"not quite: the run says ~100.003{rule}",
+                          f"not quite: the run says ~100.003{rule}"]
+        rule = " (the digit counts exactly, the lead to two significant digits)"
+        assert lead == [f"right: the run says 0, 0.078125{rule}",
+                        f"right: the run says 0, 0.078125{rule}",
+                        f"not quite: the run says 0, 0.078125{rule}"]
     assert len(out["steps"]) == len(steps) and len(out["checks"]) == 2 * len(asked)
     for step, got in zip(steps, out["steps"]):
         assert got["title"] == step["title"]

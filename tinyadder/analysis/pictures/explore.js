@@ -597,6 +597,11 @@
         return got.length === want.length && want.every(function (w, i) {
           var g = got[i];
           if (expect.kind === "integers") { return g === w; }
+          if (expect.kind === "numbers" && expect.sig && expect.sig[i]) {
+            // to sig significant digits: within half a unit of w's last one
+            var unit = Math.pow(10, Math.floor(Math.log10(Math.abs(w))) - expect.sig[i] + 1);
+            return Math.abs(g - w) <= 0.5 * unit * (1 + 1e-9);
+          }
           if (expect.kind === "numbers") {  // within 0.5 %, or the step's stated tolerance
             return Math.abs(g - w) <= Math.max(0.005 * Math.abs(w), expect.tol || 0);
           }
@@ -606,7 +611,8 @@
         });
       });
     }
-    return (right ? "right: " : "not quite: ") + "the run says " + said;
+    return (right ? "right: " : "not quite: ") + "the run says " + said +
+           (expect.rule ? " (" + expect.rule + ")" : "");
   }
   var scrollCard = false;
   function drawTour() {

@@ -470,7 +470,8 @@ def _any_readout(views, q):
         "question": f"Which digit wins at position {q}, and by how many logits does it lead "
                     f"the runner-up? (two numbers)",
         "expect": {"kind": "numbers", "values": [int(digit), lead],
-                   "texts": [digit, shown(text)]},
+                   "texts": [digit, shown(text)], "sig": [0, 2],
+                   "rule": "the digit counts exactly, the lead to two significant digits"},
         "answer": f"{digit}, ahead of {runner} by {shown(text)} logits. The "
                   f"{'answer' if views.get('task') else 'sum'} is {right}; "
                   f"this lead is what a rounding error would have to overcome.",
@@ -505,6 +506,20 @@ def _any_params(views):
 def _residual_at(views, stage, slot, pos):
     rows = next(s for s in views["residual"] if s["short"] == stage)["slots"]
     return next(r for r in rows if r["slot"] == slot)["cells"][pos]
+
+
+# What a typed number is checked to, per kind of quantity, said in the step's verdict: a
+# slot's value within the step's tolerance (why that tolerance, by its size), a lead to two
+# significant digits (``_any_readout``), anything else within 0.5 %.
+WHY = {1e-4: "the formula's value, rounding aside", 0.05: "the formula's value, rounding aside",
+       0.5: "nearer it than any other whole number",
+       2.5: "x1/10 within 0.25 of the digit it writes"}
+
+
+def within(tol):
+    """The rule a slot's value is checked to: within(0.5) == 'a typed value counts within
+    0.5 of it: nearer it than any other whole number'."""
+    return f"a typed value counts within {tol:g} of it: {WHY[tol]}"
 
 
 # A designed family's tour steps on the column (``views.design``): after the attention, at
@@ -629,7 +644,8 @@ def _embedding(views):
         "question": f"What does {slot} hold at position {a0['pos']}, the digit a0 = "
                     f"{a0['text']}, on the embedding? (a number)",
         "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
-                   "tol": 1e-4},
+                   "tol": 1e-4,
+                   "rule": within(1e-4)},
         "answer": f"{shown(value[2])}: {slot} = {formula.format(d='d')} = "
                   f"{formula.format(d=a0['text'])} for d = {a0['text']}.",
     }
@@ -674,7 +690,8 @@ def _column(views, q):
                 f" Hover {slot} after L0.attn.",
         "question": f"What does {slot} hold at position {q} after the attention? (a number)",
         "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
-                   "tol": tol},
+                   "tol": tol,
+                   "rule": within(tol)},
         "answer": f"{shown(value[2])}: {said}.",
     }
 
@@ -707,7 +724,8 @@ def _carry(views, q):
         "text": how.format(k=k, j=k - 1) + f" Compare {slot} at the embedding and after "
                                            f"L0.attn.",
         "question": asked + " (a number)",
-        "expect": {"kind": "numbers", "values": [value], "texts": [text], "tol": 0.05},
+        "expect": {"kind": "numbers", "values": [value], "texts": [text], "tol": 0.05,
+                   "rule": within(0.05)},
         "answer": f"{text}: {said}, so " + (f"a carry comes into place {k}." if ck else
                                           f"no carry comes into place {k}."),
     }
@@ -729,7 +747,8 @@ def _ffn(views, q):
         "question": f"What does {slot} hold at position {q} after the FFN? (a number; "
                     f"a{k} = {a}, b{k} = {b}, s{k} = {s})",
         "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
-                   "tol": tol},
+                   "tol": tol,
+                   "rule": within(tol)},
         "answer": f"{shown(value[2])}. The readout's parabola then writes the digit nearest "
                   f"{'x1/10' if views['design'] == 'rope-19' else 'its vertex'}: {s}.",
     }
@@ -789,7 +808,8 @@ def _ratio_step(views, q):
         "question": f"How many times a{k - 1}'s weight does a{k} get from query {q}? (a "
                     f"number)",
         "expect": {"kind": "numbers", "values": [ratio], "texts": [f"{ratio:.4g}"],
-                   "tol": 0.05},
+                   "tol": 0.05,
+                   "rule": within(0.05)},
         "answer": f"{ratio:.4g}: a{k} {shown(weights[f'a{k}'][1])} against a{k - 1} "
                   f"{shown(weights[f'a{k - 1}'][1])}.",
     }
