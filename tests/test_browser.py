@@ -291,7 +291,7 @@ TOUR_PROBE = """<script>(function () {
    [7, "cand2"], [9, "1/26"], [12, "5193798811+1806201129"], [12, "12+34"],
    [6, "8.5, so 8"], [6, "8.5, so 9"], [10, "-(1000/26)*3.5e8 = -1.346e10"],
    [10, "-(1000/26)*3.5*1e8"], [2, "e^-40*10^-24"], [10, "-(1000/26)*3.5*1e9"],
-   [12, "49999998+0"], [12, "49999997+0"]].forEach(
+   [12, "49999998+0"], [12, "49999997+0"], [12, "0099999999+0000000000"]].forEach(
     function (t) {
       document.querySelector('[data-step="' + t[0] + '"]').click();
       document.getElementById("tour-guess").value = t[1];
@@ -384,8 +384,15 @@ def test_tour_colours_and_softmax_mode(pages):
     # from 4 to 5 the tilt is half: 49999998 + 0 fails (the run writes 50000000), 49999997
     # + 0 does not
     assert out["checks"][15].startswith("a candidate: the tilt may win at place 10\u2077")
-    assert out["checks"][16].startswith("no candidate: by this rule the published model "
-                                        "writes 49999997.")
+    assert out["checks"][16] == (
+        "no candidate: by this rule the published model writes 49999997. Its sum is just "
+        "below a multiple of 10⁷, but the digit there is 4, and from 4 to 5 the tilt is "
+        "half as large. Try one where it is 4 to 8, or a 4 nearer the boundary.")
+    # a sum just below 10^8, its digit at place 10^7 a 9: no larger rival, as the page says
+    assert out["checks"][17] == (
+        "no candidate: by this rule the published model writes 99999999. Its sum is just "
+        "below a multiple of 10⁷, but the digit there is 9, which has no larger rival. "
+        "Try one where it is 4 to 8.")
 
 
 def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):

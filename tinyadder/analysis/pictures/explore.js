@@ -566,18 +566,30 @@
         "A+B", m[1] + "+" + m[2]) + ": it writes " + (BigInt(m[1]) + BigInt(m[2])).toString() +
         " when it adds right, and warns and exits with status 1 when it does not.";
     }
-    var s = BigInt(m[1]) + BigInt(m[2]), found = [];
+    var s = BigInt(m[1]) + BigInt(m[2]), found = [], near = null;
     for (var k = expect.digits; k >= 0; k--) {
       var P = 10n ** BigInt(k), r = s % (10n * P), gap = P - r % P, above = r / P + 1n;
       var per = above === 5n ? 4000000n : 2000000n;  // 2·10⁶ over the tilt, in units of P
       if (above >= 5n && above <= 9n && gap * per < P + per / 2n) {
         found.push(power(k));
       }
+      // the place to explain: a 9 (no rival) before a 4 (half the tilt) before the highest
+      var rank = above === 10n ? 2 : above === 5n ? 1 : 0;
+      if (gap * 2000000n < P + 1000000n && (near === null || rank > near[2])) {
+        near = [k, above - 1n, rank];
+      }
     }
+    // just below a multiple of 10^k, yet no candidate: the digit at place k says why
+    var why = near === null ? " Try one whose sum is just below a multiple of a power of ten." :
+      " Its sum is just below a multiple of " + power(near[0]) + ", but the digit there is " +
+      near[1].toString() + (near[1] === 9n ? ", which has no larger rival" :
+                            near[1] === 4n ? ", and from 4 to 5 the tilt is half as large" :
+                            ": the tilt lifts only a 4 to 8 to the digit above") +
+      ". Try one where it is 4 to 8" + (near[1] === 4n ? ", or a 4 nearer the boundary." : ".");
     return found.length ? "a candidate: the tilt may win at place " + found.join(", ") +
            ". Run tinyadder " + m[1] + "+" + m[2] + " to see (a wrong sum warns, exit 1)."
                         : "no candidate: by this rule the published model writes " +
-           s.toString() + ". Try one whose sum is just below a multiple of a power of ten.";
+           s.toString() + "." + why;
   }
   function verdict(expect, text) {
     if (!expect) { return ""; }
