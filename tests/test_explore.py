@@ -242,6 +242,13 @@ def test_the_variants_are_real_runs(example):
         assert add(m, "decimal", 7650676663, 149460439) == int(answers[key])
     assert [v["label"] for v in views["variants"]] == [
         "as built", "slope ln 2", "bias 0", "bias 30", "bias 45", "repaired readout"]
+    # the tour's step on slope ln 2 says why its first digit is 7: x = 7.57 at position 22
+    ln2 = next(v for v in views["variants"] if v["key"] == "ln2")["rows"][0]
+    assert (ln2["pos"], ln2["written"], 7 < ln2["x"] < 8) == (22, "7", True)
+    step = next(s for s in tour.steps(views) if s["title"].endswith("Change one thing"))
+    assert step["answer"].endswith(
+        " At position 22, the sum of powers of two is x = 7.57, nearest the mark 7.5 of the "
+        "digit 7 (err7 = |x \u2212 7.5| the smallest): the first digit is 7.")
 
 
 def test_parameters_come_from_the_ledger(example):

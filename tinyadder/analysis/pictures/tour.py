@@ -338,6 +338,19 @@ def _candidate_answer(views, q, three, e):
             f"{pretty(f'{count[0] + 10:.0e}')}).").replace("= -", "= \u2212")
 
 
+def _first_mark(v):
+    """Why a variant's first digit is what it is: its x is nearest that digit's mark u + ½
+    (err_u = |x − u.5| the smallest): ' At position 22, x = 7.57, nearest 7.5 ...'; '' where
+    no row says so."""
+    row = next(iter(v.get("rows") or []), None)
+    if row is None or row["x"] is None or abs(row["x"] - int(row["written"]) - 0.5) > 0.5:
+        return ""
+    w = int(row["written"])
+    return (f" At position {row['pos']}, the sum of powers of two is x = {row['x']:.3g}, "
+            f"nearest the mark {w}.5 of the digit {w} (err{w} = |x \u2212 {w}.5| the "
+            f"smallest): the first digit is {w}.")
+
+
 def _change(views):
     v = next((v for v in views["variants"] if v["key"] == "ln2"), None)
     if v is None:
@@ -351,7 +364,8 @@ def _change(views):
         "question": "With slope ln 2, predict the first digit the model writes.",
         "expect": {"kind": "integers", "values": [int(v["answer"][0])]},
         "answer": f"It writes {v['answer']}: with place values 2^-(i\u2212j) every digit "
-                  f"counts nearly alike, and the running sum is nothing like a + b.",
+                  f"counts nearly alike, and the running sum is nothing like a + b." +
+                  _first_mark(v),
     }
 
 
