@@ -935,6 +935,9 @@ def test_change_one_thing_shows_the_ffn_off_run():
         x != y for x, y in zip(said[3], said[2])]
     assert said[7] == [figures.value_text(off["values"]["x1"][q]) for q in rope["predicting"]]
     assert said[7][1] == "~93.0024" and said[6][1] == "~0.992544"
+    # x0 holds the position's own digit: it differs where the written digits differ
+    assert ("each run reads back its own digits, so a slot also differs where the position "
+            "holds a different digit") in drawn
     step = next(s for s in tour.steps(rope) if s["title"].endswith("Change one thing"))
     assert step["view"] == "change"
 

@@ -1006,7 +1006,11 @@ def ffn_off(views, standalone=False):
             f"reads, after the last FFN (with it off: after the last attention); \u2248 0: "
             f"below {power(-TINY)} in size (an exact run's far keys)")
     body.append(text(0, bottom + 8, note, "small"))
-    return svg(width_for(x0 + len(cols) * dx + 10, heading, size=13), bottom + 16, body,
+    # each run reads back the digits it wrote: x0 holds the position's own digit
+    body.append(text(0, bottom + 22, "each run reads back its own digits, so a slot also "
+                                     "differs where the position holds a different digit "
+                                     "(the digit written one column to the left)", "small"))
+    return svg(width_for(x0 + len(cols) * dx + 10, heading, size=13), bottom + 30, body,
                "change-svg", standalone)
 
 
