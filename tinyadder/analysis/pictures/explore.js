@@ -709,10 +709,14 @@
     return pt.matrixTransform(svg.getScreenCTM().inverse());
   }
   // the tracer's '~4.24835e-20' as the page writes every number: '~4.24835·10⁻²⁰'
+  // svg.shown: the sign as the formulas write it, U+2212
+  function minus(text) {
+    return /^~?-/.test(text) ? text.replace("-", "\u2212") : text;
+  }
   function shown(text) {
     var m = /^(-?~?-?)([0-9.]+)e\+?(-?[0-9]+)$/.exec(text);
-    if (!m) { return text; }
-    return m[1] + (m[2] === "1" ? "" : m[2] + "\u00b7") + power(parseInt(m[3], 10));
+    if (!m) { return minus(text); }
+    return minus(m[1]) + (m[2] === "1" ? "" : m[2] + "\u00b7") + power(parseInt(m[3], 10));
   }
   // a residual value as the grid prints it: a fraction as its decimal (figures.value_text)
   function decimal(row, p) {
