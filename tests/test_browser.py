@@ -291,7 +291,7 @@ TOUR_PROBE = """<script>(function () {
    [7, "cand2"], [9, "1/26"], [12, "5193798811+1806201129"], [12, "12+34"],
    [6, "8.5, so 8"], [6, "8.5, so 9"], [10, "-(1000/26)*3.5e8 = -1.346e10"],
    [10, "-(1000/26)*3.5*1e8"], [2, "e^-40*10^-24"], [10, "-(1000/26)*3.5*1e9"],
-   [12, "49999998+0"], [12, "49999997+0"]].forEach(
+   [12, "49999998+0"], [12, "49999997+0"], [12, "0099999999+0000000000"]].forEach(
     function (t) {
       document.querySelector('[data-step="' + t[0] + '"]').click();
       document.getElementById("tour-guess").value = t[1];
@@ -384,8 +384,15 @@ def test_tour_colours_and_softmax_mode(pages):
     # from 4 to 5 the tilt is half: 49999998 + 0 fails (the run writes 50000000), 49999997
     # + 0 does not
     assert out["checks"][15].startswith("a candidate: the tilt may win at place 10\u2077")
-    assert out["checks"][16].startswith("no candidate: by this rule the published model "
-                                        "writes 49999997.")
+    assert out["checks"][16] == (
+        "no candidate: by this rule the published model writes 49999997. Its sum is just "
+        "below a multiple of 10⁷, but the digit there is 4, and from 4 to 5 the tilt is "
+        "half as large. Try one where it is 4 to 8, or a 4 nearer the boundary.")
+    # a sum just below 10^8, its digit at place 10^7 a 9: no larger rival, as the page says
+    assert out["checks"][17] == (
+        "no candidate: by this rule the published model writes 99999999. Its sum is just "
+        "below a multiple of 10⁷, but the digit there is 9, which has no larger rival. "
+        "Try one where it is 4 to 8.")
 
 
 def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
@@ -403,12 +410,30 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     both = tmp_path / "both.html"  # the compare mode: TinyAdder-36 against lokimorty-10
     both.write_text(explore_page.page(traced(EXAMPLE)[1], None, views), encoding="utf-8")
     flaw = pages["flaw"].as_uri() + "#pos=23&stage=readout"
-    urls = [loki.as_uri() + "#tour=3", flaw,
+    zc = tmp_path / "zc.html"  # exact: x0 = 1000 - d^2/1000, 249991/250 at position 2
+    zc_views = views_of(models.build("zcbtrak-6", None), 7650676663, 149460439)
+    zc.write_text(explore_page.page(zc_views), encoding="utf-8")
+    urls = [zc.as_uri() + "#pos=31&stage=L0.mlp", loki.as_uri() + "#tour=3", flaw,
             both.as_uri() + "#pos=32&stage=readout", both.as_uri() + "#pos=7&compare=0",
             both.as_uri() + "#pos=31&stage=L1.attn"]
     doms = dump(urls)
     for url in urls:
         assert_ran_cleanly(*doms[url])
+    # the script redraws the grid for the stage chosen: x0 in one shade (under a decade),
+    # its range beside it, each value a decimal (249991/250 at position 2 is 999.964)
+    dom = doms[urls.pop(0)][0]
+    t = len(zc_views["tokens"])
+    said = re.findall(r">([^<]*)</text>", re.search(r'<g id="resid-values">(.*?)</g>', dom,
+                                                    re.S).group(1))
+    assert said[2] == "999.964" and not [v for v in said if "/" in v], said
+    x0 = next(r["cells"] for r in zc_views["residual"][2]["slots"] if r["slot"] == "x0")
+    assert x0[2][2] == "249991/250" and zc_views["residual"][2]["short"] == "L0.mlp"
+    ranges = re.findall(r">([^<]*)</text>", re.search(r'<g id="resid-ranges">(.*?)</g>', dom,
+                                                      re.S).group(1))
+    assert ranges[0] == "|x| 999.919 .. 1000, one shade"
+    cells = re.findall(r'<rect [^>]*class="([^"]+)"', re.search(
+        r'<g id="resid-cells">(.*?)</g>', dom, re.S).group(1))
+    assert len(set(cells[:t])) == 1 and len(set(cells[t:2 * t])) > 3
     compared(doms[urls[2]][0], doms[urls[3]][0], views)
     # a stage lokimorty-10 lacks is matched by role: TinyAdder-36's running total after
     # layer 1's attention beside lokimorty-10's column sum after its only attention
@@ -591,6 +616,14 @@ def test_a_board_models_tour_in_the_browser(tmp_path, name):
     assert ("Find your own failing input" in titles) == (name == "lokimorty-39")
     asked = [(k, step) for k, step in enumerate(steps, 1) if step.get("expect")]
     guesses = [[k, g] for k, step in asked for g in _guesses(step)]
+    # each kind of quantity is checked to one rule, which the verdict states: a slot's value
+    # within its step's tolerance (100.003 whole, so 99 is another column), a lead to two
+    # significant digits (0.078125: 0.078, not 0.085)
+    numbered = {s["title"].split(". ", 1)[1]: k for k, s in enumerate(steps, 1)}
+    extra = ([[numbered["The column"], g] for g in ("100", "99", "101")] +
+             [[numbered["The readout"], g] for g in ("0, 0.078", "0, 0.0781", "0, 0.085")]
+             if name == "zcbtrak-6" else [])
+    guesses += extra
     data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
                                 path.read_text(encoding="utf-8"), re.S).group(1))
     column = next((s for s in steps if s["title"].endswith("The column")), None)
@@ -605,6 +638,18 @@ def test_a_board_models_tour_in_the_browser(tmp_path, name):
         # at most three slots: the grid prints each value, redrawn for the stage chosen
         cell = data["residual"]["L0.attn"]["rows"]["x1"]["cells"][column["state"]["pos"]]
         assert out["value"] == page_number(cell[2])  # both have at most three slots
+    if extra:
+        column, lead = out["checks"][-6:-3], out["checks"][-3:]
+        out["checks"] = out["checks"][:-6]
+        rule = (" (a typed value counts within 0.5 of it: nearer it than any other whole "
+                "number)")
+        assert column == [f"right: the run says ~100.003{rule}",
+                          f"not quite: the run says ~100.003{rule}",
+                          f"not quite: the run says ~100.003{rule}"]
+        rule = " (the digit counts exactly, the lead to two significant digits)"
+        assert lead == [f"right: the run says 0, 0.078125{rule}",
+                        f"right: the run says 0, 0.078125{rule}",
+                        f"not quite: the run says 0, 0.078125{rule}"]
     assert len(out["steps"]) == len(steps) and len(out["checks"]) == 2 * len(asked)
     for step, got in zip(steps, out["steps"]):
         assert got["title"] == step["title"]

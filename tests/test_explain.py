@@ -332,7 +332,7 @@ def test_a_float_lead_is_counted_in_the_systems_spacings():
     _, cache = run_with_cache(model, encode(model, a, b), ns="float32")
     text = narrate_logits(cache, a, b).replace("\n  ", " ")
     said = re.findall(r"lead (\S+) logits over '\d' \((\d+) float32 spacings, 2\^-14 = "
-                      r"6\.1·10\^-5 each at (?:990|991|1000|1001)\)", text)
+                      r"6\.1·10\^-5 each for logits near (?:990|991|1000|1001)\)", text)
     assert len(said) == 11
     for lead, count in said:
         assert abs(float(lead.replace("·10^", "e")) - int(count) * 2 ** -14) < 1e-6, lead

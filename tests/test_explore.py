@@ -242,6 +242,13 @@ def test_the_variants_are_real_runs(example):
         assert add(m, "decimal", 7650676663, 149460439) == int(answers[key])
     assert [v["label"] for v in views["variants"]] == [
         "as built", "slope ln 2", "bias 0", "bias 30", "bias 45", "repaired readout"]
+    # the tour's step on slope ln 2 says why its first digit is 7: x = 7.57 at position 22
+    ln2 = next(v for v in views["variants"] if v["key"] == "ln2")["rows"][0]
+    assert (ln2["pos"], ln2["written"], 7 < ln2["x"] < 8) == (22, "7", True)
+    step = next(s for s in tour.steps(views) if s["title"].endswith("Change one thing"))
+    assert step["answer"].endswith(
+        " At position 22, the sum of powers of two is x = 7.57, nearest the mark 7.5 of the "
+        "digit 7 (err7 = |x \u2212 7.5| the smallest): the first digit is 7.")
 
 
 def test_parameters_come_from_the_ledger(example):
@@ -860,7 +867,8 @@ def test_a_two_slot_stream_prints_its_values_in_the_grid(example):
     stage = next(s for s in rope["residual"] if s["short"] == "L0.attn")
     cells = {row["slot"]: row["cells"] for row in stage["slots"]}
     t = len(rope["tokens"])
-    assert [v for _, v in values] == [svg.shown(c[2]) for s in ("x0", "x1") for c in cells[s]]
+    assert [v for _, v in values] == [figures.value_text(c) for s in ("x0", "x1")
+                                      for c in cells[s]]
     assert values[t + 31][1] == "~100.002"
     letters = figures.residual_classes(rope)["L0.attn"]
     assert [bool(dk) for dk, _ in values] == [svg.dark(ch) for s in ("x0", "x1")
@@ -872,6 +880,36 @@ def test_a_two_slot_stream_prints_its_values_in_the_grid(example):
     mlp = next(s for s in rope["residual"] if s["short"] == "L0.mlp")["slots"]
     x1 = next(r["cells"] for r in mlp if r["slot"] == "x1")
     assert min(c[1] for c in x1 if c[1] is not None) < -14 and lo == hi - 12
+
+
+def test_a_row_under_a_decade_is_one_shade_with_its_range_printed(example):
+    """A row whose |x| spans under a decade is drawn in one shade, its real range beside it:
+    zcbtrak-6's x0 (999.919 .. 1000) and TinyAdder-36's scale (1/35 .. 1/24) would else run
+    from the palest colour to the darkest under a legend of whole decades; a row over a
+    decade keeps its log scale. The exact run's grid prints x0 as decimals, 249991/250 as
+    999.964, the fraction only in the hover (``page_data``'s "dec")."""
+    _, published, _, _ = example
+    a, b = map(int, EXAMPLE.split("+"))
+    rope = run_views(models.build("zcbtrak-6", None), a, b, "fraction")
+    letters, scales = figures.residual_classes(rope), figures.residual_scales(rope)
+    x0 = next(r["cells"] for r in rope["residual"][1]["slots"] if r["slot"] == "x0")
+    assert {c[2] for c in x0} >= {"1000", "249991/250", "999919/1000"}
+    assert len(set(letters["L0.attn"]["x0"])) == 1 and len(set(letters["L0.attn"]["x1"])) > 3
+    assert figures.row_legend(x0, scales["L0.attn"]["x0"]) == "|x| 999.919 .. 1000, one shade"
+    drawn = figures.residual(rope, "L0.attn", 31)
+    assert ">|x| 999.919 .. 1000, one shade</text>" in drawn and ">|x| 10⁻¹⁰ .. 10³<" in drawn
+    values = re.findall(r">([^<]*)</text>", re.search(r'<g id="resid-values">(.*?)</g>',
+                                                       drawn).group(1))
+    assert values[2] == "999.964" and not [v for v in values if "/" in v]
+    row = explore.page_data(rope)["residual"]["L0.attn"]["rows"]["x0"]
+    assert row["range"] == "|x| 999.919 .. 1000, one shade"
+    assert row["dec"][2] == "999.964" and row["cells"][2][2] == "249991/250"
+    assert {k for k, c in enumerate(x0) if "/" in c[2]} == set(row["dec"])
+    scale = next(r["cells"] for s in published["residual"] for r in s["slots"]
+                 if r["slot"] == "scale" and s["short"] == "L0.mlp")
+    said = figures.row_legend(scale, figures.residual_scales(published)["L0.mlp"]["scale"])
+    assert said == "|x| 0.0285714 .. 0.0416667, one shade"
+    assert len(set(figures.residual_classes(published)["L0.mlp"]["scale"]) - {"z"}) == 1
 
 
 def test_change_one_thing_shows_the_ffn_off_run():
@@ -897,6 +935,9 @@ def test_change_one_thing_shows_the_ffn_off_run():
         x != y for x, y in zip(said[3], said[2])]
     assert said[7] == [figures.value_text(off["values"]["x1"][q]) for q in rope["predicting"]]
     assert said[7][1] == "~93.0024" and said[6][1] == "~0.992544"
+    # x0 holds the position's own digit: it differs where the written digits differ
+    assert ("each run reads back its own digits, so a slot also differs where the position "
+            "holds a different digit") in drawn
     step = next(s for s in tour.steps(rope) if s["title"].endswith("Change one thing"))
     assert step["view"] == "change"
 
@@ -908,8 +949,8 @@ def test_the_tours_words_at_three_digits(example):
     one for every model."""
     steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(traced("999+1", "repaired", 3)[1])}
     assert steps["The ten candidates"]["answer"] == (
-        "~-349996 \u2248 \u2212(1000/10)\u00b73.5\u00b710\u00b3 = \u2212350000: the candidates "
-        "are built from count at =, which is ~-9.99990, not \u221210 (the + key still adds "
+        "~\u2212349996 \u2248 \u2212(1000/10)\u00b73.5\u00b710\u00b3 = \u2212350000: the candidates "
+        "are built from count at =, which is ~\u22129.99990, not \u221210 (the + key still adds "
         "10\u207b\u2074).")
     assert "room 0.37 units" in steps["Why it does not fail"]["answer"]
     assert "margin" not in steps["Why it does not fail"]["answer"]

@@ -34,13 +34,19 @@ def test_heat_is_clipped_and_says_the_top_weights():
     status, out, _ = cli_once("--digits", "3", "12+34", "--trace", "--heat", "--pos", "10",
                               "--layer", "0", "--slots", "count")
     lines = out.splitlines()
-    at = lines.index("    L0.h3 from 10: ' ' below 10^-30, '0'..'9' below 10^-5, 3 decades "
+    # the digits start at '2': the first exponent below 10^-5, e-6, over 3 decades a digit
+    at = lines.index("    L0.h3 from 10: ' ' below 10^-30, '2'..'9' below 10^-5, 3 decades "
                      "each ('3' is e-9..e-11),")
     assert lines[at + 1] == "      '+*#%@' a decade each up to 1"
     row = lines[at + 2].split()
     assert row[0] == "0-10" and row[-2:] == ["sink", "@"]
     assert lines[at + 2] == "      0-10 6   5   3   sink @"
     assert lines[at + 3] == "      top: sink 1.00, '=' (8) 5.6·10^-11, '+' (4) 5.6·10^-15"
+    # head 4 gives the 11 keys and the sink one weight each: said once, as the page says it
+    assert lines[at + 4:at + 7] == [
+        "    L0.h4 from 10: ' ' below 10^-2, '+*#%@' a decade each up to 1",
+        "      0-10 %%%%%%%%%%% sink %",
+        "      top: uniform: 1/12 on each of the 11 keys and the sink"]
 
 
 def test_heat_keeps_head_3s_special_keys_eleven_decades_apart():

@@ -574,12 +574,12 @@ MANTISSA = {"float": 53, "float32": 24}  # significand bits of the binary float 
 
 def spacings(ns, lead, top):
     """For a binary float system and a lead of at most 64 of its spacings at the winning
-    logit: ' (4 float32 spacings, 2^-14 = 6.1·10^-5 each at 1000)'; else ''. A spacing is
-    2^(e − p + 1) for a logit in [2^e, 2^(e+1)) and p significand bits, the smallest step the
-    system can resolve there.
+    logit: ' (4 float32 spacings, 2^-14 = 6.1·10^-5 each for logits near 1000)'; else ''. A
+    spacing is 2^(e − p + 1) for a logit in [2^e, 2^(e+1)) and p significand bits, the
+    smallest step the system can resolve there.
 
     >>> spacings(type("NS", (), {"spec": "float32"}), Fraction(1, 2 ** 12), Fraction(1000))
-    ' (4 float32 spacings, 2^-14 = 6.1·10^-5 each at 1000)'
+    ' (4 float32 spacings, 2^-14 = 6.1·10^-5 each for logits near 1000)'
     """
     bits = MANTISSA.get(getattr(ns, "spec", None))
     if bits is None or not top or not lead:
@@ -591,8 +591,8 @@ def spacings(ns, lead, top):
     if n > 64:
         return ""
     count = str(round(n)) if n == round(n) else figure(n, 2)
-    return (f" ({count} {ns.spec} spacings, 2^{e - bits + 1} = {figure(step, 2)} each at "
-            f"{figure(top, 3)})")
+    return (f" ({count} {ns.spec} spacings, 2^{e - bits + 1} = {figure(step, 2)} each for "
+            f"logits near {figure(top, 3)})")
 
 
 def narrate_logits(cache, a, b, verbose=False):

@@ -14,7 +14,7 @@ asked, which the command line does on a terminal unless NO_COLOR is set.
 >>> from tinyadder.cache import run_with_cache
 >>> _, cache = run_with_cache(build("published"), "12+34")
 >>> print("\\n".join(heat_lines(cache, 0, "h3", 24)))   # special keys stand out: 0, 11, 22
-    L0.h3 from 24: ' ' below 10^-60, '0'..'9' below 10^-5, 6 decades each ('3' is e-18..e-23),
+    L0.h3 from 24: ' ' below 10^-60, '1'..'9' below 10^-5, 6 decades each ('3' is e-18..e-23),
       '+*#%@' a decade each up to 1
       0-24 7          5          3   sink @
 >>> line = heat_lines(cache, 0, "h4", 3, colour=True)[1]   # uniform 1/5, in ANSI colour
@@ -114,7 +114,9 @@ def legend(layer, head, pos, lo):
     """The ramp's key: the scale's floor, the digits' decades where the scale reaches below
     10^-5, and ``TOP``."""
     n = step(lo)
-    lower = (f", '0'..'{min(9, -math.floor(lo) // n)}' below 10^-{DECADES}, {n} decades each "
+    # the first digit is the exponent's just below 10^-5: '1' at 6 decades a digit
+    lower = (f", '{(DECADES + 1) // n}'..'{min(9, -math.floor(lo) // n)}' below 10^-{DECADES}, "
+             f"{n} decades each "
              f"('3' is e-{3 * n}..e-{4 * n - 1}),\n      " if lo < -DECADES else ", ")
     return (f"    L{layer}.{head} from {pos}: '{RAMP[0]}' below 10^{lo}{lower}"
             f"'{TOP}' a decade each up to 1").split("\n")
@@ -166,9 +168,30 @@ def key_name(model, key):
     return f"{labels[k]} ({k})" if k < len(labels) else key
 
 
+def uniform(cache, layer, head, pos):
+    """(weight, keys, with the sink) when the row at ``pos`` gives every visible key (and
+    softmax1's sink) one weight, as head 4 does before '=': else None."""
+    attn = cache.model.blocks[layer].attn
+    row = cache["pattern", layer][attn.heads.index(head)][pos][:pos + 1]
+    keys = [w for w in row if w is not None]
+    sunk = attn.softmax == "softmax1"
+    every = keys + ([sink(cache, row)] if sunk else [])
+    if len(every) < 2 or not all(finite(w) for w in every) or any(w != every[0] for w in every):
+        return None
+    return every[0], len(keys), sunk
+
+
 def top_line(cache, layer, head, pos):
     """The largest weights (``top_weights``) by role, each to 3 significant digits in the
-    explain output's notation: "top: b0 (21) 0.454, a1 (2) 0.454, a0 (1) 0.0455"."""
+    explain output's notation: "top: b0 (21) 0.454, a1 (2) 0.454, a0 (1) 0.0455"; a uniform
+    row in one phrase: "top: uniform: 1/26 on each of the 25 keys and the sink"."""
+    even = uniform(cache, layer, head, pos)
+    if even is not None:
+        w, keys, sunk = even
+        n = keys + sunk
+        said = f"1/{n}" if w * n == 1 else figure(w, 3, power=True)
+        return (f"      top: uniform: {said} on each of the {keys} keys" +
+                (" and the sink" if sunk else ""))
     top = top_weights(cache, layer, head, pos)
     return "      top: " + ", ".join(f"{key_name(cache.model, k)} {figure(w, 3, power=True)}"
                                      for k, w in top)

@@ -230,7 +230,7 @@
         var cls = row ? signedClass(row.cls.charAt(p)) : "na";
         rects[r * T + p].setAttribute("class", cls);
         if (values && r * T + p < values.children.length) {
-          values.children[r * T + p].textContent = row ? shown(row.cells[p][2]) : "";
+          values.children[r * T + p].textContent = row ? decimal(row, p) : "";
           values.children[r * T + p].setAttribute(
             "class", row && dark(row.cls.charAt(p)) ? "small val dk" : "small val");
         }
@@ -566,18 +566,30 @@
         "A+B", m[1] + "+" + m[2]) + ": it writes " + (BigInt(m[1]) + BigInt(m[2])).toString() +
         " when it adds right, and warns and exits with status 1 when it does not.";
     }
-    var s = BigInt(m[1]) + BigInt(m[2]), found = [];
+    var s = BigInt(m[1]) + BigInt(m[2]), found = [], near = null;
     for (var k = expect.digits; k >= 0; k--) {
       var P = 10n ** BigInt(k), r = s % (10n * P), gap = P - r % P, above = r / P + 1n;
       var per = above === 5n ? 4000000n : 2000000n;  // 2·10⁶ over the tilt, in units of P
       if (above >= 5n && above <= 9n && gap * per < P + per / 2n) {
         found.push(power(k));
       }
+      // the place to explain: a 9 (no rival) before a 4 (half the tilt) before the highest
+      var rank = above === 10n ? 2 : above === 5n ? 1 : 0;
+      if (gap * 2000000n < P + 1000000n && (near === null || rank > near[2])) {
+        near = [k, above - 1n, rank];
+      }
     }
+    // just below a multiple of 10^k, yet no candidate: the digit at place k says why
+    var why = near === null ? " Try one whose sum is just below a multiple of a power of ten." :
+      " Its sum is just below a multiple of " + power(near[0]) + ", but the digit there is " +
+      near[1].toString() + (near[1] === 9n ? ", which has no larger rival" :
+                            near[1] === 4n ? ", and from 4 to 5 the tilt is half as large" :
+                            ": the tilt lifts only a 4 to 8 to the digit above") +
+      ". Try one where it is 4 to 8" + (near[1] === 4n ? ", or a 4 nearer the boundary." : ".");
     return found.length ? "a candidate: the tilt may win at place " + found.join(", ") +
            ". Run tinyadder " + m[1] + "+" + m[2] + " to see (a wrong sum warns, exit 1)."
                         : "no candidate: by this rule the published model writes " +
-           s.toString() + ". Try one whose sum is just below a multiple of a power of ten.";
+           s.toString() + "." + why;
   }
   function verdict(expect, text) {
     if (!expect) { return ""; }
@@ -597,6 +609,11 @@
         return got.length === want.length && want.every(function (w, i) {
           var g = got[i];
           if (expect.kind === "integers") { return g === w; }
+          if (expect.kind === "numbers" && expect.sig && expect.sig[i]) {
+            // to sig significant digits: within half a unit of w's last one
+            var unit = Math.pow(10, Math.floor(Math.log10(Math.abs(w))) - expect.sig[i] + 1);
+            return Math.abs(g - w) <= 0.5 * unit * (1 + 1e-9);
+          }
           if (expect.kind === "numbers") {  // within 0.5 %, or the step's stated tolerance
             return Math.abs(g - w) <= Math.max(0.005 * Math.abs(w), expect.tol || 0);
           }
@@ -606,7 +623,8 @@
         });
       });
     }
-    return (right ? "right: " : "not quite: ") + "the run says " + said;
+    return (right ? "right: " : "not quite: ") + "the run says " + said +
+           (expect.rule ? " (" + expect.rule + ")" : "");
   }
   var scrollCard = false;
   function drawTour() {
@@ -691,13 +709,22 @@
     return pt.matrixTransform(svg.getScreenCTM().inverse());
   }
   // the tracer's '~4.24835e-20' as the page writes every number: '~4.24835·10⁻²⁰'
+  // svg.shown: the sign as the formulas write it, U+2212
+  function minus(text) {
+    return /^~?-/.test(text) ? text.replace("-", "\u2212") : text;
+  }
   function shown(text) {
     var m = /^(-?~?-?)([0-9.]+)e\+?(-?[0-9]+)$/.exec(text);
-    if (!m) { return text; }
-    return m[1] + (m[2] === "1" ? "" : m[2] + "\u00b7") + power(parseInt(m[3], 10));
+    if (!m) { return minus(text); }
+    return minus(m[1]) + (m[2] === "1" ? "" : m[2] + "\u00b7") + power(parseInt(m[3], 10));
   }
-  function cellText(cell) {
-    return shown(cell[2]) +
+  // a residual value as the grid prints it: a fraction as its decimal (figures.value_text)
+  function decimal(row, p) {
+    return row.dec[p] !== undefined ? row.dec[p] : shown(row.cells[p][2]);
+  }
+
+  function cellText(cell, dec) {
+    return (dec !== undefined ? dec + " = " + cell[2] : shown(cell[2])) +
            (cell[1] === null ? "" : "   (log10 |x| = " + cell[1].toFixed(4) + ")");
   }
 
@@ -745,7 +772,7 @@
     var name = D.resid_rows[r], row = D.residual[state.stage].rows[name];
     if (!row) { showTip(ev, [name + ": not in the stream after " + state.stage]); return pos; }
     var lines = [name + " at position " + pos + " ('" + D.tokens[pos].text + "') after " +
-                 state.stage, cellText(row.cells[pos])];
+                 state.stage, cellText(row.cells[pos], row.dec[pos])];
     var what = meaning(name, pos);
     if (what) { lines.push(what); }
     if (what && D.cases[pos] && what.indexOf("_k") >= 0) { lines.push(D.cases[pos]); }

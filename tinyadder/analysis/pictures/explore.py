@@ -94,7 +94,10 @@ def page_data(views, other=None):
                 "changed": _flags(row["changed"]), "departs": _flags(row["departs"]),
                 "cells": row["cells"], "intended": row["intended"],
                 "range": ("vs winner" if "gap" in row else
-                          figures.range_text(scales[stage["short"]][row["slot"]]))}
+                          figures.row_legend(row["cells"], scales[stage["short"]][row["slot"]])),
+                # a fraction's decimal, where the page prints one ('999.964' for 249991/250)
+                "dec": {p: figures.value_text(c) for p, c in enumerate(row["cells"])
+                        if "/" in c[2] and not c[2].startswith("~")}}
             if "gap" in row:
                 rows[row["slot"]]["gap"] = [c[2] for c in row["gap"]]
         residual[stage["short"]] = {"rows": rows}
@@ -436,7 +439,9 @@ def _intros(views, state):
         "residual": "Every slot (row) at every position (column) after the selected stage; "
                     "move the stage slider. Each row has its own colour scale (log of |x|, "
                     "purple negative, orange positive), or count's small values would vanish "
-                    "next to the candidates' large ones. Outlined: changed by this stage. "
+                    "next to the candidates' large ones; a row whose |x| spans under a "
+                    "decade (scale) is one shade, its range beside it. Outlined: changed by "
+                    "this stage. "
                     "Crossed: departs from the value the design intends (the probes of "
                     "<code>--check</code>). Hover a cell for its value and what it holds.",
         "sum": f"Layer 1 averages {v1} over the positions: the sum of digit_pos is "
@@ -537,7 +542,8 @@ def page(views, docs=None, other=None):
             "Every slot (row) at every position (column) after the selected stage; move the "
             "stage slider. Each row has its own colour scale (log of |x|, purple negative, "
             "orange positive, down to 10<sup>-12</sup> of the row's largest), so a small "
-            "slot still shows beside a large one. A stream of at most three slots prints "
+            "slot still shows beside a large one; a row whose |x| spans under a decade is "
+            "one shade, its range beside it. A stream of at most three slots prints "
             "each value in its cell. Outlined: changed by this stage. At the readout stage "
             "the logits follow, each coloured by its gap to the winner (outlined). Hover a "
             "cell for its value.")

@@ -343,14 +343,54 @@ def clipped(lo_hi):
     return max(lo, hi - DUST), hi
 
 
+NARROW = 1  # decades: a row whose |x| spans less is drawn in one shade
+
+
+def shaded(lo_hi):
+    """The log10 range a row's colours span: ``lo_hi``, or (hi, hi), one shade (the darkest
+    of each sign), when it spans under ``NARROW`` decade: zcbtrak-6's x0, 999.919 .. 1000,
+    would else run from the palest colour to the darkest over a 0.008 % difference.
+    shaded((2.99996, 3.0)) == (3.0, 3.0)."""
+    lo, hi = lo_hi
+    return (hi, hi) if hi - lo < NARROW else (lo, hi)
+
+
 def residual_scales(views):
     """{stage short: {row name: (lo, hi)}}: log10 |x| over the positions, one
     symmetric-log scale per slot row and stage, so `count` (10^-10) and `cand0` (10^12) are
     each visible, whatever the other rows hold; each clipped at ``DUST`` decades (a smaller
-    value takes the palest colour of its sign)."""
-    return {stage["short"]: {row["slot"]: clipped(log_range(row["cells"]))
+    value takes the palest colour of its sign), one shade under ``NARROW`` (``shaded``)."""
+    return {stage["short"]: {row["slot"]: shaded(clipped(log_range(row["cells"])))
                              for row in stage["slots"]}
             for stage in views["residual"]}
+
+
+def magnitude(log):
+    """10^log to 6 significant digits as the page prints numbers.
+
+    >>> magnitude(math.log10(999.919)), magnitude(math.log10(1 / 34)), magnitude(12.301)
+    ('999.919', '0.0294118', '1.99986·10¹²')
+    """
+    e = math.floor(log)
+    m = f"{10 ** (log - e):.6g}"
+    if m == "10":
+        m, e = "1", e + 1
+    if -4 <= e < 6:
+        return f"{float(m) * 10 ** e:.6g}"
+    return pretty(f"{m}e{e}")
+
+
+def row_legend(cells, lo_hi):
+    """The legend of one row's scale: its decades ('|x| 10⁻¹¹ .. 10¹', ``range_text``), or
+    for a row in one shade (``shaded``) its real range, '|x| 999.919 .. 1000, one shade'."""
+    if lo_hi is None:
+        return ""
+    if lo_hi[0] != lo_hi[1]:
+        return range_text(lo_hi)
+    lo, hi = log_range(cells)
+    said = magnitude(lo) if magnitude(lo) == magnitude(hi) else (
+        f"{magnitude(lo)} .. {magnitude(hi)}")
+    return f"|x| {said}, one shade"
 
 
 def residual_classes(views):
@@ -406,7 +446,7 @@ def value_text(cell):
     '999.991' for 999991/1000.
 
     >>> [value_text([0, 0, t]) for t in ("~100.002", "999991/1000", "-1/3", "~4.2e-20")]
-    ['~100.002', '999.991', '~-0.333333', '~4.2·10⁻²⁰']
+    ['~100.002', '999.991', '~−0.333333', '~4.2·10⁻²⁰']
     """
     said = cell[2]
     if "/" not in said or said.startswith("~"):
@@ -473,10 +513,14 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
         body.append(_residual_values(stages[stage], letters[stage], slot_rows, x0, ys, c, tall,
                                      t))
     ranges = []
+    # the page rewrites the legends per stage: room for the widest of any stage
+    widest = max(text_width(row_legend(r["cells"], scales[s["short"]][r["slot"]]))
+                 for s in views["residual"] for r in s["slots"])
+    row_cells = {srow["slot"]: srow["cells"] for srow in stages[stage]["slots"]}
     for r, name in enumerate(rows):
         body.append(text(x0 - 4, ys[r] + hs[r] / 2 + 4, name, "small mono", "end"))
         said = ("vs winner" if stage == "readout" and name in logit_rows else
-                range_text(scales[stage].get(name)))
+                row_legend(row_cells.get(name), scales[stage].get(name)))
         ranges.append(text(x0 + t * c + 6, ys[r] + hs[r] / 2 + 4, said,
                            "small"))
     body.append(f'<g id="resid-ranges">{"".join(ranges)}</g>')
@@ -494,13 +538,14 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
             body.append(text(x0 + (p + 0.5) * c, y0 - 6, tok["text"], "small", "middle"))
     sel = -10 if pos is None else pos
     body.append(rect(x0 + sel * c, y0 - 2, c, bottom - y0 + 4, "sel", ' id="resid-sel"'))
-    width = max(760, x0 + t * c + 110)
+    width = max(760, x0 + t * c + max(110, widest + 12))
     chars = int((width - x0) / 6.4)  # 11 px sans-serif: about 6.4 px a character
     legend, y = wrapped(x0, bottom + 22, "colour: each slot row its own log scale of |x| at "
                                          "this stage (the logits: their gap to the winner); "
-                                         "purple negative, orange positive, pale small, grey: "
-                                         "slot not there yet, or a logit no token is read "
-                                         "from", chars, "small", 14)
+                                         "purple negative, orange positive, pale small; a "
+                                         "row whose |x| spans under a decade in one shade, "
+                                         "its range beside it; grey: slot not there yet, or "
+                                         "a logit no token is read from", chars, "small", 14)
     body += legend
     for i in range(len(DIV)):
         body.append(rect(x0 + i * 16, y - 6, 16, 10, f"d{i}"))
@@ -961,7 +1006,11 @@ def ffn_off(views, standalone=False):
             f"reads, after the last FFN (with it off: after the last attention); \u2248 0: "
             f"below {power(-TINY)} in size (an exact run's far keys)")
     body.append(text(0, bottom + 8, note, "small"))
-    return svg(width_for(x0 + len(cols) * dx + 10, heading, size=13), bottom + 16, body,
+    # each run reads back the digits it wrote: x0 holds the position's own digit
+    body.append(text(0, bottom + 22, "each run reads back its own digits, so a slot also "
+                                     "differs where the position holds a different digit "
+                                     "(the digit written one column to the left)", "small"))
+    return svg(width_for(x0 + len(cols) * dx + 10, heading, size=13), bottom + 30, body,
                "change-svg", standalone)
 
 

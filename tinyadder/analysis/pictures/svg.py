@@ -177,13 +177,19 @@ def shown(said):
     value); exact texts such as '1/26' as they are.
 
     >>> shown("~4.24835e-20"), shown("-~1.05502e+13"), shown("1/26")
-    ('~4.24835\u00b710\u207b\u00b2\u2070', '-~1.05502\u00b710\u00b9\u00b3', '1/26')
+    ('~4.24835\u00b710\u207b\u00b2\u2070', '\u2212~1.05502\u00b710\u00b9\u00b3', '1/26')
     """
     match = re.fullmatch(r"(-?~?-?)([0-9.]+)e\+?(-?[0-9]+)", said)
     if not match:
-        return said
+        return minus(said)
     sign, mantissa, exponent = match.groups()
-    return sign + pretty(f"{mantissa}e{exponent}")
+    return minus(sign) + pretty(f"{mantissa}e{exponent}")
+
+
+def minus(said):
+    """A number's sign as the page's formulas write it, U+2212: minus('~-60.971') ==
+    '~\u221260.971'; anything else as it is."""
+    return said.replace("-", "\u2212", 1) if said.lstrip("~").startswith("-") else said
 
 
 def range_text(lo_hi):

@@ -338,6 +338,19 @@ def _candidate_answer(views, q, three, e):
             f"{pretty(f'{count[0] + 10:.0e}')}).").replace("= -", "= \u2212")
 
 
+def _first_mark(v):
+    """Why a variant's first digit is what it is: its x is nearest that digit's mark u + ½
+    (err_u = |x − u.5| the smallest): ' At position 22, x = 7.57, nearest 7.5 ...'; '' where
+    no row says so."""
+    row = next(iter(v.get("rows") or []), None)
+    if row is None or row["x"] is None or abs(row["x"] - int(row["written"]) - 0.5) > 0.5:
+        return ""
+    w = int(row["written"])
+    return (f" At position {row['pos']}, the sum of powers of two is x = {row['x']:.3g}, "
+            f"nearest the mark {w}.5 of the digit {w} (err{w} = |x \u2212 {w}.5| the "
+            f"smallest): the first digit is {w}.")
+
+
 def _change(views):
     v = next((v for v in views["variants"] if v["key"] == "ln2"), None)
     if v is None:
@@ -351,7 +364,8 @@ def _change(views):
         "question": "With slope ln 2, predict the first digit the model writes.",
         "expect": {"kind": "integers", "values": [int(v["answer"][0])]},
         "answer": f"It writes {v['answer']}: with place values 2^-(i\u2212j) every digit "
-                  f"counts nearly alike, and the running sum is nothing like a + b.",
+                  f"counts nearly alike, and the running sum is nothing like a + b." +
+                  _first_mark(v),
     }
 
 
@@ -470,7 +484,8 @@ def _any_readout(views, q):
         "question": f"Which digit wins at position {q}, and by how many logits does it lead "
                     f"the runner-up? (two numbers)",
         "expect": {"kind": "numbers", "values": [int(digit), lead],
-                   "texts": [digit, shown(text)]},
+                   "texts": [digit, shown(text)], "sig": [0, 2],
+                   "rule": "the digit counts exactly, the lead to two significant digits"},
         "answer": f"{digit}, ahead of {runner} by {shown(text)} logits. The "
                   f"{'answer' if views.get('task') else 'sum'} is {right}; "
                   f"this lead is what a rounding error would have to overcome.",
@@ -505,6 +520,20 @@ def _any_params(views):
 def _residual_at(views, stage, slot, pos):
     rows = next(s for s in views["residual"] if s["short"] == stage)["slots"]
     return next(r for r in rows if r["slot"] == slot)["cells"][pos]
+
+
+# What a typed number is checked to, per kind of quantity, said in the step's verdict: a
+# slot's value within the step's tolerance (why that tolerance, by its size), a lead to two
+# significant digits (``_any_readout``), anything else within 0.5 %.
+WHY = {1e-4: "the formula's value, rounding aside", 0.05: "the formula's value, rounding aside",
+       0.5: "nearer it than any other whole number",
+       2.5: "x1/10 within 0.25 of the digit it writes"}
+
+
+def within(tol):
+    """The rule a slot's value is checked to: within(0.5) == 'a typed value counts within
+    0.5 of it: nearer it than any other whole number'."""
+    return f"a typed value counts within {tol:g} of it: {WHY[tol]}"
 
 
 # A designed family's tour steps on the column (``views.design``): after the attention, at
@@ -629,7 +658,8 @@ def _embedding(views):
         "question": f"What does {slot} hold at position {a0['pos']}, the digit a0 = "
                     f"{a0['text']}, on the embedding? (a number)",
         "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
-                   "tol": 1e-4},
+                   "tol": 1e-4,
+                   "rule": within(1e-4)},
         "answer": f"{shown(value[2])}: {slot} = {formula.format(d='d')} = "
                   f"{formula.format(d=a0['text'])} for d = {a0['text']}.",
     }
@@ -674,7 +704,8 @@ def _column(views, q):
                 f" Hover {slot} after L0.attn.",
         "question": f"What does {slot} hold at position {q} after the attention? (a number)",
         "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
-                   "tol": tol},
+                   "tol": tol,
+                   "rule": within(tol)},
         "answer": f"{shown(value[2])}: {said}.",
     }
 
@@ -707,7 +738,8 @@ def _carry(views, q):
         "text": how.format(k=k, j=k - 1) + f" Compare {slot} at the embedding and after "
                                            f"L0.attn.",
         "question": asked + " (a number)",
-        "expect": {"kind": "numbers", "values": [value], "texts": [text], "tol": 0.05},
+        "expect": {"kind": "numbers", "values": [value], "texts": [text], "tol": 0.05,
+                   "rule": within(0.05)},
         "answer": f"{text}: {said}, so " + (f"a carry comes into place {k}." if ck else
                                           f"no carry comes into place {k}."),
     }
@@ -729,7 +761,8 @@ def _ffn(views, q):
         "question": f"What does {slot} hold at position {q} after the FFN? (a number; "
                     f"a{k} = {a}, b{k} = {b}, s{k} = {s})",
         "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
-                   "tol": tol},
+                   "tol": tol,
+                   "rule": within(tol)},
         "answer": f"{shown(value[2])}. The readout's parabola then writes the digit nearest "
                   f"{'x1/10' if views['design'] == 'rope-19' else 'its vertex'}: {s}.",
     }
@@ -789,7 +822,8 @@ def _ratio_step(views, q):
         "question": f"How many times a{k - 1}'s weight does a{k} get from query {q}? (a "
                     f"number)",
         "expect": {"kind": "numbers", "values": [ratio], "texts": [f"{ratio:.4g}"],
-                   "tol": 0.05},
+                   "tol": 0.05,
+                   "rule": within(0.05)},
         "answer": f"{ratio:.4g}: a{k} {shown(weights[f'a{k}'][1])} against a{k - 1} "
                   f"{shown(weights[f'a{k - 1}'][1])}.",
     }
