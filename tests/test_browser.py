@@ -472,6 +472,7 @@ def compared(dom, off, loki):
     (lokimorty-10's 10:1 carry-in, a0 and b0 at 0.4545 each and the '0' before them at
     0.04545, in numbers) and the lanes by slot name, the logits both name first, each value
     the tracer's. With compare=0 the view is hidden and the status line does not mention it."""
+    from tinyadder.analysis.pictures import figures
     assert status_of(dom).endswith(DOT + "compare lokimorty-10: position 30 (predicts s0)")
     where = re.search(r'<p id="cmp-where">(.*?)</p>', dom).group(1)
     assert html.unescape(where) == ("Position 32 here holds s1 '0'; it predicts '2'. In "
@@ -493,9 +494,10 @@ def compared(dom, off, loki):
     assert [r[1] for r in rows[:10]] == [f"logit {u}" for u in range(10)]
     mine = {r["slot"]: r["cells"][32][2] for r in traced(EXAMPLE)[1]["residual"][-1]["slots"]}
     theirs = {r["slot"]: r["cells"][30][2] for r in loki["residual"][-1]["slots"]}
-    for kind, slot, a, b in rows:
-        assert a == ("\u2014" if slot not in mine else page_number(mine[slot]))
-        assert b == ("\u2014" if slot not in theirs else page_number(theirs[slot]))
+    for kind, slot, a, b in rows:  # each value as the grid prints it, a fraction's decimal
+        assert a == ("\u2014" if slot not in mine else figures.value_text([0, 0, mine[slot]]))
+        assert b == ("\u2014" if slot not in theirs else
+                     figures.value_text([0, 0, theirs[slot]]))
         assert kind == ("alone" if "\u2014" in (a, b) else "same" if a == b else "differs")
     assert {r[1] for r in rows} == set(mine) | set(theirs)
     assert '<section id="view-compare" hidden="">' in off and "compare" not in status_of(off)

@@ -469,8 +469,10 @@
       var same = a !== null && b !== null && alike(n, a, b);
       var tr = el("tr", a === null || b === null ? "alone" : same ? "same" : "differs");
       tr.appendChild(el("td", "", n));
-      tr.appendChild(el("td", "num", a === null ? "\u2014" : shown(a)));
-      tr.appendChild(el("td", "num", b === null ? "\u2014" : shown(b)));
+      var bd = (C.dec[other] || {})[n] || {};
+      tr.appendChild(el("td", "num", a === null ? "\u2014" : decimal(mine[n], state.pos)));
+      tr.appendChild(el("td", "num", b === null ? "\u2014" :
+                                     bd[m.pos] !== undefined ? bd[m.pos] : shown(b)));
       tr.appendChild(el("td", "", a === null || b === null ? "in one only" :
                                   same ? "same" : "differs"));
       return tr;

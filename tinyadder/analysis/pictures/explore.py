@@ -64,15 +64,25 @@ def compare_data(views, other):
                 for s in other["residual"]}
     values = {s["short"]: {row["slot"]: [c[0] for c in row["cells"]] for row in s["slots"]}
               for s in other["residual"]}  # for compare.alike: a difference at the slot's scale
+    decimals = {s["short"]: {row["slot"]: _decimals(row["cells"]) for row in s["slots"]}
+                for s in other["residual"]}
     return {"model": other["model"], "layout": other["layout"], "answer": other["answer"],
             "correct": other["correct"],
             "tokens": [{k: t[k] for k in ("pos", "text", "role", "label", "predicts")}
                        for t in other["tokens"]],
             "stages": [s["short"] for s in other["stages"]], "heads": heads,
-            "residual": residual, "values": values, "labels": compare.by_label(other),
+            "residual": residual, "values": values, "dec": decimals,
+            "labels": compare.by_label(other),
             "own_labels": compare.by_label(views),
             "decides": deciding(other), "own_decides": deciding(views),
             "agreement": compare.agreement(views, other)}
+
+
+def _decimals(cells):
+    """{position: its fraction's decimal}, where the page prints one ('999.964' for
+    249991/250, ``figures.value_text``): the cells whose text is a fraction."""
+    return {p: figures.value_text(c) for p, c in enumerate(cells)
+            if "/" in c[2] and not c[2].startswith("~")}
 
 
 def _flags(values):
@@ -95,9 +105,7 @@ def page_data(views, other=None):
                 "cells": row["cells"], "intended": row["intended"],
                 "range": ("vs winner" if "gap" in row else
                           figures.row_legend(row["cells"], scales[stage["short"]][row["slot"]])),
-                # a fraction's decimal, where the page prints one ('999.964' for 249991/250)
-                "dec": {p: figures.value_text(c) for p, c in enumerate(row["cells"])
-                        if "/" in c[2] and not c[2].startswith("~")}}
+                "dec": _decimals(row["cells"])}
             if "gap" in row:
                 rows[row["slot"]]["gap"] = [c[2] for c in row["gap"]]
         residual[stage["short"]] = {"rows": rows}
