@@ -797,6 +797,9 @@ def test_a_board_titles_jargon_is_glossed():
         return [t for t, _ in explore.title_terms(models.build(name, None).about["title"])]
     assert terms("lokimorty-10") == ["Qwen-derived", "free Q", "tied gate", "shared carry"]
     assert terms("zcbtrak-6") == ["Q hard-coded", "final norm folded into the head"]
+    # the head is the output head: zcbtrak-6's W_U holds the norm's 50√2, its attention not
+    glossed = dict(explore.title_terms(models.build("zcbtrak-6", None).about["title"]))
+    assert "readout's (unembedding's), weights" in glossed["final norm folded into the head"]
     assert terms("lokimorty-12") == ["Qwen-derived", "parametric embedding"]
     # the leaderboard's architecture shorthand too
     assert terms("jacobli99-28") == ["1L", "d=2", "5h", "MQA", "hd=2", "ff=4"]
@@ -852,6 +855,19 @@ def test_compare_sets_each_designs_key_quantity_beside_its_meaning(example):
             '10·(6 + 3 + 1) − 0</td></tr>') in table
     assert compare.key_table(dict(published, decisions=[]), dict(rope, design=None)) == ""
     assert table in explore._compare_section(published, rope)
+    # a value in the page's number format, not the tracer's e-notation (jacobli99-28's exact
+    # s10 column, ~2.02542e-176924828, is written ~2.02542·10⁻¹⁷⁶⁹²⁴⁸²⁸)
+    stage = next(s for s in rope["residual"] if s["short"] == "L0.attn")
+    x1 = next(r for r in stage["slots"] if r["slot"] == "x1")["cells"]
+    q = next(p for p in rope["predicting"] if rope["tokens"][p]["next_place"] == 10)
+    x1[q] = [x1[q][0], x1[q][1], "~2.02542e-176924828"]
+    assert compare.key_quantity(rope)[1]["s10"].startswith("~2.02542·10⁻¹⁷⁶⁹²⁴⁸²⁸; ")
+    # the tour's FFN step checks a typed x1 as its rule says: within 2.5 of 10·s_k (the
+    # readout writes the digit nearest x1/10), not of the run's own x1
+    ffn = next(st for st in tour.steps(rope) if st["title"].endswith("The FFN"))
+    k = rope["tokens"][ffn["state"]["pos"]]["next_place"]
+    assert ffn["expect"]["values"] == [10 * digit_of(a + b, k)] and ffn["expect"]["tol"] == 2.5
+    assert ffn["expect"]["rule"].endswith("10·s_k ± 2.5")
 
 
 def test_a_two_slot_stream_prints_its_values_in_the_grid(example):

@@ -141,7 +141,7 @@ def key_quantity(views):
     for p in views["predicting"]:
         k = tokens[p]["next_place"]
         if k is not None and (k or quantity.at_units):
-            out[tokens[p + 1]["label"]] = (f"{read[p][2]}; "
+            out[tokens[p + 1]["label"]] = (f"{figures.value_text(read[p])}; "
                                            f"{quantity.filled(a, b, k, None, embedded[p][2])}")
     return f"{quantity.slot} {where} = {formula}{carry}", out
 

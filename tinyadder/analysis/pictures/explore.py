@@ -632,8 +632,8 @@ TITLE_TERMS = {
     "parametric embedding": "the embedding table is two numbers c0, c1: digit d embeds as "
                             "(c0 \u2212 c1\u00b7d\u00b2, \u2212d)",
     "final norm folded into the head": "the final RMSNorm's weights (50\u221a2, "
-                                       "\u221210\u221a2) are multiplied into the attention "
-                                       "head's constants",
+                                       "\u221210\u221a2) are multiplied into the output "
+                                       "head's, the readout's (unembedding's), weights",
 }
 
 

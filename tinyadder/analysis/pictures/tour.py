@@ -527,7 +527,7 @@ def _residual_at(views, stage, slot, pos):
 # significant digits (``_any_readout``), anything else within 0.5 %.
 WHY = {1e-4: "the formula's value, rounding aside", 0.05: "the formula's value, rounding aside",
        0.5: "nearer it than any other whole number",
-       2.5: "x1/10 within 0.25 of the digit it writes"}
+       2.5: "x1/10 within 0.25 of the digit s_k it writes, 10·s_k ± 2.5"}
 
 
 def within(tol):
@@ -704,8 +704,7 @@ def _column(views, q):
                 f" Hover {slot} after L0.attn.",
         "question": f"What does {slot} hold at position {q} after the attention? (a number)",
         "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
-                   "tol": tol,
-                   "rule": within(tol)},
+                   "tol": tol, "rule": within(tol)},
         "answer": f"{shown(value[2])}: {said}.",
     }
 
@@ -754,15 +753,16 @@ def _ffn(views, q):
     slot, how, tol = FFN[views["design"]]
     value = _residual_at(views, "L0.mlp", slot, q)
     a, b, s = (int(views[n]) // 10 ** k % 10 for n in ("a", "b", "sum"))
+    # rope-19's readout writes the digit nearest x1/10: a typed x1 counts within 2.5 of 10·s_k
+    centre = 10 * s if views["design"] == "rope-19" else value[0]
     return {
         "view": "residual", "state": {"pos": q, "stage": "L0.mlp"}, "section": None,
         "title": "The FFN",
         "text": how.format(k=k, j=k - 1, n=k + 1) + f" Hover {slot} after L0.mlp.",
         "question": f"What does {slot} hold at position {q} after the FFN? (a number; "
                     f"a{k} = {a}, b{k} = {b}, s{k} = {s})",
-        "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
-                   "tol": tol,
-                   "rule": within(tol)},
+        "expect": {"kind": "numbers", "values": [centre], "texts": [shown(value[2])],
+                   "tol": tol, "rule": within(tol)},
         "answer": f"{shown(value[2])}. The readout's parabola then writes the digit nearest "
                   f"{'x1/10' if views['design'] == 'rope-19' else 'its vertex'}: {s}.",
     }
