@@ -848,7 +848,7 @@ def test_compare_sets_each_designs_key_quantity_beside_its_meaning(example):
         assert eval(filled.replace("·", "*").replace("−", "-")) == column
         assert abs(float(value.lstrip("~")) - column) < 0.25
     meaning, totals = compare.key_quantity(published)
-    assert meaning == compare.RUNNING_TOTAL
+    assert meaning == compare.RUNNING_TOTAL and meaning.endswith(", to 3 decimals")
     assert totals["s1"] == "2.489" and totals["s10"] == "7800137102.346"
     table = compare.key_table(published, rope)
     assert ('<tr><td>s1</td><td class="mono">2.489</td><td class="mono">~100.002; '

@@ -113,7 +113,7 @@ def _table(left, right):
 
 RUNNING_TOTAL = ("R + b + \u2113: what remains to be written plus the offset, in units of "
                  "the sum, which layer 1's running average holds (x = (R + b + \u2113)/P "
-                 "falls on the ruler)")
+                 "falls on the ruler), to 3 decimals")
 
 
 def key_quantity(views):
