@@ -39,11 +39,56 @@ def norm(w, slots):
             "apply": "divide"}
 
 
-def convert(sd, cfg):
+def document(name, about, sd, cfg, qkv, ties, normed):
+    """The model file of this repository's one-block low-rank decoder: token table, factored
+    learned positions, the q, k, v maps ``qkv`` (with their ``ties``), factored output and
+    GELU FFN, the head tied to the token table; ``normed(prefix)`` is the norm of the state
+    dict's ``prefix`` (ln1, ln2, ln_f)."""
     d, ff = cfg["d_model"], cfg["d_ff"]
     slots = [f"x{i}" for i in range(d)]
     lanes = [f"h.{i}" for i in range(d)]
     units = [f"u{i}" for i in range(ff)]
+    pos = sd["pos_emb.A"].shape[0]
+    E = sd["token_emb.weight"]
+    return {
+        "format": "tinyadder-model", "version": 1, "name": name, "about": about,
+        "vocab": VOCAB,
+        "prompt": {"digits": 10, "question": ["a", "+", "b", "="], "operands": "msb",
+                   "answer": "lsb", "answer_digits": 11},
+        "slots": slots,
+        "embed": {"width": d,
+                  "W_E": {t: {s: h(E[i, j]) for j, s in enumerate(slots)}
+                          for i, t in enumerate(VOCAB)},
+                  "W_pos": factored(sd["pos_emb.A"], sd["pos_emb.B"],
+                                    [str(p) for p in range(pos)],
+                                    [f"q{i}" for i in range(cfg["pos_rank"])], slots),
+                  "pos_role": "learned"},
+        "blocks": [{
+            "width_in": d, "width_out": d,
+            "ln1": normed("blocks.0.ln1"),
+            "attn": {"heads": ["h"], "head_dim": d, **qkv,
+                     "W_O": factored(sd["blocks.0.attn.proj.A"], sd["blocks.0.attn.proj.B"],
+                                     lanes, [f"p{i}" for i in range(cfg["attn_out_rank"])],
+                                     slots),
+                     "scale": f"f32(f64(sqrt({d})))", "scale_op": "divide",
+                     "softmax": "softmax"},
+            "ln2": normed("blocks.0.ln2"),
+            "mlp": {"units": units, "act": "gelu", "gated": False,
+                    "W_in": factored(sd["blocks.0.mlp.fc1.A"], sd["blocks.0.mlp.fc1.B"],
+                                     slots, [f"a{i}" for i in range(cfg["ffn_rank"])], units),
+                    "W_out": factored(sd["blocks.0.mlp.fc2.A"], sd["blocks.0.mlp.fc2.B"],
+                                      units, [f"b{i}" for i in range(cfg["ffn_rank"])],
+                                      slots)}}],
+        "ln_final": normed("ln_f"),
+        "unembed": {"kind": "tied"},
+        "roles": {"W_E": "embedding", "W_pos.A": "weight", "W_pos.B": "weight"},
+        "ties": ties,
+    }
+
+def convert(sd, cfg):
+    d = cfg["d_model"]
+    slots = [f"x{i}" for i in range(d)]
+    lanes = [f"h.{i}" for i in range(d)]
     r_qkv = [f"r{i}" for i in range(cfg["qkv_rank"])]
     A = sd["blocks.0.attn.qkv_A"]
     qkv = {m: factored(A, sd[f"blocks.0.attn.qkv_B{b}"], slots, r_qkv, lanes)
@@ -52,7 +97,6 @@ def convert(sd, cfg):
             for s in slots for r in r_qkv]
     ties += [[f"blocks.0.attn.{m}.B[{r}][{c}]" for m in ("W_K", "W_V")]
              for r in r_qkv for c in lanes]
-    pos = sd["pos_emb.A"].shape[0]
     about = {
         "title": "A 456-Parameter Transformer Solves 10-Digit Addition (trained; 1L decoder, "
                  "d=7, 1h, ff=14, rank-3 factors, shareA tied-KV, rank-2 attention output)",
@@ -70,41 +114,8 @@ def convert(sd, cfg):
                  "Kiguli/AdderBoard's copy, submissions/trained/yinglunz_456p.py at "
                  "e5167440c8e9d0ba167f54e0882bc525f8d06a84, is its evaluate_checkpoints.py.",
     }
-    E = sd["token_emb.weight"]
-    return {
-        "format": "tinyadder-model", "version": 1, "name": NAME, "about": about,
-        "vocab": VOCAB,
-        "prompt": {"digits": 10, "question": ["a", "+", "b", "="], "operands": "msb",
-                   "answer": "lsb", "answer_digits": 11},
-        "slots": slots,
-        "embed": {"width": d,
-                  "W_E": {t: {s: h(E[i, j]) for j, s in enumerate(slots)}
-                          for i, t in enumerate(VOCAB)},
-                  "W_pos": factored(sd["pos_emb.A"], sd["pos_emb.B"],
-                                    [str(p) for p in range(pos)],
-                                    [f"q{i}" for i in range(cfg["pos_rank"])], slots),
-                  "pos_role": "learned"},
-        "blocks": [{
-            "width_in": d, "width_out": d,
-            "ln1": norm(sd["blocks.0.ln1.weight"], slots),
-            "attn": {"heads": ["h"], "head_dim": d, **qkv,
-                     "W_O": factored(sd["blocks.0.attn.proj.A"], sd["blocks.0.attn.proj.B"],
-                                     lanes, [f"p{i}" for i in range(cfg["attn_out_rank"])],
-                                     slots),
-                     "scale": f"f32(f64(sqrt({d})))", "scale_op": "divide",
-                     "softmax": "softmax"},
-            "ln2": norm(sd["blocks.0.ln2.weight"], slots),
-            "mlp": {"units": units, "act": "gelu", "gated": False,
-                    "W_in": factored(sd["blocks.0.mlp.fc1.A"], sd["blocks.0.mlp.fc1.B"],
-                                     slots, [f"a{i}" for i in range(cfg["ffn_rank"])], units),
-                    "W_out": factored(sd["blocks.0.mlp.fc2.A"], sd["blocks.0.mlp.fc2.B"],
-                                      units, [f"b{i}" for i in range(cfg["ffn_rank"])],
-                                      slots)}}],
-        "ln_final": norm(sd["ln_f.weight"], slots),
-        "unembed": {"kind": "tied"},
-        "roles": {"W_E": "embedding", "W_pos.A": "weight", "W_pos.B": "weight"},
-        "ties": ties,
-    }
+    return document(NAME, about, sd, cfg, qkv, ties,
+                    lambda prefix: norm(sd[f"{prefix}.weight"], slots))
 
 
 def main(checkout):

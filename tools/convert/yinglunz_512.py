@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 
 from common import h, write_model
-from yinglunz_456 import VOCAB, factored, record_original
+from yinglunz_456 import document, factored, record_original
 
 REPO = "yinglunz/A-456-Parameter-Transformer-Solves-10-Digit-Addition"
 COMMIT = "1fb37db3fb7dd0df9da51f1d91b86b3f5e507e85"
@@ -32,17 +32,15 @@ def layer_norm(w, b, slots):
 
 
 def convert(sd, cfg):
-    d, ff = cfg["d_model"], cfg["d_ff"]
+    d = cfg["d_model"]
     slots = [f"x{i}" for i in range(d)]
     lanes = [f"h.{i}" for i in range(d)]
-    units = [f"u{i}" for i in range(ff)]
     r_qkv = [f"r{i}" for i in range(cfg["qkv_rank"])]
     A, B = sd["blocks.0.attn.qkv.A"], sd["blocks.0.attn.qkv.B"]
     qkv = {m: factored(A, B[:, i * d:(i + 1) * d], slots, r_qkv, lanes)
            for i, m in enumerate(("W_Q", "W_K", "W_V"))}
     ties = [[f"blocks.0.attn.{m}.A[{s}][{r}]" for m in ("W_Q", "W_K", "W_V")]
             for s in slots for r in r_qkv]
-    pos = sd["pos_emb.A"].shape[0]
     about = {
         "title": "A 456-Parameter Transformer Solves 10-Digit Addition: the 512-parameter "
                  "checkpoint (trained; 1L decoder, d=7, 1h, ff=14, rank-3 factors, LayerNorm)",
@@ -59,41 +57,8 @@ def convert(sd, cfg):
                  "sqrt(7). Read from the repository's src/model.py, src/data.py and "
                  "src/eval.py.",
     }
-    E = sd["token_emb.weight"]
-    return {
-        "format": "tinyadder-model", "version": 1, "name": NAME, "about": about,
-        "vocab": VOCAB,
-        "prompt": {"digits": 10, "question": ["a", "+", "b", "="], "operands": "msb",
-                   "answer": "lsb", "answer_digits": 11},
-        "slots": slots,
-        "embed": {"width": d,
-                  "W_E": {t: {s: h(E[i, j]) for j, s in enumerate(slots)}
-                          for i, t in enumerate(VOCAB)},
-                  "W_pos": factored(sd["pos_emb.A"], sd["pos_emb.B"],
-                                    [str(p) for p in range(pos)],
-                                    [f"q{i}" for i in range(cfg["pos_rank"])], slots),
-                  "pos_role": "learned"},
-        "blocks": [{
-            "width_in": d, "width_out": d,
-            "ln1": layer_norm(sd["blocks.0.ln1.weight"], sd["blocks.0.ln1.bias"], slots),
-            "attn": {"heads": ["h"], "head_dim": d, **qkv,
-                     "W_O": factored(sd["blocks.0.attn.proj.A"], sd["blocks.0.attn.proj.B"],
-                                     lanes, [f"p{i}" for i in range(cfg["attn_out_rank"])],
-                                     slots),
-                     "scale": f"f32(f64(sqrt({d})))", "scale_op": "divide",
-                     "softmax": "softmax"},
-            "ln2": layer_norm(sd["blocks.0.ln2.weight"], sd["blocks.0.ln2.bias"], slots),
-            "mlp": {"units": units, "act": "gelu", "gated": False,
-                    "W_in": factored(sd["blocks.0.mlp.fc1.A"], sd["blocks.0.mlp.fc1.B"],
-                                     slots, [f"a{i}" for i in range(cfg["ffn_rank"])], units),
-                    "W_out": factored(sd["blocks.0.mlp.fc2.A"], sd["blocks.0.mlp.fc2.B"],
-                                      units, [f"b{i}" for i in range(cfg["ffn_rank"])],
-                                      slots)}}],
-        "ln_final": layer_norm(sd["ln_f.weight"], sd["ln_f.bias"], slots),
-        "unembed": {"kind": "tied"},
-        "roles": {"W_E": "embedding", "W_pos.A": "weight", "W_pos.B": "weight"},
-        "ties": ties,
-    }
+    return document(NAME, about, sd, cfg, qkv, ties, lambda prefix: layer_norm(
+        sd[f"{prefix}.weight"], sd[f"{prefix}.bias"], slots))
 
 
 def main(checkout, what="both"):
