@@ -446,14 +446,14 @@ def value_text(cell):
     '999.991' for 999991/1000.
 
     >>> [value_text([0, 0, t]) for t in ("~100.002", "999991/1000", "-1/3", "~4.2e-20")]
-    ['~100.002', '999.991', '~−0.333333', '~4.2·10⁻²⁰']
+    ['~100.002', '999.991', '−~0.333333', '~4.2·10⁻²⁰']
     """
     said = cell[2]
     if "/" not in said or said.startswith("~"):
         return shown(said)
     q = Fraction(said)
     decimal = text_figure(q, 6)
-    return ("" if Fraction(decimal) == q else "~") + shown(decimal)
+    return shown(("" if Fraction(decimal) == q else "~") + decimal)
 
 
 def value_height(views):
