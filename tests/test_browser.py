@@ -443,8 +443,10 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
                      "attention, L0.attn); no slot in common: read each model's own lanes, "
                      "with their meanings in its hovers")
     x1 = next(r for r in views["residual"][1]["slots"] if r["slot"] == "x1")["cells"][31][2]
-    assert re.search(r'<td>x1</td><td class="num">—</td><td class="num">' +
-                     re.escape(page_number(x1)) + "</td>", dom)
+    assert ("alone", "x1", "—", page_number(x1), "in one only") in lanes(dom)
+    # the value's hover says what lokimorty-10's x1 holds there
+    assert re.search(r'<td class="num" title="lokimorty-10&#x27;s x1: 10·\(a_k|'
+                     r'<td class="num" title="lokimorty-10\'s x1: 10·\(a_k', dom)
     # its own tour: the query that predicts s1 (position 31, which holds s0) and the keys it
     # weighs most, named by role, in the step and in the line above the map
     dom = doms[urls[0]][0]
@@ -464,6 +466,12 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     t = len(traced(FLAW)[1]["tokens"])
     six, seven = (cells[(len(slots) + u) * t + 23] for u in (6, 7))
     assert seven == "dz" and six != seven and six != cells[(len(slots) + 5) * t + 23]
+
+
+def lanes(dom):
+    """The compare view's lanes: (class, slot, A's value, B's, verdict) per row."""
+    return re.findall(r'<tr class="(\w+)"><td[^>]*>(.*?)</td><td class="num"[^>]*>(.*?)</td>'
+                      r'<td class="num"[^>]*>(.*?)</td><td>(.*?)</td></tr>', dom)
 
 
 def compared(dom, off, loki):
@@ -489,16 +497,30 @@ def compared(dom, off, loki):
     names = re.findall(r'<span[^>]*>([^<]*)</span>', re.search(
         r'<div id="cmp-attn-b">.*?<div class="keys">(.*?)</div>', dom, re.S).group(1))
     assert names[:3] == ["sep", "a0", "a1"] and names[-1] == "sep" and len(names) == 31
-    rows = re.findall(r'<tr class="(\w+)"><td>(.*?)</td><td class="num">(.*?)</td>'
-                      r'<td class="num">(.*?)</td>', dom)
+    rows = lanes(dom)
+    # the logits are on different scales (10^17 against 10^5): the winner and the lead first
+    assert rows[0][:4] == ("same", "winner", "2", "2") and rows[1][1] == "lead"
+    assert rows[1][2:4] == (page_number(lead(EXAMPLE, 32)), page_number(
+        next(r for r in loki["residual"][-1]["slots"] if r["slot"] == "logit 3")["gap"][30][2]
+        .replace("-", "", 1)))
+    rows = rows[2:]
     assert [r[1] for r in rows[:10]] == [f"logit {u}" for u in range(10)]
+    note = html.unescape(re.search(r'<p id="cmp-note">(.*?)</p>', dom).group(1))
+    assert note == ("The logits are on different scales: compare the winner and the lead (the "
+                    "winner's logit less the runner-up's, in each model's own units), not the "
+                    "logits. tinyadder36-published's slots here hold the ten errors whose "
+                    "negatives are the logits: logit u = −(the slot it reads for u): 0 "
+                    "−eq, 1 −special, 2 −digit, 3 −count, 4 −scale, 5 "
+                    "−cand0, 6 −cand1, 7 −cand2, 8 −cand3, 9 −cand4.")
     mine = {r["slot"]: r["cells"][32][2] for r in traced(EXAMPLE)[1]["residual"][-1]["slots"]}
     theirs = {r["slot"]: r["cells"][30][2] for r in loki["residual"][-1]["slots"]}
-    for kind, slot, a, b in rows:  # each value as the grid prints it, a fraction's decimal
-        assert a == ("\u2014" if slot not in mine else figures.value_text([0, 0, mine[slot]]))
-        assert b == ("\u2014" if slot not in theirs else
+    for kind, slot, a, b, said in rows:  # each value as the grid prints it, a fraction's decimal
+        assert a == ("—" if slot not in mine else figures.value_text([0, 0, mine[slot]]))
+        assert b == ("—" if slot not in theirs else
                      figures.value_text([0, 0, theirs[slot]]))
-        assert kind == ("alone" if "\u2014" in (a, b) else "same" if a == b else "differs")
+        assert kind == ("alone" if "—" in (a, b) or slot.startswith("logit ") else
+                        "same" if a == b else "differs")
+        assert said == ("in one only" if "—" in (a, b) else "another scale")
     assert {r[1] for r in rows} == set(mine) | set(theirs)
     assert '<section id="view-compare" hidden="">' in off and "compare" not in status_of(off)
 
@@ -687,3 +709,35 @@ def test_a_link_to_a_view_scrolls_to_it(pages):
     assert out["scrolled"] > 1000 and 0 <= out["view"] - out["bar"] <= 20, out
     assert out["status"].startswith("position 24 \u00b7 after L1.mlp"), out["status"]
     assert "view" not in out["status"]
+
+
+@pytest.mark.slow
+def test_compare_says_what_slots_named_alike_mean(tmp_path):
+    """zcbtrak-6 against jacobli99-28: x0 and x1 are named alike but mean different things,
+    which the view says above the lanes, each value's hover giving its own design's formula
+    at that position; at the readout the logits (10^5 against 10^3) are another scale, and
+    the winner and the lead come first."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    page = tmp_path / "pair.html"
+    page.write_text(explore_page.page(float_views("zcbtrak-6"), None,
+                                      float_views("jacobli99-28")), encoding="utf-8")
+    urls = [page.as_uri() + "#pos=31&stage=L0.attn", page.as_uri() + "#pos=31&stage=readout"]
+    doms = dump(urls)
+    for url in urls:
+        assert_ran_cleanly(*doms[url])
+    dom = doms[urls[0]][0]
+    note = html.unescape(re.search(r'<p id="cmp-note">(.*?)</p>', dom).group(1))
+    assert note.startswith("x0 and x1 are named alike but hold different quantities in the "
+                           "two designs after this stage")
+    rows = lanes(dom)
+    assert [(r[1], r[4]) for r in rows] == [("x0", "differs: another quantity"),
+                                            ("x1", "differs: another quantity")]
+    titles = [html.unescape(t) for t in re.findall(r'<td class="num" title="([^"]*)">', dom)]
+    assert titles[2].startswith("zcbtrak-6's x1: 10·(a_k + b_k + c_k) − c_(k−1): ten times")
+    assert titles[3] == "jacobli99-28's x1: a_k + b_k: two heads attend one-hot to a_k and b_k"
+    dom = doms[urls[1]][0]
+    rows = lanes(dom)
+    assert rows[0] == ("same", "winner", "0", "0", "same")
+    assert rows[1] == ("differs", "lead", "~0.0801490", "~0.000247500", "each in its own units")
+    assert {r[4] for r in rows if r[1].startswith("logit ")} == {"another scale"}

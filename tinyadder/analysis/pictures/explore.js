@@ -463,20 +463,86 @@
       return Math.abs(fa) <= 1e-12 * largest(mine[n].cells.map(function (c) { return c[0]; }))
         && Math.abs(fb) <= 1e-12 * largest(values[n]);
     };
-    fill("cmp-lanes-body", names.map(function (n) {
+    // what a lane holds by each design (compare.meaning), for the cells' hovers
+    var theirMeaning = function (n) {
+      var st = C.meanings[other], f = m.pos === null ? null : C.fills[m.pos];
+      if (m.pos === null || !st || !st[n]) {
+        return C.model + "'s " + n + ": no designed meaning this page knows";
+      }
+      return C.model + "'s " + n + ": " + st[n][f || C.next_place[m.pos] !== null ? 1 : 0]
+        .replace(/\{i2\}/g, String(m.pos + 2)).replace(/\{P\}/g, f ? f[0] : "")
+        .replace(/\{x\}/g, f ? f[1] : "");
+    };
+    var myMeaning = function (n) {
+      var what = mine[n] ? meaning(n, state.pos) : null;
+      return C.own_model + "'s " + n + ": " + (what || "no designed meaning this page knows");
+    };
+    var apart = (C.homonyms[state.stage] || []).filter(function (n) { return rows && rows[n]; });
+    var readout = state.stage === "readout";
+    var logit = function (n) { return /^logit /.test(n); };
+    var lines = [];
+    if (apart.length) {
+      lines.push(apart.join(" and ") + (apart.length > 1 ? " are" : " is") + " named alike " +
+                 "but hold different quantities in the two designs after this stage (hover a " +
+                 "value for each one's meaning): 'differs' compares numbers, not meanings.");
+    }
+    if (readout && C.scales_differ) {
+      lines.push("The logits are on different scales: compare the winner and the lead " +
+                 "(the winner's logit less the runner-up's, in each model's own units), not " +
+                 "the logits.");
+    }
+    [[C.own_model, C.own_readout_slots], [C.model, C.readout_slots]].forEach(function (r) {
+      var said = r[1].map(function (slot, u) { return slot ? u + " \u2212" + slot : null; })
+        .filter(function (t) { return t; });
+      if (readout && said.length) {
+        lines.push(r[0] + "'s slots here hold the ten errors whose negatives are the logits: " +
+                   "logit u = \u2212(the slot it reads for u): " + said.join(", ") + ".");
+      }
+    });
+    setText("cmp-note", lines.join(" "));
+    var verdict = function (n, a, b) {
+      if (a === null || b === null) { return ["alone", "in one only"]; }
+      if (alike(n, a, b)) { return ["same", "same"]; }
+      if (logit(n) && C.scales_differ) { return ["alone", "another scale"]; }
+      return ["differs", apart.indexOf(n) >= 0 ? "differs: another quantity" : "differs"];
+    };
+    var body = names.map(function (n) {
       var a = mine[n] ? mine[n].cells[state.pos][2] : null;
       var b = rows && rows[n] && m.pos !== null ? rows[n][m.pos] : null;
-      var same = a !== null && b !== null && alike(n, a, b);
-      var tr = el("tr", a === null || b === null ? "alone" : same ? "same" : "differs");
-      tr.appendChild(el("td", "", n));
+      var v = verdict(n, a, b), tr = el("tr", v[0]);
+      var name = el("td", "", n), mineTd = el("td", "num", a === null ? "\u2014" :
+                                                   decimal(mine[n], state.pos));
       var bd = (C.dec[other] || {})[n] || {};
-      tr.appendChild(el("td", "num", a === null ? "\u2014" : decimal(mine[n], state.pos)));
-      tr.appendChild(el("td", "num", b === null ? "\u2014" :
-                                     bd[m.pos] !== undefined ? bd[m.pos] : shown(b)));
-      tr.appendChild(el("td", "", a === null || b === null ? "in one only" :
-                                  same ? "same" : "differs"));
+      var theirsTd = el("td", "num", b === null ? "\u2014" :
+                                     bd[m.pos] !== undefined ? bd[m.pos] : shown(b));
+      if (a !== null) { mineTd.title = myMeaning(n); }
+      if (b !== null) { theirsTd.title = theirMeaning(n); }
+      name.title = [a !== null ? myMeaning(n) : null, b !== null ? theirMeaning(n) : null]
+        .filter(function (t) { return t; }).join("\n");
+      [name, mineTd, theirsTd, el("td", "", v[1])].forEach(function (td) {
+        tr.appendChild(td);
+      });
       return tr;
-    }));
+    });
+    // at the readout: the digit each model picks and its lead, which compare across scales
+    var mw = C.own_winners[state.pos], tw = m.pos === null ? null : C.winners[m.pos];
+    if (readout && (mw || tw)) {
+      var row = function (n, a, b, same) {
+        var tr = el("tr", a === null || b === null ? "alone" : same ? "same" : "differs");
+        [el("td", "", n), el("td", "num", a === null ? "\u2014" : a),
+         el("td", "num", b === null ? "\u2014" : b),
+         el("td", "", a === null || b === null ? "in one only" : same ? "same" :
+                      n === "lead" && C.scales_differ ? "each in its own units" : "differs")]
+          .forEach(function (td) { tr.appendChild(td); });
+        return tr;
+      };
+      body.unshift(row("lead", mw ? shown(mw[1]) : null, tw ? shown(tw[1]) : null,
+                       mw && tw && mw[1] === tw[1]),
+                   row("winner", mw ? mw[0] : null, tw ? tw[0] : null,
+                       mw && tw && mw[0] === tw[0]));
+      body.unshift(body.splice(1, 1)[0]);  // the winner first, then the lead
+    }
+    fill("cmp-lanes-body", body);
   }
 
   // ------------------------------------------------------------------ tour
@@ -712,8 +778,9 @@
   }
   // the tracer's '~4.24835e-20' as the page writes every number: '~4.24835·10⁻²⁰'
   // svg.shown: the sign as the formulas write it, U+2212
-  function minus(text) {
-    return /^~?-/.test(text) ? text.replace("-", "\u2212") : text;
+  function minus(text) {  // svg.minus: '~-60.97' -> '\u2212~60.97', the sign first
+    var m = /^(~?)-(~?)(.*)$/.exec(text);
+    return m ? "\u2212" + m[1] + m[2] + m[3] : text;
   }
   function shown(text) {
     var m = /^(-?~?-?)([0-9.]+)e\+?(-?[0-9]+)$/.exec(text);

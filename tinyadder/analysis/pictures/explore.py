@@ -38,16 +38,6 @@ def walkthrough():
     return markdown.sections({anchor for _, anchor in tour.SECTIONS.values()})
 
 
-def deciding(views):
-    """{sum digit label: the position that predicts it}: 's1' -> 32 in TinyAdder-36 at N = 10
-    (it writes s10 first), 31 in lokimorty-10 (s0 first)."""
-    tokens, out = views["tokens"], {}
-    for pos in views["predicting"]:
-        if pos + 1 < len(tokens) and tokens[pos + 1]["role"] == "sum":
-            out[tokens[pos + 1]["label"]] = pos
-    return out
-
-
 def compare_data(views, other):
     """What the page's compare mode needs of a second run ``other`` of the same sum: its
     positions' roles (the page matches a position that predicts a digit of the sum with the
@@ -74,8 +64,19 @@ def compare_data(views, other):
             "residual": residual, "values": values, "dec": decimals,
             "labels": compare.by_label(other),
             "own_labels": compare.by_label(views),
-            "decides": deciding(other), "own_decides": deciding(views),
-            "agreement": compare.agreement(views, other)}
+            "decides": compare.deciding(other), "own_decides": compare.deciding(views),
+            "agreement": compare.agreement(views, other),
+            # what each slot means (the hovers), with the per-position placeholders filled
+            "meanings": other["meanings"], "next_place": [t["next_place"]
+                                                          for t in other["tokens"]],
+            "fills": {d["pos"]: [svg.pretty(f"1e{d['power']}"), svg.shown(d["x_text"])]
+                      for d in other["decisions"]},
+            "homonyms": compare.homonyms(views, other),
+            # the readout: each model's winner and lead, and whether the logits compare
+            "winners": compare.winners(other), "own_winners": compare.winners(views),
+            "scales_differ": compare.scales_differ(views, other),
+            "readout_slots": other.get("readout_slots") or [],
+            "own_readout_slots": views.get("readout_slots") or [], "own_model": views["model"]}
 
 
 def _decimals(cells):
@@ -200,7 +201,7 @@ def _compare_section(views, other):
         return (f'<div><b>{escape(v["model"])}</b>: prompt <code>{escape(v["layout"])}</code>; '
                 f'{escape(expr)}: it writes '
                 f'<b class="mono">{escape(v["answer"])}</b>, {verdict}.</div>')
-    found = compare.agreement(views, other)
+    found = compare.table_rows(views, other)
     rows = "".join(
         f'<tr><td>{escape(r["stage"])}</td><td><code>{escape(r["slot"])}</code></td>'
         f'<td>{r["same"]} of {r["compared"]}</td><td>' +
@@ -208,13 +209,15 @@ def _compare_section(views, other):
          f'{escape(r["first"][0])}: {escape(r["first"][1])} against {escape(r["first"][2])}') +
         "</td></tr>" for r in found)
     table = (f'<p id="cmp-agreement">{escape(compare.NO_COMMON_SLOT)}</p>'
-             if compare.only_logits_differ(found) else
+             if compare.no_common_slot(found) else
              f'<details id="cmp-agreement"><summary>Over all positions: the slots both name '
              f'alike, stage by stage</summary><table class="cmp"><thead><tr><th>stage</th>'
-             f'<th>slot</th><th>same (6 significant digits; dust as 0)</th>'
-             f'<th>first that differs</th>'
+             f'<th>slot</th><th>same (6 significant digits; dust as 0; the winner: the digit '
+             f'the readout picks)</th><th>first that differs</th>'
              f'</tr></thead><tbody>{rows}</tbody></table></details>' if rows else
              '<p>The two models name no slot alike at any stage.</p>')
+    said = "".join(f'<p class="cmp-said">{escape(t)}</p>' for t in (
+        compare.homonym_line(views, other), compare.scale_line(views, other)) if t)
     k = place_example(views)
     return (
         f'<section id="view-compare"><h2>Compare: {escape(views["model"])} against '
@@ -227,12 +230,12 @@ def _compare_section(views, other):
         'Choose a position and a stage above as for the rest of the page; untick '
         '<i>compare</i> to hide this view.</p>'
         f'<div class="pair">{side(views)}{side(other)}</div>'
-        f'{compare.key_table(views, other)}'
+        f'{said}{compare.homonym_table(views, other)}{compare.key_table(views, other)}'
         '<p id="cmp-where"></p>'
         '<h3>Attention from this query, every live head (each head on its own clipped log '
         'scale; grey ≈ 0)</h3><div class="pair"><div id="cmp-attn-a"></div>'
         '<div id="cmp-attn-b"></div></div>'
-        '<h3 id="cmp-lanes-title">Residual lanes by slot name</h3>'
+        '<h3 id="cmp-lanes-title">Residual lanes by slot name</h3><p id="cmp-note"></p>'
         '<table id="cmp-lanes" class="cmp"><thead><tr><th>slot</th>'
         f'<th>{escape(views["model"])}</th><th>{escape(other["model"])}</th><th></th></tr>'
         f'</thead><tbody id="cmp-lanes-body"></tbody></table>{table}</section>')
