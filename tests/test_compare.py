@@ -104,9 +104,16 @@ def test_slots_named_alike_that_mean_apart_are_said_so():
     assert pairs.homonyms(zc, jl) == {s: ["x0", "x1"]
                                         for s in ("embed", "L0.attn", "L0.mlp", "readout")}
     assert pairs.homonym_line(zc, jl).startswith(
-        "x0 and x1 are named alike in zcbtrak-6 and jacobli99-28 but hold different "
-        "quantities")
+        "Named alike, meant apart: zcbtrak-6 and jacobli99-28 both have x0 and x1, but they "
+        "hold different quantities in the two designs from embed on: 'differs' compares the "
+        "numbers, not what they mean")
     assert pairs.homonyms(zc, loki) == {} and pairs.homonym_line(zc, loki) == ""
+    # the published readout's slots hold its error plus what they held from L1.mlp on, the
+    # repaired one's the error alone: the same names, apart from that stage only
+    published, repaired = (float_views(n, "599+400", 3) for n in ("published", "repaired"))
+    slots = ["eq", "special", "digit", "count", "scale"] + [f"cand{u}" for u in range(5)]
+    assert pairs.homonyms(published, repaired) == {"L1.mlp": slots, "readout": slots}
+    assert "in the two designs from L1.mlp on" in pairs.homonym_line(published, repaired)
     assert pairs.meaning(zc, "L0.attn", "x1", 31).startswith(
         "10·(a_k + b_k + c_k) − c_(k−1): ten times the column sum")
     assert pairs.meaning(jl, "L0.attn", "x1", 24).startswith("a_k + b_k: two heads")

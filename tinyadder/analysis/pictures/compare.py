@@ -100,37 +100,54 @@ def meaning(views, stage, slot, pos):
 
 
 def homonyms(left, right):
-    """{stage: [slot]}: the slots (not the logits) both models name alike after a stage, whose
-    designed meanings differ after some stage at the position that predicts a digit of the
-    sum (one known and the other not counts as differing): zcbtrak-6's x1 after L0.attn is
-    10·(a_k + b_k + c_k) − c_(k−1), jacobli99-28's a_k + b_k, so their x1 differs in meaning
-    at every stage."""
+    """{stage: [slot]}: the slots (not the logits) both models name alike after a stage at or
+    after the first stage where their designed meanings differ at the position that predicts
+    a digit of the sum (one known and the other not counts as differing): zcbtrak-6's x1
+    after the embedding is −d, jacobli99-28's d, and after the attention 10·(a_k + b_k + c_k)
+    − c_(k−1) against a_k + b_k; the published readout's eq holds its error plus what it held
+    from L1.mlp on, the repaired one's the error alone."""
     def form(views, stage, slot):
         forms = views["meanings"].get(stage, {}).get(slot)
         return forms[1] if forms else None
     rstages = {s["short"]: {r["slot"] for r in s["slots"]} for s in right["residual"]}
-    shared = {stage["short"]: [r["slot"] for r in stage["slots"]
-                               if r["slot"] in rstages.get(stage["short"], ())
-                               and not r["slot"].startswith("logit ")]
-              for stage in left["residual"]}
-    apart = {slot for stage, slots in shared.items() for slot in slots
-             if (form(left, stage, slot) or form(right, stage, slot))
-             and form(left, stage, slot) != form(right, stage, slot)}
-    return {stage: [s for s in slots if s in apart] for stage, slots in shared.items()
-            if any(s in apart for s in slots)}
+    out, apart = {}, set()
+    for stage in left["residual"]:
+        short = stage["short"]
+        shared = [r["slot"] for r in stage["slots"] if r["slot"] in rstages.get(short, ())
+                  and not r["slot"].startswith("logit ")]
+        apart |= {slot for slot in shared if (form(left, short, slot) or
+                                              form(right, short, slot))
+                  and form(left, short, slot) != form(right, short, slot)}
+        if any(slot in apart for slot in shared):
+            out[short] = [slot for slot in shared if slot in apart]
+    return out
+
+
+def _names(slots):
+    return " and ".join([", ".join(slots[:-1]), slots[-1]] if len(slots) > 1 else slots)
 
 
 def homonym_line(left, right):
     """One sentence naming the slots both models name alike that hold different quantities
-    (``homonyms``), '' when there are none."""
-    slots = list(dict.fromkeys(s for names in homonyms(left, right).values() for s in names))
-    if not slots:
+    (``homonyms``) and the stage from which they do, '' when there are none."""
+    since = {}
+    for stage, slots in homonyms(left, right).items():
+        for slot in slots:
+            since.setdefault(slot, stage)
+    if not since:
         return ""
-    names = " and ".join([", ".join(slots[:-1]), slots[-1]] if len(slots) > 1 else slots)
-    return (f"{names} {'are' if len(slots) > 1 else 'is'} named alike in {left['model']} and "
-            f"{right['model']} but hold{'' if len(slots) > 1 else 's'} different quantities "
-            f"(each design's own formula in the table folded below, and in a lane's hover): "
-            f"'differs' compares the numbers, not what they mean.")
+    groups = {}
+    for slot, stage in since.items():
+        groups.setdefault(stage, []).append(slot)
+    when = (f"from {next(iter(groups))} on" if len(groups) == 1 else
+            "(" + "; ".join(f"{_names(slots)} from {stage} on" for stage, slots in
+                            groups.items()) + ")")
+    many = len(since) > 1
+    return (f"Named alike, meant apart: {left['model']} and {right['model']} both have "
+            f"{_names(list(since))}, but {'they hold' if many else 'it holds'} different "
+            f"quantities in the two designs {when}: 'differs' compares the numbers, not what "
+            f"they mean (each design's own formula is in the table folded below, and in a "
+            f"lane value's hover).")
 
 
 def _general(form):
