@@ -980,3 +980,20 @@ def test_the_running_average_is_named_for_a_prompt_position():
     for slot in ("cand6", "count"):
         assert "R the digits read so far at their places" in said[slot][0]
         assert "read so far" not in said[slot][1] and "(R + b + \u2113)" in said["count"][1]
+
+
+def test_a_designed_familys_page_carries_its_worked_example():
+    """jacobli99-28's page links its tokens, attention and residual views and their tour
+    steps to docs/models.md's rope-10000 worked example, which it carries (the rope-19 pages
+    carry the walkthrough's section on zcbtrak-6)."""
+    from explore_cases import float_views
+    views = float_views("jacobli99-28")
+    assert tour.view_sections(views) == {v: "ex:rope-10000"
+                                         for v in ("tokens", "attention", "residual")}
+    page = explore.page(views, explore.walkthrough())
+    link = '<a class="doc" href="#wt-models-rope-10000">models.md: rope-10000</a>'
+    linked = [s for s in tour.steps(views) if s["section"] == "ex:rope-10000"]
+    assert linked and page.count(link) >= 3 + len(linked)
+    assert ('<article id="wt-models-rope-10000"><h3>Worked example: rope-10000 '
+            '(docs/models.md)</h3><p><b>rope-10000.</b> jacobli99-28 at position 33') in page
+    assert "<h2>From docs/models.md</h2>" in page

@@ -33,9 +33,22 @@ def asset(name):
 
 
 def walkthrough():
-    """The walkthrough's sections the page cites, rendered for the page to embed
-    (``markdown.sections``), or None outside a checkout."""
-    return markdown.sections({anchor for _, anchor in tour.SECTIONS.values()})
+    """The walkthrough's sections the page cites and docs/models.md's worked examples,
+    rendered for the page to embed (``markdown.sections``, ``markdown.examples``), or None
+    outside a checkout."""
+    docs = markdown.sections({anchor for _, anchor in tour.SECTIONS.values()})
+    return None if docs is None else {**docs, **(markdown.examples() or {})}
+
+
+def section_of(section):
+    """(label, anchor) of a section key: a walkthrough section's ('walkthrough §4'), or
+    docs/models.md's worked example of a design ('ex:rope-10000': 'models.md: rope-10000')."""
+    if section.startswith("ex:"):
+        name = tour.EXAMPLES[section[3:]]
+        return f"models.md: {name}", markdown.slug(name)
+    number, anchor = tour.SECTIONS[section]
+    return (f"walkthrough \u00a7{number}" if number.isdigit() else
+            f"walkthrough: {number.replace('-', ' ')}"), anchor
 
 
 def compare_data(views, other):
@@ -275,9 +288,7 @@ def doc_link(docs, section):
     when there is no walkthrough to embed; nothing for no section (None)."""
     if section is None:
         return ""
-    number, anchor = tour.SECTIONS[section]
-    label = (f"walkthrough \u00a7{number}" if number.isdigit() else
-             f"walkthrough: {number.replace('-', ' ')}")
+    label, anchor = section_of(section)
     if not docs or anchor not in docs:
         return f'<span class="doc">{label}</span>'
     return f'<a class="doc" href="#wt-{escape(anchor)}">{label}</a>'
@@ -298,15 +309,16 @@ def _embedded(docs, views):
     keys = cited(views)
     order = [anchor for key, (number, anchor) in sorted(
         tour.SECTIONS.items(), key=lambda s: int(s[1][0]) if s[1][0].isdigit() else 99)
-        if key in keys]
+        if key in keys] + sorted(section_of(k)[1] for k in keys if k.startswith("ex:"))
     parts = "".join(f'<article id="wt-{escape(a)}"><h3>{escape(docs[a][0])}</h3>{docs[a][1]}'
                     f'</article>' for a in order if a in docs)
     if not parts:
         return ""
-    return ('<section id="walkthrough"><h2>From the walkthrough</h2><p class="intro">The '
-            'sections of docs/walkthrough.md that the views above cite, carried in this page '
-            '(its doctests and commands are checked by the test suite).</p>'
-            f'{parts}</section>')
+    models = any(k.startswith("ex:") for k in keys)
+    where = "docs/models.md" if models else "the walkthrough"
+    return (f'<section id="walkthrough"><h2>From {where}</h2><p class="intro">The '
+            f'sections of {where} that the views above cite, carried in this page (its '
+            f'doctests and commands are checked by the test suite).</p>{parts}</section>')
 
 
 def _section(views, ident, title, intro, body, docs):

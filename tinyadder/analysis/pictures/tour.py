@@ -33,15 +33,26 @@ VIEW_SECTIONS = {"tokens": "tokens", "place": "head3", "attention": "head3", "co
                  "change": "digits", "params": "params"}
 
 
+# docs/models.md's worked example of each designed family the walkthrough does not trace
+# (``design``: the family's name there); a section key 'ex:DESIGN' cites it
+EXAMPLES = {"rope-10000": "rope-10000", "rope-10000/norm": "rope-10000, the Qwen-style four",
+            "rope-10000/linear": "rope-10000, the Qwen-style four",
+            "rope-10000/hinge": "rope-10000, the Qwen-style four",
+            "sinusoid-11": "sinusoid-11"}
+
+
 def view_sections(views):
     """{view: the walkthrough section that explains it on this model's page}: every view of a
     TinyAdder-36 family page (``VIEW_SECTIONS``); a rope-19 model's tokens, attention and
-    residual stream the walkthrough's section on zcbtrak-6; another model's none (the
-    walkthrough's sections are about TinyAdder-36)."""
+    residual stream the walkthrough's section on zcbtrak-6; another designed family's the
+    worked example of docs/models.md (``EXAMPLES``: 'ex:rope-10000'); another model's none."""
     if views["family"]:
         return VIEW_SECTIONS
     if views["about"].get("family") == "rope-19":
         return {"tokens": "rope", "attention": "rope", "residual": "rope"}
+    if views.get("design") in EXAMPLES:
+        key = f"ex:{views['design']}"
+        return {"tokens": key, "attention": key, "residual": key}
     return {}
 
 
