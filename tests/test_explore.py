@@ -997,3 +997,16 @@ def test_a_designed_familys_page_carries_its_worked_example():
     assert ('<article id="wt-models-rope-10000"><h3>Worked example: rope-10000 '
             '(docs/models.md)</h3><p><b>rope-10000.</b> jacobli99-28 at position 33') in page
     assert "<h2>From docs/models.md</h2>" in page
+
+
+def test_key_names_wider_than_a_cell_alternate_between_two_lines():
+    """jacobli99-28's two separators between a9 and b0 ran together as 'sepsep' at 1280 px:
+    key names wider than a cell alternate between two lines, so neighbours never touch."""
+    from explore_cases import float_views
+    drawn = figures.attention(float_views("jacobli99-28"), "L0.h0", "softmax1", 24)
+    keys = re.findall(r'<text x="([\d.]+)" y="([\d.]+)" class="small" text-anchor="middle">'
+                      r'([^<]*)</text>', drawn)
+    row = {float(x): (float(y), name) for x, y, name in keys if float(y) < 58}
+    names = [row[x] for x in sorted(row)]
+    assert [n for _, n in names[10:14]] == ["a9", "sep", "sep", "b0"]
+    assert names[11][0] != names[12][0] and names[10][0] == names[12][0]

@@ -127,16 +127,19 @@ def attention(views, head="L0.h3", mode="softmax1", pos=None, standalone=False):
             cells.append(rect(x, y0 + q * c, c, c, cls))
     body.append(f'<g id="attn-cells">{"".join(cells)}</g>')
     step = 1 if c >= 11 else 5
+    # key names wider than a cell (rope-19's 'sep sep', 's9 s10') alternate between two lines
+    staggered = c >= 11 and max(text_width(axis_label(tok)) for tok in tokens) + 3 > c
     for i, tok in enumerate(tokens):
         if i % step == 0 or tok["role"] == "special":
             label = axis_label(tok) if c >= 11 else i
-            body.append(text(x0 + i * c + c / 2, y0 - 6, label, "small", "middle"))
+            body.append(text(x0 + i * c + c / 2, y0 - 6 - 11 * (staggered and i % 2), label,
+                             "small", "middle"))
             body.append(text(x0 - 4, y0 + i * c + c * 0.75,
                              f"{i} {axis_label(tok)}" if c >= 11 else i, "small", "end"))
     sunk = mode == views["heads"][head].get("kind", "softmax1") == "softmax1"
     body.append(text(sink_x + c / 2, y0 - 6, "sink" if sunk else "", "small",
                      "middle", ' id="attn-sinklabel"'))
-    body.append(text(x0, y0 - 22, "keys (earlier positions) \u2192", "small"))
+    body.append(text(x0, y0 - 22 - 9 * staggered, "keys (earlier positions) \u2192", "small"))
     body.append(text(12, y0 + t * c / 2, "queries \u2193", "small", "middle",
                      f' transform="rotate(-90 12 {num(y0 + t * c / 2)})"'))
     legend_y = y0 + t * c + 30
