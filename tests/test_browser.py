@@ -348,7 +348,8 @@ def test_tour_colours_and_softmax_mode(pages):
     tour = out["tour"]
     for k, (frag, view) in enumerate(wanted):
         got = tour[k]
-        assert got["hash"] == f"#{frag}&head=L0.h3", got
+        # the running sum's step selects layer 1's head, the one it is about
+        assert got["hash"] == f"#{frag}&head={'L1.h0' if k == 4 else 'L0.h3'}", got
         assert got["status"] == f"tour {views_tour[k]['title']}"
         assert got["before"] == view and got["lit"] == [view] and got["answer"], got
     assert tour[8]["answer"] is False                        # revealed
@@ -741,3 +742,37 @@ def test_compare_says_what_slots_named_alike_mean(tmp_path):
     assert rows[0] == ("same", "winner", "0", "0", "same")
     assert rows[1] == ("differs", "lead", "~0.0801490", "~0.000247500", "each in its own units")
     assert {r[4] for r in rows if r[1].startswith("logit ")} == {"another scale"}
+
+
+EMBED_PROBE = """<script>(function () {
+  var tips = [], resid = document.getElementById("resid-cells").children;
+  function hover(el) {
+    var r = el.getBoundingClientRect();
+    el.dispatchEvent(new MouseEvent("mousemove", {bubbles: true, clientX: r.left + r.width / 2,
+                                                 clientY: r.top + r.height / 2}));
+    tips.push(document.getElementById("tip").textContent);
+  }
+  hover(resid[2]);                                  // x0 at position 2 (a1 = 6), embedded
+  document.getElementById("stage").value = "1";
+  document.getElementById("stage").dispatchEvent(new Event("input"));
+  hover(resid[2]);                                  // after L0.attn: as embedded
+  hover(resid[%(T)d + 31]);                         // x1 at position 31: no longer d's
+  document.body.setAttribute("data-probe", JSON.stringify(tips));
+}());</script>"""
+
+
+@pytest.mark.slow
+def test_a_digit_cells_hover_puts_the_digit_into_its_embedding(tmp_path):
+    """zcbtrak-6's x0 at position 2 (the digit 6): the hover says 1000 − 6²/1000, the
+    formula tour step 2 teaches, at the embedding and after the attention (x0 as embedded);
+    x1 after the attention, the column sum, gets no such line."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    views = float_views("zcbtrak-6")
+    path = tmp_path / "zc.html"
+    path.write_text(explore_page.page(views), encoding="utf-8")
+    tips = probe(path, EMBED_PROBE % {"T": len(views["tokens"])}, "#pos=2&stage=embed")
+    line = "= 1000 \u2212 6\u00b2/1000, the embedding of the digit 6"
+    assert tips[0].splitlines()[0].startswith("x0 at position 2 ('6') after embed")
+    assert line in tips[0].splitlines() and line in tips[1].splitlines()
+    assert tips[2].startswith("x1 at position 31") and "the embedding of" not in tips[2]

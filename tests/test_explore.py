@@ -1010,3 +1010,51 @@ def test_key_names_wider_than_a_cell_alternate_between_two_lines():
     names = [row[x] for x in sorted(row)]
     assert [n for _, n in names[10:14]] == ["a9", "sep", "sep", "b0"]
     assert names[11][0] != names[12][0] and names[10][0] == names[12][0]
+
+
+@pytest.mark.parametrize("name", ["zcbtrak-6", "jacobli99-28", "nino-116", "lichengliu03-50"])
+def test_a_digits_embedding_formula_holds_with_the_digit_put_in(name):
+    """The hover of a slot that still holds a digit's embedding gives its formula with the
+    digit put in (zcbtrak-6's x0 at position 2, 999.964 = 1000 − 6²/1000, which tour step 2
+    teaches); each formula holds on every digit of the run, to within 10^-4."""
+    from explore_cases import float_views
+    views = float_views(name)
+    forms = explore.page_data(views)["embedded"]
+    assert forms
+    embed = {r["slot"]: r["cells"] for r in views["residual"][0]["slots"]}
+    for slot, form in forms.items():
+        for t in views["tokens"]:
+            if t["role"] != "special" and t["text"].isdigit():
+                said = form.replace("{d}", t["text"]).replace("\u2212", "-").replace(
+                    "\u00b7", "*").replace("\u00b2", "**2").replace("10\u207b\u2074", "1e-4")
+                assert abs(eval(said) - embed[slot][t["pos"]][0]) <= 1e-4, (slot, t, said)
+    if name == "zcbtrak-6":
+        assert forms["x0"].replace("{d}", "6") == "1000 \u2212 6\u00b2/1000"
+
+
+def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
+    """jacobli99-28's tour: the FFN step's answer says an exact run's 10^-227150166 is 0 but
+    for the far keys' weights; "change one thing" names what "neither" means; the
+    parameters step says how the board reads the claimed 28 (numel: 90 in this file, 62 more,
+    entries the original computes in code). TinyAdder-36's running-sum step selects layer 1's
+    head, the one it is about."""
+    from explore_cases import float_views
+    views = float_views("jacobli99-28")
+    steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(views)}
+    assert ("its authors claim 28, a count none of the rules here gives; the board reads the "
+            "claim under numel (AdderBoard's count), which gives 90 in this file, 62 more: "
+            "entries the original computes in code") in steps["The parameters"]["answer"]
+    q = steps["The FFN"]["state"]["pos"]
+    stage = next(s for s in views["residual"] if s["short"] == "L0.mlp")
+    x1 = next(r for r in stage["slots"] if r["slot"] == "x1")["cells"]
+    assert steps["The FFN"]["answer"].startswith("0.0. The readout's parabola")  # float: 0
+    kept, x1[q] = x1[q], [-0.0, -227150165.59, "~-2.56339e-227150166"]  # as the exact run
+    try:
+        answer = next(s for s in tour.steps(views) if s["title"].endswith("The FFN"))["answer"]
+    finally:
+        x1[q] = kept
+    assert answer.startswith("\u2212~2.56339\u00b710\u207b\u00b2\u00b2\u2077\u00b9\u2075\u2070"
+                             "\u00b9\u2076\u2076, that is 0 but for the far keys' weights")
+    assert tour.FFN_DOES["rope-10000"][1].startswith("With neither the carry nor the wrap, ")
+    running = next(s for s in tour.steps(example[1]) if s["title"].endswith("The running sum"))
+    assert running["state"]["head"] == "L1.h0"

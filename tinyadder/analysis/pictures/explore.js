@@ -844,6 +844,13 @@
                  state.stage, cellText(row.cells[pos], row.dec[pos])];
     var what = meaning(name, pos);
     if (what) { lines.push(what); }
+    // a digit's embedding, its formula with the digit put in, where the slot still holds it
+    var tok = D.tokens[pos], form = D.embedded[name];
+    if (form && /^[0-9]$/.test(tok.text) && tok.role !== "special" &&
+        (state.stage === "embed" || (what && /^as embedded:/.test(what)))) {
+      lines.push("= " + form.replace(/\{d\}/g, tok.text) + ", the embedding of the digit " +
+                 tok.text);
+    }
     if (what && D.cases[pos] && what.indexOf("_k") >= 0) { lines.push(D.cases[pos]); }
     if (row.intended[pos]) { lines.push("intended " + shown(row.intended[pos])); }
     if (row.gap && row.gap[pos] !== "0") {

@@ -139,11 +139,23 @@ def page_data(views, other=None):
         "resid_rows": slot_rows + logit_rows, "decisions": decisions,
         "params": views["params"], "meanings": views["meanings"],
         "cases": column_cases(views) if views.get("design") else {},
+        "embedded": EMBEDDED.get(views.get("design"), {}),
         "defaults": defaults(views), "tour": tour.steps(views),
         "variants": [v["key"] for v in views["variants"]],
         "softmax": views["softmax"] is not None, "levels": svg.LEVEL_LETTERS,
         "compare": compare_data(views, other) if other else None,
     }
+
+
+# What a designed family embeds a digit d as, per slot, for the hover of a cell that still
+# holds it ({d}: the digit; the formulas of ``families``' meanings; tests/test_explore.py
+# checks them against each design's embedding)
+EMBEDDED = {"rope-19": {"x0": "1000 \u2212 {d}\u00b2/1000", "x1": "\u2212{d}"},
+            "rope-10000": {"x0": "1000 \u2212 2.5\u00b710\u207b\u2074\u00b7{d}\u00b2",
+                           "x1": "{d}"},
+            "sinusoid-11": {"digit": "{d}"},
+            **{f"rope-10000/{carry}": {"x0": "1000 \u2212 {d}\u00b2/4000", "x1": "{d}",
+                                       "x2": "{d}/2000"} for carry in ("norm", "linear", "hinge")}}
 
 
 def column_cases(views):
