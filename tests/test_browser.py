@@ -420,7 +420,7 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     doms = dump(urls)
     for url in urls:
         assert_ran_cleanly(*doms[url])
-    # the script redraws the grid for the stage chosen: x0 in one shade (under a decade),
+    # the script redraws the grid for the stage chosen: x0 in one shade (under a factor 2),
     # its range beside it, each value a decimal (249991/250 at position 2 is 999.964)
     dom = doms[urls.pop(0)][0]
     t = len(zc_views["tokens"])

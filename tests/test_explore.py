@@ -895,12 +895,14 @@ def test_a_two_slot_stream_prints_its_values_in_the_grid(example):
     assert min(c[1] for c in x1 if c[1] is not None) < -14 and lo == hi - 12
 
 
-def test_a_row_under_a_decade_is_one_shade_with_its_range_printed(example):
-    """A row whose |x| spans under a decade is drawn in one shade, its real range beside it:
+def test_a_row_under_a_factor_2_is_one_shade_with_its_range_printed(example):
+    """A row whose |x| spans under a factor 2 is drawn in one shade, its real range beside it:
     zcbtrak-6's x0 (999.919 .. 1000) and TinyAdder-36's scale (1/35 .. 1/24) would else run
     from the palest colour to the darkest under a legend of whole decades; a row over a
-    decade keeps its log scale. The exact run's grid prints x0 as decimals, 249991/250 as
-    999.964, the fraction only in the hover (``page_data``'s "dec")."""
+    factor 2 keeps its log scale: TinyAdder-36's digit slot, 10·d from 10 to 90, and
+    jacobli99-28's written digits 1 .. 9 (their contrast means something). The exact run's
+    grid prints x0 as decimals, 249991/250 as 999.964, the fraction only in the hover
+    (``page_data``'s "dec")."""
     _, published, _, _ = example
     a, b = map(int, EXAMPLE.split("+"))
     rope = run_views(models.build("zcbtrak-6", None), a, b, "fraction")
@@ -923,6 +925,12 @@ def test_a_row_under_a_decade_is_one_shade_with_its_range_printed(example):
     said = figures.row_legend(scale, figures.residual_scales(published)["L0.mlp"]["scale"])
     assert said == "|x| 0.0285714 .. 0.0416667, one shade"
     assert len(set(figures.residual_classes(published)["L0.mlp"]["scale"]) - {"z"}) == 1
+    digit = figures.residual_scales(published)["embed"]["digit"]
+    assert digit[0] < digit[1]  # 10 .. 90: a log scale, not one shade
+    from explore_cases import float_views
+    jl = float_views("jacobli99-28")
+    lo, hi = figures.residual_scales(jl)["L0.mlp"]["x1"]
+    assert lo < hi and len(set(figures.residual_classes(jl)["L0.mlp"]["x1"])) > 3
 
 
 def test_change_one_thing_shows_the_ffn_off_run():

@@ -475,7 +475,7 @@ def _intros(views, state):
                     "move the stage slider. Each row has its own colour scale (log of |x|, "
                     "purple negative, orange positive), or count's small values would vanish "
                     "next to the candidates' large ones; a row whose |x| spans under a "
-                    "decade (scale) is one shade, its range beside it. Outlined: changed by "
+                    "factor 2 (scale) is one shade, its range beside it. Outlined: changed by "
                     "this stage. "
                     "Crossed: departs from the value the design intends (the probes of "
                     "<code>--check</code>). Hover a cell for its value and what it holds.",
@@ -577,7 +577,7 @@ def page(views, docs=None, other=None):
             "Every slot (row) at every position (column) after the selected stage; move the "
             "stage slider. Each row has its own colour scale (log of |x|, purple negative, "
             "orange positive, down to 10<sup>-12</sup> of the row's largest), so a small "
-            "slot still shows beside a large one; a row whose |x| spans under a decade is "
+            "slot still shows beside a large one; a row whose |x| spans under a factor 2 is "
             "one shade, its range beside it. A stream of at most three slots prints "
             "each value in its cell. Outlined: changed by this stage. At the readout stage "
             "the logits follow, each coloured by its gap to the winner (outlined). Hover a "

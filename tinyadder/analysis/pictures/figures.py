@@ -346,13 +346,14 @@ def clipped(lo_hi):
     return max(lo, hi - DUST), hi
 
 
-NARROW = 1  # decades: a row whose |x| spans less is drawn in one shade
+NARROW = math.log10(2)  # a row whose |x| spans under a factor 2 is drawn in one shade
 
 
 def shaded(lo_hi):
     """The log10 range a row's colours span: ``lo_hi``, or (hi, hi), one shade (the darkest
-    of each sign), when it spans under ``NARROW`` decade: zcbtrak-6's x0, 999.919 .. 1000,
-    would else run from the palest colour to the darkest over a 0.008 % difference.
+    of each sign), when it spans under ``NARROW``, a factor 2: zcbtrak-6's x0, 999.919 ..
+    1000, would else run from the palest colour to the darkest over a 0.008 % difference; a
+    digit slot (1 .. 9, 10 .. 90) keeps its log scale, whose contrast means something.
     shaded((2.99996, 3.0)) == (3.0, 3.0)."""
     lo, hi = lo_hi
     return (hi, hi) if hi - lo < NARROW else (lo, hi)
@@ -546,7 +547,7 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
     legend, y = wrapped(x0, bottom + 22, "colour: each slot row its own log scale of |x| at "
                                          "this stage (the logits: their gap to the winner); "
                                          "purple negative, orange positive, pale small; a "
-                                         "row whose |x| spans under a decade in one shade, "
+                                         "row whose |x| spans under a factor 2 in one shade, "
                                          "its range beside it; grey: slot not there yet, or "
                                          "a logit no token is read from", chars, "small", 14)
     body += legend
