@@ -742,6 +742,13 @@ def test_compare_says_what_slots_named_alike_mean(tmp_path):
     assert rows[0] == ("same", "winner", "0", "0", "same")
     assert rows[1] == ("differs", "lead", "~0.0801490", "~0.000247500", "each in its own units")
     assert {r[4] for r in rows if r[1].startswith("logit ")} == {"another scale"}
+    # jacobli99-28's x1 after its FFN is 0 in this float run (exact dust, 10^-227150166, in
+    # an exact one: test_compare_marks_exact_dust_in_the_lanes), and the hover says what x1
+    # holds, as after the FFN
+    assert rows[3][:4] == ("differs", "x1", "~0.992544", "0.0")
+    titles = [html.unescape(t) for t in re.findall(r'<td class="num" title="([^"]*)">', dom)]
+    assert [t for t in titles if t.startswith(
+        "jacobli99-28's x1 (as after L0.mlp): s_k: a_k + b_k plus the carry")]
 
 
 EMBED_PROBE = """<script>(function () {
@@ -776,3 +783,26 @@ def test_a_digit_cells_hover_puts_the_digit_into_its_embedding(tmp_path):
     assert tips[0].splitlines()[0].startswith("x0 at position 2 ('6') after embed")
     assert line in tips[0].splitlines() and line in tips[1].splitlines()
     assert tips[2].startswith("x1 at position 31") and "the embedding of" not in tips[2]
+
+
+@pytest.mark.slow
+def test_compare_marks_exact_dust_in_the_lanes(tmp_path):
+    """In an exact run jacobli99-28's x1 after the FFN at the position that predicts s1 is
+    −2.56339·10^-227150166, the far keys' weights: the lanes say '≈ 0 (exact dust)', the
+    value in the hover; zcbtrak-6's x1 there, 0.992544, is a number."""
+    from tinyadder import models
+    from tinyadder.analysis.pictures import explore as explore_page
+    from tinyadder.analysis.pictures.views import views_of
+    a, b = map(int, EXAMPLE.split("+"))
+    both = [views_of(models.build(n, None), a, b) for n in ("zcbtrak-6", "jacobli99-28")]
+    path = tmp_path / "exact.html"
+    path.write_text(explore_page.page(*both[:1], None, both[1]), encoding="utf-8")
+    url = path.as_uri() + "#pos=31&stage=readout"
+    dom, log = dump([url])[url]
+    assert_ran_cleanly(dom, log)
+    assert ("differs", "x1", "~0.992544", "\u2248 0 (exact dust)",
+            "differs: another quantity") in lanes(dom)
+    titles = [html.unescape(t) for t in re.findall(r'<td class="num" title="([^"]*)">', dom)]
+    assert [t for t in titles if t.startswith(
+        "\u2212~2.56339\u00b710\u207b\u00b2\u00b2\u2077\u00b9\u2075\u2070\u00b9\u2076\u2076 "
+        "(exact dust: too small for a float)\njacobli99-28's x1")]

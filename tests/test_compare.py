@@ -154,8 +154,8 @@ def test_logits_on_different_scales_compare_by_winner_and_lead():
 
 def test_jacobli99_28s_key_quantities_carry_its_carry():
     """jacobli99-28's key quantities: x1 = a_k + b_k after the attention, and x0, which adds
-    D = c_(k−1) − 10·c_k (the carry, as ``explain --model jacobli99-28`` prints it); a value
-    of dust reads '≈ 0 (dust)', its text in the hover."""
+    D = c_(k−1) − 10·c_k (the carry, as ``explain --model jacobli99-28`` prints it); exact
+    dust (not 0, too small for a float) reads '≈ 0 (exact dust)', its text in the hover."""
     jl = float_views("jacobli99-28")
     (sums, values), (carry, carries) = pairs.key_quantities(jl)
     assert sums == "x1 after the attention = a_k + b_k"
@@ -169,11 +169,12 @@ def test_jacobli99_28s_key_quantities_carry_its_carry():
     stage = next(s for s in jl["residual"] if s["short"] == "L0.attn")
     x1 = next(r for r in stage["slots"] if r["slot"] == "x1")["cells"]
     q = next(p for p in jl["predicting"] if jl["tokens"][p]["next_place"] == 10)
-    kept, x1[q] = x1[q], [1e-300, -300, "~2.02542e-176924828"]
+    assert pairs.key_quantities(jl)[0][1]["s10"] == ("0.0; 0 + 0", None)  # a float's 0
+    kept, x1[q] = x1[q], [0.0, -176924827.69, "~2.02542e-176924828"]  # as the exact run
     try:
         assert pairs.key_quantities(jl)[0][1]["s10"] == (
-            "≈ 0 (dust); 0 + 0", "~2.02542·10⁻¹⁷⁶⁹²⁴⁸²⁸")
-        assert ('<td class="mono" title="~2.02542·10⁻¹⁷⁶⁹²⁴⁸²⁸">≈ 0 (dust); 0 + 0</td>'
+            "≈ 0 (exact dust); 0 + 0", "~2.02542·10⁻¹⁷⁶⁹²⁴⁸²⁸")
+        assert ('<td class="mono" title="~2.02542·10⁻¹⁷⁶⁹²⁴⁸²⁸">≈ 0 (exact dust); 0 + 0</td>'
                 in pairs.key_table(float_views("zcbtrak-6"), jl))
     finally:
         x1[q] = kept

@@ -324,8 +324,9 @@ def key_quantities(views):
     (``families.column``'s, at the first one's stage: rope-19's x1; rope-10000's x1 = a_k +
     b_k and its carry in x0, D = c_(k−1) − 10·c_k): its formula in general, and per digit the
     run's value and the formula with the digits put in, '~100.002; 10·(6 + 3 + 1) − 0', a
-    value of exact dust (``DUST`` of the slot's largest) as '≈ 0 (exact dust)' with its text
-    in the hover; [] for any other model."""
+    value of exact dust (not 0, but too small for a float: an exact run's far keys' weights,
+    10^-176924828) as '≈ 0 (exact dust)' with its text in the hover; [] for any other
+    model."""
     tokens = views["tokens"]
     if views["decisions"]:
         return [(RUNNING_TOTAL, {tokens[d["pos"] + 1]["label"]: (d["total"], None)
@@ -338,7 +339,6 @@ def key_quantities(views):
         stage = next(s for s in views["residual"] if s["short"] == short)
         return next(r for r in stage["slots"] if r["slot"] == slot)["cells"]
     a, b = int(views["a"]), int(views["b"])
-    dust_text = "≈ 0 (exact dust)" if views["number"].startswith("fraction") else "≈ 0 (dust)"
     out = []
     for quantity in (q for q in quantities if q.stage == quantities[0].stage):
         read, embedded = cells(quantity.stage, quantity.slot), cells("embed", quantity.slot)
@@ -348,16 +348,15 @@ def key_quantities(views):
         if "c_" in formula and "a_" not in formula:  # the carry alone: name it D
             rest = formula.replace("embedded + ", "")
             formula = f"{'embedded + D, ' if rest != formula else ''}D = {rest}, the carry"
-        size, column = scale(read), {}
+        column = {}
         for p in views["predicting"]:
             k = tokens[p]["next_place"]
             if k is None or not (k or quantity.at_units):
                 continue
             filled = quantity.filled(a, b, k, None, figures.value_text(embedded[p]))
-            dust = (read[p][0] is not None and abs(read[p][0]) <= DUST * size and
-                    not zero(read[p][2]))
+            dust = read[p][0] == 0 and not zero(read[p][2])  # too small for a float
             column[tokens[p + 1]["label"]] = (
-                f"{dust_text if dust else figures.value_text(read[p])}; {filled}",
+                f"{'≈ 0 (exact dust)' if dust else figures.value_text(read[p])}; {filled}",
                 svg.shown(read[p][2]) if dust else None)
         out.append((f"{quantity.slot} {where} = {formula}{carry}", column))
     return out

@@ -463,19 +463,30 @@
       return Math.abs(fa) <= 1e-12 * largest(mine[n].cells.map(function (c) { return c[0]; }))
         && Math.abs(fb) <= 1e-12 * largest(values[n]);
     };
-    // what a lane holds by each design (compare.meaning), for the cells' hovers
-    var theirMeaning = function (n) {
-      var st = C.meanings[other], f = m.pos === null ? null : C.fills[m.pos];
-      if (m.pos === null || !st || !st[n]) {
-        return C.model + "'s " + n + ": no designed meaning this page knows";
+    // what a lane holds by each design (compare.meaning), for the cells' hovers: its
+    // meaning after this stage, or after the last stage before it that gives one (x0 after
+    // the readout holds what the FFN left)
+    var formOf = function (M, stages, stage, n) {
+      for (var i = stages.indexOf(stage); i >= 0; i--) {
+        if (M[stages[i]] && M[stages[i]][n]) { return [M[stages[i]][n], stages[i]]; }
       }
-      return C.model + "'s " + n + ": " + st[n][f || C.next_place[m.pos] !== null ? 1 : 0]
-        .replace(/\{i2\}/g, String(m.pos + 2)).replace(/\{P\}/g, f ? f[0] : "")
-        .replace(/\{x\}/g, f ? f[1] : "");
+      return null;
+    };
+    var said = function (model, n, form, stage, pos, deciding, f) {
+      if (!form) { return model + "'s " + n + ": no designed meaning this page knows"; }
+      return model + "'s " + n + (form[1] === stage ? "" : " (as after " + form[1] + ")") +
+        ": " + form[0][deciding ? 1 : 0].replace(/\{i2\}/g, String(pos + 2))
+          .replace(/\{P\}/g, f ? f[0] : "").replace(/\{x\}/g, f ? f[1] : "");
+    };
+    var theirMeaning = function (n) {
+      var f = C.fills[m.pos];
+      return said(C.model, n, formOf(C.meanings, C.stages, other, n), other, m.pos,
+                  f || C.next_place[m.pos] !== null, f);
     };
     var myMeaning = function (n) {
-      var what = mine[n] ? meaning(n, state.pos) : null;
-      return C.own_model + "'s " + n + ": " + (what || "no designed meaning this page knows");
+      var d = decision(state.pos), f = d ? [power(d.power), shown(d.x_text)] : null;
+      return said(C.own_model, n, formOf(D.meanings, STAGES, state.stage, n), state.stage,
+                  state.pos, d || D.tokens[state.pos].next_place !== null, f);
     };
     var apart = (C.homonyms[state.stage] || []).filter(function (n) { return rows && rows[n]; });
     var readout = state.stage === "readout";
@@ -506,17 +517,27 @@
       if (logit(n) && C.scales_differ) { return ["alone", "another scale"]; }
       return ["differs", apart.indexOf(n) >= 0 ? "differs: another quantity" : "differs"];
     };
+    // exact dust (compare.key_quantities): a value not 0 but too small for a float (an
+    // exact run's far keys' weights, 10^-227150166) reads as 0, its value in the hover
+    var DUST_TEXT = "\u2248 0 (exact dust)";
+    var dust = function (v, text) { return v === 0 && !/^-?0(\.0)?$/.test(text); };
+    var dustTip = function (text) {
+      return shown(text) + " (exact dust: too small for a float)\n";
+    };
     var body = names.map(function (n) {
       var a = mine[n] ? mine[n].cells[state.pos][2] : null;
       var b = rows && rows[n] && m.pos !== null ? rows[n][m.pos] : null;
       var v = verdict(n, a, b), tr = el("tr", v[0]);
-      var name = el("td", "", n), mineTd = el("td", "num", a === null ? "\u2014" :
-                                                   decimal(mine[n], state.pos));
       var bd = (C.dec[other] || {})[n] || {};
-      var theirsTd = el("td", "num", b === null ? "\u2014" :
+      var myDust = a !== null && dust(mine[n].cells[state.pos][0], a);
+      var theirDust = b !== null && dust(values[n][m.pos], b);
+      var name = el("td", "", n), mineTd = el("td", "num", a === null ? "\u2014" :
+                                                   myDust ? DUST_TEXT :
+                                                   decimal(mine[n], state.pos));
+      var theirsTd = el("td", "num", b === null ? "\u2014" : theirDust ? DUST_TEXT :
                                      bd[m.pos] !== undefined ? bd[m.pos] : shown(b));
-      if (a !== null) { mineTd.title = myMeaning(n); }
-      if (b !== null) { theirsTd.title = theirMeaning(n); }
+      if (a !== null) { mineTd.title = (myDust ? dustTip(a) : "") + myMeaning(n); }
+      if (b !== null) { theirsTd.title = (theirDust ? dustTip(b) : "") + theirMeaning(n); }
       name.title = [a !== null ? myMeaning(n) : null, b !== null ? theirMeaning(n) : null]
         .filter(function (t) { return t; }).join("\n");
       [name, mineTd, theirsTd, el("td", "", v[1])].forEach(function (td) {
