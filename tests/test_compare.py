@@ -114,6 +114,11 @@ def test_slots_named_alike_that_mean_apart_are_said_so():
     slots = ["eq", "special", "digit", "count", "scale"] + [f"cand{u}" for u in range(5)]
     assert pairs.homonyms(published, repaired) == {"L1.mlp": slots, "readout": slots}
     assert "in the two designs from L1.mlp on" in pairs.homonym_line(published, repaired)
+    # the repaired FFN does not write eq: it holds what layer 1's attention left there
+    assert ("<tr><td>L1.mlp</td><td><code>eq</code></td><td>err0 = (10^9/(i + 2))·|x − 0.5|·P "
+            "+ what eq held before: the published readout&#x27;s tilt</td><td>as after L1.attn: "
+            "what it held before + layer 1&#x27;s running average (1000/(i + 2))·(R + b + ℓ)"
+            "</td></tr>") in pairs.homonym_table(published, repaired)
     assert pairs.meaning(zc, "L0.attn", "x1", 31).startswith(
         "10·(a_k + b_k + c_k) − c_(k−1): ten times the column sum")
     assert pairs.meaning(jl, "L0.attn", "x1", 24).startswith("a_k + b_k: two heads")

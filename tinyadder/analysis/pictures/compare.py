@@ -19,6 +19,7 @@ lacks matched by role (``stage_of``), as on the live page.
 """
 
 from html import escape
+import re
 
 from .. import families
 from . import figures, svg
@@ -84,40 +85,56 @@ def agreement(left, right):
     return out
 
 
+def forms_of(views, stage, slot):
+    """(the two forms of what ``slot`` holds after ``stage``, the stage that gives them): its
+    own, or, where this stage does not write the slot, the last stage's before it that gives
+    one (x0 after the readout holds what the FFN left); None where no stage does."""
+    shorts = [s["short"] for s in views["residual"]]
+    for short in reversed(shorts[:shorts.index(stage) + 1] if stage in shorts else []):
+        forms = views["meanings"].get(short, {}).get(slot)
+        if forms:
+            return forms, short
+    return None
+
+
 def meaning(views, stage, slot, pos):
     """What ``slot`` holds after ``stage`` at position ``pos`` by its model's design (the
-    explorer's hovers, ``views["meanings"]``: the second form at a position that predicts a
-    digit of the sum, TinyAdder-36's placeholders {i2}, {P}, {x} put in), or None where the
-    page knows no meaning."""
-    forms = views["meanings"].get(stage, {}).get(slot)
-    if not forms:
+    explorer's hovers, ``views["meanings"]`` as ``forms_of`` finds them: the second form at
+    a position that predicts a digit of the sum, TinyAdder-36's placeholders {i2}, {P}, {x}
+    put in), or None where the page knows no meaning."""
+    found = forms_of(views, stage, slot)
+    if not found:
         return None
     decision = next((d for d in views["decisions"] if d["pos"] == pos), None)
     deciding_ = decision is not None or views["tokens"][pos]["next_place"] is not None
-    return (forms[1 if deciding_ else 0].replace("{i2}", str(pos + 2))
+    return (found[0][1 if deciding_ else 0].replace("{i2}", str(pos + 2))
             .replace("{P}", svg.pretty(f"1e{decision['power']}") if decision else "")
             .replace("{x}", svg.shown(decision["x_text"]) if decision else ""))
 
 
+def _form(views, stage, slot):
+    """The form at a position that predicts a digit (``forms_of``), or None."""
+    found = forms_of(views, stage, slot)
+    return found[0][1] if found else None
+
+
 def homonyms(left, right):
     """{stage: [slot]}: the slots (not the logits) both models name alike after a stage at or
-    after the first stage where their designed meanings differ at the position that predicts
-    a digit of the sum (one known and the other not counts as differing): zcbtrak-6's x1
-    after the embedding is −d, jacobli99-28's d, and after the attention 10·(a_k + b_k + c_k)
-    − c_(k−1) against a_k + b_k; the published readout's eq holds its error plus what it held
-    from L1.mlp on, the repaired one's the error alone."""
-    def form(views, stage, slot):
-        forms = views["meanings"].get(stage, {}).get(slot)
-        return forms[1] if forms else None
+    after the first stage where their designed meanings (``forms_of``) differ at the
+    position that predicts a digit of the sum (one known and the other not counts as
+    differing): zcbtrak-6's x1 after the embedding is −d, jacobli99-28's d, and after the
+    attention 10·(a_k + b_k + c_k) − c_(k−1) against a_k + b_k; the published readout's eq
+    holds its error plus the running average from L1.mlp on, the repaired one's still the
+    average."""
     rstages = {s["short"]: {r["slot"] for r in s["slots"]} for s in right["residual"]}
     out, apart = {}, set()
     for stage in left["residual"]:
         short = stage["short"]
         shared = [r["slot"] for r in stage["slots"] if r["slot"] in rstages.get(short, ())
                   and not r["slot"].startswith("logit ")]
-        apart |= {slot for slot in shared if (form(left, short, slot) or
-                                              form(right, short, slot))
-                  and form(left, short, slot) != form(right, short, slot)}
+        apart |= {slot for slot in shared
+                  if (_form(left, short, slot) or _form(right, short, slot))
+                  and _form(left, short, slot) != _form(right, short, slot)}
         if any(slot in apart for slot in shared):
             out[short] = [slot for slot in shared if slot in apart]
     return out
@@ -151,25 +168,30 @@ def homonym_line(left, right):
 
 
 def _general(form):
-    """A meaning's form with TinyAdder-36's per-position placeholders in words."""
-    return form.replace("{i2}", "i + 2").replace("{P}", "P").replace("{x}", "x")
+    """A meaning's form without TinyAdder-36's per-position numbers: i + 2 in words, x and P
+    left as the letters the formula names them by, an added term after what the slot held."""
+    form = re.sub(r",? (with )?x = \{x\}|, P = \{P\}", "", form).replace("{i2}", "(i + 2)")
+    return "what it held before " + form if form.startswith("+ ") else form
 
 
 def homonym_table(left, right):
     """A folded table of the ``homonyms``: stage, slot, and what each design holds there at
-    the position that predicts s_k; '' when there are none."""
-    found = {stage: [s for s in slots if any(v["meanings"].get(stage, {}).get(s)
-                                            for v in (left, right))]
-             for stage, slots in homonyms(left, right).items()}
-    if not any(found.values()):
-        return ""
+    the position that predicts s_k, at each stage where one of them writes it; '' when there
+    are none."""
+    def own(views, stage, slot):
+        return bool(views["meanings"].get(stage, {}).get(slot))
 
     def said(views, stage, slot):
-        forms = views["meanings"].get(stage, {}).get(slot)
-        return _general(forms[1]) if forms else "no designed meaning this page knows"
+        found = forms_of(views, stage, slot)
+        if not found:
+            return "no designed meaning this page knows"
+        return ("" if found[1] == stage else f"as after {found[1]}: ") + _general(found[0][1])
     rows = "".join(f"<tr><td>{escape(stage)}</td><td><code>{escape(slot)}</code></td>" +
                    "".join(f"<td>{escape(said(v, stage, slot))}</td>" for v in (left, right)) +
-                   "</tr>" for stage, slots in found.items() for slot in slots)
+                   "</tr>" for stage, slots in homonyms(left, right).items() for slot in slots
+                   if own(left, stage, slot) or own(right, stage, slot))
+    if not rows:
+        return ""
     return ('<details id="homonyms"><summary>Named alike, meant apart: what each slot '
             'holds at the position that predicts s<sub>k</sub></summary><table class="cmp">'
             f'<thead><tr><th>stage</th><th>slot</th><th>{escape(left["model"])}</th><th>'

@@ -493,7 +493,9 @@
     var logit = function (n) { return /^logit /.test(n); };
     var lines = [];
     if (apart.length) {
-      lines.push(apart.join(" and ") + (apart.length > 1 ? " are" : " is") + " named alike " +
+      var listed = apart.length > 1 ? apart.slice(0, -1).join(", ") + " and " +
+                                       apart[apart.length - 1] : apart[0];
+      lines.push(listed + (apart.length > 1 ? " are" : " is") + " named alike " +
                  "but hold different quantities in the two designs after this stage (hover a " +
                  "value for each one's meaning): 'differs' compares numbers, not meanings.");
     }
