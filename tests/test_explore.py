@@ -970,8 +970,9 @@ def test_the_tours_words_at_three_digits(example):
     one for every model."""
     steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(traced("999+1", "repaired", 3)[1])}
     assert steps["The ten candidates"]["answer"] == (
-        "\u2212~349996 \u2248 \u2212(1000/10)\u00b73.5\u00b710\u00b3 = \u2212350000: the candidates "
-        "are built from count at =, which is \u2212~9.99990, not \u221210 (the + key still adds "
+        "\u2212~349996 \u2248 \u2212(1000/10)\u00b73.5\u00b710\u00b3 = \u2212350000: the "
+        "candidates are built from count at =, which is \u2212~9.99990, not \u221210 (the + "
+        "key still adds "
         "10\u207b\u2074).")
     assert "room 0.37 units" in steps["Why it does not fail"]["answer"]
     assert "margin" not in steps["Why it does not fail"]["answer"]

@@ -638,8 +638,9 @@ FFN = {  # design: (slot, what the FFN does there, tolerance)
 # what the FFN does, and what is left with it switched off (the "change one thing" step;
 # tests/test_explore.py checks the min(a_k + b_k, 9) on runs)
 _ADDS = ("In this design the FFN adds the carry and wraps.",
-         "With neither the carry nor the wrap, each column writes min(a_k + b_k, 9): no carry, and a column that "
-         "reaches 10 puts the readout's vertex past 9, where the largest digit, 9, wins.")
+         "With neither the carry nor the wrap, each column writes min(a_k + b_k, 9): no "
+         "carry, and a column that reaches 10 puts the readout's vertex past 9, where the "
+         "largest digit, 9, wins.")
 FFN_DOES = {
     "rope-19": ("In this design the FFN only wraps: the carry is in x1 already.",
                 "The carry still comes in through the attention, but nothing wraps: a column "
