@@ -39,3 +39,16 @@ def _traced(expr, model, digits):
 def page_text(expr):
     """The explorer page of one addition (published model, exact)."""
     return page(traced(expr)[1])
+
+
+@functools.lru_cache(maxsize=None)
+def float_views(model, expr=EXAMPLE, digits=None):
+    """The views of one addition in float (a board model by name, or a construction at
+    ``digits``), without the extra runs of "change one thing": cheap, for the compare
+    mode's tests."""
+    from tinyadder import models
+    from tinyadder.addition import encode
+    m = build(model, digits) if digits else models.build(model, None)
+    a, b = map(int, expr.split("+"))
+    cache = run_with_cache(m, encode(m, a, b), ns="float")[1]
+    return build_views(cache, a, b, changes=False)

@@ -348,7 +348,8 @@ def test_tour_colours_and_softmax_mode(pages):
     tour = out["tour"]
     for k, (frag, view) in enumerate(wanted):
         got = tour[k]
-        assert got["hash"] == f"#{frag}&head=L0.h3", got
+        # the running sum's step selects layer 1's head, the one it is about
+        assert got["hash"] == f"#{frag}&head={'L1.h0' if k == 4 else 'L0.h3'}", got
         assert got["status"] == f"tour {views_tour[k]['title']}"
         assert got["before"] == view and got["lit"] == [view] and got["answer"], got
     assert tour[8]["answer"] is False                        # revealed
@@ -419,7 +420,7 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     doms = dump(urls)
     for url in urls:
         assert_ran_cleanly(*doms[url])
-    # the script redraws the grid for the stage chosen: x0 in one shade (under a decade),
+    # the script redraws the grid for the stage chosen: x0 in one shade (under a factor 2),
     # its range beside it, each value a decimal (249991/250 at position 2 is 999.964)
     dom = doms[urls.pop(0)][0]
     t = len(zc_views["tokens"])
@@ -443,8 +444,10 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
                      "attention, L0.attn); no slot in common: read each model's own lanes, "
                      "with their meanings in its hovers")
     x1 = next(r for r in views["residual"][1]["slots"] if r["slot"] == "x1")["cells"][31][2]
-    assert re.search(r'<td>x1</td><td class="num">—</td><td class="num">' +
-                     re.escape(page_number(x1)) + "</td>", dom)
+    assert ("alone", "x1", "—", page_number(x1), "in one only") in lanes(dom)
+    # the value's hover says what lokimorty-10's x1 holds there
+    assert re.search(r'<td class="num" title="lokimorty-10&#x27;s x1: 10·\(a_k|'
+                     r'<td class="num" title="lokimorty-10\'s x1: 10·\(a_k', dom)
     # its own tour: the query that predicts s1 (position 31, which holds s0) and the keys it
     # weighs most, named by role, in the step and in the line above the map
     dom = doms[urls[0]][0]
@@ -464,6 +467,12 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     t = len(traced(FLAW)[1]["tokens"])
     six, seven = (cells[(len(slots) + u) * t + 23] for u in (6, 7))
     assert seven == "dz" and six != seven and six != cells[(len(slots) + 5) * t + 23]
+
+
+def lanes(dom):
+    """The compare view's lanes: (class, slot, A's value, B's, verdict) per row."""
+    return re.findall(r'<tr class="(\w+)"><td[^>]*>(.*?)</td><td class="num"[^>]*>(.*?)</td>'
+                      r'<td class="num"[^>]*>(.*?)</td><td>(.*?)</td></tr>', dom)
 
 
 def compared(dom, off, loki):
@@ -489,16 +498,30 @@ def compared(dom, off, loki):
     names = re.findall(r'<span[^>]*>([^<]*)</span>', re.search(
         r'<div id="cmp-attn-b">.*?<div class="keys">(.*?)</div>', dom, re.S).group(1))
     assert names[:3] == ["sep", "a0", "a1"] and names[-1] == "sep" and len(names) == 31
-    rows = re.findall(r'<tr class="(\w+)"><td>(.*?)</td><td class="num">(.*?)</td>'
-                      r'<td class="num">(.*?)</td>', dom)
+    rows = lanes(dom)
+    # the logits are on different scales (10^17 against 10^5): the winner and the lead first
+    assert rows[0][:4] == ("same", "winner", "2", "2") and rows[1][1] == "lead"
+    assert rows[1][2:4] == (page_number(lead(EXAMPLE, 32)), page_number(
+        next(r for r in loki["residual"][-1]["slots"] if r["slot"] == "logit 3")["gap"][30][2]
+        .replace("-", "", 1)))
+    rows = rows[2:]
     assert [r[1] for r in rows[:10]] == [f"logit {u}" for u in range(10)]
+    note = html.unescape(re.search(r'<p id="cmp-note">(.*?)</p>', dom).group(1))
+    assert note == ("The logits are on different scales: compare the winner and the lead (the "
+                    "winner's logit less the runner-up's, in each model's own units), not the "
+                    "logits. tinyadder36-published's slots here hold the ten errors whose "
+                    "negatives are the logits: logit u = −(the slot it reads for u): 0 "
+                    "−eq, 1 −special, 2 −digit, 3 −count, 4 −scale, 5 "
+                    "−cand0, 6 −cand1, 7 −cand2, 8 −cand3, 9 −cand4.")
     mine = {r["slot"]: r["cells"][32][2] for r in traced(EXAMPLE)[1]["residual"][-1]["slots"]}
     theirs = {r["slot"]: r["cells"][30][2] for r in loki["residual"][-1]["slots"]}
-    for kind, slot, a, b in rows:  # each value as the grid prints it, a fraction's decimal
-        assert a == ("\u2014" if slot not in mine else figures.value_text([0, 0, mine[slot]]))
-        assert b == ("\u2014" if slot not in theirs else
+    for kind, slot, a, b, said in rows:  # each value as the grid prints it, a fraction's decimal
+        assert a == ("—" if slot not in mine else figures.value_text([0, 0, mine[slot]]))
+        assert b == ("—" if slot not in theirs else
                      figures.value_text([0, 0, theirs[slot]]))
-        assert kind == ("alone" if "\u2014" in (a, b) else "same" if a == b else "differs")
+        assert kind == ("alone" if "—" in (a, b) or slot.startswith("logit ") else
+                        "same" if a == b else "differs")
+        assert said == ("in one only" if "—" in (a, b) else "another scale")
     assert {r[1] for r in rows} == set(mine) | set(theirs)
     assert '<section id="view-compare" hidden="">' in off and "compare" not in status_of(off)
 
@@ -687,3 +710,99 @@ def test_a_link_to_a_view_scrolls_to_it(pages):
     assert out["scrolled"] > 1000 and 0 <= out["view"] - out["bar"] <= 20, out
     assert out["status"].startswith("position 24 \u00b7 after L1.mlp"), out["status"]
     assert "view" not in out["status"]
+
+
+@pytest.mark.slow
+def test_compare_says_what_slots_named_alike_mean(tmp_path):
+    """zcbtrak-6 against jacobli99-28: x0 and x1 are named alike but mean different things,
+    which the view says above the lanes, each value's hover giving its own design's formula
+    at that position; at the readout the logits (10^5 against 10^3) are another scale, and
+    the winner and the lead come first."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    page = tmp_path / "pair.html"
+    page.write_text(explore_page.page(float_views("zcbtrak-6"), None,
+                                      float_views("jacobli99-28")), encoding="utf-8")
+    urls = [page.as_uri() + "#pos=31&stage=L0.attn", page.as_uri() + "#pos=31&stage=readout"]
+    doms = dump(urls)
+    for url in urls:
+        assert_ran_cleanly(*doms[url])
+    dom = doms[urls[0]][0]
+    note = html.unescape(re.search(r'<p id="cmp-note">(.*?)</p>', dom).group(1))
+    assert note.startswith("x0 and x1 are named alike but hold different quantities in the "
+                           "two designs after this stage")
+    rows = lanes(dom)
+    assert [(r[1], r[4]) for r in rows] == [("x0", "differs: another quantity"),
+                                            ("x1", "differs: another quantity")]
+    titles = [html.unescape(t) for t in re.findall(r'<td class="num" title="([^"]*)">', dom)]
+    assert titles[2].startswith("zcbtrak-6's x1: 10·(a_k + b_k + c_k) − c_(k−1): ten times")
+    assert titles[3] == "jacobli99-28's x1: a_k + b_k: two heads attend one-hot to a_k and b_k"
+    dom = doms[urls[1]][0]
+    rows = lanes(dom)
+    assert rows[0] == ("same", "winner", "0", "0", "same")
+    assert rows[1] == ("differs", "lead", "~0.0801490", "~0.000247500", "each in its own units")
+    assert {r[4] for r in rows if r[1].startswith("logit ")} == {"another scale"}
+    # jacobli99-28's x1 after its FFN is 0 in this float run (exact dust, 10^-227150166, in
+    # an exact one: test_compare_marks_exact_dust_in_the_lanes), and the hover says what x1
+    # holds, as after the FFN
+    assert rows[3][:4] == ("differs", "x1", "~0.992544", "0.0")
+    titles = [html.unescape(t) for t in re.findall(r'<td class="num" title="([^"]*)">', dom)]
+    assert [t for t in titles if t.startswith(
+        "jacobli99-28's x1 (as after L0.mlp): s_k: a_k + b_k plus the carry")]
+
+
+EMBED_PROBE = """<script>(function () {
+  var tips = [], resid = document.getElementById("resid-cells").children;
+  function hover(el) {
+    var r = el.getBoundingClientRect();
+    el.dispatchEvent(new MouseEvent("mousemove", {bubbles: true, clientX: r.left + r.width / 2,
+                                                 clientY: r.top + r.height / 2}));
+    tips.push(document.getElementById("tip").textContent);
+  }
+  hover(resid[2]);                                  // x0 at position 2 (a1 = 6), embedded
+  document.getElementById("stage").value = "1";
+  document.getElementById("stage").dispatchEvent(new Event("input"));
+  hover(resid[2]);                                  // after L0.attn: as embedded
+  hover(resid[%(T)d + 31]);                         // x1 at position 31: no longer d's
+  document.body.setAttribute("data-probe", JSON.stringify(tips));
+}());</script>"""
+
+
+@pytest.mark.slow
+def test_a_digit_cells_hover_puts_the_digit_into_its_embedding(tmp_path):
+    """zcbtrak-6's x0 at position 2 (the digit 6): the hover says 1000 − 6²/1000, the
+    formula tour step 2 teaches, at the embedding and after the attention (x0 as embedded);
+    x1 after the attention, the column sum, gets no such line."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    views = float_views("zcbtrak-6")
+    path = tmp_path / "zc.html"
+    path.write_text(explore_page.page(views), encoding="utf-8")
+    tips = probe(path, EMBED_PROBE % {"T": len(views["tokens"])}, "#pos=2&stage=embed")
+    line = "= 1000 \u2212 6\u00b2/1000, the embedding of the digit 6"
+    assert tips[0].splitlines()[0].startswith("x0 at position 2 ('6') after embed")
+    assert line in tips[0].splitlines() and line in tips[1].splitlines()
+    assert tips[2].startswith("x1 at position 31") and "the embedding of" not in tips[2]
+
+
+@pytest.mark.slow
+def test_compare_marks_exact_dust_in_the_lanes(tmp_path):
+    """In an exact run jacobli99-28's x1 after the FFN at the position that predicts s1 is
+    −2.56339·10^-227150166, the far keys' weights: the lanes say '≈ 0 (exact dust)', the
+    value in the hover; zcbtrak-6's x1 there, 0.992544, is a number."""
+    from tinyadder import models
+    from tinyadder.analysis.pictures import explore as explore_page
+    from tinyadder.analysis.pictures.views import views_of
+    a, b = map(int, EXAMPLE.split("+"))
+    both = [views_of(models.build(n, None), a, b) for n in ("zcbtrak-6", "jacobli99-28")]
+    path = tmp_path / "exact.html"
+    path.write_text(explore_page.page(*both[:1], None, both[1]), encoding="utf-8")
+    url = path.as_uri() + "#pos=31&stage=readout"
+    dom, log = dump([url])[url]
+    assert_ran_cleanly(dom, log)
+    assert ("differs", "x1", "~0.992544", "\u2248 0 (exact dust)",
+            "differs: another quantity") in lanes(dom)
+    titles = [html.unescape(t) for t in re.findall(r'<td class="num" title="([^"]*)">', dom)]
+    assert [t for t in titles if t.startswith(
+        "\u2212~2.56339\u00b710\u207b\u00b2\u00b2\u2077\u00b9\u2075\u2070\u00b9\u2076\u2076 "
+        "(exact dust: too small for a float)\njacobli99-28's x1")]

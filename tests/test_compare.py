@@ -10,6 +10,10 @@ import re
 
 import pytest
 
+from html import escape
+
+from explore_cases import float_views
+from tinyadder.analysis.pictures import compare as pairs, explore as explore_page
 from tinyadder.cli import explore
 
 ADDER1 = Path(__file__).resolve().parent / "models" / "adder1.json"
@@ -38,9 +42,9 @@ def test_published_against_repaired(tmp_path):
     assert rows[("readout", "logit 0")].startswith("the same at 7 of 13;")
     assert text.count('<section class="stage"') == 6 + 2  # six stages, two layers' heads
     assert "<script" not in text
-    assert ("Each model is drawn at the position its own page opens at: tinyadder36-published "
-            "at position 8 (the first that predicts a digit); tinyadder36-repaired at position "
-            "8 (the first that predicts a digit).") in text
+    assert ("tinyadder36-published is drawn at position 8 (the first that predicts a digit: it "
+            "predicts s3); tinyadder36-repaired at the position that predicts s3, position 8.")\
+        in text
 
 
 def test_the_explorer_page_carries_the_second_model(tmp_path):
@@ -83,7 +87,119 @@ def test_three_rope_19_designs_compute_the_same_x1(tmp_path):
     yieldthought-20's layer-0 attention computes another x1."""
     expr = "7650676663+0149460439"
     status, _, rows, _ = compare(tmp_path, "zcbtrak-6", "lokimorty-10", expr, "--static")
+    winner = rows.pop(("readout", "winner"))
     assert status == 0 and rows and all(v.startswith("the same at all 42") for v in rows.values())
+    assert winner == "the same at all 11 positions"  # the positions that predict a digit
     status, _, rows, _ = compare(tmp_path, "zcbtrak-6", "yieldthought-20", expr, "--static")
     assert rows[("L0.attn", "x1")] == ("the same at 17 of 42; first differs at a0: ~60.9710 "
                                        "against ~60.9719")
+
+
+def test_slots_named_alike_that_mean_apart_are_said_so():
+    """zcbtrak-6's x1 after the attention is 10·(a_k + b_k + c_k) − c_(k−1), jacobli99-28's
+    a_k + b_k (its x0 adds the carry): the page says they are named alike but hold different
+    quantities, and each lane's hover gives its own design's formula; two rope-19 models
+    (zcbtrak-6, lokimorty-10) mean the same by x0 and x1, and nothing is said."""
+    zc, jl, loki = (float_views(n) for n in ("zcbtrak-6", "jacobli99-28", "lokimorty-10"))
+    assert pairs.homonyms(zc, jl) == {s: ["x0", "x1"]
+                                        for s in ("embed", "L0.attn", "L0.mlp", "readout")}
+    assert pairs.homonym_line(zc, jl).startswith(
+        "Named alike, meant apart: zcbtrak-6 and jacobli99-28 both have x0 and x1, but they "
+        "hold different quantities in the two designs from embed on: 'differs' compares the "
+        "numbers, not what they mean")
+    assert pairs.homonyms(zc, loki) == {} and pairs.homonym_line(zc, loki) == ""
+    # the published readout's slots hold its error plus what they held from L1.mlp on, the
+    # repaired one's the error alone: the same names, apart from that stage only
+    published, repaired = (float_views(n, "599+400", 3) for n in ("published", "repaired"))
+    slots = ["eq", "special", "digit", "count", "scale"] + [f"cand{u}" for u in range(5)]
+    assert pairs.homonyms(published, repaired) == {"L1.mlp": slots, "readout": slots}
+    assert "in the two designs from L1.mlp on" in pairs.homonym_line(published, repaired)
+    # the repaired FFN does not write eq: it holds what layer 1's attention left there
+    assert ("<tr><td>L1.mlp</td><td><code>eq</code></td><td>err0 = (10^9/(i + 2))·|x − 0.5|·P "
+            "+ what eq held before: the published readout&#x27;s tilt</td><td>as after L1.attn: "
+            "what it held before + layer 1&#x27;s running average (1000/(i + 2))·(R + b + ℓ)"
+            "</td></tr>") in pairs.homonym_table(published, repaired)
+    assert pairs.meaning(zc, "L0.attn", "x1", 31).startswith(
+        "10·(a_k + b_k + c_k) − c_(k−1): ten times the column sum")
+    assert pairs.meaning(jl, "L0.attn", "x1", 24).startswith("a_k + b_k: two heads")
+    table = pairs.homonym_table(zc, jl)
+    assert ("<tr><td>L0.attn</td><td><code>x1</code></td><td>10·(a_k + b_k + c_k) − c_(k−1): "
+            "ten times") in table
+    page = explore_page._compare_section(zc, jl)
+    assert pairs.homonym_line(zc, jl).replace("'", "&#x27;") in page and table in page
+
+
+def test_logits_on_different_scales_compare_by_winner_and_lead():
+    """zcbtrak-6's logits sit near 10^5, jacobli99-28's near 1000 (neighbours 2.5·10^-4
+    apart): the logits are not compared, the winners are (the same digit at all 11
+    positions that predict one), and each run's winner is the digit it writes."""
+    zc, jl, loki = (float_views(n) for n in ("zcbtrak-6", "jacobli99-28", "lokimorty-10"))
+    assert pairs.scales_differ(zc, jl) and not pairs.scales_differ(zc, loki)
+    line = pairs.scale_line(zc, jl)
+    assert line.startswith("The logits are on different scales (zcbtrak-6's largest |logit| "
+                           "about 10⁵, jacobli99-28's about 10³): compare the winner and the "
+                           "lead")
+    assert line.endswith("The same digit wins at 11 of the 11 positions that predict a digit "
+                         "of the sum.")
+    rows = pairs.table_rows(zc, jl)
+    assert not [r for r in rows if r["slot"].startswith("logit ")]
+    assert rows[-1] == {"stage": "readout", "slot": "winner", "same": 11, "compared": 11,
+                        "first": None}
+    for views in (zc, jl):
+        won = pairs.winners(views)
+        assert [won[p][0] for p in views["predicting"]] == [
+            views["tokens"][p]["predicts"] for p in views["predicting"]]
+    assert pairs.winners(zc)[31] == ("0", "~0.0801490")
+    assert pairs.winners(jl)[24] == ("0", "~0.000247500")
+    # two rope-19 models on one scale: their logits still compare, value by value
+    assert [r for r in pairs.table_rows(zc, loki) if r["slot"] == "logit 0"]
+    data = explore_page.compare_data(zc, jl)
+    assert data["scales_differ"] and data["own_winners"][31] == ("0", "~0.0801490")
+
+
+def test_jacobli99_28s_key_quantities_carry_its_carry():
+    """jacobli99-28's key quantities: x1 = a_k + b_k after the attention, and x0, which adds
+    D = c_(k−1) − 10·c_k (the carry, as ``explain --model jacobli99-28`` prints it); exact
+    dust (not 0, too small for a float) reads '≈ 0 (exact dust)', its text in the hover."""
+    jl = float_views("jacobli99-28")
+    (sums, values), (carry, carries) = pairs.key_quantities(jl)
+    assert sums == "x1 after the attention = a_k + b_k"
+    assert carry == ("x0 after the attention = embedded + D, D = c_(k−1) − 10·c_k, the carry "
+                     "(c_k the carry into place k)")
+    assert carries["s1"] == ("~989.999; ~999.999 + 0 − 10·1", None)
+    for k in range(11):  # each printed to 6 significant digits: within 0.005 of the truth
+        value, filled = carries[f"s{k}"][0].split("; ")
+        assert abs(float(value.lstrip("~")) - eval(
+            filled.replace("~", "").replace("·", "*").replace("−", "-"))) <= 0.01
+    stage = next(s for s in jl["residual"] if s["short"] == "L0.attn")
+    x1 = next(r for r in stage["slots"] if r["slot"] == "x1")["cells"]
+    q = next(p for p in jl["predicting"] if jl["tokens"][p]["next_place"] == 10)
+    assert pairs.key_quantities(jl)[0][1]["s10"] == ("0.0; 0 + 0", None)  # a float's 0
+    kept, x1[q] = x1[q], [0.0, -176924827.69, "~2.02542e-176924828"]  # as the exact run
+    try:
+        assert pairs.key_quantities(jl)[0][1]["s10"] == (
+            "≈ 0 (exact dust); 0 + 0", "~2.02542·10⁻¹⁷⁶⁹²⁴⁸²⁸")
+        assert ('<td class="mono" title="~2.02542·10⁻¹⁷⁶⁹²⁴⁸²⁸">≈ 0 (exact dust); 0 + 0</td>'
+                in pairs.key_table(float_views("zcbtrak-6"), jl))
+    finally:
+        x1[q] = kept
+
+
+def test_the_static_page_matches_by_role_one_above_the_other():
+    """``--static`` draws B at the position that does what A's does (TinyAdder-36's position
+    22 predicts s10; zcbtrak-6's position 40 does), a stage B lacks at its last stage of the
+    same kind, and the two figures one above the other at full width; a minus sign stands
+    before the '~' that marks a rounded value (−~76.08, never ~−76.08)."""
+    published, zc = float_views("published", digits=10), float_views("zcbtrak-6")
+    assert pairs.positions(published, zc) == (22, 40)
+    assert pairs.positions(zc, published) == (30, 32)
+    assert pairs.stage_of(zc, "L1.attn") == "L0.attn" and pairs.stage_of(zc, "L1.mlp") == (
+        "L0.mlp")
+    page = pairs.page(published, zc)
+    assert ("tinyadder36-published is drawn at position 22 (the first that predicts a digit: "
+            "it predicts s10); zcbtrak-6 at the position that predicts s10, position 40.") in page
+    assert "zcbtrak-6 has no stage L1.attn; matched by role: after its last attention, L0.attn" \
+        in page and "<h3>zcbtrak-6, position 40 (s9)</h3>" in page
+    assert "grid-template-columns: 1fr;" in page and "1fr 1fr" not in page
+    assert f"<p>{escape(pairs.NO_COMMON_SLOT)}</p>" in page  # the logits alone: no slot
+    assert "~\u2212" not in page and "\u2212~" in page

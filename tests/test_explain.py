@@ -230,13 +230,14 @@ def test_a_rope_19_column_line_holds_at_every_position():
     assert status == 0
     said = " ".join(out.split())
     found = re.findall(r"attention (\S+), within 0.25 of 10·\(a\d+ \+ b\d+ \+ c\d+\)(?: − c\d+)? "
-                       r"= 10·\((\d) \+ (\d) \+ (\d)\)(?: − (\d))? = -?\d+ x1 after the FFN (\S+), "
+                       r"= 10·\((\d) \+ (\d) \+ (\d)\)(?: − (\d))? = −?\d+ x1 after the FFN (\S+), "
                        r"within 2.5 of 10·s\d+ = 10·\d = (\d+)", said)
     assert len(found) == 11
     for mid, a, b, c, below, post, target in found:
         column = 10 * (int(a) + int(b) + int(c)) - int(below or 0)
-        assert abs(_q(float(mid)) - column) < Fraction(1, 4)
-        assert abs(float(post) - int(target)) < 2.5
+        mid, post = (float(v.replace("\u2212", "-")) for v in (mid, post))  # the sign: U+2212
+        assert abs(_q(mid) - column) < Fraction(1, 4)
+        assert abs(post - int(target)) < 2.5
     assert "10·(9 + 0 + 1) − 1" in said   # the carry chain of 5999999999 + 1
 
 
@@ -285,7 +286,7 @@ def test_every_designed_familys_column_line_holds_at_every_position(name):
     and the formula's."""
     from tinyadder import models
     from tinyadder.addition import encode
-    from tinyadder.analysis.explain import column_lines, figure
+    from tinyadder.analysis.explain import column_lines, figure, minus
     from tinyadder.analysis.roles import roles
     from tinyadder.cache import stages
     ns, expect = COLUMNS[name]
@@ -313,7 +314,8 @@ def test_every_designed_familys_column_line_holds_at_every_position(name):
             read = Fraction(cache.view(stage[st], pos)[slot])
             assert abs(read - want) <= within, (pos, slot, read, want)
             where = "after attention" if st == "L0.attn" else "after the FFN"
-            shown.append((f"{slot} {where} {figure(read, 6)}", f" = {figure(want, 6)}"))
+            shown.append((f"{slot} {where} {minus(figure(read, 6))}",
+                          f" = {minus(figure(want, 6))}"))
         assert len(joined) == len(shown) and all(
             line.startswith(start) and line.endswith(end)
             for line, (start, end) in zip(joined, shown)), (joined, shown)
@@ -362,7 +364,7 @@ def test_an_exact_rope_10000_explain_reads_its_values_without_expanding():
     from cli_runs import cli_once
     status, out, _ = cli_once("explain", "--model", "jacobli99-28", "5999999999+1")
     assert status == 0 and out.count("within 0.001 of") == 33, out
-    assert "x1 after the FFN -1.99129·10^-226919005, within 0.001 of s0 = 0" in out
+    assert "x1 after the FFN \u22121.99129·10^-226919005, within 0.001 of s0 = 0" in out
 
 
 def test_a_verbose_offset_has_the_digits_of_its_parts():
@@ -371,3 +373,13 @@ def test_a_verbose_offset_has_the_digits_of_its_parts():
     from cli_runs import cli_once
     _, out, _ = cli_once("explain", "--verbose", "--number", "decimal", "59999999+0")
     assert "offset 0.345 (b = 0.345, leakage\n    -2.2·10^-13)" in out
+
+
+def test_a_column_line_writes_one_minus_sign():
+    """nino-116's carry D = c0 − 10·c1 is −10 at position 24: the run's value and the
+    formula's are written with the formula's minus sign, U+2212, not '-' beside '−'."""
+    status, out, _ = run_cli("--model", "nino-116", "--number", "float",
+                             "7650676663+0149460439")
+    said = " ".join(out.split())
+    assert status == 0 and ("x1 after attention \u22129.99981, within 0.001 of c0 \u2212 "
+                            "10·c1 = 0 \u2212 10·1 = \u221210") in said

@@ -524,14 +524,25 @@ def column_lines(cache, pos, k, a, b):
             continue  # an overflowed float run: no value to hold to the formula
         read, embedded = _kept(read), _q(embedded)
         want = Fraction(q.value(a, b, k, embedded))
-        filled = q.filled(a, b, k, embedded, figure(embedded, 6))
-        value = figure(want, 6)
+        filled = q.filled(a, b, k, embedded, minus(figure(embedded, 6)))
+        value = minus(figure(want, 6))
         said = f"{q.text(k)} = {filled}" + (f" = {value}" if filled != value else "")
         how = _held(read, want, q.within)
         where = "after attention" if q.stage.endswith("attn") else "after the FFN"
-        lines += textwrap.wrap(f"  {q.slot} {where} {figure(read, 6)}{how}{said}", WIDTH,
-                               subsequent_indent="    ")
+        lines += textwrap.wrap(f"  {q.slot} {where} {minus(figure(read, 6))}{how}{said}",
+                               WIDTH, subsequent_indent="    ")
     return lines
+
+
+def minus(text):
+    """A value's sign as the family's formulas beside it write theirs, U+2212 (one minus per
+    line: '−9.99981, within 0.001 of c0 − 10·c1 = 0 − 10·1 = −10'); an exponent's stays
+    ASCII, as 10^-13 everywhere in this text.
+
+    >>> minus('-2.2·10^-13'), minus('0.5')
+    ('−2.2·10^-13', '0.5')
+    """
+    return "\u2212" + text[1:] if text.startswith("-") else text
 
 
 def _held(read, want, within):
@@ -543,12 +554,12 @@ def _held(read, want, within):
         off = Fraction(10) ** -100  # |read| < 10^-100: negligible beside any bound here
         if abs(want) + off <= within:
             return f", within {short(within)} of "
-        return f", off by {figure(-want)} (more than {short(within)}) from "
+        return f", off by {minus(figure(-want))} (more than {short(within)}) from "
     if read == want:
         return " = "
     if abs(read - want) <= within:
         return f", within {short(within)} of "
-    return f", off by {figure(read - want)} (more than {short(within)}) from "
+    return f", off by {minus(figure(read - want))} (more than {short(within)}) from "
 
 
 TASK_LEGEND = ("Every figure is read from the trace. Each position that predicts a token of "

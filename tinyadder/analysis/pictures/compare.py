@@ -4,16 +4,22 @@
 s0, a separator), not by its index, since two prompt layouts put a3 in different places; for
 every stage both have (by its short name: embed, L0.attn, ..., readout) and every slot both
 name alike, it says whether the values agree (to six significant digits, dust 10^-12 times
-the slot's largest value and less counting as zero: ``alike``) at every position both have. zcbtrak-6, lokimorty-10 and kswain98-2 compute the same x1 in
-layer 0's attention, yieldthought-20 and wonderfall-27 another.
+the slot's largest value and less counting as zero: ``alike``) at every position both have.
+zcbtrak-6, lokimorty-10 and kswain98-2 compute the same x1 in layer 0's attention,
+yieldthought-20 and wonderfall-27 another. Where the logits are on different scales
+(``scales_differ``) the readout's winner is compared in their place; slots named alike that
+mean different things (``homonyms``) are said so.
 
 ``page(left, right)`` is one self-contained HTML page: both prompt layouts and sums, that
 table, then stage by stage each model's residual stream (slots by name, the logits at the
-readout) and each layer's attention heads, the two models in two columns. It has no script:
-everything is drawn for the first position that predicts a digit.
+readout) and each layer's attention heads, one model above the other at full width. It has
+no script: A is drawn at the position its explorer page opens at, B at the position that does
+the same (``matched``: predicts the same digit of the sum, or holds the same), a stage one
+lacks matched by role (``stage_of``), as on the live page.
 """
 
 from html import escape
+import re
 
 from .. import families
 from . import figures, svg
@@ -79,35 +85,252 @@ def agreement(left, right):
     return out
 
 
-def only_logits_differ(found):
-    """Whether the rows of ``agreement`` are the readout's logits alone and none agrees: two
-    designs with no slot in common, whose logits are on different scales."""
-    return bool(found) and all(r["stage"] == "readout" and not r["same"] for r in found)
+def forms_of(views, stage, slot):
+    """(the two forms of what ``slot`` holds after ``stage``, the stage that gives them): its
+    own, or, where this stage does not write the slot, the last stage's before it that gives
+    one (x0 after the readout holds what the FFN left); None where no stage does."""
+    shorts = [s["short"] for s in views["residual"]]
+    for short in reversed(shorts[:shorts.index(stage) + 1] if stage in shorts else []):
+        forms = views["meanings"].get(short, {}).get(slot)
+        if forms:
+            return forms, short
+    return None
 
 
-NO_COMMON_SLOT = ("No slot in common; the logits are on different scales (each model's "
-                  "readout has its own), so no value compares: read each model's own lanes.")
+def meaning(views, stage, slot, pos):
+    """What ``slot`` holds after ``stage`` at position ``pos`` by its model's design (the
+    explorer's hovers, ``views["meanings"]`` as ``forms_of`` finds them: the second form at
+    a position that predicts a digit of the sum, TinyAdder-36's placeholders {i2}, {P}, {x}
+    put in), or None where the page knows no meaning."""
+    found = forms_of(views, stage, slot)
+    if not found:
+        return None
+    decision = next((d for d in views["decisions"] if d["pos"] == pos), None)
+    deciding_ = decision is not None or views["tokens"][pos]["next_place"] is not None
+    return (found[0][1 if deciding_ else 0].replace("{i2}", str(pos + 2))
+            .replace("{P}", svg.pretty(f"1e{decision['power']}") if decision else "")
+            .replace("{x}", svg.shown(decision["x_text"]) if decision else ""))
+
+
+def _form(views, stage, slot):
+    """The form at a position that predicts a digit (``forms_of``), or None."""
+    found = forms_of(views, stage, slot)
+    return found[0][1] if found else None
+
+
+def homonyms(left, right):
+    """{stage: [slot]}: the slots (not the logits) both models name alike after a stage at or
+    after the first stage where their designed meanings (``forms_of``) differ at the
+    position that predicts a digit of the sum (one known and the other not counts as
+    differing): zcbtrak-6's x1 after the embedding is −d, jacobli99-28's d, and after the
+    attention 10·(a_k + b_k + c_k) − c_(k−1) against a_k + b_k; the published readout's eq
+    holds its error plus the running average from L1.mlp on, the repaired one's still the
+    average."""
+    rstages = {s["short"]: {r["slot"] for r in s["slots"]} for s in right["residual"]}
+    out, apart = {}, set()
+    for stage in left["residual"]:
+        short = stage["short"]
+        shared = [r["slot"] for r in stage["slots"] if r["slot"] in rstages.get(short, ())
+                  and not r["slot"].startswith("logit ")]
+        apart |= {slot for slot in shared
+                  if (_form(left, short, slot) or _form(right, short, slot))
+                  and _form(left, short, slot) != _form(right, short, slot)}
+        if any(slot in apart for slot in shared):
+            out[short] = [slot for slot in shared if slot in apart]
+    return out
+
+
+def _names(slots):
+    return " and ".join([", ".join(slots[:-1]), slots[-1]] if len(slots) > 1 else slots)
+
+
+def homonym_line(left, right):
+    """One sentence naming the slots both models name alike that hold different quantities
+    (``homonyms``) and the stage from which they do, '' when there are none."""
+    since = {}
+    for stage, slots in homonyms(left, right).items():
+        for slot in slots:
+            since.setdefault(slot, stage)
+    if not since:
+        return ""
+    groups = {}
+    for slot, stage in since.items():
+        groups.setdefault(stage, []).append(slot)
+    when = (f"from {next(iter(groups))} on" if len(groups) == 1 else
+            "(" + "; ".join(f"{_names(slots)} from {stage} on" for stage, slots in
+                            groups.items()) + ")")
+    many = len(since) > 1
+    return (f"Named alike, meant apart: {left['model']} and {right['model']} both have "
+            f"{_names(list(since))}, but {'they hold' if many else 'it holds'} different "
+            f"quantities in the two designs {when}: 'differs' compares the numbers, not what "
+            f"they mean (each design's own formula is in the table folded below, and in a "
+            f"lane value's hover).")
+
+
+def _general(form):
+    """A meaning's form without TinyAdder-36's per-position numbers: i + 2 in words, x and P
+    left as the letters the formula names them by, an added term after what the slot held."""
+    form = re.sub(r",? (with )?x = \{x\}|, P = \{P\}", "", form).replace("{i2}", "(i + 2)")
+    return "what it held before " + form if form.startswith("+ ") else form
+
+
+def homonym_table(left, right):
+    """A folded table of the ``homonyms``: stage, slot, and what each design holds there at
+    the position that predicts s_k, at each stage where one of them writes it; '' when there
+    are none."""
+    def own(views, stage, slot):
+        return bool(views["meanings"].get(stage, {}).get(slot))
+
+    def said(views, stage, slot):
+        found = forms_of(views, stage, slot)
+        if not found:
+            return "no designed meaning this page knows"
+        return ("" if found[1] == stage else f"as after {found[1]}: ") + _general(found[0][1])
+    rows = "".join(f"<tr><td>{escape(stage)}</td><td><code>{escape(slot)}</code></td>" +
+                   "".join(f"<td>{escape(said(v, stage, slot))}</td>" for v in (left, right)) +
+                   "</tr>" for stage, slots in homonyms(left, right).items() for slot in slots
+                   if own(left, stage, slot) or own(right, stage, slot))
+    if not rows:
+        return ""
+    return ('<details id="homonyms"><summary>Named alike, meant apart: what each slot '
+            'holds at the position that predicts s<sub>k</sub></summary><table class="cmp">'
+            f'<thead><tr><th>stage</th><th>slot</th><th>{escape(left["model"])}</th><th>'
+            f'{escape(right["model"])}</th></tr></thead><tbody>{rows}</tbody></table></details>')
+
+
+def winners(views):
+    """{position that predicts a digit of the sum: (the winning digits, the lead)}: the
+    readout's winner (a logit whose gap to the largest is 0; several on a tie) and the lead,
+    the winner's logit less the runner-up's, the tracer's text ('~0.0801490')."""
+    rows = [r for r in views["residual"][-1]["slots"] if "gap" in r]
+    out = {}
+    for p in views["predicting"]:
+        gaps = [(r["gap"][p], r["slot"][len("logit "):]) for r in rows]
+        won = "".join(u for g, u in gaps if zero(g[2]))
+        behind = [g for g, u in gaps if not zero(g[2]) and g[0] is not None]
+        lead = max(behind, key=lambda g: g[0])[2].replace("-", "", 1) if behind else "0"
+        out[p] = (won, "0" if len(won) > 1 else lead)
+    return out
+
+
+def zero(text):
+    """Whether a tracer's text is an exact 0 ('0', a float's '0.0' or '-0.0')."""
+    return text.lstrip("-") in ("0", "0.0")
+
+
+def logit_size(views):
+    """The largest |logit| of a run at the positions that predict a digit of the sum."""
+    rows = [r for r in views["residual"][-1]["slots"] if r["slot"].startswith("logit ")]
+    return max((abs(r["cells"][p][0]) for r in rows for p in views["predicting"]
+                if r["cells"][p][0] is not None), default=0.0)
+
+
+def number(text):
+    """The number of a tracer's text ('~0.0801490', '1/4', '~2.5e-4') as a float, to rank."""
+    t = text.replace("~", "")
+    if "/" in t:
+        n, d = t.split("/")
+        return float(n) / float(d)
+    return float(t)
+
+
+def scales_differ(left, right):
+    """Whether the two runs' logits are on different scales: their largest |logit| (at the
+    positions that predict a digit) more than a factor 2 apart, or their largest leads."""
+    def apart(x, y):
+        return x > 2 * y or y > 2 * x
+
+    def lead(views):
+        return max((number(t) for _, t in winners(views).values()), default=0.0)
+    return apart(logit_size(left), logit_size(right)) or apart(lead(left), lead(right))
+
+
+def deciding(views):
+    """{sum digit label: the position that predicts it}: 's1' -> 32 in TinyAdder-36 at N = 10
+    (it writes s10 first), 31 in lokimorty-10 (s0 first)."""
+    tokens, out = views["tokens"], {}
+    for pos in views["predicting"]:
+        if pos + 1 < len(tokens) and tokens[pos + 1]["role"] == "sum":
+            out[tokens[pos + 1]["label"]] = pos
+    return out
+
+
+def winner_agreement(left, right):
+    """{same, compared, first}: at how many of the positions that predict a digit of the sum
+    (matched by the digit they predict, ``deciding``) the same digit wins, and the first
+    where not, as (label, left's winner, right's winner)."""
+    mine, theirs = deciding(left), deciding(right)
+    lw, rw = winners(left), winners(right)
+    same, first = 0, None
+    labels = [s for s in mine if s in theirs]
+    for s in labels:
+        a, b = lw[mine[s]][0], rw[theirs[s]][0]
+        if a == b:
+            same += 1
+        elif first is None:
+            first = (s, a, b)
+    return {"same": same, "compared": len(labels), "first": first}
+
+
+def scale_line(left, right):
+    """The sentence said when the two runs' logits are on different scales (``scales_differ``):
+    compare the winner and the lead; '' otherwise."""
+    if not scales_differ(left, right):
+        return ""
+    w = winner_agreement(left, right)
+    return (f"The logits are on different scales ({left['model']}'s largest |logit| about "
+            f"{svg.pretty(f'{logit_size(left):.0e}'.replace('e+', 'e'))}, {right['model']}'s "
+            f"about {svg.pretty(f'{logit_size(right):.0e}'.replace('e+', 'e'))}): compare "
+            f"the winner and the lead (the winner's logit less the runner-up's, each in its "
+            f"own model's units), not the logits. The same digit wins at {w['same']} of the "
+            f"{w['compared']} positions that predict a digit of the sum.")
+
+
+def table_rows(left, right):
+    """The rows the agreement tables show: ``agreement``'s, less the logits when they are on
+    different scales (``scales_differ``), then the readout's winner (``winner_agreement``,
+    slot 'winner') where both runs predict a digit of the sum."""
+    found = agreement(left, right)
+    if scales_differ(left, right):
+        found = [r for r in found if not r["slot"].startswith("logit ")]
+    won = winner_agreement(left, right)
+    return found + ([dict(won, stage="readout", slot="winner")] if won["compared"] else [])
+
+
+def no_common_slot(found):
+    """Whether the rows of ``table_rows`` are the readout's alone (its logits or winner):
+    two designs that name no slot of the stream alike."""
+    return bool(found) and all(r["stage"] == "readout" for r in found)
+
+
+NO_COMMON_SLOT = ("No slot of the stream in common: read each model's own lanes, with "
+                  "their meanings in its hovers.")
+
+
+def _verdict(r):
+    if r["first"] is None:
+        return f"the same at all {r['compared']} positions"
+    label, a, b = r["first"]
+    return (f"the same at {r['same']} of {r['compared']}; first differs at {label}: "
+            f"{a} against {b}")
 
 
 def _table(left, right):
-    rows, found = [], agreement(left, right)
-    if only_logits_differ(found):
-        return f"<p>{escape(NO_COMMON_SLOT)}</p>"
-    for r in found:
-        if r["first"] is None:
-            verdict = f"the same at all {r['compared']} positions"
-        else:
-            label, a, b = r["first"]
-            verdict = (f"the same at {r['same']} of {r['compared']}; first differs at {label}: "
-                       f"{a} against {b}")
-        rows.append(f"<tr><td>{escape(r['stage'])}</td><td><code>{escape(r['slot'])}</code></td>"
-                    f"<td>{escape(verdict)}</td></tr>")
+    found = table_rows(left, right)
+    said = "".join(f"<p>{escape(t)}</p>" for t in (homonym_line(left, right),
+                                                   scale_line(left, right)) if t)
+    said += homonym_table(left, right)
+    if no_common_slot(found):
+        return f"<p>{escape(NO_COMMON_SLOT)}</p>{said}"
+    rows = [f"<tr><td>{escape(r['stage'])}</td><td><code>{escape(r['slot'])}</code></td>"
+            f"<td>{escape(_verdict(r))}</td></tr>" for r in found]
     if not rows:
         return ("<p>The two models name no slot alike at any stage: compare them by the "
                 "drawings below.</p>")
-    return ('<table id="agreement"><thead><tr><th>stage</th><th>slot</th><th>'
+    return (f'{said}<table id="agreement"><thead><tr><th>stage</th><th>slot</th><th>'
             f'{escape(left["model"])} against {escape(right["model"])} (positions matched by '
-            'role; the same to six significant digits, dust counting as 0)</th></tr></thead><tbody>'
+            'role; the same to six significant digits, dust counting as 0; the winner: the '
+            'digit the readout picks)</th></tr></thead><tbody>'
             f'{"".join(rows)}</tbody></table>')
 
 
@@ -116,107 +339,177 @@ RUNNING_TOTAL = ("R + b + \u2113: what remains to be written plus the offset, in
                  "falls on the ruler), to 3 decimals")
 
 
-def key_quantity(views):
-    """(what it means, {the sum digit predicted (s0): its text}) at each position that
-    predicts a digit of the sum: R + b + \u2113 for the TinyAdder-36 family (the narration's
-    decisions); a designed family's column after the attention (``families.column``'s first
-    quantity: its formula in general, and per digit the run's value and the formula with the
-    digits put in, '~100.002; 10·(6 + 3 + 1) − 0'); None for any other model."""
+def key_quantities(views):
+    """[(what it means, {the sum digit predicted (s0): (its text, the hover or None)})] at
+    each position that predicts a digit of the sum: R + b + ℓ for the TinyAdder-36
+    family (the narration's decisions); a designed family's quantities after the attention
+    (``families.column``'s, at the first one's stage: rope-19's x1; rope-10000's x1 = a_k +
+    b_k and its carry in x0, D = c_(k−1) − 10·c_k): its formula in general, and per digit the
+    run's value and the formula with the digits put in, '~100.002; 10·(6 + 3 + 1) − 0', a
+    value of exact dust (not 0, but too small for a float: an exact run's far keys' weights,
+    10^-176924828) as '≈ 0 (exact dust)' with its text in the hover; [] for any other
+    model."""
     tokens = views["tokens"]
     if views["decisions"]:
-        return RUNNING_TOTAL, {tokens[d["pos"] + 1]["label"]: d["total"]
-                               for d in views["decisions"]}
-    quantity = next(iter(families.column(views.get("design"))), None)
-    if quantity is None:
-        return None
-    def cells(short):
+        return [(RUNNING_TOTAL, {tokens[d["pos"] + 1]["label"]: (d["total"], None)
+                                 for d in views["decisions"]})]
+    quantities = families.column(views.get("design"))
+    if not quantities:
+        return []
+
+    def cells(short, slot):
         stage = next(s for s in views["residual"] if s["short"] == short)
-        return next(r for r in stage["slots"] if r["slot"] == quantity.slot)["cells"]
-    read, embedded = cells(quantity.stage), cells("embed")
+        return next(r for r in stage["slots"] if r["slot"] == slot)["cells"]
     a, b = int(views["a"]), int(views["b"])
-    formula = quantity.formula.format(k="_k", j="_(k\u22121)", n="_(k+1)")
-    where = "after the attention" if quantity.stage.endswith("attn") else "after the FFN"
-    carry = " (c_k the carry into place k)" if "c_" in formula else ""
-    out = {}
-    for p in views["predicting"]:
-        k = tokens[p]["next_place"]
-        if k is not None and (k or quantity.at_units):
-            out[tokens[p + 1]["label"]] = (f"{figures.value_text(read[p])}; "
-                                           f"{quantity.filled(a, b, k, None, embedded[p][2])}")
-    return f"{quantity.slot} {where} = {formula}{carry}", out
+    out = []
+    for quantity in (q for q in quantities if q.stage == quantities[0].stage):
+        read, embedded = cells(quantity.stage, quantity.slot), cells("embed", quantity.slot)
+        formula = quantity.formula.format(k="_k", j="_(k\u22121)", n="_(k+1)")
+        where = "after the attention" if quantity.stage.endswith("attn") else "after the FFN"
+        carry = " (c_k the carry into place k)" if "c_" in formula else ""
+        if "c_" in formula and "a_" not in formula:  # the carry alone: name it D
+            rest = formula.replace("embedded + ", "")
+            formula = f"{'embedded + D, ' if rest != formula else ''}D = {rest}, the carry"
+        column = {}
+        for p in views["predicting"]:
+            k = tokens[p]["next_place"]
+            if k is None or not (k or quantity.at_units):
+                continue
+            filled = quantity.filled(a, b, k, None, figures.value_text(embedded[p]))
+            dust = read[p][0] == 0 and not zero(read[p][2])  # too small for a float
+            column[tokens[p + 1]["label"]] = (
+                f"{'≈ 0 (exact dust)' if dust else figures.value_text(read[p])}; {filled}",
+                svg.shown(read[p][2]) if dust else None)
+        out.append((f"{quantity.slot} {where} = {formula}{carry}", column))
+    return out
 
 
 def key_table(left, right):
-    """Each model's key quantity (``key_quantity``) at the position that predicts each digit
-    of the sum, side by side with its meaning; '' when neither model has one."""
-    keys = [key_quantity(v) for v in (left, right)]
-    if not any(keys):
+    """Each model's key quantities (``key_quantities``) at the position that predicts each
+    digit of the sum, side by side with their meanings; '' when neither model has one."""
+    keys = [key_quantities(v) or [("no designed quantity this page knows", {})]
+            for v in (left, right)]
+    if not any(k[1] for side in keys for k in side):
         return ""
-    keys = [k or ("no designed quantity this page knows", {}) for k in keys]
-    digits = list(dict.fromkeys(list(keys[0][1]) + list(keys[1][1])))
-    rows = "".join(f'<tr><td>{escape(d)}</td>' + "".join(
-        f'<td class="mono">{escape(k[1].get(d, ""))}</td>' for k in keys) + "</tr>"
-        for d in digits)
-    heads = "".join(f"<th>{escape(v['model'])}: {escape(k[0])}</th>"
-                    for v, k in zip((left, right), keys))
+    columns = [(v, k) for v, side in zip((left, right), keys) for k in side]
+    digits = list(dict.fromkeys(d for _, k in columns for d in k[1]))
+
+    def cell(k, d):
+        text, hover = k[1].get(d, ("", None))
+        tip = f' title="{escape(hover)}"' if hover else ""
+        return f'<td class="mono"{tip}>{escape(text)}</td>'
+    rows = "".join(f'<tr><td>{escape(d)}</td>' + "".join(cell(k, d) for _, k in columns) +
+                   "</tr>" for d in digits)
+    heads = "".join(f"<th>{escape(v['model'])}: {escape(k[0])}</th>" for v, k in columns)
     return ('<table id="key-quantities" class="cmp"><caption>Each design\'s key quantity at '
             'the position that predicts each digit of the sum</caption><thead><tr><th>predicts'
             f'</th>{heads}</tr></thead><tbody>{rows}</tbody></table>')
 
 
-def _side(views):
-    state = figures.defaults(views)
+def matched(left, right, pos):
+    """(label, right's position or None): the position of ``right`` that predicts the digit
+    of the sum ``left``'s ``pos`` predicts ('predicts s1'), or else that holds what it holds
+    (``by_label``), as the live page matches them."""
+    digit = {p: s for s, p in deciding(left).items()}.get(pos)
+    if digit is not None:
+        return f"predicts {digit}", deciding(right).get(digit)
+    label = {p: lab for lab, p in by_label(left).items()}[pos]
+    return label, by_label(right).get(label)
+
+
+def positions(left, right):
+    """(left's position, right's): the position the left page opens at
+    (``figures.defaults``) and the right's match by role (``matched``); the right's own
+    opening position when it has none."""
+    pos = figures.defaults(left)["pos"]
+    theirs = matched(left, right, pos)[1]
+    return pos, theirs if theirs is not None else figures.defaults(right)["pos"]
+
+
+def stage_of(views, short):
+    """(the stage of ``views`` drawn for ``short``, or None): the stage itself, or, one it
+    lacks matched by role, its last stage of the same kind (TinyAdder-36's L1.attn, the
+    running total, against a one-layer model's L0.attn), as the live page does."""
+    shorts = [s["short"] for s in views["stages"]]
+    if short in shorts:
+        return short
+    kind = short.partition(".")[2]
+    return next((s for s in reversed(shorts) if kind and s.partition(".")[2] == kind), None)
+
+
+def _side(views, pos):
     n = views["digits"]
     expr = f'{int(views["a"]):0{n}d} + {int(views["b"]):0{n}d}'
     verdict = "right" if views["correct"] else f'wrong: a + b = {views["sum"]}'
     return (f'<h2>{escape(views["model"])}</h2><p>prompt <code>{escape(views["layout"])}'
             f'</code>; {escape(expr)}: it writes <b class="mono">{escape(views["answer"])}</b>, '
-            f'{verdict}. Drawn at position {state["pos"]} '
-            f'({escape(views["tokens"][state["pos"]]["label"])}).</p>')
+            f'{verdict}. Drawn at position {pos} '
+            f'({escape(views["tokens"][pos]["label"])}).</p>')
 
 
-def _opening(views):
-    """'zcbtrak-6 at position 30 (the first that predicts a digit)': where a model is
-    drawn (``figures.defaults``)."""
-    pos = figures.defaults(views)["pos"]
-    why = ("the first wrong digit's" if views["flaw_pos"] is not None
+def _opening(left, right):
+    """Where the two models are drawn: the left at the position its own page opens at, the
+    right at the position that does the same (``positions``)."""
+    pos, theirs = positions(left, right)
+    why = ("the first wrong digit's" if left["flaw_pos"] is not None
            else "the first that predicts a digit")
-    return f"{escape(views['model'])} at position {pos} ({why})"
+    label, match = matched(left, right, pos)
+    what = (f"the position that {label if label.startswith('predicts') else 'holds ' + label}"
+            if match is not None else
+            f"the position its own page opens at ({right['model']} has no position that "
+            f"{label if label.startswith('predicts') else 'holds ' + label})")
+    return (f"{escape(left['model'])} is drawn at position {pos} ({why}: it "
+            f"{escape(label if label.startswith('predicts') else 'holds ' + label)}); "
+            f"{escape(right['model'])} at {escape(what)}, position {theirs}.")
 
 
-def _stage_figure(views, short):
-    state = figures.defaults(views)
-    if short not in [s["short"] for s in views["stages"]]:
-        return f"<p>{escape(views['model'])} has no stage {escape(short)}.</p>"
-    return figures.residual(views, short, state["pos"])
+def _who(views, pos):
+    return (f"<h3>{escape(views['model'])}, position {pos} "
+            f"({escape(views['tokens'][pos]['label'])})</h3>")
 
 
-def _heads(views, layer):
-    state = figures.defaults(views)
+def _stage_figure(views, short, pos):
+    drawn = stage_of(views, short)
+    if drawn is None:
+        return f"{_who(views, pos)}<p>{escape(views['model'])} has no stage {escape(short)}.</p>"
+    note = ("" if drawn == short else
+            f"<p>{escape(views['model'])} has no stage {escape(short)}; matched by role: "
+            f"after its last {'attention' if drawn.endswith('attn') else 'FFN'}, "
+            f"{escape(drawn)}.</p>")
+    return _who(views, pos) + note + figures.residual(views, drawn, pos)
+
+
+def _heads(views, layer, pos):
     keys = [k for k, h in views["heads"].items() if h["layer"] == layer]
     if not keys:
-        return f"<p>{escape(views['model'])} has no live head in layer {layer}.</p>"
-    return "".join(figures.attention(views, k, "softmax1", state["pos"]) for k in keys)
+        return (f"{_who(views, pos)}<p>{escape(views['model'])} has no live head in layer "
+                f"{layer}.</p>")
+    return _who(views, pos) + "".join(figures.attention(views, k, "softmax1", pos)
+                                      for k in keys)
 
 
 def page(left, right):
-    """The comparison page of two runs' views (``views.build_views``) of one sum."""
+    """The comparison page of two runs' views (``views.build_views``) of one sum: the left at
+    the position its page opens at, the right at its match by role (``positions``), each
+    stage beside the other's (``stage_of``), one above the other at full width."""
+    where = positions(left, right)
     shorts = list(dict.fromkeys([s["short"] for s in left["stages"]] +
                                 [s["short"] for s in right["stages"]]))
     layers = sorted({h["layer"] for v in (left, right) for h in v["heads"].values()})
     parts = []
     for short in shorts:
         parts.append(f'<section class="stage" id="stage-{escape(short)}"><h2>Residual stream '
-                     f'after {escape(short)}</h2><div class="pair">'
-                     f'<div>{_stage_figure(left, short)}</div>'
-                     f'<div>{_stage_figure(right, short)}</div></div></section>')
+                     f'after {escape(short)}</h2><div class="pair">' +
+                     "".join(f'<div>{_stage_figure(v, short, p)}</div>'
+                             for v, p in zip((left, right), where)) + '</div></section>')
         attn = short.endswith(".attn") and short[1:-5].isdigit()
         if attn and int(short[1:-5]) in layers:
             layer = int(short[1:-5])
             parts.append(f'<section class="stage" id="heads-{layer}"><h2>Layer {layer}\'s '
                          f'attention, every live head (log scale, clipped as in the explorer)'
-                         f'</h2><div class="pair"><div>{_heads(left, layer)}</div>'
-                         f'<div>{_heads(right, layer)}</div></div></section>')
+                         f'</h2><div class="pair">' +
+                         "".join(f'<div>{_heads(v, layer, p)}</div>'
+                                 for v, p in zip((left, right), where)) + '</div></section>')
     n = left["digits"]
     expr = f'{int(left["a"]):0{n}d} + {int(left["b"]):0{n}d}'
     title = f'{left["model"]} and {right["model"]} add {expr}'
@@ -229,23 +522,25 @@ def page(left, right):
         "<p>Two designs on the same sum, stage by stage: the slots both name alike, compared "
         "position by position (matched by what each position holds: a3 is the digit of a "
         "at 10<sup>3</sup>, s0 the sum's units digit), then each model's residual stream and "
-        "attention side by side. Every number is the run's, as <code>tinyadder --trace</code> "
-        "prints it; <code>tinyadder explore --model NAME</code> draws either alone, with "
-        "hovers. Each model is drawn at the position its own page opens at: "
-        f"{_opening(left)}; {_opening(right)}.</p>",
-        f'<div class="pair"><div>{_side(left)}</div><div>{_side(right)}</div></div>',
-        f"{_table(left, right)}{key_table(left, right)}</header><main>", *parts, "</main></body></html>\n",
+        "attention, one above the other. Every number is the run's, as "
+        "<code>tinyadder --trace</code> prints it; <code>tinyadder explore --model NAME</code> "
+        "draws either alone, with hovers. The positions and stages are matched by role, as "
+        f"on the live page: {_opening(left, right)} A stage one model lacks is drawn at its "
+        "last stage of the same kind.</p>",
+        '<div class="pair">' + "".join(f"<div>{_side(v, p)}</div>"
+                                       for v, p in zip((left, right), where)) + "</div>",
+        f"{_table(left, right)}{key_table(left, right)}</header><main>", *parts,
+        "</main></body></html>\n",
     ])
 
 
 CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 0 1em 2em; color: #111; }
 .mono, code { font-family: ui-monospace, monospace; }
-.pair { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
+.pair { display: grid; grid-template-columns: 1fr; gap: 1em; }
 .pair > div { overflow-x: auto; min-width: 0; }
-.pair svg { max-width: 100%; height: auto; }
-@media (max-width: 900px) { .pair { grid-template-columns: 1fr; } }
 #agreement { border-collapse: collapse; margin: 1em 0; }
 #agreement td, #agreement th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; }
 section.stage { border-top: 1px solid #ddd; margin-top: 1em; }
+section.stage h3 { margin: 0.6em 0 0.2em; font-size: 1em; }
 """

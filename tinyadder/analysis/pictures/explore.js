@@ -463,20 +463,109 @@
       return Math.abs(fa) <= 1e-12 * largest(mine[n].cells.map(function (c) { return c[0]; }))
         && Math.abs(fb) <= 1e-12 * largest(values[n]);
     };
-    fill("cmp-lanes-body", names.map(function (n) {
+    // what a lane holds by each design (compare.meaning), for the cells' hovers: its
+    // meaning after this stage, or after the last stage before it that gives one (x0 after
+    // the readout holds what the FFN left)
+    var formOf = function (M, stages, stage, n) {
+      for (var i = stages.indexOf(stage); i >= 0; i--) {
+        if (M[stages[i]] && M[stages[i]][n]) { return [M[stages[i]][n], stages[i]]; }
+      }
+      return null;
+    };
+    var said = function (model, n, form, stage, pos, deciding, f) {
+      if (!form) { return model + "'s " + n + ": no designed meaning this page knows"; }
+      return model + "'s " + n + (form[1] === stage ? "" : " (as after " + form[1] + ")") +
+        ": " + form[0][deciding ? 1 : 0].replace(/\{i2\}/g, String(pos + 2))
+          .replace(/\{P\}/g, f ? f[0] : "").replace(/\{x\}/g, f ? f[1] : "");
+    };
+    var theirMeaning = function (n) {
+      var f = C.fills[m.pos];
+      return said(C.model, n, formOf(C.meanings, C.stages, other, n), other, m.pos,
+                  f || C.next_place[m.pos] !== null, f);
+    };
+    var myMeaning = function (n) {
+      var d = decision(state.pos), f = d ? [power(d.power), shown(d.x_text)] : null;
+      return said(C.own_model, n, formOf(D.meanings, STAGES, state.stage, n), state.stage,
+                  state.pos, d || D.tokens[state.pos].next_place !== null, f);
+    };
+    var apart = (C.homonyms[state.stage] || []).filter(function (n) { return rows && rows[n]; });
+    var readout = state.stage === "readout";
+    var logit = function (n) { return /^logit /.test(n); };
+    var lines = [];
+    if (apart.length) {
+      var listed = apart.length > 1 ? apart.slice(0, -1).join(", ") + " and " +
+                                       apart[apart.length - 1] : apart[0];
+      lines.push(listed + (apart.length > 1 ? " are" : " is") + " named alike " +
+                 "but hold different quantities in the two designs after this stage (hover a " +
+                 "value for each one's meaning): 'differs' compares numbers, not meanings.");
+    }
+    if (readout && C.scales_differ) {
+      lines.push("The logits are on different scales: compare the winner and the lead " +
+                 "(the winner's logit less the runner-up's, in each model's own units), not " +
+                 "the logits.");
+    }
+    [[C.own_model, C.own_readout_slots], [C.model, C.readout_slots]].forEach(function (r) {
+      var said = r[1].map(function (slot, u) { return slot ? u + " \u2212" + slot : null; })
+        .filter(function (t) { return t; });
+      if (readout && said.length) {
+        lines.push(r[0] + "'s slots here hold the ten errors whose negatives are the logits: " +
+                   "logit u = \u2212(the slot it reads for u): " + said.join(", ") + ".");
+      }
+    });
+    setText("cmp-note", lines.join(" "));
+    var verdict = function (n, a, b) {
+      if (a === null || b === null) { return ["alone", "in one only"]; }
+      if (alike(n, a, b)) { return ["same", "same"]; }
+      if (logit(n) && C.scales_differ) { return ["alone", "another scale"]; }
+      return ["differs", apart.indexOf(n) >= 0 ? "differs: another quantity" : "differs"];
+    };
+    // exact dust (compare.key_quantities): a value not 0 but too small for a float (an
+    // exact run's far keys' weights, 10^-227150166) reads as 0, its value in the hover
+    var DUST_TEXT = "\u2248 0 (exact dust)";
+    var dust = function (v, text) { return v === 0 && !/^-?0(\.0)?$/.test(text); };
+    var dustTip = function (text) {
+      return shown(text) + " (exact dust: too small for a float)\n";
+    };
+    var body = names.map(function (n) {
       var a = mine[n] ? mine[n].cells[state.pos][2] : null;
       var b = rows && rows[n] && m.pos !== null ? rows[n][m.pos] : null;
-      var same = a !== null && b !== null && alike(n, a, b);
-      var tr = el("tr", a === null || b === null ? "alone" : same ? "same" : "differs");
-      tr.appendChild(el("td", "", n));
+      var v = verdict(n, a, b), tr = el("tr", v[0]);
       var bd = (C.dec[other] || {})[n] || {};
-      tr.appendChild(el("td", "num", a === null ? "\u2014" : decimal(mine[n], state.pos)));
-      tr.appendChild(el("td", "num", b === null ? "\u2014" :
-                                     bd[m.pos] !== undefined ? bd[m.pos] : shown(b)));
-      tr.appendChild(el("td", "", a === null || b === null ? "in one only" :
-                                  same ? "same" : "differs"));
+      var myDust = a !== null && dust(mine[n].cells[state.pos][0], a);
+      var theirDust = b !== null && dust(values[n][m.pos], b);
+      var name = el("td", "", n), mineTd = el("td", "num", a === null ? "\u2014" :
+                                                   myDust ? DUST_TEXT :
+                                                   decimal(mine[n], state.pos));
+      var theirsTd = el("td", "num", b === null ? "\u2014" : theirDust ? DUST_TEXT :
+                                     bd[m.pos] !== undefined ? bd[m.pos] : shown(b));
+      if (a !== null) { mineTd.title = (myDust ? dustTip(a) : "") + myMeaning(n); }
+      if (b !== null) { theirsTd.title = (theirDust ? dustTip(b) : "") + theirMeaning(n); }
+      name.title = [a !== null ? myMeaning(n) : null, b !== null ? theirMeaning(n) : null]
+        .filter(function (t) { return t; }).join("\n");
+      [name, mineTd, theirsTd, el("td", "", v[1])].forEach(function (td) {
+        tr.appendChild(td);
+      });
       return tr;
-    }));
+    });
+    // at the readout: the digit each model picks and its lead, which compare across scales
+    var mw = C.own_winners[state.pos], tw = m.pos === null ? null : C.winners[m.pos];
+    if (readout && (mw || tw)) {
+      var row = function (n, a, b, same) {
+        var tr = el("tr", a === null || b === null ? "alone" : same ? "same" : "differs");
+        [el("td", "", n), el("td", "num", a === null ? "\u2014" : a),
+         el("td", "num", b === null ? "\u2014" : b),
+         el("td", "", a === null || b === null ? "in one only" : same ? "same" :
+                      n === "lead" && C.scales_differ ? "each in its own units" : "differs")]
+          .forEach(function (td) { tr.appendChild(td); });
+        return tr;
+      };
+      body.unshift(row("lead", mw ? shown(mw[1]) : null, tw ? shown(tw[1]) : null,
+                       mw && tw && mw[1] === tw[1]),
+                   row("winner", mw ? mw[0] : null, tw ? tw[0] : null,
+                       mw && tw && mw[0] === tw[0]));
+      body.unshift(body.splice(1, 1)[0]);  // the winner first, then the lead
+    }
+    fill("cmp-lanes-body", body);
   }
 
   // ------------------------------------------------------------------ tour
@@ -712,8 +801,9 @@
   }
   // the tracer's '~4.24835e-20' as the page writes every number: '~4.24835·10⁻²⁰'
   // svg.shown: the sign as the formulas write it, U+2212
-  function minus(text) {
-    return /^~?-/.test(text) ? text.replace("-", "\u2212") : text;
+  function minus(text) {  // svg.minus: '~-60.97' -> '\u2212~60.97', the sign first
+    var m = /^(~?)-(~?)(.*)$/.exec(text);
+    return m ? "\u2212" + m[1] + m[2] + m[3] : text;
   }
   function shown(text) {
     var m = /^(-?~?-?)([0-9.]+)e\+?(-?[0-9]+)$/.exec(text);
@@ -777,6 +867,13 @@
                  state.stage, cellText(row.cells[pos], row.dec[pos])];
     var what = meaning(name, pos);
     if (what) { lines.push(what); }
+    // a digit's embedding, its formula with the digit put in, where the slot still holds it
+    var tok = D.tokens[pos], form = D.embedded[name];
+    if (form && /^[0-9]$/.test(tok.text) && tok.role !== "special" &&
+        (state.stage === "embed" || (what && /^as embedded:/.test(what)))) {
+      lines.push("= " + form.replace(/\{d\}/g, tok.text) + ", the embedding of the digit " +
+                 tok.text);
+    }
     if (what && D.cases[pos] && what.indexOf("_k") >= 0) { lines.push(D.cases[pos]); }
     if (row.intended[pos]) { lines.push("intended " + shown(row.intended[pos])); }
     if (row.gap && row.gap[pos] !== "0") {

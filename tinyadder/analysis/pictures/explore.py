@@ -33,19 +33,22 @@ def asset(name):
 
 
 def walkthrough():
-    """The walkthrough's sections the page cites, rendered for the page to embed
-    (``markdown.sections``), or None outside a checkout."""
-    return markdown.sections({anchor for _, anchor in tour.SECTIONS.values()})
+    """The walkthrough's sections the page cites and docs/models.md's worked examples,
+    rendered for the page to embed (``markdown.sections``, ``markdown.examples``), or None
+    outside a checkout."""
+    docs = markdown.sections({anchor for _, anchor in tour.SECTIONS.values()})
+    return None if docs is None else {**docs, **(markdown.examples() or {})}
 
 
-def deciding(views):
-    """{sum digit label: the position that predicts it}: 's1' -> 32 in TinyAdder-36 at N = 10
-    (it writes s10 first), 31 in lokimorty-10 (s0 first)."""
-    tokens, out = views["tokens"], {}
-    for pos in views["predicting"]:
-        if pos + 1 < len(tokens) and tokens[pos + 1]["role"] == "sum":
-            out[tokens[pos + 1]["label"]] = pos
-    return out
+def section_of(section):
+    """(label, anchor) of a section key: a walkthrough section's ('walkthrough §4'), or
+    docs/models.md's worked example of a design ('ex:rope-10000': 'models.md: rope-10000')."""
+    if section.startswith("ex:"):
+        name = tour.EXAMPLES[section[3:]]
+        return f"models.md: {name}", markdown.slug(name)
+    number, anchor = tour.SECTIONS[section]
+    return (f"walkthrough \u00a7{number}" if number.isdigit() else
+            f"walkthrough: {number.replace('-', ' ')}"), anchor
 
 
 def compare_data(views, other):
@@ -74,8 +77,19 @@ def compare_data(views, other):
             "residual": residual, "values": values, "dec": decimals,
             "labels": compare.by_label(other),
             "own_labels": compare.by_label(views),
-            "decides": deciding(other), "own_decides": deciding(views),
-            "agreement": compare.agreement(views, other)}
+            "decides": compare.deciding(other), "own_decides": compare.deciding(views),
+            "agreement": compare.agreement(views, other),
+            # what each slot means (the hovers), with the per-position placeholders filled
+            "meanings": other["meanings"], "next_place": [t["next_place"]
+                                                          for t in other["tokens"]],
+            "fills": {d["pos"]: [svg.pretty(f"1e{d['power']}"), svg.shown(d["x_text"])]
+                      for d in other["decisions"]},
+            "homonyms": compare.homonyms(views, other),
+            # the readout: each model's winner and lead, and whether the logits compare
+            "winners": compare.winners(other), "own_winners": compare.winners(views),
+            "scales_differ": compare.scales_differ(views, other),
+            "readout_slots": other.get("readout_slots") or [],
+            "own_readout_slots": views.get("readout_slots") or [], "own_model": views["model"]}
 
 
 def _decimals(cells):
@@ -125,11 +139,23 @@ def page_data(views, other=None):
         "resid_rows": slot_rows + logit_rows, "decisions": decisions,
         "params": views["params"], "meanings": views["meanings"],
         "cases": column_cases(views) if views.get("design") else {},
+        "embedded": EMBEDDED.get(views.get("design"), {}),
         "defaults": defaults(views), "tour": tour.steps(views),
         "variants": [v["key"] for v in views["variants"]],
         "softmax": views["softmax"] is not None, "levels": svg.LEVEL_LETTERS,
         "compare": compare_data(views, other) if other else None,
     }
+
+
+# What a designed family embeds a digit d as, per slot, for the hover of a cell that still
+# holds it ({d}: the digit; the formulas of ``families``' meanings; tests/test_explore.py
+# checks them against each design's embedding)
+EMBEDDED = {"rope-19": {"x0": "1000 \u2212 {d}\u00b2/1000", "x1": "\u2212{d}"},
+            "rope-10000": {"x0": "1000 \u2212 2.5\u00b710\u207b\u2074\u00b7{d}\u00b2",
+                           "x1": "{d}"},
+            "sinusoid-11": {"digit": "{d}"},
+            **{f"rope-10000/{carry}": {"x0": "1000 \u2212 {d}\u00b2/4000", "x1": "{d}",
+                                       "x2": "{d}/2000"} for carry in ("norm", "linear", "hinge")}}
 
 
 def column_cases(views):
@@ -200,7 +226,7 @@ def _compare_section(views, other):
         return (f'<div><b>{escape(v["model"])}</b>: prompt <code>{escape(v["layout"])}</code>; '
                 f'{escape(expr)}: it writes '
                 f'<b class="mono">{escape(v["answer"])}</b>, {verdict}.</div>')
-    found = compare.agreement(views, other)
+    found = compare.table_rows(views, other)
     rows = "".join(
         f'<tr><td>{escape(r["stage"])}</td><td><code>{escape(r["slot"])}</code></td>'
         f'<td>{r["same"]} of {r["compared"]}</td><td>' +
@@ -208,13 +234,15 @@ def _compare_section(views, other):
          f'{escape(r["first"][0])}: {escape(r["first"][1])} against {escape(r["first"][2])}') +
         "</td></tr>" for r in found)
     table = (f'<p id="cmp-agreement">{escape(compare.NO_COMMON_SLOT)}</p>'
-             if compare.only_logits_differ(found) else
+             if compare.no_common_slot(found) else
              f'<details id="cmp-agreement"><summary>Over all positions: the slots both name '
              f'alike, stage by stage</summary><table class="cmp"><thead><tr><th>stage</th>'
-             f'<th>slot</th><th>same (6 significant digits; dust as 0)</th>'
-             f'<th>first that differs</th>'
+             f'<th>slot</th><th>same (6 significant digits; dust as 0; the winner: the digit '
+             f'the readout picks)</th><th>first that differs</th>'
              f'</tr></thead><tbody>{rows}</tbody></table></details>' if rows else
              '<p>The two models name no slot alike at any stage.</p>')
+    said = "".join(f'<p class="cmp-said">{escape(t)}</p>' for t in (
+        compare.homonym_line(views, other), compare.scale_line(views, other)) if t)
     k = place_example(views)
     return (
         f'<section id="view-compare"><h2>Compare: {escape(views["model"])} against '
@@ -227,12 +255,12 @@ def _compare_section(views, other):
         'Choose a position and a stage above as for the rest of the page; untick '
         '<i>compare</i> to hide this view.</p>'
         f'<div class="pair">{side(views)}{side(other)}</div>'
-        f'{compare.key_table(views, other)}'
+        f'{said}{compare.homonym_table(views, other)}{compare.key_table(views, other)}'
         '<p id="cmp-where"></p>'
         '<h3>Attention from this query, every live head (each head on its own clipped log '
         'scale; grey ≈ 0)</h3><div class="pair"><div id="cmp-attn-a"></div>'
         '<div id="cmp-attn-b"></div></div>'
-        '<h3 id="cmp-lanes-title">Residual lanes by slot name</h3>'
+        '<h3 id="cmp-lanes-title">Residual lanes by slot name</h3><p id="cmp-note"></p>'
         '<table id="cmp-lanes" class="cmp"><thead><tr><th>slot</th>'
         f'<th>{escape(views["model"])}</th><th>{escape(other["model"])}</th><th></th></tr>'
         f'</thead><tbody id="cmp-lanes-body"></tbody></table>{table}</section>')
@@ -272,9 +300,7 @@ def doc_link(docs, section):
     when there is no walkthrough to embed; nothing for no section (None)."""
     if section is None:
         return ""
-    number, anchor = tour.SECTIONS[section]
-    label = (f"walkthrough \u00a7{number}" if number.isdigit() else
-             f"walkthrough: {number.replace('-', ' ')}")
+    label, anchor = section_of(section)
     if not docs or anchor not in docs:
         return f'<span class="doc">{label}</span>'
     return f'<a class="doc" href="#wt-{escape(anchor)}">{label}</a>'
@@ -295,15 +321,16 @@ def _embedded(docs, views):
     keys = cited(views)
     order = [anchor for key, (number, anchor) in sorted(
         tour.SECTIONS.items(), key=lambda s: int(s[1][0]) if s[1][0].isdigit() else 99)
-        if key in keys]
+        if key in keys] + sorted(section_of(k)[1] for k in keys if k.startswith("ex:"))
     parts = "".join(f'<article id="wt-{escape(a)}"><h3>{escape(docs[a][0])}</h3>{docs[a][1]}'
                     f'</article>' for a in order if a in docs)
     if not parts:
         return ""
-    return ('<section id="walkthrough"><h2>From the walkthrough</h2><p class="intro">The '
-            'sections of docs/walkthrough.md that the views above cite, carried in this page '
-            '(its doctests and commands are checked by the test suite).</p>'
-            f'{parts}</section>')
+    models = any(k.startswith("ex:") for k in keys)
+    where = "docs/models.md" if models else "the walkthrough"
+    return (f'<section id="walkthrough"><h2>From {where}</h2><p class="intro">The '
+            f'sections of {where} that the views above cite, carried in this page (its '
+            f'doctests and commands are checked by the test suite).</p>{parts}</section>')
 
 
 def _section(views, ident, title, intro, body, docs):
@@ -448,7 +475,7 @@ def _intros(views, state):
                     "move the stage slider. Each row has its own colour scale (log of |x|, "
                     "purple negative, orange positive), or count's small values would vanish "
                     "next to the candidates' large ones; a row whose |x| spans under a "
-                    "decade (scale) is one shade, its range beside it. Outlined: changed by "
+                    "factor 2 (scale) is one shade, its range beside it. Outlined: changed by "
                     "this stage. "
                     "Crossed: departs from the value the design intends (the probes of "
                     "<code>--check</code>). Hover a cell for its value and what it holds.",
@@ -550,7 +577,7 @@ def page(views, docs=None, other=None):
             "Every slot (row) at every position (column) after the selected stage; move the "
             "stage slider. Each row has its own colour scale (log of |x|, purple negative, "
             "orange positive, down to 10<sup>-12</sup> of the row's largest), so a small "
-            "slot still shows beside a large one; a row whose |x| spans under a decade is "
+            "slot still shows beside a large one; a row whose |x| spans under a factor 2 is "
             "one shade, its range beside it. A stream of at most three slots prints "
             "each value in its cell. Outlined: changed by this stage. At the readout stage "
             "the logits follow, each coloured by its gap to the winner (outlined). Hover a "

@@ -127,16 +127,19 @@ def attention(views, head="L0.h3", mode="softmax1", pos=None, standalone=False):
             cells.append(rect(x, y0 + q * c, c, c, cls))
     body.append(f'<g id="attn-cells">{"".join(cells)}</g>')
     step = 1 if c >= 11 else 5
+    # key names wider than a cell (rope-19's 'sep sep', 's9 s10') alternate between two lines
+    staggered = c >= 11 and max(text_width(axis_label(tok)) for tok in tokens) + 3 > c
     for i, tok in enumerate(tokens):
         if i % step == 0 or tok["role"] == "special":
             label = axis_label(tok) if c >= 11 else i
-            body.append(text(x0 + i * c + c / 2, y0 - 6, label, "small", "middle"))
+            body.append(text(x0 + i * c + c / 2, y0 - 6 - 11 * (staggered and i % 2), label,
+                             "small", "middle"))
             body.append(text(x0 - 4, y0 + i * c + c * 0.75,
                              f"{i} {axis_label(tok)}" if c >= 11 else i, "small", "end"))
     sunk = mode == views["heads"][head].get("kind", "softmax1") == "softmax1"
     body.append(text(sink_x + c / 2, y0 - 6, "sink" if sunk else "", "small",
                      "middle", ' id="attn-sinklabel"'))
-    body.append(text(x0, y0 - 22, "keys (earlier positions) \u2192", "small"))
+    body.append(text(x0, y0 - 22 - 9 * staggered, "keys (earlier positions) \u2192", "small"))
     body.append(text(12, y0 + t * c / 2, "queries \u2193", "small", "middle",
                      f' transform="rotate(-90 12 {num(y0 + t * c / 2)})"'))
     legend_y = y0 + t * c + 30
@@ -343,13 +346,14 @@ def clipped(lo_hi):
     return max(lo, hi - DUST), hi
 
 
-NARROW = 1  # decades: a row whose |x| spans less is drawn in one shade
+NARROW = math.log10(2)  # a row whose |x| spans under a factor 2 is drawn in one shade
 
 
 def shaded(lo_hi):
     """The log10 range a row's colours span: ``lo_hi``, or (hi, hi), one shade (the darkest
-    of each sign), when it spans under ``NARROW`` decade: zcbtrak-6's x0, 999.919 .. 1000,
-    would else run from the palest colour to the darkest over a 0.008 % difference.
+    of each sign), when it spans under ``NARROW``, a factor 2: zcbtrak-6's x0, 999.919 ..
+    1000, would else run from the palest colour to the darkest over a 0.008 % difference; a
+    digit slot (1 .. 9, 10 .. 90) keeps its log scale, whose contrast means something.
     shaded((2.99996, 3.0)) == (3.0, 3.0)."""
     lo, hi = lo_hi
     return (hi, hi) if hi - lo < NARROW else (lo, hi)
@@ -446,14 +450,14 @@ def value_text(cell):
     '999.991' for 999991/1000.
 
     >>> [value_text([0, 0, t]) for t in ("~100.002", "999991/1000", "-1/3", "~4.2e-20")]
-    ['~100.002', '999.991', '~−0.333333', '~4.2·10⁻²⁰']
+    ['~100.002', '999.991', '−~0.333333', '~4.2·10⁻²⁰']
     """
     said = cell[2]
     if "/" not in said or said.startswith("~"):
         return shown(said)
     q = Fraction(said)
     decimal = text_figure(q, 6)
-    return ("" if Fraction(decimal) == q else "~") + shown(decimal)
+    return shown(("" if Fraction(decimal) == q else "~") + decimal)
 
 
 def value_height(views):
@@ -543,7 +547,7 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
     legend, y = wrapped(x0, bottom + 22, "colour: each slot row its own log scale of |x| at "
                                          "this stage (the logits: their gap to the winner); "
                                          "purple negative, orange positive, pale small; a "
-                                         "row whose |x| spans under a decade in one shade, "
+                                         "row whose |x| spans under a factor 2 in one shade, "
                                          "its range beside it; grey: slot not there yet, or "
                                          "a logit no token is read from", chars, "small", 14)
     body += legend

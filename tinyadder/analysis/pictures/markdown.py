@@ -20,6 +20,7 @@ from pathlib import Path
 import re
 
 WALKTHROUGH = Path(__file__).resolve().parents[3] / "docs" / "walkthrough.md"
+MODELS = WALKTHROUGH.with_name("models.md")
 
 
 def _inline(text):
@@ -104,4 +105,24 @@ def sections(anchors, path=WALKTHROUGH):
         anchor = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
         if anchor in anchors:
             out[anchor] = (heading.strip(), render(body))
+    return out
+
+
+def slug(name):
+    """The anchor the page gives a family's worked example: 'models-rope-10000'."""
+    return "models-" + re.sub(r"[^\w]+", "-", name.lower()).strip("-")
+
+
+def examples(path=MODELS):
+    """{anchor (``slug``): (heading, HTML)} of each family's worked example in docs/models.md
+    ("Worked examples, one per family": a paragraph that opens '**rope-10000.**' and what
+    follows it up to the next); None outside a checkout."""
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8")
+    section = re.split(r"^## ", text.split("\n## Worked examples", 1)[1], flags=re.M)[0]
+    out = {}
+    for part in re.split(r"^(?=\*\*[^*\n]+\.\*\* )", section, flags=re.M)[1:]:
+        name = re.match(r"\*\*([^*]+)\.\*\*", part).group(1)
+        out[slug(name)] = (f"Worked example: {name} (docs/models.md)", render(part.strip()))
     return out

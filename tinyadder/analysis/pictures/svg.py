@@ -187,9 +187,12 @@ def shown(said):
 
 
 def minus(said):
-    """A number's sign as the page's formulas write it, U+2212: minus('~-60.971') ==
-    '~\u221260.971'; anything else as it is."""
-    return said.replace("-", "\u2212", 1) if said.lstrip("~").startswith("-") else said
+    """A number's sign as the page's formulas write it, U+2212, ahead of the '~' that marks
+    it rounded (a minus right after a tilde reads as a second tilde): minus('~-60.971') ==
+    '\u2212~60.971'; anything else as it is."""
+    if not said.lstrip("~").startswith("-"):
+        return said
+    return "\u2212" + ("~" if "~" in said[:2] else "") + said.lstrip("~-").lstrip("~")
 
 
 def range_text(lo_hi):

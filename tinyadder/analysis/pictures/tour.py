@@ -10,7 +10,9 @@ walkthrough section that explains it, a key of ``SECTIONS``), ``title``, ``text`
 ``question`` and ``answer`` (plain text; the page escapes it).
 """
 
-from ..board import SEARCHED, VERDICTS, WITNESSES
+from types import SimpleNamespace
+
+from ..board import SEARCHED, VERDICTS, WITNESSES, own_rule, why
 from .svg import power, pretty, shown
 
 # walkthrough.md's sections, for the links between page and text: key -> (number, anchor)
@@ -33,15 +35,26 @@ VIEW_SECTIONS = {"tokens": "tokens", "place": "head3", "attention": "head3", "co
                  "change": "digits", "params": "params"}
 
 
+# docs/models.md's worked example of each designed family the walkthrough does not trace
+# (``design``: the family's name there); a section key 'ex:DESIGN' cites it
+EXAMPLES = {"rope-10000": "rope-10000", "rope-10000/norm": "rope-10000, the Qwen-style four",
+            "rope-10000/linear": "rope-10000, the Qwen-style four",
+            "rope-10000/hinge": "rope-10000, the Qwen-style four",
+            "sinusoid-11": "sinusoid-11"}
+
+
 def view_sections(views):
     """{view: the walkthrough section that explains it on this model's page}: every view of a
     TinyAdder-36 family page (``VIEW_SECTIONS``); a rope-19 model's tokens, attention and
-    residual stream the walkthrough's section on zcbtrak-6; another model's none (the
-    walkthrough's sections are about TinyAdder-36)."""
+    residual stream the walkthrough's section on zcbtrak-6; another designed family's the
+    worked example of docs/models.md (``EXAMPLES``: 'ex:rope-10000'); another model's none."""
     if views["family"]:
         return VIEW_SECTIONS
     if views["about"].get("family") == "rope-19":
         return {"tokens": "rope", "attention": "rope", "residual": "rope"}
+    if views.get("design") in EXAMPLES:
+        key = f"ex:{views['design']}"
+        return {"tokens": key, "attention": key, "residual": key}
     return {}
 
 
@@ -169,7 +182,11 @@ def _sum(views, q):
               if done else "no digit is written yet")
     value = next(p["value"] for p in views["params"] if p["tensor"].endswith("1.attn.b_V"))
     return {
-        "view": "sum", "state": {"pos": q, "stage": "L1.attn"}, "section": "layer1",
+        # layer 1's head, whose average the step is about
+        "view": "sum", "state": {"pos": q, "stage": "L1.attn",
+                                 **{"head": k for k, h in views["heads"].items()
+                                    if h["layer"] == 1}},
+        "section": "layer1",
         "title": "The running sum",
         "text": f"Layer 0's FFN multiplies each digit by its place value (digit_pos). Layer "
                 f"1's one head weighs every position equally and averages 100\u00b7digit_pos "
@@ -496,8 +513,17 @@ def _claimed_rule(views, claimed):
     """Which counting rules give the authors' claimed count, in words."""
     names = [f"{name} ({what})" for name, (n, what) in views.get("rule_counts", {}).items()
              if n == claimed]
-    return (", the count under the rule " + " and ".join(names) if names else
-            ", a count none of the rules here gives")
+    if names:
+        return ", the count under the rule " + " and ".join(names)
+    # as the board reads it (tinyadder board): under the entry's own rule, and why it differs
+    counts = {name: SimpleNamespace(params=n, note="")
+              for name, (n, _) in views.get("rule_counts", {}).items()}
+    rule = own_rule(views["model"], claimed, counts, views["about"].get("family", ""))
+    said = why(rule, claimed, counts).replace(f" under {rule}:", ":") if rule in counts else ""
+    what = views["rule_counts"][rule][1] if said else ""
+    return (", a count none of the rules here gives" +
+            (f"; the board reads the claim under {rule} ({what} count), which gives "
+             f"{counts[rule].params} in this file, {said}" if said else ""))
 
 
 def _any_params(views):
@@ -515,6 +541,12 @@ def _any_params(views):
                                                else "") + ". tinyadder params --model "
                   f"{views['model']} --rules prints the count under every rule.",
     }
+
+
+def dust(cell):
+    """Whether a residual value is dust: nonzero, but below 10^-12 (an exact run's far keys'
+    weights, e to a very negative power, where a float run has 0)."""
+    return cell[1] is not None and cell[1] < -12
 
 
 def _residual_at(views, stage, slot, pos):
@@ -606,8 +638,9 @@ FFN = {  # design: (slot, what the FFN does there, tolerance)
 # what the FFN does, and what is left with it switched off (the "change one thing" step;
 # tests/test_explore.py checks the min(a_k + b_k, 9) on runs)
 _ADDS = ("In this design the FFN adds the carry and wraps.",
-         "With neither, each column writes min(a_k + b_k, 9): no carry, and a column that "
-         "reaches 10 puts the readout's vertex past 9, where the largest digit, 9, wins.")
+         "With neither the carry nor the wrap, each column writes min(a_k + b_k, 9): no "
+         "carry, and a column that reaches 10 puts the readout's vertex past 9, where the "
+         "largest digit, 9, wins.")
 FFN_DOES = {
     "rope-19": ("In this design the FFN only wraps: the carry is in x1 already.",
                 "The carry still comes in through the attention, but nothing wraps: a column "
@@ -763,7 +796,10 @@ def _ffn(views, q):
                     f"a{k} = {a}, b{k} = {b}, s{k} = {s})",
         "expect": {"kind": "numbers", "values": [centre], "texts": [shown(value[2])],
                    "tol": tol, "rule": within(tol)},
-        "answer": f"{shown(value[2])}. The readout's parabola then writes the digit nearest "
+        "answer": f"{shown(value[2])}" + (
+            ", that is 0 but for the far keys' weights (e to a very negative power, which an "
+            "exact run keeps and a float run rounds to 0)" if dust(value) else "") +
+                  f". The readout's parabola then writes the digit nearest "
                   f"{'x1/10' if views['design'] == 'rope-19' else 'its vertex'}: {s}.",
     }
 
