@@ -141,8 +141,8 @@ def _upstream_adder(name, checkout):
 
 
 def _original(name, path, checkout):
-    """(add(a, b) -> int, the folder it imports from, how it runs) of the original ``name``:
-    the file at ``path`` of Kiguli/AdderBoard, or its own repository's ``checkout``."""
+    """(build() -> add(a, b) -> int, the folder it imports from, how it runs) of the original
+    ``name``: the file at ``path`` of Kiguli/AdderBoard, or its own repository's ``checkout``."""
     if name in SUBMISSIONS:
         file = Path(checkout) / SUBMISSIONS[name]
         return ((lambda: _adder(file, name)), file.parent,
