@@ -3,18 +3,25 @@ program, read from the rates tests/benchmarks/originals.py recorded (torch is ne
 dependency), and the board table's CPU by those rates. Two models by default (the part itself
 runs every shipped model: minutes under load)."""
 
-from tinyadder.analysis.bench import model_rates, originals
+import json
+
+from tinyadder.analysis.bench import ORIGINALS, model_rates, originals
 from tinyadder.cli import bench, main
+from tinyadder.models import board_names
 
 
 def test_the_originals_rates_are_read_from_the_recorded_file():
+    """Every shipped board model has its original's rate, each right on every pair it ran."""
     rates, why = originals()
     assert "recorded" in why and "not run now" in why
-    assert rates["jacobli99-28"] > 0 and "lokimorty-10" not in rates  # MLX: not run here
-    # the board's newest: on Kiguli/AdderBoard, or timed through their converters' add
-    assert all(rates[name] > 0 for name in ("bingbangboom-lab-148", "yinglunz-512",
-                                            "jackcai1206-234", "lokimorty-39"))
-    assert "xangma-177" not in rates and "xangma-197" not in rates  # MLX
+    recorded = json.loads(ORIGINALS.read_text())["models"]
+    assert set(rates) == set(recorded) == set(board_names())
+    assert all(rates[name] > 0 for name in rates)
+    assert all(e["right"] == e["cases"] > 0 for e in recorded.values())
+    # MLX originals (Apple's framework, its Linux CPU wheel) and those in their own repository
+    assert all("mlx" in recorded[name]["framework"] for name in ("lokimorty-10", "xangma-177",
+                                                                  "wonderfall-27", "staghado-122"))
+    assert recorded["kswain98-8"]["source"] == "kswain98/AdderBoard/submission_8p.py"
 
 
 def test_model_rates_are_of_its_exact_and_float_systems():
