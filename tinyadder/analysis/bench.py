@@ -160,8 +160,12 @@ def originals(clone=None):
     recorded = json.loads(ORIGINALS.read_text())
     rates = {name: entry["additions_per_second"] for name, entry in recorded["models"].items()
              if "additions_per_second" in entry}
+    # the MLX originals ran beside torch in another environment: name every framework used
+    used = ", ".join(sorted({part for e in recorded["models"].values()
+                             for part in e.get("framework", "").split(", ") if part}
+                            or {f"torch {recorded['torch']}"}, reverse=True))
     return rates, (f"recorded {recorded['measured']} by tests/benchmarks/originals.py\n"
-                   f"  (torch {recorded['torch']}, 1 thread, CPU time), not run now")
+                   f"  ({used}; 1 thread, CPU time), not run now")
 
 
 class ModelRates(NamedTuple):
