@@ -402,8 +402,15 @@ LAYOUT_REFUSALS = {
                                        "was exported at 32"),
     "a field of no layout": ({"vocab": ["0"], "prompt": {}, "slots": []},
                              "a JSON object of vocab, prompt and optionally output"),
-    "token ids out": ({"vocab": ["0"], "prompt": {}, "output": "ids"},
-                      "output 'ids'; tinyadder reads \"logits\""),
+    "another output": ({"vocab": ["0"], "prompt": {}, "output": "ids"},
+                       "output 'ids'; tinyadder reads \"logits\""),
+    "output not a string": ({"vocab": ["0"], "prompt": {}, "output": ["token_ids"]},
+                            "output ['token_ids']; tinyadder reads \"logits\""),
+    "token ids of a graph of logits": (
+        {"vocab": [str(d) for d in range(10)] + ["SEP"], "prompt": {
+            "digits": 10, "question": ["a", "SEP", "b", "SEP"]}, "output": "token_ids"},
+        "output 'token_ids', but the graph's output 'logits' is DOUBLE, logits: the layout "
+        "says output \"logits\""),
     "a token not in the vocab": ({"vocab": [str(d) for d in range(10)] + ["SEP"], "prompt": {
         "digits": 10, "question": ["a", "+", "b"]}},
         "prompt.question names '+', not a token of the vocab"),
@@ -418,6 +425,75 @@ def test_a_layout_that_does_not_fit_is_refused_in_one_line(case, tmp_path, monke
     _graph_file("fblissjr-33.torchscript", tmp_path)
     status, out, err = _cli("import", "fblissjr-33.torchscript.onnx", "--layout", "layout.json")
     assert (status, out) == (2, "") and message in err and err.count("\n") == 1, err
+
+
+def _token_id_graph(name="published", op="ArgMin", length=4, **attributes):
+    """``name``'s export without metadata whose output is token ids: ArgMin of the
+    negative-error readout's errors (in place of its Neg), else ``op`` of the logits."""
+    from tinyadder.onnx import DataType
+    from tinyadder.onnx.builder import attribute
+    from tinyadder.onnx.messages import ValueInfo
+    graph = replace(export(build(name), length=length), metadata_props=())
+    nodes, last = list(graph.graph.node), graph.graph.node[-1]
+    attrs = tuple(attribute(k, v) for k, v in {"axis": -1, **attributes}.items()
+                  if v is not None)
+    if op == "ArgMin" and last.op_type == "Neg":
+        nodes[-1] = Node(last.input, ("ids",), "ArgMin", "argmin", attrs)
+    else:
+        nodes.append(Node((last.output[0],), ("ids",), op, "arg", attrs))
+    return _graph(graph, node=tuple(nodes), output=(ValueInfo("ids", DataType.INT64,
+                                                              (length, 1)),))
+
+
+@pytest.mark.parametrize("name, op", [("published", "ArgMin"), ("fblissjr-33", "ArgMax"),
+                                      ("fblissjr-33", "ArgMin"), ("kswain98-2", "ArgMax")])
+def test_a_graph_that_outputs_token_ids_reads_as_the_logits_they_are_the_first_maximum_of(
+        name, op):
+    """ArgMax(s) is the readout s; ArgMin(s) the readout -s (exact, and s's first minimum is
+    -s's first maximum): of a negative-error readout's errors, that readout; of x @ W + b,
+    x @ (-W) + (-b)."""
+    from tinyadder.onnx.rewrite import canonical
+    from tinyadder.onnx.read import read
+    graph = export(build(name), length=4)
+    logits = read(canonical(replace(graph, metadata_props=())))
+    ids = loads(serialize(_token_id_graph(name, op, keepdims=0)))
+    if op == "ArgMin" and logits.unembed.kind == "linear":
+        def negated(table):
+            return {k: {j: -v for j, v in row.items()} for k, row in table.items()}
+        logits = replace(logits, unembed=replace(
+            logits.unembed, W_U=negated(logits.unembed.W_U),
+            b_U=negated({0: logits.unembed.b_U})[0]))
+        assert ids.unembed.W_U["s0"]["t9"] == -18
+    assert dump(ids) == dump(logits)
+
+
+@pytest.mark.parametrize("attributes, message", [
+    ({"select_last_index": 1}, "node 'argmin' (ArgMin): select_last_index 1 takes the last "
+                               "minimum; the model format's readout takes the first"),
+    ({"axis": 0}, "node 'argmin' (ArgMin): token ids over axis 0 of scores [4, 10]; the "
+                  "model format's readout is the first maximum over the last axis"),
+    ({"axis": 5}, "node 'argmin' (ArgMin): token ids over axis 5 of scores [4, 10]"),
+    ({"axis": "-1"}, "node 'argmin' (ArgMin): attribute 'axis' is STRING, where INT goes"),
+    ({"keepdims": 0, "noop": 1}, "token ids over axis -1 of scores [4, 10]"),
+])
+def test_token_ids_the_model_format_cannot_state_are_refused(attributes, message):
+    assert message in _refusal(_token_id_graph(**attributes))
+
+
+def test_a_layout_of_logits_for_a_graph_of_token_ids_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("ids.onnx").write_bytes(serialize(_token_id_graph(length=33)))
+    layout = json.loads(Path(FIXTURES / "alexlitz-36.layout.json").read_text())
+    Path("logits.json").write_text(json.dumps(layout))
+    Path("ids.json").write_text(json.dumps({**layout, "output": "token_ids"}))
+    status, out, err = _cli("import", "ids.onnx", "--layout", "logits.json")
+    assert (status, out, err) == (2, "", "tinyadder import: error: ids.onnx: layout "
+                                  "logits.json: output 'logits', but the graph's output "
+                                  "'ids' is INT64, token ids: the layout says output "
+                                  "\"token_ids\"\n")
+    status, out, err = _cli("--model", "ids.onnx", "--layout", "ids.json", "--number",
+                            "fraction", "9999999999+1")
+    assert (status, out, err) == (0, "9999999999+0000000001=10000000000\n", "")
 
 
 @pytest.mark.parametrize("graph", [  # by default each entry's first refused graph (CPU)

@@ -67,6 +67,7 @@ def canonical(onnx_model):
     g = _Graph(onnx_model)
     try:
         g.fold()
+        _token_ids(g)
         _column_slices(g)
         _contiguous_slices(g)
         _tiled_heads(g)
@@ -1648,6 +1649,25 @@ _TYPE_OF_FIRST = ("Reshape", "Unsqueeze", "Squeeze", "Transpose", "Expand", "Ide
                   "Cos", "Sin", "Erf", "Relu", "Sigmoid", "Tanh", "Reciprocal")
 
 
+def _typed(types, node):
+    """Record the type of the node's output in ``types`` where it is known: a Cast's ``to``,
+    else the first input's type through the operators whose result has it."""
+    first = types.get(node.input[0]) if node.input else None
+    if node.op_type == "Cast" and len(node.output) == 1:
+        types[node.output[0]] = _attrs(node).get("to")
+    elif node.op_type in _TYPE_OF_FIRST and len(node.output) == 1:
+        types[node.output[0]] = first
+
+
+def _types(g):
+    """The known type of each value: the graph's inputs and constants, then ``_typed``."""
+    types = dict(g.types)
+    types.update((name, c.dtype) for name, c in g.consts.items())
+    for node in g.nodes:
+        _typed(types, node)
+    return types
+
+
 def _same_type_casts(g):
     """Cast(x, to) of an x already of type ``to`` (torch's ``.float()`` in a float32 model)
     is x: no rounding, no node. A type is known from the graph's inputs and constants, through
@@ -1664,14 +1684,96 @@ def _same_type_casts(g):
                 _attrs(node).get("to") == first:
             rename[node.output[0]] = inputs[0]
             continue
-        if node.op_type == "Cast":
-            types[node.output[0]] = _attrs(node).get("to")
-        elif node.op_type in _TYPE_OF_FIRST and len(node.output) == 1:
-            types[node.output[0]] = first
+        _typed(types, node)
         nodes.append(node)
     if rename:
         g.outputs = [replace(v, name=rename.get(v.name, v.name)) for v in g.outputs]
         g.nodes = nodes
+
+
+def _token_ids(g):
+    """A graph that outputs token ids, ``ArgMax(s)`` or ``ArgMin(s)`` over the last axis of
+    float scores s (the first maximum or minimum: ``select_last_index`` 0), outputs the logits
+    whose first maximum is that id: s for ArgMax, -s for ArgMin (negation is exact and keeps
+    every tie, so s's first minimum is -s's first maximum). -s of lanes of the stream (a Slice
+    of its last axis, a Gather of it, or the stream itself) is the negative-error readout
+    Neg(Gather(x, lanes)); -(x @ W + b) is x @ (-W) + (-b), each product and sum the negated
+    float (rounding to nearest is symmetric)."""
+    out = g.outputs[0] if len(g.outputs) == 1 else None
+    node = next((n for n in g.nodes if out is not None and out.name in n.output), None)
+    if out is None or out.elem_type not in INTS or node is None or \
+            node.op_type not in ("ArgMax", "ArgMin"):
+        return  # the reader refuses an output it does not read
+    attrs, scores = _attrs(node), node.input[0]
+    dims, dtype = g.shape(scores), _types(g).get(scores)
+    least = "minimum" if node.op_type == "ArgMin" else "maximum"
+    if dims is None or len(dims) < 2 or dtype not in FLOATS:
+        raise OnnxError(f"{_what(node)}: token ids of scores whose float type and shape "
+                        f"[..., T, tokens] are not known")
+    axis, rank = attrs.get("axis", 0), len(dims)
+    if not set(attrs) <= {"axis", "keepdims", "select_last_index"} or \
+            not isinstance(axis, int) or not -rank <= axis < rank or axis % rank != rank - 1:
+        raise OnnxError(f"{_what(node)}: token ids over axis {ascii(axis)[:20]} of "
+                        f"scores {list(dims)}; the model format's readout is the first "
+                        f"maximum over the last axis (attributes axis -1, keepdims, "
+                        f"select_last_index 0)")
+    if attrs.get("select_last_index", 0) != 0:
+        raise OnnxError(f"{_what(node)}: select_last_index {attrs['select_last_index']} "
+                        f"takes the last {least}; the model format's readout takes the "
+                        f"first")
+    if any(out.name in n.input for n in g.nodes):
+        raise OnnxError(f"{_what(node)}: its token ids are read by another node; tinyadder "
+                        f"reads them as the graph's output only")
+    nodes = [n for n in g.nodes if n is not node]
+    logits = scores
+    if node.op_type == "ArgMin":
+        logits = g.fresh("logits")
+        nodes += _negated(g, scores, logits, len(dims) - 1)
+    before = {id(n) for n in _live(g.nodes, [out.name])}
+    live = {id(n) for n in _live(nodes, [logits])}
+    g.nodes = [n for n in nodes if id(n) in live or id(n) not in before]
+    g.outputs = [replace(out, name=logits, elem_type=dtype, shape=tuple(dims))]
+
+
+def _negated(g, scores, logits, last):
+    """The nodes that compute ``logits`` = -``scores`` in a form the reader matches."""
+    p = next((n for n in g.nodes if scores in n.output), None)
+    op = p.op_type if p is not None else None
+    consts = [g.consts.get(x) for x in p.input] if p is not None else []
+
+    def negative(c):
+        name = g.fresh(f"{scores}.negated")
+        g.add_const(name, _Const(c.dtype, c.dims, [-v for v in c.values]))
+        return name
+
+    def neg_of_lanes(x, lanes):
+        index, picked = g.fresh(f"{scores}.lanes"), g.fresh(f"{scores}.picked")
+        g.add_const(index, _Const(DataType.INT64, (len(lanes),), list(lanes)))
+        return [Node((x, index), (picked,), "Gather", picked,
+                     (Attribute("axis", AttributeType.INT, last),)),
+                Node((picked,), (logits,), "Neg", logits)]
+
+    if op == "Slice" and all(c is not None for c in consts[1:]) and \
+            g.shape(p.input[0]) is not None:
+        width = g.shape(p.input[0])[-1]
+        starts, ends = _ints(consts[1]), _ints(consts[2])
+        axes = _ints(consts[3]) if len(consts) > 3 else list(range(len(starts)))
+        steps = _ints(consts[4]) if len(consts) > 4 else [1] * len(starts)
+        if len(axes) == 1 and axes[0] % (last + 1) == last and steps == [1]:
+            return neg_of_lanes(p.input[0], range(width)[slice(starts[0], ends[0])])
+    if op == "Gather" and _axis(_attrs(p).get("axis", 0), last + 1, "axis") == last:
+        return [Node((scores,), (logits,), "Neg", logits)]
+    if op in ("MatMul", "Gemm") and consts[1] is not None and \
+            all(c is not None for c in consts[2:]):
+        inputs = (p.input[0],) + tuple(negative(c) for c in consts[1:])
+        return [replace(p, input=inputs, output=(logits,), name=logits)]
+    if op == "Add" and consts[1] is not None and any(
+            p.input[0] in n.output and n.op_type in ("MatMul", "Gemm") for n in g.nodes):
+        product = p.input[0]
+        return _negated(g, product, f"{logits}.product", last) + [
+            replace(p, input=(f"{logits}.product", negative(consts[1])), output=(logits,),
+                    name=logits)]
+    return neg_of_lanes(scores, range(g.shape(scores)[-1]))
 
 
 def _lookups(g):
