@@ -648,6 +648,30 @@ def test_real_graphs_with_the_new_patterns_survive_mutations(name):
     assert sum(outcomes.values()) >= 1, outcomes
 
 
+HOSTILE_OUTPUTS = [5, None, "TOKEN_IDS", {"token_ids": 1}, "x" * 10 ** 4, "\x1b[31m"]
+
+
+def test_token_id_graphs_and_hostile_outputs_get_a_model_or_one_line(tmp_path, monkeypatch):
+    """A graph that outputs token ids (ArgMin of the readout's errors), mutated (its operator,
+    inputs, attributes such as axis and keepdims, nodes, initializers): a model or a one-line
+    refusal within 2 s (_fuzz); a layout's ``output`` of any other value, or "token_ids" for a
+    graph of logits, or "logits" for a graph of token ids: one line, exit 2."""
+    from test_onnx import _fuzz
+    from test_onnx_import import NoMetadata, _token_id_graph
+    from tinyadder.onnx import serialize
+    outcomes = _fuzz(range(8), _token_id_graph(length=4), NoMetadata)
+    assert outcomes["refused"] > 3 and outcomes["read"] > 0, outcomes
+    monkeypatch.chdir(tmp_path)
+    Path("ids.onnx").write_bytes(serialize(_token_id_graph(length=33)))
+    layout = json.loads((ROOT / "tests/fixtures/onnx/alexlitz-36.layout.json").read_text())
+    for graph, output in [("ids.onnx", o) for o in HOSTILE_OUTPUTS + ["logits"]] + \
+            [(str(ROOT / "tests/fixtures/onnx/fblissjr-33.torchscript.onnx"), "token_ids")]:
+        Path("layout.json").write_text(json.dumps({**layout, "output": output}))
+        status, out, err = run_cli(["--model", graph, "--layout", "layout.json", "1+1"])
+        assert (status, out) == (2, "") and err.count("\n") == 1 and "layout" in err and \
+            "Traceback" not in err and "\x1b" not in err, (output, err)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", REAL_GRAPHS)
 def test_real_graphs_survive_many_mutations(name):
