@@ -147,7 +147,7 @@ IMPORTS = {**{entry: FORMS for entry in ("fblissjr-33", "kswain98-8", "yieldthou
            "prasannakotyal-116": FORMS,
            # a forward written with torch operations on lanes, ending in the argmin of its
            # errors (the layout's output "token_ids")
-           "alexlitz-36": ("torchscript", "torchscript.onnxscript", "torchscript.ort")}
+           "alexlitz-36": FORMS}
 GRAPHS = [f"{entry}.{k}" for entry, forms in IMPORTS.items() for k in forms]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
 # the default suite reads fblissjr-33's four and the others' TorchScript graphs (CPU budget)

@@ -1035,6 +1035,25 @@ def _fold_scatter_nd(g, node, xs):
     return _Const(data.dtype, data.dims, vals)
 
 
+def _fold_scatter_elements(g, node, xs):
+    """data with data[..., index, ...] (on the axis) = the update at each update's place."""
+    data, indices, updates = xs
+    if _attrs(node).get("reduction", b"none") not in (b"none", "none"):
+        raise ValueError("a ScatterElements with a reduction")
+    rank = len(data.dims)
+    axis = _axis(_attrs(node).get("axis", 0), rank, "axis")
+    if tuple(indices.dims) != tuple(updates.dims) or len(indices.dims) != rank or \
+            any(i > d for i, d in zip(indices.dims, data.dims)):
+        raise ValueError(f"a ScatterElements of {list(updates.dims)} into "
+                         f"{list(data.dims)} at {list(indices.dims)}")
+    vals, strides, idx = list(data.values), _strides(data.dims), _ints(indices)
+    for n, i in enumerate(idx):
+        at = _index(n, indices.dims)
+        at[axis] = _at([i], (data.dims[axis],))[0]
+        vals[sum(a * s for a, s in zip(at, strides))] = updates.values[n]
+    return _Const(data.dtype, data.dims, vals)
+
+
 def _fold_gather_nd(g, node, xs):
     data, indices = xs
     if _attrs(node).get("batch_dims", 0):
@@ -1137,6 +1156,7 @@ def _einsums(g):
 FOLD = {
     "Einsum": _fold_einsum,
     "ScatterND": _fold_scatter_nd,
+    "ScatterElements": _fold_scatter_elements,
     "GatherND": _fold_gather_nd,
     "Identity": lambda g, n, xs: xs[0],
     "Cast": _fold_cast,
@@ -1254,6 +1274,13 @@ def _shape_axes(fold):
     return shape
 
 
+def _shape_gather_nd(g, n):
+    data, indices = g.shape(n.input[0]), g.shape(n.input[1])
+    if _attrs(n).get("batch_dims", 0):
+        return None
+    return tuple(indices[:-1]) + tuple(data[indices[-1]:])
+
+
 def _shape_arg(g, n):
     x = g.shape(n.input[0])
     attrs = _attrs(n)
@@ -1269,6 +1296,7 @@ _SHAPE = {
     "Gather": _shape_gather, "MatMul": _shape_matmul, "Gemm": _shape_gemm,
     "Reshape": _shape_reshape, "Transpose": _shape_transpose, "Concat": _shape_concat,
     "Slice": _shape_slice, "Expand": _shape_axes(_fold_expand), "ScatterND": _shape_same,
+    "ScatterElements": _shape_same, "GatherND": _shape_gather_nd,
     "Tile": _shape_axes(_fold_tile), "Unsqueeze": _shape_axes(_fold_unsqueeze),
     "Squeeze": _shape_axes(_fold_squeeze), "ArgMax": _shape_arg, "ArgMin": _shape_arg,
     **{op: _shape_reduce for op in ("ReduceSum", "ReduceMean", "ReduceMax")},
@@ -1692,7 +1720,7 @@ def _moves_ones(g, node):
 _TYPE_OF_FIRST = ("Reshape", "Unsqueeze", "Squeeze", "Transpose", "Expand", "Identity",
                   "Gather", "Slice", "Concat", "Mul", "Add", "Sub", "Div", "Neg", "Sqrt", "Pow",
                   "MatMul", "Gemm", "ReduceMean", "ReduceSum", "ReduceMax", "Softmax", "Exp",
-                  "Cos", "Sin", "Erf", "Relu", "Sigmoid", "Tanh", "Reciprocal", "ScatterND",
+                  "Cos", "Sin", "Erf", "Relu", "Sigmoid", "Tanh", "Reciprocal", "ScatterND", "GatherND",
                   "ScatterElements")
 
 
@@ -2184,6 +2212,9 @@ def _tiled_heads(g):
     g.nodes = _pruned(g, [n for x in nodes for n in (x if isinstance(x, list) else [x])])
 
 
+SCATTERS = ("ScatterND", "ScatterElements")
+
+
 def _scattered_lanes(g):
     """Lanes written by ScatterND (out[..., a:a+k] = u, the indices every position of the
     other axes, one lane or a run of them): Concat on the last axis of the u in lane order,
@@ -2196,12 +2227,12 @@ def _scattered_lanes(g):
             readers.setdefault(x, []).append(node)
     nodes = [[n] for n in g.nodes]
     for i, node in enumerate(g.nodes):
-        if node.op_type != "ScatterND" or any(
-                r.op_type == "ScatterND" and r.input[0] == node.output[0]
+        if node.op_type not in SCATTERS or any(
+                r.op_type in SCATTERS and r.input[0] == node.output[0]
                 for r in readers.get(node.output[0], ())):
             continue
         lanes, written, chain, x = {}, set(), [], node
-        while x is not None and x.op_type == "ScatterND" and \
+        while x is not None and x.op_type in SCATTERS and \
                 _attrs(x).get("reduction", b"none") in (b"none", "none"):
             block = _scattered_block(g, x)
             if block is None or written & set(range(*block)):
@@ -2258,38 +2289,50 @@ def _lanes_concat(g, node, lanes, count, dims, base, dtype):
 
 
 def _transposed_scatters(g):
-    """torch.export's slice_scatter of lanes into zeros: Transpose(S, p), p swapping the first
-    and last axes, S zeros whose rows l ScatterND writes (indices [[l]]) from Transpose(u_l, p)
-    (through Identity): Concat of the u_l in lane order on the last axis (a lane none writes
-    stays zeros). The same values, moved."""
+    """torch.export's slice_scatter of lanes: Transpose(S, p), p swapping the first and last
+    axes, S zeros (or Transpose(B, p)) whose rows l .. l + k - 1 ScatterND writes (indices
+    [[l], ..., [l + k - 1]]) from Transpose(u, p) (through Identity): Concat of the u in
+    lane order on the last axis (a lane none writes: zeros, or B's). The same values,
+    moved."""
     producer = {o: n for n in g.nodes for o in n.output}
-    nodes = list(g.nodes)
+    nodes = [[n] for n in g.nodes]
     for i, node in enumerate(g.nodes):
         perm = tuple(_attrs(node).get("perm", ())) if node.op_type == "Transpose" else ()
         n = len(perm)
         if n < 2 or perm != (n - 1,) + tuple(range(1, n - 1)) + (0,):
             continue
-        lanes, x = {}, producer.get(node.input[0])
+        lanes, written, x = {}, set(), producer.get(node.input[0])
         while x is not None and x.op_type in ("Identity", "ScatterND"):
             if x.op_type == "ScatterND":
                 index, update = g.consts.get(x.input[1]), producer.get(x.input[2])
-                if index is None or index.dtype not in INTS or index.dims != (1, 1) or \
+                rows = _ints(index) if index is not None and index.dtype in INTS else []
+                if not rows or len(index.dims) != 2 or index.dims[1] != 1 or \
+                        rows != list(range(rows[0], rows[0] + len(rows))) or \
                         update is None or update.op_type != "Transpose" or \
                         tuple(_attrs(update).get("perm", ())) != perm or \
                         _attrs(x).get("reduction", b"none") not in (b"none", "none") or \
-                        int(index.values[0]) in lanes:
+                        written & set(rows):
                     break
-                lanes[int(index.values[0])] = update.input[0]
+                lanes[rows[0]] = (update.input[0], len(rows))
+                written |= set(rows)
             x = producer.get(x.input[0]) if x.input[0] not in g.consts else None
         base = _scatter_base(producer, node.input[0])
-        zeros = g.consts.get(base)
-        if zeros is None or len(zeros.dims) != n or any(v != 0 for v in zeros.values) or \
-                not lanes or any(not 0 <= l < zeros.dims[0] for l in lanes):
+        zeros, turned = g.consts.get(base), producer.get(base)
+        dims = g.shape(node.output[0])
+        if zeros is None and turned is not None and turned.op_type == "Transpose" and \
+                tuple(_attrs(turned).get("perm", ())) == perm and dims is not None and \
+                g.shape(turned.input[0]) == tuple(dims):
+            base = turned.input[0]  # S = Transpose(B, p): B's lanes where none is written
+        elif zeros is None or len(zeros.dims) != n or any(v != 0 for v in zeros.values):
             continue
-        dims = tuple(zeros.dims[p] for p in perm)
-        nodes[i:i + 1] = _lanes_concat(g, node, {lane: (u, 1) for lane, u in lanes.items()},
-                                       zeros.dims[0], dims, base, zeros.dtype)
-    g.nodes = _pruned(g, nodes)
+        count = zeros.dims[0] if zeros is not None else dims[-1]
+        if not lanes or any(not (0 <= l and l + k <= count) for l, (_, k) in lanes.items()):
+            continue
+        if zeros is not None:
+            dims = tuple(zeros.dims[p] for p in perm)
+        nodes[i] = _lanes_concat(g, node, lanes, count, dims, base,
+                                 zeros.dtype if zeros is not None else None)
+    g.nodes = _pruned(g, [n for part in nodes for n in part])
 
 
 def _scatter_base(producer, value):
@@ -2323,12 +2366,29 @@ def _unbatched_transposes(g):
     g.nodes = _pruned(g, nodes)
 
 
+def _scattered_elements(g, node, data, indices, updates):
+    """(a, b) if a ScatterElements on the last axis writes lanes a .. b - 1 at every position
+    (torch.export's select_scatter: indices a, a + 1, ... in each row), or None."""
+    if data is None or indices is None or indices.dtype not in INTS or updates is None or \
+            not data or _axis(_attrs(node).get("axis", 0), len(data), "axis") != len(data) - 1 \
+            or tuple(indices.dims) != tuple(updates) or \
+            tuple(indices.dims[:-1]) != tuple(data[:-1]) or not indices.values:
+        return None
+    k, values = indices.dims[-1], _ints(indices)
+    first = values[0] % data[-1] if -data[-1] <= values[0] < data[-1] else -1
+    expected = [first + j for _ in range(math.prod(data[:-1])) for j in range(k)]
+    return (first, first + k) if values == expected and 0 <= first and \
+        first + k <= data[-1] else None
+
+
 def _scattered_block(g, node):
     """(a, b) if a ScatterND writes lanes a .. b − 1 of data[..., :] at every position of
     the other axes from updates of their shape by b − a (constant indices, row-major), or
     None."""
     data, indices = g.shape(node.input[0]), g.consts.get(node.input[1])
     updates = g.shape(node.input[2])
+    if node.op_type == "ScatterElements":
+        return _scattered_elements(g, node, data, indices, updates)
     if data is None or indices is None or indices.dtype not in INTS or updates is None or \
             len(indices.dims) != len(data) + 1 or indices.dims[-1] != len(data) or \
             tuple(indices.dims[:-2]) != tuple(data[:-1]) or \
