@@ -611,7 +611,8 @@ def _real_graph(name):
 # Gemm of onnxruntime's, ScatterND, Where, Trilu, Unsqueeze, Cast, ConstantOfShape, Equal,
 # NonZero, lanes assigned by ScatterND, [tok | pos], a head of one, interleaved rotary, a
 # mix, gelu by 0.5, LayerNormalization, its decomposition, Split, rotary lanes written by
-# ScatterND, heads repeated by Tile, q and k scaled apart, ScatterElements):
+# ScatterND, heads repeated by Tile, q and k scaled apart, ScatterElements; a forward written
+# with torch operations on lanes, ending in ArgMin: alexlitz-36's):
 # lichengliu03-50 and bingbangboom-lab-87 are refused, the others import (docs/onnx.md,
 # "What imports, entry by entry")
 REAL_GRAPHS = ("jacobli99-28.torchscript", "jacobli99-28.dynamo", "jacobli99-93.torchscript.ort",
@@ -620,7 +621,8 @@ REAL_GRAPHS = ("jacobli99-28.torchscript", "jacobli99-28.dynamo", "jacobli99-93.
                "evindor-57.torchscript.ort", "evindor-57.torchscript", "vijec-52.dynamo",
                "dimopep-140.torchscript.ort", "yinglunz-456.torchscript", "vijec-52.torchscript",
                "yinglunz-512.dynamo", "yinglunz-512.torchscript16",
-               "jackcai1206-234.torchscript.ort", "bingbangboom-lab-87.dynamo")
+               "jackcai1206-234.torchscript.ort", "bingbangboom-lab-87.dynamo",
+               "alexlitz-36.torchscript", "alexlitz-36.dynamo")
 
 
 def test_real_graphs_with_the_new_operators_survive_mutations():
@@ -634,13 +636,15 @@ def test_real_graphs_with_the_new_operators_survive_mutations():
 
 @pytest.mark.parametrize("name", ["vijec-52.dynamo", "lokimorty-39.torchscript.ort",
                                   "yinglunz-512.dynamo", "yinglunz-512.torchscript16",
-                                  "prasannakotyal-116.torchscript.ort"])
+                                  "prasannakotyal-116.torchscript.ort",
+                                  "alexlitz-36.dynamo"])
 def test_real_graphs_with_the_new_patterns_survive_mutations(name):
     """Two mutations each of graphs that need interleaved rotary (vijec-52), a mix and a
     unit correction (lokimorty-39), LayerNormalization and a Split projection (yinglunz-512's
     dynamo graph), a decomposed LayerNorm (its TorchScript graph at opset 16), rotary lanes
-    by ScatterND, heads by Tile and q and k scaled apart (prasannakotyal-116): read or
-    refused in one line, each within 2 s (_fuzz);
+    by ScatterND, heads by Tile and q and k scaled apart (prasannakotyal-116), lanes by
+    ScatterElements and token ids by ArgMin (alexlitz-36's dynamo graph): read or refused in
+    one line, each within 2 s (_fuzz);
     evindor-57's (NonZero, ScatterND lanes, [tok | pos], a head of one) under -m slow."""
     from test_onnx import _fuzz
     from test_onnx_import import NoMetadata

@@ -1720,8 +1720,8 @@ def _moves_ones(g, node):
 _TYPE_OF_FIRST = ("Reshape", "Unsqueeze", "Squeeze", "Transpose", "Expand", "Identity",
                   "Gather", "Slice", "Concat", "Mul", "Add", "Sub", "Div", "Neg", "Sqrt", "Pow",
                   "MatMul", "Gemm", "ReduceMean", "ReduceSum", "ReduceMax", "Softmax", "Exp",
-                  "Cos", "Sin", "Erf", "Relu", "Sigmoid", "Tanh", "Reciprocal", "ScatterND", "GatherND",
-                  "ScatterElements")
+                  "Cos", "Sin", "Erf", "Relu", "Sigmoid", "Tanh", "Reciprocal", "ScatterND",
+                  "GatherND", "ScatterElements")
 
 
 def _typed(types, node):
@@ -2920,6 +2920,10 @@ def _heads_transposes(g):
         swap = _SWAPS[rank]
         shape = g.shape(value)
         node = producer.get(value)
+        if shape and len(shape) != rank and value not in g.consts:
+            found = _what(node) if node is not None else f"value {value!r}"
+            raise OnnxError(f"{found}: its output {list(shape)} is read as heads of rank "
+                            f"{rank} by a Transpose that swaps its heads and positions")
         out = g.fresh(f"{value}.heads")
         if value in g.consts:
             c = g.consts[value]
@@ -2928,6 +2932,7 @@ def _heads_transposes(g):
                 memo[value] = value  # a constant the same either way round, as it is
                 return value
             g.add_const(out, _Const(c.dtype, *_transpose(c.values, dims, swap)))
+            shape = dims  # the constant's shape, its leading axes of 1 written out
         elif node is not None and node.op_type in _HOISTED and shape and \
                 len(shape) == rank and last_axis_only(node, rank):
             inputs = list(node.input)
