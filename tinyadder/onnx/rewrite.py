@@ -40,10 +40,17 @@ those, and only those, into the exporter's forms, each rewrite exact:
   strided Slice that skips nothing it keeps is step 1 (``_contiguous_slices``);
 - **repeated heads**: Reshape(Tile or Expand(Unsqueeze(k))) is a Gather of the heads
   (``_tiled_heads``);
-- **scattered lanes**: lanes written into zeros by ScatterND, or torch.export's
-  slice_scatter between Transposes, are a Concat (``_scattered_lanes``,
+- **scattered lanes**: lanes (or runs of them) written by ScatterND or ScatterElements, or
+  by torch.export's slice_scatter between Transposes, are a Concat (``_scattered_lanes``,
   ``_transposed_scatters``); Reshape without the batch, Transpose, Reshape back is one
-  Transpose (``_unbatched_transposes``).
+  Transpose (``_unbatched_transposes``);
+- **token ids**: an output ArgMax(s) or ArgMin(s) is the logits s or -s (``_token_ids``);
+- **broadcasts**: Reshapes of leading axes of 1 and Expands are one Expand; an Expand or
+  Slice that keeps its input is its input (``_broadcasts``);
+- **hand-written forwards**: Slices of Concats, widened writes, heads merged without W_O,
+  dot-product projections, ALiBi added as slopes (j - i), constant q or k heads and folded
+  patterns of zero scores, two-sided hinges, a narrowed stream (``_hand_written``), one lane
+  times a row (``_lane_products``).
 
 What does not fit stays as it is, and the reader refuses it in one line naming the node.
 """
