@@ -147,7 +147,8 @@ IMPORTS = {**{entry: FORMS for entry in ("fblissjr-33", "kswain98-8", "yieldthou
            "prasannakotyal-116": FORMS,
            # a forward written with torch operations on lanes, ending in the argmin of its
            # errors (the layout's output "token_ids")
-           "alexlitz-36": FORMS}
+           "alexlitz-36": FORMS,
+           "cosminscn-66": ("torchscript", "torchscript.onnxscript")}
 GRAPHS = [f"{entry}.{k}" for entry, forms in IMPORTS.items() for k in forms]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
 # the default suite reads fblissjr-33's four and the others' TorchScript graphs (CPU budget)
@@ -174,7 +175,7 @@ SHIPPED = {"fblissjr-33": "fblissjr-33", "kswain98-8": "kswain98-2",
            "evindor-67": "evindor-67", "vijec-52": "vijec-52", "dimopep-140": "dimopep-140",
            "lokimorty-39": "lokimorty-39", "yinglunz-512": "yinglunz-512",
            "jackcai1206-234": "jackcai1206-234", "prasannakotyal-116": "nino-116",
-           "alexlitz-36": "alexlitz-36"}
+           "alexlitz-36": "alexlitz-36", "cosminscn-66": "cosminscn-66"}
 # what an optimiser made other than the original computes it: onnxscript's (numpy's) float32
 # sin of yieldthought-20's q_phase, 1 ulp from the correctly rounded one torch's graph leaves
 # to the runtime; onnxruntime's norms x / root where yieldthought-20 multiplies by 1 / root
@@ -215,6 +216,10 @@ FOLDED_OTHERWISE = {"yieldthought-20.dynamo": {"blocks.0.attn.W_Q.B"},
                     # prasannakotyal-116's scale: a b, its q's and k's scales (each the float32
                     # of 2^-1/4) multiplied exactly, one float from the file's 1/sqrt(2)
                     **{f"prasannakotyal-116.{k}": {"blocks.0.attn.scale"} for k in FORMS},
+                    # cosminscn-66's too (q and k each by the float32 of 2^-1/4); onnxscript
+                    # folds its positional table with numpy's float32 sin and cos
+                    "cosminscn-66.torchscript": {"blocks.0.attn.scale"},
+                    "cosminscn-66.torchscript.onnxscript": {"blocks.0.attn.scale", "W_pos"},
                     # and its dynamo graph masks with the float32 minimum, -3.4e38, not -inf
                     # (the graph's float program: the import keeps it)
                     "prasannakotyal-116.dynamo": {"blocks.0.attn.scale", "blocks.0.attn.mask"},

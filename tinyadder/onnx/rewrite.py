@@ -2098,7 +2098,8 @@ def _concat_embedding(g):
 
 
 def _sliced_projections(g):
-    """x[..., a:b] @ W (a Slice of the last axis read by a MatMul by a constant) is x @ W',
+    """x[..., a:b] @ W (a Slice of the last axis, or a Gather of lanes in increasing order,
+    read by a MatMul by a constant) is x @ W',
     W' = W with zero rows for the lanes the slice leaves out: each other lane adds 0 x,
     which is 0 unless that lane is infinite (as the lane-by-lane maps)."""
     producer = {o: n for n in g.nodes for o in n.output}
@@ -2106,16 +2107,23 @@ def _sliced_projections(g):
     for i, node in enumerate(g.nodes):
         cut = producer.get(node.input[0]) if node.op_type == "MatMul" else None
         W = g.consts.get(node.input[1]) if cut is not None else None
-        if W is None or cut.op_type != "Slice" or len(W.dims) != 2 or \
+        if W is None or cut.op_type not in ("Slice", "Gather") or len(W.dims) != 2 or \
                 g.shape(cut.input[0]) is None:
             continue
         n, rank = g.shape(cut.input[0])[-1], len(g.shape(cut.input[0]))
         args = [g.consts.get(v) if v else None for v in cut.input[1:]]
-        if len(args) < 3 or any(a is None or len(a.values) != 1 for a in args[:3]) or \
+        if cut.op_type == "Gather":  # lanes in increasing order: the sum's order kept
+            lanes = [i % n for i in _ints(args[0])] if args[0] is not None and \
+                len(args[0].dims) == 1 and all(-n <= i < n for i in _ints(args[0])) else []
+            if not lanes or lanes != sorted(set(lanes)) or \
+                    _attrs(cut).get("axis", 0) % rank != rank - 1:
+                continue
+        elif len(args) < 3 or any(a is None or len(a.values) != 1 for a in args[:3]) or \
                 args[2].values[0] % rank != rank - 1 or \
                 (len(args) > 3 and args[3] is not None and list(args[3].values) != [1]):
             continue
-        lanes = list(range(n))[slice(int(args[0].values[0]), int(args[1].values[0]))]
+        else:
+            lanes = list(range(n))[slice(int(args[0].values[0]), int(args[1].values[0]))]
         if len(lanes) != W.dims[0]:
             continue
         rows = {lane: k for k, lane in enumerate(lanes)}
@@ -3403,33 +3411,152 @@ def _narrowed_stream(g):
 
 
 def _lane_products(g):
-    """x[..., k:k+1] * c, c a constant vector of n > 1 (one lane times a row: alexlitz-36's
-    up projection): x @ W, W's row k c and its other rows 0, each column one product."""
+    """y * c, y of one lane, c a constant vector of n > 1 (one lane times a row: alexlitz-36's
+    up projection, cosminscn's parabolic head): y @ c as a row; x[..., k:k+1] * c is x @ W,
+    W's row k c and its other rows 0. Each column one product."""
     producer = _producers(g)
     nodes = []
     for node in g.nodes:
-        cut = c = None
+        lane = c = None
         if node.op_type == "Mul" and len(node.input) == 2:
             lane, c = node.input if node.input[1] in g.consts else node.input[::-1]
-            cut, c = producer.get(lane), g.consts.get(c)
-        bounds = _slice_bounds(g, cut) if cut is not None and cut.op_type == "Slice" else None
-        dims = g.shape(cut.input[0]) if bounds is not None else None
-        if bounds is None or c is None or dims is None or bounds[1] - bounds[0] != 1 or \
-                c.dtype not in FLOATS or len(c.dims) != 1 or c.dims[0] < 2 or \
-                g.shape(node.output[0]) != tuple(dims[:-1]) + (c.dims[0],):
+            c = g.consts.get(c)
+        dims, out = g.shape(lane) if c is not None else None, g.shape(node.output[0])
+        n = c.dims[-1] if c is not None and c.dims else 0
+        if c is None or dims is None or not dims or dims[-1] != 1 or lane in g.consts or \
+                c.dtype not in FLOATS or n < 2 or any(d != 1 for d in c.dims[:-1]) or \
+                len(c.dims) > len(dims) or out != tuple(dims[:-1]) + (n,):
             nodes.append(node)
             continue
-        n, k = c.dims[0], bounds[0]
-        W = _const_node(g, f"{node.output[0]}.W", c.dtype, (dims[-1], n),
-                        [c.values[j] if r == k else 0.0 for r in range(dims[-1])
-                         for j in range(n)])
-        nodes.append(Node((cut.input[0], W), node.output, "MatMul", node.name))
+        cut = producer.get(lane)
+        bounds = _slice_bounds(g, cut) if cut is not None and cut.op_type == "Slice" else None
+        if bounds is not None:
+            width, k = g.shape(cut.input[0])[-1], bounds[0]
+            W = _const_node(g, f"{node.output[0]}.W", c.dtype, (width, n),
+                            [c.values[j] if r == k else 0.0 for r in range(width)
+                             for j in range(n)])
+            nodes.append(Node((cut.input[0], W), node.output, "MatMul", node.name))
+            continue
+        W = _const_node(g, f"{node.output[0]}.W", c.dtype, (1, n), c.values)
+        nodes.append(Node((lane, W), node.output, "MatMul", node.name))
     g.nodes = _pruned(g, nodes)
+
+
+def _gathered_products(g):
+    """Gather(C, tokens) @ W, C and W constants (a token's value times a direction:
+    cosminscn's ``wte``): Gather(C @ W, tokens), the table computed as the graph computes
+    each row (each product and each partial sum rounded once, in index order)."""
+    producer = _producers(g)
+    token_ids = {v.name for v in g.inputs}
+    nodes = []
+    for node in g.nodes:
+        looked = producer.get(node.input[0]) if node.op_type == "MatMul" else None
+        C = g.consts.get(looked.input[0]) if looked is not None and \
+            looked.op_type == "Gather" and looked.input[1] in token_ids and \
+            not _attrs(looked).get("axis", 0) else None
+        W = g.consts.get(node.input[1]) if C is not None else None
+        if W is None or len(C.dims) != 2 or len(W.dims) != 2 or C.dims[1] != W.dims[0] or \
+                C.dtype != W.dtype or C.dtype not in FLOATS:
+            nodes.append(node)
+            continue
+        (V, k), n = C.dims, W.dims[1]
+        table = []
+        for t in range(V):
+            for j in range(n):
+                total = None
+                for i in range(k):
+                    term = _round(C.dtype, C.values[t * k + i] * W.values[i * n + j])
+                    total = term if total is None else _round(C.dtype, total + term)
+                table.append(total)
+        E = _const_node(g, f"{node.output[0]}.table", C.dtype, (V, n), table)
+        nodes.append(Node((E, looked.input[1]), node.output, "Gather", node.name))
+    g.nodes = _pruned(g, nodes)
+
+
+def _copied_factors(g):
+    """x @ A @ B split into heads, A copying lanes (each column one 1, their rows
+    increasing: cosminscn's v of one lane made two): x @ (A B), the same products summed in
+    the same order (each lane copied exactly)."""
+    producer, readers = _producers(g), g.readers()
+    nodes = []
+    for node in g.nodes:
+        inner = producer.get(node.input[0]) if node.op_type == "MatMul" else None
+        A = g.consts.get(inner.input[1]) if inner is not None and \
+            inner.op_type == "MatMul" else None
+        B = g.consts.get(node.input[1]) if A is not None else None
+        if B is None or len(A.dims) != 2 or len(B.dims) != 2 or A.dims[1] != B.dims[0] or \
+                len(readers.get(inner.output[0], [])) != 1 or \
+                not all(r.op_type == "Reshape" for r in readers.get(node.output[0], [])):
+            nodes.append(node)
+            continue
+        (rows, k), n = A.dims, B.dims[1]
+        picked = []
+        for i in range(k):
+            column = [(r, A.values[r * k + i]) for r in range(rows) if A.values[r * k + i]]
+            picked.append(column[0][0] if len(column) == 1 and column[0][1] == 1 else None)
+        if None in picked or picked != sorted(set(picked)):
+            nodes.append(node)
+            continue
+        values = [0.0] * (rows * n)
+        for i, r in enumerate(picked):
+            values[r * n:(r + 1) * n] = B.values[i * n:(i + 1) * n]
+        W = _const_node(g, f"{node.input[1]}.copied", B.dtype, (rows, n), values)
+        nodes.append(replace(node, input=(inner.input[0], W)))
+    g.nodes = _pruned(g, nodes)
+
+
+def _last_position(g):
+    """The readout of the last position only (``lm_head(x[:, [-1], :])``): a Gather of
+    position T - 1 whose every reader up to the output works row by row (MatMul by a
+    constant, operations with constants of one row) is dropped: the logits of every
+    position, the last of them the graph's."""
+    producer, readers = _producers(g), g.readers()
+    outputs = {v.name for v in g.outputs}
+    row_wise = ("MatMul", "Mul", "Add", "Sub", "Div", "Neg", "Relu", "Gather", "Slice")
+    for node in g.nodes:
+        idx = g.consts.get(node.input[1]) if node.op_type == "Gather" and \
+            len(node.input) == 2 else None
+        dims = g.shape(node.input[0])
+        if idx is None or dims is None or len(dims) != 2 or _attrs(node).get("axis", 0) != 0 \
+                or _ints(idx) not in ([-1], [dims[0] - 1]) or len(idx.dims) != 1:
+            continue
+        seen, todo, ok = set(), [node.output[0]], True
+        while todo and ok:
+            value = todo.pop()
+            for r in readers.get(value, []):
+                others = [g.consts.get(x) for x in r.input if x != value]
+                if r.op_type == "MatMul":  # x @ W: each row its own
+                    ok = r.input[0] == value and others[0] is not None
+                else:
+                    ok = r.op_type in row_wise and all(
+                        c is not None and (len(c.dims) < 2 or c.dims[0] == 1)
+                        for c in others[:1 if r.op_type in ("Gather", "Slice") else None]) \
+                        and (r.op_type not in ("Gather", "Slice") or
+                             _attrs(r).get("axis", 0) != 0)
+                if r.op_type == "Slice":
+                    ok = ok and _slice_bounds(g, r) is not None
+                if not ok:
+                    break
+                if r.output[0] not in seen:
+                    seen.add(r.output[0])
+                    todo.append(r.output[0])
+        if not ok or not (seen & outputs):
+            continue
+        nodes = _renamed([n for n in g.nodes if n is not node], {node.output[0]: node.input[0]})
+        for value in seen:
+            shape = g.shapes.get(value)
+            if shape and shape[0] == 1:
+                g.shapes[value] = (dims[0],) + tuple(shape[1:])
+        g.outputs = [replace(v, shape=(dims[0],) + tuple(v.shape[1:])) if v.name in seen and
+                     v.shape else v for v in g.outputs]
+        g.nodes = nodes
+        return
 
 
 def _hand_written(g):
     """The forms of a forward written with torch operations on lanes (alexlitz-36's)."""
-    for step in (_sliced_concats, _widened_writes, _reduced_products, _unprojected_heads,
+    for step in (_gathered_products, _last_position, _copied_factors, _sliced_concats, _widened_writes, _reduced_products,
+                 _unprojected_heads,
                  _negated_alibi, _constant_patterns, _constant_heads, _two_sided_hinges,
                  _narrowed_stream):
         step(g)
