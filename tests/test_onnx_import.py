@@ -148,7 +148,10 @@ IMPORTS = {**{entry: FORMS for entry in ("fblissjr-33", "kswain98-8", "yieldthou
            # a forward written with torch operations on lanes, ending in the argmin of its
            # errors (the layout's output "token_ids")
            "alexlitz-36": FORMS,
-           "cosminscn-66": ("torchscript", "torchscript.onnxscript")}
+           # the readout of the last position only; a parabolic head; q and k each scaled by
+           # the float32 of 2^-1/4 (cosminscn-130's TorchScript graph computes its shapes)
+           "cosminscn-66": ("torchscript", "torchscript.onnxscript", "torchscript.ort"),
+           "cosminscn-130": ("torchscript.onnxscript", "torchscript.ort")}
 GRAPHS = [f"{entry}.{k}" for entry, forms in IMPORTS.items() for k in forms]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
 # the default suite reads fblissjr-33's four and the others' TorchScript graphs (CPU budget)
@@ -175,7 +178,8 @@ SHIPPED = {"fblissjr-33": "fblissjr-33", "kswain98-8": "kswain98-2",
            "evindor-67": "evindor-67", "vijec-52": "vijec-52", "dimopep-140": "dimopep-140",
            "lokimorty-39": "lokimorty-39", "yinglunz-512": "yinglunz-512",
            "jackcai1206-234": "jackcai1206-234", "prasannakotyal-116": "nino-116",
-           "alexlitz-36": "alexlitz-36", "cosminscn-66": "cosminscn-66"}
+           "alexlitz-36": "alexlitz-36", "cosminscn-66": "cosminscn-66",
+           "cosminscn-130": "cosminscn-130"}
 # what an optimiser made other than the original computes it: onnxscript's (numpy's) float32
 # sin of yieldthought-20's q_phase, 1 ulp from the correctly rounded one torch's graph leaves
 # to the runtime; onnxruntime's norms x / root where yieldthought-20 multiplies by 1 / root
@@ -220,6 +224,12 @@ FOLDED_OTHERWISE = {"yieldthought-20.dynamo": {"blocks.0.attn.W_Q.B"},
                     # folds its positional table with numpy's float32 sin and cos
                     "cosminscn-66.torchscript": {"blocks.0.attn.scale"},
                     "cosminscn-66.torchscript.onnxscript": {"blocks.0.attn.scale", "W_pos"},
+                    **{f"cosminscn-130.torchscript.{k}": {"blocks.0.attn.scale", "W_pos"}
+                       for k in ("onnxscript", "ort")},
+                    # onnxruntime folds its head's factors A B into one W_U (a test below)
+                    "cosminscn-66.torchscript.ort": {"blocks.0.attn.scale", "W_pos",
+                                                     "unembed.W_U", "unembed.W_U.A",
+                                                     "unembed.W_U.B"},
                     # and its dynamo graph masks with the float32 minimum, -3.4e38, not -inf
                     # (the graph's float program: the import keeps it)
                     "prasannakotyal-116.dynamo": {"blocks.0.attn.scale", "blocks.0.attn.mask"},
@@ -341,6 +351,18 @@ def test_a_real_export_imports_as_the_shipped_model(graph, tmp_path):
         expected = {k: "divide" if graph.endswith(".ort") and k not in layer or
                     graph in DECOMPOSED else v for k, v in theirs.items()}
         assert dict(_applies(imported)) == expected
+
+
+def test_onnxruntime_folds_cosminscns_head_into_one_table(tmp_path):
+    """cosminscn-66's head (x_acc dim_w) lin, dim_w = 1: onnxruntime folds dim_w lin into one
+    row, the shipped file's factors A B multiplied, exactly (x 1 is x: the same floats)."""
+    imported, model = _imported("cosminscn-66.torchscript.ort", tmp_path), build("cosminscn-66")
+    named = dict(zip(imported.slots, model.slots))  # s0, s1, ...: the file's slots in order
+    shipped = model.unembed.W_U
+    product = {s: {t: sum(a * shipped.B[z].get(t, 0) for z, a in row.items())
+                   for t in shipped.B[shipped.inner[0]]} for s, row in shipped.A.items()}
+    assert {named[s]: dict(row) for s, row in imported.unembed.W_U.items()} == product and \
+        product["acc"]["9"] == 18
 
 
 @pytest.mark.parametrize("graph", ["yinglunz-456.torchscript.ort",
@@ -826,7 +848,8 @@ def test_a_torch_graph_survives_mutations(tmp_path):
 
 
 # the hand-coded entries, which prove; the trained ones do not within the board's budget
-PROVED = ("fblissjr-33", "kswain98-8", "yieldthought-20", "jacobli99-28", "jacobli99-93")
+PROVED = ("fblissjr-33", "kswain98-8", "yieldthought-20", "jacobli99-28", "jacobli99-93",
+          "cosminscn-66", "cosminscn-130")
 # an import whose real-number model is not its shipped file's: prasannakotyal-116's scale is
 # a b (the float32 scales of q and k) and its eps the float32 of 10^-6, where nino-116's file
 # states 1/sqrt(2) and 10^-6 (the same floats, not the same reals); its digits are decided by
@@ -837,9 +860,10 @@ OTHER_REGIONS = {"prasannakotyal-116"}
 @pytest.mark.slow
 @pytest.mark.parametrize("entry", PROVED)
 def test_the_import_proves_as_the_shipped_file_does(entry, tmp_path):
-    """An entry's import and its shipped file: the same verdict over all 10^20 pairs."""
+    """An entry's import (its first form that imports) and its shipped file: the same
+    verdict over all 10^20 pairs."""
     verdicts = []
-    for model in (str(_graph_file(f"{entry}.torchscript", tmp_path)), SHIPPED[entry]):
+    for model in (str(_graph_file(f"{entry}.{IMPORTS[entry][0]}", tmp_path)), SHIPPED[entry]):
         extra = ["--layout", str(FIXTURES / f"{entry}.layout.json")] * model.endswith(".onnx")
         status, out, err = _cli("prove", "--carries-first", "--model", model, *extra)
         verdicts.append((status, [line.split(":")[0] for line in out.splitlines()

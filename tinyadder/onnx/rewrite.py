@@ -3527,14 +3527,14 @@ def _last_position(g):
                 others = [g.consts.get(x) for x in r.input if x != value]
                 if r.op_type == "MatMul":  # x @ W: each row its own
                     ok = r.input[0] == value and others[0] is not None
+                elif r.op_type == "Slice":  # of the last axis
+                    ok = r.input[0] == value and _slice_bounds(g, r) is not None
+                elif r.op_type == "Gather":  # of lanes
+                    ok = r.input[0] == value and others[0] is not None and \
+                        _attrs(r).get("axis", 0) != 0
                 else:
                     ok = r.op_type in row_wise and all(
-                        c is not None and (len(c.dims) < 2 or c.dims[0] == 1)
-                        for c in others[:1 if r.op_type in ("Gather", "Slice") else None]) \
-                        and (r.op_type not in ("Gather", "Slice") or
-                             _attrs(r).get("axis", 0) != 0)
-                if r.op_type == "Slice":
-                    ok = ok and _slice_bounds(g, r) is not None
+                        c is not None and (len(c.dims) < 2 or c.dims[0] == 1) for c in others)
                 if not ok:
                     break
                 if r.output[0] not in seen:
