@@ -149,9 +149,9 @@ IMPORTS = {**{entry: FORMS for entry in ("fblissjr-33", "kswain98-8", "yieldthou
            # errors (the layout's output "token_ids")
            "alexlitz-36": FORMS,
            # the readout of the last position only; a parabolic head; q and k each scaled by
-           # the float32 of 2^-1/4 (cosminscn-130's TorchScript graph computes its shapes)
+           # the float32 of 2^-1/4
            "cosminscn-66": ("torchscript", "torchscript.onnxscript", "torchscript.ort"),
-           "cosminscn-130": ("torchscript.onnxscript", "torchscript.ort")}
+           "cosminscn-130": ("torchscript", "torchscript.onnxscript", "torchscript.ort")}
 GRAPHS = [f"{entry}.{k}" for entry, forms in IMPORTS.items() for k in forms]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
 # the default suite reads fblissjr-33's four and the others' TorchScript graphs (CPU budget)
@@ -224,6 +224,7 @@ FOLDED_OTHERWISE = {"yieldthought-20.dynamo": {"blocks.0.attn.W_Q.B"},
                     # folds its positional table with numpy's float32 sin and cos
                     "cosminscn-66.torchscript": {"blocks.0.attn.scale"},
                     "cosminscn-66.torchscript.onnxscript": {"blocks.0.attn.scale", "W_pos"},
+                    "cosminscn-130.torchscript": {"blocks.0.attn.scale"},
                     **{f"cosminscn-130.torchscript.{k}": {"blocks.0.attn.scale", "W_pos"}
                        for k in ("onnxscript", "ort")},
                     # onnxruntime folds its head's factors A B into one W_U (a test below)

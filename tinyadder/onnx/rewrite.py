@@ -299,6 +299,9 @@ class _Graph:
             self.shapes.setdefault(out, None)
         if shape is not None and len(node.output) == 1:
             self.shapes[node.output[0]] = tuple(shape)
+        if node.op_type == "Split":
+            for out, dims in zip(node.output, _split_shapes(self, node) or ()):
+                self.shapes[out] = dims
 
     def shape(self, value):
         if value in self.consts:
@@ -1279,6 +1282,22 @@ def _shape_axes(fold):
         consts = [g.consts.get(v) if v else None for v in n.input[1:]]
         return fold(g, n, [_Const(DataType.INT64, x, [0] * math.prod(x))] + consts).dims
     return shape
+
+
+def _split_shapes(g, n):
+    """The shapes of a Split's outputs, where its input's shape and its sizes are known (the
+    sizes given, or equal parts), or None."""
+    try:
+        x = g.shape(n.input[0])
+        attrs = _attrs(n)
+        axis = _axis(attrs.get("axis", 0), len(x), "axis")
+        sizes = _ints(g.consts[n.input[1]]) if len(n.input) > 1 and n.input[1] else \
+            list(attrs.get("split", ())) or [x[axis] // len(n.output)] * len(n.output)
+    except (TypeError, KeyError, ValueError, IndexError, ZeroDivisionError):
+        return None
+    if len(sizes) != len(n.output) or sum(sizes) != x[axis] or min(sizes) < 0:
+        return None
+    return [tuple(x[:axis]) + (k,) + tuple(x[axis + 1:]) for k in sizes]
 
 
 def _shape_gather_nd(g, n):
