@@ -612,7 +612,8 @@ def _real_graph(name):
 # NonZero, lanes assigned by ScatterND, [tok | pos], a head of one, interleaved rotary, a
 # mix, gelu by 0.5, LayerNormalization, its decomposition, Split, rotary lanes written by
 # ScatterND, heads repeated by Tile, q and k scaled apart, ScatterElements; a forward written
-# with torch operations on lanes, ending in ArgMin: alexlitz-36's):
+# with torch operations on lanes, ending in ArgMin: alexlitz-36's; the last position's
+# readout indexed by GatherND between Transposes: cosminscn-66's):
 # lichengliu03-50 and bingbangboom-lab-87 are refused, the others import (docs/onnx.md,
 # "What imports, entry by entry")
 REAL_GRAPHS = ("jacobli99-28.torchscript", "jacobli99-28.dynamo", "jacobli99-93.torchscript.ort",
@@ -622,7 +623,7 @@ REAL_GRAPHS = ("jacobli99-28.torchscript", "jacobli99-28.dynamo", "jacobli99-93.
                "dimopep-140.torchscript.ort", "yinglunz-456.torchscript", "vijec-52.torchscript",
                "yinglunz-512.dynamo", "yinglunz-512.torchscript16",
                "jackcai1206-234.torchscript.ort", "bingbangboom-lab-87.dynamo",
-               "alexlitz-36.torchscript", "alexlitz-36.dynamo")
+               "alexlitz-36.torchscript", "alexlitz-36.dynamo", "cosminscn-66.dynamo")
 
 
 def test_real_graphs_with_the_new_operators_survive_mutations():

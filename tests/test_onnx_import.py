@@ -150,8 +150,8 @@ IMPORTS = {**{entry: FORMS for entry in ("fblissjr-33", "kswain98-8", "yieldthou
            "alexlitz-36": FORMS,
            # the readout of the last position only; a parabolic head; q and k each scaled by
            # the float32 of 2^-1/4
-           "cosminscn-66": ("torchscript", "torchscript.onnxscript", "torchscript.ort"),
-           "cosminscn-130": ("torchscript", "torchscript.onnxscript", "torchscript.ort")}
+           # (dynamo: the lanes and the last position indexed by GatherND between Transposes)
+           "cosminscn-66": FORMS, "cosminscn-130": FORMS}
 GRAPHS = [f"{entry}.{k}" for entry, forms in IMPORTS.items() for k in forms]
 REFUSED = [g for g in ALL_GRAPHS if g not in GRAPHS]
 # the default suite reads fblissjr-33's four and the others' TorchScript graphs (CPU budget)
@@ -225,6 +225,9 @@ FOLDED_OTHERWISE = {"yieldthought-20.dynamo": {"blocks.0.attn.W_Q.B"},
                     "cosminscn-66.torchscript": {"blocks.0.attn.scale"},
                     "cosminscn-66.torchscript.onnxscript": {"blocks.0.attn.scale", "W_pos"},
                     "cosminscn-130.torchscript": {"blocks.0.attn.scale"},
+                    # (from dynamo their masks above the diagonal are the float32 minimum)
+                    **{f"cosminscn-{n}.dynamo": {"blocks.0.attn.scale", "blocks.0.attn.mask",
+                                                 "W_pos"} for n in (66, 130)},
                     **{f"cosminscn-130.torchscript.{k}": {"blocks.0.attn.scale", "W_pos"}
                        for k in ("onnxscript", "ort")},
                     # onnxruntime folds its head's factors A B into one W_U (a test below)

@@ -81,6 +81,7 @@ def canonical(onnx_model):
         _tiled_heads(g)
         _scattered_lanes(g)
         _transposed_scatters(g)
+        _transposed_gathers(g)
         _unbatched_transposes(g)
         _same_type_casts(g)
         _einsums(g)
@@ -2369,6 +2370,38 @@ def _transposed_scatters(g):
     g.nodes = _pruned(g, [n for part in nodes for n in part])
 
 
+def _transposed_gathers(g):
+    """torch.export's indexing by a list, x[..., [l1, l2, ...]] or x[:, [-1], :]:
+    Transpose(GatherND(Transpose(x, p), [[l1], [l2], ...]), q), p moving axis a first and q
+    moving it back: Gather(x, [l1, l2, ...]) of axis a. The same values, moved."""
+    producer = _producers(g)
+    nodes = []
+    for node in g.nodes:
+        gathered = producer.get(node.input[0]) if node.op_type == "Transpose" else None
+        first = producer.get(gathered.input[0]) if gathered is not None and \
+            gathered.op_type == "GatherND" else None
+        index = g.consts.get(gathered.input[1]) if first is not None else None
+        dims = g.shape(first.input[0]) if first is not None else None
+        if index is None or first.op_type != "Transpose" or dims is None or \
+                _attrs(gathered).get("batch_dims", 0) or len(index.dims) != 2 or \
+                index.dims[1] != 1 or index.dtype not in INTS:
+            nodes.append(node)
+            continue
+        n = len(dims)
+        p, q = tuple(_attrs(first).get("perm", ())), tuple(_attrs(node).get("perm", ()))
+        a = p[0] if p else -1
+        if not 0 <= a < n or p != (a,) + tuple(k for k in range(n) if k != a) or \
+                len(q) != n or tuple(p[k] for k in q) != tuple(range(n)) or \
+                any(not -dims[a] <= i < dims[a] for i in _ints(index)):
+            nodes.append(node)
+            continue
+        lanes = _const_node(g, f"{node.output[0]}.lanes", DataType.INT64, (index.dims[0],),
+                            [i % dims[a] for i in _ints(index)])
+        nodes.append(Node((first.input[0], lanes), node.output, "Gather", node.name,
+                          (Attribute("axis", AttributeType.INT, a),)))
+    g.nodes = _pruned(g, nodes)
+
+
 def _scatter_base(producer, value):
     """The data a chain of ScatterND (and Identity) nodes starts from."""
     node = producer.get(value)
@@ -3462,17 +3495,19 @@ def _lane_products(g):
 
 
 def _gathered_products(g):
-    """Gather(C, tokens) @ W, C and W constants (a token's value times a direction:
-    cosminscn's ``wte``): Gather(C @ W, tokens), the table computed as the graph computes
-    each row (each product and each partial sum rounded once, in index order)."""
-    producer = _producers(g)
+    """Gather(C, tokens) @ W, C and W constants, the lookup read by nothing else (a token's
+    value times a direction: cosminscn's ``wte``): Gather(C @ W, tokens), the table as the
+    graph computes each row (each product and each partial sum rounded once, in index
+    order)."""
+    producer, readers = _producers(g), g.readers()
     token_ids = {v.name for v in g.inputs}
     nodes = []
     for node in g.nodes:
         looked = producer.get(node.input[0]) if node.op_type == "MatMul" else None
         C = g.consts.get(looked.input[0]) if looked is not None and \
             looked.op_type == "Gather" and looked.input[1] in token_ids and \
-            not _attrs(looked).get("axis", 0) else None
+            not _attrs(looked).get("axis", 0) and \
+            len(readers.get(looked.output[0], [])) == 1 else None  # else the stream itself
         W = g.consts.get(node.input[1]) if C is not None else None
         if W is None or len(C.dims) != 2 or len(W.dims) != 2 or C.dims[1] != W.dims[0] or \
                 C.dtype != W.dtype or C.dtype not in FLOATS:
@@ -3529,7 +3564,7 @@ def _last_position(g):
     position T - 1 whose every reader up to the output works row by row (MatMul by a
     constant, operations with constants of one row) is dropped: the logits of every
     position, the last of them the graph's."""
-    producer, readers = _producers(g), g.readers()
+    readers = g.readers()
     outputs = {v.name for v in g.outputs}
     row_wise = ("MatMul", "Mul", "Add", "Sub", "Div", "Neg", "Relu", "Gather", "Slice")
     for node in g.nodes:
