@@ -1932,13 +1932,7 @@ def _broadcasts(g):
         name = g.fresh(f"{node.output[0]}.shape")
         g.add_const(name, _Const(DataType.INT64, (len(out),), list(out)))
         nodes[i] = Node((source, name), node.output, "Expand", node.name)
-    if same:
-        def value(x):
-            while x in same:
-                x = same[x]
-            return x
-        nodes = [replace(n, input=tuple(value(x) for x in n.input)) for n in nodes]
-    g.nodes = _pruned(g, nodes)
+    g.nodes = _pruned(g, _renamed(nodes, same))
 
 
 def _lookups(g):
@@ -2987,7 +2981,7 @@ def _heads_transposes(g):
         swap = _SWAPS[rank]
         shape = g.shape(value)
         node = producer.get(value)
-        if shape and len(shape) != rank and value not in g.consts:
+        if shape and len(shape) < rank and value not in g.consts:
             found = _what(node) if node is not None else f"value {value!r}"
             raise OnnxError(f"{found}: its output {list(shape)} is read as heads of rank "
                             f"{rank} by a Transpose that swaps its heads and positions")
