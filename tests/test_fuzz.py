@@ -611,7 +611,9 @@ def _real_graph(name):
 # Gemm of onnxruntime's, ScatterND, Where, Trilu, Unsqueeze, Cast, ConstantOfShape, Equal,
 # NonZero, lanes assigned by ScatterND, [tok | pos], a head of one, interleaved rotary, a
 # mix, gelu by 0.5, LayerNormalization, its decomposition, Split, rotary lanes written by
-# ScatterND, heads repeated by Tile, q and k scaled apart, ScatterElements):
+# ScatterND, heads repeated by Tile, q and k scaled apart, ScatterElements; a forward written
+# with torch operations on lanes, ending in ArgMin: alexlitz-36's; the last position's
+# readout indexed by GatherND between Transposes: cosminscn-66's):
 # lichengliu03-50 and bingbangboom-lab-87 are refused, the others import (docs/onnx.md,
 # "What imports, entry by entry")
 REAL_GRAPHS = ("jacobli99-28.torchscript", "jacobli99-28.dynamo", "jacobli99-93.torchscript.ort",
@@ -620,7 +622,8 @@ REAL_GRAPHS = ("jacobli99-28.torchscript", "jacobli99-28.dynamo", "jacobli99-93.
                "evindor-57.torchscript.ort", "evindor-57.torchscript", "vijec-52.dynamo",
                "dimopep-140.torchscript.ort", "yinglunz-456.torchscript", "vijec-52.torchscript",
                "yinglunz-512.dynamo", "yinglunz-512.torchscript16",
-               "jackcai1206-234.torchscript.ort", "bingbangboom-lab-87.dynamo")
+               "jackcai1206-234.torchscript.ort", "bingbangboom-lab-87.dynamo",
+               "alexlitz-36.torchscript", "alexlitz-36.dynamo", "cosminscn-66.dynamo")
 
 
 def test_real_graphs_with_the_new_operators_survive_mutations():
@@ -634,18 +637,44 @@ def test_real_graphs_with_the_new_operators_survive_mutations():
 
 @pytest.mark.parametrize("name", ["vijec-52.dynamo", "lokimorty-39.torchscript.ort",
                                   "yinglunz-512.dynamo", "yinglunz-512.torchscript16",
-                                  "prasannakotyal-116.torchscript.ort"])
+                                  "prasannakotyal-116.torchscript.ort",
+                                  "alexlitz-36.dynamo"])
 def test_real_graphs_with_the_new_patterns_survive_mutations(name):
     """Two mutations each of graphs that need interleaved rotary (vijec-52), a mix and a
     unit correction (lokimorty-39), LayerNormalization and a Split projection (yinglunz-512's
     dynamo graph), a decomposed LayerNorm (its TorchScript graph at opset 16), rotary lanes
-    by ScatterND, heads by Tile and q and k scaled apart (prasannakotyal-116): read or
-    refused in one line, each within 2 s (_fuzz);
+    by ScatterND, heads by Tile and q and k scaled apart (prasannakotyal-116), lanes by
+    ScatterElements and token ids by ArgMin (alexlitz-36's dynamo graph): read or refused in
+    one line, each within 2 s (_fuzz);
     evindor-57's (NonZero, ScatterND lanes, [tok | pos], a head of one) under -m slow."""
     from test_onnx import _fuzz
     from test_onnx_import import NoMetadata
     outcomes = _fuzz(range(2), _real_graph(name), NoMetadata)
     assert sum(outcomes.values()) >= 1, outcomes
+
+
+HOSTILE_OUTPUTS = [5, None, "TOKEN_IDS", {"token_ids": 1}, "x" * 10 ** 4, "\x1b[31m"]
+
+
+def test_token_id_graphs_and_hostile_outputs_get_a_model_or_one_line(tmp_path, monkeypatch):
+    """A graph that outputs token ids (ArgMin of the readout's errors), mutated (its operator,
+    inputs, attributes such as axis and keepdims, nodes, initializers): a model or a one-line
+    refusal within 2 s (_fuzz); a layout's ``output`` of any other value, or "token_ids" for a
+    graph of logits, or "logits" for a graph of token ids: one line, exit 2."""
+    from test_onnx import _fuzz
+    from test_onnx_import import NoMetadata, _token_id_graph
+    from tinyadder.onnx import serialize
+    outcomes = _fuzz(range(8), _token_id_graph(length=4), NoMetadata)
+    assert outcomes["refused"] > 3 and outcomes["read"] > 0, outcomes
+    monkeypatch.chdir(tmp_path)
+    Path("ids.onnx").write_bytes(serialize(_token_id_graph(length=33)))
+    layout = json.loads((ROOT / "tests/fixtures/onnx/alexlitz-36.layout.json").read_text())
+    for graph, output in [("ids.onnx", o) for o in HOSTILE_OUTPUTS + ["logits"]] + \
+            [(str(ROOT / "tests/fixtures/onnx/fblissjr-33.torchscript.onnx"), "token_ids")]:
+        Path("layout.json").write_text(json.dumps({**layout, "output": output}))
+        status, out, err = run_cli(["--model", graph, "--layout", "layout.json", "1+1"])
+        assert (status, out) == (2, "") and err.count("\n") == 1 and "layout" in err and \
+            "Traceback" not in err and "\x1b" not in err, (output, err)
 
 
 @pytest.mark.slow

@@ -3,9 +3,11 @@ read (docs/onnx.md, "Bring your own model").
 
 A small JSON document: the ``vocab`` and ``prompt`` fields of a model file
 (docs/model-format.md: token names in id order; the question as literal tokens and the
-operands ``a`` and ``b``, operand and answer digit order, answer length), and ``output``:
-``"logits"`` (the default: the graph's last axis holds one logit per token, and the next token
-is the first maximum) is the only reading tinyadder has. For example fblissjr-33's, whose
+operands ``a`` and ``b``, operand and answer digit order, answer length), and ``output``,
+how the answer is read: ``"logits"`` (the default: the graph outputs one logit per token on
+its last axis, and the next token is the first maximum at the last position) or
+``"token_ids"`` (the graph outputs the token ids itself, an ``ArgMax`` or ``ArgMin`` of its
+last axis, the first maximum or minimum). For example fblissjr-33's, whose
 prompt is a's digits, the separator (id 10), b's digits and the separator again, least
 significant digit first::
 
@@ -26,6 +28,7 @@ from .wire import OnnxError
 
 MAX_BYTES = 2 ** 16
 FIELDS = ("vocab", "prompt", "output")
+OUTPUTS = ("logits", "token_ids")
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,7 @@ class Layout:
     vocab: tuple
     prompt: object  # weights.Prompt
     where: str = "the layout"
+    output: str = "logits"  # or "token_ids"
 
 
 def load(path):
@@ -61,10 +65,12 @@ def loads(text, where="the layout"):
     if not isinstance(data, dict) or not {"vocab", "prompt"} <= set(data) or \
             not set(data) <= set(FIELDS):
         raise OnnxError(f"{where}: a JSON object of vocab, prompt and optionally output "
-                        f"(\"logits\"), nothing else")
-    if data.get("output", "logits") != "logits":
-        raise OnnxError(f"{where}: output {ascii(data['output'])}; tinyadder reads \"logits\" "
-                        f"(the next token is the first maximum of the last axis)")
+                        f"(\"logits\" or \"token_ids\"), nothing else")
+    output = data.get("output", "logits")
+    if output not in OUTPUTS:
+        raise OnnxError(f"{where}: output {ascii(output)[:40]}; tinyadder reads \"logits\" "
+                        f"(the next token is the first maximum of the last axis) or "
+                        f"\"token_ids\" (the graph ends in ArgMax or ArgMin of it)")
     # the model file's own reader checks the two fields, so a layout means what a file means
     reader = modelfile._Reader()
     try:
@@ -76,4 +82,4 @@ def loads(text, where="the layout"):
         if token not in vocab and token not in ("a", "b"):
             raise OnnxError(f"{where}: prompt.question names {ascii(token)}, not a token of "
                             f"the vocab")
-    return Layout(vocab, prompt, where)
+    return Layout(vocab, prompt, where, output)

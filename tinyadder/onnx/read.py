@@ -84,6 +84,7 @@ def read(onnx_model, layout=None):
     into the forms the patterns match (``rewrite.canonical``: what torch.onnx.export and the
     optimisers write). ``layout`` (``layout.Layout``) names the tokens and gives the prompt of
     a graph without a model file in its metadata."""
+    _output_fits(onnx_model, layout)
     try:
         return _read(onnx_model, layout)
     except OnnxError as first:
@@ -122,6 +123,22 @@ def read(onnx_model, layout=None):
                             f"weights are not those of {ascii(view.file.name)} (they differ "
                             f"in {ascii(differ[:80])})") from None
         return view.file
+
+
+def _output_fits(onnx_model, layout):
+    """A layout reads the output the graph has: "token_ids" an integer output (ArgMax or
+    ArgMin, which the rewrite turns into the logits they take the first maximum of),
+    "logits" a float one."""
+    outputs = onnx_model.graph.output
+    if layout is None or len(outputs) != 1:
+        return
+    out = outputs[0]
+    ids = out.elem_type in (DataType.INT64, DataType.INT32)
+    if ids != (layout.output == "token_ids"):
+        has = "token ids" if ids else "logits"
+        raise OnnxError(f"{layout.where}: output {ascii(layout.output)}, but the graph's "
+                        f"output {ascii(out.name)[:40]} is {out.elem_type.name}, {has}: the "
+                        f"layout says output \"{'token_ids' if ids else 'logits'}\"")
 
 
 def _read(onnx_model, layout, known_freqs=()):
@@ -304,7 +321,8 @@ class _View:
             raise OnnxError(f"input {tokens.name!r}: token ids of shape [T] (INT64 or INT32, "
                             f"T fixed)")
         if out.elem_type not in (DataType.DOUBLE, DataType.FLOAT):
-            raise OnnxError(f"output {out.name!r}: logits of type DOUBLE or FLOAT")
+            raise OnnxError(f"output {out.name!r}: logits of type DOUBLE or FLOAT, or token "
+                            f"ids as ArgMax or ArgMin of them")
         self.tokens, self.T, self.output = tokens.name, tokens.shape[0], out.name
         self.dtype = out.elem_type
         self.exact = self._exact_metadata()

@@ -40,10 +40,17 @@ those, and only those, into the exporter's forms, each rewrite exact:
   strided Slice that skips nothing it keeps is step 1 (``_contiguous_slices``);
 - **repeated heads**: Reshape(Tile or Expand(Unsqueeze(k))) is a Gather of the heads
   (``_tiled_heads``);
-- **scattered lanes**: lanes written into zeros by ScatterND, or torch.export's
-  slice_scatter between Transposes, are a Concat (``_scattered_lanes``,
+- **scattered lanes**: lanes (or runs of them) written by ScatterND or ScatterElements, or
+  by torch.export's slice_scatter between Transposes, are a Concat (``_scattered_lanes``,
   ``_transposed_scatters``); Reshape without the batch, Transpose, Reshape back is one
-  Transpose (``_unbatched_transposes``).
+  Transpose (``_unbatched_transposes``);
+- **token ids**: an output ArgMax(s) or ArgMin(s) is the logits s or -s (``_token_ids``);
+- **broadcasts**: Reshapes of leading axes of 1 and Expands are one Expand; an Expand or
+  Slice that keeps its input is its input (``_broadcasts``);
+- **hand-written forwards**: Slices of Concats, widened writes, heads merged without W_O,
+  dot-product projections, ALiBi added as slopes (j - i), constant q or k heads and folded
+  patterns of zero scores, two-sided hinges, a narrowed stream (``_hand_written``), one lane
+  times a row (``_lane_products``).
 
 What does not fit stays as it is, and the reader refuses it in one line naming the node.
 """
@@ -67,11 +74,14 @@ def canonical(onnx_model):
     g = _Graph(onnx_model)
     try:
         g.fold()
+        _token_ids(g)
+        _broadcasts(g)
         _column_slices(g)
         _contiguous_slices(g)
         _tiled_heads(g)
         _scattered_lanes(g)
         _transposed_scatters(g)
+        _transposed_gathers(g)
         _unbatched_transposes(g)
         _same_type_casts(g)
         _einsums(g)
@@ -85,10 +95,12 @@ def canonical(onnx_model):
         _trig_tables(g)
         _batched_factors(g)
         g.unbatch()
+        _hand_written(g)
         _concat_embedding(g)
         _sliced_projections(g)
         _joined_projections(g)
         _unit_corrections(g)
+        _lane_products(g)
         _heads_of_one(g)
         g.split_mask()
         g.unshare()
@@ -288,6 +300,9 @@ class _Graph:
             self.shapes.setdefault(out, None)
         if shape is not None and len(node.output) == 1:
             self.shapes[node.output[0]] = tuple(shape)
+        if node.op_type == "Split":
+            for out, dims in zip(node.output, _split_shapes(self, node) or ()):
+                self.shapes[out] = dims
 
     def shape(self, value):
         if value in self.consts:
@@ -330,6 +345,19 @@ class _Graph:
                         if v.name in batched and v.shape and v.shape[0] == 1 else v
                         for v in self.outputs]
 
+    def _unbatched_const(self, x, rank, node):
+        """A constant of the batched rank without its batch axis of one; another value as
+        it is."""
+        c = self.consts.get(x)
+        if c is None or len(c.dims) != rank or not rank:
+            return x
+        if c.dims[0] != 1:
+            raise OnnxError(f"{_what(node)}: constant {x!r} has a batch axis of {c.dims[0]}")
+        if x not in self.unbatched:  # one constant read twice stays one
+            self.unbatched[x] = self.fresh(f"{x}.unbatched")
+            self.add_const(self.unbatched[x], _Const(c.dtype, c.dims[1:], c.values))
+        return self.unbatched[x]
+
     def _unbatched(self, node, batched):
         op, attrs = node.op_type, _attrs(node)
         rank = len(self.shapes.get(node.output[0]) or ()) if len(node.output) == 1 else 0
@@ -354,6 +382,9 @@ class _Graph:
             self.add_const(name, _Const(shape.dtype, (len(shape.values) - 1,),
                                         shape.values[1:]))
             return replace(node, input=(node.input[0], name))
+        if op == "Concat":  # its constant parts lose their batch of one too
+            node = replace(node, input=tuple(self._unbatched_const(x, rank, node)
+                                             for x in node.input))
         if op in ("Softmax", "LogSoftmax", "Concat", "ArgMax", "ArgMin", "Split", "Flatten",
                   "LayerNormalization"):
             axis = attrs.get("axis", -1 if op in ("Softmax", "LayerNormalization") else 0)
@@ -389,20 +420,8 @@ class _Graph:
                 _less(a % in_rank, node) for a in axes.values]))
             return replace(node, input=node.input[:3] + (name,) + tuple(node.input[4:]))
         if op in ELEMENTWISE or op == "MatMul":
-            inputs = []
-            for x in node.input:
-                c = self.consts.get(x)
-                if c is not None and len(c.dims) == rank and rank:
-                    if c.dims[0] != 1:
-                        raise OnnxError(f"{_what(node)}: constant {x!r} has a batch axis of "
-                                        f"{c.dims[0]}")
-                    if x not in self.unbatched:  # one constant read twice stays one
-                        self.unbatched[x] = self.fresh(f"{x}.unbatched")
-                        self.add_const(self.unbatched[x], _Const(c.dtype, c.dims[1:],
-                                                                 c.values))
-                    x = self.unbatched[x]
-                inputs.append(x)
-            return replace(node, input=tuple(inputs))
+            return replace(node, input=tuple(self._unbatched_const(x, rank, node)
+                                             for x in node.input))
         if op == "Expand" and node.input[0] in batched:
             shape = self.consts.get(node.input[1])
             if shape is None or len(shape.values) != rank or shape.values[0] != 1:
@@ -1027,6 +1046,25 @@ def _fold_scatter_nd(g, node, xs):
     return _Const(data.dtype, data.dims, vals)
 
 
+def _fold_scatter_elements(g, node, xs):
+    """data with data[..., index, ...] (on the axis) = the update at each update's place."""
+    data, indices, updates = xs
+    if _attrs(node).get("reduction", b"none") not in (b"none", "none"):
+        raise ValueError("a ScatterElements with a reduction")
+    rank = len(data.dims)
+    axis = _axis(_attrs(node).get("axis", 0), rank, "axis")
+    if tuple(indices.dims) != tuple(updates.dims) or len(indices.dims) != rank or \
+            any(i > d for i, d in zip(indices.dims, data.dims)):
+        raise ValueError(f"a ScatterElements of {list(updates.dims)} into "
+                         f"{list(data.dims)} at {list(indices.dims)}")
+    vals, strides, idx = list(data.values), _strides(data.dims), _ints(indices)
+    for n, i in enumerate(idx):
+        at = _index(n, indices.dims)
+        at[axis] = _at([i], (data.dims[axis],))[0]
+        vals[sum(a * s for a, s in zip(at, strides))] = updates.values[n]
+    return _Const(data.dtype, data.dims, vals)
+
+
 def _fold_gather_nd(g, node, xs):
     data, indices = xs
     if _attrs(node).get("batch_dims", 0):
@@ -1129,6 +1167,7 @@ def _einsums(g):
 FOLD = {
     "Einsum": _fold_einsum,
     "ScatterND": _fold_scatter_nd,
+    "ScatterElements": _fold_scatter_elements,
     "GatherND": _fold_gather_nd,
     "Identity": lambda g, n, xs: xs[0],
     "Cast": _fold_cast,
@@ -1246,6 +1285,29 @@ def _shape_axes(fold):
     return shape
 
 
+def _split_shapes(g, n):
+    """The shapes of a Split's outputs, where its input's shape and its sizes are known (the
+    sizes given, or equal parts), or None."""
+    try:
+        x = g.shape(n.input[0])
+        attrs = _attrs(n)
+        axis = _axis(attrs.get("axis", 0), len(x), "axis")
+        sizes = _ints(g.consts[n.input[1]]) if len(n.input) > 1 and n.input[1] else \
+            list(attrs.get("split", ())) or [x[axis] // len(n.output)] * len(n.output)
+    except (TypeError, KeyError, ValueError, IndexError, ZeroDivisionError):
+        return None
+    if len(sizes) != len(n.output) or sum(sizes) != x[axis] or min(sizes) < 0:
+        return None
+    return [tuple(x[:axis]) + (k,) + tuple(x[axis + 1:]) for k in sizes]
+
+
+def _shape_gather_nd(g, n):
+    data, indices = g.shape(n.input[0]), g.shape(n.input[1])
+    if _attrs(n).get("batch_dims", 0):
+        return None
+    return tuple(indices[:-1]) + tuple(data[indices[-1]:])
+
+
 def _shape_arg(g, n):
     x = g.shape(n.input[0])
     attrs = _attrs(n)
@@ -1261,6 +1323,7 @@ _SHAPE = {
     "Gather": _shape_gather, "MatMul": _shape_matmul, "Gemm": _shape_gemm,
     "Reshape": _shape_reshape, "Transpose": _shape_transpose, "Concat": _shape_concat,
     "Slice": _shape_slice, "Expand": _shape_axes(_fold_expand), "ScatterND": _shape_same,
+    "ScatterElements": _shape_same, "GatherND": _shape_gather_nd,
     "Tile": _shape_axes(_fold_tile), "Unsqueeze": _shape_axes(_fold_unsqueeze),
     "Squeeze": _shape_axes(_fold_squeeze), "ArgMax": _shape_arg, "ArgMin": _shape_arg,
     **{op: _shape_reduce for op in ("ReduceSum", "ReduceMean", "ReduceMax")},
@@ -1279,18 +1342,33 @@ _SHAPE = {
 class _Lin:
     """x @ stages[0] @ stages[1] ...: a stage is a list of columns, a column the tuple of its
     nonzero terms (row, coefficient) in row order; ``scalar`` when the last axis is gone (a
-    Gather of one lane); ``steps`` counts the operations beyond one selection."""
+    Gather of one lane); ``steps`` counts the operations beyond one selection; ``bias`` the
+    constant added to each column after the last stage (an Add the last operation), or
+    None."""
 
-    def __init__(self, src, width, stages, scalar=False, steps=0):
-        self.src, self.width, self.stages, self.scalar, self.steps = \
-            src, width, stages, scalar, steps
+    def __init__(self, src, width, stages, scalar=False, steps=0, bias=None):
+        self.src, self.width, self.stages, self.scalar, self.steps, self.bias = \
+            src, width, stages, scalar, steps, bias
 
     def select(self, idx, scalar=False):
         last = self.stages[-1]
+        bias = None if self.bias is None else [self.bias[i] for i in idx]
         return _Lin(self.src, self.width, self.stages[:-1] + [[last[i] for i in idx]],
-                    scalar, self.steps)
+                    scalar, self.steps, bias)
+
+    def moved(self, scalar):
+        """The same map with its last axis dropped (``scalar``) or made again."""
+        return _Lin(self.src, self.width, self.stages, scalar, self.steps, self.bias)
+
+    def biased(self, cs):
+        """The map plus the constants cs, one per column (None if it adds one already)."""
+        if self.bias is not None:
+            return None
+        return _Lin(self.src, self.width, self.stages, self.scalar, self.steps + 1, list(cs))
 
     def scale(self, cs):
+        if self.bias is not None:
+            return None  # a product after the Add: not the map's float program
         last = self.stages[-1]
         steps = self.steps + 1
         if len(self.stages) == 1 and all(len(c) <= 1 and all(w in (1, -1) for _, w in c)
@@ -1324,13 +1402,20 @@ def _concat(parts):
         for k, stage in enumerate(chain):
             offsets[k] += len(stage)
         # a zero part has no inner lanes: later parts' rows count only the lins' lanes
-    return _Lin(lins[0].src, lins[0].width, stages, False, sum(p.steps for p in lins) + 1)
+    bias = None
+    if any(p.bias is not None for p in lins):
+        bias = [b for p in parts for b in (
+            [0.0] * p if isinstance(p, int) else
+            p.bias if p.bias is not None else [0.0] * len(p.stages[-1]))]
+    return _Lin(lins[0].src, lins[0].width, stages, False, sum(p.steps for p in lins) + 1,
+                bias)
 
 
 def _add(a, b, sign):
     """a + sign * b as a chain of MatMuls that sums in the graph's order (None for two
     values)."""
-    if a.src != b.src or a.scalar != b.scalar or len(a.stages[-1]) != len(b.stages[-1]):
+    if a.src != b.src or a.scalar != b.scalar or len(a.stages[-1]) != len(b.stages[-1]) or \
+            a.bias is not None or b.bias is not None:
         return None
     steps = a.steps + b.steps + 1
     if len(a.stages) == len(b.stages) == 1:
@@ -1462,10 +1547,10 @@ def _linear(g):
             rank = len(shape)
             if len(axes) == 1 and axes[0] % rank == rank - 1 and shape[-1] == 1 and \
                     lin.scalar == (op == "Unsqueeze"):
-                result = _Lin(lin.src, lin.width, lin.stages, not lin.scalar, lin.steps)
+                result = lin.moved(not lin.scalar)
             elif len(axes) == 1 and op == "Squeeze" and axes[0] % len(g.shape(x)) == \
                     len(g.shape(x)) - 1 and not lin.scalar and len(lin.stages[-1]) == 1:
-                result = _Lin(lin.src, lin.width, lin.stages, True, lin.steps)
+                result = lin.moved(True)
         elif op == "Expand" and lin is not None and not lin.scalar and \
                 len(lin.stages[-1]) == 1 and tuple(g.shape(x)[:-1]) == tuple(shape[:-1]):
             result = lin.select([0] * shape[-1])
@@ -1485,7 +1570,7 @@ def _linear(g):
             result = lin  # to the shape it has
         elif op == "Reshape" and lin is not None and lin.scalar and \
                 tuple(g.shape(x)) + (1,) == tuple(shape):  # a lane made a last axis of 1
-            result = _Lin(lin.src, lin.width, lin.stages, False, lin.steps)
+            result = lin.moved(False)
         elif op == "ScatterND" and lin is not None and not lin.scalar and \
                 len(node.input) == 3 and node.input[2] in lins and \
                 _attrs(node).get("reduction", b"none") in (b"none", "none"):
@@ -1496,12 +1581,22 @@ def _linear(g):
                     (u.scalar or len(u.stages[-1]) == 1):
                 w = len(lin.stages[-1])
                 parts = [lin.select(list(range(lane))) if lane else None,
-                         _Lin(u.src, u.width, u.stages, False, u.steps),
+                         u.moved(False),
                          lin.select(list(range(lane + 1, w))) if lane + 1 < w else None]
                 result = _concat([part for part in parts if part is not None])
         elif op in ("Add", "Sub") and len(node.input) == 2 and \
                 all(v in lins for v in node.input):
             result = _add(lins[node.input[0]], lins[node.input[1]], -1 if op == "Sub" else 1)
+        elif op == "Add" and len(node.input) == 2 and lin is not None and \
+                node.input[1] in g.consts:
+            # a constant added last: the map's bias (x @ W + b, the sum rounded, then b)
+            c = g.consts[node.input[1]]
+            width = 1 if lin.scalar else len(lin.stages[-1])
+            if c.dtype == dtype and math.prod(c.dims) == 1 and len(c.dims) <= len(shape):
+                result = lin.biased([c.values[0]] * width)
+            elif c.dtype == dtype and not lin.scalar and len(c.dims) <= len(shape) and \
+                    c.dims and all(d == 1 for d in c.dims[:-1]) and c.dims[-1] == width:
+                result = lin.biased(c.values)
         elif op == "Concat" and _axis(attrs.get("axis", 0), len(shape), "axis") == \
                 len(shape) - 1:
             parts = []
@@ -1551,9 +1646,16 @@ def _linear(g):
             g.add_const(weight, _Const(dtype, (rows, cols), table))
             target = out if k == len(stages) - 1 else g.fresh(f"{out}.x{k}")
             g.shapes[target] = tuple(src_shape[:-1]) + (cols,)
+            if lin.bias is not None and k == len(stages) - 1:
+                target = g.fresh(f"{out}.x{k}")
+                g.shapes[target] = tuple(src_shape[:-1]) + (cols,)
             nodes.append(Node((value, weight), (target,), "MatMul",
                               g.fresh(f"{node.name or out}.linear"), ()))
             value, rows = target, cols
+        if lin.bias is not None:
+            bias = g.fresh(f"{out}.b")
+            g.add_const(bias, _Const(dtype, (len(lin.bias),), list(lin.bias)))
+            nodes.append(Node((value, bias), (out,), "Add", g.fresh(f"{node.name or out}.bias")))
         del producer[out]
     g.nodes = _pruned(g, nodes)
 
@@ -1645,7 +1747,29 @@ def _moves_ones(g, node):
 _TYPE_OF_FIRST = ("Reshape", "Unsqueeze", "Squeeze", "Transpose", "Expand", "Identity",
                   "Gather", "Slice", "Concat", "Mul", "Add", "Sub", "Div", "Neg", "Sqrt", "Pow",
                   "MatMul", "Gemm", "ReduceMean", "ReduceSum", "ReduceMax", "Softmax", "Exp",
-                  "Cos", "Sin", "Erf", "Relu", "Sigmoid", "Tanh", "Reciprocal")
+                  "Cos", "Sin", "Erf", "Relu", "Sigmoid", "Tanh", "Reciprocal", "ScatterND",
+                  "GatherND", "ScatterElements")
+
+
+def _typed(types, node):
+    """Record the type of the node's output in ``types`` where it is known: a Cast's ``to``,
+    else the first input's type through the operators whose result has it."""
+    first = types.get(node.input[0]) if node.input else None
+    if node.op_type == "Cast" and len(node.output) == 1:
+        types[node.output[0]] = _attrs(node).get("to")
+    elif node.op_type == "Where" and len(node.input) == 3 and len(node.output) == 1:
+        types[node.output[0]] = types.get(node.input[1])
+    elif node.op_type in _TYPE_OF_FIRST and len(node.output) == 1:
+        types[node.output[0]] = first
+
+
+def _types(g):
+    """The known type of each value: the graph's inputs and constants, then ``_typed``."""
+    types = dict(g.types)
+    types.update((name, c.dtype) for name, c in g.consts.items())
+    for node in g.nodes:
+        _typed(types, node)
+    return types
 
 
 def _same_type_casts(g):
@@ -1664,14 +1788,151 @@ def _same_type_casts(g):
                 _attrs(node).get("to") == first:
             rename[node.output[0]] = inputs[0]
             continue
-        if node.op_type == "Cast":
-            types[node.output[0]] = _attrs(node).get("to")
-        elif node.op_type in _TYPE_OF_FIRST and len(node.output) == 1:
-            types[node.output[0]] = first
+        _typed(types, node)
         nodes.append(node)
     if rename:
         g.outputs = [replace(v, name=rename.get(v.name, v.name)) for v in g.outputs]
         g.nodes = nodes
+
+
+def _token_ids(g):
+    """A graph that outputs token ids, ``ArgMax(s)`` or ``ArgMin(s)`` over the last axis of
+    float scores s (the first maximum or minimum: ``select_last_index`` 0), outputs the logits
+    whose first maximum is that id: s for ArgMax, -s for ArgMin (negation is exact and keeps
+    every tie, so s's first minimum is -s's first maximum). -s of lanes of the stream (a Slice
+    of its last axis, a Gather of it, or the stream itself) is the negative-error readout
+    Neg(Gather(x, lanes)); -(x @ W + b) is x @ (-W) + (-b), each product and sum the negated
+    float (rounding to nearest is symmetric)."""
+    out = g.outputs[0] if len(g.outputs) == 1 else None
+    node = next((n for n in g.nodes if out is not None and out.name in n.output), None)
+    if out is None or out.elem_type not in INTS or node is None or \
+            node.op_type not in ("ArgMax", "ArgMin"):
+        return  # the reader refuses an output it does not read
+    attrs, scores = _attrs(node), node.input[0]
+    dims, dtype = g.shape(scores), _types(g).get(scores)
+    least = "minimum" if node.op_type == "ArgMin" else "maximum"
+    if dims is None or len(dims) < 2 or dtype not in FLOATS:
+        raise OnnxError(f"{_what(node)}: token ids of scores whose float type and shape "
+                        f"[..., T, tokens] are not known")
+    axis, rank = attrs.get("axis", 0), len(dims)
+    if not set(attrs) <= {"axis", "keepdims", "select_last_index"} or \
+            not isinstance(axis, int) or not -rank <= axis < rank or axis % rank != rank - 1:
+        raise OnnxError(f"{_what(node)}: token ids over axis {ascii(axis)[:20]} of "
+                        f"scores {list(dims)}; the model format's readout is the first "
+                        f"maximum over the last axis (attributes axis -1, keepdims, "
+                        f"select_last_index 0)")
+    if attrs.get("select_last_index", 0) != 0:
+        raise OnnxError(f"{_what(node)}: select_last_index {attrs['select_last_index']} "
+                        f"takes the last {least}; the model format's readout takes the "
+                        f"first")
+    if any(out.name in n.input for n in g.nodes):
+        raise OnnxError(f"{_what(node)}: its token ids are read by another node; tinyadder "
+                        f"reads them as the graph's output only")
+    nodes = [n for n in g.nodes if n is not node]
+    logits = scores
+    if node.op_type == "ArgMin":
+        logits = g.fresh("logits")
+        nodes += _negated(g, scores, logits, len(dims) - 1)
+    before = {id(n) for n in _live(g.nodes, [out.name])}
+    live = {id(n) for n in _live(nodes, [logits])}
+    g.nodes = [n for n in nodes if id(n) in live or id(n) not in before]
+    g.outputs = [replace(out, name=logits, elem_type=dtype, shape=tuple(dims))]
+
+
+def _negated(g, scores, logits, last):
+    """The nodes that compute ``logits`` = -``scores`` in a form the reader matches."""
+    p = next((n for n in g.nodes if scores in n.output), None)
+    op = p.op_type if p is not None else None
+    consts = [g.consts.get(x) for x in p.input] if p is not None else []
+
+    def negative(c):
+        name = g.fresh(f"{scores}.negated")
+        g.add_const(name, _Const(c.dtype, c.dims, [-v for v in c.values]))
+        return name
+
+    def neg_of_lanes(x, lanes):
+        index, picked = g.fresh(f"{scores}.lanes"), g.fresh(f"{scores}.picked")
+        g.add_const(index, _Const(DataType.INT64, (len(lanes),), list(lanes)))
+        return [Node((x, index), (picked,), "Gather", picked,
+                     (Attribute("axis", AttributeType.INT, last),)),
+                Node((picked,), (logits,), "Neg", logits)]
+
+    if op == "Slice" and all(c is not None for c in consts[1:]) and \
+            g.shape(p.input[0]) is not None:
+        width = g.shape(p.input[0])[-1]
+        starts, ends = _ints(consts[1]), _ints(consts[2])
+        axes = _ints(consts[3]) if len(consts) > 3 else list(range(len(starts)))
+        steps = _ints(consts[4]) if len(consts) > 4 else [1] * len(starts)
+        if len(axes) == 1 and axes[0] % (last + 1) == last and steps == [1]:
+            return neg_of_lanes(p.input[0], range(width)[slice(starts[0], ends[0])])
+    if op == "Gather" and _axis(_attrs(p).get("axis", 0), last + 1, "axis") == last:
+        return [Node((scores,), (logits,), "Neg", logits)]
+    if op in ("MatMul", "Gemm") and consts[1] is not None and \
+            all(c is not None for c in consts[2:]):
+        inputs = (p.input[0],) + tuple(negative(c) for c in consts[1:])
+        return [replace(p, input=inputs, output=(logits,), name=logits)]
+    if op == "Add" and consts[1] is not None and any(
+            p.input[0] in n.output and n.op_type in ("MatMul", "Gemm") for n in g.nodes):
+        product = p.input[0]
+        return _negated(g, product, f"{logits}.product", last) + [
+            replace(p, input=(f"{logits}.product", negative(consts[1])), output=(logits,),
+                    name=logits)]
+    return neg_of_lanes(scores, range(g.shape(scores)[-1]))
+
+
+def _leading_ones_only(a, b):
+    """Whether shapes a and b differ only in leading axes of 1."""
+    strip = lambda dims: tuple(dims)[next((i for i, d in enumerate(dims) if d != 1),  # noqa: E731
+                                          len(dims)):]
+    return strip(a) == strip(b)
+
+
+def _identity_view(g, node):
+    """Whether the node's output is its input: an Expand to the shape it has, or a Slice of
+    steps 1 whose output has its input's shape (it keeps every value, in order)."""
+    x, out = g.shape(node.input[0]), g.shape(node.output[0])
+    if x is None or tuple(x) != tuple(out or ()) or node.input[0] in g.consts:
+        return False
+    if node.op_type == "Slice":
+        steps = g.consts.get(node.input[4]) if len(node.input) > 4 and node.input[4] else None
+        return len(node.input) <= 4 or not node.input[4] or \
+            steps is not None and set(_ints(steps)) == {1}
+    return node.op_type == "Expand"
+
+
+def _broadcasts(g):
+    """A chain of Reshapes that only add or drop leading axes of 1 and Expands (torch's
+    ``h[..., :k] = x[..., l:l+1]``: the lane reshaped, expanded, reshaped) is one Expand of
+    its source to the chain's shape: broadcasting aligns the last axes, so each value is the
+    source's value at the same position of its own axes."""
+    producer = {o: n for n in g.nodes for o in n.output}
+    nodes, same = list(g.nodes), {}
+    for i, node in enumerate(g.nodes):
+        out = g.shape(node.output[0]) if len(node.output) == 1 else None
+        if node.op_type not in ("Reshape", "Expand", "Slice") or out is None:
+            continue
+        if _identity_view(g, node) and node.output[0] not in {v.name for v in g.outputs}:
+            same[node.output[0]] = node.input[0]  # to the shape it has: the value itself
+            continue
+        if node.op_type == "Slice":
+            continue
+        x, steps = node, 0
+        while x is not None and x.op_type in ("Reshape", "Expand") and \
+                g.shape(x.input[0]) is not None and (
+                    x.op_type == "Expand" or
+                    _leading_ones_only(g.shape(x.input[0]), g.shape(x.output[0]))):
+            source, x, steps = x.input[0], producer.get(x.input[0]), steps + 1
+        if steps < 2 or source in g.consts:
+            continue
+        try:
+            if _broadcast(g.shape(source), out) != tuple(out):
+                continue
+        except ValueError:
+            continue
+        name = g.fresh(f"{node.output[0]}.shape")
+        g.add_const(name, _Const(DataType.INT64, (len(out),), list(out)))
+        nodes[i] = Node((source, name), node.output, "Expand", node.name)
+    g.nodes = _pruned(g, _renamed(nodes, same))
 
 
 def _lookups(g):
@@ -1851,7 +2112,8 @@ def _concat_embedding(g):
 
 
 def _sliced_projections(g):
-    """x[..., a:b] @ W (a Slice of the last axis read by a MatMul by a constant) is x @ W',
+    """x[..., a:b] @ W (a Slice of the last axis, or a Gather of lanes in increasing order,
+    read by a MatMul by a constant) is x @ W',
     W' = W with zero rows for the lanes the slice leaves out: each other lane adds 0 x,
     which is 0 unless that lane is infinite (as the lane-by-lane maps)."""
     producer = {o: n for n in g.nodes for o in n.output}
@@ -1859,16 +2121,23 @@ def _sliced_projections(g):
     for i, node in enumerate(g.nodes):
         cut = producer.get(node.input[0]) if node.op_type == "MatMul" else None
         W = g.consts.get(node.input[1]) if cut is not None else None
-        if W is None or cut.op_type != "Slice" or len(W.dims) != 2 or \
+        if W is None or cut.op_type not in ("Slice", "Gather") or len(W.dims) != 2 or \
                 g.shape(cut.input[0]) is None:
             continue
         n, rank = g.shape(cut.input[0])[-1], len(g.shape(cut.input[0]))
         args = [g.consts.get(v) if v else None for v in cut.input[1:]]
-        if len(args) < 3 or any(a is None or len(a.values) != 1 for a in args[:3]) or \
+        if cut.op_type == "Gather":  # lanes in increasing order: the sum's order kept
+            lanes = [i % n for i in _ints(args[0])] if args[0] is not None and \
+                len(args[0].dims) == 1 and all(-n <= i < n for i in _ints(args[0])) else []
+            if not lanes or lanes != sorted(set(lanes)) or \
+                    _attrs(cut).get("axis", 0) % rank != rank - 1:
+                continue
+        elif len(args) < 3 or any(a is None or len(a.values) != 1 for a in args[:3]) or \
                 args[2].values[0] % rank != rank - 1 or \
                 (len(args) > 3 and args[3] is not None and list(args[3].values) != [1]):
             continue
-        lanes = list(range(n))[slice(int(args[0].values[0]), int(args[1].values[0]))]
+        else:
+            lanes = list(range(n))[slice(int(args[0].values[0]), int(args[1].values[0]))]
         if len(lanes) != W.dims[0]:
             continue
         rows = {lane: k for k, lane in enumerate(lanes)}
@@ -1972,90 +2241,158 @@ def _tiled_heads(g):
     g.nodes = _pruned(g, [n for x in nodes for n in (x if isinstance(x, list) else [x])])
 
 
+SCATTERS = ("ScatterND", "ScatterElements")
+
+
 def _scattered_lanes(g):
-    """Lanes written one by one into zeros by ScatterND (out[..., l] = u_l, the indices
-    every position of the other axes): Concat of the u_l in lane order on the last axis
-    (a lane none writes stays zeros). The same values, moved."""
+    """Lanes written by ScatterND (out[..., a:a+k] = u, the indices every position of the
+    other axes, one lane or a run of them): Concat on the last axis of the u in lane order,
+    a lane none writes the base's (zeros, or a Slice of the value written into). The same
+    values, moved."""
     producer = {o: n for n in g.nodes for o in n.output}
     readers = {}
     for node in g.nodes:
         for x in node.input:
             readers.setdefault(x, []).append(node)
-    nodes = list(g.nodes)
+    nodes = [[n] for n in g.nodes]
     for i, node in enumerate(g.nodes):
-        if node.op_type != "ScatterND" or any(
-                r.op_type == "ScatterND" and r.input[0] == node.output[0]
+        if node.op_type not in SCATTERS or any(
+                r.op_type in SCATTERS and r.input[0] == node.output[0]
                 for r in readers.get(node.output[0], ())):
             continue
-        lanes, chain, x = {}, [], node
-        while x is not None and x.op_type == "ScatterND" and \
+        lanes, written, chain, x = {}, set(), [], node
+        while x is not None and x.op_type in SCATTERS and \
                 _attrs(x).get("reduction", b"none") in (b"none", "none"):
-            lane = _scattered_lane(g, x)
-            if lane is None or lane in lanes:
+            block = _scattered_block(g, x)
+            if block is None or written & set(range(*block)):
                 break
             update = x.input[2]  # an identity Reshape or Expand of it: the value itself
             while producer.get(update) is not None and \
                     producer[update].op_type in ("Reshape", "Expand") and \
                     g.shape(producer[update].input[0]) == g.shape(update):
                 update = producer[update].input[0]
-            lanes[lane] = update
+            lanes[block[0]] = (update, block[1] - block[0])
+            written |= set(range(*block))
             chain.append(x)
             x = producer.get(x.input[0])
         base = chain[-1].input[0] if chain else None
+        dims = g.shape(node.output[0])
         zeros = g.consts.get(base)
-        if zeros is None or any(v != 0 for v in zeros.values) or \
-                any(len(readers.get(c.output[0], ())) != 1 for c in chain[1:]):
+        if not chain or dims is None or tuple(g.shape(base) or ()) != tuple(dims) or \
+                any(len(readers.get(c.output[0], ())) != 1 for c in chain[1:]) or \
+                (zeros is not None and any(v != 0 for v in zeros.values)):
             continue
-        nodes[i] = _lanes_concat(g, node, lanes, zeros.dims[-1], zeros.dims, base, zeros.dtype)
-    g.nodes = _pruned(g, nodes)
+        dtype = zeros.dtype if zeros is not None else None
+        nodes[i] = _lanes_concat(g, node, lanes, dims[-1], dims, base, dtype)
+    g.nodes = _pruned(g, [n for part in nodes for n in part])
 
 
 def _lanes_concat(g, node, lanes, count, dims, base, dtype):
-    """Concat on the last axis of lanes 0 .. count − 1 ({lane: value}), a lane none writes
-    zeros of shape dims[:-1] + (1,): ``node``'s output, of shape ``dims``."""
-    parts = []
-    for lane in range(count):
-        if lane not in lanes:
-            lanes[lane] = g.fresh(f"{base}.lane")
-            g.add_const(lanes[lane], _Const(dtype, dims[:-1] + (1,),
-                                            [0.0] * math.prod(dims[:-1])))
-        parts.append(lanes[lane])
+    """The nodes of a Concat on the last axis of lanes 0 .. count − 1 ({first lane: (value,
+    lanes)}), each run of lanes none writes zeros of shape dims[:-1] + (run,) (``dtype``
+    given) or a Slice of ``base``: ``node``'s output, of shape ``dims``."""
+    parts, made, lane = [], [], 0
+    while lane < count:
+        if lane in lanes:
+            value, width = lanes[lane]
+            parts.append(value)
+            lane += width
+            continue
+        run = next((k for k in range(lane, count) if k in lanes), count) - lane
+        name = g.fresh(f"{base}.lanes")
+        if dtype is not None:
+            g.add_const(name, _Const(dtype, tuple(dims[:-1]) + (run,),
+                                     [0.0] * (math.prod(dims[:-1]) * run)))
+        else:
+            bounds = []
+            for v in (lane, lane + run, len(dims) - 1):
+                bounds.append(g.fresh(f"{name}.bound"))
+                g.add_const(bounds[-1], _Const(DataType.INT64, (1,), [v]))
+            made.append(Node((base, *bounds), (name,), "Slice", name))
+            g.shapes[name] = tuple(dims[:-1]) + (run,)
+        parts.append(name)
+        lane += run
     g.shapes[node.output[0]] = tuple(dims)
-    return Node(tuple(parts), node.output, "Concat", node.name,
-                (Attribute("axis", AttributeType.INT, -1),))
+    return made + [Node(tuple(parts), node.output, "Concat", node.name,
+                        (Attribute("axis", AttributeType.INT, -1),))]
 
 
 def _transposed_scatters(g):
-    """torch.export's slice_scatter of lanes into zeros: Transpose(S, p), p swapping the first
-    and last axes, S zeros whose rows l ScatterND writes (indices [[l]]) from Transpose(u_l, p)
-    (through Identity): Concat of the u_l in lane order on the last axis (a lane none writes
-    stays zeros). The same values, moved."""
+    """torch.export's slice_scatter of lanes: Transpose(S, p), p swapping the first and last
+    axes, S zeros (or Transpose(B, p)) whose rows l .. l + k - 1 ScatterND writes (indices
+    [[l], ..., [l + k - 1]]) from Transpose(u, p) (through Identity): Concat of the u in
+    lane order on the last axis (a lane none writes: zeros, or B's). The same values,
+    moved."""
     producer = {o: n for n in g.nodes for o in n.output}
-    nodes = list(g.nodes)
+    nodes = [[n] for n in g.nodes]
     for i, node in enumerate(g.nodes):
         perm = tuple(_attrs(node).get("perm", ())) if node.op_type == "Transpose" else ()
         n = len(perm)
         if n < 2 or perm != (n - 1,) + tuple(range(1, n - 1)) + (0,):
             continue
-        lanes, x = {}, producer.get(node.input[0])
+        lanes, written, x = {}, set(), producer.get(node.input[0])
         while x is not None and x.op_type in ("Identity", "ScatterND"):
             if x.op_type == "ScatterND":
                 index, update = g.consts.get(x.input[1]), producer.get(x.input[2])
-                if index is None or index.dtype not in INTS or index.dims != (1, 1) or \
+                rows = _ints(index) if index is not None and index.dtype in INTS else []
+                if not rows or len(index.dims) != 2 or index.dims[1] != 1 or \
+                        rows != list(range(rows[0], rows[0] + len(rows))) or \
                         update is None or update.op_type != "Transpose" or \
                         tuple(_attrs(update).get("perm", ())) != perm or \
                         _attrs(x).get("reduction", b"none") not in (b"none", "none") or \
-                        int(index.values[0]) in lanes:
+                        written & set(rows):
                     break
-                lanes[int(index.values[0])] = update.input[0]
+                lanes[rows[0]] = (update.input[0], len(rows))
+                written |= set(rows)
             x = producer.get(x.input[0]) if x.input[0] not in g.consts else None
         base = _scatter_base(producer, node.input[0])
-        zeros = g.consts.get(base)
-        if zeros is None or len(zeros.dims) != n or any(v != 0 for v in zeros.values) or \
-                not lanes or any(not 0 <= l < zeros.dims[0] for l in lanes):
+        zeros, turned = g.consts.get(base), producer.get(base)
+        dims = g.shape(node.output[0])
+        if zeros is None and turned is not None and turned.op_type == "Transpose" and \
+                tuple(_attrs(turned).get("perm", ())) == perm and dims is not None and \
+                g.shape(turned.input[0]) == tuple(dims):
+            base = turned.input[0]  # S = Transpose(B, p): B's lanes where none is written
+        elif zeros is None or len(zeros.dims) != n or any(v != 0 for v in zeros.values):
             continue
-        dims = tuple(zeros.dims[p] for p in perm)
-        nodes[i] = _lanes_concat(g, node, lanes, zeros.dims[0], dims, base, zeros.dtype)
+        count = zeros.dims[0] if zeros is not None else dims[-1]
+        if not lanes or any(not (0 <= l and l + k <= count) for l, (_, k) in lanes.items()):
+            continue
+        if zeros is not None:
+            dims = tuple(zeros.dims[p] for p in perm)
+        nodes[i] = _lanes_concat(g, node, lanes, count, dims, base,
+                                 zeros.dtype if zeros is not None else None)
+    g.nodes = _pruned(g, [n for part in nodes for n in part])
+
+
+def _transposed_gathers(g):
+    """torch.export's indexing by a list, x[..., [l1, l2, ...]] or x[:, [-1], :]:
+    Transpose(GatherND(Transpose(x, p), [[l1], [l2], ...]), q), p moving axis a first and q
+    moving it back: Gather(x, [l1, l2, ...]) of axis a. The same values, moved."""
+    producer = _producers(g)
+    nodes = []
+    for node in g.nodes:
+        gathered = producer.get(node.input[0]) if node.op_type == "Transpose" else None
+        first = producer.get(gathered.input[0]) if gathered is not None and \
+            gathered.op_type == "GatherND" else None
+        index = g.consts.get(gathered.input[1]) if first is not None else None
+        dims = g.shape(first.input[0]) if first is not None else None
+        if index is None or first.op_type != "Transpose" or dims is None or \
+                _attrs(gathered).get("batch_dims", 0) or len(index.dims) != 2 or \
+                index.dims[1] != 1 or index.dtype not in INTS:
+            nodes.append(node)
+            continue
+        n = len(dims)
+        p, q = tuple(_attrs(first).get("perm", ())), tuple(_attrs(node).get("perm", ()))
+        a = p[0] if p else -1
+        if not 0 <= a < n or p != (a,) + tuple(k for k in range(n) if k != a) or \
+                len(q) != n or tuple(p[k] for k in q) != tuple(range(n)) or \
+                any(not -dims[a] <= i < dims[a] for i in _ints(index)):
+            nodes.append(node)
+            continue
+        lanes = _const_node(g, f"{node.output[0]}.lanes", DataType.INT64, (index.dims[0],),
+                            [i % dims[a] for i in _ints(index)])
+        nodes.append(Node((first.input[0], lanes), node.output, "Gather", node.name,
+                          (Attribute("axis", AttributeType.INT, a),)))
     g.nodes = _pruned(g, nodes)
 
 
@@ -2090,19 +2427,41 @@ def _unbatched_transposes(g):
     g.nodes = _pruned(g, nodes)
 
 
-def _scattered_lane(g, node):
-    """The lane l of a ScatterND that writes data[..., l] at every position of the other
-    axes from updates of their shape by 1 (constant indices), or None."""
+def _scattered_elements(g, node, data, indices, updates):
+    """(a, b) if a ScatterElements on the last axis writes lanes a .. b - 1 at every position
+    (torch.export's select_scatter: indices a, a + 1, ... in each row), or None."""
+    if data is None or indices is None or indices.dtype not in INTS or updates is None or \
+            not data or _axis(_attrs(node).get("axis", 0), len(data), "axis") != len(data) - 1 \
+            or tuple(indices.dims) != tuple(updates) or \
+            tuple(indices.dims[:-1]) != tuple(data[:-1]) or not indices.values:
+        return None
+    k, values = indices.dims[-1], _ints(indices)
+    first = values[0] % data[-1] if -data[-1] <= values[0] < data[-1] else -1
+    expected = [first + j for _ in range(math.prod(data[:-1])) for j in range(k)]
+    return (first, first + k) if values == expected and 0 <= first and \
+        first + k <= data[-1] else None
+
+
+def _scattered_block(g, node):
+    """(a, b) if a ScatterND writes lanes a .. b − 1 of data[..., :] at every position of
+    the other axes from updates of their shape by b − a (constant indices, row-major), or
+    None."""
     data, indices = g.shape(node.input[0]), g.consts.get(node.input[1])
     updates = g.shape(node.input[2])
+    if node.op_type == "ScatterElements":
+        return _scattered_elements(g, node, data, indices, updates)
     if data is None or indices is None or indices.dtype not in INTS or updates is None or \
-            tuple(indices.dims) != tuple(data[:-1]) + (1, len(data)) or \
-            tuple(updates) != tuple(data[:-1]) + (1,):
+            len(indices.dims) != len(data) + 1 or indices.dims[-1] != len(data) or \
+            tuple(indices.dims[:-2]) != tuple(data[:-1]) or \
+            tuple(updates) != tuple(indices.dims[:-1]) or not indices.values:
         return None
-    rows = [_ints(indices)[k:k + len(data)] for k in range(0, len(indices.values), len(data))]
-    lane = rows[0][-1] if rows else None
-    expected = [list(_index(k, data[:-1])) + [lane] for k in range(math.prod(data[:-1]))]
-    return lane if rows == expected and 0 <= lane < data[-1] else None
+    k, rank = indices.dims[-2], len(data)
+    values = _ints(indices)
+    first = values[rank - 1]
+    expected = [v for p in range(math.prod(data[:-1])) for j in range(k)
+                for v in list(_index(p, data[:-1])) + [first + j]]
+    return (first, first + k) if values == expected and 0 <= first and \
+        first + k <= data[-1] else None
 
 
 def _column_parts(g, node, product):
@@ -2622,6 +2981,10 @@ def _heads_transposes(g):
         swap = _SWAPS[rank]
         shape = g.shape(value)
         node = producer.get(value)
+        if shape and len(shape) < rank and value not in g.consts:
+            found = _what(node) if node is not None else f"value {value!r}"
+            raise OnnxError(f"{found}: its output {list(shape)} is read as heads of rank "
+                            f"{rank} by a Transpose that swaps its heads and positions")
         out = g.fresh(f"{value}.heads")
         if value in g.consts:
             c = g.consts[value]
@@ -2630,6 +2993,7 @@ def _heads_transposes(g):
                 memo[value] = value  # a constant the same either way round, as it is
                 return value
             g.add_const(out, _Const(c.dtype, *_transpose(c.values, dims, swap)))
+            shape = dims  # the constant's shape, its leading axes of 1 written out
         elif node is not None and node.op_type in _HOISTED and shape and \
                 len(shape) == rank and last_axis_only(node, rank):
             inputs = list(node.input)
@@ -2670,3 +3034,577 @@ def _heads_transposes(g):
     nodes = [replace(n, input=tuple(rename.get(x, x) for x in n.input)) for n in nodes]
     g.outputs = [replace(v, name=rename.get(v.name, v.name)) for v in g.outputs]
     g.nodes = _pruned(g, _topological(nodes, g.consts, {v.name for v in g.inputs}))
+
+
+# ---- hand-written forwards (alexlitz-36's TinyAdder: torch ops on lanes, not nn.Linear) ----
+
+
+def _producers(g):
+    return {o: n for n in g.nodes for o in n.output}
+
+
+def _const_node(g, stem, dtype, dims, values):
+    name = g.fresh(stem)
+    g.add_const(name, _Const(dtype, tuple(dims), list(values)))
+    return name
+
+
+def _slice_bounds(g, node):
+    """(start, stop) of a Slice of the last axis, step 1, constant bounds, or None."""
+    dims = g.shape(node.input[0])
+    args = [g.consts.get(v) if v else None for v in node.input[1:]]
+    if dims is None or len(args) < 2 or any(a is None or len(a.values) != 1 for a in args[:2]):
+        return None
+    rank = len(dims)
+    axis = args[2].values[0] if len(args) > 2 and args[2] is not None else 0
+    if len(args) > 2 and args[2] is None or axis % rank != rank - 1 or \
+            len(args) > 3 and args[3] is not None and list(args[3].values) != [1]:
+        return None
+    lanes = range(dims[-1])[slice(int(args[0].values[0]), int(args[1].values[0]))]
+    return (lanes.start, lanes.stop) if len(lanes) else None
+
+
+def _sliced_concats(g):
+    """A Slice (step 1) of the last axis of a Concat on that axis that keeps whole parts is
+    the Concat of those parts (one part: the part); one inside a constant part is that
+    constant's slice. The same values."""
+    producer = _producers(g)
+    nodes, same = [], {}
+    for node in g.nodes:
+        joined = producer.get(node.input[0]) if node.op_type == "Slice" else None
+        bounds = _slice_bounds(g, node) if joined is not None else None
+        rank = len(g.shape(node.input[0]) or ())
+        if bounds is None or joined.op_type != "Concat" or \
+                _attrs(joined).get("axis", 0) % rank != rank - 1 or \
+                any(g.shape(x) is None for x in joined.input):
+            nodes.append(node)
+            continue
+        starts, at = [], 0
+        for x in joined.input:
+            starts.append(at)
+            at += g.shape(x)[-1]
+        a, b = bounds
+        whole = [x for x, s in zip(joined.input, starts) if a <= s and s + g.shape(x)[-1] <= b]
+        if whole and sum(g.shape(x)[-1] for x in whole) == b - a:
+            if len(whole) == 1:
+                same[node.output[0]] = whole[0]
+                continue
+            nodes.append(Node(tuple(whole), node.output, "Concat", node.name,
+                              (Attribute("axis", AttributeType.INT, -1),)))
+            continue
+        part = next((x for x, s in zip(joined.input, starts)
+                     if s <= a and b <= s + g.shape(x)[-1] and x in g.consts), None)
+        if part is None:
+            nodes.append(node)
+            continue
+        c, s = g.consts[part], starts[joined.input.index(part)]
+        dims = tuple(c.dims)
+        values = [c.values[k] for k in range(len(c.values)) if a - s <= k % dims[-1] < b - s]
+        g.add_const(node.output[0], _Const(c.dtype, dims[:-1] + (b - a,), values))
+    g.nodes = _pruned(g, _renamed(nodes, same))
+
+
+def _renamed(nodes, same):
+    def value(x):
+        while x in same:
+            x = same[x]
+        return x
+    return [replace(n, input=tuple(value(x) for x in n.input)) for n in nodes] if same \
+        else nodes
+
+
+def _widened_writes(g):
+    """Concat(x, Z + h) on the last axis, Z zeros (``pad_to(x, n)`` then ``x[..., m:] += h``):
+    Concat(x, Z) + h @ E, E the [k, m + k] copy of h's lanes into the new ones: each new lane
+    0 + h, as written; each old lane x + 0, x (but that -0 + 0 is +0)."""
+    producer = _producers(g)
+    nodes = []
+    for node in g.nodes:
+        parts = node.input if node.op_type == "Concat" and len(node.input) == 2 else ()
+        added = producer.get(parts[1]) if parts else None
+        dims = g.shape(node.output[0])
+        if added is None or added.op_type != "Add" or dims is None or \
+                _attrs(node).get("axis", 0) % len(dims) != len(dims) - 1:
+            nodes.append(node)
+            continue
+        z, h = added.input if added.input[0] in g.consts else added.input[::-1]
+        c = g.consts.get(z)
+        if c is None or any(c.values) or tuple(c.dims) != tuple(g.shape(parts[1]) or ()) or \
+                g.shape(h) != tuple(c.dims):
+            nodes.append(node)
+            continue
+        m, k = dims[-1] - c.dims[-1], c.dims[-1]
+        E = _const_node(g, f"{node.output[0]}.copy", c.dtype, (k, m + k),
+                        [1.0 if col == m + row else 0.0 for row in range(k)
+                         for col in range(m + k)])
+        wide, written = g.fresh(f"{node.output[0]}.widened"), g.fresh(f"{node.output[0]}.h")
+        g.shapes[wide] = g.shapes[written] = tuple(dims)
+        nodes += [replace(node, input=(parts[0], z), output=(wide,)),
+                  Node((h, E), (written,), "MatMul", written),
+                  Node((wide, written), node.output, "Add", node.name)]
+    g.nodes = _pruned(g, nodes)
+
+
+def _is_merged_heads(g, producer, value):
+    """Whether value is heads merged: Reshape(Transpose(MatMul(pattern, v), (1, 0, 2)))."""
+    merge = producer.get(value)
+    turn = producer.get(merge.input[0]) if merge is not None and \
+        merge.op_type == "Reshape" else None
+    return turn is not None and turn.op_type == "Transpose" and \
+        tuple(_attrs(turn).get("perm", ())) == (1, 0, 2) and \
+        getattr(producer.get(turn.input[0]), "op_type", None) in ("MatMul", "Mul")
+
+
+def _unprojected_heads(g):
+    """The stream plus heads merged with no output projection (x + z, or x + z broadcast
+    from one lane): x + z @ E, E the identity (or a row of ones), each lane one product by
+    1, the same float."""
+    producer = _producers(g)
+    nodes = []
+    for node in g.nodes:
+        if node.op_type != "Add" or len(node.input) != 2:
+            nodes.append(node)
+            continue
+        x, z = node.input
+        if not _is_merged_heads(g, producer, z):
+            x, z = z, x
+        dims, zd = g.shape(node.output[0]), g.shape(z)
+        if not _is_merged_heads(g, producer, z) or dims is None or zd is None or \
+                _is_merged_heads(g, producer, x) or g.shape(x) != tuple(dims) or \
+                zd[-1] not in (1, dims[-1]):
+            nodes.append(node)
+            continue
+        m, w = zd[-1], dims[-1]
+        E = _const_node(g, f"{node.output[0]}.W_O", _types(g)[x], (m, w),
+                        [1.0 if m == 1 or r == c else 0.0 for r in range(m) for c in range(w)])
+        out = g.fresh(f"{node.output[0]}.attn_out")
+        g.shapes[out] = tuple(dims)
+        nodes += [Node((z, E), (out,), "MatMul", out), replace(node, input=(x, out))]
+    g.nodes = _pruned(g, nodes)
+
+
+def _reduced_products(g):
+    """ReduceSum(x * c) over the last axis, keeping it, c a constant vector (a projection
+    written as a dot product): x @ c as a column, the same products summed in index order."""
+    producer = _producers(g)
+    nodes = []
+    for node in g.nodes:
+        product = producer.get(node.input[0]) if node.op_type == "ReduceSum" else None
+        dims = g.shape(node.input[0])
+        axes = g.consts.get(node.input[1]) if len(node.input) > 1 else None
+        if product is None or product.op_type != "Mul" or dims is None or axes is None or \
+                [a % len(dims) for a in _ints(axes)] != [len(dims) - 1] or \
+                not _attrs(node).get("keepdims", 1):
+            nodes.append(node)
+            continue
+        x, c = product.input if product.input[1] in g.consts else product.input[::-1]
+        c = g.consts.get(c)
+        if c is None or c.dtype not in FLOATS or c.dims[-1:] != (dims[-1],) or \
+                any(d != 1 for d in c.dims[:-1]) or g.shape(x) != tuple(dims):
+            nodes.append(node)
+            continue
+        W = _const_node(g, f"{node.output[0]}.W", c.dtype, (dims[-1], 1), c.values)
+        nodes.append(Node((x, W), node.output, "MatMul", node.name))
+    g.nodes = _pruned(g, nodes)
+
+
+def _negated_alibi(g):
+    """scores + C, C [heads, T, T] whose negation is ALiBi's slope_h (i - j) each product
+    rounded once (torch's slopes * (j - i)): scores - (-C), the same float (a + b = a - (-b)),
+    the ALiBi the reader matches."""
+    nodes = []
+    for node in g.nodes:
+        c = g.consts.get(node.input[1]) if node.op_type == "Add" and \
+            len(node.input) == 2 else None
+        if c is None or len(c.dims) != 3 or c.dims[1] != c.dims[2] or c.dims[1] < 2 or \
+                c.dtype not in FLOATS:
+            nodes.append(node)
+            continue
+        H, T = c.dims[0], c.dims[1]
+        neg = [-v for v in c.values]
+        ok = all(neg[(h * T + i) * T + j] == _round(c.dtype, neg[(h * T + 1) * T] * (i - j))
+                 for h in range(H) for i in range(T) for j in range(T))
+        if not ok or not any(neg):
+            nodes.append(node)
+            continue
+        N = _const_node(g, f"{node.input[1]}.negated", c.dtype, c.dims, neg)
+        nodes.append(replace(node, op_type="Sub", input=(node.input[0], N)))
+    g.nodes = nodes
+
+
+def _attention_input(g, producer, qk):
+    """The stream an attention whose scores are ``qk`` reads through its v: x of
+    v = x @ W [+ b], split into heads, read by pattern @ v; or None."""
+    readers = g.readers()
+    value = qk.output[0]
+    for _ in range(8):
+        after = readers.get(value, [])
+        if len(after) != 1 and not (len(after) == 2 and {n.op_type for n in after} <= {
+                "Div", "ReduceSum"}):
+            return None
+        node = next((n for n in after if n.op_type != "ReduceSum"), after[0])
+        if node.op_type == "MatMul" and node.input[0] == value:
+            turn = producer.get(node.input[1])
+            split = producer.get(turn.input[0]) if turn is not None and \
+                turn.op_type == "Transpose" else None
+            v = producer.get(split.input[0]) if split is not None and \
+                split.op_type == "Reshape" else None
+            if v is not None and v.op_type == "Add" and v.input[1] in g.consts:
+                v = producer.get(v.input[0])
+            return v.input[0] if v is not None and v.op_type == "MatMul" and \
+                v.input[1] in g.consts else None
+        if node.op_type not in ("Add", "Sub", "Where", "Cast", "Exp", "Div", "Softmax", "Mul"):
+            return None
+        value = node.output[0]
+    return None
+
+
+def _row_of(c, transposed):
+    """(heads, d, the bias per head and lane) of constant heads [..., H, T, d] (k^T: [..., G,
+    d, T]) equal at every position, or None."""
+    dims = list(c.dims)
+    while len(dims) > 3 and dims[0] == 1:
+        dims.pop(0)
+    dims = [1] * (3 - len(dims)) + dims  # one head, its axis dropped
+    if len(dims) != 3:
+        return None
+    H, a, b = dims
+    T, d = (b, a) if transposed else (a, b)
+    at = (lambda h, t, j: c.values[(h * d + j) * T + t]) if transposed else \
+        (lambda h, t, j: c.values[(h * T + t) * d + j])
+    row = [at(h, 0, j) for h in range(H) for j in range(d)]
+    if any(at(h, t, j) != row[h * d + j] for h in range(H) for t in range(T) for j in range(d)):
+        return None
+    return H, d, row
+
+
+def _constant_patterns(g):
+    """A constant pattern [heads, T, T] read by pattern @ v (an optimiser's fold of scores of
+    zeros: q and k of zeros) that is softmax1 (or softmax) of zero scores under the causal
+    mask, 1 / (i + 2) (or 1 / (i + 1)) where j <= i, correctly rounded, and 0 above: the
+    pattern of zero q and k heads, masked, so computed (Exp(0) = 1, sums of ones exact, the
+    division rounded once: the same floats)."""
+    nodes = []
+    for node in g.nodes:
+        P = g.consts.get(node.input[0]) if node.op_type == "MatMul" else None
+        vd = g.shape(node.input[1]) if P is not None else None
+        dims = list(P.dims) if P is not None else []
+        while len(dims) > 3 and dims[0] == 1:
+            dims.pop(0)
+        if P is None or vd is None or len(dims) != 3 or dims[1] != dims[2] or \
+                P.dtype not in FLOATS or len(vd) != 3 or vd[0] != dims[0]:
+            nodes.append(node)
+            continue
+        H, T, _ = dims
+        kind = next((k for k, extra in (("softmax1", 2), ("softmax", 1)) if all(
+            P.values[(h * T + i) * T + j] == (_round(P.dtype, 1 / (i + extra)) if j <= i
+                                              else 0.0)
+            for h in range(H) for i in range(T) for j in range(T))), None)
+        if kind is None:
+            nodes.append(node)
+            continue
+        stem, d = node.input[0], vd[-1]
+        q = _const_node(g, f"{stem}.q", P.dtype, (H, T, d), [0.0] * (H * T * d))
+        kt = _const_node(g, f"{stem}.kT", P.dtype, (H, d, T), [0.0] * (H * T * d))
+        mask = _const_node(g, f"{stem}.mask", P.dtype, (T, T),
+                           [0.0 if j <= i else -math.inf for i in range(T) for j in range(T)])
+        axes = _const_node(g, f"{stem}.axes", DataType.INT64, (1,), (-1,))
+        one = _const_node(g, f"{stem}.one", P.dtype, (), (1.0,))
+        s, m, e, total, sink, p = (g.fresh(f"{stem}.{x}") for x in
+                                   ("scores", "masked", "exp", "sum", "sink", "pattern"))
+        for v in (s, m, e, p):
+            g.shapes[v] = (H, T, T)
+        g.shapes[total] = g.shapes[sink] = (H, T, 1)
+        made = [Node((q, kt), (s,), "MatMul", s), Node((s, mask), (m,), "Add", m)]
+        if kind == "softmax":
+            made.append(Node((m,), (p,), "Softmax", p,
+                             (Attribute("axis", AttributeType.INT, -1),)))
+        else:
+            made += [Node((m,), (e,), "Exp", e), Node((e, axes), (total,), "ReduceSum", total),
+                     Node((total, one), (sink,), "Add", sink),
+                     Node((e, sink), (p,), "Div", p)]
+        nodes += made + [replace(node, input=(p, node.input[1]))]
+    g.nodes = nodes
+
+
+def _constant_heads(g):
+    """q (or k^T) a constant the same at every position (alexlitz-36's ``q = ones``, q and k
+    of zeros): the heads of x @ 0 + b, b that row, each lane 0 x + b = b (unless x is
+    infinite)."""
+    producer = _producers(g)
+    nodes = []
+    for node in g.nodes:
+        if node.op_type != "MatMul" or not any(x in g.consts for x in node.input):
+            nodes.append(node)
+            continue
+        x = _attention_input(g, producer, node)
+        dims = g.shape(x) if x is not None else None
+        rows = [_row_of(g.consts[v], k == 1) if v in g.consts else None
+                for k, v in enumerate(node.input)]
+        if dims is None or len(dims) != 2 or all(r is None for r in rows) or \
+                any(r is None and v in g.consts for r, v in zip(rows, node.input)):
+            nodes.append(node)
+            continue
+        T, W = dims
+        dtype = _types(g)[x]
+        inputs = list(node.input)
+        for k, r in enumerate(rows):
+            if r is None:
+                continue
+            H, d, row = r
+            stem = f"{node.output[0]}.{'qk'[k]}"
+            Wz = _const_node(g, f"{stem}.W", dtype, (W, H * d), [0.0] * (W * H * d))
+            shape = _const_node(g, f"{stem}.shape", DataType.INT64, (3,), (T, H, d))
+            made, split, heads = g.fresh(stem), g.fresh(f"{stem}.split"), g.fresh(f"{stem}.heads")
+            nodes.append(Node((x, Wz), (made,), "MatMul", made))
+            if any(row):
+                b = _const_node(g, f"{stem}.b", dtype, (H * d,), row)
+                biased = g.fresh(f"{stem}.biased")
+                nodes.append(Node((made, b), (biased,), "Add", biased))
+                made = biased
+            nodes += [Node((made, shape), (split,), "Reshape", split),
+                      Node((split,), (heads,), "Transpose", heads,
+                           (Attribute("perm", AttributeType.INTS, (1, 0, 2)),))]
+            g.shapes[heads] = (H, T, d)
+            if k == 1:
+                kt = g.fresh(f"{stem}.transposed")
+                nodes.append(Node((heads,), (kt,), "Transpose", kt,
+                                  (Attribute("perm", AttributeType.INTS, (0, 2, 1)),)))
+                heads = kt
+            inputs[k] = heads
+        nodes.append(replace(node, input=tuple(inputs)))
+    g.nodes = _pruned(g, nodes)
+
+
+def _two_sided_hinges(g):
+    """(Relu(x @ W) + Relu(x @ -W)) * k, k a constant (a V-shaped FFN, |x W| k): a gated
+    FFN of two units per column, gates W and -W, up 0 x + k, down the sum of the pair. Of
+    Relu(a) and Relu(-a) one at most is not 0, so (r1 + r2) k is r1 k + r2 k, the same
+    float."""
+    producer = _producers(g)
+    nodes = []
+    for node in g.nodes:
+        pair = producer.get(node.input[0]) if node.op_type == "Mul" else None
+        k = g.consts.get(node.input[1]) if pair is not None else None
+        hinges = [producer.get(v) for v in pair.input] if pair is not None and \
+            pair.op_type == "Add" else []
+        maps = [producer.get(h.input[0]) if h is not None and h.op_type == "Relu" else None
+                for h in hinges]
+        Ws = [g.consts.get(m.input[1]) if m is not None and m.op_type == "MatMul" else None
+              for m in maps]
+        if k is None or math.prod(k.dims) != 1 or len(Ws) != 2 or None in Ws or \
+                maps[0].input[0] != maps[1].input[0] or Ws[0].dims != Ws[1].dims or \
+                len(Ws[0].dims) != 2 or any(a != -b for a, b in zip(Ws[0].values,
+                                                                    Ws[1].values)):
+            nodes.append(node)
+            continue
+        x, (W, n), A = maps[0].input[0], Ws[0].dims, Ws[0]
+        stem, dtype = node.output[0], A.dtype
+        Wg = _const_node(g, f"{stem}.W_gate", dtype, (W, 2 * n),
+                         [A.values[r * n + c // 2] * (1 if c % 2 == 0 else -1)
+                          for r in range(W) for c in range(2 * n)])
+        Wz = _const_node(g, f"{stem}.W_in", dtype, (W, 2 * n), [0.0] * (W * 2 * n))
+        b = _const_node(g, f"{stem}.b_in", dtype, (2 * n,), [k.values[0]] * (2 * n))
+        D = _const_node(g, f"{stem}.W_out", dtype, (2 * n, n),
+                        [1.0 if r // 2 == c else 0.0 for r in range(2 * n) for c in range(n)])
+        gate, act, up0, up, post = (g.fresh(f"{stem}.{s}") for s in
+                                    ("gate", "act", "up0", "up", "post"))
+        nodes += [Node((x, Wg), (gate,), "MatMul", gate), Node((gate,), (act,), "Relu", act),
+                  Node((x, Wz), (up0,), "MatMul", up0), Node((up0, b), (up,), "Add", up),
+                  Node((act, up), (post,), "Mul", post),
+                  Node((post, D), node.output, "MatMul", node.name)]
+    g.nodes = _pruned(g, nodes)
+
+
+def _narrowed_stream(g):
+    """x[..., a:b] + h @ D read only by Gathers of its last axis (``pad_to(x, n) + out``
+    before an argmin of those lanes): the Gathers, lanes shifted by a, of x + h @ D', D' the
+    columns of D at a .. b - 1 of x's width, zeros elsewhere (lanes the Gathers do not
+    read gain 0 h)."""
+    producer, readers = _producers(g), g.readers()
+    nodes, moved = [], {}
+    for node in g.nodes:
+        node = moved.get(id(node), node)
+        parts = node.input if node.op_type == "Add" and len(node.input) == 2 else ()
+        cut = producer.get(parts[0]) if parts else None
+        proj = producer.get(parts[1]) if parts else None
+        bounds = _slice_bounds(g, cut) if cut is not None and cut.op_type == "Slice" else None
+        D = g.consts.get(proj.input[1]) if proj is not None and \
+            proj.op_type == "MatMul" else None
+        after = readers.get(node.output[0], [])
+        dims = g.shape(cut.input[0]) if bounds is not None else None
+        if bounds is None or D is None or dims is None or len(D.dims) != 2 or \
+                D.dims[1] != bounds[1] - bounds[0] or not after or any(
+                    r.op_type != "Gather" or r.input[0] != node.output[0] or
+                    r.input[1] not in g.consts or
+                    _attrs(r).get("axis", 0) % len(dims) != len(dims) - 1 for r in after):
+            nodes.append(node)
+            continue
+        a, w, (n, m) = bounds[0], dims[-1], D.dims
+        Dw = _const_node(g, f"{node.output[0]}.D", D.dtype, (n, w),
+                         [D.values[r * m + c - a] if a <= c < a + m else 0.0
+                          for r in range(n) for c in range(w)])
+        wide, out = g.fresh(f"{node.output[0]}.out"), g.fresh(f"{node.output[0]}.wide")
+        g.shapes[wide] = g.shapes[out] = tuple(dims)
+        nodes += [Node((proj.input[0], Dw), (wide,), "MatMul", wide),
+                  Node((cut.input[0], wide), (out,), "Add", out)]
+        for r in after:
+            idx = g.consts[r.input[1]]
+            shifted = _const_node(g, f"{r.input[1]}.shifted", idx.dtype, idx.dims,
+                                  [int(i) % m + a for i in idx.values])
+            moved[id(r)] = replace(r, input=(out, shifted))
+    g.nodes = _pruned(g, nodes)
+
+
+def _lane_products(g):
+    """y * c, y of one lane, c a constant vector of n > 1 (one lane times a row: alexlitz-36's
+    up projection, cosminscn's parabolic head): y @ c as a row; x[..., k:k+1] * c is x @ W,
+    W's row k c and its other rows 0. Each column one product."""
+    producer = _producers(g)
+    nodes = []
+    for node in g.nodes:
+        lane = c = None
+        if node.op_type == "Mul" and len(node.input) == 2:
+            lane, c = node.input if node.input[1] in g.consts else node.input[::-1]
+            c = g.consts.get(c)
+        dims, out = g.shape(lane) if c is not None else None, g.shape(node.output[0])
+        n = c.dims[-1] if c is not None and c.dims else 0
+        if c is None or dims is None or not dims or dims[-1] != 1 or lane in g.consts or \
+                c.dtype not in FLOATS or n < 2 or any(d != 1 for d in c.dims[:-1]) or \
+                len(c.dims) > len(dims) or out != tuple(dims[:-1]) + (n,):
+            nodes.append(node)
+            continue
+        cut = producer.get(lane)
+        bounds = _slice_bounds(g, cut) if cut is not None and cut.op_type == "Slice" else None
+        if bounds is not None:
+            width, k = g.shape(cut.input[0])[-1], bounds[0]
+            W = _const_node(g, f"{node.output[0]}.W", c.dtype, (width, n),
+                            [c.values[j] if r == k else 0.0 for r in range(width)
+                             for j in range(n)])
+            nodes.append(Node((cut.input[0], W), node.output, "MatMul", node.name))
+            continue
+        W = _const_node(g, f"{node.output[0]}.W", c.dtype, (1, n), c.values)
+        nodes.append(Node((lane, W), node.output, "MatMul", node.name))
+    g.nodes = _pruned(g, nodes)
+
+
+def _gathered_products(g):
+    """Gather(C, tokens) @ W, C and W constants, the lookup read by nothing else (a token's
+    value times a direction: cosminscn's ``wte``): Gather(C @ W, tokens), the table as the
+    graph computes each row (each product and each partial sum rounded once, in index
+    order)."""
+    producer, readers = _producers(g), g.readers()
+    token_ids = {v.name for v in g.inputs}
+    nodes = []
+    for node in g.nodes:
+        looked = producer.get(node.input[0]) if node.op_type == "MatMul" else None
+        C = g.consts.get(looked.input[0]) if looked is not None and \
+            looked.op_type == "Gather" and looked.input[1] in token_ids and \
+            not _attrs(looked).get("axis", 0) and \
+            len(readers.get(looked.output[0], [])) == 1 else None  # else the stream itself
+        W = g.consts.get(node.input[1]) if C is not None else None
+        if W is None or len(C.dims) != 2 or len(W.dims) != 2 or C.dims[1] != W.dims[0] or \
+                C.dtype != W.dtype or C.dtype not in FLOATS:
+            nodes.append(node)
+            continue
+        (V, k), n = C.dims, W.dims[1]
+        table = []
+        for t in range(V):
+            for j in range(n):
+                total = None
+                for i in range(k):
+                    term = _round(C.dtype, C.values[t * k + i] * W.values[i * n + j])
+                    total = term if total is None else _round(C.dtype, total + term)
+                table.append(total)
+        E = _const_node(g, f"{node.output[0]}.table", C.dtype, (V, n), table)
+        nodes.append(Node((E, looked.input[1]), node.output, "Gather", node.name))
+    g.nodes = _pruned(g, nodes)
+
+
+def _copied_factors(g):
+    """x @ A @ B split into heads, A copying lanes (each column one 1, their rows
+    increasing: cosminscn's v of one lane made two): x @ (A B), the same products summed in
+    the same order (each lane copied exactly)."""
+    producer, readers = _producers(g), g.readers()
+    nodes = []
+    for node in g.nodes:
+        inner = producer.get(node.input[0]) if node.op_type == "MatMul" else None
+        A = g.consts.get(inner.input[1]) if inner is not None and \
+            inner.op_type == "MatMul" else None
+        B = g.consts.get(node.input[1]) if A is not None else None
+        if B is None or len(A.dims) != 2 or len(B.dims) != 2 or A.dims[1] != B.dims[0] or \
+                len(readers.get(inner.output[0], [])) != 1 or \
+                not all(r.op_type == "Reshape" for r in readers.get(node.output[0], [])):
+            nodes.append(node)
+            continue
+        (rows, k), n = A.dims, B.dims[1]
+        picked = []
+        for i in range(k):
+            column = [(r, A.values[r * k + i]) for r in range(rows) if A.values[r * k + i]]
+            picked.append(column[0][0] if len(column) == 1 and column[0][1] == 1 else None)
+        if None in picked or picked != sorted(set(picked)):
+            nodes.append(node)
+            continue
+        values = [0.0] * (rows * n)
+        for i, r in enumerate(picked):
+            values[r * n:(r + 1) * n] = B.values[i * n:(i + 1) * n]
+        W = _const_node(g, f"{node.input[1]}.copied", B.dtype, (rows, n), values)
+        nodes.append(replace(node, input=(inner.input[0], W)))
+    g.nodes = _pruned(g, nodes)
+
+
+def _last_position(g):
+    """The readout of the last position only (``lm_head(x[:, [-1], :])``): a Gather of
+    position T - 1 whose every reader up to the output works row by row (MatMul by a
+    constant, operations with constants of one row) is dropped: the logits of every
+    position, the last of them the graph's."""
+    readers = g.readers()
+    outputs = {v.name for v in g.outputs}
+    row_wise = ("MatMul", "Mul", "Add", "Sub", "Div", "Neg", "Relu", "Gather", "Slice")
+    for node in g.nodes:
+        idx = g.consts.get(node.input[1]) if node.op_type == "Gather" and \
+            len(node.input) == 2 else None
+        dims = g.shape(node.input[0])
+        if idx is None or dims is None or len(dims) != 2 or _attrs(node).get("axis", 0) != 0 \
+                or _ints(idx) not in ([-1], [dims[0] - 1]) or len(idx.dims) != 1:
+            continue
+        seen, todo, ok = set(), [node.output[0]], True
+        while todo and ok:
+            value = todo.pop()
+            for r in readers.get(value, []):
+                others = [g.consts.get(x) for x in r.input if x != value]
+                if r.op_type == "MatMul":  # x @ W: each row its own
+                    ok = r.input[0] == value and others[0] is not None
+                elif r.op_type == "Slice":  # of the last axis
+                    ok = r.input[0] == value and _slice_bounds(g, r) is not None
+                elif r.op_type == "Gather":  # of lanes
+                    ok = r.input[0] == value and others[0] is not None and \
+                        _attrs(r).get("axis", 0) != 0
+                else:
+                    ok = r.op_type in row_wise and all(
+                        c is not None and (len(c.dims) < 2 or c.dims[0] == 1) for c in others)
+                if not ok:
+                    break
+                if r.output[0] not in seen:
+                    seen.add(r.output[0])
+                    todo.append(r.output[0])
+        if not ok or not (seen & outputs):
+            continue
+        nodes = _renamed([n for n in g.nodes if n is not node], {node.output[0]: node.input[0]})
+        for value in seen:
+            shape = g.shapes.get(value)
+            if shape and shape[0] == 1:
+                g.shapes[value] = (dims[0],) + tuple(shape[1:])
+        g.outputs = [replace(v, shape=(dims[0],) + tuple(v.shape[1:])) if v.name in seen and
+                     v.shape else v for v in g.outputs]
+        g.nodes = nodes
+        return
+
+
+def _hand_written(g):
+    """The forms of a forward written with torch operations on lanes (alexlitz-36's)."""
+    for step in (_gathered_products, _last_position, _copied_factors, _sliced_concats, _widened_writes, _reduced_products,
+                 _unprojected_heads,
+                 _negated_alibi, _constant_patterns, _constant_heads, _two_sided_hinges,
+                 _narrowed_stream):
+        step(g)
