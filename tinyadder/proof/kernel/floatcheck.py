@@ -17,7 +17,7 @@ from ...constants import PI, Expr, ExpTerm, Ln
 from ...numbers.rounding import evaluate
 from .claim import Invalid, Malformed
 from .setcheck import (ONE, SCALE, Form, FormSystem, Leaves, Open, count, down, live_steps,
-                       of_format, up, verdict)
+                       up, verdict)
 
 FORMAT = "tinyadder-float-certificate"
 # (significant bits p, least normal exponent, overflow exponent) per program
@@ -91,8 +91,10 @@ class FloatForm(Form):
 
     def __sub__(self, other):
         o = self._lift(other)
-        if _one_value(self, o):
-            return self.system.exact_zero()
+        # one value at each pair: the same form, or a pending sum and its bound
+        if o is self or self.closed is o or o.closed is self or \
+                self.closed is not None and self.closed is o.closed:
+            return self.system.zero
         return self.system.add(self, -o)
 
     def __mul__(self, other):
@@ -106,9 +108,6 @@ class FloatForm(Form):
     def __gt__(self, other):
         return self.system.positive(self.system.difference(self, self._lift(other)))
 
-    def __lt__(self, other):
-        return self.system.positive(self.system.difference(self._lift(other), self))
-
 
 class FloatRelu(FloatForm):
     """relu(g) of the program, exact; ``> 0`` is True (``setcheck.Relu``)."""
@@ -117,11 +116,6 @@ class FloatRelu(FloatForm):
 
     def __gt__(self, other):
         return True
-
-
-def _one_value(x, y):
-    return x is y or x.closed is y or y.closed is x or (x.closed is not None
-                                                        and x.closed is y.closed)
 
 
 def _infinite_use(*_):
@@ -158,7 +152,7 @@ class FloatFormSystem(FormSystem):
         self.name = self.spec = program
         self.bits, self.emin, self.emax = FORMATS[program]
         self.symbols, self._constant = 0, False
-        self.zero, self.one = self.exact_zero(), self.point(Fraction(1))
+        self.zero, self.one = FloatForm(self, 0, grid=0), self.point(Fraction(1))
 
     # ---- bounds ---------------------------------------------------------------------------
     def half_ulp(self, m):
@@ -177,9 +171,6 @@ class FloatFormSystem(FormSystem):
         return Fraction(max(abs(lo), abs(hi)), ONE)
 
     # ---- values ---------------------------------------------------------------------------
-    def exact_zero(self):
-        return FloatForm(self, 0, grid=0)
-
     def point(self, x):
         lo, hi = down(x), up(x)
         if lo == hi:
@@ -260,12 +251,10 @@ class FloatFormSystem(FormSystem):
             return x
         if x.point and not x.k and not x.adds:
             return y
-        parts = [(v.adds, v.mass, v.grid) if v.adds else (0, self.magnitude(v), v.grid)
-                 for v in (x, y)]
+        mass = sum(v.mass if v.adds else self.magnitude(v) for v in (x, y))
+        grid = None if None in (x.grid, y.grid) else max(x.grid, y.grid)
         f = Form(self, x.k, x.coefs, x.lo, x.hi) + Form(self, y.k, y.coefs, y.lo, y.hi)
-        grid = None if None in (parts[0][2], parts[1][2]) else max(parts[0][2], parts[1][2])
-        return FloatForm(self, f.k, f.coefs, f.lo, f.hi, parts[0][0] + parts[1][0] + 1,
-                         parts[0][1] + parts[1][1], grid)
+        return FloatForm(self, f.k, f.coefs, f.lo, f.hi, x.adds + y.adds + 1, mass, grid)
 
     def close(self, x):
         """A pending chain of n adds of mass m = sum |terms|, bounded for any order: its exact
@@ -295,7 +284,7 @@ class FloatFormSystem(FormSystem):
             if a.point and a.k == ONE:
                 return b
             if a.point and not a.k:
-                return self.exact_zero()
+                return self.zero
         if x.point and y.point:
             z = Fraction(x.k, ONE) * Fraction(y.k, ONE)
             r = self.round(z)
@@ -310,7 +299,7 @@ class FloatFormSystem(FormSystem):
         """x / y: the exact quotient plus [-h(M), h(M)]; of two points, rounded; x / inf = 0."""
         x = self.close(x)
         if isinstance(y, Infinite):
-            return self.exact_zero()
+            return self.zero
         y = self.close(y)
         if y.point and y.k == ONE:
             return x
@@ -417,6 +406,8 @@ class FloatLeaves(Leaves):
     """Re-decides leaves of one model's float program."""
 
     def __init__(self, model, program):
+        if program not in FORMATS:
+            raise Malformed(f"number: {program!r} is not float32 or float")
         self.program = program
         super().__init__(model, FloatFormSystem(model, program))
 
@@ -446,7 +437,5 @@ def check(cert, progress=None, jobs=1):
     """A one-line verdict if ``cert`` proves its model's float program adds every pair;
     Invalid (Malformed: not a readable certificate) otherwise (``setcheck.verdict``)."""
     program = cert.get("number") if isinstance(cert, dict) else None
-    if of_format(cert, FORMAT) and program not in FORMATS:
-        raise Malformed(f"number: {program!r} is not float32 or float")
     return verdict(cert, FORMAT, lambda model: FloatLeaves(model, program),
                    f" as a {program} program", progress, jobs)

@@ -1,15 +1,11 @@
 """The checker of the generic prover's certificates: does the split tree cover every pair
 exactly once, and does every leaf hold? It imports nothing of the search.
 
-1. The partition. Per answer position the tree is rebuilt from the root, every pair of
-   N-digit numbers, each split's children derived from its name (``cut``): disjoint and
-   their union their parent by construction.
-2. Every leaf. ``empty``: its count (a walk over the columns, ``count``) is 0. ``pair``: 1.
-   ``bound`` and ``pair``: the reference pass over the leaf's region in :class:`Form`
-   values, the earlier answer digits the true sum's, gives the target logit above every
-   other at every pair of the region (``Leaves.holds``). Affine forms, not intervals: a model
-   that adds subtracts a written digit of the sum from the operands' digits, and intervals
-   lose that cancellation.
+Per answer position the tree is rebuilt from the root, every pair of N-digit numbers, each
+split's children derived from its name (``cut``): disjoint, their union their parent. Every
+leaf is re-decided (``_node``, ``Leaves.holds``) by the reference pass over its region in
+:class:`Form` values: affine forms, not intervals, for a model that adds subtracts a written
+digit of the sum from the operands' digits, and intervals lose that cancellation.
 """
 
 from fractions import Fraction
@@ -207,13 +203,8 @@ class Form:
             return Form(self.system, 0)
         return self + -self._lift(other)
 
-    def __rsub__(self, other):
-        return self._lift(other) + -self
-
     def times(self, num, den=1):
         """num/den times this form (den > 0)."""
-        if not num:
-            return Form(self.system, 0)
         return Form(self.system, *scaled(self.k, self.coefs, self.lo, self.hi, num, den))
 
     def __mul__(self, other):
@@ -245,34 +236,20 @@ class Form:
         table = self.system.tabulate2(self, o, _over)
         if table is not None:
             return table
-        return self * self.system.reciprocal(o)
-
-    def __rtruediv__(self, other):
-        return self._lift(other) / self
+        return self * self.system.recall("1/x", o, self.system.reciprocal)
 
     def __gt__(self, other):
-        """A ReLU's ``g > 0`` (``FormSystem.positive``)."""
+        """A ReLU's ``g > 0`` (``FormSystem.positive``). The pass (``forward``) compares values
+        only so, and puts a value left of every - and /: no other comparison or reflected
+        operator is needed."""
         return self.system.positive(self - self._lift(other))
-
-    def __lt__(self, other):
-        return self.system.positive(self._lift(other) - self)
 
 
 def scaled(k, coefs, lo, hi, num, den):
-    """(k, coefs, lo, hi) of num/den (den > 0, num != 0) times k + sum coefs[v] v + [lo, hi]:
-    each number rounded down to the grid, hi raised by the roundings times the variables'
-    greatest values (``_top``); den = 2^SCALE by shifts, the same floors."""
+    """(k, coefs, lo, hi) of num/den (den > 0) times k + sum coefs[v] v + [lo, hi]: each
+    number rounded down to the grid, hi raised by the roundings times the variables' greatest
+    values (``_top``)."""
     coefs_out, slack = {}, 0
-    if den == ONE:
-        for v, c in coefs.items():
-            p = c * num
-            if p >> SCALE:
-                coefs_out[v] = p >> SCALE
-            slack += _top(v) if p & (ONE - 1) else 0
-        p = k * num
-        slack += 1 if p & (ONE - 1) else 0
-        lo, hi = (lo, hi) if num > 0 else (hi, lo)
-        return p >> SCALE, coefs_out, (lo * num) >> SCALE, -((-hi * num) >> SCALE) + slack
     for v, c in coefs.items():
         q, r = divmod(c * num, den)
         if q:
@@ -351,13 +328,12 @@ class FormSystem(OverSets):
     def __init__(self, model):
         self.enclose = IntervalSystem(for_model(number_system("fraction"), model).exp_digits)
         self.zero, self.one = Form(self, 0), Form(self, ONE)
-        self.live = self.n = None   # no region yet: constants only
+        self.live = None   # no region yet: constants only
         self.allowed, self.tied, self.points, self.recent, self.ends = {}, {}, {}, {}, {}
 
     def at(self, region, n):
         """Take ranges over ``region`` from now on: each column's digits and carries as the
         steps on a whole walk over the columns allow them."""
-        self.n = n
         self.live = live = live_steps(region, n)
         self.allowed, self.tied, self.points, self.recent = {}, {}, {}, {}
         for j, st in enumerate(live):
@@ -561,9 +537,6 @@ class FormSystem(OverSets):
     def reciprocal(self, f):
         """1 / f: over the box, or by the mean value (slope -1/t^2 between -1/near^2 and
         -1/far^2) where narrower."""
-        return self.recall("1/x", f, self._inverse)
-
-    def _inverse(self, f):
         lo, hi = self.grid_box(f)
         if lo <= 0 <= hi:
             raise self.undecided(f, "a division by a value that may be 0")
@@ -755,7 +728,8 @@ class Leaves:
         return self.digit(Form(ns, 0, coefs), ("s", j), *region["s"][j])
 
     def failure(self, leaf):
-        """None if the leaf (k, region) holds (``holds``), else why not (a line)."""
+        """None if the leaf (k, region) holds, or (k, region, True) is wrong at every pair
+        (``holds``), else why not (a line)."""
         try:
             self.holds(*leaf)
         except Invalid as why:
@@ -834,14 +808,6 @@ class Leaves:
                 raise Invalid(f"at position {k}, token {u}'s logit may reach the target's")
         return True
 
-    def beaten(self, leaf):
-        """None if the leaf (k, region) is wrong at every pair (``holds``), else why not."""
-        try:
-            self.holds(*leaf, wrong=True)
-        except Invalid as why:
-            return str(why)
-        return None
-
     def difference(self, y, logits, t, u):
         """logit_t - logit_u, formed from the final row y (``gap``)."""
         return gap(self.readout, y, t, u, self.ns.zero)
@@ -911,21 +877,17 @@ def check(cert, progress=None, jobs=1):
 def verdict(cert, kind, leaves, what, progress, jobs):
     """The verdict on a certificate of format ``kind`` whose leaves ``leaves(model)``
     re-decides (``what``: the program, where not the real-number model)."""
-    if not of_format(cert, kind):
-        raise Malformed(f"format: not a {kind} of version 1")
-    model, n = model_of(cert)
+    model, n = model_of(cert, kind)
     done = walk(leaves(model), cert, progress, jobs)
     return (f"certificate valid: {named(cert.get('name', ''), cert['model'])}{what}, N = {n}: "
             f"every pair is added right ({done} leaves re-decided)")
 
 
-def of_format(cert, kind):
-    """Whether ``cert`` is a certificate of format ``kind``, version 1."""
-    return isinstance(cert, dict) and cert.get("format") == kind and cert.get("version") == 1
-
-
-def model_of(cert):
-    """(the model of the certificate's model text, its N), checked against its "digits"."""
+def model_of(cert, kind):
+    """(the model of a certificate of format ``kind``, version 1, its N), checked against its
+    "digits"."""
+    if not isinstance(cert, dict) or cert.get("format") != kind or cert.get("version") != 1:
+        raise Malformed(f"format: not a {kind} of version 1")
     if not isinstance(cert.get("model"), str):
         raise Malformed("model: not the text of a model file")
     try:
@@ -938,10 +900,11 @@ def model_of(cert):
     return model, n
 
 
-def walk(leaves, cert, progress=None, jobs=1):
+def walk(leaves, cert, progress=None, jobs=1, tally=None):
     """The number of leaves re-decided by ``leaves`` over the trees, one per answer token,
-    each rebuilt from the root; Invalid at the first, in the trees' order, that does not hold,
-    whatever the processes ``jobs`` (leaf i by process i mod jobs, ``parallel.each_share``)."""
+    each rebuilt from the root (``_node``, ``tally`` a count's); Invalid at the first, in the
+    trees' order, that does not hold, whatever the processes ``jobs`` (leaf i by process
+    i mod jobs, ``parallel.each_share``)."""
     n = leaves.n
     short = short_answer(leaves.model)
     if short:
@@ -952,15 +915,15 @@ def walk(leaves, cert, progress=None, jobs=1):
     found, broken = [], None
     try:
         for k, tree in enumerate(trees):
-            _node(k, tree, root(n), n, found)
+            _node(k, tree, root(n), n, found, 0, tally)
     except Invalid as why:  # raised once the leaves before it are re-decided
         broken = why
     results = zip(found, each_share(leaves.failure, found, jobs))
-    for done, ((k, _), failure) in enumerate(results, 1):
+    for done, (leaf, failure) in enumerate(results, 1):
         if failure is not None:
             raise Invalid(failure)
         if progress:
-            progress(done, None, f" leaves, position {k}")
+            progress(done, None, f" leaves, position {leaf[0]}")
     if broken is not None:
         raise broken
     return len(found)
@@ -969,8 +932,8 @@ def walk(leaves, cert, progress=None, jobs=1):
 def _node(k, node, region, n, found, depth=0, tally=None):
     """Appends (k, region) to ``found`` for each leaf of ``node`` to re-decide, in order;
     Invalid at an unknown split or a leaf not ``empty`` (0 pairs), ``pair`` (1) or ``bound``;
-    with ``tally`` (a count), a ``wrong`` or ``open`` leaf goes there as (k, region, leaf,
-    its size)."""
+    with ``tally`` (a count), a ``wrong`` or ``open`` leaf goes there as (k, leaf, its size),
+    a ``wrong`` one also to ``found`` as (k, region, True)."""
     if not isinstance(node, dict) or depth > MAX_DEPTH:
         raise Invalid("a tree node that is not an object (or a tree too deep)")
     if "split" in node:
@@ -984,7 +947,9 @@ def _node(k, node, region, n, found, depth=0, tally=None):
     leaf = node.get("leaf")
     size = count(region, n)
     if tally is not None and leaf in ("wrong", "open"):
-        tally.append((k, region, leaf, size))
+        tally.append((k, leaf, size))
+        if leaf == "wrong":
+            found.append((k, region, True))
         return
     if leaf == "empty":
         if size:
@@ -1005,32 +970,19 @@ COUNT_FORMAT = "tinyadder-count-certificate"
 def count_check(cert, jobs=1):
     """A one-line verdict if ``cert``'s trees derive its bounds [low, high] on the pairs its
     model adds wrong; Invalid otherwise. Per answer position k the tree partitions every
-    pair (``_node``); its ``bound`` and ``pair`` leaves are re-decided right, its ``wrong``
-    leaves wrong at every pair (``Leaves.beaten``), W_k pairs, and its ``open`` leaves hold
+    pair (``walk``); its ``bound`` and ``pair`` leaves are re-decided right, its ``wrong``
+    leaves wrong at every pair (``Leaves.holds``), W_k pairs, and its ``open`` leaves hold
     O_k. A pair is added wrong exactly when its first wrong token is wrong after a right
     prefix, so  low = max_k W_k  and  high = min(10^(2N), sum_k (W_k + O_k))."""
-    if not of_format(cert, COUNT_FORMAT):
-        raise Malformed(f"format: not a {COUNT_FORMAT} of version 1")
-    model, n = model_of(cert)
-    leaves = Leaves(model)
-    trees = cert.get("positions")
-    if short_answer(model) or not isinstance(trees, list) or \
-            len(trees) != len(leaves.targets):
-        raise Invalid(f"positions: {len(leaves.targets)} trees expected, one per answer token")
-    found, tally = [], []
-    for k, tree in enumerate(trees):
-        _node(k, tree, root(n), n, found, 0, tally)
-    wrong = [(k, region) for k, region, leaf, _ in tally if leaf == "wrong"]
-    for failure in list(each_share(leaves.failure, found, jobs)) + \
-            list(each_share(leaves.beaten, wrong, jobs)):
-        if failure is not None:
-            raise Invalid(failure)
-    w, o = [0] * len(trees), [0] * len(trees)
-    for k, _, leaf, size in tally:
+    model, n = model_of(cert, COUNT_FORMAT)
+    leaves, tally = Leaves(model), []
+    done = walk(leaves, cert, None, jobs, tally)
+    w, o = [0] * len(leaves.targets), [0] * len(leaves.targets)
+    for k, leaf, size in tally:
         (w if leaf == "wrong" else o)[k] += size
     low, high = max(w), min(10 ** (2 * n), sum(w) + sum(o))
     if cert.get("count") != [low, high]:
         raise Invalid(f"count: the trees derive [{low}, {high}], not {cert.get('count')!r}")
     return (f"certificate valid: {named(cert.get('name', ''), cert['model'])}, N = {n}: "
             f"fails on between {low:,} and {high:,} of 10^{2 * n} pairs "
-            f"({len(found) + len(wrong)} leaves re-decided)")
+            f"({done} leaves re-decided)")
