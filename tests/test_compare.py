@@ -105,8 +105,11 @@ def test_slots_named_alike_that_mean_apart_are_said_so():
                                         for s in ("embed", "L0.attn", "L0.mlp", "readout")}
     assert pairs.homonym_line(zc, jl).startswith(
         "Named alike, meant apart: zcbtrak-6 and jacobli99-28 both have x0 and x1, but they "
-        "hold different quantities in the two designs from embed on: 'differs' compares the "
-        "numbers, not what they mean")
+        "hold different quantities in the two designs from embed on: 'another quantity', "
+        "equal numbers or not, never 'same'")
+    # the static page has no hovers, and does not promise one (learner7 13)
+    assert pairs.homonym_line(zc, jl).endswith("and in a lane value's hover).")
+    assert pairs.homonym_line(zc, jl, False).endswith("in the table folded below).")
     assert pairs.homonyms(zc, loki) == {} and pairs.homonym_line(zc, loki) == ""
     # the published readout's slots hold its error plus what they held from L1.mlp on, the
     # repaired one's the error alone: the same names, apart from that stage only
@@ -188,8 +191,8 @@ def test_jacobli99_28s_key_quantities_carry_its_carry():
 def test_the_static_page_matches_by_role_one_above_the_other():
     """``--static`` draws B at the position that does what A's does (TinyAdder-36's position
     22 predicts s10; zcbtrak-6's position 40 does), a stage B lacks at its last stage of the
-    same kind, and the two figures one above the other at full width; a minus sign stands
-    before the '~' that marks a rounded value (−~76.08, never ~−76.08)."""
+    same kind, and the two figures one above the other at full width; a rounded
+    negative value reads '≈ −76.08' (never −~76.08 nor ~−76.08)."""
     published, zc = float_views("published", digits=10), float_views("zcbtrak-6")
     assert pairs.positions(published, zc) == (22, 40)
     assert pairs.positions(zc, published) == (30, 32)
@@ -202,4 +205,36 @@ def test_the_static_page_matches_by_role_one_above_the_other():
         in page and "<h3>zcbtrak-6, position 40 (s9)</h3>" in page
     assert "grid-template-columns: 1fr;" in page and "1fr 1fr" not in page
     assert f"<p>{escape(pairs.NO_COMMON_SLOT)}</p>" in page  # the logits alone: no slot
-    assert "~\u2212" not in page and "\u2212~" in page
+    assert "~\u2212" not in page and "\u2212~" not in page and "\u2248 \u2212" in page
+
+
+def test_learner7_homonyms_are_not_counted_and_separators_are_named_by_position():
+    """Slots named alike but meant apart are 'another quantity' in the agreement tables,
+    never a count of equal numbers (zcbtrak-6's x1 embeds −d, jacobli99-28's +d: their 0s
+    agree); a separator that differs first is named by its position, never "'0' #11"; the
+    key-quantity table ends with how each design picks its digit."""
+    zc, jl = float_views("zcbtrak-6"), float_views("jacobli99-28")
+    rows = {(r["stage"], r["slot"]): r for r in pairs.table_rows(zc, jl)}
+    assert rows[("embed", "x1")]["apart"] and rows[("L0.attn", "x0")]["apart"]
+    page = explore_page._compare_section(zc, jl)
+    assert ("<tr><td>embed</td><td><code>x1</code></td><td>another quantity in each design: "
+            "not compared</td><td></td></tr>") in page
+    assert " #" not in "".join(str(r["first"]) for r in pairs.agreement(zc, jl))
+    assert pairs.named("'0' #2", 15) == "separator '0' at position 15"
+    published = float_views("published")
+    firsts = [r["first"][0] for r in pairs.agreement(published, zc) if r["first"]]
+    assert firsts and not [f for f in firsts if "#" in f]
+    table = pairs.key_table(zc, jl)
+    assert ('<tr class="how"><td>digit it picks, and how</td><td colspan="1">the FFN wraps it '
+            'into x1 = 10·s_k;') in table
+    assert "s_k = ⌊x⌋, x = (R + b + ℓ)/P" in pairs.key_table(published, zc)
+
+
+def test_learner7_the_static_page_puts_what_each_design_computes_first():
+    """--static: the key-quantity table and the named-alike table come before the
+    agreement table, and the page promises no hover."""
+    zc, jl = float_views("zcbtrak-6"), float_views("jacobli99-28")
+    text = pairs.page(zc, jl)
+    assert (text.index('id="key-quantities"') < text.index('id="homonyms"') <
+            text.index('id="agreement"'))
+    assert "hover" not in text.split("<main>")[0].replace("with hovers", "")

@@ -35,6 +35,17 @@ def by_label(views):
     return out
 
 
+def named(label, pos):
+    """A role label as a reader reads it: a separator ('0', several of which ``by_label``
+    numbers "'0' #2") by its position, "separator '0' at position 15"; any other as it is.
+
+    >>> named("'0' #2", 15), named("'+'", 11), named("a0", 10)
+    ("separator '0' at position 15", "separator '+' at position 11", 'a0')
+    """
+    match = re.fullmatch(r"('.*?')( #\d+)?", label)
+    return f"separator {match.group(1)} at position {pos}" if match else label
+
+
 DUST = 1e-12   # a value this far below its slot's largest is rounding noise or underflow
 
 
@@ -79,7 +90,7 @@ def agreement(left, right):
                 if alike(a, b, *sizes):
                     same += 1
                 elif first is None:
-                    first = (label, a[2], b[2])
+                    first = (named(label, lpos[label]), a[2], b[2])
             out.append({"stage": stage["short"], "slot": row["slot"], "same": same,
                         "compared": len(labels), "first": first})
     return out
@@ -144,9 +155,10 @@ def _names(slots):
     return " and ".join([", ".join(slots[:-1]), slots[-1]] if len(slots) > 1 else slots)
 
 
-def homonym_line(left, right):
+def homonym_line(left, right, hovers=True):
     """One sentence naming the slots both models name alike that hold different quantities
-    (``homonyms``) and the stage from which they do, '' when there are none."""
+    (``homonyms``) and the stage from which they do, '' when there are none; ``hovers``:
+    the page has a lane value's hover (the static page has none)."""
     since = {}
     for stage, slots in homonyms(left, right).items():
         for slot in slots:
@@ -162,9 +174,9 @@ def homonym_line(left, right):
     many = len(since) > 1
     return (f"Named alike, meant apart: {left['model']} and {right['model']} both have "
             f"{_names(list(since))}, but {'they hold' if many else 'it holds'} different "
-            f"quantities in the two designs {when}: 'differs' compares the numbers, not what "
-            f"they mean (each design's own formula is in the table folded below, and in a "
-            f"lane value's hover).")
+            f"quantities in the two designs {when}: 'another quantity', equal numbers or not, "
+            f"never 'same' (each design's own formula is in the table folded below"
+            f"{', and in a lane value' + chr(39) + 's hover' if hovers else ''}).")
 
 
 def _general(form):
@@ -293,6 +305,9 @@ def table_rows(left, right):
     found = agreement(left, right)
     if scales_differ(left, right):
         found = [r for r in found if not r["slot"].startswith("logit ")]
+    apart = homonyms(left, right)  # another quantity: no count of equal numbers
+    found = [dict(r, apart=True) if r["slot"] in apart.get(r["stage"], ()) else r
+             for r in found]
     won = winner_agreement(left, right)
     return found + ([dict(won, stage="readout", slot="winner")] if won["compared"] else [])
 
@@ -303,11 +318,14 @@ def no_common_slot(found):
     return bool(found) and all(r["stage"] == "readout" for r in found)
 
 
+APART = "another quantity in each design: not compared"
 NO_COMMON_SLOT = ("No slot of the stream in common: read each model's own lanes, with "
                   "their meanings in its hovers.")
 
 
 def _verdict(r):
+    if r.get("apart"):
+        return APART
     if r["first"] is None:
         return f"the same at all {r['compared']} positions"
     label, a, b = r["first"]
@@ -317,9 +335,8 @@ def _verdict(r):
 
 def _table(left, right):
     found = table_rows(left, right)
-    said = "".join(f"<p>{escape(t)}</p>" for t in (homonym_line(left, right),
+    said = "".join(f"<p>{escape(t)}</p>" for t in (homonym_line(left, right, False),
                                                    scale_line(left, right)) if t)
-    said += homonym_table(left, right)
     if no_common_slot(found):
         return f"<p>{escape(NO_COMMON_SLOT)}</p>{said}"
     rows = [f"<tr><td>{escape(r['stage'])}</td><td><code>{escape(r['slot'])}</code></td>"
@@ -384,6 +401,25 @@ def key_quantities(views):
     return out
 
 
+def how_picked(views):
+    """How a design turns its key quantity into the digit it writes: the ruler's floor for
+    the TinyAdder-36 family; a designed family's FFN quantity (``families.column``'s last),
+    which the readout's largest logit reads; '' for any other model."""
+    if views["decisions"]:
+        return ("s_k = ⌊x⌋, x = (R + b + ℓ)/P: the readout's largest logit is "
+                "the ruler mark just below x")
+    quantities = families.column(views.get("design"))
+    if not quantities or quantities[-1].stage == quantities[0].stage:
+        return ""
+    last = quantities[-1]
+    formula = last.formula.format(k="_k", j="_(k−1)", n="_(k+1)")
+    return (f"the FFN wraps it into {last.slot} = {formula}; the readout's largest logit is "
+            f"the digit s_k that {last.slot} holds")
+
+
+NO_RULE = "no designed rule this page knows"
+
+
 def key_table(left, right):
     """Each model's key quantities (``key_quantities``) at the position that predicts each
     digit of the sum, side by side with their meanings; '' when neither model has one."""
@@ -400,6 +436,10 @@ def key_table(left, right):
         return f'<td class="mono"{tip}>{escape(text)}</td>'
     rows = "".join(f'<tr><td>{escape(d)}</td>' + "".join(cell(k, d) for _, k in columns) +
                    "</tr>" for d in digits)
+    # the last row: how each design's quantity becomes the digit it writes
+    rows += ('<tr class="how"><td>digit it picks, and how</td>' + "".join(
+        f'<td colspan="{len(side)}">{escape(how_picked(v) or NO_RULE)}</td>'
+        for v, side in zip((left, right), keys)) + "</tr>")
     heads = "".join(f"<th>{escape(v['model'])}: {escape(k[0])}</th>" for v, k in columns)
     return ('<table id="key-quantities" class="cmp"><caption>Each design\'s key quantity at '
             'the position that predicts each digit of the sum</caption><thead><tr><th>predicts'
@@ -529,7 +569,9 @@ def page(left, right):
         "last stage of the same kind.</p>",
         '<div class="pair">' + "".join(f"<div>{_side(v, p)}</div>"
                                        for v, p in zip((left, right), where)) + "</div>",
-        f"{_table(left, right)}{key_table(left, right)}</header><main>", *parts,
+        # what each design computes first, then the numbers that compare
+        f"{key_table(left, right)}{homonym_table(left, right)}{_table(left, right)}"
+        "</header><main>", *parts,
         "</main></body></html>\n",
     ])
 

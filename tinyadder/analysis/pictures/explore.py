@@ -61,7 +61,8 @@ def compare_data(views, other):
     logits among them), and the agreement table of ``compare.agreement``."""
     heads = {key: {"layer": h["layer"], "kind": h["kind"],
                    "classes": figures.attention_classes(other, key, "softmax1"),
-                   "cells": [[c[2] for c in row] for row in h["softmax1"]]}
+                   "cells": [[c[2] for c in row] for row in h["softmax1"]],
+                   "range": colour_range(h["scale"])}
              for key, h in other["heads"].items()}
     residual = {s["short"]: {row["slot"]: [c[2] for c in row["cells"]] for row in s["slots"]}
                 for s in other["residual"]}
@@ -89,7 +90,21 @@ def compare_data(views, other):
             "winners": compare.winners(other), "own_winners": compare.winners(views),
             "scales_differ": compare.scales_differ(views, other),
             "readout_slots": other.get("readout_slots") or [],
+            # each logit less the winner's, beside the logit at the readout
+            "gaps": {r["slot"]: [c[2] for c in r["gap"]]
+                     for r in other["residual"][-1]["slots"] if "gap" in r},
             "own_readout_slots": views.get("readout_slots") or [], "own_model": views["model"]}
+
+
+def colour_range(scale):
+    """A head's colour range, the line under its compare strip: its clipped log10 scale
+    (lo, hi) as 'colour 10⁻⁵ (palest) … 1 (darkest); grey: below 10⁻⁵, ≈ 0'.
+
+    >>> colour_range((-5, 0))
+    'colour 10⁻⁵ (palest) … 1 (darkest); grey: below 10⁻⁵, ≈ 0'
+    """
+    lo, hi = (svg.pretty(f"1e{round(e)}") if round(e) else "1" for e in scale)
+    return f"colour {lo} (palest) … {hi} (darkest); grey: below {lo}, ≈ 0"
 
 
 def _decimals(cells):
@@ -128,7 +143,7 @@ def page_data(views, other=None):
         heads[key] = {"classes": {m: figures.attention_classes(views, key, m)
                                   for m in figures.MODES},
                       "cells": {m: head[m] for m in figures.MODES}, "score": head["score"],
-                      "kind": head["kind"]}
+                      "kind": head["kind"], "range": colour_range(head["scale"])}
     decisions = [{k: d[k] for k in ("pos", "R", "written", "right", "nearest", "chosen", "rival",
                                     "flipped", "power", "x_text", "lead", "lead_logits",
                                     "margin", "tilt", "ratio_text")}
@@ -228,9 +243,10 @@ def _compare_section(views, other):
                 f'<b class="mono">{escape(v["answer"])}</b>, {verdict}.</div>')
     found = compare.table_rows(views, other)
     rows = "".join(
-        f'<tr><td>{escape(r["stage"])}</td><td><code>{escape(r["slot"])}</code></td>'
-        f'<td>{r["same"]} of {r["compared"]}</td><td>' +
-        ("" if r["first"] is None else
+        f'<tr><td>{escape(r["stage"])}</td><td><code>{escape(r["slot"])}</code></td>' +
+        (f'<td>{compare.APART}</td><td>' if r.get("apart") else
+         f'<td>{r["same"]} of {r["compared"]}</td><td>') +
+        ("" if r["first"] is None or r.get("apart") else
          f'{escape(r["first"][0])}: {escape(r["first"][1])} against {escape(r["first"][2])}') +
         "</td></tr>" for r in found)
     table = (f'<p id="cmp-agreement">{escape(compare.NO_COMMON_SLOT)}</p>'
@@ -261,7 +277,7 @@ def _compare_section(views, other):
         'scale; grey ≈ 0)</h3><div class="pair"><div id="cmp-attn-a"></div>'
         '<div id="cmp-attn-b"></div></div>'
         '<h3 id="cmp-lanes-title">Residual lanes by slot name</h3><p id="cmp-note"></p>'
-        '<table id="cmp-lanes" class="cmp"><thead><tr><th>slot</th>'
+        '<table id="cmp-lanes" class="cmp"><thead><tr id="cmp-lanes-head"><th>slot</th>'
         f'<th>{escape(views["model"])}</th><th>{escape(other["model"])}</th><th></th></tr>'
         f'</thead><tbody id="cmp-lanes-body"></tbody></table>{table}</section>')
 
