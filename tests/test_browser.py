@@ -804,5 +804,5 @@ def test_compare_marks_exact_dust_in_the_lanes(tmp_path):
             "differs: another quantity") in lanes(dom)
     titles = [html.unescape(t) for t in re.findall(r'<td class="num" title="([^"]*)">', dom)]
     assert [t for t in titles if t.startswith(
-        "\u2212~2.56339\u00b710\u207b\u00b2\u00b2\u2077\u00b9\u2075\u2070\u00b9\u2076\u2076 "
+        "\u2248 \u22122.56339\u00b710\u207b\u00b2\u00b2\u2077\u00b9\u2075\u2070\u00b9\u2076\u2076 "
         "(exact dust: too small for a float)\njacobli99-28's x1")]
