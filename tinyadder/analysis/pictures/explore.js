@@ -520,7 +520,8 @@
                                        apart[apart.length - 1] : apart[0];
       lines.push(listed + (apart.length > 1 ? " are" : " is") + " named alike " +
                  "but hold different quantities in the two designs after this stage (hover a " +
-                 "value for each one's meaning): 'differs' compares numbers, not meanings.");
+                 "value for each one's meaning): each is 'another quantity', never 'same', " +
+                 "even where the numbers are equal.");
     }
     if (readout && C.scales_differ) {
       lines.push("The logits are on different scales: compare the winner and the lead " +
@@ -617,12 +618,11 @@
       var right = body.filter(function (tr) { return !mine[tr.firstChild.textContent]; });
       body = [];
       for (var i = 0; i < Math.max(left.length, right.length); i++) {
-        var tr = el("tr", ""), l = left[i], r = right[i];
-        tr.appendChild(l ? l.children[0] : el("td", "", ""));
-        tr.appendChild(l ? l.children[1] : el("td", "num", ""));
-        var rv = r ? r.children[2] : el("td", "num", ""), rn = r ? r.children[0] : el("td", "");
-        tr.appendChild(rv);
-        tr.appendChild(rn);
+        var tr = el("tr", ""), l = left[i] && left[i].children, r = right[i] && right[i].children;
+        [l ? l[0] : el("td", "", ""), l ? l[1] : el("td", "num", ""),
+         r ? r[2] : el("td", "num", ""), r ? r[0] : el("td", "", "")].forEach(function (td) {
+          tr.appendChild(td);  // moves the cell: collect all four first
+        });
         body.push(tr);
       }
     }
