@@ -238,3 +238,21 @@ def test_learner7_the_static_page_puts_what_each_design_computes_first():
     assert (text.index('id="key-quantities"') < text.index('id="homonyms"') <
             text.index('id="agreement"'))
     assert "hover" not in text.split("<main>")[0].replace("with hovers", "")
+
+
+def test_learner7_the_static_page_takes_a_position_and_lines_positions_up(capsys):
+    """``--static --pos P`` draws A at P, B at its match by role (zcbtrak-6's 31 predicts s1,
+    as jacobli99-28's 24 does), and a row per model says which position matches which;
+    ``--pos`` without ``--static`` is refused in one line."""
+    zc, jl = float_views("zcbtrak-6"), float_views("jacobli99-28")
+    text = pairs.page(zc, jl, pos=31)
+    assert ("zcbtrak-6 is drawn at position 31 (the one asked for: it predicts s1); "
+            "jacobli99-28 at the position that predicts s1, position 24.") in text
+    assert "<h3>jacobli99-28, position 24 (s0)</h3>" in text
+    row = re.search(r'<tr><th>jacobli99-28</th>(.*?)</tr>', text).group(1)
+    assert re.findall(r"<td>([^<]*)</td>", row)[10:15] == ["10", "11", "12", "23", "—"]
+    with pytest.raises(SystemExit) as exit_:
+        explore.main(["--compare", "zcbtrak-6", "jacobli99-28", "--pos", "31", "1+2"],
+                     io.StringIO(), io.StringIO(), None)
+    assert exit_.value.code == 2
+    assert "--pos picks the static page's position" in capsys.readouterr().err

@@ -457,11 +457,11 @@ def matched(left, right, pos):
     return label, by_label(right).get(label)
 
 
-def positions(left, right):
-    """(left's position, right's): the position the left page opens at
-    (``figures.defaults``) and the right's match by role (``matched``); the right's own
+def positions(left, right, pos=None):
+    """(left's position, right's): ``pos``, or the position the left page opens at
+    (``figures.defaults``), and the right's match by role (``matched``); the right's own
     opening position when it has none."""
-    pos = figures.defaults(left)["pos"]
+    pos = figures.defaults(left)["pos"] if pos is None else pos
     theirs = matched(left, right, pos)[1]
     return pos, theirs if theirs is not None else figures.defaults(right)["pos"]
 
@@ -487,13 +487,16 @@ def _side(views, pos):
             f'({escape(views["tokens"][pos]["label"])}).</p>')
 
 
-def _opening(left, right):
-    """Where the two models are drawn: the left at the position its own page opens at, the
-    right at the position that does the same (``positions``)."""
-    pos, theirs = positions(left, right)
-    why = ("the first wrong digit's" if left["flaw_pos"] is not None
+def _opening(left, right, chosen=None):
+    """Where the two models are drawn: the left at ``chosen`` or the position its own page
+    opens at, the right at the position that does the same (``positions``)."""
+    pos, theirs = positions(left, right, chosen)
+    why = ("the one asked for" if chosen is not None else
+           "the first wrong digit's" if left["flaw_pos"] is not None
            else "the first that predicts a digit")
     label, match = matched(left, right, pos)
+    if not label.startswith("predicts"):  # a separator by its text: "'0' #2" reads as a place
+        label = named(label, pos).replace(f" at position {pos}", "")
     what = (f"the position that {label if label.startswith('predicts') else 'holds ' + label}"
             if match is not None else
             f"the position its own page opens at ({right['model']} has no position that "
@@ -501,6 +504,19 @@ def _opening(left, right):
     return (f"{escape(left['model'])} is drawn at position {pos} ({why}: it "
             f"{escape(label if label.startswith('predicts') else 'holds ' + label)}); "
             f"{escape(right['model'])} at {escape(what)}, position {theirs}.")
+
+
+def correspondence(left, right):
+    """A table of which position of ``right`` each position of ``left`` is matched with by
+    role (``matched``): the columns of the two models' drawings do not line up by index."""
+    cells = [(p, matched(left, right, p)[1]) for p in range(len(left["tokens"]))]
+    row = "".join(f"<td>{p}</td>" for p, _ in cells)
+    theirs = "".join(f"<td>{'—' if q is None else q}</td>" for _, q in cells)
+    return ('<table id="correspondence" class="cmp"><caption>Positions matched by role: '
+            f'{escape(left["model"])}\'s position, and {escape(right["model"])}\'s that does '
+            'the same (— none)</caption><tbody>'
+            f'<tr><th>{escape(left["model"])}</th>{row}</tr>'
+            f'<tr><th>{escape(right["model"])}</th>{theirs}</tr></tbody></table>')
 
 
 def _who(views, pos):
@@ -528,11 +544,12 @@ def _heads(views, layer, pos):
                                       for k in keys)
 
 
-def page(left, right):
+def page(left, right, pos=None):
     """The comparison page of two runs' views (``views.build_views``) of one sum: the left at
-    the position its page opens at, the right at its match by role (``positions``), each
-    stage beside the other's (``stage_of``), one above the other at full width."""
-    where = positions(left, right)
+    ``pos`` or the position its page opens at, the right at its match by role
+    (``positions``), each stage beside the other's (``stage_of``), one above the other at
+    full width."""
+    where = positions(left, right, pos)
     shorts = list(dict.fromkeys([s["short"] for s in left["stages"]] +
                                 [s["short"] for s in right["stages"]]))
     layers = sorted({h["layer"] for v in (left, right) for h in v["heads"].values()})
@@ -565,12 +582,13 @@ def page(left, right):
         "attention, one above the other. Every number is the run's, as "
         "<code>tinyadder --trace</code> prints it; <code>tinyadder explore --model NAME</code> "
         "draws either alone, with hovers. The positions and stages are matched by role, as "
-        f"on the live page: {_opening(left, right)} A stage one model lacks is drawn at its "
+        f"on the live page: {_opening(left, right, pos)} A stage one model lacks is drawn at its "
         "last stage of the same kind.</p>",
         '<div class="pair">' + "".join(f"<div>{_side(v, p)}</div>"
                                        for v, p in zip((left, right), where)) + "</div>",
         # what each design computes first, then the numbers that compare
         f"{key_table(left, right)}{homonym_table(left, right)}{_table(left, right)}"
+        f"{correspondence(left, right)}"
         "</header><main>", *parts,
         "</main></body></html>\n",
     ])
@@ -582,6 +600,9 @@ body { font: 15px/1.45 system-ui, sans-serif; margin: 0 1em 2em; color: #111; }
 .pair { display: grid; grid-template-columns: 1fr; gap: 1em; }
 .pair > div { overflow-x: auto; min-width: 0; }
 #agreement { border-collapse: collapse; margin: 1em 0; }
+.cmp { border-collapse: collapse; margin: 0.6em 0; }
+.cmp td, .cmp th { border: 1px solid #ccc; padding: 1px 4px; text-align: left; }
+#correspondence td { font-family: ui-monospace, monospace; font-size: 0.85em; }
 #agreement td, #agreement th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; }
 section.stage { border-top: 1px solid #ddd; margin-top: 1em; }
 section.stage h3 { margin: 0.6em 0 0.2em; font-size: 1em; }
