@@ -1050,9 +1050,23 @@ def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
     from explore_cases import float_views
     views = float_views("jacobli99-28")
     steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(views)}
-    assert ("its authors claim 28, a count none of the rules here gives; the board reads the "
-            "claim under numel (AdderBoard's count), which gives 90 in this file, 62 more: "
-            "entries the original computes in code") in steps["The parameters"]["answer"]
+    # three plain sentences (learner7 22): the ledger's count, the claim, the file's numbers
+    assert steps["The parameters"]["answer"].startswith(
+        "22: the ledger counts 22. The 28 is its authors' claim, a count none of the rules "
+        "here gives. The board reads the claim under numel (AdderBoard's count): the file "
+        "holds 90 numbers, 62 more: entries the original computes in code")
+    # why a rotation gives one-hot attention (learner7 21)
+    assert "Why one-hot: each head's query is turned by a fixed angle" in steps[
+        "Layer 0's 5 heads"]["answer"]
+    assert "the step before says why" in steps["The column"]["text"]
+    # the FFN-off run says why it is in float32 (learner7 23)
+    off = dict(views, number="fraction (exact)", ffn_off={
+        "layer": 0, "number": "float32 (IEEE single)", "answer": "07799996999",
+        "tokens": [t["text"] for t in views["tokens"]], "values": {}})
+    step = tour._switch_off(off, steps["The column"]["state"]["pos"])
+    assert step["text"].startswith(
+        "The page also ran this sum, in float32, the model's own dtype, not in fraction as "
+        "the rest of the page (a second exact run would cost as much as the page itself)")
     q = steps["The FFN"]["state"]["pos"]
     stage = next(s for s in views["residual"] if s["short"] == "L0.mlp")
     x1 = next(r for r in stage["slots"] if r["slot"] == "x1")["cells"]
