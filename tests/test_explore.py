@@ -456,9 +456,14 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
     assert [t["label"] for t in data["tokens"]] == ["<bos>", "a0", "'+'", "b0", "'='", "s1",
                                                     "s0"]
     assert data["heads"] and data["resid_rows"] and data["params"]
-    for name in ("place", "count", "sum", "ruler", "flaw", "change"):
-        section = re.search(f'<section id="view-{name}">(.*?)</section>', text, re.S).group(1)
+    for name in ("place", "count", "sum", "ruler", "flaw"):  # hidden, said in one line
+        section = re.search(f'<section id="view-{name}" hidden>(.*?)</section>', text,
+                            re.S).group(1)
         assert "Not for this model" in section, name
+    assert ('<section id="view-not-shown"><p class="intro">Views for the TinyAdder-36 family, '
+            'not shown for this model: Place values') in text
+    assert "Not for this model" in re.search(
+        r'<section id="view-change">(.*?)</section>', text, re.S).group(1)  # the FFN-off run
     for name in ("tokens", "attention", "residual", "params"):
         section = re.search(f'<section id="view-{name}">(.*?)</section>', text, re.S).group(1)
         assert "Not for this model" not in section, name

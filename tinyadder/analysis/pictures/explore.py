@@ -16,6 +16,7 @@ import json
 import re
 
 from . import compare, figures, markdown, svg, tour
+from .views import FAMILY
 from .figures import defaults
 
 DEFAULT_NAME = "tinyadder-explore.html"
@@ -362,6 +363,36 @@ def _section(views, ident, title, intro, body, docs):
             f'<p class="intro">{intro}</p>{body}</section>')
 
 
+def _folded(views, sections):
+    """The sections of a model outside the TinyAdder-36 family, those that do not apply to it
+    hidden in place (the page's script and links still find them) and said in one line after
+    the first such: 'Views for the TinyAdder-36 family, not shown for this model: ...'."""
+    folded = [(v, t) for v, t, _ in sections if _only_says_why(views, v)]
+    if not folded:
+        return [s for _, _, s in sections]
+    gaps = list(dict.fromkeys(g for v, _ in folded for g in
+                              views["missing"][v].split(" lacks: ", 1)[1].rstrip(".")
+                              .split("; ")))
+    line = (f'<section id="view-not-shown"><p class="intro">Views for the {FAMILY}, not shown '
+            f'for this model: {escape(", ".join(t for _, t in folded))} (they read what that '
+            f'family has and {escape(views["model"])} lacks: {escape("; ".join(gaps))}).'
+            f'</p></section>')
+    out = []
+    for v, _, text in sections:
+        if _only_says_why(views, v):
+            text = text.replace(f'<section id="view-{v}">', f'<section id="view-{v}" hidden>', 1)
+            if line:
+                text, line = line + text, ""
+        out.append(text)
+    return out
+
+
+def _only_says_why(views, view):
+    """Whether a view's section only says it does not apply (``_section``): missing, and not
+    the FFN-off run that stands in for "change one thing"."""
+    return bool(views["missing"].get(view)) and not (view == "change" and views["ffn_off"])
+
+
 def _tour_card(views, docs):
     """The tour's card: the page's script fills it for the step and moves it above the step's
     view; every step's walkthrough link is here for it to show."""
@@ -599,6 +630,8 @@ def page(views, docs=None, other=None):
             "the logits follow, each coloured by its gap to the winner (outlined). Hover a "
             "cell for its value.")
     sections = [_section(views, v, titles[v], intro[v], bodies[v], docs) for v in VIEWS]
+    if not views["family"]:  # a model outside the family: its "not for this model" in one line
+        sections = _folded(views, [(v, titles[v], s) for v, s in zip(VIEWS, sections)])
     if other is not None:
         sections.insert(1, _compare_section(views, other))
     title = f"tinyadder explorer: {expr}"
