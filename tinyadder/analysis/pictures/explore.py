@@ -374,7 +374,7 @@ def _folded(views, sections):
                               views["missing"][v].split(" lacks: ", 1)[1].rstrip(".")
                               .split("; ")))
     line = (f'<section id="view-not-shown"><p class="intro">Views for the {FAMILY}, not shown '
-            f'for this model: {escape(", ".join(t for _, t in folded))} (they read what that '
+            f'for this model: {escape("; ".join(t for _, t in folded))} (they read what that '
             f'family has and {escape(views["model"])} lacks: {escape("; ".join(gaps))}).'
             f'</p></section>')
     out = []
