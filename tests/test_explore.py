@@ -1086,3 +1086,24 @@ def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
     assert tour.FFN_DOES["rope-10000"][1].startswith("With neither the carry nor the wrap, ")
     running = next(s for s in tour.steps(example[1]) if s["title"].endswith("The running sum"))
     assert running["state"]["head"] == "L1.h0"
+
+
+def test_learner7_a_slot_near_a_constant_is_coloured_by_its_difference():
+    """jacobli99-28's x0 after the attention is its embedding plus D = c_(k−1) − 10·c_k
+    (989.999 at the position that predicts s1, a carry out; 1000.99 where one comes in):
+    under a factor 2, it is coloured by x less its embedded value, so the carry shows; TinyAdder-36's scale (0 before '=', then
+    1/35 .. 1/24) stays one shade."""
+    from explore_cases import float_views
+    views = float_views("jacobli99-28")
+    stage = next(s for s in views["residual"] if s["short"] == "L0.attn")
+    x0 = next(r for r in stage["slots"] if r["slot"] == "x0")["cells"]
+    letters = figures.residual_classes(views)["L0.attn"]["x0"]
+    out, into = 24, next(p for p in views["predicting"] if x0[p][0] > 1000.5)
+    assert x0[out][2].startswith("~989.99") and letters[out] < "f" < letters[into]
+    assert figures.row_legend(x0, figures.residual_scales(views)["L0.attn"]["x0"],
+                              figures.embedded(views, stage, "x0")).endswith(
+        "coloured by x less its embedded value")
+    published = traced(EXAMPLE)[1]
+    scale = next(r for r in published["residual"][1]["slots"] if r["slot"] == "scale")
+    assert figures.row_legend(scale["cells"], figures.residual_scales(published)[
+        published["residual"][1]["short"]]["scale"]).endswith("one shade")

@@ -134,7 +134,8 @@ def page_data(views, other=None):
                 "changed": _flags(row["changed"]), "departs": _flags(row["departs"]),
                 "cells": row["cells"], "intended": row["intended"],
                 "range": ("vs winner" if "gap" in row else
-                          figures.row_legend(row["cells"], scales[stage["short"]][row["slot"]])),
+                          figures.row_legend(row["cells"], scales[stage["short"]][row["slot"]],
+                                             figures.embedded(views, stage, row["slot"]))),
                 "dec": _decimals(row["cells"])}
             if "gap" in row:
                 rows[row["slot"]]["gap"] = [c[2] for c in row["gap"]]
@@ -522,7 +523,9 @@ def _intros(views, state):
                     "move the stage slider. Each row has its own colour scale (log of |x|, "
                     "purple negative, orange positive), or count's small values would vanish "
                     "next to the candidates' large ones; a row whose |x| spans under a "
-                    "factor 2 (scale) is one shade, its range beside it. Outlined: changed by "
+                    "factor 2 (scale) is one shade, or, where a stage moved it off its "
+                    "embedded value, coloured by that change, its range "
+                    "beside it. Outlined: changed by "
                     "this stage. "
                     "Crossed: departs from the value the design intends (the probes of "
                     "<code>--check</code>). Hover a cell for its value and what it holds.",
@@ -625,7 +628,9 @@ def page(views, docs=None, other=None):
             "stage slider. Each row has its own colour scale (log of |x|, purple negative, "
             "orange positive, down to 10<sup>-12</sup> of the row's largest), so a small "
             "slot still shows beside a large one; a row whose |x| spans under a factor 2 is "
-            "one shade, its range beside it. A stream of at most three slots prints "
+            "one shade, or, where a stage moved it off its embedded value, coloured by that "
+            "change (x0's carry), its range "
+            "beside it. A stream of at most three slots prints "
             "each value in its cell. Outlined: changed by this stage. At the readout stage "
             "the logits follow, each coloured by its gap to the winner (outlined). Hover a "
             "cell for its value.")
