@@ -834,7 +834,8 @@ def test_learner7_compare_strips_and_lanes(tmp_path):
     pz.write_text(explore_page.page(float_views("published", digits=10), None, zc),
                   encoding="utf-8")
     urls = [zj.as_uri() + "#pos=30&stage=embed", zy.as_uri() + "#pos=33&stage=L0.attn",
-            pz.as_uri() + "#pos=22&stage=embed", pz.as_uri() + "#pos=11&stage=embed"]
+            pz.as_uri() + "#pos=22&stage=embed", pz.as_uri() + "#pos=11&stage=embed",
+            pz.as_uri() + "#pos=31&stage=L1.attn"]
     doms = dump(urls, ("--window-size=1280,900",))
     for url in urls:
         assert_ran_cleanly(*doms[url])
@@ -863,6 +864,10 @@ def test_learner7_compare_strips_and_lanes(tmp_path):
     assert "zcbtrak-6 has no such position: tinyadder36-published's lanes alone" in dom
     assert "in one only" not in re.search(r'<tbody id="cmp-lanes-body">(.*?)</tbody>',
                                           dom, re.S).group(1)
+    # a hover's meaning reads whole (learner7 11): what eq held before, plus the average
+    titles = re.findall(r'<td class="num" title="([^"]*)">', doms[urls[4]][0])
+    assert html.unescape(titles[0]).startswith(
+        "tinyadder36-published's eq: what it held before + layer 1's running average")
 
 
 FIT_PROBE = """<script>(function () {
