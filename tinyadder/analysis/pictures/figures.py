@@ -278,7 +278,8 @@ def count_curve(cells, views, x0, y0, width, height, pos):
     for i, c in enumerate(cells):
         x = x0 + (i + 0.5) * dx
         anchor = "end" if i > t / 2 else "start"
-        label = f"count = {shown(c[2])}"
+        said = shown(c[2])  # a rounded negative, '≈ −10.0000', takes its '≈' for the '='
+        label = f"count {said}" if said.startswith("\u2248 ") else f"count = {said}"
         width_ = text_width(label, 10) + 6
         # beside the selected position's own dot, on a white ground over its neighbours'
         at = y0 + height if c[1] is None else y(c[1])
