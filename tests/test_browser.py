@@ -444,7 +444,10 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
                      "attention, L0.attn); no slot in common: read each model's own lanes, "
                      "with their meanings in its hovers")
     x1 = next(r for r in views["residual"][1]["slots"] if r["slot"] == "x1")["cells"][31][2]
-    assert ("alone", "x1", "—", page_number(x1), "in one only") in lanes(dom)
+    # no slot in common: each model's lanes a list of its own, side by side (learner7 9)
+    assert re.search(rf'>{re.escape(page_number(x1))}</td><td[^>]*>x1</td></tr>', dom)
+    assert "in one only" not in re.search(r'<tbody id="cmp-lanes-body">(.*?)</tbody>', dom,
+                                          re.S).group(1)
     # the value's hover says what lokimorty-10's x1 holds there
     assert re.search(r'<td class="num" title="lokimorty-10&#x27;s x1: 10·\(a_k|'
                      r'<td class="num" title="lokimorty-10\'s x1: 10·\(a_k', dom)
@@ -471,8 +474,9 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
 
 def lanes(dom):
     """The compare view's lanes: (class, slot, A's value, B's, verdict) per row."""
+    body = re.search(r'<tbody id="cmp-lanes-body">(.*?)</tbody>', dom, re.S).group(1)
     return re.findall(r'<tr class="(\w+)"><td[^>]*>(.*?)</td><td class="num"[^>]*>(.*?)</td>'
-                      r'<td class="num"[^>]*>(.*?)</td><td>(.*?)</td></tr>', dom)
+                      r'<td class="num"[^>]*>(.*?)</td><td>(.*?)</td></tr>', body)
 
 
 def compared(dom, off, loki):
@@ -486,10 +490,10 @@ def compared(dom, off, loki):
     where = re.search(r'<p id="cmp-where">(.*?)</p>', dom).group(1)
     assert html.unescape(where) == ("Position 32 here holds s1 '0'; it predicts '2'. In "
                                     "lokimorty-10 the position that predicts s0 is 30: it "
-                                    "holds '0'; it predicts '2'.")
+                                    "holds separator '0'; it predicts '2'.")
     b = re.search(r'<div id="cmp-attn-b">(.*?)</div></div>', dom, re.S).group(1)
-    assert "L0.h (softmax) from query 30: largest a0 ~0.454500, b0 ~0.454500, '0' ~0.0454501" \
-        in html.unescape(b)
+    assert re.search(r"L0.h \(softmax\) from query 30: largest a0 \(1\) ~0.454500, b0 \(20\) "
+                     r"~0.454500, '0' \((0|11)\) ~0.0454501", html.unescape(b))
     a = re.search(r'<div id="cmp-attn-a">(.*?)<div id="cmp-attn-b">', dom, re.S).group(1)
     assert len(re.findall(r'<div class="strip">', a)) == 3
     # head 4's equal weights are said once; each strip's keys are named under it
@@ -516,6 +520,10 @@ def compared(dom, off, loki):
     mine = {r["slot"]: r["cells"][32][2] for r in traced(EXAMPLE)[1]["residual"][-1]["slots"]}
     theirs = {r["slot"]: r["cells"][30][2] for r in loki["residual"][-1]["slots"]}
     for kind, slot, a, b, said in rows:  # each value as the grid prints it, a fraction's decimal
+        # a logit with its gap to the winner beside it (learner7 6)
+        assert [v.endswith(("to the winner)", "(the winner)")) for v in (a, b) if v != "—"] \
+            == [slot.startswith("logit ")] * len([v for v in (a, b) if v != "—"])
+        a, b = a.split(" (")[0], b.split(" (")[0]
         assert a == ("—" if slot not in mine else figures.value_text([0, 0, mine[slot]]))
         assert b == ("—" if slot not in theirs else
                      figures.value_text([0, 0, theirs[slot]]))
@@ -732,8 +740,8 @@ def test_compare_says_what_slots_named_alike_mean(tmp_path):
     assert note.startswith("x0 and x1 are named alike but hold different quantities in the "
                            "two designs after this stage")
     rows = lanes(dom)
-    assert [(r[1], r[4]) for r in rows] == [("x0", "differs: another quantity"),
-                                            ("x1", "differs: another quantity")]
+    assert [(r[1], r[4]) for r in rows] == [("x0", "another quantity"),
+                                            ("x1", "another quantity")]
     titles = [html.unescape(t) for t in re.findall(r'<td class="num" title="([^"]*)">', dom)]
     assert titles[2].startswith("zcbtrak-6's x1: 10·(a_k + b_k + c_k) − c_(k−1): ten times")
     assert titles[3] == "jacobli99-28's x1: a_k + b_k: two heads attend one-hot to a_k and b_k"
@@ -801,8 +809,86 @@ def test_compare_marks_exact_dust_in_the_lanes(tmp_path):
     dom, log = dump([url])[url]
     assert_ran_cleanly(dom, log)
     assert ("differs", "x1", "~0.992544", "\u2248 0 (exact dust)",
-            "differs: another quantity") in lanes(dom)
+            "another quantity") in lanes(dom)
     titles = [html.unescape(t) for t in re.findall(r'<td class="num" title="([^"]*)">', dom)]
     assert [t for t in titles if t.startswith(
-        "\u2212~2.56339\u00b710\u207b\u00b2\u00b2\u2077\u00b9\u2075\u2070\u00b9\u2076\u2076 "
+        "\u2248 \u22122.56339\u00b710\u207b\u00b2\u00b2\u2077\u00b9\u2075\u2070\u00b9\u2076\u2076 "
         "(exact dust: too small for a float)\njacobli99-28's x1")]
+
+
+@pytest.mark.slow
+def test_learner7_compare_strips_and_lanes(tmp_path):
+    """zcbtrak-6 against jacobli99-28 (learner7 1-9, 12): each column of strips is headed by
+    its model and query; keys are named with their positions ('0' (23), '0' (0), '0' (12)
+    are three keys); the strips fit their column with the query cell in sight; a colour range
+    line under each strip; x0 and x1, named alike, are 'another quantity' even where the
+    numbers are equal; yieldthought-20's x1 'differs by' a percentage; the logits carry their
+    gap to the winner; published against zcbtrak-6 lists each model's lanes side by side, and
+    at '+' (no counterpart) A's alone."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    zc, jl, yt = (float_views(n) for n in ("zcbtrak-6", "jacobli99-28", "yieldthought-20"))
+    zj, zy, pz = tmp_path / "zj.html", tmp_path / "zy.html", tmp_path / "pz.html"
+    zj.write_text(explore_page.page(zc, None, jl), encoding="utf-8")
+    zy.write_text(explore_page.page(zc, None, yt), encoding="utf-8")
+    pz.write_text(explore_page.page(float_views("published", digits=10), None, zc),
+                  encoding="utf-8")
+    urls = [zj.as_uri() + "#pos=30&stage=embed", zy.as_uri() + "#pos=33&stage=L0.attn",
+            pz.as_uri() + "#pos=22&stage=embed", pz.as_uri() + "#pos=11&stage=embed",
+            pz.as_uri() + "#pos=31&stage=L1.attn"]
+    doms = dump(urls, ("--window-size=1280,900",))
+    for url in urls:
+        assert_ran_cleanly(*doms[url])
+    dom = html.unescape(doms[urls[0]][0])
+    assert ('<div class="cmp-who">A: zcbtrak-6, query position 30 (separator \'0\' at position '
+            "30, predicts '2')</div>") in dom
+    assert ('<div class="cmp-who">B: jacobli99-28, query position 23 (separator \'0\' at '
+            "position 23, predicts '2')</div>") in dom
+    for key in ("'0' (23) 1.0", "'0' (0) 1.0", "'0' (12) 1.0"):
+        assert f"from query 23: largest {key}" in dom
+    assert "colour 10⁻¹ (palest) … 1 (darkest); grey: below 10⁻¹, ≈ 0" in dom
+    assert [(r[1], r[4]) for r in lanes(dom)] == [("x0", "another quantity (equal numbers)"),
+                                                  ("x1", "another quantity (equal numbers)")]
+    assert "#" not in re.search(r'<p id="cmp-where">(.*?)</p>', dom).group(1)
+    rows = {r[1]: r for r in lanes(html.unescape(doms[urls[1]][0]))}
+    assert rows["x1"][2:] == ("~69.0086", "~68.9492", "differs by 0.086%")
+    dom = doms[urls[2]][0]
+    assert ('<tr id="cmp-lanes-head"><th>tinyadder36-published\'s slot</th>'
+            '<th>tinyadder36-published</th><th>zcbtrak-6</th><th>zcbtrak-6\'s slot</th></tr>'
+            in html.unescape(dom))
+    body = re.search(r'<tbody id="cmp-lanes-body">(.*?)</tbody>', dom, re.S).group(1)
+    assert re.findall(r"<tr[^>]*><td[^>]*>(\w*)</td>", body) == [
+        "eq", "special", "digit", "count", "scale"]
+    assert '<td class="num" title="zcbtrak-6\'s x0' in body and "—" not in body
+    dom = html.unescape(doms[urls[3]][0])
+    assert "zcbtrak-6 has no such position: tinyadder36-published's lanes alone" in dom
+    assert "in one only" not in re.search(r'<tbody id="cmp-lanes-body">(.*?)</tbody>',
+                                          dom, re.S).group(1)
+    # a hover's meaning reads whole (learner7 11): what eq held before, plus the average
+    titles = re.findall(r'<td class="num" title="([^"]*)">', doms[urls[4]][0])
+    assert html.unescape(titles[0]).startswith(
+        "tinyadder36-published's eq: what it held before + layer 1's running average")
+
+
+FIT_PROBE = """<script>(function () {
+  var box = document.getElementById("cmp-attn-b").getBoundingClientRect(), out = [];
+  document.querySelectorAll("#cmp-attn-b .cells span.q").forEach(function (q) {
+    var r = q.getBoundingClientRect();
+    out.push([r.left >= box.left - 1, r.right <= box.right + 1, r.width > 2]);
+  });
+  document.body.setAttribute("data-probe", JSON.stringify(out));
+}());</script>"""
+
+
+@pytest.mark.slow
+def test_learner7_a_strip_fits_its_column(tmp_path):
+    """published against zcbtrak-6 at position 22: zcbtrak-6's query 40 has 42 keys, wider
+    than half of 1280 px at 14 px a cell; the cells shrink and the framed query cell stays in
+    the column."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    path = tmp_path / "pz.html"
+    path.write_text(explore_page.page(float_views("published", digits=10), None,
+                                      float_views("zcbtrak-6")), encoding="utf-8")
+    found = probe(path, FIT_PROBE, "#pos=22&stage=embed", ("--window-size=1280,900",))
+    assert found and all(all(q) for q in found)

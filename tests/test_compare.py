@@ -37,8 +37,8 @@ def test_published_against_repaired(tmp_path):
     assert (status, err) == (0, "")
     assert "<h1>tinyadder36-published and tinyadder36-repaired add 599 + 400</h1>" in text
     assert rows[("L1.attn", "count")] == "the same at all 13 positions"
-    assert rows[("L1.mlp", "eq")] == ("the same at 0 of 13; first differs at &lt;bos&gt;: "
-                                      "41000041/2 against 41/2")
+    # eq means another quantity in the two readouts from L1.mlp on: not counted (learner7 4)
+    assert rows[("L1.mlp", "eq")] == "another quantity in each design: not compared"
     assert rows[("readout", "logit 0")].startswith("the same at 7 of 13;")
     assert text.count('<section class="stage"') == 6 + 2  # six stages, two layers' heads
     assert "<script" not in text
@@ -68,7 +68,8 @@ def test_the_explorer_page_carries_the_second_model(tmp_path):
     assert c["dec"]["L1.mlp"]["eq"]["0"] == "20.5"
     assert data["residual"]["L1.mlp"]["rows"]["eq"]["dec"]["0"] == "~2.05·10⁷"
     assert 'id="view-compare"' in text and 'id="compare"' in text
-    assert "<td>L1.mlp</td><td><code>eq</code></td><td>0 of 13</td>" in text
+    assert ("<td>L1.mlp</td><td><code>eq</code></td><td>another quantity in each design: not "
+            "compared</td><td></td>") in text
     with pytest.raises(SystemExit):  # --static is a form of --compare
         explore.main(["--static", "1+2"], io.StringIO(), io.StringIO(), None)
 
@@ -105,8 +106,11 @@ def test_slots_named_alike_that_mean_apart_are_said_so():
                                         for s in ("embed", "L0.attn", "L0.mlp", "readout")}
     assert pairs.homonym_line(zc, jl).startswith(
         "Named alike, meant apart: zcbtrak-6 and jacobli99-28 both have x0 and x1, but they "
-        "hold different quantities in the two designs from embed on: 'differs' compares the "
-        "numbers, not what they mean")
+        "hold different quantities in the two designs from embed on: 'another quantity', "
+        "equal numbers or not, never 'same'")
+    # the static page has no hovers, and does not promise one (learner7 13)
+    assert pairs.homonym_line(zc, jl).endswith("and in a lane value's hover).")
+    assert pairs.homonym_line(zc, jl, False).endswith("in the table folded below).")
     assert pairs.homonyms(zc, loki) == {} and pairs.homonym_line(zc, loki) == ""
     # the published readout's slots hold its error plus what they held from L1.mlp on, the
     # repaired one's the error alone: the same names, apart from that stage only
@@ -188,8 +192,8 @@ def test_jacobli99_28s_key_quantities_carry_its_carry():
 def test_the_static_page_matches_by_role_one_above_the_other():
     """``--static`` draws B at the position that does what A's does (TinyAdder-36's position
     22 predicts s10; zcbtrak-6's position 40 does), a stage B lacks at its last stage of the
-    same kind, and the two figures one above the other at full width; a minus sign stands
-    before the '~' that marks a rounded value (−~76.08, never ~−76.08)."""
+    same kind, and the two figures one above the other at full width; a rounded
+    negative value reads '≈ −76.08' (never −~76.08 nor ~−76.08)."""
     published, zc = float_views("published", digits=10), float_views("zcbtrak-6")
     assert pairs.positions(published, zc) == (22, 40)
     assert pairs.positions(zc, published) == (30, 32)
@@ -202,4 +206,54 @@ def test_the_static_page_matches_by_role_one_above_the_other():
         in page and "<h3>zcbtrak-6, position 40 (s9)</h3>" in page
     assert "grid-template-columns: 1fr;" in page and "1fr 1fr" not in page
     assert f"<p>{escape(pairs.NO_COMMON_SLOT)}</p>" in page  # the logits alone: no slot
-    assert "~\u2212" not in page and "\u2212~" in page
+    assert "~\u2212" not in page and "\u2212~" not in page and "\u2248 \u2212" in page
+
+
+def test_learner7_homonyms_are_not_counted_and_separators_are_named_by_position():
+    """Slots named alike but meant apart are 'another quantity' in the agreement tables,
+    never a count of equal numbers (zcbtrak-6's x1 embeds −d, jacobli99-28's +d: their 0s
+    agree); a separator that differs first is named by its position, never "'0' #11"; the
+    key-quantity table ends with how each design picks its digit."""
+    zc, jl = float_views("zcbtrak-6"), float_views("jacobli99-28")
+    rows = {(r["stage"], r["slot"]): r for r in pairs.table_rows(zc, jl)}
+    assert rows[("embed", "x1")]["apart"] and rows[("L0.attn", "x0")]["apart"]
+    page = explore_page._compare_section(zc, jl)
+    assert ("<tr><td>embed</td><td><code>x1</code></td><td>another quantity in each design: "
+            "not compared</td><td></td></tr>") in page
+    assert " #" not in "".join(str(r["first"]) for r in pairs.agreement(zc, jl))
+    assert pairs.named("'0' #2", 15) == "separator '0' at position 15"
+    published = float_views("published")
+    firsts = [r["first"][0] for r in pairs.agreement(published, zc) if r["first"]]
+    assert firsts and not [f for f in firsts if "#" in f]
+    table = pairs.key_table(zc, jl)
+    assert ('<tr class="how"><td>digit it picks, and how</td><td colspan="1">the FFN wraps it '
+            'into x1 = 10·s_k;') in table
+    assert "s_k = ⌊x⌋, x = (R + b + ℓ)/P" in pairs.key_table(published, zc)
+
+
+def test_learner7_the_static_page_puts_what_each_design_computes_first():
+    """--static: the key-quantity table and the named-alike table come before the
+    agreement table, and the page promises no hover."""
+    zc, jl = float_views("zcbtrak-6"), float_views("jacobli99-28")
+    text = pairs.page(zc, jl)
+    assert (text.index('id="key-quantities"') < text.index('id="homonyms"') <
+            text.index('id="agreement"'))
+    assert "hover" not in text.split("<main>")[0].replace("with hovers", "")
+
+
+def test_learner7_the_static_page_takes_a_position_and_lines_positions_up(capsys):
+    """``--static --pos P`` draws A at P, B at its match by role (zcbtrak-6's 31 predicts s1,
+    as jacobli99-28's 24 does), and a row per model says which position matches which;
+    ``--pos`` without ``--static`` is refused in one line."""
+    zc, jl = float_views("zcbtrak-6"), float_views("jacobli99-28")
+    text = pairs.page(zc, jl, pos=31)
+    assert ("zcbtrak-6 is drawn at position 31 (the one asked for: it predicts s1); "
+            "jacobli99-28 at the position that predicts s1, position 24.") in text
+    assert "<h3>jacobli99-28, position 24 (s0)</h3>" in text
+    row = re.search(r'<tr><th>jacobli99-28</th>(.*?)</tr>', text).group(1)
+    assert re.findall(r"<td>([^<]*)</td>", row)[10:15] == ["10", "11", "12", "23", "—"]
+    with pytest.raises(SystemExit) as exit_:
+        explore.main(["--compare", "zcbtrak-6", "jacobli99-28", "--pos", "31", "1+2"],
+                     io.StringIO(), io.StringIO(), None)
+    assert exit_.value.code == 2
+    assert "--pos picks the static page's position" in capsys.readouterr().err

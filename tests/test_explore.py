@@ -456,9 +456,14 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
     assert [t["label"] for t in data["tokens"]] == ["<bos>", "a0", "'+'", "b0", "'='", "s1",
                                                     "s0"]
     assert data["heads"] and data["resid_rows"] and data["params"]
-    for name in ("place", "count", "sum", "ruler", "flaw", "change"):
-        section = re.search(f'<section id="view-{name}">(.*?)</section>', text, re.S).group(1)
+    for name in ("place", "count", "sum", "ruler", "flaw"):  # hidden, said in one line
+        section = re.search(f'<section id="view-{name}" hidden>(.*?)</section>', text,
+                            re.S).group(1)
         assert "Not for this model" in section, name
+    assert ('<section id="view-not-shown"><p class="intro">Views for the TinyAdder-36 family, '
+            'not shown for this model: Place values') in text
+    assert "Not for this model" in re.search(
+        r'<section id="view-change">(.*?)</section>', text, re.S).group(1)  # the FFN-off run
     for name in ("tokens", "attention", "residual", "params"):
         section = re.search(f'<section id="view-{name}">(.*?)</section>', text, re.S).group(1)
         assert "Not for this model" not in section, name
@@ -970,8 +975,8 @@ def test_the_tours_words_at_three_digits(example):
     one for every model."""
     steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(traced("999+1", "repaired", 3)[1])}
     assert steps["The ten candidates"]["answer"] == (
-        "\u2212~349996 \u2248 \u2212(1000/10)\u00b73.5\u00b710\u00b3 = \u2212350000: the "
-        "candidates are built from count at =, which is \u2212~9.99990, not \u221210 (the + "
+        "\u2248 \u2212349996 \u2248 \u2212(1000/10)\u00b73.5\u00b710\u00b3 = \u2212350000: the "
+        "candidates are built from count at =, which is \u2248 \u22129.99990, not \u221210 (the + "
         "key still adds "
         "10\u207b\u2074).")
     assert "room 0.37 units" in steps["Why it does not fail"]["answer"]
@@ -1050,9 +1055,23 @@ def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
     from explore_cases import float_views
     views = float_views("jacobli99-28")
     steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(views)}
-    assert ("its authors claim 28, a count none of the rules here gives; the board reads the "
-            "claim under numel (AdderBoard's count), which gives 90 in this file, 62 more: "
-            "entries the original computes in code") in steps["The parameters"]["answer"]
+    # three plain sentences (learner7 22): the ledger's count, the claim, the file's numbers
+    assert steps["The parameters"]["answer"].startswith(
+        "22: the ledger counts 22. The 28 is its authors' claim, a count none of the rules "
+        "here gives. The board reads the claim under numel (AdderBoard's count): the file "
+        "holds 90 numbers, 62 more: entries the original computes in code")
+    # why a rotation gives one-hot attention (learner7 21)
+    assert "Why one-hot: each head's query is turned by a fixed angle" in steps[
+        "Layer 0's 5 heads"]["answer"]
+    assert "the step before says why" in steps["The column"]["text"]
+    # the FFN-off run says why it is in float32 (learner7 23)
+    off = dict(views, number="fraction (exact)", ffn_off={
+        "layer": 0, "number": "float32 (IEEE single)", "answer": "07799996999",
+        "tokens": [t["text"] for t in views["tokens"]], "values": {}})
+    step = tour._switch_off(off, steps["The column"]["state"]["pos"])
+    assert step["text"].startswith(
+        "The page also ran this sum, in float32, the model's own dtype, not in fraction as "
+        "the rest of the page (a second exact run would cost as much as the page itself)")
     q = steps["The FFN"]["state"]["pos"]
     stage = next(s for s in views["residual"] if s["short"] == "L0.mlp")
     x1 = next(r for r in stage["slots"] if r["slot"] == "x1")["cells"]
@@ -1062,8 +1081,29 @@ def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
         answer = next(s for s in tour.steps(views) if s["title"].endswith("The FFN"))["answer"]
     finally:
         x1[q] = kept
-    assert answer.startswith("\u2212~2.56339\u00b710\u207b\u00b2\u00b2\u2077\u00b9\u2075\u2070"
+    assert answer.startswith("\u2248 \u22122.56339\u00b710\u207b\u00b2\u00b2\u2077\u00b9\u2075\u2070"
                              "\u00b9\u2076\u2076, that is 0 but for the far keys' weights")
     assert tour.FFN_DOES["rope-10000"][1].startswith("With neither the carry nor the wrap, ")
     running = next(s for s in tour.steps(example[1]) if s["title"].endswith("The running sum"))
     assert running["state"]["head"] == "L1.h0"
+
+
+def test_learner7_a_slot_near_a_constant_is_coloured_by_its_difference():
+    """jacobli99-28's x0 after the attention is its embedding plus D = c_(k−1) − 10·c_k
+    (989.999 at the position that predicts s1, a carry out; 1000.99 where one comes in):
+    under a factor 2, it is coloured by x less its embedded value, so the carry shows; TinyAdder-36's scale (0 before '=', then
+    1/35 .. 1/24) stays one shade."""
+    from explore_cases import float_views
+    views = float_views("jacobli99-28")
+    stage = next(s for s in views["residual"] if s["short"] == "L0.attn")
+    x0 = next(r for r in stage["slots"] if r["slot"] == "x0")["cells"]
+    letters = figures.residual_classes(views)["L0.attn"]["x0"]
+    out, into = 24, next(p for p in views["predicting"] if x0[p][0] > 1000.5)
+    assert x0[out][2].startswith("~989.99") and letters[out] < "f" < letters[into]
+    assert figures.row_legend(x0, figures.residual_scales(views)["L0.attn"]["x0"],
+                              figures.embedded(views, stage, "x0")).endswith(
+        "coloured by x less its embedded value")
+    published = traced(EXAMPLE)[1]
+    scale = next(r for r in published["residual"][1]["slots"] if r["slot"] == "scale")
+    assert figures.row_legend(scale["cells"], figures.residual_scales(published)[
+        published["residual"][1]["short"]]["scale"]).endswith("one shade")

@@ -34,6 +34,10 @@ def build_parser():
     parser.add_argument("--static", action="store_true",
                         help="with --compare: a page without script instead, every stage "
                              "of both models drawn side by side at one position")
+    parser.add_argument("--pos", type=int, metavar="P",
+                        help="with --static: draw A at position P and B at the position that "
+                             "does the same (default: A's first position that predicts a "
+                             "digit, or its first wrong one)")
     add_model_options(parser)
     add_digits_option(parser)
     return parser
@@ -85,6 +89,8 @@ def main(argv, out, err, stdin):
         return compare(parser, args, out, err)
     if args.static:
         parser.error("--static is a form of --compare A B; give both")
+    if args.pos is not None:
+        parser.error("--pos picks the position of --compare A B --static")
     model = model_of(parser, args, tasks=True)
     a, b = question_of(parser, args, model)
     refusal = size_problem("explore", args.model, model, [args.number], VIEW_COPIES)
@@ -105,6 +111,9 @@ def main(argv, out, err, stdin):
 def compare(parser, args, out, err):
     """``--compare A B``: both models' views of one sum on one page; exit status 1 (and a
     warning each) when either sum is wrong."""
+    if args.pos is not None and not args.static:
+        parser.error("--pos picks the static page's position (the live page has its own "
+                     "position buttons); add --static")
     built = []
     for choice in args.compare:
         args.model = choice
@@ -132,8 +141,11 @@ def compare(parser, args, out, err):
             views = [views_of(model, a, b, args.number) for _, model in built]
         except Overflowed as error:
             parser.error(str(error))
+        if args.pos is not None and not 0 <= args.pos < len(views[0]["tokens"]):
+            parser.error(f"--pos {args.pos}: {views[0]['model']}'s positions run from 0 to "
+                         f"{len(views[0]['tokens']) - 1}")
         if args.static:
-            text = compare_page(*views)
+            text = compare_page(*views, pos=args.pos)
         else:
             text = page(views[0], walkthrough(), views[1])
         f.write(text)

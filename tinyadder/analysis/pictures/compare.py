@@ -35,6 +35,17 @@ def by_label(views):
     return out
 
 
+def named(label, pos):
+    """A role label as a reader reads it: a separator ('0', several of which ``by_label``
+    numbers "'0' #2") by its position, "separator '0' at position 15"; any other as it is.
+
+    >>> named("'0' #2", 15), named("'+'", 11), named("a0", 10)
+    ("separator '0' at position 15", "separator '+' at position 11", 'a0')
+    """
+    match = re.fullmatch(r"('.*?')( #\d+)?", label)
+    return f"separator {match.group(1)} at position {pos}" if match else label
+
+
 DUST = 1e-12   # a value this far below its slot's largest is rounding noise or underflow
 
 
@@ -79,7 +90,7 @@ def agreement(left, right):
                 if alike(a, b, *sizes):
                     same += 1
                 elif first is None:
-                    first = (label, a[2], b[2])
+                    first = (named(label, lpos[label]), a[2], b[2])
             out.append({"stage": stage["short"], "slot": row["slot"], "same": same,
                         "compared": len(labels), "first": first})
     return out
@@ -144,9 +155,10 @@ def _names(slots):
     return " and ".join([", ".join(slots[:-1]), slots[-1]] if len(slots) > 1 else slots)
 
 
-def homonym_line(left, right):
+def homonym_line(left, right, hovers=True):
     """One sentence naming the slots both models name alike that hold different quantities
-    (``homonyms``) and the stage from which they do, '' when there are none."""
+    (``homonyms``) and the stage from which they do, '' when there are none; ``hovers``:
+    the page has a lane value's hover (the static page has none)."""
     since = {}
     for stage, slots in homonyms(left, right).items():
         for slot in slots:
@@ -162,9 +174,9 @@ def homonym_line(left, right):
     many = len(since) > 1
     return (f"Named alike, meant apart: {left['model']} and {right['model']} both have "
             f"{_names(list(since))}, but {'they hold' if many else 'it holds'} different "
-            f"quantities in the two designs {when}: 'differs' compares the numbers, not what "
-            f"they mean (each design's own formula is in the table folded below, and in a "
-            f"lane value's hover).")
+            f"quantities in the two designs {when}: 'another quantity', equal numbers or not, "
+            f"never 'same' (each design's own formula is in the table folded below"
+            f"{', and in a lane value' + chr(39) + 's hover' if hovers else ''}).")
 
 
 def _general(form):
@@ -293,6 +305,9 @@ def table_rows(left, right):
     found = agreement(left, right)
     if scales_differ(left, right):
         found = [r for r in found if not r["slot"].startswith("logit ")]
+    apart = homonyms(left, right)  # another quantity: no count of equal numbers
+    found = [dict(r, apart=True) if r["slot"] in apart.get(r["stage"], ()) else r
+             for r in found]
     won = winner_agreement(left, right)
     return found + ([dict(won, stage="readout", slot="winner")] if won["compared"] else [])
 
@@ -303,11 +318,14 @@ def no_common_slot(found):
     return bool(found) and all(r["stage"] == "readout" for r in found)
 
 
+APART = "another quantity in each design: not compared"
 NO_COMMON_SLOT = ("No slot of the stream in common: read each model's own lanes, with "
                   "their meanings in its hovers.")
 
 
 def _verdict(r):
+    if r.get("apart"):
+        return APART
     if r["first"] is None:
         return f"the same at all {r['compared']} positions"
     label, a, b = r["first"]
@@ -317,9 +335,8 @@ def _verdict(r):
 
 def _table(left, right):
     found = table_rows(left, right)
-    said = "".join(f"<p>{escape(t)}</p>" for t in (homonym_line(left, right),
+    said = "".join(f"<p>{escape(t)}</p>" for t in (homonym_line(left, right, False),
                                                    scale_line(left, right)) if t)
-    said += homonym_table(left, right)
     if no_common_slot(found):
         return f"<p>{escape(NO_COMMON_SLOT)}</p>{said}"
     rows = [f"<tr><td>{escape(r['stage'])}</td><td><code>{escape(r['slot'])}</code></td>"
@@ -384,6 +401,25 @@ def key_quantities(views):
     return out
 
 
+def how_picked(views):
+    """How a design turns its key quantity into the digit it writes: the ruler's floor for
+    the TinyAdder-36 family; a designed family's FFN quantity (``families.column``'s last),
+    which the readout's largest logit reads; '' for any other model."""
+    if views["decisions"]:
+        return ("s_k = ⌊x⌋, x = (R + b + ℓ)/P: the readout's largest logit is "
+                "the ruler mark just below x")
+    quantities = families.column(views.get("design"))
+    if not quantities or quantities[-1].stage == quantities[0].stage:
+        return ""
+    last = quantities[-1]
+    formula = last.formula.format(k="_k", j="_(k−1)", n="_(k+1)")
+    return (f"the FFN wraps it into {last.slot} = {formula}; the readout's largest logit is "
+            f"the digit s_k that {last.slot} holds")
+
+
+NO_RULE = "no designed rule this page knows"
+
+
 def key_table(left, right):
     """Each model's key quantities (``key_quantities``) at the position that predicts each
     digit of the sum, side by side with their meanings; '' when neither model has one."""
@@ -400,6 +436,10 @@ def key_table(left, right):
         return f'<td class="mono"{tip}>{escape(text)}</td>'
     rows = "".join(f'<tr><td>{escape(d)}</td>' + "".join(cell(k, d) for _, k in columns) +
                    "</tr>" for d in digits)
+    # the last row: how each design's quantity becomes the digit it writes
+    rows += ('<tr class="how"><td>digit it picks, and how</td>' + "".join(
+        f'<td colspan="{len(side)}">{escape(how_picked(v) or NO_RULE)}</td>'
+        for v, side in zip((left, right), keys)) + "</tr>")
     heads = "".join(f"<th>{escape(v['model'])}: {escape(k[0])}</th>" for v, k in columns)
     return ('<table id="key-quantities" class="cmp"><caption>Each design\'s key quantity at '
             'the position that predicts each digit of the sum</caption><thead><tr><th>predicts'
@@ -417,11 +457,11 @@ def matched(left, right, pos):
     return label, by_label(right).get(label)
 
 
-def positions(left, right):
-    """(left's position, right's): the position the left page opens at
-    (``figures.defaults``) and the right's match by role (``matched``); the right's own
+def positions(left, right, pos=None):
+    """(left's position, right's): ``pos``, or the position the left page opens at
+    (``figures.defaults``), and the right's match by role (``matched``); the right's own
     opening position when it has none."""
-    pos = figures.defaults(left)["pos"]
+    pos = figures.defaults(left)["pos"] if pos is None else pos
     theirs = matched(left, right, pos)[1]
     return pos, theirs if theirs is not None else figures.defaults(right)["pos"]
 
@@ -447,13 +487,16 @@ def _side(views, pos):
             f'({escape(views["tokens"][pos]["label"])}).</p>')
 
 
-def _opening(left, right):
-    """Where the two models are drawn: the left at the position its own page opens at, the
-    right at the position that does the same (``positions``)."""
-    pos, theirs = positions(left, right)
-    why = ("the first wrong digit's" if left["flaw_pos"] is not None
+def _opening(left, right, chosen=None):
+    """Where the two models are drawn: the left at ``chosen`` or the position its own page
+    opens at, the right at the position that does the same (``positions``)."""
+    pos, theirs = positions(left, right, chosen)
+    why = ("the one asked for" if chosen is not None else
+           "the first wrong digit's" if left["flaw_pos"] is not None
            else "the first that predicts a digit")
     label, match = matched(left, right, pos)
+    if not label.startswith("predicts"):  # a separator by its text: "'0' #2" reads as a place
+        label = named(label, pos).replace(f" at position {pos}", "")
     what = (f"the position that {label if label.startswith('predicts') else 'holds ' + label}"
             if match is not None else
             f"the position its own page opens at ({right['model']} has no position that "
@@ -461,6 +504,19 @@ def _opening(left, right):
     return (f"{escape(left['model'])} is drawn at position {pos} ({why}: it "
             f"{escape(label if label.startswith('predicts') else 'holds ' + label)}); "
             f"{escape(right['model'])} at {escape(what)}, position {theirs}.")
+
+
+def correspondence(left, right):
+    """A table of which position of ``right`` each position of ``left`` is matched with by
+    role (``matched``): the columns of the two models' drawings do not line up by index."""
+    cells = [(p, matched(left, right, p)[1]) for p in range(len(left["tokens"]))]
+    row = "".join(f"<td>{p}</td>" for p, _ in cells)
+    theirs = "".join(f"<td>{'—' if q is None else q}</td>" for _, q in cells)
+    return ('<table id="correspondence" class="cmp"><caption>Positions matched by role: '
+            f'{escape(left["model"])}\'s position, and {escape(right["model"])}\'s that does '
+            'the same (— none)</caption><tbody>'
+            f'<tr><th>{escape(left["model"])}</th>{row}</tr>'
+            f'<tr><th>{escape(right["model"])}</th>{theirs}</tr></tbody></table>')
 
 
 def _who(views, pos):
@@ -488,11 +544,12 @@ def _heads(views, layer, pos):
                                       for k in keys)
 
 
-def page(left, right):
+def page(left, right, pos=None):
     """The comparison page of two runs' views (``views.build_views``) of one sum: the left at
-    the position its page opens at, the right at its match by role (``positions``), each
-    stage beside the other's (``stage_of``), one above the other at full width."""
-    where = positions(left, right)
+    ``pos`` or the position its page opens at, the right at its match by role
+    (``positions``), each stage beside the other's (``stage_of``), one above the other at
+    full width."""
+    where = positions(left, right, pos)
     shorts = list(dict.fromkeys([s["short"] for s in left["stages"]] +
                                 [s["short"] for s in right["stages"]]))
     layers = sorted({h["layer"] for v in (left, right) for h in v["heads"].values()})
@@ -525,11 +582,14 @@ def page(left, right):
         "attention, one above the other. Every number is the run's, as "
         "<code>tinyadder --trace</code> prints it; <code>tinyadder explore --model NAME</code> "
         "draws either alone, with hovers. The positions and stages are matched by role, as "
-        f"on the live page: {_opening(left, right)} A stage one model lacks is drawn at its "
+        f"on the live page: {_opening(left, right, pos)} A stage one model lacks is drawn at its "
         "last stage of the same kind.</p>",
         '<div class="pair">' + "".join(f"<div>{_side(v, p)}</div>"
                                        for v, p in zip((left, right), where)) + "</div>",
-        f"{_table(left, right)}{key_table(left, right)}</header><main>", *parts,
+        # what each design computes first, then the numbers that compare
+        f"{key_table(left, right)}{homonym_table(left, right)}{_table(left, right)}"
+        f"{correspondence(left, right)}"
+        "</header><main>", *parts,
         "</main></body></html>\n",
     ])
 
@@ -540,6 +600,9 @@ body { font: 15px/1.45 system-ui, sans-serif; margin: 0 1em 2em; color: #111; }
 .pair { display: grid; grid-template-columns: 1fr; gap: 1em; }
 .pair > div { overflow-x: auto; min-width: 0; }
 #agreement { border-collapse: collapse; margin: 1em 0; }
+.cmp { border-collapse: collapse; margin: 0.6em 0; }
+.cmp td, .cmp th { border: 1px solid #ccc; padding: 1px 4px; text-align: left; }
+#correspondence td { font-family: ui-monospace, monospace; font-size: 0.85em; }
 #agreement td, #agreement th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; }
 section.stage { border-top: 1px solid #ddd; margin-top: 1em; }
 section.stage h3 { margin: 0.6em 0 0.2em; font-size: 1em; }

@@ -335,6 +335,13 @@
     var label = ownLabel[pos];
     return {label: label, pos: C.labels.hasOwnProperty(label) ? C.labels[label] : null};
   }
+  // a role label as a reader reads it: a separator (several positions may share its text,
+  // compare.by_label numbers them "'0' #2") named by its position, "separator '0' at
+  // position 15"
+  function named(label, pos) {
+    var m = /^('.*?')( #[0-9]+)?$/.exec(label);
+    return m ? "separator " + m[1] + " at position " + pos : label;
+  }
   function valueOf(text) {  // the tracer's text as a number, for ranking weights only
     var t = text.replace(/^~/, ""), parts = t.split("/");
     return parts.length === 2 ? parseFloat(parts[0]) / parseFloat(parts[1]) : parseFloat(t);
@@ -352,7 +359,7 @@
     if (/^'.*'$/.test(label)) { return /[0-9]/.test(label) ? "sep" : label.slice(1, -1); }
     return /^<.*>$/.test(label) ? label.slice(1, -1) : label;
   }
-  function strip(key, kind, letters, texts, labels, q) {
+  function strip(key, kind, letters, texts, labels, q, range) {
     var box = el("div", "strip"), cells = el("div", "cells"), ranked = [];
     var names = el("div", "keys");
     var keys = kind === "softmax1" ? texts.length : q + 1;  // an ordinary softmax: no sink
@@ -365,7 +372,7 @@
       cells.appendChild(c);
       names.appendChild(el("span", sink ? "sink" : "", sink ? "sink" : keyName(labels[k])));
       if (texts[k] !== "masked" && !sink && letter !== ".") {  // '.': below the scale's floor
-        ranked.push([valueOf(texts[k]), labels[k], texts[k]]);
+        ranked.push([valueOf(texts[k]), labels[k] + " (" + k + ")", texts[k]]);
       }
     }
     ranked = ranked.filter(function (r) { return r[0] > 0; });  // a 0 is none of the largest
@@ -385,6 +392,7 @@
       }).join(", ") + (kind === "softmax1" ? "; sink " + shown(texts[q + 1]) : ""))));
     box.appendChild(cells);
     box.appendChild(names);
+    if (range) { box.appendChild(el("div", "range", range)); }
     return box;
   }
   function fill(id, nodes) {
@@ -406,24 +414,34 @@
       return (t.role === "special" ? "" : " '" + t.text + "'") + "; it " + said(t);
     };
     var decides = m.label.indexOf("predicts ") === 0, held = ownLabel[state.pos];
-    setText("cmp-where", "Position " + state.pos + " here holds " + held + what(tok) + ". " +
-            (other === null ? C.model + " has no position that " +
-             (decides ? m.label : "holds " + m.label) + "." :
-             "In " + C.model + " the position that " + (decides ? m.label : "holds " + held) +
-             " is " + m.pos + ": it holds " + C.tokens[m.pos].label + what(other) + "."));
+    var heldSaid = named(held, state.pos).replace(/ at position [0-9]+$/, "");
+    setText("cmp-where", "Position " + state.pos + " here holds " + heldSaid + what(tok) +
+            ". " + (other === null ? C.model + " has no position that " +
+             (decides ? m.label : "holds " + heldSaid) + "." :
+             "In " + C.model + " the position that " + (decides ? m.label : "holds " +
+             heldSaid) + " is " + m.pos + ": it holds " +
+             named(C.tokens[m.pos].label, m.pos).replace(/ at position [0-9]+$/, "") +
+             what(other) + "."));
     var labels = D.tokens.map(function (t) { return t.label; });
-    fill("cmp-attn-a", HEADS.map(function (key) {
+    // each column headed by its model and query (A: this page's model, B: the other)
+    var who = function (side, model, pos, t) {
+      return el("div", "cmp-who", side + ": " + model + ", query position " + pos + " (" +
+                named(t.label, pos) + (t.predicts === null ? "" : ", predicts '" + t.predicts +
+                                       "'") + ")");
+    };
+    fill("cmp-attn-a", [who("A", C.own_model, state.pos, tok)].concat(HEADS.map(function (key) {
       var h = D.heads[key];
       return strip(key, h.kind, h.classes.softmax1[state.pos],
                    h.cells.softmax1[state.pos].map(function (c) { return c[2]; }), labels,
-                   state.pos);
-    }));
+                   state.pos, h.range);
+    })));
     var theirs = C.tokens.map(function (t) { return t.label; });
-    fill("cmp-attn-b", m.pos === null ? [el("p", "", "no matching query")] :
-      Object.keys(C.heads).map(function (key) {
+    fill("cmp-attn-b", m.pos === null ?
+      [el("div", "cmp-who", "B: " + C.model), el("p", "", "no matching query")] :
+      [who("B", C.model, m.pos, other)].concat(Object.keys(C.heads).map(function (key) {
         var h = C.heads[key];
-        return strip(key, h.kind, h.classes[m.pos], h.cells[m.pos], theirs, m.pos);
-      }));
+        return strip(key, h.kind, h.classes[m.pos], h.cells[m.pos], theirs, m.pos, h.range);
+      })));
     // a stage the other model lacks is matched by role: its last stage of the same kind
     // (TinyAdder-36's L1.attn, the running total, against a one-layer model's L0.attn)
     var other = state.stage, kind = state.stage.split(".")[1];
@@ -444,11 +462,16 @@
             // two designs that name no slot alike: each one's lanes, side by side
             (rows && !common ? "; no slot in common: read each model's own lanes, with their " +
              "meanings in its hovers" : ""));
-    // the slots both name first (the logits at the readout), then each model's own
-    var theirNames = rows ? Object.keys(rows) : [];
+    // the slots both name first (the logits at the readout), then each model's own; at a
+    // position B lacks, A's alone
+    var theirNames = rows && m.pos !== null ? Object.keys(rows) : [];
     var names = Object.keys(mine).filter(function (n) { return theirNames.indexOf(n) >= 0; })
       .concat(Object.keys(mine).filter(function (n) { return theirNames.indexOf(n) < 0; }),
               theirNames.filter(function (n) { return !mine[n]; }));
+    if (m.pos === null) {
+      document.getElementById("cmp-lanes-title").textContent += "; " + C.model +
+        " has no such position: " + C.own_model + "'s lanes alone";
+    }
     var values = C.values[other] || {};
     var largest = function (list) {
       return list.reduce(function (m, v) { return v === null ? m : Math.max(m, Math.abs(v)); },
@@ -475,7 +498,7 @@
     var said = function (model, n, form, stage, pos, deciding, f) {
       if (!form) { return model + "'s " + n + ": no designed meaning this page knows"; }
       return model + "'s " + n + (form[1] === stage ? "" : " (as after " + form[1] + ")") +
-        ": " + form[0][deciding ? 1 : 0].replace(/\{i2\}/g, String(pos + 2))
+        ": " + whole(form[0][deciding ? 1 : 0]).replace(/\{i2\}/g, String(pos + 2))
           .replace(/\{P\}/g, f ? f[0] : "").replace(/\{x\}/g, f ? f[1] : "");
     };
     var theirMeaning = function (n) {
@@ -497,7 +520,8 @@
                                        apart[apart.length - 1] : apart[0];
       lines.push(listed + (apart.length > 1 ? " are" : " is") + " named alike " +
                  "but hold different quantities in the two designs after this stage (hover a " +
-                 "value for each one's meaning): 'differs' compares numbers, not meanings.");
+                 "value for each one's meaning): each is 'another quantity', never 'same', " +
+                 "even where the numbers are equal.");
     }
     if (readout && C.scales_differ) {
       lines.push("The logits are on different scales: compare the winner and the lead " +
@@ -513,15 +537,30 @@
       }
     });
     setText("cmp-note", lines.join(" "));
+    // how far apart two numbers are, relative to the larger: 'by 0.086%'
+    var size = function (n) {
+      var fa = mine[n].cells[state.pos][0], fb = values[n] ? values[n][m.pos] : null;
+      if (fa === null || fb === null || Math.max(Math.abs(fa), Math.abs(fb)) === 0) { return ""; }
+      var r = 100 * Math.abs(fa - fb) / Math.max(Math.abs(fa), Math.abs(fb));
+      return " by " + (r >= 10 ? Math.round(r) : Number(r.toPrecision(2))) + "%";
+    };
+    // a slot named alike but meant apart is another quantity, equal numbers or not
     var verdict = function (n, a, b) {
+      if (m.pos === null) { return ["alone", ""]; }
       if (a === null || b === null) { return ["alone", "in one only"]; }
+      if (apart.indexOf(n) >= 0) {
+        return ["differs", "another quantity" + (alike(n, a, b) ? " (equal numbers)" : "")];
+      }
       if (alike(n, a, b)) { return ["same", "same"]; }
       if (logit(n) && C.scales_differ) { return ["alone", "another scale"]; }
-      return ["differs", apart.indexOf(n) >= 0 ? "differs: another quantity" : "differs"];
+      return ["differs", "differs" + size(n)];
     };
     // exact dust (compare.key_quantities): a value not 0 but too small for a float (an
     // exact run's far keys' weights, 10^-227150166) reads as 0, its value in the hover
     var DUST_TEXT = "\u2248 0 (exact dust)";
+    var gapText = function (g) {
+      return /^-?0(\.0)?$/.test(g) ? "the winner" : shown(g) + " to the winner";
+    };
     var dust = function (v, text) { return v === 0 && !/^-?0(\.0)?$/.test(text); };
     var dustTip = function (text) {
       return shown(text) + " (exact dust: too small for a float)\n";
@@ -538,6 +577,10 @@
                                                    decimal(mine[n], state.pos));
       var theirsTd = el("td", "num", b === null ? "\u2014" : theirDust ? DUST_TEXT :
                                      bd[m.pos] !== undefined ? bd[m.pos] : shown(b));
+      // a logit: its gap to the winner beside it (six digits may not tell two logits apart)
+      var myGap = a !== null && mine[n].gap, theirGap = b !== null && readout && C.gaps[n];
+      if (myGap) { mineTd.textContent += " (" + gapText(myGap[state.pos]) + ")"; }
+      if (theirGap) { theirsTd.textContent += " (" + gapText(theirGap[m.pos]) + ")"; }
       if (a !== null) { mineTd.title = (myDust ? dustTip(a) : "") + myMeaning(n); }
       if (b !== null) { theirsTd.title = (theirDust ? dustTip(b) : "") + theirMeaning(n); }
       name.title = [a !== null ? myMeaning(n) : null, b !== null ? theirMeaning(n) : null]
@@ -564,6 +607,24 @@
                    row("winner", mw ? mw[0] : null, tw ? tw[0] : null,
                        mw && tw && mw[0] === tw[0]));
       body.unshift(body.splice(1, 1)[0]);  // the winner first, then the lead
+    }
+    // two designs that name no slot alike: each one's lanes as its own list, side by side
+    var apartLists = rows && !common && m.pos !== null && !readout;
+    var head = document.getElementById("cmp-lanes-head");
+    head.firstChild.textContent = apartLists ? C.own_model + "'s slot" : "slot";
+    head.lastChild.textContent = apartLists ? C.model + "'s slot" : "";
+    if (apartLists) {
+      var left = body.filter(function (tr) { return mine[tr.firstChild.textContent]; });
+      var right = body.filter(function (tr) { return !mine[tr.firstChild.textContent]; });
+      body = [];
+      for (var i = 0; i < Math.max(left.length, right.length); i++) {
+        var tr = el("tr", ""), l = left[i] && left[i].children, r = right[i] && right[i].children;
+        [l ? l[0] : el("td", "", ""), l ? l[1] : el("td", "num", ""),
+         r ? r[2] : el("td", "num", ""), r ? r[0] : el("td", "", "")].forEach(function (td) {
+          tr.appendChild(td);  // moves the cell: collect all four first
+        });
+        body.push(tr);
+      }
     }
     fill("cmp-lanes-body", body);
   }
@@ -801,9 +862,9 @@
   }
   // the tracer's '~4.24835e-20' as the page writes every number: '~4.24835·10⁻²⁰'
   // svg.shown: the sign as the formulas write it, U+2212
-  function minus(text) {  // svg.minus: '~-60.97' -> '\u2212~60.97', the sign first
+  function minus(text) {  // svg.minus: '~-60.97' -> '\u2248 \u221260.97'
     var m = /^(~?)-(~?)(.*)$/.exec(text);
-    return m ? "\u2212" + m[1] + m[2] + m[3] : text;
+    return m ? (m[1] || m[2] ? "\u2248 " : "") + "\u2212" + m[3] : text;
   }
   function shown(text) {
     var m = /^(-?~?-?)([0-9.]+)e\+?(-?[0-9]+)$/.exec(text);
@@ -844,12 +905,14 @@
     return q;
   }
 
+  // compare._general: an added term reads after what the slot held ("+ layer 1's ...")
+  function whole(form) { return /^\+ /.test(form) ? "what it held before " + form : form; }
   function meaning(name, pos) {
     var stage = D.meanings[state.stage];
     if (!stage || !stage[name]) { return null; }
     // the second form at a position that predicts a digit of the sum
     var d = decision(pos), text = stage[name][d || D.tokens[pos].next_place !== null ? 1 : 0];
-    return text.replace(/\{i2\}/g, String(pos + 2))
+    return whole(text).replace(/\{i2\}/g, String(pos + 2))
                .replace(/\{P\}/g, d ? power(d.power) : "")
                .replace(/\{x\}/g, d ? shown(d.x_text) : "");
   }

@@ -16,6 +16,7 @@ import json
 import re
 
 from . import compare, figures, markdown, svg, tour
+from .views import FAMILY
 from .figures import defaults
 
 DEFAULT_NAME = "tinyadder-explore.html"
@@ -61,7 +62,8 @@ def compare_data(views, other):
     logits among them), and the agreement table of ``compare.agreement``."""
     heads = {key: {"layer": h["layer"], "kind": h["kind"],
                    "classes": figures.attention_classes(other, key, "softmax1"),
-                   "cells": [[c[2] for c in row] for row in h["softmax1"]]}
+                   "cells": [[c[2] for c in row] for row in h["softmax1"]],
+                   "range": colour_range(h["scale"])}
              for key, h in other["heads"].items()}
     residual = {s["short"]: {row["slot"]: [c[2] for c in row["cells"]] for row in s["slots"]}
                 for s in other["residual"]}
@@ -89,7 +91,21 @@ def compare_data(views, other):
             "winners": compare.winners(other), "own_winners": compare.winners(views),
             "scales_differ": compare.scales_differ(views, other),
             "readout_slots": other.get("readout_slots") or [],
+            # each logit less the winner's, beside the logit at the readout
+            "gaps": {r["slot"]: [c[2] for c in r["gap"]]
+                     for r in other["residual"][-1]["slots"] if "gap" in r},
             "own_readout_slots": views.get("readout_slots") or [], "own_model": views["model"]}
+
+
+def colour_range(scale):
+    """A head's colour range, the line under its compare strip: its clipped log10 scale
+    (lo, hi) as 'colour 10⁻⁵ (palest) … 1 (darkest); grey: below 10⁻⁵, ≈ 0'.
+
+    >>> colour_range((-5, 0))
+    'colour 10⁻⁵ (palest) … 1 (darkest); grey: below 10⁻⁵, ≈ 0'
+    """
+    lo, hi = (svg.pretty(f"1e{round(e)}") if round(e) else "1" for e in scale)
+    return f"colour {lo} (palest) … {hi} (darkest); grey: below {lo}, ≈ 0"
 
 
 def _decimals(cells):
@@ -118,7 +134,8 @@ def page_data(views, other=None):
                 "changed": _flags(row["changed"]), "departs": _flags(row["departs"]),
                 "cells": row["cells"], "intended": row["intended"],
                 "range": ("vs winner" if "gap" in row else
-                          figures.row_legend(row["cells"], scales[stage["short"]][row["slot"]])),
+                          figures.row_legend(row["cells"], scales[stage["short"]][row["slot"]],
+                                             figures.embedded(views, stage, row["slot"]))),
                 "dec": _decimals(row["cells"])}
             if "gap" in row:
                 rows[row["slot"]]["gap"] = [c[2] for c in row["gap"]]
@@ -128,7 +145,7 @@ def page_data(views, other=None):
         heads[key] = {"classes": {m: figures.attention_classes(views, key, m)
                                   for m in figures.MODES},
                       "cells": {m: head[m] for m in figures.MODES}, "score": head["score"],
-                      "kind": head["kind"]}
+                      "kind": head["kind"], "range": colour_range(head["scale"])}
     decisions = [{k: d[k] for k in ("pos", "R", "written", "right", "nearest", "chosen", "rival",
                                     "flipped", "power", "x_text", "lead", "lead_logits",
                                     "margin", "tilt", "ratio_text")}
@@ -228,9 +245,10 @@ def _compare_section(views, other):
                 f'<b class="mono">{escape(v["answer"])}</b>, {verdict}.</div>')
     found = compare.table_rows(views, other)
     rows = "".join(
-        f'<tr><td>{escape(r["stage"])}</td><td><code>{escape(r["slot"])}</code></td>'
-        f'<td>{r["same"]} of {r["compared"]}</td><td>' +
-        ("" if r["first"] is None else
+        f'<tr><td>{escape(r["stage"])}</td><td><code>{escape(r["slot"])}</code></td>' +
+        (f'<td>{compare.APART}</td><td>' if r.get("apart") else
+         f'<td>{r["same"]} of {r["compared"]}</td><td>') +
+        ("" if r["first"] is None or r.get("apart") else
          f'{escape(r["first"][0])}: {escape(r["first"][1])} against {escape(r["first"][2])}') +
         "</td></tr>" for r in found)
     table = (f'<p id="cmp-agreement">{escape(compare.NO_COMMON_SLOT)}</p>'
@@ -261,7 +279,7 @@ def _compare_section(views, other):
         'scale; grey ≈ 0)</h3><div class="pair"><div id="cmp-attn-a"></div>'
         '<div id="cmp-attn-b"></div></div>'
         '<h3 id="cmp-lanes-title">Residual lanes by slot name</h3><p id="cmp-note"></p>'
-        '<table id="cmp-lanes" class="cmp"><thead><tr><th>slot</th>'
+        '<table id="cmp-lanes" class="cmp"><thead><tr id="cmp-lanes-head"><th>slot</th>'
         f'<th>{escape(views["model"])}</th><th>{escape(other["model"])}</th><th></th></tr>'
         f'</thead><tbody id="cmp-lanes-body"></tbody></table>{table}</section>')
 
@@ -344,6 +362,36 @@ def _section(views, ident, title, intro, body, docs):
         intro, body = escape(why), ""
     return (f'<section id="view-{ident}"><h2>{escape(title)} {link}</h2>'
             f'<p class="intro">{intro}</p>{body}</section>')
+
+
+def _folded(views, sections):
+    """The sections of a model outside the TinyAdder-36 family, those that do not apply to it
+    hidden in place (the page's script and links still find them) and said in one line after
+    the first such: 'Views for the TinyAdder-36 family, not shown for this model: ...'."""
+    folded = [(v, t) for v, t, _ in sections if _only_says_why(views, v)]
+    if not folded:
+        return [s for _, _, s in sections]
+    gaps = list(dict.fromkeys(g for v, _ in folded for g in
+                              views["missing"][v].split(" lacks: ", 1)[1].rstrip(".")
+                              .split("; ")))
+    line = (f'<section id="view-not-shown"><p class="intro">Views for the {FAMILY}, not shown '
+            f'for this model: {escape("; ".join(t for _, t in folded))} (they read what that '
+            f'family has and {escape(views["model"])} lacks: {escape("; ".join(gaps))}).'
+            f'</p></section>')
+    out = []
+    for v, _, text in sections:
+        if _only_says_why(views, v):
+            text = text.replace(f'<section id="view-{v}">', f'<section id="view-{v}" hidden>', 1)
+            if line:
+                text, line = line + text, ""
+        out.append(text)
+    return out
+
+
+def _only_says_why(views, view):
+    """Whether a view's section only says it does not apply (``_section``): missing, and not
+    the FFN-off run that stands in for "change one thing"."""
+    return bool(views["missing"].get(view)) and not (view == "change" and views["ffn_off"])
 
 
 def _tour_card(views, docs):
@@ -475,7 +523,9 @@ def _intros(views, state):
                     "move the stage slider. Each row has its own colour scale (log of |x|, "
                     "purple negative, orange positive), or count's small values would vanish "
                     "next to the candidates' large ones; a row whose |x| spans under a "
-                    "factor 2 (scale) is one shade, its range beside it. Outlined: changed by "
+                    "factor 2 (scale) is one shade, or, where a stage moved it off its "
+                    "embedded value, coloured by that change, its range "
+                    "beside it. Outlined: changed by "
                     "this stage. "
                     "Crossed: departs from the value the design intends (the probes of "
                     "<code>--check</code>). Hover a cell for its value and what it holds.",
@@ -578,11 +628,15 @@ def page(views, docs=None, other=None):
             "stage slider. Each row has its own colour scale (log of |x|, purple negative, "
             "orange positive, down to 10<sup>-12</sup> of the row's largest), so a small "
             "slot still shows beside a large one; a row whose |x| spans under a factor 2 is "
-            "one shade, its range beside it. A stream of at most three slots prints "
+            "one shade, or, where a stage moved it off its embedded value, coloured by that "
+            "change (x0's carry), its range "
+            "beside it. A stream of at most three slots prints "
             "each value in its cell. Outlined: changed by this stage. At the readout stage "
             "the logits follow, each coloured by its gap to the winner (outlined). Hover a "
             "cell for its value.")
     sections = [_section(views, v, titles[v], intro[v], bodies[v], docs) for v in VIEWS]
+    if not views["family"]:  # a model outside the family: its "not for this model" in one line
+        sections = _folded(views, [(v, titles[v], s) for v, s in zip(VIEWS, sections)])
     if other is not None:
         sections.insert(1, _compare_section(views, other))
     title = f"tinyadder explorer: {expr}"

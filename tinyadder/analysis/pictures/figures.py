@@ -278,7 +278,8 @@ def count_curve(cells, views, x0, y0, width, height, pos):
     for i, c in enumerate(cells):
         x = x0 + (i + 0.5) * dx
         anchor = "end" if i > t / 2 else "start"
-        label = f"count = {shown(c[2])}"
+        said = shown(c[2])  # a rounded negative, '≈ −10.0000', takes its '≈' for the '='
+        label = f"count {said}" if said.startswith("\u2248 ") else f"count = {said}"
         width_ = text_width(label, 10) + 6
         # beside the selected position's own dot, on a white ground over its neighbours'
         at = y0 + height if c[1] is None else y(c[1])
@@ -384,9 +385,11 @@ def magnitude(log):
     return pretty(f"{m}e{e}")
 
 
-def row_legend(cells, lo_hi):
+def row_legend(cells, lo_hi, base=None):
     """The legend of one row's scale: its decades ('|x| 10⁻¹¹ .. 10¹', ``range_text``), or
-    for a row in one shade (``shaded``) its real range, '|x| 999.919 .. 1000, one shade'."""
+    for a row under a factor 2 (``shaded``) its real range, '|x| 999.919 .. 1000, one shade',
+    or where its values differ, what it is coloured by: '|x| 988 .. 1005.99, coloured by x
+    less its embedded value' (``deviations``, ``base`` the row after embed)."""
     if lo_hi is None:
         return ""
     if lo_hi[0] != lo_hi[1]:
@@ -394,15 +397,58 @@ def row_legend(cells, lo_hi):
     lo, hi = log_range(cells)
     said = magnitude(lo) if magnitude(lo) == magnitude(hi) else (
         f"{magnitude(lo)} .. {magnitude(hi)}")
-    return f"|x| {said}, one shade"
+    found = deviations(cells, base)
+    if found is None:
+        return f"|x| {said}, one shade"
+    return f"|x| {said}, coloured by x less its embedded value"
+
+
+def deviations(cells, base):
+    """(cells of x − e, None) for a row whose values differ, none of them 0, and differ from
+    ``base``, e the row's value after embed at each position (a float: a colour, not a
+    claim), each cell [x − e, log10 |x − e| or None at 0, its sign as text]; None for a row of
+    one value, with zeros (TinyAdder-36's scale, 0 before '='), or as embedded. A slot near
+    a constant (jacobli99-28's x0, 1000 ± the carry) shows its signal in the difference:
+    989.999 and 1000.99 take opposite colours."""
+    values = sorted(c[0] for c in cells if c[0] is not None and math.isfinite(c[0]))
+    if not values or values[0] == values[-1] or 0 in values:  # 0 and 1/35 .. 1/24: no constant
+        return None
+    if base is None or all(c[0] == e[0] for c, e in zip(cells, base)):
+        return None  # as embedded: one shade (zcbtrak-6's 1000 − d²/1000 is no signal here)
+    out = []
+    for c, e in zip(cells, base):
+        d = None if c[0] is None or e[0] is None else c[0] - e[0]
+        out.append([d, math.log10(abs(d)) if d else None, "-1" if d is not None and d < 0
+                    else "1"])
+    return out, None
+
+
+def _row_classes(cells, lo_hi, base=None):
+    """A row's letters on its scale; a row under a factor 2 (``shaded``) whose values differ
+    coloured by their difference from its embedded value (``deviations``), on its own clipped
+    scale."""
+    found = deviations(cells, base) if lo_hi[0] == lo_hi[1] else None
+    if found is None:
+        return signed_classes(cells, *lo_hi)
+    return signed_classes(found[0], *clipped(log_range(found[0])))
+
+
+def embedded(views, stage, slot):
+    """The cells of ``slot`` after embed, for a later ``stage``; None at embed or where the
+    embedding has no such slot."""
+    first = views["residual"][0]
+    if stage is first:
+        return None
+    return next((r["cells"] for r in first["slots"] if r["slot"] == slot), None)
 
 
 def residual_classes(views):
     """{stage short: {row: class letters per position}}; rows a stage lacks are absent. The
     logits are coloured against the winner (``gap_classes``), not each on its own scale."""
     scales = residual_scales(views)
-    out = {stage["short"]: {row["slot"]: signed_classes(row["cells"],
-                                                        *scales[stage["short"]][row["slot"]])
+    out = {stage["short"]: {row["slot"]: _row_classes(row["cells"],
+                                                      scales[stage["short"]][row["slot"]],
+                                                      embedded(views, stage, row["slot"]))
                             for row in stage["slots"]} for stage in views["residual"]}
     # a logit counts only where its position predicts a token the model writes
     used = set(views["predicting"])
@@ -450,7 +496,7 @@ def value_text(cell):
     '999.991' for 999991/1000.
 
     >>> [value_text([0, 0, t]) for t in ("~100.002", "999991/1000", "-1/3", "~4.2e-20")]
-    ['~100.002', '999.991', '−~0.333333', '~4.2·10⁻²⁰']
+    ['~100.002', '999.991', '≈ −0.333333', '~4.2·10⁻²⁰']
     """
     said = cell[2]
     if "/" not in said or said.startswith("~"):
@@ -518,13 +564,15 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
                                      t))
     ranges = []
     # the page rewrites the legends per stage: room for the widest of any stage
-    widest = max(text_width(row_legend(r["cells"], scales[s["short"]][r["slot"]]))
+    widest = max(text_width(row_legend(r["cells"], scales[s["short"]][r["slot"]],
+                                       embedded(views, s, r["slot"])))
                  for s in views["residual"] for r in s["slots"])
     row_cells = {srow["slot"]: srow["cells"] for srow in stages[stage]["slots"]}
     for r, name in enumerate(rows):
         body.append(text(x0 - 4, ys[r] + hs[r] / 2 + 4, name, "small mono", "end"))
         said = ("vs winner" if stage == "readout" and name in logit_rows else
-                row_legend(row_cells.get(name), scales[stage].get(name)))
+                row_legend(row_cells.get(name), scales[stage].get(name),
+                           embedded(views, stages[stage], name)))
         ranges.append(text(x0 + t * c + 6, ys[r] + hs[r] / 2 + 4, said,
                            "small"))
     body.append(f'<g id="resid-ranges">{"".join(ranges)}</g>')
@@ -547,8 +595,9 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
     legend, y = wrapped(x0, bottom + 22, "colour: each slot row its own log scale of |x| at "
                                          "this stage (the logits: their gap to the winner); "
                                          "purple negative, orange positive, pale small; a "
-                                         "row whose |x| spans under a factor 2 in one shade, "
-                                         "its range beside it; grey: slot not there yet, or "
+                                         "row whose |x| spans under a factor 2 by its "
+                                         "change since embed, or one shade, its range "
+                                         "beside it; grey: slot not there yet, or "
                                          "a logit no token is read from", chars, "small", 14)
     body += legend
     for i in range(len(DIV)):

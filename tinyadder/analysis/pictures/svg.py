@@ -177,7 +177,7 @@ def shown(said):
     value); exact texts such as '1/26' as they are.
 
     >>> shown("~4.24835e-20"), shown("-~1.05502e+13"), shown("1/26")
-    ('~4.24835\u00b710\u207b\u00b2\u2070', '\u2212~1.05502\u00b710\u00b9\u00b3', '1/26')
+    ('~4.24835\u00b710\u207b\u00b2\u2070', '\u2248 \u22121.05502\u00b710\u00b9\u00b3', '1/26')
     """
     match = re.fullmatch(r"(-?~?-?)([0-9.]+)e\+?(-?[0-9]+)", said)
     if not match:
@@ -187,12 +187,13 @@ def shown(said):
 
 
 def minus(said):
-    """A number's sign as the page's formulas write it, U+2212, ahead of the '~' that marks
-    it rounded (a minus right after a tilde reads as a second tilde): minus('~-60.971') ==
-    '\u2212~60.971'; anything else as it is."""
+    """A number's sign as the page's formulas write it, U+2212; a rounded negative value
+    as '\u2248 \u2212' and the number (a tilde beside a minus reads as an operator, either
+    way round): minus('~-60.971') == minus('-~60.971') == '\u2248 \u221260.971',
+    minus('-7') == '\u22127'; anything else as it is."""
     if not said.lstrip("~").startswith("-"):
         return said
-    return "\u2212" + ("~" if "~" in said[:2] else "") + said.lstrip("~-").lstrip("~")
+    return ("\u2248 " if "~" in said[:2] else "") + "\u2212" + said.lstrip("~-").lstrip("~")
 
 
 def range_text(lo_hi):

@@ -514,16 +514,16 @@ def _claimed_rule(views, claimed):
     names = [f"{name} ({what})" for name, (n, what) in views.get("rule_counts", {}).items()
              if n == claimed]
     if names:
-        return ", the count under the rule " + " and ".join(names)
+        return f" Its authors claim {claimed}, the count under the rule " + " and ".join(names)
     # as the board reads it (tinyadder board): under the entry's own rule, and why it differs
     counts = {name: SimpleNamespace(params=n, note="")
               for name, (n, _) in views.get("rule_counts", {}).items()}
     rule = own_rule(views["model"], claimed, counts, views["about"].get("family", ""))
     said = why(rule, claimed, counts).replace(f" under {rule}:", ":") if rule in counts else ""
     what = views["rule_counts"][rule][1] if said else ""
-    return (", a count none of the rules here gives" +
-            (f"; the board reads the claim under {rule} ({what} count), which gives "
-             f"{counts[rule].params} in this file, {said}" if said else ""))
+    return (f" The {claimed} is its authors' claim, a count none of the rules here gives." +
+            (f" The board reads the claim under {rule} ({what} count): the file holds "
+             f"{counts[rule].params} numbers, {said}" if said else ""))
 
 
 def _any_params(views):
@@ -536,10 +536,11 @@ def _any_params(views):
                 "36 (tinyadder params --rules prints every rule side by side).",
         "question": "How many parameters does the ledger count?",
         "expect": {"kind": "integers", "values": [views["param_total"]]},
-        "answer": f"{views['param_total']}" + (f"; its authors claim {claimed}" +
-                                               _claimed_rule(views, claimed) if claimed
-                                               else "") + ". tinyadder params --model "
-                  f"{views['model']} --rules prints the count under every rule.",
+        "answer": f"{views['param_total']}: the ledger counts {views['param_total']}." + (
+                      _claimed_rule(views, claimed) if claimed else "") + (
+                      "" if not claimed or _claimed_rule(views, claimed).endswith(".")
+                      else ".") + f" tinyadder params --model {views['model']} --rules "
+                  "prints the count under every rule.",
     }
 
 
@@ -583,8 +584,9 @@ COLUMN = {
                            "writes twice the digit into acc; the other reads the column below "
                            "into pe_sin.", 0.05),
     "rope-10000": ("x1", "Two heads, each turned back by its own fixed offset, attend one-hot "
-                         "to a{k} and b{k} and add them into x1; the others read the column "
-                         "below into x0.", 0.05),
+                         "to a{k} and b{k} (a query turned by a fixed angle scores highest, by "
+                         "far, the key that angle back; the step before says why) and add "
+                         "them into x1; the others read the column below into x0.", 0.05),
     "rope-10000/norm": ("x2", "Heads ca and cb (offsets 22 and 10 back) attend one-hot to a{k} "
                               "and b{k} and add them into x2; pa and pb (offsets 23 and 11) "
                               "read the column below into x1.", 0.05),
@@ -804,6 +806,16 @@ def _ffn(views, q):
     }
 
 
+# why a rotary head attends one-hot, for the designs whose heads do (models.md: rope-10000)
+ONE_HOT = {"rope-10000": (
+    " Why one-hot: each head's query is turned by a fixed angle, so that its score with a key "
+    "is a large constant times the cosine of the angle left between them; that cosine is 1 "
+    "for the key exactly the head's offset back and smaller for every other (the angles are "
+    "whole radians, never a whole turn), and times the "
+    "large constant the gap is so wide that the softmax puts all its weight on that one key "
+    "(models.md, rope-10000, works it through).")}
+
+
 def _layer_heads(views, layer, q):
     """One step per attention stage: where query q looks in each of layer ``layer``'s heads
     (the largest key of each, or the two largest of a one-head layer)."""
@@ -833,7 +845,8 @@ def _layer_heads(views, layer, q):
                     f"e.g. a3 b3; both where two tie)",
         "expect": {"kind": "words", "values": words,
                    "texts": [label for _, top in tops for label, _, _ in top]},
-        "answer": f"The largest weight of each head: {said}.",
+        "answer": f"The largest weight of each head: {said}." + ONE_HOT.get(
+            views.get("design", "").split("/")[0], ""),
     }
 
 
@@ -916,7 +929,9 @@ def _switch_off(views, q):
         "view": "change", "state": {"pos": q, "stage": f"L{off['layer']}.mlp"},
         "section": None, "title": "Change one thing",
         "text": f"The page also ran this sum, in {off['number'].split(' (')[0]}" + (
-                    ", the model's own dtype" if off["number"] != views["number"] else "") +
+                    f", the model's own dtype, not in {views['number'].split(' (')[0]} as the "
+                    f"rest of the page (a second exact run would cost as much as the page "
+                    f"itself)" if off["number"] != views["number"] else "") +
                 f", with layer "
                 f"{off['layer']}'s FFN switched off: its output replaced by zeros at every "
                 f"position, the attention and the readout as built. {does} The view below "
