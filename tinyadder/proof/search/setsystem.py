@@ -28,7 +28,7 @@ the form at the pair. The rules keep that true:
   too (docs/exactness.md), and their ends are rounded outward to the grid; where it is
   narrower, the mean-value form alpha x + f(m) - alpha m + [-rad, rad] (alpha the middle of
   f's slope over the range, m the range's middle) keeps x's terms, unless its box leaves the
-  strict sign of the enclosure (``setcheck.keeps_sign``);
+  strict sign of the enclosure (``setcheck.FormSystem._mean_value``);
 - a value that depends on one digit only (one *column*: a_j, b_j, s_j or a carry c_j, its
   linear term and its indicators) is a table of at most 10 numbers: a product, a quotient or
   a function of such values is taken digit by digit, each entry enclosed on its own, and the
