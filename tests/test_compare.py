@@ -205,7 +205,7 @@ def test_the_static_page_matches_by_role_one_above_the_other():
     assert "zcbtrak-6 has no stage L1.attn; matched by role: after its last attention, L0.attn" \
         in page and "<h3>zcbtrak-6, position 40 (s9)</h3>" in page
     assert "grid-template-columns: 1fr;" in page and "1fr 1fr" not in page
-    assert f"<p>{escape(pairs.NO_COMMON_SLOT)}</p>" in page  # the logits alone: no slot
+    assert f"<p>{escape(pairs.NO_COMMON_SLOT_STATIC)}</p>" in page  # the logits alone
     assert "~\u2212" not in page and "\u2212~" not in page and "\u2248 \u2212" in page
 
 
@@ -227,7 +227,7 @@ def test_learner7_homonyms_are_not_counted_and_separators_are_named_by_position(
     assert firsts and not [f for f in firsts if "#" in f]
     table = pairs.key_table(zc, jl)
     assert ('<tr class="how"><td>digit it picks, and how</td><td colspan="1">the FFN wraps it '
-            'into x1 = 10·s_k;') in table
+            'into x1 ≈ 10·s_k (within 2.5);') in table  # learner8 6: ~21.42 at s_k = 2
     assert "s_k = ⌊x⌋, x = (R + b + ℓ)/P" in pairs.key_table(published, zc)
 
 
@@ -257,3 +257,18 @@ def test_learner7_the_static_page_takes_a_position_and_lines_positions_up(capsys
                      io.StringIO(), io.StringIO(), None)
     assert exit_.value.code == 2
     assert "--pos picks the static page's position" in capsys.readouterr().err
+
+
+def test_learner8_the_static_page_prints_each_stages_lanes():
+    """--static prints, under each stage's figure, the drawn position's value in every slot
+    (learner8 1): at published's position 31 after L1.attn, eq, special and count hold
+    layer 1's average ~75.4332, beside zcbtrak-6's x1 ~100.002 after L0.attn; the page
+    points to those tables, never to hovers it does not have."""
+    published, zc = float_views("published", digits=10), float_views("zcbtrak-6")
+    text = pairs.page(published, zc, pos=31)
+    table = text.split("tinyadder36-published's lanes at position 31 after L1.attn")[1]
+    cells = re.findall(r"<td>([^<]*)</td>", table.split("</table>")[0])
+    assert cells[0] == cells[1] == cells[3] == "~75.4332"
+    theirs = text.split("zcbtrak-6's lanes at position 31 after L0.attn")[1].split("</table>")[0]
+    assert re.findall(r"<td>([^<]*)</td>", theirs) == ["999.996", "~100.002"]
+    assert "hovers" not in pairs.NO_COMMON_SLOT_STATIC

@@ -321,6 +321,8 @@ def no_common_slot(found):
 APART = "another quantity in each design: not compared"
 NO_COMMON_SLOT = ("No slot of the stream in common: read each model's own lanes, with "
                   "their meanings in its hovers.")
+NO_COMMON_SLOT_STATIC = ("No slot of the stream in common: read each model's own lanes, in the "
+                         "table under each of its figures.")
 
 
 def _verdict(r):
@@ -338,7 +340,7 @@ def _table(left, right):
     said = "".join(f"<p>{escape(t)}</p>" for t in (homonym_line(left, right, False),
                                                    scale_line(left, right)) if t)
     if no_common_slot(found):
-        return f"<p>{escape(NO_COMMON_SLOT)}</p>{said}"
+        return f"<p>{escape(NO_COMMON_SLOT_STATIC)}</p>{said}"
     rows = [f"<tr><td>{escape(r['stage'])}</td><td><code>{escape(r['slot'])}</code></td>"
             f"<td>{escape(_verdict(r))}</td></tr>" for r in found]
     if not rows:
@@ -404,7 +406,8 @@ def key_quantities(views):
 def how_picked(views):
     """How a design turns its key quantity into the digit it writes: the ruler's floor for
     the TinyAdder-36 family; a designed family's FFN quantity (``families.column``'s last),
-    which the readout's largest logit reads; '' for any other model."""
+    which the readout's largest logit reads, to within the bound the run holds it to
+    (``Quantity.within``); '' for any other model."""
     if views["decisions"]:
         return ("s_k = ⌊x⌋, x = (R + b + ℓ)/P: the readout's largest logit is "
                 "the ruler mark just below x")
@@ -413,8 +416,9 @@ def how_picked(views):
         return ""
     last = quantities[-1]
     formula = last.formula.format(k="_k", j="_(k−1)", n="_(k+1)")
-    return (f"the FFN wraps it into {last.slot} = {formula}; the readout's largest logit is "
-            f"the digit s_k that {last.slot} holds")
+    within = figures.text_figure(last.within, 6)
+    return (f"the FFN wraps it into {last.slot} ≈ {formula} (within {within}); the readout's "
+            f"largest logit is the digit s_k that {last.slot} holds")
 
 
 NO_RULE = "no designed rule this page knows"
@@ -532,7 +536,19 @@ def _stage_figure(views, short, pos):
             f"<p>{escape(views['model'])} has no stage {escape(short)}; matched by role: "
             f"after its last {'attention' if drawn.endswith('attn') else 'FFN'}, "
             f"{escape(drawn)}.</p>")
-    return _who(views, pos) + note + figures.residual(views, drawn, pos)
+    figure = figures.residual(views, drawn, pos)
+    return _who(views, pos) + note + figure + lanes(views, drawn, pos)
+
+
+def lanes(views, short, pos):
+    """The numbers the figure after stage ``short`` colours at ``pos``: each slot's value
+    there as the page prints it (``figures.value_text``), a cell per slot."""
+    slots = next(s["slots"] for s in views["residual"] if s["short"] == short)
+    head = "".join(f"<th>{escape(r['slot'])}</th>" for r in slots)
+    cells = "".join(f"<td>{escape(figures.value_text(r['cells'][pos]))}</td>" for r in slots)
+    return (f'<table class="cmp lanes"><caption>{escape(views["model"])}\'s lanes at position '
+            f'{pos} after {escape(short)}</caption><tbody><tr><th>slot</th>{head}</tr>'
+            f'<tr><th>value</th>{cells}</tr></tbody></table>')
 
 
 def _heads(views, layer, pos):
@@ -602,6 +618,7 @@ body { font: 15px/1.45 system-ui, sans-serif; margin: 0 1em 2em; color: #111; }
 #agreement { border-collapse: collapse; margin: 1em 0; }
 .cmp { border-collapse: collapse; margin: 0.6em 0; }
 .cmp td, .cmp th { border: 1px solid #ccc; padding: 1px 4px; text-align: left; }
+.lanes td { font-family: ui-monospace, monospace; font-size: 0.85em; white-space: nowrap; }
 #correspondence td { font-family: ui-monospace, monospace; font-size: 0.85em; }
 #agreement td, #agreement th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; }
 section.stage { border-top: 1px solid #ddd; margin-top: 1em; }
