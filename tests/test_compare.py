@@ -39,7 +39,9 @@ def test_published_against_repaired(tmp_path):
     assert rows[("L1.attn", "count")] == "the same at all 13 positions"
     # eq means another quantity in the two readouts from L1.mlp on: not counted (learner7 4)
     assert rows[("L1.mlp", "eq")] == "another quantity in each design: not compared"
-    assert rows[("readout", "logit 0")].startswith("the same at 7 of 13;")
+    # one scale: each logit by its gap to the winner (learner8 3)
+    assert rows[("readout", "logit 0")].startswith(
+        "its gap to the winner: the same at 12 of 13; first differs at s2: ")
     assert text.count('<section class="stage"') == 6 + 2  # six stages, two layers' heads
     assert "<script" not in text
     assert ("tinyadder36-published is drawn at position 8 (the first that predicts a digit: it "
@@ -89,7 +91,11 @@ def test_three_rope_19_designs_compute_the_same_x1(tmp_path):
     expr = "7650676663+0149460439"
     status, _, rows, _ = compare(tmp_path, "zcbtrak-6", "lokimorty-10", expr, "--static")
     winner = rows.pop(("readout", "winner"))
+    gaps = {k: rows.pop(k) for k in list(rows) if k[1].startswith("logit ")}
     assert status == 0 and rows and all(v.startswith("the same at all 42") for v in rows.values())
+    # logits near 10^5 by their gap to the winner: float runs part in its sixth digit
+    assert len(gaps) == 10 and all(v.startswith("its gap to the winner: the same at ")
+                                   for v in gaps.values())
     assert winner == "the same at all 11 positions"  # the positions that predict a digit
     status, _, rows, _ = compare(tmp_path, "zcbtrak-6", "yieldthought-20", expr, "--static")
     assert rows[("L0.attn", "x1")] == ("the same at 17 of 42; first differs at a0: ~60.9710 "
@@ -265,10 +271,39 @@ def test_learner8_the_static_page_prints_each_stages_lanes():
     layer 1's average ~75.4332, beside zcbtrak-6's x1 ~100.002 after L0.attn; the page
     points to those tables, never to hovers it does not have."""
     published, zc = float_views("published", digits=10), float_views("zcbtrak-6")
-    text = pairs.page(published, zc, pos=31)
-    table = text.split("tinyadder36-published's lanes at position 31 after L1.attn")[1]
-    cells = re.findall(r"<td>([^<]*)</td>", table.split("</table>")[0])
+    table = pairs.lanes(published, "L1.attn", 31)
+    assert "<caption>tinyadder36-published's lanes at position 31 after L1.attn" in table
+    cells = re.findall(r"<td>([^<]*)</td>", table)
     assert cells[0] == cells[1] == cells[3] == "~75.4332"
-    theirs = text.split("zcbtrak-6's lanes at position 31 after L0.attn")[1].split("</table>")[0]
+    theirs = pairs._stage_figure(zc, "L1.attn", 31).split("<table")[1]
+    assert "zcbtrak-6's lanes at position 31 after L0.attn" in theirs
     assert re.findall(r"<td>([^<]*)</td>", theirs) == ["999.996", "~100.002"]
     assert "hovers" not in pairs.NO_COMMON_SLOT_STATIC
+
+
+def test_learner8_logits_on_one_scale_compare_by_their_gap_to_the_winner():
+    """zcbtrak-6 and yieldthought-20 read logits near 10^5 (one scale): six digits of the
+    logit say nothing of the digit, so each logit is compared by its gap to the winner
+    (learner8 3), the gap texts in the first difference."""
+    zc, yt = float_views("zcbtrak-6"), float_views("yieldthought-20")
+    assert not pairs.scales_differ(zc, yt)
+    rows = {r["slot"]: r for r in pairs.table_rows(zc, yt) if r["stage"] == "readout"}
+    gap = next(r for r in zc["residual"][-1]["slots"] if r["slot"] == "logit 1")["gap"]
+    assert rows["logit 1"]["gap"] and rows["logit 1"]["first"][1] == gap[1][2]
+    assert pairs._verdict(rows["logit 1"]).startswith("its gap to the winner: the same at ")
+    assert "its gap to the winner: " in explore_page._compare_section(zc, yt)
+
+
+def test_learner8_the_static_page_notes_a_position_matched_twice_and_draws_logits_once():
+    """The mapping caption reads '—: none', and a note says why zcbtrak-6's position 31 is
+    matched twice (it holds s0 and predicts s1; learner8 10); the logit rows are drawn at the
+    readout only (learner8 15); a view jumped to clears the sticky bar (learner8 9)."""
+    published, zc = float_views("published", digits=10), float_views("zcbtrak-6")
+    text = pairs.page(published, zc, pos=31)
+    assert "(—: none)</caption>" in text
+    assert ("<p id=\"twice\">zcbtrak-6's position 31 appears twice: a position both holds a "
+            "token") in text
+    stages = text.split('<section class="stage" id="stage-')[1:]
+    assert [s.split('"')[0] for s in stages if ">logit 0<" in s] == ["readout"]
+    assert "section { border-top: 1px solid #ddd; padding: 14px 0; scroll-margin-top: 150px; }" \
+        in explore_page.page(zc)

@@ -66,10 +66,11 @@ def alike(a, b, size_a, size_b):
 
 
 def agreement(left, right):
-    """[{stage, slot, same, compared, first}]: per stage both runs have and slot both name,
-    how many of the ``compared`` positions (matched by role label) hold the same value
-    (``alike``), and the first that differs as
-    (label, left text, right text)."""
+    """[{stage, slot, same, compared, first, gap}]: per stage both runs have and slot both
+    name, how many of the ``compared`` positions (matched by role label) hold the same value
+    (``alike``), and the first that differs as (label, left text, right text); a logit both
+    runs give a gap to the winner for is compared by that gap (``gap`` True): six digits of a
+    logit near 10^5 tell nothing of the digit it loses by."""
     lpos, rpos = by_label(left), by_label(right)
     labels = [label for label in lpos if label in rpos]
     rstages = {s["short"]: s for s in right["residual"]}
@@ -83,16 +84,18 @@ def agreement(left, right):
             twin = rslots.get(row["slot"])
             if twin is None:
                 continue
-            sizes = scale(row["cells"]), scale(twin["cells"])
+            gap = "gap" in row and "gap" in twin
+            mine, theirs = (row["gap"], twin["gap"]) if gap else (row["cells"], twin["cells"])
+            sizes = scale(mine), scale(theirs)
             same, first = 0, None
             for label in labels:
-                a, b = row["cells"][lpos[label]], twin["cells"][rpos[label]]
+                a, b = mine[lpos[label]], theirs[rpos[label]]
                 if alike(a, b, *sizes):
                     same += 1
                 elif first is None:
                     first = (named(label, lpos[label]), a[2], b[2])
             out.append({"stage": stage["short"], "slot": row["slot"], "same": same,
-                        "compared": len(labels), "first": first})
+                        "compared": len(labels), "first": first, "gap": gap})
     return out
 
 
@@ -328,10 +331,11 @@ NO_COMMON_SLOT_STATIC = ("No slot of the stream in common: read each model's own
 def _verdict(r):
     if r.get("apart"):
         return APART
+    by = "its gap to the winner: " if r.get("gap") else ""
     if r["first"] is None:
-        return f"the same at all {r['compared']} positions"
+        return f"{by}the same at all {r['compared']} positions"
     label, a, b = r["first"]
-    return (f"the same at {r['same']} of {r['compared']}; first differs at {label}: "
+    return (f"{by}the same at {r['same']} of {r['compared']}; first differs at {label}: "
             f"{a} against {b}")
 
 
@@ -518,9 +522,23 @@ def correspondence(left, right):
     theirs = "".join(f"<td>{'—' if q is None else q}</td>" for _, q in cells)
     return ('<table id="correspondence" class="cmp"><caption>Positions matched by role: '
             f'{escape(left["model"])}\'s position, and {escape(right["model"])}\'s that does '
-            'the same (— none)</caption><tbody>'
+            'the same (—: none)</caption><tbody>'
             f'<tr><th>{escape(left["model"])}</th>{row}</tr>'
-            f'<tr><th>{escape(right["model"])}</th>{theirs}</tr></tbody></table>')
+            f'<tr><th>{escape(right["model"])}</th>{theirs}</tr></tbody></table>'
+            f'{twice(right, [q for _, q in cells])}')
+
+
+def twice(right, matches):
+    """A note on the positions of ``right`` that ``matches`` names more than once: a
+    position both holds a token and predicts a digit, and each role finds it."""
+    again = sorted({q for q in matches if q is not None and matches.count(q) > 1})
+    if not again:
+        return ""
+    listed = ", ".join(str(q) for q in again)
+    return (f'<p id="twice">{escape(right["model"])}\'s position{"s" if len(again) > 1 else ""}'
+            f' {listed} appear{"" if len(again) > 1 else "s"} twice: a position both holds a '
+            'token (a digit, a separator) and predicts a digit, and each role is matched on '
+            'its own.</p>')
 
 
 def _who(views, pos):
@@ -536,7 +554,7 @@ def _stage_figure(views, short, pos):
             f"<p>{escape(views['model'])} has no stage {escape(short)}; matched by role: "
             f"after its last {'attention' if drawn.endswith('attn') else 'FFN'}, "
             f"{escape(drawn)}.</p>")
-    figure = figures.residual(views, drawn, pos)
+    figure = figures.residual(views, drawn, pos, logits=drawn == "readout")
     return _who(views, pos) + note + figure + lanes(views, drawn, pos)
 
 

@@ -528,21 +528,41 @@
                  "(the winner's logit less the runner-up's, in each model's own units), not " +
                  "the logits.");
     }
-    [[C.own_model, C.own_readout_slots], [C.model, C.readout_slots]].forEach(function (r) {
-      var said = r[1].map(function (slot, u) { return slot ? u + " \u2212" + slot : null; })
-        .filter(function (t) { return t; });
-      if (readout && said.length) {
-        lines.push(r[0] + "'s slots here hold the ten errors whose negatives are the logits: " +
-                   "logit u = \u2212(the slot it reads for u): " + said.join(", ") + ".");
-      }
-    });
+    [[C.own_model, C.own_readout_slots, mine], [C.model, C.readout_slots, rows || {}]]
+      .forEach(function (r) {
+        var said = r[1].map(function (slot, u) { return slot ? u + " \u2212" + slot : null; })
+          .filter(function (t) { return t; });
+        // the slots no logit reads keep what the stage before left, unread
+        var unread = Object.keys(r[2]).filter(function (n) {
+          return !logit(n) && r[1].indexOf(n) < 0;
+        });
+        if (readout && said.length) {
+          lines.push(r[0] + "'s slots here hold the ten errors whose negatives are the " +
+                     "logits: logit u = \u2212(the slot it reads for u): " + said.join(", ") +
+                     "." + (unread.length ? " Its other slots (" + unread.join(", ") + ") " +
+                     "are read by no logit: they hold what an earlier stage left." : ""));
+        }
+      });
     setText("cmp-note", lines.join(" "));
     // how far apart two numbers are, relative to the larger: 'by 0.086%'
-    var size = function (n) {
-      var fa = mine[n].cells[state.pos][0], fb = values[n] ? values[n][m.pos] : null;
+    var by = function (fa, fb) {
       if (fa === null || fb === null || Math.max(Math.abs(fa), Math.abs(fb)) === 0) { return ""; }
       var r = 100 * Math.abs(fa - fb) / Math.max(Math.abs(fa), Math.abs(fb));
       return " by " + (r >= 10 ? Math.round(r) : Number(r.toPrecision(2))) + "%";
+    };
+    var size = function (n) {
+      return by(mine[n].cells[state.pos][0], values[n] ? values[n][m.pos] : null);
+    };
+    // a tracer's text as a float, for a difference's size only: '~-0.0801490', '-5/2'
+    var num = function (t) {
+      var q = String(t).replace(/^~/, "").split("/");
+      return q.length === 2 ? Number(q[0]) / Number(q[1]) : Number(q[0]);
+    };
+    // a logit on the other's scale compares by its gap to the winner, which decides the
+    // digit: six digits of a logit near 10^5 cannot tell a gap of 0.080 from one of 0.091
+    var gapsOf = function (n) {
+      var g = mine[n] && mine[n].gap, h = readout && C.gaps[n];
+      return g && h && m.pos !== null ? [g[state.pos], h[m.pos]] : null;
     };
     // a slot named alike but meant apart is another quantity, equal numbers or not
     var verdict = function (n, a, b) {
@@ -551,8 +571,13 @@
       if (apart.indexOf(n) >= 0) {
         return ["differs", "another quantity" + (alike(n, a, b) ? " (equal numbers)" : "")];
       }
-      if (alike(n, a, b)) { return ["same", "same"]; }
       if (logit(n) && C.scales_differ) { return ["alone", "another scale"]; }
+      var g = logit(n) && gapsOf(n);
+      if (g) {
+        return g[0] === g[1] || num(g[0]) === num(g[1]) ? ["same", "same gap to the winner"] :
+          ["differs", "its gap to the winner differs" + by(num(g[0]), num(g[1]))];
+      }
+      if (alike(n, a, b)) { return ["same", "same"]; }
       return ["differs", "differs" + size(n)];
     };
     // exact dust (compare.key_quantities): a value not 0 but too small for a float (an
@@ -598,7 +623,8 @@
         [el("td", "", n), el("td", "num", a === null ? "\u2014" : a),
          el("td", "num", b === null ? "\u2014" : b),
          el("td", "", a === null || b === null ? "in one only" : same ? "same" :
-                      n === "lead" && C.scales_differ ? "each in its own units" : "differs")]
+                      n !== "lead" ? "differs" : C.scales_differ ? "each in its own units" :
+                      "differs" + by(num(mw[1]), num(tw[1])))]
           .forEach(function (td) { tr.appendChild(td); });
         return tr;
       };

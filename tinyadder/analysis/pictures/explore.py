@@ -247,7 +247,8 @@ def _compare_section(views, other):
     rows = "".join(
         f'<tr><td>{escape(r["stage"])}</td><td><code>{escape(r["slot"])}</code></td>' +
         (f'<td>{compare.APART}</td><td>' if r.get("apart") else
-         f'<td>{r["same"]} of {r["compared"]}</td><td>') +
+         f'<td>{"its gap to the winner: " if r.get("gap") else ""}'
+         f'{r["same"]} of {r["compared"]}</td><td>') +
         ("" if r["first"] is None or r.get("apart") else
          f'{escape(r["first"][0])}: {escape(r["first"][1])} against {escape(r["first"][2])}') +
         "</td></tr>" for r in found)

@@ -528,11 +528,14 @@ def _residual_values(stage, letters, slot_rows, x0, ys, c, tall, t):
     return f'<g id="resid-values">{"".join(out)}</g>'
 
 
-def residual(views, stage="L0.mlp", pos=None, standalone=False):
+def residual(views, stage="L0.mlp", pos=None, standalone=False, logits=True):
     """Slot x position grid after one stage, each row on its own symmetric-log scale;
     outlined cells changed at this stage, crossed cells depart from their intended value.
-    The readout stage colours the logits; its outlines mark each position's winner."""
+    The readout stage colours the logits; its outlines mark each position's winner.
+    ``logits`` False leaves the logit rows out (a page that draws each stage apart: they
+    hold something at the readout alone)."""
     slot_rows, logit_rows = residual_rows(views)
+    logit_rows = logit_rows if logits else []
     letters = residual_classes(views)
     scales = residual_scales(views)
     stages = {s["short"]: s for s in views["residual"]}
@@ -576,9 +579,10 @@ def residual(views, stage="L0.mlp", pos=None, standalone=False):
         ranges.append(text(x0 + t * c + 6, ys[r] + hs[r] / 2 + 4, said,
                            "small"))
     body.append(f'<g id="resid-ranges">{"".join(ranges)}</g>')
-    body.append(text(x0, ys[len(slot_rows)] - 6, "readout: logit of each digit against the "
-                                                "winner (outlined, pale): per position, darker "
-                                                "purple is further behind", "small"))
+    if logit_rows:
+        body.append(text(x0, ys[len(slot_rows)] - 6, "readout: logit of each digit against "
+                                                    "the winner (outlined, pale): per position, "
+                                                    "darker purple is further behind", "small"))
     step = 1 if c >= 12 else 5
     bottom = ys[-1] + hs[-1]
     for p, tok in enumerate(views["tokens"]):
