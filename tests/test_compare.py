@@ -126,8 +126,8 @@ def test_slots_named_alike_that_mean_apart_are_said_so():
     assert "in the two designs from L1.mlp on" in pairs.homonym_line(published, repaired)
     # the repaired FFN does not write eq: it holds what layer 1's attention left there
     assert ("<tr><td>L1.mlp</td><td><code>eq</code></td><td>err0 = (10^9/(i + 2))·|x − 0.5|·P "
-            "+ what eq held before: the published readout&#x27;s tilt</td><td>as after L1.attn: "
-            "what it held before + layer 1&#x27;s running average (1000/(i + 2))·(R + b + ℓ)"
+            "+ what eq held before (that added part is the published readout&#x27;s tilt)"
+            "</td><td>as after L1.attn: what it held before + layer 1&#x27;s running average (1000/(i + 2))·(R + b + ℓ)"
             "</td></tr>") in pairs.homonym_table(published, repaired)
     assert pairs.meaning(zc, "L0.attn", "x1", 31).startswith(
         "10·(a_k + b_k + c_k) − c_(k−1): ten times the column sum")
@@ -307,3 +307,4 @@ def test_learner8_the_static_page_notes_a_position_matched_twice_and_draws_logit
     assert [s.split('"')[0] for s in stages if ">logit 0<" in s] == ["readout"]
     assert "section { border-top: 1px solid #ddd; padding: 14px 0; scroll-margin-top: 150px; }" \
         in explore_page.page(zc)
+

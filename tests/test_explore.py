@@ -1060,10 +1060,25 @@ def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
         "22: the ledger counts 22. The 28 is its authors' claim, a count none of the rules "
         "here gives. The board reads the claim under numel (AdderBoard's count): the file "
         "holds 90 numbers, 62 more: entries the original computes in code")
-    # why a rotation gives one-hot attention (learner7 21)
-    assert "Why one-hot: each head's query is turned by a fixed angle" in steps[
-        "Layer 0's 5 heads"]["answer"]
-    assert "the step before says why" in steps["The column"]["text"]
+    # why a rotation gives one-hot attention (learner7 21), in the step's text, seen before
+    # the answer (learner8 11)
+    heads = steps["Layer 0's 5 heads"]
+    assert "Why one-hot: each head's query is turned by a fixed angle" in heads["text"]
+    assert "Why one-hot" not in heads["answer"]
+    assert "the step before says why in its text" in steps["The column"]["text"]
+    # the carry: D derived from the column's sum, and a second case, D = +1 (learner8 12)
+    carry = steps["The carry"]
+    assert "Column 0 adds up as a0 + b0 + c0 = s0 + 10·c1, so D = c0 − 10·c1" in carry["text"]
+    assert carry["answer"].endswith(
+        "Another case: choose position 27 (it predicts s4); there D = c3 − 10·c4 = 1 − 10·0 "
+        "= +1.")
+    stages = {s["short"]: {r["slot"]: r["cells"] for r in s["slots"]} for s in views["residual"]}
+    assert round(stages["L0.attn"]["x0"][27][0] - stages["embed"]["x0"][27][0], 6) == 1
+    # the name's 28 against the ledger's count: the question says so (learner8 13)
+    assert steps["The parameters"]["question"] == (
+        "The name says 28. Does the ledger agree? (how many does it count?)")
+    assert tour._params_question("tinyadder36-published", None) == (
+        "How many parameters does the ledger count?")
     # the FFN-off run says why it is in float32 (learner7 23)
     off = dict(views, number="fraction (exact)", ffn_off={
         "layer": 0, "number": "float32 (IEEE single)", "answer": "07799996999",

@@ -10,6 +10,7 @@ walkthrough section that explains it, a key of ``SECTIONS``), ``title``, ``text`
 ``question`` and ``answer`` (plain text; the page escapes it).
 """
 
+import re
 from types import SimpleNamespace
 
 from ..board import SEARCHED, VERDICTS, WITNESSES, own_rule, why
@@ -526,6 +527,14 @@ def _claimed_rule(views, claimed):
              f"{counts[rule].params} numbers, {said}" if said else ""))
 
 
+def _params_question(model, claimed):
+    """The parameters step's question: where the name carries a claimed count the ledger
+    does not give, the question says so, and the surprise is its point."""
+    if claimed and re.search(rf"(?<!\d){claimed}(?!\d)", model):
+        return f"The name says {claimed}. Does the ledger agree? (how many does it count?)"
+    return "How many parameters does the ledger count?"
+
+
 def _any_params(views):
     claimed = views["about"].get("params_claimed")
     return {
@@ -534,7 +543,7 @@ def _any_params(views):
         "text": "Every counted parameter, drawn over the slots it writes. The ledger counts "
                 "them by one rule for every model, seed 000's, which gives TinyAdder-36 its "
                 "36 (tinyadder params --rules prints every rule side by side).",
-        "question": "How many parameters does the ledger count?",
+        "question": _params_question(views["model"], claimed),
         "expect": {"kind": "integers", "values": [views["param_total"]]},
         "answer": f"{views['param_total']}: the ledger counts {views['param_total']}." + (
                       _claimed_rule(views, claimed) if claimed else "") + (
@@ -585,7 +594,7 @@ COLUMN = {
                            "into pe_sin.", 0.05),
     "rope-10000": ("x1", "Two heads, each turned back by its own fixed offset, attend one-hot "
                          "to a{k} and b{k} (a query turned by a fixed angle scores highest, by "
-                         "far, the key that angle back; the step before says why) and add "
+                         "far, the key that angle back; the step before says why in its text) and add "
                          "them into x1; the others read the column below into x0.", 0.05),
     "rope-10000/norm": ("x2", "Heads ca and cb (offsets 22 and 10 back) attend one-hot to a{k} "
                               "and b{k} and add them into x2; pa and pb (offsets 23 and 11) "
@@ -601,8 +610,10 @@ CARRY = {  # design: (slot, whether the step asks for its change in the attentio
                                     "\u2212 c{j}, so it tells whether a{j} + b{j} overflowed."),
     "rope-10000": ("x0", True, "Three heads read the digit the position holds, s{j}, and "
                                "a{j} and b{j} into x0: it changes by D = s{j} \u2212 a{j} "
-                               "\u2212 b{j} = c{j} \u2212 10\u00b7c{k}, which is \u22129 or "
-                               "\u221210 exactly when a carry comes into place {k}."),
+                               "\u2212 b{j}. Column {j} adds up as a{j} + b{j} + c{j} = s{j} "
+                               "+ 10\u00b7c{k}, so D = c{j} \u2212 10\u00b7c{k}, which is "
+                               "\u22129 or \u221210 exactly when a carry comes into place "
+                               "{k}."),
     "rope-10000/norm": ("x1", False, "Heads pa and pb read a{j} and b{j} and subtract them "
                                      "from the digit the position holds, s{j} (x1 = s{j} on "
                                      "the embedding): x1 becomes D = s{j} \u2212 a{j} \u2212 "
@@ -775,8 +786,27 @@ def _carry(views, q):
         "expect": {"kind": "numbers", "values": [value], "texts": [text], "tol": 0.05,
                    "rule": within(0.05)},
         "answer": f"{text}: {said}, so " + (f"a carry comes into place {k}." if ck else
-                                          f"no carry comes into place {k}."),
+                                          f"no carry comes into place {k}.") + (
+                      "" if views["design"] == "sinusoid-11" else _another_carry(views, q)),
     }
+
+
+def _another_carry(views, q):
+    """A second case of D = c_(k−1) − 10·c_k to look at: the first position that predicts a
+    column whose D differs from position q's, +1 (a carry in, none out) first; '' if none."""
+    def d(p):
+        _, _, ck, cj, _ = _place_digits(views, _column_place(views, p))
+        return cj - 10 * ck
+    others = [p for p in views["predicting"]
+              if p != q and _column_place(views, p) is not None and d(p) != d(q)]
+    if not others:
+        return ""
+    p = min(others, key=lambda p: (d(p) != 1, p))
+    k = _column_place(views, p)
+    _, _, ck, cj, _ = _place_digits(views, k)
+    return (f" Another case: choose position {p} (it predicts s{k}); there D = c{k - 1} "
+            f"\u2212 10\u00b7c{k} = {cj} \u2212 10\u00b7{ck} = {cj - 10 * ck:+d}"
+            .replace("= -", "= \u2212") + ".")
 
 
 def _ffn(views, q):
@@ -840,13 +870,13 @@ def _layer_heads(views, layer, q):
         "title": f"Layer {layer}'s {len(keys)} heads",
         "text": f"Layer {layer} has {len(keys)} heads, each with its own map: choose one with "
                 f"the head buttons. Position {q} ({_label_of(views, q)}) predicts "
-                f"{_label_of(views, q + 1)}.",
+                f"{_label_of(views, q + 1)}." + ONE_HOT.get(
+                    views.get("design", "").split("/")[0], ""),
         "question": f"Which key does each head weigh most from query {q}? (the labels, "
                     f"e.g. a3 b3; both where two tie)",
         "expect": {"kind": "words", "values": words,
                    "texts": [label for _, top in tops for label, _, _ in top]},
-        "answer": f"The largest weight of each head: {said}." + ONE_HOT.get(
-            views.get("design", "").split("/")[0], ""),
+        "answer": f"The largest weight of each head: {said}.",
     }
 
 

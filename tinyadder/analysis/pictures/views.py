@@ -397,7 +397,8 @@ def meanings(model):
         out["L1.attn"][f"cand{u}"] = [read_so_far, f"= (1000/{{i2}})\u00b7(x \u2212 {u}.5)"
                                                    f"\u00b7P with x = {{x}}, P = {{P}}"]
     for slot, u in read.items():
-        tilt = (f" + what {slot} held before: the published readout's tilt" if published
+        tilt = (f" + what {slot} held before (that added part is the published readout's "
+                "tilt)" if published
                 else "")
         out["L1.mlp"][slot] = [f"err{u} = 10^6\u00b7|cand{u} + average|{tilt}",
                                f"err{u} = (10^9/{{i2}})\u00b7|x \u2212 {u}.5|\u00b7P, x = {{x}}"
