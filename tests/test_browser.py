@@ -516,7 +516,9 @@ def compared(dom, off, loki):
                     "logits. tinyadder36-published's slots here hold the ten errors whose "
                     "negatives are the logits: logit u = −(the slot it reads for u): 0 "
                     "−eq, 1 −special, 2 −digit, 3 −count, 4 −scale, 5 "
-                    "−cand0, 6 −cand1, 7 −cand2, 8 −cand3, 9 −cand4.")
+                    "−cand0, 6 −cand1, 7 −cand2, 8 −cand3, 9 −cand4. Its other slots "
+                    "(cand5, cand6, cand7, cand8, cand9, digit_pos) are read by no logit: they "
+                    "hold what an earlier stage left.")  # learner8 5
     mine = {r["slot"]: r["cells"][32][2] for r in traced(EXAMPLE)[1]["residual"][-1]["slots"]}
     theirs = {r["slot"]: r["cells"][30][2] for r in loki["residual"][-1]["slots"]}
     for kind, slot, a, b, said in rows:  # each value as the grid prints it, a fraction's decimal
@@ -892,3 +894,40 @@ def test_learner7_a_strip_fits_its_column(tmp_path):
                                       float_views("zcbtrak-6")), encoding="utf-8")
     found = probe(path, FIT_PROBE, "#pos=22&stage=embed", ("--window-size=1280,900",))
     assert found and all(all(q) for q in found)
+
+
+SCROLL_PROBE = """<script>(function () {
+  var view = document.getElementById("view-compare");
+  view.scrollIntoView({block: "start"});
+  var bar = document.getElementById("controls").getBoundingClientRect();
+  var h2 = view.querySelector("h2").getBoundingClientRect();
+  document.body.setAttribute("data-probe", JSON.stringify([h2.top, bar.bottom]));
+}());</script>"""
+
+
+@pytest.mark.slow
+def test_learner8_logits_on_one_scale_compare_by_gap_and_views_clear_the_bar(tmp_path):
+    """zcbtrak-6 against yieldthought-20 at position 31, the readout (learner8 3): both
+    logits near 10^5, so each logit's verdict is its gap to the winner (logit 1: −0.0801490
+    against yieldthought-20's, 'its gap to the winner differs by N%'), and the lead row
+    gives its size too; a compare view jumped to starts below the sticky bar (learner8 9)."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    zc, yt = float_views("zcbtrak-6"), float_views("yieldthought-20")
+    path = tmp_path / "zy.html"
+    path.write_text(explore_page.page(zc, None, yt), encoding="utf-8")
+    url = path.as_uri() + "#pos=31&stage=readout"
+    dom, log = dump([url])[url]
+    assert_ran_cleanly(dom, log)
+    rows = {r[1]: r for r in lanes(html.unescape(dom))}
+    gap = {v["model"]: next(r for r in v["residual"][-1]["slots"] if r["slot"] == "logit 1")[
+        "gap"] for v in (zc, yt)}
+    mine, theirs = (float(gap[m][31][0]) for m in ("zcbtrak-6", "yieldthought-20"))
+    size = 100 * abs(mine - theirs) / max(abs(mine), abs(theirs))
+    assert rows["logit 1"][4] == f"its gap to the winner differs by {round(size)}%"
+    assert re.fullmatch(r"differs by [0-9.]+%", rows["lead"][4])
+    assert all(r[4].startswith(("its gap to the winner differs", "same gap to the winner"))
+               for n, r in rows.items() if n.startswith("logit "))
+    top, bar = probe(path, SCROLL_PROBE, "#pos=31&stage=readout&compare=1",
+                     ("--window-size=1280,900",))
+    assert top >= bar
