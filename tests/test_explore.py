@@ -1055,17 +1055,29 @@ def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
     from explore_cases import float_views
     views = float_views("jacobli99-28")
     steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(views)}
-    # three plain sentences (learner7 22): the ledger's count, the claim, the file's numbers
+    # plain sentences (learner9 6): the claim, no rule gives it, numel and the ledger's
+    # counts, what the gap between the claim and numel's count is
     assert steps["The parameters"]["answer"].startswith(
-        "22: the ledger counts 22. The 28 is its authors' claim, a count none of the rules "
-        "here gives. The board reads the claim under numel (AdderBoard's count): the file "
-        "holds 90 numbers, 62 more: entries the original computes in code")
+        "22: the ledger counts 22. The authors claim 28. No rule here gives 28: the file "
+        "holds 90 numbers (numel, AdderBoard's count) and the ledger counts 22 (seed000). The "
+        "board reads the claim under numel. The 62 between 28 and 90: entries the original "
+        "computes in code")
+    assert views["rule_counts"]["numel"][0] - 28 == 62 and views["param_total"] == 22
     # why a rotation gives one-hot attention (learner7 21), in the step's text, seen before
     # the answer (learner8 11)
     heads = steps["Layer 0's 5 heads"]
-    assert "Why one-hot: each head's query is turned by a fixed angle" in heads["text"]
+    assert "Why one-hot: each head's query is turned by a fixed angle. Its score" in heads["text"]
     assert "Why one-hot" not in heads["answer"]
     assert "the step before says why in its text" in steps["The column"]["text"]
+    # the self-attending head takes the position's own digit out of x1 (learner9 5): at
+    # position 24, x1 is s0 = 2 on the embedding and a1 + b1 = 9 after the attention
+    column = steps["The column"]
+    assert "moves its own digit s0 out of x1 and into x0" in column["text"]
+    assert column["answer"] == ("9.0: x1 goes from 2.0 on the embedding (s0, the position's "
+                                "own digit) to a1 + b1 = 6 + 3.")
+    stages0 = {s["short"]: {r["slot"]: r["cells"] for r in s["slots"]} for s in views["residual"]}
+    assert stages0["embed"]["x1"][24][0] == 2 == 7650676663 % 10 + 149460439 % 10 - 10
+    assert stages0["L0.attn"]["x1"][24][0] == 9 == 6 + 3
     # the carry: D derived from the column's sum, and a second case, D = +1 (learner8 12)
     carry = steps["The carry"]
     assert "Column 0 adds up as a0 + b0 + c0 = s0 + 10·c1, so D = c0 − 10·c1" in carry["text"]

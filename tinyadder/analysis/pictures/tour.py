@@ -521,10 +521,13 @@ def _claimed_rule(views, claimed):
               for name, (n, _) in views.get("rule_counts", {}).items()}
     rule = own_rule(views["model"], claimed, counts, views["about"].get("family", ""))
     said = why(rule, claimed, counts).replace(f" under {rule}:", ":") if rule in counts else ""
-    what = views["rule_counts"][rule][1] if said else ""
-    return (f" The {claimed} is its authors' claim, a count none of the rules here gives." +
-            (f" The board reads the claim under {rule} ({what} count): the file holds "
-             f"{counts[rule].params} numbers, {said}" if said else ""))
+    if not said:
+        return f" The authors claim {claimed}. No rule here gives {claimed}."
+    n, what = views["rule_counts"][rule]
+    return (f" The authors claim {claimed}. No rule here gives {claimed}: the file holds {n} "
+            f"numbers ({rule}, {what} count) and the ledger counts {views['param_total']} "
+            f"(seed000). The board reads the claim under {rule}. The {abs(n - claimed)} "
+            f"between {claimed} and {n}: {said.split(': ', 1)[1]}")
 
 
 def _params_question(model, claimed):
@@ -595,7 +598,9 @@ COLUMN = {
     "rope-10000": ("x1", "Two heads, each turned back by its own fixed offset, attend one-hot "
                          "to a{k} and b{k} (a query turned by a fixed angle scores highest, by "
                          "far, the key that angle back; the step before says why in its text) and add "
-                         "them into x1; the others read the column below into x0.", 0.05),
+                         "them into x1. The head that attends to the position itself moves "
+                         "its own digit s{j} out of x1 and into x0, so x1 holds a{k} + b{k} "
+                         "alone; the others read the column below into x0.", 0.05),
     "rope-10000/norm": ("x2", "Heads ca and cb (offsets 22 and 10 back) attend one-hot to a{k} "
                               "and b{k} and add them into x2; pa and pb (offsets 23 and 11) "
                               "read the column below into x1.", 0.05),
@@ -743,6 +748,10 @@ def _column(views, q):
     said = (f"10\u00b7(a{k} + b{k} + c{k}) \u2212 c{k - 1} = 10\u00b7({ak} + {bk} + {ck}) "
             f"\u2212 {cj}" if views["design"] == "rope-19" else
             f"a{k} + b{k} = {ak} + {bk}")
+    if views["design"] == "rope-10000":  # the self-attending head takes s_(k-1) out of x1
+        before = _residual_at(views, "embed", slot, q)
+        said = (f"x1 goes from {shown(before[2])} on the embedding (s{k - 1}, the position's "
+                f"own digit) to {said}")
     return {
         "view": "residual", "state": {"pos": q, "stage": "L0.attn"}, "section": None,
         "title": "The column",
@@ -838,12 +847,11 @@ def _ffn(views, q):
 
 # why a rotary head attends one-hot, for the designs whose heads do (models.md: rope-10000)
 ONE_HOT = {"rope-10000": (
-    " Why one-hot: each head's query is turned by a fixed angle, so that its score with a key "
-    "is a large constant times the cosine of the angle left between them; that cosine is 1 "
-    "for the key exactly the head's offset back and smaller for every other (the angles are "
-    "whole radians, never a whole turn), and times the "
-    "large constant the gap is so wide that the softmax puts all its weight on that one key "
-    "(models.md, rope-10000, works it through).")}
+    " Why one-hot: each head's query is turned by a fixed angle. Its score with a key is then "
+    "a large constant times the cosine of the angle left between them: 1 for the key exactly "
+    "the head's offset back, smaller for every other (the angles are whole radians, never a "
+    "whole turn). Times the large constant, that gap is so wide that the softmax puts all "
+    "its weight on that one key (models.md, rope-10000, works it through).")}
 
 
 def _layer_heads(views, layer, q):
