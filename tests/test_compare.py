@@ -308,3 +308,24 @@ def test_learner8_the_static_page_notes_a_position_matched_twice_and_draws_logit
     assert "section { border-top: 1px solid #ddd; padding: 14px 0; scroll-margin-top: 150px; }" \
         in explore_page.page(zc)
 
+
+
+def test_explorer_mds_compare_example_is_the_run():
+    """docs/explorer.md's example (learner9 9): TinyAdder-36 predicts s0 at position 32,
+    zcbtrak-6 at 30; a3 is position 7 and 4; published's L1.attn, a stage zcbtrak-6 lacks, is
+    matched with its last attention, L0.attn."""
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "explorer.md").read_text(
+        encoding="utf-8")
+    said = " ".join(doc.split())
+    assert ("(TinyAdder-36 predicts s0 at position 32, zcbtrak-6, which writes the units "
+            "first, at position 30)") in said
+    assert "(a3 is position 7 in TinyAdder-36, 4 in zcbtrak-6)" in said
+    assert "(TinyAdder-36's L1.attn with zcbtrak-6's L0.attn, its only attention)" in said
+    published, zc = float_views("published", digits=10), float_views("zcbtrak-6")
+    for views, s0, a3 in ((published, 32, 7), (zc, 30, 4)):
+        tokens = views["tokens"]
+        assert [q for q in views["predicting"] if tokens[q]["next_place"] == 0] == [s0]
+        assert [t["pos"] for t in tokens if t["label"] == "a3"] == [a3]
+    assert [s["short"] for s in zc["stages"] if s["short"].endswith("attn")] == ["L0.attn"]
+    assert pairs.stage_of(zc, "L1.attn") == "L0.attn"
+    assert pairs.stage_of(published, "L1.attn") == "L1.attn"

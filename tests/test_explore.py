@@ -852,10 +852,16 @@ def test_compare_sets_each_designs_key_quantity_beside_its_meaning(example):
         assert abs(float(value.lstrip("~")) - column) < 0.25
     [(meaning, totals)] = compare.key_quantities(published)
     assert meaning == compare.RUNNING_TOTAL and meaning.endswith(", to 3 decimals")
-    assert totals["s1"] == ("2.489", None) and totals["s10"] == ("7800137102.346", None)
+    # x = (R + b + ℓ)/P and the digit it picks, as explain prints them (learner9 2)
+    assert totals["s1"] == ("2.489; ÷ 10¹: x = 0.2489 → digit 0", None)
+    assert totals["s10"] == ("7800137102.346; ÷ 10¹⁰: x = 0.7800 → digit 0", None)
+    for k in range(11):
+        total, x = totals[f"s{k}"][0].split("; ")
+        assert x.endswith(f"→ digit {digit_of(a + b, k)}")
+        assert abs(float(total) / 10 ** k - float(x.split("= ")[1].split(" ")[0])) < 1e-3
     table = compare.key_table(published, rope)
-    assert ('<tr><td>s1</td><td class="mono">2.489</td><td class="mono">~100.002; '
-            '10·(6 + 3 + 1) − 0</td></tr>') in table
+    assert ('<tr><td>s1</td><td class="mono">2.489; ÷ 10¹: x = 0.2489 → digit 0</td>'
+            '<td class="mono">~100.002; 10·(6 + 3 + 1) − 0</td></tr>') in table
     assert compare.key_table(dict(published, decisions=[]), dict(rope, design=None)) == ""
     assert table in explore._compare_section(published, rope)
     # a value in the page's number format, not the tracer's e-notation
