@@ -860,8 +860,16 @@ def test_compare_sets_each_designs_key_quantity_beside_its_meaning(example):
         assert x.endswith(f"→ digit {digit_of(a + b, k)}")
         assert abs(float(total) / 10 ** k - float(x.split("= ")[1].split(" ")[0])) < 1e-3
     table = compare.key_table(published, rope)
-    assert ('<tr><td>s1</td><td class="mono">2.489; ÷ 10¹: x = 0.2489 → digit 0</td>'
-            '<td class="mono">~100.002; 10·(6 + 3 + 1) − 0</td></tr>') in table
+    # each row names the position that predicts its digit, which the script highlights
+    # when selected (learner9 8); the "Where" sentence comes before the table
+    assert ('<tr data-pos="31"><td>s1</td><td class="mono">2.489; ÷ 10¹: x = 0.2489 → digit '
+            '0</td><td class="mono">~100.002; 10·(6 + 3 + 1) − 0</td></tr>') in table
+    rows = re.findall(r'<tr data-pos="(\d+)"><td>(s\d+)</td>', table)
+    assert rows == [(str(p), published["tokens"][p + 1]["label"])
+                    for p in published["predicting"]][:len(rows)] and len(rows) == 11
+    section = explore._compare_section(published, rope)
+    assert section.index('id="cmp-where"') < section.index('id="key-quantities"')
+    assert 'tr[data-pos]' in example[2]  # the page carries its script
     assert compare.key_table(dict(published, decisions=[]), dict(rope, design=None)) == ""
     assert table in explore._compare_section(published, rope)
     # a value in the page's number format, not the tracer's e-notation

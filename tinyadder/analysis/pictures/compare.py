@@ -432,7 +432,8 @@ NO_RULE = "no designed rule this page knows"
 
 def key_table(left, right):
     """Each model's key quantities (``key_quantities``) at the position that predicts each
-    digit of the sum, side by side with their meanings; '' when neither model has one."""
+    digit of the sum, side by side with their meanings, each row with ``data-pos``, the left
+    model's position that predicts its digit; '' when neither model has one."""
     keys = [key_quantities(v) or [("no designed quantity this page knows", {})]
             for v in (left, right)]
     if not any(k[1] for side in keys for k in side):
@@ -444,7 +445,12 @@ def key_table(left, right):
         text, hover = k[1].get(d, ("", None))
         tip = f' title="{escape(hover)}"' if hover else ""
         return f'<td class="mono"{tip}>{escape(text)}</td>'
-    rows = "".join(f'<tr><td>{escape(d)}</td>' + "".join(cell(k, d) for _, k in columns) +
+    # each row tagged with the position of the left model that predicts its digit, which
+    # the page's script highlights when that position is selected
+    tokens = left["tokens"]
+    at = {tokens[p + 1]["label"]: p for p in left["predicting"] if p + 1 < len(tokens)}
+    rows = "".join((f'<tr data-pos="{at[d]}">' if d in at else "<tr>") +
+                   f'<td>{escape(d)}</td>' + "".join(cell(k, d) for _, k in columns) +
                    "</tr>" for d in digits)
     # the last row: how each design's quantity becomes the digit it writes
     rows += ('<tr class="how"><td>digit it picks, and how</td>' + "".join(

@@ -422,6 +422,10 @@
              heldSaid) + " is " + m.pos + ": it holds " +
              named(C.tokens[m.pos].label, m.pos).replace(/ at position [0-9]+$/, "") +
              what(other) + "."));
+    // the key-quantity table's row of the selected position
+    document.querySelectorAll("#key-quantities tr[data-pos]").forEach(function (tr) {
+      tr.classList.toggle("sel", tr.getAttribute("data-pos") === String(state.pos));
+    });
     var labels = D.tokens.map(function (t) { return t.label; });
     // each column headed by its model and query (A: this page's model, B: the other)
     var who = function (side, model, pos, t) {
