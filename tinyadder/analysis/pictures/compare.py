@@ -366,8 +366,8 @@ def key_quantities(views):
     """[(what it means, {the sum digit predicted (s0): (its text, the hover or None)})] at
     each position that predicts a digit of the sum: R + b + ℓ for the TinyAdder-36
     family (the narration's decisions), with x = (R + b + ℓ)/P and the digit it picks, as
-    explain prints them, '2.489; ÷ 10¹: x = 0.2489 → digit 0'; a designed family's quantities after the attention
-    (``families.column``'s, at the first one's stage: rope-19's x1; rope-10000's x1 = a_k +
+    explain prints them, '2.489; ÷ 10¹: x = 0.2489 → digit 0'; a designed family's
+    quantities after the attention (``families.column``'s, at the first one's stage: rope-19's x1; rope-10000's x1 = a_k +
     b_k and its carry in x0, D = c_(k−1) − 10·c_k): its formula in general, and per digit the
     run's value and the formula with the digits put in, '~100.002; 10·(6 + 3 + 1) − 0', a
     value of exact dust (not 0, but too small for a float: an exact run's far keys' weights,

@@ -527,7 +527,7 @@ def _claimed_rule(views, claimed):
     return (f" The authors claim {claimed}. No rule here gives {claimed}: the file holds {n} "
             f"numbers ({rule}, {what} count) and the ledger counts {views['param_total']} "
             f"(seed000). The board reads the claim under {rule}. The {abs(n - claimed)} "
-            f"between {claimed} and {n}: {said.split(': ', 1)[1]}")
+            f"between {claimed} and {n}: {said.split(': ', 1)[-1]}")
 
 
 def _params_question(model, claimed):
