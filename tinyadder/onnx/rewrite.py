@@ -466,6 +466,10 @@ class _Graph:
             nodes.append(node)
         self.nodes = nodes
 
+    def producers(self):
+        """{value: the node that writes it}, of the nodes as they are now."""
+        return {o: n for n in self.nodes for o in n.output}
+
     def readers(self):
         """{value: the nodes that read it}, of the nodes as they are now."""
         out = {}
@@ -519,7 +523,7 @@ class _Graph:
         CLONED = ("MatMul", "Gemm", "Reshape", "Transpose", "Add")
         for _ in range(8):
             readers = self.readers()
-            self.producer = {o: n for n in self.nodes for o in n.output}
+            self.producer = self.producers()
             position = {id(n): i for i, n in enumerate(self.nodes)}
             changed = False
             out = []
@@ -565,7 +569,7 @@ class _Graph:
     # ---- fused transposes --------------------------------------------------------------
 
     def split_transposes(self):
-        self.producer = {o: n for n in self.nodes for o in n.output}
+        self.producer = self.producers()
         nodes = []
         for node in self.nodes:
             attrs = _attrs(node)
@@ -1487,7 +1491,7 @@ def _linear(g):
         return
     lins = {}
     consumers = g.readers()
-    made_by = {o: n for n in g.nodes for o in n.output}
+    made_by = g.producers()
 
     def const_lanes(name, lin, shape):
         """The per-lane factors of a constant Mul, or None."""
@@ -1618,7 +1622,7 @@ def _linear(g):
             lins[out] = result
 
     # write each map a reader outside the maps needs as MatMuls, once
-    producer = {o: n for n in g.nodes for o in n.output}
+    producer = g.producers()
     outputs = {v.name for v in g.outputs}
     nodes = []
     for node in g.nodes:
@@ -1698,7 +1702,7 @@ def _pruned(g, nodes):
 def _trig_tables(g):
     """Cos(c) (or Sin), reshaped or not, as Cos of c shaped [T, n] (its leading axes of 1
     dropped): the rotary table the reader matches, computed by the same Cos."""
-    producer = {o: n for n in g.nodes for o in n.output}
+    producer = g.producers()
     tables = {}
 
     def table(name, shape):
@@ -1905,7 +1909,7 @@ def _broadcasts(g):
     ``h[..., :k] = x[..., l:l+1]``: the lane reshaped, expanded, reshaped) is one Expand of
     its source to the chain's shape: broadcasting aligns the last axes, so each value is the
     source's value at the same position of its own axes."""
-    producer = {o: n for n in g.nodes for o in n.output}
+    producer = g.producers()
     nodes, same = list(g.nodes), {}
     for i, node in enumerate(g.nodes):
         out = g.shape(node.output[0]) if len(node.output) == 1 else None
@@ -1938,7 +1942,7 @@ def _broadcasts(g):
 def _lookups(g):
     """GatherND(table, Unsqueeze(ids, -1)) as Gather(table, ids) (an embedding lookup, as the
     dynamo exporter writes it), and Reciprocal(x) as Div(1, x) (the same one rounding)."""
-    producer = {o: n for n in g.nodes for o in n.output}
+    producer = g.producers()
     nodes = []
     for node in g.nodes:
         if node.op_type == "GatherND" and node.input[0] in g.consts and \
@@ -2019,7 +2023,7 @@ def _flattened_gemms(g):
     """onnxruntime's MatMul and Add fused to a Gemm, which takes matrices: Reshape(x [1, ..., n]
     to [m, n]), Gemm(., B, C), Reshape back to [1, ..., k], is MatMul(x, B) then Add C (B^T
     for transB 1; alpha = beta = 1, transA 0), the same product, sum and bias."""
-    producer = {o: n for n in g.nodes for o in n.output}
+    producer = g.producers()
     readers = {}
     for n in g.nodes:
         for x in n.input:
@@ -2082,7 +2086,7 @@ def _concat_embedding(g):
     axis of Gather(E, tokens) and a constant [T, b]) is E'[t] + P'[p], E' = [E | 0] and
     P' = [0 | P]: each lane one value plus 0, the same value (but -0 + 0, which is +0)."""
     tokens = {v.name for v in g.inputs}
-    producer = {o: n for n in g.nodes for o in n.output}
+    producer = g.producers()
     for i, node in enumerate(g.nodes):
         if node.op_type != "Concat" or len(node.input) != 2 or \
                 _attrs(node).get("axis") not in (-1, 1):
@@ -2116,7 +2120,7 @@ def _sliced_projections(g):
     read by a MatMul by a constant) is x @ W',
     W' = W with zero rows for the lanes the slice leaves out: each other lane adds 0 x,
     which is 0 unless that lane is infinite (as the lane-by-lane maps)."""
-    producer = {o: n for n in g.nodes for o in n.output}
+    producer = g.producers()
     nodes = list(g.nodes)
     for i, node in enumerate(g.nodes):
         cut = producer.get(node.input[0]) if node.op_type == "MatMul" else None
@@ -2154,7 +2158,7 @@ def _column_slices(g):
     """A Slice (step 1) or Split of the last axis of x @ W (W a constant matrix) is x @ W',
     W' the columns it keeps: each column its own sum, the same. (A qkv projection split
     into q, k and v.)"""
-    producer = {o: n for n in g.nodes for o in n.output}
+    producer = g.producers()
     nodes = []
     for node in g.nodes:
         parts = _column_parts(g, node, producer.get(node.input[0]) if node.input else None)
@@ -2206,7 +2210,7 @@ def _tiled_heads(g):
     r at a), x's shape with axis a - 1 times r) is Gather(x, [0]*r + [1]*r + ..., a - 1),
     the exporter's grouped heads (and Reshape to that shape without its batch of one, the
     Gather's Reshape); an Expand to 1s but r at a is that Tile (the new axis has size 1)."""
-    producer = {o: n for n in g.nodes for o in n.output}
+    producer = g.producers()
     nodes = list(g.nodes)
     for i, node in enumerate(g.nodes):
         tile = producer.get(node.input[0]) if node.op_type == "Reshape" else None
@@ -2249,7 +2253,7 @@ def _scattered_lanes(g):
     other axes, one lane or a run of them): Concat on the last axis of the u in lane order,
     a lane none writes the base's (zeros, or a Slice of the value written into). The same
     values, moved."""
-    producer = {o: n for n in g.nodes for o in n.output}
+    producer = g.producers()
     readers = {}
     for node in g.nodes:
         for x in node.input:
@@ -2323,7 +2327,7 @@ def _transposed_scatters(g):
     [[l], ..., [l + k - 1]]) from Transpose(u, p) (through Identity): Concat of the u in
     lane order on the last axis (a lane none writes: zeros, or B's). The same values,
     moved."""
-    producer = {o: n for n in g.nodes for o in n.output}
+    producer = g.producers()
     nodes = [[n] for n in g.nodes]
     for i, node in enumerate(g.nodes):
         perm = tuple(_attrs(node).get("perm", ())) if node.op_type == "Transpose" else ()
@@ -2368,7 +2372,7 @@ def _transposed_gathers(g):
     """torch.export's indexing by a list, x[..., [l1, l2, ...]] or x[:, [-1], :]:
     Transpose(GatherND(Transpose(x, p), [[l1], [l2], ...]), q), p moving axis a first and q
     moving it back: Gather(x, [l1, l2, ...]) of axis a. The same values, moved."""
-    producer = _producers(g)
+    producer = g.producers()
     nodes = []
     for node in g.nodes:
         gathered = producer.get(node.input[0]) if node.op_type == "Transpose" else None
@@ -2408,7 +2412,7 @@ def _scatter_base(producer, value):
 def _unbatched_transposes(g):
     """Reshape(x, its shape without the batch of one), Transpose(perm), Reshape back to a
     batch of one first (torch.export's k^T of a batch): Transpose(x, [0] + (perm + 1))."""
-    producer = {o: n for n in g.nodes for o in n.output}
+    producer = g.producers()
     nodes = list(g.nodes)
     for i, node in enumerate(g.nodes):
         turn = producer.get(node.input[0]) if node.op_type == "Reshape" else None
@@ -2504,7 +2508,7 @@ def _column_parts(g, node, product):
 def _joined_projections(g):
     """Concat(x @ A, x @ B) on the last axis (constants A and B) is x @ [A | B]: each column
     its own sum, the same."""
-    producer = {o: n for n in g.nodes for o in n.output}
+    producer = g.producers()
     nodes = list(g.nodes)
     for i, node in enumerate(g.nodes):
         if node.op_type != "Concat" or len(node.input) < 2 or \
@@ -2531,7 +2535,7 @@ def _unit_corrections(g):
     the FFN with unit k made twice, the copy's down row c: [h | h_k] @ [D; c], the same
     products summed in the same order (D's sum, then + h_k c). The copy is made by the
     gate's and the up map's columns k again (the same unit, the same value)."""
-    producer = {o: n for n in g.nodes for o in n.output}
+    producer = g.producers()
     readers = g.readers()
     for node in g.nodes:
         if node.op_type != "Add":
@@ -2679,7 +2683,7 @@ def _interleaved_rotary(g):
     in another order, as a model file with interleaved rotary writes them."""
     changed = False
     while True:
-        producer = {o: n for n in g.nodes for o in n.output}
+        producer = g.producers()
         found = next((f for f in map(lambda n: _interleaved_at(g, producer, n), g.nodes)
                       if f is not None), None)
         if found is None:
@@ -2822,7 +2826,7 @@ def _broadcast_heads(g):
       (Slices, Concats on the last axis, Mul, Add, Sub, Neg with tables of one head) are done
       on the one head, and a Gather of it, head 0 H times, is put where another operation
       reads it (the grouped heads of the export)."""
-    producer = {o: n for n in g.nodes for o in n.output}
+    producer = g.producers()
     nodes, one, gathered = [], {}, set()
 
     def const_ints(value):
@@ -2952,7 +2956,7 @@ def _heads_transposes(g):
     transpose optimiser) moved back up to the heads' Reshape: Transpose(op(x, ...)) is
     op(Transpose(x), ...) for an operation on the last axis, a constant transposed with it;
     k^T in one Transpose (0, 2, 3, 1) is the heads' Transpose then (0, 1, 3, 2)."""
-    producer = {o: n for n in g.nodes for o in n.output}
+    producer = g.producers()
     memo = {}
     for n in g.nodes:  # the heads' Transposes already there are the ones to share
         if n.op_type == "Transpose" and \
@@ -3039,10 +3043,6 @@ def _heads_transposes(g):
 # ---- hand-written forwards (alexlitz-36's TinyAdder: torch ops on lanes, not nn.Linear) ----
 
 
-def _producers(g):
-    return {o: n for n in g.nodes for o in n.output}
-
-
 def _const_node(g, stem, dtype, dims, values):
     name = g.fresh(stem)
     g.add_const(name, _Const(dtype, tuple(dims), list(values)))
@@ -3068,7 +3068,7 @@ def _sliced_concats(g):
     """A Slice (step 1) of the last axis of a Concat on that axis that keeps whole parts is
     the Concat of those parts (one part: the part); one inside a constant part is that
     constant's slice. The same values."""
-    producer = _producers(g)
+    producer = g.producers()
     nodes, same = [], {}
     for node in g.nodes:
         joined = producer.get(node.input[0]) if node.op_type == "Slice" else None
@@ -3117,7 +3117,7 @@ def _widened_writes(g):
     """Concat(x, Z + h) on the last axis, Z zeros (``pad_to(x, n)`` then ``x[..., m:] += h``):
     Concat(x, Z) + h @ E, E the [k, m + k] copy of h's lanes into the new ones: each new lane
     0 + h, as written; each old lane x + 0, x (but that -0 + 0 is +0)."""
-    producer = _producers(g)
+    producer = g.producers()
     nodes = []
     for node in g.nodes:
         parts = node.input if node.op_type == "Concat" and len(node.input) == 2 else ()
@@ -3159,7 +3159,7 @@ def _unprojected_heads(g):
     """The stream plus heads merged with no output projection (x + z, or x + z broadcast
     from one lane): x + z @ E, E the identity (or a row of ones), each lane one product by
     1, the same float."""
-    producer = _producers(g)
+    producer = g.producers()
     nodes = []
     for node in g.nodes:
         if node.op_type != "Add" or len(node.input) != 2:
@@ -3186,7 +3186,7 @@ def _unprojected_heads(g):
 def _reduced_products(g):
     """ReduceSum(x * c) over the last axis, keeping it, c a constant vector (a projection
     written as a dot product): x @ c as a column, the same products summed in index order."""
-    producer = _producers(g)
+    producer = g.producers()
     nodes = []
     for node in g.nodes:
         product = producer.get(node.input[0]) if node.op_type == "ReduceSum" else None
@@ -3331,7 +3331,7 @@ def _constant_heads(g):
     """q (or k^T) a constant the same at every position (alexlitz-36's ``q = ones``, q and k
     of zeros): the heads of x @ 0 + b, b that row, each lane 0 x + b = b (unless x is
     infinite)."""
-    producer = _producers(g)
+    producer = g.producers()
     nodes = []
     for node in g.nodes:
         if node.op_type != "MatMul" or not any(x in g.consts for x in node.input):
@@ -3381,7 +3381,7 @@ def _two_sided_hinges(g):
     FFN of two units per column, gates W and -W, up 0 x + k, down the sum of the pair. Of
     Relu(a) and Relu(-a) one at most is not 0, so (r1 + r2) k is r1 k + r2 k, the same
     float."""
-    producer = _producers(g)
+    producer = g.producers()
     nodes = []
     for node in g.nodes:
         pair = producer.get(node.input[0]) if node.op_type == "Mul" else None
@@ -3421,7 +3421,7 @@ def _narrowed_stream(g):
     before an argmin of those lanes): the Gathers, lanes shifted by a, of x + h @ D', D' the
     columns of D at a .. b - 1 of x's width, zeros elsewhere (lanes the Gathers do not
     read gain 0 h)."""
-    producer, readers = _producers(g), g.readers()
+    producer, readers = g.producers(), g.readers()
     nodes, moved = [], {}
     for node in g.nodes:
         node = moved.get(id(node), node)
@@ -3460,7 +3460,7 @@ def _lane_products(g):
     """y * c, y of one lane, c a constant vector of n > 1 (one lane times a row: alexlitz-36's
     up projection, cosminscn's parabolic head): y @ c as a row; x[..., k:k+1] * c is x @ W,
     W's row k c and its other rows 0. Each column one product."""
-    producer = _producers(g)
+    producer = g.producers()
     nodes = []
     for node in g.nodes:
         lane = c = None
@@ -3493,7 +3493,7 @@ def _gathered_products(g):
     value times a direction: cosminscn's ``wte``): Gather(C @ W, tokens), the table as the
     graph computes each row (each product and each partial sum rounded once, in index
     order)."""
-    producer, readers = _producers(g), g.readers()
+    producer, readers = g.producers(), g.readers()
     token_ids = {v.name for v in g.inputs}
     nodes = []
     for node in g.nodes:
@@ -3525,7 +3525,7 @@ def _copied_factors(g):
     """x @ A @ B split into heads, A copying lanes (each column one 1, their rows
     increasing: cosminscn's v of one lane made two): x @ (A B), the same products summed in
     the same order (each lane copied exactly)."""
-    producer, readers = _producers(g), g.readers()
+    producer, readers = g.producers(), g.readers()
     nodes = []
     for node in g.nodes:
         inner = producer.get(node.input[0]) if node.op_type == "MatMul" else None
