@@ -441,13 +441,18 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     dom = doms[urls[4]][0]
     title = re.search(r'id="cmp-lanes-title"[^>]*>(.*?)<', dom).group(1)
     assert title == ("Residual lanes by slot name after L1.attn (lokimorty-10: after its last "
-                     "attention, L0.attn); no slot in common: read each model's own lanes, "
-                     "with their meanings in its hovers")
+                     "attention, L0.attn)")
     x1 = next(r for r in views["residual"][1]["slots"] if r["slot"] == "x1")["cells"][31][2]
-    # no slot in common: each model's lanes a list of its own, side by side (learner7 9)
-    assert re.search(rf'>{re.escape(page_number(x1))}</td><td[^>]*>x1</td></tr>', dom)
-    assert "in one only" not in re.search(r'<tbody id="cmp-lanes-body">(.*?)</tbody>', dom,
-                                          re.S).group(1)
+    # no slot in common: each model's lanes a table of its own, side by side, no row pairing
+    # two slots (learner8 4, learner9 1); the note said once, under them
+    b = re.search(r'<table id="cmp-lanes-b" class="cmp">(.*?)</table>', dom).group(1)
+    assert re.search(rf'<tr><td[^>]*>x1</td><td class="num"[^>]*>{re.escape(page_number(x1))}'
+                     r'</td></tr>', b)
+    assert "<th>lokimorty-10's slot</th><th>lokimorty-10 at position 31</th>" in \
+        html.unescape(b)
+    assert '<table id="cmp-lanes" class="cmp" hidden="">' in dom
+    assert '<tbody id="cmp-lanes-body"></tbody>' in dom
+    assert html.unescape(dom).count("No slot of the stream in common") == 1
     # the value's hover says what lokimorty-10's x1 holds there
     assert re.search(r'<td class="num" title="lokimorty-10&#x27;s x1: 10·\(a_k|'
                      r'<td class="num" title="lokimorty-10\'s x1: 10·\(a_k', dom)
@@ -853,15 +858,19 @@ def test_learner7_compare_strips_and_lanes(tmp_path):
                                                   ("x1", "another quantity (equal numbers)")]
     assert "#" not in re.search(r'<p id="cmp-where">(.*?)</p>', dom).group(1)
     rows = {r[1]: r for r in lanes(html.unescape(doms[urls[1]][0]))}
-    assert rows["x1"][2:] == ("~69.0086", "~68.9492", "differs by 0.086%")
+    # a difference with its outcome read from the runs (learner8 8): both pick 7 at s2
+    assert (zc["tokens"][33]["predicts"], yt["tokens"][33]["predicts"]) == ("7", "7")
+    assert rows["x1"][2:] == ("~69.0086", "~68.9492",
+                              "differs by 0.086% (both still pick the same digit here, 7)")
     dom = doms[urls[2]][0]
-    assert ('<tr id="cmp-lanes-head"><th>tinyadder36-published\'s slot</th>'
-            '<th>tinyadder36-published</th><th>zcbtrak-6</th><th>zcbtrak-6\'s slot</th></tr>'
-            in html.unescape(dom))
-    body = re.search(r'<tbody id="cmp-lanes-body">(.*?)</tbody>', dom, re.S).group(1)
-    assert re.findall(r"<tr[^>]*><td[^>]*>(\w*)</td>", body) == [
+    a = re.search(r'<table id="cmp-lanes-a" class="cmp">(.*?)</table>', dom).group(1)
+    b = re.search(r'<table id="cmp-lanes-b" class="cmp">(.*?)</table>', dom).group(1)
+    assert html.unescape(a).startswith("<thead><tr><th>tinyadder36-published's slot</th><th>"
+                        "tinyadder36-published at position 22</th></tr></thead>")
+    assert re.findall(r"<tr><td[^>]*>(\w*)</td>", a) == [
         "eq", "special", "digit", "count", "scale"]
-    assert '<td class="num" title="zcbtrak-6\'s x0' in body and "—" not in body
+    assert re.findall(r"<tr><td[^>]*>(\w*)</td>", b) == ["x0", "x1"]
+    assert '<td class="num" title="zcbtrak-6\'s x0' in b and "—" not in a + b
     dom = html.unescape(doms[urls[3]][0])
     assert "zcbtrak-6 has no such position: tinyadder36-published's lanes alone" in dom
     assert "in one only" not in re.search(r'<tbody id="cmp-lanes-body">(.*?)</tbody>',
@@ -925,9 +934,41 @@ def test_learner8_logits_on_one_scale_compare_by_gap_and_views_clear_the_bar(tmp
     mine, theirs = (float(gap[m][31][0]) for m in ("zcbtrak-6", "yieldthought-20"))
     size = 100 * abs(mine - theirs) / max(abs(mine), abs(theirs))
     assert rows["logit 1"][4] == f"its gap to the winner differs by {round(size)}%"
-    assert re.fullmatch(r"differs by [0-9.]+%", rows["lead"][4])
+    assert re.fullmatch(r"differs by [0-9.]+% \(the same digit wins: see the winner\)",
+                        rows["lead"][4])
+    assert rows["winner"][2:4] == ("0", "0")
     assert all(r[4].startswith(("its gap to the winner differs", "same gap to the winner"))
                for n, r in rows.items() if n.startswith("logit "))
     top, bar = probe(path, SCROLL_PROBE, "#pos=31&stage=readout&compare=1",
                      ("--window-size=1280,900",))
     assert top >= bar
+
+
+FOLD_PROBE = """<script>window.addEventListener("load", function () {
+  setTimeout(function () {
+    var svg = document.getElementById("resid-svg"), rows = [];
+    document.querySelectorAll("#resid-svg text").forEach(function (t) {
+      if (/^logit [0-9]$/.test(t.textContent)) { rows.push(t.getAttribute("display")); }
+    });
+    var key = Array.prototype.filter.call(document.querySelectorAll("#resid-svg text"),
+      function (t) { return /^colour: each slot row/.test(t.textContent); })[0];
+    document.body.setAttribute("data-probe", JSON.stringify(
+      {height: parseFloat(svg.getAttribute("height")), rows: rows,
+       full: parseFloat(svg.dataset.height), key: key.getBoundingClientRect().top -
+       svg.getBoundingClientRect().top}));
+  }, 300);
+});</script>"""
+
+
+@pytest.mark.slow
+def test_learner8_logit_rows_only_at_the_readout(pages):
+    """The live residual stream draws its ten logit rows at the readout alone (learner8 15):
+    before it they are hidden, the figure is shorter by their band and the colour key moves
+    up into it; at the readout they are back, at the figure's full height."""
+    before = probe(pages["example"], FOLD_PROBE, "#pos=24&stage=L1.attn",
+                   ["--window-size=1280,900", "--virtual-time-budget=2000"])
+    after = probe(pages["example"], FOLD_PROBE, "#pos=24&stage=readout",
+                  ["--window-size=1280,900", "--virtual-time-budget=2000"])
+    assert before["rows"] == ["none"] * 10 and after["rows"] == ["inline"] * 10
+    assert after["height"] == after["full"] == before["full"] > before["height"] + 100
+    assert abs((after["key"] - before["key"]) - (after["height"] - before["height"])) < 1

@@ -94,7 +94,8 @@ def compare_data(views, other):
             # each logit less the winner's, beside the logit at the readout
             "gaps": {r["slot"]: [c[2] for c in r["gap"]]
                      for r in other["residual"][-1]["slots"] if "gap" in r},
-            "own_readout_slots": views.get("readout_slots") or [], "own_model": views["model"]}
+            "own_readout_slots": views.get("readout_slots") or [], "own_model": views["model"],
+            "own_answer": views["answer"]}
 
 
 def colour_range(scale):
@@ -281,7 +282,11 @@ def _compare_section(views, other):
         '<h3 id="cmp-lanes-title">Residual lanes by slot name</h3><p id="cmp-note"></p>'
         '<table id="cmp-lanes" class="cmp"><thead><tr id="cmp-lanes-head"><th>slot</th>'
         f'<th>{escape(views["model"])}</th><th>{escape(other["model"])}</th><th></th></tr>'
-        f'</thead><tbody id="cmp-lanes-body"></tbody></table>{table}</section>')
+        f'</thead><tbody id="cmp-lanes-body"></tbody></table>'
+        # no slot in common: each model's lanes in a table of its own (the script fills them)
+        '<div id="cmp-lanes-apart" class="pair" hidden><div><table id="cmp-lanes-a" '
+        'class="cmp"></table></div><div><table id="cmp-lanes-b" class="cmp"></table></div>'
+        f'</div>{table}</section>')
 
 
 def _controls(views, state, other=None):
