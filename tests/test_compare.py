@@ -257,7 +257,23 @@ def test_learner7_the_static_page_takes_a_position_and_lines_positions_up(capsys
             "jacobli99-28 at the position that predicts s1, position 24.") in text
     assert "<h3>jacobli99-28, position 24 (s0)</h3>" in text
     row = re.search(r'<tr><th>jacobli99-28</th>(.*?)</tr>', text).group(1)
-    assert re.findall(r"<td>([^<]*)</td>", row)[10:15] == ["10", "11", "12", "23", "—"]
+    # separators matched by their job (learner9 4): the '0' before b0 with the '0' before b0
+    # (19 with 12), the one before the answer with the one before the answer (30 with 23);
+    # zcbtrak-6's other padding zeros (11 to 18) with none, so no position is matched twice
+    cells = re.findall(r"<td>([^<]*)</td>", row)
+    assert cells[10:20] == ["10"] + ["—"] * 8 + ["12"] and cells[30] == "23"
+    assert 'id="twice"' not in text
+    assert pairs.matched(zc, jl, 19) == ("the separator before b", 12)
+    assert pairs.matched(zc, jl, 13) == ("'0' #3", None)
+    published = float_views("published", digits=10)
+    assert [pairs.matched(zc, published, p)[1] for p in (0, 11, 18, 19)] == [0, None, None, 11]
+    labels = {r["first"][0] for r in pairs.agreement(published, zc) if r["first"]}
+    assert pairs.by_label(published)["the separator before the answer"] == 22
+    assert pairs.counterparts(published, zc)["the separator before the answer"] == 30
+    assert not [label for label in labels if "#" in label]
+    # the same prompt layout: every padding zero has its twin (zcbtrak-6, yieldthought-20)
+    yt = float_views("yieldthought-20")
+    assert [pairs.matched(zc, yt, p)[1] for p in range(42)] == list(range(42))
     with pytest.raises(SystemExit) as exit_:
         explore.main(["--compare", "zcbtrak-6", "jacobli99-28", "--pos", "31", "1+2"],
                      io.StringIO(), io.StringIO(), None)

@@ -25,14 +25,51 @@ from .. import families
 from . import figures, svg
 
 
+def job(tokens, pos):
+    """The job of a separator (any token not a digit of a, b or the sum) by what follows it:
+    'the separator before a' (or b, or the answer) when the next token is the first of that
+    operand or of the sum; None for any other (the padding zeros of a prompt).
+
+    >>> tokens = [{"role": r} for r in ("special", "a", "special", "special", "b", "special",
+    ...                                 "sum")]
+    >>> [job(tokens, p) for p in (0, 2, 3, 5)]
+    ['the separator before a', None, 'the separator before b', 'the separator before the answer']
+    """
+    after = tokens[pos + 1]["role"] if pos + 1 < len(tokens) else None
+    if tokens[pos]["role"] in ("a", "b", "sum") or after not in ("a", "b", "sum"):
+        return None
+    if next(t for t in tokens if t["role"] == after) is not tokens[pos + 1]:
+        return None
+    return f"the separator before {'the answer' if after == 'sum' else after}"
+
+
 def by_label(views):
-    """{role label: position} of a run; a separator's label is its text, which several
-    positions may share: the second and later are numbered ("'0' #2")."""
+    """{role label: position} of a run: a digit's label (a3, s0); a separator's job
+    (``job``); any other separator its text, which several positions may share: the second
+    and later are numbered ("'0' #2")."""
     out, seen = {}, {}
     for t in views["tokens"]:
+        task = job(views["tokens"], t["pos"])
+        if task:
+            out[task] = t["pos"]
+            continue
         k = seen[t["label"]] = seen.get(t["label"], 0) + 1
         out[t["label"] if k == 1 else f"{t['label']} #{k}"] = t["pos"]
     return out
+
+
+def padding(label):
+    """Whether a ``by_label`` label is a separator without a job ("'0' #3")."""
+    return re.fullmatch(r"'.*?'( #\d+)?", label) is not None
+
+
+def counterparts(left, right):
+    """{label: position} of ``right`` that a position of ``left`` with that label is matched
+    with: every label but a padding separator's, which does a job only in the same prompt
+    layout (a digit with its digit, a separator with the one doing the same job)."""
+    same = left["layout"] == right["layout"]
+    return {label: pos for label, pos in by_label(right).items()
+            if same or not padding(label)}
 
 
 def named(label, pos):
@@ -71,7 +108,7 @@ def agreement(left, right):
     (``alike``), and the first that differs as (label, left text, right text); a logit both
     runs give a gap to the winner for is compared by that gap (``gap`` True): six digits of a
     logit near 10^5 tell nothing of the digit it loses by."""
-    lpos, rpos = by_label(left), by_label(right)
+    lpos, rpos = by_label(left), counterparts(left, right)
     labels = [label for label in lpos if label in rpos]
     rstages = {s["short"]: s for s in right["residual"]}
     out = []
@@ -470,7 +507,7 @@ def matched(left, right, pos):
     if digit is not None:
         return f"predicts {digit}", deciding(right).get(digit)
     label = {p: lab for lab, p in by_label(left).items()}[pos]
-    return label, by_label(right).get(label)
+    return label, counterparts(left, right).get(label)
 
 
 def positions(left, right, pos=None):

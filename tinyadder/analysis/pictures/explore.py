@@ -77,7 +77,7 @@ def compare_data(views, other):
                        for t in other["tokens"]],
             "stages": [s["short"] for s in other["stages"]], "heads": heads,
             "residual": residual, "values": values, "dec": decimals,
-            "labels": compare.by_label(other),
+            "labels": compare.counterparts(views, other),
             "own_labels": compare.by_label(views),
             "decides": compare.deciding(other), "own_decides": compare.deciding(views),
             "agreement": compare.agreement(views, other),
