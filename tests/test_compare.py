@@ -224,8 +224,19 @@ def test_learner7_homonyms_are_not_counted_and_separators_are_named_by_position(
     rows = {(r["stage"], r["slot"]): r for r in pairs.table_rows(zc, jl)}
     assert rows[("embed", "x1")]["apart"] and rows[("L0.attn", "x0")]["apart"]
     page = explore_page._compare_section(zc, jl)
-    assert ("<tr><td>embed</td><td><code>x1</code></td><td>another quantity in each design: "
-            "not compared</td><td></td></tr>") in page
+    # every slot both name alike is another quantity (learner9 3): one sentence, not a row
+    # per stage and slot saying the same, and the winner's row alone
+    said = ("Every slot both name alike (x0 and x1) holds another quantity in each design at "
+            "every stage, so no slot is compared position by position: the winner alone is.")
+    assert pairs.apart_line(pairs.table_rows(zc, jl)) == said
+    assert f"<p>{said}</p>" in page and pairs.APART not in page
+    assert re.findall(r"<tr><td>(\w+)</td><td><code>(\w+)</code>", page) == [
+        ("readout", "winner")]
+    static = pairs.page(zc, jl, pos=31)
+    assert f'<p id="all-apart">{said}</p>' in static and pairs.APART not in static
+    assert re.findall(r"<tr><td>(\w+)</td><td><code>(\w+)</code></td><td>(.*?)</td>",
+                      static) == [("readout", "winner", "the same at all 11 positions")]
+    assert "formula is in the table folded above" in static  # the static page's is above
     assert " #" not in "".join(str(r["first"]) for r in pairs.agreement(zc, jl))
     assert pairs.named("'0' #2", 15) == "separator '0' at position 15"
     published = float_views("published")

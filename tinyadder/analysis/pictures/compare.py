@@ -198,7 +198,8 @@ def _names(slots):
 def homonym_line(left, right, hovers=True):
     """One sentence naming the slots both models name alike that hold different quantities
     (``homonyms``) and the stage from which they do, '' when there are none; ``hovers``:
-    the page has a lane value's hover (the static page has none)."""
+    the page has a lane value's hover and the folded table below the sentence (the static
+    page has no hover, and the table above it)."""
     since = {}
     for stage, slots in homonyms(left, right).items():
         for slot in slots:
@@ -215,7 +216,8 @@ def homonym_line(left, right, hovers=True):
     return (f"Named alike, meant apart: {left['model']} and {right['model']} both have "
             f"{_names(list(since))}, but {'they hold' if many else 'it holds'} different "
             f"quantities in the two designs {when}: 'another quantity', equal numbers or not, "
-            f"never 'same' (each design's own formula is in the table folded below"
+            f"never 'same' (each design's own formula is in the table folded "
+            f"{'below' if hovers else 'above'}"
             f"{', and in a lane value' + chr(39) + 's hover' if hovers else ''}).")
 
 
@@ -365,6 +367,18 @@ NO_COMMON_SLOT_STATIC = ("No slot of the stream in common: read each model's own
                          "table under each of its figures.")
 
 
+def apart_line(found):
+    """When every slot row of ``table_rows`` is another quantity in each design (``apart``),
+    the one sentence said in place of those rows; '' otherwise."""
+    slots = list(dict.fromkeys(r["slot"] for r in found if r["slot"] != "winner"))
+    if not slots or not all(r.get("apart") for r in found if r["slot"] != "winner"):
+        return ""
+    many = len(slots) > 1
+    return (f"{'Every slot both name alike' if many else 'The one slot both name'} "
+            f"({_names(slots)}) holds another quantity in each design at every stage, so no "
+            "slot is compared position by position: the winner alone is.")
+
+
 def _verdict(r):
     if r.get("apart"):
         return APART
@@ -382,6 +396,10 @@ def _table(left, right):
                                                    scale_line(left, right)) if t)
     if no_common_slot(found):
         return f"<p>{escape(NO_COMMON_SLOT_STATIC)}</p>{said}"
+    apart = apart_line(found)
+    if apart:  # one sentence, not one row per stage and slot saying the same
+        said += f'<p id="all-apart">{escape(apart)}</p>'
+        found = [r for r in found if r["slot"] == "winner"]
     rows = [f"<tr><td>{escape(r['stage'])}</td><td><code>{escape(r['slot'])}</code></td>"
             f"<td>{escape(_verdict(r))}</td></tr>" for r in found]
     if not rows:

@@ -245,6 +245,9 @@ def _compare_section(views, other):
                 f'{escape(expr)}: it writes '
                 f'<b class="mono">{escape(v["answer"])}</b>, {verdict}.</div>')
     found = compare.table_rows(views, other)
+    apart = compare.apart_line(found)
+    if apart:  # every slot named alike is another quantity: one sentence for them all
+        found = [r for r in found if r["slot"] == "winner"]
     rows = "".join(
         f'<tr><td>{escape(r["stage"])}</td><td><code>{escape(r["slot"])}</code></td>' +
         (f'<td>{compare.APART}</td><td>' if r.get("apart") else
@@ -259,7 +262,8 @@ def _compare_section(views, other):
              f'alike, stage by stage</summary><table class="cmp"><thead><tr><th>stage</th>'
              f'<th>slot</th><th>same (6 significant digits; dust as 0; the winner: the digit '
              f'the readout picks)</th><th>first that differs</th>'
-             f'</tr></thead><tbody>{rows}</tbody></table></details>' if rows else
+             f'</tr></thead><tbody>{rows}</tbody></table>'
+             f'{f"<p>{escape(apart)}</p>" if apart else ""}</details>' if rows else
              '<p>The two models name no slot alike at any stage.</p>')
     said = "".join(f'<p class="cmp-said">{escape(t)}</p>' for t in (
         compare.homonym_line(views, other), compare.scale_line(views, other)) if t)
