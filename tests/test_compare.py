@@ -356,3 +356,29 @@ def test_explorer_mds_compare_example_is_the_run():
     assert [s["short"] for s in zc["stages"] if s["short"].endswith("attn")] == ["L0.attn"]
     assert pairs.stage_of(zc, "L1.attn") == "L0.attn"
     assert pairs.stage_of(published, "L1.attn") == "L1.attn"
+
+
+def test_learner9_what_each_readouts_l1_mlp_writes():
+    """Published against repaired at N = 3 (learner9 10): one line says what each design's
+    L1.mlp does to the slots named alike (the published one adds err0 .. err9 into eq ..
+    cand4; the repaired one writes them into slots of its own), read from each model's program
+    and meanings, with a pointer to docs/spec.md's section on the readout; the live page has
+    it for the stage, the static page under the stage's heading. zcbtrak-6 and jacobli99-28
+    both write x0 or x1 in their attention: no such line."""
+    published, repaired = (float_views(m, "599+401", 3) for m in ("published", "repaired"))
+    line = ("What each design's L1.mlp writes: tinyadder36-published's L1.mlp writes into eq, "
+            "special, …, cand4 (err0, err1, …, err9), each added to what the slot held; "
+            "tinyadder36-repaired's L1.mlp writes err0, err1, …, err9 into slots of its own and "
+            "leaves eq, special, …, cand4 as they were (docs/spec.md, \"Readout: "
+            "negative-absolute-error logits\", says what the readout reads and why).")
+    assert pairs.writes_lines(published, repaired) == {"L1.mlp": line}
+    spec = (Path(__file__).resolve().parent.parent / "docs" / "spec.md").read_text(
+        encoding="utf-8")
+    assert f"\n## {pairs.SPEC_READOUT}\n" in spec
+    assert [p["writes"] for p in repaired["program"] if p["stage"] == "L1.mlp"] == [
+        [f"err{u}" for u in range(10)]]
+    assert explore_page.compare_data(published, repaired)["writes"] == {"L1.mlp": line}
+    stage = pairs.page(published, repaired).split('id="stage-L1.mlp"><h2>')[1]
+    assert stage.startswith(f'Residual stream after L1.mlp</h2><p class="writes">{escape(line)}'
+                            '</p>')
+    assert pairs.writes_lines(float_views("zcbtrak-6"), float_views("jacobli99-28")) == {}

@@ -228,6 +228,60 @@ def _general(form):
     return "what it held before " + form if form.startswith("+ ") else form
 
 
+# docs/spec.md's section on the readout, its flaw and the repair (tests/test_compare.py checks
+# the heading is there)
+SPEC_READOUT = "Readout: negative-absolute-error logits"
+
+
+def _listed(slots):
+    """Slots named in a sentence: all of them up to four, else the first two and the last."""
+    return _names(slots) if len(slots) <= 4 else f"{slots[0]}, {slots[1]}, …, {slots[-1]}"
+
+
+def _writes(views, stage):
+    """The slots the half-layer ``stage`` writes (``views["program"]``), in slot order."""
+    return next((p["writes"] for p in views["program"] if p["stage"] == stage), [])
+
+
+def _what_written(views, stage, slots):
+    """What one design's ``stage`` does to the named-alike ``slots``: the quantities it
+    writes into them (the meanings' names, 'err0'), added to what they held where its
+    meaning says so, or the slots of its own it writes while these keep what they held."""
+    drawn = stage_of(views, stage) or stage
+    into = [s for s in slots if s in _writes(views, drawn)]
+    forms = [(views["meanings"].get(drawn, {}).get(s) or [""])[0] for s in into]
+    names = [f.split(" = ")[0] for f in forms if " = " in f]
+    if into:
+        what = f" ({_listed(names)})" if len(names) == len(into) else ""
+        added = ", each added to what the slot held" if all(
+            "held before" in f for f in forms) else ""
+        return f"{views['model']}'s {drawn} writes into {_listed(into)}{what}{added}"
+    own = [s for s in _writes(views, drawn) if s not in slots]
+    return (f"{views['model']}'s {drawn} writes {_listed(own) if own else 'none of them'}"
+            f"{' into slots of its own' if own else ''} and leaves {_listed(slots)} as they "
+            "were")
+
+
+def writes_lines(left, right):
+    """{stage: one sentence}: at a stage where the slots both name alike but mean apart
+    (``homonyms``) are written by one design and left as they were by the other (the
+    published readout's L1.mlp against the repaired one's), what each design's stage
+    writes there (``_what_written``); for TinyAdder-36's two readouts, a pointer to
+    docs/spec.md's section on the readout and its repair."""
+    out = {}
+    for stage, slots in homonyms(left, right).items():
+        wrote = [set(slots) & set(_writes(v, stage_of(v, stage) or stage))
+                 for v in (left, right)]
+        if bool(wrote[0]) == bool(wrote[1]):  # one writes them, the other leaves them
+            continue
+        spec = (f' (docs/spec.md, "{SPEC_READOUT}", says what the readout reads and why)'
+                if left.get("family") and right.get("family") else "")
+        out[stage] = (f"What each design's {stage} writes: "
+                      f"{_what_written(left, stage, slots)}; "
+                      f"{_what_written(right, stage, slots)}{spec}.")
+    return out
+
+
 def homonym_table(left, right):
     """A folded table of the ``homonyms``: stage, slot, and what each design holds there at
     the position that predicts s_k, at each stage where one of them writes it; '' when there
@@ -650,10 +704,11 @@ def page(left, right, pos=None):
     shorts = list(dict.fromkeys([s["short"] for s in left["stages"]] +
                                 [s["short"] for s in right["stages"]]))
     layers = sorted({h["layer"] for v in (left, right) for h in v["heads"].values()})
-    parts = []
+    parts, writes = [], writes_lines(left, right)
     for short in shorts:
+        said = f'<p class="writes">{escape(writes[short])}</p>' if short in writes else ""
         parts.append(f'<section class="stage" id="stage-{escape(short)}"><h2>Residual stream '
-                     f'after {escape(short)}</h2><div class="pair">' +
+                     f'after {escape(short)}</h2>{said}<div class="pair">' +
                      "".join(f'<div>{_stage_figure(v, short, p)}</div>'
                              for v, p in zip((left, right), where)) + '</div></section>')
         attn = short.endswith(".attn") and short[1:-5].isdigit()

@@ -545,7 +545,7 @@
     var apart = (C.homonyms[state.stage] || []).filter(function (n) { return rows && rows[n]; });
     var readout = state.stage === "readout";
     var logit = function (n) { return /^logit /.test(n); };
-    var lines = [];
+    var lines = C.writes[state.stage] ? [C.writes[state.stage]] : [];
     if (apart.length) {
       var listed = apart.length > 1 ? apart.slice(0, -1).join(", ") + " and " +
                                        apart[apart.length - 1] : apart[0];

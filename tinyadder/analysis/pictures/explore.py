@@ -87,6 +87,8 @@ def compare_data(views, other):
             "fills": {d["pos"]: [svg.pretty(f"1e{d['power']}"), svg.shown(d["x_text"])]
                       for d in other["decisions"]},
             "homonyms": compare.homonyms(views, other),
+            # a stage that writes the named-alike slots in one design only: what each writes
+            "writes": compare.writes_lines(views, other),
             # the readout: each model's winner and lead, and whether the logits compare
             "winners": compare.winners(other), "own_winners": compare.winners(views),
             "scales_differ": compare.scales_differ(views, other),
