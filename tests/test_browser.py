@@ -972,3 +972,32 @@ def test_learner8_logit_rows_only_at_the_readout(pages):
     assert before["rows"] == ["none"] * 10 and after["rows"] == ["inline"] * 10
     assert after["height"] == after["full"] == before["full"] > before["height"] + 100
     assert abs((after["key"] - before["key"]) - (after["height"] - before["height"])) < 1
+
+
+@pytest.mark.slow
+def test_learner8_a_small_ffns_hidden_units_in_the_browser(tmp_path):
+    """jacobli99-28's page fills the table of its FFN's four hidden units for the selected
+    position (learner8 14): at position 27 the carry's hinge pair u0, u1 is below 0 (out 0,
+    greyed) and the wrap's pair u2, u3 fires."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    views = float_views("jacobli99-28")
+    path = tmp_path / "jl.html"
+    path.write_text(explore_page.page(views), encoding="utf-8")
+    url = path.as_uri() + "#pos=27&stage=L0.mlp"
+    dom, log = dump([url])[url]
+    assert_ran_cleanly(dom, log)
+    box = html.unescape(re.search(r'<div id="hidden-units">(.*?)</div>', dom, re.S).group(1))
+    assert ("L0.mlp: the FFN's 4 hidden units at position 27 (s3), the stage selected: what "
+            "goes into each unit's relu, what comes out, and what its output adds to the "
+            "stream") in box
+    rows = re.findall(r'<tr(?: class="(\w*)")?><td>(u\d)</td><td>([^<]*)</td><td class="num">'
+                      r'([^<]*)</td><td class="num">([^<]*)</td><td>([^<]*)</td></tr>', box)
+    pre = views["hidden"]["L0.mlp"]["pre"][27]
+    zero = page_number("0.0")
+    assert rows == [("alone", "u0", "992 − x0", page_number(pre[0][2]), zero, "x1 + out"),
+                    ("alone", "u1", "991 − x0", page_number(pre[1][2]), zero, "x1 − out"),
+                    ("", "u2", "1812 − 2·x0 + 20·x1", page_number(pre[2][2]),
+                     page_number(pre[2][2]), "x1 − 10·out"),
+                    ("", "u3", "1811 − 2·x0 + 20·x1", page_number(pre[3][2]),
+                     page_number(pre[3][2]), "x1 + 10·out")]

@@ -816,7 +816,8 @@ def test_compare_counts_dust_as_zero_and_says_when_no_slot_is_in_common():
     10^-7386 beside a float's 0 is the same 0 (its text differs); two designs that share
     only the readout's logits, on different scales, get a sentence, not a row of noise."""
     def run(stage, slot, cells):
-        return {"tokens": [{"label": "a0", "pos": 0}, {"label": "s0", "pos": 1}],
+        return {"tokens": [{"label": "a0", "pos": 0, "role": "a"},
+                           {"label": "s0", "pos": 1, "role": "sum"}], "layout": "a0 s0",
                 "residual": [{"short": stage, "slots": [{"slot": slot, "cells": cells}]}]}
     exact = run("L0.attn", "x1", [[0.0, -7386, "~1.25155e-7386"], [100.002, 2, "~100.002"]])
     floats = run("L0.attn", "x1", [[0.0, None, "0"], [100.0021, 2, "~100.002"]])
@@ -1148,3 +1149,35 @@ def test_learner7_a_slot_near_a_constant_is_coloured_by_its_difference():
     scale = next(r for r in published["residual"][1]["slots"] if r["slot"] == "scale")
     assert figures.row_legend(scale["cells"], figures.residual_scales(published)[
         published["residual"][1]["short"]]["scale"]).endswith("one shade")
+
+
+def test_learner8_a_small_ffns_hidden_units_are_tabled(example):
+    """jacobli99-28's FFN has four hidden units (learner8 14): the views carry each unit's
+    input formula (992 − x0: a hinge pair on x0 with 991 − x0) and what it adds (x1 + out,
+    x1 − out), and per position its value into the relu and out of it, read from the run
+    (at position 24, x0 = 989.999 after the attention: u0 = 992 − x0 = 2.001, fires; at 27,
+    x0 = 1000.99: u0 < 0, out 0); the page carries them and a place for the table, and tour
+    step 'The FFN' points at it. TinyAdder-36's FFNs (11 and 20 units) get none."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    views = float_views("jacobli99-28")
+    h = views["hidden"]["L0.mlp"]
+    assert (h["units"], h["act"], h["linear"]) == (["u0", "u1", "u2", "u3"], "relu", None)
+    assert h["into"] == ["992 − x0", "991 − x0", "1812 − 2·x0 + 20·x1", "1811 − 2·x0 + 20·x1"]
+    assert h["writes"] == ["x1 + out", "x1 − out", "x1 − 10·out", "x1 + 10·out"]
+    mid = {r["slot"]: r["cells"] for r in views["residual"][1]["slots"]}
+    assert views["residual"][1]["short"] == "L0.attn"
+    for p in range(len(views["tokens"])):
+        x0, x1 = mid["x0"][p][0], mid["x1"][p][0]
+        want = [992 - x0, 991 - x0, 1812 - 2 * x0 + 20 * x1, 1811 - 2 * x0 + 20 * x1]
+        assert [c[0] for c in h["pre"][p]] == pytest.approx(want, abs=1e-3)
+        assert [c[0] for c in h["post"][p]] == [max(c[0], 0.0) for c in h["pre"][p]]
+    assert [c[2] for c in h["post"][27]][:2] == ["0.0", "0.0"] and h["post"][24][0][0] > 2
+    data = explore_page.page_data(views)
+    assert data["hidden"]["L0.mlp"]["pre"][24] == [c[2] for c in h["pre"][24]]
+    assert '<div id="hidden-units"></div>' in explore_page.page(views)
+    ffn = next(s for s in tour.steps(views) if s["title"].endswith("The FFN"))
+    assert ffn["text"].endswith(
+        "The table under the residual stream lists the FFN's 4 hidden units at this position: "
+        "what goes into each, what comes out (0: it does not fire), and what it adds to x1.")
+    assert example[1]["hidden"] == {} and 'id="hidden-units"' not in page_text(EXAMPLE)

@@ -895,9 +895,47 @@
     render();
   }
 
+  // a small FFN (views.hidden_units): each hidden unit at the selected position, what goes
+  // into its activation and what comes out, with the formulas where the weights are plain
+  function drawHidden() {
+    var box = document.getElementById("hidden-units");
+    if (!box) { return; }
+    var tok = D.tokens[state.pos];
+    var nodes = [];
+    Object.keys(D.hidden).forEach(function (stage) {
+      var h = D.hidden[stage], table = el("table", "cmp ffn");
+      table.setAttribute("data-stage", stage);
+      nodes.push(el("p", "note ffn-said", stage + ": the FFN's " + h.units.length +
+        " hidden units at position " + state.pos + " (" + tok.label + ")" +
+        (stage === state.stage ? ", the stage selected" : "") + ": what goes into each " +
+        "unit's " + h.act + (h.linear ? " (the gate), its linear branch, and what comes out, " +
+                             h.act + "(gate)\u00b7linear" : ", what comes out") +
+        (h.writes ? ", and what its output adds to the stream" : "")));
+      var head = el("tr", "");
+      ["unit"].concat(h.into ? ["into the " + h.act] : [], [h.linear ? "gate" : "value in"],
+                      h.linear ? ["linear branch"] : [], ["out"],
+                      h.writes ? ["adds to the stream"] : []).forEach(function (t) {
+        head.appendChild(el("th", "", t));
+      });
+      table.appendChild(head);
+      h.units.forEach(function (u, i) {
+        var out = h.post[state.pos][i], tr = el("tr", /^-?0(\.0)?$/.test(out) ? "alone" : "");
+        [el("td", "", u)].concat(h.into ? [el("td", "", h.into[i])] : [],
+          [el("td", "num", shown(h.pre[state.pos][i]))],
+          h.linear ? [el("td", "num", shown(h.linear[state.pos][i]))] : [],
+          [el("td", "num", shown(out))], h.writes ? [el("td", "", h.writes[i])] : [])
+          .forEach(function (td) { tr.appendChild(td); });
+        table.appendChild(tr);
+      });
+      nodes.push(table);
+    });
+    fill("hidden-units", nodes);
+  }
+
   function render() {
     drawAttention();
     drawResidual();
+    drawHidden();
     drawPositionParts();
     drawVariant();
     drawCompare();

@@ -164,6 +164,9 @@ def page_data(views, other=None):
         "variants": [v["key"] for v in views["variants"]],
         "softmax": views["softmax"] is not None, "levels": svg.LEVEL_LETTERS,
         "compare": compare_data(views, other) if other else None,
+        "hidden": {stage: {**h, **{k: h[k] and [[c[2] for c in row] for row in h[k]]
+                                   for k in ("pre", "linear", "post")}}
+                   for stage, h in (views.get("hidden") or {}).items()},
     }
 
 
@@ -606,7 +609,9 @@ def page(views, docs=None, other=None):
         "attention": ('<p id="attn-top" class="note"></p>' +
                       figures.attention(views, state["head"], mode, pos)),
         "count": figures.count(views, pos),
-        "residual": figures.residual(views, stage, pos),
+        "residual": figures.residual(views, stage, pos) + (
+            # a small FFN's hidden units at the selected position (the script fills it)
+            '<div id="hidden-units"></div>' if views.get("hidden") else ""),
         "sum": figures.running_sum(views, pos),
         "ruler": NO_DECISION + figures.ruler(views, pos),
         "flaw": NO_DECISION + figures.flaw(views, pos),

@@ -818,6 +818,17 @@ def _another_carry(views, q):
             .replace("= -", "= \u2212") + ".")
 
 
+def _units_said(views, slot):
+    """A pointer to the table of a small FFN's hidden units (``views.hidden_units``), or ''."""
+    units = (views.get("hidden") or {}).get("L0.mlp")
+    if not units:
+        return ""
+    relu = " (0: it does not fire)" if units["act"] == "relu" else ""
+    adds = f", and what it adds to {slot}" if units["writes"] else ""
+    return (f" The table under the residual stream lists the FFN's {len(units['units'])} "
+            f"hidden units at this position: what goes into each, what comes out{relu}{adds}.")
+
+
 def _ffn(views, q):
     """A designed family's FFN step: the column's slot after the FFN at the position that
     predicts s_k (``FFN``)."""
@@ -832,7 +843,8 @@ def _ffn(views, q):
     return {
         "view": "residual", "state": {"pos": q, "stage": "L0.mlp"}, "section": None,
         "title": "The FFN",
-        "text": how.format(k=k, j=k - 1, n=k + 1) + f" Hover {slot} after L0.mlp.",
+        "text": how.format(k=k, j=k - 1, n=k + 1) + f" Hover {slot} after L0.mlp." +
+        _units_said(views, slot),
         "question": f"What does {slot} hold at position {q} after the FFN? (a number; "
                     f"a{k} = {a}, b{k} = {b}, s{k} = {s})",
         "expect": {"kind": "numbers", "values": [centre], "texts": [shown(value[2])],
