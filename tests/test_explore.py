@@ -1181,3 +1181,28 @@ def test_learner8_a_small_ffns_hidden_units_are_tabled(example):
         "The table under the residual stream lists the FFN's 4 hidden units at this position: "
         "what goes into each, what comes out (0: it does not fire), and what it adds to x1.")
     assert example[1]["hidden"] == {} and 'id="hidden-units"' not in page_text(EXAMPLE)
+
+
+def test_learner9_jacobli99_28s_page_says_its_readout_decides_by_a_hair():
+    """jacobli99-28's own prose (not only tour step 7) says its most surprising fact
+    (learner9): each winning logit leads the runner-up by about 0.00025 on logits near 1000,
+    the figures read from the run's readout (the smallest and largest lead, each logit's gap
+    to the winner)."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    views = float_views("jacobli99-28")
+    rows = [r for r in views["residual"][-1]["slots"] if r["slot"].startswith("logit ")]
+    leads = {p: min(-r["gap"][p][0] for r in rows if r["gap"][p][0] < 0)
+             for p in views["predicting"]}
+    least, most = min(leads, key=leads.get), max(leads, key=leads.get)
+    assert (least, most) == (31, 23) and 2.1e-4 < leads[31] < leads[23] < 2.51e-4
+    top = max(r["cells"][p][0] for r in rows for p in views["predicting"])
+    assert 1000 < top < 1001
+    line = explore_page.lead_line(views)
+    assert line == (
+        "Its readout decides by a hair: at each of the 11 positions that predict a digit of "
+        "the sum the winning logit leads the runner-up by ~0.000211750 (position 31) to "
+        "~0.000250000 (position 23), on logits near 1000: one part in about 5·10⁶ (the "
+        "readout stage colours each logit by its gap to the winner).")
+    assert float(line.split("by ~")[1].split(" ")[0]) == pytest.approx(leads[31], rel=1e-5)
+    assert f'<p id="lead-said">{escape(line)}</p>' in explore_page.page(views)

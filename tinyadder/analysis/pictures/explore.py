@@ -15,6 +15,7 @@ from importlib import resources
 import json
 import re
 
+from ..text import figure as text_figure
 from . import compare, figures, markdown, svg, tour
 from .views import FAMILY
 from .figures import defaults
@@ -757,6 +758,27 @@ def title_terms(title):
     return [(term, gloss) for _, term, gloss in sorted(found)]
 
 
+def lead_line(views):
+    """How far each digit's winner is ahead, read from the run's readout (``compare.winners``):
+    the smallest and largest lead over the runner-up at the positions that predict a digit,
+    beside the logits' size, and their ratio; "by a hair" when the smallest is under 10^-3 of
+    the logits (jacobli99-28: ~0.000212 to ~0.00025 on logits near 1000); '' without a
+    readout that predicts a digit."""
+    leads = sorted((compare.number(lead), p, lead)
+                   for p, (won, lead) in compare.winners(views).items() if len(won) == 1)
+    size = compare.logit_size(views)
+    if not leads or not size or not leads[0][0]:
+        return ""
+    (least, at, text), (_, top_at, top) = leads[0], leads[-1]
+    ratio = svg.pretty(f"{size / least:.0e}".replace("e+0", "e").replace("e+", "e"))
+    hair = "Its readout decides by a hair: " if least < 1e-3 * size else "Its readout: "
+    return (f"{hair}at each of the {len(leads)} positions that predict a digit of the sum the "
+            f"winning logit leads the runner-up by {svg.shown(text)} (position {at}) to "
+            f"{svg.shown(top)} (position {top_at}), on logits near "
+            f"{svg.pretty(text_figure(size, 3))}: one part in about {ratio} (the readout "
+            "stage colours each logit by its gap to the winner).")
+
+
 def _how(views, docs):
     """How the model adds, in one paragraph, and the box for a reader who knows
     transformers (the TinyAdder-36 family); for another model, what the page can show."""
@@ -783,7 +805,8 @@ def _how(views, docs):
                 "through them, or move through the stages with the slider and through the "
                 "positions with \u2190 / "
                 "\u2192; every number is the run's, as <code>tinyadder --trace</code> prints "
-                "it.</p>")
+                "it.</p>" + (f'<p id="lead-said">{escape(lead_line(views))}</p>'
+                             if lead_line(views) and not views.get("task") else ""))
     return "".join([
         "<p>How it adds: layer 0's attention gives every position its place value "
         "(<code>count</code>) and 1/(i+2) (<code>scale</code>); layer 0's FFN multiplies each "
