@@ -1206,3 +1206,21 @@ def test_learner9_jacobli99_28s_page_says_its_readout_decides_by_a_hair():
         "readout stage colours each logit by its gap to the winner).")
     assert float(line.split("by ~")[1].split(" ")[0]) == pytest.approx(leads[31], rel=1e-5)
     assert f'<p id="lead-said">{escape(line)}</p>' in explore_page.page(views)
+
+
+def test_learner9_the_one_hot_step_gives_the_runner_ups_weight_where_the_run_keeps_it():
+    """Tour step 3 of a rope-10000 model (learner9 7): an exact run keeps each head's second
+    weight (e to a very negative power), and the step names the largest of them with its
+    head; a float run rounds them to 0, and the step says nothing of it."""
+    from explore_cases import float_views
+    views = float_views("jacobli99-28")
+    keys = [k for k, h in views["heads"].items() if h["layer"] == 0]
+    assert tour._runner_up(views, keys, 24) == ""
+    row = [[1.0, 0.0, "~1.00000"], [0.0, -227150166.3, "~5.12678e-227150167"],
+           [0.0, -801536473.9, "~1.40435e-801536474"], [0.0, None, "masked"]]
+    other = [[0.0, -9e8, "~1e-900000000"], [1.0, 0.0, "~1.00000"], [0.0, None, "masked"],
+             [0.0, None, "masked"]]
+    exact = {"heads": {"L0.h0": {"softmax1": [row] * 3}, "L0.h1": {"softmax1": [other] * 3}}}
+    assert tour._runner_up(exact, ["L0.h0", "L0.h1"], 2) == (
+        " In this run the largest second-place weight of any head from query 2 is "
+        "~5.12678·10⁻²²⁷¹⁵⁰¹⁶⁷ (L0.h0): that is how wide the gap is.")

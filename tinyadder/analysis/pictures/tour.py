@@ -890,14 +890,33 @@ def _layer_heads(views, layer, q):
         "title": f"Layer {layer}'s {len(keys)} heads",
         "text": f"Layer {layer} has {len(keys)} heads, each with its own map: choose one with "
                 f"the head buttons. Position {q} ({_label_of(views, q)}) predicts "
-                f"{_label_of(views, q + 1)}." + ONE_HOT.get(
-                    views.get("design", "").split("/")[0], ""),
+                f"{_label_of(views, q + 1)}." + (ONE_HOT.get(
+                    views.get("design", "").split("/")[0], "") and ONE_HOT[
+                    views["design"].split("/")[0]] + _runner_up(views, keys, q)),
         "question": f"Which key does each head weigh most from query {q}? (the labels, "
                     f"e.g. a3 b3; both where two tie)",
         "expect": {"kind": "words", "values": words,
                    "texts": [label for _, top in tops for label, _, _ in top]},
         "answer": f"The largest weight of each head: {said}.",
     }
+
+
+def _runner_up(views, keys, q):
+    """How wide a one-hot head's gap is, in this run: the largest second-largest weight of the
+    ``keys``' rows from query q, where an exact run keeps it (a float run rounds it to 0:
+    then '')."""
+    seconds = []
+    for key in keys:
+        row = [c for c in views["heads"][key]["softmax1"][q][:q + 1]
+               if c[2] != "masked" and c[1] is not None]
+        ranked = sorted(row, key=lambda c: -c[1])
+        if len(ranked) > 1 and ranked[1][1] < -30:
+            seconds.append((ranked[1][1], key, ranked[1][2]))
+    if len(seconds) < len(keys):
+        return ""
+    _, key, text = max(seconds)
+    return (f" In this run the largest second-place weight of any head from query {q} is "
+            f"{shown(text)} ({key}): that is how wide the gap is.")
 
 
 def _ratio_step(views, q):
