@@ -141,9 +141,10 @@
     }
     if (C && state.compare) {
       var m = matched(state.pos);
+      var role = named(m.label, state.pos).replace(/ at position [0-9]+$/, "");  // not "#3"
       parts.push("compare " + C.model + ": " + (m.pos === null
-        ? "no position " + (m.label.indexOf("predicts ") === 0 ? m.label : "holds " + m.label)
-        : "position " + m.pos + " (" + m.label + ")"));
+        ? "no position " + (m.label.indexOf("predicts ") === 0 ? m.label : "holds " + role)
+        : "position " + m.pos + " (" + role + ")"));
     }
     var text = parts.join(" \u00b7 ");
     if (notes.length) { text += " \u00b7 ignored: " + notes.join("; "); }
@@ -446,7 +447,10 @@
     var decides = m.label.indexOf("predicts ") === 0, held = ownLabel[state.pos];
     var heldSaid = named(held, state.pos).replace(/ at position [0-9]+$/, "");
     setText("cmp-where", "Position " + state.pos + " here holds " + heldSaid + what(tok) +
-            ". " + (other === null ? C.model + " has no position that " +
+            ". " + (other === null && !decides && /^'.*?'( #[0-9]+)?$/.test(held) ?
+             C.model + " has no position matched with it: a separator with no job (before " +
+             "a, before b, before the answer) is matched only in the same prompt layout." :
+             other === null ? C.model + " has no position that " +
              (decides ? m.label : "holds " + heldSaid) + "." :
              "In " + C.model + " the position that " + (decides ? m.label : "holds " +
              heldSaid) + " is " + m.pos + ": it holds " +

@@ -251,7 +251,7 @@ def _compare_section(views, other):
                 f'{escape(expr)}: it writes '
                 f'<b class="mono">{escape(v["answer"])}</b>, {verdict}.</div>')
     found = compare.table_rows(views, other)
-    apart = compare.apart_line(found)
+    none_common, apart = compare.no_common_slot(found), compare.apart_line(found)
     if apart:  # every slot named alike is another quantity: one sentence for them all
         found = [r for r in found if r["slot"] == "winner"]
     rows = "".join(
@@ -263,13 +263,13 @@ def _compare_section(views, other):
          f'{escape(r["first"][0])}: {escape(r["first"][1])} against {escape(r["first"][2])}') +
         "</td></tr>" for r in found)
     table = (f'<p id="cmp-agreement">{escape(compare.NO_COMMON_SLOT)}</p>'
-             if compare.no_common_slot(found) else
+             if none_common else
              f'<details id="cmp-agreement"><summary>Over all positions: the slots both name '
-             f'alike, stage by stage</summary><table class="cmp"><thead><tr><th>stage</th>'
+             f'alike, stage by stage</summary>{f"<p>{escape(apart)}</p>" if apart else ""}'
+             f'<table class="cmp"><thead><tr><th>stage</th>'
              f'<th>slot</th><th>same (6 significant digits; dust as 0; the winner: the digit '
              f'the readout picks)</th><th>first that differs</th>'
-             f'</tr></thead><tbody>{rows}</tbody></table>'
-             f'{f"<p>{escape(apart)}</p>" if apart else ""}</details>' if rows else
+             f'</tr></thead><tbody>{rows}</tbody></table></details>' if rows else
              '<p>The two models name no slot alike at any stage.</p>')
     said = "".join(f'<p class="cmp-said">{escape(t)}</p>' for t in (
         compare.homonym_line(views, other), compare.scale_line(views, other)) if t)
