@@ -831,7 +831,7 @@ def test_learner7_compare_strips_and_lanes(tmp_path):
     line under each strip; x0 and x1, named alike, are 'another quantity' even where the
     numbers are equal; yieldthought-20's x1 'differs by' a percentage; the logits carry their
     gap to the winner; published against zcbtrak-6 lists each model's lanes side by side, and
-    at '+' (no counterpart) A's alone."""
+    at a padding zero (no counterpart) A's alone."""
     from explore_cases import float_views
     from tinyadder.analysis.pictures import explore as explore_page
     zc, jl, yt = (float_views(n) for n in ("zcbtrak-6", "jacobli99-28", "yieldthought-20"))
@@ -842,7 +842,7 @@ def test_learner7_compare_strips_and_lanes(tmp_path):
                   encoding="utf-8")
     urls = [zj.as_uri() + "#pos=30&stage=embed", zy.as_uri() + "#pos=33&stage=L0.attn",
             pz.as_uri() + "#pos=22&stage=embed", pz.as_uri() + "#pos=11&stage=embed",
-            pz.as_uri() + "#pos=31&stage=L1.attn"]
+            pz.as_uri() + "#pos=31&stage=L1.attn", zj.as_uri() + "#pos=13&stage=L0.attn"]
     doms = dump(urls, ("--window-size=1280,900",))
     for url in urls:
         assert_ran_cleanly(*doms[url])
@@ -871,10 +871,20 @@ def test_learner7_compare_strips_and_lanes(tmp_path):
         "eq", "special", "digit", "count", "scale"]
     assert re.findall(r"<tr><td[^>]*>(\w*)</td>", b) == ["x0", "x1"]
     assert '<td class="num" title="zcbtrak-6\'s x0' in b and "—" not in a + b
+    # '+' does the job of zcbtrak-6's '0' at 19, the separator before b (learner9 4)
     dom = html.unescape(doms[urls[3]][0])
-    assert "zcbtrak-6 has no such position: tinyadder36-published's lanes alone" in dom
+    assert status_of(dom).endswith("compare zcbtrak-6: position 19 (the separator before b)")
+    # a padding zero of one layout has no counterpart in another (learner9 4), and says why;
+    # the lanes are A's alone
+    dom = html.unescape(doms[urls[5]][0])
+    assert "jacobli99-28 has no such position: zcbtrak-6's lanes alone" in dom
     assert "in one only" not in re.search(r'<tbody id="cmp-lanes-body">(.*?)</tbody>',
                                           dom, re.S).group(1)
+    assert re.search(r'<p id="cmp-where">(.*?)</p>', dom).group(1) == (
+        "Position 13 here holds separator '0'; it predicts no digit it writes. jacobli99-28 "
+        "has no position matched with it: a separator with no job (before a, before b, "
+        "before the answer) is matched only in the same prompt layout.")
+    assert status_of(dom).endswith("compare jacobli99-28: no position holds separator '0'")
     # a hover's meaning reads whole (learner7 11): what eq held before, plus the average
     titles = re.findall(r'<td class="num" title="([^"]*)">', doms[urls[4]][0])
     assert html.unescape(titles[0]).startswith(

@@ -141,7 +141,7 @@
     }
     if (C && state.compare) {
       var m = matched(state.pos);
-      var role = named(m.label, state.pos).replace(/ at position [0-9]+$/, "");  // not "#3"
+      var role = roleName(m.label, state.pos);  // "separator '0'", not its key "'0' #3"
       parts.push("compare " + C.model + ": " + (m.pos === null
         ? "no position " + (m.label.indexOf("predicts ") === 0 ? m.label : "holds " + role)
         : "position " + m.pos + " (" + role + ")"));
@@ -373,6 +373,7 @@
     var m = /^('.*?')( #[0-9]+)?$/.exec(label);
     return m ? "separator " + m[1] + " at position " + pos : label;
   }
+  function roleName(label, pos) { return named(label, pos).replace(/ at position [0-9]+$/, ""); }
   function valueOf(text) {  // the tracer's text as a number, for ranking weights only
     var t = text.replace(/^~/, ""), parts = t.split("/");
     return parts.length === 2 ? parseFloat(parts[0]) / parseFloat(parts[1]) : parseFloat(t);
