@@ -884,15 +884,15 @@ def _layer_heads(views, layer, q):
     words = []
     for _, top in tops:
         words += [_word(label) for label, _, _ in top if _word(label) not in words]
+    why = ONE_HOT.get((views.get("design") or "").split("/")[0], "")
+    why += _runner_up(views, keys, q) if why else ""
     return {
         "view": "attention", "state": {"pos": q, "head": keys[0], "stage": f"L{layer}.attn"},
         "section": "rope",
         "title": f"Layer {layer}'s {len(keys)} heads",
         "text": f"Layer {layer} has {len(keys)} heads, each with its own map: choose one with "
                 f"the head buttons. Position {q} ({_label_of(views, q)}) predicts "
-                f"{_label_of(views, q + 1)}." + (ONE_HOT.get(
-                    views.get("design", "").split("/")[0], "") and ONE_HOT[
-                    views["design"].split("/")[0]] + _runner_up(views, keys, q)),
+                f"{_label_of(views, q + 1)}." + why,
         "question": f"Which key does each head weigh most from query {q}? (the labels, "
                     f"e.g. a3 b3; both where two tie)",
         "expect": {"kind": "words", "values": words,

@@ -264,10 +264,11 @@ SMALL_FFN = 8   # an FFN of at most this many hidden units gets a table of them 
 
 
 def hidden_units(cache):
-    """{stage 'L0.mlp': {units, pre, linear, post}} for each FFN of at most ``SMALL_FFN``
-    hidden units: per position, each unit's value into its activation (hook_pre; a gated FFN's
-    gate), its linear branch (hook_pre_linear; None when not gated) and what comes out
-    (hook_post), as ``cell``s."""
+    """{stage 'L0.mlp': {units, act, into, writes, pre, linear, post}} for each FFN of at
+    most ``SMALL_FFN`` hidden units: each unit's input and what its output adds to the stream
+    as formulas ('992 − x0', 'x1 + out'; None where a weight is no plain number), and per
+    position its value into its activation (hook_pre; a gated FFN's gate), its linear branch
+    (hook_pre_linear; None when not gated) and what comes out (hook_post), as ``cell``s."""
     out = {}
     for i in range(len(cache.model.blocks)):
         name = f"blocks.{i}.mlp"
@@ -283,9 +284,8 @@ def hidden_units(cache):
         mlp = cache.model.blocks[i].mlp
         gate = (mlp.W_gate, mlp.b_gate) if mlp.gated else (mlp.W_in, mlp.b_in)
         out[f"L{i}.mlp"] = {"units": units, "act": mlp.act,
-                            # the formulas where every weight is a plain number (a file's
-                            # f64(256/sqrt(2)·...) or a factored W_out stays in the hover's
-                            # values alone)
+                            # formulas only where every weight is a plain number (not a
+                            # file's f64(256/sqrt(2)·...) nor a factored W_out)
                             "into": _plain(lambda: [_affine(*gate, u) for u in units]),
                             "writes": _plain(lambda: [_writes(mlp.W_out[u]) for u in units]),
                             "pre": rows("hook_pre"), "linear": rows("hook_pre_linear"),
