@@ -59,8 +59,10 @@ def test_the_explorer_page_carries_the_second_model(tmp_path):
                                 text, re.S).group(1))
     c = data["compare"]
     assert c["model"] == "tinyadder36-repaired" and c["answer"] == "0999"
+    # a separator by its job (learner9 4): <bos> before a, '+' before b, '=' before the answer
     assert c["labels"] == c["own_labels"] == {label: pos for pos, label in enumerate(
-        ["<bos>", "a2", "a1", "a0", "'+'", "b2", "b1", "b0", "'='", "s3", "s2", "s1", "s0"])}
+        ["the separator before a", "a2", "a1", "a0", "the separator before b", "b2", "b1",
+         "b0", "the separator before the answer", "s3", "s2", "s1", "s0"])}
     assert sorted(c["heads"]) == ["L0.h3", "L0.h4", "L1.h0"]
     mine = {stage: {slot: row["cells"] for slot, row in r["rows"].items()}
             for stage, r in data["residual"].items()}
@@ -116,7 +118,8 @@ def test_slots_named_alike_that_mean_apart_are_said_so():
         "equal numbers or not, never 'same'")
     # the static page has no hovers, and does not promise one (learner7 13)
     assert pairs.homonym_line(zc, jl).endswith("and in a lane value's hover).")
-    assert pairs.homonym_line(zc, jl, False).endswith("in the table folded below).")
+    # and its folded table stands above the sentence (learner9 3)
+    assert pairs.homonym_line(zc, jl, False).endswith("in the table folded above).")
     assert pairs.homonyms(zc, loki) == {} and pairs.homonym_line(zc, loki) == ""
     # the published readout's slots hold its error plus what they held from L1.mlp on, the
     # repaired one's the error alone: the same names, apart from that stage only
@@ -231,12 +234,14 @@ def test_learner7_homonyms_are_not_counted_and_separators_are_named_by_position(
     assert pairs.apart_line(pairs.table_rows(zc, jl)) == said
     assert f"<p>{said}</p><table" in page and pairs.APART not in page
     assert escape(pairs.NO_COMMON_SLOT) not in page  # they do name x0 and x1 alike
-    assert re.findall(r"<tr><td>(\w+)</td><td><code>(\w+)</code>", page) == [
+    folded = page.split('id="cmp-agreement"')[1]
+    assert re.findall(r"<tr><td>(\w+)</td><td><code>(\w+)</code>", folded) == [
         ("readout", "winner")]
     static = pairs.page(zc, jl, pos=31)
     assert f'<p id="all-apart">{said}</p>' in static and pairs.APART not in static
     assert re.findall(r"<tr><td>(\w+)</td><td><code>(\w+)</code></td><td>(.*?)</td>",
-                      static) == [("readout", "winner", "the same at all 11 positions")]
+                      static.split('id="agreement"')[1]) == [
+        ("readout", "winner", "the same at all 11 positions")]
     assert "formula is in the table folded above" in static  # the static page's is above
     assert " #" not in "".join(str(r["first"]) for r in pairs.agreement(zc, jl))
     assert pairs.named("'0' #2", 15) == "separator '0' at position 15"
