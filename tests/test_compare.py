@@ -59,8 +59,10 @@ def test_the_explorer_page_carries_the_second_model(tmp_path):
                                 text, re.S).group(1))
     c = data["compare"]
     assert c["model"] == "tinyadder36-repaired" and c["answer"] == "0999"
+    # a separator by its job (learner9 4): <bos> before a, '+' before b, '=' before the answer
     assert c["labels"] == c["own_labels"] == {label: pos for pos, label in enumerate(
-        ["<bos>", "a2", "a1", "a0", "'+'", "b2", "b1", "b0", "'='", "s3", "s2", "s1", "s0"])}
+        ["the separator before a", "a2", "a1", "a0", "the separator before b", "b2", "b1",
+         "b0", "the separator before the answer", "s3", "s2", "s1", "s0"])}
     assert sorted(c["heads"]) == ["L0.h3", "L0.h4", "L1.h0"]
     mine = {stage: {slot: row["cells"] for slot, row in r["rows"].items()}
             for stage, r in data["residual"].items()}
@@ -116,7 +118,8 @@ def test_slots_named_alike_that_mean_apart_are_said_so():
         "equal numbers or not, never 'same'")
     # the static page has no hovers, and does not promise one (learner7 13)
     assert pairs.homonym_line(zc, jl).endswith("and in a lane value's hover).")
-    assert pairs.homonym_line(zc, jl, False).endswith("in the table folded below).")
+    # and its folded table stands above the sentence (learner9 3)
+    assert pairs.homonym_line(zc, jl, False).endswith("in the table folded above).")
     assert pairs.homonyms(zc, loki) == {} and pairs.homonym_line(zc, loki) == ""
     # the published readout's slots hold its error plus what they held from L1.mlp on, the
     # repaired one's the error alone: the same names, apart from that stage only
@@ -224,8 +227,22 @@ def test_learner7_homonyms_are_not_counted_and_separators_are_named_by_position(
     rows = {(r["stage"], r["slot"]): r for r in pairs.table_rows(zc, jl)}
     assert rows[("embed", "x1")]["apart"] and rows[("L0.attn", "x0")]["apart"]
     page = explore_page._compare_section(zc, jl)
-    assert ("<tr><td>embed</td><td><code>x1</code></td><td>another quantity in each design: "
-            "not compared</td><td></td></tr>") in page
+    # every slot both name alike is another quantity (learner9 3): one sentence, not a row
+    # per stage and slot saying the same, and the winner's row alone
+    said = ("Every slot both name alike (x0 and x1) holds another quantity in each design at "
+            "every stage, so no slot is compared position by position: the winner alone is.")
+    assert pairs.apart_line(pairs.table_rows(zc, jl)) == said
+    assert f"<p>{said}</p><table" in page and pairs.APART not in page
+    assert escape(pairs.NO_COMMON_SLOT) not in page  # they do name x0 and x1 alike
+    folded = page.split('id="cmp-agreement"')[1]
+    assert re.findall(r"<tr><td>(\w+)</td><td><code>(\w+)</code>", folded) == [
+        ("readout", "winner")]
+    static = pairs.page(zc, jl, pos=31)
+    assert f'<p id="all-apart">{said}</p>' in static and pairs.APART not in static
+    assert re.findall(r"<tr><td>(\w+)</td><td><code>(\w+)</code></td><td>(.*?)</td>",
+                      static.split('id="agreement"')[1]) == [
+        ("readout", "winner", "the same at all 11 positions")]
+    assert "formula is in the table folded above" in static  # the static page's is above
     assert " #" not in "".join(str(r["first"]) for r in pairs.agreement(zc, jl))
     assert pairs.named("'0' #2", 15) == "separator '0' at position 15"
     published = float_views("published")
@@ -257,7 +274,23 @@ def test_learner7_the_static_page_takes_a_position_and_lines_positions_up(capsys
             "jacobli99-28 at the position that predicts s1, position 24.") in text
     assert "<h3>jacobli99-28, position 24 (s0)</h3>" in text
     row = re.search(r'<tr><th>jacobli99-28</th>(.*?)</tr>', text).group(1)
-    assert re.findall(r"<td>([^<]*)</td>", row)[10:15] == ["10", "11", "12", "23", "—"]
+    # separators matched by their job (learner9 4): the '0' before b0 with the '0' before b0
+    # (19 with 12), the one before the answer with the one before the answer (30 with 23);
+    # zcbtrak-6's other padding zeros (11 to 18) with none, so no position is matched twice
+    cells = re.findall(r"<td>([^<]*)</td>", row)
+    assert cells[10:20] == ["10"] + ["—"] * 8 + ["12"] and cells[30] == "23"
+    assert 'id="twice"' not in text
+    assert pairs.matched(zc, jl, 19) == ("the separator before b", 12)
+    assert pairs.matched(zc, jl, 13) == ("'0' #3", None)
+    published = float_views("published", digits=10)
+    assert [pairs.matched(zc, published, p)[1] for p in (0, 11, 18, 19)] == [0, None, None, 11]
+    labels = {r["first"][0] for r in pairs.agreement(published, zc) if r["first"]}
+    assert pairs.by_label(published)["the separator before the answer"] == 22
+    assert pairs.counterparts(published, zc)["the separator before the answer"] == 30
+    assert not [label for label in labels if "#" in label]
+    # the same prompt layout: every padding zero has its twin (zcbtrak-6, yieldthought-20)
+    yt = float_views("yieldthought-20")
+    assert [pairs.matched(zc, yt, p)[1] for p in range(42)] == list(range(42))
     with pytest.raises(SystemExit) as exit_:
         explore.main(["--compare", "zcbtrak-6", "jacobli99-28", "--pos", "31", "1+2"],
                      io.StringIO(), io.StringIO(), None)
@@ -329,3 +362,29 @@ def test_explorer_mds_compare_example_is_the_run():
     assert [s["short"] for s in zc["stages"] if s["short"].endswith("attn")] == ["L0.attn"]
     assert pairs.stage_of(zc, "L1.attn") == "L0.attn"
     assert pairs.stage_of(published, "L1.attn") == "L1.attn"
+
+
+def test_learner9_what_each_readouts_l1_mlp_writes():
+    """Published against repaired at N = 3 (learner9 10): one line says what each design's
+    L1.mlp does to the slots named alike (the published one adds err0 .. err9 into eq ..
+    cand4; the repaired one writes them into slots of its own), read from each model's program
+    and meanings, with a pointer to docs/spec.md's section on the readout; the live page has
+    it for the stage, the static page under the stage's heading. zcbtrak-6 and jacobli99-28
+    both write x0 or x1 in their attention: no such line."""
+    published, repaired = (float_views(m, "599+401", 3) for m in ("published", "repaired"))
+    line = ("What each design's L1.mlp writes: tinyadder36-published's L1.mlp writes into eq, "
+            "special, …, cand4 (err0, err1, …, err9), each added to what the slot held; "
+            "tinyadder36-repaired's L1.mlp writes err0, err1, …, err9 into slots of its own and "
+            "leaves eq, special, …, cand4 as they were (docs/spec.md, \"Readout: "
+            "negative-absolute-error logits\", says what the readout reads and why).")
+    assert pairs.writes_lines(published, repaired) == {"L1.mlp": line}
+    spec = (Path(__file__).resolve().parent.parent / "docs" / "spec.md").read_text(
+        encoding="utf-8")
+    assert f"\n## {pairs.SPEC_READOUT}\n" in spec
+    assert [p["writes"] for p in repaired["program"] if p["stage"] == "L1.mlp"] == [
+        [f"err{u}" for u in range(10)]]
+    assert explore_page.compare_data(published, repaired)["writes"] == {"L1.mlp": line}
+    stage = pairs.page(published, repaired).split('id="stage-L1.mlp"><h2>')[1]
+    assert stage.startswith(f'Residual stream after L1.mlp</h2><p class="writes">{escape(line)}'
+                            '</p>')
+    assert pairs.writes_lines(float_views("zcbtrak-6"), float_views("jacobli99-28")) == {}

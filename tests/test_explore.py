@@ -816,7 +816,8 @@ def test_compare_counts_dust_as_zero_and_says_when_no_slot_is_in_common():
     10^-7386 beside a float's 0 is the same 0 (its text differs); two designs that share
     only the readout's logits, on different scales, get a sentence, not a row of noise."""
     def run(stage, slot, cells):
-        return {"tokens": [{"label": "a0", "pos": 0}, {"label": "s0", "pos": 1}],
+        return {"tokens": [{"label": "a0", "pos": 0, "role": "a"},
+                           {"label": "s0", "pos": 1, "role": "sum"}], "layout": "a0 s0",
                 "residual": [{"short": stage, "slots": [{"slot": slot, "cells": cells}]}]}
     exact = run("L0.attn", "x1", [[0.0, -7386, "~1.25155e-7386"], [100.002, 2, "~100.002"]])
     floats = run("L0.attn", "x1", [[0.0, None, "0"], [100.0021, 2, "~100.002"]])
@@ -1148,3 +1149,78 @@ def test_learner7_a_slot_near_a_constant_is_coloured_by_its_difference():
     scale = next(r for r in published["residual"][1]["slots"] if r["slot"] == "scale")
     assert figures.row_legend(scale["cells"], figures.residual_scales(published)[
         published["residual"][1]["short"]]["scale"]).endswith("one shade")
+
+
+def test_learner8_a_small_ffns_hidden_units_are_tabled(example):
+    """jacobli99-28's FFN has four hidden units (learner8 14): the views carry each unit's
+    input formula (992 − x0: a hinge pair on x0 with 991 − x0) and what it adds (x1 + out,
+    x1 − out), and per position its value into the relu and out of it, read from the run
+    (at position 24, x0 = 989.999 after the attention: u0 = 992 − x0 = 2.001, fires; at 27,
+    x0 = 1000.99: u0 < 0, out 0); the page carries them and a place for the table, and tour
+    step 'The FFN' points at it. TinyAdder-36's FFNs (11 and 20 units) get none."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    views = float_views("jacobli99-28")
+    h = views["hidden"]["L0.mlp"]
+    assert (h["units"], h["act"], h["linear"]) == (["u0", "u1", "u2", "u3"], "relu", None)
+    assert h["into"] == ["992 − x0", "991 − x0", "1812 − 2·x0 + 20·x1", "1811 − 2·x0 + 20·x1"]
+    assert h["writes"] == ["x1 + out", "x1 − out", "x1 − 10·out", "x1 + 10·out"]
+    mid = {r["slot"]: r["cells"] for r in views["residual"][1]["slots"]}
+    assert views["residual"][1]["short"] == "L0.attn"
+    for p in range(len(views["tokens"])):
+        x0, x1 = mid["x0"][p][0], mid["x1"][p][0]
+        want = [992 - x0, 991 - x0, 1812 - 2 * x0 + 20 * x1, 1811 - 2 * x0 + 20 * x1]
+        assert [c[0] for c in h["pre"][p]] == pytest.approx(want, abs=1e-3)
+        assert [c[0] for c in h["post"][p]] == [max(c[0], 0.0) for c in h["pre"][p]]
+    assert [c[2] for c in h["post"][27]][:2] == ["0.0", "0.0"] and h["post"][24][0][0] > 2
+    data = explore_page.page_data(views)
+    assert data["hidden"]["L0.mlp"]["pre"][24] == [c[2] for c in h["pre"][24]]
+    assert '<div id="hidden-units"></div>' in explore_page.page(views)
+    ffn = next(s for s in tour.steps(views) if s["title"].endswith("The FFN"))
+    assert ffn["text"].endswith(
+        "The table under the residual stream lists the FFN's 4 hidden units at this position: "
+        "what goes into each, what comes out (0: it does not fire), and what it adds to x1.")
+    assert example[1]["hidden"] == {} and 'id="hidden-units"' not in page_text(EXAMPLE)
+
+
+def test_learner9_jacobli99_28s_page_says_its_readout_decides_by_a_hair():
+    """jacobli99-28's own prose (not only tour step 7) says its most surprising fact
+    (learner9): each winning logit leads the runner-up by about 0.00025 on logits near 1000,
+    the figures read from the run's readout (the smallest and largest lead, each logit's gap
+    to the winner)."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    views = float_views("jacobli99-28")
+    rows = [r for r in views["residual"][-1]["slots"] if r["slot"].startswith("logit ")]
+    leads = {p: min(-r["gap"][p][0] for r in rows if r["gap"][p][0] < 0)
+             for p in views["predicting"]}
+    least, most = min(leads, key=leads.get), max(leads, key=leads.get)
+    assert (least, most) == (31, 23) and 2.1e-4 < leads[31] < leads[23] < 2.51e-4
+    top = max(r["cells"][p][0] for r in rows for p in views["predicting"])
+    assert 1000 < top < 1001
+    line = explore_page.lead_line(views)
+    assert line == (
+        "Its readout decides by a hair: at each of the 11 positions that predict a digit of "
+        "the sum the winning logit leads the runner-up by ~0.000211750 (position 31) to "
+        "~0.000250000 (position 23), on logits near 1000: one part in about 5·10⁶ (the "
+        "readout stage colours each logit by its gap to the winner).")
+    assert float(line.split("by ~")[1].split(" ")[0]) == pytest.approx(leads[31], rel=1e-5)
+    assert f'<p id="lead-said">{escape(line)}</p>' in explore_page.page(views)
+
+
+def test_learner9_the_one_hot_step_gives_the_runner_ups_weight_where_the_run_keeps_it():
+    """Tour step 3 of a rope-10000 model (learner9 7): an exact run keeps each head's second
+    weight (e to a very negative power), and the step names the largest of them with its
+    head; a float run rounds them to 0, and the step says nothing of it."""
+    from explore_cases import float_views
+    views = float_views("jacobli99-28")
+    keys = [k for k, h in views["heads"].items() if h["layer"] == 0]
+    assert tour._runner_up(views, keys, 24) == ""
+    row = [[1.0, 0.0, "~1.00000"], [0.0, -227150166.3, "~5.12678e-227150167"],
+           [0.0, -801536473.9, "~1.40435e-801536474"], [0.0, None, "masked"]]
+    other = [[0.0, -9e8, "~1e-900000000"], [1.0, 0.0, "~1.00000"], [0.0, None, "masked"],
+             [0.0, None, "masked"]]
+    exact = {"heads": {"L0.h0": {"softmax1": [row] * 3}, "L0.h1": {"softmax1": [other] * 3}}}
+    assert tour._runner_up(exact, ["L0.h0", "L0.h1"], 2) == (
+        " In this run the largest second-place weight of any head from query 2 is "
+        "~5.12678·10⁻²²⁷¹⁵⁰¹⁶⁷ (L0.h0): that is how wide the gap is.")

@@ -25,14 +25,51 @@ from .. import families
 from . import figures, svg
 
 
+def job(tokens, pos):
+    """The job of a separator (any token not a digit of a, b or the sum) by what follows it:
+    'the separator before a' (or b, or the answer) when the next token is the first of that
+    operand or of the sum; None for any other (the padding zeros of a prompt).
+
+    >>> tokens = [{"role": r} for r in ("special", "a", "special", "special", "b", "special",
+    ...                                 "sum")]
+    >>> [job(tokens, p) for p in (0, 2, 3, 5)]
+    ['the separator before a', None, 'the separator before b', 'the separator before the answer']
+    """
+    after = tokens[pos + 1]["role"] if pos + 1 < len(tokens) else None
+    if tokens[pos]["role"] in ("a", "b", "sum") or after not in ("a", "b", "sum"):
+        return None
+    if next(t for t in tokens if t["role"] == after) is not tokens[pos + 1]:
+        return None
+    return f"the separator before {'the answer' if after == 'sum' else after}"
+
+
 def by_label(views):
-    """{role label: position} of a run; a separator's label is its text, which several
-    positions may share: the second and later are numbered ("'0' #2")."""
+    """{role label: position} of a run: a digit's label (a3, s0); a separator's job
+    (``job``); any other separator its text, which several positions may share: the second
+    and later are numbered ("'0' #2")."""
     out, seen = {}, {}
     for t in views["tokens"]:
+        task = job(views["tokens"], t["pos"])
+        if task:
+            out[task] = t["pos"]
+            continue
         k = seen[t["label"]] = seen.get(t["label"], 0) + 1
         out[t["label"] if k == 1 else f"{t['label']} #{k}"] = t["pos"]
     return out
+
+
+def padding(label):
+    """Whether a ``by_label`` label is a separator without a job ("'0' #3")."""
+    return re.fullmatch(r"'.*?'( #\d+)?", label) is not None
+
+
+def counterparts(left, right):
+    """{label: position} of ``right`` that a position of ``left`` with that label is matched
+    with: every label but a padding separator's, which does a job only in the same prompt
+    layout (a digit with its digit, a separator with the one doing the same job)."""
+    same = left["layout"] == right["layout"]
+    return {label: pos for label, pos in by_label(right).items()
+            if same or not padding(label)}
 
 
 def named(label, pos):
@@ -71,7 +108,7 @@ def agreement(left, right):
     (``alike``), and the first that differs as (label, left text, right text); a logit both
     runs give a gap to the winner for is compared by that gap (``gap`` True): six digits of a
     logit near 10^5 tell nothing of the digit it loses by."""
-    lpos, rpos = by_label(left), by_label(right)
+    lpos, rpos = by_label(left), counterparts(left, right)
     labels = [label for label in lpos if label in rpos]
     rstages = {s["short"]: s for s in right["residual"]}
     out = []
@@ -161,7 +198,8 @@ def _names(slots):
 def homonym_line(left, right, hovers=True):
     """One sentence naming the slots both models name alike that hold different quantities
     (``homonyms``) and the stage from which they do, '' when there are none; ``hovers``:
-    the page has a lane value's hover (the static page has none)."""
+    the page has a lane value's hover and the folded table below the sentence (the static
+    page has no hover, and the table above it)."""
     since = {}
     for stage, slots in homonyms(left, right).items():
         for slot in slots:
@@ -178,7 +216,8 @@ def homonym_line(left, right, hovers=True):
     return (f"Named alike, meant apart: {left['model']} and {right['model']} both have "
             f"{_names(list(since))}, but {'they hold' if many else 'it holds'} different "
             f"quantities in the two designs {when}: 'another quantity', equal numbers or not, "
-            f"never 'same' (each design's own formula is in the table folded below"
+            f"never 'same' (each design's own formula is in the table folded "
+            f"{'below' if hovers else 'above'}"
             f"{', and in a lane value' + chr(39) + 's hover' if hovers else ''}).")
 
 
@@ -187,6 +226,60 @@ def _general(form):
     left as the letters the formula names them by, an added term after what the slot held."""
     form = re.sub(r",? (with )?x = \{x\}|, P = \{P\}", "", form).replace("{i2}", "(i + 2)")
     return "what it held before " + form if form.startswith("+ ") else form
+
+
+# docs/spec.md's section on the readout, its flaw and the repair (tests/test_compare.py checks
+# the heading is there)
+SPEC_READOUT = "Readout: negative-absolute-error logits"
+
+
+def _listed(slots):
+    """Slots named in a sentence: all of them up to four, else the first two and the last."""
+    return _names(slots) if len(slots) <= 4 else f"{slots[0]}, {slots[1]}, …, {slots[-1]}"
+
+
+def _writes(views, stage):
+    """The slots the half-layer ``stage`` writes (``views["program"]``), in slot order."""
+    return next((p["writes"] for p in views["program"] if p["stage"] == stage), [])
+
+
+def _what_written(views, stage, slots):
+    """What one design's ``stage`` does to the named-alike ``slots``: the quantities it
+    writes into them (the meanings' names, 'err0'), added to what they held where its
+    meaning says so, or the slots of its own it writes while these keep what they held."""
+    drawn = stage_of(views, stage) or stage
+    into = [s for s in slots if s in _writes(views, drawn)]
+    forms = [(views["meanings"].get(drawn, {}).get(s) or [""])[0] for s in into]
+    names = [f.split(" = ")[0] for f in forms if " = " in f]
+    if into:
+        what = f" ({_listed(names)})" if len(names) == len(into) else ""
+        added = ", each added to what the slot held" if all(
+            "held before" in f for f in forms) else ""
+        return f"{views['model']}'s {drawn} writes into {_listed(into)}{what}{added}"
+    own = [s for s in _writes(views, drawn) if s not in slots]
+    return (f"{views['model']}'s {drawn} writes {_listed(own) if own else 'none of them'}"
+            f"{' into slots of its own' if own else ''} and leaves {_listed(slots)} as they "
+            "were")
+
+
+def writes_lines(left, right):
+    """{stage: one sentence}: at a stage where the slots both name alike but mean apart
+    (``homonyms``) are written by one design and left as they were by the other (the
+    published readout's L1.mlp against the repaired one's), what each design's stage
+    writes there (``_what_written``); for TinyAdder-36's two readouts, a pointer to
+    docs/spec.md's section on the readout and its repair."""
+    out = {}
+    for stage, slots in homonyms(left, right).items():
+        wrote = [set(slots) & set(_writes(v, stage_of(v, stage) or stage))
+                 for v in (left, right)]
+        if bool(wrote[0]) == bool(wrote[1]):  # one writes them, the other leaves them
+            continue
+        spec = (f' (docs/spec.md, "{SPEC_READOUT}", says what the readout reads and why)'
+                if left.get("family") and right.get("family") else "")
+        out[stage] = (f"What each design's {stage} writes: "
+                      f"{_what_written(left, stage, slots)}; "
+                      f"{_what_written(right, stage, slots)}{spec}.")
+    return out
 
 
 def homonym_table(left, right):
@@ -328,6 +421,18 @@ NO_COMMON_SLOT_STATIC = ("No slot of the stream in common: read each model's own
                          "table under each of its figures.")
 
 
+def apart_line(found):
+    """When every slot row of ``table_rows`` is another quantity in each design (``apart``),
+    the one sentence said in place of those rows; '' otherwise."""
+    slots = list(dict.fromkeys(r["slot"] for r in found if r["slot"] != "winner"))
+    if not slots or not all(r.get("apart") for r in found if r["slot"] != "winner"):
+        return ""
+    many = len(slots) > 1
+    return (f"{'Every slot both name alike' if many else 'The one slot both name'} "
+            f"({_names(slots)}) holds another quantity in each design at every stage, so no "
+            "slot is compared position by position: the winner alone is.")
+
+
 def _verdict(r):
     if r.get("apart"):
         return APART
@@ -345,6 +450,10 @@ def _table(left, right):
                                                    scale_line(left, right)) if t)
     if no_common_slot(found):
         return f"<p>{escape(NO_COMMON_SLOT_STATIC)}</p>{said}"
+    apart = apart_line(found)
+    if apart:  # one sentence, not one row per stage and slot saying the same
+        said += f'<p id="all-apart">{escape(apart)}</p>'
+        found = [r for r in found if r["slot"] == "winner"]
     rows = [f"<tr><td>{escape(r['stage'])}</td><td><code>{escape(r['slot'])}</code></td>"
             f"<td>{escape(_verdict(r))}</td></tr>" for r in found]
     if not rows:
@@ -470,7 +579,7 @@ def matched(left, right, pos):
     if digit is not None:
         return f"predicts {digit}", deciding(right).get(digit)
     label = {p: lab for lab, p in by_label(left).items()}[pos]
-    return label, by_label(right).get(label)
+    return label, counterparts(left, right).get(label)
 
 
 def positions(left, right, pos=None):
@@ -595,10 +704,11 @@ def page(left, right, pos=None):
     shorts = list(dict.fromkeys([s["short"] for s in left["stages"]] +
                                 [s["short"] for s in right["stages"]]))
     layers = sorted({h["layer"] for v in (left, right) for h in v["heads"].values()})
-    parts = []
+    parts, writes = [], writes_lines(left, right)
     for short in shorts:
+        said = f'<p class="writes">{escape(writes[short])}</p>' if short in writes else ""
         parts.append(f'<section class="stage" id="stage-{escape(short)}"><h2>Residual stream '
-                     f'after {escape(short)}</h2><div class="pair">' +
+                     f'after {escape(short)}</h2>{said}<div class="pair">' +
                      "".join(f'<div>{_stage_figure(v, short, p)}</div>'
                              for v, p in zip((left, right), where)) + '</div></section>')
         attn = short.endswith(".attn") and short[1:-5].isdigit()

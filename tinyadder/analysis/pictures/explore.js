@@ -141,9 +141,10 @@
     }
     if (C && state.compare) {
       var m = matched(state.pos);
+      var role = roleName(m.label, state.pos);  // "separator '0'", not its key "'0' #3"
       parts.push("compare " + C.model + ": " + (m.pos === null
-        ? "no position " + (m.label.indexOf("predicts ") === 0 ? m.label : "holds " + m.label)
-        : "position " + m.pos + " (" + m.label + ")"));
+        ? "no position " + (m.label.indexOf("predicts ") === 0 ? m.label : "holds " + role)
+        : "position " + m.pos + " (" + role + ")"));
     }
     var text = parts.join(" \u00b7 ");
     if (notes.length) { text += " \u00b7 ignored: " + notes.join("; "); }
@@ -256,10 +257,40 @@
       }
     });
     document.getElementById("resid-sel").setAttribute("x", (x0 + state.pos * c).toFixed(1));
+    foldLogits(svg, ys, hs, state.stage === "readout");
     var label = D.stages[STAGES.indexOf(state.stage)].label;
     setText("resid-title", "Residual stream after " + label + " (" + state.stage + ")");
     document.getElementById("stage").value = String(STAGES.indexOf(state.stage));
     setText("stage-label", "after " + label);
+  }
+
+  // the logit rows hold something at the readout alone: before it they are left out, and
+  // what is drawn below them (the colour key) moves up into their place
+  var LOGITS = D.resid_rows.filter(function (n) { return /^logit /.test(n); }).length;
+  function logitBand(ys, hs) {  // [the slot rows' bottom, the logit rows' bottom]
+    var n = ys.length - LOGITS, last = ys.length - 1;
+    return [ys[n - 1] + hs[n - 1], ys[last] + hs[last]];
+  }
+  function foldLogits(svg, ys, hs, shown) {
+    if (!LOGITS || LOGITS === ys.length) { return; }
+    var band = logitBand(ys, hs), shift = shown ? 0 : band[1] - band[0];
+    if (!svg.dataset.height) { svg.dataset.height = svg.getAttribute("height"); }
+    var height = parseFloat(svg.dataset.height) - shift, width = svg.getAttribute("width");
+    svg.setAttribute("height", String(height));
+    svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+    svg.querySelectorAll("text, rect").forEach(function (e) {
+      if (e.id === "resid-sel") {
+        if (!e.dataset.height) { e.dataset.height = e.getAttribute("height"); }
+        e.setAttribute("height", String(parseFloat(e.dataset.height) - shift));
+        return;
+      }
+      var y = parseFloat(e.getAttribute("y"));
+      if (y > band[0] && y <= band[1]) {
+        e.setAttribute("display", shown ? "inline" : "none");
+      } else if (y > band[1]) {
+        e.setAttribute("transform", "translate(0 " + (-shift) + ")");
+      }
+    });
   }
 
   function drawPositionParts() {
@@ -342,6 +373,7 @@
     var m = /^('.*?')( #[0-9]+)?$/.exec(label);
     return m ? "separator " + m[1] + " at position " + pos : label;
   }
+  function roleName(label, pos) { return named(label, pos).replace(/ at position [0-9]+$/, ""); }
   function valueOf(text) {  // the tracer's text as a number, for ranking weights only
     var t = text.replace(/^~/, ""), parts = t.split("/");
     return parts.length === 2 ? parseFloat(parts[0]) / parseFloat(parts[1]) : parseFloat(t);
@@ -416,7 +448,10 @@
     var decides = m.label.indexOf("predicts ") === 0, held = ownLabel[state.pos];
     var heldSaid = named(held, state.pos).replace(/ at position [0-9]+$/, "");
     setText("cmp-where", "Position " + state.pos + " here holds " + heldSaid + what(tok) +
-            ". " + (other === null ? C.model + " has no position that " +
+            ". " + (other === null && !decides && /^'.*?'( #[0-9]+)?$/.test(held) ?
+             C.model + " has no position matched with it: a separator with no job (before " +
+             "a, before b, before the answer) is matched only in the same prompt layout." :
+             other === null ? C.model + " has no position that " +
              (decides ? m.label : "holds " + heldSaid) + "." :
              "In " + C.model + " the position that " + (decides ? m.label : "holds " +
              heldSaid) + " is " + m.pos + ": it holds " +
@@ -462,10 +497,7 @@
             (state.stage === "readout" ? " (and the logits)" : "") +
             (!rows ? ": " + C.model + " has no stage " + state.stage :
              other !== state.stage ? " (" + C.model + ": after its last " +
-             (kind === "attn" ? "attention" : "FFN") + ", " + other + ")" : "") +
-            // two designs that name no slot alike: each one's lanes, side by side
-            (rows && !common ? "; no slot in common: read each model's own lanes, with their " +
-             "meanings in its hovers" : ""));
+             (kind === "attn" ? "attention" : "FFN") + ", " + other + ")" : ""));
     // the slots both name first (the logits at the readout), then each model's own; at a
     // position B lacks, A's alone
     var theirNames = rows && m.pos !== null ? Object.keys(rows) : [];
@@ -518,7 +550,7 @@
     var apart = (C.homonyms[state.stage] || []).filter(function (n) { return rows && rows[n]; });
     var readout = state.stage === "readout";
     var logit = function (n) { return /^logit /.test(n); };
-    var lines = [];
+    var lines = C.writes[state.stage] ? [C.writes[state.stage]] : [];
     if (apart.length) {
       var listed = apart.length > 1 ? apart.slice(0, -1).join(", ") + " and " +
                                        apart[apart.length - 1] : apart[0];
@@ -568,6 +600,15 @@
       var g = mine[n] && mine[n].gap, h = readout && C.gaps[n];
       return g && h && m.pos !== null ? [g[state.pos], h[m.pos]] : null;
     };
+    // what a difference comes to: the digit each model picks at these positions, or, at a
+    // position that predicts none, the answer each writes (read from the two runs)
+    var mw = C.own_winners[state.pos], tw = m.pos === null ? null : C.winners[m.pos];
+    var outcome = mw && tw ? (mw[0] !== tw[0] ? " (the digits differ here: " + mw[0] +
+                                                " against " + tw[0] + ")" :
+                              readout ? " (the same digit wins: see the winner)" :
+                              " (both still pick the same digit here, " + mw[0] + ")")
+      : C.own_answer === C.answer ? " (both still write the same answer, " + C.answer + ")"
+      : " (the answers differ: " + C.own_answer + " against " + C.answer + ")";
     // a slot named alike but meant apart is another quantity, equal numbers or not
     var verdict = function (n, a, b) {
       if (m.pos === null) { return ["alone", ""]; }
@@ -582,7 +623,7 @@
           ["differs", "its gap to the winner differs" + by(num(g[0]), num(g[1]))];
       }
       if (alike(n, a, b)) { return ["same", "same"]; }
-      return ["differs", "differs" + size(n)];
+      return ["differs", "differs" + size(n) + outcome];
     };
     // exact dust (compare.key_quantities): a value not 0 but too small for a float (an
     // exact run's far keys' weights, 10^-227150166) reads as 0, its value in the hover
@@ -620,7 +661,6 @@
       return tr;
     });
     // at the readout: the digit each model picks and its lead, which compare across scales
-    var mw = C.own_winners[state.pos], tw = m.pos === null ? null : C.winners[m.pos];
     if (readout && (mw || tw)) {
       var row = function (n, a, b, same) {
         var tr = el("tr", a === null || b === null ? "alone" : same ? "same" : "differs");
@@ -628,7 +668,7 @@
          el("td", "num", b === null ? "\u2014" : b),
          el("td", "", a === null || b === null ? "in one only" : same ? "same" :
                       n !== "lead" ? "differs" : C.scales_differ ? "each in its own units" :
-                      "differs" + by(num(mw[1]), num(tw[1])))]
+                      "differs" + by(num(mw[1]), num(tw[1])) + outcome)]
           .forEach(function (td) { tr.appendChild(td); });
         return tr;
       };
@@ -638,23 +678,31 @@
                        mw && tw && mw[0] === tw[0]));
       body.unshift(body.splice(1, 1)[0]);  // the winner first, then the lead
     }
-    // two designs that name no slot alike: each one's lanes as its own list, side by side
-    var apartLists = rows && !common && m.pos !== null && !readout;
-    var head = document.getElementById("cmp-lanes-head");
-    head.firstChild.textContent = apartLists ? C.own_model + "'s slot" : "slot";
-    head.lastChild.textContent = apartLists ? C.model + "'s slot" : "";
+    // two designs that name no slot alike: each one's lanes a table of its own, side by
+    // side, so that no row pairs two slots that have nothing to do with each other
+    var apartLists = Boolean(rows && !common && m.pos !== null && !readout);
+    document.getElementById("cmp-lanes").hidden = apartLists;
+    document.getElementById("cmp-lanes-apart").hidden = !apartLists;
     if (apartLists) {
-      var left = body.filter(function (tr) { return mine[tr.firstChild.textContent]; });
-      var right = body.filter(function (tr) { return !mine[tr.firstChild.textContent]; });
-      body = [];
-      for (var i = 0; i < Math.max(left.length, right.length); i++) {
-        var tr = el("tr", ""), l = left[i] && left[i].children, r = right[i] && right[i].children;
-        [l ? l[0] : el("td", "", ""), l ? l[1] : el("td", "num", ""),
-         r ? r[2] : el("td", "num", ""), r ? r[0] : el("td", "", "")].forEach(function (td) {
-          tr.appendChild(td);  // moves the cell: collect all four first
+      var own = function (table, model, pos, rowsOf, cell) {
+        var head = el("tr", "");
+        [el("th", "", model + "'s slot"), el("th", "", model + " at position " + pos)]
+          .forEach(function (th) { head.appendChild(th); });
+        var thead = el("thead", ""), tbody = el("tbody", "");
+        thead.appendChild(head);
+        rowsOf.forEach(function (tr) {
+          var out = el("tr", "");
+          out.appendChild(tr.children[0]);
+          out.appendChild(tr.children[cell - 1]);  // the name moved: the value shifted left
+          tbody.appendChild(out);
         });
-        body.push(tr);
-      }
+        fill(table, [thead, tbody]);
+      };
+      var ours = body.filter(function (tr) { return mine[tr.firstChild.textContent]; });
+      var others = body.filter(function (tr) { return !mine[tr.firstChild.textContent]; });
+      own("cmp-lanes-a", C.own_model, state.pos, ours, 1);  // moves the cells: split first
+      own("cmp-lanes-b", C.model, m.pos, others, 2);
+      body = [];
     }
     fill("cmp-lanes-body", body);
   }
@@ -852,9 +900,47 @@
     render();
   }
 
+  // a small FFN (views.hidden_units): each hidden unit at the selected position, what goes
+  // into its activation and what comes out, with the formulas where the weights are plain
+  function drawHidden() {
+    var box = document.getElementById("hidden-units");
+    if (!box) { return; }
+    var tok = D.tokens[state.pos];
+    var nodes = [];
+    Object.keys(D.hidden).forEach(function (stage) {
+      var h = D.hidden[stage], table = el("table", "cmp ffn");
+      table.setAttribute("data-stage", stage);
+      nodes.push(el("p", "note ffn-said", stage + ": the FFN's " + h.units.length +
+        " hidden units at position " + state.pos + " (" + tok.label + ")" +
+        (stage === state.stage ? ", the stage selected" : "") + ": what goes into each " +
+        "unit's " + h.act + (h.linear ? " (the gate), its linear branch, and what comes out, " +
+                             h.act + "(gate)\u00b7linear" : ", what comes out") +
+        (h.writes ? ", and what its output adds to the stream" : "")));
+      var head = el("tr", "");
+      ["unit"].concat(h.into ? ["into the " + h.act] : [], [h.linear ? "gate" : "value in"],
+                      h.linear ? ["linear branch"] : [], ["out"],
+                      h.writes ? ["adds to the stream"] : []).forEach(function (t) {
+        head.appendChild(el("th", "", t));
+      });
+      table.appendChild(head);
+      h.units.forEach(function (u, i) {
+        var out = h.post[state.pos][i], tr = el("tr", /^-?0(\.0)?$/.test(out) ? "alone" : "");
+        [el("td", "", u)].concat(h.into ? [el("td", "", h.into[i])] : [],
+          [el("td", "num", shown(h.pre[state.pos][i]))],
+          h.linear ? [el("td", "num", shown(h.linear[state.pos][i]))] : [],
+          [el("td", "num", shown(out))], h.writes ? [el("td", "", h.writes[i])] : [])
+          .forEach(function (td) { tr.appendChild(td); });
+        table.appendChild(tr);
+      });
+      nodes.push(table);
+    });
+    fill("hidden-units", nodes);
+  }
+
   function render() {
     drawAttention();
     drawResidual();
+    drawHidden();
     drawPositionParts();
     drawVariant();
     drawCompare();
@@ -953,6 +1039,7 @@
         x0 = parseFloat(svg.dataset.x0), ys = svg.dataset.ys.split(",").map(parseFloat);
     var pos = Math.floor((p.x - x0) / c), r = -1;
     for (var i = 0; i < ys.length; i++) { if (p.y >= ys[i] && p.y < ys[i] + hs[i]) { r = i; } }
+    if (r >= ys.length - LOGITS && state.stage !== "readout") { r = -1; }  // folded away
     if (pos < 0 || pos >= T || r < 0) { hideTip(); return null; }
     var name = D.resid_rows[r], row = D.residual[state.stage].rows[name];
     if (!row) { showTip(ev, [name + ": not in the stream after " + state.stage]); return pos; }

@@ -15,6 +15,7 @@ from importlib import resources
 import json
 import re
 
+from ..text import figure as text_figure
 from . import compare, figures, markdown, svg, tour
 from .views import FAMILY
 from .figures import defaults
@@ -77,7 +78,7 @@ def compare_data(views, other):
                        for t in other["tokens"]],
             "stages": [s["short"] for s in other["stages"]], "heads": heads,
             "residual": residual, "values": values, "dec": decimals,
-            "labels": compare.by_label(other),
+            "labels": compare.counterparts(views, other),
             "own_labels": compare.by_label(views),
             "decides": compare.deciding(other), "own_decides": compare.deciding(views),
             "agreement": compare.agreement(views, other),
@@ -87,6 +88,8 @@ def compare_data(views, other):
             "fills": {d["pos"]: [svg.pretty(f"1e{d['power']}"), svg.shown(d["x_text"])]
                       for d in other["decisions"]},
             "homonyms": compare.homonyms(views, other),
+            # a stage that writes the named-alike slots in one design only: what each writes
+            "writes": compare.writes_lines(views, other),
             # the readout: each model's winner and lead, and whether the logits compare
             "winners": compare.winners(other), "own_winners": compare.winners(views),
             "scales_differ": compare.scales_differ(views, other),
@@ -94,7 +97,8 @@ def compare_data(views, other):
             # each logit less the winner's, beside the logit at the readout
             "gaps": {r["slot"]: [c[2] for c in r["gap"]]
                      for r in other["residual"][-1]["slots"] if "gap" in r},
-            "own_readout_slots": views.get("readout_slots") or [], "own_model": views["model"]}
+            "own_readout_slots": views.get("readout_slots") or [], "own_model": views["model"],
+            "own_answer": views["answer"]}
 
 
 def colour_range(scale):
@@ -161,6 +165,9 @@ def page_data(views, other=None):
         "variants": [v["key"] for v in views["variants"]],
         "softmax": views["softmax"] is not None, "levels": svg.LEVEL_LETTERS,
         "compare": compare_data(views, other) if other else None,
+        "hidden": {stage: {**h, **{k: h[k] and [[c[2] for c in row] for row in h[k]]
+                                   for k in ("pre", "linear", "post")}}
+                   for stage, h in (views.get("hidden") or {}).items()},
     }
 
 
@@ -244,6 +251,9 @@ def _compare_section(views, other):
                 f'{escape(expr)}: it writes '
                 f'<b class="mono">{escape(v["answer"])}</b>, {verdict}.</div>')
     found = compare.table_rows(views, other)
+    none_common, apart = compare.no_common_slot(found), compare.apart_line(found)
+    if apart:  # every slot named alike is another quantity: one sentence for them all
+        found = [r for r in found if r["slot"] == "winner"]
     rows = "".join(
         f'<tr><td>{escape(r["stage"])}</td><td><code>{escape(r["slot"])}</code></td>' +
         (f'<td>{compare.APART}</td><td>' if r.get("apart") else
@@ -253,9 +263,10 @@ def _compare_section(views, other):
          f'{escape(r["first"][0])}: {escape(r["first"][1])} against {escape(r["first"][2])}') +
         "</td></tr>" for r in found)
     table = (f'<p id="cmp-agreement">{escape(compare.NO_COMMON_SLOT)}</p>'
-             if compare.no_common_slot(found) else
+             if none_common else
              f'<details id="cmp-agreement"><summary>Over all positions: the slots both name '
-             f'alike, stage by stage</summary><table class="cmp"><thead><tr><th>stage</th>'
+             f'alike, stage by stage</summary>{f"<p>{escape(apart)}</p>" if apart else ""}'
+             f'<table class="cmp"><thead><tr><th>stage</th>'
              f'<th>slot</th><th>same (6 significant digits; dust as 0; the winner: the digit '
              f'the readout picks)</th><th>first that differs</th>'
              f'</tr></thead><tbody>{rows}</tbody></table></details>' if rows else
@@ -281,7 +292,11 @@ def _compare_section(views, other):
         '<h3 id="cmp-lanes-title">Residual lanes by slot name</h3><p id="cmp-note"></p>'
         '<table id="cmp-lanes" class="cmp"><thead><tr id="cmp-lanes-head"><th>slot</th>'
         f'<th>{escape(views["model"])}</th><th>{escape(other["model"])}</th><th></th></tr>'
-        f'</thead><tbody id="cmp-lanes-body"></tbody></table>{table}</section>')
+        f'</thead><tbody id="cmp-lanes-body"></tbody></table>'
+        # no slot in common: each model's lanes in a table of its own (the script fills them)
+        '<div id="cmp-lanes-apart" class="pair" hidden><div><table id="cmp-lanes-a" '
+        'class="cmp"></table></div><div><table id="cmp-lanes-b" class="cmp"></table></div>'
+        f'</div>{table}</section>')
 
 
 def _controls(views, state, other=None):
@@ -595,7 +610,9 @@ def page(views, docs=None, other=None):
         "attention": ('<p id="attn-top" class="note"></p>' +
                       figures.attention(views, state["head"], mode, pos)),
         "count": figures.count(views, pos),
-        "residual": figures.residual(views, stage, pos),
+        "residual": figures.residual(views, stage, pos) + (
+            # a small FFN's hidden units at the selected position (the script fills it)
+            '<div id="hidden-units"></div>' if views.get("hidden") else ""),
         "sum": figures.running_sum(views, pos),
         "ruler": NO_DECISION + figures.ruler(views, pos),
         "flaw": NO_DECISION + figures.flaw(views, pos),
@@ -741,6 +758,27 @@ def title_terms(title):
     return [(term, gloss) for _, term, gloss in sorted(found)]
 
 
+def lead_line(views):
+    """How far each digit's winner is ahead, read from the run's readout (``compare.winners``):
+    the smallest and largest lead over the runner-up at the positions that predict a digit,
+    beside the logits' size, and their ratio; "by a hair" when the smallest is under 10^-3 of
+    the logits (jacobli99-28: ~0.000212 to ~0.00025 on logits near 1000); '' without a
+    readout that predicts a digit."""
+    leads = sorted((compare.number(lead), p, lead)
+                   for p, (won, lead) in compare.winners(views).items() if len(won) == 1)
+    size = compare.logit_size(views)
+    if not leads or not size or not leads[0][0]:
+        return ""
+    (least, at, text), (_, top_at, top) = leads[0], leads[-1]
+    ratio = svg.pretty(f"{size / least:.0e}".replace("e+0", "e").replace("e+", "e"))
+    hair = "Its readout decides by a hair: " if least < 1e-3 * size else "Its readout: "
+    return (f"{hair}at each of the {len(leads)} positions that predict a digit of the sum the "
+            f"winning logit leads the runner-up by {svg.shown(text)} (position {at}) to "
+            f"{svg.shown(top)} (position {top_at}), on logits near "
+            f"{svg.pretty(text_figure(size, 3))}: one part in about {ratio} (the readout "
+            "stage colours each logit by its gap to the winner).")
+
+
 def _how(views, docs):
     """How the model adds, in one paragraph, and the box for a reader who knows
     transformers (the TinyAdder-36 family); for another model, what the page can show."""
@@ -767,7 +805,8 @@ def _how(views, docs):
                 "through them, or move through the stages with the slider and through the "
                 "positions with \u2190 / "
                 "\u2192; every number is the run's, as <code>tinyadder --trace</code> prints "
-                "it.</p>")
+                "it.</p>" + (f'<p id="lead-said">{escape(lead_line(views))}</p>'
+                             if lead_line(views) and not views.get("task") else ""))
     return "".join([
         "<p>How it adds: layer 0's attention gives every position its place value "
         "(<code>count</code>) and 1/(i+2) (<code>scale</code>); layer 0's FFN multiplies each "

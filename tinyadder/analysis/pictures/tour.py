@@ -818,6 +818,17 @@ def _another_carry(views, q):
             .replace("= -", "= \u2212") + ".")
 
 
+def _units_said(views, slot):
+    """A pointer to the table of a small FFN's hidden units (``views.hidden_units``), or ''."""
+    units = (views.get("hidden") or {}).get("L0.mlp")
+    if not units:
+        return ""
+    relu = " (0: it does not fire)" if units["act"] == "relu" else ""
+    adds = f", and what it adds to {slot}" if units["writes"] else ""
+    return (f" The table under the residual stream lists the FFN's {len(units['units'])} "
+            f"hidden units at this position: what goes into each, what comes out{relu}{adds}.")
+
+
 def _ffn(views, q):
     """A designed family's FFN step: the column's slot after the FFN at the position that
     predicts s_k (``FFN``)."""
@@ -832,7 +843,8 @@ def _ffn(views, q):
     return {
         "view": "residual", "state": {"pos": q, "stage": "L0.mlp"}, "section": None,
         "title": "The FFN",
-        "text": how.format(k=k, j=k - 1, n=k + 1) + f" Hover {slot} after L0.mlp.",
+        "text": how.format(k=k, j=k - 1, n=k + 1) + f" Hover {slot} after L0.mlp." +
+        _units_said(views, slot),
         "question": f"What does {slot} hold at position {q} after the FFN? (a number; "
                     f"a{k} = {a}, b{k} = {b}, s{k} = {s})",
         "expect": {"kind": "numbers", "values": [centre], "texts": [shown(value[2])],
@@ -872,20 +884,39 @@ def _layer_heads(views, layer, q):
     words = []
     for _, top in tops:
         words += [_word(label) for label, _, _ in top if _word(label) not in words]
+    why = ONE_HOT.get((views.get("design") or "").split("/")[0], "")
+    why += _runner_up(views, keys, q) if why else ""
     return {
         "view": "attention", "state": {"pos": q, "head": keys[0], "stage": f"L{layer}.attn"},
         "section": "rope",
         "title": f"Layer {layer}'s {len(keys)} heads",
         "text": f"Layer {layer} has {len(keys)} heads, each with its own map: choose one with "
                 f"the head buttons. Position {q} ({_label_of(views, q)}) predicts "
-                f"{_label_of(views, q + 1)}." + ONE_HOT.get(
-                    views.get("design", "").split("/")[0], ""),
+                f"{_label_of(views, q + 1)}." + why,
         "question": f"Which key does each head weigh most from query {q}? (the labels, "
                     f"e.g. a3 b3; both where two tie)",
         "expect": {"kind": "words", "values": words,
                    "texts": [label for _, top in tops for label, _, _ in top]},
         "answer": f"The largest weight of each head: {said}.",
     }
+
+
+def _runner_up(views, keys, q):
+    """How wide a one-hot head's gap is, in this run: the largest second-largest weight of the
+    ``keys``' rows from query q, where an exact run keeps it (a float run rounds it to 0:
+    then '')."""
+    seconds = []
+    for key in keys:
+        row = [c for c in views["heads"][key]["softmax1"][q][:q + 1]
+               if c[2] != "masked" and c[1] is not None]
+        ranked = sorted(row, key=lambda c: -c[1])
+        if len(ranked) > 1 and ranked[1][1] < -30:
+            seconds.append((ranked[1][1], key, ranked[1][2]))
+    if len(seconds) < len(keys):
+        return ""
+    _, key, text = max(seconds)
+    return (f" In this run the largest second-place weight of any head from query {q} is "
+            f"{shown(text)} ({key}): that is how wide the gap is.")
 
 
 def _ratio_step(views, q):

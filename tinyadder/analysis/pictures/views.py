@@ -260,6 +260,72 @@ def _slot_row(cache, name, slot):
     return [row[labels.index(slot)] for row in cache[name]] if slot in labels else None
 
 
+SMALL_FFN = 8   # an FFN of at most this many hidden units gets a table of them on the page
+
+
+def hidden_units(cache):
+    """{stage 'L0.mlp': {units, act, into, writes, pre, linear, post}} for each FFN of at
+    most ``SMALL_FFN`` hidden units: each unit's input and what its output adds to the stream
+    as formulas ('992 − x0', 'x1 + out'; None where a weight is no plain number), and per
+    position its value into its activation (hook_pre; a gated FFN's gate), its linear branch
+    (hook_pre_linear; None when not gated) and what comes out (hook_post), as ``cell``s."""
+    out = {}
+    for i in range(len(cache.model.blocks)):
+        name = f"blocks.{i}.mlp"
+        if f"{name}.hook_pre" not in cache.keys():
+            continue
+        units = list(cache.labels(f"{name}.hook_pre"))
+        if len(units) > SMALL_FFN:
+            continue
+
+        def rows(point):
+            return ([[cell(x) for x in row] for row in cache[f"{name}.{point}"]]
+                    if f"{name}.{point}" in cache.keys() else None)
+        mlp = cache.model.blocks[i].mlp
+        gate = (mlp.W_gate, mlp.b_gate) if mlp.gated else (mlp.W_in, mlp.b_in)
+        out[f"L{i}.mlp"] = {"units": units, "act": mlp.act,
+                            # formulas only where every weight is a plain number (not a
+                            # file's f64(256/sqrt(2)·...) nor a factored W_out)
+                            "into": _plain(lambda: [_affine(*gate, u) for u in units]),
+                            "writes": _plain(lambda: [_writes(mlp.W_out[u]) for u in units]),
+                            "pre": rows("hook_pre"), "linear": rows("hook_pre_linear"),
+                            "post": rows("hook_post")}
+    return out
+
+
+def _plain(formulas):
+    """``formulas()``, or None where a weight is no rational number (or W_out is factored)."""
+    try:
+        return formulas()
+    except (TypeError, AttributeError, KeyError):
+        return None
+
+
+def _times(w, what):
+    """|w|·what, or what alone for |w| = 1."""
+    return what if abs(w) == 1 else f"{short(abs(w))}\u00b7{what}"
+
+
+def _affine(weights, bias, unit):
+    """A unit's input as a formula, b + Σ w·slot: '992 − x0', '1812 − 2·x0 + 20·x1'
+    (``weights``: {slot: {unit: w}}, ``bias``: {unit: b})."""
+    b = bias.get(unit, 0)
+    said = short(b).replace("-", "\u2212") if b else ""
+    for slot, row in weights.items():
+        w = row.get(unit, 0)
+        if w:
+            sign = "\u2212" if w < 0 else "+"
+            said += f" {sign} {_times(w, slot)}" if said else (
+                f"{'' if w > 0 else sign}{_times(w, slot)}")
+    return said or "0"
+
+
+def _writes(row):
+    """What a unit's output adds to each slot, Σ slot ± w·out: 'x1 + out', 'x1 − 10·out'."""
+    return ", ".join(f"{slot} {'+' if w > 0 else chr(0x2212)} {_times(w, 'out')}"
+                     for slot, w in row.items() if w) or "nothing"
+
+
 # ----------------------------------------------------------------------------- residual
 
 def view_stages(model):
@@ -588,6 +654,7 @@ def _build_views(cache, a, b, changes):
                         if not lacks["alibi"] else None),
         "count": [cell(c) for c in count] if count else None,
         "residual": residual_view(cache, probe, intents),
+        "hidden": hidden_units(cache),
         "meanings": meanings(model) if probe else (
             family_meanings(model)),
         "decisions": decisions_view(cache, a, b) if not gaps["ruler"] else [],
