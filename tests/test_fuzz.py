@@ -180,11 +180,13 @@ SUBCOMMANDS.update({
     "prove": [["--model", "repaired"], ["--digits", "x"], ["--certificate", OUTPUT],
               ["--bogus"]],
     "census": [["--model", "repaired"], ["--digits", "٣"], ["--bogus"]],
+    "hunt": [["--model", "zcbtrak-6"], ["--number", "float32"], ["--seed", "x"],
+             ["--keep", "0"], ["--seconds", "1"], ["--bogus"]],
     "check-certificate": [[OUTPUT], [GARBAGE], ["/nonexistent/cert.json"], ["--bogus"]],
     "export": [["published"], ["repaired"], [GARBAGE], ["nosuch"], ["--digits", "2"],
                ["--digits", "0"], ["-o", OUTPUT], ["-o", "/nonexistent/dir/m.json"]],
 })
-for name in ("verify", "params", "program", "prove", "census", "explain"):
+for name in ("verify", "params", "program", "prove", "census", "explain", "hunt"):
     SUBCOMMANDS[name].append(["--model", GARBAGE])
 # bounded work: few cases, small N, no long scans; files go to the temporary folder
 BOUNDED = {"verify": ["--suite", "edges", "--digits", "2", "--number", "float"],
@@ -192,7 +194,7 @@ BOUNDED = {"verify": ["--suite", "edges", "--digits", "2", "--number", "float"],
            "explain": ["--digits", "2", "--number", "float"],
            "explore": ["--digits", "2", "--number", "float", "-o", OUTPUT],
            "figure": ["--digits", "2", "-o", OUTPUT],
-           "prove": ["--digits", "2"], "census": ["--digits", "2"]}
+           "prove": ["--digits", "2"], "census": ["--digits", "2"], "hunt": ["--evals", "3"]}
 
 
 @pytest.mark.parametrize("seed", range(36))

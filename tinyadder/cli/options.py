@@ -34,6 +34,7 @@ SUBCOMMANDS = {
     "export": "export",
     "explore": "explore",
     "figure": "figure",
+    "hunt": "hunt",
     "import": "import_onnx",
     "params": "params",
     "precision": "precision",
