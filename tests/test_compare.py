@@ -388,3 +388,14 @@ def test_learner9_what_each_readouts_l1_mlp_writes():
     assert stage.startswith(f'Residual stream after L1.mlp</h2><p class="writes">{escape(line)}'
                             '</p>')
     assert pairs.writes_lines(float_views("zcbtrak-6"), float_views("jacobli99-28")) == {}
+
+
+def test_learner10_the_readout_picks_the_nearest_ruler_mark():
+    """The key-quantity table's last row said "the ruler mark just below x" (learner10 1):
+    the marks sit at u + ½ and the nearest wins, so at x = 1.0247 the digit is 1, not the 0
+    of the mark 0.5 just below it; each deciding position's digit is ⌊x⌋ of the run."""
+    views = float_views("published")
+    said = pairs.how_picked(views)
+    assert said == ("s_k = ⌊x⌋, x = (R + b + ℓ)/P: the ruler's marks sit at u + ½; the "
+                    "readout's largest logit is the mark nearest x, whose u is ⌊x⌋")
+    assert "just below" not in pairs.key_table(views, float_views("zcbtrak-6"))

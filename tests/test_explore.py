@@ -14,7 +14,7 @@ from html import escape
 
 import pytest
 
-from explore_cases import EXAMPLE, FLAW, page_text, traced
+from explore_cases import EXAMPLE, FLAW, float_views, page_text, traced
 from tinyadder.analysis import families, show
 from tinyadder import add, build, models
 from tinyadder.addition import encode
@@ -1224,3 +1224,38 @@ def test_learner9_the_one_hot_step_gives_the_runner_ups_weight_where_the_run_kee
     assert tour._runner_up(exact, ["L0.h0", "L0.h1"], 2) == (
         " In this run the largest second-place weight of any head from query 2 is "
         "~5.12678·10⁻²²⁷¹⁵⁰¹⁶⁷ (L0.h0): that is how wide the gap is.")
+
+
+def test_learner10_the_parameter_figure_counts_as_the_ledger_does():
+    """jacobli99-28's parameter figure said "The 40 parameters" with embed 21, L0.attn 12,
+    L0.mlp 7, readout 0, where the ledger counts 22 (11, 4, 6, 1) (learner10 2): each stage
+    now gives the chips drawn and the ledger's count, unembed.* is the readout's, and the title
+    names both numbers; the tour's parameters step says what the chips are and its answer
+    reads as a sentence (learner10 10)."""
+    views = float_views("jacobli99-28")
+    counted = {}
+    for line in ledger(models.build("jacobli99-28", None)):
+        if line.params:
+            counted[views_module.stage_of(line.tensor.name)] = (
+                counted.get(views_module.stage_of(line.tensor.name), 0) + line.params)
+    assert views["param_counted"] == counted == {"embed": 11, "L0.attn": 4, "L0.mlp": 6,
+                                                  "readout": 1}
+    assert sum(counted.values()) == views["param_total"] == 22
+    drawn = [p["stage"] for p in views["params"]]
+    assert (len(drawn), drawn.count("embed"), drawn.count("readout")) == (40, 19, 2)
+    svg_text = figures.parameters(views)
+    assert "The 40 distinct values behind the 22 counted parameters" in svg_text
+    assert "The 40 parameters" not in svg_text
+    for said in ("19 drawn, 11 counted", "12 drawn, 4 counted", "7 drawn, 6 counted",
+                 "2 drawn, 1 counted"):
+        assert said in svg_text
+    step = next(s for s in tour.steps(views) if s["title"].endswith("The parameters"))
+    assert "draws 40 chips" in step["text"] and "behind the 22 parameters" in step["text"]
+    assert ("The file's 90 numbers are 62 more than the 28 claimed: entries the original "
+            "computes in code") in step["answer"]
+    assert "The 62 between" not in step["answer"]
+    # TinyAdder-36 counts one chip per parameter: its figure keeps one count per stage
+    published = float_views("published")
+    assert len(published["params"]) == published["param_total"] == 36
+    assert "The 36 parameters on the model&#x27;s slots" in figures.parameters(published)
+    assert "drawn," not in figures.parameters(published)

@@ -519,13 +519,13 @@ def key_quantities(views):
 
 
 def how_picked(views):
-    """How a design turns its key quantity into the digit it writes: the ruler's floor for
-    the TinyAdder-36 family; a designed family's FFN quantity (``families.column``'s last),
+    """How a design turns its key quantity into the digit it writes: the ruler's nearest
+    mark u + ½ (so u = ⌊x⌋) for the TinyAdder-36 family; a designed family's FFN quantity (``families.column``'s last),
     which the readout's largest logit reads, to within the bound the run holds it to
     (``Quantity.within``); '' for any other model."""
     if views["decisions"]:
-        return ("s_k = ⌊x⌋, x = (R + b + ℓ)/P: the readout's largest logit is "
-                "the ruler mark just below x")
+        return ("s_k = ⌊x⌋, x = (R + b + ℓ)/P: the ruler's marks sit at u + ½; the "
+                "readout's largest logit is the mark nearest x, whose u is ⌊x⌋")
     quantities = families.column(views.get("design"))
     if not quantities or quantities[-1].stage == quantities[0].stage:
         return ""

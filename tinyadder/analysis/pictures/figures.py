@@ -1111,14 +1111,24 @@ def parameters(views, standalone=False):
     and the lanes it reads (purple) and writes (orange)."""
     slots = views["slots"]
     columns = [p["stage"] for p in views["program"]]
-    x0, y0, col_w, lane_h = 90, 104, 150, 22
     per_stage = {}
     for p in views["params"]:
         per_stage[p["stage"]] = per_stage.get(p["stage"], 0) + 1
-    body = [title(f"The {len(views['params'])} parameters on the model's slots"),
+    counted = views.get("param_counted", per_stage)
+    drawn = len(views["params"])
+    all_same = all(per_stage.get(p["stage"], 0) == counted.get(p["stage"], 0)
+                   for p in views["program"])
+    x0, y0, col_w, lane_h = 90, 104 if all_same else 118, 150, 22
+    said = (f"The {drawn} parameters on the model's slots" if drawn == views["param_total"]
+            else f"The {drawn} distinct values behind the {views['param_total']} counted "
+                 f"parameters, on the model's slots")
+    body = [title(said),
             text(0, 34, "lanes are residual slots; dots: \u25cf written, \u25cb read by that "
-                        "stage; a chip is one parameter, spanning the lanes it writes "
-                        "(hover one); (n) per stage", "small"),
+                        "stage; a chip is one " + ("parameter" if drawn == views["param_total"]
+                                                  else "distinct value") +
+                        ", spanning the lanes it writes (hover one); (n) per stage" +
+                        ("" if drawn == views["param_total"] else
+                         ", drawn and counted by the ledger"), "small"),
             text(x0 - 6, y0 - 30, "scores", "small mono", "end")]
     for i, s in enumerate(slots):
         y = y0 + i * lane_h
@@ -1128,7 +1138,11 @@ def parameters(views, standalone=False):
     for j, prog in enumerate(views["program"]):
         x = x0 + j * col_w + 14
         body.append(text(x0 + j * col_w + col_w / 2, y0 - 50,
-                         f'{prog["stage"]} ({per_stage.get(prog["stage"], 0)})', "t", "middle"))
+                         f'{prog["stage"]} ({per_stage.get(prog["stage"], 0)})'
+                         if all_same else prog["stage"], "t", "middle"))
+        if not all_same:
+            body.append(text(x0 + j * col_w + col_w / 2, y0 - 64,
+                             stage_count(prog["stage"], per_stage, counted), "small", "middle"))
         for s in prog["writes"]:
             body.append(dot(x, y0 + slots.index(s) * lane_h, INK))
         for s in prog["reads"]:
@@ -1150,6 +1164,13 @@ def parameters(views, standalone=False):
             body.append(dot(x + 3.5, y0 + lane * lane_h, "#fff", 1.5))
     return svg(x0 + len(columns) * col_w + 20, y0 + len(slots) * lane_h + 10, body,
                "params-svg", standalone)
+
+
+def stage_count(stage, drawn, counted):
+    """'19 drawn, 11 counted': the chips of a stage (distinct values per tensor, per token
+    row in the embedding) and the ledger's count of its parameters."""
+    d, c = drawn.get(stage, 0), counted.get(stage, 0)
+    return f"{d} drawn, {c} counted"
 
 
 FIGURES = {

@@ -526,8 +526,9 @@ def _claimed_rule(views, claimed):
     n, what = views["rule_counts"][rule]
     return (f" The authors claim {claimed}. No rule here gives {claimed}: the file holds {n} "
             f"numbers ({rule}, {what} count) and the ledger counts {views['param_total']} "
-            f"(seed000). The board reads the claim under {rule}. The {abs(n - claimed)} "
-            f"between {claimed} and {n}: {said.split(': ', 1)[-1]}")
+            f"(seed000). The board reads the claim under {rule}. The file's {n} numbers are "
+            f"{abs(n - claimed)} {'more' if n > claimed else 'fewer'} than the {claimed} "
+            f"claimed: {said.split(': ', 1)[-1]}")
 
 
 def _params_question(model, claimed):
@@ -538,14 +539,27 @@ def _params_question(model, claimed):
     return "How many parameters does the ledger count?"
 
 
+def _drawn(views):
+    """What the parameters figure draws: every counted parameter, or, where the ledger counts
+    otherwise, the distinct values per tensor behind the counted ones."""
+    drawn, total = len(views["params"]), views["param_total"]
+    if drawn == total:
+        return "Every counted parameter, drawn over the slots it writes."
+    return (f"The figure below draws {drawn} chips: the distinct values of the counted "
+            f"tensors (per tensor, per token row in the embedding), behind the {total} "
+            "parameters the ledger counts; each stage's head gives both numbers. A value two "
+            "tensors share is drawn in each, which tinyadder params --rules's 'distinct' "
+            "counts once, model-wide.")
+
+
 def _any_params(views):
     claimed = views["about"].get("params_claimed")
     return {
         "view": "params", "state": {}, "section": None,
         "title": "The parameters",
-        "text": "Every counted parameter, drawn over the slots it writes. The ledger counts "
-                "them by one rule for every model, seed 000's, which gives TinyAdder-36 its "
-                "36 (tinyadder params --rules prints every rule side by side).",
+        "text": _drawn(views) + " The ledger counts them by one rule for every model, seed "
+                "000's, which gives TinyAdder-36 its 36 (tinyadder params --rules prints every "
+                "rule side by side).",
         "question": _params_question(views["model"], claimed),
         "expect": {"kind": "integers", "values": [views["param_total"]]},
         "answer": f"{views['param_total']}: the ledger counts {views['param_total']}." + (
