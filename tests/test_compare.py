@@ -306,11 +306,11 @@ def test_learner8_the_static_page_prints_each_stages_lanes():
     published, zc = float_views("published", digits=10), float_views("zcbtrak-6")
     table = pairs.lanes(published, "L1.attn", 31)
     assert "<caption>tinyadder36-published's lanes at position 31 after L1.attn" in table
-    cells = re.findall(r"<td>([^<]*)</td>", table)
+    cells = re.findall(r"<td>([^<]*)</td>", table)[1::2]
     assert cells[0] == cells[1] == cells[3] == "~75.4332"
     theirs = pairs._stage_figure(zc, "L1.attn", 31).split("<table")[1]
     assert "zcbtrak-6's lanes at position 31 after L0.attn" in theirs
-    assert re.findall(r"<td>([^<]*)</td>", theirs) == ["999.996", "~100.002"]
+    assert re.findall(r"<td>([^<]*)</td>", theirs) == ["x0", "999.996", "x1", "~100.002"]
     assert "hovers" not in pairs.NO_COMMON_SLOT_STATIC
 
 
@@ -399,3 +399,32 @@ def test_learner10_the_readout_picks_the_nearest_ruler_mark():
     assert said == ("s_k = ⌊x⌋, x = (R + b + ℓ)/P: the ruler's marks sit at u + ½; the "
                     "readout's largest logit is the mark nearest x, whose u is ⌊x⌋")
     assert "just below" not in pairs.key_table(views, float_views("zcbtrak-6"))
+
+
+def test_learner10_the_static_page_side_by_side_with_lanes_as_rows():
+    """The static page's lane tables ran off the right edge (26 columns; learner10 4), its
+    help said "side by side" of a page that stacked the models (5), and B's layer-1
+    attention was a blank "no live head in layer 1" where its lanes are matched with L0.attn
+    (6): each lane is a row, the two models stand in two columns, and the blank panel links to
+    the layer drawn above."""
+    left, right = float_views("published"), float_views("zcbtrak-6")
+    text = pairs.page(left, right, 31)
+    assert ".pair { display: grid; grid-template-columns: 1fr 1fr;" in text
+    lanes = re.findall(r'<table class="cmp lanes"><caption>(.*?)</caption>(.*?)</table>', text)
+    assert len(lanes) == 2 * 6
+    for _, table in lanes:
+        assert table.startswith("<thead><tr><th>slot</th><th>value</th></tr></thead>")
+        assert table.count("<tr>") == table.count("</td></tr>") + 1  # one row per slot
+    after = dict(lanes)["tinyadder36-published's lanes at position 31 after L1.attn"]
+    assert "<tr><td>eq</td><td>~75.4332</td></tr>" in after
+    assert "<tr><td>cand9</td><td>≈ −2803.35</td></tr>" in after
+    heads1 = text.split('id="heads-1"')[1].split("</section>")[0]
+    assert "no live head" not in heads1
+    assert ('zcbtrak-6 has no layer 1: its lanes here are matched by role to its last '
+            'attention, L0.attn, whose heads are drawn under <a href="#heads-0">Layer 0\'s '
+            'attention</a> above.') in heads1
+    assert 'id="heads-0"' in text
+    said = explore.build_parser().format_help()
+    assert "side by side (two columns)" in " ".join(said.split())
+    assert ("for the TinyAdder-36 family also place values, the running sum, the ruler and "
+            "why the published model fails") in " ".join(said.split())

@@ -679,27 +679,43 @@ def lanes(views, short, pos):
     """The numbers the figure after stage ``short`` colours at ``pos``: each slot's value
     there as the page prints it (``figures.value_text``), a cell per slot."""
     slots = next(s["slots"] for s in views["residual"] if s["short"] == short)
-    head = "".join(f"<th>{escape(r['slot'])}</th>" for r in slots)
-    cells = "".join(f"<td>{escape(figures.value_text(r['cells'][pos]))}</td>" for r in slots)
+    rows = "".join(f"<tr><td>{escape(r['slot'])}</td>"
+                   f"<td>{escape(svg.minus(figures.value_text(r['cells'][pos])))}</td></tr>"
+                   for r in slots)
     return (f'<table class="cmp lanes"><caption>{escape(views["model"])}\'s lanes at position '
-            f'{pos} after {escape(short)}</caption><tbody><tr><th>slot</th>{head}</tr>'
-            f'<tr><th>value</th>{cells}</tr></tbody></table>')
+            f'{pos} after {escape(short)}</caption><thead><tr><th>slot</th><th>value</th>'
+            f'</tr></thead><tbody>{rows}</tbody></table>')
 
 
 def _heads(views, layer, pos):
     keys = [k for k, h in views["heads"].items() if h["layer"] == layer]
     if not keys:
-        return (f"{_who(views, pos)}<p>{escape(views['model'])} has no live head in layer "
-                f"{layer}.</p>")
+        return _who(views, pos) + no_heads(views, layer)
     return _who(views, pos) + "".join(figures.attention(views, k, "softmax1", pos)
                                       for k in keys)
+
+
+def no_heads(views, layer):
+    """What stands in for a model's heads in a layer it has none live in: where its lanes are
+    matched by role (``stage_of``), a link to that layer's heads, drawn above."""
+    model = escape(views["model"])
+    has = f"L{layer}.attn" in [s["short"] for s in views["stages"]]
+    said = f"{model} has {'no live head in' if has else 'no'} layer {layer}"
+    drawn = stage_of(views, f"L{layer}.attn")
+    earlier = sorted({h["layer"] for h in views["heads"].values() if h["layer"] < layer})
+    if drawn is None or drawn == f"L{layer}.attn" or not earlier:
+        return f"<p>{said}.</p>"
+    last = earlier[-1]
+    return (f'<p>{said}: its lanes here are matched by role to its last attention, '
+            f'{escape(drawn)}, whose heads are drawn under <a href="#heads-{last}">Layer '
+            f"{last}'s attention</a> above.</p>")
 
 
 def page(left, right, pos=None):
     """The comparison page of two runs' views (``views.build_views``) of one sum: the left at
     ``pos`` or the position its page opens at, the right at its match by role
-    (``positions``), each stage beside the other's (``stage_of``), one above the other at
-    full width."""
+    (``positions``), each stage beside the other's (``stage_of``): two columns, each figure
+    scaled to its column's width."""
     where = positions(left, right, pos)
     shorts = list(dict.fromkeys([s["short"] for s in left["stages"]] +
                                 [s["short"] for s in right["stages"]]))
@@ -731,7 +747,7 @@ def page(left, right, pos=None):
         "<p>Two designs on the same sum, stage by stage: the slots both name alike, compared "
         "position by position (matched by what each position holds: a3 is the digit of a "
         "at 10<sup>3</sup>, s0 the sum's units digit), then each model's residual stream and "
-        "attention, one above the other. Every number is the run's, as "
+        "attention, side by side (each figure scaled to its column). Every number is the run's, as "
         "<code>tinyadder --trace</code> prints it; <code>tinyadder explore --model NAME</code> "
         "draws either alone, with hovers. The positions and stages are matched by role, as "
         f"on the live page: {_opening(left, right, pos)} A stage one model lacks is drawn at its "
@@ -749,11 +765,13 @@ def page(left, right, pos=None):
 CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 0 1em 2em; color: #111; }
 .mono, code { font-family: ui-monospace, monospace; }
-.pair { display: grid; grid-template-columns: 1fr; gap: 1em; }
+.pair { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
 .pair > div { overflow-x: auto; min-width: 0; }
+.pair svg { max-width: 100%; height: auto; }
 #agreement { border-collapse: collapse; margin: 1em 0; }
 .cmp { border-collapse: collapse; margin: 0.6em 0; }
 .cmp td, .cmp th { border: 1px solid #ccc; padding: 1px 4px; text-align: left; }
+.lanes caption { text-align: left; white-space: nowrap; }
 .lanes td { font-family: ui-monospace, monospace; font-size: 0.85em; white-space: nowrap; }
 #correspondence td { font-family: ui-monospace, monospace; font-size: 0.85em; }
 #agreement td, #agreement th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; }
