@@ -139,7 +139,18 @@ def test_slots_named_alike_that_mean_apart_are_said_so():
     assert ("<tr><td>L0.attn</td><td><code>x1</code></td><td>10·(a_k + b_k + c_k) − c_(k−1): "
             "ten times") in table
     page = explore_page._compare_section(zc, jl)
-    assert pairs.homonym_line(zc, jl).replace("'", "&#x27;") in page and table in page
+    assert table in page
+    # said once on the live page, in the lanes note the script writes (learner10 8): not as a
+    # paragraph, nor as the fold's title, and no promise of slots compared when none is
+    assert "Named alike, meant apart" not in page
+    assert "Slots both models name alike come first" not in page
+    assert "<summary>Each design&#x27;s formula for the slots named alike" in table
+    assert "Slots both models name alike come first" in explore_page._compare_section(
+        published, repaired)
+    static = pairs.page(zc, jl, 31)
+    assert "the digit each readout picks, compared position by position" in static
+    assert "the slots both name alike, compared position by position" not in static
+    assert static.count("Named alike, meant apart") == 1
 
 
 def test_logits_on_different_scales_compare_by_winner_and_lead():
@@ -418,6 +429,17 @@ def test_learner10_the_static_page_side_by_side_with_lanes_as_rows():
     after = dict(lanes)["tinyadder36-published's lanes at position 31 after L1.attn"]
     assert "<tr><td>eq</td><td>~75.4332</td></tr>" in after
     assert "<tr><td>cand9</td><td>≈ −2803.35</td></tr>" in after
+    # the key-quantity table's R + b + ℓ, 2.48929 at s1, is what the lanes hold, scaled
+    # (learner10 3): 1000/33 · 2.48929 = 75.4332, eq's value in the table above
+    said = ("tinyadder36-published's layer 1 attention adds its running average "
+            "(1000/(i + 2))·(R + b + ℓ), the key-quantity table's R + b + ℓ: at i = 31, "
+            "1000/33 · 2.48929 = 75.4332. Here eq, special and count held ≈ 0 before, so they "
+            "hold it alone; the other 13 add it to what they held.")
+    assert pairs.average_line(left, 31) == said
+    assert f'<p class="average">{escape(said)}</p>' in text.split('id="stage-L1.attn"')[1]
+    assert "2.489; ÷ 10¹: x = 0.2489 → digit" in pairs.key_table(left, right)
+    assert pairs.average_line(right, 31) == pairs.average_line(left, 5) == ""
+    assert explore_page.compare_data(left, right)["own_average"][31] == said
     heads1 = text.split('id="heads-1"')[1].split("</section>")[0]
     assert "no live head" not in heads1
     assert ('zcbtrak-6 has no layer 1: its lanes here are matched by role to its last '

@@ -18,6 +18,7 @@ the same (``matched``: predicts the same digit of the sum, or holds the same), a
 lacks matched by role (``stage_of``), as on the live page.
 """
 
+from fractions import Fraction
 from html import escape
 import re
 
@@ -300,8 +301,8 @@ def homonym_table(left, right):
                    if own(left, stage, slot) or own(right, stage, slot))
     if not rows:
         return ""
-    return ('<details id="homonyms"><summary>Named alike, meant apart: what each slot '
-            'holds at the position that predicts s<sub>k</sub></summary><table class="cmp">'
+    return ('<details id="homonyms"><summary>Each design\'s formula for the slots named '
+            'alike, at the position that predicts s<sub>k</sub></summary><table class="cmp">'
             f'<thead><tr><th>stage</th><th>slot</th><th>{escape(left["model"])}</th><th>'
             f'{escape(right["model"])}</th></tr></thead><tbody>{rows}</tbody></table></details>')
 
@@ -672,7 +673,9 @@ def _stage_figure(views, short, pos):
             f"after its last {'attention' if drawn.endswith('attn') else 'FFN'}, "
             f"{escape(drawn)}.</p>")
     figure = figures.residual(views, drawn, pos, logits=drawn == "readout")
-    return _who(views, pos) + note + figure + lanes(views, drawn, pos)
+    said = average_line(views, pos) if drawn == AVERAGED else ""
+    return (_who(views, pos) + note + figure + lanes(views, drawn, pos) +
+            (f'<p class="average">{escape(said)}</p>' if said else ""))
 
 
 def lanes(views, short, pos):
@@ -693,6 +696,46 @@ def _heads(views, layer, pos):
         return _who(views, pos) + no_heads(views, layer)
     return _who(views, pos) + "".join(figures.attention(views, k, "softmax1", pos)
                                       for k in keys)
+
+
+AVERAGED = "L1.attn"  # the TinyAdder-36 family's stage whose slots gain the running average
+
+
+def average_line(views, pos):
+    """How the lanes after layer 1's attention hold the key-quantity table's R + b + ℓ at a
+    deciding position ``pos`` of the TinyAdder-36 family: each slot whose meaning adds the
+    running average holds what it held before plus (1000/(i + 2))·(R + b + ℓ), with
+    R + b + ℓ = x·10^k (``decisions``); the slots that held ≈ 0 (10^-6 of it) hold it alone;
+    '' anywhere else."""
+    d = next((d for d in views["decisions"] if d["pos"] == pos), None)
+    meant = views["meanings"].get(AVERAGED, {})
+    slots = [s for s, m in meant.items() if "running average" in m[0]]
+    if d is None or not slots:
+        return ""
+    stages = [s["short"] for s in views["residual"]]
+    before = {r["slot"]: r["cells"][pos][0]
+              for r in views["residual"][stages.index(AVERAGED) - 1]["slots"]}
+    total = Fraction(d["x"]) * 10 ** d["power"]
+    average = total * 1000 / (pos + 2)
+    alone = [s for s in slots if abs(before[s]) <= 1e-6 * abs(average)]
+    rest = len(slots) - len(alone)
+    said = (f"{_names(alone)} held ≈ 0 before, so {'they hold' if len(alone) > 1 else 'it holds'}"
+            f" it alone" if alone else "") + (
+            f"{'; the other' if alone else 'each'} {rest} add it to what they held"
+            if rest else "")
+    return (f"{views['model']}'s layer 1 attention adds its running average "
+            f"(1000/(i + 2))·(R + b + ℓ), the key-quantity table's R + b + ℓ: at i = {pos}, "
+            f"1000/{pos + 2} · {figures.text_figure(total, 6)} = "
+            f"{figures.text_figure(average, 6)}. Here {said}.")
+
+
+def _compared(left, right):
+    """What the static page's table compares position by position: the slots both name
+    alike, or, where none holds the same quantity in both, the winner alone."""
+    found = table_rows(left, right)
+    if no_common_slot(found) or apart_line(found):
+        return "the digit each readout picks, compared position by position"
+    return "the slots both name alike, compared position by position"
 
 
 def no_heads(views, layer):
@@ -744,8 +787,8 @@ def page(left, right, pos=None):
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
         f"<style>{svg.CSS}\n{CSS}</style></head>\n<body>",
         f"<header><h1>{escape(title)}</h1>",
-        "<p>Two designs on the same sum, stage by stage: the slots both name alike, compared "
-        "position by position (matched by what each position holds: a3 is the digit of a "
+        f"<p>Two designs on the same sum, stage by stage: {_compared(left, right)} (matched "
+        "by what each position holds: a3 is the digit of a "
         "at 10<sup>3</sup>, s0 the sum's units digit), then each model's residual stream and "
         "attention, side by side (each figure scaled to its column). Every number is the run's, as "
         "<code>tinyadder --trace</code> prints it; <code>tinyadder explore --model NAME</code> "

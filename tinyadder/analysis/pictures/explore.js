@@ -551,6 +551,13 @@
     var readout = state.stage === "readout";
     var logit = function (n) { return /^logit /.test(n); };
     var lines = C.writes[state.stage] ? [C.writes[state.stage]] : [];
+    // how layer 1's lanes hold the key-quantity table's R + b + l (compare.average_line)
+    if (state.stage === "L1.attn" && C.own_average[state.pos]) {
+      lines.push(C.own_average[state.pos]);
+    }
+    if (other === "L1.attn" && m.pos !== null && C.average[m.pos]) {
+      lines.push(C.average[m.pos]);
+    }
     if (apart.length) {
       var listed = apart.length > 1 ? apart.slice(0, -1).join(", ") + " and " +
                                        apart[apart.length - 1] : apart[0];

@@ -90,6 +90,11 @@ def compare_data(views, other):
             "homonyms": compare.homonyms(views, other),
             # a stage that writes the named-alike slots in one design only: what each writes
             "writes": compare.writes_lines(views, other),
+            # how layer 1's lanes hold the key-quantity table's R + b + ℓ, per deciding position
+            "average": {d["pos"]: compare.average_line(other, d["pos"])
+                        for d in other["decisions"]},
+            "own_average": {d["pos"]: compare.average_line(views, d["pos"])
+                            for d in views["decisions"]},
             # the readout: each model's winner and lead, and whether the logits compare
             "winners": compare.winners(other), "own_winners": compare.winners(views),
             "scales_differ": compare.scales_differ(views, other),
@@ -271,8 +276,11 @@ def _compare_section(views, other):
              f'the readout picks)</th><th>first that differs</th>'
              f'</tr></thead><tbody>{rows}</tbody></table></details>' if rows else
              '<p>The two models name no slot alike at any stage.</p>')
+    # the slots named alike but meant apart are said in the lanes note (the script's), once
     said = "".join(f'<p class="cmp-said">{escape(t)}</p>' for t in (
-        compare.homonym_line(views, other), compare.scale_line(views, other)) if t)
+        compare.scale_line(views, other),) if t)
+    first = ("" if none_common or apart or not found else
+             "Slots both models name alike come first. ")
     k = place_example(views)
     return (
         f'<section id="view-compare"><h2>Compare: {escape(views["model"])} against '
@@ -281,7 +289,7 @@ def _compare_section(views, other):
         'the sum with the one that predicts the same digit (s0 is the units digit; one model '
         'may write it first, the other last), any other with the one that holds the same '
         f'(a{k} is the digit of a at 10<sup>{k}</sup>); two prompt layouts put a{k} in '
-        'different places. Slots both models name alike come first. '
+        f'different places. {first}'
         'Choose a position and a stage above as for the rest of the page; untick '
         '<i>compare</i> to hide this view.</p>'
         f'<div class="pair">{side(views)}{side(other)}</div><p id="cmp-where"></p>'
