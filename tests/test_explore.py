@@ -1075,8 +1075,8 @@ def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
     assert steps["The parameters"]["answer"].startswith(
         "22: the ledger counts 22. The authors claim 28. No rule here gives 28: the file "
         "holds 90 numbers (numel, AdderBoard's count) and the ledger counts 22 (seed000). The "
-        "board reads the claim under numel. The 62 between 28 and 90: entries the original "
-        "computes in code")
+        "board reads the claim under numel. The file's 90 numbers are 62 more than the 28 "
+        "claimed: entries the original computes in code")
     assert views["rule_counts"]["numel"][0] - 28 == 62 and views["param_total"] == 22
     # why a rotation gives one-hot attention (learner7 21), in the step's text, seen before
     # the answer (learner8 11)
@@ -1259,3 +1259,20 @@ def test_learner10_the_parameter_figure_counts_as_the_ledger_does():
     assert len(published["params"]) == published["param_total"] == 36
     assert "The 36 parameters on the model&#x27;s slots" in figures.parameters(published)
     assert "drawn," not in figures.parameters(published)
+
+
+def test_learner10_the_tours_checkers_ask_for_the_form_they_check():
+    """Step 3 took "a0 a1 b0 b1 s0", the labels in any order, for five heads (learner10 11):
+    its expectation is one group per head, in head order; steps 1 and 7 name the form of
+    their two numbers, which the page's checker says when fewer or reordered ones are
+    typed."""
+    views = float_views("jacobli99-28")
+    steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(views)}
+    heads = steps["Layer 0's 5 heads"]["expect"]
+    assert heads["groups"] == [["s0"], ["a0"], ["b0"], ["a1"], ["b1"]]
+    assert "in head order, L0.h0's first" in steps["Layer 0's 5 heads"]["question"]
+    assert steps["Tokens by role"]["expect"]["form"] == (
+        "a0's position first, then the one that predicts s0")
+    assert steps["The readout"]["expect"]["form"] == "the digit, then the lead"
+    js = (Path(explore.__file__).parent / "explore.js").read_text(encoding="utf-8")
+    assert "not in head order" in js and "numbers asked" in js and "in the wrong order" in js
