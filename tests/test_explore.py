@@ -1276,3 +1276,19 @@ def test_learner10_the_tours_checkers_ask_for_the_form_they_check():
     assert steps["The readout"]["expect"]["form"] == "the digit, then the lead"
     js = (Path(explore.__file__).parent / "explore.js").read_text(encoding="utf-8")
     assert "not in head order" in js and "numbers asked" in js and "in the wrong order" in js
+
+
+def test_learner10_the_ffn_off_runs_numbers_are_said_in_the_view():
+    """Change one thing printed "FFN off writes … (float32)" beside "as built writes …
+    (fraction)", explained only in tour step 8 (learner10 9): the view says why the FFN-off
+    run takes the file's dtype; a page whose two runs take the same numbers says nothing."""
+    said = ("the FFN-off run takes float32 numbers, the file's own dtype, where the page's "
+            "run takes fraction: a second fraction run would double the page's cost, so the "
+            "digits it writes are float32's")
+    exact = {"number": "fraction (exact)", "ffn_off": {"number": "float32"}}
+    assert figures.off_number_note(exact) == said
+    assert views_module.off_numbers(models.build("jacobli99-28", None),
+                                    type("NS", (), {"describe": lambda self: "fraction"})()
+                                    ) == "float32"
+    same = {"number": "float (IEEE 754 double)", "ffn_off": {"number": "float (IEEE 754 double)"}}
+    assert figures.off_number_note(same) == ""

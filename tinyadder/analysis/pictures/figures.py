@@ -1067,8 +1067,23 @@ def ffn_off(views, standalone=False):
     body.append(text(0, bottom + 22, "each run reads back its own digits, so a slot also "
                                      "differs where the position holds a different digit "
                                      "(the digit written one column to the left)", "small"))
-    return svg(width_for(x0 + len(cols) * dx + 10, heading, size=13), bottom + 30, body,
-               "change-svg", standalone)
+    other = off_number_note(views)
+    if other:
+        body.append(text(0, bottom + 36, other, "small"))
+    return svg(width_for(x0 + len(cols) * dx + 10, heading, size=13),
+               bottom + (44 if other else 30), body, "change-svg", standalone)
+
+
+def off_number_note(views):
+    """Why the FFN-off run's numbers can differ from the page's: it runs in the file's own
+    dtype when the page is exact, since a second exact run would double the page's cost;
+    '' when both runs take the same numbers."""
+    built, off = (v.split(" (")[0] for v in (views["number"], views["ffn_off"]["number"]))
+    if built == off:
+        return ""
+    return (f"the FFN-off run takes {off} numbers, the file's own dtype, where the page's run "
+            f"takes {built}: a second {built} run would double the page's cost, so the digits "
+            f"it writes are {off}'s")
 
 
 def change(views, variant="built", standalone=False):
