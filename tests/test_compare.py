@@ -450,3 +450,26 @@ def test_learner10_the_static_page_side_by_side_with_lanes_as_rows():
     assert "side by side (two columns)" in " ".join(said.split())
     assert ("for the TinyAdder-36 family also place values, the running sum, the ruler and "
             "why the published model fails") in " ".join(said.split())
+
+
+def test_learner10_published_against_repaired_says_where_the_flaw_shows():
+    """599 + 401 is right in both readouts, and the page never said the sum cannot show the
+    flaw (learner10 13): it says so, that no 3-digit pair shows it (the census counts 0), and
+    names a 10-digit pair the published model adds wrong."""
+    from tinyadder import build
+    from tinyadder.addition import add
+    from tinyadder.proof.census import census
+    published, repaired = (float_views(n, "599+401", 3) for n in ("published", "repaired"))
+    said = pairs.flaw_line(published, repaired)
+    assert said.startswith("Both designs write this sum right, so no digit differs here. "
+                           "tinyadder36-published's readout tilts each decision (its flaw)")
+    assert ("at N = 3 no pair falls in such a window: it adds every 3-digit pair right "
+            "(tinyadder census --digits 3: 0 failing pairs;") in said
+    assert "at N = 10, 5193798811 + 1806201129 is one" in said
+    a, b = map(int, pairs.FAILING_EXAMPLE.split("+"))
+    assert add(build("published"), "decimal", a, b) != a + b
+    found = census(build("published", 3))
+    assert (found.count, found.windows) == (0, [])
+    assert f'<p id="flaw-said">{escape(said)}</p>' in explore_page._compare_section(
+        published, repaired)
+    assert pairs.flaw_line(float_views("zcbtrak-6"), float_views("jacobli99-28")) == ""

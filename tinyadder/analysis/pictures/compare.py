@@ -729,6 +729,34 @@ def average_line(views, pos):
             f"{figures.text_figure(average, 6)}. Here {said}.")
 
 
+# the published readout's flaw, as docs/proof.md's census table gives it: no pair fails at
+# N <= 7 (proved); one that fails at N = 10 (tests/test_compare.py runs both claims)
+FLAWLESS_UP_TO = 7
+FAILING_EXAMPLE = "5193798811+1806201129"
+
+
+def flaw_line(left, right):
+    """When two TinyAdder-36-family designs both write the sum right and one has the
+    published readout's tilt: that
+    no digit changes, and where the tilt's flaw shows (``FLAWLESS_UP_TO``,
+    ``FAILING_EXAMPLE``); '' otherwise."""
+    tilted = [v["model"] for v in (left, right) if any(d.get("tilted") for d in v["decisions"])]
+    if not (left["correct"] and right["correct"] and tilted and right["decisions"] and
+            left["decisions"]):  # two TinyAdder-36 readouts: the flaw is what tells them apart
+        return ""
+    n = left["digits"]
+    where = (f"at N = {n} no pair falls in such a window: it adds every {n}-digit pair right "
+             f"(tinyadder census --digits {n}: 0 failing pairs; docs/proof.md proves none up "
+             f"to N = {FLAWLESS_UP_TO})" if n <= FLAWLESS_UP_TO else
+             f"this sum falls in none (tinyadder census --digits {n} lists the windows)")
+    a, b = FAILING_EXAMPLE.split("+")
+    return (f"Both designs write this sum right, so no digit differs here. {tilted[0]}'s readout "
+            f"tilts each decision (its flaw), but the tilt wins only just below a multiple of "
+            f"a power of ten: {where}. It shows from N = {FLAWLESS_UP_TO + 1} on; at N = "
+            f"{len(a)}, {a} + {b} is one (tinyadder explore {FAILING_EXAMPLE} opens the "
+            f"published model at its wrong digit).")
+
+
 def _compared(left, right):
     """What the static page's table compares position by position: the slots both name
     alike, or, where none holds the same quantity in both, the winner alone."""
@@ -797,6 +825,8 @@ def page(left, right, pos=None):
         "last stage of the same kind.</p>",
         '<div class="pair">' + "".join(f"<div>{_side(v, p)}</div>"
                                        for v, p in zip((left, right), where)) + "</div>",
+        f'<p id="flaw-said">{escape(flaw_line(left, right))}</p>' if flaw_line(left, right)
+        else "",
         # what each design computes first, then the numbers that compare
         f"{key_table(left, right)}{homonym_table(left, right)}{_table(left, right)}"
         f"{correspondence(left, right)}"

@@ -279,6 +279,8 @@ def _compare_section(views, other):
     # the slots named alike but meant apart are said in the lanes note (the script's), once
     said = "".join(f'<p class="cmp-said">{escape(t)}</p>' for t in (
         compare.scale_line(views, other),) if t)
+    flawed = compare.flaw_line(views, other)
+    flawed = f'<p id="flaw-said">{escape(flawed)}</p>' if flawed else ""
     first = ("" if none_common or apart or not found else
              "Slots both models name alike come first. ")
     k = place_example(views)
@@ -292,7 +294,8 @@ def _compare_section(views, other):
         f'different places. {first}'
         'Choose a position and a stage above as for the rest of the page; untick '
         '<i>compare</i> to hide this view.</p>'
-        f'<div class="pair">{side(views)}{side(other)}</div><p id="cmp-where"></p>'
+        f'<div class="pair">{side(views)}{side(other)}</div>'
+        f'{flawed}<p id="cmp-where"></p>'
         f'{said}{compare.homonym_table(views, other)}{compare.key_table(views, other)}'
         '<h3>Attention from this query, every live head (each head on its own clipped log '
         'scale; grey ≈ 0)</h3><div class="pair"><div id="cmp-attn-a"></div>'
