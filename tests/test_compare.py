@@ -473,3 +473,15 @@ def test_learner10_published_against_repaired_says_where_the_flaw_shows():
     assert f'<p id="flaw-said">{escape(said)}</p>' in explore_page._compare_section(
         published, repaired)
     assert pairs.flaw_line(float_views("zcbtrak-6"), float_views("jacobli99-28")) == ""
+
+
+def test_learner10_the_agreement_table_writes_numbers_as_the_page_does():
+    """The agreement table printed '~-2.41327e+6' (a hyphen, an e) where the page writes
+    '≈ −2.41327·10⁶' (learner10, small)."""
+    published, repaired = (float_views(n, "599+401", 3) for n in ("published", "repaired"))
+    live = explore_page._compare_section(published, repaired)
+    static = pairs.page(published, repaired)
+    for text in (live, static):
+        assert "≈ −2.41327·10⁶ against ≈ −2.41328·10⁶" in text
+        assert "~-" not in text.split('id="cmp-agreement"' if text is live else
+                                      'id="agreement"')[1].split("</table>")[0]

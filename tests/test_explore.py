@@ -1292,3 +1292,19 @@ def test_learner10_the_ffn_off_runs_numbers_are_said_in_the_view():
                                     ) == "float32"
     same = {"number": "float (IEEE 754 double)", "ffn_off": {"number": "float (IEEE 754 double)"}}
     assert figures.off_number_note(same) == ""
+
+
+def test_learner10_the_query_rows_outline_ends_at_the_last_column():
+    """Under an ordinary softmax (no sink column) the query row's outline ran 1.6 cells past
+    the last key (learner10, small): it ends at the last key there, at the sink under
+    softmax1; the page's script sets the same width when the mode changes."""
+    views = float_views("published")
+    t, c = len(views["tokens"]), figures.cell_size(len(views["tokens"]) + 2, room=760)
+    for mode, cells in (("softmax", t), ("softmax1", t + 1.6)):
+        drawn = figures.attention(views, "L0.h3", mode, 24)
+        width = float(re.search(r'width="([0-9.]+)" height="[0-9.]+" class="sel" '
+                                r'id="attn-sel"', drawn).group(1))
+        assert width == round(cells * c + 2, 1)
+    js = (Path(explore.__file__).parent / "explore.js").read_text(encoding="utf-8")
+    assert ('sel.setAttribute("width", (((sunk ? 1.6 : 0) + D.tokens.length) * c + 2)'
+            in js)

@@ -442,7 +442,7 @@ def _verdict(r):
         return f"{by}the same at all {r['compared']} positions"
     label, a, b = r["first"]
     return (f"{by}the same at {r['same']} of {r['compared']}; first differs at {label}: "
-            f"{a} against {b}")
+            f"{svg.shown(a)} against {svg.shown(b)}")
 
 
 def _table(left, right):

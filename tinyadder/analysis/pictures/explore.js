@@ -186,6 +186,8 @@
     sel.setAttribute("y", (y0 + state.pos * c - 1).toFixed(1));
     sel.setAttribute("visibility", "visible");
     var sunk = state.mode === "softmax1" && head.kind === "softmax1";
+    // the outline ends at the sink column, or at the last key where there is none
+    sel.setAttribute("width", (((sunk ? 1.6 : 0) + D.tokens.length) * c + 2).toFixed(1));
     setText("attn-title", state.head + ": attention weight of each key (column) for each " +
             "query (row), " + (state.mode === "softmax1" ? head.kind : "softmax") +
             (head.kind === "softmax" && state.mode === "softmax1" ? " (the model's own)" : "") +

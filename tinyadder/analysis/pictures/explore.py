@@ -265,7 +265,8 @@ def _compare_section(views, other):
          f'<td>{"its gap to the winner: " if r.get("gap") else ""}'
          f'{r["same"]} of {r["compared"]}</td><td>') +
         ("" if r["first"] is None or r.get("apart") else
-         f'{escape(r["first"][0])}: {escape(r["first"][1])} against {escape(r["first"][2])}') +
+         f'{escape(r["first"][0])}: {escape(svg.shown(r["first"][1]))} against '
+         f'{escape(svg.shown(r["first"][2]))}') +
         "</td></tr>" for r in found)
     table = (f'<p id="cmp-agreement">{escape(compare.NO_COMMON_SLOT)}</p>'
              if none_common else

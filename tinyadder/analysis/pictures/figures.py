@@ -148,7 +148,9 @@ def attention(views, head="L0.h3", mode="softmax1", pos=None, standalone=False):
         shown = "" if key == head else ' display="none"'
         body.append(weight_legend(x0, legend_y, lo, hi, extra=f' data-legend="{key}"{shown}'))
     sel = pos if pos is not None else -1
-    body.append(rect(x0 - 1, y0 + sel * c - 1, (t + 1.6) * c + 2, c + 2, "sel",
+    sunk = mode == views["heads"][head].get("kind", "softmax1") == "softmax1"
+    # the query row's outline ends at the sink column, or at the last key where there is none
+    body.append(rect(x0 - 1, y0 + sel * c - 1, (t + 1.6 if sunk else t) * c + 2, c + 2, "sel",
                      ' id="attn-sel"' + ("" if pos is not None else ' visibility="hidden"')))
     width = width_for(max(sink_x + c + 12, x0 + 470), heading, size=13)
     geometry = (f' data-x0="{num(x0)}" data-y0="{num(y0)}" data-c="{c:.4f}"'
