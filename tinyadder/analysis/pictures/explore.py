@@ -582,8 +582,8 @@ def _intros(views, state):
                    f"tensors share is drawn in each; each stage's head gives the chips drawn "
                    f"and the ledger's count; <code>params --rules</code>'s <i>distinct</i> "
                    f"counts each value once, model-wide)") + ", each spanning the slots it "
-                  "writes; a query or key parameter, or a readout's, writes no slot and sits "
-                  "in the top row. Hover one for its tensor entry and the slots it reads and "
+                  "writes; a query or key parameter writes no slot and sits in the scores "
+                  "row. Hover one for its tensor entry and the slots it reads and "
                   "writes.",
     }
 

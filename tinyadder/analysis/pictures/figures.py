@@ -1139,13 +1139,12 @@ def parameters(views, standalone=False):
     said = (f"The {drawn} parameters on the model's slots" if drawn == views["param_total"]
             else f"The {drawn} distinct values behind the {views['param_total']} counted "
                  f"parameters, on the model's slots")
+    legend = ("lanes are residual slots; dots: \u25cf written, \u25cb read by that stage; a "
+              "chip is one " + ("parameter" if all_same else "distinct value") + ", spanning "
+              "the lanes it writes (hover one); (n) per stage" +
+              ("" if all_same else "; above each stage: chips drawn, parameters counted"))
     body = [title(said),
-            text(0, 34, "lanes are residual slots; dots: \u25cf written, \u25cb read by that "
-                        "stage; a chip is one " + ("parameter" if drawn == views["param_total"]
-                                                  else "distinct value") +
-                        ", spanning the lanes it writes (hover one); (n) per stage" +
-                        ("" if drawn == views["param_total"] else
-                         ", drawn and counted by the ledger"), "small"),
+            text(0, 34, legend, "small"),
             text(x0 - 6, y0 - 30, "scores", "small mono", "end")]
     for i, s in enumerate(slots):
         y = y0 + i * lane_h
@@ -1179,8 +1178,8 @@ def parameters(views, standalone=False):
         body.append(rect(x, top, 7, bottom - top, "chip", f' fill="{TILT}" data-param="{k}"'))
         for lane in lanes[1:-1] if len(lanes) > 2 else []:
             body.append(dot(x + 3.5, y0 + lane * lane_h, "#fff", 1.5))
-    return svg(x0 + len(columns) * col_w + 20, y0 + len(slots) * lane_h + 10, body,
-               "params-svg", standalone)
+    return svg(width_for(x0 + len(columns) * col_w + 20, legend, size=10),
+               y0 + len(slots) * lane_h + 10, body, "params-svg", standalone)
 
 
 def stage_count(stage, drawn, counted):
