@@ -144,7 +144,7 @@ def test_slots_named_alike_that_mean_apart_are_said_so():
     # paragraph, nor as the fold's title, and no promise of slots compared when none is
     assert "Named alike, meant apart" not in page
     assert "Slots both models name alike come first" not in page
-    assert "<summary>Each design&#x27;s formula for the slots named alike" in table
+    assert "<summary>Each design's formula for the slots named alike" in table
     assert "Slots both models name alike come first" in explore_page._compare_section(
         published, repaired)
     static = pairs.page(zc, jl, 31)
@@ -209,10 +209,11 @@ def test_jacobli99_28s_key_quantities_carry_its_carry():
         x1[q] = kept
 
 
-def test_the_static_page_matches_by_role_one_above_the_other():
+def test_the_static_page_matches_by_role_side_by_side():
     """``--static`` draws B at the position that does what A's does (TinyAdder-36's position
     22 predicts s10; zcbtrak-6's position 40 does), a stage B lacks at its last stage of the
-    same kind, and the two figures one above the other at full width; a rounded
+    same kind, and the two figures side by side, each scaled to its column (never cut off
+    nor scrolled sideways); a rounded
     negative value reads '≈ −76.08' (never −~76.08 nor ~−76.08)."""
     published, zc = float_views("published", digits=10), float_views("zcbtrak-6")
     assert pairs.positions(published, zc) == (22, 40)
@@ -224,7 +225,8 @@ def test_the_static_page_matches_by_role_one_above_the_other():
             "it predicts s10); zcbtrak-6 at the position that predicts s10, position 40.") in page
     assert "zcbtrak-6 has no stage L1.attn; matched by role: after its last attention, L0.attn" \
         in page and "<h3>zcbtrak-6, position 40 (s9)</h3>" in page
-    assert "grid-template-columns: 1fr;" in page and "1fr 1fr" not in page
+    assert "grid-template-columns: 1fr 1fr;" in page
+    assert ".pair svg { max-width: 100%; height: auto; }" in page
     assert f"<p>{escape(pairs.NO_COMMON_SLOT_STATIC)}</p>" in page  # the logits alone
     assert "~\u2212" not in page and "\u2212~" not in page and "\u2248 \u2212" in page
 
