@@ -1141,8 +1141,9 @@ def parameters(views, standalone=False):
                  f"parameters, on the model's slots")
     legend = ("lanes are residual slots; dots: \u25cf written, \u25cb read by that stage; a "
               "chip is one " + ("parameter" if all_same else "distinct value") + ", spanning "
-              "the lanes it writes (hover one); (n) per stage" +
-              ("" if all_same else "; above each stage: chips drawn, parameters counted"))
+              "the lanes it writes (hover one); " +
+              ("(n) per stage" if all_same else "above each stage: chips drawn, parameters "
+               "counted"))
     body = [title(said),
             text(0, 34, legend, "small"),
             text(x0 - 6, y0 - 30, "scores", "small mono", "end")]
