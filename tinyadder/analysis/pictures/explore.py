@@ -579,8 +579,9 @@ def _intros(views, state):
                   ("" if len(views["params"]) == views["param_total"] else
                    f" (drawn: the {len(views['params'])} distinct values of the tensors it "
                    f"counts, per tensor and per token row in the embedding, so a value two "
-                   f"tensors share is drawn in each; each stage's head gives the chips drawn "
-                   f"and the ledger's count; <code>params --rules</code>'s <i>distinct</i> "
+                   f"tensors or token rows share is drawn in each; each stage's head gives "
+                   f"the chips drawn and the ledger's count; <code>params --rules</code>'s "
+                   f"<i>distinct</i> "
                    f"counts each value once, model-wide)") + ", each spanning the slots it "
                   "writes; a query or key parameter writes no slot and sits in the scores "
                   "row. Hover one for its tensor entry and the slots it reads and "

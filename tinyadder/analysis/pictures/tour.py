@@ -550,9 +550,9 @@ def _drawn(views):
         return "Every counted parameter, drawn over the slots it writes."
     return (f"The figure below draws {drawn} chips: the distinct values of the counted "
             f"tensors (per tensor, per token row in the embedding), behind the {total} "
-            "parameters the ledger counts; each stage's head gives both numbers. A value two "
-            "tensors share is drawn in each, which tinyadder params --rules's 'distinct' "
-            "counts once, model-wide.")
+            "parameters the ledger counts; each stage's head gives both numbers. A value "
+            "two tensors or token rows share is drawn in each, which tinyadder params "
+            "--rules's 'distinct' counts once, model-wide.")
 
 
 def _any_params(views):
