@@ -1011,3 +1011,69 @@ def test_learner8_a_small_ffns_hidden_units_in_the_browser(tmp_path):
                      page_number(pre[2][2]), "x1 − 10·out"),
                     ("", "u3", "1811 − 2·x0 + 20·x1", page_number(pre[3][2]),
                      page_number(pre[3][2]), "x1 + 10·out")]
+
+
+@pytest.mark.slow
+def test_learner10_compare_and_tour_in_the_browser(tmp_path):
+    """learner10's items the script draws: B's strip lists b0 beside a0 (within a factor of
+    2 of the last listed; exercise 6d's answer, 7); published's lanes after L1.attn are tied
+    to the key-quantity table's R + b + ℓ (3); the named-alike caution is said once, in the
+    lanes note (8); the attention map's outline ends at the last key under an ordinary
+    softmax (small); and jacobli99-28's tour checker takes step 3's labels in head order
+    only and says the form of a two-number answer (11)."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    zc, yt, jl = (float_views(n) for n in ("zcbtrak-6", "yieldthought-20", "jacobli99-28"))
+    published = float_views("published", digits=10)
+    zy, pz, zj = tmp_path / "zy.html", tmp_path / "pz.html", tmp_path / "zj.html"
+    zy.write_text(explore_page.page(zc, None, yt), encoding="utf-8")
+    pz.write_text(explore_page.page(published, None, zc), encoding="utf-8")
+    zj.write_text(explore_page.page(zc, None, jl), encoding="utf-8")
+    urls = [zy.as_uri() + "#pos=31&stage=L0.attn", pz.as_uri() + "#pos=31&stage=L1.attn",
+            zj.as_uri() + "#pos=31&stage=L0.attn"]
+    doms = dump(urls, ("--window-size=1280,900",))
+    for url in urls:
+        assert_ran_cleanly(*doms[url])
+    b = html.unescape(re.search(r'<div id="cmp-attn-b">(.*?)</div></div>',
+                                doms[urls[0]][0], re.S).group(1))
+    assert re.search(r"from query 31: largest b1 \(21\) \S+, a1 \(2\) \S+, a0 \(1\) \S+, "
+                     r"b0 \(20\) \S+", b), b
+    note = html.unescape(re.search(r'<p id="cmp-note">(.*?)</p>', doms[urls[1]][0]).group(1))
+    assert ("tinyadder36-published's layer 1 attention adds its running average "
+            "(1000/(i + 2))·(R + b + ℓ), the key-quantity table's R + b + ℓ: at i = 31, "
+            "1000/33 · 2.48929 = 75.4332.") in note
+    dom = html.unescape(doms[urls[2]][0])
+    assert dom.count("named alike but hold different quantities") == 1
+    assert "Named alike, meant apart" not in dom
+    # the outline under the model's own ordinary softmax, and under softmax1
+    outline = """<script>(function () {
+      var svg = document.getElementById("attn-svg");
+      document.body.setAttribute("data-probe", JSON.stringify(
+        {own: parseFloat(document.getElementById("attn-sel").getAttribute("width")),
+         c: parseFloat(svg.dataset.c)}));
+    }());</script>"""
+    got = probe(zy, outline, "#pos=31&stage=L0.attn&head=L0.h&mode=softmax1")
+    got["n"] = len(zc["tokens"])
+    assert got["own"] == pytest.approx(got["n"] * got["c"] + 2, abs=0.1)
+    # the tour's checker: step 3 in head order, steps 1 and 7 say the form asked
+    path = tmp_path / "jl.html"
+    path.write_text(explore_page.page(jl), encoding="utf-8")
+    steps = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
+                                 path.read_text(encoding="utf-8"), re.S).group(1))["tour"]
+    at = {s["title"].split(". ", 1)[1]: k for k, s in enumerate(steps, 1)}
+    tokens, heads, readout = (steps[at[t] - 1]["expect"] for t in
+                              ("Tokens by role", "Layer 0's 5 heads", "The readout"))
+    a0, units = tokens["values"]
+    guesses = [[at["Layer 0's 5 heads"], " ".join(heads["texts"])],
+               [at["Layer 0's 5 heads"], " ".join(sorted(heads["texts"]))],
+               [at["Tokens by role"], f"{units} and {a0}"],
+               [at["The readout"], str(readout["values"][0])]]
+    out = probe(path, BOARD_TOUR_PROBE % {"n": len(steps), "guesses": json.dumps(guesses),
+                                          "hover": "null"})
+    assert out["checks"][0].startswith("right: ")
+    assert out["checks"][1].startswith("not quite: the labels are the run's, but not in head "
+                                       "order: ")
+    assert out["checks"][2].startswith("not quite: the right numbers in the wrong order (a0's "
+                                       "position first, then the one that predicts s0): ")
+    assert out["checks"][3].startswith("not quite: 2 numbers asked (the digit, then the lead), "
+                                       "1 given: ")

@@ -139,7 +139,18 @@ def test_slots_named_alike_that_mean_apart_are_said_so():
     assert ("<tr><td>L0.attn</td><td><code>x1</code></td><td>10·(a_k + b_k + c_k) − c_(k−1): "
             "ten times") in table
     page = explore_page._compare_section(zc, jl)
-    assert pairs.homonym_line(zc, jl).replace("'", "&#x27;") in page and table in page
+    assert table in page
+    # said once on the live page, in the lanes note the script writes (learner10 8): not as a
+    # paragraph, nor as the fold's title, and no promise of slots compared when none is
+    assert "Named alike, meant apart" not in page
+    assert "Slots both models name alike come first" not in page
+    assert "<summary>Each design's formula for the slots named alike" in table
+    assert "Slots both models name alike come first" in explore_page._compare_section(
+        published, repaired)
+    static = pairs.page(zc, jl, 31)
+    assert "the digit each readout picks, compared position by position" in static
+    assert "the slots both name alike, compared position by position" not in static
+    assert static.count("Named alike, meant apart") == 1
 
 
 def test_logits_on_different_scales_compare_by_winner_and_lead():
@@ -198,10 +209,11 @@ def test_jacobli99_28s_key_quantities_carry_its_carry():
         x1[q] = kept
 
 
-def test_the_static_page_matches_by_role_one_above_the_other():
+def test_the_static_page_matches_by_role_side_by_side():
     """``--static`` draws B at the position that does what A's does (TinyAdder-36's position
     22 predicts s10; zcbtrak-6's position 40 does), a stage B lacks at its last stage of the
-    same kind, and the two figures one above the other at full width; a rounded
+    same kind, and the two figures side by side, each scaled to its column (never cut off
+    nor scrolled sideways); a rounded
     negative value reads '≈ −76.08' (never −~76.08 nor ~−76.08)."""
     published, zc = float_views("published", digits=10), float_views("zcbtrak-6")
     assert pairs.positions(published, zc) == (22, 40)
@@ -213,7 +225,8 @@ def test_the_static_page_matches_by_role_one_above_the_other():
             "it predicts s10); zcbtrak-6 at the position that predicts s10, position 40.") in page
     assert "zcbtrak-6 has no stage L1.attn; matched by role: after its last attention, L0.attn" \
         in page and "<h3>zcbtrak-6, position 40 (s9)</h3>" in page
-    assert "grid-template-columns: 1fr;" in page and "1fr 1fr" not in page
+    assert "grid-template-columns: 1fr 1fr;" in page
+    assert ".pair svg { max-width: 100%; height: auto; }" in page
     assert f"<p>{escape(pairs.NO_COMMON_SLOT_STATIC)}</p>" in page  # the logits alone
     assert "~\u2212" not in page and "\u2212~" not in page and "\u2248 \u2212" in page
 
@@ -306,11 +319,11 @@ def test_learner8_the_static_page_prints_each_stages_lanes():
     published, zc = float_views("published", digits=10), float_views("zcbtrak-6")
     table = pairs.lanes(published, "L1.attn", 31)
     assert "<caption>tinyadder36-published's lanes at position 31 after L1.attn" in table
-    cells = re.findall(r"<td>([^<]*)</td>", table)
+    cells = re.findall(r"<td>([^<]*)</td>", table)[1::2]
     assert cells[0] == cells[1] == cells[3] == "~75.4332"
     theirs = pairs._stage_figure(zc, "L1.attn", 31).split("<table")[1]
     assert "zcbtrak-6's lanes at position 31 after L0.attn" in theirs
-    assert re.findall(r"<td>([^<]*)</td>", theirs) == ["999.996", "~100.002"]
+    assert re.findall(r"<td>([^<]*)</td>", theirs) == ["x0", "999.996", "x1", "~100.002"]
     assert "hovers" not in pairs.NO_COMMON_SLOT_STATIC
 
 
@@ -388,3 +401,89 @@ def test_learner9_what_each_readouts_l1_mlp_writes():
     assert stage.startswith(f'Residual stream after L1.mlp</h2><p class="writes">{escape(line)}'
                             '</p>')
     assert pairs.writes_lines(float_views("zcbtrak-6"), float_views("jacobli99-28")) == {}
+
+
+def test_learner10_the_readout_picks_the_nearest_ruler_mark():
+    """The key-quantity table's last row said "the ruler mark just below x" (learner10 1):
+    the marks sit at u + ½ and the nearest wins, so at x = 1.0247 the digit is 1, not the 0
+    of the mark 0.5 just below it; each deciding position's digit is ⌊x⌋ of the run."""
+    views = float_views("published")
+    said = pairs.how_picked(views)
+    assert said == ("s_k = ⌊x⌋, x = (R + b + ℓ)/P: the ruler's marks sit at u + ½; the "
+                    "readout's largest logit is the mark nearest x, whose u is ⌊x⌋")
+    assert "just below" not in pairs.key_table(views, float_views("zcbtrak-6"))
+
+
+def test_learner10_the_static_page_side_by_side_with_lanes_as_rows():
+    """The static page's lane tables ran off the right edge (26 columns; learner10 4), its
+    help said "side by side" of a page that stacked the models (5), and B's layer-1
+    attention was a blank "no live head in layer 1" where its lanes are matched with L0.attn
+    (6): each lane is a row, the two models stand in two columns, and the blank panel links to
+    the layer drawn above."""
+    left, right = float_views("published"), float_views("zcbtrak-6")
+    text = pairs.page(left, right, 31)
+    assert ".pair { display: grid; grid-template-columns: 1fr 1fr;" in text
+    lanes = re.findall(r'<table class="cmp lanes"><caption>(.*?)</caption>(.*?)</table>', text)
+    assert len(lanes) == 2 * 6
+    for _, table in lanes:
+        assert table.startswith("<thead><tr><th>slot</th><th>value</th></tr></thead>")
+        assert table.count("<tr>") == table.count("</td></tr>") + 1  # one row per slot
+    after = dict(lanes)["tinyadder36-published's lanes at position 31 after L1.attn"]
+    assert "<tr><td>eq</td><td>~75.4332</td></tr>" in after
+    assert "<tr><td>cand9</td><td>≈ −2803.35</td></tr>" in after
+    # the key-quantity table's R + b + ℓ, 2.48929 at s1, is what the lanes hold, scaled
+    # (learner10 3): 1000/33 · 2.48929 = 75.4332, eq's value in the table above
+    said = ("tinyadder36-published's layer 1 attention adds its running average "
+            "(1000/(i + 2))·(R + b + ℓ), the key-quantity table's R + b + ℓ: at i = 31, "
+            "1000/33 · 2.48929 = 75.4332. Here eq, special and count held ≈ 0 before, so they "
+            "hold it alone; the other 13 add it to what they held.")
+    assert pairs.average_line(left, 31) == said
+    assert f'<p class="average">{escape(said)}</p>' in text.split('id="stage-L1.attn"')[1]
+    assert "2.489; ÷ 10¹: x = 0.2489 → digit" in pairs.key_table(left, right)
+    assert pairs.average_line(right, 31) == pairs.average_line(left, 5) == ""
+    assert explore_page.compare_data(left, right)["own_average"][31] == said
+    heads1 = text.split('id="heads-1"')[1].split("</section>")[0]
+    assert "no live head" not in heads1
+    assert ('zcbtrak-6 has no layer 1: its lanes here are matched by role to its last '
+            'attention, L0.attn, whose heads are drawn under <a href="#heads-0">Layer 0\'s '
+            'attention</a> above.') in heads1
+    assert 'id="heads-0"' in text
+    said = explore.build_parser().format_help()
+    assert "side by side (two columns)" in " ".join(said.split())
+    assert ("for the TinyAdder-36 family also place values, the running sum, the ruler and "
+            "why the published model fails") in " ".join(said.split())
+
+
+def test_learner10_published_against_repaired_says_where_the_flaw_shows():
+    """599 + 401 is right in both readouts, and the page never said the sum cannot show the
+    flaw (learner10 13): it says so, that no 3-digit pair shows it (the census counts 0), and
+    names a 10-digit pair the published model adds wrong."""
+    from tinyadder import build
+    from tinyadder.addition import add
+    from tinyadder.proof.census import census
+    published, repaired = (float_views(n, "599+401", 3) for n in ("published", "repaired"))
+    said = pairs.flaw_line(published, repaired)
+    assert said.startswith("Both designs write this sum right, so no digit differs here. "
+                           "tinyadder36-published's readout tilts each decision (its flaw)")
+    assert ("at N = 3 no pair falls in such a window: it adds every 3-digit pair right "
+            "(tinyadder census --digits 3: 0 failing pairs;") in said
+    assert "at N = 10, 5193798811 + 1806201129 is one" in said
+    a, b = map(int, pairs.FAILING_EXAMPLE.split("+"))
+    assert add(build("published"), "decimal", a, b) != a + b
+    found = census(build("published", 3))
+    assert (found.count, found.windows) == (0, [])
+    assert f'<p id="flaw-said">{escape(said)}</p>' in explore_page._compare_section(
+        published, repaired)
+    assert pairs.flaw_line(float_views("zcbtrak-6"), float_views("jacobli99-28")) == ""
+
+
+def test_learner10_the_agreement_table_writes_numbers_as_the_page_does():
+    """The agreement table printed '~-2.41327e+6' (a hyphen, an e) where the page writes
+    '≈ −2.41327·10⁶' (learner10, small)."""
+    published, repaired = (float_views(n, "599+401", 3) for n in ("published", "repaired"))
+    live = explore_page._compare_section(published, repaired)
+    static = pairs.page(published, repaired)
+    for text in (live, static):
+        assert "≈ −2.41327·10⁶ against ≈ −2.41328·10⁶" in text
+        assert "~-" not in text.split('id="cmp-agreement"' if text is live else
+                                      'id="agreement"')[1].split("</table>")[0]

@@ -14,7 +14,7 @@ from html import escape
 
 import pytest
 
-from explore_cases import EXAMPLE, FLAW, page_text, traced
+from explore_cases import EXAMPLE, FLAW, float_views, page_text, traced
 from tinyadder.analysis import families, show
 from tinyadder import add, build, models
 from tinyadder.addition import encode
@@ -1075,8 +1075,8 @@ def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
     assert steps["The parameters"]["answer"].startswith(
         "22: the ledger counts 22. The authors claim 28. No rule here gives 28: the file "
         "holds 90 numbers (numel, AdderBoard's count) and the ledger counts 22 (seed000). The "
-        "board reads the claim under numel. The 62 between 28 and 90: entries the original "
-        "computes in code")
+        "board reads the claim under numel. The file's 90 numbers are 62 more than the 28 "
+        "claimed: entries the original computes in code")
     assert views["rule_counts"]["numel"][0] - 28 == 62 and views["param_total"] == 22
     # why a rotation gives one-hot attention (learner7 21), in the step's text, seen before
     # the answer (learner8 11)
@@ -1224,3 +1224,87 @@ def test_learner9_the_one_hot_step_gives_the_runner_ups_weight_where_the_run_kee
     assert tour._runner_up(exact, ["L0.h0", "L0.h1"], 2) == (
         " In this run the largest second-place weight of any head from query 2 is "
         "~5.12678·10⁻²²⁷¹⁵⁰¹⁶⁷ (L0.h0): that is how wide the gap is.")
+
+
+def test_learner10_the_parameter_figure_counts_as_the_ledger_does():
+    """jacobli99-28's parameter figure said "The 40 parameters" with embed 21, L0.attn 12,
+    L0.mlp 7, readout 0, where the ledger counts 22 (11, 4, 6, 1) (learner10 2): each stage
+    now gives the chips drawn and the ledger's count, unembed.* is the readout's, and the title
+    names both numbers; the tour's parameters step says what the chips are and its answer
+    reads as a sentence (learner10 10)."""
+    views = float_views("jacobli99-28")
+    counted = {}
+    for line in ledger(models.build("jacobli99-28", None)):
+        if line.params:
+            counted[views_module.stage_of(line.tensor.name)] = (
+                counted.get(views_module.stage_of(line.tensor.name), 0) + line.params)
+    assert views["param_counted"] == counted == {"embed": 11, "L0.attn": 4, "L0.mlp": 6,
+                                                  "readout": 1}
+    assert sum(counted.values()) == views["param_total"] == 22
+    drawn = [p["stage"] for p in views["params"]]
+    assert (len(drawn), drawn.count("embed"), drawn.count("readout")) == (40, 19, 2)
+    svg_text = figures.parameters(views)
+    assert "The 40 distinct values behind the 22 counted parameters" in svg_text
+    assert "The 40 parameters" not in svg_text
+    for said in ("19 drawn, 11 counted", "12 drawn, 4 counted", "7 drawn, 6 counted",
+                 "2 drawn, 1 counted"):
+        assert said in svg_text
+    step = next(s for s in tour.steps(views) if s["title"].endswith("The parameters"))
+    assert "draws 40 chips" in step["text"] and "behind the 22 parameters" in step["text"]
+    assert ("The file's 90 numbers are 62 more than the 28 claimed: entries the original "
+            "computes in code") in step["answer"]
+    assert "The 62 between" not in step["answer"]
+    # TinyAdder-36 counts one chip per parameter: its figure keeps one count per stage
+    published = float_views("published")
+    assert len(published["params"]) == published["param_total"] == 36
+    assert "The 36 parameters on the model&#x27;s slots" in figures.parameters(published)
+    assert "drawn," not in figures.parameters(published)
+
+
+def test_learner10_the_tours_checkers_ask_for_the_form_they_check():
+    """Step 3 took "a0 a1 b0 b1 s0", the labels in any order, for five heads (learner10 11):
+    its expectation is one group per head, in head order; steps 1 and 7 name the form of
+    their two numbers, which the page's checker says when fewer or reordered ones are
+    typed."""
+    views = float_views("jacobli99-28")
+    steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(views)}
+    heads = steps["Layer 0's 5 heads"]["expect"]
+    assert heads["groups"] == [["s0"], ["a0"], ["b0"], ["a1"], ["b1"]]
+    assert "in head order, L0.h0's first" in steps["Layer 0's 5 heads"]["question"]
+    assert steps["Tokens by role"]["expect"]["form"] == (
+        "a0's position first, then the one that predicts s0")
+    assert steps["The readout"]["expect"]["form"] == "the digit, then the lead"
+    js = (Path(explore.__file__).parent / "explore.js").read_text(encoding="utf-8")
+    assert "not in head order" in js and "numbers asked" in js and "in the wrong order" in js
+
+
+def test_learner10_the_ffn_off_runs_numbers_are_said_in_the_view():
+    """Change one thing printed "FFN off writes … (float32)" beside "as built writes …
+    (fraction)", explained only in tour step 8 (learner10 9): the view says why the FFN-off
+    run takes the file's dtype; a page whose two runs take the same numbers says nothing."""
+    said = ("the FFN-off run takes float32 numbers, the file's own dtype, where the page's "
+            "run takes fraction: a second fraction run would double the page's cost, so the "
+            "digits it writes are float32's")
+    exact = {"number": "fraction (exact)", "ffn_off": {"number": "float32"}}
+    assert figures.off_number_note(exact) == said
+    assert views_module.off_numbers(models.build("jacobli99-28", None),
+                                    type("NS", (), {"describe": lambda self: "fraction"})()
+                                    ) == "float32"
+    same = {"number": "float (IEEE 754 double)", "ffn_off": {"number": "float (IEEE 754 double)"}}
+    assert figures.off_number_note(same) == ""
+
+
+def test_learner10_the_query_rows_outline_ends_at_the_last_column():
+    """Under an ordinary softmax (no sink column) the query row's outline ran 1.6 cells past
+    the last key (learner10, small): it ends at the last key there, at the sink under
+    softmax1; the page's script sets the same width when the mode changes."""
+    views = float_views("published")
+    t, c = len(views["tokens"]), figures.cell_size(len(views["tokens"]) + 2, room=760)
+    for mode, cells in (("softmax", t), ("softmax1", t + 1.6)):
+        drawn = figures.attention(views, "L0.h3", mode, 24)
+        width = float(re.search(r'width="([0-9.]+)" height="[0-9.]+" class="sel" '
+                                r'id="attn-sel"', drawn).group(1))
+        assert width == round(cells * c + 2, 1)
+    js = (Path(explore.__file__).parent / "explore.js").read_text(encoding="utf-8")
+    assert ('sel.setAttribute("width", (((sunk ? 1.6 : 0) + D.tokens.length) * c + 2)'
+            in js)

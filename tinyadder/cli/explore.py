@@ -16,9 +16,10 @@ def build_parser():
     parser = Parser(
         prog=f"{PROG} explore",
         description="Write one self-contained HTML page that shows the model adding EXPR: "
-                    "tokens, attention, place values, the residual stream stage by stage, "
-                    "the running sum, the ruler, why the published model fails, and the 36 "
-                    "parameters. Open it in any browser; it needs no network.")
+                    "tokens, attention, the residual stream stage by stage, the logits and "
+                    "the parameters for any model; for the TinyAdder-36 family also place "
+                    "values, the running sum, the ruler and why the published model fails. "
+                    "Open it in any browser; it needs no network.")
     parser.add_argument("expression", metavar="EXPR",
                         help="an addition such as 7650676663+0149460439")
     parser.add_argument("-o", "--output", default=DEFAULT_NAME, metavar="PAGE.html",
@@ -33,7 +34,7 @@ def build_parser():
                              "they name alike compared over all positions")
     parser.add_argument("--static", action="store_true",
                         help="with --compare: a page without script instead, every stage "
-                             "of both models drawn side by side at one position")
+                             "of both models drawn side by side (two columns) at one position")
     parser.add_argument("--pos", type=int, metavar="P",
                         help="with --static: draw A at position P and B at the position that "
                              "does the same (default: A's first position that predicts a "

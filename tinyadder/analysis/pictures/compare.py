@@ -18,6 +18,7 @@ the same (``matched``: predicts the same digit of the sum, or holds the same), a
 lacks matched by role (``stage_of``), as on the live page.
 """
 
+from fractions import Fraction
 from html import escape
 import re
 
@@ -300,8 +301,8 @@ def homonym_table(left, right):
                    if own(left, stage, slot) or own(right, stage, slot))
     if not rows:
         return ""
-    return ('<details id="homonyms"><summary>Named alike, meant apart: what each slot '
-            'holds at the position that predicts s<sub>k</sub></summary><table class="cmp">'
+    return ('<details id="homonyms"><summary>Each design\'s formula for the slots named '
+            'alike, at the position that predicts s<sub>k</sub></summary><table class="cmp">'
             f'<thead><tr><th>stage</th><th>slot</th><th>{escape(left["model"])}</th><th>'
             f'{escape(right["model"])}</th></tr></thead><tbody>{rows}</tbody></table></details>')
 
@@ -441,7 +442,7 @@ def _verdict(r):
         return f"{by}the same at all {r['compared']} positions"
     label, a, b = r["first"]
     return (f"{by}the same at {r['same']} of {r['compared']}; first differs at {label}: "
-            f"{a} against {b}")
+            f"{svg.shown(a)} against {svg.shown(b)}")
 
 
 def _table(left, right):
@@ -519,13 +520,13 @@ def key_quantities(views):
 
 
 def how_picked(views):
-    """How a design turns its key quantity into the digit it writes: the ruler's floor for
-    the TinyAdder-36 family; a designed family's FFN quantity (``families.column``'s last),
+    """How a design turns its key quantity into the digit it writes: the ruler's nearest
+    mark u + ½ (so u = ⌊x⌋) for the TinyAdder-36 family; a designed family's FFN quantity (``families.column``'s last),
     which the readout's largest logit reads, to within the bound the run holds it to
     (``Quantity.within``); '' for any other model."""
     if views["decisions"]:
-        return ("s_k = ⌊x⌋, x = (R + b + ℓ)/P: the readout's largest logit is "
-                "the ruler mark just below x")
+        return ("s_k = ⌊x⌋, x = (R + b + ℓ)/P: the ruler's marks sit at u + ½; the "
+                "readout's largest logit is the mark nearest x, whose u is ⌊x⌋")
     quantities = families.column(views.get("design"))
     if not quantities or quantities[-1].stage == quantities[0].stage:
         return ""
@@ -672,34 +673,120 @@ def _stage_figure(views, short, pos):
             f"after its last {'attention' if drawn.endswith('attn') else 'FFN'}, "
             f"{escape(drawn)}.</p>")
     figure = figures.residual(views, drawn, pos, logits=drawn == "readout")
-    return _who(views, pos) + note + figure + lanes(views, drawn, pos)
+    said = average_line(views, pos) if drawn == AVERAGED else ""
+    return (_who(views, pos) + note + figure + lanes(views, drawn, pos) +
+            (f'<p class="average">{escape(said)}</p>' if said else ""))
 
 
 def lanes(views, short, pos):
     """The numbers the figure after stage ``short`` colours at ``pos``: each slot's value
     there as the page prints it (``figures.value_text``), a cell per slot."""
     slots = next(s["slots"] for s in views["residual"] if s["short"] == short)
-    head = "".join(f"<th>{escape(r['slot'])}</th>" for r in slots)
-    cells = "".join(f"<td>{escape(figures.value_text(r['cells'][pos]))}</td>" for r in slots)
+    rows = "".join(f"<tr><td>{escape(r['slot'])}</td>"
+                   f"<td>{escape(svg.minus(figures.value_text(r['cells'][pos])))}</td></tr>"
+                   for r in slots)
     return (f'<table class="cmp lanes"><caption>{escape(views["model"])}\'s lanes at position '
-            f'{pos} after {escape(short)}</caption><tbody><tr><th>slot</th>{head}</tr>'
-            f'<tr><th>value</th>{cells}</tr></tbody></table>')
+            f'{pos} after {escape(short)}</caption><thead><tr><th>slot</th><th>value</th>'
+            f'</tr></thead><tbody>{rows}</tbody></table>')
 
 
 def _heads(views, layer, pos):
     keys = [k for k, h in views["heads"].items() if h["layer"] == layer]
     if not keys:
-        return (f"{_who(views, pos)}<p>{escape(views['model'])} has no live head in layer "
-                f"{layer}.</p>")
+        return _who(views, pos) + no_heads(views, layer)
     return _who(views, pos) + "".join(figures.attention(views, k, "softmax1", pos)
                                       for k in keys)
+
+
+AVERAGED = "L1.attn"  # the TinyAdder-36 family's stage whose slots gain the running average
+
+
+def average_line(views, pos):
+    """How the lanes after layer 1's attention hold the key-quantity table's R + b + ℓ at a
+    deciding position ``pos`` of the TinyAdder-36 family: each slot whose meaning adds the
+    running average holds what it held before plus (1000/(i + 2))·(R + b + ℓ), with
+    R + b + ℓ = x·10^k (``decisions``); the slots that held ≈ 0 (10^-6 of it) hold it alone;
+    '' anywhere else."""
+    d = next((d for d in views["decisions"] if d["pos"] == pos), None)
+    meant = views["meanings"].get(AVERAGED, {})
+    slots = [s for s, m in meant.items() if "running average" in m[0]]
+    if d is None or not slots:
+        return ""
+    stages = [s["short"] for s in views["residual"]]
+    before = {r["slot"]: r["cells"][pos][0]
+              for r in views["residual"][stages.index(AVERAGED) - 1]["slots"]}
+    total = Fraction(d["x"]) * 10 ** d["power"]
+    average = total * 1000 / (pos + 2)
+    alone = [s for s in slots if abs(before[s]) <= 1e-6 * abs(average)]
+    rest = len(slots) - len(alone)
+    said = (f"{_names(alone)} held ≈ 0 before, so {'they hold' if len(alone) > 1 else 'it holds'}"
+            f" it alone" if alone else "") + (
+            f"{'; the other' if alone else 'each'} {rest} add it to what they held"
+            if rest else "")
+    return (f"{views['model']}'s layer 1 attention adds its running average "
+            f"(1000/(i + 2))·(R + b + ℓ), the key-quantity table's R + b + ℓ: at i = {pos}, "
+            f"1000/{pos + 2} · {figures.text_figure(total, 6)} = "
+            f"{figures.text_figure(average, 6)}. Here {said}.")
+
+
+# the published readout's flaw, as docs/proof.md's census table gives it: no pair fails at
+# N <= 7 (proved); one that fails at N = 10 (tests/test_compare.py runs both claims)
+FLAWLESS_UP_TO = 7
+FAILING_EXAMPLE = "5193798811+1806201129"
+
+
+def flaw_line(left, right):
+    """When two TinyAdder-36-family designs both write the sum right and one has the
+    published readout's tilt: that
+    no digit changes, and where the tilt's flaw shows (``FLAWLESS_UP_TO``,
+    ``FAILING_EXAMPLE``); '' otherwise."""
+    tilted = [v["model"] for v in (left, right) if any(d.get("tilted") for d in v["decisions"])]
+    if not (left["correct"] and right["correct"] and tilted and right["decisions"] and
+            left["decisions"]):  # two TinyAdder-36 readouts: the flaw is what tells them apart
+        return ""
+    n = left["digits"]
+    where = (f"at N = {n} no pair falls in such a window: it adds every {n}-digit pair right "
+             f"(tinyadder census --digits {n}: 0 failing pairs; docs/proof.md proves none up "
+             f"to N = {FLAWLESS_UP_TO})" if n <= FLAWLESS_UP_TO else
+             f"this sum falls in none (tinyadder census --digits {n} lists the windows)")
+    a, b = FAILING_EXAMPLE.split("+")
+    return (f"Both designs write this sum right, so no digit differs here. {tilted[0]}'s readout "
+            f"tilts each decision (its flaw), but the tilt wins only just below a multiple of "
+            f"a power of ten: {where}. It shows from N = {FLAWLESS_UP_TO + 1} on; at N = "
+            f"{len(a)}, {a} + {b} is one (tinyadder explore {FAILING_EXAMPLE} opens the "
+            f"published model at its wrong digit).")
+
+
+def _compared(left, right):
+    """What the static page's table compares position by position: the slots both name
+    alike, or, where none holds the same quantity in both, the winner alone."""
+    found = table_rows(left, right)
+    if no_common_slot(found) or apart_line(found):
+        return "the digit each readout picks, compared position by position"
+    return "the slots both name alike, compared position by position"
+
+
+def no_heads(views, layer):
+    """What stands in for a model's heads in a layer it has none live in: where its lanes are
+    matched by role (``stage_of``), a link to that layer's heads, drawn above."""
+    model = escape(views["model"])
+    has = f"L{layer}.attn" in [s["short"] for s in views["stages"]]
+    said = f"{model} has {'no live head in' if has else 'no'} layer {layer}"
+    drawn = stage_of(views, f"L{layer}.attn")
+    earlier = sorted({h["layer"] for h in views["heads"].values() if h["layer"] < layer})
+    if drawn is None or drawn == f"L{layer}.attn" or not earlier:
+        return f"<p>{said}.</p>"
+    last = earlier[-1]
+    return (f'<p>{said}: its lanes here are matched by role to its last attention, '
+            f'{escape(drawn)}, whose heads are drawn under <a href="#heads-{last}">Layer '
+            f"{last}'s attention</a> above.</p>")
 
 
 def page(left, right, pos=None):
     """The comparison page of two runs' views (``views.build_views``) of one sum: the left at
     ``pos`` or the position its page opens at, the right at its match by role
-    (``positions``), each stage beside the other's (``stage_of``), one above the other at
-    full width."""
+    (``positions``), each stage beside the other's (``stage_of``): two columns, each figure
+    scaled to its column's width."""
     where = positions(left, right, pos)
     shorts = list(dict.fromkeys([s["short"] for s in left["stages"]] +
                                 [s["short"] for s in right["stages"]]))
@@ -728,16 +815,18 @@ def page(left, right, pos=None):
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
         f"<style>{svg.CSS}\n{CSS}</style></head>\n<body>",
         f"<header><h1>{escape(title)}</h1>",
-        "<p>Two designs on the same sum, stage by stage: the slots both name alike, compared "
-        "position by position (matched by what each position holds: a3 is the digit of a "
+        f"<p>Two designs on the same sum, stage by stage: {_compared(left, right)} (matched "
+        "by what each position holds: a3 is the digit of a "
         "at 10<sup>3</sup>, s0 the sum's units digit), then each model's residual stream and "
-        "attention, one above the other. Every number is the run's, as "
+        "attention, side by side (each figure scaled to its column). Every number is the run's, as "
         "<code>tinyadder --trace</code> prints it; <code>tinyadder explore --model NAME</code> "
         "draws either alone, with hovers. The positions and stages are matched by role, as "
         f"on the live page: {_opening(left, right, pos)} A stage one model lacks is drawn at its "
         "last stage of the same kind.</p>",
         '<div class="pair">' + "".join(f"<div>{_side(v, p)}</div>"
                                        for v, p in zip((left, right), where)) + "</div>",
+        f'<p id="flaw-said">{escape(flaw_line(left, right))}</p>' if flaw_line(left, right)
+        else "",
         # what each design computes first, then the numbers that compare
         f"{key_table(left, right)}{homonym_table(left, right)}{_table(left, right)}"
         f"{correspondence(left, right)}"
@@ -749,11 +838,13 @@ def page(left, right, pos=None):
 CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 0 1em 2em; color: #111; }
 .mono, code { font-family: ui-monospace, monospace; }
-.pair { display: grid; grid-template-columns: 1fr; gap: 1em; }
+.pair { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
 .pair > div { overflow-x: auto; min-width: 0; }
+.pair svg { max-width: 100%; height: auto; }
 #agreement { border-collapse: collapse; margin: 1em 0; }
 .cmp { border-collapse: collapse; margin: 0.6em 0; }
 .cmp td, .cmp th { border: 1px solid #ccc; padding: 1px 4px; text-align: left; }
+.lanes caption { text-align: left; white-space: nowrap; }
 .lanes td { font-family: ui-monospace, monospace; font-size: 0.85em; white-space: nowrap; }
 #correspondence td { font-family: ui-monospace, monospace; font-size: 0.85em; }
 #agreement td, #agreement th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; }

@@ -186,6 +186,8 @@
     sel.setAttribute("y", (y0 + state.pos * c - 1).toFixed(1));
     sel.setAttribute("visibility", "visible");
     var sunk = state.mode === "softmax1" && head.kind === "softmax1";
+    // the outline ends at the sink column, or at the last key where there is none
+    sel.setAttribute("width", (((sunk ? 1.6 : 0) + D.tokens.length) * c + 2).toFixed(1));
     setText("attn-title", state.head + ": attention weight of each key (column) for each " +
             "query (row), " + (state.mode === "softmax1" ? head.kind : "softmax") +
             (head.kind === "softmax" && state.mode === "softmax1" ? " (the model's own)" : "") +
@@ -409,8 +411,11 @@
     }
     ranked = ranked.filter(function (r) { return r[0] > 0; });  // a 0 is none of the largest
     ranked.sort(function (x, y) { return y[0] - x[0]; });
-    // the three largest, and a fourth that ties the third (rope-19's b_(k-1) beside a_(k-1))
-    var shownTop = ranked.length > 3 && ranked[3][0] >= 0.999 * ranked[2][0] ? 4 : 3;
+    // the three largest, and each next within a factor of 2 of the last listed (rope-19's
+    // b_(k-1) beside a_(k-1)), at most six: a near tie is never cut off
+    var shownTop = Math.min(3, ranked.length);
+    while (shownTop < Math.min(6, ranked.length) &&
+           ranked[shownTop][0] >= 0.5 * ranked[shownTop - 1][0]) { shownTop++; }
     // every key alike (head 4, layer 1's average): one weight, said once
     var uniform = ranked.length > 3 && ranked.length === q + 1 && ranked.every(function (r) {
       return r[2] === ranked[0][2];
@@ -551,6 +556,13 @@
     var readout = state.stage === "readout";
     var logit = function (n) { return /^logit /.test(n); };
     var lines = C.writes[state.stage] ? [C.writes[state.stage]] : [];
+    // how layer 1's lanes hold the key-quantity table's R + b + l (compare.average_line)
+    if (state.stage === "L1.attn" && C.own_average[state.pos]) {
+      lines.push(C.own_average[state.pos]);
+    }
+    if (other === "L1.attn" && m.pos !== null && C.average[m.pos]) {
+      lines.push(C.average[m.pos]);
+    }
     if (apart.length) {
       var listed = apart.length > 1 ? apart.slice(0, -1).join(", ") + " and " +
                                        apart[apart.length - 1] : apart[0];
@@ -824,10 +836,20 @@
   function verdict(expect, text) {
     if (!expect) { return ""; }
     if (expect.kind === "failing") { return failing(expect, text); }
-    var right = false, said = (expect.texts || expect.values).join(", ");
+    var right = false, said = (expect.texts || expect.values).join(", "), hint = "";
     if (expect.kind === "words") {
       var words = text.toLowerCase().split(/[^a-z0-9_]+/);
       right = expect.values.every(function (w) { return words.indexOf(w) >= 0; });
+      if (right && expect.groups) {  // one group per head, in head order (a tie: any order)
+        var from = 0;
+        right = expect.groups.every(function (group) {
+          var at = group.map(function (w) { return words.indexOf(w, from); });
+          if (at.some(function (i) { return i < 0; })) { return false; }
+          from = Math.min.apply(null, at) + 1;
+          return true;
+        });
+        hint = right ? "" : "the labels are the run's, but not in head order: ";
+      }
     } else {
       var typed = numbersIn(text), want = expect.values || expect.logs;
       // the answer is the first numbers typed or, after working ("10*(6+3+1)-0 = 100",
@@ -852,8 +874,17 @@
                  Math.abs(Math.log10(Math.abs(g)) - w) <= 1;  // within a decade
         });
       });
+      var key = function (list) { return list.slice().sort().join(" "); };
+      if (!right && want.length > 1 && typed.length < want.length) {
+        hint = want.length + " numbers asked" + (expect.form ? " (" + expect.form + ")" : "") +
+               ", " + typed.length + " given: ";
+      } else if (!right && want.length > 1 && expect.kind === "integers" &&
+                 key(typed.slice(0, want.length)) === key(want)) {
+        hint = "the right numbers in the wrong order" +
+               (expect.form ? " (" + expect.form + ")" : "") + ": ";
+      }
     }
-    return (right ? "right: " : "not quite: ") + "the run says " + said +
+    return (right ? "right: " : "not quite: " + hint) + "the run says " + said +
            (expect.rule ? " (" + expect.rule + ")" : "");
   }
   var scrollCard = false;

@@ -90,6 +90,11 @@ def compare_data(views, other):
             "homonyms": compare.homonyms(views, other),
             # a stage that writes the named-alike slots in one design only: what each writes
             "writes": compare.writes_lines(views, other),
+            # how layer 1's lanes hold the key-quantity table's R + b + ℓ, per deciding position
+            "average": {d["pos"]: compare.average_line(other, d["pos"])
+                        for d in other["decisions"]},
+            "own_average": {d["pos"]: compare.average_line(views, d["pos"])
+                            for d in views["decisions"]},
             # the readout: each model's winner and lead, and whether the logits compare
             "winners": compare.winners(other), "own_winners": compare.winners(views),
             "scales_differ": compare.scales_differ(views, other),
@@ -260,7 +265,8 @@ def _compare_section(views, other):
          f'<td>{"its gap to the winner: " if r.get("gap") else ""}'
          f'{r["same"]} of {r["compared"]}</td><td>') +
         ("" if r["first"] is None or r.get("apart") else
-         f'{escape(r["first"][0])}: {escape(r["first"][1])} against {escape(r["first"][2])}') +
+         f'{escape(r["first"][0])}: {escape(svg.shown(r["first"][1]))} against '
+         f'{escape(svg.shown(r["first"][2]))}') +
         "</td></tr>" for r in found)
     table = (f'<p id="cmp-agreement">{escape(compare.NO_COMMON_SLOT)}</p>'
              if none_common else
@@ -271,8 +277,13 @@ def _compare_section(views, other):
              f'the readout picks)</th><th>first that differs</th>'
              f'</tr></thead><tbody>{rows}</tbody></table></details>' if rows else
              '<p>The two models name no slot alike at any stage.</p>')
+    # the slots named alike but meant apart are said in the lanes note (the script's), once
     said = "".join(f'<p class="cmp-said">{escape(t)}</p>' for t in (
-        compare.homonym_line(views, other), compare.scale_line(views, other)) if t)
+        compare.scale_line(views, other),) if t)
+    flawed = compare.flaw_line(views, other)
+    flawed = f'<p id="flaw-said">{escape(flawed)}</p>' if flawed else ""
+    first = ("" if none_common or apart or not found else
+             "Slots both models name alike come first. ")
     k = place_example(views)
     return (
         f'<section id="view-compare"><h2>Compare: {escape(views["model"])} against '
@@ -281,10 +292,11 @@ def _compare_section(views, other):
         'the sum with the one that predicts the same digit (s0 is the units digit; one model '
         'may write it first, the other last), any other with the one that holds the same '
         f'(a{k} is the digit of a at 10<sup>{k}</sup>); two prompt layouts put a{k} in '
-        'different places. Slots both models name alike come first. '
+        f'different places. {first}'
         'Choose a position and a stage above as for the rest of the page; untick '
         '<i>compare</i> to hide this view.</p>'
-        f'<div class="pair">{side(views)}{side(other)}</div><p id="cmp-where"></p>'
+        f'<div class="pair">{side(views)}{side(other)}</div>'
+        f'{flawed}<p id="cmp-where"></p>'
         f'{said}{compare.homonym_table(views, other)}{compare.key_table(views, other)}'
         '<h3>Attention from this query, every live head (each head on its own clipped log '
         'scale; grey ≈ 0)</h3><div class="pair"><div id="cmp-attn-a"></div>'
@@ -566,9 +578,14 @@ def _intros(views, state):
                   "(<code>tinyadder params</code>) from the weights" +
                   ("" if len(views["params"]) == views["param_total"] else
                    f" (drawn: the {len(views['params'])} distinct values of the tensors it "
-                   f"counts)") + ", each spanning the slots it writes; a query or key "
-                  "parameter writes no slot and sits in the scores row. Hover one for its "
-                  "tensor entry and the slots it reads and writes.",
+                   f"counts, per tensor and per token row in the embedding, so a value two "
+                   f"tensors or token rows share is drawn in each; each stage's head gives "
+                   f"the chips drawn and the ledger's count; <code>params --rules</code>'s "
+                   f"<i>distinct</i> "
+                   f"counts each value once, model-wide)") + ", each spanning the slots it "
+                  "writes; a query or key parameter writes no slot and sits in the scores "
+                  "row. Hover one for its tensor entry and the slots it reads and "
+                  "writes.",
     }
 
 

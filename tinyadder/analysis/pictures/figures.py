@@ -148,7 +148,9 @@ def attention(views, head="L0.h3", mode="softmax1", pos=None, standalone=False):
         shown = "" if key == head else ' display="none"'
         body.append(weight_legend(x0, legend_y, lo, hi, extra=f' data-legend="{key}"{shown}'))
     sel = pos if pos is not None else -1
-    body.append(rect(x0 - 1, y0 + sel * c - 1, (t + 1.6) * c + 2, c + 2, "sel",
+    sunk = mode == views["heads"][head].get("kind", "softmax1") == "softmax1"
+    # the query row's outline ends at the sink column, or at the last key where there is none
+    body.append(rect(x0 - 1, y0 + sel * c - 1, (t + 1.6 if sunk else t) * c + 2, c + 2, "sel",
                      ' id="attn-sel"' + ("" if pos is not None else ' visibility="hidden"')))
     width = width_for(max(sink_x + c + 12, x0 + 470), heading, size=13)
     geometry = (f' data-x0="{num(x0)}" data-y0="{num(y0)}" data-c="{c:.4f}"'
@@ -1067,8 +1069,23 @@ def ffn_off(views, standalone=False):
     body.append(text(0, bottom + 22, "each run reads back its own digits, so a slot also "
                                      "differs where the position holds a different digit "
                                      "(the digit written one column to the left)", "small"))
-    return svg(width_for(x0 + len(cols) * dx + 10, heading, size=13), bottom + 30, body,
-               "change-svg", standalone)
+    other = off_number_note(views)
+    if other:
+        body.append(text(0, bottom + 36, other, "small"))
+    return svg(width_for(x0 + len(cols) * dx + 10, heading, size=13),
+               bottom + (44 if other else 30), body, "change-svg", standalone)
+
+
+def off_number_note(views):
+    """Why the FFN-off run's numbers can differ from the page's: it runs in the file's own
+    dtype when the page is exact, since a second exact run would double the page's cost;
+    '' when both runs take the same numbers."""
+    built, off = (v.split(" (")[0] for v in (views["number"], views["ffn_off"]["number"]))
+    if built == off:
+        return ""
+    return (f"the FFN-off run takes {off} numbers, the file's own dtype, where the page's run "
+            f"takes {built}: a second {built} run would double the page's cost, so the digits "
+            f"it writes are {off}'s")
 
 
 def change(views, variant="built", standalone=False):
@@ -1111,14 +1128,24 @@ def parameters(views, standalone=False):
     and the lanes it reads (purple) and writes (orange)."""
     slots = views["slots"]
     columns = [p["stage"] for p in views["program"]]
-    x0, y0, col_w, lane_h = 90, 104, 150, 22
     per_stage = {}
     for p in views["params"]:
         per_stage[p["stage"]] = per_stage.get(p["stage"], 0) + 1
-    body = [title(f"The {len(views['params'])} parameters on the model's slots"),
-            text(0, 34, "lanes are residual slots; dots: \u25cf written, \u25cb read by that "
-                        "stage; a chip is one parameter, spanning the lanes it writes "
-                        "(hover one); (n) per stage", "small"),
+    counted = views.get("param_counted", per_stage)
+    drawn = len(views["params"])
+    all_same = all(per_stage.get(p["stage"], 0) == counted.get(p["stage"], 0)
+                   for p in views["program"])
+    x0, y0, col_w, lane_h = 90, 104 if all_same else 118, 150, 22
+    said = (f"The {drawn} parameters on the model's slots" if drawn == views["param_total"]
+            else f"The {drawn} distinct values behind the {views['param_total']} counted "
+                 f"parameters, on the model's slots")
+    legend = ("lanes are residual slots; dots: \u25cf written, \u25cb read by that stage; a "
+              "chip is one " + ("parameter" if all_same else "distinct value") + ", spanning "
+              "the lanes it writes (hover one); " +
+              ("(n) per stage" if all_same else "above each stage: chips drawn, parameters "
+               "counted"))
+    body = [title(said),
+            text(0, 34, legend, "small"),
             text(x0 - 6, y0 - 30, "scores", "small mono", "end")]
     for i, s in enumerate(slots):
         y = y0 + i * lane_h
@@ -1128,7 +1155,11 @@ def parameters(views, standalone=False):
     for j, prog in enumerate(views["program"]):
         x = x0 + j * col_w + 14
         body.append(text(x0 + j * col_w + col_w / 2, y0 - 50,
-                         f'{prog["stage"]} ({per_stage.get(prog["stage"], 0)})', "t", "middle"))
+                         f'{prog["stage"]} ({per_stage.get(prog["stage"], 0)})'
+                         if all_same else prog["stage"], "t", "middle"))
+        if not all_same:
+            body.append(text(x0 + j * col_w + col_w / 2, y0 - 64,
+                             stage_count(prog["stage"], per_stage, counted), "small", "middle"))
         for s in prog["writes"]:
             body.append(dot(x, y0 + slots.index(s) * lane_h, INK))
         for s in prog["reads"]:
@@ -1148,8 +1179,15 @@ def parameters(views, standalone=False):
         body.append(rect(x, top, 7, bottom - top, "chip", f' fill="{TILT}" data-param="{k}"'))
         for lane in lanes[1:-1] if len(lanes) > 2 else []:
             body.append(dot(x + 3.5, y0 + lane * lane_h, "#fff", 1.5))
-    return svg(x0 + len(columns) * col_w + 20, y0 + len(slots) * lane_h + 10, body,
-               "params-svg", standalone)
+    return svg(width_for(x0 + len(columns) * col_w + 20, legend, size=10),
+               y0 + len(slots) * lane_h + 10, body, "params-svg", standalone)
+
+
+def stage_count(stage, drawn, counted):
+    """'19 drawn, 11 counted': the chips of a stage (distinct values per tensor, per token
+    row in the embedding) and the ledger's count of its parameters."""
+    d, c = drawn.get(stage, 0), counted.get(stage, 0)
+    return f"{d} drawn, {c} counted"
 
 
 FIGURES = {

@@ -87,7 +87,8 @@ def _tokens(views):
                 f"sum, most significant first; each position predicts the next token.",
         "question": "Which position predicts the sum's first digit, and which its last? "
                     "(two positions)",
-        "expect": {"kind": "integers", "values": [first, last]},
+        "expect": {"kind": "integers", "values": [first, last],
+                   "form": "the first digit's position first, then the last's"},
         "answer": f"Position {first}, the =, predicts the first digit, of place "
                   f"{power(n)}; position {last} predicts the units. Position {last + 1} is "
                   f"only written: its prediction is not used.",
@@ -436,7 +437,8 @@ def _any_tokens(views, q):
                 f"labels under each token say the role.",
         "question": f"Which position holds {first}, and which position predicts {last}? "
                     f"(two positions)",
-        "expect": {"kind": "integers", "values": [a0, units]},
+        "expect": {"kind": "integers", "values": [a0, units],
+                   "form": f"{first}'s position first, then the one that predicts {last}"},
         "answer": f"{first} is at position {a0}; {last} is written at position {units + 1}, "
                   f"so position {units} ({_label_of(views, units)}) predicts it.",
     }
@@ -503,6 +505,7 @@ def _any_readout(views, q):
                     f"the runner-up? (two numbers)",
         "expect": {"kind": "numbers", "values": [int(digit), lead],
                    "texts": [digit, shown(text)], "sig": [0, 2],
+                   "form": "the digit, then the lead",
                    "rule": "the digit counts exactly, the lead to two significant digits"},
         "answer": f"{digit}, ahead of {runner} by {shown(text)} logits. The "
                   f"{'answer' if views.get('task') else 'sum'} is {right}; "
@@ -526,8 +529,9 @@ def _claimed_rule(views, claimed):
     n, what = views["rule_counts"][rule]
     return (f" The authors claim {claimed}. No rule here gives {claimed}: the file holds {n} "
             f"numbers ({rule}, {what} count) and the ledger counts {views['param_total']} "
-            f"(seed000). The board reads the claim under {rule}. The {abs(n - claimed)} "
-            f"between {claimed} and {n}: {said.split(': ', 1)[-1]}")
+            f"(seed000). The board reads the claim under {rule}. The file's {n} numbers are "
+            f"{abs(n - claimed)} {'more' if n > claimed else 'fewer'} than the {claimed} "
+            f"claimed: {said.split(': ', 1)[-1]}")
 
 
 def _params_question(model, claimed):
@@ -538,14 +542,27 @@ def _params_question(model, claimed):
     return "How many parameters does the ledger count?"
 
 
+def _drawn(views):
+    """What the parameters figure draws: every counted parameter, or, where the ledger counts
+    otherwise, the distinct values per tensor behind the counted ones."""
+    drawn, total = len(views["params"]), views["param_total"]
+    if drawn == total:
+        return "Every counted parameter, drawn over the slots it writes."
+    return (f"The figure below draws {drawn} chips: the distinct values of the counted "
+            f"tensors (per tensor, per token row in the embedding), behind the {total} "
+            "parameters the ledger counts; each stage's head gives both numbers. A value "
+            "two tensors or token rows share is drawn in each, which tinyadder params "
+            "--rules's 'distinct' counts once, model-wide.")
+
+
 def _any_params(views):
     claimed = views["about"].get("params_claimed")
     return {
         "view": "params", "state": {}, "section": None,
         "title": "The parameters",
-        "text": "Every counted parameter, drawn over the slots it writes. The ledger counts "
-                "them by one rule for every model, seed 000's, which gives TinyAdder-36 its "
-                "36 (tinyadder params --rules prints every rule side by side).",
+        "text": _drawn(views) + " The ledger counts them by one rule for every model, seed "
+                "000's, which gives TinyAdder-36 its 36 (tinyadder params --rules prints every "
+                "rule side by side).",
         "question": _params_question(views["model"], claimed),
         "expect": {"kind": "integers", "values": [views["param_total"]]},
         "answer": f"{views['param_total']}: the ledger counts {views['param_total']}." + (
@@ -893,9 +910,10 @@ def _layer_heads(views, layer, q):
         "text": f"Layer {layer} has {len(keys)} heads, each with its own map: choose one with "
                 f"the head buttons. Position {q} ({_label_of(views, q)}) predicts "
                 f"{_label_of(views, q + 1)}." + why,
-        "question": f"Which key does each head weigh most from query {q}? (the labels, "
-                    f"e.g. a3 b3; both where two tie)",
+        "question": f"Which key does each head weigh most from query {q}? (one label per "
+                    f"head, in head order, {keys[0]}'s first, e.g. a3 b3; both where two tie)",
         "expect": {"kind": "words", "values": words,
+                   "groups": [[_word(label) for label, _, _ in top] for _, top in tops],
                    "texts": [label for _, top in tops for label, _, _ in top]},
         "answer": f"The largest weight of each head: {said}.",
     }

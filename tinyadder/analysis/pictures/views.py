@@ -605,8 +605,29 @@ def parameters(model):
                         "rule": line.rule,
                         "entries": [c if r is None else f"{r} -> {c}" for r, c in keys],
                         "reads": reads, "writes": writes, "heads": heads,
-                        "stage": "embed" if layer is None else f"L{layer}.{kind[:4]}"
-                        if kind == "attn" else f"L{layer}.mlp"})
+                        "stage": stage_of(t.name)})
+    return out
+
+
+def stage_of(name):
+    """The stage a tensor belongs to: 'L0.attn', 'L1.mlp', 'readout' (unembed.*), else
+    'embed'."""
+    parts = name.split(".")
+    if parts[0] == "unembed":
+        return "readout"
+    if parts[0] != "blocks":
+        return "embed"
+    return f"L{parts[1]}.{'attn' if parts[2] == 'attn' else 'mlp'}"
+
+
+def counted_by_stage(model):
+    """{stage: the ledger's count of the tensors of that stage (``stage_of``)}: the counted
+    parameters, which the drawn distinct values per tensor need not equal."""
+    out = {}
+    for line in ledger(model):
+        if line.params:
+            stage = stage_of(line.tensor.name)
+            out[stage] = out.get(stage, 0) + line.params
     return out
 
 
@@ -666,6 +687,7 @@ def _build_views(cache, a, b, changes):
                     for name, r, w in half_layers(model)],
         "params": parameters(model),
         "param_total": sum(line.params for line in ledger(model)),
+        "param_counted": counted_by_stage(model),
         "rule_counts": {name: [rule.params, RULES[name].split(":")[0]]
                         for name, rule in rules(model).items()},
         "slots": list(model.slots),
