@@ -282,8 +282,8 @@ TOUR_PROBE = """<script>(function () {
   step();
   out.first = document.getElementById("status").textContent;
   for (var k = 0; k < 7; k++) { key("ArrowRight"); step(); }
-  out.ruler = document.getElementById("status").textContent;  // step 8, after the ruler
   document.getElementById("tour-reveal").click();
+  out.ruler = document.getElementById("status").textContent;  // step 8, after the ruler
   step();
   key("ArrowLeft"); step();
   out.checks = [];
@@ -367,8 +367,9 @@ def test_tour_colours_and_softmax_mode(pages):
     assert out["checks"][8].startswith("no candidate: by this rule the published model "
                                        "writes 46.")
     # x and the lead appear in the status line from the ruler's step on, where defined
+    # (once the answer is shown: while it is hidden the line says the state only)
     assert out["first"].startswith("tour 1. Tokens and positions \u00b7 position 22 \u00b7 "
-                                   "after embed \u00b7 predicts 0 \u00b7 head"), out["first"]
+                                   "after embed \u00b7 answer hidden \u00b7 head"), out["first"]
     assert " x = " in out["ruler"] and " lead " in out["ruler"]
     # an integer answer is the conclusion typed last: the mark, then its digit
     assert out["checks"][9:11] == ["right: the run says 8", "not quite: the run says 8"]
@@ -460,7 +461,7 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     # weighs most, named by role, in the step and in the line above the map
     dom = doms[urls[0]][0]
     assert status_of(dom) == DOT.join(["tour 3. Where the query looks", "position 31",
-                                       "after L0.attn", "s0 '2': predicts '0'",
+                                       "after L0.attn", "answer hidden",
                                        "head L0.h softmax"])
     top = html.unescape(re.search(r'<p id="attn-top" class="note">(.*?)</p>', dom).group(1))
     assert top.startswith("Query 31 (s0), largest weights: b1 (21) ~0.454500, a1 (2) "
@@ -1011,3 +1012,39 @@ def test_learner8_a_small_ffns_hidden_units_in_the_browser(tmp_path):
                      page_number(pre[2][2]), "x1 − 10·out"),
                     ("", "u3", "1811 − 2·x0 + 20·x1", page_number(pre[3][2]),
                      page_number(pre[3][2]), "x1 + 10·out")]
+
+
+STATUS_PROBE = r"""<script>
+(function () {
+  var out = [];
+  function status() { return document.getElementById("status").textContent; }
+  [1, 6, 8, 11].forEach(function (k) {
+    document.querySelector('[data-step="' + k + '"]').click();
+    var hidden = status();
+    document.getElementById("tour-reveal").click();
+    out.push([hidden, status()]);
+  });
+  document.body.setAttribute("data-probe", JSON.stringify(out));
+}());</script>"""
+
+
+@pytest.mark.slow
+def test_learner11_the_status_line_keeps_the_answer_until_it_is_shown(pages):
+    """While a tour step's answer is hidden the status line says the state only, not the digit,
+    x or the lead the step asks for (learner11 2); shown, it says them. Under the ln 2 variant
+    the digit is the as-built model's, and the variant's own is said beside its name (learner11
+    3)."""
+    out = probe(pages["example"], STATUS_PROBE, "#pos=24")
+    views_tour = tour_steps(traced(EXAMPLE)[1])
+    for (hidden, shown_), k in zip(out, (1, 6, 8, 11)):
+        title = f"tour {views_tour[k - 1]['title']}"
+        assert hidden.startswith(title + DOT) and DOT + "answer hidden" + DOT in hidden
+        assert not re.search(r"predicts|x = |lead ", hidden), hidden
+        assert "answer hidden" not in shown_ and "predicts" in shown_, shown_
+    assert DOT + "predicts 8" + DOT + "x = 8.0014" + DOT + "lead " in out[1][1], out[1][1]
+    # step 11 keeps step 8's position, 23: the second digit, 7 as built, 0 under ln 2
+    ln2 = next(v for v in traced(EXAMPLE)[1]["variants"] if v["key"] == "ln2")
+    assert next(r["written"] for r in ln2["rows"] if r["pos"] == 23) == "0"
+    assert out[3][1] == DOT.join(["tour 11. Change one thing", "position 23", "after L0.attn",
+                                  "as built predicts 7", "head L0.h3 softmax1",
+                                  "variant slope ln 2 predicts 0"]), out[3][1]

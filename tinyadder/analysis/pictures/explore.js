@@ -109,16 +109,23 @@
     var parts = [];
     if (state.tour) { parts.push("tour " + TOUR[state.tour - 1].title); }
     parts.push("position " + state.pos, "after " + state.stage);
-    var d = decision(state.pos);
+    var hidden = state.tour && document.getElementById("tour-answer").hidden;
+    // while a tour step's answer is hidden the line says the state only: what the position
+    // predicts, x and the lead would answer the step's question above it
+    var d = hidden ? null : decision(state.pos);
+    var changed = state.variant !== D.defaults.variant;
+    var built = changed ? "as built predicts " : "predicts ";
     // x, the tilt and the lead are the last FFN's and the readout's: they wait for those
     // stages, and in the tour for the step that defines them (the ruler)
     var ruler = TOUR.map(function (t) { return t.view; }).indexOf("ruler") + 1;
     var early = (state.tour && ruler && state.tour < ruler) ||
                 STAGES.indexOf(state.stage) < STAGES.length - 2;
-    if (d && early) {
-      parts.push("predicts " + d.written);
+    if (hidden) {
+      parts.push("answer hidden");
+    } else if (d && early) {
+      parts.push(built + d.written);
     } else if (d) {
-      var pred = "predicts " + d.written;
+      var pred = built + d.written;
       if (d.right !== d.written) { pred += ", right digit " + d.right; }
       parts.push(pred);
       parts.push("x = " + shown(d.x_text));
@@ -135,9 +142,11 @@
     }
     parts.push("head " + state.head + " " +
                (state.mode === "softmax1" ? D.heads[state.head].kind : "softmax"));
-    if (state.variant !== D.defaults.variant) {  // change one thing: which run is drawn
+    if (changed) {  // change one thing: which run is drawn, and what it writes here
       var named = document.querySelector('button[data-variant="' + state.variant + '"]');
-      parts.push("variant " + (named ? named.textContent : state.variant));
+      var own = (D.variant_writes[state.variant] || {})[state.pos];
+      parts.push("variant " + (named ? named.textContent : state.variant) +
+                 (own !== undefined && !hidden ? " predicts " + own : ""));
     }
     if (C && state.compare) {
       var m = matched(state.pos);
@@ -1147,6 +1156,7 @@
     on("tour-reveal", "click", function () {
       document.getElementById("tour-answer").hidden = false;
       document.getElementById("tour-reveal").hidden = true;
+      document.getElementById("status").textContent = statusText();  // now it may say all
     });
     document.addEventListener("keydown", function (ev) {
       var tag = ev.target && ev.target.tagName;

@@ -163,6 +163,8 @@ def page_data(views, other=None):
         "embedded": EMBEDDED.get(views.get("design"), {}),
         "defaults": defaults(views), "tour": tour.steps(views),
         "variants": [v["key"] for v in views["variants"]],
+        "variant_writes": {v["key"]: {r["pos"]: r["written"] for r in v["rows"]}
+                           for v in views["variants"]},
         "softmax": views["softmax"] is not None, "levels": svg.LEVEL_LETTERS,
         "compare": compare_data(views, other) if other else None,
         "hidden": {stage: {**h, **{k: h[k] and [[c[2] for c in row] for row in h[k]]
