@@ -1224,3 +1224,14 @@ def test_learner9_the_one_hot_step_gives_the_runner_ups_weight_where_the_run_kee
     assert tour._runner_up(exact, ["L0.h0", "L0.h1"], 2) == (
         " In this run the largest second-place weight of any head from query 2 is "
         "~5.12678·10⁻²²⁷¹⁵⁰¹⁶⁷ (L0.h0): that is how wide the gap is.")
+
+
+def test_learner11_count_at_eq_says_what_plus_adds_where_it_shows():
+    """Tour step 4's answer: count at '=' is ≈ −9.99990 at N = 3, and the answer says why:
+    '+' adds 10^-4 from four steps back (learner11 4); at N = 10 its 10^-11 does not show in
+    six digits, and the answer says nothing of it."""
+    three = tour.steps(traced("999+1", "repaired", 3)[1])[3]["answer"]
+    assert "\u2248 \u22129.99990: " in three
+    assert "\u221210 from = itself, plus 10^-4 from +, 4 steps back. " in three
+    ten = tour.steps(traced(EXAMPLE)[1])[3]["answer"]
+    assert "\u221210 from = itself. " in ten and "steps back" not in ten

@@ -168,10 +168,19 @@ def _count(views):
                              for k in (c[n], c[plus + 1], c[first])],
                    "texts": [shown(k[2]) for k in (c[n], c[plus + 1], c[first])]},
         "answer": f"{shown(c[n][2])}, {shown(c[plus + 1][2])} and {shown(c[first][2])}: "
-                  f"10^-{n} from <bos>; 10^-1 from + (plus <bos>'s leakage); \u221210 from = itself. Positive on the "
+                  f"10^-{n} from <bos>; 10^-1 from + (plus <bos>'s leakage); \u221210 from = "
+                  f"itself{_plus_at_eq(c[first][0], first - plus)}. Positive on the "
                   f"prompt, so each digit counts at its place; negative from = on, so each "
                   f"digit written is taken back out at its place.{after}",
     }
+
+
+def _plus_at_eq(count, back):
+    """What '+' adds to count at '=', ``back`` steps before it: 10^-back, said where the six
+    digits shown see it (at N = 3, −10 + 10^-4 = −9.9999), else ''."""
+    if abs(count + 10) <= 1e-6 * 10:
+        return ""
+    return f", plus 10^-{back} from +, {back} steps back"
 
 
 def _sum(views, q):
