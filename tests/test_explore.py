@@ -1235,3 +1235,18 @@ def test_learner11_count_at_eq_says_what_plus_adds_where_it_shows():
     assert "\u221210 from = itself, plus 10^-4 from +, 4 steps back. " in three
     ten = tour.steps(traced(EXAMPLE)[1])[3]["answer"]
     assert "\u221210 from = itself. " in ten and "steps back" not in ten
+
+
+def test_learner11_the_walkthroughs_biases_are_the_pages_own_at_n_3():
+    """The walkthrough's section 10, carried in the page, names N = 10's biases 0, 30 or 45
+    instead of 15; at N = 3 the page says its own buttons' 0, 82 or 123 instead of 41 beside
+    them (learner11 13); at N = 10 the text stays the walkthrough's."""
+    said = explore.WALKTHROUGH_BIASES
+    docs = explore.walkthrough()
+    assert said in docs["10-more-digits-and-precision"][1]
+    three = explore._embedded(docs, traced("999+1", "repaired", 3)[1])
+    assert ("bias 0, 82 or 123 instead of 41 (at N = 3; the walkthrough's N = 10 has 0, 30 "
+            "or 45 instead of 15)") in three
+    assert "layer 1's " + said not in three
+    ten = explore._embedded(docs, traced(EXAMPLE)[1])
+    assert "layer 1's " + said + ", and" in ten and "at N = 3" not in ten
