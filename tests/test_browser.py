@@ -1048,3 +1048,28 @@ def test_learner11_the_status_line_keeps_the_answer_until_it_is_shown(pages):
     assert out[3][1] == DOT.join(["tour 11. Change one thing", "position 23", "after L0.attn",
                                   "as built predicts 7", "head L0.h3 softmax1",
                                   "variant slope ln 2 predicts 0"]), out[3][1]
+
+
+@pytest.mark.slow
+def test_learner11_the_ffn_tables_down_projection_in_the_browser(tmp_path):
+    """zcbtrak-6's FFN table at position 31 has the down weights ∓25/64 and what each unit
+    adds to x1 through them, and under it x1's sum: 100.002 + (−99.0098) = 0.992544
+    (learner11 9)."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    views = float_views("zcbtrak-6")
+    path = tmp_path / "zc.html"
+    path.write_text(explore_page.page(views), encoding="utf-8")
+    url = path.as_uri() + "#pos=31&stage=L0.mlp"
+    dom, log = dump([url])[url]
+    assert_ran_cleanly(dom, log)
+    box = html.unescape(re.search(r'<div id="hidden-units">(.*?)</div>', dom, re.S).group(1))
+    heads = re.findall(r"<th>([^<]*)</th>", box)
+    assert heads[-2:] == ["down weight", "adds out·weight"], heads
+    cells = re.findall(r'<td class="num">([^<]*)</td></tr>', box)
+    h = views["hidden"]["L0.mlp"]
+    assert cells == [f"x1 += {page_number(row[0][1][2])}" for row in h["adds"][31]]
+    assert f'<td class="num">{page_number(h["down"][0][0][1][2])} into x1</td>' in box
+    assert page_number(h["down"][0][0][1][2]) == "\u22120.390625"  # −25/64
+    assert ("All units together, through the down projection: x1: ~100.002 after L0.attn + "
+            "(≈ −99.0098) = ~0.992544 after L0.mlp.") in box

@@ -1250,3 +1250,38 @@ def test_learner11_the_walkthroughs_biases_are_the_pages_own_at_n_3():
     assert "layer 1's " + said not in three
     ten = explore._embedded(docs, traced(EXAMPLE)[1])
     assert "layer 1's " + said + ", and" in ten and "at N = 3" not in ten
+
+
+def test_learner11_the_ffn_table_shows_the_down_projection():
+    """zcbtrak-6's FFN table (views.hidden_units) carries its down projection: g0 and g1 write
+    x1 with weights −25/64 and +25/64, their outs times those sum to the FFN's whole write,
+    and x1 after L0.attn plus it is x1 after L0.mlp: 100.002 − 99.0098 = 0.992544 at position
+    31 (learner11 9). The tour's step says "close to 100" and its answer the sum."""
+    from explore_cases import float_views
+    views = float_views("zcbtrak-6")
+    h = views["hidden"]["L0.mlp"]
+    assert h["writes"] is None
+    assert [[(s, c[0]) for s, c in row] for row in h["down"]] == [[("x1", -25 / 64)],
+                                                                  [("x1", 25 / 64)]]
+    q = 31
+    adds = [c[0] for row in h["adds"][q] for _, c in row]
+    assert adds == [o[0] * w for o, w in zip(h["post"][q], (-25 / 64, 25 / 64))]
+    wrote = h["wrote"][q]["x1"][0]
+    assert abs(sum(adds) - wrote) <= 1e-12 * abs(wrote)
+    x1 = {stage: _slot_value(views, stage, "x1", q) for stage in ("L0.attn", "L0.mlp")}
+    assert x1["L0.attn"] + wrote == x1["L0.mlp"]
+    assert (round(x1["L0.attn"], 3), round(wrote, 4), round(x1["L0.mlp"], 6)) == (
+        100.002, -99.0098, 0.992544)
+    ffn = next(s for s in tour.steps(views) if s["title"].endswith("The FFN"))
+    assert "takes 100 off" not in ffn["text"] and "close to 100 off x1" in ffn["text"]
+    assert ffn["answer"].startswith(
+        "~0.992544 = ~100.002 + (\u2248 \u221299.0098): the units' outs times their down "
+        "weights, summed (the table's last column), add \u2248 \u221299.0098 to x1, not "
+        "exactly \u2212100.")
+    # jacobli99-28's weights are plain numbers: its table says its writes as formulas
+    assert "down" not in float_views("jacobli99-28")["hidden"]["L0.mlp"]
+
+
+def _slot_value(views, stage, slot, pos):
+    rows = next(s for s in views["residual"] if s["short"] == stage)["slots"]
+    return next(r for r in rows if r["slot"] == slot)["cells"][pos][0]

@@ -924,11 +924,13 @@
         (stage === state.stage ? ", the stage selected" : "") + ": what goes into each " +
         "unit's " + h.act + (h.linear ? " (the gate), its linear branch, and what comes out, " +
                              h.act + "(gate)\u00b7linear" : ", what comes out") +
-        (h.writes ? ", and what its output adds to the stream" : "")));
+        (h.writes ? ", and what its output adds to the stream" : "") +
+        (h.down ? ", its down weight and what out\u00b7weight adds to the stream" : "")));
       var head = el("tr", "");
       ["unit"].concat(h.into ? ["into the " + h.act] : [], [h.linear ? "gate" : "value in"],
                       h.linear ? ["linear branch"] : [], ["out"],
-                      h.writes ? ["adds to the stream"] : []).forEach(function (t) {
+                      h.writes ? ["adds to the stream"] : [],
+                      h.down ? ["down weight", "adds out\u00b7weight"] : []).forEach(function (t) {
         head.appendChild(el("th", "", t));
       });
       table.appendChild(head);
@@ -937,13 +939,32 @@
         [el("td", "", u)].concat(h.into ? [el("td", "", h.into[i])] : [],
           [el("td", "num", shown(h.pre[state.pos][i]))],
           h.linear ? [el("td", "num", shown(h.linear[state.pos][i]))] : [],
-          [el("td", "num", shown(out))], h.writes ? [el("td", "", h.writes[i])] : [])
+          [el("td", "num", shown(out))], h.writes ? [el("td", "", h.writes[i])] : [],
+          h.down ? [el("td", "num", h.down[i].map(function (p) {
+                      return shown(p[1][2]) + " into " + p[0]; }).join(", ")),
+                    el("td", "num", slotValues(h.adds[state.pos][i], " += "))] : [])
           .forEach(function (td) { tr.appendChild(td); });
         table.appendChild(tr);
       });
       nodes.push(table);
+      if (h.down) { nodes.push(el("p", "note ffn-wrote", wrote(h, stage))); }
     });
     fill("hidden-units", nodes);
+  }
+
+  function slotValues(pairs, joint) {  // [[slot, cell]] as 'x1 += −594.335'
+    return pairs.map(function (p) { return p[0] + joint + shown(p[1][2]); }).join(", ");
+  }
+  // what the FFN's units write in all at the selected position, and each slot before and
+  // after it: x1: 100.002 after L0.attn + (−99.0098) = 0.992544 after L0.mlp
+  function wrote(h, stage) {
+    var before = STAGES[STAGES.indexOf(stage) - 1], w = h.wrote[state.pos];
+    return "All units together, through the down projection: " +
+      Object.keys(w).map(function (slot) {
+        var cells = function (s) { return D.residual[s].rows[slot].cells[state.pos][2]; };
+        return slot + ": " + shown(cells(before)) + " after " + before + " + (" +
+               shown(w[slot][2]) + ") = " + shown(cells(stage)) + " after " + stage;
+      }).join("; ") + ".";
   }
 
   function render() {

@@ -637,9 +637,9 @@ CARRY = {  # design: (slot, whether the step asks for its change in the attentio
 for _carry in ("linear", "hinge"):
     CARRY[f"rope-10000/{_carry}"] = CARRY["rope-10000/norm"]
 FFN = {  # design: (slot, what the FFN does there, tolerance)
-    "rope-19": ("x1", "It wraps the column: a pair of SiLU units takes 100 off x1 when x1/10 "
-                      "reaches 9.5, so x1/10 is within 0.25 of s{k}; the carry came in "
-                      "through the attention.", 2.5),
+    "rope-19": ("x1", "It wraps the column: a pair of SiLU units takes close to 100 off x1 "
+                      "once x1/10 passes 9.5, so x1/10 is within 0.25 of s{k}; the carry came "
+                      "in through the attention.", 2.5),
     "sinusoid-11": ("acc", "It adds the carry, min(max(pe_sin \u2212 digit \u2212 1/2, 0), 1) "
                            "(a hinge pair), and wraps acc (another pair takes 10 off when it "
                            "reaches 10): acc is within 1/2 of s{k}.", 0.5),
@@ -833,9 +833,25 @@ def _units_said(views, slot):
     if not units:
         return ""
     relu = " (0: it does not fire)" if units["act"] == "relu" else ""
-    adds = f", and what it adds to {slot}" if units["writes"] else ""
+    adds = (f", and what it adds to {slot}" if units["writes"] else
+            f", its down weight and what it adds to {slot} through it" if units.get("down")
+            else "")
     return (f" The table under the residual stream lists the FFN's {len(units['units'])} "
             f"hidden units at this position: what goes into each, what comes out{relu}{adds}.")
+
+
+def _down_said(views, slot, q):
+    """A small FFN's whole write into ``slot`` at ``q`` through its down projection, where the
+    hidden units' table shows it (``views.hidden_units``' down): ' = 100.002 + (−99.0098):
+    ...', or ''."""
+    units = (views.get("hidden") or {}).get("L0.mlp")
+    if not units or not units.get("down") or slot not in units["wrote"][q]:
+        return ""
+    before = _residual_at(views, "L0.attn", slot, q)
+    wrote = units["wrote"][q][slot]
+    return (f" = {shown(before[2])} + ({shown(wrote[2])}): the units' outs times their down "
+            f"weights, summed (the table's last column), add {shown(wrote[2])} to {slot}" +
+            (", not exactly \u2212100" if views["design"] == "rope-19" else ""))
 
 
 def _ffn(views, q):
@@ -858,7 +874,7 @@ def _ffn(views, q):
                     f"a{k} = {a}, b{k} = {b}, s{k} = {s})",
         "expect": {"kind": "numbers", "values": [centre], "texts": [shown(value[2])],
                    "tol": tol, "rule": within(tol)},
-        "answer": f"{shown(value[2])}" + (
+        "answer": f"{shown(value[2])}" + _down_said(views, slot, q) + (
             ", that is 0 but for the far keys' weights (e to a very negative power, which an "
             "exact run keeps and a float run rounds to 0)" if dust(value) else "") +
                   f". The readout's parabola then writes the digit nearest "
