@@ -1285,3 +1285,16 @@ def test_learner11_the_ffn_table_shows_the_down_projection():
 def _slot_value(views, stage, slot, pos):
     rows = next(s for s in views["residual"] if s["short"] == stage)["slots"]
     return next(r for r in rows if r["slot"] == slot)["cells"][pos][0]
+
+
+def test_learner11_a_board_models_attention_step_says_its_colour_band():
+    """zcbtrak-6's tour step 3: the map's colours run over its clipped band, 10⁻¹⁰ to 1, so
+    a2's and b2's weights near 10⁻⁵ are coloured halfway along it; the step says so
+    (learner11 12)."""
+    from explore_cases import float_views
+    views = float_views("zcbtrak-6")
+    assert views["heads"]["L0.h"]["scale"] == (-10, 0)
+    step = next(s for s in tour.steps(views) if s["title"] == "3. Where the query looks")
+    assert ("The colours are on a log scale clipped to 10\u207b\u00b9\u2070 (palest) \u2026 1 "
+            "(darkest), so a weight of 10\u207b\u2075 is drawn halfway along it, as visibly as "
+            "a live one (grey: below 10\u207b\u00b9\u2070); the line above") in step["text"]

@@ -459,6 +459,18 @@ def _top_keys(views, key, q):
     return sorted(keys, key=lambda k: -k[1])
 
 
+def _band_said(scale):
+    """Where a head's clipped log colour band (``heat.clipped_scale``) runs, and that a weight
+    far below the largest is still coloured: ' clipped to 10⁻¹⁰ (palest) … 1 (darkest), so a
+    weight of 10⁻⁵ is drawn halfway along it, ...'."""
+    lo = scale[0]
+    if lo > -2:
+        return f" clipped to {power(lo)} (palest) \u2026 1 (darkest)"
+    return (f" clipped to {power(lo)} (palest) \u2026 1 (darkest), so a weight of "
+            f"{power(lo // 2)} is drawn halfway along it, as visibly as a live one (grey: "
+            f"below {power(lo)})")
+
+
 def _any_attention(views, q, key):
     top = _top_keys(views, key, q)
     layer = views["heads"][key]["layer"]
@@ -472,8 +484,9 @@ def _any_attention(views, q, key):
         "title": "Where the query looks" + (f" in layer {layer}" if layer else ""),
         "text": f"Position {q} ({_label_of(views, q)}) predicts "
                 f"{_label_of(views, q + 1)}. Its row in head {key}'s map is the weight it "
-                f"gives each earlier key; the colours are on a log scale, and the line above "
-                f"the map lists the largest weights in numbers.",
+                f"gives each earlier key. The colours are on a log scale" +
+                _band_said(views["heads"][key]["scale"]) + "; the line above the map lists "
+                "the largest weights in numbers.",
         "question": f"Which two keys does query {q} weigh most? (their labels, e.g. a3 b3)",
         "expect": {"kind": "words", "values": [_word(top[0][0]), _word(top[1][0])],
                    "texts": [top[0][0], top[1][0]]},
