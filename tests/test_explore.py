@@ -1298,3 +1298,27 @@ def test_learner11_a_board_models_attention_step_says_its_colour_band():
     assert ("The colours are on a log scale clipped to 10\u207b\u00b9\u2070 (palest) \u2026 1 "
             "(darkest), so a weight of 10\u207b\u2075 is drawn halfway along it, as visibly as "
             "a live one (grey: below 10\u207b\u00b9\u2070); the line above") in step["text"]
+
+
+def test_learner11_lokimorty_10s_tour_has_a_step_of_its_own():
+    """lokimorty-10's tour is not zcbtrak-6's: a step on what its title calls a tied gate,
+    g0 − g1 = (c/1000)·x0, with g0, x0 and c/1000 = 128 read from its run and g1 to predict
+    (learner11 8); zcbtrak-6's title ties nothing and its tour has no such step."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures.svg import shown
+    views = float_views("lokimorty-10")
+    loki = tour.steps(views)
+    zc = tour.steps(float_views("zcbtrak-6"))
+    assert [s["title"] for s in loki if s["title"] not in [t["title"] for t in zc]] == [
+        "7. The tied gate", "8. The readout", "9. The parameters"]
+    step = loki[6]
+    h = views["hidden"]["L0.mlp"]
+    (g0, g1), x0 = h["pre"][31], h["linear"][31][0]
+    assert abs(g0[0] - g1[0] - 128 * x0[0]) <= 1e-9 * g0[0]
+    assert "so g0 \u2212 g1 = (c/1000)\u00b7x0 at every position: 128 in this run" in step["text"]
+    assert "c = 128000." in step["text"]
+    assert step["question"] == (f"At position 31, g0 = {shown(g0[2])} and x0 = {shown(x0[2])}."
+                                " Predict g1.")
+    assert step["expect"]["values"] == [g1[0]] and step["expect"]["tol"] == 0.05
+    assert step["answer"].startswith(f"{shown(g1[2])} = {shown(g0[2])} \u2212 128\u00b7")
+    assert not [s for s in zc if "tied" in s["title"]]

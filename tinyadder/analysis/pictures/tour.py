@@ -895,6 +895,42 @@ def _ffn(views, q):
     }
 
 
+def _tied_gate(views, q):
+    """A step of its own for a file whose title says "tied gate" (lokimorty-10): its two gate
+    units share the weights a, c, g0 = a·x0 + c·x1 and g1 = (a − c/1000)·x0 + c·x1, so
+    g0 − g1 = (c/1000)·x0 and x0 (normalised) is the linear branch; the step reads g0, the
+    linear branch and c/1000 from the run at q and asks for g1. None elsewhere."""
+    units = (views.get("hidden") or {}).get("L0.mlp")
+    if ("tied gate" not in views["about"].get("title", "") or not units
+            or units["units"] != ["g0", "g1"] or not units["linear"]):
+        return None
+    (g0, g1), x0 = units["pre"][q], units["linear"][q][0]
+    ratios = [(p[0][0] - p[1][0]) / lin[0][0] for p, lin in zip(units["pre"], units["linear"])
+              if lin[0][0]]
+    tie = sum(ratios) / len(ratios)
+    return {
+        "view": "residual", "state": {"pos": q, "stage": "L0.mlp"}, "section": None,
+        "title": "The tied gate",
+        "text": f"What {views['model']}'s title calls a tied gate: its FFN's two gate units "
+                f"share two weights a and c, g0 = a\u00b7x0 + c\u00b7x1 and g1 = (a \u2212 "
+                f"c/1000)\u00b7x0 + c\u00b7x1 (x0 and x1 normalised), so g0 \u2212 g1 = "
+                f"(c/1000)\u00b7x0 at every position: {'%.6g' % tie} in this run, "
+                f"(g0 \u2212 g1)/x0 averaged over its {len(ratios)} positions, so c = "
+                f"{'%.6g' % (1000 * tie)}. The table under the residual stream gives g0 "
+                f"(\u201cgate\u201d) and x0 (the linear branch, the same normalised x0).",
+        "question": f"At position {q}, g0 = {shown(g0[2])} and x0 = {shown(x0[2])}. "
+                    f"Predict g1.",
+        "expect": {"kind": "numbers", "values": [g1[0]], "texts": [shown(g1[2])],
+                   "tol": 0.05, "rule": within(0.05)},
+        "answer": f"{shown(g1[2])} = {shown(g0[2])} \u2212 {'%.6g' % tie}\u00b7"
+                  f"{shown(x0[2])}: the two gates differ only in x0's weight, so they part by "
+                  f"{'%.6g' % tie} times x0 wherever they are; the wrap is decided by where "
+                  f"x1 puts them. A file whose title does not tie them (zcbtrak-6) holds the "
+                  f"same two weights as separate literals: the tie changes how the parameters "
+                  f"are counted, not what is computed.",
+    }
+
+
 # why a rotary head attends one-hot, for the designs whose heads do (models.md: rope-10000)
 ONE_HOT = {"rope-10000": (
     " Why one-hot: each head's query is turned by a fixed angle. Its score with a key is then "
@@ -1096,7 +1132,8 @@ def any_steps(views):
                     _any_writes(views, q, f"L{layers[-1]}.mlp")] if layers else []
     steps = ([_any_tokens(views, q), _embedding(views)] +
              [_layer_heads(views, layer, q) for layer in layers] +
-             designed + [_any_readout(views, q), _switch_off(views, q), _any_failing(views),
+             designed + [_tied_gate(views, q), _any_readout(views, q), _switch_off(views, q),
+                         _any_failing(views),
                          _any_params(views)])
     return [s for s in steps if s is not None]
 
