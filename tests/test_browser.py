@@ -1073,3 +1073,28 @@ def test_learner11_the_ffn_tables_down_projection_in_the_browser(tmp_path):
     assert page_number(h["down"][0][0][1][2]) == "\u22120.390625"  # −25/64
     assert ("All units together, through the down projection: x1: ~100.002 after L0.attn + "
             "(≈ −99.0098) = ~0.992544 after L0.mlp.") in box
+
+
+@pytest.mark.slow
+def test_learner11_the_selected_column_listed_slot_by_slot(pages):
+    """Beside the residual grid the selected position's values are listed slot by slot: after
+    L1.attn, where layer 1's average paints every prompt column one colour, position 24 lists
+    eq .. scale at 3.07745·10¹⁰ and the candidates apart (learner11 5); at the readout the
+    logits follow."""
+    urls = [pages["example"].as_uri() + f"#pos=24&stage={s}" for s in ("L1.attn", "readout")]
+    doms = dump(urls)
+    views = traced(EXAMPLE)[1]
+    for url, stage in zip(urls, ("L1.attn", "readout")):
+        dom, log = doms[url]
+        assert_ran_cleanly(dom, log)
+        box = html.unescape(re.search(r'<div id="resid-column">(.*?)</div>', dom, re.S).group(1))
+        label = next(s["label"] for s in views["stages"] if s["short"] == stage)
+        assert box.startswith(f'<p class="note">Position 24 (s9) after {label}, slot by slot:')
+        listed = re.findall(r'<li><span class="slot">([^<]*)</span><span class="num">([^<]*)'
+                            r'</span></li>', box)
+        rows = next(s for s in views["residual"] if s["short"] == stage)["slots"]
+        assert listed == [(r["slot"], page_number(r["cells"][24][2])) for r in rows], listed
+        if stage == "L1.attn":
+            assert {v for _, v in listed[:5]} == {"~3.07745\u00b710\u00b9\u2070"}
+            assert len({v for _, v in listed[5:15]}) == 10
+    assert listed[-1][0] == "logit 9" and len(listed) == 26

@@ -265,12 +265,33 @@
         }
       }
     });
+    drawColumn(R, label0(state.stage));
     document.getElementById("resid-sel").setAttribute("x", (x0 + state.pos * c).toFixed(1));
     foldLogits(svg, ys, hs, state.stage === "readout");
     var label = D.stages[STAGES.indexOf(state.stage)].label;
     setText("resid-title", "Residual stream after " + label + " (" + state.stage + ")");
     document.getElementById("stage").value = String(STAGES.indexOf(state.stage));
     setText("stage-label", "after " + label);
+  }
+
+  function label0(stage) { return D.stages[STAGES.indexOf(stage)].label; }
+  // the selected position's column as a list, slot by slot, beside the grid: where one
+  // slot's colour is the same across a row (layer 1's average, shared by every position)
+  // the numbers still differ
+  function drawColumn(R, label) {
+    var box = document.getElementById("resid-column");
+    if (!box) { return; }
+    var tok = D.tokens[state.pos], list = el("ul", "column-list");
+    D.resid_rows.forEach(function (name) {
+      var row = R.rows[name];
+      if (!row) { return; }
+      var item = el("li", "");
+      item.appendChild(el("span", "slot", name));
+      item.appendChild(el("span", "num", decimal(row, state.pos)));
+      list.appendChild(item);
+    });
+    fill("resid-column", [el("p", "note", "Position " + state.pos + " (" + tok.label +
+      ") after " + label + ", slot by slot:"), list]);
   }
 
   // the logit rows hold something at the readout alone: before it they are left out, and

@@ -632,7 +632,7 @@ def page(views, docs=None, other=None):
         "attention": ('<p id="attn-top" class="note"></p>' +
                       figures.attention(views, state["head"], mode, pos)),
         "count": figures.count(views, pos),
-        "residual": figures.residual(views, stage, pos) + (
+        "residual": figures.residual(views, stage, pos) + '<div id="resid-column"></div>' + (
             # a small FFN's hidden units at the selected position (the script fills it)
             '<div id="hidden-units"></div>' if views.get("hidden") else ""),
         "sum": figures.running_sum(views, pos),
