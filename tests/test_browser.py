@@ -112,9 +112,10 @@ def test_status_line_follows_the_fragment(pages):
                       "tilt/margin = 8.4: the tilt (1000 units) beats the margin (119 units)",
                       f"lead 881 units ({page_number(d23['lead_logits'])} in logits)",
                       "head L0.h3 softmax1"]),
-        example + "#tour=6":  # a tour step sets the state, and says so
-            status(decision(EXAMPLE, 24), 24, "L1.mlp", "L0.h3", "softmax1",
-                   ["tour 6. The ruler"]),
+        example + "#tour=6":  # a tour step sets the state, and says so (its answer hidden:
+            # the state alone, test_learner11_the_status_line_keeps_the_answer_until_it_is_shown)
+            DOT.join(["tour 6. The ruler", "position 24", "after L1.mlp", "answer hidden",
+                      "head L0.h3 softmax1"]),
     }
     doms = dump(states)
     for url, (dom, log) in doms.items():
