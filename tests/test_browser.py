@@ -991,15 +991,7 @@ def test_learner8_a_small_ffns_hidden_units_in_the_browser(tmp_path):
     """jacobli99-28's page fills the table of its FFN's four hidden units for the selected
     position (learner8 14): at position 27 the carry's hinge pair u0, u1 is below 0 (out 0,
     greyed) and the wrap's pair u2, u3 fires."""
-    from explore_cases import float_views
-    from tinyadder.analysis.pictures import explore as explore_page
-    views = float_views("jacobli99-28")
-    path = tmp_path / "jl.html"
-    path.write_text(explore_page.page(views), encoding="utf-8")
-    url = path.as_uri() + "#pos=27&stage=L0.mlp"
-    dom, log = dump([url])[url]
-    assert_ran_cleanly(dom, log)
-    box = html.unescape(re.search(r'<div id="hidden-units">(.*?)</div>', dom, re.S).group(1))
+    views, box = hidden_units_box(tmp_path, "jacobli99-28", 27)
     assert ("L0.mlp: the FFN's 4 hidden units at position 27 (s3), the stage selected: what "
             "goes into each unit's relu, what comes out, and what its output adds to the "
             "stream") in box
@@ -1056,15 +1048,7 @@ def test_learner11_the_ffn_tables_down_projection_in_the_browser(tmp_path):
     """zcbtrak-6's FFN table at position 31 has the down weights ∓25/64 and what each unit
     adds to x1 through them, and under it x1's sum: 100.002 + (−99.0098) = 0.992544
     (learner11 9)."""
-    from explore_cases import float_views
-    from tinyadder.analysis.pictures import explore as explore_page
-    views = float_views("zcbtrak-6")
-    path = tmp_path / "zc.html"
-    path.write_text(explore_page.page(views), encoding="utf-8")
-    url = path.as_uri() + "#pos=31&stage=L0.mlp"
-    dom, log = dump([url])[url]
-    assert_ran_cleanly(dom, log)
-    box = html.unescape(re.search(r'<div id="hidden-units">(.*?)</div>', dom, re.S).group(1))
+    views, box = hidden_units_box(tmp_path, "zcbtrak-6", 31)
     heads = re.findall(r"<th>([^<]*)</th>", box)
     assert heads[-2:] == ["down weight", "adds out·weight"], heads
     cells = re.findall(r'<td class="num">([^<]*)</td></tr>', box)
@@ -1099,3 +1083,18 @@ def test_learner11_the_selected_column_listed_slot_by_slot(pages):
             assert {v for _, v in listed[:5]} == {"~3.07745\u00b710\u00b9\u2070"}
             assert len({v for _, v in listed[5:15]}) == 10
     assert listed[-1][0] == "logit 9" and len(listed) == 26
+
+
+def hidden_units_box(tmp_path, model, pos):
+    """(a board model's float views, the HTML of its page's FFN table at ``pos`` after
+    L0.mlp, as the script fills it in Chromium)."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    views = float_views(model)
+    path = tmp_path / f"{model}.html"
+    path.write_text(explore_page.page(views), encoding="utf-8")
+    url = path.as_uri() + f"#pos={pos}&stage=L0.mlp"
+    dom, log = dump([url])[url]
+    assert_ran_cleanly(dom, log)
+    return views, html.unescape(re.search(r'<div id="hidden-units">(.*?)</div>', dom,
+                                          re.S).group(1))
