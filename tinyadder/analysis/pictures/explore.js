@@ -265,16 +265,15 @@
         }
       }
     });
-    drawColumn(R, label0(state.stage));
+    var label = D.stages[STAGES.indexOf(state.stage)].label;
+    drawColumn(R, label);
     document.getElementById("resid-sel").setAttribute("x", (x0 + state.pos * c).toFixed(1));
     foldLogits(svg, ys, hs, state.stage === "readout");
-    var label = D.stages[STAGES.indexOf(state.stage)].label;
     setText("resid-title", "Residual stream after " + label + " (" + state.stage + ")");
     document.getElementById("stage").value = String(STAGES.indexOf(state.stage));
     setText("stage-label", "after " + label);
   }
 
-  function label0(stage) { return D.stages[STAGES.indexOf(stage)].label; }
   // the selected position's column as a list, slot by slot, beside the grid: where one
   // slot's colour is the same across a row (layer 1's average, shared by every position)
   // the numbers still differ
