@@ -112,9 +112,10 @@ def test_status_line_follows_the_fragment(pages):
                       "tilt/margin = 8.4: the tilt (1000 units) beats the margin (119 units)",
                       f"lead 881 units ({page_number(d23['lead_logits'])} in logits)",
                       "head L0.h3 softmax1"]),
-        example + "#tour=6":  # a tour step sets the state, and says so
-            status(decision(EXAMPLE, 24), 24, "L1.mlp", "L0.h3", "softmax1",
-                   ["tour 6. The ruler"]),
+        example + "#tour=6":  # a tour step sets the state, and says so (its answer hidden:
+            # the state alone, test_learner11_the_status_line_keeps_the_answer_until_it_is_shown)
+            DOT.join(["tour 6. The ruler", "position 24", "after L1.mlp", "answer hidden",
+                      "head L0.h3 softmax1"]),
     }
     doms = dump(states)
     for url, (dom, log) in doms.items():
@@ -282,8 +283,8 @@ TOUR_PROBE = """<script>(function () {
   step();
   out.first = document.getElementById("status").textContent;
   for (var k = 0; k < 7; k++) { key("ArrowRight"); step(); }
-  out.ruler = document.getElementById("status").textContent;  // step 8, after the ruler
   document.getElementById("tour-reveal").click();
+  out.ruler = document.getElementById("status").textContent;  // step 8, after the ruler
   step();
   key("ArrowLeft"); step();
   out.checks = [];
@@ -367,8 +368,9 @@ def test_tour_colours_and_softmax_mode(pages):
     assert out["checks"][8].startswith("no candidate: by this rule the published model "
                                        "writes 46.")
     # x and the lead appear in the status line from the ruler's step on, where defined
+    # (once the answer is shown: while it is hidden the line says the state only)
     assert out["first"].startswith("tour 1. Tokens and positions \u00b7 position 22 \u00b7 "
-                                   "after embed \u00b7 predicts 0 \u00b7 head"), out["first"]
+                                   "after embed \u00b7 answer hidden \u00b7 head"), out["first"]
     assert " x = " in out["ruler"] and " lead " in out["ruler"]
     # an integer answer is the conclusion typed last: the mark, then its digit
     assert out["checks"][9:11] == ["right: the run says 8", "not quite: the run says 8"]
@@ -460,7 +462,7 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     # weighs most, named by role, in the step and in the line above the map
     dom = doms[urls[0]][0]
     assert status_of(dom) == DOT.join(["tour 3. Where the query looks", "position 31",
-                                       "after L0.attn", "s0 '2': predicts '0'",
+                                       "after L0.attn", "answer hidden",
                                        "head L0.h softmax"])
     top = html.unescape(re.search(r'<p id="attn-top" class="note">(.*?)</p>', dom).group(1))
     assert top.startswith("Query 31 (s0), largest weights: b1 (21) ~0.454500, a1 (2) "
@@ -989,15 +991,7 @@ def test_learner8_a_small_ffns_hidden_units_in_the_browser(tmp_path):
     """jacobli99-28's page fills the table of its FFN's four hidden units for the selected
     position (learner8 14): at position 27 the carry's hinge pair u0, u1 is below 0 (out 0,
     greyed) and the wrap's pair u2, u3 fires."""
-    from explore_cases import float_views
-    from tinyadder.analysis.pictures import explore as explore_page
-    views = float_views("jacobli99-28")
-    path = tmp_path / "jl.html"
-    path.write_text(explore_page.page(views), encoding="utf-8")
-    url = path.as_uri() + "#pos=27&stage=L0.mlp"
-    dom, log = dump([url])[url]
-    assert_ran_cleanly(dom, log)
-    box = html.unescape(re.search(r'<div id="hidden-units">(.*?)</div>', dom, re.S).group(1))
+    views, box = hidden_units_box(tmp_path, "jacobli99-28", 27)
     assert ("L0.mlp: the FFN's 4 hidden units at position 27 (s3), the stage selected: what "
             "goes into each unit's relu, what comes out, and what its output adds to the "
             "stream") in box
@@ -1077,3 +1071,96 @@ def test_learner10_compare_and_tour_in_the_browser(tmp_path):
                                        "position first, then the one that predicts s0): ")
     assert out["checks"][3].startswith("not quite: 2 numbers asked (the digit, then the lead), "
                                        "1 given: ")
+
+
+STATUS_PROBE = r"""<script>
+(function () {
+  var out = [];
+  function status() { return document.getElementById("status").textContent; }
+  [1, 6, 8, 11].forEach(function (k) {
+    document.querySelector('[data-step="' + k + '"]').click();
+    var hidden = status();
+    document.getElementById("tour-reveal").click();
+    out.push([hidden, status()]);
+  });
+  document.body.setAttribute("data-probe", JSON.stringify(out));
+}());</script>"""
+
+
+@pytest.mark.slow
+def test_learner11_the_status_line_keeps_the_answer_until_it_is_shown(pages):
+    """While a tour step's answer is hidden the status line says the state only, not the digit,
+    x or the lead the step asks for (learner11 2); shown, it says them. Under the ln 2 variant
+    the digit is the as-built model's, and the variant's own is said beside its name (learner11
+    3)."""
+    out = probe(pages["example"], STATUS_PROBE, "#pos=24")
+    views_tour = tour_steps(traced(EXAMPLE)[1])
+    for (hidden, shown_), k in zip(out, (1, 6, 8, 11)):
+        title = f"tour {views_tour[k - 1]['title']}"
+        assert hidden.startswith(title + DOT) and DOT + "answer hidden" + DOT in hidden
+        assert not re.search(r"predicts|x = |lead ", hidden), hidden
+        assert "answer hidden" not in shown_ and "predicts" in shown_, shown_
+    assert DOT + "predicts 8" + DOT + "x = 8.0014" + DOT + "lead " in out[1][1], out[1][1]
+    # step 11 keeps step 8's position, 23: the second digit, 7 as built, 0 under ln 2
+    ln2 = next(v for v in traced(EXAMPLE)[1]["variants"] if v["key"] == "ln2")
+    assert next(r["written"] for r in ln2["rows"] if r["pos"] == 23) == "0"
+    assert out[3][1] == DOT.join(["tour 11. Change one thing", "position 23", "after L0.attn",
+                                  "as built predicts 7", "head L0.h3 softmax1",
+                                  "variant slope ln 2 predicts 0"]), out[3][1]
+
+
+@pytest.mark.slow
+def test_learner11_the_ffn_tables_down_projection_in_the_browser(tmp_path):
+    """zcbtrak-6's FFN table at position 31 has the down weights ∓25/64 and what each unit
+    adds to x1 through them, and under it x1's sum: 100.002 + (−99.0098) = 0.992544
+    (learner11 9)."""
+    views, box = hidden_units_box(tmp_path, "zcbtrak-6", 31)
+    heads = re.findall(r"<th>([^<]*)</th>", box)
+    assert heads[-2:] == ["down weight", "adds out·weight"], heads
+    cells = re.findall(r'<td class="num">([^<]*)</td></tr>', box)
+    h = views["hidden"]["L0.mlp"]
+    assert cells == [f"x1 += {page_number(row[0][1][2])}" for row in h["adds"][31]]
+    assert f'<td class="num">{page_number(h["down"][0][0][1][2])} into x1</td>' in box
+    assert page_number(h["down"][0][0][1][2]) == "\u22120.390625"  # −25/64
+    assert ("All units together, through the down projection: x1: ~100.002 after L0.attn + "
+            "(≈ −99.0098) = ~0.992544 after L0.mlp.") in box
+
+
+@pytest.mark.slow
+def test_learner11_the_selected_column_listed_slot_by_slot(pages):
+    """Beside the residual grid the selected position's values are listed slot by slot: after
+    L1.attn, where layer 1's average paints every prompt column one colour, position 24 lists
+    eq .. scale at 3.07745·10¹⁰ and the candidates apart (learner11 5); at the readout the
+    logits follow."""
+    urls = [pages["example"].as_uri() + f"#pos=24&stage={s}" for s in ("L1.attn", "readout")]
+    doms = dump(urls)
+    views = traced(EXAMPLE)[1]
+    for url, stage in zip(urls, ("L1.attn", "readout")):
+        dom, log = doms[url]
+        assert_ran_cleanly(dom, log)
+        box = html.unescape(re.search(r'<div id="resid-column">(.*?)</div>', dom, re.S).group(1))
+        label = next(s["label"] for s in views["stages"] if s["short"] == stage)
+        assert box.startswith(f'<p class="note">Position 24 (s9) after {label}, slot by slot:')
+        listed = re.findall(r'<li><span class="slot">([^<]*)</span><span class="num">([^<]*)'
+                            r'</span></li>', box)
+        rows = next(s for s in views["residual"] if s["short"] == stage)["slots"]
+        assert listed == [(r["slot"], page_number(r["cells"][24][2])) for r in rows], listed
+        if stage == "L1.attn":
+            assert {v for _, v in listed[:5]} == {"~3.07745\u00b710\u00b9\u2070"}
+            assert len({v for _, v in listed[5:15]}) == 10
+    assert listed[-1][0] == "logit 9" and len(listed) == 26
+
+
+def hidden_units_box(tmp_path, model, pos):
+    """(a board model's float views, the HTML of its page's FFN table at ``pos`` after
+    L0.mlp, as the script fills it in Chromium)."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    views = float_views(model)
+    path = tmp_path / f"{model}.html"
+    path.write_text(explore_page.page(views), encoding="utf-8")
+    url = path.as_uri() + f"#pos={pos}&stage=L0.mlp"
+    dom, log = dump([url])[url]
+    assert_ran_cleanly(dom, log)
+    return views, html.unescape(re.search(r'<div id="hidden-units">(.*?)</div>', dom,
+                                          re.S).group(1))

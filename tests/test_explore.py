@@ -1308,3 +1308,101 @@ def test_learner10_the_query_rows_outline_ends_at_the_last_column():
     js = (Path(explore.__file__).parent / "explore.js").read_text(encoding="utf-8")
     assert ('sel.setAttribute("width", (((sunk ? 1.6 : 0) + D.tokens.length) * c + 2)'
             in js)
+
+
+def test_learner11_count_at_eq_says_what_plus_adds_where_it_shows():
+    """Tour step 4's answer: count at '=' is ≈ −9.99990 at N = 3, and the answer says why:
+    '+' adds 10^-4 from four steps back (learner11 4); at N = 10 its 10^-11 does not show in
+    six digits, and the answer says nothing of it."""
+    three = tour.steps(traced("999+1", "repaired", 3)[1])[3]["answer"]
+    assert "\u2248 \u22129.99990: " in three
+    assert "\u221210 from = itself, plus 10^-4 from +, 4 steps back. " in three
+    ten = tour.steps(traced(EXAMPLE)[1])[3]["answer"]
+    assert "\u221210 from = itself. " in ten and "steps back" not in ten
+
+
+def test_learner11_the_walkthroughs_biases_are_the_pages_own_at_n_3():
+    """The walkthrough's section 10, carried in the page, names N = 10's biases 0, 30 or 45
+    instead of 15; at N = 3 the page says its own buttons' 0, 82 or 123 instead of 41 beside
+    them (learner11 13); at N = 10 the text stays the walkthrough's."""
+    said = explore.WALKTHROUGH_BIASES
+    docs = explore.walkthrough()
+    assert said in docs["10-more-digits-and-precision"][1]
+    three = explore._embedded(docs, traced("999+1", "repaired", 3)[1])
+    assert ("bias 0, 82 or 123 instead of 41 (at N = 3; the walkthrough's N = 10 has 0, 30 "
+            "or 45 instead of 15)") in three
+    assert "layer 1's " + said not in three
+    ten = explore._embedded(docs, traced(EXAMPLE)[1])
+    assert "layer 1's " + said + ", and" in ten and "at N = 3" not in ten
+
+
+def test_learner11_the_ffn_table_shows_the_down_projection():
+    """zcbtrak-6's FFN table (views.hidden_units) carries its down projection: g0 and g1 write
+    x1 with weights −25/64 and +25/64, their outs times those sum to the FFN's whole write,
+    and x1 after L0.attn plus it is x1 after L0.mlp: 100.002 − 99.0098 = 0.992544 at position
+    31 (learner11 9). The tour's step says "close to 100" and its answer the sum."""
+    from explore_cases import float_views
+    views = float_views("zcbtrak-6")
+    h = views["hidden"]["L0.mlp"]
+    assert h["writes"] is None
+    assert [[(s, c[0]) for s, c in row] for row in h["down"]] == [[("x1", -25 / 64)],
+                                                                  [("x1", 25 / 64)]]
+    q = 31
+    adds = [c[0] for row in h["adds"][q] for _, c in row]
+    assert adds == [o[0] * w for o, w in zip(h["post"][q], (-25 / 64, 25 / 64))]
+    wrote = h["wrote"][q]["x1"][0]
+    assert abs(sum(adds) - wrote) <= 1e-12 * abs(wrote)
+    x1 = {stage: _slot_value(views, stage, "x1", q) for stage in ("L0.attn", "L0.mlp")}
+    assert x1["L0.attn"] + wrote == x1["L0.mlp"]
+    assert (round(x1["L0.attn"], 3), round(wrote, 4), round(x1["L0.mlp"], 6)) == (
+        100.002, -99.0098, 0.992544)
+    ffn = next(s for s in tour.steps(views) if s["title"].endswith("The FFN"))
+    assert "takes 100 off" not in ffn["text"] and "close to 100 off x1" in ffn["text"]
+    assert ffn["answer"].startswith(
+        "~0.992544 = ~100.002 + (\u2248 \u221299.0098): the units' outs times their down "
+        "weights, summed (the table's last column), add \u2248 \u221299.0098 to x1, not "
+        "exactly \u2212100.")
+    # jacobli99-28's weights are plain numbers: its table says its writes as formulas
+    assert "down" not in float_views("jacobli99-28")["hidden"]["L0.mlp"]
+
+
+def _slot_value(views, stage, slot, pos):
+    rows = next(s for s in views["residual"] if s["short"] == stage)["slots"]
+    return next(r for r in rows if r["slot"] == slot)["cells"][pos][0]
+
+
+def test_learner11_a_board_models_attention_step_says_its_colour_band():
+    """zcbtrak-6's tour step 3: the map's colours run over its clipped band, 10⁻¹⁰ to 1, so
+    a2's and b2's weights near 10⁻⁵ are coloured halfway along it; the step says so
+    (learner11 12)."""
+    from explore_cases import float_views
+    views = float_views("zcbtrak-6")
+    assert views["heads"]["L0.h"]["scale"] == (-10, 0)
+    step = next(s for s in tour.steps(views) if s["title"] == "3. Where the query looks")
+    assert ("The colours are on a log scale clipped to 10\u207b\u00b9\u2070 (palest) \u2026 1 "
+            "(darkest), so a weight of 10\u207b\u2075 is drawn halfway along it, as visibly as "
+            "a live one (grey: below 10\u207b\u00b9\u2070); the line above") in step["text"]
+
+
+def test_learner11_lokimorty_10s_tour_has_a_step_of_its_own():
+    """lokimorty-10's tour is not zcbtrak-6's: a step on what its title calls a tied gate,
+    g0 − g1 = (c/1000)·x0, with g0, x0 and c/1000 = 128 read from its run and g1 to predict
+    (learner11 8); zcbtrak-6's title ties nothing and its tour has no such step."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures.svg import shown
+    views = float_views("lokimorty-10")
+    loki = tour.steps(views)
+    zc = tour.steps(float_views("zcbtrak-6"))
+    assert [s["title"] for s in loki if s["title"] not in [t["title"] for t in zc]] == [
+        "7. The tied gate", "8. The readout", "9. The parameters"]
+    step = loki[6]
+    h = views["hidden"]["L0.mlp"]
+    (g0, g1), x0 = h["pre"][31], h["linear"][31][0]
+    assert abs(g0[0] - g1[0] - 128 * x0[0]) <= 1e-9 * g0[0]
+    assert "so g0 \u2212 g1 = (c/1000)\u00b7x0 at every position: 128 in this run" in step["text"]
+    assert "c = 128000." in step["text"]
+    assert step["question"] == (f"At position 31, g0 = {shown(g0[2])} and x0 = {shown(x0[2])}."
+                                " Predict g1.")
+    assert step["expect"]["values"] == [g1[0]] and step["expect"]["tol"] == 0.05
+    assert step["answer"].startswith(f"{shown(g1[2])} = {shown(g0[2])} \u2212 128\u00b7")
+    assert not [s for s in zc if "tied" in s["title"]]

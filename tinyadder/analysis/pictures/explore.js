@@ -109,16 +109,23 @@
     var parts = [];
     if (state.tour) { parts.push("tour " + TOUR[state.tour - 1].title); }
     parts.push("position " + state.pos, "after " + state.stage);
-    var d = decision(state.pos);
+    var hidden = state.tour && document.getElementById("tour-answer").hidden;
+    // while a tour step's answer is hidden the line says the state only: what the position
+    // predicts, x and the lead would answer the step's question above it
+    var d = hidden ? null : decision(state.pos);
+    var changed = state.variant !== D.defaults.variant;
+    var built = changed ? "as built predicts " : "predicts ";
     // x, the tilt and the lead are the last FFN's and the readout's: they wait for those
     // stages, and in the tour for the step that defines them (the ruler)
     var ruler = TOUR.map(function (t) { return t.view; }).indexOf("ruler") + 1;
     var early = (state.tour && ruler && state.tour < ruler) ||
                 STAGES.indexOf(state.stage) < STAGES.length - 2;
-    if (d && early) {
-      parts.push("predicts " + d.written);
+    if (hidden) {
+      parts.push("answer hidden");
+    } else if (d && early) {
+      parts.push(built + d.written);
     } else if (d) {
-      var pred = "predicts " + d.written;
+      var pred = built + d.written;
       if (d.right !== d.written) { pred += ", right digit " + d.right; }
       parts.push(pred);
       parts.push("x = " + shown(d.x_text));
@@ -135,9 +142,11 @@
     }
     parts.push("head " + state.head + " " +
                (state.mode === "softmax1" ? D.heads[state.head].kind : "softmax"));
-    if (state.variant !== D.defaults.variant) {  // change one thing: which run is drawn
+    if (changed) {  // change one thing: which run is drawn, and what it writes here
       var named = document.querySelector('button[data-variant="' + state.variant + '"]');
-      parts.push("variant " + (named ? named.textContent : state.variant));
+      var own = (D.variant_writes[state.variant] || {})[state.pos];
+      parts.push("variant " + (named ? named.textContent : state.variant) +
+                 (own !== undefined && !hidden ? " predicts " + own : ""));
     }
     if (C && state.compare) {
       var m = matched(state.pos);
@@ -258,12 +267,32 @@
         }
       }
     });
+    var label = D.stages[STAGES.indexOf(state.stage)].label;
+    drawColumn(R, label);
     document.getElementById("resid-sel").setAttribute("x", (x0 + state.pos * c).toFixed(1));
     foldLogits(svg, ys, hs, state.stage === "readout");
-    var label = D.stages[STAGES.indexOf(state.stage)].label;
     setText("resid-title", "Residual stream after " + label + " (" + state.stage + ")");
     document.getElementById("stage").value = String(STAGES.indexOf(state.stage));
     setText("stage-label", "after " + label);
+  }
+
+  // the selected position's column as a list, slot by slot, beside the grid: where one
+  // slot's colour is the same across a row (layer 1's average, shared by every position)
+  // the numbers still differ
+  function drawColumn(R, label) {
+    var box = document.getElementById("resid-column");
+    if (!box) { return; }
+    var tok = D.tokens[state.pos], list = el("ul", "column-list");
+    D.resid_rows.forEach(function (name) {
+      var row = R.rows[name];
+      if (!row) { return; }
+      var item = el("li", "");
+      item.appendChild(el("span", "slot", name));
+      item.appendChild(el("span", "num", decimal(row, state.pos)));
+      list.appendChild(item);
+    });
+    fill("resid-column", [el("p", "note", "Position " + state.pos + " (" + tok.label +
+      ") after " + label + ", slot by slot:"), list]);
   }
 
   // the logit rows hold something at the readout alone: before it they are left out, and
@@ -946,11 +975,13 @@
         (stage === state.stage ? ", the stage selected" : "") + ": what goes into each " +
         "unit's " + h.act + (h.linear ? " (the gate), its linear branch, and what comes out, " +
                              h.act + "(gate)\u00b7linear" : ", what comes out") +
-        (h.writes ? ", and what its output adds to the stream" : "")));
+        (h.writes ? ", and what its output adds to the stream" : "") +
+        (h.down ? ", its down weight and what out\u00b7weight adds to the stream" : "")));
       var head = el("tr", "");
       ["unit"].concat(h.into ? ["into the " + h.act] : [], [h.linear ? "gate" : "value in"],
                       h.linear ? ["linear branch"] : [], ["out"],
-                      h.writes ? ["adds to the stream"] : []).forEach(function (t) {
+                      h.writes ? ["adds to the stream"] : [],
+                      h.down ? ["down weight", "adds out\u00b7weight"] : []).forEach(function (t) {
         head.appendChild(el("th", "", t));
       });
       table.appendChild(head);
@@ -959,13 +990,32 @@
         [el("td", "", u)].concat(h.into ? [el("td", "", h.into[i])] : [],
           [el("td", "num", shown(h.pre[state.pos][i]))],
           h.linear ? [el("td", "num", shown(h.linear[state.pos][i]))] : [],
-          [el("td", "num", shown(out))], h.writes ? [el("td", "", h.writes[i])] : [])
+          [el("td", "num", shown(out))], h.writes ? [el("td", "", h.writes[i])] : [],
+          h.down ? [el("td", "num", h.down[i].map(function (p) {
+                      return shown(p[1][2]) + " into " + p[0]; }).join(", ")),
+                    el("td", "num", slotValues(h.adds[state.pos][i], " += "))] : [])
           .forEach(function (td) { tr.appendChild(td); });
         table.appendChild(tr);
       });
       nodes.push(table);
+      if (h.down) { nodes.push(el("p", "note ffn-wrote", wrote(h, stage))); }
     });
     fill("hidden-units", nodes);
+  }
+
+  function slotValues(pairs, joint) {  // [[slot, cell]] as 'x1 += −594.335'
+    return pairs.map(function (p) { return p[0] + joint + shown(p[1][2]); }).join(", ");
+  }
+  // what the FFN's units write in all at the selected position, and each slot before and
+  // after it: x1: 100.002 after L0.attn + (−99.0098) = 0.992544 after L0.mlp
+  function wrote(h, stage) {
+    var before = STAGES[STAGES.indexOf(stage) - 1], w = h.wrote[state.pos];
+    return "All units together, through the down projection: " +
+      Object.keys(w).map(function (slot) {
+        var cells = function (s) { return D.residual[s].rows[slot].cells[state.pos][2]; };
+        return slot + ": " + shown(cells(before)) + " after " + before + " + (" +
+               shown(w[slot][2]) + ") = " + shown(cells(stage)) + " after " + stage;
+      }).join("; ") + ".";
   }
 
   function render() {
@@ -1178,6 +1228,7 @@
     on("tour-reveal", "click", function () {
       document.getElementById("tour-answer").hidden = false;
       document.getElementById("tour-reveal").hidden = true;
+      document.getElementById("status").textContent = statusText();  // now it may say all
     });
     document.addEventListener("keydown", function (ev) {
       var tag = ev.target && ev.target.tagName;

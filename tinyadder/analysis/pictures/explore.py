@@ -168,6 +168,8 @@ def page_data(views, other=None):
         "embedded": EMBEDDED.get(views.get("design"), {}),
         "defaults": defaults(views), "tour": tour.steps(views),
         "variants": [v["key"] for v in views["variants"]],
+        "variant_writes": {v["key"]: {r["pos"]: r["written"] for r in v["rows"]}
+                           for v in views["variants"]},
         "softmax": views["softmax"] is not None, "levels": svg.LEVEL_LETTERS,
         "compare": compare_data(views, other) if other else None,
         "hidden": {stage: {**h, **{k: h[k] and [[c[2] for c in row] for row in h[k]]
@@ -359,6 +361,26 @@ def cited(views):
     return keys | ({"whole"} if views["family"] else set())
 
 
+# walkthrough section 10's biases, TinyAdder-36's at N = 10
+WALKTHROUGH_BIASES = "bias 0, 30 or 45 instead of 15"
+
+
+def own_biases(views, text):
+    """A walkthrough section's text with its N = 10 biases (``WALKTHROUGH_BIASES``) said as
+    this page's buttons say them where its N is not 10: 'bias 0, 82 or 123 instead of 41 (at
+    N = 3; the walkthrough's N = 10 has 0, 30 or 45 instead of 15)'."""
+    labels = {v["key"]: v["label"].removeprefix("bias ") for v in views["variants"]}
+    built = re.search(r", not ([^:]+):", next(
+        (v["what"] for v in views["variants"] if v["key"] == "bias0"), "")) if \
+        views["digits"] != 10 else None
+    if built is None:
+        return text
+    own = (f"bias {labels['bias0']}, {labels['bias2']} or {labels['bias3']} instead of "
+           f"{built.group(1)} (at N = {views['digits']}; the walkthrough's N = 10 has "
+           f"{WALKTHROUGH_BIASES.removeprefix('bias ')})")
+    return text.replace(WALKTHROUGH_BIASES, own)
+
+
 def _embedded(docs, views):
     """The walkthrough's cited sections, at the end of the page, in its own order."""
     if not docs:
@@ -367,8 +389,8 @@ def _embedded(docs, views):
     order = [anchor for key, (number, anchor) in sorted(
         tour.SECTIONS.items(), key=lambda s: int(s[1][0]) if s[1][0].isdigit() else 99)
         if key in keys] + sorted(section_of(k)[1] for k in keys if k.startswith("ex:"))
-    parts = "".join(f'<article id="wt-{escape(a)}"><h3>{escape(docs[a][0])}</h3>{docs[a][1]}'
-                    f'</article>' for a in order if a in docs)
+    parts = "".join(f'<article id="wt-{escape(a)}"><h3>{escape(docs[a][0])}</h3>'
+                    f'{own_biases(views, docs[a][1])}</article>' for a in order if a in docs)
     if not parts:
         return ""
     models = any(k.startswith("ex:") for k in keys)
@@ -627,7 +649,7 @@ def page(views, docs=None, other=None):
         "attention": ('<p id="attn-top" class="note"></p>' +
                       figures.attention(views, state["head"], mode, pos)),
         "count": figures.count(views, pos),
-        "residual": figures.residual(views, stage, pos) + (
+        "residual": figures.residual(views, stage, pos) + '<div id="resid-column"></div>' + (
             # a small FFN's hidden units at the selected position (the script fills it)
             '<div id="hidden-units"></div>' if views.get("hidden") else ""),
         "sum": figures.running_sum(views, pos),

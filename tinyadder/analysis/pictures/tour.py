@@ -169,10 +169,19 @@ def _count(views):
                              for k in (c[n], c[plus + 1], c[first])],
                    "texts": [shown(k[2]) for k in (c[n], c[plus + 1], c[first])]},
         "answer": f"{shown(c[n][2])}, {shown(c[plus + 1][2])} and {shown(c[first][2])}: "
-                  f"10^-{n} from <bos>; 10^-1 from + (plus <bos>'s leakage); \u221210 from = itself. Positive on the "
+                  f"10^-{n} from <bos>; 10^-1 from + (plus <bos>'s leakage); \u221210 from = "
+                  f"itself{_plus_at_eq(c[first][0], first - plus)}. Positive on the "
                   f"prompt, so each digit counts at its place; negative from = on, so each "
                   f"digit written is taken back out at its place.{after}",
     }
+
+
+def _plus_at_eq(count, back):
+    """What '+' adds to count at '=', ``back`` steps before it: 10^-back, said where the six
+    digits shown see it (at N = 3, −10 + 10^-4 = −9.9999), else ''."""
+    if abs(count + 10) <= 1e-6 * 10:
+        return ""
+    return f", plus 10^-{back} from +, {back} steps back"
 
 
 def _sum(views, q):
@@ -452,6 +461,18 @@ def _top_keys(views, key, q):
     return sorted(keys, key=lambda k: -k[1])
 
 
+def _band_said(scale):
+    """Where a head's clipped log colour band (``heat.clipped_scale``) runs, and that a weight
+    far below the largest is still coloured: ' clipped to 10⁻¹⁰ (palest) … 1 (darkest), so a
+    weight of 10⁻⁵ is drawn halfway along it, ...'."""
+    lo = scale[0]
+    if lo > -2:
+        return f" clipped to {power(lo)} (palest) \u2026 1 (darkest)"
+    return (f" clipped to {power(lo)} (palest) \u2026 1 (darkest), so a weight of "
+            f"{power(lo // 2)} is drawn halfway along it, as visibly as a live one (grey: "
+            f"below {power(lo)})")
+
+
 def _any_attention(views, q, key):
     top = _top_keys(views, key, q)
     layer = views["heads"][key]["layer"]
@@ -465,8 +486,9 @@ def _any_attention(views, q, key):
         "title": "Where the query looks" + (f" in layer {layer}" if layer else ""),
         "text": f"Position {q} ({_label_of(views, q)}) predicts "
                 f"{_label_of(views, q + 1)}. Its row in head {key}'s map is the weight it "
-                f"gives each earlier key; the colours are on a log scale, and the line above "
-                f"the map lists the largest weights in numbers.",
+                f"gives each earlier key. The colours are on a log scale" +
+                _band_said(views["heads"][key]["scale"]) + "; the line above the map lists "
+                "the largest weights in numbers.",
         "question": f"Which two keys does query {q} weigh most? (their labels, e.g. a3 b3)",
         "expect": {"kind": "words", "values": [_word(top[0][0]), _word(top[1][0])],
                    "texts": [top[0][0], top[1][0]]},
@@ -645,9 +667,9 @@ CARRY = {  # design: (slot, whether the step asks for its change in the attentio
 for _carry in ("linear", "hinge"):
     CARRY[f"rope-10000/{_carry}"] = CARRY["rope-10000/norm"]
 FFN = {  # design: (slot, what the FFN does there, tolerance)
-    "rope-19": ("x1", "It wraps the column: a pair of SiLU units takes 100 off x1 when x1/10 "
-                      "reaches 9.5, so x1/10 is within 0.25 of s{k}; the carry came in "
-                      "through the attention.", 2.5),
+    "rope-19": ("x1", "It wraps the column: a pair of SiLU units takes close to 100 off x1 "
+                      "once x1/10 passes 9.5, so x1/10 is within 0.25 of s{k}; the carry came "
+                      "in through the attention.", 2.5),
     "sinusoid-11": ("acc", "It adds the carry, min(max(pe_sin \u2212 digit \u2212 1/2, 0), 1) "
                            "(a hinge pair), and wraps acc (another pair takes 10 off when it "
                            "reaches 10): acc is within 1/2 of s{k}.", 0.5),
@@ -841,9 +863,25 @@ def _units_said(views, slot):
     if not units:
         return ""
     relu = " (0: it does not fire)" if units["act"] == "relu" else ""
-    adds = f", and what it adds to {slot}" if units["writes"] else ""
+    adds = (f", and what it adds to {slot}" if units["writes"] else
+            f", its down weight and what it adds to {slot} through it" if units.get("down")
+            else "")
     return (f" The table under the residual stream lists the FFN's {len(units['units'])} "
             f"hidden units at this position: what goes into each, what comes out{relu}{adds}.")
+
+
+def _down_said(views, slot, q):
+    """A small FFN's whole write into ``slot`` at ``q`` through its down projection, where the
+    hidden units' table shows it (``views.hidden_units``' down): ' = 100.002 + (−99.0098):
+    ...', or ''."""
+    units = (views.get("hidden") or {}).get("L0.mlp")
+    if not units or not units.get("down") or slot not in units["wrote"][q]:
+        return ""
+    before = _residual_at(views, "L0.attn", slot, q)
+    wrote = units["wrote"][q][slot]
+    return (f" = {shown(before[2])} + ({shown(wrote[2])}): the units' outs times their down "
+            f"weights, summed (the table's last column), add {shown(wrote[2])} to {slot}" +
+            (", not exactly \u2212100" if views["design"] == "rope-19" else ""))
 
 
 def _ffn(views, q):
@@ -866,11 +904,47 @@ def _ffn(views, q):
                     f"a{k} = {a}, b{k} = {b}, s{k} = {s})",
         "expect": {"kind": "numbers", "values": [centre], "texts": [shown(value[2])],
                    "tol": tol, "rule": within(tol)},
-        "answer": f"{shown(value[2])}" + (
+        "answer": f"{shown(value[2])}" + _down_said(views, slot, q) + (
             ", that is 0 but for the far keys' weights (e to a very negative power, which an "
             "exact run keeps and a float run rounds to 0)" if dust(value) else "") +
                   f". The readout's parabola then writes the digit nearest "
                   f"{'x1/10' if views['design'] == 'rope-19' else 'its vertex'}: {s}.",
+    }
+
+
+def _tied_gate(views, q):
+    """A step of its own for a file whose title says "tied gate" (lokimorty-10): its two gate
+    units share the weights a, c, g0 = a·x0 + c·x1 and g1 = (a − c/1000)·x0 + c·x1, so
+    g0 − g1 = (c/1000)·x0 and x0 (normalised) is the linear branch; the step reads g0, the
+    linear branch and c/1000 from the run at q and asks for g1. None elsewhere."""
+    units = (views.get("hidden") or {}).get("L0.mlp")
+    if ("tied gate" not in views["about"].get("title", "") or not units
+            or units["units"] != ["g0", "g1"] or not units["linear"]):
+        return None
+    (g0, g1), x0 = units["pre"][q], units["linear"][q][0]
+    ratios = [(p[0][0] - p[1][0]) / lin[0][0] for p, lin in zip(units["pre"], units["linear"])
+              if lin[0][0]]
+    tie = sum(ratios) / len(ratios)
+    return {
+        "view": "residual", "state": {"pos": q, "stage": "L0.mlp"}, "section": None,
+        "title": "The tied gate",
+        "text": f"What {views['model']}'s title calls a tied gate: its FFN's two gate units "
+                f"share two weights a and c, g0 = a\u00b7x0 + c\u00b7x1 and g1 = (a \u2212 "
+                f"c/1000)\u00b7x0 + c\u00b7x1 (x0 and x1 normalised), so g0 \u2212 g1 = "
+                f"(c/1000)\u00b7x0 at every position: {'%.6g' % tie} in this run, "
+                f"(g0 \u2212 g1)/x0 averaged over its {len(ratios)} positions, so c = "
+                f"{'%.6g' % (1000 * tie)}. The table under the residual stream gives g0 "
+                f"(\u201cgate\u201d) and x0 (the linear branch, the same normalised x0).",
+        "question": f"At position {q}, g0 = {shown(g0[2])} and x0 = {shown(x0[2])}. "
+                    f"Predict g1.",
+        "expect": {"kind": "numbers", "values": [g1[0]], "texts": [shown(g1[2])],
+                   "tol": 0.05, "rule": within(0.05)},
+        "answer": f"{shown(g1[2])} = {shown(g0[2])} \u2212 {'%.6g' % tie}\u00b7"
+                  f"{shown(x0[2])}: the two gates differ only in x0's weight, so they part by "
+                  f"{'%.6g' % tie} times x0 wherever they are; the wrap is decided by where "
+                  f"x1 puts them. A file whose title does not tie them (zcbtrak-6) holds the "
+                  f"same two weights as separate literals: the tie changes how the parameters "
+                  f"are counted, not what is computed.",
     }
 
 
@@ -1076,7 +1150,8 @@ def any_steps(views):
                     _any_writes(views, q, f"L{layers[-1]}.mlp")] if layers else []
     steps = ([_any_tokens(views, q), _embedding(views)] +
              [_layer_heads(views, layer, q) for layer in layers] +
-             designed + [_any_readout(views, q), _switch_off(views, q), _any_failing(views),
+             designed + [_tied_gate(views, q), _any_readout(views, q), _switch_off(views, q),
+                         _any_failing(views),
                          _any_params(views)])
     return [s for s in steps if s is not None]
 

@@ -32,7 +32,7 @@ from ...addition import answer, digits_of, encode
 from ...construction import SLOTS
 from ...numbers import is_zero
 from ... import task as tasks
-from ...weights import live_heads
+from ...weights import Factored, live_heads
 from ..explain import (approx, boxed, decisions, dust, dust_exponent, remaining_values, scales,
                        short, x_text)
 from ..families import design, family_meanings
@@ -290,7 +290,42 @@ def hidden_units(cache):
                             "writes": _plain(lambda: [_writes(mlp.W_out[u]) for u in units]),
                             "pre": rows("hook_pre"), "linear": rows("hook_pre_linear"),
                             "post": rows("hook_post")}
+        if out[f"L{i}.mlp"]["writes"] is None:
+            out[f"L{i}.mlp"].update(_down(cache, i, units))
     return out
+
+
+def _down_weights(ns, w_out, units):
+    """{unit: {slot: w}}: the down projection W_out as values of ``ns``, a factored one's
+    A·B summed over its inner names (zcbtrak-6's g1: 1·(100/(256/√2))·(1/√2) = 25/64)."""
+    if not isinstance(w_out, Factored):
+        return {u: {s: ns.const(w) for s, w in w_out.get(u, {}).items()} for u in units}
+    out = {}
+    for u in units:
+        row = {}
+        for d, a in w_out.A.get(u, {}).items():
+            for s, b in w_out.B.get(d, {}).items():
+                row[s] = row.get(s, ns.zero) + ns.const(a) * ns.const(b)
+        out[u] = row
+    return out
+
+
+def _down(cache, layer, units):
+    """A small FFN's down projection where its weights are no plain numbers: ``down`` per
+    unit [[slot, w]], ``adds`` per position per unit [[slot, out·w]] (what the unit's output
+    writes through it), ``wrote`` per position {slot: the FFN's whole write} (hook_mlp_out,
+    the sum of the units' ``adds`` in the run), as ``cell``s."""
+    ns, name = cache.ns, f"blocks.{layer}"
+    with ns.arithmetic():
+        w = _down_weights(ns, cache.model.blocks[layer].mlp.W_out, units)
+        post = cache[f"{name}.mlp.hook_post"]
+        adds = [[[[s, cell(row[i] * v)] for s, v in w[u].items()] for i, u in enumerate(units)]
+                for row in post]
+    slots = list(cache.labels(f"{name}.hook_mlp_out"))
+    written = sorted({s for u in units for s in w[u]}, key=slots.index)
+    return {"down": [[[s, cell(v)] for s, v in w[u].items()] for u in units], "adds": adds,
+            "wrote": [{s: cell(row[slots.index(s)]) for s in written}
+                      for row in cache[f"{name}.hook_mlp_out"]]}
 
 
 def _plain(formulas):
