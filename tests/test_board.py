@@ -287,10 +287,10 @@ def test_board_lists_every_file_with_its_counts():
         ('bingbangboom-lab-87', 'numel', 283),
         ('jacobli99-93', 'numel', 90),
         ('cosminscn-130', 'numel', 156),
-        ('jackcai1206-234', 'unique', 518),
         ('bingbangboom-lab-148', 'numel', 283),
         ('xangma-177', 'numel', 283),
-        ('xangma-197', 'numel', 303)]
+        ('xangma-197', 'numel', 303),
+        ('jackcai1206-234', 'unique', 518)]
 
 
 # a pair each "fails" of the program column is added wrong by its float replay
