@@ -5,8 +5,9 @@ explorer's clipped scale (``clipped_scale``: the head's highest band of weights 
 down to a round number of decades): ' ' below it ("≈ 0"); below 10^-5, a digit per ``step``
 decades of the weight's exponent, the larger the digit the smaller the weight (head 3's e-20,
 e-31, e-42 are '3', '5', '7', eleven decades apart); then ``TOP``, '+' '*' '#' '%' '@', a
-decade each up to 1. The softmax1 sink comes last (an ordinary softmax has none). A key a fixed attention bias masks is ``MASKED``, a weight that is not a number (a
-float overflow) ``NOT_A_NUMBER``. Head 3's digit keys' 10^-458 are ' ', its special keys'
+decade each up to 1. The softmax1 sink comes last (an ordinary softmax has none). A key a
+fixed attention bias masks is ``MASKED``, a weight that is not a number (a float overflow)
+``NOT_A_NUMBER``. Head 3's digit keys' 10^-458 are ' ', its special keys'
 10^-20, 10^-31 and 10^-42 are '3', '5' and '7'. ANSI colour (viridis) is added only when
 asked, which the command line does on a terminal unless NO_COLOR is set.
 
@@ -116,9 +117,9 @@ def digit_spans(lo):
     """[(digit, first exponent, last exponent)] of the digits below 10^-5 on the scale [lo, 0]:
     the digit of exponent e (the weight's 10^-e <= w < 10^-(e-1)) is min(9, e // step(lo)),
     from e = 6 (just below 10^-5) to e = -lo (the scale's floor), the largest weights first."""
-    n = step(lo)
-    digits = range((DECADES + 1) // n, min(9, -lo // n) + 1)
-    return [(d, max(DECADES + 1, d * n), -lo if d == digits[-1] else d * n + n - 1)
+    n, floor = step(lo), -math.floor(lo)
+    digits = range((DECADES + 1) // n, min(9, floor // n) + 1)
+    return [(d, max(DECADES + 1, d * n), floor if d == digits[-1] else d * n + n - 1)
             for d in digits]
 
 
@@ -129,9 +130,9 @@ def legend(layer, head, pos, lo, width=80):
     first = f"    L{layer}.{head} from {pos}: '{RAMP[0]}' below 10^{lo}; "
     if lo >= -DECADES:
         return [f"{first[:-2]}, '{TOP}' a decade each up to 1"]
-    spans = {d: f"e-{e}..e-{f}" if e < f else f"e-{e}" for d, e, f in digit_spans(lo)}
-    (big, *_), (small, *_) = digit_spans(lo)[0], digit_spans(lo)[-1]
-    n = step(lo)
+    found = digit_spans(lo)
+    spans = {d: f"e-{e}..e-{f}" if e < f else f"e-{e}" for d, e, f in found}
+    big, small, n = found[0][0], found[-1][0], step(lo)
     if big == small:
         said = f"below 10^-{DECADES} '{big}' ({spans[big]})"
     else:
