@@ -392,6 +392,8 @@ def block(d, expected=None, verbose=False):
              f"offset {short(d.bias + d.leakage, sig=3 if verbose else 2)}{parts}",
              f"  x = {x_text(d)} -> nearest mark {d.nearest}.5 -> digit "
              f"{d.nearest}; margin {figure(d.margin)} units over {d.rival}"]
+    if any(d.others) and not d.flipped:
+        lines.append(tilt_line(d))
     if expected is not None and d.remaining != expected:
         lines.append(f"  ! R is off by {d.remaining - expected} units: a + b minus the digits "
                      f"written is {expected} (rounding)")
@@ -399,8 +401,6 @@ def block(d, expected=None, verbose=False):
         lines.append(f"  ! the readout's tilt favours {d.chosen} by {figure(d.tilt)} units, "
                      f"{figure(d.tilt / d.margin, 2)} times the margin: it writes {d.chosen}, "
                      f"not {d.nearest}")
-    elif any(d.others):
-        lines.append(tilt_line(d))
     if d.remaining < 0:
         lines.append("  R < 0: the digits written already exceed a + b")
     elif d.margin < SMALL and not d.flipped and d.remaining < 10 * d.place:
