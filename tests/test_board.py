@@ -266,7 +266,8 @@ def test_board_lists_every_file_with_its_counts():
     assert out.splitlines()[4] == (
         "| zcbtrak-6 | hand-coded | rope-19 | zcbtrak | 6 | 6 | free | 47 | float64 | 100% | "
         "proved | proved | 100% on the test suite; fails on none of 10^20 pairs (proved: "
-        "tinyadder prove --model zcbtrak-6 --carries-first) | used by no entry: embed_w1, v_proj_w, gate_w0, gate_w1, carry_w; 47 other "
+        "tinyadder prove --model zcbtrak-6 --carries-first) | used by no entry: embed_w1, v_proj_w, gate_w0, gate_w1, carry_w (no "
+        "tensor entry names or equals one: the file holds literals in their place); 47 other "
         "non-zero entries are literals, not derived from them (the original's constants "
         "outside its count) | Kiguli/AdderBoard "
         "submissions/hand_coded/zcbtrak_6p.py @ e5167440c8e9d0ba167f54e0882bc525f8d06a84 "
@@ -286,10 +287,10 @@ def test_board_lists_every_file_with_its_counts():
         ('bingbangboom-lab-87', 'numel', 283),
         ('jacobli99-93', 'numel', 90),
         ('cosminscn-130', 'numel', 156),
-        ('jackcai1206-234', 'unique', 518),
         ('bingbangboom-lab-148', 'numel', 283),
         ('xangma-177', 'numel', 283),
-        ('xangma-197', 'numel', 303)]
+        ('xangma-197', 'numel', 303),
+        ('jackcai1206-234', 'unique', 518)]
 
 
 # a pair each "fails" of the program column is added wrong by its float replay
@@ -640,10 +641,32 @@ def test_rate_lines_state_the_suite_beside_the_count():
         "99.91% on the test suite (9 of 10,010 wrong); fails on ")
     assert board.prove_cell("alexlitz-36") == "fails 74,318,182,169,594"
     assert board.prove_cell("staghado-122") == "fails [1.20e15, 10^20]"
+    # a high bound of all 10^20 pairs says nothing: the line says so, not "between ... and"
     assert board.rate_line("staghado-122") == (
-        "99.95% on the test suite (5 of 10,010 wrong); fails on between 1,200,000,000,000,000 "
-        "and 100,000,000,000,000,000,000 of 10^20 pairs (certified: tinyadder board --count "
-        "staghado-122 --sets 1)")
+        "99.95% on the test suite (5 of 10,010 wrong); fails on at least 1,200,000,000,000,000 "
+        "of 10^20 pairs (certified: tinyadder board --count staghado-122 --sets 1); no upper "
+        "bound at the prover's budget")
+    assert board.rate_line("vijec-52") == (
+        "100% on the test suite; undecided: not bounded by the prover at its budget (tinyadder "
+        "board --count vijec-52; docs/models.md, \"Verdicts and counts\")")
+    assert "## Verdicts and counts\n" in (ROOT / "docs" / "models.md").read_text("utf-8")
+    wide = [n for n, c in board.COUNTS.items() if c.high == board.TOTAL]
+    assert not any("between" in board.rate_line(n) for n in wide)
+
+
+def test_the_list_ends_where_a_learner_starts():
+    """The last lines name a tour and the pages' real sections (the list of one entry: the
+    whole list is test_board_lists_every_file_with_its_counts's, a slow test)."""
+    out = "\n".join(board.table([board.any_entry("zcbtrak-6")])) + "\n"
+    assert out.endswith(
+        "\nto learn a design: tinyadder explore --model zcbtrak-6 7650676663+0149460439 (a "
+        "guided\ntour; every model opens in the explorer), docs/walkthrough.md (\"Another "
+        "design:\nzcbtrak-6, one layer and RoPE\") and docs/models.md (\"Worked examples, one "
+        "per family\": a\ntraced position of each family)\n")
+    assert "\n## Another design: zcbtrak-6, one layer and RoPE\n" in (
+        ROOT / "docs" / "walkthrough.md").read_text("utf-8")
+    assert "\n## Worked examples, one per family\n" in (
+        ROOT / "docs" / "models.md").read_text("utf-8")
 
 
 @pytest.mark.slow

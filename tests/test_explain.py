@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from explore_cases import exact_run
+from explore_cases import EXAMPLE, exact_run
 from tinyadder import build, cases, run_with_cache
 from tinyadder.analysis.explain import decisions, narrate, remaining_values, scales
 from tinyadder.analysis.families import carry as carry_into, digit as digit_of
@@ -15,6 +15,7 @@ from tinyadder.cli import main
 from tinyadder.numbers import number_system
 
 ROPE1 = Path(__file__).resolve().parent / "models" / "rope1.json"
+WALKTHROUGH = Path(__file__).resolve().parent.parent / "docs" / "walkthrough.md"
 
 
 def check_agrees(cache, a, b):
@@ -383,3 +384,21 @@ def test_a_column_line_writes_one_minus_sign():
     said = " ".join(out.split())
     assert status == 0 and ("x1 after attention \u22129.99981, within 0.001 of c0 \u2212 "
                             "10·c1 = 0 \u2212 10·1 = \u221210") in said
+
+
+def test_every_published_position_prints_its_tilt_and_lead():
+    """The legend defines the tilt, so each position of the published model prints it, with
+    the digit it favours and the lead (margin - tilt), as walkthrough §7 quotes it; the
+    repaired readout has no other contents, hence no tilt line."""
+    a, b = map(int, EXAMPLE.split("+"))
+    text = narrate(exact_run(EXAMPLE)[1], a, b)
+    quoted = "tilt -100 units (favours 8), so 8 leads by 2.74·10^5 units"
+    assert ("position 24 ('7'): R = 800137102, P = 10^8, offset 0.38\n"
+            "  x = 8.0014 -> nearest mark 8.5 -> digit 8; margin 2.74·10^5 units over 7\n"
+            f"  {quoted}\n") in text
+    assert f"`{quoted}`" in WALKTHROUGH.read_text(encoding="utf-8")
+    assert "  tilt 1000 units (favours 8), so 7 leads by 4·10^8 units\n" in text  # at 23
+    assert "  tilt 0, so 0 leads by 4.4·10^9 units\n" in text                     # at 22
+    assert len(re.findall(r"^  tilt .*, so \d leads by ", text, re.M)) == 11
+    repaired = narrate(exact_run("123+989", "repaired", 3)[1], 123, 989)
+    assert "tilt 0" not in repaired and "leads by" not in repaired

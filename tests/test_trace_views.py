@@ -35,15 +35,17 @@ def test_heat_is_clipped_and_says_the_top_weights():
                               "--layer", "0", "--slots", "count")
     lines = out.splitlines()
     # the digits start at '2': the first exponent below 10^-5, e-6, over 3 decades a digit
-    at = lines.index("    L0.h3 from 10: ' ' below 10^-30, '2'..'9' below 10^-5, 3 decades "
-                     "each ('3' is e-9..e-11),")
-    assert lines[at + 1] == "      '+*#%@' a decade each up to 1"
-    row = lines[at + 2].split()
+    at = lines.index("    L0.h3 from 10: ' ' below 10^-30; below 10^-5 a digit per 3 decades, "
+                     "from '2'")
+    assert lines[at + 1:at + 3] == [
+        "      for the largest weights (e-6..e-8) to '9' for the smallest (e-27..e-30;",
+        "      '3' is e-9..e-11); '+*#%@' a decade each from 10^-5 up to 1"]
+    row = lines[at + 3].split()
     assert row[0] == "0-10" and row[-2:] == ["sink", "@"]
-    assert lines[at + 2] == "      0-10 6   5   3   sink @"
-    assert lines[at + 3] == "      top: sink 1.00, '=' (8) 5.6·10^-11, '+' (4) 5.6·10^-15"
+    assert lines[at + 3] == "      0-10 6   5   3   sink @"
+    assert lines[at + 4] == "      top: sink 1.00, '=' (8) 5.6·10^-11, '+' (4) 5.6·10^-15"
     # head 4 gives the 11 keys and the sink one weight each: said once, as the page says it
-    assert lines[at + 4:at + 7] == [
+    assert lines[at + 5:at + 8] == [
         "    L0.h4 from 10: ' ' below 10^-2, '+*#%@' a decade each up to 1",
         "      0-10 %%%%%%%%%%% sink %",
         "      top: uniform: 1/12 on each of the 11 keys and the sink"]
@@ -56,7 +58,7 @@ def test_heat_keeps_head_3s_special_keys_eleven_decades_apart():
     from tinyadder.analysis import heat
     from tinyadder.cache import run_with_cache
     _, cache = run_with_cache(build("published"), "12+34")
-    row = heat.heat_lines(cache, 0, "h3", 24)[2][len("      0-24 "):]
+    row = heat.heat_lines(cache, 0, "h3", 24)[3][len("      0-24 "):]
     assert (row[0], row[11], row[22], row[25:]) == ("7", "5", "3", " sink @")
     assert [heat.ramp(log, -60) for log in (-4.5, -5.5, -19.4, -30.4, -41.4, -60, -61)] == [
         "+", "1", "3", "5", "7", "9", " "]
@@ -70,6 +72,22 @@ def test_heat_tells_rope_19s_ten_to_one_apart():
                               "--layer", "0")
     lines = out.splitlines()
     at = next(k for k, line in enumerate(lines) if line.startswith("    L0.h from 31: "))
-    row = lines[at + 2].split()[1]
+    row = lines[at + 3].split()[1]
     assert (row[2], row[21], row[1], row[20]) == ("@", "@", "%", "%")
-    assert lines[at + 3] == "      top: b1 (21) 0.454, a1 (2) 0.454, a0 (1) 0.0455, b0 (20) 0.0455"
+    assert lines[at + 4] == "      top: b1 (21) 0.454, a1 (2) 0.454, a0 (1) 0.0455, b0 (20) 0.0455"
+
+
+def test_the_heat_legend_says_which_way_the_digits_run_and_each_end_s_span():
+    """The digits run the opposite way to '+*#%@': '1' is the largest weights, '9' the
+    smallest; on rope-19's 10^-100 scale '0' spans e-6..e-9 (4 decades, not 10). Each span the
+    legend states is the ramp's own digit at both of its ends."""
+    from tinyadder.analysis import heat
+    for lo in (-60, -100, -70, -30, -11, -8, -6):
+        for digit, first, last in heat.digit_spans(lo):
+            assert heat.ramp(-first + 0.5, lo) == heat.ramp(-last, lo) == str(digit)
+        assert heat.ramp(-heat.digit_spans(lo)[-1][2] - 0.5, lo) == " "
+    assert heat.digit_spans(-100)[0] == (0, 6, 9)
+    assert heat.legend(0, "h", 31, -100) == [
+        "    L0.h from 31: ' ' below 10^-100; below 10^-5 a digit per 10 decades, from",
+        "      '0' for the largest weights (e-6..e-9) to '9' for the smallest",
+        "      (e-90..e-100; '3' is e-30..e-39); '+*#%@' a decade each from 10^-5 up to 1"]

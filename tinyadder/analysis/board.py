@@ -578,8 +578,14 @@ def rate_line(name):
         return head + f"fails on none of 10^20 pairs (proved: tinyadder {c.how})"
     if c.low == c.high:
         return head + f"fails on {c.low:,} of 10^20 pairs (certified: tinyadder {c.how})"
-    return head + (f"fails on between {c.low:,} and {c.high:,} of 10^20 pairs (certified: "
-                   f"tinyadder {c.how})")
+    if c.high < TOTAL:
+        return head + (f"fails on between {c.low:,} and {c.high:,} of 10^20 pairs (certified: "
+                       f"tinyadder {c.how})")
+    if c.low:  # the high bound is every pair: only the low one says something
+        return head + (f"fails on at least {c.low:,} of 10^20 pairs (certified: tinyadder "
+                       f"{c.how}); no upper bound at the prover's budget")
+    return head + (f"undecided: not bounded by the prover at its budget (tinyadder {c.how}; "
+                   f"docs/models.md, \"Verdicts and counts\")")
 
 
 def _row(e):
@@ -602,6 +608,14 @@ def _aligned_rows(head, rows):
             for r in [head] + rows]
 
 
+# The list's last lines: where a learner starts on a design (the explorer's tour of one
+# model, the walkthrough's section on it, and the worked example of each family).
+START = ("to learn a design: tinyadder explore --model zcbtrak-6 7650676663+0149460439 (a "
+         "guided tour; every model opens in the explorer), docs/walkthrough.md (\"Another "
+         "design: zcbtrak-6, one layer and RoPE\") and docs/models.md (\"Worked examples, one "
+         "per family\": a traced position of each family)")
+
+
 def table(found):
     """The list as aligned text: the entries' parameters, their verdicts (two tables), then
     what the columns mean, each entry's why, failures and source."""
@@ -614,7 +628,8 @@ def table(found):
               "AdderBoard's 10,010", "cases; prove: the prover's verdict on all 10^20 pairs, "
               "real-number model, with", "[lo, hi], certified bounds on the pairs it adds "
               "wrong (lo: shown wrong; hi:", "lo + those left open); program: the verdict "
-              "on the float program, in its", "dtype (docs/proof.md, docs/models.md)"]
+              "on the float program, in its", "dtype (docs/proof.md, docs/models.md); "
+              "undecided [0, 10^20]: the prover bounds", "nothing at its budget"]
     width = max(len(e.name) for e in found)
     flagged = [e for e in found if e.why]
     if flagged:
@@ -637,7 +652,7 @@ def table(found):
             break_long_words=False, break_on_hyphens=False)]
         if e.source.get("url"):
             lines.append(f"  {'':<{width}}  {e.source['url']}")
-    return lines
+    return lines + [""] + textwrap.wrap(START, 88)
 
 
 def markdown(found):

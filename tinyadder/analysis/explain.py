@@ -392,6 +392,8 @@ def block(d, expected=None, verbose=False):
              f"offset {short(d.bias + d.leakage, sig=3 if verbose else 2)}{parts}",
              f"  x = {x_text(d)} -> nearest mark {d.nearest}.5 -> digit "
              f"{d.nearest}; margin {figure(d.margin)} units over {d.rival}"]
+    if any(d.others) and not d.flipped:
+        lines.append(tilt_line(d))
     if expected is not None and d.remaining != expected:
         lines.append(f"  ! R is off by {d.remaining - expected} units: a + b minus the digits "
                      f"written is {expected} (rounding)")
@@ -399,9 +401,6 @@ def block(d, expected=None, verbose=False):
         lines.append(f"  ! the readout's tilt favours {d.chosen} by {figure(d.tilt)} units, "
                      f"{figure(d.tilt / d.margin, 2)} times the margin: it writes {d.chosen}, "
                      f"not {d.nearest}")
-    elif d.tilt > 0 and d.tilt >= TILT_SHOWN * d.margin:
-        lines.append(f"  tilt: the readout favours {d.rival} by {figure(d.tilt)} units, "
-                     f"{figure(100 * d.tilt / d.margin, 2)}% of the margin")
     if d.remaining < 0:
         lines.append("  R < 0: the digits written already exceed a + b")
     elif d.margin < SMALL and not d.flipped and d.remaining < 10 * d.place:
@@ -409,6 +408,19 @@ def block(d, expected=None, verbose=False):
                "R is a multiple of P, or one less, and b decides")
         lines.append(f"  small margin ({figure(d.margin)} units): {why}")
     return _wrapped(lines)
+
+
+def tilt_line(d):
+    """The tilt, the digit it favours, its share of the margin when that is a tenth or more,
+    and the lead, margin - tilt, of the digit written (a readout with other contents only)."""
+    if not d.tilt:
+        said = "tilt 0"
+    else:
+        said = (f"tilt {figure(d.tilt)} units (favours "
+                f"{d.rival if d.tilt > 0 else d.nearest})")
+    if d.tilt > 0 and d.tilt >= TILT_SHOWN * d.margin:
+        said += f", {figure(100 * d.tilt / d.margin, 2)}% of the margin"
+    return f"  {said}, so {d.chosen} leads by {figure(d.lead)} units"
 
 
 def _overshoot(d, expected):

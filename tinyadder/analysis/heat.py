@@ -3,10 +3,11 @@
 Each visible key of a head's row becomes one character by log10 of its weight, on the
 explorer's clipped scale (``clipped_scale``: the head's highest band of weights over the run,
 down to a round number of decades): ' ' below it ("≈ 0"); below 10^-5, a digit per ``step``
-decades of the weight's exponent (head 3's e-20, e-31, e-42 are '3', '5', '7', eleven decades
-apart); then ``TOP``, '+' '*' '#' '%' '@', a decade each up to 1. The softmax1 sink comes last (an ordinary softmax
-has none). A key a fixed attention bias masks is ``MASKED``, a weight that is not a number (a
-float overflow) ``NOT_A_NUMBER``. Head 3's digit keys' 10^-458 are ' ', its special keys'
+decades of the weight's exponent, the larger the digit the smaller the weight (head 3's e-20,
+e-31, e-42 are '3', '5', '7', eleven decades apart); then ``TOP``, '+' '*' '#' '%' '@', a
+decade each up to 1. The softmax1 sink comes last (an ordinary softmax has none). A key a
+fixed attention bias masks is ``MASKED``, a weight that is not a number (a float overflow)
+``NOT_A_NUMBER``. Head 3's digit keys' 10^-458 are ' ', its special keys'
 10^-20, 10^-31 and 10^-42 are '3', '5' and '7'. ANSI colour (viridis) is added only when
 asked, which the command line does on a terminal unless NO_COLOR is set.
 
@@ -14,8 +15,9 @@ asked, which the command line does on a terminal unless NO_COLOR is set.
 >>> from tinyadder.cache import run_with_cache
 >>> _, cache = run_with_cache(build("published"), "12+34")
 >>> print("\\n".join(heat_lines(cache, 0, "h3", 24)))   # special keys stand out: 0, 11, 22
-    L0.h3 from 24: ' ' below 10^-60, '1'..'9' below 10^-5, 6 decades each ('3' is e-18..e-23),
-      '+*#%@' a decade each up to 1
+    L0.h3 from 24: ' ' below 10^-60; below 10^-5 a digit per 6 decades, from '1'
+      for the largest weights (e-6..e-11) to '9' for the smallest (e-54..e-60;
+      '3' is e-18..e-23); '+*#%@' a decade each from 10^-5 up to 1
       0-24 7          5          3   sink @
 >>> line = heat_lines(cache, 0, "h4", 3, colour=True)[1]   # uniform 1/5, in ANSI colour
 >>> line.count("\\x1b[38;5;"), line.endswith(RESET)        # 4 keys and the sink
@@ -23,6 +25,7 @@ asked, which the command line does on a terminal unless NO_COLOR is set.
 """
 
 import math
+import textwrap
 
 from .roles import roles
 from .text import figure, finite, log10_abs, to_float
@@ -110,16 +113,36 @@ def ramp(log, lo, hi=0.0, colour=False):
     return f"\x1b[38;5;{ANSI[k]}m{char}{RESET}" if colour else char
 
 
-def legend(layer, head, pos, lo):
-    """The ramp's key: the scale's floor, the digits' decades where the scale reaches below
-    10^-5, and ``TOP``."""
-    n = step(lo)
-    # the first digit is the exponent's just below 10^-5: '1' at 6 decades a digit
-    lower = (f", '{(DECADES + 1) // n}'..'{min(9, -math.floor(lo) // n)}' below 10^-{DECADES}, "
-             f"{n} decades each "
-             f"('3' is e-{3 * n}..e-{4 * n - 1}),\n      " if lo < -DECADES else ", ")
-    return (f"    L{layer}.{head} from {pos}: '{RAMP[0]}' below 10^{lo}{lower}"
-            f"'{TOP}' a decade each up to 1").split("\n")
+def digit_spans(lo):
+    """[(digit, first exponent, last exponent)] of the digits below 10^-5 on the scale [lo, 0]:
+    the digit of exponent e (the weight's 10^-e <= w < 10^-(e-1)) is min(9, e // step(lo)),
+    from e = 6 (just below 10^-5) to e = -lo (the scale's floor), the largest weights first."""
+    n, floor = step(lo), -math.floor(lo)
+    digits = range((DECADES + 1) // n, min(9, floor // n) + 1)
+    return [(d, max(DECADES + 1, d * n), floor if d == digits[-1] else d * n + n - 1)
+            for d in digits]
+
+
+def legend(layer, head, pos, lo, width=80):
+    """The ramp's key, wrapped to ``width`` columns: the scale's floor, where the scale
+    reaches below 10^-5 which way the digits run and the exponents the first, the last and
+    the digit '3' stand for, and ``TOP``."""
+    first = f"    L{layer}.{head} from {pos}: '{RAMP[0]}' below 10^{lo}; "
+    if lo >= -DECADES:
+        return [f"{first[:-2]}, '{TOP}' a decade each up to 1"]
+    found = digit_spans(lo)
+    spans = {d: f"e-{e}..e-{f}" if e < f else f"e-{e}" for d, e, f in found}
+    big, small, n = found[0][0], found[-1][0], step(lo)
+    if big == small:
+        said = f"below 10^-{DECADES} '{big}' ({spans[big]})"
+    else:
+        middle = 3 if big < 3 < small else big + 1
+        shown = f"; '{middle}' is {spans[middle]}" if middle < small else ""
+        said = (f"below 10^-{DECADES} a digit per {n} decade{'s' * (n > 1)}, from '{big}' "
+                f"for the largest weights ({spans[big]}) to '{small}' for the smallest "
+                f"({spans[small]}{shown})")
+    return textwrap.wrap(f"{first}{said}; '{TOP}' a decade each from 10^-{DECADES} up to 1",
+                         width, subsequent_indent="      ", break_on_hyphens=False)
 
 
 def heat_lines(cache, layer, head, pos, colour=False, width=80, lo_hi=None):
@@ -129,7 +152,7 @@ def heat_lines(cache, layer, head, pos, colour=False, width=80, lo_hi=None):
     lo, hi = lo_hi or head_range(cache, layer, head)
     chars = [MASKED if w is None else NOT_A_NUMBER if not finite(w) else
              ramp(log10_abs(w), lo, hi, colour) for w in row]
-    lines = legend(layer, head, pos, lo)
+    lines = legend(layer, head, pos, lo, width)
     room = width - 24
     for start in range(0, len(chars), room):
         part = chars[start:start + room]

@@ -474,7 +474,8 @@ def rules(model, embedding=True):
         unused = [n for n in names if n not in used]
         literal = sum(1 for ks in keys.values() if ks and ks[0][0] != "const")
         out["free"] = Rule("free", len(names), ", ".join(names) + (
-            f"; used by no entry: {', '.join(unused)}" if unused else "") + (
+            f"; used by no entry: {', '.join(unused)} (no tensor entry names or equals one: "
+            f"the file holds literals in their place)" if unused else "") + (
             f"; {literal} other non-zero entries are literals, not derived from them"
             if literal else "; every other entry derived, fixed or a copy"))
     return out

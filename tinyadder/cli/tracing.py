@@ -111,8 +111,9 @@ def add_options(parser):
     group.add_argument("--heat", action="store_true",
                        help="with --trace: draw attention as a character ramp of log10 weight "
                             "on the explorer's clipped scale (' ' below it, a digit per tenth "
-                            "of the scale below 10^-5, '+*#%%@' a decade each up to 1), with the top weights as numbers, in colour on a terminal "
-                            "unless NO_COLOR is set")
+                            "of the scale below 10^-5, the larger the digit the smaller the "
+                            "weight, '+*#%%@' a decade each up to 1), with the top weights as "
+                            "numbers, in colour on a terminal unless NO_COLOR is set")
     group.add_argument("--roundings", action="store_true",
                        help="with --trace: list every irrational value rounded (cos/sin of "
                             "the RoPE angles, exp, sqrt; more than a few are counted in one "
