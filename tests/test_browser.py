@@ -855,7 +855,7 @@ def test_learner7_compare_strips_and_lanes(tmp_path):
             "position 23, predicts '2')</div>") in dom
     for key in ("'0' (23) 1.0", "'0' (0) 1.0", "'0' (12) 1.0"):
         assert f"from query 23: largest {key}" in dom
-    assert "colour 10⁻¹ (palest) … 1 (darkest); grey: below 10⁻¹, ≈ 0" in dom
+    assert "colour 10⁻¹ (dark purple) … 1 (yellow); grey: below 10⁻¹, ≈ 0" in dom
     assert [(r[1], r[4]) for r in lanes(dom)] == [("x0", "another quantity (equal numbers)"),
                                                   ("x1", "another quantity (equal numbers)")]
     assert "#" not in re.search(r'<p id="cmp-where">(.*?)</p>', dom).group(1)

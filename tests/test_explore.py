@@ -1379,8 +1379,8 @@ def test_learner11_a_board_models_attention_step_says_its_colour_band():
     views = float_views("zcbtrak-6")
     assert views["heads"]["L0.h"]["scale"] == (-10, 0)
     step = next(s for s in tour.steps(views) if s["title"] == "3. Where the query looks")
-    assert ("The colours are on a log scale clipped to 10\u207b\u00b9\u2070 (palest) \u2026 1 "
-            "(darkest), so a weight of 10\u207b\u2075 is drawn halfway along it, as visibly as "
+    assert ("The colours are on a log scale clipped to 10\u207b\u00b9\u2070 (dark purple) "
+            "\u2026 1 (yellow), so a weight of 10\u207b\u2075 is drawn halfway along it, as visibly as "
             "a live one (grey: below 10\u207b\u00b9\u2070); the line above") in step["text"]
 
 
@@ -1406,3 +1406,17 @@ def test_learner11_lokimorty_10s_tour_has_a_step_of_its_own():
     assert step["expect"]["values"] == [g1[0]] and step["expect"]["tol"] == 0.05
     assert step["answer"].startswith(f"{shown(g1[2])} = {shown(g0[2])} \u2212 128\u00b7")
     assert not [s for s in zc if "tied" in s["title"]]
+
+
+def test_learner13_the_weight_legend_names_the_colours_the_scale_draws():
+    """The attention weight scale is viridis, weakest dark purple (#440154) to strongest
+    yellow (#fde725); every legend that names its ends says so, never 'palest … darkest'
+    (learner13 2): the compare strips' line and the board models' tour step 3."""
+    from tinyadder.analysis.pictures import explore, svg
+    from explore_cases import float_views
+    assert (svg.SEQ[0], svg.SEQ[-1]) == ("#440154", "#fde725")
+    assert explore.colour_range((-10, 0)) == ("colour 10\u207b\u00b9\u2070 (dark purple) \u2026 1 "
+                                              "(yellow); grey: below 10\u207b\u00b9\u2070, \u2248 0")
+    text = " ".join(s["text"] for s in tour.steps(float_views("zcbtrak-6")))
+    assert "(dark purple) \u2026 1 (yellow)" in text
+    assert "palest) \u2026" not in text and "(darkest)" not in text

@@ -108,13 +108,14 @@ def compare_data(views, other):
 
 def colour_range(scale):
     """A head's colour range, the line under its compare strip: its clipped log10 scale
-    (lo, hi) as 'colour 10⁻⁵ (palest) … 1 (darkest); grey: below 10⁻⁵, ≈ 0'.
+    (lo, hi) on the viridis weight scale, dark purple (weakest) to yellow (strongest):
+    'colour 10⁻⁵ (dark purple) … 1 (yellow); grey: below 10⁻⁵, ≈ 0'.
 
     >>> colour_range((-5, 0))
-    'colour 10⁻⁵ (palest) … 1 (darkest); grey: below 10⁻⁵, ≈ 0'
+    'colour 10⁻⁵ (dark purple) … 1 (yellow); grey: below 10⁻⁵, ≈ 0'
     """
     lo, hi = (svg.pretty(f"1e{round(e)}") if round(e) else "1" for e in scale)
-    return f"colour {lo} (palest) … {hi} (darkest); grey: below {lo}, ≈ 0"
+    return f"colour {lo} (dark purple) … {hi} (yellow); grey: below {lo}, ≈ 0"
 
 
 def _decimals(cells):

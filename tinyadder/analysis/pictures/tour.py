@@ -463,12 +463,12 @@ def _top_keys(views, key, q):
 
 def _band_said(scale):
     """Where a head's clipped log colour band (``heat.clipped_scale``) runs, and that a weight
-    far below the largest is still coloured: ' clipped to 10⁻¹⁰ (palest) … 1 (darkest), so a
+    far below the largest is still coloured: ' clipped to 10⁻¹⁰ (dark purple) … 1 (yellow), so a
     weight of 10⁻⁵ is drawn halfway along it, ...'."""
     lo = scale[0]
     if lo > -2:
-        return f" clipped to {power(lo)} (palest) \u2026 1 (darkest)"
-    return (f" clipped to {power(lo)} (palest) \u2026 1 (darkest), so a weight of "
+        return f" clipped to {power(lo)} (dark purple) \u2026 1 (yellow)"
+    return (f" clipped to {power(lo)} (dark purple) \u2026 1 (yellow), so a weight of "
             f"{power(lo // 2)} is drawn halfway along it, as visibly as a live one (grey: "
             f"below {power(lo)})")
 
