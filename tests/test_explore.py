@@ -1420,3 +1420,42 @@ def test_learner13_the_weight_legend_names_the_colours_the_scale_draws():
     text = " ".join(s["text"] for s in tour.steps(float_views("zcbtrak-6")))
     assert "(dark purple) \u2026 1 (yellow)" in text
     assert "palest) \u2026" not in text and "(darkest)" not in text
+
+
+def test_learner13_the_tour_introduces_head_4_and_the_candidates_before_using_them():
+    """The 36p tour follows the walkthrough (§5 head 4, §6 candidates, §7 running sum): the
+    running sum's (1000/(i+2)) and the ruler's candidates come after the steps that
+    introduce them (learner13 3); and every step asks for a prediction it checks, the flaw's
+    included, on the published and the repaired page (learner13 5)."""
+    titles = [s["title"].split(". ", 1)[1] for s in tour.steps(traced(EXAMPLE)[1])]
+    assert titles == ["Tokens and positions", "Place values from attention",
+                      "The whole head at once", "count, the place values",
+                      "Head 4: 1/(i + 2), exactly", "The ten candidates", "The running sum",
+                      "The ruler", "The readout", "Why it fails, elsewhere",
+                      "Change one thing", "Find your own failing input"]
+    flaw = next(s for s in tour.steps(traced(EXAMPLE)[1]) if s["view"] == "flaw")
+    assert flaw["expect"] == {"kind": "numbers", "values": [1]}
+    for model in ("published", "repaired"):
+        for step in tour.steps(float_views(model, "123+989", 3)):
+            assert step.get("expect"), (model, step["title"])
+
+
+def test_learner13_the_3_digit_published_tour_says_why_it_does_not_fail():
+    """At N = 3 the published model adds every pair right (census: 0 failing pairs), so its
+    tour does not ask for a failing 3-digit input: its last step asks for the largest tilt,
+    10³/10⁶ units, and says the census's count; no step offers the 10-digit example as if it
+    could be typed there (learner13 1)."""
+    steps = tour.steps(float_views("published", "123+989", 3))
+    last = steps[-1]
+    assert last["title"].endswith("Why it does not fail at N = 3")
+    assert last["expect"] == {"kind": "magnitudes", "logs": [-3], "texts": ["10\u207b\u00b3"]}
+    assert "census --digits 3 counts the pairs it gets wrong: 0 of all 10^6" in last["answer"]
+    assert "smallest margin on this page is 0.796 units (position 11)" in last["answer"]
+    assert not [s for s in steps if s["expect"]["kind"] == "failing"]
+    flaw = next(s for s in steps if s["title"].endswith("When the tilt would win"))
+    assert ("At N = 3 no sum gets that close (the last step says why); at N = 10, 5193798811 "
+            "+ 1806201129 at place 10^9 (tinyadder explore 5193798811+1806201129, a 10-digit "
+            "page).") in flaw["answer"]
+    for step in steps:
+        said = step["text"] + step["answer"]
+        assert "5193798811" not in said or "N = 10" in said, step["title"]
