@@ -1459,3 +1459,16 @@ def test_learner13_the_3_digit_published_tour_says_why_it_does_not_fail():
     for step in steps:
         said = step["text"] + step["answer"]
         assert "5193798811" not in said or "N = 10" in said, step["title"]
+
+
+def test_learner13_a_separator_is_named_as_the_axes_name_it():
+    """zcbtrak-6's '0' separators are 'sep' on the attention axes and the token labels: the
+    tour's text says "separator '0', sep on the axes" where it names one (learner13 7)."""
+    from tinyadder.analysis.pictures.figures import axis_label
+    views = float_views("zcbtrak-6")
+    assert axis_label(views["tokens"][30]) == "sep"
+    first = tour.steps(views)[0]
+    assert first["answer"].endswith("so position 30 (separator '0', sep on the axes) "
+                                    "predicts it.")
+    assert "A '0' that is no digit of a or b is a separator (sep on the axes)." in first["text"]
+    assert "separator" not in tour.steps(traced(EXAMPLE)[1])[0]["text"]

@@ -468,6 +468,24 @@ def _label_of(views, pos):
     return views["tokens"][pos]["label"]
 
 
+def _named(views, pos):
+    """A position's name in a step's text: its role label, a separator's as the page's axes
+    draw it too ("separator '0', sep on the axes", ``figures.axis_label``)."""
+    tok = views["tokens"][pos]
+    if tok["role"] == "special" and tok["text"].strip("<>").isdigit():
+        return f"separator {tok['label']}, sep on the axes"
+    return tok["label"]
+
+
+def _separators_said(views):
+    """' A '0' that is no digit of a or b is a separator (sep on the axes).' where the prompt
+    has such tokens, else ''."""
+    seps = sorted({t["label"] for t in views["tokens"] if _named(views, t["pos"]) !=
+                   t["label"]})
+    return (f" A {' or '.join(seps)} that is no digit of a or b is a separator (sep on the "
+            f"axes)." if seps else "")
+
+
 def _word(label):
     """A role label as the reader types it: a3, <bos>, 0 for the separator '0'."""
     return label.strip("'").lower()
@@ -489,13 +507,13 @@ def _any_tokens(views, q):
         "title": "Tokens by role",
         "text": f"This model's prompt is {views['layout']}: {said}. Each position predicts "
                 f"the next token, so the position before {last} decides it. Colours and the "
-                f"labels under each token say the role.",
+                f"labels under each token say the role." + _separators_said(views),
         "question": f"Which position holds {first}, and which position predicts {last}? "
                     f"(two positions)",
         "expect": {"kind": "integers", "values": [a0, units],
                    "form": f"{first}'s position first, then the one that predicts {last}"},
         "answer": f"{first} is at position {a0}; {last} is written at position {units + 1}, "
-                  f"so position {units} ({_label_of(views, units)}) predicts it.",
+                  f"so position {units} ({_named(views, units)}) predicts it.",
     }
 
 
@@ -530,7 +548,7 @@ def _any_attention(views, q, key):
         "view": "attention", "state": {"pos": q, "head": key, "stage": f"L{layer}.attn"},
         "section": "rope",
         "title": "Where the query looks" + (f" in layer {layer}" if layer else ""),
-        "text": f"Position {q} ({_label_of(views, q)}) predicts "
+        "text": f"Position {q} ({_named(views, q)}) predicts "
                 f"{_label_of(views, q + 1)}. Its row in head {key}'s map is the weight it "
                 f"gives each earlier key. The colours are on a log scale" +
                 _band_said(views["heads"][key]["scale"]) + "; the line above the map lists "
