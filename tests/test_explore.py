@@ -1472,3 +1472,17 @@ def test_learner13_a_separator_is_named_as_the_axes_name_it():
                                     "predicts it.")
     assert "A '0' that is no digit of a or b is a separator (sep on the axes)." in first["text"]
     assert "separator" not in tour.steps(traced(EXAMPLE)[1])[0]["text"]
+
+
+def test_learner13_cand0s_hover_says_x_apart_from_the_added_term():
+    """The published cand0 after layer 1's FFN holds err5 plus what it held before; x = 8.0014
+    at position 24 is err5's x, said after the sum, not beside the added term (it read 'x =
+    8.0014 + what cand0 held before', learner13 8). The compare table's general form is as
+    it was."""
+    from tinyadder.analysis.pictures.compare import _general
+    form = traced(EXAMPLE)[1]["meanings"]["L1.mlp"]["cand0"][1]
+    assert form.replace("{i2}", "26").replace("{x}", "8.0014") == (
+        "err5 = (10^9/26)\u00b7|x \u2212 5.5|\u00b7P + what cand0 held before (that added "
+        "part is the published readout's tilt), with x = 8.0014")
+    assert _general(form) == ("err5 = (10^9/(i + 2))\u00b7|x \u2212 5.5|\u00b7P + what cand0 "
+                              "held before (that added part is the published readout's tilt)")
