@@ -1164,3 +1164,16 @@ def hidden_units_box(tmp_path, model, pos):
     assert_ran_cleanly(dom, log)
     return views, html.unescape(re.search(r'<div id="hidden-units">(.*?)</div>', dom,
                                           re.S).group(1))
+
+
+@pytest.mark.slow
+def test_learner13_the_residual_views_link_follows_its_stage(pages):
+    """The residual view links the section that explains the stage shown: the embedding §3,
+    layer 0's FFN §6, layer 1 §7, the published readout §8 (it said §6 at every stage,
+    learner13 10)."""
+    wanted = {"embed": "3", "L0.mlp": "6", "L1.attn": "7", "L1.mlp": "7", "readout": "8"}
+    urls = {pages["example"].as_uri() + f"#pos=24&stage={s}": s for s in wanted}
+    for url, (dom, log) in dump(list(urls)).items():
+        assert_ran_cleanly(dom, log)
+        shown = re.findall(r'<span data-stage-doc="([^"]+)"><span class="doc">([^<]*)<', dom)
+        assert shown == [(urls[url], f"walkthrough \u00a7{wanted[urls[url]]}")], (url, shown)

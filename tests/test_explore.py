@@ -1486,3 +1486,21 @@ def test_learner13_cand0s_hover_says_x_apart_from_the_added_term():
         "part is the published readout's tilt), with x = 8.0014")
     assert _general(form) == ("err5 = (10^9/(i + 2))\u00b7|x \u2212 5.5|\u00b7P + what cand0 "
                               "held before (that added part is the published readout's tilt)")
+
+
+def test_learner13_the_residual_view_carries_a_link_per_stage():
+    """The 36p page's residual view has one walkthrough link per stage, the script showing
+    the selected stage's: embed §3, L0.attn §4, L0.mlp §6, L1.* §7, the readout §8 where it
+    tilts, §7 where it does not (learner13 10); a board model keeps its one link."""
+    from tinyadder.analysis.pictures.explore import stage_sections
+    section = re.search(r'<section id="view-residual"><h2>(.*?)</h2>', page_text(EXAMPLE),
+                        re.S).group(1)
+    assert re.findall(r'data-stage-doc="([^"]+)" hidden><span class="doc">([^<]*)<',
+                      section) == [("embed", "walkthrough \u00a73"),
+                                   ("L0.attn", "walkthrough \u00a74"),
+                                   ("L0.mlp", "walkthrough \u00a76"),
+                                   ("L1.attn", "walkthrough \u00a77"),
+                                   ("L1.mlp", "walkthrough \u00a77"),
+                                   ("readout", "walkthrough \u00a78")]
+    assert stage_sections(float_views("repaired", "123+989", 3))["readout"] == "layer1"
+    assert stage_sections(float_views("zcbtrak-6")) == {}

@@ -38,6 +38,12 @@ VIEW_SECTIONS = {"tokens": "tokens", "place": "head3", "attention": "head3", "co
                  "change": "digits", "params": "params"}
 
 
+# the section that explains what each stage of the residual view shows (TinyAdder-36's family;
+# the readout's: the flaw where the readout tilts, else section 7's nearest mark)
+STAGE_SECTIONS = {"embed": "embedding", "L0.attn": "head3", "L0.mlp": "ffn0",
+                  "L1.attn": "layer1", "L1.mlp": "layer1", "readout": "flaw"}
+
+
 # docs/models.md's worked example of each designed family the walkthrough does not trace
 # (``design``: the family's name there); a section key 'ex:DESIGN' cites it
 EXAMPLES = {"rope-10000": "rope-10000", "rope-10000/norm": "rope-10000, the Qwen-style four",
