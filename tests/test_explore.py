@@ -1442,13 +1442,13 @@ def test_learner13_the_tour_introduces_head_4_and_the_candidates_before_using_th
 
 def test_learner13_the_3_digit_published_tour_says_why_it_does_not_fail():
     """At N = 3 the published model adds every pair right (census: 0 failing pairs), so its
-    tour does not ask for a failing 3-digit input: its last step asks for the largest tilt,
-    10³/10⁶ units, and says the census's count; no step offers the 10-digit example as if it
+    tour does not ask for a failing 3-digit input: its last step asks for the tilt at the
+    highest place whose digit can be 4 to 8, 10²/10⁶ units, and says the census's count; no step offers the 10-digit example as if it
     could be typed there (learner13 1)."""
     steps = tour.steps(float_views("published", "123+989", 3))
     last = steps[-1]
     assert last["title"].endswith("Why it does not fail at N = 3")
-    assert last["expect"] == {"kind": "magnitudes", "logs": [-3], "texts": ["10\u207b\u00b3"]}
+    assert last["expect"] == {"kind": "magnitudes", "logs": [-4], "texts": ["10\u207b\u2074"]}
     assert "census --digits 3 counts the pairs it gets wrong: 0 of all 10^6" in last["answer"]
     assert "smallest margin on this page is 0.796 units (position 11)" in last["answer"]
     assert not [s for s in steps if s["expect"]["kind"] == "failing"]

@@ -444,21 +444,25 @@ def _your_own(views):
 
 def _too_few_digits(views):
     """In place of "find your own failing input" where the published readout fails on no
-    N-digit pair (N <= ``FLAWLESS_UP_TO``, the census's count 0): the tilt is at most
-    10^N/10^6 units, the margins about a unit."""
+    N-digit pair (N <= ``FLAWLESS_UP_TO``, the census's count 0): at the highest place whose
+    digit can be 4 to 8, 10^(N-1) (the top place holds the carry), the tilt is 10^(N-1)/10^6
+    units, far below the margins."""
     n = views["digits"]
     d = min(views["decisions"], key=lambda d: float(d["margin"]))
     return {
         "view": "flaw", "state": {"pos": d["pos"]}, "section": "flaw",
         "title": f"Why it does not fail at N = {n}",
-        "text": "The tilt is P/10^6 units at place P. It beats the margin only when R + b + "
-                "\u2113 lies within P/(2\u00b710^6) below a multiple of P. R is a whole "
-                "number and b + \u2113 stays near \u00bd, so R + b + \u2113 never comes "
-                "closer than about \u00bd below one: the tilt needs a place P near 10^6.",
-        "question": f"The largest place at N = {n} is {power(n)}. Predict the largest tilt "
-                    f"there can be, in units of the sum (a power of ten is enough).",
-        "expect": {"kind": "magnitudes", "logs": [n - 6], "texts": [power(n - 6)]},
-        "answer": f"{power(n - 6)} = {power(n)}/10^6, while the smallest margin on this "
+        "text": "The tilt is P/10^6 units at place P. It tips a digit only when R + b + "
+                "\u2113 lies within about P/(2\u00b710^6) below a multiple of P and the "
+                "digit there is 4 to 8. R is a whole number and b + \u2113 stays near "
+                "\u00bd, so R + b + \u2113 never comes closer than about \u00bd below one: "
+                "that takes a place P of 10^6 or more whose digit can be 4 to 8. The top "
+                f"place, {power(n)}, holds only the carry, 0 or 1.",
+        "question": f"At N = {n} the highest place whose digit can be 4 to 8 is "
+                    f"{power(n - 1)}. Predict the tilt there, in units of the sum (a power "
+                    f"of ten is enough).",
+        "expect": {"kind": "magnitudes", "logs": [n - 7], "texts": [power(n - 7)]},
+        "answer": f"{power(n - 7)} = {power(n - 1)}/10^6, while the smallest margin on this "
                   f"page is {pretty(d['margin'])} units (position {d['pos']}). tinyadder "
                   f"census --digits {n} counts the pairs it gets wrong: 0 of all "
                   f"10^{2 * n} (docs/proof.md proves none up to N = {FLAWLESS_UP_TO}). The "
