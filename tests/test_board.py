@@ -249,7 +249,7 @@ def test_board_lists_every_file_with_its_counts():
     """The list is two tables, each about 100 columns wide (the parameters, the verdicts),
     every column of board.COLUMNS in one of them."""
     status, out, err = run_cli("board")
-    params, verdicts, rest = out.split("\n\n", 2)
+    lead, params, verdicts, rest = out.split("\n\n", 3)
     assert (status, f"{params}\n\n{verdicts}\n", err) == (0, BOARD_LIST, "")
     heads = params.split("\n", 1)[0].split() + verdicts.split("\n", 1)[0].split()[1:]
     assert heads == list(board.COLUMNS)
@@ -771,3 +771,20 @@ def test_tinyadder_own_entries_are_listed_and_marked():
     assert board.program_verdict("published") == "fails"
     assert Path("tests/fixtures/proofs/variant-22.float64.cert.json.gz").exists()
     assert board.program_verdict("variant-22") == board.verdict("variant-22") == "proved"
+
+
+def test_learner13_the_board_opens_with_a_short_legend():
+    """A learner reads, before the tables, what ledger, prove and suite mean, why 100% on
+    the suite and "fails" agree (the published flaw's count, board.PUBLISHED_FAILURES), and
+    where to start (learner13 9)."""
+    status, out, _ = run_cli("board")
+    lead = out.split("\n\n", 1)[0]
+    assert status == 0 and lead.startswith("AdderBoard's entries as model files, one row each.")
+    said = " ".join(lead.split())
+    assert ("ledger counts every entry's parameters under one rule (seed 000's); prove is the "
+            "verdict on all 10^20 pairs, exact; suite is the accuracy on AdderBoard's 10,010 "
+            "test cases") in said
+    assert f"published fails on {board.PUBLISHED_FAILURES:,} pairs" in said
+    assert "published" in out.split("\n\n")[1] and " ".join(out.split()).endswith(
+        "a traced position of each family)")  # the last lines the legend points to
+    assert max(map(len, lead.splitlines())) <= 88

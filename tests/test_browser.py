@@ -112,9 +112,9 @@ def test_status_line_follows_the_fragment(pages):
                       "tilt/margin = 8.4: the tilt (1000 units) beats the margin (119 units)",
                       f"lead 881 units ({page_number(d23['lead_logits'])} in logits)",
                       "head L0.h3 softmax1"]),
-        example + "#tour=6":  # a tour step sets the state, and says so (its answer hidden:
+        example + "#tour=8":  # a tour step sets the state, and says so (its answer hidden:
             # the state alone, test_learner11_the_status_line_keeps_the_answer_until_it_is_shown)
-            DOT.join(["tour 6. The ruler", "position 24", "after L1.mlp", "answer hidden",
+            DOT.join(["tour 8. The ruler", "position 24", "after L1.mlp", "answer hidden",
                       "head L0.h3 softmax1"]),
     }
     doms = dump(states)
@@ -131,7 +131,7 @@ def test_status_line_follows_the_fragment(pages):
     assert lead(EXAMPLE, 24) == decision(EXAMPLE, 24)["lead_logits"]  # the tracer's text
     # the largest weights stop at the colour scale's floor: s9's own 10^-435 is drawn as ~0
     top = html.unescape(re.search(r'<p id="attn-top" class="note">(.*?)</p>',
-                                  doms[example + "#tour=6"][0]).group(1))
+                                  doms[example + "#tour=8"][0]).group(1))
     assert top == ("Query 24 (s9), largest weights: '=' (22) ~4.24835·10⁻²⁰, '+' (11) "
                    "~4.24835·10⁻³¹, <bos> (0) ~4.24835·10⁻⁴²; sink ~1.00000."), top
 
@@ -288,10 +288,10 @@ TOUR_PROBE = """<script>(function () {
   step();
   key("ArrowLeft"); step();
   out.checks = [];
-  [[2, "1e-42"], [2, "10^-30"], [4, "1e-10, 0.1, -10"], [5, "800137102"], [6, "8"],
-   [7, "cand2"], [9, "1/26"], [12, "5193798811+1806201129"], [12, "12+34"],
-   [6, "8.5, so 8"], [6, "8.5, so 9"], [10, "-(1000/26)*3.5e8 = -1.346e10"],
-   [10, "-(1000/26)*3.5*1e8"], [2, "e^-40*10^-24"], [10, "-(1000/26)*3.5*1e9"],
+  [[2, "1e-42"], [2, "10^-30"], [4, "1e-10, 0.1, -10"], [7, "800137102"], [8, "8"],
+   [9, "cand2"], [5, "1/26"], [12, "5193798811+1806201129"], [12, "12+34"],
+   [8, "8.5, so 8"], [8, "8.5, so 9"], [6, "-(1000/26)*3.5e8 = -1.346e10"],
+   [6, "-(1000/26)*3.5*1e8"], [2, "e^-40*10^-24"], [6, "-(1000/26)*3.5*1e9"],
    [12, "49999998+0"], [12, "49999997+0"], [12, "0099999999+0000000000"]].forEach(
     function (t) {
       document.querySelector('[data-step="' + t[0] + '"]').click();
@@ -342,22 +342,22 @@ def test_tour_colours_and_softmax_mode(pages):
               ("tour=2&pos=24&stage=L0.attn", "view-place"),
               ("tour=3&pos=32&stage=L0.attn", "view-attention"),
               ("tour=4&pos=22&stage=L0.attn", "view-count"),
-              ("tour=5&pos=24&stage=L1.attn", "view-sum"),
-              ("tour=6&pos=24&stage=L1.mlp", "view-ruler"),
-              ("tour=7&pos=24&stage=readout", "view-residual"),
-              ("tour=8&pos=23&stage=readout", "view-flaw")]  # its largest tilt/margin
+              ("tour=5&pos=24&stage=L0.attn", "view-attention"),
+              ("tour=6&pos=24&stage=L0.mlp", "view-residual"),
+              ("tour=7&pos=24&stage=L1.attn", "view-sum"),
+              ("tour=8&pos=24&stage=L1.mlp", "view-ruler")]
     tour = out["tour"]
     for k, (frag, view) in enumerate(wanted):
         got = tour[k]
-        # the running sum's step selects layer 1's head, the one it is about
-        assert got["hash"] == f"#{frag}&head={'L1.h0' if k == 4 else 'L0.h3'}", got
+        # head 4's step selects head 4; the running sum's, layer 1's head, the one it is about
+        assert got["hash"] == f"#{frag}&head={ {4: 'L0.h4', 6: 'L1.h0'}.get(k, 'L0.h3')}", got
         assert got["status"] == f"tour {views_tour[k]['title']}"
         assert got["before"] == view and got["lit"] == [view] and got["answer"], got
     assert tour[8]["answer"] is False                        # revealed
     assert tour[9]["hash"].startswith("#tour=7&") and tour[9]["answer"]  # back: hidden again
     # predictions typed and checked against the run's numbers
     said = [", ".join(views_tour[k - 1]["expect"].get("texts") or
-                      map(str, views_tour[k - 1]["expect"]["values"])) for k in (2, 4, 9)]
+                      map(str, views_tour[k - 1]["expect"]["values"])) for k in (2, 4, 5)]
     assert out["checks"][:7] == [
         f"right: the run says {said[0]}", f"not quite: the run says {said[0]}",
         f"right: the run says {said[1]}", "right: the run says 800137102",
@@ -375,8 +375,8 @@ def test_tour_colours_and_softmax_mode(pages):
     # an integer answer is the conclusion typed last: the mark, then its digit
     assert out["checks"][9:11] == ["right: the run says 8", "not quite: the run says 8"]
     # a number after its working is the last one typed
-    said10 = ", ".join(views_tour[9]["expect"].get("texts") or
-                       map(str, views_tour[9]["expect"]["values"]))
+    said10 = ", ".join(views_tour[5]["expect"].get("texts") or
+                       map(str, views_tour[5]["expect"]["values"]))
     assert out["checks"][11] == f"right: the run says {said10}"
     # the status line names the variant drawn
     assert " \u00b7 variant slope ln 2" in out["variant"], out["variant"]
@@ -855,7 +855,7 @@ def test_learner7_compare_strips_and_lanes(tmp_path):
             "position 23, predicts '2')</div>") in dom
     for key in ("'0' (23) 1.0", "'0' (0) 1.0", "'0' (12) 1.0"):
         assert f"from query 23: largest {key}" in dom
-    assert "colour 10⁻¹ (palest) … 1 (darkest); grey: below 10⁻¹, ≈ 0" in dom
+    assert "colour 10⁻¹ (dark purple) … 1 (yellow); grey: below 10⁻¹, ≈ 0" in dom
     assert [(r[1], r[4]) for r in lanes(dom)] == [("x0", "another quantity (equal numbers)"),
                                                   ("x1", "another quantity (equal numbers)")]
     assert "#" not in re.search(r'<p id="cmp-where">(.*?)</p>', dom).group(1)
@@ -1077,7 +1077,7 @@ STATUS_PROBE = r"""<script>
 (function () {
   var out = [];
   function status() { return document.getElementById("status").textContent; }
-  [1, 6, 8, 11].forEach(function (k) {
+  [1, 8, 10, 11].forEach(function (k) {
     document.querySelector('[data-step="' + k + '"]').click();
     var hidden = status();
     document.getElementById("tour-reveal").click();
@@ -1095,13 +1095,13 @@ def test_learner11_the_status_line_keeps_the_answer_until_it_is_shown(pages):
     3)."""
     out = probe(pages["example"], STATUS_PROBE, "#pos=24")
     views_tour = tour_steps(traced(EXAMPLE)[1])
-    for (hidden, shown_), k in zip(out, (1, 6, 8, 11)):
+    for (hidden, shown_), k in zip(out, (1, 8, 10, 11)):
         title = f"tour {views_tour[k - 1]['title']}"
         assert hidden.startswith(title + DOT) and DOT + "answer hidden" + DOT in hidden
         assert not re.search(r"predicts|x = |lead ", hidden), hidden
         assert "answer hidden" not in shown_ and "predicts" in shown_, shown_
     assert DOT + "predicts 8" + DOT + "x = 8.0014" + DOT + "lead " in out[1][1], out[1][1]
-    # step 11 keeps step 8's position, 23: the second digit, 7 as built, 0 under ln 2
+    # step 11 keeps step 10's position, 23: the second digit, 7 as built, 0 under ln 2
     ln2 = next(v for v in traced(EXAMPLE)[1]["variants"] if v["key"] == "ln2")
     assert next(r["written"] for r in ln2["rows"] if r["pos"] == 23) == "0"
     assert out[3][1] == DOT.join(["tour 11. Change one thing", "position 23", "after L0.attn",
@@ -1164,3 +1164,16 @@ def hidden_units_box(tmp_path, model, pos):
     assert_ran_cleanly(dom, log)
     return views, html.unescape(re.search(r'<div id="hidden-units">(.*?)</div>', dom,
                                           re.S).group(1))
+
+
+@pytest.mark.slow
+def test_learner13_the_residual_views_link_follows_its_stage(pages):
+    """The residual view links the section that explains the stage shown: the embedding §3,
+    layer 0's FFN §6, layer 1 §7, the published readout §8 (it said §6 at every stage,
+    learner13 10)."""
+    wanted = {"embed": "3", "L0.mlp": "6", "L1.attn": "7", "L1.mlp": "7", "readout": "8"}
+    urls = {pages["example"].as_uri() + f"#pos=24&stage={s}": s for s in wanted}
+    for url, (dom, log) in dump(list(urls)).items():
+        assert_ran_cleanly(dom, log)
+        shown = re.findall(r'<span data-stage-doc="([^"]+)"><span class="doc">([^<]*)<', dom)
+        assert shown == [(urls[url], f"walkthrough \u00a7{wanted[urls[url]]}")], (url, shown)

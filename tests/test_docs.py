@@ -98,3 +98,28 @@ def test_the_page_links_sections_that_exist():
                                            flags=re.M)}
     for key, (number, anchor) in SECTIONS.items():
         assert anchor in anchors and anchor.startswith(f"{number}-"), key
+
+
+def test_learner13_each_walkthrough_tour_link_opens_its_sections_step():
+    """A link 'tour step K' in a numbered section of the walkthrough (after §0, the overview,
+    which links the tour's start) opens a step that section explains (the tour follows the
+    sections' order: learner13 3)."""
+    tour = steps(traced(EXAMPLE)[1])
+    for heading, body in sections(WALKTHROUGH.read_text(encoding="utf-8")).items():
+        number = heading.split(".")[0]
+        for k in [] if number == "0" else re.findall(r"\]\(explore(?:-flaw)?\.html#tour=(\d+)\)", body):
+            assert SECTIONS[tour[int(k) - 1]["section"]][0] == number, (heading, k)
+
+
+def test_learner13_exercise_6c_runs_on_the_setup_alone():
+    """Exercise 6c's answer needs only the page's setup blocks, not 6b's hidden answer
+    (learner13 4: it raised NameError on `models` when 6b was skipped)."""
+    import doctest
+    text = (ROOT / "docs" / "exercises.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    setup = [b for b in blocks if text.index(b) < text.index("## 1. ")]
+    six_c = text[text.index("*6c "):text.index("*6d ")]
+    code = "".join(setup) + re.search(r"```python\n(.*?)```", six_c, re.S).group(1)
+    test = doctest.DocTestParser().get_doctest(code, {}, "6c", "exercises.md", 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    assert runner.run(test, out=lambda s: None).failed == 0

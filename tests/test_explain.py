@@ -392,13 +392,26 @@ def test_every_published_position_prints_its_tilt_and_lead():
     repaired readout has no other contents, hence no tilt line."""
     a, b = map(int, EXAMPLE.split("+"))
     text = narrate(exact_run(EXAMPLE)[1], a, b)
-    quoted = "tilt -100 units (favours 8), so 8 leads by 2.74·10^5 units"
+    quoted = "tilt -100 units (towards 8, the winner), so 8 leads by 2.74·10^5 units"
     assert ("position 24 ('7'): R = 800137102, P = 10^8, offset 0.38\n"
             "  x = 8.0014 -> nearest mark 8.5 -> digit 8; margin 2.74·10^5 units over 7\n"
             f"  {quoted}\n") in text
     assert f"`{quoted}`" in WALKTHROUGH.read_text(encoding="utf-8")
-    assert "  tilt 1000 units (favours 8), so 7 leads by 4·10^8 units\n" in text  # at 23
+    assert "  tilt 1000 units (towards 8, the rival), so 7 leads by 4·10^8 units\n" in text
     assert "  tilt 0, so 0 leads by 4.4·10^9 units\n" in text                     # at 22
     assert len(re.findall(r"^  tilt .*, so \d leads by ", text, re.M)) == 11
     repaired = narrate(exact_run("123+989", "repaired", 3)[1], 123, 989)
     assert "tilt 0" not in repaired and "leads by" not in repaired
+
+
+def test_learner13_a_negative_tilt_is_said_to_favour_the_winner():
+    """A negative tilt favours the nearest digit, which is the one written: the line says it
+    is towards the winner (not 'favours 8' beside '8 leads', which read as a contradiction),
+    and a positive one towards the rival (learner13 6)."""
+    a, b = map(int, EXAMPLE.split("+"))
+    text = narrate(exact_run(EXAMPLE)[1], a, b)
+    lines = re.findall(r"^  tilt (-?)\S+ units \(towards (\d), the (\w+)\), so (\d) leads",
+                       text, re.M)
+    assert lines and all((sign == "-") == (who == "winner") for sign, _, who, _ in lines)
+    assert all((towards == leader) == (who == "winner") for _, towards, who, leader in lines)
+    assert {who for *_, who, _ in lines} == {"winner", "rival"}

@@ -1379,8 +1379,8 @@ def test_learner11_a_board_models_attention_step_says_its_colour_band():
     views = float_views("zcbtrak-6")
     assert views["heads"]["L0.h"]["scale"] == (-10, 0)
     step = next(s for s in tour.steps(views) if s["title"] == "3. Where the query looks")
-    assert ("The colours are on a log scale clipped to 10\u207b\u00b9\u2070 (palest) \u2026 1 "
-            "(darkest), so a weight of 10\u207b\u2075 is drawn halfway along it, as visibly as "
+    assert ("The colours are on a log scale clipped to 10\u207b\u00b9\u2070 (dark purple) "
+            "\u2026 1 (yellow), so a weight of 10\u207b\u2075 is drawn halfway along it, as visibly as "
             "a live one (grey: below 10\u207b\u00b9\u2070); the line above") in step["text"]
 
 
@@ -1406,3 +1406,101 @@ def test_learner11_lokimorty_10s_tour_has_a_step_of_its_own():
     assert step["expect"]["values"] == [g1[0]] and step["expect"]["tol"] == 0.05
     assert step["answer"].startswith(f"{shown(g1[2])} = {shown(g0[2])} \u2212 128\u00b7")
     assert not [s for s in zc if "tied" in s["title"]]
+
+
+def test_learner13_the_weight_legend_names_the_colours_the_scale_draws():
+    """The attention weight scale is viridis, weakest dark purple (#440154) to strongest
+    yellow (#fde725); every legend that names its ends says so, never 'palest … darkest'
+    (learner13 2): the compare strips' line and the board models' tour step 3."""
+    from tinyadder.analysis.pictures import explore, svg
+    from explore_cases import float_views
+    assert (svg.SEQ[0], svg.SEQ[-1]) == ("#440154", "#fde725")
+    assert explore.colour_range((-10, 0)) == ("colour 10\u207b\u00b9\u2070 (dark purple) \u2026 1 "
+                                              "(yellow); grey: below 10\u207b\u00b9\u2070, \u2248 0")
+    text = " ".join(s["text"] for s in tour.steps(float_views("zcbtrak-6")))
+    assert "(dark purple) \u2026 1 (yellow)" in text
+    assert "palest) \u2026" not in text and "(darkest)" not in text
+
+
+def test_learner13_the_tour_introduces_head_4_and_the_candidates_before_using_them():
+    """The 36p tour follows the walkthrough (§5 head 4, §6 candidates, §7 running sum): the
+    running sum's (1000/(i+2)) and the ruler's candidates come after the steps that
+    introduce them (learner13 3); and every step asks for a prediction it checks, the flaw's
+    included, on the published and the repaired page (learner13 5)."""
+    titles = [s["title"].split(". ", 1)[1] for s in tour.steps(traced(EXAMPLE)[1])]
+    assert titles == ["Tokens and positions", "Place values from attention",
+                      "The whole head at once", "count, the place values",
+                      "Head 4: 1/(i + 2), exactly", "The ten candidates", "The running sum",
+                      "The ruler", "The readout", "Why it fails, elsewhere",
+                      "Change one thing", "Find your own failing input"]
+    flaw = next(s for s in tour.steps(traced(EXAMPLE)[1]) if s["view"] == "flaw")
+    assert flaw["expect"] == {"kind": "numbers", "values": [1]}
+    for model in ("published", "repaired"):
+        for step in tour.steps(float_views(model, "123+989", 3)):
+            assert step.get("expect"), (model, step["title"])
+
+
+def test_learner13_the_3_digit_published_tour_says_why_it_does_not_fail():
+    """At N = 3 the published model adds every pair right (census: 0 failing pairs), so its
+    tour does not ask for a failing 3-digit input: its last step asks for the tilt at the
+    highest place whose digit can be 4 to 8, 10²/10⁶ units, and says the census's count; no step offers the 10-digit example as if it
+    could be typed there (learner13 1)."""
+    steps = tour.steps(float_views("published", "123+989", 3))
+    last = steps[-1]
+    assert last["title"].endswith("Why it does not fail at N = 3")
+    assert last["expect"] == {"kind": "magnitudes", "logs": [-4], "texts": ["10\u207b\u2074"]}
+    assert "census --digits 3 counts the pairs it gets wrong: 0 of all 10^6" in last["answer"]
+    assert "smallest margin on this page is 0.796 units (position 11)" in last["answer"]
+    assert not [s for s in steps if s["expect"]["kind"] == "failing"]
+    flaw = next(s for s in steps if s["title"].endswith("When the tilt would win"))
+    assert ("At N = 3 no sum gets that close (the last step says why); at N = 10, 5193798811 "
+            "+ 1806201129 at place 10^9 (tinyadder explore 5193798811+1806201129, a 10-digit "
+            "page).") in flaw["answer"]
+    for step in steps:
+        said = step["text"] + step["answer"]
+        assert "5193798811" not in said or "N = 10" in said, step["title"]
+
+
+def test_learner13_a_separator_is_named_as_the_axes_name_it():
+    """zcbtrak-6's '0' separators are 'sep' on the attention axes and the token labels: the
+    tour's text says "separator '0', sep on the axes" where it names one (learner13 7)."""
+    from tinyadder.analysis.pictures.figures import axis_label
+    views = float_views("zcbtrak-6")
+    assert axis_label(views["tokens"][30]) == "sep"
+    first = tour.steps(views)[0]
+    assert first["answer"].endswith("so position 30 (separator '0', sep on the axes) "
+                                    "predicts it.")
+    assert "A '0' that is no digit of a or b is a separator (sep on the axes)." in first["text"]
+    assert "separator" not in tour.steps(traced(EXAMPLE)[1])[0]["text"]
+
+
+def test_learner13_cand0s_hover_says_x_apart_from_the_added_term():
+    """The published cand0 after layer 1's FFN holds err5 plus what it held before; x = 8.0014
+    at position 24 is err5's x, said after the sum, not beside the added term (it read 'x =
+    8.0014 + what cand0 held before', learner13 8). The compare table's general form is as
+    it was."""
+    from tinyadder.analysis.pictures.compare import _general
+    form = traced(EXAMPLE)[1]["meanings"]["L1.mlp"]["cand0"][1]
+    assert form.replace("{i2}", "26").replace("{x}", "8.0014") == (
+        "err5 = (10^9/26)\u00b7|x \u2212 5.5|\u00b7P + what cand0 held before (that added "
+        "part is the published readout's tilt), with x = 8.0014")
+    assert _general(form) == ("err5 = (10^9/(i + 2))\u00b7|x \u2212 5.5|\u00b7P + what cand0 "
+                              "held before (that added part is the published readout's tilt)")
+
+
+def test_learner13_the_residual_view_carries_a_link_per_stage():
+    """The 36p page's residual view has one walkthrough link per stage, the script showing
+    the selected stage's: embed §3, L0.attn §4, L0.mlp §6, L1.* §7, the readout §8 where it
+    tilts, §7 where it does not (learner13 10); a board model keeps its one link."""
+    from tinyadder.analysis.pictures.explore import stage_sections
+    section = re.search(r'<section id="view-residual"><h2>(.*?)</h2>', page_text(EXAMPLE),
+                        re.S).group(1)
+    assert re.findall(r'data-stage-doc="([^"]+)" hidden><span class="doc">([^<]*)<',
+                      section) == [("embed", "walkthrough \u00a73"),
+                                   ("L0.attn", "walkthrough \u00a74"),
+                                   ("L0.mlp", "walkthrough \u00a76"),
+                                   ("L1.attn", "walkthrough \u00a77"),
+                                   ("L1.mlp", "walkthrough \u00a77"),
+                                   ("readout", "walkthrough \u00a78")]
+    assert stage_sections(float_views("repaired", "123+989", 3))["readout"] == "layer1"
+    assert stage_sections(float_views("zcbtrak-6")) == {}

@@ -10,7 +10,8 @@ the top. Its words, each with one meaning, all in *units of the sum* (1 is one u
   the nearest mark's digit u wins unless the readout tilts the comparison;
 - the margin: how much farther the rival's mark is than the nearest, from the errors err_u;
 - the tilt: how much the readout's other slot contents favour the rival (the published
-  readout's flaw; 0 in the repaired model);
+  readout's flaw when it exceeds the margin; negative where they favour the nearest digit;
+  0 in the repaired model);
 - the lead: the winner's logit minus the runner-up's, so margin - tilt when the nearest
   digit wins, tilt - margin when the tilt overrides it.
 
@@ -374,7 +375,9 @@ LEGEND = ("Every figure is read from the trace, in units of the sum (1 is one un
           "(--verbose shows the two). x = (R + offset)/P "
           "falls on a ruler with marks u + 1/2, and the nearest mark's digit u wins. margin: "
           "how much farther the rival's mark is; tilt: how much the readout's other slot "
-          "contents favour the rival, which wins when the tilt exceeds the margin.")
+          "contents favour the rival (negative: they favour the nearest digit, which then "
+          "wins by more); the rival wins when the tilt exceeds the margin, the published "
+          "model's flaw.")
 
 
 def _wrapped(lines):
@@ -411,13 +414,15 @@ def block(d, expected=None, verbose=False):
 
 
 def tilt_line(d):
-    """The tilt, the digit it favours, its share of the margin when that is a tenth or more,
+    """The tilt, the digit it favours (the rival; for a negative tilt the nearest, the winner),
+    its share of the margin when that is a tenth or more,
     and the lead, margin - tilt, of the digit written (a readout with other contents only)."""
     if not d.tilt:
         said = "tilt 0"
     else:
-        said = (f"tilt {figure(d.tilt)} units (favours "
-                f"{d.rival if d.tilt > 0 else d.nearest})")
+        said = (f"tilt {figure(d.tilt)} units " +
+                (f"(towards {d.rival}, the rival)" if d.tilt > 0 else
+                 f"(towards {d.nearest}, the winner)"))
     if d.tilt > 0 and d.tilt >= TILT_SHOWN * d.margin:
         said += f", {figure(100 * d.tilt / d.margin, 2)}% of the margin"
     return f"  {said}, so {d.chosen} leads by {figure(d.lead)} units"

@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import textwrap
 
 from .. import models
 from ..addition import excerpt
@@ -121,6 +122,19 @@ def systems_arg(text):
     return systems
 
 
+def lead():
+    """The list's first lines, for a reader new to the board: what the columns a learner
+    needs first mean, why 100% on the suite and "fails" in prove agree, and where to start."""
+    return textwrap.wrap(
+        "AdderBoard's entries as model files, one row each. In short: ledger counts every "
+        "entry's parameters under one rule (seed 000's); prove is the verdict on all 10^20 "
+        "pairs, exact; suite is the accuracy on AdderBoard's 10,010 test cases. 100% there "
+        f"and \"fails\" in prove can hold at once: published fails on {board.PUBLISHED_FAILURES:,} pairs, each a sum "
+        "just below a multiple of a power of ten, and the suite's cases miss them "
+        "(docs/walkthrough.md, section 8). Every column is explained under the tables; to "
+        "learn a design, start with the last lines.", 88)
+
+
 def main(argv, out, err, stdin):
     """This subcommand's exit status for its arguments ``argv``."""
     parser = build_parser()
@@ -150,8 +164,8 @@ def main(argv, out, err, stdin):
         if args.json:
             print(json.dumps(board.as_json(found), indent=1), file=out)
         else:
-            print("\n".join(board.markdown(found) if args.markdown else board.table(found)),
-                  file=out)
+            print("\n".join(board.markdown(found) if args.markdown else
+                            lead() + [""] + board.table(found)), file=out)
         return 0
     if args.json or args.markdown:
         parser.error("--json and --markdown print the list or the table; leave out --run")

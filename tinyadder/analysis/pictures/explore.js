@@ -1021,6 +1021,9 @@
   function render() {
     drawAttention();
     drawResidual();
+    each("[data-stage-doc]", function (s) {  // the residual view's section for its stage
+      s.hidden = s.dataset.stageDoc !== state.stage;
+    });
     drawHidden();
     drawPositionParts();
     drawVariant();

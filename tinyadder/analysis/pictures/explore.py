@@ -108,13 +108,14 @@ def compare_data(views, other):
 
 def colour_range(scale):
     """A head's colour range, the line under its compare strip: its clipped log10 scale
-    (lo, hi) as 'colour 10⁻⁵ (palest) … 1 (darkest); grey: below 10⁻⁵, ≈ 0'.
+    (lo, hi) on the viridis weight scale, dark purple (weakest) to yellow (strongest):
+    'colour 10⁻⁵ (dark purple) … 1 (yellow); grey: below 10⁻⁵, ≈ 0'.
 
     >>> colour_range((-5, 0))
-    'colour 10⁻⁵ (palest) … 1 (darkest); grey: below 10⁻⁵, ≈ 0'
+    'colour 10⁻⁵ (dark purple) … 1 (yellow); grey: below 10⁻⁵, ≈ 0'
     """
     lo, hi = (svg.pretty(f"1e{round(e)}") if round(e) else "1" for e in scale)
-    return f"colour {lo} (palest) … {hi} (darkest); grey: below {lo}, ≈ 0"
+    return f"colour {lo} (dark purple) … {hi} (yellow); grey: below {lo}, ≈ 0"
 
 
 def _decimals(cells):
@@ -354,11 +355,28 @@ def doc_link(docs, section):
 
 
 def cited(views):
-    """The walkthrough sections this page cites: its views', its tour steps' and, on a
-    TinyAdder-36 family page, the whole picture (section 0)."""
+    """The walkthrough sections this page cites: its views', its tour steps', the residual
+    view's per stage and, on a TinyAdder-36 family page, the whole picture (section 0)."""
     keys = set(tour.view_sections(views).values()) | {
         s["section"] for s in tour.steps(views) if s["section"]}
+    keys |= set(stage_sections(views).values())
     return keys | ({"whole"} if views["family"] else set())
+
+
+def stage_sections(views):
+    """{stage: section} of the residual view's link on a TinyAdder-36 family page
+    (``tour.STAGE_SECTIONS``; a readout with no tilt is section 7's); {} elsewhere."""
+    if not views["family"]:
+        return {}
+    tilted = any(d["tilted"] for d in views["decisions"])
+    return {**tour.STAGE_SECTIONS, "readout": "flaw" if tilted else "layer1"}
+
+
+def _stage_links(views, docs):
+    """The residual view's walkthrough links, one per stage; the page's script shows the
+    selected stage's (``data-stage-doc``)."""
+    return "".join(f'<span data-stage-doc="{stage}" hidden>{doc_link(docs, section)}</span>'
+                   for stage, section in stage_sections(views).items())
 
 
 # walkthrough section 10's biases, TinyAdder-36's at N = 10
@@ -401,7 +419,8 @@ def _embedded(docs, views):
 
 
 def _section(views, ident, title, intro, body, docs):
-    link = doc_link(docs, tour.view_sections(views).get(ident))
+    link = (_stage_links(views, docs) if ident == "residual" and stage_sections(views) else
+            doc_link(docs, tour.view_sections(views).get(ident)))
     why = views["missing"].get(ident)
     if why and ident == "change" and views["ffn_off"]:
         intro = (f"{escape(why)} In their place, one change any model can take: the run "

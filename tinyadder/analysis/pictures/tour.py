@@ -1,9 +1,10 @@
 """The explorer's guided tour: steps, each one view in one state with a question to answer
 before the page reveals it, every number from the run's views (``views.build_views``).
 
-TinyAdder-36's family: tokens -> place values -> attention -> count -> the running sum -> the
-ruler -> the readout -> why it fails (for the repaired readout: why it does not), then head 4,
-the candidates, change one thing and an input of the reader's own (``steps``). Any other
+TinyAdder-36's family, in the walkthrough's order: tokens -> place values -> attention -> count
+-> head 4 -> the candidates -> the running sum -> the ruler -> the readout -> when the tilt wins
+(for the repaired readout: why it does not fail), then change one thing and an input of the
+reader's own (where no N-digit pair fails: why not) (``steps``). Any other
 model: ``any_steps``, with a designed family's column, carry and FFN. A step is a dict:
 ``view`` (the section it shows), ``state`` (position, stage, head, mode), ``section`` (the
 walkthrough section that explains it, a key of ``SECTIONS``), ``title``, ``text``,
@@ -14,6 +15,7 @@ import re
 from types import SimpleNamespace
 
 from ..board import SEARCHED, VERDICTS, WITNESSES, own_rule, why
+from .compare import FAILING_EXAMPLE, FLAWLESS_UP_TO
 from .svg import power, pretty, shown
 
 # walkthrough.md's sections, for the links between page and text: key -> (number, anchor)
@@ -34,6 +36,12 @@ SECTIONS = {
 VIEW_SECTIONS = {"tokens": "tokens", "place": "head3", "attention": "head3", "count": "head3",
                  "residual": "ffn0", "sum": "layer1", "ruler": "layer1", "flaw": "flaw",
                  "change": "digits", "params": "params"}
+
+
+# the section that explains what each stage of the residual view shows (TinyAdder-36's family;
+# the readout's: the flaw where the readout tilts, else section 7's nearest mark)
+STAGE_SECTIONS = {"embed": "embedding", "L0.attn": "head3", "L0.mlp": "ffn0",
+                  "L1.attn": "layer1", "L1.mlp": "layer1", "readout": "flaw"}
 
 
 # docs/models.md's worked example of each designed family the walkthrough does not trace
@@ -219,7 +227,7 @@ def _ruler(views, q):
     return {
         "view": "ruler", "state": {"pos": q, "stage": "L1.mlp"}, "section": "layer1",
         "title": "The ruler",
-        "text": f"Layer 0's FFN also lays out ten candidates, marks at u + \u00bd units of the "
+        "text": f"The ten candidates of layer 0's FFN are marks at u + \u00bd units of the "
                 f"place P being decided (P = {power(d['power'])} at position {q}), scaled "
                 f"like the running sum. Layer 1's FFN measures |R + b + \u2113 \u2212 (u + "
                 f"\u00bd)P| for each mark (relu(x) + relu(\u2212x)): err_u, and the readout "
@@ -273,7 +281,8 @@ def _flaw(views):
             "text": "Nothing tilts this readout: the digit is the nearest mark's, floor(x). "
                     "That is the right digit \u03c3 for every R from \u03c3P to \u03c3P + P "
                     "\u2212 1 as long as the offset b + \u2113 stays in (0, 1].",
-            "question": "With no tilt, what could still make a digit wrong?",
+            "question": "With no tilt, what could still make a digit wrong? (one word)",
+            "expect": {"kind": "words", "values": ["offset"]},
             "answer": f"Only an offset outside (0, 1]: here b + \u2113 runs from "
                       f"{lo['offset_text']} to {hi['offset_text']}, room "
                       f"{room:.2f} units to the interval's ends. tinyadder prove --model repaired --digits "
@@ -285,17 +294,18 @@ def _flaw(views):
                 if d["ratio"] else "Here no tilt favours a rival")
         return {
             "view": "flaw", "state": {"pos": d["pos"]}, "section": "flaw",
-            "title": "Why it fails, elsewhere",
+            "title": ("Why it fails, elsewhere" if views["digits"] > FLAWLESS_UP_TO else
+                      "When the tilt would win"),
             "text": "The published readout tilts every comparison between two digits from 5 to "
                     "9 by P/10^6 units of the sum. The chart divides each position's tilt by "
                     "its margin: above 1, the wrong digit wins.",
-            "question": f"{most}. When does the tilt win?",
-            "answer": "When the margin falls below P/10^6 units: R + b + \u2113 within "
-                      "P/(2\u00b710^6) below a multiple of P, where the right digit is 5 to 8 "
-                      "and the one above it wins (or 4, within P/(4\u00b710^6): the tilt "
-                      "between 4 and 5 is half; a 9 has no digit above it). For "
-                      "example 5193798811 + 1806201129 at place 10^9 (tinyadder explore "
-                      "5193798811+1806201129).",
+            "question": f"{most}. Above what tilt/margin does the wrong digit win?",
+            "expect": {"kind": "numbers", "values": [1]},
+            "answer": "1: the tilt then outweighs the margin. That is when the margin falls "
+                      "below P/10^6 units: R + b + \u2113 within P/(2\u00b710^6) below a "
+                      "multiple of P, where the right digit is 5 to 8 and the one above it "
+                      "wins (or 4, within P/(4\u00b710^6): the tilt between 4 and 5 is half; "
+                      "a 9 has no digit above it). " + _where_it_fails(views["digits"]),
         }
     d = _decision(views, views["flaw_pos"])
     return {
@@ -316,6 +326,18 @@ def _flaw(views):
     }
 
 
+def _where_it_fails(n):
+    """Where the published readout's tilt wins, for a page of N digits: none at N <=
+    ``FLAWLESS_UP_TO`` (the census); else the 10-digit example, said to be one at N = 10."""
+    a, b = FAILING_EXAMPLE.split("+")
+    example = (f"{a} + {b} at place 10^9 (tinyadder explore {FAILING_EXAMPLE}"
+               + (")." if n == len(a) else f", a {len(a)}-digit page)."))
+    if n > FLAWLESS_UP_TO:
+        return f"For example {example}"
+    return (f"At N = {n} no sum gets that close (the last step says why); at N = {len(a)}, "
+            f"{example}")
+
+
 def _slot(views, stage, slot, pos):
     rows = next(s for s in views["residual"] if s["short"] == stage)["slots"]
     return next(r for r in rows if r["slot"] == slot)["cells"][pos]
@@ -329,7 +351,7 @@ def _head4(views, q):
         "text": "Head 4 has no slope and the same score, 0, on every key: softmax1 gives each "
                 "of the i + 1 keys and the sink the same weight, 1/(i + 2). Its value is the "
                 "slot eq, 1 only on =, so it writes scale = 1/(i + 2) from = on: the factor "
-                "layer 1's average carries.",
+                "that the ten candidates (the next step) and layer 1's running sum carry.",
         "question": f"Predict scale at position {q} (a fraction or a decimal).",
         "expect": {"kind": "numbers", "values": [scale[0]], "texts": [shown(scale[2])]},
         "answer": f"{shown(scale[2])} = 1/({q} + 2): {q + 1} keys and the sink share the "
@@ -344,8 +366,9 @@ def _candidates(views, q):
         "view": "residual", "state": {"pos": q, "stage": "L0.mlp"}, "section": "ffn0",
         "title": "The ten candidates",
         "text": "Layer 0's FFN writes ten candidates, one slot each: cand_u = "
-                "\u2212(1000/(i + 2))\u00b7(u + \u00bd)\u00b7P, the ruler's mark u + \u00bd "
-                "in the running sum's scale, P the place being decided.",
+                "\u2212(1000/(i + 2))\u00b7(u + \u00bd)\u00b7P: a mark at u + \u00bd units of "
+                "P, the place being decided, times 1000\u00b7scale = 1000/(i + 2). Layer 1 will "
+                "measure the sum against these marks.",
         "question": f"At position {q}, P = {power(d['power'])}. Predict cand3.",
         "expect": {"kind": "numbers", "values": [three[0]], "texts": [shown(three[2])]},
         "answer": _candidate_answer(views, q, three, d["power"]),
@@ -400,6 +423,8 @@ def _change(views):
 def _your_own(views):
     if views["flaw_pos"] is None and not any(d["tilted"] for d in views["decisions"]):
         return None
+    if views["digits"] <= FLAWLESS_UP_TO:
+        return _too_few_digits(views)
     return {
         "view": "flaw", "state": {}, "section": "flaw",
         "title": "Find your own failing input",
@@ -412,7 +437,38 @@ def _your_own(views):
         "expect": {"kind": "failing", "digits": views["digits"]},
         "answer": "The page checks your sum against that rule (a candidate); the run decides: "
                   "tinyadder A+B, or tinyadder explore A+B, warns and exits with status 1 "
-                  "when the sum is wrong. 5193798811 + 1806201129 is one.",
+                  "when the sum is wrong. " + _where_it_fails(views["digits"])
+                  .replace("For example ", "").replace(" at place", " is one, at place"),
+    }
+
+
+def _too_few_digits(views):
+    """In place of "find your own failing input" where the published readout fails on no
+    N-digit pair (N <= ``FLAWLESS_UP_TO``, the census's count 0): at the highest place whose
+    digit can be 4 to 8, 10^(N-1) (the top place holds the carry), the tilt is 10^(N-1)/10^6
+    units, far below the margins."""
+    n = views["digits"]
+    d = min(views["decisions"], key=lambda d: float(d["margin"]))
+    return {
+        "view": "flaw", "state": {"pos": d["pos"]}, "section": "flaw",
+        "title": f"Why it does not fail at N = {n}",
+        "text": "The tilt is P/10^6 units at place P. It tips a digit only when R + b + "
+                "\u2113 lies within about P/(2\u00b710^6) below a multiple of P and the "
+                "digit there is 4 to 8. R is a whole number and b + \u2113 stays near "
+                "\u00bd, so R + b + \u2113 never comes closer than about \u00bd below one: "
+                "that takes a place P of 10^6 or more whose digit can be 4 to 8. The top "
+                f"place, {power(n)}, holds only the carry, 0 or 1.",
+        "question": f"At N = {n} the highest place whose digit can be 4 to 8 is "
+                    f"{power(n - 1)}. Predict the tilt there, in units of the sum (a power "
+                    f"of ten is enough).",
+        "expect": {"kind": "magnitudes", "logs": [n - 7], "texts": [power(n - 7)]},
+        "answer": f"{power(n - 7)} = {power(n - 1)}/10^6, while the smallest margin on this "
+                  f"page is {pretty(d['margin'])} units (position {d['pos']}). tinyadder "
+                  f"census --digits {n} counts the pairs it gets wrong: 0 of all "
+                  f"10^{2 * n} (docs/proof.md proves none up to N = {FLAWLESS_UP_TO}). The "
+                  f"flaw shows from N = {FLAWLESS_UP_TO + 1} on. " +
+                  _where_it_fails(10).replace("For example ", "At N = 10, ")
+                  .replace(" at place", " is one, at place"),
     }
 
 
@@ -420,6 +476,24 @@ def _your_own(views):
 
 def _label_of(views, pos):
     return views["tokens"][pos]["label"]
+
+
+def _named(views, pos):
+    """A position's name in a step's text: its role label, a separator's as the page's axes
+    draw it too ("separator '0', sep on the axes", ``figures.axis_label``)."""
+    tok = views["tokens"][pos]
+    if tok["role"] == "special" and tok["text"].strip("<>").isdigit():
+        return f"separator {tok['label']}, sep on the axes"
+    return tok["label"]
+
+
+def _separators_said(views):
+    """' A '0' that is no digit of a or b is a separator (sep on the axes).' where the prompt
+    has such tokens, else ''."""
+    seps = sorted({t["label"] for t in views["tokens"] if _named(views, t["pos"]) !=
+                   t["label"]})
+    return (f" A {' or '.join(seps)} that is no digit of a or b is a separator (sep on the "
+            f"axes)." if seps else "")
 
 
 def _word(label):
@@ -443,13 +517,13 @@ def _any_tokens(views, q):
         "title": "Tokens by role",
         "text": f"This model's prompt is {views['layout']}: {said}. Each position predicts "
                 f"the next token, so the position before {last} decides it. Colours and the "
-                f"labels under each token say the role.",
+                f"labels under each token say the role." + _separators_said(views),
         "question": f"Which position holds {first}, and which position predicts {last}? "
                     f"(two positions)",
         "expect": {"kind": "integers", "values": [a0, units],
                    "form": f"{first}'s position first, then the one that predicts {last}"},
         "answer": f"{first} is at position {a0}; {last} is written at position {units + 1}, "
-                  f"so position {units} ({_label_of(views, units)}) predicts it.",
+                  f"so position {units} ({_named(views, units)}) predicts it.",
     }
 
 
@@ -463,12 +537,12 @@ def _top_keys(views, key, q):
 
 def _band_said(scale):
     """Where a head's clipped log colour band (``heat.clipped_scale``) runs, and that a weight
-    far below the largest is still coloured: ' clipped to 10⁻¹⁰ (palest) … 1 (darkest), so a
+    far below the largest is still coloured: ' clipped to 10⁻¹⁰ (dark purple) … 1 (yellow), so a
     weight of 10⁻⁵ is drawn halfway along it, ...'."""
     lo = scale[0]
     if lo > -2:
-        return f" clipped to {power(lo)} (palest) \u2026 1 (darkest)"
-    return (f" clipped to {power(lo)} (palest) \u2026 1 (darkest), so a weight of "
+        return f" clipped to {power(lo)} (dark purple) \u2026 1 (yellow)"
+    return (f" clipped to {power(lo)} (dark purple) \u2026 1 (yellow), so a weight of "
             f"{power(lo // 2)} is drawn halfway along it, as visibly as a live one (grey: "
             f"below {power(lo)})")
 
@@ -484,7 +558,7 @@ def _any_attention(views, q, key):
         "view": "attention", "state": {"pos": q, "head": key, "stage": f"L{layer}.attn"},
         "section": "rope",
         "title": "Where the query looks" + (f" in layer {layer}" if layer else ""),
-        "text": f"Position {q} ({_label_of(views, q)}) predicts "
+        "text": f"Position {q} ({_named(views, q)}) predicts "
                 f"{_label_of(views, q + 1)}. Its row in head {key}'s map is the weight it "
                 f"gives each earlier key. The colours are on a log scale" +
                 _band_said(views["heads"][key]["scale"]) + "; the line above the map lists "
@@ -1157,8 +1231,9 @@ def any_steps(views):
 
 
 def steps(views):
-    """The tour of one page: eight steps through the mechanism, then four that go further
-    (head 4, the candidates, change one thing, and an input of the reader's own); for a model
+    """The tour of one page: ten steps through the mechanism, each using only what the steps
+    before it introduced, then two that go further (change one thing, and an input of the
+    reader's own); for a model
     outside the family, ``any_steps``; [] when a family model lacks a view the tour needs."""
     if not views["family"]:
         out = any_steps(views)
@@ -1173,8 +1248,8 @@ def steps(views):
         return []
     q = focus(views)
     out = [_tokens(views), _place(views, q), _attention(views), _count(views),
-           _sum(views, q), _ruler(views, q), _readout(views, q), _flaw(views),
-           _head4(views, q), _candidates(views, q), _change(views), _your_own(views)]
+           _head4(views, q), _candidates(views, q), _sum(views, q), _ruler(views, q),
+           _readout(views, q), _flaw(views), _change(views), _your_own(views)]
     out = [step for step in out if step is not None]
     for k, step in enumerate(out, 1):
         step["state"] = {"stage": "readout" if step["view"] == "flaw" else "L0.attn",

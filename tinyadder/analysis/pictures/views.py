@@ -502,8 +502,9 @@ def meanings(model):
                 "tilt)" if published
                 else "")
         out["L1.mlp"][slot] = [f"err{u} = 10^6\u00b7|cand{u} + average|{tilt}",
-                               f"err{u} = (10^9/{{i2}})\u00b7|x \u2212 {u}.5|\u00b7P, x = {{x}}"
-                               f"{tilt}"]
+                               # x after the sum: it is err's x, not an added term
+                               f"err{u} = (10^9/{{i2}})\u00b7|x \u2212 {u}.5|\u00b7P{tilt}, "
+                               f"with x = {{x}}"]
     out["readout"] = {f"logit {u}": [f"\u2212{slot}: the largest logit wins"] * 2
                       for slot, u in read.items()}
     return out
