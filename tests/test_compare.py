@@ -487,3 +487,19 @@ def test_learner10_the_agreement_table_writes_numbers_as_the_page_does():
         assert "≈ −2.41327·10⁶ against ≈ −2.41328·10⁶" in text
         assert "~-" not in text.split('id="cmp-agreement"' if text is live else
                                       'id="agreement"')[1].split("</table>")[0]
+
+
+def test_learner12_the_intro_says_where_layouts_differ_and_the_wrap_is_ten_times():
+    """'two prompt layouts put a2 in different places' only where they do (learner12 1),
+    10³ as a superscript character that survives copying (learner12 20), and zcbtrak-6's
+    L0.mlp x1 as ten times the column sum less about 100 (learner12 2)."""
+    published, repaired = (float_views(n, "599+401", 3) for n in ("published", "repaired"))
+    same = explore_page._compare_section(published, repaired)
+    assert "both use the same prompt layout, so positions match one to one" in same
+    assert "different places" not in same and "a2 is the digit of a at 10²" in same
+    zcbtrak, jacobli = float_views("zcbtrak-6"), float_views("jacobli99-28")
+    apart = explore_page._compare_section(zcbtrak, jacobli)
+    assert "two prompt layouts put a3 in different places" in apart and "<sup>" not in apart
+    wrap = zcbtrak["meanings"]["L0.mlp"]["x1"][1]
+    assert wrap.startswith("ten times the column sum, less about 100 when the column reached "
+                           "10 (the wrap)")

@@ -1074,8 +1074,9 @@ def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
     # counts, what the gap between the claim and numel's count is
     assert steps["The parameters"]["answer"].startswith(
         "22: the ledger counts 22. The authors claim 28. No rule here gives 28: the file "
-        "holds 90 numbers (numel, AdderBoard's count) and the ledger counts 22 (seed000). The "
-        "board reads the claim under numel. The file's 90 numbers are 62 more than the 28 "
+        "holds 90 numbers (numel, AdderBoard's count) and the ledger counts 22 (seed000). "
+        "AdderBoard lists the authors' 28 as a numel count; the file's numel is actually 90. "
+        "The file's 90 numbers are 62 more than the 28 "
         "claimed: entries the original computes in code")
     assert views["rule_counts"]["numel"][0] - 28 == 62 and views["param_total"] == 22
     # why a rotation gives one-hot attention (learner7 21), in the step's text, seen before
@@ -1406,3 +1407,26 @@ def test_learner11_lokimorty_10s_tour_has_a_step_of_its_own():
     assert step["expect"]["values"] == [g1[0]] and step["expect"]["tol"] == 0.05
     assert step["answer"].startswith(f"{shown(g1[2])} = {shown(g0[2])} \u2212 128\u00b7")
     assert not [s for s in zc if "tied" in s["title"]]
+
+
+def test_learner12_board_tour_words_tolerances_and_superscripts():
+    """jacobli99-28's tour (learner12 17-20): step 9 says who counts what with no bare
+    "seed 000's"; one plain tolerance sentence, 0.05 for every digit-valued slot (the
+    embedding's 3 as step 4's 9); the lead step says where the lead is shown; powers of ten
+    as the page's superscripts. The logit hover is true next to the vertex (learner12 13)."""
+    from explore_cases import float_views
+    views = float_views("jacobli99-28")
+    steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(views)}
+    params = steps["The parameters"]
+    assert "seed 000's" not in params["text"] and "The board reads" not in params["answer"]
+    assert "the same for every model (named seed000" in params["text"]
+    rules = {s["expect"]["rule"] for s in steps.values()
+             if s.get("expect", {}).get("kind") == "numbers" and "tol" in s["expect"]}
+    assert rules == {"anything within 0.05 counts as right"}
+    assert steps["The embedding"]["expect"]["tol"] == 0.05
+    assert "its gap to the winner is the lead" in steps["The readout"]["text"]
+    said = " ".join(s["text"] + s["question"] + s["answer"] for s in steps.values())
+    assert "10^" not in said and "a3 is the digit of a at 10\u00b3" in said
+    hover = views["meanings"]["readout"]["logit 1"][1]
+    assert "trails by about 2.5\u00b710\u207b\u2074 (the lead)" in hover
+    assert "neighbours" not in hover

@@ -409,6 +409,14 @@ def table_rows(left, right):
     return found + ([dict(won, stage="readout", slot="winner")] if won["compared"] else [])
 
 
+def layouts_line(left, right, k):
+    """The intro's clause on where a_k sits: by index where both runs give every position
+    the same role, else that the two layouts put it in different places."""
+    if [t["label"] for t in left["tokens"]] == [t["label"] for t in right["tokens"]]:
+        return "both use the same prompt layout, so positions match one to one"
+    return f"two prompt layouts put a{k} in different places"
+
+
 def no_common_slot(found):
     """Whether the rows of ``table_rows`` are the readout's alone (its logits or winner):
     two designs that name no slot of the stream alike."""
@@ -817,7 +825,7 @@ def page(left, right, pos=None):
         f"<header><h1>{escape(title)}</h1>",
         f"<p>Two designs on the same sum, stage by stage: {_compared(left, right)} (matched "
         "by what each position holds: a3 is the digit of a "
-        "at 10<sup>3</sup>, s0 the sum's units digit), then each model's residual stream and "
+        f"at {svg.power(3)}, s0 the sum's units digit), then each model's residual stream and "
         "attention, side by side (each figure scaled to its column). Every number is the run's, as "
         "<code>tinyadder --trace</code> prints it; <code>tinyadder explore --model NAME</code> "
         "draws either alone, with hovers. The positions and stages are matched by role, as "

@@ -862,6 +862,21 @@
                         : "no candidate: by this rule the published model writes " +
            s.toString() + "." + why;
   }
+  function close(expect, w, g, i) {
+    // whether typed g counts as the run's w, the step's i-th number
+    if (expect.kind === "integers") { return g === w; }
+    if (expect.kind === "numbers" && expect.sig && expect.sig[i]) {
+      // to sig significant digits: within half a unit of w's last one
+      var unit = Math.pow(10, Math.floor(Math.log10(Math.abs(w))) - expect.sig[i] + 1);
+      return Math.abs(g - w) <= 0.5 * unit * (1 + 1e-9);
+    }
+    if (expect.kind === "numbers") {  // within 0.5 %, or the step's stated tolerance
+      return Math.abs(g - w) <= Math.max(0.005 * Math.abs(w), expect.tol || 0);
+    }
+    var sign = expect.signs ? expect.signs[i] : 1;  // magnitudes: the decade and sign
+    return g !== 0 && (g < 0 ? -1 : 1) === sign &&
+           Math.abs(Math.log10(Math.abs(g)) - w) <= 1;  // within a decade
+  }
   function verdict(expect, text) {
     if (!expect) { return ""; }
     if (expect.kind === "failing") { return failing(expect, text); }
@@ -877,7 +892,7 @@
           from = Math.min.apply(null, at) + 1;
           return true;
         });
-        hint = right ? "" : "the labels are the run's, but not in head order: ";
+        hint = right ? "" : "the labels are the run's, but not in head order";
       }
     } else {
       var typed = numbersIn(text), want = expect.values || expect.logs;
@@ -888,33 +903,47 @@
         want.length === 1 ? worked.map(function (v) { return [v]; }) : []);
       right = tries.some(function (got) {
         return got.length === want.length && want.every(function (w, i) {
-          var g = got[i];
-          if (expect.kind === "integers") { return g === w; }
-          if (expect.kind === "numbers" && expect.sig && expect.sig[i]) {
-            // to sig significant digits: within half a unit of w's last one
-            var unit = Math.pow(10, Math.floor(Math.log10(Math.abs(w))) - expect.sig[i] + 1);
-            return Math.abs(g - w) <= 0.5 * unit * (1 + 1e-9);
-          }
-          if (expect.kind === "numbers") {  // within 0.5 %, or the step's stated tolerance
-            return Math.abs(g - w) <= Math.max(0.005 * Math.abs(w), expect.tol || 0);
-          }
-          var sign = expect.signs ? expect.signs[i] : 1;  // magnitudes: the decade and sign
-          return g !== 0 && (g < 0 ? -1 : 1) === sign &&
-                 Math.abs(Math.log10(Math.abs(g)) - w) <= 1;  // within a decade
+          return close(expect, w, got[i], i);
         });
       });
       var key = function (list) { return list.slice().sort().join(" "); };
       if (!right && want.length > 1 && typed.length < want.length) {
         hint = want.length + " numbers asked" + (expect.form ? " (" + expect.form + ")" : "") +
-               ", " + typed.length + " given: ";
+               ", " + typed.length + " given";
       } else if (!right && want.length > 1 && expect.kind === "integers" &&
                  key(typed.slice(0, want.length)) === key(want)) {
         hint = "the right numbers in the wrong order" +
-               (expect.form ? " (" + expect.form + ")" : "") + ": ";
+               (expect.form ? " (" + expect.form + ")" : "");
       }
     }
-    return (right ? "right: " : "not quite: " + hint) + "the run says " + said +
-           (expect.rule ? " (" + expect.rule + ")" : "");
+    if (right) {
+      return "right: the run says " + said + (expect.rule ? " (" + expect.rule + ")" : "");
+    }
+    // a miss gives a hint, never the run's value: that waits for "show the answer"
+    return "not quite: " + (hint || missHint(expect, text)) +
+           (expect.rule ? " (" + expect.rule + ")" : "") +
+           ". Try again, or press show the answer.";
+  }
+  function missHint(expect, text) {
+    // which typed value is off, and which way (a sign, too high, too low)
+    if (expect.kind === "words") {
+      return "not the run's labels: read them again under the tokens";
+    }
+    var typed = numbersIn(text), want = expect.values || expect.logs;
+    if (typed.length < want.length) {
+      return want.length + (want.length > 1 ? " numbers" : " number") + " asked";
+    }
+    var last = want.length === 1 ? evaluate(text.split("=").pop()) : null;  // worked out
+    var got = last !== null ? [last] : typed.slice(-want.length), names = ["the first", "the second", "the third"];
+    var off = want.map(function (w, i) {
+      var g = got[i], name = want.length > 1 ? (names[i] || "number " + (i + 1)) + " number"
+                                            : "your number";
+      if (close(expect, w, g, i)) { return ""; }
+      if (expect.logs) { return name + " is off by more than a decade or in sign"; }
+      if (g !== 0 && w !== 0 && (g < 0) !== (w < 0)) { return name + ": check the sign"; }
+      return name + " is too " + (g > w ? "high" : "low");
+    }).filter(function (t) { return t; });
+    return (off.length ? off.join("; ") : "not within the tolerance");
   }
   var scrollCard = false;
   function drawTour() {
@@ -969,10 +998,15 @@
     var nodes = [];
     Object.keys(D.hidden).forEach(function (stage) {
       var h = D.hidden[stage], table = el("table", "cmp ffn");
+      var input = STAGES[STAGES.indexOf(stage) - 1], at = STAGES.indexOf(state.stage);
       table.setAttribute("data-stage", stage);
+      // the units read the stream after the stage before theirs, not the one selected
       nodes.push(el("p", "note ffn-said", stage + ": the FFN's " + h.units.length +
         " hidden units at position " + state.pos + " (" + tok.label + ")" +
-        (stage === state.stage ? ", the stage selected" : "") + ": what goes into each " +
+        (stage === state.stage ? ", the stage selected" : "") + ", reading the stream " +
+        "after " + input + " (the FFN's input" + (at < STAGES.indexOf(input) ?
+          "; the stage selected, " + state.stage + ", comes before it" : "") +
+        "): what goes into each " +
         "unit's " + h.act + (h.linear ? " (the gate), its linear branch, and what comes out, " +
                              h.act + "(gate)\u00b7linear" : ", what comes out") +
         (h.writes ? ", and what its output adds to the stream" : "") +

@@ -437,7 +437,7 @@ def _any_tokens(views, q):
         return None
     k = min(3, (views["digits"] or 4) - 1)  # explore.place_example: a2 at N = 3
     said = ("input is the token it computes from, out0 the first token of its answer" if task
-            else f"a{k} is the digit of a at 10^{k}, s0 the sum's units digit")
+            else f"a{k} is the digit of a at {power(k)}, s0 the sum's units digit")
     return {
         "view": "tokens", "state": {"pos": a0, "stage": "embed"}, "section": "rope",
         "title": "Tokens by role",
@@ -522,7 +522,8 @@ def _any_readout(views, q):
         "title": "The readout",
         "text": "The readout stage shows the last slots and then one logit per token: the "
                 "largest wins. Each logit row is coloured by its gap to the winner (outlined); "
-                "hover a cell for the value.",
+                "hover a cell for the value. Hover the runner-up's logit at this position: "
+                "its gap to the winner is the lead.",
         "question": f"Which digit wins at position {q}, and by how many logits does it lead "
                     f"the runner-up? (two numbers)",
         "expect": {"kind": "numbers", "values": [int(digit), lead],
@@ -551,7 +552,8 @@ def _claimed_rule(views, claimed):
     n, what = views["rule_counts"][rule]
     return (f" The authors claim {claimed}. No rule here gives {claimed}: the file holds {n} "
             f"numbers ({rule}, {what} count) and the ledger counts {views['param_total']} "
-            f"(seed000). The board reads the claim under {rule}. The file's {n} numbers are "
+            f"(seed000). AdderBoard lists the authors' {claimed} as a {rule} count; the "
+            f"file's {rule} is actually {n}. The file's {n} numbers are "
             f"{abs(n - claimed)} {'more' if n > claimed else 'fewer'} than the {claimed} "
             f"claimed: {said.split(': ', 1)[-1]}")
 
@@ -582,9 +584,10 @@ def _any_params(views):
     return {
         "view": "params", "state": {}, "section": None,
         "title": "The parameters",
-        "text": _drawn(views) + " The ledger counts them by one rule for every model, seed "
-                "000's, which gives TinyAdder-36 its 36 (tinyadder params --rules prints every "
-                "rule side by side).",
+        "text": _drawn(views) + " tinyadder's ledger counts them by one rule, the same for "
+                "every model (named seed000: every trainable number counted once; it gives "
+                "TinyAdder-36 its 36); tinyadder params --rules prints every rule side by "
+                "side.",
         "question": _params_question(views["model"], claimed),
         "expect": {"kind": "integers", "values": [views["param_total"]]},
         "answer": f"{views['param_total']}: the ledger counts {views['param_total']}." + (
@@ -609,15 +612,14 @@ def _residual_at(views, stage, slot, pos):
 # What a typed number is checked to, per kind of quantity, said in the step's verdict: a
 # slot's value within the step's tolerance (why that tolerance, by its size), a lead to two
 # significant digits (``_any_readout``), anything else within 0.5 %.
-WHY = {1e-4: "the formula's value, rounding aside", 0.05: "the formula's value, rounding aside",
-       0.5: "nearer it than any other whole number",
+WHY = {0.5: "the nearest whole number",
        2.5: "x1/10 within 0.25 of the digit s_k it writes, 10·s_k ± 2.5"}
 
 
 def within(tol):
-    """The rule a slot's value is checked to: within(0.5) == 'a typed value counts within
-    0.5 of it: nearer it than any other whole number'."""
-    return f"a typed value counts within {tol:g} of it: {WHY[tol]}"
+    """The rule a slot's value is checked to, in one plain sentence: within(0.05) ==
+    'anything within 0.05 counts as right'; a tolerance with a reason says it."""
+    return f"anything within {tol:g} counts as right" + (f": {WHY[tol]}" if tol in WHY else "")
 
 
 # A designed family's tour steps on the column (``views.design``): after the attention, at
@@ -719,7 +721,7 @@ EMBED = {  # design: (the slot asked for, its value for a digit d, what the embe
                       "and x1 = \u2212d. x0 is the readout's parabola; x1 carries the digit, "
                       "which the head sums column by column."),
     "rope-10000": ("x1", "{d}", "Each digit d is embedded as two numbers: x0 = 1000 \u2212 "
-                         "2.5\u00b710^-4\u00b7d\u00b2 (the readout's parabola) and x1 = d, "
+                         "2.5\u00b710\u207b\u2074\u00b7d\u00b2 (the readout's parabola) and x1 = d, "
                          "the digit the heads add."),
     "rope-10000/norm": ("x2", "{d}/2000", "Each digit d is embedded as three numbers: x0 = 1000 \u2212 "
                               "d\u00b2/4000, x1 = d and x2 = d/2000. The embedding is tied, so "
@@ -741,6 +743,8 @@ def _embedding(views):
         return None
     slot, formula, how = EMBED[design]
     value = _residual_at(views, "embed", slot, a0["pos"])
+    # a digit is checked as every slot's value is (0.05); d/2000 to 10⁻⁴, below its step
+    tol = lambda design: 1e-4 if formula.endswith("/2000") else 0.05
     return {
         "view": "residual", "state": {"pos": a0["pos"], "stage": "embed"}, "section": None,
         "title": "The embedding",
@@ -748,8 +752,8 @@ def _embedding(views):
         "question": f"What does {slot} hold at position {a0['pos']}, the digit a0 = "
                     f"{a0['text']}, on the embedding? (a number)",
         "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
-                   "tol": 1e-4,
-                   "rule": within(1e-4)},
+                   "tol": tol(design),
+                   "rule": within(tol(design))},
         "answer": f"{shown(value[2])}: {slot} = {formula.format(d='d')} = "
                   f"{formula.format(d=a0['text'])} for d = {a0['text']}.",
     }
