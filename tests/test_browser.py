@@ -1078,7 +1078,7 @@ def test_learner10_compare_and_tour_in_the_browser(tmp_path):
     assert out["checks"][2].startswith("not quite: the right numbers in the wrong order (a0's "
                                        "position first, then the one that predicts s0). Try")
     assert out["checks"][3].startswith("not quite: 2 numbers asked (the digit, then the lead), "
-                                       "1 given. Try")
+                                       "1 given (the digit counts exactly")
 
 
 STATUS_PROBE = r"""<script>

@@ -560,7 +560,8 @@ def test_a_sinusoid_11_pages_hovers_say_what_acc_and_pe_sin_hold(name):
         # its tour's step on the column: acc after the attention at the query for s1
         step = next(s for s in tour.steps(v) if s["title"].endswith("The column"))
         q = step["state"]["pos"]
-        assert v["tokens"][q]["next_place"] == 1 and step["state"]["stage"] == "L0.attn"
+        # it opens at the stage before, so the grid does not print its answer
+        assert v["tokens"][q]["next_place"] == 1 and step["state"]["stage"] == "embed"
         assert step["expect"]["values"] == [x["L0.attn"]["acc"][q]]
         assert abs(step["expect"]["values"][0] - digit(a, 1) - digit(b, 1)) < 0.005
         assert f"a1 + b1 = {digit(a, 1)} + {digit(b, 1)}." in step["answer"]
@@ -1430,3 +1431,22 @@ def test_learner12_board_tour_words_tolerances_and_superscripts():
     hover = views["meanings"]["readout"]["logit 1"][1]
     assert "trails by about 2.5\u00b710\u207b\u2074 (the lead)" in hover
     assert "neighbours" not in hover
+
+
+def test_learner12_a_board_tour_step_opens_before_the_stage_it_asks_about():
+    """jacobli99-28's column and FFN steps opened at the stage whose grid prints the answer;
+    they open at the stage before, and the carry step says x0 on the embedding, where it
+    opens, with before → after in its answer (learner12 15, 16)."""
+    from explore_cases import float_views
+    views = float_views("jacobli99-28")
+    steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(views)}
+    assert [steps[t]["state"]["stage"] for t in ("The column", "The carry", "The FFN")] == \
+        ["embed", "embed", "L0.attn"]
+    assert steps["The column"]["text"].endswith(
+        "The step opens at embed, the stage before: predict, then move the stage slider to "
+        "L0.attn and hover x1.")
+    carry = steps["The carry"]
+    assert "x0 at position 24 is ~999.999 on the embedding, the stage this step opens at" \
+        in carry["text"]
+    assert carry["answer"].startswith("\u221210 (x0: ~999.999 on the embedding \u2192 "
+                                      "~989.999 after L0.attn): c0 \u2212 10\u00b7c1")

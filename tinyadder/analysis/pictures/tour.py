@@ -779,6 +779,20 @@ def _column_place(views, q):
     return k if k and f"a{k}" in labels else None
 
 
+def _before(views, stage):
+    """The stage before ``stage``: a step that asks for a value after ``stage`` opens there,
+    so the grid does not print the answer under the question."""
+    shorts = [s["short"] for s in views["stages"]]
+    return shorts[shorts.index(stage) - 1]
+
+
+def _opens(views, stage, slot):
+    """What such a step says of its stage: ' The step opens after L0.attn, before the FFN
+    acts: predict, then move the stage slider to L0.mlp and hover x1.'"""
+    return (f" The step opens at {_before(views, stage)}, the stage before: predict, then "
+            f"move the stage slider to {stage} and hover {slot}.")
+
+
 def _column(views, q):
     """A designed family's column step: after the attention, at the position that predicts
     s_k, one slot holds the column (``COLUMN``)."""
@@ -796,10 +810,10 @@ def _column(views, q):
         said = (f"x1 goes from {shown(before[2])} on the embedding (s{k - 1}, the position's "
                 f"own digit) to {said}")
     return {
-        "view": "residual", "state": {"pos": q, "stage": "L0.attn"}, "section": None,
-        "title": "The column",
+        "view": "residual", "state": {"pos": q, "stage": _before(views, "L0.attn")},
+        "section": None, "title": "The column",
         "text": f"Position {q} predicts s{k}. " + how.format(k=k, j=k - 1) +
-                f" Hover {slot} after L0.attn.",
+                _opens(views, "L0.attn", slot),
         "question": f"What does {slot} hold at position {q} after the attention? (a number)",
         "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
                    "tol": tol, "rule": within(tol)},
@@ -830,14 +844,17 @@ def _carry(views, q):
              f"What does {slot} hold at position {q} after the attention?")
     text = _amount(value)
     return {
-        "view": "residual", "state": {"pos": q, "stage": "L0.attn"}, "section": None,
+        "view": "residual", "state": {"pos": q, "stage": "embed"}, "section": None,
         "title": "The carry",
-        "text": how.format(k=k, j=k - 1) + f" Compare {slot} at the embedding and after "
-                                           f"L0.attn.",
+        "text": how.format(k=k, j=k - 1) + f" {slot} at position {q} is {shown(before[2])} "
+                f"on the embedding, the stage this step opens at; predict, then move the "
+                f"stage slider to L0.attn and compare.",
         "question": asked + " (a number)",
         "expect": {"kind": "numbers", "values": [value], "texts": [text], "tol": 0.05,
                    "rule": within(0.05)},
-        "answer": f"{text}: {said}, so " + (f"a carry comes into place {k}." if ck else
+        "answer": f"{text}" + (f" ({slot}: {shown(before[2])} on the embedding \u2192 "
+                              f"{shown(after[2])} after L0.attn)" if change else "") +
+                  f": {said}, so " + (f"a carry comes into place {k}." if ck else
                                           f"no carry comes into place {k}.") + (
                       "" if views["design"] == "sinusoid-11" else _another_carry(views, q)),
     }
@@ -900,9 +917,9 @@ def _ffn(views, q):
     # rope-19's readout writes the digit nearest x1/10: a typed x1 counts within 2.5 of 10·s_k
     centre = 10 * s if views["design"] == "rope-19" else value[0]
     return {
-        "view": "residual", "state": {"pos": q, "stage": "L0.mlp"}, "section": None,
-        "title": "The FFN",
-        "text": how.format(k=k, j=k - 1, n=k + 1) + f" Hover {slot} after L0.mlp." +
+        "view": "residual", "state": {"pos": q, "stage": _before(views, "L0.mlp")},
+        "section": None, "title": "The FFN",
+        "text": how.format(k=k, j=k - 1, n=k + 1) + _opens(views, "L0.mlp", slot) +
         _units_said(views, slot),
         "question": f"What does {slot} hold at position {q} after the FFN? (a number; "
                     f"a{k} = {a}, b{k} = {b}, s{k} = {s})",
