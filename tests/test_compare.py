@@ -503,3 +503,18 @@ def test_learner12_the_intro_says_where_layouts_differ_and_the_wrap_is_ten_times
     wrap = zcbtrak["meanings"]["L0.mlp"]["x1"][1]
     assert wrap.startswith("ten times the column sum, less about 100 when the column reached "
                            "10 (the wrap)")
+
+
+def test_learner12_the_live_agreement_folds_runs_and_tags_unused_positions():
+    """The live 'Over all positions' table folded 42 rows of '13 of 13' into one, so the rows
+    that differ stand out (learner12 5); a logit that differs only where a prediction is never
+    used says so (learner12 6)."""
+    published, repaired = (float_views(n, "599+401", 3) for n in ("published", "repaired"))
+    live = explore_page._compare_section(published, repaired)
+    table = live.split('id="cmp-agreement"')[1].split("</table>")[0]
+    assert ("<tr><td>embed \u2026 L1.attn</td><td><code>all 42 slots</code></td>"
+            "<td>13 of 13</td><td></td></tr>") in table
+    assert table.count("13 of 13") == 6  # the fold, L1.mlp's and the readout's, 3 logits
+    assert ("logit 2</code></td><td>its gap to the winner: 8 of 13</td><td>a2 (a prompt "
+            "position: its prediction is not used): \u221250.0 against 0.0") in table
+    assert "s1: \u2248 \u22126.08900\u00b710\u2078" in table  # a used position: no tag

@@ -103,6 +103,42 @@ def alike(a, b, size_a, size_b):
             abs(a[0]) <= DUST * size_a and abs(b[0]) <= DUST * size_b)
 
 
+def unused(views, pos):
+    """What a logit's difference at ``pos`` is worth where its prediction is never used: ' (a
+    prompt position: its prediction is not used)'; '' where it predicts a digit of the sum."""
+    token = views["tokens"][pos]
+    if token["predicts"] is not None:
+        return ""
+    return (f" ({'the last position' if token['role'] == 'sum' else 'a prompt position'}: "
+            "its prediction is not used)")
+
+
+def folded(found):
+    """``table_rows`` with each run of two or more consecutive rows that agree at every
+    position folded into one: {stage: 'embed \u2026 L1.attn', slot: 'all 48 slots', same,
+    compared, first: None, folded: 48}; the rows that differ stay as they are."""
+    out, run = [], []
+    def flush():
+        if len(run) > 1:
+            stages = run[0]["stage"] if run[0]["stage"] == run[-1]["stage"] else \
+                f"{run[0]['stage']} \u2026 {run[-1]['stage']}"
+            out.append({"stage": stages, "slot": f"all {len(run)} slots",
+                        "same": run[0]["compared"], "compared": run[0]["compared"],
+                        "first": None, "folded": len(run)})
+        else:
+            out.extend(run)
+        run.clear()
+    for r in found:
+        if r["first"] is None and not r.get("apart") and not r.get("gap") and \
+                r["slot"] != "winner":
+            run.append(r)
+        else:
+            flush()
+            out.append(r)
+    flush()
+    return out
+
+
 def agreement(left, right):
     """[{stage, slot, same, compared, first, gap}]: per stage both runs have and slot both
     name, how many of the ``compared`` positions (matched by role label) hold the same value
@@ -131,7 +167,8 @@ def agreement(left, right):
                 if alike(a, b, *sizes):
                     same += 1
                 elif first is None:
-                    first = (named(label, lpos[label]), a[2], b[2])
+                    first = (named(label, lpos[label]) + (unused(left, lpos[label]) if gap
+                                                          else ""), a[2], b[2])
             out.append({"stage": stage["short"], "slot": row["slot"], "same": same,
                         "compared": len(labels), "first": first, "gap": gap})
     return out

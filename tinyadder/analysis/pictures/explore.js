@@ -620,6 +620,14 @@
                      "are read by no logit: they hold what an earlier stage left." : ""));
         }
       });
+    // a prompt position's (or the last one's) prediction is never used: its logits may
+    // differ, or tie, without the two designs disagreeing on the sum
+    if (readout && D.tokens[state.pos].predicts === null) {
+      lines.push("Position " + state.pos + " (" + D.tokens[state.pos].label + ") is " +
+                 (D.tokens[state.pos].role === "sum" ? "the last position" : "a prompt " +
+                  "position") + ": its prediction is not used, so its logits may differ or " +
+                 "tie without the designs disagreeing.");
+    }
     setText("cmp-note", lines.join(" "));
     // how far apart two numbers are, relative to the larger: 'by 0.086%'
     var by = function (fa, fb) {
@@ -669,8 +677,26 @@
     // exact dust (compare.key_quantities): a value not 0 but too small for a float (an
     // exact run's far keys' weights, 10^-227150166) reads as 0, its value in the hover
     var DUST_TEXT = "\u2248 0 (exact dust)";
-    var gapText = function (g) {
-      return /^-?0(\.0)?$/.test(g) ? "the winner" : shown(g) + " to the winner";
+    var zero = function (g) { return /^-?0(\.0)?$/.test(g); };
+    // a tie at the top is said as one: "tied for the winner" on each of its logits
+    var tops = function (gapAt) {
+      return names.filter(function (n) { var g = gapAt(n); return g && zero(g); }).length;
+    };
+    var myTop = tops(function (n) { return mine[n] && mine[n].gap && mine[n].gap[state.pos]; });
+    var theirTop = tops(function (n) { return readout && m.pos !== null && C.gaps[n] &&
+                                              C.gaps[n][m.pos]; });
+    var gapText = function (g, top) {
+      return zero(g) ? (top > 1 ? "tied for the winner" : "the winner") :
+        shown(g) + " to the winner";
+    };
+    // one number format in the table: a rounded value to six significant digits, as the
+    // tracer writes most ('~2.05e+7' as '~2.05000e+7')
+    var six = function (text) {
+      var t = /^(-?~-?)([0-9]+)(?:\.([0-9]*))?(e[+-]?[0-9]+)?$/.exec(text);
+      if (!t) { return text; }
+      var frac = t[3] || "", sig = (t[2] + frac).replace(/^0+/, "").length;
+      return sig >= 6 || t[2] + frac === "0" ? text :
+        t[1] + t[2] + "." + frac + new Array(6 - sig + 1).join("0") + (t[4] || "");
     };
     var dust = function (v, text) { return v === 0 && !/^-?0(\.0)?$/.test(text); };
     var dustTip = function (text) {
@@ -685,13 +711,15 @@
       var theirDust = b !== null && dust(values[n][m.pos], b);
       var name = el("td", "", n), mineTd = el("td", "num", a === null ? "\u2014" :
                                                    myDust ? DUST_TEXT :
-                                                   decimal(mine[n], state.pos));
+                                                   mine[n].dec[state.pos] !== undefined ?
+                                                   decimal(mine[n], state.pos) :
+                                                   shown(six(a)));
       var theirsTd = el("td", "num", b === null ? "\u2014" : theirDust ? DUST_TEXT :
-                                     bd[m.pos] !== undefined ? bd[m.pos] : shown(b));
+                                     bd[m.pos] !== undefined ? bd[m.pos] : shown(six(b)));
       // a logit: its gap to the winner beside it (six digits may not tell two logits apart)
       var myGap = a !== null && mine[n].gap, theirGap = b !== null && readout && C.gaps[n];
-      if (myGap) { mineTd.textContent += " (" + gapText(myGap[state.pos]) + ")"; }
-      if (theirGap) { theirsTd.textContent += " (" + gapText(theirGap[m.pos]) + ")"; }
+      if (myGap) { mineTd.textContent += " (" + gapText(myGap[state.pos], myTop) + ")"; }
+      if (theirGap) { theirsTd.textContent += " (" + gapText(theirGap[m.pos], theirTop) + ")"; }
       if (a !== null) { mineTd.title = (myDust ? dustTip(a) : "") + myMeaning(n); }
       if (b !== null) { theirsTd.title = (theirDust ? dustTip(b) : "") + theirMeaning(n); }
       name.title = [a !== null ? myMeaning(n) : null, b !== null ? theirMeaning(n) : null]

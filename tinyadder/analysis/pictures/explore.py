@@ -261,6 +261,7 @@ def _compare_section(views, other):
     none_common, apart = compare.no_common_slot(found), compare.apart_line(found)
     if apart:  # every slot named alike is another quantity: one sentence for them all
         found = [r for r in found if r["slot"] == "winner"]
+    found = compare.folded(found)  # the rows that differ stand out of the runs that agree
     rows = "".join(
         f'<tr><td>{escape(r["stage"])}</td><td><code>{escape(r["slot"])}</code></td>' +
         (f'<td>{compare.APART}</td><td>' if r.get("apart") else
