@@ -1186,3 +1186,28 @@ def test_learner12_the_ffn_table_at_the_embedding_says_which_stream_it_reads(tmp
     x0 = views["residual"][1]["slots"][0]  # after L0.attn: what u0 = 992 − x0 reads
     assert (views["residual"][1]["short"], x0["slot"]) == ("L0.attn", "x0")
     assert views["hidden"]["L0.mlp"]["pre"][1][0][0] == 992 - x0["cells"][1][0]
+
+
+@pytest.mark.slow
+def test_learner12_compare_lanes_one_format_ties_and_unused_positions(tmp_path):
+    """The 3-digit published against repaired at position 0's readout: a rounded value is
+    written to six significant digits in every cell ('~2.05·10⁷' beside '~2.05000·10⁷' was
+    two formats in one table, learner12 4); a tie at the top says 'tied for the winner' and
+    the note says position 0's prediction is not used (learner12 6)."""
+    from tinyadder.cli import explore as explore_cli
+    path = tmp_path / "c3.html"
+    assert explore_cli.main(["--compare", "published", "repaired", "--digits", "3", "599+401",
+                             "-o", path.as_posix()], io.StringIO(), io.StringIO(), None) == 0
+    url = path.as_uri() + "#pos=0&stage=readout"
+    dom, log = dump([url])[url]
+    assert_ran_cleanly(dom, log)
+    body = html.unescape(re.search(r'<tbody id="cmp-lanes-body">(.*?)</tbody>', dom,
+                                   re.S).group(1))
+    cells = re.findall(r'<td class="num"[^>]*>([^<]*)</td>', body)
+    assert ">eq</td>" in body and "~2.05000\u00b710\u2077" in cells, cells[:4]
+    assert not any(re.match(r"(~|\u2248 \u2212)2\.05(?!0)", c) for c in cells), cells
+    assert "\u2248 \u22122.05000\u00b710\u2077 (tied for the winner)" in cells
+    assert "\u221220500000 (tied for the winner)" in cells
+    note = html.unescape(re.search(r'<p id="cmp-note">(.*?)</p>', dom, re.S).group(1))
+    assert ("Position 0 (<bos>) is a prompt position: its prediction is not used, so its "
+            "logits may differ or tie without the designs disagreeing.") in note

@@ -689,13 +689,14 @@
       return zero(g) ? (top > 1 ? "tied for the winner" : "the winner") :
         shown(g) + " to the winner";
     };
-    // one number format in the table: a rounded value to six significant digits, as the
-    // tracer writes most ('~2.05e+7' as '~2.05000e+7')
+    // one number format in the table: a rounded value (~, ≈) to six significant digits, as
+    // the tracer writes most ('~2.05·10⁷' as '~2.05000·10⁷'); an exact one as it is
     var six = function (text) {
-      var t = /^(-?~-?)([0-9]+)(?:\.([0-9]*))?(e[+-]?[0-9]+)?$/.exec(text);
+      var t = /^(~|\u2248 \u2212)([0-9]+)(?:\.([0-9]*))?(\u00b710[\u207b\u2070-\u2079\u00b9\u00b2\u00b3]+)?$/
+        .exec(text);
       if (!t) { return text; }
       var frac = t[3] || "", sig = (t[2] + frac).replace(/^0+/, "").length;
-      return sig >= 6 || t[2] + frac === "0" ? text :
+      return sig >= 6 || !/[1-9]/.test(t[2] + frac) ? text :
         t[1] + t[2] + "." + frac + new Array(6 - sig + 1).join("0") + (t[4] || "");
     };
     var dust = function (v, text) { return v === 0 && !/^-?0(\.0)?$/.test(text); };
@@ -711,11 +712,9 @@
       var theirDust = b !== null && dust(values[n][m.pos], b);
       var name = el("td", "", n), mineTd = el("td", "num", a === null ? "\u2014" :
                                                    myDust ? DUST_TEXT :
-                                                   mine[n].dec[state.pos] !== undefined ?
-                                                   decimal(mine[n], state.pos) :
-                                                   shown(six(a)));
+                                                   six(decimal(mine[n], state.pos)));
       var theirsTd = el("td", "num", b === null ? "\u2014" : theirDust ? DUST_TEXT :
-                                     bd[m.pos] !== undefined ? bd[m.pos] : shown(six(b)));
+                                     six(bd[m.pos] !== undefined ? bd[m.pos] : shown(b)));
       // a logit: its gap to the winner beside it (six digits may not tell two logits apart)
       var myGap = a !== null && mine[n].gap, theirGap = b !== null && readout && C.gaps[n];
       if (myGap) { mineTd.textContent += " (" + gapText(myGap[state.pos], myTop) + ")"; }
