@@ -1211,3 +1211,28 @@ def test_learner12_compare_lanes_one_format_ties_and_unused_positions(tmp_path):
     note = html.unescape(re.search(r'<p id="cmp-note">(.*?)</p>', dom, re.S).group(1))
     assert ("Position 0 (<bos>) is a prompt position: its prediction is not used, so its "
             "logits may differ or tie without the designs disagreeing.") in note
+
+
+@pytest.mark.slow
+def test_learner12_a_readout_with_no_slot_in_common_shares_the_winners_table(tmp_path):
+    """published against zcbtrak-6 name no slot alike: at the readout the winner, the lead and
+    the logits are one shared table, and each model's other lanes a table of its own beside
+    the other's, as at every other stage (learner12 7)."""
+    from tinyadder.cli import explore as explore_cli
+    path = tmp_path / "c1.html"
+    assert explore_cli.main(["--compare", "published", "zcbtrak-6", "7650676663+0149460439",
+                             "-o", path.as_posix()], io.StringIO(), io.StringIO(), None) == 0
+    url = path.as_uri() + "#pos=31&stage=readout"
+    dom, log = dump([url])[url]
+    assert_ran_cleanly(dom, log)
+    shared = re.search(r'<table id="cmp-lanes"[^>]*>(.*?)</table>', dom, re.S)
+    assert "hidden" not in shared.group(0).split(">")[0]
+    names = re.findall(r'<tr[^>]*><td[^>]*>([^<]*)</td>', shared.group(1))
+    assert names == ["winner", "lead"] + [f"logit {u}" for u in range(10)], names
+    apart = re.search(r'<div id="cmp-lanes-apart"[^>]*>', dom).group(0)
+    assert "hidden" not in apart
+    lanes = {t: re.findall(r'<tr><td[^>]*>([^<]*)</td>', re.search(
+        rf'<table id="{t}"[^>]*>(.*?)</table>', dom, re.S).group(1))
+        for t in ("cmp-lanes-a", "cmp-lanes-b")}
+    assert lanes["cmp-lanes-b"] == ["x0", "x1"] and lanes["cmp-lanes-a"][0] == "eq"
+    assert len(lanes["cmp-lanes-a"]) == 16

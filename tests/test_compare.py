@@ -518,3 +518,14 @@ def test_learner12_the_live_agreement_folds_runs_and_tags_unused_positions():
     assert ("logit 2</code></td><td>its gap to the winner: 8 of 13</td><td>a2 (a prompt "
             "position: its prediction is not used): \u221250.0 against 0.0") in table
     assert "s1: \u2248 \u22126.08900\u00b710\u2078" in table  # a used position: no tag
+
+
+def test_learner12_the_live_page_says_what_its_marks_mean():
+    """'~75.4332' beside '≈ −76.0820' and '≈ 0 (exact dust)': the page says what ~ and ≈
+    mean beside the lanes, not only docs/explorer.md (learner12 3)."""
+    published, repaired = (float_views(n, "599+401", 3) for n in ("published", "repaired"))
+    live = explore_page._compare_section(published, repaired)
+    assert ('<p id="cmp-legend">How to read the numbers: ~ marks a value rounded to six '
+            'significant digits; before a minus sign it is written \u2248 (\u2248 \u221276.0820 '
+            'is about \u221276.0820). \u2248 0 (exact dust) is a value not 0 but too small for '
+            'a float (its hover gives it). A number with neither mark is exact.</p>') in live

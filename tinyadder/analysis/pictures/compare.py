@@ -103,6 +103,13 @@ def alike(a, b, size_a, size_b):
             abs(a[0]) <= DUST * size_a and abs(b[0]) <= DUST * size_b)
 
 
+# the marks on the lanes' numbers, said on the page (not only in docs/explorer.md)
+MARKS = ("How to read the numbers: ~ marks a value rounded to six significant digits; before "
+         "a minus sign it is written \u2248 (\u2248 \u221276.0820 is about \u221276.0820). "
+         "\u2248 0 (exact dust) is a value not 0 but too small for a float (its hover gives it). "
+         "A number with neither mark is exact.")
+
+
 def unused(views, pos):
     """What a logit's difference at ``pos`` is worth where its prediction is never used: ' (a
     prompt position: its prediction is not used)'; '' where it predicts a digit of the sum."""

@@ -748,8 +748,13 @@
     }
     // two designs that name no slot alike: each one's lanes a table of its own, side by
     // side, so that no row pairs two slots that have nothing to do with each other
-    var apartLists = Boolean(rows && !common && m.pos !== null && !readout);
-    document.getElementById("cmp-lanes").hidden = apartLists;
+    // at the readout the winner, the lead and the logits stay in one shared table above them
+    var apartLists = Boolean(rows && !common && m.pos !== null);
+    var shared = function (tr) {
+      var n = tr.firstChild.textContent;
+      return readout && (n === "winner" || n === "lead" || logit(n));
+    };
+    document.getElementById("cmp-lanes").hidden = apartLists && !readout;
     document.getElementById("cmp-lanes-apart").hidden = !apartLists;
     if (apartLists) {
       var own = function (table, model, pos, rowsOf, cell) {
@@ -766,11 +771,12 @@
         });
         fill(table, [thead, tbody]);
       };
-      var ours = body.filter(function (tr) { return mine[tr.firstChild.textContent]; });
-      var others = body.filter(function (tr) { return !mine[tr.firstChild.textContent]; });
+      var lanes = body.filter(function (tr) { return !shared(tr); });
+      var ours = lanes.filter(function (tr) { return mine[tr.firstChild.textContent]; });
+      var others = lanes.filter(function (tr) { return !mine[tr.firstChild.textContent]; });
       own("cmp-lanes-a", C.own_model, state.pos, ours, 1);  // moves the cells: split first
       own("cmp-lanes-b", C.model, m.pos, others, 2);
-      body = [];
+      body = body.filter(shared);
     }
     fill("cmp-lanes-body", body);
   }
