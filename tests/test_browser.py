@@ -1236,3 +1236,22 @@ def test_learner12_a_readout_with_no_slot_in_common_shares_the_winners_table(tmp
         for t in ("cmp-lanes-a", "cmp-lanes-b")}
     assert lanes["cmp-lanes-b"] == ["x0", "x1"] and lanes["cmp-lanes-a"][0] == "eq"
     assert len(lanes["cmp-lanes-a"]) == 16
+
+
+@pytest.mark.slow
+def test_learner12_compare_lane_hovers_put_the_digits_in(tmp_path):
+    """A lane's hover gave the formula alone ('x1: a_k + b_k: ...'); it adds this position's
+    digits, as the page's own hover does (learner12 11)."""
+    from tinyadder.cli import explore as explore_cli
+    path = tmp_path / "c2.html"
+    assert explore_cli.main(["--compare", "zcbtrak-6", "jacobli99-28", "7650676663+0149460439",
+                             "-o", path.as_posix()], io.StringIO(), io.StringIO(), None) == 0
+    url = path.as_uri() + "#pos=31&stage=L0.attn"
+    dom, log = dump([url])[url]
+    assert_ran_cleanly(dom, log)
+    titles = [html.unescape(t) for t in re.findall(r'title="([^"]*)"', dom)]
+    case = "here k = 1: a1 = 6, b1 = 3, c1 = 1, a0 = 3, b0 = 9, c0 = 0, s1 = 0"
+    assert ("jacobli99-28's x1: a_k + b_k: two heads attend one-hot to a_k and b_k\n" + case
+            in titles)
+    assert any(t.startswith("zcbtrak-6's x1: 10\u00b7(a_k + b_k + c_k)") and
+               t.endswith(case) for t in titles)

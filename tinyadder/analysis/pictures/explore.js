@@ -571,15 +571,21 @@
         ": " + whole(form[0][deciding ? 1 : 0]).replace(/\{i2\}/g, String(pos + 2))
           .replace(/\{P\}/g, f ? f[0] : "").replace(/\{x\}/g, f ? f[1] : "");
     };
+    // a formula in s_k, a_k ... with this position's digits put in, as the page's own hover
+    var withCase = function (text, cases, pos) {
+      return text.indexOf("_k") >= 0 && cases && cases[pos] ? text + "\n" + cases[pos] : text;
+    };
     var theirMeaning = function (n) {
       var f = C.fills[m.pos];
-      return said(C.model, n, formOf(C.meanings, C.stages, other, n), other, m.pos,
-                  f || C.next_place[m.pos] !== null, f);
+      return withCase(said(C.model, n, formOf(C.meanings, C.stages, other, n), other, m.pos,
+                           f || C.next_place[m.pos] !== null, f), C.cases, m.pos);
     };
     var myMeaning = function (n) {
       var d = decision(state.pos), f = d ? [power(d.power), shown(d.x_text)] : null;
-      return said(C.own_model, n, formOf(D.meanings, STAGES, state.stage, n), state.stage,
-                  state.pos, d || D.tokens[state.pos].next_place !== null, f);
+      return withCase(said(C.own_model, n, formOf(D.meanings, STAGES, state.stage, n),
+                           state.stage, state.pos,
+                           d || D.tokens[state.pos].next_place !== null, f),
+                      D.cases, state.pos);
     };
     var apart = (C.homonyms[state.stage] || []).filter(function (n) { return rows && rows[n]; });
     var readout = state.stage === "readout";

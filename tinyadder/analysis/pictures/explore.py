@@ -74,6 +74,7 @@ def compare_data(views, other):
                 for s in other["residual"]}
     return {"model": other["model"], "layout": other["layout"], "answer": other["answer"],
             "correct": other["correct"],
+            "cases": column_cases(other) if other.get("design") else {},
             "tokens": [{k: t[k] for k in ("pos", "text", "role", "label", "predicts")}
                        for t in other["tokens"]],
             "stages": [s["short"] for s in other["stages"]], "heads": heads,
