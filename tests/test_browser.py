@@ -455,7 +455,7 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     x1 = next(r for r in views["residual"][1]["slots"] if r["slot"] == "x1")["cells"][31][2]
     # no slot in common: each model's lanes a table of its own, side by side, no row pairing
     # two slots (learner8 4, learner9 1); the note said once, under them
-    b = re.search(r'<table id="cmp-lanes-b" class="cmp">(.*?)</table>', dom).group(1)
+    b = re.search(r'<table id="cmp-lanes-b" class="cmp">(.*?)</table>', dom, re.S).group(1)
     assert re.search(rf'<tr><td[^>]*>x1</td><td class="num"[^>]*>{re.escape(page_number(x1))}'
                      r'</td></tr>', b)
     assert "<th>lokimorty-10's slot</th><th>lokimorty-10 at position 31</th>" in \
@@ -547,7 +547,14 @@ def compared(dom, off, loki):
         assert kind == ("alone" if "—" in (a, b) or slot.startswith("logit ") else
                         "same" if a == b else "differs")
         assert said == ("in one only" if "—" in (a, b) else "another scale")
-    assert {r[1] for r in rows} == set(mine) | set(theirs)
+    # no slot in common: the logits shared, each model's other lanes a table of its own
+    # (learner12 7)
+    assert {r[1] for r in rows} == {f"logit {u}" for u in range(10)}
+    apart = {t: re.findall(r'<tr><td[^>]*>([^<]*)</td>', re.search(
+        rf'<table id="{t}"[^>]*>(.*?)</table>', dom, re.S).group(1))
+        for t in ("cmp-lanes-a", "cmp-lanes-b")}
+    assert set(apart["cmp-lanes-a"]) == {n for n in mine if not n.startswith("logit ")}
+    assert set(apart["cmp-lanes-b"]) == {n for n in theirs if not n.startswith("logit ")}
     assert '<section id="view-compare" hidden="">' in off and "compare" not in status_of(off)
 
 
@@ -761,7 +768,9 @@ def test_compare_says_what_slots_named_alike_mean(tmp_path):
                                             ("x1", "another quantity")]
     titles = [html.unescape(t) for t in re.findall(r'<td class="num" title="([^"]*)">', dom)]
     assert titles[2].startswith("zcbtrak-6's x1: 10·(a_k + b_k + c_k) − c_(k−1): ten times")
-    assert titles[3] == "jacobli99-28's x1: a_k + b_k: two heads attend one-hot to a_k and b_k"
+    assert titles[3] == ("jacobli99-28's x1: a_k + b_k: two heads attend one-hot to a_k and "
+                         "b_k\nhere k = 1: a1 = 6, b1 = 3, c1 = 1, a0 = 3, b0 = 9, c0 = 0, "
+                         "s1 = 0")
     dom = doms[urls[1]][0]
     rows = lanes(dom)
     assert rows[0] == ("same", "winner", "0", "0", "same")
@@ -1255,3 +1264,41 @@ def test_learner12_compare_lane_hovers_put_the_digits_in(tmp_path):
             in titles)
     assert any(t.startswith("zcbtrak-6's x1: 10\u00b7(a_k + b_k + c_k)") and
                t.endswith(case) for t in titles)
+
+
+VEIL_PROBE = """<script>(function () {
+  var out = {}, view = document.getElementById("view-change");
+  var shown = function () {
+    return Array.prototype.filter.call(view.children, function (c) {
+      return c.tagName !== "H2" && getComputedStyle(c).display !== "none";
+    }).length;
+  };
+  document.querySelector('[data-step="%(step)d"]').click();
+  out.veiled = view.classList.contains("veiled");
+  out.open = shown();
+  document.getElementById("tour-guess").value = "5";
+  document.getElementById("tour-check").click();
+  out.after = view.classList.contains("veiled");
+  out.opened = shown();
+  document.querySelector('[data-step="%(before)d"]').click();
+  out.elsewhere = view.classList.contains("veiled");
+  document.body.setAttribute("data-probe", JSON.stringify(out));
+}());</script>"""
+
+
+@pytest.mark.slow
+def test_learner12_change_one_thing_hides_its_answer_until_a_check(tmp_path):
+    """jacobli99-28's "Change one thing" opened on the view that prints the FFN-off run's
+    digits, its answer (learner12 15): the view stays veiled until a check (or the answer),
+    and a step without the veil leaves it open."""
+    from tinyadder.cli import explore as explore_cli
+    path = tmp_path / "jl.html"
+    assert explore_cli.main(["--model", "jacobli99-28", "--number", "float32",
+                             "7650676663+0149460439", "-o", path.as_posix()],
+                            io.StringIO(), io.StringIO(), None) == 0
+    steps = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
+                                 path.read_text(encoding="utf-8"), re.S).group(1))["tour"]
+    k = next(i for i, s in enumerate(steps, 1) if s["title"].endswith("Change one thing"))
+    out = probe(path, VEIL_PROBE % {"step": k, "before": k - 1})
+    assert (out["veiled"], out["open"]) == (True, 0), out
+    assert out["after"] is False and out["opened"] > 0 and out["elsewhere"] is False, out

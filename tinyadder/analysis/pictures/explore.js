@@ -992,7 +992,7 @@
     if (!card) { return; }
     card.hidden = !state.tour;
     if (!state.tour) {
-      sections.forEach(function (s) { s.classList.remove("dim"); });
+      sections.forEach(function (s) { s.classList.remove("dim", "veiled"); });
       shownStep = 0;
       return;
     }
@@ -1012,6 +1012,9 @@
     document.getElementById("tour-prev").disabled = state.tour === 1;
     document.getElementById("tour-next").disabled = state.tour === TOUR.length;
     if (shownStep !== state.tour) {  // a new step: its answer hidden, the card in view
+      // a view that prints the step's answer stays veiled until a check or the answer
+      sections.forEach(function (s) { s.classList.remove("veiled"); });
+      if (step.veil) { view.classList.add("veiled"); }
       document.getElementById("tour-answer").hidden = true;
       document.getElementById("tour-reveal").hidden = false;
       document.getElementById("tour-guess").value = "";
@@ -1290,7 +1293,11 @@
     on("tour-end", "click", function () { set({tour: 0}); });
     on("tour-prev", "click", function () { goStep(state.tour - 1); });
     on("tour-next", "click", function () { goStep(state.tour + 1); });
+    var unveil = function () {
+      each("main > section.veiled", function (s) { s.classList.remove("veiled"); });
+    };
     on("tour-check", "click", function () {
+      unveil();
       setText("tour-verdict", verdict(TOUR[state.tour - 1].expect,
                                       document.getElementById("tour-guess").value));
     });
@@ -1299,6 +1306,7 @@
       ev.stopPropagation();  // typing is not navigating: the arrow keys stay in the box
     });
     on("tour-reveal", "click", function () {
+      unveil();
       document.getElementById("tour-answer").hidden = false;
       document.getElementById("tour-reveal").hidden = true;
       document.getElementById("status").textContent = statusText();  // now it may say all

@@ -1110,6 +1110,7 @@ def _switch_off(views, q):
     return {
         "view": "change", "state": {"pos": q, "stage": f"L{off['layer']}.mlp"},
         "section": None, "title": "Change one thing",
+        "veil": True,  # the view prints the answer: hidden until a check or the answer
         "text": f"The page also ran this sum, in {off['number'].split(' (')[0]}" + (
                     f", the model's own dtype, not in {views['number'].split(' (')[0]} as the "
                     f"rest of the page (a second exact run would cost as much as the page "
@@ -1117,7 +1118,8 @@ def _switch_off(views, q):
                 f", with layer "
                 f"{off['layer']}'s FFN switched off: its output replaced by zeros at every "
                 f"position, the attention and the readout as built. {does} The view below "
-                f"sets the two runs side by side; predict before you read it.",
+                f"sets the two runs side by side; it opens once you check a prediction or "
+                f"show the answer.",
         "question": f"With the FFN off, which digit does position {q} write? (the model as "
                     f"built writes {built})",
         "expect": {"kind": "integers", "values": [int(digit)]} if digit.isdigit() else
