@@ -224,7 +224,7 @@ def test_the_static_page_matches_by_role_side_by_side():
     assert ("tinyadder36-published is drawn at position 22 (the first that predicts a digit: "
             "it predicts s10); zcbtrak-6 at the position that predicts s10, position 40.") in page
     assert "zcbtrak-6 has no stage L1.attn; matched by role: after its last attention, L0.attn" \
-        in page and "<h3>zcbtrak-6, position 40 (s9)</h3>" in page
+        in page and "<h3>B: zcbtrak-6, position 40 (s9)</h3>" in page
     assert "grid-template-columns: 1fr 1fr;" in page
     assert ".pair svg { max-width: 100%; height: auto; }" in page
     assert f"<p>{escape(pairs.NO_COMMON_SLOT_STATIC)}</p>" in page  # the logits alone
@@ -285,7 +285,7 @@ def test_learner7_the_static_page_takes_a_position_and_lines_positions_up(capsys
     text = pairs.page(zc, jl, pos=31)
     assert ("zcbtrak-6 is drawn at position 31 (the one asked for: it predicts s1); "
             "jacobli99-28 at the position that predicts s1, position 24.") in text
-    assert "<h3>jacobli99-28, position 24 (s0)</h3>" in text
+    assert "<h3>B: jacobli99-28, position 24 (s0)</h3>" in text
     row = re.search(r'<tr><th>jacobli99-28</th>(.*?)</tr>', text).group(1)
     # separators matched by their job (learner9 4): the '0' before b0 with the '0' before b0
     # (19 with 12), the one before the answer with the one before the answer (30 with 23);
@@ -321,7 +321,7 @@ def test_learner8_the_static_page_prints_each_stages_lanes():
     assert "<caption>tinyadder36-published's lanes at position 31 after L1.attn" in table
     cells = re.findall(r"<td>([^<]*)</td>", table)[1::2]
     assert cells[0] == cells[1] == cells[3] == "~75.4332"
-    theirs = pairs._stage_figure(zc, "L1.attn", 31).split("<table")[1]
+    theirs = pairs._stage_lanes(zc, "L1.attn", 31).split("<table")[1]
     assert "zcbtrak-6's lanes at position 31 after L0.attn" in theirs
     assert re.findall(r"<td>([^<]*)</td>", theirs) == ["x0", "999.996", "x1", "~100.002"]
     assert "hovers" not in pairs.NO_COMMON_SLOT_STATIC
@@ -487,3 +487,65 @@ def test_learner10_the_agreement_table_writes_numbers_as_the_page_does():
         assert "≈ −2.41327·10⁶ against ≈ −2.41328·10⁶" in text
         assert "~-" not in text.split('id="cmp-agreement"' if text is live else
                                       'id="agreement"')[1].split("</table>")[0]
+
+
+def test_learner12_the_intro_says_where_layouts_differ_and_the_wrap_is_ten_times():
+    """'two prompt layouts put a2 in different places' only where they do (learner12 1),
+    10³ as a superscript character that survives copying (learner12 20), and zcbtrak-6's
+    L0.mlp x1 as ten times the column sum less about 100 (learner12 2)."""
+    published, repaired = (float_views(n, "599+401", 3) for n in ("published", "repaired"))
+    same = explore_page._compare_section(published, repaired)
+    assert "both use the same prompt layout, so positions match one to one" in same
+    assert "different places" not in same and "a2 is the digit of a at 10²" in same
+    zcbtrak, jacobli = float_views("zcbtrak-6"), float_views("jacobli99-28")
+    apart = explore_page._compare_section(zcbtrak, jacobli)
+    assert "two prompt layouts put a3 in different places" in apart and "<sup>" not in apart
+    wrap = zcbtrak["meanings"]["L0.mlp"]["x1"][1]
+    assert wrap.startswith("ten times the column sum, less about 100 when the column reached "
+                           "10 (the wrap)")
+
+
+def test_learner12_the_live_agreement_folds_runs_and_tags_unused_positions():
+    """The live 'Over all positions' table folded 42 rows of '13 of 13' into one, so the rows
+    that differ stand out (learner12 5); a logit that differs only where a prediction is never
+    used says so (learner12 6)."""
+    published, repaired = (float_views(n, "599+401", 3) for n in ("published", "repaired"))
+    live = explore_page._compare_section(published, repaired)
+    table = live.split('id="cmp-agreement"')[1].split("</table>")[0]
+    assert ("<tr><td>embed \u2026 L1.attn</td><td><code>all 42 slots</code></td>"
+            "<td>13 of 13</td><td></td></tr>") in table
+    assert table.count("13 of 13") == 6  # the fold, L1.mlp's and the readout's, 3 logits
+    assert ("logit 2</code></td><td>its gap to the winner: 8 of 13</td><td>a2 (a prompt "
+            "position: its prediction is not used): \u221250.0 against 0.0") in table
+    assert "s1: \u2248 \u22126.08900\u00b710\u2078" in table  # a used position: no tag
+
+
+def test_learner12_the_live_page_says_what_its_marks_mean():
+    """'~75.4332' beside '≈ −76.0820' and '≈ 0 (exact dust)': the page says what ~ and ≈
+    mean beside the lanes, not only docs/explorer.md (learner12 3)."""
+    published, repaired = (float_views(n, "599+401", 3) for n in ("published", "repaired"))
+    live = explore_page._compare_section(published, repaired)
+    assert ('<p id="cmp-legend">How to read the numbers: ~ marks a value rounded to six '
+            'significant digits; before a minus sign it is written \u2248 (\u2248 \u221276.0820 '
+            'is about \u221276.0820). \u2248 0 (exact dust) is a value not 0 but too small for '
+            'a float (its hover gives it). A number with neither mark is exact.</p>') in live
+
+
+def test_learner12_the_static_page_stacks_figures_and_gives_the_winner():
+    """--static: each stage's two figures stacked at full width under 'A: ' and 'B: '
+    headings (side by side they shrank to 6 px text, and five stacked heads left 4500 px of
+    empty column beside one, learner12 8, 10), the lanes still side by side; the readout's
+    lanes give the winner, the lead and each logit's gap to the winner (learner12 9)."""
+    zc, jl = float_views("zcbtrak-6"), float_views("jacobli99-28")
+    text = pairs.page(zc, jl, pos=31)
+    readout = text.split('id="stage-readout"')[1].split("</section>")[0]
+    assert readout.index('<div class="figure"><h3>A: zcbtrak-6, position 31 (s0)</h3>') < \
+        readout.index('<div class="figure"><h3>B: jacobli99-28, position 24 (s0)</h3>') < \
+        readout.index('<div class="pair"><div><table class="cmp lanes">')
+    assert ("<tr><td>winner</td><td>0</td></tr><tr><td>lead</td><td>~0.0801490</td></tr>"
+            in readout)
+    assert "<tr><td>logit 0</td><td>~100000 (the winner)</td></tr>" in readout
+    assert "<tr><td>logit 1</td><td>~99999.9 (\u2248 \u22120.0801490 to the winner)</td></tr>" \
+        in readout
+    heads = text.split('id="heads-0"')[1].split("</section>")[0]
+    assert '<div class="pair">' not in heads and heads.count('<div class="heads">') == 2

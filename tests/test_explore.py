@@ -560,7 +560,8 @@ def test_a_sinusoid_11_pages_hovers_say_what_acc_and_pe_sin_hold(name):
         # its tour's step on the column: acc after the attention at the query for s1
         step = next(s for s in tour.steps(v) if s["title"].endswith("The column"))
         q = step["state"]["pos"]
-        assert v["tokens"][q]["next_place"] == 1 and step["state"]["stage"] == "L0.attn"
+        # it opens at the stage before, so the grid does not print its answer
+        assert v["tokens"][q]["next_place"] == 1 and step["state"]["stage"] == "embed"
         assert step["expect"]["values"] == [x["L0.attn"]["acc"][q]]
         assert abs(step["expect"]["values"][0] - digit(a, 1) - digit(b, 1)) < 0.005
         assert f"a1 + b1 = {digit(a, 1)} + {digit(b, 1)}." in step["answer"]
@@ -1074,8 +1075,9 @@ def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
     # counts, what the gap between the claim and numel's count is
     assert steps["The parameters"]["answer"].startswith(
         "22: the ledger counts 22. The authors claim 28. No rule here gives 28: the file "
-        "holds 90 numbers (numel, AdderBoard's count) and the ledger counts 22 (seed000). The "
-        "board reads the claim under numel. The file's 90 numbers are 62 more than the 28 "
+        "holds 90 numbers (numel, AdderBoard's count) and the ledger counts 22 (seed000). "
+        "AdderBoard lists the authors' 28 as a numel count; the file's numel is actually 90. "
+        "The file's 90 numbers are 62 more than the 28 "
         "claimed: entries the original computes in code")
     assert views["rule_counts"]["numel"][0] - 28 == 62 and views["param_total"] == 22
     # why a rotation gives one-hot attention (learner7 21), in the step's text, seen before
@@ -1504,3 +1506,45 @@ def test_learner13_the_residual_view_carries_a_link_per_stage():
                                    ("readout", "walkthrough \u00a78")]
     assert stage_sections(float_views("repaired", "123+989", 3))["readout"] == "layer1"
     assert stage_sections(float_views("zcbtrak-6")) == {}
+
+
+def test_learner12_board_tour_words_tolerances_and_superscripts():
+    """jacobli99-28's tour (learner12 17-20): step 9 says who counts what with no bare
+    "seed 000's"; one plain tolerance sentence, 0.05 for every digit-valued slot (the
+    embedding's 3 as step 4's 9); the lead step says where the lead is shown; powers of ten
+    as the page's superscripts. The logit hover is true next to the vertex (learner12 13)."""
+    from explore_cases import float_views
+    views = float_views("jacobli99-28")
+    steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(views)}
+    params = steps["The parameters"]
+    assert "seed 000's" not in params["text"] and "The board reads" not in params["answer"]
+    assert "the same for every model (named seed000" in params["text"]
+    rules = {s["expect"]["rule"] for s in steps.values()
+             if s.get("expect", {}).get("kind") == "numbers" and "tol" in s["expect"]}
+    assert rules == {"anything within 0.05 counts as right"}
+    assert steps["The embedding"]["expect"]["tol"] == 0.05
+    assert "its gap to the winner is the lead" in steps["The readout"]["text"]
+    said = " ".join(s["text"] + s["question"] + s["answer"] for s in steps.values())
+    assert "10^" not in said and "a3 is the digit of a at 10\u00b3" in said
+    hover = views["meanings"]["readout"]["logit 1"][1]
+    assert "trails by about 2.5\u00b710\u207b\u2074 (the lead)" in hover
+    assert "neighbours" not in hover
+
+
+def test_learner12_a_board_tour_step_opens_before_the_stage_it_asks_about():
+    """jacobli99-28's column and FFN steps opened at the stage whose grid prints the answer;
+    they open at the stage before, and the carry step says x0 on the embedding, where it
+    opens, with before → after in its answer (learner12 15, 16)."""
+    from explore_cases import float_views
+    views = float_views("jacobli99-28")
+    steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(views)}
+    assert [steps[t]["state"]["stage"] for t in ("The column", "The carry", "The FFN")] == \
+        ["embed", "embed", "L0.attn"]
+    assert steps["The column"]["text"].endswith(
+        "The step opens at embed, the stage before: predict, then move the stage slider to "
+        "L0.attn and hover x1.")
+    carry = steps["The carry"]
+    assert "x0 at position 24 is ~999.999 on the embedding, the stage this step opens at" \
+        in carry["text"]
+    assert carry["answer"].startswith("\u221210 (x0: ~999.999 on the embedding \u2192 "
+                                      "~989.999 after L0.attn): c0 \u2212 10\u00b7c1")

@@ -24,8 +24,8 @@ def rope19_meanings():
                                  "the column sum with its carry-in, to within 0.25 (the head "
                                  "weighs a_k, b_k 10 : 1 against a_(k\u22121), b_(k\u22121))"]},
         "L0.mlp": {"x0": ["as embedded: the attention and the FFN leave x0 alone"] * 2,
-                   "x1": [none, "the column sum less 100 when it reached 10 (the wrap): x1/10 "
-                                "is within 0.25 of s_k"]},
+                   "x1": [none, "ten times the column sum, less about 100 when the column "
+                                "reached 10 (the wrap): x1/10 is within 0.25 of s_k"]},
         "readout": {f"logit {u}": ["a parabola in the digit with x0, largest at the digit "
                                    "nearest x1/10"] * 2 for u in range(10)},
     }
@@ -82,7 +82,8 @@ def rope10000_meanings():
                    "x1": [none, "s_k: a_k + b_k plus the carry, less 10 when that reaches 10 "
                                 "(hinge pairs on D)"]},
         "readout": {f"logit {u}": ["near 1000: a parabola in the digit with its vertex at "
-                                   "x1, neighbours 2.5\u00b710^-4 apart"] * 2
+                                   "x1, curvature about 2.5\u00b710\u207b\u2074 per digit\u00b2: the "
+                                   "digit next to the vertex trails by about 2.5\u00b710\u207b\u2074 (the lead)"] * 2
                     for u in range(10)},
     }
 

@@ -34,7 +34,8 @@ def build_parser():
                              "they name alike compared over all positions")
     parser.add_argument("--static", action="store_true",
                         help="with --compare: a page without script instead, every stage "
-                             "of both models drawn side by side (two columns) at one position")
+                             "of both models at one position: A's figure over B's, their "
+                             "lanes side by side (two columns)")
     parser.add_argument("--pos", type=int, metavar="P",
                         help="with --static: draw A at position P and B at the position that "
                              "does the same (default: A's first position that predicts a "

@@ -103,6 +103,49 @@ def alike(a, b, size_a, size_b):
             abs(a[0]) <= DUST * size_a and abs(b[0]) <= DUST * size_b)
 
 
+# the marks on the lanes' numbers, said on the page (not only in docs/explorer.md)
+MARKS = ("How to read the numbers: ~ marks a value rounded to six significant digits; before "
+         "a minus sign it is written \u2248 (\u2248 \u221276.0820 is about \u221276.0820). "
+         "\u2248 0 (exact dust) is a value not 0 but too small for a float (its hover gives it). "
+         "A number with neither mark is exact.")
+
+
+def unused(views, pos):
+    """What a logit's difference at ``pos`` is worth where its prediction is never used: ' (a
+    prompt position: its prediction is not used)'; '' where it predicts a digit of the sum."""
+    token = views["tokens"][pos]
+    if token["predicts"] is not None:
+        return ""
+    return (f" ({'the last position' if token['role'] == 'sum' else 'a prompt position'}: "
+            "its prediction is not used)")
+
+
+def folded(found):
+    """``table_rows`` with each run of two or more consecutive rows that agree at every
+    position folded into one: {stage: 'embed \u2026 L1.attn', slot: 'all 48 slots', same,
+    compared, first: None, folded: 48}; the rows that differ stay as they are."""
+    out, run = [], []
+    def flush():
+        if len(run) > 1:
+            stages = run[0]["stage"] if run[0]["stage"] == run[-1]["stage"] else \
+                f"{run[0]['stage']} \u2026 {run[-1]['stage']}"
+            out.append({"stage": stages, "slot": f"all {len(run)} slots",
+                        "same": run[0]["compared"], "compared": run[0]["compared"],
+                        "first": None, "folded": len(run)})
+        else:
+            out.extend(run)
+        run.clear()
+    for r in found:
+        if r["first"] is None and not r.get("apart") and not r.get("gap") and \
+                r["slot"] != "winner":
+            run.append(r)
+        else:
+            flush()
+            out.append(r)
+    flush()
+    return out
+
+
 def agreement(left, right):
     """[{stage, slot, same, compared, first, gap}]: per stage both runs have and slot both
     name, how many of the ``compared`` positions (matched by role label) hold the same value
@@ -131,7 +174,8 @@ def agreement(left, right):
                 if alike(a, b, *sizes):
                     same += 1
                 elif first is None:
-                    first = (named(label, lpos[label]), a[2], b[2])
+                    first = (named(label, lpos[label]) + (unused(left, lpos[label]) if gap
+                                                          else ""), a[2], b[2])
             out.append({"stage": stage["short"], "slot": row["slot"], "same": same,
                         "compared": len(labels), "first": first, "gap": gap})
     return out
@@ -409,6 +453,14 @@ def table_rows(left, right):
     return found + ([dict(won, stage="readout", slot="winner")] if won["compared"] else [])
 
 
+def layouts_line(left, right, k):
+    """The intro's clause on where a_k sits: by index where both runs give every position
+    the same role, else that the two layouts put it in different places."""
+    if [t["label"] for t in left["tokens"]] == [t["label"] for t in right["tokens"]]:
+        return "both use the same prompt layout, so positions match one to one"
+    return f"two prompt layouts put a{k} in different places"
+
+
 def no_common_slot(found):
     """Whether the rows of ``table_rows`` are the readout's alone (its logits or winner):
     two designs that name no slot of the stream alike."""
@@ -659,43 +711,64 @@ def twice(right, matches):
             'its own.</p>')
 
 
-def _who(views, pos):
-    return (f"<h3>{escape(views['model'])}, position {pos} "
+def _who(views, pos, tag=""):
+    return (f"<h3>{tag}{escape(views['model'])}, position {pos} "
             f"({escape(views['tokens'][pos]['label'])})</h3>")
 
 
-def _stage_figure(views, short, pos):
+def _stage_figure(views, short, pos, tag=""):
+    """One model's figure after stage ``short`` at ``pos``, headed 'A: model, position ...'
+    (the page stacks A's over B's, each at full width, then their lanes side by side)."""
     drawn = stage_of(views, short)
     if drawn is None:
-        return f"{_who(views, pos)}<p>{escape(views['model'])} has no stage {escape(short)}.</p>"
+        return (f"{_who(views, pos, tag)}<p>{escape(views['model'])} has no stage "
+                f"{escape(short)}.</p>")
     note = ("" if drawn == short else
             f"<p>{escape(views['model'])} has no stage {escape(short)}; matched by role: "
             f"after its last {'attention' if drawn.endswith('attn') else 'FFN'}, "
             f"{escape(drawn)}.</p>")
     figure = figures.residual(views, drawn, pos, logits=drawn == "readout")
+    return _who(views, pos, tag) + note + figure
+
+
+def _stage_lanes(views, short, pos):
+    drawn = stage_of(views, short)
+    if drawn is None:
+        return ""
     said = average_line(views, pos) if drawn == AVERAGED else ""
-    return (_who(views, pos) + note + figure + lanes(views, drawn, pos) +
-            (f'<p class="average">{escape(said)}</p>' if said else ""))
+    return lanes(views, drawn, pos) + (f'<p class="average">{escape(said)}</p>' if said
+                                       else "")
 
 
 def lanes(views, short, pos):
     """The numbers the figure after stage ``short`` colours at ``pos``: each slot's value
-    there as the page prints it (``figures.value_text``), a cell per slot."""
+    there as the page prints it (``figures.value_text``), a cell per slot; at the readout
+    the winner and the lead first (``winners``) and each logit's gap to the winner."""
     slots = next(s["slots"] for s in views["residual"] if s["short"] == short)
+    won = winners(views).get(pos) if short == "readout" else None
+    def gap(r):
+        if "gap" not in r:
+            return ""
+        g = r["gap"][pos][2]
+        return (" (tied for the winner)" if zero(g) and won and len(won[0]) > 1 else
+                " (the winner)" if zero(g) else f" ({svg.shown(g)} to the winner)")
     rows = "".join(f"<tr><td>{escape(r['slot'])}</td>"
-                   f"<td>{escape(svg.minus(figures.value_text(r['cells'][pos])))}</td></tr>"
-                   for r in slots)
+                   f"<td>{escape(svg.minus(figures.value_text(r['cells'][pos])) + gap(r))}"
+                   f"</td></tr>" for r in slots)
+    if won:
+        rows = (f"<tr><td>winner</td><td>{escape(won[0])}</td></tr>"
+                f"<tr><td>lead</td><td>{escape(svg.shown(won[1]))}</td></tr>" + rows)
     return (f'<table class="cmp lanes"><caption>{escape(views["model"])}\'s lanes at position '
             f'{pos} after {escape(short)}</caption><thead><tr><th>slot</th><th>value</th>'
             f'</tr></thead><tbody>{rows}</tbody></table>')
 
 
-def _heads(views, layer, pos):
+def _heads(views, layer, pos, tag=""):
     keys = [k for k, h in views["heads"].items() if h["layer"] == layer]
     if not keys:
-        return _who(views, pos) + no_heads(views, layer)
-    return _who(views, pos) + "".join(figures.attention(views, k, "softmax1", pos)
-                                      for k in keys)
+        return _who(views, pos, tag) + no_heads(views, layer)
+    return _who(views, pos, tag) + '<div class="heads">' + "".join(
+        figures.attention(views, k, "softmax1", pos) for k in keys) + "</div>"
 
 
 AVERAGED = "L1.attn"  # the TinyAdder-36 family's stage whose slots gain the running average
@@ -782,11 +855,14 @@ def no_heads(views, layer):
             f"{last}'s attention</a> above.</p>")
 
 
+TAGS = ("A: ", "B: ")  # the static page's two models, as its figures' headings name them
+
+
 def page(left, right, pos=None):
     """The comparison page of two runs' views (``views.build_views``) of one sum: the left at
     ``pos`` or the position its page opens at, the right at its match by role
-    (``positions``), each stage beside the other's (``stage_of``): two columns, each figure
-    scaled to its column's width."""
+    (``positions``), each stage matched to the other's (``stage_of``): the two figures
+    stacked at full width (A over B), their lanes side by side in two columns."""
     where = positions(left, right, pos)
     shorts = list(dict.fromkeys([s["short"] for s in left["stages"]] +
                                 [s["short"] for s in right["stages"]]))
@@ -794,18 +870,24 @@ def page(left, right, pos=None):
     parts, writes = [], writes_lines(left, right)
     for short in shorts:
         said = f'<p class="writes">{escape(writes[short])}</p>' if short in writes else ""
+        # the figures stacked, each at full width (side by side they shrank to 6 px text),
+        # then the two lane tables side by side
         parts.append(f'<section class="stage" id="stage-{escape(short)}"><h2>Residual stream '
-                     f'after {escape(short)}</h2>{said}<div class="pair">' +
-                     "".join(f'<div>{_stage_figure(v, short, p)}</div>'
+                     f'after {escape(short)}</h2>{said}' +
+                     "".join(f'<div class="figure">{_stage_figure(v, short, p, t)}</div>'
+                             for v, p, t in zip((left, right), where, TAGS)) +
+                     '<div class="pair">' +
+                     "".join(f'<div>{_stage_lanes(v, short, p)}</div>'
                              for v, p in zip((left, right), where)) + '</div></section>')
         attn = short.endswith(".attn") and short[1:-5].isdigit()
         if attn and int(short[1:-5]) in layers:
             layer = int(short[1:-5])
             parts.append(f'<section class="stage" id="heads-{layer}"><h2>Layer {layer}\'s '
                          f'attention, every live head (log scale, clipped as in the explorer)'
-                         f'</h2><div class="pair">' +
-                         "".join(f'<div>{_heads(v, layer, p)}</div>'
-                                 for v, p in zip((left, right), where)) + '</div></section>')
+                         f'</h2>' +
+                         "".join(f'<div class="figure">{_heads(v, layer, p, t)}</div>'
+                                 for v, p, t in zip((left, right), where, TAGS)) +
+                         '</section>')
     n = left["digits"]
     expr = f'{int(left["a"]):0{n}d} + {int(left["b"]):0{n}d}'
     title = f'{left["model"]} and {right["model"]} add {expr}'
@@ -817,8 +899,9 @@ def page(left, right, pos=None):
         f"<header><h1>{escape(title)}</h1>",
         f"<p>Two designs on the same sum, stage by stage: {_compared(left, right)} (matched "
         "by what each position holds: a3 is the digit of a "
-        "at 10<sup>3</sup>, s0 the sum's units digit), then each model's residual stream and "
-        "attention, side by side (each figure scaled to its column). Every number is the run's, as "
+        f"at {svg.power(3)}, s0 the sum's units digit), then each model's residual stream and "
+        "attention: A's figure over B's, each at full width, then their lanes side by side. "
+        "Every number is the run's, as "
         "<code>tinyadder --trace</code> prints it; <code>tinyadder explore --model NAME</code> "
         "draws either alone, with hovers. The positions and stages are matched by role, as "
         f"on the live page: {_opening(left, right, pos)} A stage one model lacks is drawn at its "
@@ -841,6 +924,9 @@ body { font: 15px/1.45 system-ui, sans-serif; margin: 0 1em 2em; color: #111; }
 .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
 .pair > div { overflow-x: auto; min-width: 0; }
 .pair svg { max-width: 100%; height: auto; }
+.figure { overflow-x: auto; }
+.figure svg { max-width: 100%; height: auto; }
+.heads { display: flex; flex-wrap: wrap; gap: 0.5em 1.5em; align-items: flex-start; }
 #agreement { border-collapse: collapse; margin: 1em 0; }
 .cmp { border-collapse: collapse; margin: 0.6em 0; }
 .cmp td, .cmp th { border: 1px solid #ccc; padding: 1px 4px; text-align: left; }

@@ -571,15 +571,21 @@
         ": " + whole(form[0][deciding ? 1 : 0]).replace(/\{i2\}/g, String(pos + 2))
           .replace(/\{P\}/g, f ? f[0] : "").replace(/\{x\}/g, f ? f[1] : "");
     };
+    // a formula in s_k, a_k ... with this position's digits put in, as the page's own hover
+    var withCase = function (text, cases, pos) {
+      return text.indexOf("_k") >= 0 && cases && cases[pos] ? text + "\n" + cases[pos] : text;
+    };
     var theirMeaning = function (n) {
       var f = C.fills[m.pos];
-      return said(C.model, n, formOf(C.meanings, C.stages, other, n), other, m.pos,
-                  f || C.next_place[m.pos] !== null, f);
+      return withCase(said(C.model, n, formOf(C.meanings, C.stages, other, n), other, m.pos,
+                           f || C.next_place[m.pos] !== null, f), C.cases, m.pos);
     };
     var myMeaning = function (n) {
       var d = decision(state.pos), f = d ? [power(d.power), shown(d.x_text)] : null;
-      return said(C.own_model, n, formOf(D.meanings, STAGES, state.stage, n), state.stage,
-                  state.pos, d || D.tokens[state.pos].next_place !== null, f);
+      return withCase(said(C.own_model, n, formOf(D.meanings, STAGES, state.stage, n),
+                           state.stage, state.pos,
+                           d || D.tokens[state.pos].next_place !== null, f),
+                      D.cases, state.pos);
     };
     var apart = (C.homonyms[state.stage] || []).filter(function (n) { return rows && rows[n]; });
     var readout = state.stage === "readout";
@@ -620,6 +626,14 @@
                      "are read by no logit: they hold what an earlier stage left." : ""));
         }
       });
+    // a prompt position's (or the last one's) prediction is never used: its logits may
+    // differ, or tie, without the two designs disagreeing on the sum
+    if (readout && D.tokens[state.pos].predicts === null) {
+      lines.push("Position " + state.pos + " (" + D.tokens[state.pos].label + ") is " +
+                 (D.tokens[state.pos].role === "sum" ? "the last position" : "a prompt " +
+                  "position") + ": its prediction is not used, so its logits may differ or " +
+                 "tie without the designs disagreeing.");
+    }
     setText("cmp-note", lines.join(" "));
     // how far apart two numbers are, relative to the larger: 'by 0.086%'
     var by = function (fa, fb) {
@@ -669,8 +683,27 @@
     // exact dust (compare.key_quantities): a value not 0 but too small for a float (an
     // exact run's far keys' weights, 10^-227150166) reads as 0, its value in the hover
     var DUST_TEXT = "\u2248 0 (exact dust)";
-    var gapText = function (g) {
-      return /^-?0(\.0)?$/.test(g) ? "the winner" : shown(g) + " to the winner";
+    var zero = function (g) { return /^-?0(\.0)?$/.test(g); };
+    // a tie at the top is said as one: "tied for the winner" on each of its logits
+    var tops = function (gapAt) {
+      return names.filter(function (n) { var g = gapAt(n); return g && zero(g); }).length;
+    };
+    var myTop = tops(function (n) { return mine[n] && mine[n].gap && mine[n].gap[state.pos]; });
+    var theirTop = tops(function (n) { return readout && m.pos !== null && C.gaps[n] &&
+                                              C.gaps[n][m.pos]; });
+    var gapText = function (g, top) {
+      return zero(g) ? (top > 1 ? "tied for the winner" : "the winner") :
+        shown(g) + " to the winner";
+    };
+    // one number format in the table: a rounded value (~, ≈) to six significant digits, as
+    // the tracer writes most ('~2.05·10⁷' as '~2.05000·10⁷'); an exact one as it is
+    var six = function (text) {
+      var t = /^(~|\u2248 \u2212)([0-9]+)(?:\.([0-9]*))?(\u00b710[\u207b\u2070-\u2079\u00b9\u00b2\u00b3]+)?$/
+        .exec(text);
+      if (!t) { return text; }
+      var frac = t[3] || "", sig = (t[2] + frac).replace(/^0+/, "").length;
+      return sig >= 6 || !/[1-9]/.test(t[2] + frac) ? text :
+        t[1] + t[2] + "." + frac + new Array(6 - sig + 1).join("0") + (t[4] || "");
     };
     var dust = function (v, text) { return v === 0 && !/^-?0(\.0)?$/.test(text); };
     var dustTip = function (text) {
@@ -685,13 +718,13 @@
       var theirDust = b !== null && dust(values[n][m.pos], b);
       var name = el("td", "", n), mineTd = el("td", "num", a === null ? "\u2014" :
                                                    myDust ? DUST_TEXT :
-                                                   decimal(mine[n], state.pos));
+                                                   six(decimal(mine[n], state.pos)));
       var theirsTd = el("td", "num", b === null ? "\u2014" : theirDust ? DUST_TEXT :
-                                     bd[m.pos] !== undefined ? bd[m.pos] : shown(b));
+                                     six(bd[m.pos] !== undefined ? bd[m.pos] : shown(b)));
       // a logit: its gap to the winner beside it (six digits may not tell two logits apart)
       var myGap = a !== null && mine[n].gap, theirGap = b !== null && readout && C.gaps[n];
-      if (myGap) { mineTd.textContent += " (" + gapText(myGap[state.pos]) + ")"; }
-      if (theirGap) { theirsTd.textContent += " (" + gapText(theirGap[m.pos]) + ")"; }
+      if (myGap) { mineTd.textContent += " (" + gapText(myGap[state.pos], myTop) + ")"; }
+      if (theirGap) { theirsTd.textContent += " (" + gapText(theirGap[m.pos], theirTop) + ")"; }
       if (a !== null) { mineTd.title = (myDust ? dustTip(a) : "") + myMeaning(n); }
       if (b !== null) { theirsTd.title = (theirDust ? dustTip(b) : "") + theirMeaning(n); }
       name.title = [a !== null ? myMeaning(n) : null, b !== null ? theirMeaning(n) : null]
@@ -721,8 +754,13 @@
     }
     // two designs that name no slot alike: each one's lanes a table of its own, side by
     // side, so that no row pairs two slots that have nothing to do with each other
-    var apartLists = Boolean(rows && !common && m.pos !== null && !readout);
-    document.getElementById("cmp-lanes").hidden = apartLists;
+    // at the readout the winner, the lead and the logits stay in one shared table above them
+    var apartLists = Boolean(rows && !common && m.pos !== null);
+    var shared = function (tr) {
+      var n = tr.firstChild.textContent;
+      return readout && (n === "winner" || n === "lead" || logit(n));
+    };
+    document.getElementById("cmp-lanes").hidden = apartLists && !readout;
     document.getElementById("cmp-lanes-apart").hidden = !apartLists;
     if (apartLists) {
       var own = function (table, model, pos, rowsOf, cell) {
@@ -739,11 +777,12 @@
         });
         fill(table, [thead, tbody]);
       };
-      var ours = body.filter(function (tr) { return mine[tr.firstChild.textContent]; });
-      var others = body.filter(function (tr) { return !mine[tr.firstChild.textContent]; });
+      var lanes = body.filter(function (tr) { return !shared(tr); });
+      var ours = lanes.filter(function (tr) { return mine[tr.firstChild.textContent]; });
+      var others = lanes.filter(function (tr) { return !mine[tr.firstChild.textContent]; });
       own("cmp-lanes-a", C.own_model, state.pos, ours, 1);  // moves the cells: split first
       own("cmp-lanes-b", C.model, m.pos, others, 2);
-      body = [];
+      body = body.filter(shared);
     }
     fill("cmp-lanes-body", body);
   }
@@ -862,6 +901,21 @@
                         : "no candidate: by this rule the published model writes " +
            s.toString() + "." + why;
   }
+  function close(expect, w, g, i) {
+    // whether typed g counts as the run's w, the step's i-th number
+    if (expect.kind === "integers") { return g === w; }
+    if (expect.kind === "numbers" && expect.sig && expect.sig[i]) {
+      // to sig significant digits: within half a unit of w's last one
+      var unit = Math.pow(10, Math.floor(Math.log10(Math.abs(w))) - expect.sig[i] + 1);
+      return Math.abs(g - w) <= 0.5 * unit * (1 + 1e-9);
+    }
+    if (expect.kind === "numbers") {  // within 0.5 %, or the step's stated tolerance
+      return Math.abs(g - w) <= Math.max(0.005 * Math.abs(w), expect.tol || 0);
+    }
+    var sign = expect.signs ? expect.signs[i] : 1;  // magnitudes: the decade and sign
+    return g !== 0 && (g < 0 ? -1 : 1) === sign &&
+           Math.abs(Math.log10(Math.abs(g)) - w) <= 1;  // within a decade
+  }
   function verdict(expect, text) {
     if (!expect) { return ""; }
     if (expect.kind === "failing") { return failing(expect, text); }
@@ -877,7 +931,7 @@
           from = Math.min.apply(null, at) + 1;
           return true;
         });
-        hint = right ? "" : "the labels are the run's, but not in head order: ";
+        hint = right ? "" : "the labels are the run's, but not in head order";
       }
     } else {
       var typed = numbersIn(text), want = expect.values || expect.logs;
@@ -888,33 +942,47 @@
         want.length === 1 ? worked.map(function (v) { return [v]; }) : []);
       right = tries.some(function (got) {
         return got.length === want.length && want.every(function (w, i) {
-          var g = got[i];
-          if (expect.kind === "integers") { return g === w; }
-          if (expect.kind === "numbers" && expect.sig && expect.sig[i]) {
-            // to sig significant digits: within half a unit of w's last one
-            var unit = Math.pow(10, Math.floor(Math.log10(Math.abs(w))) - expect.sig[i] + 1);
-            return Math.abs(g - w) <= 0.5 * unit * (1 + 1e-9);
-          }
-          if (expect.kind === "numbers") {  // within 0.5 %, or the step's stated tolerance
-            return Math.abs(g - w) <= Math.max(0.005 * Math.abs(w), expect.tol || 0);
-          }
-          var sign = expect.signs ? expect.signs[i] : 1;  // magnitudes: the decade and sign
-          return g !== 0 && (g < 0 ? -1 : 1) === sign &&
-                 Math.abs(Math.log10(Math.abs(g)) - w) <= 1;  // within a decade
+          return close(expect, w, got[i], i);
         });
       });
       var key = function (list) { return list.slice().sort().join(" "); };
       if (!right && want.length > 1 && typed.length < want.length) {
         hint = want.length + " numbers asked" + (expect.form ? " (" + expect.form + ")" : "") +
-               ", " + typed.length + " given: ";
+               ", " + typed.length + " given";
       } else if (!right && want.length > 1 && expect.kind === "integers" &&
                  key(typed.slice(0, want.length)) === key(want)) {
         hint = "the right numbers in the wrong order" +
-               (expect.form ? " (" + expect.form + ")" : "") + ": ";
+               (expect.form ? " (" + expect.form + ")" : "");
       }
     }
-    return (right ? "right: " : "not quite: " + hint) + "the run says " + said +
-           (expect.rule ? " (" + expect.rule + ")" : "");
+    if (right) {
+      return "right: the run says " + said + (expect.rule ? " (" + expect.rule + ")" : "");
+    }
+    // a miss gives a hint, never the run's value: that waits for "show the answer"
+    return "not quite: " + (hint || missHint(expect, text)) +
+           (expect.rule ? " (" + expect.rule + ")" : "") +
+           ". Try again, or press show the answer.";
+  }
+  function missHint(expect, text) {
+    // which typed value is off, and which way (a sign, too high, too low)
+    if (expect.kind === "words") {
+      return "not the run's labels: read them again under the tokens";
+    }
+    var typed = numbersIn(text), want = expect.values || expect.logs;
+    if (typed.length < want.length) {
+      return want.length + (want.length > 1 ? " numbers" : " number") + " asked";
+    }
+    var last = want.length === 1 ? evaluate(text.split("=").pop()) : null;  // worked out
+    var got = last !== null ? [last] : typed.slice(-want.length), names = ["the first", "the second", "the third"];
+    var off = want.map(function (w, i) {
+      var g = got[i], name = want.length > 1 ? (names[i] || "number " + (i + 1)) + " number"
+                                            : "your number";
+      if (close(expect, w, g, i)) { return ""; }
+      if (expect.logs) { return name + " is off by more than a decade or in sign"; }
+      if (g !== 0 && w !== 0 && (g < 0) !== (w < 0)) { return name + ": check the sign"; }
+      return name + " is too " + (g > w ? "high" : "low");
+    }).filter(function (t) { return t; });
+    return (off.length ? off.join("; ") : "not within the tolerance");
   }
   var scrollCard = false;
   function drawTour() {
@@ -924,7 +992,7 @@
     if (!card) { return; }
     card.hidden = !state.tour;
     if (!state.tour) {
-      sections.forEach(function (s) { s.classList.remove("dim"); });
+      sections.forEach(function (s) { s.classList.remove("dim", "veiled"); });
       shownStep = 0;
       return;
     }
@@ -944,6 +1012,9 @@
     document.getElementById("tour-prev").disabled = state.tour === 1;
     document.getElementById("tour-next").disabled = state.tour === TOUR.length;
     if (shownStep !== state.tour) {  // a new step: its answer hidden, the card in view
+      // a view that prints the step's answer stays veiled until a check or the answer
+      sections.forEach(function (s) { s.classList.remove("veiled"); });
+      if (step.veil) { view.classList.add("veiled"); }
       document.getElementById("tour-answer").hidden = true;
       document.getElementById("tour-reveal").hidden = false;
       document.getElementById("tour-guess").value = "";
@@ -969,10 +1040,15 @@
     var nodes = [];
     Object.keys(D.hidden).forEach(function (stage) {
       var h = D.hidden[stage], table = el("table", "cmp ffn");
+      var input = STAGES[STAGES.indexOf(stage) - 1], at = STAGES.indexOf(state.stage);
       table.setAttribute("data-stage", stage);
+      // the units read the stream after the stage before theirs, not the one selected
       nodes.push(el("p", "note ffn-said", stage + ": the FFN's " + h.units.length +
         " hidden units at position " + state.pos + " (" + tok.label + ")" +
-        (stage === state.stage ? ", the stage selected" : "") + ": what goes into each " +
+        (stage === state.stage ? ", the stage selected" : "") + ", reading the stream " +
+        "after " + input + " (the FFN's input" + (at < STAGES.indexOf(input) ?
+          "; the stage selected, " + state.stage + ", comes before it" : "") +
+        "): what goes into each " +
         "unit's " + h.act + (h.linear ? " (the gate), its linear branch, and what comes out, " +
                              h.act + "(gate)\u00b7linear" : ", what comes out") +
         (h.writes ? ", and what its output adds to the stream" : "") +
@@ -1220,7 +1296,11 @@
     on("tour-end", "click", function () { set({tour: 0}); });
     on("tour-prev", "click", function () { goStep(state.tour - 1); });
     on("tour-next", "click", function () { goStep(state.tour + 1); });
+    var unveil = function () {
+      each("main > section.veiled", function (s) { s.classList.remove("veiled"); });
+    };
     on("tour-check", "click", function () {
+      unveil();
       setText("tour-verdict", verdict(TOUR[state.tour - 1].expect,
                                       document.getElementById("tour-guess").value));
     });
@@ -1229,6 +1309,7 @@
       ev.stopPropagation();  // typing is not navigating: the arrow keys stay in the box
     });
     on("tour-reveal", "click", function () {
+      unveil();
       document.getElementById("tour-answer").hidden = false;
       document.getElementById("tour-reveal").hidden = true;
       document.getElementById("status").textContent = statusText();  // now it may say all

@@ -74,6 +74,7 @@ def compare_data(views, other):
                 for s in other["residual"]}
     return {"model": other["model"], "layout": other["layout"], "answer": other["answer"],
             "correct": other["correct"],
+            "cases": column_cases(other) if other.get("design") else {},
             "tokens": [{k: t[k] for k in ("pos", "text", "role", "label", "predicts")}
                        for t in other["tokens"]],
             "stages": [s["short"] for s in other["stages"]], "heads": heads,
@@ -262,6 +263,7 @@ def _compare_section(views, other):
     none_common, apart = compare.no_common_slot(found), compare.apart_line(found)
     if apart:  # every slot named alike is another quantity: one sentence for them all
         found = [r for r in found if r["slot"] == "winner"]
+    found = compare.folded(found)  # the rows that differ stand out of the runs that agree
     rows = "".join(
         f'<tr><td>{escape(r["stage"])}</td><td><code>{escape(r["slot"])}</code></td>' +
         (f'<td>{compare.APART}</td><td>' if r.get("apart") else
@@ -294,8 +296,8 @@ def _compare_section(views, other):
         'Positions are matched by what they do, not by index: one that predicts a digit of '
         'the sum with the one that predicts the same digit (s0 is the units digit; one model '
         'may write it first, the other last), any other with the one that holds the same '
-        f'(a{k} is the digit of a at 10<sup>{k}</sup>); two prompt layouts put a{k} in '
-        f'different places. {first}'
+        f'(a{k} is the digit of a at {svg.power(k)}); '
+        f'{compare.layouts_line(views, other, k)}. {first}'
         'Choose a position and a stage above as for the rest of the page; untick '
         '<i>compare</i> to hide this view.</p>'
         f'<div class="pair">{side(views)}{side(other)}</div>'
@@ -304,7 +306,8 @@ def _compare_section(views, other):
         '<h3>Attention from this query, every live head (each head on its own clipped log '
         'scale; grey ≈ 0)</h3><div class="pair"><div id="cmp-attn-a"></div>'
         '<div id="cmp-attn-b"></div></div>'
-        '<h3 id="cmp-lanes-title">Residual lanes by slot name</h3><p id="cmp-note"></p>'
+        '<h3 id="cmp-lanes-title">Residual lanes by slot name</h3>'
+        f'<p id="cmp-legend">{escape(compare.MARKS)}</p><p id="cmp-note"></p>'
         '<table id="cmp-lanes" class="cmp"><thead><tr id="cmp-lanes-head"><th>slot</th>'
         f'<th>{escape(views["model"])}</th><th>{escape(other["model"])}</th><th></th></tr>'
         f'</thead><tbody id="cmp-lanes-body"></tbody></table>'

@@ -511,7 +511,7 @@ def _any_tokens(views, q):
         return None
     k = min(3, (views["digits"] or 4) - 1)  # explore.place_example: a2 at N = 3
     said = ("input is the token it computes from, out0 the first token of its answer" if task
-            else f"a{k} is the digit of a at 10^{k}, s0 the sum's units digit")
+            else f"a{k} is the digit of a at {power(k)}, s0 the sum's units digit")
     return {
         "view": "tokens", "state": {"pos": a0, "stage": "embed"}, "section": "rope",
         "title": "Tokens by role",
@@ -596,7 +596,8 @@ def _any_readout(views, q):
         "title": "The readout",
         "text": "The readout stage shows the last slots and then one logit per token: the "
                 "largest wins. Each logit row is coloured by its gap to the winner (outlined); "
-                "hover a cell for the value.",
+                "hover a cell for the value. Hover the runner-up's logit at this position: "
+                "its gap to the winner is the lead.",
         "question": f"Which digit wins at position {q}, and by how many logits does it lead "
                     f"the runner-up? (two numbers)",
         "expect": {"kind": "numbers", "values": [int(digit), lead],
@@ -625,7 +626,8 @@ def _claimed_rule(views, claimed):
     n, what = views["rule_counts"][rule]
     return (f" The authors claim {claimed}. No rule here gives {claimed}: the file holds {n} "
             f"numbers ({rule}, {what} count) and the ledger counts {views['param_total']} "
-            f"(seed000). The board reads the claim under {rule}. The file's {n} numbers are "
+            f"(seed000). AdderBoard lists the authors' {claimed} as a {rule} count; the "
+            f"file's {rule} is actually {n}. The file's {n} numbers are "
             f"{abs(n - claimed)} {'more' if n > claimed else 'fewer'} than the {claimed} "
             f"claimed: {said.split(': ', 1)[-1]}")
 
@@ -656,9 +658,10 @@ def _any_params(views):
     return {
         "view": "params", "state": {}, "section": None,
         "title": "The parameters",
-        "text": _drawn(views) + " The ledger counts them by one rule for every model, seed "
-                "000's, which gives TinyAdder-36 its 36 (tinyadder params --rules prints every "
-                "rule side by side).",
+        "text": _drawn(views) + " tinyadder's ledger counts them by one rule, the same for "
+                "every model (named seed000: every trainable number counted once; it gives "
+                "TinyAdder-36 its 36); tinyadder params --rules prints every rule side by "
+                "side.",
         "question": _params_question(views["model"], claimed),
         "expect": {"kind": "integers", "values": [views["param_total"]]},
         "answer": f"{views['param_total']}: the ledger counts {views['param_total']}." + (
@@ -683,15 +686,14 @@ def _residual_at(views, stage, slot, pos):
 # What a typed number is checked to, per kind of quantity, said in the step's verdict: a
 # slot's value within the step's tolerance (why that tolerance, by its size), a lead to two
 # significant digits (``_any_readout``), anything else within 0.5 %.
-WHY = {1e-4: "the formula's value, rounding aside", 0.05: "the formula's value, rounding aside",
-       0.5: "nearer it than any other whole number",
+WHY = {0.5: "the nearest whole number",
        2.5: "x1/10 within 0.25 of the digit s_k it writes, 10·s_k ± 2.5"}
 
 
 def within(tol):
-    """The rule a slot's value is checked to: within(0.5) == 'a typed value counts within
-    0.5 of it: nearer it than any other whole number'."""
-    return f"a typed value counts within {tol:g} of it: {WHY[tol]}"
+    """The rule a slot's value is checked to, in one plain sentence: within(0.05) ==
+    'anything within 0.05 counts as right'; a tolerance with a reason says it."""
+    return f"anything within {tol:g} counts as right" + (f": {WHY[tol]}" if tol in WHY else "")
 
 
 # A designed family's tour steps on the column (``views.design``): after the attention, at
@@ -793,7 +795,7 @@ EMBED = {  # design: (the slot asked for, its value for a digit d, what the embe
                       "and x1 = \u2212d. x0 is the readout's parabola; x1 carries the digit, "
                       "which the head sums column by column."),
     "rope-10000": ("x1", "{d}", "Each digit d is embedded as two numbers: x0 = 1000 \u2212 "
-                         "2.5\u00b710^-4\u00b7d\u00b2 (the readout's parabola) and x1 = d, "
+                         "2.5\u00b710\u207b\u2074\u00b7d\u00b2 (the readout's parabola) and x1 = d, "
                          "the digit the heads add."),
     "rope-10000/norm": ("x2", "{d}/2000", "Each digit d is embedded as three numbers: x0 = 1000 \u2212 "
                               "d\u00b2/4000, x1 = d and x2 = d/2000. The embedding is tied, so "
@@ -815,6 +817,8 @@ def _embedding(views):
         return None
     slot, formula, how = EMBED[design]
     value = _residual_at(views, "embed", slot, a0["pos"])
+    # a digit is checked as every slot's value is (0.05); d/2000 to 10⁻⁴, below its step
+    tol = lambda design: 1e-4 if formula.endswith("/2000") else 0.05
     return {
         "view": "residual", "state": {"pos": a0["pos"], "stage": "embed"}, "section": None,
         "title": "The embedding",
@@ -822,8 +826,8 @@ def _embedding(views):
         "question": f"What does {slot} hold at position {a0['pos']}, the digit a0 = "
                     f"{a0['text']}, on the embedding? (a number)",
         "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
-                   "tol": 1e-4,
-                   "rule": within(1e-4)},
+                   "tol": tol(design),
+                   "rule": within(tol(design))},
         "answer": f"{shown(value[2])}: {slot} = {formula.format(d='d')} = "
                   f"{formula.format(d=a0['text'])} for d = {a0['text']}.",
     }
@@ -849,6 +853,20 @@ def _column_place(views, q):
     return k if k and f"a{k}" in labels else None
 
 
+def _before(views, stage):
+    """The stage before ``stage``: a step that asks for a value after ``stage`` opens there,
+    so the grid does not print the answer under the question."""
+    shorts = [s["short"] for s in views["stages"]]
+    return shorts[shorts.index(stage) - 1]
+
+
+def _opens(views, stage, slot):
+    """What such a step says of its stage: ' The step opens after L0.attn, before the FFN
+    acts: predict, then move the stage slider to L0.mlp and hover x1.'"""
+    return (f" The step opens at {_before(views, stage)}, the stage before: predict, then "
+            f"move the stage slider to {stage} and hover {slot}.")
+
+
 def _column(views, q):
     """A designed family's column step: after the attention, at the position that predicts
     s_k, one slot holds the column (``COLUMN``)."""
@@ -866,10 +884,10 @@ def _column(views, q):
         said = (f"x1 goes from {shown(before[2])} on the embedding (s{k - 1}, the position's "
                 f"own digit) to {said}")
     return {
-        "view": "residual", "state": {"pos": q, "stage": "L0.attn"}, "section": None,
-        "title": "The column",
+        "view": "residual", "state": {"pos": q, "stage": _before(views, "L0.attn")},
+        "section": None, "title": "The column",
         "text": f"Position {q} predicts s{k}. " + how.format(k=k, j=k - 1) +
-                f" Hover {slot} after L0.attn.",
+                _opens(views, "L0.attn", slot),
         "question": f"What does {slot} hold at position {q} after the attention? (a number)",
         "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
                    "tol": tol, "rule": within(tol)},
@@ -900,14 +918,17 @@ def _carry(views, q):
              f"What does {slot} hold at position {q} after the attention?")
     text = _amount(value)
     return {
-        "view": "residual", "state": {"pos": q, "stage": "L0.attn"}, "section": None,
+        "view": "residual", "state": {"pos": q, "stage": "embed"}, "section": None,
         "title": "The carry",
-        "text": how.format(k=k, j=k - 1) + f" Compare {slot} at the embedding and after "
-                                           f"L0.attn.",
+        "text": how.format(k=k, j=k - 1) + f" {slot} at position {q} is {shown(before[2])} "
+                f"on the embedding, the stage this step opens at; predict, then move the "
+                f"stage slider to L0.attn and compare.",
         "question": asked + " (a number)",
         "expect": {"kind": "numbers", "values": [value], "texts": [text], "tol": 0.05,
                    "rule": within(0.05)},
-        "answer": f"{text}: {said}, so " + (f"a carry comes into place {k}." if ck else
+        "answer": f"{text}" + (f" ({slot}: {shown(before[2])} on the embedding \u2192 "
+                              f"{shown(after[2])} after L0.attn)" if change else "") +
+                  f": {said}, so " + (f"a carry comes into place {k}." if ck else
                                           f"no carry comes into place {k}.") + (
                       "" if views["design"] == "sinusoid-11" else _another_carry(views, q)),
     }
@@ -970,9 +991,9 @@ def _ffn(views, q):
     # rope-19's readout writes the digit nearest x1/10: a typed x1 counts within 2.5 of 10·s_k
     centre = 10 * s if views["design"] == "rope-19" else value[0]
     return {
-        "view": "residual", "state": {"pos": q, "stage": "L0.mlp"}, "section": None,
-        "title": "The FFN",
-        "text": how.format(k=k, j=k - 1, n=k + 1) + f" Hover {slot} after L0.mlp." +
+        "view": "residual", "state": {"pos": q, "stage": _before(views, "L0.mlp")},
+        "section": None, "title": "The FFN",
+        "text": how.format(k=k, j=k - 1, n=k + 1) + _opens(views, "L0.mlp", slot) +
         _units_said(views, slot),
         "question": f"What does {slot} hold at position {q} after the FFN? (a number; "
                     f"a{k} = {a}, b{k} = {b}, s{k} = {s})",
@@ -1163,6 +1184,7 @@ def _switch_off(views, q):
     return {
         "view": "change", "state": {"pos": q, "stage": f"L{off['layer']}.mlp"},
         "section": None, "title": "Change one thing",
+        "veil": True,  # the view prints the answer: hidden until a check or the answer
         "text": f"The page also ran this sum, in {off['number'].split(' (')[0]}" + (
                     f", the model's own dtype, not in {views['number'].split(' (')[0]} as the "
                     f"rest of the page (a second exact run would cost as much as the page "
@@ -1170,7 +1192,8 @@ def _switch_off(views, q):
                 f", with layer "
                 f"{off['layer']}'s FFN switched off: its output replaced by zeros at every "
                 f"position, the attention and the readout as built. {does} The view below "
-                f"sets the two runs side by side; predict before you read it.",
+                f"sets the two runs side by side; it opens once you check a prediction or "
+                f"show the answer.",
         "question": f"With the FFN off, which digit does position {q} write? (the model as "
                     f"built writes {built})",
         "expect": {"kind": "integers", "values": [int(digit)]} if digit.isdigit() else
