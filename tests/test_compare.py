@@ -160,9 +160,9 @@ def test_logits_on_different_scales_compare_by_winner_and_lead():
     zc, jl, loki = (float_views(n) for n in ("zcbtrak-6", "jacobli99-28", "lokimorty-10"))
     assert pairs.scales_differ(zc, jl) and not pairs.scales_differ(zc, loki)
     line = pairs.scale_line(zc, jl)
-    assert line.startswith("The logits are on different scales (zcbtrak-6's largest |logit| "
-                           "about 10⁵, jacobli99-28's about 10³): compare the winner and the "
-                           "lead")
+    assert line.startswith("The logits are on different scales (over the positions that "
+                           "predict a digit of the sum, zcbtrak-6's largest |logit| is about "
+                           "10⁵, jacobli99-28's about 10³): compare the winner and the lead")
     assert line.endswith("The same digit wins at 11 of the 11 positions that predict a digit "
                          "of the sum.")
     rows = pairs.table_rows(zc, jl)

@@ -246,6 +246,8 @@ def test_the_variants_are_real_runs(example):
     ln2 = next(v for v in views["variants"] if v["key"] == "ln2")["rows"][0]
     assert (ln2["pos"], ln2["written"], 7 < ln2["x"] < 8) == (22, "7", True)
     step = next(s for s in tour.steps(views) if s["title"].endswith("Change one thing"))
+    assert "a digit's weight halves at each step back instead of falling tenfold" in \
+        step["answer"] and "nearly alike" not in step["answer"]  # learner15 4
     assert step["answer"].endswith(
         " At position 22, the sum of powers of two is x = 7.57, nearest the mark 7.5 of the "
         "digit 7 (err7 = |x \u2212 7.5| the smallest): the first digit is 7.")
@@ -1548,3 +1550,12 @@ def test_learner12_a_board_tour_step_opens_before_the_stage_it_asks_about():
         in carry["text"]
     assert carry["answer"].startswith("\u221210 (x0: ~999.999 on the embedding \u2192 "
                                       "~989.999 after L0.attn): c0 \u2212 10\u00b7c1")
+
+
+def test_learner15_the_rope19_wrap_is_where_the_walkthrough_puts_it():
+    """The wrap's step of about 100 comes as x1 goes from 94 to 95 (walkthrough, zcbtrak-6's
+    FFN), not "once x1/10 passes 9.5", where it is already over (learner15 5)."""
+    text = tour.FFN["rope-19"][1]
+    assert "as x1 goes from 94 to 95 (x1/10 from 9.4 to 9.5)" in text
+    walk = (ROOT / "docs" / "walkthrough.md").read_text(encoding="utf-8")
+    assert "where x1 passes 94 to 95" in " ".join(walk.split())

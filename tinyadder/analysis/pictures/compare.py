@@ -431,7 +431,8 @@ def scale_line(left, right):
     if not scales_differ(left, right):
         return ""
     w = winner_agreement(left, right)
-    return (f"The logits are on different scales ({left['model']}'s largest |logit| about "
+    return (f"The logits are on different scales (over the positions that predict a digit "
+            f"of the sum, {left['model']}'s largest |logit| is about "
             f"{svg.pretty(f'{logit_size(left):.0e}'.replace('e+', 'e'))}, {right['model']}'s "
             f"about {svg.pretty(f'{logit_size(right):.0e}'.replace('e+', 'e'))}): compare "
             f"the winner and the lead (the winner's logit less the runner-up's, each in its "

@@ -414,8 +414,9 @@ def _change(views):
                 "powers of two.",
         "question": "With slope ln 2, predict the first digit the model writes.",
         "expect": {"kind": "integers", "values": [int(v["answer"][0])]},
-        "answer": f"It writes {v['answer']}: with place values 2^-(i\u2212j) every digit "
-                  f"counts nearly alike, and the running sum is nothing like a + b." +
+        "answer": f"It writes {v['answer']}: with place values 2^-(i\u2212j) a digit's "
+                  f"weight halves at each step back instead of falling tenfold, so the "
+                  f"running sum is nothing like a + b." +
                   _first_mark(v),
     }
 
@@ -744,8 +745,8 @@ for _carry in ("linear", "hinge"):
     CARRY[f"rope-10000/{_carry}"] = CARRY["rope-10000/norm"]
 FFN = {  # design: (slot, what the FFN does there, tolerance)
     "rope-19": ("x1", "It wraps the column: a pair of SiLU units takes close to 100 off x1 "
-                      "once x1/10 passes 9.5, so x1/10 is within 0.25 of s{k}; the carry came "
-                      "in through the attention.", 2.5),
+                      "as x1 goes from 94 to 95 (x1/10 from 9.4 to 9.5), so x1/10 is within "
+                      "0.25 of s{k}; the carry came in through the attention.", 2.5),
     "sinusoid-11": ("acc", "It adds the carry, min(max(pe_sin \u2212 digit \u2212 1/2, 0), 1) "
                            "(a hinge pair), and wraps acc (another pair takes 10 off when it "
                            "reaches 10): acc is within 1/2 of s{k}.", 0.5),
