@@ -512,7 +512,7 @@ def test_learner12_the_live_agreement_folds_runs_and_tags_unused_positions():
     published, repaired = (float_views(n, "599+401", 3) for n in ("published", "repaired"))
     live = explore_page._compare_section(published, repaired)
     table = live.split('id="cmp-agreement"')[1].split("</table>")[0]
-    assert ("<tr><td>embed \u2026 L1.attn</td><td><code>all 42 slots</code></td>"
+    assert ("<tr><td>embed \u2026 L1.attn</td><td><code>all 42 stage-slot rows</code></td>"
             "<td>13 of 13</td><td></td></tr>") in table
     assert table.count("13 of 13") == 6  # the fold, L1.mlp's and the readout's, 3 logits
     assert ("logit 2</code></td><td>its gap to the winner: 8 of 13</td><td>a2 (a prompt "

@@ -1254,7 +1254,7 @@ def test_learner10_the_parameter_figure_counts_as_the_ledger_does():
                  "2 drawn, 1 counted"):
         assert said in svg_text
     step = next(s for s in tour.steps(views) if s["title"].endswith("The parameters"))
-    assert "draws 40 chips" in step["text"] and "behind the 22 parameters" in step["text"]
+    assert "draws 40 chips" in step["text"] and "behind the parameters the ledger" in step["text"]
     assert ("The file's 90 numbers are 62 more than the 28 claimed: entries the original "
             "computes in code") in step["answer"]
     assert "The 62 between" not in step["answer"]
@@ -1559,3 +1559,14 @@ def test_learner15_the_rope19_wrap_is_where_the_walkthrough_puts_it():
     assert "as x1 goes from 94 to 95 (x1/10 from 9.4 to 9.5)" in text
     walk = (ROOT / "docs" / "walkthrough.md").read_text(encoding="utf-8")
     assert "where x1 passes 94 to 95" in " ".join(walk.split())
+
+
+def test_learner14_the_parameters_step_leaves_its_answer_to_the_learner():
+    """jacobli99-28's parameters step asks how many the ledger counts: its text does not say
+    '22 parameters' (learner14 1); its answer does."""
+    views = float_views("jacobli99-28")
+    step = next(s for s in tour.steps(views) if s["title"].endswith("The parameters"))
+    total = views["param_total"]
+    assert total == 22 and f"{total} parameters" not in step["text"]
+    assert "behind the parameters the ledger counts" in step["text"]
+    assert step["answer"].startswith("22: the ledger counts 22.")

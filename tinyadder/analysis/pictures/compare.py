@@ -122,14 +122,14 @@ def unused(views, pos):
 
 def folded(found):
     """``table_rows`` with each run of two or more consecutive rows that agree at every
-    position folded into one: {stage: 'embed \u2026 L1.attn', slot: 'all 48 slots', same,
-    compared, first: None, folded: 48}; the rows that differ stay as they are."""
+    position folded into one: {stage: 'embed \u2026 L1.attn', slot: 'all 48 stage-slot rows',
+    same, compared, first: None, folded: 48}; the rows that differ stay as they are."""
     out, run = [], []
     def flush():
         if len(run) > 1:
             stages = run[0]["stage"] if run[0]["stage"] == run[-1]["stage"] else \
                 f"{run[0]['stage']} \u2026 {run[-1]['stage']}"
-            out.append({"stage": stages, "slot": f"all {len(run)} slots",
+            out.append({"stage": stages, "slot": f"all {len(run)} stage-slot rows",
                         "same": run[0]["compared"], "compared": run[0]["compared"],
                         "first": None, "folded": len(run)})
         else:

@@ -647,9 +647,10 @@ def _drawn(views):
     drawn, total = len(views["params"]), views["param_total"]
     if drawn == total:
         return "Every counted parameter, drawn over the slots it writes."
+    # the step asks for the ledger's count: the text leaves the total to the learner
     return (f"The figure below draws {drawn} chips: the distinct values of the counted "
-            f"tensors (per tensor, per token row in the embedding), behind the {total} "
-            "parameters the ledger counts; each stage's head gives both numbers. A value "
+            f"tensors (per tensor, per token row in the embedding), behind the parameters "
+            "the ledger counts; each stage's head gives both numbers. A value "
             "two tensors or token rows share is drawn in each, which tinyadder params "
             "--rules's 'distinct' counts once, model-wide.")
 
