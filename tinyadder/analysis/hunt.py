@@ -85,14 +85,14 @@ def margins(model, compiled, a, b):
 def true_answer(model, total):
     """The token ids of ``total`` as the model's answer is laid out (its stop token after)."""
     p, ids = model.prompt, addition._token_ids(model)
-    text = "%0*d" % (p.answer_digits, total)
-    digits = [ids[d] for d in (text if p.answer == "msb" else text[::-1])]
+    digits = [ids[d] for d in addition._digits(total, p.answer_digits, p.answer)]
     return digits + ([ids[p.stop]] if p.stop is not None else [])
 
 
 def chains(digits):
-    """Three carry chains of N digits: one carried through every column, one through all but
-    the top, and every column 9 + 9."""
+    """Three carry chains of N digits, each carrying out of every column: 9…9 + 1 (9 + 0 and
+    the carry above the units), 49…9 + 50…01 (4 + 5 and the carry at the top), and every
+    column 9 + 9."""
     top, half = 10 ** digits, 5 * 10 ** (digits - 1)
     return [(top - 1, 1), (half - 1, half + 1), (top - 1, top - 1)]
 
