@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tinyadder import build, modelfile, number_system, run_with_cache
-from tinyadder.addition import add
+from tinyadder.addition import add, encode_answer
 from tinyadder.analysis.hunt import chains, hunt, margins
 from tinyadder.cli import main
 from tinyadder.modelfile import dump
@@ -44,6 +44,13 @@ def test_a_margin_is_the_true_digits_lead_over_the_best_other(zcbtrak):
         expected.append(row[int(d)] - max(v for t, v in enumerate(row) if t != int(d)))
     assert margins(zcbtrak, compiled(zcbtrak), a, b) == expected
     assert all(m > 0 for m in expected)
+
+
+def test_the_true_answer_is_written_in_the_models_answer_order(zcbtrak):
+    published = build("published")
+    ids = encode_answer(zcbtrak, 7800137102)  # zcbtrak-6 writes the units digit first
+    assert [zcbtrak.vocab[t] for t in ids] == list("20173100870")
+    assert [published.vocab[t] for t in encode_answer(published, 46)] == list("00000000046")
 
 
 def test_a_seed_gives_the_same_search_and_the_kept_pairs_are_its_least(zcbtrak):

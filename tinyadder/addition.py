@@ -161,6 +161,14 @@ def _encode(model, a, b):
     return ids
 
 
+def encode_answer(model, total):
+    """Token ids of the answer ``total`` as the model writes it: its answer digits, in its
+    answer order, then its stop token if it has one."""
+    p, token = model.prompt, _token_ids(model)
+    ids = [token[d] for d in _digits(total, p.answer_digits, p.answer)]
+    return ids + ([token[p.stop]] if p.stop is not None else [])
+
+
 @lru_cache(maxsize=64)
 def _token_ids(model):
     """{text: its token id} of the model's vocabulary, the first id of a text (as

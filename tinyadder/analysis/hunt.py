@@ -71,7 +71,7 @@ def margins(model, compiled, a, b):
     """margin_k(a, b) for each answer position k, in the order the model writes them, from one
     pass over the prompt and the true answer (its stop token too, where it has one)."""
     prompt = addition.encode(model, a, b)
-    answer = true_answer(model, a + b)
+    answer = addition.encode_answer(model, a + b)
     logits, _ = forward(compiled, prompt + answer[:-1])
     readout = compiled.readout_tokens
     out = []
@@ -80,13 +80,6 @@ def margins(model, compiled, a, b):
         right = values[readout.index(token)]
         out.append(right - max(v for t, v in zip(readout, values) if t != token))
     return out
-
-
-def true_answer(model, total):
-    """The token ids of ``total`` as the model's answer is laid out (its stop token after)."""
-    p, ids = model.prompt, addition._token_ids(model)
-    digits = [ids[d] for d in addition._digits(total, p.answer_digits, p.answer)]
-    return digits + ([ids[p.stop]] if p.stop is not None else [])
 
 
 def chains(digits):
