@@ -464,8 +464,14 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
         assert "Not for this model" in section, name
     assert ('<section id="view-not-shown"><p class="intro">Views for the TinyAdder-36 family, '
             'not shown for this model: Place values') in text
-    assert "Not for this model" in re.search(
-        r'<section id="view-change">(.*?)</section>', text, re.S).group(1)  # the FFN-off run
+    # the FFN-off run: the section opens with what applies, never "Not for this model"
+    # above a view drawn for this model (learner14 5)
+    change = re.search(r'<section id="view-change">(.*?)</section>', text, re.S).group(1)
+    assert "Not for this model" not in change and '<svg' in change
+    assert ('<p class="intro">The TinyAdder-36 family&#x27;s ablations (its slope, biases and '
+            'readout) do not apply here: they read what adder1 lacks (a layer-0 head') in change
+    assert ("; instead, this model&#x27;s layer 1 FFN switched off: the run of the same sum "
+            "with its output zeros, beside the run as built.</p>") in change
     for name in ("tokens", "attention", "residual", "params"):
         section = re.search(f'<section id="view-{name}">(.*?)</section>', text, re.S).group(1)
         assert "Not for this model" not in section, name

@@ -421,14 +421,28 @@ def _embedded(docs, views):
             f'doctests and commands are checked by the test suite).</p>{parts}</section>')
 
 
+def instead(why, layer):
+    """Change one thing's opening for a model outside the family, what applies first: the
+    family's ablations do not apply (``why``, ``views.missing``'s sentence, says what the
+    model lacks); the FFN of ``layer`` switched off does.
+
+    >>> instead("Not for this model: this view reads what the TinyAdder-36 family has and m "
+    ...         "lacks: the slot count.", 0).split("; instead, ")
+    ["The TinyAdder-36 family's ablations (its slope, biases and readout) do not apply here: they read what m lacks (the slot count)", "this model's layer 0 FFN switched off: the run of the same sum with its output zeros, beside the run as built."]
+    """
+    model, _, gaps = why.partition(" has and ")[2].partition(" lacks: ")
+    return (f"The {FAMILY}'s ablations (its slope, biases and readout) do not apply here: "
+            f"they read what {model} lacks ({gaps.rstrip('.')}); instead, this model's layer "
+            f"{layer} FFN switched off: the run of the same sum with its output zeros, beside "
+            f"the run as built.")
+
+
 def _section(views, ident, title, intro, body, docs):
     link = (_stage_links(views, docs) if ident == "residual" and stage_sections(views) else
             doc_link(docs, tour.view_sections(views).get(ident)))
     why = views["missing"].get(ident)
     if why and ident == "change" and views["ffn_off"]:
-        intro = (f"{escape(why)} In their place, one change any model can take: the run "
-                 f"of the same sum with layer {views['ffn_off']['layer']}'s FFN switched off, "
-                 f"beside the run as built.")
+        intro = escape(instead(why, views["ffn_off"]["layer"]))
     elif why:
         intro, body = escape(why), ""
     return (f'<section id="view-{ident}"><h2>{escape(title)} {link}</h2>'
