@@ -100,8 +100,8 @@ def test_three_rope_19_designs_compute_the_same_x1(tmp_path):
                                    for v in gaps.values())
     assert winner == "the same at all 11 positions"  # the positions that predict a digit
     status, _, rows, _ = compare(tmp_path, "zcbtrak-6", "yieldthought-20", expr, "--static")
-    assert rows[("L0.attn", "x1")] == ("the same at 17 of 42; first differs at a0: ~60.9710 "
-                                       "against ~60.9719")
+    assert rows[("L0.attn", "x1")] == ("the same at 17 of 42; first differs at a0: ~\u200960.9710 "
+                                       "against ~\u200960.9719")
 
 
 def test_slots_named_alike_that_mean_apart_are_said_so():
@@ -190,11 +190,11 @@ def test_jacobli99_28s_key_quantities_carry_its_carry():
     assert sums == "x1 after the attention = a_k + b_k"
     assert carry == ("x0 after the attention = embedded + D, D = c_(k−1) − 10·c_k, the carry "
                      "(c_k the carry into place k)")
-    assert carries["s1"] == ("~989.999; ~999.999 + 0 − 10·1", None)
+    assert carries["s1"] == ("~\u2009989.999; ~\u2009999.999 + 0 − 10·1", None)
     for k in range(11):  # each printed to 6 significant digits: within 0.005 of the truth
         value, filled = carries[f"s{k}"][0].split("; ")
-        assert abs(float(value.lstrip("~")) - eval(
-            filled.replace("~", "").replace("·", "*").replace("−", "-"))) <= 0.01
+        assert abs(float(value.lstrip("~\u2009")) - eval(
+            filled.replace("~\u2009", "").replace("·", "*").replace("−", "-"))) <= 0.01
     stage = next(s for s in jl["residual"] if s["short"] == "L0.attn")
     x1 = next(r for r in stage["slots"] if r["slot"] == "x1")["cells"]
     q = next(p for p in jl["predicting"] if jl["tokens"][p]["next_place"] == 10)
@@ -320,10 +320,10 @@ def test_learner8_the_static_page_prints_each_stages_lanes():
     table = pairs.lanes(published, "L1.attn", 31)
     assert "<caption>tinyadder36-published's lanes at position 31 after L1.attn" in table
     cells = re.findall(r"<td>([^<]*)</td>", table)[1::2]
-    assert cells[0] == cells[1] == cells[3] == "~75.4332"
+    assert cells[0] == cells[1] == cells[3] == "~\u200975.4332"
     theirs = pairs._stage_lanes(zc, "L1.attn", 31).split("<table")[1]
     assert "zcbtrak-6's lanes at position 31 after L0.attn" in theirs
-    assert re.findall(r"<td>([^<]*)</td>", theirs) == ["x0", "999.996", "x1", "~100.002"]
+    assert re.findall(r"<td>([^<]*)</td>", theirs) == ["x0", "999.996", "x1", "~\u2009100.002"]
     assert "hovers" not in pairs.NO_COMMON_SLOT_STATIC
 
 
@@ -429,7 +429,7 @@ def test_learner10_the_static_page_side_by_side_with_lanes_as_rows():
         assert table.startswith("<thead><tr><th>slot</th><th>value</th></tr></thead>")
         assert table.count("<tr>") == table.count("</td></tr>") + 1  # one row per slot
     after = dict(lanes)["tinyadder36-published's lanes at position 31 after L1.attn"]
-    assert "<tr><td>eq</td><td>~75.4332</td></tr>" in after
+    assert "<tr><td>eq</td><td>~\u200975.4332</td></tr>" in after
     assert "<tr><td>cand9</td><td>≈ −2803.35</td></tr>" in after
     # the key-quantity table's R + b + ℓ, 2.48929 at s1, is what the lanes hold, scaled
     # (learner10 3): 1000/33 · 2.48929 = 75.4332, eq's value in the table above
@@ -542,10 +542,10 @@ def test_learner12_the_static_page_stacks_figures_and_gives_the_winner():
     assert readout.index('<div class="figure"><h3>A: zcbtrak-6, position 31 (s0)</h3>') < \
         readout.index('<div class="figure"><h3>B: jacobli99-28, position 24 (s0)</h3>') < \
         readout.index('<div class="pair"><div><table class="cmp lanes">')
-    assert ("<tr><td>winner</td><td>0</td></tr><tr><td>lead</td><td>~0.0801490</td></tr>"
+    assert ("<tr><td>winner</td><td>0</td></tr><tr><td>lead</td><td>~\u20090.0801490</td></tr>"
             in readout)
-    assert "<tr><td>logit 0</td><td>~100000 (the winner)</td></tr>" in readout
-    assert "<tr><td>logit 1</td><td>~99999.9 (\u2248 \u22120.0801490 to the winner)</td></tr>" \
+    assert "<tr><td>logit 0</td><td>~\u2009100000 (the winner)</td></tr>" in readout
+    assert "<tr><td>logit 1</td><td>~\u200999999.9 (\u2248 \u22120.0801490 to the winner)</td></tr>" \
         in readout
     heads = text.split('id="heads-0"')[1].split("</section>")[0]
     assert '<div class="pair">' not in heads and heads.count('<div class="heads">') == 2

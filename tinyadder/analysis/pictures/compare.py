@@ -110,6 +110,21 @@ MARKS = ("How to read the numbers: ~ marks a value rounded to six significant di
          "A number with neither mark is exact.")
 
 
+THIN = "\u2009"
+
+
+def thin(text):
+    """A rounded value's '~' kept apart from its digits by a thin space, as '\u2248 ' is by
+    a space (at a small size '~68.99' reads as '~\u221268.99'): thin('~68.9941') ==
+    '~\u200968.9941'; any other text as it is."""
+    return text.replace("~", "~" + THIN, 1) if text.startswith("~") else text
+
+
+def shown(said):
+    """The tracer's text as the comparison prints it: ``svg.shown``, then ``thin``."""
+    return thin(svg.shown(said))
+
+
 def unused(views, pos):
     """What a logit's difference at ``pos`` is worth where its prediction is never used: ' (a
     prompt position: its prediction is not used)'; '' where it predicts a digit of the sum."""
@@ -495,7 +510,7 @@ def _verdict(r):
         return f"{by}the same at all {r['compared']} positions"
     label, a, b = r["first"]
     return (f"{by}the same at {r['same']} of {r['compared']}; first differs at {label}: "
-            f"{svg.shown(a)} against {svg.shown(b)}")
+            f"{shown(a)} against {shown(b)}")
 
 
 def _table(left, right):
@@ -563,10 +578,11 @@ def key_quantities(views):
             k = tokens[p]["next_place"]
             if k is None or not (k or quantity.at_units):
                 continue
-            filled = quantity.filled(a, b, k, None, figures.value_text(embedded[p]))
+            filled = quantity.filled(a, b, k, None, thin(figures.value_text(embedded[p])))
             dust = read[p][0] == 0 and not zero(read[p][2])  # too small for a float
             column[tokens[p + 1]["label"]] = (
-                f"{'≈ 0 (exact dust)' if dust else figures.value_text(read[p])}; {filled}",
+                f"{'≈ 0 (exact dust)' if dust else thin(figures.value_text(read[p]))}; "
+                f"{filled}",
                 svg.shown(read[p][2]) if dust else None)
         out.append((f"{quantity.slot} {where} = {formula}{carry}", column))
     return out
@@ -752,13 +768,13 @@ def lanes(views, short, pos):
             return ""
         g = r["gap"][pos][2]
         return (" (tied for the winner)" if zero(g) and won and len(won[0]) > 1 else
-                " (the winner)" if zero(g) else f" ({svg.shown(g)} to the winner)")
+                " (the winner)" if zero(g) else f" ({shown(g)} to the winner)")
     rows = "".join(f"<tr><td>{escape(r['slot'])}</td>"
-                   f"<td>{escape(svg.minus(figures.value_text(r['cells'][pos])) + gap(r))}"
+                   f"<td>{escape(thin(svg.minus(figures.value_text(r['cells'][pos]))) + gap(r))}"
                    f"</td></tr>" for r in slots)
     if won:
         rows = (f"<tr><td>winner</td><td>{escape(won[0])}</td></tr>"
-                f"<tr><td>lead</td><td>{escape(svg.shown(won[1]))}</td></tr>" + rows)
+                f"<tr><td>lead</td><td>{escape(shown(won[1]))}</td></tr>" + rows)
     return (f'<table class="cmp lanes"><caption>{escape(views["model"])}\'s lanes at position '
             f'{pos} after {escape(short)}</caption><thead><tr><th>slot</th><th>value</th>'
             f'</tr></thead><tbody>{rows}</tbody></table>')

@@ -700,11 +700,13 @@
     var six = function (text) {
       var t = /^(~|\u2248 \u2212)([0-9]+)(?:\.([0-9]*))?(\u00b710[\u207b\u2070-\u2079\u00b9\u00b2\u00b3]+)?$/
         .exec(text);
-      if (!t) { return text; }
+      if (!t) { return thin(text); }
       var frac = t[3] || "", sig = (t[2] + frac).replace(/^0+/, "").length;
-      return sig >= 6 || !/[1-9]/.test(t[2] + frac) ? text :
-        t[1] + t[2] + "." + frac + new Array(6 - sig + 1).join("0") + (t[4] || "");
+      return thin(sig >= 6 || !/[1-9]/.test(t[2] + frac) ? text :
+        t[1] + t[2] + "." + frac + new Array(6 - sig + 1).join("0") + (t[4] || ""));
     };
+    // compare.thin: '~' kept apart from the digits by a thin space, as '\u2248 ' is
+    var thin = function (text) { return text.replace(/^~/, "~\u2009"); };
     var dust = function (v, text) { return v === 0 && !/^-?0(\.0)?$/.test(text); };
     var dustTip = function (text) {
       return shown(text) + " (exact dust: too small for a float)\n";
