@@ -70,7 +70,7 @@ def test_the_explorer_page_carries_the_second_model(tmp_path):
     assert c["residual"]["L1.mlp"]["eq"][0] == "41/2" != mine["L1.mlp"]["eq"][0][2]
     # the lanes print a fraction as the grid does, its decimal (JSON's keys are text)
     assert c["dec"]["L1.mlp"]["eq"]["0"] == "20.5"
-    assert data["residual"]["L1.mlp"]["rows"]["eq"]["dec"]["0"] == "~2.05·10⁷"
+    assert data["residual"]["L1.mlp"]["rows"]["eq"]["dec"]["0"] == "~2.05000·10⁷"
     assert 'id="view-compare"' in text and 'id="compare"' in text
     assert ("<td>L1.mlp</td><td><code>eq</code></td><td>another quantity in each design: not "
             "compared</td><td></td>") in text

@@ -852,14 +852,14 @@ def test_compare_sets_each_designs_key_quantity_beside_its_meaning(example):
     [(meaning, values)] = compare.key_quantities(rope)
     assert meaning == ("x1 after the attention = 10·(a_k + b_k + c_k) − c_(k−1) (c_k the "
                        "carry into place k)")
-    assert values["s1"] == ("~100.002; 10·(6 + 3 + 1) − 0", None)
+    assert values["s1"] == ("~\u2009100.002; 10·(6 + 3 + 1) − 0", None)
     assert sorted(values) == sorted(f"s{k}" for k in range(11))
     for k in range(11):
         value, filled = values[f"s{k}"][0].split("; ")
         column = 10 * (digit_of(a, k) + digit_of(b, k) + carry_into(a, b, k)) - carry_into(
             a, b, k - 1)
         assert eval(filled.replace("·", "*").replace("−", "-")) == column
-        assert abs(float(value.lstrip("~")) - column) < 0.25
+        assert abs(float(value.lstrip("~\u2009")) - column) < 0.25
     [(meaning, totals)] = compare.key_quantities(published)
     assert meaning == compare.RUNNING_TOTAL and meaning.endswith(", to 3 decimals")
     # x = (R + b + ℓ)/P and the digit it picks, as explain prints them (learner9 2)
@@ -873,7 +873,7 @@ def test_compare_sets_each_designs_key_quantity_beside_its_meaning(example):
     # each row names the position that predicts its digit, which the script highlights
     # when selected (learner9 8); the "Where" sentence comes before the table
     assert ('<tr data-pos="31"><td>s1</td><td class="mono">2.489; ÷ 10¹: x = 0.2489 → digit '
-            '0</td><td class="mono">~100.002; 10·(6 + 3 + 1) − 0</td></tr>') in table
+            '0</td><td class="mono">~\u2009100.002; 10·(6 + 3 + 1) − 0</td></tr>') in table
     rows = re.findall(r'<tr data-pos="(\d+)"><td>(s\d+)</td>', table)
     assert rows == [(str(p), published["tokens"][p + 1]["label"])
                     for p in published["predicting"]][:len(rows)] and len(rows) == 11
@@ -887,7 +887,7 @@ def test_compare_sets_each_designs_key_quantity_beside_its_meaning(example):
     x1 = next(r for r in stage["slots"] if r["slot"] == "x1")["cells"]
     q = next(p for p in rope["predicting"] if rope["tokens"][p]["next_place"] == 10)
     x1[q] = [3e-7, -6.5, "~3.00000e-7"]
-    assert compare.key_quantities(rope)[0][1]["s10"][0].startswith("~3.00000·10⁻⁷; ")
+    assert compare.key_quantities(rope)[0][1]["s10"][0].startswith("~\u20093.00000·10⁻⁷; ")
     # the tour's FFN step checks a typed x1 as its rule says: within 2.5 of 10·s_k (the
     # readout writes the digit nearest x1/10), not of the run's own x1
     ffn = next(st for st in tour.steps(rope) if st["title"].endswith("The FFN"))
