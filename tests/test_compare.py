@@ -293,6 +293,12 @@ def test_learner7_the_static_page_takes_a_position_and_lines_positions_up(capsys
     cells = re.findall(r"<td>([^<]*)</td>", row)
     assert cells[10:20] == ["10"] + ["—"] * 8 + ["12"] and cells[30] == "23"
     assert 'id="twice"' not in text
+    # and the page says why under the table (learner14 8)
+    assert ("<p id=\"unmatched\">zcbtrak-6's positions 11\u201318 (\u2014) match none: "
+            "padding zeros other than the three separators (before a, before b, before the "
+            "answer) are matched only when both models use the same prompt layout, and "
+            "jacobli99-28's differs.</p>") in text
+    assert pairs.unmatched(zc, zc, [(11, None)]) == ""  # the same layout: nothing to say
     assert pairs.matched(zc, jl, 19) == ("the separator before b", 12)
     assert pairs.matched(zc, jl, 13) == ("'0' #3", None)
     published = float_views("published", digits=10)

@@ -712,7 +712,32 @@ def correspondence(left, right):
             'the same (—: none)</caption><tbody>'
             f'<tr><th>{escape(left["model"])}</th>{row}</tr>'
             f'<tr><th>{escape(right["model"])}</th>{theirs}</tr></tbody></table>'
-            f'{twice(right, [q for _, q in cells])}')
+            f'{unmatched(left, right, cells)}{twice(right, [q for _, q in cells])}')
+
+
+def unmatched(left, right, cells):
+    """Why a padding zero is matched with none (``cells``: (position, its match)): a
+    separator without a job is matched only in the same prompt layout (``counterparts``);
+    '' where no padding zero goes unmatched."""
+    alone = [p for p, q in cells if q is None and padding(matched(left, right, p)[0])]
+    if not alone or left["layout"] == right["layout"]:
+        return ""
+    return (f'<p id="unmatched">{escape(left["model"])}\'s position'
+            f'{"s" if len(alone) > 1 else ""} {_spans(alone)} (\u2014) match'
+            f'{"" if len(alone) > 1 else "es"} none: padding zeros other than the three '
+            f'separators (before a, before b, before the answer) are matched only when both '
+            f'models use the same prompt layout, and {escape(right["model"])}\'s differs.</p>')
+
+
+def _spans(positions):
+    """Positions as runs: [11, 12, 13, 18] -> '11\u201313, 18'."""
+    runs = []
+    for p in positions:
+        if runs and runs[-1][1] == p - 1:
+            runs[-1][1] = p
+        else:
+            runs.append([p, p])
+    return ", ".join(str(a) if a == b else f"{a}\u2013{b}" for a, b in runs)
 
 
 def twice(right, matches):
