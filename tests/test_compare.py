@@ -42,11 +42,31 @@ def test_published_against_repaired(tmp_path):
     # one scale: each logit by its gap to the winner (learner8 3)
     assert rows[("readout", "logit 0")].startswith(
         "its gap to the winner: the same at 12 of 13; first differs at s2: ")
+    # one position, one name (learner14 4): the token as the strip shows it, then its job
+    assert rows[("readout", "logit 1")].endswith(
+        "first differs at &lt;bos&gt; (0, the separator before a; a prompt position: its "
+        "prediction is not used): \u22121 against 0")
     assert text.count('<section class="stage"') == 6 + 2  # six stages, two layers' heads
     assert "<script" not in text
     assert ("tinyadder36-published is drawn at position 8 (the first that predicts a digit: it "
             "predicts s3); tinyadder36-repaired at the position that predicts s3, position 8.")\
         in text
+
+
+def test_learner14_one_position_has_one_name():
+    """A separator is named as the token strip shows it, then its position and job, in every
+    sentence of the comparison: the table's first difference and where each is drawn."""
+    published, repaired = (float_views(n, "599+400", 3) for n in ("published", "repaired"))
+    assert [pairs.called(published, p) for p in (0, 3, 8, 9)] == [
+        "<bos> (0, the separator before a)", "a0", "'=' (8, the separator before the answer)",
+        "s3"]
+    assert pairs._opening(published, repaired, 0) == (
+        "tinyadder36-published is drawn at position 0 (the one asked for: it holds &lt;bos&gt; "
+        "(0, the separator before a)); tinyadder36-repaired at position 0, which holds "
+        "&lt;bos&gt; (0, the separator before a).")
+    firsts = {r["first"][0] for r in pairs.agreement(published, repaired) if r["first"]}
+    assert "<bos> (0, the separator before a; a prompt position: its prediction is not " \
+        "used)" in firsts and not any(f.startswith("the separator") for f in firsts)
 
 
 def test_the_explorer_page_carries_the_second_model(tmp_path):

@@ -73,15 +73,18 @@ def counterparts(left, right):
             if same or not padding(label)}
 
 
-def named(label, pos):
-    """A role label as a reader reads it: a separator ('0', several of which ``by_label``
-    numbers "'0' #2") by its position, "separator '0' at position 15"; any other as it is.
-
-    >>> named("'0' #2", 15), named("'+'", 11), named("a0", 10)
-    ("separator '0' at position 15", "separator '+' at position 11", 'a0')
-    """
-    match = re.fullmatch(r"('.*?')( #\d+)?", label)
-    return f"separator {match.group(1)} at position {pos}" if match else label
+def called(views, pos, note=""):
+    """A position as every sentence of the comparison names it: a digit by its label (a2,
+    s0); a separator as the token strip shows it, then its position and its job (``job``):
+    "<bos> (0, the separator before a)", "'=' (8, the separator before the answer)", a
+    padding zero "'0' (15)"; ``note`` added inside the brackets ("s0 (the last position:
+    ...)")."""
+    token = views["tokens"][pos]
+    if token["role"] in ("a", "b", "sum"):
+        return token["label"] + (f" ({note})" if note else "")
+    said = "; ".join(t for t in (", ".join(t for t in (str(pos), job(views["tokens"], pos))
+                                           if t), note) if t)
+    return f"{token['label']} ({said})"
 
 
 DUST = 1e-12   # a value this far below its slot's largest is rounding noise or underflow
@@ -126,13 +129,13 @@ def shown(said):
 
 
 def unused(views, pos):
-    """What a logit's difference at ``pos`` is worth where its prediction is never used: ' (a
-    prompt position: its prediction is not used)'; '' where it predicts a digit of the sum."""
+    """What a logit's difference at ``pos`` is worth where its prediction is never used: 'a
+    prompt position: its prediction is not used'; '' where it predicts a digit of the sum."""
     token = views["tokens"][pos]
     if token["predicts"] is not None:
         return ""
-    return (f" ({'the last position' if token['role'] == 'sum' else 'a prompt position'}: "
-            "its prediction is not used)")
+    return (f"{'the last position' if token['role'] == 'sum' else 'a prompt position'}: "
+            "its prediction is not used")
 
 
 def folded(found):
@@ -189,8 +192,8 @@ def agreement(left, right):
                 if alike(a, b, *sizes):
                     same += 1
                 elif first is None:
-                    first = (named(label, lpos[label]) + (unused(left, lpos[label]) if gap
-                                                          else ""), a[2], b[2])
+                    first = (called(left, lpos[label], unused(left, lpos[label]) if gap
+                                    else ""), a[2], b[2])
             out.append({"stage": stage["short"], "slot": row["slot"], "same": same,
                         "compared": len(labels), "first": first, "gap": gap})
     return out
@@ -684,21 +687,22 @@ def _side(views, pos):
 
 def _opening(left, right, chosen=None):
     """Where the two models are drawn: the left at ``chosen`` or the position its own page
-    opens at, the right at the position that does the same (``positions``)."""
+    opens at, the right at the position that does the same (``positions``), each position
+    named as the token strip shows it (``called``)."""
     pos, theirs = positions(left, right, chosen)
     why = ("the one asked for" if chosen is not None else
            "the first wrong digit's" if left["flaw_pos"] is not None
            else "the first that predicts a digit")
     label, match = matched(left, right, pos)
-    if not label.startswith("predicts"):  # a separator by its text: "'0' #2" reads as a place
-        label = named(label, pos).replace(f" at position {pos}", "")
-    what = (f"the position that {label if label.startswith('predicts') else 'holds ' + label}"
+    decides = label.startswith("predicts")
+    does = label if decides else f"holds {called(left, pos)}"
+    what = (f"the position that {label}, position {theirs}" if decides and match is not None
+            else f"position {theirs}, which holds {called(right, theirs)}"
             if match is not None else
-            f"the position its own page opens at ({right['model']} has no position that "
-            f"{label if label.startswith('predicts') else 'holds ' + label})")
+            f"the position its own page opens at ({right['model']} has no position matched "
+            f"with it), position {theirs}")
     return (f"{escape(left['model'])} is drawn at position {pos} ({why}: it "
-            f"{escape(label if label.startswith('predicts') else 'holds ' + label)}); "
-            f"{escape(right['model'])} at {escape(what)}, position {theirs}.")
+            f"{escape(does)}); {escape(right['model'])} at {escape(what)}.")
 
 
 def correspondence(left, right):

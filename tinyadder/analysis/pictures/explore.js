@@ -153,7 +153,8 @@
       var role = roleName(m.label, state.pos);  // "separator '0'", not its key "'0' #3"
       parts.push("compare " + C.model + ": " + (m.pos === null
         ? "no position " + (m.label.indexOf("predicts ") === 0 ? m.label : "holds " + role)
-        : "position " + m.pos + " (" + role + ")"));
+        : C.tokens[m.pos].role === "special" && m.label.indexOf("predicts ") !== 0
+        ? C.names[m.pos] : "position " + m.pos + " (" + role + ")"));
     }
     var text = parts.join(" \u00b7 ");
     if (notes.length) { text += " \u00b7 ignored: " + notes.join("; "); }
@@ -480,16 +481,16 @@
       return (t.role === "special" ? "" : " '" + t.text + "'") + "; it " + said(t);
     };
     var decides = m.label.indexOf("predicts ") === 0, held = ownLabel[state.pos];
-    var heldSaid = named(held, state.pos).replace(/ at position [0-9]+$/, "");
+    var heldSaid = C.own_names[state.pos];  // compare.called: "'=' (8, the separator ...)"
     setText("cmp-where", "Position " + state.pos + " here holds " + heldSaid + what(tok) +
             ". " + (other === null && !decides && /^'.*?'( #[0-9]+)?$/.test(held) ?
              C.model + " has no position matched with it: a separator with no job (before " +
              "a, before b, before the answer) is matched only in the same prompt layout." :
              other === null ? C.model + " has no position that " +
-             (decides ? m.label : "holds " + heldSaid) + "." :
+             (decides ? m.label : "holds " + roleName(held, state.pos)) + "." :
              "In " + C.model + " the position that " + (decides ? m.label : "holds " +
-             heldSaid) + " is " + m.pos + ": it holds " +
-             named(C.tokens[m.pos].label, m.pos).replace(/ at position [0-9]+$/, "") +
+             roleName(held, state.pos)) + " is " + m.pos + ": it holds " +
+             C.names[m.pos] +
              what(other) + "."));
     // the key-quantity table's row of the selected position
     document.querySelectorAll("#key-quantities tr[data-pos]").forEach(function (tr) {
@@ -497,12 +498,12 @@
     });
     var labels = D.tokens.map(function (t) { return t.label; });
     // each column headed by its model and query (A: this page's model, B: the other)
-    var who = function (side, model, pos, t) {
-      return el("div", "cmp-who", side + ": " + model + ", query position " + pos + " (" +
-                named(t.label, pos) + (t.predicts === null ? "" : ", predicts '" + t.predicts +
-                                       "'") + ")");
+    var who = function (side, model, pos, t, name) {
+      return el("div", "cmp-who", side + ": " + model + ", query " + (t.role === "special"
+                ? name : "position " + pos + " (" + name + ")") +
+                (t.predicts === null ? "" : ", predicts '" + t.predicts + "'"));
     };
-    fill("cmp-attn-a", [who("A", C.own_model, state.pos, tok)].concat(HEADS.map(function (key) {
+    fill("cmp-attn-a", [who("A", C.own_model, state.pos, tok, C.own_names[state.pos])].concat(HEADS.map(function (key) {
       var h = D.heads[key];
       return strip(key, h.kind, h.classes.softmax1[state.pos],
                    h.cells.softmax1[state.pos].map(function (c) { return c[2]; }), labels,
@@ -511,7 +512,7 @@
     var theirs = C.tokens.map(function (t) { return t.label; });
     fill("cmp-attn-b", m.pos === null ?
       [el("div", "cmp-who", "B: " + C.model), el("p", "", "no matching query")] :
-      [who("B", C.model, m.pos, other)].concat(Object.keys(C.heads).map(function (key) {
+      [who("B", C.model, m.pos, other, C.names[m.pos])].concat(Object.keys(C.heads).map(function (key) {
         var h = C.heads[key];
         return strip(key, h.kind, h.classes[m.pos], h.cells[m.pos], theirs, m.pos, h.range);
       })));

@@ -81,6 +81,10 @@ def compare_data(views, other):
             "residual": residual, "values": values, "dec": decimals,
             "labels": compare.counterparts(views, other),
             "own_labels": compare.by_label(views),
+            # each position as the comparison's sentences name it ("'=' (8, the separator
+            # before the answer)", compare.called)
+            "names": [compare.called(other, p) for p in range(len(other["tokens"]))],
+            "own_names": [compare.called(views, p) for p in range(len(views["tokens"]))],
             "decides": compare.deciding(other), "own_decides": compare.deciding(views),
             "agreement": compare.agreement(views, other),
             # what each slot means (the hovers), with the per-position placeholders filled
