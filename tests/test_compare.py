@@ -180,9 +180,17 @@ def test_logits_on_different_scales_compare_by_winner_and_lead():
     zc, jl, loki = (float_views(n) for n in ("zcbtrak-6", "jacobli99-28", "lokimorty-10"))
     assert pairs.scales_differ(zc, jl) and not pairs.scales_differ(zc, loki)
     line = pairs.scale_line(zc, jl)
-    assert line.startswith("The logits are on different scales (over the positions that "
+    assert line.startswith("The logits are on different scales (over all the positions that "
                            "predict a digit of the sum, zcbtrak-6's largest |logit| is about "
-                           "10⁵, jacobli99-28's about 10³): compare the winner and the lead")
+                           "1.0·10⁵, at position 40, jacobli99-28's about 1.0·10³, at position "
+                           "32): compare the winner and the lead")
+    # where, and at the positions drawn (learner14 2: published's 3.6·10¹⁸ is position 22's)
+    published = float_views("published", digits=10)
+    assert pairs.scale_line(published, zc, (31, 31)).startswith(
+        "The logits are on different scales (over all the positions that predict a digit of "
+        "the sum, tinyadder36-published's largest |logit| is about 3.6·10¹⁸, at position 22, "
+        "zcbtrak-6's about 1.0·10⁵, at position 40; at the positions drawn here "
+        "(tinyadder36-published's 31, zcbtrak-6's 31) about 2.8·10⁹ and 1.0·10⁵): ")
     assert line.endswith("The same digit wins at 11 of the 11 positions that predict a digit "
                          "of the sum.")
     rows = pairs.table_rows(zc, jl)

@@ -389,11 +389,24 @@ def zero(text):
     return text.lstrip("-") in ("0", "0.0")
 
 
-def logit_size(views):
-    """The largest |logit| of a run at the positions that predict a digit of the sum."""
+def logit_size(views, where=None):
+    """The largest |logit| of a run at the positions that predict a digit of the sum, or at
+    the one position ``where``."""
+    return logit_at(views, where)[0]
+
+
+def logit_at(views, where=None):
+    """(the largest |logit|, the position it is at) over the positions that predict a digit
+    of the sum, or at the one position ``where``; (0.0, None) where there is none."""
     rows = [r for r in views["residual"][-1]["slots"] if r["slot"].startswith("logit ")]
-    return max((abs(r["cells"][p][0]) for r in rows for p in views["predicting"]
-                if r["cells"][p][0] is not None), default=0.0)
+    at = views["predicting"] if where is None else [where]
+    return max(((abs(r["cells"][p][0]), p) for r in rows for p in at
+                if r["cells"][p][0] is not None), default=(0.0, None))
+
+
+def _about(size):
+    """A size to two significant digits as the page prints it: 3.63e18 -> '3.6·10¹⁸'."""
+    return svg.pretty(f"{size:.1e}".replace("e+", "e"))
 
 
 def number(text):
@@ -443,19 +456,26 @@ def winner_agreement(left, right):
     return {"same": same, "compared": len(labels), "first": first}
 
 
-def scale_line(left, right):
+def scale_line(left, right, drawn=None):
     """The sentence said when the two runs' logits are on different scales (``scales_differ``):
-    compare the winner and the lead; '' otherwise."""
+    each run's largest |logit| over the positions that predict a digit of the sum and where,
+    and with ``drawn`` (each run's position drawn) its largest there; compare the winner and
+    the lead; '' otherwise."""
     if not scales_differ(left, right):
         return ""
     w = winner_agreement(left, right)
-    return (f"The logits are on different scales (over the positions that predict a digit "
-            f"of the sum, {left['model']}'s largest |logit| is about "
-            f"{svg.pretty(f'{logit_size(left):.0e}'.replace('e+', 'e'))}, {right['model']}'s "
-            f"about {svg.pretty(f'{logit_size(right):.0e}'.replace('e+', 'e'))}): compare "
-            f"the winner and the lead (the winner's logit less the runner-up's, each in its "
-            f"own model's units), not the logits. The same digit wins at {w['same']} of the "
-            f"{w['compared']} positions that predict a digit of the sum.")
+    (ls, lp), (rs, rp) = logit_at(left), logit_at(right)
+    here = ""
+    if drawn is not None:
+        (lh, _), (rh, _) = logit_at(left, drawn[0]), logit_at(right, drawn[1])
+        here = (f"; at the positions drawn here ({left['model']}'s {drawn[0]}, "
+                f"{right['model']}'s {drawn[1]}) about {_about(lh)} and {_about(rh)}")
+    return (f"The logits are on different scales (over all the positions that predict a "
+            f"digit of the sum, {left['model']}'s largest |logit| is about {_about(ls)}, at "
+            f"position {lp}, {right['model']}'s about {_about(rs)}, at position {rp}{here}): "
+            f"compare the winner and the lead (the winner's logit less the runner-up's, each "
+            f"in its own model's units), not the logits. The same digit wins at {w['same']} of "
+            f"the {w['compared']} positions that predict a digit of the sum.")
 
 
 def table_rows(left, right):
@@ -516,10 +536,10 @@ def _verdict(r):
             f"{shown(a)} against {shown(b)}")
 
 
-def _table(left, right):
+def _table(left, right, drawn=None):
     found = table_rows(left, right)
     said = "".join(f"<p>{escape(t)}</p>" for t in (homonym_line(left, right, False),
-                                                   scale_line(left, right)) if t)
+                                                   scale_line(left, right, drawn)) if t)
     if no_common_slot(found):
         return f"<p>{escape(NO_COMMON_SLOT_STATIC)}</p>{said}"
     apart = apart_line(found)
@@ -957,7 +977,7 @@ def page(left, right, pos=None):
         f'<p id="flaw-said">{escape(flaw_line(left, right))}</p>' if flaw_line(left, right)
         else "",
         # what each design computes first, then the numbers that compare
-        f"{key_table(left, right)}{homonym_table(left, right)}{_table(left, right)}"
+        f"{key_table(left, right)}{homonym_table(left, right)}{_table(left, right, where)}"
         f"{correspondence(left, right)}"
         "</header><main>", *parts,
         "</main></body></html>\n",

@@ -608,6 +608,17 @@
                  "even where the numbers are equal.");
     }
     if (readout && C.scales_differ) {
+      // the largest |logit| at the two positions drawn (the intro's is over all positions)
+      var big = function (cellsAt) {
+        return names.filter(logit).reduce(function (x, n) {
+          var v = cellsAt(n); return v === null || v === undefined ? x : Math.max(x, Math.abs(v));
+        }, 0).toExponential(1).replace(/e\+?(-?[0-9]+)$/, function (_, e) {
+          return "\u00b7" + power(parseInt(e, 10)); });
+      };
+      lines.push("Here the largest |logit| is about " + big(function (n) {
+        return mine[n] ? mine[n].cells[state.pos][0] : null; }) + " in " + C.own_model +
+        (m.pos === null ? "" : " and " + big(function (n) {
+          return values[n] ? values[n][m.pos] : null; }) + " in " + C.model) + ".");
       lines.push("The logits are on different scales: compare the winner and the lead " +
                  "(the winner's logit less the runner-up's, in each model's own units), not " +
                  "the logits.");
