@@ -15,7 +15,7 @@ from html import escape
 import pytest
 
 from explore_cases import EXAMPLE, FLAW, float_views, page_text, traced
-from tinyadder.analysis import families, show
+from tinyadder.analysis import board, families, show
 from tinyadder import add, build, models
 from tinyadder.addition import encode
 from tinyadder.analysis.pictures import (compare, explore, figures, svg, tour,
@@ -1269,6 +1269,27 @@ def test_learner10_the_parameter_figure_counts_as_the_ledger_does():
     assert len(published["params"]) == published["param_total"] == 36
     assert "The 36 parameters on the model&#x27;s slots" in figures.parameters(published)
     assert "drawn," not in figures.parameters(published)
+
+
+def test_learner15_the_parameters_view_reconciles_the_claim_with_the_ledger():
+    """zcbtrak-6's Parameters view said "The 47 parameters" with no word on the 6 in its name
+    (learner15 10): where the claim and the ledger differ, a sentence under the title gives
+    the claim's rule and count there, read from the ledger's rules as board reads them;
+    where they agree (TinyAdder-36), none."""
+    entries = {n: board.entry(n) for n in ("zcbtrak-6", "jacobli99-28", "yieldthought-20")}
+    for name, e in entries.items():
+        model = models.build(name, None)
+        c = views_module.param_claim(model)
+        assert (c["claimed"], c["rule"], c["under_rule"], c["ledger"]) == (
+            e.claimed, e.rule, e.own, e.counted), name
+    line = explore.claim_line({"model": "zcbtrak-6", "param_claim":
+                               views_module.param_claim(models.build("zcbtrak-6", None))})
+    assert line == ("Its name claims 6 parameters, read under the rule <i>free</i> (tinyadder "
+                    "counts 6 under it); the ledger below counts 47 under seed 000's rule, one "
+                    "rule for every model (<code>tinyadder params --model zcbtrak-6 --rules"
+                    "</code> gives each rule's count; docs/params.md says why they differ). ")
+    assert views_module.param_claim(models.build("published", None)) is None
+    assert explore.claim_line({"model": "tinyadder36-published", "param_claim": None}) == ""
 
 
 def test_learner10_the_tours_checkers_ask_for_the_form_they_check():

@@ -425,6 +425,21 @@ def _embedded(docs, views):
             f'doctests and commands are checked by the test suite).</p>{parts}</section>')
 
 
+def claim_line(views):
+    """The Parameters view's first sentence where the count the model claims is not the
+    ledger's (``views.param_claim``): the claim, the rule it is read under and its count
+    there, the ledger's rule, and the command that prints every rule's count; '' where they
+    agree."""
+    c = views.get("param_claim")
+    if not c:
+        return ""
+    return (f"Its name claims {c['claimed']} parameters, read under the rule <i>{c['rule']}"
+            f"</i> (tinyadder counts {c['under_rule']} under it); the ledger below counts "
+            f"{c['ledger']} under seed 000's rule, one rule for every model "
+            f"(<code>tinyadder params --model {escape(views['model'])} --rules</code> gives "
+            f"each rule's count; docs/params.md says why they differ). ")
+
+
 def instead(why, layer):
     """Change one thing's opening for a model outside the family, what applies first: the
     family's ablations do not apply (``why``, ``views.missing``'s sentence, says what the
@@ -636,7 +651,8 @@ def _intros(views, state):
         "change": "The same addition, with one thing changed: the ALiBi slope, layer 1's "
                   "rounding bias, or the readout. Grey dots: x as built; coloured: the "
                   "variant's (vermillion where its digit is wrong).",
-        "params": f"The {views['param_total']} parameters, counted by the ledger "
+        "params": claim_line(views) +
+                  f"The {views['param_total']} parameters, counted by the ledger "
                   "(<code>tinyadder params</code>) from the weights" +
                   ("" if len(views["params"]) == views["param_total"] else
                    f" (drawn: the {len(views['params'])} distinct values of the tensors it "
