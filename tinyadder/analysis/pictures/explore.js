@@ -760,7 +760,7 @@
           .forEach(function (td) { tr.appendChild(td); });
         return tr;
       };
-      body.unshift(row("lead", mw ? shown(mw[1]) : null, tw ? shown(tw[1]) : null,
+      body.unshift(row("lead", mw ? thin(shown(mw[1])) : null, tw ? thin(shown(tw[1])) : null,
                        mw && tw && mw[1] === tw[1]),
                    row("winner", mw ? mw[0] : null, tw ? tw[0] : null,
                        mw && tw && mw[0] === tw[0]));
