@@ -82,9 +82,9 @@ def called(views, pos, note=""):
     token = views["tokens"][pos]
     if token["role"] in ("a", "b", "sum"):
         return token["label"] + (f" ({note})" if note else "")
-    said = "; ".join(t for t in (", ".join(t for t in (str(pos), job(views["tokens"], pos))
-                                           if t), note) if t)
-    return f"{token['label']} ({said})"
+    task = job(views["tokens"], pos)
+    return (f"{token['label']} ({pos}{', ' + task if task else ''}"
+            f"{'; ' + note if note else ''})")
 
 
 DUST = 1e-12   # a value this far below its slot's largest is rounding noise or underflow
@@ -389,10 +389,9 @@ def zero(text):
     return text.lstrip("-") in ("0", "0.0")
 
 
-def logit_size(views, where=None):
-    """The largest |logit| of a run at the positions that predict a digit of the sum, or at
-    the one position ``where``."""
-    return logit_at(views, where)[0]
+def logit_size(views):
+    """The largest |logit| of a run at the positions that predict a digit of the sum."""
+    return logit_at(views)[0]
 
 
 def logit_at(views, where=None):
