@@ -13,6 +13,7 @@ import json
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ from tinyadder.addition import add
 from tinyadder.analysis import board, ledger
 from tinyadder.proof.kernel import floatcheck
 from tinyadder.proof import reading
-from tinyadder.cli import main
+from tinyadder.cli import board as cli_board, main
 from tinyadder.modelfile import dump, load
 from tinyadder.numbers import number_system
 
@@ -249,8 +250,9 @@ def test_board_lists_every_file_with_its_counts():
     """The list is two tables, each about 100 columns wide (the parameters, the verdicts),
     every column of board.COLUMNS in one of them."""
     status, out, err = run_cli("board")
-    lead, params, verdicts, rest = out.split("\n\n", 3)
+    lead, params, start, verdicts, rest = out.split("\n\n", 4)
     assert (status, f"{params}\n\n{verdicts}\n", err) == (0, BOARD_LIST, "")
+    assert start == "\n".join(textwrap.wrap(board.START_SHORT, 88))
     heads = params.split("\n", 1)[0].split() + verdicts.split("\n", 1)[0].split()[1:]
     assert heads == list(board.COLUMNS)
     assert max(map(len, f"{params}\n{verdicts}".splitlines())) <= 104
@@ -663,6 +665,11 @@ def test_the_list_ends_where_a_learner_starts():
         "guided\ntour; every model opens in the explorer), docs/walkthrough.md (\"Another "
         "design:\nzcbtrak-6, one layer and RoPE\") and docs/models.md (\"Worked examples, one "
         "per family\": a\ntraced position of each family)\n")
+    # and in short right under the first table, where the lead points
+    assert out.split("\n\n")[1] == (
+        "to learn a design: tinyadder explore --model zcbtrak-6 7650676663+0149460439 (a "
+        "guided\ntour; more in the last lines)")
+    assert "start with the line under the first table" in " ".join(cli_board.lead())
     assert "\n## Another design: zcbtrak-6, one layer and RoPE\n" in (
         ROOT / "docs" / "walkthrough.md").read_text("utf-8")
     assert "\n## Worked examples, one per family\n" in (

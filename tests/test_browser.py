@@ -456,7 +456,8 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     # no slot in common: each model's lanes a table of its own, side by side, no row pairing
     # two slots (learner8 4, learner9 1); the note said once, under them
     b = re.search(r'<table id="cmp-lanes-b" class="cmp">(.*?)</table>', dom, re.S).group(1)
-    assert re.search(rf'<tr><td[^>]*>x1</td><td class="num"[^>]*>{re.escape(page_number(x1))}'
+    thin = page_number(x1).replace("~", "~\u2009")  # compare.thin
+    assert re.search(rf'<tr><td[^>]*>x1</td><td class="num"[^>]*>{re.escape(thin)}'
                      r'</td></tr>', b)
     assert "<th>lokimorty-10's slot</th><th>lokimorty-10 at position 31</th>" in \
         html.unescape(b)
@@ -488,10 +489,13 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
 
 
 def lanes(dom):
-    """The compare view's lanes: (class, slot, A's value, B's, verdict) per row."""
+    """The compare view's lanes: (class, slot, A's value, B's, verdict) per row, each '~'
+    without the thin space the page puts after it (test_learner12_compare_lanes_one_format
+    checks that space)."""
     body = re.search(r'<tbody id="cmp-lanes-body">(.*?)</tbody>', dom, re.S).group(1)
-    return re.findall(r'<tr class="(\w+)"><td[^>]*>(.*?)</td><td class="num"[^>]*>(.*?)</td>'
-                      r'<td class="num"[^>]*>(.*?)</td><td>(.*?)</td></tr>', body)
+    return [tuple(c.replace("~\u2009", "~") for c in r) for r in re.findall(
+        r'<tr class="(\w+)"><td[^>]*>(.*?)</td><td class="num"[^>]*>(.*?)</td>'
+        r'<td class="num"[^>]*>(.*?)</td><td>(.*?)</td></tr>', body)]
 
 
 def compared(dom, off, loki):
@@ -505,7 +509,7 @@ def compared(dom, off, loki):
     where = re.search(r'<p id="cmp-where">(.*?)</p>', dom).group(1)
     assert html.unescape(where) == ("Position 32 here holds s1 '0'; it predicts '2'. In "
                                     "lokimorty-10 the position that predicts s0 is 30: it "
-                                    "holds separator '0'; it predicts '2'.")
+                                    "holds '0' (30, the separator before the answer); it predicts '2'.")
     b = re.search(r'<div id="cmp-attn-b">(.*?)</div></div>', dom, re.S).group(1)
     assert re.search(r"L0.h \(softmax\) from query 30: largest a0 \(1\) ~0.454500, b0 \(20\) "
                      r"~0.454500, '0' \((0|11)\) ~0.0454501", html.unescape(b))
@@ -526,6 +530,12 @@ def compared(dom, off, loki):
     rows = rows[2:]
     assert [r[1] for r in rows[:10]] == [f"logit {u}" for u in range(10)]
     note = html.unescape(re.search(r'<p id="cmp-note">(.*?)</p>', dom).group(1))
+    # the largest |logit| at the two positions drawn, as the position changes (learner14 2)
+    from tinyadder.analysis.pictures import compare as pairs
+    here = (f"Here the largest |logit| is about 2.1\u00b710\u2078 in tinyadder36-published and "
+            f"{pairs._about(pairs.logit_at(loki, 30)[0])} in lokimorty-10. ")
+    assert note.startswith(here)
+    note = note[len(here):]
     assert note == ("The logits are on different scales: compare the winner and the lead (the "
                     "winner's logit less the runner-up's, in each model's own units), not the "
                     "logits. tinyadder36-published's slots here hold the ten errors whose "
@@ -866,10 +876,10 @@ def test_learner7_compare_strips_and_lanes(tmp_path):
     for url in urls:
         assert_ran_cleanly(*doms[url])
     dom = html.unescape(doms[urls[0]][0])
-    assert ('<div class="cmp-who">A: zcbtrak-6, query position 30 (separator \'0\' at position '
-            "30, predicts '2')</div>") in dom
-    assert ('<div class="cmp-who">B: jacobli99-28, query position 23 (separator \'0\' at '
-            "position 23, predicts '2')</div>") in dom
+    assert ('<div class="cmp-who">A: zcbtrak-6, query \'0\' (30, the separator before the '
+            "answer), predicts '2'</div>") in dom
+    assert ('<div class="cmp-who">B: jacobli99-28, query \'0\' (23, the separator before the '
+            "answer), predicts '2'</div>") in dom
     for key in ("'0' (23) 1.0", "'0' (0) 1.0", "'0' (12) 1.0"):
         assert f"from query 23: largest {key}" in dom
     assert "colour 10⁻¹ (dark purple) … 1 (yellow); grey: below 10⁻¹, ≈ 0" in dom
@@ -892,7 +902,7 @@ def test_learner7_compare_strips_and_lanes(tmp_path):
     assert '<td class="num" title="zcbtrak-6\'s x0' in b and "—" not in a + b
     # '+' does the job of zcbtrak-6's '0' at 19, the separator before b (learner9 4)
     dom = html.unescape(doms[urls[3]][0])
-    assert status_of(dom).endswith("compare zcbtrak-6: position 19 (the separator before b)")
+    assert status_of(dom).endswith("compare zcbtrak-6: '0' (19, the separator before b)")
     # a padding zero of one layout has no counterpart in another (learner9 4), and says why;
     # the lanes are A's alone
     dom = html.unescape(doms[urls[5]][0])
@@ -900,7 +910,7 @@ def test_learner7_compare_strips_and_lanes(tmp_path):
     assert "in one only" not in re.search(r'<tbody id="cmp-lanes-body">(.*?)</tbody>',
                                           dom, re.S).group(1)
     assert re.search(r'<p id="cmp-where">(.*?)</p>', dom).group(1) == (
-        "Position 13 here holds separator '0'; it predicts no digit it writes. jacobli99-28 "
+        "Position 13 here holds '0' (13); it predicts no digit it writes. jacobli99-28 "
         "has no position matched with it: a separator with no job (before a, before b, "
         "before the answer) is matched only in the same prompt layout.")
     assert status_of(dom).endswith("compare jacobli99-28: no position holds separator '0'")
@@ -1226,7 +1236,7 @@ def test_learner12_compare_lanes_one_format_ties_and_unused_positions(tmp_path):
     body = html.unescape(re.search(r'<tbody id="cmp-lanes-body">(.*?)</tbody>', dom,
                                    re.S).group(1))
     cells = re.findall(r'<td class="num"[^>]*>([^<]*)</td>', body)
-    assert ">eq</td>" in body and "~2.05000\u00b710\u2077" in cells, cells[:4]
+    assert ">eq</td>" in body and "~\u20092.05000\u00b710\u2077" in cells, cells[:4]
     assert not any(re.match(r"(~|\u2248 \u2212)2\.05(?!0)", c) for c in cells), cells
     assert "\u2248 \u22122.05000\u00b710\u2077 (tied for the winner)" in cells
     assert "\u221220500000 (tied for the winner)" in cells

@@ -42,11 +42,31 @@ def test_published_against_repaired(tmp_path):
     # one scale: each logit by its gap to the winner (learner8 3)
     assert rows[("readout", "logit 0")].startswith(
         "its gap to the winner: the same at 12 of 13; first differs at s2: ")
+    # one position, one name (learner14 4): the token as the strip shows it, then its job
+    assert rows[("readout", "logit 1")].endswith(
+        "first differs at &lt;bos&gt; (0, the separator before a; a prompt position: its "
+        "prediction is not used): \u22121 against 0")
     assert text.count('<section class="stage"') == 6 + 2  # six stages, two layers' heads
     assert "<script" not in text
     assert ("tinyadder36-published is drawn at position 8 (the first that predicts a digit: it "
             "predicts s3); tinyadder36-repaired at the position that predicts s3, position 8.")\
         in text
+
+
+def test_learner14_one_position_has_one_name():
+    """A separator is named as the token strip shows it, then its position and job, in every
+    sentence of the comparison: the table's first difference and where each is drawn."""
+    published, repaired = (float_views(n, "599+400", 3) for n in ("published", "repaired"))
+    assert [pairs.called(published, p) for p in (0, 3, 8, 9)] == [
+        "<bos> (0, the separator before a)", "a0", "'=' (8, the separator before the answer)",
+        "s3"]
+    assert pairs._opening(published, repaired, 0) == (
+        "tinyadder36-published is drawn at position 0 (the one asked for: it holds &lt;bos&gt; "
+        "(0, the separator before a)); tinyadder36-repaired at position 0, which holds "
+        "&lt;bos&gt; (0, the separator before a).")
+    firsts = {r["first"][0] for r in pairs.agreement(published, repaired) if r["first"]}
+    assert "<bos> (0, the separator before a; a prompt position: its prediction is not " \
+        "used)" in firsts and not any(f.startswith("the separator") for f in firsts)
 
 
 def test_the_explorer_page_carries_the_second_model(tmp_path):
@@ -70,7 +90,7 @@ def test_the_explorer_page_carries_the_second_model(tmp_path):
     assert c["residual"]["L1.mlp"]["eq"][0] == "41/2" != mine["L1.mlp"]["eq"][0][2]
     # the lanes print a fraction as the grid does, its decimal (JSON's keys are text)
     assert c["dec"]["L1.mlp"]["eq"]["0"] == "20.5"
-    assert data["residual"]["L1.mlp"]["rows"]["eq"]["dec"]["0"] == "~2.05·10⁷"
+    assert data["residual"]["L1.mlp"]["rows"]["eq"]["dec"]["0"] == "~2.05000·10⁷"
     assert 'id="view-compare"' in text and 'id="compare"' in text
     assert ("<td>L1.mlp</td><td><code>eq</code></td><td>another quantity in each design: not "
             "compared</td><td></td>") in text
@@ -100,8 +120,8 @@ def test_three_rope_19_designs_compute_the_same_x1(tmp_path):
                                    for v in gaps.values())
     assert winner == "the same at all 11 positions"  # the positions that predict a digit
     status, _, rows, _ = compare(tmp_path, "zcbtrak-6", "yieldthought-20", expr, "--static")
-    assert rows[("L0.attn", "x1")] == ("the same at 17 of 42; first differs at a0: ~60.9710 "
-                                       "against ~60.9719")
+    assert rows[("L0.attn", "x1")] == ("the same at 17 of 42; first differs at a0: ~\u200960.9710 "
+                                       "against ~\u200960.9719")
 
 
 def test_slots_named_alike_that_mean_apart_are_said_so():
@@ -160,9 +180,17 @@ def test_logits_on_different_scales_compare_by_winner_and_lead():
     zc, jl, loki = (float_views(n) for n in ("zcbtrak-6", "jacobli99-28", "lokimorty-10"))
     assert pairs.scales_differ(zc, jl) and not pairs.scales_differ(zc, loki)
     line = pairs.scale_line(zc, jl)
-    assert line.startswith("The logits are on different scales (over the positions that "
+    assert line.startswith("The logits are on different scales (over all the positions that "
                            "predict a digit of the sum, zcbtrak-6's largest |logit| is about "
-                           "10⁵, jacobli99-28's about 10³): compare the winner and the lead")
+                           "1.0·10⁵, at position 40, jacobli99-28's about 1.0·10³, at position "
+                           "32): compare the winner and the lead")
+    # where, and at the positions drawn (learner14 2: published's 3.6·10¹⁸ is position 22's)
+    published = float_views("published", digits=10)
+    assert pairs.scale_line(published, zc, (31, 31)).startswith(
+        "The logits are on different scales (over all the positions that predict a digit of "
+        "the sum, tinyadder36-published's largest |logit| is about 3.6·10¹⁸, at position 22, "
+        "zcbtrak-6's about 1.0·10⁵, at position 40; at the positions drawn here "
+        "(tinyadder36-published's 31, zcbtrak-6's 31) about 2.8·10⁹ and 1.0·10⁵): ")
     assert line.endswith("The same digit wins at 11 of the 11 positions that predict a digit "
                          "of the sum.")
     rows = pairs.table_rows(zc, jl)
@@ -190,11 +218,11 @@ def test_jacobli99_28s_key_quantities_carry_its_carry():
     assert sums == "x1 after the attention = a_k + b_k"
     assert carry == ("x0 after the attention = embedded + D, D = c_(k−1) − 10·c_k, the carry "
                      "(c_k the carry into place k)")
-    assert carries["s1"] == ("~989.999; ~999.999 + 0 − 10·1", None)
+    assert carries["s1"] == ("~\u2009989.999; ~\u2009999.999 + 0 − 10·1", None)
     for k in range(11):  # each printed to 6 significant digits: within 0.005 of the truth
         value, filled = carries[f"s{k}"][0].split("; ")
-        assert abs(float(value.lstrip("~")) - eval(
-            filled.replace("~", "").replace("·", "*").replace("−", "-"))) <= 0.01
+        assert abs(float(value.lstrip("~\u2009")) - eval(
+            filled.replace("~\u2009", "").replace("·", "*").replace("−", "-"))) <= 0.01
     stage = next(s for s in jl["residual"] if s["short"] == "L0.attn")
     x1 = next(r for r in stage["slots"] if r["slot"] == "x1")["cells"]
     q = next(p for p in jl["predicting"] if jl["tokens"][p]["next_place"] == 10)
@@ -257,7 +285,7 @@ def test_learner7_homonyms_are_not_counted_and_separators_are_named_by_position(
         ("readout", "winner", "the same at all 11 positions")]
     assert "formula is in the table folded above" in static  # the static page's is above
     assert " #" not in "".join(str(r["first"]) for r in pairs.agreement(zc, jl))
-    assert pairs.named("'0' #2", 15) == "separator '0' at position 15"
+    assert pairs.called(zc, 15) == "'0' (15)"  # a padding zero: its token and position
     published = float_views("published")
     firsts = [r["first"][0] for r in pairs.agreement(published, zc) if r["first"]]
     assert firsts and not [f for f in firsts if "#" in f]
@@ -293,6 +321,12 @@ def test_learner7_the_static_page_takes_a_position_and_lines_positions_up(capsys
     cells = re.findall(r"<td>([^<]*)</td>", row)
     assert cells[10:20] == ["10"] + ["—"] * 8 + ["12"] and cells[30] == "23"
     assert 'id="twice"' not in text
+    # and the page says why under the table (learner14 8)
+    assert ("<p id=\"unmatched\">zcbtrak-6's positions 11\u201318 (\u2014) match none: "
+            "padding zeros other than the three separators (before a, before b, before the "
+            "answer) are matched only when both models use the same prompt layout, and "
+            "jacobli99-28's differs.</p>") in text
+    assert pairs.unmatched(zc, zc, [(11, None)]) == ""  # the same layout: nothing to say
     assert pairs.matched(zc, jl, 19) == ("the separator before b", 12)
     assert pairs.matched(zc, jl, 13) == ("'0' #3", None)
     published = float_views("published", digits=10)
@@ -320,10 +354,10 @@ def test_learner8_the_static_page_prints_each_stages_lanes():
     table = pairs.lanes(published, "L1.attn", 31)
     assert "<caption>tinyadder36-published's lanes at position 31 after L1.attn" in table
     cells = re.findall(r"<td>([^<]*)</td>", table)[1::2]
-    assert cells[0] == cells[1] == cells[3] == "~75.4332"
+    assert cells[0] == cells[1] == cells[3] == "~\u200975.4332"
     theirs = pairs._stage_lanes(zc, "L1.attn", 31).split("<table")[1]
     assert "zcbtrak-6's lanes at position 31 after L0.attn" in theirs
-    assert re.findall(r"<td>([^<]*)</td>", theirs) == ["x0", "999.996", "x1", "~100.002"]
+    assert re.findall(r"<td>([^<]*)</td>", theirs) == ["x0", "999.996", "x1", "~\u2009100.002"]
     assert "hovers" not in pairs.NO_COMMON_SLOT_STATIC
 
 
@@ -429,7 +463,7 @@ def test_learner10_the_static_page_side_by_side_with_lanes_as_rows():
         assert table.startswith("<thead><tr><th>slot</th><th>value</th></tr></thead>")
         assert table.count("<tr>") == table.count("</td></tr>") + 1  # one row per slot
     after = dict(lanes)["tinyadder36-published's lanes at position 31 after L1.attn"]
-    assert "<tr><td>eq</td><td>~75.4332</td></tr>" in after
+    assert "<tr><td>eq</td><td>~\u200975.4332</td></tr>" in after
     assert "<tr><td>cand9</td><td>≈ −2803.35</td></tr>" in after
     # the key-quantity table's R + b + ℓ, 2.48929 at s1, is what the lanes hold, scaled
     # (learner10 3): 1000/33 · 2.48929 = 75.4332, eq's value in the table above
@@ -542,10 +576,10 @@ def test_learner12_the_static_page_stacks_figures_and_gives_the_winner():
     assert readout.index('<div class="figure"><h3>A: zcbtrak-6, position 31 (s0)</h3>') < \
         readout.index('<div class="figure"><h3>B: jacobli99-28, position 24 (s0)</h3>') < \
         readout.index('<div class="pair"><div><table class="cmp lanes">')
-    assert ("<tr><td>winner</td><td>0</td></tr><tr><td>lead</td><td>~0.0801490</td></tr>"
+    assert ("<tr><td>winner</td><td>0</td></tr><tr><td>lead</td><td>~\u20090.0801490</td></tr>"
             in readout)
-    assert "<tr><td>logit 0</td><td>~100000 (the winner)</td></tr>" in readout
-    assert "<tr><td>logit 1</td><td>~99999.9 (\u2248 \u22120.0801490 to the winner)</td></tr>" \
+    assert "<tr><td>logit 0</td><td>~\u2009100000 (the winner)</td></tr>" in readout
+    assert "<tr><td>logit 1</td><td>~\u200999999.9 (\u2248 \u22120.0801490 to the winner)</td></tr>" \
         in readout
     heads = text.split('id="heads-0"')[1].split("</section>")[0]
     assert '<div class="pair">' not in heads and heads.count('<div class="heads">') == 2

@@ -15,7 +15,7 @@ from html import escape
 import pytest
 
 from explore_cases import EXAMPLE, FLAW, float_views, page_text, traced
-from tinyadder.analysis import families, show
+from tinyadder.analysis import board, families, show
 from tinyadder import add, build, models
 from tinyadder.addition import encode
 from tinyadder.analysis.pictures import (compare, explore, figures, svg, tour,
@@ -464,8 +464,14 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
         assert "Not for this model" in section, name
     assert ('<section id="view-not-shown"><p class="intro">Views for the TinyAdder-36 family, '
             'not shown for this model: Place values') in text
-    assert "Not for this model" in re.search(
-        r'<section id="view-change">(.*?)</section>', text, re.S).group(1)  # the FFN-off run
+    # the FFN-off run: the section opens with what applies, never "Not for this model"
+    # above a view drawn for this model (learner14 5)
+    change = re.search(r'<section id="view-change">(.*?)</section>', text, re.S).group(1)
+    assert "Not for this model" not in change and '<svg' in change
+    assert ('<p class="intro">The TinyAdder-36 family&#x27;s ablations (its slope, biases and '
+            'readout) do not apply here: they read what adder1 lacks (a layer-0 head') in change
+    assert ("; instead, this model&#x27;s layer 1 FFN switched off: the run of the same sum "
+            "with its output zeros, beside the run as built.</p>") in change
     for name in ("tokens", "attention", "residual", "params"):
         section = re.search(f'<section id="view-{name}">(.*?)</section>', text, re.S).group(1)
         assert "Not for this model" not in section, name
@@ -846,14 +852,14 @@ def test_compare_sets_each_designs_key_quantity_beside_its_meaning(example):
     [(meaning, values)] = compare.key_quantities(rope)
     assert meaning == ("x1 after the attention = 10·(a_k + b_k + c_k) − c_(k−1) (c_k the "
                        "carry into place k)")
-    assert values["s1"] == ("~100.002; 10·(6 + 3 + 1) − 0", None)
+    assert values["s1"] == ("~\u2009100.002; 10·(6 + 3 + 1) − 0", None)
     assert sorted(values) == sorted(f"s{k}" for k in range(11))
     for k in range(11):
         value, filled = values[f"s{k}"][0].split("; ")
         column = 10 * (digit_of(a, k) + digit_of(b, k) + carry_into(a, b, k)) - carry_into(
             a, b, k - 1)
         assert eval(filled.replace("·", "*").replace("−", "-")) == column
-        assert abs(float(value.lstrip("~")) - column) < 0.25
+        assert abs(float(value.lstrip("~\u2009")) - column) < 0.25
     [(meaning, totals)] = compare.key_quantities(published)
     assert meaning == compare.RUNNING_TOTAL and meaning.endswith(", to 3 decimals")
     # x = (R + b + ℓ)/P and the digit it picks, as explain prints them (learner9 2)
@@ -867,7 +873,7 @@ def test_compare_sets_each_designs_key_quantity_beside_its_meaning(example):
     # each row names the position that predicts its digit, which the script highlights
     # when selected (learner9 8); the "Where" sentence comes before the table
     assert ('<tr data-pos="31"><td>s1</td><td class="mono">2.489; ÷ 10¹: x = 0.2489 → digit '
-            '0</td><td class="mono">~100.002; 10·(6 + 3 + 1) − 0</td></tr>') in table
+            '0</td><td class="mono">~\u2009100.002; 10·(6 + 3 + 1) − 0</td></tr>') in table
     rows = re.findall(r'<tr data-pos="(\d+)"><td>(s\d+)</td>', table)
     assert rows == [(str(p), published["tokens"][p + 1]["label"])
                     for p in published["predicting"]][:len(rows)] and len(rows) == 11
@@ -881,7 +887,7 @@ def test_compare_sets_each_designs_key_quantity_beside_its_meaning(example):
     x1 = next(r for r in stage["slots"] if r["slot"] == "x1")["cells"]
     q = next(p for p in rope["predicting"] if rope["tokens"][p]["next_place"] == 10)
     x1[q] = [3e-7, -6.5, "~3.00000e-7"]
-    assert compare.key_quantities(rope)[0][1]["s10"][0].startswith("~3.00000·10⁻⁷; ")
+    assert compare.key_quantities(rope)[0][1]["s10"][0].startswith("~\u20093.00000·10⁻⁷; ")
     # the tour's FFN step checks a typed x1 as its rule says: within 2.5 of 10·s_k (the
     # readout writes the digit nearest x1/10), not of the run's own x1
     ffn = next(st for st in tour.steps(rope) if st["title"].endswith("The FFN"))
@@ -1263,6 +1269,27 @@ def test_learner10_the_parameter_figure_counts_as_the_ledger_does():
     assert len(published["params"]) == published["param_total"] == 36
     assert "The 36 parameters on the model&#x27;s slots" in figures.parameters(published)
     assert "drawn," not in figures.parameters(published)
+
+
+def test_learner15_the_parameters_view_reconciles_the_claim_with_the_ledger():
+    """zcbtrak-6's Parameters view said "The 47 parameters" with no word on the 6 in its name
+    (learner15 10): where the claim and the ledger differ, a sentence under the title gives
+    the claim's rule and count there, read from the ledger's rules as board reads them;
+    where they agree (TinyAdder-36), none."""
+    entries = {n: board.entry(n) for n in ("zcbtrak-6", "jacobli99-28", "yieldthought-20")}
+    for name, e in entries.items():
+        model = models.build(name, None)
+        c = views_module.param_claim(model)
+        assert (c["claimed"], c["rule"], c["under_rule"], c["ledger"]) == (
+            e.claimed, e.rule, e.own, e.counted), name
+    line = explore.claim_line({"model": "zcbtrak-6", "param_claim":
+                               views_module.param_claim(models.build("zcbtrak-6", None))})
+    assert line == ("Its name claims 6 parameters, read under the rule <i>free</i> (tinyadder "
+                    "counts 6 under it); the ledger below counts 47 under seed 000's rule, one "
+                    "rule for every model (<code>tinyadder params --model zcbtrak-6 --rules"
+                    "</code> gives each rule's count; docs/params.md says why they differ). ")
+    assert views_module.param_claim(models.build("published", None)) is None
+    assert explore.claim_line({"model": "tinyadder36-published", "param_claim": None}) == ""
 
 
 def test_learner10_the_tours_checkers_ask_for_the_form_they_check():

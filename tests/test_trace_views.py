@@ -34,15 +34,17 @@ def test_heat_is_clipped_and_says_the_top_weights():
     status, out, _ = cli_once("--digits", "3", "12+34", "--trace", "--heat", "--pos", "10",
                               "--layer", "0", "--slots", "count")
     lines = out.splitlines()
-    # the digits start at '2': the first exponent below 10^-5, e-6, over 3 decades a digit
-    at = lines.index("    L0.h3 from 10: ' ' below 10^-30; below 10^-5 a digit per 3 decades, "
-                     "from '2'")
-    assert lines[at + 1:at + 3] == [
-        "      for the largest weights (e-6..e-8) to '9' for the smallest (e-27..e-30;",
-        "      '3' is e-9..e-11); '+*#%@' a decade each from 10^-5 up to 1"]
+    # ten equal bands of 2.5 decades from 10^-5 down to the clip, 10^-30 (learner15 6)
+    at = lines.index("    L0.h3 from 10: ' ' below 10^-30 (the clip); from 10^-5 down to the "
+                     "clip ten")
+    assert lines[at + 1:at + 4] == [
+        "      equal bands of 2.5 decades, '0' for the largest weights (10^-5..10^-7.5)",
+        "      to '9' for the smallest (10^-27.5..10^-30; '3' is 10^-12.5..10^-15);",
+        "      '+*#%@' a decade each from 10^-5 up to 1"]
+    at += 1
     row = lines[at + 3].split()
     assert row[0] == "0-10" and row[-2:] == ["sink", "@"]
-    assert lines[at + 3] == "      0-10 6   5   3   sink @"
+    assert lines[at + 3] == "      0-10 5   3   2   sink @"
     assert lines[at + 4] == "      top: sink 1.00, '=' (8) 5.6·10^-11, '+' (4) 5.6·10^-15"
     # head 4 gives the 11 keys and the sink one weight each: said once, as the page says it
     assert lines[at + 5:at + 8] == [
@@ -53,15 +55,15 @@ def test_heat_is_clipped_and_says_the_top_weights():
 
 def test_heat_keeps_head_3s_special_keys_eleven_decades_apart():
     """Head 3's '=' (4.25e-20), '+' (4.25e-31) and <bos> (e-42) drew alike ('-') when four
-    characters shared the 55 decades below 10^-5; a digit per 6 decades tells them apart."""
+    characters shared the 55 decades below 10^-5; ten bands of 5.5 decades tell them apart."""
     from tinyadder import build
     from tinyadder.analysis import heat
     from tinyadder.cache import run_with_cache
     _, cache = run_with_cache(build("published"), "12+34")
     row = heat.heat_lines(cache, 0, "h3", 24)[3][len("      0-24 "):]
-    assert (row[0], row[11], row[22], row[25:]) == ("7", "5", "3", " sink @")
+    assert (row[0], row[11], row[22], row[25:]) == ("6", "4", "2", " sink @")
     assert [heat.ramp(log, -60) for log in (-4.5, -5.5, -19.4, -30.4, -41.4, -60, -61)] == [
-        "+", "1", "3", "5", "7", "9", " "]
+        "+", "0", "2", "4", "6", "9", " "]
 
 
 def test_heat_tells_rope_19s_ten_to_one_apart():
@@ -72,22 +74,30 @@ def test_heat_tells_rope_19s_ten_to_one_apart():
                               "--layer", "0")
     lines = out.splitlines()
     at = next(k for k, line in enumerate(lines) if line.startswith("    L0.h from 31: "))
-    row = lines[at + 3].split()[1]
+    row = lines[at + 4].split()[1]
     assert (row[2], row[21], row[1], row[20]) == ("@", "@", "%", "%")
-    assert lines[at + 4] == "      top: b1 (21) 0.454, a1 (2) 0.454, a0 (1) 0.0455, b0 (20) 0.0455"
+    assert lines[at + 5] == "      top: b1 (21) 0.454, a1 (2) 0.454, a0 (1) 0.0455, b0 (20) 0.0455"
 
 
 def test_the_heat_legend_says_which_way_the_digits_run_and_each_end_s_span():
-    """The digits run the opposite way to '+*#%@': '1' is the largest weights, '9' the
-    smallest; on rope-19's 10^-100 scale '0' spans e-6..e-9 (4 decades, not 10). Each span the
-    legend states is the ramp's own digit at both of its ends."""
+    """One scheme for every model (learner15 6): '0' .. '9' in ten equal bands from 10^-5
+    down to the clip ('0' the largest weights, '9' the smallest), where the digits ran a
+    digit per 6 decades from '1' on head 3's scale and a digit per 10 from '0' on rope-19's,
+    with ends 4 and 11 decades wide. Each span the legend states is the ramp's own digit at
+    both of its ends, and every band is as wide as the others."""
+    from fractions import Fraction
     from tinyadder.analysis import heat
     for lo in (-60, -100, -70, -30, -11, -8, -6):
-        for digit, first, last in heat.digit_spans(lo):
-            assert heat.ramp(-first + 0.5, lo) == heat.ramp(-last, lo) == str(digit)
-        assert heat.ramp(-heat.digit_spans(lo)[-1][2] - 0.5, lo) == " "
-    assert heat.digit_spans(-100)[0] == (0, 6, 9)
+        spans = heat.digit_spans(lo)
+        assert [d for d, _, _ in spans] == list(range(10))
+        assert {b - a for _, a, b in spans} == {Fraction(-5 - lo, 10)}
+        assert spans[0][1] == 5 and spans[-1][2] == -lo
+        for digit, upper, lower in spans:
+            assert heat.ramp(-float(upper) - 1e-9, lo) == heat.ramp(-float(lower) + 1e-9, lo) \
+                == str(digit)
+        assert heat.ramp(lo - 0.5, lo) == " " and heat.ramp(lo, lo) == "9"
     assert heat.legend(0, "h", 31, -100) == [
-        "    L0.h from 31: ' ' below 10^-100; below 10^-5 a digit per 10 decades, from",
-        "      '0' for the largest weights (e-6..e-9) to '9' for the smallest",
-        "      (e-90..e-100; '3' is e-30..e-39); '+*#%@' a decade each from 10^-5 up to 1"]
+        "    L0.h from 31: ' ' below 10^-100 (the clip); from 10^-5 down to the clip ten",
+        "      equal bands of 9.5 decades, '0' for the largest weights (10^-5..10^-14.5)",
+        "      to '9' for the smallest (10^-90.5..10^-100; '3' is 10^-33.5..10^-43);",
+        "      '+*#%@' a decade each from 10^-5 up to 1"]

@@ -614,13 +614,17 @@ START = ("to learn a design: tinyadder explore --model zcbtrak-6 7650676663+0149
          "guided tour; every model opens in the explorer), docs/walkthrough.md (\"Another "
          "design: zcbtrak-6, one layer and RoPE\") and docs/models.md (\"Worked examples, one "
          "per family\": a traced position of each family)")
+# the same pointer in short, under the first table, where a learner stops reading
+START_SHORT = ("to learn a design: tinyadder explore --model zcbtrak-6 7650676663+0149460439 "
+               "(a guided tour; more in the last lines)")
 
 
 def table(found):
-    """The list as aligned text: the entries' parameters, their verdicts (two tables), then
-    what the columns mean, each entry's why, failures and source."""
+    """The list as aligned text: the entries' parameters, where to start learning in short,
+    their verdicts (two tables), then what the columns mean, each entry's why, failures and source."""
     rows = [_row(e) for e in found]
     lines = _aligned_rows(COLUMNS[:SPLIT], [r[:SPLIT] for r in rows]) + [""]
+    lines += textwrap.wrap(START_SHORT, 88) + [""]
     lines += _aligned_rows(COLUMNS[:1] + COLUMNS[SPLIT:], [r[:1] + r[SPLIT:] for r in rows])
     lines += ["", "claimed: the entry's own count; counted: tinyadder params from the file, "
               "under", "the rule the claim is read under (rule; docs/params.md); ledger: "

@@ -2,28 +2,30 @@
 
 Each visible key of a head's row becomes one character by log10 of its weight, on the
 explorer's clipped scale (``clipped_scale``: the head's highest band of weights over the run,
-down to a round number of decades): ' ' below it ("≈ 0"); below 10^-5, a digit per ``step``
-decades of the weight's exponent, the larger the digit the smaller the weight (head 3's e-20,
-e-31, e-42 are '3', '5', '7', eleven decades apart); then ``TOP``, '+' '*' '#' '%' '@', a
-decade each up to 1. The softmax1 sink comes last (an ordinary softmax has none). A key a
-fixed attention bias masks is ``MASKED``, a weight that is not a number (a float overflow)
-``NOT_A_NUMBER``. Head 3's digit keys' 10^-458 are ' ', its special keys'
-10^-20, 10^-31 and 10^-42 are '3', '5' and '7'. ANSI colour (viridis) is added only when
-asked, which the command line does on a terminal unless NO_COLOR is set.
+down to a round number of decades, the clip): ' ' below the clip ("≈ 0"); from 10^-5 down to
+the clip, the digits '0'..'9' in ten equal bands (``band``), the larger the digit the smaller
+the weight, one scheme for every model (head 3's e-20, e-31, e-42 on its 10^-60 scale are '2',
+'4', '6'); then ``TOP``, '+' '*' '#' '%' '@', a decade each up to 1. The softmax1 sink comes
+last (an ordinary softmax has none). A key a fixed attention bias masks is ``MASKED``, a
+weight that is not a number (a float overflow) ``NOT_A_NUMBER``. Head 3's digit keys'
+10^-458 are ' '. ANSI colour (viridis) is added only when asked, which the command line does
+on a terminal unless NO_COLOR is set.
 
 >>> from tinyadder import build
 >>> from tinyadder.cache import run_with_cache
 >>> _, cache = run_with_cache(build("published"), "12+34")
 >>> print("\\n".join(heat_lines(cache, 0, "h3", 24)))   # special keys stand out: 0, 11, 22
-    L0.h3 from 24: ' ' below 10^-60; below 10^-5 a digit per 6 decades, from '1'
-      for the largest weights (e-6..e-11) to '9' for the smallest (e-54..e-60;
-      '3' is e-18..e-23); '+*#%@' a decade each from 10^-5 up to 1
-      0-24 7          5          3   sink @
+    L0.h3 from 24: ' ' below 10^-60 (the clip); from 10^-5 down to the clip ten
+      equal bands of 5.5 decades, '0' for the largest weights (10^-5..10^-10.5)
+      to '9' for the smallest (10^-54.5..10^-60; '3' is 10^-21.5..10^-27);
+      '+*#%@' a decade each from 10^-5 up to 1
+      0-24 6          4          2   sink @
 >>> line = heat_lines(cache, 0, "h4", 3, colour=True)[1]   # uniform 1/5, in ANSI colour
 >>> line.count("\\x1b[38;5;"), line.endswith(RESET)        # 4 keys and the sink
 (5, True)
 """
 
+from fractions import Fraction
 import math
 import textwrap
 
@@ -87,19 +89,27 @@ def head_range(cache, layer, head):
 DECADES = 5  # the top characters '+' .. '@' are a decade each: 0.454 and 0.0455 differ
 
 
-def step(lo):
-    """Decades per digit below 10^-5: ceil(-lo / 10), so that the digits 0..9 span the scale
-    (6 for head 3's 10^-60, 10 for rope-19's 10^-100, 3 for head 3's 10^-30 at N = 3)."""
-    return max(1, math.ceil(-lo / 10))
+def band(lo):
+    """Decades per digit below 10^-5: the ten digits '0'..'9' split 10^-5 .. 10^lo into ten
+    equal bands, (-5 - lo)/10 decades each (5.5 on head 3's 10^-60 scale, 9.5 on rope-19's
+    10^-100, 2.5 at N = 3's 10^-30): one scheme for every model."""
+    return Fraction(-DECADES - lo, 10)
+
+
+def digit_of(log, lo):
+    """The digit of log10 |weight| on the scale [lo, 0] below 10^-5: d for
+    10^-(5 + (d+1)·band) <= weight < 10^-(5 + d·band), the larger the digit the smaller
+    the weight, '9' down to the clip 10^lo itself."""
+    return min(9, math.floor((-DECADES - log) / band(lo)))
 
 
 def ramp(log, lo, hi=0.0, colour=False):
     """One character for log10 |weight| on the clipped scale [lo, hi = 0]: ' ' below lo (≈ 0,
     and a zero or masked weight, None); '+' '*' '#' '%' '@' a decade each from 10^-5 to 1, so
-    that rope-19's 0.454 and 0.0455 are '@' and '%'; below 10^-5, the digit
-    min(9, -exponent // step(lo)), so that head 3's special keys (e-20, e-31, e-42 on a
-    10^-60 scale, 6 decades a digit) are '3', '5', '7'. The colour of a digit spreads
-    lo .. 10^-5 over RAMP's four lower steps."""
+    that rope-19's 0.454 and 0.0455 are '@' and '%'; below 10^-5, ``digit_of``, ten equal
+    bands down to lo, so that head 3's special keys (e-20, e-31, e-42 on a 10^-60 scale, 5.5
+    decades a digit) are '2', '4', '6'. The colour of a digit spreads lo .. 10^-5 over
+    RAMP's four lower steps."""
     top = len(RAMP) - DECADES             # the index of the first one-decade character
     if log is None or log < lo:
         k, char = 0, RAMP[0]
@@ -109,38 +119,41 @@ def ramp(log, lo, hi=0.0, colour=False):
     else:
         t = (log - lo) / (hi - DECADES - lo)
         k = max(1, min(top - 1, 1 + math.floor(t * (top - 1))))
-        char = str(min(9, -math.floor(log) // step(lo)))
+        char = str(digit_of(log, lo))
     return f"\x1b[38;5;{ANSI[k]}m{char}{RESET}" if colour else char
 
 
 def digit_spans(lo):
-    """[(digit, first exponent, last exponent)] of the digits below 10^-5 on the scale [lo, 0]:
-    the digit of exponent e (the weight's 10^-e <= w < 10^-(e-1)) is min(9, e // step(lo)),
-    from e = 6 (just below 10^-5) to e = -lo (the scale's floor), the largest weights first."""
-    n, floor = step(lo), -math.floor(lo)
-    digits = range((DECADES + 1) // n, min(9, floor // n) + 1)
-    return [(d, max(DECADES + 1, d * n), floor if d == digits[-1] else d * n + n - 1)
-            for d in digits]
+    """[(digit, upper exponent, lower exponent)] of the ten digits on the scale [lo, 0]: digit
+    d stands for 10^-upper > weight >= 10^-lower, upper = 5 + d·band(lo), lower = upper +
+    band(lo); '9''s lower end is the clip, -lo.
+
+    >>> [(d, str(a), str(b)) for d, a, b in digit_spans(-60)][::9]
+    [(0, '5', '21/2'), (9, '109/2', '60')]
+    """
+    n = band(lo)
+    return [(d, DECADES + d * n, DECADES + (d + 1) * n) for d in range(10)]
+
+
+def _exp(e):
+    """An exponent as the legend writes it: 10^-60, 10^-10.5."""
+    return f"10^-{e.numerator // e.denominator if e.denominator == 1 else float(e)}"
 
 
 def legend(layer, head, pos, lo, width=80):
-    """The ramp's key, wrapped to ``width`` columns: the scale's floor, where the scale
-    reaches below 10^-5 which way the digits run and the exponents the first, the last and
-    the digit '3' stand for, and ``TOP``."""
-    first = f"    L{layer}.{head} from {pos}: '{RAMP[0]}' below 10^{lo}; "
+    """The ramp's key, wrapped to ``width`` columns: the clip (' ' below it), where the scale
+    reaches below 10^-5 the ten equal bands of digits, their width and the span of the
+    first, '3' and the last, then ``TOP``."""
+    first = f"    L{layer}.{head} from {pos}: '{RAMP[0]}' below 10^{lo}"
     if lo >= -DECADES:
-        return [f"{first[:-2]}, '{TOP}' a decade each up to 1"]
-    found = digit_spans(lo)
-    spans = {d: f"e-{e}..e-{f}" if e < f else f"e-{e}" for d, e, f in found}
-    big, small, n = found[0][0], found[-1][0], step(lo)
-    if big == small:
-        said = f"below 10^-{DECADES} '{big}' ({spans[big]})"
-    else:
-        middle = 3 if big < 3 < small else big + 1
-        shown = f"; '{middle}' is {spans[middle]}" if middle < small else ""
-        said = (f"below 10^-{DECADES} a digit per {n} decade{'s' * (n > 1)}, from '{big}' "
-                f"for the largest weights ({spans[big]}) to '{small}' for the smallest "
-                f"({spans[small]}{shown})")
+        return [f"{first}, '{TOP}' a decade each up to 1"]
+    first += " (the clip); "
+    spans = {d: f"{_exp(a)}..{_exp(b)}" for d, a, b in digit_spans(lo)}
+    n = band(lo)
+    width_said = str(n.numerator // n.denominator) if n.denominator == 1 else str(float(n))
+    said = (f"from 10^-{DECADES} down to the clip ten equal bands of {width_said} decade"
+            f"{'s' * (n != 1)}, '0' for the largest weights ({spans[0]}) to '9' for the "
+            f"smallest ({spans[9]}; '3' is {spans[3]})")
     return textwrap.wrap(f"{first}{said}; '{TOP}' a decade each from 10^-{DECADES} up to 1",
                          width, subsequent_indent="      ", break_on_hyphens=False)
 

@@ -132,7 +132,7 @@ def lead():
         f"and \"fails\" in prove can hold at once: published fails on {board.PUBLISHED_FAILURES:,} pairs, each a sum "
         "just below a multiple of a power of ten, and the suite's cases miss them "
         "(docs/walkthrough.md, section 8). Every column is explained under the tables; to "
-        "learn a design, start with the last lines.", 88)
+        "learn a design, start with the line under the first table.", 88)
 
 
 def main(argv, out, err, stdin):

@@ -73,15 +73,18 @@ def counterparts(left, right):
             if same or not padding(label)}
 
 
-def named(label, pos):
-    """A role label as a reader reads it: a separator ('0', several of which ``by_label``
-    numbers "'0' #2") by its position, "separator '0' at position 15"; any other as it is.
-
-    >>> named("'0' #2", 15), named("'+'", 11), named("a0", 10)
-    ("separator '0' at position 15", "separator '+' at position 11", 'a0')
-    """
-    match = re.fullmatch(r"('.*?')( #\d+)?", label)
-    return f"separator {match.group(1)} at position {pos}" if match else label
+def called(views, pos, note=""):
+    """A position as every sentence of the comparison names it: a digit by its label (a2,
+    s0); a separator as the token strip shows it, then its position and its job (``job``):
+    "<bos> (0, the separator before a)", "'=' (8, the separator before the answer)", a
+    padding zero "'0' (15)"; ``note`` added inside the brackets ("s0 (the last position:
+    ...)")."""
+    token = views["tokens"][pos]
+    if token["role"] in ("a", "b", "sum"):
+        return token["label"] + (f" ({note})" if note else "")
+    task = job(views["tokens"], pos)
+    return (f"{token['label']} ({pos}{', ' + task if task else ''}"
+            f"{'; ' + note if note else ''})")
 
 
 DUST = 1e-12   # a value this far below its slot's largest is rounding noise or underflow
@@ -110,14 +113,29 @@ MARKS = ("How to read the numbers: ~ marks a value rounded to six significant di
          "A number with neither mark is exact.")
 
 
+THIN = "\u2009"
+
+
+def thin(text):
+    """A rounded value's '~' kept apart from its digits by a thin space, as '\u2248 ' is by
+    a space (at a small size '~68.99' reads as '~\u221268.99'): thin('~68.9941') ==
+    '~\u200968.9941'; any other text as it is."""
+    return text.replace("~", "~" + THIN, 1) if text.startswith("~") else text
+
+
+def shown(said):
+    """The tracer's text as the comparison prints it: ``svg.shown``, then ``thin``."""
+    return thin(svg.shown(said))
+
+
 def unused(views, pos):
-    """What a logit's difference at ``pos`` is worth where its prediction is never used: ' (a
-    prompt position: its prediction is not used)'; '' where it predicts a digit of the sum."""
+    """What a logit's difference at ``pos`` is worth where its prediction is never used: 'a
+    prompt position: its prediction is not used'; '' where it predicts a digit of the sum."""
     token = views["tokens"][pos]
     if token["predicts"] is not None:
         return ""
-    return (f" ({'the last position' if token['role'] == 'sum' else 'a prompt position'}: "
-            "its prediction is not used)")
+    return (f"{'the last position' if token['role'] == 'sum' else 'a prompt position'}: "
+            "its prediction is not used")
 
 
 def folded(found):
@@ -174,8 +192,8 @@ def agreement(left, right):
                 if alike(a, b, *sizes):
                     same += 1
                 elif first is None:
-                    first = (named(label, lpos[label]) + (unused(left, lpos[label]) if gap
-                                                          else ""), a[2], b[2])
+                    first = (called(left, lpos[label], unused(left, lpos[label]) if gap
+                                    else ""), a[2], b[2])
             out.append({"stage": stage["short"], "slot": row["slot"], "same": same,
                         "compared": len(labels), "first": first, "gap": gap})
     return out
@@ -373,9 +391,21 @@ def zero(text):
 
 def logit_size(views):
     """The largest |logit| of a run at the positions that predict a digit of the sum."""
+    return logit_at(views)[0]
+
+
+def logit_at(views, where=None):
+    """(the largest |logit|, the position it is at) over the positions that predict a digit
+    of the sum, or at the one position ``where``; (0.0, None) where there is none."""
     rows = [r for r in views["residual"][-1]["slots"] if r["slot"].startswith("logit ")]
-    return max((abs(r["cells"][p][0]) for r in rows for p in views["predicting"]
-                if r["cells"][p][0] is not None), default=0.0)
+    at = views["predicting"] if where is None else [where]
+    return max(((abs(r["cells"][p][0]), p) for r in rows for p in at
+                if r["cells"][p][0] is not None), default=(0.0, None))
+
+
+def _about(size):
+    """A size to two significant digits as the page prints it: 3.63e18 -> '3.6·10¹⁸'."""
+    return svg.pretty(f"{size:.1e}".replace("e+", "e"))
 
 
 def number(text):
@@ -425,19 +455,26 @@ def winner_agreement(left, right):
     return {"same": same, "compared": len(labels), "first": first}
 
 
-def scale_line(left, right):
+def scale_line(left, right, drawn=None):
     """The sentence said when the two runs' logits are on different scales (``scales_differ``):
-    compare the winner and the lead; '' otherwise."""
+    each run's largest |logit| over the positions that predict a digit of the sum and where,
+    and with ``drawn`` (each run's position drawn) its largest there; compare the winner and
+    the lead; '' otherwise."""
     if not scales_differ(left, right):
         return ""
     w = winner_agreement(left, right)
-    return (f"The logits are on different scales (over the positions that predict a digit "
-            f"of the sum, {left['model']}'s largest |logit| is about "
-            f"{svg.pretty(f'{logit_size(left):.0e}'.replace('e+', 'e'))}, {right['model']}'s "
-            f"about {svg.pretty(f'{logit_size(right):.0e}'.replace('e+', 'e'))}): compare "
-            f"the winner and the lead (the winner's logit less the runner-up's, each in its "
-            f"own model's units), not the logits. The same digit wins at {w['same']} of the "
-            f"{w['compared']} positions that predict a digit of the sum.")
+    (ls, lp), (rs, rp) = logit_at(left), logit_at(right)
+    here = ""
+    if drawn is not None:
+        (lh, _), (rh, _) = logit_at(left, drawn[0]), logit_at(right, drawn[1])
+        here = (f"; at the positions drawn here ({left['model']}'s {drawn[0]}, "
+                f"{right['model']}'s {drawn[1]}) about {_about(lh)} and {_about(rh)}")
+    return (f"The logits are on different scales (over all the positions that predict a "
+            f"digit of the sum, {left['model']}'s largest |logit| is about {_about(ls)}, at "
+            f"position {lp}, {right['model']}'s about {_about(rs)}, at position {rp}{here}): "
+            f"compare the winner and the lead (the winner's logit less the runner-up's, each "
+            f"in its own model's units), not the logits. The same digit wins at {w['same']} of "
+            f"the {w['compared']} positions that predict a digit of the sum.")
 
 
 def table_rows(left, right):
@@ -495,13 +532,13 @@ def _verdict(r):
         return f"{by}the same at all {r['compared']} positions"
     label, a, b = r["first"]
     return (f"{by}the same at {r['same']} of {r['compared']}; first differs at {label}: "
-            f"{svg.shown(a)} against {svg.shown(b)}")
+            f"{shown(a)} against {shown(b)}")
 
 
-def _table(left, right):
+def _table(left, right, drawn=None):
     found = table_rows(left, right)
     said = "".join(f"<p>{escape(t)}</p>" for t in (homonym_line(left, right, False),
-                                                   scale_line(left, right)) if t)
+                                                   scale_line(left, right, drawn)) if t)
     if no_common_slot(found):
         return f"<p>{escape(NO_COMMON_SLOT_STATIC)}</p>{said}"
     apart = apart_line(found)
@@ -563,10 +600,11 @@ def key_quantities(views):
             k = tokens[p]["next_place"]
             if k is None or not (k or quantity.at_units):
                 continue
-            filled = quantity.filled(a, b, k, None, figures.value_text(embedded[p]))
+            filled = quantity.filled(a, b, k, None, thin(figures.value_text(embedded[p])))
             dust = read[p][0] == 0 and not zero(read[p][2])  # too small for a float
             column[tokens[p + 1]["label"]] = (
-                f"{'≈ 0 (exact dust)' if dust else figures.value_text(read[p])}; {filled}",
+                f"{'≈ 0 (exact dust)' if dust else thin(figures.value_text(read[p]))}; "
+                f"{filled}",
                 svg.shown(read[p][2]) if dust else None)
         out.append((f"{quantity.slot} {where} = {formula}{carry}", column))
     return out
@@ -668,21 +706,22 @@ def _side(views, pos):
 
 def _opening(left, right, chosen=None):
     """Where the two models are drawn: the left at ``chosen`` or the position its own page
-    opens at, the right at the position that does the same (``positions``)."""
+    opens at, the right at the position that does the same (``positions``), each position
+    named as the token strip shows it (``called``)."""
     pos, theirs = positions(left, right, chosen)
     why = ("the one asked for" if chosen is not None else
            "the first wrong digit's" if left["flaw_pos"] is not None
            else "the first that predicts a digit")
     label, match = matched(left, right, pos)
-    if not label.startswith("predicts"):  # a separator by its text: "'0' #2" reads as a place
-        label = named(label, pos).replace(f" at position {pos}", "")
-    what = (f"the position that {label if label.startswith('predicts') else 'holds ' + label}"
+    decides = label.startswith("predicts")
+    does = label if decides else f"holds {called(left, pos)}"
+    what = (f"the position that {label}, position {theirs}" if decides and match is not None
+            else f"position {theirs}, which holds {called(right, theirs)}"
             if match is not None else
-            f"the position its own page opens at ({right['model']} has no position that "
-            f"{label if label.startswith('predicts') else 'holds ' + label})")
+            f"the position its own page opens at ({right['model']} has no position matched "
+            f"with it), position {theirs}")
     return (f"{escape(left['model'])} is drawn at position {pos} ({why}: it "
-            f"{escape(label if label.startswith('predicts') else 'holds ' + label)}); "
-            f"{escape(right['model'])} at {escape(what)}, position {theirs}.")
+            f"{escape(does)}); {escape(right['model'])} at {escape(what)}.")
 
 
 def correspondence(left, right):
@@ -696,7 +735,32 @@ def correspondence(left, right):
             'the same (—: none)</caption><tbody>'
             f'<tr><th>{escape(left["model"])}</th>{row}</tr>'
             f'<tr><th>{escape(right["model"])}</th>{theirs}</tr></tbody></table>'
-            f'{twice(right, [q for _, q in cells])}')
+            f'{unmatched(left, right, cells)}{twice(right, [q for _, q in cells])}')
+
+
+def unmatched(left, right, cells):
+    """Why a padding zero is matched with none (``cells``: (position, its match)): a
+    separator without a job is matched only in the same prompt layout (``counterparts``);
+    '' where no padding zero goes unmatched."""
+    alone = [p for p, q in cells if q is None and padding(matched(left, right, p)[0])]
+    if not alone or left["layout"] == right["layout"]:
+        return ""
+    return (f'<p id="unmatched">{escape(left["model"])}\'s position'
+            f'{"s" if len(alone) > 1 else ""} {_spans(alone)} (\u2014) match'
+            f'{"" if len(alone) > 1 else "es"} none: padding zeros other than the three '
+            f'separators (before a, before b, before the answer) are matched only when both '
+            f'models use the same prompt layout, and {escape(right["model"])}\'s differs.</p>')
+
+
+def _spans(positions):
+    """Positions as runs: [11, 12, 13, 18] -> '11\u201313, 18'."""
+    runs = []
+    for p in positions:
+        if runs and runs[-1][1] == p - 1:
+            runs[-1][1] = p
+        else:
+            runs.append([p, p])
+    return ", ".join(str(a) if a == b else f"{a}\u2013{b}" for a, b in runs)
 
 
 def twice(right, matches):
@@ -752,13 +816,13 @@ def lanes(views, short, pos):
             return ""
         g = r["gap"][pos][2]
         return (" (tied for the winner)" if zero(g) and won and len(won[0]) > 1 else
-                " (the winner)" if zero(g) else f" ({svg.shown(g)} to the winner)")
+                " (the winner)" if zero(g) else f" ({shown(g)} to the winner)")
     rows = "".join(f"<tr><td>{escape(r['slot'])}</td>"
-                   f"<td>{escape(svg.minus(figures.value_text(r['cells'][pos])) + gap(r))}"
+                   f"<td>{escape(thin(svg.minus(figures.value_text(r['cells'][pos]))) + gap(r))}"
                    f"</td></tr>" for r in slots)
     if won:
         rows = (f"<tr><td>winner</td><td>{escape(won[0])}</td></tr>"
-                f"<tr><td>lead</td><td>{escape(svg.shown(won[1]))}</td></tr>" + rows)
+                f"<tr><td>lead</td><td>{escape(shown(won[1]))}</td></tr>" + rows)
     return (f'<table class="cmp lanes"><caption>{escape(views["model"])}\'s lanes at position '
             f'{pos} after {escape(short)}</caption><thead><tr><th>slot</th><th>value</th>'
             f'</tr></thead><tbody>{rows}</tbody></table>')
@@ -912,7 +976,7 @@ def page(left, right, pos=None):
         f'<p id="flaw-said">{escape(flaw_line(left, right))}</p>' if flaw_line(left, right)
         else "",
         # what each design computes first, then the numbers that compare
-        f"{key_table(left, right)}{homonym_table(left, right)}{_table(left, right)}"
+        f"{key_table(left, right)}{homonym_table(left, right)}{_table(left, right, where)}"
         f"{correspondence(left, right)}"
         "</header><main>", *parts,
         "</main></body></html>\n",

@@ -153,7 +153,8 @@
       var role = roleName(m.label, state.pos);  // "separator '0'", not its key "'0' #3"
       parts.push("compare " + C.model + ": " + (m.pos === null
         ? "no position " + (m.label.indexOf("predicts ") === 0 ? m.label : "holds " + role)
-        : "position " + m.pos + " (" + role + ")"));
+        : C.tokens[m.pos].role === "special" && m.label.indexOf("predicts ") !== 0
+        ? C.names[m.pos] : "position " + m.pos + " (" + role + ")"));
     }
     var text = parts.join(" \u00b7 ");
     if (notes.length) { text += " \u00b7 ignored: " + notes.join("; "); }
@@ -480,16 +481,16 @@
       return (t.role === "special" ? "" : " '" + t.text + "'") + "; it " + said(t);
     };
     var decides = m.label.indexOf("predicts ") === 0, held = ownLabel[state.pos];
-    var heldSaid = named(held, state.pos).replace(/ at position [0-9]+$/, "");
+    var heldSaid = C.own_names[state.pos];  // compare.called: "'=' (8, the separator ...)"
     setText("cmp-where", "Position " + state.pos + " here holds " + heldSaid + what(tok) +
             ". " + (other === null && !decides && /^'.*?'( #[0-9]+)?$/.test(held) ?
              C.model + " has no position matched with it: a separator with no job (before " +
              "a, before b, before the answer) is matched only in the same prompt layout." :
              other === null ? C.model + " has no position that " +
-             (decides ? m.label : "holds " + heldSaid) + "." :
+             (decides ? m.label : "holds " + roleName(held, state.pos)) + "." :
              "In " + C.model + " the position that " + (decides ? m.label : "holds " +
-             heldSaid) + " is " + m.pos + ": it holds " +
-             named(C.tokens[m.pos].label, m.pos).replace(/ at position [0-9]+$/, "") +
+             roleName(held, state.pos)) + " is " + m.pos + ": it holds " +
+             C.names[m.pos] +
              what(other) + "."));
     // the key-quantity table's row of the selected position
     document.querySelectorAll("#key-quantities tr[data-pos]").forEach(function (tr) {
@@ -497,12 +498,12 @@
     });
     var labels = D.tokens.map(function (t) { return t.label; });
     // each column headed by its model and query (A: this page's model, B: the other)
-    var who = function (side, model, pos, t) {
-      return el("div", "cmp-who", side + ": " + model + ", query position " + pos + " (" +
-                named(t.label, pos) + (t.predicts === null ? "" : ", predicts '" + t.predicts +
-                                       "'") + ")");
+    var who = function (side, model, pos, t, name) {
+      return el("div", "cmp-who", side + ": " + model + ", query " + (t.role === "special"
+                ? name : "position " + pos + " (" + name + ")") +
+                (t.predicts === null ? "" : ", predicts '" + t.predicts + "'"));
     };
-    fill("cmp-attn-a", [who("A", C.own_model, state.pos, tok)].concat(HEADS.map(function (key) {
+    fill("cmp-attn-a", [who("A", C.own_model, state.pos, tok, C.own_names[state.pos])].concat(HEADS.map(function (key) {
       var h = D.heads[key];
       return strip(key, h.kind, h.classes.softmax1[state.pos],
                    h.cells.softmax1[state.pos].map(function (c) { return c[2]; }), labels,
@@ -511,7 +512,7 @@
     var theirs = C.tokens.map(function (t) { return t.label; });
     fill("cmp-attn-b", m.pos === null ?
       [el("div", "cmp-who", "B: " + C.model), el("p", "", "no matching query")] :
-      [who("B", C.model, m.pos, other)].concat(Object.keys(C.heads).map(function (key) {
+      [who("B", C.model, m.pos, other, C.names[m.pos])].concat(Object.keys(C.heads).map(function (key) {
         var h = C.heads[key];
         return strip(key, h.kind, h.classes[m.pos], h.cells[m.pos], theirs, m.pos, h.range);
       })));
@@ -607,6 +608,17 @@
                  "even where the numbers are equal.");
     }
     if (readout && C.scales_differ) {
+      // the largest |logit| at the two positions drawn (the intro's is over all positions)
+      var big = function (cellsAt) {
+        return names.filter(logit).reduce(function (x, n) {
+          var v = cellsAt(n); return v === null || v === undefined ? x : Math.max(x, Math.abs(v));
+        }, 0).toExponential(1).replace(/e\+?(-?[0-9]+)$/, function (_, e) {
+          return "\u00b7" + power(parseInt(e, 10)); });
+      };
+      lines.push("Here the largest |logit| is about " + big(function (n) {
+        return mine[n] ? mine[n].cells[state.pos][0] : null; }) + " in " + C.own_model +
+        (m.pos === null ? "" : " and " + big(function (n) {
+          return values[n] ? values[n][m.pos] : null; }) + " in " + C.model) + ".");
       lines.push("The logits are on different scales: compare the winner and the lead " +
                  "(the winner's logit less the runner-up's, in each model's own units), not " +
                  "the logits.");
@@ -700,11 +712,13 @@
     var six = function (text) {
       var t = /^(~|\u2248 \u2212)([0-9]+)(?:\.([0-9]*))?(\u00b710[\u207b\u2070-\u2079\u00b9\u00b2\u00b3]+)?$/
         .exec(text);
-      if (!t) { return text; }
+      if (!t) { return thin(text); }
       var frac = t[3] || "", sig = (t[2] + frac).replace(/^0+/, "").length;
-      return sig >= 6 || !/[1-9]/.test(t[2] + frac) ? text :
-        t[1] + t[2] + "." + frac + new Array(6 - sig + 1).join("0") + (t[4] || "");
+      return thin(sig >= 6 || !/[1-9]/.test(t[2] + frac) ? text :
+        t[1] + t[2] + "." + frac + new Array(6 - sig + 1).join("0") + (t[4] || ""));
     };
+    // compare.thin: '~' kept apart from the digits by a thin space, as '\u2248 ' is
+    var thin = function (text) { return text.replace(/^~/, "~\u2009"); };
     var dust = function (v, text) { return v === 0 && !/^-?0(\.0)?$/.test(text); };
     var dustTip = function (text) {
       return shown(text) + " (exact dust: too small for a float)\n";
@@ -746,7 +760,7 @@
           .forEach(function (td) { tr.appendChild(td); });
         return tr;
       };
-      body.unshift(row("lead", mw ? shown(mw[1]) : null, tw ? shown(tw[1]) : null,
+      body.unshift(row("lead", mw ? thin(shown(mw[1])) : null, tw ? thin(shown(tw[1])) : null,
                        mw && tw && mw[1] === tw[1]),
                    row("winner", mw ? mw[0] : null, tw ? tw[0] : null,
                        mw && tw && mw[0] === tw[0]));

@@ -81,6 +81,10 @@ def compare_data(views, other):
             "residual": residual, "values": values, "dec": decimals,
             "labels": compare.counterparts(views, other),
             "own_labels": compare.by_label(views),
+            # each position as the comparison's sentences name it ("'=' (8, the separator
+            # before the answer)", compare.called)
+            "names": [compare.called(other, p) for p in range(len(other["tokens"]))],
+            "own_names": [compare.called(views, p) for p in range(len(views["tokens"]))],
             "decides": compare.deciding(other), "own_decides": compare.deciding(views),
             "agreement": compare.agreement(views, other),
             # what each slot means (the hovers), with the per-position placeholders filled
@@ -421,14 +425,43 @@ def _embedded(docs, views):
             f'doctests and commands are checked by the test suite).</p>{parts}</section>')
 
 
+def claim_line(views):
+    """The Parameters view's first sentence where the count the model claims is not the
+    ledger's (``views.param_claim``): the claim, the rule it is read under and its count
+    there, the ledger's rule, and the command that prints every rule's count; '' where they
+    agree."""
+    c = views.get("param_claim")
+    if not c:
+        return ""
+    return (f"Its name claims {c['claimed']} parameters, read under the rule <i>{c['rule']}"
+            f"</i> (tinyadder counts {c['under_rule']} under it); the ledger below counts "
+            f"{c['ledger']} under seed 000's rule, one rule for every model "
+            f"(<code>tinyadder params --model {escape(views['model'])} --rules</code> gives "
+            f"each rule's count; docs/params.md says why they differ). ")
+
+
+def instead(why, layer):
+    """Change one thing's opening for a model outside the family, what applies first: the
+    family's ablations do not apply (``why``, ``views.missing``'s sentence, says what the
+    model lacks); the FFN of ``layer`` switched off does.
+
+    >>> instead("Not for this model: this view reads what the TinyAdder-36 family has and m "
+    ...         "lacks: the slot count.", 0).split("; instead, ")
+    ["The TinyAdder-36 family's ablations (its slope, biases and readout) do not apply here: they read what m lacks (the slot count)", "this model's layer 0 FFN switched off: the run of the same sum with its output zeros, beside the run as built."]
+    """
+    model, _, gaps = why.partition(" has and ")[2].partition(" lacks: ")
+    return (f"The {FAMILY}'s ablations (its slope, biases and readout) do not apply here: "
+            f"they read what {model} lacks ({gaps.rstrip('.')}); instead, this model's layer "
+            f"{layer} FFN switched off: the run of the same sum with its output zeros, beside "
+            f"the run as built.")
+
+
 def _section(views, ident, title, intro, body, docs):
     link = (_stage_links(views, docs) if ident == "residual" and stage_sections(views) else
             doc_link(docs, tour.view_sections(views).get(ident)))
     why = views["missing"].get(ident)
     if why and ident == "change" and views["ffn_off"]:
-        intro = (f"{escape(why)} In their place, one change any model can take: the run "
-                 f"of the same sum with layer {views['ffn_off']['layer']}'s FFN switched off, "
-                 f"beside the run as built.")
+        intro = escape(instead(why, views["ffn_off"]["layer"]))
     elif why:
         intro, body = escape(why), ""
     return (f'<section id="view-{ident}"><h2>{escape(title)} {link}</h2>'
@@ -618,7 +651,8 @@ def _intros(views, state):
         "change": "The same addition, with one thing changed: the ALiBi slope, layer 1's "
                   "rounding bias, or the readout. Grey dots: x as built; coloured: the "
                   "variant's (vermillion where its digit is wrong).",
-        "params": f"The {views['param_total']} parameters, counted by the ledger "
+        "params": claim_line(views) +
+                  f"The {views['param_total']} parameters, counted by the ledger "
                   "(<code>tinyadder params</code>) from the weights" +
                   ("" if len(views["params"]) == views["param_total"] else
                    f" (drawn: the {len(views['params'])} distinct values of the tensors it "

@@ -497,15 +497,29 @@ def value_text(cell):
     decimal to 6 significant digits ('~' where that rounds), to fit a cell: '~100.002',
     '999.991' for 999991/1000.
 
-    >>> [value_text([0, 0, t]) for t in ("~100.002", "999991/1000", "-1/3", "~4.2e-20")]
-    ['~100.002', '999.991', '≈ −0.333333', '~4.2·10⁻²⁰']
+    >>> [value_text([0, 0, t]) for t in ("~100.002", "999991/1000", "-1/3", "41000001/2")]
+    ['~100.002', '999.991', '≈ −0.333333', '~2.05000·10⁷']
     """
     said = cell[2]
     if "/" not in said or said.startswith("~"):
         return shown(said)
     q = Fraction(said)
     decimal = text_figure(q, 6)
-    return shown(("" if Fraction(decimal) == q else "~") + decimal)
+    return shown(decimal if Fraction(decimal) == q else "~" + six_digits(decimal))
+
+
+def six_digits(decimal):
+    """A rounded decimal's mantissa padded to six significant digits, as the tracer writes
+    every rounded value ('~2.05000e+7'), so that one view has one format.
+
+    >>> six_digits("2.05e7"), six_digits("-0.0125"), six_digits("0.333333"), six_digits("1e5")
+    ('2.05000e7', '-0.0125000', '0.333333', '1.00000e5')
+    """
+    mantissa, e, exponent = decimal.partition("e")
+    sig = len(mantissa.lstrip("-").replace(".", "").lstrip("0"))
+    if sig >= 6:
+        return decimal
+    return mantissa + ("" if "." in mantissa else ".") + "0" * (6 - sig) + e + exponent
 
 
 def value_height(views):

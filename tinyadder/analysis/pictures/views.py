@@ -36,6 +36,7 @@ from ...weights import Factored, live_heads
 from ..explain import (approx, boxed, decisions, dust, dust_exponent, remaining_values, scales,
                        short, x_text)
 from ..families import design, family_meanings
+from ..board import own_rule
 from ..ledger import RULES, ledger, rules, tensors
 from ..text import exponent, figure, finite, log10_abs, to_float
 from ..heat import clipped_scale
@@ -669,6 +670,20 @@ def counted_by_stage(model):
 
 # ----------------------------------------------------------------------------- all
 
+def param_claim(model):
+    """Where the count a model claims (its name's, ``about["params_claimed"]``) is not the
+    ledger's (seed 000's rule): {claimed, rule: the rule the claim is read under
+    (``board.own_rule``), under_rule: the count under it, ledger}; None where they agree or
+    nothing is claimed."""
+    claimed = model.about.get("params_claimed") if model.about else None
+    counts = rules(model)
+    if claimed is None or claimed == counts["seed000"].params:
+        return None
+    rule = own_rule(model.name, claimed, counts, model.about.get("family", ""))
+    return {"claimed": claimed, "rule": rule, "under_rule": counts[rule].params,
+            "ledger": counts["seed000"].params}
+
+
 def build_views(cache, a, b, changes=True):
     """Everything the explorer shows for one traced run of a + b, as JSON-ready data. Sums,
     differences and ratios of the run's values are taken in its number system's arithmetic
@@ -726,6 +741,7 @@ def _build_views(cache, a, b, changes):
         "param_counted": counted_by_stage(model),
         "rule_counts": {name: [rule.params, RULES[name].split(":")[0]]
                         for name, rule in rules(model).items()},
+        "param_claim": param_claim(model),
         "slots": list(model.slots),
         "readout_slots": [model.readout.get(str(u)) for u in range(10)] if model.readout
         else None,
