@@ -4,13 +4,15 @@ The page links each view to the walkthrough section that explains it. A relative
 docs/walkthrough.md opens raw Markdown from disk, and a page written elsewhere links into the
 writer's checkout; so the page embeds the sections it cites (``sections``), rendered by the
 small subset of Markdown the walkthrough uses: headings, paragraphs, lists, fenced blocks,
-tables as text, `code`, **bold**, *emphasis*, and links (a web address kept, a relative link
-reduced to its text: the page stands alone). Outside a checkout there is no walkthrough to
+tables as text, `code`, **bold**, *emphasis*, <sub>/<sup>, and links (a web address kept, a
+relative link reduced to its text: the page stands alone). Outside a checkout there is no walkthrough to
 embed, and the page names the sections without links.
 
 >>> html = render("Some `code` and **bold**, [a link](other.md) and [web](https://x.org).")
 >>> html
 '<p>Some <code>code</code> and <b>bold</b>, a link and <a href="https://x.org">web</a>.</p>'
+>>> render("a<sub>k</sub> and <b>not bold</b>")
+'<p>a<sub>k</sub> and &lt;b&gt;not bold&lt;/b&gt;</p>'
 >>> render("1. one\\n2. two\\n\\n<details><summary>more</summary>\\n\\n```\\nx\\n```\\n\\n</details>")
 '<ol><li>one</li><li>two</li></ol><details><summary>more</summary><pre>x</pre></details>'
 """
@@ -25,6 +27,7 @@ MODELS = WALKTHROUGH.with_name("models.md")
 
 def _inline(text):
     text = escape(text, quote=False)
+    text = re.sub(r"&lt;(sub|sup)&gt;([^&<]*)&lt;/\1&gt;", r"<\1>\2</\1>", text)  # a_k as HTML
     text = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"[figure: \1]", text)
     text = re.sub(r"\[([^\]]+)\]\((https?://[^)\s]+)\)", r'<a href="\2">\1</a>', text)
     text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)
