@@ -1090,6 +1090,53 @@ def test_learner10_compare_and_tour_in_the_browser(tmp_path):
                                        "1 given (the digit counts exactly")
 
 
+HEADS_PROBE = """<script>(function () {
+  var out = {};
+  document.querySelector('[data-step="3"]').click();
+  var strips = document.querySelectorAll("#attn-strips .strip");
+  out.tops = Array.prototype.map.call(strips, function (s) {
+    return s.querySelector(".top").textContent; });
+  var cell = document.querySelector("#attn-strips .strip .cells span:not(.sz)");
+  out.fill = getComputedStyle(document.querySelector("#attn-strips .strip .cells span.s" +
+                                                    (%(top)d))).backgroundColor;
+  var last = document.querySelectorAll("[data-step]").length;
+  document.querySelector('[data-step="' + last + '"]').click();
+  out.before = document.body.innerText;
+  document.getElementById("tour-reveal").click();
+  out.after = document.getElementById("view-params").innerText;
+  out.status = document.getElementById("status").textContent;
+  document.body.setAttribute("data-probe", JSON.stringify(out));
+}());</script>"""
+
+
+@pytest.mark.slow
+def test_learner14_jacobli99_28s_tour_shows_every_head_and_hides_the_count(tmp_path):
+    """jacobli99-28's tour step 3 asks about all 5 heads, and the attention view drew one at a
+    time (learner14 6): the view shows every head's strip from the selected query, coloured
+    as the map (the top weight yellow), with its largest key in numbers. The parameters step
+    asks the ledger's count, which the view's intro printed, readable though dimmed
+    (learner14 1): no '22' is readable on the page until the answer is shown; the step keeps
+    the step before's position 24 (learner14 7)."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    path = tmp_path / "jl.html"
+    path.write_text(explore_page.page(float_views("jacobli99-28")), encoding="utf-8")
+    data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
+                                path.read_text(encoding="utf-8"), re.S).group(1))
+    out = probe(path, HEADS_PROBE % {"top": len(data["levels"]) - 1})
+    assert out["tops"] == [f"L0.h{h} (softmax) from query 24: largest {key} 1.0"
+                           for h, key in enumerate(("s0 (24)", "a0 (1)", "b0 (13)", "a1 (2)",
+                                                    "b1 (14)"))]
+    assert rgb(out["fill"]) == rgb(f"rgb({int(SEQ[-1][1:3], 16)},{int(SEQ[-1][3:5], 16)},"
+                                   f"{int(SEQ[-1][5:7], 16)})")
+    assert "22" not in re.sub(r"\b(position|positions|b9,?) 22\b", "", out["before"]).split(
+        "Parameters", 1)[1].split("From docs/models.md")[0]
+    assert "The 22 parameters" not in out["before"]
+    assert "The 22 parameters, counted by the ledger" in out["after"]
+    # this page has no FFN-off run: the parameters step follows the readout's (24, readout)
+    assert "The parameters \u00b7 position 24 \u00b7 after readout" in out["status"]
+
+
 STATUS_PROBE = r"""<script>
 (function () {
   var out = [];
