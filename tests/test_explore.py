@@ -1389,6 +1389,14 @@ def test_learner11_a_board_models_attention_step_says_its_colour_band():
     assert ("The colours are on a log scale clipped to 10\u207b\u00b9\u2070 (dark purple) "
             "\u2026 1 (yellow), so a weight of 10\u207b\u2075 is drawn halfway along it, as visibly as "
             "a live one (grey: below 10\u207b\u00b9\u2070); the line above") in step["text"]
+    # the line lists query 31's weights (b1, a1): the step asks for query 32's, which reads
+    # the next column, a2 at position 3 and b2 at 22 (learner15's fault of a question its
+    # view answers)
+    row = views["heads"]["L0.h"]["softmax1"][32][:33]
+    top = sorted(range(33), key=lambda k: -row[k][0])[:2]
+    assert sorted(top) == [3, 22] and [views["tokens"][k]["label"] for k in (3, 22)] == ["a2", "b2"]
+    assert step["expect"]["values"] == ["b2", "a2"] and "query 32" in step["question"]
+    assert step["state"]["pos"] == 31
 
 
 def test_learner11_lokimorty_10s_tour_has_a_step_of_its_own():

@@ -576,7 +576,10 @@ def _band_said(scale):
 
 
 def _any_attention(views, q, key):
-    top = _top_keys(views, key, q)
+    # the line above the map lists query q's largest weights: a designed family's head reads
+    # the column a query predicts, so the step asks for the next query's, q + 1
+    ask = q + 1 if views.get("design") in COLUMN and q + 2 < len(views["tokens"]) else q
+    top = _top_keys(views, key, ask)
     layer = views["heads"][key]["layer"]
     if len(top) < 2:
         return None
@@ -591,10 +594,15 @@ def _any_attention(views, q, key):
                 f"gives each earlier key. The colours are on a log scale" +
                 _band_said(views["heads"][key]["scale"]) + "; the line above the map lists "
                 "the largest weights in numbers.",
-        "question": f"Which two keys does query {q} weigh most? (their labels, e.g. a3 b3)",
+        "question": (f"Which two keys does query {ask}, the position after the selected one, "
+                     f"weigh most? (their labels, e.g. a3 b3; then choose position {ask} to "
+                     f"see)" if ask != q else
+                     f"Which two keys does query {q} weigh most? (their labels, e.g. a3 b3)"),
         "expect": {"kind": "words", "values": [_word(top[0][0]), _word(top[1][0])],
                    "texts": [top[0][0], top[1][0]]},
-        "answer": f"The largest weights: {said}." + (
+        "answer": f"The largest weights from query {ask}: {said}." + (
+            f" Query {ask} predicts {_label_of(views, ask + 1)}: its head reads that "
+            f"column, one place up from query {q}'s." if ask != q else "") + (
             f" The second is {ratio:.3g} times the third." if ratio else ""),
     }
 
