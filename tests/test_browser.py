@@ -294,10 +294,10 @@ TOUR_PROBE = """<script>(function () {
   step();
   key("ArrowLeft"); step();
   out.checks = [];
-  [[2, "1e-42"], [2, "10^-30"], [4, "1e-10, 0.1, -10"], [7, "800137102"], [8, "8, 274205"],
-   [9, "cand2"], [5, "1/26"], [12, "5193798811+1806201129"], [12, "12+34"],
+  [[2, "1e-50"], [2, "10^-38"], [4, "1e-10, 0.1, -10"], [7, "800137102"], [8, "8, 274205"],
+   [9, "cand2"], [5, "1/34"], [12, "5193798811+1806201129"], [12, "12+34"],
    [8, "8, 2.742e5"], [8, "8, 2.8e5"], [6, "-(1000/26)*3.5e8 = -1.346e10"],
-   [6, "-(1000/26)*3.5*1e8"], [2, "e^-40*10^-24"], [6, "-(1000/26)*3.5*1e9"],
+   [6, "-(1000/26)*3.5*1e8"], [2, "e^-40*10^-32"], [6, "-(1000/26)*3.5*1e9"],
    [12, "49999998+0"], [12, "49999997+0"], [12, "0099999999+0000000000"]].forEach(
     function (t) {
       document.querySelector('[data-step="' + t[0] + '"]').click();
@@ -1169,11 +1169,14 @@ def test_learner11_the_status_line_keeps_the_answer_until_it_is_shown(pages):
         assert not re.search(r"predicts|x = |lead ", hidden), hidden
         assert "answer hidden" not in shown_ and "predicts" in shown_, shown_
     assert DOT + "predicts 8" + DOT + "x = 8.0014" + DOT + "lead " in out[1][1], out[1][1]
-    # step 11 keeps step 10's position, 23: the second digit, 7 as built, 0 under ln 2
+    # step 11 keeps step 10's position and stage, 24 after the readout (steps 8 to 12 stay
+    # there; learner14 7): the third digit, 8 as built, 0 under ln 2
     ln2 = next(v for v in traced(EXAMPLE)[1]["variants"] if v["key"] == "ln2")
-    assert next(r["written"] for r in ln2["rows"] if r["pos"] == 23) == "0"
-    assert out[3][1] == DOT.join(["tour 11. Change one thing", "position 23", "after L0.attn",
-                                  "as built predicts 7", "head L0.h3 softmax1",
+    assert next(r["written"] for r in ln2["rows"] if r["pos"] == 24) == "0"
+    assert out[3][1] == DOT.join(["tour 11. Change one thing", "position 24", "after readout",
+                                  "as built predicts 8", "x = 8.0014",
+                                  "lead 2.74\u00b710\u2075 units (~1.05502\u00b710\u00b9\u00b3 in "
+                                  "logits)", "head L0.h3 softmax1",
                                   "variant slope ln 2 predicts 0"]), out[3][1]
 
 

@@ -1520,6 +1520,15 @@ def test_learner15_the_tours_questions_leave_their_answers_to_the_learner():
     assert "weighed from 1 down to 2^-9 = 1/512 of the first, not 10^-9" in \
         steps["Change one thing"]["answer"]
     assert 2 ** 9 == 512
+    # the place chart and head 4's line print query 24's own numbers: the steps ask for the
+    # last query's, 32 (<bos> at e^-40·10^-32, scale 1/34); the count chart and the slope ln
+    # 2 run's digits are veiled
+    place, head4 = steps["Place values from attention"], steps["Head 4: 1/(i + 2), exactly"]
+    assert place["state"]["pos"] == head4["state"]["pos"] == 24
+    assert abs(place["expect"]["logs"][0] - (-40 / math.log(10) - 32)) < 1e-9
+    assert "Query 32 sees <bos> 32 steps back" in place["question"]
+    assert head4["expect"]["values"] == [1 / 34] and "position 32" in head4["question"]
+    assert steps["count, the place values"]["veil"] and steps["Change one thing"]["veil"]
     params = next(s for s in tour.steps(float_views("jacobli99-28"))
                   if s["title"].endswith("The parameters"))
     assert params["veil"] and "22" not in params["text"] + params["question"]

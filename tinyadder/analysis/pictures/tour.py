@@ -103,14 +103,22 @@ def _tokens(views):
     }
 
 
+def _last_query(views, q):
+    """The query a step asks about when the view draws query q's row: the last position that
+    predicts a digit (the view prints q's own numbers), q itself when it is that one."""
+    return views["predicting"][-1]
+
+
 def _place(views, q):
     head = views["place_head"]
-    one = views["heads"][head]["softmax1"][q]
+    r = _last_query(views, q)  # the chart prints query q's weights: the step asks for r's
+    one = views["heads"][head]["softmax1"][r]
     plus, eq = _positions(views)
     score = views["heads"][head]["score"]
     special, digit = score[0][0], score[1][1]
     seen = [f"+ at {plus} gets {shown(one[plus][2])}"] + (
-        [f"= at {eq} {shown(one[eq][2])}"] if q >= eq else [])
+        [f"= at {eq} {shown(one[eq][2])}"] if r >= eq else [])
+    drawn = views["heads"][head]["softmax1"][q][0]
     return {
         "view": "place", "state": {"pos": q, "head": head, "mode": "softmax1"},
         "section": "head3", "title": "Place values from attention",
@@ -120,11 +128,16 @@ def _place(views, q):
                 f"each step back costs a factor of ten, with q\u00b7k = {special} on the "
                 f"special tokens and {digit} on digits; and softmax1 divides by 1 + \u03a3 "
                 f"exp(score), so tiny weights stay tiny instead of being renormalised.",
-        "question": f"Query {q} sees <bos> {q} steps back. Predict its weight (a power of "
-                    f"ten is enough, e.g. 1e-20).",
+        "question": (f"The chart draws query {q}'s weights. Query {r} sees <bos> {r} steps "
+                     f"back. Predict its weight (a power of ten is enough, e.g. 1e-20; then "
+                     f"choose position {r} to see)." if r != q else
+                     f"Query {q} sees <bos> {q} steps back. Predict its weight (a power of "
+                     f"ten is enough, e.g. 1e-20)."),
         "expect": {"kind": "magnitudes", "logs": [one[0][1]], "texts": [shown(one[0][2])]},
-        "answer": f"{shown(one[0][2])}: e^{special}\u00b710^-{q}, {q} decades below e^{special}; "
-                  f"the {' and the '.join(seen)}: ten times more per step nearer. The digit "
+        "answer": f"{shown(one[0][2])}: e^{special}\u00b710^-{r}, {r} decades below e^{special}" +
+                  (f" (query {q}'s is {shown(drawn[2])}, {r - q} decades above it)" if r != q
+                   else "") +
+                  f"; the {' and the '.join(seen)}: ten times more per step nearer. The digit "
                   f"keys are \u2248 0 (e^{digit} and less). Tick \u201cordinary softmax\u201d "
                   f"to see the decay vanish.",
     }
@@ -164,6 +177,7 @@ def _count(views):
              f"writes {soft['answer']}." if soft else "")
     return {
         "view": "count", "state": {"pos": first, "mode": "softmax1"}, "section": "head3",
+        "veil": True,  # the chart draws count per position: hidden until a check
         "title": "count, the place values",
         "text": "Head 3's value is 0.1/S on every special token, and = (special too) has "
                 "\u22121.1/S more from the slot eq: \u22121/S in all, with S = "
@@ -367,7 +381,8 @@ def _slot(views, stage, slot, pos):
 
 
 def _head4(views, q):
-    scale = _slot(views, "L0.attn", "scale", q)
+    r = _last_query(views, q)  # the line above the map prints query q's weights, 1/(q + 2)
+    scale = _slot(views, "L0.attn", "scale", r)
     return {
         "view": "attention", "state": {"pos": q, "head": "L0.h4", "mode": "softmax1"},
         "section": "head4", "title": "Head 4: 1/(i + 2), exactly",
@@ -375,9 +390,10 @@ def _head4(views, q):
                 "of the i + 1 keys and the sink the same weight, 1/(i + 2). Its value is the "
                 "slot eq, 1 only on =, so it writes scale = 1/(i + 2) from = on: the factor "
                 "that the ten candidates (the next step) and layer 1's running sum carry.",
-        "question": f"Predict scale at position {q} (a fraction or a decimal).",
+        "question": f"The map's selected row is query {q}'s. Predict scale at position {r} "
+                    f"(a fraction or a decimal).",
         "expect": {"kind": "numbers", "values": [scale[0]], "texts": [shown(scale[2])]},
-        "answer": f"{shown(scale[2])} = 1/({q} + 2): {q + 1} keys and the sink share the "
+        "answer": f"{shown(scale[2])} = 1/({r} + 2): {r + 1} keys and the sink share the "
                   f"weight equally, and only = (value 1) counts.",
     }
 
@@ -431,6 +447,7 @@ def _change(views):
         return None
     return {
         "view": "change", "state": {"variant": "ln2"}, "section": "digits",
+        "veil": True,  # the view prints what the variant writes: hidden until a check
         "title": "Change one thing",
         "text": "Each button runs the model with one thing changed. Slope ln 2 for head 3: "
                 "each step back costs a factor of two, not ten, so the place values are "
