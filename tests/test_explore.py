@@ -1413,6 +1413,10 @@ def test_learner11_lokimorty_10s_tour_has_a_step_of_its_own():
     assert [s["title"] for s in loki] == ["1. The same function as zcbtrak-6",
                                           "2. The tied gate", "3. The parameters"]
     assert tour.tied(views) and not tour.tied(float_views("zcbtrak-6"))
+    # kswain98-8's file ties its gate the same way, and its title does not say so
+    ks = float_views("kswain98-8")
+    assert tour.tied(ks) and "tied gate" not in ks["about"]["title"]
+    assert any(s["title"].endswith("The tied gate") for s in tour.steps(ks))
     untitled = dict(views, about=dict(views["about"], title="no words about gates"))
     assert tour.steps(untitled)[1]["title"] == "2. The tied gate"
     step = loki[1]

@@ -1096,7 +1096,7 @@ def _tied_gate(views, q):
     return {
         "view": "residual", "state": {"pos": q, "stage": "L0.mlp"}, "section": None,
         "title": "The tied gate",
-        "text": f"What {views['model']}'s title calls a tied gate: its FFN's two gate units "
+        "text": f"A tied gate: {views['model']}'s FFN's two gate units "
                 f"share two weights a and c (the file writes g1's weight on x0 as a "
                 f"\u2212 c/1000, no number of its own), g0 = a\u00b7x0 + c\u00b7x1 and g1 = (a \u2212 "
                 f"c/1000)\u00b7x0 + c\u00b7x1 (x0 and x1 normalised), so g0 \u2212 g1 = "
@@ -1111,11 +1111,8 @@ def _tied_gate(views, q):
         "answer": f"{shown(g1[2])} = {shown(g0[2])} \u2212 {'%.6g' % tie}\u00b7"
                   f"{shown(x0[2])}: the two gates differ only in x0's weight, so they part by "
                   f"{'%.6g' % tie} times x0 wherever they are; the wrap is decided by where "
-                  f"x1 puts them. " + (
-                      f"{SAME_AS[views['model']]}'s file writes the same weight as a "
-                      f"literal of its own" if views["model"] in SAME_AS else
-                      "A file that writes it as a literal of its own") +
-                  ": the tie changes how the parameters are counted, not what is computed.",
+                  f"x1 puts them. zcbtrak-6's file writes that weight as a literal of its own: "
+                  "the tie changes how the parameters are counted, not what is computed.",
     }
 
 
