@@ -412,8 +412,8 @@ def test_tour_colours_and_softmax_mode(pages):
 
 def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     """A board model's page runs: its tokens say their roles (lokimorty-10 reads its operands
-    reversed, so position 1 holds a0), its tour names what a position predicts and the keys it
-    weighs most; TinyAdder-36's page compares lokimorty-10 beside it (``compared``). At the
+    reversed, so position 1 holds a0), its tour opens on zcbtrak-6's, whose function it
+    computes, and zcbtrak-6's names the keys a position weighs most; TinyAdder-36's page compares lokimorty-10 beside it (``compared``). At the
     flaw's readout, logits 6 and 7 at position 23 (2.5 units of the sum apart among
     gaps of 10^9) no longer share a colour: each logit is coloured by its gap to the winner."""
     from tinyadder import models
@@ -428,9 +428,9 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     zc = tmp_path / "zc.html"  # exact: x0 = 1000 - d^2/1000, 249991/250 at position 2
     zc_views = views_of(models.build("zcbtrak-6", None), 7650676663, 149460439)
     zc.write_text(explore_page.page(zc_views), encoding="utf-8")
-    urls = [zc.as_uri() + "#pos=31&stage=L0.mlp", loki.as_uri() + "#tour=3", flaw,
+    urls = [zc.as_uri() + "#pos=31&stage=L0.mlp", loki.as_uri() + "#tour=1", flaw,
             both.as_uri() + "#pos=32&stage=readout", both.as_uri() + "#pos=7&compare=0",
-            both.as_uri() + "#pos=31&stage=L1.attn"]
+            both.as_uri() + "#pos=31&stage=L1.attn", zc.as_uri() + "#tour=3"]
     doms = dump(urls)
     for url in urls:
         assert_ran_cleanly(*doms[url])
@@ -470,13 +470,18 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     # the value's hover says what lokimorty-10's x1 holds there
     assert re.search(r'<td class="num" title="lokimorty-10&#x27;s x1: 10·\(a_k|'
                      r'<td class="num" title="lokimorty-10\'s x1: 10·\(a_k', dom)
-    # its own tour: the query that predicts s1 (position 31, which holds s0) and the keys it
-    # weighs most, named by role, in the step and in the line above the map
+    # its own tour opens on zcbtrak-6's, whose function it computes (learner15 9), at the
+    # query that predicts s1 (position 31, which holds s0), the stage before the FFN
     dom = doms[urls[0]][0]
-    assert status_of(dom) == DOT.join(["tour 3. Where the query looks", "position 31",
-                                       "after L0.attn", "answer hidden",
+    assert status_of(dom) == DOT.join(["tour 1. The same function as zcbtrak-6",
+                                       "position 31", "after L0.attn", "answer hidden",
                                        "head L0.h softmax"])
-    top = html.unescape(re.search(r'<p id="attn-top" class="note">(.*?)</p>', dom).group(1))
+    # zcbtrak-6's tour: the keys query 31 weighs most, named by role, in the line above the map
+    zc_dom = doms[urls[-1]][0]
+    assert status_of(zc_dom) == DOT.join(["tour 3. Where the query looks", "position 31",
+                                          "after L0.attn", "answer hidden",
+                                          "head L0.h softmax"])
+    top = html.unescape(re.search(r'<p id="attn-top" class="note">(.*?)</p>', zc_dom).group(1))
     assert top.startswith("Query 31 (s0), largest weights: b1 (21) ~0.454500, a1 (2) "
                           "~0.454500, "), top
     assert re.search(r'data-pos="1"[^>]*><span>3</span><small>1</small>'
