@@ -103,15 +103,15 @@ def _tokens(views):
     }
 
 
-def _last_query(views, q):
-    """The query a step asks about when the view draws query q's row: the last position that
-    predicts a digit (the view prints q's own numbers), q itself when it is that one."""
+def _last_query(views):
+    """The query a step asks about where its view prints the selected query's own numbers:
+    the last position that predicts a digit."""
     return views["predicting"][-1]
 
 
 def _place(views, q):
     head = views["place_head"]
-    r = _last_query(views, q)  # the chart prints query q's weights: the step asks for r's
+    r = _last_query(views)  # the chart prints query q's weights: the step asks for r's
     one = views["heads"][head]["softmax1"][r]
     plus, eq = _positions(views)
     score = views["heads"][head]["score"]
@@ -381,7 +381,7 @@ def _slot(views, stage, slot, pos):
 
 
 def _head4(views, q):
-    r = _last_query(views, q)  # the line above the map prints query q's weights, 1/(q + 2)
+    r = _last_query(views)  # the line above the map prints query q's weights, 1/(q + 2)
     scale = _slot(views, "L0.attn", "scale", r)
     return {
         "view": "attention", "state": {"pos": q, "head": "L0.h4", "mode": "softmax1"},
@@ -1361,7 +1361,8 @@ def any_steps(views):
     a designed family (``views.design``), its column mechanism: the tokens by role; where the
     query that predicts the tens digit looks, one step per attention stage; the column, the
     carry and the FFN; the readout's winner and lead; the run with the FFN switched off; an
-    input of the reader's own where the model fails; the parameters."""
+    input of the reader's own where the model fails; the parameters. A model in ``SAME_AS``:
+    the step naming the model whose function it computes, then only what differs."""
     decides = {_label_of(views, p + 1): p for p in views["predicting"]
                if p + 1 < len(views["tokens"]) and views["tokens"][p + 1]["role"] == "sum"}
     q = decides.get("out1" if views.get("task") else "s1", views["predicting"][0])
