@@ -703,7 +703,9 @@ def test_a_qwen_style_rope_10000_pages_hovers_say_what_x0_x1_x2_hold(name):
         assert steps["The FFN"]["expect"]["values"] == [x["L0.mlp"]["x2"][q]]
         assert (f"c0 \u2212 10\u00b7c1 = 0 \u2212 10\u00b7{carry_into(a, b, 1)}" in
                 steps["The carry"]["answer"])
-        assert steps["Layer 0's 4 heads"]["expect"]["values"] == ["a0", "b0", "a1", "b1"]
+        # the strips show query q's one-hot keys (a0, b0, a1, b1): the step asks for q + 1's
+        # (learner14 6)
+        assert steps["Layer 0's 4 heads"]["expect"]["values"] == ["a1", "b1", "a2", "b2"]
         assert steps["The embedding"]["expect"]["values"] == [x["embed"]["x2"][1]]
         # the hovers name this position's case of the formulas
         assert explore.column_cases(v)[q] == (
@@ -767,8 +769,12 @@ def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
             assert x["L0.attn"]["x0"][p] == x["L0.mlp"]["x0"][p] == x["embed"]["x0"][p]
             assert abs(x["L0.attn"]["x1"][p] - (10 * column - below)) < 0.25
             assert abs(x["L0.mlp"]["x1"][p] / 10 - (a + b) // 10 ** k % 10) < 0.25
-        # its tour asks for the 10 : 1 and for x1 after the attention at the query for s1
+        # its tour asks for the 10 : 1 and for x1 after the attention at the query for s1;
+        # a model that computes another's function names it and goes to what differs
         steps = {st["title"].split(". ", 1)[1]: st for st in tour.steps(v)}
+        if name in tour.SAME_AS:
+            assert list(steps)[0] == f"The same function as {tour.SAME_AS[name]}"
+            continue
         q = steps["Ten to one"]["state"]["pos"]
         assert v["tokens"][q]["next_place"] == 1
         assert abs(steps["Ten to one"]["expect"]["values"][0] - 10) < 0.05
@@ -1300,7 +1306,10 @@ def test_learner10_the_tours_checkers_ask_for_the_form_they_check():
     views = float_views("jacobli99-28")
     steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(views)}
     heads = steps["Layer 0's 5 heads"]["expect"]
-    assert heads["groups"] == [["s0"], ["a0"], ["b0"], ["a1"], ["b1"]]
+    # the step shows query 24's strips and asks for query 25's keys, one later in each head
+    # (learner14 6): the position itself, a1, b1, a2 and b2 (positions 2, 14, 3 and 15)
+    labels = [views["tokens"][p]["label"] for p in (25, 2, 14, 3, 15)]
+    assert heads["groups"] == [[w] for w in labels] == [["s1"], ["a1"], ["b1"], ["a2"], ["b2"]]
     assert "in head order, L0.h0's first" in steps["Layer 0's 5 heads"]["question"]
     assert steps["Tokens by role"]["expect"]["form"] == (
         "a0's position first, then the one that predicts s0")
@@ -1413,20 +1422,37 @@ def test_learner11_a_board_models_attention_step_says_its_colour_band():
     assert ("The colours are on a log scale clipped to 10\u207b\u00b9\u2070 (dark purple) "
             "\u2026 1 (yellow), so a weight of 10\u207b\u2075 is drawn halfway along it, as visibly as "
             "a live one (grey: below 10\u207b\u00b9\u2070); the line above") in step["text"]
+    # the line lists query 31's weights (b1, a1): the step asks for query 32's, which reads
+    # the next column, a2 at position 3 and b2 at 22 (learner15's fault of a question its
+    # view answers)
+    row = views["heads"]["L0.h"]["softmax1"][32][:33]
+    top = sorted(range(33), key=lambda k: -row[k][0])[:2]
+    assert sorted(top) == [3, 22] and [views["tokens"][k]["label"] for k in (3, 22)] == ["a2", "b2"]
+    assert step["expect"]["values"] == ["b2", "a2"] and "query 32" in step["question"]
+    assert step["state"]["pos"] == 31
 
 
 def test_learner11_lokimorty_10s_tour_has_a_step_of_its_own():
     """lokimorty-10's tour is not zcbtrak-6's: a step on what its title calls a tied gate,
     g0 − g1 = (c/1000)·x0, with g0, x0 and c/1000 = 128 read from its run and g1 to predict
-    (learner11 8); zcbtrak-6's title ties nothing and its tour has no such step."""
+    (learner11 8); the step is chosen by how the file writes g1's weight on x0 (a − c/1000,
+    an expression of g0's two weights), not by the title's words: zcbtrak-6 writes the same
+    weight as a literal, and its tour has no such step."""
     from explore_cases import float_views
     from tinyadder.analysis.pictures.svg import shown
     views = float_views("lokimorty-10")
     loki = tour.steps(views)
     zc = tour.steps(float_views("zcbtrak-6"))
-    assert [s["title"] for s in loki if s["title"] not in [t["title"] for t in zc]] == [
-        "7. The tied gate", "8. The readout", "9. The parameters"]
-    step = loki[6]
+    assert [s["title"] for s in loki] == ["1. The same function as zcbtrak-6",
+                                          "2. The tied gate", "3. The parameters"]
+    assert tour.tied(views) and not tour.tied(float_views("zcbtrak-6"))
+    # kswain98-8's file ties its gate the same way, and its title does not say so
+    ks = float_views("kswain98-8")
+    assert tour.tied(ks) and "tied gate" not in ks["about"]["title"]
+    assert any(s["title"].endswith("The tied gate") for s in tour.steps(ks))
+    untitled = dict(views, about=dict(views["about"], title="no words about gates"))
+    assert tour.steps(untitled)[1]["title"] == "2. The tied gate"
+    step = loki[1]
     h = views["hidden"]["L0.mlp"]
     (g0, g1), x0 = h["pre"][31], h["linear"][31][0]
     assert abs(g0[0] - g1[0] - 128 * x0[0]) <= 1e-9 * g0[0]
@@ -1437,6 +1463,32 @@ def test_learner11_lokimorty_10s_tour_has_a_step_of_its_own():
     assert step["expect"]["values"] == [g1[0]] and step["expect"]["tol"] == 0.05
     assert step["answer"].startswith(f"{shown(g1[2])} = {shown(g0[2])} \u2212 128\u00b7")
     assert not [s for s in zc if "tied" in s["title"]]
+
+
+def test_learner15_a_model_that_computes_anothers_function_says_so_first():
+    """lokimorty-10's tour repeated zcbtrak-6's steps 1-6 word for word (learner15 9): it
+    opens by naming zcbtrak-6, whose tour explains the mechanism, and goes to what differs.
+    The claim is checked on the data: the two runs of the walkthrough's sum agree to 10^-4 in
+    every slot at every stage and position, and the two write the same answer; the counts
+    the step names are the files' claims (10 and 6)."""
+    loki, zc = float_views("lokimorty-10"), float_views("zcbtrak-6")
+    assert tour.SAME_AS == {"lokimorty-10": "zcbtrak-6"} and loki["answer"] == zc["answer"]
+    for a, b in zip(loki["residual"], zc["residual"], strict=True):
+        assert a["short"] == b["short"]
+        theirs = {r["slot"]: r["cells"] for r in b["slots"]}
+        for row in a["slots"]:
+            assert max(abs(x[0] - y[0]) for x, y in zip(row["cells"], theirs[row["slot"]],
+                                                          strict=True)) < 1e-4
+    first = tour.steps(loki)[0]
+    assert first["text"].startswith("lokimorty-10 computes what zcbtrak-6 computes")
+    assert "tinyadder explore --model zcbtrak-6" in first["text"]
+    assert "10 here, 6 for zcbtrak-6" in first["text"]
+    assert (loki["about"]["params_claimed"], zc["about"]["params_claimed"]) == (10, 6)
+    x1 = _slot_value(loki, "L0.mlp", "x1", 31)
+    assert first["expect"]["values"] == [x1] and abs(x1 - _slot_value(zc, "L0.mlp", "x1", 31)) < 1e-4
+    assert first["state"]["stage"] == "L0.attn"  # the grid does not print the answer
+    # no other shipped tour repeats one: zcbtrak-6's own opens with the tokens
+    assert tour.steps(zc)[0]["title"] == "1. Tokens by role"
 
 
 def test_learner13_the_weight_legend_names_the_colours_the_scale_draws():
@@ -1464,11 +1516,71 @@ def test_learner13_the_tour_introduces_head_4_and_the_candidates_before_using_th
                       "Head 4: 1/(i + 2), exactly", "The ten candidates", "The running sum",
                       "The ruler", "The readout", "Why it fails, elsewhere",
                       "Change one thing", "Find your own failing input"]
-    flaw = next(s for s in tour.steps(traced(EXAMPLE)[1]) if s["view"] == "flaw")
-    assert flaw["expect"] == {"kind": "numbers", "values": [1]}
+    # the flaw step asks what the chart shows (learner15 1): where tilt/margin peaks, position
+    # 23 (place 10^9, x = 7.8001, 7 against 8), and the tilt there, P/10^6 = 1000 units; the
+    # selection stays at step 9's position 24, so the status line does not name the answer
+    steps = tour.steps(traced(EXAMPLE)[1])
+    flaw = next(s for s in steps if s["view"] == "flaw")
+    d = max(traced(EXAMPLE)[1]["decisions"], key=lambda d: d["ratio"] or 0)
+    assert (d["pos"], d["power"], d["nearest"], d["rival"]) == (23, 9, 7, 8)
+    assert flaw["expect"]["values"][0] == 23 and abs(flaw["expect"]["values"][1] - 1000) < 1e-6
+    assert "above 1" not in flaw["question"] and "23" not in flaw["question"]
+    assert flaw["state"]["pos"] == steps[8]["state"]["pos"] == 24
     for model in ("published", "repaired"):
         for step in tour.steps(float_views(model, "123+989", 3)):
             assert step.get("expect"), (model, step["title"])
+
+
+def test_learner15_the_tours_questions_leave_their_answers_to_the_learner():
+    """A question whose text or view gives its answer (learner14 1, learner15 2): the ruler
+    step gives R + b + ℓ and P (not x) and asks the digit and the margin, 2(R + b + ℓ − 8P)
+    = 274204.766 units at position 24, with its view veiled (it prints x and the margin); the
+    running sum's view (R + b + ℓ per position) and the parameters' (the ledger's count in
+    its intro) are veiled too. The running sum says where its bias comes from (learner15 12:
+    500/(3N + 3) truncated to two significant digits, 41 at N = 3, 15 at N = 10); slope ln 2's
+    answer gives the span of a's place values, 2^9 = 512 (learner15 4)."""
+    steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(traced(EXAMPLE)[1])}
+    ruler = steps["The ruler"]
+    total = Fraction("800137102.383")
+    assert "800137102.383" in ruler["question"] and "10\u2078" in ruler["question"]
+    assert "x =" not in ruler["question"] and "8.0014" not in ruler["question"]
+    assert ruler["expect"]["values"][0] == 8
+    assert abs(ruler["expect"]["values"][1] - float(2 * (total - 8 * 10 ** 8))) < 0.01
+    assert ruler["veil"] and steps["The running sum"]["veil"]
+    assert 7650676663 + 149460439 - 7 * 10 ** 9 == int(total)  # R at position 24
+    for n, bias in ((3, 41), (10, 15)):
+        assert int(str(Fraction(500, 3 * n + 3).__floor__())[:2]) == bias
+        views = traced(EXAMPLE)[1] if n == 10 else float_views("published", "123+989", 3)
+        said = next(s for s in tour.steps(views) if s["title"].endswith("The running sum"))
+        assert f"100\u00b7digit_pos + {bias} (the value bias, 500/(3N + 3) truncated to two " \
+               "significant digits: 41 at N = 3, 15 at N = 10; docs/digits.md)" in said["text"]
+    assert "weighed from 1 down to 2^-9 = 1/512 of the first, not 10^-9" in \
+        steps["Change one thing"]["answer"]
+    assert 2 ** 9 == 512
+    # the place chart and head 4's line print query 24's own numbers: the steps ask for the
+    # last query's, 32 (<bos> at e^-40·10^-32, scale 1/34); the count chart and the slope ln
+    # 2 run's digits are veiled
+    place, head4 = steps["Place values from attention"], steps["Head 4: 1/(i + 2), exactly"]
+    assert place["state"]["pos"] == head4["state"]["pos"] == 24
+    assert abs(place["expect"]["logs"][0] - (-40 / math.log(10) - 32)) < 1e-9
+    assert "Query 32 sees <bos> 32 steps back" in place["question"]
+    assert head4["expect"]["values"] == [1 / 34] and "position 32" in head4["question"]
+    assert steps["count, the place values"]["veil"] and steps["Change one thing"]["veil"]
+    params = next(s for s in tour.steps(float_views("jacobli99-28"))
+                  if s["title"].endswith("The parameters"))
+    assert params["veil"] and "22" not in params["text"] + params["question"]
+
+
+def test_learner14_a_step_that_names_no_position_keeps_the_one_before():
+    """jacobli99-28's parameters step moved the selection from step 8's position 24 to 23,
+    unexplained (learner14 7): a step that names no position keeps the step before's position
+    and stage, in every tour, so the hash of each step holds them."""
+    for views in (float_views("jacobli99-28"), float_views("zcbtrak-6"), traced(EXAMPLE)[1],
+                  float_views("published", "123+989", 3)):
+        steps = tour.steps(views)
+        assert all("pos" in s["state"] for s in steps[1:])
+    steps = tour.steps(float_views("jacobli99-28"))
+    assert steps[-1]["state"]["pos"] == steps[-2]["state"]["pos"] == 24
 
 
 def test_learner13_the_3_digit_published_tour_says_why_it_does_not_fail():
@@ -1481,7 +1593,10 @@ def test_learner13_the_3_digit_published_tour_says_why_it_does_not_fail():
     assert last["title"].endswith("Why it does not fail at N = 3")
     assert last["expect"] == {"kind": "magnitudes", "logs": [-4], "texts": ["10\u207b\u2074"]}
     assert "census --digits 3 counts the pairs it gets wrong: 0 of all 10^6" in last["answer"]
-    assert "smallest margin on this page is 0.796 units (position 11)" in last["answer"]
+    assert "smallest margin on this page is 0.796 units (position 11: choose it on the chart)" \
+        in last["answer"]
+    # the step does not move the selection to position 11 unexplained (learner14 7's fault)
+    assert last["state"]["pos"] == steps[-2]["state"]["pos"]
     assert not [s for s in steps if s["expect"]["kind"] == "failing"]
     flaw = next(s for s in steps if s["title"].endswith("When the tilt would win"))
     assert ("At N = 3 no sum gets that close (the last step says why); at N = 10, 5193798811 "
@@ -1583,9 +1698,17 @@ def test_learner15_the_rope19_wrap_is_where_the_walkthrough_puts_it():
     """The wrap's step of about 100 comes as x1 goes from 94 to 95 (walkthrough, zcbtrak-6's
     FFN), not "once x1/10 passes 9.5", where it is already over (learner15 5)."""
     text = tour.FFN["rope-19"][1]
-    assert "as x1 goes from 94 to 95 (x1/10 from 9.4 to 9.5)" in text
+    assert ("gated by 1000\u00b7x1 \u2212 94\u00b7x0 and 1000\u00b7x1 \u2212 95\u00b7x0, takes "
+            "close to 100 off x1 between x1/10 = 9.4 and 9.5") in text
+    assert "within 0.25 of" in text and "passes 9.5" not in text
     walk = (ROOT / "docs" / "walkthrough.md").read_text(encoding="utf-8")
     assert "where x1 passes 94 to 95" in " ".join(walk.split())
+    assert "of 1000\u00b7x1 \u2212 94\u00b7x0 and of 1000\u00b7x1 \u2212 95\u00b7x0" in walk
+    # the FFN step's question leaves out the digit it leads to (learner15 3): s1 = 0 is the
+    # answer's x1/10 rounded, for every designed family
+    for name in ("zcbtrak-6", "jacobli99-28"):
+        ffn = next(s for s in tour.steps(float_views(name)) if s["title"].endswith("The FFN"))
+        assert ffn["question"].endswith("(a number; a1 = 6, b1 = 3)"), ffn["question"]
 
 
 def test_learner14_the_parameters_step_leaves_its_answer_to_the_learner():

@@ -219,10 +219,50 @@
             "weights: " + top.slice(0, 4).map(function (t) {
               return D.tokens[t[1]].label + " (" + t[1] + ") " + shown(t[2]);
             }).join(", ") + (sunk ? "; sink " + shown(cells[state.pos + 1][2]) : "") + ".");
+    drawHeadStrips();
     each("[data-head]", function (b) {
       b.setAttribute("aria-pressed", String(b.dataset.head === state.head));
     });
     document.getElementById("mode").checked = state.mode === "softmax";
+  }
+
+  // a model with more than one head: every head's row from the selected query at once,
+  // under the line of the largest weights (the compare page's strips, ``strip``)
+  function drawHeadStrips() {
+    if (HEADS.length < 2) { return; }
+    var box = document.getElementById("attn-strips");
+    if (!box) {
+      stripColours();
+      box = el("div", "head-strips");
+      box.id = "attn-strips";
+      var line = document.getElementById("attn-top");
+      line.parentNode.insertBefore(box, line.nextSibling);
+    }
+    var labels = D.tokens.map(function (t) { return t.label; });
+    fill("attn-strips", [el("p", "note", "Every head from query " + state.pos + " at once, " +
+      "each on its own colour scale (the map below draws " + state.head + "):")]
+      .concat(HEADS.map(function (key) {
+        var h = D.heads[key], kind = state.mode === "softmax1" ? h.kind : "softmax";
+        return strip(key, kind, h.classes[state.mode][state.pos],
+                     h.cells[state.mode][state.pos].map(function (c) { return c[2]; }),
+                     labels, state.pos, h.range);
+      })));
+  }
+
+  // a page without the compare view has no strip colours: each weight class's fill, read
+  // off the map's own style (one palette), as a background
+  function stripColours() {
+    if (C) { return; }
+    var NS = "http://www.w3.org/2000/svg", svg = document.getElementById("attn-svg");
+    var probe = document.createElementNS(NS, "rect"), rules = [];
+    svg.appendChild(probe);
+    ["sz"].concat(D.levels.split("").map(function (_, i) { return "s" + i; }))
+      .forEach(function (cls) {
+        probe.setAttribute("class", cls);
+        rules.push(".strip ." + cls + " { background: " + getComputedStyle(probe).fill + "; }");
+      });
+    svg.removeChild(probe);
+    document.head.appendChild(el("style", "", rules.join("\n")));
   }
 
   function drawResidual() {

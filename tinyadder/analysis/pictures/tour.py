@@ -14,7 +14,7 @@ walkthrough section that explains it, a key of ``SECTIONS``), ``title``, ``text`
 import re
 from types import SimpleNamespace
 
-from ..board import SEARCHED, VERDICTS, WITNESSES, own_rule, why
+from ..board import SEARCHED, VERDICTS, WITNESSES, entry, own_rule, why
 from .compare import FAILING_EXAMPLE, FLAWLESS_UP_TO
 from .svg import power, pretty, shown
 
@@ -103,14 +103,22 @@ def _tokens(views):
     }
 
 
+def _last_query(views):
+    """The query a step asks about where its view prints the selected query's own numbers:
+    the last position that predicts a digit."""
+    return views["predicting"][-1]
+
+
 def _place(views, q):
     head = views["place_head"]
-    one = views["heads"][head]["softmax1"][q]
+    r = _last_query(views)  # the chart prints query q's weights: the step asks for r's
+    one = views["heads"][head]["softmax1"][r]
     plus, eq = _positions(views)
     score = views["heads"][head]["score"]
     special, digit = score[0][0], score[1][1]
     seen = [f"+ at {plus} gets {shown(one[plus][2])}"] + (
-        [f"= at {eq} {shown(one[eq][2])}"] if q >= eq else [])
+        [f"= at {eq} {shown(one[eq][2])}"] if r >= eq else [])
+    drawn = views["heads"][head]["softmax1"][q][0]
     return {
         "view": "place", "state": {"pos": q, "head": head, "mode": "softmax1"},
         "section": "head3", "title": "Place values from attention",
@@ -120,11 +128,16 @@ def _place(views, q):
                 f"each step back costs a factor of ten, with q\u00b7k = {special} on the "
                 f"special tokens and {digit} on digits; and softmax1 divides by 1 + \u03a3 "
                 f"exp(score), so tiny weights stay tiny instead of being renormalised.",
-        "question": f"Query {q} sees <bos> {q} steps back. Predict its weight (a power of "
-                    f"ten is enough, e.g. 1e-20).",
+        "question": (f"The chart draws query {q}'s weights. Query {r} sees <bos> {r} steps "
+                     f"back. Predict its weight (a power of ten is enough, e.g. 1e-20; then "
+                     f"choose position {r} to see)." if r != q else
+                     f"Query {q} sees <bos> {q} steps back. Predict its weight (a power of "
+                     f"ten is enough, e.g. 1e-20)."),
         "expect": {"kind": "magnitudes", "logs": [one[0][1]], "texts": [shown(one[0][2])]},
-        "answer": f"{shown(one[0][2])}: e^{special}\u00b710^-{q}, {q} decades below e^{special}; "
-                  f"the {' and the '.join(seen)}: ten times more per step nearer. The digit "
+        "answer": f"{shown(one[0][2])}: e^{special}\u00b710^-{r}, {r} decades below e^{special}" +
+                  (f" (query {q}'s is {shown(drawn[2])}, {r - q} decades above it)" if r != q
+                   else "") +
+                  f"; the {' and the '.join(seen)}: ten times more per step nearer. The digit "
                   f"keys are \u2248 0 (e^{digit} and less). Tick \u201cordinary softmax\u201d "
                   f"to see the decay vanish.",
     }
@@ -164,6 +177,7 @@ def _count(views):
              f"writes {soft['answer']}." if soft else "")
     return {
         "view": "count", "state": {"pos": first, "mode": "softmax1"}, "section": "head3",
+        "veil": True,  # the chart draws count per position: hidden until a check
         "title": "count, the place values",
         "text": "Head 3's value is 0.1/S on every special token, and = (special too) has "
                 "\u22121.1/S more from the slot eq: \u22121/S in all, with S = "
@@ -207,9 +221,11 @@ def _sum(views, q):
                                     if h["layer"] == 1}},
         "section": "layer1",
         "title": "The running sum",
+        "veil": True,  # the view prints R + b + ℓ per position: hidden until a check or the answer
         "text": f"Layer 0's FFN multiplies each digit by its place value (digit_pos). Layer "
                 f"1's one head weighs every position equally and averages 100\u00b7digit_pos "
-                f"+ {value}: from position {first} on it holds (1000/(i+2))\u00b7(R + b + "
+                f"+ {value} (the value bias, 500/(3N + 3) truncated to two significant "
+                f"digits: 41 at N = 3, 15 at N = 10; docs/digits.md): from position {first} on it holds (1000/(i+2))\u00b7(R + b + "
                 f"\u2113), R what remains to be written, b a small rounding bias, \u2113 the "
                 f"leakage of <bos> and + (all in units of the sum).",
         "question": f"Before position {q} writes its digit, {before}. Predict R, an integer.",
@@ -232,13 +248,21 @@ def _ruler(views, q):
                 f"like the running sum. Layer 1's FFN measures |R + b + \u2113 \u2212 (u + "
                 f"\u00bd)P| for each mark (relu(x) + relu(\u2212x)): err_u, and the readout "
                 f"takes the smallest.",
-        "question": f"At position {q}, x = (R + b + \u2113)/P = {d['x_text']}. Which mark is "
-                    f"nearest, and so which digit? (type the digit)",
-        "expect": {"kind": "integers", "values": [d["nearest"]]},
-        "answer": f"{d['nearest']}.5, so {d['nearest']} = floor(x): every x from "
+        "veil": True,  # the ruler prints x and the margin: hidden until a check or the answer
+        "question": f"At position {q}, R + b + \u2113 = {d['total']} and P = "
+                    f"{power(d['power'])}. Which mark is nearest, so which digit, and by how "
+                    f"many units of the sum is it nearer than {d['rival']}'s mark "
+                    f"(err{d['rival']} \u2212 err{d['nearest']})? (two numbers)",
+        "expect": {"kind": "numbers", "values": [d["nearest"], d["margin_f"]],
+                   "texts": [str(d["nearest"]), pretty(d["margin"])],
+                   "form": "the digit, then the margin",
+                   "rule": "the digit exactly, the margin within 0.5 %"},
+        "answer": f"{d['nearest']}.5: x = (R + b + \u2113)/P = {d['x_text']}, so "
+                  f"{d['nearest']} = floor(x): every x from "
                   f"{d['nearest']} to {d['nearest'] + 1} is nearest the mark {d['nearest']}.5, "
                   f"so the ruler takes the floor, the largest digit that fits. The margin over "
-                  f"{d['rival']}: {pretty(d['margin'])} units of the sum.{after}",
+                  f"{d['rival']}: err{d['rival']} \u2212 err{d['nearest']} = "
+                  f"{pretty(d['margin'])} units of the sum.{after}",
     }
 
 
@@ -290,18 +314,31 @@ def _flaw(views):
         }
     if views["flaw_pos"] is None:
         d = max(rows, key=lambda d: d["ratio"] or 0)
-        most = (f"Here the largest tilt/margin is {d['ratio_text']}, at position {d['pos']}"
-                if d["ratio"] else "Here no tilt favours a rival")
+        if not d["ratio"]:
+            return None
+        # between two digits from 5 to 9 the tilt is P/10^6, which the text gives
+        high = min(d["nearest"], d["rival"]) >= 5
         return {
-            "view": "flaw", "state": {"pos": d["pos"]}, "section": "flaw",
+            # the selection stays where the steps before left it: the chart is the question
+            "view": "flaw", "state": {"pos": focus(views)}, "section": "flaw",
             "title": ("Why it fails, elsewhere" if views["digits"] > FLAWLESS_UP_TO else
                       "When the tilt would win"),
             "text": "The published readout tilts every comparison between two digits from 5 to "
                     "9 by P/10^6 units of the sum. The chart divides each position's tilt by "
                     "its margin: above 1, the wrong digit wins.",
-            "question": f"{most}. Above what tilt/margin does the wrong digit win?",
-            "expect": {"kind": "numbers", "values": [1]},
-            "answer": "1: the tilt then outweighs the margin. That is when the margin falls "
+            "question": "On the chart, at which deciding position is tilt/margin largest" + (
+                ", and how large is the tilt there, in units of the sum? (two numbers: the "
+                "position, then the tilt)" if high else "? (a position)"),
+            "expect": {"kind": "numbers", "values": [d["pos"], d["tilt_f"]],
+                       "texts": [str(d["pos"]), pretty(d["tilt"])],
+                       "form": "the position, then the tilt",
+                       "rule": "the position exactly, the tilt within 0.5 %"} if high else
+                      {"kind": "integers", "values": [d["pos"]]},
+            "answer": f"Position {d['pos']}, which decides place {power(d['power'])}: the "
+                      f"tilt there is " + ("P/10^6 = " if high else "") +
+                      f"{pretty(d['tilt'])} units, {d['ratio_text']} of the margin "
+                      f"({pretty(d['margin'])} units). The wrong digit wins above 1, where "
+                      "the tilt outweighs the margin. That is when the margin falls "
                       "below P/10^6 units: R + b + \u2113 within P/(2\u00b710^6) below a "
                       "multiple of P, where the right digit is 5 to 8 and the one above it "
                       "wins (or 4, within P/(4\u00b710^6): the tilt between 4 and 5 is half; "
@@ -344,7 +381,8 @@ def _slot(views, stage, slot, pos):
 
 
 def _head4(views, q):
-    scale = _slot(views, "L0.attn", "scale", q)
+    r = _last_query(views)  # the line above the map prints query q's weights, 1/(q + 2)
+    scale = _slot(views, "L0.attn", "scale", r)
     return {
         "view": "attention", "state": {"pos": q, "head": "L0.h4", "mode": "softmax1"},
         "section": "head4", "title": "Head 4: 1/(i + 2), exactly",
@@ -352,9 +390,10 @@ def _head4(views, q):
                 "of the i + 1 keys and the sink the same weight, 1/(i + 2). Its value is the "
                 "slot eq, 1 only on =, so it writes scale = 1/(i + 2) from = on: the factor "
                 "that the ten candidates (the next step) and layer 1's running sum carry.",
-        "question": f"Predict scale at position {q} (a fraction or a decimal).",
+        "question": f"The map's selected row is query {q}'s. Predict scale at position {r} "
+                    f"(a fraction or a decimal).",
         "expect": {"kind": "numbers", "values": [scale[0]], "texts": [shown(scale[2])]},
-        "answer": f"{shown(scale[2])} = 1/({q} + 2): {q + 1} keys and the sink share the "
+        "answer": f"{shown(scale[2])} = 1/({r} + 2): {r + 1} keys and the sink share the "
                   f"weight equally, and only = (value 1) counts.",
     }
 
@@ -408,6 +447,7 @@ def _change(views):
         return None
     return {
         "view": "change", "state": {"variant": "ln2"}, "section": "digits",
+        "veil": True,  # the view prints what the variant writes: hidden until a check
         "title": "Change one thing",
         "text": "Each button runs the model with one thing changed. Slope ln 2 for head 3: "
                 "each step back costs a factor of two, not ten, so the place values are "
@@ -415,8 +455,10 @@ def _change(views):
         "question": "With slope ln 2, predict the first digit the model writes.",
         "expect": {"kind": "integers", "values": [int(v["answer"][0])]},
         "answer": f"It writes {v['answer']}: with place values 2^-(i\u2212j) a digit's "
-                  f"weight halves at each step back instead of falling tenfold, so the "
-                  f"running sum is nothing like a + b." +
+                  f"weight halves at each step back instead of falling tenfold: a's "
+                  f"{views['digits']} digits are weighed from 1 down to "
+                  f"2^-{views['digits'] - 1} = 1/{2 ** (views['digits'] - 1)} of the first, "
+                  f"not 10^-{views['digits'] - 1}, so the running sum is nothing like a + b." +
                   _first_mark(v),
     }
 
@@ -451,7 +493,8 @@ def _too_few_digits(views):
     n = views["digits"]
     d = min(views["decisions"], key=lambda d: float(d["margin"]))
     return {
-        "view": "flaw", "state": {"pos": d["pos"]}, "section": "flaw",
+        # the selection stays: the smallest margin's position is named in the answer
+        "view": "flaw", "state": {}, "section": "flaw",
         "title": f"Why it does not fail at N = {n}",
         "text": "The tilt is P/10^6 units at place P. It tips a digit only when R + b + "
                 "\u2113 lies within about P/(2\u00b710^6) below a multiple of P and the "
@@ -464,7 +507,8 @@ def _too_few_digits(views):
                     f"of ten is enough).",
         "expect": {"kind": "magnitudes", "logs": [n - 7], "texts": [power(n - 7)]},
         "answer": f"{power(n - 7)} = {power(n - 1)}/10^6, while the smallest margin on this "
-                  f"page is {pretty(d['margin'])} units (position {d['pos']}). tinyadder "
+                  f"page is {pretty(d['margin'])} units (position {d['pos']}: choose it on the "
+                  f"chart). tinyadder "
                   f"census --digits {n} counts the pairs it gets wrong: 0 of all "
                   f"10^{2 * n} (docs/proof.md proves none up to N = {FLAWLESS_UP_TO}). The "
                   f"flaw shows from N = {FLAWLESS_UP_TO + 1} on. " +
@@ -549,7 +593,10 @@ def _band_said(scale):
 
 
 def _any_attention(views, q, key):
-    top = _top_keys(views, key, q)
+    # the line above the map lists query q's largest weights: a designed family's head reads
+    # the column a query predicts, so the step asks for the next query's, q + 1
+    ask = q + 1 if views.get("design") in COLUMN and q + 2 < len(views["tokens"]) else q
+    top = _top_keys(views, key, ask)
     layer = views["heads"][key]["layer"]
     if len(top) < 2:
         return None
@@ -564,10 +611,15 @@ def _any_attention(views, q, key):
                 f"gives each earlier key. The colours are on a log scale" +
                 _band_said(views["heads"][key]["scale"]) + "; the line above the map lists "
                 "the largest weights in numbers.",
-        "question": f"Which two keys does query {q} weigh most? (their labels, e.g. a3 b3)",
+        "question": (f"Which two keys does query {ask}, the position after the selected one, "
+                     f"weigh most? (their labels, e.g. a3 b3; then choose position {ask} to "
+                     f"see)" if ask != q else
+                     f"Which two keys does query {q} weigh most? (their labels, e.g. a3 b3)"),
         "expect": {"kind": "words", "values": [_word(top[0][0]), _word(top[1][0])],
                    "texts": [top[0][0], top[1][0]]},
-        "answer": f"The largest weights: {said}." + (
+        "answer": f"The largest weights from query {ask}: {said}." + (
+            f" Query {ask} predicts {_label_of(views, ask + 1)}: its head reads that "
+            f"column, one place up from query {q}'s." if ask != q else "") + (
             f" The second is {ratio:.3g} times the third." if ratio else ""),
     }
 
@@ -660,6 +712,7 @@ def _any_params(views):
     return {
         "view": "params", "state": {}, "section": None,
         "title": "The parameters",
+        "veil": True,  # the view opens on the ledger's count: hidden until a check or the answer
         "text": _drawn(views) + " tinyadder's ledger counts them by one rule, the same for "
                 "every model (named seed000: every trainable number counted once; it gives "
                 "TinyAdder-36 its 36); tinyadder params --rules prints every rule side by "
@@ -745,9 +798,10 @@ CARRY = {  # design: (slot, whether the step asks for its change in the attentio
 for _carry in ("linear", "hinge"):
     CARRY[f"rope-10000/{_carry}"] = CARRY["rope-10000/norm"]
 FFN = {  # design: (slot, what the FFN does there, tolerance)
-    "rope-19": ("x1", "It wraps the column: a pair of SiLU units takes close to 100 off x1 "
-                      "as x1 goes from 94 to 95 (x1/10 from 9.4 to 9.5), so x1/10 is within "
-                      "0.25 of s{k}; the carry came in through the attention.", 2.5),
+    "rope-19": ("x1", "It wraps the column: a pair of SiLU units, gated by 1000\u00b7x1 "
+                      "\u2212 94\u00b7x0 and 1000\u00b7x1 \u2212 95\u00b7x0, takes close to "
+                      "100 off x1 between x1/10 = 9.4 and 9.5, so x1/10 is within 0.25 of "
+                      "s{k}; the carry came in through the attention.", 2.5),
     "sinusoid-11": ("acc", "It adds the carry, min(max(pe_sin \u2212 digit \u2212 1/2, 0), 1) "
                            "(a hinge pair), and wraps acc (another pair takes 10 off when it "
                            "reaches 10): acc is within 1/2 of s{k}.", 0.5),
@@ -997,8 +1051,9 @@ def _ffn(views, q):
         "section": None, "title": "The FFN",
         "text": how.format(k=k, j=k - 1, n=k + 1) + _opens(views, "L0.mlp", slot) +
         _units_said(views, slot),
+        # the digit s_k is what the FFN's slot leads to: the question leaves it out
         "question": f"What does {slot} hold at position {q} after the FFN? (a number; "
-                    f"a{k} = {a}, b{k} = {b}, s{k} = {s})",
+                    f"a{k} = {a}, b{k} = {b})",
         "expect": {"kind": "numbers", "values": [centre], "texts": [shown(value[2])],
                    "tol": tol, "rule": within(tol)},
         "answer": f"{shown(value[2])}" + _down_said(views, slot, q) + (
@@ -1009,13 +1064,29 @@ def _ffn(views, q):
     }
 
 
+def _gate_weights(views):
+    """The file's gate weights as it writes them, {'x0 -> g0': text, ...}, from the
+    parameters view (each entry's value expression)."""
+    return {e: p["value"] for p in views["params"] if p["tensor"].endswith("mlp.W_gate")
+            for e in p["entries"]}
+
+
+def tied(views):
+    """Whether the file ties its two gate units: it writes g1's weight on x0 as a − c/1000
+    from g0's own two weights a (on x0) and c (on x1), an expression of them and no number
+    of its own (lokimorty-10; zcbtrak-6 writes the same weight as a literal)."""
+    w = _gate_weights(views)
+    a, c = w.get("x0 -> g0"), w.get("x1 -> g0")
+    return a is not None and c is not None and w.get("x0 -> g1") == f"{a} - {c}/1000"
+
+
 def _tied_gate(views, q):
-    """A step of its own for a file whose title says "tied gate" (lokimorty-10): its two gate
-    units share the weights a, c, g0 = a·x0 + c·x1 and g1 = (a − c/1000)·x0 + c·x1, so
+    """A step of its own for a file that ties its gate units (``tied``: lokimorty-10): they
+    share the weights a, c, g0 = a·x0 + c·x1 and g1 = (a − c/1000)·x0 + c·x1, so
     g0 − g1 = (c/1000)·x0 and x0 (normalised) is the linear branch; the step reads g0, the
     linear branch and c/1000 from the run at q and asks for g1. None elsewhere."""
     units = (views.get("hidden") or {}).get("L0.mlp")
-    if ("tied gate" not in views["about"].get("title", "") or not units
+    if (not tied(views) or not units
             or units["units"] != ["g0", "g1"] or not units["linear"]):
         return None
     (g0, g1), x0 = units["pre"][q], units["linear"][q][0]
@@ -1025,8 +1096,9 @@ def _tied_gate(views, q):
     return {
         "view": "residual", "state": {"pos": q, "stage": "L0.mlp"}, "section": None,
         "title": "The tied gate",
-        "text": f"What {views['model']}'s title calls a tied gate: its FFN's two gate units "
-                f"share two weights a and c, g0 = a\u00b7x0 + c\u00b7x1 and g1 = (a \u2212 "
+        "text": f"A tied gate: {views['model']}'s FFN's two gate units "
+                f"share two weights a and c (the file writes g1's weight on x0 as a "
+                f"\u2212 c/1000, no number of its own), g0 = a\u00b7x0 + c\u00b7x1 and g1 = (a \u2212 "
                 f"c/1000)\u00b7x0 + c\u00b7x1 (x0 and x1 normalised), so g0 \u2212 g1 = "
                 f"(c/1000)\u00b7x0 at every position: {'%.6g' % tie} in this run, "
                 f"(g0 \u2212 g1)/x0 averaged over its {len(ratios)} positions, so c = "
@@ -1039,9 +1111,8 @@ def _tied_gate(views, q):
         "answer": f"{shown(g1[2])} = {shown(g0[2])} \u2212 {'%.6g' % tie}\u00b7"
                   f"{shown(x0[2])}: the two gates differ only in x0's weight, so they part by "
                   f"{'%.6g' % tie} times x0 wherever they are; the wrap is decided by where "
-                  f"x1 puts them. A file whose title does not tie them (zcbtrak-6) holds the "
-                  f"same two weights as separate literals: the tie changes how the parameters "
-                  f"are counted, not what is computed.",
+                  f"x1 puts them. zcbtrak-6's file writes that weight as a literal of its own: "
+                  "the tie changes how the parameters are counted, not what is computed.",
     }
 
 
@@ -1060,7 +1131,11 @@ def _layer_heads(views, layer, q):
     keys = [key for key, h in views["heads"].items() if h["layer"] == layer]
     if len(keys) == 1 or not keys:
         return _any_attention(views, q, keys[0]) if keys else None
-    tops = [(key, _top_keys(views, key, q)) for key in keys]
+    # the view's strips show every head's row from the selected query q: a one-hot head
+    # (``ONE_HOT``) looks a fixed offset back, so the step asks for the next query's, q + 1
+    one_hot = (views.get("design") or "").split("/")[0] in ONE_HOT
+    ask = q + 1 if one_hot and q + 2 < len(views["tokens"]) else q
+    tops = [(key, _top_keys(views, key, ask)) for key in keys]
     if any(not top for _, top in tops):
         return None
     # a head whose two largest weights tie (within 0.1 %, sinusoid-11's intended halves)
@@ -1079,14 +1154,22 @@ def _layer_heads(views, layer, q):
         "section": "rope",
         "title": f"Layer {layer}'s {len(keys)} heads",
         "text": f"Layer {layer} has {len(keys)} heads, each with its own map: choose one with "
-                f"the head buttons. Position {q} ({_label_of(views, q)}) predicts "
-                f"{_label_of(views, q + 1)}." + why,
-        "question": f"Which key does each head weigh most from query {q}? (one label per "
-                    f"head, in head order, {keys[0]}'s first, e.g. a3 b3; both where two tie)",
+                f"the head buttons. The strips above the map show every head's row from the "
+                f"selected query at once, each head's largest weights in numbers. Position "
+                f"{q} ({_label_of(views, q)}) predicts {_label_of(views, q + 1)}." + why,
+        "question": (f"Which key does each head weigh most from query {ask}, the position "
+                     f"after the selected one? (one label per head, in head order, "
+                     f"{keys[0]}'s first, e.g. a3 b3; both where two tie; then choose "
+                     f"position {ask} to see)" if ask != q else
+                     f"Which key does each head weigh most from query {q}? (one label per "
+                     f"head, in head order, {keys[0]}'s first, e.g. a3 b3; both where two "
+                     f"tie)"),
         "expect": {"kind": "words", "values": words,
                    "groups": [[_word(label) for label, _, _ in top] for _, top in tops],
                    "texts": [label for _, top in tops for label, _, _ in top]},
-        "answer": f"The largest weight of each head: {said}.",
+        "answer": f"The largest weight of each head from query {ask}: {said}." + (
+            f" Each head looks as far back as from query {q}: one key later." if ask != q
+            else ""),
     }
 
 
@@ -1233,12 +1316,53 @@ def _any_failing(views):
     }
 
 
+# shipped models that compute another shipped model's function: the same design and the
+# same constants (rounded to the file's dtype), so the same numbers at every stage
+# (tests/test_explore.py checks that the two runs of the walkthrough's sum agree to 10^-4 in
+# every slot); the tour opens by saying so and goes straight to what differs
+SAME_AS = {"lokimorty-10": "zcbtrak-6"}
+
+
+def _same_as(views, q):
+    """The opening step of a model in ``SAME_AS``: which model it computes the same function
+    as, whose tour explains it, and what this tour shows instead; it asks for the FFN's slot
+    at q, which the other model's tour found."""
+    other = SAME_AS.get(views["model"])
+    if other is None or views.get("design") not in FFN:
+        return None
+    slot = FFN[views["design"]][0]
+    value = _residual_at(views, "L0.mlp", slot, q)
+    claimed, theirs = views["about"].get("params_claimed"), entry(other).claimed
+    return {
+        "view": "residual", "state": {"pos": q, "stage": _before(views, "L0.mlp")},
+        "section": None, "title": f"The same function as {other}",
+        "text": f"{views['model']} computes what {other} computes: the same design (the "
+                f"{views['about'].get('family')} family's embedding, rotary head and wrap), "
+                f"the same constants up to their rounding, so the same numbers at every "
+                f"stage, to within 10\u207b\u2074. {other}'s page "
+                f"and tour (tinyadder explore --model {other}) walk through how it adds, "
+                f"from the tokens to the FFN and the readout. This tour goes straight to what "
+                f"differs: how the file writes its numbers (the tied gate, the next step) "
+                f"and how many its authors count: {claimed} here, {theirs} for {other} (the "
+                f"last step). tinyadder explore --compare {views['model']} "
+                f"{other} sets the two side by side." + _opens(views, "L0.mlp", slot),
+        "question": f"What does {slot} hold at position {q} after the FFN, here as in "
+                    f"{other}'s tour? (a number)",
+        "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
+                   "tol": 0.05, "rule": within(0.05)},
+        "answer": f"{shown(value[2])}, as {other}'s tour finds at its step 'The FFN': the "
+                  f"same wrap takes close to 100 off x1, and the two runs differ by less "
+                  f"than 10\u207b\u2074 in every slot.",
+    }
+
+
 def any_steps(views):
     """The tour of a model outside the TinyAdder-36 family, from what every model has and, for
     a designed family (``views.design``), its column mechanism: the tokens by role; where the
     query that predicts the tens digit looks, one step per attention stage; the column, the
     carry and the FFN; the readout's winner and lead; the run with the FFN switched off; an
-    input of the reader's own where the model fails; the parameters."""
+    input of the reader's own where the model fails; the parameters. A model in ``SAME_AS``:
+    the step naming the model whose function it computes, then only what differs."""
     decides = {_label_of(views, p + 1): p for p in views["predicting"]
                if p + 1 < len(views["tokens"]) and views["tokens"][p + 1]["role"] == "sum"}
     q = decides.get("out1" if views.get("task") else "s1", views["predicting"][0])
@@ -1247,6 +1371,9 @@ def any_steps(views):
     if not any(designed) and not views.get("task"):  # what the first and the last layer write
         designed = [_any_writes(views, q, f"L{layers[0]}.attn"),
                     _any_writes(views, q, f"L{layers[-1]}.mlp")] if layers else []
+    if _same_as(views, q):  # what the other model's tour shows, said once; then what differs
+        return [s for s in (_same_as(views, q), _tied_gate(views, q), _any_failing(views),
+                            _any_params(views)) if s is not None]
     steps = ([_any_tokens(views, q), _embedding(views)] +
              [_layer_heads(views, layer, q) for layer in layers] +
              designed + [_tied_gate(views, q), _any_readout(views, q), _switch_off(views, q),
@@ -1263,10 +1390,13 @@ def steps(views):
     if not views["family"]:
         out = any_steps(views)
         cited = view_sections(views)
+        kept = {}
         for k, step in enumerate(out, 1):
             step["section"] = cited.get(step["view"])
             step["state"] = {"stage": "L0.attn", "head": next(iter(views["heads"])),
-                             "mode": "softmax1", "variant": "built", **step["state"]}
+                             "mode": "softmax1", "variant": "built",
+                             **_kept(kept, step["state"]), **step["state"]}
+            kept = step["state"]
             step["title"] = f"{k}. {step['title']}"
         return out
     if any(views["missing"][v] for v in ("place", "count", "sum", "ruler", "flaw")):
@@ -1276,9 +1406,19 @@ def steps(views):
            _head4(views, q), _candidates(views, q), _sum(views, q), _ruler(views, q),
            _readout(views, q), _flaw(views), _change(views), _your_own(views)]
     out = [step for step in out if step is not None]
+    kept = {}
     for k, step in enumerate(out, 1):
         step["state"] = {"stage": "readout" if step["view"] == "flaw" else "L0.attn",
                          "head": views["place_head"], "mode": "softmax1",
-                         "variant": "built", **step["state"]}
+                         "variant": "built", **_kept(kept, step["state"]), **step["state"]}
+        kept = step["state"]
         step["title"] = f"{k}. {step['title']}"
     return out
+
+
+def _kept(before, state):
+    """What a step that names no position keeps of the step before it: the position, and
+    the stage with it (a step about something else, the parameters, moves nothing)."""
+    if "pos" in state or "pos" not in before:
+        return {}
+    return {"pos": before["pos"], **({} if "stage" in state else {"stage": before["stage"]})}
