@@ -232,7 +232,6 @@
     if (HEADS.length < 2) { return; }
     var box = document.getElementById("attn-strips");
     if (!box) {
-      stripColours();
       box = el("div", "head-strips");
       box.id = "attn-strips";
       var line = document.getElementById("attn-top");
@@ -247,22 +246,6 @@
                      h.cells[state.mode][state.pos].map(function (c) { return c[2]; }),
                      labels, state.pos, h.range);
       })));
-  }
-
-  // a page without the compare view has no strip colours: each weight class's fill, read
-  // off the map's own style (one palette), as a background
-  function stripColours() {
-    if (C) { return; }
-    var NS = "http://www.w3.org/2000/svg", svg = document.getElementById("attn-svg");
-    var probe = document.createElementNS(NS, "rect"), rules = [];
-    svg.appendChild(probe);
-    ["sz"].concat(D.levels.split("").map(function (_, i) { return "s" + i; }))
-      .forEach(function (cls) {
-        probe.setAttribute("class", cls);
-        rules.push(".strip ." + cls + " { background: " + getComputedStyle(probe).fill + "; }");
-      });
-    svg.removeChild(probe);
-    document.head.appendChild(el("style", "", rules.join("\n")));
   }
 
   function drawResidual() {

@@ -240,9 +240,9 @@ def _tokens_html(views):
     return f'<div id="tokens">{"".join(buttons)}</div>'
 
 
-def compare_css():
-    """The compare view's strips of weights are HTML, not SVG: the weight colours as
-    backgrounds."""
+def strip_css():
+    """The strips of weights (every head from a query; the compare view's) are HTML, not SVG:
+    the weight colours as backgrounds."""
     return "\n".join([f".strip .s{i}{{background:{c}}}" for i, c in enumerate(svg.SEQ)] +
                      [f".strip .sz{{background:{svg.NEARLY_ZERO}}}"])
 
@@ -756,7 +756,7 @@ def page(views, docs=None, other=None):
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
         f"<title>{escape(title)}</title>",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
-        f"<style>{svg.CSS}\n{asset('explore.css')}{compare_css() if other else ''}"
+        f"<style>{svg.CSS}\n{asset('explore.css')}{strip_css()}"
         "</style></head>\n<body>",
         f"<header><h1>{escape(views['title'])} {verb} {escape(expr)}</h1>",
         "<p>" + (f"It writes <b class=\"mono\">{escape(views['text'])}</b>: {verdict}."
