@@ -270,7 +270,7 @@ def test_board_lists_every_file_with_its_counts():
         "proved | proved | 100% on the test suite; fails on none of 10^20 pairs (proved: "
         "tinyadder prove --model zcbtrak-6 --carries-first) | used by no entry: embed_w1, v_proj_w, gate_w0, gate_w1, carry_w (no "
         "tensor entry names or equals one: the file holds literals in their place); 47 other "
-        "non-zero entries are literals, not derived from them (the original's constants "
+        "non-zero entries are literals, not derived from a named constant (the original's constants "
         "outside its count) | Kiguli/AdderBoard "
         "submissions/hand_coded/zcbtrak_6p.py @ e5167440c8e9d0ba167f54e0882bc525f8d06a84 "
         "(https://gist.github.com/zcbtrak/b9af065d6395a3ecd72e3b8d2e867ae9) |")

@@ -457,9 +457,13 @@ def rules(model, embedding=True):
     out["distinct"] = Rule("distinct", len(values), "model-wide")
     keys = _entry_keys(model, lines)
     free = sum(len(line.tensor.entries) for line in present if _free_map(line))
-    out["nonzero"] = Rule("nonzero", len({k for ks in keys.values() for k in ks}),
-                          f"{sum(len(ks) > 0 for ks in keys.values())} non-zero entries "
-                          f"counted, {free} in copy maps free")
+    counted = sum(len(ks) > 0 for ks in keys.values())
+    nonzero = len({k for ks in keys.values() for k in ks})
+    out["nonzero"] = Rule("nonzero", nonzero, f"{counted} non-zero entries outside copy maps "
+                          f"({free} in copy maps, free)" + (
+                              f"; {counted - nonzero} reuse{'s' * (counted - nonzero == 1)} "
+                              f"another entry's parameter (a tie, or one named constant)"
+                              if counted > nonzero else ""))
     out["seed000"] = Rule("seed000", sum(line.params for line in lines),
                           "the ledger's total" + ("" if embedding else " less the embedding"))
     names = [name for name in model.constants if name not in model.fixed]
@@ -476,7 +480,7 @@ def rules(model, embedding=True):
         out["free"] = Rule("free", len(names), ", ".join(names) + (
             f"; used by no entry: {', '.join(unused)} (no tensor entry names or equals one: "
             f"the file holds literals in their place)" if unused else "") + (
-            f"; {literal} other non-zero entries are literals, not derived from them"
+            f"; {literal} other non-zero entries are literals, not derived from a named constant"
             if literal else "; every other entry derived, fixed or a copy"))
     return out
 
