@@ -5,12 +5,15 @@ docs/walkthrough.md opens raw Markdown from disk, and a page written elsewhere l
 writer's checkout; so the page embeds the sections it cites (``sections``), rendered by the
 small subset of Markdown the walkthrough uses: headings, paragraphs, lists, fenced blocks,
 tables as text, `code`, **bold**, *emphasis*, <sub>/<sup>, and links (a web address kept, a
-relative link reduced to its text: the page stands alone). Outside a checkout there is no walkthrough to
-embed, and the page names the sections without links.
+relative link reduced to its text: the page stands alone; a paragraph that is only a link into
+an explorer page is left out). Outside a checkout there is no walkthrough to embed, and the page
+names the sections without links.
 
 >>> html = render("Some `code` and **bold**, [a link](other.md) and [web](https://x.org).")
 >>> html
 '<p>Some <code>code</code> and <b>bold</b>, a link and <a href="https://x.org">web</a>.</p>'
+>>> render("Text.\\n\\n[Explorer: the guided tour](explore.html#tour=1)")
+'<p>Text.</p>'
 >>> render("a<sub>k</sub> and <b>not bold</b>")
 '<p>a<sub>k</sub> and &lt;b&gt;not bold&lt;/b&gt;</p>'
 >>> render("1. one\\n2. two\\n\\n<details><summary>more</summary>\\n\\n```\\nx\\n```\\n\\n</details>")
@@ -41,9 +44,11 @@ def render(markdown):
     out, para, items, ordered = [], [], [], [False]
 
     def flush():
-        if para:
+        # a paragraph that is only a link into an explorer page points at the page the reader
+        # is on, or at another model's: dropped
+        if para and not re.fullmatch(r"\[[^\]]*\]\(explore[\w-]*\.html[^)]*\)", " ".join(para)):
             out.append(f"<p>{_inline(' '.join(para))}</p>")
-            para.clear()
+        para.clear()
         if items:
             kind = "ol" if ordered[0] else "ul"
             out.append(f"<{kind}>" + "".join(f"<li>{_inline(i)}</li>" for i in items) +
