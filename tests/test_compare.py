@@ -215,9 +215,9 @@ def test_jacobli99_28s_key_quantities_carry_its_carry():
     dust (not 0, too small for a float) reads '≈ 0 (exact dust)', its text in the hover."""
     jl = float_views("jacobli99-28")
     (sums, values), (carry, carries) = pairs.key_quantities(jl)
-    assert sums == "x1 after the attention = a_k + b_k"
-    assert carry == ("x0 after the attention = embedded + D, D = c_(k−1) − 10·c_k, the carry "
-                     "(c_k the carry into place k)")
+    assert sums == "x1 after the attention ≈ a_k + b_k (within 0.001)"
+    assert carry == ("x0 after the attention ≈ embedded + D, D = c_(k−1) − 10·c_k, the carry "
+                     "(within 0.001; c_k the carry into place k)")
     assert carries["s1"] == ("~\u2009989.999; ~\u2009999.999 + 0 − 10·1", None)
     for k in range(11):  # each printed to 6 significant digits: within 0.005 of the truth
         value, filled = carries[f"s{k}"][0].split("; ")
