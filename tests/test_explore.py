@@ -349,7 +349,7 @@ def test_colour_only_on_a_terminal_without_no_color(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
     pipe, tty = io.StringIO(), Terminal()
     assert main(argv, pipe) == main(argv, tty) == 0
-    assert "      0-24 7          5          3   sink @\n" in pipe.getvalue()
+    assert "    L0.h3 0-24 6          4          2   sink @\n" in pipe.getvalue()
     assert "\x1b[" not in pipe.getvalue() and "\x1b[38;5;226m@\x1b[0m" in tty.getvalue()
     monkeypatch.setenv("NO_COLOR", "1")
     tty = Terminal()
