@@ -93,8 +93,8 @@ def test_the_explorer_page_carries_the_second_model(tmp_path):
     assert c["dec"]["L1.mlp"]["eq"]["0"] == "20.5"
     assert data["residual"]["L1.mlp"]["rows"]["eq"]["dec"]["0"] == "~2.05000·10⁷"
     assert 'id="view-compare"' in text and 'id="compare"' in text
-    assert ("<td>L1.mlp</td><td><code>eq</code></td><td>another quantity in each design: not "
-            "compared</td><td></td>") in text
+    assert ("<td>L1.mlp</td><td><code>eq \u2026 cand4 (10 slots)</code></td><td>another "
+            "quantity in each design: not compared</td><td></td>") in text
     with pytest.raises(SystemExit):  # --static is a form of --compare
         explore.main(["--static", "1+2"], io.StringIO(), io.StringIO(), None)
 

@@ -833,6 +833,7 @@ def test_compare_counts_dust_as_zero_and_says_when_no_slot_is_in_common():
     def run(stage, slot, cells):
         return {"tokens": [{"label": "a0", "pos": 0, "role": "a"},
                            {"label": "s0", "pos": 1, "role": "sum"}], "layout": "a0 s0",
+                "predicting": [],
                 "residual": [{"short": stage, "slots": [{"slot": slot, "cells": cells}]}]}
     exact = run("L0.attn", "x1", [[0.0, -7386, "~1.25155e-7386"], [100.002, 2, "~100.002"]])
     floats = run("L0.attn", "x1", [[0.0, None, "0"], [100.0021, 2, "~100.002"]])

@@ -163,18 +163,20 @@ def legend(name, lo, width=80):
                          width, subsequent_indent="    ", break_on_hyphens=False)
 
 
-HEAT_KEY = ("heat: a head's row has one character per key from position 0 (then the sink), "
-            "on the head's clipped scale over the run:")
+HEAT_KEY = ("heat: a head's row has one character per key from position 0{}, on the head's "
+            "clipped scale over the run:")
 
 
 def legends(cache, heads, width=80):
     """Each distinct key once, before the positions (a head's scale, ``head_range``, is the
     run's, the same at every query): the heads ``heads`` ([(layer, head)]) that share a
-    scale named together, in the order they come."""
+    scale named together, in the order they come; the sink said where a head has one."""
     scales = {}
     for layer, head in heads:
         scales.setdefault(head_range(cache, layer, head), []).append(f"L{layer}.{head}")
-    lines = textwrap.wrap(HEAT_KEY, width) if scales else []
+    sinks = any(cache.model.blocks[layer].attn.softmax == "softmax1" for layer, _ in heads)
+    lines = textwrap.wrap(HEAT_KEY.format(" (then the sink)" if sinks else ""), width) \
+        if scales else []
     for (lo, _), names in scales.items():
         lines += legend(", ".join(names), lo, width)
     return lines
