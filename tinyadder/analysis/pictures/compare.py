@@ -632,7 +632,7 @@ def key_quantities(views):
         if "c_" in formula and "a_" not in formula:  # the carry alone: name it D
             rest = formula.replace("embedded + ", "")
             formula = f"{'embedded + D, ' if rest != formula else ''}D = {rest}, the carry"
-        # the run holds the formula to within a bound (zcbtrak-6's x1: 0.25), never exactly
+        # the run holds the formula to within a bound (zcbtrak-6's x1: 0.25), not exactly
         within = f"within {figures.text_figure(quantity.within, 6)}{carry}"
         column = {}
         for p in views["predicting"]:
