@@ -124,8 +124,8 @@ def test_attention_rows_show_a_sink_only_for_softmax1(adder1, rope1):
     _, plain = run_with_cache(rope1, "7+8", ns="float")
     assert show.attention_row(plain, 0, "h", 4)[1].split() == [
         "0:masked", "1:0.5", "2:masked", "3:0.5", "4:masked"]
-    assert heat.heat_lines(one, 0, "h0", 4)[1].split() == ["0-4", "_@_@_", "sink", "@"]
-    assert heat.heat_lines(plain, 0, "h", 4)[1].split() == ["0-4", "_@_@_"]
+    assert heat.heat_lines(one, 0, "h0", 4)[0].split() == ["L0.h0", "0-4", "_@_@_", "sink", "@"]
+    assert heat.heat_lines(plain, 0, "h", 4)[0].split() == ["L0.h", "0-4", "_@_@_"]
 
 
 def test_the_ledger_lists_a_fixed_attention_bias_as_its_file_writes_it(adder1):

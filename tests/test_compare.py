@@ -41,7 +41,8 @@ def test_published_against_repaired(tmp_path):
     assert rows[("L1.mlp", "eq")] == "another quantity in each design: not compared"
     # one scale: each logit by its gap to the winner (learner8 3)
     assert rows[("readout", "logit 0")].startswith(
-        "its gap to the winner: the same at 12 of 13; first differs at s2: ")
+        "its gap to the winner: the same at 12 of 13; first differs at 10 (holds s2, "
+        "predicts s1): ")
     # one position, one name (learner14 4): the token as the strip shows it, then its job
     assert rows[("readout", "logit 1")].endswith(
         "first differs at &lt;bos&gt; (0, the separator before a; a prompt position: its "
@@ -92,8 +93,8 @@ def test_the_explorer_page_carries_the_second_model(tmp_path):
     assert c["dec"]["L1.mlp"]["eq"]["0"] == "20.5"
     assert data["residual"]["L1.mlp"]["rows"]["eq"]["dec"]["0"] == "~2.05000·10⁷"
     assert 'id="view-compare"' in text and 'id="compare"' in text
-    assert ("<td>L1.mlp</td><td><code>eq</code></td><td>another quantity in each design: not "
-            "compared</td><td></td>") in text
+    assert ("<td>L1.mlp</td><td><code>eq \u2026 cand4 (10 slots)</code></td><td>another "
+            "quantity in each design: not compared</td><td></td>") in text
     with pytest.raises(SystemExit):  # --static is a form of --compare
         explore.main(["--static", "1+2"], io.StringIO(), io.StringIO(), None)
 
@@ -215,9 +216,9 @@ def test_jacobli99_28s_key_quantities_carry_its_carry():
     dust (not 0, too small for a float) reads '≈ 0 (exact dust)', its text in the hover."""
     jl = float_views("jacobli99-28")
     (sums, values), (carry, carries) = pairs.key_quantities(jl)
-    assert sums == "x1 after the attention = a_k + b_k"
-    assert carry == ("x0 after the attention = embedded + D, D = c_(k−1) − 10·c_k, the carry "
-                     "(c_k the carry into place k)")
+    assert sums == "x1 after the attention ≈ a_k + b_k (within 0.001)"
+    assert carry == ("x0 after the attention ≈ embedded + D, D = c_(k−1) − 10·c_k, the carry "
+                     "(within 0.001; c_k the carry into place k)")
     assert carries["s1"] == ("~\u2009989.999; ~\u2009999.999 + 0 − 10·1", None)
     for k in range(11):  # each printed to 6 significant digits: within 0.005 of the truth
         value, filled = carries[f"s{k}"][0].split("; ")
@@ -359,6 +360,12 @@ def test_learner8_the_static_page_prints_each_stages_lanes():
     assert "zcbtrak-6's lanes at position 31 after L0.attn" in theirs
     assert re.findall(r"<td>([^<]*)</td>", theirs) == ["x0", "999.996", "x1", "~\u2009100.002"]
     assert "hovers" not in pairs.NO_COMMON_SLOT_STATIC
+    # both lanes tables sit side by side after B's figure, not one under each (learner16 3)
+    assert pairs.NO_COMMON_SLOT_STATIC.endswith(
+        "in the two tables side by side under each stage's two figures.")
+    page = pairs.page(published, zc, pos=31)
+    stage = page.split('id="stage-L1.attn"')[1].split("</section>")[0]
+    assert stage.index("<h3>B: ") < stage.index('<div class="pair"><div><table class="cmp lanes">')
 
 
 def test_learner8_logits_on_one_scale_compare_by_their_gap_to_the_winner():
@@ -551,7 +558,23 @@ def test_learner12_the_live_agreement_folds_runs_and_tags_unused_positions():
     assert table.count("13 of 13") == 6  # the fold, L1.mlp's and the readout's, 3 logits
     assert ("logit 2</code></td><td>its gap to the winner: 8 of 13</td><td>a2 (a prompt "
             "position: its prediction is not used): \u221250.0 against 0.0") in table
-    assert "s1: \u2248 \u22126.08900\u00b710\u2078" in table  # a used position: no tag
+    # a used position: no tag, but its number and both roles (learner16 5): the key-quantity
+    # table names its row by the digit it predicts, s0, the token strip by the one it holds
+    assert "11 (holds s1, predicts s0): \u2248 \u22126.08900\u00b710\u2078" in table
+
+
+def test_learner16_the_live_agreement_folds_each_stages_other_quantities():
+    """The ten slots eq .. cand4 that hold another quantity in each design from L1.mlp on are
+    one row per stage, not ten (learner16 4)."""
+    published, repaired = (float_views(n, "599+401", 3) for n in ("published", "repaired"))
+    live = explore_page._compare_section(published, repaired)
+    table = live.split('id="cmp-agreement"')[1].split("</table>")[0]
+    row = ("<tr><td>{}</td><td><code>eq \u2026 cand4 (10 slots)</code></td><td>another "
+           "quantity in each design: not compared</td><td></td></tr>")
+    assert row.format("L1.mlp") in table and row.format("readout") in table
+    assert table.count(pairs.APART) == 2
+    assert [r["slot"] for r in pairs.folded(pairs.table_rows(published, repaired))
+            if r.get("apart")] == ["eq \u2026 cand4 (10 slots)"] * 2
 
 
 def test_learner12_the_live_page_says_what_its_marks_mean():

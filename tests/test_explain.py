@@ -222,6 +222,24 @@ def test_a_board_models_verdict_prints_every_digit_written():
             "  x1 after the FFN 0.992544, within 2.5 of 10·s1 = 10·0 = 0\n") in out
 
 
+def test_learner17_a_board_models_narration_reads_as_an_addition_and_zeroes_past_digits():
+    """zcbtrak-6's tokens (a and b least significant digit first, padded) do not show the sum:
+    the narration's second line reads them as an addition, as the trace's legend does; at the
+    top place its formula names a10 and b10, past the operands, and says they are 0."""
+    status, out, err = run_cli("--model", "zcbtrak-6", "--number", "float",
+                               "7650676663+0149460439")
+    assert (status, err) == (0, "")
+    assert out.startswith("036667605670000000009340649410020173100870\n"
+                          "as an addition: 7650676663+0149460439=07800137102\n"
+                          "zcbtrak-6, numbers: float")
+    assert ("  x1 after attention 0.00170270, within 0.25 of 10·(a10 + b10 + c10) − c9 (a10 =\n"
+            "    b10 = 0: past the operands) = 10·(0 + 0 + 0) − 0 = 0\n") in out
+    assert out.count("past the operands") == 1
+    # TinyAdder-36's tokens are the addition already: no second reading
+    status, out, _ = run_cli("--number", "float", "7650676663+0149460439")
+    assert status == 0 and "as an addition" not in out
+
+
 def test_a_rope_19_column_line_holds_at_every_position():
     """x1 after the attention is 10·(a_k + b_k + c_k) − c_(k−1) to within 0.25, and after the
     FFN 10·s_k to within 2.5, at each position the narration names (the numbers it prints)."""
@@ -231,7 +249,7 @@ def test_a_rope_19_column_line_holds_at_every_position():
     assert status == 0
     said = " ".join(out.split())
     found = re.findall(r"attention (\S+), within 0.25 of 10·\(a\d+ \+ b\d+ \+ c\d+\)(?: − c\d+)? "
-                       r"= 10·\((\d) \+ (\d) \+ (\d)\)(?: − (\d))? = −?\d+ x1 after the FFN (\S+), "
+                       r"(?:\(a10 = b10 = 0: past the operands\) )?= 10·\((\d) \+ (\d) \+ (\d)\)(?: − (\d))? = −?\d+ x1 after the FFN (\S+), "
                        r"within 2.5 of 10·s\d+ = 10·\d = (\d+)", said)
     assert len(found) == 11
     for mid, a, b, c, below, post, target in found:

@@ -349,7 +349,7 @@ def test_colour_only_on_a_terminal_without_no_color(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
     pipe, tty = io.StringIO(), Terminal()
     assert main(argv, pipe) == main(argv, tty) == 0
-    assert "      0-24 7          5          3   sink @\n" in pipe.getvalue()
+    assert "    L0.h3 0-24 6          4          2   sink @\n" in pipe.getvalue()
     assert "\x1b[" not in pipe.getvalue() and "\x1b[38;5;226m@\x1b[0m" in tty.getvalue()
     monkeypatch.setenv("NO_COLOR", "1")
     tty = Terminal()
@@ -833,6 +833,7 @@ def test_compare_counts_dust_as_zero_and_says_when_no_slot_is_in_common():
     def run(stage, slot, cells):
         return {"tokens": [{"label": "a0", "pos": 0, "role": "a"},
                            {"label": "s0", "pos": 1, "role": "sum"}], "layout": "a0 s0",
+                "predicting": [],
                 "residual": [{"short": stage, "slots": [{"slot": slot, "cells": cells}]}]}
     exact = run("L0.attn", "x1", [[0.0, -7386, "~1.25155e-7386"], [100.002, 2, "~100.002"]])
     floats = run("L0.attn", "x1", [[0.0, None, "0"], [100.0021, 2, "~100.002"]])
@@ -856,8 +857,9 @@ def test_compare_sets_each_designs_key_quantity_beside_its_meaning(example):
     a, b = map(int, EXAMPLE.split("+"))
     rope = run_views(models.build("zcbtrak-6", None), a, b, "float")
     [(meaning, values)] = compare.key_quantities(rope)
-    assert meaning == ("x1 after the attention = 10·(a_k + b_k + c_k) − c_(k−1) (c_k the "
-                       "carry into place k)")
+    # ≈, not =: the run holds it within 0.25 (~68.9941 for 69; learner16 1)
+    assert meaning == ("x1 after the attention ≈ 10·(a_k + b_k + c_k) − c_(k−1) (within "
+                       "0.25; c_k the carry into place k)")
     assert values["s1"] == ("~\u2009100.002; 10·(6 + 3 + 1) − 0", None)
     assert sorted(values) == sorted(f"s{k}" for k in range(11))
     for k in range(11):

@@ -2,6 +2,8 @@
 values rounded (``--roundings`` lists them) and ``--heat`` on the explorer's clipped scale with
 the top weights as numbers."""
 
+import re
+
 from cli_runs import cli_once
 
 ROPE1 = "tests/models/rope1.json"
@@ -34,23 +36,41 @@ def test_heat_is_clipped_and_says_the_top_weights():
     status, out, _ = cli_once("--digits", "3", "12+34", "--trace", "--heat", "--pos", "10",
                               "--layer", "0", "--slots", "count")
     lines = out.splitlines()
-    # ten equal bands of 2.5 decades from 10^-5 down to the clip, 10^-30 (learner15 6)
-    at = lines.index("    L0.h3 from 10: ' ' below 10^-30 (the clip); from 10^-5 down to the "
-                     "clip ten")
-    assert lines[at + 1:at + 4] == [
-        "      equal bands of 2.5 decades, '0' for the largest weights (10^-5..10^-7.5)",
-        "      to '9' for the smallest (10^-27.5..10^-30; '3' is 10^-12.5..10^-15);",
-        "      '+*#%@' a decade each from 10^-5 up to 1"]
-    at += 1
-    row = lines[at + 3].split()
-    assert row[0] == "0-10" and row[-2:] == ["sink", "@"]
-    assert lines[at + 3] == "      0-10 5   3   2   sink @"
-    assert lines[at + 4] == "      top: sink 1.00, '=' (8) 5.6·10^-11, '+' (4) 5.6·10^-15"
+    # ten equal bands of 2.5 decades from 10^-5 down to the clip, 10^-30 (learner15 6); each
+    # head's key once, before the first position (learner17 8)
+    at = lines.index("  L0.h3: ' ' below 10^-30 (the clip); from 10^-5 down to the clip ten equal")
+    assert lines[at - 2:at] == [
+        "heat: a head's row has one character per key from position 0 (then the sink), on",
+        "the head's clipped scale over the run:"]
+    assert lines[at + 1:at + 5] == [
+        "    bands of 2.5 decades, '0' for the largest weights (10^-5..10^-7.5) to '9'",
+        "    for the smallest (10^-27.5..10^-30; '3' is 10^-12.5..10^-15); '+*#%@' a",
+        "    decade each from 10^-5 up to 1",
+        "  L0.h4: ' ' below 10^-2, '+*#%@' a decade each up to 1"]
+    at = lines.index("position 10 (s2): '0', predicts s1 '4' at 11") + 2
+    row = lines[at].split()
+    assert row[:2] == ["L0.h3", "0-10"] and row[-2:] == ["sink", "@"]
+    assert lines[at] == "    L0.h3 0-10 5   3   2   sink @"
+    assert lines[at + 1] == "      top: sink 1.00, '=' (8) 5.6·10^-11, '+' (4) 5.6·10^-15"
     # head 4 gives the 11 keys and the sink one weight each: said once, as the page says it
-    assert lines[at + 5:at + 8] == [
-        "    L0.h4 from 10: ' ' below 10^-2, '+*#%@' a decade each up to 1",
-        "      0-10 %%%%%%%%%%% sink %",
+    assert lines[at + 2:at + 4] == [
+        "    L0.h4 0-10 %%%%%%%%%%% sink %",
         "      top: uniform: 1/12 on each of the 11 keys and the sink"]
+
+
+def test_learner17_heat_prints_each_key_once_and_a_row_per_head_and_position():
+    """12+34's whole heat trace: 599 lines when each head's 1 to 4 line key came again at
+    each of the 11 positions; now the keys once (head 4 and layer 1's head share a scale, so
+    a line), and per position and head its row and its top weights, the rows unchanged."""
+    status, out, _ = cli_once("12+34", "--trace", "--heat")
+    lines = out.splitlines()
+    assert status == 0 and len(lines) == 540
+    assert "  L0.h4, L1.h0: ' ' below 10^-2, '+*#%@' a decade each up to 1" in lines
+    assert sum(line.startswith("  L0.h") for line in lines) == 2
+    rows = [line for line in lines if re.match(r"    L\d\.h\d \d+-\d+ ", line)]
+    tops = [line for line in lines if line.startswith("      top: ")]
+    assert len(rows) == len(tops) == 11 * 3
+    assert "    L0.h3 0-22 6          4          2 sink @" in rows
 
 
 def test_heat_keeps_head_3s_special_keys_eleven_decades_apart():
@@ -60,7 +80,7 @@ def test_heat_keeps_head_3s_special_keys_eleven_decades_apart():
     from tinyadder.analysis import heat
     from tinyadder.cache import run_with_cache
     _, cache = run_with_cache(build("published"), "12+34")
-    row = heat.heat_lines(cache, 0, "h3", 24)[3][len("      0-24 "):]
+    row = heat.heat_lines(cache, 0, "h3", 24)[0][len("    L0.h3 0-24 "):]
     assert (row[0], row[11], row[22], row[25:]) == ("6", "4", "2", " sink @")
     assert [heat.ramp(log, -60) for log in (-4.5, -5.5, -19.4, -30.4, -41.4, -60, -61)] == [
         "+", "0", "2", "4", "6", "9", " "]
@@ -73,10 +93,10 @@ def test_heat_tells_rope_19s_ten_to_one_apart():
                               "7650676663+0149460439", "--trace", "--heat", "--pos", "31",
                               "--layer", "0")
     lines = out.splitlines()
-    at = next(k for k, line in enumerate(lines) if line.startswith("    L0.h from 31: "))
-    row = lines[at + 4].split()[1]
+    at = lines.index("position 31 (s0): '2', predicts s1 '0' at 32") + 2
+    row = lines[at].split()[2]
     assert (row[2], row[21], row[1], row[20]) == ("@", "@", "%", "%")
-    assert lines[at + 5] == "      top: b1 (21) 0.454, a1 (2) 0.454, a0 (1) 0.0455, b0 (20) 0.0455"
+    assert lines[at + 1] == "      top: b1 (21) 0.454, a1 (2) 0.454, a0 (1) 0.0455, b0 (20) 0.0455"
 
 
 def test_the_heat_legend_says_which_way_the_digits_run_and_each_end_s_span():
@@ -96,8 +116,8 @@ def test_the_heat_legend_says_which_way_the_digits_run_and_each_end_s_span():
             assert heat.ramp(-float(upper) - 1e-9, lo) == heat.ramp(-float(lower) + 1e-9, lo) \
                 == str(digit)
         assert heat.ramp(lo - 0.5, lo) == " " and heat.ramp(lo, lo) == "9"
-    assert heat.legend(0, "h", 31, -100) == [
-        "    L0.h from 31: ' ' below 10^-100 (the clip); from 10^-5 down to the clip ten",
-        "      equal bands of 9.5 decades, '0' for the largest weights (10^-5..10^-14.5)",
-        "      to '9' for the smallest (10^-90.5..10^-100; '3' is 10^-33.5..10^-43);",
-        "      '+*#%@' a decade each from 10^-5 up to 1"]
+    assert heat.legend("L0.h", -100) == [
+        "  L0.h: ' ' below 10^-100 (the clip); from 10^-5 down to the clip ten equal",
+        "    bands of 9.5 decades, '0' for the largest weights (10^-5..10^-14.5) to '9'",
+        "    for the smallest (10^-90.5..10^-100; '3' is 10^-33.5..10^-43); '+*#%@' a",
+        "    decade each from 10^-5 up to 1"]

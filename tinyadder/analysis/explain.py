@@ -44,6 +44,7 @@ A Decision's repr shows short values exactly and long ones by their readable for
 from dataclasses import dataclass, fields
 from decimal import Context, Decimal, ROUND_HALF_EVEN
 from fractions import Fraction
+import re
 import textwrap
 
 from ..generate import argmax
@@ -51,8 +52,8 @@ from ..numbers import first_largest, ordered
 from ..numbers.multiscale import LEVELS, Multiscale
 from ..numbers.protocol import Undecided
 from .text import brief, exponent, figure as text_figure, finite
-from .show import rational_text, rounded
-from ..addition import answer
+from .show import addition_line, rational_text, rounded
+from ..addition import answer, digits_of
 from .. import task as tasks
 from ..cache import act_name, stages
 from . import families
@@ -543,12 +544,25 @@ def column_lines(cache, pos, k, a, b):
         want = Fraction(q.value(a, b, k, embedded))
         filled = q.filled(a, b, k, embedded, minus(figure(embedded, 6)))
         value = minus(figure(want, 6))
-        said = f"{q.text(k)} = {filled}" + (f" = {value}" if filled != value else "")
+        said = (f"{q.text(k)}{past_operands(q.text(k), digits_of(model))} = {filled}" +
+                (f" = {value}" if filled != value else ""))
         how = _held(read, want, q.within)
         where = "after attention" if q.stage.endswith("attn") else "after the FFN"
         lines += textwrap.wrap(f"  {q.slot} {where} {minus(figure(read, 6))}{how}{said}",
                                WIDTH, subsequent_indent="    ")
     return lines
+
+
+def past_operands(formula, n):
+    """Where ``formula`` names a digit of a or b past the operands' ``n`` digits (the top
+    place of the sum), that those are 0: past_operands('10·(a10 + b10 + c10) − c9', 10) ==
+    ' (a10 = b10 = 0: past the operands)'; '' where it names none.
+
+    >>> past_operands('10·(a3 + b3 + c3) − c2', 10)
+    ''
+    """
+    names = [m.group(0) for m in re.finditer(r"\b[ab](\d+)\b", formula) if int(m.group(1)) >= n]
+    return f" ({' = '.join(names)} = 0: past the operands)" if names else ""
 
 
 def minus(text):
@@ -630,8 +644,11 @@ def narrate_logits(cache, a, b, verbose=False):
     model = cache.model
     layout = roles(model)
     labels = cache.labels("unembed.hook_out")
-    lines = [cache.text, f"{model.name}, numbers: {numbers(cache.ns, verbose)}",
-             f"prompt layout: {layout_text(model)}", ""]
+    read = addition_line(cache)  # the sum as an addition, where the tokens do not show it
+    lines = [cache.text] + ([f"as an addition: {read}"] if read and read not in cache.text
+                            else []) + [
+        f"{model.name}, numbers: {numbers(cache.ns, verbose)}",
+        f"prompt layout: {layout_text(model)}", ""]
     lines += textwrap.wrap(TASK_LEGEND if tasks.has_task(model) else GENERIC_LEGEND, WIDTH)
     design = families.design(model) if b is not None else None
     if design:

@@ -14,13 +14,16 @@ on a terminal unless NO_COLOR is set.
 >>> from tinyadder import build
 >>> from tinyadder.cache import run_with_cache
 >>> _, cache = run_with_cache(build("published"), "12+34")
+>>> print("\\n".join(legends(cache, [(0, "h3")])))
+heat: a head's row has one character per key from position 0 (then the sink), on
+the head's clipped scale over the run:
+  L0.h3: ' ' below 10^-60 (the clip); from 10^-5 down to the clip ten equal bands
+    of 5.5 decades, '0' for the largest weights (10^-5..10^-10.5) to '9' for the
+    smallest (10^-54.5..10^-60; '3' is 10^-21.5..10^-27); '+*#%@' a decade each
+    from 10^-5 up to 1
 >>> print("\\n".join(heat_lines(cache, 0, "h3", 24)))   # special keys stand out: 0, 11, 22
-    L0.h3 from 24: ' ' below 10^-60 (the clip); from 10^-5 down to the clip ten
-      equal bands of 5.5 decades, '0' for the largest weights (10^-5..10^-10.5)
-      to '9' for the smallest (10^-54.5..10^-60; '3' is 10^-21.5..10^-27);
-      '+*#%@' a decade each from 10^-5 up to 1
-      0-24 6          4          2   sink @
->>> line = heat_lines(cache, 0, "h4", 3, colour=True)[1]   # uniform 1/5, in ANSI colour
+    L0.h3 0-24 6          4          2   sink @
+>>> line = heat_lines(cache, 0, "h4", 3, colour=True)[0]   # uniform 1/5, in ANSI colour
 >>> line.count("\\x1b[38;5;"), line.endswith(RESET)        # 4 keys and the sink
 (5, True)
 """
@@ -140,13 +143,15 @@ def _exp(e):
     return f"10^-{e.numerator // e.denominator if e.denominator == 1 else float(e)}"
 
 
-def legend(layer, head, pos, lo, width=80):
-    """The ramp's key, wrapped to ``width`` columns: the clip (' ' below it), where the scale
-    reaches below 10^-5 the ten equal bands of digits, their width and the span of the
-    first, '3' and the last, then ``TOP``."""
-    first = f"    L{layer}.{head} from {pos}: '{RAMP[0]}' below 10^{lo}"
+def legend(name, lo, width=80):
+    """The ramp's key for the heads ``name`` ('L0.h3', or 'L0.h0, L0.h1' on one scale),
+    wrapped to ``width`` columns: the clip (' ' below it), where the scale reaches below
+    10^-5 the ten equal bands of digits, their width and the span of the first, '3' and the
+    last, then ``TOP``."""
+    first = f"  {name}: '{RAMP[0]}' below 10^{lo}"
     if lo >= -DECADES:
-        return [f"{first}, '{TOP}' a decade each up to 1"]
+        return textwrap.wrap(f"{first}, '{TOP}' a decade each up to 1", width,
+                             subsequent_indent="    ", break_on_hyphens=False)
     first += " (the clip); "
     spans = {d: f"{_exp(a)}..{_exp(b)}" for d, a, b in digit_spans(lo)}
     n = band(lo)
@@ -155,18 +160,39 @@ def legend(layer, head, pos, lo, width=80):
             f"{'s' * (n != 1)}, '0' for the largest weights ({spans[0]}) to '9' for the "
             f"smallest ({spans[9]}; '3' is {spans[3]})")
     return textwrap.wrap(f"{first}{said}; '{TOP}' a decade each from 10^-{DECADES} up to 1",
-                         width, subsequent_indent="      ", break_on_hyphens=False)
+                         width, subsequent_indent="    ", break_on_hyphens=False)
+
+
+HEAT_KEY = ("heat: a head's row has one character per key from position 0{}, on the head's "
+            "clipped scale over the run:")
+
+
+def legends(cache, heads, width=80):
+    """Each distinct key once, before the positions (a head's scale, ``head_range``, is the
+    run's, the same at every query): the heads ``heads`` ([(layer, head)]) that share a
+    scale named together, in the order they come; the sink said where a head has one."""
+    scales = {}
+    for layer, head in heads:
+        scales.setdefault(head_range(cache, layer, head), []).append(f"L{layer}.{head}")
+    sinks = any(cache.model.blocks[layer].attn.softmax == "softmax1" for layer, _ in heads)
+    lines = textwrap.wrap(HEAT_KEY.format(" (then the sink)" if sinks else ""), width) \
+        if scales else []
+    for (lo, _), names in scales.items():
+        lines += legend(", ".join(names), lo, width)
+    return lines
 
 
 def heat_lines(cache, layer, head, pos, colour=False, width=80, lo_hi=None):
-    """A head's row at query ``pos`` as a ramp, wrapped to ``width`` columns."""
+    """A head's row at query ``pos`` as a ramp, named by the head and the keys' range and
+    wrapped to ``width`` columns; its key is ``legends``'."""
     attn = cache.model.blocks[layer].attn
     row = cache["pattern", layer][attn.heads.index(head)][pos][:pos + 1]
     lo, hi = lo_hi or head_range(cache, layer, head)
     chars = [MASKED if w is None else NOT_A_NUMBER if not finite(w) else
              ramp(log10_abs(w), lo, hi, colour) for w in row]
-    lines = legend(layer, head, pos, lo, width)
+    name = f"    L{layer}.{head} "
     room = width - 24
+    lines = []
     for start in range(0, len(chars), room):
         part = chars[start:start + room]
         label = f"{start}-{start + len(part) - 1}"
@@ -174,7 +200,7 @@ def heat_lines(cache, layer, head, pos, colour=False, width=80, lo_hi=None):
         rest = sink(cache, row)
         tail = (f" sink {ramp(log10_abs(rest), lo, hi, colour) if finite(rest) else NOT_A_NUMBER}"
                 if last and attn.softmax == "softmax1" else "")
-        lines.append(f"      {label} {''.join(part)}{tail}")
+        lines.append(f"{name if not lines else ' ' * len(name)}{label} {''.join(part)}{tail}")
     return lines
 
 

@@ -21,7 +21,7 @@ from ..cache import stages
 from ..generate import argmax
 from ..numbers import LogScore
 from ..weights import live_heads
-from .heat import heat_lines, sink, top_line
+from .heat import heat_lines, legends as heat_legends, sink, top_line
 from .roles import roles
 from .text import exponent
 
@@ -312,6 +312,10 @@ def render(cache, positions=None, slots=None, layer=None, sig=SIG, exact=False, 
     lines = legend(cache, sig, exact, roundings)
     if check is not None:
         lines[-1] += f"; {DEPARTS} = departs from its intended value"
+    if heat:  # each head's key once: its scale is the run's, the same at every position
+        lines += heat_legends(cache, [(k, head) for k, block in enumerate(cache.model.blocks)
+                                      if layer is None or k == layer
+                                      for head in live_heads(block.attn)])
     for pos in positions:
         lines += ["", position_header(cache, pos)]
         for k, stage in enumerate(stages(cache.model)):

@@ -87,6 +87,21 @@ def called(views, pos, note=""):
             f"{'; ' + note if note else ''})")
 
 
+def differs_at(views, pos, note=""):
+    """A position as the agreement tables' "first that differs" names it: one that holds a
+    digit of the sum and predicts another by its number and both ("9 (holds s3, predicts
+    s2)", as the key-quantity table names its row by the digit predicted); a separator that
+    predicts a digit with it ("'=' (22, the separator before the answer; predicts s10)");
+    any other as ``called`` names it."""
+    tokens = views["tokens"]
+    predicts = {p: digit for digit, p in deciding(views).items()}.get(pos)
+    if predicts is None:
+        return called(views, pos, note)
+    if tokens[pos]["role"] in ("a", "b", "sum"):
+        return f"{pos} (holds {tokens[pos]['label']}, predicts {predicts})"
+    return called(views, pos, f"predicts {predicts}")
+
+
 DUST = 1e-12   # a value this far below its slot's largest is rounding noise or underflow
 
 
@@ -141,7 +156,29 @@ def unused(views, pos):
 def folded(found):
     """``table_rows`` with each run of two or more consecutive rows that agree at every
     position folded into one: {stage: 'embed \u2026 L1.attn', slot: 'all 48 stage-slot rows',
-    same, compared, first: None, folded: 48}; the rows that differ stay as they are."""
+    same, compared, first: None, folded: 48}, and each stage's run of two or more slots that
+    hold another quantity in each design into one (``folded_apart``); the rows that differ
+    stay as they are."""
+    return folded_apart(_folded_alike(found))
+
+
+def folded_apart(found):
+    """``found`` with each run of two or more consecutive rows of one stage that hold another
+    quantity in each design (``apart``) folded into one: {stage: 'L1.mlp', slot: 'eq \u2026
+    cand4 (10 slots)', apart: True, first: None, folded: 10}."""
+    out = []
+    for r in found:
+        last = out[-1] if out else None
+        if r.get("apart") and last and last.get("apart") and last["stage"] == r["stage"]:
+            run = last.get("run", [last["slot"]]) + [r["slot"]]
+            out[-1] = dict(last, run=run, folded=len(run), first=None,
+                           slot=f"{run[0]} \u2026 {run[-1]} ({len(run)} slots)")
+        else:
+            out.append(r)
+    return [{k: v for k, v in r.items() if k != "run"} for r in out]
+
+
+def _folded_alike(found):
     out, run = [], []
     def flush():
         if len(run) > 1:
@@ -192,8 +229,8 @@ def agreement(left, right):
                 if alike(a, b, *sizes):
                     same += 1
                 elif first is None:
-                    first = (called(left, lpos[label], unused(left, lpos[label]) if gap
-                                    else ""), a[2], b[2])
+                    first = (differs_at(left, lpos[label], unused(left, lpos[label]) if gap
+                                        else ""), a[2], b[2])
             out.append({"stage": stage["short"], "slot": row["slot"], "same": same,
                         "compared": len(labels), "first": first, "gap": gap})
     return out
@@ -509,7 +546,7 @@ APART = "another quantity in each design: not compared"
 NO_COMMON_SLOT = ("No slot of the stream in common: read each model's own lanes, with "
                   "their meanings in its hovers.")
 NO_COMMON_SLOT_STATIC = ("No slot of the stream in common: read each model's own lanes, in the "
-                         "table under each of its figures.")
+                         "two tables side by side under each stage's two figures.")
 
 
 def apart_line(found):
@@ -591,10 +628,12 @@ def key_quantities(views):
         read, embedded = cells(quantity.stage, quantity.slot), cells("embed", quantity.slot)
         formula = quantity.formula.format(k="_k", j="_(k\u22121)", n="_(k+1)")
         where = "after the attention" if quantity.stage.endswith("attn") else "after the FFN"
-        carry = " (c_k the carry into place k)" if "c_" in formula else ""
+        carry = "; c_k the carry into place k" if "c_" in formula else ""
         if "c_" in formula and "a_" not in formula:  # the carry alone: name it D
             rest = formula.replace("embedded + ", "")
             formula = f"{'embedded + D, ' if rest != formula else ''}D = {rest}, the carry"
+        # the run holds the formula to within a bound (zcbtrak-6's x1: 0.25), not exactly
+        within = f"within {figures.text_figure(quantity.within, 6)}{carry}"
         column = {}
         for p in views["predicting"]:
             k = tokens[p]["next_place"]
@@ -606,7 +645,7 @@ def key_quantities(views):
                 f"{'≈ 0 (exact dust)' if dust else thin(figures.value_text(read[p]))}; "
                 f"{filled}",
                 svg.shown(read[p][2]) if dust else None)
-        out.append((f"{quantity.slot} {where} = {formula}{carry}", column))
+        out.append((f"{quantity.slot} {where} \u2248 {formula} ({within})", column))
     return out
 
 
