@@ -172,6 +172,12 @@ def test_the_ruler_says_which_way_the_tilt_leans():
     drawn = FIGURES["ruler"](views, {**defaults(views), "pos": 23})
     assert ">tilt +1000 units (positive: it favours 8, the rival); lead of 7 = margin " \
            "\u2212 tilt = 4\u00b710\u2078 units" in drawn
+    # an exact power of ten as a power, and one unit singular
+    views = traced(FLAW)[1]
+    drawn = FIGURES["ruler"](views, {**defaults(views), "pos": 28})
+    assert ">margin: 1&#x27;s mark is farther by 10\u2074 units (" in drawn and "10^" not in drawn
+    drawn = FIGURES["ruler"](views, {**defaults(views), "pos": 32})
+    assert ">margin: 1&#x27;s mark is farther by 1 unit (" in drawn and "1 units" not in drawn
 
 
 def test_the_place_values_floor_counts_its_keys():

@@ -719,23 +719,28 @@ def ruler_verdict(d):
                      f"{d['chosen']} leads by {pretty(d['lead'])} units")
     else:
         # both logit figures to the tracer's six digits: they differ by the tilt
-        lines.append(f"margin: {d['rival']}'s mark is farther by {pretty(d['margin'])} units "
+        lines.append(f"margin: {d['rival']}'s mark is farther by {units(d['margin'])} "
                      f"({shown(d['margin_logits_text'])} in logits)")
         lines.append(f"{tilt_said(d)}; lead of {d['chosen']} = margin \u2212 tilt = "
-                     f"{pretty(d['lead'])} units ({shown(d['lead_logits'])} in logits)")
+                     f"{units(d['lead'])} ({shown(d['lead_logits'])} in logits)")
     return lines
+
+
+def units(figure):
+    """'1 unit', '10\u2074 units': a figure of units of the sum, as the page prints it."""
+    return f"{pretty(figure)} unit{'' if figure == '1' else 's'}"
 
 
 def tilt_said(d):
     """The tilt with its sign's meaning, in explain's and the walkthrough's words: the tilt is
     how much the readout's other slots favour the rival, so a negative one favours the
     nearest digit (TinyAdder-36's -100 units at 7650676663 + 0149460439's position 24)."""
-    tilt = signed(d["tilt"])
-    if tilt == "0":
+    if d["tilt"] == "0":
         return "tilt 0: nothing else the readout reads favours either digit"
-    if tilt.startswith("\u2212"):
-        return f"tilt {tilt} units (negative: it favours {d['nearest']}, the winner)"
-    return f"tilt {tilt} units (positive: it favours {d['rival']}, the rival)"
+    size = units(d["tilt"].lstrip("-"))
+    if d["tilt"].startswith("-"):
+        return f"tilt \u2212{size} (negative: it favours {d['nearest']}, the winner)"
+    return f"tilt +{size} (positive: it favours {d['rival']}, the rival)"
 
 
 def ruler_one(views, d, x0, y0, width):
