@@ -172,6 +172,12 @@ def test_the_ruler_says_which_way_the_tilt_leans():
     drawn = FIGURES["ruler"](views, {**defaults(views), "pos": 23})
     assert ">tilt +1000 units (positive: it favours 8, the rival); lead of 7 = margin " \
            "\u2212 tilt = 4\u00b710\u2078 units" in drawn
+    # the flaw's attribution: a negative tilt is no ratio below 1, it favours the winner too
+    drawn = FIGURES["flaw"](views, {**defaults(views), "pos": 28})
+    assert ">tilt/margin &lt; 0: the tilt favours 3 as well, which is written</text>" in drawn
+    assert "tilt/margin = -" not in drawn
+    drawn = FIGURES["flaw"](views, {**defaults(views), "pos": 22})
+    assert ">tilt 0: nothing tilts the comparison, 0 is written</text>" in drawn
     # an exact power of ten as a power, and one unit singular
     views = traced(FLAW)[1]
     drawn = FIGURES["ruler"](views, {**defaults(views), "pos": 28})

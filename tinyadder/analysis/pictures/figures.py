@@ -885,16 +885,28 @@ def attribution(d):
     """The direct logit attribution of logit(nearest) - logit(rival), in words."""
     near, rival = d["nearest"], d["rival"]
     total = signed(d["lead"], negate=d["flipped"])
-    verdict = (f"tilt/margin = {d['ratio_text']} > 1: {d['chosen']} is written instead of "
-               f"{near}" if d["flipped"] else
-               f"tilt/margin = {d['ratio_text']}: below 1, {near} is written")
     return [f"position {d['pos']} (place {power(d['power'])}): logit({near}) \u2212 "
             f"logit({rival}) = {signed(d['margin'])} units from layer 1's FFN (the margin; "
             f"{pretty(d['margin_logits'])} in logits)",
             f"    {signed(d['tilt'], negate=True)} units from the rest of the readout's slots "
             f"(minus the tilt; {signed(d['tilt_logits'], negate=True)} in logits) = {total} "
             f"units of the sum",
-            verdict]
+            attribution_verdict(d)]
+
+
+def attribution_verdict(d):
+    """Which digit is written, and why: tilt/margin against 1; a negative tilt favours the
+    nearest digit, which then wins by more, so no ratio is compared (7650676663 +
+    0149460439's position 28: -10^-9 units); no tilt, nothing tilts."""
+    near = d["nearest"]
+    if d["flipped"]:
+        return (f"tilt/margin = {d['ratio_text']} > 1: {d['chosen']} is written instead of "
+                f"{near}")
+    if d["tilt"] == "0":
+        return f"tilt 0: nothing tilts the comparison, {near} is written"
+    if d["tilt"].startswith("-"):
+        return f"tilt/margin < 0: the tilt favours {near} as well, which is written"
+    return f"tilt/margin = {d['ratio_text']}: below 1, {near} is written"
 
 
 def attribution_bars(d, x0, y, half=180):
