@@ -1262,7 +1262,7 @@ def test_learner10_the_parameter_figure_counts_as_the_ledger_does():
     drawn = [p["stage"] for p in views["params"]]
     assert (len(drawn), drawn.count("embed"), drawn.count("readout")) == (40, 19, 2)
     svg_text = figures.parameters(views)
-    assert "The 40 distinct values behind the 22 counted parameters" in svg_text
+    assert "40 chips behind the 22 counted parameters" in svg_text
     assert "The 40 parameters" not in svg_text
     for said in ("19 drawn, 11 counted", "12 drawn, 4 counted", "7 drawn, 6 counted",
                  "2 drawn, 1 counted"):
@@ -1277,6 +1277,37 @@ def test_learner10_the_parameter_figure_counts_as_the_ledger_does():
     assert len(published["params"]) == published["param_total"] == 36
     assert "The 36 parameters on the model&#x27;s slots" in figures.parameters(published)
     assert "drawn," not in figures.parameters(published)
+
+
+def test_learner16_the_parameters_heading_counts_values_as_params_rules_does():
+    """jacobli99-28's heading "The 40 distinct values behind the 22 counted parameters" read
+    against `params --rules`' "distinct 39" (learner16 8): the heading counts chips, and a
+    line says how many values they show and where the rest of the model-wide distinct ones
+    sit (blocks.0.mlp.b_in's 991, 992, 1811, 1812, derived from C, no chip). Models whose
+    chips are their parameters (zcbtrak-6, TinyAdder-36) keep one count."""
+    from tinyadder.analysis.ledger import rules
+    views = float_views("jacobli99-28")
+    model = models.build("jacobli99-28", None)
+    counts = rules(model)
+    assert (counts["distinct"].params, counts["seed000"].params) == (39, 22)
+    chips = {p["value"] for p in views["params"]}
+    wide = {str(v) for line in ledger(model) if line.tensor.entries
+            and line.role != "position" for v in line.tensor.entries.values()}
+    assert (len(views["params"]), len(chips)) == (40, 35)
+    assert chips <= wide and wide - chips == {"991", "992", "1811", "1812"}
+    drawn = figures.parameters(views)
+    assert ">40 chips behind the 22 counted parameters, on the model&#x27;s slots</text>" in drawn
+    assert (">a chip per tensor and distinct value (per token row in the embedding): 35 "
+            "different values among the 40, 5 chips repeating a value another tensor or token "
+            "row holds</text>") in drawn
+    assert (">params --rules counts 39 distinct model-wide: 4 more sit only in tensors with no "
+            "counted parameter</text>") in drawn
+    assert "distinct values behind" not in drawn
+    for name, n in (("zcbtrak-6", 47), ("published", 36)):
+        assert rules(models.build(name, None))["seed000"].params == n
+        drawn = figures.parameters(float_views(name))
+        assert f"The {n} parameters on the model&#x27;s slots" in drawn
+        assert "different values among" not in drawn and "params --rules" not in drawn
 
 
 def test_learner15_the_parameters_view_reconciles_the_claim_with_the_ledger():

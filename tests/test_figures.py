@@ -23,7 +23,9 @@ import pytest
 
 from explore_cases import EXAMPLE, FLAW, traced
 from tinyadder.analysis.pictures.explore import defaults
+from tinyadder.analysis.pictures import figures
 from tinyadder.analysis.pictures.figures import FIGURES
+from tinyadder.analysis.pictures.svg import text_width
 from tinyadder import build, number_system, run_with_cache
 from tinyadder.analysis.pictures.views import build_views
 from tinyadder.cli import figure
@@ -141,6 +143,75 @@ def test_the_ruler_magnifies_around_the_boundary():
             "7 \u2212 10\u207b\u2076 to 7 + 10\u207b\u2076") in drawn
     assert ">x: 5.96\u00b710\u207b\u2078 below 7</text>" in drawn
     assert ">the tilt moves the boundary here</text>" in drawn
+
+
+def test_the_magnifier_magnifies_or_says_there_is_nothing_to():
+    """At 7650676663 + 0149460439's position 28, x = 3.71 sits 0.29 below the boundary 4: a
+    strip from 4 - 10^0 to 4 + 10^0 showed no more than the ruler above (learner18 10), so a
+    line says so; at position 24 (x 0.0014 from 8) the strip still magnifies."""
+    views = traced(EXAMPLE)[1]
+    far = FIGURES["ruler"](views, {**defaults(views), "pos": 28})
+    assert ">x is 0.29 below the boundary 4, where the choice flips: the ruler above shows " \
+           "that at full scale, so nothing to magnify</text>" in far
+    assert "magnified around" not in far and "\u2212 10\u2070" not in far
+    near = FIGURES["ruler"](views, {**defaults(views), "pos": 24})
+    assert ("magnified around the boundary 8 between marks 7 + \u00bd and 8 + \u00bd: from "
+            "8 \u2212 10\u207b\u00b2 to 8 + 10\u207b\u00b2") in near
+
+
+def test_the_ruler_says_which_way_the_tilt_leans():
+    """"tilt -100 units; lead of 8: ..." left the sign unexplained, where the lead is the margin
+    plus 100 (learner18 2): the line says whom the tilt favours, in explain's words, and the
+    lead's formula; a positive tilt favours the rival."""
+    views = traced(EXAMPLE)[1]
+    drawn = FIGURES["ruler"](views, {**defaults(views), "pos": 24})
+    assert (">tilt \u2212100 units (negative: it favours 8, the winner); lead of 8 = margin "
+            "\u2212 tilt = 2.74\u00b710\u2075 units (~1.05502\u00b710\u00b9\u00b3 in logits)"
+            "</text>") in drawn
+    assert "tilt -100" not in drawn
+    drawn = FIGURES["ruler"](views, {**defaults(views), "pos": 23})
+    assert ">tilt +1000 units (positive: it favours 8, the rival); lead of 7 = margin " \
+           "\u2212 tilt = 4\u00b710\u2078 units" in drawn
+    # the flaw's attribution: a negative tilt is no ratio below 1, it favours the winner too
+    drawn = FIGURES["flaw"](views, {**defaults(views), "pos": 28})
+    assert ">tilt/margin &lt; 0: the tilt favours 3 as well, which is written</text>" in drawn
+    assert "tilt/margin = -" not in drawn
+    drawn = FIGURES["flaw"](views, {**defaults(views), "pos": 22})
+    assert ">tilt 0: nothing tilts the comparison, 0 is written</text>" in drawn
+    # an exact power of ten as a power, and one unit singular
+    views = traced(FLAW)[1]
+    drawn = FIGURES["ruler"](views, {**defaults(views), "pos": 28})
+    assert ">margin: 1&#x27;s mark is farther by 10\u2074 units (" in drawn and "10^" not in drawn
+    drawn = FIGURES["ruler"](views, {**defaults(views), "pos": 32})
+    assert ">margin: 1&#x27;s mark is farther by 1 unit (" in drawn and "1 units" not in drawn
+
+
+def test_the_place_values_floor_counts_its_keys():
+    """Query 1 has one key below the scale: "1 key with weight ...", not "1 keys" (learner17
+    10); query 24 has 22."""
+    views = traced(EXAMPLE)[1]
+    one = FIGURES["place"](views, {**defaults(views), "pos": 1})
+    assert (">\u2248 0: 1 key with weight 5.07596\u00b710\u207b\u2074\u00b3\u2075, below "
+            "10\u207b\u2076\u2070</text>") in one and "1 keys" not in one
+    assert ">\u2248 0: 22 keys with weights " in FIGURES["place"](views, {**defaults(views),
+                                                                      "pos": 24})
+
+
+@pytest.mark.parametrize("digits", [10, 3])
+def test_no_label_of_the_place_chart_runs_off_its_edge(digits):
+    """The sink's label, right of the last column, ran past the right edge ("sink ~1.0000",
+    its last digit cut; learner18 4): every text of the page's place chart, every query in
+    both modes, ends inside the SVG (at 11 px, 0.58 em a character)."""
+    views = traced(EXAMPLE)[1] if digits == 10 else traced("999+1", "repaired", 3)[1]
+    drawn = figures.place(views)
+    width = float(re.search(r'<svg [^>]*width="([\d.]+)"', drawn).group(1))
+    ends = []
+    for x, rest, label in re.findall(r'<text x="([\d.]+)" y="[\d.-]+" class="[^"]*"([^>]*)>'
+                                     r'([^<]*)</text>', drawn):
+        w = text_width(html.unescape(label))
+        ends.append(float(x) + (0 if "end" in rest else w / 2 if "middle" in rest else w))
+    assert ">sink ~1.00000</text>" in drawn
+    assert len(ends) > 100 and max(ends) <= width, (max(ends), width)
 
 
 def test_the_count_label_sits_beside_its_own_dot():

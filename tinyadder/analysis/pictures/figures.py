@@ -189,19 +189,23 @@ def decay_axes(views, x0, y0, width, height):
 
 def decay(views, q, mode, x0, y0, width, geometry):
     """One query's weights against key position; the keys below the scale (head 3's digit
-    keys, e^-1000 and less) on the "≈ 0" floor, their range said."""
+    keys, e^-1000 and less) on the "≈ 0" floor, their range said; (elements, the right edge
+    of its widest text)."""
     y, floor_y, dx = geometry
     head = views["place_head"]
     row = views["heads"][head][mode][q]
     lo = views["heads"][head]["scale"][0]
     tokens = views["tokens"]
     out = [text(x0, y0 - 12, place_title(views, q, mode), "t")]
+    right = x0 + text_width(place_title(views, q, mode))
     below = [c for c in row if c[1] is not None and c[1] < lo]
     if below:
         span = f"{pretty(_e(max(below, key=lambda c: c[1])))} \u2026 " \
                f"{pretty(_e(min(below, key=lambda c: c[1])))}"
-        out.append(text(x0 + width, floor_y + 44, f"\u2248 0: {len(below)} keys with weights "
-                                                  f"{span}, below {power(lo)}", "small", "end"))
+        said = (f"1 key with weight {pretty(_e(below[0]))}" if len(below) == 1 else
+                f"{len(below)} keys with weights {span}")
+        out.append(text(x0 + width, floor_y + 44, f"\u2248 0: {said}, below {power(lo)}",
+                        "small", "end"))
     path, dots = [], {}
     for k, c in enumerate(row):
         role = tokens[k]["role"] if k <= q else "sink"
@@ -214,12 +218,13 @@ def decay(views, q, mode, x0, y0, width, geometry):
             if role in ("special", "sink"):
                 label = "sink" if role == "sink" else tokens[k]["text"]
                 out.append(text(x + 6, yy - 5, f"{label} {shown(c[2])}", "small"))
+                right = max(right, x + 6 + text_width(f"{label} {shown(c[2])}"))
         dots.setdefault(role, []).append(f"M{num(x)} {num(yy)}h0")
     out.append(f'<path d="{"".join(path)}" fill="none" stroke="{FAINT}"/>')
     for role, d in dots.items():
         out.append(f'<path d="{"".join(d)}" stroke="{ROLE.get(role, INK)}" stroke-width="7" '
                    f'stroke-linecap="round"/>')
-    return out
+    return out, right
 
 
 def _e(c):
@@ -247,12 +252,17 @@ def place(views, pos=None, mode="softmax1", standalone=False):
     heading = (f"Place values: {views['place_head']} turns distance into powers of ten")
     axes, y, floor_y, dx = decay_axes(views, 60, 58, width, 190)
     body = [title(heading)] + axes
+    right = 60 + width
     for m in ([mode] if standalone else MODES):
         for q in ([shown] if standalone else range(t)):
             extra = shown_at(q, q == shown and m == mode) + f' data-mode="{m}"'
-            body.append(group(decay(views, q, m, 60, 58, width, (y, floor_y, dx)), extra))
+            drawn, edge = decay(views, q, m, 60, 58, width, (y, floor_y, dx))
+            body.append(group(drawn, extra))
+            right = max(right, edge)
     body += role_legend(60, 332)
-    return svg(width_for(width + 120, heading, size=13), 348, body, "place-svg", standalone)
+    # as wide as the widest label of any query (the sink's, right of its column), plus a margin
+    return svg(width_for(max(width + 120, right + 12), heading, size=13), 348, body,
+               "place-svg", standalone)
 
 
 def count_curve(cells, views, x0, y0, width, height, pos):
@@ -709,11 +719,28 @@ def ruler_verdict(d):
                      f"{d['chosen']} leads by {pretty(d['lead'])} units")
     else:
         # both logit figures to the tracer's six digits: they differ by the tilt
-        lines.append(f"margin: {d['rival']}'s mark is farther by {pretty(d['margin'])} units "
-                     f"({shown(d['margin_logits_text'])} in logits); tilt {pretty(d['tilt'])} "
-                     f"units; lead of {d['chosen']}: {pretty(d['lead'])} units "
-                     f"({shown(d['lead_logits'])} in logits)")
+        lines.append(f"margin: {d['rival']}'s mark is farther by {units(d['margin'])} "
+                     f"({shown(d['margin_logits_text'])} in logits)")
+        lines.append(f"{tilt_said(d)}; lead of {d['chosen']} = margin \u2212 tilt = "
+                     f"{units(d['lead'])} ({shown(d['lead_logits'])} in logits)")
     return lines
+
+
+def units(figure):
+    """'1 unit', '10\u2074 units': a figure of units of the sum, as the page prints it."""
+    return f"{pretty(figure)} unit{'' if figure == '1' else 's'}"
+
+
+def tilt_said(d):
+    """The tilt with its sign's meaning, in explain's and the walkthrough's words: the tilt is
+    how much the readout's other slots favour the rival, so a negative one favours the
+    nearest digit (TinyAdder-36's -100 units at 7650676663 + 0149460439's position 24)."""
+    if d["tilt"] == "0":
+        return "tilt 0: nothing else the readout reads favours either digit"
+    size = units(d["tilt"].lstrip("-"))
+    if d["tilt"].startswith("-"):
+        return f"tilt \u2212{size} (negative: it favours {d['nearest']}, the winner)"
+    return f"tilt +{size} (positive: it favours {d['rival']}, the rival)"
 
 
 def ruler_one(views, d, x0, y0, width):
@@ -750,12 +777,19 @@ def ruler_lens(d, x0, zy, width):
     integer between them, where the choice flips), 10^k wide on each side, k the decade of
     x's distance from B (margin/2P) or of the tilt's shift of B (tilt/2P), whichever is
     larger: 5193798811 + 1806201129's x = 6.99999994 sits 6·10^-8 below 7, and the tilt moves
-    the boundary 5·10^-7 below it, past x."""
+    the boundary 5·10^-7 below it, past x. Where that scale is 10^0 or more, the ruler above
+    already shows it: a line says so instead (7650676663 + 0149460439's x = 3.71 at position
+    28, 0.29 from 4)."""
     boundary = max(d["nearest"], d["rival"])
     below = d["nearest"] < d["rival"]          # x lies below the boundary
     dist = d["margin_p"] / 2 if d["margin_p"] else 0.0
     shift = d["tilt_f"] / 2 / 10 ** d["power"] if d["tilt_f"] > 0 else 0.0
     k = math.ceil(math.log10(max(dist, shift, 1e-300) * 1.25))
+    gap = pretty(f"{dist:.3g}")
+    if k >= 0 and shift < 0.01:  # a moved boundary would sit within 4 px of B there
+        return [text(x0, zy - 22, f"x is {gap} {'below' if below else 'above'} the boundary "
+                                  f"{boundary}, where the choice flips: the ruler above shows "
+                                  f"that at full scale, so nothing to magnify", "small")]
     half = 10.0 ** k
     mid = x0 + width / 2
 
@@ -774,7 +808,6 @@ def ruler_lens(d, x0, zy, width):
         out += [line(sx, zy - 14, sx, zy + 14, "", f' stroke="{TILT}" stroke-width="2" '
                                                     f'stroke-dasharray="3 2"'),
                 text(sx - 6, zy + 28, "the tilt moves the boundary here", "small", "end")]
-    gap = pretty(f"{dist:.3g}")
     out += [dot(at(-dist if below else dist), zy, TILT, 6),
             text(at(-dist if below else dist), zy + 44, f"x: {gap} {'below' if below else 'above'}"
                                                         f" {boundary}", "small", "middle")]
@@ -852,16 +885,28 @@ def attribution(d):
     """The direct logit attribution of logit(nearest) - logit(rival), in words."""
     near, rival = d["nearest"], d["rival"]
     total = signed(d["lead"], negate=d["flipped"])
-    verdict = (f"tilt/margin = {d['ratio_text']} > 1: {d['chosen']} is written instead of "
-               f"{near}" if d["flipped"] else
-               f"tilt/margin = {d['ratio_text']}: below 1, {near} is written")
     return [f"position {d['pos']} (place {power(d['power'])}): logit({near}) \u2212 "
             f"logit({rival}) = {signed(d['margin'])} units from layer 1's FFN (the margin; "
             f"{pretty(d['margin_logits'])} in logits)",
             f"    {signed(d['tilt'], negate=True)} units from the rest of the readout's slots "
             f"(minus the tilt; {signed(d['tilt_logits'], negate=True)} in logits) = {total} "
             f"units of the sum",
-            verdict]
+            attribution_verdict(d)]
+
+
+def attribution_verdict(d):
+    """Which digit is written, and why: tilt/margin against 1; a negative tilt favours the
+    nearest digit, which then wins by more, so no ratio is compared (7650676663 +
+    0149460439's position 28: -10^-9 units); no tilt, nothing tilts."""
+    near = d["nearest"]
+    if d["flipped"]:
+        return (f"tilt/margin = {d['ratio_text']} > 1: {d['chosen']} is written instead of "
+                f"{near}")
+    if d["tilt"] == "0":
+        return f"tilt 0: nothing tilts the comparison, {near} is written"
+    if d["tilt"].startswith("-"):
+        return f"tilt/margin < 0: the tilt favours {near} as well, which is written"
+    return f"tilt/margin = {d['ratio_text']}: below 1, {near} is written"
 
 
 def attribution_bars(d, x0, y, half=180):
@@ -1149,10 +1194,11 @@ def parameters(views, standalone=False):
     drawn = len(views["params"])
     all_same = all(per_stage.get(p["stage"], 0) == counted.get(p["stage"], 0)
                    for p in views["program"])
-    x0, y0, col_w, lane_h = 90, 104 if all_same else 118, 150, 22
-    said = (f"The {drawn} parameters on the model's slots" if drawn == views["param_total"]
-            else f"The {drawn} distinct values behind the {views['param_total']} counted "
-                 f"parameters, on the model's slots")
+    chips = chip_values(views) if drawn != views["param_total"] else []
+    x0, y0, col_w, lane_h = 90, 104 if all_same else 118 + 14 * len(chips), 150, 22
+    said = (f"The {drawn} parameters on the model's slots" if not chips
+            else f"{drawn} chips behind the {views['param_total']} counted parameters, on the "
+                 f"model's slots")
     legend = ("lanes are residual slots; dots: \u25cf written, \u25cb read by that stage; a "
               "chip is one " + ("parameter" if all_same else "distinct value") + ", spanning "
               "the lanes it writes (hover one); " +
@@ -1161,6 +1207,7 @@ def parameters(views, standalone=False):
     body = [title(said),
             text(0, 34, legend, "small"),
             text(x0 - 6, y0 - 30, "scores", "small mono", "end")]
+    body += [text(0, 48 + 14 * k, s, "small") for k, s in enumerate(chips)]
     for i, s in enumerate(slots):
         y = y0 + i * lane_h
         body.append(line(x0, y, x0 + len(columns) * col_w, y, "lane",
@@ -1193,8 +1240,28 @@ def parameters(views, standalone=False):
         body.append(rect(x, top, 7, bottom - top, "chip", f' fill="{TILT}" data-param="{k}"'))
         for lane in lanes[1:-1] if len(lanes) > 2 else []:
             body.append(dot(x + 3.5, y0 + lane * lane_h, "#fff", 1.5))
-    return svg(width_for(x0 + len(columns) * col_w + 20, legend, size=10),
+    return svg(width_for(x0 + len(columns) * col_w + 20, legend, *chips, size=10),
                y0 + len(slots) * lane_h + 10, body, "params-svg", standalone)
+
+
+def chip_values(views):
+    """What the chips show, against ``params --rules``' distinct count, as lines: a chip is one
+    distinct value of one tensor (per token row in the embedding), so a value two tensors hold
+    is two chips, and a value only in tensors with no counted parameter none. jacobli99-28:
+    40 chips, 35 values, the other 4 of its 39 model-wide in blocks.0.mlp.b_in (from C)."""
+    drawn = len(views["params"])
+    values = len({p["value"] for p in views["params"]})
+    said = [f"a chip per tensor and distinct value (per token row in the embedding): {values} "
+            f"different values among the {drawn}" + (
+                f", {drawn - values} chips repeating a value another tensor or token row holds"
+                if values < drawn else "")]
+    wide = (views.get("rule_counts") or {}).get("distinct", [None])[0]
+    if wide is not None and wide > values:
+        said.append(f"params --rules counts {wide} distinct model-wide: {wide - values} more "
+                    f"sit only in tensors with no counted parameter")
+    elif wide == values:
+        said.append(f"params --rules counts the same {wide} distinct model-wide")
+    return said
 
 
 def stage_count(stage, drawn, counted):

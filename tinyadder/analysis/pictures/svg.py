@@ -158,11 +158,15 @@ def power(e):
 
 
 def pretty(figure):
-    """An ASCII figure as the page prints it: '4.77e9' -> '4.77\u00b710\u2079', '-60' as is.
+    """An ASCII figure as the page prints it: '4.77e9' -> '4.77\u00b710\u2079', an exact power
+    '10^4' (figure's plain form of 10000) -> '10\u2074', '-60' as is.
 
-    >>> pretty("4.77e9"), pretty("-1e-7"), pretty("119")
-    ('4.77\u00b710\u2079', '-10\u207b\u2077', '119')
+    >>> pretty("4.77e9"), pretty("-1e-7"), pretty("119"), pretty("10^4")
+    ('4.77\u00b710\u2079', '-10\u207b\u2077', '119', '10\u2074')
     """
+    exact = re.fullmatch(r"(-?)10\^(-?[0-9]+)", figure)
+    if exact:
+        return exact.group(1) + power(int(exact.group(2)))
     mantissa, e, exponent = figure.partition("e")
     if not e:
         return figure
