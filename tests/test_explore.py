@@ -484,9 +484,11 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
             'readout) do not apply here: they read what adder1 lacks (a layer-0 head') in change
     assert ("; instead, this model&#x27;s layer 1 FFN switched off: the run of the same sum "
             "with its output zeros, beside the run as built.</p>") in change
-    for name in ("tokens", "attention", "residual", "params"):
+    for name in ("tokens", "attention", "params", "residual"):
         section = re.search(f'<section id="view-{name}">(.*?)</section>', text, re.S).group(1)
         assert "Not for this model" not in section, name
+    assert "Hover a cell for its value (~ and \u2248 both: rounded for display; \u2248 before a " \
+        "minus).</p>" in section  # the residual grid's two marks said (the lead 4)
     # no walkthrough section is about this model: none is cited, none embedded
     assert "walkthrough \u00a7" not in text and 'id="walkthrough"' not in text
     # its tour: where a0 is and who predicts s0; where the query that predicts s1 (the '=')
