@@ -305,6 +305,12 @@ TOUR_PROBE = """<script>(function () {
       document.getElementById("tour-check").click();
       out.checks.push(document.getElementById("tour-verdict").textContent);
     });
+  // the candidates' step: the slot list keeps cand0..cand9 until a check (the lead 1)
+  document.querySelector('[data-step="5"]').click();
+  document.querySelector('[data-step="6"]').click();
+  out.column6 = [document.getElementById("resid-column").textContent];
+  document.getElementById("tour-check").click();
+  out.column6.push(document.getElementById("resid-column").textContent);
   document.querySelector('[data-step="11"]').click();  // change one thing: slope ln 2
   out.variant = document.getElementById("status").textContent;
   document.body.setAttribute("data-probe", JSON.stringify(out));
@@ -344,7 +350,7 @@ def test_tour_colours_and_softmax_mode(pages):
     assert (plain[10], plain[12], plain[33]) == (59, 48, 37), plain  # just below 10^-11, 10^-22
     assert "the model writes 92000000000" in out["count"] and "92000000000" not in out["count1"]
     views_tour = tour_steps(traced(EXAMPLE)[1])
-    wanted = [("tour=1&pos=22&stage=embed", "view-tokens"),
+    wanted = [("tour=1&pos=0&stage=embed", "view-tokens"),  # not on its answer, 22 or 32
               ("tour=2&pos=24&stage=L0.attn", "view-place"),
               ("tour=3&pos=32&stage=L0.attn", "view-attention"),
               ("tour=4&pos=22&stage=L0.attn", "view-count"),
@@ -378,7 +384,7 @@ def test_tour_colours_and_softmax_mode(pages):
                                        "writes 46.")
     # x and the lead appear in the status line from the ruler's step on, where defined
     # (once the answer is shown: while it is hidden the line says the state only)
-    assert out["first"].startswith("tour 1. Tokens and positions \u00b7 position 22 \u00b7 "
+    assert out["first"].startswith("tour 1. Tokens and positions \u00b7 position 0 \u00b7 "
                                    "after embed \u00b7 answer hidden \u00b7 head"), out["first"]
     assert " x = " in out["ruler"] and " lead " in out["ruler"]
     # the ruler's margin, 2(R + b + ℓ − 8P) = 2.742·10⁵; x = 8.0014's 2.8·10⁵ is 2 %
@@ -390,6 +396,11 @@ def test_tour_colours_and_softmax_mode(pages):
     said10 = ", ".join(views_tour[5]["expect"].get("texts") or
                        map(str, views_tour[5]["expect"]["values"]))
     assert out["checks"][11] == f"right: the run says {said10}"
+    # the candidates' step asks cand3 of the formula: the slot list holds the ten back until
+    # a check, then prints them (the lead 1)
+    cand3 = "cand3" + views_tour[5]["expect"]["texts"][0]
+    assert "cand3? (the step asks it)" in out["column6"][0] and cand3 not in out["column6"][0]
+    assert cand3 in out["column6"][1] and "asks it" not in out["column6"][1]
     # the status line names the variant drawn
     assert " \u00b7 variant slope ln 2" in out["variant"], out["variant"]
     # or the value of the arithmetic typed, e^x included
@@ -430,7 +441,8 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     zc.write_text(explore_page.page(zc_views), encoding="utf-8")
     urls = [zc.as_uri() + "#pos=31&stage=L0.mlp", loki.as_uri() + "#tour=1", flaw,
             both.as_uri() + "#pos=32&stage=readout", both.as_uri() + "#pos=7&compare=0",
-            both.as_uri() + "#pos=31&stage=L1.attn", zc.as_uri() + "#tour=3"]
+            both.as_uri() + "#pos=31&stage=L1.attn", loki.as_uri() + "#tour=2",
+            zc.as_uri() + "#tour=3"]
     doms = dump(urls)
     for url in urls:
         assert_ran_cleanly(*doms[url])
@@ -477,6 +489,21 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     assert status_of(dom) == DOT.join(["tour 1. The same function as zcbtrak-6",
                                        "position 31", "after L0.attn", "answer hidden",
                                        "head L0.h softmax"])
+    # it asks x1 after the FFN: no view prints it before a check (the lead 1): the FFN table
+    # holds its sum back, the FFN-off run's table further down is veiled
+    wrote = re.search(r'<p class="note ffn-wrote">(.*?)</p>', dom).group(1)
+    assert wrote == ("All units together, through the down projection: shown once you check "
+                     "a guess or show the answer.")
+    shown = [ident for ident, attrs, body in re.findall(
+        r'<section id="(view-[a-z-]+)"([^>]*)>(.*?)</section>', dom, re.S)
+        if "veiled" not in attrs and "hidden" not in attrs and "0.992544" in body]
+    assert shown == [], shown
+    assert '<section id="view-change" class="dim veiled">' in dom
+    # the tied gate's step asks g1, which the FFN's table prints: the table waits
+    tied_dom = doms[urls[5]][0]
+    units = re.search(r'<div id="hidden-units"[^>]*>(.*?)</div>', tied_dom, re.S).group(1)
+    assert "The FFN's hidden units: shown once you check a guess or show the answer." in units
+    assert "901.107" not in units
     # zcbtrak-6's tour: the keys query 31 weighs most, named by role, in the line above the map
     zc_dom = doms[urls[-1]][0]
     assert status_of(zc_dom) == DOT.join(["tour 3. Where the query looks", "position 31",

@@ -74,6 +74,12 @@ def test_one_number_format_on_the_page(example):
         text = re.sub(r'<script.*?</script>|<section id="walkthrough">.*?</section>', "",
                       page, flags=re.S)
         assert re.findall(r".{40}\de[+-]?\d", text) == []
+    # its two marks of a rounded value, ~6.00000 and ≈ −2.99999, said beside the grid and
+    # the slot list that print them (the lead 4)
+    residual = re.search(r'<section id="view-residual">.*?<p class="intro">(.*?)</p>',
+                         example[2], re.S).group(1)
+    assert residual.endswith("Hover a cell for its value and what it holds (~ and \u2248 both: "
+                             "rounded for display; \u2248 before a minus).")
 
 
 def log10_exact(x):
@@ -462,8 +468,14 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
         section = re.search(f'<section id="view-{name}" hidden>(.*?)</section>', text,
                             re.S).group(1)
         assert "Not for this model" in section, name
-    assert ('<section id="view-not-shown"><p class="intro">Views for the TinyAdder-36 family, '
-            'not shown for this model: Place values') in text
+        assert '<p class="intro">Not for this model (what it lacks: the line above).</p>' \
+            in section, name  # short: the line above says it once
+    # said once, in one short line, what the model lacks folded under it (the lead 3)
+    line = re.search(r'<section id="view-not-shown">(.*?)</section>', text, re.S).group(1)
+    assert line.startswith('<p class="intro">The TinyAdder-36 family&#x27;s own views (place '
+                           'values, count, running sum, ruler, why it fails) read what this '
+                           'model lacks; they are not drawn.</p><details><summary>what adder1 '
+                           'lacks</summary><p>a layer-0 head with an ALiBi slope')
     # the FFN-off run: the section opens with what applies, never "Not for this model"
     # above a view drawn for this model (learner14 5)
     change = re.search(r'<section id="view-change">(.*?)</section>', text, re.S).group(1)
@@ -472,9 +484,11 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
             'readout) do not apply here: they read what adder1 lacks (a layer-0 head') in change
     assert ("; instead, this model&#x27;s layer 1 FFN switched off: the run of the same sum "
             "with its output zeros, beside the run as built.</p>") in change
-    for name in ("tokens", "attention", "residual", "params"):
+    for name in ("tokens", "attention", "params", "residual"):
         section = re.search(f'<section id="view-{name}">(.*?)</section>', text, re.S).group(1)
         assert "Not for this model" not in section, name
+    assert "Hover a cell for its value (~ and \u2248 both: rounded for display; \u2248 before a " \
+        "minus).</p>" in section  # the residual grid's two marks said (the lead 4)
     # no walkthrough section is about this model: none is cited, none embedded
     assert "walkthrough \u00a7" not in text and 'id="walkthrough"' not in text
     # its tour: where a0 is and who predicts s0; where the query that predicts s1 (the '=')
@@ -495,6 +509,7 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
         [1, 5], ["a0", "b0"], ["s"], [int(data["tokens"][5]["text"]), logits[-1] - logits[-2]],
         [int(model.vocab[tokens[5]])], [sum(line.params for line in ledger(model))]]
     assert tour[3]["expect"]["values"] == [1, 0.75] and tour[3]["state"]["pos"] == 4
+    assert tour[0]["state"]["pos"] == 0  # on neither answer, 1 or 5 (the lead 2)
 
 
 def test_a_mixed_block_is_drawn_with_its_mix_as_a_stage(tmp_path):
@@ -565,6 +580,10 @@ def test_a_sinusoid_11_pages_hovers_say_what_acc_and_pe_sin_hold(name):
         # its FFN adds the carry and wraps: switched off, each column writes min(a_k + b_k, 9)
         assert v["ffn_off"]["answer"] == "".join(
             str(min(digit(a, k) + digit(b, k), 9)) for k in range(10, -1, -1))
+        # its tokens step asks where a0 is (position 9) and who predicts s0: it opens on
+        # neither, so the selection and the status line do not say them (the lead 2)
+        first = tour.steps(v)[0]
+        assert first["expect"]["values"] == [9, 21] and first["state"]["pos"] == 0
         # its tour's step on the column: acc after the attention at the query for s1
         step = next(s for s in tour.steps(v) if s["title"].endswith("The column"))
         q = step["state"]["pos"]
@@ -1014,6 +1033,10 @@ def test_the_tours_words_at_three_digits(example):
     assert "room 0.37 units" in steps["Why it does not fail"]["answer"]
     assert "margin" not in steps["Why it does not fail"]["answer"]
     flaw = tour.steps(example[1])
+    # the tokens step asks which positions predict the first and last digit: it opens on
+    # <bos>, neither of them (the lead 2)
+    assert flaw[0]["expect"]["values"] == [22, 32] and flaw[0]["state"]["pos"] == 0
+    assert steps["Tokens and positions"]["state"]["pos"] == 0
     words = " ".join(s["text"] + s["answer"] for s in flaw if "fail" in s["title"])
     assert "right digit is 5 to 8" in words and "a 9 has no digit above it" in words
 

@@ -307,12 +307,15 @@
     var box = document.getElementById("resid-column");
     if (!box) { return; }
     var tok = D.tokens[state.pos], list = el("ul", "column-list");
+    // the slots a tour step asks for wait for its check or its answer
+    var asked = concealed() ? TOUR[state.tour - 1].hides || [] : [];
     D.resid_rows.forEach(function (name) {
       var row = R.rows[name];
       if (!row) { return; }
       var item = el("li", "");
       item.appendChild(el("span", "slot", name));
-      item.appendChild(el("span", "num", decimal(row, state.pos)));
+      item.appendChild(el("span", "num", asked.indexOf(name) < 0 ? decimal(row, state.pos) :
+                          "? (the step asks it)"));
       list.appendChild(item);
     });
     fill("resid-column", [el("p", "note", "Position " + state.pos + " (" + tok.label +
@@ -1022,6 +1025,9 @@
     return (off.length ? off.join("; ") : "not within the tolerance");
   }
   var scrollCard = false;
+  var openedStep = 0;  // the tour step whose answer a check or 'show the answer' has opened
+  // a tour step whose answer is not yet open: the views print no value it asks for
+  function concealed() { return state.tour > 0 && openedStep !== state.tour; }
   function drawTour() {
     var card = document.getElementById("tour");
     var sections = document.querySelectorAll("main > section");
@@ -1030,7 +1036,7 @@
     card.hidden = !state.tour;
     if (!state.tour) {
       sections.forEach(function (s) { s.classList.remove("dim", "veiled"); });
-      shownStep = 0;
+      shownStep = openedStep = 0;
       return;
     }
     var step = TOUR[state.tour - 1], view = document.getElementById("view-" + step.view);
@@ -1051,7 +1057,18 @@
     if (shownStep !== state.tour) {  // a new step: its answer hidden, the card in view
       // a view that prints the step's answer stays veiled until a check or the answer
       sections.forEach(function (s) { s.classList.remove("veiled"); });
+      openedStep = 0;
       if (step.veil) { view.classList.add("veiled"); }
+      // another view that prints the step's value (a rounded one, one with a power of ten,
+      // four digits or two decimals: not a digit or a label, which every view prints) waits
+      // with it
+      var printed = ((step.expect || {}).texts || (step.expect || {}).values || []).map(
+        String).filter(function (t) { return /[~\u2248\u00b7]|\d{4}|\d\.\d\d/.test(t); });
+      each("main > section[id^='view-']", function (s) {
+        if (s !== view && printed.some(function (t) { return s.textContent.indexOf(t) >= 0; })) {
+          s.classList.add("veiled");
+        }
+      });
       document.getElementById("tour-answer").hidden = true;
       document.getElementById("tour-reveal").hidden = false;
       document.getElementById("tour-guess").value = "";
@@ -1075,6 +1092,11 @@
     if (!box) { return; }
     var tok = D.tokens[state.pos];
     var nodes = [];
+    if (concealed() && TOUR[state.tour - 1].units === false) {  // the table holds the answer
+      fill("hidden-units", [el("p", "note ffn-said", "The FFN's hidden units: shown once " +
+                               "you check a guess or show the answer.")]);
+      return;
+    }
     Object.keys(D.hidden).forEach(function (stage) {
       var h = D.hidden[stage], table = el("table", "cmp ffn");
       var input = STAGES[STAGES.indexOf(stage) - 1], at = STAGES.indexOf(state.stage);
@@ -1111,7 +1133,10 @@
         table.appendChild(tr);
       });
       nodes.push(table);
-      if (h.down) { nodes.push(el("p", "note ffn-wrote", wrote(h, stage))); }
+      // the stream after the FFN is what a tour step asks: its sum waits for the answer
+      if (h.down) { nodes.push(el("p", "note ffn-wrote", concealed() ? "All units together, " +
+        "through the down projection: shown once you check a guess or show the answer." :
+        wrote(h, stage))); }
     });
     fill("hidden-units", nodes);
   }
@@ -1338,6 +1363,8 @@
     };
     on("tour-check", "click", function () {
       unveil();
+      openedStep = state.tour;
+      render();
       setText("tour-verdict", verdict(TOUR[state.tour - 1].expect,
                                       document.getElementById("tour-guess").value));
     });
@@ -1347,6 +1374,8 @@
     });
     on("tour-reveal", "click", function () {
       unveil();
+      openedStep = state.tour;
+      render();
       document.getElementById("tour-answer").hidden = false;
       document.getElementById("tour-reveal").hidden = true;
       document.getElementById("status").textContent = statusText();  // now it may say all

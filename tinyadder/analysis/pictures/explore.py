@@ -468,24 +468,38 @@ def _section(views, ident, title, intro, body, docs):
             f'<p class="intro">{intro}</p>{body}</section>')
 
 
+# the residual view's values, printed two ways (svg.shown: '~−6.0' would read as one mark)
+ROUNDED = " (~ and \u2248 both: rounded for display; \u2248 before a minus)."
+
+
+# the family's own views, as the one line for a model outside the family names them
+FOLDED_NAMES = {"place": "place values", "count": "count", "sum": "running sum",
+                "ruler": "ruler", "flaw": "why it fails", "change": "change one thing"}
+
+
 def _folded(views, sections):
     """The sections of a model outside the TinyAdder-36 family, those that do not apply to it
-    hidden in place (the page's script and links still find them) and said in one line after
-    the first such: 'Views for the TinyAdder-36 family, not shown for this model: ...'."""
+    hidden in place (the page's script and links still find them, each saying 'Not for this
+    model' in a line) and said in one short line after the first such, what the model lacks
+    folded under it: 'The TinyAdder-36 family's own views (...) read what this model lacks;
+    they are not drawn.'"""
     folded = [(v, t) for v, t, _ in sections if _only_says_why(views, v)]
     if not folded:
         return [s for _, _, s in sections]
     gaps = list(dict.fromkeys(g for v, _ in folded for g in
                               views["missing"][v].split(" lacks: ", 1)[1].rstrip(".")
                               .split("; ")))
-    line = (f'<section id="view-not-shown"><p class="intro">Views for the {FAMILY}, not shown '
-            f'for this model: {escape("; ".join(t for _, t in folded))} (they read what that '
-            f'family has and {escape(views["model"])} lacks: {escape("; ".join(gaps))}).'
-            f'</p></section>')
+    names = ", ".join(FOLDED_NAMES.get(v, t) for v, t in folded)
+    said = f"The {FAMILY}'s own views ({names}) read what this model lacks; they are not drawn."
+    line = (f'<section id="view-not-shown"><p class="intro">{escape(said)}</p>'
+            f'<details><summary>what {escape(views["model"])} lacks</summary><p>'
+            f'{escape("; ".join(gaps))}.</p></details></section>')
     out = []
     for v, _, text in sections:
         if _only_says_why(views, v):
             text = text.replace(f'<section id="view-{v}">', f'<section id="view-{v}" hidden>', 1)
+            text = re.sub(r'<p class="intro">.*?</p>', '<p class="intro">Not for this model '
+                          '(what it lacks: the line above).</p>', text, count=1, flags=re.S)
             if line:
                 text, line = line + text, ""
         out.append(text)
@@ -632,7 +646,8 @@ def _intros(views, state):
                     "beside it. Outlined: changed by "
                     "this stage. "
                     "Crossed: departs from the value the design intends (the probes of "
-                    "<code>--check</code>). Hover a cell for its value and what it holds.",
+                    "<code>--check</code>). Hover a cell for its value and what it holds" +
+                    ROUNDED,
         "sum": f"Layer 1 averages {v1} over the positions: the sum of digit_pos is "
                f"{views['digit_scale']}\u00b7(a + b) on the prompt, and each emitted digit "
                "subtracts itself. R is what remains to be written, in units of the sum; "
@@ -745,7 +760,7 @@ def page(views, docs=None, other=None):
             "beside it. A stream of at most three slots prints "
             "each value in its cell. Outlined: changed by this stage. At the readout stage "
             "the logits follow, each coloured by its gap to the winner (outlined). Hover a "
-            "cell for its value.")
+            "cell for its value" + ROUNDED)
     sections = [_section(views, v, titles[v], intro[v], bodies[v], docs) for v in VIEWS]
     if not views["family"]:  # a model outside the family: its "not for this model" in one line
         sections = _folded(views, [(v, titles[v], s) for v, s in zip(VIEWS, sections)])

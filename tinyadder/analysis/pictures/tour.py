@@ -84,11 +84,18 @@ def _positions(views):
     return specials[1], specials[2]  # '+' and '='
 
 
+def _away(views, *answers):
+    """The first position that is none of a step's answers: where the step opens, so that
+    its selection and the status line do not say the answer."""
+    return next(t["pos"] for t in views["tokens"] if t["pos"] not in answers)
+
+
 def _tokens(views):
     first, last = views["predicting"][0], views["predicting"][-1]
     n = views["digits"]
     return {
-        "view": "tokens", "state": {"pos": first, "stage": "embed"}, "section": "tokens",
+        "view": "tokens", "state": {"pos": _away(views, first, last), "stage": "embed"},
+        "section": "tokens",
         "title": "Tokens and positions",
         "text": f"The prompt is <bos>, the {n} digits of a, +, the {n} digits of b and =: "
                 f"positions 0 to {first}. The model then writes the {n + 1} digits of the "
@@ -178,6 +185,7 @@ def _count(views):
     return {
         "view": "count", "state": {"pos": first, "mode": "softmax1"}, "section": "head3",
         "veil": True,  # the chart draws count per position: hidden until a check
+        "hides": ["count"],  # and the residual stream's slot-by-slot list prints it at =
         "title": "count, the place values",
         "text": "Head 3's value is 0.1/S on every special token, and = (special too) has "
                 "\u22121.1/S more from the slot eq: \u22121/S in all, with S = "
@@ -403,6 +411,7 @@ def _candidates(views, q):
     three = _slot(views, "L0.mlp", "cand3", q)
     return {
         "view": "residual", "state": {"pos": q, "stage": "L0.mlp"}, "section": "ffn0",
+        "hides": [f"cand{u}" for u in range(10)],  # the slot list prints them: asked of the formula
         "title": "The ten candidates",
         "text": "Layer 0's FFN writes ten candidates, one slot each: cand_u = "
                 "\u2212(1000/(i + 2))\u00b7(u + \u00bd)\u00b7P: a mark at u + \u00bd units of "
@@ -558,7 +567,8 @@ def _any_tokens(views, q):
     said = ("input is the token it computes from, out0 the first token of its answer" if task
             else f"a{k} is the digit of a at {power(k)}, s0 the sum's units digit")
     return {
-        "view": "tokens", "state": {"pos": a0, "stage": "embed"}, "section": "rope",
+        "view": "tokens", "state": {"pos": _away(views, a0, units), "stage": "embed"},
+        "section": "rope",
         "title": "Tokens by role",
         "text": f"This model's prompt is {views['layout']}: {said}. Each position predicts "
                 f"the next token, so the position before {last} decides it. Colours and the "
@@ -1095,6 +1105,7 @@ def _tied_gate(views, q):
     tie = sum(ratios) / len(ratios)
     return {
         "view": "residual", "state": {"pos": q, "stage": "L0.mlp"}, "section": None,
+        "units": False,  # the FFN's table prints g1: shown once a check or the answer opens it
         "title": "The tied gate",
         "text": f"A tied gate: {views['model']}'s FFN's two gate units "
                 f"share two weights a and c (the file writes g1's weight on x0 as a "
@@ -1102,8 +1113,8 @@ def _tied_gate(views, q):
                 f"c/1000)\u00b7x0 + c\u00b7x1 (x0 and x1 normalised), so g0 \u2212 g1 = "
                 f"(c/1000)\u00b7x0 at every position: {'%.6g' % tie} in this run, "
                 f"(g0 \u2212 g1)/x0 averaged over its {len(ratios)} positions, so c = "
-                f"{'%.6g' % (1000 * tie)}. The table under the residual stream gives g0 "
-                f"(\u201cgate\u201d) and x0 (the linear branch, the same normalised x0).",
+                f"{'%.6g' % (1000 * tie)}. The table under the residual stream (shown once "
+                f"you check) gives g0 (\u201cgate\u201d) and x0 (the linear branch, the same normalised x0).",
         "question": f"At position {q}, g0 = {shown(g0[2])} and x0 = {shown(x0[2])}. "
                     f"Predict g1.",
         "expect": {"kind": "numbers", "values": [g1[0]], "texts": [shown(g1[2])],
