@@ -1248,13 +1248,14 @@ def test_learner11_the_status_line_keeps_the_answer_until_it_is_shown(pages):
         assert hidden.startswith(title + DOT) and DOT + "answer hidden" + DOT in hidden
         assert not re.search(r"predicts|x = |lead ", hidden), hidden
         assert "answer hidden" not in shown_ and "predicts" in shown_, shown_
+        assert DOT + "answered" + DOT in shown_, shown_  # learner17 9
     assert DOT + "predicts 8" + DOT + "x = 8.0014" + DOT + "lead " in out[1][1], out[1][1]
     # step 11 keeps step 10's position and stage, 24 after the readout (steps 8 to 12 stay
     # there; learner14 7): the third digit, 8 as built, 0 under ln 2
     ln2 = next(v for v in traced(EXAMPLE)[1]["variants"] if v["key"] == "ln2")
     assert next(r["written"] for r in ln2["rows"] if r["pos"] == 24) == "0"
     assert out[3][1] == DOT.join(["tour 11. Change one thing", "position 24", "after readout",
-                                  "as built predicts 8", "x = 8.0014",
+                                  "answered", "as built predicts 8", "x = 8.0014",
                                   "lead 2.74\u00b710\u2075 units (~1.05502\u00b710\u00b9\u00b3 in "
                                   "logits)", "head L0.h3 softmax1",
                                   "variant slope ln 2 predicts 0"]), out[3][1]
