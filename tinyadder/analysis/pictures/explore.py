@@ -204,7 +204,7 @@ def column_cases(views):
     a, b = int(views["a"]), int(views["b"])
 
     def digit(n, k):
-        return n // 10 ** k % 10 if k >= 0 else 0
+        return n // 10 ** k % 10
 
     def carry(k):
         return int(k > 0 and a % 10 ** k + b % 10 ** k >= 10 ** k)
