@@ -487,8 +487,12 @@ def test_any_model_opens_with_its_generic_views(tmp_path):
     for name in ("tokens", "attention", "params", "residual"):
         section = re.search(f'<section id="view-{name}">(.*?)</section>', text, re.S).group(1)
         assert "Not for this model" not in section, name
-    assert "Hover a cell for its value (~ and \u2248 both: rounded for display; \u2248 before a " \
-        "minus).</p>" in section  # the residual grid's two marks said (the lead 4)
+    # the residual grid's marks said (the lead 4): '≈ ' in a cell whatever the sign, the
+    # tracer's ~ and ≈ in the hovers and the list (learner18 1)
+    assert ("Hover a cell for its value. A rounded value printed in a cell reads \u2248 60.0075 "
+            "or \u2248 \u22124.58762, \u2248 whatever its sign; the hovers and the slot list "
+            "write it as the tracer does, ~60.0075 and \u2248 \u22124.58762 (~ and \u2248 both: "
+            "rounded for display).</p>") in section
     # no walkthrough section is about this model: none is cited, none embedded
     assert "walkthrough \u00a7" not in text and 'id="walkthrough"' not in text
     # its tour: where a0 is and who predicts s0; where the query that predicts s1 (the '=')
@@ -726,11 +730,14 @@ def test_a_qwen_style_rope_10000_pages_hovers_say_what_x0_x1_x2_hold(name):
         # (learner14 6)
         assert steps["Layer 0's 4 heads"]["expect"]["values"] == ["a1", "b1", "a2", "b2"]
         assert steps["The embedding"]["expect"]["values"] == [x["embed"]["x2"][1]]
-        # the hovers name this position's case of the formulas
-        assert explore.column_cases(v)[q] == (
-            f"here k = 1: a1 = {digit_of(a, 1)}, b1 = {digit_of(b, 1)}, c1 = "
-            f"{carry_into(a, b, 1)}, a0 = {a % 10}, b0 = {b % 10}, c0 = 0, s1 = "
-            f"{digit_of(a + b, 1)}")
+        # the hovers name this position's case of the formulas: each digit a formula can
+        # name, s0 among them (x1's D = s_(k-1) - a_(k-1) - b_(k-1), learner16 2), s1 last
+        assert explore.column_cases(v)[q] == [1, [
+            ["a_k", f"a1 = {digit_of(a, 1)}"], ["b_k", f"b1 = {digit_of(b, 1)}"],
+            ["c_k", f"c1 = {carry_into(a, b, 1)}"], ["c_(k+1)", f"c2 = {carry_into(a, b, 2)}"],
+            ["a_(k\u22121)", f"a0 = {a % 10}"], ["b_(k\u22121)", f"b0 = {b % 10}"],
+            ["c_(k\u22121)", "c0 = 0"], ["s_(k\u22121)", f"s0 = {(a + b) % 10}"],
+            ["s_k", f"s1 = {digit_of(a + b, 1)}"]]]
         assert abs(x["embed"]["x2"][1] - a % 10 / 2000) < 1e-9  # a0 at position 1
         if carry_by != "norm":  # its FFN adds the carry and wraps: off, min(a_k + b_k, 9)
             assert views_module.ffn_off_view(model, a, b, "float32")["answer"] == "".join(
@@ -1326,6 +1333,11 @@ def test_learner16_the_parameters_heading_counts_values_as_params_rules_does():
     assert (">params --rules counts 39 distinct model-wide: 4 more sit only in tensors with no "
             "counted parameter</text>") in drawn
     assert "distinct values behind" not in drawn
+    # the view's intro counts them by the heading's word (views21)
+    intro = explore._intros(views, {})["params"]
+    assert (" (drawn: 40 chips, a chip per distinct value of each tensor it counts, per token "
+            "row in the embedding, so a value two tensors or token rows share has a chip in "
+            "each;") in intro and "distinct values of the tensors" not in intro
     for name, n in (("zcbtrak-6", 47), ("published", 36)):
         assert rules(models.build(name, None))["seed000"].params == n
         drawn = figures.parameters(float_views(name))

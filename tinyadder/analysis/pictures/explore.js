@@ -109,9 +109,12 @@
     var parts = [];
     if (state.tour) { parts.push("tour " + TOUR[state.tour - 1].title); }
     parts.push("position " + state.pos, "after " + state.stage);
-    var hidden = state.tour && document.getElementById("tour-answer").hidden;
+    var hidden = state.tour && document.getElementById("tour-answer").hidden &&
+                 rightStep !== state.tour;
     // while a tour step's answer is hidden the line says the state only: what the position
-    // predicts, x and the lead would answer the step's question above it
+    // predicts, x and the lead would answer the step's question above it; a right check
+    // or the answer shown has answered it
+    if (state.tour && !hidden) { parts.push("answered"); }
     var d = hidden ? null : decision(state.pos);
     var changed = state.variant !== D.defaults.variant;
     var built = changed ? "as built predicts " : "predicts ";
@@ -266,7 +269,7 @@
         var cls = row ? signedClass(row.cls.charAt(p)) : "na";
         rects[r * T + p].setAttribute("class", cls);
         if (values && r * T + p < values.children.length) {
-          values.children[r * T + p].textContent = row ? decimal(row, p) : "";
+          values.children[r * T + p].textContent = row ? cellValue(row, p) : "";
           values.children[r * T + p].setAttribute(
             "class", row && dark(row.cls.charAt(p)) ? "small val dk" : "small val");
         }
@@ -444,9 +447,9 @@
   }
   // one head's weights from query q: a strip of cells on the head's own log scale, and its
   // three largest weights in numbers
-  // a key's name under a strip: its role (a0, s10), 'sep' for a separator digit, 'bos'
+  // a key's name under a strip: its label as the token strip and the strip's own largest
+  // weights name it (a0, s10, '0' for a separator digit, '='), 'bos' for <bos>
   function keyName(label) {
-    if (/^'.*'$/.test(label)) { return /[0-9]/.test(label) ? "sep" : label.slice(1, -1); }
     return /^<.*>$/.test(label) ? label.slice(1, -1) : label;
   }
   function strip(key, kind, letters, texts, labels, q, range) {
@@ -501,10 +504,11 @@
     if (!state.compare) { return; }
     var m = matched(state.pos), tok = D.tokens[state.pos];
     var other = m.pos === null ? null : C.tokens[m.pos];
-    var said = function (t) { return t.predicts === null ? "predicts no digit it writes"
-                                                         : "predicts '" + t.predicts + "'"; };
+    var said = function (t) { return t.predicts === null ? "its prediction is not a digit " +
+                                                           "of the sum"
+                                                         : "it predicts '" + t.predicts + "'"; };
     var what = function (t) {  // a digit's label and text, a separator's text once
-      return (t.role === "special" ? "" : " '" + t.text + "'") + "; it " + said(t);
+      return (t.role === "special" ? "" : " '" + t.text + "'") + "; " + said(t);
     };
     var decides = m.label.indexOf("predicts ") === 0, held = ownLabel[state.pos];
     var heldSaid = C.own_names[state.pos];  // compare.called: "'=' (8, the separator ...)"
@@ -560,14 +564,14 @@
              other !== state.stage ? " (" + C.model + ": after its last " +
              (kind === "attn" ? "attention" : "FFN") + ", " + other + ")" : ""));
     // the slots both name first (the logits at the readout), then each model's own; at a
-    // position B lacks, A's alone
+    // position B lacks, A's slots, B's column a dash
     var theirNames = rows && m.pos !== null ? Object.keys(rows) : [];
     var names = Object.keys(mine).filter(function (n) { return theirNames.indexOf(n) >= 0; })
       .concat(Object.keys(mine).filter(function (n) { return theirNames.indexOf(n) < 0; }),
               theirNames.filter(function (n) { return !mine[n]; }));
     if (m.pos === null) {
       document.getElementById("cmp-lanes-title").textContent += "; " + C.model +
-        " has no such position: " + C.own_model + "'s lanes alone";
+        " has no such position: " + C.own_model + "'s slots, " + C.model + "'s column \u2014";
     }
     var values = C.values[other] || {};
     var largest = function (list) {
@@ -600,7 +604,8 @@
     };
     // a formula in s_k, a_k ... with this position's digits put in, as the page's own hover
     var withCase = function (text, cases, pos) {
-      return text.indexOf("_k") >= 0 && cases && cases[pos] ? text + "\n" + cases[pos] : text;
+      return text.indexOf("_k") >= 0 && cases && cases[pos] ?
+        text + "\n" + caseLine(text, cases[pos]) : text;
     };
     var theirMeaning = function (n) {
       var f = C.fills[m.pos];
@@ -996,12 +1001,24 @@
       }
     }
     if (right) {
-      return "right: the run says " + said + (expect.rule ? " (" + expect.rule + ")" : "");
+      var dust = dustSaid(expect), rule = expect.rule ? "; " + expect.rule : "";
+      return dust ? "right: " + dust.slice(0, -1) + rule + ")" :
+        "right: the run says " + said + (expect.rule ? " (" + expect.rule + ")" : "");
     }
     // a miss gives a hint, never the run's value: that waits for "show the answer"
     return "not quite: " + (hint || missHint(expect, text)) +
            (expect.rule ? " (" + expect.rule + ")" : "") +
            ". Try again, or press show the answer.";
+  }
+  // a value the exact run keeps but a float cannot hold (10^-227150166: tour.dust), which a
+  // right guess of 0 matched: '0 (exact dust: ≈ −2.56·10⁻²²⁷¹⁵⁰¹⁶⁶, too small for a float)'
+  function dustSaid(expect) {
+    var values = expect.kind === "numbers" && expect.values, texts = expect.texts || [];
+    if (!values || values.length !== 1 || values[0] !== 0 || !/\u00b710\u207b/.test(texts[0])) {
+      return "";
+    }
+    return "0 (exact dust: " + texts[0].replace(/([0-9]\.[0-9]{2})[0-9]*/, "$1") +
+           ", too small for a float)";
   }
   function missHint(expect, text) {
     // which typed value is off, and which way (a sign, too high, too low)
@@ -1026,6 +1043,7 @@
   }
   var scrollCard = false;
   var openedStep = 0;  // the tour step whose answer a check or 'show the answer' has opened
+  var rightStep = 0;  // the tour step a check has found right
   // a tour step whose answer is not yet open: the views print no value it asks for
   function concealed() { return state.tour > 0 && openedStep !== state.tour; }
   function drawTour() {
@@ -1036,7 +1054,7 @@
     card.hidden = !state.tour;
     if (!state.tour) {
       sections.forEach(function (s) { s.classList.remove("dim", "veiled"); });
-      shownStep = openedStep = 0;
+      shownStep = openedStep = rightStep = 0;
       return;
     }
     var step = TOUR[state.tour - 1], view = document.getElementById("view-" + step.view);
@@ -1057,7 +1075,7 @@
     if (shownStep !== state.tour) {  // a new step: its answer hidden, the card in view
       // a view that prints the step's answer stays veiled until a check or the answer
       sections.forEach(function (s) { s.classList.remove("veiled"); });
-      openedStep = 0;
+      openedStep = rightStep = 0;
       if (step.veil) { view.classList.add("veiled"); }
       // another view that prints the step's value (a rounded one, one with a power of ten,
       // four digits or two decimals: not a digit or a label, which every view prints) waits
@@ -1209,10 +1227,23 @@
     if (!m) { return minus(text); }
     return minus(m[1]) + (m[2] === "1" ? "" : m[2] + "\u00b7") + power(parseInt(m[3], 10));
   }
+  // a formula's case at the position that predicts s_k (explore.column_cases: [k, [[symbol,
+  // 'a1 = 6'], ..., ['s_k', 's1 = 0']]]): the digits and carries the formula names, then s_k,
+  // 'the digit predicted' where the formula does not name it
+  function caseLine(text, c) {
+    var named = c[1].slice(0, -1).filter(function (d) { return text.indexOf(d[0]) >= 0; });
+    var last = c[1][c[1].length - 1];
+    return "here k = " + c[0] + ": " + named.map(function (d) { return d[1]; }).concat(
+      [last[1] + (text.indexOf(last[0]) >= 0 ? "" : " (the digit predicted)")]).join(", ");
+  }
   // a residual value as the grid prints it: a fraction as its decimal (figures.value_text)
   function decimal(row, p) {
     return row.dec[p] !== undefined ? row.dec[p] : shown(row.cells[p][2]);
   }
+
+  // a value as a grid cell prints it, small and turned upright: a rounded one marked '≈ '
+  // whatever its sign, as a '~' there reads as a minus (explore.GRID_ROUNDED)
+  function cellValue(row, p) { return decimal(row, p).replace(/^~/, "\u2248 "); }
 
   function cellText(cell, dec) {
     return (dec !== undefined ? dec + " = " + cell[2] : shown(cell[2])) +
@@ -1276,7 +1307,9 @@
       lines.push("= " + form.replace(/\{d\}/g, tok.text) + ", the embedding of the digit " +
                  tok.text);
     }
-    if (what && D.cases[pos] && what.indexOf("_k") >= 0) { lines.push(D.cases[pos]); }
+    if (what && D.cases[pos] && what.indexOf("_k") >= 0) {
+      lines.push(caseLine(what, D.cases[pos]));
+    }
     if (row.intended[pos]) { lines.push("intended " + shown(row.intended[pos])); }
     if (row.gap && row.gap[pos] !== "0") {
       lines.push("behind the winner by " + shown(row.gap[pos].replace(/^-/, "")) +
@@ -1365,8 +1398,13 @@
       unveil();
       openedStep = state.tour;
       render();
-      setText("tour-verdict", verdict(TOUR[state.tour - 1].expect,
-                                      document.getElementById("tour-guess").value));
+      var said = verdict(TOUR[state.tour - 1].expect,
+                         document.getElementById("tour-guess").value);
+      setText("tour-verdict", said);
+      if (/^right/.test(said)) {  // the status line may now say all, as after the answer
+        rightStep = state.tour;
+        document.getElementById("status").textContent = statusText();
+      }
     });
     on("tour-guess", "keydown", function (ev) {
       if (ev.key === "Enter") { document.getElementById("tour-check").click(); }

@@ -196,13 +196,15 @@ EMBEDDED = {"rope-19": {"x0": "1000 \u2212 {d}\u00b2/1000", "x1": "\u2212{d}"},
 
 
 def column_cases(views):
-    """{position: its case of a designed family's hover formulas}: at the position that
-    predicts s_k, k and the digits and carries the formulas name ('k = 1: a1 = 6, b1 = 3,
-    c1 = 1, c0 = 0, s1 = 0'; c_k the carry into place k)."""
+    """{position: [k, [[symbol, its value here], ...]]}: at the position that predicts s_k,
+    the digits and carries the formulas name, s_k last (k = 1: [['a_k', 'a1 = 6'], ...,
+    ['s_(k−1)', 's0 = 2'], ['s_k', 's1 = 0']]; c_k the carry into place k). A hover lists
+    those its formula names and s_k, which it labels the digit predicted where the formula
+    does not name it (``caseLine`` in explore.js)."""
     a, b = int(views["a"]), int(views["b"])
 
     def digit(n, k):
-        return n // 10 ** k % 10 if k >= 0 else 0
+        return n // 10 ** k % 10
 
     def carry(k):
         return int(k > 0 and a % 10 ** k + b % 10 ** k >= 10 ** k)
@@ -210,10 +212,15 @@ def column_cases(views):
     for t in views["tokens"]:
         k = t["next_place"]
         if t["pos"] in views["predicting"] and k is not None:
-            below = (f", a{k - 1} = {digit(a, k - 1)}, b{k - 1} = {digit(b, k - 1)}, "
-                     f"c{k - 1} = {carry(k - 1)}" if k else "")
-            out[t["pos"]] = (f"here k = {k}: a{k} = {digit(a, k)}, b{k} = {digit(b, k)}, "
-                             f"c{k} = {carry(k)}{below}, s{k} = {digit(a + b, k)}")
+            here = [("a_k", f"a{k} = {digit(a, k)}"), ("b_k", f"b{k} = {digit(b, k)}"),
+                    ("c_k", f"c{k} = {carry(k)}"), ("c_(k+1)", f"c{k + 1} = {carry(k + 1)}")]
+            if k:
+                j = k - 1
+                here += [("a_(k\u22121)", f"a{j} = {digit(a, j)}"),
+                         ("b_(k\u22121)", f"b{j} = {digit(b, j)}"),
+                         ("c_(k\u22121)", f"c{j} = {carry(j)}"),
+                         ("s_(k\u22121)", f"s{j} = {digit(a + b, j)}")]
+            out[t["pos"]] = [k, [list(d) for d in here + [("s_k", f"s{k} = {digit(a + b, k)}")]]]
     return out
 
 
@@ -470,6 +477,12 @@ def _section(views, ident, title, intro, body, docs):
 
 # the residual view's values, printed two ways (svg.shown: '~−6.0' would read as one mark)
 ROUNDED = " (~ and \u2248 both: rounded for display; \u2248 before a minus)."
+# a value printed in a grid cell, small and turned upright: '≈ ' whatever its sign (explore.js
+# cellValue), as a '~' there reads as a minus; hovers and lists keep the tracer's marks
+GRID_ROUNDED = (". A rounded value printed in a cell reads \u2248 60.0075 or \u2248 \u22124.58762, "
+                "\u2248 whatever its sign; the hovers and the slot list write it as the tracer "
+                "does, ~60.0075 and \u2248 \u22124.58762 (~ and \u2248 both: rounded for "
+                "display).")
 
 
 # the family's own views, as the one line for a model outside the family names them
@@ -670,9 +683,9 @@ def _intros(views, state):
                   f"The {views['param_total']} parameters, counted by the ledger "
                   "(<code>tinyadder params</code>) from the weights" +
                   ("" if len(views["params"]) == views["param_total"] else
-                   f" (drawn: the {len(views['params'])} distinct values of the tensors it "
-                   f"counts, per tensor and per token row in the embedding, so a value two "
-                   f"tensors or token rows share is drawn in each; each stage's head gives "
+                   f" (drawn: {len(views['params'])} chips, a chip per distinct value of "
+                   f"each tensor it counts, per token row in the embedding, so a value two "
+                   f"tensors or token rows share has a chip in each; each stage's head gives "
                    f"the chips drawn and the ledger's count; <code>params --rules</code>'s "
                    f"<i>distinct</i> "
                    f"counts each value once, model-wide)") + ", each spanning the slots it "
@@ -760,7 +773,7 @@ def page(views, docs=None, other=None):
             "beside it. A stream of at most three slots prints "
             "each value in its cell. Outlined: changed by this stage. At the readout stage "
             "the logits follow, each coloured by its gap to the winner (outlined). Hover a "
-            "cell for its value" + ROUNDED)
+            "cell for its value" + GRID_ROUNDED)
     sections = [_section(views, v, titles[v], intro[v], bodies[v], docs) for v in VIEWS]
     if not views["family"]:  # a model outside the family: its "not for this model" in one line
         sections = _folded(views, [(v, titles[v], s) for v, s in zip(VIEWS, sections)])
