@@ -1605,8 +1605,9 @@ def test_learner18_a_same_function_tour_says_what_its_named_constants_fill():
         "1. The same function as zcbtrak-6", "2. The constants it names",
         "3. The parameters"]
     named = steps[1]
-    assert ("The entries each one fills: c: embed.W_E[0][x0]; g: "
-            "blocks.0.mlp.W_gate[x0][g0].") in named["text"]
+    assert ("The entries each one fills: c: x0 of one token's embedding, the question below; "
+            "g: blocks.0.mlp.W_gate[x0][g0].") in named["text"]
+    assert "W_E[0]" not in named["text"] and "c fills embed.W_E[0][x0]" in named["answer"]
     assert named["question"] == ("c = 1000 fills one token's x0 on the embedding. Which "
                                  "token's? (a digit)")
     assert named["expect"] == {"kind": "integers", "values": [0]}
@@ -1897,7 +1898,8 @@ def test_learner18_a_low_digits_tilt_is_said_where_it_comes_from():
     assert "A comparison with a digit from 0 to 4 reads other slots" in flaw["text"]
     assert (" units (4 against 5, read from scale and cand0: what those slots still hold, not "
             "P/10^6), ") in flaw["answer"]
-    assert steps["Why it does not fail at N = 3"]["veils"] == ["view-ruler"]
+    last = steps["Why it does not fail at N = 3"]
+    assert last["veil"] is True and last["veils"] == ["view-ruler"]
     js = (Path(explore.__file__).parent / "explore.js").read_text(encoding="utf-8")
     assert "(step.veils || []).indexOf(s.id) >= 0" in js
 

@@ -562,9 +562,10 @@ def _too_few_digits(views):
     return {
         # the selection stays: the smallest margin's position is named in the answer
         "view": "flaw", "state": {}, "section": "flaw",
-        # the ruler prints the tilt at every position, a bare power of ten the page's filter
-        # of printed values leaves alone: it waits with the answer
-        "veils": ["view-ruler"],
+        # the chart's attribution and the ruler print the tilt at every position, a bare
+        # power of ten the page's filter of printed values leaves alone: both wait with the
+        # answer
+        "veil": True, "veils": ["view-ruler"],
         "title": f"Why it does not fail at N = {n}",
         "text": "The tilt is P/10^6 units at place P. It tips a digit only when R + b + "
                 "\u2113 lies within about P/(2\u00b710^6) below a multiple of P and the "
@@ -1547,7 +1548,10 @@ def _constants_named(views):
     if top is None:
         return None
     token = int(found[top][0][len("embed.W_E["):-len("][x0]")])
-    said = "; ".join(f"{c}: " + ", ".join(where) for c, where in found.items() if where)
+    # the asked constant's entry waits for the answer: its row is the token asked for
+    said = "; ".join(f"{c}: " + (", ".join(where) if c != top else "x0 of one token's "
+                                 "embedding, the question below")
+                     for c, where in found.items() if where)
     unused = [c for c, where in found.items() if not where]
     unused = (f" {' and '.join(unused)}: named and counted, but no entry's text uses "
               f"{'them' if len(unused) > 1 else 'it'}: the file writes what derives from "
@@ -1564,9 +1568,9 @@ def _constants_named(views):
         "question": f"{top} = 1000 fills one token's x0 on the embedding. Which token's? (a "
                     f"digit)",
         "expect": {"kind": "integers", "values": [token]},
-        "answer": f"{token}: x0 = 1000 \u2212 {token}\u00b2/1000 = 1000 exactly, the "
-                  f"parabola's top, is the one entry {top} fills; the other nine tokens' x0 "
-                  f"are literals.",
+        "answer": f"{token}: {top} fills {found[top][0]}, x0 = 1000 \u2212 {token}\u00b2/1000 "
+                  f"= 1000 exactly, the parabola's top; the other nine tokens' x0 are "
+                  f"literals.",
     }
 
 
