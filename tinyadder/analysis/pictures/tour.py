@@ -11,9 +11,13 @@ walkthrough section that explains it, a key of ``SECTIONS``), ``title``, ``text`
 ``question`` and ``answer`` (plain text; the page escapes it).
 """
 
+from fractions import Fraction
+from importlib import resources
+import json
 import re
 from types import SimpleNamespace
 
+from ... import models
 from ..board import SEARCHED, SHORT, VERDICTS, WITNESSES, entry, own_rule, why
 from .compare import FAILING_EXAMPLE, FLAWLESS_UP_TO
 from .svg import power, pretty, shown
@@ -338,8 +342,8 @@ def _flaw(views):
             "text": "The published readout tilts every comparison between two digits from 5 to "
                     "9 by P/10^6 units of the sum. A comparison with a digit from 0 to 4 reads "
                     "other slots (eq, special, digit, count and scale for 0 to 4, step 9) and "
-                    "is tilted by what they still hold: about P/(2\u00b710^6) between 4 and "
-                    "5, less below. The chart divides each position's tilt by "
+                    "is tilted by what they still hold (about P/(2\u00b710^6) between 4 "
+                    "and 5). The chart divides each position's tilt by "
                     "its margin: above 1, the wrong digit wins.",
             "question": "On the chart, at which deciding position is tilt/margin largest" + (
                 ", and how large is the tilt there, in units of the sum? (two numbers: the "
@@ -477,7 +481,6 @@ def _offset_said(views, row):
 
 def x_ln2(views):
     """x₂ = Σⱼ (aⱼ + bⱼ)·2^−(N−j), exactly: slope ln 2's R/P at the first decision."""
-    from fractions import Fraction
     n = views["digits"]
     a, b = (f"{int(views[k]):0{n}d}" for k in ("a", "b"))
     return sum(Fraction(int(a[i]) + int(b[i]), 2 ** (i + 1)) for i in range(n))
@@ -1506,9 +1509,6 @@ def _same_as(views, q):
 def named_entries(name):
     """{free constant: [the table entries whose text uses it]} of the shipped board file
     ``name``, in the file's order: 'embed.W_E[0][x0]', 'blocks.0.mlp.W_gate[x0][g0]'."""
-    import json
-    from importlib import resources
-    from ... import models
     raw = json.loads(resources.files(models).joinpath(models.BOARD, f"{name}.json")
                      .read_text(encoding="utf-8"))
     free = [c for c in raw.get("constants", {}) if c not in raw.get("fixed", [])]
