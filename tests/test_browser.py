@@ -1455,3 +1455,36 @@ def test_learner12_change_one_thing_hides_its_answer_until_a_check(tmp_path):
     out = probe(path, VEIL_PROBE % {"step": k, "before": k - 1})
     assert (out["veiled"], out["open"]) == (True, 0), out
     assert out["after"] is False and out["opened"] > 0 and out["elsewhere"] is False, out
+
+
+RULER_PROBE = """<script>(function () {
+  var out = {}, ruler = document.getElementById("view-ruler");
+  var flaw = document.getElementById("view-flaw");
+  document.querySelector('[data-step="%(step)d"]').click();
+  out.ruler = ruler.classList.contains("veiled");
+  out.flaw = flaw.classList.contains("veiled");
+  out.printed = ruler.textContent.indexOf("10\u207b\u2074") >= 0;
+  document.getElementById("tour-guess").value = "1e-4";
+  document.getElementById("tour-check").click();
+  out.after = ruler.classList.contains("veiled") || flaw.classList.contains("veiled");
+  document.querySelector('[data-step="%(before)d"]').click();
+  out.before = ruler.classList.contains("veiled");
+  document.body.setAttribute("data-probe", JSON.stringify(out));
+}());</script>"""
+
+
+@pytest.mark.slow
+def test_learner18_the_n3_tours_last_step_veils_the_tilt_the_ruler_prints(tmp_path):
+    """N = 3's last step asks the tilt at place 10², 10⁻⁴, which the ruler prints bare at
+    position 9 and the step's own chart in its attribution (views18's open leak): both stay
+    veiled until a check; the step before leaves the ruler open."""
+    from tinyadder.cli import explore as explore_cli
+    path = tmp_path / "p3.html"
+    assert explore_cli.main(["--digits", "3", "765+149", "-o", path.as_posix()],
+                            io.StringIO(), io.StringIO(), None) == 0
+    steps = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
+                                 path.read_text(encoding="utf-8"), re.S).group(1))["tour"]
+    k = next(i for i, s in enumerate(steps, 1) if s["title"].endswith("fail at N = 3"))
+    out = probe(path, RULER_PROBE % {"step": k, "before": k - 1}, "#pos=9")
+    assert (out["ruler"], out["flaw"], out["printed"]) == (True, True, True), out
+    assert out["after"] is False and out["before"] is False, out

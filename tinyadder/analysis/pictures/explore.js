@@ -1083,7 +1083,8 @@
       var printed = ((step.expect || {}).texts || (step.expect || {}).values || []).map(
         String).filter(function (t) { return /[~\u2248\u00b7]|\d{4}|\d\.\d\d/.test(t); });
       each("main > section[id^='view-']", function (s) {
-        if (s !== view && printed.some(function (t) { return s.textContent.indexOf(t) >= 0; })) {
+        if (s !== view && (printed.some(function (t) { return s.textContent.indexOf(t) >= 0; }) ||
+                           (step.veils || []).indexOf(s.id) >= 0)) {  // a step's own list
           s.classList.add("veiled");
         }
       });

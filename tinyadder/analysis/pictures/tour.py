@@ -11,10 +11,14 @@ walkthrough section that explains it, a key of ``SECTIONS``), ``title``, ``text`
 ``question`` and ``answer`` (plain text; the page escapes it).
 """
 
+from fractions import Fraction
+from importlib import resources
+import json
 import re
 from types import SimpleNamespace
 
-from ..board import SEARCHED, VERDICTS, WITNESSES, entry, own_rule, why
+from ... import models
+from ..board import SEARCHED, SHORT, VERDICTS, WITNESSES, entry, own_rule, why
 from .compare import FAILING_EXAMPLE, FLAWLESS_UP_TO
 from .svg import power, pretty, shown
 
@@ -235,12 +239,16 @@ def _sum(views, q):
                 f"+ {value} (the value bias, 500/(3N + 3) truncated to two significant "
                 f"digits: 41 at N = 3, 15 at N = 10; docs/digits.md): from position {first} on it holds (1000/(i+2))\u00b7(R + b + "
                 f"\u2113), R what remains to be written, b a small rounding bias, \u2113 the "
-                f"leakage of <bos> and + (all in units of the sum).",
+                f"leakage of <bos> and + (all in units of the sum; b and \u2113 depend on the "
+                f"position).",
         "question": f"Before position {q} writes its digit, {before}. Predict R, an integer.",
         "expect": {"kind": "integers", "values": [int(d["R"])]},
         "answer": f"R = {d['R']}: a + b = {views['sum']} minus the digits written, at their "
-                  f"places. With b = {d['b']} and \u2113 = {d['leak']}, layer 1 holds R + b + "
-                  f"\u2113 = {d['total']}.",
+                  f"places. With b = {d['b']} and \u2113 = {d['leak']} at this position, "
+                  f"layer 1 holds R + b + \u2113 = {d['total']}. Both change from position to "
+                  f"position: the running-sum view's right-hand column lists R and R + b + "
+                  f"\u2113 row by row, and their difference, b + \u2113, differs from row to "
+                  f"row.",
     }
 
 
@@ -332,7 +340,10 @@ def _flaw(views):
             "title": ("Why it fails, elsewhere" if views["digits"] > FLAWLESS_UP_TO else
                       "When the tilt would win"),
             "text": "The published readout tilts every comparison between two digits from 5 to "
-                    "9 by P/10^6 units of the sum. The chart divides each position's tilt by "
+                    "9 by P/10^6 units of the sum. A comparison with a digit from 0 to 4 reads "
+                    "other slots (eq, special, digit, count and scale for 0 to 4, step 9) and "
+                    "is tilted by what they still hold (about P/(2\u00b710^6) between 4 "
+                    "and 5). The chart divides each position's tilt by "
                     "its margin: above 1, the wrong digit wins.",
             "question": "On the chart, at which deciding position is tilt/margin largest" + (
                 ", and how large is the tilt there, in units of the sum? (two numbers: the "
@@ -344,7 +355,8 @@ def _flaw(views):
                       {"kind": "integers", "values": [d["pos"]]},
             "answer": f"Position {d['pos']}, which decides place {power(d['power'])}: the "
                       f"tilt there is " + ("P/10^6 = " if high else "") +
-                      f"{pretty(d['tilt'])} units, {d['ratio_text']} of the margin "
+                      f"{pretty(d['tilt'])} units" + ("" if high else _low_pair(views, d)) +
+                      f", {d['ratio_text']} of the margin "
                       f"({pretty(d['margin'])} units). The wrong digit wins above 1, where "
                       "the tilt outweighs the margin. That is when the margin falls "
                       "below P/10^6 units: R + b + \u2113 within P/(2\u00b710^6) below a "
@@ -369,6 +381,18 @@ def _flaw(views):
                   f"leads by {pretty(d['lead'])} units. R goes negative and "
                   f"no digit can take it back: zeros follow, the flaw's signature.",
     }
+
+
+def _low_pair(views, d):
+    """Why a comparison with a digit from 0 to 4 is not tilted by P/10^6: the slots the
+    readout reads for its two digits (``readout_slots``), ' (4 against 5, read from scale and
+    cand0: what those slots still hold, not P/10^6)'."""
+    slots = views.get("readout_slots") or []
+    pair = sorted((d["nearest"], d["rival"]))
+    if len(slots) < 10:
+        return ""
+    return (f" ({pair[0]} against {pair[1]}, read from {slots[pair[0]]} and "
+            f"{slots[pair[1]]}: what those slots still hold, not P/10^6)")
 
 
 def _where_it_fails(n):
@@ -437,6 +461,31 @@ def _candidate_answer(views, q, three, e):
             f"{pretty(f'{count[0] + 10:.0e}')}).").replace("= -", "= \u2212")
 
 
+def _halves(views):
+    """The first terms of slope ln 2's x₂ = Σⱼ (aⱼ + bⱼ)·2^−(N−j), top digits first:
+    '7/2 + 0/2 + 6/4 + 1/4'."""
+    n = views["digits"]
+    a, b = (f"{int(views[k]):0{n}d}" for k in ("a", "b"))
+    return " + ".join(f"{x[i]}/{2 ** (i + 1)}" for i in range(min(2, n)) for x in (a, b))
+
+
+def _offset_said(views, row):
+    """What b + ℓ adds to x₂ in the variant's run (x − x₂), said as a bound where it is under
+    ½ (so floor(x₂) is the digit), else ''."""
+    if row is None or row["x"] is None:
+        return ""
+    extra = row["x"] - float(x_ln2(views))
+    return (" b + \u2113 adds a little on top, under \u00bd here." if 0 <= extra < 0.5
+            else "")
+
+
+def x_ln2(views):
+    """x₂ = Σⱼ (aⱼ + bⱼ)·2^−(N−j), exactly: slope ln 2's R/P at the first decision."""
+    n = views["digits"]
+    a, b = (f"{int(views[k]):0{n}d}" for k in ("a", "b"))
+    return sum(Fraction(int(a[i]) + int(b[i]), 2 ** (i + 1)) for i in range(n))
+
+
 def _first_mark(v):
     """Why a variant's first digit is what it is: its x is nearest that digit's mark u + ½
     (err_u = |x − u.5| the smallest): ' At position 22, x = 7.57, nearest 7.5 ...'; '' where
@@ -454,21 +503,33 @@ def _change(views):
     v = next((v for v in views["variants"] if v["key"] == "ln2"), None)
     if v is None:
         return None
+    row = next(iter(v.get("rows") or []), None)
+    first = row["pos"] if row else focus(views)
+    n, terms = views["digits"], _halves(views)
     return {
-        "view": "change", "state": {"variant": "ln2"}, "section": "digits",
+        # at the position that writes the first digit: the status line, once the answer is
+        # shown, says what the variant writes there
+        "view": "change", "state": {"variant": "ln2", "pos": first}, "section": "digits",
         "veil": True,  # the view prints what the variant writes: hidden until a check
         "title": "Change one thing",
         "text": "Each button runs the model with one thing changed. Slope ln 2 for head 3: "
                 "each step back costs a factor of two, not ten, so the place values are "
-                "powers of two.",
-        "question": "With slope ln 2, predict the first digit the model writes.",
+                f"powers of two. Position {first} decides the first digit, the place "
+                f"{power(n)}, from x = (R + b + \u2113)/P as the ruler does (the digit is "
+                f"floor(x)). With halving place values its R/P is x\u2082 = the sum of "
+                f"(a_j + b_j)/2^(N\u2212j) over the digits j = N \u2212 1 down to 0: each "
+                f"operand's top digit weighs \u00bd, the next \u00bc, and so on; here "
+                f"x\u2082 = {terms} + \u2026." +
+                _offset_said(views, row),
+        "question": f"With slope ln 2, predict the first digit the model writes, at position "
+                    f"{first} (compute x\u2082 and take its floor).",
         "expect": {"kind": "integers", "values": [int(v["answer"][0])]},
         "answer": f"It writes {v['answer']}: with place values 2^-(i\u2212j) a digit's "
                   f"weight halves at each step back instead of falling tenfold: a's "
                   f"{views['digits']} digits are weighed from 1 down to "
                   f"2^-{views['digits'] - 1} = 1/{2 ** (views['digits'] - 1)} of the first, "
                   f"not 10^-{views['digits'] - 1}, so the running sum is nothing like a + b." +
-                  _first_mark(v),
+                  f" Here x\u2082 = {float(x_ln2(views)):.4g}." + _first_mark(v),
     }
 
 
@@ -504,6 +565,10 @@ def _too_few_digits(views):
     return {
         # the selection stays: the smallest margin's position is named in the answer
         "view": "flaw", "state": {}, "section": "flaw",
+        # the chart's attribution and the ruler print the tilt at every position, a bare
+        # power of ten the page's filter of printed values leaves alone: both wait with the
+        # answer
+        "veil": True, "veils": ["view-ruler"],
         "title": f"Why it does not fail at N = {n}",
         "text": "The tilt is P/10^6 units at place P. It tips a digit only when R + b + "
                 "\u2113 lies within about P/(2\u00b710^6) below a multiple of P and the "
@@ -654,13 +719,14 @@ def _any_readout(views, q):
         return None
     digit, (lead, text, runner) = found
     right = views["sum"].zfill(len(views["answer"]))
+    spacing = _spacing(views, q, lead)
     return {
         "view": "residual", "state": {"pos": q, "stage": "readout"}, "section": "rope",
         "title": "The readout",
         "text": "The readout stage shows the last slots and then one logit per token: the "
                 "largest wins. Each logit row is coloured by its gap to the winner (outlined); "
                 "hover a cell for the value. Hover the runner-up's logit at this position: "
-                "its gap to the winner is the lead.",
+                "its gap to the winner is the lead." + spacing,
         "question": f"Which digit wins at position {q}, and by how many logits does it lead "
                     f"the runner-up? (two numbers)",
         "expect": {"kind": "numbers", "values": [int(digit), lead],
@@ -671,6 +737,23 @@ def _any_readout(views, q):
                   f"{'answer' if views.get('task') else 'sum'} is {right}; "
                   f"this lead is what a rounding error would have to overcome.",
     }
+
+
+def _spacing(views, q, lead):
+    """What makes a rope-10000 lead predictable to two significant digits: the readout's
+    parabola, logit d falling off as 2.5·10⁻⁴·(x0/1000)·(d − vertex)², so a neighbour of a
+    vertex on the winner trails by 2.5·10⁻⁴·x0/1000; said where the run agrees within 0.5 %
+    (a vertex between two digits leads by less), else ''."""
+    if views.get("design") != "rope-10000":
+        return ""
+    x0 = _residual_at(views, "readout", "x0", q)
+    spacing = 2.5e-4 * x0[0] / 1000
+    if abs(lead - spacing) > 0.005 * spacing:
+        return ""
+    return (f" The readout's parabola sets the lead: logit d falls off as 2.5\u00b710\u207b"
+            f"\u2074\u00b7(x0/1000)\u00b7(d \u2212 vertex)\u00b2, so with the vertex on the "
+            f"winner a neighbour trails by 2.5\u00b710\u207b\u2074\u00b7x0/1000. Here x0 = "
+            f"{shown(x0[2])} at position {q}.")
 
 
 def _claimed_rule(views, claimed):
@@ -752,7 +835,7 @@ def _residual_at(views, stage, slot, pos):
 # slot's value within the step's tolerance (why that tolerance, by its size), a lead to two
 # significant digits (``_any_readout``), anything else within 0.5 %.
 WHY = {0.5: "the nearest whole number",
-       2.5: "x1/10 within 0.25 of the digit s_k it writes, 10·s_k ± 2.5"}
+       1: "a wrap takes close to 100 off, no wrap close to 0"}
 
 
 def within(tol):
@@ -811,7 +894,7 @@ FFN = {  # design: (slot, what the FFN does there, tolerance)
     "rope-19": ("x1", "It wraps the column: a pair of SiLU units, gated by 1000\u00b7x1 "
                       "\u2212 94\u00b7x0 and 1000\u00b7x1 \u2212 95\u00b7x0, takes close to "
                       "100 off x1 between x1/10 = 9.4 and 9.5, so x1/10 is within 0.25 of "
-                      "s{k}; the carry came in through the attention.", 2.5),
+                      "s{k}; the carry came in through the attention.", 1),
     "sinusoid-11": ("acc", "It adds the carry, min(max(pe_sin \u2212 digit \u2212 1/2, 0), 1) "
                            "(a hinge pair), and wraps acc (another pair takes 10 off when it "
                            "reaches 10): acc is within 1/2 of s{k}.", 0.5),
@@ -1054,8 +1137,8 @@ def _ffn(views, q):
     slot, how, tol = FFN[views["design"]]
     value = _residual_at(views, "L0.mlp", slot, q)
     a, b, s = (int(views[n]) // 10 ** k % 10 for n in ("a", "b", "sum"))
-    # rope-19's readout writes the digit nearest x1/10: a typed x1 counts within 2.5 of 10·s_k
-    centre = 10 * s if views["design"] == "rope-19" else value[0]
+    if views["design"] == "rope-19":
+        return _wrap_step(views, q, k, (a, b, s), how)
     return {
         "view": "residual", "state": {"pos": q, "stage": _before(views, "L0.mlp")},
         "section": None, "title": "The FFN",
@@ -1064,13 +1147,44 @@ def _ffn(views, q):
         # the digit s_k is what the FFN's slot leads to: the question leaves it out
         "question": f"What does {slot} hold at position {q} after the FFN? (a number; "
                     f"a{k} = {a}, b{k} = {b})",
-        "expect": {"kind": "numbers", "values": [centre], "texts": [shown(value[2])],
+        "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
                    "tol": tol, "rule": within(tol)},
         "answer": f"{shown(value[2])}" + _down_said(views, slot, q) + (
             ", that is 0 but for the far keys' weights (e to a very negative power, which an "
             "exact run keeps and a float run rounds to 0)" if dust(value) else "") +
-                  f". The readout's parabola then writes the digit nearest "
-                  f"{'x1/10' if views['design'] == 'rope-19' else 'its vertex'}: {s}.",
+                  f". The readout's parabola then writes the digit nearest its vertex: {s}.",
+    }
+
+
+def _wrap(views, q):
+    """(x1 after the attention, x1 after the FFN, the FFN's change to x1) at q: rope-19's
+    wrap, checked to within 1 (``WRAP_TOL``)."""
+    before, after = (_residual_at(views, stage, "x1", q) for stage in ("L0.attn", "L0.mlp"))
+    return before, after, after[0] - before[0]
+
+
+WRAP_TOL = 1  # close to 100 or close to 0: within 1 tells the two apart and needs no decimals
+
+
+def _wrap_step(views, q, k, digits, how):
+    """rope-19's FFN step: by how much the FFN changes x1 at the position that predicts s_k
+    (the grid's next column is headed by s_k itself, so x1 after the FFN, 10·s_k, would be
+    read off the header; the change needs the wrap)."""
+    a, b, s = digits
+    before, after, change = _wrap(views, q)
+    return {
+        "view": "residual", "state": {"pos": q, "stage": _before(views, "L0.mlp")},
+        "section": None, "title": "The FFN",
+        "text": how.format(k=k, j=k - 1, n=k + 1) + _opens(views, "L0.mlp", "x1") +
+        _units_said(views, "x1"),
+        "question": f"By how much does the FFN change x1 at position {q}, where the attention "
+                    f"left it at {shown(before[2])}? (a number, negative where it takes "
+                    f"off; a{k} = {a}, b{k} = {b})",
+        "expect": {"kind": "numbers", "values": [change], "texts": [_amount(change)],
+                   "tol": WRAP_TOL, "rule": within(WRAP_TOL)},
+        "answer": f"{_amount(change)}: x1 becomes {shown(after[2])}" +
+                  _down_said(views, "x1", q) + ". The readout's parabola then writes the "
+                  f"digit nearest x1/10: {s}.",
     }
 
 
@@ -1281,15 +1395,15 @@ def _switch_off(views, q):
         "view": "change", "state": {"pos": q, "stage": f"L{off['layer']}.mlp"},
         "section": None, "title": "Change one thing",
         "veil": True,  # the view prints the answer: hidden until a check or the answer
-        "text": f"The page also ran this sum, in {off['number'].split(' (')[0]}" + (
-                    f", the model's own dtype, not in {views['number'].split(' (')[0]} as the "
+        "text": f"The page also ran this sum, in {_dtype(off['number'])}" + (
+                    f", the model's own dtype, not in {_dtype(views['number'])} as the "
                     f"rest of the page (a second exact run would cost as much as the page "
                     f"itself)" if off["number"] != views["number"] else "") +
                 f", with layer "
                 f"{off['layer']}'s FFN switched off: its output replaced by zeros at every "
                 f"position, the attention and the readout as built. {does} The view below "
                 f"sets the two runs side by side; it opens once you check a prediction or "
-                f"show the answer.",
+                f"show the answer. " + _rerun(views, off),
         "question": f"With the FFN off, which digit does position {q} write? (the model as "
                     f"built writes {built})",
         "expect": {"kind": "integers", "values": [int(digit)]} if digit.isdigit() else
@@ -1298,6 +1412,25 @@ def _switch_off(views, q):
                   f"{changed} of its {len(right)} digits change." + (" " + left if left
                                                                       else ""),
     }
+
+
+def _dtype(number):
+    """A number system's description as the board's dtype column names it:
+    'float (IEEE 754 double)' -> 'float64', 'float32 (IEEE single)' -> 'float32'."""
+    spec = number.split(" (")[0]
+    return SHORT.get(spec, spec)
+
+
+def _rerun(views, off):
+    """The call that makes the FFN-off run (``views.ffn_off_view``), to run it in Python."""
+    n = views["digits"]
+    return (f"To run it yourself, in Python: from tinyadder.models import build; from "
+            f"tinyadder.cache import run_with_cache; run_with_cache(build(\"{views['model']}"
+            f"\"), \"{int(views['a']):0{n}d}+{int(views['b']):0{n}d}\", ns=\""
+            f"{off['number'].split(' (')[0]}\", patch={{\"blocks.{off['layer']}.hook_mlp_out"
+            f"\": lambda rows: [[v - v for v in r] for r in rows]}}) (v \u2212 v: a zero in "
+            f"the run's own numbers" + ("; ns=\"float\" is float64)." if
+                                        _dtype(off["number"]) == "float64" else ")."))
 
 
 def _any_failing(views):
@@ -1329,41 +1462,115 @@ def _any_failing(views):
 
 # shipped models that compute another shipped model's function: the same design and the
 # same constants (rounded to the file's dtype), so the same numbers at every stage
-# (tests/test_explore.py checks that the two runs of the walkthrough's sum agree to 10^-4 in
-# every slot); the tour opens by saying so and goes straight to what differs
-SAME_AS = {"lokimorty-10": "zcbtrak-6"}
+# (tests/test_explore.py checks on the walkthrough's sum that the two runs agree to 10^-4 in
+# every slot, and in every logit to 10^-7 of its size); the tour opens by saying so and goes
+# straight to what differs
+SAME_AS = {name: "zcbtrak-6" for name in ("kswain98-2", "kswain98-4", "kswain98-8",
+                                          "lokimorty-10", "lokimorty-12")}
 
 
 def _same_as(views, q):
     """The opening step of a model in ``SAME_AS``: which model it computes the same function
-    as, whose tour explains it, and what this tour shows instead; it asks for the FFN's slot
-    at q, which the other model's tour found."""
+    as, whose tour explains it, and what this tour shows instead; it asks for the FFN's
+    change at q, which the other model's tour asks for."""
     other = SAME_AS.get(views["model"])
-    if other is None or views.get("design") not in FFN:
+    if other is None or views.get("design") != "rope-19":
         return None
-    slot = FFN[views["design"]][0]
-    value = _residual_at(views, "L0.mlp", slot, q)
+    before, after, change = _wrap(views, q)
     claimed, theirs = views["about"].get("params_claimed"), entry(other).claimed
+    gate = ", the tied gate" if tied(views) else ""
     return {
         "view": "residual", "state": {"pos": q, "stage": _before(views, "L0.mlp")},
         "section": None, "title": f"The same function as {other}",
         "text": f"{views['model']} computes what {other} computes: the same design (the "
                 f"{views['about'].get('family')} family's embedding, rotary head and wrap), "
                 f"the same constants up to their rounding, so the same numbers at every "
-                f"stage, to within 10\u207b\u2074. {other}'s page "
+                f"stage: x0 and x1 to within 10⁻⁴, the logits (about 10⁵) to "
+                f"within 10⁻⁷ of their size. {other}'s page "
                 f"and tour (tinyadder explore --model {other}) walk through how it adds, "
                 f"from the tokens to the FFN and the readout. This tour goes straight to what "
-                f"differs: how the file writes its numbers (the tied gate, the next step) "
-                f"and how many its authors count: {claimed} here, {theirs} for {other} (the "
-                f"last step). tinyadder explore --compare {views['model']} "
-                f"{other} sets the two side by side." + _opens(views, "L0.mlp", slot),
-        "question": f"What does {slot} hold at position {q} after the FFN, here as in "
-                    f"{other}'s tour? (a number)",
-        "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
-                   "tol": 0.05, "rule": within(0.05)},
-        "answer": f"{shown(value[2])}, as {other}'s tour finds at its step 'The FFN': the "
-                  f"same wrap takes close to 100 off x1, and the two runs differ by less "
-                  f"than 10\u207b\u2074 in every slot.",
+                f"differs: how the file writes its numbers (the constants it names{gate}: "
+                f"the next steps) and how many its authors count: {claimed} here, {theirs} "
+                f"for {other} (the last step). tinyadder explore --compare {views['model']} "
+                f"{other} sets the two side by side." + _opens(views, "L0.mlp", "x1"),
+        "question": f"By how much does the FFN change x1 at position {q}, where the attention "
+                    f"left it at {shown(before[2])}, here as in {other}'s tour? (a number, "
+                    f"negative where it takes off)",
+        "expect": {"kind": "numbers", "values": [change], "texts": [_amount(change)],
+                   "tol": WRAP_TOL, "rule": within(WRAP_TOL)},
+        "answer": f"{_amount(change)}, to {shown(after[2])}, as {other}'s tour finds at its "
+                  f"step 'The FFN': the same wrap takes close to 100 off x1, and the two runs "
+                  f"agree at every stage as the text says.",
+    }
+
+
+# where a model file's named constants sit: the board's files, read as JSON (the Model keeps
+# an entry's expression, ``derived``, only where it is more than one name)
+def named_entries(name):
+    """{free constant: [the table entries whose text uses it]} of the shipped board file
+    ``name``, in the file's order: 'embed.W_E[0][x0]', 'blocks.0.mlp.W_gate[x0][g0]'."""
+    raw = json.loads(resources.files(models).joinpath(models.BOARD, f"{name}.json")
+                     .read_text(encoding="utf-8"))
+    free = [c for c in raw.get("constants", {}) if c not in raw.get("fixed", [])]
+    found = {c: [] for c in free}
+
+    def walk(obj, path):
+        if isinstance(obj, (dict, list)):
+            for key, value in (obj.items() if isinstance(obj, dict) else enumerate(obj)):
+                walk(value, path + [str(key)])
+        elif isinstance(obj, str):
+            for c in free:
+                if re.search(rf"(?<![\w.]){re.escape(c)}(?!\w)", obj):
+                    found[c].append(_entry_name(path))
+    for key, value in raw.items():
+        if key not in ("about", "constants", "fixed", "format", "version", "name"):
+            walk(value, [key])
+    return found
+
+
+def _entry_name(path):
+    """['blocks', '0', 'mlp', 'W_gate', 'x0', 'g0'] -> 'blocks.0.mlp.W_gate[x0][g0]': the
+    table's name, then its row and column."""
+    at = next((i for i, p in enumerate(path) if p.startswith("W_") or p == "w"), len(path) - 2)
+    return ".".join(path[:at + 1]) + "".join(f"[{p}]" for p in path[at + 1:])
+
+
+def _constants_named(views):
+    """What a model in ``SAME_AS`` names: its free constants and the entries each fills
+    (``named_entries``); it asks which token's embedding the constant of value 1000 sets (the
+    parabola's top, x0 = 1000 − d²/1000 at d = 0)."""
+    if views["model"] not in SAME_AS:
+        return None
+    found = named_entries(views["model"])
+    top = next((c for c, where in found.items()
+                if len(where) == 1 and re.fullmatch(r"embed\.W_E\[\d\]\[x0\]", where[0])),
+               None)
+    if top is None:
+        return None
+    token = int(found[top][0][len("embed.W_E["):-len("][x0]")])
+    # the asked constant's entry waits for the answer: its row is the token asked for
+    said = "; ".join(f"{c}: " + (", ".join(where) if c != top else "x0 of one token's "
+                                 "embedding, the question below")
+                     for c, where in found.items() if where)
+    unused = [c for c, where in found.items() if not where]
+    unused = (f" {' and '.join(unused)}: named and counted, but no entry's text uses "
+              f"{'them' if len(unused) > 1 else 'it'}: the file writes what derives from "
+              f"{'them' if len(unused) > 1 else 'it'} as literals." if unused else "")
+    return {
+        "view": "params", "state": {}, "section": None,
+        "title": "The constants it names",
+        "text": f"{views['model']}'s file names {len(found)} free constants, the numbers its "
+                f"authors count; every other entry is a literal, or an expression of these. "
+                f"The entries each one fills: {said}." + unused +
+                f" The embedding is {views['about'].get('family')}'s: x0 = 1000 − "
+                f"d²/1000 for the digit d. tinyadder params --model {views['model']} "
+                f"--rules counts them under every rule.",
+        "question": f"{top} = 1000 fills one token's x0 on the embedding. Which token's? (a "
+                    f"digit)",
+        "expect": {"kind": "integers", "values": [token]},
+        "answer": f"{token}: {top} fills {found[top][0]}, x0 = 1000 \u2212 {token}\u00b2/1000 "
+                  f"= 1000 exactly, the parabola's top; the other nine tokens' x0 are "
+                  f"literals.",
     }
 
 
@@ -1383,8 +1590,8 @@ def any_steps(views):
         designed = [_any_writes(views, q, f"L{layers[0]}.attn"),
                     _any_writes(views, q, f"L{layers[-1]}.mlp")] if layers else []
     if _same_as(views, q):  # what the other model's tour shows, said once; then what differs
-        return [s for s in (_same_as(views, q), _tied_gate(views, q), _any_failing(views),
-                            _any_params(views)) if s is not None]
+        return [s for s in (_same_as(views, q), _constants_named(views), _tied_gate(views, q),
+                            _any_failing(views), _any_params(views)) if s is not None]
     steps = ([_any_tokens(views, q), _embedding(views)] +
              [_layer_heads(views, layer, q) for layer in layers] +
              designed + [_tied_gate(views, q), _any_readout(views, q), _switch_off(views, q),
@@ -1409,6 +1616,7 @@ def steps(views):
                              **_kept(kept, step["state"]), **step["state"]}
             kept = step["state"]
             step["title"] = f"{k}. {step['title']}"
+            step["question"] = _tolerance_said(step)
         return out
     if any(views["missing"][v] for v in ("place", "count", "sum", "ruler", "flaw")):
         return []
@@ -1424,7 +1632,27 @@ def steps(views):
                          "variant": "built", **_kept(kept, step["state"]), **step["state"]}
         kept = step["state"]
         step["title"] = f"{k}. {step['title']}"
+        step["question"] = _tolerance_said(step)
     return out
+
+
+# the tolerance of a check with no rule of its own (the page's ``close``): a number within 0.5 %,
+# a magnitude within a decade
+DEFAULT_RULES = {"numbers": "anything within 0.5 % counts as right",
+                 "magnitudes": "anything within a factor of ten counts as right"}
+
+
+def _tolerance_said(step):
+    """The step's question with the tolerance its check allows, in the question itself: the
+    rule appended inside a closing parenthesis, or as one of its own; a question with no
+    tolerance (an exact integer, a word), or one that says it already, as it is."""
+    expect, question = step.get("expect") or {}, step["question"]
+    rule = expect.get("rule") or DEFAULT_RULES.get(expect.get("kind"))
+    if not rule or rule in question:
+        return question
+    if question.endswith(")"):
+        return f"{question[:-1]}; {rule})"
+    return f"{question} ({rule})"
 
 
 def _kept(before, state):
