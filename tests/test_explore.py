@@ -1170,13 +1170,18 @@ def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
     q = steps["The FFN"]["state"]["pos"]
     stage = next(s for s in views["residual"] if s["short"] == "L0.mlp")
     x1 = next(r for r in stage["slots"] if r["slot"] == "x1")["cells"]
-    assert steps["The FFN"]["answer"].startswith("0.0. The readout's parabola")  # float: 0
+    # the FFN's change, not x1 after it (s1, which the next column's header shows)
+    assert steps["The FFN"]["question"].startswith(
+        "By how much does the FFN change x1 at position 24, where the attention left it at 9.0?")
+    assert steps["The FFN"]["answer"].startswith(
+        "\u22129: x1 becomes 0.0. The readout's parabola")  # float: 0
+    assert steps["The FFN"]["units"] is False  # the units' outputs add up to the answer
     kept, x1[q] = x1[q], [-0.0, -227150165.59, "~-2.56339e-227150166"]  # as the exact run
     try:
         answer = next(s for s in tour.steps(views) if s["title"].endswith("The FFN"))["answer"]
     finally:
         x1[q] = kept
-    assert answer.startswith("\u2248 \u22122.56339\u00b710\u207b\u00b2\u00b2\u2077\u00b9\u2075\u2070"
+    assert answer.startswith("\u22129: x1 becomes \u2248 \u22122.56339\u00b710\u207b\u00b2\u00b2\u2077\u00b9\u2075\u2070"
                              "\u00b9\u2076\u2076, that is 0 but for the far keys' weights")
     assert tour.FFN_DOES["rope-10000"][1].startswith("With neither the carry nor the wrap, ")
     running = next(s for s in tour.steps(example[1]) if s["title"].endswith("The running sum"))
@@ -1232,7 +1237,9 @@ def test_learner8_a_small_ffns_hidden_units_are_tabled(example):
     ffn = next(s for s in tour.steps(views) if s["title"].endswith("The FFN"))
     assert ffn["text"].endswith(
         "The table under the residual stream lists the FFN's 4 hidden units at this position: "
-        "what goes into each, what comes out (0: it does not fire), and what it adds to x1.")
+        "what goes into each, what comes out (0: it does not fire), and what it adds to x1 "
+        "(it opens once you check a guess or show the answer: its outputs add up to the "
+        "answer).")
     assert example[1]["hidden"] == {} and 'id="hidden-units"' not in page_text(EXAMPLE)
 
 

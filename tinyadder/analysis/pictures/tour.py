@@ -1101,8 +1101,9 @@ def _another_carry(views, q):
             .replace("= -", "= \u2212") + ".")
 
 
-def _units_said(views, slot):
-    """A pointer to the table of a small FFN's hidden units (``views.hidden_units``), or ''."""
+def _units_said(views, slot, held=False):
+    """A pointer to the table of a small FFN's hidden units (``views.hidden_units``), or '';
+    ``held``: the step holds the table back until a check (its outputs add up to the answer)."""
     units = (views.get("hidden") or {}).get("L0.mlp")
     if not units:
         return ""
@@ -1111,7 +1112,9 @@ def _units_said(views, slot):
             f", its down weight and what it adds to {slot} through it" if units.get("down")
             else "")
     return (f" The table under the residual stream lists the FFN's {len(units['units'])} "
-            f"hidden units at this position: what goes into each, what comes out{relu}{adds}.")
+            f"hidden units at this position: what goes into each, what comes out{relu}{adds}"
+            + (" (it opens once you check a guess or show the answer: its outputs add up to "
+               "the answer)." if held else "."))
 
 
 def _down_said(views, slot, q):
@@ -1129,27 +1132,32 @@ def _down_said(views, slot, q):
 
 
 def _ffn(views, q):
-    """A designed family's FFN step: the column's slot after the FFN at the position that
-    predicts s_k (``FFN``)."""
+    """A designed family's FFN step: the FFN's change to the column's slot at the position that
+    predicts s_k (``FFN``), its hidden units' table held back (their outputs add up to it)."""
     k = _column_place(views, q)
     if k is None or views["design"] not in FFN:
         return None
     slot, how, tol = FFN[views["design"]]
-    value = _residual_at(views, "L0.mlp", slot, q)
     a, b, s = (int(views[n]) // 10 ** k % 10 for n in ("a", "b", "sum"))
     if views["design"] == "rope-19":
         return _wrap_step(views, q, k, (a, b, s), how)
+    before, value = (_residual_at(views, stage, slot, q)
+                     for stage in (_before(views, "L0.mlp"), "L0.mlp"))
+    change = value[0] - before[0]
     return {
         "view": "residual", "state": {"pos": q, "stage": _before(views, "L0.mlp")},
-        "section": None, "title": "The FFN",
+        "section": None, "title": "The FFN", "units": False,
         "text": how.format(k=k, j=k - 1, n=k + 1) + _opens(views, "L0.mlp", slot) +
-        _units_said(views, slot),
-        # the digit s_k is what the FFN's slot leads to: the question leaves it out
-        "question": f"What does {slot} hold at position {q} after the FFN? (a number; "
-                    f"a{k} = {a}, b{k} = {b})",
-        "expect": {"kind": "numbers", "values": [value[0]], "texts": [shown(value[2])],
+        _units_said(views, slot, held=True),
+        # x after the FFN leads to s_k, which the grid's next column header shows: the step
+        # asks for the FFN's change, which needs what it does
+        "question": f"By how much does the FFN change {slot} at position {q}, where the "
+                    f"attention left it at {shown(before[2])}? (a number, negative where it "
+                    f"takes off; a{k} = {a}, b{k} = {b})",
+        "expect": {"kind": "numbers", "values": [change], "texts": [_amount(change)],
                    "tol": tol, "rule": within(tol)},
-        "answer": f"{shown(value[2])}" + _down_said(views, slot, q) + (
+        "answer": f"{_amount(change)}: {slot} becomes {shown(value[2])}" +
+                  _down_said(views, slot, q) + (
             ", that is 0 but for the far keys' weights (e to a very negative power, which an "
             "exact run keeps and a float run rounds to 0)" if dust(value) else "") +
                   f". The readout's parabola then writes the digit nearest its vertex: {s}.",
@@ -1175,8 +1183,9 @@ def _wrap_step(views, q, k, digits, how):
     return {
         "view": "residual", "state": {"pos": q, "stage": _before(views, "L0.mlp")},
         "section": None, "title": "The FFN",
+        "units": False,
         "text": how.format(k=k, j=k - 1, n=k + 1) + _opens(views, "L0.mlp", "x1") +
-        _units_said(views, "x1"),
+        _units_said(views, "x1", held=True),
         "question": f"By how much does the FFN change x1 at position {q}, where the attention "
                     f"left it at {shown(before[2])}? (a number, negative where it takes "
                     f"off; a{k} = {a}, b{k} = {b})",
