@@ -723,7 +723,8 @@ def test_a_qwen_style_rope_10000_pages_hovers_say_what_x0_x1_x2_hold(name):
         assert v["tokens"][q]["next_place"] == 1
         assert steps["The column"]["expect"]["values"] == [x["L0.attn"]["x2"][q]]
         assert steps["The carry"]["expect"]["values"] == [x["L0.attn"]["x1"][q]]
-        assert steps["The FFN"]["expect"]["values"] == [x["L0.mlp"]["x2"][q]]
+        assert steps["The FFN"]["expect"]["values"] == [x["L0.mlp"]["x2"][q] -
+                                                         x["L0.attn"]["x2"][q]]  # its change
         assert (f"c0 \u2212 10\u00b7c1 = 0 \u2212 10\u00b7{carry_into(a, b, 1)}" in
                 steps["The carry"]["answer"])
         # the strips show query q's one-hot keys (a0, b0, a1, b1): the step asks for q + 1's
