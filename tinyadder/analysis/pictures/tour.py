@@ -574,8 +574,10 @@ def _too_few_digits(views):
                 "\u2113 lies within about P/(2\u00b710^6) below a multiple of P and the "
                 "digit there is 4 to 8. R is a whole number and b + \u2113 stays near "
                 "\u00bd, so R + b + \u2113 never comes closer than about \u00bd below one: "
-                "that takes a place P of 10^6 or more whose digit can be 4 to 8. The top "
-                f"place, {power(n)}, holds only the carry, 0 or 1.",
+                "that takes a place P above 10^6 whose digit can be 4 to 8, so N of 8 or "
+                "more (at N = 7 the highest such place is 10^6 itself, where P/(2\u00b710^6) "
+                f"is the \u00bd, just short). The top place, {power(n)}, holds only the "
+                "carry, 0 or 1.",
         "question": f"At N = {n} the highest place whose digit can be 4 to 8 is "
                     f"{power(n - 1)}. Predict the tilt there, in units of the sum (a power "
                     f"of ten is enough).",
