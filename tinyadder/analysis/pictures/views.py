@@ -34,7 +34,7 @@ from ...numbers import is_zero
 from ... import task as tasks
 from ...weights import Factored, live_heads
 from ..explain import (approx, boxed, decisions, dust, dust_exponent, remaining_values, scales,
-                       short, x_text)
+                       short, quotient, x_text)
 from ..families import design, family_meanings
 from ..board import own_rule
 from ..ledger import RULES, ledger, rules, tensors
@@ -553,6 +553,7 @@ def decisions_view(cache, a, b):
             "flipped": d.flipped, "power": d.power,
             "R": str(d.remaining), "expected_R": str(expected[k]),
             "total": _decimal_text(d.total), "b": short(d.bias),
+            "quotient": quotient(d),
             "leak": short(d.leakage), "x": to_float(d.x), "x_text": shown(x_text(d)),
             "distance": _distance_texts(d),
             "margin": figure(d.margin), "tilt": figure(d.tilt), "lead": figure(d.lead),
