@@ -203,16 +203,11 @@ def head_key(layer, head):
     return f"L{layer}.{head}"
 
 
-SOFTMAX_FLOOR = -10  # an ordinary-softmax head's colours span at most 10^-10 .. 1
-
-
 def weight_scale(rows, kind="softmax1"):
-    """(lo, 0): ``heat.clipped_scale`` of a head's cells, the range its colours span; for a
-    head with an ordinary softmax at most ``SOFTMAX_FLOOR`` decades, so that a factor of ten
-    is six colour steps: rope-19's weights decay smoothly over a hundred decades, and the
-    10 : 1 of a_k against a_(k-1) (0.454 and 0.0455) would be one step of such a scale."""
-    lo, hi = clipped_scale([c[1] for row in rows for c in row])
-    return (max(lo, SOFTMAX_FLOOR), hi) if kind == "softmax" else (lo, hi)
+    """(lo, 0): ``heat.clipped_scale`` of a head's cells, the range its colours span (the
+    terminal's heat rows share it): for a head with an ordinary softmax at most 10^-10, so
+    that a factor of ten is six colour steps."""
+    return clipped_scale([c[1] for row in rows for c in row], kind)
 
 
 MASKED = [None, None, "masked"]
