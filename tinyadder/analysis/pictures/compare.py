@@ -248,6 +248,8 @@ def _first(views, differ):
     if note and used:
         note += (f"; the first that predicts a digit of the sum: "
                  f"{differs_at(views, used[0])}, {shown(used[1])} against {shown(used[2])}")
+    elif note:
+        note += "; it differs at no position that predicts a digit of the sum"
     return differs_at(views, pos, note), a, b
 
 
@@ -402,7 +404,7 @@ def homonym_table(left, right, live=True):
     that stage, else one to its section below), then a folded table of the ``homonyms``:
     stage, slot, and what each design holds there at the position that predicts s_k, at
     each stage where one of them writes it; '' when there is neither."""
-    said = differ_line(left, right)
+    said = differ_line(left, right, live)
     if said:
         first = said.split("first differ after ")[1].split(" ")[0]
         href = (f"#pos={figures.defaults(left)['pos']}&stage={first}&view=compare" if live
@@ -448,22 +450,24 @@ def homonym_stages(left, right):
     return f"only at {_names(stages)}: {named}"
 
 
-def differ_line(left, right, pos=None, stage=None):
-    """Where the two runs first differ, when the stage the page opens at (``stage``; the left
-    page's own) reads the same in every slot both name alike: 'At embed, where the page
-    opens, every slot both models name alike reads the same; the two runs first differ
-    after L1.mlp: choose that stage.' From the comparison (``table_rows``): the first stage
-    with a slot that differs at some position, or that holds another quantity; '' when the
-    opening stage already differs or no stage does."""
+def differ_line(left, right, live=True):
+    """Where the two runs first differ, when the stage the page opens at (the left page's
+    own; the first stage on the static page, ``live`` False) reads the same in every slot
+    both name alike: 'At embed, where the page opens, every slot both models name alike
+    reads the same; the two runs first differ after L1.mlp (eq, special, …, cand4): choose
+    that stage.' From the comparison (``table_rows``): the first stage with a slot that
+    differs at some position, or that holds another quantity; '' when the opening stage
+    already differs or no stage does."""
     rows = [r for r in table_rows(left, right) if r["slot"] != "winner"]
-    opens = stage or figures.defaults(left)["stage"]
+    opens = figures.defaults(left)["stage"] if live else left["residual"][0]["short"]
     differs = [r["stage"] for r in rows if r.get("apart") or r["first"] is not None]
     if not differs or opens in differs or opens not in {r["stage"] for r in rows}:
         return ""
     first = differs[0]
     slots = [r["slot"] for r in rows if r["stage"] == first and
              (r.get("apart") or r["first"] is not None)]
-    return (f"At {opens}, where the page opens, every slot both models name alike reads the "
+    return (f"At {opens}, {'where the page opens' if live else 'the first stage below'}, "
+            f"every slot both models name alike reads the "
             f"same; the two runs first differ after {first} ({_listed(slots)}): choose that "
             "stage.")
 
