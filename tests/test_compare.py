@@ -46,7 +46,8 @@ def test_published_against_repaired(tmp_path):
     # one position, one name (learner14 4): the token as the strip shows it, then its job
     assert rows[("readout", "logit 1")].endswith(
         "first differs at &lt;bos&gt; (0, the separator before a; a prompt position: its "
-        "prediction is not used): \u22121 against 0")
+        "prediction is not used; the first that predicts a digit of the sum: 9 (holds s3, "
+        "predicts s2), \u2248 \u22127.27266·10¹⁰ against \u2248 \u22127.27265·10¹⁰): \u22121 against 0")
     assert text.count('<section class="stage"') == 6 + 2  # six stages, two layers' heads
     assert "<script" not in text
     assert ("tinyadder36-published is drawn at position 8 (the first that predicts a digit: it "
@@ -122,8 +123,11 @@ def test_three_rope_19_designs_compute_the_same_x1(tmp_path):
                                    for v in gaps.values())
     assert winner == "the same at all 11 positions"  # the positions that predict a digit
     status, _, rows, _ = compare(tmp_path, "zcbtrak-6", "yieldthought-20", expr, "--static")
-    assert rows[("L0.attn", "x1")] == ("the same at 17 of 42; first differs at a0: ~\u200960.9710 "
-                                       "against ~\u200960.9719")
+    assert rows[("L0.attn", "x1")] == (
+        "the same at 17 of 42; first differs at a0 (a prompt position: its prediction is not "
+        "used; the first that predicts a digit of the sum: &#x27;0&#x27; (30, the separator "
+        "before the answer; predicts s0), ~\u2009120.002 against ~\u2009119.862): "
+        "~\u200960.9710 against ~\u200960.9719")
 
 
 def test_slots_named_alike_that_mean_apart_are_said_so():
@@ -166,7 +170,7 @@ def test_slots_named_alike_that_mean_apart_are_said_so():
     # paragraph, nor as the fold's title, and no promise of slots compared when none is
     assert "Named alike, meant apart" not in page
     assert "Slots both models name alike come first" not in page
-    assert "<summary>Each design's formula for the slots named alike" in table
+    assert "<summary>What the slots named alike mean in each design" in table
     assert "Slots both models name alike come first" in explore_page._compare_section(
         published, repaired)
     static = pairs.page(zc, jl, 31)

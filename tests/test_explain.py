@@ -119,7 +119,7 @@ def test_cli_narrates_and_exits_like_the_main_command():
     status, out, err = run_cli("--digits", "3", "123+989")
     assert status == 0 and err == ""
     assert out.startswith("123+989=1112\n")
-    assert "position 10 ('1'): R = 12, P = 10^1, offset 0.56\n" in out
+    assert "position 10 ('1'): R = 12, P = 10^1, offset 0.561\n" in out  # 12.561/10 = 1.2561
     assert "numbers: fraction\n" in out  # the rounding's details are --verbose's
     status, out, err = run_cli("--digits", "3", "123+989", "--verbose")
     assert "position 10 ('1'): R = 12, P = 10^1, offset 0.561 (b = 0.451, leakage 0.11)\n" in out
