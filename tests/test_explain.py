@@ -168,17 +168,18 @@ def test_learner19_the_division_printed_works_out():
     _, out, _ = run_cli("--digits", "3", "--verbose", "599+401")
     assert ("position 8 ('='): R = 1000, P = 999.99 (just under 10^3), offset 0.409 (b =\n"
             "    0.369, leakage 0.040)\n  x = 1.00042 -> ") in out
-    for argv in (("--digits", "3", "599+401"), ("--digits", "3", "--model", "repaired",
-                                                 "123+989"), (EXAMPLE,)):
-        _, out, _ = run_cli(*argv)
+    for expr, model, n in (("599+401", "published", 3), ("123+989", "repaired", 3),
+                           (EXAMPLE, "published", 10)):
+        a, b = map(int, expr.split("+"))
+        out = narrate(exact_run(expr, model, n)[1], a, b)
         found = re.findall(r"R = (-?\d+), P = (\S+)(?: \(just under 10\^\d+\))?, offset (\S+)"
                            r"\n  x = (\S+) ", out)
-        assert len(found) == int(argv[1]) + 1 if argv[0] == "--digits" else len(found) == 11
+        assert len(found) == n + 1
         for r, p, offset, x in found:
             place = Fraction(10) ** int(p[3:]) if p.startswith("10^") else Fraction(p)
             quotient = (int(r) + Fraction(offset)) / place
             assert round(quotient * 10 ** len(x.split(".")[1])) == round(
-                Fraction(x) * 10 ** len(x.split(".")[1])), (argv, r, p, offset, x)
+                Fraction(x) * 10 ** len(x.split(".")[1])), (expr, r, p, offset, x)
 
 
 def test_repr_is_readable_and_the_digits_are_there_on_request():

@@ -359,10 +359,16 @@ def short(q, most=6, sig=2):
     return figure(q, sig) if "e" in text else text
 
 
-def x_text(d, x=None):
-    """x = (R + b + ℓ)/P with enough decimals to show how far it is from the boundary it is
-    near (``x``: another value at d's precision, as ``division`` checks it)."""
-    places = max(4, 1 - exponent(d.margin / d.place)) if d.margin else 4
+def x_places(d):
+    """The decimals x is printed to: enough to show how far it is from the boundary it is
+    near."""
+    return max(4, 1 - exponent(d.margin / d.place)) if d.margin else 4
+
+
+def x_text(d, x=None, places=None):
+    """x = (R + b + ℓ)/P to ``x_places`` decimals (``x``: another value at d's precision, as
+    ``division`` checks it, with ``places`` computed once)."""
+    places = x_places(d) if places is None else places
     x = d.x if x is None else x
     if x and abs(x) < Fraction(1, 10 ** places):
         return figure(x, 2)
@@ -382,7 +388,8 @@ def division(d, offset=None):
     >>> x_text(d), division(d, "0.409")
     ('1.00042', ('0.409', '999.99'))
     """
-    want, total = x_text(d), d.total - d.remaining
+    places = x_places(d)
+    want, total = x_text(d, places=places), d.total - d.remaining
     tries = ([offset] if offset else []) + [fixed(total, n) for n in range(1, 31)]
     for said in tries:
         try:
@@ -391,7 +398,7 @@ def division(d, offset=None):
             continue
         for place in [f"10^{d.power}"] + [fixed(d.place, n) for n in range(0, 31)]:
             p = Fraction(10) ** d.power if place.startswith("10^") else Fraction(place)
-            if p and x_text(d, r / p) == want:
+            if p and x_text(d, r / p, places) == want:
                 return said, place
     return tries[-1], fixed(d.place, 30)
 
