@@ -379,7 +379,7 @@ def division(d, offset=None):
     """(offset, P) as texts whose division (R + offset)/P gives x as ``x_text`` prints it:
     ``offset`` (the text to try first) or b + ℓ to as few decimals as that takes, and P as
     '10^k' where the ruler's spacing, 10^k less the construction's own 10^(k−5), is that to
-    x's digits, else to as few decimals as it takes ('999.990' at 10^3 beside x = 1.00042).
+    x's digits, else to as few decimals as it takes ('999.99' at 10^3 beside x = 1.00042).
 
     >>> from tinyadder import build, number_system, run_with_cache
     >>> _, cache = run_with_cache(build("published", digits=3), "599+401",

@@ -20,6 +20,7 @@ from .. import task
 from ..cache import stages
 from ..generate import argmax
 from ..numbers import LogScore
+from ..numbers.protocol import Undecided
 from ..weights import live_heads
 from .heat import heat_lines, legends as heat_legends, sink, top_line
 from .roles import roles
@@ -187,7 +188,7 @@ def lead_of(cache, pos):
 def pos_hint(cache):
     """For a trace of every position that predicts a digit of the answer (no --pos), more
     than ``FEW``: which positions those are and an example --pos, the first of them and the
-    one whose winner leads by least: 'positions 22 to 32 predict the 11 digits of the
+    one whose winner leads by least: 'positions 22 to 32 predict the 11 tokens of the
     answer, all traced below; to read fewer, e.g. --pos 22,32 (22 predicts s10, the first;
     32 predicts s0, the last and the narrowest lead)'; '' for a short trace."""
     at = list(cache.predicting)
@@ -196,7 +197,7 @@ def pos_hint(cache):
     labels = _labels(cache.model) or [None] * (len(cache.tokens) + 1)
     try:
         narrow = min(at, key=lambda p: lead_of(cache, p))
-    except (TypeError, ValueError, ArithmeticError):  # a float run's nan
+    except (TypeError, ValueError, ArithmeticError, Undecided):  # a nan; leads left open
         narrow = at[-1]
     pick = sorted({at[0], narrow if narrow != at[0] else at[-1]})
 
