@@ -46,7 +46,8 @@ def test_published_against_repaired(tmp_path):
     # one position, one name (learner14 4): the token as the strip shows it, then its job
     assert rows[("readout", "logit 1")].endswith(
         "first differs at &lt;bos&gt; (0, the separator before a; a prompt position: its "
-        "prediction is not used): \u22121 against 0")
+        "prediction is not used; the first that predicts a digit of the sum: 9 (holds s3, "
+        "predicts s2), \u2248 \u22127.27266·10¹⁰ against \u2248 \u22127.27265·10¹⁰): \u22121 against 0")
     assert text.count('<section class="stage"') == 6 + 2  # six stages, two layers' heads
     assert "<script" not in text
     assert ("tinyadder36-published is drawn at position 8 (the first that predicts a digit: it "
@@ -66,8 +67,9 @@ def test_learner14_one_position_has_one_name():
         "(0, the separator before a)); tinyadder36-repaired at position 0, which holds "
         "&lt;bos&gt; (0, the separator before a).")
     firsts = {r["first"][0] for r in pairs.agreement(published, repaired) if r["first"]}
-    assert "<bos> (0, the separator before a; a prompt position: its prediction is not " \
-        "used)" in firsts and not any(f.startswith("the separator") for f in firsts)
+    assert any(f.startswith("<bos> (0, the separator before a; a prompt position: its "
+                            "prediction is not used; ") for f in firsts)
+    assert not any(f.startswith("the separator") for f in firsts)
 
 
 def test_the_explorer_page_carries_the_second_model(tmp_path):
@@ -121,8 +123,11 @@ def test_three_rope_19_designs_compute_the_same_x1(tmp_path):
                                    for v in gaps.values())
     assert winner == "the same at all 11 positions"  # the positions that predict a digit
     status, _, rows, _ = compare(tmp_path, "zcbtrak-6", "yieldthought-20", expr, "--static")
-    assert rows[("L0.attn", "x1")] == ("the same at 17 of 42; first differs at a0: ~\u200960.9710 "
-                                       "against ~\u200960.9719")
+    assert rows[("L0.attn", "x1")] == (
+        "the same at 17 of 42; first differs at a0 (a prompt position: its prediction is not "
+        "used; the first that predicts a digit of the sum: &#x27;0&#x27; (30, the separator "
+        "before the answer; predicts s0), ~\u2009120.002 against ~\u2009119.862): "
+        "~\u200960.9710 against ~\u200960.9719")
 
 
 def test_slots_named_alike_that_mean_apart_are_said_so():
@@ -165,7 +170,7 @@ def test_slots_named_alike_that_mean_apart_are_said_so():
     # paragraph, nor as the fold's title, and no promise of slots compared when none is
     assert "Named alike, meant apart" not in page
     assert "Slots both models name alike come first" not in page
-    assert "<summary>Each design's formula for the slots named alike" in table
+    assert "<summary>What the slots named alike mean in each design" in table
     assert "Slots both models name alike come first" in explore_page._compare_section(
         published, repaired)
     static = pairs.page(zc, jl, 31)
@@ -319,8 +324,14 @@ def test_learner7_the_static_page_takes_a_position_and_lines_positions_up(capsys
     # separators matched by their job (learner9 4): the '0' before b0 with the '0' before b0
     # (19 with 12), the one before the answer with the one before the answer (30 with 23);
     # zcbtrak-6's other padding zeros (11 to 18) with none, so no position is matched twice
-    cells = re.findall(r"<td>([^<]*)</td>", row)
+    cells = re.findall(r"<td>([^<]*)(?:<br><small>[^<]*</small>)?</td>", row)
     assert cells[10:20] == ["10"] + ["—"] * 8 + ["12"] and cells[30] == "23"
+    # each position with its token's label under it, as the strips show it (learner19 5)
+    labelled = re.findall(r"<td>(\d+)<br><small>([^<]*)</small></td>", row)
+    assert labelled[:3] == [("0", "&#x27;0&#x27;"), ("1", "a0"), ("2", "a1")]
+    own = re.search(r'<tr><th>zcbtrak-6</th>(.*?)</tr>', text).group(1)
+    assert re.findall(r"<td>(\d+)<br><small>([^<]*)</small></td>", own)[29:32] == [
+        ("29", "b9"), ("30", "&#x27;0&#x27;"), ("31", "s0")]
     assert 'id="twice"' not in text
     # and the page says why under the table (learner14 8)
     assert ("<p id=\"unmatched\">zcbtrak-6's positions 11\u201318 (\u2014) match none: "
@@ -444,6 +455,45 @@ def test_learner9_what_each_readouts_l1_mlp_writes():
     assert pairs.writes_lines(float_views("zcbtrak-6"), float_views("jacobli99-28")) == {}
 
 
+def test_learner19_published_against_repaired_one_key_column_that_divides_out():
+    """599 + 401's s3 read '1000.409; ÷ 10³: x = 1.00042', which does not divide out: P is
+    10³ less 0.010, so it is printed (learner19 1); the two designs' key columns were the
+    same character for character: one column, headed 'both (identical)' (learner19 3)."""
+    published, repaired = (float_views(m, "599+401", 3) for m in ("published", "repaired"))
+    table = pairs.key_table(published, repaired)
+    heads = re.findall(r"<th>(.*?)</th>", table)
+    assert len(heads) == 2 and heads[1].startswith("both (identical): R + b + ℓ")
+    assert ('<tr data-pos="8"><td>s3</td><td class="mono">1000.409; ÷ 999.99 (just under '
+            '10³): x = 1.00042 → digit 1</td></tr>') in table
+    assert 1000.409 / 999.99 == pytest.approx(1.00042, abs=5e-6)
+    assert "both (identical)" not in pairs.key_table(float_views("published"),
+                                                     float_views("zcbtrak-6"))
+
+
+def test_learner19_the_fold_says_what_differs_and_a_line_points_at_it():
+    """Published against repaired opens at embed, where every slot reads the same: a line
+    says where the runs first differ, with a link that opens it (learner19 4); the fold
+    under it is titled by what it holds and which slots differ from which stage, not a
+    second caption for the key table (learner19 2). zcbtrak-6 against jacobli99-28 differs
+    at embed already: no line."""
+    published, repaired = (float_views(m, "599+401", 3) for m in ("published", "repaired"))
+    live = explore_page._compare_section(published, repaired)
+    line = ("At embed, where the page opens, every slot both models name alike reads the "
+            "same; the two runs first differ after L1.mlp (eq, special, …, cand4): ")
+    assert (f'<p id="cmp-differ">{line}<a href="#pos=8&amp;stage=L1.mlp&amp;view=compare">'
+            'choose that stage</a>.</p>') in live
+    assert ("<summary>What the slots named alike mean in each design (eq … cand4 from L1.mlp "
+            "on; at the position that predicts s_k)</summary>") in live
+    assert "s<sub>k</sub></summary>" not in live
+    static = pairs.page(published, repaired)
+    assert ('<p id="cmp-differ">At embed, the first stage below, every slot both models name '
+            'alike reads the same; the two runs first differ after L1.mlp') in static
+    assert '<a href="#stage-L1.mlp">choose that stage</a>' in static
+    zc, jl = float_views("zcbtrak-6"), float_views("jacobli99-28")
+    assert pairs.differ_line(zc, jl) == "" and "x0 and x1 from embed on" in \
+        pairs.homonym_table(zc, jl)
+
+
 def test_learner10_the_readout_picks_the_nearest_ruler_mark():
     """The key-quantity table's last row said "the ruler mark just below x" (learner10 1):
     the marks sit at u + ½ and the nearest wins, so at x = 1.0247 the digit is 1, not the 0
@@ -557,7 +607,16 @@ def test_learner12_the_live_agreement_folds_runs_and_tags_unused_positions():
             "<td>13 of 13</td><td></td></tr>") in table
     assert table.count("13 of 13") == 6  # the fold, L1.mlp's and the readout's, 3 logits
     assert ("logit 2</code></td><td>its gap to the winner: 8 of 13</td><td>a2 (a prompt "
-            "position: its prediction is not used): \u221250.0 against 0.0") in table
+            "position: its prediction is not used; it differs at no position that predicts a "
+            "digit of the sum): \u221250.0 against 0.0") in table
+    # a slot, not only a logit, that first differs where a prediction is unused is tagged,
+    # and the first that predicts a digit of the sum is given with its values (learner19 7)
+    zc, yt = float_views("zcbtrak-6"), float_views("yieldthought-20")
+    x1 = next(r for r in pairs.agreement(zc, yt) if (r["stage"], r["slot"]) == ("L0.attn", "x1"))
+    assert x1["first"] == (
+        "a0 (a prompt position: its prediction is not used; the first that predicts a digit "
+        "of the sum: '0' (30, the separator before the answer; predicts s0), ~\u2009120.002 "
+        "against ~\u2009119.862)", "~60.9710", "~60.9719")
     # a used position: no tag, but its number and both roles (learner16 5): the key-quantity
     # table names its row by the digit it predicts, s0, the token strip by the one it holds
     assert "11 (holds s1, predicts s0): \u2248 \u22126.08900\u00b710\u2078" in table

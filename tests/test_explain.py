@@ -119,7 +119,7 @@ def test_cli_narrates_and_exits_like_the_main_command():
     status, out, err = run_cli("--digits", "3", "123+989")
     assert status == 0 and err == ""
     assert out.startswith("123+989=1112\n")
-    assert "position 10 ('1'): R = 12, P = 10^1, offset 0.56\n" in out
+    assert "position 10 ('1'): R = 12, P = 10^1, offset 0.561\n" in out  # 12.561/10 = 1.2561
     assert "numbers: fraction\n" in out  # the rounding's details are --verbose's
     status, out, err = run_cli("--digits", "3", "123+989", "--verbose")
     assert "position 10 ('1'): R = 12, P = 10^1, offset 0.561 (b = 0.451, leakage 0.11)\n" in out
@@ -158,6 +158,28 @@ def test_x_is_r_plus_b_plus_leakage_over_p():
         == 2.492
     assert "  x = 2.6020 -> nearest mark 2.5 -> digit 2; margin 0.796 units over 3\n" in \
         narrate(cache, 123, 989)
+
+
+def test_learner19_the_division_printed_works_out():
+    """599 + 401's s3: R + offset = 1000.409 over P = 10^3 is 1.000409, yet x printed 1.00042:
+    P is the marks' spacing, 10^3 less 0.010, so P is printed where 10^k is not close enough,
+    and the offset to as many decimals as the division needs; at every position of three
+    runs (R + offset)/P, as printed, rounds to the x printed."""
+    _, out, _ = run_cli("--digits", "3", "--verbose", "599+401")
+    assert ("position 8 ('='): R = 1000, P = 999.99 (just under 10^3), offset 0.409 (b =\n"
+            "    0.369, leakage 0.040)\n  x = 1.00042 -> ") in out
+    for expr, model, n in (("599+401", "published", 3), ("123+989", "repaired", 3),
+                           (EXAMPLE, "published", 10)):
+        a, b = map(int, expr.split("+"))
+        out = narrate(exact_run(expr, model, n)[1], a, b)
+        found = re.findall(r"R = (-?\d+), P = (\S+)(?: \(just under 10\^\d+\))?, offset (\S+)"
+                           r"\n  x = (\S+) ", out)
+        assert len(found) == n + 1
+        for r, p, offset, x in found:
+            place = Fraction(10) ** int(p[3:]) if p.startswith("10^") else Fraction(p)
+            quotient = (int(r) + Fraction(offset)) / place
+            assert round(quotient * 10 ** len(x.split(".")[1])) == round(
+                Fraction(x) * 10 ** len(x.split(".")[1])), (expr, r, p, offset, x)
 
 
 def test_repr_is_readable_and_the_digits_are_there_on_request():
@@ -420,6 +442,17 @@ def test_every_published_position_prints_its_tilt_and_lead():
     assert len(re.findall(r"^  tilt .*, so \d leads by ", text, re.M)) == 11
     repaired = narrate(exact_run("123+989", "repaired", 3)[1], 123, 989)
     assert "tilt 0" not in repaired and "leads by" not in repaired
+
+
+def test_learner20_a_tilt_has_one_notation_and_a_negligible_one_is_about_0():
+    """The tilt read '-10^-9', '-0.00100' and '3.4·10^-17' within five lines: one notation
+    (m·10^e, its mantissa written, outside 1 .. 10^4), and '≈ 0' where it is under 10^-6 of
+    the margin (positions 28 and 32)."""
+    a, b = map(int, EXAMPLE.split("+"))
+    text = narrate(exact_run(EXAMPLE)[1], a, b)
+    tilts = re.findall(r"^  tilt (.*?)(?: units \(|, so)", text, re.M)
+    assert tilts == ["0", "1000", "-100", "0", "0", "0", "\u2248 0 (under 10^-6 of the margin)",
+                     "-1.0·10^-3", "0", "0", "\u2248 0 (under 10^-6 of the margin)"]
 
 
 def test_learner13_a_negative_tilt_is_said_to_favour_the_winner():

@@ -858,8 +858,9 @@ def test_compare_counts_dust_as_zero_and_says_when_no_slot_is_in_common():
     10^-7386 beside a float's 0 is the same 0 (its text differs); two designs that share
     only the readout's logits, on different scales, get a sentence, not a row of noise."""
     def run(stage, slot, cells):
-        return {"tokens": [{"label": "a0", "pos": 0, "role": "a"},
-                           {"label": "s0", "pos": 1, "role": "sum"}], "layout": "a0 s0",
+        return {"tokens": [{"label": "a0", "pos": 0, "role": "a", "predicts": None},
+                           {"label": "s0", "pos": 1, "role": "sum", "predicts": None}],
+                "layout": "a0 s0",
                 "predicting": [],
                 "residual": [{"short": stage, "slots": [{"slot": slot, "cells": cells}]}]}
     exact = run("L0.attn", "x1", [[0.0, -7386, "~1.25155e-7386"], [100.002, 2, "~100.002"]])
@@ -867,7 +868,8 @@ def test_compare_counts_dust_as_zero_and_says_when_no_slot_is_in_common():
     other = run("L0.attn", "x1", [[0.0, None, "0"], [99.9, 2, "~99.9"]])
     assert [(r["same"], r["first"]) for r in compare.agreement(exact, floats)] == [(2, None)]
     assert [(r["same"], r["first"]) for r in compare.agreement(exact, other)] == [
-        (1, ("s0", "~100.002", "~99.9"))]
+        (1, ("s0 (the last position: its prediction is not used; it differs at no position "
+             "that predicts a digit of the sum)", "~100.002", "~99.9"))]
     big = run("readout", "logit 0", [[None, None, "x"], [-2.33334e18, 18, "~-2.33334e+18"]])
     small = run("readout", "logit 0", [[None, None, "y"], [99997.6, 5, "~99997.6"]])
     assert compare.no_common_slot(compare.agreement(big, small))
@@ -896,7 +898,8 @@ def test_compare_sets_each_designs_key_quantity_beside_its_meaning(example):
         assert eval(filled.replace("·", "*").replace("−", "-")) == column
         assert abs(float(value.lstrip("~\u2009")) - column) < 0.25
     [(meaning, totals)] = compare.key_quantities(published)
-    assert meaning == compare.RUNNING_TOTAL and meaning.endswith(", to 3 decimals")
+    assert meaning == compare.RUNNING_TOTAL and meaning.endswith(
+        ", to as many decimals as the division shown needs (3 or more)")
     # x = (R + b + ℓ)/P and the digit it picks, as explain prints them (learner9 2)
     assert totals["s1"] == ("2.489; ÷ 10¹: x = 0.2489 → digit 0", None)
     assert totals["s10"] == ("7800137102.346; ÷ 10¹⁰: x = 0.7800 → digit 0", None)

@@ -64,13 +64,33 @@ def test_learner17_heat_prints_each_key_once_and_a_row_per_head_and_position():
     a line), and per position and head its row and its top weights, the rows unchanged."""
     status, out, _ = cli_once("12+34", "--trace", "--heat")
     lines = out.splitlines()
-    assert status == 0 and len(lines) == 540
+    assert status == 0 and len(lines) == 543
     assert "  L0.h4, L1.h0: ' ' below 10^-2, '+*#%@' a decade each up to 1" in lines
     assert sum(line.startswith("  L0.h") for line in lines) == 2
     rows = [line for line in lines if re.match(r"    L\d\.h\d \d+-\d+ ", line)]
     tops = [line for line in lines if line.startswith("      top: ")]
     assert len(rows) == len(tops) == 11 * 3
     assert "    L0.h3 0-22 6          4          2 sink @" in rows
+
+
+def test_learner20_a_trace_without_pos_names_the_positions_to_pick():
+    """Without --pos, the header ends with the positions that predict the answer and an
+    example --pos, from the run: the first and the one whose winner leads by least (12+34:
+    32, the units; zcbtrak-6, which writes the units first: 30); with --pos, no hint."""
+    hints = []
+    for argv in (("12+34", "--trace", "--heat"), ("--model", "zcbtrak-6", "--number",
+                                                  "float", "12+34", "--trace")):
+        _, out, _ = cli_once(*argv)
+        head = out.split("\n\nposition ")[0]
+        hints.append(" ".join(head[head.index("positions "):].split()))
+    assert hints == [
+        "positions 22 to 32 predict the 11 tokens of the answer, all traced below; to read "
+        "fewer, e.g. --pos 22,32 (22 predicts s10, the first; 32 predicts s0, the last and "
+        "the narrowest lead)",
+        "positions 30 to 40 predict the 11 tokens of the answer, all traced below; to read "
+        "fewer, e.g. --pos 30,40 (30 predicts s0, the first and the narrowest lead; 40 "
+        "predicts s10, the last)"]
+    assert "e.g. --pos" not in cli_once("12+34", "--trace", "--pos", "22")[1]
 
 
 def test_heat_keeps_head_3s_special_keys_eleven_decades_apart():
@@ -94,9 +114,14 @@ def test_heat_tells_rope_19s_ten_to_one_apart():
                               "--layer", "0")
     lines = out.splitlines()
     at = lines.index("position 31 (s0): '2', predicts s1 '0' at 32") + 2
-    row = lines[at].split()[2]
+    row = lines[at][len("    L0.h 0-31 "):]
     assert (row[2], row[21], row[1], row[20]) == ("@", "@", "%", "%")
     assert lines[at + 1] == "      top: b1 (21) 0.454, a1 (2) 0.454, a0 (1) 0.0455, b0 (20) 0.0455"
+    # the explorer's clip (learner20 4): an ordinary softmax's scale stops at 10^-10, so the
+    # row marks the four keys the top line names and their neighbours, not all 32 keys
+    assert "  L0.h: ' ' below 10^-10 (the clip); from 10^-5 down to the clip ten equal bands" \
+        in lines
+    assert [k for k, c in enumerate(row) if c != " "] == [0, 1, 2, 3, 19, 20, 21, 22]
 
 
 def test_the_heat_legend_says_which_way_the_digits_run_and_each_end_s_span():

@@ -359,14 +359,56 @@ def short(q, most=6, sig=2):
     return figure(q, sig) if "e" in text else text
 
 
-def x_text(d):
-    """x = (R + b + ℓ)/P with enough decimals to show how far it is from the boundary it is
+def x_places(d):
+    """The decimals x is printed to: enough to show how far it is from the boundary it is
     near."""
-    places = max(4, 1 - exponent(d.margin / d.place)) if d.margin else 4
-    x = d.x
+    return max(4, 1 - exponent(d.margin / d.place)) if d.margin else 4
+
+
+def x_text(d, x=None, places=None):
+    """x = (R + b + ℓ)/P to ``x_places`` decimals (``x``: another value at d's precision, as
+    ``division`` checks it, with ``places`` computed once)."""
+    places = x_places(d) if places is None else places
+    x = d.x if x is None else x
     if x and abs(x) < Fraction(1, 10 ** places):
         return figure(x, 2)
     return fixed(x, min(places, 30))
+
+
+def division(d, offset=None):
+    """(offset, P) as texts whose division (R + offset)/P gives x as ``x_text`` prints it:
+    ``offset`` (the text to try first) or b + ℓ to as few decimals as that takes, and P as
+    '10^k' where the ruler's spacing, 10^k less the construction's own 10^(k−5), is that to
+    x's digits, else to as few decimals as it takes ('999.99' at 10^3 beside x = 1.00042).
+
+    >>> from tinyadder import build, number_system, run_with_cache
+    >>> _, cache = run_with_cache(build("published", digits=3), "599+401",
+    ...                           ns=number_system("fraction"))
+    >>> d = decisions(cache)[0]
+    >>> x_text(d), division(d, "0.409")
+    ('1.00042', ('0.409', '999.99'))
+    """
+    places = x_places(d)
+    want, total = x_text(d, places=places), d.total - d.remaining
+    tries = ([offset] if offset else []) + [fixed(total, n) for n in range(1, 31)]
+    for said in tries:
+        try:
+            r = d.remaining + Fraction(said)
+        except ValueError:  # a text in m·10^e form
+            continue
+        for place in [f"10^{d.power}"] + [fixed(d.place, n) for n in range(0, 31)]:
+            p = Fraction(10) ** d.power if place.startswith("10^") else Fraction(place)
+            if p and x_text(d, r / p, places) == want:
+                return said, place
+    return tries[-1], fixed(d.place, 30)
+
+
+def quotient(d):
+    """(R + b + ℓ, P) as texts whose division gives x as ``x_text`` prints it (``division``,
+    b + ℓ tried first to 3 decimals): ('1000.409', '999.99'), ('7800137102.346', '10^10')."""
+    offset, place = division(d, fixed(d.total - d.remaining, 3))
+    decimals = len(offset.partition(".")[2])
+    return fixed(d.remaining + Fraction(offset), decimals), place
 
 
 LEGEND = ("Every figure is read from the trace, in units of the sum (1 is one unit of a + b; "
@@ -392,8 +434,11 @@ def block(d, expected=None, verbose=False):
     ``verbose``: the offset's two parts too."""
     parts = f" (b = {short(d.bias)}, leakage {short(d.leakage)})" if verbose else ""
     # beside b to three digits, the offset to three too: 0.345 − 2.2·10^-13 is 0.345, not 0.34
-    lines = [f"position {d.pos} ({d.token!r}): R = {d.remaining}, P = 10^{d.power}, "
-             f"offset {short(d.bias + d.leakage, sig=3 if verbose else 2)}{parts}",
+    offset, place = division(d, short(d.bias + d.leakage, sig=3 if verbose else 2))
+    if not place.startswith("10^"):
+        place += f" (just under 10^{d.power})"
+    lines = [f"position {d.pos} ({d.token!r}): R = {d.remaining}, P = {place}, "
+             f"offset {offset}{parts}",
              f"  x = {x_text(d)} -> nearest mark {d.nearest}.5 -> digit "
              f"{d.nearest}; margin {figure(d.margin)} units over {d.rival}"]
     if any(d.others) and not d.flipped:
@@ -414,14 +459,40 @@ def block(d, expected=None, verbose=False):
     return _wrapped(lines)
 
 
+NEGLIGIBLE = Fraction(1, 10 ** 6)  # a tilt under this share of the margin is said as ≈ 0
+
+
+def tilt_text(t):
+    """A tilt in one notation: from 1 to 10^4 units as ``figure`` prints it ('1000', '-100'),
+    any other as m·10^e to two significant digits, its mantissa always written ('-1.0·10^-3',
+    '3.4·10^-17', not '-0.00100' or '-10^-9').
+
+    >>> [tilt_text(Fraction(t)) for t in (1000, -100, Fraction(-1, 1000), Fraction(34, 10 ** 18))]
+    ['1000', '-100', '-1.0·10^-3', '3.4·10^-17']
+    """
+    if 1 <= abs(t) < 10 ** 4:
+        return figure(t)
+    said = figure(t, 2)
+    if not said.lstrip("-").startswith("10^") and "·10^" in said:
+        return said
+    t = _q(t)
+    e = exponent(abs(t))
+    n = round(abs(t) * Fraction(10) ** (1 - e))
+    if n == 100:
+        n, e = 10, e + 1
+    return f"{'-' if t < 0 else ''}{n // 10}.{n % 10}·10^{e}"
+
+
 def tilt_line(d):
     """The tilt, the digit it favours (the rival; for a negative tilt the nearest, the winner),
     its share of the margin when that is a tenth or more,
     and the lead, margin - tilt, of the digit written (a readout with other contents only)."""
     if not d.tilt:
         said = "tilt 0"
+    elif abs(d.tilt) < NEGLIGIBLE * d.margin:
+        said = f"tilt \u2248 0 (under 10^{exponent(NEGLIGIBLE)} of the margin)"
     else:
-        said = (f"tilt {figure(d.tilt)} units " +
+        said = (f"tilt {tilt_text(d.tilt)} units " +
                 (f"(towards {d.rival}, the rival)" if d.tilt > 0 else
                  f"(towards {d.nearest}, the winner)"))
     if d.tilt > 0 and d.tilt >= TILT_SHOWN * d.margin:

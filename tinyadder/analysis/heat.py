@@ -68,14 +68,20 @@ def bands(logs, gap=BAND_GAP):
     return list(reversed(out))
 
 
-def clipped_scale(logs):
+SOFTMAX_FLOOR = -10  # an ordinary-softmax head's scale spans at most 10^-10 .. 1
+
+
+def clipped_scale(logs, kind="softmax1"):
     """(lo, 0): the log10 range that carries a head's mechanism, its highest band of weights
     (the sink and the special keys for head 3) down to a round number of decades (a multiple
-    of 10 over a wide band, of 1 over a narrow one); weights below lo are "≈ 0". The
-    explorer's colours and this ramp share it."""
+    of 10 over a wide band, of 1 over a narrow one); weights below lo are "≈ 0". For a head
+    with an ordinary softmax (``kind``) at most ``SOFTMAX_FLOOR`` decades: rope-19's weights
+    decay smoothly over a hundred decades, and what carries its mechanism, 0.454 against
+    0.0455, sits in the top one. The explorer's colours and this ramp share it."""
     lo = bands(logs)[0][0]
     step = 10 if lo < -10 else 1
-    return math.floor(lo / step) * step if lo < 0 else -1, 0
+    lo = math.floor(lo / step) * step if lo < 0 else -1
+    return (max(lo, SOFTMAX_FLOOR) if kind == "softmax" else lo), 0
 
 
 def head_range(cache, layer, head):
@@ -86,7 +92,7 @@ def head_range(cache, layer, head):
             if w is not None and finite(w)]
     if attn.softmax == "softmax1":
         logs += [log10_abs(sink(cache, row[:q + 1])) for q, row in enumerate(pattern)]
-    return clipped_scale(logs)
+    return clipped_scale(logs, attn.softmax)
 
 
 DECADES = 5  # the top characters '+' .. '@' are a decade each: 0.454 and 0.0455 differ

@@ -20,6 +20,7 @@ from .. import task
 from ..cache import stages
 from ..generate import argmax
 from ..numbers import LogScore
+from ..numbers.protocol import Undecided
 from ..weights import live_heads
 from .heat import heat_lines, legends as heat_legends, sink, top_line
 from .roles import roles
@@ -173,6 +174,45 @@ def attention_row(cache, layer, head, pos, sig=SIG, exact=False):
     return [f"    L{layer}.{head} attends from {pos} to 0..{pos}:"] + pack(cells, "      ")
 
 
+FEW = 3  # a trace of more positions than this, asked for none, says which to pick
+
+
+def lead_of(cache, pos):
+    """The winning logit less the runner-up's at ``pos``."""
+    logits = cache["logits"][pos]
+    best = argmax(logits)
+    return logits[best] - max((x for i, x in enumerate(logits) if i != best),
+                              key=lambda x: x)
+
+
+def pos_hint(cache):
+    """For a trace of every position that predicts a digit of the answer (no --pos), more
+    than ``FEW``: which positions those are and an example --pos, the first of them and the
+    one whose winner leads by least: 'positions 22 to 32 predict the 11 tokens of the
+    answer, all traced below; to read fewer, e.g. --pos 22,32 (22 predicts s10, the first;
+    32 predicts s0, the last and the narrowest lead)'; '' for a short trace."""
+    at = list(cache.predicting)
+    if len(at) <= FEW:
+        return ""
+    labels = _labels(cache.model) or [None] * (len(cache.tokens) + 1)
+    try:
+        narrow = min(at, key=lambda p: lead_of(cache, p))
+    except (TypeError, ValueError, ArithmeticError, Undecided):  # a nan; leads left open
+        narrow = at[-1]
+    pick = sorted({at[0], narrow if narrow != at[0] else at[-1]})
+
+    def said(p):
+        return f"{p} predicts {labels[p + 1]}" if labels[p + 1] else f"{p}"
+    def why(p):
+        return " and ".join(w for q, w in ((at[0], "the first"), (at[-1], "the last"),
+                                            (narrow, "the narrowest lead")) if q == p)
+    spans = (f"{at[0]} to {at[-1]}" if at == list(range(at[0], at[-1] + 1)) else
+             ", ".join(map(str, at)))
+    return (f"positions {spans} predict the {len(at)} tokens of the answer, all traced "
+            f"below; to read fewer, e.g. --pos {','.join(map(str, pick))} (" +
+            "; ".join(f"{said(p)}, {why(p)}" for p in pick) + ")")
+
+
 def logit_lines(cache, pos, sig=SIG, exact=False, intended=None):
     """The logits, the winning token and its lead (its logit minus the runner-up's; "margin"
     is the ruler's word, docs/walkthrough.md); ``intended`` (from
@@ -308,6 +348,7 @@ def render(cache, positions=None, slots=None, layer=None, sig=SIG, exact=False, 
     attention rows as character ramps (``colour``: in ANSI colour); ``roundings`` lists every
     value rounded (else more than a few are counted in one line).
     """
+    hint = pos_hint(cache) if positions is None else ""
     positions = cache.predicting if positions is None else positions
     lines = legend(cache, sig, exact, roundings)
     if check is not None:
@@ -316,6 +357,7 @@ def render(cache, positions=None, slots=None, layer=None, sig=SIG, exact=False, 
         lines += heat_legends(cache, [(k, head) for k, block in enumerate(cache.model.blocks)
                                       if layer is None or k == layer
                                       for head in live_heads(block.attn)])
+    lines += textwrap.wrap(hint, WIDTH, subsequent_indent="  ")
     for pos in positions:
         lines += ["", position_header(cache, pos)]
         for k, stage in enumerate(stages(cache.model)):

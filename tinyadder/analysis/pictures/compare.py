@@ -223,17 +223,34 @@ def agreement(left, right):
             gap = "gap" in row and "gap" in twin
             mine, theirs = (row["gap"], twin["gap"]) if gap else (row["cells"], twin["cells"])
             sizes = scale(mine), scale(theirs)
-            same, first = 0, None
+            same, differ = 0, []
             for label in labels:
                 a, b = mine[lpos[label]], theirs[rpos[label]]
                 if alike(a, b, *sizes):
                     same += 1
-                elif first is None:
-                    first = (differs_at(left, lpos[label], unused(left, lpos[label]) if gap
-                                        else ""), a[2], b[2])
+                else:
+                    differ.append((lpos[label], a[2], b[2]))
             out.append({"stage": stage["short"], "slot": row["slot"], "same": same,
-                        "compared": len(labels), "first": first, "gap": gap})
+                        "compared": len(labels), "first": _first(left, differ), "gap": gap})
     return out
+
+
+def _first(views, differ):
+    """The agreement's first that differs, from ``differ`` [(position, left text, right
+    text)] in the order compared: (label, left text, right text), a position whose
+    prediction is not used tagged so (``unused``) with the first that predicts a digit of
+    the sum and its two values added; None where none differs."""
+    if not differ:
+        return None
+    pos, a, b = differ[0]
+    note = unused(views, pos)
+    used = next((d for d in differ if not unused(views, d[0])), None)
+    if note and used:
+        note += (f"; the first that predicts a digit of the sum: "
+                 f"{differs_at(views, used[0])}, {shown(used[1])} against {shown(used[2])}")
+    elif note:
+        note += "; it differs at no position that predicts a digit of the sum"
+    return differs_at(views, pos, note), a, b
 
 
 def forms_of(views, stage, slot):
@@ -382,10 +399,22 @@ def writes_lines(left, right):
     return out
 
 
-def homonym_table(left, right):
-    """A folded table of the ``homonyms``: stage, slot, and what each design holds there at
-    the position that predicts s_k, at each stage where one of them writes it; '' when there
-    are none."""
+def homonym_table(left, right, live=True):
+    """Where the runs first differ (``differ_line``: on the ``live`` page a link that opens
+    that stage, else one to its section below), then a folded table of the ``homonyms``:
+    stage, slot, and what each design holds there at the position that predicts s_k, at
+    each stage where one of them writes it; '' when there is neither."""
+    said = differ_line(left, right, live)
+    if said:
+        first = said.split("first differ after ")[1].split(" ")[0]
+        href = (f"#pos={figures.defaults(left)['pos']}&stage={first}&view=compare" if live
+                else f"#stage-{first}")
+        said = (f'<p id="cmp-differ">{escape(said[:-len("choose that stage.")])}'
+                f'<a href="{escape(href)}">choose that stage</a>.</p>')
+    return said + _homonym_fold(left, right)
+
+
+def _homonym_fold(left, right):
     def own(views, stage, slot):
         return bool(views["meanings"].get(stage, {}).get(slot))
 
@@ -400,10 +429,47 @@ def homonym_table(left, right):
                    if own(left, stage, slot) or own(right, stage, slot))
     if not rows:
         return ""
-    return ('<details id="homonyms"><summary>Each design\'s formula for the slots named '
-            'alike, at the position that predicts s<sub>k</sub></summary><table class="cmp">'
+    return ('<details id="homonyms"><summary>What the slots named alike mean in each design '
+            f'({escape(homonym_stages(left, right))}; at the position that predicts '
+            's_k)</summary><table class="cmp">'
             f'<thead><tr><th>stage</th><th>slot</th><th>{escape(left["model"])}</th><th>'
             f'{escape(right["model"])}</th></tr></thead><tbody>{rows}</tbody></table></details>')
+
+
+def homonym_stages(left, right):
+    """Which slots named alike mean apart, and at which stages (``homonyms``), in one
+    clause: 'only L1.mlp and readout differ: eq … cand4', 'x1 differs from embed on'."""
+    found = homonyms(left, right)
+    slots = list(dict.fromkeys(s for ss in found.values() for s in ss))
+    every = [s["short"] for s in left["residual"]
+             if s["short"] in {r["short"] for r in right["residual"]}]
+    stages = list(found)
+    named = _listed(slots) if len(slots) <= 4 else f"{slots[0]} … {slots[-1]}"
+    if stages == every[every.index(stages[0]):]:
+        return f"{named} from {stages[0]} on"
+    return f"only at {_names(stages)}: {named}"
+
+
+def differ_line(left, right, live=True):
+    """Where the two runs first differ, when the stage the page opens at (the left page's
+    own; the first stage on the static page, ``live`` False) reads the same in every slot
+    both name alike: 'At embed, where the page opens, every slot both models name alike
+    reads the same; the two runs first differ after L1.mlp (eq, special, …, cand4): choose
+    that stage.' From the comparison (``table_rows``): the first stage with a slot that
+    differs at some position, or that holds another quantity; '' when the opening stage
+    already differs or no stage does."""
+    rows = [r for r in table_rows(left, right) if r["slot"] != "winner"]
+    opens = figures.defaults(left)["stage"] if live else left["residual"][0]["short"]
+    differs = [r["stage"] for r in rows if r.get("apart") or r["first"] is not None]
+    if not differs or opens in differs or opens not in {r["stage"] for r in rows}:
+        return ""
+    first = differs[0]
+    slots = [r["slot"] for r in rows if r["stage"] == first and
+             (r.get("apart") or r["first"] is not None)]
+    return (f"At {opens}, {'where the page opens' if live else 'the first stage below'}, "
+            f"every slot both models name alike reads the "
+            f"same; the two runs first differ after {first} ({_listed(slots)}): choose that "
+            "stage.")
 
 
 def winners(views):
@@ -596,7 +662,7 @@ def _table(left, right, drawn=None):
 
 RUNNING_TOTAL = ("R + b + \u2113: what remains to be written plus the offset, in units of "
                  "the sum, which layer 1's running average holds (x = (R + b + \u2113)/P "
-                 "falls on the ruler), to 3 decimals")
+                 "falls on the ruler), to as many decimals as the division shown needs (3 or more)")
 
 
 def key_quantities(views):
@@ -613,7 +679,7 @@ def key_quantities(views):
     tokens = views["tokens"]
     if views["decisions"]:
         return [(RUNNING_TOTAL, {tokens[d["pos"] + 1]["label"]: (
-            f'{d["total"]}; \u00f7 {svg.power(d["power"])}: x = {d["x_text"]} \u2192 digit '
+            f'{d["quotient"][0]}; \u00f7 {_place(d)}: x = {d["x_text"]} \u2192 digit '
             f'{d["chosen"]}', None) for d in views["decisions"]})]
     quantities = families.column(views.get("design"))
     if not quantities:
@@ -649,6 +715,13 @@ def key_quantities(views):
     return out
 
 
+def _place(d):
+    """P as the key table divides by it: 10³, or its value where 10^k's is not close enough
+    to give x's digits ('999.99', just under 10³)."""
+    place, power = d["quotient"][1], svg.power(d["power"])
+    return power if place.startswith("10^") else f"{place} (just under {power})"
+
+
 def how_picked(views):
     """How a design turns its key quantity into the digit it writes: the ruler's nearest
     mark u + ½ (so u = ⌊x⌋) for the TinyAdder-36 family; a designed family's FFN quantity (``families.column``'s last),
@@ -679,6 +752,8 @@ def key_table(left, right):
     if not any(k[1] for side in keys for k in side):
         return ""
     columns = [(v, k) for v, side in zip((left, right), keys) for k in side]
+    if keys[0] == keys[1]:  # the same quantity and values: one column says it once
+        columns = [({"model": "both (identical)"}, k) for k in keys[0]]
     digits = list(dict.fromkeys(d for _, k in columns for d in k[1]))
 
     def cell(k, d):
@@ -693,9 +768,10 @@ def key_table(left, right):
                    f'<td>{escape(d)}</td>' + "".join(cell(k, d) for _, k in columns) +
                    "</tr>" for d in digits)
     # the last row: how each design's quantity becomes the digit it writes
+    picked = [(how_picked(v) or NO_RULE, len(side)) for v, side in zip((left, right), keys)]
     rows += ('<tr class="how"><td>digit it picks, and how</td>' + "".join(
-        f'<td colspan="{len(side)}">{escape(how_picked(v) or NO_RULE)}</td>'
-        for v, side in zip((left, right), keys)) + "</tr>")
+        f'<td colspan="{n}">{escape(how)}</td>'
+        for how, n in (picked[:1] if keys[0] == keys[1] else picked)) + "</tr>")
     heads = "".join(f"<th>{escape(v['model'])}: {escape(k[0])}</th>" for v, k in columns)
     return ('<table id="key-quantities" class="cmp"><caption>Each design\'s key quantity at '
             'the position that predicts each digit of the sum</caption><thead><tr><th>predicts'
@@ -767,8 +843,13 @@ def correspondence(left, right):
     """A table of which position of ``right`` each position of ``left`` is matched with by
     role (``matched``): the columns of the two models' drawings do not line up by index."""
     cells = [(p, matched(left, right, p)[1]) for p in range(len(left["tokens"]))]
-    row = "".join(f"<td>{p}</td>" for p, _ in cells)
-    theirs = "".join(f"<td>{'—' if q is None else q}</td>" for _, q in cells)
+
+    def cell(views, p):  # the position, its token's label under it, as the strips show it
+        if p is None:
+            return "<td>—</td>"
+        return f'<td>{p}<br><small>{escape(views["tokens"][p]["label"])}</small></td>'
+    row = "".join(cell(left, p) for p, _ in cells)
+    theirs = "".join(cell(right, q) for _, q in cells)
     return ('<table id="correspondence" class="cmp"><caption>Positions matched by role: '
             f'{escape(left["model"])}\'s position, and {escape(right["model"])}\'s that does '
             'the same (—: none)</caption><tbody>'
@@ -1015,7 +1096,8 @@ def page(left, right, pos=None):
         f'<p id="flaw-said">{escape(flaw_line(left, right))}</p>' if flaw_line(left, right)
         else "",
         # what each design computes first, then the numbers that compare
-        f"{key_table(left, right)}{homonym_table(left, right)}{_table(left, right, where)}"
+        f"{key_table(left, right)}{homonym_table(left, right, False)}"
+        f"{_table(left, right, where)}"
         f"{correspondence(left, right)}"
         "</header><main>", *parts,
         "</main></body></html>\n",

@@ -34,7 +34,7 @@ from ...numbers import is_zero
 from ... import task as tasks
 from ...weights import Factored, live_heads
 from ..explain import (approx, boxed, decisions, dust, dust_exponent, remaining_values, scales,
-                       short, x_text)
+                       short, quotient, x_text)
 from ..families import design, family_meanings
 from ..board import own_rule
 from ..ledger import RULES, ledger, rules, tensors
@@ -203,16 +203,11 @@ def head_key(layer, head):
     return f"L{layer}.{head}"
 
 
-SOFTMAX_FLOOR = -10  # an ordinary-softmax head's colours span at most 10^-10 .. 1
-
-
 def weight_scale(rows, kind="softmax1"):
-    """(lo, 0): ``heat.clipped_scale`` of a head's cells, the range its colours span; for a
-    head with an ordinary softmax at most ``SOFTMAX_FLOOR`` decades, so that a factor of ten
-    is six colour steps: rope-19's weights decay smoothly over a hundred decades, and the
-    10 : 1 of a_k against a_(k-1) (0.454 and 0.0455) would be one step of such a scale."""
-    lo, hi = clipped_scale([c[1] for row in rows for c in row])
-    return (max(lo, SOFTMAX_FLOOR), hi) if kind == "softmax" else (lo, hi)
+    """(lo, 0): ``heat.clipped_scale`` of a head's cells, the range its colours span (the
+    terminal's heat rows share it): for a head with an ordinary softmax at most 10^-10, so
+    that a factor of ten is six colour steps."""
+    return clipped_scale([c[1] for row in rows for c in row], kind)
 
 
 MASKED = [None, None, "masked"]
@@ -553,6 +548,7 @@ def decisions_view(cache, a, b):
             "flipped": d.flipped, "power": d.power,
             "R": str(d.remaining), "expected_R": str(expected[k]),
             "total": _decimal_text(d.total), "b": short(d.bias),
+            "quotient": quotient(d),
             "leak": short(d.leakage), "x": to_float(d.x), "x_text": shown(x_text(d)),
             "distance": _distance_texts(d),
             "margin": figure(d.margin), "tilt": figure(d.tilt), "lead": figure(d.lead),
