@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 import re
 
-from html import escape
+from html import escape, unescape
 
 import pytest
 
@@ -774,7 +774,8 @@ def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
         row = figures.attention_classes(v, key, "softmax1")[31]
         # its axes name positions by role: the twelve '0's are a separator and s0..s10
         drawn = figures.attention(v, key)
-        assert all(f">{label}</text>" in drawn for label in ("sep", "a1", "b0", "31 s0"))
+        assert all(f">{label}</text>" in unescape(drawn) for label in ("'0'", "a1", "b0",
+                                                                         "31 s0"))
         assert 5 <= svg.LEVEL_LETTERS.index(row[2]) - svg.LEVEL_LETTERS.index(row[1]) <= 7
         x = {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
              for s in v["residual"]}
@@ -1082,15 +1083,15 @@ def test_a_designed_familys_page_carries_its_worked_example():
 
 
 def test_key_names_wider_than_a_cell_alternate_between_two_lines():
-    """jacobli99-28's two separators between a9 and b0 ran together as 'sepsep' at 1280 px:
+    """jacobli99-28's two separators between a9 and b0 ran together at 1280 px:
     key names wider than a cell alternate between two lines, so neighbours never touch."""
     from explore_cases import float_views
     drawn = figures.attention(float_views("jacobli99-28"), "L0.h0", "softmax1", 24)
     keys = re.findall(r'<text x="([\d.]+)" y="([\d.]+)" class="small" text-anchor="middle">'
                       r'([^<]*)</text>', drawn)
-    row = {float(x): (float(y), name) for x, y, name in keys if float(y) < 58}
+    row = {float(x): (float(y), unescape(name)) for x, y, name in keys if float(y) < 58}
     names = [row[x] for x in sorted(row)]
-    assert [n for _, n in names[10:14]] == ["a9", "sep", "sep", "b0"]
+    assert [n for _, n in names[10:14]] == ["a9", "'0'", "'0'", "b0"]
     assert names[11][0] != names[12][0] and names[10][0] == names[12][0]
 
 
@@ -1753,16 +1754,19 @@ def test_learner13_the_3_digit_published_tour_says_why_it_does_not_fail():
         assert "5193798811" not in said or "N = 10" in said, step["title"]
 
 
-def test_learner13_a_separator_is_named_as_the_axes_name_it():
-    """zcbtrak-6's '0' separators are 'sep' on the attention axes and the token labels: the
-    tour's text says "separator '0', sep on the axes" where it names one (learner13 7)."""
+def test_learner20_a_separator_has_one_name_on_the_page():
+    """zcbtrak-6's '0' separators had three names: 'sep' on the attention axes, '0' in the
+    strips and the token strip, "separator '0', sep on the axes" in the tour (learner20 7):
+    the axes draw the strip's label, the tour says "separator '0'"."""
     from tinyadder.analysis.pictures.figures import axis_label
     views = float_views("zcbtrak-6")
-    assert axis_label(views["tokens"][30]) == "sep"
+    assert axis_label(views["tokens"][30]) == views["tokens"][30]["label"] == "'0'"
+    drawn = figures.attention(views, next(iter(views["heads"])))
+    assert ">sep</text>" not in drawn and ">'0'</text>" in unescape(drawn)
     first = tour.steps(views)[0]
-    assert first["answer"].endswith("so position 30 (separator '0', sep on the axes) "
-                                    "predicts it.")
-    assert "A '0' that is no digit of a or b is a separator (sep on the axes)." in first["text"]
+    assert first["answer"].endswith("so position 30 (separator '0') predicts it.")
+    assert "A '0' that is no digit of a or b is a separator." in first["text"]
+    assert not any("sep on" in s["text"] + s["answer"] for s in tour.steps(views))
     assert "separator" not in tour.steps(traced(EXAMPLE)[1])[0]["text"]
 
 

@@ -101,11 +101,11 @@ def attention_title(head, mode, kind="softmax1"):
 def axis_label(tok):
     """A position's name on the attention map's axes: its role (a1, b0, s0), a special token
     by its text ('bos', '+', '='), and a separator, a digit token that is no operand's, as
-    'sep' (rope-19's twelve '0's are not digits of a or b)."""
+    the token strip labels it ("'0'": one name for it on the whole page)."""
     if tok["role"] != "special":
         return tok["label"]
     bare = tok["text"].strip("<>")
-    return "sep" if bare.isdigit() else bare
+    return tok["label"] if bare.isdigit() else bare
 
 
 def attention(views, head="L0.h3", mode="softmax1", pos=None, standalone=False):

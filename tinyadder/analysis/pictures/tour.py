@@ -598,21 +598,21 @@ def _label_of(views, pos):
 
 
 def _named(views, pos):
-    """A position's name in a step's text: its role label, a separator's as the page's axes
-    draw it too ("separator '0', sep on the axes", ``figures.axis_label``)."""
+    """A position's name in a step's text: its role label, a separator's with its role
+    ("separator '0'", the label the strips and the axes draw, ``figures.axis_label``)."""
     tok = views["tokens"][pos]
     if tok["role"] == "special" and tok["text"].strip("<>").isdigit():
-        return f"separator {tok['label']}, sep on the axes"
+        return f"separator {tok['label']}"
     return tok["label"]
 
 
 def _separators_said(views):
-    """' A '0' that is no digit of a or b is a separator (sep on the axes).' where the prompt
-    has such tokens, else ''."""
+    """' A '0' that is no digit of a or b is a separator.' where the prompt has such tokens,
+    else ''."""
     seps = sorted({t["label"] for t in views["tokens"] if _named(views, t["pos"]) !=
                    t["label"]})
-    return (f" A {' or '.join(seps)} that is no digit of a or b is a separator (sep on the "
-            f"axes)." if seps else "")
+    return (f" A {' or '.join(seps)} that is no digit of a or b is a separator." if seps
+            else "")
 
 
 def _word(label):
