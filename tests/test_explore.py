@@ -1124,14 +1124,17 @@ def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
     from explore_cases import float_views
     views = float_views("jacobli99-28")
     steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(views)}
-    # plain sentences (learner9 6): the claim, no rule gives it, numel and the ledger's
-    # counts, what the gap between the claim and numel's count is
-    assert steps["The parameters"]["answer"].startswith(
-        "22: the ledger counts 22. The authors claim 28. No rule here gives 28: the file "
-        "holds 90 numbers (numel, AdderBoard's count) and the ledger counts 22 (seed000). "
-        "AdderBoard lists the authors' 28 as a numel count; the file's numel is actually 90. "
-        "The file's 90 numbers are 62 more than the 28 "
-        "claimed: entries the original computes in code")
+    # one plain answer (learner19 6: it said three times that numel is 90): the claim is no
+    # count here, numel's count and what the gap is, the ledger's count, each said once
+    answer = steps["The parameters"]["answer"]
+    assert answer.startswith(
+        "22. The authors' 28 is no count here: numel is 90, 62 more than 28: entries the "
+        "original computes in code (constants in forward(), fixed maps, zeros) are tensors "
+        "of the file; seed000 counts 22. tinyadder params --model jacobli99-28 --rules")
+    assert answer.count("90") == 1 and answer.count("22") == 2
+    # the step's text about the chips in short sentences, none over 30 words
+    chips = steps["The parameters"]["text"].split(" tinyadder's ledger")[0]
+    assert max(len(t.split()) for t in chips.split(". ")) <= 20, chips
     assert views["rule_counts"]["numel"][0] - 28 == 62 and views["param_total"] == 22
     # why a rotation gives one-hot attention (learner7 21), in the step's text, seen before
     # the answer (learner8 11)
@@ -1313,8 +1316,8 @@ def test_learner10_the_parameter_figure_counts_as_the_ledger_does():
         assert said in svg_text
     step = next(s for s in tour.steps(views) if s["title"].endswith("The parameters"))
     assert "draws 40 chips" in step["text"] and "behind the parameters the ledger" in step["text"]
-    assert ("The file's 90 numbers are 62 more than the 28 claimed: entries the original "
-            "computes in code") in step["answer"]
+    assert ("numel is 90, 62 more than 28: entries the original computes in code"
+            ) in step["answer"]
     assert "The 62 between" not in step["answer"]
     # TinyAdder-36 counts one chip per parameter: its figure keeps one count per stage
     published = float_views("published")
@@ -1973,4 +1976,4 @@ def test_learner14_the_parameters_step_leaves_its_answer_to_the_learner():
     total = views["param_total"]
     assert total == 22 and f"{total} parameters" not in step["text"]
     assert "behind the parameters the ledger counts" in step["text"]
-    assert step["answer"].startswith("22: the ledger counts 22.")
+    assert step["answer"].startswith("22. The authors' 28 is no count here")

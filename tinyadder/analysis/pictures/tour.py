@@ -769,13 +769,12 @@ def _claimed_rule(views, claimed):
     said = why(rule, claimed, counts).replace(f" under {rule}:", ":") if rule in counts else ""
     if not said:
         return f" The authors claim {claimed}. No rule here gives {claimed}."
-    n, what = views["rule_counts"][rule]
-    return (f" The authors claim {claimed}. No rule here gives {claimed}: the file holds {n} "
-            f"numbers ({rule}, {what} count) and the ledger counts {views['param_total']} "
-            f"(seed000). AdderBoard lists the authors' {claimed} as a {rule} count; the "
-            f"file's {rule} is actually {n}. The file's {n} numbers are "
-            f"{abs(n - claimed)} {'more' if n > claimed else 'fewer'} than the {claimed} "
-            f"claimed: {said.split(': ', 1)[-1]}")
+    n, _ = views["rule_counts"][rule]
+    # one plain answer (learner19 6): the claim is no count here, what the file's count is
+    # and what the difference is, said once each
+    return (f" The authors' {claimed} is no count here: {rule} is {n}, {abs(n - claimed)} "
+            f"{'more' if n > claimed else 'fewer'} than {claimed}: "
+            f"{said.split(': ', 1)[-1].rstrip('.')}; seed000 counts {views['param_total']}.")
 
 
 def _params_question(model, claimed):
@@ -793,11 +792,11 @@ def _drawn(views):
     if drawn == total:
         return "Every counted parameter, drawn over the slots it writes."
     # the step asks for the ledger's count: the text leaves the total to the learner
-    return (f"The figure below draws {drawn} chips: the distinct values of the counted "
-            f"tensors (per tensor, per token row in the embedding), behind the parameters "
-            "the ledger counts; each stage's head gives both numbers. A value "
-            "two tensors or token rows share is drawn in each, which tinyadder params "
-            "--rules's 'distinct' counts once, model-wide.")
+    return (f"The figure below draws {drawn} chips. Each is one distinct value of a counted "
+            "tensor, per tensor and per embedding row. The chips stand behind the parameters "
+            "the ledger counts. Each stage's heading gives both numbers. A value two tensors "
+            "or token rows share is drawn in each. tinyadder params --rules's 'distinct' "
+            "counts it once, model-wide.")
 
 
 def _any_params(views):
@@ -812,12 +811,21 @@ def _any_params(views):
                 "side.",
         "question": _params_question(views["model"], claimed),
         "expect": {"kind": "integers", "values": [views["param_total"]]},
-        "answer": f"{views['param_total']}: the ledger counts {views['param_total']}." + (
-                      _claimed_rule(views, claimed) if claimed else "") + (
-                      "" if not claimed or _claimed_rule(views, claimed).endswith(".")
-                      else ".") + f" tinyadder params --model {views['model']} --rules "
-                  "prints the count under every rule.",
+        "answer": _params_answer(views, claimed),
     }
+
+
+def _params_answer(views, claimed):
+    """'22. The authors' 28 is no count here: numel is 90, ...' where no rule gives the
+    claim, else '36: the ledger counts 36. Its authors claim ...'; then where every rule's
+    count is printed."""
+    total, said = views["param_total"], _claimed_rule(views, claimed) if claimed else ""
+    lead = f"{total}." if said.startswith(" The authors'") else \
+        f"{total}: the ledger counts {total}." + said + ("" if not said or said.endswith(".")
+                                                         else ".")
+    return (lead + (said if said.startswith(" The authors'") else "") +
+            f" tinyadder params --model {views['model']} --rules prints the count under "
+            "every rule.")
 
 
 def dust(cell):
