@@ -1141,6 +1141,14 @@ def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
     heads = steps["Layer 0's 5 heads"]
     assert "Why one-hot: each head's query is turned by a fixed angle. Its score" in heads["text"]
     assert "Why one-hot" not in heads["answer"]
+    # how to get to query 25's keys from the strips of query 24, and why no other key scores
+    # 1, in a clause a newcomer follows (learner19 11: "whole radians, never a whole turn")
+    assert heads["question"].startswith(
+        "Which key does each head weigh most from query 25, the position after the selected "
+        "one? (read each head's key from query 24 in the strips above, then shift it by one "
+        "position;")
+    assert ("no whole number of radians is a whole turn (2π is not a whole number), so "
+            "its angle to any other key is never 0 again") in heads["text"]
     assert "the step before says why in its text" in steps["The column"]["text"]
     # the self-attending head takes the position's own digit out of x1 (learner9 5): at
     # position 24, x1 is s0 = 2 on the embedding and a1 + b1 = 9 after the attention

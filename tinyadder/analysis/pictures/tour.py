@@ -1262,8 +1262,10 @@ def _tied_gate(views, q):
 ONE_HOT = {"rope-10000": (
     " Why one-hot: each head's query is turned by a fixed angle. Its score with a key is then "
     "a large constant times the cosine of the angle left between them: 1 for the key exactly "
-    "the head's offset back, smaller for every other (the angles are whole radians, never a "
-    "whole turn). Times the large constant, that gap is so wide that the softmax puts all "
+    "the head's offset back, smaller for every other. No other key comes back to 1: the query "
+    "turns by a whole number of radians per position back, and no whole number of radians "
+    "is a whole turn (2\u03c0 is not a whole number), so its angle to any other key is never "
+    "0 again. Times the large constant, that gap is so wide that the softmax puts all "
     "its weight on that one key (models.md, rope-10000, works it through).")}
 
 
@@ -1300,9 +1302,10 @@ def _layer_heads(views, layer, q):
                 f"selected query at once, each head's largest weights in numbers. Position "
                 f"{q} ({_label_of(views, q)}) predicts {_label_of(views, q + 1)}." + why,
         "question": (f"Which key does each head weigh most from query {ask}, the position "
-                     f"after the selected one? (one label per head, in head order, "
-                     f"{keys[0]}'s first, e.g. a3 b3; both where two tie; then choose "
-                     f"position {ask} to see)" if ask != q else
+                     f"after the selected one? (read each head's key from query {q} in the "
+                     f"strips above, then shift it by one position; one label per head, in "
+                     f"head order, {keys[0]}'s first, e.g. a3 b3; both where two tie; then "
+                     f"choose position {ask} to see)" if ask != q else
                      f"Which key does each head weigh most from query {q}? (one label per "
                      f"head, in head order, {keys[0]}'s first, e.g. a3 b3; both where two "
                      f"tie)"),
