@@ -773,7 +773,8 @@ def test_a_board_models_tour_in_the_browser(tmp_path, name):
         rule = " (the digit counts exactly, the lead to two significant digits)"
         assert lead == [f"right: the run says 0, 0.078125{rule}",
                         f"right: the run says 0, 0.078125{rule}",
-                        f"not quite: the second number is too high{rule}{again}"]
+                        f"not quite: the digit is right; the lead is not yet (too high){rule}"
+                        f"{again}"]
     assert len(out["steps"]) == len(steps) and len(out["checks"]) == 2 * len(asked)
     for step, got in zip(steps, out["steps"]):
         assert got["title"] == step["title"]
@@ -1122,7 +1123,8 @@ def test_learner10_compare_and_tour_in_the_browser(tmp_path):
     to the key-quantity table's R + b + ℓ (3); the named-alike caution is said once, in the
     lanes note (8); the attention map's outline ends at the last key under an ordinary
     softmax (small); and jacobli99-28's tour checker takes step 3's labels in head order
-    only and says the form of a two-number answer (11)."""
+    only and says the form of a two-number answer (11), grades a two-part answer part by
+    part and a digit or a count without saying which way (learner19 12)."""
     from explore_cases import float_views
     from tinyadder.analysis.pictures import explore as explore_page
     zc, yt, jl = (float_views(n) for n in ("zcbtrak-6", "yieldthought-20", "jacobli99-28"))
@@ -1169,7 +1171,10 @@ def test_learner10_compare_and_tour_in_the_browser(tmp_path):
     guesses = [[at["Layer 0's 5 heads"], " ".join(heads["texts"])],
                [at["Layer 0's 5 heads"], " ".join(sorted(heads["texts"]))],
                [at["Tokens by role"], f"{units} and {a0}"],
-               [at["The readout"], str(readout["values"][0])]]
+               [at["The readout"], str(readout["values"][0])],
+               # a digit or a count: not which way (learner19 12); two parts graded apart
+               [at["The parameters"], "23"],
+               [at["The readout"], f"3, {readout['values'][1]}"]]
     out = probe(path, BOARD_TOUR_PROBE % {"n": len(steps), "guesses": json.dumps(guesses),
                                           "hover": "null"})
     assert out["checks"][0].startswith("right: ")
@@ -1177,8 +1182,12 @@ def test_learner10_compare_and_tour_in_the_browser(tmp_path):
                                        "order. Try again")
     assert out["checks"][2].startswith("not quite: the right numbers in the wrong order (a0's "
                                        "position first, then the one that predicts s0). Try")
-    assert out["checks"][3].startswith("not quite: 2 numbers asked (the digit, then the lead), "
-                                       "1 given (the digit counts exactly")
+    assert out["checks"][3].startswith("not quite: the digit is right; the lead: not given yet "
+                                       "(the digit counts exactly")
+    assert out["checks"][4:] == [
+        "not quite: not the count. Try again, or press show the answer.",
+        "not quite: not the digit; the lead is right (the digit counts exactly, the lead to two "
+        "significant digits). Try again, or press show the answer."], out["checks"]
 
 
 HEADS_PROBE = """<script>(function () {

@@ -991,7 +991,8 @@
         });
       });
       var key = function (list) { return list.slice().sort().join(" "); };
-      if (!right && want.length > 1 && typed.length < want.length) {
+      // a step that names its parts grades those typed, part by part (missHint)
+      if (!right && want.length > 1 && typed.length < want.length && !expect.what) {
         hint = want.length + " numbers asked" + (expect.form ? " (" + expect.form + ")" : "") +
                ", " + typed.length + " given";
       } else if (!right && want.length > 1 && expect.kind === "integers" &&
@@ -1021,23 +1022,31 @@
            ", too small for a float)";
   }
   function missHint(expect, text) {
-    // which typed value is off, and which way (a sign, too high, too low)
+    // which typed value is off: a measured quantity says which way (a sign, too high, too
+    // low); a digit or a count says only that it is not the one (which way would give it
+    // away); a step that names its parts (expect.what) grades each part typed
     if (expect.kind === "words") {
       return "not the run's labels: read them again under the tokens";
     }
-    var typed = numbersIn(text), want = expect.values || expect.logs;
-    if (typed.length < want.length) {
+    var typed = numbersIn(text), want = expect.values || expect.logs, what = expect.what;
+    if (typed.length < want.length && !(what && typed.length)) {
       return want.length + (want.length > 1 ? " numbers" : " number") + " asked";
     }
     var last = want.length === 1 ? evaluate(text.split("=").pop()) : null;  // worked out
-    var got = last !== null ? [last] : typed.slice(-want.length), names = ["the first", "the second", "the third"];
+    var got = last !== null ? [last] : typed.length < want.length ? typed :
+              typed.slice(-want.length), names = ["the first", "the second", "the third"];
     var off = want.map(function (w, i) {
-      var g = got[i], name = want.length > 1 ? (names[i] || "number " + (i + 1)) + " number"
-                                            : "your number";
-      if (close(expect, w, g, i)) { return ""; }
+      var g = got[i], part = what ? "the " + what[i] : null;
+      var name = part || (want.length > 1 ? (names[i] || "number " + (i + 1)) + " number"
+                                          : "your number");
+      if (g === undefined) { return name + ": not given yet"; }
+      if (close(expect, w, g, i)) { return what && want.length > 1 ? name + " is right" : ""; }
+      if (what && /^(digit|count)$/.test(what[i])) { return "not " + part; }
       if (expect.logs) { return name + " is off by more than a decade or in sign"; }
-      if (g !== 0 && w !== 0 && (g < 0) !== (w < 0)) { return name + ": check the sign"; }
-      return name + " is too " + (g > w ? "high" : "low");
+      var way = g !== 0 && w !== 0 && (g < 0) !== (w < 0) ? "check the sign" :
+                "too " + (g > w ? "high" : "low");
+      return what && want.length > 1 ? name + " is not yet (" + way + ")" :
+             way === "check the sign" ? name + ": " + way : name + " is " + way;
     }).filter(function (t) { return t; });
     return (off.length ? off.join("; ") : "not within the tolerance");
   }

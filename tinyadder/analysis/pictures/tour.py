@@ -271,7 +271,7 @@ def _ruler(views, q):
                     f"(err{d['rival']} \u2212 err{d['nearest']})? (two numbers)",
         "expect": {"kind": "numbers", "values": [d["nearest"], d["margin_f"]],
                    "texts": [str(d["nearest"]), pretty(d["margin"])],
-                   "form": "the digit, then the margin",
+                   "form": "the digit, then the margin", "what": ["digit", "margin"],
                    "rule": "the digit exactly, the margin within 0.5 %"},
         "answer": f"{d['nearest']}.5: x = (R + b + \u2113)/P = {d['x_text']}, so "
                   f"{d['nearest']} = floor(x): every x from "
@@ -350,7 +350,7 @@ def _flaw(views):
                 "position, then the tilt)" if high else "? (a position)"),
             "expect": {"kind": "numbers", "values": [d["pos"], d["tilt_f"]],
                        "texts": [str(d["pos"]), pretty(d["tilt"])],
-                       "form": "the position, then the tilt",
+                       "form": "the position, then the tilt", "what": ["position", "tilt"],
                        "rule": "the position exactly, the tilt within 0.5 %"} if high else
                       {"kind": "integers", "values": [d["pos"]]},
             "answer": f"Position {d['pos']}, which decides place {power(d['power'])}: the "
@@ -376,7 +376,7 @@ def _flaw(views):
         "question": f"At position {d['pos']}, {d['nearest']} is nearer by "
                     f"{pretty(d['margin'])} units, and the tilt towards {d['rival']} is "
                     f"{pretty(d['tilt'])} units. Which digit is written?",
-        "expect": {"kind": "integers", "values": [d["chosen"]]},
+        "expect": {"kind": "integers", "values": [d["chosen"]], "what": ["digit"]},
         "answer": f"{d['chosen']}: tilt/margin = {d['ratio_text']} > 1, and {d['chosen']} "
                   f"leads by {pretty(d['lead'])} units. R goes negative and "
                   f"no digit can take it back: zeros follow, the flaw's signature.",
@@ -523,7 +523,7 @@ def _change(views):
                 _offset_said(views, row),
         "question": f"With slope ln 2, predict the first digit the model writes, at position "
                     f"{first} (compute x\u2082 and take its floor).",
-        "expect": {"kind": "integers", "values": [int(v["answer"][0])]},
+        "expect": {"kind": "integers", "values": [int(v["answer"][0])], "what": ["digit"]},
         "answer": f"It writes {v['answer']}: with place values 2^-(i\u2212j) a digit's "
                   f"weight halves at each step back instead of falling tenfold: a's "
                   f"{views['digits']} digits are weighed from 1 down to "
@@ -731,7 +731,7 @@ def _any_readout(views, q):
                     f"the runner-up? (two numbers)",
         "expect": {"kind": "numbers", "values": [int(digit), lead],
                    "texts": [digit, shown(text)], "sig": [0, 2],
-                   "form": "the digit, then the lead",
+                   "form": "the digit, then the lead", "what": ["digit", "lead"],
                    "rule": "the digit counts exactly, the lead to two significant digits"},
         "answer": f"{digit}, ahead of {runner} by {shown(text)} logits. The "
                   f"{'answer' if views.get('task') else 'sum'} is {right}; "
@@ -810,7 +810,7 @@ def _any_params(views):
                 "TinyAdder-36 its 36); tinyadder params --rules prints every rule side by "
                 "side.",
         "question": _params_question(views["model"], claimed),
-        "expect": {"kind": "integers", "values": [views["param_total"]]},
+        "expect": {"kind": "integers", "values": [views["param_total"]], "what": ["count"]},
         "answer": _params_answer(views, claimed),
     }
 
@@ -1426,8 +1426,8 @@ def _switch_off(views, q):
                 f"show the answer. " + _rerun(views, off),
         "question": f"With the FFN off, which digit does position {q} write? (the model as "
                     f"built writes {built})",
-        "expect": {"kind": "integers", "values": [int(digit)]} if digit.isdigit() else
-                  {"kind": "words", "values": [digit.lower()]},
+        "expect": ({"kind": "integers", "values": [int(digit)], "what": ["digit"]}
+                   if digit.isdigit() else {"kind": "words", "values": [digit.lower()]}),
         "answer": f"{digit}. The whole answer becomes {off['answer']} against {right}: "
                   f"{changed} of its {len(right)} digits change." + (" " + left if left
                                                                       else ""),
