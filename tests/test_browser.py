@@ -1104,16 +1104,58 @@ def test_learner8_a_small_ffns_hidden_units_in_the_browser(tmp_path):
     assert ("L0.mlp: the FFN's 4 hidden units at position 27 (s3), the stage selected, "
             "reading the stream after L0.attn (the FFN's input): what goes into each unit's "
             "relu, what comes out, and what its output adds to the stream") in box
+    # a relu's positive input comes out unchanged: one column, out = relu(in), and a unit
+    # that does not fire says so with its input (learner19 9: "value in" and "out" were
+    # equal in every row)
+    assert "value in" not in box and "<th>out = relu(in)</th>" in box
     rows = re.findall(r'<tr(?: class="(\w*)")?><td>(u\d)</td><td>([^<]*)</td><td class="num">'
-                      r'([^<]*)</td><td class="num">([^<]*)</td><td>([^<]*)</td></tr>', box)
+                      r'([^<]*)</td><td>([^<]*)</td></tr>', box)
     pre = views["hidden"]["L0.mlp"]["pre"][27]
-    zero = page_number("0.0")
-    assert rows == [("alone", "u0", "992 − x0", page_number(pre[0][2]), zero, "x1 + out"),
-                    ("alone", "u1", "991 − x0", page_number(pre[1][2]), zero, "x1 − out"),
-                    ("", "u2", "1812 − 2·x0 + 20·x1", page_number(pre[2][2]),
-                     page_number(pre[2][2]), "x1 − 10·out"),
-                    ("", "u3", "1811 − 2·x0 + 20·x1", page_number(pre[3][2]),
-                     page_number(pre[3][2]), "x1 + 10·out")]
+    assert rows == [("alone", "u0", "992 \u2212 x0", f"0 (off, in {page_number(pre[0][2])})",
+                     "x1 + out"),
+                    ("alone", "u1", "991 \u2212 x0", f"0 (off, in {page_number(pre[1][2])})",
+                     "x1 \u2212 out"),
+                    ("", "u2", "1812 \u2212 2\u00b7x0 + 20\u00b7x1", page_number(pre[2][2]),
+                     "x1 \u2212 10\u00b7out"),
+                    ("", "u3", "1811 \u2212 2\u00b7x0 + 20\u00b7x1", page_number(pre[3][2]),
+                     "x1 + 10\u00b7out")], rows
+    assert pre[0][0] < 0 and pre[1][0] < 0 and pre[2][0] > 0 and pre[3][0] > 0
+
+
+UNITS_PROBE = """<script>(function () {
+  var out = {}, box = document.getElementById("hidden-units");
+  var table = function () { return box.querySelector("table") !== null; };
+  document.querySelector('[data-step="%(before)d"]').click();
+  out.before = table();
+  document.getElementById("tour-reveal").click();
+  out.revealed = table();
+  document.querySelector('[data-step="%(step)d"]').click();
+  out.step = table();
+  document.getElementById("tour-guess").value = "1";
+  document.getElementById("tour-check").click();
+  out.checked = table();
+  document.querySelector('[data-step="%(after)d"]').click();
+  out.after = table();
+  document.body.setAttribute("data-probe", JSON.stringify(out));
+}());</script>"""
+
+
+@pytest.mark.slow
+def test_learner19_a_steps_answer_opens_only_its_own_table(tmp_path):
+    """jacobli99-28's step 5 (the carry) showed, once answered, the FFN's hidden-unit table,
+    step 6's answer (learner19 10): the table waits on every step up to the one that holds
+    it back until that step's check, and shows on the steps after it."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    path = tmp_path / "jl.html"
+    path.write_text(explore_page.page(float_views("jacobli99-28")), encoding="utf-8")
+    steps = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
+                                 path.read_text(encoding="utf-8"), re.S).group(1))["tour"]
+    k = next(i for i, s in enumerate(steps, 1) if s.get("units") is False)
+    assert steps[k - 1]["title"] == "6. The FFN"
+    out = probe(path, UNITS_PROBE % {"before": k - 1, "step": k, "after": k + 1})
+    assert out == {"before": False, "revealed": False, "step": False, "checked": True,
+                   "after": True}, out
 
 
 @pytest.mark.slow

@@ -1055,6 +1055,13 @@
   var rightStep = 0;  // the tour step a check has found right
   // a tour step whose answer is not yet open: the views print no value it asks for
   function concealed() { return state.tour > 0 && openedStep !== state.tour; }
+  // the FFN's table holds the answer of a step that says so (units: false): it waits on that
+  // step until a check and on every step before it (a check there opens only its own answer)
+  function unitsHeld() {
+    return state.tour > 0 && TOUR.some(function (t, i) {
+      return t.units === false && (i + 1 > state.tour || (i + 1 === state.tour && concealed()));
+    });
+  }
   function drawTour() {
     var card = document.getElementById("tour");
     var sections = document.querySelectorAll("main > section");
@@ -1120,7 +1127,7 @@
     if (!box) { return; }
     var tok = D.tokens[state.pos];
     var nodes = [];
-    if (concealed() && TOUR[state.tour - 1].units === false) {  // the table holds the answer
+    if (unitsHeld()) {  // the table holds a step's answer
       fill("hidden-units", [el("p", "note ffn-said", "The FFN's hidden units: shown once " +
                                "you check a guess or show the answer.")]);
       return;
@@ -1140,9 +1147,13 @@
                              h.act + "(gate)\u00b7linear" : ", what comes out") +
         (h.writes ? ", and what its output adds to the stream" : "") +
         (h.down ? ", its down weight and what out\u00b7weight adds to the stream" : "")));
+      // a relu without a linear branch passes a positive input unchanged: one column says
+      // what comes out, and of a unit that does not fire its input ('0 (off, in −9.99)')
+      var bare = h.act === "relu" && !h.linear;
       var head = el("tr", "");
-      ["unit"].concat(h.into ? ["into the " + h.act] : [], [h.linear ? "gate" : "value in"],
-                      h.linear ? ["linear branch"] : [], ["out"],
+      ["unit"].concat(h.into ? ["into the " + h.act] : [],
+                      bare ? [] : [h.linear ? "gate" : "value in"],
+                      h.linear ? ["linear branch"] : [], [bare ? "out = relu(in)" : "out"],
                       h.writes ? ["adds to the stream"] : [],
                       h.down ? ["down weight", "adds out\u00b7weight"] : []).forEach(function (t) {
         head.appendChild(el("th", "", t));
@@ -1150,10 +1161,12 @@
       table.appendChild(head);
       h.units.forEach(function (u, i) {
         var out = h.post[state.pos][i], tr = el("tr", /^-?0(\.0)?$/.test(out) ? "alone" : "");
+        var off = bare && /^-?0(\.0)?$/.test(out);
         [el("td", "", u)].concat(h.into ? [el("td", "", h.into[i])] : [],
-          [el("td", "num", shown(h.pre[state.pos][i]))],
+          bare ? [] : [el("td", "num", shown(h.pre[state.pos][i]))],
           h.linear ? [el("td", "num", shown(h.linear[state.pos][i]))] : [],
-          [el("td", "num", shown(out))], h.writes ? [el("td", "", h.writes[i])] : [],
+          [el("td", "num", off ? "0 (off, in " + shown(h.pre[state.pos][i]) + ")" : shown(out))],
+          h.writes ? [el("td", "", h.writes[i])] : [],
           h.down ? [el("td", "num", h.down[i].map(function (p) {
                       return shown(p[1][2]) + " into " + p[0]; }).join(", ")),
                     el("td", "num", slotValues(h.adds[state.pos][i], " += "))] : [])
