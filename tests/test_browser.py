@@ -1476,7 +1476,7 @@ def test_learner12_compare_lane_hovers_put_the_digits_in(tmp_path):
 
 
 VEIL_PROBE = """<script>(function () {
-  var out = {}, view = document.getElementById("view-change");
+  var out = {}, view = document.getElementById("%(view)s");
   var shown = function () {
     return Array.prototype.filter.call(view.children, function (c) {
       return c.tagName !== "H2" && getComputedStyle(c).display !== "none";
@@ -1487,8 +1487,10 @@ VEIL_PROBE = """<script>(function () {
   out.open = shown();
   document.getElementById("tour-guess").value = "5";
   document.getElementById("tour-check").click();
+  out.verdict = document.getElementById("tour-verdict").textContent;
   out.after = view.classList.contains("veiled");
   out.opened = shown();
+  out.text = view.textContent;
   document.querySelector('[data-step="%(before)d"]').click();
   out.elsewhere = view.classList.contains("veiled");
   document.body.setAttribute("data-probe", JSON.stringify(out));
@@ -1508,9 +1510,24 @@ def test_learner12_change_one_thing_hides_its_answer_until_a_check(tmp_path):
     steps = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
                                  path.read_text(encoding="utf-8"), re.S).group(1))["tour"]
     k = next(i for i, s in enumerate(steps, 1) if s["title"].endswith("Change one thing"))
-    out = probe(path, VEIL_PROBE % {"step": k, "before": k - 1})
+    out = probe(path, VEIL_PROBE % {"step": k, "before": k - 1, "view": "view-change"})
     assert (out["veiled"], out["open"]) == (True, 0), out
     assert out["after"] is False and out["opened"] > 0 and out["elsewhere"] is False, out
+
+
+@pytest.mark.slow
+def test_learner20_the_flaw_step_hides_the_digit_its_view_prints(pages):
+    """The flaw page's "Why it fails" asks which digit is written while the view under it
+    printed "tilt/margin = 8.4 > 1: 7 is written instead of 6" (learner20 2): the view stays
+    veiled until a check, which says a wrong digit is not the digit, never which way."""
+    steps = tour_steps(traced(FLAW)[1])
+    k = next(i for i, s in enumerate(steps, 1) if s["title"].endswith("Why it fails"))
+    assert steps[k - 1]["question"].endswith("Which digit is written?")
+    out = probe(pages["flaw"], VEIL_PROBE % {"step": k, "before": k - 1, "view": "view-flaw"})
+    assert (out["veiled"], out["open"]) == (True, 0), out
+    assert out["verdict"] == "not quite: not the digit. Try again, or press show the answer."
+    assert out["after"] is False and out["opened"] > 0 and out["elsewhere"] is False, out
+    assert "7 is written instead of 6" in out["text"]
 
 
 RULER_PROBE = """<script>(function () {
