@@ -1024,8 +1024,13 @@ def test_change_one_thing_shows_the_ffn_off_run():
     assert "".join(said[3][::-1]) == off["answer"] == "07799996999"  # s0 written first
     assert [("fill:" in attrs) for attrs, _ in rows[3]] == [
         x != y for x, y in zip(said[3], said[2])]
-    assert said[7] == [figures.value_text(off["values"]["x1"][q]) for q in rope["predicting"]]
-    assert said[7][1] == "~93.0024" and said[6][1] == "~0.992544"
+    # one number format in both runs' rows, the dtype said once (learner19 8: '~2.00000'
+    # beside '12.0', and '(float32)' on each row); "wrong (a + b is ...)"
+    assert said[7][1] == "93.0024" and said[6][1] == "0.992544" and said[5][1] == "999.919"
+    assert all(not t.startswith("~") and not re.search(r"\.\d*0$", t)
+               for row in said[4:] for t in row), said[4:]
+    assert "wrong (a + b is 07800137102)" in drawn and "wrong: a + b" not in drawn
+    assert "(float)" not in drawn and drawn.count("both runs take float numbers") == 1
     # x0 holds the position's own digit: it differs where the written digits differ
     assert ("each run reads back its own digits, so a slot also differs where the position "
             "holds a different digit") in drawn
@@ -1414,7 +1419,7 @@ def test_learner10_the_tours_checkers_ask_for_the_form_they_check():
 def test_learner10_the_ffn_off_runs_numbers_are_said_in_the_view():
     """Change one thing printed "FFN off writes … (float32)" beside "as built writes …
     (fraction)", explained only in tour step 8 (learner10 9): the view says why the FFN-off
-    run takes the file's dtype; a page whose two runs take the same numbers says nothing."""
+    run takes the file's dtype; a page whose two runs take the same numbers says so once."""
     said = ("the FFN-off run takes float32 numbers, the file's own dtype, where the page's "
             "run takes fraction: a second fraction run would double the page's cost, so the "
             "digits it writes are float32's")
@@ -1424,7 +1429,7 @@ def test_learner10_the_ffn_off_runs_numbers_are_said_in_the_view():
                                     type("NS", (), {"describe": lambda self: "fraction"})()
                                     ) == "float32"
     same = {"number": "float (IEEE 754 double)", "ffn_off": {"number": "float (IEEE 754 double)"}}
-    assert figures.off_number_note(same) == ""
+    assert figures.off_number_note(same) == "both runs take float numbers"
 
 
 def test_learner18_the_ffn_off_step_says_how_to_rerun_it():
