@@ -1485,6 +1485,8 @@ VEIL_PROBE = """<script>(function () {
   document.querySelector('[data-step="%(step)d"]').click();
   out.veiled = view.classList.contains("veiled");
   out.open = shown();
+  out.others = Array.prototype.filter.call(document.querySelectorAll("section.veiled"),
+    function (s) { return s !== view; }).map(function (s) { return s.id; });
   document.getElementById("tour-guess").value = "5";
   document.getElementById("tour-check").click();
   out.verdict = document.getElementById("tour-verdict").textContent;
@@ -1525,6 +1527,7 @@ def test_learner20_the_flaw_step_hides_the_digit_its_view_prints(pages):
     assert steps[k - 1]["question"].endswith("Which digit is written?")
     out = probe(pages["flaw"], VEIL_PROBE % {"step": k, "before": k - 1, "view": "view-flaw"})
     assert (out["veiled"], out["open"]) == (True, 0), out
+    assert sorted(out["others"]) == ["view-change", "view-sum"], out["others"]
     assert out["verdict"] == "not quite: not the digit. Try again, or press show the answer."
     assert out["after"] is False and out["opened"] > 0 and out["elsewhere"] is False, out
     assert "7 is written instead of 6" in out["text"]

@@ -369,8 +369,9 @@ def _flaw(views):
         "view": "flaw", "state": {"pos": d["pos"]}, "section": "flaw",
         "title": "Why it fails",
         # the view prints the written digit at the position (its verdict line, the net bar,
-        # every digit against the nearest): hidden until a check or the answer
-        "veil": True,
+        # every digit against the nearest), and so do Change one thing's "as built writes"
+        # and the running sum's digit written next: hidden until a check or the answer
+        "veil": True, "veils": ["view-change", "view-sum"],
         "text": "The chart divides each position's tilt by its margin: a direct logit "
                 "attribution of logit(nearest) \u2212 logit(rival), +margin from layer 1's "
                 "FFN, \u2212tilt from what else the readout's slot holds. Above 1, the wrong "
