@@ -503,10 +503,11 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
                                        "position 31", "after L0.attn", "answer hidden",
                                        "head L0.h softmax"])
     # it asks the FFN's change to x1 (learner18 9): no view prints it before a check (the
-    # lead 1): the FFN table holds its sum back
-    wrote = re.search(r'<p class="note ffn-wrote">(.*?)</p>', dom).group(1)
-    assert wrote == ("All units together, through the down projection: shown once you check "
-                     "a guess or show the answer.")
+    # lead 1); the FFN table waits whole, since it prints g1, step 3's answer (a step opens
+    # only its own table, learner19 10)
+    units = re.search(r'<div id="hidden-units"[^>]*>(.*?)</div>', dom, re.S).group(1)
+    assert "The FFN's hidden units: shown once you check a guess or show the answer." in units
+    assert "ffn-wrote" not in units
     shown = [ident for ident, attrs, body in re.findall(
         r'<section id="(view-[a-z-]+)"([^>]*)>(.*?)</section>', dom, re.S)
         if "veiled" not in attrs and "hidden" not in attrs and "99.0098" in body]
