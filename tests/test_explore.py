@@ -1255,7 +1255,8 @@ def test_learner8_a_small_ffns_hidden_units_are_tabled(example):
     ffn = next(s for s in tour.steps(views) if s["title"].endswith("The FFN"))
     assert ffn["text"].endswith(
         "The table under the residual stream lists the FFN's 4 hidden units at this position: "
-        "what goes into each, what comes out (0 (off): it does not fire), and what it adds to x1 "
+        "what goes into each, what comes out ('0 (off)' where it does not fire), and what it "
+        "adds to x1 "
         "(it opens once you check a guess or show the answer: its outputs add up to the "
         "answer).")
     assert example[1]["hidden"] == {} and 'id="hidden-units"' not in page_text(EXAMPLE)

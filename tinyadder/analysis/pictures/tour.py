@@ -1119,7 +1119,7 @@ def _units_said(views, slot, held=False):
     units = (views.get("hidden") or {}).get("L0.mlp")
     if not units:
         return ""
-    relu = " (0 (off): it does not fire)" if units["act"] == "relu" else ""
+    relu = " ('0 (off)' where it does not fire)" if units["act"] == "relu" else ""
     adds = (f", and what it adds to {slot}" if units["writes"] else
             f", its down weight and what it adds to {slot} through it" if units.get("down")
             else "")
