@@ -503,10 +503,11 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
                                        "position 31", "after L0.attn", "answer hidden",
                                        "head L0.h softmax"])
     # it asks the FFN's change to x1 (learner18 9): no view prints it before a check (the
-    # lead 1): the FFN table holds its sum back
-    wrote = re.search(r'<p class="note ffn-wrote">(.*?)</p>', dom).group(1)
-    assert wrote == ("All units together, through the down projection: shown once you check "
-                     "a guess or show the answer.")
+    # lead 1); the FFN table waits whole, since it prints g1, step 3's answer (a step opens
+    # only its own table, learner19 10)
+    units = re.search(r'<div id="hidden-units"[^>]*>(.*?)</div>', dom, re.S).group(1)
+    assert "The FFN's hidden units: shown once you check a guess or show the answer." in units
+    assert "ffn-wrote" not in units
     shown = [ident for ident, attrs, body in re.findall(
         r'<section id="(view-[a-z-]+)"([^>]*)>(.*?)</section>', dom, re.S)
         if "veiled" not in attrs and "hidden" not in attrs and "99.0098" in body]
@@ -773,7 +774,8 @@ def test_a_board_models_tour_in_the_browser(tmp_path, name):
         rule = " (the digit counts exactly, the lead to two significant digits)"
         assert lead == [f"right: the run says 0, 0.078125{rule}",
                         f"right: the run says 0, 0.078125{rule}",
-                        f"not quite: the second number is too high{rule}{again}"]
+                        f"not quite: the digit is right; the lead is not yet (too high){rule}"
+                        f"{again}"]
     assert len(out["steps"]) == len(steps) and len(out["checks"]) == 2 * len(asked)
     for step, got in zip(steps, out["steps"]):
         assert got["title"] == step["title"]
@@ -1103,16 +1105,58 @@ def test_learner8_a_small_ffns_hidden_units_in_the_browser(tmp_path):
     assert ("L0.mlp: the FFN's 4 hidden units at position 27 (s3), the stage selected, "
             "reading the stream after L0.attn (the FFN's input): what goes into each unit's "
             "relu, what comes out, and what its output adds to the stream") in box
+    # a relu's positive input comes out unchanged: one column, out = relu(in), and a unit
+    # that does not fire says so with its input (learner19 9: "value in" and "out" were
+    # equal in every row)
+    assert "value in" not in box and "<th>out = relu(in)</th>" in box
     rows = re.findall(r'<tr(?: class="(\w*)")?><td>(u\d)</td><td>([^<]*)</td><td class="num">'
-                      r'([^<]*)</td><td class="num">([^<]*)</td><td>([^<]*)</td></tr>', box)
+                      r'([^<]*)</td><td>([^<]*)</td></tr>', box)
     pre = views["hidden"]["L0.mlp"]["pre"][27]
-    zero = page_number("0.0")
-    assert rows == [("alone", "u0", "992 − x0", page_number(pre[0][2]), zero, "x1 + out"),
-                    ("alone", "u1", "991 − x0", page_number(pre[1][2]), zero, "x1 − out"),
-                    ("", "u2", "1812 − 2·x0 + 20·x1", page_number(pre[2][2]),
-                     page_number(pre[2][2]), "x1 − 10·out"),
-                    ("", "u3", "1811 − 2·x0 + 20·x1", page_number(pre[3][2]),
-                     page_number(pre[3][2]), "x1 + 10·out")]
+    assert rows == [("alone", "u0", "992 \u2212 x0", f"0 (off, in {page_number(pre[0][2])})",
+                     "x1 + out"),
+                    ("alone", "u1", "991 \u2212 x0", f"0 (off, in {page_number(pre[1][2])})",
+                     "x1 \u2212 out"),
+                    ("", "u2", "1812 \u2212 2\u00b7x0 + 20\u00b7x1", page_number(pre[2][2]),
+                     "x1 \u2212 10\u00b7out"),
+                    ("", "u3", "1811 \u2212 2\u00b7x0 + 20\u00b7x1", page_number(pre[3][2]),
+                     "x1 + 10\u00b7out")], rows
+    assert pre[0][0] < 0 and pre[1][0] < 0 and pre[2][0] > 0 and pre[3][0] > 0
+
+
+UNITS_PROBE = """<script>(function () {
+  var out = {}, box = document.getElementById("hidden-units");
+  var table = function () { return box.querySelector("table") !== null; };
+  document.querySelector('[data-step="%(before)d"]').click();
+  out.before = table();
+  document.getElementById("tour-reveal").click();
+  out.revealed = table();
+  document.querySelector('[data-step="%(step)d"]').click();
+  out.step = table();
+  document.getElementById("tour-guess").value = "1";
+  document.getElementById("tour-check").click();
+  out.checked = table();
+  document.querySelector('[data-step="%(after)d"]').click();
+  out.after = table();
+  document.body.setAttribute("data-probe", JSON.stringify(out));
+}());</script>"""
+
+
+@pytest.mark.slow
+def test_learner19_a_steps_answer_opens_only_its_own_table(tmp_path):
+    """jacobli99-28's step 5 (the carry) showed, once answered, the FFN's hidden-unit table,
+    step 6's answer (learner19 10): the table waits on every step up to the one that holds
+    it back until that step's check, and shows on the steps after it."""
+    from explore_cases import float_views
+    from tinyadder.analysis.pictures import explore as explore_page
+    path = tmp_path / "jl.html"
+    path.write_text(explore_page.page(float_views("jacobli99-28")), encoding="utf-8")
+    steps = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
+                                 path.read_text(encoding="utf-8"), re.S).group(1))["tour"]
+    k = next(i for i, s in enumerate(steps, 1) if s.get("units") is False)
+    assert steps[k - 1]["title"] == "6. The FFN"
+    out = probe(path, UNITS_PROBE % {"before": k - 1, "step": k, "after": k + 1})
+    assert out == {"before": False, "revealed": False, "step": False, "checked": True,
+                   "after": True}, out
 
 
 @pytest.mark.slow
@@ -1122,7 +1166,8 @@ def test_learner10_compare_and_tour_in_the_browser(tmp_path):
     to the key-quantity table's R + b + ℓ (3); the named-alike caution is said once, in the
     lanes note (8); the attention map's outline ends at the last key under an ordinary
     softmax (small); and jacobli99-28's tour checker takes step 3's labels in head order
-    only and says the form of a two-number answer (11)."""
+    only and says the form of a two-number answer (11), grades a two-part answer part by
+    part and a digit or a count without saying which way (learner19 12)."""
     from explore_cases import float_views
     from tinyadder.analysis.pictures import explore as explore_page
     zc, yt, jl = (float_views(n) for n in ("zcbtrak-6", "yieldthought-20", "jacobli99-28"))
@@ -1169,7 +1214,10 @@ def test_learner10_compare_and_tour_in_the_browser(tmp_path):
     guesses = [[at["Layer 0's 5 heads"], " ".join(heads["texts"])],
                [at["Layer 0's 5 heads"], " ".join(sorted(heads["texts"]))],
                [at["Tokens by role"], f"{units} and {a0}"],
-               [at["The readout"], str(readout["values"][0])]]
+               [at["The readout"], str(readout["values"][0])],
+               # a digit or a count: not which way (learner19 12); two parts graded apart
+               [at["The parameters"], "23"],
+               [at["The readout"], f"3, {readout['values'][1]}"]]
     out = probe(path, BOARD_TOUR_PROBE % {"n": len(steps), "guesses": json.dumps(guesses),
                                           "hover": "null"})
     assert out["checks"][0].startswith("right: ")
@@ -1177,8 +1225,12 @@ def test_learner10_compare_and_tour_in_the_browser(tmp_path):
                                        "order. Try again")
     assert out["checks"][2].startswith("not quite: the right numbers in the wrong order (a0's "
                                        "position first, then the one that predicts s0). Try")
-    assert out["checks"][3].startswith("not quite: 2 numbers asked (the digit, then the lead), "
-                                       "1 given (the digit counts exactly")
+    assert out["checks"][3].startswith("not quite: the digit is right; the lead: not given yet "
+                                       "(the digit counts exactly")
+    assert out["checks"][4:] == [
+        "not quite: not the count. Try again, or press show the answer.",
+        "not quite: not the digit; the lead is right (the digit counts exactly, the lead to two "
+        "significant digits). Try again, or press show the answer."], out["checks"]
 
 
 HEADS_PROBE = """<script>(function () {
@@ -1425,7 +1477,7 @@ def test_learner12_compare_lane_hovers_put_the_digits_in(tmp_path):
 
 
 VEIL_PROBE = """<script>(function () {
-  var out = {}, view = document.getElementById("view-change");
+  var out = {}, view = document.getElementById("%(view)s");
   var shown = function () {
     return Array.prototype.filter.call(view.children, function (c) {
       return c.tagName !== "H2" && getComputedStyle(c).display !== "none";
@@ -1434,10 +1486,14 @@ VEIL_PROBE = """<script>(function () {
   document.querySelector('[data-step="%(step)d"]').click();
   out.veiled = view.classList.contains("veiled");
   out.open = shown();
+  out.others = Array.prototype.filter.call(document.querySelectorAll("section.veiled"),
+    function (s) { return s !== view; }).map(function (s) { return s.id; });
   document.getElementById("tour-guess").value = "5";
   document.getElementById("tour-check").click();
+  out.verdict = document.getElementById("tour-verdict").textContent;
   out.after = view.classList.contains("veiled");
   out.opened = shown();
+  out.text = view.textContent;
   document.querySelector('[data-step="%(before)d"]').click();
   out.elsewhere = view.classList.contains("veiled");
   document.body.setAttribute("data-probe", JSON.stringify(out));
@@ -1457,9 +1513,25 @@ def test_learner12_change_one_thing_hides_its_answer_until_a_check(tmp_path):
     steps = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>',
                                  path.read_text(encoding="utf-8"), re.S).group(1))["tour"]
     k = next(i for i, s in enumerate(steps, 1) if s["title"].endswith("Change one thing"))
-    out = probe(path, VEIL_PROBE % {"step": k, "before": k - 1})
+    out = probe(path, VEIL_PROBE % {"step": k, "before": k - 1, "view": "view-change"})
     assert (out["veiled"], out["open"]) == (True, 0), out
     assert out["after"] is False and out["opened"] > 0 and out["elsewhere"] is False, out
+
+
+@pytest.mark.slow
+def test_learner20_the_flaw_step_hides_the_digit_its_view_prints(pages):
+    """The flaw page's "Why it fails" asks which digit is written while the view under it
+    printed "tilt/margin = 8.4 > 1: 7 is written instead of 6" (learner20 2): the view stays
+    veiled until a check, which says a wrong digit is not the digit, never which way."""
+    steps = tour_steps(traced(FLAW)[1])
+    k = next(i for i, s in enumerate(steps, 1) if s["title"].endswith("Why it fails"))
+    assert steps[k - 1]["question"].endswith("Which digit is written?")
+    out = probe(pages["flaw"], VEIL_PROBE % {"step": k, "before": k - 1, "view": "view-flaw"})
+    assert (out["veiled"], out["open"]) == (True, 0), out
+    assert sorted(out["others"]) == ["view-change", "view-sum"], out["others"]
+    assert out["verdict"] == "not quite: not the digit. Try again, or press show the answer."
+    assert out["after"] is False and out["opened"] > 0 and out["elsewhere"] is False, out
+    assert "7 is written instead of 6" in out["text"]
 
 
 RULER_PROBE = """<script>(function () {

@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 import re
 
-from html import escape
+from html import escape, unescape
 
 import pytest
 
@@ -774,7 +774,8 @@ def test_a_rope_19_pages_hovers_say_what_x0_and_x1_hold(name):
         row = figures.attention_classes(v, key, "softmax1")[31]
         # its axes name positions by role: the twelve '0's are a separator and s0..s10
         drawn = figures.attention(v, key)
-        assert all(f">{label}</text>" in drawn for label in ("sep", "a1", "b0", "31 s0"))
+        assert all(f">{label}</text>" in unescape(drawn) for label in ("'0'", "a1", "b0",
+                                                                         "31 s0"))
         assert 5 <= svg.LEVEL_LETTERS.index(row[2]) - svg.LEVEL_LETTERS.index(row[1]) <= 7
         x = {s["short"]: {r["slot"]: [c[0] for c in r["cells"]] for r in s["slots"]}
              for s in v["residual"]}
@@ -1026,8 +1027,13 @@ def test_change_one_thing_shows_the_ffn_off_run():
     assert "".join(said[3][::-1]) == off["answer"] == "07799996999"  # s0 written first
     assert [("fill:" in attrs) for attrs, _ in rows[3]] == [
         x != y for x, y in zip(said[3], said[2])]
-    assert said[7] == [figures.value_text(off["values"]["x1"][q]) for q in rope["predicting"]]
-    assert said[7][1] == "~93.0024" and said[6][1] == "~0.992544"
+    # one number format in both runs' rows, the dtype said once (learner19 8: '~2.00000'
+    # beside '12.0', and '(float32)' on each row); "wrong (a + b is ...)"
+    assert said[7][1] == "93.0024" and said[6][1] == "0.992544" and said[5][1] == "999.919"
+    assert all(not t.startswith("~") and not re.search(r"\.\d*0$", t)
+               for row in said[4:] for t in row), said[4:]
+    assert "wrong (a + b is 07800137102)" in drawn and "wrong: a + b" not in drawn
+    assert "(float)" not in drawn and drawn.count("both runs take float numbers") == 1
     # x0 holds the position's own digit: it differs where the written digits differ
     assert ("each run reads back its own digits, so a slot also differs where the position "
             "holds a different digit") in drawn
@@ -1085,15 +1091,15 @@ def test_a_designed_familys_page_carries_its_worked_example():
 
 
 def test_key_names_wider_than_a_cell_alternate_between_two_lines():
-    """jacobli99-28's two separators between a9 and b0 ran together as 'sepsep' at 1280 px:
+    """jacobli99-28's two separators between a9 and b0 ran together at 1280 px:
     key names wider than a cell alternate between two lines, so neighbours never touch."""
     from explore_cases import float_views
     drawn = figures.attention(float_views("jacobli99-28"), "L0.h0", "softmax1", 24)
     keys = re.findall(r'<text x="([\d.]+)" y="([\d.]+)" class="small" text-anchor="middle">'
                       r'([^<]*)</text>', drawn)
-    row = {float(x): (float(y), name) for x, y, name in keys if float(y) < 58}
+    row = {float(x): (float(y), unescape(name)) for x, y, name in keys if float(y) < 58}
     names = [row[x] for x in sorted(row)]
-    assert [n for _, n in names[10:14]] == ["a9", "sep", "sep", "b0"]
+    assert [n for _, n in names[10:14]] == ["a9", "'0'", "'0'", "b0"]
     assert names[11][0] != names[12][0] and names[10][0] == names[12][0]
 
 
@@ -1126,20 +1132,31 @@ def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
     from explore_cases import float_views
     views = float_views("jacobli99-28")
     steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(views)}
-    # plain sentences (learner9 6): the claim, no rule gives it, numel and the ledger's
-    # counts, what the gap between the claim and numel's count is
-    assert steps["The parameters"]["answer"].startswith(
-        "22: the ledger counts 22. The authors claim 28. No rule here gives 28: the file "
-        "holds 90 numbers (numel, AdderBoard's count) and the ledger counts 22 (seed000). "
-        "AdderBoard lists the authors' 28 as a numel count; the file's numel is actually 90. "
-        "The file's 90 numbers are 62 more than the 28 "
-        "claimed: entries the original computes in code")
+    # one plain answer (learner19 6: it said three times that numel is 90): the claim is no
+    # count here, numel's count and what the gap is, the ledger's count, each said once
+    answer = steps["The parameters"]["answer"]
+    assert answer.startswith(
+        "22. The authors' 28 is no count here: numel is 90, 62 more than 28: entries the "
+        "original computes in code (constants in forward(), fixed maps, zeros) are tensors "
+        "of the file; seed000 counts 22. tinyadder params --model jacobli99-28 --rules")
+    assert answer.count("90") == 1 and answer.count("22") == 2
+    # the step's text about the chips in short sentences, none over 30 words
+    chips = steps["The parameters"]["text"].split(" tinyadder's ledger")[0]
+    assert max(len(t.split()) for t in chips.split(". ")) <= 20, chips
     assert views["rule_counts"]["numel"][0] - 28 == 62 and views["param_total"] == 22
     # why a rotation gives one-hot attention (learner7 21), in the step's text, seen before
     # the answer (learner8 11)
     heads = steps["Layer 0's 5 heads"]
     assert "Why one-hot: each head's query is turned by a fixed angle. Its score" in heads["text"]
     assert "Why one-hot" not in heads["answer"]
+    # how to get to query 25's keys from the strips of query 24, and why no other key scores
+    # 1, in a clause a newcomer follows (learner19 11: "whole radians, never a whole turn")
+    assert heads["question"].startswith(
+        "Which key does each head weigh most from query 25, the position after the selected "
+        "one? (read each head's key from query 24 in the strips above, then shift it by one "
+        "position;")
+    assert ("no whole number of radians is a whole turn (2π is not a whole number), so "
+            "its angle to any other key is never 0 again") in heads["text"]
     assert "the step before says why in its text" in steps["The column"]["text"]
     # the self-attending head takes the position's own digit out of x1 (learner9 5): at
     # position 24, x1 is s0 = 2 on the embedding and a1 + b1 = 9 after the attention
@@ -1241,7 +1258,8 @@ def test_learner8_a_small_ffns_hidden_units_are_tabled(example):
     ffn = next(s for s in tour.steps(views) if s["title"].endswith("The FFN"))
     assert ffn["text"].endswith(
         "The table under the residual stream lists the FFN's 4 hidden units at this position: "
-        "what goes into each, what comes out (0: it does not fire), and what it adds to x1 "
+        "what goes into each, what comes out ('0 (off)' where it does not fire), and what it "
+        "adds to x1 "
         "(it opens once you check a guess or show the answer: its outputs add up to the "
         "answer).")
     assert example[1]["hidden"] == {} and 'id="hidden-units"' not in page_text(EXAMPLE)
@@ -1315,8 +1333,8 @@ def test_learner10_the_parameter_figure_counts_as_the_ledger_does():
         assert said in svg_text
     step = next(s for s in tour.steps(views) if s["title"].endswith("The parameters"))
     assert "draws 40 chips" in step["text"] and "behind the parameters the ledger" in step["text"]
-    assert ("The file's 90 numbers are 62 more than the 28 claimed: entries the original "
-            "computes in code") in step["answer"]
+    assert ("numel is 90, 62 more than 28: entries the original computes in code"
+            ) in step["answer"]
     assert "The 62 between" not in step["answer"]
     # TinyAdder-36 counts one chip per parameter: its figure keeps one count per stage
     published = float_views("published")
@@ -1405,7 +1423,7 @@ def test_learner10_the_tours_checkers_ask_for_the_form_they_check():
 def test_learner10_the_ffn_off_runs_numbers_are_said_in_the_view():
     """Change one thing printed "FFN off writes … (float32)" beside "as built writes …
     (fraction)", explained only in tour step 8 (learner10 9): the view says why the FFN-off
-    run takes the file's dtype; a page whose two runs take the same numbers says nothing."""
+    run takes the file's dtype; a page whose two runs take the same numbers says so once."""
     said = ("the FFN-off run takes float32 numbers, the file's own dtype, where the page's "
             "run takes fraction: a second fraction run would double the page's cost, so the "
             "digits it writes are float32's")
@@ -1415,7 +1433,7 @@ def test_learner10_the_ffn_off_runs_numbers_are_said_in_the_view():
                                     type("NS", (), {"describe": lambda self: "fraction"})()
                                     ) == "float32"
     same = {"number": "float (IEEE 754 double)", "ffn_off": {"number": "float (IEEE 754 double)"}}
-    assert figures.off_number_note(same) == ""
+    assert figures.off_number_note(same) == "both runs take float numbers"
 
 
 def test_learner18_the_ffn_off_step_says_how_to_rerun_it():
@@ -1756,16 +1774,19 @@ def test_learner13_the_3_digit_published_tour_says_why_it_does_not_fail():
         assert "5193798811" not in said or "N = 10" in said, step["title"]
 
 
-def test_learner13_a_separator_is_named_as_the_axes_name_it():
-    """zcbtrak-6's '0' separators are 'sep' on the attention axes and the token labels: the
-    tour's text says "separator '0', sep on the axes" where it names one (learner13 7)."""
+def test_learner20_a_separator_has_one_name_on_the_page():
+    """zcbtrak-6's '0' separators had three names: 'sep' on the attention axes, '0' in the
+    strips and the token strip, "separator '0', sep on the axes" in the tour (learner20 7):
+    the axes draw the strip's label, the tour says "separator '0'"."""
     from tinyadder.analysis.pictures.figures import axis_label
     views = float_views("zcbtrak-6")
-    assert axis_label(views["tokens"][30]) == "sep"
+    assert axis_label(views["tokens"][30]) == views["tokens"][30]["label"] == "'0'"
+    drawn = figures.attention(views, next(iter(views["heads"])))
+    assert ">sep</text>" not in drawn and ">'0'</text>" in unescape(drawn)
     first = tour.steps(views)[0]
-    assert first["answer"].endswith("so position 30 (separator '0', sep on the axes) "
-                                    "predicts it.")
-    assert "A '0' that is no digit of a or b is a separator (sep on the axes)." in first["text"]
+    assert first["answer"].endswith("so position 30 (separator '0') predicts it.")
+    assert "A '0' that is no digit of a or b is a separator." in first["text"]
+    assert not any("sep on" in s["text"] + s["answer"] for s in tour.steps(views))
     assert "separator" not in tour.steps(traced(EXAMPLE)[1])[0]["text"]
 
 
@@ -1972,4 +1993,4 @@ def test_learner14_the_parameters_step_leaves_its_answer_to_the_learner():
     total = views["param_total"]
     assert total == 22 and f"{total} parameters" not in step["text"]
     assert "behind the parameters the ledger counts" in step["text"]
-    assert step["answer"].startswith("22: the ledger counts 22.")
+    assert step["answer"].startswith("22. The authors' 28 is no count here")

@@ -991,7 +991,8 @@
         });
       });
       var key = function (list) { return list.slice().sort().join(" "); };
-      if (!right && want.length > 1 && typed.length < want.length) {
+      // a step that names its parts grades those typed, part by part (missHint)
+      if (!right && want.length > 1 && typed.length < want.length && !expect.what) {
         hint = want.length + " numbers asked" + (expect.form ? " (" + expect.form + ")" : "") +
                ", " + typed.length + " given";
       } else if (!right && want.length > 1 && expect.kind === "integers" &&
@@ -1021,23 +1022,31 @@
            ", too small for a float)";
   }
   function missHint(expect, text) {
-    // which typed value is off, and which way (a sign, too high, too low)
+    // which typed value is off: a measured quantity says which way (a sign, too high, too
+    // low); a digit or a count says only that it is not the one (which way would give it
+    // away); a step that names its parts (expect.what) grades each part typed
     if (expect.kind === "words") {
       return "not the run's labels: read them again under the tokens";
     }
-    var typed = numbersIn(text), want = expect.values || expect.logs;
-    if (typed.length < want.length) {
+    var typed = numbersIn(text), want = expect.values || expect.logs, what = expect.what;
+    if (typed.length < want.length && !(what && typed.length)) {
       return want.length + (want.length > 1 ? " numbers" : " number") + " asked";
     }
     var last = want.length === 1 ? evaluate(text.split("=").pop()) : null;  // worked out
-    var got = last !== null ? [last] : typed.slice(-want.length), names = ["the first", "the second", "the third"];
+    var got = last !== null ? [last] : typed.length < want.length ? typed :
+              typed.slice(-want.length), names = ["the first", "the second", "the third"];
     var off = want.map(function (w, i) {
-      var g = got[i], name = want.length > 1 ? (names[i] || "number " + (i + 1)) + " number"
-                                            : "your number";
-      if (close(expect, w, g, i)) { return ""; }
+      var g = got[i], part = what ? "the " + what[i] : null;
+      var name = part || (want.length > 1 ? (names[i] || "number " + (i + 1)) + " number"
+                                          : "your number");
+      if (g === undefined) { return name + ": not given yet"; }
+      if (close(expect, w, g, i)) { return what && want.length > 1 ? name + " is right" : ""; }
+      if (what && /^(digit|count)$/.test(what[i])) { return "not " + part; }
       if (expect.logs) { return name + " is off by more than a decade or in sign"; }
-      if (g !== 0 && w !== 0 && (g < 0) !== (w < 0)) { return name + ": check the sign"; }
-      return name + " is too " + (g > w ? "high" : "low");
+      var way = g !== 0 && w !== 0 && (g < 0) !== (w < 0) ? "check the sign" :
+                "too " + (g > w ? "high" : "low");
+      return what && want.length > 1 ? name + " is not yet (" + way + ")" :
+             way === "check the sign" ? name + ": " + way : name + " is " + way;
     }).filter(function (t) { return t; });
     return (off.length ? off.join("; ") : "not within the tolerance");
   }
@@ -1046,6 +1055,13 @@
   var rightStep = 0;  // the tour step a check has found right
   // a tour step whose answer is not yet open: the views print no value it asks for
   function concealed() { return state.tour > 0 && openedStep !== state.tour; }
+  // the FFN's table holds the answer of a step that says so (units: false): it waits on that
+  // step until a check and on every step before it (a check there opens only its own answer)
+  function unitsHeld() {
+    return state.tour > 0 && TOUR.some(function (t, i) {
+      return t.units === false && (i + 1 > state.tour || (i + 1 === state.tour && concealed()));
+    });
+  }
   function drawTour() {
     var card = document.getElementById("tour");
     var sections = document.querySelectorAll("main > section");
@@ -1111,7 +1127,7 @@
     if (!box) { return; }
     var tok = D.tokens[state.pos];
     var nodes = [];
-    if (concealed() && TOUR[state.tour - 1].units === false) {  // the table holds the answer
+    if (unitsHeld()) {  // the table holds a step's answer
       fill("hidden-units", [el("p", "note ffn-said", "The FFN's hidden units: shown once " +
                                "you check a guess or show the answer.")]);
       return;
@@ -1131,9 +1147,13 @@
                              h.act + "(gate)\u00b7linear" : ", what comes out") +
         (h.writes ? ", and what its output adds to the stream" : "") +
         (h.down ? ", its down weight and what out\u00b7weight adds to the stream" : "")));
+      // a relu without a linear branch passes a positive input unchanged: one column says
+      // what comes out, and of a unit that does not fire its input ('0 (off, in −9.99)')
+      var bare = h.act === "relu" && !h.linear;
       var head = el("tr", "");
-      ["unit"].concat(h.into ? ["into the " + h.act] : [], [h.linear ? "gate" : "value in"],
-                      h.linear ? ["linear branch"] : [], ["out"],
+      ["unit"].concat(h.into ? ["into the " + h.act] : [],
+                      bare ? [] : [h.linear ? "gate" : "value in"],
+                      h.linear ? ["linear branch"] : [], [bare ? "out = relu(in)" : "out"],
                       h.writes ? ["adds to the stream"] : [],
                       h.down ? ["down weight", "adds out\u00b7weight"] : []).forEach(function (t) {
         head.appendChild(el("th", "", t));
@@ -1141,10 +1161,12 @@
       table.appendChild(head);
       h.units.forEach(function (u, i) {
         var out = h.post[state.pos][i], tr = el("tr", /^-?0(\.0)?$/.test(out) ? "alone" : "");
+        var off = bare && /^-?0(\.0)?$/.test(out);
         [el("td", "", u)].concat(h.into ? [el("td", "", h.into[i])] : [],
-          [el("td", "num", shown(h.pre[state.pos][i]))],
+          bare ? [] : [el("td", "num", shown(h.pre[state.pos][i]))],
           h.linear ? [el("td", "num", shown(h.linear[state.pos][i]))] : [],
-          [el("td", "num", shown(out))], h.writes ? [el("td", "", h.writes[i])] : [],
+          [el("td", "num", off ? "0 (off, in " + shown(h.pre[state.pos][i]) + ")" : shown(out))],
+          h.writes ? [el("td", "", h.writes[i])] : [],
           h.down ? [el("td", "num", h.down[i].map(function (p) {
                       return shown(p[1][2]) + " into " + p[0]; }).join(", ")),
                     el("td", "num", slotValues(h.adds[state.pos][i], " += "))] : [])

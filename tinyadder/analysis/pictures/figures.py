@@ -101,11 +101,11 @@ def attention_title(head, mode, kind="softmax1"):
 def axis_label(tok):
     """A position's name on the attention map's axes: its role (a1, b0, s0), a special token
     by its text ('bos', '+', '='), and a separator, a digit token that is no operand's, as
-    'sep' (rope-19's twelve '0's are not digits of a or b)."""
+    the token strip labels it ("'0'": one name for it on the whole page)."""
     if tok["role"] != "special":
         return tok["label"]
     bare = tok["text"].strip("<>")
-    return "sep" if bare.isdigit() else bare
+    return tok["label"] if bare.isdigit() else bare
 
 
 def attention(views, head="L0.h3", mode="softmax1", pos=None, standalone=False):
@@ -1072,11 +1072,15 @@ TINY = 99  # decades: the FFN-off table writes a value below 10^-99 as "≈ 0", 
 
 
 def _table_value(cell):
-    """``value_text``, or '≈ 0' for a value below 10^-TINY (jacobli99-28's exact x1 after
-    the FFN, ~-1.99·10^-226919005, would not fit a column)."""
+    """One format for both runs, whatever numbers each takes: the value to 6 significant
+    digits, trailing zeros dropped ('2' for an exact ~2.00000 and a float32 2.0, '996.98'),
+    or '≈ 0' for a value below 10^-TINY (jacobli99-28's exact x1 after the FFN,
+    ~-1.99·10^-226919005, would not fit a column); ``value_text`` beyond a double's range."""
     if cell[1] is None and cell[2].startswith("~0") or cell[1] is not None and cell[1] < -TINY:
         return "\u2248 0"
-    return value_text(cell)
+    if cell[0] is None:
+        return value_text(cell)
+    return shown(text_figure(Fraction(cell[0]), 6))
 
 
 def ffn_off(views, standalone=False):
@@ -1096,9 +1100,8 @@ def ffn_off(views, standalone=False):
                                     (60, "FFN off writes", off["answer"], off["number"])):
         body.append(text(0, y, name, "t"))
         body.append(_sum_digits(x0, y, answer, right))
-        body.append(text(x0 + text_width(answer, 11) + 20, y, ("right" if answer == right else
-                                                               f"wrong: a + b = {right}") +
-                         f"  ({number.split(' (')[0]})", "small"))
+        body.append(text(x0 + text_width(answer, 11) + 20, y, "right" if answer == right else
+                         f"wrong (a + b is {right})", "small"))
     y = 92
     rows = [("position", lambda q: q, "small"),
             ("predicts", lambda q: views["tokens"][q + 1]["label"], "small"),
@@ -1121,8 +1124,9 @@ def ffn_off(views, standalone=False):
     body.append(f'<g id="off-cells">{"".join(cells)}</g>')
     bottom = y + 16 * len(rows) + 6
     note = ("vermillion: a digit the switch changed; a slot's value is the stream the readout "
-            f"reads, after the last FFN (with it off: after the last attention); \u2248 0: "
-            f"below {power(-TINY)} in size (an exact run's far keys)")
+            f"reads, after the last FFN (with it off: after the last attention), to 6 "
+            f"significant digits; \u2248 0: below {power(-TINY)} in size (an exact run's far "
+            f"keys)")
     body.append(text(0, bottom + 8, note, "small"))
     # each run reads back the digits it wrote: x0 holds the position's own digit
     body.append(text(0, bottom + 22, "each run reads back its own digits, so a slot also "
@@ -1138,10 +1142,10 @@ def ffn_off(views, standalone=False):
 def off_number_note(views):
     """Why the FFN-off run's numbers can differ from the page's: it runs in the file's own
     dtype when the page is exact, since a second exact run would double the page's cost;
-    '' when both runs take the same numbers."""
+    the one dtype, said once, when both runs take the same numbers."""
     built, off = (v.split(" (")[0] for v in (views["number"], views["ffn_off"]["number"]))
     if built == off:
-        return ""
+        return f"both runs take {built} numbers"
     return (f"the FFN-off run takes {off} numbers, the file's own dtype, where the page's run "
             f"takes {built}: a second {built} run would double the page's cost, so the digits "
             f"it writes are {off}'s")

@@ -271,7 +271,7 @@ def _ruler(views, q):
                     f"(err{d['rival']} \u2212 err{d['nearest']})? (two numbers)",
         "expect": {"kind": "numbers", "values": [d["nearest"], d["margin_f"]],
                    "texts": [str(d["nearest"]), pretty(d["margin"])],
-                   "form": "the digit, then the margin",
+                   "form": "the digit, then the margin", "what": ["digit", "margin"],
                    "rule": "the digit exactly, the margin within 0.5 %"},
         "answer": f"{d['nearest']}.5: x = (R + b + \u2113)/P = {d['x_text']}, so "
                   f"{d['nearest']} = floor(x): every x from "
@@ -350,7 +350,7 @@ def _flaw(views):
                 "position, then the tilt)" if high else "? (a position)"),
             "expect": {"kind": "numbers", "values": [d["pos"], d["tilt_f"]],
                        "texts": [str(d["pos"]), pretty(d["tilt"])],
-                       "form": "the position, then the tilt",
+                       "form": "the position, then the tilt", "what": ["position", "tilt"],
                        "rule": "the position exactly, the tilt within 0.5 %"} if high else
                       {"kind": "integers", "values": [d["pos"]]},
             "answer": f"Position {d['pos']}, which decides place {power(d['power'])}: the "
@@ -368,6 +368,10 @@ def _flaw(views):
     return {
         "view": "flaw", "state": {"pos": d["pos"]}, "section": "flaw",
         "title": "Why it fails",
+        # the view prints the written digit at the position (its verdict line, the net bar,
+        # every digit against the nearest), and so do Change one thing's "as built writes"
+        # and the running sum's digit written next: hidden until a check or the answer
+        "veil": True, "veils": ["view-change", "view-sum"],
         "text": "The chart divides each position's tilt by its margin: a direct logit "
                 "attribution of logit(nearest) \u2212 logit(rival), +margin from layer 1's "
                 "FFN, \u2212tilt from what else the readout's slot holds. Above 1, the wrong "
@@ -376,7 +380,7 @@ def _flaw(views):
         "question": f"At position {d['pos']}, {d['nearest']} is nearer by "
                     f"{pretty(d['margin'])} units, and the tilt towards {d['rival']} is "
                     f"{pretty(d['tilt'])} units. Which digit is written?",
-        "expect": {"kind": "integers", "values": [d["chosen"]]},
+        "expect": {"kind": "integers", "values": [d["chosen"]], "what": ["digit"]},
         "answer": f"{d['chosen']}: tilt/margin = {d['ratio_text']} > 1, and {d['chosen']} "
                   f"leads by {pretty(d['lead'])} units. R goes negative and "
                   f"no digit can take it back: zeros follow, the flaw's signature.",
@@ -523,7 +527,7 @@ def _change(views):
                 _offset_said(views, row),
         "question": f"With slope ln 2, predict the first digit the model writes, at position "
                     f"{first} (compute x\u2082 and take its floor).",
-        "expect": {"kind": "integers", "values": [int(v["answer"][0])]},
+        "expect": {"kind": "integers", "values": [int(v["answer"][0])], "what": ["digit"]},
         "answer": f"It writes {v['answer']}: with place values 2^-(i\u2212j) a digit's "
                   f"weight halves at each step back instead of falling tenfold: a's "
                   f"{views['digits']} digits are weighed from 1 down to "
@@ -600,21 +604,21 @@ def _label_of(views, pos):
 
 
 def _named(views, pos):
-    """A position's name in a step's text: its role label, a separator's as the page's axes
-    draw it too ("separator '0', sep on the axes", ``figures.axis_label``)."""
+    """A position's name in a step's text: its role label, a separator's with its role
+    ("separator '0'", the label the strips and the axes draw, ``figures.axis_label``)."""
     tok = views["tokens"][pos]
     if tok["role"] == "special" and tok["text"].strip("<>").isdigit():
-        return f"separator {tok['label']}, sep on the axes"
+        return f"separator {tok['label']}"
     return tok["label"]
 
 
 def _separators_said(views):
-    """' A '0' that is no digit of a or b is a separator (sep on the axes).' where the prompt
-    has such tokens, else ''."""
+    """' A '0' that is no digit of a or b is a separator.' where the prompt has such tokens,
+    else ''."""
     seps = sorted({t["label"] for t in views["tokens"] if _named(views, t["pos"]) !=
                    t["label"]})
-    return (f" A {' or '.join(seps)} that is no digit of a or b is a separator (sep on the "
-            f"axes)." if seps else "")
+    return (f" A {' or '.join(seps)} that is no digit of a or b is a separator." if seps
+            else "")
 
 
 def _word(label):
@@ -733,7 +737,7 @@ def _any_readout(views, q):
                     f"the runner-up? (two numbers)",
         "expect": {"kind": "numbers", "values": [int(digit), lead],
                    "texts": [digit, shown(text)], "sig": [0, 2],
-                   "form": "the digit, then the lead",
+                   "form": "the digit, then the lead", "what": ["digit", "lead"],
                    "rule": "the digit counts exactly, the lead to two significant digits"},
         "answer": f"{digit}, ahead of {runner} by {shown(text)} logits. The "
                   f"{'answer' if views.get('task') else 'sum'} is {right}; "
@@ -771,13 +775,12 @@ def _claimed_rule(views, claimed):
     said = why(rule, claimed, counts).replace(f" under {rule}:", ":") if rule in counts else ""
     if not said:
         return f" The authors claim {claimed}. No rule here gives {claimed}."
-    n, what = views["rule_counts"][rule]
-    return (f" The authors claim {claimed}. No rule here gives {claimed}: the file holds {n} "
-            f"numbers ({rule}, {what} count) and the ledger counts {views['param_total']} "
-            f"(seed000). AdderBoard lists the authors' {claimed} as a {rule} count; the "
-            f"file's {rule} is actually {n}. The file's {n} numbers are "
-            f"{abs(n - claimed)} {'more' if n > claimed else 'fewer'} than the {claimed} "
-            f"claimed: {said.split(': ', 1)[-1]}")
+    n, _ = views["rule_counts"][rule]
+    # one plain answer (learner19 6): the claim is no count here, what the file's count is
+    # and what the difference is, said once each
+    return (f" The authors' {claimed} is no count here: {rule} is {n}, {abs(n - claimed)} "
+            f"{'more' if n > claimed else 'fewer'} than {claimed}: "
+            f"{said.split(': ', 1)[-1].rstrip('.')}; seed000 counts {views['param_total']}.")
 
 
 def _params_question(model, claimed):
@@ -795,11 +798,11 @@ def _drawn(views):
     if drawn == total:
         return "Every counted parameter, drawn over the slots it writes."
     # the step asks for the ledger's count: the text leaves the total to the learner
-    return (f"The figure below draws {drawn} chips: the distinct values of the counted "
-            f"tensors (per tensor, per token row in the embedding), behind the parameters "
-            "the ledger counts; each stage's head gives both numbers. A value "
-            "two tensors or token rows share is drawn in each, which tinyadder params "
-            "--rules's 'distinct' counts once, model-wide.")
+    return (f"The figure below draws {drawn} chips. Each is one distinct value of a counted "
+            "tensor, per tensor and per embedding row. The chips stand behind the parameters "
+            "the ledger counts. Each stage's heading gives both numbers. A value two tensors "
+            "or token rows share is drawn in each. tinyadder params --rules's 'distinct' "
+            "counts it once, model-wide.")
 
 
 def _any_params(views):
@@ -813,13 +816,22 @@ def _any_params(views):
                 "TinyAdder-36 its 36); tinyadder params --rules prints every rule side by "
                 "side.",
         "question": _params_question(views["model"], claimed),
-        "expect": {"kind": "integers", "values": [views["param_total"]]},
-        "answer": f"{views['param_total']}: the ledger counts {views['param_total']}." + (
-                      _claimed_rule(views, claimed) if claimed else "") + (
-                      "" if not claimed or _claimed_rule(views, claimed).endswith(".")
-                      else ".") + f" tinyadder params --model {views['model']} --rules "
-                  "prints the count under every rule.",
+        "expect": {"kind": "integers", "values": [views["param_total"]], "what": ["count"]},
+        "answer": _params_answer(views, claimed),
     }
+
+
+def _params_answer(views, claimed):
+    """'22. The authors' 28 is no count here: numel is 90, ...' where no rule gives the
+    claim, else '36: the ledger counts 36. Its authors claim ...'; then where every rule's
+    count is printed."""
+    total, said = views["param_total"], _claimed_rule(views, claimed) if claimed else ""
+    lead = f"{total}." if said.startswith(" The authors'") else \
+        f"{total}: the ledger counts {total}." + said + ("" if not said or said.endswith(".")
+                                                         else ".")
+    return (lead + (said if said.startswith(" The authors'") else "") +
+            f" tinyadder params --model {views['model']} --rules prints the count under "
+            "every rule.")
 
 
 def dust(cell):
@@ -1109,7 +1121,7 @@ def _units_said(views, slot, held=False):
     units = (views.get("hidden") or {}).get("L0.mlp")
     if not units:
         return ""
-    relu = " (0: it does not fire)" if units["act"] == "relu" else ""
+    relu = " ('0 (off)' where it does not fire)" if units["act"] == "relu" else ""
     adds = (f", and what it adds to {slot}" if units["writes"] else
             f", its down weight and what it adds to {slot} through it" if units.get("down")
             else "")
@@ -1256,8 +1268,10 @@ def _tied_gate(views, q):
 ONE_HOT = {"rope-10000": (
     " Why one-hot: each head's query is turned by a fixed angle. Its score with a key is then "
     "a large constant times the cosine of the angle left between them: 1 for the key exactly "
-    "the head's offset back, smaller for every other (the angles are whole radians, never a "
-    "whole turn). Times the large constant, that gap is so wide that the softmax puts all "
+    "the head's offset back, smaller for every other. No other key comes back to 1: the query "
+    "turns by a whole number of radians per position back, and no whole number of radians "
+    "is a whole turn (2\u03c0 is not a whole number), so its angle to any other key is never "
+    "0 again. Times the large constant, that gap is so wide that the softmax puts all "
     "its weight on that one key (models.md, rope-10000, works it through).")}
 
 
@@ -1294,9 +1308,10 @@ def _layer_heads(views, layer, q):
                 f"selected query at once, each head's largest weights in numbers. Position "
                 f"{q} ({_label_of(views, q)}) predicts {_label_of(views, q + 1)}." + why,
         "question": (f"Which key does each head weigh most from query {ask}, the position "
-                     f"after the selected one? (one label per head, in head order, "
-                     f"{keys[0]}'s first, e.g. a3 b3; both where two tie; then choose "
-                     f"position {ask} to see)" if ask != q else
+                     f"after the selected one? (read each head's key from query {q} in the "
+                     f"strips above, then shift it by one position; one label per head, in "
+                     f"head order, {keys[0]}'s first, e.g. a3 b3; both where two tie; then "
+                     f"choose position {ask} to see)" if ask != q else
                      f"Which key does each head weigh most from query {q}? (one label per "
                      f"head, in head order, {keys[0]}'s first, e.g. a3 b3; both where two "
                      f"tie)"),
@@ -1417,8 +1432,8 @@ def _switch_off(views, q):
                 f"show the answer. " + _rerun(views, off),
         "question": f"With the FFN off, which digit does position {q} write? (the model as "
                     f"built writes {built})",
-        "expect": {"kind": "integers", "values": [int(digit)]} if digit.isdigit() else
-                  {"kind": "words", "values": [digit.lower()]},
+        "expect": ({"kind": "integers", "values": [int(digit)], "what": ["digit"]}
+                   if digit.isdigit() else {"kind": "words", "values": [digit.lower()]}),
         "answer": f"{digit}. The whole answer becomes {off['answer']} against {right}: "
                   f"{changed} of its {len(right)} digits change." + (" " + left if left
                                                                       else ""),
