@@ -738,7 +738,7 @@ def test_a_board_models_tour_in_the_browser(tmp_path, name):
     # within its step's tolerance (100.003 whole, so 99 is another column), a lead to two
     # significant digits (0.078125: 0.078, not 0.085)
     numbered = {s["title"].split(". ", 1)[1]: k for k, s in enumerate(steps, 1)}
-    extra = ([[numbered["The column"], g] for g in ("100", "99", "101")] +
+    extra = ([[numbered["The column"], g] for g in ("100", "99", "101", "-100", "-3")] +
              [[numbered["The readout"], g] for g in ("0, 0.078", "0, 0.0781", "0, 0.085")]
              if name == "zcbtrak-6" else [])
     guesses += extra
@@ -764,13 +764,16 @@ def test_a_board_models_tour_in_the_browser(tmp_path, name):
         assert out["value"] == page_number(cell[2]).replace("~", "\u2248 ")
         assert page_number(cell[2]) in out["tip"]
     if extra:
-        column, lead = out["checks"][-6:-3], out["checks"][-3:]
-        out["checks"] = out["checks"][:-6]
+        column, lead = out["checks"][-8:-3], out["checks"][-3:]
+        out["checks"] = out["checks"][:-8]
         rule, again = " (anything within 0.5 counts as right: the nearest whole number)", \
             ". Try again, or press show the answer."
         assert column == [f"right: the run says ~100.003{rule}",
                           f"not quite: your number is too low{rule}{again}",
-                          f"not quite: your number is too high{rule}{again}"]
+                          f"not quite: your number is too high{rule}{again}",
+                          # the sign only when the size is right too (learner22 1)
+                          f"not quite: your number: check the sign{rule}{again}",
+                          f"not quite: your number is too low{rule}{again}"]
         rule = " (the digit counts exactly, the lead to two significant digits)"
         assert lead == [f"right: the run says 0, 0.078125{rule}",
                         f"right: the run says 0, 0.078125{rule}",
