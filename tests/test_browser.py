@@ -299,7 +299,7 @@ TOUR_PROBE = """<script>(function () {
    [9, "cand2"], [5, "1/34"], [12, "5193798811+1806201129"], [12, "12+34"],
    [8, "8, 2.742e5"], [8, "8, 2.8e5"], [6, "-(1000/26)*3.5e8 = -1.346e10"],
    [6, "-(1000/26)*3.5*1e8"], [2, "e^-40*10^-32"], [6, "-(1000/26)*3.5*1e9"],
-   [12, "49999998+0"], [12, "49999997+0"], [12, "0099999999+0000000000"]].forEach(
+   [12, "49999998+0"], [12, "49999997+0"], [12, "0099999999+0000000000"], [9, "cand7"]].forEach(
     function (t) {
       document.querySelector('[data-step="' + t[0] + '"]').click();
       document.getElementById("tour-guess").value = t[1];
@@ -429,6 +429,10 @@ def test_tour_colours_and_softmax_mode(pages):
         "no candidate: by this rule the published model writes 99999999. Its sum is just "
         "below a multiple of 10⁷, but the digit there is 9, which has no larger rival. "
         "Try one where it is 4 to 8.")
+    # a wrong slot says where the slot names are, not the tokens' labels (learner21 1)
+    assert out["checks"][18] == (
+        "not quite: not that slot: the slot names are in the line under the grid (logit u = "
+        "\u2212slot). Try again, or press show the answer.")
 
 
 def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
@@ -1540,6 +1544,14 @@ def test_learner20_the_flaw_step_hides_the_digit_its_view_prints(pages):
 RULER_PROBE = """<script>(function () {
   var out = {}, ruler = document.getElementById("view-ruler");
   var flaw = document.getElementById("view-flaw");
+  // the ruler as tall as the position selected needs (learner22 10)
+  var heights = function () {
+    var svg = document.getElementById("ruler-svg");
+    return [svg.getAttribute("height"), svg.getAttribute("viewBox").split(" ")[3],
+            svg.querySelector('[data-show-pos="' + location.hash.match(/pos=(\\d+)/)[1] +
+                              '"]').dataset.height];
+  };
+  out.heights = heights();
   document.querySelector('[data-step="%(step)d"]').click();
   out.ruler = ruler.classList.contains("veiled");
   out.flaw = flaw.classList.contains("veiled");
@@ -1568,3 +1580,5 @@ def test_learner18_the_n3_tours_last_step_veils_the_tilt_the_ruler_prints(tmp_pa
     out = probe(path, RULER_PROBE % {"step": k, "before": k - 1}, "#pos=9")
     assert (out["ruler"], out["flaw"], out["printed"]) == (True, True, True), out
     assert out["after"] is False and out["before"] is False, out
+    # at 765 + 149 position 9's magnifier is skipped: no empty box below its line
+    assert out["heights"] == ["240", "240", "240"], out["heights"]

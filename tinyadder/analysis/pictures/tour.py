@@ -1285,7 +1285,7 @@ def _tied_gate(views, q):
                 f"you check) gives g0 (\u201cgate\u201d) and x0 (the linear branch, the same normalised x0).",
         # x0 in the stream and the normalised x̂0 the gates read (learner22 7)
         "question": f"At position {q}, g0 = {shown(g0[2])} and x\u03020 = x0/rms \u2248 "
-                    f"{shown(raw[2]).lstrip('~')}/{'%.4g' % (raw[0] / x0[0])} = "
+                    f"{'%.6g' % raw[0]}/{'%.4g' % (raw[0] / x0[0])} = "
                     f"{shown(x0[2]).lstrip('~')}. "
                     f"Predict g1.",
         "expect": {"kind": "numbers", "values": [g1[0]], "texts": [shown(g1[2])],
