@@ -1164,7 +1164,8 @@
       var head = el("tr", "");
       ["unit"].concat(h.into ? ["into the " + h.act] : [],
                       bare ? [] : [h.linear ? "gate" : "value in"],
-                      h.linear ? ["linear branch" + (h.linear_of ? ": " + h.linear_of : "")] : [], [bare ? "out = relu(in)" : "out"],
+                      h.linear ? ["linear branch" + (h.linear_of ? ": " + h.linear_of : "")] : [],
+                      [bare ? "out = relu(in)" : "out"],
                       h.writes ? ["adds to the stream"] : [],
                       h.down ? ["down weight", "adds out\u00b7weight"] : []).forEach(function (t) {
         head.appendChild(el("th", "", t));

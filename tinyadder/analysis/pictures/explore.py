@@ -812,8 +812,8 @@ def page(views, docs=None, other=None):
 
 def _period_said(views):
     """Under a rotary model's attention map, where its band comes back: the head turns full
-    circle every ``rope_period`` positions, so a query weighs keys that far back as it weighs
-    its own column (rope-19: 19 = 2N − 1 at N = 10)."""
+    circle every ``rope_period`` positions, so a key that much further back than the one a
+    query means is turned by the same angle (rope-19: 19 = 2N − 1 at N = 10)."""
     p, n = views.get("rope_period"), views.get("digits")
     if not p:
         return ""

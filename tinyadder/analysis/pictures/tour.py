@@ -836,9 +836,9 @@ def _params_answer(views, claimed):
     lead = f"{total}." if said.startswith(" The authors'") else \
         f"{total}: the ledger counts {total}." + said + ("" if not said or said.endswith(".")
                                                          else ".")
-    return (lead + (said if said.startswith(" The authors'") else "") + _literals(views, claimed) +
-            f" tinyadder params --model {views['model']} --rules prints the count under "
-            "every rule.")
+    return (lead + (said if said.startswith(" The authors'") else "") +
+            _literals(views, claimed) + f" tinyadder params --model {views['model']} --rules "
+            "prints the count under every rule.")
 
 
 def _literals(views, claimed):
@@ -1670,7 +1670,7 @@ CARET = re.compile(r"\^([-\u2212]?(?:\d+|\([-\u2212+ijNn0-9]*\)))")
 
 def raised(text):
     """text with each caret power as superscripts, the numbers unchanged:
-    raised('P/10^6, 2^-(i\u2212j), 10^-9') == 'P/10\u2076, 2\u207b\u207d\u2071\u207b\u02b2\u207e, 10\u207b\u2079'."""
+    raised('P/10^6, 2^-(i\u2212j)') == 'P/10\u2076, 2\u207b\u207d\u2071\u207b\u02b2\u207e'."""
     return CARET.sub(lambda m: m.group(1).translate(RAISED), text)
 
 
