@@ -299,7 +299,7 @@ TOUR_PROBE = """<script>(function () {
    [9, "cand2"], [5, "1/34"], [12, "5193798811+1806201129"], [12, "12+34"],
    [8, "8, 2.742e5"], [8, "8, 2.8e5"], [6, "-(1000/26)*3.5e8 = -1.346e10"],
    [6, "-(1000/26)*3.5*1e8"], [2, "e^-40*10^-32"], [6, "-(1000/26)*3.5*1e9"],
-   [12, "49999998+0"], [12, "49999997+0"], [12, "0099999999+0000000000"]].forEach(
+   [12, "49999998+0"], [12, "49999997+0"], [12, "0099999999+0000000000"], [9, "cand7"]].forEach(
     function (t) {
       document.querySelector('[data-step="' + t[0] + '"]').click();
       document.getElementById("tour-guess").value = t[1];
@@ -429,6 +429,10 @@ def test_tour_colours_and_softmax_mode(pages):
         "no candidate: by this rule the published model writes 99999999. Its sum is just "
         "below a multiple of 10⁷, but the digit there is 9, which has no larger rival. "
         "Try one where it is 4 to 8.")
+    # a wrong slot says where the slot names are, not the tokens' labels (learner21 1)
+    assert out["checks"][18] == (
+        "not quite: not that slot: the slot names are in the line under the grid (logit u = "
+        "\u2212slot). Try again, or press show the answer.")
 
 
 def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
@@ -738,7 +742,7 @@ def test_a_board_models_tour_in_the_browser(tmp_path, name):
     # within its step's tolerance (100.003 whole, so 99 is another column), a lead to two
     # significant digits (0.078125: 0.078, not 0.085)
     numbered = {s["title"].split(". ", 1)[1]: k for k, s in enumerate(steps, 1)}
-    extra = ([[numbered["The column"], g] for g in ("100", "99", "101")] +
+    extra = ([[numbered["The column"], g] for g in ("100", "99", "101", "-100", "-3")] +
              [[numbered["The readout"], g] for g in ("0, 0.078", "0, 0.0781", "0, 0.085")]
              if name == "zcbtrak-6" else [])
     guesses += extra
@@ -764,13 +768,16 @@ def test_a_board_models_tour_in_the_browser(tmp_path, name):
         assert out["value"] == page_number(cell[2]).replace("~", "\u2248 ")
         assert page_number(cell[2]) in out["tip"]
     if extra:
-        column, lead = out["checks"][-6:-3], out["checks"][-3:]
-        out["checks"] = out["checks"][:-6]
+        column, lead = out["checks"][-8:-3], out["checks"][-3:]
+        out["checks"] = out["checks"][:-8]
         rule, again = " (anything within 0.5 counts as right: the nearest whole number)", \
             ". Try again, or press show the answer."
         assert column == [f"right: the run says ~100.003{rule}",
                           f"not quite: your number is too low{rule}{again}",
-                          f"not quite: your number is too high{rule}{again}"]
+                          f"not quite: your number is too high{rule}{again}",
+                          # the sign only when the size is right too (learner22 1)
+                          f"not quite: your number: check the sign{rule}{again}",
+                          f"not quite: your number is too low{rule}{again}"]
         rule = " (the digit counts exactly, the lead to two significant digits)"
         assert lead == [f"right: the run says 0, 0.078125{rule}",
                         f"right: the run says 0, 0.078125{rule}",
@@ -1537,6 +1544,14 @@ def test_learner20_the_flaw_step_hides_the_digit_its_view_prints(pages):
 RULER_PROBE = """<script>(function () {
   var out = {}, ruler = document.getElementById("view-ruler");
   var flaw = document.getElementById("view-flaw");
+  // the ruler as tall as the position selected needs (learner22 10)
+  var heights = function () {
+    var svg = document.getElementById("ruler-svg");
+    return [svg.getAttribute("height"), svg.getAttribute("viewBox").split(" ")[3],
+            svg.querySelector('[data-show-pos="' + location.hash.match(/pos=(\\d+)/)[1] +
+                              '"]').dataset.height];
+  };
+  out.heights = heights();
   document.querySelector('[data-step="%(step)d"]').click();
   out.ruler = ruler.classList.contains("veiled");
   out.flaw = flaw.classList.contains("veiled");
@@ -1565,3 +1580,5 @@ def test_learner18_the_n3_tours_last_step_veils_the_tilt_the_ruler_prints(tmp_pa
     out = probe(path, RULER_PROBE % {"step": k, "before": k - 1}, "#pos=9")
     assert (out["ruler"], out["flaw"], out["printed"]) == (True, True, True), out
     assert out["after"] is False and out["before"] is False, out
+    # at 765 + 149 position 9's magnifier is skipped: no empty box below its line
+    assert out["heights"] == ["240", "240", "240"], out["heights"]

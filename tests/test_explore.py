@@ -1480,7 +1480,7 @@ def test_learner11_count_at_eq_says_what_plus_adds_where_it_shows():
     six digits, and the answer says nothing of it."""
     three = tour.steps(traced("999+1", "repaired", 3)[1])[3]["answer"]
     assert "\u2248 \u22129.99990: " in three
-    assert "\u221210 from = itself, plus 10^-4 from +, 4 steps back. " in three
+    assert "\u221210 from = itself, plus 10\u207b\u2074 from +, 4 steps back. " in three
     ten = tour.steps(traced(EXAMPLE)[1])[3]["answer"]
     assert "\u221210 from = itself. " in ten and "steps back" not in ten
 
@@ -1584,11 +1584,42 @@ def test_learner11_lokimorty_10s_tour_has_a_step_of_its_own():
     assert abs(g0[0] - g1[0] - 128 * x0[0]) <= 1e-9 * g0[0]
     assert "so g0 \u2212 g1 = (c/1000)\u00b7x0 at every position: 128 in this run" in step["text"]
     assert "c = 128000." in step["text"]
-    assert step["question"] == (f"At position 31, g0 = {shown(g0[2])} and x0 = {shown(x0[2])}."
-                                " Predict g1. (anything within 0.05 counts as right)")
+    # the gates read x̂0 = x0/rms, not the stream's x0 = 249999/250 (learner22 7): trace
+    # --pos 31 gives x0 249999/250 after L0.attn, and 999.996/710.6 is 1.40719 to 4 digits
+    raw = next(r for r in next(s for s in views["residual"] if s["short"] == "L0.attn")[
+        "slots"] if r["slot"] == "x0")["cells"][31]
+    assert abs(raw[0] - 249999 / 250) < 1e-9 and f"{raw[0] / x0[0]:.4g}" == "710.6"
+    assert step["question"] == (f"At position 31, g0 = {shown(g0[2])} and x\u03020 = x0/rms "
+                                f"\u2248 999.996/710.6 = 1.40719. Predict g1. (anything within "
+                                "0.05 counts as right)")
+    assert shown(x0[2]) == "~1.40719"
+    assert h["linear_of"] == "x\u03020 (x0 normalised)"
+    assert float_views("jacobli99-28")["hidden"]["L0.mlp"].get("linear_of") is None
     assert step["expect"]["values"] == [g1[0]] and step["expect"]["tol"] == 0.05
     assert step["answer"].startswith(f"{shown(g1[2])} = {shown(g0[2])} \u2212 128\u00b7")
     assert not [s for s in zc if "tied" in s["title"]]
+
+
+def test_learner21_a_claim_of_named_constants_names_literals_it_leaves_out():
+    """kswain98-2 claims 2 (its named constants c and g, the rule free) and the ledger counts
+    29 (params --rules: '28 other non-zero entries are literals'): the parameters step's
+    answer names a few, the first of each tensor whose rule names no constant, as tinyadder
+    params --model kswain98-2 prints them (learner21 6); a claim no rule gives
+    (jacobli99-28's 28) names none. A rotary model's attention map says where its band
+    comes back: every 19 positions, 2N − 1 at N = 10 (learner22 9)."""
+    views = float_views("kswain98-2")
+    params = tour.steps(views)[-1]
+    assert params["title"] == "3. The parameters" and params["expect"]["values"] == [29]
+    assert ("Among what the claim leaves out are values the file writes as literals, not "
+            "from a named constant: blocks.0.attn.W_Q f32(f64(cos(2*pi/19*(103/10)))); "
+            "blocks.0.attn.W_V f32(f64((-22)/sqrt(2)))*1000; blocks.0.mlp.W_out.A -1; and "
+            "the embedding's token rows, e.g. 999999/1000 at 1 -> x0.") in params["answer"]
+    jl = float_views("jacobli99-28")
+    assert "literals" not in tour.steps(jl)[-1]["answer"]
+    assert (views["rope_period"], jl["rope_period"]) == (19, None)
+    said = explore._period_said(views)
+    assert "full circle every 19 positions (19 = 2N \u2212 1 at N = 10)" in said
+    assert explore._period_said(jl) == ""
 
 
 def test_learner15_a_model_that_computes_anothers_function_says_so_first():
@@ -1622,6 +1653,9 @@ def test_learner15_a_model_that_computes_anothers_function_says_so_first():
     assert "x0 and x1 to within 10\u207b\u2074, the logits (about 10\u2075) to within " \
            "10\u207b\u2077 of their size" in first["text"]
     assert "tinyadder explore --model zcbtrak-6" in first["text"]
+    # the tour that explains the mechanism is where to start (learner22 8)
+    assert ("readout: start there (tinyadder explore --model zcbtrak-6, then open its page "
+            "at #tour=1).") in first["text"]
     assert "10 here, 6 for zcbtrak-6" in first["text"]
     assert (loki["about"]["params_claimed"], zc["about"]["params_claimed"]) == (10, 6)
     # it asks what zcbtrak-6's own FFN step asks: the FFN's change to x1 at 31
@@ -1721,7 +1755,7 @@ def test_learner15_the_tours_questions_leave_their_answers_to_the_learner():
         said = next(s for s in tour.steps(views) if s["title"].endswith("The running sum"))
         assert f"100\u00b7digit_pos + {bias} (the value bias, 500/(3N + 3) truncated to two " \
                "significant digits: 41 at N = 3, 15 at N = 10; docs/digits.md)" in said["text"]
-    assert "weighed from 1 down to 2^-9 = 1/512 of the first, not 10^-9" in \
+    assert "weighed from 1 down to 2\u207b\u2079 = 1/512 of the first, not 10\u207b\u2079" in \
         steps["Change one thing"]["answer"]
     assert 2 ** 9 == 512
     # the place chart and head 4's line print query 24's own numbers: the steps ask for the
@@ -1736,6 +1770,35 @@ def test_learner15_the_tours_questions_leave_their_answers_to_the_learner():
     params = next(s for s in tour.steps(float_views("jacobli99-28"))
                   if s["title"].endswith("The parameters"))
     assert params["veil"] and "22" not in params["text"] + params["question"]
+
+
+def test_learner22_the_36p_tours_answers_say_what_was_asked_in_superscripts():
+    """learner22 3-6 and learner21 1: the ruler's answer opens with the digit asked, then its
+    mark and the margin (2(R + b + ℓ − 8P) = 274204.766: 2.74·10⁵); the flaw step's answer,
+    about position 23 while the page stays at 24, says to choose 23 on the chart (the
+    question does not name it); every tour text writes powers as superscripts, no caret; the
+    running-sum step veils the flaw view, which prints the ruler step's margin at its
+    position; the readout's word check says where the slot names are."""
+    steps = {s["title"].split(". ", 1)[1]: s for s in tour.steps(traced(EXAMPLE)[1])}
+    assert steps["The ruler"]["answer"].startswith(
+        "8 (its mark 8.5 is nearest), 2.74\u00b710\u2075 units: x = (R + b + \u2113)/P = "
+        "8.0014, so 8 = floor(x)")
+    assert 2 * (Fraction("800137102.383") - 8 * 10 ** 8) == Fraction("274204.766")
+    flaw = steps["Why it fails, elsewhere"]
+    assert flaw["answer"].endswith(" Choose 23 on the chart to see its bars.")
+    assert "23" not in flaw["question"] and flaw["state"]["pos"] == 24
+    assert "tilt there is P/10\u2076 = " in flaw["answer"]
+    assert steps["The running sum"]["veils"] == ["view-flaw"]
+    assert steps["The readout"]["expect"]["where"] == (
+        "not that slot: the slot names are in the line under the grid (logit u = \u2212slot)")
+    for views in (traced(EXAMPLE)[1], float_views("published", "123+989", 3),
+                  float_views("zcbtrak-6"), float_views("jacobli99-28")):
+        for step in tour.steps(views):
+            for k in ("text", "question", "answer"):
+                assert "^" not in step.get(k, ""), (step["title"], k)
+    assert tour.raised("P/10^6, 2^-(i\u2212j), 10^-9, e^-40, 10^(N\u22121)") == (
+        "P/10\u2076, 2\u207b\u207d\u2071\u207b\u02b2\u207e, 10\u207b\u2079, "
+        "e\u207b\u2074\u2070, 10\u207d\u1d3a\u207b\u00b9\u207e")
 
 
 def test_learner14_a_step_that_names_no_position_keeps_the_one_before():
@@ -1759,7 +1822,7 @@ def test_learner13_the_3_digit_published_tour_says_why_it_does_not_fail():
     last = steps[-1]
     assert last["title"].endswith("Why it does not fail at N = 3")
     assert last["expect"] == {"kind": "magnitudes", "logs": [-4], "texts": ["10\u207b\u2074"]}
-    assert "census --digits 3 counts the pairs it gets wrong: 0 of all 10^6" in last["answer"]
+    assert "census --digits 3 counts the pairs it gets wrong: 0 of all 10\u2076" in last["answer"]
     assert "smallest margin on this page is 0.796 units (position 11: choose it on the chart)" \
         in last["answer"]
     # the step does not move the selection to position 11 unexplained (learner14 7's fault)
@@ -1767,7 +1830,7 @@ def test_learner13_the_3_digit_published_tour_says_why_it_does_not_fail():
     assert not [s for s in steps if s["expect"]["kind"] == "failing"]
     flaw = next(s for s in steps if s["title"].endswith("When the tilt would win"))
     assert ("At N = 3 no sum gets that close (the last step says why); at N = 10, 5193798811 "
-            "+ 1806201129 at place 10^9 (tinyadder explore 5193798811+1806201129, a 10-digit "
+            "+ 1806201129 at place 10\u2079 (tinyadder explore 5193798811+1806201129, a 10-digit "
             "page).") in flaw["answer"]
     for step in steps:
         said = step["text"] + step["answer"]
@@ -1941,7 +2004,7 @@ def test_learner18_a_low_digits_tilt_is_said_where_it_comes_from():
     assert (d["pos"], sorted((d["nearest"], d["rival"]))) == (11, [4, 5])
     assert "A comparison with a digit from 0 to 4 reads other slots" in flaw["text"]
     assert (" units (4 against 5, read from scale and cand0: what those slots still hold, not "
-            "P/10^6), ") in flaw["answer"]
+            "P/10\u2076), ") in flaw["answer"]
     last = steps["Why it does not fail at N = 3"]
     assert last["veil"] is True and last["veils"] == ["view-ruler"]
     js = (Path(explore.__file__).parent / "explore.js").read_text(encoding="utf-8")

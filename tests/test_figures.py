@@ -157,6 +157,15 @@ def test_the_magnifier_magnifies_or_says_there_is_nothing_to():
     near = FIGURES["ruler"](views, {**defaults(views), "pos": 24})
     assert ("magnified around the boundary 8 between marks 7 + \u00bd and 8 + \u00bd: from "
             "8 \u2212 10\u207b\u00b2 to 8 + 10\u207b\u00b2") in near
+    # no empty box where the magnifier is skipped (learner22 10): the figure is 240 px tall
+    # there, its one line at y = 222, and 310 with a magnifier; the page's copy carries each
+    # position's height for its script
+    assert re.search(r'viewBox="0 0 [0-9.]+ 240" width="[0-9.]+" height="240"', far)
+    assert re.search(r'viewBox="0 0 [0-9.]+ 310" width="[0-9.]+" height="310"', near)
+    assert max(float(y) for y in re.findall(r' y="([0-9.]+)"', far)) == 222
+    page = figures.ruler(views, 24)
+    assert 'data-show-pos="28" display="none" data-height="240"' in page
+    assert 'data-show-pos="24" data-height="310"' in page
 
 
 def test_the_ruler_says_which_way_the_tilt_leans():

@@ -368,6 +368,15 @@
       var svg = document.getElementById(id);
       if (svg && svg.querySelector("[data-show-pos]")) { svg.style.display = thinking ? "" : "none"; }
     });
+    // the ruler as tall as its position needs: no empty box where the magnifier is skipped
+    var ruler = document.getElementById("ruler-svg"),
+        drawn = ruler && ruler.querySelector('[data-height][data-show-pos="' + state.pos + '"]');
+    if (drawn) {
+      var box = ruler.getAttribute("viewBox").split(" ");
+      box[3] = drawn.dataset.height;
+      ruler.setAttribute("viewBox", box.join(" "));
+      ruler.setAttribute("height", drawn.dataset.height);
+    }
     var sum = document.getElementById("sum-svg");
     if (sum) {
       var index = D.predicting.indexOf(state.pos);
@@ -1025,8 +1034,8 @@
     // which typed value is off: a measured quantity says which way (a sign, too high, too
     // low); a digit or a count says only that it is not the one (which way would give it
     // away); a step that names its parts (expect.what) grades each part typed
-    if (expect.kind === "words") {
-      return "not the run's labels: read them again under the tokens";
+    if (expect.kind === "words") {  // a step whose words are not token labels says where
+      return expect.where || "not the run's labels: read them again under the tokens";
     }
     var typed = numbersIn(text), want = expect.values || expect.logs, what = expect.what;
     if (typed.length < want.length && !(what && typed.length)) {
@@ -1043,8 +1052,10 @@
       if (close(expect, w, g, i)) { return what && want.length > 1 ? name + " is right" : ""; }
       if (what && /^(digit|count)$/.test(what[i])) { return "not " + part; }
       if (expect.logs) { return name + " is off by more than a decade or in sign"; }
-      var way = g !== 0 && w !== 0 && (g < 0) !== (w < 0) ? "check the sign" :
-                "too " + (g > w ? "high" : "low");
+      // the sign only when the size is right: a flipped guess of the wrong size is
+      // still too high or too low
+      var way = g !== 0 && w !== 0 && (g < 0) !== (w < 0) && close(expect, -w, g, i) ?
+                "check the sign" : "too " + (g > w ? "high" : "low");
       return what && want.length > 1 ? name + " is not yet (" + way + ")" :
              way === "check the sign" ? name + ": " + way : name + " is " + way;
     }).filter(function (t) { return t; });
@@ -1153,7 +1164,8 @@
       var head = el("tr", "");
       ["unit"].concat(h.into ? ["into the " + h.act] : [],
                       bare ? [] : [h.linear ? "gate" : "value in"],
-                      h.linear ? ["linear branch"] : [], [bare ? "out = relu(in)" : "out"],
+                      h.linear ? ["linear branch" + (h.linear_of ? ": " + h.linear_of : "")] : [],
+                      [bare ? "out = relu(in)" : "out"],
                       h.writes ? ["adds to the stream"] : [],
                       h.down ? ["down weight", "adds out\u00b7weight"] : []).forEach(function (t) {
         head.appendChild(el("th", "", t));

@@ -731,7 +731,8 @@ def page(views, docs=None, other=None):
         "tokens": _tokens_html(views) + '<p id="token-info"></p>',
         "place": figures.place(views, pos),
         "attention": ('<p id="attn-top" class="note"></p>' +
-                      figures.attention(views, state["head"], mode, pos)),
+                      figures.attention(views, state["head"], mode, pos) +
+                      _period_said(views)),
         "count": figures.count(views, pos),
         "residual": figures.residual(views, stage, pos) + '<div id="resid-column"></div>' + (
             # a small FFN's hidden units at the selected position (the script fills it)
@@ -807,6 +808,21 @@ def page(views, docs=None, other=None):
         f"<script>{asset('explore.js')}</script>",
         "</body></html>\n",
     ])
+
+
+def _period_said(views):
+    """Under a rotary model's attention map, where its band comes back: the head turns full
+    circle every ``rope_period`` positions, so a key that much further back than the one a
+    query means is turned by the same angle (rope-19: 19 = 2N − 1 at N = 10)."""
+    p, n = views.get("rope_period"), views.get("digits")
+    if not p:
+        return ""
+    why = f" ({p} = 2N \u2212 1 at N = {n})" if n and p == 2 * n - 1 else ""
+    return (f'<p class="note" id="attn-period">The band that reappears at the left in the '
+            f'lower rows is the rotary period: the head turns by 2\u03c0/{p} per position, '
+            f'full circle every {p} positions{why}, so a key {p} positions further back than '
+            f'the one a query means is turned by the same angle. The prompt\u2019s rows '
+            f'predict nothing.</p>')
 
 
 FAMILY_HOW = {

@@ -827,8 +827,17 @@ def ruler(views, pos=None, standalone=False):
             continue
         lines += [ruler_title(d)] + ruler_verdict(d)
         body.append(group(ruler_one(views, d, 20, 110, 760), shown_at(d["pos"],
-                                                                     d["pos"] == shown)))
-    return svg(width_for(820, *lines, size=13), 310, body, "ruler-svg", standalone)
+                                                                     d["pos"] == shown)
+                          + f' data-height="{ruler_height(d)}"'))
+    # the figure as tall as the position shown needs (the page resizes it on a selection)
+    tall = next((ruler_height(d) for d in views["decisions"] if d["pos"] == shown), 310)
+    return svg(width_for(820, *lines, size=13), tall, body, "ruler-svg", standalone)
+
+
+def ruler_height(d):
+    """The ruler's height at one position: 310 with the magnifier, 240 where it is skipped
+    (its one line at 222 says why), so no empty box stands below."""
+    return 310 if len(ruler_lens(d, 0, 0, 1)) > 1 else 240
 
 
 # ----------------------------------------------------------------------------- flaw

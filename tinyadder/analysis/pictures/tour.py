@@ -193,7 +193,7 @@ def _count(views):
         "title": "count, the place values",
         "text": "Head 3's value is 0.1/S on every special token, and = (special too) has "
                 "\u22121.1/S more from the slot eq: \u22121/S in all, with S = "
-                "e^(special score)/10. Times the weight it cancels the exponential, and a "
+                "exp(special score)/10. Times the weight it cancels the exponential, and a "
                 "special token j adds 10^-(i\u2212j) to the slot count (= adds "
                 "\u221210\u00b710^-(i\u2212j)).",
         "question": f"Predict count at position {n} (a's last digit), {plus + 1} (b's first) "
@@ -234,6 +234,8 @@ def _sum(views, q):
         "section": "layer1",
         "title": "The running sum",
         "veil": True,  # the view prints R + b + ℓ per position: hidden until a check or the answer
+        # the flaw view prints this position's margin, the next step's answer: hidden as well
+        "veils": ["view-flaw"],
         "text": f"Layer 0's FFN multiplies each digit by its place value (digit_pos). Layer "
                 f"1's one head weighs every position equally and averages 100\u00b7digit_pos "
                 f"+ {value} (the value bias, 500/(3N + 3) truncated to two significant "
@@ -273,7 +275,9 @@ def _ruler(views, q):
                    "texts": [str(d["nearest"]), pretty(d["margin"])],
                    "form": "the digit, then the margin", "what": ["digit", "margin"],
                    "rule": "the digit exactly, the margin within 0.5 %"},
-        "answer": f"{d['nearest']}.5: x = (R + b + \u2113)/P = {d['x_text']}, so "
+        # the digit asked for first, then its mark and the margin (learner22 3)
+        "answer": f"{d['nearest']} (its mark {d['nearest']}.5 is nearest), "
+                  f"{pretty(d['margin'])} units: x = (R + b + \u2113)/P = {d['x_text']}, so "
                   f"{d['nearest']} = floor(x): every x from "
                   f"{d['nearest']} to {d['nearest'] + 1} is nearest the mark {d['nearest']}.5, "
                   f"so the ruler takes the floor, the largest digit that fits. The margin over "
@@ -306,7 +310,9 @@ def _readout(views, q):
                 "the winner at its position (the winner outlined, the runner-up palest); "
                 "hover a cell for the gap.",
         "question": question, "answer": answer,
-        "expect": {"kind": "words", "values": ["cand2" if published else "err7"]},
+        "expect": {"kind": "words", "values": ["cand2" if published else "err7"],
+                   "where": "not that slot: the slot names are in the line under the grid "
+                            "(logit u = \u2212slot)"},
     }
 
 
@@ -362,7 +368,8 @@ def _flaw(views):
                       "below P/10^6 units: R + b + \u2113 within P/(2\u00b710^6) below a "
                       "multiple of P, where the right digit is 5 to 8 and the one above it "
                       "wins (or 4, within P/(4\u00b710^6): the tilt between 4 and 5 is half; "
-                      "a 9 has no digit above it). " + _where_it_fails(views["digits"]),
+                      "a 9 has no digit above it). " + _where_it_fails(views["digits"]) +
+                      f" Choose {d['pos']} on the chart to see its bars.",
         }
     d = _decision(views, views["flaw_pos"])
     return {
@@ -830,8 +837,31 @@ def _params_answer(views, claimed):
         f"{total}: the ledger counts {total}." + said + ("" if not said or said.endswith(".")
                                                          else ".")
     return (lead + (said if said.startswith(" The authors'") else "") +
-            f" tinyadder params --model {views['model']} --rules prints the count under "
-            "every rule.")
+            _literals(views, claimed) + f" tinyadder params --model {views['model']} --rules "
+            "prints the count under every rule.")
+
+
+def _literals(views, claimed):
+    """Where the claim counts only the file's named constants (the rule free) and the ledger
+    more: a few of the values the file writes as literals, which the ledger counts and the
+    claim leaves out, the first of each tensor past the embedding whose rule names no
+    constant (learner21 6); '' elsewhere."""
+    free = (views.get("rule_counts") or {}).get("free")
+    if not claimed or not free or free[0] != claimed or views["param_total"] <= claimed:
+        return ""
+    seen = {}
+    for p in views["params"]:
+        if p["part"] != "embedding" and "named constant" not in p["rule"]:
+            seen.setdefault(p["tensor"], p["value"])
+    if not seen:
+        return ""
+    named = "; ".join(f"{t} {v}" for t, v in list(seen.items())[:3])
+    rows = [p for p in views["params"] if p["part"] == "embedding"
+            and "per token row" in p["rule"]][1:2]  # the first row's 1000 may be a constant
+    return (f" Among what the claim leaves out are values the file writes as literals, not "
+            f"from a named constant: {named}" + "".join(
+                f"; and the embedding's token rows, e.g. {p['value']} at {p['entries'][0]}"
+                for p in rows) + ".")
 
 
 def dust(cell):
@@ -1237,6 +1267,7 @@ def _tied_gate(views, q):
             or units["units"] != ["g0", "g1"] or not units["linear"]):
         return None
     (g0, g1), x0 = units["pre"][q], units["linear"][q][0]
+    raw = _residual_at(views, _before(views, "L0.mlp"), "x0", q)
     ratios = [(p[0][0] - p[1][0]) / lin[0][0] for p, lin in zip(units["pre"], units["linear"])
               if lin[0][0]]
     tie = sum(ratios) / len(ratios)
@@ -1252,7 +1283,10 @@ def _tied_gate(views, q):
                 f"(g0 \u2212 g1)/x0 averaged over its {len(ratios)} positions, so c = "
                 f"{'%.6g' % (1000 * tie)}. The table under the residual stream (shown once "
                 f"you check) gives g0 (\u201cgate\u201d) and x0 (the linear branch, the same normalised x0).",
-        "question": f"At position {q}, g0 = {shown(g0[2])} and x0 = {shown(x0[2])}. "
+        # x0 in the stream and the normalised x̂0 the gates read (learner22 7)
+        "question": f"At position {q}, g0 = {shown(g0[2])} and x\u03020 = x0/rms \u2248 "
+                    f"{'%.6g' % raw[0]}/{'%.4g' % (raw[0] / x0[0])} = "
+                    f"{shown(x0[2]).lstrip('~')}. "
                     f"Predict g1.",
         "expect": {"kind": "numbers", "values": [g1[0]], "texts": [shown(g1[2])],
                    "tol": 0.05, "rule": within(0.05)},
@@ -1513,8 +1547,9 @@ def _same_as(views, q):
                 f"the same constants up to their rounding, so the same numbers at every "
                 f"stage: x0 and x1 to within 10⁻⁴, the logits (about 10⁵) to "
                 f"within 10⁻⁷ of their size. {other}'s page "
-                f"and tour (tinyadder explore --model {other}) walk through how it adds, "
-                f"from the tokens to the FFN and the readout. This tour goes straight to what "
+                f"and tour walk through how it adds, from the tokens to the FFN and the "
+                f"readout: start there (tinyadder explore --model {other}, then open its page "
+                f"at #tour=1). This tour goes straight to what "
                 f"differs: how the file writes its numbers (the constants it names{gate}: "
                 f"the next steps) and how many its authors count: {claimed} here, {theirs} "
                 f"for {other} (the last step). tinyadder explore --compare {views['model']} "
@@ -1626,6 +1661,24 @@ def any_steps(views):
     return [s for s in steps if s is not None]
 
 
+# a caret's exponent as the questions and charts write it: 10^-9 as 10⁻⁹, 2^-(i−j) as 2⁻⁽ⁱ⁻ʲ⁾
+RAISED = str.maketrans("-\u22120123456789()+ijNn", "\u207b\u207b\u2070\u00b9\u00b2\u00b3"
+                       "\u2074\u2075\u2076\u2077\u2078\u2079\u207d\u207e\u207a"
+                       "\u2071\u02b2\u1d3a\u207f")
+CARET = re.compile(r"\^([-\u2212]?(?:\d+|\([-\u2212+ijNn0-9]*\)))")
+
+
+def raised(text):
+    """text with each caret power as superscripts, the numbers unchanged:
+    raised('P/10^6, 2^-(i\u2212j)') == 'P/10\u2076, 2\u207b\u207d\u2071\u207b\u02b2\u207e'."""
+    return CARET.sub(lambda m: m.group(1).translate(RAISED), text)
+
+
+def _raised(step):
+    """A step whose text, question and answer write powers as superscripts (``raised``)."""
+    return {**step, **{k: raised(step[k]) for k in ("text", "question", "answer") if k in step}}
+
+
 def steps(views):
     """The tour of one page: ten steps through the mechanism, each using only what the steps
     before it introduced, then two that go further (change one thing, and an input of the
@@ -1643,7 +1696,7 @@ def steps(views):
             kept = step["state"]
             step["title"] = f"{k}. {step['title']}"
             step["question"] = _tolerance_said(step)
-        return out
+        return [_raised(step) for step in out]
     if any(views["missing"][v] for v in ("place", "count", "sum", "ruler", "flaw")):
         return []
     q = focus(views)
@@ -1659,7 +1712,7 @@ def steps(views):
         kept = step["state"]
         step["title"] = f"{k}. {step['title']}"
         step["question"] = _tolerance_said(step)
-    return out
+    return [_raised(step) for step in out]
 
 
 # the tolerance of a check with no rule of its own (the page's ``close``): a number within 0.5 %,

@@ -285,7 +285,8 @@ def hidden_units(cache):
                             "into": _plain(lambda: [_affine(*gate, u) for u in units]),
                             "writes": _plain(lambda: [_writes(mlp.W_out[u]) for u in units]),
                             "pre": rows("hook_pre"), "linear": rows("hook_pre_linear"),
-                            "post": rows("hook_post")}
+                            "post": rows("hook_post"),
+                            "linear_of": _linear_of(cache.model.blocks[i])}
         if out[f"L{i}.mlp"]["writes"] is None:
             out[f"L{i}.mlp"].update(_down(cache, i, units))
     return out
@@ -335,6 +336,18 @@ def _plain(formulas):
 def _times(w, what):
     """|w|·what, or what alone for |w| = 1."""
     return what if abs(w) == 1 else f"{short(abs(w))}\u00b7{what}"
+
+
+def _linear_of(block):
+    """What a gated FFN's linear branch is, when its W_in copies one slot to every unit:
+    'x̂0 (x0 normalised)' after a norm, 'x0' without one; None otherwise."""
+    mlp = block.mlp
+    if not mlp.gated or len(mlp.W_in) != 1 or any(mlp.b_in.values()):
+        return None
+    (slot, row), = mlp.W_in.items()
+    if set(row.values()) != {1}:
+        return None
+    return f"{slot[0]}\u0302{slot[1:]} ({slot} normalised)" if block.ln2 else slot
 
 
 def _affine(weights, bias, unit):
@@ -680,6 +693,22 @@ def param_claim(model):
             "ledger": counts["seed000"].params}
 
 
+def rope_period(cache):
+    """The positions after which a one-layer model's rotary head turns full circle, 2π/f for
+    its one frequency f, where that is a whole number of positions within the sequence
+    (rope-19's 19); None for any other model."""
+    blocks = cache.model.blocks
+    freqs = getattr(blocks[0].attn, "rope_freqs", None) if len(blocks) == 1 else None
+    if not freqs or len(freqs) != 1:
+        return None
+    try:
+        period = 2 * math.pi / float(cache.ns.const(freqs[0]))
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    whole = round(period)
+    return whole if abs(period - whole) < 1e-3 and 1 < whole < len(cache.text) else None
+
+
 def build_views(cache, a, b, changes=True):
     """Everything the explorer shows for one traced run of a + b, as JSON-ready data. Sums,
     differences and ratios of the run's values are taken in its number system's arithmetic
@@ -717,6 +746,7 @@ def _build_views(cache, a, b, changes):
                    for s in view_stages(model)] + [
             {"short": "readout", "label": "readout", "name": "unembed.hook_out"}],
         "heads": heads, "hidden_heads": hidden, "hidden_why": why,
+        "rope_period": rope_period(cache),
         "place_head": head_key(0, alibi_head(model)) if not lacks["alibi"] else None,
         "place_slope": (str(model.blocks[0].attn.slopes[alibi_head(model)])
                         if not lacks["alibi"] else None),
