@@ -1622,6 +1622,21 @@ def test_learner21_a_claim_of_named_constants_names_literals_it_leaves_out():
     assert explore._period_said(jl) == ""
 
 
+def test_a_word_answer_that_is_no_token_label_says_where_to_look():
+    """A step whose answer is a word but not a token's label (a slot, 'offset') says where the
+    word is on the page when a guess misses; the page's default hint sends the learner to
+    the labels under the tokens (learner21 1, views25)."""
+    for name, digits in (("published", None), ("repaired", 3), ("zcbtrak-6", None),
+                         ("jacobli99-28", None)):
+        views = float_views(name, "123+989", 3) if digits else float_views(name)
+        labels = {t["label"].lower() for t in views["tokens"]}
+        words = [s for s in tour.steps(views) if s["expect"] and
+                 s["expect"].get("kind") == "words"]
+        for step in words:
+            if not set(step["expect"]["values"]) <= labels:
+                assert step["expect"].get("where"), (name, step["title"])
+
+
 def test_learner15_a_model_that_computes_anothers_function_says_so_first():
     """lokimorty-10's tour repeated zcbtrak-6's steps 1-6 word for word (learner15 9), and
     kswain98-2's all of them (learner18 9): every shipped model that computes zcbtrak-6's

@@ -328,7 +328,9 @@ def _flaw(views):
                     "That is the right digit \u03c3 for every R from \u03c3P to \u03c3P + P "
                     "\u2212 1 as long as the offset b + \u2113 stays in (0, 1].",
             "question": "With no tilt, what could still make a digit wrong? (one word)",
-            "expect": {"kind": "words", "values": ["offset"]},
+            "expect": {"kind": "words", "values": ["offset"],
+                       "where": "not that word: what goes into x = (R + b + \u2113)/P besides "
+                                "R and P?"},
             "answer": f"Only an offset outside (0, 1]: here b + \u2113 runs from "
                       f"{lo['offset_text']} to {hi['offset_text']}, room "
                       f"{room:.2f} units to the interval's ends. tinyadder prove --model repaired --digits "
@@ -1432,7 +1434,8 @@ def _any_writes(views, q, stage):
                 f"changed. Hover the cells of position {q} here and at the stage before to "
                 f"compare.",
         "question": f"Which slot does {stage} change most at position {q}? (its name)",
-        "expect": {"kind": "words", "values": [slot.lower()], "texts": [slot]},
+        "expect": {"kind": "words", "values": [slot.lower()], "texts": [slot],
+                   "where": "not that slot: the slot names are the grid's row labels"},
         "answer": f"{slot}, by {_amount(size)}, to {shown(text)}; " + (
             f"next {moved[1][1]}, by {_amount(moved[1][0])}." if moved[1][0] else
             "no other slot changes."),
