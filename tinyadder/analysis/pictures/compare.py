@@ -671,7 +671,9 @@ def key_quantities(views):
     family (the narration's decisions), with x = (R + b + ℓ)/P and the digit it picks, as
     explain prints them, '2.489; ÷ 10¹: x = 0.2489 → digit 0'; a designed family's
     quantities after the attention (``families.column``'s, at the first one's stage: rope-19's x1; rope-10000's x1 = a_k +
-    b_k and its carry in x0, D = c_(k−1) − 10·c_k): its formula in general, and per digit the
+    b_k and its carry in x0, D = c_(k−1) − 10·c_k): its formula in general, with what
+    ``embedded`` in it is (``_embedded``) and why it holds where its terms do not say
+    (``WHY``), and per digit the
     run's value and the formula with the digits put in, '~100.002; 10·(6 + 3 + 1) − 0', a
     value of exact dust (not 0, but too small for a float: an exact run's far keys' weights,
     10^-176924828) as '≈ 0 (exact dust)' with its text in the hover; [] for any other
