@@ -3,6 +3,7 @@ both name alike compared position by position, matched by role. ``--compare`` wr
 explorer page with a compare mode (test_browser draws it); ``--static`` the page without
 script."""
 
+from fractions import Fraction
 import io
 from pathlib import Path
 import json
@@ -223,7 +224,8 @@ def test_jacobli99_28s_key_quantities_carry_its_carry():
     (sums, values), (carry, carries) = pairs.key_quantities(jl)
     assert sums == "x1 after the attention ≈ a_k + b_k (within 0.001)"
     assert carry == ("x0 after the attention ≈ embedded + D, D = c_(k−1) − 10·c_k, the carry "
-                     "(within 0.001; c_k the carry into place k)")
+                     "(within 0.001; c_k the carry into place k); embedded = 1000 − "
+                     "2.5·10⁻⁴·d² on the digit d the position holds (the readout's parabola)")
     assert carries["s1"] == ("~\u2009989.999; ~\u2009999.999 + 0 − 10·1", None)
     for k in range(11):  # each printed to 6 significant digits: within 0.005 of the truth
         value, filled = carries[f"s{k}"][0].split("; ")
@@ -241,6 +243,46 @@ def test_jacobli99_28s_key_quantities_carry_its_carry():
                 in pairs.key_table(float_views("zcbtrak-6"), jl))
     finally:
         x1[q] = kept
+
+
+def test_learner23_the_key_headers_say_what_embedded_is_and_why_rope_19s_formula_holds():
+    """The key table's header said "x0 ≈ embedded + D" without saying what embedded is, and
+    gave rope-19's 10·(a_k + b_k + c_k) − c_(k−1) without why (learner23 1, 9): embedded is
+    x0 on the embedding, 1000 − 2.5·10⁻⁴·d² on the digit d the position holds; rope-19's head
+    adds 10·(a_k + b_k) + a_(k−1) + b_(k−1) to x1, which held −s_(k−1). Both checked here
+    against the runs at every position that predicts a digit, and said on every page with
+    that table (live and static)."""
+    zc, jl, published = float_views("zcbtrak-6"), float_views("jacobli99-28"), float_views(
+        "published")
+
+    def cells(views, stage, slot):
+        short = next(s for s in views["residual"] if s["short"] == stage)
+        return next(r for r in short["slots"] if r["slot"] == slot)["cells"]
+    for p in jl["predicting"]:  # a separator '0' holds the digit 0
+        d = int(jl["tokens"][p]["text"])
+        assert cells(jl, "embed", "x0")[p][0] == pytest.approx(1000 - 2.5e-4 * d * d, abs=1e-9)
+    assert cells(jl, "embed", "x0")[32][2] == "~999.984" and jl["tokens"][32]["text"] == "8"
+    a, b = int(zc["a"]), int(zc["b"])
+
+    def at(n, k):
+        return n // 10 ** k % 10 if k >= 0 else 0
+    for p in zc["predicting"]:
+        k = zc["tokens"][p]["next_place"]
+        held, after = cells(zc, "embed", "x1")[p][0], cells(zc, "L0.attn", "x1")[p][0]
+        assert held == -at(a + b, k - 1)  # x1 held −s_(k−1) (the separator's 0 at k = 0)
+        assert abs(after - held - (10 * (at(a, k) + at(b, k)) + at(a, k - 1) + at(b, k - 1))
+                   ) < 0.25
+        carry_in = int(a % 10 ** k + b % 10 ** k >= 10 ** k) if k else 0
+        below = int(k > 1 and a % 10 ** (k - 1) + b % 10 ** (k - 1) >= 10 ** (k - 1))
+        assert at(a, k - 1) + at(b, k - 1) - at(a + b, k - 1) == 10 * carry_in - below
+    why = ("(within 0.25; c_k the carry into place k), since the head weighs a_k and b_k ten "
+           "times as much as a_(k−1) and b_(k−1) and adds 10·(a_k + b_k) + a_(k−1) + b_(k−1) "
+           "to x1, which held −s_(k−1), and a_(k−1) + b_(k−1) − s_(k−1) = 10·c_k − c_(k−1)")
+    embedded = "embedded = 1000 − 2.5·10⁻⁴·d² on the digit d the position holds"
+    for page in (explore_page._compare_section(zc, jl), pairs.page(zc, jl, 31)):
+        assert escape(why) in page and escape(embedded) in page
+    for page in (explore_page._compare_section(published, zc), pairs.page(published, zc, 31)):
+        assert escape(why) in page and "embedded =" not in page
 
 
 def test_the_static_page_matches_by_role_side_by_side():
@@ -407,6 +449,30 @@ def test_learner8_the_static_page_notes_a_position_matched_twice_and_draws_logit
         in explore_page.page(zc)
 
 
+def test_learner23_the_match_table_names_the_digit_both_positions_predict():
+    """The static match table labelled each position by the token it holds, so pairs matched
+    by the digit they predict read off by one ("22 '=' ↔ 40 s9"; learner23 2): a middle row
+    names the digit both predict, which each position's next token is in its own run, and is
+    blank where the match is by the token held (TinyAdder-36's last s0 with zcbtrak-6's 31)."""
+    published, zc = float_views("published", digits=10), float_views("zcbtrak-6")
+    table = pairs.correspondence(published, zc)
+    rows = re.findall(r"<tr><th>(.*?)</th>(.*?)</tr>", table)
+    assert [name for name, _ in rows] == ["tinyadder36-published", "both predict",
+                                          "zcbtrak-6"]
+    ours, both, theirs = ([re.sub(r"<br><small>.*?</small>", "", c)
+                           for c in re.findall(r"<td>(.*?)</td>", cells)] for _, cells in rows)
+    assert (ours[22], both[22], theirs[22]) == ("22", "s10", "40")
+    assert (ours[23], both[23], theirs[23]) == ("23", "s9", "39")
+    assert (ours[32], both[32], theirs[32]) == ("32", "s0", "30")
+    assert (ours[33], both[33], theirs[33]) == ("33", "", "31")  # both hold s0
+    for p, digit in enumerate(both):
+        if digit:
+            q = int(theirs[p])
+            for views, at in ((published, p), (zc, q)):
+                assert views["tokens"][at + 1]["label"] == digit
+    assert both.count("") == 34 - 11
+    assert "the one that predicts the same digit (the middle row)" in table
+
 
 def test_explorer_mds_compare_example_is_the_run():
     """docs/explorer.md's example (learner9 9): TinyAdder-36 predicts s0 at position 32,
@@ -427,6 +493,29 @@ def test_explorer_mds_compare_example_is_the_run():
     assert [s["short"] for s in zc["stages"] if s["short"].endswith("attn")] == ["L0.attn"]
     assert pairs.stage_of(zc, "L1.attn") == "L0.attn"
     assert pairs.stage_of(published, "L1.attn") == "L1.attn"
+
+
+def test_learner23_explorer_mds_key_quantities_one_sub_bullet_per_design():
+    """docs/explorer.md's "Key quantities" bullet was one sentence of about 200 words
+    (learner23 7): one sub-bullet per design, each short, and each example is the run's."""
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "explorer.md").read_text(
+        encoding="utf-8")
+    bullet = doc.split("- **Key quantities**")[1].split("\n- **")[0]
+    subs = [" ".join(b.split()) for b in bullet.split("\n  - ")[1:]]
+    assert [b.split("*")[1] for b in subs] == ["TinyAdder-36", "rope-19", "jacobli99-28"]
+    assert all(len(b.split()) <= 80 for b in subs)
+    tiny, rope, jacob = subs
+    published, zc, jl = (float_views(m) for m in ("published", "zcbtrak-6", "jacobli99-28"))
+    assert pairs.key_quantities(published)[0][1]["s10"][0] in tiny
+    assert "1000.409; ÷ 999.99 (just under 10³): x = 1.00042" in pairs.key_table(
+        *(float_views(m, "599+401", 3) for m in ("published", "repaired")))
+    (head, column), = pairs.key_quantities(zc)
+    assert column["s9"][0] == "~\u200968.9941; 10·(7 + 0 + 0) − 1" and "(~68.9941 for 69)" in rope
+    assert head.split(", since ")[1].split(", and a_(k−1)")[0] in rope
+    x0 = pairs.key_quantities(jl)[1][0]
+    assert "embedded = 1000 − 2.5·10⁻⁴·d² on the digit d the position holds" in x0 and \
+        "embedded = 1000 − 2.5·10⁻⁴·d² on the digit d the position holds (999.984 where it " \
+        "holds 8)" in jacob and 1000 - Fraction(1, 4000) * 8 ** 2 == Fraction("999.984")
 
 
 def test_learner9_what_each_readouts_l1_mlp_writes():
@@ -471,24 +560,27 @@ def test_learner19_published_against_repaired_one_key_column_that_divides_out():
 
 
 def test_learner19_the_fold_says_what_differs_and_a_line_points_at_it():
-    """Published against repaired opens at embed, where every slot reads the same: a line
-    says where the runs first differ, with a link that opens it (learner19 4); the fold
-    under it is titled by what it holds and which slots differ from which stage, not a
-    second caption for the key table (learner19 2). zcbtrak-6 against jacobli99-28 differs
-    at embed already: no line."""
+    """Published against repaired reads the same in every slot up to L1.attn: a line says
+    where the runs first differ, with a link that opens it (learner19 4), worded to hold at
+    whichever stage the page shows, never "where the page opens", which a fragment opening
+    another stage made stale (learner23 4); the fold under it is titled by what it holds
+    and which slots differ from which stage, not a second caption for the key table
+    (learner19 2). zcbtrak-6 against jacobli99-28 differs at embed already: no line."""
     published, repaired = (float_views(m, "599+401", 3) for m in ("published", "repaired"))
     live = explore_page._compare_section(published, repaired)
-    line = ("At embed, where the page opens, every slot both models name alike reads the "
-            "same; the two runs first differ after L1.mlp (eq, special, …, cand4): ")
+    line = ("From embed to L1.attn every slot both models name alike reads the same at every "
+            "position; the two runs first differ after L1.mlp (eq, special, …, cand4): ")
     assert (f'<p id="cmp-differ">{line}<a href="#pos=8&amp;stage=L1.mlp&amp;view=compare">'
             'choose that stage</a>.</p>') in live
+    rows = pairs.table_rows(published, repaired)
+    assert {r["stage"] for r in rows if r["first"] is not None or r.get("apart")} == {
+        "L1.mlp", "readout"}
     assert ("<summary>What the slots named alike mean in each design (eq … cand4 from L1.mlp "
             "on; at the position that predicts s_k)</summary>") in live
     assert "s<sub>k</sub></summary>" not in live
     static = pairs.page(published, repaired)
-    assert ('<p id="cmp-differ">At embed, the first stage below, every slot both models name '
-            'alike reads the same; the two runs first differ after L1.mlp') in static
-    assert '<a href="#stage-L1.mlp">choose that stage</a>' in static
+    assert f'<p id="cmp-differ">{line}<a href="#stage-L1.mlp">choose that stage</a>' in static
+    assert "where the page opens" not in live + static
     zc, jl = float_views("zcbtrak-6"), float_views("jacobli99-28")
     assert pairs.differ_line(zc, jl) == "" and "x0 and x1 from embed on" in \
         pairs.homonym_table(zc, jl)

@@ -404,7 +404,7 @@ def homonym_table(left, right, live=True):
     that stage, else one to its section below), then a folded table of the ``homonyms``:
     stage, slot, and what each design holds there at the position that predicts s_k, at
     each stage where one of them writes it; '' when there is neither."""
-    said = differ_line(left, right, live)
+    said = differ_line(left, right)
     if said:
         first = said.split("first differ after ")[1].split(" ")[0]
         href = (f"#pos={figures.defaults(left)['pos']}&stage={first}&view=compare" if live
@@ -450,26 +450,26 @@ def homonym_stages(left, right):
     return f"only at {_names(stages)}: {named}"
 
 
-def differ_line(left, right, live=True):
-    """Where the two runs first differ, when the stage the page opens at (the left page's
-    own; the first stage on the static page, ``live`` False) reads the same in every slot
-    both name alike: 'At embed, where the page opens, every slot both models name alike
-    reads the same; the two runs first differ after L1.mlp (eq, special, …, cand4): choose
-    that stage.' From the comparison (``table_rows``): the first stage with a slot that
-    differs at some position, or that holds another quantity; '' when the opening stage
-    already differs or no stage does."""
+def differ_line(left, right):
+    """Where the two runs first differ, when some stage before it reads the same in every slot
+    both name alike: 'From embed to L1.attn every slot both models name alike reads the same
+    at every position; the two runs first differ after L1.mlp (eq, special, …, cand4): choose
+    that stage.' (at every stage the page may show, not only the one it opens at; 'At embed'
+    when only that stage comes before). From the comparison (``table_rows``): the first stage
+    with a slot that differs at some position, or that holds another quantity; '' when the
+    first stage compared already differs or no stage does."""
     rows = [r for r in table_rows(left, right) if r["slot"] != "winner"]
-    opens = figures.defaults(left)["stage"] if live else left["residual"][0]["short"]
+    stages = list(dict.fromkeys(r["stage"] for r in rows))
     differs = [r["stage"] for r in rows if r.get("apart") or r["first"] is not None]
-    if not differs or opens in differs or opens not in {r["stage"] for r in rows}:
+    if not differs or differs[0] == stages[0]:
         return ""
     first = differs[0]
+    same = stages[:stages.index(first)]
     slots = [r["slot"] for r in rows if r["stage"] == first and
              (r.get("apart") or r["first"] is not None)]
-    return (f"At {opens}, {'where the page opens' if live else 'the first stage below'}, "
-            f"every slot both models name alike reads the "
-            f"same; the two runs first differ after {first} ({_listed(slots)}): choose that "
-            "stage.")
+    span = f"At {same[0]}" if len(same) == 1 else f"From {same[0]} to {same[-1]}"
+    return (f"{span} every slot both models name alike reads the same at every position; "
+            f"the two runs first differ after {first} ({_listed(slots)}): choose that stage.")
 
 
 def winners(views):
@@ -671,7 +671,9 @@ def key_quantities(views):
     family (the narration's decisions), with x = (R + b + ℓ)/P and the digit it picks, as
     explain prints them, '2.489; ÷ 10¹: x = 0.2489 → digit 0'; a designed family's
     quantities after the attention (``families.column``'s, at the first one's stage: rope-19's x1; rope-10000's x1 = a_k +
-    b_k and its carry in x0, D = c_(k−1) − 10·c_k): its formula in general, and per digit the
+    b_k and its carry in x0, D = c_(k−1) − 10·c_k): its formula in general, with what
+    ``embedded`` in it is (``_embedded``) and why it holds where its terms do not say
+    (``WHY``), and per digit the
     run's value and the formula with the digits put in, '~100.002; 10·(6 + 3 + 1) − 0', a
     value of exact dust (not 0, but too small for a float: an exact run's far keys' weights,
     10^-176924828) as '≈ 0 (exact dust)' with its text in the hover; [] for any other
@@ -711,8 +713,32 @@ def key_quantities(views):
                 f"{'≈ 0 (exact dust)' if dust else thin(figures.value_text(read[p]))}; "
                 f"{filled}",
                 svg.shown(read[p][2]) if dust else None)
-        out.append((f"{quantity.slot} {where} \u2248 {formula} ({within})", column))
+        out.append((f"{quantity.slot} {where} \u2248 {formula} ({within})"
+                    f"{WHY.get((views.get('design'), quantity.slot), '')}"
+                    f"{_embedded(views, quantity.slot, formula)}", column))
     return out
+
+
+# Why a formula holds where its terms alone do not say so: rope-19's head (the walkthrough's
+# "Another design") weighs the column below a tenth, and the embedding left −s_(k−1) in x1
+WHY = {("rope-19", "x1"): ", since the head weighs a_k and b_k ten times as much as "
+                          "a_(k\u22121) and b_(k\u22121) and adds 10\u00b7(a_k + b_k) + "
+                          "a_(k\u22121) + b_(k\u22121) to x1, which held \u2212s_(k\u22121), "
+                          "and a_(k\u22121) + b_(k\u22121) \u2212 s_(k\u22121) = "
+                          "10\u00b7c_k \u2212 c_(k\u22121)"}
+
+
+def _embedded(views, slot, formula):
+    """'; embedded = 1000 − 2.5·10⁻⁴·d² on the digit d the position holds (the readout's
+    parabola)': what ``embedded`` in ``formula`` stands for, the slot's designed value on the
+    embedding (``views["meanings"]``, its exponents as the page prints them); '' where the
+    formula has no ``embedded`` or the page knows no such value."""
+    said = views["meanings"].get("embed", {}).get(slot)
+    if "embedded" not in formula or not said:
+        return ""
+    return "; embedded = " + re.sub(r"10\^(-?[0-9]+)", lambda m: svg.power(int(m.group(1))),
+                                    said[1]).replace(" on a digit d", " on the digit d the "
+                                                     "position holds")
 
 
 def _place(d):
@@ -841,21 +867,29 @@ def _opening(left, right, chosen=None):
 
 def correspondence(left, right):
     """A table of which position of ``right`` each position of ``left`` is matched with by
-    role (``matched``): the columns of the two models' drawings do not line up by index."""
-    cells = [(p, matched(left, right, p)[1]) for p in range(len(left["tokens"]))]
+    role (``matched``): the columns of the two models' drawings do not line up by index. A
+    position that predicts a digit of the sum is matched with the one that predicts the same
+    digit, which the middle row names (TinyAdder-36's '=' at 22 with zcbtrak-6's s9 at 40:
+    both predict s10), any other with the one that holds the same token."""
+    labels, cells = zip(*(matched(left, right, p) for p in range(len(left["tokens"]))))
 
     def cell(views, p):  # the position, its token's label under it, as the strips show it
         if p is None:
             return "<td>—</td>"
         return f'<td>{p}<br><small>{escape(views["tokens"][p]["label"])}</small></td>'
-    row = "".join(cell(left, p) for p, _ in cells)
-    theirs = "".join(cell(right, q) for _, q in cells)
+    row = "".join(cell(left, p) for p in range(len(cells)))
+    both = "".join(f'<td>{escape(lab.partition("predicts ")[2]) if q is not None else ""}</td>'
+                   for lab, q in zip(labels, cells))
+    theirs = "".join(cell(right, q) for q in cells)
     return ('<table id="correspondence" class="cmp"><caption>Positions matched by role: '
             f'{escape(left["model"])}\'s position, and {escape(right["model"])}\'s that does '
-            'the same (—: none)</caption><tbody>'
+            'the same: where it predicts a digit of the sum, the one that predicts the same '
+            'digit (the middle row), else the one that holds the same token (—: none)'
+            '</caption><tbody>'
             f'<tr><th>{escape(left["model"])}</th>{row}</tr>'
+            f'<tr><th>both predict</th>{both}</tr>'
             f'<tr><th>{escape(right["model"])}</th>{theirs}</tr></tbody></table>'
-            f'{unmatched(left, right, cells)}{twice(right, [q for _, q in cells])}')
+            f'{unmatched(left, right, list(enumerate(cells)))}{twice(right, list(cells))}')
 
 
 def unmatched(left, right, cells):
