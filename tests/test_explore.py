@@ -1396,6 +1396,13 @@ def test_learner15_the_parameters_view_reconciles_the_claim_with_the_ledger():
                     "counts 6 under it); the ledger below counts 47 under seed 000's rule, one "
                     "rule for every model (<code>tinyadder params --model zcbtrak-6 --rules"
                     "</code> gives each rule's count; docs/params.md says why they differ). ")
+    # a claim no rule gives (jacobli99-28's 28: numel counts 90) is said to be one, not "read
+    # under" a rule that counts otherwise (learner23 3)
+    line = explore.claim_line({"model": "jacobli99-28", "param_claim":
+                               views_module.param_claim(models.build("jacobli99-28", None))})
+    assert line.startswith("Its name claims 28 parameters, a count no rule gives for this file "
+                           "(AdderBoard reads it under <i>numel</i>, where tinyadder counts 90); "
+                           "the ledger below counts 22 under seed 000's rule")
     assert views_module.param_claim(models.build("published", None)) is None
     assert explore.claim_line({"model": "tinyadder36-published", "param_claim": None}) == ""
 

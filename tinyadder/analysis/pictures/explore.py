@@ -440,8 +440,11 @@ def claim_line(views):
     c = views.get("param_claim")
     if not c:
         return ""
-    return (f"Its name claims {c['claimed']} parameters, read under the rule <i>{c['rule']}"
-            f"</i> (tinyadder counts {c['under_rule']} under it); the ledger below counts "
+    read = (f"read under the rule <i>{c['rule']}</i> (tinyadder counts {c['under_rule']} "
+            f"under it)" if c["under_rule"] == c["claimed"] else
+            f"a count no rule gives for this file (AdderBoard reads it under <i>{c['rule']}"
+            f"</i>, where tinyadder counts {c['under_rule']})")
+    return (f"Its name claims {c['claimed']} parameters, {read}; the ledger below counts "
             f"{c['ledger']} under seed 000's rule, one rule for every model "
             f"(<code>tinyadder params --model {escape(views['model'])} --rules</code> gives "
             f"each rule's count; docs/params.md says why they differ). ")
