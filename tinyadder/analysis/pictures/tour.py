@@ -936,7 +936,9 @@ CARRY = {  # design: (slot, whether the step asks for its change in the attentio
 }
 for _carry in ("linear", "hinge"):
     CARRY[f"rope-10000/{_carry}"] = CARRY["rope-10000/norm"]
-FFN = {  # design: (slot, what the FFN does there, tolerance)
+# design: (slot, what the FFN does there, the tolerance on its change; rope-19's change is
+# close to 100 or close to 0, and within 1 tells the two apart with no decimals)
+FFN = {
     "rope-19": ("x1", "It wraps the column: a pair of SiLU units, gated by 1000\u00b7x1 "
                       "\u2212 94\u00b7x0 and 1000\u00b7x1 \u2212 95\u00b7x0, takes close to "
                       "100 off x1 between x1/10 = 9.4 and 9.5, so x1/10 is within 0.25 of "
@@ -1179,68 +1181,39 @@ def _down_said(views, slot, q):
 
 def _ffn(views, q):
     """A designed family's FFN step: the FFN's change to the column's slot at the position that
-    predicts s_k (``FFN``), its hidden units' table held back (their outputs add up to it)."""
+    predicts s_k (``FFN``; x after the FFN leads to s_k, which the grid's next column header
+    shows, so the step asks the change, which needs what the FFN does), its hidden units'
+    table held back (their outputs add up to it)."""
     k = _column_place(views, q)
     if k is None or views["design"] not in FFN:
         return None
     slot, how, tol = FFN[views["design"]]
     a, b, s = (int(views[n]) // 10 ** k % 10 for n in ("a", "b", "sum"))
-    if views["design"] == "rope-19":
-        return _wrap_step(views, q, k, (a, b, s), how)
-    before, value = (_residual_at(views, stage, slot, q)
-                     for stage in (_before(views, "L0.mlp"), "L0.mlp"))
-    change = value[0] - before[0]
+    before, after, change = _ffn_change(views, slot, q)
+    vertex = "x1/10" if views["design"] == "rope-19" else "its vertex"
     return {
         "view": "residual", "state": {"pos": q, "stage": _before(views, "L0.mlp")},
         "section": None, "title": "The FFN", "units": False,
         "text": how.format(k=k, j=k - 1, n=k + 1) + _opens(views, "L0.mlp", slot) +
         _units_said(views, slot, held=True),
-        # x after the FFN leads to s_k, which the grid's next column header shows: the step
-        # asks for the FFN's change, which needs what it does
         "question": f"By how much does the FFN change {slot} at position {q}, where the "
                     f"attention left it at {shown(before[2])}? (a number, negative where it "
                     f"takes off; a{k} = {a}, b{k} = {b})",
         "expect": {"kind": "numbers", "values": [change], "texts": [_amount(change)],
                    "tol": tol, "rule": within(tol)},
-        "answer": f"{_amount(change)}: {slot} becomes {shown(value[2])}" +
+        "answer": f"{_amount(change)}: {slot} becomes {shown(after[2])}" +
                   _down_said(views, slot, q) + (
             ", that is 0 but for the far keys' weights (e to a very negative power, which an "
-            "exact run keeps and a float run rounds to 0)" if dust(value) else "") +
-                  f". The readout's parabola then writes the digit nearest its vertex: {s}.",
+            "exact run keeps and a float run rounds to 0)" if dust(after) else "") +
+                  f". The readout's parabola then writes the digit nearest {vertex}: {s}.",
     }
 
 
-def _wrap(views, q):
-    """(x1 after the attention, x1 after the FFN, the FFN's change to x1) at q: rope-19's
-    wrap, checked to within 1 (``WRAP_TOL``)."""
-    before, after = (_residual_at(views, stage, "x1", q) for stage in ("L0.attn", "L0.mlp"))
+def _ffn_change(views, slot, q):
+    """(``slot`` before the FFN, after it, the FFN's change to it) at q."""
+    before, after = (_residual_at(views, stage, slot, q)
+                     for stage in (_before(views, "L0.mlp"), "L0.mlp"))
     return before, after, after[0] - before[0]
-
-
-WRAP_TOL = 1  # close to 100 or close to 0: within 1 tells the two apart and needs no decimals
-
-
-def _wrap_step(views, q, k, digits, how):
-    """rope-19's FFN step: by how much the FFN changes x1 at the position that predicts s_k
-    (the grid's next column is headed by s_k itself, so x1 after the FFN, 10·s_k, would be
-    read off the header; the change needs the wrap)."""
-    a, b, s = digits
-    before, after, change = _wrap(views, q)
-    return {
-        "view": "residual", "state": {"pos": q, "stage": _before(views, "L0.mlp")},
-        "section": None, "title": "The FFN",
-        "units": False,
-        "text": how.format(k=k, j=k - 1, n=k + 1) + _opens(views, "L0.mlp", "x1") +
-        _units_said(views, "x1", held=True),
-        "question": f"By how much does the FFN change x1 at position {q}, where the attention "
-                    f"left it at {shown(before[2])}? (a number, negative where it takes "
-                    f"off; a{k} = {a}, b{k} = {b})",
-        "expect": {"kind": "numbers", "values": [change], "texts": [_amount(change)],
-                   "tol": WRAP_TOL, "rule": within(WRAP_TOL)},
-        "answer": f"{_amount(change)}: x1 becomes {shown(after[2])}" +
-                  _down_said(views, "x1", q) + ". The readout's parabola then writes the "
-                  f"digit nearest x1/10: {s}.",
-    }
 
 
 def _gate_weights(views):
@@ -1539,7 +1512,7 @@ def _same_as(views, q):
     other = SAME_AS.get(views["model"])
     if other is None or views.get("design") != "rope-19":
         return None
-    before, after, change = _wrap(views, q)
+    before, after, change = _ffn_change(views, "x1", q)
     claimed, theirs = views["about"].get("params_claimed"), entry(other).claimed
     gate = ", the tied gate" if tied(views) else ""
     return {
@@ -1561,7 +1534,7 @@ def _same_as(views, q):
                     f"left it at {shown(before[2])}, here as in {other}'s tour? (a number, "
                     f"negative where it takes off)",
         "expect": {"kind": "numbers", "values": [change], "texts": [_amount(change)],
-                   "tol": WRAP_TOL, "rule": within(WRAP_TOL)},
+                   "tol": FFN["rope-19"][2], "rule": within(FFN["rope-19"][2])},
         "answer": f"{_amount(change)}, to {shown(after[2])}, as {other}'s tour finds at its "
                   f"step 'The FFN': the same wrap takes close to 100 off x1, and the two runs "
                   f"agree at every stage as the text says.",
