@@ -1777,9 +1777,9 @@ def test_learner15_the_tours_questions_leave_their_answers_to_the_learner():
         said = next(s for s in tour.steps(views) if s["title"].endswith("The running sum"))
         assert f"100\u00b7digit_pos + {bias} (the value bias, 500/(3N + 3) truncated to two " \
                "significant digits: 41 at N = 3, 15 at N = 10; docs/digits.md)" in said["text"]
-    assert "weighed from 1 down to 2\u207b\u2079 = 1/512 of the first, not 10\u207b\u2079" in \
+    assert "weighed from \u00bd down to 2\u207b\u00b9\u2070 = 1/1024, not from 1/10 down to 10\u207b\u00b9\u2070" in \
         steps["Change one thing"]["answer"]
-    assert 2 ** 9 == 512
+    assert 2 ** 10 == 1024
     # the place chart and head 4's line print query 24's own numbers: the steps ask for the
     # last query's, 32 (<bos> at e^-40·10^-32, scale 1/34); the count chart and the slope ln
     # 2 run's digits are veiled
@@ -2008,10 +2008,10 @@ def test_learner18_slope_ln_2s_first_digit_can_be_computed(example):
         enumerate(zip("0676663", "9460439"), 4))
     assert math.floor(x2) == int(row["written"]) == int(variant["answer"][0]) == 7
     assert 0 <= row["x"] - float(x2) < 0.5
-    assert "here x\u2082 = 7/2 + 0/2 + 6/4 + 1/4 + \u2026." in step["text"]
+    assert "here x (slope ln 2) = 7/2 + 0/2 + 6/4 + 1/4 + \u2026." in step["text"]
     assert step["question"] == ("With slope ln 2, predict the first digit the model writes, "
-                                "at position 22 (compute x\u2082 and take its floor).")
-    assert "Here x\u2082 = 7.568." in step["answer"]
+                                "at position 22 (compute x (slope ln 2) and take its floor).")
+    assert "Here x (slope ln 2) = 7.568." in step["answer"]
 
 
 def test_learner18_a_low_digits_tilt_is_said_where_it_comes_from():
@@ -2056,8 +2056,9 @@ def test_learner15_the_rope19_wrap_is_where_the_walkthrough_puts_it():
     """The wrap's step of about 100 comes as x1 goes from 94 to 95 (walkthrough, zcbtrak-6's
     FFN), not "once x1/10 passes 9.5", where it is already over (learner15 5)."""
     text = tour.FFN["rope-19"][1]
-    assert ("gated by 1000\u00b7x1 \u2212 94\u00b7x0 and 1000\u00b7x1 \u2212 95\u00b7x0, takes "
-            "close to 100 off x1 between x1/10 = 9.4 and 9.5") in text
+    assert ("gated by 1000\u00b7x1 \u2212 94\u00b7x0 and 1000\u00b7x1 \u2212 95\u00b7x0 (the "
+            "table's gates are 128 times these, on x after the norm, x\u0302 = x/rms), takes "
+            "close to 100 off x1 between x1/10 = 9.4 and 9.5") in text  # learner25 6
     assert "within 0.25 of" in text and "passes 9.5" not in text
     walk = (ROOT / "docs" / "walkthrough.md").read_text(encoding="utf-8")
     assert "where x1 passes 94 to 95" in " ".join(walk.split())

@@ -366,8 +366,9 @@ def _flaw(views):
                       f"{pretty(d['tilt'])} units" + ("" if high else _low_pair(views, d)) +
                       f", {d['ratio_text']} of the margin "
                       f"({pretty(d['margin'])} units). The wrong digit wins above 1, where "
-                      "the tilt outweighs the margin. That is when the margin falls "
-                      "below P/10^6 units: R + b + \u2113 within P/(2\u00b710^6) below a "
+                      "the tilt outweighs the margin. Between digits 5 to 9 that is when "
+                      "the margin falls below P/10^6 units: R + b + \u2113 within "
+                      "P/(2\u00b710^6) below a "
                       "multiple of P, where the right digit is 5 to 8 and the one above it "
                       "wins (or 4, within P/(4\u00b710^6): the tilt between 4 and 5 is half; "
                       "a 9 has no digit above it). " + _where_it_fails(views["digits"]) +
@@ -529,20 +530,20 @@ def _change(views):
                 "each step back costs a factor of two, not ten, so the place values are "
                 f"powers of two. Position {first} decides the first digit, the place "
                 f"{power(n)}, from x = (R + b + \u2113)/P as the ruler does (the digit is "
-                f"floor(x)). With halving place values its R/P is x\u2082 = the sum of "
-                f"(a_j + b_j)/2^(N\u2212j) over the digits j = N \u2212 1 down to 0: each "
+                f"floor(x)). With halving place values its R/P, x (slope ln 2), is the sum "
+                f"of (a_j + b_j)/2^(N\u2212j) over the digits j = N \u2212 1 down to 0: each "
                 f"operand's top digit weighs \u00bd, the next \u00bc, and so on; here "
-                f"x\u2082 = {terms} + \u2026." +
+                f"x (slope ln 2) = {terms} + \u2026." +
                 _offset_said(views, row),
         "question": f"With slope ln 2, predict the first digit the model writes, at position "
-                    f"{first} (compute x\u2082 and take its floor).",
+                    f"{first} (compute x (slope ln 2) and take its floor).",
         "expect": {"kind": "integers", "values": [int(v["answer"][0])], "what": ["digit"]},
         "answer": f"It writes {v['answer']}: with place values 2^-(i\u2212j) a digit's "
                   f"weight halves at each step back instead of falling tenfold: a's "
-                  f"{views['digits']} digits are weighed from 1 down to "
-                  f"2^-{views['digits'] - 1} = 1/{2 ** (views['digits'] - 1)} of the first, "
-                  f"not 10^-{views['digits'] - 1}, so the running sum is nothing like a + b." +
-                  f" Here x\u2082 = {float(x_ln2(views)):.4g}." + _first_mark(v),
+                  f"{views['digits']} digits are weighed from \u00bd down to "
+                  f"2^-{views['digits']} = 1/{2 ** views['digits']}, not from 1/10 down to "
+                  f"10^-{views['digits']}, so the running sum is nothing like a + b." +
+                  f" Here x (slope ln 2) = {float(x_ln2(views)):.4g}." + _first_mark(v),
     }
 
 
@@ -697,7 +698,7 @@ def _any_attention(views, q, key):
         "section": "rope",
         "title": "Where the query looks" + (f" in layer {layer}" if layer else ""),
         "text": f"Position {q} ({_named(views, q)}) predicts "
-                f"{_label_of(views, q + 1)}. Its row in head {key}'s map is the weight it "
+                f"{_label_of(views, q + 1)}. Its row in the map of head {key} is the weight it "
                 f"gives each earlier key. The colours are on a log scale" +
                 _band_said(views["heads"][key]["scale"]) + "; the line above the map lists "
                 "the largest weights in numbers.",
@@ -940,7 +941,9 @@ for _carry in ("linear", "hinge"):
 # close to 100 or close to 0, and within 1 tells the two apart with no decimals)
 FFN = {
     "rope-19": ("x1", "It wraps the column: a pair of SiLU units, gated by 1000\u00b7x1 "
-                      "\u2212 94\u00b7x0 and 1000\u00b7x1 \u2212 95\u00b7x0, takes close to "
+                      "\u2212 94\u00b7x0 and 1000\u00b7x1 \u2212 95\u00b7x0 (the table's "
+                      "gates are 128 times these, on x after the norm, x\u0302 = x/rms), "
+                      "takes close to "
                       "100 off x1 between x1/10 = 9.4 and 9.5, so x1/10 is within 0.25 of "
                       "s{k}; the carry came in through the attention.", 1),
     "sinusoid-11": ("acc", "It adds the carry, min(max(pe_sin \u2212 digit \u2212 1/2, 0), 1) "

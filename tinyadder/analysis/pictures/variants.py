@@ -73,7 +73,9 @@ def _bias_changes(model):
         out.append(Change(
             f"bias{k}", f"bias {short(new)}",
             f"layer {layer}'s value bias {short(new)}, not {short(bias)}: the rounding bias b "
-            f"at position i becomes {short(new)}\u00b7(i + 1)/1000 units of the sum",
+            f"at position i becomes " + ("0" if not new else f"{short(new)}\u00b7(i + 1)/1000 "
+                                          f"units of the sum") +
+            f" (as built: {short(bias)}\u00b7(i + 1)/1000)",
             with_entry(model, f"blocks.{layer}.attn.b_V", (head,), new)))
     return out
 
