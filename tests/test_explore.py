@@ -1155,8 +1155,10 @@ def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
         "Which key does each head weigh most from query 25, the position after the selected "
         "one? (read each head's key from query 24 in the strips above, then shift it by one "
         "position;")
-    assert ("no whole number of radians is a whole turn (2π is not a whole number), so "
-            "its angle to any other key is never 0 again") in heads["text"]
+    # π irrational, and the near misses 6 and 19 (learner26 1)
+    assert ("no whole number of radians is a whole number of turns (π is irrational), so "
+            "its angle to any other key is never 0 again. The nearest misses are keys 6 and "
+            "19 positions from it") in heads["text"]
     assert "the step before says why in its text" in steps["The column"]["text"]
     # the self-attending head takes the position's own digit out of x1 (learner9 5): at
     # position 24, x1 is s0 = 2 on the embedding and a1 + b1 = 9 after the attention
@@ -1972,8 +1974,10 @@ def test_learner16_a_rope_10000_lead_is_predictable_to_its_two_digits():
     x0 = _slot_value(views, "readout", "x0", q)
     lead = step["expect"]["values"][1]
     assert abs(lead - 2.5e-4 * x0 / 1000) < 1e-6 * lead
-    assert ("so with the vertex on the winner a neighbour trails by "
-            "2.5\u00b710\u207b\u2074\u00b7x0/1000. Here x0 = ~989.999 at position 24.") in step["text"]
+    # the vertex at 1000·x1/x0, on the winner here since x1 = 0 (learner26 2)
+    assert ("around its vertex at 1000\u00b7x1/x0. Here x0 = ~989.999 and x1 = 0.0 at position "
+            "24, so the vertex is on the winner and a neighbour trails by "
+            "2.5\u00b710\u207b\u2074\u00b7x0/1000") in step["text"]
     assert step["question"].endswith("(two numbers; the digit counts exactly, the lead to two "
                                      "significant digits)")
     zc = next(s for s in tour.steps(float_views("zcbtrak-6")) if s["title"].endswith("The readout"))

@@ -762,14 +762,16 @@ def _spacing(views, q, lead):
     (a vertex between two digits leads by less), else ''."""
     if views.get("design") != "rope-10000":
         return ""
-    x0 = _residual_at(views, "readout", "x0", q)
+    x0, x1 = (_residual_at(views, "readout", slot, q) for slot in ("x0", "x1"))
     spacing = 2.5e-4 * x0[0] / 1000
     if abs(lead - spacing) > 0.005 * spacing:
         return ""
     return (f" The readout's parabola sets the lead: logit d falls off as 2.5\u00b710\u207b"
-            f"\u2074\u00b7(x0/1000)\u00b7(d \u2212 vertex)\u00b2, so with the vertex on the "
-            f"winner a neighbour trails by 2.5\u00b710\u207b\u2074\u00b7x0/1000. Here x0 = "
-            f"{shown(x0[2])} at position {q}.")
+            f"\u2074\u00b7(x0/1000)\u00b7(d \u2212 vertex)\u00b2 around its vertex at "
+            f"1000\u00b7x1/x0. Here x0 = {shown(x0[2])} and x1 = {shown(x1[2])} at position "
+            f"{q}, so the vertex is on the winner and a neighbour trails by 2.5\u00b710"
+            f"\u207b\u2074\u00b7x0/1000; where a carry leaves x1 off a whole digit the "
+            f"vertex sits between two digits and the lead is less.")
 
 
 def _claimed_rule(views, claimed):
@@ -1282,9 +1284,12 @@ ONE_HOT = {"rope-10000": (
     "a large constant times the cosine of the angle left between them: 1 for the key exactly "
     "the head's offset back, smaller for every other. No other key comes back to 1: the query "
     "turns by a whole number of radians per position back, and no whole number of radians "
-    "is a whole turn (2\u03c0 is not a whole number), so its angle to any other key is never "
-    "0 again. Times the large constant, that gap is so wide that the softmax puts all "
-    "its weight on that one key (models.md, rope-10000, works it through).")}
+    "is a whole number of turns (\u03c0 is irrational), so its angle to any other key is "
+    "never 0 again. The nearest misses are keys 6 and 19 positions from it (6 radians is 0.28 "
+    "short of one turn, 19 radians 0.15 past three): they take the largest of the other "
+    "weights. Times "
+    "the large constant, even that gap is so wide that the softmax puts all its weight on "
+    "the one key (models.md, rope-10000, works it through).")}
 
 
 def _layer_heads(views, layer, q):
