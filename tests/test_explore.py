@@ -1136,9 +1136,9 @@ def test_jacobli99_28s_tour_says_what_its_numbers_mean(example):
     # count here, numel's count and what the gap is, the ledger's count, each said once
     answer = steps["The parameters"]["answer"]
     assert answer.startswith(
-        "22. The authors' 28 is no count here: numel is 90, 62 more than 28: entries the "
+        "22. No rule gives the authors' 28. The file's numel is 90, 62 more: entries the "
         "original computes in code (constants in forward(), fixed maps, zeros) are tensors "
-        "of the file; seed000 counts 22. tinyadder params --model jacobli99-28 --rules")
+        "of the file. seed000 counts 22. tinyadder params --model jacobli99-28 --rules")
     assert answer.count("90") == 1 and answer.count("22") == 2
     # the step's text about the chips in short sentences, none over 30 words
     chips = steps["The parameters"]["text"].split(" tinyadder's ledger")[0]
@@ -1335,7 +1335,7 @@ def test_learner10_the_parameter_figure_counts_as_the_ledger_does():
         assert said in svg_text
     step = next(s for s in tour.steps(views) if s["title"].endswith("The parameters"))
     assert "draws 40 chips" in step["text"] and "behind the parameters the ledger" in step["text"]
-    assert ("numel is 90, 62 more than 28: entries the original computes in code"
+    assert ("numel is 90, 62 more: entries the original computes in code"
             ) in step["answer"]
     assert "The 62 between" not in step["answer"]
     # TinyAdder-36 counts one chip per parameter: its figure keeps one count per stage
@@ -2083,4 +2083,4 @@ def test_learner14_the_parameters_step_leaves_its_answer_to_the_learner():
     total = views["param_total"]
     assert total == 22 and f"{total} parameters" not in step["text"]
     assert "behind the parameters the ledger counts" in step["text"]
-    assert step["answer"].startswith("22. The authors' 28 is no count here")
+    assert step["answer"].startswith("22. No rule gives the authors' 28.")  # learner26 12

@@ -788,11 +788,11 @@ def _claimed_rule(views, claimed):
     if not said:
         return f" The authors claim {claimed}. No rule here gives {claimed}."
     n, _ = views["rule_counts"][rule]
-    # one plain answer (learner19 6): the claim is no count here, what the file's count is
+    # one plain answer (learner19 6): no rule gives the claim, what the file's count is
     # and what the difference is, said once each
-    return (f" The authors' {claimed} is no count here: {rule} is {n}, {abs(n - claimed)} "
-            f"{'more' if n > claimed else 'fewer'} than {claimed}: "
-            f"{said.split(': ', 1)[-1].rstrip('.')}; seed000 counts {views['param_total']}.")
+    return (f" No rule gives the authors' {claimed}. The file's {rule} is {n}, "
+            f"{abs(n - claimed)} {'more' if n > claimed else 'fewer'}: "
+            f"{said.split(': ', 1)[-1].rstrip('.')}. seed000 counts {views['param_total']}.")
 
 
 def _params_question(model, claimed):
@@ -834,14 +834,15 @@ def _any_params(views):
 
 
 def _params_answer(views, claimed):
-    """'22. The authors' 28 is no count here: numel is 90, ...' where no rule gives the
-    claim, else '36: the ledger counts 36. Its authors claim ...'; then where every rule's
-    count is printed."""
+    """'22. No rule gives the authors' 28. The file's numel is 90, ...' where no rule gives
+    the claim, else '36: the ledger counts 36. Its authors claim ...'; then where every
+    rule's count is printed."""
     total, said = views["param_total"], _claimed_rule(views, claimed) if claimed else ""
-    lead = f"{total}." if said.startswith(" The authors'") else \
+    apart = said.startswith(" No rule gives")
+    lead = f"{total}." if apart else \
         f"{total}: the ledger counts {total}." + said + ("" if not said or said.endswith(".")
                                                          else ".")
-    return (lead + (said if said.startswith(" The authors'") else "") +
+    return (lead + (said if apart else "") +
             _literals(views, claimed) + f" tinyadder params --model {views['model']} --rules "
             "prints the count under every rule.")
 
