@@ -223,7 +223,9 @@ def test_jacobli99_28s_key_quantities_carry_its_carry():
     jl = float_views("jacobli99-28")
     (sums, values), (carry, carries) = pairs.key_quantities(jl)
     assert sums == "x1 after the attention ≈ a_k + b_k (within 0.001)"
-    assert carry == ("x0 after the attention ≈ embedded + D, D = c_(k−1) − 10·c_k, the carry "
+    # D is no carry: it is −10 or −9 where the column below carries (learner26 10)
+    assert carry == ("x0 after the attention ≈ embedded + D, D = c_(k−1) − 10·c_k, which the "
+                     "FFN reads (−10 or −9 exactly where the column below carries) "
                      "(within 0.001; c_k the carry into place k); embedded = 1000 − "
                      "2.5·10⁻⁴·d² on the digit d the position holds (the readout's parabola)")
     assert carries["s1"] == ("~\u2009989.999; ~\u2009999.999 + 0 − 10·1", None)

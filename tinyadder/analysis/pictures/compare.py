@@ -699,7 +699,9 @@ def key_quantities(views):
         carry = "; c_k the carry into place k" if "c_" in formula else ""
         if "c_" in formula and "a_" not in formula:  # the carry alone: name it D
             rest = formula.replace("embedded + ", "")
-            formula = f"{'embedded + D, ' if rest != formula else ''}D = {rest}, the carry"
+            formula = (f"{'embedded + D, ' if rest != formula else ''}D = {rest}, which "
+                       f"the FFN reads (\u221210 or \u22129 exactly where the column below "
+                       f"carries)")
         # the run holds the formula to within a bound (zcbtrak-6's x1: 0.25), not exactly
         within = f"within {figures.text_figure(quantity.within, 6)}{carry}"
         column = {}
