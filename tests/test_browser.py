@@ -1293,9 +1293,9 @@ STATUS_PROBE = r"""<script>
   function status() { return document.getElementById("status").textContent; }
   [1, 8, 10, 11].forEach(function (k) {
     document.querySelector('[data-step="' + k + '"]').click();
-    var hidden = status();
+    var hidden = status(), holder = document.getElementById("tour-guess").placeholder;
     document.getElementById("tour-reveal").click();
-    out.push([hidden, status()]);
+    out.push([hidden, status(), holder]);
   });
   document.body.setAttribute("data-probe", JSON.stringify(out));
 }());</script>"""
@@ -1309,7 +1309,9 @@ def test_learner11_the_status_line_keeps_the_answer_until_it_is_shown(pages):
     3)."""
     out = probe(pages["example"], STATUS_PROBE, "#pos=24")
     views_tour = tour_steps(traced(EXAMPLE)[1])
-    for (hidden, shown_), k in zip(out, (1, 8, 10, 11)):
+    # the answer box says how to type several parts (learner25 3); one part, nothing
+    assert [holder for _, _, holder in out] == ["2 numbers, a space between"] * 3 + [""]
+    for (hidden, shown_, _), k in zip(out, (1, 8, 10, 11)):
         title = f"tour {views_tour[k - 1]['title']}"
         assert hidden.startswith(title + DOT) and DOT + "answer hidden" + DOT in hidden
         assert not re.search(r"predicts|x = |lead ", hidden), hidden

@@ -1091,6 +1091,10 @@
     setText("tour-text", step.text);
     setText("tour-question", step.question);
     setText("tour-answer", step.answer);
+    // how to type a step's several parts (learner25 3): a space between, said in the box
+    var parts = step.expect ? (step.expect.values || step.expect.logs || []).length : 0;
+    document.getElementById("tour-guess").placeholder = parts > 1 ? parts + " " +
+      (step.expect.kind === "words" ? "labels" : "numbers") + ", a space between" : "";
     each("[data-step-doc]", function (s) {
       s.hidden = parseInt(s.dataset.stepDoc, 10) !== state.tour;
     });
