@@ -510,7 +510,8 @@ def test_a_board_model_and_the_readout_against_the_winner(pages, tmp_path):
     # lead 1); the FFN table waits whole, since it prints g1, step 3's answer (a step opens
     # only its own table, learner19 10)
     units = re.search(r'<div id="hidden-units"[^>]*>(.*?)</div>', dom, re.S).group(1)
-    assert "The FFN's hidden units: shown once you check a guess or show the answer." in units
+    assert ("The FFN's hidden units: shown once you check a guess or show the answer at step 3 "
+            "(The tied gate).") in units  # the step that holds it (learner26 5)
     assert "ffn-wrote" not in units
     shown = [ident for ident, attrs, body in re.findall(
         r'<section id="(view-[a-z-]+)"([^>]*)>(.*?)</section>', dom, re.S)

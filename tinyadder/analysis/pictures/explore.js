@@ -1068,10 +1068,13 @@
   function concealed() { return state.tour > 0 && openedStep !== state.tour; }
   // the FFN's table holds the answer of a step that says so (units: false): it waits on that
   // step until a check and on every step before it (a check there opens only its own answer)
-  function unitsHeld() {
-    return state.tour > 0 && TOUR.some(function (t, i) {
-      return t.units === false && (i + 1 > state.tour || (i + 1 === state.tour && concealed()));
-    });
+  function unitsHeld() {  // the number of the step that holds the FFN's table back, or 0
+    if (!state.tour) { return 0; }
+    for (var i = 0; i < TOUR.length; i++) {
+      if (TOUR[i].units === false &&
+          (i + 1 > state.tour || (i + 1 === state.tour && concealed()))) { return i + 1; }
+    }
+    return 0;
   }
   function drawTour() {
     var card = document.getElementById("tour");
@@ -1142,9 +1145,11 @@
     if (!box) { return; }
     var tok = D.tokens[state.pos];
     var nodes = [];
-    if (unitsHeld()) {  // the table holds a step's answer
+    var held = unitsHeld();
+    if (held) {  // the table holds that step's answer
       fill("hidden-units", [el("p", "note ffn-said", "The FFN's hidden units: shown once " +
-                               "you check a guess or show the answer.")]);
+        "you check a guess or show the answer" + (held === state.tour ? "." :
+          " at step " + TOUR[held - 1].title.replace(/^(\d+)\. (.*)$/, "$1 ($2)") + "."))]);
       return;
     }
     Object.keys(D.hidden).forEach(function (stage) {
