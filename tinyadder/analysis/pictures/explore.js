@@ -579,8 +579,8 @@
       .concat(Object.keys(mine).filter(function (n) { return theirNames.indexOf(n) < 0; }),
               theirNames.filter(function (n) { return !mine[n]; }));
     if (m.pos === null) {
-      document.getElementById("cmp-lanes-title").textContent += "; " + C.model +
-        " has no such position: " + C.own_model + "'s slots, " + C.model + "'s column \u2014";
+      document.getElementById("cmp-lanes-title").textContent += "; no position of " +
+        C.model + " is matched with " + state.pos + ", so its column shows \u2014";
     }
     var values = C.values[other] || {};
     var largest = function (list) {
