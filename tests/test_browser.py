@@ -155,6 +155,16 @@ def test_status_line_of_a_deciding_position(pages, pos, stage, head, mode):
     assert status_of(dom) == status(decision(EXAMPLE, pos), pos, stage, head, mode)
 
 
+@pytest.mark.slow
+def test_the_status_line_writes_a_power_as_the_page_does(pages):
+    """x after the flaw, −6·10^-6 in the decision's text, is written with a superscript in the
+    status line, as every other power on the page (learner24 4)."""
+    url = pages["flaw"].as_uri() + "#pos=25&stage=readout"
+    dom, log = dump([url])[url]
+    assert DOT + "x = \u22126\u00b710\u207b\u2076" + DOT in status_of(dom)
+    assert decision(FLAW, 25)["x_text"] == "\u22126\u00b710^-6"
+
+
 def test_views_follow_the_state(pages):
     url = pages["example"].as_uri() + "#pos=30&stage=readout&head=L0.h4&mode=softmax"
     dom, log = dump([url])[url]

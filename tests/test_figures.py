@@ -128,7 +128,7 @@ def test_the_flaw_is_drawn_to_scale():
     drawn = (IMG / "flaw.svg").read_text(encoding="utf-8")
     assert "\u226a 1 (&lt; 10\u207b\u2076)" in drawn and "10\u207b\u00b9\u2075" not in drawn
     for term in ("+119  the margin, from layer 1's FFN",
-                 "\u22121000  minus the tilt, from the readout's other slots",
+                 "\u22121000  = \u2212tilt: what the readout's other slots add",  # learner25 2
                  "\u2212881  the net: logit(6) \u2212 logit(7), in units of the sum"):
         assert f">{html.escape(term)}</text>" in drawn, term
 

@@ -131,7 +131,10 @@
       var pred = built + d.written;
       if (d.right !== d.written) { pred += ", right digit " + d.right; }
       parts.push(pred);
-      parts.push("x = " + shown(d.x_text));
+      // x = −6·10^-6 as the rest of the page writes a power (learner24 4)
+      parts.push("x = " + shown(d.x_text).replace(/10\^(-?[0-9]+)/, function (_, e) {
+        return power(parseInt(e, 10));
+      }));
       if (d.flipped) {
         parts.push("tilt/margin = " + d.ratio_text + ": the tilt (" + shown(d.tilt) +
                    " units) beats the margin (" + shown(d.margin) + " units)");

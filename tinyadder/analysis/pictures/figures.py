@@ -898,7 +898,7 @@ def attribution(d):
             f"logit({rival}) = {signed(d['margin'])} units from layer 1's FFN (the margin; "
             f"{pretty(d['margin_logits'])} in logits)",
             f"    {signed(d['tilt'], negate=True)} units from the rest of the readout's slots "
-            f"(minus the tilt; {signed(d['tilt_logits'], negate=True)} in logits) = {total} "
+            f"(\u2212tilt; {signed(d['tilt_logits'], negate=True)} in logits) = {total} "
             f"units of the sum",
             attribution_verdict(d)]
 
@@ -924,7 +924,7 @@ def attribution_bars(d, x0, y, half=180):
     their sum (+119, -1000, -881 at 5193798811 + 1806201129's position 23)."""
     margin, tilt = d["margin_f"], d["tilt_f"]
     parts = [("the margin, from layer 1's FFN", margin, MARGIN),
-             ("minus the tilt, from the readout's other slots", -tilt, TILT),
+             ("= \u2212tilt: what the readout's other slots add", -tilt, TILT),
              (f"the net: logit({d['nearest']}) \u2212 logit({d['rival']}), in units of the sum",
               margin - tilt, INK)]
     scale = half / max(abs(v) for _, v, _ in parts) if any(v for _, v, _ in parts) else 0
