@@ -1155,9 +1155,9 @@ def _another_carry(views, q):
             .replace("= -", "= \u2212") + ".")
 
 
-def _units_said(views, slot, held=False):
-    """A pointer to the table of a small FFN's hidden units (``views.hidden_units``), or '';
-    ``held``: the step holds the table back until a check (its outputs add up to the answer)."""
+def _units_said(views, slot):
+    """A pointer to the table of a small FFN's hidden units (``views.hidden_units``), which the
+    step holds back until a check (its outputs add up to the answer), or ''."""
     units = (views.get("hidden") or {}).get("L0.mlp")
     if not units:
         return ""
@@ -1166,9 +1166,9 @@ def _units_said(views, slot, held=False):
             f", its down weight and what it adds to {slot} through it" if units.get("down")
             else "")
     return (f" The table under the residual stream lists the FFN's {len(units['units'])} "
-            f"hidden units at this position: what goes into each, what comes out{relu}{adds}"
-            + (" (it opens once you check a guess or show the answer: its outputs add up to "
-               "the answer)." if held else "."))
+            f"hidden units at this position: what goes into each, what comes out{relu}{adds} "
+            "(it opens once you check a guess or show the answer: its outputs add up to the "
+            "answer).")
 
 
 def _down_said(views, slot, q):
@@ -1201,7 +1201,7 @@ def _ffn(views, q):
         "view": "residual", "state": {"pos": q, "stage": _before(views, "L0.mlp")},
         "section": None, "title": "The FFN", "units": False,
         "text": how.format(k=k, j=k - 1, n=k + 1) + _opens(views, "L0.mlp", slot) +
-        _units_said(views, slot, held=True),
+        _units_said(views, slot),
         "question": f"By how much does the FFN change {slot} at position {q}, where the "
                     f"attention left it at {shown(before[2])}? (a number, negative where it "
                     f"takes off; a{k} = {a}, b{k} = {b})",
@@ -1522,6 +1522,7 @@ def _same_as(views, q):
     if other is None or views.get("design") != "rope-19":
         return None
     before, after, change = _ffn_change(views, "x1", q)
+    tol = FFN["rope-19"][2]
     claimed, theirs = views["about"].get("params_claimed"), entry(other).claimed
     gate = ", the tied gate" if tied(views) else ""
     return {
@@ -1543,7 +1544,7 @@ def _same_as(views, q):
                     f"left it at {shown(before[2])}, here as in {other}'s tour? (a number, "
                     f"negative where it takes off)",
         "expect": {"kind": "numbers", "values": [change], "texts": [_amount(change)],
-                   "tol": FFN["rope-19"][2], "rule": within(FFN["rope-19"][2])},
+                   "tol": tol, "rule": within(tol)},
         "answer": f"{_amount(change)}, to {shown(after[2])}, as {other}'s tour finds at its "
                   f"step 'The FFN': the same wrap takes close to 100 off x1, and the two runs "
                   f"agree at every stage as the text says.",
